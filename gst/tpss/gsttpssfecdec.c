@@ -1,0 +1,642 @@
+/**
+ * SECTION:element-tpssfecdec
+ * @title: tpssfecdec
+ * @see_also: tpssfecenc, rtpbin, rtpst2022-1-fecdec
+ *
+ * Repairs an RTP stream protected by tpssfecenc. Media packets enter on
+ * `sink`, parity packets on one or more `fec_%u` request pads. A lost packet
+ * is rebuilt byte for byte from the parity of its subsegment as soon as the
+ * other packets of that subsegment are in.
+ *
+ * Output is in sequence order: when a packet is missing, the packets behind
+ * it wait until it is repaired or arrives, but never longer than
+ * #GstTpssFecDec:size-time; then the gap is given up (counted as
+ * unrecoverable) and the stream moves on. Without loss nothing waits.
+ * The element adds #GstTpssFecDec:size-time to the latency it reports.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 udpsrc port=5000 caps="application/x-rtp, media=video, clock-rate=90000, encoding-name=H264" ! \
+ *   tpssfecdec name=fec size-time=200000000 ! rtph264depay ! avdec_h264 ! autovideosink \
+ *   udpsrc port=5002 caps="application/x-rtp, payload=100" ! fec.fec_0
+ * ]| Receives what the tpssfecenc example sends.
+ *
+ * With rtpbin:
+ * |[
+ * gst-launch-1.0 rtpbin name=rtp fec-decoders='fec,0="tpssfecdec\ size-time\=200000000";' \
+ *   udpsrc port=5000 caps="application/x-rtp, media=video, clock-rate=90000, encoding-name=H264, payload=96" ! rtp.recv_rtp_sink_0 \
+ *   udpsrc port=5002 caps="application/x-rtp, payload=100" ! rtp.recv_fec_sink_0_0 \
+ *   rtp. ! rtph264depay ! avdec_h264 ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gsttpssfecdec.h"
+#include "tpssfec.h"
+
+#include <gst/rtp/gstrtpbuffer.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_tpss_fec_dec_debug);
+#define GST_CAT_DEFAULT gst_tpss_fec_dec_debug
+
+#define DEFAULT_SIZE_TIME (200 * GST_MSECOND)
+#define DEFAULT_PT 0                    /* any */
+
+enum
+{
+  PROP_0,
+  PROP_SIZE_TIME,
+  PROP_PT,
+  PROP_STATS,
+};
+
+struct _GstTpssFecDec
+{
+  GstElement parent;
+
+  GstPad *sinkpad, *srcpad;
+  guint next_fec_pad;
+
+  /* Settings, under the object lock */
+  GstClockTime size_time;
+  guint pt;
+
+  /* `lock` guards the core and the timer; `push_lock` keeps the order of
+   * what two threads (chain and timer) push. Taken in that order. */
+  GMutex lock;
+  GMutex push_lock;
+  GCond cond;
+  TpssFecDecoder *core;
+  gboolean flushing;
+  GstClockID clock_id;
+  GstClockTime last_pts, last_dts;      /* stamps for recovered packets */
+  guint64 wrong_pt;
+};
+
+/* A media buffer, mapped while the core keeps it. */
+typedef struct
+{
+  GstBuffer *buffer;
+  GstMapInfo map;
+} MediaHandle;
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+static GstStaticPadTemplate fec_template = GST_STATIC_PAD_TEMPLATE ("fec_%u",
+    GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS ("application/x-rtp"));
+
+#define gst_tpss_fec_dec_parent_class parent_class
+G_DEFINE_TYPE (GstTpssFecDec, gst_tpss_fec_dec, GST_TYPE_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE (tpssfecdec, "tpssfecdec", GST_RANK_NONE,
+    GST_TYPE_TPSS_FEC_DEC);
+
+static void
+media_handle_release (gpointer data)
+{
+  MediaHandle *h = data;
+
+  gst_buffer_unmap (h->buffer, &h->map);
+  gst_buffer_unref (h->buffer);
+  g_free (h);
+}
+
+static GstStructure *
+get_stats (GstTpssFecDec * self)
+{
+  TpssFecDecoderStats st;
+  guint64 wrong_pt;
+
+  g_mutex_lock (&self->lock);
+  tpss_fec_decoder_get_stats (self->core, &st);
+  wrong_pt = self->wrong_pt;
+  g_mutex_unlock (&self->lock);
+
+  return gst_structure_new ("application/x-tpss-fecdec-stats",
+      "received", G_TYPE_UINT64, st.media_received,
+      "fec-received", G_TYPE_UINT64, st.fec_received,
+      "recovered", G_TYPE_UINT64, st.recovered,
+      "unrecoverable", G_TYPE_UINT64, st.unrecoverable,
+      "late", G_TYPE_UINT64, st.late,
+      "duplicates", G_TYPE_UINT64, st.duplicates,
+      "malformed", G_TYPE_UINT64, st.malformed,
+      "foreign", G_TYPE_UINT64, st.foreign + wrong_pt,
+      "resets", G_TYPE_UINT64, st.resets, NULL);
+}
+
+/* Running time in ns, the core's clock. */
+static gint64
+running_now (GstTpssFecDec * self)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+  GstClockTime now;
+
+  if (!clock)
+    clock = gst_system_clock_obtain ();
+  now = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  return now > base ? (gint64) (now - base) : 0;
+}
+
+/* Takes what the core has to output, with `lock` held. */
+static GQueue
+collect_output (GstTpssFecDec * self)
+{
+  GQueue q = G_QUEUE_INIT;
+  TpssFecOutput o;
+
+  while (tpss_fec_decoder_pop (self->core, &o)) {
+    GstBuffer *buf;
+
+    if (o.handle) {
+      buf = gst_buffer_ref (((MediaHandle *) o.handle)->buffer);
+    } else {
+      buf = gst_buffer_new_wrapped (o.data, o.len);
+      GST_BUFFER_PTS (buf) = self->last_pts;
+      GST_BUFFER_DTS (buf) = self->last_dts;
+      GST_DEBUG_OBJECT (self, "recovered seq %u", o.seq);
+    }
+    g_queue_push_tail (&q, buf);
+  }
+  return q;
+}
+
+/* Releases `lock` and pushes @q in order. */
+static GstFlowReturn
+unlock_and_push (GstTpssFecDec * self, GQueue * q)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *buf;
+
+  g_mutex_lock (&self->push_lock);
+  g_mutex_unlock (&self->lock);
+  while ((buf = g_queue_pop_head (q))) {
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (self->srcpad, buf);
+    else
+      gst_buffer_unref (buf);
+  }
+  g_mutex_unlock (&self->push_lock);
+  return ret;
+}
+
+static GstFlowReturn
+gst_tpss_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+  MediaHandle *h = g_new (MediaHandle, 1);
+  gint64 now = running_now (self);
+  GQueue q;
+
+  h->buffer = buffer;
+  if (!gst_buffer_map (buffer, &h->map, GST_MAP_READ)) {
+    gst_buffer_unref (buffer);
+    g_free (h);
+    return GST_FLOW_ERROR;
+  }
+
+  g_mutex_lock (&self->lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    media_handle_release (h);
+    return GST_FLOW_FLUSHING;
+  }
+  self->last_pts = GST_BUFFER_PTS (buffer);
+  self->last_dts = GST_BUFFER_DTS (buffer);
+  if (!tpss_fec_decoder_push_media (self->core, h, h->map.data, h->map.size,
+          now)) {
+    GST_LOG_OBJECT (self, "dropped a malformed or duplicate media packet");
+    media_handle_release (h);
+  }
+  q = collect_output (self);
+  g_cond_signal (&self->cond);
+  return unlock_and_push (self, &q);
+}
+
+static GstFlowReturn
+gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buffer)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  gint64 now = running_now (self);
+  guint pt;
+  GQueue q;
+
+  GST_OBJECT_LOCK (self);
+  pt = self->pt;
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    gst_buffer_unref (buffer);
+    return GST_FLOW_FLUSHING;
+  }
+  if (!gst_rtp_buffer_map (buffer, GST_MAP_READ, &rtp)) {
+    /* Counted by the core as malformed. */
+    tpss_fec_decoder_push_fec (self->core, NULL, 0, now);
+  } else {
+    if (pt != 0 && gst_rtp_buffer_get_payload_type (&rtp) != pt)
+      self->wrong_pt++;
+    else
+      tpss_fec_decoder_push_fec (self->core,
+          gst_rtp_buffer_get_payload (&rtp),
+          gst_rtp_buffer_get_payload_len (&rtp), now);
+    gst_rtp_buffer_unmap (&rtp);
+  }
+  gst_buffer_unref (buffer);
+  q = collect_output (self);
+  g_cond_signal (&self->cond);
+  unlock_and_push (self, &q);
+  /* Parity problems never stop the FEC branch. */
+  return GST_FLOW_OK;
+}
+
+/* The timer: releases held packets when their hold time runs out. */
+static void
+gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
+{
+  GstClock *clock;
+  GstClockTime base;
+  gint64 deadline;
+  GQueue q;
+
+  g_mutex_lock (&self->lock);
+  while (!self->flushing &&
+      (deadline = tpss_fec_decoder_next_deadline (self->core)) < 0)
+    g_cond_wait (&self->cond, &self->lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    gst_pad_pause_task (self->srcpad);
+    return;
+  }
+
+  clock = gst_element_get_clock (GST_ELEMENT (self));
+  if (!clock)
+    clock = gst_system_clock_obtain ();
+  base = gst_element_get_base_time (GST_ELEMENT (self));
+  self->clock_id = gst_clock_new_single_shot_id (clock, base + deadline);
+  gst_object_unref (clock);
+  g_mutex_unlock (&self->lock);
+
+  gst_clock_id_wait (self->clock_id, NULL);
+
+  g_mutex_lock (&self->lock);
+  gst_clock_id_unref (self->clock_id);
+  self->clock_id = NULL;
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    return;
+  }
+  tpss_fec_decoder_advance (self->core, running_now (self));
+  q = collect_output (self);
+  unlock_and_push (self, &q);
+}
+
+static void
+set_flushing (GstTpssFecDec * self, gboolean flushing)
+{
+  g_mutex_lock (&self->lock);
+  self->flushing = flushing;
+  if (flushing && self->clock_id)
+    gst_clock_id_unschedule (self->clock_id);
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+start_timer (GstTpssFecDec * self)
+{
+  set_flushing (self, FALSE);
+  gst_pad_start_task (self->srcpad,
+      (GstTaskFunction) gst_tpss_fec_dec_timer_loop, self, NULL);
+}
+
+static void
+stop_timer (GstTpssFecDec * self)
+{
+  set_flushing (self, TRUE);
+  gst_pad_stop_task (self->srcpad);
+}
+
+static gboolean
+gst_tpss_fec_dec_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:{
+      /* Downstream first: unblocks a push holding push_lock. */
+      gboolean ret = gst_pad_push_event (self->srcpad, event);
+      set_flushing (self, TRUE);
+      gst_pad_pause_task (self->srcpad);
+      return ret;
+    }
+    case GST_EVENT_FLUSH_STOP:
+      g_mutex_lock (&self->lock);
+      tpss_fec_decoder_reset (self->core);
+      g_mutex_unlock (&self->lock);
+      start_timer (self);
+      return gst_pad_push_event (self->srcpad, event);
+    case GST_EVENT_EOS:{
+      GQueue q;
+
+      g_mutex_lock (&self->lock);
+      tpss_fec_decoder_drain (self->core);
+      q = collect_output (self);
+      unlock_and_push (self, &q);
+      return gst_pad_push_event (self->srcpad, event);
+    }
+    default:
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+static gboolean
+gst_tpss_fec_dec_fec_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  /* The parity branch's events end here; the media branch speaks for the
+   * stream. */
+  gst_event_unref (event);
+  return TRUE;
+}
+
+static gboolean
+gst_tpss_fec_dec_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max, size_time;
+
+    if (!gst_pad_peer_query (self->sinkpad, query))
+      return FALSE;
+    GST_OBJECT_LOCK (self);
+    size_time = self->size_time;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_parse_latency (query, &live, &min, &max);
+    min += size_time;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += size_time;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static GstIterator *
+gst_tpss_fec_dec_iterate_internal_links (GstPad * pad, GstObject * parent)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+  GstPad *other = NULL;
+  GstIterator *it = NULL;
+  GValue v = G_VALUE_INIT;
+
+  if (pad == self->sinkpad)
+    other = self->srcpad;
+  else if (pad == self->srcpad)
+    other = self->sinkpad;
+  if (!other)
+    return gst_iterator_new_single (GST_TYPE_PAD, NULL);
+  g_value_init (&v, GST_TYPE_PAD);
+  g_value_set_object (&v, other);
+  it = gst_iterator_new_single (GST_TYPE_PAD, &v);
+  g_value_unset (&v);
+  return it;
+}
+
+static GstPad *
+gst_tpss_fec_dec_request_new_pad (GstElement * element, GstPadTemplate * templ,
+    const gchar * name, const GstCaps * caps)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (element);
+  GstPad *pad;
+  gchar *pad_name;
+
+  GST_OBJECT_LOCK (self);
+  pad_name = name ? g_strdup (name) :
+      g_strdup_printf ("fec_%u", self->next_fec_pad++);
+  GST_OBJECT_UNLOCK (self);
+
+  pad = gst_pad_new_from_template (templ, pad_name);
+  g_free (pad_name);
+  gst_pad_set_chain_function (pad, gst_tpss_fec_dec_fec_chain);
+  gst_pad_set_event_function (pad, gst_tpss_fec_dec_fec_event);
+  gst_pad_set_iterate_internal_links_function (pad,
+      gst_tpss_fec_dec_iterate_internal_links);
+  gst_pad_set_active (pad, TRUE);
+  if (!gst_element_add_pad (element, pad)) {
+    gst_object_unref (pad);
+    return NULL;
+  }
+  return pad;
+}
+
+static void
+gst_tpss_fec_dec_release_pad (GstElement * element, GstPad * pad)
+{
+  gst_pad_set_active (pad, FALSE);
+  gst_element_remove_pad (element, pad);
+}
+
+static GstStateChangeReturn
+gst_tpss_fec_dec_change_state (GstElement * element, GstStateChange transition)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (element);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      g_mutex_lock (&self->lock);
+      tpss_fec_decoder_reset (self->core);
+      self->wrong_pt = 0;
+      self->last_pts = self->last_dts = GST_CLOCK_TIME_NONE;
+      g_mutex_unlock (&self->lock);
+      start_timer (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      stop_timer (self);
+      break;
+    default:
+      break;
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    g_mutex_lock (&self->lock);
+    tpss_fec_decoder_reset (self->core);
+    g_mutex_unlock (&self->lock);
+  }
+  return ret;
+}
+
+static void
+gst_tpss_fec_dec_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (object);
+
+  switch (prop_id) {
+    case PROP_SIZE_TIME:{
+      GstClockTime t = g_value_get_uint64 (value);
+      GST_OBJECT_LOCK (self);
+      self->size_time = t;
+      GST_OBJECT_UNLOCK (self);
+      g_mutex_lock (&self->lock);
+      tpss_fec_decoder_set_size_time (self->core, t);
+      g_mutex_unlock (&self->lock);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_latency (GST_OBJECT (self)));
+      break;
+    }
+    case PROP_PT:
+      GST_OBJECT_LOCK (self);
+      self->pt = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_tpss_fec_dec_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (object);
+
+  switch (prop_id) {
+    case PROP_SIZE_TIME:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->size_time);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_PT:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->pt);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, get_stats (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_tpss_fec_dec_finalize (GObject * object)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (object);
+
+  tpss_fec_decoder_free (self->core);
+  g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->push_lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->set_property = gst_tpss_fec_dec_set_property;
+  gobject_class->get_property = gst_tpss_fec_dec_get_property;
+  gobject_class->finalize = gst_tpss_fec_dec_finalize;
+  element_class->change_state = gst_tpss_fec_dec_change_state;
+  element_class->request_new_pad = gst_tpss_fec_dec_request_new_pad;
+  element_class->release_pad = gst_tpss_fec_dec_release_pad;
+
+  g_object_class_install_property (gobject_class, PROP_SIZE_TIME,
+      g_param_spec_uint64 ("size-time", "Storage size (in ns)",
+          "How long packets are kept for repair, and the longest a media "
+          "packet waits behind a missing one before the gap is given up (ns)",
+          0, G_MAXUINT64, DEFAULT_SIZE_TIME,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_PT,
+      g_param_spec_uint ("pt", "Payload type",
+          "RTP payload type of the parity packets; others on the fec pads "
+          "are dropped and counted as foreign (0 = accept any)", 0, 127,
+          DEFAULT_PT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstTpssFecDec:stats:
+   *
+   * received (guint64): media packets in;
+   * fec-received (guint64): well-formed parity packets in;
+   * recovered (guint64): media packets rebuilt from parity;
+   * unrecoverable (guint64): packets given up when the hold time ran out;
+   * late (guint64): packets that arrived or were rebuilt after being given up
+   *   (pushed at once, out of order);
+   * duplicates (guint64): media packets seen before, dropped;
+   * malformed (guint64): parity or media packets that failed to parse, and
+   *   repairs that did not give a valid RTP packet (forged parity), dropped;
+   * foreign (guint64): parity for another SSRC, payload type or outside the
+   *   sequence window, dropped;
+   * resets (guint64): sequence jumps or SSRC changes that restarted the
+   *   decoder.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters: received, fec-received, recovered, unrecoverable, late, "
+          "duplicates, malformed, foreign, resets", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_static_pad_template (element_class, &fec_template);
+  gst_element_class_set_static_metadata (element_class,
+      "TPSS interleaved parity FEC decoder", "Codec/Decoder/Network/RTP",
+      "Rebuilds lost RTP packets from TPSS interleaved XOR parity and "
+      "outputs the stream in sequence order", "gst-rtp-transports developers");
+
+  GST_DEBUG_CATEGORY_INIT (gst_tpss_fec_dec_debug, "tpssfecdec", 0,
+      "TPSS interleaved parity FEC decoder");
+}
+
+static void
+gst_tpss_fec_dec_init (GstTpssFecDec * self)
+{
+  TpssFecDecoderConfig cfg = {
+    .size_time = DEFAULT_SIZE_TIME,
+    .release = media_handle_release,
+  };
+
+  self->size_time = DEFAULT_SIZE_TIME;
+  self->pt = DEFAULT_PT;
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->push_lock);
+  g_cond_init (&self->cond);
+  self->core = tpss_fec_decoder_new (&cfg);
+  self->flushing = TRUE;
+
+  self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
+  gst_pad_set_chain_function (self->sinkpad, gst_tpss_fec_dec_chain);
+  gst_pad_set_event_function (self->sinkpad, gst_tpss_fec_dec_sink_event);
+  gst_pad_set_iterate_internal_links_function (self->sinkpad,
+      gst_tpss_fec_dec_iterate_internal_links);
+  GST_PAD_SET_PROXY_CAPS (self->sinkpad);
+  GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+
+  self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
+  gst_pad_set_query_function (self->srcpad, gst_tpss_fec_dec_src_query);
+  gst_pad_set_iterate_internal_links_function (self->srcpad,
+      gst_tpss_fec_dec_iterate_internal_links);
+  GST_PAD_SET_PROXY_CAPS (self->srcpad);
+  GST_PAD_SET_PROXY_ALLOCATION (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+}

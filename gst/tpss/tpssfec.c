@@ -1,0 +1,896 @@
+/* TPSS interleaved XOR parity FEC: a sans-I/O core (GLib only).
+ * See tpssfec.h and docs/protocols/tpss-fec.md. */
+#include "tpssfec.h"
+
+#include <string.h>
+
+#define RTP_VERSION 2
+/* Sequence numbers further ahead than this restart the decoder (a new
+ * stream), further behind are refused as out of window. */
+#define AHEAD_LIMIT 16384
+#define LATE_LIMIT 1024
+/* The store never spans more than this many sequence numbers. */
+#define STORE_SPAN_LIMIT 60000
+#define MAX_PENDING_FEC 4096
+
+static inline guint16
+read16 (const guint8 * p)
+{
+  return (guint16) ((p[0] << 8) | p[1]);
+}
+
+static inline guint32
+read32 (const guint8 * p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
+      ((guint32) p[2] << 8) | p[3];
+}
+
+static inline void
+write16 (guint8 * p, guint16 v)
+{
+  p[0] = v >> 8;
+  p[1] = v & 0xff;
+}
+
+static inline void
+write32 (guint8 * p, guint32 v)
+{
+  p[0] = v >> 24;
+  p[1] = (v >> 16) & 0xff;
+  p[2] = (v >> 8) & 0xff;
+  p[3] = v & 0xff;
+}
+
+/* Signed distance from @b to @a in sequence-number space. */
+static inline gint
+seq_diff (guint16 a, guint16 b)
+{
+  return (gint16) (guint16) (a - b);
+}
+
+static void
+xor_bytes (guint8 * dst, const guint8 * src, gsize n)
+{
+  gsize i = 0;
+
+  for (; i + 8 <= n; i += 8) {
+    guint64 a, b;
+    memcpy (&a, dst + i, 8);
+    memcpy (&b, src + i, 8);
+    a ^= b;
+    memcpy (dst + i, &a, 8);
+  }
+  for (; i < n; i++)
+    dst[i] ^= src[i];
+}
+
+/* (P, X, CC) << 8 | (M, PT): the header bits parity protects. */
+static inline guint16
+rtp_protected_bits (const guint8 * rtp)
+{
+  return (guint16) (((rtp[0] & 0x3f) << 8) | rtp[1]);
+}
+
+const gchar *
+tpss_fec_error_to_string (TpssFecError err)
+{
+  switch (err) {
+    case TPSS_FEC_OK:
+      return "ok";
+    case TPSS_FEC_ERR_TRUNCATED:
+      return "truncated";
+    case TPSS_FEC_ERR_VERSION:
+      return "unknown version or reserved bits set";
+    case TPSS_FEC_ERR_GEOMETRY:
+      return "distance, length, index or count out of range";
+    case TPSS_FEC_ERR_RTP:
+      return "not a valid RTP packet";
+  }
+  return "unknown error";
+}
+
+gboolean
+tpss_rtp_is_valid (const guint8 * data, gsize len)
+{
+  gsize hlen;
+
+  if (len < TPSS_RTP_HEADER_SIZE || (data[0] >> 6) != RTP_VERSION)
+    return FALSE;
+  hlen = TPSS_RTP_HEADER_SIZE + 4 * (data[0] & 0x0f);
+  if (data[0] & 0x10) {
+    if (hlen + 4 > len)
+      return FALSE;
+    hlen += 4 + 4 * (gsize) read16 (data + hlen + 2);
+  }
+  if (hlen > len)
+    return FALSE;
+  if (data[0] & 0x20) {
+    guint8 pad = data[len - 1];
+    if (pad == 0 || hlen + pad > len)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+guint
+tpss_fec_subsegment_size (guint distance, guint count, guint index)
+{
+  if (distance == 0 || index >= count)
+    return 0;
+  return (count - index + distance - 1) / distance;
+}
+
+TpssFecError
+tpss_fec_header_parse (const guint8 * data, gsize len, TpssFecHeader * hdr)
+{
+  if (len < TPSS_FEC_HEADER_SIZE)
+    return TPSS_FEC_ERR_TRUNCATED;
+  if (data[0] != (TPSS_FEC_VERSION << 6))
+    return TPSS_FEC_ERR_VERSION;
+
+  hdr->index = data[1];
+  hdr->distance = data[2];
+  hdr->length = data[3];
+  hdr->sn_base = read16 (data + 4);
+  hdr->count = read16 (data + 6);
+  hdr->media_ssrc = read32 (data + 8);
+  hdr->bits_recovery = read16 (data + 12);
+  hdr->length_recovery = read16 (data + 14);
+  hdr->ts_recovery = read32 (data + 16);
+  hdr->xor_data = data + TPSS_FEC_HEADER_SIZE;
+  hdr->xor_len = len - TPSS_FEC_HEADER_SIZE;
+
+  if (hdr->distance == 0 || hdr->length == 0 || hdr->count == 0 ||
+      hdr->index >= hdr->distance || hdr->index >= hdr->count ||
+      hdr->count > (guint) hdr->distance * hdr->length ||
+      (hdr->bits_recovery & 0xc000))
+    return TPSS_FEC_ERR_GEOMETRY;
+  return TPSS_FEC_OK;
+}
+
+void
+tpss_fec_header_write (const TpssFecHeader * hdr, guint8 * out)
+{
+  out[0] = TPSS_FEC_VERSION << 6;
+  out[1] = hdr->index;
+  out[2] = hdr->distance;
+  out[3] = hdr->length;
+  write16 (out + 4, hdr->sn_base);
+  write16 (out + 6, hdr->count);
+  write32 (out + 8, hdr->media_ssrc);
+  write16 (out + 12, hdr->bits_recovery);
+  write16 (out + 14, hdr->length_recovery);
+  write32 (out + 16, hdr->ts_recovery);
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoder */
+
+/* Parity of one subsegment: the FEC header is written in front at pop time. */
+typedef struct {
+  guint8 *buf;                  /* TPSS_FEC_HEADER_SIZE + xor_len bytes used */
+  gsize cap;
+  gsize xor_len;
+  guint16 bits;
+  guint16 length;
+  guint32 ts;
+  guint packets;
+} ParityAcc;
+
+typedef struct {
+  guint distance, length;
+  guint16 sn_base;
+  guint count;
+  guint32 ssrc;
+  guint32 last_ts;
+  ParityAcc acc[TPSS_FEC_MAX_DISTANCE];
+} Segment;
+
+/* Two segment banks: one being built while the parity of the other waits to
+ * be popped (a discontinuity can close a segment and open the next in one
+ * call). */
+struct _TpssFecEncoder {
+  guint next_distance, next_length;
+  Segment bank[2];
+  Segment *building;            /* NULL when no segment is open */
+  guint cur;                    /* bank the next segment opens in */
+
+  Segment *ready[2];            /* closed segments, oldest first */
+  guint n_ready;
+  guint ready_index;            /* next subsegment of ready[0] to pop */
+};
+
+TpssFecEncoder *
+tpss_fec_encoder_new (guint distance, guint length)
+{
+  TpssFecEncoder *enc = g_new0 (TpssFecEncoder, 1);
+
+  if (!tpss_fec_encoder_set_params (enc, distance, length))
+    tpss_fec_encoder_set_params (enc, 1, 0);
+  return enc;
+}
+
+void
+tpss_fec_encoder_free (TpssFecEncoder * enc)
+{
+  if (!enc)
+    return;
+  for (guint b = 0; b < 2; b++)
+    for (guint j = 0; j < TPSS_FEC_MAX_DISTANCE; j++)
+      g_free (enc->bank[b].acc[j].buf);
+  g_free (enc);
+}
+
+gboolean
+tpss_fec_encoder_set_params (TpssFecEncoder * enc, guint distance,
+    guint length)
+{
+  if (distance < 1 || distance > TPSS_FEC_MAX_DISTANCE ||
+      length > TPSS_FEC_MAX_SUBSEGMENT)
+    return FALSE;
+  enc->next_distance = distance;
+  enc->next_length = length;
+  return TRUE;
+}
+
+guint
+tpss_fec_encoder_pending (const TpssFecEncoder * enc)
+{
+  return enc->building ? enc->building->count : 0;
+}
+
+static void
+parity_acc_add (ParityAcc * acc, const guint8 * rtp, gsize len)
+{
+  const guint8 *rest = rtp + TPSS_RTP_HEADER_SIZE;
+  gsize rest_len = len - TPSS_RTP_HEADER_SIZE;
+  guint8 *dst;
+
+  if (acc->cap < TPSS_FEC_HEADER_SIZE + rest_len) {
+    acc->cap = TPSS_FEC_HEADER_SIZE + MAX (rest_len, 2 * acc->xor_len);
+    acc->buf = g_realloc (acc->buf, acc->cap);
+  }
+  dst = acc->buf + TPSS_FEC_HEADER_SIZE;
+
+  if (acc->packets == 0) {
+    memcpy (dst, rest, rest_len);
+    acc->xor_len = rest_len;
+    acc->bits = rtp_protected_bits (rtp);
+    acc->length = (guint16) rest_len;
+    acc->ts = read32 (rtp + 4);
+  } else {
+    gsize common = MIN (rest_len, acc->xor_len);
+    xor_bytes (dst, rest, common);
+    if (rest_len > acc->xor_len) {
+      memcpy (dst + acc->xor_len, rest + common, rest_len - common);
+      acc->xor_len = rest_len;
+    }
+    acc->bits ^= rtp_protected_bits (rtp);
+    acc->length ^= (guint16) rest_len;
+    acc->ts ^= read32 (rtp + 4);
+  }
+  acc->packets++;
+}
+
+static guint
+ready_count (const TpssFecEncoder * enc)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < enc->n_ready; i++)
+    n += MIN (enc->ready[i]->distance, enc->ready[i]->count);
+  return n - enc->ready_index;
+}
+
+static void
+close_segment (TpssFecEncoder * enc)
+{
+  if (!enc->building)
+    return;
+  enc->ready[enc->n_ready++] = enc->building;
+  enc->building = NULL;
+}
+
+static void
+open_segment (TpssFecEncoder * enc, guint16 seq, guint32 ssrc)
+{
+  Segment *seg = &enc->bank[enc->cur];
+
+  enc->cur ^= 1;
+  seg->distance = enc->next_distance;
+  seg->length = enc->next_length;
+  seg->sn_base = seq;
+  seg->count = 0;
+  seg->ssrc = ssrc;
+  for (guint j = 0; j < seg->distance; j++)
+    seg->acc[j].packets = 0;
+  enc->building = seg;
+}
+
+guint
+tpss_fec_encoder_add (TpssFecEncoder * enc, const guint8 * rtp, gsize len,
+    TpssFecError * err)
+{
+  Segment *seg;
+  guint16 seq;
+  guint32 ssrc;
+
+  g_return_val_if_fail (enc->n_ready == 0, 0);
+
+  if (!tpss_rtp_is_valid (rtp, len) ||
+      len - TPSS_RTP_HEADER_SIZE > G_MAXUINT16) {
+    if (err)
+      *err = TPSS_FEC_ERR_RTP;
+    return 0;
+  }
+  if (err)
+    *err = TPSS_FEC_OK;
+
+  seq = read16 (rtp + 2);
+  ssrc = read32 (rtp + 8);
+  seg = enc->building;
+  if (seg && (ssrc != seg->ssrc || seq != (guint16) (seg->sn_base + seg->count)))
+    close_segment (enc);
+  if (enc->next_length == 0) {
+    close_segment (enc);
+    return ready_count (enc);
+  }
+  if (!enc->building)
+    open_segment (enc, seq, ssrc);
+
+  seg = enc->building;
+  parity_acc_add (&seg->acc[seg->count % seg->distance], rtp, len);
+  seg->count++;
+  seg->last_ts = read32 (rtp + 4);
+  if (seg->count == seg->distance * seg->length)
+    close_segment (enc);
+  return ready_count (enc);
+}
+
+guint
+tpss_fec_encoder_flush (TpssFecEncoder * enc)
+{
+  close_segment (enc);
+  return ready_count (enc);
+}
+
+gboolean
+tpss_fec_encoder_pop (TpssFecEncoder * enc, const guint8 ** payload,
+    gsize * len, guint32 * media_ts)
+{
+  Segment *seg;
+  ParityAcc *acc;
+  TpssFecHeader hdr;
+
+  if (enc->n_ready == 0)
+    return FALSE;
+
+  seg = enc->ready[0];
+  acc = &seg->acc[enc->ready_index];
+  hdr.index = enc->ready_index;
+  hdr.distance = seg->distance;
+  hdr.length = seg->length;
+  hdr.sn_base = seg->sn_base;
+  hdr.count = seg->count;
+  hdr.media_ssrc = seg->ssrc;
+  hdr.bits_recovery = acc->bits;
+  hdr.length_recovery = acc->length;
+  hdr.ts_recovery = acc->ts;
+  tpss_fec_header_write (&hdr, acc->buf);
+
+  *payload = acc->buf;
+  *len = TPSS_FEC_HEADER_SIZE + acc->xor_len;
+  if (media_ts)
+    *media_ts = seg->last_ts;
+
+  if (++enc->ready_index >= MIN (seg->distance, seg->count)) {
+    enc->ready_index = 0;
+    enc->ready[0] = enc->ready[1];
+    enc->n_ready--;
+  }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoder */
+
+typedef enum {
+  SLOT_EMPTY = 0,
+  SLOT_HELD,                    /* stored, not yet output */
+  SLOT_DONE,                    /* stored, output */
+} SlotState;
+
+typedef struct {
+  gpointer handle;              /* caller's media packet, or NULL */
+  const guint8 *data;
+  guint8 *owned;                /* a recovered packet's bytes */
+  gsize len;
+  gint64 arrival;
+  guint16 seq;
+  guint8 state;
+} Slot;
+
+typedef struct {
+  guint16 seq;
+  gint64 arrival;
+} HeldEntry;
+
+typedef struct {
+  TpssFecHeader hdr;            /* xor_data points into bytes */
+  guint8 *bytes;
+  gint64 arrival;
+} PendingFec;
+
+struct _TpssFecDecoder {
+  TpssFecDecoderConfig cfg;
+  Slot *slots;                  /* 65536, indexed by sequence number */
+
+  gboolean started;
+  guint32 ssrc;
+  guint16 next_out;             /* everything before it is output or given up */
+  guint16 tail;                 /* oldest sequence number that may be stored */
+  guint16 head;                 /* one past the newest stored */
+
+  GQueue held;                  /* HeldEntry, in arrival order */
+  GQueue pending;               /* PendingFec that still miss two or more */
+  GQueue out;                   /* TpssFecOutput */
+  GPtrArray *deferred;          /* handles to release once `out` is empty */
+
+  TpssFecDecoderStats stats;
+};
+
+TpssFecDecoder *
+tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg)
+{
+  TpssFecDecoder *dec = g_new0 (TpssFecDecoder, 1);
+
+  dec->cfg = *cfg;
+  dec->slots = g_new0 (Slot, 65536);
+  dec->deferred = g_ptr_array_new ();
+  g_queue_init (&dec->held);
+  g_queue_init (&dec->pending);
+  g_queue_init (&dec->out);
+  return dec;
+}
+
+void
+tpss_fec_decoder_set_size_time (TpssFecDecoder * dec, gint64 size_time)
+{
+  dec->cfg.size_time = size_time;
+}
+
+static void
+release_deferred (TpssFecDecoder * dec)
+{
+  for (guint i = 0; i < dec->deferred->len; i++)
+    dec->cfg.release (g_ptr_array_index (dec->deferred, i));
+  g_ptr_array_set_size (dec->deferred, 0);
+}
+
+/* Outputs still queued may point at a handle: release it only after they are
+ * popped. */
+static void
+release_handle (TpssFecDecoder * dec, gpointer handle)
+{
+  if (!handle)
+    return;
+  if (g_queue_is_empty (&dec->out))
+    dec->cfg.release (handle);
+  else
+    g_ptr_array_add (dec->deferred, handle);
+}
+
+static void
+slot_clear (TpssFecDecoder * dec, Slot * slot)
+{
+  release_handle (dec, slot->handle);
+  g_free (slot->owned);
+  memset (slot, 0, sizeof (*slot));
+}
+
+static inline Slot *
+slot_lookup (TpssFecDecoder * dec, guint16 seq)
+{
+  Slot *slot = &dec->slots[seq];
+
+  return (slot->state != SLOT_EMPTY && slot->seq == seq) ? slot : NULL;
+}
+
+static void
+pending_free (PendingFec * p)
+{
+  g_free (p->bytes);
+  g_free (p);
+}
+
+static void
+forget_all (TpssFecDecoder * dec)
+{
+  PendingFec *p;
+
+  for (guint i = 0; i < 65536; i++)
+    if (dec->slots[i].state != SLOT_EMPTY)
+      slot_clear (dec, &dec->slots[i]);
+  g_queue_clear_full (&dec->held, g_free);
+  while ((p = g_queue_pop_head (&dec->pending)))
+    pending_free (p);
+  dec->started = FALSE;
+}
+
+static void
+output_slot (TpssFecDecoder * dec, Slot * slot)
+{
+  TpssFecOutput *o = g_new (TpssFecOutput, 1);
+
+  o->seq = slot->seq;
+  o->len = slot->len;
+  if (slot->handle) {
+    o->handle = slot->handle;
+    o->data = NULL;
+  } else {
+    o->handle = NULL;
+    o->data = g_memdup2 (slot->data, slot->len);
+  }
+  g_queue_push_tail (&dec->out, o);
+  slot->state = SLOT_DONE;
+}
+
+static void
+deliver_in_order (TpssFecDecoder * dec)
+{
+  Slot *slot;
+
+  while (dec->next_out != dec->head &&
+      (slot = slot_lookup (dec, dec->next_out)) && slot->state == SLOT_HELD) {
+    output_slot (dec, slot);
+    dec->next_out++;
+  }
+}
+
+/* Skips the gap at next_out, counting what is missing as lost. */
+static void
+give_up_gap (TpssFecDecoder * dec)
+{
+  while (dec->next_out != dec->head && !slot_lookup (dec, dec->next_out)) {
+    dec->stats.unrecoverable++;
+    dec->next_out++;
+  }
+  deliver_in_order (dec);
+}
+
+static void
+prune_held (TpssFecDecoder * dec)
+{
+  HeldEntry *e;
+
+  while ((e = g_queue_peek_head (&dec->held))) {
+    Slot *slot = slot_lookup (dec, e->seq);
+    if (slot && slot->state == SLOT_HELD)
+      break;
+    g_free (g_queue_pop_head (&dec->held));
+  }
+}
+
+static void
+evict_old (TpssFecDecoder * dec, gint64 now)
+{
+  gint64 horizon = now - dec->cfg.size_time;
+  PendingFec *p;
+
+  while (dec->tail != dec->next_out) {
+    Slot *slot = slot_lookup (dec, dec->tail);
+    gboolean too_many = seq_diff (dec->head, dec->tail) > STORE_SPAN_LIMIT;
+    if (slot && slot->arrival >= horizon && !too_many)
+      break;
+    if (slot)
+      slot_clear (dec, slot);
+    dec->tail++;
+  }
+  while ((p = g_queue_peek_head (&dec->pending)) &&
+      (p->arrival < horizon || dec->pending.length > MAX_PENDING_FEC))
+    pending_free (g_queue_pop_head (&dec->pending));
+}
+
+static void
+start_stream (TpssFecDecoder * dec, guint32 ssrc, guint16 seq)
+{
+  dec->started = TRUE;
+  dec->ssrc = ssrc;
+  dec->next_out = dec->tail = dec->head = seq;
+}
+
+/* A new stream or a jump: output what is held, then start over at @seq. */
+static void
+restart (TpssFecDecoder * dec, guint32 ssrc, guint16 seq)
+{
+  if (dec->started) {
+    tpss_fec_decoder_drain (dec);
+    forget_all (dec);
+    dec->stats.resets++;
+  }
+  start_stream (dec, ssrc, seq);
+}
+
+static Slot *
+store (TpssFecDecoder * dec, guint16 seq, gpointer handle,
+    const guint8 * data, guint8 * owned, gsize len, gint64 now)
+{
+  Slot *slot = &dec->slots[seq];
+
+  if (slot->state != SLOT_EMPTY)
+    slot_clear (dec, slot);     /* a stale one from 65536 ago */
+  slot->handle = handle;
+  slot->data = owned ? owned : data;
+  slot->owned = owned;
+  slot->len = len;
+  slot->arrival = now;
+  slot->seq = seq;
+
+  if (seq_diff (seq, dec->next_out) >= 0) {
+    HeldEntry *e = g_new (HeldEntry, 1);
+    slot->state = SLOT_HELD;
+    if (seq_diff (seq, dec->head) >= 0)
+      dec->head = seq + 1;
+    e->seq = seq;
+    e->arrival = now;
+    g_queue_push_tail (&dec->held, e);
+    deliver_in_order (dec);
+  } else {
+    /* Given up on already: output at once, out of order. */
+    if (seq_diff (seq, dec->tail) < 0)
+      dec->tail = seq;
+    dec->stats.late++;
+    output_slot (dec, slot);
+  }
+  return slot;
+}
+
+static gboolean
+fec_covers (const TpssFecHeader * hdr, guint16 seq)
+{
+  guint16 off = seq - hdr->sn_base;
+
+  return off < hdr->count && off % hdr->distance == hdr->index;
+}
+
+/* Rebuilds @seq from @hdr and the other packets of its subsegment. */
+static void
+recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, guint16 seq,
+    gint64 now)
+{
+  guint n = tpss_fec_subsegment_size (hdr->distance, hdr->count, hdr->index);
+  guint16 bits = hdr->bits_recovery;
+  guint16 length = hdr->length_recovery;
+  guint32 ts = hdr->ts_recovery;
+  guint8 *pkt;
+  gsize rest_len;
+
+  for (guint i = 0; i < n; i++) {
+    guint16 s = hdr->sn_base + hdr->index + i * hdr->distance;
+    const Slot *slot;
+    if (s == seq)
+      continue;
+    slot = slot_lookup (dec, s);
+    bits ^= rtp_protected_bits (slot->data);
+    length ^= (guint16) (slot->len - TPSS_RTP_HEADER_SIZE);
+    ts ^= read32 (slot->data + 4);
+  }
+
+  rest_len = length;
+  if (rest_len > hdr->xor_len) {
+    dec->stats.malformed++;
+    return;
+  }
+  pkt = g_malloc (TPSS_RTP_HEADER_SIZE + rest_len);
+  pkt[0] = (RTP_VERSION << 6) | (bits >> 8);
+  pkt[1] = bits & 0xff;
+  write16 (pkt + 2, seq);
+  write32 (pkt + 4, ts);
+  write32 (pkt + 8, hdr->media_ssrc);
+  memcpy (pkt + TPSS_RTP_HEADER_SIZE, hdr->xor_data, rest_len);
+
+  for (guint i = 0; i < n; i++) {
+    guint16 s = hdr->sn_base + hdr->index + i * hdr->distance;
+    const Slot *slot;
+    if (s == seq)
+      continue;
+    slot = slot_lookup (dec, s);
+    xor_bytes (pkt + TPSS_RTP_HEADER_SIZE, slot->data + TPSS_RTP_HEADER_SIZE,
+        MIN (rest_len, slot->len - TPSS_RTP_HEADER_SIZE));
+  }
+
+  if (!tpss_rtp_is_valid (pkt, TPSS_RTP_HEADER_SIZE + rest_len)) {
+    g_free (pkt);
+    dec->stats.malformed++;
+    return;
+  }
+  dec->stats.recovered++;
+  store (dec, seq, NULL, NULL, pkt, TPSS_RTP_HEADER_SIZE + rest_len, now);
+}
+
+/* Returns the number of packets @hdr's subsegment still misses, recovering
+ * the one missing packet when there is exactly one. */
+static guint
+try_recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, gint64 now)
+{
+  guint n = tpss_fec_subsegment_size (hdr->distance, hdr->count, hdr->index);
+  guint missing = 0;
+  guint16 missing_seq = 0;
+
+  for (guint i = 0; i < n && missing < 2; i++) {
+    guint16 s = hdr->sn_base + hdr->index + i * hdr->distance;
+    if (!slot_lookup (dec, s)) {
+      missing++;
+      missing_seq = s;
+    }
+  }
+  if (missing == 1) {
+    recover (dec, hdr, missing_seq, now);
+    return 0;
+  }
+  return missing;
+}
+
+/* A packet arrived: parity waiting for it may now repair another one. */
+static void
+retry_pending (TpssFecDecoder * dec, guint16 seq, gint64 now)
+{
+  for (GList * l = dec->pending.head; l;) {
+    PendingFec *p = l->data;
+    GList *next = l->next;
+    if (fec_covers (&p->hdr, seq) && try_recover (dec, &p->hdr, now) < 2) {
+      g_queue_delete_link (&dec->pending, l);
+      pending_free (p);
+    }
+    l = next;
+  }
+}
+
+gboolean
+tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
+    const guint8 * data, gsize len, gint64 now)
+{
+  guint16 seq;
+  guint32 ssrc;
+  gint diff;
+
+  if (!tpss_rtp_is_valid (data, len)) {
+    dec->stats.malformed++;
+    return FALSE;
+  }
+  seq = read16 (data + 2);
+  ssrc = read32 (data + 8);
+  dec->stats.media_received++;
+
+  if (!dec->started || ssrc != dec->ssrc)
+    restart (dec, ssrc, seq);
+  diff = seq_diff (seq, dec->next_out);
+  if (diff >= AHEAD_LIMIT || diff < -LATE_LIMIT) {
+    restart (dec, ssrc, seq);
+    diff = 0;
+  }
+  if (slot_lookup (dec, seq)) {
+    dec->stats.duplicates++;
+    return FALSE;
+  }
+
+  store (dec, seq, handle, data, NULL, len, now);
+  retry_pending (dec, seq, now);
+  evict_old (dec, now);
+  prune_held (dec);
+  return TRUE;
+}
+
+static gboolean
+fec_in_window (const TpssFecDecoder * dec, const TpssFecHeader * hdr)
+{
+  gint first = seq_diff (hdr->sn_base, dec->next_out);
+  gint last = first + hdr->count - 1;
+
+  return first < AHEAD_LIMIT && last >= -LATE_LIMIT;
+}
+
+gboolean
+tpss_fec_decoder_push_fec (TpssFecDecoder * dec, const guint8 * data,
+    gsize len, gint64 now)
+{
+  TpssFecHeader hdr;
+  PendingFec *p;
+
+  if (tpss_fec_header_parse (data, len, &hdr) != TPSS_FEC_OK) {
+    dec->stats.malformed++;
+    return FALSE;
+  }
+  dec->stats.fec_received++;
+  if (!dec->started || hdr.media_ssrc != dec->ssrc || !fec_in_window (dec,
+          &hdr)) {
+    dec->stats.foreign++;
+    return FALSE;
+  }
+
+  if (try_recover (dec, &hdr, now) >= 2) {
+    p = g_new (PendingFec, 1);
+    p->bytes = g_memdup2 (data, len);
+    p->hdr = hdr;
+    p->hdr.xor_data = p->bytes + TPSS_FEC_HEADER_SIZE;
+    p->arrival = now;
+    g_queue_push_tail (&dec->pending, p);
+  }
+  evict_old (dec, now);
+  prune_held (dec);
+  return TRUE;
+}
+
+gint64
+tpss_fec_decoder_next_deadline (const TpssFecDecoder * dec)
+{
+  const HeldEntry *e = dec->held.head ? dec->held.head->data : NULL;
+
+  return e ? e->arrival + dec->cfg.size_time : -1;
+}
+
+void
+tpss_fec_decoder_advance (TpssFecDecoder * dec, gint64 now)
+{
+  gint64 deadline;
+
+  prune_held (dec);
+  while ((deadline = tpss_fec_decoder_next_deadline (dec)) >= 0 &&
+      deadline <= now) {
+    give_up_gap (dec);
+    prune_held (dec);
+  }
+  evict_old (dec, now);
+}
+
+void
+tpss_fec_decoder_drain (TpssFecDecoder * dec)
+{
+  while (dec->started && dec->next_out != dec->head)
+    give_up_gap (dec);
+  prune_held (dec);
+}
+
+void
+tpss_fec_decoder_reset (TpssFecDecoder * dec)
+{
+  TpssFecOutput o;
+
+  while (tpss_fec_decoder_pop (dec, &o))
+    g_free (o.data);
+  forget_all (dec);
+  release_deferred (dec);
+}
+
+gboolean
+tpss_fec_decoder_pop (TpssFecDecoder * dec, TpssFecOutput * out)
+{
+  TpssFecOutput *o = g_queue_pop_head (&dec->out);
+
+  if (!o) {
+    release_deferred (dec);
+    return FALSE;
+  }
+  *out = *o;
+  g_free (o);
+  return TRUE;
+}
+
+void
+tpss_fec_decoder_free (TpssFecDecoder * dec)
+{
+  if (!dec)
+    return;
+  tpss_fec_decoder_reset (dec);
+  g_ptr_array_unref (dec->deferred);
+  g_free (dec->slots);
+  g_free (dec);
+}
+
+void
+tpss_fec_decoder_get_stats (const TpssFecDecoder * dec,
+    TpssFecDecoderStats * stats)
+{
+  *stats = dec->stats;
+}

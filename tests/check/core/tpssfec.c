@@ -1,0 +1,603 @@
+/* Unit tests of the TPSS FEC core, in simulated time. */
+#include <gst/check/gstcheck.h>
+#include <string.h>
+
+#include "tpssfec.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define SSRC 0x11223344u
+
+typedef struct {
+  guint8 *data;
+  gsize len;
+  gboolean parity;              /* data is a FEC payload, not RTP */
+} Pkt;
+
+/* A media packet whose shape varies with @seq: payload length, marker, PT,
+ * CSRCs, header extension and padding all change, so recovery of every
+ * header field is exercised. */
+static Pkt
+make_media (guint16 seq, guint i)
+{
+  guint cc = i % 3 == 0 ? i % 4 : 0;
+  gboolean ext = i % 5 == 1;
+  guint pad = i % 7 == 2 ? 1 + i % 4 : 0;
+  gsize payload = (i * 37) % 1400;
+  gsize len = 12 + 4 * cc + (ext ? 8 : 0) + payload + pad;
+  guint8 *d = g_malloc0 (len);
+  gsize off = 12;
+  guint32 ts = 90 * i;
+
+  d[0] = 0x80 | (pad ? 0x20 : 0) | (ext ? 0x10 : 0) | cc;
+  d[1] = (i % 4 == 3 ? 0x80 : 0) | (96 + i % 2);
+  d[2] = seq >> 8;
+  d[3] = seq & 0xff;
+  d[4] = ts >> 24;
+  d[5] = ts >> 16;
+  d[6] = ts >> 8;
+  d[7] = ts;
+  d[8] = SSRC >> 24;
+  d[9] = (SSRC >> 16) & 0xff;
+  d[10] = (SSRC >> 8) & 0xff;
+  d[11] = SSRC & 0xff;
+  for (guint c = 0; c < cc; c++, off += 4)
+    d[off + 3] = c + 1;
+  if (ext) {
+    d[off] = 0xbe;
+    d[off + 1] = 0xde;
+    d[off + 3] = 1;
+    d[off + 4] = 0x10 | (i & 0x0f);
+    off += 8;
+  }
+  for (gsize p = 0; p < payload; p++)
+    d[off + p] = (guint8) (seq * 31 + p * 7);
+  if (pad)
+    d[len - 1] = pad;
+  g_assert_true (tpss_rtp_is_valid (d, len));
+  return (Pkt) {
+  d, len, FALSE};
+}
+
+static void
+pkt_clear (gpointer p)
+{
+  g_free (((Pkt *) p)->data);
+}
+
+static void
+collect_parity (TpssFecEncoder * enc, GArray * wire)
+{
+  const guint8 *payload;
+  gsize len;
+
+  while (tpss_fec_encoder_pop (enc, &payload, &len, NULL)) {
+    Pkt p = { g_memdup2 (payload, len), len, TRUE };
+    g_array_append_val (wire, p);
+  }
+}
+
+/* Encodes @n media packets from @first_seq; returns what goes on the wire in
+ * order (media, then each segment's parity). @media gets the originals. */
+static GArray *
+encode_stream (TpssFecEncoder * enc, guint16 first_seq, guint n,
+    GArray * media)
+{
+  GArray *wire = g_array_new (FALSE, FALSE, sizeof (Pkt));
+
+  g_array_set_clear_func (wire, pkt_clear);
+  for (guint i = 0; i < n; i++) {
+    Pkt m = make_media (first_seq + i, i);
+    Pkt copy = { g_memdup2 (m.data, m.len), m.len, FALSE };
+    TpssFecError err;
+
+    g_array_append_val (media, m);
+    g_array_append_val (wire, copy);
+    tpss_fec_encoder_add (enc, m.data, m.len, &err);
+    fail_unless_equals_int (err, TPSS_FEC_OK);
+    collect_parity (enc, wire);
+  }
+  tpss_fec_encoder_flush (enc);
+  collect_parity (enc, wire);
+  return wire;
+}
+
+static void
+release_nothing (gpointer handle)
+{
+}
+
+static TpssFecDecoder *
+new_decoder (gint64 size_time)
+{
+  TpssFecDecoderConfig cfg = { size_time, release_nothing };
+  return tpss_fec_decoder_new (&cfg);
+}
+
+static guint16
+pkt_seq (const guint8 * rtp)
+{
+  return (rtp[2] << 8) | rtp[3];
+}
+
+/* Output collected from a decoder: the bytes of each packet, in order. */
+static void
+drain_output (TpssFecDecoder * dec, GPtrArray * out)
+{
+  TpssFecOutput o;
+
+  while (tpss_fec_decoder_pop (dec, &o)) {
+    if (o.handle) {
+      const Pkt *p = o.handle;
+      g_ptr_array_add (out, g_bytes_new (p->data, p->len));
+    } else {
+      g_ptr_array_add (out, g_bytes_new_take (o.data, o.len));
+    }
+  }
+}
+
+/* Sends @wire through a decoder, one packet a millisecond, dropping those
+ * whose index @lost marks; returns the output after the hold time ran out. */
+static GPtrArray *
+decode_wire (GArray * wire, const gboolean * lost, TpssFecDecoderStats * st)
+{
+  TpssFecDecoder *dec = new_decoder (100 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  gint64 now = 0;
+
+  for (guint i = 0; i < wire->len; i++, now += MS) {
+    Pkt *p = &g_array_index (wire, Pkt, i);
+    tpss_fec_decoder_advance (dec, now);
+    if (lost && lost[i])
+      continue;
+    if (p->parity)
+      tpss_fec_decoder_push_fec (dec, p->data, p->len, now);
+    else
+      fail_unless (tpss_fec_decoder_push_media (dec, p, p->data, p->len,
+              now));
+    drain_output (dec, out);
+  }
+  tpss_fec_decoder_advance (dec, now + 1000 * MS);
+  drain_output (dec, out);
+  tpss_fec_decoder_get_stats (dec, st);
+  tpss_fec_decoder_free (dec);
+  return out;
+}
+
+/* Every media packet not in @expect_missing arrives once, in order, equal
+ * to the original byte for byte. */
+static void
+assert_output (GPtrArray * out, GArray * media, const gboolean * missing)
+{
+  guint o = 0;
+
+  for (guint i = 0; i < media->len; i++) {
+    Pkt *m = &g_array_index (media, Pkt, i);
+    GBytes *b;
+    if (missing && missing[i])
+      continue;
+    fail_unless (o < out->len, "output ends before media packet %u", i);
+    b = g_ptr_array_index (out, o++);
+    fail_unless_equals_int (pkt_seq (g_bytes_get_data (b, NULL)),
+        pkt_seq (m->data));
+    fail_unless_equals_int (g_bytes_get_size (b), m->len);
+    fail_unless (memcmp (g_bytes_get_data (b, NULL), m->data, m->len) == 0,
+        "packet %u differs from the original", i);
+  }
+  fail_unless_equals_int (o, out->len);
+}
+
+/* Index on the wire of media packet @i. */
+static guint
+wire_index_of_media (GArray * wire, guint i)
+{
+  for (guint w = 0, m = 0; w < wire->len; w++) {
+    if (g_array_index (wire, Pkt, w).parity)
+      continue;
+    if (m++ == i)
+      return w;
+  }
+  g_assert_not_reached ();
+}
+
+GST_START_TEST (test_header_roundtrip)
+{
+  TpssFecHeader in = { 3, 20, 5, 65530, 100, SSRC, 0x3fff, 1400, 0xdeadbeef },
+      out;
+  guint8 buf[TPSS_FEC_HEADER_SIZE + 4] = { 0 };
+
+  tpss_fec_header_write (&in, buf);
+  fail_unless_equals_int (tpss_fec_header_parse (buf, sizeof (buf), &out),
+      TPSS_FEC_OK);
+  fail_unless_equals_int (out.index, 3);
+  fail_unless_equals_int (out.distance, 20);
+  fail_unless_equals_int (out.length, 5);
+  fail_unless_equals_int (out.sn_base, 65530);
+  fail_unless_equals_int (out.count, 100);
+  fail_unless_equals_int (out.media_ssrc, SSRC);
+  fail_unless_equals_int (out.bits_recovery, 0x3fff);
+  fail_unless_equals_int (out.length_recovery, 1400);
+  fail_unless_equals_int (out.ts_recovery, 0xdeadbeef);
+  fail_unless_equals_int (out.xor_len, 4);
+
+  fail_unless_equals_int (tpss_fec_header_parse (buf, 19, &out),
+      TPSS_FEC_ERR_TRUNCATED);
+  buf[0] = 0x80;
+  fail_unless_equals_int (tpss_fec_header_parse (buf, sizeof (buf), &out),
+      TPSS_FEC_ERR_VERSION);
+  buf[0] = 0x40;
+  buf[1] = 20;                  /* index == k */
+  fail_unless_equals_int (tpss_fec_header_parse (buf, sizeof (buf), &out),
+      TPSS_FEC_ERR_GEOMETRY);
+  buf[1] = 3;
+  buf[6] = 0x01;                /* count 356 > k*l = 100 */
+  fail_unless_equals_int (tpss_fec_header_parse (buf, sizeof (buf), &out),
+      TPSS_FEC_ERR_GEOMETRY);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parity_layout)
+{
+  /* k=4, l=3: a segment of 12 data packets, then 4 parity packets. */
+  TpssFecEncoder *enc = tpss_fec_encoder_new (4, 3);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 1000, 24, media);
+  fail_unless_equals_int (wire->len, 24 + 8);
+  for (guint w = 0; w < wire->len; w++) {
+    gboolean parity = (w % 16) >= 12;
+    Pkt *p = &g_array_index (wire, Pkt, w);
+    fail_unless_equals_int (p->parity, parity);
+    if (parity) {
+      TpssFecHeader h;
+      fail_unless_equals_int (tpss_fec_header_parse (p->data, p->len, &h),
+          TPSS_FEC_OK);
+      fail_unless_equals_int (h.index, (w % 16) - 12);
+      fail_unless_equals_int (h.distance, 4);
+      fail_unless_equals_int (h.length, 3);
+      fail_unless_equals_int (h.count, 12);
+      fail_unless_equals_int (h.sn_base, 1000 + (w / 16) * 12);
+      fail_unless_equals_int (h.media_ssrc, SSRC);
+    }
+  }
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* Every burst of length 1..k at every offset of a segment is repaired. */
+GST_START_TEST (test_every_burst_recovered)
+{
+  for (guint k = 1; k <= 8; k++) {
+    for (guint l = 1; l <= 4; l++) {
+      guint n = k * l;
+      TpssFecEncoder *enc = tpss_fec_encoder_new (k, l);
+      GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+      GArray *wire;
+
+      g_array_set_clear_func (media, pkt_clear);
+      /* Three segments; the burst hits the middle one. */
+      wire = encode_stream (enc, 40000, 3 * n, media);
+      for (guint b = 1; b <= k; b++) {
+        for (guint off = 0; off + b <= n; off++) {
+          gboolean *lost = g_new0 (gboolean, wire->len);
+          TpssFecDecoderStats st;
+          GPtrArray *out;
+
+          for (guint i = 0; i < b; i++)
+            lost[wire_index_of_media (wire, n + off + i)] = TRUE;
+          out = decode_wire (wire, lost, &st);
+          assert_output (out, media, NULL);
+          fail_unless_equals_int (st.recovered, b);
+          fail_unless_equals_int (st.unrecoverable, 0);
+          fail_unless_equals_int (st.malformed, 0);
+          g_ptr_array_unref (out);
+          g_free (lost);
+        }
+      }
+      g_array_unref (wire);
+      g_array_unref (media);
+      tpss_fec_encoder_free (enc);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Any pattern with at most one loss per subsegment is repaired: every
+ * choice of one victim per subsegment, paper geometry k=20, l=5. */
+GST_START_TEST (test_one_loss_per_subsegment)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (20, 5);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  GRand *rand = g_rand_new_with_seed (7);
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 100, 200, media);
+  for (guint round = 0; round < 200; round++) {
+    gboolean *lost = g_new0 (gboolean, wire->len);
+    TpssFecDecoderStats st;
+    GPtrArray *out;
+    guint victims = 0;
+
+    for (guint seg = 0; seg < 2; seg++)
+      for (guint j = 0; j < 20; j++)
+        if (g_rand_boolean (rand)) {
+          /* The decoder's stream starts at the first packet it gets. */
+          guint i = seg * 100 + j + 20 * g_rand_int_range (rand,
+              seg == 0 && j == 0 ? 1 : 0, 5);
+          lost[wire_index_of_media (wire, i)] = TRUE;
+          victims++;
+        }
+    out = decode_wire (wire, lost, &st);
+    assert_output (out, media, NULL);
+    fail_unless_equals_int (st.recovered, victims);
+    fail_unless_equals_int (st.unrecoverable, 0);
+    g_ptr_array_unref (out);
+    g_free (lost);
+  }
+  g_rand_free (rand);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* Two losses in one subsegment: both reported unrecoverable, nothing
+ * mis-repaired, the rest of the segment still repaired. */
+GST_START_TEST (test_two_losses_in_subsegment)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (4, 3);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  gboolean *lost, missing[24] = { 0 };
+  TpssFecDecoderStats st;
+  GPtrArray *out;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 65000, 24, media);
+  lost = g_new0 (gboolean, wire->len);
+  /* Subsegment 1 of segment 0 loses packets 1 and 5; subsegment 2 loses 2. */
+  lost[wire_index_of_media (wire, 1)] = missing[1] = TRUE;
+  lost[wire_index_of_media (wire, 5)] = missing[5] = TRUE;
+  lost[wire_index_of_media (wire, 2)] = TRUE;
+  out = decode_wire (wire, lost, &st);
+  assert_output (out, media, missing);
+  fail_unless_equals_int (st.recovered, 1);
+  fail_unless_equals_int (st.unrecoverable, 2);
+  fail_unless_equals_int (st.malformed, 0);
+  g_ptr_array_unref (out);
+  g_free (lost);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* k and l change between segments; the decoder follows from the headers. */
+GST_START_TEST (test_params_change_midstream)
+{
+  static const guint geo[][2] = { {4, 3}, {1, 1}, {10, 2}, {3, 7}, {4, 3} };
+  TpssFecEncoder *enc = tpss_fec_encoder_new (geo[0][0], geo[0][1]);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *burst_at = g_array_new (FALSE, FALSE, sizeof (guint));
+  gboolean *lost;
+  guint16 seq = 65500;          /* wraps inside the stream */
+  guint i = 0;
+  TpssFecDecoderStats st;
+  GPtrArray *out;
+
+  g_array_set_clear_func (media, pkt_clear);
+  g_array_set_clear_func (wire, pkt_clear);
+  for (guint g = 0; g < G_N_ELEMENTS (geo); g++) {
+    guint k = geo[g][0], n = k * geo[g][1];
+    fail_unless (tpss_fec_encoder_set_params (enc, k, geo[g][1]));
+    for (guint s = 0; s < 2; s++) {
+      g_array_append_val (burst_at, i);
+      for (guint p = 0; p < n; p++, i++, seq++) {
+        Pkt m = make_media (seq, i), c = { g_memdup2 (m.data, m.len), m.len };
+        g_array_append_val (media, m);
+        g_array_append_val (wire, c);
+        tpss_fec_encoder_add (enc, m.data, m.len, NULL);
+        collect_parity (enc, wire);
+      }
+    }
+  }
+  /* In every segment, a burst of k losses at its start (one packet in for
+   * the first, which starts the decoder's stream). */
+  lost = g_new0 (gboolean, wire->len);
+  for (guint b = 0; b < burst_at->len; b++) {
+    guint k = geo[b / 2][0], first = g_array_index (burst_at, guint, b);
+    for (guint x = 0; x < k; x++)
+      lost[wire_index_of_media (wire, first + x + (b == 0))] = TRUE;
+  }
+  out = decode_wire (wire, lost, &st);
+  assert_output (out, media, NULL);
+  fail_unless_equals_int (st.unrecoverable, 0);
+  fail_unless_equals_int (st.recovered, 2 * (4 + 1 + 10 + 3 + 4));
+  g_ptr_array_unref (out);
+  g_free (lost);
+  g_array_unref (burst_at);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* A gap holds later packets for exactly size-time, then is given up; a
+ * stream without loss is never held. */
+GST_START_TEST (test_hold_bound)
+{
+  TpssFecDecoder *dec = new_decoder (50 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  Pkt p[6];
+  TpssFecDecoderStats st;
+
+  for (guint i = 0; i < 6; i++)
+    p[i] = make_media (7 + i, i);
+
+  tpss_fec_decoder_push_media (dec, &p[0], p[0].data, p[0].len, 0);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 1);
+  fail_unless_equals_int (tpss_fec_decoder_next_deadline (dec), -1);
+
+  /* p[1] is lost: p[2] at 10 ms and p[3] at 20 ms wait. */
+  tpss_fec_decoder_push_media (dec, &p[2], p[2].data, p[2].len, 10 * MS);
+  tpss_fec_decoder_push_media (dec, &p[3], p[3].data, p[3].len, 20 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 1);
+  fail_unless_equals_int (tpss_fec_decoder_next_deadline (dec), 60 * MS);
+
+  tpss_fec_decoder_advance (dec, 60 * MS - 1);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 1);
+  tpss_fec_decoder_advance (dec, 60 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 3);
+  fail_unless_equals_int (tpss_fec_decoder_next_deadline (dec), -1);
+
+  /* The lost one turns up late: pushed at once, counted. */
+  tpss_fec_decoder_push_media (dec, &p[1], p[1].data, p[1].len, 70 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 4);
+  /* In-order packets pass straight through. */
+  tpss_fec_decoder_push_media (dec, &p[4], p[4].data, p[4].len, 71 * MS);
+  tpss_fec_decoder_push_media (dec, &p[4], p[4].data, p[4].len, 72 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 5);
+
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.unrecoverable, 1);
+  fail_unless_equals_int (st.late, 1);
+  fail_unless_equals_int (st.duplicates, 1);
+  fail_unless_equals_int (st.media_received, 6);
+
+  g_ptr_array_unref (out);
+  tpss_fec_decoder_free (dec);
+  for (guint i = 0; i < 6; i++)
+    pkt_clear (&p[i]);
+}
+
+GST_END_TEST;
+
+/* Malformed, foreign and forged parity is counted and changes nothing. */
+GST_START_TEST (test_bad_parity)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (2, 2);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  TpssFecDecoder *dec = new_decoder (50 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssFecDecoderStats st;
+  guint8 *bad;
+  Pkt *par;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 10, 4, media);
+  par = &g_array_index (wire, Pkt, 4);
+  fail_unless (par->parity);
+
+  /* Packet 1 lost; 0, 2, 3 arrive; wire[5] is the parity of {1, 3}. */
+  par = &g_array_index (wire, Pkt, 5);
+  for (guint i = 0; i < 4; i++) {
+    Pkt *m = &g_array_index (wire, Pkt, i);
+    if (i != 1)
+      tpss_fec_decoder_push_media (dec, m, m->data, m->len, i * MS);
+  }
+  bad = g_memdup2 (par->data, par->len);
+  fail_if (tpss_fec_decoder_push_fec (dec, bad, 10, 5 * MS));   /* truncated */
+  bad[0] = 0xff;
+  fail_if (tpss_fec_decoder_push_fec (dec, bad, par->len, 5 * MS));
+  memcpy (bad, par->data, par->len);
+  bad[8] ^= 1;                  /* another SSRC */
+  fail_if (tpss_fec_decoder_push_fec (dec, bad, par->len, 5 * MS));
+  memcpy (bad, par->data, par->len);
+  bad[14] = 0xff;               /* length recovery past the payload: forged */
+  bad[15] = 0xff;
+  tpss_fec_decoder_push_fec (dec, bad, par->len, 5 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 1);
+
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.malformed, 3);
+  fail_unless_equals_int (st.foreign, 1);
+  fail_unless_equals_int (st.recovered, 0);
+
+  /* The genuine parity still repairs packet 1. */
+  tpss_fec_decoder_push_fec (dec, par->data, par->len, 6 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 4);
+  assert_output (out, media, NULL);
+
+  g_free (bad);
+  g_ptr_array_unref (out);
+  tpss_fec_decoder_free (dec);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* Malformed media is refused; a sequence jump restarts cleanly. */
+GST_START_TEST (test_media_edge_cases)
+{
+  TpssFecDecoder *dec = new_decoder (50 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  Pkt a = make_media (100, 1), b = make_media (101, 2), far =
+      make_media (30000, 3);
+  guint8 junk[11] = { 0x80 };
+  TpssFecDecoderStats st;
+
+  fail_if (tpss_fec_decoder_push_media (dec, junk, junk, sizeof (junk), 0));
+  tpss_fec_decoder_push_media (dec, &a, a.data, a.len, 0);
+  tpss_fec_decoder_push_media (dec, &far, far.data, far.len, MS);
+  tpss_fec_decoder_push_media (dec, &b, b.data, b.len, 2 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 3);
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.malformed, 1);
+  fail_unless_equals_int (st.resets, 2);
+
+  g_ptr_array_unref (out);
+  tpss_fec_decoder_free (dec);
+  pkt_clear (&a);
+  pkt_clear (&b);
+  pkt_clear (&far);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpssfec_suite (void)
+{
+  Suite *s = suite_create ("tpssfec-core");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_header_roundtrip);
+  tcase_add_test (tc, test_parity_layout);
+  tcase_add_test (tc, test_every_burst_recovered);
+  tcase_add_test (tc, test_one_loss_per_subsegment);
+  tcase_add_test (tc, test_two_losses_in_subsegment);
+  tcase_add_test (tc, test_params_change_midstream);
+  tcase_add_test (tc, test_hold_bound);
+  tcase_add_test (tc, test_bad_parity);
+  tcase_add_test (tc, test_media_edge_cases);
+  return s;
+}
+
+GST_CHECK_MAIN (tpssfec);

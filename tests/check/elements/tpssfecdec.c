@@ -1,0 +1,307 @@
+/* Element tests of tpssfecdec with GstHarness and GstTestClock. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/check/gsttestclock.h>
+#include <gst/rtp/gstrtpbuffer.h>
+
+#include "tpssfec.h"
+
+#define MEDIA_CAPS "application/x-rtp, media=video, clock-rate=90000, " \
+    "encoding-name=H264, payload=96"
+#define FEC_CAPS "application/x-rtp, payload=100"
+
+static GstBuffer *
+make_rtp (guint16 seq, gsize payload_len, gboolean marker)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (payload_len, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, 96);
+  gst_rtp_buffer_set_seq (&rtp, seq);
+  gst_rtp_buffer_set_marker (&rtp, marker);
+  gst_rtp_buffer_set_timestamp (&rtp, seq * 3000);
+  gst_rtp_buffer_set_ssrc (&rtp, 0xabcd);
+  for (gsize i = 0; i < payload_len; i++)
+    ((guint8 *) gst_rtp_buffer_get_payload (&rtp))[i] = (guint8) (seq + i);
+  gst_rtp_buffer_unmap (&rtp);
+  return buf;
+}
+
+static GstBuffer *
+wrap_parity (const guint8 * payload, gsize len, guint pt, guint16 seq)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (len, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, pt);
+  gst_rtp_buffer_set_seq (&rtp, seq);
+  gst_rtp_buffer_set_ssrc (&rtp, 0x5555);
+  memcpy (gst_rtp_buffer_get_payload (&rtp), payload, len);
+  gst_rtp_buffer_unmap (&rtp);
+  return buf;
+}
+
+/* Media packets seq0.. and their parity, made by the core encoder. */
+typedef struct
+{
+  GPtrArray *media;
+  GPtrArray *parity;
+} Stream;
+
+static Stream
+make_stream (guint16 seq0, guint n, guint k, guint l)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (k, l);
+  Stream s = { g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_buffer_unref), g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_buffer_unref)
+  };
+  const guint8 *p;
+  gsize len;
+
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *b = make_rtp (seq0 + i, 20 + 13 * i, i % 3 == 0);
+    GstMapInfo map;
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    tpss_fec_encoder_add (enc, map.data, map.size, NULL);
+    gst_buffer_unmap (b, &map);
+    g_ptr_array_add (s.media, b);
+    while (tpss_fec_encoder_pop (enc, &p, &len, NULL))
+      g_ptr_array_add (s.parity, wrap_parity (p, len, 100, s.parity->len));
+  }
+  tpss_fec_encoder_free (enc);
+  return s;
+}
+
+static void
+stream_clear (Stream * s)
+{
+  g_ptr_array_unref (s->media);
+  g_ptr_array_unref (s->parity);
+}
+
+/* The element with "key=value ..." properties applied. */
+static GstElement *
+make_element (const gchar * factory, const gchar * props)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  gchar **kv = g_strsplit (props, " ", -1);
+
+  fail_unless (e != NULL);
+  for (gchar ** p = kv; *p; p++) {
+    gchar **pair = g_strsplit (*p, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
+    g_strfreev (pair);
+  }
+  g_strfreev (kv);
+  return e;
+}
+
+static void
+setup (GstHarness ** h, GstHarness ** fec, const gchar * props)
+{
+  GstElement *e = make_element ("tpssfecdec", props);
+
+  *h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_use_testclock (*h);
+  gst_harness_set_src_caps_str (*h, MEDIA_CAPS);
+  *fec = gst_harness_new_with_element ((*h)->element, "fec_0", NULL);
+  gst_harness_set_src_caps_str (*fec, FEC_CAPS);
+}
+
+static guint64
+stat_u64 (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  guint64 v = 0;
+
+  g_object_get (e, "stats", &s, NULL);
+  fail_unless (gst_structure_get_uint64 (s, field, &v));
+  gst_structure_free (s);
+  return v;
+}
+
+static void
+assert_pull_equal (GstHarness * h, GstBuffer * expected)
+{
+  GstBuffer *out = gst_harness_pull (h);
+
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out),
+      gst_buffer_get_size (expected));
+  {
+    GstMapInfo a, b;
+    gst_buffer_map (out, &a, GST_MAP_READ);
+    gst_buffer_map (expected, &b, GST_MAP_READ);
+    fail_unless (memcmp (a.data, b.data, a.size) == 0);
+    gst_buffer_unmap (out, &a);
+    gst_buffer_unmap (expected, &b);
+  }
+  gst_buffer_unref (out);
+}
+
+GST_START_TEST (test_recovers_in_order)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (65533, 6, 3, 2);      /* wraps */
+
+  setup (&h, &fec, "size-time=100000000");
+  for (guint i = 0; i < 6; i++)
+    if (i != 2)
+      gst_harness_push (h, gst_buffer_ref (s.media->pdata[i]));
+  /* 0 and 1 pass; 3, 4, 5 wait behind the gap. */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  for (guint j = 0; j < s.parity->len; j++)
+    fail_unless_equals_int (gst_harness_push (fec,
+            gst_buffer_ref (s.parity->pdata[j])), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 6);
+  for (guint i = 0; i < 6; i++)
+    assert_pull_equal (h, s.media->pdata[i]);
+
+  fail_unless_equals_int (stat_u64 (h->element, "recovered"), 1);
+  fail_unless_equals_int (stat_u64 (h->element, "fec-received"), 3);
+  fail_unless_equals_int (stat_u64 (h->element, "unrecoverable"), 0);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gap_released_after_size_time)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 4, 2, 2);
+  GstTestClock *clock;
+  GstClockID id;
+
+  setup (&h, &fec, "size-time=50000000");
+  gst_harness_set_time (h, 0);
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[0]));
+  gst_harness_set_time (h, 10 * GST_MSECOND);
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[2]));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+
+  /* The timer waits for exactly arrival + size-time. */
+  clock = gst_harness_get_testclock (h);
+  gst_test_clock_wait_for_next_pending_id (clock, &id);
+  gst_object_unref (clock);
+  fail_unless_equals_uint64 (gst_clock_id_get_time (id), 60 * GST_MSECOND);
+  gst_clock_id_unref (id);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  gst_buffer_unref (gst_harness_pull (h));
+  assert_pull_equal (h, s.media->pdata[2]);
+  fail_unless_equals_int (stat_u64 (h->element, "unrecoverable"), 1);
+
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_parity_counted)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 4, 2, 2);
+  GstBuffer *junk = gst_buffer_new_allocate (NULL, 7, NULL);
+  guint8 garbage[30] = { 0x40, 5, 1, 1 };
+
+  setup (&h, &fec, "pt=100");
+  for (guint i = 0; i < 4; i++)
+    if (i != 1)
+      gst_harness_push (h, gst_buffer_ref (s.media->pdata[i]));
+  gst_buffer_memset (junk, 0, 0, 7);
+  fail_unless_equals_int (gst_harness_push (fec, junk), GST_FLOW_OK);
+  gst_harness_push (fec, wrap_parity (garbage, sizeof (garbage), 100, 1));
+  gst_harness_push (fec, wrap_parity (garbage, sizeof (garbage), 99, 2));
+  fail_unless_equals_int (stat_u64 (h->element, "malformed"), 2);
+  fail_unless_equals_int (stat_u64 (h->element, "foreign"), 1);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+
+  /* Genuine parity still repairs packet 1, and the rest follows. */
+  for (guint j = 0; j < s.parity->len; j++)
+    gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[j]));
+  for (guint i = 0; i < 4; i++)
+    assert_pull_equal (h, s.media->pdata[i]);
+
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_eos_releases_held)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 4, 2, 2);
+
+  setup (&h, &fec, "");
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[0]));
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[3]));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  fail_unless_equals_int (stat_u64 (h->element, "unrecoverable"), 2);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency_includes_size_time)
+{
+  GstHarness *h, *fec;
+
+  setup (&h, &fec, "size-time=30000000");
+  fail_unless_equals_uint64 (gst_harness_query_latency (h), 30 * GST_MSECOND);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flush_forgets)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 4, 2, 2);
+
+  setup (&h, &fec, "");
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[0]));
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[2]));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_harness_set_src_caps_str (h, MEDIA_CAPS);
+  /* After the flush the stream starts over at whatever comes next. */
+  gst_harness_push (h, gst_buffer_ref (s.media->pdata[3]));
+  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpssfecdec_suite (void)
+{
+  Suite *s = suite_create ("tpssfecdec");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_recovers_in_order);
+  tcase_add_test (tc, test_gap_released_after_size_time);
+  tcase_add_test (tc, test_bad_parity_counted);
+  tcase_add_test (tc, test_eos_releases_held);
+  tcase_add_test (tc, test_latency_includes_size_time);
+  tcase_add_test (tc, test_flush_forgets);
+  return s;
+}
+
+GST_CHECK_MAIN (tpssfecdec);
