@@ -21,14 +21,16 @@
  * |[
  * gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency ! rtph264pay ! \
  *   tpssfecenc name=fec packet-distance=4 subsegment-length=5 ! udpsink host=127.0.0.1 port=5000 \
- *   fec.fec_0 ! udpsink host=127.0.0.1 port=5002
- * ]| Sends H.264 on port 5000 and its parity on port 5002.
+ *   fec.fec_0 ! udpsink host=127.0.0.1 port=5002 async=false
+ * ]| Sends H.264 on port 5000 and its parity on port 5002. The parity branch
+ * gets its first buffer only after a segment of media, so its sink must not
+ * wait for preroll (`async=false`), or each branch needs a queue.
  *
  * With rtpbin:
  * |[
  * gst-launch-1.0 rtpbin name=rtp fec-encoders='fec,0="tpssfecenc\ packet-distance\=4";' \
  *   videotestsrc is-live=true ! x264enc tune=zerolatency ! rtph264pay ! rtp.send_rtp_sink_0 \
- *   rtp.send_rtp_src_0 ! udpsink port=5000 rtp.send_fec_src_0_0 ! udpsink port=5002
+ *   rtp.send_rtp_src_0 ! udpsink port=5000 rtp.send_fec_src_0_0 ! udpsink port=5002 async=false
  * ]|
  */
 #ifdef HAVE_CONFIG_H
@@ -345,13 +347,35 @@ reset_state (GstTpssFecEnc * self)
   self->fec_caps_pending = TRUE;
 }
 
+/* fec_0 appears on the first READY->PAUSED, announced with pad-added: that
+ * is how rtpbin (and delayed linking in gst-launch) finds it. It stays. */
+static void
+add_fec_pad (GstTpssFecEnc * self)
+{
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
+
+  if (self->fecpad)
+    return;
+  self->fecpad = gst_pad_new_from_template (gst_element_class_get_pad_template
+      (klass, "fec_%u"), "fec_0");
+  gst_pad_set_query_function (self->fecpad, gst_tpss_fec_enc_fec_query);
+  gst_pad_set_iterate_internal_links_function (self->fecpad,
+      gst_tpss_fec_enc_iterate_internal_links);
+  gst_pad_use_fixed_caps (self->fecpad);
+  gst_pad_set_active (self->fecpad, TRUE);
+  gst_element_add_pad (GST_ELEMENT (self), self->fecpad);
+  gst_element_no_more_pads (GST_ELEMENT (self));
+}
+
 static GstStateChangeReturn
 gst_tpss_fec_enc_change_state (GstElement * element, GstStateChange transition)
 {
   GstTpssFecEnc *self = GST_TPSS_FEC_ENC (element);
 
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     reset_state (self);
+    add_fec_pad (self);
+  }
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
@@ -489,8 +513,6 @@ gst_tpss_fec_enc_class_init (GstTpssFecEncClass * klass)
 static void
 gst_tpss_fec_enc_init (GstTpssFecEnc * self)
 {
-  GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
-
   self->packet_distance = DEFAULT_PACKET_DISTANCE;
   self->subsegment_length = DEFAULT_SUBSEGMENT_LENGTH;
   self->pt = DEFAULT_PT;
@@ -512,13 +534,4 @@ gst_tpss_fec_enc_init (GstTpssFecEnc * self)
   GST_PAD_SET_PROXY_CAPS (self->srcpad);
   GST_PAD_SET_PROXY_ALLOCATION (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
-
-  /* Always there: rtpbin links it as send_fec_src_%u_0. */
-  self->fecpad = gst_pad_new_from_template (gst_element_class_get_pad_template
-      (klass, "fec_%u"), "fec_0");
-  gst_pad_set_query_function (self->fecpad, gst_tpss_fec_enc_fec_query);
-  gst_pad_set_iterate_internal_links_function (self->fecpad,
-      gst_tpss_fec_enc_iterate_internal_links);
-  gst_pad_use_fixed_caps (self->fecpad);
-  gst_element_add_pad (GST_ELEMENT (self), self->fecpad);
 }

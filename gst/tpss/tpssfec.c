@@ -420,6 +420,11 @@ typedef struct {
   TpssFecHeader hdr;            /* xor_data points into bytes */
   guint8 *bytes;
   gint64 arrival;
+  /* One packet missing, but no later media seen yet: it may still be on its
+   * way (parity often travels on another socket), so wait for a packet past
+   * it before repairing. */
+  gboolean deferred;
+  guint16 wait_seq;
 } PendingFec;
 
 struct _TpssFecDecoder {
@@ -436,6 +441,7 @@ struct _TpssFecDecoder {
   GQueue pending;               /* PendingFec that still miss two or more */
   GQueue out;                   /* TpssFecOutput */
   GPtrArray *deferred;          /* handles to release once `out` is empty */
+  gint64 last_now;
 
   TpssFecDecoderStats stats;
 };
@@ -710,9 +716,12 @@ recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, guint16 seq,
 }
 
 /* Returns the number of packets @hdr's subsegment still misses, recovering
- * the one missing packet when there is exactly one. */
+ * the one missing packet when there is exactly one. A missing packet past
+ * the newest media received is left for later (returns 1, @wait_seq set)
+ * unless @force. */
 static guint
-try_recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, gint64 now)
+try_recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, gint64 now,
+    gboolean force, guint16 * wait_seq)
 {
   guint n = tpss_fec_subsegment_size (hdr->distance, hdr->count, hdr->index);
   guint missing = 0;
@@ -726,22 +735,32 @@ try_recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, gint64 now)
     }
   }
   if (missing == 1) {
+    if (!force && seq_diff (missing_seq, dec->head) >= 0) {
+      *wait_seq = missing_seq;
+      return 1;
+    }
     recover (dec, hdr, missing_seq, now);
     return 0;
   }
   return missing;
 }
 
-/* A packet arrived: parity waiting for it may now repair another one. */
+/* Media @seq arrived (or, with @force, the stream ends): parity waiting for
+ * it, or for a packet past its missing one, may repair now. */
 static void
-retry_pending (TpssFecDecoder * dec, guint16 seq, gint64 now)
+retry_pending (TpssFecDecoder * dec, guint16 seq, gint64 now, gboolean force)
 {
   for (GList * l = dec->pending.head; l;) {
     PendingFec *p = l->data;
     GList *next = l->next;
-    if (fec_covers (&p->hdr, seq) && try_recover (dec, &p->hdr, now) < 2) {
-      g_queue_delete_link (&dec->pending, l);
-      pending_free (p);
+    if (force || fec_covers (&p->hdr, seq) ||
+        (p->deferred && seq_diff (seq, p->wait_seq) > 0)) {
+      guint missing = try_recover (dec, &p->hdr, now, force, &p->wait_seq);
+      p->deferred = missing == 1;
+      if (missing == 0) {
+        g_queue_delete_link (&dec->pending, l);
+        pending_free (p);
+      }
     }
     l = next;
   }
@@ -775,8 +794,9 @@ tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
     return FALSE;
   }
 
+  dec->last_now = now;
   store (dec, seq, handle, data, NULL, len, now);
-  retry_pending (dec, seq, now);
+  retry_pending (dec, seq, now, FALSE);
   evict_old (dec, now);
   prune_held (dec);
   return TRUE;
@@ -797,6 +817,8 @@ tpss_fec_decoder_push_fec (TpssFecDecoder * dec, const guint8 * data,
 {
   TpssFecHeader hdr;
   PendingFec *p;
+  guint16 wait_seq = 0;
+  guint missing;
 
   if (tpss_fec_header_parse (data, len, &hdr) != TPSS_FEC_OK) {
     dec->stats.malformed++;
@@ -809,12 +831,16 @@ tpss_fec_decoder_push_fec (TpssFecDecoder * dec, const guint8 * data,
     return FALSE;
   }
 
-  if (try_recover (dec, &hdr, now) >= 2) {
+  dec->last_now = now;
+  missing = try_recover (dec, &hdr, now, FALSE, &wait_seq);
+  if (missing > 0) {
     p = g_new (PendingFec, 1);
     p->bytes = g_memdup2 (data, len);
     p->hdr = hdr;
     p->hdr.xor_data = p->bytes + TPSS_FEC_HEADER_SIZE;
     p->arrival = now;
+    p->deferred = missing == 1;
+    p->wait_seq = wait_seq;
     g_queue_push_tail (&dec->pending, p);
   }
   evict_old (dec, now);
@@ -822,22 +848,57 @@ tpss_fec_decoder_push_fec (TpssFecDecoder * dec, const guint8 * data,
   return TRUE;
 }
 
+/* Deferred repairs wait for a later packet at most size-time too. */
+static gint64
+deferred_deadline (const TpssFecDecoder * dec)
+{
+  gint64 deadline = -1;
+
+  for (const GList * l = dec->pending.head; l; l = l->next) {
+    const PendingFec *p = l->data;
+    gint64 t = p->arrival + dec->cfg.size_time;
+    if (p->deferred && (deadline < 0 || t < deadline))
+      deadline = t;
+  }
+  return deadline;
+}
+
+static void
+force_deferred (TpssFecDecoder * dec, gint64 now)
+{
+  for (GList * l = dec->pending.head; l;) {
+    PendingFec *p = l->data;
+    GList *next = l->next;
+    if (p->deferred && p->arrival + dec->cfg.size_time <= now) {
+      try_recover (dec, &p->hdr, now, TRUE, &p->wait_seq);
+      g_queue_delete_link (&dec->pending, l);
+      pending_free (p);
+    }
+    l = next;
+  }
+}
+
 gint64
 tpss_fec_decoder_next_deadline (const TpssFecDecoder * dec)
 {
   const HeldEntry *e = dec->held.head ? dec->held.head->data : NULL;
+  gint64 held = e ? e->arrival + dec->cfg.size_time : -1;
+  gint64 deferred = deferred_deadline (dec);
 
-  return e ? e->arrival + dec->cfg.size_time : -1;
+  if (held < 0 || (deferred >= 0 && deferred < held))
+    return deferred;
+  return held;
 }
 
 void
 tpss_fec_decoder_advance (TpssFecDecoder * dec, gint64 now)
 {
-  gint64 deadline;
+  const HeldEntry *e;
 
+  force_deferred (dec, now);
   prune_held (dec);
-  while ((deadline = tpss_fec_decoder_next_deadline (dec)) >= 0 &&
-      deadline <= now) {
+  while ((e = g_queue_peek_head (&dec->held)) &&
+      e->arrival + dec->cfg.size_time <= now) {
     give_up_gap (dec);
     prune_held (dec);
   }
@@ -847,6 +908,7 @@ tpss_fec_decoder_advance (TpssFecDecoder * dec, gint64 now)
 void
 tpss_fec_decoder_drain (TpssFecDecoder * dec)
 {
+  retry_pending (dec, 0, dec->last_now, TRUE);
   while (dec->started && dec->next_out != dec->head)
     give_up_gap (dec);
   prune_held (dec);

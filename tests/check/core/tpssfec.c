@@ -140,7 +140,7 @@ drain_output (TpssFecDecoder * dec, GPtrArray * out)
 static GPtrArray *
 decode_wire (GArray * wire, const gboolean * lost, TpssFecDecoderStats * st)
 {
-  TpssFecDecoder *dec = new_decoder (100 * MS);
+  TpssFecDecoder *dec = new_decoder (1000 * MS);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
   gint64 now = 0;
@@ -157,7 +157,7 @@ decode_wire (GArray * wire, const gboolean * lost, TpssFecDecoderStats * st)
               now));
     drain_output (dec, out);
   }
-  tpss_fec_decoder_advance (dec, now + 1000 * MS);
+  tpss_fec_decoder_advance (dec, now + 2000 * MS);
   drain_output (dec, out);
   tpss_fec_decoder_get_stats (dec, st);
   tpss_fec_decoder_free (dec);
@@ -551,6 +551,56 @@ GST_START_TEST (test_bad_parity)
 
 GST_END_TEST;
 
+/* Parity that overtakes the last media of its segment (another socket)
+ * does not "repair" a packet still on its way; if nothing follows, the
+ * repair happens when the hold time runs out. */
+GST_START_TEST (test_parity_overtakes_media)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (2, 2);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  TpssFecDecoderStats st;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 10, 4, media);     /* m0 m1 m2 m3 p0 p1 */
+
+  for (guint lose_last = 0; lose_last < 2; lose_last++) {
+    TpssFecDecoder *dec = new_decoder (50 * MS);
+    GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+    static const guint order[] = { 0, 1, 2, 4, 5, 3 };
+
+    for (guint i = 0; i < G_N_ELEMENTS (order); i++) {
+      Pkt *p = &g_array_index (wire, Pkt, order[i]);
+      if (order[i] == 3 && lose_last)
+        continue;
+      if (p->parity)
+        tpss_fec_decoder_push_fec (dec, p->data, p->len, i * MS);
+      else
+        tpss_fec_decoder_push_media (dec, p, p->data, p->len, i * MS);
+    }
+    drain_output (dec, out);
+    fail_unless_equals_int (out->len, 3 + !lose_last);
+    if (lose_last) {
+      /* p1 came at 4 ms: the repair waits until 54 ms, not longer. */
+      fail_unless_equals_int (tpss_fec_decoder_next_deadline (dec), 54 * MS);
+      tpss_fec_decoder_advance (dec, 54 * MS);
+      drain_output (dec, out);
+    }
+    assert_output (out, media, NULL);
+    tpss_fec_decoder_get_stats (dec, &st);
+    fail_unless_equals_int (st.recovered, lose_last);
+    fail_unless_equals_int (st.duplicates, 0);
+    g_ptr_array_unref (out);
+    tpss_fec_decoder_free (dec);
+  }
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
 /* Malformed media is refused; a sequence jump restarts cleanly. */
 GST_START_TEST (test_media_edge_cases)
 {
@@ -595,6 +645,7 @@ tpssfec_suite (void)
   tcase_add_test (tc, test_two_losses_in_subsegment);
   tcase_add_test (tc, test_params_change_midstream);
   tcase_add_test (tc, test_hold_bound);
+  tcase_add_test (tc, test_parity_overtakes_media);
   tcase_add_test (tc, test_bad_parity);
   tcase_add_test (tc, test_media_edge_cases);
   return s;

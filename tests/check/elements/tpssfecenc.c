@@ -50,6 +50,7 @@ setup (GstHarness ** h, GstHarness ** fec, const gchar * props)
 
   *h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
+  gst_harness_play (*h);        /* fec_0 appears in PAUSED */
   *fec = gst_harness_new_with_element ((*h)->element, NULL, "fec_0");
   gst_harness_set_src_caps_str (*h, MEDIA_CAPS);
 }
