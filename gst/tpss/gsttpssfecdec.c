@@ -263,7 +263,8 @@ gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
 {
   GstClock *clock;
   GstClockTime base;
-  gint64 deadline;
+  GstClockID id;
+  gint64 deadline = -1;
   GQueue q;
 
   g_mutex_lock (&self->lock);
@@ -280,15 +281,15 @@ gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
   if (!clock)
     clock = gst_system_clock_obtain ();
   base = gst_element_get_base_time (GST_ELEMENT (self));
-  self->clock_id = gst_clock_new_single_shot_id (clock, base + deadline);
+  id = self->clock_id = gst_clock_new_single_shot_id (clock, base + deadline);
   gst_object_unref (clock);
   g_mutex_unlock (&self->lock);
 
-  gst_clock_id_wait (self->clock_id, NULL);
+  gst_clock_id_wait (id, NULL);
 
   g_mutex_lock (&self->lock);
-  gst_clock_id_unref (self->clock_id);
   self->clock_id = NULL;
+  gst_clock_id_unref (id);
   if (self->flushing) {
     g_mutex_unlock (&self->lock);
     return;

@@ -515,9 +515,10 @@ forget_all (TpssFecDecoder * dec)
 {
   PendingFec *p;
 
-  for (guint i = 0; i < 65536; i++)
-    if (dec->slots[i].state != SLOT_EMPTY)
-      slot_clear (dec, &dec->slots[i]);
+  /* Everything stored lies in [tail, head). */
+  for (guint16 seq = dec->tail; dec->started && seq != dec->head; seq++)
+    if (dec->slots[seq].state != SLOT_EMPTY)
+      slot_clear (dec, &dec->slots[seq]);
   g_queue_clear_full (&dec->held, g_free);
   while ((p = g_queue_pop_head (&dec->pending)))
     pending_free (p);
