@@ -70,6 +70,7 @@ struct _GstTpssFecDec
   GCond cond;
   TpssFecDecoder *core;
   gboolean flushing;
+  gboolean timer_idle;          /* the timer waits for a first deadline */
   GstClockID clock_id;
   GstClockTime last_pts, last_dts;      /* stamps for recovered packets */
   guint64 wrong_pt;
@@ -121,34 +122,58 @@ get_stats (GstTpssFecDec * self)
       "recovered", G_TYPE_UINT64, st.recovered,
       "unrecoverable", G_TYPE_UINT64, st.unrecoverable,
       "late", G_TYPE_UINT64, st.late,
+      "out-of-window", G_TYPE_UINT64, st.out_of_window,
       "duplicates", G_TYPE_UINT64, st.duplicates,
       "malformed", G_TYPE_UINT64, st.malformed,
       "foreign", G_TYPE_UINT64, st.foreign + wrong_pt,
       "resets", G_TYPE_UINT64, st.resets, NULL);
 }
 
-/* Running time in ns, the core's clock. */
+/* Running time in ns, the core's clock (the monotonic clock, which the
+ * system clock uses, until the element has one). Once per packet: no refs. */
 static gint64
 running_now (GstTpssFecDec * self)
 {
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
-  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
-  GstClockTime now;
+  GstClockTime now, base;
 
-  if (!clock)
-    clock = gst_system_clock_obtain ();
-  now = gst_clock_get_time (clock);
-  gst_object_unref (clock);
+  GST_OBJECT_LOCK (self);
+  base = GST_ELEMENT_CAST (self)->base_time;
+  if (GST_ELEMENT_CLOCK (self))
+    now = gst_clock_get_time (GST_ELEMENT_CLOCK (self));
+  else
+    now = g_get_monotonic_time () * GST_USECOND;
+  GST_OBJECT_UNLOCK (self);
   return now > base ? (gint64) (now - base) : 0;
 }
 
-/* Takes what the core has to output, with `lock` held. */
-static GQueue
-collect_output (GstTpssFecDec * self)
+/* Buffers to push, in order; most calls have one. */
+typedef struct
 {
-  GQueue q = G_QUEUE_INIT;
+  GstBuffer *first[8];
+  guint n;
+  GPtrArray *more;
+} Outputs;
+
+static void
+outputs_add (Outputs * out, GstBuffer * buf)
+{
+  if (out->n < G_N_ELEMENTS (out->first)) {
+    out->first[out->n++] = buf;
+    return;
+  }
+  if (!out->more)
+    out->more = g_ptr_array_new ();
+  g_ptr_array_add (out->more, buf);
+}
+
+/* Takes what the core has to output, with `lock` held. */
+static void
+collect_output (GstTpssFecDec * self, Outputs * out)
+{
   TpssFecOutput o;
 
+  out->n = 0;
+  out->more = NULL;
   while (tpss_fec_decoder_pop (self->core, &o)) {
     GstBuffer *buf;
 
@@ -160,50 +185,59 @@ collect_output (GstTpssFecDec * self)
       GST_BUFFER_DTS (buf) = self->last_dts;
       GST_DEBUG_OBJECT (self, "recovered seq %u", o.seq);
     }
-    g_queue_push_tail (&q, buf);
+    outputs_add (out, buf);
   }
-  return q;
 }
 
-/* Releases `lock` and pushes @q in order. */
 static GstFlowReturn
-unlock_and_push (GstTpssFecDec * self, GQueue * q)
+push_or_drop (GstTpssFecDec * self, GstBuffer * buf, GstFlowReturn ret)
+{
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  return gst_pad_push (self->srcpad, buf);
+}
+
+/* Releases `lock` and pushes @out in order. */
+static GstFlowReturn
+unlock_and_push (GstTpssFecDec * self, Outputs * out)
 {
   GstFlowReturn ret = GST_FLOW_OK;
-  GstBuffer *buf;
 
   g_mutex_lock (&self->push_lock);
   g_mutex_unlock (&self->lock);
-  while ((buf = g_queue_pop_head (q))) {
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push (self->srcpad, buf);
-    else
-      gst_buffer_unref (buf);
-  }
+  for (guint i = 0; i < out->n; i++)
+    ret = push_or_drop (self, out->first[i], ret);
+  for (guint i = 0; out->more && i < out->more->len; i++)
+    ret = push_or_drop (self, g_ptr_array_index (out->more, i), ret);
   g_mutex_unlock (&self->push_lock);
+  if (out->more)
+    g_ptr_array_unref (out->more);
   return ret;
 }
 
-static GstFlowReturn
-gst_tpss_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
+/* With `lock`: wakes the timer if it sleeps and now has a deadline (a futex
+ * wake per packet otherwise costs more than the rest of the element). */
+static void
+wake_timer (GstTpssFecDec * self)
 {
-  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+  if (self->timer_idle && tpss_fec_decoder_next_deadline (self->core) >= 0)
+    g_cond_signal (&self->cond);
+}
+
+/* Hands one media buffer to the core, with `lock` held. */
+static void
+push_media_locked (GstTpssFecDec * self, GstBuffer * buffer, gint64 now)
+{
   MediaHandle *h = g_new (MediaHandle, 1);
-  gint64 now = running_now (self);
-  GQueue q;
 
   h->buffer = buffer;
   if (!gst_buffer_map (buffer, &h->map, GST_MAP_READ)) {
+    GST_WARNING_OBJECT (self, "cannot map a media buffer, dropped");
     gst_buffer_unref (buffer);
     g_free (h);
-    return GST_FLOW_ERROR;
-  }
-
-  g_mutex_lock (&self->lock);
-  if (self->flushing) {
-    g_mutex_unlock (&self->lock);
-    media_handle_release (h);
-    return GST_FLOW_FLUSHING;
+    return;
   }
   self->last_pts = GST_BUFFER_PTS (buffer);
   self->last_dts = GST_BUFFER_DTS (buffer);
@@ -212,9 +246,48 @@ gst_tpss_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
     GST_LOG_OBJECT (self, "dropped a malformed or duplicate media packet");
     media_handle_release (h);
   }
-  q = collect_output (self);
-  g_cond_signal (&self->cond);
-  return unlock_and_push (self, &q);
+}
+
+static GstFlowReturn
+gst_tpss_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+  gint64 now = running_now (self);
+  Outputs out;
+
+  g_mutex_lock (&self->lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    gst_buffer_unref (buffer);
+    return GST_FLOW_FLUSHING;
+  }
+  push_media_locked (self, buffer, now);
+  collect_output (self, &out);
+  wake_timer (self);
+  return unlock_and_push (self, &out);
+}
+
+static GstFlowReturn
+gst_tpss_fec_dec_chain_list (GstPad * pad, GstObject * parent,
+    GstBufferList * list)
+{
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+  gint64 now = running_now (self);
+  Outputs out;
+
+  g_mutex_lock (&self->lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    gst_buffer_list_unref (list);
+    return GST_FLOW_FLUSHING;
+  }
+  for (guint i = 0; i < gst_buffer_list_length (list); i++)
+    push_media_locked (self, gst_buffer_ref (gst_buffer_list_get (list, i)),
+        now);
+  gst_buffer_list_unref (list);
+  collect_output (self, &out);
+  wake_timer (self);
+  return unlock_and_push (self, &out);
 }
 
 static GstFlowReturn
@@ -225,7 +298,7 @@ gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
   gint64 now = running_now (self);
   guint pt;
-  GQueue q;
+  Outputs out;
 
   GST_OBJECT_LOCK (self);
   pt = self->pt;
@@ -250,9 +323,9 @@ gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
     gst_rtp_buffer_unmap (&rtp);
   }
   gst_buffer_unref (buffer);
-  q = collect_output (self);
-  g_cond_signal (&self->cond);
-  unlock_and_push (self, &q);
+  collect_output (self, &out);
+  wake_timer (self);
+  unlock_and_push (self, &out);
   /* Parity problems never stop the FEC branch. */
   return GST_FLOW_OK;
 }
@@ -265,12 +338,15 @@ gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
   GstClockTime base;
   GstClockID id;
   gint64 deadline = -1;
-  GQueue q;
+  Outputs out;
 
   g_mutex_lock (&self->lock);
   while (!self->flushing &&
-      (deadline = tpss_fec_decoder_next_deadline (self->core)) < 0)
+      (deadline = tpss_fec_decoder_next_deadline (self->core)) < 0) {
+    self->timer_idle = TRUE;
     g_cond_wait (&self->cond, &self->lock);
+  }
+  self->timer_idle = FALSE;
   if (self->flushing) {
     g_mutex_unlock (&self->lock);
     gst_pad_pause_task (self->srcpad);
@@ -295,8 +371,8 @@ gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
     return;
   }
   tpss_fec_decoder_advance (self->core, running_now (self));
-  q = collect_output (self);
-  unlock_and_push (self, &q);
+  collect_output (self, &out);
+  unlock_and_push (self, &out);
 }
 
 static void
@@ -346,12 +422,12 @@ gst_tpss_fec_dec_sink_event (GstPad * pad, GstObject * parent,
       start_timer (self);
       return gst_pad_push_event (self->srcpad, event);
     case GST_EVENT_EOS:{
-      GQueue q;
+      Outputs out;
 
       g_mutex_lock (&self->lock);
       tpss_fec_decoder_drain (self->core);
-      q = collect_output (self);
-      unlock_and_push (self, &q);
+      collect_output (self, &out);
+      unlock_and_push (self, &out);
       return gst_pad_push_event (self->srcpad, event);
     }
     default:
@@ -493,6 +569,8 @@ gst_tpss_fec_dec_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       g_mutex_lock (&self->lock);
       tpss_fec_decoder_set_size_time (self->core, t);
+      if (self->clock_id)       /* the timer recomputes its deadline */
+        gst_clock_id_unschedule (self->clock_id);
       g_mutex_unlock (&self->lock);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_latency (GST_OBJECT (self)));
@@ -587,13 +665,16 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
    *   repairs that did not give a valid RTP packet (forged parity), dropped;
    * foreign (guint64): parity for another SSRC, payload type or outside the
    *   sequence window, dropped;
+   * out-of-window (guint64): media far off the stream's sequence numbers,
+   *   dropped (two in a row start a new stream);
    * resets (guint64): sequence jumps or SSRC changes that restarted the
    *   decoder.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters: received, fec-received, recovered, unrecoverable, late, "
-          "duplicates, malformed, foreign, resets", GST_TYPE_STRUCTURE,
+          "out-of-window, duplicates, malformed, foreign, resets",
+          GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -626,6 +707,8 @@ gst_tpss_fec_dec_init (GstTpssFecDec * self)
 
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_tpss_fec_dec_chain);
+  gst_pad_set_chain_list_function (self->sinkpad,
+      gst_tpss_fec_dec_chain_list);
   gst_pad_set_event_function (self->sinkpad, gst_tpss_fec_dec_sink_event);
   gst_pad_set_iterate_internal_links_function (self->sinkpad,
       gst_tpss_fec_dec_iterate_internal_links);

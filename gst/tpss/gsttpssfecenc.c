@@ -72,15 +72,22 @@ struct _GstTpssFecEnc
   guint pt;
   guint ssrc;
 
-  /* State, streaming thread only (stats under the object lock) */
+  gint params_changed;          /* atomic: k or l set since last packet */
+
+  /* State, streaming thread only; counters written there with relaxed
+   * atomics, read by get_stats; core_distance/length under the object lock */
   TpssFecEncoder *core;
   guint core_distance, core_length;
   guint32 fec_ssrc;
   guint16 fec_seq;
+  guint fec_pt;
   gint clock_rate;
   gboolean fec_caps_pending;
   guint64 protected, parity_sent, malformed;
 };
+
+#define COUNT(field) __atomic_add_fetch (&(field), 1, __ATOMIC_RELAXED)
+#define READ(field) __atomic_load_n (&(field), __ATOMIC_RELAXED)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
@@ -101,9 +108,9 @@ get_stats (GstTpssFecEnc * self)
 
   GST_OBJECT_LOCK (self);
   s = gst_structure_new ("application/x-tpss-fecenc-stats",
-      "protected", G_TYPE_UINT64, self->protected,
-      "parity-sent", G_TYPE_UINT64, self->parity_sent,
-      "malformed", G_TYPE_UINT64, self->malformed,
+      "protected", G_TYPE_UINT64, READ (self->protected),
+      "parity-sent", G_TYPE_UINT64, READ (self->parity_sent),
+      "malformed", G_TYPE_UINT64, READ (self->malformed),
       "packet-distance", G_TYPE_UINT, self->core_distance,
       "subsegment-length", G_TYPE_UINT, self->core_length, NULL);
   GST_OBJECT_UNLOCK (self);
@@ -117,7 +124,7 @@ push_fec_caps (GstTpssFecEnc * self)
   guint pt;
 
   GST_OBJECT_LOCK (self);
-  pt = self->pt;
+  pt = self->fec_pt = self->pt;
   GST_OBJECT_UNLOCK (self);
 
   caps = gst_caps_new_simple ("application/x-rtp",
@@ -137,6 +144,8 @@ sync_params (GstTpssFecEnc * self)
 {
   guint k, l;
 
+  if (!g_atomic_int_compare_and_exchange (&self->params_changed, TRUE, FALSE))
+    return;
   GST_OBJECT_LOCK (self);
   k = self->packet_distance;
   l = self->subsegment_length;
@@ -158,14 +167,9 @@ make_parity_buffer (GstTpssFecEnc * self, const guint8 * payload, gsize len,
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
   GstBuffer *buf = gst_rtp_buffer_new_allocate (len, 0, 0);
-  guint pt;
-
-  GST_OBJECT_LOCK (self);
-  pt = self->pt;
-  GST_OBJECT_UNLOCK (self);
 
   gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
-  gst_rtp_buffer_set_payload_type (&rtp, pt);
+  gst_rtp_buffer_set_payload_type (&rtp, self->fec_pt);
   gst_rtp_buffer_set_seq (&rtp, self->fec_seq++);
   gst_rtp_buffer_set_timestamp (&rtp, media_ts);
   gst_rtp_buffer_set_ssrc (&rtp, self->fec_ssrc);
@@ -179,64 +183,106 @@ make_parity_buffer (GstTpssFecEnc * self, const guint8 * payload, gsize len,
   return buf;
 }
 
-/* Pushes the parity the core has ready. A missing FEC peer is not an error:
- * the media flow decides. */
-static GstFlowReturn
-push_parity (GstTpssFecEnc * self, GstBuffer * media)
+/* Moves the parity the core has ready into @parity (made when needed),
+ * stamped with @media's times. */
+static void
+take_parity (GstTpssFecEnc * self, GstBuffer * media, GstBufferList ** parity)
 {
   const guint8 *payload;
   gsize len;
   guint32 media_ts;
-  GstFlowReturn ret = GST_FLOW_OK;
 
   while (tpss_fec_encoder_pop (self->core, &payload, &len, &media_ts)) {
-    GstBuffer *buf = make_parity_buffer (self, payload, len, media_ts, media);
-
-    if (self->fec_caps_pending)
-      push_fec_caps (self);
-    GST_OBJECT_LOCK (self);
-    self->parity_sent++;
-    GST_OBJECT_UNLOCK (self);
-    ret = gst_pad_push (self->fecpad, buf);
+    if (!*parity)
+      *parity = gst_buffer_list_new ();
+    gst_buffer_list_add (*parity, make_parity_buffer (self, payload, len,
+            media_ts, media));
+    COUNT (self->parity_sent);
   }
-  return ret == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : ret;
+}
+
+/* Feeds one media packet to the core, reading its memories in place. */
+static void
+protect (GstTpssFecEnc * self, GstBuffer * buffer)
+{
+  GstMapInfo maps[8];
+  TpssFecChunk chunks[8];
+  guint n = gst_buffer_n_memory (buffer), mapped = 0;
+  TpssFecError err = TPSS_FEC_ERR_RTP;
+
+  if (n <= G_N_ELEMENTS (maps)) {
+    for (; mapped < n; mapped++) {
+      if (!gst_memory_map (gst_buffer_peek_memory (buffer, mapped),
+              &maps[mapped], GST_MAP_READ))
+        break;
+      chunks[mapped].data = maps[mapped].data;
+      chunks[mapped].len = maps[mapped].size;
+    }
+    if (mapped == n)
+      tpss_fec_encoder_addv (self->core, chunks, n, &err);
+    for (guint i = 0; i < mapped; i++)
+      gst_memory_unmap (gst_buffer_peek_memory (buffer, i), &maps[i]);
+  } else if (gst_buffer_map (buffer, &maps[0], GST_MAP_READ)) {
+    tpss_fec_encoder_add (self->core, maps[0].data, maps[0].size, &err);
+    gst_buffer_unmap (buffer, &maps[0]);
+  }
+
+  if (err == TPSS_FEC_OK) {
+    COUNT (self->protected);
+  } else {
+    COUNT (self->malformed);
+    GST_LOG_OBJECT (self, "not protected: %s", tpss_fec_error_to_string (err));
+  }
+}
+
+/* Pushes parity after the media it protects. A missing FEC peer is not an
+ * error: the media flow decides. */
+static GstFlowReturn
+push_parity (GstTpssFecEnc * self, GstBufferList * parity, GstFlowReturn ret)
+{
+  GstFlowReturn fec_ret;
+
+  if (!parity)
+    return ret;
+  if (self->fec_caps_pending)
+    push_fec_caps (self);
+  fec_ret = gst_pad_push_list (self->fecpad, parity);
+  if (ret == GST_FLOW_OK && fec_ret != GST_FLOW_OK &&
+      fec_ret != GST_FLOW_NOT_LINKED && fec_ret != GST_FLOW_EOS)
+    ret = fec_ret;
+  return ret;
 }
 
 static GstFlowReturn
 gst_tpss_fec_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
 {
   GstTpssFecEnc *self = GST_TPSS_FEC_ENC (parent);
-  GstMapInfo map;
-  TpssFecError err;
-  GstFlowReturn ret, fec_ret;
+  GstBufferList *parity = NULL;
+  GstFlowReturn ret;
 
   sync_params (self);
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
-    gst_buffer_unref (buffer);
-    return GST_FLOW_ERROR;
-  }
-  tpss_fec_encoder_add (self->core, map.data, map.size, &err);
-  gst_buffer_unmap (buffer, &map);
-
-  GST_OBJECT_LOCK (self);
-  if (err == TPSS_FEC_OK)
-    self->protected++;
-  else
-    self->malformed++;
-  GST_OBJECT_UNLOCK (self);
-  if (err != TPSS_FEC_OK)
-    GST_LOG_OBJECT (self, "not protected: %s", tpss_fec_error_to_string (err));
-
-  /* Parity goes after the data it protects, so stamp it with this packet's
-   * time before it is handed on. */
-  gst_buffer_ref (buffer);
+  protect (self, buffer);
+  take_parity (self, buffer, &parity);
   ret = gst_pad_push (self->srcpad, buffer);
-  fec_ret = push_parity (self, buffer);
-  gst_buffer_unref (buffer);
+  return push_parity (self, parity, ret);
+}
 
-  if (ret == GST_FLOW_OK && fec_ret != GST_FLOW_OK && fec_ret != GST_FLOW_EOS)
-    ret = fec_ret;
-  return ret;
+static GstFlowReturn
+gst_tpss_fec_enc_chain_list (GstPad * pad, GstObject * parent,
+    GstBufferList * list)
+{
+  GstTpssFecEnc *self = GST_TPSS_FEC_ENC (parent);
+  GstBufferList *parity = NULL;
+  GstFlowReturn ret;
+
+  sync_params (self);
+  for (guint i = 0; i < gst_buffer_list_length (list); i++) {
+    GstBuffer *buffer = gst_buffer_list_get (list, i);
+    protect (self, buffer);
+    take_parity (self, buffer, &parity);
+  }
+  ret = gst_pad_push_list (self->srcpad, list);
+  return push_parity (self, parity, ret);
 }
 
 static void
@@ -276,12 +322,16 @@ gst_tpss_fec_enc_sink_event (GstPad * pad, GstObject * parent,
       push_fec_caps (self);
       return gst_pad_push_event (self->srcpad, event);
     }
-    case GST_EVENT_EOS:
+    case GST_EVENT_EOS:{
+      GstBufferList *parity = NULL;
+
       /* Protect the last, short segment too. */
-      if (tpss_fec_encoder_flush (self->core) > 0)
-        push_parity (self, NULL);
+      tpss_fec_encoder_flush (self->core);
+      take_parity (self, NULL, &parity);
+      push_parity (self, parity, GST_FLOW_OK);
       gst_pad_push_event (self->fecpad, gst_event_ref (event));
       return gst_pad_push_event (self->srcpad, event);
+    }
     case GST_EVENT_FLUSH_STOP:
       if (tpss_fec_encoder_flush (self->core) > 0) {
         const guint8 *p;
@@ -339,6 +389,7 @@ reset_state (GstTpssFecEnc * self)
   self->core_length = self->subsegment_length;
   ssrc = self->ssrc;
   self->protected = self->parity_sent = self->malformed = 0;
+  self->fec_pt = self->pt;
   GST_OBJECT_UNLOCK (self);
 
   self->fec_ssrc = ssrc == G_MAXUINT ? g_random_int () : ssrc;
@@ -389,9 +440,11 @@ gst_tpss_fec_enc_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_PACKET_DISTANCE:
       self->packet_distance = g_value_get_uint (value);
+      g_atomic_int_set (&self->params_changed, TRUE);
       break;
     case PROP_SUBSEGMENT_LENGTH:
       self->subsegment_length = g_value_get_uint (value);
+      g_atomic_int_set (&self->params_changed, TRUE);
       break;
     case PROP_PT:
       self->pt = g_value_get_uint (value);
@@ -521,6 +574,8 @@ gst_tpss_fec_enc_init (GstTpssFecEnc * self)
 
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_tpss_fec_enc_chain);
+  gst_pad_set_chain_list_function (self->sinkpad,
+      gst_tpss_fec_enc_chain_list);
   gst_pad_set_event_function (self->sinkpad, gst_tpss_fec_enc_sink_event);
   gst_pad_set_iterate_internal_links_function (self->sinkpad,
       gst_tpss_fec_enc_iterate_internal_links);

@@ -240,11 +240,58 @@ tpss_fec_encoder_pending (const TpssFecEncoder * enc)
   return enc->building ? enc->building->count : 0;
 }
 
-static void
-parity_acc_add (ParityAcc * acc, const guint8 * rtp, gsize len)
+/* Copies @count bytes at @offset of a chunked packet; FALSE past its end. */
+static gboolean
+chunks_read (const TpssFecChunk * chunks, guint n, gsize offset,
+    guint8 * out, gsize count)
 {
-  const guint8 *rest = rtp + TPSS_RTP_HEADER_SIZE;
-  gsize rest_len = len - TPSS_RTP_HEADER_SIZE;
+  for (guint i = 0; i < n && count > 0; i++) {
+    gsize take;
+    if (offset >= chunks[i].len) {
+      offset -= chunks[i].len;
+      continue;
+    }
+    take = MIN (count, chunks[i].len - offset);
+    memcpy (out, chunks[i].data + offset, take);
+    out += take;
+    count -= take;
+    offset = 0;
+  }
+  return count == 0;
+}
+
+/* tpss_rtp_is_valid() for a chunked packet; fills the fixed header. */
+static gboolean
+chunks_rtp_valid (const TpssFecChunk * chunks, guint n, gsize len,
+    guint8 hdr[TPSS_RTP_HEADER_SIZE])
+{
+  guint8 ext[4], pad;
+  gsize hlen;
+
+  if (!chunks_read (chunks, n, 0, hdr, TPSS_RTP_HEADER_SIZE) ||
+      (hdr[0] >> 6) != RTP_VERSION)
+    return FALSE;
+  hlen = TPSS_RTP_HEADER_SIZE + 4 * (hdr[0] & 0x0f);
+  if (hdr[0] & 0x10) {
+    if (!chunks_read (chunks, n, hlen, ext, 4))
+      return FALSE;
+    hlen += 4 + 4 * (gsize) read16 (ext + 2);
+  }
+  if (hlen > len)
+    return FALSE;
+  if (hdr[0] & 0x20) {
+    chunks_read (chunks, n, len - 1, &pad, 1);
+    if (pad == 0 || hlen + pad > len)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+parity_acc_add (ParityAcc * acc, const guint8 * hdr,
+    const TpssFecChunk * chunks, guint n, gsize len)
+{
+  gsize rest_len = len - TPSS_RTP_HEADER_SIZE, pos = 0;
   guint8 *dst;
 
   if (acc->cap < TPSS_FEC_HEADER_SIZE + rest_len) {
@@ -252,24 +299,28 @@ parity_acc_add (ParityAcc * acc, const guint8 * rtp, gsize len)
     acc->buf = g_realloc (acc->buf, acc->cap);
   }
   dst = acc->buf + TPSS_FEC_HEADER_SIZE;
-
   if (acc->packets == 0) {
-    memcpy (dst, rest, rest_len);
-    acc->xor_len = rest_len;
-    acc->bits = rtp_protected_bits (rtp);
-    acc->length = (guint16) rest_len;
-    acc->ts = read32 (rtp + 4);
-  } else {
-    gsize common = MIN (rest_len, acc->xor_len);
-    xor_bytes (dst, rest, common);
-    if (rest_len > acc->xor_len) {
-      memcpy (dst + acc->xor_len, rest + common, rest_len - common);
-      acc->xor_len = rest_len;
-    }
-    acc->bits ^= rtp_protected_bits (rtp);
-    acc->length ^= (guint16) rest_len;
-    acc->ts ^= read32 (rtp + 4);
+    acc->xor_len = 0;
+    acc->bits = acc->length = 0;
+    acc->ts = 0;
   }
+
+  /* XOR where the parity already has bytes, copy where it is shorter. */
+  for (guint i = 0; i < n; i++) {
+    gsize start = MAX (pos, TPSS_RTP_HEADER_SIZE), end = pos + chunks[i].len;
+    if (end > start) {
+      const guint8 *src = chunks[i].data + (start - pos);
+      gsize at = start - TPSS_RTP_HEADER_SIZE, count = end - start;
+      gsize common = at < acc->xor_len ? MIN (count, acc->xor_len - at) : 0;
+      xor_bytes (dst + at, src, common);
+      memcpy (dst + at + common, src + common, count - common);
+    }
+    pos = end;
+  }
+  acc->xor_len = MAX (acc->xor_len, rest_len);
+  acc->bits ^= rtp_protected_bits (hdr);
+  acc->length ^= (guint16) rest_len;
+  acc->ts ^= read32 (hdr + 4);
   acc->packets++;
 }
 
@@ -309,16 +360,20 @@ open_segment (TpssFecEncoder * enc, guint16 seq, guint32 ssrc)
 }
 
 guint
-tpss_fec_encoder_add (TpssFecEncoder * enc, const guint8 * rtp, gsize len,
-    TpssFecError * err)
+tpss_fec_encoder_addv (TpssFecEncoder * enc, const TpssFecChunk * chunks,
+    guint n_chunks, TpssFecError * err)
 {
+  guint8 hdr[TPSS_RTP_HEADER_SIZE];
   Segment *seg;
   guint16 seq;
   guint32 ssrc;
+  gsize len = 0;
 
   g_return_val_if_fail (enc->n_ready == 0, 0);
 
-  if (!tpss_rtp_is_valid (rtp, len) ||
+  for (guint i = 0; i < n_chunks; i++)
+    len += chunks[i].len;
+  if (!chunks_rtp_valid (chunks, n_chunks, len, hdr) ||
       len - TPSS_RTP_HEADER_SIZE > G_MAXUINT16) {
     if (err)
       *err = TPSS_FEC_ERR_RTP;
@@ -327,8 +382,8 @@ tpss_fec_encoder_add (TpssFecEncoder * enc, const guint8 * rtp, gsize len,
   if (err)
     *err = TPSS_FEC_OK;
 
-  seq = read16 (rtp + 2);
-  ssrc = read32 (rtp + 8);
+  seq = read16 (hdr + 2);
+  ssrc = read32 (hdr + 8);
   seg = enc->building;
   if (seg && (ssrc != seg->ssrc || seq != (guint16) (seg->sn_base + seg->count)))
     close_segment (enc);
@@ -340,12 +395,22 @@ tpss_fec_encoder_add (TpssFecEncoder * enc, const guint8 * rtp, gsize len,
     open_segment (enc, seq, ssrc);
 
   seg = enc->building;
-  parity_acc_add (&seg->acc[seg->count % seg->distance], rtp, len);
+  parity_acc_add (&seg->acc[seg->count % seg->distance], hdr, chunks,
+      n_chunks, len);
   seg->count++;
-  seg->last_ts = read32 (rtp + 4);
+  seg->last_ts = read32 (hdr + 4);
   if (seg->count == seg->distance * seg->length)
     close_segment (enc);
   return ready_count (enc);
+}
+
+guint
+tpss_fec_encoder_add (TpssFecEncoder * enc, const guint8 * rtp, gsize len,
+    TpssFecError * err)
+{
+  TpssFecChunk chunk = { rtp, len };
+
+  return tpss_fec_encoder_addv (enc, &chunk, 1, err);
 }
 
 guint
@@ -439,9 +504,13 @@ struct _TpssFecDecoder {
 
   GQueue held;                  /* HeldEntry, in arrival order */
   GQueue pending;               /* PendingFec that still miss two or more */
-  GQueue out;                   /* TpssFecOutput */
+  GArray *out;                  /* TpssFecOutput, popped from out_pos */
+  guint out_pos;
   GPtrArray *deferred;          /* handles to release once `out` is empty */
   gint64 last_now;
+  /* A sequence jump is believed after two packets in a row (RFC 3550 A.1). */
+  gboolean probation;
+  guint16 probation_seq;
 
   TpssFecDecoderStats stats;
 };
@@ -454,9 +523,9 @@ tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg)
   dec->cfg = *cfg;
   dec->slots = g_new0 (Slot, 65536);
   dec->deferred = g_ptr_array_new ();
+  dec->out = g_array_new (FALSE, FALSE, sizeof (TpssFecOutput));
   g_queue_init (&dec->held);
   g_queue_init (&dec->pending);
-  g_queue_init (&dec->out);
   return dec;
 }
 
@@ -481,7 +550,7 @@ release_handle (TpssFecDecoder * dec, gpointer handle)
 {
   if (!handle)
     return;
-  if (g_queue_is_empty (&dec->out))
+  if (dec->out_pos == dec->out->len)
     dec->cfg.release (handle);
   else
     g_ptr_array_add (dec->deferred, handle);
@@ -528,18 +597,13 @@ forget_all (TpssFecDecoder * dec)
 static void
 output_slot (TpssFecDecoder * dec, Slot * slot)
 {
-  TpssFecOutput *o = g_new (TpssFecOutput, 1);
+  TpssFecOutput o;
 
-  o->seq = slot->seq;
-  o->len = slot->len;
-  if (slot->handle) {
-    o->handle = slot->handle;
-    o->data = NULL;
-  } else {
-    o->handle = NULL;
-    o->data = g_memdup2 (slot->data, slot->len);
-  }
-  g_queue_push_tail (&dec->out, o);
+  o.seq = slot->seq;
+  o.len = slot->len;
+  o.handle = slot->handle;
+  o.data = slot->handle ? NULL : g_memdup2 (slot->data, slot->len);
+  g_array_append_val (dec->out, o);
   slot->state = SLOT_DONE;
 }
 
@@ -587,7 +651,7 @@ evict_old (TpssFecDecoder * dec, gint64 now)
 
   while (dec->tail != dec->next_out) {
     Slot *slot = slot_lookup (dec, dec->tail);
-    gboolean too_many = seq_diff (dec->head, dec->tail) > STORE_SPAN_LIMIT;
+    gboolean too_many = (guint16) (dec->head - dec->tail) > STORE_SPAN_LIMIT;
     if (slot && slot->arrival >= horizon && !too_many)
       break;
     if (slot)
@@ -603,6 +667,7 @@ static void
 start_stream (TpssFecDecoder * dec, guint32 ssrc, guint16 seq)
 {
   dec->started = TRUE;
+  dec->probation = FALSE;
   dec->ssrc = ssrc;
   dec->next_out = dec->tail = dec->head = seq;
 }
@@ -635,14 +700,16 @@ store (TpssFecDecoder * dec, guint16 seq, gpointer handle,
   slot->seq = seq;
 
   if (seq_diff (seq, dec->next_out) >= 0) {
-    HeldEntry *e = g_new (HeldEntry, 1);
     slot->state = SLOT_HELD;
     if (seq_diff (seq, dec->head) >= 0)
       dec->head = seq + 1;
-    e->seq = seq;
-    e->arrival = now;
-    g_queue_push_tail (&dec->held, e);
     deliver_in_order (dec);
+    if (slot->state == SLOT_HELD) {
+      HeldEntry *e = g_new (HeldEntry, 1);
+      e->seq = seq;
+      e->arrival = now;
+      g_queue_push_tail (&dec->held, e);
+    }
   } else {
     /* Given up on already: output at once, out of order. */
     if (seq_diff (seq, dec->tail) < 0)
@@ -773,7 +840,6 @@ tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
 {
   guint16 seq;
   guint32 ssrc;
-  gint diff;
 
   if (!tpss_rtp_is_valid (data, len)) {
     dec->stats.malformed++;
@@ -785,11 +851,21 @@ tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
 
   if (!dec->started || ssrc != dec->ssrc)
     restart (dec, ssrc, seq);
-  diff = seq_diff (seq, dec->next_out);
-  if (diff >= AHEAD_LIMIT || diff < -LATE_LIMIT) {
+  if (seq_diff (seq, dec->head) >= AHEAD_LIMIT ||
+      seq_diff (seq, dec->next_out) < -LATE_LIMIT) {
+    if (!dec->probation || seq != dec->probation_seq) {
+      dec->probation = TRUE;
+      dec->probation_seq = seq + 1;
+      dec->stats.out_of_window++;
+      return FALSE;
+    }
     restart (dec, ssrc, seq);
-    diff = 0;
   }
+  dec->probation = FALSE;
+  /* A gap older than the window is given up to make room. */
+  while (seq_diff (seq, dec->next_out) >= AHEAD_LIMIT &&
+      dec->next_out != dec->head)
+    give_up_gap (dec);
   if (slot_lookup (dec, seq)) {
     dec->stats.duplicates++;
     return FALSE;
@@ -929,14 +1005,13 @@ tpss_fec_decoder_reset (TpssFecDecoder * dec)
 gboolean
 tpss_fec_decoder_pop (TpssFecDecoder * dec, TpssFecOutput * out)
 {
-  TpssFecOutput *o = g_queue_pop_head (&dec->out);
-
-  if (!o) {
+  if (dec->out_pos == dec->out->len) {
+    g_array_set_size (dec->out, 0);
+    dec->out_pos = 0;
     release_deferred (dec);
     return FALSE;
   }
-  *out = *o;
-  g_free (o);
+  *out = g_array_index (dec->out, TpssFecOutput, dec->out_pos++);
   return TRUE;
 }
 
@@ -947,6 +1022,7 @@ tpss_fec_decoder_free (TpssFecDecoder * dec)
     return;
   tpss_fec_decoder_reset (dec);
   g_ptr_array_unref (dec->deferred);
+  g_array_unref (dec->out);
   g_free (dec->slots);
   g_free (dec);
 }

@@ -78,6 +78,16 @@ gboolean tpss_fec_encoder_set_params (TpssFecEncoder * enc, guint distance,
 guint tpss_fec_encoder_add (TpssFecEncoder * enc, const guint8 * rtp,
     gsize len, TpssFecError * err);
 
+/* The same for a packet in pieces (a buffer of several memories), read in
+ * place. */
+typedef struct {
+  const guint8 *data;
+  gsize len;
+} TpssFecChunk;
+
+guint tpss_fec_encoder_addv (TpssFecEncoder * enc, const TpssFecChunk * chunks,
+    guint n_chunks, TpssFecError * err);
+
 /* Closes the open segment (its subsegments are short); returns the number of
  * parity packets ready. */
 guint tpss_fec_encoder_flush (TpssFecEncoder * enc);
@@ -114,7 +124,9 @@ typedef struct {
   guint64 duplicates;
   guint64 malformed;            /* refused FEC or media packets */
   guint64 foreign;              /* FEC for another SSRC or out of window */
-  guint64 resets;               /* sequence jumps that restarted the decoder */
+  guint64 out_of_window;        /* media too far from the stream, dropped */
+  guint64 resets;               /* sequence jumps or SSRC changes that
+                                 * restarted the decoder */
 } TpssFecDecoderStats;
 
 /* One packet to output, in sequence order. Either a media packet the caller

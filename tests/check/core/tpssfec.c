@@ -350,6 +350,42 @@ GST_START_TEST (test_one_loss_per_subsegment)
 
 GST_END_TEST;
 
+/* A packet handed over in pieces gives the same parity as in one piece,
+ * wherever it is cut (inside the header too). */
+GST_START_TEST (test_chunked_input)
+{
+  for (guint cut1 = 0; cut1 < 40; cut1 += 3) {
+    TpssFecEncoder *whole = tpss_fec_encoder_new (3, 2);
+    TpssFecEncoder *parts = tpss_fec_encoder_new (3, 2);
+
+    for (guint i = 0; i < 6; i++) {
+      Pkt m = make_media (700 + i, i + cut1);
+      gsize c1 = MIN (cut1, m.len), c2 = MIN (c1 + 17, m.len);
+      TpssFecChunk ch[3] = { {m.data, c1}, {m.data + c1, c2 - c1},
+      {m.data + c2, m.len - c2}
+      };
+      TpssFecError err;
+      guint a = tpss_fec_encoder_add (whole, m.data, m.len, NULL);
+      guint b = tpss_fec_encoder_addv (parts, ch, 3, &err);
+      const guint8 *pa, *pb;
+      gsize la, lb;
+
+      fail_unless_equals_int (err, TPSS_FEC_OK);
+      fail_unless_equals_int (a, b);
+      while (tpss_fec_encoder_pop (whole, &pa, &la, NULL)) {
+        fail_unless (tpss_fec_encoder_pop (parts, &pb, &lb, NULL));
+        fail_unless_equals_int (la, lb);
+        fail_unless (memcmp (pa, pb, la) == 0);
+      }
+      pkt_clear (&m);
+    }
+    tpss_fec_encoder_free (whole);
+    tpss_fec_encoder_free (parts);
+  }
+}
+
+GST_END_TEST;
+
 /* Two losses in one subsegment: both reported unrecoverable, nothing
  * mis-repaired, the rest of the segment still repaired. */
 GST_START_TEST (test_two_losses_in_subsegment)
@@ -601,32 +637,99 @@ GST_START_TEST (test_parity_overtakes_media)
 
 GST_END_TEST;
 
-/* Malformed media is refused; a sequence jump restarts cleanly. */
+/* Malformed media is refused; one packet far off the stream is dropped, two
+ * in a row start a new stream (RFC 3550's probation). */
 GST_START_TEST (test_media_edge_cases)
 {
   TpssFecDecoder *dec = new_decoder (50 * MS);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
-  Pkt a = make_media (100, 1), b = make_media (101, 2), far =
-      make_media (30000, 3);
+  Pkt a = make_media (100, 1), b = make_media (101, 2),
+      far = make_media (30000, 3), far2 = make_media (30001, 4);
   guint8 junk[11] = { 0x80 };
   TpssFecDecoderStats st;
 
   fail_if (tpss_fec_decoder_push_media (dec, junk, junk, sizeof (junk), 0));
   tpss_fec_decoder_push_media (dec, &a, a.data, a.len, 0);
-  tpss_fec_decoder_push_media (dec, &far, far.data, far.len, MS);
+  fail_if (tpss_fec_decoder_push_media (dec, &far, far.data, far.len, MS));
   tpss_fec_decoder_push_media (dec, &b, b.data, b.len, 2 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 2);
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.malformed, 1);
+  fail_unless_equals_int (st.out_of_window, 1);
+  fail_unless_equals_int (st.resets, 0);
+
+  fail_if (tpss_fec_decoder_push_media (dec, &far, far.data, far.len, 3 * MS));
+  fail_unless (tpss_fec_decoder_push_media (dec, &far2, far2.data, far2.len,
+          4 * MS));
   drain_output (dec, out);
   fail_unless_equals_int (out->len, 3);
   tpss_fec_decoder_get_stats (dec, &st);
-  fail_unless_equals_int (st.malformed, 1);
-  fail_unless_equals_int (st.resets, 2);
+  fail_unless_equals_int (st.resets, 1);
 
   g_ptr_array_unref (out);
   tpss_fec_decoder_free (dec);
   pkt_clear (&a);
   pkt_clear (&b);
   pkt_clear (&far);
+  pkt_clear (&far2);
+}
+
+GST_END_TEST;
+
+/* A gap held at high packet rates neither restarts the decoder nor makes
+ * packets 65536 apart look like duplicates (the store spans at most the
+ * window). */
+GST_START_TEST (test_high_rate_long_hold)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (20, 5);
+  TpssFecDecoderConfig cfg = { 1000 * MS, g_free };
+  TpssFecDecoder *dec = tpss_fec_decoder_new (&cfg);
+  TpssFecDecoderStats st;
+  TpssFecOutput o;
+  const guint n = 200000;
+  guint lost = 0, delivered = 0;
+
+  /* 400 000 packets/s: 1 s of store is 400 000 packets, far past the
+   * sequence space. Two losses in one subsegment every 10 000 packets. */
+  for (guint i = 0; i < n; i++) {
+    Pkt m = make_media (i, i % 50);
+    const guint8 *payload;
+    gsize plen;
+    gint64 now = (gint64) i * 2500;
+    gboolean drop = i % 10000 == 5 || i % 10000 == 25;
+
+    tpss_fec_encoder_add (enc, m.data, m.len, NULL);
+    if (drop) {
+      lost++;
+    } else {
+      guint8 *copy = g_memdup2 (m.data, m.len);
+      tpss_fec_decoder_push_media (dec, copy, copy, m.len, now);
+    }
+    while (tpss_fec_encoder_pop (enc, &payload, &plen, NULL))
+      tpss_fec_decoder_push_fec (dec, payload, plen, now);
+    tpss_fec_decoder_advance (dec, now);
+    while (tpss_fec_decoder_pop (dec, &o)) {
+      g_free (o.data);
+      delivered++;
+    }
+    pkt_clear (&m);
+  }
+  tpss_fec_decoder_drain (dec);
+  while (tpss_fec_decoder_pop (dec, &o)) {
+    g_free (o.data);
+    delivered++;
+  }
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.resets, 0);
+  fail_unless_equals_int (st.duplicates, 0);
+  fail_unless_equals_int (st.recovered, 0);
+  fail_unless (st.unrecoverable <= lost);
+  fail_unless_equals_int (st.media_received, n - lost);
+  fail_unless_equals_int (delivered, n - lost);
+  tpss_fec_decoder_free (dec);
+  tpss_fec_encoder_free (enc);
 }
 
 GST_END_TEST;
@@ -640,6 +743,7 @@ tpssfec_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_header_roundtrip);
   tcase_add_test (tc, test_parity_layout);
+  tcase_add_test (tc, test_chunked_input);
   tcase_add_test (tc, test_every_burst_recovered);
   tcase_add_test (tc, test_one_loss_per_subsegment);
   tcase_add_test (tc, test_two_losses_in_subsegment);
@@ -648,6 +752,7 @@ tpssfec_suite (void)
   tcase_add_test (tc, test_parity_overtakes_media);
   tcase_add_test (tc, test_bad_parity);
   tcase_add_test (tc, test_media_edge_cases);
+  tcase_add_test (tc, test_high_rate_long_hold);
   return s;
 }
 

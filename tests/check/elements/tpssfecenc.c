@@ -215,6 +215,62 @@ GST_START_TEST (test_no_parity_when_length_zero)
 
 GST_END_TEST;
 
+/* A buffer list of header + payload memories (as payloaders push them):
+ * media goes on as a list, parity equals the core's over the merged bytes. */
+GST_START_TEST (test_list_of_split_buffers)
+{
+  GstHarness *h, *fec;
+  GstBufferList *list = gst_buffer_list_new ();
+  TpssFecEncoder *ref = tpss_fec_encoder_new (4, 3);
+  GPtrArray *expected = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  const guint8 *p;
+  gsize len;
+
+  setup (&h, &fec, "packet-distance=4 subsegment-length=3 ssrc=0");
+  for (guint i = 0; i < 12; i++) {
+    GstBuffer *whole = make_rtp (900 + i, 40 + 7 * i), *split;
+    GstMapInfo map;
+
+    gst_buffer_map (whole, &map, GST_MAP_READ);
+    tpss_fec_encoder_add (ref, map.data, map.size, NULL);
+    while (tpss_fec_encoder_pop (ref, &p, &len, NULL))
+      g_ptr_array_add (expected, g_bytes_new (p, len));
+    split = gst_buffer_new ();
+    gst_buffer_append_memory (split, gst_memory_share (gst_buffer_peek_memory
+            (whole, 0), 0, 12));
+    gst_buffer_append_memory (split, gst_memory_share (gst_buffer_peek_memory
+            (whole, 0), 12, map.size - 12));
+    gst_buffer_unmap (whole, &map);
+    gst_buffer_unref (whole);
+    fail_unless_equals_int (gst_buffer_n_memory (split), 2);
+    gst_buffer_list_add (list, split);
+  }
+  fail_unless_equals_int (gst_pad_push_list (h->srcpad, list), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 12);
+  fail_unless_equals_int (gst_harness_buffers_received (fec), 4);
+  fail_unless_equals_int (expected->len, 4);
+  for (guint j = 0; j < 4; j++) {
+    GstBuffer *buf = gst_harness_pull (fec);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    GBytes *want = g_ptr_array_index (expected, j);
+
+    fail_unless (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp));
+    fail_unless_equals_int (gst_rtp_buffer_get_payload_len (&rtp),
+        g_bytes_get_size (want));
+    fail_unless (memcmp (gst_rtp_buffer_get_payload (&rtp),
+            g_bytes_get_data (want, NULL), g_bytes_get_size (want)) == 0);
+    gst_rtp_buffer_unmap (&rtp);
+    gst_buffer_unref (buf);
+  }
+  g_ptr_array_unref (expected);
+  tpss_fec_encoder_free (ref);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssfecenc_suite (void)
 {
@@ -227,6 +283,7 @@ tpssfecenc_suite (void)
   tcase_add_test (tc, test_eos_protects_short_segment);
   tcase_add_test (tc, test_not_rtp_passes_unprotected);
   tcase_add_test (tc, test_no_parity_when_length_zero);
+  tcase_add_test (tc, test_list_of_split_buffers);
   return s;
 }
 
