@@ -99,8 +99,10 @@ geometry_supported (Scheme s, guint k, guint l)
 /* ------------------------------------------------------------------ */
 /* Encoder */
 
+/* @list_len > 1: pushed as buffer lists of that many packets. */
 static gdouble
-measure_encoder (Scheme s, guint k, guint l, GstBuffer ** media, guint n)
+measure_encoder (Scheme s, guint k, guint l, GstBuffer ** media, guint n,
+    guint list_len)
 {
   GstElement *enc = bench_make_encoder (s, k, l);
   GstPad *esink, *esrc, *efec, *src, *msink, *fsink;
@@ -119,8 +121,16 @@ measure_encoder (Scheme s, guint k, guint l, GstBuffer ** media, guint n)
 
   CALLGRIND_TOGGLE_COLLECT;
   t0 = bench_now_ns ();
-  for (guint i = 0; i < n; i++) {
-    GstFlowReturn ret = gst_pad_push (src, gst_buffer_ref (media[i]));
+  for (guint i = 0; i < n; i += list_len) {
+    GstFlowReturn ret;
+    if (list_len > 1) {
+      GstBufferList *list = gst_buffer_list_new_sized (list_len);
+      for (guint j = i; j < i + list_len && j < n; j++)
+        gst_buffer_list_add (list, gst_buffer_ref (media[j]));
+      ret = gst_pad_push_list (src, list);
+    } else {
+      ret = gst_pad_push (src, gst_buffer_ref (media[i]));
+    }
     if (G_UNLIKELY (ret != GST_FLOW_OK))
       bench_die ("%s encoder: push %u: %s", scheme_name[s], i,
           gst_flow_get_name (ret));
@@ -319,13 +329,18 @@ dec_input_clear (DecInput * in)
 }
 
 /* [scheme][table][l][k] median pps; < 0: not supported or not run.
- * Tables: encoder (two-memory input), encoder (one-memory input), decoder. */
-#define N_TABLES 3
+ * Tables: encoder (two-memory input), encoder (one-memory input), decoder,
+ * encoder (lists of two-memory packets). */
+#define N_TABLES 4
+#define TABLE_DECODER 2
+#define LIST_LEN 8
 static gdouble result[2][N_TABLES][G_N_ELEMENTS (ls)][G_N_ELEMENTS (ks)];
 static const gchar *const table_title[N_TABLES] = {
   "Encoder, input as payloaders give it (header and payload memories)",
   "Encoder, one-memory input",
   "Decoder (one-memory input, as from udpsrc)",
+  "Encoder, buffer lists of 8 header+payload packets (as rtph264pay pushes "
+      "a fragmented frame)",
 };
 
 static gchar *
@@ -437,15 +452,16 @@ run_payload (guint pi)
       Cell *c = &cells[ci];
       guint k = ks[c->ki], l = ls[c->li];
       for (guint t = 0; t < N_TABLES; t++) {
-        if (t < 2 ? !do_enc : !do_dec)
+        if (t != TABLE_DECODER ? !do_enc : !do_dec)
           continue;
         for (guint j = 0; j < 2; j++) {
           Scheme s = (r + j + ci) % 2;
           if (!c->ok[s])
             continue;
-          c->v[s][t][r] = t < 2 ?
-              measure_encoder (s, k, l, t ? media_flat : media, n) :
-              measure_decoder (s, &c->in[s]);
+          c->v[s][t][r] = t == TABLE_DECODER ?
+              measure_decoder (s, &c->in[s]) :
+              measure_encoder (s, k, l, t == 1 ? media_flat : media, n,
+              t == 3 ? LIST_LEN : 1);
         }
       }
     }
@@ -459,7 +475,7 @@ run_payload (guint pi)
       if (!c->ok[s])
         continue;
       for (guint t = 0; t < N_TABLES; t++)
-        if (t < 2 ? do_enc : do_dec)
+        if (t != TABLE_DECODER ? do_enc : do_dec)
           result[s][t][c->li][c->ki] = bench_median (c->v[s][t], opt_reps);
       if (do_dec)
         dec_input_clear (&c->in[s]);
@@ -469,6 +485,7 @@ run_payload (guint pi)
   if (do_enc) {
     print_table (payload, n, 0);
     print_table (payload, n, 1);
+    print_table (payload, n, 3);
   }
   if (do_dec)
     print_table (payload, n, 2);
