@@ -36,8 +36,8 @@ echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false \
   -Dnet-tests=disabled
-ninja -C build-fuzz tests/fuzz/fuzz-tpss-fec
-for target in tpss-fec; do
+ninja -C build-fuzz tests/fuzz/fuzz-tpss-fec tests/fuzz/fuzz-tpss-msg
+for target in tpss-fec tpss-msg; do
   corpus=$(mktemp -d)
   cp tests/fuzz/corpus/$target/* "$corpus"/
   if build-fuzz/tests/fuzz/fuzz-$target -max_total_time="$FUZZ_SECONDS" \

@@ -1,0 +1,1230 @@
+/* TPSS + NQCP group transport: a sans-I/O core (GLib only).
+ * See tpsscore.h and docs/protocols/tpss.md. */
+#include "tpsscore.h"
+
+#include <string.h>
+
+#define RTCP_VERSION 2
+#define RTCP_PT_APP 204
+#define TPSS_APP_NAME "TPSS"
+#define APP_HEADER_SIZE 16      /* common header, SSRC, name, media SSRC */
+
+#define NS_PER_S G_GINT64_CONSTANT (1000000000)
+#define NS_PER_US 1000
+
+/* The sender never lowers a data rate below this (a RATE of 0, an allocation
+ * of nothing, still leaves a trickle for the receiver to measure). */
+#define TPSS_MIN_RATE 8000
+/* A receiver waiting for the report that answers its RATE gives up after
+ * this many report intervals and measures again. */
+#define WAIT_INTERVALS 3
+
+/* ------------------------------------------------------------------ */
+/* Arithmetic */
+
+static inline guint16
+read16 (const guint8 * p)
+{
+  return (guint16) ((p[0] << 8) | p[1]);
+}
+
+static inline guint32
+read32 (const guint8 * p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
+      ((guint32) p[2] << 8) | p[3];
+}
+
+static inline guint64
+read64 (const guint8 * p)
+{
+  return ((guint64) read32 (p) << 32) | read32 (p + 4);
+}
+
+static inline void
+write16 (guint8 * p, guint16 v)
+{
+  p[0] = v >> 8;
+  p[1] = v & 0xff;
+}
+
+static inline void
+write32 (guint8 * p, guint32 v)
+{
+  p[0] = v >> 24;
+  p[1] = (v >> 16) & 0xff;
+  p[2] = (v >> 8) & 0xff;
+  p[3] = v & 0xff;
+}
+
+static inline void
+write64 (guint8 * p, guint64 v)
+{
+  write32 (p, (guint32) (v >> 32));
+  write32 (p + 4, (guint32) v);
+}
+
+/* a * b / c, truncated, saturating at G_MAXUINT64; c == 0 gives 0. */
+static guint64
+muldiv (guint64 a, guint64 b, guint64 c)
+{
+  unsigned __int128 r;
+
+  if (c == 0)
+    return 0;
+  r = (unsigned __int128) a *b / c;
+  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
+}
+
+/* a * b / c, rounded up. */
+static guint64
+muldiv_ceil (guint64 a, guint64 b, guint64 c)
+{
+  unsigned __int128 r;
+
+  if (c == 0)
+    return 0;
+  r = ((unsigned __int128) a * b + c - 1) / c;
+  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
+}
+
+static guint64
+scale_rate (guint64 rate, gdouble factor)
+{
+  gdouble r = (gdouble) rate * factor + 0.5;
+
+  return r >= 1.8e19 ? G_MAXUINT64 : (guint64) r;
+}
+
+/* Middle 32 bits of an NTP-like timestamp of @now (16.16 seconds), never 0:
+ * 0 means "no report" in an echo, as RTCP's LSR. */
+static guint32
+ntp32 (gint64 now)
+{
+  guint32 v = (guint32) muldiv ((guint64) MAX (now, 0), 65536, NS_PER_S);
+
+  return v ? v : 1;
+}
+
+static guint32
+ns_to_ntp_units (gint64 ns)
+{
+  guint64 u = muldiv ((guint64) MAX (ns, 0), 65536, NS_PER_S);
+
+  return u > G_MAXUINT32 ? G_MAXUINT32 : (guint32) u;
+}
+
+static gint64
+ntp_units_to_ns (guint32 u)
+{
+  return (gint64) muldiv (u, NS_PER_S, 65536);
+}
+
+static gint64
+slot_of (gint64 t)
+{
+  return t >= 0 ? t / TPSS_SLOT_NS : -((-t + TPSS_SLOT_NS - 1) / TPSS_SLOT_NS);
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration */
+
+void
+tpss_config_init (TpssConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  cfg->slow_start = TPSS_SLOW_START_TPSS;
+  cfg->control = TPSS_CONTROL_NOTIFICATION;
+  cfg->delivery = TPSS_DELIVERY_PRIORITY;
+  cfg->initial_rate = 1000000;
+  cfg->max_rate = 1000000000;
+  cfg->packet_distance = 20;
+  cfg->initial_length = 5;
+  cfg->loss_threshold = 0.05;
+  cfg->decrease = 0.8;
+  cfg->increase = 1.2;
+  cfg->holding_time = 100 * G_GINT64_CONSTANT (1000000);
+  cfg->min_report_interval = 20 * G_GINT64_CONSTANT (1000000);
+  cfg->max_receive_rate = 0;
+  cfg->member_timeout = 5 * NS_PER_S;
+  cfg->hello_interval = NS_PER_S;
+  cfg->max_queue_bytes = 64 * 1024 * 1024;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+static gsize
+msg_body_size (guint type)
+{
+  switch (type) {
+    case TPSS_MSG_QOS:
+      return 12;
+    case TPSS_MSG_RATE:
+      return 24;
+    case TPSS_MSG_REPORT:
+      return 36;
+    case TPSS_MSG_HELLO:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+static void
+qos_read (const guint8 * p, TpssQos * q)
+{
+  q->bytes = read32 (p);
+  q->tt_us = read32 (p + 4);
+  q->ht_us = read32 (p + 8);
+}
+
+static void
+qos_write (const TpssQos * q, guint8 * p)
+{
+  write32 (p, q->bytes);
+  write32 (p + 4, q->tt_us);
+  write32 (p + 8, q->ht_us);
+}
+
+gboolean
+tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
+    gsize * consumed)
+{
+  gsize plen, body;
+  guint type;
+  const guint8 *b;
+
+  if (consumed)
+    *consumed = 0;
+  if (data == NULL || len < 4 || (data[0] >> 6) != RTCP_VERSION)
+    return FALSE;
+  plen = ((gsize) read16 (data + 2) + 1) * 4;
+  if (plen > len)
+    return FALSE;
+  if (consumed)
+    *consumed = plen;
+
+  type = data[0] & 0x1f;
+  body = msg_body_size (type);
+  if ((data[0] & 0x20) || data[1] != RTCP_PT_APP || plen < APP_HEADER_SIZE ||
+      memcmp (data + 8, TPSS_APP_NAME, 4) != 0 || body == 0 ||
+      plen < APP_HEADER_SIZE + body)
+    return FALSE;
+
+  memset (msg, 0, sizeof (*msg));
+  msg->type = type;
+  msg->sender_ssrc = read32 (data + 4);
+  msg->media_ssrc = read32 (data + 12);
+  b = data + APP_HEADER_SIZE;
+  switch (type) {
+    case TPSS_MSG_QOS:
+      qos_read (b, &msg->u.qos);
+      break;
+    case TPSS_MSG_RATE:
+      msg->u.rate.rate = read64 (b);
+      msg->u.rate.assign = (b[8] & 0x80) != 0;
+      msg->u.rate.echo_ntp = read32 (b + 12);
+      msg->u.rate.delay = read32 (b + 16);
+      msg->u.rate.seq = read32 (b + 20);
+      break;
+    case TPSS_MSG_REPORT:
+      msg->u.report.dest_ssrc = read32 (b);
+      msg->u.report.ntp = read32 (b + 4);
+      msg->u.report.rtt = read32 (b + 8);
+      msg->u.report.rate_seq = read32 (b + 12);
+      msg->u.report.send_rate = read64 (b + 16);
+      msg->u.report.data_rate = read64 (b + 24);
+      if (b[32] > TPSS_PHASE_NON_REDUNDANT)
+        return FALSE;
+      msg->u.report.phase = b[32];
+      msg->u.report.distance = b[33];
+      msg->u.report.length = b[34];
+      if (msg->u.report.distance == 0)
+        return FALSE;
+      break;
+    case TPSS_MSG_HELLO:
+      msg->u.hello.ntp = read32 (b);
+      msg->u.hello.member_id = read32 (b + 4);
+      break;
+  }
+  return TRUE;
+}
+
+gsize
+tpss_msg_write (const TpssMsg * msg, guint8 * out)
+{
+  gsize body = msg_body_size (msg->type), len;
+  guint8 *b;
+
+  if (body == 0)
+    return 0;
+  len = APP_HEADER_SIZE + body;
+  memset (out, 0, len);
+  out[0] = (RTCP_VERSION << 6) | msg->type;
+  out[1] = RTCP_PT_APP;
+  write16 (out + 2, (guint16) (len / 4 - 1));
+  write32 (out + 4, msg->sender_ssrc);
+  memcpy (out + 8, TPSS_APP_NAME, 4);
+  write32 (out + 12, msg->media_ssrc);
+  b = out + APP_HEADER_SIZE;
+  switch (msg->type) {
+    case TPSS_MSG_QOS:
+      qos_write (&msg->u.qos, b);
+      break;
+    case TPSS_MSG_RATE:
+      write64 (b, msg->u.rate.rate);
+      b[8] = msg->u.rate.assign ? 0x80 : 0;
+      write32 (b + 12, msg->u.rate.echo_ntp);
+      write32 (b + 16, msg->u.rate.delay);
+      write32 (b + 20, msg->u.rate.seq);
+      break;
+    case TPSS_MSG_REPORT:
+      write32 (b, msg->u.report.dest_ssrc);
+      write32 (b + 4, msg->u.report.ntp);
+      write32 (b + 8, msg->u.report.rtt);
+      write32 (b + 12, msg->u.report.rate_seq);
+      write64 (b + 16, msg->u.report.send_rate);
+      write64 (b + 24, msg->u.report.data_rate);
+      b[32] = msg->u.report.phase;
+      b[33] = msg->u.report.distance;
+      b[34] = msg->u.report.length;
+      break;
+    case TPSS_MSG_HELLO:
+      write32 (b, msg->u.hello.ntp);
+      write32 (b + 4, msg->u.hello.member_id);
+      break;
+  }
+  return len;
+}
+
+void
+tpss_qos_ext_write (const TpssQos * qos, guint8 * out)
+{
+  qos_write (qos, out);
+}
+
+gboolean
+tpss_qos_ext_parse (const guint8 * data, gsize len, TpssQos * qos)
+{
+  if (data == NULL || len != TPSS_QOS_EXT_SIZE)
+    return FALSE;
+  qos_read (data, qos);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The member */
+
+typedef struct {
+  guint32 bytes;
+  gint64 t;                     /* pk.T: enqueue time */
+} QPkt;
+
+typedef enum {
+  RX_IDLE,                      /* no report from the source yet */
+  RX_MEASURING,                 /* counting one report interval */
+  RX_WAITING,                   /* RATE sent, waiting for the answering report */
+} RxState;
+
+typedef struct {
+  guint32 id;
+  guint priority;
+  gint64 last_seen;
+
+  /* Sender flow toward this peer (section 2.3, 2.4). */
+  TpssPhase phase;
+  guint64 data_rate, send_rate, notified;
+  guint k, l;
+  gint64 rtt;
+  guint64 packets_sent, bytes_sent;
+  gboolean have_rate;
+  guint32 rate_seq;             /* last RATE seq applied */
+  gint64 next_report;
+
+  /* Receiver flow from this peer (section 4's rule, section 3.2). */
+  RxState rx;
+  TpssPhase src_phase;
+  guint64 src_send_rate, src_data_rate;
+  guint src_length;
+  gint64 src_rtt;
+  guint32 report_ntp;
+  gint64 report_time;
+  gint64 iv_start, rx_deadline;
+  guint32 seq_sent;
+  guint64 iv_received, iv_lost, iv_bytes;
+  guint64 received, lost, recovered, not_delivered;
+  guint64 receive_rate, allocated, notified_out;
+
+  /* NQCP: the latest announcement, as a rate over a time window. */
+  gboolean have_qos;
+  TpssQos last_qos;
+  guint64 qos_rate;             /* bits/s, with the source's redundancy */
+  gint64 qos_start, qos_end;
+
+  /* Admission in the current slot. */
+  gboolean limited;
+  gint64 credit;                /* bytes */
+} Peer;
+
+typedef struct {
+  guint32 dest;
+  TpssMsg msg;
+} OutMsg;
+
+struct _TpssMember {
+  guint32 ssrc;
+  TpssConfig cfg;
+  GPtrArray *peers;
+
+  GQueue msgs;                  /* OutMsg */
+  OutMsg *pending_qos;          /* control packet not yet popped */
+  gint64 pending_qos_time;
+  GQueue events;                /* TpssEvent */
+
+  /* MQ */
+  GQueue mq;                    /* QPkt */
+  guint64 mq_bytes;
+  gint64 next_send;             /* pacing: earliest next departure */
+  guint64 tr;                   /* TR: data rate, min D over destinations */
+  gboolean sending;             /* anything enqueued yet */
+
+  gboolean started;
+  gint64 next_hello;
+
+  /* Admission */
+  gint64 slot;
+  gint64 pool;                  /* bytes anyone may still use in the slot */
+};
+
+static void
+push_event (TpssMember * m, TpssEventType type, guint32 member)
+{
+  TpssEvent *ev = g_new0 (TpssEvent, 1);
+
+  ev->type = type;
+  ev->member = member;
+  g_queue_push_tail (&m->events, ev);
+}
+
+static void
+push_parity_event (TpssMember * m, Peer * p)
+{
+  TpssEvent *ev = g_new0 (TpssEvent, 1);
+
+  ev->type = TPSS_EVENT_PARITY;
+  ev->member = p->id;
+  ev->distance = p->k;
+  ev->length = p->l;
+  ev->phase = p->phase;
+  g_queue_push_tail (&m->events, ev);
+}
+
+static void
+push_phase_event (TpssMember * m, Peer * p)
+{
+  TpssEvent *ev = g_new0 (TpssEvent, 1);
+
+  ev->type = TPSS_EVENT_PHASE;
+  ev->member = p->id;
+  ev->phase = p->phase;
+  ev->distance = p->k;
+  ev->length = p->l;
+  g_queue_push_tail (&m->events, ev);
+}
+
+static OutMsg *
+push_msg (TpssMember * m, guint32 dest, TpssMsgType type, guint32 media)
+{
+  OutMsg *o = g_new0 (OutMsg, 1);
+
+  o->dest = dest;
+  o->msg.type = type;
+  o->msg.sender_ssrc = m->ssrc;
+  o->msg.media_ssrc = media;
+  g_queue_push_tail (&m->msgs, o);
+  return o;
+}
+
+static Peer *
+find_peer (const TpssMember * m, guint32 ssrc, guint * index)
+{
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    if (p->id == ssrc) {
+      if (index)
+        *index = i;
+      return p;
+    }
+  }
+  return NULL;
+}
+
+static gint64
+hold_time (const TpssMember * m)
+{
+  /* The feedback baseline announces nothing and so holds nothing. */
+  return m->cfg.control == TPSS_CONTROL_NOTIFICATION ? m->cfg.holding_time : 0;
+}
+
+/* TT = D / TR in microseconds, truncated. */
+static guint32
+transmission_time_us (const TpssMember * m, guint64 bytes)
+{
+  guint64 us = muldiv (bytes, 8 * G_GUINT64_CONSTANT (1000000), m->tr);
+
+  return us > G_MAXUINT32 ? G_MAXUINT32 : (guint32) us;
+}
+
+/* <D, TT, HT> of the queue as it is at @now (section 3.1). */
+static void
+queue_qos (const TpssMember * m, gint64 now, TpssQos * q)
+{
+  const QPkt *top = m->mq.head ? m->mq.head->data : NULL;
+
+  q->bytes = (guint32) MIN (m->mq_bytes, G_MAXUINT32);
+  q->tt_us = transmission_time_us (m, m->mq_bytes);
+  q->ht_us = 0;
+  if (top) {
+    gint64 ht = hold_time (m) - (now - top->t);
+    q->ht_us = ht > 0 ? (guint32) MIN (ht / NS_PER_US, G_MAXUINT32) : 0;
+  }
+}
+
+static gint64
+report_interval (const TpssMember * m, const Peer * p)
+{
+  return MAX (p->src_rtt, m->cfg.min_report_interval);
+}
+
+/* TR is the minimum data rate over destinations: one encoding feeds all. */
+static void
+update_data_rate (TpssMember * m)
+{
+  guint64 tr = G_MAXUINT64;
+  TpssEvent *ev;
+
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    tr = MIN (tr, p->data_rate);
+  }
+  if (m->peers->len == 0 || tr == m->tr)
+    return;
+  m->tr = tr;
+  ev = g_new0 (TpssEvent, 1);
+  ev->type = TPSS_EVENT_DATA_RATE;
+  ev->rate = tr;
+  g_queue_push_tail (&m->events, ev);
+}
+
+static void
+send_report (TpssMember * m, Peer * p, gint64 now)
+{
+  OutMsg *o = push_msg (m, p->id, TPSS_MSG_REPORT, m->ssrc);
+
+  o->msg.u.report.dest_ssrc = p->id;
+  o->msg.u.report.ntp = ntp32 (now);
+  o->msg.u.report.rtt = p->rtt >= 0 ? MAX (ns_to_ntp_units (p->rtt), 1) : 0;
+  o->msg.u.report.rate_seq = p->rate_seq;
+  o->msg.u.report.send_rate = p->send_rate;
+  o->msg.u.report.data_rate = p->data_rate;
+  o->msg.u.report.phase = p->phase;
+  o->msg.u.report.distance = (guint8) p->k;
+  o->msg.u.report.length = (guint8) p->l;
+  p->next_report = now + m->cfg.hello_interval;
+}
+
+static void
+send_hello (TpssMember * m, gint64 now)
+{
+  OutMsg *o = push_msg (m, 0, TPSS_MSG_HELLO, m->ssrc);
+
+  o->msg.u.hello.ntp = ntp32 (now);
+  o->msg.u.hello.member_id = m->ssrc;
+  m->next_hello = now + m->cfg.hello_interval;
+}
+
+static void
+ensure_started (TpssMember * m, gint64 now)
+{
+  if (m->started)
+    return;
+  m->started = TRUE;
+  m->slot = G_MININT64;
+  send_hello (m, now);
+}
+
+static Peer *
+add_peer (TpssMember * m, guint32 ssrc, guint priority, gint64 now)
+{
+  Peer *p;
+
+  if (ssrc == m->ssrc || m->peers->len >= TPSS_MAX_MEMBERS - 1)
+    return NULL;
+  p = g_new0 (Peer, 1);
+  p->id = ssrc;
+  p->priority = priority;
+  p->last_seen = now;
+  p->k = CLAMP (m->cfg.packet_distance, 1, 255);
+  p->data_rate = CLAMP (m->cfg.initial_rate, TPSS_MIN_RATE,
+      MAX (m->cfg.max_rate, TPSS_MIN_RATE));
+  if (m->cfg.slow_start == TPSS_SLOW_START_TPSS) {
+    p->phase = TPSS_PHASE_REDUNDANT;
+    p->l = CLAMP (m->cfg.initial_length, 1, 255);
+    p->send_rate = p->data_rate + p->data_rate / p->l;
+  } else {
+    p->phase = TPSS_PHASE_NON_REDUNDANT;
+    p->l = 0;
+    p->send_rate = p->data_rate;
+  }
+  p->rtt = -1;
+  p->src_rtt = 0;
+  p->rx = RX_IDLE;
+  g_ptr_array_add (m->peers, p);
+
+  push_event (m, TPSS_EVENT_MEMBER_JOINED, ssrc);
+  push_phase_event (m, p);
+  push_parity_event (m, p);
+  update_data_rate (m);
+  if (m->sending)
+    send_report (m, p, now);
+  return p;
+}
+
+static void
+remove_peer_at (TpssMember * m, guint index)
+{
+  Peer *p = g_ptr_array_index (m->peers, index);
+
+  push_event (m, TPSS_EVENT_MEMBER_LEFT, p->id);
+  g_ptr_array_remove_index (m->peers, index);
+  update_data_rate (m);
+}
+
+TpssMember *
+tpss_member_new (guint32 own_ssrc, const TpssConfig * cfg)
+{
+  TpssMember *m = g_new0 (TpssMember, 1);
+
+  m->ssrc = own_ssrc;
+  if (cfg)
+    m->cfg = *cfg;
+  else
+    tpss_config_init (&m->cfg);
+  if (m->cfg.hello_interval <= 0)
+    m->cfg.hello_interval = NS_PER_S;
+  if (m->cfg.min_report_interval <= 0)
+    m->cfg.min_report_interval = 1;
+  m->peers = g_ptr_array_new_with_free_func (g_free);
+  g_queue_init (&m->msgs);
+  g_queue_init (&m->events);
+  g_queue_init (&m->mq);
+  m->tr = CLAMP (m->cfg.initial_rate, TPSS_MIN_RATE,
+      MAX (m->cfg.max_rate, TPSS_MIN_RATE));
+  m->next_send = G_MININT64;
+  return m;
+}
+
+void
+tpss_member_free (TpssMember * m)
+{
+  if (!m)
+    return;
+  g_ptr_array_unref (m->peers);
+  g_queue_clear_full (&m->msgs, g_free);
+  g_queue_clear_full (&m->events, g_free);
+  g_queue_clear_full (&m->mq, g_free);
+  g_free (m);
+}
+
+void
+tpss_member_add_peer (TpssMember * m, guint32 ssrc, guint priority,
+    gint64 now)
+{
+  Peer *p;
+
+  ensure_started (m, now);
+  p = find_peer (m, ssrc, NULL);
+  if (p) {
+    p->priority = priority;
+    p->last_seen = now;
+    return;
+  }
+  add_peer (m, ssrc, priority, now);
+}
+
+void
+tpss_member_remove_peer (TpssMember * m, guint32 ssrc, gint64 now)
+{
+  guint i;
+
+  ensure_started (m, now);
+  if (find_peer (m, ssrc, &i))
+    remove_peer_at (m, i);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sender: MQ (section 3.1) */
+
+gboolean
+tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now)
+{
+  QPkt *pk;
+  gboolean was_empty = g_queue_is_empty (&m->mq);
+
+  ensure_started (m, now);
+  if (m->cfg.max_queue_bytes && m->mq_bytes + bytes > m->cfg.max_queue_bytes)
+    return FALSE;
+
+  pk = g_new (QPkt, 1);
+  pk->bytes = bytes;
+  pk->t = now;
+  g_queue_push_tail (&m->mq, pk);
+  m->mq_bytes += bytes;
+
+  if (!m->sending) {
+    m->sending = TRUE;
+    for (guint i = 0; i < m->peers->len; i++)
+      send_report (m, g_ptr_array_index (m->peers, i), now);
+  }
+
+  if (m->cfg.control != TPSS_CONTROL_NOTIFICATION || m->peers->len == 0)
+    return TRUE;
+  if (was_empty) {
+    /* The top packet of a message entered an empty MQ: a control packet
+     * without data tells every destination <D, TT, HT> at once. */
+    m->pending_qos = push_msg (m, 0, TPSS_MSG_QOS, m->ssrc);
+    m->pending_qos_time = now;
+    queue_qos (m, now, &m->pending_qos->msg.u.qos);
+  } else if (m->pending_qos && m->pending_qos_time == now) {
+    /* Further packets of the same message (same time), before the control
+     * packet left: it announces the whole message, as pkt(m) in 3.1. */
+    queue_qos (m, now, &m->pending_qos->msg.u.qos);
+  }
+  return TRUE;
+}
+
+static gint64
+queue_departure (const TpssMember * m)
+{
+  const QPkt *top = m->mq.head ? m->mq.head->data : NULL;
+
+  if (!top)
+    return -1;
+  return MAX (top->t + hold_time (m), m->next_send);
+}
+
+guint
+tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
+{
+  guint n = 0;
+
+  ensure_started (m, now);
+  while (!g_queue_is_empty (&m->mq)) {
+    gint64 dep = queue_departure (m);
+    QPkt *pk;
+
+    if (dep > now)
+      break;
+    pk = g_queue_pop_head (&m->mq);
+    m->mq_bytes -= pk->bytes;
+    m->next_send = dep + (gint64) muldiv_ceil (pk->bytes, 8 * NS_PER_S, m->tr);
+    for (guint i = 0; i < m->peers->len; i++) {
+      Peer *p = g_ptr_array_index (m->peers, i);
+      p->packets_sent++;
+      p->bytes_sent += pk->bytes;
+    }
+    g_free (pk);
+    n++;
+  }
+  if (piggyback)
+    queue_qos (m, now, piggyback);
+  return n;
+}
+
+/* A RATE from destination @p: rate_ij (section 2.3, 2.4). */
+static void
+apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign)
+{
+  guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
+  guint old_l = p->l;
+  TpssPhase old_phase = p->phase;
+
+  p->notified = rate;
+  rate = CLAMP (rate, TPSS_MIN_RATE, max);
+  if (p->phase == TPSS_PHASE_REDUNDANT && assign) {
+    p->phase = TPSS_PHASE_NON_REDUNDANT;
+    p->data_rate = p->send_rate = rate;
+    p->l = 0;
+  } else if (p->phase == TPSS_PHASE_REDUNDANT) {
+    guint64 d = p->data_rate;
+    if (rate / 2 >= d) {
+      p->l = 1;
+    } else if ((unsigned __int128) rate * 255 < (unsigned __int128) d * 256) {
+      /* Below D (1 + 1/255): redundancy alone cannot go lower. */
+      p->l = 255;
+      p->data_rate = MAX (muldiv (rate, 255, 256), TPSS_MIN_RATE);
+    } else {
+      guint64 extra = rate - d;
+      guint64 l = (2 * (unsigned __int128) d + extra) / (2 * extra);
+      p->l = (guint) CLAMP (l, 1, 255);
+    }
+    p->send_rate = p->data_rate + p->data_rate / p->l;
+  } else {
+    p->data_rate = p->send_rate = rate;
+  }
+
+  if (p->phase != old_phase)
+    push_phase_event (m, p);
+  if (p->l != old_l || p->phase != old_phase)
+    push_parity_event (m, p);
+  update_data_rate (m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiver: NQCP estimation and allocation (section 3.2) */
+
+static gboolean
+qos_covers_slot (const Peer * p, gint64 slot)
+{
+  return p->have_qos && p->qos_rate > 0 && slot_of (p->qos_start) <= slot &&
+      slot <= slot_of (p->qos_end);
+}
+
+static gint
+cmp_alloc (gconstpointer a, gconstpointer b, gpointer user)
+{
+  const guint64 *demand = user;
+  guint ia = *(const guint *) a, ib = *(const guint *) b;
+
+  return demand[ia] < demand[ib] ? -1 : demand[ia] > demand[ib];
+}
+
+/* Max-min water filling of @avail among @idx[0..n) by @demand. */
+static guint64
+water_fill (guint * idx, guint n, const guint64 * demand, guint64 * alloc,
+    guint64 avail)
+{
+  guint64 used = 0;
+
+  g_qsort_with_data (idx, n, sizeof (guint), cmp_alloc, (gpointer) demand);
+  for (guint i = 0; i < n; i++) {
+    guint64 share = (avail - used) / (n - i);
+    alloc[idx[i]] = MIN (demand[idx[i]], share);
+    used += alloc[idx[i]];
+  }
+  return used;
+}
+
+/* Demands of the peers (0 = none): every announced one whose window covers
+ * @slot, or (slot == G_MININT64) every one whose window has not ended by
+ * @now. Returns TRUE with @alloc filled when the sum plus the member's own
+ * sending rate exceeds the capacity. */
+static gboolean
+allocate (TpssMember * m, gint64 slot, gint64 now, guint64 * demand,
+    guint64 * alloc, guint64 * avail_out)
+{
+  guint n = m->peers->len;
+  guint64 own = g_queue_is_empty (&m->mq) ? 0 : m->tr;
+  guint64 cap = m->cfg.max_receive_rate, avail, sum = 0;
+  guint idx[TPSS_MAX_MEMBERS];
+
+  avail = cap > own ? cap - own : 0;
+  *avail_out = avail;
+  for (guint i = 0; i < n; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    gboolean active = slot == G_MININT64 ?
+        (p->have_qos && p->qos_rate > 0 && p->qos_end >= now) :
+        qos_covers_slot (p, slot);
+    demand[i] = active ? p->qos_rate : 0;
+    alloc[i] = demand[i];
+    sum += demand[i];
+  }
+  if (sum <= avail)
+    return FALSE;
+
+  if (m->cfg.delivery == TPSS_DELIVERY_FAIR) {
+    for (guint i = 0; i < n; i++)
+      idx[i] = i;
+    water_fill (idx, n, demand, alloc, avail);
+  } else {
+    /* Highest priority first; each gets min(demand, remaining); equal
+     * priorities share what is left max-min fairly. */
+    guint64 remaining = avail;
+    gboolean *done = g_newa (gboolean, n);
+
+    memset (done, 0, n * sizeof (gboolean));
+    for (;;) {
+      guint best = G_MAXUINT, k = 0;
+      for (guint i = 0; i < n; i++) {
+        Peer *p = g_ptr_array_index (m->peers, i);
+        if (!done[i] && (best == G_MAXUINT || p->priority > best))
+          best = p->priority;
+      }
+      if (best == G_MAXUINT)
+        break;
+      for (guint i = 0; i < n; i++) {
+        Peer *p = g_ptr_array_index (m->peers, i);
+        if (!done[i] && p->priority == best) {
+          idx[k++] = i;
+          done[i] = TRUE;
+        }
+      }
+      remaining -= water_fill (idx, k, demand, alloc, remaining);
+    }
+  }
+  return TRUE;
+}
+
+static gint64
+slot_budget (guint64 rate)
+{
+  guint64 b = muldiv (rate, TPSS_SLOT_NS, 8 * NS_PER_S);
+
+  return (gint64) MIN (b, (guint64) G_MAXINT64 / 4);
+}
+
+/* Fixes the admission of @slot at its first arrival. */
+static void
+begin_slot (TpssMember * m, gint64 slot, gint64 now)
+{
+  guint n = m->peers->len;
+  guint64 demand[TPSS_MAX_MEMBERS], alloc[TPSS_MAX_MEMBERS], avail, given = 0;
+  gboolean consecutive = slot == m->slot + 1;
+  gboolean over = FALSE;
+
+  if (m->cfg.control == TPSS_CONTROL_NOTIFICATION)
+    over = allocate (m, slot, now, demand, alloc, &avail);
+  else
+    avail = m->cfg.max_receive_rate > (g_queue_is_empty (&m->mq) ? 0 : m->tr)
+        ? m->cfg.max_receive_rate - (g_queue_is_empty (&m->mq) ? 0 : m->tr)
+        : 0;
+  m->slot = slot;
+  for (guint i = 0; i < n; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    gboolean was_limited = p->limited;
+
+    p->limited = over && demand[i] > 0;
+    if (!p->limited) {
+      p->credit = 0;
+      p->allocated = 0;
+      continue;
+    }
+    /* Debt of a packet that overshot the last slot carries over once. */
+    if (!was_limited || !consecutive || p->credit > 0)
+      p->credit = 0;
+    p->credit += slot_budget (alloc[i]);
+    p->allocated = alloc[i];
+    given += alloc[i];
+  }
+  m->pool = slot_budget (avail > given ? avail - given : 0);
+}
+
+static void
+on_qos (Peer * p, const TpssQos * q, gint64 now)
+{
+  p->last_qos = *q;
+  p->have_qos = TRUE;
+  /* Trf_i[T] = D / TT for T = HT .. HT + TT (section 3.2), in bits/s. */
+  p->qos_rate = q->tt_us ? muldiv (q->bytes, 8 * G_GUINT64_CONSTANT (1000000),
+      q->tt_us) : 0;
+  if (p->src_length > 0)
+    p->qos_rate += p->qos_rate / p->src_length;
+  p->qos_start = now + (gint64) q->ht_us * NS_PER_US;
+  p->qos_end = p->qos_start + (gint64) q->tt_us * NS_PER_US;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiver: reports and rates */
+
+/* The interval itself starts with the first packet that arrives in it, so
+ * that it never covers time before the source's data reached us. */
+static void
+start_measuring (Peer * p)
+{
+  p->rx = RX_MEASURING;
+  p->iv_start = -1;
+  p->iv_received = p->iv_lost = p->iv_bytes = 0;
+  p->rx_deadline = G_MAXINT64;
+}
+
+static void
+receiver_report (TpssMember * m, Peer * p, gint64 now)
+{
+  guint64 total = p->iv_received + p->iv_lost, rate;
+  gint64 elapsed = now - p->iv_start;
+  gboolean assign = FALSE;
+  OutMsg *o;
+
+  if (total == 0 || elapsed <= 0) {
+    start_measuring (p);
+    return;
+  }
+  p->receive_rate = muldiv (p->iv_bytes, 8 * NS_PER_S, (guint64) elapsed);
+
+  if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0) {
+    /* Complete receipt for a round trip: assign the receipt rate. */
+    assign = TRUE;
+    rate = p->receive_rate;
+  } else if ((gdouble) p->iv_lost > m->cfg.loss_threshold * (gdouble) total) {
+    rate = scale_rate (p->src_send_rate, m->cfg.decrease);
+  } else {
+    rate = scale_rate (p->src_send_rate, m->cfg.increase);
+  }
+
+  if (m->cfg.control == TPSS_CONTROL_NOTIFICATION &&
+      m->cfg.max_receive_rate > 0) {
+    guint64 demand[TPSS_MAX_MEMBERS], alloc[TPSS_MAX_MEMBERS], avail;
+    guint i;
+    if (allocate (m, G_MININT64, now, demand, alloc, &avail) &&
+        find_peer (m, p->id, &i) && demand[i] > 0) {
+      rate = MIN (rate, alloc[i]);
+      p->allocated = alloc[i];
+    } else {
+      p->allocated = 0;
+    }
+  }
+  if (m->cfg.max_rate > 0)
+    rate = MIN (rate, m->cfg.max_rate);
+
+  o = push_msg (m, p->id, TPSS_MSG_RATE, p->id);
+  o->msg.u.rate.rate = rate;
+  o->msg.u.rate.assign = assign;
+  o->msg.u.rate.echo_ntp = p->report_ntp;
+  o->msg.u.rate.delay = ns_to_ntp_units (now - p->report_time);
+  o->msg.u.rate.seq = ++p->seq_sent;
+  p->notified_out = rate;
+
+  p->rx = RX_WAITING;
+  /* Until the RTT is known the interval may be shorter than it; the
+   * periodic report repeats the answer, so a hello interval is enough. */
+  p->rx_deadline = now + MAX (WAIT_INTERVALS * report_interval (m, p),
+      m->cfg.hello_interval);
+}
+
+gboolean
+tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
+    guint lost, guint recovered, gint64 now)
+{
+  Peer *p = find_peer (m, ssrc, NULL);
+  gboolean admit = TRUE;
+
+  ensure_started (m, now);
+  if (!p)
+    return FALSE;
+  p->last_seen = now;
+  p->lost += lost;
+  p->recovered += recovered;
+
+  if (m->cfg.max_receive_rate > 0) {
+    gint64 slot = slot_of (now);
+    if (slot != m->slot)
+      begin_slot (m, slot, now);
+    if (p->limited) {
+      admit = p->credit > 0;
+      if (admit)
+        p->credit -= bytes;
+    } else {
+      admit = m->pool > 0;
+      if (admit)
+        m->pool -= bytes;
+    }
+  }
+
+  if (admit)
+    p->received++;
+  else
+    p->not_delivered++;
+  if (p->rx == RX_MEASURING) {
+    if (p->iv_start < 0) {
+      p->iv_start = now;
+      p->rx_deadline = now + report_interval (m, p);
+    }
+    /* A refused packet is lost to the application, as an overrun is. */
+    p->iv_lost += lost + (admit ? 0 : 1);
+    if (admit) {
+      p->iv_received++;
+      p->iv_bytes += bytes;
+    }
+  }
+  return admit;
+}
+
+void
+tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
+{
+  Peer *p;
+
+  ensure_started (m, now);
+  if (msg->sender_ssrc == m->ssrc)
+    return;
+  p = find_peer (m, msg->sender_ssrc, NULL);
+  if (!p)
+    p = add_peer (m, msg->sender_ssrc, 0, now);
+  if (!p)
+    return;
+  p->last_seen = now;
+
+  switch (msg->type) {
+    case TPSS_MSG_QOS:
+      on_qos (p, &msg->u.qos, now);
+      break;
+    case TPSS_MSG_RATE:{
+      guint32 echo = msg->u.rate.echo_ntp;
+      if (msg->media_ssrc != m->ssrc)
+        break;
+      if (p->have_rate && (gint32) (msg->u.rate.seq - p->rate_seq) <= 0)
+        break;
+      if (echo != 0) {
+        guint32 diff = ntp32 (now) - echo - msg->u.rate.delay;
+        if ((gint32) diff >= 0)
+          p->rtt = ntp_units_to_ns (diff);
+      }
+      p->have_rate = TRUE;
+      p->rate_seq = msg->u.rate.seq;
+      apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign);
+      /* Answer at once: the receiver measures from this report on. */
+      send_report (m, p, now);
+      break;
+    }
+    case TPSS_MSG_REPORT:{
+      gboolean answer;
+      if (msg->u.report.dest_ssrc != m->ssrc)
+        break;
+      p->src_phase = msg->u.report.phase;
+      p->src_send_rate = msg->u.report.send_rate;
+      p->src_data_rate = msg->u.report.data_rate;
+      p->src_length = msg->u.report.length;
+      if (msg->u.report.rtt)
+        p->src_rtt = ntp_units_to_ns (msg->u.report.rtt);
+      p->report_ntp = msg->u.report.ntp;
+      p->report_time = now;
+      answer = p->rx == RX_IDLE || (p->rx == RX_WAITING &&
+          (gint32) (msg->u.report.rate_seq - p->seq_sent) >= 0);
+      if (answer)
+        start_measuring (p);
+      break;
+    }
+    case TPSS_MSG_HELLO:
+      break;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers and output */
+
+gint64
+tpss_member_next_deadline (const TpssMember * m)
+{
+  gint64 t;
+
+  if (!m->started)
+    return -1;
+  t = m->next_hello;
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    t = MIN (t, p->last_seen + m->cfg.member_timeout);
+    if (m->sending)
+      t = MIN (t, p->next_report);
+    if (p->rx != RX_IDLE)
+      t = MIN (t, p->rx_deadline);
+  }
+  if (m->mq.length > 0)
+    t = MIN (t, queue_departure (m));
+  return t;
+}
+
+void
+tpss_member_advance (TpssMember * m, gint64 now)
+{
+  ensure_started (m, now);
+  if (now >= m->next_hello)
+    send_hello (m, now);
+  for (guint i = m->peers->len; i-- > 0;) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    if (now - p->last_seen >= m->cfg.member_timeout) {
+      remove_peer_at (m, i);
+      continue;
+    }
+    if (m->sending && now >= p->next_report)
+      send_report (m, p, now);
+    if (p->rx == RX_MEASURING && now >= p->rx_deadline)
+      receiver_report (m, p, now);
+    else if (p->rx == RX_WAITING && now >= p->rx_deadline)
+      start_measuring (p);
+  }
+}
+
+gboolean
+tpss_member_pop_msg (TpssMember * m, guint32 * dest, TpssMsg * msg)
+{
+  OutMsg *o = g_queue_pop_head (&m->msgs);
+
+  if (!o)
+    return FALSE;
+  if (o == m->pending_qos)
+    m->pending_qos = NULL;
+  if (dest)
+    *dest = o->dest;
+  if (msg)
+    *msg = o->msg;
+  g_free (o);
+  return TRUE;
+}
+
+gboolean
+tpss_member_pop_event (TpssMember * m, TpssEvent * ev)
+{
+  TpssEvent *e = g_queue_pop_head (&m->events);
+
+  if (!e)
+    return FALSE;
+  if (ev)
+    *ev = *e;
+  g_free (e);
+  return TRUE;
+}
+
+gboolean
+tpss_member_get_send_stats (const TpssMember * m, guint32 dest,
+    TpssSendStats * st)
+{
+  const Peer *p = find_peer (m, dest, NULL);
+
+  if (!p)
+    return FALSE;
+  memset (st, 0, sizeof (*st));
+  st->id = p->id;
+  st->phase = p->phase;
+  st->data_rate = p->data_rate;
+  st->send_rate = p->send_rate;
+  st->notified_rate = p->notified;
+  st->distance = p->k;
+  st->length = p->l;
+  st->rtt = p->rtt;
+  st->packets_sent = p->packets_sent;
+  st->bytes_sent = p->bytes_sent;
+  return TRUE;
+}
+
+gboolean
+tpss_member_get_recv_stats (const TpssMember * m, guint32 src,
+    TpssRecvStats * st)
+{
+  const Peer *p = find_peer (m, src, NULL);
+
+  if (!p)
+    return FALSE;
+  memset (st, 0, sizeof (*st));
+  st->id = p->id;
+  st->priority = p->priority;
+  st->packets_received = p->received;
+  st->packets_lost = p->lost;
+  st->packets_recovered = p->recovered;
+  st->packets_not_delivered = p->not_delivered;
+  st->receive_rate = p->receive_rate;
+  st->allocated_rate = p->allocated;
+  st->notified_rate = p->notified_out;
+  st->last_qos = p->last_qos;
+  return TRUE;
+}

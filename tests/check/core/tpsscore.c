@@ -1,0 +1,1044 @@
+/* Unit tests of the TPSS + NQCP member core, in exact simulated time. */
+#include <gst/check/gstcheck.h>
+#include <string.h>
+
+#include "tpsscore.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define US (G_GINT64_CONSTANT (1000))
+#define SSRC_A 0xAAAA0001u
+#define SSRC_B 0xBBBB0002u
+#define SSRC_C 0xCCCC0003u
+
+/* ------------------------------------------------------------------ */
+/* 1. Wire */
+
+static TpssMsg
+roundtrip (const TpssMsg * in, gsize expect_len)
+{
+  guint8 buf[TPSS_MSG_MAX_SIZE + 8];
+  TpssMsg out;
+  gsize len, consumed;
+
+  memset (buf, 0xee, sizeof (buf));
+  len = tpss_msg_write (in, buf);
+  fail_unless_equals_int (len, expect_len);
+  /* RTCP common header: V=2, P=0, subtype, PT 204, length in words - 1. */
+  fail_unless_equals_int (buf[0], 0x80 | in->type);
+  fail_unless_equals_int (buf[1], 204);
+  fail_unless_equals_int ((buf[2] << 8 | buf[3]), len / 4 - 1);
+  fail_unless (memcmp (buf + 8, "TPSS", 4) == 0);
+  fail_unless (tpss_msg_parse (buf, len, &out, &consumed));
+  fail_unless_equals_int (consumed, len);
+  /* Every shorter buffer is refused. */
+  for (gsize l = 0; l < len; l++)
+    fail_if (tpss_msg_parse (buf, l, &out, NULL), "accepted %u of %u",
+        (guint) l, (guint) len);
+  fail_unless (tpss_msg_parse (buf, len, &out, NULL));
+  return out;
+}
+
+GST_START_TEST (test_msg_roundtrip)
+{
+  TpssMsg m, o;
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_QOS;
+  m.sender_ssrc = SSRC_A;
+  m.media_ssrc = 0x01020304;
+  m.u.qos.bytes = 0xfffffff0;
+  m.u.qos.tt_us = 123456;
+  m.u.qos.ht_us = 100000;
+  o = roundtrip (&m, 28);
+  fail_unless_equals_int (o.type, TPSS_MSG_QOS);
+  fail_unless_equals_int64 (o.sender_ssrc, SSRC_A);
+  fail_unless_equals_int64 (o.media_ssrc, 0x01020304);
+  fail_unless_equals_int64 (o.u.qos.bytes, 0xfffffff0);
+  fail_unless_equals_int (o.u.qos.tt_us, 123456);
+  fail_unless_equals_int (o.u.qos.ht_us, 100000);
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_RATE;
+  m.sender_ssrc = SSRC_B;
+  m.media_ssrc = SSRC_A;
+  m.u.rate.rate = G_GUINT64_CONSTANT (0x123456789abc);
+  m.u.rate.assign = TRUE;
+  m.u.rate.echo_ntp = 0xdeadbeef;
+  m.u.rate.delay = 65536;
+  m.u.rate.seq = 0xfffffffe;
+  o = roundtrip (&m, 40);
+  fail_unless_equals_int (o.type, TPSS_MSG_RATE);
+  fail_unless_equals_uint64 (o.u.rate.rate, G_GUINT64_CONSTANT (0x123456789abc));
+  fail_unless (o.u.rate.assign);
+  fail_unless_equals_int64 (o.u.rate.echo_ntp, 0xdeadbeef);
+  fail_unless_equals_int (o.u.rate.delay, 65536);
+  fail_unless_equals_int64 (o.u.rate.seq, 0xfffffffe);
+  m.u.rate.assign = FALSE;
+  o = roundtrip (&m, 40);
+  fail_if (o.u.rate.assign);
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_REPORT;
+  m.sender_ssrc = SSRC_A;
+  m.media_ssrc = SSRC_A;
+  m.u.report.dest_ssrc = SSRC_B;
+  m.u.report.ntp = 0x00010002;
+  m.u.report.rtt = 6554;
+  m.u.report.rate_seq = 7;
+  m.u.report.send_rate = 12000000;
+  m.u.report.data_rate = 10000000;
+  m.u.report.phase = TPSS_PHASE_NON_REDUNDANT;
+  m.u.report.distance = 20;
+  m.u.report.length = 5;
+  o = roundtrip (&m, 52);
+  fail_unless_equals_int (o.type, TPSS_MSG_REPORT);
+  fail_unless_equals_int64 (o.u.report.dest_ssrc, SSRC_B);
+  fail_unless_equals_int (o.u.report.ntp, 0x00010002);
+  fail_unless_equals_int (o.u.report.rtt, 6554);
+  fail_unless_equals_int (o.u.report.rate_seq, 7);
+  fail_unless_equals_uint64 (o.u.report.send_rate, 12000000);
+  fail_unless_equals_uint64 (o.u.report.data_rate, 10000000);
+  fail_unless_equals_int (o.u.report.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_int (o.u.report.distance, 20);
+  fail_unless_equals_int (o.u.report.length, 5);
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_HELLO;
+  m.sender_ssrc = SSRC_C;
+  m.media_ssrc = SSRC_C;
+  m.u.hello.ntp = 0x80000001;
+  m.u.hello.member_id = 42;
+  o = roundtrip (&m, 24);
+  fail_unless_equals_int (o.type, TPSS_MSG_HELLO);
+  fail_unless_equals_int64 (o.u.hello.ntp, 0x80000001);
+  fail_unless_equals_int (o.u.hello.member_id, 42);
+
+  /* QoS header extension element: 12 bytes, network order. */
+  {
+    TpssQos q = { 0x01020304, 0x05060708, 0x090a0b0c }, r;
+    guint8 ext[TPSS_QOS_EXT_SIZE];
+    const guint8 expect[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+    tpss_qos_ext_write (&q, ext);
+    fail_unless (memcmp (ext, expect, sizeof (expect)) == 0);
+    fail_unless (tpss_qos_ext_parse (ext, sizeof (ext), &r));
+    fail_unless_equals_int64 (r.bytes, q.bytes);
+    fail_unless_equals_int64 (r.tt_us, q.tt_us);
+    fail_unless_equals_int64 (r.ht_us, q.ht_us);
+    fail_if (tpss_qos_ext_parse (ext, 11, &r));
+    fail_if (tpss_qos_ext_parse (ext, 13, &r));
+    fail_if (tpss_qos_ext_parse (NULL, 12, &r));
+  }
+
+  /* Unknown type: nothing written. */
+  m.type = 9;
+  fail_unless_equals_int (tpss_msg_write (&m, (guint8[TPSS_MSG_MAX_SIZE]) {
+          0}), 0);
+}
+
+GST_END_TEST;
+
+static gsize
+make_rate (guint8 * buf)
+{
+  TpssMsg m;
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_RATE;
+  m.sender_ssrc = SSRC_B;
+  m.media_ssrc = SSRC_A;
+  m.u.rate.rate = 5000000;
+  return tpss_msg_write (&m, buf);
+}
+
+GST_START_TEST (test_msg_malformed)
+{
+  guint8 buf[128], two[128];
+  TpssMsg out;
+  gsize len, consumed, l2;
+
+  len = make_rate (buf);
+  fail_unless (tpss_msg_parse (buf, len, &out, NULL));
+
+  /* wrong version */
+  buf[0] = (buf[0] & 0x3f) | 0x40;
+  fail_if (tpss_msg_parse (buf, len, &out, &consumed));
+  fail_unless_equals_int (consumed, 0);
+  make_rate (buf);
+  /* padding bit */
+  buf[0] |= 0x20;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  make_rate (buf);
+  /* wrong PT (RR), well-formed RTCP: refused but skippable */
+  buf[1] = 201;
+  fail_if (tpss_msg_parse (buf, len, &out, &consumed));
+  fail_unless_equals_int (consumed, len);
+  make_rate (buf);
+  /* wrong name */
+  buf[11] = 'X';
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  make_rate (buf);
+  /* length field beyond the data */
+  buf[3] += 1;
+  fail_if (tpss_msg_parse (buf, len, &out, &consumed));
+  fail_unless_equals_int (consumed, 0);
+  buf[2] = 0xff;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  make_rate (buf);
+  /* length field shorter than the type's body (a forged short RATE) */
+  buf[3] = 5;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  make_rate (buf);
+  /* unknown subtypes */
+  buf[0] = 0x80;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  buf[0] = 0x80 | 5;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  buf[0] = 0x80 | 31;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  /* claims to be a REPORT (needs 52 bytes) in 40 */
+  buf[0] = 0x80 | TPSS_MSG_REPORT;
+  fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  fail_if (tpss_msg_parse (NULL, 0, &out, NULL));
+
+  /* REPORT with an impossible phase or k = 0 */
+  {
+    TpssMsg r;
+    memset (&r, 0, sizeof (r));
+    r.type = TPSS_MSG_REPORT;
+    r.u.report.distance = 20;
+    len = tpss_msg_write (&r, buf);
+    fail_unless (tpss_msg_parse (buf, len, &out, NULL));
+    buf[16 + 32] = 2;
+    fail_if (tpss_msg_parse (buf, len, &out, NULL));
+    buf[16 + 32] = 0;
+    buf[16 + 33] = 0;
+    fail_if (tpss_msg_parse (buf, len, &out, NULL));
+  }
+
+  /* Compound: a foreign RTCP packet, then two of ours. */
+  memset (two, 0, sizeof (two));
+  two[0] = 0x80;
+  two[1] = 201;                 /* RR, no report blocks */
+  two[3] = 1;
+  l2 = 8;
+  l2 += make_rate (two + l2);
+  {
+    TpssMsg h;
+    memset (&h, 0, sizeof (h));
+    h.type = TPSS_MSG_HELLO;
+    h.sender_ssrc = SSRC_C;
+    l2 += tpss_msg_write (&h, two + l2);
+  }
+  {
+    gsize off = 0, n_ok = 0, n_bad = 0;
+    while (off < l2) {
+      if (tpss_msg_parse (two + off, l2 - off, &out, &consumed))
+        n_ok++;
+      else
+        n_bad++;
+      fail_unless (consumed > 0);
+      off += consumed;
+    }
+    fail_unless_equals_int (off, l2);
+    fail_unless_equals_int (n_ok, 2);
+    fail_unless_equals_int (n_bad, 1);
+    fail_unless_equals_int (out.type, TPSS_MSG_HELLO);
+  }
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Two members in simulated time: A streams to B over a fixed delay. */
+
+#define PKT 500
+#define DELAY (50 * MS)
+
+typedef struct {
+  gint64 at;
+  guint64 order;
+  gboolean is_msg;
+  guint32 to;
+  TpssMsg msg;
+  gboolean parity;
+} Flight;
+
+typedef struct {
+  gint64 t;
+  TpssMsg msg;
+} Seen;
+
+typedef struct {
+  gint64 t;
+  TpssEvent ev;
+} SeenEvent;
+
+typedef struct {
+  TpssMember *a, *b;
+  gint64 now;
+  GArray *flights;
+  guint64 order;
+  gint64 next_enqueue;
+  guint since_parity;
+  /* loss at B: every loss_every[mode]-th arrival reports a gap (0: none);
+   * the mode is the rate_seq of the last REPORT delivered to B */
+  guint loss_every[8];
+  guint mode, arrivals;
+  GArray *rates;                /* RATEs B sent (Seen) */
+  GArray *reports;              /* REPORTs A sent (Seen) */
+  GArray *report_arrivals;      /* delivery times of those reports at B */
+  GArray *a_events;             /* SeenEvent */
+  guint64 data_to_b, parity_to_b, lost_reported;
+} Sim;
+
+static gint
+flight_cmp (gconstpointer x, gconstpointer y)
+{
+  const Flight *a = x, *b = y;
+
+  if (a->at != b->at)
+    return a->at < b->at ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static void
+fly (Sim * s, Flight * f)
+{
+  f->order = s->order++;
+  g_array_append_val (s->flights, *f);
+  g_array_sort (s->flights, flight_cmp);
+}
+
+static void
+pump_msgs (Sim * s, TpssMember * from, guint32 to_ssrc)
+{
+  guint32 dest;
+  TpssMsg msg;
+
+  while (tpss_member_pop_msg (from, &dest, &msg)) {
+    guint8 buf[TPSS_MSG_MAX_SIZE];
+    gsize len = tpss_msg_write (&msg, buf);
+    Flight f = { 0 };
+
+    fail_unless (dest == 0 || dest == to_ssrc);
+    f.at = s->now + DELAY;
+    f.is_msg = TRUE;
+    f.to = to_ssrc;
+    fail_unless (tpss_msg_parse (buf, len, &f.msg, NULL));
+    if (from == s->b && msg.type == TPSS_MSG_RATE) {
+      Seen r = { s->now, msg };
+      g_array_append_val (s->rates, r);
+    }
+    if (from == s->a && msg.type == TPSS_MSG_REPORT) {
+      Seen r = { s->now, msg };
+      g_array_append_val (s->reports, r);
+    }
+    fly (s, &f);
+  }
+}
+
+static guint64
+a_data_rate (Sim * s)
+{
+  TpssSendStats st;
+
+  fail_unless (tpss_member_get_send_stats (s->a, SSRC_B, &st));
+  return st.data_rate;
+}
+
+static void
+sim_init (Sim * s, TpssSlowStart mode)
+{
+  TpssConfig cfg;
+
+  memset (s, 0, sizeof (*s));
+  tpss_config_init (&cfg);
+  cfg.slow_start = mode;
+  cfg.initial_rate = 10000000;
+  s->a = tpss_member_new (SSRC_A, &cfg);
+  s->b = tpss_member_new (SSRC_B, &cfg);
+  s->flights = g_array_new (FALSE, FALSE, sizeof (Flight));
+  s->rates = g_array_new (FALSE, FALSE, sizeof (Seen));
+  s->reports = g_array_new (FALSE, FALSE, sizeof (Seen));
+  s->report_arrivals = g_array_new (FALSE, FALSE, sizeof (gint64));
+  s->a_events = g_array_new (FALSE, FALSE, sizeof (SeenEvent));
+  tpss_member_add_peer (s->a, SSRC_B, 1, 0);
+  tpss_member_add_peer (s->b, SSRC_A, 1, 0);
+}
+
+static void
+sim_clear (Sim * s)
+{
+  tpss_member_free (s->a);
+  tpss_member_free (s->b);
+  g_array_unref (s->flights);
+  g_array_unref (s->rates);
+  g_array_unref (s->reports);
+  g_array_unref (s->report_arrivals);
+  g_array_unref (s->a_events);
+}
+
+static void
+deliver (Sim * s, Flight * f)
+{
+  if (f->is_msg) {
+    TpssMember *to = f->to == SSRC_A ? s->a : s->b;
+    if (to == s->b && f->msg.type == TPSS_MSG_REPORT) {
+      g_array_append_val (s->report_arrivals, s->now);
+      if (f->msg.u.report.rate_seq != s->mode) {
+        s->mode = MIN (f->msg.u.report.rate_seq, 7);
+        s->arrivals = 0;
+      }
+    }
+    tpss_member_on_msg (to, &f->msg, s->now);
+  } else {
+    guint every = s->loss_every[s->mode];
+    guint lost = every && s->arrivals % every == 0;
+
+    s->arrivals++;
+    s->lost_reported += lost;
+    tpss_member_on_data (s->b, SSRC_A, PKT, lost, 0, s->now);
+  }
+}
+
+static void
+sim_run (Sim * s, gint64 until)
+{
+  while (s->now < until) {
+    gint64 t = MIN (tpss_member_next_deadline (s->a),
+        tpss_member_next_deadline (s->b));
+    TpssEvent ev;
+    guint n;
+
+    t = MIN (t, s->next_enqueue);
+    if (s->flights->len)
+      t = MIN (t, g_array_index (s->flights, Flight, 0).at);
+    fail_unless (t >= s->now);
+    s->now = t;
+
+    while (s->flights->len && g_array_index (s->flights, Flight, 0).at <= t) {
+      Flight f = g_array_index (s->flights, Flight, 0);
+      g_array_remove_index (s->flights, 0);
+      deliver (s, &f);
+    }
+    if (t >= s->next_enqueue) {
+      fail_unless (tpss_member_enqueue (s->a, PKT, t));
+      /* the application produces data at the rate the core asks for */
+      s->next_enqueue = t + (gint64) (PKT * 8 * G_GINT64_CONSTANT (1000000000)
+          / a_data_rate (s));
+    }
+    tpss_member_advance (s->a, t);
+    tpss_member_advance (s->b, t);
+    n = tpss_member_dequeue (s->a, t, NULL);
+    for (guint i = 0; i < n; i++) {
+      TpssSendStats st;
+      Flight f = { 0 };
+      f.at = t + DELAY;
+      f.to = SSRC_B;
+      fly (s, &f);
+      s->data_to_b++;
+      tpss_member_get_send_stats (s->a, SSRC_B, &st);
+      /* one parity packet per l data packets (the FEC core's overhead) */
+      if (st.length && ++s->since_parity >= st.length) {
+        f.parity = TRUE;
+        fly (s, &f);
+        s->parity_to_b++;
+        s->since_parity = 0;
+      }
+    }
+    pump_msgs (s, s->a, SSRC_B);
+    pump_msgs (s, s->b, SSRC_A);
+    while (tpss_member_pop_event (s->a, &ev)) {
+      SeenEvent se = { t, ev };
+      g_array_append_val (s->a_events, se);
+    }
+    while (tpss_member_pop_event (s->b, &ev));
+  }
+}
+
+static const Seen *
+report_with_seq (Sim * s, guint32 seq)
+{
+  for (guint i = 0; i < s->reports->len; i++) {
+    const Seen *r = &g_array_index (s->reports, Seen, i);
+    if (r->msg.u.report.rate_seq == seq)
+      return r;
+  }
+  return NULL;
+}
+
+/* 2. TPSS: the redundant phase follows 0.8/1.2 through l, and the first
+ * loss-free round trip ends it. */
+GST_START_TEST (test_phase_change_after_clean_rtt)
+{
+  Sim s;
+  const guint expect_l[] = { 5, 2, 1, 2, 0 };
+  guint n_parity = 0;
+  const Seen *r4;
+  gboolean saw_phase = FALSE, saw_rate = FALSE;
+  TpssSendStats st;
+
+  sim_init (&s, TPSS_SLOW_START_TPSS);
+  s.loss_every[0] = 40;         /* ~3 %: increase */
+  s.loss_every[1] = 40;         /* ~2.5 %: increase */
+  s.loss_every[2] = 10;         /* ~9 %: decrease */
+  /* from the third answered report on: clean */
+  sim_run (&s, 2000 * MS);
+
+  fail_unless (s.rates->len >= 5, "only %u rates", s.rates->len);
+  /* S0 = D (1 + 1/5) = 12 Mbit/s. 1.2 x 12 -> 14.4: l = round(10/4.4) = 2,
+   * S = 15; 1.2 x 15 -> 18: l = round (10/8) = 1, S = 20; 0.8 x 20 -> 16:
+   * l = round (10/6) = 2, S = 15. */
+  fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 0).msg.u.rate.rate,
+      14400000);
+  fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 1).msg.u.rate.rate,
+      18000000);
+  fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 2).msg.u.rate.rate,
+      16000000);
+  for (guint i = 0; i < 3; i++)
+    fail_if (g_array_index (s.rates, Seen, i).msg.u.rate.assign);
+
+  /* The answering reports carry the new S = D (1 + 1/l), D unchanged, and
+   * the phase stays redundant while there is loss. */
+  for (guint seq = 0; seq <= 3; seq++) {
+    const Seen *r = report_with_seq (&s, seq);
+    fail_unless (r != NULL);
+    fail_unless_equals_int (r->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+    fail_unless_equals_uint64 (r->msg.u.report.data_rate, 10000000);
+    fail_unless_equals_int (r->msg.u.report.length, expect_l[seq]);
+    fail_unless_equals_int (r->msg.u.report.distance, 20);
+    fail_unless_equals_uint64 (r->msg.u.report.send_rate,
+        10000000 + 10000000 / expect_l[seq]);
+  }
+
+  /* The fourth interval is the first without loss: ASSIGN at the receipt
+   * rate (~S = 15 Mbit/s), measured over one RTT (2 x 50 ms) that started
+   * when the report answering RATE 3 arrived. */
+  {
+    const Seen *rt = &g_array_index (s.rates, Seen, 3);
+    const Seen *rep3 = report_with_seq (&s, 3);
+    guint64 assigned = rt->msg.u.rate.rate;
+    gint64 interval = rt->t - (rep3->t + DELAY);
+
+    fail_unless (rt->msg.u.rate.assign);
+    fail_unless (assigned > 14700000 && assigned < 15300000,
+        "assigned %" G_GUINT64_FORMAT, assigned);
+    /* (it starts with the first packet after that report: one packet gap
+     * at most, 267 us at 15 Mbit/s) */
+    fail_unless (interval >= 100 * MS - 50 * US && interval <= 100 * MS +
+        350 * US, "interval %" G_GINT64_FORMAT, interval);
+
+    r4 = report_with_seq (&s, 4);
+    fail_unless (r4 != NULL);
+    fail_unless_equals_int (r4->msg.u.report.phase, TPSS_PHASE_NON_REDUNDANT);
+    fail_unless_equals_uint64 (r4->msg.u.report.data_rate, assigned);
+    fail_unless_equals_uint64 (r4->msg.u.report.send_rate, assigned);
+    fail_unless_equals_int (r4->msg.u.report.length, 0);
+
+    /* Events at A: PARITY l = 5, 2, 1, 2, 0; PHASE non-redundant and
+     * DATA_RATE = the assigned rate, at the time A applied the ASSIGN. */
+    for (guint i = 0; i < s.a_events->len; i++) {
+      const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, i);
+      if (e->ev.type == TPSS_EVENT_PARITY) {
+        fail_unless (n_parity < G_N_ELEMENTS (expect_l));
+        fail_unless_equals_int (e->ev.member, SSRC_B);
+        fail_unless_equals_int (e->ev.length, expect_l[n_parity]);
+        fail_unless_equals_int (e->ev.distance, 20);
+        if (expect_l[n_parity] == 0)
+          fail_unless_equals_int64 (e->t, r4->t);
+        n_parity++;
+      }
+      if (e->ev.type == TPSS_EVENT_PHASE &&
+          e->ev.phase == TPSS_PHASE_NON_REDUNDANT) {
+        fail_unless_equals_int64 (e->t, r4->t);
+        saw_phase = TRUE;
+      }
+      if (e->ev.type == TPSS_EVENT_DATA_RATE) {
+        /* the first data rate change is the assignment */
+        if (!saw_rate)
+          fail_unless_equals_uint64 (e->ev.rate, assigned);
+        saw_rate = TRUE;
+      }
+    }
+  }
+  fail_unless_equals_int (n_parity, 5);
+  fail_unless (saw_phase && saw_rate);
+
+  /* RTT measured LSR/DLSR style: 100 ms within the 1/65536 s resolution. */
+  fail_unless (tpss_member_get_send_stats (s.a, SSRC_B, &st));
+  fail_unless (st.rtt >= 100 * MS - 50 * US && st.rtt <= 100 * MS + 50 * US,
+      "rtt %" G_GINT64_FORMAT, st.rtt);
+  /* Non-redundant and clean: D grows by 1.2 per report after the assignment. */
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_int (st.length, 0);
+  fail_unless (s.rates->len >= 6);
+  fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 4).msg.u.rate.rate,
+      (guint64) (g_array_index (s.rates, Seen, 3).msg.u.rate.rate * 1.2 + 0.5));
+  fail_unless (s.lost_reported > 0);
+
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* 3. Traditional slow start: no parity ever, D x 1.2 per clean interval. */
+GST_START_TEST (test_traditional_slow_start)
+{
+  Sim s;
+  guint64 expect = 10000000;
+  guint n_rate = 0;
+
+  sim_init (&s, TPSS_SLOW_START_TRADITIONAL);
+  sim_run (&s, 1500 * MS);
+
+  fail_unless_equals_int (s.parity_to_b, 0);
+  for (guint i = 0; i < s.reports->len; i++) {
+    const TpssMsg *r = &g_array_index (s.reports, Seen, i).msg;
+    fail_unless_equals_int (r->u.report.phase, TPSS_PHASE_NON_REDUNDANT);
+    fail_unless_equals_int (r->u.report.length, 0);
+    fail_unless_equals_uint64 (r->u.report.send_rate, r->u.report.data_rate);
+  }
+  for (guint i = 0; i < s.a_events->len; i++) {
+    const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, i);
+    if (e->ev.type == TPSS_EVENT_PARITY)
+      fail_unless_equals_int (e->ev.length, 0);
+    fail_if (e->ev.type == TPSS_EVENT_PHASE &&
+        e->ev.phase == TPSS_PHASE_REDUNDANT);
+    if (e->ev.type == TPSS_EVENT_DATA_RATE) {
+      expect = (guint64) (expect * 1.2 + 0.5);
+      fail_unless_equals_uint64 (e->ev.rate, expect);
+      n_rate++;
+    }
+  }
+  for (guint i = 0; i < s.rates->len; i++)
+    GST_INFO ("rate %u at %" G_GINT64_FORMAT ": %" G_GUINT64_FORMAT, i,
+        g_array_index (s.rates, Seen, i).t, g_array_index (s.rates, Seen, i).msg.u.rate.rate);
+  fail_unless (n_rate >= 5, "only %u increases", n_rate);
+  {
+    guint applied = 0;            /* RATEs that reached A by the end */
+    for (guint i = 0; i < s.rates->len; i++)
+      applied += g_array_index (s.rates, Seen, i).t + DELAY <= s.now;
+    fail_unless_equals_int (n_rate, applied);
+  }
+  for (guint i = 0; i < s.rates->len; i++) {
+    const Seen *rt = &g_array_index (s.rates, Seen, i);
+    fail_if (rt->msg.u.rate.assign);
+    if (i > 0) {
+      /* each decision follows one clean RTT of measurement, which starts
+       * when the report answering the previous decision arrives */
+      const Seen *rep = report_with_seq (&s, i);
+      gint64 interval = rt->t - (rep->t + DELAY);
+      /* + at most one packet gap (400 us at the initial 10 Mbit/s) */
+      fail_unless (interval >= 100 * MS - 50 * US &&
+          interval <= 100 * MS + 450 * US, "interval %" G_GINT64_FORMAT,
+          interval);
+    }
+  }
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 4. NQCP allocation and admission */
+
+#define PKT_BIG 1250            /* 100 Mbit/s = 100 packets per 10 ms slot */
+#define T0 (1000 * MS)
+
+static void
+feed_report (TpssMember * r, guint32 src, guint64 rate, gint64 now)
+{
+  TpssMsg m;
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_REPORT;
+  m.sender_ssrc = src;
+  m.media_ssrc = src;
+  m.u.report.dest_ssrc = SSRC_C;
+  m.u.report.ntp = 1000;
+  m.u.report.send_rate = m.u.report.data_rate = rate;
+  m.u.report.phase = TPSS_PHASE_NON_REDUNDANT;
+  m.u.report.distance = 20;
+  tpss_member_on_msg (r, &m, now);
+}
+
+/* announces @mbps for the next 100 ms, starting now */
+static void
+feed_qos (TpssMember * r, guint32 src, guint mbps, gint64 now)
+{
+  TpssMsg m;
+
+  memset (&m, 0, sizeof (m));
+  m.type = TPSS_MSG_QOS;
+  m.sender_ssrc = src;
+  m.media_ssrc = src;
+  m.u.qos.bytes = mbps * 12500;   /* 100 ms at mbps */
+  m.u.qos.tt_us = 100000;
+  m.u.qos.ht_us = 0;
+  tpss_member_on_msg (r, &m, now);
+}
+
+typedef struct {
+  guint64 capacity;
+  TpssDelivery delivery;
+  TpssControl control;
+  guint prio[3];
+  guint demand[3];              /* Mbit/s, = packets per slot */
+  guint admit[3];               /* expected per slot */
+  guint64 notified[3];          /* expected RATE */
+} AllocCase;
+
+static TpssMember *
+run_alloc_case (const AllocCase * c, guint admitted[3])
+{
+  const guint32 src[3] = { SSRC_A, SSRC_B, 0xDDDD0004u };
+  TpssConfig cfg;
+  TpssMember *r;
+  guint sent[3] = { 0 };
+  guint32 dest;
+  TpssMsg msg;
+  gint64 t = T0;
+  guint got = 0;
+
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = c->capacity;
+  cfg.delivery = c->delivery;
+  cfg.control = c->control;
+  r = tpss_member_new (SSRC_C, &cfg);
+  for (guint i = 0; i < 3; i++) {
+    tpss_member_add_peer (r, src[i], c->prio[i], T0 - 10 * MS);
+    feed_report (r, src[i], 100000000, T0 - 5 * MS);
+    feed_qos (r, src[i], c->demand[i], T0 - 5 * MS);
+  }
+  /* Arrival order is the reverse of priority: lowest first, so FCFS and
+   * priority admission differ. Everything inside one 10 ms slot. */
+  memset (admitted, 0, 3 * sizeof (guint));
+  for (gint i = 2; i >= 0; i--)
+    for (; sent[i] < c->demand[i]; sent[i]++, t += 10 * US)
+      admitted[i] += tpss_member_on_data (r, src[i], PKT_BIG, 0, 0, t);
+  fail_unless (t < T0 + 10 * MS);
+
+  /* the report interval (20 ms from the first packet: no RTT known) ends:
+   * one RATE per source */
+  tpss_member_advance (r, T0 + 25 * MS);
+  while (tpss_member_pop_msg (r, &dest, &msg)) {
+    if (msg.type != TPSS_MSG_RATE)
+      continue;
+    for (guint i = 0; i < 3; i++)
+      if (dest == src[i]) {
+        fail_unless_equals_int64 (msg.media_ssrc, src[i]);
+        fail_unless_equals_uint64 (msg.u.rate.rate, c->notified[i]);
+        got++;
+      }
+  }
+  fail_unless_equals_int (got, 3);
+  return r;
+}
+
+GST_START_TEST (test_allocation)
+{
+  const guint32 src[3] = { SSRC_A, SSRC_B, 0xDDDD0004u };
+  /* Priority: capacity 100, demands 60/50/40, priorities 3/2/1 -> 60/40/0.
+   * Source 1 clean: 1.2 x 100 = 120 capped to 60; source 2 loses 10 of 50:
+   * 0.8 x 100 = 80 capped to 40; source 3 loses all: capped to 0. */
+  AllocCase prio = { 100000000, TPSS_DELIVERY_PRIORITY,
+    TPSS_CONTROL_NOTIFICATION, {3, 2, 1}, {60, 50, 40}, {60, 40, 0},
+    {60000000, 40000000, 0}
+  };
+  /* Fair: capacity 90, demands 20/50/50 -> 20/35/35. */
+  AllocCase fair = { 90000000, TPSS_DELIVERY_FAIR,
+    TPSS_CONTROL_NOTIFICATION, {3, 2, 1}, {20, 50, 50}, {20, 35, 35},
+    {20000000, 35000000, 35000000}
+  };
+  /* Feedback: FCFS on the total (100 packets), arrival order 3, 2, 1; no
+   * caps: 1.2 x 100 for the clean ones, 0.8 x 100 for the one cut. */
+  AllocCase fb = { 100000000, TPSS_DELIVERY_PRIORITY,
+    TPSS_CONTROL_FEEDBACK, {3, 2, 1}, {60, 50, 40}, {10, 50, 40},
+    {80000000, 120000000, 120000000}
+  };
+  guint adm[3];
+  TpssMember *r;
+  TpssRecvStats st;
+
+  r = run_alloc_case (&prio, adm);
+  for (guint i = 0; i < 3; i++) {
+    fail_unless_equals_int (adm[i], prio.admit[i]);
+    fail_unless (tpss_member_get_recv_stats (r, src[i], &st));
+    fail_unless_equals_uint64 (st.packets_not_delivered,
+        prio.demand[i] - prio.admit[i]);
+    fail_unless_equals_uint64 (st.notified_rate, prio.notified[i]);
+    fail_unless_equals_int (st.priority, prio.prio[i]);
+  }
+  /* The member's own sending rate counts (sum + TR): with 10 Mbit/s of its
+   * own queued, the next slot has 90 left: 60/30/0. */
+  {
+    TpssConfig cfg;
+    TpssMember *r2;
+    guint a2[3] = { 0 };
+    gint64 t = T0 + 10 * MS;
+
+    tpss_config_init (&cfg);
+    cfg.max_receive_rate = 100000000;
+    cfg.initial_rate = 10000000;
+    r2 = tpss_member_new (SSRC_C, &cfg);
+    for (guint i = 0; i < 3; i++) {
+      tpss_member_add_peer (r2, src[i], prio.prio[i], T0);
+      feed_qos (r2, src[i], prio.demand[i], T0);
+    }
+    fail_unless (tpss_member_enqueue (r2, 1000, T0));
+    for (gint i = 2; i >= 0; i--)
+      for (guint k = 0; k < prio.demand[i]; k++, t += 10 * US)
+        a2[i] += tpss_member_on_data (r2, src[i], PKT_BIG, 0, 0, t);
+    fail_unless_equals_int (a2[0], 60);
+    fail_unless_equals_int (a2[1], 30);
+    fail_unless_equals_int (a2[2], 0);
+    /* the next slot starts afresh (no credit saved up) */
+    t = T0 + 20 * MS;
+    memset (a2, 0, sizeof (a2));
+    for (guint k = 0; k < 70; k++, t += 10 * US)
+      a2[0] += tpss_member_on_data (r2, src[0], PKT_BIG, 0, 0, t);
+    fail_unless_equals_int (a2[0], 60);
+    tpss_member_free (r2);
+  }
+  tpss_member_free (r);
+
+  r = run_alloc_case (&fair, adm);
+  for (guint i = 0; i < 3; i++)
+    fail_unless_equals_int (adm[i], fair.admit[i]);
+  tpss_member_free (r);
+
+  r = run_alloc_case (&fb, adm);
+  for (guint i = 0; i < 3; i++)
+    fail_unless_equals_int (adm[i], fb.admit[i]);
+  tpss_member_free (r);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 5. The queue: holding time, pacing, QoS information */
+
+GST_START_TEST (test_holding_time_and_pacing)
+{
+  TpssConfig cfg;
+  TpssMember *m;
+  struct {
+    gint64 t;
+    guint32 bytes;
+  } in[] = {
+    {0, 1000}, {0, 1000}, {0, 1000}, {5 * MS, 1000}, {150 * MS, 1000},
+    {400 * MS, 1000}, {400 * MS, 1000}, {600 * MS, 2000},
+    {600 * MS + 500 * US, 1000}, {601 * MS, 1000},
+  };
+  const gint64 expect[] = { 100 * MS, 101 * MS, 102 * MS, 105 * MS, 250 * MS,
+    500 * MS, 501 * MS, 700 * MS, 702 * MS, 703 * MS
+  };
+  gint64 left[G_N_ELEMENTS (in)];
+  guint n_in = 0, n_out = 0;
+  guint32 dest;
+  TpssMsg msg;
+  TpssQos q;
+  gint64 now = 0;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 8000000;   /* TR: 1000 bytes per ms */
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 1, 0);
+  tpss_member_add_peer (m, SSRC_C, 1, 0);
+  while (tpss_member_pop_msg (m, NULL, NULL));
+
+  while (n_out < G_N_ELEMENTS (in)) {
+    gint64 dl = tpss_member_next_deadline (m);
+    gint64 next_in = n_in < G_N_ELEMENTS (in) ? in[n_in].t : G_MAXINT64;
+    guint qos_msgs = 0;
+
+    now = MIN (dl, next_in);
+    /* one ns earlier nothing may leave */
+    if (now > 0)
+      fail_unless_equals_int (tpss_member_dequeue (m, now - 1, NULL), 0);
+    while (n_in < G_N_ELEMENTS (in) && in[n_in].t == now) {
+      fail_unless (tpss_member_enqueue (m, in[n_in].bytes, now));
+      n_in++;
+    }
+    while (tpss_member_pop_msg (m, &dest, &msg)) {
+      if (msg.type != TPSS_MSG_QOS)
+        continue;
+      /* a control packet to every destination when a message enters an
+       * empty queue: D = the message, TT = D/TR, HT = the full HT */
+      fail_unless_equals_int (dest, 0);
+      fail_unless_equals_int64 (msg.media_ssrc, SSRC_A);
+      if (now == 0) {
+        fail_unless_equals_int (msg.u.qos.bytes, 3000);
+      } else {
+        fail_unless (now == 150 * MS || now == 400 * MS || now == 600 * MS);
+      }
+      if (now == 400 * MS) {
+        fail_unless_equals_int (msg.u.qos.bytes, 2000);
+      }
+      fail_unless_equals_int (msg.u.qos.tt_us, msg.u.qos.bytes);
+      fail_unless_equals_int (msg.u.qos.ht_us, 100000);
+      qos_msgs++;
+    }
+    if (now == 0 || now == 150 * MS || now == 400 * MS || now == 600 * MS) {
+      fail_unless_equals_int (qos_msgs, 1);
+    } else {
+      fail_unless_equals_int (qos_msgs, 0);
+    }
+    tpss_member_advance (m, now);
+
+    {
+      guint n = tpss_member_dequeue (m, now, &q);
+      for (guint i = 0; i < n; i++) {
+        fail_unless_equals_int64 (now, expect[n_out]);
+        left[n_out++] = now;
+      }
+      /* piggybacked <D, TT, HT>, computed after the packet left */
+      if (now == 100 * MS) {
+        fail_unless_equals_int (n, 1);
+        fail_unless_equals_int (q.bytes, 3000);
+        fail_unless_equals_int (q.tt_us, 3000);
+        fail_unless_equals_int (q.ht_us, 0);
+      } else if (now == 102 * MS) {
+        fail_unless_equals_int (q.bytes, 1000);
+        fail_unless_equals_int (q.tt_us, 1000);
+        fail_unless_equals_int (q.ht_us, 3000);       /* 100 - (102 - 5) ms */
+      } else if (now == 105 * MS) {
+        fail_unless_equals_int (q.bytes, 0);
+        fail_unless_equals_int (q.tt_us, 0);
+        fail_unless_equals_int (q.ht_us, 0);
+      } else if (now == 700 * MS) {
+        fail_unless_equals_int (q.bytes, 2000);
+        fail_unless_equals_int (q.tt_us, 2000);
+        fail_unless_equals_int (q.ht_us, 500); /* 100 - (700 - 600.5) ms */
+      }
+    }
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+    fail_unless (left[i] >= in[i].t + 100 * MS);
+    if (i > 0)                  /* paced at TR: in[i-1].bytes take ms */
+      fail_unless (left[i] - left[i - 1] >= in[i - 1].bytes * US);
+  }
+  {
+    TpssSendStats st;
+    fail_unless (tpss_member_get_send_stats (m, SSRC_C, &st));
+    fail_unless_equals_uint64 (st.packets_sent, G_N_ELEMENTS (in));
+    fail_unless_equals_uint64 (st.bytes_sent, 11000);
+  }
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 6. Membership */
+
+GST_START_TEST (test_membership)
+{
+  TpssConfig cfg;
+  TpssMember *a, *b;
+  TpssEvent ev;
+  TpssMsg msg, hello_b;
+  guint32 dest;
+  guint hellos = 0, joined = 0, left = 0;
+
+  tpss_config_init (&cfg);
+  a = tpss_member_new (SSRC_A, &cfg);
+  b = tpss_member_new (SSRC_B, &cfg);
+  fail_unless_equals_int64 (tpss_member_next_deadline (a), -1);
+
+  /* Both start; their HELLOs make them learn of each other. */
+  tpss_member_advance (a, 0);
+  tpss_member_advance (b, 0);
+  fail_unless (tpss_member_pop_msg (b, &dest, &hello_b));
+  fail_unless_equals_int (hello_b.type, TPSS_MSG_HELLO);
+  fail_unless_equals_int (dest, 0);
+  fail_unless (tpss_member_pop_msg (a, &dest, &msg));
+  fail_unless_equals_int (msg.type, TPSS_MSG_HELLO);
+  tpss_member_on_msg (b, &msg, 1 * MS);
+  tpss_member_on_msg (a, &hello_b, 1 * MS);
+  tpss_member_on_msg (a, &hello_b, 2 * MS);     /* known: no second join */
+  while (tpss_member_pop_event (a, &ev))
+    if (ev.type == TPSS_EVENT_MEMBER_JOINED) {
+      fail_unless_equals_int64 (ev.member, SSRC_B);
+      joined++;
+    }
+  fail_unless_equals_int (joined, 1);
+  fail_unless (tpss_member_get_send_stats (a, SSRC_B, &(TpssSendStats) {
+          0}));
+  fail_unless (tpss_member_get_recv_stats (b, SSRC_A, &(TpssRecvStats) {
+          0}));
+
+  /* A explicit peer C that keeps sending HELLOs stays; B falls silent after
+   * 2 ms and is removed member_timeout (5 s) later, not a ns before. */
+  tpss_member_add_peer (a, SSRC_C, 2, 0);
+  while (tpss_member_pop_event (a, &ev))
+    fail_unless (ev.type != TPSS_EVENT_MEMBER_LEFT);
+  for (;;) {
+    gint64 t = tpss_member_next_deadline (a);
+    TpssMsg hc;
+
+    fail_unless (t > 0);
+    if (t > 7000 * MS)
+      break;
+    if (t == 2 * MS + 5000 * MS) {
+      tpss_member_advance (a, t - 1);
+      while (tpss_member_pop_event (a, &ev))
+        fail_unless (ev.type != TPSS_EVENT_MEMBER_LEFT);
+    }
+    tpss_member_advance (a, t);
+    memset (&hc, 0, sizeof (hc));
+    hc.type = TPSS_MSG_HELLO;
+    hc.sender_ssrc = hc.media_ssrc = SSRC_C;
+    tpss_member_on_msg (a, &hc, t);
+    while (tpss_member_pop_msg (a, &dest, &msg))
+      hellos += msg.type == TPSS_MSG_HELLO;
+    while (tpss_member_pop_event (a, &ev))
+      if (ev.type == TPSS_EVENT_MEMBER_LEFT) {
+        fail_unless_equals_int64 (ev.member, SSRC_B);
+        fail_unless_equals_int64 (t, 5002 * MS);
+        left++;
+      }
+  }
+  fail_unless_equals_int (left, 1);
+  fail_if (tpss_member_get_send_stats (a, SSRC_B, &(TpssSendStats) {
+          0}));
+  fail_unless (tpss_member_get_send_stats (a, SSRC_C, &(TpssSendStats) {
+          0}));
+  /* HELLO every second: at 1 .. 7 s */
+  fail_unless_equals_int (hellos, 7);
+
+  /* Explicit removal also says so. */
+  tpss_member_remove_peer (a, SSRC_C, 7001 * MS);
+  fail_unless (tpss_member_pop_event (a, &ev));
+  fail_unless_equals_int (ev.type, TPSS_EVENT_MEMBER_LEFT);
+  fail_unless_equals_int64 (ev.member, SSRC_C);
+  /* Own messages are ignored. */
+  msg.sender_ssrc = SSRC_A;
+  tpss_member_on_msg (a, &msg, 7002 * MS);
+  fail_if (tpss_member_pop_event (a, &ev));
+
+  tpss_member_free (a);
+  tpss_member_free (b);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpsscore_suite (void)
+{
+  Suite *s = suite_create ("tpsscore");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_msg_roundtrip);
+  tcase_add_test (tc, test_msg_malformed);
+  tcase_add_test (tc, test_phase_change_after_clean_rtt);
+  tcase_add_test (tc, test_traditional_slow_start);
+  tcase_add_test (tc, test_allocation);
+  tcase_add_test (tc, test_holding_time_and_pacing);
+  tcase_add_test (tc, test_membership);
+  return s;
+}
+
+GST_CHECK_MAIN (tpsscore);
