@@ -248,46 +248,42 @@ push_media_locked (GstTpssFecDec * self, GstBuffer * buffer, gint64 now)
   }
 }
 
+/* Media in: one buffer, or each buffer of a list. */
 static GstFlowReturn
-gst_tpss_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
+handle_media (GstTpssFecDec * self, GstBuffer * buffer, GstBufferList * list)
 {
-  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
   gint64 now = running_now (self);
   Outputs out;
 
   g_mutex_lock (&self->lock);
   if (self->flushing) {
     g_mutex_unlock (&self->lock);
-    gst_buffer_unref (buffer);
+    gst_clear_buffer (&buffer);
+    gst_clear_buffer_list (&list);
     return GST_FLOW_FLUSHING;
   }
-  push_media_locked (self, buffer, now);
+  if (buffer)
+    push_media_locked (self, buffer, now);
+  for (guint i = 0; list && i < gst_buffer_list_length (list); i++)
+    push_media_locked (self, gst_buffer_ref (gst_buffer_list_get (list, i)),
+        now);
+  gst_clear_buffer_list (&list);
   collect_output (self, &out);
   wake_timer (self);
   return unlock_and_push (self, &out);
 }
 
 static GstFlowReturn
+gst_tpss_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buffer)
+{
+  return handle_media (GST_TPSS_FEC_DEC (parent), buffer, NULL);
+}
+
+static GstFlowReturn
 gst_tpss_fec_dec_chain_list (GstPad * pad, GstObject * parent,
     GstBufferList * list)
 {
-  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
-  gint64 now = running_now (self);
-  Outputs out;
-
-  g_mutex_lock (&self->lock);
-  if (self->flushing) {
-    g_mutex_unlock (&self->lock);
-    gst_buffer_list_unref (list);
-    return GST_FLOW_FLUSHING;
-  }
-  for (guint i = 0; i < gst_buffer_list_length (list); i++)
-    push_media_locked (self, gst_buffer_ref (gst_buffer_list_get (list, i)),
-        now);
-  gst_buffer_list_unref (list);
-  collect_output (self, &out);
-  wake_timer (self);
-  return unlock_and_push (self, &out);
+  return handle_media (GST_TPSS_FEC_DEC (parent), NULL, list);
 }
 
 static GstFlowReturn

@@ -1,6 +1,7 @@
 /* TPSS interleaved XOR parity FEC: a sans-I/O core (GLib only).
  * See tpssfec.h and docs/protocols/tpss-fec.md. */
 #include "tpssfec.h"
+#include "tpssbytes.h"
 
 #include <string.h>
 
@@ -12,35 +13,6 @@
 /* The store never spans more than this many sequence numbers. */
 #define STORE_SPAN_LIMIT 60000
 #define MAX_PENDING_FEC 4096
-
-static inline guint16
-read16 (const guint8 * p)
-{
-  return (guint16) ((p[0] << 8) | p[1]);
-}
-
-static inline guint32
-read32 (const guint8 * p)
-{
-  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
-      ((guint32) p[2] << 8) | p[3];
-}
-
-static inline void
-write16 (guint8 * p, guint16 v)
-{
-  p[0] = v >> 8;
-  p[1] = v & 0xff;
-}
-
-static inline void
-write32 (guint8 * p, guint32 v)
-{
-  p[0] = v >> 24;
-  p[1] = (v >> 16) & 0xff;
-  p[2] = (v >> 8) & 0xff;
-  p[3] = v & 0xff;
-}
 
 /* Signed distance from @b to @a in sequence-number space. */
 static inline gint

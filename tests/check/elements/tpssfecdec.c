@@ -1,5 +1,6 @@
 /* Element tests of tpssfecdec with GstHarness and GstTestClock. */
 #include <gst/check/gstcheck.h>
+#include "checkutil.h"
 #include <gst/check/gstharness.h>
 #include <gst/check/gsttestclock.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -82,28 +83,10 @@ stream_clear (Stream * s)
   g_ptr_array_unref (s->parity);
 }
 
-/* The element with "key=value ..." properties applied. */
-static GstElement *
-make_element (const gchar * factory, const gchar * props)
-{
-  GstElement *e = gst_element_factory_make (factory, NULL);
-  gchar **kv = g_strsplit (props, " ", -1);
-
-  fail_unless (e != NULL);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-  return e;
-}
-
 static void
 setup (GstHarness ** h, GstHarness ** fec, const gchar * props)
 {
-  GstElement *e = make_element ("tpssfecdec", props);
+  GstElement *e = check_make_element ("tpssfecdec", props);
 
   *h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
@@ -111,18 +94,6 @@ setup (GstHarness ** h, GstHarness ** fec, const gchar * props)
   gst_harness_set_src_caps_str (*h, MEDIA_CAPS);
   *fec = gst_harness_new_with_element ((*h)->element, "fec_0", NULL);
   gst_harness_set_src_caps_str (*fec, FEC_CAPS);
-}
-
-static guint64
-stat_u64 (GstElement * e, const gchar * field)
-{
-  GstStructure *s;
-  guint64 v = 0;
-
-  g_object_get (e, "stats", &s, NULL);
-  fail_unless (gst_structure_get_uint64 (s, field, &v));
-  gst_structure_free (s);
-  return v;
 }
 
 static void
@@ -162,9 +133,9 @@ GST_START_TEST (test_recovers_in_order)
   for (guint i = 0; i < 6; i++)
     assert_pull_equal (h, s.media->pdata[i]);
 
-  fail_unless_equals_int (stat_u64 (h->element, "recovered"), 1);
-  fail_unless_equals_int (stat_u64 (h->element, "fec-received"), 3);
-  fail_unless_equals_int (stat_u64 (h->element, "unrecoverable"), 0);
+  fail_unless_equals_int (check_stat_u64 (h->element, "recovered"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "fec-received"), 3);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 0);
   stream_clear (&s);
   gst_harness_teardown (fec);
   gst_harness_teardown (h);
@@ -195,7 +166,7 @@ GST_START_TEST (test_gap_released_after_size_time)
   fail_unless (gst_harness_crank_single_clock_wait (h));
   gst_buffer_unref (gst_harness_pull (h));
   assert_pull_equal (h, s.media->pdata[2]);
-  fail_unless_equals_int (stat_u64 (h->element, "unrecoverable"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 1);
 
   stream_clear (&s);
   gst_harness_teardown (fec);
@@ -219,8 +190,8 @@ GST_START_TEST (test_bad_parity_counted)
   fail_unless_equals_int (gst_harness_push (fec, junk), GST_FLOW_OK);
   gst_harness_push (fec, wrap_parity (garbage, sizeof (garbage), 100, 1));
   gst_harness_push (fec, wrap_parity (garbage, sizeof (garbage), 99, 2));
-  fail_unless_equals_int (stat_u64 (h->element, "malformed"), 2);
-  fail_unless_equals_int (stat_u64 (h->element, "foreign"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "malformed"), 2);
+  fail_unless_equals_int (check_stat_u64 (h->element, "foreign"), 1);
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
 
   /* Genuine parity still repairs packet 1, and the rest follows. */
@@ -247,7 +218,7 @@ GST_START_TEST (test_eos_releases_held)
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
   gst_harness_push_event (h, gst_event_new_eos ());
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
-  fail_unless_equals_int (stat_u64 (h->element, "unrecoverable"), 2);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 2);
   stream_clear (&s);
   gst_harness_teardown (fec);
   gst_harness_teardown (h);

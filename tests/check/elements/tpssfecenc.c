@@ -1,5 +1,6 @@
 /* Element tests of tpssfecenc with GstHarness. */
 #include <gst/check/gstcheck.h>
+#include "checkutil.h"
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
 
@@ -25,46 +26,16 @@ make_rtp (guint16 seq, gsize payload_len)
   return buf;
 }
 
-/* The element with "key=value ..." properties applied. */
-static GstElement *
-make_element (const gchar * factory, const gchar * props)
-{
-  GstElement *e = gst_element_factory_make (factory, NULL);
-  gchar **kv = g_strsplit (props, " ", -1);
-
-  fail_unless (e != NULL);
-  for (gchar ** p = kv; *p; p++) {
-    gchar **pair = g_strsplit (*p, "=", 2);
-    if (pair[0] && pair[1])
-      gst_util_set_object_arg (G_OBJECT (e), pair[0], pair[1]);
-    g_strfreev (pair);
-  }
-  g_strfreev (kv);
-  return e;
-}
-
 static void
 setup (GstHarness ** h, GstHarness ** fec, const gchar * props)
 {
-  GstElement *e = make_element ("tpssfecenc", props);
+  GstElement *e = check_make_element ("tpssfecenc", props);
 
   *h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   gst_harness_play (*h);        /* fec_0 appears in PAUSED */
   *fec = gst_harness_new_with_element ((*h)->element, NULL, "fec_0");
   gst_harness_set_src_caps_str (*h, MEDIA_CAPS);
-}
-
-static guint64
-stat_u64 (GstElement * e, const gchar * field)
-{
-  GstStructure *s;
-  guint64 v = 0;
-
-  g_object_get (e, "stats", &s, NULL);
-  fail_unless (gst_structure_get_uint64 (s, field, &v));
-  gst_structure_free (s);
-  return v;
 }
 
 static TpssFecHeader
@@ -123,8 +94,8 @@ GST_START_TEST (test_media_untouched_parity_after_segment)
   fail_unless_equals_int (rate, 90000);
   gst_caps_unref (caps);
 
-  fail_unless_equals_int (stat_u64 (h->element, "protected"), 12);
-  fail_unless_equals_int (stat_u64 (h->element, "parity-sent"), 4);
+  fail_unless_equals_int (check_stat_u64 (h->element, "protected"), 12);
+  fail_unless_equals_int (check_stat_u64 (h->element, "parity-sent"), 4);
   gst_harness_teardown (fec);
   gst_harness_teardown (h);
 }
@@ -191,7 +162,7 @@ GST_START_TEST (test_not_rtp_passes_unprotected)
   fail_unless_equals_int (gst_harness_push (h, junk), GST_FLOW_OK);
   gst_buffer_unref (gst_harness_pull (h));
   fail_unless_equals_int (gst_harness_buffers_received (fec), 0);
-  fail_unless_equals_int (stat_u64 (h->element, "malformed"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "malformed"), 1);
   gst_harness_push (h, make_rtp (1, 10));
   fail_unless_equals_int (gst_harness_buffers_received (fec), 1);
   gst_harness_teardown (fec);

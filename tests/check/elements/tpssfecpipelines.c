@@ -2,6 +2,7 @@
  * FEC port, and inside rtpbin on both sides. A probe on the sender drops
  * bursts of media packets; every H.264 frame must still decode. */
 #include <gst/check/gstcheck.h>
+#include "checkutil.h"
 #include <gio/gio.h>
 
 #define FRAMES 90
@@ -58,18 +59,6 @@ free_udp_port (void)
   g_object_unref (lo);
   g_object_unref (s);
   return port;
-}
-
-static guint64
-stat_u64 (GstElement * e, const gchar * field)
-{
-  GstStructure *s;
-  guint64 v = 0;
-
-  g_object_get (e, "stats", &s, NULL);
-  gst_structure_get_uint64 (s, field, &v);
-  gst_structure_free (s);
-  return v;
 }
 
 static void
@@ -148,8 +137,8 @@ run_pair (const gchar * send_desc, const gchar * recv_desc)
 
   dec = find_element (recv, "tpssfecdec");
   fail_unless (dec != NULL);
-  recovered = stat_u64 (dec, "recovered");
-  unrecoverable = stat_u64 (dec, "unrecoverable");
+  recovered = check_stat_u64 (dec, "recovered");
+  unrecoverable = check_stat_u64 (dec, "unrecoverable");
   {
     GstStructure *st;
     g_object_get (dec, "stats", &st, NULL);
