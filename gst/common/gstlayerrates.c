@@ -50,7 +50,11 @@ void
 gst_layer_rates_value_set (GValue * array, const guint * rates,
     guint n_layers)
 {
-  g_value_init (array, GST_TYPE_ARRAY);
+  /* Initialised already when it is a get_property's return value. */
+  if (G_IS_VALUE (array))
+    g_value_reset (array);
+  else
+    g_value_init (array, GST_TYPE_ARRAY);
   for (guint i = 0; i < n_layers; i++) {
     GValue r = G_VALUE_INIT;
     g_value_init (&r, G_TYPE_INT);

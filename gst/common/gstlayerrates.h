@@ -24,6 +24,7 @@ GstEvent *gst_layer_rates_event_new (const guint * rates, guint n_layers);
 gboolean gst_layer_rates_event_parse (GstEvent * event, guint * rates,
     guint * n_layers);
 
+/* Sets @array (a GstValueArray, or an unset GValue) to the rates. */
 void gst_layer_rates_value_set (GValue * array, const guint * rates,
     guint n_layers);
 /* Reads a fixed "layer-rates" field (and checks "layers" if present). */

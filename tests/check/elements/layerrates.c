@@ -32,12 +32,8 @@ test_rate_sink_get_property (GObject * object, guint prop_id, GValue * value,
 
   if (prop_id == PROP_BITRATE)
     g_value_set_uint (value, gst_rate_path_get_bitrate (self->path));
-  else {
-    GValue array = G_VALUE_INIT;
-    gst_rate_path_get_value (self->path, &array);
-    g_value_copy (&array, value);
-    g_value_unset (&array);
-  }
+  else
+    gst_rate_path_get_value (self->path, value);
 }
 
 static gboolean
@@ -170,6 +166,15 @@ GST_START_TEST (test_rate_limited_and_coalesced)
   fail_unless_equals_int (rates[1], 700000);
   g_object_get (sink, "bitrate", &bitrate, NULL);
   fail_unless_equals_int (bitrate, 1000000);
+  {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_ARRAY);
+    g_object_get_property (G_OBJECT (sink), "layer-rates", &v);
+    fail_unless_equals_int (gst_value_array_get_size (&v), 2);
+    fail_unless_equals_int (g_value_get_int (gst_value_array_get_value (&v,
+                1)), 700000);
+    g_value_unset (&v);
+  }
 
   /* Inside the interval: held back, the newest wins. */
   gst_rate_path_set (self->path, b, 2, 100 * GST_MSECOND);
