@@ -5,6 +5,8 @@
 
 #include "gsttpssfecenc.h"
 #include "gsttpssfecdec.h"
+#include "gsttpsssink.h"
+#include "gsttpsssrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -13,6 +15,8 @@ plugin_init (GstPlugin * plugin)
 
   ok |= GST_ELEMENT_REGISTER (tpssfecenc, plugin);
   ok |= GST_ELEMENT_REGISTER (tpssfecdec, plugin);
+  ok |= GST_ELEMENT_REGISTER (tpsssink, plugin);
+  ok |= GST_ELEMENT_REGISTER (tpsssrc, plugin);
   return ok;
 }
 

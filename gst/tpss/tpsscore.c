@@ -921,8 +921,11 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   }
   p->receive_rate = muldiv (p->iv_bytes, 8 * NS_PER_S, (guint64) elapsed);
 
-  if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0) {
-    /* Complete receipt for a round trip: assign the receipt rate. */
+  if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
+      p->src_rtt > 0) {
+    /* Complete receipt for a round trip (so the RTT must be known: before
+     * it, the interval is only min-report-interval long): assign the
+     * receipt rate. */
     assign = TRUE;
     rate = p->receive_rate;
   } else if ((gdouble) p->iv_lost > m->cfg.loss_threshold * (gdouble) total) {

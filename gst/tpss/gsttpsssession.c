@@ -1,0 +1,2170 @@
+/* The member session shared by tpsssink and tpsssrc.
+ *
+ * One session = one group member: one TpssMember core, one UDP socket on
+ * which RTP media, parity and RTCP control are multiplexed (RFC 5761: the
+ * second byte 192..223 is RTCP), one member id (= the RTP SSRC of its
+ * stream), and one I/O thread. Sessions are looked up by name in a process
+ * table (the `session` property, default "tpss-<port>"), refcounted, so a
+ * tpsssink and a tpsssrc of the same member share them; either works alone.
+ *
+ * Threads and locks:
+ * - `lock` guards everything below it in the struct: the core, the socket's
+ *   use, the send queue, the members with their FEC encoders (one per
+ *   destination) and decoders (one per source), and the counters.
+ * - The I/O thread waits in ppoll() on the socket and an eventfd, with the
+ *   earliest deadline of the core (timers, MQ departures) and of the FEC
+ *   decoders as timeout. Under `lock` it reads every datagram, feeds the
+ *   core and the decoders, runs the timers, sends what MQ releases (media
+ *   to every destination, parity per destination) and the control messages
+ *   the core pops. What must reach the elements (rates, delivered packets,
+ *   members leaving, bus messages) is collected and handed over after `lock`
+ *   is released, with a reference on the element taken under it.
+ * - tpsssink's streaming thread takes `lock` only to enqueue into MQ.
+ * - `registry_lock` guards the name table and the refcounts; never taken
+ *   with `lock` held.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* ppoll */
+#endif
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gsttpsssession.h"
+#include "tpssfec.h"
+
+#include <gio/gio.h>
+#include <gst/rtp/gstrtpbuffer.h>
+
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+GST_DEBUG_CATEGORY_STATIC (tpss_session_debug);
+#define GST_CAT_DEFAULT tpss_session_debug
+
+#define DEFAULT_PORT 5004
+#define DEFAULT_ADDRESS "0.0.0.0"
+#define DEFAULT_TTL_MC 1
+#define DEFAULT_LOOP TRUE
+#define DEFAULT_FEC_PT 100
+#define DEFAULT_EXT_ID 5
+#define DEFAULT_FEC_SIZE_TIME (200 * GST_MSECOND)
+#define DEFAULT_ALLOW_JOIN TRUE
+#define DEFAULT_BUFFER_SIZE (4 * 1024 * 1024)
+#define MAX_DATAGRAM 65536
+#define READ_BATCH 256
+
+/* ------------------------------------------------------------------ */
+/* Enums */
+
+GType
+gst_tpss_slow_start_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {TPSS_SLOW_START_TPSS, "Two-phase slow start: rate raised by redundancy",
+        "tpss"},
+    {TPSS_SLOW_START_TRADITIONAL,
+        "Traditional slow start (baseline): rate raised by data", "traditional"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstTpssSlowStart",
+            values));
+  return type;
+}
+
+GType
+gst_tpss_control_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {TPSS_CONTROL_NOTIFICATION,
+        "NQCP: QoS announced ahead of traffic, allocation by delivery type",
+        "notification"},
+    {TPSS_CONTROL_FEEDBACK, "Loss feedback only (baseline)", "feedback"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstTpssControl",
+            values));
+  return type;
+}
+
+GType
+gst_tpss_delivery_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {TPSS_DELIVERY_PRIORITY, "Priority-based: higher-priority senders first",
+        "priority"},
+    {TPSS_DELIVERY_FAIR, "Fair: max-min share among senders", "fair"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstTpssDelivery",
+            values));
+  return type;
+}
+
+/* ------------------------------------------------------------------ */
+/* Settings and properties */
+
+void
+gst_tpss_settings_init (GstTpssSettings * s)
+{
+  memset (s, 0, sizeof (*s));
+  s->address = g_strdup (DEFAULT_ADDRESS);
+  s->port = DEFAULT_PORT;
+  s->ttl_mc = DEFAULT_TTL_MC;
+  s->loop = DEFAULT_LOOP;
+  s->fec_pt = DEFAULT_FEC_PT;
+  s->ext_id = DEFAULT_EXT_ID;
+  s->fec_size_time = DEFAULT_FEC_SIZE_TIME;
+  s->allow_join = DEFAULT_ALLOW_JOIN;
+  s->buffer_size = DEFAULT_BUFFER_SIZE;
+  tpss_config_init (&s->cfg);
+}
+
+void
+gst_tpss_settings_clear (GstTpssSettings * s)
+{
+  g_free (s->session);
+  g_free (s->address);
+  g_free (s->members);
+  g_free (s->multicast_iface);
+  g_free (s->priorities);
+  memset (s, 0, sizeof (*s));
+}
+
+static void
+settings_copy (GstTpssSettings * dst, const GstTpssSettings * src)
+{
+  gst_tpss_settings_clear (dst);
+  *dst = *src;
+  dst->session = g_strdup (src->session);
+  dst->address = g_strdup (src->address);
+  dst->members = g_strdup (src->members);
+  dst->multicast_iface = g_strdup (src->multicast_iface);
+  dst->priorities = g_strdup (src->priorities);
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)
+#define RW_READY (RW | GST_PARAM_MUTABLE_READY)
+#define RW_PLAYING (RW | GST_PARAM_MUTABLE_PLAYING)
+
+void
+gst_tpss_settings_install_properties (GObjectClass * klass)
+{
+  TpssConfig d;
+
+  tpss_config_init (&d);
+  g_object_class_install_property (klass, GST_TPSS_PROP_SESSION,
+      g_param_spec_string ("session", "Session",
+          "Name of the member session a tpsssink and a tpsssrc of one member "
+          "share (one core, one socket, one member id); NULL: \"tpss-<port>\"",
+          NULL, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_ADDRESS,
+      g_param_spec_string ("address", "Address",
+          "Local address to bind (unicast mesh), or the multicast group to "
+          "join and send to (multicast group mode)", DEFAULT_ADDRESS,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_PORT,
+      g_param_spec_int ("port", "Port",
+          "Local UDP port of the member: media, parity and control (0 = "
+          "ephemeral; the group's port in multicast mode)", 0, 65535,
+          DEFAULT_PORT, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MEMBERS,
+      g_param_spec_string ("members", "Members",
+          "Comma-separated group members \"id@host:port\" (unicast mesh; "
+          "\"id\" alone: address learned from its HELLO). The member's own "
+          "id may be in the list. May change while PLAYING", NULL,
+          RW_PLAYING));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MEMBER_LIST,
+      gst_param_spec_array ("member-list", "Member list",
+          "The members as an array of \"id@host:port\" strings (same as "
+          "members)", g_param_spec_string ("member", "Member",
+              "id@host:port", NULL, RW), RW_PLAYING));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MEMBER_ID,
+      g_param_spec_uint ("member-id", "Member id",
+          "This member's id, also the SSRC of its RTP stream (0 = random)",
+          0, G_MAXUINT32, 0, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MULTICAST_IFACE,
+      g_param_spec_string ("multicast-iface", "Multicast interface",
+          "Network interface to join the multicast group on and send from",
+          NULL, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_TTL_MC,
+      g_param_spec_int ("ttl-mc", "Multicast TTL",
+          "Time-to-live of multicast packets", 0, 255, DEFAULT_TTL_MC,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_LOOP,
+      g_param_spec_boolean ("loop", "Multicast loopback",
+          "Loop multicast packets back to this host (several members on one "
+          "host)", DEFAULT_LOOP, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_FEC_PT,
+      g_param_spec_uint ("fec-pt", "Parity payload type",
+          "RTP payload type of parity packets", 0, 127, DEFAULT_FEC_PT,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_EXT_ID,
+      g_param_spec_uint ("qos-ext-id", "QoS header extension id",
+          "RFC 8285 one-byte header extension id of the <D, TT, HT> element "
+          "on data packets", 1, 14, DEFAULT_EXT_ID, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_FEC_SIZE_TIME,
+      g_param_spec_uint64 ("fec-size-time", "FEC hold time (ns)",
+          "How long a received packet waits behind a missing one for its "
+          "repair before the gap is given up (ns)", 0, G_MAXUINT64,
+          DEFAULT_FEC_SIZE_TIME, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_PRIORITIES,
+      g_param_spec_string ("priorities", "Sender priorities",
+          "Priorities of the senders at this receiver, \"id:prio,...\" "
+          "(higher first; others 0). May change while PLAYING", NULL,
+          RW_PLAYING));
+  g_object_class_install_property (klass, GST_TPSS_PROP_ALLOW_JOIN,
+      g_param_spec_boolean ("allow-join", "Allow join",
+          "Accept members not in `members` that announce themselves with a "
+          "HELLO (their address is learned from it)", DEFAULT_ALLOW_JOIN,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_BUFFER_SIZE,
+      g_param_spec_int ("buffer-size", "Socket buffer size",
+          "Kernel send and receive buffer of the socket (bytes)", 0,
+          G_MAXINT, DEFAULT_BUFFER_SIZE, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_STATS_INTERVAL,
+      g_param_spec_uint64 ("stats-interval", "Stats interval",
+          "Post the stats as a `tpss-stats` element message this often (ns; "
+          "0 = never), so gst-launch -m shows them", 0, G_MAXUINT64, 0,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_SLOW_START,
+      g_param_spec_enum ("slow-start", "Slow start",
+          "tpss: two-phase slow start (2.3); traditional: the section 4.1 "
+          "baseline", GST_TYPE_TPSS_SLOW_START, d.slow_start, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_CONTROL,
+      g_param_spec_enum ("control", "Control",
+          "notification: NQCP (3.1); feedback: the section 4.2 baseline",
+          GST_TYPE_TPSS_CONTROL, d.control, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_DELIVERY,
+      g_param_spec_enum ("delivery", "Delivery",
+          "How an overloaded receiver shares its capacity among senders "
+          "(2.3)", GST_TYPE_TPSS_DELIVERY, d.delivery, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_INITIAL_RATE,
+      g_param_spec_uint64 ("initial-rate", "Initial rate",
+          "Initial data rate toward each destination (bits/s, 2.3)", 8000,
+          G_MAXUINT64, d.initial_rate, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MAX_RATE,
+      g_param_spec_uint64 ("max-rate", "Maximum rate",
+          "Cap of any sending rate (bits/s)", 8000, G_MAXUINT64, d.max_rate,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_PACKET_DISTANCE,
+      g_param_spec_uint ("packet-distance", "Packet distance",
+          "k: interleaved subsegments of the redundant phase (2.4, 4.1)", 1,
+          255, d.packet_distance, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_INITIAL_LENGTH,
+      g_param_spec_uint ("initial-length", "Initial subsegment length",
+          "l at the start of the redundant phase: one parity per l data "
+          "packets (4.1)", 1, 255, d.initial_length, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_LOSS_THRESHOLD,
+      g_param_spec_double ("loss-threshold", "Loss threshold",
+          "Raw loss ratio above which a receiver notifies a decrease (4.1)",
+          0.0, 1.0, d.loss_threshold, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_DECREASE,
+      g_param_spec_double ("decrease", "Decrease factor",
+          "Rate factor notified on loss above the threshold (4.1)", 0.0, 1.0,
+          d.decrease, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_INCREASE,
+      g_param_spec_double ("increase", "Increase factor",
+          "Rate factor notified otherwise (4.1)", 1.0, 100.0, d.increase,
+          RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_HOLDING_TIME,
+      g_param_spec_uint64 ("holding-time", "Holding time (ns)",
+          "HT: least time a packet stays in MQ after its QoS is announced "
+          "(ns, 3.1, 4.2)", 0, G_MAXINT64, d.holding_time, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MIN_REPORT_INTERVAL,
+      g_param_spec_uint64 ("min-report-interval", "Minimum report interval",
+          "Floor of a receiver's RTT-long measurement interval (ns)", 1,
+          G_MAXINT64, d.min_report_interval, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MAX_RECEIVE_RATE,
+      g_param_spec_uint64 ("max-receive-rate", "Maximum receive rate",
+          "This member's receive capacity (bits/s, 3.2; 0 = unlimited)", 0,
+          G_MAXUINT64, d.max_receive_rate, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MEMBER_TIMEOUT,
+      g_param_spec_uint64 ("member-timeout", "Member timeout (ns)",
+          "A member silent this long is removed (ns)", 1, G_MAXINT64,
+          d.member_timeout, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_HELLO_INTERVAL,
+      g_param_spec_uint64 ("hello-interval", "Hello interval (ns)",
+          "Period of HELLO and periodic REPORT messages (ns)", 1, G_MAXINT64,
+          d.hello_interval, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_MAX_QUEUE_BYTES,
+      g_param_spec_uint64 ("max-queue-bytes", "Maximum queue size",
+          "Bound of the sender queue MQ (bytes; 0 = none); packets beyond "
+          "are dropped", 0, G_MAXUINT64, d.max_queue_bytes, RW_READY));
+}
+
+static gchar *
+member_list_to_string (const GValue * v)
+{
+  GString *str = g_string_new (NULL);
+
+  for (guint i = 0; i < gst_value_array_get_size (v); i++) {
+    const GValue *e = gst_value_array_get_value (v, i);
+    if (!G_VALUE_HOLDS_STRING (e) || !g_value_get_string (e))
+      continue;
+    if (str->len)
+      g_string_append_c (str, ',');
+    g_string_append (str, g_value_get_string (e));
+  }
+  return g_string_free (str, str->len == 0);
+}
+
+gboolean
+gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
+    const GValue * value)
+{
+  switch (prop_id) {
+    case GST_TPSS_PROP_SESSION:
+      g_free (s->session);
+      s->session = g_value_dup_string (value);
+      break;
+    case GST_TPSS_PROP_ADDRESS:
+      g_free (s->address);
+      s->address = g_value_dup_string (value);
+      if (!s->address)
+        s->address = g_strdup (DEFAULT_ADDRESS);
+      break;
+    case GST_TPSS_PROP_PORT:
+      s->port = g_value_get_int (value);
+      break;
+    case GST_TPSS_PROP_MEMBERS:
+      g_free (s->members);
+      s->members = g_value_dup_string (value);
+      break;
+    case GST_TPSS_PROP_MEMBER_LIST:
+      g_free (s->members);
+      s->members = member_list_to_string (value);
+      prop_id = GST_TPSS_PROP_MEMBERS;
+      break;
+    case GST_TPSS_PROP_MEMBER_ID:
+      s->member_id = g_value_get_uint (value);
+      break;
+    case GST_TPSS_PROP_MULTICAST_IFACE:
+      g_free (s->multicast_iface);
+      s->multicast_iface = g_value_dup_string (value);
+      break;
+    case GST_TPSS_PROP_TTL_MC:
+      s->ttl_mc = g_value_get_int (value);
+      break;
+    case GST_TPSS_PROP_LOOP:
+      s->loop = g_value_get_boolean (value);
+      break;
+    case GST_TPSS_PROP_FEC_PT:
+      s->fec_pt = g_value_get_uint (value);
+      break;
+    case GST_TPSS_PROP_EXT_ID:
+      s->ext_id = g_value_get_uint (value);
+      break;
+    case GST_TPSS_PROP_FEC_SIZE_TIME:
+      s->fec_size_time = g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_PRIORITIES:
+      g_free (s->priorities);
+      s->priorities = g_value_dup_string (value);
+      break;
+    case GST_TPSS_PROP_ALLOW_JOIN:
+      s->allow_join = g_value_get_boolean (value);
+      break;
+    case GST_TPSS_PROP_BUFFER_SIZE:
+      s->buffer_size = g_value_get_int (value);
+      break;
+    case GST_TPSS_PROP_STATS_INTERVAL:
+      s->stats_interval = g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_SLOW_START:
+      s->cfg.slow_start = g_value_get_enum (value);
+      break;
+    case GST_TPSS_PROP_CONTROL:
+      s->cfg.control = g_value_get_enum (value);
+      break;
+    case GST_TPSS_PROP_DELIVERY:
+      s->cfg.delivery = g_value_get_enum (value);
+      break;
+    case GST_TPSS_PROP_INITIAL_RATE:
+      s->cfg.initial_rate = g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_MAX_RATE:
+      s->cfg.max_rate = g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_PACKET_DISTANCE:
+      s->cfg.packet_distance = g_value_get_uint (value);
+      break;
+    case GST_TPSS_PROP_INITIAL_LENGTH:
+      s->cfg.initial_length = g_value_get_uint (value);
+      break;
+    case GST_TPSS_PROP_LOSS_THRESHOLD:
+      s->cfg.loss_threshold = g_value_get_double (value);
+      break;
+    case GST_TPSS_PROP_DECREASE:
+      s->cfg.decrease = g_value_get_double (value);
+      break;
+    case GST_TPSS_PROP_INCREASE:
+      s->cfg.increase = g_value_get_double (value);
+      break;
+    case GST_TPSS_PROP_HOLDING_TIME:
+      s->cfg.holding_time = (gint64) g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_MIN_REPORT_INTERVAL:
+      s->cfg.min_report_interval = (gint64) g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_MAX_RECEIVE_RATE:
+      s->cfg.max_receive_rate = g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_MEMBER_TIMEOUT:
+      s->cfg.member_timeout = (gint64) g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_HELLO_INTERVAL:
+      s->cfg.hello_interval = (gint64) g_value_get_uint64 (value);
+      break;
+    case GST_TPSS_PROP_MAX_QUEUE_BYTES:
+      s->cfg.max_queue_bytes = g_value_get_uint64 (value);
+      break;
+    default:
+      return FALSE;
+  }
+  s->set_mask |= G_GUINT64_CONSTANT (1) << prop_id;
+  return TRUE;
+}
+
+gboolean
+gst_tpss_settings_get_property (const GstTpssSettings * s, guint prop_id,
+    GValue * value)
+{
+  switch (prop_id) {
+    case GST_TPSS_PROP_SESSION:
+      g_value_set_string (value, s->session);
+      break;
+    case GST_TPSS_PROP_ADDRESS:
+      g_value_set_string (value, s->address);
+      break;
+    case GST_TPSS_PROP_PORT:
+      g_value_set_int (value, s->port);
+      break;
+    case GST_TPSS_PROP_MEMBERS:
+      g_value_set_string (value, s->members);
+      break;
+    case GST_TPSS_PROP_MEMBER_LIST:{
+      gchar **parts = g_strsplit (s->members ? s->members : "", ",", -1);
+      for (guint i = 0; parts[i]; i++) {
+        GValue e = G_VALUE_INIT;
+        gchar *t = g_strstrip (parts[i]);
+        if (!*t)
+          continue;
+        g_value_init (&e, G_TYPE_STRING);
+        g_value_set_string (&e, t);
+        gst_value_array_append_and_take_value (value, &e);
+      }
+      g_strfreev (parts);
+      break;
+    }
+    case GST_TPSS_PROP_MEMBER_ID:
+      g_value_set_uint (value, s->member_id);
+      break;
+    case GST_TPSS_PROP_MULTICAST_IFACE:
+      g_value_set_string (value, s->multicast_iface);
+      break;
+    case GST_TPSS_PROP_TTL_MC:
+      g_value_set_int (value, s->ttl_mc);
+      break;
+    case GST_TPSS_PROP_LOOP:
+      g_value_set_boolean (value, s->loop);
+      break;
+    case GST_TPSS_PROP_FEC_PT:
+      g_value_set_uint (value, s->fec_pt);
+      break;
+    case GST_TPSS_PROP_EXT_ID:
+      g_value_set_uint (value, s->ext_id);
+      break;
+    case GST_TPSS_PROP_FEC_SIZE_TIME:
+      g_value_set_uint64 (value, s->fec_size_time);
+      break;
+    case GST_TPSS_PROP_PRIORITIES:
+      g_value_set_string (value, s->priorities);
+      break;
+    case GST_TPSS_PROP_ALLOW_JOIN:
+      g_value_set_boolean (value, s->allow_join);
+      break;
+    case GST_TPSS_PROP_BUFFER_SIZE:
+      g_value_set_int (value, s->buffer_size);
+      break;
+    case GST_TPSS_PROP_STATS_INTERVAL:
+      g_value_set_uint64 (value, s->stats_interval);
+      break;
+    case GST_TPSS_PROP_SLOW_START:
+      g_value_set_enum (value, s->cfg.slow_start);
+      break;
+    case GST_TPSS_PROP_CONTROL:
+      g_value_set_enum (value, s->cfg.control);
+      break;
+    case GST_TPSS_PROP_DELIVERY:
+      g_value_set_enum (value, s->cfg.delivery);
+      break;
+    case GST_TPSS_PROP_INITIAL_RATE:
+      g_value_set_uint64 (value, s->cfg.initial_rate);
+      break;
+    case GST_TPSS_PROP_MAX_RATE:
+      g_value_set_uint64 (value, s->cfg.max_rate);
+      break;
+    case GST_TPSS_PROP_PACKET_DISTANCE:
+      g_value_set_uint (value, s->cfg.packet_distance);
+      break;
+    case GST_TPSS_PROP_INITIAL_LENGTH:
+      g_value_set_uint (value, s->cfg.initial_length);
+      break;
+    case GST_TPSS_PROP_LOSS_THRESHOLD:
+      g_value_set_double (value, s->cfg.loss_threshold);
+      break;
+    case GST_TPSS_PROP_DECREASE:
+      g_value_set_double (value, s->cfg.decrease);
+      break;
+    case GST_TPSS_PROP_INCREASE:
+      g_value_set_double (value, s->cfg.increase);
+      break;
+    case GST_TPSS_PROP_HOLDING_TIME:
+      g_value_set_uint64 (value, s->cfg.holding_time);
+      break;
+    case GST_TPSS_PROP_MIN_REPORT_INTERVAL:
+      g_value_set_uint64 (value, s->cfg.min_report_interval);
+      break;
+    case GST_TPSS_PROP_MAX_RECEIVE_RATE:
+      g_value_set_uint64 (value, s->cfg.max_receive_rate);
+      break;
+    case GST_TPSS_PROP_MEMBER_TIMEOUT:
+      g_value_set_uint64 (value, s->cfg.member_timeout);
+      break;
+    case GST_TPSS_PROP_HELLO_INTERVAL:
+      g_value_set_uint64 (value, s->cfg.hello_interval);
+      break;
+    case GST_TPSS_PROP_MAX_QUEUE_BYTES:
+      g_value_set_uint64 (value, s->cfg.max_queue_bytes);
+      break;
+    default:
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gchar *
+gst_tpss_settings_session_name (const GstTpssSettings * s)
+{
+  if (s->session && *s->session)
+    return g_strdup (s->session);
+  return g_strdup_printf ("tpss-%d", s->port);
+}
+
+/* Copies the fields @src set explicitly into @dst (the session's merged
+ * settings); warns when two elements set one differently. */
+static void
+settings_merge (GstTpssSettings * dst, const GstTpssSettings * src,
+    GObjectClass * klass)
+{
+  for (guint id = 1; id < GST_TPSS_PROP_LAST; id++) {
+    GValue a = G_VALUE_INIT, b = G_VALUE_INIT;
+    GParamSpec *pspec;
+    guint64 bit = G_GUINT64_CONSTANT (1) << id;
+
+    if (!(src->set_mask & bit) || id == GST_TPSS_PROP_MEMBER_LIST)
+      continue;
+    /* Find by id: both element classes install the same ids. */
+    pspec = NULL;
+    {
+      guint n;
+      GParamSpec **all = g_object_class_list_properties (klass, &n);
+      for (guint i = 0; i < n; i++)
+        if (all[i]->param_id == id && all[i]->owner_type ==
+            G_OBJECT_CLASS_TYPE (klass))
+          pspec = all[i];
+      g_free (all);
+    }
+    if (!pspec)
+      continue;
+    g_value_init (&a, pspec->value_type);
+    g_value_init (&b, pspec->value_type);
+    gst_tpss_settings_get_property (src, id, &a);
+    gst_tpss_settings_get_property (dst, id, &b);
+    if ((dst->set_mask & bit) && gst_value_compare (&a, &b) != GST_VALUE_EQUAL)
+      GST_WARNING ("session property %s set differently on its elements; "
+          "the later one wins", pspec->name);
+    gst_tpss_settings_set_property (dst, id, &a);
+    g_value_unset (&a);
+    g_value_unset (&b);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing members and priorities */
+
+typedef struct
+{
+  guint32 id;
+  gchar *host;                  /* NULL: learn from HELLO */
+  guint port;
+} MemberSpec;
+
+static gboolean
+parse_u32 (const gchar * s, guint32 * out)
+{
+  guint64 v;
+  gchar *end;
+
+  if (!s || !*s || !g_ascii_isdigit (*s))
+    return FALSE;
+  v = g_ascii_strtoull (s, &end, 10);
+  if (*end || v > G_MAXUINT32)
+    return FALSE;
+  *out = (guint32) v;
+  return TRUE;
+}
+
+gboolean
+gst_tpss_parse_members (const gchar * str, GArray * out, GError ** error)
+{
+  gchar **parts;
+  gboolean ok = TRUE;
+
+  if (!str)
+    return TRUE;
+  parts = g_strsplit (str, ",", -1);
+  for (guint i = 0; ok && parts[i]; i++) {
+    gchar *t = g_strstrip (parts[i]), *at, *colon, *idstr, *host;
+    MemberSpec m = { 0, };
+    guint32 port = 0;
+
+    if (!*t)
+      continue;
+    at = strchr (t, '@');
+    idstr = t;
+    if (at)
+      *at = '\0';
+    if (!parse_u32 (idstr, &m.id) || m.id == 0) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "bad member \"%s\": the id must be a number 1..4294967295", t);
+      ok = FALSE;
+      break;
+    }
+    if (at) {
+      host = at + 1;
+      colon = strrchr (host, ':');
+      if (!colon || !parse_u32 (colon + 1, &port) || port == 0 || port > 65535
+          || colon == host) {
+        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+            "bad member \"%s@%s\": expected id@host:port", idstr, host);
+        ok = FALSE;
+        break;
+      }
+      *colon = '\0';
+      if (host[0] == '[' && colon[-1] == ']') {
+        host++;
+        colon[-1] = '\0';
+      }
+      m.host = g_strdup (host);
+      m.port = port;
+    }
+    if (out)
+      g_array_append_val (out, m);
+    else
+      g_free (m.host);
+  }
+  g_strfreev (parts);
+  return ok;
+}
+
+gboolean
+gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
+    GError ** error)
+{
+  gchar **parts;
+  gboolean ok = TRUE;
+
+  if (!str)
+    return TRUE;
+  parts = g_strsplit (str, ",", -1);
+  for (guint i = 0; parts[i]; i++) {
+    gchar *t = g_strstrip (parts[i]), *colon;
+    guint32 id, prio;
+
+    if (!*t)
+      continue;
+    colon = strchr (t, ':');
+    if (colon)
+      *colon = '\0';
+    if (!colon || !parse_u32 (t, &id) || !parse_u32 (colon + 1, &prio)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "bad priority \"%s\": expected id:priority", t);
+      ok = FALSE;
+      break;
+    }
+    if (out)
+      g_hash_table_insert (out, GUINT_TO_POINTER (id), GUINT_TO_POINTER (prio));
+  }
+  g_strfreev (parts);
+  return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* URI */
+
+gboolean
+gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
+{
+  GUri *u;
+  GHashTable *params = NULL;
+  GHashTableIter it;
+  gpointer k, v;
+  gboolean ok = TRUE;
+  GError *err = NULL;
+
+  u = g_uri_parse (uri, G_URI_FLAGS_NONE, &err);
+  if (!u) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": %s", uri, err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  if (g_strcmp0 (g_uri_get_scheme (u), "tpss") != 0) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_UNSUPPORTED_PROTOCOL,
+        "invalid URI \"%s\": the scheme must be tpss", uri);
+    g_uri_unref (u);
+    return FALSE;
+  }
+  if (g_uri_get_host (u) && *g_uri_get_host (u))
+    g_object_set (element, "address", g_uri_get_host (u), NULL);
+  if (g_uri_get_port (u) > 0)
+    g_object_set (element, "port", g_uri_get_port (u), NULL);
+  if (g_uri_get_query (u)) {
+    params = g_uri_parse_params (g_uri_get_query (u), -1, "&",
+        G_URI_PARAMS_NONE, &err);
+    if (!params) {
+      g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+          "invalid URI \"%s\": %s", uri, err->message);
+      g_error_free (err);
+      g_uri_unref (u);
+      return FALSE;
+    }
+    g_hash_table_iter_init (&it, params);
+    while (ok && g_hash_table_iter_next (&it, &k, &v)) {
+      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+          (element), k);
+      GValue val = G_VALUE_INIT;
+
+      if (!pspec || !(pspec->flags & G_PARAM_WRITABLE) ||
+          g_str_equal (k, "name") || g_str_equal (k, "parent")) {
+        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+            "invalid URI \"%s\": unknown parameter \"%s\"", uri,
+            (gchar *) k);
+        ok = FALSE;
+        break;
+      }
+      g_value_init (&val, pspec->value_type);
+      if (!gst_value_deserialize_with_pspec (&val, v, pspec) ||
+          g_param_value_validate (pspec, &val)) {
+        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+            "invalid URI \"%s\": bad value \"%s\" for %s", uri, (gchar *) v,
+            (gchar *) k);
+        ok = FALSE;
+      } else if (g_str_equal (k, "members") &&
+          !gst_tpss_parse_members (v, NULL, &err)) {
+        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+            "invalid URI \"%s\": %s", uri, err->message);
+        g_clear_error (&err);
+        ok = FALSE;
+      } else {
+        g_object_set_property (G_OBJECT (element), k, &val);
+      }
+      g_value_unset (&val);
+    }
+    g_hash_table_unref (params);
+  }
+  g_uri_unref (u);
+  return ok;
+}
+
+gchar *
+gst_tpss_uri_build (const GstTpssSettings * s)
+{
+  GString *q = g_string_new (NULL);
+  gboolean v6 = s->address && strchr (s->address, ':');
+  gchar *res;
+
+  if (s->member_id)
+    g_string_append_printf (q, "member-id=%u", s->member_id);
+  if (s->members) {
+    gchar *e = g_uri_escape_string (s->members, "@:,[]", FALSE);
+    g_string_append_printf (q, "%smembers=%s", q->len ? "&" : "", e);
+    g_free (e);
+  }
+  if (s->session) {
+    gchar *e = g_uri_escape_string (s->session, NULL, FALSE);
+    g_string_append_printf (q, "%ssession=%s", q->len ? "&" : "", e);
+    g_free (e);
+  }
+  res = g_strdup_printf ("tpss://%s%s%s:%d%s%s", v6 ? "[" : "",
+      s->address ? s->address : DEFAULT_ADDRESS, v6 ? "]" : "", s->port,
+      q->len ? "?" : "", q->str);
+  g_string_free (q, TRUE);
+  return res;
+}
+
+/* ------------------------------------------------------------------ */
+/* The session */
+
+typedef struct
+{
+  guint32 id;
+  gboolean configured;          /* listed in `members` */
+  gboolean have_addr;
+  struct sockaddr_storage addr;
+  socklen_t addrlen;
+
+  /* Send side: parity toward this destination. */
+  TpssFecEncoder *enc;
+  guint16 fec_seq;
+  guint64 parity_sent;
+
+  /* Receive side: this source's stream. */
+  TpssFecDecoder *dec;
+  gboolean have_seq;
+  guint16 max_seq;
+  guint pending_lost;
+  guint64 last_recovered, pending_recovered;
+  guint64 delivered, parity_received, refused_parity;
+} Member;
+
+typedef enum
+{
+  ACT_DATA_RATE,
+  ACT_MESSAGE,
+  ACT_DELIVER,
+  ACT_LEFT,
+} ActType;
+
+typedef struct
+{
+  ActType type;
+  guint32 member;
+  guint64 rate;
+  GstStructure *msg;
+  GstBufferList *list;
+} Act;
+
+struct _GstTpssSession
+{
+  gchar *name;
+  gint refcount;                /* registry_lock */
+  GstTpssSettings settings;     /* registry_lock until started, then fixed */
+
+  GMutex lock;
+  gint starts;
+  gboolean running;
+  GThread *thread;
+  int wake_fd;
+  GSocket *socket;
+  int fd;
+  guint local_port;
+  gboolean multicast;
+  struct sockaddr_storage group;
+  socklen_t grouplen;
+  TpssMember *core;
+  guint32 id;
+  guint32 fec_ssrc;
+  guint16 seq;
+  GHashTable *members;          /* id -> Member */
+  GHashTable *priorities;       /* id -> priority */
+  GQueue sendq;                 /* GstBuffer, parallel to MQ */
+  guint64 cur_rate;
+  gint64 next_stats;
+  GCond drained;
+  GstTpssSinkCallbacks sink_cb;
+  GstElement *sink;
+  GstTpssSrcCallbacks src_cb;
+  GstElement *src;
+
+  /* Counters */
+  guint64 sent, send_bytes, queue_dropped, send_errors, ctrl_sent;
+  guint64 ctrl_received, malformed, non_member, forged, own, other_rtcp;
+  guint64 data_non_member, data_received;
+};
+
+static GMutex registry_lock;
+static GHashTable *registry;
+
+static gint64
+now_ns (void)
+{
+  return g_get_monotonic_time () * 1000;
+}
+
+static void
+member_free (Member * m)
+{
+  if (m->enc)
+    tpss_fec_encoder_free (m->enc);
+  if (m->dec)
+    tpss_fec_decoder_free (m->dec);
+  g_free (m);
+}
+
+static void
+wake (GstTpssSession * s)
+{
+  guint64 one = 1;
+
+  if (s->wake_fd >= 0 && write (s->wake_fd, &one, sizeof (one)) < 0)
+    GST_LOG ("wake: %s", g_strerror (errno));
+}
+
+GstTpssSession *
+gst_tpss_session_acquire (GstElement * element, const GstTpssSettings * st,
+    GError ** error)
+{
+  gchar *name = gst_tpss_settings_session_name (st);
+  GstTpssSession *s;
+  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+
+  if (g_once_init_enter (&registry)) {
+    GST_DEBUG_CATEGORY_INIT (tpss_session_debug, "tpsssession", 0,
+        "TPSS member session");
+    g_once_init_leave (&registry, g_hash_table_new (g_str_hash, g_str_equal));
+  }
+  if (!gst_tpss_parse_members (st->members, NULL, error) ||
+      !gst_tpss_parse_priorities (st->priorities, NULL, error)) {
+    g_free (name);
+    return NULL;
+  }
+
+  g_mutex_lock (&registry_lock);
+  s = g_hash_table_lookup (registry, name);
+  if (s) {
+    s->refcount++;
+    g_free (name);
+    if (!s->running)
+      settings_merge (&s->settings, st, klass);
+  } else {
+    s = g_new0 (GstTpssSession, 1);
+    s->name = name;
+    s->refcount = 1;
+    gst_tpss_settings_init (&s->settings);
+    settings_copy (&s->settings, st);
+    g_mutex_init (&s->lock);
+    g_cond_init (&s->drained);
+    s->wake_fd = -1;
+    s->fd = -1;
+    s->members = g_hash_table_new_full (NULL, NULL, NULL,
+        (GDestroyNotify) member_free);
+    s->priorities = g_hash_table_new (NULL, NULL);
+    g_queue_init (&s->sendq);
+    g_hash_table_insert (registry, s->name, s);
+    GST_DEBUG ("new session %s", s->name);
+  }
+  g_mutex_unlock (&registry_lock);
+  return s;
+}
+
+void
+gst_tpss_session_release (GstTpssSession * s)
+{
+  if (!s)
+    return;
+  g_mutex_lock (&registry_lock);
+  if (--s->refcount > 0) {
+    g_mutex_unlock (&registry_lock);
+    return;
+  }
+  g_hash_table_remove (registry, s->name);
+  g_mutex_unlock (&registry_lock);
+
+  g_warn_if_fail (s->starts == 0);
+  g_hash_table_unref (s->members);
+  g_hash_table_unref (s->priorities);
+  g_queue_clear_full (&s->sendq, (GDestroyNotify) gst_buffer_unref);
+  gst_tpss_settings_clear (&s->settings);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->drained);
+  g_free (s->name);
+  g_free (s);
+}
+
+static gboolean
+resolve (const gchar * host, guint port, struct sockaddr_storage *ss,
+    socklen_t * len, GError ** error)
+{
+  GInetAddress *ia = g_inet_address_new_from_string (host);
+  GSocketAddress *sa;
+
+  if (!ia) {
+    GResolver *r = g_resolver_get_default ();
+    GList *l = g_resolver_lookup_by_name (r, host, NULL, error);
+    g_object_unref (r);
+    if (!l)
+      return FALSE;
+    ia = g_object_ref (l->data);
+    g_resolver_free_addresses (l);
+  }
+  sa = g_inet_socket_address_new (ia, port);
+  g_object_unref (ia);
+  *len = g_socket_address_get_native_size (sa);
+  if (!g_socket_address_to_native (sa, ss, sizeof (*ss), error)) {
+    g_object_unref (sa);
+    return FALSE;
+  }
+  g_object_unref (sa);
+  return TRUE;
+}
+
+static gboolean
+addr_equal (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+  if (a->ss_family != b->ss_family)
+    return FALSE;
+  if (a->ss_family == AF_INET) {
+    const struct sockaddr_in *x = (const void *) a, *y = (const void *) b;
+    return x->sin_port == y->sin_port &&
+        x->sin_addr.s_addr == y->sin_addr.s_addr;
+  }
+  if (a->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *x = (const void *) a, *y = (const void *) b;
+    return x->sin6_port == y->sin6_port &&
+        memcmp (&x->sin6_addr, &y->sin6_addr, sizeof (x->sin6_addr)) == 0;
+  }
+  return FALSE;
+}
+
+static gchar *
+addr_to_string (const struct sockaddr_storage *a, socklen_t len)
+{
+  GSocketAddress *sa = g_socket_address_new_from_native ((gpointer) a, len);
+  gchar *str;
+
+  if (!sa)
+    return g_strdup ("?");
+  str = g_socket_connectable_to_string (G_SOCKET_CONNECTABLE (sa));
+  g_object_unref (sa);
+  return str;
+}
+
+static guint
+peer_priority (GstTpssSession * s, guint32 id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (s->priorities,
+          GUINT_TO_POINTER (id)));
+}
+
+static gboolean
+core_knows (GstTpssSession * s, guint32 id)
+{
+  TpssSendStats st;
+  return tpss_member_get_send_stats (s->core, id, &st);
+}
+
+static Member *
+member_get (GstTpssSession * s, guint32 id, gboolean create)
+{
+  Member *m = g_hash_table_lookup (s->members, GUINT_TO_POINTER (id));
+
+  if (!m && create) {
+    m = g_new0 (Member, 1);
+    m->id = id;
+    m->fec_seq = g_random_int ();
+    g_hash_table_insert (s->members, GUINT_TO_POINTER (id), m);
+  }
+  return m;
+}
+
+/* A received media buffer, mapped while the decoder keeps it. */
+typedef struct
+{
+  GstBuffer *buffer;
+  GstMapInfo map;
+} MediaHandle;
+
+static void
+release_handle (gpointer data)
+{
+  MediaHandle *h = data;
+
+  gst_buffer_unmap (h->buffer, &h->map);
+  gst_buffer_unref (h->buffer);
+  g_free (h);
+}
+
+static TpssFecDecoder *
+member_decoder (GstTpssSession * s, Member * m)
+{
+  if (!m->dec) {
+    TpssFecDecoderConfig cfg = {
+      .size_time = (gint64) s->settings.fec_size_time,
+      .release = release_handle,
+    };
+    m->dec = tpss_fec_decoder_new (&cfg);
+  }
+  return m->dec;
+}
+
+/* Applies a `members` list: adds new ones to the core, removes those that
+ * are gone. With `lock`. */
+static gboolean
+apply_members (GstTpssSession * s, const gchar * str, gint64 now,
+    GError ** error)
+{
+  GArray *specs = g_array_new (FALSE, TRUE, sizeof (MemberSpec));
+  GHashTableIter it;
+  gpointer k, v;
+  gboolean ok = gst_tpss_parse_members (str, specs, error);
+
+  for (guint i = 0; ok && i < specs->len; i++) {
+    MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
+    struct sockaddr_storage ss;
+    socklen_t len = 0;
+    if (ms->host && !resolve (ms->host, ms->port, &ss, &len, error)) {
+      ok = FALSE;
+      break;
+    }
+  }
+  if (ok) {
+    /* Configured members no longer listed leave. */
+    g_hash_table_iter_init (&it, s->members);
+    while (g_hash_table_iter_next (&it, &k, &v)) {
+      Member *m = v;
+      gboolean listed = FALSE;
+      for (guint i = 0; i < specs->len; i++)
+        listed |= g_array_index (specs, MemberSpec, i).id == m->id;
+      if (m->configured && !listed) {
+        tpss_member_remove_peer (s->core, m->id, now);
+        g_hash_table_iter_remove (&it);
+      }
+    }
+    for (guint i = 0; i < specs->len; i++) {
+      MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
+      Member *m;
+      if (ms->id == s->id)
+        continue;
+      m = member_get (s, ms->id, TRUE);
+      m->configured = TRUE;
+      if (ms->host) {
+        resolve (ms->host, ms->port, &m->addr, &m->addrlen, NULL);
+        m->have_addr = TRUE;
+      }
+      tpss_member_add_peer (s->core, ms->id, peer_priority (s, ms->id), now);
+    }
+  }
+  for (guint i = 0; i < specs->len; i++)
+    g_free (g_array_index (specs, MemberSpec, i).host);
+  g_array_free (specs, TRUE);
+  return ok;
+}
+
+static void
+send_to (GstTpssSession * s, const guint8 * data, gsize len,
+    const struct sockaddr_storage *to, socklen_t tolen)
+{
+  if (sendto (s->fd, data, len, 0, (const struct sockaddr *) to, tolen) < 0) {
+    s->send_errors++;
+    GST_LOG ("sendto: %s", g_strerror (errno));
+  }
+}
+
+/* Sends a control message: to @dest, or (0) to every member. */
+static void
+send_control (GstTpssSession * s, guint32 dest, const TpssMsg * msg)
+{
+  guint8 out[TPSS_MSG_MAX_SIZE];
+  gsize len = tpss_msg_write (msg, out);
+  GHashTableIter it;
+  gpointer v;
+
+  if (len == 0)
+    return;
+  s->ctrl_sent++;
+  if (dest == 0 && s->multicast) {
+    send_to (s, out, len, &s->group, s->grouplen);
+    return;
+  }
+  if (dest != 0) {
+    Member *m = member_get (s, dest, FALSE);
+    if (m && m->have_addr)
+      send_to (s, out, len, &m->addr, m->addrlen);
+    return;
+  }
+  g_hash_table_iter_init (&it, s->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    if (m->have_addr)
+      send_to (s, out, len, &m->addr, m->addrlen);
+  }
+}
+
+static void
+send_parity (GstTpssSession * s, Member * m)
+{
+  const guint8 *payload;
+  gsize plen;
+  guint32 ts;
+
+  while (tpss_fec_encoder_pop (m->enc, &payload, &plen, &ts)) {
+    guint8 pkt[12 + 1500 + TPSS_FEC_HEADER_SIZE];
+    guint8 *p = plen + 12 <= sizeof (pkt) ? pkt : g_malloc (plen + 12);
+
+    p[0] = 0x80;
+    p[1] = s->settings.fec_pt & 0x7f;
+    p[2] = m->fec_seq >> 8;
+    p[3] = m->fec_seq & 0xff;
+    m->fec_seq++;
+    GST_WRITE_UINT32_BE (p + 4, ts);
+    GST_WRITE_UINT32_BE (p + 8, s->fec_ssrc);
+    memcpy (p + 12, payload, plen);
+    if (m->have_addr)
+      send_to (s, p, plen + 12, &m->addr, m->addrlen);
+    m->parity_sent++;
+    if (p != pkt)
+      g_free (p);
+  }
+}
+
+/* One packet MQ released: stamps it (SSRC = member id, our sequence
+ * numbers, the QoS extension), sends it to every destination and feeds
+ * each destination's parity. */
+static void
+send_media (GstTpssSession * s, GstBuffer * buf, const TpssQos * qos)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstMapInfo map;
+  GHashTableIter it;
+  gpointer v;
+
+  buf = gst_buffer_make_writable (buf);
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp)) {
+    s->send_errors++;
+    gst_buffer_unref (buf);
+    return;
+  }
+  gst_rtp_buffer_set_ssrc (&rtp, s->id);
+  gst_rtp_buffer_set_seq (&rtp, s->seq++);
+  if (s->settings.cfg.control == TPSS_CONTROL_NOTIFICATION) {
+    guint8 ext[TPSS_QOS_EXT_SIZE];
+    guint16 bits = 0;
+    gpointer data;
+    guint wordlen;
+
+    tpss_qos_ext_write (qos, ext);
+    if (!gst_rtp_buffer_get_extension_data (&rtp, &bits, &data, &wordlen) ||
+        bits == 0xBEDE)
+      gst_rtp_buffer_add_extension_onebyte_header (&rtp, s->settings.ext_id,
+          ext, sizeof (ext));
+  }
+  gst_rtp_buffer_unmap (&rtp);
+
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    s->send_errors++;
+    gst_buffer_unref (buf);
+    return;
+  }
+  s->sent++;
+  s->send_bytes += map.size;
+  if (s->multicast)
+    send_to (s, map.data, map.size, &s->group, s->grouplen);
+  g_hash_table_iter_init (&it, s->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    TpssFecError err;
+
+    if (!m->enc || !core_knows (s, m->id))
+      continue;
+    if (!s->multicast && m->have_addr)
+      send_to (s, map.data, map.size, &m->addr, m->addrlen);
+    tpss_fec_encoder_add (m->enc, map.data, map.size, &err);
+    send_parity (s, m);
+  }
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+}
+
+static void
+act_add (GQueue * acts, ActType type, guint32 member)
+{
+  Act *a = g_new0 (Act, 1);
+
+  a->type = type;
+  a->member = member;
+  g_queue_push_tail (acts, a);
+}
+
+static void
+act_message (GQueue * acts, GstStructure * st)
+{
+  Act *a = g_new0 (Act, 1);
+
+  a->type = ACT_MESSAGE;
+  a->msg = st;
+  g_queue_push_tail (acts, a);
+}
+
+/* Takes what the decoder of @m has in order and queues it for the src. */
+static void
+collect_decoded (GstTpssSession * s, Member * m, GQueue * acts)
+{
+  TpssFecOutput o;
+  GstBufferList *list = NULL;
+
+  if (!m->dec)
+    return;
+  while (tpss_fec_decoder_pop (m->dec, &o)) {
+    GstBuffer *b = o.handle ? gst_buffer_ref (((MediaHandle *) o.handle)->buffer) :
+        gst_buffer_new_wrapped (o.data, o.len);
+    if (!list)
+      list = gst_buffer_list_new ();
+    gst_buffer_list_add (list, b);
+    m->delivered++;
+  }
+  if (list) {
+    Act *a = g_new0 (Act, 1);
+    a->type = ACT_DELIVER;
+    a->member = m->id;
+    a->list = list;
+    g_queue_push_tail (acts, a);
+  }
+}
+
+static void
+update_recovered (Member * m)
+{
+  TpssFecDecoderStats st;
+
+  tpss_fec_decoder_get_stats (m->dec, &st);
+  m->pending_recovered += st.recovered - m->last_recovered;
+  m->last_recovered = st.recovered;
+}
+
+/* The member a packet claims to come from, checked against its source
+ * address; NULL (and counted) when forged or unknown. */
+static Member *
+check_source (GstTpssSession * s, guint32 id, const struct sockaddr_storage *from,
+    socklen_t fromlen, gboolean is_data)
+{
+  Member *m = member_get (s, id, FALSE);
+
+  if (!m) {
+    if (is_data)
+      s->data_non_member++;
+    else
+      s->non_member++;
+    return NULL;
+  }
+  if (m->have_addr && !addr_equal (&m->addr, from)) {
+    s->forged++;
+    return NULL;
+  }
+  if (!m->have_addr) {
+    memcpy (&m->addr, from, fromlen);
+    m->addrlen = fromlen;
+    m->have_addr = TRUE;
+  }
+  if (!core_knows (s, id))
+    tpss_member_add_peer (s->core, id, peer_priority (s, id), now_ns ());
+  return m;
+}
+
+static void
+handle_msg (GstTpssSession * s, const TpssMsg * msg,
+    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now)
+{
+  guint32 id = msg->sender_ssrc;
+
+  if (id == s->id) {
+    s->own++;
+    return;
+  }
+  if (msg->type == TPSS_MSG_HELLO && msg->u.hello.member_id != id) {
+    s->forged++;
+    return;
+  }
+  if (!member_get (s, id, FALSE) && msg->type == TPSS_MSG_HELLO &&
+      s->settings.allow_join) {
+    Member *m = member_get (s, id, TRUE);
+    memcpy (&m->addr, from, fromlen);
+    m->addrlen = fromlen;
+    m->have_addr = TRUE;
+    GST_INFO ("member %u joined from HELLO", id);
+  }
+  if (!check_source (s, id, from, fromlen, FALSE))
+    return;
+  s->ctrl_received++;
+  tpss_member_on_msg (s->core, msg, now);
+}
+
+static void
+handle_rtcp (GstTpssSession * s, const guint8 * data, gsize len,
+    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now)
+{
+  gsize off = 0;
+
+  while (off < len) {
+    TpssMsg msg;
+    gsize consumed = 0;
+
+    if (tpss_msg_parse (data + off, len - off, &msg, &consumed)) {
+      handle_msg (s, &msg, from, fromlen, now);
+    } else if (consumed == 0) {
+      s->malformed++;
+      return;
+    } else if (data[off + 1] == 204) {
+      /* An APP packet that claims to be ours but does not parse, or
+       * another application's. */
+      if (consumed >= 12 && memcmp (data + off + 8, "TPSS", 4) == 0)
+        s->malformed++;
+      else
+        s->other_rtcp++;
+    } else {
+      s->other_rtcp++;
+    }
+    off += consumed;
+  }
+}
+
+static void
+handle_rtp (GstTpssSession * s, const guint8 * data, gsize len,
+    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
+    GQueue * acts)
+{
+  guint32 ssrc;
+  guint pt;
+  Member *m;
+
+  if (!tpss_rtp_is_valid (data, len)) {
+    s->malformed++;
+    return;
+  }
+  pt = data[1] & 0x7f;
+  ssrc = GST_READ_UINT32_BE (data + 8);
+
+  if (pt == s->settings.fec_pt) {
+    TpssFecHeader hdr;
+    gsize hlen = 12 + 4 * (data[0] & 0x0f);
+    if (hlen > len || tpss_fec_header_parse (data + hlen, len - hlen,
+            &hdr) != TPSS_FEC_OK) {
+      s->malformed++;
+      return;
+    }
+    if (hdr.media_ssrc == s->id) {
+      s->own++;
+      return;
+    }
+    m = check_source (s, hdr.media_ssrc, from, fromlen, TRUE);
+    if (!m)
+      return;
+    member_decoder (s, m);
+    m->parity_received++;
+    if (tpss_member_on_data (s->core, m->id, len, m->pending_lost,
+            (guint) m->pending_recovered, now)) {
+      tpss_fec_decoder_push_fec (m->dec, data + hlen, len - hlen, now);
+    } else {
+      m->refused_parity++;
+    }
+    m->pending_lost = 0;
+    m->pending_recovered = 0;
+    update_recovered (m);
+    collect_decoded (s, m, acts);
+    return;
+  }
+
+  if (ssrc == s->id) {
+    s->own++;
+    return;
+  }
+  m = check_source (s, ssrc, from, fromlen, TRUE);
+  if (!m)
+    return;
+  member_decoder (s, m);
+  s->data_received++;
+  {
+    GstBuffer *buf = gst_buffer_new_memdup (data, len);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    guint16 seq = GST_READ_UINT16_BE (data + 2);
+    gboolean admit;
+
+    if (m->have_seq) {
+      gint16 d = (gint16) (seq - m->max_seq);
+      if (d > 0) {
+        m->pending_lost += d - 1;
+        m->max_seq = seq;
+      }
+    } else {
+      m->have_seq = TRUE;
+      m->max_seq = seq;
+    }
+    if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
+      gpointer ext;
+      guint size;
+      if (gst_rtp_buffer_get_extension_onebyte_header (&rtp,
+              s->settings.ext_id, 0, &ext, &size)) {
+        TpssQos q;
+        if (tpss_qos_ext_parse (ext, size, &q)) {
+          TpssMsg msg = { 0, };
+          msg.type = TPSS_MSG_QOS;
+          msg.sender_ssrc = msg.media_ssrc = ssrc;
+          msg.u.qos = q;
+          tpss_member_on_msg (s->core, &msg, now);
+        } else {
+          s->malformed++;
+        }
+      }
+      gst_rtp_buffer_unmap (&rtp);
+    }
+    admit = tpss_member_on_data (s->core, ssrc, len, m->pending_lost,
+        (guint) m->pending_recovered, now);
+    m->pending_lost = 0;
+    m->pending_recovered = 0;
+    if (admit) {
+      MediaHandle *h = g_new (MediaHandle, 1);
+      h->buffer = buf;
+      gst_buffer_map (buf, &h->map, GST_MAP_READ);
+      if (!tpss_fec_decoder_push_media (m->dec, h, h->map.data, h->map.size,
+              now))
+        release_handle (h);
+    } else {
+      gst_buffer_unref (buf);
+    }
+    update_recovered (m);
+    collect_decoded (s, m, acts);
+  }
+}
+
+static void
+handle_datagram (GstTpssSession * s, const guint8 * data, gsize len,
+    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
+    GQueue * acts)
+{
+  if (len < 4 || (data[0] >> 6) != 2) {
+    s->malformed++;
+    return;
+  }
+  /* RFC 5761: packet types 192..223 are RTCP. */
+  if (data[1] >= 192 && data[1] <= 223)
+    handle_rtcp (s, data, len, from, fromlen, now);
+  else
+    handle_rtp (s, data, len, from, fromlen, now, acts);
+}
+
+/* Runs the timers and takes the core's output. With `lock`. */
+static void
+run_core (GstTpssSession * s, GQueue * acts)
+{
+  gint64 now = now_ns ();
+  gint64 dl = tpss_member_next_deadline (s->core);
+  GHashTableIter it;
+  gpointer v;
+  TpssQos qos;
+  guint n;
+  guint32 dest;
+  TpssMsg msg;
+  TpssEvent ev;
+
+  if (dl >= 0 && dl <= now)
+    tpss_member_advance (s->core, now);
+
+  g_hash_table_iter_init (&it, s->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    gint64 d;
+    if (!m->dec)
+      continue;
+    d = tpss_fec_decoder_next_deadline (m->dec);
+    if (d >= 0 && d <= now) {
+      tpss_fec_decoder_advance (m->dec, now);
+      collect_decoded (s, m, acts);
+    }
+  }
+
+  /* Events first: a PARITY event configures the encoder that protects the
+   * packets sent below. */
+  while (tpss_member_pop_event (s->core, &ev)) {
+    Member *m;
+    switch (ev.type) {
+      case TPSS_EVENT_PARITY:
+        m = member_get (s, ev.member, TRUE);
+        if (!m->enc)
+          m->enc = tpss_fec_encoder_new (MAX (ev.distance, 1), ev.length);
+        else
+          tpss_fec_encoder_set_params (m->enc, MAX (ev.distance, 1),
+              ev.length);
+        break;
+      case TPSS_EVENT_DATA_RATE:{
+        Act *a = g_new0 (Act, 1);
+        a->type = ACT_DATA_RATE;
+        a->rate = ev.rate;
+        g_queue_push_tail (acts, a);
+        s->cur_rate = ev.rate;
+        break;
+      }
+      case TPSS_EVENT_PHASE:
+        act_message (acts, gst_structure_new ("tpss-phase",
+                "member", G_TYPE_UINT, ev.member,
+                "phase", G_TYPE_STRING, ev.phase == TPSS_PHASE_REDUNDANT ?
+                "redundant" : "non-redundant",
+                "distance", G_TYPE_UINT, ev.distance,
+                "length", G_TYPE_UINT, ev.length, NULL));
+        break;
+      case TPSS_EVENT_MEMBER_JOINED:
+        member_get (s, ev.member, TRUE);
+        act_message (acts, gst_structure_new ("tpss-member-joined",
+                "member", G_TYPE_UINT, ev.member, NULL));
+        break;
+      case TPSS_EVENT_MEMBER_LEFT:
+        m = member_get (s, ev.member, FALSE);
+        if (m && m->dec) {
+          tpss_fec_decoder_drain (m->dec);
+          collect_decoded (s, m, acts);
+        }
+        if (m) {
+          if (!m->configured) {
+            g_hash_table_remove (s->members, GUINT_TO_POINTER (ev.member));
+          } else {
+            /* It may come back: forget its streams, keep its address. */
+            g_clear_pointer (&m->enc, tpss_fec_encoder_free);
+            g_clear_pointer (&m->dec, tpss_fec_decoder_free);
+            m->have_seq = FALSE;
+          }
+        }
+        act_add (acts, ACT_LEFT, ev.member);
+        act_message (acts, gst_structure_new ("tpss-member-left",
+                "member", G_TYPE_UINT, ev.member, NULL));
+        break;
+    }
+  }
+
+  n = tpss_member_dequeue (s->core, now, &qos);
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *b = g_queue_pop_head (&s->sendq);
+    if (!b)
+      break;
+    send_media (s, b, &qos);
+  }
+
+  while (tpss_member_pop_msg (s->core, &dest, &msg))
+    send_control (s, dest, &msg);
+}
+
+static gint64
+next_wakeup (GstTpssSession * s)
+{
+  gint64 t = tpss_member_next_deadline (s->core);
+  GHashTableIter it;
+  gpointer v;
+
+  if (s->settings.stats_interval && (t < 0 || s->next_stats < t))
+    t = s->next_stats;
+  g_hash_table_iter_init (&it, s->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    gint64 d;
+    if (!m->dec)
+      continue;
+    d = tpss_fec_decoder_next_deadline (m->dec);
+    if (d >= 0 && (t < 0 || d < t))
+      t = d;
+  }
+  return t;
+}
+
+static void
+dispatch (GstTpssSession * s, GQueue * acts, GstElement * sink,
+    GstTpssSinkCallbacks * sink_cb, GstElement * src,
+    GstTpssSrcCallbacks * src_cb)
+{
+  Act *a;
+
+  while ((a = g_queue_pop_head (acts))) {
+    switch (a->type) {
+      case ACT_DATA_RATE:
+        if (sink && sink_cb->data_rate)
+          sink_cb->data_rate (sink, a->rate);
+        break;
+      case ACT_MESSAGE:{
+        GstElement *e = sink ? sink : src;
+        if (!a->msg) {
+          a->msg = gst_tpss_session_get_stats (s);
+          gst_structure_set_name (a->msg, "tpss-stats");
+        }
+        if (e)
+          gst_element_post_message (e,
+              gst_message_new_element (GST_OBJECT (e), a->msg));
+        else
+          gst_structure_free (a->msg);
+        break;
+      }
+      case ACT_DELIVER:
+        if (src && src_cb->deliver)
+          src_cb->deliver (src, a->member, a->list);
+        else
+          gst_buffer_list_unref (a->list);
+        break;
+      case ACT_LEFT:
+        if (src && src_cb->member_left)
+          src_cb->member_left (src, a->member);
+        break;
+    }
+    g_free (a);
+  }
+}
+
+static gpointer
+session_thread (gpointer data)
+{
+  GstTpssSession *s = data;
+  guint8 *buf = g_malloc (MAX_DATAGRAM);
+  GQueue acts = G_QUEUE_INIT;
+
+  g_mutex_lock (&s->lock);
+  while (s->running) {
+    gint64 now = now_ns (), dl = next_wakeup (s), wait;
+    struct pollfd fds[2];
+    struct timespec ts;
+    GstElement *sink = NULL, *src = NULL;
+    GstTpssSinkCallbacks sink_cb;
+    GstTpssSrcCallbacks src_cb;
+
+    g_mutex_unlock (&s->lock);
+
+    wait = dl < 0 ? GST_SECOND : CLAMP (dl - now, 0, GST_SECOND);
+    ts.tv_sec = wait / GST_SECOND;
+    ts.tv_nsec = wait % GST_SECOND;
+    fds[0].fd = s->fd;
+    fds[0].events = POLLIN;
+    fds[1].fd = s->wake_fd;
+    fds[1].events = POLLIN;
+    if (ppoll (fds, 2, &ts, NULL) > 0 && (fds[1].revents & POLLIN)) {
+      guint64 cnt;
+      if (read (s->wake_fd, &cnt, sizeof (cnt)) < 0)
+        GST_LOG ("wake read: %s", g_strerror (errno));
+    }
+
+    g_mutex_lock (&s->lock);
+    if (!s->running)
+      break;
+    for (guint i = 0; i < READ_BATCH; i++) {
+      struct sockaddr_storage from;
+      socklen_t fromlen = sizeof (from);
+      gssize len = recvfrom (s->fd, buf, MAX_DATAGRAM, MSG_DONTWAIT,
+          (struct sockaddr *) &from, &fromlen);
+      if (len < 0)
+        break;
+      handle_datagram (s, buf, len, &from, fromlen, now_ns (), &acts);
+    }
+    run_core (s, &acts);
+    if (g_queue_is_empty (&s->sendq))
+      g_cond_broadcast (&s->drained);
+    if (s->settings.stats_interval && now_ns () >= s->next_stats) {
+      Act *a = g_new0 (Act, 1);
+      a->type = ACT_MESSAGE;    /* filled in after unlocking */
+      s->next_stats = now_ns () + (gint64) s->settings.stats_interval;
+      g_queue_push_tail (&acts, a);
+    }
+    if (acts.length) {
+      if (s->sink)
+        sink = gst_object_ref (s->sink);
+      if (s->src)
+        src = gst_object_ref (s->src);
+      sink_cb = s->sink_cb;
+      src_cb = s->src_cb;
+      g_mutex_unlock (&s->lock);
+      dispatch (s, &acts, sink, &sink_cb, src, &src_cb);
+      if (sink)
+        gst_object_unref (sink);
+      if (src)
+        gst_object_unref (src);
+      g_mutex_lock (&s->lock);
+    }
+  }
+  g_mutex_unlock (&s->lock);
+  g_free (buf);
+  return NULL;
+}
+
+static gboolean
+open_socket (GstTpssSession * s, GError ** error)
+{
+  GstTpssSettings *st = &s->settings;
+  GInetAddress *addr = g_inet_address_new_from_string (st->address);
+  GInetAddress *bind_addr;
+  GSocketAddress *sa, *local;
+  int fd, size = st->buffer_size;
+
+  if (!addr) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "address \"%s\" is not an IP address", st->address);
+    return FALSE;
+  }
+  s->multicast = g_inet_address_get_is_multicast (addr);
+  s->socket = g_socket_new (g_inet_address_get_family (addr),
+      G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_UDP, error);
+  if (!s->socket) {
+    g_object_unref (addr);
+    return FALSE;
+  }
+  g_socket_set_blocking (s->socket, FALSE);
+  fd = g_socket_get_fd (s->socket);
+  if (size > 0) {
+    setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof (size));
+    setsockopt (fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof (size));
+  }
+  /* Multicast: bind the wildcard address, so the unicast parity and
+   * control addressed to this member arrive too. */
+  bind_addr = s->multicast ?
+      g_inet_address_new_any (g_inet_address_get_family (addr)) :
+      g_object_ref (addr);
+  sa = g_inet_socket_address_new (bind_addr, st->port);
+  g_object_unref (bind_addr);
+  if (!g_socket_bind (s->socket, sa, s->multicast, error)) {
+    g_object_unref (sa);
+    g_object_unref (addr);
+    g_clear_object (&s->socket);
+    return FALSE;
+  }
+  g_object_unref (sa);
+  local = g_socket_get_local_address (s->socket, NULL);
+  s->local_port = local ?
+      g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)) : 0;
+  g_clear_object (&local);
+
+  if (s->multicast) {
+    if (!g_socket_join_multicast_group (s->socket, addr, FALSE,
+            st->multicast_iface, error)) {
+      g_object_unref (addr);
+      g_clear_object (&s->socket);
+      return FALSE;
+    }
+    g_socket_set_multicast_ttl (s->socket, st->ttl_mc);
+    g_socket_set_multicast_loopback (s->socket, st->loop);
+    if (st->multicast_iface && g_inet_address_get_family (addr) ==
+        G_SOCKET_FAMILY_IPV4) {
+      struct ip_mreqn mr = { 0, };
+      mr.imr_ifindex = if_nametoindex (st->multicast_iface);
+      setsockopt (fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof (mr));
+    }
+    sa = g_inet_socket_address_new (addr, st->port);
+    s->grouplen = g_socket_address_get_native_size (sa);
+    g_socket_address_to_native (sa, &s->group, sizeof (s->group), NULL);
+    g_object_unref (sa);
+  }
+  g_object_unref (addr);
+  s->fd = fd;
+  return TRUE;
+}
+
+gboolean
+gst_tpss_session_start (GstTpssSession * s, GstElement * element,
+    const GstTpssSettings * st, GError ** error)
+{
+  gint64 now = now_ns ();
+
+  g_mutex_lock (&registry_lock);
+  if (!s->running && st)
+    settings_merge (&s->settings, st, G_OBJECT_GET_CLASS (element));
+  g_mutex_unlock (&registry_lock);
+
+  g_mutex_lock (&s->lock);
+  if (s->starts++ > 0) {
+    g_mutex_unlock (&s->lock);
+    return TRUE;
+  }
+  if (!open_socket (s, error))
+    goto fail;
+  s->id = s->settings.member_id;
+  while (s->id == 0)
+    s->id = g_random_int ();
+  s->fec_ssrc = g_random_int ();
+  s->seq = g_random_int ();
+  g_hash_table_remove_all (s->priorities);
+  gst_tpss_parse_priorities (s->settings.priorities, s->priorities, NULL);
+  s->core = tpss_member_new (s->id, &s->settings.cfg);
+  s->cur_rate = 0;
+  s->sent = s->send_bytes = s->queue_dropped = s->send_errors = 0;
+  s->ctrl_sent = s->ctrl_received = s->malformed = s->non_member = 0;
+  s->forged = s->own = s->other_rtcp = s->data_non_member = 0;
+  s->data_received = 0;
+  if (!apply_members (s, s->settings.members, now, error))
+    goto fail;
+  tpss_member_advance (s->core, now);   /* starts: HELLO */
+  s->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+  s->running = TRUE;
+  s->next_stats = now + (gint64) s->settings.stats_interval;
+  s->thread = g_thread_new ("tpss-session", session_thread, s);
+  GST_INFO ("session %s: member %u on port %u%s", s->name, s->id,
+      s->local_port, s->multicast ? " (multicast)" : "");
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+
+fail:
+  s->starts--;
+  g_clear_pointer (&s->core, tpss_member_free);
+  g_hash_table_remove_all (s->members);
+  g_clear_object (&s->socket);
+  s->fd = -1;
+  g_mutex_unlock (&s->lock);
+  return FALSE;
+}
+
+void
+gst_tpss_session_stop (GstTpssSession * s)
+{
+  GThread *thread;
+
+  g_mutex_lock (&s->lock);
+  if (s->starts == 0 || --s->starts > 0) {
+    g_mutex_unlock (&s->lock);
+    return;
+  }
+  s->running = FALSE;
+  thread = s->thread;
+  s->thread = NULL;
+  wake (s);
+  g_mutex_unlock (&s->lock);
+  if (thread)
+    g_thread_join (thread);
+
+  g_mutex_lock (&s->lock);
+  close (s->wake_fd);
+  s->wake_fd = -1;
+  g_clear_object (&s->socket);
+  s->fd = -1;
+  g_clear_pointer (&s->core, tpss_member_free);
+  g_hash_table_remove_all (s->members);
+  g_queue_clear_full (&s->sendq, (GDestroyNotify) gst_buffer_unref);
+  g_queue_init (&s->sendq);
+  g_mutex_unlock (&s->lock);
+}
+
+void
+gst_tpss_session_set_sink (GstTpssSession * s, GstElement * sink,
+    const GstTpssSinkCallbacks * cb)
+{
+  g_mutex_lock (&s->lock);
+  s->sink = sink;
+  if (cb)
+    s->sink_cb = *cb;
+  else
+    memset (&s->sink_cb, 0, sizeof (s->sink_cb));
+  g_mutex_unlock (&s->lock);
+}
+
+void
+gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
+    const GstTpssSrcCallbacks * cb)
+{
+  g_mutex_lock (&s->lock);
+  s->src = src;
+  if (cb)
+    s->src_cb = *cb;
+  else
+    memset (&s->src_cb, 0, sizeof (s->src_cb));
+  g_mutex_unlock (&s->lock);
+}
+
+gboolean
+gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer)
+{
+  gboolean ok = FALSE;
+  gint64 now = now_ns ();
+  gboolean was_empty;
+
+  g_mutex_lock (&s->lock);
+  if (s->core) {
+    /* The QoS extension adds up to 16 bytes on the wire. */
+    ok = tpss_member_enqueue (s->core, gst_buffer_get_size (buffer) + 16,
+        now);
+  }
+  if (ok) {
+    was_empty = g_queue_is_empty (&s->sendq);
+    g_queue_push_tail (&s->sendq, buffer);
+    /* The thread recomputes its deadline: a packet entering an empty MQ
+     * (or its QOS announcement) needs it. */
+    if (was_empty || s->settings.cfg.holding_time == 0 ||
+        s->settings.cfg.control == TPSS_CONTROL_FEEDBACK)
+      wake (s);
+  } else {
+    s->queue_dropped++;
+    gst_buffer_unref (buffer);
+  }
+  g_mutex_unlock (&s->lock);
+  return ok;
+}
+
+void
+gst_tpss_session_drain (GstTpssSession * s, gint64 timeout)
+{
+  gint64 end = g_get_monotonic_time () + timeout / 1000;
+
+  g_mutex_lock (&s->lock);
+  while (s->running && !g_queue_is_empty (&s->sendq))
+    if (!g_cond_wait_until (&s->drained, &s->lock, end))
+      break;
+  g_mutex_unlock (&s->lock);
+}
+
+gboolean
+gst_tpss_session_set_members (GstTpssSession * s, const gchar * members,
+    GError ** error)
+{
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&s->lock);
+  if (s->core) {
+    ok = apply_members (s, members, now_ns (), error);
+    wake (s);
+  }
+  g_mutex_unlock (&s->lock);
+  return ok;
+}
+
+gboolean
+gst_tpss_session_set_priorities (GstTpssSession * s, const gchar * prio,
+    GError ** error)
+{
+  GHashTable *t = g_hash_table_new (NULL, NULL);
+  GHashTableIter it;
+  gpointer k, v;
+
+  if (!gst_tpss_parse_priorities (prio, t, error)) {
+    g_hash_table_unref (t);
+    return FALSE;
+  }
+  g_mutex_lock (&s->lock);
+  g_hash_table_unref (s->priorities);
+  s->priorities = t;
+  if (s->core) {
+    g_hash_table_iter_init (&it, s->members);
+    while (g_hash_table_iter_next (&it, &k, &v))
+      if (core_knows (s, GPOINTER_TO_UINT (k)))
+        tpss_member_add_peer (s->core, GPOINTER_TO_UINT (k),
+            peer_priority (s, GPOINTER_TO_UINT (k)), now_ns ());
+  }
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+guint32
+gst_tpss_session_get_member_id (GstTpssSession * s)
+{
+  guint32 id;
+
+  g_mutex_lock (&s->lock);
+  id = s->id;
+  g_mutex_unlock (&s->lock);
+  return id;
+}
+
+guint
+gst_tpss_session_get_port (GstTpssSession * s)
+{
+  guint port;
+
+  g_mutex_lock (&s->lock);
+  port = s->local_port;
+  g_mutex_unlock (&s->lock);
+  return port;
+}
+
+static const gchar *
+phase_name (TpssPhase p)
+{
+  return p == TPSS_PHASE_REDUNDANT ? "redundant" : "non-redundant";
+}
+
+GstStructure *
+gst_tpss_session_get_stats (GstTpssSession * s)
+{
+  GstStructure *st;
+  GValue list = G_VALUE_INIT;
+  GHashTableIter it;
+  gpointer v;
+
+  g_value_init (&list, GST_TYPE_LIST);
+  g_mutex_lock (&s->lock);
+  st = gst_structure_new ("application/x-tpss-stats",
+      "member-id", G_TYPE_UINT, s->id,
+      "port", G_TYPE_UINT, s->local_port,
+      "running", G_TYPE_BOOLEAN, s->running,
+      "data-rate", G_TYPE_UINT64, s->cur_rate,
+      "packets-sent", G_TYPE_UINT64, s->sent,
+      "bytes-sent", G_TYPE_UINT64, s->send_bytes,
+      "queue-dropped", G_TYPE_UINT64, s->queue_dropped,
+      "queued", G_TYPE_UINT, s->sendq.length,
+      "send-errors", G_TYPE_UINT64, s->send_errors,
+      "control-sent", G_TYPE_UINT64, s->ctrl_sent,
+      "control-received", G_TYPE_UINT64, s->ctrl_received,
+      "data-received", G_TYPE_UINT64, s->data_received,
+      "malformed", G_TYPE_UINT64, s->malformed,
+      "non-member", G_TYPE_UINT64, s->non_member + s->data_non_member,
+      "forged", G_TYPE_UINT64, s->forged,
+      "own", G_TYPE_UINT64, s->own,
+      "other-rtcp", G_TYPE_UINT64, s->other_rtcp, NULL);
+
+  if (s->core) {
+    g_hash_table_iter_init (&it, s->members);
+    while (g_hash_table_iter_next (&it, NULL, &v)) {
+      Member *m = v;
+      TpssSendStats ss;
+      TpssRecvStats rs;
+      GstStructure *ms;
+      GValue mv = G_VALUE_INIT;
+      gchar *addr = m->have_addr ? addr_to_string (&m->addr, m->addrlen) :
+          g_strdup ("");
+
+      if (!tpss_member_get_send_stats (s->core, m->id, &ss) ||
+          !tpss_member_get_recv_stats (s->core, m->id, &rs)) {
+        g_free (addr);
+        continue;
+      }
+      ms = gst_structure_new ("member",
+          "id", G_TYPE_UINT, m->id,
+          "address", G_TYPE_STRING, addr,
+          "priority", G_TYPE_UINT, rs.priority,
+          /* toward it */
+          "send-phase", G_TYPE_STRING, phase_name (ss.phase),
+          "send-data-rate", G_TYPE_UINT64, ss.data_rate,
+          "send-rate", G_TYPE_UINT64, ss.send_rate,
+          "send-notified-rate", G_TYPE_UINT64, ss.notified_rate,
+          "send-distance", G_TYPE_UINT, ss.distance,
+          "send-length", G_TYPE_UINT, ss.length,
+          "rtt", G_TYPE_INT64, ss.rtt,
+          "packets-sent", G_TYPE_UINT64, ss.packets_sent,
+          "parity-sent", G_TYPE_UINT64, m->parity_sent,
+          /* from it */
+          "packets-received", G_TYPE_UINT64, rs.packets_received,
+          "parity-received", G_TYPE_UINT64, m->parity_received,
+          "packets-lost", G_TYPE_UINT64, rs.packets_lost,
+          "packets-recovered", G_TYPE_UINT64, rs.packets_recovered,
+          "packets-not-delivered", G_TYPE_UINT64, rs.packets_not_delivered,
+          "packets-delivered", G_TYPE_UINT64, m->delivered,
+          "receive-rate", G_TYPE_UINT64, rs.receive_rate,
+          "allocated-rate", G_TYPE_UINT64, rs.allocated_rate,
+          "recv-notified-rate", G_TYPE_UINT64, rs.notified_rate, NULL);
+      if (m->dec) {
+        TpssFecDecoderStats ds;
+        tpss_fec_decoder_get_stats (m->dec, &ds);
+        gst_structure_set (ms,
+            "unrecoverable", G_TYPE_UINT64, ds.unrecoverable,
+            "fec-malformed", G_TYPE_UINT64, ds.malformed, NULL);
+      }
+      g_free (addr);
+      g_value_init (&mv, GST_TYPE_STRUCTURE);
+      gst_value_set_structure (&mv, ms);
+      gst_structure_free (ms);
+      gst_value_list_append_and_take_value (&list, &mv);
+    }
+  }
+  g_mutex_unlock (&s->lock);
+  gst_structure_take_value (st, "members", &list);
+  return st;
+}

@@ -1,0 +1,468 @@
+/**
+ * SECTION:element-tpsssink
+ * @title: tpsssink
+ * @see_also: tpsssrc, tpssfecenc, tpssfecdec
+ *
+ * Sends this member's RTP stream to every other member of a TPSS + NQCP
+ * group (Tojo et al., "QoS Control for High-Speed Communication in a
+ * Group"). The group is a unicast mesh (#GstTpssSink:members, a list of
+ * `id@host:port`) or one multicast group (#GstTpssSink:address a multicast
+ * address, #GstTpssSink:port, #GstTpssSink:multicast-iface,
+ * #GstTpssSink:ttl-mc, #GstTpssSink:loop). Members join (HELLO) and leave
+ * (silence for #GstTpssSink:member-timeout, or a new #GstTpssSink:members
+ * while PLAYING).
+ *
+ * A tpsssink and a tpsssrc of one member share a session (the
+ * #GstTpssSink:session name, by default "tpss-<port>"): one protocol core,
+ * one UDP socket carrying media, parity and RTCP control (RFC 5761
+ * multiplexing), one member id which is also the SSRC of the stream the sink
+ * sends (the sink rewrites SSRC and sequence numbers). Either element works
+ * alone; the session's thread receives the RATE messages a send-only member
+ * needs.
+ *
+ * What the sink does with each packet (section 3.1): it queues it in the
+ * sender queue MQ; the packet waits at least #GstTpssSink:holding-time and
+ * leaves paced at the data rate TR. The queue's `<D, TT, HT>` rides on every
+ * packet as an RFC 8285 one-byte header extension (#GstTpssSink:qos-ext-id)
+ * and, when a packet enters an empty queue, goes ahead in an RTCP APP QOS
+ * packet. Each packet is sent to every member (one send in multicast mode)
+ * and protected, per destination, by interleaved XOR parity whose geometry
+ * (k, l) the two-phase slow start sets for that destination (section 2.3,
+ * 2.4); parity has its own SSRC and #GstTpssSink:fec-pt.
+ *
+ * The data rate TR (the minimum over the destinations: one encoding feeds
+ * all) reaches the encoder upstream as the `GstLayerRates` custom upstream
+ * event (at most once per #GstTpssSink:min-report-interval) and as the
+ * notifying #GstTpssSink:bitrate property (bits/s), for stock encoders
+ * (x264enc's `bitrate` is kbit/s). Phase changes are posted as `tpss-phase`
+ * element messages (member, phase, distance, length), membership as
+ * `tpss-member-joined` / `tpss-member-left`.
+ *
+ * The baselines of the paper are modes of the same element:
+ * `slow-start=traditional` (section 4.1) and `control=feedback` (4.2).
+ *
+ * ## Example launch lines
+ *
+ * A two-member call on localhost (members 1 and 2, ports 5004 and 5006),
+ * each member sending a test video and showing the other's:
+ * |[
+ * gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency bitrate=800 ! rtph264pay ! \
+ *   tpsssink port=5004 member-id=1 members=1@127.0.0.1:5004,2@127.0.0.1:5006 \
+ *   tpsssrc port=5004 caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" ! \
+ *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
+ * gst-launch-1.0 videotestsrc is-live=true pattern=ball ! x264enc tune=zerolatency bitrate=800 ! rtph264pay ! \
+ *   tpsssink port=5006 member-id=2 members=1@127.0.0.1:5004,2@127.0.0.1:5006 \
+ *   tpsssrc port=5006 caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" ! \
+ *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
+ * ]| With more members, tpsssrc adds one pad per member (use it from an
+ * application, or name the pad in gst-launch: `src.src_2 ! ...`).
+ *
+ * The same with a URI:
+ * |[
+ * gst-launch-1.0 audiotestsrc is-live=true ! rtpL16pay ! \
+ *   "tpss://0.0.0.0:5004?member-id=1&members=1@127.0.0.1:5004,2@127.0.0.1:5006"
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gsttpsssink.h"
+#include "gsttpsssession.h"
+#include "gstlayerrates.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
+#define GST_CAT_DEFAULT gst_tpss_sink_debug
+
+enum
+{
+  PROP_BITRATE = GST_TPSS_PROP_LAST,
+  PROP_STATS,
+};
+
+struct _GstTpssSink
+{
+  GstBaseSink parent;
+
+  /* Settings, under the object lock */
+  GstTpssSettings settings;
+
+  /* The session: set in NULL->READY, started in READY->PAUSED; the pointer
+   * is written only in state changes (object lock for readers elsewhere). */
+  GstTpssSession *session;
+  gboolean started;
+  GstRatePath *rates;
+  gboolean rate_set;            /* streaming thread */
+  guint64 refused;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+static void gst_tpss_sink_uri_init (gpointer g_iface, gpointer iface_data);
+
+#define gst_tpss_sink_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstTpssSink, gst_tpss_sink, GST_TYPE_BASE_SINK,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpss_sink_uri_init));
+GST_ELEMENT_REGISTER_DEFINE (tpsssink, "tpsssink", GST_RANK_NONE,
+    GST_TYPE_TPSS_SINK);
+
+/* The rate path's interval runs on the monotonic clock, as the session
+ * does (a pipeline clock may be a test clock that never advances). */
+static GstClockTime
+running_time (GstTpssSink * self)
+{
+  return g_get_monotonic_time () * GST_USECOND;
+}
+
+static void
+set_rate (GstTpssSink * self, guint64 rate)
+{
+  guint r = (guint) MIN (rate, (guint64) G_MAXUINT);
+
+  GST_DEBUG_OBJECT (self, "data rate %" G_GUINT64_FORMAT " bit/s", rate);
+  gst_rate_path_set (self->rates, &r, 1, running_time (self));
+}
+
+/* From the session thread, no lock held. */
+static void
+on_data_rate (GstElement * element, guint64 rate)
+{
+  GstTpssSink *self = GST_TPSS_SINK (element);
+
+  self->rate_set = TRUE;
+  set_rate (self, rate);
+}
+
+static const GstTpssSinkCallbacks sink_callbacks = {
+  .data_rate = on_data_rate,
+};
+
+static GstFlowReturn
+gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+{
+  GstTpssSink *self = GST_TPSS_SINK (bsink);
+
+  if (!self->rate_set) {
+    guint64 initial;
+    GST_OBJECT_LOCK (self);
+    initial = self->settings.cfg.initial_rate;
+    GST_OBJECT_UNLOCK (self);
+    self->rate_set = TRUE;
+    set_rate (self, initial);
+  }
+  if (!gst_tpss_session_send (self->session, gst_buffer_ref (buffer)))
+    self->refused++;
+  gst_rate_path_tick (self->rates, running_time (self));
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_tpss_sink_render_list (GstBaseSink * bsink, GstBufferList * list)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  for (guint i = 0; ret == GST_FLOW_OK && i < gst_buffer_list_length (list);
+      i++)
+    ret = gst_tpss_sink_render (bsink, gst_buffer_list_get (list, i));
+  return ret;
+}
+
+static gboolean
+gst_tpss_sink_query (GstBaseSink * bsink, GstQuery * query)
+{
+  GstTpssSink *self = GST_TPSS_SINK (bsink);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS &&
+      gst_rate_path_caps_query (self->rates, query))
+    return TRUE;
+  return GST_BASE_SINK_CLASS (parent_class)->query (bsink, query);
+}
+
+static gboolean
+gst_tpss_sink_event (GstBaseSink * bsink, GstEvent * event)
+{
+  GstTpssSink *self = GST_TPSS_SINK (bsink);
+
+  /* What MQ still holds leaves before EOS goes on (a holding time and the
+   * pacing at most, bounded). */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->session)
+    gst_tpss_session_drain (self->session, 5 * GST_SECOND);
+  return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
+}
+
+static GstStateChangeReturn
+gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  GstTpssSink *self = GST_TPSS_SINK (element);
+  GstStateChangeReturn ret;
+  GError *err = NULL;
+  GstTpssSettings st;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:
+      GST_OBJECT_LOCK (self);
+      st = self->settings;      /* shallow: used under the lock only */
+      self->session = gst_tpss_session_acquire (element, &st, &err);
+      GST_OBJECT_UNLOCK (self);
+      if (!self->session) {
+        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+            (NULL));
+        g_error_free (err);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      break;
+    case GST_STATE_CHANGE_READY_TO_PAUSED:{
+      gboolean ok;
+      GST_OBJECT_LOCK (self);
+      st = self->settings;
+      ok = gst_tpss_session_start (self->session, element, &st, &err);
+      GST_OBJECT_UNLOCK (self);
+      if (!ok) {
+        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
+            ("Could not start the TPSS session: %s", err->message), (NULL));
+        g_error_free (err);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      self->started = TRUE;
+      self->rate_set = FALSE;
+      self->refused = 0;
+      gst_tpss_session_set_sink (self->session, element, &sink_callbacks);
+      break;
+    }
+    default:
+      break;
+  }
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+
+  switch (transition) {
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      gst_tpss_session_set_sink (self->session, NULL, NULL);
+      gst_tpss_session_stop (self->session);
+      self->started = FALSE;
+      break;
+    case GST_STATE_CHANGE_READY_TO_NULL:
+      gst_tpss_session_release (self->session);
+      self->session = NULL;
+      break;
+    default:
+      break;
+  }
+  return ret;
+}
+
+static void
+gst_tpss_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstTpssSink *self = GST_TPSS_SINK (object);
+  gchar *members = NULL, *prio = NULL;
+  gboolean live = FALSE;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (!gst_tpss_settings_set_property (&self->settings, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  live = self->started;
+  if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
+    members = g_strdup (self->settings.members);
+  if (prop_id == GST_TPSS_PROP_PRIORITIES)
+    prio = g_strdup (self->settings.priorities);
+  GST_OBJECT_UNLOCK (self);
+
+  if (members && !gst_tpss_parse_members (members, NULL, &err)) {
+    GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
+    g_clear_error (&err);
+  } else if (live && (prop_id == GST_TPSS_PROP_MEMBERS ||
+          prop_id == GST_TPSS_PROP_MEMBER_LIST) &&
+      !gst_tpss_session_set_members (self->session, members, &err)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_clear_error (&err);
+  }
+  if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
+    GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
+    g_clear_error (&err);
+  } else if (live && prop_id == GST_TPSS_PROP_PRIORITIES)
+    gst_tpss_session_set_priorities (self->session, prio, NULL);
+  g_free (members);
+  g_free (prio);
+}
+
+static GstStructure *
+get_stats (GstTpssSink * self)
+{
+  GstStructure *s;
+  guint64 sent = 0, coalesced = 0;
+
+  GST_OBJECT_LOCK (self);
+  s = self->session && self->started ?
+      gst_tpss_session_get_stats (self->session) :
+      gst_structure_new_empty ("application/x-tpss-stats");
+  GST_OBJECT_UNLOCK (self);
+  gst_rate_path_get_counters (self->rates, &sent, &coalesced);
+  gst_structure_set (s,
+      "bitrate", G_TYPE_UINT, gst_rate_path_get_bitrate (self->rates),
+      "rate-events", G_TYPE_UINT64, sent,
+      "rate-coalesced", G_TYPE_UINT64, coalesced, NULL);
+  return s;
+}
+
+static void
+gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstTpssSink *self = GST_TPSS_SINK (object);
+
+  switch (prop_id) {
+    case PROP_BITRATE:
+      g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, get_stats (self));
+      break;
+    default:
+      GST_OBJECT_LOCK (self);
+      if (!gst_tpss_settings_get_property (&self->settings, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      GST_OBJECT_UNLOCK (self);
+      break;
+  }
+}
+
+static void
+gst_tpss_sink_finalize (GObject * object)
+{
+  GstTpssSink *self = GST_TPSS_SINK (object);
+
+  gst_rate_path_free (self->rates);
+  gst_tpss_settings_clear (&self->settings);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_tpss_sink_class_init (GstTpssSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *bsink_class = GST_BASE_SINK_CLASS (klass);
+
+  gobject_class->set_property = gst_tpss_sink_set_property;
+  gobject_class->get_property = gst_tpss_sink_get_property;
+  gobject_class->finalize = gst_tpss_sink_finalize;
+  element_class->change_state = gst_tpss_sink_change_state;
+  bsink_class->render = gst_tpss_sink_render;
+  bsink_class->render_list = gst_tpss_sink_render_list;
+  bsink_class->query = gst_tpss_sink_query;
+  bsink_class->event = gst_tpss_sink_event;
+
+  gst_tpss_settings_install_properties (gobject_class);
+  g_object_class_install_property (gobject_class, PROP_BITRATE,
+      g_param_spec_uint ("bitrate", "Bitrate",
+          "Data rate TR the encoder should produce (bits/s): the minimum "
+          "over the destinations of the rate the protocol allows; notifies",
+          0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstTpssSink:stats:
+   *
+   * member-id (uint), port (uint: the bound port), data-rate (guint64,
+   * bits/s: TR), packets-sent / bytes-sent (media packets that left MQ),
+   * queue-dropped (packets MQ refused: over max-queue-bytes), queued (uint),
+   * send-errors, control-sent, control-received, data-received,
+   * malformed (datagrams or control packets that failed to parse),
+   * non-member (control or data from an unknown member id), forged (from a
+   * known id but another address, or a HELLO whose id disagrees),
+   * own (our own packets looped back), other-rtcp (RTCP not ours),
+   * bitrate (uint), rate-events / rate-coalesced (GstLayerRates events sent
+   * upstream / changes merged by the interval), and members: a list of
+   * structures, one per member, with id, address, priority; toward it:
+   * send-phase (redundant / non-redundant), send-data-rate, send-rate,
+   * send-notified-rate (bits/s), send-distance, send-length (k, l; l = 0 no
+   * parity), rtt (ns, -1 unknown), packets-sent, parity-sent; from it:
+   * packets-received, parity-received, packets-lost (raw, before FEC),
+   * packets-recovered, packets-not-delivered (refused by admission),
+   * packets-delivered (handed to the application), receive-rate,
+   * allocated-rate, recv-notified-rate (bits/s), unrecoverable,
+   * fec-malformed.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Session and per-member counters (see the element documentation)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "TPSS group transport sink", "Sink/Network/RTP",
+      "Sends an RTP stream to every member of a group with two-phase slow "
+      "start (interleaved parity) and NQCP QoS notification",
+      "gst-rtp-transports developers");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_TPSS_SLOW_START, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_TPSS_CONTROL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_TPSS_DELIVERY, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_tpss_sink_debug, "tpsssink", 0,
+      "TPSS group transport sink");
+}
+
+static void
+gst_tpss_sink_init (GstTpssSink * self)
+{
+  GstPad *pad = GST_BASE_SINK_PAD (self);
+  TpssConfig cfg;
+
+  gst_tpss_settings_init (&self->settings);
+  tpss_config_init (&cfg);
+  self->rates = gst_rate_path_new (GST_ELEMENT (self), pad,
+      (GstClockTime) cfg.min_report_interval, "bitrate", NULL);
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+  gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
+}
+
+/* URI handler */
+
+static GstURIType
+gst_tpss_sink_uri_get_type (GType type)
+{
+  return GST_URI_SINK;
+}
+
+static const gchar *const *
+gst_tpss_sink_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { "tpss", NULL };
+  return protocols;
+}
+
+static gchar *
+gst_tpss_sink_uri_get_uri (GstURIHandler * handler)
+{
+  GstTpssSink *self = GST_TPSS_SINK (handler);
+  gchar *uri;
+
+  GST_OBJECT_LOCK (self);
+  uri = gst_tpss_uri_build (&self->settings);
+  GST_OBJECT_UNLOCK (self);
+  return uri;
+}
+
+static gboolean
+gst_tpss_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  return gst_tpss_uri_apply (GST_ELEMENT (handler), uri, error);
+}
+
+static void
+gst_tpss_sink_uri_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = g_iface;
+
+  iface->get_type = gst_tpss_sink_uri_get_type;
+  iface->get_protocols = gst_tpss_sink_uri_get_protocols;
+  iface->get_uri = gst_tpss_sink_uri_get_uri;
+  iface->set_uri = gst_tpss_sink_uri_set_uri;
+}

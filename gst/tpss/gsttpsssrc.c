@@ -1,0 +1,744 @@
+/**
+ * SECTION:element-tpsssrc
+ * @title: tpsssrc
+ * @see_also: tpsssink, tpssfecdec
+ *
+ * Receives the RTP streams of every other member of a TPSS + NQCP group
+ * (Tojo et al., "QoS Control for High-Speed Communication in a Group") and
+ * exposes one sometimes pad per remote member, `src_<id>` (the member's id,
+ * which is also the SSRC of its stream), so an application links a
+ * depayloader and a decoder per participant. Each pad carries that member's
+ * RTP after parity recovery, in sequence order (a packet waits behind a
+ * missing one at most #GstTpssSrc:fec-size-time, as in tpssfecdec). The pad
+ * appears with the member's first packet and goes away, after an EOS, when
+ * the member leaves or stays silent for #GstTpssSrc:member-timeout.
+ *
+ * The receiver side of the protocol runs in the session (shared with a
+ * tpsssink of the same member, see tpsssink): every report interval it
+ * tells each source the rate it may send at (section 4's rule: decrease on
+ * loss above #GstTpssSrc:loss-threshold, else increase; a complete receipt
+ * in the redundant phase assigns the receive rate and ends the phase). With
+ * `control=notification` (NQCP), sources announce `<D, TT, HT>` ahead of
+ * their data; when the announced traffic exceeds #GstTpssSrc:max-receive-rate
+ * the capacity is allocated by #GstTpssSrc:priorities
+ * (`delivery=priority`) or fairly (`delivery=fair`), and packets beyond a
+ * source's allocation are not delivered (counted in stats). With
+ * `control=feedback` (the section 4.2 baseline) admission is first come,
+ * first served.
+ *
+ * Control packets that do not parse, come from ids that are not members, or
+ * claim a member's id from another address are counted in
+ * #GstTpssSrc:stats and dropped.
+ *
+ * Output caps: #GstTpssSrc:caps if set, else application/x-rtp with
+ * #GstTpssSrc:media, #GstTpssSrc:clock-rate, #GstTpssSrc:encoding-name and
+ * #GstTpssSrc:payload; the pad's caps also carry `ssrc` (the member id).
+ * Buffers are timestamped with the running time of their delivery.
+ *
+ * ## Example launch lines
+ *
+ * Receive-only member 3 of a group, showing member 1's video (pads are
+ * named after member ids):
+ * |[
+ * gst-launch-1.0 tpsssrc name=src port=5008 member-id=3 \
+ *   members=1@127.0.0.1:5004,2@127.0.0.1:5006,3@127.0.0.1:5008 \
+ *   caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" \
+ *   src.src_1 ! rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
+ * ]|
+ * A two-member call on localhost is in the tpsssink documentation.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gsttpsssrc.h"
+#include "gsttpsssession.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_tpss_src_debug);
+#define GST_CAT_DEFAULT gst_tpss_src_debug
+
+#define DEFAULT_MEDIA "video"
+#define DEFAULT_CLOCK_RATE 90000
+#define DEFAULT_ENCODING_NAME NULL
+#define DEFAULT_PAYLOAD -1
+#define MAX_PAD_QUEUE 4096      /* packets waiting for a slow downstream */
+
+enum
+{
+  PROP_CAPS = GST_TPSS_PROP_LAST,
+  PROP_MEDIA,
+  PROP_CLOCK_RATE,
+  PROP_ENCODING_NAME,
+  PROP_PAYLOAD,
+  PROP_STATS,
+};
+
+/* One output pad: a member's stream, pushed by the pad's own task so a slow
+ * participant's branch never stalls the session thread or the others. */
+typedef struct
+{
+  GstPad *pad;
+  guint32 member;
+  GMutex lock;
+  GCond cond;
+  GQueue queue;                 /* GstBuffer */
+  gboolean flushing;
+  gboolean eos;                 /* push EOS after the queue */
+  gboolean eos_pushed;
+  gboolean started;             /* sticky events sent */
+  guint64 pushed, dropped;
+} SrcPad;
+
+struct _GstTpssSrc
+{
+  GstElement parent;
+
+  /* Settings, under the object lock */
+  GstTpssSettings settings;
+  GstCaps *caps;
+  gchar *media, *encoding_name;
+  gint clock_rate, payload;
+
+  GstTpssSession *session;
+  gboolean started;
+
+  /* pads_lock: the pad table and `running` */
+  GMutex pads_lock;
+  GHashTable *pads;             /* member id -> SrcPad */
+  gboolean running;
+  guint64 pads_removed;
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
+    GST_PAD_SRC, GST_PAD_SOMETIMES, GST_STATIC_CAPS ("application/x-rtp"));
+
+static void gst_tpss_src_uri_init (gpointer g_iface, gpointer iface_data);
+
+#define gst_tpss_src_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstTpssSrc, gst_tpss_src, GST_TYPE_ELEMENT,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpss_src_uri_init));
+GST_ELEMENT_REGISTER_DEFINE (tpsssrc, "tpsssrc", GST_RANK_NONE,
+    GST_TYPE_TPSS_SRC);
+
+static GstCaps *
+make_caps (GstTpssSrc * self, guint32 member)
+{
+  GstCaps *caps;
+  GstStructure *s;
+
+  GST_OBJECT_LOCK (self);
+  if (self->caps) {
+    caps = gst_caps_copy (self->caps);
+  } else {
+    caps = gst_caps_new_simple ("application/x-rtp",
+        "media", G_TYPE_STRING, self->media,
+        "clock-rate", G_TYPE_INT, self->clock_rate, NULL);
+    if (self->encoding_name)
+      gst_caps_set_simple (caps, "encoding-name", G_TYPE_STRING,
+          self->encoding_name, NULL);
+    if (self->payload >= 0)
+      gst_caps_set_simple (caps, "payload", G_TYPE_INT, self->payload, NULL);
+  }
+  GST_OBJECT_UNLOCK (self);
+  s = gst_caps_get_structure (caps, 0);
+  gst_structure_set (s, "ssrc", G_TYPE_UINT, member, NULL);
+  return caps;
+}
+
+static void
+src_pad_free (SrcPad * sp)
+{
+  g_queue_clear_full (&sp->queue, (GDestroyNotify) gst_buffer_unref);
+  g_mutex_clear (&sp->lock);
+  g_cond_clear (&sp->cond);
+  gst_object_unref (sp->pad);
+  g_free (sp);
+}
+
+static void
+src_pad_loop (gpointer data)
+{
+  SrcPad *sp = data;
+  GstPad *pad = sp->pad;
+  GstTpssSrc *self = GST_TPSS_SRC (gst_pad_get_parent_element (pad));
+  GstBuffer *buf;
+  GstFlowReturn ret;
+
+  if (!self) {
+    gst_pad_pause_task (pad);
+    return;
+  }
+  g_mutex_lock (&sp->lock);
+  while (!sp->flushing && g_queue_is_empty (&sp->queue) && !sp->eos)
+    g_cond_wait (&sp->cond, &sp->lock);
+  if (sp->flushing || sp->eos_pushed) {
+    g_mutex_unlock (&sp->lock);
+    gst_pad_pause_task (pad);
+    gst_object_unref (self);
+    return;
+  }
+  buf = g_queue_pop_head (&sp->queue);
+  g_mutex_unlock (&sp->lock);
+
+  if (!sp->started) {
+    gchar *sid = g_strdup_printf ("tpss-%u", sp->member);
+    gchar *stream_id = gst_pad_create_stream_id (pad, GST_ELEMENT (self), sid);
+    GstCaps *caps = make_caps (self, sp->member);
+    GstSegment seg;
+
+    gst_pad_push_event (pad, gst_event_new_stream_start (stream_id));
+    gst_pad_push_event (pad, gst_event_new_caps (caps));
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    gst_pad_push_event (pad, gst_event_new_segment (&seg));
+    gst_caps_unref (caps);
+    g_free (stream_id);
+    g_free (sid);
+    sp->started = TRUE;
+  }
+
+  if (!buf) {
+    /* The member left: EOS, then the pad is removed. */
+    gst_pad_push_event (pad, gst_event_new_eos ());
+    g_mutex_lock (&sp->lock);
+    sp->eos_pushed = TRUE;
+    g_cond_broadcast (&sp->cond);
+    g_mutex_unlock (&sp->lock);
+    gst_pad_pause_task (pad);
+    gst_object_unref (self);
+    return;
+  }
+
+  ret = gst_pad_push (pad, buf);
+  sp->pushed++;
+  if (ret == GST_FLOW_FLUSHING) {
+    gst_pad_pause_task (pad);
+  } else if (ret != GST_FLOW_OK && ret != GST_FLOW_NOT_LINKED) {
+    /* One participant's branch failing must not end the call. */
+    GST_DEBUG_OBJECT (pad, "push: %s", gst_flow_get_name (ret));
+  }
+  gst_object_unref (self);
+}
+
+static gboolean
+src_pad_activate_mode (GstPad * pad, GstObject * parent, GstPadMode mode,
+    gboolean active)
+{
+  SrcPad *sp = gst_pad_get_element_private (pad);
+
+  if (mode != GST_PAD_MODE_PUSH)
+    return FALSE;
+  g_mutex_lock (&sp->lock);
+  sp->flushing = !active;
+  g_cond_broadcast (&sp->cond);
+  g_mutex_unlock (&sp->lock);
+  /* The task starts once the pad is added (and linked by pad-added). */
+  if (active)
+    return TRUE;
+  return gst_pad_stop_task (pad);
+}
+
+static gboolean
+src_pad_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (parent);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime min;
+    GST_OBJECT_LOCK (self);
+    min = self->settings.fec_size_time;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    SrcPad *sp = gst_pad_get_element_private (pad);
+    GstCaps *caps = make_caps (self, sp->member), *filter;
+    gst_query_parse_caps (query, &filter);
+    if (filter) {
+      GstCaps *i = gst_caps_intersect_full (filter, caps,
+          GST_CAPS_INTERSECT_FIRST);
+      gst_caps_unref (caps);
+      caps = i;
+    }
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static GstClockTime
+running_time (GstTpssSrc * self)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime now, base;
+
+  if (!clock)
+    return GST_CLOCK_TIME_NONE;
+  now = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  base = gst_element_get_base_time (GST_ELEMENT (self));
+  return now > base ? now - base : 0;
+}
+
+/* From the session thread, no lock held. */
+static void
+on_deliver (GstElement * element, guint32 member, GstBufferList * list)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (element);
+  SrcPad *sp;
+  GstClockTime ts = running_time (self);
+  gboolean added = FALSE;
+
+  g_mutex_lock (&self->pads_lock);
+  if (!self->running) {
+    g_mutex_unlock (&self->pads_lock);
+    gst_buffer_list_unref (list);
+    return;
+  }
+  sp = g_hash_table_lookup (self->pads, GUINT_TO_POINTER (member));
+  if (!sp) {
+    gchar *name = g_strdup_printf ("src_%u", member);
+    sp = g_new0 (SrcPad, 1);
+    sp->member = member;
+    g_mutex_init (&sp->lock);
+    g_cond_init (&sp->cond);
+    g_queue_init (&sp->queue);
+    sp->pad = gst_pad_new_from_static_template (&src_template, name);
+    gst_object_ref_sink (sp->pad);
+    g_free (name);
+    gst_pad_set_element_private (sp->pad, sp);
+    gst_pad_set_activatemode_function (sp->pad, src_pad_activate_mode);
+    gst_pad_set_query_function (sp->pad, src_pad_query);
+    gst_pad_use_fixed_caps (sp->pad);
+    g_hash_table_insert (self->pads, GUINT_TO_POINTER (member), sp);
+    added = TRUE;
+  }
+  g_mutex_lock (&sp->lock);
+  for (guint i = 0; i < gst_buffer_list_length (list); i++) {
+    GstBuffer *b = gst_buffer_make_writable (gst_buffer_ref
+        (gst_buffer_list_get (list, i)));
+    GST_BUFFER_PTS (b) = ts;
+    GST_BUFFER_DTS (b) = GST_CLOCK_TIME_NONE;
+    if (sp->queue.length >= MAX_PAD_QUEUE) {
+      gst_buffer_unref (g_queue_pop_head (&sp->queue));
+      sp->dropped++;
+    }
+    g_queue_push_tail (&sp->queue, b);
+  }
+  g_cond_broadcast (&sp->cond);
+  g_mutex_unlock (&sp->lock);
+  g_mutex_unlock (&self->pads_lock);
+  gst_buffer_list_unref (list);
+
+  if (added) {
+    GST_INFO_OBJECT (self, "new pad for member %u", member);
+    gst_pad_set_active (sp->pad, TRUE);
+    gst_element_add_pad (element, gst_object_ref (sp->pad));
+    gst_pad_start_task (sp->pad, src_pad_loop, sp, NULL);
+  }
+}
+
+/* Sends EOS on @sp's pad (waiting a little for its task to push it), then
+ * removes the pad. */
+static void
+remove_src_pad (GstTpssSrc * self, SrcPad * sp, gboolean drain)
+{
+  g_mutex_lock (&sp->lock);
+  if (drain && gst_pad_is_active (sp->pad)) {
+    gint64 end = g_get_monotonic_time () + G_TIME_SPAN_SECOND;
+    sp->eos = TRUE;
+    g_queue_push_tail (&sp->queue, NULL);
+    g_cond_broadcast (&sp->cond);
+    while (!sp->eos_pushed && !sp->flushing)
+      if (!g_cond_wait_until (&sp->cond, &sp->lock, end))
+        break;
+  }
+  g_mutex_unlock (&sp->lock);
+  gst_pad_set_active (sp->pad, FALSE);
+  gst_element_remove_pad (GST_ELEMENT (self), sp->pad);
+  src_pad_free (sp);
+}
+
+static void
+remove_member_async (GstElement * element, gpointer data)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (element);
+  guint32 member = GPOINTER_TO_UINT (data);
+  SrcPad *sp;
+
+  g_mutex_lock (&self->pads_lock);
+  sp = g_hash_table_lookup (self->pads, GUINT_TO_POINTER (member));
+  if (sp)
+    g_hash_table_steal (self->pads, GUINT_TO_POINTER (member));
+  g_mutex_unlock (&self->pads_lock);
+  if (!sp)
+    return;
+  GST_INFO_OBJECT (self, "member %u left: removing its pad", member);
+  remove_src_pad (self, sp, TRUE);
+  g_mutex_lock (&self->pads_lock);
+  self->pads_removed++;
+  g_mutex_unlock (&self->pads_lock);
+}
+
+static void
+on_member_left (GstElement * element, guint32 member)
+{
+  /* Not from the session thread: the EOS may take a while downstream. */
+  gst_element_call_async (element, remove_member_async,
+      GUINT_TO_POINTER (member), NULL);
+}
+
+static const GstTpssSrcCallbacks src_callbacks = {
+  .deliver = on_deliver,
+  .member_left = on_member_left,
+};
+
+static void
+remove_all_pads (GstTpssSrc * self)
+{
+  GList *all;
+
+  g_mutex_lock (&self->pads_lock);
+  self->running = FALSE;
+  all = g_hash_table_get_values (self->pads);
+  g_hash_table_steal_all (self->pads);
+  g_mutex_unlock (&self->pads_lock);
+  for (GList * l = all; l; l = l->next)
+    remove_src_pad (self, l->data, FALSE);
+  g_list_free (all);
+}
+
+static GstStateChangeReturn
+gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (element);
+  GstStateChangeReturn ret;
+  GError *err = NULL;
+  GstTpssSettings st;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:
+      GST_OBJECT_LOCK (self);
+      st = self->settings;
+      self->session = gst_tpss_session_acquire (element, &st, &err);
+      GST_OBJECT_UNLOCK (self);
+      if (!self->session) {
+        GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+            (NULL));
+        g_error_free (err);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      break;
+    case GST_STATE_CHANGE_READY_TO_PAUSED:{
+      gboolean ok;
+      GST_OBJECT_LOCK (self);
+      st = self->settings;
+      ok = gst_tpss_session_start (self->session, element, &st, &err);
+      GST_OBJECT_UNLOCK (self);
+      if (!ok) {
+        GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+            ("Could not start the TPSS session: %s", err->message), (NULL));
+        g_error_free (err);
+        return GST_STATE_CHANGE_FAILURE;
+      }
+      self->started = TRUE;
+      g_mutex_lock (&self->pads_lock);
+      self->running = TRUE;
+      self->pads_removed = 0;
+      g_mutex_unlock (&self->pads_lock);
+      gst_tpss_session_set_src (self->session, element, &src_callbacks);
+      break;
+    }
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      gst_tpss_session_set_src (self->session, NULL, NULL);
+      remove_all_pads (self);
+      break;
+    default:
+      break;
+  }
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE)
+    return ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      ret = GST_STATE_CHANGE_NO_PREROLL;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      gst_tpss_session_stop (self->session);
+      self->started = FALSE;
+      break;
+    case GST_STATE_CHANGE_READY_TO_NULL:
+      gst_tpss_session_release (self->session);
+      self->session = NULL;
+      break;
+    default:
+      break;
+  }
+  return ret;
+}
+
+static void
+gst_tpss_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (object);
+  gchar *members = NULL, *prio = NULL;
+  gboolean live;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CAPS:{
+      const GstCaps *c = gst_value_get_caps (value);
+      gst_caps_replace (&self->caps, NULL);
+      if (c)
+        self->caps = gst_caps_copy (c);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    }
+    case PROP_MEDIA:
+      g_free (self->media);
+      self->media = g_value_dup_string (value);
+      if (!self->media)
+        self->media = g_strdup (DEFAULT_MEDIA);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    case PROP_CLOCK_RATE:
+      self->clock_rate = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    case PROP_ENCODING_NAME:
+      g_free (self->encoding_name);
+      self->encoding_name = g_value_dup_string (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    case PROP_PAYLOAD:
+      self->payload = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    default:
+      break;
+  }
+  if (!gst_tpss_settings_set_property (&self->settings, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  live = self->started;
+  if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
+    members = g_strdup (self->settings.members);
+  if (prop_id == GST_TPSS_PROP_PRIORITIES)
+    prio = g_strdup (self->settings.priorities);
+  GST_OBJECT_UNLOCK (self);
+
+  if (members && !gst_tpss_parse_members (members, NULL, &err)) {
+    GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
+    g_clear_error (&err);
+  } else if (live && members &&
+      !gst_tpss_session_set_members (self->session, members, &err)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_clear_error (&err);
+  }
+  if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
+    GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
+    g_clear_error (&err);
+  } else if (live && prio)
+    gst_tpss_session_set_priorities (self->session, prio, NULL);
+  g_free (members);
+  g_free (prio);
+}
+
+static GstStructure *
+get_stats (GstTpssSrc * self)
+{
+  GstStructure *s;
+  guint64 queue_dropped = 0, pads_removed;
+  guint n_pads;
+  GHashTableIter it;
+  gpointer v;
+
+  GST_OBJECT_LOCK (self);
+  s = self->session && self->started ?
+      gst_tpss_session_get_stats (self->session) :
+      gst_structure_new_empty ("application/x-tpss-stats");
+  GST_OBJECT_UNLOCK (self);
+  g_mutex_lock (&self->pads_lock);
+  n_pads = g_hash_table_size (self->pads);
+  pads_removed = self->pads_removed;
+  g_hash_table_iter_init (&it, self->pads);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    queue_dropped += ((SrcPad *) v)->dropped;
+  g_mutex_unlock (&self->pads_lock);
+  gst_structure_set (s, "pads", G_TYPE_UINT, n_pads,
+      "pads-removed", G_TYPE_UINT64, pads_removed,
+      "pad-queue-dropped", G_TYPE_UINT64, queue_dropped, NULL);
+  return s;
+}
+
+static void
+gst_tpss_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (object);
+
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (self));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CAPS:
+      gst_value_set_caps (value, self->caps);
+      break;
+    case PROP_MEDIA:
+      g_value_set_string (value, self->media);
+      break;
+    case PROP_CLOCK_RATE:
+      g_value_set_int (value, self->clock_rate);
+      break;
+    case PROP_ENCODING_NAME:
+      g_value_set_string (value, self->encoding_name);
+      break;
+    case PROP_PAYLOAD:
+      g_value_set_int (value, self->payload);
+      break;
+    default:
+      if (!gst_tpss_settings_get_property (&self->settings, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_tpss_src_finalize (GObject * object)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (object);
+
+  gst_tpss_settings_clear (&self->settings);
+  gst_caps_replace (&self->caps, NULL);
+  g_free (self->media);
+  g_free (self->encoding_name);
+  g_hash_table_unref (self->pads);
+  g_mutex_clear (&self->pads_lock);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_tpss_src_class_init (GstTpssSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->set_property = gst_tpss_src_set_property;
+  gobject_class->get_property = gst_tpss_src_get_property;
+  gobject_class->finalize = gst_tpss_src_finalize;
+  element_class->change_state = gst_tpss_src_change_state;
+
+  gst_tpss_settings_install_properties (gobject_class);
+  g_object_class_install_property (gobject_class, PROP_CAPS,
+      g_param_spec_boxed ("caps", "Caps",
+          "Caps of the output pads (an ssrc field is added per member); "
+          "overrides media, clock-rate, encoding-name and payload",
+          GST_TYPE_CAPS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MEDIA,
+      g_param_spec_string ("media", "Media", "RTP media type of the output",
+          DEFAULT_MEDIA, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CLOCK_RATE,
+      g_param_spec_int ("clock-rate", "Clock rate",
+          "RTP clock rate of the output (Hz)", 1, G_MAXINT,
+          DEFAULT_CLOCK_RATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_ENCODING_NAME,
+      g_param_spec_string ("encoding-name", "Encoding name",
+          "RTP encoding name of the output (e.g. H264; NULL: not set)",
+          DEFAULT_ENCODING_NAME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PAYLOAD,
+      g_param_spec_int ("payload", "Payload type",
+          "RTP payload type in the output caps (-1: not set)", -1, 127,
+          DEFAULT_PAYLOAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstTpssSrc:stats:
+   *
+   * The session's counters and per-member structures, as
+   * #GstTpssSink:stats (the same session when both elements share it), and
+   * pads (uint: output pads now), pads-removed (guint64: members that left
+   * and whose pads were removed), pad-queue-dropped (guint64: packets
+   * dropped because a participant's branch did not keep up).
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Session and per-member counters (see the element documentation)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "TPSS group transport source", "Source/Network/RTP",
+      "Receives the RTP streams of every member of a group (two-phase slow "
+      "start, NQCP), one pad per member after parity recovery",
+      "gst-rtp-transports developers");
+
+  GST_DEBUG_CATEGORY_INIT (gst_tpss_src_debug, "tpsssrc", 0,
+      "TPSS group transport source");
+}
+
+static void
+gst_tpss_src_init (GstTpssSrc * self)
+{
+  gst_tpss_settings_init (&self->settings);
+  self->media = g_strdup (DEFAULT_MEDIA);
+  self->clock_rate = DEFAULT_CLOCK_RATE;
+  self->payload = DEFAULT_PAYLOAD;
+  g_mutex_init (&self->pads_lock);
+  self->pads = g_hash_table_new (NULL, NULL);
+  GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
+}
+
+/* URI handler */
+
+static GstURIType
+gst_tpss_src_uri_get_type (GType type)
+{
+  return GST_URI_SRC;
+}
+
+static const gchar *const *
+gst_tpss_src_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { "tpss", NULL };
+  return protocols;
+}
+
+static gchar *
+gst_tpss_src_uri_get_uri (GstURIHandler * handler)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (handler);
+  gchar *uri;
+
+  GST_OBJECT_LOCK (self);
+  uri = gst_tpss_uri_build (&self->settings);
+  GST_OBJECT_UNLOCK (self);
+  return uri;
+}
+
+static gboolean
+gst_tpss_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  return gst_tpss_uri_apply (GST_ELEMENT (handler), uri, error);
+}
+
+static void
+gst_tpss_src_uri_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = g_iface;
+
+  iface->get_type = gst_tpss_src_uri_get_type;
+  iface->get_protocols = gst_tpss_src_uri_get_protocols;
+  iface->get_uri = gst_tpss_src_uri_get_uri;
+  iface->set_uri = gst_tpss_src_uri_set_uri;
+}

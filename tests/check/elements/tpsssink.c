@@ -1,0 +1,639 @@
+/* tpsssink / tpsssrc: group members on loopback with ephemeral ports.
+ * - two members exchange RTP; each tpsssrc exposes a pad for the other;
+ *   sink and src of one member share one session (one id, one socket);
+ * - a member that stops is timed out: its pad gets EOS and goes away;
+ * - the sink's `bitrate` notifies and GstLayerRates reaches upstream (a
+ *   harness), first the initial rate, then the rate the receiver assigns;
+ * - malformed, forged and non-member control packets are counted, dropped;
+ * - priority / feedback / traditional modes are configurable and reach the
+ *   core; bad members / priorities fail the state change with a message;
+ * - the URI handler round-trips. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <gio/gio.h>
+#include <stdio.h>
+
+#include "tpsscore.h"
+
+static guint
+free_udp_port (void)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
+  guint port;
+
+  fail_unless (g_socket_bind (s, any, FALSE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (lo);
+  g_object_unref (s);
+  return port;
+}
+
+typedef struct
+{
+  GMutex lock;
+  GstElement *pipeline;
+  guint32 peer;                 /* member whose pad appeared */
+  guint buffers;
+  guint eos;
+  guint pads_added, pads_removed;
+} Member;
+
+static GstPadProbeReturn
+count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Member *m = data;
+
+  g_mutex_lock (&m->lock);
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    m->buffers++;
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    m->eos++;
+  g_mutex_unlock (&m->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+on_pad_added (GstElement * src, GstPad * pad, gpointer data)
+{
+  Member *m = data;
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstPad *sinkpad;
+
+  g_object_set (sink, "sync", FALSE, "async", FALSE, NULL);
+  gst_bin_add (GST_BIN (m->pipeline), sink);
+  gst_element_sync_state_with_parent (sink);
+  sinkpad = gst_element_get_static_pad (sink, "sink");
+  fail_unless_equals_int (gst_pad_link (pad, sinkpad), GST_PAD_LINK_OK);
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, count_probe, m, NULL);
+  gst_object_unref (sinkpad);
+  g_mutex_lock (&m->lock);
+  m->pads_added++;
+  sscanf (GST_PAD_NAME (pad), "src_%u", &m->peer);
+  g_mutex_unlock (&m->lock);
+}
+
+static void
+on_pad_removed (GstElement * src, GstPad * pad, gpointer data)
+{
+  Member *m = data;
+
+  g_mutex_lock (&m->lock);
+  m->pads_removed++;
+  g_mutex_unlock (&m->lock);
+}
+
+#define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
+    "encoding-name=L16,channels=1"
+
+/* One member: audio out through tpsssink, everyone else's in on tpsssrc
+ * (pads linked to fakesinks as they appear). */
+static void
+member_start (Member * m, guint id, guint port, const gchar * members,
+    const gchar * extra)
+{
+  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true samplesperbuffer=160 ! "
+      "audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
+      "tpsssink name=sink port=%u member-id=%u members=%s %s "
+      "tpsssrc name=src port=%u members=%s %s caps=\"" RTP_CAPS "\"",
+      port, id, members, extra, port, members, extra);
+  GError *err = NULL;
+  GstElement *src;
+
+  memset (m, 0, sizeof (*m));
+  g_mutex_init (&m->lock);
+  m->pipeline = gst_parse_launch (desc, &err);
+  fail_unless (err == NULL, "%s", err ? err->message : "");
+  g_free (desc);
+  src = gst_bin_get_by_name (GST_BIN (m->pipeline), "src");
+  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
+  g_signal_connect (src, "pad-removed", G_CALLBACK (on_pad_removed), m);
+  gst_object_unref (src);
+  fail_unless (gst_element_set_state (m->pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+member_stop (Member * m)
+{
+  if (!m->pipeline)
+    return;
+  gst_element_set_state (m->pipeline, GST_STATE_NULL);
+  gst_object_unref (m->pipeline);
+  m->pipeline = NULL;
+}
+
+/* A pipeline around @desc (a lone element included). */
+static GstElement *
+launch (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *e = gst_parse_launch (desc, &err), *p;
+
+  fail_unless (e != NULL && err == NULL, "%s", err ? err->message : "");
+  if (GST_IS_PIPELINE (e))
+    return e;
+  p = gst_pipeline_new (NULL);
+  gst_bin_add (GST_BIN (p), e);
+  return p;
+}
+
+static GstStructure *
+get_stats (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstStructure *s;
+
+  g_object_get (e, "stats", &s, NULL);
+  gst_object_unref (e);
+  return s;
+}
+
+static guint64
+stat_u64 (GstElement * pipeline, const gchar * name, const gchar * field)
+{
+  GstStructure *s = get_stats (pipeline, name);
+  guint64 v = 0;
+
+  gst_structure_get_uint64 (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+/* The per-member structure for @id in @stats, or NULL. */
+static const GstStructure *
+member_stats (const GstStructure * stats, guint id)
+{
+  const GValue *list = gst_structure_get_value (stats, "members");
+
+  if (!list)
+    return NULL;
+  for (guint i = 0; i < gst_value_list_get_size (list); i++) {
+    const GstStructure *ms =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    guint mid = 0;
+    gst_structure_get_uint (ms, "id", &mid);
+    if (mid == id)
+      return ms;
+  }
+  return NULL;
+}
+
+#define WAIT_UNTIL(cond, seconds) G_STMT_START { \
+    for (guint _i = 0; _i < (seconds) * 20 && !(cond); _i++) \
+      g_usleep (50000); \
+  } G_STMT_END
+
+static guint
+locked_read (Member * m, guint * field)
+{
+  guint v;
+  g_mutex_lock (&m->lock);
+  v = *field;
+  g_mutex_unlock (&m->lock);
+  return v;
+}
+
+GST_START_TEST (test_two_members_exchange)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  Member a, b;
+  GstStructure *sink_stats, *src_stats;
+  const GstStructure *ms;
+  guint id = 0, sid = 0;
+  guint64 delivered = 0, sent = 0;
+
+  member_start (&a, 1, p1, members, "");
+  member_start (&b, 2, p2, members, "");
+
+  WAIT_UNTIL (locked_read (&a, &a.buffers) >= 50 &&
+      locked_read (&b, &b.buffers) >= 50, 10);
+  fail_unless (locked_read (&a, &a.buffers) >= 50, "member 1 got %u",
+      a.buffers);
+  fail_unless (locked_read (&b, &b.buffers) >= 50, "member 2 got %u",
+      b.buffers);
+  /* One pad per remote member, named by its id. */
+  fail_unless_equals_int (a.pads_added, 1);
+  fail_unless_equals_int (a.peer, 2);
+  fail_unless_equals_int (b.pads_added, 1);
+  fail_unless_equals_int (b.peer, 1);
+
+  /* Sink and src of member 1 share one session: same id, and the src sees
+   * what the sink sent. */
+  sink_stats = get_stats (a.pipeline, "sink");
+  src_stats = get_stats (a.pipeline, "src");
+  gst_structure_get_uint (sink_stats, "member-id", &id);
+  gst_structure_get_uint (src_stats, "member-id", &sid);
+  fail_unless_equals_int (id, 1);
+  fail_unless_equals_int (sid, 1);
+  gst_structure_get_uint64 (src_stats, "packets-sent", &sent);
+  fail_unless (sent > 0);
+  ms = member_stats (src_stats, 2);
+  fail_unless (ms != NULL);
+  gst_structure_get_uint64 (ms, "packets-delivered", &delivered);
+  fail_unless (delivered >= 50);
+  fail_unless (gst_structure_has_field (ms, "send-phase"));
+  fail_unless (gst_structure_has_field (ms, "send-length"));
+  fail_unless (gst_structure_has_field (ms, "packets-recovered"));
+  fail_unless (gst_structure_has_field (ms, "packets-not-delivered"));
+  gst_structure_free (sink_stats);
+  gst_structure_free (src_stats);
+
+  member_stop (&a);
+  member_stop (&b);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_member_timeout_removes_pad)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  const gchar *fast = "member-timeout=1000000000 hello-interval=200000000";
+  Member a, b;
+  GstElement *src;
+
+  member_start (&a, 1, p1, members, fast);
+  member_start (&b, 2, p2, members, fast);
+  WAIT_UNTIL (locked_read (&a, &a.buffers) >= 20, 10);
+  fail_unless_equals_int (locked_read (&a, &a.pads_added), 1);
+
+  /* Member 2 goes silent: after the timeout its pad gets EOS, goes away. */
+  member_stop (&b);
+  WAIT_UNTIL (locked_read (&a, &a.pads_removed) == 1, 5);
+  fail_unless_equals_int (locked_read (&a, &a.pads_removed), 1);
+  fail_unless_equals_int (locked_read (&a, &a.eos), 1);
+  src = gst_bin_get_by_name (GST_BIN (a.pipeline), "src");
+  fail_unless_equals_int (src->numsrcpads, 0);
+  gst_object_unref (src);
+  fail_unless_equals_int (stat_u64 (a.pipeline, "src", "pads-removed"), 1);
+
+  /* It comes back: a new pad. */
+  member_start (&b, 2, p2, members, fast);
+  WAIT_UNTIL (locked_read (&a, &a.pads_added) == 2, 5);
+  fail_unless_equals_int (locked_read (&a, &a.pads_added), 2);
+
+  member_stop (&a);
+  member_stop (&b);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+static void
+on_bitrate (GObject * obj, GParamSpec * pspec, gpointer data)
+{
+  g_atomic_int_inc ((gint *) data);
+}
+
+GST_START_TEST (test_bitrate_and_layer_rates)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 members=%s "
+      "initial-rate=2000000 min-report-interval=50000000", p1, members);
+  gchar *rdesc = g_strdup_printf ("tpsssrc name=src port=%u member-id=2 "
+      "members=%s caps=\"" RTP_CAPS "\" ! fakesink sync=false async=false",
+      p2, members);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *recv = launch (rdesc);
+  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  gint notifies = 0;
+  guint first_rate = 0, last = 0, n_events = 0, bitrate = 0;
+  GstEvent *ev;
+
+  g_signal_connect (sink, "notify::bitrate", G_CALLBACK (on_bitrate),
+      &notifies);
+  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_harness_set_src_caps_str (h, "application/x-rtp,media=audio,"
+      "clock-rate=8000,encoding-name=L16,channels=1,payload=96");
+  gst_harness_play (h);
+
+  /* About 800 kbit/s of RTP for 3 s: the receiver measures it and, the
+   * receipt being complete, assigns its receive rate (end of the redundant
+   * phase), which becomes the encoder's rate. */
+  for (guint i = 0; i < 600; i++) {
+    GstBuffer *buf = gst_rtp_buffer_new_allocate (500, 0, 0);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+    gst_rtp_buffer_set_payload_type (&rtp, 96);
+    gst_rtp_buffer_set_seq (&rtp, i);
+    gst_rtp_buffer_set_timestamp (&rtp, i * 40);
+    gst_rtp_buffer_unmap (&rtp);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    g_usleep (5000);
+  }
+
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    guint rates[8], n;
+    const GstStructure *s = gst_event_get_structure (ev);
+    if (s && gst_structure_has_name (s, "GstLayerRates")) {
+      const GValue *v = gst_structure_get_value (s, "layer-rates");
+      n = gst_value_array_get_size (v);
+      fail_unless_equals_int (n, 1);
+      rates[0] = g_value_get_int (gst_value_array_get_value (v, 0));
+      if (n_events++ == 0)
+        first_rate = rates[0];
+      last = rates[0];
+    }
+    gst_event_unref (ev);
+  }
+  g_object_get (sink, "bitrate", &bitrate, NULL);
+  fail_unless (n_events >= 2, "%u layer-rates events", n_events);
+  fail_unless_equals_int (first_rate, 2000000);
+  fail_unless (last != first_rate, "rate never changed from %u",
+      first_rate);
+  fail_unless_equals_int (bitrate, last);
+  fail_unless (g_atomic_int_get (&notifies) >= 2, "%d notifies", notifies);
+
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (recv);
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_free (desc);
+  g_free (rdesc);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+static void
+send_bytes (GSocket * sock, guint port, const guint8 * data, gsize len)
+{
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *to = g_inet_socket_address_new (lo, port);
+
+  fail_unless (g_socket_send_to (sock, to, (const gchar *) data, len, NULL,
+          NULL) == (gssize) len);
+  g_object_unref (to);
+  g_object_unref (lo);
+}
+
+GST_START_TEST (test_malformed_and_forged_control)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=%s allow-join=false caps=\"" RTP_CAPS "\"", p1, members);
+  GstElement *pipeline = launch (desc);
+  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  guint8 pkt[TPSS_MSG_MAX_SIZE + 8];
+  TpssMsg msg = { 0, };
+  gsize len;
+  guint8 garbage[] = { 0x00, 0x11, 0x22 };
+  guint8 bad_rtcp[] = { 0x81, 204, 0x00, 0x20, 0, 0, 0, 2, 'T', 'P', 'S',
+    'S'
+  };                            /* length beyond the data */
+  guint8 short_app[16] = { 0x81, 204, 0x00, 0x03, 0, 0, 0, 2, 'T', 'P', 'S',
+    'S', 0, 0, 0, 2
+  };                            /* ours, too short for a QOS */
+  guint8 bad_rtp[] = { 0x90, 96, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2 };  /* X, no ext */
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  send_bytes (sock, p1, garbage, sizeof (garbage));
+  send_bytes (sock, p1, bad_rtcp, sizeof (bad_rtcp));
+  send_bytes (sock, p1, short_app, sizeof (short_app));
+  send_bytes (sock, p1, bad_rtp, sizeof (bad_rtp));
+
+  /* Member 2's id from our test socket's address: forged. */
+  msg.type = TPSS_MSG_HELLO;
+  msg.sender_ssrc = msg.media_ssrc = 2;
+  msg.u.hello.ntp = 1;
+  msg.u.hello.member_id = 2;
+  len = tpss_msg_write (&msg, pkt);
+  send_bytes (sock, p1, pkt, len);
+  /* A RATE claiming member 2, also forged. */
+  memset (&msg, 0, sizeof (msg));
+  msg.type = TPSS_MSG_RATE;
+  msg.sender_ssrc = 2;
+  msg.media_ssrc = 1;
+  msg.u.rate.rate = 1;
+  msg.u.rate.seq = 99;
+  len = tpss_msg_write (&msg, pkt);
+  send_bytes (sock, p1, pkt, len);
+  /* An id that is not a member (and joining is off). */
+  msg.sender_ssrc = 77;
+  len = tpss_msg_write (&msg, pkt);
+  send_bytes (sock, p1, pkt, len);
+  msg.type = TPSS_MSG_HELLO;
+  msg.sender_ssrc = msg.media_ssrc = 78;
+  msg.u.hello.member_id = 78;
+  len = tpss_msg_write (&msg, pkt);
+  send_bytes (sock, p1, pkt, len);
+  /* Data from a non-member. */
+  {
+    guint8 rtp[20] = { 0x80, 96, 0, 1, 0, 0, 0, 0, 0, 0, 0, 77 };
+    send_bytes (sock, p1, rtp, sizeof (rtp));
+  }
+
+  WAIT_UNTIL (stat_u64 (pipeline, "src", "non-member") >= 3, 5);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "malformed"), 4);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "forged"), 2);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "non-member"), 3);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "control-received"), 0);
+  {
+    /* No member was added by any of them. */
+    GstStructure *s = get_stats (pipeline, "src");
+    fail_unless (member_stats (s, 77) == NULL);
+    fail_unless (member_stats (s, 78) == NULL);
+    gst_structure_free (s);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  g_object_unref (sock);
+  g_free (desc);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_modes_configurable)
+{
+  guint p1 = free_udp_port ();
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:1,3@127.0.0.1:2 "
+      "control=feedback delivery=fair slow-start=traditional "
+      "priorities=2:5,3:1 max-receive-rate=3000000", p1, p1);
+  GstElement *pipeline = launch (desc);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  gint control, delivery, slow;
+  guint64 mrr;
+  GstStructure *s;
+  const GstStructure *ms;
+  guint prio = 0;
+  gchar *phase = NULL;
+
+  g_object_get (src, "control", &control, "delivery", &delivery,
+      "slow-start", &slow, "max-receive-rate", &mrr, NULL);
+  fail_unless_equals_int (control, TPSS_CONTROL_FEEDBACK);
+  fail_unless_equals_int (delivery, TPSS_DELIVERY_FAIR);
+  fail_unless_equals_int (slow, TPSS_SLOW_START_TRADITIONAL);
+  fail_unless_equals_uint64 (mrr, 3000000);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  s = get_stats (pipeline, "src");
+  ms = member_stats (s, 2);
+  fail_unless (ms != NULL);
+  gst_structure_get_uint (ms, "priority", &prio);
+  fail_unless_equals_int (prio, 5);
+  /* Traditional: no redundant phase, no parity. */
+  fail_unless (gst_structure_get (ms, "send-phase", G_TYPE_STRING, &phase,
+          NULL));
+  fail_unless_equals_string (phase, "non-redundant");
+  g_free (phase);
+  gst_structure_free (s);
+
+  /* Priorities change while PLAYING. */
+  g_object_set (src, "priorities", "2:1,3:9", NULL);
+  s = get_stats (pipeline, "src");
+  gst_structure_get_uint (member_stats (s, 3), "priority", &prio);
+  fail_unless_equals_int (prio, 9);
+  gst_structure_free (s);
+
+  /* So do members: 3 leaves, 4 joins. */
+  g_object_set (src, "members", "2@127.0.0.1:1,4@127.0.0.1:3", NULL);
+  s = get_stats (pipeline, "src");
+  fail_unless (member_stats (s, 3) == NULL);
+  fail_unless (member_stats (s, 4) != NULL);
+  gst_structure_free (s);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static void
+expect_failure (const gchar * desc, const gchar * needle)
+{
+  GstElement *pipeline = launch (desc);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless (pipeline != NULL);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for %s", desc);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, needle) != NULL, "\"%s\" lacks \"%s\"",
+      err->message, needle);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_bad_properties)
+{
+  expect_failure ("tpsssrc members=1@127.0.0.1:5004,x@y", "bad member");
+  expect_failure ("tpsssrc members=1@127.0.0.1", "expected id@host:port");
+  expect_failure ("fakesrc ! tpsssink priorities=2-5", "bad priority");
+  expect_failure ("tpsssrc address=not-an-ip port=0", "not an IP address");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_uri_round_trip)
+{
+  const gchar *uri = "tpss://127.0.0.1:5004?member-id=7&"
+      "members=7@127.0.0.1:5004,8@127.0.0.1:5006&control=feedback&"
+      "max-receive-rate=5000000&priorities=8:3";
+  GError *err = NULL;
+  GstElement *sink = gst_element_make_from_uri (GST_URI_SINK, uri, NULL, &err);
+  GstElement *src, *again;
+  gchar *members, *back, *back2, *address;
+  guint id;
+  gint port, control;
+  guint64 mrr;
+
+  fail_unless (sink != NULL, "%s", err ? err->message : "");
+  fail_unless_equals_string (G_OBJECT_TYPE_NAME (sink), "GstTpssSink");
+  g_object_get (sink, "member-id", &id, "members", &members, "port", &port,
+      "address", &address, "control", &control, "max-receive-rate", &mrr,
+      NULL);
+  fail_unless_equals_int (id, 7);
+  fail_unless_equals_int (port, 5004);
+  fail_unless_equals_string (address, "127.0.0.1");
+  fail_unless_equals_string (members, "7@127.0.0.1:5004,8@127.0.0.1:5006");
+  fail_unless_equals_int (control, TPSS_CONTROL_FEEDBACK);
+  fail_unless_equals_uint64 (mrr, 5000000);
+
+  /* get_uri and back gives the same member. */
+  back = gst_uri_handler_get_uri (GST_URI_HANDLER (sink));
+  again = gst_element_make_from_uri (GST_URI_SRC, back, NULL, &err);
+  fail_unless (again != NULL, "%s: %s", back, err ? err->message : "");
+  back2 = gst_uri_handler_get_uri (GST_URI_HANDLER (again));
+  fail_unless_equals_string (back, back2);
+  g_free (members);
+  g_object_get (again, "members", &members, "member-id", &id, NULL);
+  fail_unless_equals_string (members, "7@127.0.0.1:5004,8@127.0.0.1:5006");
+  fail_unless_equals_int (id, 7);
+
+  /* Bad URIs fail with a message. */
+  src = gst_element_factory_make ("tpsssrc", NULL);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "tpss://127.0.0.1:5004?bogus=1", &err));
+  fail_unless (strstr (err->message, "unknown parameter") != NULL);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "tpss://127.0.0.1:5004?members=abc", &err));
+  fail_unless (strstr (err->message, "bad member") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "tpss://127.0.0.1:5004?port=notanumber", &err));
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "udp://127.0.0.1:5004", &err));
+  g_clear_error (&err);
+
+  gst_object_unref (src);
+  gst_object_unref (again);
+  gst_object_unref (sink);
+  g_free (members);
+  g_free (address);
+  g_free (back);
+  g_free (back2);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpsssink_suite (void)
+{
+  Suite *s = suite_create ("tpsssink");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_two_members_exchange);
+  tcase_add_test (tc, test_member_timeout_removes_pad);
+  tcase_add_test (tc, test_bitrate_and_layer_rates);
+  tcase_add_test (tc, test_malformed_and_forged_control);
+  tcase_add_test (tc, test_modes_configurable);
+  tcase_add_test (tc, test_bad_properties);
+  tcase_add_test (tc, test_uri_round_trip);
+  return s;
+}
+
+GST_CHECK_MAIN (tpsssink);
