@@ -36,11 +36,12 @@ echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false \
   -Dnet-tests=disabled
-ninja -C build-fuzz tests/fuzz/fuzz-tpss-fec tests/fuzz/fuzz-tpss-msg
-for target in tpss-fec tpss-msg; do
+ninja -C build-fuzz tests/fuzz/fuzz-tpss-fec tests/fuzz/fuzz-tpss-msg tests/fuzz/fuzz-tpba
+for target in tpss-fec tpss-msg tpba; do
   corpus=$(mktemp -d)
   cp tests/fuzz/corpus/$target/* "$corpus"/
-  if build-fuzz/tests/fuzz/fuzz-$target -max_total_time="$FUZZ_SECONDS" \
+  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      build-fuzz/tests/fuzz/fuzz-$target -max_total_time="$FUZZ_SECONDS" \
       -print_final_stats=1 "$corpus" > "build-fuzz/fuzz-$target.log" 2>&1; then
     passed=$((passed + 1))
     grep -E "^Done|stat::number_of_executed_units" "build-fuzz/fuzz-$target.log" || true

@@ -1,0 +1,1342 @@
+/* TPBA: a sans-I/O core (GLib only).
+ * See tpbacore.h and docs/protocols/tpba.md. */
+#include "tpbacore.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NS_PER_S G_GINT64_CONSTANT (1000000000)
+#define MS (G_GINT64_CONSTANT (1000000))
+
+#define RTCP_VERSION 2
+#define RTCP_PT_SR 200
+#define RTCP_PT_RR 201
+#define RTCP_PT_SDES 202
+#define RTCP_SDES_CNAME 1
+#define RTCP_BLOCK_SIZE 24
+#define RTCP_SR_INFO_SIZE 20
+
+/* ------------------------------------------------------------------ */
+/* Arithmetic and bytes */
+
+static inline guint16
+rd16 (const guint8 * p)
+{
+  return (guint16) ((p[0] << 8) | p[1]);
+}
+
+static inline guint32
+rd32 (const guint8 * p)
+{
+  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
+      ((guint32) p[2] << 8) | p[3];
+}
+
+static inline void
+wr16 (guint8 * p, guint16 v)
+{
+  p[0] = v >> 8;
+  p[1] = v & 0xff;
+}
+
+static inline void
+wr32 (guint8 * p, guint32 v)
+{
+  p[0] = v >> 24;
+  p[1] = (v >> 16) & 0xff;
+  p[2] = (v >> 8) & 0xff;
+  p[3] = v & 0xff;
+}
+
+/* a * b / c, truncated, saturating; c == 0 gives 0. */
+static guint64
+muldiv (guint64 a, guint64 b, guint64 c)
+{
+  unsigned __int128 r;
+
+  if (c == 0)
+    return 0;
+  r = (unsigned __int128) a *b / c;
+  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
+}
+
+static guint64
+muldiv_ceil (guint64 a, guint64 b, guint64 c)
+{
+  unsigned __int128 r;
+
+  if (c == 0)
+    return 0;
+  r = ((unsigned __int128) a * b + c - 1) / c;
+  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
+}
+
+/* 32.32 NTP-format time of @ns (any epoch the shell chose). */
+static guint64
+ntp64 (gint64 ns)
+{
+  guint64 u = (guint64) MAX (ns, 0);
+
+  return ((u / NS_PER_S) << 32) | muldiv (u % NS_PER_S, G_GUINT64_CONSTANT (1)
+      << 32, NS_PER_S);
+}
+
+static guint64
+round_rate (gdouble r)
+{
+  if (!(r > 0))
+    return 0;
+  if (r >= 1.8e19)
+    return G_MAXUINT64;
+  return (guint64) llround (r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration */
+
+void
+tpba_config_init (TpbaConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  cfg->mode = TPBA_MODE_TPBA;
+  cfg->end_criterion = TPBA_END_ABSOLUTE;
+  cfg->probe_interval = TPBA_PROBE_INTERVAL_FIXED;
+  cfg->t_tcp = NS_PER_S;
+  cfg->epsilon = 30000;
+  cfg->z = 0.05;
+  cfg->t_running = 10 * NS_PER_S;
+  cfg->t_adapt = 3 * NS_PER_S;
+  cfg->t_rtcp = NS_PER_S;
+  cfg->r_f = 3.0;
+  cfg->r_0 = 10000;
+  cfg->r_min = 10000;
+  cfg->air_0 = 10000;
+  cfg->packet_size = 0;
+  cfg->probe_initial_rate = 1000000;
+  cfg->probe_headroom = 0.25;
+  cfg->max_rate = 100000000;
+  cfg->max_probe_cycles = 0;
+  cfg->t_tcp_min = 100 * MS;
+  cfg->t_tcp_max = 4 * NS_PER_S;
+  cfg->tcp_sample_interval = 10 * MS;
+  cfg->reprobe_on_reductions = FALSE;
+  cfg->reprobe_count = 2;
+  cfg->reprobe_cut = 0.2;
+  cfg->ntp_offset = 0;
+  cfg->clock_rate = 90000;
+  cfg->reorder_wait = 50 * MS;
+  cfg->switch_wait = NS_PER_S;
+  cfg->max_held = 4096;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+gboolean
+tpba_rtp_parse (const guint8 * data, gsize len, TpbaRtpInfo * info)
+{
+  gsize hlen, pad = 0;
+
+  if (data == NULL || len < 12 || (data[0] >> 6) != 2)
+    return FALSE;
+  hlen = 12 + 4 * (gsize) (data[0] & 0x0f);
+  if (hlen > len)
+    return FALSE;
+  if (data[0] & 0x10) {
+    if (hlen + 4 > len)
+      return FALSE;
+    hlen += 4 + 4 * (gsize) rd16 (data + hlen + 2);
+    if (hlen > len)
+      return FALSE;
+  }
+  if (data[0] & 0x20) {
+    pad = data[len - 1];
+    if (pad == 0 || hlen + pad > len)
+      return FALSE;
+  }
+  if (info) {
+    info->marker = (data[1] & 0x80) != 0;
+    info->payload_type = data[1] & 0x7f;
+    info->seq = rd16 (data + 2);
+    info->timestamp = rd32 (data + 4);
+    info->ssrc = rd32 (data + 8);
+    info->size = (guint) len;
+    info->payload_size = (guint) (len - hlen - pad);
+  }
+  return TRUE;
+}
+
+/* Length of the RTCP packet at @data if its common header is sound. */
+static gsize
+rtcp_packet_len (const guint8 * data, gsize len)
+{
+  gsize plen;
+
+  if (len < 4 || (data[0] >> 6) != RTCP_VERSION)
+    return 0;
+  plen = ((gsize) rd16 (data + 2) + 1) * 4;
+  return plen <= len ? plen : 0;
+}
+
+gboolean
+tpba_rtcp_parse (const guint8 * data, gsize len, TpbaRtcpReport * rep,
+    gsize * consumed)
+{
+  gsize plen, body, need;
+  guint rc, pt;
+  const guint8 *b;
+
+  if (consumed)
+    *consumed = 0;
+  if (data == NULL)
+    return FALSE;
+  plen = rtcp_packet_len (data, len);
+  if (plen == 0)
+    return FALSE;
+  if (consumed)
+    *consumed = plen;
+  body = plen;
+  if (data[0] & 0x20) {
+    guint pad = data[plen - 1];
+    if (pad == 0 || pad > plen - 4)
+      return FALSE;
+    body = plen - pad;
+  }
+  pt = data[1];
+  rc = data[0] & 0x1f;
+  if (pt != RTCP_PT_SR && pt != RTCP_PT_RR)
+    return FALSE;
+  need = 8 + (pt == RTCP_PT_SR ? RTCP_SR_INFO_SIZE : 0) + RTCP_BLOCK_SIZE * rc;
+  if (body < need)
+    return FALSE;
+
+  memset (rep, 0, sizeof (*rep));
+  rep->is_sr = pt == RTCP_PT_SR;
+  rep->ssrc = rd32 (data + 4);
+  b = data + 8;
+  if (rep->is_sr) {
+    rep->ntp = ((guint64) rd32 (b) << 32) | rd32 (b + 4);
+    rep->rtp_ts = rd32 (b + 8);
+    rep->packet_count = rd32 (b + 12);
+    rep->octet_count = rd32 (b + 16);
+    b += RTCP_SR_INFO_SIZE;
+  }
+  rep->n_blocks = rc;
+  for (guint i = 0; i < rc; i++, b += RTCP_BLOCK_SIZE) {
+    TpbaReportBlock *k = &rep->blocks[i];
+    guint32 lost = rd32 (b + 4) & 0xffffff;
+
+    k->ssrc = rd32 (b);
+    k->fraction_lost = b[4];
+    k->cumulative_lost = (lost & 0x800000) ? (gint32) lost - 0x1000000 :
+        (gint32) lost;
+    k->ext_highest_seq = rd32 (b + 8);
+    k->jitter = rd32 (b + 12);
+    k->lsr = rd32 (b + 16);
+    k->dlsr = rd32 (b + 20);
+  }
+  return TRUE;
+}
+
+gboolean
+tpba_rtcp_parse_compound (const guint8 * data, gsize len,
+    void (*func) (const TpbaRtcpReport * rep, gpointer user), gpointer user)
+{
+  gsize off = 0, plen;
+  TpbaRtcpReport rep;
+
+  /* RFC 3550 A.2: the first packet is SR or RR, without padding. */
+  if (data == NULL || len < 4 || (data[0] >> 6) != RTCP_VERSION ||
+      (data[0] & 0x20) || (data[1] != RTCP_PT_SR && data[1] != RTCP_PT_RR))
+    return FALSE;
+  /* Check the whole chain before acting on any of it. */
+  while (off < len) {
+    plen = rtcp_packet_len (data + off, len - off);
+    if (plen == 0)
+      return FALSE;
+    /* only the last packet may be padded */
+    if ((data[off] & 0x20) && off + plen != len)
+      return FALSE;
+    if ((data[off + 1] == RTCP_PT_SR || data[off + 1] == RTCP_PT_RR) &&
+        !tpba_rtcp_parse (data + off, plen, &rep, NULL))
+      return FALSE;
+    off += plen;
+  }
+  for (off = 0; off < len; off += plen) {
+    plen = rtcp_packet_len (data + off, len - off);
+    if (tpba_rtcp_parse (data + off, plen, &rep, NULL) && func)
+      func (&rep, user);
+  }
+  return TRUE;
+}
+
+gsize
+tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
+    guint8 * out, gsize max)
+{
+  gsize len, off, clen = 0, sdes = 0;
+  guint n = MIN (rep->n_blocks, TPBA_RTCP_MAX_BLOCKS);
+
+  len = 8 + (rep->is_sr ? RTCP_SR_INFO_SIZE : 0) + RTCP_BLOCK_SIZE * n;
+  if (cname) {
+    clen = MIN (strlen (cname), 255);
+    /* header, SSRC, CNAME item, END, padded to 32 bits */
+    sdes = 8 + ((2 + clen + 1 + 3) & ~(gsize) 3);
+  }
+  if (len + sdes > max)
+    return 0;
+
+  out[0] = 0x80 | n;
+  out[1] = rep->is_sr ? RTCP_PT_SR : RTCP_PT_RR;
+  wr16 (out + 2, (guint16) (len / 4 - 1));
+  wr32 (out + 4, rep->ssrc);
+  off = 8;
+  if (rep->is_sr) {
+    wr32 (out + off, (guint32) (rep->ntp >> 32));
+    wr32 (out + off + 4, (guint32) rep->ntp);
+    wr32 (out + off + 8, rep->rtp_ts);
+    wr32 (out + off + 12, rep->packet_count);
+    wr32 (out + off + 16, rep->octet_count);
+    off += RTCP_SR_INFO_SIZE;
+  }
+  for (guint i = 0; i < n; i++, off += RTCP_BLOCK_SIZE) {
+    const TpbaReportBlock *k = &rep->blocks[i];
+    gint32 lost = CLAMP (k->cumulative_lost, -0x800000, 0x7fffff);
+
+    wr32 (out + off, k->ssrc);
+    wr32 (out + off + 4, ((guint32) k->fraction_lost << 24) |
+        ((guint32) lost & 0xffffff));
+    wr32 (out + off + 8, k->ext_highest_seq);
+    wr32 (out + off + 12, k->jitter);
+    wr32 (out + off + 16, k->lsr);
+    wr32 (out + off + 20, k->dlsr);
+  }
+  if (cname) {
+    guint8 *p = out + off;
+
+    memset (p, 0, sdes);
+    p[0] = 0x81;
+    p[1] = RTCP_PT_SDES;
+    wr16 (p + 2, (guint16) (sdes / 4 - 1));
+    wr32 (p + 4, rep->ssrc);
+    p[8] = RTCP_SDES_CNAME;
+    p[9] = (guint8) clen;
+    memcpy (p + 10, cname, clen);
+    off += sdes;
+  }
+  return off;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sender */
+
+struct _TpbaSender {
+  TpbaConfig cfg;
+  guint32 ssrc;
+  GQueue events;
+
+  TpbaPeriod period;            /* decided */
+  TpbaTransport transport;      /* in effect */
+  gdouble rate;                 /* offered to the encoder */
+  gdouble pace_rate;            /* UDP pacing */
+  gdouble r_s;
+
+  /* ADU boundaries */
+  gboolean have_last, last_marker;
+  guint32 last_ts;
+
+  /* Probing */
+  gboolean probe_started;       /* first TCP packet of the period written */
+  gint64 period_start;
+  gboolean have_base;
+  gint64 cycle_start;
+  guint64 cycle_acked;
+  guint n_r;
+  gdouble r_hist[TPBA_HISTORY]; /* ring, index n % TPBA_HISTORY */
+  gint64 last_cycle;
+
+  /* TCP_INFO */
+  gboolean have_sample;
+  gint64 last_sample;
+  guint32 last_cwnd;
+  gboolean cwnd_reduced;        /* since the cycle started */
+  gint64 tcp_rtt;
+  guint64 delivery_rate;
+  guint32 cwnd_old, cwnd_new;
+
+  /* Running (and LDA) */
+  gint64 next_adapt, run_end;
+  guint large_cuts;
+  gdouble p_loss;
+  gdouble air;
+  guint64 b;
+
+  /* RR state */
+  gboolean have_rr, rr_new, have_base_rr;
+  guint32 rr_ext, base_ext;
+  gint32 rr_lost, base_lost;
+  guint8 rr_fraction;
+  gint64 rtt;
+
+  /* Pacer */
+  gint64 next_free;
+
+  /* SR */
+  gint64 next_sr;
+  gboolean sr_pending;
+  gint64 sr_time;
+  guint32 last_rtp_ts;
+  guint64 packets_sent, octets_sent;
+
+  /* packet size for line (C) */
+  guint64 adapt_bytes, adapt_packets;
+
+  /* counters */
+  guint64 switches, probing_periods, running_periods, reductions;
+  guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
+  guint64 rtcp_received, rtcp_refused;
+};
+
+static void
+push_event (TpbaSender * s, TpbaEventType type)
+{
+  TpbaEvent *e = g_new0 (TpbaEvent, 1);
+
+  e->type = type;
+  e->rate = type == TPBA_EVENT_PERIOD ? round_rate (s->r_s) :
+      round_rate (s->rate);
+  e->period = s->period;
+  e->transport = s->transport;
+  e->cwnd_new = s->cwnd_new;
+  g_queue_push_tail (&s->events, e);
+}
+
+static gdouble
+clamp_rate (const TpbaSender * s, gdouble r)
+{
+  if (r > (gdouble) s->cfg.max_rate)
+    r = (gdouble) s->cfg.max_rate;
+  if (r < (gdouble) s->cfg.r_min)
+    r = (gdouble) s->cfg.r_min;
+  return r;
+}
+
+/* Sets the rate told to the encoder; an event when it changes. */
+static void
+set_rate (TpbaSender * s, gdouble r)
+{
+  guint64 old = round_rate (s->rate);
+
+  s->rate = r;
+  if (round_rate (r) != old)
+    push_event (s, TPBA_EVENT_RATE);
+}
+
+static gboolean
+is_lda (const TpbaSender * s)
+{
+  return s->cfg.mode != TPBA_MODE_TPBA;
+}
+
+static TpbaTransport
+wanted_transport (const TpbaSender * s)
+{
+  return s->period == TPBA_PERIOD_PROBING ? TPBA_TRANSPORT_TCP :
+      TPBA_TRANSPORT_UDP;
+}
+
+/* The last packet ended an ADU (or none was sent): a switch may happen now. */
+static gboolean
+at_boundary (const TpbaSender * s)
+{
+  return !s->have_last || s->last_marker;
+}
+
+/* The packet with timestamp @ts starts a new ADU. */
+static gboolean
+starts_adu (const TpbaSender * s, guint32 ts)
+{
+  return at_boundary (s) || ts != s->last_ts;
+}
+
+static void
+rebase_rr (TpbaSender * s)
+{
+  s->have_base_rr = s->have_rr;
+  s->base_ext = s->rr_ext;
+  s->base_lost = s->rr_lost;
+  s->rr_new = FALSE;
+}
+
+/* The decided period takes effect (at an ADU boundary, at @now). */
+static void
+apply_switch (TpbaSender * s, gint64 now)
+{
+  s->transport = wanted_transport (s);
+  s->switches++;
+  if (s->transport == TPBA_TRANSPORT_UDP) {
+    s->running_periods++;
+    s->next_adapt = now + s->cfg.t_adapt;
+    s->run_end = now + s->cfg.t_running;
+    s->next_free = now;
+    s->pace_rate = s->rate;
+    s->large_cuts = 0;
+    s->cwnd_old = s->last_cwnd;
+    s->adapt_bytes = s->adapt_packets = 0;
+    rebase_rr (s);
+  } else {
+    s->probe_started = FALSE;
+  }
+  push_event (s, TPBA_EVENT_TRANSPORT);
+}
+
+static void
+decide (TpbaSender * s, TpbaPeriod period, gint64 now)
+{
+  s->period = period;
+  if (period == TPBA_PERIOD_PROBING) {
+    /* cwnd_new = max(ceil(cwnd_old r_f / (t_maxseg r_s)), 1) t_maxseg,
+     * in segments. */
+    if (s->cwnd_old > 0 && round_rate (s->r_s) > 0)
+      s->cwnd_new = (guint32) MIN (MAX (muldiv_ceil (s->cwnd_old,
+                  round_rate (s->rate), round_rate (s->r_s)), 1), G_MAXUINT32);
+    else
+      s->cwnd_new = 0;
+  }
+  push_event (s, TPBA_EVENT_PERIOD);
+  if (period == TPBA_PERIOD_RUNNING)
+    set_rate (s, clamp_rate (s, s->r_s));
+  else
+    set_rate (s, clamp_rate (s, s->rate * (1.0 + s->cfg.probe_headroom)));
+  if (s->transport != wanted_transport (s) && at_boundary (s))
+    apply_switch (s, now);
+}
+
+TpbaSender *
+tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
+{
+  TpbaSender *s = g_new0 (TpbaSender, 1);
+
+  if (cfg)
+    s->cfg = *cfg;
+  else
+    tpba_config_init (&s->cfg);
+  s->ssrc = ssrc;
+  g_queue_init (&s->events);
+  s->rtt = -1;
+  s->tcp_rtt = -1;
+  s->next_sr = now + s->cfg.t_rtcp;
+  s->next_free = now;
+  s->air = (gdouble) s->cfg.air_0;
+  if (is_lda (s)) {
+    s->period = TPBA_PERIOD_RUNNING;
+    s->transport = TPBA_TRANSPORT_UDP;
+    s->rate = s->pace_rate = (gdouble) s->cfg.r_0;
+    s->next_adapt = now + s->cfg.t_adapt;
+    s->run_end = G_MAXINT64;
+    s->running_periods = 1;
+  } else {
+    s->period = TPBA_PERIOD_PROBING;
+    s->transport = TPBA_TRANSPORT_TCP;
+    s->rate = s->pace_rate = clamp_rate (s,
+        (gdouble) s->cfg.probe_initial_rate);
+  }
+  push_event (s, TPBA_EVENT_RATE);
+  return s;
+}
+
+void
+tpba_sender_free (TpbaSender * s)
+{
+  if (!s)
+    return;
+  g_queue_clear_full (&s->events, g_free);
+  g_free (s);
+}
+
+static gboolean
+packet_on_udp (const TpbaSender * s, const TpbaRtpInfo * pkt)
+{
+  if (s->transport != wanted_transport (s) && starts_adu (s, pkt->timestamp))
+    return wanted_transport (s) == TPBA_TRANSPORT_UDP;
+  return s->transport == TPBA_TRANSPORT_UDP;
+}
+
+gint64
+tpba_sender_next_send_time (TpbaSender * s, const TpbaRtpInfo * pkt,
+    gint64 now)
+{
+  if (!packet_on_udp (s, pkt))
+    return now;
+  return MAX (now, s->next_free);
+}
+
+void
+tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
+    TpbaSendDecision * d)
+{
+  TpbaSendDecision dd;
+
+  memset (&dd, 0, sizeof (dd));
+  if (s->transport != wanted_transport (s) && starts_adu (s, pkt->timestamp)) {
+    apply_switch (s, now);
+    dd.switched = TRUE;
+  }
+  dd.transport = s->transport;
+  if (s->transport == TPBA_TRANSPORT_TCP) {
+    if (!s->probe_started) {
+      s->probe_started = TRUE;
+      s->probing_periods++;
+      s->period_start = now;
+      s->have_base = FALSE;
+      s->n_r = 0;
+    }
+    /* the last write of the probing period drains the TCP buffer */
+    dd.tcp_nodelay = s->period == TPBA_PERIOD_RUNNING && pkt->marker;
+    s->packets_tcp++;
+    s->bytes_tcp += pkt->size;
+  } else {
+    guint64 cost = muldiv_ceil ((guint64) pkt->size * 8, NS_PER_S,
+        MAX (round_rate (s->pace_rate), 1));
+
+    dd.tcp_nodelay = TRUE;
+    s->next_free = MAX (now, s->next_free) + (gint64) MIN (cost,
+        (guint64) G_MAXINT64 / 4);
+    s->packets_udp++;
+    s->bytes_udp += pkt->size;
+    s->adapt_bytes += pkt->size;
+    s->adapt_packets++;
+  }
+  s->have_last = TRUE;
+  s->last_marker = pkt->marker;
+  s->last_ts = pkt->timestamp;
+  s->last_rtp_ts = pkt->timestamp;
+  s->packets_sent++;
+  s->octets_sent += pkt->payload_size;
+  if (d)
+    *d = dd;
+}
+
+/* Stores r[i]; returns TRUE when the probing period ends with it. */
+static gboolean
+push_probe_rate (TpbaSender * s, gdouble r)
+{
+  gdouble a, b, lim;
+
+  s->r_hist[s->n_r % TPBA_HISTORY] = r;
+  s->n_r++;
+  set_rate (s, clamp_rate (s, r * (1.0 + s->cfg.probe_headroom)));
+  if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles)
+    return TRUE;
+  if (s->n_r < 3)
+    return FALSE;
+  a = s->r_hist[(s->n_r - 3) % TPBA_HISTORY];
+  b = s->r_hist[(s->n_r - 2) % TPBA_HISTORY];
+  if (s->cfg.end_criterion == TPBA_END_PROPORTIONAL)
+    lim = s->cfg.z * r;
+  else
+    lim = (gdouble) s->cfg.epsilon;
+  return fabs (a - r) < lim && fabs (b - r) < lim;
+}
+
+void
+tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
+    gint64 now)
+{
+  gboolean end = FALSE;
+  gint64 len;
+
+  if (info->rtt_us)
+    s->tcp_rtt = (gint64) info->rtt_us * 1000;
+  if (info->delivery_rate)
+    s->delivery_rate = info->delivery_rate * 8;
+  if (info->snd_cwnd) {
+    if (s->have_sample && s->last_cwnd && info->snd_cwnd < s->last_cwnd)
+      s->cwnd_reduced = TRUE;
+    s->last_cwnd = info->snd_cwnd;
+  }
+  s->have_sample = TRUE;
+  s->last_sample = now;
+
+  if (is_lda (s) || s->transport != TPBA_TRANSPORT_TCP || !s->probe_started
+      || s->period != TPBA_PERIOD_PROBING || now < s->period_start)
+    return;
+  if (!s->have_base || info->bytes_acked < s->cycle_acked) {
+    s->have_base = TRUE;
+    s->cycle_start = now;
+    s->cycle_acked = info->bytes_acked;
+    s->cwnd_reduced = FALSE;
+    return;
+  }
+  len = now - s->cycle_start;
+  if (len <= 0)
+    return;
+  if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND) {
+    /* a reduction sooner than t_tcp_min after the cycle start is the same
+     * congestion event (recovery): ignored */
+    if (s->cwnd_reduced && len < s->cfg.t_tcp_min)
+      s->cwnd_reduced = FALSE;
+    end = s->cwnd_reduced || len >= s->cfg.t_tcp_max;
+  }
+  else
+    end = len >= s->cfg.t_tcp;
+  if (!end)
+    return;
+
+  {
+    gdouble r = 8.0 * (gdouble) (info->bytes_acked - s->cycle_acked) *
+        (gdouble) NS_PER_S / (gdouble) len;
+
+    s->last_cycle = len;
+    s->cycle_start = now;
+    s->cycle_acked = info->bytes_acked;
+    s->cwnd_reduced = FALSE;
+    if (push_probe_rate (s, r)) {
+      s->r_s = r;
+      decide (s, TPBA_PERIOD_RUNNING, now);
+    }
+  }
+}
+
+static void
+on_report_block (TpbaSender * s, const TpbaReportBlock * k, gint64 now)
+{
+  s->have_rr = TRUE;
+  s->rr_new = TRUE;
+  s->rr_ext = k->ext_highest_seq;
+  s->rr_lost = k->cumulative_lost;
+  s->rr_fraction = k->fraction_lost;
+  if (k->lsr) {
+    guint32 n = (guint32) (ntp64 (now + s->cfg.ntp_offset) >> 16);
+    guint32 units = n - k->lsr - k->dlsr;
+
+    if (units < 0x80000000u)
+      s->rtt = (gint64) muldiv (units, NS_PER_S, 65536);
+  }
+}
+
+typedef struct {
+  TpbaSender *s;
+  gint64 now;
+} SenderRtcpCtx;
+
+static void
+sender_rtcp_cb (const TpbaRtcpReport * rep, gpointer user)
+{
+  SenderRtcpCtx *c = user;
+
+  for (guint i = 0; i < rep->n_blocks; i++)
+    if (rep->blocks[i].ssrc == c->s->ssrc)
+      on_report_block (c->s, &rep->blocks[i], c->now);
+}
+
+gboolean
+tpba_sender_on_rtcp (TpbaSender * s, const guint8 * data, gsize len,
+    gint64 now)
+{
+  SenderRtcpCtx c = { s, now };
+
+  if (!tpba_rtcp_parse_compound (data, len, sender_rtcp_cb, &c)) {
+    s->rtcp_refused++;
+    return FALSE;
+  }
+  s->rtcp_received++;
+  return TRUE;
+}
+
+void
+tpba_sender_set_bottleneck (TpbaSender * s, guint64 b)
+{
+  s->b = b;
+}
+
+/* p_loss over the RRs since the previous adaptation point; FALSE if none
+ * came. */
+static gboolean
+interval_loss (TpbaSender * s, gdouble * p)
+{
+  if (!s->rr_new)
+    return FALSE;
+  if (s->have_base_rr) {
+    guint32 dexp = s->rr_ext - s->base_ext;
+    gint64 dlost = (gint64) s->rr_lost - s->base_lost;
+
+    *p = dexp ? CLAMP ((gdouble) dlost / (gdouble) dexp, 0.0, 1.0) : 0.0;
+  } else {
+    *p = s->rr_fraction / 256.0;
+  }
+  rebase_rr (s);
+  return TRUE;
+}
+
+static void
+tpba_adapt (TpbaSender * s, gint64 t)
+{
+  gdouble p, r = s->rate, nr, cut;
+
+  if (!interval_loss (s, &p)) {
+    s->large_cuts = 0;
+    return;
+  }
+  s->p_loss = p;
+  if (p > 0) {
+    nr = r * (1.0 - p * s->cfg.r_f);
+    if (nr < (gdouble) s->cfg.r_min)
+      nr = (gdouble) s->cfg.r_min;
+    if (nr > r)                 /* never increased while running */
+      nr = r;
+    cut = r > 0 ? 1.0 - nr / r : 0.0;
+    if (nr < r)
+      s->reductions++;
+    s->pace_rate = nr;
+    set_rate (s, nr);
+    if (cut >= s->cfg.reprobe_cut)
+      s->large_cuts++;
+    else
+      s->large_cuts = 0;
+  } else {
+    s->large_cuts = 0;
+  }
+  if (s->cfg.reprobe_on_reductions && s->large_cuts >= s->cfg.reprobe_count)
+    decide (s, TPBA_PERIOD_PROBING, t);
+}
+
+static void
+lda_adapt (TpbaSender * s)
+{
+  gdouble p, r = s->rate, b = (gdouble) s->b;
+
+  if (!interval_loss (s, &p))
+    return;
+  s->p_loss = p;
+  if (p == 0) {
+    if (b == 0 || r < b) {      /* (A) */
+      if (s->cfg.mode == TPBA_MODE_LDAF)
+        s->air = (gdouble) s->cfg.air_0 * (b > 0 ? 1.0 - r / b : 1.0);
+      else if (b > 0)
+        s->air = s->air * (1.0 - r / b);        /* (B) */
+      if (s->rtt > 0) {         /* (C) */
+        gdouble tau = (gdouble) s->rtt / (gdouble) NS_PER_S;
+        gdouble psize;
+
+        if (s->cfg.packet_size)
+          psize = 8.0 * s->cfg.packet_size;
+        else if (s->adapt_packets)
+          psize = 8.0 * (gdouble) s->adapt_bytes / (gdouble) s->adapt_packets;
+        else
+          psize = 0;
+        if (psize > 0)
+          s->air = MIN (s->air, psize / (2.0 * tau) *
+              ((gdouble) s->cfg.t_adapt / (gdouble) NS_PER_S / tau + 1.0));
+      }
+      r = r + s->air;
+    }                           /* (A) */
+    if (b > 0 && r >= b)        /* (A) */
+      r = b;
+  } else {
+    s->air = (gdouble) s->cfg.air_0;
+    r = r * (1.0 - p * s->cfg.r_f);
+    if (r < (gdouble) s->cfg.r_min)
+      r = (gdouble) s->cfg.r_min;
+    s->reductions++;
+  }
+  if (r > (gdouble) s->cfg.max_rate)
+    r = (gdouble) s->cfg.max_rate;
+  s->adapt_bytes = s->adapt_packets = 0;
+  s->pace_rate = r;
+  set_rate (s, r);
+}
+
+static gboolean
+running (const TpbaSender * s)
+{
+  return s->transport == TPBA_TRANSPORT_UDP &&
+      s->period == TPBA_PERIOD_RUNNING;
+}
+
+gint64
+tpba_sender_next_deadline (const TpbaSender * s)
+{
+  gint64 t = s->next_sr;
+
+  if (running (s)) {
+    t = MIN (t, s->next_adapt);
+    if (!is_lda (s))
+      t = MIN (t, s->run_end);
+  } else if (s->transport == TPBA_TRANSPORT_TCP && s->probe_started &&
+      s->period == TPBA_PERIOD_PROBING) {
+    if (!s->have_base)
+      t = MIN (t, s->period_start);
+    else if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND)
+      t = MIN (t, MIN (s->last_sample + s->cfg.tcp_sample_interval,
+              s->cycle_start + s->cfg.t_tcp_max));
+    else
+      t = MIN (t, s->cycle_start + s->cfg.t_tcp);
+  }
+  return t;
+}
+
+void
+tpba_sender_advance (TpbaSender * s, gint64 now)
+{
+  while (running (s)) {
+    if (s->next_adapt <= now && (is_lda (s) || s->next_adapt <= s->run_end)) {
+      gint64 t = s->next_adapt;
+
+      s->next_adapt += s->cfg.t_adapt;
+      if (is_lda (s))
+        lda_adapt (s);
+      else
+        tpba_adapt (s, t);
+    } else if (!is_lda (s) && s->run_end <= now) {
+      decide (s, TPBA_PERIOD_PROBING, s->run_end);
+    } else {
+      break;
+    }
+  }
+  if (now >= s->next_sr) {
+    if (s->packets_sent > 0) {
+      s->sr_pending = TRUE;
+      s->sr_time = now;
+    }
+    while (s->next_sr <= now)
+      s->next_sr += s->cfg.t_rtcp;
+  }
+}
+
+gsize
+tpba_sender_pop_rtcp (TpbaSender * s, guint8 * out, gsize max)
+{
+  TpbaRtcpReport rep;
+
+  if (!s->sr_pending)
+    return 0;
+  s->sr_pending = FALSE;
+  memset (&rep, 0, sizeof (rep));
+  rep.is_sr = TRUE;
+  rep.ssrc = s->ssrc;
+  rep.ntp = ntp64 (s->sr_time + s->cfg.ntp_offset);
+  rep.rtp_ts = s->last_rtp_ts;
+  rep.packet_count = (guint32) s->packets_sent;
+  rep.octet_count = (guint32) s->octets_sent;
+  return tpba_rtcp_write (&rep, NULL, out, max);
+}
+
+gboolean
+tpba_sender_pop_event (TpbaSender * s, TpbaEvent * ev)
+{
+  TpbaEvent *e = g_queue_pop_head (&s->events);
+
+  if (!e)
+    return FALSE;
+  if (ev)
+    *ev = *e;
+  g_free (e);
+  return TRUE;
+}
+
+void
+tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
+{
+  guint n;
+
+  memset (st, 0, sizeof (*st));
+  st->mode = s->cfg.mode;
+  st->period = s->period;
+  st->transport = s->transport;
+  st->rate = round_rate (s->transport == TPBA_TRANSPORT_UDP ? s->pace_rate :
+      s->rate);
+  st->r_s = round_rate (s->r_s);
+  st->n_r = s->n_r;
+  n = MIN (s->n_r, TPBA_HISTORY);
+  for (guint i = 0; i < n; i++)
+    st->r[i] = round_rate (s->r_hist[(s->n_r - n + i) % TPBA_HISTORY]);
+  st->p_loss = s->p_loss;
+  st->fraction_lost = s->rr_fraction;
+  st->cumulative_lost = s->rr_lost;
+  st->rtt = s->rtt;
+  st->tcp_rtt = s->tcp_rtt;
+  st->delivery_rate = s->delivery_rate;
+  st->air = round_rate (s->air);
+  st->cwnd_new = s->cwnd_new;
+  st->last_cycle = s->last_cycle;
+  st->switches = s->switches;
+  st->probing_periods = s->probing_periods;
+  st->running_periods = s->running_periods;
+  st->reductions = s->reductions;
+  st->packets_udp = s->packets_udp;
+  st->packets_tcp = s->packets_tcp;
+  st->bytes_udp = s->bytes_udp;
+  st->bytes_tcp = s->bytes_tcp;
+  st->rtcp_received = s->rtcp_received;
+  st->rtcp_refused = s->rtcp_refused;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+typedef struct {
+  gpointer pkt;
+  gint64 arrival;
+  gint64 ext;
+  TpbaTransport transport;
+  guint16 seq;
+  gboolean used;                /* held */
+  gboolean done;                /* ext was delivered from here */
+} Slot;
+
+struct _TpbaReceiver {
+  TpbaConfig cfg;
+  guint32 ssrc;
+  GDestroyNotify free_packet;
+
+  /* source */
+  gboolean have_src;
+  guint32 sender_ssrc;
+  gint64 base_ext, max_ext;
+  guint64 received, expected_prior, received_prior;
+  guint32 jitter16;             /* RFC 3550 A.8, scaled by 16 */
+  gboolean have_transit;
+  gint32 last_transit;
+  guint8 fraction_lost;
+  gint64 cum_lost;
+
+  /* SR */
+  guint32 lsr;
+  gint64 lsr_time;
+
+  /* merge */
+  Slot *slots;
+  guint cap;
+  gint64 next_ext;              /* next to deliver */
+  guint held;
+  TpbaTransport last_transport; /* of the packet before next_ext */
+  gint64 max_tcp_ext;
+  gboolean gap_valid;
+  gint64 gap_since;
+
+  /* RR */
+  gint64 next_rr;
+  gboolean rr_pending;
+  gint64 rr_time;
+
+  guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
+  guint64 delivered, duplicates, late, skipped, invalid;
+  guint64 rtcp_received, rtcp_refused, rr_sent;
+};
+
+TpbaReceiver *
+tpba_receiver_new (const TpbaConfig * cfg, guint32 ssrc,
+    GDestroyNotify free_packet, gint64 now)
+{
+  TpbaReceiver *r = g_new0 (TpbaReceiver, 1);
+
+  if (cfg)
+    r->cfg = *cfg;
+  else
+    tpba_config_init (&r->cfg);
+  if (r->cfg.max_held < 16)
+    r->cfg.max_held = 16;
+  if (r->cfg.clock_rate == 0)
+    r->cfg.clock_rate = 90000;
+  r->ssrc = ssrc;
+  r->free_packet = free_packet;
+  r->cap = r->cfg.max_held;
+  r->slots = g_new0 (Slot, r->cap);
+  r->next_rr = now + r->cfg.t_rtcp;
+  r->max_tcp_ext = G_MININT64;
+  r->last_transport = TPBA_TRANSPORT_UDP;
+  return r;
+}
+
+void
+tpba_receiver_free (TpbaReceiver * r)
+{
+  if (!r)
+    return;
+  for (guint i = 0; i < r->cap; i++)
+    if (r->slots[i].used && r->free_packet)
+      r->free_packet (r->slots[i].pkt);
+  g_free (r->slots);
+  g_free (r);
+}
+
+static Slot *
+slot_of (TpbaReceiver * r, gint64 ext)
+{
+  return &r->slots[(guint64) ext % r->cap];
+}
+
+static void
+update_gap (TpbaReceiver * r)
+{
+  if (r->held == 0 || slot_of (r, r->next_ext)->used) {
+    r->gap_valid = FALSE;
+    return;
+  }
+  if (r->gap_valid)
+    return;
+  r->gap_valid = TRUE;
+  r->gap_since = G_MAXINT64;
+  for (guint i = 0; i < r->cap; i++)
+    if (r->slots[i].used)
+      r->gap_since = MIN (r->gap_since, r->slots[i].arrival);
+}
+
+static gint64
+gap_deadline (const TpbaReceiver * r)
+{
+  gboolean tcp_before = r->last_transport == TPBA_TRANSPORT_TCP &&
+      r->max_tcp_ext < r->next_ext;
+
+  return r->gap_since + (tcp_before ? r->cfg.switch_wait :
+      r->cfg.reorder_wait);
+}
+
+/* RFC 3550 A.8 */
+static void
+update_jitter (TpbaReceiver * r, guint32 rtp_ts, gint64 now)
+{
+  guint32 arrival = (guint32) muldiv ((guint64) MAX (now, 0),
+      r->cfg.clock_rate, NS_PER_S);
+  gint32 transit = (gint32) (arrival - rtp_ts);
+
+  if (r->have_transit) {
+    /* Timestamps wrap: the difference is taken modulo 2^32, its size in 64
+     * bits (a 2^31 jump must not overflow). */
+    gint64 d = (gint32) ((guint32) transit - (guint32) r->last_transit);
+
+    if (d < 0)
+      d = -d;
+    r->jitter16 += d - ((r->jitter16 + 8) >> 4);
+  }
+  r->have_transit = TRUE;
+  r->last_transit = transit;
+}
+
+TpbaRecvResult
+tpba_receiver_on_rtp (TpbaReceiver * r, TpbaTransport transport,
+    const guint8 * data, gsize len, gpointer packet, gint64 now)
+{
+  TpbaRtpInfo info;
+  gint64 ext;
+  Slot *sl;
+
+  if (!tpba_rtp_parse (data, len, &info) ||
+      (r->have_src && info.ssrc != r->sender_ssrc)) {
+    r->invalid++;
+    return TPBA_RECV_INVALID;
+  }
+  if (!r->have_src) {
+    r->have_src = TRUE;
+    r->sender_ssrc = info.ssrc;
+    r->base_ext = r->max_ext = r->next_ext = info.seq;
+    ext = info.seq;
+  } else {
+    ext = r->max_ext + (gint16) (guint16) (info.seq - (guint16) r->max_ext);
+    if (ext > r->max_ext)
+      r->max_ext = ext;
+  }
+  /* RFC 3550 A.3 counts every valid packet, duplicates included */
+  r->received++;
+  update_jitter (r, info.timestamp, now);
+  if (transport == TPBA_TRANSPORT_TCP) {
+    r->packets_tcp++;
+    r->bytes_tcp += len;
+    r->max_tcp_ext = MAX (r->max_tcp_ext, ext);
+  } else {
+    r->packets_udp++;
+    r->bytes_udp += len;
+  }
+
+  if (ext < r->next_ext) {
+    /* delivered already (a duplicate), or its gap was given up (late) */
+    sl = slot_of (r, ext);
+    if (r->next_ext - ext <= (gint64) r->cap && !sl->used && sl->done &&
+        sl->ext == ext) {
+      r->duplicates++;
+      return TPBA_RECV_DUPLICATE;
+    }
+    r->late++;
+    return TPBA_RECV_LATE;
+  }
+  /* too far ahead: give up the oldest gaps until it fits */
+  while (ext - r->next_ext >= (gint64) r->cap) {
+    sl = slot_of (r, r->next_ext);
+    if (sl->used)
+      break;                    /* deliverable: the shell must pop first */
+    r->next_ext++;
+    r->skipped++;
+    r->gap_valid = FALSE;
+  }
+  if (ext - r->next_ext >= (gint64) r->cap) {
+    r->invalid++;
+    return TPBA_RECV_INVALID;
+  }
+  sl = slot_of (r, ext);
+  if (sl->used) {
+    r->duplicates++;
+    return TPBA_RECV_DUPLICATE;
+  }
+  sl->used = TRUE;
+  sl->done = FALSE;
+  sl->ext = ext;
+  sl->pkt = packet;
+  sl->arrival = now;
+  sl->transport = transport;
+  sl->seq = info.seq;
+  r->held++;
+  update_gap (r);
+  return TPBA_RECV_ACCEPTED;
+}
+
+gpointer
+tpba_receiver_pop_rtp (TpbaReceiver * r, gint64 now, guint16 * seq)
+{
+  Slot *sl;
+  gpointer pkt;
+
+  if (r->held == 0)
+    return NULL;
+  sl = slot_of (r, r->next_ext);
+  if (!sl->used) {
+    update_gap (r);
+    if (now < gap_deadline (r))
+      return NULL;
+    /* give the gap up: skip to the next held packet */
+    while (!(sl = slot_of (r, r->next_ext))->used) {
+      r->next_ext++;
+      r->skipped++;
+    }
+    r->gap_valid = FALSE;
+  }
+  pkt = sl->pkt;
+  if (seq)
+    *seq = sl->seq;
+  r->last_transport = sl->transport;
+  sl->used = FALSE;
+  sl->done = TRUE;
+  sl->pkt = NULL;
+  r->held--;
+  r->next_ext++;
+  r->delivered++;
+  update_gap (r);
+  return pkt;
+}
+
+typedef struct {
+  TpbaReceiver *r;
+  gint64 now;
+} RecvRtcpCtx;
+
+static void
+receiver_rtcp_cb (const TpbaRtcpReport * rep, gpointer user)
+{
+  RecvRtcpCtx *c = user;
+
+  if (!rep->is_sr || (c->r->have_src && rep->ssrc != c->r->sender_ssrc))
+    return;
+  c->r->lsr = (guint32) (rep->ntp >> 16);
+  c->r->lsr_time = c->now;
+}
+
+gboolean
+tpba_receiver_on_rtcp (TpbaReceiver * r, const guint8 * data, gsize len,
+    gint64 now)
+{
+  RecvRtcpCtx c = { r, now };
+
+  if (!tpba_rtcp_parse_compound (data, len, receiver_rtcp_cb, &c)) {
+    r->rtcp_refused++;
+    return FALSE;
+  }
+  r->rtcp_received++;
+  return TRUE;
+}
+
+gint64
+tpba_receiver_next_deadline (const TpbaReceiver * r)
+{
+  gint64 t = r->next_rr;
+
+  if (r->gap_valid)
+    t = MIN (t, gap_deadline (r));
+  return t;
+}
+
+void
+tpba_receiver_advance (TpbaReceiver * r, gint64 now)
+{
+  if (now < r->next_rr)
+    return;
+  if (r->have_src) {
+    r->rr_pending = TRUE;
+    r->rr_time = now;
+  }
+  while (r->next_rr <= now)
+    r->next_rr += r->cfg.t_rtcp;
+}
+
+gsize
+tpba_receiver_pop_rtcp (TpbaReceiver * r, guint8 * out, gsize max)
+{
+  TpbaRtcpReport rep;
+  TpbaReportBlock *k;
+  gint64 expected, lost, exp_int, rec_int, lost_int;
+
+  if (!r->rr_pending)
+    return 0;
+  r->rr_pending = FALSE;
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = r->ssrc;
+  rep.n_blocks = 1;
+  k = &rep.blocks[0];
+  k->ssrc = r->sender_ssrc;
+  /* RFC 3550 A.3 */
+  expected = r->max_ext - r->base_ext + 1;
+  lost = expected - (gint64) r->received;
+  r->cum_lost = lost;
+  k->cumulative_lost = (gint32) CLAMP (lost, -0x800000, 0x7fffff);
+  exp_int = expected - (gint64) r->expected_prior;
+  rec_int = (gint64) r->received - (gint64) r->received_prior;
+  r->expected_prior = expected;
+  r->received_prior = r->received;
+  lost_int = exp_int - rec_int;
+  k->fraction_lost = (exp_int == 0 || lost_int <= 0) ? 0 :
+      (guint8) MIN ((lost_int << 8) / exp_int, 255);
+  r->fraction_lost = k->fraction_lost;
+  k->ext_highest_seq = (guint32) r->max_ext;
+  k->jitter = r->jitter16 >> 4;
+  if (r->lsr) {
+    k->lsr = r->lsr;
+    k->dlsr = (guint32) MIN (muldiv ((guint64) MAX (r->rr_time - r->lsr_time,
+                0), 65536, NS_PER_S), G_MAXUINT32);
+  }
+  r->rr_sent++;
+  return tpba_rtcp_write (&rep, NULL, out, max);
+}
+
+void
+tpba_receiver_get_stats (const TpbaReceiver * r, TpbaReceiverStats * st)
+{
+  memset (st, 0, sizeof (*st));
+  st->sender_ssrc = r->sender_ssrc;
+  st->packets_udp = r->packets_udp;
+  st->packets_tcp = r->packets_tcp;
+  st->bytes_udp = r->bytes_udp;
+  st->bytes_tcp = r->bytes_tcp;
+  st->delivered = r->delivered;
+  st->duplicates = r->duplicates;
+  st->late = r->late;
+  st->skipped = r->skipped;
+  st->invalid = r->invalid;
+  st->held = r->held;
+  st->ext_highest_seq = (guint32) r->max_ext;
+  st->cumulative_lost = r->have_src ? r->max_ext - r->base_ext + 1 -
+      (gint64) r->received : 0;
+  st->fraction_lost = r->fraction_lost;
+  st->jitter = r->jitter16 >> 4;
+  st->rtcp_received = r->rtcp_received;
+  st->rtcp_refused = r->rtcp_refused;
+  st->rr_sent = r->rr_sent;
+}

@@ -1,0 +1,335 @@
+/* TPBA (TCP-rate-probing-based adaptation): a sans-I/O core (GLib only).
+ *
+ * Tobe, Tamura, Nishino, Tokuda, "TCP-Rate-Probing-Based Adaptation for
+ * Continuous Media Communications". One RTP flow is carried over a flow pair
+ * (section 5.1): TCP (RFC 4571 framing) in the rate-probing period, UDP in
+ * the running period; RTCP over UDP. The sender core decides the periods and
+ * the rates; the receiver core merges the two transports back into one RTP
+ * stream and writes the RTCP receiver reports. Neither touches a socket, a
+ * thread or a clock: they are fed packets, TCP_INFO samples and the current
+ * time (ns, monotonic) and answer with decisions, RTCP packets, deadlines
+ * and events.
+ *
+ * Our reading of the paper, made exact (docs/protocols/tpba.md):
+ *
+ * Sender, TPBA mode (section 4, Fig. 5):
+ * - Starts in the rate-probing period. The period's cycle 0 starts at the
+ *   first TCP_INFO sample fed at or after the first TCP write of the period;
+ *   cycle i ends at the first sample at or after its start + T_tcp, and
+ *   r[i] = 8 * (bytes_acked at the end - bytes_acked at the start) /
+ *   (end - start), bits/s (the "movement of snd.una"). The next cycle starts
+ *   at that sample. With i >= 2, if |r[i-2] - r[i]| < eps and
+ *   |r[i-1] - r[i]| < eps, r_s = r[i] and the running period is decided.
+ * - Running period: UDP paced at r (initially r_s). At every adaptation point
+ *   (running start + k T_adapt) the loss of the RTP packets reported by the
+ *   RRs since the previous point, p_loss = delta cumulative lost / delta
+ *   extended highest seq, gives r = max(r (1 - p_loss R_f), r_min) when
+ *   p_loss > 0; r never increases. At running start + T_running the
+ *   rate-probing period is decided.
+ * - A decided period takes effect at the next ADU boundary: before a packet
+ *   when the previous packet had the RTP marker (ends an ADU) or this packet's
+ *   RTP timestamp differs from the previous one; at once when the decision
+ *   comes right after a marker packet. The running period and its timers
+ *   start at the first UDP packet (the switch), the probing period at the
+ *   first TCP packet. The last TCP write of a probing period is done with
+ *   TCP_NODELAY set (section 4, "Timing of Switching Periods"); it is off
+ *   again for the next probing period.
+ * - cwnd_new = max(ceil(cwnd_old r_f / r_s), 1) segments is computed when a
+ *   probing period is decided and reported (the kernel change it needs is
+ *   not available to a Linux user-space shell).
+ * - During probing the encoder is offered r[i] (1 + probe_headroom) so that
+ *   TCP, not the encoder, limits the flow (ours: the paper's source was
+ *   greedy).
+ *
+ * Options from the paper's future work (section 7, and section 4 T_running):
+ * - end criterion PROPORTIONAL: |r[i-k] - r[i]| < z r[i], k = 1, 2.
+ * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
+ *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
+ * - reprobe_on_reductions: after reprobe_count successive adaptation points
+ *   each cutting r by at least reprobe_cut, probing is decided at once.
+ *
+ * Sender, LDA modes (section 3, Fig. 2 with lines (A)): UDP only, from r_0,
+ * the same RR-driven p_loss at every T_adapt from the start:
+ *   p_loss == 0: if r < b { AIR = AIR (1 - r/b) (B);
+ *                          AIR = min(AIR, P/(2 tau) (T_adapt/tau + 1)) (C);
+ *                          r = r + AIR }  if r >= b: r = b   (A)
+ *   p_loss > 0:  AIR = AIR_0; r = max(r (1 - p_loss R_f), r_min)
+ *   b is fed by the shell (0: unknown, taken as infinite); tau is the RTT
+ *   from the RRs' LSR/DLSR (unknown: line (C) is skipped); P the packet size
+ *   in bits. LDAF (section 6.2) replaces (B) by AIR = AIR_0 (1 - r/b).
+ *
+ * Receiver: packets from both transports go through a reorder buffer keyed
+ * by extended RTP seq and leave in order, each once; a gap is waited for
+ * (longer when the packet before it came over TCP: its successors may still
+ * be in the TCP stream), then skipped. RRs every T_rtcp per RFC 3550 (A.3
+ * loss, A.8 jitter, LSR/DLSR).
+ */
+#ifndef __TPBA_CORE_H__
+#define __TPBA_CORE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  TPBA_MODE_TPBA,               /* the paper's scheme */
+  TPBA_MODE_LDA,                /* baseline: Fig. 2 with lines (A) */
+  TPBA_MODE_LDAF,               /* LDA with a fixed AIR (section 6.2) */
+} TpbaMode;
+
+typedef enum {
+  TPBA_END_ABSOLUTE,            /* |r[i-k] - r[i]| < eps (section 4) */
+  TPBA_END_PROPORTIONAL,        /* |r[i-k] - r[i]| < z r[i] (section 7) */
+} TpbaEndCriterion;
+
+typedef enum {
+  TPBA_PROBE_INTERVAL_FIXED,    /* cycles of T_tcp (section 4) */
+  TPBA_PROBE_INTERVAL_CWND,     /* cycles between cwnd reductions (section 7) */
+} TpbaProbeInterval;
+
+typedef enum {
+  TPBA_PERIOD_PROBING,
+  TPBA_PERIOD_RUNNING,
+} TpbaPeriod;
+
+typedef enum {
+  TPBA_TRANSPORT_UDP,
+  TPBA_TRANSPORT_TCP,
+} TpbaTransport;
+
+/* Every paper parameter, with the paper's value as default (see
+ * tpba_config_init). Rates in bits/s, times in ns. */
+typedef struct {
+  TpbaMode mode;
+  TpbaEndCriterion end_criterion;
+  TpbaProbeInterval probe_interval;
+  gint64 t_tcp;                 /* T_tcp: 1 s (Table 2) */
+  guint64 epsilon;              /* eps: 30 kbit/s (Table 2) */
+  gdouble z;                    /* proportional criterion: 0.05 (section 7) */
+  gint64 t_running;             /* T_running: 10 s (section 6.1) */
+  gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
+  gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */
+  gdouble r_f;                  /* R_f: 3.0 (Table 2) */
+  guint64 r_0;                  /* LDA initial rate: 10 kbit/s (section 6.2) */
+  guint64 r_min;                /* LDA minimum rate (no value given): 10 kbit/s */
+  guint64 air_0;                /* LDA AIR_0: 10 kbit/s (section 3) */
+  guint packet_size;            /* P of line (C), bytes; 0 = the mean sent */
+  /* Not from the paper (implementation choices, docs/protocols/tpba.md): */
+  guint64 probe_initial_rate;   /* offered to the encoder in the 1st probing: 1 Mbit/s */
+  gdouble probe_headroom;       /* offer r[i] (1 + this) while probing: 0.25 */
+  guint64 max_rate;             /* cap of every rate: 100 Mbit/s */
+  guint max_probe_cycles;       /* end probing after this many cycles; 0 = never (paper) */
+  gint64 t_tcp_min;             /* CWND interval: shortest cycle, 100 ms */
+  gint64 t_tcp_max;             /* CWND interval: longest cycle, 4 s */
+  gint64 tcp_sample_interval;   /* CWND interval: TCP_INFO sampling, 10 ms */
+  gboolean reprobe_on_reductions;       /* option of section 4: FALSE */
+  guint reprobe_count;          /* successive large reductions: 2 */
+  gdouble reprobe_cut;          /* a large reduction cuts r by >= this: 0.2 */
+  gint64 ntp_offset;            /* added to now for SR NTP timestamps: 0 */
+  /* Receiver */
+  guint clock_rate;             /* RTP clock rate for jitter: 90000 */
+  gint64 reorder_wait;          /* wait for a gap after a UDP packet: 50 ms */
+  gint64 switch_wait;           /* wait for a gap after a TCP packet: 1 s */
+  guint max_held;               /* reorder buffer bound, packets: 4096 */
+} TpbaConfig;
+
+void tpba_config_init (TpbaConfig * cfg);
+
+/* ------------------------------------------------------------------ */
+/* Wire: RTP header fields and RTCP SR/RR (RFC 3550), bounds-checked. */
+
+typedef struct {
+  guint16 seq;
+  guint32 timestamp;
+  guint32 ssrc;
+  gboolean marker;
+  guint8 payload_type;
+  guint size;                   /* whole RTP packet, bytes */
+  guint payload_size;           /* without header, extension and padding */
+} TpbaRtpInfo;
+
+/* FALSE unless @data is a well-formed RTP packet (version 2, CSRCs,
+ * extension and padding within @len). */
+gboolean tpba_rtp_parse (const guint8 * data, gsize len, TpbaRtpInfo * info);
+
+typedef struct {
+  guint32 ssrc;                 /* the source reported on */
+  guint8 fraction_lost;         /* 1/256 */
+  gint32 cumulative_lost;       /* 24-bit signed */
+  guint32 ext_highest_seq;
+  guint32 jitter;               /* RTP timestamp units */
+  guint32 lsr;                  /* middle 32 bits of the last SR's NTP */
+  guint32 dlsr;                 /* 1/65536 s */
+} TpbaReportBlock;
+
+#define TPBA_RTCP_MAX_BLOCKS 31
+
+typedef struct {
+  gboolean is_sr;
+  guint32 ssrc;
+  guint64 ntp;                  /* SR: 32.32 fixed point */
+  guint32 rtp_ts, packet_count, octet_count;    /* SR */
+  guint n_blocks;
+  TpbaReportBlock blocks[TPBA_RTCP_MAX_BLOCKS];
+} TpbaRtcpReport;
+
+/* Parses the first RTCP packet of @data if it is an SR or RR; @consumed is
+ * its length when its common header is sound (version 2, length within
+ * @len), else 0. */
+gboolean tpba_rtcp_parse (const guint8 * data, gsize len,
+    TpbaRtcpReport * rep, gsize * consumed);
+/* Validates a compound RTCP packet (RFC 3550 A.2: version 2 everywhere,
+ * the first is SR or RR without padding, lengths add up to @len) and
+ * returns its SR/RR packets one by one through @func. */
+gboolean tpba_rtcp_parse_compound (const guint8 * data, gsize len,
+    void (*func) (const TpbaRtcpReport * rep, gpointer user), gpointer user);
+/* Writes @rep (and an SDES CNAME chunk if @cname) as a compound packet
+ * into @out; returns its length, 0 if it does not fit in @max. */
+#define TPBA_RTCP_MAX_SIZE 1024
+gsize tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
+    guint8 * out, gsize max);
+
+/* ------------------------------------------------------------------ */
+/* Events the core asks its shell to act on. */
+
+typedef enum {
+  TPBA_EVENT_RATE,              /* tell the encoder: rate (GstLayerRates, `bitrate`) */
+  TPBA_EVENT_PERIOD,            /* a period was decided (takes effect at an ADU boundary) */
+  TPBA_EVENT_TRANSPORT,         /* the transport switched before the next packet */
+} TpbaEventType;
+
+typedef struct {
+  TpbaEventType type;
+  guint64 rate;                 /* RATE: bits/s; PERIOD: r_s when RUNNING */
+  TpbaPeriod period;
+  TpbaTransport transport;
+  guint32 cwnd_new;             /* PERIOD PROBING: cwnd_new, segments; 0 unknown */
+} TpbaEvent;
+
+/* ------------------------------------------------------------------ */
+/* Sender */
+
+typedef struct _TpbaSender TpbaSender;
+
+/* One TCP_INFO sample, in the kernel's units. */
+typedef struct {
+  guint64 bytes_acked;          /* tcpi_bytes_acked */
+  guint32 snd_cwnd;             /* tcpi_snd_cwnd, segments; 0 = unknown */
+  guint32 rtt_us;               /* tcpi_rtt; 0 = unknown */
+  guint64 delivery_rate;        /* tcpi_delivery_rate, bytes/s; 0 = unknown */
+} TpbaTcpInfo;
+
+/* What to do with one packet. */
+typedef struct {
+  TpbaTransport transport;
+  /* TCP_NODELAY as it must be on the TCP socket before this packet is
+   * written (set it when it changes: turning it on pushes out what Nagle
+   * holds). TRUE for the last write of a probing period and while running. */
+  gboolean tcp_nodelay;
+  gboolean switched;            /* this packet is the first after a switch */
+} TpbaSendDecision;
+
+#define TPBA_HISTORY 32
+
+typedef struct {
+  TpbaMode mode;
+  TpbaPeriod period;            /* decided */
+  TpbaTransport transport;      /* in effect */
+  guint64 rate;                 /* current rate: pacing (UDP) or offer (TCP) */
+  guint64 r_s;                  /* last probing result, 0 before */
+  guint n_r;                    /* r[i] in the current/last probing period */
+  guint64 r[TPBA_HISTORY];      /* the last min(n_r, TPBA_HISTORY) r[i], oldest first */
+  gdouble p_loss;               /* at the last adaptation point */
+  guint8 fraction_lost;         /* last RR */
+  gint32 cumulative_lost;       /* last RR */
+  gint64 rtt;                   /* ns, from LSR/DLSR; -1 unknown */
+  gint64 tcp_rtt;               /* ns, from TCP_INFO; -1 unknown */
+  guint64 delivery_rate;        /* bits/s, last TCP_INFO; 0 unknown */
+  guint64 air;                  /* LDA */
+  guint32 cwnd_new;             /* segments, last computed; 0 unknown */
+  gint64 last_cycle;            /* ns, length of the last probing cycle */
+  guint64 switches;             /* transport switches */
+  guint64 probing_periods, running_periods;
+  guint64 reductions;           /* adaptation points that cut r */
+  guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
+  guint64 rtcp_received, rtcp_refused;
+} TpbaSenderStats;
+
+TpbaSender *tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now);
+void tpba_sender_free (TpbaSender * s);
+
+/* Earliest time the packet may be sent (>= now). UDP is paced: every
+ * departure is at least 8 * size / rate after the previous one (rounded up
+ * to the ns), with no credit for idle time; TCP paces itself (now). */
+gint64 tpba_sender_next_send_time (TpbaSender * s, const TpbaRtpInfo * pkt,
+    gint64 now);
+/* The shell sends @pkt now; @d says how. */
+void tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
+    TpbaSendDecision * d);
+/* A TCP_INFO sample taken at @now. Feed one at every deadline while probing. */
+void tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
+    gint64 now);
+/* A compound RTCP packet from the receiver; FALSE if malformed. */
+gboolean tpba_sender_on_rtcp (TpbaSender * s, const guint8 * data, gsize len,
+    gint64 now);
+/* The bottleneck bandwidth b of LDA (packet pair, from outside); 0 unknown. */
+void tpba_sender_set_bottleneck (TpbaSender * s, guint64 b);
+
+gint64 tpba_sender_next_deadline (const TpbaSender * s);
+void tpba_sender_advance (TpbaSender * s, gint64 now);
+
+/* An SR due since the last call (written into @out, TPBA_RTCP_MAX_SIZE);
+ * returns its length or 0. */
+gsize tpba_sender_pop_rtcp (TpbaSender * s, guint8 * out, gsize max);
+gboolean tpba_sender_pop_event (TpbaSender * s, TpbaEvent * ev);
+void tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st);
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+typedef struct _TpbaReceiver TpbaReceiver;
+
+typedef enum {
+  TPBA_RECV_ACCEPTED,           /* held by the core (owned until popped) */
+  TPBA_RECV_DUPLICATE,          /* already held or delivered: not taken */
+  TPBA_RECV_LATE,               /* its gap was skipped already: not taken */
+  TPBA_RECV_INVALID,            /* not RTP, or another SSRC: not taken */
+} TpbaRecvResult;
+
+typedef struct {
+  guint32 sender_ssrc;          /* 0 before the first packet */
+  guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
+  guint64 delivered, duplicates, late, skipped, invalid;
+  guint held;
+  guint32 ext_highest_seq;
+  gint64 cumulative_lost;
+  guint8 fraction_lost;         /* in the last RR */
+  guint32 jitter;               /* RTP timestamp units */
+  guint64 rtcp_received, rtcp_refused, rr_sent;
+} TpbaReceiverStats;
+
+/* @free_packet frees the user data of packets still held at free time. */
+TpbaReceiver *tpba_receiver_new (const TpbaConfig * cfg, guint32 ssrc,
+    GDestroyNotify free_packet, gint64 now);
+void tpba_receiver_free (TpbaReceiver * r);
+
+/* An RTP packet arrived over @transport; @packet is the shell's handle. */
+TpbaRecvResult tpba_receiver_on_rtp (TpbaReceiver * r,
+    TpbaTransport transport, const guint8 * data, gsize len,
+    gpointer packet, gint64 now);
+/* The next packet in sequence order, or NULL; a gap whose wait has passed
+ * by @now is skipped. */
+gpointer tpba_receiver_pop_rtp (TpbaReceiver * r, gint64 now, guint16 * seq);
+/* A compound RTCP packet from the sender; FALSE if malformed. */
+gboolean tpba_receiver_on_rtcp (TpbaReceiver * r, const guint8 * data,
+    gsize len, gint64 now);
+
+gint64 tpba_receiver_next_deadline (const TpbaReceiver * r);
+void tpba_receiver_advance (TpbaReceiver * r, gint64 now);
+/* An RR due since the last call; returns its length or 0. */
+gsize tpba_receiver_pop_rtcp (TpbaReceiver * r, guint8 * out, gsize max);
+void tpba_receiver_get_stats (const TpbaReceiver * r, TpbaReceiverStats * st);
+
+G_END_DECLS
+
+#endif /* __TPBA_CORE_H__ */

@@ -1,0 +1,1103 @@
+/* Unit tests of the TPBA core, in exact simulated time. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "tpbacore.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define S (G_GINT64_CONSTANT (1000000000))
+#define SSRC_TX 0x11110001u
+#define SSRC_RX 0x22220002u
+
+/* ------------------------------------------------------------------ */
+/* Helpers */
+
+static TpbaRtpInfo
+pkt (guint16 seq, guint32 ts, gboolean marker, guint size)
+{
+  TpbaRtpInfo p;
+
+  memset (&p, 0, sizeof (p));
+  p.seq = seq;
+  p.timestamp = ts;
+  p.ssrc = SSRC_TX;
+  p.marker = marker;
+  p.size = size;
+  p.payload_size = size - 12;
+  return p;
+}
+
+static TpbaSendDecision
+send_pkt (TpbaSender * s, guint16 seq, guint32 ts, gboolean marker,
+    guint size, gint64 now)
+{
+  TpbaRtpInfo p = pkt (seq, ts, marker, size);
+  TpbaSendDecision d;
+
+  tpba_sender_on_send (s, &p, now, &d);
+  return d;
+}
+
+static void
+tcp_sample (TpbaSender * s, guint64 acked, guint32 cwnd, gint64 now)
+{
+  TpbaTcpInfo i = { acked, cwnd, 0, 0 };
+
+  tpba_sender_on_tcp_info (s, &i, now);
+  tpba_sender_advance (s, now);
+}
+
+/* An RR from the receiver about SSRC_TX. */
+static void
+feed_rr (TpbaSender * s, guint32 ext, gint32 lost, guint8 fraction,
+    guint32 lsr, guint32 dlsr, gint64 now)
+{
+  TpbaRtcpReport rep;
+  guint8 buf[TPBA_RTCP_MAX_SIZE];
+  gsize len;
+
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = SSRC_RX;
+  rep.n_blocks = 1;
+  rep.blocks[0].ssrc = SSRC_TX;
+  rep.blocks[0].ext_highest_seq = ext;
+  rep.blocks[0].cumulative_lost = lost;
+  rep.blocks[0].fraction_lost = fraction;
+  rep.blocks[0].lsr = lsr;
+  rep.blocks[0].dlsr = dlsr;
+  len = tpba_rtcp_write (&rep, "rx@test", buf, sizeof (buf));
+  fail_unless (len > 0);
+  fail_unless (tpba_sender_on_rtcp (s, buf, len, now));
+}
+
+static void
+drain_events (TpbaSender * s)
+{
+  while (tpba_sender_pop_event (s, NULL));
+}
+
+/* Pops the events and returns the last of @type (FALSE if none). */
+static gboolean
+last_event (TpbaSender * s, TpbaEventType type, TpbaEvent * out)
+{
+  TpbaEvent ev = { 0 };
+  gboolean found = FALSE;
+
+  while (tpba_sender_pop_event (s, &ev))
+    if (ev.type == type) {
+      *out = ev;
+      found = TRUE;
+    }
+  return found;
+}
+
+/* Drives a probing period that started with a marker packet at @t0 through
+ * cycles of T_tcp with the given rates; returns the index i at which the
+ * running period was decided, or -1. */
+static gint
+probe_rates (TpbaSender * s, gint64 t0, guint64 acked0, const guint64 * rates,
+    guint n, guint64 * acked_out)
+{
+  TpbaSenderStats st;
+  guint64 acked = acked0;
+
+  fail_unless (tpba_sender_next_deadline (s) <= t0);
+  tcp_sample (s, acked, 20, t0);
+  for (guint i = 0; i < n; i++) {
+    gint64 t = t0 + (i + 1) * S;
+
+    fail_unless (tpba_sender_next_deadline (s) <= t);
+    /* a sample inside the cycle does not end it */
+    tcp_sample (s, acked + 1000, 20, t - 400 * MS);
+    tpba_sender_get_stats (s, &st);
+    fail_unless_equals_int (st.n_r, i);
+    acked += rates[i] / 8;
+    tcp_sample (s, acked, 20, t);
+    tpba_sender_get_stats (s, &st);
+    fail_unless_equals_int (st.n_r, i + 1);
+    fail_unless_equals_uint64 (st.r[MIN (i, TPBA_HISTORY - 1)], rates[i]);
+    if (st.period == TPBA_PERIOD_RUNNING) {
+      if (acked_out)
+        *acked_out = acked;
+      return (gint) i;
+    }
+  }
+  if (acked_out)
+    *acked_out = acked;
+  return -1;
+}
+
+/* A TPBA sender in the running period at r_s = 1 Mbit/s from 3 s, with an
+ * RR base (ext 1000, lost 0) fed at 2.5 s. */
+static TpbaSender *
+running_sender_at (const TpbaConfig * cfg, guint64 bps)
+{
+  TpbaSender *s = tpba_sender_new (cfg, SSRC_TX, 0);
+  TpbaSenderStats st;
+
+  fail_unless_equals_int (send_pkt (s, 1, 100, TRUE, 1000, 0).transport,
+      TPBA_TRANSPORT_TCP);
+  tcp_sample (s, 0, 20, 0);
+  tcp_sample (s, bps / 8, 20, 1 * S);
+  tcp_sample (s, 2 * bps / 8, 20, 2 * S);
+  feed_rr (s, 1000, 0, 0, 0, 0, 2500 * MS);
+  tcp_sample (s, 3 * bps / 8, 20, 3 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_uint64 (st.r_s, bps);
+  drain_events (s);
+  return s;
+}
+
+static TpbaSender *
+running_sender (const TpbaConfig * cfg)
+{
+  return running_sender_at (cfg, 1000000);
+}
+
+/* ------------------------------------------------------------------ */
+/* 1. Probing end criterion (section 4) */
+
+GST_START_TEST (test_probe_end_criterion)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  TpbaEvent ev = { 0 };
+  TpbaSendDecision d;
+  /* i=2: |r0-r2| < eps but |r1-r2| = 90k; i=3: |r1-r3| = 60k; i=4:
+   * |r2-r4| = 0 but |r3-r4| = 30k, not < eps; i=5: 20k and 10k: ends,
+   * r_s = r[5]. */
+  const guint64 rates[] = { 1000000, 1100000, 1010000, 1040000, 1010000,
+    1020000, 1020000
+  };
+
+  tpba_config_init (&cfg);
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  fail_unless (tpba_sender_pop_event (s, &ev));
+  fail_unless_equals_int (ev.type, TPBA_EVENT_RATE);
+  fail_unless_equals_uint64 (ev.rate, 1000000);       /* probe_initial_rate */
+  /* Probing starts at the first TCP write. */
+  d = send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  fail_if (d.tcp_nodelay);
+  fail_if (d.switched);
+  /* TCP is not paced by the core */
+  {
+    TpbaRtpInfo p = pkt (2, 200, TRUE, 1000);
+    fail_unless_equals_int64 (tpba_sender_next_send_time (s, &p, 5), 5);
+  }
+
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 7, NULL), 5);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_uint64 (st.r_s, 1020000);
+  fail_unless_equals_uint64 (st.rate, 1020000);
+  fail_unless_equals_int (st.n_r, 6);
+  for (guint i = 0; i < 6; i++)
+    fail_unless_equals_uint64 (st.r[i], rates[i]);
+  /* The last packet ended an ADU: the switch is at once. */
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_int (st.switches, 1);
+  /* Events: RATE offers r[i] (1 + headroom), then PERIOD with r_s, RATE r_s,
+   * TRANSPORT UDP. */
+  for (guint i = 0; i < 6; i++) {
+    fail_unless (tpba_sender_pop_event (s, &ev));
+    fail_unless_equals_int (ev.type, TPBA_EVENT_RATE);
+    fail_unless_equals_uint64 (ev.rate, rates[i] * 5 / 4);
+  }
+  fail_unless (tpba_sender_pop_event (s, &ev));
+  fail_unless_equals_int (ev.type, TPBA_EVENT_PERIOD);
+  fail_unless_equals_int (ev.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_uint64 (ev.rate, 1020000);
+  fail_unless (tpba_sender_pop_event (s, &ev));
+  fail_unless_equals_int (ev.type, TPBA_EVENT_RATE);
+  fail_unless_equals_uint64 (ev.rate, 1020000);
+  fail_unless (tpba_sender_pop_event (s, &ev));
+  fail_unless_equals_int (ev.type, TPBA_EVENT_TRANSPORT);
+  fail_unless_equals_int (ev.transport, TPBA_TRANSPORT_UDP);
+  fail_if (tpba_sender_pop_event (s, &ev));
+  d = send_pkt (s, 2, 200, TRUE, 1000, 5 * S);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  fail_unless (d.tcp_nodelay);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.bytes_tcp, 1000);
+  fail_unless_equals_uint64 (st.bytes_udp, 1000);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 2. The proportional (z%) criterion of section 7 */
+
+static gint
+end_index (TpbaEndCriterion crit, const guint64 * rates, guint n)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  gint i;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = crit;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  i = probe_rates (s, 0, 0, rates, n, NULL);
+  tpba_sender_free (s);
+  return i;
+}
+
+GST_START_TEST (test_probe_end_proportional)
+{
+  /* 10 Mbit/s: differences of 100-200 kbit/s are within 5 % (505 kbit/s)
+   * but far above eps = 30 kbit/s. */
+  const guint64 high[] = { 10000000, 10200000, 10100000, 9900000, 10050000 };
+  /* 100 kbit/s: differences of 10 kbit/s are within eps but above 5 %
+   * (5.5 kbit/s). */
+  const guint64 low[] = { 100000, 120000, 110000, 112000, 111000 };
+
+  fail_unless_equals_int (end_index (TPBA_END_PROPORTIONAL, high, 5), 2);
+  fail_unless_equals_int (end_index (TPBA_END_ABSOLUTE, high, 5), -1);
+  fail_unless_equals_int (end_index (TPBA_END_ABSOLUTE, low, 5), 2);
+  /* |110-111| = 1k, |112-111| = 1k < 5.55k at i = 4 */
+  fail_unless_equals_int (end_index (TPBA_END_PROPORTIONAL, low, 5), 4);
+}
+
+GST_END_TEST;
+
+
+/* ------------------------------------------------------------------ */
+/* 2b. Cycles between cwnd reductions (section 7) */
+
+GST_START_TEST (test_probe_interval_cwnd)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  TpbaTcpInfo i = { 0, 10, 20000, 0 };
+
+  tpba_config_init (&cfg);
+  cfg.probe_interval = TPBA_PROBE_INTERVAL_CWND;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  tpba_sender_on_tcp_info (s, &i, 0);   /* base */
+  /* samples every tcp_sample_interval */
+  fail_unless_equals_int64 (tpba_sender_next_deadline (s), 10 * MS);
+  i.snd_cwnd = 20;
+  i.bytes_acked = 50000;
+  tpba_sender_on_tcp_info (s, &i, 600 * MS);
+  /* a reduction at 700 ms ends cycle 0: 8 * 70000 B / 0.7 s = 800 kbit/s */
+  i.snd_cwnd = 10;
+  i.bytes_acked = 70000;
+  tpba_sender_on_tcp_info (s, &i, 700 * MS);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.n_r, 1);
+  fail_unless_equals_uint64 (st.r[0], 800000);
+  fail_unless_equals_int64 (st.last_cycle, 700 * MS);
+  fail_unless_equals_int64 (st.tcp_rtt, 20 * MS);
+  /* another cut 50 ms later is the same event: ignored */
+  i.snd_cwnd = 7;
+  tpba_sender_on_tcp_info (s, &i, 750 * MS);
+  i.snd_cwnd = 12;
+  tpba_sender_on_tcp_info (s, &i, 1000 * MS);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.n_r, 1);
+  /* the next reduction, at 1.5 s: cycle 1 of 800 ms */
+  i.snd_cwnd = 6;
+  i.bytes_acked = 150000;
+  tpba_sender_on_tcp_info (s, &i, 1500 * MS);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.n_r, 2);
+  fail_unless_equals_uint64 (st.r[1], 800000);
+  fail_unless_equals_int64 (st.last_cycle, 800 * MS);
+  /* no reduction: the cycle ends at t_tcp_max (4 s) */
+  i.snd_cwnd = 30;
+  i.bytes_acked = 550000;
+  tpba_sender_on_tcp_info (s, &i, 5499 * MS);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.n_r, 2);
+  tpba_sender_on_tcp_info (s, &i, 5500 * MS);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.n_r, 3);
+  fail_unless_equals_uint64 (st.r[2], 800000);
+  /* three equal rates: running */
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_uint64 (st.r_s, 800000);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 3. Running period: loss, no increase, T_running, ADU boundaries */
+
+GST_START_TEST (test_running_period)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  TpbaEvent ev = { 0 };
+  TpbaSendDecision d;
+  guint64 acked;
+  const guint64 rates[] = { 800000, 800000, 800000 };
+
+  tpba_config_init (&cfg);
+  s = running_sender (&cfg);
+  /* running from 3 s: adaptation points at 6, 9, 12 s, end at 13 s */
+  fail_unless_equals_int64 (tpba_sender_next_deadline (s), 4 * S);   /* SR */
+  tpba_sender_advance (s, 4 * S);
+  fail_unless_equals_int64 (tpba_sender_next_deadline (s), 5 * S);
+  send_pkt (s, 2, 200, TRUE, 1000, 4 * S);
+
+  /* 10 of 100 lost: r = 1M (1 - 0.1 * 3) = 700k */
+  feed_rr (s, 1100, 10, 25, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S - 1);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 1000000);
+  tpba_sender_advance (s, 6 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 700000);
+  fail_unless (fabs (st.p_loss - 0.1) < 1e-12);
+  fail_unless (last_event (s, TPBA_EVENT_RATE, &ev));
+  fail_unless_equals_uint64 (ev.rate, 700000);
+
+  /* No new loss (and a cumulative loss that went down): unchanged. */
+  feed_rr (s, 1300, 5, 0, 0, 0, 8 * S);
+  tpba_sender_advance (s, 9 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 700000);
+  fail_if (last_event (s, TPBA_EVENT_RATE, &ev));
+  /* No RR at all: unchanged. */
+  tpba_sender_advance (s, 12 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 700000);
+  fail_unless_equals_int (st.reductions, 1);
+
+  /* An ADU in progress at 13 s: the switch waits for its end. */
+  send_pkt (s, 3, 300, FALSE, 1000, 12500 * MS);
+  fail_unless_equals_int64 (tpba_sender_next_deadline (s), 13 * S);
+  tpba_sender_advance (s, 13 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  /* cwnd_new = max(ceil(20 * 700k / 1M), 1) = 14 segments */
+  fail_unless (last_event (s, TPBA_EVENT_PERIOD, &ev));
+  fail_unless_equals_int (ev.period, TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (ev.cwnd_new, 14);
+  d = send_pkt (s, 4, 300, FALSE, 1000, 13100 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  d = send_pkt (s, 5, 300, TRUE, 1000, 13200 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  d = send_pkt (s, 6, 400, FALSE, 1000, 13300 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  fail_unless (d.switched);
+  fail_if (d.tcp_nodelay);
+  /* no adaptation in probing, even with loss reported */
+  feed_rr (s, 1400, 50, 128, 0, 0, 14 * S);
+
+  /* Probing again from 13.3 s; it ends while an ADU is in progress (the
+   * last packet had no marker): the switch waits for the ADU's end. */
+  fail_unless_equals_int (probe_rates (s, 13300 * MS, 500000, rates, 3,
+          &acked), 2);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_TCP);
+  fail_unless_equals_uint64 (st.r_s, 800000);
+  fail_unless_equals_int (st.n_r, 3);
+  /* the rest of the ADU stays on TCP; its last write has TCP_NODELAY */
+  d = send_pkt (s, 7, 400, FALSE, 1000, 16400 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  fail_if (d.tcp_nodelay);
+  d = send_pkt (s, 8, 400, TRUE, 1000, 16500 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  fail_unless (d.tcp_nodelay);
+  d = send_pkt (s, 9, 500, TRUE, 1000, 16600 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  fail_unless (d.switched);
+  fail_unless (d.tcp_nodelay);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.switches, 3);
+  fail_unless_equals_int (st.probing_periods, 2);
+  fail_unless_equals_int (st.running_periods, 2);
+  /* the new running period's first adaptation is at 16.6 + 3 s */
+  fail_unless_equals_int64 (tpba_sender_next_deadline (s), 17 * S);
+  tpba_sender_advance (s, 17 * S);
+  fail_unless_equals_int64 (tpba_sender_next_deadline (s), 18 * S);
+
+  /* An ADU boundary seen by a timestamp change (no marker): switch at the
+   * first packet of the next ADU, with TCP_NODELAY turned on to push out
+   * the last TCP data. */
+  tpba_sender_free (s);
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, FALSE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 3, NULL), 2);
+  d = send_pkt (s, 2, 100, FALSE, 1000, 3100 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  fail_if (d.tcp_nodelay);
+  {
+    TpbaRtpInfo p = pkt (3, 200, FALSE, 1000);
+    /* paced as the UDP packet it will be */
+    fail_unless_equals_int64 (tpba_sender_next_send_time (s, &p, 3200 * MS),
+        3200 * MS);
+  }
+  d = send_pkt (s, 3, 200, FALSE, 1000, 3200 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  fail_unless (d.switched);
+  fail_unless (d.tcp_nodelay);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 4. Pacing */
+
+GST_START_TEST (test_pacing)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  const guint sizes[] = { 1200, 500, 1400, 60, 1000, 1333 };
+  gint64 dep[60];
+  guint sz[60];
+  gint64 now = 3 * S;
+  /* a rate that makes packet times fractional in ns */
+  const guint64 rate = 1234568;
+
+  tpba_config_init (&cfg);
+  s = running_sender_at (&cfg, rate);
+  /* A backlogged sender: every packet is ready at once. */
+  for (guint i = 0; i < 60; i++) {
+    TpbaRtpInfo p = pkt (10 + i, 1000 + i, TRUE, sizes[i % 6]);
+    gint64 t = tpba_sender_next_send_time (s, &p, now);
+    TpbaSendDecision d;
+
+    fail_unless (t >= now);
+    now = t;
+    tpba_sender_on_send (s, &p, now, &d);
+    fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+    dep[i] = now;
+    sz[i] = sizes[i % 6];
+  }
+  /* No window holds more than r times its length: for all i < j the bits
+   * sent from i to j-1 took at least their time at r. */
+  for (guint i = 0; i < 60; i++) {
+    guint64 bits = 0;
+    for (guint j = i + 1; j < 60; j++) {
+      bits += 8 * (guint64) sz[j - 1];
+      fail_unless ((unsigned __int128) bits * S <=
+          (unsigned __int128) rate * (guint64) (dep[j] - dep[i]),
+          "window %u..%u too fast", i, j);
+    }
+  }
+  /* and it is not slower than needed: each gap is the previous packet's
+   * time at r, rounded up to the ns */
+  for (guint i = 1; i < 60; i++)
+    fail_unless_equals_int64 (dep[i] - dep[i - 1],
+        (8 * (gint64) sz[i - 1] * S + rate - 1) / rate);
+  /* Idle time gives no credit: after a pause the first packet goes at
+   * once, the second a packet time later. */
+  now += 5 * S;
+  {
+    TpbaRtpInfo p = pkt (100, 5000, TRUE, 1250);
+    TpbaRtpInfo q = pkt (101, 5001, TRUE, 1250);
+    TpbaSendDecision d;
+
+    fail_unless_equals_int64 (tpba_sender_next_send_time (s, &p, now), now);
+    tpba_sender_on_send (s, &p, now, &d);
+    fail_unless_equals_int64 (tpba_sender_next_send_time (s, &q, now),
+        now + 8100000);         /* 10000 bits / r = 8099999.6 ns */
+  }
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 5. Successive large reductions (section 4, T_running) */
+
+GST_START_TEST (test_reprobe_on_reductions)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  TpbaSendDecision d;
+
+  /* Option on: two successive cuts of 30 % (p = 0.1) at 6 and 9 s send the
+   * flow to probing at 9 s, not at 13 s. */
+  tpba_config_init (&cfg);
+  cfg.reprobe_on_reductions = TRUE;
+  s = running_sender (&cfg);
+  send_pkt (s, 2, 200, TRUE, 1000, 4 * S);
+  feed_rr (s, 1100, 10, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 700000);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  feed_rr (s, 1200, 20, 0, 0, 0, 8 * S);
+  tpba_sender_advance (s, 9 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_TCP);     /* at once */
+  d = send_pkt (s, 3, 300, TRUE, 1000, 9100 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  tpba_sender_free (s);
+
+  /* Option off: the same reports leave it running until T_running. */
+  tpba_config_init (&cfg);
+  s = running_sender (&cfg);
+  send_pkt (s, 2, 200, TRUE, 1000, 4 * S);
+  feed_rr (s, 1100, 10, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  feed_rr (s, 1200, 20, 0, 0, 0, 8 * S);
+  tpba_sender_advance (s, 9 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_uint64 (st.rate, 490000);
+  tpba_sender_advance (s, 13 * S - 1);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  tpba_sender_advance (s, 13 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+  tpba_sender_free (s);
+
+  /* Option on, but a small cut (5 %) between the large ones: not
+   * successive, still running. */
+  tpba_config_init (&cfg);
+  cfg.reprobe_on_reductions = TRUE;
+  cfg.t_running = 30 * S;
+  s = running_sender (&cfg);
+  send_pkt (s, 2, 200, TRUE, 1000, 4 * S);
+  feed_rr (s, 1100, 10, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  feed_rr (s, 1300, 14, 0, 0, 0, 8 * S);       /* p = 0.02: cut 6 % */
+  tpba_sender_advance (s, 9 * S);
+  feed_rr (s, 1400, 24, 0, 0, 0, 11 * S);
+  tpba_sender_advance (s, 12 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (st.reductions, 3);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 6. LDA (Fig. 2 with lines (A)) on scripted RRs */
+
+static TpbaSender *
+lda_sender (TpbaMode mode)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  guint8 buf[TPBA_RTCP_MAX_SIZE];
+  TpbaRtcpReport sr;
+  gsize len;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.mode = mode;
+  cfg.r_0 = 600000;
+  cfg.air_0 = 100000;
+  cfg.packet_size = 512;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  tpba_sender_set_bottleneck (s, 1000000);
+  fail_unless_equals_int (send_pkt (s, 1, 100, TRUE, 524, 500 * MS).transport,
+      TPBA_TRANSPORT_UDP);
+  /* SR at 1 s; the RR answering it at 2 s with DLSR 0.5 s: tau = 0.5 s */
+  tpba_sender_advance (s, 1 * S);
+  len = tpba_sender_pop_rtcp (s, buf, sizeof (buf));
+  fail_unless (len > 0);
+  fail_unless (tpba_rtcp_parse (buf, len, &sr, NULL));
+  fail_unless (sr.is_sr);
+  fail_unless_equals_uint64 (sr.ntp, G_GUINT64_CONSTANT (1) << 32);
+  fail_unless_equals_int (sr.packet_count, 1);
+  fail_unless_equals_int (sr.octet_count, 512);
+  feed_rr (s, 100, 0, 0, (guint32) (sr.ntp >> 16), 32768, 2 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int64 (st.rtt, 500 * MS);
+  drain_events (s);
+  return s;
+}
+
+static void
+check_rate (TpbaSender * s, gdouble r, gdouble air)
+{
+  TpbaSenderStats st;
+
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, (guint64) llround (r));
+  fail_unless_equals_uint64 (st.air, (guint64) llround (air));
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+}
+
+GST_START_TEST (test_lda)
+{
+  TpbaSender *s = lda_sender (TPBA_MODE_LDA);
+  /* line (C): P / (2 tau) (T_adapt / tau + 1) = 4096 / 1 * (6 + 1) */
+  const gdouble c = 28672.0;
+  gdouble r = 600000.0, air;
+  TpbaEvent ev = { 0 };
+
+  /* 3 s, no loss: AIR = 100k (1 - 0.6) = 40k (B), min(40k, C) = C (C) */
+  tpba_sender_advance (s, 3 * S);
+  air = c;
+  r += air;
+  check_rate (s, r, air);
+  fail_unless_equals_uint64 ((guint64) llround (r), 628672);
+  fail_unless (last_event (s, TPBA_EVENT_RATE, &ev));
+  fail_unless_equals_uint64 (ev.rate, 628672);
+  /* 6 s, no loss: AIR = C (1 - r/b) = 10646.7..., below C */
+  feed_rr (s, 200, 0, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  air = air * (1.0 - r / 1000000.0);
+  r += air;
+  check_rate (s, r, air);
+  fail_unless_equals_uint64 ((guint64) llround (r), 639319);
+  /* 9 s, 5 of 100 lost: AIR = AIR_0, r = r (1 - 0.05 * 3) */
+  feed_rr (s, 300, 5, 12, 0, 0, 8 * S);
+  tpba_sender_advance (s, 9 * S);
+  air = 100000.0;
+  r = r * (1.0 - 0.05 * 3.0);
+  check_rate (s, r, air);
+  fail_unless_equals_uint64 ((guint64) llround (r), 543421);
+  /* 12 s, no loss: AIR = 100k (1 - r/b) = 45.6k, min with C = C */
+  feed_rr (s, 400, 5, 0, 0, 0, 11 * S);
+  tpba_sender_advance (s, 12 * S);
+  air = c;
+  r += air;
+  check_rate (s, r, air);
+  /* 15 s, no loss, but b fell to 500k: lines (A), r = b, AIR unchanged */
+  tpba_sender_set_bottleneck (s, 500000);
+  feed_rr (s, 500, 5, 0, 0, 0, 14 * S);
+  tpba_sender_advance (s, 15 * S);
+  r = 500000.0;
+  check_rate (s, r, air);
+  /* 18 s, half lost: r (1 - 1.5) < r_min: r = r_min */
+  feed_rr (s, 600, 55, 128, 0, 0, 17 * S);
+  tpba_sender_advance (s, 18 * S);
+  check_rate (s, 10000.0, 100000.0);
+  /* 21 s, no RR since 18 s: no adaptation */
+  tpba_sender_advance (s, 21 * S);
+  check_rate (s, 10000.0, 100000.0);
+  /* 24 s, no loss, r < b: AIR = 100k (1 - 10k/500k) = 98k, min C */
+  feed_rr (s, 700, 55, 0, 0, 0, 23 * S);
+  tpba_sender_advance (s, 24 * S);
+  check_rate (s, 10000.0 + c, c);
+  tpba_sender_free (s);
+
+  /* LDAF: (B) is AIR = AIR_0 (1 - r/b) every time */
+  s = lda_sender (TPBA_MODE_LDAF);
+  r = 600000.0;
+  tpba_sender_advance (s, 3 * S);
+  r += c;                       /* min(40k, C) */
+  check_rate (s, r, c);
+  feed_rr (s, 200, 0, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  /* 100k (1 - 0.628672) = 37132.8 > C */
+  r += c;
+  check_rate (s, r, c);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* 7. Receiver: merge, RR, malformed RTCP */
+
+static guint8 *
+rtp_bytes (guint16 seq, guint32 ts, gsize * len)
+{
+  guint8 *b = g_malloc0 (40);
+
+  b[0] = 0x80;
+  b[1] = 96;
+  b[2] = seq >> 8;
+  b[3] = seq & 0xff;
+  b[4] = ts >> 24;
+  b[5] = (ts >> 16) & 0xff;
+  b[6] = (ts >> 8) & 0xff;
+  b[7] = ts & 0xff;
+  b[8] = SSRC_TX >> 24;
+  b[9] = (SSRC_TX >> 16) & 0xff;
+  b[10] = (SSRC_TX >> 8) & 0xff;
+  b[11] = SSRC_TX & 0xff;
+  *len = 40;
+  return b;
+}
+
+static TpbaRecvResult
+arrive (TpbaReceiver * r, TpbaTransport t, guint k, gint64 now)
+{
+  gsize len;
+  guint8 *b = rtp_bytes ((guint16) (65530 + k), k * 3000, &len);
+  TpbaRecvResult res = tpba_receiver_on_rtp (r, t, b, len, b, now);
+
+  if (res != TPBA_RECV_ACCEPTED)
+    g_free (b);
+  return res;
+}
+
+/* Pops what is ready at @now into @out (as k = seq - 65530). */
+static void
+pop_all (TpbaReceiver * r, gint64 now, GArray * out)
+{
+  guint8 *b;
+  guint16 seq;
+
+  while ((b = tpba_receiver_pop_rtp (r, now, &seq))) {
+    guint k = (guint16) (seq - 65530);
+
+    fail_unless_equals_int ((b[2] << 8) | b[3], seq);
+    g_array_append_val (out, k);
+    g_free (b);
+  }
+}
+
+GST_START_TEST (test_receiver_merge)
+{
+  TpbaConfig cfg;
+  TpbaReceiver *r;
+  TpbaReceiverStats st;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
+  const TpbaTransport U = TPBA_TRANSPORT_UDP, T = TPBA_TRANSPORT_TCP;
+  gint64 t = 0;
+
+  tpba_config_init (&cfg);
+  cfg.t_rtcp = 10 * S;          /* no RR deadline in the way */
+  r = tpba_receiver_new (&cfg, SSRC_RX, g_free, 0);
+  /* UDP 0-4 with 2/3 reordered; switch to TCP 5-9 (UDP copy of 1 late);
+   * switch back: UDP 13, 14 overtake TCP 10-12; UDP 17 lost. Seq wraps
+   * from 65535 to 0 at k = 6. */
+  fail_unless_equals_int (arrive (r, U, 0, t), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 1, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 3, t += MS), TPBA_RECV_ACCEPTED);
+  pop_all (r, t, out);
+  fail_unless_equals_int (out->len, 2);
+  fail_unless_equals_int (arrive (r, U, 2, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 4, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, T, 5, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, T, 6, t += MS), TPBA_RECV_ACCEPTED);
+  pop_all (r, t, out);
+  fail_unless_equals_int (arrive (r, T, 1, t += MS), TPBA_RECV_DUPLICATE);
+  fail_unless_equals_int (arrive (r, U, 6, t += MS), TPBA_RECV_DUPLICATE);
+  for (guint k = 7; k <= 9; k++)
+    fail_unless_equals_int (arrive (r, T, k, t += MS), TPBA_RECV_ACCEPTED);
+  pop_all (r, t, out);
+  fail_unless_equals_int (out->len, 10);
+  /* UDP 13, 14 before the TCP tail 10-12: held, and not given up after the
+   * UDP reorder wait, since the packet before the gap came over TCP. */
+  fail_unless_equals_int (arrive (r, U, 13, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 14, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 14, t += MS), TPBA_RECV_DUPLICATE);
+  pop_all (r, t + 500 * MS, out);
+  fail_unless_equals_int (out->len, 10);
+  fail_unless_equals_int64 (tpba_receiver_next_deadline (r), t - 2 * MS + S);
+  t += 500 * MS;
+  for (guint k = 10; k <= 12; k++)
+    fail_unless_equals_int (arrive (r, T, k, t += MS), TPBA_RECV_ACCEPTED);
+  pop_all (r, t, out);
+  fail_unless_equals_int (out->len, 15);
+  /* UDP 15, 16, (17 lost), 18, 19: the gap after a UDP packet is given up
+   * after reorder_wait (50 ms). */
+  fail_unless_equals_int (arrive (r, U, 15, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 16, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 18, t += MS), TPBA_RECV_ACCEPTED);
+  fail_unless_equals_int (arrive (r, U, 19, t += MS), TPBA_RECV_ACCEPTED);
+  pop_all (r, t, out);
+  fail_unless_equals_int (out->len, 17);
+  fail_unless_equals_int64 (tpba_receiver_next_deadline (r), t - MS + 50 * MS);
+  pop_all (r, t - MS + 50 * MS - 1, out);
+  fail_unless_equals_int (out->len, 17);
+  pop_all (r, t - MS + 50 * MS, out);
+  fail_unless_equals_int (out->len, 19);
+  fail_unless_equals_int (arrive (r, U, 17, t += 60 * MS), TPBA_RECV_LATE);
+
+  {
+    const guint expect[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+      15, 16, 18, 19
+    };
+    for (guint i = 0; i < out->len; i++)
+      fail_unless_equals_int (g_array_index (out, guint, i), expect[i]);
+  }
+  tpba_receiver_get_stats (r, &st);
+  fail_unless_equals_int (st.delivered, 19);
+  fail_unless_equals_int (st.duplicates, 3);
+  fail_unless_equals_int (st.late, 1);
+  fail_unless_equals_int (st.skipped, 1);
+  fail_unless_equals_int (st.packets_tcp, 9);
+  fail_unless_equals_int (st.held, 0);
+  fail_unless_equals_int (st.ext_highest_seq, 65530 + 19);
+  /* wrong SSRC, not RTP */
+  {
+    guint8 junk[8] = { 0x80, 96, 0, 1, 0, 0, 0, 0 };
+    fail_unless_equals_int (tpba_receiver_on_rtp (r, U, junk, 8, NULL, t),
+        TPBA_RECV_INVALID);
+  }
+  /* held packets are freed with the receiver */
+  fail_unless_equals_int (arrive (r, U, 25, t += MS), TPBA_RECV_ACCEPTED);
+  g_array_free (out, TRUE);
+  tpba_receiver_free (r);
+}
+
+GST_END_TEST;
+
+static void
+recv_seq (TpbaReceiver * r, guint16 seq, guint32 ts, gint64 now)
+{
+  gsize len;
+  guint8 *b = rtp_bytes (seq, ts, &len);
+
+  TpbaRecvResult res = tpba_receiver_on_rtp (r, TPBA_TRANSPORT_UDP, b, len,
+      b, now);
+
+  fail_if (res == TPBA_RECV_INVALID);
+  if (res != TPBA_RECV_ACCEPTED)
+    g_free (b);
+  while (TRUE) {
+    gpointer p = tpba_receiver_pop_rtp (r, now + S, NULL);
+    if (!p)
+      break;
+    g_free (p);
+  }
+}
+
+static TpbaReportBlock
+pop_rr (TpbaReceiver * r, gint64 now)
+{
+  guint8 buf[TPBA_RTCP_MAX_SIZE];
+  TpbaRtcpReport rep;
+  gsize len;
+
+  tpba_receiver_advance (r, now);
+  len = tpba_receiver_pop_rtcp (r, buf, sizeof (buf));
+  fail_unless (len > 0);
+  fail_unless (tpba_rtcp_parse (buf, len, &rep, NULL));
+  fail_if (rep.is_sr);
+  fail_unless_equals_int64 (rep.ssrc, SSRC_RX);
+  fail_unless_equals_int (rep.n_blocks, 1);
+  fail_unless_equals_int64 (rep.blocks[0].ssrc, SSRC_TX);
+  return rep.blocks[0];
+}
+
+GST_START_TEST (test_receiver_rr)
+{
+  TpbaConfig cfg;
+  TpbaReceiver *r;
+  TpbaReportBlock k;
+  TpbaRtcpReport sr;
+  guint8 buf[TPBA_RTCP_MAX_SIZE];
+  gsize len;
+  const gint extra[] = { 0, 5, 0, 20, 20, 0 };
+  gint64 t;
+
+  tpba_config_init (&cfg);
+  r = tpba_receiver_new (&cfg, SSRC_RX, g_free, 0);
+  /* nothing received: no RR */
+  tpba_receiver_advance (r, S);
+  fail_unless_equals_int (tpba_receiver_pop_rtcp (r, buf, sizeof (buf)), 0);
+  /* seq 0..9 without 3 and 7 */
+  for (guint s = 0; s < 10; s++)
+    if (s != 3 && s != 7)
+      recv_seq (r, s, s * 3000, S + s * MS);
+  /* an SR at 1.5 s: LSR = its NTP's middle bits, DLSR = 0.5 s at 2 s */
+  memset (&sr, 0, sizeof (sr));
+  sr.is_sr = TRUE;
+  sr.ssrc = SSRC_TX;
+  sr.ntp = G_GUINT64_CONSTANT (0x0001234580000000);
+  len = tpba_rtcp_write (&sr, "tx", buf, sizeof (buf));
+  fail_unless (tpba_receiver_on_rtcp (r, buf, len, 1500 * MS));
+  k = pop_rr (r, 2 * S);
+  fail_unless_equals_int (k.ext_highest_seq, 9);
+  fail_unless_equals_int (k.cumulative_lost, 2);
+  fail_unless_equals_int (k.fraction_lost, (2 << 8) / 10);  /* 51 */
+  fail_unless_equals_int64 (k.lsr, 0x23458000);
+  fail_unless_equals_int64 (k.dlsr, 32768);
+  /* seq 10..19 without 12, 15 twice: RFC 3550 counts the duplicate, so the
+   * interval shows no loss; cumulative stays 2. */
+  for (guint s = 10; s < 20; s++)
+    if (s != 12)
+      recv_seq (r, s, s * 3000, 2 * S + s * MS);
+  recv_seq (r, 15, 15 * 3000, 2 * S + 30 * MS);
+  k = pop_rr (r, 3 * S);
+  fail_unless_equals_int (k.ext_highest_seq, 19);
+  fail_unless_equals_int (k.cumulative_lost, 2);
+  fail_unless_equals_int (k.fraction_lost, 0);
+  /* 20..29 without 20..23: 4 of 10 */
+  for (guint s = 24; s < 30; s++)
+    recv_seq (r, s, s * 3000, 3 * S + s * MS);
+  k = pop_rr (r, 4 * S);
+  fail_unless_equals_int (k.cumulative_lost, 6);
+  fail_unless_equals_int (k.fraction_lost, (4 << 8) / 10);  /* 102 */
+  tpba_receiver_free (r);
+
+  /* Jitter, RFC 3550 A.8, clock 1 kHz: transit differences 5, 5, 20, 0, 20
+   * give J (x16) = 5, 10, 29, 27, 45: reported 45 >> 4 = 2 (the floating
+   * form gives 2.85). */
+  cfg.clock_rate = 1000;
+  r = tpba_receiver_new (&cfg, SSRC_RX, g_free, 0);
+  for (guint s = 0; s < 6; s++) {
+    t = s * 10 * MS + extra[s] * MS;
+    recv_seq (r, s, s * 10, t);
+  }
+  k = pop_rr (r, S);
+  fail_unless_equals_int (k.jitter, 2);
+  fail_unless_equals_int (k.cumulative_lost, 0);
+  fail_unless_equals_int (k.lsr, 0);
+  fail_unless_equals_int (k.dlsr, 0);
+  tpba_receiver_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rtcp_wire)
+{
+  TpbaRtcpReport rep, out;
+  guint8 buf[TPBA_RTCP_MAX_SIZE], bad[TPBA_RTCP_MAX_SIZE];
+  gsize len, consumed;
+  TpbaReceiver *r;
+  TpbaConfig cfg;
+  TpbaReceiverStats st;
+
+  memset (&rep, 0, sizeof (rep));
+  rep.is_sr = TRUE;
+  rep.ssrc = SSRC_TX;
+  rep.ntp = G_GUINT64_CONSTANT (0x0102030405060708);
+  rep.rtp_ts = 0xa0b0c0d0;
+  rep.packet_count = 77;
+  rep.octet_count = 7700;
+  rep.n_blocks = 2;
+  rep.blocks[0].ssrc = 9;
+  rep.blocks[0].fraction_lost = 200;
+  rep.blocks[0].cumulative_lost = -3;
+  rep.blocks[0].ext_highest_seq = 0x00010005;
+  rep.blocks[0].jitter = 1234;
+  rep.blocks[0].lsr = 0xdeadbeef;
+  rep.blocks[0].dlsr = 65536;
+  rep.blocks[1].ssrc = 10;
+  rep.blocks[1].cumulative_lost = 0x7fffff;
+  len = tpba_rtcp_write (&rep, "user@host", buf, sizeof (buf));
+  /* SR 28 + 2 x 24 = 76, SDES 8 + 2 + 9 + 1 -> 20: 96 */
+  fail_unless_equals_int (len, 96);
+  fail_unless_equals_int (buf[0], 0x82);
+  fail_unless_equals_int (buf[1], 200);
+  fail_unless_equals_int (buf[76 + 1], 202);
+  fail_unless (tpba_rtcp_parse (buf, len, &out, &consumed));
+  fail_unless_equals_int (consumed, 76);
+  fail_unless (out.is_sr);
+  fail_unless_equals_uint64 (out.ntp, rep.ntp);
+  fail_unless_equals_int64 (out.rtp_ts, 0xa0b0c0d0);
+  fail_unless_equals_int (out.packet_count, 77);
+  fail_unless_equals_int (out.octet_count, 7700);
+  fail_unless_equals_int (out.n_blocks, 2);
+  fail_unless_equals_int (out.blocks[0].fraction_lost, 200);
+  fail_unless_equals_int (out.blocks[0].cumulative_lost, -3);
+  fail_unless_equals_int (out.blocks[0].ext_highest_seq, 0x00010005);
+  fail_unless_equals_int (out.blocks[0].jitter, 1234);
+  fail_unless_equals_int64 (out.blocks[0].lsr, 0xdeadbeef);
+  fail_unless_equals_int (out.blocks[0].dlsr, 65536);
+  fail_unless_equals_int (out.blocks[1].cumulative_lost, 0x7fffff);
+  fail_unless (tpba_rtcp_parse_compound (buf, len, NULL, NULL));
+  /* too small a buffer */
+  fail_unless_equals_int (tpba_rtcp_write (&rep, "user@host", bad, 95), 0);
+
+  tpba_config_init (&cfg);
+  r = tpba_receiver_new (&cfg, SSRC_RX, g_free, 0);
+  fail_unless (tpba_receiver_on_rtcp (r, buf, len, 0));
+  /* every truncation is refused */
+  for (gsize l = 0; l < len; l++)
+    if (l != 76)                /* the SR alone is a whole compound */
+      fail_if (tpba_receiver_on_rtcp (r, buf, l, 0), "accepted %u",
+          (guint) l);
+  fail_unless (tpba_receiver_on_rtcp (r, buf, 76, 0));
+  /* version 1 */
+  memcpy (bad, buf, len);
+  bad[0] = 0x42;
+  fail_if (tpba_receiver_on_rtcp (r, bad, len, 0));
+  /* version 1 in the second packet */
+  memcpy (bad, buf, len);
+  bad[76] = 0x41;
+  fail_if (tpba_receiver_on_rtcp (r, bad, len, 0));
+  /* first packet not SR/RR */
+  fail_if (tpba_receiver_on_rtcp (r, buf + 76, len - 76, 0));
+  /* padding on the first packet */
+  memcpy (bad, buf, len);
+  bad[0] |= 0x20;
+  fail_if (tpba_receiver_on_rtcp (r, bad, len, 0));
+  /* more report blocks than the length holds */
+  memcpy (bad, buf, len);
+  bad[0] = 0x83;
+  fail_if (tpba_receiver_on_rtcp (r, bad, len, 0));
+  fail_if (tpba_rtcp_parse (bad, len, &out, NULL));
+  /* a length beyond the buffer */
+  memcpy (bad, buf, len);
+  bad[3] = 40;
+  fail_if (tpba_receiver_on_rtcp (r, bad, len, 0));
+  /* trailing bytes that are not a packet */
+  memcpy (bad, buf, len);
+  bad[len] = 0x80;
+  bad[len + 1] = 0;
+  fail_if (tpba_receiver_on_rtcp (r, bad, len + 2, 0));
+  /* padding on a packet that is not the last; on the last it is fine */
+  {
+    const guint8 rr[12] = { 0xa0, 201, 0, 2, 0, 0, 0, 1, 0, 0, 0, 4 };
+
+    memcpy (bad, buf, len);
+    memcpy (bad + len, rr, 12);
+    fail_unless (tpba_receiver_on_rtcp (r, bad, len + 12, 0));
+    bad[76] |= 0x20;
+    fail_if (tpba_receiver_on_rtcp (r, bad, len + 12, 0));
+  }
+  tpba_receiver_get_stats (r, &st);
+  fail_unless_equals_int (st.rtcp_received, 3);
+  fail_unless_equals_int (st.rtcp_refused, len - 1 + 8);
+  tpba_receiver_free (r);
+
+  /* RTP: every truncation of a packet with CSRC, extension and padding */
+  {
+    guint8 p[32] = { 0xb1, 0xe0, 0x12, 0x34, 0, 0, 0, 1, 0, 0, 0, 2,
+      0, 0, 0, 3,               /* CSRC */
+      0xbe, 0xde, 0, 1, 0x10, 0xaa, 0, 0,       /* extension, 1 word */
+      1, 2, 3, 4, 5, 0, 0, 3    /* payload 5, padding 3 */
+    };
+    TpbaRtpInfo info;
+
+    fail_unless (tpba_rtp_parse (p, 32, &info));
+    fail_unless (info.marker);
+    fail_unless_equals_int (info.payload_type, 0x60);
+    fail_unless_equals_int (info.seq, 0x1234);
+    fail_unless_equals_int (info.payload_size, 5);
+    for (gsize l = 0; l < 32; l++)
+      fail_if (tpba_rtp_parse (p, l, &info) && l < 24, "len %u",
+          (guint) l);
+    p[31] = 9;                  /* padding beyond the payload */
+    fail_if (tpba_rtp_parse (p, 32, &info));
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+tpbacore_suite (void)
+{
+  Suite *s = suite_create ("tpbacore");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_probe_end_criterion);
+  tcase_add_test (tc, test_probe_end_proportional);
+  tcase_add_test (tc, test_probe_interval_cwnd);
+  tcase_add_test (tc, test_running_period);
+  tcase_add_test (tc, test_pacing);
+  tcase_add_test (tc, test_reprobe_on_reductions);
+  tcase_add_test (tc, test_lda);
+  tcase_add_test (tc, test_receiver_merge);
+  tcase_add_test (tc, test_receiver_rr);
+  tcase_add_test (tc, test_rtcp_wire);
+  return s;
+}
+
+GST_CHECK_MAIN (tpbacore);
