@@ -880,17 +880,32 @@ begin_slot (TpssMember * m, gint64 slot, gint64 now)
 }
 
 static void
-on_qos (Peer * p, const TpssQos * q, gint64 now)
+on_qos (TpssMember * m, Peer * p, const TpssQos * q, gint64 now)
 {
+  gint64 span_us = 0;
+  guint64 tt_us = q->tt_us;
+
   p->last_qos = *q;
   p->have_qos = TRUE;
-  /* Trf_i[T] = D / TT for T = HT .. HT + TT (section 3.2), in bits/s. */
-  p->qos_rate = q->tt_us ? muldiv (q->bytes, 8 * G_GUINT64_CONSTANT (1000000),
-      q->tt_us) : 0;
+  /* Trf_i[T] = D / TT for T = HT .. HT + TT (section 3.2), in bits/s.
+   * TT = D / TR uses the rate the source may send at; what it actually
+   * sends can be less (a source that offers less than it is allowed). Every
+   * packet stays HT in MQ, and the queue's top packet has HT - ht of it
+   * behind it, so the D bytes were enqueued over at least that long and
+   * cannot arrive faster: TT is at least HT - ht (HT is a group parameter,
+   * our own). Without this the announced rate is the source's permission,
+   * not its traffic, and a high-priority source's grant, growing by the
+   * increase rule, claims the whole capacity (docs/protocols/tpss.md). */
+  if (m->cfg.control == TPSS_CONTROL_NOTIFICATION && q->bytes > 0)
+    span_us = m->cfg.holding_time / NS_PER_US - (gint64) q->ht_us;
+  if (span_us > (gint64) tt_us)
+    tt_us = (guint64) span_us;
+  p->qos_rate = tt_us ? muldiv (q->bytes, 8 * G_GUINT64_CONSTANT (1000000),
+      tt_us) : 0;
   if (p->src_length > 0)
     p->qos_rate += p->qos_rate / p->src_length;
   p->qos_start = now + (gint64) q->ht_us * NS_PER_US;
-  p->qos_end = p->qos_start + (gint64) q->tt_us * NS_PER_US;
+  p->qos_end = p->qos_start + (gint64) tt_us * NS_PER_US;
 }
 
 /* ------------------------------------------------------------------ */
@@ -940,7 +955,15 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
     guint i;
     if (allocate (m, G_MININT64, now, demand, alloc, &avail) &&
         find_peer (m, p->id, &i) && demand[i] > 0) {
-      rate = MIN (rate, alloc[i]);
+      /* A source that announces (about) all its send rate allows is
+       * limited by that rate, not by its need: capping it at an allocation
+       * that covers its demand would hold it at its current rate for good
+       * (and, with noise, ratchet it down). Only a source the allocation
+       * cuts, or one that announces less than it may send, is capped. */
+      gboolean at_own_rate = (unsigned __int128) demand[i] * 100 >=
+          (unsigned __int128) p->src_send_rate * 99;
+      if (alloc[i] < demand[i] || !at_own_rate)
+        rate = MIN (rate, alloc[i]);
       p->allocated = alloc[i];
     } else {
       p->allocated = 0;
@@ -1029,7 +1052,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
 
   switch (msg->type) {
     case TPSS_MSG_QOS:
-      on_qos (p, &msg->u.qos, now);
+      on_qos (m, p, &msg->u.qos, now);
       break;
     case TPSS_MSG_RATE:{
       guint32 echo = msg->u.rate.echo_ntp;

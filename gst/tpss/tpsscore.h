@@ -42,7 +42,11 @@
  *   Trf_i[T] = D/TT for T in [HT, HT+TT] from every source; where the sum
  *   (plus its own sending rate) exceeds max-receive-rate it allocates the
  *   capacity by priority (highest first, lower priorities cut first) or
- *   fairly (max-min), caps each source's notified rate by its allocation,
+ *   fairly (max-min), caps each source's notified rate by its allocation
+ *   (when that cuts it, or it announces less than its send rate: a demand
+ *   equal to the source's own rate is not a need to cap at; and the
+ *   announced rate is D / max(TT, HT - ht), the traffic, not the
+ *   permission D / TT = TR),
  *   and admits arriving packets only within each source's allocation (the
  *   packets of lower-priority sources are the ones not delivered).
  *   Control = feedback (the baseline): no announcements are used, the rule

@@ -816,6 +816,84 @@ GST_START_TEST (test_allocation)
 
 GST_END_TEST;
 
+/* A source whose announcement says what it may send (D/TT = its rate TR)
+ * but whose queue shows what it sends (D over HT - ht): the allocation
+ * follows the traffic. Capacity 60 Mbit/s, priorities 10/0/0 (the paper's
+ * Figure 8 at p4). Returns the RATE to each source; @admitted per source. */
+static void
+run_traffic_case (guint64 a_send_rate, guint32 a_bytes, guint32 a_tt_us,
+    guint admitted[3], guint64 notified[3])
+{
+  const guint32 src[3] = { SSRC_A, SSRC_B, 0xDDDD0004u };
+  const guint prio[3] = { 10, 0, 0 };
+  const guint packets[3] = { 20, 30, 30 };     /* Mbit/s = packets per slot */
+  TpssConfig cfg;
+  TpssMember *r;
+  TpssMsg m;
+  guint32 dest;
+  gint64 t = T0;
+
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = 60000000;
+  r = tpss_member_new (SSRC_C, &cfg);
+  for (guint i = 0; i < 3; i++) {
+    tpss_member_add_peer (r, src[i], prio[i], T0 - 10 * MS);
+    feed_report (r, src[i], i == 0 ? a_send_rate : 30000000, T0 - 5 * MS);
+    memset (&m, 0, sizeof (m));
+    m.type = TPSS_MSG_QOS;
+    m.sender_ssrc = m.media_ssrc = src[i];
+    /* B, C: 30 Mbit/s held for the whole HT; A: as given, its top packet
+     * leaving now (ht 0: a full HT of data behind it) */
+    m.u.qos.bytes = i == 0 ? a_bytes : 375000;
+    m.u.qos.tt_us = i == 0 ? a_tt_us : 100000;
+    m.u.qos.ht_us = 0;
+    tpss_member_on_msg (r, &m, T0 - 5 * MS);
+  }
+  memset (admitted, 0, 3 * sizeof (guint));
+  for (gint i = 2; i >= 0; i--)
+    for (guint k = 0; k < packets[i]; k++, t += 10 * US)
+      admitted[i] += tpss_member_on_data (r, src[i], PKT_BIG, 0, 0, t);
+  fail_unless (t < T0 + 10 * MS);
+  tpss_member_advance (r, T0 + 25 * MS);
+  memset (notified, 0xff, 3 * sizeof (guint64));
+  while (tpss_member_pop_msg (r, &dest, &m))
+    for (guint i = 0; i < 3; i++)
+      if (m.type == TPSS_MSG_RATE && dest == src[i])
+        notified[i] = m.u.rate.rate;
+  tpss_member_free (r);
+}
+
+GST_START_TEST (test_allocation_by_traffic)
+{
+  guint adm[3];
+  guint64 rate[3];
+
+  /* A may send 100 Mbit/s (D/TT = 250000 B / 20 ms) but sends 20: its
+   * 250000 bytes were enqueued over HT = 100 ms. Its demand is 20, so B and
+   * C share the other 40 (20 each) instead of starving behind a 100 Mbit/s
+   * claim. A, clean, is told 1.2 x 100 capped to its allocation, 20; B and
+   * C, 10 of 30 refused each, 0.8 x 30 = 24 capped to 20. */
+  run_traffic_case (100000000, 250000, 20000, adm, rate);
+  fail_unless_equals_int (adm[0], 20);
+  fail_unless_equals_int (adm[1], 20);
+  fail_unless_equals_int (adm[2], 20);
+  fail_unless_equals_uint64 (rate[0], 20000000);
+  fail_unless_equals_uint64 (rate[1], 20000000);
+  fail_unless_equals_uint64 (rate[2], 20000000);
+
+  /* A sends all its rate allows (20 Mbit/s: D/TT = D/HT = 20): its demand
+   * is bounded by its rate, not its need, so its allocation (= demand) does
+   * not cap it: the rule's 1.2 x 20 = 24 goes through, and it is never
+   * held at, or ratcheted below, what it was allowed before. */
+  run_traffic_case (20000000, 250000, 100000, adm, rate);
+  fail_unless_equals_int (adm[0], 20);
+  fail_unless_equals_uint64 (rate[0], 24000000);
+  fail_unless_equals_uint64 (rate[1], 20000000);
+  fail_unless_equals_uint64 (rate[2], 20000000);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 5. The queue: holding time, pacing, QoS information */
 
@@ -1036,6 +1114,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_phase_change_after_clean_rtt);
   tcase_add_test (tc, test_traditional_slow_start);
   tcase_add_test (tc, test_allocation);
+  tcase_add_test (tc, test_allocation_by_traffic);
   tcase_add_test (tc, test_holding_time_and_pacing);
   tcase_add_test (tc, test_membership);
   return s;
