@@ -1,0 +1,1174 @@
+/**
+ * SECTION:element-tpbasink
+ * @title: tpbasink
+ * @see_also: tpbasrc
+ *
+ * Sends one RTP stream to a #tpbasrc with TCP-rate-probing-based adaptation
+ * (Tobe et al., "TCP-Rate-Probing-Based Adaptation for Continuous Media
+ * Communications", docs/protocols/tpba.md). The stream goes over TCP (RFC
+ * 4571 framing: a 16-bit length before each packet) in the rate-probing
+ * period, where the rate TCP achieves is measured from TCP_INFO
+ * (tcpi_bytes_acked) every #GstTpbaSink:t-tcp, and over UDP, paced at the
+ * probed rate and cut on loss reported by RTCP receiver reports, in the
+ * running period (#GstTpbaSink:t-running). Periods switch only between
+ * ADUs (after an RTP marker or at a timestamp change). RTCP SRs go to
+ * #GstTpbaSink:rtcp-port over UDP from a socket that also receives the RRs.
+ *
+ * The rate reaches the encoder upstream as the `GstLayerRates` custom
+ * upstream event and as the notifying #GstTpbaSink:bitrate property (bits/s;
+ * x264enc's `bitrate` is kbit/s). Period decisions are posted as
+ * `tpba-period` element messages (period, r-s, cwnd-new), switches as
+ * `tpba-transport` (transport).
+ *
+ * The TCP connection is made at start and kept; when it fails it is made
+ * again every 200 ms; an error is posted after #GstTpbaSink:connect-timeout
+ * without one. Packets wait in a queue for their departure time (pacing) or
+ * for TCP; when #GstTpbaSink:max-queue-bytes are queued whole ADUs are
+ * dropped (and the sequence numbers of the rest closed up, so the receiver
+ * does not count sender drops as network loss).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency ! rtph264pay ! \
+ *   tpbasink host=127.0.0.1 port=5004
+ * gst-launch-1.0 tpbasrc port=5004 caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" ! \
+ *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
+ * ]| or with a URI: `tpba://127.0.0.1:5004?t-running=5000000000`.
+ */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <poll.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>
+
+#include "gsttpbasink.h"
+#include "gsttpbautil.h"
+#include "gstlayerrates.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
+#define GST_CAT_DEFAULT gst_tpba_sink_debug
+
+#define DEFAULT_HOST "127.0.0.1"
+#define DEFAULT_PORT 5004
+#define DEFAULT_MAX_QUEUE_BYTES (256 * 1024)
+#define DEFAULT_CONNECT_TIMEOUT (10 * GST_SECOND)
+#define DEFAULT_NOTSENT_LOWAT (32 * 1024)
+#define RECONNECT_INTERVAL (200 * GST_MSECOND)
+
+enum
+{
+  PROP_0,
+  PROP_HOST,
+  PROP_PORT,
+  PROP_TCP_PORT,
+  PROP_RTCP_PORT,
+  PROP_BOTTLENECK,
+  PROP_MAX_QUEUE_BYTES,
+  PROP_CONNECT_TIMEOUT,
+  PROP_NOTSENT_LOWAT,
+  PROP_STATS_INTERVAL,
+  PROP_TCP_CONGESTION,
+  PROP_BITRATE,
+  PROP_STATS,
+  PROP_CONFIG_FIRST,
+};
+
+typedef struct
+{
+  guint8 *data;
+  TpbaRtpInfo info;
+} Item;
+
+struct _GstTpbaSink
+{
+  GstBaseSink parent;
+
+  /* Settings, under the object lock */
+  gchar *host;
+  gint port, tcp_port, rtcp_port;
+  guint64 bottleneck;
+  guint max_queue_bytes;
+  guint64 connect_timeout;
+  guint notsent_lowat;
+  guint64 stats_interval;
+  gchar *tcp_congestion;
+  TpbaConfig cfg;
+
+  GstRatePath *rates;
+
+  /* State, under lock; sockets are used by the worker only (opened in
+   * start, closed in stop after the worker ended). */
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  gboolean running;
+  int wake_fd;
+  TpbaSender *core;
+  TpbaConfig run_cfg;
+  guint64 run_bottleneck;
+  guint run_max_queue, run_lowat;
+  gint64 run_connect_timeout;
+  gint64 run_stats_interval, next_stats;
+  gchar *run_cc;
+  GQueue queue;
+  guint64 queued_bytes;
+  gboolean have_prev, prev_marker, in_drop;
+  guint32 prev_ts;
+  guint16 seq_shift;
+
+  int udp_fd, rtcp_fd, tcp_fd;
+  struct sockaddr_storage rtp_addr, rtcp_addr, tcp_addr;
+  socklen_t addr_len;
+  gchar *dest_str;
+  gint dest_tcp_port;
+  GByteArray *tcp_out;
+  guint tcp_out_off;
+  gint tcp_nodelay;             /* -1 unknown */
+  gint64 next_connect, fail_since;
+  guint attempts;
+  gboolean gave_up;
+  gchar *last_error;
+
+  guint64 dropped_packets, dropped_adus, invalid, send_errors;
+  guint64 tcp_connects, tcp_failures, rtcp_foreign, tcp_frames_lost;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+static void gst_tpba_sink_uri_init (gpointer g_iface, gpointer iface_data);
+
+#define gst_tpba_sink_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstTpbaSink, gst_tpba_sink, GST_TYPE_BASE_SINK,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpba_sink_uri_init));
+GST_ELEMENT_REGISTER_DEFINE (tpbasink, "tpbasink", GST_RANK_NONE,
+    GST_TYPE_TPBA_SINK);
+
+static GstStructure *get_stats (GstTpbaSink * self);
+
+static void
+post_stats (GstTpbaSink * self)
+{
+  GstStructure *s = get_stats (self);
+
+  gst_structure_set_name (s, "tpba-stats");
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static void
+item_free (Item * it)
+{
+  g_free (it->data);
+  g_free (it);
+}
+
+static void
+wake (GstTpbaSink * self)
+{
+  guint64 one = 1;
+  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
+    GST_LOG_OBJECT (self, "wakeup: %s", g_strerror (errno));
+}
+
+/* ------------------------------------------------------------------ */
+/* TCP (worker, lock held) */
+
+static void
+tcp_close (GstTpbaSink * self, const gchar * why)
+{
+  if (self->tcp_fd < 0)
+    return;
+  GST_WARNING_OBJECT (self, "TCP connection to %s:%d lost: %s",
+      self->dest_str, self->dest_tcp_port, why);
+  close (self->tcp_fd);
+  self->tcp_fd = -1;
+  self->tcp_failures++;
+  /* a frame half written is lost with the connection; a whole one waits */
+  if (self->tcp_out->len && self->tcp_out_off) {
+    g_byte_array_set_size (self->tcp_out, 0);
+    self->tcp_out_off = 0;
+    self->tcp_frames_lost++;
+  }
+  self->next_connect = gst_tpba_now ();
+  self->fail_since = self->next_connect;
+  self->attempts = 0;
+}
+
+static void
+set_nodelay (GstTpbaSink * self, gboolean on)
+{
+  int v = on;
+
+  if (self->tcp_fd < 0 || self->tcp_nodelay == on)
+    return;
+  if (setsockopt (self->tcp_fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof (v)) < 0)
+    GST_WARNING_OBJECT (self, "TCP_NODELAY: %s", g_strerror (errno));
+  self->tcp_nodelay = on;
+}
+
+/* Writes what tcp_out holds; FALSE when the connection failed. */
+static gboolean
+tcp_flush (GstTpbaSink * self)
+{
+  while (self->tcp_fd >= 0 && self->tcp_out_off < self->tcp_out->len) {
+    ssize_t n = send (self->tcp_fd, self->tcp_out->data + self->tcp_out_off,
+        self->tcp_out->len - self->tcp_out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return TRUE;
+      tcp_close (self, g_strerror (errno));
+      return FALSE;
+    }
+    self->tcp_out_off += n;
+  }
+  if (self->tcp_out_off >= self->tcp_out->len) {
+    g_byte_array_set_size (self->tcp_out, 0);
+    self->tcp_out_off = 0;
+  }
+  return TRUE;
+}
+
+static void
+send_hello (GstTpbaSink * self)
+{
+  /* an empty RR (RFC 3550 6.4.2, no report blocks) tells the source which
+   * address to accept TCP from before any RTP has been sent */
+  TpbaRtcpReport rep;
+  guint8 buf[TPBA_RTCP_MAX_SIZE];
+  gsize n;
+
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = g_random_int ();
+  n = tpba_rtcp_write (&rep, NULL, buf, sizeof (buf));
+  if (n && sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
+          (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
+    GST_DEBUG_OBJECT (self, "hello: %s", g_strerror (errno));
+}
+
+/* Called with the lock released. */
+static int
+tcp_connect (GstTpbaSink * self, gchar ** err)
+{
+  int fd = socket (self->tcp_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+      SOCK_NONBLOCK, 0);
+  struct pollfd pfd;
+  int e = 0, r;
+  socklen_t el = sizeof (e);
+  int lowat = self->run_lowat;
+
+  if (fd < 0) {
+    *err = g_strdup (g_strerror (errno));
+    return -1;
+  }
+  if (lowat > 0)
+    setsockopt (fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof (lowat));
+  if (self->run_cc && setsockopt (fd, IPPROTO_TCP, TCP_CONGESTION,
+          self->run_cc, strlen (self->run_cc)) < 0) {
+    *err = g_strdup_printf ("TCP_CONGESTION %s: %s", self->run_cc,
+        g_strerror (errno));
+    close (fd);
+    return -1;
+  }
+  if (connect (fd, (struct sockaddr *) &self->tcp_addr, self->addr_len) < 0
+      && errno != EINPROGRESS) {
+    *err = g_strdup (g_strerror (errno));
+    close (fd);
+    return -1;
+  }
+  pfd.fd = fd;
+  pfd.events = POLLOUT;
+  do
+    r = poll (&pfd, 1, 1000);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0) {
+    *err = g_strdup (r == 0 ? "timed out" : g_strerror (errno));
+    close (fd);
+    return -1;
+  }
+  if (getsockopt (fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 || e) {
+    *err = g_strdup (g_strerror (e ? e : errno));
+    close (fd);
+    return -1;
+  }
+  return fd;
+}
+
+static gboolean
+sample_tcp_info (GstTpbaSink * self, TpbaTcpInfo * out)
+{
+  struct tcp_info ti;
+  socklen_t len = sizeof (ti);
+
+  if (self->tcp_fd < 0)
+    return FALSE;
+  memset (&ti, 0, sizeof (ti));
+  if (getsockopt (self->tcp_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+    return FALSE;
+  out->bytes_acked = ti.tcpi_bytes_acked;
+  out->snd_cwnd = ti.tcpi_snd_cwnd;
+  out->rtt_us = ti.tcpi_rtt;
+  out->delivery_rate = ti.tcpi_delivery_rate;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The worker */
+
+static gboolean
+same_host (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+  if (a->ss_family != b->ss_family)
+    return FALSE;
+  if (a->ss_family == AF_INET)
+    return ((struct sockaddr_in *) a)->sin_addr.s_addr ==
+        ((struct sockaddr_in *) b)->sin_addr.s_addr;
+  return memcmp (&((struct sockaddr_in6 *) a)->sin6_addr,
+      &((struct sockaddr_in6 *) b)->sin6_addr, sizeof (struct in6_addr)) == 0;
+}
+
+static void
+handle_events (GstTpbaSink * self, GArray * evs)
+{
+  for (guint i = 0; i < evs->len; i++) {
+    TpbaEvent *e = &g_array_index (evs, TpbaEvent, i);
+    GstStructure *s = NULL;
+
+    switch (e->type) {
+      case TPBA_EVENT_RATE:{
+        guint r = (guint) MIN (e->rate, (guint64) G_MAXUINT);
+        GST_DEBUG_OBJECT (self, "rate %u bit/s", r);
+        gst_rate_path_set (self->rates, &r, 1, gst_tpba_now ());
+        break;
+      }
+      case TPBA_EVENT_PERIOD:
+        GST_INFO_OBJECT (self, "%s period decided (r_s %" G_GUINT64_FORMAT
+            ", cwnd_new %u)", e->period == TPBA_PERIOD_RUNNING ? "running" :
+            "probing", e->rate, e->cwnd_new);
+        s = gst_structure_new ("tpba-period", "period", G_TYPE_STRING,
+            e->period == TPBA_PERIOD_RUNNING ? "running" : "probing",
+            "r-s", G_TYPE_UINT64, e->rate, "cwnd-new", G_TYPE_UINT,
+            e->cwnd_new, NULL);
+        break;
+      case TPBA_EVENT_TRANSPORT:
+        GST_INFO_OBJECT (self, "switched to %s",
+            e->transport == TPBA_TRANSPORT_UDP ? "UDP" : "TCP");
+        s = gst_structure_new ("tpba-transport", "transport", G_TYPE_STRING,
+            e->transport == TPBA_TRANSPORT_UDP ? "udp" : "tcp", NULL);
+        break;
+    }
+    if (s)
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), s));
+  }
+  g_array_set_size (evs, 0);
+}
+
+static void
+send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
+{
+  Item *it;
+
+  while (self->core && (it = g_queue_peek_head (&self->queue)) &&
+      self->tcp_out->len == 0) {
+    TpbaSendDecision d;
+    gint64 t = tpba_sender_next_send_time (self->core, &it->info, now);
+
+    if (t > now) {
+      *wait_until = MIN (*wait_until, t);
+      return;
+    }
+    g_queue_pop_head (&self->queue);
+    self->queued_bytes -= it->info.size;
+    tpba_sender_on_send (self->core, &it->info, now, &d);
+    set_nodelay (self, d.tcp_nodelay);
+    if (d.transport == TPBA_TRANSPORT_UDP) {
+      if (sendto (self->udp_fd, it->data, it->info.size, MSG_DONTWAIT,
+              (struct sockaddr *) &self->rtp_addr, self->addr_len) < 0) {
+        self->send_errors++;
+        GST_LOG_OBJECT (self, "UDP send: %s", g_strerror (errno));
+      }
+    } else {
+      guint8 hdr[2] = { it->info.size >> 8, it->info.size & 0xff };
+      g_byte_array_append (self->tcp_out, hdr, 2);
+      g_byte_array_append (self->tcp_out, it->data, it->info.size);
+      tcp_flush (self);
+    }
+    item_free (it);
+  }
+}
+
+static gpointer
+worker (gpointer data)
+{
+  GstTpbaSink *self = data;
+  GArray *evs = g_array_new (FALSE, FALSE, sizeof (TpbaEvent));
+  guint8 buf[2048];
+
+  g_mutex_lock (&self->lock);
+  while (self->running) {
+    gint64 now = gst_tpba_now ();
+    gint64 wait_until = now + GST_SECOND;
+    struct pollfd pfd[3];
+    struct timespec ts;
+    TpbaEvent ev;
+    gsize n;
+    int nfd = 0, r;
+
+    /* (re)connect */
+    if (self->tcp_fd < 0 && !self->gave_up && now >= self->next_connect) {
+      gchar *err = NULL;
+      int fd;
+
+      send_hello (self);
+      g_mutex_unlock (&self->lock);
+      fd = tcp_connect (self, &err);
+      g_mutex_lock (&self->lock);
+      now = gst_tpba_now ();
+      self->attempts++;
+      if (fd >= 0) {
+        self->tcp_fd = fd;
+        self->tcp_nodelay = -1;
+        self->tcp_connects++;
+        self->attempts = 0;
+        self->fail_since = -1;
+        GST_INFO_OBJECT (self, "TCP connected to %s:%d", self->dest_str,
+            self->dest_tcp_port);
+      } else {
+        if (self->fail_since < 0)
+          self->fail_since = now;
+        g_free (self->last_error);
+        self->last_error = err;
+        GST_DEBUG_OBJECT (self, "TCP connect attempt %u: %s", self->attempts,
+            err);
+        self->next_connect = now + RECONNECT_INTERVAL;
+        if (now - self->fail_since >= self->run_connect_timeout) {
+          gchar *dest = g_strdup (self->dest_str);
+          gint port = self->dest_tcp_port;
+          guint att = self->attempts;
+
+          self->gave_up = TRUE;
+          err = g_strdup (self->last_error);
+          g_mutex_unlock (&self->lock);
+          GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+              ("Could not connect to tpbasrc at %s:%d over TCP", dest, port),
+              ("%u attempts in %" GST_TIME_FORMAT ", last: %s", att,
+                  GST_TIME_ARGS (self->run_connect_timeout), err));
+          g_free (dest);
+          g_free (err);
+          g_mutex_lock (&self->lock);
+        }
+      }
+      continue;
+    }
+
+    /* the core's deadlines: TCP_INFO samples, adaptation, SRs */
+    if (self->core) {
+      if (now >= tpba_sender_next_deadline (self->core)) {
+        TpbaTcpInfo ti;
+        if (sample_tcp_info (self, &ti))
+          tpba_sender_on_tcp_info (self->core, &ti, now);
+        tpba_sender_advance (self->core, now);
+      }
+      while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))))
+        if (sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
+                (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
+          self->send_errors++;
+    }
+
+    /* RRs */
+    for (;;) {
+      struct sockaddr_storage from;
+      socklen_t fl = sizeof (from);
+      ssize_t len = recvfrom (self->rtcp_fd, buf, sizeof (buf), MSG_DONTWAIT,
+          (struct sockaddr *) &from, &fl);
+      if (len < 0)
+        break;
+      if (!same_host (&from, &self->rtcp_addr))
+        self->rtcp_foreign++;
+      else if (self->core)
+        tpba_sender_on_rtcp (self->core, buf, len, now);
+    }
+
+    /* media */
+    if (self->tcp_out->len)
+      tcp_flush (self);
+    send_packets (self, now, &wait_until);
+    if (self->core)
+      while (tpba_sender_pop_event (self->core, &ev))
+        g_array_append_val (evs, ev);
+    if (g_queue_is_empty (&self->queue) && !self->tcp_out->len)
+      g_cond_broadcast (&self->cond);
+    if (evs->len) {
+      g_mutex_unlock (&self->lock);
+      handle_events (self, evs);
+      g_mutex_lock (&self->lock);
+    }
+    gst_rate_path_tick (self->rates, now);
+    if (self->run_stats_interval > 0 && now >= self->next_stats) {
+      self->next_stats = now + self->run_stats_interval;
+      g_mutex_unlock (&self->lock);
+      post_stats (self);
+      g_mutex_lock (&self->lock);
+    }
+    if (self->run_stats_interval > 0)
+      wait_until = MIN (wait_until, self->next_stats);
+
+    if (self->core)
+      wait_until = MIN (wait_until, tpba_sender_next_deadline (self->core));
+    if (self->tcp_fd < 0 && !self->gave_up)
+      wait_until = MIN (wait_until, self->next_connect);
+    pfd[nfd].fd = self->wake_fd;
+    pfd[nfd++].events = POLLIN;
+    pfd[nfd].fd = self->rtcp_fd;
+    pfd[nfd++].events = POLLIN;
+    if (self->tcp_fd >= 0) {
+      pfd[nfd].fd = self->tcp_fd;
+      pfd[nfd++].events = POLLIN | (self->tcp_out->len ? POLLOUT : 0);
+    }
+    now = gst_tpba_now ();
+    if (wait_until < now)
+      wait_until = now;
+    ts.tv_sec = (wait_until - now) / GST_SECOND;
+    ts.tv_nsec = (wait_until - now) % GST_SECOND;
+    g_mutex_unlock (&self->lock);
+    r = ppoll (pfd, nfd, &ts, NULL);
+    g_mutex_lock (&self->lock);
+    if (r > 0 && (pfd[0].revents & POLLIN)) {
+      guint64 v;
+      if (read (self->wake_fd, &v, sizeof (v)) < 0)
+        GST_LOG_OBJECT (self, "wakeup read: %s", g_strerror (errno));
+    }
+    if (r > 0 && nfd == 3 && self->tcp_fd == pfd[2].fd &&
+        (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+      /* the source never writes: this is the end of the connection */
+      ssize_t k = recv (self->tcp_fd, buf, sizeof (buf), MSG_DONTWAIT);
+      if (k == 0)
+        tcp_close (self, "closed by the peer (refused?)");
+      else if (k < 0 && errno != EAGAIN && errno != EINTR)
+        tcp_close (self, g_strerror (errno));
+    }
+  }
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  g_array_free (evs, TRUE);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* GstBaseSink */
+
+static gboolean
+resolve (const gchar * host, gint port, struct sockaddr_storage *out,
+    socklen_t * len, GError ** error)
+{
+  struct addrinfo hints, *res = NULL;
+  gchar ps[16];
+  int e;
+
+  memset (&hints, 0, sizeof (hints));
+  hints.ai_socktype = SOCK_DGRAM;
+  g_snprintf (ps, sizeof (ps), "%d", port);
+  e = getaddrinfo (host, ps, &hints, &res);
+  if (e || !res) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "Could not resolve host \"%s\": %s", host, gai_strerror (e));
+    return FALSE;
+  }
+  memcpy (out, res->ai_addr, res->ai_addrlen);
+  *len = res->ai_addrlen;
+  freeaddrinfo (res);
+  return TRUE;
+}
+
+static gboolean
+gst_tpba_sink_start (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+  GError *err = NULL;
+  gchar *host;
+  gint port, tcp_port, rtcp_port;
+  socklen_t l1, l2, l3;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  host = g_strdup (self->host);
+  port = self->port;
+  tcp_port = self->tcp_port < 0 ? port : self->tcp_port;
+  rtcp_port = self->rtcp_port < 0 ? port + 1 : self->rtcp_port;
+  self->run_cfg = self->cfg;
+  self->run_bottleneck = self->bottleneck;
+  self->run_max_queue = self->max_queue_bytes;
+  self->run_lowat = self->notsent_lowat;
+  self->run_connect_timeout = self->connect_timeout;
+  self->run_stats_interval = self->stats_interval;
+  g_free (self->run_cc);
+  self->run_cc = self->tcp_congestion && *self->tcp_congestion ?
+      g_strdup (self->tcp_congestion) : NULL;
+  GST_OBJECT_UNLOCK (self);
+
+  if (tcp_port <= 0 || rtcp_port <= 0 || rtcp_port > 65535) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid ports: port %d, tcp-port %d, rtcp-port %d (the sink needs "
+            "the source's real ports)", port, tcp_port, rtcp_port), (NULL));
+    g_free (host);
+    return FALSE;
+  }
+  ok = resolve (host, port, &self->rtp_addr, &l1, &err) &&
+      resolve (host, tcp_port, &self->tcp_addr, &l2, &err) &&
+      resolve (host, rtcp_port, &self->rtcp_addr, &l3, &err);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    g_free (host);
+    return FALSE;
+  }
+  self->addr_len = l1;
+  self->dest_str = host;
+  self->dest_tcp_port = tcp_port;
+  self->udp_fd = socket (self->rtp_addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC,
+      0);
+  self->rtcp_fd = socket (self->rtp_addr.ss_family,
+      SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (self->udp_fd < 0 || self->rtcp_fd < 0 || self->wake_fd < 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not create sockets: %s", g_strerror (errno)), (NULL));
+    return FALSE;
+  }
+  {
+    /* the RTCP socket is bound (ephemeral) so that RRs find it */
+    struct sockaddr_storage any;
+    memset (&any, 0, sizeof (any));
+    any.ss_family = self->rtp_addr.ss_family;
+    if (bind (self->rtcp_fd, (struct sockaddr *) &any, self->addr_len) < 0)
+      GST_WARNING_OBJECT (self, "bind RTCP: %s", g_strerror (errno));
+  }
+  self->tcp_fd = -1;
+  self->tcp_out = g_byte_array_new ();
+  self->tcp_out_off = 0;
+  self->tcp_nodelay = -1;
+  self->next_connect = 0;
+  self->fail_since = -1;
+  self->attempts = 0;
+  self->gave_up = FALSE;
+  self->have_prev = self->in_drop = FALSE;
+  self->seq_shift = 0;
+  self->queued_bytes = 0;
+  self->dropped_packets = self->dropped_adus = self->invalid = 0;
+  self->send_errors = self->tcp_connects = self->tcp_failures = 0;
+  self->rtcp_foreign = self->tcp_frames_lost = 0;
+  self->next_stats = gst_tpba_now ();
+  self->running = TRUE;
+  self->thread = g_thread_new ("tpbasink", worker, self);
+  return TRUE;
+}
+
+static gboolean
+gst_tpba_sink_stop (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->running = FALSE;
+  wake (self);
+  g_mutex_unlock (&self->lock);
+  if (self->thread)
+    g_thread_join (self->thread);
+  self->thread = NULL;
+  g_mutex_lock (&self->lock);
+  g_queue_clear_full (&self->queue, (GDestroyNotify) item_free);
+  if (self->core)
+    tpba_sender_free (self->core);
+  self->core = NULL;
+  g_mutex_unlock (&self->lock);
+#define CLOSE(fd) G_STMT_START { if ((fd) >= 0) close (fd); (fd) = -1; } G_STMT_END
+  CLOSE (self->udp_fd);
+  CLOSE (self->rtcp_fd);
+  CLOSE (self->tcp_fd);
+  CLOSE (self->wake_fd);
+#undef CLOSE
+  if (self->tcp_out)
+    g_byte_array_unref (self->tcp_out);
+  self->tcp_out = NULL;
+  g_clear_pointer (&self->dest_str, g_free);
+  g_clear_pointer (&self->last_error, g_free);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_tpba_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+  GstMapInfo map;
+  TpbaRtpInfo info;
+  gboolean new_adu;
+  Item *it;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    return GST_FLOW_ERROR;
+  if (!tpba_rtp_parse (map.data, map.size, &info)) {
+    gst_buffer_unmap (buffer, &map);
+    g_mutex_lock (&self->lock);
+    self->invalid++;
+    g_mutex_unlock (&self->lock);
+    GST_WARNING_OBJECT (self, "dropping a buffer that is not RTP");
+    return GST_FLOW_OK;
+  }
+  g_mutex_lock (&self->lock);
+  if (!self->core) {
+    self->run_cfg.ntp_offset = gst_tpba_ntp_offset ();
+    self->core = tpba_sender_new (&self->run_cfg, info.ssrc, gst_tpba_now ());
+    if (self->run_bottleneck)
+      tpba_sender_set_bottleneck (self->core, self->run_bottleneck);
+  }
+  new_adu = !self->have_prev || self->prev_marker ||
+      info.timestamp != self->prev_ts;
+  self->have_prev = TRUE;
+  self->prev_marker = info.marker;
+  self->prev_ts = info.timestamp;
+  if (new_adu)
+    self->in_drop = self->queued_bytes + info.size > self->run_max_queue;
+  if (self->in_drop) {
+    /* a whole ADU is dropped; the sequence numbers after it close up */
+    self->dropped_packets++;
+    self->dropped_adus += new_adu;
+    self->seq_shift++;
+    g_mutex_unlock (&self->lock);
+    gst_buffer_unmap (buffer, &map);
+    return GST_FLOW_OK;
+  }
+  it = g_new (Item, 1);
+  it->data = g_memdup2 (map.data, map.size);
+  it->info = info;
+  if (self->seq_shift) {
+    it->info.seq = info.seq - self->seq_shift;
+    it->data[2] = it->info.seq >> 8;
+    it->data[3] = it->info.seq & 0xff;
+  }
+  g_queue_push_tail (&self->queue, it);
+  self->queued_bytes += info.size;
+  wake (self);
+  g_mutex_unlock (&self->lock);
+  gst_buffer_unmap (buffer, &map);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_tpba_sink_render_list (GstBaseSink * bsink, GstBufferList * list)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  for (guint i = 0; ret == GST_FLOW_OK && i < gst_buffer_list_length (list);
+      i++)
+    ret = gst_tpba_sink_render (bsink, gst_buffer_list_get (list, i));
+  return ret;
+}
+
+static gboolean
+gst_tpba_sink_query (GstBaseSink * bsink, GstQuery * query)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS &&
+      gst_rate_path_caps_query (self->rates, query))
+    return TRUE;
+  return GST_BASE_SINK_CLASS (parent_class)->query (bsink, query);
+}
+
+static gboolean
+gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    /* what the queue holds leaves first (pacing; bounded) */
+    gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    g_mutex_lock (&self->lock);
+    while (self->running && (!g_queue_is_empty (&self->queue) ||
+            (self->tcp_out && self->tcp_out->len)) && !self->gave_up)
+      if (!g_cond_wait_until (&self->cond, &self->lock, end))
+        break;
+    g_mutex_unlock (&self->lock);
+    post_stats (self);
+  }
+  return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties */
+
+static void
+gst_tpba_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_HOST:
+      g_free (self->host);
+      self->host = g_value_dup_string (value);
+      if (!self->host)
+        self->host = g_strdup (DEFAULT_HOST);
+      break;
+    case PROP_PORT:
+      self->port = g_value_get_int (value);
+      break;
+    case PROP_TCP_PORT:
+      self->tcp_port = g_value_get_int (value);
+      break;
+    case PROP_RTCP_PORT:
+      self->rtcp_port = g_value_get_int (value);
+      break;
+    case PROP_BOTTLENECK:
+      self->bottleneck = g_value_get_uint64 (value);
+      break;
+    case PROP_MAX_QUEUE_BYTES:
+      self->max_queue_bytes = g_value_get_uint (value);
+      break;
+    case PROP_CONNECT_TIMEOUT:
+      self->connect_timeout = g_value_get_uint64 (value);
+      break;
+    case PROP_NOTSENT_LOWAT:
+      self->notsent_lowat = g_value_get_uint (value);
+      break;
+    case PROP_STATS_INTERVAL:
+      self->stats_interval = g_value_get_uint64 (value);
+      break;
+    case PROP_TCP_CONGESTION:
+      g_free (self->tcp_congestion);
+      self->tcp_congestion = g_value_dup_string (value);
+      break;
+    default:
+      if (!gst_tpba_config_set (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GValue *
+history_value (const TpbaSenderStats * st)
+{
+  GValue *arr = g_new0 (GValue, 1);
+  guint n = MIN (st->n_r, TPBA_HISTORY);
+
+  g_value_init (arr, GST_TYPE_ARRAY);
+  for (guint i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_TYPE_UINT64);
+    g_value_set_uint64 (&v, st->r[i]);
+    gst_value_array_append_and_take_value (arr, &v);
+  }
+  return arr;
+}
+
+static GstStructure *
+get_stats (GstTpbaSink * self)
+{
+  GstStructure *s = gst_structure_new_empty ("application/x-tpba-sink-stats");
+  guint64 sent = 0, coalesced = 0;
+
+  g_mutex_lock (&self->lock);
+  if (self->core) {
+    TpbaSenderStats st;
+    GValue *hist;
+
+    tpba_sender_get_stats (self->core, &st);
+    hist = history_value (&st);
+    gst_structure_set (s,
+        "period", G_TYPE_STRING, st.period == TPBA_PERIOD_RUNNING ?
+        "running" : "probing",
+        "transport", G_TYPE_STRING, st.transport == TPBA_TRANSPORT_UDP ?
+        "udp" : "tcp",
+        "rate", G_TYPE_UINT64, st.rate,
+        "r-s", G_TYPE_UINT64, st.r_s,
+        "n-r", G_TYPE_UINT, st.n_r,
+        "p-loss", G_TYPE_DOUBLE, st.p_loss,
+        "fraction-lost", G_TYPE_UINT, (guint) st.fraction_lost,
+        "cumulative-lost", G_TYPE_INT, st.cumulative_lost,
+        "rtt", G_TYPE_INT64, st.rtt,
+        "tcp-rtt", G_TYPE_INT64, st.tcp_rtt,
+        "delivery-rate", G_TYPE_UINT64, st.delivery_rate,
+        "air", G_TYPE_UINT64, st.air,
+        "cwnd-new", G_TYPE_UINT, st.cwnd_new,
+        "last-cycle", G_TYPE_INT64, st.last_cycle,
+        "switches", G_TYPE_UINT64, st.switches,
+        "probing-periods", G_TYPE_UINT64, st.probing_periods,
+        "running-periods", G_TYPE_UINT64, st.running_periods,
+        "reductions", G_TYPE_UINT64, st.reductions,
+        "packets-udp", G_TYPE_UINT64, st.packets_udp,
+        "packets-tcp", G_TYPE_UINT64, st.packets_tcp,
+        "bytes-udp", G_TYPE_UINT64, st.bytes_udp,
+        "bytes-tcp", G_TYPE_UINT64, st.bytes_tcp,
+        "rtcp-received", G_TYPE_UINT64, st.rtcp_received,
+        "rtcp-refused", G_TYPE_UINT64, st.rtcp_refused, NULL);
+    gst_structure_take_value (s, "r", hist);
+    g_free (hist);
+  }
+  gst_structure_set (s,
+      "queued-bytes", G_TYPE_UINT64, self->queued_bytes,
+      "dropped-packets", G_TYPE_UINT64, self->dropped_packets,
+      "dropped-adus", G_TYPE_UINT64, self->dropped_adus,
+      "invalid", G_TYPE_UINT64, self->invalid,
+      "send-errors", G_TYPE_UINT64, self->send_errors,
+      "tcp-connected", G_TYPE_BOOLEAN, self->tcp_fd >= 0,
+      "tcp-connects", G_TYPE_UINT64, self->tcp_connects,
+      "tcp-failures", G_TYPE_UINT64, self->tcp_failures,
+      "tcp-frames-lost", G_TYPE_UINT64, self->tcp_frames_lost,
+      "rtcp-foreign", G_TYPE_UINT64, self->rtcp_foreign, NULL);
+  g_mutex_unlock (&self->lock);
+  gst_rate_path_get_counters (self->rates, &sent, &coalesced);
+  gst_structure_set (s,
+      "bitrate", G_TYPE_UINT, gst_rate_path_get_bitrate (self->rates),
+      "rate-events", G_TYPE_UINT64, sent,
+      "rate-coalesced", G_TYPE_UINT64, coalesced, NULL);
+  return s;
+}
+
+static void
+gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (object);
+
+  switch (prop_id) {
+    case PROP_BITRATE:
+      g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
+      return;
+    case PROP_STATS:
+      g_value_take_boxed (value, get_stats (self));
+      return;
+    default:
+      break;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_HOST:
+      g_value_set_string (value, self->host);
+      break;
+    case PROP_PORT:
+      g_value_set_int (value, self->port);
+      break;
+    case PROP_TCP_PORT:
+      g_value_set_int (value, self->tcp_port);
+      break;
+    case PROP_RTCP_PORT:
+      g_value_set_int (value, self->rtcp_port);
+      break;
+    case PROP_BOTTLENECK:
+      g_value_set_uint64 (value, self->bottleneck);
+      break;
+    case PROP_MAX_QUEUE_BYTES:
+      g_value_set_uint (value, self->max_queue_bytes);
+      break;
+    case PROP_CONNECT_TIMEOUT:
+      g_value_set_uint64 (value, self->connect_timeout);
+      break;
+    case PROP_NOTSENT_LOWAT:
+      g_value_set_uint (value, self->notsent_lowat);
+      break;
+    case PROP_STATS_INTERVAL:
+      g_value_set_uint64 (value, self->stats_interval);
+      break;
+    case PROP_TCP_CONGESTION:
+      g_value_set_string (value, self->tcp_congestion);
+      break;
+    default:
+      if (!gst_tpba_config_get (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_tpba_sink_finalize (GObject * object)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (object);
+
+  gst_rate_path_free (self->rates);
+  g_free (self->host);
+  g_free (self->tcp_congestion);
+  g_free (self->run_cc);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *bsink_class = GST_BASE_SINK_CLASS (klass);
+  GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  gobject_class->set_property = gst_tpba_sink_set_property;
+  gobject_class->get_property = gst_tpba_sink_get_property;
+  gobject_class->finalize = gst_tpba_sink_finalize;
+  bsink_class->start = gst_tpba_sink_start;
+  bsink_class->stop = gst_tpba_sink_stop;
+  bsink_class->render = gst_tpba_sink_render;
+  bsink_class->render_list = gst_tpba_sink_render_list;
+  bsink_class->query = gst_tpba_sink_query;
+  bsink_class->event = gst_tpba_sink_event;
+
+  g_object_class_install_property (gobject_class, PROP_HOST,
+      g_param_spec_string ("host", "Host", "The tpbasrc's host or address",
+          DEFAULT_HOST, rw));
+  g_object_class_install_property (gobject_class, PROP_PORT,
+      g_param_spec_int ("port", "Port", "The tpbasrc's UDP port for RTP",
+          1, 65535, DEFAULT_PORT, rw));
+  g_object_class_install_property (gobject_class, PROP_TCP_PORT,
+      g_param_spec_int ("tcp-port", "TCP port",
+          "The tpbasrc's TCP port for RTP in the probing period (-1: port)",
+          -1, 65535, -1, rw));
+  g_object_class_install_property (gobject_class, PROP_RTCP_PORT,
+      g_param_spec_int ("rtcp-port", "RTCP port",
+          "The tpbasrc's UDP port for RTCP (-1: port + 1)", -1, 65535, -1,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_BOTTLENECK,
+      g_param_spec_uint64 ("bottleneck", "Bottleneck",
+          "LDA modes: bottleneck bandwidth b, bits/s (0: unknown, taken as "
+          "infinite; LDA's packet-pair estimate is not done here)",
+          0, G_MAXUINT64, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_MAX_QUEUE_BYTES,
+      g_param_spec_uint ("max-queue-bytes", "Max queue bytes",
+          "Packets waiting for pacing or TCP beyond this are dropped, whole "
+          "ADUs at a time, bytes", 1500, G_MAXUINT, DEFAULT_MAX_QUEUE_BYTES,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_CONNECT_TIMEOUT,
+      g_param_spec_uint64 ("connect-timeout", "Connect timeout",
+          "Error out after trying this long to (re)connect TCP, ns",
+          0, G_MAXINT64, DEFAULT_CONNECT_TIMEOUT, rw));
+  g_object_class_install_property (gobject_class, PROP_NOTSENT_LOWAT,
+      g_param_spec_uint ("tcp-notsent-lowat", "TCP not-sent low water mark",
+          "TCP_NOTSENT_LOWAT, bytes: bounds what waits unsent in the kernel "
+          "so the backlog stays in the queue (0: the kernel's default)",
+          0, G_MAXINT, DEFAULT_NOTSENT_LOWAT, rw));
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint64 ("stats-interval", "Stats interval",
+          "Post the stats as a `tpba-stats` element message this often, ns "
+          "(0: never; one is always posted at EOS)", 0, G_MAXINT64, 0, rw));
+  g_object_class_install_property (gobject_class, PROP_TCP_CONGESTION,
+      g_param_spec_string ("tcp-congestion", "TCP congestion control",
+          "TCP_CONGESTION of the probing connection, e.g. cubic or reno "
+          "(NULL: the system default)", NULL, rw));
+  g_object_class_install_property (gobject_class, PROP_BITRATE,
+      g_param_spec_uint ("bitrate", "Bitrate",
+          "Rate the encoder should produce (bits/s): r[i] (1 + headroom) while "
+          "probing, r while running; notifies", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstTpbaSink:stats:
+   *
+   * period ("probing" / "running": decided), transport ("tcp" / "udp": in
+   * effect), rate (bits/s: pacing or offer), r-s (last probing result), r
+   * (array of guint64: r[i] of the current or last probing period, oldest
+   * first, at most 32), n-r, p-loss (last adaptation point), fraction-lost,
+   * cumulative-lost (last RR), rtt (ns from the RRs, -1 unknown), tcp-rtt
+   * (ns, TCP_INFO), delivery-rate (bits/s, TCP_INFO), air (LDA), cwnd-new
+   * (segments), last-cycle (ns), switches, probing-periods,
+   * running-periods, reductions, packets-udp / packets-tcp / bytes-udp /
+   * bytes-tcp (RTP bytes per transport), rtcp-received / rtcp-refused;
+   * queued-bytes, dropped-packets / dropped-adus (queue full),
+   * invalid (not RTP), send-errors, tcp-connected, tcp-connects,
+   * tcp-failures (connections lost), tcp-frames-lost (half-written frames),
+   * rtcp-foreign (RTCP from another host), bitrate, rate-events /
+   * rate-coalesced. The core's fields appear after the first packet.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Sender counters (see the element documentation)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
+      GST_TPBA_PARAM_SINK);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "TPBA sink", "Sink/Network/RTP",
+      "Sends RTP over TCP while probing the rate TCP gets and over paced UDP "
+      "at that rate while running (TCP-rate-probing-based adaptation)",
+      "gst-rtp-transports developers");
+  gst_type_mark_as_plugin_api (GST_TYPE_TPBA_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_TPBA_END_CRITERION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_TPBA_PROBE_INTERVAL, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_tpba_sink_debug, "tpbasink", 0, "TPBA sink");
+}
+
+static void
+gst_tpba_sink_init (GstTpbaSink * self)
+{
+  self->host = g_strdup (DEFAULT_HOST);
+  self->port = DEFAULT_PORT;
+  self->tcp_port = -1;
+  self->rtcp_port = -1;
+  self->max_queue_bytes = DEFAULT_MAX_QUEUE_BYTES;
+  self->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
+  self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
+  tpba_config_init (&self->cfg);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  g_queue_init (&self->queue);
+  self->udp_fd = self->rtcp_fd = self->tcp_fd = self->wake_fd = -1;
+  self->rates = gst_rate_path_new (GST_ELEMENT (self),
+      GST_BASE_SINK_PAD (self), 100 * GST_MSECOND, "bitrate", NULL);
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+  gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
+}
+
+/* URI handler */
+
+static GstURIType
+gst_tpba_sink_uri_get_type (GType type)
+{
+  return GST_URI_SINK;
+}
+
+static const gchar *const *
+gst_tpba_sink_uri_get_protocols (GType type)
+{
+  static const gchar *protocols[] = { "tpba", NULL };
+  return protocols;
+}
+
+static gchar *
+gst_tpba_sink_uri_get_uri (GstURIHandler * handler)
+{
+  return gst_tpba_uri_build (GST_ELEMENT (handler), "host", "port");
+}
+
+static gboolean
+gst_tpba_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
+    GError ** error)
+{
+  return gst_tpba_uri_apply (GST_ELEMENT (handler), uri, "host", "port",
+      error);
+}
+
+static void
+gst_tpba_sink_uri_init (gpointer g_iface, gpointer iface_data)
+{
+  GstURIHandlerInterface *iface = g_iface;
+
+  iface->get_type = gst_tpba_sink_uri_get_type;
+  iface->get_protocols = gst_tpba_sink_uri_get_protocols;
+  iface->get_uri = gst_tpba_sink_uri_get_uri;
+  iface->set_uri = gst_tpba_sink_uri_set_uri;
+}

@@ -1,0 +1,457 @@
+/* tpbasink + tpbasrc on loopback: a stream arrives complete and in order
+ * across forced period switches, strangers' TCP connections are refused,
+ * the rate path notifies, URIs round-trip, bad settings fail clearly. */
+#include <gst/check/gstcheck.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <gio/gio.h>
+#include "checkutil.h"
+
+#define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
+    "encoding-name=X-TEST,payload=96"
+
+typedef struct
+{
+  GstElement *rx, *tx, *src, *sink, *appsrc, *appsink;
+  gint port, tcp_port, rtcp_port;
+  gint notifies;
+  gint rate_events;
+} Pair;
+
+static void
+on_bitrate (GObject * o, GParamSpec * ps, gpointer user)
+{
+  g_atomic_int_inc (&((Pair *) user)->notifies);
+}
+
+static GstPadProbeReturn
+upstream_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user)
+{
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM &&
+      gst_event_has_name (ev, "GstLayerRates"))
+    g_atomic_int_inc (&((Pair *) user)->rate_events);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+pair_start (Pair * p, const gchar * sink_props)
+{
+  gchar *desc;
+  GstPad *pad;
+
+  memset (p, 0, sizeof (*p));
+  p->rx = gst_parse_launch ("tpbasrc name=src port=0 tcp-port=0 rtcp-port=0 "
+      "caps=\"" RTP_CAPS "\" ! appsink name=out sync=false "
+      "max-buffers=100000", NULL);
+  fail_unless (p->rx != NULL);
+  p->src = gst_bin_get_by_name (GST_BIN (p->rx), "src");
+  p->appsink = gst_bin_get_by_name (GST_BIN (p->rx), "out");
+  fail_unless (gst_element_set_state (p->rx, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (p->src, "port", &p->port, "tcp-port", &p->tcp_port,
+      "rtcp-port", &p->rtcp_port, NULL);
+  fail_unless (p->port > 0 && p->tcp_port > 0 && p->rtcp_port > 0);
+
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
+      "caps=\"" RTP_CAPS "\" ! tpbasink name=snk host=127.0.0.1 port=%d "
+      "tcp-port=%d rtcp-port=%d %s", p->port, p->tcp_port, p->rtcp_port,
+      sink_props);
+  p->tx = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (p->tx != NULL);
+  p->sink = gst_bin_get_by_name (GST_BIN (p->tx), "snk");
+  p->appsrc = gst_bin_get_by_name (GST_BIN (p->tx), "in");
+  g_signal_connect (p->sink, "notify::bitrate", G_CALLBACK (on_bitrate), p);
+  pad = gst_element_get_static_pad (p->appsrc, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, upstream_probe,
+      p, NULL);
+  gst_object_unref (pad);
+  fail_unless (gst_element_set_state (p->tx, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+pair_stop (Pair * p)
+{
+  gst_element_set_state (p->tx, GST_STATE_NULL);
+  gst_element_set_state (p->rx, GST_STATE_NULL);
+  gst_object_unref (p->src);
+  gst_object_unref (p->sink);
+  gst_object_unref (p->appsrc);
+  gst_object_unref (p->appsink);
+  gst_object_unref (p->tx);
+  gst_object_unref (p->rx);
+}
+
+static GstBuffer *
+make_packet (guint i, guint size)
+{
+  GstBuffer *b = gst_rtp_buffer_new_allocate (size, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint8 *pl;
+
+  gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_ssrc (&rtp, 0x12345678);
+  gst_rtp_buffer_set_payload_type (&rtp, 96);
+  gst_rtp_buffer_set_seq (&rtp, (guint16) (i + 65000));   /* wraps */
+  /* ADUs of 2 packets: the second has the marker */
+  gst_rtp_buffer_set_timestamp (&rtp, (i / 2) * 160);
+  gst_rtp_buffer_set_marker (&rtp, i % 2 == 1);
+  pl = gst_rtp_buffer_get_payload (&rtp);
+  for (guint k = 0; k < size; k++)
+    pl[k] = (guint8) (i * 7 + k);
+  gst_rtp_buffer_unmap (&rtp);
+  return b;
+}
+
+/* Connects to the source's TCP port from @local (a loopback address);
+ * TRUE if the source closed the connection at once. */
+static gboolean
+stranger_refused (gint tcp_port, const gchar * local)
+{
+  GSocketClient *c = g_socket_client_new ();
+  GSocketAddress *la = g_inet_socket_address_new_from_string (local, 0);
+  GSocketConnection *conn;
+  GError *err = NULL;
+  gchar buf[16];
+  gssize n;
+  GInputStream *in;
+
+  g_socket_client_set_local_address (c, la);
+  g_socket_client_set_timeout (c, 3);
+  conn = g_socket_client_connect_to_host (c, "127.0.0.1", tcp_port, NULL,
+      &err);
+  g_object_unref (la);
+  g_object_unref (c);
+  if (!conn) {
+    GST_INFO ("stranger could not connect: %s", err->message);
+    g_error_free (err);
+    return TRUE;
+  }
+  in = g_io_stream_get_input_stream (G_IO_STREAM (conn));
+  n = g_input_stream_read (in, buf, sizeof (buf), NULL, &err);
+  if (err) {
+    GST_INFO ("stranger read: %s", err->message);
+    g_clear_error (&err);
+    n = 0;
+  }
+  g_object_unref (conn);
+  return n == 0;
+}
+
+GST_START_TEST (test_stream_across_switches)
+{
+  Pair p;
+  const guint N = 600, SIZE = 400;
+  guint got = 0;
+  guint64 tcp, udp, switches, refused;
+  GstMessage *msg;
+  GstBus *bus;
+
+  /* probing cycles of 100 ms, a huge epsilon: probing ends after 3 cycles;
+   * running 500 ms: a switch every ~0.4-0.5 s */
+  pair_start (&p, "t-tcp=100000000 epsilon=1000000000 t-running=500000000 "
+      "t-adapt=200000000 t-rtcp=200000000");
+
+  for (guint i = 0; i < N; i++) {
+    GstBuffer *b = make_packet (i, SIZE);
+    GST_BUFFER_PTS (b) = i * 5 * GST_MSECOND;
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), b) ==
+        GST_FLOW_OK);
+    g_usleep (5000);            /* ~200 packets/s, 640 kbit/s */
+    if (i == N / 2) {
+      /* mid-stream: the peer is 127.0.0.1; 127.0.0.2 is a stranger */
+      fail_unless (stranger_refused (p.tcp_port, "127.0.0.2"));
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (p.appsrc));
+  bus = gst_element_get_bus (p.tx);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+
+  while (got < N) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+        3 * GST_SECOND);
+    GstBuffer *b, *want;
+    GstMapInfo m1, m2;
+
+    if (!s)
+      break;
+    b = gst_sample_get_buffer (s);
+    want = make_packet (got, SIZE);
+    gst_buffer_map (b, &m1, GST_MAP_READ);
+    gst_buffer_map (want, &m2, GST_MAP_READ);
+    fail_unless (m1.size == m2.size && memcmp (m1.data, m2.data, m1.size) == 0,
+        "packet %u differs (got seq %u)", got, m1.size > 3 ?
+        (m1.data[2] << 8 | m1.data[3]) : 0);
+    gst_buffer_unmap (b, &m1);
+    gst_buffer_unmap (want, &m2);
+    gst_buffer_unref (want);
+    gst_sample_unref (s);
+    got++;
+  }
+  tcp = check_stat_u64 (p.sink, "packets-tcp");
+  udp = check_stat_u64 (p.sink, "packets-udp");
+  switches = check_stat_u64 (p.sink, "switches");
+  refused = check_stat_u64 (p.src, "tcp-refused");
+  GST_INFO ("got %u of %u; sink tcp %" G_GUINT64_FORMAT " udp %"
+      G_GUINT64_FORMAT " switches %" G_GUINT64_FORMAT "; src duplicates %"
+      G_GUINT64_FORMAT " refused %" G_GUINT64_FORMAT, got, N, tcp, udp,
+      switches, check_stat_u64 (p.src, "duplicates"), refused);
+  fail_unless_equals_int (got, N);
+  fail_unless (tcp > 0 && udp > 0, "tcp %" G_GUINT64_FORMAT " udp %"
+      G_GUINT64_FORMAT, tcp, udp);
+  fail_unless (switches >= 3, "only %" G_GUINT64_FORMAT " switches",
+      switches);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "packets-tcp") +
+      check_stat_u64 (p.src, "packets-udp"), N);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "duplicates"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "skipped"), 0);
+  fail_unless_equals_uint64 (refused, 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 1);
+  fail_unless (check_stat_u64 (p.src, "rr-sent") > 0);
+  fail_unless (check_stat_u64 (p.sink, "rtcp-received") > 0);
+  /* the rate path: initial rate, r[i] offers, r_s */
+  fail_unless (g_atomic_int_get (&p.notifies) >= 2, "%d notifies",
+      p.notifies);
+  fail_unless (g_atomic_int_get (&p.rate_events) >= 2, "%d rate events",
+      p.rate_events);
+  {
+    guint br;
+    g_object_get (p.sink, "bitrate", &br, NULL);
+    fail_unless (br > 0);
+  }
+  pair_stop (&p);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stranger_refused_before_peer)
+{
+  GstElement *src = check_make_element ("tpbasrc",
+      "port=0 tcp-port=0 rtcp-port=0");
+  GstElement *pipe = gst_pipeline_new (NULL);
+  GstElement *fs = gst_element_factory_make ("fakesink", NULL);
+  gint tcp_port;
+
+  gst_bin_add_many (GST_BIN (pipe), src, fs, NULL);
+  fail_unless (gst_element_link (src, fs));
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (src, "tcp-port", &tcp_port, NULL);
+  /* no datagram yet: nobody is expected, so even loopback is refused */
+  fail_unless (stranger_refused (tcp_port, "127.0.0.1"));
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+
+  /* an explicit peer-address: others are refused */
+  g_object_set (src, "peer-address", "127.0.0.3", NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (src, "tcp-port", &tcp_port, NULL);
+  fail_unless (stranger_refused (tcp_port, "127.0.0.2"));
+  fail_unless (!stranger_refused (tcp_port, "127.0.0.3") ||
+      check_stat_u64 (src, "tcp-accepted") == 1);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 1);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_uri)
+{
+  GError *err = NULL;
+  GstElement *a, *b;
+  gchar *uri, *uri2, *host;
+  gint port, tcp_port;
+  guint64 t_running;
+  gint mode;
+
+  a = gst_element_make_from_uri (GST_URI_SINK,
+      "tpba://10.1.2.3:6000?tcp-port=6002&t-running=5000000000&mode=lda&"
+      "end-criterion=proportional&r-f=2.5", NULL, &err);
+  fail_unless (a != NULL, "%s", err ? err->message : "");
+  fail_unless (g_type_is_a (G_OBJECT_TYPE (a),
+          g_type_from_name ("GstTpbaSink")));
+  g_object_get (a, "host", &host, "port", &port, "tcp-port", &tcp_port,
+      "t-running", &t_running, "mode", &mode, NULL);
+  fail_unless_equals_string (host, "10.1.2.3");
+  fail_unless_equals_int (port, 6000);
+  fail_unless_equals_int (tcp_port, 6002);
+  fail_unless_equals_uint64 (t_running, 5 * GST_SECOND);
+  fail_unless_equals_int (mode, 1);
+  g_free (host);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (a));
+  GST_INFO ("uri: %s", uri);
+  b = gst_element_make_from_uri (GST_URI_SINK, uri, NULL, &err);
+  fail_unless (b != NULL);
+  uri2 = gst_uri_handler_get_uri (GST_URI_HANDLER (b));
+  fail_unless_equals_string (uri, uri2);
+  g_free (uri);
+  g_free (uri2);
+  gst_object_unref (a);
+  gst_object_unref (b);
+
+  a = gst_element_make_from_uri (GST_URI_SRC,
+      "tpba://0.0.0.0:7000?peer-address=10.0.0.9&switch-wait=200000000",
+      NULL, &err);
+  fail_unless (a != NULL, "%s", err ? err->message : "");
+  fail_unless (g_type_is_a (G_OBJECT_TYPE (a),
+          g_type_from_name ("GstTpbaSrc")));
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (a));
+  b = gst_element_make_from_uri (GST_URI_SRC, uri, NULL, &err);
+  fail_unless (b != NULL);
+  uri2 = gst_uri_handler_get_uri (GST_URI_HANDLER (b));
+  fail_unless_equals_string (uri, uri2);
+  fail_unless (strstr (uri, "peer-address=10.0.0.9") != NULL, "%s", uri);
+  g_free (uri);
+  g_free (uri2);
+  gst_object_unref (a);
+  gst_object_unref (b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_settings)
+{
+  GstElement *e = gst_element_factory_make ("tpbasink", NULL);
+  GError *err = NULL;
+  GstElement *pipe;
+  GstBus *bus;
+  GstMessage *msg;
+  gint port;
+
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "tpba://h:1?no-such-key=1", &err));
+  fail_unless (strstr (err->message, "unknown parameter \"no-such-key\""),
+      "%s", err->message);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "tpba://h:1?t-tcp=soon", &err));
+  fail_unless (strstr (err->message, "bad value \"soon\" for t-tcp"), "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "tpba://h:1?mode=fastest", &err));
+  fail_unless (strstr (err->message, "bad value"), "%s", err->message);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "udp://h:1", &err));
+  g_clear_error (&err);
+  /* nothing was applied by the failed URIs */
+  g_object_get (e, "port", &port, NULL);
+  fail_unless_equals_int (port, 5004);
+  gst_object_unref (e);
+
+  /* an unresolvable host fails the state change with a clear error */
+  pipe = gst_parse_launch ("fakesrc ! tpbasink host=no-such-host.invalid",
+      NULL);
+  bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "Could not resolve host"), "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+
+  /* nobody listening: retries, then a clear error */
+  pipe = gst_parse_launch ("audiotestsrc is-live=true ! rtpL16pay ! "
+      "tpbasink host=127.0.0.1 port=9 tcp-port=9 connect-timeout=600000000",
+      NULL);
+  bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "Could not connect to tpbasrc at "
+          "127.0.0.1:9 over TCP"), "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_reconnect)
+{
+  Pair p;
+  guint i = 0, before = 0, after = 0;
+  GstSample *smp;
+
+  pair_start (&p, "t-tcp=100000000 epsilon=1000000000 t-running=300000000");
+  for (; i < 200; i++) {
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 200));
+    g_usleep (5000);
+  }
+  while ((smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+              200 * GST_MSECOND))) {
+    before++;
+    gst_sample_unref (smp);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "tcp-connects"), 1);
+  /* the source goes away and comes back on the same (bound) ports */
+  gst_element_set_state (p.rx, GST_STATE_NULL);
+  for (; i < 300; i++) {
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 200));
+    g_usleep (5000);
+  }
+  fail_unless (gst_element_set_state (p.rx, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (; i < 900; i++) {
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 200));
+    g_usleep (5000);
+  }
+  while ((smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+              500 * GST_MSECOND))) {
+    after++;
+    gst_sample_unref (smp);
+  }
+  GST_INFO ("before %u after %u, connects %" G_GUINT64_FORMAT " failures %"
+      G_GUINT64_FORMAT, before, after, check_stat_u64 (p.sink, "tcp-connects"),
+      check_stat_u64 (p.sink, "tcp-failures"));
+  fail_unless_equals_int (before, 200);
+  fail_unless (check_stat_u64 (p.sink, "tcp-connects") >= 2);
+  fail_unless (check_stat_u64 (p.sink, "tcp-failures") >= 1);
+  /* the restarted source gets the stream again, over both transports */
+  fail_unless (after >= 400, "only %u after the restart", after);
+  fail_unless (check_stat_u64 (p.src, "packets-tcp") > 0);
+  fail_unless (check_stat_u64 (p.src, "packets-udp") > 0);
+  pair_stop (&p);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpba_suite (void)
+{
+  Suite *s = suite_create ("tpba");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_uri);
+  tcase_add_test (tc, test_bad_settings);
+  tcase_add_test (tc, test_stranger_refused_before_peer);
+  tcase_add_test (tc, test_stream_across_switches);
+  tcase_add_test (tc, test_reconnect);
+  return s;
+}
+
+GST_CHECK_MAIN (tpba);
