@@ -1,6 +1,7 @@
 /* TPBA: a sans-I/O core (GLib only).
  * See tpbacore.h and docs/protocols/tpba.md. */
 #include "tpbacore.h"
+#include "wirebytes.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,58 +19,6 @@
 
 /* ------------------------------------------------------------------ */
 /* Arithmetic and bytes */
-
-static inline guint16
-rd16 (const guint8 * p)
-{
-  return (guint16) ((p[0] << 8) | p[1]);
-}
-
-static inline guint32
-rd32 (const guint8 * p)
-{
-  return ((guint32) p[0] << 24) | ((guint32) p[1] << 16) |
-      ((guint32) p[2] << 8) | p[3];
-}
-
-static inline void
-wr16 (guint8 * p, guint16 v)
-{
-  p[0] = v >> 8;
-  p[1] = v & 0xff;
-}
-
-static inline void
-wr32 (guint8 * p, guint32 v)
-{
-  p[0] = v >> 24;
-  p[1] = (v >> 16) & 0xff;
-  p[2] = (v >> 8) & 0xff;
-  p[3] = v & 0xff;
-}
-
-/* a * b / c, truncated, saturating; c == 0 gives 0. */
-static guint64
-muldiv (guint64 a, guint64 b, guint64 c)
-{
-  unsigned __int128 r;
-
-  if (c == 0)
-    return 0;
-  r = (unsigned __int128) a *b / c;
-  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
-}
-
-static guint64
-muldiv_ceil (guint64 a, guint64 b, guint64 c)
-{
-  unsigned __int128 r;
-
-  if (c == 0)
-    return 0;
-  r = ((unsigned __int128) a * b + c - 1) / c;
-  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
-}
 
 /* 32.32 NTP-format time of @ns (any epoch the shell chose). */
 static guint64
@@ -145,7 +94,7 @@ tpba_rtp_parse (const guint8 * data, gsize len, TpbaRtpInfo * info)
   if (data[0] & 0x10) {
     if (hlen + 4 > len)
       return FALSE;
-    hlen += 4 + 4 * (gsize) rd16 (data + hlen + 2);
+    hlen += 4 + 4 * (gsize) read16 (data + hlen + 2);
     if (hlen > len)
       return FALSE;
   }
@@ -157,9 +106,9 @@ tpba_rtp_parse (const guint8 * data, gsize len, TpbaRtpInfo * info)
   if (info) {
     info->marker = (data[1] & 0x80) != 0;
     info->payload_type = data[1] & 0x7f;
-    info->seq = rd16 (data + 2);
-    info->timestamp = rd32 (data + 4);
-    info->ssrc = rd32 (data + 8);
+    info->seq = read16 (data + 2);
+    info->timestamp = read32 (data + 4);
+    info->ssrc = read32 (data + 8);
     info->size = (guint) len;
     info->payload_size = (guint) (len - hlen - pad);
   }
@@ -174,7 +123,7 @@ rtcp_packet_len (const guint8 * data, gsize len)
 
   if (len < 4 || (data[0] >> 6) != RTCP_VERSION)
     return 0;
-  plen = ((gsize) rd16 (data + 2) + 1) * 4;
+  plen = ((gsize) read16 (data + 2) + 1) * 4;
   return plen <= len ? plen : 0;
 }
 
@@ -212,28 +161,28 @@ tpba_rtcp_parse (const guint8 * data, gsize len, TpbaRtcpReport * rep,
 
   memset (rep, 0, sizeof (*rep));
   rep->is_sr = pt == RTCP_PT_SR;
-  rep->ssrc = rd32 (data + 4);
+  rep->ssrc = read32 (data + 4);
   b = data + 8;
   if (rep->is_sr) {
-    rep->ntp = ((guint64) rd32 (b) << 32) | rd32 (b + 4);
-    rep->rtp_ts = rd32 (b + 8);
-    rep->packet_count = rd32 (b + 12);
-    rep->octet_count = rd32 (b + 16);
+    rep->ntp = ((guint64) read32 (b) << 32) | read32 (b + 4);
+    rep->rtp_ts = read32 (b + 8);
+    rep->packet_count = read32 (b + 12);
+    rep->octet_count = read32 (b + 16);
     b += RTCP_SR_INFO_SIZE;
   }
   rep->n_blocks = rc;
   for (guint i = 0; i < rc; i++, b += RTCP_BLOCK_SIZE) {
     TpbaReportBlock *k = &rep->blocks[i];
-    guint32 lost = rd32 (b + 4) & 0xffffff;
+    guint32 lost = read32 (b + 4) & 0xffffff;
 
-    k->ssrc = rd32 (b);
+    k->ssrc = read32 (b);
     k->fraction_lost = b[4];
     k->cumulative_lost = (lost & 0x800000) ? (gint32) lost - 0x1000000 :
         (gint32) lost;
-    k->ext_highest_seq = rd32 (b + 8);
-    k->jitter = rd32 (b + 12);
-    k->lsr = rd32 (b + 16);
-    k->dlsr = rd32 (b + 20);
+    k->ext_highest_seq = read32 (b + 8);
+    k->jitter = read32 (b + 12);
+    k->lsr = read32 (b + 16);
+    k->dlsr = read32 (b + 20);
   }
   return TRUE;
 }
@@ -288,28 +237,28 @@ tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
 
   out[0] = 0x80 | n;
   out[1] = rep->is_sr ? RTCP_PT_SR : RTCP_PT_RR;
-  wr16 (out + 2, (guint16) (len / 4 - 1));
-  wr32 (out + 4, rep->ssrc);
+  write16 (out + 2, (guint16) (len / 4 - 1));
+  write32 (out + 4, rep->ssrc);
   off = 8;
   if (rep->is_sr) {
-    wr32 (out + off, (guint32) (rep->ntp >> 32));
-    wr32 (out + off + 4, (guint32) rep->ntp);
-    wr32 (out + off + 8, rep->rtp_ts);
-    wr32 (out + off + 12, rep->packet_count);
-    wr32 (out + off + 16, rep->octet_count);
+    write32 (out + off, (guint32) (rep->ntp >> 32));
+    write32 (out + off + 4, (guint32) rep->ntp);
+    write32 (out + off + 8, rep->rtp_ts);
+    write32 (out + off + 12, rep->packet_count);
+    write32 (out + off + 16, rep->octet_count);
     off += RTCP_SR_INFO_SIZE;
   }
   for (guint i = 0; i < n; i++, off += RTCP_BLOCK_SIZE) {
     const TpbaReportBlock *k = &rep->blocks[i];
     gint32 lost = CLAMP (k->cumulative_lost, -0x800000, 0x7fffff);
 
-    wr32 (out + off, k->ssrc);
-    wr32 (out + off + 4, ((guint32) k->fraction_lost << 24) |
+    write32 (out + off, k->ssrc);
+    write32 (out + off + 4, ((guint32) k->fraction_lost << 24) |
         ((guint32) lost & 0xffffff));
-    wr32 (out + off + 8, k->ext_highest_seq);
-    wr32 (out + off + 12, k->jitter);
-    wr32 (out + off + 16, k->lsr);
-    wr32 (out + off + 20, k->dlsr);
+    write32 (out + off + 8, k->ext_highest_seq);
+    write32 (out + off + 12, k->jitter);
+    write32 (out + off + 16, k->lsr);
+    write32 (out + off + 20, k->dlsr);
   }
   if (cname) {
     guint8 *p = out + off;
@@ -317,8 +266,8 @@ tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
     memset (p, 0, sdes);
     p[0] = 0x81;
     p[1] = RTCP_PT_SDES;
-    wr16 (p + 2, (guint16) (sdes / 4 - 1));
-    wr32 (p + 4, rep->ssrc);
+    write16 (p + 2, (guint16) (sdes / 4 - 1));
+    write32 (p + 4, rep->ssrc);
     p[8] = RTCP_SDES_CNAME;
     p[9] = (guint8) clen;
     memcpy (p + 10, cname, clen);

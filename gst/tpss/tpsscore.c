@@ -1,7 +1,7 @@
 /* TPSS + NQCP group transport: a sans-I/O core (GLib only).
  * See tpsscore.h and docs/protocols/tpss.md. */
 #include "tpsscore.h"
-#include "tpssbytes.h"
+#include "wirebytes.h"
 
 #include <string.h>
 
@@ -22,30 +22,6 @@
 
 /* ------------------------------------------------------------------ */
 /* Arithmetic */
-
-/* a * b / c, truncated, saturating at G_MAXUINT64; c == 0 gives 0. */
-static guint64
-muldiv (guint64 a, guint64 b, guint64 c)
-{
-  unsigned __int128 r;
-
-  if (c == 0)
-    return 0;
-  r = (unsigned __int128) a *b / c;
-  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
-}
-
-/* a * b / c, rounded up. */
-static guint64
-muldiv_ceil (guint64 a, guint64 b, guint64 c)
-{
-  unsigned __int128 r;
-
-  if (c == 0)
-    return 0;
-  r = ((unsigned __int128) a * b + c - 1) / c;
-  return r > G_MAXUINT64 ? G_MAXUINT64 : (guint64) r;
-}
 
 static guint64
 scale_rate (guint64 rate, gdouble factor)

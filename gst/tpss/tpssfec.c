@@ -1,7 +1,7 @@
 /* TPSS interleaved XOR parity FEC: a sans-I/O core (GLib only).
  * See tpssfec.h and docs/protocols/tpss-fec.md. */
 #include "tpssfec.h"
-#include "tpssbytes.h"
+#include "wirebytes.h"
 
 #include <string.h>
 
