@@ -911,6 +911,7 @@ get_stats (GstTpbaSink * self)
         "probing-periods", G_TYPE_UINT64, st.probing_periods,
         "running-periods", G_TYPE_UINT64, st.running_periods,
         "reductions", G_TYPE_UINT64, st.reductions,
+        "stalled-cycles", G_TYPE_UINT64, st.stalled_cycles,
         "packets-udp", G_TYPE_UINT64, st.packets_udp,
         "packets-tcp", G_TYPE_UINT64, st.packets_tcp,
         "bytes-udp", G_TYPE_UINT64, st.bytes_udp,
@@ -1085,7 +1086,8 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
    * cumulative-lost (last RR), rtt (ns from the RRs, -1 unknown), tcp-rtt
    * (ns, TCP_INFO), delivery-rate (bits/s, TCP_INFO), air (LDA), cwnd-new
    * (segments), last-cycle (ns), switches, probing-periods,
-   * running-periods, reductions, packets-udp / packets-tcp / bytes-udp /
+   * running-periods, reductions, stalled-cycles (probing cycles that acked
+   * nothing), packets-udp / packets-tcp / bytes-udp /
    * bytes-tcp (RTP bytes per transport), rtcp-received / rtcp-refused;
    * queued-bytes, dropped-packets / dropped-adus (queue full),
    * invalid (not RTP), send-errors, tcp-connected, tcp-connects,

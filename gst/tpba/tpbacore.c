@@ -342,6 +342,7 @@ struct _TpbaSender {
 
   /* counters */
   guint64 switches, probing_periods, running_periods, reductions;
+  guint64 stalled_cycles;
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
 };
@@ -566,7 +567,10 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
     *d = dd;
 }
 
-/* Stores r[i]; returns TRUE when the probing period ends with it. */
+/* Stores r[i]; returns TRUE when the probing period ends with it. A cycle
+ * that acked nothing (the connection in retransmission-timeout backoff) is
+ * a stall, not a rate: it neither lowers the encoder's offer nor ends the
+ * period, which three stalled cycles would otherwise do with r_s = 0. */
 static gboolean
 push_probe_rate (TpbaSender * s, gdouble r)
 {
@@ -574,6 +578,10 @@ push_probe_rate (TpbaSender * s, gdouble r)
 
   s->r_hist[s->n_r % TPBA_HISTORY] = r;
   s->n_r++;
+  if (r <= 0.0) {
+    s->stalled_cycles++;
+    return FALSE;
+  }
   set_rate (s, clamp_rate (s, r * (1.0 + s->cfg.probe_headroom)));
   if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles)
     return TRUE;
@@ -913,6 +921,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->probing_periods = s->probing_periods;
   st->running_periods = s->running_periods;
   st->reductions = s->reductions;
+  st->stalled_cycles = s->stalled_cycles;
   st->packets_udp = s->packets_udp;
   st->packets_tcp = s->packets_tcp;
   st->bytes_udp = s->bytes_udp;

@@ -251,6 +251,7 @@ typedef struct {
   guint64 switches;             /* transport switches */
   guint64 probing_periods, running_periods;
   guint64 reductions;           /* adaptation points that cut r */
+  guint64 stalled_cycles;       /* probing cycles that acked nothing */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
 } TpbaSenderStats;

@@ -268,6 +268,35 @@ GST_START_TEST (test_probe_end_proportional)
 GST_END_TEST;
 
 
+/* Cycles that acked nothing (a connection in RTO backoff) are stalls: three
+ * of them do not end probing with r_s = 0, nor lower the encoder's offer. */
+GST_START_TEST (test_probe_stalled_cycles)
+{
+  const guint64 rates[] = { 0, 0, 0, 0, 500000, 510000, 505000 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 4, NULL), -1);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+  fail_unless_equals_uint64 (st.stalled_cycles, 4);
+  fail_unless_equals_uint64 (st.rate, cfg.probe_initial_rate);
+  tpba_sender_free (s);
+
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 7, NULL), 6);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.r_s, 505000);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 2b. Cycles between cwnd reductions (section 7) */
 
@@ -1089,6 +1118,7 @@ tpbacore_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_probe_end_criterion);
   tcase_add_test (tc, test_probe_end_proportional);
+  tcase_add_test (tc, test_probe_stalled_cycles);
   tcase_add_test (tc, test_probe_interval_cwnd);
   tcase_add_test (tc, test_running_period);
   tcase_add_test (tc, test_pacing);
