@@ -139,7 +139,7 @@ struct _GstTpbaSink
   gboolean gave_up;
   gchar *last_error;
 
-  guint64 dropped_packets, dropped_adus, invalid, send_errors;
+  guint64 dropped_packets, dropped_adus, flushed_packets, invalid, send_errors;
   guint64 tcp_connects, tcp_failures, rtcp_foreign, tcp_frames_lost;
 };
 
@@ -668,7 +668,8 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->have_prev = self->in_drop = FALSE;
   self->seq_shift = 0;
   self->queued_bytes = 0;
-  self->dropped_packets = self->dropped_adus = self->invalid = 0;
+  self->dropped_packets = self->dropped_adus = self->flushed_packets = 0;
+  self->invalid = 0;
   self->send_errors = self->tcp_connects = self->tcp_failures = 0;
   self->rtcp_foreign = self->tcp_frames_lost = 0;
   self->next_stats = gst_tpba_now ();
@@ -789,11 +790,28 @@ gst_tpba_sink_query (GstBaseSink * bsink, GstQuery * query)
   return GST_BASE_SINK_CLASS (parent_class)->query (bsink, query);
 }
 
+/* A flush discards what waits for pacing, not the half-written TCP frame
+ * (its framing must complete); the sequence numbers after it close up. */
+static void
+flush_queue (GstTpbaSink * self)
+{
+  g_mutex_lock (&self->lock);
+  self->flushed_packets += self->queue.length;
+  self->seq_shift += self->queue.length;
+  g_queue_clear_full (&self->queue, (GDestroyNotify) item_free);
+  self->queued_bytes = 0;
+  self->have_prev = self->in_drop = FALSE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
 static gboolean
 gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
   GstTpbaSink *self = GST_TPBA_SINK (bsink);
 
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    flush_queue (self);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
     /* what the queue holds leaves first (pacing; bounded) */
     gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
@@ -925,6 +943,7 @@ get_stats (GstTpbaSink * self)
       "queued-bytes", G_TYPE_UINT64, self->queued_bytes,
       "dropped-packets", G_TYPE_UINT64, self->dropped_packets,
       "dropped-adus", G_TYPE_UINT64, self->dropped_adus,
+      "flushed-packets", G_TYPE_UINT64, self->flushed_packets,
       "invalid", G_TYPE_UINT64, self->invalid,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "tcp-connected", G_TYPE_BOOLEAN, self->tcp_fd >= 0,
@@ -1090,6 +1109,7 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
    * nothing), packets-udp / packets-tcp / bytes-udp /
    * bytes-tcp (RTP bytes per transport), rtcp-received / rtcp-refused;
    * queued-bytes, dropped-packets / dropped-adus (queue full),
+   * flushed-packets (queued packets a flush discarded),
    * invalid (not RTP), send-errors, tcp-connected, tcp-connects,
    * tcp-failures (connections lost), tcp-frames-lost (half-written frames),
    * rtcp-foreign (RTCP from another host), bitrate, rate-events /

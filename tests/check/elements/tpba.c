@@ -232,6 +232,71 @@ GST_START_TEST (test_stream_across_switches)
 
 GST_END_TEST;
 
+/* A flush discards the packets waiting for pacing; what follows arrives
+ * with sequence numbers that close up over the discarded ones. */
+GST_START_TEST (test_flush_discards_queue)
+{
+  Pair p;
+  const guint N = 40, AFTER = 4, SIZE = 200;
+  GstPad *pad;
+  guint64 flushed, queued;
+  guint got = 0;
+  guint16 prev = 0;
+
+  /* LDA at 20 kbit/s: a 212-byte packet leaves every ~85 ms */
+  pair_start (&p, "mode=lda r-0=20000 t-adapt=10000000000");
+  for (guint i = 0; i < N; i++) {
+    GstBuffer *b = make_packet (i, SIZE);
+    GST_BUFFER_PTS (b) = i * 20 * GST_MSECOND;
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), b) ==
+        GST_FLOW_OK);
+  }
+  g_usleep (300 * 1000);
+  pad = gst_element_get_static_pad (p.sink, "sink");
+  fail_unless (gst_pad_send_event (pad, gst_event_new_flush_start ()));
+  fail_unless (gst_pad_send_event (pad, gst_event_new_flush_stop (FALSE)));
+  {
+    GstSegment seg;             /* a flush clears it; appsrc does not resend */
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_pad_send_event (pad, gst_event_new_segment (&seg)));
+  }
+  gst_object_unref (pad);
+  flushed = check_stat_u64 (p.sink, "flushed-packets");
+  queued = check_stat_u64 (p.sink, "queued-bytes");
+  fail_unless (flushed > N / 2 && flushed < N, "flushed %" G_GUINT64_FORMAT,
+      flushed);
+  fail_unless_equals_uint64 (queued, 0);
+
+  for (guint i = N; i < N + AFTER; i++) {
+    GstBuffer *b = make_packet (i, SIZE);
+    GST_BUFFER_PTS (b) = i * 20 * GST_MSECOND;
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), b) ==
+        GST_FLOW_OK);
+  }
+  for (;;) {
+    GstSample *smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+        2 * GST_SECOND);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    guint16 seq;
+
+    if (!smp)
+      break;
+    gst_rtp_buffer_map (gst_sample_get_buffer (smp), GST_MAP_READ, &rtp);
+    seq = gst_rtp_buffer_get_seq (&rtp);
+    gst_rtp_buffer_unmap (&rtp);
+    gst_sample_unref (smp);
+    if (got)
+      fail_unless_equals_int (seq, (guint16) (prev + 1));
+    prev = seq;
+    got++;
+  }
+  fail_unless_equals_int (got, N - flushed + AFTER);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "skipped"), 0);
+  pair_stop (&p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stranger_refused_before_peer)
 {
   GstElement *src = check_make_element ("tpbasrc",
@@ -449,6 +514,7 @@ tpba_suite (void)
   tcase_add_test (tc, test_uri);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_stranger_refused_before_peer);
+  tcase_add_test (tc, test_flush_discards_queue);
   tcase_add_test (tc, test_stream_across_switches);
   tcase_add_test (tc, test_reconnect);
   return s;
