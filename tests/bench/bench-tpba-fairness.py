@@ -1,33 +1,49 @@
 #!/usr/bin/env python3
-"""TPBA fairness against TCP: a first cut of the experiment of section 6 of
-Tobe et al., "TCP-Rate-Probing-Based Adaptation" (docs/results.md,
-"TPBA: fairness against TCP (first cut)").
+"""TPBA against TCP on the test bed: the experiment of section 6 of Tobe et
+al., "TCP-Rate-Probing-Based Adaptation" (docs/results.md, "TPBA: fairness
+against TCP").
 
-One tpbasink -> tpbasrc flow (a greedy raw-video RTP source, ~15 Mbit/s, so
-the scheme and not the source sets the rate) shares a tbf bottleneck with 1
-or 3 greedy TCP flows (CUBIC, as the TPBA probing connection) on a short-RTT
-link. Scenarios: bottleneck 1.2 and 10 Mbit/s x 1 and 3 TCP flows; variants:
-TPBA (paper defaults), TPBA end-criterion=proportional (z 5 %), LDA (mode=lda,
-bottleneck = the tbf rate). Each run lasts RUN s of TPBA.
+Topology: snd -> rtr -> rcv. The router shapes its egress toward rcv with a
+tbf of the bottleneck rate (queue: the longest of 50 ms, the base RTT (about
+a BDP) and 20 packets of 1500 bytes (200 ms at 1.2 Mbit/s: a few packets per
+flow, or TCP lives in timeouts)) and, for a long base RTT, delays everything from snd by the RTT
+(nfq-impair; the ACK path is not delayed). The bottleneck is on a router,
+not on the sending host: a sender-side qdisc reports its drops to local TCP
+at once (and TSQ throttles each socket), which is not a shared link.
 
-Rates are measured at the receivers over 1 s windows (S_average = 1 s, as the
-paper): TPBA from the tpbasrc `tpba-stats` messages (RTP bytes over UDP + TCP,
-every 100 ms), TCP by counting the bytes each Python receiver gets. Per
-window: Jain's index f = (sum R)^2 / (n sum R^2). Over the steady windows
-[WARMUP, end - TAIL): f median / min, TPBA share / fair share. From the
-paper's section 6.2 definitions, with n_cross = the first window where the
-TPBA rate is >= that of some TCP flow (the paper's R_3 >= R_1 or R_2) and the
-run's end standing in for n_change: dR_intra (largest max-min of a flow's
-window rates) and dR_ave1 (largest difference of two flows' mean rates).
-dR_ave2 (after a flow joins at 200 s) and the response times T_pr / T_pi (a
-change of the available bandwidth) need a traffic change these runs do not
-have: not computed.
+One tpbasink -> tpbasrc flow (a greedy raw-video RTP source, 15.6 Mbit/s, so
+the scheme and not the source sets the rate; the sink drops whole ADUs above
+what it may send) and n greedy TCP flows start together at t = 0 (the paper's
+section 6.2); at JOIN one more TCP flow joins (the paper's Flow 4 at 200 s)
+and it leaves at LEAVE (Table 3's case b); the run ends at END. All TCP,
+including TPBA's probing connection, uses the same congestion control.
 
-Needs root (network namespaces); exits 77 (skip) otherwise.
-Environment: BENCH_TPBA_RUN (s per run, default 40), BENCH_TPBA_DELAY_MS
-(one-way delay added with netbed/nfq-impair, default 0: base RTT < 1 ms),
-BENCH_TPBA_ONLY (comma-separated substrings: run only matching cases),
-BENCH_TPBA_JSON (write every run's 1 s window rates, bit/s, flow 0 = TPBA)."""
+Rates are measured at the receivers: TPBA from the tpbasrc `tpba-stats`
+messages (RTP bytes over UDP + TCP every 100 ms, interpolated), TCP by the
+bytes each Python receiver counts. Metrics (the paper's, section 6.2, with
+S_average = 1 s): Jain's f over all active flows per 1 s window, its median
+over [WARMUP, JOIN) and over [JOIN + 5, LEAVE); n_cross (first window with
+R_tpba >= R of some original TCP flow; without one, the paper's fallback: the
+first n with the TPBA rate within 20 kbit/s over [n - 10, n]); dR_intra and
+dR_ave1 over [n_cross, JOIN - 1] (the paper's n_change); n_join (first window
+from JOIN where the joiner's rate >= that of an original TCP flow) and dR_ave2
+over [n_join, LEAVE - 1] (n_final). Response times (Table 3; TPBA only: LDA
+has no period to time): T_pr after JOIN and T_pi after LEAVE = the length of
+the first probing period that starts after the change (the paper's values,
+2.0 s / 2.8 s on average with T_tcp = 1 s, are about three probing cycles),
+and T_wait = from the change to that probing period (T_running's share).
+
+Environment (comma-separated lists): BENCH_TPBA_BOTTLENECK (Mbit/s, 1.2,10),
+BENCH_TPBA_NTCP (1,3), BENCH_TPBA_CC (cubic,reno), BENCH_TPBA_RTT (base RTT
+added, ms: 0,160), BENCH_TPBA_VARIANTS (see VARIANTS; default TPBA,LDA),
+BENCH_TPBA_TRIALS (1), BENCH_TPBA_TIMES ("END,JOIN,LEAVE" s: 90,45,70),
+BENCH_TPBA_SHARD ("i/n": run every n-th case from i, for parallel lanes),
+BENCH_TPBA_JSON (write the runs), BENCH_TPBA_PLOTS (directory: an SVG of every
+flow's rate over time per run). `bench-tpba-fairness.py --report A.json ...`
+prints the tables of runs saved before.
+
+Needs root (network namespaces); exits 77 (skip) otherwise."""
+import json
 import os
 import re
 import signal
@@ -42,19 +58,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
 import netbed  # noqa: E402
 
-RUN = int(os.environ.get("BENCH_TPBA_RUN", "40"))
-DELAY_MS = int(os.environ.get("BENCH_TPBA_DELAY_MS", "0"))
-ONLY = [s for s in os.environ.get("BENCH_TPBA_ONLY", "").split(",") if s]
-WARMUP, TAIL = 8, 2
+
+def env_list(name, default, conv=str):
+    return [conv(x) for x in os.environ.get(name, default).split(",") if x]
+
+
+END, JOIN, LEAVE = env_list("BENCH_TPBA_TIMES", "90,45,70", int)
+WARMUP = 10
 PORT, CROSS_PORT = 5004, 6000
-CC = "cubic"
 W, H, FPS = 240, 180, 30          # I420: 240*180*1.5*8*30 = 15.6 Mbit/s
 
-BOTTLENECKS = [1_200_000, 10_000_000]
-NTCP = [1, 3]
 VARIANTS = {
     "TPBA": "",
     "TPBA-prop": "end-criterion=proportional",
+    "TPBA-cwnd": "probe-interval=cwnd",
+    "TPBA-reprobe": "reprobe-on-reductions=true",
+    "TPBA-all": "end-criterion=proportional probe-interval=cwnd "
+                "reprobe-on-reductions=true",
     "LDA": "mode=lda bottleneck={b}",
 }
 
@@ -97,9 +117,9 @@ def bytes_at(samples, t):
     return ba + (bb - ba) * (t - ta) / (tb - ta) if tb > ta else bb
 
 
-def windows(samples, t0, n):
-    """bit/s over [t0 + j, t0 + j + 1), j < n."""
-    return [8 * (bytes_at(samples, t0 + j + 1) - bytes_at(samples, t0 + j))
+def windows(samples, n, width=1.0):
+    """bit/s over [j width, (j + 1) width), j < n (times relative to the start)."""
+    return [8 * (bytes_at(samples, (j + 1) * width) - bytes_at(samples, j * width)) / width
             for j in range(n)]
 
 
@@ -108,86 +128,106 @@ def jain(rates):
     return s * s / (len(rates) * q) if q > 0 else 0.0
 
 
-def run_case(bottleneck, ntcp, variant):
-    extra = VARIANTS[variant].format(b=bottleneck)
+def queue_ms(b, rtt):
+    return max(50, rtt, round(20 * 1500 * 8 * 1000 / b))
+
+
+# --- the run ---------------------------------------------------------------
+
+def cross_flow(snd, rcv, port, cc, t0, start, stop_at, stop, out):
+    """A greedy TCP flow snd -> rcv from t0 + start to t0 + stop_at; the
+    receiver appends (seconds since t0, cumulative bytes) to out."""
+    lsock = rcv.socket(type=socket.SOCK_STREAM)
+    lsock.bind(("10.77.2.2", port))
+    lsock.listen(1)
+
+    def rx():
+        c, _ = lsock.accept()
+        c.settimeout(0.2)
+        total = 0
+        while not stop.is_set():
+            try:
+                n = len(c.recv(65536))
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            if n == 0:
+                break
+            total += n
+            out.append((time.monotonic() - t0, total))
+        c.close()
+        lsock.close()
+
+    def tx():
+        time.sleep(max(0.0, t0 + start - time.monotonic()))
+        s = snd.socket(type=socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        s.connect(("10.77.2.2", port))
+        s.settimeout(0.2)
+        buf = bytes(65536)
+        while not stop.is_set() and time.monotonic() < t0 + stop_at:
+            try:
+                s.send(buf)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        s.close()
+
+    for f in (rx, tx):
+        threading.Thread(target=f, daemon=True).start()
+
+
+def read_messages(proc, t0, element, out):
+    """(seconds since t0, message name, fields) of element's messages."""
+    def reader():
+        for line in proc.stdout:
+            m = MSG.match(line.strip())
+            if m and m.group(1) == element:
+                out.append((time.monotonic() - t0, m.group(2), fields(m.group(3))))
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    return th
+
+
+def run_case(case):
+    b, ntcp, cc, rtt, variant = (case[k] for k in ("b", "ntcp", "cc", "rtt", "variant"))
+    extra = VARIANTS[variant].format(b=int(b))
     with netbed.NetBed() as bed:
-        snd, rcv = bed.host("snd"), bed.host("rcv")
-        bed.link(snd, rcv, "10.77.1.1/24", "10.77.1.2/24")
-        bed.bottleneck(snd, "eth0", rate_bps=bottleneck, latency_ms=50)
+        snd, rtr, rcv = bed.host("snd"), bed.host("rtr", forwarding=True), bed.host("rcv")
+        _, rtr_in = bed.link(snd, rtr, "10.77.1.2/24", "10.77.1.1/24")
+        rtr_out, _ = bed.link(rtr, rcv, "10.77.2.1/24", "10.77.2.2/24")
+        snd.run(["ip", "route", "add", "10.77.2.0/24", "via", "10.77.1.1"])
+        rcv.run(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"])
+        bed.bottleneck(rtr, rtr_out, rate_bps=b, latency_ms=queue_ms(b, rtt))
+        if rtt:
+            bed.delay(rtr, rtr_in, rtt, direction="ingress")
         # the other half of the paper's cwnd change (docs/protocols/tpba.md)
-        snd.run(["sysctl", "-q", "-w", "net.ipv4.tcp_slow_start_after_idle=0"])
-        if DELAY_MS:
-            bed.delay(snd, "eth0", DELAY_MS)
+        snd.run(["sysctl", "-qw", "net.ipv4.tcp_slow_start_after_idle=0"])
 
         stop = threading.Event()
-        cross = [[] for _ in range(ntcp)]
-        threads = []
-
-        def cross_rx(lsock, out):
-            c, _ = lsock.accept()
-            c.settimeout(0.5)
-            total = 0
-            while not stop.is_set():
-                try:
-                    n = len(c.recv(65536))
-                except socket.timeout:
-                    continue
-                except OSError:
-                    break
-                if n == 0:
-                    break
-                total += n
-                out.append((time.monotonic(), total))
-            c.close()
-
-        def cross_tx(port):
-            s = snd.socket(type=socket.SOCK_STREAM)
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CC.encode())
-            s.connect(("10.77.1.2", port))
-            buf = bytes(65536)
-            try:
-                while not stop.is_set():
-                    s.send(buf)
-            except OSError:
-                pass
-            s.close()
-
-        for k in range(ntcp):
-            lsock = rcv.socket(type=socket.SOCK_STREAM)
-            lsock.bind(("10.77.1.2", CROSS_PORT + k))
-            lsock.listen(1)
-            threads.append(threading.Thread(target=cross_rx, args=(lsock, cross[k]),
-                                            daemon=True))
-            threads.append(threading.Thread(target=cross_tx, args=(CROSS_PORT + k,),
-                                            daemon=True))
-        for t in threads:
-            t.start()
-        time.sleep(2.0)
-
-        tpba = []
         rx = rcv.popen(["sh", "-c", "exec gst-launch-1.0 -m -e " +
                         RECEIVER.format(port=PORT)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-        def rx_reader():
-            for line in rx.stdout:
-                m = MSG.match(line.strip())
-                if m and m.group(1) == "src" and m.group(2) == "tpba-stats":
-                    f = fields(m.group(3))
-                    tpba.append((time.monotonic(), int(f.get("bytes-udp", 0))
-                                 + int(f.get("bytes-tcp", 0))))
-        threading.Thread(target=rx_reader, daemon=True).start()
         time.sleep(1.0)
-        t_start = time.monotonic()
+        t0 = time.monotonic()
+        rx_msgs, tx_msgs = [], []
+        read_messages(rx, t0, "src", rx_msgs)
+        cross = [[] for _ in range(ntcp + 1)]
+        for k in range(ntcp + 1):
+            start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
+            cross_flow(snd, rcv, CROSS_PORT + k, cc, t0, start, stop_at, stop, cross[k])
         tx = snd.popen(["sh", "-c", "exec gst-launch-1.0 -m " + SENDER.format(
-            frames=RUN * FPS, dst="10.77.1.2", port=PORT, cc=CC, extra=extra)],
+            frames=END * FPS, dst="10.77.2.2", port=PORT, cc=cc, extra=extra)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        reader = read_messages(tx, t0, "snk", tx_msgs)
         try:
-            out_tx, err_tx = tx.communicate(timeout=RUN + 20)
+            tx.wait(timeout=END + 20)
         except subprocess.TimeoutExpired:
             tx.kill()
-            out_tx, err_tx = tx.communicate()
-        t_end = time.monotonic()
+        reader.join(5)
+        err_tx = tx.stderr.read()
         stop.set()
         rx.send_signal(signal.SIGINT)
         try:
@@ -195,97 +235,221 @@ def run_case(bottleneck, ntcp, variant):
         except subprocess.TimeoutExpired:
             rx.kill()
 
-    last, periods = {}, []
-    for line in out_tx.splitlines():
-        m = MSG.match(line.strip())
-        if m and m.group(1) == "snk":
-            f = fields(m.group(3))
-            if m.group(2) == "tpba-stats":
-                last = f
-            elif m.group(2) == "tpba-period":
-                periods.append((f.get("period"), f.get("r-s")))
-
-    n = int(t_end - t_start)
-    if os.environ.get("BENCH_TPBA_DEBUG"):
-        print("# sink stats:", last, "\n# periods:", periods, "\n# stderr:",
-              err_tx[-500:], flush=True)
-    R = [windows(tpba, t_start, n)] + [windows(c, t_start, n) for c in cross]
-    steady = range(WARMUP, max(WARMUP + 1, n - TAIL))
-    fs = [jain([r[j] for r in R]) for j in steady]
-    # reference: how fair the TCP flows are among themselves (3 TCP only)
-    f_tcp = statistics.median(jain([r[j] for r in R[1:]]) for j in steady) \
-        if ntcp > 1 else None
-    fair = bottleneck / (ntcp + 1)
-    share = statistics.mean(R[0][j] for j in steady) / fair
-    total = statistics.mean(sum(r[j] for r in R) for j in steady) / bottleneck
-    # n_cross: first window with R_tpba >= R of some TCP flow (paper, 6.2)
-    n_cross = next((j for j in range(n - TAIL)
-                    if any(R[0][j] >= r[j] for r in R[1:])), None)
-    j0 = n_cross if n_cross is not None else WARMUP
-    span = range(j0, max(j0 + 1, n - TAIL))
-    d_intra = max(max(r[j] for j in span) - min(r[j] for j in span) for r in R)
-    means = [statistics.mean(r[j] for j in span) for r in R]
-    d_ave1 = max(means) - min(means)
-    return {
-        "bottleneck": bottleneck, "ntcp": ntcp, "variant": variant,
-        "ok": tx.returncode == 0 and len(tpba) > 2,
-        "err": "" if tx.returncode == 0 else err_tx[-300:],
-        "f_med": statistics.median(fs), "f_min": min(fs), "f_tcp": f_tcp,
-        "R": R, "share": share,
-        "util": total, "n_cross": n_cross, "d_intra": d_intra, "d_ave1": d_ave1,
-        "tpba_kbps": statistics.mean(R[0][j] for j in steady) / 1e3,
-        "tcp_kbps": [statistics.mean(r[j] for j in steady) / 1e3 for r in R[1:]],
-        "periods": sum(1 for p in periods if p[0] == "running"),
-        "switches": last.get("switches"), "reductions": last.get("reductions"),
-        "dropped": last.get("dropped-adus"), "n": n,
-    }
+    tpba = [(t, int(f.get("bytes-udp", 0)) + int(f.get("bytes-tcp", 0)))
+            for t, name, f in rx_msgs if name == "tpba-stats"]
+    stats = [f for _, name, f in tx_msgs if name == "tpba-stats"]
+    periods = [(round(t, 2), f.get("period"), int(f.get("r-s", 0)))
+               for t, name, f in tx_msgs if name == "tpba-period"]
+    flows = [tpba] + cross
+    return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
+                err="" if tx.returncode == 0 else err_tx[-300:],
+                R=[windows(s, END) for s in flows],
+                periods=periods, last=stats[-1] if stats else {})
 
 
-def fmt_row(r):
-    nc = "-" if r["n_cross"] is None else str(r["n_cross"])
-    tcp = "/".join(f"{x:.0f}" for x in r["tcp_kbps"])
-    ft = "-" if r["f_tcp"] is None else f"{r['f_tcp']:.3f}"
-    return (f"| {r['bottleneck'] / 1e6:g} Mbit/s, {r['ntcp']} TCP | {r['variant']} | "
-            f"{r['f_med']:.3f} / {r['f_min']:.3f} | {ft} | {r['share']:.2f} | "
-            f"{r['tpba_kbps']:.0f} | {tcp} | {r['util']:.2f} | {nc} | "
-            f"{r['d_intra'] / 1e3:.0f} | {r['d_ave1'] / 1e3:.0f} | "
-            f"{r['periods']} | {r['reductions']} |")
+# --- the metrics -------------------------------------------------------------
+
+def first(cond, js, default=None):
+    return next((j for j in js if cond(j)), default)
 
 
-HEADER = ("| scenario | variant | f median / min | f TCP only | TPBA share / fair | "
-          "TPBA kbit/s | "
-          "TCP kbit/s | util | n_cross | dR_intra kbit/s | dR_ave1 kbit/s | "
-          "running periods | reductions |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+def response(periods, t_change, t_end):
+    """(T_wait, T_probe): from t_change to the first probing period that starts
+    after it, and that period's length; None where it does not end by t_end."""
+    t_probe = first(lambda t: t >= t_change, (t for t, p, _ in periods if p == "probing"))
+    if t_probe is None or t_probe >= t_end:
+        return None, None
+    t_run = first(lambda t: t > t_probe, (t for t, p, _ in periods if p == "running"))
+    return t_probe - t_change, (t_run - t_probe if t_run is not None and t_run < t_end
+                                else None)
+
+
+def metrics(run):
+    R, ntcp = run["R"], run["ntcp"]
+    orig = R[:ntcp + 1]                  # TPBA and the TCP flows that run throughout
+    joiner = R[ntcp + 1]
+    tcp = R[1:ntcp + 1]
+    n_change, n_final = JOIN - 1, LEAVE - 1
+    n_cross = first(lambda j: any(R[0][j] >= r[j] for r in tcp), range(n_change))
+    if n_cross is None:                  # the paper's fallback for flows that never cross
+        n_cross = first(lambda n: max(R[0][n - 10:n + 1]) - min(R[0][n - 10:n + 1])
+                        < 20e3, range(10, n_change), WARMUP)
+    span1 = range(n_cross, n_change + 1)
+    d_intra = max(max(r[j] for j in span1) - min(r[j] for j in span1) for r in orig)
+    means1 = [statistics.mean(r[j] for j in span1) for r in orig]
+    n_join = first(lambda j: any(joiner[j] >= r[j] for r in tcp), range(JOIN, n_final),
+                   JOIN)
+    span2 = range(n_join, n_final + 1)
+    means2 = [statistics.mean(r[j] for j in span2) for r in R]
+    f1 = [jain([r[j] for r in orig]) for j in range(WARMUP, JOIN)]
+    f2 = [jain([r[j] for r in R]) for j in range(JOIN + 5, LEAVE)]
+    fair1 = run["b"] / (ntcp + 1)
+    share1 = statistics.mean(R[0][j] for j in range(WARMUP, JOIN)) / fair1
+    f_tcp = (statistics.median(jain([r[j] for r in tcp]) for j in range(WARMUP, JOIN))
+             if ntcp > 1 else None)
+    return dict(
+        f1=statistics.median(f1), f1_mean=statistics.mean(f1), f2=statistics.median(f2),
+        f_tcp=f_tcp, share1=share1, n_cross=n_cross, n_join=n_join,
+        d_intra=d_intra, d_ave1=max(means1) - min(means1),
+        d_ave2=max(means2) - min(means2),
+        pr=response(run["periods"], JOIN, LEAVE), pi=response(run["periods"], LEAVE, END),
+        tpba_kbps=statistics.mean(R[0][j] for j in range(WARMUP, JOIN)) / 1e3,
+        tcp_kbps=[statistics.mean(r[j] for j in range(WARMUP, JOIN)) / 1e3 for r in tcp],
+        running=sum(1 for p in run["periods"] if p[1] == "running"))
+
+
+def scenario(run):
+    rtt = f"+{run['rtt']} ms" if run["rtt"] else "short"
+    return f"{run['b'] / 1e6:g} Mbit/s, {run['ntcp']} {run['cc']}, RTT {rtt}"
+
+
+def fmt(x, scale=1.0, spec=".0f"):
+    return "-" if x is None else format(x / scale, spec)
+
+
+HEADER = ("| scenario | variant | f median [10, JOIN) | f TCP only | TPBA / fair share | "
+          "TPBA kbit/s | TCP kbit/s | n_cross | dR_intra | dR_ave1 | f median after join | "
+          "dR_ave2 | T_pr (T_wait) s | T_pi (T_wait) s | running periods |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def row(run):
+    m = metrics(run)
+    return (f"| {scenario(run)} | {run['variant']} | {m['f1']:.3f} | "
+            f"{fmt(m['f_tcp'], spec='.3f')} | {m['share1']:.2f} | {m['tpba_kbps']:.0f} | "
+            + "/".join(f"{x:.0f}" for x in m["tcp_kbps"])
+            + f" | {m['n_cross']} | {fmt(m['d_intra'], 1e3)} | {fmt(m['d_ave1'], 1e3)} | "
+            f"{m['f2']:.3f} | {fmt(m['d_ave2'], 1e3)} | {fmt_response(m['pr'])} | "
+            f"{fmt_response(m['pi'])} | {m['running']} |")
+
+
+def fmt_response(r):
+    wait, probe = r
+    return "-" if wait is None else f"{fmt(probe, spec='.1f')} ({wait:.1f})"
+
+
+# --- plots (stdlib SVG, like the paper's figures 10 and 22) -----------------
+
+COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#ff7f0e"]
+
+
+def plot_svg(run, path):
+    R, ntcp = run["R"], run["ntcp"]
+    names = ["TPBA" if run["variant"] != "LDA" else "LDA"] + \
+        [f"TCP {k + 1}" for k in range(ntcp)] + ["TCP joiner"]
+    w, h, left, bottom = 640, 300, 50, 30
+    top = max(max(r) for r in R) * 1.05 or 1
+    x = lambda t: left + (w - left - 10) * t / END          # noqa: E731
+    y = lambda v: h - bottom - (h - bottom - 10) * v / top  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{left}" y="12">{scenario(run)}, {run["variant"]}: kbit/s per 1 s '
+           f'window; grey: probing; dashed: join, leave</text>']
+    for t0, t1 in probing_spans(run["periods"]) if run["variant"] != "LDA" else []:
+        out.append(f'<rect x="{x(t0):.1f}" y="{y(top):.1f}" width="{x(t1) - x(t0):.1f}" '
+                   f'height="{y(0) - y(top):.1f}" fill="#f0f0f0"/>')
+    for t in (JOIN, LEAVE):
+        out.append(f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" y2="{y(top):.1f}" '
+                   f'stroke="#888" stroke-dasharray="4 3"/>')
+    for t in range(0, END + 1, 10):
+        out.append(f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" '
+                   f'y2="{y(top):.1f}" stroke="#eee"/>'
+                   f'<text x="{x(t):.1f}" y="{h - 12}" text-anchor="middle">{t}</text>')
+    step = next(m * 10 ** e * 1e3 for e in range(8) for m in (1, 2, 5)
+                if top / (m * 10 ** e * 1e3) <= 6)
+    v = 0.0
+    while v <= top:
+        out.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" text-anchor="end">'
+                   f'{v / 1e3:.0f}</text>')
+        v += step
+    for k, r in enumerate(R):
+        pts = " ".join(f"{x(j + 0.5):.1f},{y(v):.1f}" for j, v in enumerate(r))
+        c = COLOURS[k % len(COLOURS)]
+        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{pts}"/>'
+                   f'<text x="{w - 80}" y="{40 + 14 * k}" fill="{c}">{names[k]}</text>')
+    out.append("</svg>")
+    with open(path, "w") as fp:
+        fp.write("\n".join(out) + "\n")
+
+
+def probing_spans(periods):
+    """[(start, end)] of TPBA's probing periods (it starts probing at 0)."""
+    spans, start = [], 0.0
+    for t, p, _ in periods:
+        if p == "running" and start is not None:
+            spans.append((start, t))
+            start = None
+        elif p == "probing" and start is None:
+            start = t
+    if start is not None:
+        spans.append((start, END))
+    return spans
+
+
+def write_plot(run):
+    plots = os.environ.get("BENCH_TPBA_PLOTS")
+    if plots and run["ok"]:
+        os.makedirs(plots, exist_ok=True)
+        plot_svg(run, os.path.join(plots, plot_name(run)))
+
+
+def plot_name(run):
+    return (f"tpba-{run['b'] / 1e6:g}M-{run['ntcp']}{run['cc']}-rtt{run['rtt']}-"
+            f"{run['variant']}-{run.get('trial', 0)}.svg").replace(".", "_", 1)
+
+
+def report(runs):
+    print(HEADER)
+    for run in runs:
+        if run["ok"]:
+            print(row(run))
+        else:
+            print(f"| {scenario(run)} | {run['variant']} | FAILED: {run['err'][-80:]!r} |")
+
+
+def cases():
+    out = []
+    for b in env_list("BENCH_TPBA_BOTTLENECK", "1.2,10", float):
+        for cc in env_list("BENCH_TPBA_CC", "cubic,reno"):
+            for rtt in env_list("BENCH_TPBA_RTT", "0,160", int):
+                for ntcp in env_list("BENCH_TPBA_NTCP", "1,3", int):
+                    for v in env_list("BENCH_TPBA_VARIANTS", "TPBA,LDA"):
+                        if v not in VARIANTS:
+                            sys.exit(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+                        for trial in range(int(os.environ.get("BENCH_TPBA_TRIALS", "1"))):
+                            out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
+                                            trial=trial))
+    i, n = map(int, os.environ.get("BENCH_TPBA_SHARD", "0/1").split("/"))
+    return out[i::n]
 
 
 def main():
-    netbed.require_or_skip(nfq=bool(DELAY_MS))
-    print(f"# TPBA fairness: {RUN} s per run, steady windows [{WARMUP}, end-{TAIL}) s, "
-          f"CC {CC}, added one-way delay {DELAY_MS} ms", flush=True)
-    rows = []
-    t0 = time.monotonic()
-    for b in BOTTLENECKS:
-        for k in NTCP:
-            for v in VARIANTS:
-                name = f"{b / 1e6:g}M-{k}tcp-{v}"
-                if ONLY and not any(s in name for s in ONLY):
-                    continue
-                r = run_case(b, k, v)
-                rows.append(r)
-                print(f"# {name}: {time.monotonic() - t0:.0f} s elapsed"
-                      + ("" if r["ok"] else f" FAILED {r['err']}"), flush=True)
-                print(fmt_row(r), flush=True)
+    if sys.argv[1:2] == ["--report"]:
+        runs = [r for p in sys.argv[2:] for r in json.load(open(p))]
+        report(runs)
+        for run in runs:
+            write_plot(run)
+        return 0
+    todo = cases()
+    netbed.require_or_skip(nfq=any(c["rtt"] for c in todo))
+    print(f"# TPBA against TCP: {len(todo)} runs of {END} s, a TCP flow joins at {JOIN} s "
+          f"and leaves at {LEAVE} s", flush=True)
+    runs, t0 = [], time.monotonic()
+    for c in todo:
+        run = run_case(c)
+        runs.append(run)
+        print(f"# {time.monotonic() - t0:.0f} s elapsed; periods {run['periods'][:12]}; "
+              f"sink {run['last']}", flush=True)
+        print(row(run) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
+              f"{run['err']}", flush=True)
+        write_plot(run)
+        if os.environ.get("BENCH_TPBA_JSON"):
+            with open(os.environ["BENCH_TPBA_JSON"], "w") as fp:
+                json.dump(runs, fp)
     print()
-    print(HEADER)
-    for r in rows:
-        print(fmt_row(r))
-    if os.environ.get("BENCH_TPBA_JSON"):
-        import json
-        with open(os.environ["BENCH_TPBA_JSON"], "w") as fp:
-            json.dump(rows, fp)
-    bad = [r for r in rows if not r["ok"]]
-    return 1 if bad else 0
+    report(runs)
+    return 0 if all(r["ok"] for r in runs) else 1
 
 
 if __name__ == "__main__":
