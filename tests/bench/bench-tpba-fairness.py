@@ -406,6 +406,63 @@ def report(runs):
             print(row(run))
         else:
             print(f"| {scenario(run)} | {run['variant']} | FAILED: {run['err'][-80:]!r} |")
+    ok = [r for r in runs if r["ok"]]
+    if ok:
+        print()
+        summary_by_variant(ok)
+        print()
+        tpba_against_lda(ok)
+
+
+def median_or_none(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def summary_by_variant(runs):
+    """One line per variant over all its runs: medians, and how often f >= 0.95."""
+    print("| variant | runs | f median (median over runs) | runs with f >= 0.95 | "
+          "f after join | TPBA / fair share | T_pr s | T_pi s | T_wait after join / leave s |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+    for v in dict.fromkeys(r["variant"] for r in runs):
+        ms = [metrics(r) for r in runs if r["variant"] == v]
+        col = lambda key, i=None: median_or_none(  # noqa: E731
+            m[key] if i is None else m[key][i] for m in ms)
+        print(f"| {v} | {len(ms)} | {col('f1'):.3f} | "
+              f"{sum(m['f1'] >= 0.95 for m in ms)} / {len(ms)} | {col('f2'):.3f} | "
+              f"{col('share1'):.2f} | {fmt(col('pr', 1), spec='.1f')} | "
+              f"{fmt(col('pi', 1), spec='.1f')} | {fmt(col('pr', 0), spec='.1f')} / "
+              f"{fmt(col('pi', 0), spec='.1f')} |")
+
+
+# metric, its key, True where higher is better
+COMPARED = [("f", "f1", True), ("f after join", "f2", True), ("dR_intra", "d_intra", False),
+            ("dR_ave1", "d_ave1", False), ("dR_ave2", "d_ave2", False)]
+
+
+def tpba_against_lda(runs):
+    """Per scenario, TPBA's and LDA's median over trials, and which is better."""
+    by = {}
+    for r in runs:
+        by.setdefault((scenario(r), r["variant"]), []).append(metrics(r))
+    pairs = [s for s, v in by if v == "TPBA" and (s, "LDA") in by]
+    if not pairs:
+        return
+    print("| scenario | " + " | ".join(f"{name} TPBA / LDA" for name, _, _ in COMPARED)
+          + " | TPBA better on |\n|---|" + "---|" * (len(COMPARED) + 1))
+    wins = dict.fromkeys((name for name, _, _ in COMPARED), 0)
+    for s in pairs:
+        cells, better = [], []
+        for name, key, higher in COMPARED:
+            t = statistics.median(m[key] for m in by[(s, "TPBA")])
+            l = statistics.median(m[key] for m in by[(s, "LDA")])  # noqa: E741
+            spec, scale = (".3f", 1) if higher else (".0f", 1e3)
+            cells.append(f"{fmt(t, scale, spec)} / {fmt(l, scale, spec)}")
+            if (t > l) if higher else (t < l):
+                better.append(name)
+                wins[name] += 1
+        print(f"| {s} | " + " | ".join(cells) + f" | {len(better)} of {len(COMPARED)} |")
+    print("| TPBA better in | " + " | ".join(f"{wins[n]} of {len(pairs)}" for n in wins) + " | |")
 
 
 def cases():
