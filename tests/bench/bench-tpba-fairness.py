@@ -395,8 +395,9 @@ def write_plot(run):
 
 
 def plot_name(run):
-    return (f"tpba-{run['b'] / 1e6:g}M-{run['ntcp']}{run['cc']}-rtt{run['rtt']}-"
-            f"{run['variant']}-{run.get('trial', 0)}.svg").replace(".", "_", 1)
+    mbps = f"{run['b'] / 1e6:g}".replace(".", "_")
+    return (f"tpba-{mbps}M-{run['ntcp']}{run['cc']}-rtt{run['rtt']}-{run['variant']}-"
+            f"{run.get('trial', 0)}.svg")
 
 
 def report(runs):
