@@ -340,7 +340,7 @@ def plot_svg(run, path):
     w, h, left, bottom = 640, 300, 50, 30
     top = max(max(r) for r in R) * 1.05 or 1
     x = lambda t: left + (w - left - 10) * t / END          # noqa: E731
-    y = lambda v: h - bottom - (h - bottom - 10) * v / top  # noqa: E731
+    y = lambda v: h - bottom - (h - bottom - 24) * v / top  # noqa: E731
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'font-family="sans-serif" font-size="11">',
            f'<rect width="{w}" height="{h}" fill="white"/>',
