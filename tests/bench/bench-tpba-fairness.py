@@ -47,7 +47,6 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -134,51 +133,6 @@ def queue_ms(b, rtt):
 
 # --- the run ---------------------------------------------------------------
 
-def cross_flow(snd, rcv, port, cc, t0, start, stop_at, stop, out):
-    """A greedy TCP flow snd -> rcv from t0 + start to t0 + stop_at; the
-    receiver appends (seconds since t0, cumulative bytes) to out."""
-    lsock = rcv.socket(type=socket.SOCK_STREAM)
-    lsock.bind(("10.77.2.2", port))
-    lsock.listen(1)
-
-    def rx():
-        c, _ = lsock.accept()
-        c.settimeout(0.2)
-        total = 0
-        while not stop.is_set():
-            try:
-                n = len(c.recv(65536))
-            except socket.timeout:
-                continue
-            except OSError:
-                break
-            if n == 0:
-                break
-            total += n
-            out.append((time.monotonic() - t0, total))
-        c.close()
-        lsock.close()
-
-    def tx():
-        time.sleep(max(0.0, t0 + start - time.monotonic()))
-        s = snd.socket(type=socket.SOCK_STREAM)
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
-        s.connect(("10.77.2.2", port))
-        s.settimeout(0.2)
-        buf = bytes(65536)
-        while not stop.is_set() and time.monotonic() < t0 + stop_at:
-            try:
-                s.send(buf)
-            except socket.timeout:
-                continue
-            except OSError:
-                break
-        s.close()
-
-    for f in (rx, tx):
-        threading.Thread(target=f, daemon=True).start()
-
-
 def read_messages(proc, t0, element, out):
     """(seconds since t0, message name, fields) of element's messages."""
     def reader():
@@ -217,7 +171,8 @@ def run_case(case):
         cross = [[] for _ in range(ntcp + 1)]
         for k in range(ntcp + 1):
             start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
-            cross_flow(snd, rcv, CROSS_PORT + k, cc, t0, start, stop_at, stop, cross[k])
+            netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, cc, stop, cross[k],
+                              t0=t0, start=start, stop_at=stop_at)
         tx = snd.popen(["sh", "-c", "exec gst-launch-1.0 -m " + SENDER.format(
             frames=END * FPS, dst="10.77.2.2", port=PORT, cc=cc, extra=extra)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -352,7 +307,7 @@ def plot_svg(run, path):
     for t in (JOIN, LEAVE):
         out.append(f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" y2="{y(top):.1f}" '
                    f'stroke="#888" stroke-dasharray="4 3"/>')
-    for t in range(0, END + 1, 10):
+    for t in range(0, END + 1, 10 if END <= 120 else 50):
         out.append(f'<line x1="{x(t):.1f}" y1="{y(0):.1f}" x2="{x(t):.1f}" '
                    f'y2="{y(top):.1f}" stroke="#eee"/>'
                    f'<text x="{x(t):.1f}" y="{h - 12}" text-anchor="middle">{t}</text>')
@@ -413,6 +368,8 @@ def report(runs):
         summary_by_variant(ok)
         print()
         tpba_against_lda(ok)
+        print()
+        variants_side_by_side(ok)
 
 
 def median_or_none(xs):
@@ -439,6 +396,25 @@ def summary_by_variant(runs):
 # metric, its key, True where higher is better
 COMPARED = [("f", "f1", True), ("f after join", "f2", True), ("dR_intra", "d_intra", False),
             ("dR_ave1", "d_ave1", False), ("dR_ave2", "d_ave2", False)]
+
+
+def variants_side_by_side(runs):
+    """Per scenario run with more than one TPBA variant: each variant's median f
+    over [10, JOIN) and TPBA / fair share, over trials."""
+    by = {}
+    for r in runs:
+        by.setdefault(scenario(r), {}).setdefault(r["variant"], []).append(metrics(r))
+    names = [v for v in VARIANTS if v != "LDA" and any(v in d for d in by.values())]
+    rows = [(s, d) for s, d in by.items() if sum(v in d for v in names) > 1]
+    if not rows:
+        return
+    print("| scenario | " + " | ".join(f"{v}: f, share" for v in names)
+          + " |\n|---|" + "---|" * len(names))
+    for s, d in rows:
+        cells = [f"{statistics.median(m['f1'] for m in d[v]):.3f}, "
+                 f"{statistics.median(m['share1'] for m in d[v]):.2f}" if v in d else "-"
+                 for v in names]
+        print(f"| {s} | " + " | ".join(cells) + " |")
 
 
 def tpba_against_lda(runs):

@@ -622,6 +622,55 @@ class NetBed:
             atexit.unregister(self.close)
 
 
+def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=None):
+    """A greedy TCP flow from host snd to dst:port on host rcv (congestion control
+    cc), sending from t0 + start until stop is set or t0 + stop_at (monotonic
+    clock). The receiver appends (seconds since t0, cumulative bytes) to out.
+    Returns the two threads, already started."""
+    lsock = rcv.socket(type=socket.SOCK_STREAM)
+    lsock.bind((dst, port))
+    lsock.listen(1)
+
+    def rx():
+        c, _ = lsock.accept()
+        c.settimeout(0.2)
+        total = 0
+        while not stop.is_set():
+            try:
+                n = len(c.recv(65536))
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            if n == 0:
+                break
+            total += n
+            out.append((time.monotonic() - t0, total))
+        c.close()
+        lsock.close()
+
+    def tx():
+        time.sleep(max(0.0, t0 + start - time.monotonic()))
+        s = snd.socket(type=socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        s.connect((dst, port))
+        s.settimeout(0.2)
+        buf = bytes(65536)
+        while not stop.is_set() and (stop_at is None or time.monotonic() < t0 + stop_at):
+            try:
+                s.send(buf)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        s.close()
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (rx, tx)]
+    for t in threads:
+        t.start()
+    return threads
+
+
 def _check_dir(direction):
     if direction not in ("ingress", "egress"):
         raise NetBedError(f"direction must be 'ingress' or 'egress', not {direction!r}")

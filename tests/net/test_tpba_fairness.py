@@ -11,7 +11,6 @@ benchmark belongs in tests/bench)."""
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -80,41 +79,7 @@ def main():
         # the cross flow: a greedy TCP sender snd -> rcv
         stop = threading.Event()
         cross = []                      # (t, bytes received)
-        lsock = rcv.socket(type=socket.SOCK_STREAM)
-        lsock.bind(("10.77.1.2", CROSS_PORT))
-        lsock.listen(1)
-
-        def cross_rx():
-            c, _ = lsock.accept()
-            c.settimeout(0.5)
-            total = 0
-            while not stop.is_set():
-                try:
-                    n = len(c.recv(65536))
-                except socket.timeout:
-                    n = -1
-                if n == 0:
-                    break
-                total += max(n, 0)
-                cross.append((time.monotonic(), total))
-            c.close()
-
-        def cross_tx():
-            s = snd.socket(type=socket.SOCK_STREAM)
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, CC.encode())
-            s.connect(("10.77.1.2", CROSS_PORT))
-            buf = bytes(65536)
-            try:
-                while not stop.is_set():
-                    s.send(buf)
-            except OSError:
-                pass
-            s.close()
-
-        threads = [threading.Thread(target=cross_rx, daemon=True),
-                   threading.Thread(target=cross_tx, daemon=True)]
-        for t in threads:
-            t.start()
+        netbed.greedy_tcp(snd, rcv, "10.77.1.2", CROSS_PORT, CC, stop, cross)
         time.sleep(2.0)
 
         tpba = []                       # (t, RTP bytes received)
