@@ -36,7 +36,8 @@ and T_wait = from the change to that probing period (T_running's share).
 Environment (comma-separated lists): BENCH_TPBA_BOTTLENECK (Mbit/s, 1.2,10),
 BENCH_TPBA_NTCP (1,3), BENCH_TPBA_CC (cubic,reno), BENCH_TPBA_RTT (base RTT
 added, ms: 0,160), BENCH_TPBA_VARIANTS (see VARIANTS; default TPBA,LDA),
-BENCH_TPBA_TRIALS (1), BENCH_TPBA_TIMES ("END,JOIN,LEAVE" s: 90,45,70),
+BENCH_TPBA_TRIALS (1), BENCH_TPBA_MTU (RTP packet size in bytes, 1200),
+BENCH_TPBA_TIMES ("END,JOIN,LEAVE" s: 90,45,70),
 BENCH_TPBA_SHARD ("i/n": run every n-th case from i, for parallel lanes),
 BENCH_TPBA_JSON (write the runs), BENCH_TPBA_PLOTS (directory: an SVG of every
 flow's rate over time per run). `bench-tpba-fairness.py --report A.json ...`
@@ -66,6 +67,7 @@ END, JOIN, LEAVE = env_list("BENCH_TPBA_TIMES", "90,45,70", int)
 WARMUP = 10
 PORT, CROSS_PORT = 5004, 6000
 W, H, FPS = 240, 180, 30          # I420: 240*180*1.5*8*30 = 15.6 Mbit/s
+MTU = int(os.environ.get("BENCH_TPBA_MTU", "1200"))
 
 VARIANTS = {
     "TPBA": "",
@@ -82,7 +84,7 @@ MSG = re.compile(r'^Got message #\d+ from element "(\w+)" \(element\): '
 SENDER = (
     "videotestsrc is-live=true pattern=snow num-buffers={frames} ! "
     f"video/x-raw,format=I420,width={W},height={H},framerate={FPS}/1 ! "
-    "rtpvrawpay mtu=1200 ! "
+    f"rtpvrawpay mtu={MTU} ! "
     "tpbasink name=snk host={dst} port={port} tcp-congestion={cc} "
     "stats-interval=1000000000 {extra}"
 )
@@ -453,7 +455,7 @@ def cases():
                             sys.exit(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
                         for trial in range(int(os.environ.get("BENCH_TPBA_TRIALS", "1"))):
                             out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
-                                            trial=trial))
+                                            trial=trial, mtu=MTU))
     i, n = map(int, os.environ.get("BENCH_TPBA_SHARD", "0/1").split("/"))
     return out[i::n]
 
