@@ -270,8 +270,7 @@ HEADER = ("| scenario | variant | f median [10, JOIN) | f TCP only | TPBA / fair
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def row(run):
-    m = metrics(run)
+def row(run, m):
     return (f"| {scenario(run)} | {run['variant']} | {m['f1']:.3f} | "
             f"{fmt(m['f_tcp'], spec='.3f')} | {m['share1']:.2f} | {m['tpba_kbps']:.0f} | "
             + "/".join(f"{x:.0f}" for x in m["tcp_kbps"])
@@ -359,19 +358,21 @@ def plot_name(run):
 
 def report(runs):
     print(HEADER)
+    scored = []                          # (run, its metrics) of the runs that worked
     for run in runs:
         if run["ok"]:
-            print(row(run))
+            scored.append((run, metrics(run)))
+            print(row(run, scored[-1][1]))
         else:
             print(f"| {scenario(run)} | {run['variant']} | FAILED: {run['err'][-80:]!r} |")
-    ok = [r for r in runs if r["ok"]]
-    if ok:
+    if scored:
         print()
-        summary_by_variant(ok)
+        summary_by_variant(scored)
+        by = by_scenario(scored)
         print()
-        tpba_against_lda(ok)
+        tpba_against_lda(by)
         print()
-        variants_side_by_side(ok)
+        variants_side_by_side(by)
 
 
 def median_or_none(xs):
@@ -379,13 +380,21 @@ def median_or_none(xs):
     return statistics.median(xs) if xs else None
 
 
-def summary_by_variant(runs):
+def by_scenario(scored):
+    """{scenario: {variant: [metrics of each trial]}}"""
+    by = {}
+    for run, m in scored:
+        by.setdefault(scenario(run), {}).setdefault(run["variant"], []).append(m)
+    return by
+
+
+def summary_by_variant(scored):
     """One line per variant over all its runs: medians, and how often f >= 0.95."""
     print("| variant | runs | f median (median over runs) | runs with f >= 0.95 | "
           "f after join | TPBA / fair share | T_pr s | T_pi s | T_wait after join / leave s |\n"
           "|---|---|---|---|---|---|---|---|---|")
-    for v in dict.fromkeys(r["variant"] for r in runs):
-        ms = [metrics(r) for r in runs if r["variant"] == v]
+    for v in dict.fromkeys(run["variant"] for run, _ in scored):
+        ms = [m for run, m in scored if run["variant"] == v]
         col = lambda key, i=None: median_or_none(  # noqa: E731
             m[key] if i is None else m[key][i] for m in ms)
         print(f"| {v} | {len(ms)} | {col('f1'):.3f} | "
@@ -400,12 +409,9 @@ COMPARED = [("f", "f1", True), ("f after join", "f2", True), ("dR_intra", "d_int
             ("dR_ave1", "d_ave1", False), ("dR_ave2", "d_ave2", False)]
 
 
-def variants_side_by_side(runs):
+def variants_side_by_side(by):
     """Per scenario run with more than one TPBA variant: each variant's median f
     over [10, JOIN) and TPBA / fair share, over trials."""
-    by = {}
-    for r in runs:
-        by.setdefault(scenario(r), {}).setdefault(r["variant"], []).append(metrics(r))
     names = [v for v in VARIANTS if v != "LDA" and any(v in d for d in by.values())]
     rows = [(s, d) for s, d in by.items() if sum(v in d for v in names) > 1]
     if not rows:
@@ -419,12 +425,9 @@ def variants_side_by_side(runs):
         print(f"| {s} | " + " | ".join(cells) + " |")
 
 
-def tpba_against_lda(runs):
+def tpba_against_lda(by):
     """Per scenario, TPBA's and LDA's median over trials, and which is better."""
-    by = {}
-    for r in runs:
-        by.setdefault((scenario(r), r["variant"]), []).append(metrics(r))
-    pairs = [s for s, v in by if v == "TPBA" and (s, "LDA") in by]
+    pairs = [s for s, d in by.items() if "TPBA" in d and "LDA" in d]
     if not pairs:
         return
     print("| scenario | " + " | ".join(f"{name} TPBA / LDA" for name, _, _ in COMPARED)
@@ -433,8 +436,8 @@ def tpba_against_lda(runs):
     for s in pairs:
         cells, better = [], []
         for name, key, higher in COMPARED:
-            t = statistics.median(m[key] for m in by[(s, "TPBA")])
-            l = statistics.median(m[key] for m in by[(s, "LDA")])  # noqa: E741
+            t = statistics.median(m[key] for m in by[s]["TPBA"])
+            l = statistics.median(m[key] for m in by[s]["LDA"])  # noqa: E741
             spec, scale = (".3f", 1) if higher else (".0f", 1e3)
             cells.append(f"{fmt(t, scale, spec)} / {fmt(l, scale, spec)}")
             if (t > l) if higher else (t < l):
@@ -477,7 +480,7 @@ def main():
         runs.append(run)
         print(f"# {time.monotonic() - t0:.0f} s elapsed; periods {run['periods'][:12]}; "
               f"sink {run['last']}", flush=True)
-        print(row(run) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
+        print(row(run, metrics(run)) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
               f"{run['err']}", flush=True)
         write_plot(run)
         if os.environ.get("BENCH_TPBA_JSON"):
