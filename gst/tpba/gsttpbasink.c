@@ -321,6 +321,8 @@ sample_tcp_info (GstTpbaSink * self, TpbaTcpInfo * out)
   out->snd_cwnd = ti.tcpi_snd_cwnd;
   out->rtt_us = ti.tcpi_rtt;
   out->delivery_rate = ti.tcpi_delivery_rate;
+  out->data_segs_out = ti.tcpi_data_segs_out;
+  out->total_retrans = ti.tcpi_total_retrans;
   return TRUE;
 }
 
@@ -917,6 +919,7 @@ get_stats (GstTpbaSink * self)
         "r-s", G_TYPE_UINT64, st.r_s,
         "n-r", G_TYPE_UINT, st.n_r,
         "p-loss", G_TYPE_DOUBLE, st.p_loss,
+        "p-probe", G_TYPE_DOUBLE, st.p_probe,
         "fraction-lost", G_TYPE_UINT, (guint) st.fraction_lost,
         "cumulative-lost", G_TYPE_INT, st.cumulative_lost,
         "rtt", G_TYPE_INT64, st.rtt,
@@ -1101,7 +1104,9 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
    * period ("probing" / "running": decided), transport ("tcp" / "udp": in
    * effect), rate (bits/s: pacing or offer), r-s (last probing result), r
    * (array of guint64: r[i] of the current or last probing period, oldest
-   * first, at most 32), n-r, p-loss (last adaptation point), fraction-lost,
+   * first, at most 32), n-r, p-loss (last adaptation point), p-probe (TCP's
+   * retransmitted fraction of its data segments in the cycles behind r-s,
+   * -1 unknown), fraction-lost,
    * cumulative-lost (last RR), rtt (ns from the RRs, -1 unknown), tcp-rtt
    * (ns, TCP_INFO), delivery-rate (bits/s, TCP_INFO), air (LDA), cwnd-new
    * (segments), last-cycle (ns), switches, probing-periods,

@@ -93,6 +93,9 @@ static const Param params[] = {
   {"reprobe-on-reductions", "Probe again at once after reprobe-count "
         "successive cuts of at least reprobe-cut (section 4, T_running)",
       K_BOOL, OFF (reprobe_on_reductions), 0, 1, S},
+  {"allow-probe-loss", "Running period: cut the rate only for the loss "
+        "above what TCP had while measuring r_s (p-probe in stats; not in "
+        "the paper)", K_BOOL, OFF (allow_probe_loss), 0, 1, S},
   {"t-tcp", "T_tcp: length of a probing cycle, ns (paper: 1 s, Table 2)",
       K_TIME, OFF (t_tcp), 1e6, H, S},
   {"epsilon", "epsilon: end-of-probing threshold, bits/s (paper: 30 kbit/s, "

@@ -71,6 +71,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->reprobe_on_reductions = FALSE;
   cfg->reprobe_count = 2;
   cfg->reprobe_cut = 0.2;
+  cfg->allow_probe_loss = FALSE;
   cfg->ntp_offset = 0;
   cfg->clock_rate = 90000;
   cfg->reorder_wait = 50 * MS;
@@ -303,6 +304,10 @@ struct _TpbaSender {
   guint n_r;
   gdouble r_hist[TPBA_HISTORY]; /* ring, index n % TPBA_HISTORY */
   gint64 last_cycle;
+  /* TCP's data segments sent and retransmitted at cycle boundaries: [k % H]
+   * is at the start of cycle k (the end of cycle k - 1) */
+  guint32 segs_hist[TPBA_HISTORY], retrans_hist[TPBA_HISTORY];
+  gdouble p_probe;              /* behind r_s; -1 unknown */
 
   /* TCP_INFO */
   gboolean have_sample;
@@ -475,6 +480,7 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
   g_queue_init (&s->events);
   s->rtt = -1;
   s->tcp_rtt = -1;
+  s->p_probe = -1;
   s->next_sr = now + s->cfg.t_rtcp;
   s->next_free = now;
   s->air = (gdouble) s->cfg.air_0;
@@ -567,6 +573,29 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
     *d = dd;
 }
 
+/* TCP's segment counters at the start of cycle n_r. */
+static void
+store_segments (TpbaSender * s, const TpbaTcpInfo * info)
+{
+  s->segs_hist[s->n_r % TPBA_HISTORY] = info->data_segs_out;
+  s->retrans_hist[s->n_r % TPBA_HISTORY] = info->total_retrans;
+}
+
+/* TCP's retransmitted fraction of the data segments it sent over the cycles
+ * the end criterion looked at (the last three, or all there were), at the
+ * end of cycle n_r - 1 given by @info; -1 if nothing was counted. */
+static gdouble
+probe_loss (const TpbaSender * s, const TpbaTcpInfo * info)
+{
+  guint k = s->n_r - MIN (s->n_r, 3);
+  guint32 segs = info->data_segs_out - s->segs_hist[k % TPBA_HISTORY];
+  guint32 retrans = info->total_retrans - s->retrans_hist[k % TPBA_HISTORY];
+
+  if (segs == 0 || retrans > segs)
+    return -1;
+  return (gdouble) retrans / (gdouble) segs;
+}
+
 /* Stores r[i]; returns TRUE when the probing period ends with it. A cycle
  * that acked nothing (the connection in retransmission-timeout backoff) is
  * a stall, not a rate: it neither lowers the encoder's offer nor ends the
@@ -623,6 +652,7 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     s->cycle_start = now;
     s->cycle_acked = info->bytes_acked;
     s->cwnd_reduced = FALSE;
+    store_segments (s, info);
     return;
   }
   len = now - s->cycle_start;
@@ -650,8 +680,10 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     s->cwnd_reduced = FALSE;
     if (push_probe_rate (s, r)) {
       s->r_s = r;
+      s->p_probe = probe_loss (s, info);
       decide (s, TPBA_PERIOD_RUNNING, now);
     }
+    store_segments (s, info);
   }
 }
 
@@ -736,6 +768,8 @@ tpba_adapt (TpbaSender * s, gint64 t)
     return;
   }
   s->p_loss = p;
+  if (s->cfg.allow_probe_loss && s->p_probe > 0)
+    p = MAX (p - s->p_probe, 0.0);
   if (p > 0) {
     nr = r * (1.0 - p * s->cfg.r_f);
     if (nr < (gdouble) s->cfg.r_min)
@@ -909,6 +943,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   for (guint i = 0; i < n; i++)
     st->r[i] = round_rate (s->r_hist[(s->n_r - n + i) % TPBA_HISTORY]);
   st->p_loss = s->p_loss;
+  st->p_probe = s->p_probe;
   st->fraction_lost = s->rr_fraction;
   st->cumulative_lost = s->rr_lost;
   st->rtt = s->rtt;

@@ -48,6 +48,12 @@
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
  *   each cutting r by at least reprobe_cut, probing is decided at once.
  *
+ * Ours, measured against the paper (docs/protocols/tpba.md):
+ * - allow_probe_loss: r_s is TCP's rate at the loss TCP saw while measuring
+ *   it, p_probe = retransmitted / sent data segments over the cycles that
+ *   ended the period (TCP_INFO). An adaptation point cuts only for the
+ *   excess: r = r (1 - (p_loss - p_probe) R_f) when p_loss > p_probe.
+ *
  * Sender, LDA modes (section 3, Fig. 2 with lines (A)): UDP only, from r_0,
  * the same RR-driven p_loss at every T_adapt from the start:
  *   p_loss == 0: if r < b { AIR = AIR (1 - r/b) (B);
@@ -125,6 +131,7 @@ typedef struct {
   gboolean reprobe_on_reductions;       /* option of section 4: FALSE */
   guint reprobe_count;          /* successive large reductions: 2 */
   gdouble reprobe_cut;          /* a large reduction cuts r by >= this: 0.2 */
+  gboolean allow_probe_loss;    /* running: cut only for loss above TCP's: FALSE */
   gint64 ntp_offset;            /* added to now for SR NTP timestamps: 0 */
   /* Receiver */
   guint clock_rate;             /* RTP clock rate for jitter: 90000 */
@@ -217,6 +224,8 @@ typedef struct {
   guint32 snd_cwnd;             /* tcpi_snd_cwnd, segments; 0 = unknown */
   guint32 rtt_us;               /* tcpi_rtt; 0 = unknown */
   guint64 delivery_rate;        /* tcpi_delivery_rate, bytes/s; 0 = unknown */
+  guint32 data_segs_out;        /* tcpi_data_segs_out (retransmissions included) */
+  guint32 total_retrans;        /* tcpi_total_retrans */
 } TpbaTcpInfo;
 
 /* What to do with one packet. */
@@ -240,6 +249,7 @@ typedef struct {
   guint n_r;                    /* r[i] in the current/last probing period */
   guint64 r[TPBA_HISTORY];      /* the last min(n_r, TPBA_HISTORY) r[i], oldest first */
   gdouble p_loss;               /* at the last adaptation point */
+  gdouble p_probe;              /* TCP's retransmitted fraction behind r_s; -1 unknown */
   guint8 fraction_lost;         /* last RR */
   gint32 cumulative_lost;       /* last RR */
   gint64 rtt;                   /* ns, from LSR/DLSR; -1 unknown */

@@ -48,6 +48,17 @@ tcp_sample (TpbaSender * s, guint64 acked, guint32 cwnd, gint64 now)
   tpba_sender_advance (s, now);
 }
 
+/* A sample with TCP's segment counters (for allow_probe_loss). */
+static void
+tcp_sample_segs (TpbaSender * s, guint64 acked, guint32 segs,
+    guint32 retrans, gint64 now)
+{
+  TpbaTcpInfo i = { acked, 20, 0, 0, segs, retrans };
+
+  tpba_sender_on_tcp_info (s, &i, now);
+  tpba_sender_advance (s, now);
+}
+
 /* An RR from the receiver about SSRC_TX. */
 static void
 feed_rr (TpbaSender * s, guint32 ext, gint32 lost, guint8 fraction,
@@ -613,6 +624,86 @@ GST_START_TEST (test_reprobe_on_reductions)
 
 GST_END_TEST;
 
+/* allow_probe_loss: TCP retransmitted 2 % of its segments in the three
+ * cycles that ended probing (a loss burst in cycle 0 does not count), so a
+ * running period cuts only for the loss above 2 %. Unknown counters fall
+ * back to the paper's rule. */
+static TpbaSender *
+running_after_lossy_probe (const TpbaConfig * cfg, gboolean counters)
+{
+  TpbaSender *s = tpba_sender_new (cfg, SSRC_TX, 0);
+  TpbaSenderStats st;
+  const guint32 segs[] = { 0, 1000, 1100, 1200, 1300 };
+  const guint32 retrans[] = { 0, 100, 102, 104, 106 };
+  const guint64 acked[] = { 0, 150000, 275000, 400000, 525000 };
+
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (segs); i++) {
+    if (i == 3)
+      feed_rr (s, 1000, 0, 0, 0, 0, 3500 * MS);
+    tcp_sample_segs (s, acked[i], counters ? segs[i] : 0,
+        counters ? retrans[i] : 0, i * S);
+  }
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_uint64 (st.r_s, 1000000);
+  if (counters)
+    fail_unless (fabs (st.p_probe - 0.02) < 1e-12);
+  else
+    fail_unless (st.p_probe < 0);
+  send_pkt (s, 2, 200, TRUE, 1000, 4500 * MS);
+  return s;
+}
+
+/* Running from 4 s: RRs with 5 % loss before 7 s and 1 % before 10 s. */
+static void
+lossy_running (TpbaSender * s, guint64 rate_at_7, guint64 rate_at_10)
+{
+  TpbaSenderStats st;
+
+  feed_rr (s, 1100, 5, 0, 0, 0, 6 * S);
+  tpba_sender_advance (s, 7 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, rate_at_7);
+  fail_unless (fabs (st.p_loss - 0.05) < 1e-12);
+  feed_rr (s, 1200, 6, 0, 0, 0, 9 * S);
+  tpba_sender_advance (s, 10 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, rate_at_10);
+  fail_unless (fabs (st.p_loss - 0.01) < 1e-12);
+}
+
+GST_START_TEST (test_allow_probe_loss)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.allow_probe_loss = TRUE;
+  /* 1M (1 - (0.05 - 0.02) 3) = 910k; then 1 % < 2 %: no cut */
+  s = running_after_lossy_probe (&cfg, TRUE);
+  lossy_running (s, 910000, 910000);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.reductions, 1);
+  tpba_sender_free (s);
+
+  /* Option off (the paper): 1M (1 - 0.15) = 850k; 850k (1 - 0.03) */
+  tpba_config_init (&cfg);
+  s = running_after_lossy_probe (&cfg, TRUE);
+  lossy_running (s, 850000, 824500);
+  tpba_sender_free (s);
+
+  /* Option on, counters unknown (0): the paper's rule */
+  cfg.allow_probe_loss = TRUE;
+  s = running_after_lossy_probe (&cfg, FALSE);
+  lossy_running (s, 850000, 824500);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 6. LDA (Fig. 2 with lines (A)) on scripted RRs */
 
@@ -1123,6 +1214,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_running_period);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_reprobe_on_reductions);
+  tcase_add_test (tc, test_allow_probe_loss);
   tcase_add_test (tc, test_lda);
   tcase_add_test (tc, test_receiver_merge);
   tcase_add_test (tc, test_receiver_rr);
