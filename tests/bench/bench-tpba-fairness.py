@@ -76,6 +76,8 @@ VARIANTS = {
     "TPBA-reprobe": "reprobe-on-reductions=true",
     "TPBA-all": "end-criterion=proportional probe-interval=cwnd "
                 "reprobe-on-reductions=true",
+    "TPBA-loss": "allow-probe-loss=true",
+    "TPBA-prop-loss": "end-criterion=proportional allow-probe-loss=true",
     "LDA": "mode=lda bottleneck={b}",
 }
 
@@ -197,11 +199,14 @@ def run_case(case):
     stats = [f for _, name, f in tx_msgs if name == "tpba-stats"]
     periods = [(round(t, 2), f.get("period"), int(f.get("r-s", 0)))
                for t, name, f in tx_msgs if name == "tpba-period"]
+    # the running periods' loss (p-loss, per 1 s sample) and TCP's in probing (p-probe)
+    losses = [(float(f["p-loss"]), float(f.get("p-probe", -1))) for f in stats
+              if f.get("period") == "running" and "p-loss" in f]
     flows = [tpba] + cross
     return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
                 err="" if tx.returncode == 0 else err_tx[-300:],
                 R=[windows(s, END) for s in flows],
-                periods=periods, last=stats[-1] if stats else {})
+                periods=periods, losses=losses, last=stats[-1] if stats else {})
 
 
 # --- the metrics -------------------------------------------------------------
@@ -252,7 +257,10 @@ def metrics(run):
         pr=response(run["periods"], JOIN, LEAVE), pi=response(run["periods"], LEAVE, END),
         tpba_kbps=statistics.mean(R[0][j] for j in range(WARMUP, JOIN)) / 1e3,
         tcp_kbps=[statistics.mean(r[j] for j in range(WARMUP, JOIN)) / 1e3 for r in tcp],
-        running=sum(1 for p in run["periods"] if p[1] == "running"))
+        running=sum(1 for p in run["periods"] if p[1] == "running"),
+        p_loss=median_or_none([p for p, _ in run.get("losses", [])]),
+        p_probe=median_or_none([q for _, q in run.get("losses", []) if q >= 0]),
+        reductions=int(run["last"].get("reductions", 0)))
 
 
 def scenario(run):
@@ -373,6 +381,8 @@ def report(runs):
         tpba_against_lda(by)
         print()
         variants_side_by_side(by)
+        print()
+        running_loss(scored)
 
 
 def median_or_none(xs):
@@ -423,6 +433,20 @@ def variants_side_by_side(by):
                  f"{statistics.median(m['share1'] for m in d[v]):.2f}" if v in d else "-"
                  for v in names]
         print(f"| {s} | " + " | ".join(cells) + " |")
+
+
+def running_loss(scored):
+    """Per TPBA run with running periods: the loss its RRs reported while
+    running against the loss TCP had in the cycles behind r_s."""
+    rows = [(run, m) for run, m in scored if run["variant"] != "LDA" and m["p_loss"] is not None]
+    if not rows:
+        return
+    print("| scenario | variant | running loss p_loss % (median of 1 s samples) | "
+          "TCP loss p_probe % (median) | reductions | TPBA / fair share |\n"
+          "|---|---|---|---|---|---|")
+    for run, m in rows:
+        print(f"| {scenario(run)} | {run['variant']} | {fmt(m['p_loss'], 0.01, '.1f')} | "
+              f"{fmt(m['p_probe'], 0.01, '.1f')} | {m['reductions']} | {m['share1']:.2f} |")
 
 
 def tpba_against_lda(by):
