@@ -68,6 +68,8 @@ WARMUP = 10
 PORT, CROSS_PORT = 5004, 6000
 W, H, FPS = 240, 180, 30          # I420: 240*180*1.5*8*30 = 15.6 Mbit/s
 MTU = int(os.environ.get("BENCH_TPBA_MTU", "1200"))
+QUEUE = int(os.environ.get("BENCH_TPBA_QUEUE", "0")) or None     # packets
+RCVBUF = int(os.environ.get("BENCH_TPBA_RCVBUF", "0")) or None   # bytes
 
 VARIANTS = {
     "TPBA": "",
@@ -131,7 +133,11 @@ def jain(rates):
     return s * s / (len(rates) * q) if q > 0 else 0.0
 
 
-def queue_ms(b, rtt):
+def queue_ms(b, rtt, packets=None):
+    """the tbf's queue in ms of the rate: packets of 1500 bytes if given, else the
+    longest of 50 ms, the base RTT and 20 packets"""
+    if packets:
+        return max(1, round(packets * 1500 * 8 * 1000 / b))
     return max(50, rtt, round(20 * 1500 * 8 * 1000 / b))
 
 
@@ -158,11 +164,15 @@ def run_case(case):
         rtr_out, _ = bed.link(rtr, rcv, "10.77.2.1/24", "10.77.2.2/24")
         snd.run(["ip", "route", "add", "10.77.2.0/24", "via", "10.77.1.1"])
         rcv.run(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"])
-        bed.bottleneck(rtr, rtr_out, rate_bps=b, latency_ms=queue_ms(b, rtt))
+        bed.bottleneck(rtr, rtr_out, rate_bps=b,
+                       latency_ms=queue_ms(b, rtt, case.get("queue")))
         if rtt:
             bed.delay(rtr, rtr_in, rtt, direction="ingress")
         # the other half of the paper's cwnd change (docs/protocols/tpba.md)
         snd.run(["sysctl", "-qw", "net.ipv4.tcp_slow_start_after_idle=0"])
+        if case.get("rcvbuf"):         # window-limited TCP, every receiver alike
+            rcv.run(["sysctl", "-qw",
+                     f"net.ipv4.tcp_rmem=4096 {case['rcvbuf']} {case['rcvbuf']}"])
 
         stop = threading.Event()
         rx = rcv.popen(["sh", "-c", "exec gst-launch-1.0 -m -e " +
@@ -247,6 +257,7 @@ def metrics(run):
     f2 = [jain([r[j] for r in R]) for j in range(JOIN + 5, LEAVE)]
     fair1 = run["b"] / (ntcp + 1)
     share1 = statistics.mean(R[0][j] for j in range(WARMUP, JOIN)) / fair1
+    rs_med = median_or_none([r for _, p, r in run["periods"] if p == "running"])
     f_tcp = (statistics.median(jain([r[j] for r in tcp]) for j in range(WARMUP, JOIN))
              if ntcp > 1 else None)
     return dict(
@@ -260,12 +271,15 @@ def metrics(run):
         running=sum(1 for p in run["periods"] if p[1] == "running"),
         p_loss=median_or_none([p for p, _ in run.get("losses", [])]),
         p_probe=median_or_none([q for _, q in run.get("losses", []) if q >= 0]),
-        reductions=int(run["last"].get("reductions", 0)))
+        reductions=int(run["last"].get("reductions", 0)),
+        rs_share=rs_med / fair1 if rs_med is not None else None)
 
 
 def scenario(run):
     rtt = f"+{run['rtt']} ms" if run["rtt"] else "short"
-    return f"{run['b'] / 1e6:g} Mbit/s, {run['ntcp']} {run['cc']}, RTT {rtt}"
+    extra = (f", queue {run['queue']} pkts" if run.get("queue") else "") + \
+        (f", rcvbuf {run['rcvbuf'] // 1024} KiB" if run.get("rcvbuf") else "")
+    return f"{run['b'] / 1e6:g} Mbit/s, {run['ntcp']} {run['cc']}, RTT {rtt}{extra}"
 
 
 def fmt(x, scale=1.0, spec=".0f"):
@@ -436,17 +450,19 @@ def variants_side_by_side(by):
 
 
 def running_loss(scored):
-    """Per TPBA run with running periods: the loss its RRs reported while
-    running against the loss TCP had in the cycles behind r_s."""
+    """Per TPBA run with running periods: the probed r_s against the fair share,
+    and the loss its RRs reported while running against the loss TCP had in
+    the cycles behind r_s."""
     rows = [(run, m) for run, m in scored if run["variant"] != "LDA" and m["p_loss"] is not None]
     if not rows:
         return
-    print("| scenario | variant | running loss p_loss % (median of 1 s samples) | "
-          "TCP loss p_probe % (median) | reductions | TPBA / fair share |\n"
-          "|---|---|---|---|---|---|")
+    print("| scenario | variant | r_s / fair share (median) | running loss p_loss % "
+          "(median of 1 s samples) | TCP loss p_probe % (median) | reductions | "
+          "TPBA / fair share |\n|---|---|---|---|---|---|---|")
     for run, m in rows:
-        print(f"| {scenario(run)} | {run['variant']} | {fmt(m['p_loss'], 0.01, '.1f')} | "
-              f"{fmt(m['p_probe'], 0.01, '.1f')} | {m['reductions']} | {m['share1']:.2f} |")
+        print(f"| {scenario(run)} | {run['variant']} | {fmt(m['rs_share'], spec='.2f')} | "
+              f"{fmt(m['p_loss'], 0.01, '.1f')} | {fmt(m['p_probe'], 0.01, '.1f')} | "
+              f"{m['reductions']} | {m['share1']:.2f} |")
 
 
 def tpba_against_lda(by):
@@ -482,7 +498,8 @@ def cases():
                             sys.exit(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
                         for trial in range(int(os.environ.get("BENCH_TPBA_TRIALS", "1"))):
                             out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
-                                            trial=trial, mtu=MTU))
+                                            trial=trial, mtu=MTU, queue=QUEUE,
+                                            rcvbuf=RCVBUF))
     i, n = map(int, os.environ.get("BENCH_TPBA_SHARD", "0/1").split("/"))
     return out[i::n]
 

@@ -130,7 +130,7 @@ def main():
           f"kbit/s, fair share {FAIR / 1e3:.0f} kbit/s, Jain index {jain:.3f}")
     print("sink:", {k: last.get(k) for k in (
         "switches", "probing-periods", "running-periods", "reductions",
-        "dropped-adus", "packets-tcp", "packets-udp", "p-loss")})
+        "dropped-adus", "packets-tcp", "packets-udp", "p-loss", "p-probe")})
 
     check("the sender ran", len(out_tx) > 0 and tx.returncode == 0,
           f"exit {tx.returncode}" + ("" if tx.returncode == 0 else err_tx[-400:]))
@@ -140,6 +140,9 @@ def main():
           0.5 * FAIR <= med <= 1.5 * FAIR, f"{med / 1e3:.0f} kbit/s")
     check("TPBA goodput within 0.5x..1.5x of the fair share",
           0.5 * FAIR <= r_tpba <= 1.5 * FAIR, f"{r_tpba / 1e3:.0f} kbit/s")
+    p_probe = float(last.get("p-probe", -1))
+    check("TCP's loss behind r_s measured from TCP_INFO (p-probe in [0, 1))",
+          0 <= p_probe < 1, f"{p_probe}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
