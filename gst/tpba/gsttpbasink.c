@@ -78,6 +78,7 @@ enum
   PROP_NOTSENT_LOWAT,
   PROP_STATS_INTERVAL,
   PROP_TCP_CONGESTION,
+  PROP_TCP_PACING,
   PROP_BITRATE,
   PROP_STATS,
   PROP_CONFIG_FIRST,
@@ -102,6 +103,7 @@ struct _GstTpbaSink
   guint notsent_lowat;
   guint64 stats_interval;
   gchar *tcp_congestion;
+  gboolean tcp_pacing;
   TpbaConfig cfg;
 
   GstRatePath *rates;
@@ -120,6 +122,7 @@ struct _GstTpbaSink
   gint64 run_connect_timeout;
   gint64 run_stats_interval, next_stats;
   gchar *run_cc;
+  gboolean run_pacing;
   GQueue queue;
   guint64 queued_bytes;
   gboolean have_prev, prev_marker, in_drop;
@@ -259,6 +262,23 @@ send_hello (GstTpbaSink * self)
 }
 
 /* Called with the lock released. */
+/* Linux paces a TCP socket itself once SO_MAX_PACING_RATE is set (as with
+ * the fq qdisc): it sends at about cwnd / srtt, so a connection that resumes
+ * after a running period spreads its window over a round trip instead of
+ * sending it as one burst. The cap itself is max-rate. */
+static gboolean
+enable_pacing (int fd, guint64 max_rate, gchar ** err)
+{
+  guint32 bytes_per_s = (guint32) MIN (max_rate / 8, (guint64) G_MAXUINT32 - 1);
+
+  if (setsockopt (fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes_per_s,
+          sizeof (bytes_per_s)) < 0) {
+    *err = g_strdup_printf ("SO_MAX_PACING_RATE: %s", g_strerror (errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static int
 tcp_connect (GstTpbaSink * self, gchar ** err)
 {
@@ -279,6 +299,10 @@ tcp_connect (GstTpbaSink * self, gchar ** err)
           self->run_cc, strlen (self->run_cc)) < 0) {
     *err = g_strdup_printf ("TCP_CONGESTION %s: %s", self->run_cc,
         g_strerror (errno));
+    close (fd);
+    return -1;
+  }
+  if (self->run_pacing && !enable_pacing (fd, self->run_cfg.max_rate, err)) {
     close (fd);
     return -1;
   }
@@ -619,6 +643,7 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   g_free (self->run_cc);
   self->run_cc = self->tcp_congestion && *self->tcp_congestion ?
       g_strdup (self->tcp_congestion) : NULL;
+  self->run_pacing = self->tcp_pacing;
   GST_OBJECT_UNLOCK (self);
 
   if (tcp_port <= 0 || rtcp_port <= 0 || rtcp_port > 65535) {
@@ -873,6 +898,9 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
       g_free (self->tcp_congestion);
       self->tcp_congestion = g_value_dup_string (value);
       break;
+    case PROP_TCP_PACING:
+      self->tcp_pacing = g_value_get_boolean (value);
+      break;
     default:
       if (!gst_tpba_config_set (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1011,6 +1039,9 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_TCP_CONGESTION:
       g_value_set_string (value, self->tcp_congestion);
       break;
+    case PROP_TCP_PACING:
+      g_value_set_boolean (value, self->tcp_pacing);
+      break;
     default:
       if (!gst_tpba_config_get (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1093,6 +1124,12 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
       g_param_spec_string ("tcp-congestion", "TCP congestion control",
           "TCP_CONGESTION of the probing connection, e.g. cubic or reno "
           "(NULL: the system default)", NULL, rw));
+  g_object_class_install_property (gobject_class, PROP_TCP_PACING,
+      g_param_spec_boolean ("tcp-pacing", "TCP pacing",
+          "Let Linux pace the probing connection (SO_MAX_PACING_RATE, capped "
+          "at max-rate): it resumes after a running period at about cwnd / "
+          "RTT instead of with a burst of its whole window (not in the paper)",
+          FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
           "Rate the encoder should produce (bits/s): r[i] (1 + headroom) while "

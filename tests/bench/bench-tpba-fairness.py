@@ -78,6 +78,8 @@ VARIANTS = {
     "TPBA-reprobe": "reprobe-on-reductions=true",
     "TPBA-all": "end-criterion=proportional probe-interval=cwnd "
                 "reprobe-on-reductions=true",
+    "TPBA-t3": "t-tcp=3000000000",
+    "TPBA-paced": "tcp-pacing=true",
     "TPBA-loss": "allow-probe-loss=true",
     "TPBA-prop-loss": "end-criterion=proportional allow-probe-loss=true",
     "LDA": "mode=lda bottleneck={b}",
@@ -236,6 +238,22 @@ def response(periods, t_change, t_end):
                                 else None)
 
 
+def probe_vs_tcp(run):
+    """Median over TPBA's probing periods (whole 1 s windows, at least two, not
+    across the join or the leave) of TPBA's rate against the mean rate of the
+    TCP flows active then: how TCP-exact a probing connection is beside them."""
+    R, ratios = run["R"], []
+    for t0, t1 in probing_spans(run["periods"]):
+        js = range(int(t0) + 1, int(t1))
+        if len(js) < 2 or any(int(t0) < c <= int(t1) for c in (JOIN, LEAVE)):
+            continue
+        tcp = [statistics.mean(r[j] for j in js) for r in R[1:]]
+        tcp = [x for x in tcp if x > 1e3]
+        if tcp:
+            ratios.append(statistics.mean(R[0][j] for j in js) / statistics.mean(tcp))
+    return median_or_none(ratios)
+
+
 def metrics(run):
     R, ntcp = run["R"], run["ntcp"]
     orig = R[:ntcp + 1]                  # TPBA and the TCP flows that run throughout
@@ -272,7 +290,8 @@ def metrics(run):
         p_loss=median_or_none([p for p, _ in run.get("losses", [])]),
         p_probe=median_or_none([q for _, q in run.get("losses", []) if q >= 0]),
         reductions=int(run["last"].get("reductions", 0)),
-        rs_share=rs_med / fair1 if rs_med is not None else None)
+        rs_share=rs_med / fair1 if rs_med is not None else None,
+        probe_vs_tcp=probe_vs_tcp(run) if run["variant"] != "LDA" else None)
 
 
 def scenario(run):
@@ -450,17 +469,20 @@ def variants_side_by_side(by):
 
 
 def running_loss(scored):
-    """Per TPBA run with running periods: the probed r_s against the fair share,
+    """Per TPBA run with running periods: its rate while probing against the TCP
+    flows', the probed r_s against the fair share,
     and the loss its RRs reported while running against the loss TCP had in
     the cycles behind r_s."""
     rows = [(run, m) for run, m in scored if run["variant"] != "LDA" and m["p_loss"] is not None]
     if not rows:
         return
-    print("| scenario | variant | r_s / fair share (median) | running loss p_loss % "
+    print("| scenario | variant | probing: TPBA / TCP flows (median) | "
+          "r_s / fair share (median) | running loss p_loss % "
           "(median of 1 s samples) | TCP loss p_probe % (median) | reductions | "
-          "TPBA / fair share |\n|---|---|---|---|---|---|---|")
+          "TPBA / fair share |\n|---|---|---|---|---|---|---|---|")
     for run, m in rows:
-        print(f"| {scenario(run)} | {run['variant']} | {fmt(m['rs_share'], spec='.2f')} | "
+        print(f"| {scenario(run)} | {run['variant']} | {fmt(m['probe_vs_tcp'], spec='.2f')} | "
+              f"{fmt(m['rs_share'], spec='.2f')} | "
               f"{fmt(m['p_loss'], 0.01, '.1f')} | {fmt(m['p_probe'], 0.01, '.1f')} | "
               f"{m['reductions']} | {m['share1']:.2f} |")
 

@@ -142,7 +142,10 @@ stranger_refused (gint tcp_port, const gchar * local)
   return n == 0;
 }
 
-GST_START_TEST (test_stream_across_switches)
+/* Streams N packets through switches every ~0.5 s (with @extra sink
+ * settings) and checks every one arrives once, in order, byte for byte. */
+static void
+stream_across_switches (const gchar * extra)
 {
   Pair p;
   const guint N = 600, SIZE = 400;
@@ -153,8 +156,11 @@ GST_START_TEST (test_stream_across_switches)
 
   /* probing cycles of 100 ms, a huge epsilon: probing ends after 3 cycles;
    * running 500 ms: a switch every ~0.4-0.5 s */
-  pair_start (&p, "t-tcp=100000000 epsilon=1000000000 t-running=500000000 "
-      "t-adapt=200000000 t-rtcp=200000000");
+  gchar *settings = g_strconcat ("t-tcp=100000000 epsilon=1000000000 "
+      "t-running=500000000 t-adapt=200000000 t-rtcp=200000000 ", extra, NULL);
+
+  pair_start (&p, settings);
+  g_free (settings);
 
   for (guint i = 0; i < N; i++) {
     GstBuffer *b = make_packet (i, SIZE);
@@ -228,6 +234,19 @@ GST_START_TEST (test_stream_across_switches)
     fail_unless (br > 0);
   }
   pair_stop (&p);
+}
+
+GST_START_TEST (test_stream_across_switches)
+{
+  stream_across_switches ("");
+}
+
+GST_END_TEST;
+
+/* The same with Linux pacing the probing connection. */
+GST_START_TEST (test_stream_across_switches_paced)
+{
+  stream_across_switches ("tcp-pacing=true");
 }
 
 GST_END_TEST;
@@ -516,6 +535,7 @@ tpba_suite (void)
   tcase_add_test (tc, test_stranger_refused_before_peer);
   tcase_add_test (tc, test_flush_discards_queue);
   tcase_add_test (tc, test_stream_across_switches);
+  tcase_add_test (tc, test_stream_across_switches_paced);
   tcase_add_test (tc, test_reconnect);
   return s;
 }
