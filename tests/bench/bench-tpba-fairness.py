@@ -244,7 +244,7 @@ def probe_vs_tcp(run):
     TCP flows active then: how TCP-exact a probing connection is beside them."""
     R, ratios = run["R"], []
     for t0, t1 in probing_spans(run["periods"]):
-        js = range(int(t0) + 1, int(t1))
+        js = range(int(t0) + 1, min(int(t1), END))
         if len(js) < 2 or any(int(t0) < c <= int(t1) for c in (JOIN, LEAVE)):
             continue
         tcp = [statistics.mean(r[j] for j in js) for r in R[1:]]
