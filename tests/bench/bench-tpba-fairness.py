@@ -238,6 +238,19 @@ def response(periods, t_change, t_end):
                                 else None)
 
 
+def probe_ratios(run):
+    """[(k, TPBA's rate / the active TCP flows' mean rate in the k-th whole 1 s
+    window of a probing period)] over the run's probing periods after the first
+    (the first starts with everyone at t = 0)."""
+    R, out = run["R"], []
+    for t0, t1 in probing_spans(run["periods"])[1:]:
+        for k, j in enumerate(range(int(t0) + 1, min(int(t1), END)), 1):
+            tcp = [r[j] for r in R[1:] if r[j] > 1e3]
+            if tcp:
+                out.append((k, R[0][j] / statistics.mean(tcp)))
+    return out
+
+
 def probe_vs_tcp(run):
     """Median over TPBA's probing periods (whole 1 s windows, at least two, not
     across the join or the leave) of TPBA's rate against the mean rate of the
@@ -415,6 +428,8 @@ def report(runs):
         print()
         variants_side_by_side(by)
         print()
+        probe_convergence(scored)
+        print()
         running_loss(scored)
 
 
@@ -466,6 +481,21 @@ def variants_side_by_side(by):
                  f"{statistics.median(m['share1'] for m in d[v]):.2f}" if v in d else "-"
                  for v in names]
         print(f"| {s} | " + " | ".join(cells) + " |")
+
+
+def probe_convergence(scored, seconds=10):
+    """Per TPBA variant: the median over its probing periods (all runs) of TPBA's
+    rate against the TCP flows' in the k-th second of the period."""
+    names = [v for v in dict.fromkeys(run["variant"] for run, _ in scored) if v != "LDA"]
+    if not names:
+        return
+    print("| variant | periods | " + " | ".join(f"s {k}" for k in range(1, seconds + 1))
+          + " |\n|---|---|" + "---|" * seconds)
+    for v in names:
+        ratios = [x for run, _ in scored if run["variant"] == v for x in probe_ratios(run)]
+        cells = [median_or_none([r for k2, r in ratios if k2 == k]) for k in range(1, seconds + 1)]
+        print(f"| {v} | {sum(1 for k, _ in ratios if k == 1)} | "
+              + " | ".join(fmt(c, spec=".2f") for c in cells) + " |")
 
 
 def running_loss(scored):
