@@ -82,6 +82,7 @@ VARIANTS = {
     "TPBA-paced": "tcp-pacing=true",
     "TPBA-loss": "allow-probe-loss=true",
     "TPBA-prop-loss": "end-criterion=proportional allow-probe-loss=true",
+    "TPBA-ours": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional",
     "LDA": "mode=lda bottleneck={b}",
 }
 
