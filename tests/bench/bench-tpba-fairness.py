@@ -425,8 +425,9 @@ def report(runs):
         summary_by_variant(scored)
         by = by_scenario(scored)
         print()
-        tpba_against_lda(by)
-        print()
+        for v in dict.fromkeys(run["variant"] for run, _ in scored):
+            if v != "LDA" and against_lda(by, v):
+                print()
         variants_side_by_side(by)
         print()
         probe_convergence(scored)
@@ -518,18 +519,19 @@ def running_loss(scored):
               f"{m['reductions']} | {m['share1']:.2f} |")
 
 
-def tpba_against_lda(by):
-    """Per scenario, TPBA's and LDA's median over trials, and which is better."""
-    pairs = [s for s, d in by.items() if "TPBA" in d and "LDA" in d]
+def against_lda(by, variant):
+    """Per scenario, @variant's and LDA's median over trials, and which is
+    better; FALSE when no scenario has both."""
+    pairs = [s for s, d in by.items() if variant in d and "LDA" in d]
     if not pairs:
-        return
-    print("| scenario | " + " | ".join(f"{name} TPBA / LDA" for name, _, _ in COMPARED)
-          + " | TPBA better on |\n|---|" + "---|" * (len(COMPARED) + 1))
+        return False
+    print("| scenario | " + " | ".join(f"{name} {variant} / LDA" for name, _, _ in COMPARED)
+          + f" | {variant} better on |\n|---|" + "---|" * (len(COMPARED) + 1))
     wins = dict.fromkeys((name for name, _, _ in COMPARED), 0)
     for s in pairs:
         cells, better = [], []
         for name, key, higher in COMPARED:
-            t = statistics.median(m[key] for m in by[s]["TPBA"])
+            t = statistics.median(m[key] for m in by[s][variant])
             l = statistics.median(m[key] for m in by[s]["LDA"])  # noqa: E741
             spec, scale = (".3f", 1) if higher else (".0f", 1e3)
             cells.append(f"{fmt(t, scale, spec)} / {fmt(l, scale, spec)}")
@@ -537,7 +539,9 @@ def tpba_against_lda(by):
                 better.append(name)
                 wins[name] += 1
         print(f"| {s} | " + " | ".join(cells) + f" | {len(better)} of {len(COMPARED)} |")
-    print("| TPBA better in | " + " | ".join(f"{wins[n]} of {len(pairs)}" for n in wins) + " | |")
+    print(f"| {variant} better in | " + " | ".join(f"{wins[n]} of {len(pairs)}" for n in wins)
+          + " | |")
+    return True
 
 
 def cases():
