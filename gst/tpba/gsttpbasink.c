@@ -34,6 +34,11 @@
  * gst-launch-1.0 tpbasrc port=5004 caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" ! \
  *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
  * ]| or with a URI: `tpba://127.0.0.1:5004?t-running=5000000000`.
+ *
+ * The defaults are the paper's scheme. `tcp-pacing=true` (ours) is
+ * recommended on Linux: without it the probing connection resumes with its
+ * whole window as one burst and probes about 0.7 of its fair share
+ * (docs/results.md, "TPBA: fairness against TCP").
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
@@ -1128,7 +1133,8 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
       g_param_spec_boolean ("tcp-pacing", "TCP pacing",
           "Let Linux pace the probing connection (SO_MAX_PACING_RATE, capped "
           "at max-rate): it resumes after a running period at about cwnd / "
-          "RTT instead of with a burst of its whole window (not in the paper)",
+          "RTT instead of with a burst of its whole window (not in the paper; "
+          "recommended: r_s then comes near the fair share)",
           FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
