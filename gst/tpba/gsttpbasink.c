@@ -35,10 +35,11 @@
  *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
  * ]| or with a URI: `tpba://127.0.0.1:5004?t-running=5000000000`.
  *
- * The defaults are the paper's scheme. `tcp-pacing=true` (ours) is
- * recommended on Linux: without it the probing connection resumes with its
- * whole window as one burst and probes about 0.7 of its fair share
- * (docs/results.md, "TPBA: fairness against TCP").
+ * The defaults are the paper's scheme. With `tcp-congestion=cubic`,
+ * `tcp-pacing=true` (ours) is recommended: without it the probing connection
+ * resumes with its whole window as one burst and probes about 0.7 of its
+ * fair share (docs/results.md, "TPBA: fairness against TCP"; with reno the
+ * benchmark saw no such loss).
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
@@ -1134,7 +1135,7 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
           "Let Linux pace the probing connection (SO_MAX_PACING_RATE, capped "
           "at max-rate): it resumes after a running period at about cwnd / "
           "RTT instead of with a burst of its whole window (not in the paper; "
-          "recommended: r_s then comes near the fair share)",
+          "recommended with cubic: r_s then comes near the fair share)",
           FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
