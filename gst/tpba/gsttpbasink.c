@@ -39,7 +39,7 @@
  * `tcp-pacing=true` (ours) is recommended: without it the probing connection
  * resumes with its whole window as one burst and probes about 0.7 of its
  * fair share (docs/results.md, "TPBA: fairness against TCP"; with reno the
- * benchmark saw no such loss).
+ * benchmark saw no such shortfall).
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
