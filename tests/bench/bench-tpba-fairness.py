@@ -17,6 +17,9 @@ what it may send) and n greedy TCP flows start together at t = 0 (the paper's
 section 6.2); at JOIN one more TCP flow joins (the paper's Flow 4 at 200 s)
 and it leaves at LEAVE (Table 3's case b); the run ends at END. All TCP,
 including TPBA's probing connection, uses the same congestion control.
+The reference variants put, in the same place and beside the same TCP flows,
+one more TCP flow ("TCP") or UDP paced at exactly the fair share ("CBR-fair"):
+what the bed lets any TCP-friendly scheme reach on each metric.
 
 Rates are measured at the receivers: TPBA from the tpbasrc `tpba-stats`
 messages (RTP bytes over UDP + TCP every 100 ms, interpolated), TCP by the
@@ -35,7 +38,8 @@ and T_wait = from the change to that probing period (T_running's share).
 
 Environment (comma-separated lists): BENCH_TPBA_BOTTLENECK (Mbit/s, 1.2,10),
 BENCH_TPBA_NTCP (1,3), BENCH_TPBA_CC (cubic,reno), BENCH_TPBA_RTT (base RTT
-added, ms: 0,160), BENCH_TPBA_VARIANTS (see VARIANTS; default TPBA,LDA),
+added, ms: 0,160), BENCH_TPBA_VARIANTS (see VARIANTS and REFERENCES; default
+TPBA,LDA),
 BENCH_TPBA_TRIALS (1), BENCH_TPBA_MTU (RTP packet size in bytes, 1200),
 BENCH_TPBA_TIMES ("END,JOIN,LEAVE" s: 90,45,70),
 BENCH_TPBA_SHARD ("i/n": run every n-th case from i, for parallel lanes),
@@ -48,6 +52,7 @@ import json
 import os
 import re
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -85,6 +90,12 @@ VARIANTS = {
     "TPBA-ours": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional",
     "LDA": "mode=lda bottleneck={b}",
 }
+# Reference flows in place of tpbasink, no GStreamer: what the bed allows any
+# TCP-friendly scheme. "TCP" is one more greedy TCP flow (what TPBA emulates);
+# "CBR-fair" is UDP paced at exactly b / (n + 1) on the wire (a running period
+# with a perfect r_s, which the joiner does not change).
+REFERENCES = ("TCP", "CBR-fair")
+WIRE_UDP = 14 + 20 + 8           # Ethernet, IPv4 and UDP bytes beside each datagram
 
 MSG = re.compile(r'^Got message #\d+ from element "(\w+)" \(element\): '
                  r'([\w-]+), (.*)$')
@@ -158,54 +169,103 @@ def read_messages(proc, t0, element, out):
     return th
 
 
-def run_case(case):
-    b, ntcp, cc, rtt, variant = (case[k] for k in ("b", "ntcp", "cc", "rtt", "variant"))
-    extra = VARIANTS[variant].format(b=int(b))
-    with netbed.NetBed() as bed:
-        snd, rtr, rcv = bed.host("snd"), bed.host("rtr", forwarding=True), bed.host("rcv")
-        _, rtr_in = bed.link(snd, rtr, "10.77.1.2/24", "10.77.1.1/24")
-        rtr_out, _ = bed.link(rtr, rcv, "10.77.2.1/24", "10.77.2.2/24")
-        snd.run(["ip", "route", "add", "10.77.2.0/24", "via", "10.77.1.1"])
-        rcv.run(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"])
-        bed.bottleneck(rtr, rtr_out, rate_bps=b,
-                       latency_ms=queue_ms(b, rtt, case.get("queue")))
-        if rtt:
-            bed.delay(rtr, rtr_in, rtt, direction="ingress")
-        # the other half of the paper's cwnd change (docs/protocols/tpba.md)
-        snd.run(["sysctl", "-qw", "net.ipv4.tcp_slow_start_after_idle=0"])
-        if case.get("rcvbuf"):         # window-limited TCP, every receiver alike
-            rcv.run(["sysctl", "-qw",
-                     f"net.ipv4.tcp_rmem=4096 {case['rcvbuf']} {case['rcvbuf']}"])
+def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
+    """UDP datagrams of size bytes from snd to dst:port on rcv, paced so that they
+    take rate_bps on the wire, from t0 to t0 + stop_at; the receiver appends
+    (seconds since t0, cumulative payload bytes) to out."""
+    rsock = rcv.socket()
+    rsock.bind((dst, port))
+    rsock.settimeout(0.2)
 
-        stop = threading.Event()
-        rx = rcv.popen(["sh", "-c", "exec gst-launch-1.0 -m -e " +
-                        RECEIVER.format(port=PORT)],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
-        t0 = time.monotonic()
-        rx_msgs, tx_msgs = [], []
-        read_messages(rx, t0, "src", rx_msgs)
-        cross = [[] for _ in range(ntcp + 1)]
-        for k in range(ntcp + 1):
-            start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
-            netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, cc, stop, cross[k],
-                              t0=t0, start=start, stop_at=stop_at)
-        tx = snd.popen(["sh", "-c", "exec gst-launch-1.0 -m " + SENDER.format(
-            frames=END * FPS, dst="10.77.2.2", port=PORT, cc=cc, extra=extra)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        reader = read_messages(tx, t0, "snk", tx_msgs)
-        try:
-            tx.wait(timeout=END + 20)
-        except subprocess.TimeoutExpired:
-            tx.kill()
-        reader.join(5)
-        err_tx = tx.stderr.read()
-        stop.set()
-        rx.send_signal(signal.SIGINT)
-        try:
-            rx.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            rx.kill()
+    def rx():
+        total = 0
+        while not stop.is_set():
+            try:
+                total += len(rsock.recv(65536))
+            except socket.timeout:
+                continue
+            out.append((time.monotonic() - t0, total))
+
+    def tx():
+        s, payload = snd.socket(), bytes(size)
+        gap = (size + WIRE_UDP) * 8 / rate_bps
+        due = t0
+        while not stop.is_set() and due < t0 + stop_at:
+            time.sleep(max(0.0, due - time.monotonic()))
+            s.sendto(payload, (dst, port))
+            due += gap
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (rx, tx)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def run_case(case):
+    with netbed.NetBed() as bed:
+        snd, rcv = build_bed(bed, case)
+        if case["variant"] in REFERENCES:
+            return run_reference(case, snd, rcv)
+        return run_tpba(case, snd, rcv)
+
+
+def build_bed(bed, case):
+    """snd -> rtr -> rcv with the case's bottleneck and delay; returns (snd, rcv)."""
+    snd, rtr, rcv = bed.host("snd"), bed.host("rtr", forwarding=True), bed.host("rcv")
+    _, rtr_in = bed.link(snd, rtr, "10.77.1.2/24", "10.77.1.1/24")
+    rtr_out, _ = bed.link(rtr, rcv, "10.77.2.1/24", "10.77.2.2/24")
+    snd.run(["ip", "route", "add", "10.77.2.0/24", "via", "10.77.1.1"])
+    rcv.run(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"])
+    bed.bottleneck(rtr, rtr_out, rate_bps=case["b"],
+                   latency_ms=queue_ms(case["b"], case["rtt"], case.get("queue")))
+    if case["rtt"]:
+        bed.delay(rtr, rtr_in, case["rtt"], direction="ingress")
+    # the other half of the paper's cwnd change (docs/protocols/tpba.md)
+    snd.run(["sysctl", "-qw", "net.ipv4.tcp_slow_start_after_idle=0"])
+    if case.get("rcvbuf"):         # window-limited TCP, every receiver alike
+        rcv.run(["sysctl", "-qw",
+                 f"net.ipv4.tcp_rmem=4096 {case['rcvbuf']} {case['rcvbuf']}"])
+    return snd, rcv
+
+
+def start_cross(case, snd, rcv, stop, t0):
+    """The n TCP flows from 0 to END and the joiner from JOIN to LEAVE; returns
+    their (time, bytes) sample lists."""
+    ntcp = case["ntcp"]
+    cross = [[] for _ in range(ntcp + 1)]
+    for k in range(ntcp + 1):
+        start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
+        netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, case["cc"], stop, cross[k],
+                          t0=t0, start=start, stop_at=stop_at)
+    return cross
+
+
+def run_tpba(case, snd, rcv):
+    extra = VARIANTS[case["variant"]].format(b=int(case["b"]))
+    stop = threading.Event()
+    rx = rcv.popen(["sh", "-c", "exec gst-launch-1.0 -m -e " + RECEIVER.format(port=PORT)],
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    rx_msgs, tx_msgs = [], []
+    read_messages(rx, t0, "src", rx_msgs)
+    cross = start_cross(case, snd, rcv, stop, t0)
+    tx = snd.popen(["sh", "-c", "exec gst-launch-1.0 -m " + SENDER.format(
+        frames=END * FPS, dst="10.77.2.2", port=PORT, cc=case["cc"], extra=extra)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reader = read_messages(tx, t0, "snk", tx_msgs)
+    try:
+        tx.wait(timeout=END + 20)
+    except subprocess.TimeoutExpired:
+        tx.kill()
+    reader.join(5)
+    err_tx = tx.stderr.read()
+    stop.set()
+    rx.send_signal(signal.SIGINT)
+    try:
+        rx.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        rx.kill()
 
     tpba = [(t, int(f.get("bytes-udp", 0)) + int(f.get("bytes-tcp", 0)))
             for t, name, f in rx_msgs if name == "tpba-stats"]
@@ -215,11 +275,27 @@ def run_case(case):
     # the running periods' loss (p-loss, per 1 s sample) and TCP's in probing (p-probe)
     losses = [(float(f["p-loss"]), float(f.get("p-probe", -1))) for f in stats
               if f.get("period") == "running" and "p-loss" in f]
-    flows = [tpba] + cross
     return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
                 err="" if tx.returncode == 0 else err_tx[-300:],
-                R=[windows(s, END) for s in flows],
+                R=[windows(s, END) for s in [tpba] + cross],
                 periods=periods, losses=losses, last=stats[-1] if stats else {})
+
+
+def run_reference(case, snd, rcv):
+    """The reference flow of case["variant"] (REFERENCES) beside the same TCP flows."""
+    stop, flow = threading.Event(), []
+    t0 = time.monotonic()
+    cross = start_cross(case, snd, rcv, stop, t0)
+    if case["variant"] == "TCP":
+        netbed.greedy_tcp(snd, rcv, "10.77.2.2", PORT, case["cc"], stop, flow,
+                          t0=t0, stop_at=END)
+    else:
+        paced_udp(snd, rcv, "10.77.2.2", PORT, case["b"] / (case["ntcp"] + 1), MTU, stop,
+                  flow, t0, END)
+    time.sleep(max(0.0, t0 + END + 0.5 - time.monotonic()))
+    stop.set()
+    return dict(case, ok=len(flow) > 2, err="" if len(flow) > 2 else "no bytes arrived",
+                R=[windows(s, END) for s in [flow] + cross], periods=[], losses=[], last={})
 
 
 # --- the metrics -------------------------------------------------------------
@@ -305,7 +381,12 @@ def metrics(run):
         p_probe=median_or_none([q for _, q in run.get("losses", []) if q >= 0]),
         reductions=int(run["last"].get("reductions", 0)),
         rs_share=rs_med / fair1 if rs_med is not None else None,
-        probe_vs_tcp=probe_vs_tcp(run) if run["variant"] != "LDA" else None)
+        probe_vs_tcp=probe_vs_tcp(run) if is_tpba(run["variant"]) else None)
+
+
+def is_tpba(variant):
+    """True for the variants that run TPBA (not LDA, not a reference flow)."""
+    return variant in VARIANTS and variant != "LDA"
 
 
 def scenario(run):
@@ -346,7 +427,7 @@ COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#ff7f0e"]
 
 def plot_svg(run, path):
     R, ntcp = run["R"], run["ntcp"]
-    names = ["TPBA" if run["variant"] != "LDA" else "LDA"] + \
+    names = ["TPBA" if is_tpba(run["variant"]) else run["variant"]] + \
         [f"TCP {k + 1}" for k in range(ntcp)] + ["TCP joiner"]
     w, h, left, bottom = 640, 300, 50, 30
     top = max(max(r) for r in R) * 1.05 or 1
@@ -357,7 +438,7 @@ def plot_svg(run, path):
            f'<rect width="{w}" height="{h}" fill="white"/>',
            f'<text x="{left}" y="12">{scenario(run)}, {run["variant"]}: kbit/s per 1 s '
            f'window; grey: probing; dashed: join, leave</text>']
-    for t0, t1 in probing_spans(run["periods"]) if run["variant"] != "LDA" else []:
+    for t0, t1 in probing_spans(run["periods"]) if is_tpba(run["variant"]) else []:
         out.append(f'<rect x="{x(t0):.1f}" y="{y(top):.1f}" width="{x(t1) - x(t0):.1f}" '
                    f'height="{y(0) - y(top):.1f}" fill="#f0f0f0"/>')
     for t in (JOIN, LEAVE):
@@ -488,7 +569,7 @@ def variants_side_by_side(by):
 def probe_convergence(scored, seconds=10):
     """Per TPBA variant: the median over its probing periods (all runs) of TPBA's
     rate against the TCP flows' in the k-th second of the period."""
-    names = [v for v in dict.fromkeys(run["variant"] for run, _ in scored) if v != "LDA"]
+    names = [v for v in dict.fromkeys(run["variant"] for run, _ in scored) if is_tpba(v)]
     if not names:
         return
     print("| variant | periods | " + " | ".join(f"s {k}" for k in range(1, seconds + 1))
@@ -505,7 +586,7 @@ def running_loss(scored):
     flows', the probed r_s against the fair share,
     and the loss its RRs reported while running against the loss TCP had in
     the cycles behind r_s."""
-    rows = [(run, m) for run, m in scored if run["variant"] != "LDA" and m["p_loss"] is not None]
+    rows = [(run, m) for run, m in scored if is_tpba(run["variant"]) and m["p_loss"] is not None]
     if not rows:
         return
     print("| scenario | variant | probing: TPBA / TCP flows (median) | "
@@ -551,8 +632,9 @@ def cases():
             for rtt in env_list("BENCH_TPBA_RTT", "0,160", int):
                 for ntcp in env_list("BENCH_TPBA_NTCP", "1,3", int):
                     for v in env_list("BENCH_TPBA_VARIANTS", "TPBA,LDA"):
-                        if v not in VARIANTS:
-                            sys.exit(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+                        if v not in VARIANTS and v not in REFERENCES:
+                            sys.exit(f"unknown variant {v!r}; known: "
+                                     f"{', '.join(list(VARIANTS) + list(REFERENCES))}")
                         for trial in range(int(os.environ.get("BENCH_TPBA_TRIALS", "1"))):
                             out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
                                             trial=trial, mtu=MTU, queue=QUEUE,
