@@ -551,9 +551,10 @@ COMPARED = [("f", "f1", True), ("f after join", "f2", True), ("dR_intra", "d_int
 
 
 def variants_side_by_side(by):
-    """Per scenario run with more than one TPBA variant: each variant's median f
-    over [10, JOIN) and TPBA / fair share, over trials."""
-    names = [v for v in VARIANTS if v != "LDA" and any(v in d for d in by.values())]
+    """Per scenario run with more than one TPBA variant or reference flow: each
+    one's median f over [10, JOIN) and its rate / fair share, over trials."""
+    names = [v for v in list(VARIANTS) + list(REFERENCES)
+             if v != "LDA" and any(v in d for d in by.values())]
     rows = [(s, d) for s, d in by.items() if sum(v in d for v in names) > 1]
     if not rows:
         return
