@@ -36,10 +36,12 @@
  * ]| or with a URI: `tpba://127.0.0.1:5004?t-running=5000000000`.
  *
  * The defaults are the paper's scheme. With `tcp-congestion=cubic`,
- * `tcp-pacing=true` (ours) is recommended: without it the probing connection
- * resumes with its whole window as one burst and probes about 0.7 of its
- * fair share (docs/results.md, "TPBA: fairness against TCP"; with reno the
- * benchmark saw no such shortfall).
+ * `tcp-pacing=true allow-probe-loss=true end-criterion=proportional` is
+ * recommended: without pacing the probing connection resumes with its whole
+ * window as one burst and probes about 0.7 of its fair share; with the three
+ * options TPBA measured as fair to TCP as one more TCP flow (docs/results.md,
+ * "TPBA: fairness against TCP"; with reno the benchmark saw no such
+ * shortfall).
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
