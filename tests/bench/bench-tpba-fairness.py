@@ -51,7 +51,6 @@ Needs root (network namespaces); exits 77 (skip) otherwise."""
 import json
 import os
 import re
-import signal
 import socket
 import statistics
 import subprocess
@@ -261,11 +260,7 @@ def run_tpba(case, snd, rcv):
     reader.join(5)
     err_tx = tx.stderr.read()
     stop.set()
-    rx.send_signal(signal.SIGINT)
-    try:
-        rx.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        rx.kill()
+    netbed.interrupt(rx)
 
     tpba = [(t, int(f.get("bytes-udp", 0)) + int(f.get("bytes-tcp", 0)))
             for t, name, f in rx_msgs if name == "tpba-stats"]

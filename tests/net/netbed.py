@@ -671,6 +671,16 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
     return threads
 
 
+def interrupt(p, timeout=10):
+    """SIGINT to p (gst-launch -e then ends the stream with EOS), wait up to timeout
+    seconds for it to exit, and kill it if it does not."""
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
 def _check_dir(direction):
     if direction not in ("ingress", "egress"):
         raise NetBedError(f"direction must be 'ingress' or 'egress', not {direction!r}")

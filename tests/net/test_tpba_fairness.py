@@ -10,7 +10,6 @@ flow's goodput and Jain's fairness index of the two (not judged: the full
 benchmark belongs in tests/bench)."""
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -104,11 +103,7 @@ def main():
         out_tx, err_tx = tx.communicate(timeout=RUN + 20)
         t_end = time.monotonic()
         stop.set()
-        rx.send_signal(signal.SIGINT)
-        try:
-            rx.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            rx.kill()
+        netbed.interrupt(rx)
 
     periods, last = [], {}
     for line in out_tx.splitlines():
