@@ -671,6 +671,17 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
     return threads
 
 
+# checksumsink's line: running time, SHA-1. gst-launch -m prints a message's
+# "Got message ... (element): " prefix and its structure in two writes, so a
+# line from the streaming thread can land between them, after the prefix.
+_CHECKSUM = re.compile(r"(?:^|\): )\d+:\d+:\d+\.\d+ ([0-9a-f]{40})$")
+
+
+def checksum_hashes(text):
+    """The frame hashes checksumsink printed in gst-launch output text, in order."""
+    return [m.group(1) for m in map(_CHECKSUM.search, text.splitlines()) if m]
+
+
 def interrupt(p, timeout=10):
     """SIGINT to p (gst-launch -e then ends the stream with EOS), wait up to timeout
     seconds for it to exit, and kill it if it does not."""

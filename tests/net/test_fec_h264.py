@@ -4,7 +4,6 @@ port: with tpssfecenc/tpssfecdec every frame arrives bit-exact (decoded
 frame hashes equal the sender's own decode); with parity turned off the same
 loss corrupts or loses frames, so the test can tell the difference."""
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -17,7 +16,6 @@ FRAMES = 150                 # 5 s at 30 fps
 K, L = 4, 5                  # packet distance, subsegment length
 BURST, EVERY = 4, 45         # bursts of 4 media packets, one every 45
 MEDIA_PORT, FEC_PORT = 5004, 5006
-HASH = re.compile(r"^\d+:\d+:\d+\.\d+ ([0-9a-f]{40})$")
 
 SENDER = (
     "videotestsrc num-buffers={frames} is-live=true pattern=ball ! "
@@ -37,10 +35,6 @@ RECEIVER = (
 )
 
 
-def hashes(text):
-    return [m.group(1) for m in map(HASH.match, text.splitlines()) if m]
-
-
 def run_once(bed, snd, rcv, parity_length):
     """Streams FRAMES frames; returns (sent hashes, received hashes, drops)."""
     loss = bed.burst_loss(snd, "eth0", every=EVERY, burst_len=BURST,
@@ -56,7 +50,7 @@ def run_once(bed, snd, rcv, parity_length):
     rx.send_signal(signal.SIGINT)
     out, err = rx.communicate(timeout=20)
     stats = loss.remove()
-    return hashes(tx.stdout), hashes(out), stats, err
+    return netbed.checksum_hashes(tx.stdout), netbed.checksum_hashes(out), stats, err
 
 
 def main():

@@ -17,7 +17,6 @@ import netbed  # noqa: E402
 
 FRAMES = 300                 # 10 s at 30 fps
 PORT = 5004
-HASH = re.compile(r"^\d+:\d+:\d+\.\d+ ([0-9a-f]{40})$")
 MSG = re.compile(r'^Got message #\d+ from element "(\w+)" \(element\): '
                  r'([\w-]+), (.*)$')
 
@@ -39,10 +38,6 @@ RECEIVER = (
     "encoding-name=H264,payload=96\" ! "
     "rtph264depay ! avdec_h264 ! videoconvert ! video/x-raw,format=I420 ! checksumsink"
 )
-
-
-def hashes(text):
-    return [m.group(1) for m in map(HASH.match, text.splitlines()) if m]
 
 
 def messages(text, element, name):
@@ -96,7 +91,7 @@ def main():
         rx.send_signal(signal.SIGINT)
         out_rx, err_rx = rx.communicate(timeout=20)
 
-    sent, got = hashes(out_tx), hashes(out_rx)
+    sent, got = netbed.checksum_hashes(out_tx), netbed.checksum_hashes(out_rx)
     periods = messages(out_tx, "snk", "tpba-period")
     transports = messages(out_tx, "snk", "tpba-transport")
     sstats = messages(out_tx, "snk", "tpba-stats")
