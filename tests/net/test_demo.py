@@ -21,7 +21,7 @@ ROW = re.compile(r"^\s*\d+\s+\d+\s+\d+\s+[\d.]+%\s+\d+\s+[\d.]+%\s+\d+\s+\d+\s+\
 
 
 def stat(out, element, field):
-    m = re.search(rf"^{element} stats: .*\b{field}=\(guint64\)(\d+)", out, re.M)
+    m = re.search(rf"^{element} stats: .*[ ,]{field}=\(guint64\)(\d+)", out, re.M)
     return int(m.group(1)) if m else None
 
 
