@@ -92,7 +92,18 @@ def main():
               f["lost"] == 0 and f["missing"] == 0
               and f["intact"] == f["decoded"] == f["frames"], f"{f}")
 
+    help_text = subprocess.run([demo, "--help"], capture_output=True,
+                               text=True, timeout=30).stdout
+    check("--help says what --loss is",
+          re.search(r"--loss=PERCENT\s+Share of media packets the link loses",
+                    help_text) is not None, help_text[-600:])
+
     out, f = run_demo(demo, "--loss=5", "--burst=3", "--k=4", "--l=1")
+    # bursts of 3 losing 5% of the packets: p = r / (LEN (1 - r) + r)
+    check("l=1: header states the loss share and the burst start chance",
+          "loses 5.0% of media packets on average, in bursts of 3" in out
+          and f"probability {100 * 0.05 / (3 * 0.95 + 0.05):.2f}%" in out,
+          out.split("\n")[2:4])
     if common_checks("l=1", out, f):
         check("l=1: the link lost packets", f["lost"] > 0, f"{f['lost']}")
         check("l=1: FEC repaired all, every frame decoded intact",
