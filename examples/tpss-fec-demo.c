@@ -368,10 +368,12 @@ sender_pipeline (gint seconds, gint k, gint l, guint media_port,
   return p;
 }
 
+/* A large socket buffer, so that a stall on a loaded machine does not lose
+ * packets the link let through: they would not count as lost on the link. */
 static GstElement *
 receiver_pipeline (guint media_port, guint fec_port)
 {
-  gchar *desc = g_strdup_printf ("udpsrc port=%u "
+  gchar *desc = g_strdup_printf ("udpsrc port=%u buffer-size=4194304 "
       "caps=\"application/x-rtp,media=video,clock-rate=90000,"
       "encoding-name=H264,payload=96\" ! "
       "tpssfecdec name=dec size-time=300000000 pt=100 ! "
