@@ -50,7 +50,8 @@ enum
 };
 
 #define DEFAULT_LAYERS 3
-#define DEFAULT_BITRATE 1000000
+#define DEFAULT_BITRATE 1000      /* kbit/s, as x264enc's */
+#define MAX_BITRATE 2048000     /* kbit/s, x264enc's maximum */
 #define DEFAULT_GOP GST_X264_LAYER_ENC_GOP_HIERARCHICAL_P
 #define DEFAULT_SPEED_PRESET 3  /* veryfast */
 #define DEFAULT_TUNE GST_X264_LAYER_ENC_TUNE_ZEROLATENCY
@@ -83,7 +84,7 @@ struct _GstX264LayerEnc
   guint layers;
   guint rates[GST_LAYER_RATES_MAX_LAYERS];      /* from the property */
   guint n_rates;                /* 0: split `bitrate` */
-  guint bitrate;
+  guint bitrate;                /* kbit/s */
   GstX264LayerEncGop gop;
   gint speed_preset;
   guint tune;
@@ -298,7 +299,7 @@ settings_targets (GstX264LayerEnc * self, guint n_layers, guint * out)
   else if (self->n_rates > 0)
     map_rates (self->rates, self->n_rates, n_layers, NULL, out);
   else
-    split_total (self->bitrate, n_layers, NULL, out);
+    split_total (self->bitrate * 1000, n_layers, NULL, out);
 }
 
 /* ------------------------------------------------------------ x264 glue */
@@ -1190,7 +1191,7 @@ gst_x264_layer_enc_set_property (GObject * object, guint prop_id,
     case PROP_BITRATE:
       self->bitrate = g_value_get_uint (value);
       if (self->n_rates == 0 && self->x264) {
-        self->pending_rates[0] = self->bitrate;
+        self->pending_rates[0] = self->bitrate * 1000;
         self->pending_n = 1;
         self->rates_pending = TRUE;
       }
@@ -1303,7 +1304,7 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LAYERS,
       g_param_spec_uint ("layers", "Layers",
-          "Number of cumulative temporal layers; layer k runs at "
+          "Number of cumulative temporal layers, in layers; layer k runs at "
           "1/2^(layers-1-k) of the frame rate (hierarchical-p: up to 5, "
           "hierarchical-b: up to 3). Downstream caps with a fixed "
           "\"layers\" field override it", 1, GST_X264_LAYER_ENC_MAX_LAYERS_P,
@@ -1311,36 +1312,39 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_LAYER_RATES,
       gst_param_spec_array ("layer-rates", "Layer rates",
-          "Target rate of every layer in bits/s, not cumulative, one entry "
-          "per layer (another count, e.g. one entry: their total, split in "
-          "proportion to the frames of each layer at the start, in the "
-          "current proportions while running). Empty: use bitrate. Changes "
-          "apply on the next frame",
-          g_param_spec_int ("rate", "Rate", "bits/s", 1, G_MAXINT, 1000000,
-              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          "Target rate of every layer in bit/s (not kbit/s: the unit of the "
+          "sinks' layer-rates, the caps and the GstLayerRates event), not "
+          "cumulative, one entry per layer (another count, e.g. one entry: "
+          "their total, split in proportion to the frames of each layer at "
+          "the start, in the current proportions while running). Empty: use "
+          "bitrate. Changes apply on the next frame",
+          g_param_spec_int ("rate", "Rate", "Rate of one layer in bit/s", 1,
+              G_MAXINT, 1000000, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
-          "Total target rate in bits/s when layer-rates is empty, split "
-          "over the layers in proportion to their frames", 1, G_MAXINT,
+          "Total target rate in kbit/s, as x264enc's bitrate, used when "
+          "layer-rates is empty; split over the layers in proportion to "
+          "their frames. Changes apply on the next frame", 1, MAX_BITRATE,
           DEFAULT_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_GOP_STRUCTURE,
       g_param_spec_enum ("gop-structure", "GOP structure",
-          "How the temporal layers are built", GST_TYPE_X264_LAYER_ENC_GOP,
-          DEFAULT_GOP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          "How the temporal layers are built (no unit)",
+          GST_TYPE_X264_LAYER_ENC_GOP, DEFAULT_GOP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SPEED_PRESET,
       g_param_spec_enum ("speed-preset", "Speed preset",
-          "x264 preset (speed against compression), as x264enc's",
+          "x264 preset (speed against compression), as x264enc's (no unit)",
           GST_TYPE_X264_LAYER_ENC_PRESET, DEFAULT_SPEED_PRESET,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_TUNE,
       g_param_spec_flags ("tune", "Tune",
-          "x264 tunings, as x264enc's (zerolatency: no lookahead, sliced "
-          "threads, zero frame delay with hierarchical-p)",
+          "x264 tunings, as x264enc's (no unit; zerolatency: no lookahead, "
+          "sliced threads, zero frame delay with hierarchical-p)",
           GST_TYPE_X264_LAYER_ENC_TUNE, DEFAULT_TUNE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1352,31 +1356,54 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_QP_MIN,
       g_param_spec_uint ("qp-min", "Minimum QP",
-          "Lowest QP the rate control may choose", 0, 51, DEFAULT_QP_MIN,
+          "Lowest quantiser the rate control may choose, in QP (H.264 "
+          "quantiser steps, 0..51)", 0, 51, DEFAULT_QP_MIN,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_QP_MAX,
       g_param_spec_uint ("qp-max", "Maximum QP",
-          "Highest QP the rate control may choose", 0, 51, DEFAULT_QP_MAX,
+          "Highest quantiser the rate control may choose, in QP (H.264 "
+          "quantiser steps, 0..51)", 0, 51, DEFAULT_QP_MAX,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
-          "x264 threads (0 = automatic)", 0, 64, DEFAULT_THREADS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          "x264 worker threads, in threads (0 = automatic)", 0, 64,
+          DEFAULT_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Per-layer frames, bytes, targets, measured rates (bits/s over the "
-          "last 1 s of stream time), relative errors and QP "
-          "(docs/x264layerenc.md)", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+          "Read-only x264layerenc-stats structure. Rates are bit/s (not "
+          "kbit/s), measured over the last 1 s of stream time (PTS); per-layer "
+          "fields are arrays, entry k = layer k. Fields: "
+          "layers: layers of the running encoder (count, 0 before it runs); "
+          "gop-structure: hierarchical-p or hierarchical-b (string); "
+          "frames: frames coded since start, all layers (frames); "
+          "bytes: coded bytes since start, all layers (bytes); "
+          "keyframes: IDR frames coded (frames); "
+          "rate-changes: rate changes applied from events, properties or "
+          "caps (count); "
+          "reconfigurations: x264 reopened for a new layer count (count); "
+          "bitrate-target: sum of the layer targets (bit/s); "
+          "bitrate-measured: rate of all layers over the last 1 s (bit/s); "
+          "layer-frames: frames coded per layer since start (frames); "
+          "layer-bytes: bytes coded per layer since start (bytes); "
+          "layer-targets: target rate per layer now (bit/s); "
+          "layer-measured: rate per layer over the last 1 s (bit/s); "
+          "layer-errors: (measured - target) / target per layer (fraction, "
+          "0.05 = 5% over); "
+          "layer-qp: QP of the layer's last frame (QP, -1 = none yet)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "x264 temporal-layer encoder", "Codec/Encoder/Video",
-      "H.264 encoder with temporal layers and per-layer rate control",
+      "H.264 encoder with temporal layers and per-layer rate control. "
+      "bitrate is kbit/s as in x264enc; layer-rates and stats are bit/s. "
+      "Example: gst-launch-1.0 videotestsrc is-live=true ! "
+      "video/x-raw,width=640,height=360,framerate=30/1 ! x264layerenc "
+      "layers=3 bitrate=800 ! rtph264pay ! udpsink host=127.0.0.1 port=5004",
       "gst-rtp-transports");
 
   venc_class->start = GST_DEBUG_FUNCPTR (gst_x264_layer_enc_start);
