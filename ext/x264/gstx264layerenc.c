@@ -33,6 +33,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_x264_layer_enc_debug);
 /* The window of stream time over which stats measures the rates. */
 #define MEASURE_WINDOW GST_SECOND
 
+/* With B-frames the first DTS lie before the first PTS: input timestamps
+ * are moved up by this much (the output segment by as much, so running
+ * times do not change), as x264enc does. */
+#define B_FRAME_MIN_PTS (GST_SECOND * 60 * 60 * 1000)
+
 enum
 {
   PROP_0,
@@ -115,6 +120,13 @@ struct _GstX264LayerEnc
   guint64 since_key;            /* frames since the last keyframe */
   gint64 last_of_layer[MAX_LAYERS];     /* x264 pts, -1: none */
   gint64 last_encoded;          /* x264 pts of the last picture passed */
+  /* PTS of the input pictures by x264 pts (modulo in_pts_size), from
+   * first_pic (the first of this x264 instance) on: x264's DTS of a picture
+   * is the x264 pts of an earlier input picture. */
+  GstClockTime *in_pts;
+  guint in_pts_size;
+  gint64 first_pic;
+  GstClockTime frame_duration;
   guint key_interval;           /* frames, 0: none */
   LayerRateCtl ctl;
 
@@ -330,6 +342,53 @@ x264_log_cb (void *priv, int level, const char *fmt, va_list args)
       G_OBJECT (obj), fmt, args);
 }
 
+/* --------------------------------------------------------- timestamps */
+
+/* Sizes the PTS record for the running x264: x264 names as DTS the pts of
+ * the input picture (B-frame delay) pictures before the one it outputs,
+ * and holds at most its maximum delay of pictures. */
+static void
+input_pts_reset (GstX264LayerEnc * self)
+{
+  GstVideoInfo *info = &self->input_state->info;
+
+  g_free (self->in_pts);
+  self->in_pts_size = x264_encoder_maximum_delayed_frames (self->x264) +
+      self->params.i_bframe + 2;
+  self->in_pts = g_new (GstClockTime, self->in_pts_size);
+  for (guint i = 0; i < self->in_pts_size; i++)
+    self->in_pts[i] = GST_CLOCK_TIME_NONE;
+  self->first_pic = self->pic_count;
+  self->frame_duration = GST_VIDEO_INFO_FPS_N (info) > 0 ?
+      gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
+      GST_VIDEO_INFO_FPS_N (info)) : GST_CLOCK_TIME_NONE;
+}
+
+static void
+input_pts_store (GstX264LayerEnc * self, gint64 pic, GstClockTime pts)
+{
+  self->in_pts[pic % self->in_pts_size] = pts;
+}
+
+/* The DTS of an output picture from x264's i_dts (in x264 pts units). The
+ * first pictures of a B-frame stream get a DTS before the first PTS: one
+ * frame duration per picture earlier. */
+static GstClockTime
+output_dts (GstX264LayerEnc * self, gint64 i_dts)
+{
+  GstClockTime first, back;
+
+  if (i_dts >= self->first_pic)
+    return self->in_pts[i_dts % self->in_pts_size];
+  first = self->in_pts[self->first_pic % self->in_pts_size];
+  if (!GST_CLOCK_TIME_IS_VALID (first) ||
+      !GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+    return GST_CLOCK_TIME_NONE;
+  back = (GstClockTime) (self->first_pic - i_dts) * self->frame_duration;
+  /* Only without the B_FRAME_MIN_PTS room, i.e. never in practice. */
+  return first > back ? first - back : 0;
+}
+
 static gboolean
 open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
 {
@@ -472,6 +531,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
   x264_encoder_parameters (self->x264, p);
   GST_DEBUG_OBJECT (self, "x264 QP range %d-%d", p->rc.i_qp_min,
       p->rc.i_qp_max);
+  input_pts_reset (self);
 
   GST_OBJECT_LOCK (self);
   self->n_layers = n_layers;
@@ -515,6 +575,8 @@ close_x264 (GstX264LayerEnc * self)
     x264_encoder_close (self->x264);
     self->x264 = NULL;
   }
+  g_clear_pointer (&self->in_pts, g_free);
+  self->in_pts_size = 0;
 }
 
 /* --------------------------------------------------------------- output */
@@ -614,6 +676,7 @@ push_output (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size,
   if (droppable)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DROPPABLE);
   frame->output_buffer = buf;
+  frame->dts = output_dts (self, pic_out->i_dts);
   if (pic_out->b_keyframe)
     GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
   else
@@ -756,6 +819,7 @@ gst_x264_layer_enc_handle_frame (GstVideoEncoder * venc,
   }
   layer = layer_of_pos (self->n_layers, self->gop_pos);
   pts = self->pic_count++;
+  input_pts_store (self, pts, frame->pts);
 
   x264_picture_init (&pic);
   pic.img.i_csp = self->params.i_csp;
@@ -1023,6 +1087,7 @@ static gboolean
 gst_x264_layer_enc_start (GstVideoEncoder * venc)
 {
   GstX264LayerEnc *self = GST_X264_LAYER_ENC (venc);
+  GstX264LayerEncGop gop;
 
   GST_OBJECT_LOCK (self);
   memset (self->layer_frames, 0, sizeof (self->layer_frames));
@@ -1034,8 +1099,12 @@ gst_x264_layer_enc_start (GstVideoEncoder * venc)
   self->events_applied = self->keyframes = self->reconfigs = 0;
   self->rates_pending = FALSE;
   self->pending_layers = 0;
+  gop = self->gop;
   GST_OBJECT_UNLOCK (self);
   self->pic_count = 0;
+  gst_video_encoder_set_min_pts (venc,
+      gop == GST_X264_LAYER_ENC_GOP_HIERARCHICAL_B ? B_FRAME_MIN_PTS :
+      GST_CLOCK_TIME_NONE);
   return TRUE;
 }
 

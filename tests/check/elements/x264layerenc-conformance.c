@@ -77,7 +77,7 @@ GST_START_TEST (test_bitrate_is_kbits)
   rate = bytes * 8.0 / 2.0;
   g_object_get (h->element, "stats", &s, NULL);
   fail_unless (gst_structure_get_uint (s, "bitrate-target", &target));
-  g_print ("bitrate=800: %.0f bit/s over 2 s, stats target %u bit/s", rate,
+  g_print ("bitrate=800: %.0f bit/s over 2 s, stats target %u bit/s\n", rate,
       target);
   /* Stats stay in bit/s, as layer-rates, the caps and the event. */
   fail_unless_equals_int (target, 800000);
@@ -261,7 +261,7 @@ check_prefixes_conform (const gchar * gop, guint layers, guint frames)
     GapCheck g;
     check_frame_num (out, k, &g);
     g_print ("%s, layers < %u: %u pictures, %u frame_num gaps, SPS allows "
-        "gaps: %d", launch, k, g.pictures, g.gaps, g.gaps_allowed);
+        "gaps: %d\n", launch, k, g.pictures, g.gaps, g.gaps_allowed);
     fail_unless (g.have_sps);
     fail_unless (g.pictures > 0);
     fail_unless_equals_int (g.gaps_forbidden, 0);
