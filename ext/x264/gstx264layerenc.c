@@ -18,6 +18,7 @@
 #include "gstx264layerenc.h"
 #include "gsttemporallayermeta.h"
 #include "gstlayerratectl.h"
+#include "gsth264spsgaps.h"
 #include "gstlayerrates.h"
 
 #include <stdint.h>
@@ -639,6 +640,66 @@ output_layer (GstX264LayerEnc * self, const x264_picture_t * pic,
   return planned;
 }
 
+/* Length of the Annex B start code at @p (x264 writes 3 or 4 bytes). */
+static guint
+start_code_length (const guint8 * p, int size)
+{
+  guint n = 0;
+
+  while ((int) n < size && p[n] == 0)
+    n++;
+  return (int) n < size && p[n] == 1 ? n + 1 : 0;
+}
+
+/* Appends @nal to @au, its SPS with gaps_in_frame_num_value_allowed_flag
+ * set: dropping upper layers leaves frame_num gaps (see
+ * gsth264spsgaps.h). */
+static void
+append_nal (GstX264LayerEnc * self, GByteArray * au, const x264_nal_t * nal)
+{
+  guint sc = start_code_length (nal->p_payload, nal->i_payload);
+  GByteArray *sps = NULL;
+
+  if (nal->i_type == NAL_SPS && sc > 0)
+    sps = h264_sps_allow_frame_num_gaps (nal->p_payload + sc,
+        nal->i_payload - sc);
+  if (!sps) {
+    if (nal->i_type == NAL_SPS)
+      GST_WARNING_OBJECT (self, "could not parse x264's SPS, left as it is");
+    g_byte_array_append (au, nal->p_payload, nal->i_payload);
+    return;
+  }
+  g_byte_array_append (au, nal->p_payload, sc);
+  g_byte_array_append (au, sps->data, sps->len);
+  g_byte_array_unref (sps);
+}
+
+/* The access unit of @i_nal NAL units (@size bytes, contiguous) as a
+ * buffer; with more than one layer, SPSs allow frame_num gaps. */
+static GstBuffer *
+output_buffer (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size)
+{
+  GstVideoEncoder *venc = GST_VIDEO_ENCODER (self);
+  GByteArray *au;
+  GstBuffer *buf;
+  gboolean has_sps = FALSE;
+
+  for (int i = 0; i < i_nal; i++)
+    has_sps |= nal[i].i_type == NAL_SPS;
+  if (self->n_layers == 1 || !has_sps) {
+    buf = gst_video_encoder_allocate_output_buffer (venc, size);
+    gst_buffer_fill (buf, 0, nal[0].p_payload, size);
+    return buf;
+  }
+  au = g_byte_array_sized_new (size + 8);
+  for (int i = 0; i < i_nal; i++)
+    append_nal (self, au, &nal[i]);
+  buf = gst_video_encoder_allocate_output_buffer (venc, au->len);
+  gst_buffer_fill (buf, 0, au->data, au->len);
+  g_byte_array_unref (au);
+  return buf;
+}
+
 static GstFlowReturn
 push_output (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size,
     x264_picture_t * pic_out)
@@ -669,8 +730,7 @@ push_output (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size,
 
   layer_rate_ctl_update (&self->ctl, layer, intra, qp, (gsize) size * 8);
 
-  buf = gst_video_encoder_allocate_output_buffer (venc, size);
-  gst_buffer_fill (buf, 0, nal[0].p_payload, size);
+  buf = output_buffer (self, nal, i_nal, size);
   gst_buffer_add_temporal_layer_meta (buf, layer, self->n_layers,
       self->period, droppable);
   if (droppable)

@@ -172,6 +172,8 @@ typedef struct
   guint pictures;
   guint gaps;                   /* frame_num gaps in the prefix */
   guint gaps_forbidden;         /* ... while the SPS forbids them */
+  guint longest_gap;            /* frame_num values skipped at once */
+  guint num_ref_frames;         /* max_num_ref_frames of the SPS */
   gboolean have_sps;
   gboolean gaps_allowed;
 } GapCheck;
@@ -213,6 +215,7 @@ check_frame_num (GPtrArray * aus, guint keep_below, GapCheck * g)
         g->have_sps = TRUE;
         g->gaps_allowed = sps.gaps_in_frame_num_value_allowed_flag;
         max_frame_num = 1u << (sps.log2_max_frame_num_minus4 + 4);
+        g->num_ref_frames = sps.num_ref_frames;
         gst_h264_sps_clear (&sps);
       } else if (nalu.type == GST_H264_NAL_PPS) {
         GstH264PPS pps;
@@ -233,7 +236,9 @@ check_frame_num (GPtrArray * aus, guint keep_below, GapCheck * g)
           fail_unless_equals_int (fn, 0);
         } else if (prev_ref >= 0 && fn != prev_ref
             && fn != (gint) ((prev_ref + 1) % max_frame_num)) {
+          guint skipped = (fn - prev_ref - 1 + max_frame_num) % max_frame_num;
           g->gaps++;
+          g->longest_gap = MAX (g->longest_gap, skipped);
           if (!g->gaps_allowed)
             g->gaps_forbidden++;
         }
@@ -265,6 +270,10 @@ check_prefixes_conform (const gchar * gop, guint layers, guint frames)
     fail_unless (g.have_sps);
     fail_unless (g.pictures > 0);
     fail_unless_equals_int (g.gaps_forbidden, 0);
+    /* The decoder fills a gap with as many "non-existing" reference frames
+     * (sliding window): the last kept reference must survive them. */
+    fail_unless (g.longest_gap + 1 <= g.num_ref_frames, "gap of %u frames, "
+        "max_num_ref_frames %u", g.longest_gap, g.num_ref_frames);
     if (k == layers)
       fail_unless_equals_int (g.gaps, 0);
     gaps_somewhere += g.gaps;
