@@ -110,27 +110,25 @@ GST_END_TEST;
 
 /* ------------------------------------------------------ DTS <= PTS */
 
+/* Every buffer has PTS and DTS, DTS <= PTS, DTS strictly increasing. */
 static void
-check_timestamps (const gchar * launch, guint frames)
+check_buffer_timestamps (const gchar * what, GPtrArray * out)
 {
-  GstHarness *h = new_harness (launch);
-  GPtrArray *out = encode (h, frames);
   GstClockTime last_dts = GST_CLOCK_TIME_NONE;
   guint late = 0, backwards = 0;
 
-  fail_unless_equals_int (out->len, frames);
   for (guint i = 0; i < out->len; i++) {
     GstBuffer *b = g_ptr_array_index (out, i);
     GstClockTime pts = GST_BUFFER_PTS (b), dts = GST_BUFFER_DTS (b);
 
     fail_unless (GST_CLOCK_TIME_IS_VALID (pts), "%s: buffer %u has no PTS",
-        launch, i);
+        what, i);
     fail_unless (GST_CLOCK_TIME_IS_VALID (dts), "%s: buffer %u has no DTS",
-        launch, i);
+        what, i);
     if (dts > pts) {
       late++;
       g_printerr ("%s: buffer %u DTS %" GST_TIME_FORMAT " > PTS %"
-          GST_TIME_FORMAT "\n", launch, i, GST_TIME_ARGS (dts),
+          GST_TIME_FORMAT "\n", what, i, GST_TIME_ARGS (dts),
           GST_TIME_ARGS (pts));
     }
     if (GST_CLOCK_TIME_IS_VALID (last_dts) && dts <= last_dts)
@@ -139,6 +137,16 @@ check_timestamps (const gchar * launch, guint frames)
   }
   fail_unless_equals_int (late, 0);
   fail_unless_equals_int (backwards, 0);
+}
+
+static void
+check_timestamps (const gchar * launch, guint frames)
+{
+  GstHarness *h = new_harness (launch);
+  GPtrArray *out = encode (h, frames);
+
+  fail_unless_equals_int (out->len, frames);
+  check_buffer_timestamps (launch, out);
   g_ptr_array_unref (out);
   gst_harness_teardown (h);
 }
@@ -154,6 +162,45 @@ GST_START_TEST (test_dts_hierarchical_b)
   }
   check_timestamps ("x264layerenc layers=3 gop-structure=hierarchical-b "
       "key-int-max=8", 4 * 8 + 1);
+}
+
+GST_END_TEST;
+
+/* Downstream asks for 2 layers mid-stream: x264 is drained and reopened,
+ * the DTS go on increasing across the two instances. */
+GST_START_TEST (test_dts_hierarchical_b_reopen)
+{
+  GstHarness *h = new_harness ("x264layerenc layers=3 "
+      "gop-structure=hierarchical-b");
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GPtrArray *rest;
+  GstStructure *s;
+  guint64 reconfigs = 0;
+  GstBuffer *b;
+
+  gst_harness_set_sink_caps_str (h, "video/x-h264,stream-format=byte-stream,"
+      "alignment=au,layers=3");
+  for (guint i = 0; i < 17; i++) {
+    fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+    while ((b = gst_harness_try_pull (h)))
+      g_ptr_array_add (out, b);
+  }
+  gst_harness_set_sink_caps_str (h, "video/x-h264,stream-format=byte-stream,"
+      "alignment=au,layers=2");
+  rest = encode (h, 16);
+  for (guint i = 0; i < rest->len; i++)
+    g_ptr_array_add (out, gst_buffer_ref (g_ptr_array_index (rest, i)));
+  g_ptr_array_unref (rest);
+
+  g_object_get (h->element, "stats", &s, NULL);
+  fail_unless (gst_structure_get_uint64 (s, "reconfigurations", &reconfigs));
+  fail_unless_equals_int (reconfigs, 1);
+  gst_structure_free (s);
+  fail_unless_equals_int (out->len, 33);
+  check_buffer_timestamps ("hierarchical-b, 3 then 2 layers", out);
+  g_ptr_array_unref (out);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -431,6 +478,7 @@ x264layerenc_conformance_suite (void)
   tcase_add_test (tc, test_bitrate_is_kbits);
   tcase_add_test (tc, test_bitrate_range_is_x264enc);
   tcase_add_test (tc, test_dts_hierarchical_b);
+  tcase_add_test (tc, test_dts_hierarchical_b_reopen);
   tcase_add_test (tc, test_dts_hierarchical_p);
   tcase_add_test (tc, test_prefixes_conform_hierarchical_p);
   tcase_add_test (tc, test_prefixes_conform_hierarchical_b);
