@@ -18,6 +18,7 @@
 #include "gstx264layerenc.h"
 #include "gsttemporallayermeta.h"
 #include "gstlayerratectl.h"
+#include "gsth264spsgaps.h"
 #include "gstlayerrates.h"
 
 #include <stdint.h>
@@ -32,6 +33,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_x264_layer_enc_debug);
 
 /* The window of stream time over which stats measures the rates. */
 #define MEASURE_WINDOW GST_SECOND
+
+/* With B-frames the first DTS lie before the first PTS: input timestamps
+ * are moved up by this much (the output segment by as much, so running
+ * times do not change), as x264enc does. */
+#define B_FRAME_MIN_PTS (GST_SECOND * 60 * 60 * 1000)
 
 enum
 {
@@ -50,7 +56,8 @@ enum
 };
 
 #define DEFAULT_LAYERS 3
-#define DEFAULT_BITRATE 1000000
+#define DEFAULT_BITRATE 1000      /* kbit/s, as x264enc's */
+#define MAX_BITRATE 2048000     /* kbit/s, x264enc's maximum */
 #define DEFAULT_GOP GST_X264_LAYER_ENC_GOP_HIERARCHICAL_P
 #define DEFAULT_SPEED_PRESET 3  /* veryfast */
 #define DEFAULT_TUNE GST_X264_LAYER_ENC_TUNE_ZEROLATENCY
@@ -83,7 +90,7 @@ struct _GstX264LayerEnc
   guint layers;
   guint rates[GST_LAYER_RATES_MAX_LAYERS];      /* from the property */
   guint n_rates;                /* 0: split `bitrate` */
-  guint bitrate;
+  guint bitrate;                /* kbit/s */
   GstX264LayerEncGop gop;
   gint speed_preset;
   guint tune;
@@ -114,6 +121,13 @@ struct _GstX264LayerEnc
   guint64 since_key;            /* frames since the last keyframe */
   gint64 last_of_layer[MAX_LAYERS];     /* x264 pts, -1: none */
   gint64 last_encoded;          /* x264 pts of the last picture passed */
+  /* PTS of the input pictures by x264 pts (modulo in_pts_size), from
+   * first_pic (the first of this x264 instance) on: x264's DTS of a picture
+   * is the x264 pts of an earlier input picture. */
+  GstClockTime *in_pts;
+  guint in_pts_size;
+  gint64 first_pic;
+  GstClockTime frame_duration;
   guint key_interval;           /* frames, 0: none */
   LayerRateCtl ctl;
 
@@ -298,7 +312,7 @@ settings_targets (GstX264LayerEnc * self, guint n_layers, guint * out)
   else if (self->n_rates > 0)
     map_rates (self->rates, self->n_rates, n_layers, NULL, out);
   else
-    split_total (self->bitrate, n_layers, NULL, out);
+    split_total (self->bitrate * 1000, n_layers, NULL, out);
 }
 
 /* ------------------------------------------------------------ x264 glue */
@@ -327,6 +341,53 @@ x264_log_cb (void *priv, int level, const char *fmt, va_list args)
     return;
   gst_debug_log_valist (GST_CAT_DEFAULT, gst_level, __FILE__, "x264", 0,
       G_OBJECT (obj), fmt, args);
+}
+
+/* --------------------------------------------------------- timestamps */
+
+/* Sizes the PTS record for the running x264: x264 names as DTS the pts of
+ * the input picture (B-frame delay) pictures before the one it outputs,
+ * and holds at most its maximum delay of pictures. */
+static void
+input_pts_reset (GstX264LayerEnc * self)
+{
+  GstVideoInfo *info = &self->input_state->info;
+
+  g_free (self->in_pts);
+  self->in_pts_size = x264_encoder_maximum_delayed_frames (self->x264) +
+      self->params.i_bframe + 2;
+  self->in_pts = g_new (GstClockTime, self->in_pts_size);
+  for (guint i = 0; i < self->in_pts_size; i++)
+    self->in_pts[i] = GST_CLOCK_TIME_NONE;
+  self->first_pic = self->pic_count;
+  self->frame_duration = GST_VIDEO_INFO_FPS_N (info) > 0 ?
+      gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (info),
+      GST_VIDEO_INFO_FPS_N (info)) : GST_CLOCK_TIME_NONE;
+}
+
+static void
+input_pts_store (GstX264LayerEnc * self, gint64 pic, GstClockTime pts)
+{
+  self->in_pts[pic % self->in_pts_size] = pts;
+}
+
+/* The DTS of an output picture from x264's i_dts (in x264 pts units). The
+ * first pictures of a B-frame stream get a DTS before the first PTS: one
+ * frame duration per picture earlier. */
+static GstClockTime
+output_dts (GstX264LayerEnc * self, gint64 i_dts)
+{
+  GstClockTime first, back;
+
+  if (i_dts >= self->first_pic)
+    return self->in_pts[i_dts % self->in_pts_size];
+  first = self->in_pts[self->first_pic % self->in_pts_size];
+  if (!GST_CLOCK_TIME_IS_VALID (first) ||
+      !GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+    return GST_CLOCK_TIME_NONE;
+  back = (GstClockTime) (self->first_pic - i_dts) * self->frame_duration;
+  /* Only without the B_FRAME_MIN_PTS room, i.e. never in practice. */
+  return first > back ? first - back : 0;
 }
 
 static gboolean
@@ -471,6 +532,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
   x264_encoder_parameters (self->x264, p);
   GST_DEBUG_OBJECT (self, "x264 QP range %d-%d", p->rc.i_qp_min,
       p->rc.i_qp_max);
+  input_pts_reset (self);
 
   GST_OBJECT_LOCK (self);
   self->n_layers = n_layers;
@@ -514,6 +576,8 @@ close_x264 (GstX264LayerEnc * self)
     x264_encoder_close (self->x264);
     self->x264 = NULL;
   }
+  g_clear_pointer (&self->in_pts, g_free);
+  self->in_pts_size = 0;
 }
 
 /* --------------------------------------------------------------- output */
@@ -576,6 +640,66 @@ output_layer (GstX264LayerEnc * self, const x264_picture_t * pic,
   return planned;
 }
 
+/* Length of the Annex B start code at @p (x264 writes 3 or 4 bytes). */
+static guint
+start_code_length (const guint8 * p, int size)
+{
+  guint n = 0;
+
+  while ((int) n < size && p[n] == 0)
+    n++;
+  return (int) n < size && p[n] == 1 ? n + 1 : 0;
+}
+
+/* Appends @nal to @au, its SPS with gaps_in_frame_num_value_allowed_flag
+ * set: dropping upper layers leaves frame_num gaps (see
+ * gsth264spsgaps.h). */
+static void
+append_nal (GstX264LayerEnc * self, GByteArray * au, const x264_nal_t * nal)
+{
+  guint sc = start_code_length (nal->p_payload, nal->i_payload);
+  GByteArray *sps = NULL;
+
+  if (nal->i_type == NAL_SPS && sc > 0)
+    sps = h264_sps_allow_frame_num_gaps (nal->p_payload + sc,
+        nal->i_payload - sc);
+  if (!sps) {
+    if (nal->i_type == NAL_SPS)
+      GST_WARNING_OBJECT (self, "could not parse x264's SPS, left as it is");
+    g_byte_array_append (au, nal->p_payload, nal->i_payload);
+    return;
+  }
+  g_byte_array_append (au, nal->p_payload, sc);
+  g_byte_array_append (au, sps->data, sps->len);
+  g_byte_array_unref (sps);
+}
+
+/* The access unit of @i_nal NAL units (@size bytes, contiguous) as a
+ * buffer; with more than one layer, SPSs allow frame_num gaps. */
+static GstBuffer *
+output_buffer (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size)
+{
+  GstVideoEncoder *venc = GST_VIDEO_ENCODER (self);
+  GByteArray *au;
+  GstBuffer *buf;
+  gboolean has_sps = FALSE;
+
+  for (int i = 0; i < i_nal; i++)
+    has_sps |= nal[i].i_type == NAL_SPS;
+  if (self->n_layers == 1 || !has_sps) {
+    buf = gst_video_encoder_allocate_output_buffer (venc, size);
+    gst_buffer_fill (buf, 0, nal[0].p_payload, size);
+    return buf;
+  }
+  au = g_byte_array_sized_new (size + 8);
+  for (int i = 0; i < i_nal; i++)
+    append_nal (self, au, &nal[i]);
+  buf = gst_video_encoder_allocate_output_buffer (venc, au->len);
+  gst_buffer_fill (buf, 0, au->data, au->len);
+  g_byte_array_unref (au);
+  return buf;
+}
+
 static GstFlowReturn
 push_output (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size,
     x264_picture_t * pic_out)
@@ -606,13 +730,13 @@ push_output (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size,
 
   layer_rate_ctl_update (&self->ctl, layer, intra, qp, (gsize) size * 8);
 
-  buf = gst_video_encoder_allocate_output_buffer (venc, size);
-  gst_buffer_fill (buf, 0, nal[0].p_payload, size);
+  buf = output_buffer (self, nal, i_nal, size);
   gst_buffer_add_temporal_layer_meta (buf, layer, self->n_layers,
       self->period, droppable);
   if (droppable)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DROPPABLE);
   frame->output_buffer = buf;
+  frame->dts = output_dts (self, pic_out->i_dts);
   if (pic_out->b_keyframe)
     GST_VIDEO_CODEC_FRAME_SET_SYNC_POINT (frame);
   else
@@ -755,6 +879,7 @@ gst_x264_layer_enc_handle_frame (GstVideoEncoder * venc,
   }
   layer = layer_of_pos (self->n_layers, self->gop_pos);
   pts = self->pic_count++;
+  input_pts_store (self, pts, frame->pts);
 
   x264_picture_init (&pic);
   pic.img.i_csp = self->params.i_csp;
@@ -1022,6 +1147,7 @@ static gboolean
 gst_x264_layer_enc_start (GstVideoEncoder * venc)
 {
   GstX264LayerEnc *self = GST_X264_LAYER_ENC (venc);
+  GstX264LayerEncGop gop;
 
   GST_OBJECT_LOCK (self);
   memset (self->layer_frames, 0, sizeof (self->layer_frames));
@@ -1033,8 +1159,12 @@ gst_x264_layer_enc_start (GstVideoEncoder * venc)
   self->events_applied = self->keyframes = self->reconfigs = 0;
   self->rates_pending = FALSE;
   self->pending_layers = 0;
+  gop = self->gop;
   GST_OBJECT_UNLOCK (self);
   self->pic_count = 0;
+  gst_video_encoder_set_min_pts (venc,
+      gop == GST_X264_LAYER_ENC_GOP_HIERARCHICAL_B ? B_FRAME_MIN_PTS :
+      GST_CLOCK_TIME_NONE);
   return TRUE;
 }
 
@@ -1190,7 +1320,7 @@ gst_x264_layer_enc_set_property (GObject * object, guint prop_id,
     case PROP_BITRATE:
       self->bitrate = g_value_get_uint (value);
       if (self->n_rates == 0 && self->x264) {
-        self->pending_rates[0] = self->bitrate;
+        self->pending_rates[0] = self->bitrate * 1000;
         self->pending_n = 1;
         self->rates_pending = TRUE;
       }
@@ -1303,7 +1433,7 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LAYERS,
       g_param_spec_uint ("layers", "Layers",
-          "Number of cumulative temporal layers; layer k runs at "
+          "Number of cumulative temporal layers, in layers; layer k runs at "
           "1/2^(layers-1-k) of the frame rate (hierarchical-p: up to 5, "
           "hierarchical-b: up to 3). Downstream caps with a fixed "
           "\"layers\" field override it", 1, GST_X264_LAYER_ENC_MAX_LAYERS_P,
@@ -1311,36 +1441,39 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_LAYER_RATES,
       gst_param_spec_array ("layer-rates", "Layer rates",
-          "Target rate of every layer in bits/s, not cumulative, one entry "
-          "per layer (another count, e.g. one entry: their total, split in "
-          "proportion to the frames of each layer at the start, in the "
-          "current proportions while running). Empty: use bitrate. Changes "
-          "apply on the next frame",
-          g_param_spec_int ("rate", "Rate", "bits/s", 1, G_MAXINT, 1000000,
-              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          "Target rate of every layer in bit/s (not kbit/s: the unit of the "
+          "sinks' layer-rates, the caps and the GstLayerRates event), not "
+          "cumulative, one entry per layer (another count, e.g. one entry: "
+          "their total, split in proportion to the frames of each layer at "
+          "the start, in the current proportions while running). Empty: use "
+          "bitrate. Changes apply on the next frame",
+          g_param_spec_int ("rate", "Rate", "Rate of one layer in bit/s", 1,
+              G_MAXINT, 1000000, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
-          "Total target rate in bits/s when layer-rates is empty, split "
-          "over the layers in proportion to their frames", 1, G_MAXINT,
+          "Total target rate in kbit/s, as x264enc's bitrate, used when "
+          "layer-rates is empty; split over the layers in proportion to "
+          "their frames. Changes apply on the next frame", 1, MAX_BITRATE,
           DEFAULT_BITRATE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_GOP_STRUCTURE,
       g_param_spec_enum ("gop-structure", "GOP structure",
-          "How the temporal layers are built", GST_TYPE_X264_LAYER_ENC_GOP,
-          DEFAULT_GOP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          "How the temporal layers are built (no unit)",
+          GST_TYPE_X264_LAYER_ENC_GOP, DEFAULT_GOP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SPEED_PRESET,
       g_param_spec_enum ("speed-preset", "Speed preset",
-          "x264 preset (speed against compression), as x264enc's",
+          "x264 preset (speed against compression), as x264enc's (no unit)",
           GST_TYPE_X264_LAYER_ENC_PRESET, DEFAULT_SPEED_PRESET,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_TUNE,
       g_param_spec_flags ("tune", "Tune",
-          "x264 tunings, as x264enc's (zerolatency: no lookahead, sliced "
-          "threads, zero frame delay with hierarchical-p)",
+          "x264 tunings, as x264enc's (no unit; zerolatency: no lookahead, "
+          "sliced threads, zero frame delay with hierarchical-p)",
           GST_TYPE_X264_LAYER_ENC_TUNE, DEFAULT_TUNE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1352,31 +1485,54 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_QP_MIN,
       g_param_spec_uint ("qp-min", "Minimum QP",
-          "Lowest QP the rate control may choose", 0, 51, DEFAULT_QP_MIN,
+          "Lowest quantiser the rate control may choose, in QP (H.264 "
+          "quantiser steps, 0..51)", 0, 51, DEFAULT_QP_MIN,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_QP_MAX,
       g_param_spec_uint ("qp-max", "Maximum QP",
-          "Highest QP the rate control may choose", 0, 51, DEFAULT_QP_MAX,
+          "Highest quantiser the rate control may choose, in QP (H.264 "
+          "quantiser steps, 0..51)", 0, 51, DEFAULT_QP_MAX,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
-          "x264 threads (0 = automatic)", 0, 64, DEFAULT_THREADS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          "x264 worker threads, in threads (0 = automatic)", 0, 64,
+          DEFAULT_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Per-layer frames, bytes, targets, measured rates (bits/s over the "
-          "last 1 s of stream time), relative errors and QP "
-          "(docs/x264layerenc.md)", GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+          "Read-only x264layerenc-stats structure. Rates are bit/s (not "
+          "kbit/s), measured over the last 1 s of stream time (PTS); per-layer "
+          "fields are arrays, entry k = layer k. Fields: "
+          "layers: layers of the running encoder (count, 0 before it runs); "
+          "gop-structure: hierarchical-p or hierarchical-b (string); "
+          "frames: frames coded since start, all layers (frames); "
+          "bytes: coded bytes since start, all layers (bytes); "
+          "keyframes: IDR frames coded (frames); "
+          "rate-changes: rate changes applied from events, properties or "
+          "caps (count); "
+          "reconfigurations: x264 reopened for a new layer count (count); "
+          "bitrate-target: sum of the layer targets (bit/s); "
+          "bitrate-measured: rate of all layers over the last 1 s (bit/s); "
+          "layer-frames: frames coded per layer since start (frames); "
+          "layer-bytes: bytes coded per layer since start (bytes); "
+          "layer-targets: target rate per layer now (bit/s); "
+          "layer-measured: rate per layer over the last 1 s (bit/s); "
+          "layer-errors: (measured - target) / target per layer (fraction, "
+          "0.05 = 5% over); "
+          "layer-qp: QP of the layer's last frame (QP, -1 = none yet)",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "x264 temporal-layer encoder", "Codec/Encoder/Video",
-      "H.264 encoder with temporal layers and per-layer rate control",
+      "H.264 encoder with temporal layers and per-layer rate control. "
+      "bitrate is kbit/s as in x264enc; layer-rates and stats are bit/s. "
+      "Example: gst-launch-1.0 videotestsrc is-live=true ! "
+      "video/x-raw,width=640,height=360,framerate=30/1 ! x264layerenc "
+      "layers=3 bitrate=800 ! rtph264pay ! udpsink host=127.0.0.1 port=5004",
       "gst-rtp-transports");
 
   venc_class->start = GST_DEBUG_FUNCPTR (gst_x264_layer_enc_start);

@@ -185,13 +185,13 @@ bench_speed (guint runs)
     {"x264enc pass=quant (CQP)", "x264enc speed-preset=veryfast "
           "tune=zerolatency pass=quant quantizer=30", 1e9, 1e9, 0},
     {"x264layerenc layers=1", "x264layerenc speed-preset=veryfast "
-          "tune=zerolatency layers=1 bitrate=2000000", 1e9, 1e9, 0},
+          "tune=zerolatency layers=1 bitrate=2000", 1e9, 1e9, 0},
     {"x264layerenc layers=3 hierarchical-p", "x264layerenc "
           "speed-preset=veryfast tune=zerolatency layers=3 "
-          "bitrate=2000000", 1e9, 1e9, 0},
+          "bitrate=2000", 1e9, 1e9, 0},
     {"x264layerenc layers=3 hierarchical-b", "x264layerenc "
           "speed-preset=veryfast tune=zerolatency layers=3 "
-          "gop-structure=hierarchical-b bitrate=2000000", 1e9, 1e9, 0},
+          "gop-structure=hierarchical-b bitrate=2000", 1e9, 1e9, 0},
   };
   const guint n = G_N_ELEMENTS (cfg);
 
@@ -344,7 +344,7 @@ bench_tracking (void)
   memset (&ref, 0, sizeof (ref));
   ours.ours = TRUE;
   track_run (&ours, "x264layerenc speed-preset=veryfast tune=zerolatency "
-      "layers=3 bitrate=2000000");
+      "layers=3 bitrate=2000");
   track_run (&ref, "x264enc speed-preset=veryfast tune=zerolatency "
       "bitrate=2000");
 

@@ -1,6 +1,7 @@
 /* x264layerenc rate control: per-layer rates over 5 s (360p and 720p,
  * hierarchical-p and -b), and run-time changes by the GstLayerRates event
- * sent from behind rtph264pay, measured in 1 s windows of stream time (PTS),
+ * sent from behind rtph264pay, measured in 1 s windows of the PTS as running
+ * time (hierarchical-b moves PTS up by 1000 h and its segment by as much),
  * never wall clock.
  *
  * Source: videotestsrc pattern=smpte horizontal-speed=3 (the SMPTE bars
@@ -39,6 +40,21 @@ typedef struct
   GstStructure *last_sent;
 } RateCtx;
 
+/* The running time of @pts in the segment on @pad. */
+static GstClockTime
+running_time (GstPad * pad, GstClockTime pts)
+{
+  GstEvent *ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+  const GstSegment *seg;
+  GstClockTime rt;
+
+  fail_unless (ev != NULL);
+  gst_event_parse_segment (ev, &seg);
+  rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, pts);
+  gst_event_unref (ev);
+  return rt;
+}
+
 static GstPadProbeReturn
 enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -47,7 +63,7 @@ enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
     GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
     GstTemporalLayerMeta *m = gst_buffer_find_temporal_layer_meta (buf);
-    Frame f = { GST_BUFFER_PTS (buf), m ? m->layer_id : 0,
+    Frame f = { running_time (pad, GST_BUFFER_PTS (buf)), m ? m->layer_id : 0,
       gst_buffer_get_size (buf)
     };
     fail_unless (m != NULL);
@@ -77,7 +93,7 @@ sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   RateCtx *c = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstClockTime pts = running_time (pad, GST_BUFFER_PTS (buf));
   GstEvent *ev = NULL;
 
   g_mutex_lock (&c->lock);

@@ -550,7 +550,7 @@ check_caps_rates (GstCaps * caps, const guint * rates, guint n)
 
 GST_START_TEST (test_caps_rates_harness)
 {
-  GstHarness *h = new_harness ("x264layerenc layers=2 bitrate=400000");
+  GstHarness *h = new_harness ("x264layerenc layers=2 bitrate=400");
   guint t[8], n, i;
   const guint r1[] = { 300000, 150000, 150000 };
   const guint r2[] = { 200000, 100000, 50000 };
