@@ -17,7 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #define IS_NAME_CHAR(c) (g_ascii_isalnum (c) || (c) == '-' || (c) == '_')
 
@@ -289,32 +295,148 @@ collect_stats_fields (GstElement * e, GPtrArray * names)
   }
 }
 
-/* Sets every port property of @e ("port", "*-port") to 0 (ephemeral); FALSE
- * if one cannot be 0, so starting @e could reach a fixed port on this host. */
-static gboolean
-use_ephemeral_ports (GstElement * e)
+/* TCP and UDP ports on 127.0.0.1 that the test holds bound without
+ * listening, so that an element started toward them reaches nobody else. */
+#define N_CLOSED 4
+static gint closed_fds[N_CLOSED][2];
+static guint16 closed_ports[N_CLOSED];
+
+static guint16
+closed_port (guint i)
 {
-  guint n;
+  struct sockaddr_in a = { .sin_family = AF_INET };
+  socklen_t len = sizeof (a);
+
+  fail_unless (i < N_CLOSED);
+  if (closed_ports[i])
+    return closed_ports[i];
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  closed_fds[i][0] = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  fail_unless (closed_fds[i][0] >= 0 && bind (closed_fds[i][0],
+          (struct sockaddr *) &a, sizeof (a)) == 0, "cannot bind a port");
+  getsockname (closed_fds[i][0], (struct sockaddr *) &a, &len);
+  closed_fds[i][1] = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (closed_fds[i][1] >= 0)    /* a UDP socket too, if the port is free */
+    bind (closed_fds[i][1], (struct sockaddr *) &a, sizeof (a));
+  return closed_ports[i] = ntohs (a.sin_port);
+}
+
+/* Sets every port property of @e ("port", "*-port") to 0 (ephemeral: a
+ * source binds any free port) or, if @closed or 0 is out of its range, to a
+ * distinct port the test holds closed (a sink sends toward nobody). */
+static void
+use_safe_ports (GstElement * e, gboolean closed)
+{
+  guint n, k = 0;
   GParamSpec **props = g_object_class_list_properties (G_OBJECT_GET_CLASS (e),
       &n);
-  gboolean ok = TRUE;
 
-  for (guint i = 0; i < n && ok; i++) {
+  for (guint i = 0; i < n; i++) {
     GParamSpec *p = props[i];
 
-    if (!g_str_equal (p->name, "port") && !g_str_has_suffix (p->name, "-port"))
+    if ((!g_str_equal (p->name, "port") && !g_str_has_suffix (p->name,
+                "-port")) || !G_IS_PARAM_SPEC_INT (p)
+        || !(p->flags & G_PARAM_WRITABLE))
       continue;
-    ok = G_IS_PARAM_SPEC_INT (p) && G_PARAM_SPEC_INT (p)->minimum <= 0
-        && (p->flags & G_PARAM_WRITABLE);
-    if (ok)
-      g_object_set (e, p->name, 0, NULL);
+    g_object_set (e, p->name, closed || G_PARAM_SPEC_INT (p)->minimum > 0 ?
+        (gint) closed_port (k++) : 0, NULL);
   }
   g_free (props);
+}
+
+/* Whether @e goes to PAUSED with ports out of harm's way (ephemeral, else
+ * closed); leaves it in NULL, configured so. */
+static gboolean
+starts_safely (GstElement * e)
+{
+  for (gint closed = 0; closed < 2; closed++) {
+    GstStateChangeReturn r;
+
+    use_safe_ports (e, closed);
+    r = gst_element_set_state (e, GST_STATE_PAUSED);
+    gst_element_set_state (e, GST_STATE_NULL);
+    if (r != GST_STATE_CHANGE_FAILURE)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+takes_rtp (GstElement * e)
+{
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *rtp = gst_caps_from_string ("application/x-rtp");
+  gboolean ok = FALSE;
+
+  if (sink) {
+    GstCaps *tmpl = gst_pad_get_pad_template_caps (sink);
+    ok = gst_caps_can_intersect (tmpl, rtp);
+    gst_caps_unref (tmpl);
+    gst_object_unref (sink);
+  }
+  gst_caps_unref (rtp);
   return ok;
 }
 
-/* The stats field names of @e in NULL, READY and (when it can start without
- * a fixed port) PAUSED; @states gets the states read. */
+/* An RTP packet (version 2, payload type 96) of 200 bytes, sequence @seq. */
+static GstBuffer *
+rtp_packet (guint16 seq)
+{
+  guint8 pkt[200] = { 0x80, 96 };
+
+  pkt[2] = seq >> 8;
+  pkt[3] = seq & 0xff;
+  GST_WRITE_UINT32_BE (pkt + 4, seq * 3000u);
+  GST_WRITE_UINT32_BE (pkt + 8, 0x1234abcd);
+  return gst_buffer_new_memdup (pkt, sizeof (pkt));
+}
+
+typedef struct
+{
+  GstHarness *h;
+  gint done;
+} RtpFeed;
+
+static gpointer
+push_rtp (RtpFeed * feed)
+{
+  for (guint16 seq = 0; seq < 30; seq++) {
+    GstBuffer *b = rtp_packet (seq);
+
+    GST_BUFFER_PTS (b) = seq * GST_SECOND / 30;
+    if (gst_harness_push (feed->h, b) != GST_FLOW_OK)
+      break;
+  }
+  g_atomic_int_set (&feed->done, 1);
+  return NULL;
+}
+
+/* Feeds @e 30 RTP packets through a GstHarness (waiting at most 2 s) so that
+ * fields made on the first packet show, and collects the stats fields. */
+static void
+collect_stats_with_rtp (GstElement * e, GPtrArray * names)
+{
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  RtpFeed feed = { gst_harness_new_with_element (e, "sink", src ? "src" :
+        NULL), 0
+  };
+  gint64 until = g_get_monotonic_time () + 2 * G_TIME_SPAN_SECOND;
+  GThread *t;
+
+  gst_clear_object (&src);
+  gst_harness_set_src_caps_str (feed.h, "application/x-rtp, media=video, "
+      "clock-rate=90000, encoding-name=H264, payload=96");
+  t = g_thread_new ("push-rtp", (GThreadFunc) push_rtp, &feed);
+  while (!g_atomic_int_get (&feed.done) && g_get_monotonic_time () < until)
+    g_usleep (20 * 1000);
+  collect_stats_fields (e, names);
+  gst_element_set_state (e, GST_STATE_NULL);    /* unblocks a waiting push */
+  g_thread_join (t);
+  gst_harness_teardown (feed.h);
+}
+
+/* The stats field names of @e in NULL, READY, PAUSED and, if it takes RTP,
+ * after 30 RTP packets; @states gets the states read. */
 static gchar **
 stats_fields (GstElement * e, GString * states)
 {
@@ -327,14 +449,18 @@ stats_fields (GstElement * e, GString * states)
     g_string_append (states, ", READY");
   }
   gst_element_set_state (e, GST_STATE_NULL);
-  if (!use_ephemeral_ports (e))
-    g_string_append (states, " (not PAUSED: a port cannot be 0)");
-  else if (gst_element_set_state (e, GST_STATE_PAUSED) !=
-      GST_STATE_CHANGE_FAILURE) {
+  if (!starts_safely (e)) {
+    g_string_append (states, "; does not start with safe ports");
+  } else {
+    gst_element_set_state (e, GST_STATE_PAUSED);
     collect_stats_fields (e, names);
     g_string_append (states, ", PAUSED");
+    gst_element_set_state (e, GST_STATE_NULL);
+    if (takes_rtp (e)) {
+      collect_stats_with_rtp (e, names);
+      g_string_append (states, ", PLAYING after 30 RTP packets");
+    }
   }
-  gst_element_set_state (e, GST_STATE_NULL);
   g_ptr_array_add (names, NULL);
   return (gchar **) g_ptr_array_free (names, FALSE);
 }
