@@ -175,12 +175,27 @@ after_term (const gchar * p, gboolean quoted)
   return NULL;
 }
 
-/* Where a field name out of @fields occurs as a term in [@p, @end), or NULL. */
+/* Whether the name at @p (in @docs) starts a clause: only spaces between it
+ * and the start, a line break, a list or clause separator or an opening
+ * bracket or quote ("counted as foreign (...)" does not describe "foreign"). */
+static gboolean
+starts_clause (const gchar * docs, const gchar * p)
+{
+  while (p > docs && (p[-1] == ' ' || p[-1] == '\t'))
+    p--;
+  return p == docs || strchr ("\n:;,.([*`\"'", p[-1]) != NULL
+      || (p - docs >= 3 && g_str_has_prefix (p - 3, "\xe2\x80\xa2"))
+      || (p[-1] == '-' && (p - 1 == docs || p[-2] == ' ' || p[-2] == '\n'));
+}
+
+/* Where a field name out of @fields occurs as a term starting a clause in
+ * [@p, @end) of @docs, or NULL. */
 static const gchar *
-next_term (const gchar * p, const gchar * end, gchar ** fields)
+next_term (const gchar * docs, const gchar * p, const gchar * end,
+    gchar ** fields)
 {
   for (; p < end; p++) {
-    if (IS_NAME_CHAR (p[-1]))
+    if (IS_NAME_CHAR (p[-1]) || !starts_clause (docs, p))
       continue;
     for (gchar ** f = fields; *f; f++) {
       gsize len = strlen (*f);
@@ -210,19 +225,6 @@ count_words (const gchar * p, const gchar * end)
   return words;
 }
 
-/* Whether the name at @p (in @docs) starts a clause: only spaces between it
- * and the start, a line break, a list or clause separator or an opening
- * bracket or quote ("counted as foreign (...)" does not describe "foreign"). */
-static gboolean
-starts_clause (const gchar * docs, const gchar * p)
-{
-  while (p > docs && (p[-1] == ' ' || p[-1] == '\t'))
-    p--;
-  return p == docs || strchr ("\n:;,.([*`\"'", p[-1]) != NULL
-      || (p - docs >= 3 && g_str_has_prefix (p - 3, "\xe2\x80\xa2"))
-      || (p[-1] == '-' && (p - 1 == docs || p[-2] == ' ' || p[-2] == '\n'));
-}
-
 /* Where @docs describes @field: the name as a term at the start of a clause
  * followed by at least two words of description, before a ';', a blank line
  * or the next field term; NULL if nowhere. */
@@ -245,7 +247,7 @@ field_description (const gchar * docs, const gchar * field, gchar ** fields)
     next = strstr (d, "\n\n");
     if (next && next < end)
       end = next;
-    next = next_term (d + 1, end, fields);
+    next = next_term (docs, d + 1, end, fields);
     if (next)
       end = next;
     if (count_words (d, end) >= 2)
@@ -851,6 +853,9 @@ GST_START_TEST (test_matchers)
           "received", fields));
   fail_if (field_description ("fec-received: parity packets", "received",
           fields));
+  /* its own name inside its description does not end it */
+  fail_unless (field_description ("late: packets too late (after the gap); "
+          "foreign: others", "late", fields));
 
   fail_unless (has_launch_example ("Example:\ngst-launch-1.0 udpsrc ! "
           "tpssfecdec ! fakesink", "tpssfecdec", NULL));
