@@ -157,7 +157,7 @@ make (GstElementFactory * f)
 
 /* Start of the description after a field name at @p: NULL unless the name is
  * introduced as a term, i.e. followed (after its closing quote, if @quoted)
- * by ':', '=', '(' or a dash. */
+ * by ':', '(' or a dash ('=' is left out: formulas). */
 static const gchar *
 after_term (const gchar * p, gboolean quoted)
 {
@@ -165,7 +165,7 @@ after_term (const gchar * p, gboolean quoted)
     p++;
   while (*p == ' ' || *p == '\t')
     p++;
-  if (*p == ':' || *p == '=' || *p == '(')
+  if (*p == ':' || *p == '(')
     return p + 1;
   if (g_str_has_prefix (p, "\xe2\x80\x94") || g_str_has_prefix (p,
           "\xe2\x80\x93"))
@@ -833,15 +833,15 @@ GST_END_TEST;
 GST_START_TEST (test_matchers)
 {
   gchar *fields[] = { (gchar *) "received", (gchar *) "fec-received",
-    (gchar *) "late", (gchar *) "foreign", NULL
+    (gchar *) "late", (gchar *) "foreign", (gchar *) "r", NULL
   };
   const gchar *good = "Counters: received: media packets that arrived "
       "(packets); fec-received (packets): parity packets that arrived\n"
       "- late \xe2\x80\x94 packets behind the output, dropped\n"
-      "foreign = packets of another payload type";
+      "foreign (packets): of another payload type, dropped";
   const gchar *const protocols[] = { "tpss", NULL };
 
-  for (gchar ** f = fields; *f; f++)
+  for (gchar ** f = fields; f[1]; f++)
     fail_unless (field_description (good, *f, fields) != NULL, "%s", *f);
   fail_if (field_description ("Counters: received, fec-received, late",
           "received", fields));
@@ -852,6 +852,8 @@ GST_START_TEST (test_matchers)
   fail_if (field_description ("received (packets), fec-received (packets)",
           "received", fields));
   fail_if (field_description ("fec-received: parity packets", "received",
+          fields));
+  fail_if (field_description ("R_f: factor, r = r (1 - p_loss R_f)", "r",
           fields));
   /* its own name inside its description does not end it */
   fail_unless (field_description ("late: packets too late (after the gap); "
