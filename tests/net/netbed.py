@@ -682,6 +682,33 @@ def checksum_hashes(text):
     return [m.group(1) for m in map(_CHECKSUM.search, text.splitlines()) if m]
 
 
+def timed_lines(stream):
+    """Collect the lines of a binary pipe (e.g. a popen'd process's stdout) as they arrive:
+    returns (lines, thread); lines gets (time.monotonic() on arrival, str line) appended by
+    the daemon thread until end of file."""
+    lines = []
+
+    def read():
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(stream.fileno(), 65536)
+            except (OSError, ValueError):       # closed under us by NetBed.close()
+                chunk = b""
+            if not chunk:
+                break
+            buf += chunk
+            now = time.monotonic()
+            *complete, buf = buf.split(b"\n")
+            lines.extend((now, ln.decode(errors="replace")) for ln in complete)
+        if buf:
+            lines.append((time.monotonic(), buf.decode(errors="replace")))
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return lines, t
+
+
 def interrupt(p, timeout=10):
     """SIGINT to p (gst-launch -e then ends the stream with EOS), wait up to timeout
     seconds for it to exit, and kill it if it does not."""
