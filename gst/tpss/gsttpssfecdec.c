@@ -42,6 +42,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_fec_dec_debug);
 #define GST_CAT_DEFAULT gst_tpss_fec_dec_debug
 
 #define DEFAULT_SIZE_TIME (200 * GST_MSECOND)
+#define MAX_SIZE_TIME (60 * GST_SECOND)
 #define DEFAULT_PT 0                    /* any */
 
 enum
@@ -75,6 +76,7 @@ struct _GstTpssFecDec
   GstClockID clock_id;
   GstClockTime last_pts, last_dts;      /* stamps for recovered packets */
   guint64 wrong_pt;
+  gboolean warned_too_short;    /* the size-time warning is posted once */
 };
 
 /* A media buffer, mapped while the core keeps it. */
@@ -127,7 +129,11 @@ get_stats (GstTpssFecDec * self)
       "duplicates", G_TYPE_UINT64, st.duplicates,
       "malformed", G_TYPE_UINT64, st.malformed,
       "foreign", G_TYPE_UINT64, st.foreign + wrong_pt,
-      "resets", G_TYPE_UINT64, st.resets, NULL);
+      "resets", G_TYPE_UINT64, st.resets,
+      "repaired-late", G_TYPE_UINT64, st.repaired_late,
+      "segment-time", G_TYPE_UINT64,
+      (guint64) (st.segment_time < 0 ? 0 : st.segment_time),
+      "hold-time", G_TYPE_UINT64, (guint64) st.hold_time, NULL);
 }
 
 /* Running time in ns, the core's clock (the monotonic clock, which the
@@ -254,6 +260,38 @@ gst_tpss_fec_dec_chain_list (GstPad * pad, GstObject * parent,
   return handle_media (GST_TPSS_FEC_DEC (parent), NULL, list);
 }
 
+/* With `lock`: TRUE the first time the measured segment time exceeds
+ * size-time (parity cannot come within the wait), filling @st. */
+static gboolean
+size_time_too_short (GstTpssFecDec * self, TpssFecDecoderStats * st,
+    GstClockTime size_time)
+{
+  if (self->warned_too_short)
+    return FALSE;
+  tpss_fec_decoder_get_stats (self->core, st);
+  if (st->segment_time < 0 || (GstClockTime) st->segment_time <= size_time)
+    return FALSE;
+  self->warned_too_short = TRUE;
+  return TRUE;
+}
+
+static void
+warn_size_time_too_short (GstTpssFecDec * self, const TpssFecDecoderStats * st,
+    GstClockTime size_time)
+{
+  guint segment_ms = st->segment_time / GST_MSECOND;
+
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("Parity comes %u ms after its segment starts, but size-time allows "
+          "only %" G_GUINT64_FORMAT " ms of waiting: lost packets are "
+          "repaired too late (counted in stats as repaired-late)", segment_ms,
+          size_time / GST_MSECOND),
+      ("segments of packet-distance %u x subsegment-length %u = %u packets; "
+          "set size-time to at least %u ms (it adds that much latency), or "
+          "have tpssfecenc send shorter segments", st->distance, st->length,
+          st->distance * st->length, segment_ms + segment_ms / 4 + 5));
+}
+
 static GstFlowReturn
 gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
     GstBuffer * buffer)
@@ -261,10 +299,14 @@ gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
   GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
   gint64 now = running_now (self);
+  TpssFecDecoderStats st;
+  GstClockTime size_time;
+  gboolean warn;
   guint pt;
 
   GST_OBJECT_LOCK (self);
   pt = self->pt;
+  size_time = self->size_time;
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->lock);
@@ -288,7 +330,10 @@ gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
   gst_buffer_unref (buffer);
   collect_output (self);
   wake_task (self);
+  warn = size_time_too_short (self, &st, size_time);
   g_mutex_unlock (&self->lock);
+  if (warn)
+    warn_size_time_too_short (self, &st, size_time);
   /* Parity problems never stop the FEC branch. */
   return GST_FLOW_OK;
 }
@@ -559,6 +604,7 @@ gst_tpss_fec_dec_change_state (GstElement * element, GstStateChange transition)
       forget_everything (self);
       g_mutex_lock (&self->lock);
       self->wrong_pt = 0;
+      self->warned_too_short = FALSE;
       self->last_pts = self->last_dts = GST_CLOCK_TIME_NONE;
       g_mutex_unlock (&self->lock);
       break;
@@ -658,9 +704,12 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_SIZE_TIME,
       g_param_spec_uint64 ("size-time", "Storage size (in ns)",
-          "How long packets are kept for repair, and the longest a media "
-          "packet waits behind a missing one before the gap is given up (ns)",
-          0, G_MAXUINT64, DEFAULT_SIZE_TIME,
+          "Upper bound on how long media waits behind a missing packet "
+          "before the gap is given up, and the latency the element reports "
+          "(ns, at most 60 s). Within it the element waits only as long as "
+          "parity takes to come (stats: segment-time, hold-time); if parity "
+          "takes longer it posts a warning once",
+          0, MAX_SIZE_TIME, DEFAULT_SIZE_TIME,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PT,

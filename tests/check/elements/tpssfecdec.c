@@ -271,6 +271,159 @@ GST_START_TEST (test_flush_forgets)
 
 GST_END_TEST;
 
+/* Pushes media packet @i of @s at @ms milliseconds. */
+static void
+push_at (GstHarness * h, GstBuffer * buf, guint ms)
+{
+  gst_harness_set_time (h, ms * GST_MSECOND);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+}
+
+static guint64
+pending_clock_time (GstHarness * h)
+{
+  GstTestClock *clock = gst_harness_get_testclock (h);
+  GstClockID id;
+  guint64 t;
+
+  gst_test_clock_wait_for_next_pending_id (clock, &id);
+  t = gst_clock_id_get_time (id);
+  gst_clock_id_unref (id);
+  gst_object_unref (clock);
+  return t;
+}
+
+static guint
+count_warnings (GstBus * bus, const gchar * must_contain)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *err = NULL;
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, must_contain) != NULL,
+        "warning \"%s\"", err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+    n++;
+  }
+  return n;
+}
+
+/* Parity that comes later than size-time (a segment longer than the
+ * window): a gap is released at size-time, its repair, made when the parity
+ * comes, is counted, and one warning says what to change. */
+GST_START_TEST (test_segment_longer_than_size_time)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 24, 2, 4);
+  GstBus *bus = gst_bus_new ();
+
+  setup (&h, &fec, "size-time=50000000");
+  gst_element_set_bus (h->element, bus);
+  /* Three segments of 8, a packet each 20 ms, parity 190 ms after each
+   * segment's start (the first one tells the decoder the geometry). */
+  for (guint seg = 0; seg < 3; seg++) {
+    guint t0 = 200 * seg;
+    for (guint i = 8 * seg; i < 8 * seg + 8; i++) {
+      if (i == 18) {            /* lost; 19 waits 50 ms */
+        assert_received (h, 18);
+        continue;
+      }
+      /* after the clock wait at 510 ms, time goes on from there */
+      push_at (h, s.media->pdata[i], t0 + 20 * (i - 8 * seg) +
+          (i >= 20 ? 40 : 0));
+      if (i == 19) {
+        fail_unless_equals_uint64 (pending_clock_time (h),
+            510 * GST_MSECOND);
+        fail_unless (gst_harness_crank_single_clock_wait (h));
+        assert_received (h, 19);
+      }
+    }
+    gst_harness_set_time (h, (t0 + 190) * GST_MSECOND);
+    gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[2 * seg]));
+    gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[2 * seg + 1]));
+    assert_received (h, 8 * seg + 8);
+  }
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "recovered"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "late"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "repaired-late"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "segment-time"),
+      190 * GST_MSECOND);
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "hold-time"),
+      50 * GST_MSECOND);
+  /* Once only, though every segment is too long. */
+  fail_unless_equals_int (count_warnings (bus, "size-time"), 1);
+
+  gst_object_unref (bus);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Within size-time the wait follows the measured segment time: a gap that
+ * cannot be repaired is released once its parity has had time to come,
+ * not at the bound. */
+GST_START_TEST (test_hold_follows_segment_time)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 16, 2, 4);
+  GstBus *bus = gst_bus_new ();
+
+  setup (&h, &fec, "size-time=1000000000");
+  gst_element_set_bus (h->element, bus);
+  for (guint i = 0; i < 8; i++)
+    push_at (h, s.media->pdata[i], 10 * i);
+  gst_harness_set_time (h, 80 * GST_MSECOND);
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[0]));
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[1]));
+  assert_received (h, 8);
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "segment-time"),
+      80 * GST_MSECOND);
+  /* 80 ms + 1/4 + 5 ms */
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "hold-time"),
+      105 * GST_MSECOND);
+
+  /* Media 8 and 10 (the same subsegment) are lost; 9 waits from 90 ms. */
+  push_at (h, s.media->pdata[9], 90);
+  fail_unless_equals_uint64 (pending_clock_time (h), 195 * GST_MSECOND);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  assert_received (h, 9);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 1);
+  fail_unless_equals_int (count_warnings (bus, ""), 0);
+
+  gst_object_unref (bus);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* size-time=-1 (or anything past 60 s) is refused with GLib's range
+ * warning and leaves the value as it was; the latency query stays valid. */
+GST_START_TEST (test_size_time_range)
+{
+  GstElement *e = gst_element_factory_make ("tpssfecdec", NULL);
+  guint64 v;
+
+  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (e), "size-time", "-1"));
+  ASSERT_WARNING (g_object_set (e, "size-time", 61 * GST_SECOND, NULL));
+  g_object_get (e, "size-time", &v, NULL);
+  fail_unless_equals_uint64 (v, 200 * GST_MSECOND);
+  g_object_set (e, "size-time", 60 * GST_SECOND, NULL);
+  g_object_get (e, "size-time", &v, NULL);
+  fail_unless_equals_uint64 (v, 60 * GST_SECOND);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssfecdec_suite (void)
 {
@@ -284,6 +437,9 @@ tpssfecdec_suite (void)
   tcase_add_test (tc, test_eos_releases_held);
   tcase_add_test (tc, test_latency_includes_size_time);
   tcase_add_test (tc, test_flush_forgets);
+  tcase_add_test (tc, test_segment_longer_than_size_time);
+  tcase_add_test (tc, test_hold_follows_segment_time);
+  tcase_add_test (tc, test_size_time_range);
   return s;
 }
 
