@@ -9,10 +9,21 @@
  * other packets of that subsegment are in.
  *
  * Output is in sequence order: when a packet is missing, the packets behind
- * it wait until it is repaired or arrives, but never longer than
- * #GstTpssFecDec:size-time; then the gap is given up (counted as
- * unrecoverable) and the stream moves on. Without loss nothing waits.
- * The element adds #GstTpssFecDec:size-time to the latency it reports.
+ * it wait until it is repaired or arrives, but only as long as parity takes
+ * to come: the element measures the time from a segment's first media packet
+ * to its parity (stats `segment-time`) and waits that + 1/4 + 5 ms (stats
+ * `hold-time`), never longer than #GstTpssFecDec:size-time. Then the gap is
+ * given up (counted as unrecoverable) and the stream moves on; a repair that
+ * comes later is still pushed, out of order (`late`, `repaired-late`).
+ * Without loss nothing waits. Packets are kept for repair for a whole
+ * segment (k x l packets, learnt from the parity) and at least size-time.
+ *
+ * #GstTpssFecDec:size-time is thus an upper bound, and the latency the
+ * element adds to what it reports. When a segment lasts longer than that,
+ * parity comes too late to help: the element posts a warning once, naming
+ * the size-time that would do. Output is pushed from the element's own
+ * thread (a srcpad task, as rtpjitterbuffer does), so a synced sink waiting
+ * out the latency never holds up the thread that receives.
  *
  * ## Example launch line
  * |[
@@ -721,26 +732,32 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
   /**
    * GstTpssFecDec:stats:
    *
-   * received (guint64): media packets in;
-   * fec-received (guint64): well-formed parity packets in;
-   * recovered (guint64): media packets rebuilt from parity;
-   * unrecoverable (guint64): packets given up when the hold time ran out;
-   * late (guint64): packets that arrived or were rebuilt after being given up
-   *   (pushed at once, out of order);
-   * duplicates (guint64): media packets seen before, dropped;
-   * malformed (guint64): parity or media packets that failed to parse, and
-   *   repairs that did not give a valid RTP packet (forged parity), dropped;
-   * foreign (guint64): parity for another SSRC, payload type or outside the
-   *   sequence window, dropped;
-   * out-of-window (guint64): media far off the stream's sequence numbers,
-   *   dropped (two in a row start a new stream);
-   * resets (guint64): sequence jumps or SSRC changes that restarted the
-   *   decoder.
+   * The same text as the property blurb, so gst-inspect-1.0 shows it.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Counters: received, fec-received, recovered, unrecoverable, late, "
-          "out-of-window, duplicates, malformed, foreign, resets",
+          "received: media packets in (packets); "
+          "fec-received: well-formed parity packets in (packets); "
+          "recovered: media packets rebuilt from parity (packets); "
+          "unrecoverable: missing media packets given up when the wait ran "
+          "out (packets); "
+          "late: packets that arrived or were rebuilt after their gap was "
+          "given up, pushed at once out of order (packets); "
+          "repaired-late: of those, packets rebuilt from parity that came "
+          "later than size-time allowed (packets); "
+          "out-of-window: media far off the stream's sequence numbers, "
+          "dropped, and two in a row start a new stream (packets); "
+          "duplicates: media packets seen before, dropped (packets); "
+          "malformed: parity or media that failed to parse, and repairs that "
+          "gave no valid RTP (forged parity), dropped (packets); "
+          "foreign: parity for another SSRC or payload type or outside the "
+          "sequence window, dropped (packets); "
+          "resets: sequence jumps or SSRC changes that restarted the decoder "
+          "(count); "
+          "segment-time: measured time from a segment's first media packet to "
+          "its parity, 0 until parity has come (ns); "
+          "hold-time: how long media now waits behind a missing packet, the "
+          "segment time + 1/4 + 5 ms, at most size-time (ns)",
           GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
@@ -749,8 +766,15 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
   gst_element_class_add_static_pad_template (element_class, &fec_template);
   gst_element_class_set_static_metadata (element_class,
       "TPSS interleaved parity FEC decoder", "Codec/Decoder/Network/RTP",
-      "Rebuilds lost RTP packets from TPSS interleaved XOR parity and "
-      "outputs the stream in sequence order", "gst-rtp-transports developers");
+      "Rebuilds lost RTP packets from TPSS interleaved XOR parity (made by "
+      "tpssfecenc) and outputs the stream in sequence order from its own "
+      "thread; media behind a missing packet waits as long as its parity "
+      "takes to come, at most size-time. Example: gst-launch-1.0 udpsrc "
+      "port=5000 caps=\"application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264\" ! tpssfecdec name=fec size-time=200000000 ! "
+      "rtph264depay ! avdec_h264 ! autovideosink udpsrc port=5002 "
+      "caps=\"application/x-rtp,payload=100\" ! fec.fec_0",
+      "gst-rtp-transports developers");
 
   GST_DEBUG_CATEGORY_INIT (gst_tpss_fec_dec_debug, "tpssfecdec", 0,
       "TPSS interleaved parity FEC decoder");
