@@ -85,6 +85,7 @@ struct _GstTpssFecDec
   GstFlowReturn srcresult;      /* FLUSHING when stopped or flushing */
   gboolean task_idle;           /* the task waits for output or a deadline */
   GstClockID clock_id;
+  gint64 clock_deadline;        /* what clock_id waits for, running time */
   GstClockTime last_pts, last_dts;      /* stamps for recovered packets */
   guint64 wrong_pt;
   gboolean warned_too_short;    /* the size-time warning is posted once */
@@ -185,19 +186,25 @@ collect_output (GstTpssFecDec * self)
   }
 }
 
-/* With `lock`: wakes the task when it has something to do now, i.e. output
- * to push or a first deadline to wait for. It is woken only from its idle
- * wait or a clock wait, so a steady stream costs one wake per burst. */
+/* With `lock`: wakes the task when it has something to do now: output to
+ * push, a first deadline, or an earlier one (the hold time shrinks once the
+ * segment time is measured). It is woken only from its idle wait or a clock
+ * wait, so a steady stream costs one wake per burst. */
 static void
 wake_task (GstTpssFecDec * self)
 {
   gboolean have_output = !g_queue_is_empty (&self->out_queue);
 
   if (self->task_idle && (have_output ||
-          tpss_fec_decoder_next_deadline (self->core) >= 0))
+          tpss_fec_decoder_next_deadline (self->core) >= 0)) {
     g_cond_signal (&self->cond);
-  else if (self->clock_id && have_output)
-    gst_clock_id_unschedule (self->clock_id);
+  } else if (self->clock_id) {
+    gint64 deadline;
+    if (have_output ||
+        ((deadline = tpss_fec_decoder_next_deadline (self->core)) >= 0 &&
+            deadline < self->clock_deadline))
+      gst_clock_id_unschedule (self->clock_id);
+  }
 }
 
 static void
@@ -364,6 +371,7 @@ wait_for_deadline (GstTpssFecDec * self, gint64 deadline)
     clock = gst_system_clock_obtain ();
   base = gst_element_get_base_time (GST_ELEMENT (self));
   id = self->clock_id = gst_clock_new_single_shot_id (clock, base + deadline);
+  self->clock_deadline = deadline;
   gst_object_unref (clock);
   g_mutex_unlock (&self->lock);
 

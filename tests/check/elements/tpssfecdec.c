@@ -405,6 +405,41 @@ GST_START_TEST (test_hold_follows_segment_time)
 
 GST_END_TEST;
 
+/* A gap that waits the whole size-time (no parity seen yet) is released
+ * earlier once the first parity shows how long segments take. */
+GST_START_TEST (test_hold_shrinks_while_waiting)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 8, 2, 4);
+
+  setup (&h, &fec, "size-time=1000000000");
+  /* Media 3 and 5 (one subsegment) are lost; 4 waits from 40 ms. */
+  for (guint i = 0; i < 8; i++)
+    if (i != 3 && i != 5)
+      push_at (h, s.media->pdata[i], 10 * i);
+  assert_received (h, 3);
+  fail_unless_equals_uint64 (pending_clock_time (h), 1040 * GST_MSECOND);
+
+  /* Parity at 80 ms: segment time 80 ms, hold 105 ms, due at 145 ms. */
+  gst_harness_set_time (h, 80 * GST_MSECOND);
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[0]));
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[1]));
+  fail_unless_equals_uint64 (pending_clock_time (h), 145 * GST_MSECOND);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  assert_received (h, 4);
+  /* The gap at 5: 6 waits from 60 ms. */
+  fail_unless_equals_uint64 (pending_clock_time (h), 165 * GST_MSECOND);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  assert_received (h, 6);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 2);
+
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* size-time=-1 (or anything past 60 s) is refused with GLib's range
  * warning and leaves the value as it was; the latency query stays valid. */
 GST_START_TEST (test_size_time_range)
@@ -500,6 +535,7 @@ tpssfecdec_suite (void)
   tcase_add_test (tc, test_flush_forgets);
   tcase_add_test (tc, test_segment_longer_than_size_time);
   tcase_add_test (tc, test_hold_follows_segment_time);
+  tcase_add_test (tc, test_hold_shrinks_while_waiting);
   tcase_add_test (tc, test_size_time_range);
   tcase_add_test (tc, test_inspect_documents_stats);
   return s;
