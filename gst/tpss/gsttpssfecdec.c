@@ -652,6 +652,7 @@ gst_tpss_fec_dec_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       g_mutex_lock (&self->lock);
       tpss_fec_decoder_set_size_time (self->core, t);
+      self->warned_too_short = FALSE;   /* once per setting */
       if (self->clock_id)       /* the timer recomputes its deadline */
         gst_clock_id_unschedule (self->clock_id);
       g_mutex_unlock (&self->lock);
@@ -727,7 +728,8 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
           "before the gap is given up, and the latency the element reports "
           "(ns, at most 60 s). Within it the element waits only as long as "
           "parity takes to come (stats: segment-time, hold-time); if parity "
-          "takes longer it posts a warning once",
+          "takes longer it posts a warning, once per setting. Packets are "
+          "kept for repair for a whole segment, and at least this long",
           0, MAX_SIZE_TIME, DEFAULT_SIZE_TIME,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));

@@ -357,6 +357,10 @@ GST_START_TEST (test_segment_longer_than_size_time)
       50 * GST_MSECOND);
   /* Once only, though every segment is too long. */
   fail_unless_equals_int (count_warnings (bus, "size-time"), 1);
+  /* Once again for a new size-time that is still too short. */
+  g_object_set (h->element, "size-time", 100 * GST_MSECOND, NULL);
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[5]));
+  fail_unless_equals_int (count_warnings (bus, "size-time"), 1);
 
   gst_object_unref (bus);
   stream_clear (&s);
