@@ -653,7 +653,7 @@ gst_tpss_fec_dec_set_property (GObject * object, guint prop_id,
       g_mutex_lock (&self->lock);
       tpss_fec_decoder_set_size_time (self->core, t);
       self->warned_too_short = FALSE;   /* once per setting */
-      if (self->clock_id)       /* the timer recomputes its deadline */
+      if (self->clock_id)       /* the task recomputes its deadline */
         gst_clock_id_unschedule (self->clock_id);
       g_mutex_unlock (&self->lock);
       gst_element_post_message (GST_ELEMENT (self),
