@@ -9,10 +9,21 @@
  * other packets of that subsegment are in.
  *
  * Output is in sequence order: when a packet is missing, the packets behind
- * it wait until it is repaired or arrives, but never longer than
- * #GstTpssFecDec:size-time; then the gap is given up (counted as
- * unrecoverable) and the stream moves on. Without loss nothing waits.
- * The element adds #GstTpssFecDec:size-time to the latency it reports.
+ * it wait until it is repaired or arrives, but only as long as parity takes
+ * to come: the element measures the time from a segment's first media packet
+ * to its parity (stats `segment-time`) and waits that + 1/4 + 5 ms (stats
+ * `hold-time`), never longer than #GstTpssFecDec:size-time. Then the gap is
+ * given up (counted as unrecoverable) and the stream moves on; a repair that
+ * comes later is still pushed, out of order (`late`, `repaired-late`).
+ * Without loss nothing waits. Packets are kept for repair for a whole
+ * segment (k x l packets, learnt from the parity) and at least size-time.
+ *
+ * #GstTpssFecDec:size-time is thus an upper bound, and the latency the
+ * element adds to what it reports. When a segment lasts longer than that,
+ * parity comes too late to help: the element posts a warning once, naming
+ * the size-time that would do. Output is pushed from the element's own
+ * thread (a srcpad task, as rtpjitterbuffer does), so a synced sink waiting
+ * out the latency never holds up the thread that receives.
  *
  * ## Example launch line
  * |[
@@ -42,6 +53,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_fec_dec_debug);
 #define GST_CAT_DEFAULT gst_tpss_fec_dec_debug
 
 #define DEFAULT_SIZE_TIME (200 * GST_MSECOND)
+#define MAX_SIZE_TIME (60 * GST_SECOND)
 #define DEFAULT_PT 0                    /* any */
 
 enum
@@ -63,17 +75,20 @@ struct _GstTpssFecDec
   GstClockTime size_time;
   guint pt;
 
-  /* `lock` guards the core and the timer; `push_lock` keeps the order of
-   * what two threads (chain and timer) push. Taken in that order. */
+  /* `lock` guards the core, the output queue and the task's state. Only
+   * the srcpad task pushes data, so a downstream that blocks (a synced sink
+   * waiting for the latency) never stalls the thread that receives. */
   GMutex lock;
-  GMutex push_lock;
   GCond cond;
   TpssFecDecoder *core;
-  gboolean flushing;
-  gboolean timer_idle;          /* the timer waits for a first deadline */
+  GQueue out_queue;             /* GstBuffer and serialized GstEvent */
+  GstFlowReturn srcresult;      /* FLUSHING when stopped or flushing */
+  gboolean task_idle;           /* the task waits for output or a deadline */
   GstClockID clock_id;
+  gint64 clock_deadline;        /* what clock_id waits for, running time */
   GstClockTime last_pts, last_dts;      /* stamps for recovered packets */
   guint64 wrong_pt;
+  gboolean warned_too_short;    /* the size-time warning is posted once */
 };
 
 /* A media buffer, mapped while the core keeps it. */
@@ -126,7 +141,11 @@ get_stats (GstTpssFecDec * self)
       "duplicates", G_TYPE_UINT64, st.duplicates,
       "malformed", G_TYPE_UINT64, st.malformed,
       "foreign", G_TYPE_UINT64, st.foreign + wrong_pt,
-      "resets", G_TYPE_UINT64, st.resets, NULL);
+      "resets", G_TYPE_UINT64, st.resets,
+      "repaired-late", G_TYPE_UINT64, st.repaired_late,
+      "segment-time", G_TYPE_UINT64,
+      (guint64) (st.segment_time < 0 ? 0 : st.segment_time),
+      "hold-time", G_TYPE_UINT64, (guint64) st.hold_time, NULL);
 }
 
 /* Running time in ns, the core's clock (the monotonic clock, which the
@@ -146,34 +165,12 @@ running_now (GstTpssFecDec * self)
   return now > base ? (gint64) (now - base) : 0;
 }
 
-/* Buffers to push, in order; most calls have one. */
-typedef struct
-{
-  GstBuffer *first[8];
-  guint n;
-  GPtrArray *more;
-} Outputs;
-
+/* Moves what the core has to output to the output queue, with `lock`. */
 static void
-outputs_add (Outputs * out, GstBuffer * buf)
-{
-  if (out->n < G_N_ELEMENTS (out->first)) {
-    out->first[out->n++] = buf;
-    return;
-  }
-  if (!out->more)
-    out->more = g_ptr_array_new ();
-  g_ptr_array_add (out->more, buf);
-}
-
-/* Takes what the core has to output, with `lock` held. */
-static void
-collect_output (GstTpssFecDec * self, Outputs * out)
+collect_output (GstTpssFecDec * self)
 {
   TpssFecOutput o;
 
-  out->n = 0;
-  out->more = NULL;
   while (tpss_fec_decoder_pop (self->core, &o)) {
     GstBuffer *buf;
 
@@ -185,45 +182,38 @@ collect_output (GstTpssFecDec * self, Outputs * out)
       GST_BUFFER_DTS (buf) = self->last_dts;
       GST_DEBUG_OBJECT (self, "recovered seq %u", o.seq);
     }
-    outputs_add (out, buf);
+    g_queue_push_tail (&self->out_queue, buf);
   }
 }
 
-static GstFlowReturn
-push_or_drop (GstTpssFecDec * self, GstBuffer * buf, GstFlowReturn ret)
-{
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (buf);
-    return ret;
-  }
-  return gst_pad_push (self->srcpad, buf);
-}
-
-/* Releases `lock` and pushes @out in order. */
-static GstFlowReturn
-unlock_and_push (GstTpssFecDec * self, Outputs * out)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  g_mutex_lock (&self->push_lock);
-  g_mutex_unlock (&self->lock);
-  for (guint i = 0; i < out->n; i++)
-    ret = push_or_drop (self, out->first[i], ret);
-  for (guint i = 0; out->more && i < out->more->len; i++)
-    ret = push_or_drop (self, g_ptr_array_index (out->more, i), ret);
-  g_mutex_unlock (&self->push_lock);
-  if (out->more)
-    g_ptr_array_unref (out->more);
-  return ret;
-}
-
-/* With `lock`: wakes the timer if it sleeps and now has a deadline (a futex
- * wake per packet otherwise costs more than the rest of the element). */
+/* With `lock`: wakes the task when it has something to do now: output to
+ * push, a first deadline, or an earlier one (the hold time shrinks once the
+ * segment time is measured). It is woken only from its idle wait or a clock
+ * wait, so a steady stream costs one wake per burst. */
 static void
-wake_timer (GstTpssFecDec * self)
+wake_task (GstTpssFecDec * self)
 {
-  if (self->timer_idle && tpss_fec_decoder_next_deadline (self->core) >= 0)
+  gboolean have_output = !g_queue_is_empty (&self->out_queue);
+
+  if (self->task_idle && (have_output ||
+          tpss_fec_decoder_next_deadline (self->core) >= 0)) {
     g_cond_signal (&self->cond);
+  } else if (self->clock_id) {
+    gint64 deadline;
+    if (have_output ||
+        ((deadline = tpss_fec_decoder_next_deadline (self->core)) >= 0 &&
+            deadline < self->clock_deadline))
+      gst_clock_id_unschedule (self->clock_id);
+  }
+}
+
+static void
+clear_out_queue (GstTpssFecDec * self)
+{
+  GstMiniObject *item;
+
+  while ((item = g_queue_pop_head (&self->out_queue)))
+    gst_mini_object_unref (item);
 }
 
 /* Hands one media buffer to the core, with `lock` held. */
@@ -253,14 +243,15 @@ static GstFlowReturn
 handle_media (GstTpssFecDec * self, GstBuffer * buffer, GstBufferList * list)
 {
   gint64 now = running_now (self);
-  Outputs out;
+  GstFlowReturn ret;
 
   g_mutex_lock (&self->lock);
-  if (self->flushing) {
+  ret = self->srcresult;
+  if (ret != GST_FLOW_OK) {
     g_mutex_unlock (&self->lock);
     gst_clear_buffer (&buffer);
     gst_clear_buffer_list (&list);
-    return GST_FLOW_FLUSHING;
+    return ret;
   }
   if (buffer)
     push_media_locked (self, buffer, now);
@@ -268,9 +259,10 @@ handle_media (GstTpssFecDec * self, GstBuffer * buffer, GstBufferList * list)
     push_media_locked (self, gst_buffer_ref (gst_buffer_list_get (list, i)),
         now);
   gst_clear_buffer_list (&list);
-  collect_output (self, &out);
-  wake_timer (self);
-  return unlock_and_push (self, &out);
+  collect_output (self);
+  wake_task (self);
+  g_mutex_unlock (&self->lock);
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -286,6 +278,38 @@ gst_tpss_fec_dec_chain_list (GstPad * pad, GstObject * parent,
   return handle_media (GST_TPSS_FEC_DEC (parent), NULL, list);
 }
 
+/* With `lock`: TRUE the first time the measured segment time exceeds
+ * size-time (parity cannot come within the wait), filling @st. */
+static gboolean
+size_time_too_short (GstTpssFecDec * self, TpssFecDecoderStats * st,
+    GstClockTime size_time)
+{
+  if (self->warned_too_short)
+    return FALSE;
+  tpss_fec_decoder_get_stats (self->core, st);
+  if (st->segment_time < 0 || (GstClockTime) st->segment_time <= size_time)
+    return FALSE;
+  self->warned_too_short = TRUE;
+  return TRUE;
+}
+
+static void
+warn_size_time_too_short (GstTpssFecDec * self, const TpssFecDecoderStats * st,
+    GstClockTime size_time)
+{
+  guint segment_ms = st->segment_time / GST_MSECOND;
+
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("Parity comes %u ms after its segment starts, but size-time allows "
+          "only %" G_GUINT64_FORMAT " ms of waiting: lost packets are "
+          "repaired too late (counted in stats as repaired-late)", segment_ms,
+          size_time / GST_MSECOND),
+      ("segments of packet-distance %u x subsegment-length %u = %u packets; "
+          "set size-time to at least %u ms (it adds that much latency), or "
+          "have tpssfecenc send shorter segments", st->distance, st->length,
+          st->distance * st->length, segment_ms + segment_ms / 4 + 5));
+}
+
 static GstFlowReturn
 gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
     GstBuffer * buffer)
@@ -293,15 +317,18 @@ gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
   GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
   gint64 now = running_now (self);
+  TpssFecDecoderStats st;
+  GstClockTime size_time;
+  gboolean warn;
   guint pt;
-  Outputs out;
 
   GST_OBJECT_LOCK (self);
   pt = self->pt;
+  size_time = self->size_time;
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->lock);
-  if (self->flushing) {
+  if (self->srcresult == GST_FLOW_FLUSHING) {
     g_mutex_unlock (&self->lock);
     gst_buffer_unref (buffer);
     return GST_FLOW_FLUSHING;
@@ -319,41 +346,32 @@ gst_tpss_fec_dec_fec_chain (GstPad * pad, GstObject * parent,
     gst_rtp_buffer_unmap (&rtp);
   }
   gst_buffer_unref (buffer);
-  collect_output (self, &out);
-  wake_timer (self);
-  unlock_and_push (self, &out);
+  collect_output (self);
+  wake_task (self);
+  warn = size_time_too_short (self, &st, size_time);
+  g_mutex_unlock (&self->lock);
+  if (warn)
+    warn_size_time_too_short (self, &st, size_time);
   /* Parity problems never stop the FEC branch. */
   return GST_FLOW_OK;
 }
 
-/* The timer: releases held packets when their hold time runs out. */
+/* With `lock`, released while waiting: sleeps on the element's clock until
+ * the core's next deadline (or until unscheduled for new output), then
+ * releases what has run out. */
 static void
-gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
+wait_for_deadline (GstTpssFecDec * self, gint64 deadline)
 {
   GstClock *clock;
   GstClockTime base;
   GstClockID id;
-  gint64 deadline = -1;
-  Outputs out;
-
-  g_mutex_lock (&self->lock);
-  while (!self->flushing &&
-      (deadline = tpss_fec_decoder_next_deadline (self->core)) < 0) {
-    self->timer_idle = TRUE;
-    g_cond_wait (&self->cond, &self->lock);
-  }
-  self->timer_idle = FALSE;
-  if (self->flushing) {
-    g_mutex_unlock (&self->lock);
-    gst_pad_pause_task (self->srcpad);
-    return;
-  }
 
   clock = gst_element_get_clock (GST_ELEMENT (self));
   if (!clock)
     clock = gst_system_clock_obtain ();
   base = gst_element_get_base_time (GST_ELEMENT (self));
   id = self->clock_id = gst_clock_new_single_shot_id (clock, base + deadline);
+  self->clock_deadline = deadline;
   gst_object_unref (clock);
   g_mutex_unlock (&self->lock);
 
@@ -362,20 +380,65 @@ gst_tpss_fec_dec_timer_loop (GstTpssFecDec * self)
   g_mutex_lock (&self->lock);
   self->clock_id = NULL;
   gst_clock_id_unref (id);
-  if (self->flushing) {
-    g_mutex_unlock (&self->lock);
-    return;
+  if (self->srcresult == GST_FLOW_OK) {
+    tpss_fec_decoder_advance (self->core, running_now (self));
+    collect_output (self);
   }
-  tpss_fec_decoder_advance (self->core, running_now (self));
-  collect_output (self, &out);
-  unlock_and_push (self, &out);
 }
 
+/* The srcpad task: pushes the output queue in order, and releases held
+ * packets at their deadline on the clock, not when the next packet comes. */
+static void
+gst_tpss_fec_dec_loop (GstTpssFecDec * self)
+{
+  GstMiniObject *item;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gint64 deadline = -1;
+
+  g_mutex_lock (&self->lock);
+  while (self->srcresult == GST_FLOW_OK &&
+      g_queue_is_empty (&self->out_queue) &&
+      (deadline = tpss_fec_decoder_next_deadline (self->core)) < 0) {
+    self->task_idle = TRUE;
+    g_cond_wait (&self->cond, &self->lock);
+  }
+  self->task_idle = FALSE;
+  if (self->srcresult == GST_FLOW_OK && g_queue_is_empty (&self->out_queue))
+    wait_for_deadline (self, deadline);
+  if (self->srcresult != GST_FLOW_OK)
+    goto pause;
+  item = g_queue_pop_head (&self->out_queue);
+  g_mutex_unlock (&self->lock);
+  if (!item)
+    return;
+
+  if (GST_IS_BUFFER (item)) {
+    ret = gst_pad_push (self->srcpad, GST_BUFFER_CAST (item));
+  } else {
+    GstEvent *event = GST_EVENT_CAST (item);
+    gboolean eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+    gst_pad_push_event (self->srcpad, event);
+    if (eos)
+      ret = GST_FLOW_EOS;
+  }
+  if (ret == GST_FLOW_OK)
+    return;
+
+  g_mutex_lock (&self->lock);
+  if (self->srcresult == GST_FLOW_OK)
+    self->srcresult = ret;
+  GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
+pause:
+  g_mutex_unlock (&self->lock);
+  gst_pad_pause_task (self->srcpad);
+}
+
+/* Stops (or lets run again) everything that pushes or waits. */
 static void
 set_flushing (GstTpssFecDec * self, gboolean flushing)
 {
   g_mutex_lock (&self->lock);
-  self->flushing = flushing;
+  self->srcresult = flushing ? GST_FLOW_FLUSHING : GST_FLOW_OK;
   if (flushing && self->clock_id)
     gst_clock_id_unschedule (self->clock_id);
   g_cond_signal (&self->cond);
@@ -383,18 +446,51 @@ set_flushing (GstTpssFecDec * self, gboolean flushing)
 }
 
 static void
-start_timer (GstTpssFecDec * self)
+forget_everything (GstTpssFecDec * self)
 {
-  set_flushing (self, FALSE);
-  gst_pad_start_task (self->srcpad,
-      (GstTaskFunction) gst_tpss_fec_dec_timer_loop, self, NULL);
+  g_mutex_lock (&self->lock);
+  tpss_fec_decoder_reset (self->core);
+  clear_out_queue (self);
+  g_mutex_unlock (&self->lock);
 }
 
-static void
-stop_timer (GstTpssFecDec * self)
+static gboolean
+gst_tpss_fec_dec_src_activate_mode (GstPad * pad, GstObject * parent,
+    GstPadMode mode, gboolean active)
 {
+  GstTpssFecDec *self = GST_TPSS_FEC_DEC (parent);
+
+  if (mode != GST_PAD_MODE_PUSH)
+    return FALSE;
+  if (active) {
+    set_flushing (self, FALSE);
+    return gst_pad_start_task (pad, (GstTaskFunction) gst_tpss_fec_dec_loop,
+        self, NULL);
+  }
   set_flushing (self, TRUE);
-  gst_pad_stop_task (self->srcpad);
+  return gst_pad_stop_task (pad);
+}
+
+/* Serialized events keep their place behind the data queued before them. */
+static gboolean
+queue_event (GstTpssFecDec * self, GstEvent * event)
+{
+  g_mutex_lock (&self->lock);
+  if (self->srcresult != GST_FLOW_OK) {
+    gboolean sticky = GST_EVENT_IS_STICKY (event);
+    g_mutex_unlock (&self->lock);
+    gst_event_unref (event);
+    /* Sticky events are stored on the pad and sent again on restart. */
+    return sticky;
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    tpss_fec_decoder_drain (self->core);
+    collect_output (self);
+  }
+  g_queue_push_tail (&self->out_queue, event);
+  wake_task (self);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
 }
 
 static gboolean
@@ -405,28 +501,25 @@ gst_tpss_fec_dec_sink_event (GstPad * pad, GstObject * parent,
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:{
-      /* Downstream first: unblocks a push holding push_lock. */
+      /* Downstream first: unblocks the task's push. */
       gboolean ret = gst_pad_push_event (self->srcpad, event);
       set_flushing (self, TRUE);
       gst_pad_pause_task (self->srcpad);
       return ret;
     }
-    case GST_EVENT_FLUSH_STOP:
-      g_mutex_lock (&self->lock);
-      tpss_fec_decoder_reset (self->core);
-      g_mutex_unlock (&self->lock);
-      start_timer (self);
-      return gst_pad_push_event (self->srcpad, event);
-    case GST_EVENT_EOS:{
-      Outputs out;
+    case GST_EVENT_FLUSH_STOP:{
+      gboolean ret;
 
-      g_mutex_lock (&self->lock);
-      tpss_fec_decoder_drain (self->core);
-      collect_output (self, &out);
-      unlock_and_push (self, &out);
-      return gst_pad_push_event (self->srcpad, event);
+      forget_everything (self);
+      ret = gst_pad_push_event (self->srcpad, event);
+      set_flushing (self, FALSE);
+      gst_pad_start_task (self->srcpad,
+          (GstTaskFunction) gst_tpss_fec_dec_loop, self, NULL);
+      return ret;
     }
     default:
+      if (GST_EVENT_IS_SERIALIZED (event))
+        return queue_event (self, event);
       return gst_pad_event_default (pad, parent, event);
   }
 }
@@ -450,16 +543,15 @@ gst_tpss_fec_dec_src_query (GstPad * pad, GstObject * parent,
     gboolean live;
     GstClockTime min, max, size_time;
 
+
     if (!gst_pad_peer_query (self->sinkpad, query))
       return FALSE;
     GST_OBJECT_LOCK (self);
     size_time = self->size_time;
     GST_OBJECT_UNLOCK (self);
     gst_query_parse_latency (query, &live, &min, &max);
-    min += size_time;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += size_time;
-    gst_query_set_latency (query, live, min, max);
+    /* Held packets wait in the element's own queue, which has no limit. */
+    gst_query_set_latency (query, live, min + size_time, GST_CLOCK_TIME_NONE);
     return TRUE;
   }
   return gst_pad_query_default (pad, parent, query);
@@ -528,26 +620,21 @@ gst_tpss_fec_dec_change_state (GstElement * element, GstStateChange transition)
 
   switch (transition) {
     case GST_STATE_CHANGE_READY_TO_PAUSED:
+      forget_everything (self);
       g_mutex_lock (&self->lock);
-      tpss_fec_decoder_reset (self->core);
       self->wrong_pt = 0;
+      self->warned_too_short = FALSE;
       self->last_pts = self->last_dts = GST_CLOCK_TIME_NONE;
       g_mutex_unlock (&self->lock);
-      start_timer (self);
-      break;
-    case GST_STATE_CHANGE_PAUSED_TO_READY:
-      stop_timer (self);
       break;
     default:
       break;
   }
+  /* Pad (de)activation starts and stops the task. */
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
-    g_mutex_lock (&self->lock);
-    tpss_fec_decoder_reset (self->core);
-    g_mutex_unlock (&self->lock);
-  }
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    forget_everything (self);
   return ret;
 }
 
@@ -565,7 +652,8 @@ gst_tpss_fec_dec_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       g_mutex_lock (&self->lock);
       tpss_fec_decoder_set_size_time (self->core, t);
-      if (self->clock_id)       /* the timer recomputes its deadline */
+      self->warned_too_short = FALSE;   /* once per setting */
+      if (self->clock_id)       /* the task recomputes its deadline */
         gst_clock_id_unschedule (self->clock_id);
       g_mutex_unlock (&self->lock);
       gst_element_post_message (GST_ELEMENT (self),
@@ -614,9 +702,9 @@ gst_tpss_fec_dec_finalize (GObject * object)
 {
   GstTpssFecDec *self = GST_TPSS_FEC_DEC (object);
 
+  clear_out_queue (self);
   tpss_fec_decoder_free (self->core);
   g_mutex_clear (&self->lock);
-  g_mutex_clear (&self->push_lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -636,9 +724,13 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_SIZE_TIME,
       g_param_spec_uint64 ("size-time", "Storage size (in ns)",
-          "How long packets are kept for repair, and the longest a media "
-          "packet waits behind a missing one before the gap is given up (ns)",
-          0, G_MAXUINT64, DEFAULT_SIZE_TIME,
+          "Upper bound on how long media waits behind a missing packet "
+          "before the gap is given up, and the latency the element reports "
+          "(ns, at most 60 s). Within it the element waits only as long as "
+          "parity takes to come (stats: segment-time, hold-time); if parity "
+          "takes longer it posts a warning, once per setting. Packets are "
+          "kept for repair for a whole segment, and at least this long",
+          0, MAX_SIZE_TIME, DEFAULT_SIZE_TIME,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PT,
@@ -650,26 +742,32 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
   /**
    * GstTpssFecDec:stats:
    *
-   * received (guint64): media packets in;
-   * fec-received (guint64): well-formed parity packets in;
-   * recovered (guint64): media packets rebuilt from parity;
-   * unrecoverable (guint64): packets given up when the hold time ran out;
-   * late (guint64): packets that arrived or were rebuilt after being given up
-   *   (pushed at once, out of order);
-   * duplicates (guint64): media packets seen before, dropped;
-   * malformed (guint64): parity or media packets that failed to parse, and
-   *   repairs that did not give a valid RTP packet (forged parity), dropped;
-   * foreign (guint64): parity for another SSRC, payload type or outside the
-   *   sequence window, dropped;
-   * out-of-window (guint64): media far off the stream's sequence numbers,
-   *   dropped (two in a row start a new stream);
-   * resets (guint64): sequence jumps or SSRC changes that restarted the
-   *   decoder.
+   * The same text as the property blurb, so gst-inspect-1.0 shows it.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Counters: received, fec-received, recovered, unrecoverable, late, "
-          "out-of-window, duplicates, malformed, foreign, resets",
+          "received: media packets in (packets); "
+          "fec-received: well-formed parity packets in (packets); "
+          "recovered: media packets rebuilt from parity (packets); "
+          "unrecoverable: missing media packets given up when the wait ran "
+          "out (packets); "
+          "late: packets that arrived or were rebuilt after their gap was "
+          "given up, pushed at once out of order (packets); "
+          "repaired-late: of those, packets rebuilt from parity that came "
+          "later than size-time allowed (packets); "
+          "out-of-window: media far off the stream's sequence numbers, "
+          "dropped, and two in a row start a new stream (packets); "
+          "duplicates: media packets seen before, dropped (packets); "
+          "malformed: parity or media that failed to parse, and repairs that "
+          "gave no valid RTP (forged parity), dropped (packets); "
+          "foreign: parity for another SSRC or payload type or outside the "
+          "sequence window, dropped (packets); "
+          "resets: sequence jumps or SSRC changes that restarted the decoder "
+          "(count); "
+          "segment-time: measured time from a segment's first media packet to "
+          "its parity, 0 until parity has come (ns); "
+          "hold-time: how long media now waits behind a missing packet, the "
+          "segment time + 1/4 + 5 ms, at most size-time (ns)",
           GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
@@ -678,8 +776,15 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
   gst_element_class_add_static_pad_template (element_class, &fec_template);
   gst_element_class_set_static_metadata (element_class,
       "TPSS interleaved parity FEC decoder", "Codec/Decoder/Network/RTP",
-      "Rebuilds lost RTP packets from TPSS interleaved XOR parity and "
-      "outputs the stream in sequence order", "gst-rtp-transports developers");
+      "Rebuilds lost RTP packets from TPSS interleaved XOR parity (made by "
+      "tpssfecenc) and outputs the stream in sequence order from its own "
+      "thread; media behind a missing packet waits as long as its parity "
+      "takes to come, at most size-time. Example: gst-launch-1.0 udpsrc "
+      "port=5000 caps=\"application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264\" ! tpssfecdec name=fec size-time=200000000 ! "
+      "rtph264depay ! avdec_h264 ! autovideosink udpsrc port=5002 "
+      "caps=\"application/x-rtp,payload=100\" ! fec.fec_0",
+      "gst-rtp-transports developers");
 
   GST_DEBUG_CATEGORY_INIT (gst_tpss_fec_dec_debug, "tpssfecdec", 0,
       "TPSS interleaved parity FEC decoder");
@@ -696,10 +801,10 @@ gst_tpss_fec_dec_init (GstTpssFecDec * self)
   self->size_time = DEFAULT_SIZE_TIME;
   self->pt = DEFAULT_PT;
   g_mutex_init (&self->lock);
-  g_mutex_init (&self->push_lock);
   g_cond_init (&self->cond);
   self->core = tpss_fec_decoder_new (&cfg);
-  self->flushing = TRUE;
+  self->srcresult = GST_FLOW_FLUSHING;
+  g_queue_init (&self->out_queue);
 
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_tpss_fec_dec_chain);
@@ -714,6 +819,8 @@ gst_tpss_fec_dec_init (GstTpssFecDec * self)
 
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_query_function (self->srcpad, gst_tpss_fec_dec_src_query);
+  gst_pad_set_activatemode_function (self->srcpad,
+      gst_tpss_fec_dec_src_activate_mode);
   gst_pad_set_iterate_internal_links_function (self->srcpad,
       gst_tpss_fec_dec_iterate_internal_links);
   GST_PAD_SET_PROXY_CAPS (self->srcpad);

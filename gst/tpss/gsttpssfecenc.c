@@ -539,15 +539,24 @@ gst_tpss_fec_enc_class_init (GstTpssFecEncClass * klass)
   /**
    * GstTpssFecEnc:stats:
    *
-   * protected (guint64): media packets protected;
-   * parity-sent (guint64): parity packets pushed on fec_0;
-   * malformed (guint64): input buffers that are not RTP, passed on unprotected;
-   * packet-distance, subsegment-length (guint): geometry of the next segment.
+   * protected (guint64): media packets protected (packets);
+   * parity-sent (guint64): parity packets pushed on fec_0 (packets);
+   * malformed (guint64): input buffers that are not RTP, passed on
+   *   unprotected (buffers);
+   * packet-distance (guint): k of the segment being built (packets);
+   * subsegment-length (guint): l of the segment being built (packets per
+   *   parity packet, 0 = no parity).
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Counters: protected, parity-sent, malformed, and the geometry in "
-          "use", GST_TYPE_STRUCTURE,
+          "protected: media packets protected (packets); "
+          "parity-sent: parity packets pushed on fec_0 (packets); "
+          "malformed: input buffers that are not RTP, passed on unprotected "
+          "(buffers); "
+          "packet-distance: k of the segment being built, interleaved "
+          "subsegments per segment (packets); "
+          "subsegment-length: l of the segment being built, data packets per "
+          "parity packet (packets, 0 = no parity)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -556,7 +565,12 @@ gst_tpss_fec_enc_class_init (GstTpssFecEncClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "TPSS interleaved parity FEC encoder", "Codec/Encoder/Network/RTP",
       "Adds interleaved XOR parity packets (TPSS, packet distance k, "
-      "subsegment length l) to an RTP stream",
+      "subsegment length l) to an RTP stream: media passes on src, parity "
+      "goes out on fec_0 after each segment of k x l packets. Example: "
+      "gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency ! "
+      "rtph264pay ! tpssfecenc name=fec packet-distance=4 "
+      "subsegment-length=5 ! udpsink host=127.0.0.1 port=5000 fec.fec_0 ! "
+      "udpsink host=127.0.0.1 port=5002 async=false",
       "gst-rtp-transports developers");
 
   GST_DEBUG_CATEGORY_INIT (gst_tpss_fec_enc_debug, "tpssfecenc", 0,

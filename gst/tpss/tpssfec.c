@@ -13,6 +13,12 @@
 /* The store never spans more than this many sequence numbers. */
 #define STORE_SPAN_LIMIT 60000
 #define MAX_PENDING_FEC 4096
+/* The wait behind a gap covers the measured segment time plus a quarter
+ * and this much, for jitter between the media and the parity path. */
+#define HOLD_MARGIN_NS (5 * G_TIME_SPAN_MILLISECOND * 1000)
+/* The segment time estimate follows a longer segment at once and a shorter
+ * one by 1/SEGMENT_TIME_DECAY of the difference per parity packet. */
+#define SEGMENT_TIME_DECAY 64
 
 /* Signed distance from @b to @a in sequence-number space. */
 static inline gint
@@ -491,6 +497,9 @@ struct _TpssFecDecoder {
   guint out_pos;
   GPtrArray *deferred;          /* handles to release once `out` is empty */
   gint64 last_now;
+  gint64 segment_time;          /* -1 until parity has been measured */
+  guint last_distance, last_length;
+  guint keep_count;             /* the largest segment seen, in packets */
   /* A sequence jump is believed after two packets in a row (RFC 3550 A.1). */
   gboolean probation;
   guint16 probation_seq;
@@ -504,6 +513,7 @@ tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg)
   TpssFecDecoder *dec = g_new0 (TpssFecDecoder, 1);
 
   dec->cfg = *cfg;
+  dec->segment_time = -1;
   dec->slots = g_new0 (Slot, 65536);
   dec->deferred = g_ptr_array_new ();
   dec->out = g_array_new (FALSE, FALSE, sizeof (TpssFecOutput));
@@ -516,6 +526,31 @@ void
 tpss_fec_decoder_set_size_time (TpssFecDecoder * dec, gint64 size_time)
 {
   dec->cfg.size_time = size_time;
+}
+
+/* How long parity needs to come after a packet: unknown (-1) until measured. */
+static gint64
+needed_wait (const TpssFecDecoder * dec)
+{
+  if (dec->segment_time < 0)
+    return -1;
+  return dec->segment_time + dec->segment_time / 4 + HOLD_MARGIN_NS;
+}
+
+gint64
+tpss_fec_decoder_hold_time (const TpssFecDecoder * dec)
+{
+  gint64 needed = needed_wait (dec);
+
+  return needed < 0 ? dec->cfg.size_time : MIN (needed, dec->cfg.size_time);
+}
+
+/* Packets stay for repair as long as parity may come, even past the hold:
+ * a repair that comes too late is still counted and output. */
+static gint64
+keep_time (const TpssFecDecoder * dec)
+{
+  return MAX (needed_wait (dec), dec->cfg.size_time);
 }
 
 static void
@@ -626,23 +661,38 @@ prune_held (TpssFecDecoder * dec)
   }
 }
 
+/* Parity whose segment has left the store can repair nothing; kept, it
+ * would match packets 65536 sequence numbers later. */
+static gboolean
+segment_evicted (const TpssFecDecoder * dec, const TpssFecHeader * hdr)
+{
+  guint16 last = hdr->sn_base + hdr->count - 1;
+
+  return seq_diff (last, dec->tail) < 0;
+}
+
 static void
 evict_old (TpssFecDecoder * dec, gint64 now)
 {
-  gint64 horizon = now - dec->cfg.size_time;
+  gint64 horizon = now - keep_time (dec);
   PendingFec *p;
 
   while (dec->tail != dec->next_out) {
     Slot *slot = slot_lookup (dec, dec->tail);
-    gboolean too_many = (guint16) (dec->head - dec->tail) > STORE_SPAN_LIMIT;
-    if (slot && slot->arrival >= horizon && !too_many)
+    guint16 span = dec->head - dec->tail;
+    gboolean too_many = span > STORE_SPAN_LIMIT;
+    /* A whole segment stays, however slowly it comes: its parity needs it,
+     * and so does measuring the segment time. */
+    if (slot && (slot->arrival >= horizon || span <= dec->keep_count) &&
+        !too_many)
       break;
     if (slot)
       slot_clear (dec, slot);
     dec->tail++;
   }
   while ((p = g_queue_peek_head (&dec->pending)) &&
-      (p->arrival < horizon || dec->pending.length > MAX_PENDING_FEC))
+      (p->arrival < horizon || dec->pending.length > MAX_PENDING_FEC ||
+          segment_evicted (dec, &p->hdr)))
     pending_free (g_queue_pop_head (&dec->pending));
 }
 
@@ -763,6 +813,8 @@ recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, guint16 seq,
     return;
   }
   dec->stats.recovered++;
+  if (seq_diff (seq, dec->next_out) < 0)
+    dec->stats.repaired_late++;
   store (dec, seq, NULL, NULL, pkt, TPSS_RTP_HEADER_SIZE + rest_len, now);
 }
 
@@ -862,6 +914,32 @@ tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
   return TRUE;
 }
 
+/* Measures how long after the segment's first received packet (within its
+ * first row of k; a repaired one has no arrival of its own) this parity
+ * came. */
+static void
+measure_segment_time (TpssFecDecoder * dec, const TpssFecHeader * hdr,
+    gint64 now)
+{
+  guint row = MIN (hdr->distance, hdr->count);
+
+  dec->last_distance = hdr->distance;
+  dec->last_length = hdr->length;
+  dec->keep_count = MAX (dec->keep_count, hdr->count);
+  for (guint i = 0; i < row; i++) {
+    const Slot *slot = slot_lookup (dec, hdr->sn_base + i);
+    gint64 sample;
+    if (!slot || slot->owned)
+      continue;
+    sample = MAX (now - slot->arrival, 0);
+    if (sample >= dec->segment_time)
+      dec->segment_time = sample;
+    else
+      dec->segment_time -= (dec->segment_time - sample) / SEGMENT_TIME_DECAY;
+    return;
+  }
+}
+
 static gboolean
 fec_in_window (const TpssFecDecoder * dec, const TpssFecHeader * hdr)
 {
@@ -892,6 +970,7 @@ tpss_fec_decoder_push_fec (TpssFecDecoder * dec, const guint8 * data,
   }
 
   dec->last_now = now;
+  measure_segment_time (dec, &hdr, now);
   missing = try_recover (dec, &hdr, now, FALSE, &wait_seq);
   if (missing > 0) {
     p = g_new (PendingFec, 1);
@@ -916,7 +995,7 @@ deferred_deadline (const TpssFecDecoder * dec)
 
   for (const GList * l = dec->pending.head; l; l = l->next) {
     const PendingFec *p = l->data;
-    gint64 t = p->arrival + dec->cfg.size_time;
+    gint64 t = p->arrival + tpss_fec_decoder_hold_time (dec);
     if (p->deferred && (deadline < 0 || t < deadline))
       deadline = t;
   }
@@ -929,7 +1008,7 @@ force_deferred (TpssFecDecoder * dec, gint64 now)
   for (GList * l = dec->pending.head; l;) {
     PendingFec *p = l->data;
     GList *next = l->next;
-    if (p->deferred && p->arrival + dec->cfg.size_time <= now) {
+    if (p->deferred && p->arrival + tpss_fec_decoder_hold_time (dec) <= now) {
       try_recover (dec, &p->hdr, now, TRUE, &p->wait_seq);
       g_queue_delete_link (&dec->pending, l);
       pending_free (p);
@@ -942,7 +1021,7 @@ gint64
 tpss_fec_decoder_next_deadline (const TpssFecDecoder * dec)
 {
   const HeldEntry *e = dec->held.head ? dec->held.head->data : NULL;
-  gint64 held = e ? e->arrival + dec->cfg.size_time : -1;
+  gint64 held = e ? e->arrival + tpss_fec_decoder_hold_time (dec) : -1;
   gint64 deferred = deferred_deadline (dec);
 
   if (held < 0 || (deferred >= 0 && deferred < held))
@@ -954,11 +1033,11 @@ void
 tpss_fec_decoder_advance (TpssFecDecoder * dec, gint64 now)
 {
   const HeldEntry *e;
+  gint64 hold = tpss_fec_decoder_hold_time (dec);
 
   force_deferred (dec, now);
   prune_held (dec);
-  while ((e = g_queue_peek_head (&dec->held)) &&
-      e->arrival + dec->cfg.size_time <= now) {
+  while ((e = g_queue_peek_head (&dec->held)) && e->arrival + hold <= now) {
     give_up_gap (dec);
     prune_held (dec);
   }
@@ -983,6 +1062,8 @@ tpss_fec_decoder_reset (TpssFecDecoder * dec)
     g_free (o.data);
   forget_all (dec);
   release_deferred (dec);
+  dec->segment_time = -1;
+  dec->last_distance = dec->last_length = dec->keep_count = 0;
 }
 
 gboolean
@@ -1015,4 +1096,8 @@ tpss_fec_decoder_get_stats (const TpssFecDecoder * dec,
     TpssFecDecoderStats * stats)
 {
   *stats = dec->stats;
+  stats->segment_time = dec->segment_time;
+  stats->hold_time = tpss_fec_decoder_hold_time (dec);
+  stats->distance = dec->last_distance;
+  stats->length = dec->last_length;
 }

@@ -109,8 +109,10 @@ typedef struct _TpssFecDecoder TpssFecDecoder;
 typedef void (*TpssFecReleaseFunc) (gpointer handle);
 
 typedef struct {
-  /* How long packets are kept for repair, and the longest any media packet is
-   * held back waiting for a missing one, in ns. */
+  /* The longest any media packet is held back waiting for a missing one, in
+   * ns: an upper bound. Within it the decoder waits only as long as parity
+   * takes to come (the segment time it measures), and keeps packets for
+   * repair at least that long. */
   gint64 size_time;
   TpssFecReleaseFunc release;
 } TpssFecDecoderConfig;
@@ -127,6 +129,13 @@ typedef struct {
   guint64 out_of_window;        /* media too far from the stream, dropped */
   guint64 resets;               /* sequence jumps or SSRC changes that
                                  * restarted the decoder */
+  guint64 repaired_late;        /* rebuilt after their gap was given up: the
+                                 * parity came later than size_time allowed */
+  gint64 segment_time;          /* measured time from a segment's first media
+                                 * packet to its parity, ns; -1 unknown */
+  gint64 hold_time;             /* the current wait behind a gap, ns */
+  guint distance;               /* k of the newest parity received (0 none) */
+  guint length;                 /* l of the newest parity received */
 } TpssFecDecoderStats;
 
 /* One packet to output, in sequence order. Either a media packet the caller
@@ -142,6 +151,10 @@ typedef struct {
 TpssFecDecoder *tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg);
 void tpss_fec_decoder_free (TpssFecDecoder * dec);
 void tpss_fec_decoder_set_size_time (TpssFecDecoder * dec, gint64 size_time);
+
+/* The wait behind a gap now: size_time, or less once the segment time is
+ * known. */
+gint64 tpss_fec_decoder_hold_time (const TpssFecDecoder * dec);
 
 /* Media packet: @data stays valid until @release(@handle) is called.
  * Returns FALSE if refused (the decoder then does not keep @handle). */

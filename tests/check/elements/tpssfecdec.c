@@ -96,6 +96,17 @@ setup (GstHarness ** h, GstHarness ** fec, const gchar * props)
   gst_harness_set_src_caps_str (*fec, FEC_CAPS);
 }
 
+/* The element pushes from its own thread: waits until @n buffers have come
+ * out, then a little longer to see that no more follow. */
+static void
+assert_received (GstHarness * h, guint n)
+{
+  for (guint i = 0; i < 5000 && gst_harness_buffers_received (h) < n; i++)
+    g_usleep (1000);
+  g_usleep (20000);
+  fail_unless_equals_int (gst_harness_buffers_received (h), n);
+}
+
 static void
 assert_pull_equal (GstHarness * h, GstBuffer * expected)
 {
@@ -125,11 +136,11 @@ GST_START_TEST (test_recovers_in_order)
     if (i != 2)
       gst_harness_push (h, gst_buffer_ref (s.media->pdata[i]));
   /* 0 and 1 pass; 3, 4, 5 wait behind the gap. */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  assert_received (h, 2);
   for (guint j = 0; j < s.parity->len; j++)
     fail_unless_equals_int (gst_harness_push (fec,
             gst_buffer_ref (s.parity->pdata[j])), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 6);
+  assert_received (h, 6);
   for (guint i = 0; i < 6; i++)
     assert_pull_equal (h, s.media->pdata[i]);
 
@@ -155,7 +166,7 @@ GST_START_TEST (test_gap_released_after_size_time)
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[0]));
   gst_harness_set_time (h, 10 * GST_MSECOND);
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[2]));
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+  assert_received (h, 1);
 
   /* The timer waits for exactly arrival + size-time. */
   clock = gst_harness_get_testclock (h);
@@ -192,7 +203,7 @@ GST_START_TEST (test_bad_parity_counted)
   gst_harness_push (fec, wrap_parity (garbage, sizeof (garbage), 99, 2));
   fail_unless_equals_int (check_stat_u64 (h->element, "malformed"), 2);
   fail_unless_equals_int (check_stat_u64 (h->element, "foreign"), 1);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+  assert_received (h, 1);
 
   /* Genuine parity still repairs packet 1, and the rest follows. */
   for (guint j = 0; j < s.parity->len; j++)
@@ -215,9 +226,9 @@ GST_START_TEST (test_eos_releases_held)
   setup (&h, &fec, "");
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[0]));
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[3]));
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+  assert_received (h, 1);
   gst_harness_push_event (h, gst_event_new_eos ());
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 2);
+  assert_received (h, 2);
   fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 2);
   stream_clear (&s);
   gst_harness_teardown (fec);
@@ -246,15 +257,269 @@ GST_START_TEST (test_flush_forgets)
   setup (&h, &fec, "");
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[0]));
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[2]));
+  assert_received (h, 1);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gst_harness_set_src_caps_str (h, MEDIA_CAPS);
   /* After the flush the stream starts over at whatever comes next. */
   gst_harness_push (h, gst_buffer_ref (s.media->pdata[3]));
-  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  assert_received (h, 2);
   stream_clear (&s);
   gst_harness_teardown (fec);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Pushes media packet @i of @s at @ms milliseconds. */
+static void
+push_at (GstHarness * h, GstBuffer * buf, guint ms)
+{
+  gst_harness_set_time (h, ms * GST_MSECOND);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+}
+
+static guint64
+pending_clock_time (GstHarness * h)
+{
+  GstTestClock *clock = gst_harness_get_testclock (h);
+  GstClockID id;
+  guint64 t;
+
+  gst_test_clock_wait_for_next_pending_id (clock, &id);
+  t = gst_clock_id_get_time (id);
+  gst_clock_id_unref (id);
+  gst_object_unref (clock);
+  return t;
+}
+
+static guint
+count_warnings (GstBus * bus, const gchar * must_contain)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *err = NULL;
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, must_contain) != NULL,
+        "warning \"%s\"", err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+    n++;
+  }
+  return n;
+}
+
+/* Parity that comes later than size-time (a segment longer than the
+ * window): a gap is released at size-time, its repair, made when the parity
+ * comes, is counted, and one warning says what to change. */
+GST_START_TEST (test_segment_longer_than_size_time)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 24, 2, 4);
+  GstBus *bus = gst_bus_new ();
+
+  setup (&h, &fec, "size-time=50000000");
+  gst_element_set_bus (h->element, bus);
+  /* Three segments of 8, a packet each 20 ms, parity 190 ms after each
+   * segment's start (the first one tells the decoder the geometry). */
+  for (guint seg = 0; seg < 3; seg++) {
+    guint t0 = 200 * seg;
+    for (guint i = 8 * seg; i < 8 * seg + 8; i++) {
+      if (i == 18) {            /* lost; 19 waits 50 ms */
+        assert_received (h, 18);
+        continue;
+      }
+      /* after the clock wait at 510 ms, time goes on from there */
+      push_at (h, s.media->pdata[i], t0 + 20 * (i - 8 * seg) +
+          (i >= 20 ? 40 : 0));
+      if (i == 19) {
+        fail_unless_equals_uint64 (pending_clock_time (h),
+            510 * GST_MSECOND);
+        fail_unless (gst_harness_crank_single_clock_wait (h));
+        assert_received (h, 19);
+      }
+    }
+    gst_harness_set_time (h, (t0 + 190) * GST_MSECOND);
+    gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[2 * seg]));
+    gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[2 * seg + 1]));
+    assert_received (h, 8 * seg + 8);
+  }
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "recovered"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "late"), 1);
+  fail_unless_equals_int (check_stat_u64 (h->element, "repaired-late"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "segment-time"),
+      190 * GST_MSECOND);
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "hold-time"),
+      50 * GST_MSECOND);
+  /* Once only, though every segment is too long. */
+  fail_unless_equals_int (count_warnings (bus, "size-time"), 1);
+  /* Once again for a new size-time that is still too short. */
+  g_object_set (h->element, "size-time", 100 * GST_MSECOND, NULL);
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[5]));
+  fail_unless_equals_int (count_warnings (bus, "size-time"), 1);
+
+  gst_object_unref (bus);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Within size-time the wait follows the measured segment time: a gap that
+ * cannot be repaired is released once its parity has had time to come,
+ * not at the bound. */
+GST_START_TEST (test_hold_follows_segment_time)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 16, 2, 4);
+  GstBus *bus = gst_bus_new ();
+
+  setup (&h, &fec, "size-time=1000000000");
+  gst_element_set_bus (h->element, bus);
+  for (guint i = 0; i < 8; i++)
+    push_at (h, s.media->pdata[i], 10 * i);
+  gst_harness_set_time (h, 80 * GST_MSECOND);
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[0]));
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[1]));
+  assert_received (h, 8);
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "segment-time"),
+      80 * GST_MSECOND);
+  /* 80 ms + 1/4 + 5 ms */
+  fail_unless_equals_uint64 (check_stat_u64 (h->element, "hold-time"),
+      105 * GST_MSECOND);
+
+  /* Media 8 and 10 (the same subsegment) are lost; 9 waits from 90 ms. */
+  push_at (h, s.media->pdata[9], 90);
+  fail_unless_equals_uint64 (pending_clock_time (h), 195 * GST_MSECOND);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  assert_received (h, 9);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 1);
+  fail_unless_equals_int (count_warnings (bus, ""), 0);
+
+  gst_object_unref (bus);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A gap that waits the whole size-time (no parity seen yet) is released
+ * earlier once the first parity shows how long segments take. */
+GST_START_TEST (test_hold_shrinks_while_waiting)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (10, 8, 2, 4);
+
+  setup (&h, &fec, "size-time=1000000000");
+  /* Media 3 and 5 (one subsegment) are lost; 4 waits from 40 ms. */
+  for (guint i = 0; i < 8; i++)
+    if (i != 3 && i != 5)
+      push_at (h, s.media->pdata[i], 10 * i);
+  assert_received (h, 3);
+  fail_unless_equals_uint64 (pending_clock_time (h), 1040 * GST_MSECOND);
+
+  /* Parity at 80 ms: segment time 80 ms, hold 105 ms, due at 145 ms. */
+  gst_harness_set_time (h, 80 * GST_MSECOND);
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[0]));
+  gst_harness_push (fec, gst_buffer_ref (s.parity->pdata[1]));
+  fail_unless_equals_uint64 (pending_clock_time (h), 145 * GST_MSECOND);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  assert_received (h, 4);
+  /* The gap at 5: 6 waits from 60 ms. */
+  fail_unless_equals_uint64 (pending_clock_time (h), 165 * GST_MSECOND);
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  assert_received (h, 6);
+  fail_unless_equals_int (check_stat_u64 (h->element, "unrecoverable"), 2);
+
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* size-time=-1 (or anything past 60 s) is refused with GLib's range
+ * warning and leaves the value as it was; the latency query stays valid. */
+GST_START_TEST (test_size_time_range)
+{
+  GstElement *e = gst_element_factory_make ("tpssfecdec", NULL);
+  guint64 v;
+
+  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (e), "size-time", "-1"));
+  ASSERT_WARNING (g_object_set (e, "size-time", 61 * GST_SECOND, NULL));
+  g_object_get (e, "size-time", &v, NULL);
+  fail_unless_equals_uint64 (v, 200 * GST_MSECOND);
+  g_object_set (e, "size-time", 60 * GST_SECOND, NULL);
+  g_object_get (e, "size-time", &v, NULL);
+  fail_unless_equals_uint64 (v, 60 * GST_SECOND);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* TRUE if @text has @name as a whole word followed by ": " and a
+ * description that gives a unit in parentheses before the next entry. */
+static gboolean
+documents_field (const gchar * text, const gchar * name)
+{
+  gsize n = strlen (name);
+
+  for (const gchar * p = strstr (text, name); p; p = strstr (p + 1, name)) {
+    const gchar *end;
+    gboolean word_start = p == text || p[-1] == ' ' || p[-1] == ';' ||
+        p[-1] == '\n';
+    if (!word_start || strncmp (p + n, ": ", 2) != 0)
+      continue;
+    end = strchr (p + n, ';');
+    if (!end)
+      end = p + strlen (p);
+    if (end - (p + n) > 12 && memchr (p + n, '(', end - (p + n)))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+check_field_documented (GQuark field, const GValue * value, gpointer blurb)
+{
+  fail_unless (documents_field (blurb, g_quark_to_string (field)),
+      "stats field %s is not documented as \"%s: meaning (unit)\" in the "
+      "property blurb", g_quark_to_string (field), g_quark_to_string (field));
+  return TRUE;
+}
+
+/* What gst-inspect-1.0 shows: every stats field with its meaning and unit,
+ * and a launch line in the long description. */
+static void
+check_inspect_docs (const gchar * factory_name)
+{
+  GstElement *e = gst_element_factory_make (factory_name, NULL);
+  GParamSpec *pspec =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "stats");
+  GstElementFactory *f = gst_element_get_factory (e);
+  const gchar *desc = gst_element_factory_get_metadata (f,
+      GST_ELEMENT_METADATA_DESCRIPTION);
+  GstStructure *st;
+
+  g_object_get (e, "stats", &st, NULL);
+  gst_structure_foreach (st, check_field_documented,
+      (gpointer) g_param_spec_get_blurb (pspec));
+  gst_structure_free (st);
+  fail_unless (strstr (desc, "gst-launch-1.0 ") != NULL,
+      "no example in the description: %s", desc);
+  fail_unless (strstr (desc, factory_name) != NULL);
+  gst_object_unref (e);
+}
+
+GST_START_TEST (test_inspect_documents_stats)
+{
+  check_inspect_docs ("tpssfecdec");
 }
 
 GST_END_TEST;
@@ -272,6 +537,11 @@ tpssfecdec_suite (void)
   tcase_add_test (tc, test_eos_releases_held);
   tcase_add_test (tc, test_latency_includes_size_time);
   tcase_add_test (tc, test_flush_forgets);
+  tcase_add_test (tc, test_segment_longer_than_size_time);
+  tcase_add_test (tc, test_hold_follows_segment_time);
+  tcase_add_test (tc, test_hold_shrinks_while_waiting);
+  tcase_add_test (tc, test_size_time_range);
+  tcase_add_test (tc, test_inspect_documents_stats);
   return s;
 }
 

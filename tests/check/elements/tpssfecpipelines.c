@@ -216,6 +216,134 @@ GST_START_TEST (test_fec_in_rtpbin)
 
 GST_END_TEST;
 
+/* Frames a synced sink renders per second, measured from second 1 to 4 of
+ * a live 30 fps stream; @warning gets the first warning or error the
+ * receiver posted (a latency that cannot be configured, "please add
+ * queues"), apart from tpssfecdec's own about its geometry, which depends
+ * on the packet rate of the moment. */
+static gdouble
+synced_frame_rate (const gchar * send_desc, const gchar * recv_desc,
+    gchar ** warning)
+{
+  Counters c = { 0 };
+  GstElement *send, *recv, *sink;
+  GError *err = NULL;
+  GstBus *bus;
+  GstMessage *msg;
+  guint first, last;
+
+  g_mutex_init (&c.lock);
+  recv = gst_parse_launch (recv_desc, &err);
+  fail_unless (err == NULL, "receiver: %s", err ? err->message : "");
+  send = gst_parse_launch (send_desc, &err);
+  fail_unless (err == NULL, "sender: %s", err ? err->message : "");
+  sink = gst_bin_get_by_name (GST_BIN (recv), "sink");
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &c);
+
+  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_set_state (send, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (G_USEC_PER_SEC);
+  g_mutex_lock (&c.lock);
+  first = c.decoded;
+  g_mutex_unlock (&c.lock);
+  g_usleep (3 * G_USEC_PER_SEC);
+  g_mutex_lock (&c.lock);
+  last = c.decoded;
+  g_mutex_unlock (&c.lock);
+
+  bus = gst_element_get_bus (recv);
+  *warning = NULL;
+  while (!*warning && (msg = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))) {
+    GstElementFactory *f = GST_IS_ELEMENT (GST_MESSAGE_SRC (msg)) ?
+        gst_element_get_factory (GST_ELEMENT (GST_MESSAGE_SRC (msg))) : NULL;
+    GError *e = NULL;
+
+    if (f && g_str_equal (GST_OBJECT_NAME (f), "tpssfecdec")) {
+      gst_message_unref (msg);
+      continue;
+    }
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
+      gst_message_parse_warning (msg, &e, NULL);
+    else
+      gst_message_parse_error (msg, &e, NULL);
+    *warning = g_strdup (e->message);
+    g_error_free (e);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+  g_mutex_clear (&c.lock);
+  return (last - first) / 3.0;
+}
+
+#define LIVE_SOURCE "videotestsrc is-live=true ! " \
+  "video/x-raw,width=320,height=240,framerate=30/1 ! " \
+  "x264enc tune=zerolatency speed-preset=ultrafast ! rtph264pay pt=96 ! "
+
+/* The README's receiver, tpssfecdec straight into a synced sink: it must
+ * render at the source's rate, not one frame per size-time. */
+GST_START_TEST (test_synced_sink_keeps_frame_rate)
+{
+  guint media_port = free_udp_port (), fec_port = free_udp_port ();
+  gchar *send = g_strdup_printf (LIVE_SOURCE
+      "tpssfecenc name=enc packet-distance=4 subsegment-length=5 ! "
+      "udpsink host=127.0.0.1 port=%u "
+      "enc.fec_0 ! udpsink host=127.0.0.1 port=%u async=false",
+      media_port, fec_port);
+  gchar *recv = g_strdup_printf ("udpsrc port=%u caps=\"" RTP_CAPS "\" ! "
+      "tpssfecdec name=dec size-time=200000000 ! rtph264depay ! avdec_h264 ! "
+      "fakesink name=sink signal-handoffs=true sync=true "
+      "udpsrc port=%u caps=\"application/x-rtp,payload=100\" ! dec.fec_0",
+      media_port, fec_port);
+  gchar *warning;
+  gdouble fps = synced_frame_rate (send, recv, &warning);
+
+  GST_INFO ("%.1f fps", fps);
+  fail_unless (fps >= 27.0, "rendered %.1f fps of 30", fps);
+  fail_unless (warning == NULL, "receiver posted \"%s\"", warning);
+  g_free (send);
+  g_free (recv);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_synced_sink_keeps_frame_rate_in_rtpbin)
+{
+  guint media_port = free_udp_port (), fec_port = free_udp_port ();
+  gchar *send = g_strdup_printf ("rtpbin name=rtp "
+      "fec-encoders=fec,0=\"tpssfecenc\\ packet-distance\\=4\\ "
+      "subsegment-length\\=5\"; " LIVE_SOURCE "rtp.send_rtp_sink_0 "
+      "rtp.send_rtp_src_0 ! udpsink host=127.0.0.1 port=%u "
+      "rtp.send_fec_src_0_0 ! udpsink host=127.0.0.1 port=%u async=false",
+      media_port, fec_port);
+  gchar *recv = g_strdup_printf ("rtpbin name=rtp "
+      "fec-decoders=fec,0=\"tpssfecdec\\ size-time\\=200000000\"; "
+      "udpsrc port=%u caps=\"" RTP_CAPS "\" ! rtp.recv_rtp_sink_0 "
+      "udpsrc port=%u caps=\"application/x-rtp,payload=100\" ! "
+      "rtp.recv_fec_sink_0_0 "
+      "rtp. ! rtph264depay ! avdec_h264 ! "
+      "fakesink name=sink signal-handoffs=true sync=true",
+      media_port, fec_port);
+  gchar *warning;
+  gdouble fps = synced_frame_rate (send, recv, &warning);
+
+  GST_INFO ("%.1f fps", fps);
+  fail_unless (fps >= 27.0, "rendered %.1f fps of 30", fps);
+  fail_unless (warning == NULL, "receiver posted \"%s\"", warning);
+  g_free (send);
+  g_free (recv);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssfecpipelines_suite (void)
 {
@@ -226,6 +354,8 @@ tpssfecpipelines_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_fec_on_own_port);
   tcase_add_test (tc, test_fec_in_rtpbin);
+  tcase_add_test (tc, test_synced_sink_keeps_frame_rate);
+  tcase_add_test (tc, test_synced_sink_keeps_frame_rate_in_rtpbin);
   return s;
 }
 
