@@ -200,8 +200,24 @@ bench_make_decoder (Scheme s)
 static inline gboolean
 bench_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    g_object_set_data (G_OBJECT (pad), "bench-eos", GINT_TO_POINTER (1));
   gst_event_unref (event);
   return TRUE;
+}
+
+/* Waits until EOS has come out on @sinkpad (made by bench_sink_pad_new):
+ * tpssfecdec pushes from a thread of its own. */
+static inline void
+bench_wait_eos (GstPad * sinkpad)
+{
+  gint64 give_up = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+
+  while (!g_object_get_data (G_OBJECT (sinkpad), "bench-eos")) {
+    if (g_get_monotonic_time () > give_up)
+      bench_die ("no EOS after 60 s");
+    g_usleep (100);
+  }
 }
 
 /* A sink pad of ours, linked after @peer_src; @chain gets @data through

@@ -276,11 +276,13 @@ measure_decoder (Scheme s, const DecInput * in)
       bench_die ("%s decoder: push %u: %s", scheme_name[s], i,
           gst_flow_get_name (ret));
   }
+  /* tpssfecdec holds back a repair whose missing packet is the newest until
+   * a later packet shows it is not just late; EOS drains that. Its output
+   * comes from its own thread: time until EOS is out. */
+  gst_pad_push_event (msrc, gst_event_new_eos ());
+  bench_wait_eos (osink);
   t1 = bench_now_ns ();
   CALLGRIND_TOGGLE_COLLECT;
-  /* tpssfecdec holds back a repair whose missing packet is the newest until
-   * a later packet shows it is not just late; EOS drains that. */
-  gst_pad_push_event (msrc, gst_event_new_eos ());
 
   if (out.n != expect_out)
     bench_die ("%s decoder: %" G_GUINT64_FORMAT " packets out, expected %"

@@ -230,6 +230,7 @@ decode (const Encoded * e, const Loss * loss, Capture * cap)
   }
   gst_pad_push_event (msrc, gst_event_new_eos ());
   gst_pad_push_event (fsrc, gst_event_new_eos ());
+  bench_wait_eos (osink);
 
   if (s == SCHEME_OURS) {
     GstStructure *st;
