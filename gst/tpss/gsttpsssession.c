@@ -628,55 +628,89 @@ parse_u32 (const gchar * s, guint32 * out)
   return TRUE;
 }
 
+/* Parses one "id@host:port" or "id" entry @t (modified in place). */
+static gboolean
+parse_member_entry (gchar * t, MemberSpec * m, GError ** error)
+{
+  gchar *entry = g_strdup (t), *at = strchr (t, '@'), *host, *colon;
+  guint32 port = 0;
+  gboolean ok = FALSE;
+
+  if (at)
+    *at = '\0';
+  if (!parse_u32 (t, &m->id) || m->id == 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "bad member \"%s\": the id must be a number 1..4294967295", entry);
+    goto done;
+  }
+  if (!at) {
+    ok = TRUE;
+    goto done;
+  }
+  host = at + 1;
+  colon = strrchr (host, ':');
+  if (!colon || colon == host || colon[1] == '\0') {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "bad member \"%s\": expected id@host:port", entry);
+    goto done;
+  }
+  if (!parse_u32 (colon + 1, &port) || port == 0 || port > 65535) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "bad member \"%s\": the port must be 1..65535", entry);
+    goto done;
+  }
+  *colon = '\0';
+  if (host[0] == '[' && colon[-1] == ']') {
+    host++;
+    colon[-1] = '\0';
+  }
+  m->host = g_strdup (host);
+  m->port = port;
+  ok = TRUE;
+done:
+  g_free (entry);
+  return ok;
+}
+
+/* Validates "id@host:port,..." (an id alone: address learned from HELLO);
+ * an id listed twice is an error, whatever its addresses. */
 gboolean
 gst_tpss_parse_members (const gchar * str, GArray * out, GError ** error)
 {
   gchar **parts;
+  GHashTable *seen;
   gboolean ok = TRUE;
 
   if (!str)
     return TRUE;
   parts = g_strsplit (str, ",", -1);
+  seen = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; ok && parts[i]; i++) {
-    gchar *t = g_strstrip (parts[i]), *at, *colon, *idstr, *host;
+    gchar *t = g_strstrip (parts[i]), *entry;
+    const gchar *first;
     MemberSpec m = { 0, };
-    guint32 port = 0;
 
     if (!*t)
       continue;
-    at = strchr (t, '@');
-    idstr = t;
-    if (at)
-      *at = '\0';
-    if (!parse_u32 (idstr, &m.id) || m.id == 0) {
+    entry = g_strdup (t);
+    ok = parse_member_entry (t, &m, error);
+    if (ok && (first = g_hash_table_lookup (seen, GUINT_TO_POINTER (m.id)))) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "bad member \"%s\": the id must be a number 1..4294967295", t);
+          "duplicate member id %u in the members list (\"%s\" and \"%s\"): "
+          "every member needs its own id", m.id, first, entry);
       ok = FALSE;
-      break;
     }
-    if (at) {
-      host = at + 1;
-      colon = strrchr (host, ':');
-      if (!colon || !parse_u32 (colon + 1, &port) || port == 0 || port > 65535
-          || colon == host) {
-        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-            "bad member \"%s@%s\": expected id@host:port", idstr, host);
-        ok = FALSE;
-        break;
-      }
-      *colon = '\0';
-      if (host[0] == '[' && colon[-1] == ']') {
-        host++;
-        colon[-1] = '\0';
-      }
-      m.host = g_strdup (host);
-      m.port = port;
+    if (ok) {
+      g_hash_table_insert (seen, GUINT_TO_POINTER (m.id), entry);
+      entry = NULL;
     }
-    if (out)
+    if (ok && out)
       g_array_append_val (out, m);
     else
       g_free (m.host);
+    g_free (entry);
   }
+  g_hash_table_unref (seen);
   g_strfreev (parts);
   return ok;
 }
@@ -716,6 +750,59 @@ gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
 /* ------------------------------------------------------------------ */
 /* URI */
 
+/* One URI query parameter, checked before anything is applied. */
+typedef struct
+{
+  const gchar *name;
+  GValue value;
+} UriParam;
+
+static void
+uri_param_free (gpointer data)
+{
+  UriParam *p = data;
+
+  g_value_unset (&p->value);
+  g_free (p);
+}
+
+/* Checks one "name=value" of a URI's query; NULL (and @error) if bad. */
+static UriParam *
+uri_param_check (GObjectClass * klass, const gchar * uri, const gchar * k,
+    const gchar * v, GError ** error)
+{
+  GParamSpec *pspec = g_object_class_find_property (klass, k);
+  UriParam *p;
+  GError *err = NULL;
+
+  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE) ||
+      g_str_equal (k, "name") || g_str_equal (k, "parent")) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": unknown parameter \"%s\"", uri, k);
+    return NULL;
+  }
+  p = g_new0 (UriParam, 1);
+  p->name = pspec->name;
+  g_value_init (&p->value, pspec->value_type);
+  if (!gst_value_deserialize_with_pspec (&p->value, v, pspec) ||
+      g_param_value_validate (pspec, &p->value)) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": bad value \"%s\" for %s", uri, v, k);
+    uri_param_free (p);
+    return NULL;
+  }
+  if (g_str_equal (k, "members") && !gst_tpss_parse_members (v, NULL, &err)) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": %s", uri, err->message);
+    g_error_free (err);
+    uri_param_free (p);
+    return NULL;
+  }
+  return p;
+}
+
+/* Applies "tpss://host:port?prop=value&..." to @element: every parameter is
+ * checked first, so a bad URI changes nothing. */
 gboolean
 gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
 {
@@ -723,6 +810,7 @@ gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
   GHashTable *params = NULL;
   GHashTableIter it;
   gpointer k, v;
+  GPtrArray *checked = g_ptr_array_new_with_free_func (uri_param_free);
   gboolean ok = TRUE;
   GError *err = NULL;
 
@@ -731,62 +819,46 @@ gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
         "invalid URI \"%s\": %s", uri, err->message);
     g_error_free (err);
+    g_ptr_array_unref (checked);
     return FALSE;
   }
   if (g_strcmp0 (g_uri_get_scheme (u), "tpss") != 0) {
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_UNSUPPORTED_PROTOCOL,
         "invalid URI \"%s\": the scheme must be tpss", uri);
-    g_uri_unref (u);
-    return FALSE;
+    ok = FALSE;
   }
-  if (g_uri_get_host (u) && *g_uri_get_host (u))
-    g_object_set (element, "address", g_uri_get_host (u), NULL);
-  if (g_uri_get_port (u) > 0)
-    g_object_set (element, "port", g_uri_get_port (u), NULL);
-  if (g_uri_get_query (u)) {
+  if (ok && g_uri_get_query (u)) {
     params = g_uri_parse_params (g_uri_get_query (u), -1, "&",
         G_URI_PARAMS_NONE, &err);
     if (!params) {
       g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
           "invalid URI \"%s\": %s", uri, err->message);
       g_error_free (err);
-      g_uri_unref (u);
-      return FALSE;
-    }
-    g_hash_table_iter_init (&it, params);
-    while (ok && g_hash_table_iter_next (&it, &k, &v)) {
-      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
-          (element), k);
-      GValue val = G_VALUE_INIT;
-
-      if (!pspec || !(pspec->flags & G_PARAM_WRITABLE) ||
-          g_str_equal (k, "name") || g_str_equal (k, "parent")) {
-        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-            "invalid URI \"%s\": unknown parameter \"%s\"", uri,
-            (gchar *) k);
-        ok = FALSE;
-        break;
+      ok = FALSE;
+    } else {
+      g_hash_table_iter_init (&it, params);
+      while (ok && g_hash_table_iter_next (&it, &k, &v)) {
+        UriParam *p = uri_param_check (G_OBJECT_GET_CLASS (element), uri, k,
+            v, error);
+        if (p)
+          g_ptr_array_add (checked, p);
+        ok = p != NULL;
       }
-      g_value_init (&val, pspec->value_type);
-      if (!gst_value_deserialize_with_pspec (&val, v, pspec) ||
-          g_param_value_validate (pspec, &val)) {
-        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-            "invalid URI \"%s\": bad value \"%s\" for %s", uri, (gchar *) v,
-            (gchar *) k);
-        ok = FALSE;
-      } else if (g_str_equal (k, "members") &&
-          !gst_tpss_parse_members (v, NULL, &err)) {
-        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-            "invalid URI \"%s\": %s", uri, err->message);
-        g_clear_error (&err);
-        ok = FALSE;
-      } else {
-        g_object_set_property (G_OBJECT (element), k, &val);
-      }
-      g_value_unset (&val);
     }
-    g_hash_table_unref (params);
   }
+  if (ok) {
+    if (g_uri_get_host (u) && *g_uri_get_host (u))
+      g_object_set (element, "address", g_uri_get_host (u), NULL);
+    if (g_uri_get_port (u) > 0)
+      g_object_set (element, "port", g_uri_get_port (u), NULL);
+    for (guint i = 0; i < checked->len; i++) {
+      UriParam *p = g_ptr_array_index (checked, i);
+      g_object_set_property (G_OBJECT (element), p->name, &p->value);
+    }
+  }
+  if (params)
+    g_hash_table_unref (params);
+  g_ptr_array_unref (checked);
   g_uri_unref (u);
   return ok;
 }
@@ -1127,7 +1199,12 @@ apply_members (GstTpssSession * s, const gchar * str, gint64 now,
     MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
     struct sockaddr_storage ss;
     socklen_t len = 0;
-    if (ms->host && !resolve (ms->host, ms->port, &ss, &len, error)) {
+    GError *err = NULL;
+    if (ms->host && !resolve (ms->host, ms->port, &ss, &len, &err)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "member \"%u@%s:%u\": cannot resolve the host: %s", ms->id,
+          ms->host, ms->port, err->message);
+      g_error_free (err);
       ok = FALSE;
       break;
     }
