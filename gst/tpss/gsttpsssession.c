@@ -32,6 +32,7 @@
 
 #include "gsttpsssession.h"
 #include "tpssfec.h"
+#include "rtcpfb.h"
 
 #include <gio/gio.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -920,6 +921,7 @@ typedef enum
   ACT_MESSAGE,
   ACT_DELIVER,
   ACT_LEFT,
+  ACT_KEY_UNIT,
 } ActType;
 
 typedef struct
@@ -927,6 +929,7 @@ typedef struct
   ActType type;
   guint32 member;
   guint64 rate;
+  gint64 rtt;                   /* ACT_KEY_UNIT: toward the requester, ns */
   GstStructure *msg;
   GstBufferList *list;
 } Act;
@@ -967,6 +970,7 @@ struct _GstTpssSession
   guint64 sent, send_bytes, queue_dropped, send_errors, ctrl_sent;
   guint64 ctrl_received, malformed, non_member, forged, own, other_rtcp;
   guint64 data_non_member, data_received;
+  guint64 pli_sent, pli_received, pli_dropped;
 };
 
 static GMutex registry_lock;
@@ -1480,9 +1484,35 @@ handle_msg (GstTpssSession * s, const TpssMsg * msg,
   tpss_member_on_msg (s->core, msg, now);
 }
 
+/* A PLI: accepted from a member (its id from its address) about our own
+ * stream; the sink is asked for a key unit. Anything else is dropped. */
+static void
+handle_pli (GstTpssSession * s, guint32 sender, guint32 media,
+    const struct sockaddr_storage *from, socklen_t fromlen, GQueue * acts)
+{
+  TpssSendStats st;
+  Act *a;
+
+  if (sender == s->id) {
+    s->own++;
+    return;
+  }
+  if (media != s->id || !check_source (s, sender, from, fromlen, FALSE)) {
+    s->pli_dropped++;
+    return;
+  }
+  s->pli_received++;
+  a = g_new0 (Act, 1);
+  a->type = ACT_KEY_UNIT;
+  a->member = sender;
+  a->rtt = tpss_member_get_send_stats (s->core, sender, &st) ? st.rtt : -1;
+  g_queue_push_tail (acts, a);
+}
+
 static void
 handle_rtcp (GstTpssSession * s, const guint8 * data, gsize len,
-    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now)
+    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
+    GQueue * acts)
 {
   gsize off = 0;
 
@@ -1490,23 +1520,40 @@ handle_rtcp (GstTpssSession * s, const guint8 * data, gsize len,
     TpssMsg msg;
     gsize consumed = 0;
 
-    if (tpss_msg_parse (data + off, len - off, &msg, &consumed)) {
-      handle_msg (s, &msg, from, fromlen, now);
-    } else if (consumed == 0) {
-      s->malformed++;
-      return;
-    } else if (data[off + 1] == 204) {
-      /* An APP packet that claims to be ours but does not parse, or
-       * another application's. */
-      if (consumed >= 12 && memcmp (data + off + 8, "TPSS", 4) == 0)
+    switch (tpss_rtcp_next (data + off, len - off, &msg, &consumed)) {
+      case TPSS_RTCP_MSG:
+        handle_msg (s, &msg, from, fromlen, now);
+        break;
+      case TPSS_RTCP_PLI:
+        handle_pli (s, msg.sender_ssrc, msg.media_ssrc, from, fromlen, acts);
+        break;
+      case TPSS_RTCP_BAD:
         s->malformed++;
-      else
+        break;
+      case TPSS_RTCP_OTHER:
         s->other_rtcp++;
-    } else {
-      s->other_rtcp++;
+        break;
+      case TPSS_RTCP_MALFORMED:
+        s->malformed++;
+        return;
     }
     off += consumed;
   }
+}
+
+/* Asks @m for a key unit of its stream (RFC 4585 PLI, sent alone as
+ * reduced-size RTCP, RFC 5506). With `lock`. */
+static gboolean
+send_pli (GstTpssSession * s, Member * m)
+{
+  guint8 pli[RTCP_PLI_SIZE];
+
+  if (!m->have_addr || s->fd < 0)
+    return FALSE;
+  rtcp_pli_write (pli, sizeof (pli), s->id, m->id);
+  send_to (s, pli, sizeof (pli), &m->addr, m->addrlen);
+  s->pli_sent++;
+  return TRUE;
 }
 
 static void
@@ -1579,6 +1626,10 @@ handle_rtp (GstTpssSession * s, const guint8 * data, gsize len,
     } else {
       m->have_seq = TRUE;
       m->max_seq = seq;
+      /* Its stream starts here (we joined late, or it did): without a key
+       * unit nothing decodes until the encoder's next one. */
+      if (s->src)
+        send_pli (s, m);
     }
     if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
       gpointer ext;
@@ -1628,7 +1679,7 @@ handle_datagram (GstTpssSession * s, const guint8 * data, gsize len,
   }
   /* RFC 5761: packet types 192..223 are RTCP. */
   if (data[1] >= 192 && data[1] <= 223)
-    handle_rtcp (s, data, len, from, fromlen, now);
+    handle_rtcp (s, data, len, from, fromlen, now, acts);
   else
     handle_rtp (s, data, len, from, fromlen, now, acts);
 }
@@ -1789,6 +1840,10 @@ dispatch (GstTpssSession * s, GQueue * acts, GstElement * sink,
       case ACT_LEFT:
         if (src && src_cb->member_left)
           src_cb->member_left (src, a->member);
+        break;
+      case ACT_KEY_UNIT:
+        if (sink && sink_cb->key_unit)
+          sink_cb->key_unit (sink, a->member, a->rtt);
         break;
     }
     g_free (a);
@@ -1970,6 +2025,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   s->ctrl_sent = s->ctrl_received = s->malformed = s->non_member = 0;
   s->forged = s->own = s->other_rtcp = s->data_non_member = 0;
   s->data_received = 0;
+  s->pli_sent = s->pli_received = s->pli_dropped = 0;
   if (!apply_members (s, s->settings.members, now, error))
     goto fail;
   tpss_member_advance (s->core, now);   /* starts: HELLO */
@@ -2130,6 +2186,20 @@ gst_tpss_session_set_priorities (GstTpssSession * s, const gchar * prio,
   return TRUE;
 }
 
+gboolean
+gst_tpss_session_request_key_unit (GstTpssSession * s, guint32 member)
+{
+  Member *m;
+  gboolean sent = FALSE;
+
+  g_mutex_lock (&s->lock);
+  m = s->core ? member_get (s, member, FALSE) : NULL;
+  if (m)
+    sent = send_pli (s, m);
+  g_mutex_unlock (&s->lock);
+  return sent;
+}
+
 guint32
 gst_tpss_session_get_member_id (GstTpssSession * s)
 {
@@ -2185,7 +2255,10 @@ gst_tpss_session_get_stats (GstTpssSession * s)
       "non-member", G_TYPE_UINT64, s->non_member + s->data_non_member,
       "forged", G_TYPE_UINT64, s->forged,
       "own", G_TYPE_UINT64, s->own,
-      "other-rtcp", G_TYPE_UINT64, s->other_rtcp, NULL);
+      "other-rtcp", G_TYPE_UINT64, s->other_rtcp,
+      "pli-sent", G_TYPE_UINT64, s->pli_sent,
+      "pli-received", G_TYPE_UINT64, s->pli_received,
+      "pli-dropped", G_TYPE_UINT64, s->pli_dropped, NULL);
 
   if (s->core) {
     g_hash_table_iter_init (&it, s->members);

@@ -105,6 +105,9 @@ typedef struct
 {
   /* TR changed: the encoder's data rate, bits/s. */
   void (*data_rate) (GstElement * sink, guint64 rate);
+  /* A member asked for a key unit of our stream (a PLI); @rtt toward it,
+   * ns (-1 unknown). */
+  void (*key_unit) (GstElement * sink, guint32 member, gint64 rtt);
 } GstTpssSinkCallbacks;
 
 typedef struct
@@ -142,6 +145,11 @@ gboolean gst_tpss_session_set_members (GstTpssSession * session,
     const gchar * members, GError ** error);
 gboolean gst_tpss_session_set_priorities (GstTpssSession * session,
     const gchar * priorities, GError ** error);
+
+/* Sends @member a PLI (asks it for a key unit of its stream); FALSE if it
+ * is not a member with a known address. */
+gboolean gst_tpss_session_request_key_unit (GstTpssSession * session,
+    guint32 member);
 
 guint32 gst_tpss_session_get_member_id (GstTpssSession * session);
 guint gst_tpss_session_get_port (GstTpssSession * session);

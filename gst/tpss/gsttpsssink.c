@@ -70,14 +70,20 @@
 #include "gsttpsssink.h"
 #include "gsttpsssession.h"
 #include "gstlayerrates.h"
+#include "rtcpfb.h"
+
+#include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define GST_CAT_DEFAULT gst_tpss_sink_debug
+
+#define DEFAULT_KEY_UNIT_HOLDOFF (100 * GST_MSECOND)
 
 enum
 {
   PROP_BITRATE = GST_TPSS_PROP_LAST,
   PROP_STATS,
+  PROP_KEY_UNIT_HOLDOFF,
 };
 
 struct _GstTpssSink
@@ -94,6 +100,12 @@ struct _GstTpssSink
   GstRatePath *rates;
   gboolean rate_set;            /* streaming thread */
   guint64 refused;
+
+  /* Key-unit requests from PLIs, under the object lock */
+  guint64 key_unit_holdoff;     /* ns */
+  KeyUnitHoldoff holdoff;
+  guint key_unit_count;
+  guint64 key_unit_requests, pli_ignored;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -134,8 +146,48 @@ on_data_rate (GstElement * element, guint64 rate)
   set_rate (self, rate);
 }
 
+/* The hold-off after a key-unit request: the property, or twice the RTT
+ * to the requester when larger (a request newer than that may still be
+ * answered by the key unit on its way, as rtpsession reasons). */
+static gint64
+effective_holdoff (GstTpssSink * self, gint64 rtt)
+{
+  return MAX ((gint64) self->key_unit_holdoff, rtt > 0 ? 2 * rtt : 0);
+}
+
+/* From the session thread, no lock held: a member's PLI. */
+static void
+on_key_unit (GstElement * element, guint32 member, gint64 rtt)
+{
+  GstTpssSink *self = GST_TPSS_SINK (element);
+  gboolean take;
+  guint count = 0;
+
+  GST_OBJECT_LOCK (self);
+  take = key_unit_holdoff_take (&self->holdoff, g_get_monotonic_time () *
+      GST_USECOND, effective_holdoff (self, rtt));
+  if (take) {
+    self->key_unit_requests++;
+    count = ++self->key_unit_count;
+  } else {
+    self->pli_ignored++;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (!take) {
+    GST_LOG_OBJECT (self, "PLI from member %u within the hold-off", member);
+    return;
+  }
+  GST_DEBUG_OBJECT (self, "PLI from member %u: requesting key unit %u",
+      member, count);
+  gst_pad_push_event (GST_BASE_SINK_PAD (self),
+      gst_video_event_new_upstream_force_key_unit (GST_CLOCK_TIME_NONE, TRUE,
+          count));
+}
+
 static const GstTpssSinkCallbacks sink_callbacks = {
   .data_rate = on_data_rate,
+  .key_unit = on_key_unit,
 };
 
 static GstFlowReturn
@@ -227,6 +279,10 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       self->started = TRUE;
       self->rate_set = FALSE;
       self->refused = 0;
+      GST_OBJECT_LOCK (self);
+      key_unit_holdoff_init (&self->holdoff);
+      self->key_unit_requests = self->pli_ignored = 0;
+      GST_OBJECT_UNLOCK (self);
       gst_tpss_session_set_sink (self->session, element, &sink_callbacks);
       break;
     }
@@ -262,6 +318,11 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_KEY_UNIT_HOLDOFF) {
+    self->key_unit_holdoff = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   old_members = g_strdup (self->settings.members);
   if (!gst_tpss_settings_set_property (&self->settings, prop_id, value)) {
     g_free (old_members);
@@ -309,18 +370,22 @@ static GstStructure *
 get_stats (GstTpssSink * self)
 {
   GstStructure *s;
-  guint64 sent = 0, coalesced = 0;
+  guint64 sent = 0, coalesced = 0, requests, ignored;
 
   GST_OBJECT_LOCK (self);
   s = self->session && self->started ?
       gst_tpss_session_get_stats (self->session) :
       gst_structure_new_empty ("application/x-tpss-stats");
+  requests = self->key_unit_requests;
+  ignored = self->pli_ignored;
   GST_OBJECT_UNLOCK (self);
   gst_rate_path_get_counters (self->rates, &sent, &coalesced);
   gst_structure_set (s,
       "bitrate", G_TYPE_UINT, gst_rate_path_get_bitrate (self->rates),
       "rate-events", G_TYPE_UINT64, sent,
-      "rate-coalesced", G_TYPE_UINT64, coalesced, NULL);
+      "rate-coalesced", G_TYPE_UINT64, coalesced,
+      "key-unit-requests", G_TYPE_UINT64, requests,
+      "pli-ignored", G_TYPE_UINT64, ignored, NULL);
   return s;
 }
 
@@ -336,6 +401,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_STATS:
       g_value_take_boxed (value, get_stats (self));
+      break;
+    case PROP_KEY_UNIT_HOLDOFF:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->key_unit_holdoff);
+      GST_OBJECT_UNLOCK (self);
       break;
     default:
       GST_OBJECT_LOCK (self);
@@ -378,6 +448,15 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "Data rate TR the encoder should produce (bits/s): the minimum "
           "over the destinations of the rate the protocol allows; notifies",
           0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_KEY_UNIT_HOLDOFF,
+      g_param_spec_uint64 ("key-unit-holdoff", "Key-unit hold-off (ns)",
+          "A member's PLI (RTCP picture loss indication) becomes an upstream "
+          "force-key-unit event (all-headers) unless one was sent less than "
+          "this long ago, or less than twice the RTT to that member when "
+          "that is longer; such PLIs are counted as pli-ignored (ns)", 0,
+          G_MAXINT64, DEFAULT_KEY_UNIT_HOLDOFF,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -427,6 +506,8 @@ gst_tpss_sink_init (GstTpssSink * self)
   TpssConfig cfg;
 
   gst_tpss_settings_init (&self->settings);
+  self->key_unit_holdoff = DEFAULT_KEY_UNIT_HOLDOFF;
+  key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);
   self->rates = gst_rate_path_new (GST_ELEMENT (self), pad,
       (GstClockTime) cfg.min_report_interval, "bitrate", NULL);

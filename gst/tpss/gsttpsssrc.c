@@ -54,6 +54,8 @@
 #include "gsttpsssrc.h"
 #include "gsttpsssession.h"
 
+#include <gst/video/video.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_tpss_src_debug);
 #define GST_CAT_DEFAULT gst_tpss_src_debug
 
@@ -267,6 +269,26 @@ src_pad_query (GstPad * pad, GstObject * parent, GstQuery * query)
   return gst_pad_query_default (pad, parent, query);
 }
 
+/* A depayloader or decoder asking for a key unit (as rtpbin handles it):
+ * the member of this pad gets a PLI. */
+static gboolean
+src_pad_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (parent);
+  SrcPad *sp = gst_pad_get_element_private (pad);
+
+  if (gst_video_event_is_force_key_unit (event) &&
+      GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_UPSTREAM) {
+    gboolean sent = self->session &&
+        gst_tpss_session_request_key_unit (self->session, sp->member);
+    GST_DEBUG_OBJECT (pad, "key unit requested: %s", sent ? "PLI sent to "
+        "the member" : "member unknown, no PLI");
+    gst_event_unref (event);
+    return sent;
+  }
+  return gst_pad_event_default (pad, parent, event);
+}
+
 static GstClockTime
 running_time (GstTpssSrc * self)
 {
@@ -310,6 +332,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list)
     gst_pad_set_element_private (sp->pad, sp);
     gst_pad_set_activatemode_function (sp->pad, src_pad_activate_mode);
     gst_pad_set_query_function (sp->pad, src_pad_query);
+    gst_pad_set_event_function (sp->pad, src_pad_event);
     gst_pad_use_fixed_caps (sp->pad);
     g_hash_table_insert (self->pads, GUINT_TO_POINTER (member), sp);
     added = TRUE;
