@@ -460,36 +460,34 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
   /**
    * GstTpssSink:stats:
    *
-   * member-id (uint), port (uint: the bound port), data-rate (guint64,
-   * bits/s: TR), packets-sent / bytes-sent (media packets that left MQ),
-   * queue-dropped (packets MQ refused: over max-queue-bytes), queued (uint),
-   * send-errors, control-sent, control-received, data-received,
-   * malformed (datagrams or control packets that failed to parse),
-   * non-member (control or data from an unknown member id), forged (from a
-   * known id but another address, or a HELLO whose id disagrees),
-   * own (our own packets looped back), other-rtcp (RTCP not ours),
-   * bitrate (uint), rate-events / rate-coalesced (GstLayerRates events sent
-   * upstream / changes merged by the interval), and members: a list of
-   * structures, one per member, with id, address, priority; toward it:
-   * send-phase (redundant / non-redundant), send-data-rate, send-rate,
-   * send-notified-rate (bits/s), send-distance, send-length (k, l; l = 0 no
-   * parity), rtt (ns, -1 unknown), packets-sent, parity-sent; from it:
-   * packets-received, parity-received, packets-lost (raw, before FEC),
-   * packets-recovered, packets-not-delivered (refused by admission),
-   * packets-delivered (handed to the application), receive-rate,
-   * allocated-rate, recv-notified-rate (bits/s), unrecoverable,
-   * fec-malformed.
+   * The session's counters and one structure per member; every field with
+   * its meaning and unit is in the property's description.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Session and per-member counters (see the element documentation)",
+          "Session and per-member counters (read-only GstStructure). "
+          "Fields: " GST_TPSS_SESSION_STATS_DOC "; and of tpsssink: "
+          "bitrate: the data rate the encoder should produce (bits/s); "
+          "rate-events: GstLayerRates events sent upstream (events); "
+          "rate-coalesced: rate changes merged into a later event by the "
+          "min-report-interval (changes); "
+          "key-unit-requests: force-key-unit events sent upstream for PLIs "
+          "(events); "
+          "pli-ignored: PLIs that came within key-unit-holdoff of a request "
+          "(packets)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,
       "TPSS group transport sink", "Sink/Network/RTP",
       "Sends an RTP stream to every member of a group with two-phase slow "
-      "start (interleaved parity) and NQCP QoS notification",
+      "start (interleaved parity) and NQCP QoS notification; a member's PLI "
+      "becomes an upstream force-key-unit request. "
+      "URI: tpss://ADDRESS:PORT?member-id=ID&members=ID@HOST:PORT,... (any "
+      "property as a query parameter). Example, member 1 of two on one host: "
+      "gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency "
+      "bitrate=800 ! rtph264pay config-interval=-1 ! tpsssink port=5004 "
+      "member-id=1 members=1@127.0.0.1:5004,2@127.0.0.1:5006",
       "gst-rtp-transports developers");
 
   gst_type_mark_as_plugin_api (GST_TYPE_TPSS_SLOW_START, 0);

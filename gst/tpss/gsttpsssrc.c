@@ -700,22 +700,33 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
   /**
    * GstTpssSrc:stats:
    *
-   * The session's counters and per-member structures, as
-   * #GstTpssSink:stats (the same session when both elements share it), and
-   * pads (uint: output pads now), pads-removed (guint64: members that left
-   * and whose pads were removed), pad-queue-dropped (guint64: packets
-   * dropped because a participant's branch did not keep up).
+   * The session's counters (the same session as a tpsssink of this member)
+   * and one structure per member; every field with its meaning and unit is
+   * in the property's description.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Session and per-member counters (see the element documentation)",
+          "Session and per-member counters (read-only GstStructure). "
+          "Fields: " GST_TPSS_SESSION_STATS_DOC "; and of tpsssrc: "
+          "pads: output pads now, one per sending member (pads); "
+          "pads-removed: pads removed after their member left (pads); "
+          "pad-queue-dropped: packets dropped because a member's branch did "
+          "not keep up (packets)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "TPSS group transport source", "Source/Network/RTP",
       "Receives the RTP streams of every member of a group (two-phase slow "
-      "start, NQCP), one pad per member after parity recovery",
+      "start, NQCP), one pad src_ID per member after parity recovery; asks a "
+      "member for a key unit (PLI) when its stream starts and when a key "
+      "unit is requested upstream on its pad. "
+      "URI: tpss://ADDRESS:PORT?member-id=ID&members=ID@HOST:PORT,... (any "
+      "property as a query parameter). Example, member 2 showing member 1: "
+      "gst-launch-1.0 tpsssrc name=src port=5006 member-id=2 "
+      "members=1@127.0.0.1:5004,2@127.0.0.1:5006 caps=\"application/x-rtp,"
+      "media=video,clock-rate=90000,encoding-name=H264\" src.src_1 ! "
+      "rtph264depay ! avdec_h264 ! videoconvert ! autovideosink",
       "gst-rtp-transports developers");
 
   GST_DEBUG_CATEGORY_INIT (gst_tpss_src_debug, "tpsssrc", 0,

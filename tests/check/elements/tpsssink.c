@@ -699,6 +699,57 @@ GST_START_TEST (test_uri_round_trip)
 
 GST_END_TEST;
 
+/* Whether @text has "@field: " as a word (after a space or at the start). */
+static gboolean
+documents_field (const gchar * text, const gchar * field)
+{
+  gchar *needle = g_strdup_printf ("%s: ", field);
+  const gchar *p = text;
+  gboolean found = FALSE;
+
+  while (!found && (p = strstr (p, needle))) {
+    found = p == text || p[-1] == ' ';
+    p++;
+  }
+  g_free (needle);
+  return found;
+}
+
+static gboolean
+document_field_cb (GQuark id, const GValue * value, gpointer data)
+{
+  const gchar *blurb = data;
+  const gchar *name = g_quark_to_string (id);
+
+  fail_unless (documents_field (blurb, name),
+      "stats field %s is not described in the stats blurb", name);
+  if (GST_VALUE_HOLDS_LIST (value)) {
+    for (guint i = 0; i < gst_value_list_get_size (value); i++) {
+      const GValue *v = gst_value_list_get_value (value, i);
+      if (GST_VALUE_HOLDS_STRUCTURE (v))
+        gst_structure_foreach (gst_value_get_structure (v), document_field_cb,
+            data);
+    }
+  }
+  return TRUE;
+}
+
+/* Every field of @e's stats (the per-member ones included) is described in
+ * the property's blurb, which gst-inspect-1.0 shows. */
+static void
+check_stats_documented (GstElement * e)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "stats");
+  GstStructure *s;
+
+  g_object_get (e, "stats", &s, NULL);
+  fail_unless (gst_structure_n_fields (s) > 10);
+  gst_structure_foreach (s, document_field_cb,
+      (gpointer) g_param_spec_get_blurb (pspec));
+  gst_structure_free (s);
+}
+
 /* A UDP socket on 127.0.0.1 at an ephemeral port (returned in @port). */
 static GSocket *
 bound_socket (guint * port)
@@ -813,6 +864,7 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
   fail_unless_equals_uint64 (element_stat (sink, "key-unit-requests"), 2);
   fail_unless_equals_uint64 (element_stat (sink, "pli-received"), 3);
   fail_unless_equals_int (pull_force_key_units (h), 1);
+  check_stats_documented (sink);
 
   gst_object_unref (sink);
   gst_harness_teardown (h);
@@ -897,6 +949,7 @@ GST_START_TEST (test_src_sends_pli)
   fail_unless_equals_int (media, 2);
   fail_unless_equals_uint64 (element_stat (src, "pli-sent"), 2);
   gst_object_unref (pad);
+  check_stats_documented (src);
 
   gst_element_set_state (m.pipeline, GST_STATE_NULL);
   gst_object_unref (src);
@@ -904,6 +957,36 @@ GST_START_TEST (test_src_sends_pli)
   g_object_unref (peer);
   g_free (desc);
   g_free (members);
+}
+
+GST_END_TEST;
+
+/* gst-inspect-1.0 shows a user what they need: the stats fields (checked
+ * with live stats in the PLI tests), an example and the URI syntax. */
+GST_START_TEST (test_inspect_documents_usage)
+{
+  const gchar *names[] = { "tpsssink", "tpsssrc" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    const gchar *desc;
+    GstElement *e;
+    GParamSpec *pspec;
+
+    fail_unless (f != NULL);
+    desc = gst_element_factory_get_metadata (f,
+        GST_ELEMENT_METADATA_DESCRIPTION);
+    fail_unless (strstr (desc, "gst-launch-1.0 ") != NULL, "%s: %s",
+        names[i], desc);
+    fail_unless (strstr (desc, names[i]) != NULL, "%s: %s", names[i], desc);
+    fail_unless (strstr (desc, "tpss://") != NULL, "%s: %s", names[i], desc);
+    e = gst_element_factory_create (f, NULL);
+    pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "stats");
+    fail_if (strstr (g_param_spec_get_blurb (pspec), "see the element") !=
+        NULL);
+    gst_object_unref (e);
+    gst_object_unref (f);
+  }
 }
 
 GST_END_TEST;
@@ -927,6 +1010,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_duplicate_members_while_playing);
   tcase_add_test (tc, test_pli_becomes_force_key_unit);
   tcase_add_test (tc, test_src_sends_pli);
+  tcase_add_test (tc, test_inspect_documents_usage);
   return s;
 }
 
