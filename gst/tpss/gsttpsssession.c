@@ -711,6 +711,12 @@ gst_tpss_parse_members (const gchar * str, GArray * out, GError ** error)
       g_free (m.host);
     g_free (entry);
   }
+  if (ok && g_hash_table_size (seen) > TPSS_MAX_MEMBERS) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "too many members: %u listed, a group has at most %u (this member "
+        "included)", g_hash_table_size (seen), TPSS_MAX_MEMBERS);
+    ok = FALSE;
+  }
   g_hash_table_unref (seen);
   g_strfreev (parts);
   return ok;
@@ -1198,7 +1204,16 @@ apply_members (GstTpssSession * s, const gchar * str, gint64 now,
   GHashTableIter it;
   gpointer k, v;
   gboolean ok = gst_tpss_parse_members (str, specs, error);
+  guint others = 0;
 
+  for (guint i = 0; ok && i < specs->len; i++)
+    others += g_array_index (specs, MemberSpec, i).id != s->id;
+  if (ok && others > TPSS_MAX_MEMBERS - 1) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "too many members: %u besides this one (%u), a group has at most %u "
+        "(this member included)", others, s->id, TPSS_MAX_MEMBERS);
+    ok = FALSE;
+  }
   for (guint i = 0; ok && i < specs->len; i++) {
     MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
     struct sockaddr_storage ss;

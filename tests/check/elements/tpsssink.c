@@ -558,6 +558,21 @@ GST_START_TEST (test_bad_properties)
   expect_failure ("tpsssrc members=1@127.0.0.1:70000", "port must be 1..65535");
   expect_failure ("tpsssrc members=1@127.0.0.1:5004,2@no-such-host.invalid:5006",
       "member \"2@no-such-host.invalid:5006\"");
+  /* More members than a group holds (the core would ignore the rest). */
+  {
+    GString *desc = g_string_new ("tpsssrc member-id=100 members=");
+    for (guint i = 1; i <= 65; i++)
+      g_string_append_printf (desc, "%s%u@127.0.0.1:%u", i > 1 ? "," : "", i,
+          6000 + i);
+    expect_failure (desc->str, "too many members: 65");
+    g_string_free (desc, TRUE);
+    desc = g_string_new ("tpsssrc member-id=100 members=");
+    for (guint i = 1; i <= 64; i++)
+      g_string_append_printf (desc, "%s%u@127.0.0.1:%u", i > 1 ? "," : "", i,
+          6000 + i);
+    expect_failure (desc->str, "too many members: 64 besides this one");
+    g_string_free (desc, TRUE);
+  }
 }
 
 GST_END_TEST;
