@@ -915,6 +915,7 @@ typedef struct
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
   gboolean have_seq;
+  gboolean asked_key_unit;      /* PLI sent since its stream started */
   guint16 max_seq;
   guint pending_lost;
   guint64 last_recovered, pending_recovered;
@@ -1641,11 +1642,12 @@ handle_rtp (GstTpssSession * s, const guint8 * data, gsize len,
     } else {
       m->have_seq = TRUE;
       m->max_seq = seq;
-      /* Its stream starts here (we joined late, or it did): without a key
-       * unit nothing decodes until the encoder's next one. */
-      if (s->src)
-        send_pli (s, m);
     }
+    /* Its stream starts here for the src (we joined late, it did, or the
+     * src came after the session's sink): without a key unit nothing
+     * decodes until the encoder's next one. */
+    if (s->src && !m->asked_key_unit)
+      m->asked_key_unit = send_pli (s, m);
     if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
       gpointer ext;
       guint size;
@@ -1777,6 +1779,7 @@ run_core (GstTpssSession * s, GQueue * acts)
             g_clear_pointer (&m->enc, tpss_fec_encoder_free);
             g_clear_pointer (&m->dec, tpss_fec_decoder_free);
             m->have_seq = FALSE;
+            m->asked_key_unit = FALSE;
           }
         }
         act_add (acts, ACT_LEFT, ev.member);
@@ -2110,12 +2113,20 @@ void
 gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
     const GstTpssSrcCallbacks * cb)
 {
+  GHashTableIter it;
+  gpointer v;
+
   g_mutex_lock (&s->lock);
   s->src = src;
   if (cb)
     s->src_cb = *cb;
   else
     memset (&s->src_cb, 0, sizeof (s->src_cb));
+  /* A new src starts every stream anew: each gets a PLI with its next
+   * packet. */
+  g_hash_table_iter_init (&it, s->members);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    ((Member *) v)->asked_key_unit = FALSE;
   g_mutex_unlock (&s->lock);
 }
 

@@ -976,6 +976,52 @@ GST_START_TEST (test_src_sends_pli)
 
 GST_END_TEST;
 
+/* A member's sink starts the session and receives a stream before the
+ * member's src exists: the src still asks for a key unit when it comes. */
+GST_START_TEST (test_src_after_sink_sends_pli)
+{
+  guint p1 = free_udp_port (), p2;
+  GSocket *peer = bound_socket (&p2);
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *sdesc = g_strdup_printf ("tpsssink name=sink port=%u member-id=1 "
+      "members=%s", p1, members);
+  gchar *rdesc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=%s caps=\"" RTP_CAPS "\"", p1, members);
+  GstElement *send = launch (sdesc), *recv = launch (rdesc), *sink;
+  guint32 sender = 0, media = 0;
+
+  fail_unless (gst_element_set_state (send, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  sink = gst_bin_get_by_name (GST_BIN (send), "sink");
+  for (guint i = 0; i < 5; i++)
+    send_rtp (peer, p1, 2, i);
+  WAIT_UNTIL (element_stat (sink, "data-received") == 5, 5);
+  fail_unless_equals_uint64 (element_stat (sink, "data-received"), 5);
+  /* Nobody receives the stream yet: no PLI. */
+  fail_unless_equals_uint64 (element_stat (sink, "pli-sent"), 0);
+
+  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (guint i = 5; i < 10; i++)
+    send_rtp (peer, p1, 2, i);
+  fail_unless (recv_pli (peer, &sender, &media), "no PLI when the src came");
+  fail_unless_equals_int (sender, 1);
+  fail_unless_equals_int (media, 2);
+  fail_unless_equals_uint64 (element_stat (sink, "pli-sent"), 1);
+
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (recv);
+  gst_object_unref (send);
+  g_object_unref (peer);
+  g_free (sdesc);
+  g_free (rdesc);
+  g_free (members);
+}
+
+GST_END_TEST;
+
 /* gst-inspect-1.0 shows a user what they need: the stats fields (checked
  * with live stats in the PLI tests), an example and the URI syntax. */
 GST_START_TEST (test_inspect_documents_usage)
@@ -1025,6 +1071,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_duplicate_members_while_playing);
   tcase_add_test (tc, test_pli_becomes_force_key_unit);
   tcase_add_test (tc, test_src_sends_pli);
+  tcase_add_test (tc, test_src_after_sink_sends_pli);
   tcase_add_test (tc, test_inspect_documents_usage);
   return s;
 }
