@@ -38,6 +38,14 @@
  * element messages (member, phase, distance, length), membership as
  * `tpss-member-joined` / `tpss-member-left`.
  *
+ * A member that starts receiving this stream (a late joiner), or whose
+ * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
+ * member about this member's stream becomes an upstream force-key-unit
+ * event (all-headers), at most one per #GstTpssSink:key-unit-holdoff (or
+ * twice the RTT to the requester when longer); the others are counted as
+ * pli-ignored. PLIs from non-members, from a member's id at another address
+ * or about another stream are dropped (pli-dropped).
+ *
  * The baselines of the paper are modes of the same element:
  * `slow-start=traditional` (section 4.1) and `control=feedback` (4.2).
  *

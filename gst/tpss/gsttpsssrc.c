@@ -26,6 +26,13 @@
  * `control=feedback` (the section 4.2 baseline) admission is first come,
  * first served.
  *
+ * Key units: when a member's stream starts (its first packet) and whenever
+ * a force-key-unit event comes upstream on its pad (rtph264depay and
+ * decoders send one when they cannot decode), the member gets an RTCP PLI
+ * (RFC 4585), counted as pli-sent; its tpsssink asks its encoder for a key
+ * unit, so a late joiner decodes at once instead of at the sender's next
+ * key frame.
+ *
  * Control packets that do not parse, come from ids that are not members, or
  * claim a member's id from another address are counted in
  * #GstTpssSrc:stats and dropped.
