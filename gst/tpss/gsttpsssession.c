@@ -32,6 +32,7 @@
 
 #include "gsttpsssession.h"
 #include "tpssfec.h"
+#include "rtcpfb.h"
 
 #include <gio/gio.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -628,55 +629,95 @@ parse_u32 (const gchar * s, guint32 * out)
   return TRUE;
 }
 
+/* Parses one "id@host:port" or "id" entry @t (modified in place). */
+static gboolean
+parse_member_entry (gchar * t, MemberSpec * m, GError ** error)
+{
+  gchar *entry = g_strdup (t), *at = strchr (t, '@'), *host, *colon;
+  guint32 port = 0;
+  gboolean ok = FALSE;
+
+  if (at)
+    *at = '\0';
+  if (!parse_u32 (t, &m->id) || m->id == 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "bad member \"%s\": the id must be a number 1..4294967295", entry);
+    goto done;
+  }
+  if (!at) {
+    ok = TRUE;
+    goto done;
+  }
+  host = at + 1;
+  colon = strrchr (host, ':');
+  if (!colon || colon == host || colon[1] == '\0') {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "bad member \"%s\": expected id@host:port", entry);
+    goto done;
+  }
+  if (!parse_u32 (colon + 1, &port) || port == 0 || port > 65535) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "bad member \"%s\": the port must be 1..65535", entry);
+    goto done;
+  }
+  *colon = '\0';
+  if (host[0] == '[' && colon[-1] == ']') {
+    host++;
+    colon[-1] = '\0';
+  }
+  m->host = g_strdup (host);
+  m->port = port;
+  ok = TRUE;
+done:
+  g_free (entry);
+  return ok;
+}
+
+/* Validates "id@host:port,..." (an id alone: address learned from HELLO);
+ * an id listed twice is an error, whatever its addresses. */
 gboolean
 gst_tpss_parse_members (const gchar * str, GArray * out, GError ** error)
 {
   gchar **parts;
+  GHashTable *seen;
   gboolean ok = TRUE;
 
   if (!str)
     return TRUE;
   parts = g_strsplit (str, ",", -1);
+  seen = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   for (guint i = 0; ok && parts[i]; i++) {
-    gchar *t = g_strstrip (parts[i]), *at, *colon, *idstr, *host;
+    gchar *t = g_strstrip (parts[i]), *entry;
+    const gchar *first;
     MemberSpec m = { 0, };
-    guint32 port = 0;
 
     if (!*t)
       continue;
-    at = strchr (t, '@');
-    idstr = t;
-    if (at)
-      *at = '\0';
-    if (!parse_u32 (idstr, &m.id) || m.id == 0) {
+    entry = g_strdup (t);
+    ok = parse_member_entry (t, &m, error);
+    if (ok && (first = g_hash_table_lookup (seen, GUINT_TO_POINTER (m.id)))) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "bad member \"%s\": the id must be a number 1..4294967295", t);
+          "duplicate member id %u in the members list (\"%s\" and \"%s\"): "
+          "every member needs its own id", m.id, first, entry);
       ok = FALSE;
-      break;
     }
-    if (at) {
-      host = at + 1;
-      colon = strrchr (host, ':');
-      if (!colon || !parse_u32 (colon + 1, &port) || port == 0 || port > 65535
-          || colon == host) {
-        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-            "bad member \"%s@%s\": expected id@host:port", idstr, host);
-        ok = FALSE;
-        break;
-      }
-      *colon = '\0';
-      if (host[0] == '[' && colon[-1] == ']') {
-        host++;
-        colon[-1] = '\0';
-      }
-      m.host = g_strdup (host);
-      m.port = port;
+    if (ok) {
+      g_hash_table_insert (seen, GUINT_TO_POINTER (m.id), entry);
+      entry = NULL;
     }
-    if (out)
+    if (ok && out)
       g_array_append_val (out, m);
     else
       g_free (m.host);
+    g_free (entry);
   }
+  if (ok && g_hash_table_size (seen) > TPSS_MAX_MEMBERS) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "too many members: %u listed, a group has at most %u (this member "
+        "included)", g_hash_table_size (seen), TPSS_MAX_MEMBERS);
+    ok = FALSE;
+  }
+  g_hash_table_unref (seen);
   g_strfreev (parts);
   return ok;
 }
@@ -716,6 +757,59 @@ gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
 /* ------------------------------------------------------------------ */
 /* URI */
 
+/* One URI query parameter, checked before anything is applied. */
+typedef struct
+{
+  const gchar *name;
+  GValue value;
+} UriParam;
+
+static void
+uri_param_free (gpointer data)
+{
+  UriParam *p = data;
+
+  g_value_unset (&p->value);
+  g_free (p);
+}
+
+/* Checks one "name=value" of a URI's query; NULL (and @error) if bad. */
+static UriParam *
+uri_param_check (GObjectClass * klass, const gchar * uri, const gchar * k,
+    const gchar * v, GError ** error)
+{
+  GParamSpec *pspec = g_object_class_find_property (klass, k);
+  UriParam *p;
+  GError *err = NULL;
+
+  if (!pspec || !(pspec->flags & G_PARAM_WRITABLE) ||
+      g_str_equal (k, "name") || g_str_equal (k, "parent")) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": unknown parameter \"%s\"", uri, k);
+    return NULL;
+  }
+  p = g_new0 (UriParam, 1);
+  p->name = pspec->name;
+  g_value_init (&p->value, pspec->value_type);
+  if (!gst_value_deserialize_with_pspec (&p->value, v, pspec) ||
+      g_param_value_validate (pspec, &p->value)) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": bad value \"%s\" for %s", uri, v, k);
+    uri_param_free (p);
+    return NULL;
+  }
+  if (g_str_equal (k, "members") && !gst_tpss_parse_members (v, NULL, &err)) {
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": %s", uri, err->message);
+    g_error_free (err);
+    uri_param_free (p);
+    return NULL;
+  }
+  return p;
+}
+
+/* Applies "tpss://host:port?prop=value&..." to @element: every parameter is
+ * checked first, so a bad URI changes nothing. */
 gboolean
 gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
 {
@@ -723,6 +817,7 @@ gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
   GHashTable *params = NULL;
   GHashTableIter it;
   gpointer k, v;
+  GPtrArray *checked = g_ptr_array_new_with_free_func (uri_param_free);
   gboolean ok = TRUE;
   GError *err = NULL;
 
@@ -731,62 +826,46 @@ gst_tpss_uri_apply (GstElement * element, const gchar * uri, GError ** error)
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
         "invalid URI \"%s\": %s", uri, err->message);
     g_error_free (err);
+    g_ptr_array_unref (checked);
     return FALSE;
   }
   if (g_strcmp0 (g_uri_get_scheme (u), "tpss") != 0) {
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_UNSUPPORTED_PROTOCOL,
         "invalid URI \"%s\": the scheme must be tpss", uri);
-    g_uri_unref (u);
-    return FALSE;
+    ok = FALSE;
   }
-  if (g_uri_get_host (u) && *g_uri_get_host (u))
-    g_object_set (element, "address", g_uri_get_host (u), NULL);
-  if (g_uri_get_port (u) > 0)
-    g_object_set (element, "port", g_uri_get_port (u), NULL);
-  if (g_uri_get_query (u)) {
+  if (ok && g_uri_get_query (u)) {
     params = g_uri_parse_params (g_uri_get_query (u), -1, "&",
         G_URI_PARAMS_NONE, &err);
     if (!params) {
       g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
           "invalid URI \"%s\": %s", uri, err->message);
       g_error_free (err);
-      g_uri_unref (u);
-      return FALSE;
-    }
-    g_hash_table_iter_init (&it, params);
-    while (ok && g_hash_table_iter_next (&it, &k, &v)) {
-      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
-          (element), k);
-      GValue val = G_VALUE_INIT;
-
-      if (!pspec || !(pspec->flags & G_PARAM_WRITABLE) ||
-          g_str_equal (k, "name") || g_str_equal (k, "parent")) {
-        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-            "invalid URI \"%s\": unknown parameter \"%s\"", uri,
-            (gchar *) k);
-        ok = FALSE;
-        break;
+      ok = FALSE;
+    } else {
+      g_hash_table_iter_init (&it, params);
+      while (ok && g_hash_table_iter_next (&it, &k, &v)) {
+        UriParam *p = uri_param_check (G_OBJECT_GET_CLASS (element), uri, k,
+            v, error);
+        if (p)
+          g_ptr_array_add (checked, p);
+        ok = p != NULL;
       }
-      g_value_init (&val, pspec->value_type);
-      if (!gst_value_deserialize_with_pspec (&val, v, pspec) ||
-          g_param_value_validate (pspec, &val)) {
-        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-            "invalid URI \"%s\": bad value \"%s\" for %s", uri, (gchar *) v,
-            (gchar *) k);
-        ok = FALSE;
-      } else if (g_str_equal (k, "members") &&
-          !gst_tpss_parse_members (v, NULL, &err)) {
-        g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
-            "invalid URI \"%s\": %s", uri, err->message);
-        g_clear_error (&err);
-        ok = FALSE;
-      } else {
-        g_object_set_property (G_OBJECT (element), k, &val);
-      }
-      g_value_unset (&val);
     }
-    g_hash_table_unref (params);
   }
+  if (ok) {
+    if (g_uri_get_host (u) && *g_uri_get_host (u))
+      g_object_set (element, "address", g_uri_get_host (u), NULL);
+    if (g_uri_get_port (u) > 0)
+      g_object_set (element, "port", g_uri_get_port (u), NULL);
+    for (guint i = 0; i < checked->len; i++) {
+      UriParam *p = g_ptr_array_index (checked, i);
+      g_object_set_property (G_OBJECT (element), p->name, &p->value);
+    }
+  }
+  if (params)
+    g_hash_table_unref (params);
+  g_ptr_array_unref (checked);
   g_uri_unref (u);
   return ok;
 }
@@ -836,6 +915,7 @@ typedef struct
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
   gboolean have_seq;
+  gboolean asked_key_unit;      /* PLI sent since its stream started */
   guint16 max_seq;
   guint pending_lost;
   guint64 last_recovered, pending_recovered;
@@ -848,6 +928,7 @@ typedef enum
   ACT_MESSAGE,
   ACT_DELIVER,
   ACT_LEFT,
+  ACT_KEY_UNIT,
 } ActType;
 
 typedef struct
@@ -855,6 +936,7 @@ typedef struct
   ActType type;
   guint32 member;
   guint64 rate;
+  gint64 rtt;                   /* ACT_KEY_UNIT: toward the requester, ns */
   GstStructure *msg;
   GstBufferList *list;
 } Act;
@@ -895,6 +977,7 @@ struct _GstTpssSession
   guint64 sent, send_bytes, queue_dropped, send_errors, ctrl_sent;
   guint64 ctrl_received, malformed, non_member, forged, own, other_rtcp;
   guint64 data_non_member, data_received;
+  guint64 pli_sent, pli_received, pli_dropped;
 };
 
 static GMutex registry_lock;
@@ -1122,12 +1205,26 @@ apply_members (GstTpssSession * s, const gchar * str, gint64 now,
   GHashTableIter it;
   gpointer k, v;
   gboolean ok = gst_tpss_parse_members (str, specs, error);
+  guint others = 0;
 
+  for (guint i = 0; ok && i < specs->len; i++)
+    others += g_array_index (specs, MemberSpec, i).id != s->id;
+  if (ok && others > TPSS_MAX_MEMBERS - 1) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "too many members: %u besides this one (%u), a group has at most %u "
+        "(this member included)", others, s->id, TPSS_MAX_MEMBERS);
+    ok = FALSE;
+  }
   for (guint i = 0; ok && i < specs->len; i++) {
     MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
     struct sockaddr_storage ss;
     socklen_t len = 0;
-    if (ms->host && !resolve (ms->host, ms->port, &ss, &len, error)) {
+    GError *err = NULL;
+    if (ms->host && !resolve (ms->host, ms->port, &ss, &len, &err)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "member \"%u@%s:%u\": cannot resolve the host: %s", ms->id,
+          ms->host, ms->port, err->message);
+      g_error_free (err);
       ok = FALSE;
       break;
     }
@@ -1403,9 +1500,35 @@ handle_msg (GstTpssSession * s, const TpssMsg * msg,
   tpss_member_on_msg (s->core, msg, now);
 }
 
+/* A PLI: accepted from a member (its id from its address) about our own
+ * stream; the sink is asked for a key unit. Anything else is dropped. */
+static void
+handle_pli (GstTpssSession * s, guint32 sender, guint32 media,
+    const struct sockaddr_storage *from, socklen_t fromlen, GQueue * acts)
+{
+  TpssSendStats st;
+  Act *a;
+
+  if (sender == s->id) {
+    s->own++;
+    return;
+  }
+  if (media != s->id || !check_source (s, sender, from, fromlen, FALSE)) {
+    s->pli_dropped++;
+    return;
+  }
+  s->pli_received++;
+  a = g_new0 (Act, 1);
+  a->type = ACT_KEY_UNIT;
+  a->member = sender;
+  a->rtt = tpss_member_get_send_stats (s->core, sender, &st) ? st.rtt : -1;
+  g_queue_push_tail (acts, a);
+}
+
 static void
 handle_rtcp (GstTpssSession * s, const guint8 * data, gsize len,
-    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now)
+    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
+    GQueue * acts)
 {
   gsize off = 0;
 
@@ -1413,23 +1536,40 @@ handle_rtcp (GstTpssSession * s, const guint8 * data, gsize len,
     TpssMsg msg;
     gsize consumed = 0;
 
-    if (tpss_msg_parse (data + off, len - off, &msg, &consumed)) {
-      handle_msg (s, &msg, from, fromlen, now);
-    } else if (consumed == 0) {
-      s->malformed++;
-      return;
-    } else if (data[off + 1] == 204) {
-      /* An APP packet that claims to be ours but does not parse, or
-       * another application's. */
-      if (consumed >= 12 && memcmp (data + off + 8, "TPSS", 4) == 0)
+    switch (tpss_rtcp_next (data + off, len - off, &msg, &consumed)) {
+      case TPSS_RTCP_MSG:
+        handle_msg (s, &msg, from, fromlen, now);
+        break;
+      case TPSS_RTCP_PLI:
+        handle_pli (s, msg.sender_ssrc, msg.media_ssrc, from, fromlen, acts);
+        break;
+      case TPSS_RTCP_BAD:
         s->malformed++;
-      else
+        break;
+      case TPSS_RTCP_OTHER:
         s->other_rtcp++;
-    } else {
-      s->other_rtcp++;
+        break;
+      case TPSS_RTCP_MALFORMED:
+        s->malformed++;
+        return;
     }
     off += consumed;
   }
+}
+
+/* Asks @m for a key unit of its stream (RFC 4585 PLI, sent alone as
+ * reduced-size RTCP, RFC 5506). With `lock`. */
+static gboolean
+send_pli (GstTpssSession * s, Member * m)
+{
+  guint8 pli[RTCP_PLI_SIZE];
+
+  if (!m->have_addr || s->fd < 0)
+    return FALSE;
+  rtcp_pli_write (pli, sizeof (pli), s->id, m->id);
+  send_to (s, pli, sizeof (pli), &m->addr, m->addrlen);
+  s->pli_sent++;
+  return TRUE;
 }
 
 static void
@@ -1503,6 +1643,11 @@ handle_rtp (GstTpssSession * s, const guint8 * data, gsize len,
       m->have_seq = TRUE;
       m->max_seq = seq;
     }
+    /* Its stream starts here for the src (we joined late, it did, or the
+     * src came after the session's sink): without a key unit nothing
+     * decodes until the encoder's next one. */
+    if (s->src && !m->asked_key_unit)
+      m->asked_key_unit = send_pli (s, m);
     if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
       gpointer ext;
       guint size;
@@ -1551,7 +1696,7 @@ handle_datagram (GstTpssSession * s, const guint8 * data, gsize len,
   }
   /* RFC 5761: packet types 192..223 are RTCP. */
   if (data[1] >= 192 && data[1] <= 223)
-    handle_rtcp (s, data, len, from, fromlen, now);
+    handle_rtcp (s, data, len, from, fromlen, now, acts);
   else
     handle_rtp (s, data, len, from, fromlen, now, acts);
 }
@@ -1634,6 +1779,7 @@ run_core (GstTpssSession * s, GQueue * acts)
             g_clear_pointer (&m->enc, tpss_fec_encoder_free);
             g_clear_pointer (&m->dec, tpss_fec_decoder_free);
             m->have_seq = FALSE;
+            m->asked_key_unit = FALSE;
           }
         }
         act_add (acts, ACT_LEFT, ev.member);
@@ -1712,6 +1858,10 @@ dispatch (GstTpssSession * s, GQueue * acts, GstElement * sink,
       case ACT_LEFT:
         if (src && src_cb->member_left)
           src_cb->member_left (src, a->member);
+        break;
+      case ACT_KEY_UNIT:
+        if (sink && sink_cb->key_unit)
+          sink_cb->key_unit (sink, a->member, a->rtt);
         break;
     }
     g_free (a);
@@ -1893,6 +2043,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   s->ctrl_sent = s->ctrl_received = s->malformed = s->non_member = 0;
   s->forged = s->own = s->other_rtcp = s->data_non_member = 0;
   s->data_received = 0;
+  s->pli_sent = s->pli_received = s->pli_dropped = 0;
   if (!apply_members (s, s->settings.members, now, error))
     goto fail;
   tpss_member_advance (s->core, now);   /* starts: HELLO */
@@ -1962,12 +2113,20 @@ void
 gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
     const GstTpssSrcCallbacks * cb)
 {
+  GHashTableIter it;
+  gpointer v;
+
   g_mutex_lock (&s->lock);
   s->src = src;
   if (cb)
     s->src_cb = *cb;
   else
     memset (&s->src_cb, 0, sizeof (s->src_cb));
+  /* A new src starts every stream anew: each gets a PLI with its next
+   * packet. */
+  g_hash_table_iter_init (&it, s->members);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    ((Member *) v)->asked_key_unit = FALSE;
   g_mutex_unlock (&s->lock);
 }
 
@@ -2053,6 +2212,20 @@ gst_tpss_session_set_priorities (GstTpssSession * s, const gchar * prio,
   return TRUE;
 }
 
+gboolean
+gst_tpss_session_request_key_unit (GstTpssSession * s, guint32 member)
+{
+  Member *m;
+  gboolean sent = FALSE;
+
+  g_mutex_lock (&s->lock);
+  m = s->core ? member_get (s, member, FALSE) : NULL;
+  if (m)
+    sent = send_pli (s, m);
+  g_mutex_unlock (&s->lock);
+  return sent;
+}
+
 guint32
 gst_tpss_session_get_member_id (GstTpssSession * s)
 {
@@ -2108,7 +2281,10 @@ gst_tpss_session_get_stats (GstTpssSession * s)
       "non-member", G_TYPE_UINT64, s->non_member + s->data_non_member,
       "forged", G_TYPE_UINT64, s->forged,
       "own", G_TYPE_UINT64, s->own,
-      "other-rtcp", G_TYPE_UINT64, s->other_rtcp, NULL);
+      "other-rtcp", G_TYPE_UINT64, s->other_rtcp,
+      "pli-sent", G_TYPE_UINT64, s->pli_sent,
+      "pli-received", G_TYPE_UINT64, s->pli_received,
+      "pli-dropped", G_TYPE_UINT64, s->pli_dropped, NULL);
 
   if (s->core) {
     g_hash_table_iter_init (&it, s->members);

@@ -99,12 +99,73 @@ gboolean gst_tpss_parse_members (const gchar * str, GArray * out,
 gboolean gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
     GError ** error);
 
+/* The session's `stats` fields, for the stats blurb of both elements
+ * (gst-inspect-1.0 shows it): "field: meaning (unit)". */
+#define GST_TPSS_SESSION_STATS_DOC \
+  "member-id: this member's id, also the SSRC of its stream (number); " \
+  "port: the UDP port the session is bound to (port number); " \
+  "running: whether the session's socket and thread are up (boolean); " \
+  "data-rate: TR, the data rate the encoder is told, the minimum over the " \
+  "destinations (bits/s); " \
+  "packets-sent: media packets that left the sender queue MQ (packets); " \
+  "bytes-sent: their size (bytes); " \
+  "queue-dropped: packets MQ refused for being over max-queue-bytes " \
+  "(packets); " \
+  "queued: packets waiting in MQ now (packets); " \
+  "send-errors: socket sends that failed (datagrams); " \
+  "control-sent: TPSS control messages sent (messages); " \
+  "control-received: control messages accepted from members (messages); " \
+  "data-received: media packets received from members (packets); " \
+  "malformed: datagrams or RTCP packets that did not parse, dropped " \
+  "(packets); " \
+  "non-member: control or data from an id that is not a member, dropped " \
+  "(packets); " \
+  "forged: a member's id from another address, or a HELLO whose id " \
+  "disagrees, dropped (packets); " \
+  "own: our own packets looped back, dropped (packets); " \
+  "other-rtcp: RTCP of other kinds, ignored (packets); " \
+  "pli-sent: PLIs (RTCP picture loss indications, key-unit requests) sent " \
+  "to members when their stream starts or a pad asks for a key unit " \
+  "(packets); " \
+  "pli-received: PLIs from members about our stream (packets); " \
+  "pli-dropped: PLIs from non-members, forged, or about another stream " \
+  "(packets); " \
+  "members: a list with one structure per member, whose fields are " \
+  "id: the member's id (number); " \
+  "address: its host:port, empty until known (string); " \
+  "priority: its priority at this receiver, higher first (number); " \
+  "send-phase: the slow-start phase toward it, redundant or non-redundant " \
+  "(string); " \
+  "send-data-rate: D toward it (bits/s); " \
+  "send-rate: S toward it, data plus parity (bits/s); " \
+  "send-notified-rate: the last rate it notified (bits/s); " \
+  "send-distance: k, interleaved parity groups (count); " \
+  "send-length: l, data packets per parity packet, 0 = no parity (packets); " \
+  "rtt: round-trip time to it, -1 = unknown (ns); " \
+  "packets-sent: media packets sent to it (packets); " \
+  "parity-sent: parity packets sent to it (packets); " \
+  "packets-received: media packets from it (packets); " \
+  "parity-received: parity packets from it (packets); " \
+  "packets-lost: sequence gaps before FEC recovery (packets); " \
+  "packets-recovered: lost packets FEC rebuilt (packets); " \
+  "packets-not-delivered: packets admission refused, over the allocation " \
+  "(packets); " \
+  "packets-delivered: packets handed on in order (packets); " \
+  "receive-rate: measured receive rate from it (bits/s); " \
+  "allocated-rate: NQCP allocation, 0 = unlimited (bits/s); " \
+  "recv-notified-rate: the rate we last notified it (bits/s); " \
+  "unrecoverable: packets given up after fec-size-time (packets); " \
+  "fec-malformed: parity packets that did not parse (packets)"
+
 typedef struct _GstTpssSession GstTpssSession;
 
 typedef struct
 {
   /* TR changed: the encoder's data rate, bits/s. */
   void (*data_rate) (GstElement * sink, guint64 rate);
+  /* A member asked for a key unit of our stream (a PLI); @rtt toward it,
+   * ns (-1 unknown). */
+  void (*key_unit) (GstElement * sink, guint32 member, gint64 rtt);
 } GstTpssSinkCallbacks;
 
 typedef struct
@@ -142,6 +203,11 @@ gboolean gst_tpss_session_set_members (GstTpssSession * session,
     const gchar * members, GError ** error);
 gboolean gst_tpss_session_set_priorities (GstTpssSession * session,
     const gchar * priorities, GError ** error);
+
+/* Sends @member a PLI (asks it for a key unit of its stream); FALSE if it
+ * is not a member with a known address. */
+gboolean gst_tpss_session_request_key_unit (GstTpssSession * session,
+    guint32 member);
 
 guint32 gst_tpss_session_get_member_id (GstTpssSession * session);
 guint gst_tpss_session_get_port (GstTpssSession * session);

@@ -38,6 +38,14 @@
  * element messages (member, phase, distance, length), membership as
  * `tpss-member-joined` / `tpss-member-left`.
  *
+ * A member that starts receiving this stream (a late joiner), or whose
+ * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
+ * member about this member's stream becomes an upstream force-key-unit
+ * event (all-headers), at most one per #GstTpssSink:key-unit-holdoff (or
+ * twice the RTT to the requester when longer); the others are counted as
+ * pli-ignored. PLIs from non-members, from a member's id at another address
+ * or about another stream are dropped (pli-dropped).
+ *
  * The baselines of the paper are modes of the same element:
  * `slow-start=traditional` (section 4.1) and `control=feedback` (4.2).
  *
@@ -70,14 +78,20 @@
 #include "gsttpsssink.h"
 #include "gsttpsssession.h"
 #include "gstlayerrates.h"
+#include "rtcpfb.h"
+
+#include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define GST_CAT_DEFAULT gst_tpss_sink_debug
+
+#define DEFAULT_KEY_UNIT_HOLDOFF (100 * GST_MSECOND)
 
 enum
 {
   PROP_BITRATE = GST_TPSS_PROP_LAST,
   PROP_STATS,
+  PROP_KEY_UNIT_HOLDOFF,
 };
 
 struct _GstTpssSink
@@ -94,6 +108,12 @@ struct _GstTpssSink
   GstRatePath *rates;
   gboolean rate_set;            /* streaming thread */
   guint64 refused;
+
+  /* Key-unit requests from PLIs, under the object lock */
+  guint64 key_unit_holdoff;     /* ns */
+  KeyUnitHoldoff holdoff;
+  guint key_unit_count;
+  guint64 key_unit_requests, pli_ignored;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -134,8 +154,48 @@ on_data_rate (GstElement * element, guint64 rate)
   set_rate (self, rate);
 }
 
+/* The hold-off after a key-unit request: the property, or twice the RTT
+ * to the requester when larger (a request newer than that may still be
+ * answered by the key unit on its way, as rtpsession reasons). */
+static gint64
+effective_holdoff (GstTpssSink * self, gint64 rtt)
+{
+  return MAX ((gint64) self->key_unit_holdoff, rtt > 0 ? 2 * rtt : 0);
+}
+
+/* From the session thread, no lock held: a member's PLI. */
+static void
+on_key_unit (GstElement * element, guint32 member, gint64 rtt)
+{
+  GstTpssSink *self = GST_TPSS_SINK (element);
+  gboolean take;
+  guint count = 0;
+
+  GST_OBJECT_LOCK (self);
+  take = key_unit_holdoff_take (&self->holdoff, g_get_monotonic_time () *
+      GST_USECOND, effective_holdoff (self, rtt));
+  if (take) {
+    self->key_unit_requests++;
+    count = ++self->key_unit_count;
+  } else {
+    self->pli_ignored++;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (!take) {
+    GST_LOG_OBJECT (self, "PLI from member %u within the hold-off", member);
+    return;
+  }
+  GST_DEBUG_OBJECT (self, "PLI from member %u: requesting key unit %u",
+      member, count);
+  gst_pad_push_event (GST_BASE_SINK_PAD (self),
+      gst_video_event_new_upstream_force_key_unit (GST_CLOCK_TIME_NONE, TRUE,
+          count));
+}
+
 static const GstTpssSinkCallbacks sink_callbacks = {
   .data_rate = on_data_rate,
+  .key_unit = on_key_unit,
 };
 
 static GstFlowReturn
@@ -227,6 +287,10 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       self->started = TRUE;
       self->rate_set = FALSE;
       self->refused = 0;
+      GST_OBJECT_LOCK (self);
+      key_unit_holdoff_init (&self->holdoff);
+      self->key_unit_requests = self->pli_ignored = 0;
+      GST_OBJECT_UNLOCK (self);
       gst_tpss_session_set_sink (self->session, element, &sink_callbacks);
       break;
     }
@@ -257,12 +321,19 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstTpssSink *self = GST_TPSS_SINK (object);
-  gchar *members = NULL, *prio = NULL;
+  gchar *members = NULL, *prio = NULL, *old_members = NULL;
   gboolean live = FALSE;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
+  if (prop_id == PROP_KEY_UNIT_HOLDOFF) {
+    self->key_unit_holdoff = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  old_members = g_strdup (self->settings.members);
   if (!gst_tpss_settings_set_property (&self->settings, prop_id, value)) {
+    g_free (old_members);
     GST_OBJECT_UNLOCK (self);
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     return;
@@ -270,18 +341,27 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
   live = self->started;
   if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
     members = g_strdup (self->settings.members);
+  else
+    g_clear_pointer (&old_members, g_free);
   if (prop_id == GST_TPSS_PROP_PRIORITIES)
     prio = g_strdup (self->settings.priorities);
   GST_OBJECT_UNLOCK (self);
 
-  if (members && !gst_tpss_parse_members (members, NULL, &err)) {
+  if (members && live) {
+    if (!gst_tpss_session_set_members (self->session, members, &err)) {
+      /* Refused as a whole: the session and the property keep the list
+       * they had. */
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("%s; the members stay as they were", err->message), (NULL));
+      g_clear_error (&err);
+      GST_OBJECT_LOCK (self);
+      g_free (self->settings.members);
+      self->settings.members = old_members;
+      old_members = NULL;
+      GST_OBJECT_UNLOCK (self);
+    }
+  } else if (members && !gst_tpss_parse_members (members, NULL, &err)) {
     GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
-    g_clear_error (&err);
-  } else if (live && (prop_id == GST_TPSS_PROP_MEMBERS ||
-          prop_id == GST_TPSS_PROP_MEMBER_LIST) &&
-      !gst_tpss_session_set_members (self->session, members, &err)) {
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", err->message),
-        (NULL));
     g_clear_error (&err);
   }
   if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
@@ -290,6 +370,7 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
   } else if (live && prop_id == GST_TPSS_PROP_PRIORITIES)
     gst_tpss_session_set_priorities (self->session, prio, NULL);
   g_free (members);
+  g_free (old_members);
   g_free (prio);
 }
 
@@ -297,18 +378,22 @@ static GstStructure *
 get_stats (GstTpssSink * self)
 {
   GstStructure *s;
-  guint64 sent = 0, coalesced = 0;
+  guint64 sent = 0, coalesced = 0, requests, ignored;
 
   GST_OBJECT_LOCK (self);
   s = self->session && self->started ?
       gst_tpss_session_get_stats (self->session) :
       gst_structure_new_empty ("application/x-tpss-stats");
+  requests = self->key_unit_requests;
+  ignored = self->pli_ignored;
   GST_OBJECT_UNLOCK (self);
   gst_rate_path_get_counters (self->rates, &sent, &coalesced);
   gst_structure_set (s,
       "bitrate", G_TYPE_UINT, gst_rate_path_get_bitrate (self->rates),
       "rate-events", G_TYPE_UINT64, sent,
-      "rate-coalesced", G_TYPE_UINT64, coalesced, NULL);
+      "rate-coalesced", G_TYPE_UINT64, coalesced,
+      "key-unit-requests", G_TYPE_UINT64, requests,
+      "pli-ignored", G_TYPE_UINT64, ignored, NULL);
   return s;
 }
 
@@ -324,6 +409,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_STATS:
       g_value_take_boxed (value, get_stats (self));
+      break;
+    case PROP_KEY_UNIT_HOLDOFF:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->key_unit_holdoff);
+      GST_OBJECT_UNLOCK (self);
       break;
     default:
       GST_OBJECT_LOCK (self);
@@ -366,39 +456,46 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "Data rate TR the encoder should produce (bits/s): the minimum "
           "over the destinations of the rate the protocol allows; notifies",
           0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_KEY_UNIT_HOLDOFF,
+      g_param_spec_uint64 ("key-unit-holdoff", "Key-unit hold-off (ns)",
+          "A member's PLI (RTCP picture loss indication) becomes an upstream "
+          "force-key-unit event (all-headers) unless one was sent less than "
+          "this long ago, or less than twice the RTT to that member when "
+          "that is longer; such PLIs are counted as pli-ignored (ns)", 0,
+          G_MAXINT64, DEFAULT_KEY_UNIT_HOLDOFF,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
-   * member-id (uint), port (uint: the bound port), data-rate (guint64,
-   * bits/s: TR), packets-sent / bytes-sent (media packets that left MQ),
-   * queue-dropped (packets MQ refused: over max-queue-bytes), queued (uint),
-   * send-errors, control-sent, control-received, data-received,
-   * malformed (datagrams or control packets that failed to parse),
-   * non-member (control or data from an unknown member id), forged (from a
-   * known id but another address, or a HELLO whose id disagrees),
-   * own (our own packets looped back), other-rtcp (RTCP not ours),
-   * bitrate (uint), rate-events / rate-coalesced (GstLayerRates events sent
-   * upstream / changes merged by the interval), and members: a list of
-   * structures, one per member, with id, address, priority; toward it:
-   * send-phase (redundant / non-redundant), send-data-rate, send-rate,
-   * send-notified-rate (bits/s), send-distance, send-length (k, l; l = 0 no
-   * parity), rtt (ns, -1 unknown), packets-sent, parity-sent; from it:
-   * packets-received, parity-received, packets-lost (raw, before FEC),
-   * packets-recovered, packets-not-delivered (refused by admission),
-   * packets-delivered (handed to the application), receive-rate,
-   * allocated-rate, recv-notified-rate (bits/s), unrecoverable,
-   * fec-malformed.
+   * The session's counters and one structure per member; every field with
+   * its meaning and unit is in the property's description.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Session and per-member counters (see the element documentation)",
+          "Session and per-member counters (read-only GstStructure). "
+          "Fields: " GST_TPSS_SESSION_STATS_DOC "; and of tpsssink: "
+          "bitrate: the data rate the encoder should produce (bits/s); "
+          "rate-events: GstLayerRates events sent upstream (events); "
+          "rate-coalesced: rate changes merged into a later event by the "
+          "min-report-interval (changes); "
+          "key-unit-requests: force-key-unit events sent upstream for PLIs "
+          "(events); "
+          "pli-ignored: PLIs that came within key-unit-holdoff of a request "
+          "(packets)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,
       "TPSS group transport sink", "Sink/Network/RTP",
       "Sends an RTP stream to every member of a group with two-phase slow "
-      "start (interleaved parity) and NQCP QoS notification",
+      "start (interleaved parity) and NQCP QoS notification; a member's PLI "
+      "becomes an upstream force-key-unit request. "
+      "URI: tpss://ADDRESS:PORT?member-id=ID&members=ID@HOST:PORT,... (any "
+      "property as a query parameter). Example, member 1 of two on one host: "
+      "gst-launch-1.0 videotestsrc is-live=true ! x264enc tune=zerolatency "
+      "bitrate=800 ! rtph264pay config-interval=-1 ! tpsssink port=5004 "
+      "member-id=1 members=1@127.0.0.1:5004,2@127.0.0.1:5006",
       "gst-rtp-transports developers");
 
   gst_type_mark_as_plugin_api (GST_TYPE_TPSS_SLOW_START, 0);
@@ -415,6 +512,8 @@ gst_tpss_sink_init (GstTpssSink * self)
   TpssConfig cfg;
 
   gst_tpss_settings_init (&self->settings);
+  self->key_unit_holdoff = DEFAULT_KEY_UNIT_HOLDOFF;
+  key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);
   self->rates = gst_rate_path_new (GST_ELEMENT (self), pad,
       (GstClockTime) cfg.min_report_interval, "bitrate", NULL);

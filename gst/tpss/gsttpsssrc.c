@@ -26,6 +26,13 @@
  * `control=feedback` (the section 4.2 baseline) admission is first come,
  * first served.
  *
+ * Key units: when a member's stream starts (its first packet) and whenever
+ * a force-key-unit event comes upstream on its pad (rtph264depay and
+ * decoders send one when they cannot decode), the member gets an RTCP PLI
+ * (RFC 4585), counted as pli-sent; its tpsssink asks its encoder for a key
+ * unit, so a late joiner decodes at once instead of at the sender's next
+ * key frame.
+ *
  * Control packets that do not parse, come from ids that are not members, or
  * claim a member's id from another address are counted in
  * #GstTpssSrc:stats and dropped.
@@ -53,6 +60,8 @@
 
 #include "gsttpsssrc.h"
 #include "gsttpsssession.h"
+
+#include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpss_src_debug);
 #define GST_CAT_DEFAULT gst_tpss_src_debug
@@ -267,6 +276,26 @@ src_pad_query (GstPad * pad, GstObject * parent, GstQuery * query)
   return gst_pad_query_default (pad, parent, query);
 }
 
+/* A depayloader or decoder asking for a key unit (as rtpbin handles it):
+ * the member of this pad gets a PLI. */
+static gboolean
+src_pad_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (parent);
+  SrcPad *sp = gst_pad_get_element_private (pad);
+
+  if (gst_video_event_is_force_key_unit (event) &&
+      GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_UPSTREAM) {
+    gboolean sent = self->session &&
+        gst_tpss_session_request_key_unit (self->session, sp->member);
+    GST_DEBUG_OBJECT (pad, "key unit requested: %s", sent ? "PLI sent to "
+        "the member" : "member unknown, no PLI");
+    gst_event_unref (event);
+    return sent;
+  }
+  return gst_pad_event_default (pad, parent, event);
+}
+
 static GstClockTime
 running_time (GstTpssSrc * self)
 {
@@ -310,6 +339,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list)
     gst_pad_set_element_private (sp->pad, sp);
     gst_pad_set_activatemode_function (sp->pad, src_pad_activate_mode);
     gst_pad_set_query_function (sp->pad, src_pad_query);
+    gst_pad_set_event_function (sp->pad, src_pad_event);
     gst_pad_use_fixed_caps (sp->pad);
     g_hash_table_insert (self->pads, GUINT_TO_POINTER (member), sp);
     added = TRUE;
@@ -486,7 +516,7 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstTpssSrc *self = GST_TPSS_SRC (object);
-  gchar *members = NULL, *prio = NULL;
+  gchar *members = NULL, *prio = NULL, *old_members = NULL;
   gboolean live;
   GError *err = NULL;
 
@@ -523,7 +553,9 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
     default:
       break;
   }
+  old_members = g_strdup (self->settings.members);
   if (!gst_tpss_settings_set_property (&self->settings, prop_id, value)) {
+    g_free (old_members);
     GST_OBJECT_UNLOCK (self);
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     return;
@@ -531,17 +563,27 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
   live = self->started;
   if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
     members = g_strdup (self->settings.members);
+  else
+    g_clear_pointer (&old_members, g_free);
   if (prop_id == GST_TPSS_PROP_PRIORITIES)
     prio = g_strdup (self->settings.priorities);
   GST_OBJECT_UNLOCK (self);
 
-  if (members && !gst_tpss_parse_members (members, NULL, &err)) {
+  if (members && live) {
+    if (!gst_tpss_session_set_members (self->session, members, &err)) {
+      /* Refused as a whole: the session and the property keep the list
+       * they had. */
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("%s; the members stay as they were", err->message), (NULL));
+      g_clear_error (&err);
+      GST_OBJECT_LOCK (self);
+      g_free (self->settings.members);
+      self->settings.members = old_members;
+      old_members = NULL;
+      GST_OBJECT_UNLOCK (self);
+    }
+  } else if (members && !gst_tpss_parse_members (members, NULL, &err)) {
     GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
-    g_clear_error (&err);
-  } else if (live && members &&
-      !gst_tpss_session_set_members (self->session, members, &err)) {
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", err->message),
-        (NULL));
     g_clear_error (&err);
   }
   if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
@@ -550,6 +592,7 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
   } else if (live && prio)
     gst_tpss_session_set_priorities (self->session, prio, NULL);
   g_free (members);
+  g_free (old_members);
   g_free (prio);
 }
 
@@ -664,22 +707,33 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
   /**
    * GstTpssSrc:stats:
    *
-   * The session's counters and per-member structures, as
-   * #GstTpssSink:stats (the same session when both elements share it), and
-   * pads (uint: output pads now), pads-removed (guint64: members that left
-   * and whose pads were removed), pad-queue-dropped (guint64: packets
-   * dropped because a participant's branch did not keep up).
+   * The session's counters (the same session as a tpsssink of this member)
+   * and one structure per member; every field with its meaning and unit is
+   * in the property's description.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Session and per-member counters (see the element documentation)",
+          "Session and per-member counters (read-only GstStructure). "
+          "Fields: " GST_TPSS_SESSION_STATS_DOC "; and of tpsssrc: "
+          "pads: output pads now, one per sending member (pads); "
+          "pads-removed: pads removed after their member left (pads); "
+          "pad-queue-dropped: packets dropped because a member's branch did "
+          "not keep up (packets)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "TPSS group transport source", "Source/Network/RTP",
       "Receives the RTP streams of every member of a group (two-phase slow "
-      "start, NQCP), one pad per member after parity recovery",
+      "start, NQCP), one pad src_ID per member after parity recovery; asks a "
+      "member for a key unit (PLI) when its stream starts and when a key "
+      "unit is requested upstream on its pad. "
+      "URI: tpss://ADDRESS:PORT?member-id=ID&members=ID@HOST:PORT,... (any "
+      "property as a query parameter). Example, member 2 showing member 1: "
+      "gst-launch-1.0 tpsssrc name=src port=5006 member-id=2 "
+      "members=1@127.0.0.1:5004,2@127.0.0.1:5006 caps=\"application/x-rtp,"
+      "media=video,clock-rate=90000,encoding-name=H264\" src.src_1 ! "
+      "rtph264depay ! avdec_h264 ! videoconvert ! autovideosink",
       "gst-rtp-transports developers");
 
   GST_DEBUG_CATEGORY_INIT (gst_tpss_src_debug, "tpsssrc", 0,

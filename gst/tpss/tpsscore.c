@@ -2,6 +2,7 @@
  * See tpsscore.h and docs/protocols/tpss.md. */
 #include "tpsscore.h"
 #include "wirebytes.h"
+#include "rtcpfb.h"
 
 #include <string.h>
 
@@ -184,6 +185,30 @@ tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
       break;
   }
   return TRUE;
+}
+
+TpssRtcpKind
+tpss_rtcp_next (const guint8 * data, gsize len, TpssMsg * msg,
+    gsize * consumed)
+{
+  gsize plen = 0;
+
+  if (tpss_msg_parse (data, len, msg, &plen)) {
+    *consumed = plen;
+    return TPSS_RTCP_MSG;
+  }
+  *consumed = plen;
+  if (plen == 0)
+    return TPSS_RTCP_MALFORMED;
+  if (data[1] == RTCP_PT_PSFB && (data[0] & 0x1f) == RTCP_FMT_PLI) {
+    memset (msg, 0, sizeof (*msg));
+    return rtcp_pli_parse (data, plen, &msg->sender_ssrc, &msg->media_ssrc) ?
+        TPSS_RTCP_PLI : TPSS_RTCP_BAD;
+  }
+  if (data[1] == RTCP_PT_APP && plen >= 12 &&
+      memcmp (data + 8, TPSS_APP_NAME, 4) == 0)
+    return TPSS_RTCP_BAD;
+  return TPSS_RTCP_OTHER;
 }
 
 gsize

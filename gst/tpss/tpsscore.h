@@ -172,6 +172,23 @@ gboolean tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
 #define TPSS_MSG_MAX_SIZE 52
 gsize tpss_msg_write (const TpssMsg * msg, guint8 * out);
 
+/* What one RTCP packet of a compound datagram is (the session's receive
+ * path, RFC 5761 multiplexing: PT 192..223 is RTCP). */
+typedef enum {
+  TPSS_RTCP_MSG,                /* one of our APP messages, in @msg */
+  TPSS_RTCP_PLI,                /* an RFC 4585 PLI: @msg->sender_ssrc asks
+                                 * for a key unit of @msg->media_ssrc */
+  TPSS_RTCP_BAD,                /* claims to be ours (APP "TPSS" or PSFB
+                                 * FMT 1) but does not parse */
+  TPSS_RTCP_OTHER,              /* sound RTCP of another kind */
+  TPSS_RTCP_MALFORMED,          /* no sound RTCP header: stop (@consumed 0) */
+} TpssRtcpKind;
+
+/* Classifies the RTCP packet at @data (@len bytes left in the datagram);
+ * @consumed: its length, so the caller steps to the next one. */
+TpssRtcpKind tpss_rtcp_next (const guint8 * data, gsize len, TpssMsg * msg,
+    gsize * consumed);
+
 #define TPSS_QOS_EXT_SIZE 12
 void tpss_qos_ext_write (const TpssQos * qos, guint8 * out);
 gboolean tpss_qos_ext_parse (const guint8 * data, gsize len, TpssQos * qos);

@@ -1,7 +1,9 @@
-/* libFuzzer target: the TPSS control-message parser (compound RTCP packets)
- * and the QoS header-extension parser, and a member core driven by what
+/* libFuzzer target: the session's RTCP walk (tpss_rtcp_next over compound
+ * packets: our control messages and RFC 4585 PLIs) and the QoS
+ * header-extension parser, and a member core driven by what
  * parses, by data arrivals, queueing and time steps. Every message the core
- * writes must parse back as what it was; anything else aborts.
+ * writes, and every PLI found, must parse back as what it was; anything
+ * else aborts.
  *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
 #include <stdint.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "tpsscore.h"
+#include "rtcpfb.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
@@ -40,20 +43,35 @@ drain_member (TpssMember * m)
   while (tpss_member_pop_event (m, &ev));
 }
 
-/* Feeds every message of a compound packet to @m. */
+static void
+check_pli_roundtrip (const TpssMsg * msg)
+{
+  guint8 buf[RTCP_PLI_SIZE];
+  guint32 sender = 0, media = 0;
+
+  if (rtcp_pli_write (buf, sizeof (buf), msg->sender_ssrc,
+          msg->media_ssrc) != RTCP_PLI_SIZE ||
+      !rtcp_pli_parse (buf, sizeof (buf), &sender, &media) ||
+      sender != msg->sender_ssrc || media != msg->media_ssrc)
+    abort ();
+}
+
+/* Walks a compound packet as the session does; our messages go to @m. */
 static void
 feed_compound (TpssMember * m, const guint8 * p, gsize len, gint64 now)
 {
   while (len > 0) {
     TpssMsg msg;
     gsize consumed = 0;
-    gboolean ok = tpss_msg_parse (p, len, &msg, &consumed);
+    TpssRtcpKind kind = tpss_rtcp_next (p, len, &msg, &consumed);
 
-    if (ok) {
+    if (kind == TPSS_RTCP_MSG) {
       check_roundtrip (&msg);
       tpss_member_on_msg (m, &msg, now);
+    } else if (kind == TPSS_RTCP_PLI) {
+      check_pli_roundtrip (&msg);
     }
-    if (consumed == 0 || consumed > len)
+    if (kind == TPSS_RTCP_MALFORMED || consumed == 0 || consumed > len)
       break;
     p += consumed;
     len -= consumed;
@@ -61,7 +79,7 @@ feed_compound (TpssMember * m, const guint8 * p, gsize len, gint64 now)
 }
 
 static guint32
-read32 (const guint8 * p, gsize len)
+chunk_u32 (const guint8 * p, gsize len)
 {
   guint32 v = 0;
 
@@ -99,7 +117,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     size_t len = MIN ((size_t) ((data[pos + 1] << 8) | data[pos + 2]),
         size - pos - 3);
     guint8 *chunk = g_memdup2 (data + pos + 3, len);
-    guint32 v = read32 (chunk, len);
+    guint32 v = chunk_u32 (chunk, len);
 
     pos += 3 + len;
     switch (op % 4) {

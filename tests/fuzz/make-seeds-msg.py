@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz-tpss-msg: valid control messages of every
-type (layouts in docs/protocols/tpss.md), data, queueing and time steps."""
+type (layouts in docs/protocols/tpss.md), PLIs (RFC 4585), data, queueing
+and time steps."""
 import os
 import struct
 
@@ -31,6 +32,10 @@ def hello(sender, ntp):
     return app(4, sender, sender, struct.pack(">II", ntp, sender))
 
 
+def pli(sender, media):
+    return struct.pack(">BBHII", 0x81, 206, 2, sender, media)
+
+
 def rec(op, data):
     return bytes([op]) + struct.pack(">H", len(data)) + data
 
@@ -49,6 +54,8 @@ def main():
         "overload": rec(0, qos(B, 60000, 6000, 1000) + qos(C, 50000, 5000, 1000)) +
         b"".join(rec(1, struct.pack(">I", B if i % 3 else C) + b"y" * 900) for i in range(40)) +
         rec(2, struct.pack(">I", 20)),
+        "pli": rec(0, rr + pli(B, A)) + rec(0, hello(C, 2) + pli(C, A) + pli(C, B)) +
+        rec(0, struct.pack(">BBHI", 0x81, 206, 1, B)) + rec(2, struct.pack(">I", 10)),
     }
     for cfg, (name, body) in enumerate(seeds.items()):
         with open(os.path.join(OUT, name), "wb") as f:

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tpsscore.h"
+#include "rtcpfb.h"
 
 #define MS (G_GINT64_CONSTANT (1000000))
 #define US (G_GINT64_CONSTANT (1000))
@@ -470,6 +471,60 @@ report_with_seq (Sim * s, guint32 seq)
 
 /* 2. TPSS: the redundant phase follows 0.8/1.2 through l, and the first
  * loss-free round trip ends it. */
+/* The receive path's walk over a compound datagram: an RR, a PLI, one of
+ * our messages, a PLI too short for its SSRCs, an APP "TPSS" that does not
+ * parse, another PSFB (FMT 15), then a header whose length overruns. */
+GST_START_TEST (test_rtcp_next_classifies)
+{
+  guint8 d[256];
+  guint8 rr[8] = { 0x80, 201, 0, 1, 0, 0, 0, 7 };
+  guint8 short_pli[8] = { 0x81, 206, 0, 1, 0, 0, 0, 2 };
+  guint8 afb[12] = { 0x8f, 206, 0, 2, 0, 0, 0, 2, 0, 0, 0, 0 };
+  guint8 bad_app[16] = { 0x81, 204, 0, 3, 0, 0, 0, 2, 'T', 'P', 'S', 'S',
+    0, 0, 0, 2
+  };
+  guint8 overrun[4] = { 0x80, 201, 0, 9 };
+  gsize len = 0, off = 0, consumed, n;
+  TpssMsg msg;
+  const TpssRtcpKind expect[] = { TPSS_RTCP_OTHER, TPSS_RTCP_PLI,
+    TPSS_RTCP_MSG, TPSS_RTCP_BAD, TPSS_RTCP_BAD, TPSS_RTCP_OTHER,
+    TPSS_RTCP_MALFORMED
+  };
+
+  memcpy (d + len, rr, sizeof (rr));
+  len += sizeof (rr);
+  len += rtcp_pli_write (d + len, sizeof (d) - len, 2, 1);
+  len += make_rate (d + len);
+  memcpy (d + len, short_pli, sizeof (short_pli));
+  len += sizeof (short_pli);
+  memcpy (d + len, bad_app, sizeof (bad_app));
+  len += sizeof (bad_app);
+  memcpy (d + len, afb, sizeof (afb));
+  len += sizeof (afb);
+  memcpy (d + len, overrun, sizeof (overrun));
+  len += sizeof (overrun);
+
+  for (n = 0; off < len; n++) {
+    TpssRtcpKind kind = tpss_rtcp_next (d + off, len - off, &msg, &consumed);
+    fail_unless (n < G_N_ELEMENTS (expect));
+    fail_unless_equals_int (kind, expect[n]);
+    if (kind == TPSS_RTCP_PLI) {
+      fail_unless_equals_int (msg.sender_ssrc, 2);
+      fail_unless_equals_int (msg.media_ssrc, 1);
+    }
+    if (kind == TPSS_RTCP_MSG)
+      fail_unless_equals_int (msg.type, TPSS_MSG_RATE);
+    if (kind == TPSS_RTCP_MALFORMED) {
+      fail_unless_equals_int (consumed, 0);
+      break;
+    }
+    off += consumed;
+  }
+  fail_unless_equals_int (n, G_N_ELEMENTS (expect) - 1);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_phase_change_after_clean_rtt)
 {
   Sim s;
@@ -1111,6 +1166,7 @@ tpsscore_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_msg_roundtrip);
   tcase_add_test (tc, test_msg_malformed);
+  tcase_add_test (tc, test_rtcp_next_classifies);
   tcase_add_test (tc, test_phase_change_after_clean_rtt);
   tcase_add_test (tc, test_traditional_slow_start);
   tcase_add_test (tc, test_allocation);

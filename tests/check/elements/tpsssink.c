@@ -7,7 +7,11 @@
  * - malformed, forged and non-member control packets are counted, dropped;
  * - priority / feedback / traditional modes are configurable and reach the
  *   core; bad members / priorities fail the state change with a message;
- * - the URI handler round-trips. */
+ * - the URI handler round-trips;
+ * - a PLI from a member becomes one force-key-unit upstream of tpsssink per
+ *   hold-off; forged, non-member and foreign-SSRC PLIs are dropped;
+ * - tpsssrc sends a PLI when a member's stream starts and when a
+ *   force-key-unit event comes upstream on that member's pad. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -15,6 +19,7 @@
 #include <stdio.h>
 
 #include "tpsscore.h"
+#include "rtcpfb.h"
 
 static guint
 free_udp_port (void)
@@ -549,6 +554,97 @@ GST_START_TEST (test_bad_properties)
   expect_failure ("tpsssrc members=1@127.0.0.1", "expected id@host:port");
   expect_failure ("fakesrc ! tpsssink priorities=2-5", "bad priority");
   expect_failure ("tpsssrc address=not-an-ip port=0", "not an IP address");
+  /* Every entry names what is wrong. */
+  expect_failure ("tpsssrc members=1@127.0.0.1:70000", "port must be 1..65535");
+  expect_failure ("tpsssrc members=1@127.0.0.1:5004,2@no-such-host.invalid:5006",
+      "member \"2@no-such-host.invalid:5006\"");
+  /* More members than a group holds (the core would ignore the rest). */
+  {
+    GString *desc = g_string_new ("tpsssrc member-id=100 members=");
+    for (guint i = 1; i <= 65; i++)
+      g_string_append_printf (desc, "%s%u@127.0.0.1:%u", i > 1 ? "," : "", i,
+          6000 + i);
+    expect_failure (desc->str, "too many members: 65");
+    g_string_free (desc, TRUE);
+    desc = g_string_new ("tpsssrc member-id=100 members=");
+    for (guint i = 1; i <= 64; i++)
+      g_string_append_printf (desc, "%s%u@127.0.0.1:%u", i > 1 ? "," : "", i,
+          6000 + i);
+    expect_failure (desc->str, "too many members: 64 besides this one");
+    g_string_free (desc, TRUE);
+  }
+}
+
+GST_END_TEST;
+
+/* The same id twice is refused, naming the id, whatever the addresses. */
+GST_START_TEST (test_duplicate_member_ids)
+{
+  GstElement *src;
+  GError *err = NULL;
+  gchar *members = NULL;
+
+  expect_failure ("tpsssrc members=1@127.0.0.1:5004,1@127.0.0.1:5006",
+      "duplicate member id 1");
+  expect_failure ("fakesrc ! tpsssink members=3@127.0.0.1:5004,2,3",
+      "duplicate member id 3");
+  expect_failure ("tpsssrc members=5@127.0.0.1:5004,5@127.0.0.1:5004",
+      "duplicate member id 5");
+
+  src = gst_element_factory_make ("tpsssrc", NULL);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "tpss://127.0.0.1:5004?members=1@127.0.0.1:5004,1@127.0.0.1:5006",
+          &err));
+  fail_unless (err && strstr (err->message, "duplicate member id 1"), "%s",
+      err ? err->message : "no error");
+  g_clear_error (&err);
+  /* Nothing of the refused URI was applied. */
+  g_object_get (src, "members", &members, NULL);
+  fail_unless (members == NULL, "members became %s", members);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+/* While PLAYING, a list with a duplicate is refused as a whole: the session
+ * and the property keep the previous list. */
+GST_START_TEST (test_duplicate_members_while_playing)
+{
+  guint p1 = free_udp_port ();
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:1", p1, p1);
+  GstElement *pipeline = launch (desc);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GstStructure *s;
+  gchar *members = NULL, *expect = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:1", p1);
+  GError *err = NULL;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_set (src, "members", "4@127.0.0.1:3,4@127.0.0.1:4", NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "duplicate member id 4") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  g_object_get (src, "members", &members, NULL);
+  fail_unless_equals_string (members, expect);
+  s = get_stats (pipeline, "src");
+  fail_unless (member_stats (s, 2) != NULL);
+  fail_unless (member_stats (s, 4) == NULL);
+  gst_structure_free (s);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_free (members);
+  g_free (expect);
+  g_free (desc);
 }
 
 GST_END_TEST;
@@ -618,6 +714,344 @@ GST_START_TEST (test_uri_round_trip)
 
 GST_END_TEST;
 
+/* Whether @text has "@field: " as a word (after a space or at the start). */
+static gboolean
+documents_field (const gchar * text, const gchar * field)
+{
+  gchar *needle = g_strdup_printf ("%s: ", field);
+  const gchar *p = text;
+  gboolean found = FALSE;
+
+  while (!found && (p = strstr (p, needle))) {
+    found = p == text || p[-1] == ' ';
+    p++;
+  }
+  g_free (needle);
+  return found;
+}
+
+static gboolean
+document_field_cb (GQuark id, const GValue * value, gpointer data)
+{
+  const gchar *blurb = data;
+  const gchar *name = g_quark_to_string (id);
+
+  fail_unless (documents_field (blurb, name),
+      "stats field %s is not described in the stats blurb", name);
+  if (GST_VALUE_HOLDS_LIST (value)) {
+    for (guint i = 0; i < gst_value_list_get_size (value); i++) {
+      const GValue *v = gst_value_list_get_value (value, i);
+      if (GST_VALUE_HOLDS_STRUCTURE (v))
+        gst_structure_foreach (gst_value_get_structure (v), document_field_cb,
+            data);
+    }
+  }
+  return TRUE;
+}
+
+/* Every field of @e's stats (the per-member ones included) is described in
+ * the property's blurb, which gst-inspect-1.0 shows. */
+static void
+check_stats_documented (GstElement * e)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "stats");
+  GstStructure *s;
+
+  g_object_get (e, "stats", &s, NULL);
+  fail_unless (gst_structure_n_fields (s) > 10);
+  gst_structure_foreach (s, document_field_cb,
+      (gpointer) g_param_spec_get_blurb (pspec));
+  gst_structure_free (s);
+}
+
+/* A UDP socket on 127.0.0.1 at an ephemeral port (returned in @port). */
+static GSocket *
+bound_socket (guint * port)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
+
+  fail_unless (g_socket_bind (s, any, FALSE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (lo);
+  return s;
+}
+
+static void
+send_pli (GSocket * sock, guint port, guint32 sender, guint32 media)
+{
+  guint8 pli[RTCP_PLI_SIZE];
+
+  fail_unless_equals_int (rtcp_pli_write (pli, sizeof (pli), sender, media),
+      RTCP_PLI_SIZE);
+  send_bytes (sock, port, pli, sizeof (pli));
+}
+
+/* Pulls the upstream events that reached the harness; counts the
+ * force-key-unit ones (all-headers set). */
+static guint
+pull_force_key_units (GstHarness * h)
+{
+  GstEvent *ev;
+  guint n = 0;
+
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    const GstStructure *s = gst_event_get_structure (ev);
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM &&
+        gst_structure_has_name (s, "GstForceKeyUnit")) {
+      gboolean all_headers = FALSE;
+      fail_unless (gst_structure_get_boolean (s, "all-headers",
+              &all_headers));
+      fail_unless (all_headers);
+      n++;
+    }
+    gst_event_unref (ev);
+  }
+  return n;
+}
+
+static guint64
+element_stat (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  guint64 v = 0;
+
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_uint64 (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+GST_START_TEST (test_pli_becomes_force_key_unit)
+{
+  guint p1 = free_udp_port (), p2, p3;
+  GSocket *peer = bound_socket (&p2), *forger = bound_socket (&p3);
+  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u allow-join=false "
+      "key-unit-holdoff=300000000", p1, p1, p2);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  guint8 short_pli[8] = { 0x81, 206, 0x00, 0x01, 0, 0, 0, 2 };
+  guint64 holdoff = 0;
+
+  g_object_get (sink, "key-unit-holdoff", &holdoff, NULL);
+  fail_unless_equals_uint64 (holdoff, 300 * GST_MSECOND);
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  gst_harness_play (h);
+
+  /* Member 2 asks for a key unit: one request goes upstream. */
+  send_pli (peer, p1, 2, 1);
+  WAIT_UNTIL (element_stat (sink, "pli-received") == 1, 5);
+  WAIT_UNTIL (element_stat (sink, "key-unit-requests") == 1, 5);
+  fail_unless_equals_int (pull_force_key_units (h), 1);
+
+  /* Again at once: within the hold-off, ignored. */
+  send_pli (peer, p1, 2, 1);
+  WAIT_UNTIL (element_stat (sink, "pli-ignored") == 1, 5);
+  fail_unless_equals_uint64 (element_stat (sink, "pli-ignored"), 1);
+  fail_unless_equals_uint64 (element_stat (sink, "key-unit-requests"), 1);
+
+  /* Member 2's id from another address, a non-member, a PLI about another
+   * stream, and a PLI too short to hold its SSRCs: dropped. */
+  send_pli (forger, p1, 2, 1);
+  send_pli (peer, p1, 77, 1);
+  send_pli (peer, p1, 2, 9);
+  send_bytes (peer, p1, short_pli, sizeof (short_pli));
+  WAIT_UNTIL (element_stat (sink, "pli-dropped") == 3 &&
+      element_stat (sink, "malformed") == 1, 5);
+  fail_unless_equals_uint64 (element_stat (sink, "pli-dropped"), 3);
+  fail_unless_equals_uint64 (element_stat (sink, "forged"), 1);
+  fail_unless_equals_uint64 (element_stat (sink, "non-member"), 1);
+  fail_unless_equals_uint64 (element_stat (sink, "malformed"), 1);
+  fail_unless_equals_uint64 (element_stat (sink, "pli-received"), 2);
+  fail_unless_equals_int (pull_force_key_units (h), 0);
+
+  /* After the hold-off a PLI asks again. */
+  g_usleep (400 * 1000);
+  send_pli (peer, p1, 2, 1);
+  WAIT_UNTIL (element_stat (sink, "key-unit-requests") == 2, 5);
+  fail_unless_equals_uint64 (element_stat (sink, "key-unit-requests"), 2);
+  fail_unless_equals_uint64 (element_stat (sink, "pli-received"), 3);
+  fail_unless_equals_int (pull_force_key_units (h), 1);
+  check_stats_documented (sink);
+
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_object_unref (peer);
+  g_object_unref (forger);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* Waits up to 5 s for a PLI on @sock (other datagrams skipped). */
+static gboolean
+recv_pli (GSocket * sock, guint32 * sender, guint32 * media)
+{
+  gint64 end = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  guint8 buf[1500];
+
+  while (g_get_monotonic_time () < end) {
+    gssize n;
+    if (!g_socket_condition_timed_wait (sock, G_IO_IN,
+            end - g_get_monotonic_time (), NULL, NULL))
+      return FALSE;
+    n = g_socket_receive (sock, (gchar *) buf, sizeof (buf), NULL, NULL);
+    if (n > 0 && rtcp_pli_parse (buf, n, sender, media))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static void
+send_rtp (GSocket * sock, guint port, guint32 ssrc, guint16 seq)
+{
+  guint8 rtp[12 + 160] = { 0x80, 96, };
+
+  GST_WRITE_UINT16_BE (rtp + 2, seq);
+  GST_WRITE_UINT32_BE (rtp + 4, seq * 160);
+  GST_WRITE_UINT32_BE (rtp + 8, ssrc);
+  send_bytes (sock, port, rtp, sizeof (rtp));
+}
+
+GST_START_TEST (test_src_sends_pli)
+{
+  guint p1 = free_udp_port (), p2;
+  GSocket *peer = bound_socket (&p2);
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=%s caps=\"" RTP_CAPS "\"", p1, members);
+  Member m;
+  GstElement *src;
+  GstPad *pad;
+  guint32 sender = 0, media = 0;
+
+  memset (&m, 0, sizeof (m));
+  g_mutex_init (&m.lock);
+  m.pipeline = launch (desc);
+  src = gst_bin_get_by_name (GST_BIN (m.pipeline), "src");
+  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), &m);
+  fail_unless (gst_element_set_state (m.pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  /* Member 2's stream starts: member 1 asks it for a key unit. */
+  for (guint i = 0; i < 10; i++)
+    send_rtp (peer, p1, 2, i);
+  fail_unless (recv_pli (peer, &sender, &media), "no PLI at the start");
+  fail_unless_equals_int (sender, 1);
+  fail_unless_equals_int (media, 2);
+  WAIT_UNTIL (locked_read (&m, &m.buffers) >= 10, 5);
+  fail_unless_equals_int (locked_read (&m, &m.pads_added), 1);
+
+  /* The depayloader asks for a key unit on member 2's pad: a PLI to 2. */
+  pad = gst_element_get_static_pad (src, "src_2");
+  fail_unless (pad != NULL);
+  /* What gst_video_event_new_upstream_force_key_unit() makes. */
+  fail_unless (gst_pad_send_event (pad,
+          gst_event_new_custom (GST_EVENT_CUSTOM_UPSTREAM,
+              gst_structure_new ("GstForceKeyUnit", "running-time",
+                  GST_TYPE_CLOCK_TIME, GST_CLOCK_TIME_NONE, "all-headers",
+                  G_TYPE_BOOLEAN, TRUE, "count", G_TYPE_UINT, 1, NULL))));
+  sender = media = 0;
+  fail_unless (recv_pli (peer, &sender, &media), "no PLI for the request");
+  fail_unless_equals_int (sender, 1);
+  fail_unless_equals_int (media, 2);
+  fail_unless_equals_uint64 (element_stat (src, "pli-sent"), 2);
+  gst_object_unref (pad);
+  check_stats_documented (src);
+
+  gst_element_set_state (m.pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (m.pipeline);
+  g_object_unref (peer);
+  g_free (desc);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+/* A member's sink starts the session and receives a stream before the
+ * member's src exists: the src still asks for a key unit when it comes. */
+GST_START_TEST (test_src_after_sink_sends_pli)
+{
+  guint p1 = free_udp_port (), p2;
+  GSocket *peer = bound_socket (&p2);
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *sdesc = g_strdup_printf ("tpsssink name=sink port=%u member-id=1 "
+      "members=%s", p1, members);
+  gchar *rdesc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=%s caps=\"" RTP_CAPS "\"", p1, members);
+  GstElement *send = launch (sdesc), *recv = launch (rdesc), *sink;
+  guint32 sender = 0, media = 0;
+
+  fail_unless (gst_element_set_state (send, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  sink = gst_bin_get_by_name (GST_BIN (send), "sink");
+  for (guint i = 0; i < 5; i++)
+    send_rtp (peer, p1, 2, i);
+  WAIT_UNTIL (element_stat (sink, "data-received") == 5, 5);
+  fail_unless_equals_uint64 (element_stat (sink, "data-received"), 5);
+  /* Nobody receives the stream yet: no PLI. */
+  fail_unless_equals_uint64 (element_stat (sink, "pli-sent"), 0);
+
+  fail_unless (gst_element_set_state (recv, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (guint i = 5; i < 10; i++)
+    send_rtp (peer, p1, 2, i);
+  fail_unless (recv_pli (peer, &sender, &media), "no PLI when the src came");
+  fail_unless_equals_int (sender, 1);
+  fail_unless_equals_int (media, 2);
+  fail_unless_equals_uint64 (element_stat (sink, "pli-sent"), 1);
+
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (recv);
+  gst_object_unref (send);
+  g_object_unref (peer);
+  g_free (sdesc);
+  g_free (rdesc);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+/* gst-inspect-1.0 shows a user what they need: the stats fields (checked
+ * with live stats in the PLI tests), an example and the URI syntax. */
+GST_START_TEST (test_inspect_documents_usage)
+{
+  const gchar *names[] = { "tpsssink", "tpsssrc" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElementFactory *f = gst_element_factory_find (names[i]);
+    const gchar *desc;
+    GstElement *e;
+    GParamSpec *pspec;
+
+    fail_unless (f != NULL);
+    desc = gst_element_factory_get_metadata (f,
+        GST_ELEMENT_METADATA_DESCRIPTION);
+    fail_unless (strstr (desc, "gst-launch-1.0 ") != NULL, "%s: %s",
+        names[i], desc);
+    fail_unless (strstr (desc, names[i]) != NULL, "%s: %s", names[i], desc);
+    fail_unless (strstr (desc, "tpss://") != NULL, "%s: %s", names[i], desc);
+    e = gst_element_factory_create (f, NULL);
+    pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "stats");
+    fail_if (strstr (g_param_spec_get_blurb (pspec), "see the element") !=
+        NULL);
+    gst_object_unref (e);
+    gst_object_unref (f);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsssink_suite (void)
 {
@@ -633,6 +1067,12 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_modes_configurable);
   tcase_add_test (tc, test_bad_properties);
   tcase_add_test (tc, test_uri_round_trip);
+  tcase_add_test (tc, test_duplicate_member_ids);
+  tcase_add_test (tc, test_duplicate_members_while_playing);
+  tcase_add_test (tc, test_pli_becomes_force_key_unit);
+  tcase_add_test (tc, test_src_sends_pli);
+  tcase_add_test (tc, test_src_after_sink_sends_pli);
+  tcase_add_test (tc, test_inspect_documents_usage);
   return s;
 }
 
