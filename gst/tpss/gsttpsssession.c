@@ -218,8 +218,9 @@ gst_tpss_settings_install_properties (GObjectClass * klass)
           "on data packets", 1, 14, DEFAULT_EXT_ID, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_FEC_SIZE_TIME,
       g_param_spec_uint64 ("fec-size-time", "FEC hold time (ns)",
-          "How long a received packet waits behind a missing one for its "
-          "repair before the gap is given up (ns)", 0, G_MAXUINT64,
+          "Upper bound on how long a received packet waits behind a missing "
+          "one for its repair (ns); within it the wait follows the measured "
+          "time from a segment's first packet to its parity", 0, 60 * GST_SECOND,
           DEFAULT_FEC_SIZE_TIME, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_PRIORITIES,
       g_param_spec_string ("priorities", "Sender priorities",
