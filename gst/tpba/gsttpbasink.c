@@ -62,6 +62,7 @@
 #include "gsttpbasink.h"
 #include "gsttpbautil.h"
 #include "gstlayerrates.h"
+#include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
 #define GST_CAT_DEFAULT gst_tpba_sink_debug
@@ -148,7 +149,10 @@ struct _GstTpbaSink
   gint64 next_connect, fail_since;
   guint attempts;
   gboolean gave_up;
+  gboolean unlocked;            /* unlock(): leave the EOS wait */
   gchar *last_error;
+  guint64 token;                /* this run's session token */
+  guint key_unit_count;
 
   guint64 dropped_packets, dropped_adus, flushed_packets, invalid, send_errors;
   guint64 tcp_connects, tcp_failures, rtcp_foreign, tcp_frames_lost;
@@ -252,6 +256,31 @@ tcp_flush (GstTpbaSink * self)
   return TRUE;
 }
 
+/* Appends the session token to the compound of @len bytes at @buf. */
+static gsize
+append_token (GstTpbaSink * self, guint32 ssrc, guint8 * buf, gsize len,
+    gsize max)
+{
+  gsize n;
+
+  if (len == 0)
+    return 0;
+  n = tpba_rtcp_write_token (ssrc, self->token, buf + len, max - len);
+  return n ? len + n : len;
+}
+
+/* The token goes first on a new connection, before any frame (a whole
+ * frame left from a lost connection waits behind it). */
+static void
+queue_token (GstTpbaSink * self)
+{
+  guint8 t[TPBA_TOKEN_SIZE];
+
+  for (guint i = 0; i < TPBA_TOKEN_SIZE; i++)
+    t[i] = (guint8) (self->token >> (56 - 8 * i));
+  g_byte_array_prepend (self->tcp_out, t, TPBA_TOKEN_SIZE);
+}
+
 static void
 send_hello (GstTpbaSink * self)
 {
@@ -264,6 +293,7 @@ send_hello (GstTpbaSink * self)
   memset (&rep, 0, sizeof (rep));
   rep.ssrc = g_random_int ();
   n = tpba_rtcp_write (&rep, NULL, buf, sizeof (buf));
+  n = append_token (self, rep.ssrc, buf, n, sizeof (buf));
   if (n && sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
           (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
     GST_DEBUG_OBJECT (self, "hello: %s", g_strerror (errno));
@@ -373,6 +403,19 @@ same_host (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
       &((struct sockaddr_in6 *) b)->sin6_addr, sizeof (struct in6_addr)) == 0;
 }
 
+/* A PLI from the receiver: upstream force-key-unit with all headers, as
+ * rtpsession does for its sender (called without the lock). */
+static void
+request_key_unit (GstTpbaSink * self)
+{
+  GstEvent *ev = gst_video_event_new_upstream_force_key_unit
+      (GST_CLOCK_TIME_NONE, TRUE, ++self->key_unit_count);
+
+  GST_INFO_OBJECT (self, "the receiver lost the picture: asking upstream "
+      "for key unit %u", self->key_unit_count);
+  gst_pad_push_event (GST_BASE_SINK_PAD (self), ev);
+}
+
 static void
 handle_events (GstTpbaSink * self, GArray * evs)
 {
@@ -395,6 +438,9 @@ handle_events (GstTpbaSink * self, GArray * evs)
             e->period == TPBA_PERIOD_RUNNING ? "running" : "probing",
             "r-s", G_TYPE_UINT64, e->rate, "cwnd-new", G_TYPE_UINT,
             e->cwnd_new, NULL);
+        break;
+      case TPBA_EVENT_KEY_UNIT:
+        request_key_unit (self);
         break;
       case TPBA_EVENT_TRANSPORT:
         GST_INFO_OBJECT (self, "switched to %s",
@@ -444,6 +490,13 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
   }
 }
 
+/* The SSRC of the first RTCP packet of a compound the core wrote. */
+static guint32
+tpba_rtcp_report_ssrc (const guint8 * buf)
+{
+  return GST_READ_UINT32_BE (buf + 4);
+}
+
 static gpointer
 worker (gpointer data)
 {
@@ -478,6 +531,9 @@ worker (gpointer data)
         self->tcp_connects++;
         self->attempts = 0;
         self->fail_since = -1;
+        queue_token (self);
+        tcp_flush (self);
+        g_cond_broadcast (&self->cond);
         GST_INFO_OBJECT (self, "TCP connected to %s:%d", self->dest_str,
             self->dest_tcp_port);
       } else {
@@ -503,6 +559,7 @@ worker (gpointer data)
           g_free (dest);
           g_free (err);
           g_mutex_lock (&self->lock);
+          g_cond_broadcast (&self->cond);
         }
       }
       continue;
@@ -516,7 +573,9 @@ worker (gpointer data)
           tpba_sender_on_tcp_info (self->core, &ti, now);
         tpba_sender_advance (self->core, now);
       }
-      while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))))
+      while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))) &&
+          (n = append_token (self, tpba_rtcp_report_ssrc (buf), buf, n,
+                  sizeof (buf))))
         if (sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
                 (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
           self->send_errors++;
@@ -700,6 +759,9 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->fail_since = -1;
   self->attempts = 0;
   self->gave_up = FALSE;
+  self->unlocked = FALSE;
+  self->token = ((guint64) g_random_int () << 32) | g_random_int ();
+  self->key_unit_count = 0;
   self->have_prev = self->in_drop = FALSE;
   self->seq_shift = 0;
   self->queued_bytes = 0;
@@ -840,6 +902,55 @@ flush_queue (GstTpbaSink * self)
   g_mutex_unlock (&self->lock);
 }
 
+/* At EOS what the queue holds leaves first (pacing; bounded to 5 s once
+ * connected). A sink that has not reached its tpbasrc waits for it up to
+ * connect-timeout: ending with success having delivered nothing would hide
+ * a missing receiver. TRUE if the sink gave up connecting. */
+static gboolean
+wait_drained (GstTpbaSink * self)
+{
+  gint64 drain_end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  gboolean failed;
+
+  g_mutex_lock (&self->lock);
+  while (self->running && !self->gave_up && !self->unlocked) {
+    gint64 now = g_get_monotonic_time ();
+    gboolean connected = self->tcp_fd >= 0;
+    gboolean drained = g_queue_is_empty (&self->queue) &&
+        !(self->tcp_out && self->tcp_out->len);
+
+    if (connected && (drained || now >= drain_end))
+      break;
+    g_cond_wait_until (&self->cond, &self->lock, now + 100 * 1000);
+  }
+  failed = self->gave_up;
+  g_mutex_unlock (&self->lock);
+  return failed;
+}
+
+static gboolean
+gst_tpba_sink_unlock (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->unlocked = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_tpba_sink_unlock_stop (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->unlocked = FALSE;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
 static gboolean
 gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
@@ -848,15 +959,14 @@ gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     flush_queue (self);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    /* what the queue holds leaves first (pacing; bounded) */
-    gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-    g_mutex_lock (&self->lock);
-    while (self->running && (!g_queue_is_empty (&self->queue) ||
-            (self->tcp_out && self->tcp_out->len)) && !self->gave_up)
-      if (!g_cond_wait_until (&self->cond, &self->lock, end))
-        break;
-    g_mutex_unlock (&self->lock);
+    gboolean failed = wait_drained (self);
+
     post_stats (self);
+    if (failed) {
+      /* the worker posted the connect error: no EOS, nothing was delivered */
+      gst_event_unref (event);
+      return FALSE;
+    }
   }
   return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
 }
@@ -974,7 +1084,10 @@ get_stats (GstTpbaSink * self)
         "bytes-udp", G_TYPE_UINT64, st.bytes_udp,
         "bytes-tcp", G_TYPE_UINT64, st.bytes_tcp,
         "rtcp-received", G_TYPE_UINT64, st.rtcp_received,
-        "rtcp-refused", G_TYPE_UINT64, st.rtcp_refused, NULL);
+        "rtcp-refused", G_TYPE_UINT64, st.rtcp_refused,
+        "pli-received", G_TYPE_UINT64, st.pli_received,
+        "pli-ignored", G_TYPE_UINT64, st.pli_ignored,
+        "key-unit-requests", G_TYPE_UINT64, st.key_unit_requests, NULL);
     gst_structure_take_value (s, "r", hist);
     g_free (hist);
   }
@@ -1090,6 +1203,8 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   bsink_class->render_list = gst_tpba_sink_render_list;
   bsink_class->query = gst_tpba_sink_query;
   bsink_class->event = gst_tpba_sink_event;
+  bsink_class->unlock = gst_tpba_sink_unlock;
+  bsink_class->unlock_stop = gst_tpba_sink_unlock_stop;
 
   g_object_class_install_property (gobject_class, PROP_HOST,
       g_param_spec_string ("host", "Host", "The tpbasrc's host or address",
