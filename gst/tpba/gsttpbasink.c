@@ -1185,6 +1185,67 @@ gst_tpba_sink_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+#define SINK_STATS_BLURB \
+  "Sender counters (GstStructure). After the first packet: " \
+  "period: the decided period, \"probing\" or \"running\" (string); " \
+  "transport: the transport in effect, \"tcp\" or \"udp\" (string); " \
+  "rate: UDP pacing rate or the rate offered to the encoder, bit/s; " \
+  "r-s: result of the last probing period, bit/s (0 before); " \
+  "r: r[i] of the current or last probing period, oldest first, at most " \
+  "32, bit/s (array); " \
+  "n-r: number of r[i] in that period, cycles; " \
+  "p-loss: loss fraction at the last adaptation point, 0..1; " \
+  "p-probe: TCP's retransmitted fraction of its data segments behind r-s, " \
+  "0..1 (-1 unknown); " \
+  "fraction-lost: fraction lost in the last RR, 1/256; " \
+  "cumulative-lost: cumulative lost in the last RR, packets; " \
+  "rtt: round-trip time from the RRs, ns (-1 unknown); " \
+  "tcp-rtt: round-trip time from TCP_INFO, ns (-1 unknown); " \
+  "delivery-rate: TCP_INFO delivery rate, bit/s (0 unknown); " \
+  "air: LDA additive increase rate, bit/s; " \
+  "cwnd-new: the paper's cwnd_new, segments (0 unknown); " \
+  "last-cycle: length of the last probing cycle, ns; " \
+  "switches: transport switches, count; " \
+  "probing-periods: probing periods begun, count; " \
+  "running-periods: running periods begun, count; " \
+  "reductions: adaptation points that cut the rate, count; " \
+  "stalled-cycles: probing cycles that acknowledged nothing, count; " \
+  "packets-udp: RTP packets sent over UDP, packets; " \
+  "packets-tcp: RTP packets sent over TCP, packets; " \
+  "bytes-udp: RTP bytes sent over UDP (headers included), bytes; " \
+  "bytes-tcp: RTP bytes sent over TCP (framing excluded), bytes; " \
+  "rtcp-received: RTCP packets from the receiver taken, packets; " \
+  "rtcp-refused: malformed RTCP packets dropped, packets; " \
+  "pli-received: PLIs (RFC 4585) about this stream, count; " \
+  "pli-ignored: of those, ignored inside key-unit-holdoff, count; " \
+  "key-unit-requests: force-key-unit events sent upstream, count. " \
+  "Always: " \
+  "queued-bytes: RTP waiting for pacing or TCP, bytes; " \
+  "dropped-packets: packets dropped because the queue was full, packets; " \
+  "dropped-adus: ADUs (frames) those belonged to, count; " \
+  "flushed-packets: queued packets a flush discarded, packets; " \
+  "invalid: buffers that were not RTP, dropped, count; " \
+  "send-errors: UDP sends that failed, count; " \
+  "tcp-connected: whether the TCP connection is up (boolean); " \
+  "tcp-connects: TCP connections made, count; " \
+  "tcp-failures: TCP connections lost, count; " \
+  "tcp-frames-lost: half-written frames lost with a connection, count; " \
+  "rtcp-foreign: RTCP packets from another host, dropped, count; " \
+  "bitrate: the rate asked of the encoder, bit/s; " \
+  "rate-events: GstLayerRates events sent upstream, count; " \
+  "rate-coalesced: rate changes merged into a later event, count."
+
+#define SINK_DESCRIPTION \
+  "Sends one RTP stream to a tpbasrc with TCP-rate-probing-based " \
+  "adaptation: over TCP (RFC 4571 framing) while it probes the rate TCP " \
+  "gets, then over UDP paced at that rate, cut on the loss RTCP receiver " \
+  "reports show. A PLI from the receiver becomes an upstream " \
+  "force-key-unit event. Example: gst-launch-1.0 videotestsrc is-live=true " \
+  "! x264enc tune=zerolatency ! rtph264pay config-interval=-1 ! tpbasink " \
+  "host=192.168.1.2 port=5004. URI: tpba://HOST:PORT?key=value&... (any " \
+  "property as key, e.g. tpba://192.168.1.2:5004?t-running=5000000000&" \
+  "end-criterion=proportional)."
+
 static void
 gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
 {
@@ -1262,37 +1323,18 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   /**
    * GstTpbaSink:stats:
    *
-   * period ("probing" / "running": decided), transport ("tcp" / "udp": in
-   * effect), rate (bits/s: pacing or offer), r-s (last probing result), r
-   * (array of guint64: r[i] of the current or last probing period, oldest
-   * first, at most 32), n-r, p-loss (last adaptation point), p-probe (TCP's
-   * retransmitted fraction of its data segments in the cycles behind r-s,
-   * -1 unknown), fraction-lost,
-   * cumulative-lost (last RR), rtt (ns from the RRs, -1 unknown), tcp-rtt
-   * (ns, TCP_INFO), delivery-rate (bits/s, TCP_INFO), air (LDA), cwnd-new
-   * (segments), last-cycle (ns), switches, probing-periods,
-   * running-periods, reductions, stalled-cycles (probing cycles that acked
-   * nothing), packets-udp / packets-tcp / bytes-udp /
-   * bytes-tcp (RTP bytes per transport), rtcp-received / rtcp-refused;
-   * queued-bytes, dropped-packets / dropped-adus (queue full),
-   * flushed-packets (queued packets a flush discarded),
-   * invalid (not RTP), send-errors, tcp-connected, tcp-connects,
-   * tcp-failures (connections lost), tcp-frames-lost (half-written frames),
-   * rtcp-foreign (RTCP from another host), bitrate, rate-events /
-   * rate-coalesced. The core's fields appear after the first packet.
+   * The sender's counters; every field is listed in the blurb (shown by
+   * gst-inspect-1.0) with its meaning and unit.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Sender counters (see the element documentation)",
+      g_param_spec_boxed ("stats", "Statistics", SINK_STATS_BLURB,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
       GST_TPBA_PARAM_SINK);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,
-      "TPBA sink", "Sink/Network/RTP",
-      "Sends RTP over TCP while probing the rate TCP gets and over paced UDP "
-      "at that rate while running (TCP-rate-probing-based adaptation)",
+      "TPBA sink", "Sink/Network/RTP", SINK_DESCRIPTION,
       "gst-rtp-transports developers");
   gst_type_mark_as_plugin_api (GST_TYPE_TPBA_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_TPBA_END_CRITERION, 0);

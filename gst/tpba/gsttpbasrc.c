@@ -941,6 +941,52 @@ gst_tpba_src_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+#define SRC_STATS_BLURB \
+  "Receiver counters (GstStructure). While running: " \
+  "sender-ssrc: the sender's SSRC, an RTP identifier (0 before its " \
+  "first packet); " \
+  "packets-udp: RTP packets received over UDP, packets; " \
+  "packets-tcp: RTP packets received over TCP, packets; " \
+  "bytes-udp: RTP bytes received over UDP, bytes; " \
+  "bytes-tcp: RTP bytes received over TCP (framing excluded), bytes; " \
+  "delivered: packets pushed downstream in sequence order, packets; " \
+  "duplicates: second copies dropped, packets; " \
+  "late: packets dropped because their gap was skipped already, packets; " \
+  "skipped: gaps given up after reorder-wait or switch-wait, count; " \
+  "invalid: datagrams or frames that were not RTP of the sender, count; " \
+  "held: packets in the reorder buffer now, packets; " \
+  "ext-highest-seq: extended highest sequence number received, " \
+  "sequence number (wrap cycles in the upper 16 bits); " \
+  "cumulative-lost: expected minus received since the first packet, " \
+  "packets; " \
+  "fraction-lost: fraction lost in the last RR, 1/256; " \
+  "jitter: interarrival jitter (RFC 3550 A.8), RTP timestamp units; " \
+  "rtcp-received: RTCP packets from the sender taken, packets; " \
+  "rtcp-refused: malformed RTCP packets dropped, packets; " \
+  "rr-sent: receiver reports sent, packets; " \
+  "pli-sent: PLIs (RFC 4585) sent to ask for a key unit, packets. " \
+  "Always: " \
+  "peer: the sender's address, host:port (string); " \
+  "tcp-connected: whether a TCP connection is up (boolean); " \
+  "tcp-accepted: TCP connections accepted, count; " \
+  "tcp-refused: TCP connections refused (another host, no or a wrong " \
+  "session token), count; " \
+  "tcp-bad-token: of those, the ones that showed a wrong token, count; " \
+  "key-unit-requests: force-key-unit events from downstream, count; " \
+  "tcp-closed: TCP connections closed, count; " \
+  "foreign: datagrams from other hosts, dropped, count."
+
+#define SRC_DESCRIPTION \
+  "Receives the RTP stream of a tpbasink over a TCP/UDP flow pair " \
+  "(TCP-rate-probing-based adaptation) and pushes it in sequence order; " \
+  "sends RTCP receiver reports and a PLI when it joins a stream or " \
+  "downstream asks for a key unit. caps= is required (RTP does not say " \
+  "what it carries). Example: gst-launch-1.0 tpbasrc port=5004 " \
+  "caps=\"application/x-rtp,media=video,clock-rate=90000," \
+  "encoding-name=H264\" ! rtph264depay ! avdec_h264 ! videoconvert ! " \
+  "autovideosink. URI: tpba://ADDRESS:PORT?key=value&... (any property as " \
+  "key, e.g. tpba://0.0.0.0:5004?reorder-wait=100000000)."
+
 static void
 gst_tpba_src_class_init (GstTpbaSrcClass * klass)
 {
@@ -992,27 +1038,18 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   /**
    * GstTpbaSrc:stats:
    *
-   * sender-ssrc, packets-udp / packets-tcp / bytes-udp / bytes-tcp
-   * (received per transport), delivered (pushed in order), duplicates,
-   * late (arrived after their gap was skipped), skipped (gaps given up),
-   * invalid, held (in the reorder buffer), ext-highest-seq,
-   * cumulative-lost, fraction-lost (last RR), jitter (RTP units),
-   * rtcp-received / rtcp-refused, rr-sent; peer (string), tcp-connected,
-   * tcp-accepted, tcp-refused (connections from anyone but the peer),
-   * tcp-closed, foreign (datagrams from other hosts).
+   * The receiver's counters; every field is listed in the blurb (shown by
+   * gst-inspect-1.0) with its meaning and unit.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Receiver counters (see the element documentation)",
+      g_param_spec_boxed ("stats", "Statistics", SRC_STATS_BLURB,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
       GST_TPBA_PARAM_SRC);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "TPBA source", "Source/Network/RTP",
-      "Receives an RTP stream over a TCP/UDP flow pair and merges it in "
-      "sequence order (TCP-rate-probing-based adaptation)",
+      "TPBA source", "Source/Network/RTP", SRC_DESCRIPTION,
       "gst-rtp-transports developers");
   GST_DEBUG_CATEGORY_INIT (gst_tpba_src_debug, "tpbasrc", 0, "TPBA source");
 }
