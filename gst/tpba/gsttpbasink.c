@@ -903,9 +903,10 @@ flush_queue (GstTpbaSink * self)
 }
 
 /* At EOS what the queue holds leaves first (pacing; bounded to 5 s once
- * connected). A sink that has not reached its tpbasrc waits for it up to
- * connect-timeout: ending with success having delivered nothing would hide
- * a missing receiver. TRUE if the sink gave up connecting. */
+ * connected). A sink that never reached its tpbasrc, or still holds packets
+ * for it, waits for it up to connect-timeout: ending with success having
+ * delivered nothing would hide a missing receiver. TRUE if the sink gave up
+ * connecting. */
 static gboolean
 wait_drained (GstTpbaSink * self)
 {
@@ -919,7 +920,9 @@ wait_drained (GstTpbaSink * self)
     gboolean drained = g_queue_is_empty (&self->queue) &&
         !(self->tcp_out && self->tcp_out->len);
 
-    if (connected && (drained || now >= drain_end))
+    /* a receiver that went away after taking everything is no failure */
+    if ((connected || (drained && self->tcp_connects > 0)) &&
+        (drained || now >= drain_end))
       break;
     g_cond_wait_until (&self->cond, &self->lock, now + 100 * 1000);
   }
