@@ -20,6 +20,10 @@
  * `tpba-period` element messages (period, r-s, cwnd-new), switches as
  * `tpba-transport` (transport).
  *
+ * A PLI (RFC 4585) from the receiver is pushed upstream as a force-key-unit
+ * event with all-headers; further PLIs within #GstTpbaSink:key-unit-holdoff
+ * (or 2 RTT, whichever is larger) are ignored and counted.
+ *
  * The TCP connection is made at start and kept; when it fails it is made
  * again every 200 ms; an error is posted after #GstTpbaSink:connect-timeout
  * without one. Packets wait in a queue for their departure time (pacing) or

@@ -17,7 +17,14 @@
  * or else the host the first RTP or RTCP datagram came from (the sink sends
  * an empty RR before it connects). Other connections are closed at once and
  * counted (`tcp-refused` in #GstTpbaSrc:stats); so are datagrams from other
- * hosts (`foreign`). A new connection from the peer replaces the old one.
+ * hosts (`foreign`). A connection from the peer's host must first show the
+ * session token the sink's RTCP carried (else it is refused and counted in
+ * `tcp-bad-token` / `tcp-refused`); then it replaces the old one.
+ *
+ * When the sender's first packet arrives, and whenever downstream sends a
+ * force-key-unit event upstream, an RTCP PLI (RFC 4585, reduced-size) asks
+ * the sender for a key unit. #GstTpbaSrc:caps is required unless a
+ * downstream element fixes the RTP caps.
  *
  * Ports 0 are ephemeral; the bound ports can be read back from the
  * properties once the element is PAUSED.
