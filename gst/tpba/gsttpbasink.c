@@ -20,6 +20,10 @@
  * `tpba-period` element messages (period, r-s, cwnd-new), switches as
  * `tpba-transport` (transport).
  *
+ * A PLI (RFC 4585) from the receiver is pushed upstream as a force-key-unit
+ * event with all-headers; further PLIs within #GstTpbaSink:key-unit-holdoff
+ * (or 2 RTT, whichever is larger) are ignored and counted.
+ *
  * The TCP connection is made at start and kept; when it fails it is made
  * again every 200 ms; an error is posted after #GstTpbaSink:connect-timeout
  * without one. Packets wait in a queue for their departure time (pacing) or
@@ -62,6 +66,7 @@
 #include "gsttpbasink.h"
 #include "gsttpbautil.h"
 #include "gstlayerrates.h"
+#include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
 #define GST_CAT_DEFAULT gst_tpba_sink_debug
@@ -148,7 +153,10 @@ struct _GstTpbaSink
   gint64 next_connect, fail_since;
   guint attempts;
   gboolean gave_up;
+  gboolean unlocked;            /* unlock(): leave the EOS wait */
   gchar *last_error;
+  guint64 token;                /* this run's session token */
+  guint key_unit_count;
 
   guint64 dropped_packets, dropped_adus, flushed_packets, invalid, send_errors;
   guint64 tcp_connects, tcp_failures, rtcp_foreign, tcp_frames_lost;
@@ -252,6 +260,31 @@ tcp_flush (GstTpbaSink * self)
   return TRUE;
 }
 
+/* Appends the session token to the compound of @len bytes at @buf. */
+static gsize
+append_token (GstTpbaSink * self, guint32 ssrc, guint8 * buf, gsize len,
+    gsize max)
+{
+  gsize n;
+
+  if (len == 0)
+    return 0;
+  n = tpba_rtcp_write_token (ssrc, self->token, buf + len, max - len);
+  return n ? len + n : len;
+}
+
+/* The token goes first on a new connection, before any frame (a whole
+ * frame left from a lost connection waits behind it). */
+static void
+queue_token (GstTpbaSink * self)
+{
+  guint8 t[TPBA_TOKEN_SIZE];
+
+  for (guint i = 0; i < TPBA_TOKEN_SIZE; i++)
+    t[i] = (guint8) (self->token >> (56 - 8 * i));
+  g_byte_array_prepend (self->tcp_out, t, TPBA_TOKEN_SIZE);
+}
+
 static void
 send_hello (GstTpbaSink * self)
 {
@@ -264,6 +297,7 @@ send_hello (GstTpbaSink * self)
   memset (&rep, 0, sizeof (rep));
   rep.ssrc = g_random_int ();
   n = tpba_rtcp_write (&rep, NULL, buf, sizeof (buf));
+  n = append_token (self, rep.ssrc, buf, n, sizeof (buf));
   if (n && sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
           (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
     GST_DEBUG_OBJECT (self, "hello: %s", g_strerror (errno));
@@ -373,6 +407,19 @@ same_host (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
       &((struct sockaddr_in6 *) b)->sin6_addr, sizeof (struct in6_addr)) == 0;
 }
 
+/* A PLI from the receiver: upstream force-key-unit with all headers, as
+ * rtpsession does for its sender (called without the lock). */
+static void
+request_key_unit (GstTpbaSink * self)
+{
+  GstEvent *ev = gst_video_event_new_upstream_force_key_unit
+      (GST_CLOCK_TIME_NONE, TRUE, ++self->key_unit_count);
+
+  GST_INFO_OBJECT (self, "the receiver lost the picture: asking upstream "
+      "for key unit %u", self->key_unit_count);
+  gst_pad_push_event (GST_BASE_SINK_PAD (self), ev);
+}
+
 static void
 handle_events (GstTpbaSink * self, GArray * evs)
 {
@@ -395,6 +442,9 @@ handle_events (GstTpbaSink * self, GArray * evs)
             e->period == TPBA_PERIOD_RUNNING ? "running" : "probing",
             "r-s", G_TYPE_UINT64, e->rate, "cwnd-new", G_TYPE_UINT,
             e->cwnd_new, NULL);
+        break;
+      case TPBA_EVENT_KEY_UNIT:
+        request_key_unit (self);
         break;
       case TPBA_EVENT_TRANSPORT:
         GST_INFO_OBJECT (self, "switched to %s",
@@ -444,6 +494,13 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
   }
 }
 
+/* The SSRC of the first RTCP packet of a compound the core wrote. */
+static guint32
+tpba_rtcp_report_ssrc (const guint8 * buf)
+{
+  return GST_READ_UINT32_BE (buf + 4);
+}
+
 static gpointer
 worker (gpointer data)
 {
@@ -478,6 +535,9 @@ worker (gpointer data)
         self->tcp_connects++;
         self->attempts = 0;
         self->fail_since = -1;
+        queue_token (self);
+        tcp_flush (self);
+        g_cond_broadcast (&self->cond);
         GST_INFO_OBJECT (self, "TCP connected to %s:%d", self->dest_str,
             self->dest_tcp_port);
       } else {
@@ -503,6 +563,7 @@ worker (gpointer data)
           g_free (dest);
           g_free (err);
           g_mutex_lock (&self->lock);
+          g_cond_broadcast (&self->cond);
         }
       }
       continue;
@@ -516,7 +577,9 @@ worker (gpointer data)
           tpba_sender_on_tcp_info (self->core, &ti, now);
         tpba_sender_advance (self->core, now);
       }
-      while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))))
+      while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))) &&
+          (n = append_token (self, tpba_rtcp_report_ssrc (buf), buf, n,
+                  sizeof (buf))))
         if (sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
                 (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
           self->send_errors++;
@@ -700,6 +763,9 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->fail_since = -1;
   self->attempts = 0;
   self->gave_up = FALSE;
+  self->unlocked = FALSE;
+  self->token = ((guint64) g_random_int () << 32) | g_random_int ();
+  self->key_unit_count = 0;
   self->have_prev = self->in_drop = FALSE;
   self->seq_shift = 0;
   self->queued_bytes = 0;
@@ -840,6 +906,58 @@ flush_queue (GstTpbaSink * self)
   g_mutex_unlock (&self->lock);
 }
 
+/* At EOS what the queue holds leaves first (pacing; bounded to 5 s once
+ * connected). A sink that never reached its tpbasrc, or still holds packets
+ * for it, waits for it up to connect-timeout: ending with success having
+ * delivered nothing would hide a missing receiver. TRUE if the sink gave up
+ * connecting. */
+static gboolean
+wait_drained (GstTpbaSink * self)
+{
+  gint64 drain_end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  gboolean failed;
+
+  g_mutex_lock (&self->lock);
+  while (self->running && !self->gave_up && !self->unlocked) {
+    gint64 now = g_get_monotonic_time ();
+    gboolean connected = self->tcp_fd >= 0;
+    gboolean drained = g_queue_is_empty (&self->queue) &&
+        !(self->tcp_out && self->tcp_out->len);
+
+    /* a receiver that went away after taking everything is no failure */
+    if ((connected || (drained && self->tcp_connects > 0)) &&
+        (drained || now >= drain_end))
+      break;
+    g_cond_wait_until (&self->cond, &self->lock, now + 100 * 1000);
+  }
+  failed = self->gave_up;
+  g_mutex_unlock (&self->lock);
+  return failed;
+}
+
+static gboolean
+gst_tpba_sink_unlock (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->unlocked = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_tpba_sink_unlock_stop (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->unlocked = FALSE;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
 static gboolean
 gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
@@ -848,15 +966,14 @@ gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     flush_queue (self);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    /* what the queue holds leaves first (pacing; bounded) */
-    gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-    g_mutex_lock (&self->lock);
-    while (self->running && (!g_queue_is_empty (&self->queue) ||
-            (self->tcp_out && self->tcp_out->len)) && !self->gave_up)
-      if (!g_cond_wait_until (&self->cond, &self->lock, end))
-        break;
-    g_mutex_unlock (&self->lock);
+    gboolean failed = wait_drained (self);
+
     post_stats (self);
+    if (failed) {
+      /* the worker posted the connect error: no EOS, nothing was delivered */
+      gst_event_unref (event);
+      return FALSE;
+    }
   }
   return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
 }
@@ -974,7 +1091,10 @@ get_stats (GstTpbaSink * self)
         "bytes-udp", G_TYPE_UINT64, st.bytes_udp,
         "bytes-tcp", G_TYPE_UINT64, st.bytes_tcp,
         "rtcp-received", G_TYPE_UINT64, st.rtcp_received,
-        "rtcp-refused", G_TYPE_UINT64, st.rtcp_refused, NULL);
+        "rtcp-refused", G_TYPE_UINT64, st.rtcp_refused,
+        "pli-received", G_TYPE_UINT64, st.pli_received,
+        "pli-ignored", G_TYPE_UINT64, st.pli_ignored,
+        "key-unit-requests", G_TYPE_UINT64, st.key_unit_requests, NULL);
     gst_structure_take_value (s, "r", hist);
     g_free (hist);
   }
@@ -1072,6 +1192,67 @@ gst_tpba_sink_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+#define SINK_STATS_BLURB \
+  "Sender counters (GstStructure). After the first packet: " \
+  "period: the decided period, \"probing\" or \"running\" (string); " \
+  "transport: the transport in effect, \"tcp\" or \"udp\" (string); " \
+  "rate: UDP pacing rate or the rate offered to the encoder, bit/s; " \
+  "r-s: result of the last probing period, bit/s (0 before); " \
+  "r: r[i] of the current or last probing period, oldest first, at most " \
+  "32, bit/s (array); " \
+  "n-r: number of r[i] in that period, cycles; " \
+  "p-loss: loss fraction at the last adaptation point, 0..1; " \
+  "p-probe: TCP's retransmitted fraction of its data segments behind r-s, " \
+  "0..1 (-1 unknown); " \
+  "fraction-lost: fraction lost in the last RR, 1/256; " \
+  "cumulative-lost: cumulative lost in the last RR, packets; " \
+  "rtt: round-trip time from the RRs, ns (-1 unknown); " \
+  "tcp-rtt: round-trip time from TCP_INFO, ns (-1 unknown); " \
+  "delivery-rate: TCP_INFO delivery rate, bit/s (0 unknown); " \
+  "air: LDA additive increase rate, bit/s; " \
+  "cwnd-new: the paper's cwnd_new, segments (0 unknown); " \
+  "last-cycle: length of the last probing cycle, ns; " \
+  "switches: transport switches, count; " \
+  "probing-periods: probing periods begun, count; " \
+  "running-periods: running periods begun, count; " \
+  "reductions: adaptation points that cut the rate, count; " \
+  "stalled-cycles: probing cycles that acknowledged nothing, count; " \
+  "packets-udp: RTP packets sent over UDP, packets; " \
+  "packets-tcp: RTP packets sent over TCP, packets; " \
+  "bytes-udp: RTP bytes sent over UDP (headers included), bytes; " \
+  "bytes-tcp: RTP bytes sent over TCP (framing excluded), bytes; " \
+  "rtcp-received: RTCP packets from the receiver taken, packets; " \
+  "rtcp-refused: malformed RTCP packets dropped, packets; " \
+  "pli-received: PLIs (RFC 4585) about this stream, count; " \
+  "pli-ignored: of those, ignored inside key-unit-holdoff, count; " \
+  "key-unit-requests: force-key-unit events sent upstream, count. " \
+  "Always: " \
+  "queued-bytes: RTP waiting for pacing or TCP, bytes; " \
+  "dropped-packets: packets dropped because the queue was full, packets; " \
+  "dropped-adus: ADUs (frames) those belonged to, count; " \
+  "flushed-packets: queued packets a flush discarded, packets; " \
+  "invalid: buffers that were not RTP, dropped, count; " \
+  "send-errors: UDP sends that failed, count; " \
+  "tcp-connected: whether the TCP connection is up (boolean); " \
+  "tcp-connects: TCP connections made, count; " \
+  "tcp-failures: TCP connections lost, count; " \
+  "tcp-frames-lost: half-written frames lost with a connection, count; " \
+  "rtcp-foreign: RTCP packets from another host, dropped, count; " \
+  "bitrate: the rate asked of the encoder, bit/s; " \
+  "rate-events: GstLayerRates events sent upstream, count; " \
+  "rate-coalesced: rate changes merged into a later event, count."
+
+#define SINK_DESCRIPTION \
+  "Sends one RTP stream to a tpbasrc with TCP-rate-probing-based " \
+  "adaptation: over TCP (RFC 4571 framing) while it probes the rate TCP " \
+  "gets, then over UDP paced at that rate, cut on the loss RTCP receiver " \
+  "reports show. A PLI from the receiver becomes an upstream " \
+  "force-key-unit event. Example: gst-launch-1.0 videotestsrc is-live=true " \
+  "! x264enc tune=zerolatency ! rtph264pay config-interval=-1 ! tpbasink " \
+  "host=192.168.1.2 port=5004. URI: tpba://HOST:PORT?key=value&... (any " \
+  "property as key, e.g. tpba://192.168.1.2:5004?t-running=5000000000&" \
+  "end-criterion=proportional)."
+
 static void
 gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
 {
@@ -1090,6 +1271,8 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   bsink_class->render_list = gst_tpba_sink_render_list;
   bsink_class->query = gst_tpba_sink_query;
   bsink_class->event = gst_tpba_sink_event;
+  bsink_class->unlock = gst_tpba_sink_unlock;
+  bsink_class->unlock_stop = gst_tpba_sink_unlock_stop;
 
   g_object_class_install_property (gobject_class, PROP_HOST,
       g_param_spec_string ("host", "Host", "The tpbasrc's host or address",
@@ -1147,37 +1330,18 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   /**
    * GstTpbaSink:stats:
    *
-   * period ("probing" / "running": decided), transport ("tcp" / "udp": in
-   * effect), rate (bits/s: pacing or offer), r-s (last probing result), r
-   * (array of guint64: r[i] of the current or last probing period, oldest
-   * first, at most 32), n-r, p-loss (last adaptation point), p-probe (TCP's
-   * retransmitted fraction of its data segments in the cycles behind r-s,
-   * -1 unknown), fraction-lost,
-   * cumulative-lost (last RR), rtt (ns from the RRs, -1 unknown), tcp-rtt
-   * (ns, TCP_INFO), delivery-rate (bits/s, TCP_INFO), air (LDA), cwnd-new
-   * (segments), last-cycle (ns), switches, probing-periods,
-   * running-periods, reductions, stalled-cycles (probing cycles that acked
-   * nothing), packets-udp / packets-tcp / bytes-udp /
-   * bytes-tcp (RTP bytes per transport), rtcp-received / rtcp-refused;
-   * queued-bytes, dropped-packets / dropped-adus (queue full),
-   * flushed-packets (queued packets a flush discarded),
-   * invalid (not RTP), send-errors, tcp-connected, tcp-connects,
-   * tcp-failures (connections lost), tcp-frames-lost (half-written frames),
-   * rtcp-foreign (RTCP from another host), bitrate, rate-events /
-   * rate-coalesced. The core's fields appear after the first packet.
+   * The sender's counters; every field is listed in the blurb (shown by
+   * gst-inspect-1.0) with its meaning and unit.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Sender counters (see the element documentation)",
+      g_param_spec_boxed ("stats", "Statistics", SINK_STATS_BLURB,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
       GST_TPBA_PARAM_SINK);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,
-      "TPBA sink", "Sink/Network/RTP",
-      "Sends RTP over TCP while probing the rate TCP gets and over paced UDP "
-      "at that rate while running (TCP-rate-probing-based adaptation)",
+      "TPBA sink", "Sink/Network/RTP", SINK_DESCRIPTION,
       "gst-rtp-transports developers");
   gst_type_mark_as_plugin_api (GST_TYPE_TPBA_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_TPBA_END_CRITERION, 0);

@@ -17,7 +17,14 @@
  * or else the host the first RTP or RTCP datagram came from (the sink sends
  * an empty RR before it connects). Other connections are closed at once and
  * counted (`tcp-refused` in #GstTpbaSrc:stats); so are datagrams from other
- * hosts (`foreign`). A new connection from the peer replaces the old one.
+ * hosts (`foreign`). A connection from the peer's host must first show the
+ * session token the sink's RTCP carried (else it is refused and counted in
+ * `tcp-bad-token` / `tcp-refused`); then it replaces the old one.
+ *
+ * When the sender's first packet arrives, and whenever downstream sends a
+ * force-key-unit event upstream, an RTCP PLI (RFC 4585, reduced-size) asks
+ * the sender for a key unit. #GstTpbaSrc:caps is required unless a
+ * downstream element fixes the RTP caps.
  *
  * Ports 0 are ephemeral; the bound ports can be read back from the
  * properties once the element is PAUSED.
@@ -45,6 +52,7 @@
 
 #include "gsttpbasrc.h"
 #include "gsttpbautil.h"
+#include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
 #define GST_CAT_DEFAULT gst_tpba_src_debug
@@ -52,6 +60,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
 #define DEFAULT_ADDRESS "0.0.0.0"
 #define DEFAULT_PORT 5004
 #define MAX_FRAME (65535 + 2)
+#define MAX_PENDING 4
+#define TOKEN_WAIT (2 * GST_SECOND)
 
 enum
 {
@@ -66,6 +76,17 @@ enum
   PROP_STATS,
   PROP_CONFIG_FIRST,
 };
+
+/* An accepted connection from the peer's host that has not yet shown the
+ * session token. */
+typedef struct
+{
+  int fd;
+  gint64 since;
+  guint8 token[TPBA_TOKEN_SIZE];
+  guint got;
+  gchar *who;
+} Pending;
 
 struct _GstTpbaSrc
 {
@@ -87,7 +108,12 @@ struct _GstTpbaSrc
   struct sockaddr_storage peer, rtcp_dest;
   gboolean have_peer, peer_fixed, have_rtcp_dest;
   GByteArray *tcp_in;
+  gboolean have_token;
+  guint64 token;                /* the sender's, from its first RTCP */
+  Pending pending[MAX_PENDING];
+  guint n_pending;
   guint64 tcp_accepted, tcp_refused, tcp_closed, foreign, frame_errors;
+  guint64 tcp_bad_token, key_unit_requests;
   gchar *peer_str;
 };
 
@@ -175,6 +201,31 @@ tcp_drop (GstTpbaSrc * self)
 }
 
 static void
+pending_refuse (GstTpbaSrc * self, guint i, const gchar * why)
+{
+  Pending *p = &self->pending[i];
+
+  GST_WARNING_OBJECT (self, "refused a TCP connection from %s: %s", p->who,
+      why);
+  close (p->fd);
+  g_free (p->who);
+  self->tcp_refused++;
+  memmove (&self->pending[i], &self->pending[i + 1],
+      (self->n_pending - i - 1) * sizeof (Pending));
+  self->n_pending--;
+}
+
+static void
+pending_clear (GstTpbaSrc * self)
+{
+  for (guint i = 0; i < self->n_pending; i++) {
+    close (self->pending[i].fd);
+    g_free (self->pending[i].who);
+  }
+  self->n_pending = 0;
+}
+
+static void
 on_accept (GstTpbaSrc * self)
 {
   for (;;) {
@@ -193,16 +244,86 @@ on_accept (GstTpbaSrc * self)
           "%s)", who, self->have_peer ? self->peer_str : "no peer yet");
       close (fd);
     } else {
-      if (self->tcp_fd >= 0)
-        GST_INFO_OBJECT (self, "a new TCP connection from %s replaces the "
-            "old one", who);
-      tcp_drop (self);
-      self->tcp_fd = fd;
-      self->tcp_accepted++;
-      GST_INFO_OBJECT (self, "TCP connection from %s", who);
+      if (self->n_pending == MAX_PENDING)
+        pending_refuse (self, 0, "too many connections waiting for a token");
+      self->pending[self->n_pending].fd = fd;
+      self->pending[self->n_pending].since = gst_tpba_now ();
+      self->pending[self->n_pending].got = 0;
+      self->pending[self->n_pending].who = who;
+      self->n_pending++;
+      who = NULL;
     }
     g_free (who);
   }
+}
+
+/* Whether the bytes a connection presented are the session token. */
+static gboolean
+token_matches (GstTpbaSrc * self, const Pending * p)
+{
+  guint64 t = 0;
+
+  for (guint i = 0; i < TPBA_TOKEN_SIZE; i++)
+    t = (t << 8) | p->token[i];
+  return self->have_token && t == self->token;
+}
+
+/* The connection proved it is the sink's: it replaces the old one. */
+static void
+pending_accept (GstTpbaSrc * self, guint i)
+{
+  Pending p = self->pending[i];
+
+  memmove (&self->pending[i], &self->pending[i + 1],
+      (self->n_pending - i - 1) * sizeof (Pending));
+  self->n_pending--;
+  if (self->tcp_fd >= 0)
+    GST_INFO_OBJECT (self, "a new TCP connection from %s replaces the old "
+        "one", p.who);
+  tcp_drop (self);
+  self->tcp_fd = p.fd;
+  self->tcp_accepted++;
+  GST_INFO_OBJECT (self, "TCP connection from %s", p.who);
+  g_free (p.who);
+}
+
+/* Reads the token of pending connection @i (8 bytes, before any frame). */
+static void
+pending_read (GstTpbaSrc * self, guint i)
+{
+  Pending *p = &self->pending[i];
+  ssize_t n = recv (p->fd, p->token + p->got, TPBA_TOKEN_SIZE - p->got,
+      MSG_DONTWAIT);
+
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+    pending_refuse (self, i, "closed before it sent the session token");
+    return;
+  }
+  if (n < 0)
+    return;
+  p->got += n;
+  if (p->got < TPBA_TOKEN_SIZE)
+    return;
+  if (token_matches (self, p))
+    pending_accept (self, i);
+  else {
+    self->tcp_bad_token++;
+    pending_refuse (self, i, self->have_token ? "wrong session token" :
+        "no session token known yet (no RTCP from the sender)");
+  }
+}
+
+/* Refuses connections that kept their token back too long. */
+static void
+pending_expire (GstTpbaSrc * self, gint64 now)
+{
+  guint i = 0;
+
+  while (i < self->n_pending)
+    if (now - self->pending[i].since >= TOKEN_WAIT)
+      pending_refuse (self, i, "no session token in time");
+    else
+      i++;
 }
 
 static void
@@ -264,6 +385,20 @@ on_udp (GstTpbaSrc * self, gint64 now)
   }
 }
 
+/* The session token is the one the peer's first RTCP carried: one sender
+ * per run, as the SSRC is. */
+static void
+learn_token (GstTpbaSrc * self, const guint8 * buf, gsize n)
+{
+  TpbaRtcpExtras ex;
+
+  if (self->have_token || !tpba_rtcp_scan (buf, n, &ex) || !ex.has_token)
+    return;
+  self->token = ex.token;
+  self->have_token = TRUE;
+  GST_DEBUG_OBJECT (self, "session token learned");
+}
+
 static void
 on_rtcp (GstTpbaSrc * self, gint64 now)
 {
@@ -279,6 +414,7 @@ on_rtcp (GstTpbaSrc * self, gint64 now)
       return;
     if (!from_peer (self, &from))
       continue;
+    learn_token (self, buf, n);
     if (tpba_receiver_on_rtcp (self->core, buf, n, now)) {
       /* RRs go back where the sender's RTCP comes from */
       self->rtcp_dest = from;
@@ -290,6 +426,27 @@ on_rtcp (GstTpbaSrc * self, gint64 now)
 /* ------------------------------------------------------------------ */
 /* GstPushSrc */
 
+/* The pending connection on @fd (if still pending) has data or ended. */
+static void
+pending_ready (GstTpbaSrc * self, int fd)
+{
+  for (guint i = 0; i < self->n_pending; i++)
+    if (self->pending[i].fd == fd) {
+      pending_read (self, i);
+      return;
+    }
+}
+
+static void
+send_rtcp (GstTpbaSrc * self, const guint8 * buf, gsize n)
+{
+  if (sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
+          (struct sockaddr *) &self->rtcp_dest,
+          self->rtcp_dest.ss_family == AF_INET ?
+          sizeof (struct sockaddr_in) : sizeof (struct sockaddr_in6)) < 0)
+    GST_DEBUG_OBJECT (self, "RTCP: %s", g_strerror (errno));
+}
+
 static GstFlowReturn
 gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
@@ -299,7 +456,9 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
   g_mutex_lock (&self->lock);
   for (;;) {
     gint64 now = gst_tpba_now (), deadline;
-    struct pollfd pfd[5];
+    struct pollfd pfd[5 + MAX_PENDING];
+    int pend_fd[MAX_PENDING];
+    guint n_pend;
     struct timespec ts;
     GstBuffer *b;
     guint16 seq;
@@ -311,12 +470,13 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       return GST_FLOW_FLUSHING;
     }
     tpba_receiver_advance (self->core, now);
+    pending_expire (self, now);
+    while (self->have_rtcp_dest &&
+        (n = tpba_receiver_pop_pli (self->core, rtcp, sizeof (rtcp))))
+      send_rtcp (self, rtcp, n);
     while ((n = tpba_receiver_pop_rtcp (self->core, rtcp, sizeof (rtcp))))
-      if (self->have_rtcp_dest && sendto (self->rtcp_fd, rtcp, n,
-              MSG_DONTWAIT, (struct sockaddr *) &self->rtcp_dest,
-              self->rtcp_dest.ss_family == AF_INET ?
-              sizeof (struct sockaddr_in) : sizeof (struct sockaddr_in6)) < 0)
-        GST_DEBUG_OBJECT (self, "RR: %s", g_strerror (errno));
+      if (self->have_rtcp_dest)
+        send_rtcp (self, rtcp, n);
     if (self->run_stats_interval > 0 && now >= self->next_stats) {
       GstStructure *st;
       self->next_stats = now + self->run_stats_interval;
@@ -343,8 +503,12 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     pfd[nfd++].events = POLLIN;
     pfd[nfd].fd = self->listen_fd;
     pfd[nfd++].events = POLLIN;
-    if (self->tcp_fd >= 0) {
-      pfd[nfd].fd = self->tcp_fd;
+    pfd[nfd].fd = self->tcp_fd;       /* -1: ignored by ppoll */
+    pfd[nfd++].events = POLLIN;
+    n_pend = self->n_pending;
+    for (guint i = 0; i < n_pend; i++) {
+      pend_fd[i] = self->pending[i].fd;
+      pfd[nfd].fd = pend_fd[i];
       pfd[nfd++].events = POLLIN;
     }
     if (self->run_stats_interval > 0)
@@ -367,8 +531,11 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       on_rtcp (self, now);
     if (pfd[1].revents & POLLIN)
       on_udp (self, now);
-    if (nfd == 5 && self->tcp_fd == pfd[4].fd && pfd[4].revents)
+    if (self->tcp_fd >= 0 && self->tcp_fd == pfd[4].fd && pfd[4].revents)
       on_tcp (self, now);
+    for (guint i = 0; i < n_pend; i++)
+      if (pfd[5 + i].revents)
+        pending_ready (self, pend_fd[i]);
     if (pfd[3].revents & POLLIN)
       on_accept (self);
   }
@@ -497,7 +664,9 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   self->tcp_in = g_byte_array_new ();
   self->tcp_accepted = self->tcp_refused = self->tcp_closed = 0;
   self->foreign = self->frame_errors = 0;
+  self->tcp_bad_token = self->key_unit_requests = 0;
   self->have_rtcp_dest = FALSE;
+  self->have_token = FALSE;
   g_mutex_unlock (&self->lock);
   GST_INFO_OBJECT (self, "listening: UDP %d, TCP %d, RTCP %d", port,
       tcp_port, rtcp_port);
@@ -517,6 +686,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   CLOSE (self->tcp_fd);
   CLOSE (self->wake_fd);
 #undef CLOSE
+  pending_clear (self);
   if (self->core)
     tpba_receiver_free (self->core);
   self->core = NULL;
@@ -567,6 +737,71 @@ gst_tpba_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
   } else
     res = caps;
   return res;
+}
+
+/* The depayloader asks for a key unit (as it does of rtpbin): a PLI. */
+static gboolean
+gst_tpba_src_event (GstBaseSrc * bsrc, GstEvent * event)
+{
+  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
+
+  if (gst_video_event_is_force_key_unit (event) &&
+      GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_UPSTREAM) {
+    g_mutex_lock (&self->lock);
+    if (self->core) {
+      tpba_receiver_request_key_unit (self->core);
+      self->key_unit_requests++;
+      wake (self);
+    }
+    g_mutex_unlock (&self->lock);
+    GST_DEBUG_OBJECT (self, "key unit requested downstream: PLI");
+    return TRUE;
+  }
+  return GST_BASE_SRC_CLASS (parent_class)->event (bsrc, event);
+}
+
+/* Whether @caps say enough for a depayloader to be found: RTP packets do
+ * not carry their encoding, so without caps= a decodebin would only report
+ * a missing plug-in for bare application/x-rtp. */
+static gboolean
+caps_describe_stream (GstCaps * caps)
+{
+  GstStructure *s;
+
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  s = gst_caps_get_structure (caps, 0);
+  return gst_structure_has_field (s, "encoding-name") &&
+      gst_structure_has_field (s, "clock-rate");
+}
+
+static gboolean
+gst_tpba_src_negotiate (GstBaseSrc * bsrc)
+{
+  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
+  GstCaps *peer;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  ok = self->caps != NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!ok) {
+    /* downstream may still fix them (a capsfilter, a depayloader) */
+    GstCaps *tmpl = gst_static_pad_template_get_caps (&src_template);
+    peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (bsrc), tmpl);
+    gst_caps_unref (tmpl);
+    ok = caps_describe_stream (peer);
+    gst_caps_unref (peer);
+  }
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("tpbasrc needs caps=\"application/x-rtp,media=...,clock-rate=...,"
+            "encoding-name=...\" (or a downstream element that fixes them): "
+            "RTP packets do not say what they carry"),
+        ("no caps property and downstream accepts any RTP"));
+    return FALSE;
+  }
+  return GST_BASE_SRC_CLASS (parent_class)->negotiate (bsrc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -644,13 +879,16 @@ get_stats (GstTpbaSrc * self)
         "jitter", G_TYPE_UINT, st.jitter,
         "rtcp-received", G_TYPE_UINT64, st.rtcp_received,
         "rtcp-refused", G_TYPE_UINT64, st.rtcp_refused,
-        "rr-sent", G_TYPE_UINT64, st.rr_sent, NULL);
+        "rr-sent", G_TYPE_UINT64, st.rr_sent,
+        "pli-sent", G_TYPE_UINT64, st.pli_sent, NULL);
   }
   gst_structure_set (s,
       "peer", G_TYPE_STRING, self->peer_str,
       "tcp-connected", G_TYPE_BOOLEAN, self->tcp_fd >= 0,
       "tcp-accepted", G_TYPE_UINT64, self->tcp_accepted,
       "tcp-refused", G_TYPE_UINT64, self->tcp_refused,
+      "tcp-bad-token", G_TYPE_UINT64, self->tcp_bad_token,
+      "key-unit-requests", G_TYPE_UINT64, self->key_unit_requests,
       "tcp-closed", G_TYPE_UINT64, self->tcp_closed,
       "foreign", G_TYPE_UINT64, self->foreign, NULL);
   g_mutex_unlock (&self->lock);
@@ -710,6 +948,52 @@ gst_tpba_src_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+#define SRC_STATS_BLURB \
+  "Receiver counters (GstStructure). While running: " \
+  "sender-ssrc: the sender's SSRC, an RTP identifier (0 before its " \
+  "first packet); " \
+  "packets-udp: RTP packets received over UDP, packets; " \
+  "packets-tcp: RTP packets received over TCP, packets; " \
+  "bytes-udp: RTP bytes received over UDP, bytes; " \
+  "bytes-tcp: RTP bytes received over TCP (framing excluded), bytes; " \
+  "delivered: packets pushed downstream in sequence order, packets; " \
+  "duplicates: second copies dropped, packets; " \
+  "late: packets dropped because their gap was skipped already, packets; " \
+  "skipped: gaps given up after reorder-wait or switch-wait, count; " \
+  "invalid: datagrams or frames that were not RTP of the sender, count; " \
+  "held: packets in the reorder buffer now, packets; " \
+  "ext-highest-seq: extended highest sequence number received, " \
+  "sequence number (wrap cycles in the upper 16 bits); " \
+  "cumulative-lost: expected minus received since the first packet, " \
+  "packets; " \
+  "fraction-lost: fraction lost in the last RR, 1/256; " \
+  "jitter: interarrival jitter (RFC 3550 A.8), RTP timestamp units; " \
+  "rtcp-received: RTCP packets from the sender taken, packets; " \
+  "rtcp-refused: malformed RTCP packets dropped, packets; " \
+  "rr-sent: receiver reports sent, packets; " \
+  "pli-sent: PLIs (RFC 4585) sent to ask for a key unit, packets. " \
+  "Always: " \
+  "peer: the sender's address, host:port (string); " \
+  "tcp-connected: whether a TCP connection is up (boolean); " \
+  "tcp-accepted: TCP connections accepted, count; " \
+  "tcp-refused: TCP connections refused (another host, no or a wrong " \
+  "session token), count; " \
+  "tcp-bad-token: of those, the ones that showed a wrong token, count; " \
+  "key-unit-requests: force-key-unit events from downstream, count; " \
+  "tcp-closed: TCP connections closed, count; " \
+  "foreign: datagrams from other hosts, dropped, count."
+
+#define SRC_DESCRIPTION \
+  "Receives the RTP stream of a tpbasink over a TCP/UDP flow pair " \
+  "(TCP-rate-probing-based adaptation) and pushes it in sequence order; " \
+  "sends RTCP receiver reports and a PLI when it joins a stream or " \
+  "downstream asks for a key unit. caps= is required (RTP does not say " \
+  "what it carries). Example: gst-launch-1.0 tpbasrc port=5004 " \
+  "caps=\"application/x-rtp,media=video,clock-rate=90000," \
+  "encoding-name=H264\" ! rtph264depay ! avdec_h264 ! videoconvert ! " \
+  "autovideosink. URI: tpba://ADDRESS:PORT?key=value&... (any property as " \
+  "key, e.g. tpba://0.0.0.0:5004?reorder-wait=100000000)."
+
 static void
 gst_tpba_src_class_init (GstTpbaSrcClass * klass)
 {
@@ -728,6 +1012,8 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   bsrc_class->unlock = gst_tpba_src_unlock;
   bsrc_class->unlock_stop = gst_tpba_src_unlock_stop;
   bsrc_class->get_caps = gst_tpba_src_get_caps;
+  bsrc_class->event = gst_tpba_src_event;
+  bsrc_class->negotiate = gst_tpba_src_negotiate;
   psrc_class->create = gst_tpba_src_create;
 
   g_object_class_install_property (gobject_class, PROP_ADDRESS,
@@ -759,27 +1045,18 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   /**
    * GstTpbaSrc:stats:
    *
-   * sender-ssrc, packets-udp / packets-tcp / bytes-udp / bytes-tcp
-   * (received per transport), delivered (pushed in order), duplicates,
-   * late (arrived after their gap was skipped), skipped (gaps given up),
-   * invalid, held (in the reorder buffer), ext-highest-seq,
-   * cumulative-lost, fraction-lost (last RR), jitter (RTP units),
-   * rtcp-received / rtcp-refused, rr-sent; peer (string), tcp-connected,
-   * tcp-accepted, tcp-refused (connections from anyone but the peer),
-   * tcp-closed, foreign (datagrams from other hosts).
+   * The receiver's counters; every field is listed in the blurb (shown by
+   * gst-inspect-1.0) with its meaning and unit.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-          "Receiver counters (see the element documentation)",
+      g_param_spec_boxed ("stats", "Statistics", SRC_STATS_BLURB,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
       GST_TPBA_PARAM_SRC);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "TPBA source", "Source/Network/RTP",
-      "Receives an RTP stream over a TCP/UDP flow pair and merges it in "
-      "sequence order (TCP-rate-probing-based adaptation)",
+      "TPBA source", "Source/Network/RTP", SRC_DESCRIPTION,
       "gst-rtp-transports developers");
   GST_DEBUG_CATEGORY_INIT (gst_tpba_src_debug, "tpbasrc", 0, "TPBA source");
 }

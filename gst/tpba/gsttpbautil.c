@@ -145,6 +145,10 @@ static const Param params[] = {
       OFF (switch_wait), 0, H, R},
   {"max-held", "Reorder buffer bound, packets (4096)", K_UINT,
       OFF (max_held), 16, 1 << 20, R},
+  {"key-unit-holdoff", "After a PLI (RFC 4585) has asked upstream for a key "
+        "unit, further PLIs are ignored for this long or twice the RTT "
+        "measured from the RRs, whichever is larger, ns (500 ms)", K_TIME,
+      OFF (key_unit_holdoff), 0, H, S},
 };
 
 #undef OFF
@@ -306,6 +310,29 @@ typedef struct
   GValue v;
 } Setting;
 
+/* tpba://HOST:PORT[/][?query]: an authority with a port, no path, no
+ * fragment, no user. */
+static gboolean
+uri_shape_ok (GUri * u, const gchar * uri, GError ** error)
+{
+  const gchar *path = g_uri_get_path (u);
+  const gchar *why = NULL;
+
+  if (g_uri_get_host (u) == NULL)
+    why = "no //HOST:PORT after tpba:";
+  else if (g_uri_get_port (u) < 0)
+    why = "no port (tpba://HOST:PORT)";
+  else if (path && *path && strcmp (path, "/") != 0)
+    why = "a path is not allowed";
+  else if (g_uri_get_fragment (u) || g_uri_get_userinfo (u))
+    why = "no fragment or user part is allowed";
+  if (why)
+    g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_BAD_URI,
+        "invalid URI \"%s\": %s; expected "
+        "tpba://HOST:PORT?key=value&...", uri, why);
+  return why == NULL;
+}
+
 gboolean
 gst_tpba_uri_apply (GstElement * element, const gchar * uri,
     const gchar * host_prop, const gchar * port_prop, GError ** error)
@@ -328,6 +355,10 @@ gst_tpba_uri_apply (GstElement * element, const gchar * uri,
   if (g_strcmp0 (g_uri_get_scheme (u), "tpba") != 0) {
     g_set_error (error, GST_URI_ERROR, GST_URI_ERROR_UNSUPPORTED_PROTOCOL,
         "invalid URI \"%s\": the scheme must be tpba", uri);
+    g_uri_unref (u);
+    return FALSE;
+  }
+  if (!uri_shape_ok (u, uri, error)) {
     g_uri_unref (u);
     return FALSE;
   }
@@ -367,7 +398,7 @@ gst_tpba_uri_apply (GstElement * element, const gchar * uri,
       }
     }
   }
-  if (ok && g_uri_get_port (u) > 0) {
+  if (ok && g_uri_get_port (u) >= 0) {
     Setting s = { NULL, G_VALUE_INIT };
     s.ps = uri_pspec (element, port_prop);
     g_value_init (&s.v, s.ps->value_type);

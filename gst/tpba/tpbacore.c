@@ -2,6 +2,7 @@
  * See tpbacore.h and docs/protocols/tpba.md. */
 #include "tpbacore.h"
 #include "wirebytes.h"
+#include "rtcpfb.h"
 
 #include <math.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #define RTCP_PT_SR 200
 #define RTCP_PT_RR 201
 #define RTCP_PT_SDES 202
+#define RTCP_PT_APP 204
 #define RTCP_SDES_CNAME 1
 #define RTCP_BLOCK_SIZE 24
 #define RTCP_SR_INFO_SIZE 20
@@ -77,6 +79,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->reorder_wait = 50 * MS;
   cfg->switch_wait = NS_PER_S;
   cfg->max_held = 4096;
+  cfg->key_unit_holdoff = 500 * MS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -220,6 +223,58 @@ tpba_rtcp_parse_compound (const guint8 * data, gsize len,
   return TRUE;
 }
 
+static gboolean
+read_token (const guint8 * p, gsize plen, guint64 * token)
+{
+  if (plen != TPBA_RTCP_TOKEN_SIZE || p[1] != RTCP_PT_APP ||
+      (p[0] & 0x1f) != 0 || memcmp (p + 8, "TPBA", 4) != 0)
+    return FALSE;
+  *token = ((guint64) read32 (p + 12) << 32) | read32 (p + 16);
+  return TRUE;
+}
+
+gboolean
+tpba_rtcp_scan (const guint8 * data, gsize len, TpbaRtcpExtras * ex)
+{
+  TpbaRtcpExtras e;
+  gsize off, plen;
+
+  memset (ex, 0, sizeof (*ex));
+  if (data == NULL || len < 4)
+    return FALSE;
+  memset (&e, 0, sizeof (e));
+  e.reports = data[1] == RTCP_PT_SR || data[1] == RTCP_PT_RR;
+  for (off = 0; off < len; off += plen) {
+    guint32 media;
+
+    plen = rtcp_packet_len (data + off, len - off);
+    if (plen == 0)
+      return FALSE;
+    if (rtcp_pli_parse (data + off, plen, NULL, &media)) {
+      e.n_pli++;
+      e.pli_media_ssrc = media;
+    } else if (read_token (data + off, plen, &e.token))
+      e.has_token = TRUE;
+  }
+  *ex = e;
+  return TRUE;
+}
+
+gsize
+tpba_rtcp_write_token (guint32 ssrc, guint64 token, guint8 * out, gsize max)
+{
+  if (max < TPBA_RTCP_TOKEN_SIZE)
+    return 0;
+  out[0] = 0x80;                /* subtype 0 */
+  out[1] = RTCP_PT_APP;
+  write16 (out + 2, TPBA_RTCP_TOKEN_SIZE / 4 - 1);
+  write32 (out + 4, ssrc);
+  memcpy (out + 8, "TPBA", 4);
+  write32 (out + 12, (guint32) (token >> 32));
+  write32 (out + 16, (guint32) token);
+  return TPBA_RTCP_TOKEN_SIZE;
+}
+
 gsize
 tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
     guint8 * out, gsize max)
@@ -350,6 +405,8 @@ struct _TpbaSender {
   guint64 stalled_cycles;
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
+  KeyUnitHoldoff holdoff;
+  guint64 pli_received, pli_ignored, key_unit_requests;
 };
 
 static void
@@ -478,6 +535,7 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
     tpba_config_init (&s->cfg);
   s->ssrc = ssrc;
   g_queue_init (&s->events);
+  key_unit_holdoff_init (&s->holdoff);
   s->rtt = -1;
   s->tcp_rtt = -1;
   s->p_probe = -1;
@@ -719,17 +777,40 @@ sender_rtcp_cb (const TpbaRtcpReport * rep, gpointer user)
       on_report_block (c->s, &rep->blocks[i], c->now);
 }
 
+/* A PLI about our SSRC: a key unit unless one was asked for within the
+ * hold-off, which covers the round trip the key unit needs to arrive. */
+static void
+on_pli (TpbaSender * s, gint64 now)
+{
+  gint64 holdoff = s->cfg.key_unit_holdoff;
+
+  s->pli_received++;
+  if (s->rtt > 0)
+    holdoff = MAX (holdoff, 2 * s->rtt);
+  if (!key_unit_holdoff_take (&s->holdoff, now, holdoff)) {
+    s->pli_ignored++;
+    return;
+  }
+  s->key_unit_requests++;
+  push_event (s, TPBA_EVENT_KEY_UNIT);
+}
+
 gboolean
 tpba_sender_on_rtcp (TpbaSender * s, const guint8 * data, gsize len,
     gint64 now)
 {
   SenderRtcpCtx c = { s, now };
+  TpbaRtcpExtras ex;
 
-  if (!tpba_rtcp_parse_compound (data, len, sender_rtcp_cb, &c)) {
+  if (!tpba_rtcp_scan (data, len, &ex) || (ex.reports &&
+          !tpba_rtcp_parse_compound (data, len, sender_rtcp_cb, &c)) ||
+      (!ex.reports && ex.n_pli == 0)) {
     s->rtcp_refused++;
     return FALSE;
   }
   s->rtcp_received++;
+  if (ex.n_pli > 0 && ex.pli_media_ssrc == s->ssrc)
+    on_pli (s, now);
   return TRUE;
 }
 
@@ -962,6 +1043,9 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->bytes_udp = s->bytes_udp;
   st->bytes_tcp = s->bytes_tcp;
   st->rtcp_received = s->rtcp_received;
+  st->pli_received = s->pli_received;
+  st->pli_ignored = s->pli_ignored;
+  st->key_unit_requests = s->key_unit_requests;
   st->rtcp_refused = s->rtcp_refused;
 }
 
@@ -1016,6 +1100,8 @@ struct _TpbaReceiver {
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 delivered, duplicates, late, skipped, invalid;
   guint64 rtcp_received, rtcp_refused, rr_sent;
+  gboolean pli_pending;
+  guint64 pli_sent;
 };
 
 TpbaReceiver *
@@ -1123,6 +1209,8 @@ tpba_receiver_on_rtp (TpbaReceiver * r, TpbaTransport transport,
   if (!r->have_src) {
     r->have_src = TRUE;
     r->sender_ssrc = info.ssrc;
+    /* joining a stream: its last key unit is probably long gone */
+    r->pli_pending = TRUE;
     r->base_ext = r->max_ext = r->next_ext = info.seq;
     ext = info.seq;
   } else {
@@ -1270,6 +1358,27 @@ tpba_receiver_advance (TpbaReceiver * r, gint64 now)
     r->next_rr += r->cfg.t_rtcp;
 }
 
+void
+tpba_receiver_request_key_unit (TpbaReceiver * r)
+{
+  r->pli_pending = TRUE;
+}
+
+gsize
+tpba_receiver_pop_pli (TpbaReceiver * r, guint8 * out, gsize max)
+{
+  gsize n;
+
+  if (!r->pli_pending || !r->have_src)
+    return 0;
+  n = rtcp_pli_write (out, max, r->ssrc, r->sender_ssrc);
+  if (n) {
+    r->pli_pending = FALSE;
+    r->pli_sent++;
+  }
+  return n;
+}
+
 gsize
 tpba_receiver_pop_rtcp (TpbaReceiver * r, guint8 * out, gsize max)
 {
@@ -1332,4 +1441,5 @@ tpba_receiver_get_stats (const TpbaReceiver * r, TpbaReceiverStats * st)
   st->rtcp_received = r->rtcp_received;
   st->rtcp_refused = r->rtcp_refused;
   st->rr_sent = r->rr_sent;
+  st->pli_sent = r->pli_sent;
 }

@@ -138,6 +138,9 @@ typedef struct {
   gint64 reorder_wait;          /* wait for a gap after a UDP packet: 50 ms */
   gint64 switch_wait;           /* wait for a gap after a TCP packet: 1 s */
   guint max_held;               /* reorder buffer bound, packets: 4096 */
+  /* Key units (RFC 4585 PLI, ours): */
+  gint64 key_unit_holdoff;      /* sender: ignore PLIs this long after one
+                                 * was taken (at least 2 RTT): 500 ms */
 } TpbaConfig;
 
 void tpba_config_init (TpbaConfig * cfg);
@@ -196,6 +199,29 @@ gboolean tpba_rtcp_parse_compound (const guint8 * data, gsize len,
 gsize tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
     guint8 * out, gsize max);
 
+/* What a datagram of RTCP holds besides SR/RR (tpba_rtcp_scan). */
+typedef struct {
+  gboolean reports;             /* starts with SR or RR: a compound (A.2) */
+  guint n_pli;                  /* PLIs (RFC 4585 6.3.1) */
+  guint32 pli_media_ssrc;       /* the last PLI's media source */
+  gboolean has_token;           /* a TPBA session-token APP packet */
+  guint64 token;
+} TpbaRtcpExtras;
+
+/* Walks every RTCP packet of the datagram (each common header sound and
+ * within @len; else FALSE and @ex says nothing). A datagram that does not
+ * start with SR/RR is a reduced-size packet (RFC 5506). */
+gboolean tpba_rtcp_scan (const guint8 * data, gsize len, TpbaRtcpExtras * ex);
+
+/* The sender's session token (ours): an APP packet (PT 204, subtype 0,
+ * name "TPBA", 64-bit token) appended to the sink's RTCP; the sink writes
+ * the same 8 bytes first on every TCP connection, and the source accepts a
+ * connection only with the token its peer's RTCP carried. */
+#define TPBA_TOKEN_SIZE 8
+#define TPBA_RTCP_TOKEN_SIZE 20
+gsize tpba_rtcp_write_token (guint32 ssrc, guint64 token, guint8 * out,
+    gsize max);
+
 /* ------------------------------------------------------------------ */
 /* Events the core asks its shell to act on. */
 
@@ -203,6 +229,7 @@ typedef enum {
   TPBA_EVENT_RATE,              /* tell the encoder: rate (GstLayerRates, `bitrate`) */
   TPBA_EVENT_PERIOD,            /* a period was decided (takes effect at an ADU boundary) */
   TPBA_EVENT_TRANSPORT,         /* the transport switched before the next packet */
+  TPBA_EVENT_KEY_UNIT,          /* a PLI was taken: ask the encoder for a key unit */
 } TpbaEventType;
 
 typedef struct {
@@ -264,6 +291,9 @@ typedef struct {
   guint64 stalled_cycles;       /* probing cycles that acked nothing */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
+  guint64 pli_received;         /* PLIs about our SSRC */
+  guint64 pli_ignored;          /* of those, within the key-unit hold-off */
+  guint64 key_unit_requests;    /* KEY_UNIT events */
 } TpbaSenderStats;
 
 TpbaSender *tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now);
@@ -280,7 +310,10 @@ void tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
 /* A TCP_INFO sample taken at @now. Feed one at every deadline while probing. */
 void tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     gint64 now);
-/* A compound RTCP packet from the receiver; FALSE if malformed. */
+/* A compound RTCP packet from the receiver, or a reduced-size one (RFC
+ * 5506) holding a PLI; FALSE if malformed. A PLI about our SSRC outside the
+ * key-unit hold-off (the larger of key_unit_holdoff and 2 RTT) gives a
+ * TPBA_EVENT_KEY_UNIT. */
 gboolean tpba_sender_on_rtcp (TpbaSender * s, const guint8 * data, gsize len,
     gint64 now);
 /* The bottleneck bandwidth b of LDA (packet pair, from outside); 0 unknown. */
@@ -317,6 +350,7 @@ typedef struct {
   guint8 fraction_lost;         /* in the last RR */
   guint32 jitter;               /* RTP timestamp units */
   guint64 rtcp_received, rtcp_refused, rr_sent;
+  guint64 pli_sent;
 } TpbaReceiverStats;
 
 /* @free_packet frees the user data of packets still held at free time. */
@@ -337,6 +371,12 @@ gboolean tpba_receiver_on_rtcp (TpbaReceiver * r, const guint8 * data,
 
 gint64 tpba_receiver_next_deadline (const TpbaReceiver * r);
 void tpba_receiver_advance (TpbaReceiver * r, gint64 now);
+/* Ask the sender for a key unit (the depayloader asked for one). The core
+ * also asks by itself when the first packet of the sender arrives. */
+void tpba_receiver_request_key_unit (TpbaReceiver * r);
+/* A reduced-size PLI (RFC 5506) due, once the sender's SSRC is known;
+ * returns its length or 0. */
+gsize tpba_receiver_pop_pli (TpbaReceiver * r, guint8 * out, gsize max);
 /* An RR due since the last call; returns its length or 0. */
 gsize tpba_receiver_pop_rtcp (TpbaReceiver * r, guint8 * out, gsize max);
 void tpba_receiver_get_stats (const TpbaReceiver * r, TpbaReceiverStats * st);

@@ -1,13 +1,16 @@
-/* libFuzzer target: TPBA's RTP and RTCP parsers, and a receiver and a sender
- * core fed with what the input holds. Input: [op:1][len:2, big endian][len
- * bytes] records: RTP over UDP or TCP to the receiver, RTCP to either side,
- * time steps. Every packet the receiver hands out must be one it accepted;
- * every RTCP packet a core writes must parse back. */
+/* libFuzzer target: TPBA's RTP and RTCP parsers (SR/RR, the PLI of RFC
+ * 4585, the session-token APP packet), and a receiver and a sender core fed
+ * with what the input holds. Input: [op:1][len:2, big endian][len bytes]
+ * records: RTP over UDP or TCP to the receiver, RTCP (compound or
+ * reduced-size) to either side, time steps, key-unit requests. Every packet
+ * the receiver hands out must be one it accepted; every RTCP packet a core
+ * writes must parse back. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tpbacore.h"
+#include "rtcpfb.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
@@ -47,6 +50,11 @@ drain (TpbaReceiver * r, TpbaSender * s, gint64 now)
       abort ();
     g_bytes_unref (b);
   }
+  while ((len = tpba_receiver_pop_pli (r, buf, sizeof (buf))) > 0) {
+    if (!rtcp_pli_parse (buf, len, NULL, NULL) ||
+        !tpba_sender_on_rtcp (s, buf, len, now))
+      abort ();
+  }
   while ((len = tpba_receiver_pop_rtcp (r, buf, sizeof (buf))) > 0) {
     check_written (buf, len);
     tpba_sender_on_rtcp (s, buf, len, now);
@@ -74,6 +82,12 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   tpba_rtp_parse (data, size, &info);
   tpba_rtcp_parse (data, size, &rep, &consumed);
   tpba_rtcp_parse_compound (data, size, count_report, &n);
+  {
+    TpbaRtcpExtras ex;
+    guint32 a, b;
+    tpba_rtcp_scan (data, size, &ex);
+    rtcp_pli_parse (data, size, &a, &b);
+  }
   if (size < 1)
     return 0;
 
@@ -88,13 +102,13 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     const guint8 *chunk = data + pos + 3;
 
     pos += 3 + len;
-    switch (op % 5) {
+    switch (op % 6) {
       case 0:
       case 1:{
         GBytes *b = g_bytes_new (chunk, len);
         gsize blen;
         const guint8 *bytes = g_bytes_get_data (b, &blen);
-        if (tpba_receiver_on_rtp (r, op % 5 ? TPBA_TRANSPORT_TCP :
+        if (tpba_receiver_on_rtp (r, op % 6 ? TPBA_TRANSPORT_TCP :
                 TPBA_TRANSPORT_UDP, bytes, blen, b, now) !=
             TPBA_RECV_ACCEPTED)
           g_bytes_unref (b);
@@ -110,6 +124,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         now += (gint64) (op % 64) * 20 * MS;
         tpba_receiver_advance (r, now);
         tpba_sender_advance (s, now);
+        break;
+      case 5:
+        tpba_receiver_request_key_unit (r);
         break;
     }
     drain (r, s, now);

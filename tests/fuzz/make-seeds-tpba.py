@@ -21,6 +21,14 @@ def sr(ssrc, ntp, ts, pc, oc):
     return struct.pack(">BBHIQIII", 0x80, 200, 6, ssrc, ntp, ts, pc, oc)
 
 
+def pli(sender, media):
+    return struct.pack(">BBHII", 0x81, 206, 2, sender, media)
+
+
+def token_app(ssrc, token):
+    return struct.pack(">BBHI4sQ", 0x80, 204, 4, ssrc, b"TPBA", token)
+
+
 def rec(op, data):
     return bytes([op]) + struct.pack(">H", len(data)) + data
 
@@ -37,8 +45,16 @@ def main():
     seeds = {
         "switching-flow": bytes([0]) + flow,
         "reports": bytes([1]) + rec(2, sr(0x5678, 1 << 32, 9000, 10, 400)) +
-        rec(3, rr(0x1234, 0x5678, 26, 5, 65560, 30, 0x10000, 655)) + rec(9, b"") + flow[:400],
+        rec(3, rr(0x1234, 0x5678, 26, 5, 65560, 30, 0x10000, 655)) + rec(10, b"") + flow[:400],
         "lda": bytes([2]) + flow + rec(3, rr(0x1234, 0x5678, 0, 0, 65560, 2, 0x10000, 10)),
+        # a late joiner: PLIs reduced-size and in a compound, repeats inside the
+        # hold-off, a key-unit request, the sink's token in its SR
+        "key-units": bytes([0]) + rec(2, sr(0x5678, 1 << 32, 9000, 10, 400) +
+                                      token_app(0x5678, 0x0123456789ABCDEF)) +
+        flow[:200] + rec(3, pli(0x1234, 0x5678)) + rec(3, pli(0x1234, 0x5678)) +
+        rec(10, b"") + rec(4, b"") + rec(5, b"") + rec(4, b"") +
+        rec(3, rr(0x1234, 0x5678, 0, 0, 65560, 2, 0, 0) + pli(0x1234, 0x5678)) +
+        rec(3, pli(0x1234, 0x5678)[:8]),
     }
     for name, body in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

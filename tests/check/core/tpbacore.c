@@ -1200,6 +1200,153 @@ GST_START_TEST (test_rtcp_wire)
 
 GST_END_TEST;
 
+/* ---- key units: PLI (RFC 4585) and the session token ---- */
+
+static gsize
+write_pli_bytes (guint8 * b, guint32 sender, guint32 media)
+{
+  b[0] = 0x81;
+  b[1] = 206;
+  b[2] = 0;
+  b[3] = 2;
+  GST_WRITE_UINT32_BE (b + 4, sender);
+  GST_WRITE_UINT32_BE (b + 8, media);
+  return 12;
+}
+
+static guint
+count_key_unit_events (TpbaSender * s)
+{
+  TpbaEvent ev;
+  guint n = 0;
+
+  while (tpba_sender_pop_event (s, &ev))
+    n += ev.type == TPBA_EVENT_KEY_UNIT;
+  return n;
+}
+
+GST_START_TEST (test_pli_sender_holdoff)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  guint8 b[256];
+  TpbaRtcpReport rep;
+  gsize n;
+
+  tpba_config_init (&cfg);
+  fail_unless_equals_int64 (cfg.key_unit_holdoff, 500 * MS);
+  cfg.key_unit_holdoff = 300 * MS;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  count_key_unit_events (s);
+
+  /* reduced-size PLI (RFC 5506): a key unit */
+  n = write_pli_bytes (b, 1, SSRC_TX);
+  fail_unless (tpba_sender_on_rtcp (s, b, n, 10 * MS));
+  fail_unless_equals_int (count_key_unit_events (s), 1);
+  /* a repeat within the hold-off: counted, ignored */
+  fail_unless (tpba_sender_on_rtcp (s, b, n, 200 * MS));
+  fail_unless_equals_int (count_key_unit_events (s), 0);
+  /* about another source: not ours */
+  n = write_pli_bytes (b, 1, 0x999);
+  fail_unless (tpba_sender_on_rtcp (s, b, n, 400 * MS));
+  fail_unless_equals_int (count_key_unit_events (s), 0);
+  /* a PLI inside a compound RR, after the hold-off */
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = 1;
+  n = tpba_rtcp_write (&rep, NULL, b, sizeof (b));
+  n += write_pli_bytes (b + n, 1, SSRC_TX);
+  fail_unless (tpba_sender_on_rtcp (s, b, n, 320 * MS));
+  fail_unless_equals_int (count_key_unit_events (s), 1);
+  /* a reduced-size packet that is no PLI is refused; a truncated one too */
+  b[0] = 0x80;
+  b[1] = 204;
+  fail_if (tpba_sender_on_rtcp (s, b, 12, 2000 * MS));
+  n = write_pli_bytes (b, 1, SSRC_TX);
+  fail_if (tpba_sender_on_rtcp (s, b, n - 4, 2000 * MS));
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.pli_received, 3);
+  fail_unless_equals_uint64 (st.pli_ignored, 1);
+  fail_unless_equals_uint64 (st.key_unit_requests, 2);
+  fail_unless_equals_uint64 (st.rtcp_refused, 2);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pli_receiver)
+{
+  TpbaReceiver *r = tpba_receiver_new (NULL, SSRC_RX, g_free, 0);
+  TpbaReceiverStats st;
+  guint8 b[64];
+  gsize n;
+  guint32 snd, media;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  /* nothing to ask before the sender is known, even when asked */
+  tpba_receiver_request_key_unit (r);
+  fail_unless_equals_int (tpba_receiver_pop_pli (r, b, sizeof (b)), 0);
+  /* the first packet: a PLI about its SSRC (the one asked for above and
+   * the join's are one) */
+  fail_unless_equals_int (arrive (r, TPBA_TRANSPORT_UDP, 0, MS),
+      TPBA_RECV_ACCEPTED);
+  n = tpba_receiver_pop_pli (r, b, sizeof (b));
+  fail_unless_equals_int (n, 12);
+  fail_unless_equals_int (b[0], 0x81);
+  fail_unless_equals_int (b[1], 206);
+  snd = GST_READ_UINT32_BE (b + 4);
+  media = GST_READ_UINT32_BE (b + 8);
+  fail_unless_equals_int (snd, SSRC_RX);
+  fail_unless_equals_int (media, SSRC_TX);
+  fail_unless_equals_int (tpba_receiver_pop_pli (r, b, sizeof (b)), 0);
+  fail_unless_equals_int (tpba_receiver_pop_pli (r, b, 4), 0);
+  tpba_receiver_request_key_unit (r);
+  fail_unless_equals_int (tpba_receiver_pop_pli (r, b, 4), 0);
+  fail_unless_equals_int (tpba_receiver_pop_pli (r, b, sizeof (b)), 12);
+  tpba_receiver_get_stats (r, &st);
+  fail_unless_equals_uint64 (st.pli_sent, 2);
+  pop_all (r, 2 * MS, out);
+  g_array_free (out, TRUE);
+  tpba_receiver_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rtcp_scan_token)
+{
+  guint8 b[256];
+  TpbaRtcpReport rep;
+  TpbaRtcpExtras ex;
+  gsize n, t;
+
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = 7;
+  n = tpba_rtcp_write (&rep, "cname", b, sizeof (b));
+  t = tpba_rtcp_write_token (7, G_GUINT64_CONSTANT (0x0123456789abcdef),
+      b + n, sizeof (b) - n);
+  fail_unless_equals_int (t, TPBA_RTCP_TOKEN_SIZE);
+  fail_unless_equals_int (tpba_rtcp_write_token (7, 1, b, 19), 0);
+  n += t;
+  fail_unless (tpba_rtcp_scan (b, n, &ex));
+  fail_unless (ex.reports && ex.has_token && ex.n_pli == 0);
+  fail_unless_equals_uint64 (ex.token, G_GUINT64_CONSTANT (0x0123456789abcdef));
+  /* still a valid compound for both cores */
+  fail_unless (tpba_rtcp_parse_compound (b, n, NULL, NULL));
+  /* a length past the end: nothing is reported */
+  fail_if (tpba_rtcp_scan (b, n - 1, &ex));
+  fail_if (ex.has_token || ex.reports);
+  fail_if (tpba_rtcp_scan (b, 3, &ex));
+  /* an APP of another name is no token */
+  memcpy (b + n - 12, "XXXX", 4);
+  fail_unless (tpba_rtcp_scan (b, n, &ex));
+  fail_if (ex.has_token);
+  n = write_pli_bytes (b, 1, 2);
+  fail_unless (tpba_rtcp_scan (b, n, &ex));
+  fail_unless (!ex.reports && ex.n_pli == 1 && ex.pli_media_ssrc == 2);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpbacore_suite (void)
 {
@@ -1219,6 +1366,9 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_receiver_merge);
   tcase_add_test (tc, test_receiver_rr);
   tcase_add_test (tc, test_rtcp_wire);
+  tcase_add_test (tc, test_pli_sender_holdoff);
+  tcase_add_test (tc, test_pli_receiver);
+  tcase_add_test (tc, test_rtcp_scan_token);
   return s;
 }
 

@@ -2,6 +2,7 @@
  * across forced period switches, strangers' TCP connections are refused,
  * the rate path notifies, URIs round-trip, bad settings fail clearly. */
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -324,6 +325,9 @@ GST_START_TEST (test_stranger_refused_before_peer)
   GstElement *fs = gst_element_factory_make ("fakesink", NULL);
   gint tcp_port;
 
+  /* caps: without them the source errors out before it polls */
+  gst_util_set_object_arg (G_OBJECT (src), "caps", RTP_CAPS);
+
   gst_bin_add_many (GST_BIN (pipe), src, fs, NULL);
   fail_unless (gst_element_link (src, fs));
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
@@ -341,9 +345,11 @@ GST_START_TEST (test_stranger_refused_before_peer)
       GST_STATE_CHANGE_FAILURE);
   g_object_get (src, "tcp-port", &tcp_port, NULL);
   fail_unless (stranger_refused (tcp_port, "127.0.0.2"));
-  fail_unless (!stranger_refused (tcp_port, "127.0.0.3") ||
-      check_stat_u64 (src, "tcp-accepted") == 1);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 1);
+  /* the peer's host, but no session token (no sink RTCP): refused too */
+  fail_unless (stranger_refused (tcp_port, "127.0.0.3"));
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 0);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (pipe);
 }
@@ -522,6 +528,375 @@ GST_START_TEST (test_reconnect)
 
 GST_END_TEST;
 
+/* A connection from the peer's own host that does not present the sink's
+ * session token is refused; the sink's connection stays. */
+static gboolean
+local_impostor_refused (gint tcp_port)
+{
+  GSocketClient *c = g_socket_client_new ();
+  GSocketConnection *conn;
+  GError *err = NULL;
+  gchar buf[16];
+  gssize n;
+
+  g_socket_client_set_timeout (c, 3);
+  conn = g_socket_client_connect_to_host (c, "127.0.0.1", tcp_port, NULL,
+      &err);
+  g_object_unref (c);
+  if (!conn) {
+    g_error_free (err);
+    return TRUE;
+  }
+  /* eight bytes that are not the token, then a frame */
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM
+          (conn)), "\x00\x01\x02\x03\x04\x05\x06\x07\x00\x00", 10, NULL, NULL,
+      NULL);
+  n = g_input_stream_read (g_io_stream_get_input_stream (G_IO_STREAM (conn)),
+      buf, sizeof (buf), NULL, &err);
+  if (err) {
+    /* a reset is a refusal (the source closed with our bytes unread); a
+     * read that times out means the connection was taken */
+    GST_INFO ("impostor read: %s", err->message);
+    n = g_error_matches (err, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ? -1 : 0;
+    g_clear_error (&err);
+  }
+  g_object_unref (conn);
+  return n == 0;
+}
+
+/* Every field of @e's stats is documented in the blurb gst-inspect-1.0
+ * shows, as "field: meaning, unit". */
+static void
+check_stats_documented (GstElement * e)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "stats");
+  const gchar *blurb = g_param_spec_get_blurb (ps);
+  GstStructure *s;
+
+  g_object_get (e, "stats", &s, NULL);
+  for (gint i = 0; i < gst_structure_n_fields (s); i++) {
+    gchar *item = g_strdup_printf ("%s: ", gst_structure_nth_field_name (s,
+            i));
+    fail_unless (strstr (blurb, item) != NULL, "%s of %s undocumented", item,
+        GST_OBJECT_NAME (e));
+    g_free (item);
+  }
+  gst_structure_free (s);
+}
+
+GST_START_TEST (test_local_impostor_refused)
+{
+  Pair p;
+  const guint N = 200;
+  guint got = 0;
+  GstSample *smp;
+
+  pair_start (&p, "t-tcp=100000000 epsilon=1000000000 t-running=300000000");
+  for (guint i = 0; i < N; i++) {
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 200));
+    g_usleep (5000);
+    if (i == N / 4)
+      fail_unless (local_impostor_refused (p.tcp_port),
+          "a local process took over the probing connection");
+  }
+  while ((smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+              500 * GST_MSECOND))) {
+    got++;
+    gst_sample_unref (smp);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-refused"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-bad-token"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "tcp-connects"), 1);
+  fail_unless_equals_int (got, N);
+  check_stats_documented (p.sink);
+  check_stats_documented (p.src);
+  pair_stop (&p);
+}
+
+GST_END_TEST;
+
+/* tpba:/broken (no //HOST:PORT) is refused, says why, and sets nothing. */
+GST_START_TEST (test_uri_without_authority)
+{
+  const gchar *bad[] = { "tpba:/broken", "tpba:broken", "tpba://h",
+    "tpba://h:1/path", "tpba://h:1#frag"
+  };
+
+  for (guint k = 0; k < 2; k++) {
+    GstElement *e = gst_element_factory_make (k ? "tpbasrc" : "tpbasink",
+        NULL);
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+      GError *err = NULL;
+      gchar *host;
+      gint port;
+
+      fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e), bad[i], &err),
+          "%s accepted", bad[i]);
+      fail_unless (err && strstr (err->message, "expected "
+              "tpba://HOST:PORT"), "%s: %s", bad[i], err ? err->message : "");
+      g_clear_error (&err);
+      g_object_get (e, k ? "address" : "host", &host, "port", &port, NULL);
+      fail_unless_equals_string (host, k ? "0.0.0.0" : "127.0.0.1");
+      fail_unless_equals_int (port, 5004);
+      g_free (host);
+    }
+    fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+            k ? "tpba://127.0.0.1:0/" : "tpba://127.0.0.1:6000/", NULL));
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* Without caps= and with a downstream that takes any RTP the source says
+ * caps are needed (not a missing plug-in later). */
+GST_START_TEST (test_src_needs_caps)
+{
+  GstElement *pipe = gst_parse_launch ("tpbasrc port=0 tcp-port=0 "
+      "rtcp-port=0 ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 3 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error without caps");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "tpbasrc needs caps="), "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* A short stream with nobody listening ends in an error after
+ * connect-timeout, never in a successful EOS. */
+GST_START_TEST (test_sink_no_receiver_fails)
+{
+  GstElement *pipe = gst_parse_launch ("appsrc name=in is-live=true "
+      "format=time caps=\"" RTP_CAPS "\" ! tpbasink host=127.0.0.1 port=9 "
+      "tcp-port=9 connect-timeout=6000000000", NULL);
+  GstElement *in = gst_bin_get_by_name (GST_BIN (pipe), "in");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (guint i = 0; i < 10; i++)
+    gst_app_src_push_buffer (GST_APP_SRC (in), make_packet (i, 100));
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  msg = gst_bus_timed_pop_filtered (bus, 12 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL);
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "EOS with nothing delivered");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "Could not connect to tpbasrc"), "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (in);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* ---- key units (RFC 4585 PLI) ---- */
+
+static GSocket *
+udp_bind_local (gint * port)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *a = g_inet_socket_address_new (lo, 0), *bound;
+
+  fail_unless (g_socket_bind (s, a, FALSE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (a);
+  g_object_unref (lo);
+  g_socket_set_timeout (s, 1);
+  return s;
+}
+
+static void
+write_pli (guint8 * b, guint32 sender, guint32 media)
+{
+  b[0] = 0x81;                  /* V=2, FMT=1 */
+  b[1] = 206;                   /* PSFB */
+  b[2] = 0;
+  b[3] = 2;
+  GST_WRITE_UINT32_BE (b + 4, sender);
+  GST_WRITE_UINT32_BE (b + 8, media);
+}
+
+static gboolean
+is_pli (const guint8 * b, gssize n, guint32 media)
+{
+  return n == 12 && b[0] == 0x81 && b[1] == 206 &&
+      GST_READ_UINT32_BE (b + 8) == media;
+}
+
+/* The next force-key-unit event that reached upstream of @h within
+ * @timeout_ms; NULL if none. */
+static GstEvent *
+pull_force_key_unit (GstHarness * h, guint timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + timeout_ms * 1000;
+
+  do {
+    GstEvent *ev;
+    while ((ev = gst_harness_try_pull_upstream_event (h))) {
+      if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM &&
+          gst_event_has_name (ev, "GstForceKeyUnit"))
+        return ev;
+      gst_event_unref (ev);
+    }
+    g_usleep (10000);
+  } while (g_get_monotonic_time () < end);
+  return NULL;
+}
+
+/* A PLI from the receiver becomes an upstream force-key-unit event (all
+ * headers); a repeat within key-unit-holdoff is counted and ignored. */
+GST_START_TEST (test_sink_pli_to_key_unit)
+{
+  gint rtcp_port;
+  GSocket *rx = udp_bind_local (&rtcp_port);
+  GstElement *sink = gst_element_factory_make ("tpbasink", NULL);
+  GstHarness *h;
+  GSocketAddress *from = NULL;
+  guint8 buf[1500];
+  GstEvent *ev;
+  gboolean all = FALSE;
+
+  g_object_set (sink, "host", "127.0.0.1", "port", 9, "tcp-port", 9,
+      "rtcp-port", rtcp_port, "connect-timeout", 60 * GST_SECOND,
+      "key-unit-holdoff", 400 * GST_MSECOND, NULL);
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  fail_unless_equals_int (gst_harness_push (h, make_packet (0, 100)),
+      GST_FLOW_OK);
+  /* the sink's hello (before each connect attempt) tells where it is */
+  fail_unless (g_socket_receive_from (rx, &from, (gchar *) buf, sizeof (buf),
+          NULL, NULL) > 0);
+  while ((ev = gst_harness_try_pull_upstream_event (h)))
+    gst_event_unref (ev);
+
+  write_pli (buf, 0xabcd, 0x12345678);
+  fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
+          NULL) == 12);
+  ev = pull_force_key_unit (h, 2000);
+  fail_unless (ev != NULL, "no force-key-unit event upstream");
+  fail_unless (gst_structure_get_boolean (gst_event_get_structure (ev),
+          "all-headers", &all) && all);
+  gst_event_unref (ev);
+
+  /* a repeat inside the hold-off: nothing */
+  fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
+          NULL) == 12);
+  fail_if ((ev = pull_force_key_unit (h, 200)) != NULL);
+  /* a PLI about another SSRC: nothing either */
+  g_usleep (300 * 1000);
+  write_pli (buf, 0xabcd, 0x99);
+  fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
+          NULL) == 12);
+  fail_if ((ev = pull_force_key_unit (h, 200)) != NULL);
+  /* after the hold-off: a key unit again */
+  write_pli (buf, 0xabcd, 0x12345678);
+  fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
+          NULL) == 12);
+  ev = pull_force_key_unit (h, 2000);
+  fail_unless (ev != NULL, "no key unit after the hold-off");
+  gst_event_unref (ev);
+
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-received"), 3);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-ignored"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 2);
+  g_object_unref (from);
+  gst_harness_teardown (h);
+  g_object_unref (rx);
+}
+
+GST_END_TEST;
+
+/* The source sends a PLI when the sender's first packet arrives (a late
+ * joiner) and when a force-key-unit event comes from downstream. */
+GST_START_TEST (test_src_sends_pli)
+{
+  gint my_port, port, rtcp_port;
+  GSocket *tx = udp_bind_local (&my_port);
+  GstElement *src = check_make_element ("tpbasrc",
+      "port=0 tcp-port=0 rtcp-port=0");
+  GstHarness *h;
+  GSocketAddress *to_rtp, *to_rtcp;
+  guint8 buf[1500];
+  GstMapInfo m;
+  GstBuffer *pkt = make_packet (0, 100);
+  guint plis = 0;
+  gint64 end;
+
+  gst_util_set_object_arg (G_OBJECT (src), "caps", RTP_CAPS);
+  h = gst_harness_new_with_element (src, NULL, "src");
+  gst_harness_play (h);
+  g_object_get (src, "port", &port, "rtcp-port", &rtcp_port, NULL);
+  to_rtp = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+  to_rtcp = g_inet_socket_address_new_from_string ("127.0.0.1", rtcp_port);
+  /* an empty RR (the sink's hello) tells the source where RTCP goes */
+  buf[0] = 0x80;
+  buf[1] = 201;
+  buf[2] = 0;
+  buf[3] = 1;
+  GST_WRITE_UINT32_BE (buf + 4, 0x4242);
+  fail_unless (g_socket_send_to (tx, to_rtcp, (gchar *) buf, 8, NULL,
+          NULL) == 8);
+  g_usleep (100 * 1000);
+  gst_buffer_map (pkt, &m, GST_MAP_READ);
+  fail_unless (g_socket_send_to (tx, to_rtp, (gchar *) m.data, m.size, NULL,
+          NULL) == (gssize) m.size);
+  gst_buffer_unmap (pkt, &m);
+  gst_buffer_unref (pkt);
+  gst_buffer_unref (gst_harness_pull (h));
+
+  end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while (plis < 2 && g_get_monotonic_time () < end) {
+    gssize n = g_socket_receive (tx, (gchar *) buf, sizeof (buf), NULL, NULL);
+    if (is_pli (buf, n, 0x12345678)) {
+      plis++;
+      GST_INFO ("PLI %u", plis);
+      if (plis == 1)            /* the join's; now the depayloader asks */
+        fail_unless (gst_harness_push_upstream_event (h,
+                gst_event_new_custom (GST_EVENT_CUSTOM_UPSTREAM,
+                    gst_structure_new ("GstForceKeyUnit", "running-time",
+                        G_TYPE_UINT64, GST_CLOCK_TIME_NONE, "all-headers",
+                        G_TYPE_BOOLEAN, TRUE, "count", G_TYPE_UINT, 1,
+                        NULL))));
+    }
+  }
+  fail_unless_equals_int (plis, 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "pli-sent"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "key-unit-requests"), 1);
+  g_object_unref (to_rtp);
+  g_object_unref (to_rtcp);
+  gst_harness_teardown (h);
+  g_object_unref (tx);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpba_suite (void)
 {
@@ -537,6 +912,12 @@ tpba_suite (void)
   tcase_add_test (tc, test_stream_across_switches);
   tcase_add_test (tc, test_stream_across_switches_paced);
   tcase_add_test (tc, test_reconnect);
+  tcase_add_test (tc, test_local_impostor_refused);
+  tcase_add_test (tc, test_uri_without_authority);
+  tcase_add_test (tc, test_src_needs_caps);
+  tcase_add_test (tc, test_sink_no_receiver_fails);
+  tcase_add_test (tc, test_sink_pli_to_key_unit);
+  tcase_add_test (tc, test_src_sends_pli);
   return s;
 }
 
