@@ -897,6 +897,32 @@ GST_START_TEST (test_src_sends_pli)
 
 GST_END_TEST;
 
+/* A synced sink right after the depayloader and decoder needs room for its
+ * processing deadline: tpbasrc is live with no upper bound on latency (the
+ * README's receiver warned "please add queues" with GstBaseSrc's max 0). */
+GST_START_TEST (test_src_latency_unbounded)
+{
+  GstElement *src = check_make_element ("tpbasrc", "port=0 tcp-port=0 "
+      "rtcp-port=0 caps=\"application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264\"");
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live;
+  GstClockTime min, max;
+
+  fail_unless (gst_element_set_state (src, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  fail_unless_equals_uint64 (min, 0);
+  fail_unless_equals_uint64 (max, GST_CLOCK_TIME_NONE);
+  gst_query_unref (q);
+  gst_element_set_state (src, GST_STATE_NULL);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpba_suite (void)
 {
@@ -918,6 +944,7 @@ tpba_suite (void)
   tcase_add_test (tc, test_sink_no_receiver_fails);
   tcase_add_test (tc, test_sink_pli_to_key_unit);
   tcase_add_test (tc, test_src_sends_pli);
+  tcase_add_test (tc, test_src_latency_unbounded);
   return s;
 }
 
