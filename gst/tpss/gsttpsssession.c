@@ -2345,3 +2345,59 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   gst_structure_take_value (st, "members", &list);
   return st;
 }
+
+/* Sets a session property of @element (tpsssink or tpsssrc) under its
+ * object lock and applies it to its running session: a refused member list
+ * keeps the old one; other bad lists fail the next state change. */
+gboolean
+gst_tpss_element_set_session_property (GstElement * element,
+    GstTpssSettings * settings, GstTpssSession ** session,
+    const gboolean * started, guint prop_id, const GValue * value)
+{
+  gchar *members = NULL, *prio = NULL, *old_members;
+  gboolean live;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (element);
+  old_members = g_strdup (settings->members);
+  if (!gst_tpss_settings_set_property (settings, prop_id, value)) {
+    g_free (old_members);
+    GST_OBJECT_UNLOCK (element);
+    return FALSE;
+  }
+  live = *started;
+  if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
+    members = g_strdup (settings->members);
+  else
+    g_clear_pointer (&old_members, g_free);
+  if (prop_id == GST_TPSS_PROP_PRIORITIES)
+    prio = g_strdup (settings->priorities);
+  GST_OBJECT_UNLOCK (element);
+
+  if (members && live) {
+    if (!gst_tpss_session_set_members (*session, members, &err)) {
+      GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
+          ("%s; the members stay as they were", err->message), (NULL));
+      g_clear_error (&err);
+      GST_OBJECT_LOCK (element);
+      g_free (settings->members);
+      settings->members = old_members;
+      old_members = NULL;
+      GST_OBJECT_UNLOCK (element);
+    }
+  } else if (members && !gst_tpss_parse_members (members, NULL, &err)) {
+    GST_WARNING_OBJECT (element, "%s (the state change will fail)",
+        err->message);
+    g_clear_error (&err);
+  }
+  if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
+    GST_WARNING_OBJECT (element, "%s (the state change will fail)",
+        err->message);
+    g_clear_error (&err);
+  } else if (live && prop_id == GST_TPSS_PROP_PRIORITIES)
+    gst_tpss_session_set_priorities (*session, prio, NULL);
+  g_free (members);
+  g_free (old_members);
+  g_free (prio);
+  return TRUE;
+}

@@ -159,6 +159,13 @@ gboolean gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
 
 typedef struct _GstTpssSession GstTpssSession;
 
+/* Sets a shared property on a tpsssink / tpsssrc and applies it to its
+ * running session (takes the element's object lock). FALSE if @prop_id is
+ * not a shared one. */
+gboolean gst_tpss_element_set_session_property (GstElement * element,
+    GstTpssSettings * settings, GstTpssSession ** session,
+    const gboolean * started, guint prop_id, const GValue * value);
+
 typedef struct
 {
   /* TR changed: the encoder's data rate, bits/s. */

@@ -516,9 +516,6 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstTpssSrc *self = GST_TPSS_SRC (object);
-  gchar *members = NULL, *prio = NULL, *old_members = NULL;
-  gboolean live;
-  GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -553,47 +550,10 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
     default:
       break;
   }
-  old_members = g_strdup (self->settings.members);
-  if (!gst_tpss_settings_set_property (&self->settings, prop_id, value)) {
-    g_free (old_members);
-    GST_OBJECT_UNLOCK (self);
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    return;
-  }
-  live = self->started;
-  if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
-    members = g_strdup (self->settings.members);
-  else
-    g_clear_pointer (&old_members, g_free);
-  if (prop_id == GST_TPSS_PROP_PRIORITIES)
-    prio = g_strdup (self->settings.priorities);
   GST_OBJECT_UNLOCK (self);
-
-  if (members && live) {
-    if (!gst_tpss_session_set_members (self->session, members, &err)) {
-      /* Refused as a whole: the session and the property keep the list
-       * they had. */
-      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-          ("%s; the members stay as they were", err->message), (NULL));
-      g_clear_error (&err);
-      GST_OBJECT_LOCK (self);
-      g_free (self->settings.members);
-      self->settings.members = old_members;
-      old_members = NULL;
-      GST_OBJECT_UNLOCK (self);
-    }
-  } else if (members && !gst_tpss_parse_members (members, NULL, &err)) {
-    GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
-    g_clear_error (&err);
-  }
-  if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
-    GST_WARNING_OBJECT (self, "%s (the state change will fail)", err->message);
-    g_clear_error (&err);
-  } else if (live && prio)
-    gst_tpss_session_set_priorities (self->session, prio, NULL);
-  g_free (members);
-  g_free (old_members);
-  g_free (prio);
+  if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
+          &self->settings, &self->session, &self->started, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static GstStructure *

@@ -35,4 +35,56 @@ check_stat_u64 (GstElement * e, const gchar * field)
   return v;
 }
 
+/* Whether @text describes @field as "field: meaning": the name starting an
+ * entry (after the start, a space, a newline or a ';'), then ": ". */
+static inline gboolean
+check_documents_field (const gchar * text, const gchar * field)
+{
+  gchar *needle = g_strdup_printf ("%s: ", field);
+  const gchar *p = text;
+  gboolean found = FALSE;
+
+  while (!found && (p = strstr (p, needle))) {
+    found = p == text || p[-1] == ' ' || p[-1] == '\n' || p[-1] == ';';
+    p++;
+  }
+  g_free (needle);
+  return found;
+}
+
+static inline gboolean
+check_field_documented_cb (GQuark id, const GValue * value, gpointer blurb)
+{
+  const gchar *name = g_quark_to_string (id);
+
+  fail_unless (check_documents_field (blurb, name),
+      "stats field %s is not described as \"%s: meaning (unit)\" in the "
+      "stats blurb", name, name);
+  if (GST_VALUE_HOLDS_LIST (value)) {
+    for (guint i = 0; i < gst_value_list_get_size (value); i++) {
+      const GValue *v = gst_value_list_get_value (value, i);
+      if (GST_VALUE_HOLDS_STRUCTURE (v))
+        gst_structure_foreach (gst_value_get_structure (v),
+            check_field_documented_cb, blurb);
+    }
+  }
+  return TRUE;
+}
+
+/* Every field of @e's stats as they are now (nested per-member structures
+ * included) is described in the stats blurb, which gst-inspect-1.0 shows. */
+static inline void
+check_stats_documented (GstElement * e)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "stats");
+  GstStructure *s;
+
+  g_object_get (e, "stats", &s, NULL);
+  fail_unless (gst_structure_n_fields (s) > 0);
+  gst_structure_foreach (s, check_field_documented_cb,
+      (gpointer) g_param_spec_get_blurb (pspec));
+  gst_structure_free (s);
+}
+
 #endif

@@ -564,27 +564,6 @@ local_impostor_refused (gint tcp_port)
   return n == 0;
 }
 
-/* Every field of @e's stats is documented in the blurb gst-inspect-1.0
- * shows, as "field: meaning, unit". */
-static void
-check_stats_documented (GstElement * e)
-{
-  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "stats");
-  const gchar *blurb = g_param_spec_get_blurb (ps);
-  GstStructure *s;
-
-  g_object_get (e, "stats", &s, NULL);
-  for (gint i = 0; i < gst_structure_n_fields (s); i++) {
-    gchar *item = g_strdup_printf ("%s: ", gst_structure_nth_field_name (s,
-            i));
-    fail_unless (strstr (blurb, item) != NULL, "%s of %s undocumented", item,
-        GST_OBJECT_NAME (e));
-    g_free (item);
-  }
-  gst_structure_free (s);
-}
-
 GST_START_TEST (test_local_impostor_refused)
 {
   Pair p;

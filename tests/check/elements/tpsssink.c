@@ -17,6 +17,7 @@
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gio/gio.h>
 #include <stdio.h>
+#include "checkutil.h"
 
 #include "tpsscore.h"
 #include "rtcpfb.h"
@@ -713,57 +714,6 @@ GST_START_TEST (test_uri_round_trip)
 }
 
 GST_END_TEST;
-
-/* Whether @text has "@field: " as a word (after a space or at the start). */
-static gboolean
-documents_field (const gchar * text, const gchar * field)
-{
-  gchar *needle = g_strdup_printf ("%s: ", field);
-  const gchar *p = text;
-  gboolean found = FALSE;
-
-  while (!found && (p = strstr (p, needle))) {
-    found = p == text || p[-1] == ' ';
-    p++;
-  }
-  g_free (needle);
-  return found;
-}
-
-static gboolean
-document_field_cb (GQuark id, const GValue * value, gpointer data)
-{
-  const gchar *blurb = data;
-  const gchar *name = g_quark_to_string (id);
-
-  fail_unless (documents_field (blurb, name),
-      "stats field %s is not described in the stats blurb", name);
-  if (GST_VALUE_HOLDS_LIST (value)) {
-    for (guint i = 0; i < gst_value_list_get_size (value); i++) {
-      const GValue *v = gst_value_list_get_value (value, i);
-      if (GST_VALUE_HOLDS_STRUCTURE (v))
-        gst_structure_foreach (gst_value_get_structure (v), document_field_cb,
-            data);
-    }
-  }
-  return TRUE;
-}
-
-/* Every field of @e's stats (the per-member ones included) is described in
- * the property's blurb, which gst-inspect-1.0 shows. */
-static void
-check_stats_documented (GstElement * e)
-{
-  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "stats");
-  GstStructure *s;
-
-  g_object_get (e, "stats", &s, NULL);
-  fail_unless (gst_structure_n_fields (s) > 10);
-  gst_structure_foreach (s, document_field_cb,
-      (gpointer) g_param_spec_get_blurb (pspec));
-  gst_structure_free (s);
-}
 
 /* A UDP socket on 127.0.0.1 at an ephemeral port (returned in @port). */
 static GSocket *
