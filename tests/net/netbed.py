@@ -709,6 +709,27 @@ def timed_lines(stream):
     return lines, t
 
 
+class Checks:
+    """A test's named checks: each call prints "ok: name: detail" or
+    "FAIL: ..."; summary() prints the closing "N passed, N failed" line and
+    returns the exit status."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, name, ok, detail=""):
+        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}", flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        return bool(ok)
+
+    def summary(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 0 if self.failed == 0 else 1
+
+
 def interrupt(p, timeout=10):
     """SIGINT to p (gst-launch -e then ends the stream with EOS), wait up to timeout
     seconds for it to exit, and kill it if it does not."""

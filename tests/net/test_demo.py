@@ -51,12 +51,7 @@ def run_demo(demo, *options):
 
 def main():
     demo = sys.argv[1]
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + bool(ok), failed + (not ok)
+    check = netbed.Checks()
 
     def common_checks(label, out, f):
         print(out)
@@ -118,8 +113,7 @@ def main():
               f["intact"] < f["decoded"],
               f"{f['intact']} intact of {f['decoded']} decoded")
 
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -55,12 +55,7 @@ def run_once(bed, snd, rcv, parity_length):
 
 def main():
     netbed.require_or_skip(nfq=True)
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + ok, failed + (not ok)
+    check = netbed.Checks()
 
     with netbed.NetBed() as bed:
         snd, rcv = bed.host("snd"), bed.host("rcv")
@@ -80,8 +75,7 @@ def main():
               f"{len(got)} of {len(sent)} frames, "
               f"{sum(a == b for a, b in zip(got, sent))} equal, {stats}")
 
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":

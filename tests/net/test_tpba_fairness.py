@@ -63,12 +63,7 @@ def rate(samples, t0, t1):
 
 def main():
     netbed.require_or_skip()
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + ok, failed + (not ok)
+    check = netbed.Checks()
 
     with netbed.NetBed() as bed:
         snd, rcv = bed.host("snd"), bed.host("rcv")
@@ -138,8 +133,7 @@ def main():
     p_probe = float(last.get("p-probe", -1))
     check("TCP's loss behind r_s measured from TCP_INFO (p-probe in [0, 1))",
           0 <= p_probe < 1, f"{p_probe}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":

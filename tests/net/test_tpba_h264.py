@@ -55,12 +55,7 @@ def messages(text, element, name):
 
 def main():
     netbed.require_or_skip()
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + ok, failed + (not ok)
+    check = netbed.Checks()
 
     with netbed.NetBed() as bed:
         snd, rcv, evil = bed.host("snd"), bed.host("rcv"), bed.host("evil")
@@ -127,8 +122,7 @@ def main():
           f"closed at once: {closed}, tcp-refused {last_r.get('tcp-refused')}, "
           f"tcp-accepted {last_r.get('tcp-accepted')}")
 
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -71,12 +71,7 @@ def first_pts(text, element):
 
 def main():
     netbed.require_or_skip()
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + ok, failed + (not ok)
+    check = netbed.Checks()
 
     with netbed.NetBed() as bed:
         snd, rcv = bed.host("snd"), bed.host("rcv")
@@ -134,8 +129,7 @@ def main():
           f"{last_s.get('pli-received')}, key-unit-requests "
           f"{last_s.get('key-unit-requests')}")
 
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":

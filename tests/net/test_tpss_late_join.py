@@ -103,12 +103,7 @@ def finish(launched):
 
 def main():
     netbed.require_or_skip()
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + ok, failed + (not ok)
+    check = netbed.Checks()
 
     logdir = os.environ.get("TPSS_LATE_JOIN_LOGS") or tempfile.mkdtemp(prefix="tpss-late-join-")
     with netbed.NetBed() as bed:
@@ -155,8 +150,7 @@ def main():
           + ("" if stats else f"; stderr: {err1[-400:]}"))
     if not os.environ.get("TPSS_LATE_JOIN_LOGS"):
         shutil.rmtree(logdir, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -55,12 +55,7 @@ def count(text):
 
 def main():
     netbed.require_or_skip()
-    passed = failed = 0
-
-    def check(name, ok, detail):
-        nonlocal passed, failed
-        print(f"{'ok' if ok else 'FAIL'}: {name}: {detail}")
-        passed, failed = passed + ok, failed + (not ok)
+    check = netbed.Checks()
 
     started = time.monotonic()
     with netbed.NetBed() as bed:
@@ -113,8 +108,7 @@ def main():
     elapsed = time.monotonic() - started
     check("the whole call took under a minute", elapsed < 60,
           f"{elapsed:.1f} s")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary()
 
 
 if __name__ == "__main__":
