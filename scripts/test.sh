@@ -29,7 +29,8 @@ echo "== unit and element tests under AddressSanitizer/UBSan"
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined \
   -Db_lundef=false -Dbenchmarks=false -Dnet-tests=disabled
 ninja -C build-asan
-meson test -C build-asan --suite unit --print-errorlogs --num-processes 2 || status=1
+meson test -C build-asan --suite unit --print-errorlogs --num-processes 2 \
+  --timeout-multiplier 3 || status=1
 count_results build-asan
 
 echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
