@@ -6,9 +6,13 @@ without loss every frame is intact; with parity on every packet (l=1) every
 loss is repaired and every frame is intact; with bursts longer than the
 packet distance k, packets stay missing and some decoded frames are damaged.
 Runs on loopback, needs no root. Usage: test_demo.py PATH-TO-DEMO"""
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netbed  # noqa: E402
 
 SECONDS = 3
 FPS = 30
