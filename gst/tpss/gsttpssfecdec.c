@@ -54,6 +54,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_fec_dec_debug);
 
 #define DEFAULT_SIZE_TIME (200 * GST_MSECOND)
 #define MAX_SIZE_TIME (60 * GST_SECOND)
+/* Output packets the receiving thread may run ahead of the srcpad task
+ * before it waits (a non-live upstream would otherwise queue everything). */
+#define MAX_QUEUED_OUTPUT 1024
 #define DEFAULT_PT 0                    /* any */
 
 enum
@@ -80,6 +83,7 @@ struct _GstTpssFecDec
    * waiting for the latency) never stalls the thread that receives. */
   GMutex lock;
   GCond cond;
+  GCond drained;                /* the output queue fell to its bound */
   TpssFecDecoder *core;
   GQueue out_queue;             /* GstBuffer and serialized GstEvent */
   GstFlowReturn srcresult;      /* FLUSHING when stopped or flushing */
@@ -261,8 +265,12 @@ handle_media (GstTpssFecDec * self, GstBuffer * buffer, GstBufferList * list)
   gst_clear_buffer_list (&list);
   collect_output (self);
   wake_task (self);
+  while (self->srcresult == GST_FLOW_OK &&
+      g_queue_get_length (&self->out_queue) > MAX_QUEUED_OUTPUT)
+    g_cond_wait (&self->drained, &self->lock);
+  ret = self->srcresult;
   g_mutex_unlock (&self->lock);
-  return GST_FLOW_OK;
+  return ret;
 }
 
 static GstFlowReturn
@@ -408,6 +416,8 @@ gst_tpss_fec_dec_loop (GstTpssFecDec * self)
   if (self->srcresult != GST_FLOW_OK)
     goto pause;
   item = g_queue_pop_head (&self->out_queue);
+  if (g_queue_get_length (&self->out_queue) == MAX_QUEUED_OUTPUT)
+    g_cond_signal (&self->drained);
   g_mutex_unlock (&self->lock);
   if (!item)
     return;
@@ -427,6 +437,7 @@ gst_tpss_fec_dec_loop (GstTpssFecDec * self)
   g_mutex_lock (&self->lock);
   if (self->srcresult == GST_FLOW_OK)
     self->srcresult = ret;
+  g_cond_broadcast (&self->drained);
   GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
 pause:
   g_mutex_unlock (&self->lock);
@@ -442,6 +453,7 @@ set_flushing (GstTpssFecDec * self, gboolean flushing)
   if (flushing && self->clock_id)
     gst_clock_id_unschedule (self->clock_id);
   g_cond_signal (&self->cond);
+  g_cond_broadcast (&self->drained);
   g_mutex_unlock (&self->lock);
 }
 
@@ -706,6 +718,7 @@ gst_tpss_fec_dec_finalize (GObject * object)
   tpss_fec_decoder_free (self->core);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
+  g_cond_clear (&self->drained);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -802,6 +815,7 @@ gst_tpss_fec_dec_init (GstTpssFecDec * self)
   self->pt = DEFAULT_PT;
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
+  g_cond_init (&self->drained);
   self->core = tpss_fec_decoder_new (&cfg);
   self->srcresult = GST_FLOW_FLUSHING;
   g_queue_init (&self->out_queue);

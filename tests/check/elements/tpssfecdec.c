@@ -479,6 +479,61 @@ check_inspect_docs (const gchar * factory_name)
   gst_object_unref (e);
 }
 
+typedef struct
+{
+  GstHarness *h;
+  guint n;
+  volatile gint pushed;
+} Pusher;
+
+static gpointer
+push_in_order (gpointer data)
+{
+  Pusher *p = data;
+
+  for (guint i = 0; i < p->n; i++) {
+    fail_unless_equals_int (gst_harness_push (p->h, make_rtp (i, 20, FALSE)),
+        GST_FLOW_OK);
+    g_atomic_int_inc (&p->pushed);
+  }
+  return NULL;
+}
+
+/* A downstream that does not take packets holds the receiving thread back
+ * once the output queue is full, instead of queueing a non-live stream
+ * whole; everything comes out in order once it takes them. */
+GST_START_TEST (test_output_queue_bounded)
+{
+  GstHarness *h, *fec;
+  Pusher p = { NULL, 3000, 0 };
+  GThread *t;
+
+  setup (&h, &fec, "");
+  gst_harness_set_blocking_push_mode (h);
+  p.h = h;
+  t = g_thread_new ("pusher", push_in_order, &p);
+  for (guint i = 0; i < 200 && g_atomic_int_get (&p.pushed) < (gint) p.n; i++)
+    g_usleep (5000);
+  fail_unless (g_atomic_int_get (&p.pushed) < 1100,
+      "%d packets went in while downstream took none",
+      g_atomic_int_get (&p.pushed));
+  for (guint i = 0; i < p.n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+    fail_unless (out != NULL);
+    gst_rtp_buffer_map (out, GST_MAP_READ, &rtp);
+    fail_unless_equals_int (gst_rtp_buffer_get_seq (&rtp), i);
+    gst_rtp_buffer_unmap (&rtp);
+    gst_buffer_unref (out);
+  }
+  g_thread_join (t);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_inspect_documents_stats)
 {
   check_inspect_docs ("tpssfecdec");
@@ -504,6 +559,7 @@ tpssfecdec_suite (void)
   tcase_add_test (tc, test_hold_shrinks_while_waiting);
   tcase_add_test (tc, test_size_time_range);
   tcase_add_test (tc, test_inspect_documents_stats);
+  tcase_add_test (tc, test_output_queue_bounded);
   return s;
 }
 
