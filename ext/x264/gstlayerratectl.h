@@ -1,6 +1,6 @@
 /* Per-layer rate control for x264layerenc: GLib only, no I/O, no clock
- * (DESIGN.md, "protocol cores are sans-I/O"). The encoder runs x264 in
- * constant-QP mode and asks this core for the QP of every frame; after the
+ * (DESIGN.md, "protocol cores are sans-I/O"). The encoder forces
+ * x264's QP of every frame, asking this core for it; after the
  * frame is coded it reports the bits. One controller per temporal layer:
  *
  *   model    bits = C * 2^(-qp/alpha)   (C: the layer's complexity, learnt

@@ -2,7 +2,8 @@
  *
  * Every output buffer belongs to one temporal layer (GstTemporalLayerMeta);
  * layers 0..k of the stream decode on their own at 1/2^(layers-1-k) of the
- * frame rate. x264 runs in constant-QP mode; the QP of every frame comes from
+ * frame rate. x264 runs in CRF mode with forced QPs (adaptive quantisation
+ * stays on), or constant-QP mode without AQ; the QP of every frame comes from
  * one closed-loop controller per layer (gstlayerratectl.c) so that each
  * layer meets its own rate. Rates come from the `layer-rates` property, from
  * downstream caps ("layers", "layer-rates") and, at run time, from the
