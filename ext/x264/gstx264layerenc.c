@@ -430,6 +430,33 @@ set_rate_control (x264_param_t * p, guint qp_min, guint qp_max,
       exp2 ((qp_max - (gdouble) p->rc.i_qp_constant + 0.01) / 6.0);
 }
 
+/* Hands @n rates to the controller: a total only (`bitrate`, or one entry
+ * while the controller splits a total) is split by the controller itself,
+ * per-layer rates are taken as they are. */
+static void
+set_ctl_rates (GstX264LayerEnc * self, const guint * rates, guint n,
+    gboolean total)
+{
+  guint64 sum = 0;
+
+  if (!total) {
+    layer_rate_ctl_set_targets (&self->ctl, rates);
+    return;
+  }
+  for (guint l = 0; l < n; l++)
+    sum += rates[l];
+  layer_rate_ctl_set_total (&self->ctl, (guint) MIN (sum, G_MAXUINT));
+}
+
+/* The controller's targets (its own split of a total) into stats. With the
+ * object lock. */
+static void
+targets_from_ctl (GstX264LayerEnc * self)
+{
+  for (guint l = 0; l < self->n_layers; l++)
+    self->targets[l] = (guint) lround (self->ctl.target[l]);
+}
+
 static gboolean
 open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
 {
@@ -441,6 +468,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
   gint speed_preset;
   guint tune_flags, key_int_max, qp_min, qp_max, threads;
   gdouble aq_strength;
+  gboolean shared;
   guint targets[GST_LAYER_RATES_MAX_LAYERS];
   guint period = 1u << (n_layers - 1);
   gdouble fps;
@@ -454,6 +482,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
   threads = self->threads;
   aq_strength = self->aq_strength;
   settings_targets (self, n_layers, targets);
+  shared = !self->caps_rates && self->n_rates == 0;
   GST_OBJECT_UNLOCK (self);
 
   preset = speed_preset > 0 ? x264_preset_names[speed_preset - 1] : NULL;
@@ -580,7 +609,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
     self->key_interval = 250;
   layer_rate_ctl_init (&self->ctl, n_layers, fps, p->i_width, p->i_height,
       qp_min, qp_max);
-  layer_rate_ctl_set_targets (&self->ctl, targets);
+  set_ctl_rates (self, targets, n_layers, shared);
 
   GST_OBJECT_LOCK (self);
   memcpy (self->targets, targets, sizeof (targets));
@@ -772,6 +801,8 @@ push_output (GstX264LayerEnc * self, x264_nal_t * nal, int i_nal, int size,
     GST_VIDEO_CODEC_FRAME_UNSET_SYNC_POINT (frame);
 
   GST_OBJECT_LOCK (self);
+  if (self->ctl.total > 0)
+    targets_from_ctl (self);
   window_account (self, frame->pts, layer, size);
   self->layer_qp[layer] = qp;
   if (pic_out->b_keyframe)
@@ -825,10 +856,12 @@ static void
 apply_pending (GstX264LayerEnc * self)
 {
   guint targets[GST_LAYER_RATES_MAX_LAYERS];
-  gboolean apply = FALSE;
+  gboolean apply = FALSE, total = FALSE;
 
   GST_OBJECT_LOCK (self);
   if (self->rates_pending) {
+    /* A total stays a total while the controller splits one. */
+    total = self->ctl.total > 0 && self->pending_n != self->n_layers;
     map_rates (self->pending_rates, self->pending_n, self->n_layers,
         self->targets, targets);
     memcpy (self->targets, targets, self->n_layers * sizeof (guint));
@@ -841,7 +874,10 @@ apply_pending (GstX264LayerEnc * self)
   if (apply) {
     GST_DEBUG_OBJECT (self, "new targets: %u layer(s), base %u bit/s",
         self->n_layers, targets[0]);
-    layer_rate_ctl_set_targets (&self->ctl, targets);
+    set_ctl_rates (self, targets, self->n_layers, total);
+    GST_OBJECT_LOCK (self);
+    targets_from_ctl (self);
+    GST_OBJECT_UNLOCK (self);
   }
 }
 
