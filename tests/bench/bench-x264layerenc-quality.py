@@ -92,8 +92,10 @@ def encoder_of(coder, kbps):
 
 def label(coder):
     if ":r=" in coder:
-        return f"x264layerenc layers={coder[1:coder.index(':')]} " \
-            f"split {coder.split(':')[1]}"
+        r = float(coder.split("=")[1])
+        how = "split by frames (the old default)" if r == 1 else \
+            f"layer-rates split r={r:g}"
+        return f"x264layerenc layers={coder[1:coder.index(':')]} {how}"
     return LABEL[coder]
 
 
@@ -171,8 +173,9 @@ def svg_plot(path, title, curves):
     all_pts = [p for c in curves.values() for p in c]
     x0, x1 = math.log(min(p[0] for p in all_pts) * 0.9), \
         math.log(max(p[0] for p in all_pts) * 1.1)
+    legend_h = 18 * ((len(curves) + 1) // 2) + 10
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * (pw + ml) + 40}"'
-           f' height="{ph + mt + mb + 30}" font-family="sans-serif" '
+           f' height="{ph + mt + mb + legend_h}" font-family="sans-serif" '
            f'font-size="12"><rect width="100%" height="100%" fill="white"/>',
            f'<text x="10" y="20" font-size="14">{title}</text>']
     for panel, (name, idx) in enumerate((("PSNR (dB)", 1), ("SSIM", 2))):
@@ -192,15 +195,15 @@ def svg_plot(path, title, curves):
         for k in range(6):
             v = y0 + (y1 - y0) * k / 5
             out.append(f'<text x="{ox - 5}" y="{Y(v) + 4:.1f}" '
-                       f'text-anchor="end">{v:.{1 if idx == 1 else 3}f}</text>')
+                       f'text-anchor="end">{v:.{1 if idx == 1 else 4}f}</text>')
             out.append(f'<line x1="{ox}" x2="{ox + pw}" y1="{Y(v):.1f}" '
                        f'y2="{Y(v):.1f}" stroke="#eee"/>')
-        for r in sorted({round(p[0], -1) for p in curves["x264enc"]}
-                        if "x264enc" in curves else []):
+        for r in sorted({p[4] for p in all_pts}):
             out.append(f'<text x="{X(r):.1f}" y="{mt + ph + 15}" '
                        f'text-anchor="middle">{r:.0f}</text>')
         out.append(f'<text x="{ox + pw / 2}" y="{mt + ph + 32}" '
-                   'text-anchor="middle">kbit/s (log)</text>')
+                   'text-anchor="middle">kbit/s (log axis, ticks at the '
+                   'targets)</text>')
         out.append(f'<text x="{ox}" y="{mt - 8}">{name}</text>')
         for ci, (coder, pts) in enumerate(curves.items()):
             pts = sorted(pts)
@@ -211,12 +214,12 @@ def svg_plot(path, title, curves):
             for p in pts:
                 out.append(f'<circle cx="{X(p[0]):.1f}" cy="{Y(p[idx]):.1f}" '
                            f'r="2.5" fill="{colour}"/>')
-            if panel == 1:
-                ly = mt + ph - 15 - 16 * ci
-                out.append(f'<line x1="{ox + pw - 170}" x2="{ox + pw - 150}" '
-                           f'y1="{ly}" y2="{ly}" stroke="{colour}" '
-                           'stroke-width="2"/>')
-                out.append(f'<text x="{ox + pw - 145}" y="{ly + 4}">'
+            if panel == 0:
+                lx = ml + (ci % 2) * (pw + ml + 20)
+                ly = mt + ph + mb + 5 + 18 * (ci // 2)
+                out.append(f'<line x1="{lx}" x2="{lx + 20}" y1="{ly}" '
+                           f'y2="{ly}" stroke="{colour}" stroke-width="2"/>')
+                out.append(f'<text x="{lx + 25}" y="{ly + 4}">'
                            f'{label(coder)}</text>')
     out.append("</svg>\n")
     with open(path, "w") as f:
