@@ -1,6 +1,6 @@
 /* Per-layer rate control for x264layerenc: GLib only, no I/O, no clock
- * (DESIGN.md, "protocol cores are sans-I/O"). The encoder runs x264 in
- * constant-QP mode and asks this core for the QP of every frame; after the
+ * (DESIGN.md, "protocol cores are sans-I/O"). The encoder forces
+ * x264's QP of every frame, asking this core for it; after the
  * frame is coded it reports the bits. One controller per temporal layer:
  *
  *   model    bits = C * 2^(-qp/alpha)   (C: the layer's complexity, learnt
@@ -20,6 +20,16 @@
  * (IDR) is planned 3 frames' budget from its own model (the layer's last
  * intra frame), at most 2 QP finer than the inter frames around it; the
  * surplus is repaid by the following frames of the layer.
+ *
+ * Shared mode (only a total is given, e.g. x264layerenc's `bitrate`): one
+ * bucket for the total, and every frame of layer l at a common base QP plus
+ * 1.5 l, the base QP solved so that the layers' models add up
+ * to the period's plan. How a total is split over the layers decides the
+ * quality more than the temporal structure does, and the best split depends
+ * on the content (3 layers at 1 Mbit/s: scrolled bars want each frame the
+ * same bits, a moving zone plate wants half the bits in the base layer,
+ * +2.9 dB over the split by frames); QPs rising gently with the layer are
+ * close to the best split on both.
  */
 #ifndef __GST_LAYER_RATE_CTL_H__
 #define __GST_LAYER_RATE_CTL_H__
@@ -49,6 +59,13 @@ typedef struct
   gboolean have_last[LAYER_RATE_CTL_MAX_LAYERS];
   gboolean have_cplx[LAYER_RATE_CTL_MAX_LAYERS][2];
   gdouble bucket[LAYER_RATE_CTL_MAX_LAYERS];    /* bits over budget */
+
+  /* Shared mode: one total (bits/s) for all layers, 0 = per-layer targets.
+   * One bucket for the total; layer l runs at a common base QP plus
+   * qp_offset[l], and target[] holds the split that results. */
+  gdouble total;
+  gdouble total_bucket;
+  gdouble qp_offset[LAYER_RATE_CTL_MAX_LAYERS];
 } LayerRateCtl;
 
 /* Frames of layer @layer per layering period of @n_layers layers. */
@@ -58,6 +75,8 @@ void layer_rate_ctl_init (LayerRateCtl * ctl, guint n_layers, gdouble fps,
     guint width, guint height, gdouble qp_min, gdouble qp_max);
 /* Targets in bits/s, one per layer; keeps what was learnt. */
 void layer_rate_ctl_set_targets (LayerRateCtl * ctl, const guint * rates);
+/* Shared mode: one total in bits/s for all layers (see above). */
+void layer_rate_ctl_set_total (LayerRateCtl * ctl, guint total);
 /* QP (integer, for x264's i_qpplus1 - 1) for the next frame of @layer. */
 gint layer_rate_ctl_qp (LayerRateCtl * ctl, guint layer, gboolean intra);
 /* Reports a coded frame. */

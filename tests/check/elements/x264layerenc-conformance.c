@@ -109,6 +109,161 @@ GST_START_TEST (test_bitrate_range_is_x264enc)
 
 GST_END_TEST;
 
+/* ------------------------------------- adaptive quantisation kept */
+
+/* x264's option string (its user-data SEI in the first access unit) of a
+ * stream coded by @launch; "" if there is none. */
+static gchar *
+x264_options_of (const gchar * launch)
+{
+  GstHarness *h = new_harness (launch);
+  GPtrArray *out = encode (h, 3);
+  GstMapInfo map;
+  gchar *opts = g_strdup ("");
+  const guint8 *at;
+
+  fail_unless (out->len > 0);
+  fail_unless (gst_buffer_map (g_ptr_array_index (out, 0), &map,
+          GST_MAP_READ));
+  at = NULL;
+  for (gsize i = 0; !at && i + 9 <= map.size; i++)
+    if (memcmp (map.data + i, "options: ", 9) == 0)
+      at = map.data + i;
+  if (at) {
+    const guint8 *end = memchr (at, 0, map.data + map.size - at);
+    g_free (opts);
+    opts = g_strndup ((const gchar *) at, end ? end - at :
+        map.data + map.size - at);
+  }
+  gst_buffer_unmap (g_ptr_array_index (out, 0), &map);
+  g_ptr_array_unref (out);
+  gst_harness_teardown (h);
+  return opts;
+}
+
+static gboolean
+has_option (const gchar * opts, const gchar * opt)
+{
+  gchar **tokens = g_strsplit (opts, " ", -1);
+  gboolean found = g_strv_contains ((const gchar * const *) tokens, opt);
+
+  g_strfreev (tokens);
+  return found;
+}
+
+/* x264's CQP mode turns adaptive quantisation off (x264enc's ABR keeps
+ * aq=1:1.00); at the same rate that cost 0.04 SSIM on scrolled bars at
+ * 400 kbit/s. Every layer count keeps AQ unless aq-strength=0 asks for the
+ * cheaper CQP mode. */
+GST_START_TEST (test_adaptive_quantisation_kept)
+{
+  const gchar *on[] = { "x264layerenc layers=1 bitrate=400",
+    "x264layerenc layers=3 bitrate=400",
+    "x264layerenc layers=3 gop-structure=hierarchical-b bitrate=400"
+  };
+  gchar *opts;
+
+  for (guint i = 0; i < G_N_ELEMENTS (on); i++) {
+    opts = x264_options_of (on[i]);
+    g_print ("%s: %s\n", on[i], opts);
+    fail_unless (has_option (opts, "aq=1:1.00"), "%s: no AQ in '%s'", on[i],
+        opts);
+    g_free (opts);
+  }
+  opts = x264_options_of ("x264layerenc layers=3 aq-strength=0.5");
+  fail_unless (has_option (opts, "aq=1:0.50"), "%s", opts);
+  g_free (opts);
+  opts = x264_options_of ("x264layerenc layers=3 aq-strength=0");
+  fail_unless (has_option (opts, "aq=0"), "%s", opts);
+  fail_unless (has_option (opts, "rc=cqp"), "%s", opts);
+  g_free (opts);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------- a total over layers */
+
+#define SRC_ZONE_PLATE "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 " \
+  "! capsfilter caps=video/x-raw,format=I420,width=320,height=240," \
+  "framerate=30/1"
+
+static GstHarness *
+new_zone_plate_harness (const gchar * launch)
+{
+  GError *err = NULL;
+  GstElement *e = gst_parse_launch (launch, &err);
+  GstHarness *h;
+
+  fail_unless (e != NULL && err == NULL, "%s", launch);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_add_src_parse (h, SRC_ZONE_PLATE, FALSE);
+  return h;
+}
+
+/* Codes 3 s of a moving zone plate with @launch; the share of the bytes in
+ * layer 0 and the rate in bit/s. */
+static void
+zone_plate_split (const gchar * launch, gdouble * base_share, gdouble * rate)
+{
+  GstHarness *h = new_zone_plate_harness (launch);
+  GPtrArray *out;
+  guint64 bytes[2] = { 0, 0 };
+
+  out = encode (h, 90);
+  for (guint i = 0; i < out->len; i++) {
+    GstBuffer *b = g_ptr_array_index (out, i);
+    GstTemporalLayerMeta *m = gst_buffer_find_temporal_layer_meta (b);
+    fail_unless (m != NULL);
+    bytes[m->layer_id == 0 ? 0 : 1] += gst_buffer_get_size (b);
+  }
+  *base_share = (gdouble) bytes[0] / (bytes[0] + bytes[1]);
+  *rate = (bytes[0] + bytes[1]) * 8.0 / 3.0;
+  g_ptr_array_unref (out);
+  gst_harness_teardown (h);
+}
+
+/* `bitrate` is a total: the encoder splits it over the layers itself, with
+ * QPs rising 1.5 per layer. Split by frames instead (a quarter to the base
+ * of 3 layers), a moving zone plate at 1 Mbit/s 360p lost 2.9 dB against the
+ * base layer getting half. Per-layer `layer-rates` stay as they are. */
+GST_START_TEST (test_total_split_by_content)
+{
+  gdouble share, rate;
+  GstHarness *h;
+  GstStructure *s;
+  const GValue *targets;
+  gint sum = 0;
+
+  zone_plate_split ("x264layerenc layers=3 bitrate=600", &share, &rate);
+  g_print ("bitrate=600, 3 layers: base layer %.0f%% of %.0f bit/s\n",
+      100 * share, rate);
+  fail_unless (rate > 600000 * 0.9 && rate < 600000 * 1.1, "%.0f", rate);
+  fail_unless (share > 0.35, "the base layer got %.0f%% of the total",
+      100 * share);
+
+  zone_plate_split ("x264layerenc layers=3 "
+      "layer-rates=<150000,150000,300000>", &share, &rate);
+  g_print ("layer-rates 150k/150k/300k: base layer %.0f%% of %.0f bit/s\n",
+      100 * share, rate);
+  fail_unless (share > 0.25 * 0.85 && share < 0.25 * 1.15, "%.2f", share);
+
+  /* stats: the split the encoder chose, adding up to the total. */
+  h = new_zone_plate_harness ("x264layerenc layers=3 bitrate=600");
+  g_ptr_array_unref (encode (h, 30));
+  g_object_get (h->element, "stats", &s, NULL);
+  targets = gst_structure_get_value (s, "layer-targets");
+  for (guint l = 0; l < gst_value_array_get_size (targets); l++)
+    sum += g_value_get_int (gst_value_array_get_value (targets, l));
+  fail_unless (ABS (sum - 600000) < 3, "layer-targets add up to %d", sum);
+  fail_unless (g_value_get_int (gst_value_array_get_value (targets, 0)) >
+      600000 * 0.3);
+  gst_structure_free (s);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------ DTS <= PTS */
 
 /* Every buffer has PTS and DTS, DTS <= PTS, DTS strictly increasing. */
@@ -443,6 +598,8 @@ x264layerenc_conformance_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_bitrate_is_kbits);
   tcase_add_test (tc, test_bitrate_range_is_x264enc);
+  tcase_add_test (tc, test_adaptive_quantisation_kept);
+  tcase_add_test (tc, test_total_split_by_content);
   tcase_add_test (tc, test_dts_hierarchical_b);
   tcase_add_test (tc, test_dts_hierarchical_b_reopen);
   tcase_add_test (tc, test_dts_hierarchical_p);

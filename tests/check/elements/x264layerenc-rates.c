@@ -329,6 +329,50 @@ GST_START_TEST (test_event_rate_change)
 
 GST_END_TEST;
 
+/* ------------------------------------- a total split by the encoder */
+
+/* `bitrate` alone: the encoder splits the total itself (one account for
+ * all layers). The total is met from the start and within the first 1 s
+ * after a one-entry event cuts it from 800 to 300 kbit/s. */
+GST_START_TEST (test_total_rate_change)
+{
+  RateCtx c = { 0 };
+  GstElement *enc;
+  const guint total[2] = { 800000, 300000 };
+  GstClockTime win[3][2];
+
+  c.n_changes = 1;
+  c.at[0] = 3 * GST_SECOND;
+  c.rates[0][0] = total[1];
+  c.n_rates[0] = 1;
+  run (CAPS_360, "layers=3 bitrate=800", "rtph264pay mtu=1200", 6, &c, &enc);
+  fail_unless_equals_int (c.sent, 1);
+
+  win[0][0] = 0;
+  win[0][1] = 3 * GST_SECOND;
+  for (guint w = 1; w < 3; w++) {
+    win[w][0] = c.sent_pts[0] + GST_SECOND / 30 + (w - 1) * GST_SECOND;
+    win[w][1] = win[w][0] + GST_SECOND;
+  }
+  for (guint w = 0; w < 3; w++) {
+    guint t = total[w == 0 ? 0 : 1];
+    gdouble r = rate_in (&c, G_MAXUINT, win[w][0], win[w][1]);
+
+    g_print ("bitrate total, PTS %" GST_TIME_FORMAT "-%" GST_TIME_FORMAT
+        ": %.0f/%u bit/s (%+.1f%%); layers", GST_TIME_ARGS (win[w][0]),
+        GST_TIME_ARGS (win[w][1]), r, t, 100 * (r - t) / t);
+    for (guint l = 0; l < 3; l++)
+      g_print (" %.0f", rate_in (&c, l, win[w][0], win[w][1]));
+    g_print ("\n");
+    fail_unless (fabs (r - t) / t < TOLERANCE, "window %u: %.0f vs %u", w, r,
+        t);
+  }
+  gst_object_unref (enc);
+  ctx_clear (&c);
+}
+
+GST_END_TEST;
+
 static Suite *
 x264layerenc_rates_suite (void)
 {
@@ -338,6 +382,7 @@ x264layerenc_rates_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layer_rates_360p);
+  tcase_add_test (tc, test_total_rate_change);
   tcase_add_test (tc, test_layer_rates_360p_b);
   tcase_add_test (tc, test_layer_rates_360p_uneven);
   tcase_add_test (tc, test_layer_rates_720p);
