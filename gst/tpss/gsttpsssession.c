@@ -2332,6 +2332,8 @@ gst_tpss_session_get_stats (GstTpssSession * s)
         tpss_fec_decoder_get_stats (m->dec, &ds);
         gst_structure_set (ms,
             "unrecoverable", G_TYPE_UINT64, ds.unrecoverable,
+            "fec-late", G_TYPE_UINT64, ds.fec_late,
+            "fec-duplicates", G_TYPE_UINT64, ds.duplicates,
             "fec-malformed", G_TYPE_UINT64, ds.malformed, NULL);
       }
       g_free (addr);

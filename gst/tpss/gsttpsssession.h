@@ -155,6 +155,10 @@ gboolean gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
   "allocated-rate: NQCP allocation, 0 = unlimited (bits/s); " \
   "recv-notified-rate: the rate we last notified it (bits/s); " \
   "unrecoverable: packets given up after fec-size-time (packets); " \
+  "fec-late: parity that came after packets it protects were delivered " \
+  "and left the store, dropped (packets); " \
+  "fec-duplicates: media packets seen or delivered before, dropped " \
+  "(packets); " \
   "fec-malformed: parity packets that did not parse (packets)"
 
 typedef struct _GstTpssSession GstTpssSession;
