@@ -109,6 +109,9 @@ typedef struct {
   /* Not from the paper (implementation choices, docs/protocols/tpss.md): */
   gint64 hello_interval;        /* HELLO and periodic REPORT period: 1 s */
   guint64 max_queue_bytes;      /* bound of MQ, bytes; 0 = none; 64 MiB */
+  gint64 admission_burst;       /* depth of each admission bucket, as time
+                                 * at its allocation (whole 10 ms slots,
+                                 * at least one): 40 ms */
 } TpssConfig;
 
 void tpss_config_init (TpssConfig * cfg);
