@@ -905,20 +905,29 @@ begin_slot (TpssMember * m, gint64 slot, gint64 now)
 }
 
 /* Priority delivery under NQCP: a source out of tokens takes them from the
- * least prioritized source below it that still has some, so the packets
- * refused are those of lower priority (section 3.2). */
+ * least prioritized source below it, even into debt down to minus that
+ * source's depth, so the packets refused are those of lower priority
+ * (section 3.2): the debt is refused to the lender later, and the total
+ * admitted stays within the capacity plus the buckets' depths. */
+static gboolean
+by_priority (const TpssMember * m)
+{
+  return m->cfg.control == TPSS_CONTROL_NOTIFICATION &&
+      m->cfg.delivery == TPSS_DELIVERY_PRIORITY;
+}
+
 static Peer *
 lender_for (TpssMember * m, const Peer * p)
 {
   Peer *lender = NULL;
 
-  if (m->cfg.control != TPSS_CONTROL_NOTIFICATION ||
-      m->cfg.delivery != TPSS_DELIVERY_PRIORITY)
+  if (!by_priority (m))
     return NULL;
   for (guint i = 0; i < m->peers->len; i++) {
     Peer *q = g_ptr_array_index (m->peers, i);
-    if (q->priority < p->priority && q->tokens > 0 &&
-        (!lender || q->priority < lender->priority))
+    if (q->priority < p->priority && q->tokens > -q->depth &&
+        (!lender || q->priority < lender->priority ||
+            (q->priority == lender->priority && q->tokens > lender->tokens)))
       lender = q;
   }
   return lender;
@@ -985,6 +994,24 @@ start_measuring (Peer * p)
   p->rx_deadline = G_MAXINT64;
 }
 
+/* The most @p could be admitted at: the capacity less what the sources
+ * above it announce (priority delivery). A rate above it would only let
+ * the source's queue drain in bursts the receiver must refuse. */
+static guint64
+reachable_rate (const TpssMember * m, const Peer * p, const guint64 * demand,
+    guint64 avail)
+{
+  guint64 above = 0;
+
+  if (m->cfg.delivery == TPSS_DELIVERY_PRIORITY)
+    for (guint i = 0; i < m->peers->len; i++) {
+      const Peer *q = g_ptr_array_index (m->peers, i);
+      if (q->priority > p->priority)
+        above += demand[i];
+    }
+  return avail > above ? avail - above : 0;
+}
+
 static void
 receiver_report (TpssMember * m, Peer * p, gint64 now)
 {
@@ -1016,8 +1043,10 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
       m->cfg.max_receive_rate > 0) {
     guint64 demand[TPSS_MAX_MEMBERS], alloc[TPSS_MAX_MEMBERS], avail;
     guint i;
-    if (allocate (m, G_MININT64, now, demand, alloc, &avail) &&
-        find_peer (m, p->id, &i) && demand[i] > 0) {
+    gboolean over = allocate (m, G_MININT64, now, demand, alloc, &avail);
+
+    rate = MIN (rate, reachable_rate (m, p, demand, avail));
+    if (over && find_peer (m, p->id, &i) && demand[i] > 0) {
       /* A source that announces (about) all its send rate allows is
        * limited by that rate, not by its need: capping it at an allocation
        * that covers its demand would hold it at its current rate for good

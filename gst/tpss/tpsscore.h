@@ -47,8 +47,12 @@
  *   equal to the source's own rate is not a need to cap at; and the
  *   announced rate is D / max(TT, HT - ht), the traffic, not the
  *   permission D / TT = TR),
- *   and admits arriving packets only within each source's allocation (the
- *   packets of lower-priority sources are the ones not delivered).
+ *   and admits arriving packets from a token bucket per source (filled at its
+ *   allocation, admission-burst deep; the rest of the capacity in a shared
+ *   pool); under priority delivery a source out of tokens takes those of a
+ *   lower priority, so the packets of lower-priority sources are the ones
+ *   not delivered. No source is notified more than the capacity less what
+ *   the sources above it announce.
  *   Control = feedback (the baseline): no announcements are used, the rule
  *   above is the only control, and admission is first come, first served.
  * - Sender queue (section 3.1): every packet waits at least the holding time
