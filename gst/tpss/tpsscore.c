@@ -852,17 +852,30 @@ burst_slots (const TpssMember * m)
   return MAX (m->cfg.admission_burst / TPSS_SLOT_NS, 1);
 }
 
+/* @n slots of @rate in bytes, bounded so that sums over every member's
+ * bucket and the pool cannot overflow. */
+#define BUCKET_MAX (G_MAXINT64 / 256)
+static gint64
+slots_budget (gint64 n, guint64 rate)
+{
+  gint64 b = slot_budget (rate);
+
+  if (n <= 0 || b <= 0)
+    return 0;
+  return b > BUCKET_MAX / n ? BUCKET_MAX : n * b;
+}
+
 /* Fills @p's bucket for @n slots at @alloc (a first fill, or one after
  * nothing was allocated, starts it full); what overflows goes to the pool. */
 static void
 fill_bucket (TpssMember * m, Peer * p, guint64 alloc, gint64 n, gboolean first)
 {
-  gint64 depth = burst_slots (m) * slot_budget (alloc);
+  gint64 depth = slots_budget (burst_slots (m), alloc);
 
   if (depth > 0 && (first || p->depth == 0))
     p->tokens = depth + MIN (p->tokens, 0);
   else
-    p->tokens += n * slot_budget (alloc);
+    p->tokens += slots_budget (n, alloc);
   if (p->tokens > depth) {
     m->pool += p->tokens - depth;
     p->tokens = depth;
@@ -898,9 +911,9 @@ begin_slot (TpssMember * m, gint64 slot, gint64 now)
   }
   /* The pool starts with what is not allocated; it holds at most a burst of
    * the whole capacity (it takes the overflow of the buckets too). */
-  pool_depth = burst_slots (m) * slot_budget (avail);
-  m->pool += (first ? burst_slots (m) : slots) *
-      slot_budget (avail > given ? avail - given : 0);
+  pool_depth = slots_budget (burst_slots (m), avail);
+  m->pool += slots_budget (first ? burst_slots (m) : slots,
+      avail > given ? avail - given : 0);
   m->pool = MIN (m->pool, pool_depth);
 }
 
