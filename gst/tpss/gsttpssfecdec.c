@@ -147,6 +147,7 @@ get_stats (GstTpssFecDec * self)
       "foreign", G_TYPE_UINT64, st.foreign + wrong_pt,
       "resets", G_TYPE_UINT64, st.resets,
       "repaired-late", G_TYPE_UINT64, st.repaired_late,
+      "fec-late", G_TYPE_UINT64, st.fec_late,
       "segment-time", G_TYPE_UINT64,
       (guint64) (st.segment_time < 0 ? 0 : st.segment_time),
       "hold-time", G_TYPE_UINT64, (guint64) st.hold_time, NULL);
@@ -768,6 +769,9 @@ gst_tpss_fec_dec_class_init (GstTpssFecDecClass * klass)
           "given up, pushed at once out of order (packets); "
           "repaired-late: of those, packets rebuilt from parity that came "
           "later than size-time allowed (packets); "
+          "fec-late: parity that came after packets of its subsegment were "
+          "pushed and left the store: it repairs nothing and is dropped, so "
+          "no packet is pushed twice (packets); "
           "out-of-window: media far off the stream's sequence numbers, "
           "dropped, and two in a row start a new stream (packets); "
           "duplicates: media packets seen before, dropped (packets); "

@@ -305,6 +305,12 @@ gst_tpss_settings_install_properties (GObjectClass * klass)
       g_param_spec_uint64 ("max-queue-bytes", "Maximum queue size",
           "Bound of the sender queue MQ (bytes; 0 = none); packets beyond "
           "are dropped", 0, G_MAXUINT64, d.max_queue_bytes, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_ADMISSION_BURST,
+      g_param_spec_uint64 ("admission-burst", "Admission burst (ns)",
+          "Depth of each source's admission bucket as time at its "
+          "allocation, in whole 10 ms slots; the burst a source may send "
+          "above its rate when max-receive-rate limits (ns)",
+          TPSS_SLOT_NS, 10 * GST_SECOND, d.admission_burst, RW_READY));
 }
 
 static gchar *
@@ -433,6 +439,9 @@ gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
     case GST_TPSS_PROP_MAX_QUEUE_BYTES:
       s->cfg.max_queue_bytes = g_value_get_uint64 (value);
       break;
+    case GST_TPSS_PROP_ADMISSION_BURST:
+      s->cfg.admission_burst = (gint64) g_value_get_uint64 (value);
+      break;
     default:
       return FALSE;
   }
@@ -551,6 +560,9 @@ gst_tpss_settings_get_property (const GstTpssSettings * s, guint prop_id,
       break;
     case GST_TPSS_PROP_MAX_QUEUE_BYTES:
       g_value_set_uint64 (value, s->cfg.max_queue_bytes);
+      break;
+    case GST_TPSS_PROP_ADMISSION_BURST:
+      g_value_set_uint64 (value, (guint64) s->cfg.admission_burst);
       break;
     default:
       return FALSE;
@@ -2332,6 +2344,8 @@ gst_tpss_session_get_stats (GstTpssSession * s)
         tpss_fec_decoder_get_stats (m->dec, &ds);
         gst_structure_set (ms,
             "unrecoverable", G_TYPE_UINT64, ds.unrecoverable,
+            "fec-late", G_TYPE_UINT64, ds.fec_late,
+            "fec-duplicates", G_TYPE_UINT64, ds.duplicates,
             "fec-malformed", G_TYPE_UINT64, ds.malformed, NULL);
       }
       g_free (addr);

@@ -52,6 +52,7 @@ enum
   GST_TPSS_PROP_MEMBER_TIMEOUT,
   GST_TPSS_PROP_HELLO_INTERVAL,
   GST_TPSS_PROP_MAX_QUEUE_BYTES,
+  GST_TPSS_PROP_ADMISSION_BURST,
   GST_TPSS_PROP_STATS_INTERVAL,
   GST_TPSS_PROP_LAST
 };
@@ -155,6 +156,10 @@ gboolean gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
   "allocated-rate: NQCP allocation, 0 = unlimited (bits/s); " \
   "recv-notified-rate: the rate we last notified it (bits/s); " \
   "unrecoverable: packets given up after fec-size-time (packets); " \
+  "fec-late: parity that came after packets it protects were delivered " \
+  "and left the store, dropped (packets); " \
+  "fec-duplicates: media packets seen or delivered before, dropped " \
+  "(packets); " \
   "fec-malformed: parity packets that did not parse (packets)"
 
 typedef struct _GstTpssSession GstTpssSession;

@@ -21,8 +21,11 @@
  * `control=notification` (NQCP), sources announce `<D, TT, HT>` ahead of
  * their data; when the announced traffic exceeds #GstTpssSrc:max-receive-rate
  * the capacity is allocated by #GstTpssSrc:priorities
- * (`delivery=priority`) or fairly (`delivery=fair`), and packets beyond a
- * source's allocation are not delivered (counted in stats). With
+ * (`delivery=priority`) or fairly (`delivery=fair`). Admission is a token
+ * bucket per source, filled at its allocation and #GstTpssSrc:admission-burst
+ * deep, so a source at its rate is not refused however it bunches its
+ * packets; when capacity runs short the less prioritized sources' packets
+ * are the ones not delivered (counted in stats). With
  * `control=feedback` (the section 4.2 baseline) admission is first come,
  * first served.
  *

@@ -85,6 +85,7 @@ tpss_config_init (TpssConfig * cfg)
   cfg->member_timeout = 5 * NS_PER_S;
   cfg->hello_interval = NS_PER_S;
   cfg->max_queue_bytes = 64 * 1024 * 1024;
+  cfg->admission_burst = 40 * G_GINT64_CONSTANT (1000000);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,9 +323,9 @@ typedef struct {
   guint64 qos_rate;             /* bits/s, with the source's redundancy */
   gint64 qos_start, qos_end;
 
-  /* Admission in the current slot. */
-  gboolean limited;
-  gint64 credit;                /* bytes */
+  /* Admission: a token bucket filled at the allocation each slot. */
+  gint64 tokens;                /* bytes; may be one packet in debt */
+  gint64 depth;                 /* bytes; 0 while nothing is allocated */
 } Peer;
 
 typedef struct {
@@ -354,7 +355,8 @@ struct _TpssMember {
 
   /* Admission */
   gint64 slot;
-  gint64 pool;                  /* bytes anyone may still use in the slot */
+  gint64 pool;                  /* bucket of the unallocated capacity and
+                                 * of what full buckets overflow, bytes */
 };
 
 static void
@@ -844,40 +846,122 @@ slot_budget (guint64 rate)
   return (gint64) MIN (b, (guint64) G_MAXINT64 / 4);
 }
 
-/* Fixes the admission of @slot at its first arrival. */
+static gint64
+burst_slots (const TpssMember * m)
+{
+  return MAX (m->cfg.admission_burst / TPSS_SLOT_NS, 1);
+}
+
+/* @n slots of @rate in bytes, bounded so that sums over every member's
+ * bucket and the pool cannot overflow. */
+#define BUCKET_MAX (G_MAXINT64 / 256)
+static gint64
+slots_budget (gint64 n, guint64 rate)
+{
+  gint64 b = slot_budget (rate);
+
+  if (n <= 0 || b <= 0)
+    return 0;
+  return b > BUCKET_MAX / n ? BUCKET_MAX : n * b;
+}
+
+/* Fills @p's bucket for @n slots at @alloc (a first fill, or one after
+ * nothing was allocated, starts it full); what overflows goes to the pool. */
+static void
+fill_bucket (TpssMember * m, Peer * p, guint64 alloc, gint64 n, gboolean first)
+{
+  gint64 depth = slots_budget (burst_slots (m), alloc);
+
+  if (depth > 0 && (first || p->depth == 0))
+    p->tokens = depth + MIN (p->tokens, 0);
+  else
+    p->tokens += slots_budget (n, alloc);
+  if (p->tokens > depth) {
+    m->pool += p->tokens - depth;
+    p->tokens = depth;
+  }
+  p->depth = depth;
+}
+
+/* At the first arrival in @slot: the allocation of the slot sets every
+ * bucket's fill, and the slots since the last arrival are filled in. */
 static void
 begin_slot (TpssMember * m, gint64 slot, gint64 now)
 {
   guint n = m->peers->len;
   guint64 demand[TPSS_MAX_MEMBERS], alloc[TPSS_MAX_MEMBERS], avail, given = 0;
-  gboolean consecutive = slot == m->slot + 1;
+  guint64 own = g_queue_is_empty (&m->mq) ? 0 : m->tr;
+  gboolean first = m->slot == G_MININT64;
+  gint64 slots = first ? 0 : MIN (slot - m->slot, burst_slots (m));
+  gint64 pool_depth;
   gboolean over = FALSE;
 
-  if (m->cfg.control == TPSS_CONTROL_NOTIFICATION)
+  if (m->cfg.control == TPSS_CONTROL_NOTIFICATION) {
     over = allocate (m, slot, now, demand, alloc, &avail);
-  else
-    avail = m->cfg.max_receive_rate > (g_queue_is_empty (&m->mq) ? 0 : m->tr)
-        ? m->cfg.max_receive_rate - (g_queue_is_empty (&m->mq) ? 0 : m->tr)
-        : 0;
+  } else {
+    avail = m->cfg.max_receive_rate > own ? m->cfg.max_receive_rate - own : 0;
+    memset (alloc, 0, n * sizeof (guint64));
+  }
   m->slot = slot;
   for (guint i = 0; i < n; i++) {
     Peer *p = g_ptr_array_index (m->peers, i);
-    gboolean was_limited = p->limited;
-
-    p->limited = over && demand[i] > 0;
-    if (!p->limited) {
-      p->credit = 0;
-      p->allocated = 0;
-      continue;
-    }
-    /* Debt of a packet that overshot the last slot carries over once. */
-    if (!was_limited || !consecutive || p->credit > 0)
-      p->credit = 0;
-    p->credit += slot_budget (alloc[i]);
-    p->allocated = alloc[i];
+    fill_bucket (m, p, alloc[i], slots, first);
+    p->allocated = over ? alloc[i] : 0;
     given += alloc[i];
   }
-  m->pool = slot_budget (avail > given ? avail - given : 0);
+  /* The pool starts with what is not allocated; it holds at most a burst of
+   * the whole capacity (it takes the overflow of the buckets too). */
+  pool_depth = slots_budget (burst_slots (m), avail);
+  m->pool += slots_budget (first ? burst_slots (m) : slots,
+      avail > given ? avail - given : 0);
+  m->pool = MIN (m->pool, pool_depth);
+}
+
+/* Priority delivery under NQCP: a source out of tokens takes them from the
+ * least prioritized source below it, even into debt down to minus that
+ * source's depth, so the packets refused are those of lower priority
+ * (section 3.2): the debt is refused to the lender later, and the total
+ * admitted stays within the capacity plus the buckets' depths. */
+static gboolean
+by_priority (const TpssMember * m)
+{
+  return m->cfg.control == TPSS_CONTROL_NOTIFICATION &&
+      m->cfg.delivery == TPSS_DELIVERY_PRIORITY;
+}
+
+static Peer *
+lender_for (TpssMember * m, const Peer * p)
+{
+  Peer *lender = NULL;
+
+  if (!by_priority (m))
+    return NULL;
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *q = g_ptr_array_index (m->peers, i);
+    if (q->priority < p->priority && q->tokens > -q->depth &&
+        (!lender || q->priority < lender->priority ||
+            (q->priority == lender->priority && q->tokens > lender->tokens)))
+      lender = q;
+  }
+  return lender;
+}
+
+/* Own tokens first, then the pool, then a lower priority's. */
+static gboolean
+admit_packet (TpssMember * m, Peer * p, guint32 bytes)
+{
+  Peer *lender;
+
+  if (p->tokens > 0) {
+    p->tokens -= bytes;
+  } else if (m->pool > 0) {
+    m->pool -= bytes;
+  } else if ((lender = lender_for (m, p))) {
+    lender->tokens -= bytes;
+  } else {
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static void
@@ -923,6 +1007,24 @@ start_measuring (Peer * p)
   p->rx_deadline = G_MAXINT64;
 }
 
+/* The most @p could be admitted at: the capacity less what the sources
+ * above it announce (priority delivery). A rate above it would only let
+ * the source's queue drain in bursts the receiver must refuse. */
+static guint64
+reachable_rate (const TpssMember * m, const Peer * p, const guint64 * demand,
+    guint64 avail)
+{
+  guint64 above = 0;
+
+  if (m->cfg.delivery == TPSS_DELIVERY_PRIORITY)
+    for (guint i = 0; i < m->peers->len; i++) {
+      const Peer *q = g_ptr_array_index (m->peers, i);
+      if (q->priority > p->priority)
+        above += demand[i];
+    }
+  return avail > above ? avail - above : 0;
+}
+
 static void
 receiver_report (TpssMember * m, Peer * p, gint64 now)
 {
@@ -954,8 +1056,10 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
       m->cfg.max_receive_rate > 0) {
     guint64 demand[TPSS_MAX_MEMBERS], alloc[TPSS_MAX_MEMBERS], avail;
     guint i;
-    if (allocate (m, G_MININT64, now, demand, alloc, &avail) &&
-        find_peer (m, p->id, &i) && demand[i] > 0) {
+    gboolean over = allocate (m, G_MININT64, now, demand, alloc, &avail);
+
+    rate = MIN (rate, reachable_rate (m, p, demand, avail));
+    if (over && find_peer (m, p->id, &i) && demand[i] > 0) {
       /* A source that announces (about) all its send rate allows is
        * limited by that rate, not by its need: capping it at an allocation
        * that covers its demand would hold it at its current rate for good
@@ -1006,15 +1110,7 @@ tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
     gint64 slot = slot_of (now);
     if (slot != m->slot)
       begin_slot (m, slot, now);
-    if (p->limited) {
-      admit = p->credit > 0;
-      if (admit)
-        p->credit -= bytes;
-    } else {
-      admit = m->pool > 0;
-      if (admit)
-        m->pool -= bytes;
-    }
+    admit = admit_packet (m, p, bytes);
   }
 
   if (admit)

@@ -47,8 +47,12 @@
  *   equal to the source's own rate is not a need to cap at; and the
  *   announced rate is D / max(TT, HT - ht), the traffic, not the
  *   permission D / TT = TR),
- *   and admits arriving packets only within each source's allocation (the
- *   packets of lower-priority sources are the ones not delivered).
+ *   and admits arriving packets from a token bucket per source (filled at its
+ *   allocation, admission-burst deep; the rest of the capacity in a shared
+ *   pool); under priority delivery a source out of tokens takes those of a
+ *   lower priority, so the packets of lower-priority sources are the ones
+ *   not delivered. No source is notified more than the capacity less what
+ *   the sources above it announce.
  *   Control = feedback (the baseline): no announcements are used, the rule
  *   above is the only control, and admission is first come, first served.
  * - Sender queue (section 3.1): every packet waits at least the holding time
@@ -109,6 +113,9 @@ typedef struct {
   /* Not from the paper (implementation choices, docs/protocols/tpss.md): */
   gint64 hello_interval;        /* HELLO and periodic REPORT period: 1 s */
   guint64 max_queue_bytes;      /* bound of MQ, bytes; 0 = none; 64 MiB */
+  gint64 admission_burst;       /* depth of each admission bucket, as time
+                                 * at its allocation (whole 10 ms slots,
+                                 * at least one): 40 ms */
 } TpssConfig;
 
 void tpss_config_init (TpssConfig * cfg);

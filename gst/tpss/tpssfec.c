@@ -490,6 +490,9 @@ struct _TpssFecDecoder {
   guint16 next_out;             /* everything before it is output or given up */
   guint16 tail;                 /* oldest sequence number that may be stored */
   guint16 head;                 /* one past the newest stored */
+  /* Bit per sequence number: output (1) or given up (0). Rewritten as
+   * next_out passes it, so only bits before next_out mean anything. */
+  guint8 *output_bits;
 
   GQueue held;                  /* HeldEntry, in arrival order */
   GQueue pending;               /* PendingFec that still miss two or more */
@@ -515,6 +518,7 @@ tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg)
   dec->cfg = *cfg;
   dec->segment_time = -1;
   dec->slots = g_new0 (Slot, 65536);
+  dec->output_bits = g_new0 (guint8, 65536 / 8);
   dec->deferred = g_ptr_array_new ();
   dec->out = g_array_new (FALSE, FALSE, sizeof (TpssFecOutput));
   g_queue_init (&dec->held);
@@ -613,6 +617,25 @@ forget_all (TpssFecDecoder * dec)
 }
 
 static void
+set_output_bit (TpssFecDecoder * dec, guint16 seq, gboolean output)
+{
+  guint8 bit = 1 << (seq & 7);
+
+  if (output)
+    dec->output_bits[seq >> 3] |= bit;
+  else
+    dec->output_bits[seq >> 3] &= ~bit;
+}
+
+/* @seq, behind next_out, has been output (it may have left the store). */
+static gboolean
+was_output (const TpssFecDecoder * dec, guint16 seq)
+{
+  return seq_diff (seq, dec->next_out) < 0 &&
+      (dec->output_bits[seq >> 3] & (1 << (seq & 7)));
+}
+
+static void
 output_slot (TpssFecDecoder * dec, Slot * slot)
 {
   TpssFecOutput o;
@@ -623,6 +646,7 @@ output_slot (TpssFecDecoder * dec, Slot * slot)
   o.data = slot->handle ? NULL : g_memdup2 (slot->data, slot->len);
   g_array_append_val (dec->out, o);
   slot->state = SLOT_DONE;
+  set_output_bit (dec, slot->seq, TRUE);
 }
 
 static void
@@ -643,6 +667,7 @@ give_up_gap (TpssFecDecoder * dec)
 {
   while (dec->next_out != dec->head && !slot_lookup (dec, dec->next_out)) {
     dec->stats.unrecoverable++;
+    set_output_bit (dec, dec->next_out, FALSE);
     dec->next_out++;
   }
   deliver_in_order (dec);
@@ -703,6 +728,7 @@ start_stream (TpssFecDecoder * dec, guint32 ssrc, guint16 seq)
   dec->probation = FALSE;
   dec->ssrc = ssrc;
   dec->next_out = dec->tail = dec->head = seq;
+  memset (dec->output_bits, 0, 65536 / 8);
 }
 
 /* A new stream or a jump: output what is held, then start over at @seq. */
@@ -830,12 +856,18 @@ try_recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, gint64 now,
   guint missing = 0;
   guint16 missing_seq = 0;
 
-  for (guint i = 0; i < n && missing < 2; i++) {
+  for (guint i = 0; i < n; i++) {
     guint16 s = hdr->sn_base + hdr->index + i * hdr->distance;
-    if (!slot_lookup (dec, s)) {
-      missing++;
-      missing_seq = s;
+    if (slot_lookup (dec, s))
+      continue;
+    if (was_output (dec, s)) {
+      /* Output and gone: this parity came too late to repair anything, and
+       * must not rebuild what was delivered. */
+      dec->stats.fec_late++;
+      return 0;
     }
+    missing++;
+    missing_seq = s;
   }
   if (missing == 1) {
     if (!force && seq_diff (missing_seq, dec->head) >= 0) {
@@ -901,7 +933,7 @@ tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
   while (seq_diff (seq, dec->next_out) >= AHEAD_LIMIT &&
       dec->next_out != dec->head)
     give_up_gap (dec);
-  if (slot_lookup (dec, seq)) {
+  if (slot_lookup (dec, seq) || was_output (dec, seq)) {
     dec->stats.duplicates++;
     return FALSE;
   }
@@ -967,6 +999,10 @@ tpss_fec_decoder_push_fec (TpssFecDecoder * dec, const guint8 * data,
           &hdr)) {
     dec->stats.foreign++;
     return FALSE;
+  }
+  if (segment_evicted (dec, &hdr)) {
+    dec->stats.fec_late++;
+    return TRUE;
   }
 
   dec->last_now = now;
@@ -1088,6 +1124,7 @@ tpss_fec_decoder_free (TpssFecDecoder * dec)
   g_ptr_array_unref (dec->deferred);
   g_array_unref (dec->out);
   g_free (dec->slots);
+  g_free (dec->output_bits);
   g_free (dec);
 }
 

@@ -131,6 +131,9 @@ typedef struct {
                                  * restarted the decoder */
   guint64 repaired_late;        /* rebuilt after their gap was given up: the
                                  * parity came later than size_time allowed */
+  guint64 fec_late;             /* parity that came after packets of its
+                                 * subsegment were output and left the store:
+                                 * it repairs nothing and is dropped */
   gint64 segment_time;          /* measured time from a segment's first media
                                  * packet to its parity, ns; -1 unknown */
   gint64 hold_time;             /* the current wait behind a gap, ns */

@@ -15,6 +15,7 @@ first served and every sender is cut by loss feedback.
 Passes when p2's loss at p4 is lower with notification than with feedback
 (the paper: 5.0% vs 12.7%), p2 gets at least its offered rate delivered
 at p4 with notification (the paper's "p2 would like to send at 100 Mbps"),
+p4's admission refused none of p2's packets with notification,
 and p1 and p3 are cut but not starved with notification (each delivers at
 least half its fair share of the capacity p2 leaves, about 27% of what it
 offers; a high-priority grant that claimed the whole capacity would leave
@@ -138,6 +139,10 @@ def main():
           f"(paper: 5.0% vs 12.7%)")
     check("p2 got (nearly) all it offered at p4 with notification",
           n[2]["loss"] <= 0.05, f"{100 * n[2]['loss']:.1f}% lost")
+    # Issue 13: per-slot admission without a burst allowance refused
+    # 0.4-1.3% of p2's packets that the wire had delivered.
+    check("admission refused none of p2's packets with notification",
+          n[2]["not_delivered"] == 0, f"not-delivered={n[2]['not_delivered']}")
     for i in (1, 3):
         check(f"p{i} cut but not starved at p4 with notification",
               0 < n[i]["lost"] and

@@ -757,6 +757,8 @@ run_alloc_case (const AllocCase * c, guint admitted[3])
   guint got = 0;
 
   tpss_config_init (&cfg);
+  /* Buckets one slot deep: what a slot admits is its allocation. */
+  cfg.admission_burst = TPSS_SLOT_NS;
   cfg.max_receive_rate = c->capacity;
   cfg.delivery = c->delivery;
   cfg.control = c->control;
@@ -834,6 +836,7 @@ GST_START_TEST (test_allocation)
     gint64 t = T0 + 10 * MS;
 
     tpss_config_init (&cfg);
+    cfg.admission_burst = TPSS_SLOT_NS;
     cfg.max_receive_rate = 100000000;
     cfg.initial_rate = 10000000;
     r2 = tpss_member_new (SSRC_C, &cfg);
@@ -848,12 +851,17 @@ GST_START_TEST (test_allocation)
     fail_unless_equals_int (a2[0], 60);
     fail_unless_equals_int (a2[1], 30);
     fail_unless_equals_int (a2[2], 0);
-    /* the next slot starts afresh (no credit saved up) */
+    /* The next slot refills each bucket by one slot's allocation; source 1
+     * sends 70: 60 of its own, and 10 more taken from the unused tokens of
+     * source 2 (priority 2), which would be refused its next 10. */
     t = T0 + 20 * MS;
     memset (a2, 0, sizeof (a2));
     for (guint k = 0; k < 70; k++, t += 10 * US)
       a2[0] += tpss_member_on_data (r2, src[0], PKT_BIG, 0, 0, t);
-    fail_unless_equals_int (a2[0], 60);
+    fail_unless_equals_int (a2[0], 70);
+    for (guint k = 0; k < 30; k++, t += 10 * US)
+      a2[1] += tpss_member_on_data (r2, src[1], PKT_BIG, 0, 0, t);
+    fail_unless_equals_int (a2[1], 20);
     tpss_member_free (r2);
   }
   tpss_member_free (r);
@@ -889,6 +897,7 @@ run_traffic_case (guint64 a_send_rate, guint32 a_bytes, guint32 a_tt_us,
   gint64 t = T0;
 
   tpss_config_init (&cfg);
+  cfg.admission_burst = TPSS_SLOT_NS;
   cfg.max_receive_rate = 60000000;
   r = tpss_member_new (SSRC_C, &cfg);
   for (guint i = 0; i < 3; i++) {
@@ -945,6 +954,150 @@ GST_START_TEST (test_allocation_by_traffic)
   fail_unless_equals_uint64 (rate[0], 24000000);
   fail_unless_equals_uint64 (rate[1], 20000000);
   fail_unless_equals_uint64 (rate[2], 20000000);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Admission: a token bucket per source (issue 13, item 3) */
+
+typedef struct {
+  guint prio;
+  guint announce;               /* Mbit/s announced (= packets per slot) */
+  guint burst;                  /* packets sent back to back */
+  gint64 period;                /* ns between bursts */
+  gint64 offset;                /* first burst at T0 + offset */
+  guint admitted, refused;
+} AdmSource;
+
+/* Two sources into a receiver of @capacity for 90 ms, packets of PKT_BIG
+ * bytes; each announced its rate for 100 ms before. */
+static void
+run_admission (guint64 capacity, TpssDelivery delivery, AdmSource * src)
+{
+  const guint32 ids[2] = { SSRC_A, SSRC_B };
+  guint64 k[2] = { 0, 0 };
+  TpssConfig cfg;
+  TpssMember *r;
+
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = capacity;
+  cfg.delivery = delivery;
+  r = tpss_member_new (SSRC_C, &cfg);
+  for (guint i = 0; i < 2; i++) {
+    tpss_member_add_peer (r, ids[i], src[i].prio, T0 - 10 * MS);
+    feed_report (r, ids[i], src[i].announce * G_GUINT64_CONSTANT (1000000),
+        T0 - 5 * MS);
+    feed_qos (r, ids[i], src[i].announce, T0 - 5 * MS);
+    src[i].admitted = src[i].refused = 0;
+  }
+  for (;;) {
+    gint64 t[2];
+    guint i;
+    for (i = 0; i < 2; i++)
+      t[i] = T0 + src[i].offset + (gint64) (k[i] / src[i].burst) *
+          src[i].period;
+    i = t[1] < t[0];
+    if (t[i] >= T0 + 90 * MS)
+      break;
+    if (tpss_member_on_data (r, ids[i], PKT_BIG, 0, 0, t[i]))
+      src[i].admitted++;
+    else
+      src[i].refused++;
+    k[i]++;
+  }
+  tpss_member_free (r);
+}
+
+/* A source at exactly its allocated rate, sending its packets in pairs,
+ * straddles the 10 ms slots: per-slot credit with nothing carried over
+ * refused 11.7 % of them. */
+GST_START_TEST (test_admission_pairs_at_allocation)
+{
+  /* Capacity 20 Mbit/s; A (priority 2) announces 15 and gets 15, B
+   * (priority 1) announces 15 and gets 5. A sends 15 Mbit/s exactly: two
+   * packets every 4/3 ms. */
+  AdmSource src[2] = {
+    {2, 15, 2, 4 * MS / 3, 500 * US},
+    {1, 15, 1, 2 * MS / 3, 100 * US},
+  };
+
+  run_admission (20000000, TPSS_DELIVERY_PRIORITY, src);
+  fail_unless_equals_int (src[0].refused, 0);
+  fail_unless (src[0].admitted >= 134, "A sent %u", src[0].admitted);
+  /* B gets what is left: 5 Mbit/s for 90 ms = 45 packets, plus at most
+   * the bucket it started with (40 ms = 20 packets). */
+  fail_unless (src[1].admitted >= 40 && src[1].admitted <= 66,
+      "B admitted %u", src[1].admitted);
+  fail_unless (src[1].refused > 0);
+}
+
+GST_END_TEST;
+
+/* Capacity short: the prioritized source's bursts (a frame's packets back
+ * to back), even above its announcement, are admitted at the expense of
+ * the less prioritized source. */
+GST_START_TEST (test_admission_priority_first)
+{
+  /* A announces 15 but sends 16 Mbit/s as bursts of 16 packets every
+   * 10 ms, straddling the slots; B sends 15 steadily. Capacity 20. */
+  AdmSource src[2] = {
+    {2, 15, 16, 10 * MS, 7 * MS},
+    {1, 15, 1, 2 * MS / 3, 0},
+  };
+  guint64 total;
+
+  run_admission (20000000, TPSS_DELIVERY_PRIORITY, src);
+  fail_unless_equals_int (src[0].refused, 0);
+  fail_unless_equals_int (src[0].admitted, 9 * 16);
+  fail_unless (src[1].refused > 0);
+  /* Both together stay within the capacity over the run (20 Mbit/s for
+   * 90 ms = 180 packets of 1250 bytes, plus the 40 ms buckets, 80, and
+   * B's bucket once more as debt, 20). */
+  total = src[0].admitted + src[1].admitted;
+  fail_unless (total <= 180 + 100, "admitted %" G_GUINT64_FORMAT, total);
+
+  /* Fair delivery: no priority to take from; A keeps its 10 Mbit/s share
+   * and B too. */
+  src[0].prio = src[1].prio = 1;
+  run_admission (20000000, TPSS_DELIVERY_FAIR, src);
+  fail_unless (src[0].refused > 0);
+  fail_unless (src[1].refused > 0);
+}
+
+GST_END_TEST;
+
+/* A prioritized source sending all its rate allows is not capped by its
+ * allocation (test_allocation_by_traffic), but it is never told more than
+ * the receiver can admit from it: a higher rate lets its queue drain in
+ * bursts above the capacity, which admission must refuse. */
+GST_START_TEST (test_rate_capped_at_capacity)
+{
+  TpssConfig cfg;
+  TpssMember *r;
+  TpssMsg m;
+  guint32 dest;
+  gint64 t = T0;
+  guint64 told = 0;
+
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = 20000000;
+  r = tpss_member_new (SSRC_C, &cfg);
+  tpss_member_add_peer (r, SSRC_A, 2, T0 - 10 * MS);
+  tpss_member_add_peer (r, SSRC_B, 1, T0 - 10 * MS);
+  feed_report (r, SSRC_A, 20000000, T0 - 5 * MS);
+  feed_qos (r, SSRC_A, 20, T0 - 5 * MS);
+  feed_report (r, SSRC_B, 5000000, T0 - 5 * MS);
+  feed_qos (r, SSRC_B, 5, T0 - 5 * MS);
+  /* A sends 20 Mbit/s cleanly for 20 ms: the rule says 1.2 x 20 = 24. */
+  for (guint k = 0; k < 40; k++, t += 500 * US)
+    fail_unless (tpss_member_on_data (r, SSRC_A, PKT_BIG, 0, 0, t));
+  tpss_member_advance (r, T0 + 25 * MS);
+  while (tpss_member_pop_msg (r, &dest, &m))
+    if (m.type == TPSS_MSG_RATE && dest == SSRC_A)
+      told = m.u.rate.rate;
+  fail_unless_equals_uint64 (told, 20000000);
+  tpss_member_free (r);
 }
 
 GST_END_TEST;
@@ -1171,6 +1324,9 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_traditional_slow_start);
   tcase_add_test (tc, test_allocation);
   tcase_add_test (tc, test_allocation_by_traffic);
+  tcase_add_test (tc, test_admission_pairs_at_allocation);
+  tcase_add_test (tc, test_admission_priority_first);
+  tcase_add_test (tc, test_rate_capped_at_capacity);
   tcase_add_test (tc, test_holding_time_and_pacing);
   tcase_add_test (tc, test_membership);
   return s;

@@ -736,6 +736,176 @@ GST_START_TEST (test_high_rate_long_hold)
 
 GST_END_TEST;
 
+/* Issue 13: a packet output and then evicted from the store looked missing,
+ * and parity arriving later rebuilt and output it a second time, counted as
+ * a recovery. Every sequence number leaves the decoder at most once; parity
+ * that comes after its packets left is counted as late. */
+GST_START_TEST (test_late_parity_after_eviction)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (4, 5);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  TpssFecDecoder *dec = new_decoder (50 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssFecDecoderStats st;
+  guint n_parity = 0;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 65530, 20, media); /* 20 media, 4 parity */
+
+  for (guint i = 0; i < wire->len; i++) {
+    Pkt *p = &g_array_index (wire, Pkt, i);
+    if (!p->parity)
+      fail_unless (tpss_fec_decoder_push_media (dec, p, p->data, p->len,
+              i * MS));
+  }
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 20);
+  tpss_fec_decoder_advance (dec, 200 * MS);
+  drain_output (dec, out);
+
+  /* The parity comes long after size-time (50 ms). */
+  for (guint i = 0; i < wire->len; i++) {
+    Pkt *p = &g_array_index (wire, Pkt, i);
+    if (p->parity) {
+      tpss_fec_decoder_push_fec (dec, p->data, p->len, 300 * MS);
+      n_parity++;
+    }
+  }
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 20);
+  /* So does a copy of the first media packet. */
+  {
+    Pkt *p = &g_array_index (wire, Pkt, 0);
+    fail_if (tpss_fec_decoder_push_media (dec, p, p->data, p->len,
+            301 * MS));
+  }
+  tpss_fec_decoder_advance (dec, 1000 * MS);
+  drain_output (dec, out);
+  tpss_fec_decoder_drain (dec);
+  drain_output (dec, out);
+
+  assert_output (out, media, NULL);
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (n_parity, 4);
+  fail_unless_equals_int (st.recovered, 0);
+  fail_unless_equals_int (st.repaired_late, 0);
+  fail_unless_equals_int (st.late, 0);
+  fail_unless_equals_int (st.fec_late, 4);
+  fail_unless_equals_int (st.duplicates, 1);
+
+  g_ptr_array_unref (out);
+  tpss_fec_decoder_free (dec);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* A gap given up (not output) can still be repaired late by parity whose
+ * other packets are still stored, and only once. */
+GST_START_TEST (test_late_repair_only_once)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (2, 2);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  TpssFecDecoder *dec = new_decoder (50 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssFecDecoderStats st;
+  Pkt *p1;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 100, 4, media);    /* m0 m1 m2 m3 p0 p1 */
+  p1 = &g_array_index (wire, Pkt, 5);
+  fail_unless (p1->parity);
+
+  /* m1 lost; m0 m2 m3 come, the gap is given up at 52 ms (m2 waited
+   * size-time); m2 and m3 are still stored. */
+  for (guint i = 0; i < 4; i++) {
+    Pkt *p = &g_array_index (wire, Pkt, i);
+    if (i != 1)
+      tpss_fec_decoder_push_media (dec, p, p->data, p->len, i * MS);
+  }
+  tpss_fec_decoder_advance (dec, 52 * MS);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 3);
+  /* p1 (m1 ^ m3) comes late, twice: m1 is repaired once. */
+  for (guint r = 0; r < 2; r++) {
+    tpss_fec_decoder_push_fec (dec, p1->data, p1->len, 52 * MS);
+    drain_output (dec, out);
+  }
+  fail_unless_equals_int (out->len, 4);
+  /* Nor later (the whole segment stays stored: it is no bigger than one). */
+  tpss_fec_decoder_advance (dec, 500 * MS);
+  tpss_fec_decoder_push_fec (dec, p1->data, p1->len, 500 * MS);
+  tpss_fec_decoder_drain (dec);
+  drain_output (dec, out);
+  fail_unless_equals_int (out->len, 4);
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.recovered, 1);
+  fail_unless_equals_int (st.repaired_late, 1);
+  fail_unless_equals_int (st.unrecoverable, 1);
+  fail_unless_equals_int (st.duplicates, 0);
+
+  g_ptr_array_unref (out);
+  tpss_fec_decoder_free (dec);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* The same when only the oldest packets of a segment left the store: parity
+ * over one of them and packets still stored must not rebuild it. */
+GST_START_TEST (test_late_parity_partly_evicted)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (4, 5);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  GArray *wire;
+  TpssFecDecoder *dec = new_decoder (50 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssFecDecoderStats st;
+  guint m = 0;
+
+  g_array_set_clear_func (media, pkt_clear);
+  wire = encode_stream (enc, 7, 20, media);
+
+  /* Media every 3 ms (0 .. 57 ms), parity at 60 ms: the packets older than
+   * 10 ms (seq 7, 8, 9, 10) have left the store. */
+  for (guint i = 0; i < wire->len; i++) {
+    Pkt *p = &g_array_index (wire, Pkt, i);
+    if (!p->parity) {
+      tpss_fec_decoder_push_media (dec, p, p->data, p->len, m * 3 * MS);
+      m++;
+    }
+  }
+  tpss_fec_decoder_advance (dec, 60 * MS);
+  for (guint i = 0; i < wire->len; i++) {
+    Pkt *p = &g_array_index (wire, Pkt, i);
+    if (p->parity)
+      tpss_fec_decoder_push_fec (dec, p->data, p->len, 60 * MS);
+  }
+  tpss_fec_decoder_drain (dec);
+  drain_output (dec, out);
+  assert_output (out, media, NULL);
+  tpss_fec_decoder_get_stats (dec, &st);
+  fail_unless_equals_int (st.recovered, 0);
+  fail_unless_equals_int (st.fec_late, 4);
+
+  g_ptr_array_unref (out);
+  tpss_fec_decoder_free (dec);
+  g_array_unref (wire);
+  g_array_unref (media);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssfec_suite (void)
 {
@@ -755,6 +925,9 @@ tpssfec_suite (void)
   tcase_add_test (tc, test_bad_parity);
   tcase_add_test (tc, test_media_edge_cases);
   tcase_add_test (tc, test_high_rate_long_hold);
+  tcase_add_test (tc, test_late_parity_after_eviction);
+  tcase_add_test (tc, test_late_repair_only_once);
+  tcase_add_test (tc, test_late_parity_partly_evicted);
   return s;
 }
 

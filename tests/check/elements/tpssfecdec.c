@@ -541,6 +541,42 @@ GST_START_TEST (test_inspect_documents_stats)
 
 GST_END_TEST;
 
+/* Issue 13: parity that comes after size-time, when the oldest packets of
+ * its segment were pushed and have left the store, rebuilt and pushed them
+ * a second time as recoveries. No loss here: 20 packets out, once each. */
+GST_START_TEST (test_late_parity_pushes_nothing_twice)
+{
+  GstHarness *h, *fec;
+  Stream s = make_stream (100, 20, 4, 5);
+
+  setup (&h, &fec, "size-time=50000000");
+  fail_unless_equals_int (s.parity->len, 4);
+  /* Media every 3 ms (0 .. 57 ms), then parity and a copy of the first
+   * packet at 60 ms. The last media packet evicted those older than 7 ms
+   * (seq 100, 101, 102): three subsegments lost a packet from the store. */
+  for (guint i = 0; i < 20; i++)
+    push_at (h, s.media->pdata[i], 3 * i);
+  assert_received (h, 20);
+  gst_harness_set_time (h, 60 * GST_MSECOND);
+  for (guint j = 0; j < s.parity->len; j++)
+    fail_unless_equals_int (gst_harness_push (fec,
+            gst_buffer_ref (s.parity->pdata[j])), GST_FLOW_OK);
+  push_at (h, s.media->pdata[0], 60);
+  assert_received (h, 20);
+  for (guint i = 0; i < 20; i++)
+    assert_pull_equal (h, s.media->pdata[i]);
+
+  fail_unless_equals_int (check_stat_u64 (h->element, "recovered"), 0);
+  fail_unless_equals_int (check_stat_u64 (h->element, "late"), 0);
+  fail_unless_equals_int (check_stat_u64 (h->element, "fec-late"), 3);
+  fail_unless_equals_int (check_stat_u64 (h->element, "duplicates"), 1);
+  stream_clear (&s);
+  gst_harness_teardown (fec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssfecdec_suite (void)
 {
@@ -549,6 +585,7 @@ tpssfecdec_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_recovers_in_order);
+  tcase_add_test (tc, test_late_parity_pushes_nothing_twice);
   tcase_add_test (tc, test_gap_released_after_size_time);
   tcase_add_test (tc, test_bad_parity_counted);
   tcase_add_test (tc, test_eos_releases_held);
