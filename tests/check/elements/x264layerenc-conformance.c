@@ -22,9 +22,9 @@
 #define SRC_240 "videotestsrc pattern=smpte horizontal-speed=3 ! capsfilter " \
   "caps=video/x-raw,format=I420,width=320,height=240,framerate=30/1"
 
-/* A harness around the element itself, fed by a scrolled-bars source. */
+/* A harness around the element @launch describes, fed by @source. */
 static GstHarness *
-new_harness (const gchar * launch)
+new_harness_with_source (const gchar * launch, const gchar * source)
 {
   GError *err = NULL;
   GstElement *e = gst_parse_launch (launch, &err);
@@ -33,8 +33,15 @@ new_harness (const gchar * launch)
   fail_unless (e != NULL && err == NULL, "%s", launch);
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
-  gst_harness_add_src_parse (h, SRC_240, FALSE);
+  gst_harness_add_src_parse (h, source, FALSE);
   return h;
+}
+
+/* ... fed by a scrolled-bars source. */
+static GstHarness *
+new_harness (const gchar * launch)
+{
+  return new_harness_with_source (launch, SRC_240);
 }
 
 /* Pushes @frames frames and EOS; returns every output buffer, in order. */
@@ -190,15 +197,7 @@ GST_END_TEST;
 static GstHarness *
 new_zone_plate_harness (const gchar * launch)
 {
-  GError *err = NULL;
-  GstElement *e = gst_parse_launch (launch, &err);
-  GstHarness *h;
-
-  fail_unless (e != NULL && err == NULL, "%s", launch);
-  h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  gst_harness_add_src_parse (h, SRC_ZONE_PLATE, FALSE);
-  return h;
+  return new_harness_with_source (launch, SRC_ZONE_PLATE);
 }
 
 /* Codes 3 s of a moving zone plate with @launch; the share of the bytes in
