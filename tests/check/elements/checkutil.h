@@ -3,6 +3,8 @@
 #define __CHECK_UTIL_H__
 
 #include <gst/check/gstcheck.h>
+#include <gio/gio.h>
+#include <string.h>
 
 /* The element made by @factory with "key=value ..." properties applied. */
 static inline GstElement *
@@ -85,6 +87,56 @@ check_stats_documented (GstElement * e)
   gst_structure_foreach (s, check_field_documented_cb,
       (gpointer) g_param_spec_get_blurb (pspec));
   gst_structure_free (s);
+}
+
+/* Waits up to @timeout for an error on @bus; its message must hold @text. */
+static inline void
+check_bus_error_contains (GstBus * bus, GstClockTime timeout,
+    const gchar * text)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ERROR);
+  GError *err = NULL;
+
+  fail_unless (msg != NULL, "no error saying \"%s\"", text);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, text) != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+}
+
+/* A UDP socket on 127.0.0.1 at an ephemeral port (returned in @port). */
+static inline GSocket *
+check_udp_socket_local (guint * port)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
+
+  fail_unless (g_socket_bind (s, any, FALSE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (lo);
+  return s;
+}
+
+/* What gst-inspect-1.0 shows of @factory_name: every stats field with its
+ * meaning and unit, and a launch line naming it in the long description. */
+static inline void
+check_inspect_docs (const gchar * factory_name)
+{
+  GstElement *e = gst_element_factory_make (factory_name, NULL);
+  const gchar *desc = gst_element_factory_get_metadata
+      (gst_element_get_factory (e), GST_ELEMENT_METADATA_DESCRIPTION);
+
+  check_stats_documented (e);
+  fail_unless (strstr (desc, "gst-launch-1.0 ") != NULL,
+      "no example in the description: %s", desc);
+  fail_unless (strstr (desc, factory_name) != NULL);
+  gst_object_unref (e);
 }
 
 #endif

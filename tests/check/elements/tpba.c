@@ -416,7 +416,6 @@ GST_START_TEST (test_bad_settings)
   GError *err = NULL;
   GstElement *pipe;
   GstBus *bus;
-  GstMessage *msg;
   gint port;
 
   fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
@@ -447,13 +446,7 @@ GST_START_TEST (test_bad_settings)
   bus = gst_element_get_bus (pipe);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "Could not resolve host"), "%s",
-      err->message);
-  g_clear_error (&err);
-  gst_message_unref (msg);
+  check_bus_error_contains (bus, GST_SECOND, "Could not resolve host");
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -465,13 +458,9 @@ GST_START_TEST (test_bad_settings)
   bus = gst_element_get_bus (pipe);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "Could not connect to tpbasrc at "
-          "127.0.0.1:9 over TCP"), "%s", err->message);
-  g_clear_error (&err);
-  gst_message_unref (msg);
+  check_bus_error_contains (bus, 5 * GST_SECOND,
+      "Could not connect to tpbasrc at "
+          "127.0.0.1:9 over TCP");
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -637,18 +626,10 @@ GST_START_TEST (test_src_needs_caps)
   GstElement *pipe = gst_parse_launch ("tpbasrc port=0 tcp-port=0 "
       "rtcp-port=0 ! fakesink", NULL);
   GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
-  GError *err = NULL;
 
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 3 * GST_SECOND, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error without caps");
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "tpbasrc needs caps="), "%s",
-      err->message);
-  g_clear_error (&err);
-  gst_message_unref (msg);
+  check_bus_error_contains (bus, 3 * GST_SECOND, "tpbasrc needs caps=");
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -693,20 +674,14 @@ GST_END_TEST;
 
 /* ---- key units (RFC 4585 PLI) ---- */
 
+/* A UDP socket on 127.0.0.1 (its port in @port) that waits 1 s at most. */
 static GSocket *
 udp_bind_local (gint * port)
 {
-  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
-      G_SOCKET_PROTOCOL_UDP, NULL);
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *a = g_inet_socket_address_new (lo, 0), *bound;
+  guint p;
+  GSocket *s = check_udp_socket_local (&p);
 
-  fail_unless (g_socket_bind (s, a, FALSE, NULL));
-  bound = g_socket_get_local_address (s, NULL);
-  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_object_unref (bound);
-  g_object_unref (a);
-  g_object_unref (lo);
+  *port = (gint) p;
   g_socket_set_timeout (s, 1);
   return s;
 }

@@ -242,22 +242,6 @@ GST_START_TEST (test_list_of_split_buffers)
 
 GST_END_TEST;
 
-/* What gst-inspect-1.0 shows: every stats field with its meaning and unit,
- * and a launch line in the long description. */
-static void
-check_inspect_docs (const gchar * factory_name)
-{
-  GstElement *e = gst_element_factory_make (factory_name, NULL);
-  const gchar *desc = gst_element_factory_get_metadata
-      (gst_element_get_factory (e), GST_ELEMENT_METADATA_DESCRIPTION);
-
-  check_stats_documented (e);
-  fail_unless (strstr (desc, "gst-launch-1.0 ") != NULL,
-      "no example in the description: %s", desc);
-  fail_unless (strstr (desc, factory_name) != NULL);
-  gst_object_unref (e);
-}
-
 GST_START_TEST (test_inspect_documents_stats)
 {
   check_inspect_docs ("tpssfecenc");

@@ -715,24 +715,6 @@ GST_START_TEST (test_uri_round_trip)
 
 GST_END_TEST;
 
-/* A UDP socket on 127.0.0.1 at an ephemeral port (returned in @port). */
-static GSocket *
-bound_socket (guint * port)
-{
-  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
-      G_SOCKET_PROTOCOL_UDP, NULL);
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
-
-  fail_unless (g_socket_bind (s, any, FALSE, NULL));
-  bound = g_socket_get_local_address (s, NULL);
-  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_object_unref (bound);
-  g_object_unref (any);
-  g_object_unref (lo);
-  return s;
-}
-
 static void
 send_pli (GSocket * sock, guint port, guint32 sender, guint32 media)
 {
@@ -781,7 +763,7 @@ element_stat (GstElement * e, const gchar * field)
 GST_START_TEST (test_pli_becomes_force_key_unit)
 {
   guint p1 = free_udp_port (), p2, p3;
-  GSocket *peer = bound_socket (&p2), *forger = bound_socket (&p3);
+  GSocket *peer = check_udp_socket_local (&p2), *forger = check_udp_socket_local (&p3);
   gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
       "members=1@127.0.0.1:%u,2@127.0.0.1:%u allow-join=false "
       "key-unit-holdoff=300000000", p1, p1, p2);
@@ -873,7 +855,7 @@ send_rtp (GSocket * sock, guint port, guint32 ssrc, guint16 seq)
 GST_START_TEST (test_src_sends_pli)
 {
   guint p1 = free_udp_port (), p2;
-  GSocket *peer = bound_socket (&p2);
+  GSocket *peer = check_udp_socket_local (&p2);
   gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
   gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
       "members=%s caps=\"" RTP_CAPS "\"", p1, members);
@@ -931,7 +913,7 @@ GST_END_TEST;
 GST_START_TEST (test_src_after_sink_sends_pli)
 {
   guint p1 = free_udp_port (), p2;
-  GSocket *peer = bound_socket (&p2);
+  GSocket *peer = check_udp_socket_local (&p2);
   gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
   gchar *sdesc = g_strdup_printf ("tpsssink name=sink port=%u member-id=1 "
       "members=%s", p1, members);
