@@ -709,6 +709,23 @@ def timed_lines(stream):
     return lines, t
 
 
+_ELEMENT_MESSAGE = re.compile(
+    r'^Got message #\d+ from element "(\w+)" \(element\): ([\w-]+), (.*)$')
+
+
+def element_messages(text, element, name):
+    """The fields of element messages `name` from `element` in gst-launch -m
+    output, as dicts of strings."""
+    out = []
+    for line in text.splitlines():
+        m = _ELEMENT_MESSAGE.match(line.strip())
+        if m and m.group(1) == element and m.group(2) == name:
+            fields = dict(re.findall(r'([\w-]+)=\([\w]+\)("[^"]*"|[^,;]+)',
+                                     m.group(3)))
+            out.append({k: v.strip('"') for k, v in fields.items()})
+    return out
+
+
 class Checks:
     """A test's named checks: each call prints "ok: name: detail" or
     "FAIL: ..."; summary() prints the closing "N passed, N failed" line and

@@ -17,8 +17,6 @@ import netbed  # noqa: E402
 
 FRAMES = 300                 # 10 s at 30 fps
 PORT = 5004
-MSG = re.compile(r'^Got message #\d+ from element "(\w+)" \(element\): '
-                 r'([\w-]+), (.*)$')
 
 # Short periods so that a 10 s run switches often: cycles of 500 ms, probing
 # ends when three rates agree within 20 %, running lasts 2 s.
@@ -38,19 +36,6 @@ RECEIVER = (
     "encoding-name=H264,payload=96\" ! "
     "rtph264depay ! avdec_h264 ! videoconvert ! video/x-raw,format=I420 ! checksumsink"
 )
-
-
-def messages(text, element, name):
-    """The fields of element messages `name` from `element` (gst-launch -m),
-    as dicts of strings."""
-    out = []
-    for line in text.splitlines():
-        m = MSG.match(line.strip())
-        if m and m.group(1) == element and m.group(2) == name:
-            fields = dict(re.findall(r'([\w-]+)=\([\w]+\)("[^"]*"|[^,;]+)',
-                                     m.group(3)))
-            out.append({k: v.strip('"') for k, v in fields.items()})
-    return out
 
 
 def main():
@@ -87,10 +72,10 @@ def main():
         out_rx, err_rx = rx.communicate(timeout=20)
 
     sent, got = netbed.checksum_hashes(out_tx), netbed.checksum_hashes(out_rx)
-    periods = messages(out_tx, "snk", "tpba-period")
-    transports = messages(out_tx, "snk", "tpba-transport")
-    sstats = messages(out_tx, "snk", "tpba-stats")
-    rstats = messages(out_rx, "src", "tpba-stats")
+    periods = netbed.element_messages(out_tx, "snk", "tpba-period")
+    transports = netbed.element_messages(out_tx, "snk", "tpba-transport")
+    sstats = netbed.element_messages(out_tx, "snk", "tpba-stats")
+    rstats = netbed.element_messages(out_rx, "src", "tpba-stats")
     last_s = sstats[-1] if sstats else {}
     last_r = rstats[-1] if rstats else {}
     print("r_s per running period:", [p.get("r-s") for p in periods

@@ -27,8 +27,6 @@ import netbed  # noqa: E402
 PORT = 5004
 JOIN_AFTER = 3.0             # s between the sender's start and the receiver's
 LIMIT = 1.0                  # s from the first packet to the first frame
-MSG = re.compile(r'^Got message #\d+ from element "(\w+)" \(element\): '
-                 r'([\w-]+), (.*)$')
 PTS = re.compile(r'/(\w+):(\w+): last-message = chain .*pts: (\d+):(\d+):(\d+\.\d+)')
 
 SENDER = (
@@ -46,18 +44,6 @@ RECEIVER = (
     "rtph264depay ! avdec_h264 output-corrupt=false ! "
     "fakesink name=decoded silent=false sync=false"
 )
-
-
-def messages(text, element, name):
-    """The fields of element messages `name` from `element` (gst-launch -m)."""
-    out = []
-    for line in text.splitlines():
-        m = MSG.match(line.strip())
-        if m and m.group(1) == element and m.group(2) == name:
-            fields = dict(re.findall(r'([\w-]+)=\([\w]+\)("[^"]*"|[^,;]+)',
-                                     m.group(3)))
-            out.append({k: v.strip('"') for k, v in fields.items()})
-    return out
 
 
 def first_pts(text, element):
@@ -102,8 +88,8 @@ def main():
             with open(os.path.join(os.environ["TPBA_TEST_DUMP"], name), "w") as f:
                 f.write(text)
     arrived, decoded = first_pts(out_rx, "arrived"), first_pts(out_rx, "decoded")
-    sstats = messages(out_tx, "snk", "tpba-stats")
-    rstats = messages(out_rx, "src", "tpba-stats")
+    sstats = netbed.element_messages(out_tx, "snk", "tpba-stats")
+    rstats = netbed.element_messages(out_rx, "src", "tpba-stats")
     last_s = sstats[-1] if sstats else {}
     last_r = rstats[-1] if rstats else {}
     frames = sum(1 for line in out_rx.splitlines()
