@@ -377,12 +377,12 @@ main (int argc, char **argv)
       conf.opt.id, conf.opt.name, conf.opt.colour, conf.opt.port,
       conf.opt.headless ? "headless" : "window", conf.grid_cols,
       conf.grid_rows);
+  conf.started = g_get_monotonic_time ();
   if (gst_element_set_state (conf.pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
     g_printerr ("conference: the pipeline does not start (see above)\n");
     goto out;
   }
-  conf.started = g_get_monotonic_time ();
   g_timeout_add_seconds (1, every_second, &conf);
   g_main_loop_run (conf.loop);
   ret = 0;

@@ -8,9 +8,11 @@
 
 typedef struct
 {
+  Conference *conf;
   guint member;
   GstElement *queue, *depay, *dec, *convert;
   GstPad *mix_pad;
+  gint64 added;                 /* monotonic, us: the member's first packet */
 } Tile;
 
 typedef struct
@@ -41,6 +43,25 @@ member_of_pad (GstPad * pad, guint * member)
   return ok;
 }
 
+static gdouble
+seconds_since_start (Conference * conf)
+{
+  return (g_get_monotonic_time () - conf->started) / 1e6;
+}
+
+/* How long a member's picture takes to appear: from its first packet to its
+ * first decoded frame (a key frame that the PLI on its pad asked for). */
+static GstPadProbeReturn
+on_first_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+
+  g_print ("t=%5.1f s  member %u: first picture %.0f ms after its first "
+      "packet\n", seconds_since_start (t->conf), t->member,
+      (g_get_monotonic_time () - t->added) / 1e3);
+  return GST_PAD_PROBE_REMOVE;
+}
+
 static GstElement *
 tile_element (Tile * t, const gchar * factory, const gchar * role)
 {
@@ -60,7 +81,9 @@ tile_build (Conference * conf, guint member)
   Tile *t = g_new0 (Tile, 1);
   GstPad *src;
 
+  t->conf = conf;
   t->member = member;
+  t->added = g_get_monotonic_time ();
   t->queue = tile_element (t, "queue", "queue");
   t->depay = tile_element (t, "rtph264depay", "depay");
   t->dec = tile_element (t, "avdec_h264", "dec");
@@ -77,6 +100,10 @@ tile_build (Conference * conf, guint member)
     gst_object_unref (src);
     goto failed;
   }
+  gst_object_unref (src);
+  src = gst_element_get_static_pad (t->dec, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_first_picture, t,
+      NULL);
   gst_object_unref (src);
   /* Park the new tile off the canvas until the layout places it. */
   g_object_set (t->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
@@ -125,7 +152,8 @@ on_pad_added (GstElement * rx, GstPad * pad, gpointer data)
   g_mutex_lock (&conf->lock);
   g_hash_table_insert (conf->tiles, GUINT_TO_POINTER (member), t);
   g_mutex_unlock (&conf->lock);
-  g_print ("member %u joined: tile added\n", member);
+  g_print ("t=%5.1f s  member %u joined: tile added\n",
+      seconds_since_start (conf), member);
   conf_tiles_layout (conf);
 }
 
@@ -142,7 +170,8 @@ remove_tile (gpointer data)
   g_mutex_unlock (&conf->lock);
   if (t) {
     tile_destroy (conf, t);
-    g_print ("member %u left: tile removed\n", ref->member);
+    g_print ("t=%5.1f s  member %u left: tile removed\n",
+        seconds_since_start (conf), ref->member);
     conf_tiles_layout (conf);
   }
   g_free (ref);
