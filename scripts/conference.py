@@ -4,7 +4,8 @@ per participant, each in its own network namespace on a bridge, behind a link
 with its own rate (tbf both ways) and optional random loss.  Runs for
 --duration seconds, then prints what every participant received and which
 tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
-(snapshot), participant-<id>.mp4 (recording), stats-<id>.json (the statistics
+(snapshot), participant-<id>.mp4 (recording, when headless: without --headless and
+with a display each participant opens a window instead), stats-<id>.json (the statistics
 of every second) and rates.svg (rates over time).
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
@@ -194,9 +195,10 @@ def write_svg(path, stats_by_id, duration, starts):
 def conference_command(args, pid, n):
     members = ",".join(f"{i}@10.77.0.{i}:{PORT}" for i in range(1, n + 1))
     return [args.binary, f"--id={pid}", f"--port={PORT}", f"--address=10.77.0.{pid}",
-            f"--members={members}", "--headless", f"--out-dir={args.out_dir}",
+            f"--members={members}", f"--out-dir={args.out_dir}",
             f"--stats-json={args.out_dir}/stats-{pid}.json",
-            f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"]
+            f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
+        (["--headless"] if args.headless else [])
 
 
 def build_bed(bed, n, rates, loss):
@@ -288,6 +290,8 @@ def main():
     ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
     ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")
     ap.add_argument("--fps", type=int, default=15)
+    ap.add_argument("--headless", action="store_true",
+                    help="no windows even with a display: record MP4s instead")
     ap.add_argument("--out-dir", default="conference-out")
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "examples", "conference"))
     args = ap.parse_args()
@@ -297,6 +301,8 @@ def main():
         raise SystemExit(f"conference: {args.binary} is not built (meson setup build && "
                          "ninja -C build)")
     args.out_dir = os.path.abspath(args.out_dir)
+    args.headless = args.headless or not (os.environ.get("DISPLAY")
+                                          or os.environ.get("WAYLAND_DISPLAY"))
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.binary)))
     os.environ["GST_PLUGIN_PATH"] = os.pathsep.join(
         [os.path.join(build, "gst", "tpss"), os.path.join(build, "ext", "x264")]

@@ -9,9 +9,9 @@
  * tile appears with a member's first packet and goes when it leaves.
  *
  * With a display the grid is shown in a window; headless (--headless, or no
- * DISPLAY / WAYLAND_DISPLAY) it is recorded to OUT/participant-<id>.mp4 and
- * snapshotted to OUT/participant-<id>.png every --snapshot-interval seconds
- * and at the end. Every second the statistics of every member are printed
+ * DISPLAY / WAYLAND_DISPLAY) it is recorded to OUT/participant-<id>.mp4. In
+ * both cases it is snapshotted to OUT/participant-<id>.png every
+ * --snapshot-interval seconds and as we leave. Every second the statistics of every member are printed
  * (confstats.c), and with --stats-json written as JSON lines.
  */
 #include "conference.h"
@@ -60,7 +60,7 @@ parse_options (int argc, char **argv, ConfOptions * o)
     {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->out_dir,
         "Where recordings and snapshots go (default .)", "DIR"},
     {"snapshot-interval", 0, 0, G_OPTION_ARG_INT, &snapshot,
-        "Seconds between snapshots (headless)", "S"},
+        "Seconds between snapshots", "S"},
     {"stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json,
         "Append the statistics of every second as JSON lines", "FILE"},
     {"max-receive-rate", 0, 0, G_OPTION_ARG_INT64, &max_receive,
@@ -275,8 +275,7 @@ leave (gpointer data)
   if (conf->stopping)
     return G_SOURCE_REMOVE;
   conf->stopping = TRUE;
-  if (conf->opt.headless)
-    write_snapshot (conf);
+  write_snapshot (conf);
   camera = gst_bin_get_by_name (GST_BIN (conf->pipeline), "camera");
   gst_element_send_event (camera, gst_event_new_eos ());
   gst_object_unref (camera);
@@ -294,8 +293,7 @@ every_second (gpointer data)
   if (conf->stopping)
     return G_SOURCE_REMOVE;
   conf_stats_print (conf);
-  if (conf->opt.headless && elapsed > 0
-      && elapsed % conf->opt.snapshot_interval == 0)
+  if (elapsed > 0 && elapsed % conf->opt.snapshot_interval == 0)
     write_snapshot (conf);
   if (conf->opt.duration && elapsed >= conf->opt.duration)
     leave (conf);
