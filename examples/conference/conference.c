@@ -156,6 +156,10 @@ pipeline_description (Conference * conf)
   gchar *desc = g_strdup_printf (
       /* our camera, encoded once for everyone, and shown in our tile */
       "videotestsrc name=camera is-live=true pattern=ball background-color=0xff%06x "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
+      "videotestsrc name=texture is-live=true pattern=snow "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
+      "compositor name=cammix sink_1::ypos=%u "
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
       "! textoverlay text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
@@ -174,7 +178,9 @@ pipeline_description (Conference * conf)
       "! tee name=out "
       "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s",
-      o->colour, o->width, o->height, o->fps, o->name, o->fps * 4, session,
+      o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
+      o->fps, o->height / 2, o->width, o->height, o->fps, o->name, o->fps * 4,
+      session,
       o->initial_rate, session, o->max_receive_rate,
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out);
 
@@ -270,15 +276,19 @@ static gboolean
 leave (gpointer data)
 {
   Conference *conf = data;
-  GstElement *camera;
+  const gchar *camera_sources[] = { "camera", "texture" };
 
   if (conf->stopping)
     return G_SOURCE_REMOVE;
   conf->stopping = TRUE;
   write_snapshot (conf);
-  camera = gst_bin_get_by_name (GST_BIN (conf->pipeline), "camera");
-  gst_element_send_event (camera, gst_event_new_eos ());
-  gst_object_unref (camera);
+  for (guint i = 0; i < G_N_ELEMENTS (camera_sources); i++) {
+    GstElement *src = gst_bin_get_by_name (GST_BIN (conf->pipeline),
+        camera_sources[i]);
+
+    gst_element_send_event (src, gst_event_new_eos ());
+    gst_object_unref (src);
+  }
   conf_tiles_send_eos (conf);
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
   return G_SOURCE_REMOVE;
