@@ -18,8 +18,10 @@ struct _GstNetUdp
   GSource *source;
   GstNetReceiveFunc func;
   gpointer user_data;
-  guint8 buf[65536];
+  guint8 *buf;                  /* one datagram, the largest UDP can carry */
 };
+
+#define BUF_SIZE 65536
 
 static void gst_net_udp_transport_init (GstNetTransportInterface * iface);
 
@@ -46,7 +48,7 @@ on_readable (GSocket * socket, GIOCondition cond, gpointer data)
   for (guint i = 0; i < MAX_BURST; i++) {
     GSocketAddress *from = NULL;
     gssize n = g_socket_receive_from (socket, &from, (gchar *) self->buf,
-        sizeof (self->buf), NULL, NULL);
+        BUF_SIZE, NULL, NULL);
 
     if (n < 0)
       break;
@@ -104,6 +106,7 @@ gst_net_udp_finalize (GObject * object)
     g_socket_set_blocking (self->socket, self->was_blocking);
   g_object_unref (self->socket);
   g_free (self->iface);
+  g_free (self->buf);
   G_OBJECT_CLASS (gst_net_udp_parent_class)->finalize (object);
 }
 
@@ -116,6 +119,7 @@ gst_net_udp_class_init (GstNetUdpClass * klass)
 static void
 gst_net_udp_init (GstNetUdp * self)
 {
+  self->buf = g_malloc (BUF_SIZE);
 }
 
 /* The options of @s on our socket; FALSE names the one that failed. */
