@@ -11,6 +11,7 @@ struct _GstNetLoop
   GThread *thread;
   GstNetLoopWorkFunc work;
   gpointer user_data;
+  gint woken;                   /* atomic: a wake since the work began */
 };
 
 /* ns deadline to a GSource ready time (us, rounded up so the work never
@@ -27,11 +28,15 @@ static gboolean
 work_dispatch (GSource * source, GSourceFunc callback, gpointer data)
 {
   GstNetLoop *loop = data;
+  gint64 deadline;
 
-  /* cleared first: a wake during the work makes it run again */
-  g_source_set_ready_time (source, -1);
-  g_source_set_ready_time (source, ready_time_of (loop->work
-          (loop->user_data, gst_net_now ())));
+  g_atomic_int_set (&loop->woken, 0);
+  deadline = loop->work (loop->user_data, gst_net_now ());
+  g_source_set_ready_time (source, ready_time_of (deadline));
+  /* a wake while the work ran may have set its ready time before the line
+   * above did: it must not be lost */
+  if (g_atomic_int_get (&loop->woken))
+    g_source_set_ready_time (source, 0);
   return G_SOURCE_CONTINUE;
 }
 
@@ -106,6 +111,7 @@ gst_net_loop_free (GstNetLoop * loop)
 void
 gst_net_loop_wake (GstNetLoop * loop)
 {
+  g_atomic_int_set (&loop->woken, 1);
   g_source_set_ready_time (loop->work_source, 0);
 }
 
