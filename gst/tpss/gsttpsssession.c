@@ -1777,6 +1777,13 @@ run_core (GstTpssSession * s, GQueue * acts)
           tpss_fec_encoder_set_params (m->enc, MAX (ev.distance, 1),
               ev.length);
         break;
+      case TPSS_EVENT_FEC_FLUSH:
+        m = member_get (s, ev.member, FALSE);
+        if (m && m->enc) {
+          tpss_fec_encoder_flush (m->enc);
+          send_parity (s, m);
+        }
+        break;
       case TPSS_EVENT_DATA_RATE:{
         Act *a = g_new0 (Act, 1);
         a->type = ACT_DATA_RATE;

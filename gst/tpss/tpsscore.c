@@ -24,6 +24,9 @@
  * USE_BUCKETS x USE_BUCKET_NS. */
 #define USE_BUCKETS 10
 #define USE_BUCKET_NS (50 * G_GINT64_CONSTANT (1000000))
+/* A probe whose FEC segment takes longer than this many report intervals
+ * closes it early (probe_flush_time). */
+#define PROBE_SEGMENT_INTERVALS 2
 
 /* ------------------------------------------------------------------ */
 /* Arithmetic */
@@ -308,6 +311,8 @@ typedef struct {
   guint32 rate_seq;             /* last RATE seq applied */
   gint64 next_report;
   guint64 probe_start;          /* packets_sent when the probe began */
+  gint64 probe_first;           /* its first packet's departure, -1 none */
+  gboolean probe_flushed;       /* its FEC segment was closed early */
   guint64 probe_sum, probe_n;   /* rates assigned during the probe */
 
   /* Receiver flow from this peer (section 4's rule, section 3.2). */
@@ -550,6 +555,7 @@ add_peer (TpssMember * m, guint32 ssrc, guint priority, gint64 now)
     p->send_rate = p->data_rate;
   }
   p->rtt = -1;
+  p->probe_first = -1;
   p->src_rtt = 0;
   p->rx = RX_IDLE;
   g_ptr_array_add (m->peers, p);
@@ -757,6 +763,8 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
       Peer *p = g_ptr_array_index (m->peers, i);
       p->packets_sent++;
       p->bytes_sent += pk->bytes;
+      if (p->phase == TPSS_PHASE_REDUNDANT && p->probe_first < 0)
+        p->probe_first = now;
     }
     g_free (pk);
     n++;
@@ -812,6 +820,8 @@ enter_phase (Peer * p, TpssPhase phase)
 {
   p->phase = phase;
   p->probe_start = p->packets_sent;
+  p->probe_first = -1;
+  p->probe_flushed = FALSE;
   p->probe_sum = p->probe_n = 0;
   if (phase == TPSS_PHASE_NON_REDUNDANT) {
     p->l = 0;
@@ -820,40 +830,52 @@ enter_phase (Peer * p, TpssPhase phase)
 }
 
 /* Parity leaves in bursts, after each interleaved segment of k x l data
- * packets, so one round trip may hold none of it: a probe counts once it
- * has sent a whole segment (at most k x initial_length packets: a longer
- * segment's parity is a small share of S). */
+ * packets, so one round trip may hold none of it: a probe counts once it has
+ * sent a whole segment (at most k x initial_length packets: a longer
+ * segment's parity is a small share of S), or once its segment was closed
+ * early (probe_flush_time). */
 static gboolean
 probe_covered (const TpssMember * m, const Peer * p)
 {
   guint l = MIN (p->l, MAX (m->cfg.initial_length, 1));
 
-  return p->packets_sent - p->probe_start >= (guint64) p->k * l;
+  return p->probe_flushed ||
+      p->packets_sent - p->probe_start >= (guint64) p->k * l;
 }
 
-/* A probe is confirmed after one segment of k x l packets; at a low S that
- * takes many round trips, and rates cut in 0.8 x steps would climb back far
- * slower than they fell. When a segment would take longer than a round trip,
- * k (the interleave distance) shrinks in a probe so a segment is what S
- * sends in a quarter round trip: each segment still ends
- * in its parity, and the probe is confirmable within about one round trip
- * (the segment under way when the probe begins is still the old length);
- * never above packet-distance. */
-static void
-fit_segment (const TpssMember * m, Peer * p)
+/* When the FEC segment open toward @p closes early, -1 for none. A probe
+ * whose segment (k x l data packets at D) takes longer than
+ * PROBE_SEGMENT_INTERVALS report intervals (a low rate: seconds, while the
+ * rates it competes with are cut in 0.8 x steps every two round trips)
+ * closes it half a report interval after the probe's first packet. The
+ * receiver measures one report interval from the first packet after the
+ * REPORT that starts the probe, so the parity falls inside it and the
+ * probe is judged within about two round trips. The interleave distance
+ * stays k (a stall of up to k packets still costs at most one packet per
+ * subsegment), and at higher rates the probe runs its whole segment: a
+ * probe of one short window confirms what a bottleneck's queue absorbs. */
+static gint64
+probe_flush_time (const TpssMember * m, const Peer * p)
 {
-  guint k = CLAMP (m->cfg.packet_distance, 1, 255);
+  gint64 interval = MAX (p->rtt, m->cfg.min_report_interval);
   guint l = MIN (p->l, MAX (m->cfg.initial_length, 1));
-  gint64 rtt = MAX (p->rtt, m->cfg.min_report_interval);
-  guint64 size = p->packets_sent ? p->bytes_sent / p->packets_sent : 0;
+  guint64 segment_bits;
 
-  if (p->phase == TPSS_PHASE_REDUNDANT && l > 0 && size > 0) {
-    guint64 per_rtt = muldiv (p->send_rate, (guint64) rtt,
-        8 * size * (guint64) G_GINT64_CONSTANT (1000000000));
-    if ((guint64) k * l > per_rtt)
-      k = (guint) CLAMP (per_rtt / (4 * l), 1, k);
-  }
-  p->k = k;
+  if (p->phase != TPSS_PHASE_REDUNDANT || p->l == 0 || p->probe_first < 0 ||
+      probe_covered (m, p) || p->packets_sent == 0)
+    return -1;
+  segment_bits = (guint64) p->k * l * (p->bytes_sent / p->packets_sent) * 8;
+  if (muldiv (segment_bits, NS_PER_S, MAX (p->data_rate, 1)) <=
+      (guint64) (PROBE_SEGMENT_INTERVALS * interval))
+    return -1;
+  return p->probe_first + interval / 2;
+}
+
+static void
+flush_probe (TpssMember * m, Peer * p)
+{
+  p->probe_flushed = TRUE;
+  push_event (m, TPSS_EVENT_FEC_FLUSH, p->id);
 }
 
 /* Whether @rate is the section 4.1 rule's answer to our S (increase or
@@ -878,7 +900,7 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     guint64 cap)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
-  guint old_l = p->l, old_k = p->k;
+  guint old_l = p->l;
   TpssPhase old_phase = p->phase;
 
   p->notified = rate;
@@ -929,10 +951,9 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     p->data_rate = p->send_rate = MIN (rate, cap);
   }
 
-  fit_segment (m, p);
   if (p->phase != old_phase)
     push_phase_event (m, p);
-  if (p->l != old_l || p->k != old_k || p->phase != old_phase)
+  if (p->l != old_l || p->phase != old_phase)
     push_parity_event (m, p);
   update_data_rate (m);
 }
@@ -1405,6 +1426,8 @@ tpss_member_next_deadline (const TpssMember * m)
       t = MIN (t, p->next_report);
     if (p->rx != RX_IDLE)
       t = MIN (t, p->rx_deadline);
+    if (probe_flush_time (m, p) >= 0)
+      t = MIN (t, probe_flush_time (m, p));
   }
   if (m->mq.length > 0)
     t = MIN (t, queue_departure (m));
@@ -1425,6 +1448,8 @@ tpss_member_advance (TpssMember * m, gint64 now)
     }
     if (m->sending && now >= p->next_report)
       send_report (m, p, now);
+    if (probe_flush_time (m, p) >= 0 && now >= probe_flush_time (m, p))
+      flush_probe (m, p);
     if (p->rx == RX_MEASURING && now >= p->rx_deadline)
       receiver_report (m, p, now);
     else if (p->rx == RX_WAITING && now >= p->rx_deadline)

@@ -254,6 +254,9 @@ typedef enum {
   TPSS_EVENT_PHASE,             /* u.member entered a phase */
   TPSS_EVENT_MEMBER_JOINED,
   TPSS_EVENT_MEMBER_LEFT,
+  TPSS_EVENT_FEC_FLUSH,         /* close the FEC segment open toward
+                                 * u.member now: its parity leaves (a probe
+                                 * is judged within a report interval) */
 } TpssEventType;
 
 typedef struct {
