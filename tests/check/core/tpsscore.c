@@ -294,6 +294,11 @@ typedef struct {
   guint64 data_to_b, parity_to_b, lost_reported;
   guint64 lost_unprotected;     /* losses while A sent no parity */
   guint64 app_rate;             /* bits/s the application offers; 0: A's D */
+  /* segments: parity as the FEC encoder sends it, min(k, count) packets when
+   * a segment of k x l closes (full, l = 0, or FEC_FLUSH); else one parity
+   * packet per l data packets */
+  gboolean segments;
+  guint seg_count, seg_k, seg_l;
 } Sim;
 
 static gint
@@ -417,6 +422,38 @@ deliver (Sim * s, Flight * f)
 }
 
 static void
+segment_close (Sim * s, gint64 t)
+{
+  for (guint i = 0; i < MIN (s->seg_k, s->seg_count); i++) {
+    Flight f = { 0 };
+    f.at = t + DELAY;
+    f.to = SSRC_B;
+    f.parity = TRUE;
+    f.length = s->seg_l;
+    fly (s, &f);
+    s->parity_to_b++;
+  }
+  s->seg_count = 0;
+}
+
+/* One data packet into the encoder toward B, whose k and l (from A's
+ * stats) apply from the next segment on. */
+static void
+segment_add (Sim * s, const TpssSendStats * st, gint64 t)
+{
+  if (st->length == 0) {
+    segment_close (s, t);
+    return;
+  }
+  if (s->seg_count == 0) {
+    s->seg_k = st->distance;
+    s->seg_l = st->length;
+  }
+  if (++s->seg_count == s->seg_k * s->seg_l)
+    segment_close (s, t);
+}
+
+static void
 sim_run (Sim * s, gint64 until)
 {
   while (s->now < until) {
@@ -444,6 +481,14 @@ sim_run (Sim * s, gint64 until)
     }
     tpss_member_advance (s->a, t);
     tpss_member_advance (s->b, t);
+    /* events first, as the session: a FEC_FLUSH closes the segment of the
+     * packets sent before it */
+    while (tpss_member_pop_event (s->a, &ev)) {
+      SeenEvent se = { t, ev };
+      g_array_append_val (s->a_events, se);
+      if (ev.type == TPSS_EVENT_FEC_FLUSH && s->segments)
+        segment_close (s, t);
+    }
     n = tpss_member_dequeue (s->a, t, NULL);
     for (guint i = 0; i < n; i++) {
       TpssSendStats st;
@@ -454,6 +499,10 @@ sim_run (Sim * s, gint64 until)
       f.length = st.length;
       fly (s, &f);
       s->data_to_b++;
+      if (s->segments) {
+        segment_add (s, &st, t);
+        continue;
+      }
       /* one parity packet per l data packets (the FEC core's overhead) */
       if (st.length && ++s->since_parity >= st.length) {
         f.parity = TRUE;
@@ -752,6 +801,88 @@ GST_START_TEST (test_step_probed_with_parity)
           " at %" G_GINT64_FORMAT " above the confirmed %" G_GUINT64_FORMAT,
           e->ev.rate, e->t, confirmed);
   }
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* Issue 13.1 at a low rate: at 200 kbit/s a FEC segment (k x l = 100
+ * packets of 500 bytes) takes 2 s, 20 round trips. A probe whose segment
+ * outlasts two report intervals closes it early (FEC_FLUSH) half an
+ * interval after its first packet, so its parity falls inside the
+ * receiver's measurement and the step is confirmed about two round trips
+ * after it began (before: only after the whole segment). At 10 Mbit/s a
+ * segment takes 40 ms and no probe closes it early. */
+GST_START_TEST (test_low_rate_probe_confirmed_in_two_rtt)
+{
+  Sim s;
+  TpssConfig cfg;
+  guint n_probes = 0;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 200000;
+  sim_init_cfg (&s, &cfg);
+  s.segments = TRUE;
+  sim_run (&s, 3000 * MS);
+
+  fail_unless (s.reports->len >= 4, "only %u reports", s.reports->len);
+  /* every probe that follows a confirmed rate (a REPORT in the redundant
+   * phase after a non-redundant one) */
+  for (guint i = 1; i < s.reports->len; i++) {
+    const Seen *prev = &g_array_index (s.reports, Seen, i - 1);
+    const Seen *probe = &g_array_index (s.reports, Seen, i);
+    const Seen *next = NULL;
+    gboolean flushed = FALSE;
+
+    if (prev->msg.u.report.phase != TPSS_PHASE_NON_REDUNDANT ||
+        probe->msg.u.report.phase != TPSS_PHASE_REDUNDANT)
+      continue;
+    /* the step: S raised by parity alone, D unchanged */
+    fail_unless_equals_uint64 (probe->msg.u.report.data_rate,
+        prev->msg.u.report.data_rate);
+    fail_unless_equals_int (probe->msg.u.report.length, 5);
+    fail_unless_equals_int (probe->msg.u.report.distance, 20);
+    next = report_with_seq (&s, probe->msg.u.report.rate_seq + 1);
+    if (!next)
+      break;
+    n_probes++;
+    /* confirmed by the next RATE, an ASSIGN: D rises */
+    fail_unless_equals_int (next->msg.u.report.phase,
+        TPSS_PHASE_NON_REDUNDANT);
+    fail_unless (next->msg.u.report.data_rate >
+        probe->msg.u.report.data_rate, "D %" G_GUINT64_FORMAT " after a "
+        "probe from %" G_GUINT64_FORMAT, next->msg.u.report.data_rate,
+        probe->msg.u.report.data_rate);
+    /* within about two round trips (2 x 100 ms, plus the 40 ms between
+     * two packets that the receiver waits for its first one) */
+    fail_unless (next->t - probe->t <= 250 * MS, "probe at %" G_GINT64_FORMAT
+        " confirmed at %" G_GINT64_FORMAT, probe->t, next->t);
+    /* by the probe's segment closed early, about half a round trip in */
+    for (guint j = 0; j < s.a_events->len; j++) {
+      const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, j);
+      if (e->ev.type == TPSS_EVENT_FEC_FLUSH && e->t > probe->t &&
+          e->t < next->t) {
+        fail_unless_equals_int (e->ev.member, SSRC_B);
+        fail_unless (e->t - probe->t <= 50 * MS + 20 * MS);
+        flushed = TRUE;
+      }
+    }
+    fail_unless (flushed, "no FEC_FLUSH in the probe at %" G_GINT64_FORMAT,
+        probe->t);
+  }
+  fail_unless (n_probes >= 3, "%u probes confirmed", n_probes);
+  fail_unless (s.parity_to_b > 0);
+  sim_clear (&s);
+
+  /* At 10 Mbit/s the segments end on their own. */
+  sim_init (&s, TPSS_SLOW_START_TPSS);
+  s.segments = TRUE;
+  sim_run (&s, 1000 * MS);
+  fail_unless (s.rates->len >= 4);
+  for (guint j = 0; j < s.a_events->len; j++)
+    fail_if (g_array_index (s.a_events, SeenEvent, j).ev.type ==
+        TPSS_EVENT_FEC_FLUSH);
+  fail_unless (s.parity_to_b > 0);
   sim_clear (&s);
 }
 
@@ -1500,6 +1631,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_membership);
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
+  tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
 }
 
