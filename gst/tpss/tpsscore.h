@@ -18,7 +18,10 @@
  *   parity interleaved with packet distance k (l = round(D / (S - D)),
  *   clamped to 1..255, so S <= 2D). A probe counts once it has sent
  *   k x min(l, initial_length) data packets (parity leaves in bursts after
- *   each segment); before that it holds. Then:
+ *   each segment); before that it holds. A segment that would take more
+ *   than two report intervals is closed half an interval into the probe
+ *   (event FEC_FLUSH), so a probe at a low rate is judged within about two
+ *   round trips. Then:
  *   ASSIGN (j received everything for a round trip): the step is confirmed,
  *   D = min(mean receipt rate assigned in the probe, S), non-redundant;
  *   loss within the threshold (a RATE >= S): the step is confirmed as data,
