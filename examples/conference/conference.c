@@ -161,7 +161,7 @@ pipeline_description (Conference * conf)
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
       "compositor name=cammix sink_1::ypos=%u "
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
-      "! textoverlay text=\"%s\" valignment=top halignment=left "
+      "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
       "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
@@ -308,19 +308,20 @@ static gboolean
 leave (gpointer data)
 {
   Conference *conf = data;
-  const gchar *camera_sources[] = { "camera", "texture" };
+  GstElement *nameplate;
+  GstPad *sink;
 
   if (conf->stopping)
     return G_SOURCE_REMOVE;
   conf->stopping = TRUE;
   write_snapshot (conf);
-  for (guint i = 0; i < G_N_ELEMENTS (camera_sources); i++) {
-    GstElement *src = gst_bin_get_by_name (GST_BIN (conf->pipeline),
-        camera_sources[i]);
-
-    gst_element_send_event (src, gst_event_new_eos ());
-    gst_object_unref (src);
-  }
+  /* The EOS goes in below the camera's own compositor: ending its sources
+   * one by one would send a last picture or two without our colour. */
+  nameplate = gst_bin_get_by_name (GST_BIN (conf->pipeline), "nameplate");
+  sink = gst_element_get_static_pad (nameplate, "video_sink");
+  gst_pad_send_event (sink, gst_event_new_eos ());
+  gst_object_unref (sink);
+  gst_object_unref (nameplate);
   conf_tiles_send_eos (conf);
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
   return G_SOURCE_REMOVE;
