@@ -297,9 +297,7 @@ set_state (GstNiceTransport * self, Peer * p, GstNicePeerState state)
   p->state = state;
   addr = g_object_ref (p->addr);
   g_mutex_unlock (&self->lock);
-  GST_INFO_OBJECT (self, "peer %s: %s", p->key,
-      g_enum_get_value (g_type_class_peek (GST_TYPE_NICE_PEER_STATE),
-          state)->value_nick);
+  GST_INFO_OBJECT (self, "peer %s: state %d", p->key, state);
   g_signal_emit (self, signals[SIG_PEER_STATE_CHANGED], 0, addr, state);
   g_object_unref (addr);
 }
