@@ -45,6 +45,7 @@ typedef struct
   GSocketAddress *vaddr;
   guint received;
   gboolean sent;
+  gint64 connected_at;          /* when we first saw it connected (us) */
 } Member;
 
 static GPtrArray *members;
@@ -137,7 +138,8 @@ on_rdv_error (GstNiceRendezvousClient * c, const gchar * msg, gpointer user)
   g_printerr ("%s\n", msg);
 }
 
-/* Sends a burst of --count datagrams (10 ms apart) to each peer connected. */
+/* Sends --count datagrams to each peer once it has been connected for
+ * 300 ms; ends when every peer's have come, or at --timeout. */
 static gboolean
 tick (gpointer user)
 {
@@ -150,6 +152,11 @@ tick (gpointer user)
     if (i == self_index || m->sent ||
         gst_nice_transport_get_peer_state (transport, m->vaddr) !=
         GST_NICE_PEER_CONNECTED)
+      continue;
+    /* the other end may see the pair nominated a little later */
+    if (!m->connected_at)
+      m->connected_at = g_get_monotonic_time ();
+    if (g_get_monotonic_time () - m->connected_at < 300 * 1000)
       continue;
     for (gint k = 0; k < opt_count; k++)
       gst_net_transport_send_to (GST_NET_TRANSPORT (transport), buf,
@@ -293,7 +300,8 @@ main (int argc, char **argv)
   {
     gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
     while (g_get_monotonic_time () < end)
-      g_main_context_iteration (NULL, FALSE) || (g_usleep (1000), TRUE);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
   }
   print_stats ();
   return all_received ()? 0 : 1;
