@@ -405,8 +405,10 @@ GST_START_TEST (test_missing_blob_drops)
   fail_unless_equals_int (stat_u64 (s, "packets-sent"), 3);
   gst_structure_free (s);
   /* not a peer at all */
+  g_object_unref (ghost);
+  ghost = vaddr_new (20);
   fail_if (gst_net_transport_send_to (GST_NET_TRANSPORT (nodes[0].t), buf,
-          sizeof (buf), vaddr_new (20), &err));
+          sizeof (buf), ghost, &err));
   fail_unless (g_error_matches (err, G_IO_ERROR,
           G_IO_ERROR_HOST_UNREACHABLE));
   g_clear_error (&err);
