@@ -14,6 +14,8 @@ PACKAGES=(
   gstreamer1.0-nice
   # network test bed: namespaces, tbf, nftables loss, NFQUEUE delay/bursts
   iproute2 nftables iptables libnetfilter-queue-dev
+  # the nice transport's NAT test: a STUN and TURN server
+  coturn
   # x264layerenc quality benchmark (tests/bench/bench-x264layerenc-quality.py):
   # ffmpeg decodes the streams and compares them by its psnr and ssim filters
   ffmpeg
