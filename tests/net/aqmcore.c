@@ -29,7 +29,7 @@ typedef struct {
   uint32_t id;
   uint32_t len;                 /* the packet's own size */
   uint32_t size;                /* its size on the link, overhead included */
-  uint64_t t;                   /* arrival (queue) or delivery time (line) */
+  uint64_t t;                   /* arrival (queue), delivery (line) or drop time */
 } Pkt;
 
 typedef struct {
@@ -214,11 +214,20 @@ static double red_p_b (const AqmConfig * c, double avg)
   return 1;
 }
 
+double aqm_red_drop_probability (const AqmConfig * c, double avg, long count)
+{
+  double p_b;
+  if (avg < c->red_min_th)
+    return 0;
+  p_b = red_p_b (c, avg);
+  return p_b >= 1 || count * p_b >= 1 ? 1 : p_b / (1 - count * p_b);
+}
+
 /* 1 if RED drops the arriving packet. */
 static int red_drops (AqmLink * l, uint64_t now)
 {
   const AqmConfig *c = &l->cfg;
-  double p_b, p_a;
+  double p_a;
 
   red_update_avg (l, now);
   if (l->avg < c->red_min_th) {
@@ -226,8 +235,7 @@ static int red_drops (AqmLink * l, uint64_t now)
     return 0;
   }
   l->count++;
-  p_b = red_p_b (c, l->avg);
-  p_a = p_b >= 1 || l->count * p_b >= 1 ? 1 : p_b / (1 - l->count * p_b);
+  p_a = aqm_red_drop_probability (c, l->avg, l->count);
   if (p_a >= 1 || l->uniform (l->uniform_data) < p_a) {
     l->count = 0;
     return 1;
@@ -276,9 +284,10 @@ static uint64_t codel_control_law (const AqmLink * l, uint64_t t)
   return t + (uint64_t) (l->cfg.codel_interval_ns / sqrt (l->codel_count));
 }
 
-static void codel_drop (AqmLink * l, Pkt p)
+static void codel_drop (AqmLink * l, Pkt p, uint64_t now)
 {
   l->stats.dropped_aqm++;
+  p.t = now;
   ring_push (&l->drops, p);
 }
 
@@ -293,7 +302,7 @@ static Dequeued codel_dequeue (AqmLink * l, uint64_t now)
     if (!d.ok_to_drop)
       l->dropping = 0;
     while (l->dropping && now >= l->drop_next) {
-      codel_drop (l, d.p);
+      codel_drop (l, d.p, now);
       l->codel_count++;
       d = codel_dodequeue (l, now);
       if (!d.ok_to_drop)
@@ -303,7 +312,7 @@ static Dequeued codel_dequeue (AqmLink * l, uint64_t now)
     }
   } else if (d.ok_to_drop) {
     uint32_t delta;
-    codel_drop (l, d.p);
+    codel_drop (l, d.p, now);
     d = codel_dodequeue (l, now);
     l->dropping = 1;
     delta = l->codel_count - l->codel_lastcount;
@@ -325,6 +334,7 @@ static void start_on_link (AqmLink * l, Pkt p, uint64_t start)
   if (s->sojourn_n == 0)
     s->first_start_ns = start;
   l->link_free = start + serialisation_ns (l, p.size);
+  s->busy_ns += l->link_free - start;
   s->last_end_ns = l->link_free;
   s->served_bytes += p.size;
   s->sojourn_sum_ns += sojourn;
@@ -379,14 +389,15 @@ int aqm_link_poll (AqmLink * l, uint64_t now, AqmVerdict * out)
   Pkt *p;
   advance (l, now);
   if (l->drops.len > 0) {
-    *out = (AqmVerdict) { ring_pop (&l->drops).id, AQM_VERDICT_DROP };
+    Pkt gone = ring_pop (&l->drops);
+    *out = (AqmVerdict) { gone.id, AQM_VERDICT_DROP, gone.t };
     return 1;
   }
   if ((p = ring_peek (&l->line)) && p->t <= now) {
     Pkt done = ring_pop (&l->line);
     l->stats.passed++;
     l->stats.passed_bytes += done.len;
-    *out = (AqmVerdict) { done.id, AQM_VERDICT_ACCEPT };
+    *out = (AqmVerdict) { done.id, AQM_VERDICT_ACCEPT, done.t };
     return 1;
   }
   return 0;
@@ -394,15 +405,16 @@ int aqm_link_poll (AqmLink * l, uint64_t now, AqmVerdict * out)
 
 uint64_t aqm_link_next_deadline (const AqmLink * l)
 {
-  uint64_t next = UINT64_MAX;
   const Pkt *p;
   if (l->drops.len > 0)
     return 0;
+  if ((p = ring_peek (&l->line)))
+    return p->t;
+  /* the head's delivery if CoDel keeps it; if not, an early wake-up is harmless */
   if ((p = ring_peek (&l->queue)))
-    next = l->link_free > p->t ? l->link_free : p->t;
-  if ((p = ring_peek (&l->line)) && p->t < next)
-    next = p->t;
-  return next;
+    return (l->link_free > p->t ? l->link_free : p->t) + serialisation_ns (l, p->size)
+        + l->cfg.delay_ns;
+  return UINT64_MAX;
 }
 
 int aqm_link_flush (AqmLink * l, AqmVerdict * out)
@@ -415,11 +427,11 @@ int aqm_link_flush (AqmLink * l, AqmVerdict * out)
   if (r == &l->queue)
     l->queued_bytes -= p.size;
   if (r == &l->drops) {
-    *out = (AqmVerdict) { p.id, AQM_VERDICT_DROP };
+    *out = (AqmVerdict) { p.id, AQM_VERDICT_DROP, p.t };
   } else {
     l->stats.passed++;
     l->stats.passed_bytes += p.len;
-    *out = (AqmVerdict) { p.id, AQM_VERDICT_ACCEPT };
+    *out = (AqmVerdict) { p.id, AQM_VERDICT_ACCEPT, p.t };
   }
   return 1;
 }

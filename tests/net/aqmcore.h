@@ -47,6 +47,7 @@ typedef enum {
 typedef struct {
   uint32_t id;
   AqmVerdictKind kind;
+  uint64_t at;                  /* when it fell due: dequeue (drop), delivery (accept) */
 } AqmVerdict;
 
 typedef struct {
@@ -57,6 +58,7 @@ typedef struct {
   uint64_t sojourn_max_ns, sojourn_sum_ns, sojourn_n;  /* queue delay of served packets */
   uint64_t first_start_ns, last_end_ns; /* first bit and last bit on the link */
   uint64_t served_bytes;                /* bytes serialised (with overhead) */
+  uint64_t busy_ns;                     /* time the link spent serialising */
 } AqmStats;
 
 typedef struct AqmLink AqmLink;
@@ -81,7 +83,8 @@ const AqmConfig *aqm_link_config (const AqmLink * l);
 int aqm_link_enqueue (AqmLink * l, uint32_t id, uint32_t size, uint64_t now);
 /* The next verdict due by now; 0 when there is none. */
 int aqm_link_poll (AqmLink * l, uint64_t now, AqmVerdict * out);
-/* When the next verdict falls due (UINT64_MAX: nothing queued or held). */
+/* When the next delivery falls due (UINT64_MAX: nothing queued or held); the
+ * link's schedule needs no wake-ups of its own. */
 uint64_t aqm_link_next_deadline (const AqmLink * l);
 /* Deliver everything still queued or held now (at shutdown). */
 int aqm_link_flush (AqmLink * l, AqmVerdict * out);
@@ -91,6 +94,9 @@ void aqm_link_reset_stats (AqmLink * l);
 /* Packets and bytes waiting for the link (not yet serialising). */
 uint64_t aqm_link_queued_bytes (const AqmLink * l);
 uint64_t aqm_link_queued_packets (const AqmLink * l);
+/* RED's probability of dropping an arrival at average queue avg (bytes),
+ * count arrivals after the last drop (Floyd & Jacobson's p_a). */
+double aqm_red_drop_probability (const AqmConfig * cfg, double avg, long count);
 /* RED's average queue in bytes (0 for the others). */
 double aqm_link_red_avg (const AqmLink * l);
 

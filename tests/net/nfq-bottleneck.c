@@ -21,7 +21,11 @@
  * "nfq-bottleneck: ready queue=Q"; on SIGTERM or SIGINT it passes what it
  * holds and prints a last line of counters (also on SIGUSR1):
  * "nfq-bottleneck: arrived=N passed=N passed_bytes=N dropped_aqm=N
- *  dropped_limit=N delay_mean_us=N delay_max_us=N link_bps=N queued=N".
+ *  dropped_limit=N delay_mean_us=N delay_max_us=N link_bps=N busy_permille=N
+ *  queued=N": packets and bytes (IP) passed, drops by the discipline and by
+ *  the limit, the queue's delay (sojourn before serialisation) of the packets
+ *  served, the link's bit rate (overhead included) from the first bit sent to
+ *  the last and the share of that time it was busy, and packets now queued.
  */
 #define _GNU_SOURCE
 #include "aqmcore.h"
@@ -141,13 +145,14 @@ static void print_stats (void *data)
   uint64_t span = s->last_end_ns - s->first_start_ns;
   (void) data;
   printf (NAME ": arrived=%llu passed=%llu passed_bytes=%llu dropped_aqm=%llu "
-      "dropped_limit=%llu delay_mean_us=%llu delay_max_us=%llu link_bps=%llu queued=%llu\n",
+      "dropped_limit=%llu delay_mean_us=%llu delay_max_us=%llu link_bps=%llu busy_permille=%llu queued=%llu\n",
       (unsigned long long) s->arrived, (unsigned long long) s->passed,
       (unsigned long long) s->passed_bytes, (unsigned long long) s->dropped_aqm,
       (unsigned long long) s->dropped_limit,
       (unsigned long long) (s->sojourn_n ? s->sojourn_sum_ns / s->sojourn_n / 1000 : 0),
       (unsigned long long) (s->sojourn_max_ns / 1000),
       (unsigned long long) (span ? s->served_bytes * 8 * 1000000000.0 / span : 0),
+      (unsigned long long) (span ? s->busy_ns * 1000 / span : 0),
       (unsigned long long) aqm_link_queued_packets (link_));
   fflush (stdout);
 }
