@@ -98,8 +98,8 @@ void aqm_config_defaults (AqmConfig * cfg, AqmDiscipline discipline, uint64_t ra
   cfg->discipline = discipline;
   cfg->rate_bps = rate_bps;
   cfg->overhead = 14;
-  /* a generous queue: 100 full packets or 200 ms of the rate */
-  cfg->limit_bytes = (uint64_t) fmax (100 * mtu, rate_bps / 8 * 0.2);
+  /* 200 ms of the rate, at least 20 full packets (the TPBA bench's tbf queue) */
+  cfg->limit_bytes = (uint64_t) fmax (20 * mtu, rate_bps / 8 * 0.2);
   cfg->red_min_th = fmax (5, 0.005 * pkts_per_s / 2) * mtu;
   cfg->red_max_th = 3 * cfg->red_min_th;
   cfg->red_max_p = 0.1;

@@ -639,8 +639,8 @@ class NetBed:
                        **params):
         """A bottleneck link in user space (nfq-bottleneck): rate_bps in bit/s (each IP
         packet plus overhead_bytes=14 takes its size * 8 / rate), a one-way delay_ms after
-        serialisation, a queue of limit_bytes (default: 100 full packets or 200 ms of the
-        rate) and/or limit_packets, and qdisc "droptail", "red" (min_th_bytes,
+        serialisation, a queue of limit_bytes (default: 200 ms of the rate, at least 20
+        packets of 1514 bytes) and/or limit_packets, and qdisc "droptail", "red" (min_th_bytes,
         max_th_bytes, max_p, w_q, gentle, seed; unset ones follow from the rate) or
         "codel" (target_ms=5, interval_ms=100).  For all IPv4 packets, or UDP
         (match="udp", optionally one udp_port).  Placed like nfq(); handle has

@@ -6,8 +6,8 @@
  *   rate BPS         link rate in bit/s (required); each packet takes
  *                    (IP length + overhead) * 8 / rate on the link
  *   delay MS         one-way delay added after serialisation (0)
- *   limit BYTES      queue limit in bytes (default: 100 full packets or
- *                    200 ms of the rate, whichever is more; 0: none)
+ *   limit BYTES      queue limit in bytes (default: 200 ms of the rate or
+ *                    20 packets of 1514 bytes, whichever is more; 0: none)
  *   limit-packets N  queue limit in packets (0: none)
  *   overhead BYTES   bytes added to each IP packet on the link (14: Ethernet,
  *                    as tbf counts them)
