@@ -767,6 +767,40 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
     return threads
 
 
+def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
+    """UDP datagrams of size bytes from snd to dst:port on rcv, paced so that they take
+    rate_bps on an Ethernet wire (size + 42 bytes each), from t0 to t0 + stop_at
+    (monotonic clock) or until stop is set; the receiver appends (seconds since t0,
+    cumulative payload bytes) to out until stop is set.  Returns the two threads,
+    already started."""
+    rsock = rcv.socket()
+    rsock.bind((dst, port))
+    rsock.settimeout(0.2)
+
+    def rx():
+        total = 0
+        while not stop.is_set():
+            try:
+                total += len(rsock.recv(65536))
+            except socket.timeout:
+                continue
+            out.append((time.monotonic() - t0, total))
+
+    def tx():
+        s, payload = snd.socket(), bytes(size)
+        gap = (size + 14 + 20 + 8) * 8 / rate_bps
+        due = t0
+        while not stop.is_set() and due < t0 + stop_at:
+            time.sleep(max(0.0, due - time.monotonic()))
+            s.sendto(payload, (dst, port))
+            due += gap
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (rx, tx)]
+    for t in threads:
+        t.start()
+    return threads
+
+
 # checksumsink's line: running time, SHA-1. gst-launch -m prints a message's
 # "Got message ... (element): " prefix and its structure in two writes, so a
 # line from the streaming thread can land between them, after the prefix.
