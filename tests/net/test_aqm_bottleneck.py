@@ -165,8 +165,12 @@ def main():
                       if ("droptail", n) in results else f"{f:.4f}")
         if ("codel", n) in results:
             d = med("codel", n, "delay_mean_us") / 1e3
-            check(f"codel, {n} flows: queue delay near the 5 ms target",
-                  CODEL_DELAY_MS[0] <= d <= CODEL_DELAY_MS[1], f"mean {d:.1f} ms")
+            if PACKET_MS <= 2.5:
+                check(f"codel, {n} flows: queue delay near the 5 ms target",
+                      CODEL_DELAY_MS[0] <= d <= CODEL_DELAY_MS[1], f"mean {d:.1f} ms")
+            else:       # CoDel does not drop with one packet queued: the floor is a packet
+                print(f"# codel, {n} flows: mean queue delay {d:.1f} ms; not checked, a "
+                      f"packet takes {PACKET_MS:.1f} ms, more than half the target")
         if ("red", n) in results:
             d = med("red", n, "delay_mean_us") / 1e3
             drops = med("red", n, "dropped_aqm"), med("red", n, "dropped_limit")
