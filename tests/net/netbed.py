@@ -462,9 +462,7 @@ class _AqmBottleneck(_NfqProgram):
 
     def change(self, **params):
         """Change any parameter given at creation or a RED/CoDel one (same names)."""
-        unknown = set(params) - set(self.NAMES)
-        if unknown:
-            raise NetBedError(f"unknown parameters {sorted(unknown)}")
+        _check_aqm_params(params)
         self.params.update(params)
         opts = self.args(params)
         self._send(*(f"{opts[i][2:]} {opts[i + 1]}" for i in range(0, len(opts), 2)))
@@ -473,6 +471,18 @@ class _AqmBottleneck(_NfqProgram):
     def reset(self):
         """Start the counters anew (e.g. after a warm-up)."""
         self._send("reset")
+
+
+def _check_aqm_params(p):
+    unknown = set(p) - set(_AqmBottleneck.NAMES)
+    if unknown:
+        raise NetBedError(f"unknown parameters {sorted(unknown)}")
+    if p.get("qdisc", "droptail") not in ("droptail", "red", "codel"):
+        raise NetBedError(f"qdisc must be droptail, red or codel, not {p['qdisc']!r}")
+    if any(v is not None and k != "qdisc" and v < 0 for k, v in p.items()):
+        raise NetBedError("aqm_bottleneck parameters must not be negative")
+    if p.get("rate_bps") is not None and p["rate_bps"] <= 0:
+        raise NetBedError("rate_bps must be above 0")
 
 
 def _check_burst(p):
@@ -646,13 +656,9 @@ class NetBed:
         (match="udp", optionally one udp_port).  Placed like nfq(); handle has
         change(**params), stats() (packets and bytes passed, dropped_aqm, dropped_limit,
         delay_mean_us/delay_max_us in the queue, link_bps), reset() and remove()."""
-        if qdisc not in ("droptail", "red", "codel"):
-            raise NetBedError(f"qdisc must be droptail, red or codel, not {qdisc!r}")
         params = dict(rate_bps=rate_bps, delay_ms=delay_ms, limit_bytes=limit_bytes,
                       qdisc=qdisc, **params)
-        unknown = set(params) - set(_AqmBottleneck.NAMES)
-        if unknown:
-            raise NetBedError(f"unknown parameters {sorted(unknown)}")
+        _check_aqm_params(params)
         return self._nfq_program(_AqmBottleneck, self.nfq_bottleneck, "NFQ_BOTTLENECK",
                                  "nfq_bottleneck", _AqmBottleneck.args(params),
                                  host, ifname, direction, match, udp_port, params)
