@@ -790,6 +790,8 @@ def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
                 total += len(rsock.recv(65536))
             except socket.timeout:
                 continue
+            except OSError:             # closed by NetBed.close()
+                break
             out.append((time.monotonic() - t0, total))
 
     def tx():

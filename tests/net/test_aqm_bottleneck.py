@@ -7,7 +7,8 @@ least 20 packets).
 Rates are measured at the receiver, by the bytes its sockets read.
 
 (a) one UDP flow paced above the rate, and one TCP flow, get the link rate within 2 %
-    (goodput against the rate times payload / bytes on the link);
+    (goodput against the rate times payload / bytes on the link), and the UDP flow half
+    of it after change(rate_bps=RATE / 2);
 (b) N = 2..4 greedy cubic flows starting together: Jain's index over each flow's mean rate
     in [WARMUP, SECONDS) (and, reported beside it, the median over 1 s windows) under
     drop-tail, RED and CoDel; RED and CoDel at least F_AQM;
@@ -72,15 +73,24 @@ def jain(xs):
 
 
 def single_flow_rates():
-    """(UDP goodput / expected, TCP goodput / expected) through drop-tail."""
+    """(UDP goodput / expected, the same after change(rate_bps=RATE / 2), TCP goodput /
+    expected, the link's statistics) through drop-tail."""
+    udp_share = UDP_PAYLOAD / (UDP_PAYLOAD + ETH_IP_UDP)
     with netbed.NetBed() as bed:
         snd, rcv, q = build(bed, "droptail")
         udp, stop, t0 = [], threading.Event(), time.monotonic()
-        netbed.paced_udp(snd, rcv, DST, 5004, 1.2 * RATE, UDP_PAYLOAD, stop, udp, t0, 6)
-        time.sleep(6.5)
-        stop.set()
+        threads = netbed.paced_udp(snd, rcv, DST, 5004, 1.2 * RATE, UDP_PAYLOAD, stop, udp,
+                                   t0, 9)
+        time.sleep(max(0.0, t0 + 6 - time.monotonic()))
         st = q.stats()
-    udp_ratio = rate_between(udp, 2, 6) / (RATE * UDP_PAYLOAD / (UDP_PAYLOAD + ETH_IP_UDP))
+        q.change(rate_bps=RATE / 2)
+        time.sleep(max(0.0, t0 + 9.5 - time.monotonic()))
+        stop.set()
+        for th in threads:
+            th.join()
+    udp_ratio = rate_between(udp, 2, 6) / (RATE * udp_share)
+    # from 6 s the queue (200 ms of the old rate) drains at the new one
+    changed_ratio = rate_between(udp, 7, 9) / (RATE / 2 * udp_share)
     with netbed.NetBed() as bed:
         snd, rcv, q = build(bed, "droptail")
         tcp, stop, t0 = [], threading.Event(), time.monotonic()
@@ -88,7 +98,7 @@ def single_flow_rates():
         time.sleep(8.5)
         stop.set()
     tcp_ratio = rate_between(tcp, 3, 8) / (RATE * MSS / (MSS + ETH_IP_TCP))
-    return udp_ratio, tcp_ratio, st
+    return udp_ratio, changed_ratio, tcp_ratio, st
 
 
 def competing_flows(qdisc, n):
@@ -117,13 +127,15 @@ def main():
           f"{TRIALS} trial(s) of {SECONDS} s per case", flush=True)
 
     singles = [single_flow_rates() for _ in range(TRIALS)]
-    udp = statistics.median(s[0] for s in singles)
-    tcp = statistics.median(s[1] for s in singles)
+    udp, changed, tcp = (statistics.median(s[i] for s in singles) for i in range(3))
     check("UDP gets the rate within 2 %", abs(udp - 1) <= 0.02,
           f"goodput / (rate x payload share) = {udp:.4f} (runs: "
-          + ", ".join(f"{s[0]:.4f}" for s in singles) + f"); link {singles[0][2]}")
+          + ", ".join(f"{s[0]:.4f}" for s in singles) + f"); link {singles[0][3]}")
+    check("change(rate_bps=) halves it, within 2 %", abs(changed - 1) <= 0.02,
+          f"{changed:.4f} of half the rate (runs: "
+          + ", ".join(f"{s[1]:.4f}" for s in singles) + ")")
     check("one TCP flow gets the rate within 2 %", abs(tcp - 1) <= 0.02,
-          f"{tcp:.4f} (runs: " + ", ".join(f"{s[1]:.4f}" for s in singles) + ")")
+          f"{tcp:.4f} (runs: " + ", ".join(f"{s[2]:.4f}" for s in singles) + ")")
 
     results = {}
     for n in NS:
