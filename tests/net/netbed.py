@@ -18,7 +18,8 @@ left by a run that died (its pid no longer exists) are removed when a NetBed is 
 Impairments (each returns a handle with change(**params) and remove()): bottleneck (tbf
 qdisc), random_loss (nftables `numgen random`, netdev ingress/egress hook), burst_loss and
 delay (the nfq-impair program on an NFQUEUE; binary from $NFQ_IMPAIR or the nfq_impair
-argument).  The NFQUEUE rule is made with iptables (xt NFQUEUE, needs the iptables
+argument), aqm_bottleneck (a rate, delay and drop-tail/RED/CoDel queue in the
+nfq-bottleneck program on an NFQUEUE; $NFQ_BOTTLENECK).  The NFQUEUE rule is made with iptables (xt NFQUEUE, needs the iptables
 package): this kernel has no nft `queue` expression (CONFIG_NFT_QUEUE unset).
 """
 
@@ -99,9 +100,10 @@ def cleanup_stale():
             _destroy_ns(ns)
 
 
-def missing(nfq=False, nfq_impair=None):
+def missing(nfq=False, nfq_impair=None, aqm=False):
     """Reason (str) why a test bed cannot run here, or None.  nfq=True also needs delay and
-    burst loss: the nfq-impair binary and a working NFQUEUE rule."""
+    burst loss: the nfq-impair binary and a working NFQUEUE rule; aqm=True needs
+    aqm_bottleneck: the nfq-bottleneck binary and a working NFQUEUE rule."""
     if not sys.platform.startswith("linux"):
         return "network namespaces need Linux"
     if os.geteuid() != 0:
@@ -115,12 +117,18 @@ def missing(nfq=False, nfq_impair=None):
             return "NFQ_IMPAIR is not set (nfq-impair not built: libnetfilter_queue missing?)"
         if not os.access(path, os.X_OK):
             raise NetBedError(f"nfq-impair binary not found or not executable: {path}")
+    if aqm:
+        path = os.environ.get("NFQ_BOTTLENECK")
+        if not path:
+            return "NFQ_BOTTLENECK is not set (nfq-bottleneck not built: libnetfilter_queue?)"
+        if not os.access(path, os.X_OK):
+            raise NetBedError(f"nfq-bottleneck binary not found or not executable: {path}")
     ns = f"{PREFIX}{os.getpid()}-probe"
     try:
         _cmd(["ip", "netns", "add", ns])
         _cmd(["ip", "-n", ns, "link", "set", "lo", "up"])
         _cmd(["ip", "netns", "exec", ns, "nft", "list", "ruleset"])
-        if nfq:
+        if nfq or aqm:
             _cmd(["ip", "-n", ns, "link", "add", "p0", "type", "veth", "peer", "name", "p1"])
             _QueueRule(ns, "p0", "egress", "udp", None, 0).remove()
     except NetBedError as e:
@@ -130,9 +138,9 @@ def missing(nfq=False, nfq_impair=None):
     return None
 
 
-def require_or_skip(nfq=False):
+def require_or_skip(nfq=False, aqm=False):
     """Print the reason and exit with 77 (meson's 'skipped') if a test bed cannot run here."""
-    reason = missing(nfq)
+    reason = missing(nfq, aqm=aqm)
     if reason:
         print(f"SKIP: {reason}", flush=True)
         sys.exit(SKIP_CODE)
@@ -368,45 +376,31 @@ class _QueueRule:
         self._ipt("-D", check=False)
 
 
-class _Nfq(Impairment):
-    STATS = re.compile(r"nfq-impair: passed=(\d+) dropped=(\d+) bursts=(\d+)")
+class _NfqProgram(Impairment):
+    """An impairment run by a program on an NFQUEUE (nfq-impair, nfq-bottleneck) that
+    takes "name value" lines on stdin and prints a statistics line on "stats"."""
+    PROGRAM = STATS = None
 
     def __init__(self, host, ifname, params, proc, lines, rule):
         super().__init__(host, ifname, params)
         self.proc, self.lines, self.rule = proc, lines, rule
-
-    def change(self, **params):
-        """Change delay_ms, every, prob, burst_len or seed; every= and prob= exclude each
-        other, so setting one non-zero clears the other."""
-        if params.get("prob") and "every" not in params:
-            params["every"] = 0
-        if params.get("every") and "prob" not in params:
-            params["prob"] = 0.0
-        super().change(**params)
 
     def _send(self, *commands):
         try:
             self.proc.stdin.write("".join(c + "\n" for c in commands).encode())
             self.proc.stdin.flush()
         except BrokenPipeError as e:
-            raise NetBedError("nfq-impair has exited") from e
+            raise NetBedError(f"{self.PROGRAM} has exited") from e
 
     def _read_stats(self, timeout=5.0):
         while (line := self.lines.readline(timeout)) is not None:
             m = self.STATS.search(line)
             if m:
-                return dict(zip(("passed", "dropped", "bursts"), map(int, m.groups())))
-        raise NetBedError("no statistics line from nfq-impair")
-
-    def _apply(self, first):
-        p = self.params
-        _check_burst(p)
-        self._send("every 0", f"burst {p['burst_len']}", f"prob {p['prob']}",
-                   f"every {p['every']}", f"delay {p['delay_ms']}", f"seed {p['seed']}")
-        self.stats()
+                return self._parse_stats(m)
+        raise NetBedError(f"no statistics line from {self.PROGRAM}")
 
     def stats(self):
-        """Counters so far: {"passed": n, "dropped": n, "bursts": n} (packets, bursts)."""
+        """The program's counters so far (a dict; see the subclass)."""
         self._send("stats")
         return self._read_stats()
 
@@ -418,6 +412,79 @@ class _Nfq(Impairment):
         return stats
 
 
+class _Nfq(_NfqProgram):
+    PROGRAM = "nfq-impair"
+    STATS = re.compile(r"nfq-impair: passed=(\d+) dropped=(\d+) bursts=(\d+)")
+
+    def change(self, **params):
+        """Change delay_ms, every, prob, burst_len or seed; every= and prob= exclude each
+        other, so setting one non-zero clears the other."""
+        if params.get("prob") and "every" not in params:
+            params["every"] = 0
+        if params.get("every") and "prob" not in params:
+            params["prob"] = 0.0
+        super().change(**params)
+
+    @staticmethod
+    def _parse_stats(m):
+        """{"passed": n, "dropped": n, "bursts": n} (packets, bursts)."""
+        return dict(zip(("passed", "dropped", "bursts"), map(int, m.groups())))
+
+    def _apply(self, first):
+        p = self.params
+        _check_burst(p)
+        self._send("every 0", f"burst {p['burst_len']}", f"prob {p['prob']}",
+                   f"every {p['every']}", f"delay {p['delay_ms']}", f"seed {p['seed']}")
+        self.stats()
+
+
+class _AqmBottleneck(_NfqProgram):
+    PROGRAM = "nfq-bottleneck"
+    STATS = re.compile(r"nfq-bottleneck: ((?:\w+=\d+ ?)+)$")
+    # netbed's parameter names -> nfq-bottleneck's
+    NAMES = dict(rate_bps="rate", delay_ms="delay", limit_bytes="limit",
+                 limit_packets="limit-packets", overhead_bytes="overhead", qdisc="qdisc",
+                 min_th_bytes="min-th", max_th_bytes="max-th", max_p="max-p", w_q="w-q",
+                 gentle="gentle", seed="seed", target_ms="target", interval_ms="interval")
+
+    @staticmethod
+    def _parse_stats(m):
+        return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(1))}
+
+    @classmethod
+    def args(cls, params):
+        """Command-line options for the parameters that are set (not None)."""
+        out = []
+        for k, v in params.items():
+            if v is not None:
+                out += [f"--{cls.NAMES[k]}", str(int(v) if isinstance(v, bool) else v)]
+        return out
+
+    def change(self, **params):
+        """Change any parameter given at creation or a RED/CoDel one (same names)."""
+        _check_aqm_params(params)
+        self.params.update(params)
+        opts = self.args(params)
+        self._send(*(f"{opts[i][2:]} {opts[i + 1]}" for i in range(0, len(opts), 2)))
+        self.stats()            # a round trip: the change is in force on return
+
+    def reset(self):
+        """Start the counters anew (e.g. after a warm-up)."""
+        self._send("reset")
+
+
+def _check_aqm_params(p):
+    unknown = set(p) - set(_AqmBottleneck.NAMES)
+    if unknown:
+        raise NetBedError(f"unknown parameters {sorted(unknown)}")
+    if p.get("qdisc", "droptail") not in ("droptail", "red", "codel"):
+        raise NetBedError(f"qdisc must be droptail, red or codel, not {p['qdisc']!r}")
+    if any(v is not None and k != "qdisc" and v < 0 for k, v in p.items()):
+        raise NetBedError("aqm_bottleneck parameters must not be negative")
+    if p.get("rate_bps") is not None and p["rate_bps"] <= 0:
+        raise NetBedError("rate_bps must be above 0")
+
+
 def _check_burst(p):
     if p["burst_len"] < 1 or (p["every"] and p["burst_len"] >= p["every"]):
         raise NetBedError("need 1 <= burst_len < every")
@@ -427,13 +494,15 @@ def _check_burst(p):
 
 class NetBed:
     """A set of namespaces, links and impairments, all removed by close()/end of `with`.
-    nfq_impair: path of the nfq-impair binary (default: $NFQ_IMPAIR).  ipv6: keep IPv6
+    nfq_impair, nfq_bottleneck: paths of the NFQUEUE programs (default: $NFQ_IMPAIR,
+    $NFQ_BOTTLENECK).  ipv6: keep IPv6
     enabled in the namespaces (default off, so no IPv6 chatter disturbs counts)."""
 
-    def __init__(self, nfq_impair=None, ipv6=False):
+    def __init__(self, nfq_impair=None, ipv6=False, nfq_bottleneck=None):
         cleanup_stale()
         self.tag = f"{PREFIX}{os.getpid()}-{next(_bed_ids)}"
         self.nfq_impair = nfq_impair or os.environ.get("NFQ_IMPAIR")
+        self.nfq_bottleneck = nfq_bottleneck or os.environ.get("NFQ_BOTTLENECK")
         self.ipv6 = ipv6
         self.hosts, self.procs, self.impairments = {}, [], []
         self.sockets = weakref.WeakSet()
@@ -568,9 +637,36 @@ class NetBed:
         otherwise count against the sender's socket buffer and cap its rate at
         SO_SNDBUF/delay); a bridge port is impaired in the bridge (br_netfilter, physdev).
         One per interface and direction; handle has stats() and change(**params)."""
-        _check_dir(direction)
         params = dict(delay_ms=delay_ms, every=every, prob=prob, burst_len=burst_len, seed=seed)
         _check_burst(params)
+        args = ["-d", delay_ms, "-b", burst_len, "-s", seed]
+        args += ["-n", every] if every else ["-p", prob] if prob else []
+        return self._nfq_program(_Nfq, self.nfq_impair, "NFQ_IMPAIR", "nfq_impair", args,
+                                 host, ifname, direction, match, udp_port, params)
+
+    def aqm_bottleneck(self, host, ifname, rate_bps, delay_ms=0, limit_bytes=None,
+                       qdisc="droptail", direction="egress", match="ip", udp_port=None,
+                       **params):
+        """A bottleneck link in user space (nfq-bottleneck): rate_bps in bit/s (each IP
+        packet plus overhead_bytes=14 takes its size * 8 / rate), a one-way delay_ms after
+        serialisation, a queue of limit_bytes (default: 200 ms of the rate, at least 20
+        packets of 1514 bytes) and/or limit_packets, and qdisc "droptail", "red" (min_th_bytes,
+        max_th_bytes, max_p, w_q, gentle, seed; unset ones follow from the rate) or
+        "codel" (target_ms=5, interval_ms=100).  For all IPv4 packets, or UDP
+        (match="udp", optionally one udp_port).  Placed like nfq(); handle has
+        change(**params), stats() (packets and bytes passed, dropped_aqm, dropped_limit,
+        delay_mean_us/delay_max_us in the queue, link_bps), reset() and remove()."""
+        params = dict(rate_bps=rate_bps, delay_ms=delay_ms, limit_bytes=limit_bytes,
+                      qdisc=qdisc, **params)
+        _check_aqm_params(params)
+        return self._nfq_program(_AqmBottleneck, self.nfq_bottleneck, "NFQ_BOTTLENECK",
+                                 "nfq_bottleneck", _AqmBottleneck.args(params),
+                                 host, ifname, direction, match, udp_port, params)
+
+    def _nfq_place(self, host, ifname, direction):
+        """Where an nfq impairment of (host, ifname, direction) runs: (host, ifname,
+        direction, bridged); refuses a second one at the same place."""
+        _check_dir(direction)
         bridged = isinstance(host, Bridge)
         if direction == "egress" and not bridged and ifname in host.peers:
             # Held packets still count against the sending socket's buffer, which would cap
@@ -578,26 +674,32 @@ class NetBed:
             host, ifname = host.peers[ifname]
             bridged, direction = isinstance(host, Bridge), "ingress"
         for imp in self.impairments:
-            if (isinstance(imp, _Nfq) and not imp.removed
+            if (isinstance(imp, _NfqProgram) and not imp.removed
                     and imp.where == (host, ifname, direction)):
                 raise NetBedError(f"{host.name}/{ifname} {direction} already has an nfq "
                                   f"impairment (egress of a link is applied at the ingress "
                                   f"of its other end); change() that one instead")
-        path = self.nfq_impair
+        return host, ifname, direction, bridged
+
+    def _nfq_program(self, cls, path, env, arg, args, host, ifname, direction, match,
+                     udp_port, params):
+        """Start cls's program (path; from $env or NetBed(arg=PATH)) with args on a new
+        queue and send the matched packets of ifname to it."""
+        host, ifname, direction, bridged = self._nfq_place(host, ifname, direction)
         if not path or not os.access(path, os.X_OK):
-            raise NetBedError(f"nfq-impair binary not found ({path or 'NFQ_IMPAIR not set'}); "
-                              f"build tests/net (meson) or pass NetBed(nfq_impair=PATH)")
+            raise NetBedError(f"{cls.PROGRAM} binary not found ({path or env + ' not set'}); "
+                              f"build tests/net (meson) or pass NetBed({arg}=PATH)")
         queue = next(self._queues)
-        args = [path, "-q", queue, "-d", delay_ms, "-b", burst_len, "-s", seed]
-        args += ["-n", every] if every else ["-p", prob] if prob else []
-        proc = host.popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        proc = host.popen([path, "-q", queue] + args, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, bufsize=0)
         lines = _Lines(proc.stdout)
-        if not (lines.readline(5.0) or "").startswith("nfq-impair: ready"):
-            raise NetBedError(f"nfq-impair did not start in {host.name} (exit {proc.poll()})")
+        if not (lines.readline(5.0) or "").startswith(f"{cls.PROGRAM}: ready"):
+            raise NetBedError(f"{cls.PROGRAM} did not start in {host.name} "
+                              f"(exit {proc.poll()})")
         if bridged:
             host.run(["sysctl", "-qw", "net.bridge.bridge-nf-call-iptables=1"])
         rule = _QueueRule(host.ns, ifname, direction, match, udp_port, queue, bridged)
-        imp = _Nfq(host, ifname, params, proc, lines, rule)
+        imp = cls(host, ifname, params, proc, lines, rule)
         imp.where = (host, ifname, direction)
         self.impairments.append(imp)
         return imp
@@ -664,6 +766,42 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
             except OSError:
                 break
         s.close()
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (rx, tx)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
+    """UDP datagrams of size bytes from snd to dst:port on rcv, paced so that they take
+    rate_bps on an Ethernet wire (size + 42 bytes each), from t0 to t0 + stop_at
+    (monotonic clock) or until stop is set; the receiver appends (seconds since t0,
+    cumulative payload bytes) to out until stop is set.  Returns the two threads,
+    already started."""
+    rsock = rcv.socket()
+    rsock.bind((dst, port))
+    rsock.settimeout(0.2)
+
+    def rx():
+        total = 0
+        while not stop.is_set():
+            try:
+                total += len(rsock.recv(65536))
+            except socket.timeout:
+                continue
+            except OSError:             # closed by NetBed.close()
+                break
+            out.append((time.monotonic() - t0, total))
+
+    def tx():
+        s, payload = snd.socket(), bytes(size)
+        gap = (size + 14 + 20 + 8) * 8 / rate_bps
+        due = t0
+        while not stop.is_set() and due < t0 + stop_at:
+            time.sleep(max(0.0, due - time.monotonic()))
+            s.sendto(payload, (dst, port))
+            due += gap
 
     threads = [threading.Thread(target=f, daemon=True) for f in (rx, tx)]
     for t in threads:

@@ -17,19 +17,11 @@
  * SIGINT it releases held packets and prints one line
  * "nfq-impair: passed=N dropped=N bursts=N" (also on SIGUSR1 and "stats").
  */
-#define _GNU_SOURCE
-#include <arpa/inet.h>           /* before the linux/ headers */
-#include <errno.h>
-#include <linux/netfilter.h>
-#include <libnetfilter_queue/libnetfilter_queue.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdint.h>
+#include "nfq-loop.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 struct held {
@@ -38,7 +30,6 @@ struct held {
 };
 
 static struct {
-  struct nfq_q_handle *qh;
   /* settings */
   uint64_t delay_ns;
   uint64_t every;
@@ -54,23 +45,6 @@ static struct {
   uint64_t passed, dropped, bursts;
 } S = { .burst_len = 1, .rng = 1 };
 
-static volatile sig_atomic_t got_stop, got_usr1;
-
-static void on_signal (int sig)
-{
-  if (sig == SIGUSR1)
-    got_usr1 = 1;
-  else
-    got_stop = 1;
-}
-
-static uint64_t now_ns (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 /* splitmix64: small, fast and the same on every platform */
 static double rng_uniform (void)
 {
@@ -81,8 +55,9 @@ static double rng_uniform (void)
   return (double) (z >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static void print_stats (void)
+static void print_stats (void *data)
 {
+  (void) data;
   printf ("nfq-impair: passed=%llu dropped=%llu bursts=%llu\n",
       (unsigned long long) S.passed, (unsigned long long) S.dropped,
       (unsigned long long) S.bursts);
@@ -134,33 +109,26 @@ static void fifo_push (uint32_t id, uint64_t due)
 static void release (uint64_t now, int force)
 {
   while (S.len > 0 && (force || S.fifo[S.head].due_ns <= now)) {
-    nfq_set_verdict (S.qh, S.fifo[S.head].id, NF_ACCEPT, 0, NULL);
+    nfq_verdict (S.fifo[S.head].id, 1);
     S.passed++;
     S.head = (S.head + 1) % S.cap;
     S.len--;
   }
 }
 
-static int on_packet (struct nfq_q_handle *qh, struct nfgenmsg *msg,
-    struct nfq_data *nfa, void *data)
+static void on_packet (uint32_t id, uint32_t len, uint64_t now, void *data)
 {
-  struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr (nfa);
-  uint32_t id;
-  (void) msg;
+  (void) len;
   (void) data;
-  if (!ph)
-    return 0;
-  id = ntohl (ph->packet_id);
   if (should_drop ()) {
-    nfq_set_verdict (qh, id, NF_DROP, 0, NULL);
+    nfq_verdict (id, 0);
     S.dropped++;
   } else if (S.delay_ns == 0 && S.len == 0) {
-    nfq_set_verdict (qh, id, NF_ACCEPT, 0, NULL);
+    nfq_verdict (id, 1);
     S.passed++;
   } else {
-    fifo_push (id, now_ns () + S.delay_ns);
+    fifo_push (id, now + S.delay_ns);
   }
-  return 0;
 }
 
 /* Apply one setting; returns 0 on success. */
@@ -186,50 +154,40 @@ static int apply (char key, const char *val)
   return 0;
 }
 
-static void on_command (char *line)
+static int on_command (const char *word, const char *val, void *data)
 {
-  char word[16], val[64];
-  int n = sscanf (line, "%15s %63s", word, val);
-  if (n >= 1 && strcmp (word, "stats") == 0)
-    print_stats ();
-  else if (n == 2 && (strcmp (word, "delay") == 0 || strcmp (word, "every") == 0
-          || strcmp (word, "prob") == 0 || strcmp (word, "burst") == 0
-          || strcmp (word, "seed") == 0) && apply (word[0] == 'e' ? 'n' :
-          word[0], val) == 0)
-    ;
-  else if (n >= 1)
-    fprintf (stderr, "nfq-impair: bad command: %s\n", line);
+  (void) data;
+  if (strcmp (word, "delay") == 0 || strcmp (word, "every") == 0
+      || strcmp (word, "prob") == 0 || strcmp (word, "burst") == 0
+      || strcmp (word, "seed") == 0)
+    return apply (word[0] == 'e' ? 'n' : word[0], val);
+  return -1;
 }
 
-/* Read what is available on stdin and run complete lines; -1 on EOF. */
-static int read_commands (void)
+static uint64_t next_deadline (void *data)
 {
-  static char buf[1024];
-  static size_t used;
-  ssize_t r = read (STDIN_FILENO, buf + used, sizeof buf - 1 - used);
-  char *nl;
-  if (r <= 0)
-    return (r < 0 && errno == EINTR) ? 0 : -1;
-  used += (size_t) r;
-  buf[used] = '\0';
-  while ((nl = strchr (buf, '\n'))) {
-    *nl = '\0';
-    on_command (buf);
-    used -= (size_t) (nl + 1 - buf);
-    memmove (buf, nl + 1, used + 1);
-  }
-  if (used == sizeof buf - 1)
-    used = 0;                   /* overlong line: discard */
-  return 0;
+  (void) data;
+  return S.len > 0 ? S.fifo[S.head].due_ns : UINT64_MAX;
+}
+
+static void on_time (uint64_t now, void *data)
+{
+  (void) data;
+  release (now, 0);
+}
+
+static void flush (void *data)
+{
+  (void) data;
+  release (0, 1);
 }
 
 int main (int argc, char **argv)
 {
-  int queue = -1, opt, fd, stdin_open = 1;
-  struct nfq_handle *h;
-  sigset_t block, orig;
-  struct sigaction sa;
-  static char buf[65536];
+  static const NfqLoopOps ops = {
+    "nfq-impair", on_packet, on_command, print_stats, next_deadline, on_time, flush,
+  };
+  int queue = -1, opt;
 
   while ((opt = getopt (argc, argv, "q:d:n:p:b:s:")) != -1) {
     if (opt == 'q')
@@ -244,81 +202,5 @@ int main (int argc, char **argv)
     fprintf (stderr, "nfq-impair: -q QUEUE (0..65535) is required\n");
     return 2;
   }
-
-  /* Signals are only delivered inside ppoll(), so no wake-up is lost. */
-  sigemptyset (&block);
-  sigaddset (&block, SIGTERM);
-  sigaddset (&block, SIGINT);
-  sigaddset (&block, SIGUSR1);
-  sigprocmask (SIG_BLOCK, &block, &orig);
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigaction (SIGTERM, &sa, NULL);
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGUSR1, &sa, NULL);
-  signal (SIGPIPE, SIG_IGN);
-
-  h = nfq_open ();
-  if (!h) {
-    perror ("nfq-impair: nfq_open");
-    return 1;
-  }
-  S.qh = nfq_create_queue (h, (uint16_t) queue, on_packet, NULL);
-  if (!S.qh) {
-    fprintf (stderr, "nfq-impair: cannot bind queue %d: %s\n", queue, strerror (errno));
-    return 1;
-  }
-  if (nfq_set_mode (S.qh, NFQNL_COPY_META, 0) < 0)
-    perror ("nfq-impair: nfq_set_mode");
-  nfq_set_queue_maxlen (S.qh, 100000);
-  nfnl_rcvbufsiz (nfq_nfnlh (h), 16 << 20);
-  fd = nfq_fd (h);
-  {
-    int one = 1;
-    setsockopt (fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof one);
-  }
-  printf ("nfq-impair: ready queue=%d\n", queue);
-  fflush (stdout);
-
-  while (!got_stop) {
-    struct pollfd fds[2] = {
-      { .fd = fd, .events = POLLIN },
-      { .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
-    };
-    struct timespec ts, *tsp = NULL;
-    if (S.len > 0) {
-      uint64_t now = now_ns (), due = S.fifo[S.head].due_ns;
-      uint64_t wait = due > now ? due - now : 0;
-      ts.tv_sec = (time_t) (wait / 1000000000u);
-      ts.tv_nsec = (long) (wait % 1000000000u);
-      tsp = &ts;
-    }
-    if (ppoll (fds, 2, tsp, &orig) < 0 && errno != EINTR) {
-      perror ("nfq-impair: ppoll");
-      break;
-    }
-    if (fds[0].revents & POLLIN) {
-      for (;;) {
-        ssize_t r = recv (fd, buf, sizeof buf, MSG_DONTWAIT);
-        if (r > 0)
-          nfq_handle_packet (h, buf, (int) r);
-        else if (r < 0 && errno == ENOBUFS)
-          fprintf (stderr, "nfq-impair: netlink overrun, packets lost\n");
-        else
-          break;
-      }
-    }
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR) && read_commands () < 0)
-      stdin_open = 0;
-    release (now_ns (), 0);
-    if (got_usr1) {
-      got_usr1 = 0;
-      print_stats ();
-    }
-  }
-  release (0, 1);
-  print_stats ();
-  nfq_destroy_queue (S.qh);
-  nfq_close (h);
-  return 0;
+  return nfq_loop_run (queue, &ops, NULL);
 }
