@@ -36,7 +36,12 @@ the first probing period that starts after the change (the paper's values,
 2.0 s / 2.8 s on average with T_tcp = 1 s, are about three probing cycles),
 and T_wait = from the change to that probing period (T_running's share).
 
+The bottleneck is the tbf or, with BENCH_TPBA_QDISC=droptail, red or codel, netbed's
+user-space aqm_bottleneck (nfq-bottleneck) with the same rate, overhead and queue length:
+drop-tail there is the tbf's twin; RED and CoDel are where TCP is fair among itself.
+
 Environment (comma-separated lists): BENCH_TPBA_BOTTLENECK (Mbit/s, 1.2,10),
+BENCH_TPBA_QDISC (tbf),
 BENCH_TPBA_NTCP (1,3), BENCH_TPBA_CC (cubic,reno), BENCH_TPBA_RTT (base RTT
 added, ms: 0,160), BENCH_TPBA_VARIANTS (see VARIANTS and REFERENCES; default
 TPBA,LDA),
@@ -51,7 +56,6 @@ Needs root (network namespaces); exits 77 (skip) otherwise."""
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -94,7 +98,6 @@ VARIANTS = {
 # "CBR-fair" is UDP paced at exactly b / (n + 1) on the wire (a running period
 # with a perfect r_s, which the joiner does not change).
 REFERENCES = ("TCP", "CBR-fair")
-WIRE_UDP = 14 + 20 + 8           # Ethernet, IPv4 and UDP bytes beside each datagram
 
 MSG = re.compile(r'^Got message #\d+ from element "(\w+)" \(element\): '
                  r'([\w-]+), (.*)$')
@@ -168,38 +171,6 @@ def read_messages(proc, t0, element, out):
     return th
 
 
-def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
-    """UDP datagrams of size bytes from snd to dst:port on rcv, paced so that they
-    take rate_bps on the wire, from t0 to t0 + stop_at; the receiver appends
-    (seconds since t0, cumulative payload bytes) to out."""
-    rsock = rcv.socket()
-    rsock.bind((dst, port))
-    rsock.settimeout(0.2)
-
-    def rx():
-        total = 0
-        while not stop.is_set():
-            try:
-                total += len(rsock.recv(65536))
-            except socket.timeout:
-                continue
-            out.append((time.monotonic() - t0, total))
-
-    def tx():
-        s, payload = snd.socket(), bytes(size)
-        gap = (size + WIRE_UDP) * 8 / rate_bps
-        due = t0
-        while not stop.is_set() and due < t0 + stop_at:
-            time.sleep(max(0.0, due - time.monotonic()))
-            s.sendto(payload, (dst, port))
-            due += gap
-
-    threads = [threading.Thread(target=f, daemon=True) for f in (rx, tx)]
-    for t in threads:
-        t.start()
-    return threads
-
-
 def run_case(case):
     with netbed.NetBed() as bed:
         snd, rcv = build_bed(bed, case)
@@ -215,8 +186,12 @@ def build_bed(bed, case):
     rtr_out, _ = bed.link(rtr, rcv, "10.77.2.1/24", "10.77.2.2/24")
     snd.run(["ip", "route", "add", "10.77.2.0/24", "via", "10.77.1.1"])
     rcv.run(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"])
-    bed.bottleneck(rtr, rtr_out, rate_bps=case["b"],
-                   latency_ms=queue_ms(case["b"], case["rtt"], case.get("queue")))
+    qms = queue_ms(case["b"], case["rtt"], case.get("queue"))
+    if case.get("qdisc", "tbf") == "tbf":
+        bed.bottleneck(rtr, rtr_out, rate_bps=case["b"], latency_ms=qms)
+    else:
+        bed.aqm_bottleneck(rtr, rtr_out, case["b"], limit_bytes=int(case["b"] * qms / 8000),
+                           qdisc=case["qdisc"])
     if case["rtt"]:
         bed.delay(rtr, rtr_in, case["rtt"], direction="ingress")
     # the other half of the paper's cwnd change (docs/protocols/tpba.md)
@@ -285,8 +260,8 @@ def run_reference(case, snd, rcv):
         netbed.greedy_tcp(snd, rcv, "10.77.2.2", PORT, case["cc"], stop, flow,
                           t0=t0, stop_at=END)
     else:
-        paced_udp(snd, rcv, "10.77.2.2", PORT, case["b"] / (case["ntcp"] + 1), MTU, stop,
-                  flow, t0, END)
+        netbed.paced_udp(snd, rcv, "10.77.2.2", PORT, case["b"] / (case["ntcp"] + 1), MTU,
+                         stop, flow, t0, END)
     time.sleep(max(0.0, t0 + END + 0.5 - time.monotonic()))
     stop.set()
     return dict(case, ok=len(flow) > 2, err="" if len(flow) > 2 else "no bytes arrived",
@@ -386,7 +361,8 @@ def is_tpba(variant):
 
 def scenario(run):
     rtt = f"+{run['rtt']} ms" if run["rtt"] else "short"
-    extra = (f", queue {run['queue']} pkts" if run.get("queue") else "") + \
+    extra = (f", {run['qdisc']}" if run.get("qdisc", "tbf") != "tbf" else "") + \
+        (f", queue {run['queue']} pkts" if run.get("queue") else "") + \
         (f", rcvbuf {run['rcvbuf'] // 1024} KiB" if run.get("rcvbuf") else "")
     return f"{run['b'] / 1e6:g} Mbit/s, {run['ntcp']} {run['cc']}, RTT {rtt}{extra}"
 
@@ -483,7 +459,8 @@ def write_plot(run):
 
 def plot_name(run):
     mbps = f"{run['b'] / 1e6:g}".replace(".", "_")
-    return (f"tpba-{mbps}M-{run['ntcp']}{run['cc']}-rtt{run['rtt']}-{run['variant']}-"
+    return (f"tpba-{mbps}M-{run.get('qdisc', 'tbf')}-{run['ntcp']}{run['cc']}-"
+            f"rtt{run['rtt']}-{run['variant']}-"
             f"{run.get('trial', 0)}.svg")
 
 
@@ -623,7 +600,8 @@ def against_lda(by, variant):
 
 def cases():
     out = []
-    for b in env_list("BENCH_TPBA_BOTTLENECK", "1.2,10", float):
+    for b, qdisc in [(b, q) for b in env_list("BENCH_TPBA_BOTTLENECK", "1.2,10", float)
+                     for q in env_list("BENCH_TPBA_QDISC", "tbf")]:
         for cc in env_list("BENCH_TPBA_CC", "cubic,reno"):
             for rtt in env_list("BENCH_TPBA_RTT", "0,160", int):
                 for ntcp in env_list("BENCH_TPBA_NTCP", "1,3", int):
@@ -633,7 +611,7 @@ def cases():
                                      f"{', '.join(list(VARIANTS) + list(REFERENCES))}")
                         for trial in range(int(os.environ.get("BENCH_TPBA_TRIALS", "1"))):
                             out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
-                                            trial=trial, mtu=MTU, queue=QUEUE,
+                                            trial=trial, mtu=MTU, queue=QUEUE, qdisc=qdisc,
                                             rcvbuf=RCVBUF))
     i, n = map(int, os.environ.get("BENCH_TPBA_SHARD", "0/1").split("/"))
     return out[i::n]
@@ -647,7 +625,8 @@ def main():
             write_plot(run)
         return 0
     todo = cases()
-    netbed.require_or_skip(nfq=any(c["rtt"] for c in todo))
+    netbed.require_or_skip(nfq=any(c["rtt"] for c in todo),
+                           aqm=any(c["qdisc"] != "tbf" for c in todo))
     print(f"# TPBA against TCP: {len(todo)} runs of {END} s, a TCP flow joins at {JOIN} s "
           f"and leaves at {LEAVE} s", flush=True)
     runs, t0 = [], time.monotonic()
