@@ -14,9 +14,9 @@ rtcp_header_parse (const guint8 * data, gsize len, RtcpPacket * pkt)
   gsize plen;
 
   wire_reader_init (&r, data, len);
-  wire_read_u8 (&r, &b0);
-  wire_read_u8 (&r, &type);
-  wire_read_u16 (&r, &words);
+  b0 = wire_read_u8 (&r);
+  type = wire_read_u8 (&r);
+  words = wire_read_u16 (&r);
   plen = ((gsize) words + 1) * 4;
   if (r.failed || (b0 >> 6) != RTCP_VERSION || plen > len)
     return FALSE;
@@ -94,6 +94,22 @@ rtcp_compound_valid (const guint8 * data, gsize len)
       rtcp_walk_valid (data, len);
 }
 
+/* Starts writing a packet of @len bytes (a multiple of 4) at @out: FALSE,
+ * with nothing written, if it does not fit @max or its length field. Every
+ * writer here writes all or nothing. */
+static gboolean
+begin_packet (WireWriter * w, guint8 * out, gsize max, guint8 count,
+    guint8 type, gsize len)
+{
+  if (len > max || len / 4 - 1 > G_MAXUINT16)
+    return FALSE;
+  wire_writer_init (w, out, max);
+  wire_write_u8 (w, (guint8) ((RTCP_VERSION << 6) | count));
+  wire_write_u8 (w, type);
+  wire_write_u16 (w, (guint16) (len / 4 - 1));
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------ */
 /* SR and RR */
 
@@ -102,16 +118,16 @@ read_block (WireReader * r, RtcpReportBlock * k)
 {
   guint32 lost = 0;
 
-  wire_read_u32 (r, &k->ssrc);
-  wire_read_u32 (r, &lost);
+  k->ssrc = wire_read_u32 (r);
+  lost = wire_read_u32 (r);
   k->fraction_lost = lost >> 24;
   lost &= 0xffffff;
   k->cumulative_lost = (lost & 0x800000) ? (gint32) lost - 0x1000000 :
       (gint32) lost;
-  wire_read_u32 (r, &k->ext_highest_seq);
-  wire_read_u32 (r, &k->jitter);
-  wire_read_u32 (r, &k->lsr);
-  wire_read_u32 (r, &k->dlsr);
+  k->ext_highest_seq = wire_read_u32 (r);
+  k->jitter = wire_read_u32 (r);
+  k->lsr = wire_read_u32 (r);
+  k->dlsr = wire_read_u32 (r);
 }
 
 gboolean
@@ -124,12 +140,12 @@ rtcp_report_parse (const RtcpPacket * pkt, RtcpReport * rep)
   memset (rep, 0, sizeof (*rep));
   wire_reader_init (&r, pkt->body, pkt->body_len);
   rep->is_sr = pkt->type == RTCP_PT_SR;
-  wire_read_u32 (&r, &rep->ssrc);
+  rep->ssrc = wire_read_u32 (&r);
   if (rep->is_sr) {
-    wire_read_u64 (&r, &rep->ntp);
-    wire_read_u32 (&r, &rep->rtp_ts);
-    wire_read_u32 (&r, &rep->packet_count);
-    wire_read_u32 (&r, &rep->octet_count);
+    rep->ntp = wire_read_u64 (&r);
+    rep->rtp_ts = wire_read_u32 (&r);
+    rep->packet_count = wire_read_u32 (&r);
+    rep->octet_count = wire_read_u32 (&r);
   }
   rep->n_blocks = pkt->count;
   for (guint i = 0; i < rep->n_blocks; i++)
@@ -144,13 +160,9 @@ rtcp_report_write (const RtcpReport * rep, guint8 * out, gsize max)
   guint n = MIN (rep->n_blocks, RTCP_MAX_BLOCKS);
   gsize len = 8 + (rep->is_sr ? RTCP_SR_INFO_SIZE : 0) + RTCP_BLOCK_SIZE * n;
 
-  /* every writer here writes all or nothing */
-  if (len > max)
+  if (!begin_packet (&w, out, max, (guint8) n, rep->is_sr ? RTCP_PT_SR :
+          RTCP_PT_RR, len))
     return 0;
-  wire_writer_init (&w, out, max);
-  wire_write_u8 (&w, (guint8) (0x80 | n));
-  wire_write_u8 (&w, rep->is_sr ? RTCP_PT_SR : RTCP_PT_RR);
-  wire_write_u16 (&w, (guint16) (len / 4 - 1));
   wire_write_u32 (&w, rep->ssrc);
   if (rep->is_sr) {
     wire_write_u64 (&w, rep->ntp);
@@ -182,12 +194,8 @@ rtcp_sdes_cname_write (guint32 ssrc, const gchar * cname, guint8 * out,
   /* header, SSRC, CNAME item, END, padded to 32 bits */
   gsize len = 8 + ((2 + clen + 1 + 3) & ~(gsize) 3);
 
-  if (len > max)
+  if (!begin_packet (&w, out, max, 1, RTCP_PT_SDES, len))
     return 0;
-  wire_writer_init (&w, out, max);
-  wire_write_u8 (&w, 0x81);
-  wire_write_u8 (&w, RTCP_PT_SDES);
-  wire_write_u16 (&w, (guint16) (len / 4 - 1));
   wire_write_u32 (&w, ssrc);
   wire_write_u8 (&w, RTCP_SDES_CNAME);
   wire_write_u8 (&w, (guint8) clen);
@@ -209,7 +217,7 @@ rtcp_app_parse (const RtcpPacket * pkt, RtcpApp * app)
     return FALSE;
   wire_reader_init (&r, pkt->body, pkt->body_len);
   app->subtype = pkt->count;
-  wire_read_u32 (&r, &app->ssrc);
+  app->ssrc = wire_read_u32 (&r);
   name = wire_read_bytes (&r, 4);
   if (!name)
     return FALSE;
@@ -226,12 +234,9 @@ rtcp_app_write (guint8 subtype, guint32 ssrc, const gchar name[4],
   WireWriter w;
   gsize total = RTCP_APP_HEADER_SIZE + len;
 
-  if (len % 4 || subtype > 31 || total / 4 - 1 > G_MAXUINT16 || total > max)
+  if (len % 4 || subtype > 31 ||
+      !begin_packet (&w, out, max, subtype, RTCP_PT_APP, total))
     return 0;
-  wire_writer_init (&w, out, max);
-  wire_write_u8 (&w, 0x80 | subtype);
-  wire_write_u8 (&w, RTCP_PT_APP);
-  wire_write_u16 (&w, (guint16) (total / 4 - 1));
   wire_write_u32 (&w, ssrc);
   wire_write_bytes (&w, (const guint8 *) name, 4);
   wire_write_bytes (&w, data, len);
@@ -295,12 +300,9 @@ rtcp_nack_write (guint32 sender_ssrc, guint32 media_ssrc,
   WireWriter w;
   gsize len = 12 + 4 * (gsize) n_items;
 
-  if (n_items == 0 || len / 4 - 1 > G_MAXUINT16 || len > max)
+  if (n_items == 0 ||
+      !begin_packet (&w, out, max, RTCP_FMT_NACK, RTCP_PT_RTPFB, len))
     return 0;
-  wire_writer_init (&w, out, max);
-  wire_write_u8 (&w, 0x80 | RTCP_FMT_NACK);
-  wire_write_u8 (&w, RTCP_PT_RTPFB);
-  wire_write_u16 (&w, (guint16) (len / 4 - 1));
   wire_write_u32 (&w, sender_ssrc);
   wire_write_u32 (&w, media_ssrc);
   for (guint i = 0; i < n_items; i++) {
@@ -310,27 +312,45 @@ rtcp_nack_write (guint32 sender_ssrc, guint32 media_ssrc,
   return w.failed ? 0 : w.pos;
 }
 
-gboolean
-rtcp_nack_parse (const RtcpPacket * pkt, guint32 * sender_ssrc,
-    guint32 * media_ssrc, guint * n_items)
+/* The two SSRCs that open every RFC 4585 feedback message (6.1), and how
+ * many bytes of feedback control information follow. */
+static gboolean
+read_feedback_ssrcs (const RtcpPacket * pkt, guint32 * sender_ssrc,
+    guint32 * media_ssrc, gsize * fci_len)
 {
   WireReader r;
   guint32 s = 0, m = 0;
 
-  if (pkt->type != RTCP_PT_RTPFB || pkt->count != RTCP_FMT_NACK)
-    return FALSE;
   wire_reader_init (&r, pkt->body, pkt->body_len);
-  wire_read_u32 (&r, &s);
-  wire_read_u32 (&r, &m);
+  s = wire_read_u32 (&r);
+  m = wire_read_u32 (&r);
+  if (r.failed)
+    return FALSE;
+  if (sender_ssrc)
+    *sender_ssrc = s;
+  if (media_ssrc)
+    *media_ssrc = m;
+  *fci_len = wire_reader_remaining (&r);
+  return TRUE;
+}
+
+gboolean
+rtcp_nack_parse (const RtcpPacket * pkt, guint32 * sender_ssrc,
+    guint32 * media_ssrc, guint * n_items)
+{
+  gsize fci_len = 0;
+  guint32 s = 0, m = 0;
+
   /* RFC 4585 6.2.1: at least one item */
-  if (r.failed || wire_reader_remaining (&r) < 4)
+  if (pkt->type != RTCP_PT_RTPFB || pkt->count != RTCP_FMT_NACK ||
+      !read_feedback_ssrcs (pkt, &s, &m, &fci_len) || fci_len < 4)
     return FALSE;
   if (sender_ssrc)
     *sender_ssrc = s;
   if (media_ssrc)
     *media_ssrc = m;
   if (n_items)
-    *n_items = (guint) (wire_reader_remaining (&r) / 4);
+    *n_items = (guint) (fci_len / 4);
   return TRUE;
 }
 
@@ -364,12 +384,8 @@ rtcp_pli_write (guint8 * out, gsize max, guint32 sender_ssrc,
 {
   WireWriter w;
 
-  if (max < RTCP_PLI_SIZE)
+  if (!begin_packet (&w, out, max, RTCP_FMT_PLI, RTCP_PT_PSFB, RTCP_PLI_SIZE))
     return 0;
-  wire_writer_init (&w, out, max);
-  wire_write_u8 (&w, 0x80 | RTCP_FMT_PLI);
-  wire_write_u8 (&w, RTCP_PT_PSFB);
-  wire_write_u16 (&w, 2);       /* length in 32-bit words minus one */
   wire_write_u32 (&w, sender_ssrc);
   wire_write_u32 (&w, media_ssrc);
   return w.failed ? 0 : w.pos;
@@ -380,22 +396,11 @@ rtcp_pli_parse (const guint8 * data, gsize len, guint32 * sender_ssrc,
     guint32 * media_ssrc)
 {
   RtcpPacket pkt;
-  WireReader r;
-  guint32 s = 0, m = 0;
+  gsize fci_len;
 
-  if (data == NULL || !rtcp_header_parse (data, len, &pkt) ||
-      pkt.type != RTCP_PT_PSFB || pkt.count != RTCP_FMT_PLI)
-    return FALSE;
-  wire_reader_init (&r, pkt.body, pkt.body_len);
-  wire_read_u32 (&r, &s);
-  wire_read_u32 (&r, &m);
-  if (r.failed)
-    return FALSE;
-  if (sender_ssrc)
-    *sender_ssrc = s;
-  if (media_ssrc)
-    *media_ssrc = m;
-  return TRUE;
+  return data != NULL && rtcp_header_parse (data, len, &pkt) &&
+      pkt.type == RTCP_PT_PSFB && pkt.count == RTCP_FMT_PLI &&
+      read_feedback_ssrcs (&pkt, sender_ssrc, media_ssrc, &fci_len);
 }
 
 void

@@ -12,11 +12,14 @@ rtp_layout_check (const guint8 * prefix, gsize prefix_len, gsize len,
   gsize hlen, pad = 0;
 
   wire_reader_init (&r, prefix, MIN (prefix_len, len));
-  if (!wire_read_u8 (&r, &b0) || (b0 >> 6) != RTP_VERSION ||
+  b0 = wire_read_u8 (&r);
+  if (r.failed || (b0 >> 6) != RTP_VERSION ||
       !wire_skip (&r, RTP_HEADER_SIZE - 1 + 4 * (gsize) (b0 & 0x0f)))
     return FALSE;
   if (b0 & 0x10) {
-    if (!wire_skip (&r, 2) || !wire_read_u16 (&r, &ext_words))
+    wire_skip (&r, 2);
+    ext_words = wire_read_u16 (&r);
+    if (r.failed)
       return FALSE;
   }
   hlen = r.pos + 4 * (gsize) ext_words;
@@ -101,8 +104,9 @@ rtp_ext_iter_next (RtpExtIter * it, RtpExtElement * el)
   wire_reader_init (&r, it->data, it->len);
   r.pos = it->pos;
   /* ID 0 is a padding octet in both forms (RFC 8285 4.2, 4.3) */
-  while (wire_read_u8 (&r, &b) && b == 0) {
-  }
+  do
+    b = wire_read_u8 (&r);
+  while (!r.failed && b == 0);
   if (r.failed) {
     it->pos = it->len;
     return FALSE;
@@ -116,7 +120,7 @@ rtp_ext_iter_next (RtpExtIter * it, RtpExtElement * el)
     el->len = (b & 0x0f) + 1;
   } else {
     el->id = b;
-    wire_read_u8 (&r, &l);
+    l = wire_read_u8 (&r);
     el->len = l;
   }
   el->data = wire_read_bytes (&r, el->len);

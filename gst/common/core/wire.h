@@ -2,9 +2,10 @@
  * known-good offset (read16 .. write64), saturating 64-bit a * b / c, and
  * the bounds-checked cursors WireReader and WireWriter.
  *
- * A cursor refuses every read or write past its end: the call returns FALSE,
- * reads yield 0, nothing is written, and the cursor remembers the failure
- * (@failed), so a parser may read a whole structure and check once. */
+ * A cursor refuses every read or write past its end: a read yields 0 (or
+ * NULL), a write writes nothing and returns FALSE, and the cursor remembers
+ * the failure (@failed) and refuses everything after it, so a parser may
+ * read a whole structure and check once. */
 #ifndef __CORE_WIRE_H__
 #define __CORE_WIRE_H__
 
@@ -103,19 +104,24 @@ wire_reader_remaining (const WireReader * r)
   return r->len - r->pos;
 }
 
+/* Advances a cursor at *@pos of @len bytes by @n, or fails it for good. */
+static inline gboolean
+wire_advance (gsize len, gsize * pos, gboolean * failed, gsize n)
+{
+  if (*failed || n > len - *pos) {
+    *failed = TRUE;
+    return FALSE;
+  }
+  *pos += n;
+  return TRUE;
+}
+
 /* The next @n bytes, or NULL (and the reader fails) if fewer are left. */
 static inline const guint8 *
 wire_read_bytes (WireReader * r, gsize n)
 {
-  const guint8 *p;
-
-  if (r->failed || n > r->len - r->pos) {
-    r->failed = TRUE;
-    return NULL;
-  }
-  p = r->data + r->pos;
-  r->pos += n;
-  return p;
+  return wire_advance (r->len, &r->pos, &r->failed, n) ?
+      r->data + r->pos - n : NULL;
 }
 
 static inline gboolean
@@ -124,40 +130,41 @@ wire_skip (WireReader * r, gsize n)
   return wire_read_bytes (r, n) != NULL;
 }
 
-static inline gboolean
-wire_read_u8 (WireReader * r, guint8 * v)
+/* The next big-endian number of @n bytes (1 to 8); 0 if it is not there
+ * (then @r->failed: check once after reading a structure). */
+static inline guint64
+wire_read_be (WireReader * r, guint n)
 {
-  const guint8 *p = wire_read_bytes (r, 1);
+  const guint8 *p = wire_read_bytes (r, n);
+  guint64 v = 0;
 
-  *v = p ? p[0] : 0;
-  return p != NULL;
+  for (guint i = 0; p && i < n; i++)
+    v = (v << 8) | p[i];
+  return v;
 }
 
-static inline gboolean
-wire_read_u16 (WireReader * r, guint16 * v)
+static inline guint8
+wire_read_u8 (WireReader * r)
 {
-  const guint8 *p = wire_read_bytes (r, 2);
-
-  *v = p ? read16 (p) : 0;
-  return p != NULL;
+  return (guint8) wire_read_be (r, 1);
 }
 
-static inline gboolean
-wire_read_u32 (WireReader * r, guint32 * v)
+static inline guint16
+wire_read_u16 (WireReader * r)
 {
-  const guint8 *p = wire_read_bytes (r, 4);
-
-  *v = p ? read32 (p) : 0;
-  return p != NULL;
+  return (guint16) wire_read_be (r, 2);
 }
 
-static inline gboolean
-wire_read_u64 (WireReader * r, guint64 * v)
+static inline guint32
+wire_read_u32 (WireReader * r)
 {
-  const guint8 *p = wire_read_bytes (r, 8);
+  return (guint32) wire_read_be (r, 4);
+}
 
-  *v = p ? read64 (p) : 0;
-  return p != NULL;
+static inline guint64
+wire_read_u64 (WireReader * r)
+{
+  return wire_read_be (r, 8);
 }
 
 /* ------------------------------------------------------------------ */
@@ -184,15 +191,8 @@ wire_writer_init (WireWriter * w, guint8 * data, gsize len)
 static inline guint8 *
 wire_write_reserve (WireWriter * w, gsize n)
 {
-  guint8 *p;
-
-  if (w->failed || n > w->len - w->pos) {
-    w->failed = TRUE;
-    return NULL;
-  }
-  p = w->data + w->pos;
-  w->pos += n;
-  return p;
+  return wire_advance (w->len, &w->pos, &w->failed, n) ?
+      w->data + w->pos - n : NULL;
 }
 
 static inline gboolean
@@ -215,44 +215,39 @@ wire_write_zeros (WireWriter * w, gsize n)
   return p != NULL;
 }
 
+/* @v as a big-endian number of @n bytes (1 to 8). */
+static inline gboolean
+wire_write_be (WireWriter * w, guint64 v, guint n)
+{
+  guint8 *p = wire_write_reserve (w, n);
+
+  for (guint i = 0; p && i < n; i++)
+    p[i] = (guint8) (v >> (8 * (n - 1 - i)));
+  return p != NULL;
+}
+
 static inline gboolean
 wire_write_u8 (WireWriter * w, guint8 v)
 {
-  guint8 *p = wire_write_reserve (w, 1);
-
-  if (p)
-    p[0] = v;
-  return p != NULL;
+  return wire_write_be (w, v, 1);
 }
 
 static inline gboolean
 wire_write_u16 (WireWriter * w, guint16 v)
 {
-  guint8 *p = wire_write_reserve (w, 2);
-
-  if (p)
-    write16 (p, v);
-  return p != NULL;
+  return wire_write_be (w, v, 2);
 }
 
 static inline gboolean
 wire_write_u32 (WireWriter * w, guint32 v)
 {
-  guint8 *p = wire_write_reserve (w, 4);
-
-  if (p)
-    write32 (p, v);
-  return p != NULL;
+  return wire_write_be (w, v, 4);
 }
 
 static inline gboolean
 wire_write_u64 (WireWriter * w, guint64 v)
 {
-  guint8 *p = wire_write_reserve (w, 8);
-
-  if (p)
-    write64 (p, v);
-  return p != NULL;
+  return wire_write_be (w, v, 8);
 }
 
 #endif /* __CORE_WIRE_H__ */
