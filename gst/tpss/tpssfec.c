@@ -878,15 +878,16 @@ gboolean
 tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
     const guint8 * data, gsize len, gint64 now)
 {
+  RtpHeader h;
   guint16 seq;
   guint32 ssrc;
 
-  if (!tpss_rtp_is_valid (data, len)) {
+  if (!rtp_header_parse (data, len, &h)) {
     dec->stats.malformed++;
     return FALSE;
   }
-  seq = read16 (data + 2);
-  ssrc = read32 (data + 8);
+  seq = h.seq;
+  ssrc = h.ssrc;
   dec->stats.media_received++;
 
   if (!dec->started || ssrc != dec->ssrc)

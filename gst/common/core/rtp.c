@@ -103,10 +103,12 @@ rtp_ext_iter_next (RtpExtIter * it, RtpExtElement * el)
     return FALSE;
   wire_reader_init (&r, it->data, it->len);
   r.pos = it->pos;
-  /* ID 0 is a padding octet in both forms (RFC 8285 4.2, 4.3) */
+  /* ID 0 is reserved for padding in both forms (RFC 8285 4.2, 4.3): an
+   * octet with ID 0 is skipped whatever its length bits, as GStreamer's
+   * RTP buffer reader does */
   do
     b = wire_read_u8 (&r);
-  while (!r.failed && b == 0);
+  while (!r.failed && (it->two_byte ? b : b >> 4) == 0);
   if (r.failed) {
     it->pos = it->len;
     return FALSE;

@@ -133,6 +133,27 @@ GST_START_TEST (test_extension_elements_checked)
 
 GST_END_TEST;
 
+GST_START_TEST (test_extension_id_zero_is_padding)
+{
+  /* one-byte form: an octet with ID 0 is padding whatever its length bits */
+  static const guint8 pkt[] = {
+    0x90, 0x60, 0x00, 0x01, 0, 0, 0, 1, 0, 0, 0, 2,
+    0xbe, 0xde, 0x00, 0x01, 0x0c, 0x10, 0xaa, 0x00
+  };
+  RtpHeader p;
+  RtpExtIter it;
+  RtpExtElement el;
+
+  fail_unless (rtp_header_parse (pkt, sizeof pkt, &p));
+  fail_unless (rtp_ext_iter_init (&it, &p));
+  fail_unless (rtp_ext_iter_next (&it, &el));
+  fail_unless (el.id == 1 && el.len == 1 && el.data[0] == 0xaa);
+  fail_if (rtp_ext_iter_next (&it, &el));
+  fail_if (it.failed);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rejects_bad_padding_and_lengths)
 {
   RtpHeader h = sample_header ();
@@ -225,6 +246,7 @@ corertp_suite (void)
   tcase_add_test (tc, test_one_byte_extensions);
   tcase_add_test (tc, test_two_byte_extensions);
   tcase_add_test (tc, test_extension_elements_checked);
+  tcase_add_test (tc, test_extension_id_zero_is_padding);
   tcase_add_test (tc, test_rejects_bad_padding_and_lengths);
   tcase_add_test (tc, test_writer_all_or_nothing);
   tcase_add_test (tc, test_layout_check_from_prefix);
