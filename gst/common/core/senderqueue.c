@@ -92,7 +92,7 @@ sender_queue_push (SenderQueue * q, gpointer packet, guint bytes,
     guint16 seq, guint32 timestamp, gboolean marker)
 {
   gboolean new_adu = !q->have_prev || q->prev_marker ||
-      timestamp != q->prev_ts;
+      timestamp != q->prev_ts || q->policy == SENDER_QUEUE_DROP_PACKET;
   Item *it;
 
   q->have_prev = TRUE;

@@ -5,10 +5,12 @@
  * receiver sees a contiguous stream: a dropped ADU leaves no gap it cannot
  * explain (it would count the gap as network loss and ask for repair).
  *
- * Two policies: DROP_NEWEST refuses the ADU that does not fit (the packets
- * already queued are sent as they are), DROP_OLDEST evicts the oldest ADUs
- * from the head until the new packet fits (the freshest frames survive; an
- * ADU larger than the bound on its own is refused as with DROP_NEWEST).
+ * Policies: DROP_NEWEST refuses the ADU that does not fit (the packets
+ * already queued are sent as they are; tpbasink's rule), DROP_OLDEST evicts
+ * the oldest ADUs from the head until the new packet fits (the freshest
+ * frames survive; a packet larger than the bound on its own is refused as
+ * with DROP_NEWEST), DROP_PACKET refuses just the packet that does not fit
+ * (every packet its own unit, as TPSS's MQ of section 3.1 does).
  * A flush drops everything queued, renumbered the same way.
  *
  * Ownership: the queue owns what it holds; a dropped or flushed packet is
@@ -23,6 +25,7 @@ typedef enum
 {
   SENDER_QUEUE_DROP_NEWEST,
   SENDER_QUEUE_DROP_OLDEST,
+  SENDER_QUEUE_DROP_PACKET,
 } SenderQueuePolicy;
 
 typedef struct

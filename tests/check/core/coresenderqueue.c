@@ -126,6 +126,28 @@ GST_START_TEST (test_drop_oldest_partly_sent_and_oversized)
 
 GST_END_TEST;
 
+GST_START_TEST (test_drop_packet)
+{
+  SenderQueue q;
+  guint16 seq = 0, next = 0;
+  guint frames[32];
+
+  freed = 0;
+  sender_queue_init (&q, SENDER_QUEUE_DROP_PACKET, 2500, count_free);
+  /* the third packet of frame 1 does not fit: it alone goes, and the
+   * first of frame 2 is as welcome as any once there is room */
+  fail_unless_equals_int (push_frame (&q, 1, 3, 1000, &seq), 2);
+  fail_unless_equals_int (freed, 1);
+  fail_unless_equals_uint64 (q.dropped_packets, 1);
+  fail_unless_equals_int (pop_all (&q, &next, frames), 2);
+  fail_unless_equals_int (push_frame (&q, 2, 1, 1000, &seq), 1);
+  fail_unless_equals_int (pop_all (&q, &next, frames), 1);
+  fail_unless_equals_int (next, 3);
+  sender_queue_clear (&q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_flush_and_no_bound)
 {
   SenderQueue q;
@@ -159,6 +181,7 @@ coresenderqueue_suite (void)
   tcase_add_test (tc, test_drop_newest_adu);
   tcase_add_test (tc, test_drop_oldest_adu);
   tcase_add_test (tc, test_drop_oldest_partly_sent_and_oversized);
+  tcase_add_test (tc, test_drop_packet);
   tcase_add_test (tc, test_flush_and_no_bound);
   return s;
 }
