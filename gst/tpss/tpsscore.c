@@ -470,7 +470,8 @@ send_report (TpssMember * m, Peer * p, gint64 now)
 
   o->msg.u.report.dest_ssrc = p->id;
   o->msg.u.report.ntp = ntp32 (now);
-  o->msg.u.report.rtt = p->rtt >= 0 ? MAX (ntp_duration_to_short (p->rtt), 1) : 0;
+  o->msg.u.report.rtt = p->rtt >= 0 ?
+      MAX (ntp_duration_to_short (p->rtt), 1) : 0;
   o->msg.u.report.rate_seq = p->rate_seq;
   o->msg.u.report.send_rate = p->send_rate;
   o->msg.u.report.data_rate = p->data_rate;

@@ -76,9 +76,9 @@ typedef struct
 
 /* FALSE if @h has no extension block in an RFC 8285 profile. */
 gboolean rtp_ext_iter_init (RtpExtIter * it, const RtpHeader * h);
-/* The next element, skipping padding octets (ID 0); FALSE at the end of the block,
- * at the one-byte form's terminating ID 15, or on a malformed element
- * (then @it->failed). */
+/* The next element, skipping padding (ID 0); FALSE at the end of the
+ * block, at the one-byte form's terminating ID 15, or on a malformed
+ * element (then @it->failed). */
 gboolean rtp_ext_iter_next (RtpExtIter * it, RtpExtElement * el);
 /* The first element with @id, or FALSE. */
 gboolean rtp_ext_find (const RtpHeader * h, guint8 id, RtpExtElement * el);
