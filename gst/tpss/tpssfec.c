@@ -238,11 +238,17 @@ chunks_rtp_valid (const TpssFecChunk * chunks, guint n, gsize len,
     guint8 hdr[TPSS_RTP_HEADER_SIZE])
 {
   guint8 prefix[RTP_LAYOUT_PREFIX], last = 0;
-  gsize prefix_len = MIN (len, RTP_LAYOUT_PREFIX);
+  gsize prefix_len;
 
-  if (len < TPSS_RTP_HEADER_SIZE ||
-      !chunks_read (chunks, n, 0, prefix, prefix_len) ||
-      !chunks_read (chunks, n, len - 1, &last, 1) ||
+  if (!chunks_read (chunks, n, 0, prefix, TPSS_RTP_HEADER_SIZE))
+    return FALSE;
+  /* only what decides the layout: CSRCs and the extension header word */
+  prefix_len = MIN (len, rtp_layout_prefix_len (prefix[0]));
+  if ((prefix_len > TPSS_RTP_HEADER_SIZE && !chunks_read (chunks, n,
+              TPSS_RTP_HEADER_SIZE, prefix + TPSS_RTP_HEADER_SIZE,
+              prefix_len - TPSS_RTP_HEADER_SIZE)) ||
+      /* the padding count, if there is one */
+      ((prefix[0] & 0x20) && !chunks_read (chunks, n, len - 1, &last, 1)) ||
       !rtp_layout_check (prefix, prefix_len, len, last, NULL, NULL))
     return FALSE;
   memcpy (hdr, prefix, TPSS_RTP_HEADER_SIZE);

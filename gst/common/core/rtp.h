@@ -46,10 +46,18 @@ typedef struct
   gsize payload_len;
 } RtpHeader;
 
-/* Checks the layout of a packet of @len bytes from the first
- * MIN (@len, RTP_LAYOUT_PREFIX) bytes (@prefix, @prefix_len) and its last
- * octet; on success sets @header_len and @padding_len. For packets held in
- * pieces. */
+/* How many leading bytes decide the layout of a packet whose first octet
+ * is @b0: fixed header, CSRCs and the extension header word. */
+static inline gsize
+rtp_layout_prefix_len (guint8 b0)
+{
+  return RTP_HEADER_SIZE + 4 * (gsize) (b0 & 0x0f) + ((b0 & 0x10) ? 4 : 0);
+}
+
+/* Checks the layout of a packet of @len bytes from its first bytes
+ * (@prefix, @prefix_len: MIN (@len, rtp_layout_prefix_len()) suffice) and
+ * its last octet; on success sets @header_len and @padding_len. A prefix
+ * too short to decide is refused. For packets held in pieces. */
 gboolean rtp_layout_check (const guint8 * prefix, gsize prefix_len, gsize len,
     guint8 last_octet, gsize * header_len, gsize * padding_len);
 
