@@ -232,6 +232,11 @@ GST_START_TEST (test_layout_check_from_prefix)
   fail_unless_equals_int (pad, 2);
   fail_if (rtp_layout_check (buf, MIN (n, RTP_LAYOUT_PREFIX), n, 0, NULL,
           NULL));
+  /* the fixed header, 2 CSRCs and the extension word decide it */
+  fail_unless_equals_int (rtp_layout_prefix_len (buf[0]), 12 + 8 + 4);
+  fail_unless (rtp_layout_check (buf, 24, n, buf[n - 1], NULL, NULL));
+  /* a prefix too short to decide is refused, never read past */
+  fail_if (rtp_layout_check (buf, 23, n, buf[n - 1], NULL, NULL));
 }
 
 GST_END_TEST;
