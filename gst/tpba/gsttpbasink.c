@@ -47,25 +47,21 @@
  * "TPBA: fairness against TCP"; with reno the benchmark saw no such
  * shortfall).
  */
-#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
-#include <poll.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <linux/tcp.h>
 
 #include "gsttpbasink.h"
 #include "gsttpbautil.h"
 #include "gstlayerrates.h"
+#include "gstnetloop.h"
+#include "gstnetsocket.h"
+#include "gstnetstats.h"
+#include "gstnettime.h"
+#include "gstnetudp.h"
+#include "gstneturi.h"
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
@@ -77,6 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
 #define DEFAULT_CONNECT_TIMEOUT (10 * GST_SECOND)
 #define DEFAULT_NOTSENT_LOWAT (32 * 1024)
 #define RECONNECT_INTERVAL (200 * GST_MSECOND)
+#define CONNECT_ATTEMPT_TIMEOUT GST_SECOND
 
 enum
 {
@@ -85,6 +82,7 @@ enum
   PROP_PORT,
   PROP_TCP_PORT,
   PROP_RTCP_PORT,
+  PROP_SOCKET,
   PROP_BOTTLENECK,
   PROP_MAX_QUEUE_BYTES,
   PROP_CONNECT_TIMEOUT,
@@ -110,6 +108,7 @@ struct _GstTpbaSink
   /* Settings, under the object lock */
   gchar *host;
   gint port, tcp_port, rtcp_port;
+  GSocket *socket;
   guint64 bottleneck;
   guint max_queue_bytes;
   guint64 connect_timeout;
@@ -120,20 +119,19 @@ struct _GstTpbaSink
   TpbaConfig cfg;
 
   GstRatePath *rates;
+  GstNetStats stats;
 
-  /* State, under lock; sockets are used by the worker only (opened in
-   * start, closed in stop after the worker ended). */
+  /* State, under lock; the transports and sockets are used by the loop
+   * only (made in start, freed in stop after the loop ended). */
   GMutex lock;
   GCond cond;
-  GThread *thread;
+  GstNetLoop *loop;
   gboolean running;
-  int wake_fd;
   TpbaSender *core;
   TpbaConfig run_cfg;
   guint64 run_bottleneck;
   guint run_max_queue, run_lowat;
   gint64 run_connect_timeout;
-  gint64 run_stats_interval, next_stats;
   gchar *run_cc;
   gboolean run_pacing;
   GQueue queue;
@@ -142,9 +140,11 @@ struct _GstTpbaSink
   guint32 prev_ts;
   guint16 seq_shift;
 
-  int udp_fd, rtcp_fd, tcp_fd;
-  struct sockaddr_storage rtp_addr, rtcp_addr, tcp_addr;
-  socklen_t addr_len;
+  GstNetUdp *udp, *rtcp;
+  GSocketAddress *rtp_addr, *rtcp_addr, *tcp_addr;
+  GSocket *tcp, *connecting;
+  GSource *tcp_watch, *out_watch, *connect_watch;
+  gint64 connect_deadline;
   gchar *dest_str;
   gint dest_tcp_port;
   GByteArray *tcp_out;
@@ -165,25 +165,13 @@ struct _GstTpbaSink
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 
-static void gst_tpba_sink_uri_init (gpointer g_iface, gpointer iface_data);
-
 #define gst_tpba_sink_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstTpbaSink, gst_tpba_sink, GST_TYPE_BASE_SINK,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpba_sink_uri_init));
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (tpbasink, "tpbasink", GST_RANK_NONE,
     GST_TYPE_TPBA_SINK);
 
-static GstStructure *get_stats (GstTpbaSink * self);
-
-static void
-post_stats (GstTpbaSink * self)
-{
-  GstStructure *s = get_stats (self);
-
-  gst_structure_set_name (s, "tpba-stats");
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
+static GstStructure *get_stats (GstElement * element);
 
 static void
 item_free (Item * it)
@@ -192,26 +180,20 @@ item_free (Item * it)
   g_free (it);
 }
 
-static void
-wake (GstTpbaSink * self)
-{
-  guint64 one = 1;
-  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
-    GST_LOG_OBJECT (self, "wakeup: %s", g_strerror (errno));
-}
-
 /* ------------------------------------------------------------------ */
-/* TCP (worker, lock held) */
+/* TCP (loop thread, lock held) */
 
 static void
 tcp_close (GstTpbaSink * self, const gchar * why)
 {
-  if (self->tcp_fd < 0)
+  if (!self->tcp)
     return;
   GST_WARNING_OBJECT (self, "TCP connection to %s:%d lost: %s",
       self->dest_str, self->dest_tcp_port, why);
-  close (self->tcp_fd);
-  self->tcp_fd = -1;
+  gst_net_loop_unwatch (&self->tcp_watch);
+  gst_net_loop_unwatch (&self->out_watch);
+  g_socket_close (self->tcp, NULL);
+  g_clear_object (&self->tcp);
   self->tcp_failures++;
   /* a frame half written is lost with the connection; a whole one waits */
   if (self->tcp_out->len && self->tcp_out_off) {
@@ -219,7 +201,7 @@ tcp_close (GstTpbaSink * self, const gchar * why)
     self->tcp_out_off = 0;
     self->tcp_frames_lost++;
   }
-  self->next_connect = gst_tpba_now ();
+  self->next_connect = gst_net_now ();
   self->fail_since = self->next_connect;
   self->attempts = 0;
 }
@@ -227,12 +209,14 @@ tcp_close (GstTpbaSink * self, const gchar * why)
 static void
 set_nodelay (GstTpbaSink * self, gboolean on)
 {
-  int v = on;
+  GError *err = NULL;
 
-  if (self->tcp_fd < 0 || self->tcp_nodelay == on)
+  if (!self->tcp || self->tcp_nodelay == on)
     return;
-  if (setsockopt (self->tcp_fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof (v)) < 0)
-    GST_WARNING_OBJECT (self, "TCP_NODELAY: %s", g_strerror (errno));
+  if (!gst_net_tcp_set_nodelay (self->tcp, on, &err)) {
+    GST_WARNING_OBJECT (self, "TCP_NODELAY: %s", err->message);
+    g_error_free (err);
+  }
   self->tcp_nodelay = on;
 }
 
@@ -240,16 +224,19 @@ set_nodelay (GstTpbaSink * self, gboolean on)
 static gboolean
 tcp_flush (GstTpbaSink * self)
 {
-  while (self->tcp_fd >= 0 && self->tcp_out_off < self->tcp_out->len) {
-    ssize_t n = send (self->tcp_fd, self->tcp_out->data + self->tcp_out_off,
-        self->tcp_out->len - self->tcp_out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (self->tcp && self->tcp_out_off < self->tcp_out->len) {
+    GError *err = NULL;
+    gssize n = gst_net_tcp_send (self->tcp,
+        self->tcp_out->data + self->tcp_out_off,
+        self->tcp_out->len - self->tcp_out_off, &err);
+
     if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return TRUE;
-      tcp_close (self, g_strerror (errno));
-      return FALSE;
+      gboolean busy = g_error_matches (err, G_IO_ERROR,
+          G_IO_ERROR_WOULD_BLOCK);
+      if (!busy)
+        tcp_close (self, err->message);
+      g_error_free (err);
+      return busy;
     }
     self->tcp_out_off += n;
   }
@@ -286,6 +273,19 @@ queue_token (GstTpbaSink * self)
 }
 
 static void
+send_rtcp (GstTpbaSink * self, const guint8 * buf, gsize n)
+{
+  GError *err = NULL;
+
+  if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->rtcp), buf, n,
+          self->rtcp_addr, &err)) {
+    self->send_errors++;
+    GST_DEBUG_OBJECT (self, "RTCP: %s", err->message);
+    g_error_free (err);
+  }
+}
+
+static void
 send_hello (GstTpbaSink * self)
 {
   /* an empty RR (RFC 3550 6.4.2, no report blocks) tells the source which
@@ -293,122 +293,194 @@ send_hello (GstTpbaSink * self)
   TpbaRtcpReport rep;
   guint8 buf[TPBA_RTCP_MAX_SIZE];
   gsize n;
+  GError *err = NULL;
 
   memset (&rep, 0, sizeof (rep));
   rep.ssrc = g_random_int ();
   n = tpba_rtcp_write (&rep, NULL, buf, sizeof (buf));
   n = append_token (self, rep.ssrc, buf, n, sizeof (buf));
-  if (n && sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
-          (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
-    GST_DEBUG_OBJECT (self, "hello: %s", g_strerror (errno));
+  if (n && !gst_net_transport_send_to (GST_NET_TRANSPORT (self->rtcp), buf, n,
+          self->rtcp_addr, &err)) {
+    GST_DEBUG_OBJECT (self, "hello: %s", err->message);
+    g_error_free (err);
+  }
 }
 
-/* Called with the lock released. */
-/* Linux paces a TCP socket itself once SO_MAX_PACING_RATE is set (as with
- * the fq qdisc): it sends at about cwnd / srtt, so a connection that resumes
- * after a running period spreads its window over a round trip instead of
- * sending it as one burst. The cap itself is max-rate. */
-static gboolean
-enable_pacing (int fd, guint64 max_rate, gchar ** err)
+/* A socket for the probing connection with the options the settings ask
+ * for. Linux paces a TCP socket itself once SO_MAX_PACING_RATE is set (as
+ * with the fq qdisc): a connection that resumes after a running period then
+ * spreads its window over a round trip instead of sending it as one burst.
+ * The cap itself is max-rate. */
+static GSocket *
+tcp_socket_new (GstTpbaSink * self, GError ** err)
 {
-  guint32 bytes_per_s = (guint32) MIN (max_rate / 8, (guint64) G_MAXUINT32 - 1);
+  GSocket *s = gst_net_tcp_socket_new (g_socket_address_get_family
+      (self->tcp_addr), err);
 
-  if (setsockopt (fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes_per_s,
-          sizeof (bytes_per_s)) < 0) {
-    *err = g_strdup_printf ("SO_MAX_PACING_RATE: %s", g_strerror (errno));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static int
-tcp_connect (GstTpbaSink * self, gchar ** err)
-{
-  int fd = socket (self->tcp_addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
-      SOCK_NONBLOCK, 0);
-  struct pollfd pfd;
-  int e = 0, r;
-  socklen_t el = sizeof (e);
-  int lowat = self->run_lowat;
-
-  if (fd < 0) {
-    *err = g_strdup (g_strerror (errno));
-    return -1;
-  }
-  if (lowat > 0)
-    setsockopt (fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof (lowat));
-  if (self->run_cc && setsockopt (fd, IPPROTO_TCP, TCP_CONGESTION,
-          self->run_cc, strlen (self->run_cc)) < 0) {
-    *err = g_strdup_printf ("TCP_CONGESTION %s: %s", self->run_cc,
-        g_strerror (errno));
-    close (fd);
-    return -1;
-  }
-  if (self->run_pacing && !enable_pacing (fd, self->run_cfg.max_rate, err)) {
-    close (fd);
-    return -1;
-  }
-  if (connect (fd, (struct sockaddr *) &self->tcp_addr, self->addr_len) < 0
-      && errno != EINPROGRESS) {
-    *err = g_strdup (g_strerror (errno));
-    close (fd);
-    return -1;
-  }
-  pfd.fd = fd;
-  pfd.events = POLLOUT;
-  do
-    r = poll (&pfd, 1, 1000);
-  while (r < 0 && errno == EINTR);
-  if (r <= 0) {
-    *err = g_strdup (r == 0 ? "timed out" : g_strerror (errno));
-    close (fd);
-    return -1;
-  }
-  if (getsockopt (fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0 || e) {
-    *err = g_strdup (g_strerror (e ? e : errno));
-    close (fd);
-    return -1;
-  }
-  return fd;
+  if (!s)
+    return NULL;
+  if (self->run_lowat > 0)
+    gst_net_tcp_set_notsent_lowat (s, self->run_lowat, NULL);
+  if ((self->run_cc && !gst_net_tcp_set_congestion (s, self->run_cc, err)) ||
+      (self->run_pacing && !gst_net_tcp_set_max_pacing_rate (s,
+              self->run_cfg.max_rate, err)))
+    g_clear_object (&s);
+  return s;
 }
 
 static gboolean
 sample_tcp_info (GstTpbaSink * self, TpbaTcpInfo * out)
 {
-  struct tcp_info ti;
-  socklen_t len = sizeof (ti);
+  GstNetTcpInfo ti;
 
-  if (self->tcp_fd < 0)
+  if (!self->tcp || !gst_net_tcp_get_info (self->tcp, &ti))
     return FALSE;
-  memset (&ti, 0, sizeof (ti));
-  if (getsockopt (self->tcp_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
-    return FALSE;
-  out->bytes_acked = ti.tcpi_bytes_acked;
-  out->snd_cwnd = ti.tcpi_snd_cwnd;
-  out->rtt_us = ti.tcpi_rtt;
-  out->delivery_rate = ti.tcpi_delivery_rate;
-  out->data_segs_out = ti.tcpi_data_segs_out;
-  out->total_retrans = ti.tcpi_total_retrans;
+  out->bytes_acked = ti.bytes_acked;
+  out->snd_cwnd = ti.snd_cwnd;
+  out->rtt_us = ti.rtt_us;
+  out->delivery_rate = ti.delivery_rate;
+  out->data_segs_out = ti.data_segs_out;
+  out->total_retrans = ti.total_retrans;
   return TRUE;
 }
 
-/* ------------------------------------------------------------------ */
-/* The worker */
-
+/* The source never writes: readable means the connection ended. */
 static gboolean
-same_host (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
 {
-  if (a->ss_family != b->ss_family)
-    return FALSE;
-  if (a->ss_family == AF_INET)
-    return ((struct sockaddr_in *) a)->sin_addr.s_addr ==
-        ((struct sockaddr_in *) b)->sin_addr.s_addr;
-  return memcmp (&((struct sockaddr_in6 *) a)->sin6_addr,
-      &((struct sockaddr_in6 *) b)->sin6_addr, sizeof (struct in6_addr)) == 0;
+  GstTpbaSink *self = data;
+  guint8 buf[2048];
+  GError *err = NULL;
+  gssize k;
+
+  g_mutex_lock (&self->lock);
+  k = gst_net_tcp_receive (sock, buf, sizeof (buf), &err);
+  if (k == 0)
+    tcp_close (self, "closed by the peer (refused?)");
+  else if (k < 0 && !g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    tcp_close (self, err->message);
+  g_clear_error (&err);
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+  return G_SOURCE_CONTINUE;
 }
 
-/* A PLI from the receiver: upstream force-key-unit with all headers, as
- * rtpsession does for its sender (called without the lock). */
+static gboolean
+on_tcp_writable (GSocket * sock, GIOCondition cond, gpointer data)
+{
+  GstTpbaSink *self = data;
+
+  g_mutex_lock (&self->lock);
+  g_clear_pointer (&self->out_watch, g_source_unref);
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connecting (loop thread, lock held) */
+
+static void
+connect_succeeded (GstTpbaSink * self)
+{
+  self->tcp = self->connecting;
+  self->connecting = NULL;
+  self->tcp_watch = gst_net_loop_watch (self->loop, self->tcp, G_IO_IN,
+      on_tcp_readable, self);
+  self->tcp_nodelay = -1;
+  self->tcp_connects++;
+  self->attempts = 0;
+  self->fail_since = -1;
+  queue_token (self);
+  tcp_flush (self);
+  g_cond_broadcast (&self->cond);
+  GST_INFO_OBJECT (self, "TCP connected to %s:%d", self->dest_str,
+      self->dest_tcp_port);
+}
+
+/* Posts the connect error; called with the lock, which it drops. */
+static void
+give_up (GstTpbaSink * self)
+{
+  gchar *dest = g_strdup (self->dest_str), *err = g_strdup (self->last_error);
+  gint port = self->dest_tcp_port;
+  guint att = self->attempts;
+
+  self->gave_up = TRUE;
+  g_mutex_unlock (&self->lock);
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+      ("Could not connect to tpbasrc at %s:%d over TCP", dest, port),
+      ("%u attempts in %" GST_TIME_FORMAT ", last: %s", att,
+          GST_TIME_ARGS (self->run_connect_timeout), err));
+  g_free (dest);
+  g_free (err);
+  g_mutex_lock (&self->lock);
+  g_cond_broadcast (&self->cond);
+}
+
+/* An attempt failed (@err taken); the next in RECONNECT_INTERVAL, or an
+ * error after connect-timeout. */
+static void
+connect_failed (GstTpbaSink * self, gchar * err, gint64 now)
+{
+  gst_net_loop_unwatch (&self->connect_watch);
+  g_clear_object (&self->connecting);
+  self->attempts++;
+  if (self->fail_since < 0)
+    self->fail_since = now;
+  g_free (self->last_error);
+  self->last_error = err;
+  GST_DEBUG_OBJECT (self, "TCP connect attempt %u: %s", self->attempts, err);
+  self->next_connect = now + RECONNECT_INTERVAL;
+  if (now - self->fail_since >= self->run_connect_timeout)
+    give_up (self);
+}
+
+static gboolean
+on_connect_ready (GSocket * sock, GIOCondition cond, gpointer data)
+{
+  GstTpbaSink *self = data;
+  GError *err = NULL;
+
+  g_mutex_lock (&self->lock);
+  g_clear_pointer (&self->connect_watch, g_source_unref);
+  if (gst_net_tcp_connect_finish (sock, &err))
+    connect_succeeded (self);
+  else {
+    connect_failed (self, g_strdup (err->message), gst_net_now ());
+    g_error_free (err);
+  }
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* Starts an attempt when one is due; ends one that took too long. */
+static void
+maybe_connect (GstTpbaSink * self, gint64 now)
+{
+  GError *err = NULL;
+
+  if (self->connecting && now >= self->connect_deadline)
+    connect_failed (self, g_strdup ("timed out"), now);
+  if (self->tcp || self->connecting || self->gave_up ||
+      now < self->next_connect)
+    return;
+  send_hello (self);
+  self->connecting = tcp_socket_new (self, &err);
+  if (self->connecting && gst_net_tcp_connect_begin (self->connecting,
+          self->tcp_addr, &err)) {
+    self->connect_deadline = now + CONNECT_ATTEMPT_TIMEOUT;
+    self->connect_watch = gst_net_loop_watch (self->loop, self->connecting,
+        G_IO_OUT, on_connect_ready, self);
+    return;
+  }
+  connect_failed (self, g_strdup (err->message), now);
+  g_error_free (err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop */
 static void
 request_key_unit (GstTpbaSink * self)
 {
@@ -431,7 +503,7 @@ handle_events (GstTpbaSink * self, GArray * evs)
       case TPBA_EVENT_RATE:{
         guint r = (guint) MIN (e->rate, (guint64) G_MAXUINT);
         GST_DEBUG_OBJECT (self, "rate %u bit/s", r);
-        gst_rate_path_set (self->rates, &r, 1, gst_tpba_now ());
+        gst_rate_path_set (self->rates, &r, 1, gst_net_now ());
         break;
       }
       case TPBA_EVENT_PERIOD:
@@ -460,6 +532,7 @@ handle_events (GstTpbaSink * self, GArray * evs)
   g_array_set_size (evs, 0);
 }
 
+
 static void
 send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
 {
@@ -469,6 +542,7 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
       self->tcp_out->len == 0) {
     TpbaSendDecision d;
     gint64 t = tpba_sender_next_send_time (self->core, &it->info, now);
+    GError *err = NULL;
 
     if (t > now) {
       *wait_until = MIN (*wait_until, t);
@@ -479,10 +553,11 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
     tpba_sender_on_send (self->core, &it->info, now, &d);
     set_nodelay (self, d.tcp_nodelay);
     if (d.transport == TPBA_TRANSPORT_UDP) {
-      if (sendto (self->udp_fd, it->data, it->info.size, MSG_DONTWAIT,
-              (struct sockaddr *) &self->rtp_addr, self->addr_len) < 0) {
+      if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp), it->data,
+              it->info.size, self->rtp_addr, &err)) {
         self->send_errors++;
-        GST_LOG_OBJECT (self, "UDP send: %s", g_strerror (errno));
+        GST_LOG_OBJECT (self, "UDP send: %s", err->message);
+        g_error_free (err);
       }
     } else {
       guint8 hdr[2] = { it->info.size >> 8, it->info.size & 0xff };
@@ -501,261 +576,142 @@ tpba_rtcp_report_ssrc (const guint8 * buf)
   return GST_READ_UINT32_BE (buf + 4);
 }
 
-static gpointer
-worker (gpointer data)
+/* The receiver's RTCP (RRs, PLIs), from the source's host only. */
+static void
+on_rtcp (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  GstTpbaSink *self = user_data;
+
+  g_mutex_lock (&self->lock);
+  if (!gst_net_address_same_host (from, self->rtcp_addr))
+    self->rtcp_foreign++;
+  else if (self->core)
+    tpba_sender_on_rtcp (self->core, data, size, gst_net_now ());
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+}
+
+/* The core's deadlines: TCP_INFO samples, adaptation, SRs. */
+static void
+advance_core (GstTpbaSink * self, gint64 now)
+{
+  guint8 buf[2048];
+  gsize n;
+
+  if (now >= tpba_sender_next_deadline (self->core)) {
+    TpbaTcpInfo ti;
+    if (sample_tcp_info (self, &ti))
+      tpba_sender_on_tcp_info (self->core, &ti, now);
+    tpba_sender_advance (self->core, now);
+  }
+  while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))) &&
+      (n = append_token (self, tpba_rtcp_report_ssrc (buf), buf, n,
+              sizeof (buf))))
+    send_rtcp (self, buf, n);
+}
+
+/* When the loop must run next (lock held). */
+static gint64
+next_wakeup (GstTpbaSink * self, gint64 now, gint64 wait_until)
+{
+  wait_until = MIN (wait_until, now + GST_SECOND);
+  if (self->core)
+    wait_until = MIN (wait_until, tpba_sender_next_deadline (self->core));
+  if (self->connecting)
+    wait_until = MIN (wait_until, self->connect_deadline);
+  else if (!self->tcp && !self->gave_up)
+    wait_until = MIN (wait_until, self->next_connect);
+  return wait_until;
+}
+
+static gint64
+sink_work (gpointer data, gint64 now)
 {
   GstTpbaSink *self = data;
   GArray *evs = g_array_new (FALSE, FALSE, sizeof (TpbaEvent));
-  guint8 buf[2048];
+  gint64 wait_until = G_MAXINT64;
+  TpbaEvent ev;
 
   g_mutex_lock (&self->lock);
-  while (self->running) {
-    gint64 now = gst_tpba_now ();
-    gint64 wait_until = now + GST_SECOND;
-    struct pollfd pfd[3];
-    struct timespec ts;
-    TpbaEvent ev;
-    gsize n;
-    int nfd = 0, r;
-
-    /* (re)connect */
-    if (self->tcp_fd < 0 && !self->gave_up && now >= self->next_connect) {
-      gchar *err = NULL;
-      int fd;
-
-      send_hello (self);
-      g_mutex_unlock (&self->lock);
-      fd = tcp_connect (self, &err);
-      g_mutex_lock (&self->lock);
-      now = gst_tpba_now ();
-      self->attempts++;
-      if (fd >= 0) {
-        self->tcp_fd = fd;
-        self->tcp_nodelay = -1;
-        self->tcp_connects++;
-        self->attempts = 0;
-        self->fail_since = -1;
-        queue_token (self);
-        tcp_flush (self);
-        g_cond_broadcast (&self->cond);
-        GST_INFO_OBJECT (self, "TCP connected to %s:%d", self->dest_str,
-            self->dest_tcp_port);
-      } else {
-        if (self->fail_since < 0)
-          self->fail_since = now;
-        g_free (self->last_error);
-        self->last_error = err;
-        GST_DEBUG_OBJECT (self, "TCP connect attempt %u: %s", self->attempts,
-            err);
-        self->next_connect = now + RECONNECT_INTERVAL;
-        if (now - self->fail_since >= self->run_connect_timeout) {
-          gchar *dest = g_strdup (self->dest_str);
-          gint port = self->dest_tcp_port;
-          guint att = self->attempts;
-
-          self->gave_up = TRUE;
-          err = g_strdup (self->last_error);
-          g_mutex_unlock (&self->lock);
-          GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-              ("Could not connect to tpbasrc at %s:%d over TCP", dest, port),
-              ("%u attempts in %" GST_TIME_FORMAT ", last: %s", att,
-                  GST_TIME_ARGS (self->run_connect_timeout), err));
-          g_free (dest);
-          g_free (err);
-          g_mutex_lock (&self->lock);
-          g_cond_broadcast (&self->cond);
-        }
-      }
-      continue;
-    }
-
-    /* the core's deadlines: TCP_INFO samples, adaptation, SRs */
-    if (self->core) {
-      if (now >= tpba_sender_next_deadline (self->core)) {
-        TpbaTcpInfo ti;
-        if (sample_tcp_info (self, &ti))
-          tpba_sender_on_tcp_info (self->core, &ti, now);
-        tpba_sender_advance (self->core, now);
-      }
-      while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))) &&
-          (n = append_token (self, tpba_rtcp_report_ssrc (buf), buf, n,
-                  sizeof (buf))))
-        if (sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
-                (struct sockaddr *) &self->rtcp_addr, self->addr_len) < 0)
-          self->send_errors++;
-    }
-
-    /* RRs */
-    for (;;) {
-      struct sockaddr_storage from;
-      socklen_t fl = sizeof (from);
-      ssize_t len = recvfrom (self->rtcp_fd, buf, sizeof (buf), MSG_DONTWAIT,
-          (struct sockaddr *) &from, &fl);
-      if (len < 0)
-        break;
-      if (!same_host (&from, &self->rtcp_addr))
-        self->rtcp_foreign++;
-      else if (self->core)
-        tpba_sender_on_rtcp (self->core, buf, len, now);
-    }
-
-    /* media */
-    if (self->tcp_out->len)
-      tcp_flush (self);
-    send_packets (self, now, &wait_until);
-    if (self->core)
-      while (tpba_sender_pop_event (self->core, &ev))
-        g_array_append_val (evs, ev);
-    if (g_queue_is_empty (&self->queue) && !self->tcp_out->len)
-      g_cond_broadcast (&self->cond);
-    if (evs->len) {
-      g_mutex_unlock (&self->lock);
-      handle_events (self, evs);
-      g_mutex_lock (&self->lock);
-    }
-    gst_rate_path_tick (self->rates, now);
-    if (self->run_stats_interval > 0 && now >= self->next_stats) {
-      self->next_stats = now + self->run_stats_interval;
-      g_mutex_unlock (&self->lock);
-      post_stats (self);
-      g_mutex_lock (&self->lock);
-    }
-    if (self->run_stats_interval > 0)
-      wait_until = MIN (wait_until, self->next_stats);
-
-    if (self->core)
-      wait_until = MIN (wait_until, tpba_sender_next_deadline (self->core));
-    if (self->tcp_fd < 0 && !self->gave_up)
-      wait_until = MIN (wait_until, self->next_connect);
-    pfd[nfd].fd = self->wake_fd;
-    pfd[nfd++].events = POLLIN;
-    pfd[nfd].fd = self->rtcp_fd;
-    pfd[nfd++].events = POLLIN;
-    if (self->tcp_fd >= 0) {
-      pfd[nfd].fd = self->tcp_fd;
-      pfd[nfd++].events = POLLIN | (self->tcp_out->len ? POLLOUT : 0);
-    }
-    now = gst_tpba_now ();
-    if (wait_until < now)
-      wait_until = now;
-    ts.tv_sec = (wait_until - now) / GST_SECOND;
-    ts.tv_nsec = (wait_until - now) % GST_SECOND;
-    g_mutex_unlock (&self->lock);
-    r = ppoll (pfd, nfd, &ts, NULL);
-    g_mutex_lock (&self->lock);
-    if (r > 0 && (pfd[0].revents & POLLIN)) {
-      guint64 v;
-      if (read (self->wake_fd, &v, sizeof (v)) < 0)
-        GST_LOG_OBJECT (self, "wakeup read: %s", g_strerror (errno));
-    }
-    if (r > 0 && nfd == 3 && self->tcp_fd == pfd[2].fd &&
-        (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))) {
-      /* the source never writes: this is the end of the connection */
-      ssize_t k = recv (self->tcp_fd, buf, sizeof (buf), MSG_DONTWAIT);
-      if (k == 0)
-        tcp_close (self, "closed by the peer (refused?)");
-      else if (k < 0 && errno != EAGAIN && errno != EINTR)
-        tcp_close (self, g_strerror (errno));
-    }
-  }
-  g_cond_broadcast (&self->cond);
+  maybe_connect (self, now);
+  if (self->core)
+    advance_core (self, now);
+  if (self->tcp_out->len)
+    tcp_flush (self);
+  send_packets (self, now, &wait_until);
+  if (self->core)
+    while (tpba_sender_pop_event (self->core, &ev))
+      g_array_append_val (evs, ev);
+  if (g_queue_is_empty (&self->queue) && !self->tcp_out->len)
+    g_cond_broadcast (&self->cond);
+  if (self->tcp && self->tcp_out->len && !self->out_watch)
+    self->out_watch = gst_net_loop_watch (self->loop, self->tcp, G_IO_OUT,
+        on_tcp_writable, self);
   g_mutex_unlock (&self->lock);
+
+  handle_events (self, evs);
   g_array_free (evs, TRUE);
-  return NULL;
+  gst_rate_path_tick (self->rates, now);
+  wait_until = MIN (wait_until, gst_net_stats_poll (&self->stats, now));
+
+  g_mutex_lock (&self->lock);
+  wait_until = next_wakeup (self, now, wait_until);
+  g_mutex_unlock (&self->lock);
+  return wait_until;
 }
 
 /* ------------------------------------------------------------------ */
 /* GstBaseSink */
 
+/* The destination's three addresses (host resolved once, no lock held). */
 static gboolean
-resolve (const gchar * host, gint port, struct sockaddr_storage *out,
-    socklen_t * len, GError ** error)
+resolve_dest (GstTpbaSink * self, const gchar * host, gint port,
+    gint tcp_port, gint rtcp_port)
 {
-  struct addrinfo hints, *res = NULL;
-  gchar ps[16];
-  int e;
-
-  memset (&hints, 0, sizeof (hints));
-  hints.ai_socktype = SOCK_DGRAM;
-  g_snprintf (ps, sizeof (ps), "%d", port);
-  e = getaddrinfo (host, ps, &hints, &res);
-  if (e || !res) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "Could not resolve host \"%s\": %s", host, gai_strerror (e));
-    return FALSE;
-  }
-  memcpy (out, res->ai_addr, res->ai_addrlen);
-  *len = res->ai_addrlen;
-  freeaddrinfo (res);
-  return TRUE;
-}
-
-static gboolean
-gst_tpba_sink_start (GstBaseSink * bsink)
-{
-  GstTpbaSink *self = GST_TPBA_SINK (bsink);
   GError *err = NULL;
-  gchar *host;
-  gint port, tcp_port, rtcp_port;
-  socklen_t l1, l2, l3;
-  gboolean ok;
+  GSocketAddress *a = gst_net_resolve ("host", host, port, NULL, &err);
+  GInetAddress *ia;
 
-  GST_OBJECT_LOCK (self);
-  host = g_strdup (self->host);
-  port = self->port;
-  tcp_port = self->tcp_port < 0 ? port : self->tcp_port;
-  rtcp_port = self->rtcp_port < 0 ? port + 1 : self->rtcp_port;
-  self->run_cfg = self->cfg;
-  self->run_bottleneck = self->bottleneck;
-  self->run_max_queue = self->max_queue_bytes;
-  self->run_lowat = self->notsent_lowat;
-  self->run_connect_timeout = self->connect_timeout;
-  self->run_stats_interval = self->stats_interval;
-  g_free (self->run_cc);
-  self->run_cc = self->tcp_congestion && *self->tcp_congestion ?
-      g_strdup (self->tcp_congestion) : NULL;
-  self->run_pacing = self->tcp_pacing;
-  GST_OBJECT_UNLOCK (self);
-
-  if (tcp_port <= 0 || rtcp_port <= 0 || rtcp_port > 65535) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid ports: port %d, tcp-port %d, rtcp-port %d (the sink needs "
-            "the source's real ports)", port, tcp_port, rtcp_port), (NULL));
-    g_free (host);
-    return FALSE;
-  }
-  ok = resolve (host, port, &self->rtp_addr, &l1, &err) &&
-      resolve (host, tcp_port, &self->tcp_addr, &l2, &err) &&
-      resolve (host, rtcp_port, &self->rtcp_addr, &l3, &err);
-  if (!ok) {
+  if (!a) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
         (NULL));
     g_error_free (err);
-    g_free (host);
     return FALSE;
   }
-  self->addr_len = l1;
-  self->dest_str = host;
-  self->dest_tcp_port = tcp_port;
-  self->udp_fd = socket (self->rtp_addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC,
-      0);
-  self->rtcp_fd = socket (self->rtp_addr.ss_family,
-      SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (self->udp_fd < 0 || self->rtcp_fd < 0 || self->wake_fd < 0) {
+  ia = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (a));
+  self->rtp_addr = a;
+  self->tcp_addr = g_inet_socket_address_new (ia, tcp_port);
+  self->rtcp_addr = g_inet_socket_address_new (ia, rtcp_port);
+  return TRUE;
+}
+
+/* The RTP transport (the application's socket if it gave one) and the
+ * RTCP one, bound to an ephemeral port so that the RRs find it. */
+static gboolean
+open_transports (GstTpbaSink * self, GSocket * app_socket)
+{
+  GstNetUdpSettings rtp = GST_NET_UDP_SETTINGS_INIT;
+  GstNetUdpSettings rtcp = GST_NET_UDP_SETTINGS_INIT;
+  GSocketFamily family = g_socket_address_get_family (self->rtp_addr);
+  GError *err = NULL;
+
+  rtp.socket = app_socket;
+  self->udp = gst_net_udp_new (&rtp, family, &err);
+  if (self->udp)
+    self->rtcp = gst_net_udp_new (&rtcp, family, &err);
+  if (!self->rtcp) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Could not create sockets: %s", g_strerror (errno)), (NULL));
+        ("Could not create sockets: %s", err->message), (NULL));
+    g_error_free (err);
     return FALSE;
   }
-  {
-    /* the RTCP socket is bound (ephemeral) so that RRs find it */
-    struct sockaddr_storage any;
-    memset (&any, 0, sizeof (any));
-    any.ss_family = self->rtp_addr.ss_family;
-    if (bind (self->rtcp_fd, (struct sockaddr *) &any, self->addr_len) < 0)
-      GST_WARNING_OBJECT (self, "bind RTCP: %s", g_strerror (errno));
-  }
-  self->tcp_fd = -1;
+  return TRUE;
+}
+
+static void
+reset_state (GstTpbaSink * self)
+{
   self->tcp_out = g_byte_array_new ();
   self->tcp_out_off = 0;
   self->tcp_nodelay = -1;
@@ -773,9 +729,58 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->invalid = 0;
   self->send_errors = self->tcp_connects = self->tcp_failures = 0;
   self->rtcp_foreign = self->tcp_frames_lost = 0;
-  self->next_stats = gst_tpba_now ();
+}
+
+static gboolean
+gst_tpba_sink_start (GstBaseSink * bsink)
+{
+  GstTpbaSink *self = GST_TPBA_SINK (bsink);
+  GSocket *app_socket;
+  gchar *host;
+  gint port, tcp_port, rtcp_port;
+  gint64 stats_interval;
+
+  GST_OBJECT_LOCK (self);
+  host = g_strdup (self->host);
+  port = self->port;
+  tcp_port = self->tcp_port < 0 ? port : self->tcp_port;
+  rtcp_port = self->rtcp_port < 0 ? port + 1 : self->rtcp_port;
+  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
+  self->run_cfg = self->cfg;
+  self->run_bottleneck = self->bottleneck;
+  self->run_max_queue = self->max_queue_bytes;
+  self->run_lowat = self->notsent_lowat;
+  self->run_connect_timeout = self->connect_timeout;
+  stats_interval = self->stats_interval;
+  g_free (self->run_cc);
+  self->run_cc = self->tcp_congestion && *self->tcp_congestion ?
+      g_strdup (self->tcp_congestion) : NULL;
+  self->run_pacing = self->tcp_pacing;
+  GST_OBJECT_UNLOCK (self);
+
+  if (tcp_port <= 0 || rtcp_port <= 0 || rtcp_port > 65535) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid ports: port %d, tcp-port %d, rtcp-port %d (the sink needs "
+            "the source's real ports)", port, tcp_port, rtcp_port), (NULL));
+    g_free (host);
+    g_clear_object (&app_socket);
+    return FALSE;
+  }
+  self->dest_str = host;
+  self->dest_tcp_port = tcp_port;
+  if (!resolve_dest (self, host, port, tcp_port, rtcp_port) ||
+      !open_transports (self, app_socket)) {
+    g_clear_object (&app_socket);
+    return FALSE;
+  }
+  g_clear_object (&app_socket);
+  reset_state (self);
+  gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->running = TRUE;
-  self->thread = g_thread_new ("tpbasink", worker, self);
+  self->loop = gst_net_loop_new ("tpbasink", sink_work, self);
+  gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->rtcp), on_rtcp,
+      self);
+  gst_net_loop_start (self->loop);
   return TRUE;
 }
 
@@ -786,23 +791,27 @@ gst_tpba_sink_stop (GstBaseSink * bsink)
 
   g_mutex_lock (&self->lock);
   self->running = FALSE;
-  wake (self);
+  g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
-  if (self->thread)
-    g_thread_join (self->thread);
-  self->thread = NULL;
+  if (self->loop)
+    gst_net_loop_stop (self->loop);
   g_mutex_lock (&self->lock);
   g_queue_clear_full (&self->queue, (GDestroyNotify) item_free);
   if (self->core)
     tpba_sender_free (self->core);
   self->core = NULL;
   g_mutex_unlock (&self->lock);
-#define CLOSE(fd) G_STMT_START { if ((fd) >= 0) close (fd); (fd) = -1; } G_STMT_END
-  CLOSE (self->udp_fd);
-  CLOSE (self->rtcp_fd);
-  CLOSE (self->tcp_fd);
-  CLOSE (self->wake_fd);
-#undef CLOSE
+  gst_net_loop_unwatch (&self->tcp_watch);
+  gst_net_loop_unwatch (&self->out_watch);
+  gst_net_loop_unwatch (&self->connect_watch);
+  g_clear_object (&self->connecting);
+  g_clear_object (&self->tcp);
+  g_clear_object (&self->udp);
+  g_clear_object (&self->rtcp);
+  g_clear_pointer (&self->loop, gst_net_loop_free);
+  g_clear_object (&self->rtp_addr);
+  g_clear_object (&self->tcp_addr);
+  g_clear_object (&self->rtcp_addr);
   if (self->tcp_out)
     g_byte_array_unref (self->tcp_out);
   self->tcp_out = NULL;
@@ -832,8 +841,8 @@ gst_tpba_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   }
   g_mutex_lock (&self->lock);
   if (!self->core) {
-    self->run_cfg.ntp_offset = gst_tpba_ntp_offset ();
-    self->core = tpba_sender_new (&self->run_cfg, info.ssrc, gst_tpba_now ());
+    self->run_cfg.ntp_offset = gst_net_ntp_offset ();
+    self->core = tpba_sender_new (&self->run_cfg, info.ssrc, gst_net_now ());
     if (self->run_bottleneck)
       tpba_sender_set_bottleneck (self->core, self->run_bottleneck);
   }
@@ -863,7 +872,7 @@ gst_tpba_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   }
   g_queue_push_tail (&self->queue, it);
   self->queued_bytes += info.size;
-  wake (self);
+  gst_net_loop_wake (self->loop);
   g_mutex_unlock (&self->lock);
   gst_buffer_unmap (buffer, &map);
   return GST_FLOW_OK;
@@ -920,7 +929,7 @@ wait_drained (GstTpbaSink * self)
   g_mutex_lock (&self->lock);
   while (self->running && !self->gave_up && !self->unlocked) {
     gint64 now = g_get_monotonic_time ();
-    gboolean connected = self->tcp_fd >= 0;
+    gboolean connected = self->tcp != NULL;
     gboolean drained = g_queue_is_empty (&self->queue) &&
         !(self->tcp_out && self->tcp_out->len);
 
@@ -968,7 +977,7 @@ gst_tpba_sink_event (GstBaseSink * bsink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
     gboolean failed = wait_drained (self);
 
-    post_stats (self);
+    gst_net_stats_post (&self->stats);
     if (failed) {
       /* the worker posted the connect error: no EOS, nothing was delivered */
       gst_event_unref (event);
@@ -1004,6 +1013,10 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
     case PROP_RTCP_PORT:
       self->rtcp_port = g_value_get_int (value);
       break;
+    case PROP_SOCKET:
+      g_clear_object (&self->socket);
+      self->socket = g_value_dup_object (value);
+      break;
     case PROP_BOTTLENECK:
       self->bottleneck = g_value_get_uint64 (value);
       break;
@@ -1027,7 +1040,8 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
       self->tcp_pacing = g_value_get_boolean (value);
       break;
     default:
-      if (!gst_tpba_config_set (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_param_table_set (&gst_tpba_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -1051,8 +1065,9 @@ history_value (const TpbaSenderStats * st)
 }
 
 static GstStructure *
-get_stats (GstTpbaSink * self)
+get_stats (GstElement * element)
 {
+  GstTpbaSink *self = GST_TPBA_SINK (element);
   GstStructure *s = gst_structure_new_empty ("application/x-tpba-sink-stats");
   guint64 sent = 0, coalesced = 0;
 
@@ -1105,7 +1120,7 @@ get_stats (GstTpbaSink * self)
       "flushed-packets", G_TYPE_UINT64, self->flushed_packets,
       "invalid", G_TYPE_UINT64, self->invalid,
       "send-errors", G_TYPE_UINT64, self->send_errors,
-      "tcp-connected", G_TYPE_BOOLEAN, self->tcp_fd >= 0,
+      "tcp-connected", G_TYPE_BOOLEAN, self->tcp != NULL,
       "tcp-connects", G_TYPE_UINT64, self->tcp_connects,
       "tcp-failures", G_TYPE_UINT64, self->tcp_failures,
       "tcp-frames-lost", G_TYPE_UINT64, self->tcp_frames_lost,
@@ -1130,7 +1145,7 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
       return;
     case PROP_STATS:
-      g_value_take_boxed (value, get_stats (self));
+      g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
       return;
     default:
       break;
@@ -1148,6 +1163,9 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RTCP_PORT:
       g_value_set_int (value, self->rtcp_port);
+      break;
+    case PROP_SOCKET:
+      g_value_set_object (value, self->socket);
       break;
     case PROP_BOTTLENECK:
       g_value_set_uint64 (value, self->bottleneck);
@@ -1171,7 +1189,8 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_boolean (value, self->tcp_pacing);
       break;
     default:
-      if (!gst_tpba_config_get (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_param_table_get (&gst_tpba_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -1187,6 +1206,7 @@ gst_tpba_sink_finalize (GObject * object)
   g_free (self->host);
   g_free (self->tcp_congestion);
   g_free (self->run_cc);
+  g_clear_object (&self->socket);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -1288,6 +1308,11 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
       g_param_spec_int ("rtcp-port", "RTCP port",
           "The tpbasrc's UDP port for RTCP (-1: port + 1)", -1, 65535, -1,
           rw));
+  g_object_class_install_property (gobject_class, PROP_SOCKET,
+      g_param_spec_object ("socket", "Socket",
+          "A UDP socket of the application's to send RTP from, used as "
+          "given: not bound and not closed by the element (NULL: one of the "
+          "element's own)", G_TYPE_SOCKET, rw));
   g_object_class_install_property (gobject_class, PROP_BOTTLENECK,
       g_param_spec_uint64 ("bottleneck", "Bottleneck",
           "LDA modes: bottleneck bandwidth b, bits/s (0: unknown, taken as "
@@ -1336,8 +1361,10 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", SINK_STATS_BLURB,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
-      GST_TPBA_PARAM_SINK);
+  gst_param_table_install (&gst_tpba_params, gobject_class,
+      PROP_CONFIG_FIRST, GST_TPBA_PARAM_SINK);
+  gst_net_uri_handler_set_info (GST_TYPE_TPBA_SINK, GST_URI_SINK, "tpba",
+      "host", "port");
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class,
@@ -1363,49 +1390,10 @@ gst_tpba_sink_init (GstTpbaSink * self)
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   g_queue_init (&self->queue);
-  self->udp_fd = self->rtcp_fd = self->tcp_fd = self->wake_fd = -1;
+  gst_net_stats_init (&self->stats, GST_ELEMENT (self), "tpba-stats",
+      get_stats);
   self->rates = gst_rate_path_new (GST_ELEMENT (self),
       GST_BASE_SINK_PAD (self), 100 * GST_MSECOND, "bitrate", NULL);
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
-}
-
-/* URI handler */
-
-static GstURIType
-gst_tpba_sink_uri_get_type (GType type)
-{
-  return GST_URI_SINK;
-}
-
-static const gchar *const *
-gst_tpba_sink_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { "tpba", NULL };
-  return protocols;
-}
-
-static gchar *
-gst_tpba_sink_uri_get_uri (GstURIHandler * handler)
-{
-  return gst_tpba_uri_build (GST_ELEMENT (handler), "host", "port");
-}
-
-static gboolean
-gst_tpba_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
-    GError ** error)
-{
-  return gst_tpba_uri_apply (GST_ELEMENT (handler), uri, "host", "port",
-      error);
-}
-
-static void
-gst_tpba_sink_uri_init (gpointer g_iface, gpointer iface_data)
-{
-  GstURIHandlerInterface *iface = g_iface;
-
-  iface->get_type = gst_tpba_sink_uri_get_type;
-  iface->get_protocols = gst_tpba_sink_uri_get_protocols;
-  iface->get_uri = gst_tpba_sink_uri_get_uri;
-  iface->set_uri = gst_tpba_sink_uri_set_uri;
 }

@@ -35,23 +35,20 @@
  *   rtpL16depay ! audioconvert ! autoaudiosink
  * ]|
  */
-#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
-#include <poll.h>
-#include <netdb.h>
-#include <arpa/inet.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 
 #include "gsttpbasrc.h"
 #include "gsttpbautil.h"
+#include "gstnetloop.h"
+#include "gstnetsocket.h"
+#include "gstnetstats.h"
+#include "gstnettime.h"
+#include "gstnetudp.h"
+#include "gstneturi.h"
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
@@ -59,7 +56,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
 
 #define DEFAULT_ADDRESS "0.0.0.0"
 #define DEFAULT_PORT 5004
-#define MAX_FRAME (65535 + 2)
 #define MAX_PENDING 4
 #define TOKEN_WAIT (2 * GST_SECOND)
 
@@ -70,6 +66,7 @@ enum
   PROP_PORT,
   PROP_TCP_PORT,
   PROP_RTCP_PORT,
+  PROP_SOCKET,
   PROP_PEER_ADDRESS,
   PROP_CAPS,
   PROP_STATS_INTERVAL,
@@ -81,7 +78,8 @@ enum
  * session token. */
 typedef struct
 {
-  int fd;
+  GSocket *sock;
+  GSource *watch;
   gint64 since;
   guint8 token[TPBA_TOKEN_SIZE];
   guint got;
@@ -95,24 +93,30 @@ struct _GstTpbaSrc
   /* Settings, under the object lock */
   gchar *address, *peer_address;
   gint port, tcp_port, rtcp_port;
+  GSocket *socket;
   GstCaps *caps;
   guint64 stats_interval;
   TpbaConfig cfg;
-  gint64 run_stats_interval, next_stats;
 
-  /* State: the streaming thread; lock for what stats read */
+  GstNetStats stats;
+
+  /* State, under lock: the loop thread feeds the core, create() takes
+   * the packets in order (cond: a packet or a flush). */
   GMutex lock;
+  GCond cond;
   gboolean flushing;
-  int wake_fd, udp_fd, rtcp_fd, listen_fd, tcp_fd;
+  GstNetLoop *loop;
+  GstNetUdp *udp, *rtcp;
+  GSocket *listener, *tcp;
+  GSource *listen_watch, *tcp_watch;
   TpbaReceiver *core;
-  struct sockaddr_storage peer, rtcp_dest;
-  gboolean have_peer, peer_fixed, have_rtcp_dest;
+  GSocketAddress *peer, *rtcp_dest;
   GByteArray *tcp_in;
   gboolean have_token;
   guint64 token;                /* the sender's, from its first RTCP */
   Pending pending[MAX_PENDING];
   guint n_pending;
-  guint64 tcp_accepted, tcp_refused, tcp_closed, foreign, frame_errors;
+  guint64 tcp_accepted, tcp_refused, tcp_closed, foreign;
   guint64 tcp_bad_token, key_unit_requests;
   gchar *peer_str;
 };
@@ -120,141 +124,120 @@ struct _GstTpbaSrc
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 
-static void gst_tpba_src_uri_init (gpointer g_iface, gpointer iface_data);
-
 #define gst_tpba_src_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstTpbaSrc, gst_tpba_src, GST_TYPE_PUSH_SRC,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpba_src_uri_init));
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (tpbasrc, "tpbasrc", GST_RANK_NONE,
     GST_TYPE_TPBA_SRC);
 
-static GstStructure *get_stats (GstTpbaSrc * self);
-
-static void
-wake (GstTpbaSrc * self)
-{
-  guint64 one = 1;
-  if (self->wake_fd >= 0 && write (self->wake_fd, &one, sizeof (one)) < 0)
-    GST_LOG_OBJECT (self, "wakeup: %s", g_strerror (errno));
-}
-
-static gboolean
-same_host (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-  if (a->ss_family != b->ss_family)
-    return FALSE;
-  if (a->ss_family == AF_INET)
-    return ((struct sockaddr_in *) a)->sin_addr.s_addr ==
-        ((struct sockaddr_in *) b)->sin_addr.s_addr;
-  return memcmp (&((struct sockaddr_in6 *) a)->sin6_addr,
-      &((struct sockaddr_in6 *) b)->sin6_addr, sizeof (struct in6_addr)) == 0;
-}
-
-static gchar *
-addr_str (const struct sockaddr_storage *a)
-{
-  gchar host[INET6_ADDRSTRLEN + 1] = "?";
-  gint port = 0;
-
-  if (a->ss_family == AF_INET) {
-    inet_ntop (AF_INET, &((struct sockaddr_in *) a)->sin_addr, host,
-        sizeof (host));
-    port = ntohs (((struct sockaddr_in *) a)->sin_port);
-  } else if (a->ss_family == AF_INET6) {
-    inet_ntop (AF_INET6, &((struct sockaddr_in6 *) a)->sin6_addr, host,
-        sizeof (host));
-    port = ntohs (((struct sockaddr_in6 *) a)->sin6_port);
-  }
-  return g_strdup_printf ("%s:%d", host, port);
-}
+static GstStructure *get_stats (GstElement * element);
 
 /* TRUE if a datagram from @from may be taken (learns the peer). */
 static gboolean
-from_peer (GstTpbaSrc * self, const struct sockaddr_storage *from)
+from_peer (GstTpbaSrc * self, GSocketAddress * from)
 {
-  if (!self->have_peer) {
-    self->peer = *from;
-    self->have_peer = TRUE;
+  if (!self->peer) {
+    self->peer = g_object_ref (from);
     g_free (self->peer_str);
-    self->peer_str = addr_str (from);
+    self->peer_str = gst_net_address_to_string (from);
     GST_INFO_OBJECT (self, "peer is %s", self->peer_str);
     return TRUE;
   }
-  if (same_host (from, &self->peer))
+  if (gst_net_address_same_host (from, self->peer))
     return TRUE;
   self->foreign++;
   return FALSE;
 }
 
 /* ------------------------------------------------------------------ */
-/* Sockets (streaming thread, lock held) */
+/* TCP (loop thread, lock held) */
 
 static void
 tcp_drop (GstTpbaSrc * self)
 {
-  if (self->tcp_fd >= 0) {
-    close (self->tcp_fd);
-    self->tcp_fd = -1;
+  if (self->tcp) {
+    gst_net_loop_unwatch (&self->tcp_watch);
+    g_socket_close (self->tcp, NULL);
+    g_clear_object (&self->tcp);
     self->tcp_closed++;
   }
   g_byte_array_set_size (self->tcp_in, 0);
 }
 
 static void
-pending_refuse (GstTpbaSrc * self, guint i, const gchar * why)
+pending_remove (GstTpbaSrc * self, guint i, gboolean close)
 {
   Pending *p = &self->pending[i];
 
-  GST_WARNING_OBJECT (self, "refused a TCP connection from %s: %s", p->who,
-      why);
-  close (p->fd);
+  gst_net_loop_unwatch (&p->watch);
+  if (close)
+    g_socket_close (p->sock, NULL);
+  g_object_unref (p->sock);
   g_free (p->who);
-  self->tcp_refused++;
   memmove (&self->pending[i], &self->pending[i + 1],
       (self->n_pending - i - 1) * sizeof (Pending));
   self->n_pending--;
 }
 
 static void
-pending_clear (GstTpbaSrc * self)
+pending_refuse (GstTpbaSrc * self, guint i, const gchar * why)
 {
-  for (guint i = 0; i < self->n_pending; i++) {
-    close (self->pending[i].fd);
-    g_free (self->pending[i].who);
-  }
-  self->n_pending = 0;
+  GST_WARNING_OBJECT (self, "refused a TCP connection from %s: %s",
+      self->pending[i].who, why);
+  self->tcp_refused++;
+  pending_remove (self, i, TRUE);
 }
 
 static void
-on_accept (GstTpbaSrc * self)
+pending_clear (GstTpbaSrc * self)
 {
-  for (;;) {
-    struct sockaddr_storage from;
-    socklen_t fl = sizeof (from);
-    int fd = accept4 (self->listen_fd, (struct sockaddr *) &from, &fl,
-        SOCK_CLOEXEC | SOCK_NONBLOCK);
-    gchar *who;
+  while (self->n_pending)
+    pending_remove (self, 0, TRUE);
+}
 
-    if (fd < 0)
-      return;
-    who = addr_str (&from);
-    if (!self->have_peer || !same_host (&from, &self->peer)) {
+static gboolean on_pending_readable (GSocket * sock, GIOCondition cond,
+    gpointer data);
+
+static void
+pending_add (GstTpbaSrc * self, GSocket * sock, gchar * who)
+{
+  Pending *p;
+
+  if (self->n_pending == MAX_PENDING)
+    pending_refuse (self, 0, "too many connections waiting for a token");
+  p = &self->pending[self->n_pending++];
+  p->sock = sock;
+  p->since = gst_net_now ();
+  p->got = 0;
+  p->who = who;
+  p->watch = gst_net_loop_watch (self->loop, sock, G_IO_IN,
+      on_pending_readable, self);
+}
+
+static gboolean
+on_accept (GSocket * listener, GIOCondition cond, gpointer data)
+{
+  GstTpbaSrc *self = data;
+  GSocket *sock;
+
+  g_mutex_lock (&self->lock);
+  while ((sock = gst_net_tcp_accept (listener, NULL))) {
+    GSocketAddress *from = g_socket_get_remote_address (sock, NULL);
+    gchar *who = gst_net_address_to_string (from);
+
+    if (!self->peer || !gst_net_address_same_host (from, self->peer)) {
       self->tcp_refused++;
       GST_WARNING_OBJECT (self, "refused a TCP connection from %s (expected "
-          "%s)", who, self->have_peer ? self->peer_str : "no peer yet");
-      close (fd);
-    } else {
-      if (self->n_pending == MAX_PENDING)
-        pending_refuse (self, 0, "too many connections waiting for a token");
-      self->pending[self->n_pending].fd = fd;
-      self->pending[self->n_pending].since = gst_tpba_now ();
-      self->pending[self->n_pending].got = 0;
-      self->pending[self->n_pending].who = who;
-      self->n_pending++;
-      who = NULL;
-    }
-    g_free (who);
+          "%s)", who, self->peer ? self->peer_str : "no peer yet");
+      g_socket_close (sock, NULL);
+      g_object_unref (sock);
+      g_free (who);
+    } else
+      pending_add (self, sock, who);
+    g_clear_object (&from);
   }
+  g_mutex_unlock (&self->lock);
+  return G_SOURCE_CONTINUE;
 }
 
 /* Whether the bytes a connection presented are the session token. */
@@ -268,23 +251,25 @@ token_matches (GstTpbaSrc * self, const Pending * p)
   return self->have_token && t == self->token;
 }
 
+static gboolean on_tcp_readable (GSocket * sock, GIOCondition cond,
+    gpointer data);
+
 /* The connection proved it is the sink's: it replaces the old one. */
 static void
 pending_accept (GstTpbaSrc * self, guint i)
 {
-  Pending p = self->pending[i];
+  GSocket *sock = g_object_ref (self->pending[i].sock);
 
-  memmove (&self->pending[i], &self->pending[i + 1],
-      (self->n_pending - i - 1) * sizeof (Pending));
-  self->n_pending--;
-  if (self->tcp_fd >= 0)
+  if (self->tcp)
     GST_INFO_OBJECT (self, "a new TCP connection from %s replaces the old "
-        "one", p.who);
+        "one", self->pending[i].who);
+  GST_INFO_OBJECT (self, "TCP connection from %s", self->pending[i].who);
+  pending_remove (self, i, FALSE);
   tcp_drop (self);
-  self->tcp_fd = p.fd;
+  self->tcp = sock;
+  self->tcp_watch = gst_net_loop_watch (self->loop, sock, G_IO_IN,
+      on_tcp_readable, self);
   self->tcp_accepted++;
-  GST_INFO_OBJECT (self, "TCP connection from %s", p.who);
-  g_free (p.who);
 }
 
 /* Reads the token of pending connection @i (8 bytes, before any frame). */
@@ -292,15 +277,19 @@ static void
 pending_read (GstTpbaSrc * self, guint i)
 {
   Pending *p = &self->pending[i];
-  ssize_t n = recv (p->fd, p->token + p->got, TPBA_TOKEN_SIZE - p->got,
-      MSG_DONTWAIT);
+  GError *err = NULL;
+  gssize n = gst_net_tcp_receive (p->sock, p->token + p->got,
+      TPBA_TOKEN_SIZE - p->got, &err);
 
-  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+  if (n < 0 && g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+    g_error_free (err);
+    return;
+  }
+  g_clear_error (&err);
+  if (n <= 0) {
     pending_refuse (self, i, "closed before it sent the session token");
     return;
   }
-  if (n < 0)
-    return;
   p->got += n;
   if (p->got < TPBA_TOKEN_SIZE)
     return;
@@ -311,6 +300,21 @@ pending_read (GstTpbaSrc * self, guint i)
     pending_refuse (self, i, self->have_token ? "wrong session token" :
         "no session token known yet (no RTCP from the sender)");
   }
+}
+
+static gboolean
+on_pending_readable (GSocket * sock, GIOCondition cond, gpointer data)
+{
+  GstTpbaSrc *self = data;
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->n_pending; i++)
+    if (self->pending[i].sock == sock) {
+      pending_read (self, i);
+      break;
+    }
+  g_mutex_unlock (&self->lock);
+  return G_SOURCE_CONTINUE;
 }
 
 /* Refuses connections that kept their token back too long. */
@@ -326,63 +330,80 @@ pending_expire (GstTpbaSrc * self, gint64 now)
       i++;
 }
 
+/* RFC 4571: a 16-bit length, then the packet; the whole frames of tcp_in
+ * go to the core. */
 static void
-on_tcp (GstTpbaSrc * self, gint64 now)
+take_frames (GstTpbaSrc * self, gint64 now)
 {
-  guint8 buf[16384];
+  guint off = 0;
 
-  for (;;) {
-    ssize_t n = recv (self->tcp_fd, buf, sizeof (buf), MSG_DONTWAIT);
-    guint off = 0;
-
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-      GST_INFO_OBJECT (self, "TCP connection closed: %s",
-          n == 0 ? "end of stream" : g_strerror (errno));
-      tcp_drop (self);
-      return;
-    }
-    if (n < 0)
-      return;
-    g_byte_array_append (self->tcp_in, buf, n);
-    /* RFC 4571: 16-bit length, then the packet */
-    while (self->tcp_in->len - off >= 2) {
-      guint len = (self->tcp_in->data[off] << 8) | self->tcp_in->data[off + 1];
-      GstBuffer *b;
-
-      if (self->tcp_in->len - off < 2 + len)
-        break;
-      b = gst_buffer_new_memdup (self->tcp_in->data + off + 2, len);
-      if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_TCP,
-              self->tcp_in->data + off + 2, len, b, now) != TPBA_RECV_ACCEPTED)
-        gst_buffer_unref (b);
-      off += 2 + len;
-    }
-    if (off)
-      g_byte_array_remove_range (self->tcp_in, 0, off);
-  }
-}
-
-static void
-on_udp (GstTpbaSrc * self, gint64 now)
-{
-  guint8 buf[65536];
-
-  for (guint i = 0; i < 256; i++) {
-    struct sockaddr_storage from;
-    socklen_t fl = sizeof (from);
-    ssize_t n = recvfrom (self->udp_fd, buf, sizeof (buf), MSG_DONTWAIT,
-        (struct sockaddr *) &from, &fl);
+  while (self->tcp_in->len - off >= 2) {
+    guint len = (self->tcp_in->data[off] << 8) | self->tcp_in->data[off + 1];
     GstBuffer *b;
 
-    if (n < 0)
-      return;
-    if (!from_peer (self, &from))
-      continue;
-    b = gst_buffer_new_memdup (buf, n);
-    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_UDP, buf, n, b,
-            now) != TPBA_RECV_ACCEPTED)
+    if (self->tcp_in->len - off < 2 + len)
+      break;
+    b = gst_buffer_new_memdup (self->tcp_in->data + off + 2, len);
+    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_TCP,
+            self->tcp_in->data + off + 2, len, b, now) != TPBA_RECV_ACCEPTED)
       gst_buffer_unref (b);
+    off += 2 + len;
   }
+  if (off)
+    g_byte_array_remove_range (self->tcp_in, 0, off);
+}
+
+static gboolean
+on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
+{
+  GstTpbaSrc *self = data;
+  guint8 buf[16384];
+
+  g_mutex_lock (&self->lock);
+  for (;;) {
+    GError *err = NULL;
+    gssize n = gst_net_tcp_receive (sock, buf, sizeof (buf), &err);
+
+    if (n < 0 && g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+      g_error_free (err);
+      break;
+    }
+    if (n <= 0) {
+      GST_INFO_OBJECT (self, "TCP connection closed: %s",
+          n == 0 ? "end of stream" : err->message);
+      g_clear_error (&err);
+      tcp_drop (self);
+      break;
+    }
+    g_byte_array_append (self->tcp_in, buf, n);
+    take_frames (self, gst_net_now ());
+  }
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datagrams (loop thread) */
+
+static void
+on_udp (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  GstTpbaSrc *self = user_data;
+  GstBuffer *b;
+
+  g_mutex_lock (&self->lock);
+  if (from_peer (self, from)) {
+    b = gst_buffer_new_memdup (data, size);
+    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_UDP, data, size, b,
+            gst_net_now ()) != TPBA_RECV_ACCEPTED)
+      gst_buffer_unref (b);
+    g_cond_broadcast (&self->cond);
+  }
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
 }
 
 /* The session token is the one the peer's first RTCP carried: one sender
@@ -400,93 +421,77 @@ learn_token (GstTpbaSrc * self, const guint8 * buf, gsize n)
 }
 
 static void
-on_rtcp (GstTpbaSrc * self, gint64 now)
+on_rtcp (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
 {
-  guint8 buf[2048];
+  GstTpbaSrc *self = user_data;
 
-  for (;;) {
-    struct sockaddr_storage from;
-    socklen_t fl = sizeof (from);
-    ssize_t n = recvfrom (self->rtcp_fd, buf, sizeof (buf), MSG_DONTWAIT,
-        (struct sockaddr *) &from, &fl);
-
-    if (n < 0)
-      return;
-    if (!from_peer (self, &from))
-      continue;
-    learn_token (self, buf, n);
-    if (tpba_receiver_on_rtcp (self->core, buf, n, now)) {
-      /* RRs go back where the sender's RTCP comes from */
-      self->rtcp_dest = from;
-      self->have_rtcp_dest = TRUE;
-    }
+  g_mutex_lock (&self->lock);
+  if (from_peer (self, from)) {
+    learn_token (self, data, size);
+    /* RRs go back where the sender's RTCP comes from */
+    if (tpba_receiver_on_rtcp (self->core, data, size, gst_net_now ()))
+      g_set_object (&self->rtcp_dest, from);
   }
-}
-
-/* ------------------------------------------------------------------ */
-/* GstPushSrc */
-
-/* The pending connection on @fd (if still pending) has data or ended. */
-static void
-pending_ready (GstTpbaSrc * self, int fd)
-{
-  for (guint i = 0; i < self->n_pending; i++)
-    if (self->pending[i].fd == fd) {
-      pending_read (self, i);
-      return;
-    }
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
 }
 
 static void
 send_rtcp (GstTpbaSrc * self, const guint8 * buf, gsize n)
 {
-  if (sendto (self->rtcp_fd, buf, n, MSG_DONTWAIT,
-          (struct sockaddr *) &self->rtcp_dest,
-          self->rtcp_dest.ss_family == AF_INET ?
-          sizeof (struct sockaddr_in) : sizeof (struct sockaddr_in6)) < 0)
-    GST_DEBUG_OBJECT (self, "RTCP: %s", g_strerror (errno));
+  GError *err = NULL;
+
+  if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->rtcp), buf, n,
+          self->rtcp_dest, &err)) {
+    GST_DEBUG_OBJECT (self, "RTCP: %s", err->message);
+    g_error_free (err);
+  }
 }
 
+/* The core's timers: RRs and PLIs out, stale pending connections closed,
+ * the stats posted. */
+static gint64
+src_work (gpointer data, gint64 now)
+{
+  GstTpbaSrc *self = data;
+  guint8 rtcp[TPBA_RTCP_MAX_SIZE];
+  gint64 deadline;
+  gsize n;
+
+  g_mutex_lock (&self->lock);
+  tpba_receiver_advance (self->core, now);
+  pending_expire (self, now);
+  while (self->rtcp_dest &&
+      (n = tpba_receiver_pop_pli (self->core, rtcp, sizeof (rtcp))))
+    send_rtcp (self, rtcp, n);
+  while ((n = tpba_receiver_pop_rtcp (self->core, rtcp, sizeof (rtcp))))
+    if (self->rtcp_dest)
+      send_rtcp (self, rtcp, n);
+  deadline = MIN (tpba_receiver_next_deadline (self->core), now + GST_SECOND);
+  g_mutex_unlock (&self->lock);
+  return MIN (deadline, gst_net_stats_poll (&self->stats, now));
+}
+
+/* ------------------------------------------------------------------ */
+/* GstPushSrc */
+
+/* The next packet in sequence order; waits for one (or for a gap's wait
+ * to end) until a flush. */
 static GstFlowReturn
 gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstTpbaSrc *self = GST_TPBA_SRC (psrc);
-  guint8 rtcp[TPBA_RTCP_MAX_SIZE];
 
   g_mutex_lock (&self->lock);
   for (;;) {
-    gint64 now = gst_tpba_now (), deadline;
-    struct pollfd pfd[5 + MAX_PENDING];
-    int pend_fd[MAX_PENDING];
-    guint n_pend;
-    struct timespec ts;
+    gint64 now = gst_net_now (), deadline;
     GstBuffer *b;
     guint16 seq;
-    gsize n;
-    int nfd = 0, r;
 
     if (self->flushing) {
       g_mutex_unlock (&self->lock);
       return GST_FLOW_FLUSHING;
-    }
-    tpba_receiver_advance (self->core, now);
-    pending_expire (self, now);
-    while (self->have_rtcp_dest &&
-        (n = tpba_receiver_pop_pli (self->core, rtcp, sizeof (rtcp))))
-      send_rtcp (self, rtcp, n);
-    while ((n = tpba_receiver_pop_rtcp (self->core, rtcp, sizeof (rtcp))))
-      if (self->have_rtcp_dest)
-        send_rtcp (self, rtcp, n);
-    if (self->run_stats_interval > 0 && now >= self->next_stats) {
-      GstStructure *st;
-      self->next_stats = now + self->run_stats_interval;
-      g_mutex_unlock (&self->lock);
-      st = get_stats (self);
-      gst_structure_set_name (st, "tpba-stats");
-      gst_element_post_message (GST_ELEMENT (self),
-          gst_message_new_element (GST_OBJECT (self), st));
-      g_mutex_lock (&self->lock);
-      continue;
     }
     b = tpba_receiver_pop_rtp (self->core, now, &seq);
     if (b) {
@@ -494,94 +499,67 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       *outbuf = b;
       return GST_FLOW_OK;
     }
-    deadline = tpba_receiver_next_deadline (self->core);
-    pfd[nfd].fd = self->wake_fd;
-    pfd[nfd++].events = POLLIN;
-    pfd[nfd].fd = self->udp_fd;
-    pfd[nfd++].events = POLLIN;
-    pfd[nfd].fd = self->rtcp_fd;
-    pfd[nfd++].events = POLLIN;
-    pfd[nfd].fd = self->listen_fd;
-    pfd[nfd++].events = POLLIN;
-    pfd[nfd].fd = self->tcp_fd;       /* -1: ignored by ppoll */
-    pfd[nfd++].events = POLLIN;
-    n_pend = self->n_pending;
-    for (guint i = 0; i < n_pend; i++) {
-      pend_fd[i] = self->pending[i].fd;
-      pfd[nfd].fd = pend_fd[i];
-      pfd[nfd++].events = POLLIN;
+    if (now >= tpba_receiver_next_deadline (self->core)) {
+      /* an RR timer, not a gap: the loop sends it */
+      tpba_receiver_advance (self->core, now);
+      gst_net_loop_wake (self->loop);
     }
-    if (self->run_stats_interval > 0)
-      deadline = MIN (deadline, self->next_stats);
-    deadline = CLAMP (deadline, now, now + GST_SECOND);
-    ts.tv_sec = (deadline - now) / GST_SECOND;
-    ts.tv_nsec = (deadline - now) % GST_SECOND;
-    g_mutex_unlock (&self->lock);
-    r = ppoll (pfd, nfd, &ts, NULL);
-    g_mutex_lock (&self->lock);
-    if (r <= 0)
-      continue;
-    now = gst_tpba_now ();
-    if (pfd[0].revents & POLLIN) {
-      guint64 v;
-      if (read (self->wake_fd, &v, sizeof (v)) < 0)
-        GST_LOG_OBJECT (self, "wakeup: %s", g_strerror (errno));
-    }
-    if (pfd[2].revents & POLLIN)
-      on_rtcp (self, now);
-    if (pfd[1].revents & POLLIN)
-      on_udp (self, now);
-    if (self->tcp_fd >= 0 && self->tcp_fd == pfd[4].fd && pfd[4].revents)
-      on_tcp (self, now);
-    for (guint i = 0; i < n_pend; i++)
-      if (pfd[5 + i].revents)
-        pending_ready (self, pend_fd[i]);
-    if (pfd[3].revents & POLLIN)
-      on_accept (self);
+    deadline = CLAMP (tpba_receiver_next_deadline (self->core), now,
+        now + GST_SECOND);
+    g_cond_wait_until (&self->cond, &self->lock, (deadline + 999) / 1000);
   }
 }
 
-static int
-bind_socket (int type, const gchar * address, gint port,
-    struct sockaddr_storage *bound, GError ** error)
+/* The RTP transport (the application's socket if it gave one), the TCP
+ * listener and the RTCP transport on @local; -1 ports are what they
+ * default to. Sets the bound ports. */
+static gboolean
+open_sockets (GstTpbaSrc * self, GSocketAddress * local, GSocket * app_socket,
+    gint * port, gint * tcp_port, gint * rtcp_port, GError ** err)
 {
-  struct addrinfo hints, *res = NULL;
-  gchar ps[16];
-  int fd, e, one = 1;
-  socklen_t bl = sizeof (*bound);
+  GInetAddress *ia =
+      g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (local));
+  gchar *address = g_inet_address_to_string (ia);
+  GstNetUdpSettings rtp = GST_NET_UDP_SETTINGS_INIT;
+  GstNetUdpSettings rtcp = GST_NET_UDP_SETTINGS_INIT;
+  GSocketAddress *tcp_local;
 
-  memset (&hints, 0, sizeof (hints));
-  hints.ai_socktype = type;
-  hints.ai_flags = AI_PASSIVE;
-  g_snprintf (ps, sizeof (ps), "%d", port);
-  e = getaddrinfo (address, ps, &hints, &res);
-  if (e || !res) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "Could not resolve address \"%s\": %s", address, gai_strerror (e));
-    return -1;
+  rtp.address = rtcp.address = address;
+  rtp.port = *port;
+  rtp.socket = app_socket;
+  self->udp = gst_net_udp_new (&rtp, g_inet_address_get_family (ia), err);
+  if (self->udp) {
+    *port = gst_net_udp_get_port (self->udp);
+    *tcp_port = *tcp_port < 0 ? *port : *tcp_port;
+    *rtcp_port = *rtcp_port < 0 ? *port + 1 : *rtcp_port;
+    tcp_local = g_inet_socket_address_new (ia, *tcp_port);
+    self->listener = gst_net_tcp_listen (tcp_local, err);
+    g_object_unref (tcp_local);
+    if (!self->listener)
+      g_prefix_error (err, "Could not bind TCP port %s:%d: ", address,
+          *tcp_port);
   }
-  fd = socket (res->ai_family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd >= 0 && type == SOCK_STREAM)
-    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one));
-  if (fd < 0 || bind (fd, res->ai_addr, res->ai_addrlen) < 0 ||
-      (type == SOCK_STREAM && listen (fd, 8) < 0) ||
-      getsockname (fd, (struct sockaddr *) bound, &bl) < 0) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "Could not bind %s port %s:%d: %s", type == SOCK_STREAM ? "TCP" :
-        "UDP", address, port, g_strerror (errno));
-    if (fd >= 0)
-      close (fd);
-    fd = -1;
+  if (self->listener) {
+    *tcp_port = gst_net_socket_get_local_port (self->listener);
+    rtcp.port = *rtcp_port;
+    self->rtcp = gst_net_udp_new (&rtcp, g_inet_address_get_family (ia), err);
   }
-  freeaddrinfo (res);
-  return fd;
+  if (self->rtcp)
+    *rtcp_port = gst_net_udp_get_port (self->rtcp);
+  g_free (address);
+  return self->rtcp != NULL;
 }
 
-static gint
-port_of (const struct sockaddr_storage *a)
+static gboolean
+start_failed (GstTpbaSrc * self, GError * err)
 {
-  return a->ss_family == AF_INET ? ntohs (((struct sockaddr_in *) a)->sin_port)
-      : ntohs (((struct sockaddr_in6 *) a)->sin6_port);
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message), (NULL));
+  g_error_free (err);
+  g_clear_object (&self->udp);
+  g_clear_object (&self->listener);
+  g_clear_object (&self->rtcp);
+  g_clear_object (&self->peer);
+  return FALSE;
 }
 
 static gboolean
@@ -591,9 +569,11 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   GError *err = NULL;
   gchar *address, *peer;
   gint port, tcp_port, rtcp_port;
+  GSocket *app_socket;
+  GSocketAddress *local;
   TpbaConfig cfg;
-  struct sockaddr_storage b;
   GstStructure *s;
+  gint64 stats_interval;
   gint cr;
 
   GST_OBJECT_LOCK (self);
@@ -602,57 +582,28 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   port = self->port;
   tcp_port = self->tcp_port;
   rtcp_port = self->rtcp_port;
+  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
   cfg = self->cfg;
-  self->run_stats_interval = self->stats_interval;
-  self->next_stats = gst_tpba_now ();
+  stats_interval = self->stats_interval;
   if (self->caps && gst_caps_get_size (self->caps) > 0 &&
       (s = gst_caps_get_structure (self->caps, 0)) &&
       gst_structure_get_int (s, "clock-rate", &cr) && cr > 0)
     cfg.clock_rate = cr;
   GST_OBJECT_UNLOCK (self);
 
-  self->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-  self->udp_fd = bind_socket (SOCK_DGRAM, address, port, &b, &err);
-  if (self->udp_fd >= 0) {
-    port = port_of (&b);
-    if (tcp_port < 0)
-      tcp_port = port;
-    if (rtcp_port < 0)
-      rtcp_port = port + 1;
-    self->listen_fd = bind_socket (SOCK_STREAM, address, tcp_port, &b, &err);
-  }
-  if (self->listen_fd >= 0) {
-    tcp_port = port_of (&b);
-    self->rtcp_fd = bind_socket (SOCK_DGRAM, address, rtcp_port, &b, &err);
-  }
-  if (self->rtcp_fd >= 0)
-    rtcp_port = port_of (&b);
-  self->have_peer = self->peer_fixed = FALSE;
-  if (!err && peer && *peer) {
-    struct addrinfo hints, *res = NULL;
-    int e;
-    memset (&hints, 0, sizeof (hints));
-    hints.ai_socktype = SOCK_DGRAM;
-    e = getaddrinfo (peer, NULL, &hints, &res);
-    if (e || !res)
-      g_set_error (&err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-          "Could not resolve peer-address \"%s\": %s", peer, gai_strerror (e));
-    else {
-      memset (&self->peer, 0, sizeof (self->peer));
-      memcpy (&self->peer, res->ai_addr, res->ai_addrlen);
-      self->have_peer = self->peer_fixed = TRUE;
-      self->peer_str = addr_str (&self->peer);
-      freeaddrinfo (res);
-    }
-  }
+  local = gst_net_resolve ("address", address, 0, NULL, &err);
+  if (local)
+    open_sockets (self, local, app_socket, &port, &tcp_port, &rtcp_port,
+        &err);
+  g_clear_object (&local);
+  g_clear_object (&app_socket);
+  if (!err && peer && *peer &&
+      (self->peer = gst_net_resolve ("peer-address", peer, 0, NULL, &err)))
+    self->peer_str = gst_net_address_to_string (self->peer);
   g_free (address);
   g_free (peer);
-  if (err) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
-        (NULL));
-    g_error_free (err);
-    return FALSE;
-  }
+  if (err)
+    return start_failed (self, err);
   GST_OBJECT_LOCK (self);
   self->port = port;
   self->tcp_port = tcp_port;
@@ -660,14 +611,22 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&self->lock);
   self->core = tpba_receiver_new (&cfg, g_random_int (),
-      (GDestroyNotify) gst_buffer_unref, gst_tpba_now ());
+      (GDestroyNotify) gst_buffer_unref, gst_net_now ());
   self->tcp_in = g_byte_array_new ();
   self->tcp_accepted = self->tcp_refused = self->tcp_closed = 0;
-  self->foreign = self->frame_errors = 0;
+  self->foreign = 0;
   self->tcp_bad_token = self->key_unit_requests = 0;
-  self->have_rtcp_dest = FALSE;
   self->have_token = FALSE;
   g_mutex_unlock (&self->lock);
+  gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
+  self->loop = gst_net_loop_new ("tpbasrc", src_work, self);
+  gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp), on_udp,
+      self);
+  gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->rtcp), on_rtcp,
+      self);
+  self->listen_watch = gst_net_loop_watch (self->loop, self->listener,
+      G_IO_IN, on_accept, self);
+  gst_net_loop_start (self->loop);
   GST_INFO_OBJECT (self, "listening: UDP %d, TCP %d, RTCP %d", port,
       tcp_port, rtcp_port);
   return TRUE;
@@ -678,21 +637,25 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
 {
   GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
 
+  if (self->loop)
+    gst_net_loop_stop (self->loop);
   g_mutex_lock (&self->lock);
-#define CLOSE(fd) G_STMT_START { if ((fd) >= 0) close (fd); (fd) = -1; } G_STMT_END
-  CLOSE (self->udp_fd);
-  CLOSE (self->rtcp_fd);
-  CLOSE (self->listen_fd);
-  CLOSE (self->tcp_fd);
-  CLOSE (self->wake_fd);
-#undef CLOSE
+  gst_net_loop_unwatch (&self->listen_watch);
   pending_clear (self);
+  if (self->tcp_in)
+    tcp_drop (self);
+  g_clear_object (&self->udp);
+  g_clear_object (&self->rtcp);
+  g_clear_object (&self->listener);
+  g_clear_pointer (&self->loop, gst_net_loop_free);
   if (self->core)
     tpba_receiver_free (self->core);
   self->core = NULL;
   if (self->tcp_in)
     g_byte_array_unref (self->tcp_in);
   self->tcp_in = NULL;
+  g_clear_object (&self->peer);
+  g_clear_object (&self->rtcp_dest);
   g_clear_pointer (&self->peer_str, g_free);
   g_mutex_unlock (&self->lock);
   return TRUE;
@@ -705,7 +668,7 @@ gst_tpba_src_unlock (GstBaseSrc * bsrc)
 
   g_mutex_lock (&self->lock);
   self->flushing = TRUE;
-  wake (self);
+  g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   return TRUE;
 }
@@ -765,7 +728,7 @@ gst_tpba_src_event (GstBaseSrc * bsrc, GstEvent * event)
     if (self->core) {
       tpba_receiver_request_key_unit (self->core);
       self->key_unit_requests++;
-      wake (self);
+      gst_net_loop_wake (self->loop);
     }
     g_mutex_unlock (&self->lock);
     GST_DEBUG_OBJECT (self, "key unit requested downstream: PLI");
@@ -844,6 +807,10 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
     case PROP_RTCP_PORT:
       self->rtcp_port = g_value_get_int (value);
       break;
+    case PROP_SOCKET:
+      g_clear_object (&self->socket);
+      self->socket = g_value_dup_object (value);
+      break;
     case PROP_PEER_ADDRESS:
       g_free (self->peer_address);
       self->peer_address = g_value_dup_string (value);
@@ -857,7 +824,8 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
       break;
     }
     default:
-      if (!gst_tpba_config_set (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_param_table_set (&gst_tpba_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -867,8 +835,9 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
 }
 
 static GstStructure *
-get_stats (GstTpbaSrc * self)
+get_stats (GstElement * element)
 {
+  GstTpbaSrc *self = GST_TPBA_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-tpba-src-stats");
 
   g_mutex_lock (&self->lock);
@@ -898,7 +867,7 @@ get_stats (GstTpbaSrc * self)
   }
   gst_structure_set (s,
       "peer", G_TYPE_STRING, self->peer_str,
-      "tcp-connected", G_TYPE_BOOLEAN, self->tcp_fd >= 0,
+      "tcp-connected", G_TYPE_BOOLEAN, self->tcp != NULL,
       "tcp-accepted", G_TYPE_UINT64, self->tcp_accepted,
       "tcp-refused", G_TYPE_UINT64, self->tcp_refused,
       "tcp-bad-token", G_TYPE_UINT64, self->tcp_bad_token,
@@ -916,7 +885,7 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
   GstTpbaSrc *self = GST_TPBA_SRC (object);
 
   if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (self));
+    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -933,6 +902,9 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_RTCP_PORT:
       g_value_set_int (value, self->rtcp_port);
       break;
+    case PROP_SOCKET:
+      g_value_set_object (value, self->socket);
+      break;
     case PROP_PEER_ADDRESS:
       g_value_set_string (value, self->peer_address);
       break;
@@ -943,7 +915,8 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_tpba_config_get (&self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_param_table_get (&gst_tpba_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -958,7 +931,9 @@ gst_tpba_src_finalize (GObject * object)
   g_free (self->address);
   g_free (self->peer_address);
   gst_caps_replace (&self->caps, NULL);
+  g_clear_object (&self->socket);
   g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1046,6 +1021,12 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
       g_param_spec_int ("rtcp-port", "RTCP port",
           "UDP port for RTCP (-1: port + 1; 0: ephemeral)", -1, 65535, -1,
           rw));
+  g_object_class_install_property (gobject_class, PROP_SOCKET,
+      g_param_spec_object ("socket", "Socket",
+          "A UDP socket of the application's to receive RTP on, used as "
+          "given: not bound and not closed by the element; port then reads "
+          "its port (NULL: one of the element's own on address:port)",
+          G_TYPE_SOCKET, rw));
   g_object_class_install_property (gobject_class, PROP_PEER_ADDRESS,
       g_param_spec_string ("peer-address", "Peer address",
           "The only host TCP is accepted from (NULL: the host the first "
@@ -1066,8 +1047,10 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", SRC_STATS_BLURB,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_tpba_config_install (gobject_class, PROP_CONFIG_FIRST,
-      GST_TPBA_PARAM_SRC);
+  gst_param_table_install (&gst_tpba_params, gobject_class,
+      PROP_CONFIG_FIRST, GST_TPBA_PARAM_SRC);
+  gst_net_uri_handler_set_info (GST_TYPE_TPBA_SRC, GST_URI_SRC, "tpba",
+      "address", "port");
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -1085,49 +1068,10 @@ gst_tpba_src_init (GstTpbaSrc * self)
   self->rtcp_port = -1;
   tpba_config_init (&self->cfg);
   g_mutex_init (&self->lock);
-  self->wake_fd = self->udp_fd = self->rtcp_fd = self->listen_fd =
-      self->tcp_fd = -1;
+  g_cond_init (&self->cond);
+  gst_net_stats_init (&self->stats, GST_ELEMENT (self), "tpba-stats",
+      get_stats);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), TRUE);
-}
-
-/* URI handler */
-
-static GstURIType
-gst_tpba_src_uri_get_type (GType type)
-{
-  return GST_URI_SRC;
-}
-
-static const gchar *const *
-gst_tpba_src_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { "tpba", NULL };
-  return protocols;
-}
-
-static gchar *
-gst_tpba_src_uri_get_uri (GstURIHandler * handler)
-{
-  return gst_tpba_uri_build (GST_ELEMENT (handler), "address", "port");
-}
-
-static gboolean
-gst_tpba_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
-    GError ** error)
-{
-  return gst_tpba_uri_apply (GST_ELEMENT (handler), uri, "address", "port",
-      error);
-}
-
-static void
-gst_tpba_src_uri_init (gpointer g_iface, gpointer iface_data)
-{
-  GstURIHandlerInterface *iface = g_iface;
-
-  iface->get_type = gst_tpba_src_uri_get_type;
-  iface->get_protocols = gst_tpba_src_uri_get_protocols;
-  iface->get_uri = gst_tpba_src_uri_get_uri;
-  iface->set_uri = gst_tpba_src_uri_set_uri;
 }

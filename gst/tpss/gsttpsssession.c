@@ -311,6 +311,14 @@ gst_tpss_settings_install_properties (GObjectClass * klass)
           "allocation, in whole 10 ms slots; the burst a source may send "
           "above its rate when max-receive-rate limits (ns)",
           TPSS_SLOT_NS, 10 * GST_SECOND, d.admission_burst, RW_READY));
+  g_object_class_install_property (klass, GST_TPSS_PROP_APP_LIMIT_FACTOR,
+      g_param_spec_double ("app-limit-factor", "Application-limited factor",
+          "The data rate (what the encoder is told) grows to at most this "
+          "many times the data rate actually sent over the last 500 ms, "
+          "never held below initial-rate (a factor, no unit; 0 = "
+          "unbounded): an application that sends less than it may does not "
+          "build up a rate to burst at (RFC 7661's rule, for a rate)",
+          0.0, 1000.0, d.app_limit_factor, RW_READY));
 }
 
 static gchar *
@@ -442,6 +450,9 @@ gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
     case GST_TPSS_PROP_ADMISSION_BURST:
       s->cfg.admission_burst = (gint64) g_value_get_uint64 (value);
       break;
+    case GST_TPSS_PROP_APP_LIMIT_FACTOR:
+      s->cfg.app_limit_factor = g_value_get_double (value);
+      break;
     default:
       return FALSE;
   }
@@ -563,6 +574,9 @@ gst_tpss_settings_get_property (const GstTpssSettings * s, guint prop_id,
       break;
     case GST_TPSS_PROP_ADMISSION_BURST:
       g_value_set_uint64 (value, (guint64) s->cfg.admission_burst);
+      break;
+    case GST_TPSS_PROP_APP_LIMIT_FACTOR:
+      g_value_set_double (value, s->cfg.app_limit_factor);
       break;
     default:
       return FALSE;
@@ -1510,6 +1524,10 @@ handle_msg (GstTpssSession * s, const TpssMsg * msg,
   if (!check_source (s, id, from, fromlen, FALSE))
     return;
   s->ctrl_received++;
+  if (msg->type == TPSS_MSG_RATE)
+    GST_DEBUG ("RATE %u from member %u: %" G_GUINT64_FORMAT " bit/s%s",
+        msg->u.rate.seq, id, msg->u.rate.rate,
+        msg->u.rate.assign ? " ASSIGN" : "");
   tpss_member_on_msg (s->core, msg, now);
 }
 
@@ -1750,12 +1768,21 @@ run_core (GstTpssSession * s, GQueue * acts)
     Member *m;
     switch (ev.type) {
       case TPSS_EVENT_PARITY:
+        GST_DEBUG ("parity toward member %u: k %u, l %u", ev.member,
+            ev.distance, ev.length);
         m = member_get (s, ev.member, TRUE);
         if (!m->enc)
           m->enc = tpss_fec_encoder_new (MAX (ev.distance, 1), ev.length);
         else
           tpss_fec_encoder_set_params (m->enc, MAX (ev.distance, 1),
               ev.length);
+        break;
+      case TPSS_EVENT_FEC_FLUSH:
+        m = member_get (s, ev.member, FALSE);
+        if (m && m->enc) {
+          tpss_fec_encoder_flush (m->enc);
+          send_parity (s, m);
+        }
         break;
       case TPSS_EVENT_DATA_RATE:{
         Act *a = g_new0 (Act, 1);

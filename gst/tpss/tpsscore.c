@@ -19,6 +19,13 @@
 /* A receiver waiting for the report that answers its RATE gives up after
  * this many report intervals and measures again. */
 #define WAIT_INTERVALS 3
+/* The application-limited bound measures the data MQ sent over the last
+ * USE_BUCKETS x USE_BUCKET_NS. */
+#define USE_BUCKETS 10
+#define USE_BUCKET_NS (50 * G_GINT64_CONSTANT (1000000))
+/* A probe whose FEC segment takes longer than this many report intervals
+ * closes it early (probe_flush_time). */
+#define PROBE_SEGMENT_INTERVALS 2
 
 /* ------------------------------------------------------------------ */
 /* Arithmetic */
@@ -71,6 +78,7 @@ tpss_config_init (TpssConfig * cfg)
   cfg->hello_interval = NS_PER_S;
   cfg->max_queue_bytes = 64 * 1024 * 1024;
   cfg->admission_burst = 40 * G_GINT64_CONSTANT (1000000);
+  cfg->app_limit_factor = 2.0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -286,6 +294,10 @@ typedef struct {
   gboolean have_rate;
   guint32 rate_seq;             /* last RATE seq applied */
   gint64 next_report;
+  guint64 probe_start;          /* packets_sent when the probe began */
+  gint64 probe_first;           /* its first packet's departure, -1 none */
+  gboolean probe_flushed;       /* its FEC segment was closed early */
+  guint64 probe_sum, probe_n;   /* rates assigned during the probe */
 
   /* Receiver flow from this peer (section 4's rule, section 3.2). */
   RxState rx;
@@ -333,6 +345,9 @@ struct _TpssMember {
   gint64 next_send;             /* pacing: earliest next departure */
   guint64 tr;                   /* TR: data rate, min D over destinations */
   gboolean sending;             /* anything enqueued yet */
+  gint64 first_sent;            /* time of the first departure, -1 none */
+  guint64 use_bytes[USE_BUCKETS];       /* bytes sent per bucket (ring) */
+  gint64 use_bucket;            /* index (time / USE_BUCKET_NS) of the newest */
 
   gboolean started;
   gint64 next_hello;
@@ -525,6 +540,7 @@ add_peer (TpssMember * m, guint32 ssrc, guint priority, gint64 now)
     p->send_rate = p->data_rate;
   }
   p->rtt = -1;
+  p->probe_first = -1;
   p->src_rtt = 0;
   p->rx = RX_IDLE;
   g_ptr_array_add (m->peers, p);
@@ -569,6 +585,7 @@ tpss_member_new (guint32 own_ssrc, const TpssConfig * cfg)
   m->tr = CLAMP (m->cfg.initial_rate, TPSS_MIN_RATE,
       MAX (m->cfg.max_rate, TPSS_MIN_RATE));
   m->next_send = G_MININT64;
+  m->first_sent = -1;
   return m;
 }
 
@@ -612,6 +629,56 @@ tpss_member_remove_peer (TpssMember * m, guint32 ssrc, gint64 now)
 
 /* ------------------------------------------------------------------ */
 /* Sender: MQ (section 3.1) */
+
+/* Moves the ring of per-bucket byte counts forward to @now's bucket. */
+static void
+roll_use (TpssMember * m, gint64 now)
+{
+  gint64 b = now / USE_BUCKET_NS;
+
+  if (b - m->use_bucket >= USE_BUCKETS)
+    memset (m->use_bytes, 0, sizeof (m->use_bytes));
+  else
+    for (gint64 i = m->use_bucket + 1; i <= b; i++)
+      m->use_bytes[i % USE_BUCKETS] = 0;
+  m->use_bucket = MAX (b, m->use_bucket);
+}
+
+static void
+count_use (TpssMember * m, guint32 bytes, gint64 now)
+{
+  if (m->first_sent < 0) {
+    m->first_sent = now;
+    m->use_bucket = now / USE_BUCKET_NS;
+    memset (m->use_bytes, 0, sizeof (m->use_bytes));
+  }
+  roll_use (m, now);
+  m->use_bytes[m->use_bucket % USE_BUCKETS] += bytes;
+}
+
+/* The highest D the flow has shown it uses: app_limit_factor x the data
+ * rate MQ sent over the last USE_BUCKETS buckets (or since the first
+ * departure, at least one bucket), never below initial_rate. RFC 7661's
+ * rule for a window that the application does not fill, for a rate. */
+static guint64
+app_limit (TpssMember * m, gint64 now)
+{
+  guint64 bytes = 0, used;
+  gint64 span;
+
+  if (m->cfg.app_limit_factor <= 0)
+    return G_MAXUINT64;
+  if (m->first_sent >= 0) {
+    roll_use (m, now);
+    for (guint i = 0; i < USE_BUCKETS; i++)
+      bytes += m->use_bytes[i];
+  }
+  span = MIN (now - m->first_sent, USE_BUCKETS * USE_BUCKET_NS);
+  span = MAX (span, USE_BUCKET_NS);
+  used = muldiv (bytes, 8 * NS_PER_S, (guint64) span);
+  return MAX (scale_rate (used, m->cfg.app_limit_factor),
+      MAX (m->cfg.initial_rate, TPSS_MIN_RATE));
+}
 
 gboolean
 tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now)
@@ -676,10 +743,13 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
     pk = g_queue_pop_head (&m->mq);
     m->mq_bytes -= pk->bytes;
     m->next_send = dep + (gint64) muldiv_ceil (pk->bytes, 8 * NS_PER_S, m->tr);
+    count_use (m, pk->bytes, now);
     for (guint i = 0; i < m->peers->len; i++) {
       Peer *p = g_ptr_array_index (m->peers, i);
       p->packets_sent++;
       p->bytes_sent += pk->bytes;
+      if (p->phase == TPSS_PHASE_REDUNDANT && p->probe_first < 0)
+        p->probe_first = now;
     }
     g_free (pk);
     n++;
@@ -689,9 +759,130 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
   return n;
 }
 
-/* A RATE from destination @p: rate_ij (section 2.3, 2.4). */
+/* Probes a step up from D to @rate with redundancy only (or, for a lower
+ * @rate, lowers S through l): l = round(D / (S - D)), clamped to 1..255. */
 static void
-apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign)
+set_redundancy (Peer * p, guint64 rate)
+{
+  guint64 d = p->data_rate;
+
+  if (rate / 2 >= d) {
+    p->l = 1;
+  } else if ((unsigned __int128) rate * 255 < (unsigned __int128) d * 256) {
+    /* Below D (1 + 1/255): redundancy alone cannot go lower. */
+    p->l = 255;
+    p->data_rate = MAX (muldiv (rate, 255, 256), TPSS_MIN_RATE);
+  } else {
+    guint64 extra = rate - d;
+    guint64 l = (2 * (unsigned __int128) d + extra) / (2 * extra);
+    p->l = (guint) CLAMP (l, 1, 255);
+  }
+  p->send_rate = p->data_rate + p->data_rate / p->l;
+}
+
+/* S down to @rate after loss above the threshold in a probe. Within
+ * D (1 + 1/initial_length) only the redundancy shrinks; below it D goes down
+ * and the parity stays at 1 in initial_length, so the next interval, still
+ * lossy or not, is protected (its ASSIGN restores D to what arrived, parity
+ * included). */
+static void
+back_off (const TpssMember * m, Peer * p, guint64 rate)
+{
+  guint l = CLAMP (m->cfg.initial_length, 1, 255);
+
+  if (rate >= p->data_rate + p->data_rate / l) {
+    set_redundancy (p, rate);
+    return;
+  }
+  p->l = l;
+  p->data_rate = MIN (p->data_rate, MAX (muldiv (rate, l, l + 1),
+          TPSS_MIN_RATE));
+  p->send_rate = p->data_rate + p->data_rate / l;
+}
+
+static void
+enter_phase (Peer * p, TpssPhase phase)
+{
+  p->phase = phase;
+  p->probe_start = p->packets_sent;
+  p->probe_first = -1;
+  p->probe_flushed = FALSE;
+  p->probe_sum = p->probe_n = 0;
+  if (phase == TPSS_PHASE_NON_REDUNDANT) {
+    p->l = 0;
+    p->send_rate = p->data_rate;
+  }
+}
+
+/* Parity leaves in bursts, after each interleaved segment of k x l data
+ * packets, so one round trip may hold none of it: a probe counts once it has
+ * sent a whole segment (at most k x initial_length packets: a longer
+ * segment's parity is a small share of S), or once its segment was closed
+ * early (probe_flush_time). */
+static gboolean
+probe_covered (const TpssMember * m, const Peer * p)
+{
+  guint l = MIN (p->l, MAX (m->cfg.initial_length, 1));
+
+  return p->probe_flushed ||
+      p->packets_sent - p->probe_start >= (guint64) p->k * l;
+}
+
+/* When the FEC segment open toward @p closes early, -1 for none. A probe
+ * whose segment (k x l data packets at D) takes longer than
+ * PROBE_SEGMENT_INTERVALS report intervals (a low rate: seconds, while the
+ * rates it competes with are cut in 0.8 x steps every two round trips)
+ * closes it half a report interval after the probe's first packet. The
+ * receiver measures one report interval from the first packet after the
+ * REPORT that starts the probe, so the parity falls inside it and the
+ * probe is judged within about two round trips. The interleave distance
+ * stays k (a stall of up to k packets still costs at most one packet per
+ * subsegment), and at higher rates the probe runs its whole segment: a
+ * probe of one short window confirms what a bottleneck's queue absorbs. */
+static gint64
+probe_flush_time (const TpssMember * m, const Peer * p)
+{
+  gint64 interval = MAX (p->rtt, m->cfg.min_report_interval);
+  guint l = MIN (p->l, MAX (m->cfg.initial_length, 1));
+  guint64 segment_bits;
+
+  if (p->phase != TPSS_PHASE_REDUNDANT || p->l == 0 || p->probe_first < 0 ||
+      probe_covered (m, p) || p->packets_sent == 0)
+    return -1;
+  segment_bits = (guint64) p->k * l * (p->bytes_sent / p->packets_sent) * 8;
+  if (muldiv (segment_bits, NS_PER_S, MAX (p->data_rate, 1)) <=
+      (guint64) (PROBE_SEGMENT_INTERVALS * interval))
+    return -1;
+  return p->probe_first + interval / 2;
+}
+
+static void
+flush_probe (TpssMember * m, Peer * p)
+{
+  p->probe_flushed = TRUE;
+  push_event (m, TPSS_EVENT_FEC_FLUSH, p->id);
+}
+
+/* Whether @rate is the section 4.1 rule's answer to our S (increase or
+ * decrease x S, as the receiver rounds it), rather than a rate an NQCP
+ * receiver allocated: only the rule's steps are probed or backed off with
+ * parity; an allocation is the rate to send at. */
+static gboolean
+rule_rate (const TpssMember * m, const Peer * p, guint64 rate)
+{
+  guint64 up = scale_rate (p->send_rate, m->cfg.increase);
+  guint64 down = scale_rate (p->send_rate, m->cfg.decrease);
+  guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
+
+  return rate + 1 >= MIN (up, max) && rate <= MIN (up, max) + 1 ? TRUE :
+      rate + 1 >= down && rate <= down + 1;
+}
+
+/* A RATE from destination @p: rate_ij (section 2.3, 2.4). @cap: the
+ * application-limited bound of D. */
+static void
+apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
+    guint64 cap)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
   guint old_l = p->l;
@@ -699,26 +890,50 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign)
 
   p->notified = rate;
   rate = CLAMP (rate, TPSS_MIN_RATE, max);
-  if (p->phase == TPSS_PHASE_REDUNDANT && assign) {
-    p->phase = TPSS_PHASE_NON_REDUNDANT;
-    p->data_rate = p->send_rate = rate;
-    p->l = 0;
-  } else if (p->phase == TPSS_PHASE_REDUNDANT) {
-    guint64 d = p->data_rate;
-    if (rate / 2 >= d) {
-      p->l = 1;
-    } else if ((unsigned __int128) rate * 255 < (unsigned __int128) d * 256) {
-      /* Below D (1 + 1/255): redundancy alone cannot go lower. */
-      p->l = 255;
-      p->data_rate = MAX (muldiv (rate, 255, 256), TPSS_MIN_RATE);
-    } else {
-      guint64 extra = rate - d;
-      guint64 l = (2 * (unsigned __int128) d + extra) / (2 * extra);
-      p->l = (guint) CLAMP (l, 1, 255);
+  if (m->cfg.slow_start == TPSS_SLOW_START_TRADITIONAL ||
+      (!assign && !rule_rate (m, p, rate))) {
+    /* (an NQCP allocation: a rate notified, not a step to probe) */
+    p->data_rate = p->send_rate = MIN (rate, cap);
+    enter_phase (p, TPSS_PHASE_NON_REDUNDANT);
+  } else if (p->phase == TPSS_PHASE_REDUNDANT &&
+      (assign || rate >= p->send_rate)) {
+    if (assign) {
+      p->probe_sum += rate;
+      p->probe_n++;
     }
-    p->send_rate = p->data_rate + p->data_rate / p->l;
+    if (!probe_covered (m, p)) {
+      /* hold at S: the round trip may have held none of the probe's parity */
+    } else if (assign) {
+      /* Confirmed: the data rate follows, to the mean receipt rate assigned
+       * during the probe (one round trip holds a parity burst or none),
+       * never above what was probed. */
+      p->data_rate = MAX (MIN (MIN (p->probe_sum / p->probe_n, p->send_rate),
+              cap), TPSS_MIN_RATE);
+      enter_phase (p, TPSS_PHASE_NON_REDUNDANT);
+    } else {
+      /* Loss within the threshold, on a probe whose parity covers it: the
+       * step is confirmed as data, and the next one is probed at once,
+       * still with parity (a lossy path keeps its redundancy). */
+      p->data_rate = MAX (MIN (p->send_rate, cap), TPSS_MIN_RATE);
+      enter_phase (p, TPSS_PHASE_REDUNDANT);
+      set_redundancy (p, MAX (rate, p->data_rate + p->data_rate / 255 + 1));
+    }
+  } else if (p->phase == TPSS_PHASE_REDUNDANT) {
+    /* Loss above the threshold: the step backs off and the probe starts
+     * over at the new S. */
+    enter_phase (p, TPSS_PHASE_REDUNDANT);
+    back_off (m, p, rate);
+    if (p->data_rate > cap) {
+      p->data_rate = cap;
+      p->send_rate = p->data_rate + p->data_rate / p->l;
+    }
+  } else if (rate > p->data_rate && p->data_rate < cap) {
+    /* A step up starts as a redundant phase at the new rate: D stays until
+     * a round trip at it arrives complete. */
+    enter_phase (p, TPSS_PHASE_REDUNDANT);
+    set_redundancy (p, MIN (rate, cap));
   } else {
-    p->data_rate = p->send_rate = rate;
+    p->data_rate = p->send_rate = MIN (rate, cap);
   }
 
   if (p->phase != old_phase)
@@ -1147,7 +1362,8 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       }
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
-      apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign);
+      apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
+          app_limit (m, now));
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;
@@ -1193,6 +1409,8 @@ tpss_member_next_deadline (const TpssMember * m)
       t = MIN (t, p->next_report);
     if (p->rx != RX_IDLE)
       t = MIN (t, p->rx_deadline);
+    if (probe_flush_time (m, p) >= 0)
+      t = MIN (t, probe_flush_time (m, p));
   }
   if (m->mq.length > 0)
     t = MIN (t, queue_departure (m));
@@ -1213,6 +1431,8 @@ tpss_member_advance (TpssMember * m, gint64 now)
     }
     if (m->sending && now >= p->next_report)
       send_report (m, p, now);
+    if (probe_flush_time (m, p) >= 0 && now >= probe_flush_time (m, p))
+      flush_probe (m, p);
     if (p->rx == RX_MEASURING && now >= p->rx_deadline)
       receiver_report (m, p, now);
     else if (p->rx == RX_WAITING && now >= p->rx_deadline)

@@ -11,16 +11,36 @@
  * Our reading of the paper, made exact (docs/protocols/tpss.md):
  *
  * Sender, per destination j (section 2.3, 2.4):
- * - Starts at `initial-rate`, so small the receiver cannot overrun.
- * - TPSS, redundant phase: the application data rate D stays fixed; the
- *   sending rate S is raised or lowered by redundancy only,
- *   S = D (1 + 1/l), parity interleaved with packet distance k. S follows
- *   the rate notified by j; l = round(D / (S - D)), clamped to 1..255 (so
- *   S <= 2D; below D(1+1/255) D itself is lowered). When j reports a
- *   complete receipt over one RTT it assigns rate_ij = its receive rate,
- *   and the non-redundant phase starts at D = rate_ij, without parity.
- * - Non-redundant phase (and the traditional baseline from the start): no
- *   parity, D = S = the rate j notifies.
+ * - Starts at `initial-rate`, so small the receiver cannot overrun, in the
+ *   redundant phase: D = initial rate, S = D (1 + 1/l), l = initial_length.
+ * - Redundant phase (a step being probed): the application data rate D
+ *   stays fixed; the sending rate S = D (1 + 1/l) is the step, carried by
+ *   parity interleaved with packet distance k (l = round(D / (S - D)),
+ *   clamped to 1..255, so S <= 2D). A probe counts once it has sent
+ *   k x min(l, initial_length) data packets (parity leaves in bursts after
+ *   each segment); before that it holds. A segment that would take more
+ *   than two report intervals is closed half an interval into the probe
+ *   (event FEC_FLUSH), so a probe at a low rate is judged within about two
+ *   round trips. Then:
+ *   ASSIGN (j received everything for a round trip): the step is confirmed,
+ *   D = min(mean receipt rate assigned in the probe, S), non-redundant;
+ *   loss within the threshold (a RATE >= S): the step is confirmed as data,
+ *   D = S, and the next step is probed at once at the notified rate;
+ *   loss above it (a RATE < S): S backs off, through l down to
+ *   D (1 + 1/initial_length), below that with D, the parity kept at one in
+ *   initial_length (so the next interval is protected; its ASSIGN restores
+ *   D to what arrived), and the probe starts over.
+ * - Non-redundant phase: a higher notified rate starts a new probe at that
+ *   S with D unchanged (every step up is probed with parity first, so the
+ *   overshoot's loss falls on a rate that parity repairs); a lower one
+ *   lowers D = S (loss on data backs off as the baseline does).
+ * - A rate that is not the rule's increase or decrease of S is an NQCP
+ *   allocation: D = S = it, non-redundant.
+ * - Traditional baseline: no parity ever, D = S = the rate j notifies.
+ * - Application-limited (RFC 7661's idea for a rate): D never grows beyond
+ *   app_limit_factor x the data rate MQ actually sent over the last 500 ms
+ *   (nor below initial_rate by this rule), so an application that sends
+ *   less than it may does not build up a rate it would later burst at.
  * - The encoder is told D (the data rate); with several destinations D is the
  *   minimum over them (one encoding feeds all).
  *
@@ -116,6 +136,9 @@ typedef struct {
   gint64 admission_burst;       /* depth of each admission bucket, as time
                                  * at its allocation (whole 10 ms slots,
                                  * at least one): 40 ms */
+  gdouble app_limit_factor;     /* D at most this x the data rate MQ sent
+                                 * over the last 500 ms (never below
+                                 * initial_rate); 0 = unbounded; 2.0 */
 } TpssConfig;
 
 void tpss_config_init (TpssConfig * cfg);
@@ -234,6 +257,9 @@ typedef enum {
   TPSS_EVENT_PHASE,             /* u.member entered a phase */
   TPSS_EVENT_MEMBER_JOINED,
   TPSS_EVENT_MEMBER_LEFT,
+  TPSS_EVENT_FEC_FLUSH,         /* close the FEC segment open toward
+                                 * u.member now: its parity leaves (a probe
+                                 * is judged within a report interval) */
 } TpssEventType;
 
 typedef struct {

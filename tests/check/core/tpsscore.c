@@ -263,6 +263,7 @@ typedef struct {
   guint32 to;
   TpssMsg msg;
   gboolean parity;
+  guint length;                 /* A's l when the packet left (0: no parity) */
 } Flight;
 
 typedef struct {
@@ -291,6 +292,13 @@ typedef struct {
   GArray *report_arrivals;      /* delivery times of those reports at B */
   GArray *a_events;             /* SeenEvent */
   guint64 data_to_b, parity_to_b, lost_reported;
+  guint64 lost_unprotected;     /* losses while A sent no parity */
+  guint64 app_rate;             /* bits/s the application offers; 0: A's D */
+  /* segments: parity as the FEC encoder sends it, min(k, count) packets when
+   * a segment of k x l closes (full, l = 0, or FEC_FLUSH); else one parity
+   * packet per l data packets */
+  gboolean segments;
+  guint seg_count, seg_k, seg_l;
 } Sim;
 
 static gint
@@ -349,14 +357,11 @@ a_data_rate (Sim * s)
 }
 
 static void
-sim_init (Sim * s, TpssSlowStart mode)
+sim_init_cfg (Sim * s, const TpssConfig * c)
 {
-  TpssConfig cfg;
+  TpssConfig cfg = *c;
 
   memset (s, 0, sizeof (*s));
-  tpss_config_init (&cfg);
-  cfg.slow_start = mode;
-  cfg.initial_rate = 10000000;
   s->a = tpss_member_new (SSRC_A, &cfg);
   s->b = tpss_member_new (SSRC_B, &cfg);
   s->flights = g_array_new (FALSE, FALSE, sizeof (Flight));
@@ -366,6 +371,17 @@ sim_init (Sim * s, TpssSlowStart mode)
   s->a_events = g_array_new (FALSE, FALSE, sizeof (SeenEvent));
   tpss_member_add_peer (s->a, SSRC_B, 1, 0);
   tpss_member_add_peer (s->b, SSRC_A, 1, 0);
+}
+
+static void
+sim_init (Sim * s, TpssSlowStart mode)
+{
+  TpssConfig cfg;
+
+  tpss_config_init (&cfg);
+  cfg.slow_start = mode;
+  cfg.initial_rate = 10000000;
+  sim_init_cfg (s, &cfg);
 }
 
 static void
@@ -399,8 +415,42 @@ deliver (Sim * s, Flight * f)
 
     s->arrivals++;
     s->lost_reported += lost;
+    if (lost && f->length == 0)
+      s->lost_unprotected++;
     tpss_member_on_data (s->b, SSRC_A, PKT, lost, 0, s->now);
   }
+}
+
+static void
+segment_close (Sim * s, gint64 t)
+{
+  for (guint i = 0; i < MIN (s->seg_k, s->seg_count); i++) {
+    Flight f = { 0 };
+    f.at = t + DELAY;
+    f.to = SSRC_B;
+    f.parity = TRUE;
+    f.length = s->seg_l;
+    fly (s, &f);
+    s->parity_to_b++;
+  }
+  s->seg_count = 0;
+}
+
+/* One data packet into the encoder toward B, whose k and l (from A's
+ * stats) apply from the next segment on. */
+static void
+segment_add (Sim * s, const TpssSendStats * st, gint64 t)
+{
+  if (st->length == 0) {
+    segment_close (s, t);
+    return;
+  }
+  if (s->seg_count == 0) {
+    s->seg_k = st->distance;
+    s->seg_l = st->length;
+  }
+  if (++s->seg_count == s->seg_k * s->seg_l)
+    segment_close (s, t);
 }
 
 static void
@@ -427,19 +477,32 @@ sim_run (Sim * s, gint64 until)
       fail_unless (tpss_member_enqueue (s->a, PKT, t));
       /* the application produces data at the rate the core asks for */
       s->next_enqueue = t + (gint64) (PKT * 8 * G_GINT64_CONSTANT (1000000000)
-          / a_data_rate (s));
+          / (s->app_rate ? s->app_rate : a_data_rate (s)));
     }
     tpss_member_advance (s->a, t);
     tpss_member_advance (s->b, t);
+    /* events first, as the session: a FEC_FLUSH closes the segment of the
+     * packets sent before it */
+    while (tpss_member_pop_event (s->a, &ev)) {
+      SeenEvent se = { t, ev };
+      g_array_append_val (s->a_events, se);
+      if (ev.type == TPSS_EVENT_FEC_FLUSH && s->segments)
+        segment_close (s, t);
+    }
     n = tpss_member_dequeue (s->a, t, NULL);
     for (guint i = 0; i < n; i++) {
       TpssSendStats st;
       Flight f = { 0 };
+      tpss_member_get_send_stats (s->a, SSRC_B, &st);
       f.at = t + DELAY;
       f.to = SSRC_B;
+      f.length = st.length;
       fly (s, &f);
       s->data_to_b++;
-      tpss_member_get_send_stats (s->a, SSRC_B, &st);
+      if (s->segments) {
+        segment_add (s, &st, t);
+        continue;
+      }
       /* one parity packet per l data packets (the FEC core's overhead) */
       if (st.length && ++s->since_parity >= st.length) {
         f.parity = TRUE;
@@ -528,8 +591,11 @@ GST_END_TEST;
 GST_START_TEST (test_phase_change_after_clean_rtt)
 {
   Sim s;
-  const guint expect_l[] = { 5, 2, 1, 2, 0 };
-  guint n_parity = 0;
+  const guint expect_l[] = { 5, 0 };
+  const guint64 expect_d[] = { 10000000, 12000000, 14400000, 11520000 };
+  const guint64 expect_s[] = { 12000000, 14400000, 17280000, 13824000 };
+  const guint report_l[] = { 5, 5, 5, 5 };
+  guint n_parity = 0, n_rate = 0;
   const Seen *r4;
   gboolean saw_phase = FALSE, saw_rate = FALSE;
   TpssSendStats st;
@@ -542,33 +608,35 @@ GST_START_TEST (test_phase_change_after_clean_rtt)
   sim_run (&s, 2000 * MS);
 
   fail_unless (s.rates->len >= 5, "only %u rates", s.rates->len);
-  /* S0 = D (1 + 1/5) = 12 Mbit/s. 1.2 x 12 -> 14.4: l = round(10/4.4) = 2,
-   * S = 15; 1.2 x 15 -> 18: l = round (10/8) = 1, S = 20; 0.8 x 20 -> 16:
-   * l = round (10/6) = 2, S = 15. */
+  /* S0 = D (1 + 1/5) = 12 Mbit/s. Loss within the threshold on a probe
+   * that has sent a whole segment (k x l = 100 packets): the step is data,
+   * D = 12, and the next is probed at once, S = 1.2 x 12 = 14.4 (l = 5);
+   * again: D = 14.4, S = 17.28; then 9 %: 0.8 x 17.28 = 13.824, below
+   * D (1 + 1/5): the parity stays at l = 5 and D = 13.824 x 5/6 = 11.52,
+   * S = 13.824. */
   fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 0).msg.u.rate.rate,
       14400000);
   fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 1).msg.u.rate.rate,
-      18000000);
+      17280000);
   fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 2).msg.u.rate.rate,
-      16000000);
+      13824000);
   for (guint i = 0; i < 3; i++)
     fail_if (g_array_index (s.rates, Seen, i).msg.u.rate.assign);
 
-  /* The answering reports carry the new S = D (1 + 1/l), D unchanged, and
-   * the phase stays redundant while there is loss. */
+  /* The answering reports carry S = D (1 + 1/l), and the phase stays
+   * redundant while there is loss. */
   for (guint seq = 0; seq <= 3; seq++) {
     const Seen *r = report_with_seq (&s, seq);
     fail_unless (r != NULL);
     fail_unless_equals_int (r->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
-    fail_unless_equals_uint64 (r->msg.u.report.data_rate, 10000000);
-    fail_unless_equals_int (r->msg.u.report.length, expect_l[seq]);
+    fail_unless_equals_uint64 (r->msg.u.report.data_rate, expect_d[seq]);
+    fail_unless_equals_int (r->msg.u.report.length, report_l[seq]);
     fail_unless_equals_int (r->msg.u.report.distance, 20);
-    fail_unless_equals_uint64 (r->msg.u.report.send_rate,
-        10000000 + 10000000 / expect_l[seq]);
+    fail_unless_equals_uint64 (r->msg.u.report.send_rate, expect_s[seq]);
   }
 
   /* The fourth interval is the first without loss: ASSIGN at the receipt
-   * rate (~S = 15 Mbit/s), measured over one RTT (2 x 50 ms) that started
+   * rate (~S = 13.8 Mbit/s), measured over one RTT (2 x 50 ms) that started
    * when the report answering RATE 3 arrived. */
   {
     const Seen *rt = &g_array_index (s.rates, Seen, 3);
@@ -577,13 +645,15 @@ GST_START_TEST (test_phase_change_after_clean_rtt)
     gint64 interval = rt->t - (rep3->t + DELAY);
 
     fail_unless (rt->msg.u.rate.assign);
-    fail_unless (assigned > 14700000 && assigned < 15300000,
+    fail_unless (assigned > 13500000 && assigned < 14100000,
         "assigned %" G_GUINT64_FORMAT, assigned);
     /* (it starts with the first packet after that report: one packet gap
-     * at most, 267 us at 15 Mbit/s) */
+     * at most, 290 us at 13.8 Mbit/s) */
     fail_unless (interval >= 100 * MS - 50 * US && interval <= 100 * MS +
-        350 * US, "interval %" G_GINT64_FORMAT, interval);
+        500 * US, "interval %" G_GINT64_FORMAT, interval);
 
+    /* the data rate follows to what arrived, never above what was probed */
+    assigned = MIN (assigned, 13824000);
     r4 = report_with_seq (&s, 4);
     fail_unless (r4 != NULL);
     fail_unless_equals_int (r4->msg.u.report.phase, TPSS_PHASE_NON_REDUNDANT);
@@ -591,10 +661,13 @@ GST_START_TEST (test_phase_change_after_clean_rtt)
     fail_unless_equals_uint64 (r4->msg.u.report.send_rate, assigned);
     fail_unless_equals_int (r4->msg.u.report.length, 0);
 
-    /* Events at A: PARITY l = 5, 2, 1, 2, 0; PHASE non-redundant and
-     * DATA_RATE = the assigned rate, at the time A applied the ASSIGN. */
+    /* Events at A up to the ASSIGN: PARITY l = 5, 0; PHASE
+     * non-redundant and DATA_RATE = the assigned rate, at the time A
+     * applied it. */
     for (guint i = 0; i < s.a_events->len; i++) {
       const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, i);
+      if (e->t > r4->t)
+        break;
       if (e->ev.type == TPSS_EVENT_PARITY) {
         fail_unless (n_parity < G_N_ELEMENTS (expect_l));
         fail_unless_equals_int (e->ev.member, SSRC_B);
@@ -610,29 +683,256 @@ GST_START_TEST (test_phase_change_after_clean_rtt)
         saw_phase = TRUE;
       }
       if (e->ev.type == TPSS_EVENT_DATA_RATE) {
-        /* the first data rate change is the assignment */
-        if (!saw_rate)
-          fail_unless_equals_uint64 (e->ev.rate, assigned);
+        /* the steps confirmed under loss, the back-off, then the
+         * assignment */
+        const guint64 expect_rate[] = { 12000000, 14400000, 11520000 };
+        fail_unless (n_rate <= G_N_ELEMENTS (expect_rate));
+        fail_unless_equals_uint64 (e->ev.rate, n_rate <
+            G_N_ELEMENTS (expect_rate) ? expect_rate[n_rate] : assigned);
+        n_rate++;
         saw_rate = TRUE;
       }
     }
   }
-  fail_unless_equals_int (n_parity, 5);
+  fail_unless_equals_int (n_parity, 2);
   fail_unless (saw_phase && saw_rate);
 
   /* RTT measured LSR/DLSR style: 100 ms within the 1/65536 s resolution. */
   fail_unless (tpss_member_get_send_stats (s.a, SSRC_B, &st));
   fail_unless (st.rtt >= 100 * MS - 50 * US && st.rtt <= 100 * MS + 50 * US,
       "rtt %" G_GINT64_FORMAT, st.rtt);
-  /* Non-redundant and clean: D grows by 1.2 per report after the assignment. */
-  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
-  fail_unless_equals_int (st.length, 0);
+  /* After the assignment a clean data interval asks for 1.2 x S, and that
+   * step is probed again with parity at D (issue 13: before, every later
+   * increase was data); its clean round trip confirms it. */
   fail_unless (s.rates->len >= 6);
   fail_unless_equals_uint64 (g_array_index (s.rates, Seen, 4).msg.u.rate.rate,
-      (guint64) (g_array_index (s.rates, Seen, 3).msg.u.rate.rate * 1.2 + 0.5));
+      (guint64) (r4->msg.u.report.send_rate * 1.2 + 0.5));
+  {
+    const Seen *r5 = report_with_seq (&s, 5);
+    fail_unless (r5 != NULL);
+    fail_unless_equals_int (r5->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+    fail_unless_equals_uint64 (r5->msg.u.report.data_rate,
+        r4->msg.u.report.data_rate);
+    fail_unless_equals_int (r5->msg.u.report.length, 5);
+    fail_unless (g_array_index (s.rates, Seen, 5).msg.u.rate.assign);
+  }
   fail_unless (s.lost_reported > 0);
 
   sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* Issue 13.1: every step up is probed with parity first. After the
+ * assignment, a clean interval's increase raises S by redundancy while D
+ * stays at the confirmed rate; loss in that probe backs the step off, D
+ * stays (within the 1/256 that redundancy alone cannot lower), no loss falls
+ * on a packet sent without parity, and the encoder is never told more than
+ * the confirmed rate until a clean round trip at the raised rate. */
+GST_START_TEST (test_step_probed_with_parity)
+{
+  Sim s;
+  const Seen *rep2, *rep3, *rep4;
+  guint64 confirmed, probe;
+
+  sim_init (&s, TPSS_SLOW_START_TPSS);
+  /* seq 0: S = 12 Mbit/s (l = 5), no RTT yet: 1.2 x 12 = 14.4 (D = 12, the
+   * next step probed: S = 14.4); seq 1: clean round trip: ASSIGN at the
+   * receipt rate (12..14.4: MQ holds 100 ms of the old rate);
+   * seq 2: non-redundant
+   * at the assigned rate, clean: 1.2 x S; seq 3: the probe, 12.5 % lost. */
+  s.loss_every[3] = 8;
+  sim_run (&s, 2500 * MS);
+
+  fail_unless (s.rates->len >= 5, "only %u rates", s.rates->len);
+  fail_unless (g_array_index (s.rates, Seen, 1).msg.u.rate.assign);
+  rep2 = report_with_seq (&s, 2);
+  fail_unless (rep2 != NULL);
+  fail_unless_equals_int (rep2->msg.u.report.phase, TPSS_PHASE_NON_REDUNDANT);
+  confirmed = rep2->msg.u.report.data_rate;
+  fail_unless (confirmed > 11700000 && confirmed <= 14400000,
+      "confirmed %" G_GUINT64_FORMAT, confirmed);
+
+  /* The increase after the clean data interval: a redundant probe. */
+  probe = g_array_index (s.rates, Seen, 2).msg.u.rate.rate;
+  fail_unless_equals_uint64 (probe, (guint64) (confirmed * 1.2 + 0.5));
+  rep3 = report_with_seq (&s, 3);
+  fail_unless (rep3 != NULL);
+  fail_unless_equals_int (rep3->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_uint64 (rep3->msg.u.report.data_rate, confirmed);
+  fail_unless_equals_int (rep3->msg.u.report.length, 5);
+  fail_unless_equals_uint64 (rep3->msg.u.report.send_rate,
+      confirmed + confirmed / 5);
+
+  /* Loss above the threshold in the probe: 0.8 x S, the step backs off:
+   * S = 0.96 x the confirmed rate, the parity kept (l = 5) so that the
+   * next interval is protected too. */
+  fail_if (g_array_index (s.rates, Seen, 3).msg.u.rate.assign);
+  rep4 = report_with_seq (&s, 4);
+  fail_unless (rep4 != NULL);
+  fail_unless_equals_int (rep4->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_int (rep4->msg.u.report.length, 5);
+  fail_unless (rep4->msg.u.report.send_rate <= confirmed &&
+      rep4->msg.u.report.send_rate >= confirmed * 0.95,
+      "S %" G_GUINT64_FORMAT " after the failed probe",
+      rep4->msg.u.report.send_rate);
+  /* and the clean round trip after it confirms what arrived, parity
+   * included: the data rate is back near the confirmed one */
+  {
+    const Seen *rep5 = report_with_seq (&s, 5);
+    fail_unless (g_array_index (s.rates, Seen, 4).msg.u.rate.assign);
+    fail_unless (rep5 != NULL);
+    fail_unless_equals_int (rep5->msg.u.report.phase,
+        TPSS_PHASE_NON_REDUNDANT);
+    fail_unless (rep5->msg.u.report.data_rate >= confirmed * 0.9,
+        "D %" G_GUINT64_FORMAT " after the back-off",
+        rep5->msg.u.report.data_rate);
+  }
+
+  /* The loss fell on the probe, never on data sent without parity. */
+  fail_unless (s.lost_reported > 0);
+  fail_unless_equals_uint64 (s.lost_unprotected, 0);
+  /* The encoder never heard of more than the confirmed rate before the
+   * report that answers the next RATE (a clean interval's ASSIGN). */
+  for (guint i = 0; i < s.a_events->len; i++) {
+    const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, i);
+    if (e->ev.type == TPSS_EVENT_DATA_RATE && e->t <= rep4->t)
+      fail_unless (e->ev.rate <= confirmed, "data rate %" G_GUINT64_FORMAT
+          " at %" G_GINT64_FORMAT " above the confirmed %" G_GUINT64_FORMAT,
+          e->ev.rate, e->t, confirmed);
+  }
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* Issue 13.1 at a low rate: at 200 kbit/s a FEC segment (k x l = 100
+ * packets of 500 bytes) takes 2 s, 20 round trips. A probe whose segment
+ * outlasts two report intervals closes it early (FEC_FLUSH) half an
+ * interval after its first packet, so its parity falls inside the
+ * receiver's measurement and the step is confirmed about two round trips
+ * after it began (before: only after the whole segment). At 10 Mbit/s a
+ * segment takes 40 ms and no probe closes it early. */
+GST_START_TEST (test_low_rate_probe_confirmed_in_two_rtt)
+{
+  Sim s;
+  TpssConfig cfg;
+  guint n_probes = 0;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 200000;
+  sim_init_cfg (&s, &cfg);
+  s.segments = TRUE;
+  sim_run (&s, 3000 * MS);
+
+  fail_unless (s.reports->len >= 4, "only %u reports", s.reports->len);
+  /* every probe that follows a confirmed rate (a REPORT in the redundant
+   * phase after a non-redundant one) */
+  for (guint i = 1; i < s.reports->len; i++) {
+    const Seen *prev = &g_array_index (s.reports, Seen, i - 1);
+    const Seen *probe = &g_array_index (s.reports, Seen, i);
+    const Seen *next = NULL;
+    gboolean flushed = FALSE;
+
+    if (prev->msg.u.report.phase != TPSS_PHASE_NON_REDUNDANT ||
+        probe->msg.u.report.phase != TPSS_PHASE_REDUNDANT)
+      continue;
+    /* the step: S raised by parity alone, D unchanged */
+    fail_unless_equals_uint64 (probe->msg.u.report.data_rate,
+        prev->msg.u.report.data_rate);
+    fail_unless_equals_int (probe->msg.u.report.length, 5);
+    fail_unless_equals_int (probe->msg.u.report.distance, 20);
+    next = report_with_seq (&s, probe->msg.u.report.rate_seq + 1);
+    if (!next)
+      break;
+    n_probes++;
+    /* confirmed by the next RATE, an ASSIGN: D rises */
+    fail_unless_equals_int (next->msg.u.report.phase,
+        TPSS_PHASE_NON_REDUNDANT);
+    fail_unless (next->msg.u.report.data_rate >
+        probe->msg.u.report.data_rate, "D %" G_GUINT64_FORMAT " after a "
+        "probe from %" G_GUINT64_FORMAT, next->msg.u.report.data_rate,
+        probe->msg.u.report.data_rate);
+    /* within about two round trips (2 x 100 ms, plus the 40 ms between
+     * two packets that the receiver waits for its first one) */
+    fail_unless (next->t - probe->t <= 250 * MS, "probe at %" G_GINT64_FORMAT
+        " confirmed at %" G_GINT64_FORMAT, probe->t, next->t);
+    /* by the probe's segment closed early, about half a round trip in */
+    for (guint j = 0; j < s.a_events->len; j++) {
+      const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, j);
+      if (e->ev.type == TPSS_EVENT_FEC_FLUSH && e->t > probe->t &&
+          e->t < next->t) {
+        fail_unless_equals_int (e->ev.member, SSRC_B);
+        fail_unless (e->t - probe->t <= 50 * MS + 20 * MS);
+        flushed = TRUE;
+      }
+    }
+    fail_unless (flushed, "no FEC_FLUSH in the probe at %" G_GINT64_FORMAT,
+        probe->t);
+  }
+  fail_unless (n_probes >= 3, "%u probes confirmed", n_probes);
+  fail_unless (s.parity_to_b > 0);
+  sim_clear (&s);
+
+  /* At 10 Mbit/s the segments end on their own. */
+  sim_init (&s, TPSS_SLOW_START_TPSS);
+  s.segments = TRUE;
+  sim_run (&s, 1000 * MS);
+  fail_unless (s.rates->len >= 4);
+  for (guint j = 0; j < s.a_events->len; j++)
+    fail_if (g_array_index (s.a_events, SeenEvent, j).ev.type ==
+        TPSS_EVENT_FEC_FLUSH);
+  fail_unless (s.parity_to_b > 0);
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* Issue 13.2: an application that sends less than it may (0.8 Mbit/s,
+ * clean network) does not make the rate grow without bound: D, what the
+ * encoder is told, stays within app-limit-factor (2) of what it sends; once
+ * the application uses the rate (follows D), the rate grows again. */
+static void
+check_rate_bounded_by_use (TpssSlowStart mode)
+{
+  Sim s;
+  TpssConfig cfg;
+  TpssSendStats st;
+  guint64 app = 800000, highest = 0;
+
+  tpss_config_init (&cfg);
+  cfg.slow_start = mode;
+  cfg.max_rate = 20000000;      /* keeps the unfixed run short */
+  sim_init_cfg (&s, &cfg);
+  s.app_rate = app;
+  sim_run (&s, 10000 * MS);
+
+  for (guint i = 0; i < s.a_events->len; i++) {
+    const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, i);
+    if (e->ev.type == TPSS_EVENT_DATA_RATE)
+      highest = MAX (highest, e->ev.rate);
+  }
+  fail_unless (s.rates->len >= 10, "only %u rates", s.rates->len);
+  fail_unless (highest <= 2 * app * 1.05, "data rate reached %"
+      G_GUINT64_FORMAT " with the application at %" G_GUINT64_FORMAT,
+      highest, app);
+  fail_unless (tpss_member_get_send_stats (s.a, SSRC_B, &st));
+  fail_unless (st.data_rate <= 2 * app * 1.05);
+  fail_unless (st.send_rate <= 2 * st.data_rate);
+
+  /* the application now sends what it may: the rate grows again */
+  s.app_rate = 0;
+  sim_run (&s, 20000 * MS);
+  fail_unless (tpss_member_get_send_stats (s.a, SSRC_B, &st));
+  fail_unless (st.data_rate > 4 * app, "D %" G_GUINT64_FORMAT
+      " with the application following it", st.data_rate);
+  sim_clear (&s);
+}
+
+GST_START_TEST (test_rate_bounded_by_use)
+{
+  check_rate_bounded_by_use (TPSS_SLOW_START_TRADITIONAL);
+  check_rate_bounded_by_use (TPSS_SLOW_START_TPSS);
 }
 
 GST_END_TEST;
@@ -1329,6 +1629,9 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_rate_capped_at_capacity);
   tcase_add_test (tc, test_holding_time_and_pacing);
   tcase_add_test (tc, test_membership);
+  tcase_add_test (tc, test_step_probed_with_parity);
+  tcase_add_test (tc, test_rate_bounded_by_use);
+  tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
 }
 

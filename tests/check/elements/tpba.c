@@ -877,6 +877,117 @@ GST_START_TEST (test_src_latency_unbounded)
 
 GST_END_TEST;
 
+/* ---- the socket property: an application's socket, used as given ---- */
+
+/* The next datagram on @rx of @size bytes (others, such as the sink's
+ * RTCP hello, are skipped); its sender's port in @from_port. */
+static gboolean
+receive_sized (GSocket * rx, gsize size, gint * from_port)
+{
+  guint8 buf[1500];
+
+  for (guint i = 0; i < 20; i++) {
+    GSocketAddress *from = NULL;
+    gssize n = g_socket_receive_from (rx, &from, (gchar *) buf, sizeof (buf),
+        NULL, NULL);
+
+    if (n < 0)
+      return FALSE;
+    *from_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS
+        (from));
+    g_object_unref (from);
+    if ((gsize) n == size)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Whether @s is open and still carries a datagram to @to_port. */
+static gboolean
+socket_still_works (GSocket * s, GSocket * peer, gint peer_port)
+{
+  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      peer_port);
+  gchar c = 'x';
+  gboolean ok = !g_socket_is_closed (s) &&
+      g_socket_send_to (s, to, &c, 1, NULL, NULL) == 1 &&
+      g_socket_receive (peer, &c, 1, NULL, NULL) == 1;
+
+  g_object_unref (to);
+  return ok;
+}
+
+/* tpbasink sends its RTP from the application's socket (its port is the
+ * source port the receiver sees) and leaves it open when it stops. */
+GST_START_TEST (test_sink_uses_given_socket)
+{
+  gint rx_port, from_port = 0;
+  GSocket *rx = udp_bind_local (&rx_port);
+  guint app_port;
+  GSocket *app = check_udp_socket_local (&app_port);
+  GstElement *sink = check_make_element ("tpbasink", "host=127.0.0.1 "
+      "tcp-port=9 rtcp-port=9 mode=lda connect-timeout=60000000000");
+  GstHarness *h;
+
+  g_object_set (sink, "port", rx_port, "socket", app, NULL);
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  fail_unless_equals_int (gst_harness_push (h, make_packet (0, 100)),
+      GST_FLOW_OK);
+  fail_unless (receive_sized (rx, 12 + 100, &from_port), "no RTP arrived");
+  fail_unless_equals_int (from_port, app_port);
+  gst_harness_teardown (h);
+  fail_unless (socket_still_works (app, rx, rx_port),
+      "the application's socket was closed");
+  g_object_unref (app);
+  g_object_unref (rx);
+}
+
+GST_END_TEST;
+
+/* tpbasrc receives on the application's socket (port reads its port) and
+ * leaves it open, in the blocking mode it had, when it stops. */
+GST_START_TEST (test_src_uses_given_socket)
+{
+  guint app_port;
+  GSocket *app = check_udp_socket_local (&app_port);
+  gint tx_port, port = 0;
+  GSocket *tx = udp_bind_local (&tx_port);
+  GstElement *src = check_make_element ("tpbasrc",
+      "port=0 tcp-port=0 rtcp-port=0");
+  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      app_port);
+  GstBuffer *pkt = make_packet (0, 100), *got;
+  GstMapInfo m;
+  GstHarness *h;
+
+  gst_util_set_object_arg (G_OBJECT (src), "caps", RTP_CAPS);
+  g_object_set (src, "socket", app, NULL);
+  h = gst_harness_new_with_element (src, NULL, "src");
+  gst_harness_play (h);
+  g_object_get (src, "port", &port, NULL);
+  fail_unless_equals_int (port, app_port);
+  gst_buffer_map (pkt, &m, GST_MAP_READ);
+  fail_unless (g_socket_send_to (tx, to, (gchar *) m.data, m.size, NULL,
+          NULL) == (gssize) m.size);
+  got = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (got), m.size);
+  fail_unless (gst_buffer_memcmp (got, 0, m.data, m.size) == 0);
+  gst_buffer_unmap (pkt, &m);
+  gst_buffer_unref (got);
+  gst_buffer_unref (pkt);
+  gst_harness_teardown (h);
+  fail_unless (g_socket_get_blocking (app));
+  g_socket_set_timeout (app, 1);
+  fail_unless (socket_still_works (app, tx, tx_port),
+      "the application's socket was closed");
+  g_object_unref (to);
+  g_object_unref (tx);
+  g_object_unref (app);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpba_suite (void)
 {
@@ -899,6 +1010,8 @@ tpba_suite (void)
   tcase_add_test (tc, test_sink_pli_to_key_unit);
   tcase_add_test (tc, test_src_sends_pli);
   tcase_add_test (tc, test_src_latency_unbounded);
+  tcase_add_test (tc, test_sink_uses_given_socket);
+  tcase_add_test (tc, test_src_uses_given_socket);
   return s;
 }
 

@@ -668,6 +668,41 @@ GST_END_TEST;
 
 /* -------------------------------------------------------------- stats */
 
+/* The meta lives in the static gstcommon library, so the plugin and this test
+ * each have a copy of its registration: both must name one API type and one
+ * meta info, whichever registers first. */
+GST_START_TEST (test_meta_one_type_across_copies)
+{
+  GstHarness *h = new_harness ("x264layerenc layers=2 "
+      "layer-rates=<200000,100000>");
+  GstBuffer *out, *own;
+  GstTemporalLayerMeta *m;
+
+  for (guint i = 0; i < 4; i++)
+    fail_unless_equals_int (push_frame (h, i), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  /* The plugin's copy registered; this copy must take the same type. */
+  fail_unless (gst_temporal_layer_meta_api_get_type () ==
+      g_type_from_name (GST_TEMPORAL_LAYER_META_API_NAME));
+  fail_unless (gst_temporal_layer_meta_get_info () ==
+      gst_meta_get_info (GST_TEMPORAL_LAYER_META_INFO_NAME));
+  m = (GstTemporalLayerMeta *) gst_buffer_get_meta (out,
+      gst_temporal_layer_meta_api_get_type ());
+  fail_unless (m != NULL && m->n_layers == 2);
+
+  own = gst_buffer_new ();
+  fail_unless (gst_buffer_add_temporal_layer_meta (own, 1, 2, 2, TRUE));
+  m = gst_buffer_find_temporal_layer_meta (own);
+  fail_unless (m != NULL && m->layer_id == 1 && m->droppable);
+
+  gst_buffer_unref (own);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stats_fields)
 {
   GstHarness *h = new_harness ("x264layerenc layers=3 "
@@ -725,6 +760,7 @@ x264layerenc_suite (void)
   tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_caps_rates_harness);
   tcase_add_test (tc, test_caps_rates_capsfilter);
+  tcase_add_test (tc, test_meta_one_type_across_copies);
   tcase_add_test (tc, test_stats_fields);
   return s;
 }

@@ -1,5 +1,7 @@
 /* GstTemporalLayerMeta: which temporal layer an encoded video buffer belongs
- * to. Attached by x264layerenc to every output buffer (docs/x264layerenc.md).
+ * to. Attached by x264layerenc to every output buffer (docs/x264layerenc.md);
+ * read by the network elements, which link gstcommon, to fit each receiver
+ * with a prefix of layers.
  *
  * The API is registered with the single tag "video" (GST_META_TAG_VIDEO_STR),
  * so elements that copy video metas (rtph264pay, rtpvp8pay, the RTP base

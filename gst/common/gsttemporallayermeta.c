@@ -1,4 +1,9 @@
-/* GstTemporalLayerMeta, see gsttemporallayermeta.h. */
+/* GstTemporalLayerMeta, see gsttemporallayermeta.h.
+ *
+ * This file is in the static gstcommon library, so every plugin that links it
+ * has its own copy of the statics below. The API type and the meta info are
+ * process-wide by name, so each copy first takes what another copy already
+ * registered. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -16,8 +21,10 @@ gst_temporal_layer_meta_api_get_type (void)
   static const gchar *tags[] = { GST_META_TAG_VIDEO_STR, NULL };
 
   if (g_once_init_enter (&type)) {
-    GType t = gst_meta_api_type_register (GST_TEMPORAL_LAYER_META_API_NAME,
-        tags);
+    GType t = g_type_from_name (GST_TEMPORAL_LAYER_META_API_NAME);
+
+    if (t == 0)
+      t = gst_meta_api_type_register (GST_TEMPORAL_LAYER_META_API_NAME, tags);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -56,9 +63,12 @@ gst_temporal_layer_meta_get_info (void)
 
   if (g_once_init_enter ((GstMetaInfo **) & info)) {
     const GstMetaInfo *mi =
-        gst_meta_register (gst_temporal_layer_meta_api_get_type (),
-        GST_TEMPORAL_LAYER_META_INFO_NAME, sizeof (GstTemporalLayerMeta),
-        temporal_layer_meta_init, NULL, temporal_layer_meta_transform);
+        gst_meta_get_info (GST_TEMPORAL_LAYER_META_INFO_NAME);
+
+    if (mi == NULL)
+      mi = gst_meta_register (gst_temporal_layer_meta_api_get_type (),
+          GST_TEMPORAL_LAYER_META_INFO_NAME, sizeof (GstTemporalLayerMeta),
+          temporal_layer_meta_init, NULL, temporal_layer_meta_transform);
     g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
   }
   return info;

@@ -1,0 +1,433 @@
+/* conference: one participant of a multiparty video call over TPSS + NQCP.
+ *
+ *   conference --id=1 --port=5000 --members=1@10.77.0.1:5000,2@10.77.0.2:5000
+ *
+ * Our camera (a test pattern on our colour, with our name) is encoded once
+ * by x264layerenc and sent by tpsssink to every other member; tpsssrc gives
+ * a pad per remote member, each decoded into a tile of a compositor grid
+ * (our own picture first). Members join and leave while the call runs: a
+ * tile appears with a member's first packet and goes when it leaves.
+ *
+ * With a display the grid is shown in a window; headless (--headless, or no
+ * DISPLAY / WAYLAND_DISPLAY) it is recorded to OUT/participant-<id>.mp4. In
+ * both cases it is snapshotted to OUT/participant-<id>.png every
+ * --snapshot-interval seconds and as we leave. Every second the statistics of every member are printed
+ * (confstats.c), and with --stats-json written as JSON lines.
+ */
+#include "conference.h"
+
+#include <gst/video/video.h>
+#include <glib-unix.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define END_TIMEOUT_SECONDS 5   /* after EOS is sent, wait at most this */
+
+/* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
+ * colour. */
+static const guint32 palette[] = {
+  0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020,
+  0x808080
+};
+
+static gboolean
+parse_options (int argc, char **argv, ConfOptions * o)
+{
+  gchar *colour = NULL;
+  gint id = 0, port = 0, width = 320, height = 240, fps = 15, duration = 0;
+  gint snapshot = 5;
+  gint64 max_receive = 0, initial = 300000;
+  gboolean headless = FALSE;
+  GOptionEntry entries[] = {
+    {"id", 0, 0, G_OPTION_ARG_INT, &id, "Our member id (1..)", "N"},
+    {"name", 0, 0, G_OPTION_ARG_STRING, &o->name, "Name on our tile", "S"},
+    {"colour", 0, 0, G_OPTION_ARG_STRING, &colour,
+        "Our tile's colour, RRGGBB (default: by id)", "RRGGBB"},
+    {"port", 0, 0, G_OPTION_ARG_INT, &port, "Our UDP port", "PORT"},
+    {"address", 0, 0, G_OPTION_ARG_STRING, &o->address,
+        "Local address to bind (default: any)", "ADDR"},
+    {"members", 0, 0, G_OPTION_ARG_STRING, &o->members,
+        "The group, id@host:port,... (may include us)", "LIST"},
+    {"width", 0, 0, G_OPTION_ARG_INT, &width, "Camera and tile width", "PX"},
+    {"height", 0, 0, G_OPTION_ARG_INT, &height, "Camera and tile height",
+        "PX"},
+    {"fps", 0, 0, G_OPTION_ARG_INT, &fps, "Camera frame rate", "FPS"},
+    {"duration", 0, 0, G_OPTION_ARG_INT, &duration,
+        "Leave after this many seconds (0: at Ctrl-C)", "S"},
+    {"headless", 0, 0, G_OPTION_ARG_NONE, &headless,
+        "No window: record and snapshot instead", NULL},
+    {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->out_dir,
+        "Where recordings and snapshots go (default .)", "DIR"},
+    {"snapshot-interval", 0, 0, G_OPTION_ARG_INT, &snapshot,
+        "Seconds between snapshots", "S"},
+    {"stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json,
+        "Append the statistics of every second as JSON lines", "FILE"},
+    {"max-receive-rate", 0, 0, G_OPTION_ARG_INT64, &max_receive,
+        "Our receive capacity, shared by the senders (bit/s, 0: unlimited)",
+        "BPS"},
+    {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &initial,
+        "Starting data rate toward each member (bit/s)", "BPS"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- one participant of a call");
+  GError *err = NULL;
+  gboolean ok;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  ok = g_option_context_parse (ctx, &argc, &argv, &err);
+  g_option_context_free (ctx);
+  if (!ok) {
+    g_printerr ("conference: %s\n", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  if (id <= 0 || port <= 0 || port > 65535 || !o->members) {
+    g_printerr ("conference: --id (> 0), --port and --members are needed\n");
+    return FALSE;
+  }
+  if (width < 16 || height < 16 || fps < 1 || snapshot < 1 || duration < 0
+      || max_receive < 0 || initial <= 0) {
+    g_printerr ("conference: sizes, --fps, --snapshot-interval and rates "
+        "must be positive\n");
+    return FALSE;
+  }
+  o->id = id;
+  o->port = port;
+  o->width = width;
+  o->height = height;
+  o->fps = fps;
+  o->duration = duration;
+  o->snapshot_interval = snapshot;
+  o->max_receive_rate = max_receive;
+  o->initial_rate = initial;
+  o->headless = headless || (!g_getenv ("DISPLAY")
+      && !g_getenv ("WAYLAND_DISPLAY"));
+  o->colour = palette[(id - 1) % G_N_ELEMENTS (palette)];
+  if (colour) {
+    gchar *end;
+    o->colour = (guint32) strtoul (colour, &end, 16);
+    if (*end || strlen (colour) != 6) {
+      g_printerr ("conference: --colour wants RRGGBB, got \"%s\"\n", colour);
+      g_free (colour);
+      return FALSE;
+    }
+    g_free (colour);
+  }
+  if (!o->name)
+    o->name = g_strdup_printf ("p%u", o->id);
+  if (!o->out_dir)
+    o->out_dir = g_strdup (".");
+  return TRUE;
+}
+
+static guint
+roster_size (const gchar * members)
+{
+  gchar **v = g_strsplit (members, ",", -1);
+  guint n = g_strv_length (v);
+
+  g_strfreev (v);
+  return MAX (n, 1);
+}
+
+/* Where the mixed picture goes: a window, or a recording. */
+static gchar *
+output_branch (const ConfOptions * o)
+{
+  if (!o->headless)
+    return g_strdup ("out. ! queue leaky=downstream max-size-buffers=2 ! "
+        "autovideosink sync=false");
+  return g_strdup_printf ("out. ! queue ! videoconvert ! x264enc "
+      "tune=zerolatency speed-preset=ultrafast bitrate=1000 key-int-max=%u ! "
+      "h264parse name=recparse ! mp4mux ! filesink location=\"%s/participant-%u.mp4\"",
+      o->fps * 2, o->out_dir, o->id);
+}
+
+static gchar *
+pipeline_description (Conference * conf)
+{
+  const ConfOptions *o = &conf->opt;
+  gchar *session = g_strdup_printf ("port=%u member-id=%u members=\"%s\" "
+      "allow-join=true%s%s", o->port, o->id, o->members,
+      o->address ? " address=" : "", o->address ? o->address : "");
+  gchar *out = output_branch (o);
+  gchar *desc = g_strdup_printf (
+      /* our camera, encoded once for everyone, and shown in our tile */
+      "videotestsrc name=camera is-live=true pattern=ball background-color=0xff%06x "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
+      "videotestsrc name=texture is-live=true pattern=snow "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
+      "compositor name=cammix sink_1::ypos=%u "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
+      "! textoverlay text=\"%s\" valignment=top halignment=left "
+      "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
+      "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
+      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
+      "key-int-max=%u ! rtph264pay config-interval=-1 mtu=1200 "
+      "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
+      "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
+      "! videoconvert name=selfconv "
+      /* the others' tiles (tiles.c) and the mixed picture */
+      "tpsssrc name=rx %s max-receive-rate=%" G_GUINT64_FORMAT " "
+      "caps=\"application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264\" "
+      "compositor name=mix background=black latency=100000000 "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! videoconvert "
+      "! tee name=out "
+      "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
+      "sync=false async=false enable-last-sample=true %s",
+      o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
+      o->fps, o->height / 2, o->width, o->height, o->fps, o->name, o->fps * 4,
+      session,
+      o->initial_rate, session, o->max_receive_rate,
+      o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out);
+
+  g_free (session);
+  g_free (out);
+  return desc;
+}
+
+/* mp4mux fails the whole pipeline on a buffer without PTS, which the
+ * recording's encoder was seen to push once in a few runs under load, at its
+ * start: such a buffer is left out of the recording instead. */
+static GstPadProbeReturn
+drop_untimed (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  static gboolean warned;
+
+  if (GST_BUFFER_PTS_IS_VALID (GST_PAD_PROBE_INFO_BUFFER (info)))
+    return GST_PAD_PROBE_OK;
+  if (!warned)
+    g_printerr ("conference: a recorded frame without PTS is left out\n");
+  warned = TRUE;
+  return GST_PAD_PROBE_DROP;
+}
+
+static void
+guard_recording (Conference * conf)
+{
+  GstElement *parse = gst_bin_get_by_name (GST_BIN (conf->pipeline),
+      "recparse");
+  GstPad *src;
+
+  if (!parse)
+    return;
+  src = gst_element_get_static_pad (parse, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, drop_untimed, NULL, NULL);
+  gst_object_unref (src);
+  gst_object_unref (parse);
+}
+
+static gboolean
+build_pipeline (Conference * conf)
+{
+  guint n = MAX (roster_size (conf->opt.members), 2);
+  GError *err = NULL;
+  gchar *desc;
+  GstElement *selfconv;
+  GstPad *src;
+
+  conf->grid_cols = (guint) ceil (sqrt (n));
+  conf->grid_rows = (n + conf->grid_cols - 1) / conf->grid_cols;
+  desc = pipeline_description (conf);
+  conf->pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!conf->pipeline || err) {
+    g_printerr ("conference: %s\n", err ? err->message : "no pipeline");
+    g_clear_error (&err);
+    return FALSE;
+  }
+  conf->mix = gst_bin_get_by_name (GST_BIN (conf->pipeline), "mix");
+  conf->tx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "tx");
+  conf->rx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "rx");
+  conf->snap = gst_bin_get_by_name (GST_BIN (conf->pipeline), "snap");
+  selfconv = gst_bin_get_by_name (GST_BIN (conf->pipeline), "selfconv");
+  conf->self_pad = gst_element_request_pad_simple (conf->mix, "sink_%u");
+  src = gst_element_get_static_pad (selfconv, "src");
+  gst_pad_link (src, conf->self_pad);
+  gst_object_unref (src);
+  gst_object_unref (selfconv);
+  conf_tiles_init (conf);
+  conf_tiles_layout (conf);
+  guard_recording (conf);
+  return TRUE;
+}
+
+/* The mixed picture of now as PNG, written atomically (readers never see a
+ * half-written file). */
+static void
+write_snapshot (Conference * conf)
+{
+  GstSample *sample = NULL, *png;
+  GstCaps *caps;
+  GError *err = NULL;
+  GstMapInfo map;
+  gchar *path;
+
+  g_object_get (conf->snap, "last-sample", &sample, NULL);
+  if (!sample)
+    return;
+  caps = gst_caps_new_empty_simple ("image/png");
+  png = gst_video_convert_sample (sample, caps, GST_SECOND, &err);
+  gst_caps_unref (caps);
+  gst_sample_unref (sample);
+  if (!png) {
+    g_printerr ("conference: snapshot failed: %s\n",
+        err ? err->message : "?");
+    g_clear_error (&err);
+    return;
+  }
+  path = g_strdup_printf ("%s/participant-%u.png", conf->opt.out_dir,
+      conf->opt.id);
+  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
+  if (!g_file_set_contents (path, (const gchar *) map.data, map.size, &err)) {
+    g_printerr ("conference: %s\n", err->message);
+    g_clear_error (&err);
+  }
+  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  gst_sample_unref (png);
+  g_free (path);
+}
+
+static gboolean
+quit_now (gpointer data)
+{
+  Conference *conf = data;
+
+  g_printerr ("conference: no EOS within %d s, stopping anyway\n",
+      END_TIMEOUT_SECONDS);
+  g_main_loop_quit (conf->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* Leave the call: our camera and every tile end, so the compositor and the
+ * recording finish, then the bus's EOS quits. */
+static gboolean
+leave (gpointer data)
+{
+  Conference *conf = data;
+  const gchar *camera_sources[] = { "camera", "texture" };
+
+  if (conf->stopping)
+    return G_SOURCE_REMOVE;
+  conf->stopping = TRUE;
+  write_snapshot (conf);
+  for (guint i = 0; i < G_N_ELEMENTS (camera_sources); i++) {
+    GstElement *src = gst_bin_get_by_name (GST_BIN (conf->pipeline),
+        camera_sources[i]);
+
+    gst_element_send_event (src, gst_event_new_eos ());
+    gst_object_unref (src);
+  }
+  conf_tiles_send_eos (conf);
+  g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+every_second (gpointer data)
+{
+  Conference *conf = data;
+  gint64 elapsed = (g_get_monotonic_time () - conf->started) / G_USEC_PER_SEC;
+
+  if (conf->stopping)
+    return G_SOURCE_REMOVE;
+  conf_stats_print (conf);
+  if (elapsed > 0 && elapsed % conf->opt.snapshot_interval == 0)
+    write_snapshot (conf);
+  if (conf->opt.duration && elapsed >= conf->opt.duration)
+    leave (conf);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_bus (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  Conference *conf = data;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  switch (GST_MESSAGE_TYPE (msg)) {
+    case GST_MESSAGE_ERROR:
+      gst_message_parse_error (msg, &err, &dbg);
+      g_printerr ("conference: error from %s: %s\n%s\n",
+          GST_OBJECT_NAME (msg->src), err->message, dbg ? dbg : "");
+      g_clear_error (&err);
+      g_free (dbg);
+      g_main_loop_quit (conf->loop);
+      break;
+    case GST_MESSAGE_EOS:
+      g_main_loop_quit (conf->loop);
+      break;
+    default:
+      break;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+conference_clear (Conference * conf)
+{
+  if (conf->pipeline)
+    gst_element_set_state (conf->pipeline, GST_STATE_NULL);
+  conf_tiles_clear (conf);
+  conf_stats_clear (conf);
+  g_clear_object (&conf->self_pad);
+  g_clear_object (&conf->mix);
+  g_clear_object (&conf->tx);
+  g_clear_object (&conf->rx);
+  g_clear_object (&conf->snap);
+  g_clear_object (&conf->pipeline);
+  if (conf->stats_json)
+    fclose (conf->stats_json);
+  if (conf->loop)
+    g_main_loop_unref (conf->loop);
+  g_mutex_clear (&conf->lock);
+  g_free (conf->opt.name);
+  g_free (conf->opt.members);
+  g_free (conf->opt.address);
+  g_free (conf->opt.out_dir);
+  g_free (conf->opt.stats_json);
+}
+
+int
+main (int argc, char **argv)
+{
+  Conference conf = { 0 };
+  GstBus *bus;
+  int ret = 1;
+
+  g_mutex_init (&conf.lock);
+  if (!parse_options (argc, argv, &conf.opt) || !build_pipeline (&conf))
+    goto out;
+  if (conf.opt.stats_json && !(conf.stats_json =
+          fopen (conf.opt.stats_json, "a"))) {
+    g_printerr ("conference: cannot write %s\n", conf.opt.stats_json);
+    goto out;
+  }
+  conf.loop = g_main_loop_new (NULL, FALSE);
+  bus = gst_element_get_bus (conf.pipeline);
+  gst_bus_add_watch (bus, on_bus, &conf);
+  gst_object_unref (bus);
+  g_unix_signal_add (SIGINT, leave, &conf);
+  g_unix_signal_add (SIGTERM, leave, &conf);
+  g_print ("participant %u (%s, colour %06x) on port %u, %s, grid %ux%u\n",
+      conf.opt.id, conf.opt.name, conf.opt.colour, conf.opt.port,
+      conf.opt.headless ? "headless" : "window", conf.grid_cols,
+      conf.grid_rows);
+  conf.started = g_get_monotonic_time ();
+  if (gst_element_set_state (conf.pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    g_printerr ("conference: the pipeline does not start (see above)\n");
+    goto out;
+  }
+  g_timeout_add_seconds (1, every_second, &conf);
+  g_main_loop_run (conf.loop);
+  ret = 0;
+
+out:
+  conference_clear (&conf);
+  return ret;
+}

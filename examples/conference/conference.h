@@ -1,0 +1,65 @@
+/* The conferencing application: one process per participant (see
+ * conference.c). Shared between its parts: the options, the pipeline's
+ * named elements, and the tiles of the remote participants. */
+#ifndef __CONFERENCE_H__
+#define __CONFERENCE_H__
+
+#include <gst/gst.h>
+#include <stdio.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint id;                     /* member id, also the SSRC of our stream */
+  gchar *name;                  /* shown on our tile */
+  guint32 colour;               /* 0xRRGGBB, our tile's background */
+  guint port;                   /* our UDP port */
+  gchar *members;               /* "id@host:port,..." */
+  gchar *address;               /* local address to bind, NULL: any */
+  guint width, height, fps;     /* our camera, also the size of one tile */
+  guint duration;               /* seconds, 0: until interrupted */
+  gboolean headless;
+  gchar *out_dir;
+  guint snapshot_interval;      /* seconds */
+  gchar *stats_json;            /* path, NULL: none */
+  guint64 max_receive_rate;     /* bit/s, 0: unlimited */
+  guint64 initial_rate;         /* bit/s */
+} ConfOptions;
+
+typedef struct _Conference Conference;
+
+struct _Conference
+{
+  ConfOptions opt;
+  GMainLoop *loop;
+  GstElement *pipeline;
+  GstElement *mix;              /* compositor */
+  GstElement *tx, *rx;          /* tpsssink, tpsssrc */
+  GstElement *snap;             /* fakesink with the last mixed picture */
+  GstPad *self_pad;             /* compositor pad of our own camera */
+
+  GMutex lock;                  /* tiles: pads come and go in other threads */
+  GHashTable *tiles;            /* member id -> Tile */
+  guint grid_cols, grid_rows;
+
+  FILE *stats_json;
+  GHashTable *last_counts;      /* member id -> MemberCounts, for rates */
+  gint64 started;               /* monotonic, us */
+  gboolean stopping;
+};
+
+/* tiles.c: a decode branch per remote participant, laid out on a grid. */
+void conf_tiles_init (Conference * conf);
+void conf_tiles_clear (Conference * conf);
+void conf_tiles_layout (Conference * conf);
+void conf_tiles_send_eos (Conference * conf);
+guint conf_tiles_count (Conference * conf);
+
+/* confstats.c: the statistics printed every second. */
+void conf_stats_print (Conference * conf);
+void conf_stats_clear (Conference * conf);
+
+G_END_DECLS
+
+#endif /* __CONFERENCE_H__ */

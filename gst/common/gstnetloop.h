@@ -1,0 +1,49 @@
+/* One I/O loop per session: a thread running a GMainContext in which the
+ * session's sockets report readiness and its work function runs whenever
+ * it is woken and at the deadline the core last gave. The loop holds no
+ * lock while it calls back: the element takes its own. */
+#ifndef __GST_NET_LOOP_H__
+#define __GST_NET_LOOP_H__
+
+#include <gio/gio.h>
+#include "gstnettransport.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GstNetLoop GstNetLoop;
+
+/* The session's work at @now (gst_net_now () ns): feed the core its time,
+ * send what it polls out; returns the next deadline (ns on the same clock,
+ * G_MAXINT64: none, only a wake). */
+typedef gint64 (*GstNetLoopWorkFunc) (gpointer user_data, gint64 now);
+
+GstNetLoop *gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
+    gpointer user_data);
+/* Starts the thread; the work function runs at once. */
+void gst_net_loop_start (GstNetLoop * loop);
+/* Ends the thread and waits for it; the work function and the watches do
+ * not run after this returns. Idempotent. Call holding no lock the
+ * callbacks take. */
+void gst_net_loop_stop (GstNetLoop * loop);
+/* Frees the loop and the watches still attached (stopped first). */
+void gst_net_loop_free (GstNetLoop * loop);
+
+/* From any thread: the work function runs soon. */
+void gst_net_loop_wake (GstNetLoop * loop);
+
+GMainContext *gst_net_loop_get_context (GstNetLoop * loop);
+
+/* Calls @func in the loop's thread whenever @socket meets @cond; it returns
+ * G_SOURCE_REMOVE to end the watch. Returns the watch, owned by the caller
+ * (gst_net_loop_unwatch ends it; from the loop thread or after stop). */
+GSource *gst_net_loop_watch (GstNetLoop * loop, GSocket * socket,
+    GIOCondition cond, GSocketSourceFunc func, gpointer user_data);
+void gst_net_loop_unwatch (GSource ** watch);
+
+/* Datagrams of @transport go to @func in the loop's thread. */
+void gst_net_loop_attach (GstNetLoop * loop, GstNetTransport * transport,
+    GstNetReceiveFunc func, gpointer user_data);
+
+G_END_DECLS
+
+#endif /* __GST_NET_LOOP_H__ */

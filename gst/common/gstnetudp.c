@@ -1,0 +1,272 @@
+/* The UDP transport (see gstnetudp.h). */
+#include <sys/socket.h>
+#include "gstnetudp.h"
+#include "gstnetsocket.h"
+
+/* datagrams taken per readiness report, so one busy socket cannot starve
+ * the loop's other work */
+#define MAX_BURST 256
+
+struct _GstNetUdp
+{
+  GObject parent;
+
+  GSocket *socket;
+  gboolean owned;               /* we made it: we close it */
+  gboolean was_blocking;        /* the application's mode, given back */
+  gchar *iface;
+  GSource *source;
+  GstNetReceiveFunc func;
+  gpointer user_data;
+  guint8 *buf;                  /* one datagram, the largest UDP can carry */
+};
+
+#define BUF_SIZE 65536
+
+static void gst_net_udp_transport_init (GstNetTransportInterface * iface);
+
+G_DEFINE_TYPE_WITH_CODE (GstNetUdp, gst_net_udp, G_TYPE_OBJECT,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_NET_TRANSPORT,
+        gst_net_udp_transport_init));
+
+static gboolean
+udp_send_to (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * to, GError ** error)
+{
+  GOutputVector v = { data, size };
+
+  /* a timeout of 0 never blocks, whatever the socket's mode */
+  return g_socket_send_message_with_timeout (GST_NET_UDP (t)->socket, to, &v,
+      1, NULL, 0, 0, 0, NULL, NULL, error) == G_POLLABLE_RETURN_OK;
+}
+
+static gboolean
+on_readable (GSocket * socket, GIOCondition cond, gpointer data)
+{
+  GstNetUdp *self = data;
+
+  for (guint i = 0; i < MAX_BURST; i++) {
+    GSocketAddress *from = NULL;
+    gssize n = g_socket_receive_from (socket, &from, (gchar *) self->buf,
+        BUF_SIZE, NULL, NULL);
+
+    if (n < 0)
+      break;
+    self->func (GST_NET_TRANSPORT (self), self->buf, n, from,
+        self->user_data);
+    g_clear_object (&from);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+udp_detach (GstNetTransport * t)
+{
+  GstNetUdp *self = GST_NET_UDP (t);
+
+  if (self->source) {
+    g_source_destroy (self->source);
+    g_source_unref (self->source);
+    self->source = NULL;
+  }
+}
+
+static void
+udp_attach (GstNetTransport * t, GMainContext * context,
+    GstNetReceiveFunc func, gpointer user_data)
+{
+  GstNetUdp *self = GST_NET_UDP (t);
+
+  udp_detach (t);
+  self->func = func;
+  self->user_data = user_data;
+  self->source = g_socket_create_source (self->socket, G_IO_IN, NULL);
+  g_source_set_callback (self->source, G_SOURCE_FUNC (on_readable), self,
+      NULL);
+  g_source_attach (self->source, context);
+}
+
+static void
+gst_net_udp_transport_init (GstNetTransportInterface * iface)
+{
+  iface->send_to = udp_send_to;
+  iface->attach = udp_attach;
+  iface->detach = udp_detach;
+}
+
+static void
+gst_net_udp_finalize (GObject * object)
+{
+  GstNetUdp *self = GST_NET_UDP (object);
+
+  udp_detach (GST_NET_TRANSPORT (self));
+  if (self->owned)
+    g_socket_close (self->socket, NULL);
+  else
+    g_socket_set_blocking (self->socket, self->was_blocking);
+  g_object_unref (self->socket);
+  g_free (self->iface);
+  g_free (self->buf);
+  G_OBJECT_CLASS (gst_net_udp_parent_class)->finalize (object);
+}
+
+static void
+gst_net_udp_class_init (GstNetUdpClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gst_net_udp_finalize;
+}
+
+static void
+gst_net_udp_init (GstNetUdp * self)
+{
+  self->buf = g_malloc (BUF_SIZE);
+}
+
+/* The options of @s on our socket; FALSE names the one that failed. */
+static gboolean
+apply_options (GstNetUdp * self, const GstNetUdpSettings * s, GError ** error)
+{
+  GSocket *sock = self->socket;
+  gboolean v6 = g_socket_get_family (sock) == G_SOCKET_FAMILY_IPV6;
+  const gchar *what = NULL;
+  GError *err = NULL;
+
+  if (s->buffer_size > 0 &&
+      (!g_socket_set_option (sock, SOL_SOCKET, SO_RCVBUF, s->buffer_size,
+              &err) || !g_socket_set_option (sock, SOL_SOCKET, SO_SNDBUF,
+              s->buffer_size, &err)))
+    what = "buffer-size";
+  else if (s->ttl >= 0)
+    g_socket_set_ttl (sock, s->ttl);
+  if (!what && s->ttl_mc >= 0)
+    g_socket_set_multicast_ttl (sock, s->ttl_mc);
+  if (!what)
+    g_socket_set_multicast_loopback (sock, s->loop);
+  if (err) {
+    g_set_error (error, G_IO_ERROR, err->code, "Could not set %s on the UDP "
+        "socket (%s): %s", what, v6 ? "IPv6" : "IPv4", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Binds our own socket to @s's address and port (a multicast address:
+ * the port on the any address, reusable, and the group joined). */
+static gboolean
+bind_own (GstNetUdp * self, const GstNetUdpSettings * s,
+    GSocketFamily family, GError ** error)
+{
+  GSocketAddress *addr = NULL, *bind_addr;
+  GInetAddress *ia;
+  gboolean mc, ok;
+  GError *err = NULL;
+
+  if (s->address && *s->address &&
+      !(addr = gst_net_resolve ("address", s->address, s->port, NULL, error)))
+    return FALSE;
+  if (addr)
+    family = g_socket_address_get_family (addr);
+  self->socket = g_socket_new (family, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, error);
+  if (!self->socket) {
+    g_clear_object (&addr);
+    return FALSE;
+  }
+  self->owned = TRUE;
+  ia = addr ? g_object_ref (g_inet_socket_address_get_address
+      (G_INET_SOCKET_ADDRESS (addr))) : g_inet_address_new_any (family);
+  mc = g_inet_address_get_is_multicast (ia);
+  if (mc) {
+    g_object_unref (ia);
+    ia = g_inet_address_new_any (family);
+  }
+  bind_addr = g_inet_socket_address_new (ia, s->port);
+  ok = g_socket_bind (self->socket, bind_addr, mc, &err);
+  if (!ok) {
+    g_set_error (error, G_IO_ERROR, err->code, "Could not bind UDP port "
+        "%s:%d: %s", s->address ? s->address : "*", s->port, err->message);
+    g_error_free (err);
+  } else if (mc) {
+    ok = gst_net_udp_join (self, g_inet_socket_address_get_address
+        (G_INET_SOCKET_ADDRESS (addr)), NULL, error);
+  }
+  g_object_unref (bind_addr);
+  g_object_unref (ia);
+  g_clear_object (&addr);
+  return ok;
+}
+
+GstNetUdp *
+gst_net_udp_new (const GstNetUdpSettings * s, GSocketFamily family,
+    GError ** error)
+{
+  GstNetUdp *self = g_object_new (GST_TYPE_NET_UDP, NULL);
+
+  self->iface = g_strdup (s->multicast_iface);
+  if (s->socket) {
+    /* the application's: used as given, only made non-blocking while ours */
+    self->socket = g_object_ref (s->socket);
+    self->was_blocking = g_socket_get_blocking (s->socket);
+  } else if (!bind_own (self, s, family, error)) {
+    g_object_unref (self);
+    return NULL;
+  }
+  g_socket_set_blocking (self->socket, FALSE);
+  if (!s->socket && !apply_options (self, s, error)) {
+    g_object_unref (self);
+    return NULL;
+  }
+  return self;
+}
+
+GSocket *
+gst_net_udp_get_socket (GstNetUdp * udp)
+{
+  return udp->socket;
+}
+
+gint
+gst_net_udp_get_port (GstNetUdp * udp)
+{
+  return gst_net_socket_get_local_port (udp->socket);
+}
+
+static gboolean
+membership (GstNetUdp * self, gboolean join, GInetAddress * group,
+    GInetAddress * source, GError ** error)
+{
+  GError *err = NULL;
+  gboolean ok;
+  gchar *g, *src;
+
+  ok = join ? g_socket_join_multicast_group_ssm (self->socket, group, source,
+      self->iface, &err) : g_socket_leave_multicast_group_ssm (self->socket,
+      group, source, self->iface, &err);
+  if (ok)
+    return TRUE;
+  g = g_inet_address_to_string (group);
+  src = source ? g_inet_address_to_string (source) : NULL;
+  g_set_error (error, G_IO_ERROR, err->code, "Could not %s multicast group "
+      "%s%s%s%s%s: %s", join ? "join" : "leave", g, src ? " source " : "",
+      src ? src : "", self->iface ? " on " : "", self->iface ? self->iface : "",
+      err->message);
+  g_free (g);
+  g_free (src);
+  g_error_free (err);
+  return FALSE;
+}
+
+gboolean
+gst_net_udp_join (GstNetUdp * udp, GInetAddress * group, GInetAddress * source,
+    GError ** error)
+{
+  return membership (udp, TRUE, group, source, error);
+}
+
+gboolean
+gst_net_udp_leave (GstNetUdp * udp, GInetAddress * group,
+    GInetAddress * source, GError ** error)
+{
+  return membership (udp, FALSE, group, source, error);
+}

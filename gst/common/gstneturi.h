@@ -1,0 +1,32 @@
+/* One GstURIHandler for every network element:
+ * SCHEME://HOST:PORT[/][?key=value&...], the host and port going to two
+ * named properties and every query key to the property of that name.
+ * set_uri applies all or nothing: the whole URI and every value are checked
+ * before anything is set. get_uri gives the host, port and every other
+ * property of the element's own class that differs from its default. */
+#ifndef __GST_NET_URI_H__
+#define __GST_NET_URI_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* For G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init)
+ * in the element's type definition. */
+void gst_net_uri_handler_init (gpointer g_iface, gpointer iface_data);
+
+/* Called from the element's class_init: what the handler of @type serves.
+ * The strings must be static. */
+void gst_net_uri_handler_set_info (GType type, GstURIType uri_type,
+    const gchar * scheme, const gchar * host_prop, const gchar * port_prop);
+
+/* The two halves, for elements that need them outside the handler. */
+gboolean gst_net_uri_apply (GstElement * element, const gchar * scheme,
+    const gchar * uri, const gchar * host_prop, const gchar * port_prop,
+    GError ** error);
+gchar *gst_net_uri_build (GstElement * element, const gchar * scheme,
+    const gchar * host_prop, const gchar * port_prop);
+
+G_END_DECLS
+
+#endif /* __GST_NET_URI_H__ */

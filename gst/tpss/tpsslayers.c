@@ -1,0 +1,94 @@
+/* Per-destination layer prefixes and the encoder's layer rates; see
+ * tpsslayers.h. */
+#include "tpsslayers.h"
+
+#include <math.h>
+
+void
+tpss_layer_filter_init (TpssLayerFilter * f, guint n_layers, guint16 first_seq)
+{
+  g_return_if_fail (n_layers >= 1 && n_layers <= TPSS_MAX_LAYERS);
+  *f = (TpssLayerFilter) {
+  0};
+  f->n_layers = n_layers;
+  f->prefix = f->wanted = n_layers;
+  f->next_seq = first_seq;
+}
+
+void
+tpss_layer_filter_want (TpssLayerFilter * f, guint prefix)
+{
+  f->wanted = CLAMP (prefix, 1, f->n_layers);
+}
+
+/* At the first packet of a frame: take the wanted prefix if this frame is
+ * a safe place for it, then decide the whole frame. */
+static void
+start_frame (TpssLayerFilter * f, guint layer, guint32 ts)
+{
+  if (f->wanted < f->prefix || (f->wanted > f->prefix && layer == 0))
+    f->prefix = f->wanted;
+  f->in_frame = TRUE;
+  f->frame_ts = ts;
+  f->frame_passes = layer < f->prefix;
+}
+
+gboolean
+tpss_layer_filter_pass (TpssLayerFilter * f, guint layer, guint32 ts,
+    guint16 * seq)
+{
+  layer = MIN (layer, f->n_layers - 1);
+  if (!f->in_frame || ts != f->frame_ts)
+    start_frame (f, layer, ts);
+  if (!f->frame_passes) {
+    f->left_out++;
+    return FALSE;
+  }
+  *seq = f->next_seq++;
+  f->passed++;
+  return TRUE;
+}
+
+guint
+tpss_layers_prefix_for_rate (const guint64 * layer_rates, guint n_layers,
+    guint64 rate)
+{
+  guint64 sum = 0;
+  guint k;
+
+  for (k = 0; k < n_layers; k++) {
+    sum += layer_rates[k];
+    if (sum > rate)
+      break;
+  }
+  return MAX (k, 1);
+}
+
+guint
+tpss_layers_encoder_rates (const guint64 * dest_rates, guint n_dest,
+    guint n_layers, gdouble spread, guint64 * out)
+{
+  guint64 lo = G_MAXUINT64, hi = 0, below = 0;
+  gdouble step;
+
+  if (n_dest == 0 || n_layers == 0)
+    return 0;
+  for (guint i = 0; i < n_dest; i++) {
+    lo = MIN (lo, dest_rates[i]);
+    hi = MAX (hi, dest_rates[i]);
+  }
+  if (n_layers == 1 || lo == 0 || (gdouble) hi < spread * (gdouble) lo) {
+    out[0] = lo;
+    return 1;
+  }
+  /* Cumulative rate of layers 0..k: lo * step^k, reaching hi at the top. */
+  step = pow ((gdouble) hi / (gdouble) lo, 1.0 / (n_layers - 1));
+  for (guint k = 0; k < n_layers; k++) {
+    guint64 cumulative = k == n_layers - 1 ? hi :
+        (guint64) llround ((gdouble) lo * pow (step, k));
+
+    out[k] = cumulative - below;
+    below = cumulative;
+  }
+  return n_layers;
+}

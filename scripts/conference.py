@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""A conference on this machine: one `conference` process (examples/conference)
+per participant, each in its own network namespace on a bridge, behind a link
+with its own rate (tbf both ways) and optional random loss.  Runs for
+--duration seconds, then prints what every participant received and which
+tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
+(snapshot), participant-<id>.mp4 (recording, when headless: without --headless and
+with a display each participant opens a window instead), stats-<id>.json (the statistics
+of every second) and rates.svg (rates over time).
+
+  python3 scripts/conference.py [--participants=3] [--duration=30]
+      [--rates=4M,4M,1M] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...]
+
+Needs root (namespaces); scripts/conference.sh installs, builds and runs it.
+"""
+import argparse
+import json
+import os
+import signal
+import struct
+import sys
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "net"))
+import netbed  # noqa: E402
+
+PORT = 5000
+# Must match the palette in examples/conference/conference.c (colour by id).
+PALETTE = [0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020, 0x808080]
+TILE_W, TILE_H = 320, 240
+
+
+def colour_of(pid):
+    return PALETTE[(pid - 1) % len(PALETTE)]
+
+
+def parse_rate(text):
+    """"4M" -> 4000000, "800k" -> 800000, "1500000" -> 1500000 (bit/s)."""
+    mult = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
+    if text and text[-1] in mult:
+        return int(float(text[:-1]) * mult[text[-1]])
+    return int(text)
+
+
+def parse_times(items, n, what):
+    """["2:5", ...] -> {2: 5.0}: participant id -> seconds."""
+    out = {}
+    for item in items or []:
+        pid, _, sec = item.partition(":")
+        if not pid.isdigit() or not 1 <= int(pid) <= n or not sec:
+            raise SystemExit(f"conference: --{what} wants ID:SECONDS with 1 <= ID <= {n}, "
+                             f"got {item!r}")
+        out[int(pid)] = float(sec)
+    return out
+
+
+# ---------------------------------------------------------------- snapshots
+
+def read_png(path):
+    """(width, height, rows of RGB bytes) of an 8-bit RGB or RGBA PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path}: not a PNG")
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or ctype not in (2, 6):
+                raise ValueError(f"{path}: only 8-bit RGB/RGBA PNGs are read")
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        ftype, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if ftype == 1:
+                line[x] = (line[x] + a) & 255
+            elif ftype == 2:
+                line[x] = (line[x] + b) & 255
+            elif ftype == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line) if bpp == 3 else bytes(v for i, v in enumerate(line) if i % 4 != 3))
+        prev = line
+    return width, height, rows
+
+
+def tile_colours(path):
+    """The median colour (0xRRGGBB) of every grid cell of a snapshot, row by row."""
+    width, height, rows = read_png(path)
+    cells = []
+    for top in range(0, height - TILE_H + 1, TILE_H):
+        for left in range(0, width - TILE_W + 1, TILE_W):
+            chans = [[], [], []]
+            for y in range(top + TILE_H // 8, top + TILE_H, 8):    # below the name
+                row = rows[y]
+                for x in range(left, left + TILE_W, 8):
+                    for ch in range(3):
+                        chans[ch].append(row[3 * x + ch])
+            med = [sorted(c)[len(c) // 2] for c in chans]
+            cells.append((med[0] << 16) | (med[1] << 8) | med[2])
+    return cells
+
+
+def who_is(colour, tolerance=40):
+    """The participant whose colour this is, or None (black: an empty cell)."""
+    for i, ref in enumerate(PALETTE):
+        if all(abs(((colour >> s) & 255) - ((ref >> s) & 255)) <= tolerance for s in (16, 8, 0)):
+            return i + 1
+    return None
+
+
+def tiles_shown(path):
+    """Participant ids whose tiles a snapshot shows, in grid order."""
+    return [p for p in (who_is(c) for c in tile_colours(path)) if p is not None]
+
+
+# ---------------------------------------------------------------- statistics
+
+def read_stats(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def mean(values):
+    return sum(values) / len(values) if values else 0.0
+
+
+def summary(stats, since):
+    """Per sender id: mean receive rate (bit/s), loss on the link and after FEC, over the
+    seconds from `since` on."""
+    per = {}
+    for rec in stats:
+        if rec["t"] < since:
+            continue
+        for m in rec["members"]:
+            per.setdefault(m["id"], []).append(m)
+    return {pid: dict(rate=mean([m["recv_bps"] for m in ms]),
+                      loss=mean([m["loss_link"] for m in ms]),
+                      after_fec=mean([m["loss_after_fec"] for m in ms]))
+            for pid, ms in per.items()}
+
+
+def write_svg(path, stats_by_id, duration, starts):
+    """Rates over time: per participant, what it receives from all others (solid) and the
+    data rate its encoder is told (dashed), in Mbit/s."""
+    w, h, pad = 720, 360, 50
+    peak = max([sum(m["recv_bps"] for m in r["members"]) for s in stats_by_id.values() for r in s]
+               + [r["data_bps"] for s in stats_by_id.values() for r in s if r["data_bps"] < 1e9]
+               + [1e6]) / 1e6
+    sx = lambda t: pad + (w - 2 * pad) * t / max(duration, 1)
+    sy = lambda v: h - pad - (h - 2 * pad) * min(v, peak) / peak
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="black"/>',
+           f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="black"/>',
+           f'<text x="{w / 2}" y="{h - 12}" text-anchor="middle">time (s)</text>',
+           f'<text x="12" y="{pad - 12}">Mbit/s (solid: received from all; dashed: encoder '
+           f'data rate)</text>']
+    for i in range(5):
+        v = peak * i / 4
+        out.append(f'<text x="{pad - 6}" y="{sy(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
+    for pid, stats in sorted(stats_by_id.items()):
+        colour = f"#{colour_of(pid):06x}"
+        t0 = starts.get(pid, 0.0)
+        recv = " ".join(f"{sx(t0 + r['t']):.1f},{sy(sum(m['recv_bps'] for m in r['members']) / 1e6):.1f}"
+                        for r in stats)
+        data = " ".join(f"{sx(t0 + r['t']):.1f},{sy(r['data_bps'] / 1e6):.1f}" for r in stats)
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{recv}"/>')
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-dasharray="4 3" '
+                   f'points="{data}"/>')
+        out.append(f'<text x="{w - pad + 4}" y="{pad + 14 * pid}" fill="{colour}">p{pid}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+# ---------------------------------------------------------------- the run
+
+def conference_command(args, pid, n):
+    members = ",".join(f"{i}@10.77.0.{i}:{PORT}" for i in range(1, n + 1))
+    return [args.binary, f"--id={pid}", f"--port={PORT}", f"--address=10.77.0.{pid}",
+            f"--members={members}", f"--out-dir={args.out_dir}",
+            f"--stats-json={args.out_dir}/stats-{pid}.json",
+            f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
+        (["--headless"] if args.headless else [])
+
+
+def build_bed(bed, n, rates, loss):
+    """Participants p1..pN on one bridge, each behind its own rate (and loss) both ways."""
+    br = bed.bridge("br", snooping=False, querier=False)
+    hosts = {}
+    for pid in range(1, n + 1):
+        h = bed.host(f"p{pid}")
+        hif, port = bed.attach(h, br, f"10.77.0.{pid}/24")
+        bed.bottleneck(h, hif, rates[pid - 1])              # upload
+        bed.bottleneck(br, port, rates[pid - 1])            # download
+        if loss:
+            bed.random_loss(br, port, loss)
+        hosts[pid] = h
+    return hosts
+
+
+def run(args):
+    n = args.participants
+    rates = [parse_rate(r) for r in args.rates.split(",")]
+    rates += [rates[-1]] * (n - len(rates))
+    joins, leaves = parse_times(args.join, n, "join"), parse_times(args.leave, n, "leave")
+    os.makedirs(args.out_dir, exist_ok=True)
+    for pid in range(1, n + 1):
+        for name in (f"stats-{pid}.json", f"participant-{pid}.png", f"participant-{pid}.mp4",
+                     f"participant-{pid}.log"):
+            if os.path.exists(os.path.join(args.out_dir, name)):
+                os.remove(os.path.join(args.out_dir, name))
+    print(f"conference: {n} participants for {args.duration} s; links "
+          + ", ".join(f"p{i + 1} {rates[i] / 1e6:g} Mbit/s" for i in range(n))
+          + (f"; {args.loss} % loss" if args.loss else ""), flush=True)
+    with netbed.NetBed() as bed:
+        hosts = build_bed(bed, n, rates, args.loss)
+        procs, logs, starts, left, t0 = {}, {}, {}, set(), time.monotonic()
+        while time.monotonic() - t0 < args.duration:
+            now = time.monotonic() - t0
+            for pid in range(1, n + 1):
+                if pid not in procs and now >= joins.get(pid, 0.0) and now < leaves.get(pid, 1e9):
+                    logs[pid] = open(os.path.join(args.out_dir, f"participant-{pid}.log"), "w")
+                    procs[pid] = hosts[pid].popen(conference_command(args, pid, n),
+                                                  stdout=logs[pid], stderr=logs[pid])
+                    starts[pid] = now
+                    print(f"t={now:5.1f} s  p{pid} joins", flush=True)
+                if pid in procs and pid not in left and now >= leaves.get(pid, 1e9):
+                    procs[pid].send_signal(signal.SIGINT)       # it ends its streams and exits
+                    left.add(pid)
+                    print(f"t={now:5.1f} s  p{pid} leaves", flush=True)
+            time.sleep(0.2)
+        for pid, p in procs.items():
+            if p.poll() is None:
+                netbed.interrupt(p, timeout=15)
+            if p.returncode != 0:
+                print(f"conference: p{pid} exited with status {p.returncode}, see "
+                      f"{args.out_dir}/participant-{pid}.log", flush=True)
+        for f in logs.values():
+            f.close()
+    return report(args, n, rates, starts, leaves)
+
+
+def report(args, n, rates, starts, leaves):
+    stats = {pid: read_stats(os.path.join(args.out_dir, f"stats-{pid}.json"))
+             for pid in range(1, n + 1)}
+    result = {}
+    for pid in sorted(starts):
+        png = os.path.join(args.out_dir, f"participant-{pid}.png")
+        tiles = tiles_shown(png) if os.path.exists(png) else []
+        s = summary(stats[pid], since=args.duration / 2 - starts[pid])
+        result[pid] = dict(tiles=tiles, received=s)
+        print(f"p{pid} (link {rates[pid - 1] / 1e6:g} Mbit/s): snapshot shows "
+              + (" ".join(f"p{t}" for t in tiles) or "nothing"))
+        for sender, f in sorted(s.items()):
+            print(f"    from p{sender}: {f['rate'] / 1e3:6.0f} kbit/s, lost {100 * f['loss']:.2f} % "
+                  f"on the link, {100 * f['after_fec']:.2f} % after FEC")
+    write_svg(os.path.join(args.out_dir, "rates.svg"),
+              {pid: s for pid, s in stats.items() if s}, args.duration, starts)
+    print(f"conference: snapshots, recordings, statistics and rates.svg in {args.out_dir}")
+    with open(os.path.join(args.out_dir, "summary.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--participants", type=int, default=3)
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds")
+    ap.add_argument("--rates", default="4M,4M,1M",
+                    help="link rate per participant, bit/s with k/M suffixes (last repeats)")
+    ap.add_argument("--loss", type=float, default=0.0, help="random loss on every link, %%")
+    ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
+    ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")
+    ap.add_argument("--fps", type=int, default=15)
+    ap.add_argument("--headless", action="store_true",
+                    help="no windows even with a display: record MP4s instead")
+    ap.add_argument("--out-dir", default="conference-out")
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "examples", "conference"))
+    args = ap.parse_args()
+    if not 2 <= args.participants <= 8:
+        raise SystemExit("conference: --participants must be 2..8")
+    if not os.access(args.binary, os.X_OK):
+        raise SystemExit(f"conference: {args.binary} is not built (meson setup build && "
+                         "ninja -C build)")
+    args.out_dir = os.path.abspath(args.out_dir)
+    args.headless = args.headless or not (os.environ.get("DISPLAY")
+                                          or os.environ.get("WAYLAND_DISPLAY"))
+    build = os.path.dirname(os.path.dirname(os.path.abspath(args.binary)))
+    os.environ["GST_PLUGIN_PATH"] = os.pathsep.join(
+        [os.path.join(build, "gst", "tpss"), os.path.join(build, "ext", "x264")]
+        + [p for p in [os.environ.get("GST_PLUGIN_PATH")] if p])
+    netbed.require_or_skip()
+    run(args)
+
+
+if __name__ == "__main__":
+    main()

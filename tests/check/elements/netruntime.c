@@ -1,0 +1,289 @@
+/* The shell runtime of gst/common on loopback: the I/O loop runs its work
+ * at the deadline and loses no wake; the UDP transport delivers datagrams
+ * with their source through the loop; an application's socket is used as
+ * given; multicast joins and leaves at run time, source-specific too. */
+#include <gst/check/gstcheck.h>
+#include "gstnetloop.h"
+#include "gstnettime.h"
+#include "gstnetudp.h"
+#include "gstnetsocket.h"
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint calls;
+  gint64 last_end;              /* gst_net_now () when the last call ended */
+  gint64 deadline;              /* what the first call returns; later
+                                 * calls return G_MAXINT64 */
+  gint64 early;                 /* a call before the deadline, ns early */
+  guint slow_call;              /* this call sleeps 50 ms */
+} Work;
+
+static gint64
+work_func (gpointer data, gint64 now)
+{
+  Work *w = data;
+  gint64 d;
+
+  g_mutex_lock (&w->lock);
+  w->calls++;
+  if (w->calls == 2 && w->deadline != G_MAXINT64 && now < w->deadline)
+    w->early = MAX (w->early, w->deadline - now);
+  if (w->calls == w->slow_call) {
+    g_cond_broadcast (&w->cond);
+    g_mutex_unlock (&w->lock);
+    g_usleep (50 * 1000);
+    g_mutex_lock (&w->lock);
+  }
+  d = w->calls == 1 ? w->deadline : G_MAXINT64;
+  w->last_end = gst_net_now ();
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+  return d;
+}
+
+/* Waits until the work ran @calls times (1 s at most). */
+static gboolean
+wait_calls (Work * w, guint calls)
+{
+  gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&w->lock);
+  while (ok && w->calls < calls)
+    ok = g_cond_wait_until (&w->cond, &w->lock, end);
+  g_mutex_unlock (&w->lock);
+  return ok;
+}
+
+GST_START_TEST (test_loop_deadline)
+{
+  Work w = { 0 };
+  GstNetLoop *loop = gst_net_loop_new ("test", work_func, &w);
+  gint64 t0 = gst_net_now ();
+
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  w.deadline = t0 + 30 * GST_MSECOND;
+  gst_net_loop_start (loop);
+  fail_unless (wait_calls (&w, 2));
+  /* the second call came at the deadline, not before */
+  fail_unless (gst_net_now () >= t0 + 30 * GST_MSECOND);
+  fail_unless_equals_int64 (w.early, 0);
+  /* no deadline: only a wake runs it */
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (w.calls, 2);
+  gst_net_loop_wake (loop);
+  fail_unless (wait_calls (&w, 3));
+  gst_net_loop_free (loop);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+}
+
+GST_END_TEST;
+
+/* A wake that comes while the work runs makes it run again at once, even
+ * though the work then returns a deadline far away. */
+GST_START_TEST (test_loop_wake_during_work)
+{
+  Work w = { 0 };
+  GstNetLoop *loop = gst_net_loop_new ("test", work_func, &w);
+  gint64 woken_at;
+
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  w.deadline = G_MAXINT64;
+  w.slow_call = 2;
+  gst_net_loop_start (loop);
+  fail_unless (wait_calls (&w, 1));
+  gst_net_loop_wake (loop);
+  /* the second call has begun: wake it again while it sleeps */
+  fail_unless (wait_calls (&w, 2));
+  woken_at = gst_net_now ();
+  gst_net_loop_wake (loop);
+  fail_unless (wait_calls (&w, 3), "the wake during the work was lost");
+  fail_unless (w.last_end - woken_at < 500 * GST_MSECOND);
+  gst_net_loop_free (loop);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gchar data[16];
+  gint from_port;
+} Received;
+
+static void
+on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  Received *r = user_data;
+
+  g_mutex_lock (&r->lock);
+  memcpy (r->data, data, MIN (size, sizeof (r->data) - 1));
+  r->from_port = gst_net_address_get_port (from);
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+}
+
+static gint64
+idle_work (gpointer data, gint64 now)
+{
+  return G_MAXINT64;
+}
+
+static GstNetUdp *
+udp_local (GSocket * app)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GError *err = NULL;
+  GstNetUdp *u;
+
+  s.address = "127.0.0.1";
+  s.socket = app;
+  u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (u != NULL, "%s", err ? err->message : "");
+  return u;
+}
+
+/* A datagram from one transport reaches the other's receive function in
+ * the loop, with the sender's port. */
+GST_START_TEST (test_udp_through_loop)
+{
+  GstNetUdp *a = udp_local (NULL), *b = udp_local (NULL);
+  GstNetLoop *loop = gst_net_loop_new ("test", idle_work, NULL);
+  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      gst_net_udp_get_port (b));
+  Received r = { 0 };
+  gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
+
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  gst_net_loop_attach (loop, GST_NET_TRANSPORT (b), on_datagram, &r);
+  gst_net_loop_start (loop);
+  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (a),
+          (const guint8 *) "hello", 5, to, NULL));
+  g_mutex_lock (&r.lock);
+  while (!r.data[0] && g_cond_wait_until (&r.cond, &r.lock, end));
+  g_mutex_unlock (&r.lock);
+  fail_unless_equals_string (r.data, "hello");
+  fail_unless_equals_int (r.from_port, gst_net_udp_get_port (a));
+  gst_net_loop_stop (loop);
+  g_object_unref (b);
+  gst_net_loop_free (loop);
+  g_object_unref (a);
+  g_object_unref (to);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+}
+
+GST_END_TEST;
+
+/* Our own socket is closed with the transport; the application's is not,
+ * and keeps its blocking mode. */
+GST_START_TEST (test_udp_socket_ownership)
+{
+  GSocket *app = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GSocketAddress *lo = g_inet_socket_address_new_from_string ("127.0.0.1",
+      0);
+  GstNetUdp *u;
+  GSocket *own;
+
+  fail_unless (g_socket_bind (app, lo, FALSE, NULL));
+  u = udp_local (app);
+  fail_unless (gst_net_udp_get_socket (u) == app);
+  fail_unless_equals_int (gst_net_udp_get_port (u),
+      gst_net_socket_get_local_port (app));
+  g_object_unref (u);
+  fail_if (g_socket_is_closed (app));
+  fail_unless (g_socket_get_blocking (app));
+
+  u = udp_local (NULL);
+  own = g_object_ref (gst_net_udp_get_socket (u));
+  g_object_unref (u);
+  fail_unless (g_socket_is_closed (own));
+  g_object_unref (own);
+  g_object_unref (app);
+  g_object_unref (lo);
+}
+
+GST_END_TEST;
+
+/* A multicast address binds the port and joins the group; groups are
+ * joined and left at run time, any-source and source-specific. */
+GST_START_TEST (test_udp_multicast_membership)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GInetAddress *g2 = g_inet_address_new_from_string ("239.255.42.43");
+  GInetAddress *ssm = g_inet_address_new_from_string ("232.1.2.3");
+  GInetAddress *src = g_inet_address_new_from_string ("127.0.0.1");
+  GError *err = NULL;
+  GstNetUdp *u;
+
+  s.address = "239.255.42.42";
+  s.multicast_iface = "lo";
+  s.ttl_mc = 1;
+  u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (u != NULL, "%s", err ? err->message : "");
+  fail_unless (gst_net_udp_get_port (u) > 0);
+  fail_unless (gst_net_udp_join (u, g2, NULL, &err), "%s", err ?
+      err->message : "");
+  fail_unless (gst_net_udp_leave (u, g2, NULL, NULL));
+  /* leaving again: not a member, a clear error */
+  fail_if (gst_net_udp_leave (u, g2, NULL, &err));
+  fail_unless (strstr (err->message, "Could not leave multicast group "
+          "239.255.42.43") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  fail_unless (gst_net_udp_join (u, ssm, src, &err), "%s", err ?
+      err->message : "");
+  fail_unless (gst_net_udp_leave (u, ssm, src, NULL));
+  g_object_unref (u);
+  g_object_unref (g2);
+  g_object_unref (ssm);
+  g_object_unref (src);
+}
+
+GST_END_TEST;
+
+/* A name that cannot resolve fails with the setting named. */
+GST_START_TEST (test_resolve_errors)
+{
+  GError *err = NULL;
+  GSocketAddress *a = gst_net_resolve ("host", "127.0.0.1", 5004, NULL, NULL);
+
+  fail_unless_equals_int (gst_net_address_get_port (a), 5004);
+  g_object_unref (a);
+  fail_if (gst_net_resolve ("peer-address", "no-such-host.invalid", 0, NULL,
+          &err));
+  fail_unless (g_str_has_prefix (err->message,
+          "Could not resolve peer-address \"no-such-host.invalid\""), "%s",
+      err->message);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+static Suite *
+netruntime_suite (void)
+{
+  Suite *s = suite_create ("netruntime");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_loop_deadline);
+  tcase_add_test (tc, test_loop_wake_during_work);
+  tcase_add_test (tc, test_udp_through_loop);
+  tcase_add_test (tc, test_udp_socket_ownership);
+  tcase_add_test (tc, test_udp_multicast_membership);
+  tcase_add_test (tc, test_resolve_errors);
+  return s;
+}
+
+GST_CHECK_MAIN (netruntime);

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Two-phase slow start against a capacity (issue 13, the paper's section 2
+and 4.1): member 1 (tpsssink fed by tpss-rate-src, media that follows the
+sink's `bitrate` as a rate-following encoder does) streams to member 2
+(tpsssrc) through a token bucket (tbf, 6 Mbit/s, 50 ms queue) on the
+sender's link; both start at 1 Mbit/s and climb by the section 4.1 rule
+until they overshoot the bucket. slow-start=tpss probes every step up with
+parity first (the overshoot's loss falls on packets the parity repairs) and
+only a loss-free round trip at the raised rate makes it the data rate;
+slow-start=traditional raises the data itself. Both run in the same test, one
+after the other on the same bed.
+
+Passes when TPSS loses at most a third of the application data the
+traditional slow start loses (after FEC; the paper: 5.4% vs 21.9%) and its
+application data, delivered, reaches at least 90% of the capacity over the
+second half of the run (the capacity in application data: the bucket's rate
+times payload / wire bytes of a packet).
+
+run_flow() is also used by test_tpss_capacity_stall.py and
+tests/bench/bench-tpss-tables.py."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netbed  # noqa: E402
+from test_tpss_burst_loss import parse_stats  # noqa: E402
+
+PORT = 5004
+SECONDS = 20
+CAPACITY = 6_000_000         # the bucket, bits/s on the wire (IP)
+PAYLOAD = 1200               # bytes of application data per packet
+# IP 20 + UDP 8 + RTP 12 + the <D, TT, HT> header extension 4 + 16
+WIRE = PAYLOAD + 60
+APP_CAPACITY = CAPACITY * PAYLOAD / WIRE
+CAPS = ("application/x-rtp,media=video,clock-rate=90000,"
+        "encoding-name=X-TEST,payload=96")
+RATE_SRC = os.environ.get("TPSS_RATE_SRC", "")
+
+
+def _delivered_timeline(lines):
+    """[(monotonic time, packets delivered from member 1)] from the tpss-stats
+    messages of a gst-launch -m output (timed lines)."""
+    out = []
+    for t, ln in lines:
+        if "tpss-stats" not in ln:
+            continue
+        _, members = parse_stats(ln)
+        if 1 in members:
+            out.append((t, members[1].get("packets-delivered", 0)))
+    return out
+
+
+def _stall(proc, period, length, stop):
+    """Stops @proc (SIGSTOP) for @length s every @period s until @stop: a
+    receiver that does not read its socket meanwhile overruns it."""
+    while not stop.wait(period - length):
+        try:
+            os.kill(proc.pid, signal.SIGSTOP)
+            time.sleep(length)
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+
+
+def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
+             rx_props="", stall=None, common_props="", report_ns=100_000_000):
+    """One flow of `seconds`; returns a dict: pushed, delivered, lost (pushed -
+    delivered), loss, recovered, raw_lost, parity, goodput (application bits/s
+    delivered over the second half), bitrates (the sink's, per second)."""
+    members = f"1@{snd.ip}:{PORT},2@{rcv.ip}:{PORT}"
+    common = (f"members={members} slow-start={slow_start} "
+              f"min-report-interval={report_ns} {common_props}")
+    rx = rcv.popen(["sh", "-c",
+                    f"exec gst-launch-1.0 -m tpsssrc name=s port={PORT} "
+                    f"member-id=2 {common} {rx_props} stats-interval=100000000 "
+                    f"caps=\"{CAPS}\" s.src_1 ! fakesink sync=false async=false"],
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines, reader = netbed.timed_lines(rx.stdout)
+    time.sleep(1.0)
+    stop = threading.Event()
+    staller = None
+    if stall:
+        staller = threading.Thread(target=_stall, args=(rx, *stall, stop),
+                                   daemon=True)
+        staller.start()
+    t0 = time.monotonic()
+    tx = snd.run([RATE_SRC, str(seconds), str(PAYLOAD), str(fixed_bps),
+                  f"port={PORT}", "member-id=1"] + common.split(),
+                 timeout=seconds + 30)
+    stop.set()
+    if staller:
+        staller.join()
+    time.sleep(1.0)
+    rx.send_signal(signal.SIGINT)
+    try:
+        rx.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        rx.kill()
+    reader.join(timeout=5)
+    pushed = 0
+    bitrates = []
+    for ln in tx.stdout.splitlines():
+        if ln.startswith("pushed="):
+            pushed = int(ln.split("=")[1])
+        elif ln.startswith("t="):
+            bitrates.append(int(ln.split("bitrate=")[1]))
+    _, members = parse_stats("\n".join(ln for _, ln in lines))
+    m = members.get(1, {})
+    delivered = m.get("packets-delivered", 0)
+    tl = _delivered_timeline(lines)
+    half = [(t, n) for t, n in tl if t0 + seconds / 2 <= t <= t0 + seconds]
+    goodput = 0.0
+    if len(half) >= 2:
+        goodput = ((half[-1][1] - half[0][1]) * PAYLOAD * 8 /
+                   (half[-1][0] - half[0][0]))
+    return dict(pushed=pushed, delivered=delivered, lost=pushed - delivered,
+                loss=(pushed - delivered) / pushed if pushed else 1.0,
+                recovered=m.get("packets-recovered", 0),
+                raw_lost=m.get("packets-lost", 0),
+                parity=m.get("parity-received", 0), goodput=goodput,
+                bitrates=bitrates,
+                stderr="" if m else tx.stderr[-2000:])
+
+
+def two_hosts(bed):
+    snd, rcv = bed.host("snd"), bed.host("rcv")
+    bed.link(snd, rcv, "10.77.1.1/24", "10.77.1.2/24")
+    return snd, rcv
+
+
+def report(res, capacity):
+    for mode, r in res.items():
+        print(f"{mode:12s} pushed={r['pushed']} delivered={r['delivered']} "
+              f"lost={r['lost']} ({100 * r['loss']:.2f}%) "
+              f"raw-lost={r['raw_lost']} recovered={r['recovered']} "
+              f"parity={r['parity']} goodput={r['goodput'] / 1e6:.2f} Mbit/s "
+              f"({100 * r['goodput'] / capacity:.0f}% of "
+              f"{capacity / 1e6:.2f}) bitrate/s={r['bitrates']}", flush=True)
+        if r["stderr"]:
+            print(r["stderr"])
+
+
+def compare(check, res, capacity, what="the capacity"):
+    t, b = res["tpss"], res["traditional"]
+    check("traditional slow start lost application data", b["loss"] > 0.01,
+          f"{100 * b['loss']:.2f}%")
+    check("TPSS loses at most a third of traditional's application data",
+          t["loss"] <= b["loss"] / 3,
+          f"{100 * t['loss']:.2f}% vs {100 * b['loss']:.2f}% "
+          f"(paper: 5.4% vs 21.9%)")
+    check(f"TPSS delivers at least 90% of {what} in application data",
+          t["goodput"] >= 0.9 * capacity,
+          f"{t['goodput'] / 1e6:.2f} of {capacity / 1e6:.2f} Mbit/s "
+          f"(traditional {b['goodput'] / 1e6:.2f})")
+
+
+def main():
+    netbed.require_or_skip()
+    if not RATE_SRC:
+        print("SKIP: TPSS_RATE_SRC not set")
+        return 77
+    with netbed.NetBed() as bed:
+        snd, rcv = two_hosts(bed)
+        bed.bottleneck(snd, "eth0", CAPACITY, latency_ms=50)
+        res = {mode: run_flow(snd, rcv, mode)
+               for mode in ("tpss", "traditional")}
+    report(res, APP_CAPACITY)
+    check = netbed.Checks()
+    compare(check, res, APP_CAPACITY)
+    return check.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
