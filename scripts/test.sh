@@ -37,8 +37,9 @@ echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false \
   -Dnet-tests=disabled
-ninja -C build-fuzz tests/fuzz/fuzz-tpss-fec tests/fuzz/fuzz-tpss-msg tests/fuzz/fuzz-tpba
-for target in tpss-fec tpss-msg tpba; do
+FUZZ_TARGETS=(tpss-fec tpss-msg tpba core-rtp core-rtcp nice-signal)
+ninja -C build-fuzz "${FUZZ_TARGETS[@]/#/tests/fuzz/fuzz-}"
+for target in "${FUZZ_TARGETS[@]}"; do
   corpus=$(mktemp -d)
   cp tests/fuzz/corpus/$target/* "$corpus"/
   if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -1,8 +1,12 @@
 /* TPBA: a sans-I/O core (GLib only).
  * See tpbacore.h and docs/protocols/tpba.md. */
 #include "tpbacore.h"
-#include "wirebytes.h"
-#include "rtcpfb.h"
+#include "core/wire.h"
+#include "core/rtp.h"
+#include "core/rtpseq.h"
+#include "core/rtcp.h"
+#include "core/ntp.h"
+#include "core/pacer.h"
 
 #include <math.h>
 #include <string.h>
@@ -10,27 +14,9 @@
 #define NS_PER_S G_GINT64_CONSTANT (1000000000)
 #define MS (G_GINT64_CONSTANT (1000000))
 
-#define RTCP_VERSION 2
-#define RTCP_PT_SR 200
-#define RTCP_PT_RR 201
-#define RTCP_PT_SDES 202
-#define RTCP_PT_APP 204
-#define RTCP_SDES_CNAME 1
-#define RTCP_BLOCK_SIZE 24
-#define RTCP_SR_INFO_SIZE 20
 
 /* ------------------------------------------------------------------ */
 /* Arithmetic and bytes */
-
-/* 32.32 NTP-format time of @ns (any epoch the shell chose). */
-static guint64
-ntp64 (gint64 ns)
-{
-  guint64 u = (guint64) MAX (ns, 0);
-
-  return ((u / NS_PER_S) << 32) | muldiv (u % NS_PER_S, G_GUINT64_CONSTANT (1)
-      << 32, NS_PER_S);
-}
 
 static guint64
 round_rate (gdouble r)
@@ -88,148 +74,73 @@ tpba_config_init (TpbaConfig * cfg)
 gboolean
 tpba_rtp_parse (const guint8 * data, gsize len, TpbaRtpInfo * info)
 {
-  gsize hlen, pad = 0;
+  RtpHeader h;
 
-  if (data == NULL || len < 12 || (data[0] >> 6) != 2)
+  if (!rtp_header_parse (data, len, &h))
     return FALSE;
-  hlen = 12 + 4 * (gsize) (data[0] & 0x0f);
-  if (hlen > len)
-    return FALSE;
-  if (data[0] & 0x10) {
-    if (hlen + 4 > len)
-      return FALSE;
-    hlen += 4 + 4 * (gsize) read16 (data + hlen + 2);
-    if (hlen > len)
-      return FALSE;
-  }
-  if (data[0] & 0x20) {
-    pad = data[len - 1];
-    if (pad == 0 || hlen + pad > len)
-      return FALSE;
-  }
   if (info) {
-    info->marker = (data[1] & 0x80) != 0;
-    info->payload_type = data[1] & 0x7f;
-    info->seq = read16 (data + 2);
-    info->timestamp = read32 (data + 4);
-    info->ssrc = read32 (data + 8);
+    info->marker = h.marker;
+    info->payload_type = h.payload_type;
+    info->seq = h.seq;
+    info->timestamp = h.timestamp;
+    info->ssrc = h.ssrc;
     info->size = (guint) len;
-    info->payload_size = (guint) (len - hlen - pad);
+    info->payload_size = (guint) h.payload_len;
   }
   return TRUE;
-}
-
-/* Length of the RTCP packet at @data if its common header is sound. */
-static gsize
-rtcp_packet_len (const guint8 * data, gsize len)
-{
-  gsize plen;
-
-  if (len < 4 || (data[0] >> 6) != RTCP_VERSION)
-    return 0;
-  plen = ((gsize) read16 (data + 2) + 1) * 4;
-  return plen <= len ? plen : 0;
 }
 
 gboolean
 tpba_rtcp_parse (const guint8 * data, gsize len, TpbaRtcpReport * rep,
     gsize * consumed)
 {
-  gsize plen, body, need;
-  guint rc, pt;
-  const guint8 *b;
+  RtcpIter it;
+  RtcpPacket pkt;
 
   if (consumed)
     *consumed = 0;
-  if (data == NULL)
-    return FALSE;
-  plen = rtcp_packet_len (data, len);
-  if (plen == 0)
+  if (!rtcp_header_parse (data, len, &pkt))
     return FALSE;
   if (consumed)
-    *consumed = plen;
-  body = plen;
-  if (data[0] & 0x20) {
-    guint pad = data[plen - 1];
-    if (pad == 0 || pad > plen - 4)
-      return FALSE;
-    body = plen - pad;
-  }
-  pt = data[1];
-  rc = data[0] & 0x1f;
-  if (pt != RTCP_PT_SR && pt != RTCP_PT_RR)
-    return FALSE;
-  need = 8 + (pt == RTCP_PT_SR ? RTCP_SR_INFO_SIZE : 0) + RTCP_BLOCK_SIZE * rc;
-  if (body < need)
-    return FALSE;
-
-  memset (rep, 0, sizeof (*rep));
-  rep->is_sr = pt == RTCP_PT_SR;
-  rep->ssrc = read32 (data + 4);
-  b = data + 8;
-  if (rep->is_sr) {
-    rep->ntp = ((guint64) read32 (b) << 32) | read32 (b + 4);
-    rep->rtp_ts = read32 (b + 8);
-    rep->packet_count = read32 (b + 12);
-    rep->octet_count = read32 (b + 16);
-    b += RTCP_SR_INFO_SIZE;
-  }
-  rep->n_blocks = rc;
-  for (guint i = 0; i < rc; i++, b += RTCP_BLOCK_SIZE) {
-    TpbaReportBlock *k = &rep->blocks[i];
-    guint32 lost = read32 (b + 4) & 0xffffff;
-
-    k->ssrc = read32 (b);
-    k->fraction_lost = b[4];
-    k->cumulative_lost = (lost & 0x800000) ? (gint32) lost - 0x1000000 :
-        (gint32) lost;
-    k->ext_highest_seq = read32 (b + 8);
-    k->jitter = read32 (b + 12);
-    k->lsr = read32 (b + 16);
-    k->dlsr = read32 (b + 20);
-  }
-  return TRUE;
+    *consumed = pkt.len;
+  /* one packet on its own: padding is allowed as on a compound's last */
+  rtcp_iter_init (&it, data, pkt.len);
+  return rtcp_iter_next (&it, &pkt) && rtcp_report_parse (&pkt, rep);
 }
 
 gboolean
 tpba_rtcp_parse_compound (const guint8 * data, gsize len,
     void (*func) (const TpbaRtcpReport * rep, gpointer user), gpointer user)
 {
-  gsize off = 0, plen;
+  RtcpIter it;
+  RtcpPacket pkt;
   TpbaRtcpReport rep;
 
-  /* RFC 3550 A.2: the first packet is SR or RR, without padding. */
-  if (data == NULL || len < 4 || (data[0] >> 6) != RTCP_VERSION ||
-      (data[0] & 0x20) || (data[1] != RTCP_PT_SR && data[1] != RTCP_PT_RR))
+  /* RFC 3550 A.2. Check the whole chain before acting on any of it. */
+  if (!rtcp_compound_valid (data, len))
     return FALSE;
-  /* Check the whole chain before acting on any of it. */
-  while (off < len) {
-    plen = rtcp_packet_len (data + off, len - off);
-    if (plen == 0)
+  rtcp_iter_init (&it, data, len);
+  while (rtcp_iter_next (&it, &pkt))
+    if ((pkt.type == RTCP_PT_SR || pkt.type == RTCP_PT_RR) &&
+        !rtcp_report_parse (&pkt, &rep))
       return FALSE;
-    /* only the last packet may be padded */
-    if ((data[off] & 0x20) && off + plen != len)
-      return FALSE;
-    if ((data[off + 1] == RTCP_PT_SR || data[off + 1] == RTCP_PT_RR) &&
-        !tpba_rtcp_parse (data + off, plen, &rep, NULL))
-      return FALSE;
-    off += plen;
-  }
-  for (off = 0; off < len; off += plen) {
-    plen = rtcp_packet_len (data + off, len - off);
-    if (tpba_rtcp_parse (data + off, plen, &rep, NULL) && func)
+  rtcp_iter_init (&it, data, len);
+  while (rtcp_iter_next (&it, &pkt))
+    if (rtcp_report_parse (&pkt, &rep) && func)
       func (&rep, user);
-  }
   return TRUE;
 }
 
 static gboolean
-read_token (const guint8 * p, gsize plen, guint64 * token)
+read_token (const RtcpPacket * pkt, guint64 * token)
 {
-  if (plen != TPBA_RTCP_TOKEN_SIZE || p[1] != RTCP_PT_APP ||
-      (p[0] & 0x1f) != 0 || memcmp (p + 8, "TPBA", 4) != 0)
+  RtcpApp app;
+
+  if (pkt->len != TPBA_RTCP_TOKEN_SIZE || !rtcp_app_parse (pkt, &app) ||
+      app.subtype != 0 || memcmp (app.name, "TPBA", 4) != 0 ||
+      app.len != TPBA_TOKEN_SIZE)
     return FALSE;
-  *token = ((guint64) read32 (p + 12) << 32) | read32 (p + 16);
+  *token = read64 (app.data);
   return TRUE;
 }
 
@@ -237,25 +148,26 @@ gboolean
 tpba_rtcp_scan (const guint8 * data, gsize len, TpbaRtcpExtras * ex)
 {
   TpbaRtcpExtras e;
-  gsize off, plen;
+  RtcpIter it;
+  RtcpPacket pkt;
 
   memset (ex, 0, sizeof (*ex));
   if (data == NULL || len < 4)
     return FALSE;
   memset (&e, 0, sizeof (e));
   e.reports = data[1] == RTCP_PT_SR || data[1] == RTCP_PT_RR;
-  for (off = 0; off < len; off += plen) {
+  rtcp_iter_init (&it, data, len);
+  while (rtcp_iter_next (&it, &pkt)) {
     guint32 media;
 
-    plen = rtcp_packet_len (data + off, len - off);
-    if (plen == 0)
-      return FALSE;
-    if (rtcp_pli_parse (data + off, plen, NULL, &media)) {
+    if (rtcp_pli_parse (pkt.data, pkt.len, NULL, &media)) {
       e.n_pli++;
       e.pli_media_ssrc = media;
-    } else if (read_token (data + off, plen, &e.token))
+    } else if (read_token (&pkt, &e.token))
       e.has_token = TRUE;
   }
+  if (it.failed)
+    return FALSE;
   *ex = e;
   return TRUE;
 }
@@ -263,73 +175,26 @@ tpba_rtcp_scan (const guint8 * data, gsize len, TpbaRtcpExtras * ex)
 gsize
 tpba_rtcp_write_token (guint32 ssrc, guint64 token, guint8 * out, gsize max)
 {
-  if (max < TPBA_RTCP_TOKEN_SIZE)
-    return 0;
-  out[0] = 0x80;                /* subtype 0 */
-  out[1] = RTCP_PT_APP;
-  write16 (out + 2, TPBA_RTCP_TOKEN_SIZE / 4 - 1);
-  write32 (out + 4, ssrc);
-  memcpy (out + 8, "TPBA", 4);
-  write32 (out + 12, (guint32) (token >> 32));
-  write32 (out + 16, (guint32) token);
-  return TPBA_RTCP_TOKEN_SIZE;
+  guint8 data[TPBA_TOKEN_SIZE];
+
+  write64 (data, token);
+  return rtcp_app_write (0, ssrc, "TPBA", data, sizeof data, out, max);
 }
 
 gsize
 tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
     guint8 * out, gsize max)
 {
-  gsize len, off, clen = 0, sdes = 0;
-  guint n = MIN (rep->n_blocks, TPBA_RTCP_MAX_BLOCKS);
+  guint8 sdes[8 + 260];
+  gsize len, sdes_len = 0;
 
-  len = 8 + (rep->is_sr ? RTCP_SR_INFO_SIZE : 0) + RTCP_BLOCK_SIZE * n;
-  if (cname) {
-    clen = MIN (strlen (cname), 255);
-    /* header, SSRC, CNAME item, END, padded to 32 bits */
-    sdes = 8 + ((2 + clen + 1 + 3) & ~(gsize) 3);
-  }
-  if (len + sdes > max)
+  if (cname)
+    sdes_len = rtcp_sdes_cname_write (rep->ssrc, cname, sdes, sizeof sdes);
+  len = rtcp_report_write (rep, out, max);
+  if (len == 0 || len + sdes_len > max)
     return 0;
-
-  out[0] = 0x80 | n;
-  out[1] = rep->is_sr ? RTCP_PT_SR : RTCP_PT_RR;
-  write16 (out + 2, (guint16) (len / 4 - 1));
-  write32 (out + 4, rep->ssrc);
-  off = 8;
-  if (rep->is_sr) {
-    write32 (out + off, (guint32) (rep->ntp >> 32));
-    write32 (out + off + 4, (guint32) rep->ntp);
-    write32 (out + off + 8, rep->rtp_ts);
-    write32 (out + off + 12, rep->packet_count);
-    write32 (out + off + 16, rep->octet_count);
-    off += RTCP_SR_INFO_SIZE;
-  }
-  for (guint i = 0; i < n; i++, off += RTCP_BLOCK_SIZE) {
-    const TpbaReportBlock *k = &rep->blocks[i];
-    gint32 lost = CLAMP (k->cumulative_lost, -0x800000, 0x7fffff);
-
-    write32 (out + off, k->ssrc);
-    write32 (out + off + 4, ((guint32) k->fraction_lost << 24) |
-        ((guint32) lost & 0xffffff));
-    write32 (out + off + 8, k->ext_highest_seq);
-    write32 (out + off + 12, k->jitter);
-    write32 (out + off + 16, k->lsr);
-    write32 (out + off + 20, k->dlsr);
-  }
-  if (cname) {
-    guint8 *p = out + off;
-
-    memset (p, 0, sdes);
-    p[0] = 0x81;
-    p[1] = RTCP_PT_SDES;
-    write16 (p + 2, (guint16) (sdes / 4 - 1));
-    write32 (p + 4, rep->ssrc);
-    p[8] = RTCP_SDES_CNAME;
-    p[9] = (guint8) clen;
-    memcpy (p + 10, cname, clen);
-    off += sdes;
-  }
-  return off;
+  memcpy (out + len, sdes, sdes_len);
+  return len + sdes_len;
 }
 
 /* ------------------------------------------------------------------ */
@@ -388,7 +253,7 @@ struct _TpbaSender {
   gint64 rtt;
 
   /* Pacer */
-  gint64 next_free;
+  Pacer pacer;                  /* UDP pacing, burst 0 */
 
   /* SR */
   gint64 next_sr;
@@ -490,7 +355,7 @@ apply_switch (TpbaSender * s, gint64 now)
     s->running_periods++;
     s->next_adapt = now + s->cfg.t_adapt;
     s->run_end = now + s->cfg.t_running;
-    s->next_free = now;
+    s->pacer.next_free = now;
     s->pace_rate = s->rate;
     s->large_cuts = 0;
     s->cwnd_old = s->last_cwnd;
@@ -540,7 +405,8 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
   s->tcp_rtt = -1;
   s->p_probe = -1;
   s->next_sr = now + s->cfg.t_rtcp;
-  s->next_free = now;
+  pacer_init (&s->pacer, 1, 0);
+  s->pacer.next_free = now;
   s->air = (gdouble) s->cfg.air_0;
   if (is_lda (s)) {
     s->period = TPBA_PERIOD_RUNNING;
@@ -582,7 +448,7 @@ tpba_sender_next_send_time (TpbaSender * s, const TpbaRtpInfo * pkt,
 {
   if (!packet_on_udp (s, pkt))
     return now;
-  return MAX (now, s->next_free);
+  return pacer_next_send_time (&s->pacer, now);
 }
 
 void
@@ -610,12 +476,9 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
     s->packets_tcp++;
     s->bytes_tcp += pkt->size;
   } else {
-    guint64 cost = muldiv_ceil ((guint64) pkt->size * 8, NS_PER_S,
-        MAX (round_rate (s->pace_rate), 1));
-
     dd.tcp_nodelay = TRUE;
-    s->next_free = MAX (now, s->next_free) + (gint64) MIN (cost,
-        (guint64) G_MAXINT64 / 4);
+    pacer_set_rate (&s->pacer, round_rate (s->pace_rate));
+    pacer_on_send (&s->pacer, pkt->size, now);
     s->packets_udp++;
     s->bytes_udp += pkt->size;
     s->adapt_bytes += pkt->size;
@@ -754,11 +617,8 @@ on_report_block (TpbaSender * s, const TpbaReportBlock * k, gint64 now)
   s->rr_lost = k->cumulative_lost;
   s->rr_fraction = k->fraction_lost;
   if (k->lsr) {
-    guint32 n = (guint32) (ntp64 (now + s->cfg.ntp_offset) >> 16);
-    guint32 units = n - k->lsr - k->dlsr;
-
-    if (units < 0x80000000u)
-      s->rtt = (gint64) muldiv (units, NS_PER_S, 65536);
+    ntp_round_trip (ntp_short_from_ns (now + s->cfg.ntp_offset), k->lsr,
+        k->dlsr, &s->rtt);
   }
 }
 
@@ -987,7 +847,7 @@ tpba_sender_pop_rtcp (TpbaSender * s, guint8 * out, gsize max)
   memset (&rep, 0, sizeof (rep));
   rep.is_sr = TRUE;
   rep.ssrc = s->ssrc;
-  rep.ntp = ntp64 (s->sr_time + s->cfg.ntp_offset);
+  rep.ntp = ntp_from_ns (s->sr_time + s->cfg.ntp_offset);
   rep.rtp_ts = s->last_rtp_ts;
   rep.packet_count = (guint32) s->packets_sent;
   rep.octet_count = (guint32) s->octets_sent;
@@ -1071,10 +931,9 @@ struct _TpbaReceiver {
   gboolean have_src;
   guint32 sender_ssrc;
   gint64 base_ext, max_ext;
-  guint64 received, expected_prior, received_prior;
-  guint32 jitter16;             /* RFC 3550 A.8, scaled by 16 */
-  gboolean have_transit;
-  gint32 last_transit;
+  guint64 received;
+  RtpLossInterval loss_interval;
+  RtpJitter jitter;
   guint8 fraction_lost;
   gint64 cum_lost;
 
@@ -1172,27 +1031,6 @@ gap_deadline (const TpbaReceiver * r)
       r->cfg.reorder_wait);
 }
 
-/* RFC 3550 A.8 */
-static void
-update_jitter (TpbaReceiver * r, guint32 rtp_ts, gint64 now)
-{
-  guint32 arrival = (guint32) muldiv ((guint64) MAX (now, 0),
-      r->cfg.clock_rate, NS_PER_S);
-  gint32 transit = (gint32) (arrival - rtp_ts);
-
-  if (r->have_transit) {
-    /* Timestamps wrap: the difference is taken modulo 2^32, its size in 64
-     * bits (a 2^31 jump must not overflow). */
-    gint64 d = (gint32) ((guint32) transit - (guint32) r->last_transit);
-
-    if (d < 0)
-      d = -d;
-    r->jitter16 += d - ((r->jitter16 + 8) >> 4);
-  }
-  r->have_transit = TRUE;
-  r->last_transit = transit;
-}
-
 TpbaRecvResult
 tpba_receiver_on_rtp (TpbaReceiver * r, TpbaTransport transport,
     const guint8 * data, gsize len, gpointer packet, gint64 now)
@@ -1214,13 +1052,14 @@ tpba_receiver_on_rtp (TpbaReceiver * r, TpbaTransport transport,
     r->base_ext = r->max_ext = r->next_ext = info.seq;
     ext = info.seq;
   } else {
-    ext = r->max_ext + (gint16) (guint16) (info.seq - (guint16) r->max_ext);
+    ext = rtp_seq_extend (r->max_ext, info.seq);
     if (ext > r->max_ext)
       r->max_ext = ext;
   }
   /* RFC 3550 A.3 counts every valid packet, duplicates included */
   r->received++;
-  update_jitter (r, info.timestamp, now);
+  rtp_jitter_update (&r->jitter, info.timestamp,
+      rtp_arrival_units (now, r->cfg.clock_rate));
   if (transport == TPBA_TRANSPORT_TCP) {
     r->packets_tcp++;
     r->bytes_tcp += len;
@@ -1317,7 +1156,7 @@ receiver_rtcp_cb (const TpbaRtcpReport * rep, gpointer user)
 
   if (!rep->is_sr || (c->r->have_src && rep->ssrc != c->r->sender_ssrc))
     return;
-  c->r->lsr = (guint32) (rep->ntp >> 16);
+  c->r->lsr = ntp_short (rep->ntp);
   c->r->lsr_time = c->now;
 }
 
@@ -1384,7 +1223,7 @@ tpba_receiver_pop_rtcp (TpbaReceiver * r, guint8 * out, gsize max)
 {
   TpbaRtcpReport rep;
   TpbaReportBlock *k;
-  gint64 expected, lost, exp_int, rec_int, lost_int;
+  gint64 expected;
 
   if (!r->rr_pending)
     return 0;
@@ -1396,23 +1235,15 @@ tpba_receiver_pop_rtcp (TpbaReceiver * r, guint8 * out, gsize max)
   k->ssrc = r->sender_ssrc;
   /* RFC 3550 A.3 */
   expected = r->max_ext - r->base_ext + 1;
-  lost = expected - (gint64) r->received;
-  r->cum_lost = lost;
-  k->cumulative_lost = (gint32) CLAMP (lost, -0x800000, 0x7fffff);
-  exp_int = expected - (gint64) r->expected_prior;
-  rec_int = (gint64) r->received - (gint64) r->received_prior;
-  r->expected_prior = expected;
-  r->received_prior = r->received;
-  lost_int = exp_int - rec_int;
-  k->fraction_lost = (exp_int == 0 || lost_int <= 0) ? 0 :
-      (guint8) MIN ((lost_int << 8) / exp_int, 255);
+  r->cum_lost = expected - (gint64) r->received;
+  rtp_loss_report (&r->loss_interval, expected, (gint64) r->received,
+      &k->cumulative_lost, &k->fraction_lost);
   r->fraction_lost = k->fraction_lost;
   k->ext_highest_seq = (guint32) r->max_ext;
-  k->jitter = r->jitter16 >> 4;
+  k->jitter = rtp_jitter_get (&r->jitter);
   if (r->lsr) {
     k->lsr = r->lsr;
-    k->dlsr = (guint32) MIN (muldiv ((guint64) MAX (r->rr_time - r->lsr_time,
-                0), 65536, NS_PER_S), G_MAXUINT32);
+    k->dlsr = ntp_duration_to_short (r->rr_time - r->lsr_time);
   }
   r->rr_sent++;
   return tpba_rtcp_write (&rep, NULL, out, max);
@@ -1437,7 +1268,7 @@ tpba_receiver_get_stats (const TpbaReceiver * r, TpbaReceiverStats * st)
   st->cumulative_lost = r->have_src ? r->max_ext - r->base_ext + 1 -
       (gint64) r->received : 0;
   st->fraction_lost = r->fraction_lost;
-  st->jitter = r->jitter16 >> 4;
+  st->jitter = rtp_jitter_get (&r->jitter);
   st->rtcp_received = r->rtcp_received;
   st->rtcp_refused = r->rtcp_refused;
   st->rr_sent = r->rr_sent;

@@ -75,6 +75,8 @@
 
 #include <glib.h>
 
+#include "core/rtcp.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -162,26 +164,12 @@ typedef struct {
  * extension and padding within @len). */
 gboolean tpba_rtp_parse (const guint8 * data, gsize len, TpbaRtpInfo * info);
 
-typedef struct {
-  guint32 ssrc;                 /* the source reported on */
-  guint8 fraction_lost;         /* 1/256 */
-  gint32 cumulative_lost;       /* 24-bit signed */
-  guint32 ext_highest_seq;
-  guint32 jitter;               /* RTP timestamp units */
-  guint32 lsr;                  /* middle 32 bits of the last SR's NTP */
-  guint32 dlsr;                 /* 1/65536 s */
-} TpbaReportBlock;
+/* SR/RR as gst/common/core/rtcp.h has them. */
+typedef RtcpReportBlock TpbaReportBlock;
 
-#define TPBA_RTCP_MAX_BLOCKS 31
+#define TPBA_RTCP_MAX_BLOCKS RTCP_MAX_BLOCKS
 
-typedef struct {
-  gboolean is_sr;
-  guint32 ssrc;
-  guint64 ntp;                  /* SR: 32.32 fixed point */
-  guint32 rtp_ts, packet_count, octet_count;    /* SR */
-  guint n_blocks;
-  TpbaReportBlock blocks[TPBA_RTCP_MAX_BLOCKS];
-} TpbaRtcpReport;
+typedef RtcpReport TpbaRtcpReport;
 
 /* Parses the first RTCP packet of @data if it is an SR or RR; @consumed is
  * its length when its common header is sound (version 2, length within

@@ -1,13 +1,12 @@
 /* TPSS + NQCP group transport: a sans-I/O core (GLib only).
  * See tpsscore.h and docs/protocols/tpss.md. */
 #include "tpsscore.h"
-#include "wirebytes.h"
-#include "rtcpfb.h"
+#include "core/wire.h"
+#include "core/rtcp.h"
+#include "core/ntp.h"
 
 #include <string.h>
 
-#define RTCP_VERSION 2
-#define RTCP_PT_APP 204
 #define TPSS_APP_NAME "TPSS"
 #define APP_HEADER_SIZE 16      /* common header, SSRC, name, media SSRC */
 
@@ -44,23 +43,9 @@ scale_rate (guint64 rate, gdouble factor)
 static guint32
 ntp32 (gint64 now)
 {
-  guint32 v = (guint32) muldiv ((guint64) MAX (now, 0), 65536, NS_PER_S);
+  guint32 v = ntp_short_from_ns (now);
 
   return v ? v : 1;
-}
-
-static guint32
-ns_to_ntp_units (gint64 ns)
-{
-  guint64 u = muldiv ((guint64) MAX (ns, 0), 65536, NS_PER_S);
-
-  return u > G_MAXUINT32 ? G_MAXUINT32 : (guint32) u;
-}
-
-static gint64
-ntp_units_to_ns (guint32 u)
-{
-  return (gint64) muldiv (u, NS_PER_S, 65536);
 }
 
 static gint64
@@ -136,23 +121,22 @@ gboolean
 tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
     gsize * consumed)
 {
+  RtcpPacket pkt;
   gsize plen, body;
   guint type;
   const guint8 *b;
 
   if (consumed)
     *consumed = 0;
-  if (data == NULL || len < 4 || (data[0] >> 6) != RTCP_VERSION)
+  if (!rtcp_header_parse (data, len, &pkt))
     return FALSE;
-  plen = ((gsize) read16 (data + 2) + 1) * 4;
-  if (plen > len)
-    return FALSE;
+  plen = pkt.len;
   if (consumed)
     *consumed = plen;
 
-  type = data[0] & 0x1f;
+  type = pkt.count;
   body = msg_body_size (type);
-  if ((data[0] & 0x20) || data[1] != RTCP_PT_APP || plen < APP_HEADER_SIZE ||
+  if (pkt.padding || pkt.type != RTCP_PT_APP || plen < APP_HEADER_SIZE ||
       memcmp (data + 8, TPSS_APP_NAME, 4) != 0 || body == 0 ||
       plen < APP_HEADER_SIZE + body)
     return FALSE;
@@ -501,7 +485,8 @@ send_report (TpssMember * m, Peer * p, gint64 now)
 
   o->msg.u.report.dest_ssrc = p->id;
   o->msg.u.report.ntp = ntp32 (now);
-  o->msg.u.report.rtt = p->rtt >= 0 ? MAX (ns_to_ntp_units (p->rtt), 1) : 0;
+  o->msg.u.report.rtt = p->rtt >= 0 ?
+      MAX (ntp_duration_to_short (p->rtt), 1) : 0;
   o->msg.u.report.rate_seq = p->rate_seq;
   o->msg.u.report.send_rate = p->send_rate;
   o->msg.u.report.data_rate = p->data_rate;
@@ -1296,7 +1281,7 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   o->msg.u.rate.rate = rate;
   o->msg.u.rate.assign = assign;
   o->msg.u.rate.echo_ntp = p->report_ntp;
-  o->msg.u.rate.delay = ns_to_ntp_units (now - p->report_time);
+  o->msg.u.rate.delay = ntp_duration_to_short (now - p->report_time);
   o->msg.u.rate.seq = ++p->seq_sent;
   p->notified_out = rate;
 
@@ -1373,9 +1358,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       if (p->have_rate && (gint32) (msg->u.rate.seq - p->rate_seq) <= 0)
         break;
       if (echo != 0) {
-        guint32 diff = ntp32 (now) - echo - msg->u.rate.delay;
-        if ((gint32) diff >= 0)
-          p->rtt = ntp_units_to_ns (diff);
+        ntp_round_trip (ntp32 (now), echo, msg->u.rate.delay, &p->rtt);
       }
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
@@ -1394,7 +1377,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       p->src_data_rate = msg->u.report.data_rate;
       p->src_length = msg->u.report.length;
       if (msg->u.report.rtt)
-        p->src_rtt = ntp_units_to_ns (msg->u.report.rtt);
+        p->src_rtt = ntp_short_to_ns (msg->u.report.rtt);
       p->report_ntp = msg->u.report.ntp;
       p->report_time = now;
       answer = p->rx == RX_IDLE || (p->rx == RX_WAITING &&

@@ -1,11 +1,11 @@
 /* TPSS interleaved XOR parity FEC: a sans-I/O core (GLib only).
  * See tpssfec.h and docs/protocols/tpss-fec.md. */
 #include "tpssfec.h"
-#include "wirebytes.h"
+#include "core/wire.h"
+#include "core/rtp.h"
 
 #include <string.h>
 
-#define RTP_VERSION 2
 /* Sequence numbers further ahead than this restart the decoder (a new
  * stream), further behind are refused as out of window. */
 #define AHEAD_LIMIT 16384
@@ -82,24 +82,7 @@ tpss_fec_error_to_string (TpssFecError err)
 gboolean
 tpss_rtp_is_valid (const guint8 * data, gsize len)
 {
-  gsize hlen;
-
-  if (len < TPSS_RTP_HEADER_SIZE || (data[0] >> 6) != RTP_VERSION)
-    return FALSE;
-  hlen = TPSS_RTP_HEADER_SIZE + 4 * (data[0] & 0x0f);
-  if (data[0] & 0x10) {
-    if (hlen + 4 > len)
-      return FALSE;
-    hlen += 4 + 4 * (gsize) read16 (data + hlen + 2);
-  }
-  if (hlen > len)
-    return FALSE;
-  if (data[0] & 0x20) {
-    guint8 pad = data[len - 1];
-    if (pad == 0 || hlen + pad > len)
-      return FALSE;
-  }
-  return TRUE;
+  return rtp_header_parse (data, len, NULL);
 }
 
 guint
@@ -254,25 +237,21 @@ static gboolean
 chunks_rtp_valid (const TpssFecChunk * chunks, guint n, gsize len,
     guint8 hdr[TPSS_RTP_HEADER_SIZE])
 {
-  guint8 ext[4], pad;
-  gsize hlen;
+  guint8 prefix[RTP_LAYOUT_PREFIX], last = 0;
+  gsize prefix_len;
 
-  if (!chunks_read (chunks, n, 0, hdr, TPSS_RTP_HEADER_SIZE) ||
-      (hdr[0] >> 6) != RTP_VERSION)
+  if (!chunks_read (chunks, n, 0, prefix, TPSS_RTP_HEADER_SIZE))
     return FALSE;
-  hlen = TPSS_RTP_HEADER_SIZE + 4 * (hdr[0] & 0x0f);
-  if (hdr[0] & 0x10) {
-    if (!chunks_read (chunks, n, hlen, ext, 4))
-      return FALSE;
-    hlen += 4 + 4 * (gsize) read16 (ext + 2);
-  }
-  if (hlen > len)
+  /* only what decides the layout: CSRCs and the extension header word */
+  prefix_len = MIN (len, rtp_layout_prefix_len (prefix[0]));
+  if ((prefix_len > TPSS_RTP_HEADER_SIZE && !chunks_read (chunks, n,
+              TPSS_RTP_HEADER_SIZE, prefix + TPSS_RTP_HEADER_SIZE,
+              prefix_len - TPSS_RTP_HEADER_SIZE)) ||
+      /* the padding count, if there is one */
+      ((prefix[0] & 0x20) && !chunks_read (chunks, n, len - 1, &last, 1)) ||
+      !rtp_layout_check (prefix, prefix_len, len, last, NULL, NULL))
     return FALSE;
-  if (hdr[0] & 0x20) {
-    chunks_read (chunks, n, len - 1, &pad, 1);
-    if (pad == 0 || hlen + pad > len)
-      return FALSE;
-  }
+  memcpy (hdr, prefix, TPSS_RTP_HEADER_SIZE);
   return TRUE;
 }
 
@@ -905,15 +884,16 @@ gboolean
 tpss_fec_decoder_push_media (TpssFecDecoder * dec, gpointer handle,
     const guint8 * data, gsize len, gint64 now)
 {
+  RtpHeader h;
   guint16 seq;
   guint32 ssrc;
 
-  if (!tpss_rtp_is_valid (data, len)) {
+  if (!rtp_header_parse (data, len, &h)) {
     dec->stats.malformed++;
     return FALSE;
   }
-  seq = read16 (data + 2);
-  ssrc = read32 (data + 8);
+  seq = h.seq;
+  ssrc = h.ssrc;
   dec->stats.media_received++;
 
   if (!dec->started || ssrc != dec->ssrc)

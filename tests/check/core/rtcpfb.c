@@ -1,7 +1,7 @@
-/* Unit tests of gst/common/rtcpfb.h: RFC 4585 PLI and the key-unit hold-off. */
+/* Unit tests of gst/common/core/rtcp.h: RFC 4585 PLI and the key-unit hold-off. */
 #include <gst/check/gstcheck.h>
 
-#include "rtcpfb.h"
+#include "core/rtcp.h"
 
 #define MS (G_GINT64_CONSTANT (1000000))
 
