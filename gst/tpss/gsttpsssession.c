@@ -31,11 +31,9 @@
 #endif
 
 #include "gsttpsssession.h"
-#include "tpssfec.h"
-#include "rtcpfb.h"
+#include "tpssgroup.h"
 
 #include <gio/gio.h>
-#include <gst/rtp/gstrtpbuffer.h>
 
 #include <errno.h>
 #include <net/if.h>
@@ -926,29 +924,6 @@ gst_tpss_uri_build (const GstTpssSettings * s)
 /* ------------------------------------------------------------------ */
 /* The session */
 
-typedef struct
-{
-  guint32 id;
-  gboolean configured;          /* listed in `members` */
-  gboolean have_addr;
-  struct sockaddr_storage addr;
-  socklen_t addrlen;
-
-  /* Send side: parity toward this destination. */
-  TpssFecEncoder *enc;
-  guint16 fec_seq;
-  guint64 parity_sent;
-
-  /* Receive side: this source's stream. */
-  TpssFecDecoder *dec;
-  gboolean have_seq;
-  gboolean asked_key_unit;      /* PLI sent since its stream started */
-  guint16 max_seq;
-  guint pending_lost;
-  guint64 last_recovered, pending_recovered;
-  guint64 delivered, parity_received, refused_parity;
-} Member;
-
 typedef enum
 {
   ACT_DATA_RATE,
@@ -983,28 +958,17 @@ struct _GstTpssSession
   int fd;
   guint local_port;
   gboolean multicast;
-  struct sockaddr_storage group;
-  socklen_t grouplen;
-  TpssMember *core;
+  TpssAddr group;
+  TpssGroup *core;
   guint32 id;
-  guint32 fec_ssrc;
-  guint16 seq;
-  GHashTable *members;          /* id -> Member */
-  GHashTable *priorities;       /* id -> priority */
-  GQueue sendq;                 /* GstBuffer, parallel to MQ */
-  guint64 cur_rate;
+  TpssGroupStats last;          /* the core's counters when it stopped */
+  guint64 send_errors;
   gint64 next_stats;
   GCond drained;
   GstTpssSinkCallbacks sink_cb;
   GstElement *sink;
   GstTpssSrcCallbacks src_cb;
   GstElement *src;
-
-  /* Counters */
-  guint64 sent, send_bytes, queue_dropped, send_errors, ctrl_sent;
-  guint64 ctrl_received, malformed, non_member, forged, own, other_rtcp;
-  guint64 data_non_member, data_received;
-  guint64 pli_sent, pli_received, pli_dropped;
 };
 
 static GMutex registry_lock;
@@ -1014,16 +978,6 @@ static gint64
 now_ns (void)
 {
   return g_get_monotonic_time () * 1000;
-}
-
-static void
-member_free (Member * m)
-{
-  if (m->enc)
-    tpss_fec_encoder_free (m->enc);
-  if (m->dec)
-    tpss_fec_decoder_free (m->dec);
-  g_free (m);
 }
 
 static void
@@ -1071,10 +1025,6 @@ gst_tpss_session_acquire (GstElement * element, const GstTpssSettings * st,
     g_cond_init (&s->drained);
     s->wake_fd = -1;
     s->fd = -1;
-    s->members = g_hash_table_new_full (NULL, NULL, NULL,
-        (GDestroyNotify) member_free);
-    s->priorities = g_hash_table_new (NULL, NULL);
-    g_queue_init (&s->sendq);
     g_hash_table_insert (registry, s->name, s);
     GST_DEBUG ("new session %s", s->name);
   }
@@ -1096,9 +1046,6 @@ gst_tpss_session_release (GstTpssSession * s)
   g_mutex_unlock (&registry_lock);
 
   g_warn_if_fail (s->starts == 0);
-  g_hash_table_unref (s->members);
-  g_hash_table_unref (s->priorities);
-  g_queue_clear_full (&s->sendq, (GDestroyNotify) gst_buffer_unref);
   gst_tpss_settings_clear (&s->settings);
   g_mutex_clear (&s->lock);
   g_cond_clear (&s->drained);
@@ -1106,12 +1053,53 @@ gst_tpss_session_release (GstTpssSession * s)
   g_free (s);
 }
 
+/* The group core's address of a socket address: family, port and IP (and
+ * the IPv6 scope), the rest zeroed, so equal peers compare equal bytewise. */
+static void
+addr_from_native (const struct sockaddr_storage *ss, socklen_t len,
+    TpssAddr * out)
+{
+  struct sockaddr_storage n;
+
+  memset (&n, 0, sizeof (n));
+  if (ss->ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const void *) ss;
+    struct sockaddr_in *b = (void *) &n;
+    b->sin_family = AF_INET;
+    b->sin_port = a->sin_port;
+    b->sin_addr = a->sin_addr;
+    len = sizeof (*b);
+  } else if (ss->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const void *) ss;
+    struct sockaddr_in6 *b = (void *) &n;
+    b->sin6_family = AF_INET6;
+    b->sin6_port = a->sin6_port;
+    b->sin6_addr = a->sin6_addr;
+    b->sin6_scope_id = a->sin6_scope_id;
+    len = sizeof (*b);
+  } else {
+    len = MIN (len, TPSS_ADDR_MAX_SIZE);
+    memcpy (&n, ss, len);
+  }
+  memcpy (out->bytes, &n, len);
+  out->len = len;
+}
+
+static socklen_t
+addr_to_native (const TpssAddr * a, struct sockaddr_storage *ss)
+{
+  memset (ss, 0, sizeof (*ss));
+  memcpy (ss, a->bytes, a->len);
+  return a->len;
+}
+
 static gboolean
-resolve (const gchar * host, guint port, struct sockaddr_storage *ss,
-    socklen_t * len, GError ** error)
+resolve (const gchar * host, guint port, TpssAddr * out, GError ** error)
 {
   GInetAddress *ia = g_inet_address_new_from_string (host);
   GSocketAddress *sa;
+  struct sockaddr_storage ss;
+  gboolean ok;
 
   if (!ia) {
     GResolver *r = g_resolver_get_default ();
@@ -1124,37 +1112,19 @@ resolve (const gchar * host, guint port, struct sockaddr_storage *ss,
   }
   sa = g_inet_socket_address_new (ia, port);
   g_object_unref (ia);
-  *len = g_socket_address_get_native_size (sa);
-  if (!g_socket_address_to_native (sa, ss, sizeof (*ss), error)) {
-    g_object_unref (sa);
-    return FALSE;
-  }
+  ok = g_socket_address_to_native (sa, &ss, sizeof (ss), error);
+  if (ok)
+    addr_from_native (&ss, g_socket_address_get_native_size (sa), out);
   g_object_unref (sa);
-  return TRUE;
-}
-
-static gboolean
-addr_equal (const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-  if (a->ss_family != b->ss_family)
-    return FALSE;
-  if (a->ss_family == AF_INET) {
-    const struct sockaddr_in *x = (const void *) a, *y = (const void *) b;
-    return x->sin_port == y->sin_port &&
-        x->sin_addr.s_addr == y->sin_addr.s_addr;
-  }
-  if (a->ss_family == AF_INET6) {
-    const struct sockaddr_in6 *x = (const void *) a, *y = (const void *) b;
-    return x->sin6_port == y->sin6_port &&
-        memcmp (&x->sin6_addr, &y->sin6_addr, sizeof (x->sin6_addr)) == 0;
-  }
-  return FALSE;
+  return ok;
 }
 
 static gchar *
-addr_to_string (const struct sockaddr_storage *a, socklen_t len)
+addr_to_string (const TpssAddr * a)
 {
-  GSocketAddress *sa = g_socket_address_new_from_native ((gpointer) a, len);
+  struct sockaddr_storage ss;
+  socklen_t len = addr_to_native (a, &ss);
+  GSocketAddress *sa = g_socket_address_new_from_native (&ss, len);
   gchar *str;
 
   if (!sa)
@@ -1164,73 +1134,13 @@ addr_to_string (const struct sockaddr_storage *a, socklen_t len)
   return str;
 }
 
-static guint
-peer_priority (GstTpssSession * s, guint32 id)
-{
-  return GPOINTER_TO_UINT (g_hash_table_lookup (s->priorities,
-          GUINT_TO_POINTER (id)));
-}
-
-static gboolean
-core_knows (GstTpssSession * s, guint32 id)
-{
-  TpssSendStats st;
-  return tpss_member_get_send_stats (s->core, id, &st);
-}
-
-static Member *
-member_get (GstTpssSession * s, guint32 id, gboolean create)
-{
-  Member *m = g_hash_table_lookup (s->members, GUINT_TO_POINTER (id));
-
-  if (!m && create) {
-    m = g_new0 (Member, 1);
-    m->id = id;
-    m->fec_seq = g_random_int ();
-    g_hash_table_insert (s->members, GUINT_TO_POINTER (id), m);
-  }
-  return m;
-}
-
-/* A received media buffer, mapped while the decoder keeps it. */
-typedef struct
-{
-  GstBuffer *buffer;
-  GstMapInfo map;
-} MediaHandle;
-
-static void
-release_handle (gpointer data)
-{
-  MediaHandle *h = data;
-
-  gst_buffer_unmap (h->buffer, &h->map);
-  gst_buffer_unref (h->buffer);
-  g_free (h);
-}
-
-static TpssFecDecoder *
-member_decoder (GstTpssSession * s, Member * m)
-{
-  if (!m->dec) {
-    TpssFecDecoderConfig cfg = {
-      .size_time = (gint64) s->settings.fec_size_time,
-      .release = release_handle,
-    };
-    m->dec = tpss_fec_decoder_new (&cfg);
-  }
-  return m->dec;
-}
-
-/* Applies a `members` list: adds new ones to the core, removes those that
- * are gone. With `lock`. */
+/* Resolves a `members` list and hands it to the group core. With `lock`. */
 static gboolean
 apply_members (GstTpssSession * s, const gchar * str, gint64 now,
     GError ** error)
 {
   GArray *specs = g_array_new (FALSE, TRUE, sizeof (MemberSpec));
-  GHashTableIter it;
-  gpointer k, v;
+  GArray *peers = g_array_new (FALSE, TRUE, sizeof (TpssGroupPeer));
   gboolean ok = gst_tpss_parse_members (str, specs, error);
   guint others = 0;
 
@@ -1244,177 +1154,49 @@ apply_members (GstTpssSession * s, const gchar * str, gint64 now,
   }
   for (guint i = 0; ok && i < specs->len; i++) {
     MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
-    struct sockaddr_storage ss;
-    socklen_t len = 0;
+    TpssGroupPeer p = { ms->id, };
     GError *err = NULL;
-    if (ms->host && !resolve (ms->host, ms->port, &ss, &len, &err)) {
+    if (ms->host && !resolve (ms->host, ms->port, &p.addr, &err)) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
           "member \"%u@%s:%u\": cannot resolve the host: %s", ms->id,
           ms->host, ms->port, err->message);
       g_error_free (err);
       ok = FALSE;
-      break;
     }
+    g_array_append_val (peers, p);
   }
-  if (ok) {
-    /* Configured members no longer listed leave. */
-    g_hash_table_iter_init (&it, s->members);
-    while (g_hash_table_iter_next (&it, &k, &v)) {
-      Member *m = v;
-      gboolean listed = FALSE;
-      for (guint i = 0; i < specs->len; i++)
-        listed |= g_array_index (specs, MemberSpec, i).id == m->id;
-      if (m->configured && !listed) {
-        tpss_member_remove_peer (s->core, m->id, now);
-        g_hash_table_iter_remove (&it);
-      }
-    }
-    for (guint i = 0; i < specs->len; i++) {
-      MemberSpec *ms = &g_array_index (specs, MemberSpec, i);
-      Member *m;
-      if (ms->id == s->id)
-        continue;
-      m = member_get (s, ms->id, TRUE);
-      m->configured = TRUE;
-      if (ms->host) {
-        resolve (ms->host, ms->port, &m->addr, &m->addrlen, NULL);
-        m->have_addr = TRUE;
-      }
-      tpss_member_add_peer (s->core, ms->id, peer_priority (s, ms->id), now);
-    }
-  }
+  if (ok)
+    tpss_group_set_members (s->core, (TpssGroupPeer *) peers->data,
+        peers->len, now);
   for (guint i = 0; i < specs->len; i++)
     g_free (g_array_index (specs, MemberSpec, i).host);
   g_array_free (specs, TRUE);
+  g_array_free (peers, TRUE);
   return ok;
 }
 
+/* Sends what the group core has to send. With `lock`. */
 static void
-send_to (GstTpssSession * s, const guint8 * data, gsize len,
-    const struct sockaddr_storage *to, socklen_t tolen)
+flush_transmits (GstTpssSession * s)
 {
-  if (sendto (s->fd, data, len, 0, (const struct sockaddr *) to, tolen) < 0) {
-    s->send_errors++;
-    GST_LOG ("sendto: %s", g_strerror (errno));
+  TpssTransmit t;
+
+  while (tpss_group_poll_transmit (s->core, &t)) {
+    struct sockaddr_storage to;
+    socklen_t tolen = addr_to_native (&t.to, &to);
+    gsize len;
+    const guint8 *data = g_bytes_get_data (t.data, &len);
+
+    if (sendto (s->fd, data, len, 0, (const struct sockaddr *) &to,
+            tolen) < 0) {
+      s->send_errors++;
+      GST_LOG ("sendto: %s", g_strerror (errno));
+    }
+    g_bytes_unref (t.data);
   }
 }
 
-/* Sends a control message: to @dest, or (0) to every member. */
-static void
-send_control (GstTpssSession * s, guint32 dest, const TpssMsg * msg)
-{
-  guint8 out[TPSS_MSG_MAX_SIZE];
-  gsize len = tpss_msg_write (msg, out);
-  GHashTableIter it;
-  gpointer v;
-
-  if (len == 0)
-    return;
-  s->ctrl_sent++;
-  if (dest == 0 && s->multicast) {
-    send_to (s, out, len, &s->group, s->grouplen);
-    return;
-  }
-  if (dest != 0) {
-    Member *m = member_get (s, dest, FALSE);
-    if (m && m->have_addr)
-      send_to (s, out, len, &m->addr, m->addrlen);
-    return;
-  }
-  g_hash_table_iter_init (&it, s->members);
-  while (g_hash_table_iter_next (&it, NULL, &v)) {
-    Member *m = v;
-    if (m->have_addr)
-      send_to (s, out, len, &m->addr, m->addrlen);
-  }
-}
-
-static void
-send_parity (GstTpssSession * s, Member * m)
-{
-  const guint8 *payload;
-  gsize plen;
-  guint32 ts;
-
-  while (tpss_fec_encoder_pop (m->enc, &payload, &plen, &ts)) {
-    guint8 pkt[12 + 1500 + TPSS_FEC_HEADER_SIZE];
-    guint8 *p = plen + 12 <= sizeof (pkt) ? pkt : g_malloc (plen + 12);
-
-    p[0] = 0x80;
-    p[1] = s->settings.fec_pt & 0x7f;
-    p[2] = m->fec_seq >> 8;
-    p[3] = m->fec_seq & 0xff;
-    m->fec_seq++;
-    GST_WRITE_UINT32_BE (p + 4, ts);
-    GST_WRITE_UINT32_BE (p + 8, s->fec_ssrc);
-    memcpy (p + 12, payload, plen);
-    if (m->have_addr)
-      send_to (s, p, plen + 12, &m->addr, m->addrlen);
-    m->parity_sent++;
-    if (p != pkt)
-      g_free (p);
-  }
-}
-
-/* One packet MQ released: stamps it (SSRC = member id, our sequence
- * numbers, the QoS extension), sends it to every destination and feeds
- * each destination's parity. */
-static void
-send_media (GstTpssSession * s, GstBuffer * buf, const TpssQos * qos)
-{
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  GstMapInfo map;
-  GHashTableIter it;
-  gpointer v;
-
-  buf = gst_buffer_make_writable (buf);
-  if (!gst_rtp_buffer_map (buf, GST_MAP_READWRITE, &rtp)) {
-    s->send_errors++;
-    gst_buffer_unref (buf);
-    return;
-  }
-  gst_rtp_buffer_set_ssrc (&rtp, s->id);
-  gst_rtp_buffer_set_seq (&rtp, s->seq++);
-  if (s->settings.cfg.control == TPSS_CONTROL_NOTIFICATION) {
-    guint8 ext[TPSS_QOS_EXT_SIZE];
-    guint16 bits = 0;
-    gpointer data;
-    guint wordlen;
-
-    tpss_qos_ext_write (qos, ext);
-    if (!gst_rtp_buffer_get_extension_data (&rtp, &bits, &data, &wordlen) ||
-        bits == 0xBEDE)
-      gst_rtp_buffer_add_extension_onebyte_header (&rtp, s->settings.ext_id,
-          ext, sizeof (ext));
-  }
-  gst_rtp_buffer_unmap (&rtp);
-
-  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    s->send_errors++;
-    gst_buffer_unref (buf);
-    return;
-  }
-  s->sent++;
-  s->send_bytes += map.size;
-  if (s->multicast)
-    send_to (s, map.data, map.size, &s->group, s->grouplen);
-  g_hash_table_iter_init (&it, s->members);
-  while (g_hash_table_iter_next (&it, NULL, &v)) {
-    Member *m = v;
-    TpssFecError err;
-
-    if (!m->enc || !core_knows (s, m->id))
-      continue;
-    if (!s->multicast && m->have_addr)
-      send_to (s, map.data, map.size, &m->addr, m->addrlen);
-    tpss_fec_encoder_add (m->enc, map.data, map.size, &err);
-    send_parity (s, m);
-  }
-  gst_buffer_unmap (buf, &map);
-  gst_buffer_unref (buf);
-}
-
-static void
+static Act *
 act_add (GQueue * acts, ActType type, guint32 member)
 {
   Act *a = g_new0 (Act, 1);
@@ -1422,377 +1204,39 @@ act_add (GQueue * acts, ActType type, guint32 member)
   a->type = type;
   a->member = member;
   g_queue_push_tail (acts, a);
+  return a;
 }
 
 static void
 act_message (GQueue * acts, GstStructure * st)
 {
-  Act *a = g_new0 (Act, 1);
-
-  a->type = ACT_MESSAGE;
-  a->msg = st;
-  g_queue_push_tail (acts, a);
+  act_add (acts, ACT_MESSAGE, 0)->msg = st;
 }
 
-/* Takes what the decoder of @m has in order and queues it for the src. */
+static GstBufferList *
+buffer_list_from_packets (GPtrArray * packets)
+{
+  GstBufferList *list = gst_buffer_list_new_sized (packets->len);
+
+  for (guint i = 0; i < packets->len; i++)
+    gst_buffer_list_add (list,
+        gst_buffer_new_wrapped_bytes (g_ptr_array_index (packets, i)));
+  return list;
+}
+
+/* Turns the group core's events into what reaches the elements once `lock`
+ * is released. With `lock`. */
 static void
-collect_decoded (GstTpssSession * s, Member * m, GQueue * acts)
+collect_events (GstTpssSession * s, GQueue * acts)
 {
-  TpssFecOutput o;
-  GstBufferList *list = NULL;
+  TpssGroupEvent ev;
 
-  if (!m->dec)
-    return;
-  while (tpss_fec_decoder_pop (m->dec, &o)) {
-    GstBuffer *b = o.handle ? gst_buffer_ref (((MediaHandle *) o.handle)->buffer) :
-        gst_buffer_new_wrapped (o.data, o.len);
-    if (!list)
-      list = gst_buffer_list_new ();
-    gst_buffer_list_add (list, b);
-    m->delivered++;
-  }
-  if (list) {
-    Act *a = g_new0 (Act, 1);
-    a->type = ACT_DELIVER;
-    a->member = m->id;
-    a->list = list;
-    g_queue_push_tail (acts, a);
-  }
-}
-
-static void
-update_recovered (Member * m)
-{
-  TpssFecDecoderStats st;
-
-  tpss_fec_decoder_get_stats (m->dec, &st);
-  m->pending_recovered += st.recovered - m->last_recovered;
-  m->last_recovered = st.recovered;
-}
-
-/* The member a packet claims to come from, checked against its source
- * address; NULL (and counted) when forged or unknown. */
-static Member *
-check_source (GstTpssSession * s, guint32 id, const struct sockaddr_storage *from,
-    socklen_t fromlen, gboolean is_data)
-{
-  Member *m = member_get (s, id, FALSE);
-
-  if (!m) {
-    if (is_data)
-      s->data_non_member++;
-    else
-      s->non_member++;
-    return NULL;
-  }
-  if (m->have_addr && !addr_equal (&m->addr, from)) {
-    s->forged++;
-    return NULL;
-  }
-  if (!m->have_addr) {
-    memcpy (&m->addr, from, fromlen);
-    m->addrlen = fromlen;
-    m->have_addr = TRUE;
-  }
-  if (!core_knows (s, id))
-    tpss_member_add_peer (s->core, id, peer_priority (s, id), now_ns ());
-  return m;
-}
-
-static void
-handle_msg (GstTpssSession * s, const TpssMsg * msg,
-    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now)
-{
-  guint32 id = msg->sender_ssrc;
-
-  if (id == s->id) {
-    s->own++;
-    return;
-  }
-  if (msg->type == TPSS_MSG_HELLO && msg->u.hello.member_id != id) {
-    s->forged++;
-    return;
-  }
-  if (!member_get (s, id, FALSE) && msg->type == TPSS_MSG_HELLO &&
-      s->settings.allow_join) {
-    Member *m = member_get (s, id, TRUE);
-    memcpy (&m->addr, from, fromlen);
-    m->addrlen = fromlen;
-    m->have_addr = TRUE;
-    GST_INFO ("member %u joined from HELLO", id);
-  }
-  if (!check_source (s, id, from, fromlen, FALSE))
-    return;
-  s->ctrl_received++;
-  if (msg->type == TPSS_MSG_RATE)
-    GST_DEBUG ("RATE %u from member %u: %" G_GUINT64_FORMAT " bit/s%s",
-        msg->u.rate.seq, id, msg->u.rate.rate,
-        msg->u.rate.assign ? " ASSIGN" : "");
-  tpss_member_on_msg (s->core, msg, now);
-}
-
-/* A PLI: accepted from a member (its id from its address) about our own
- * stream; the sink is asked for a key unit. Anything else is dropped. */
-static void
-handle_pli (GstTpssSession * s, guint32 sender, guint32 media,
-    const struct sockaddr_storage *from, socklen_t fromlen, GQueue * acts)
-{
-  TpssSendStats st;
-  Act *a;
-
-  if (sender == s->id) {
-    s->own++;
-    return;
-  }
-  if (media != s->id || !check_source (s, sender, from, fromlen, FALSE)) {
-    s->pli_dropped++;
-    return;
-  }
-  s->pli_received++;
-  a = g_new0 (Act, 1);
-  a->type = ACT_KEY_UNIT;
-  a->member = sender;
-  a->rtt = tpss_member_get_send_stats (s->core, sender, &st) ? st.rtt : -1;
-  g_queue_push_tail (acts, a);
-}
-
-static void
-handle_rtcp (GstTpssSession * s, const guint8 * data, gsize len,
-    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
-    GQueue * acts)
-{
-  gsize off = 0;
-
-  while (off < len) {
-    TpssMsg msg;
-    gsize consumed = 0;
-
-    switch (tpss_rtcp_next (data + off, len - off, &msg, &consumed)) {
-      case TPSS_RTCP_MSG:
-        handle_msg (s, &msg, from, fromlen, now);
-        break;
-      case TPSS_RTCP_PLI:
-        handle_pli (s, msg.sender_ssrc, msg.media_ssrc, from, fromlen, acts);
-        break;
-      case TPSS_RTCP_BAD:
-        s->malformed++;
-        break;
-      case TPSS_RTCP_OTHER:
-        s->other_rtcp++;
-        break;
-      case TPSS_RTCP_MALFORMED:
-        s->malformed++;
-        return;
-    }
-    off += consumed;
-  }
-}
-
-/* Asks @m for a key unit of its stream (RFC 4585 PLI, sent alone as
- * reduced-size RTCP, RFC 5506). With `lock`. */
-static gboolean
-send_pli (GstTpssSession * s, Member * m)
-{
-  guint8 pli[RTCP_PLI_SIZE];
-
-  if (!m->have_addr || s->fd < 0)
-    return FALSE;
-  rtcp_pli_write (pli, sizeof (pli), s->id, m->id);
-  send_to (s, pli, sizeof (pli), &m->addr, m->addrlen);
-  s->pli_sent++;
-  return TRUE;
-}
-
-static void
-handle_rtp (GstTpssSession * s, const guint8 * data, gsize len,
-    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
-    GQueue * acts)
-{
-  guint32 ssrc;
-  guint pt;
-  Member *m;
-
-  if (!tpss_rtp_is_valid (data, len)) {
-    s->malformed++;
-    return;
-  }
-  pt = data[1] & 0x7f;
-  ssrc = GST_READ_UINT32_BE (data + 8);
-
-  if (pt == s->settings.fec_pt) {
-    TpssFecHeader hdr;
-    gsize hlen = 12 + 4 * (data[0] & 0x0f);
-    if (hlen > len || tpss_fec_header_parse (data + hlen, len - hlen,
-            &hdr) != TPSS_FEC_OK) {
-      s->malformed++;
-      return;
-    }
-    if (hdr.media_ssrc == s->id) {
-      s->own++;
-      return;
-    }
-    m = check_source (s, hdr.media_ssrc, from, fromlen, TRUE);
-    if (!m)
-      return;
-    member_decoder (s, m);
-    m->parity_received++;
-    if (tpss_member_on_data (s->core, m->id, len, m->pending_lost,
-            (guint) m->pending_recovered, now)) {
-      tpss_fec_decoder_push_fec (m->dec, data + hlen, len - hlen, now);
-    } else {
-      m->refused_parity++;
-    }
-    m->pending_lost = 0;
-    m->pending_recovered = 0;
-    update_recovered (m);
-    collect_decoded (s, m, acts);
-    return;
-  }
-
-  if (ssrc == s->id) {
-    s->own++;
-    return;
-  }
-  m = check_source (s, ssrc, from, fromlen, TRUE);
-  if (!m)
-    return;
-  member_decoder (s, m);
-  s->data_received++;
-  {
-    GstBuffer *buf = gst_buffer_new_memdup (data, len);
-    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-    guint16 seq = GST_READ_UINT16_BE (data + 2);
-    gboolean admit;
-
-    if (m->have_seq) {
-      gint16 d = (gint16) (seq - m->max_seq);
-      if (d > 0) {
-        m->pending_lost += d - 1;
-        m->max_seq = seq;
-      }
-    } else {
-      m->have_seq = TRUE;
-      m->max_seq = seq;
-    }
-    /* Its stream starts here for the src (we joined late, it did, or the
-     * src came after the session's sink): without a key unit nothing
-     * decodes until the encoder's next one. */
-    if (s->src && !m->asked_key_unit)
-      m->asked_key_unit = send_pli (s, m);
-    if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
-      gpointer ext;
-      guint size;
-      if (gst_rtp_buffer_get_extension_onebyte_header (&rtp,
-              s->settings.ext_id, 0, &ext, &size)) {
-        TpssQos q;
-        if (tpss_qos_ext_parse (ext, size, &q)) {
-          TpssMsg msg = { 0, };
-          msg.type = TPSS_MSG_QOS;
-          msg.sender_ssrc = msg.media_ssrc = ssrc;
-          msg.u.qos = q;
-          tpss_member_on_msg (s->core, &msg, now);
-        } else {
-          s->malformed++;
-        }
-      }
-      gst_rtp_buffer_unmap (&rtp);
-    }
-    admit = tpss_member_on_data (s->core, ssrc, len, m->pending_lost,
-        (guint) m->pending_recovered, now);
-    m->pending_lost = 0;
-    m->pending_recovered = 0;
-    if (admit) {
-      MediaHandle *h = g_new (MediaHandle, 1);
-      h->buffer = buf;
-      gst_buffer_map (buf, &h->map, GST_MAP_READ);
-      if (!tpss_fec_decoder_push_media (m->dec, h, h->map.data, h->map.size,
-              now))
-        release_handle (h);
-    } else {
-      gst_buffer_unref (buf);
-    }
-    update_recovered (m);
-    collect_decoded (s, m, acts);
-  }
-}
-
-static void
-handle_datagram (GstTpssSession * s, const guint8 * data, gsize len,
-    const struct sockaddr_storage *from, socklen_t fromlen, gint64 now,
-    GQueue * acts)
-{
-  if (len < 4 || (data[0] >> 6) != 2) {
-    s->malformed++;
-    return;
-  }
-  /* RFC 5761: packet types 192..223 are RTCP. */
-  if (data[1] >= 192 && data[1] <= 223)
-    handle_rtcp (s, data, len, from, fromlen, now, acts);
-  else
-    handle_rtp (s, data, len, from, fromlen, now, acts);
-}
-
-/* Runs the timers and takes the core's output. With `lock`. */
-static void
-run_core (GstTpssSession * s, GQueue * acts)
-{
-  gint64 now = now_ns ();
-  gint64 dl = tpss_member_next_deadline (s->core);
-  GHashTableIter it;
-  gpointer v;
-  TpssQos qos;
-  guint n;
-  guint32 dest;
-  TpssMsg msg;
-  TpssEvent ev;
-
-  if (dl >= 0 && dl <= now)
-    tpss_member_advance (s->core, now);
-
-  g_hash_table_iter_init (&it, s->members);
-  while (g_hash_table_iter_next (&it, NULL, &v)) {
-    Member *m = v;
-    gint64 d;
-    if (!m->dec)
-      continue;
-    d = tpss_fec_decoder_next_deadline (m->dec);
-    if (d >= 0 && d <= now) {
-      tpss_fec_decoder_advance (m->dec, now);
-      collect_decoded (s, m, acts);
-    }
-  }
-
-  /* Events first: a PARITY event configures the encoder that protects the
-   * packets sent below. */
-  while (tpss_member_pop_event (s->core, &ev)) {
-    Member *m;
+  while (tpss_group_poll_event (s->core, &ev)) {
     switch (ev.type) {
-      case TPSS_EVENT_PARITY:
-        GST_DEBUG ("parity toward member %u: k %u, l %u", ev.member,
-            ev.distance, ev.length);
-        m = member_get (s, ev.member, TRUE);
-        if (!m->enc)
-          m->enc = tpss_fec_encoder_new (MAX (ev.distance, 1), ev.length);
-        else
-          tpss_fec_encoder_set_params (m->enc, MAX (ev.distance, 1),
-              ev.length);
+      case TPSS_GROUP_EVENT_DATA_RATE:
+        act_add (acts, ACT_DATA_RATE, 0)->rate = ev.rate;
         break;
-      case TPSS_EVENT_FEC_FLUSH:
-        m = member_get (s, ev.member, FALSE);
-        if (m && m->enc) {
-          tpss_fec_encoder_flush (m->enc);
-          send_parity (s, m);
-        }
-        break;
-      case TPSS_EVENT_DATA_RATE:{
-        Act *a = g_new0 (Act, 1);
-        a->type = ACT_DATA_RATE;
-        a->rate = ev.rate;
-        g_queue_push_tail (acts, a);
-        s->cur_rate = ev.rate;
-        break;
-      }
-      case TPSS_EVENT_PHASE:
+      case TPSS_GROUP_EVENT_PHASE:
         act_message (acts, gst_structure_new ("tpss-phase",
                 "member", G_TYPE_UINT, ev.member,
                 "phase", G_TYPE_STRING, ev.phase == TPSS_PHASE_REDUNDANT ?
@@ -1800,66 +1244,34 @@ run_core (GstTpssSession * s, GQueue * acts)
                 "distance", G_TYPE_UINT, ev.distance,
                 "length", G_TYPE_UINT, ev.length, NULL));
         break;
-      case TPSS_EVENT_MEMBER_JOINED:
-        member_get (s, ev.member, TRUE);
+      case TPSS_GROUP_EVENT_MEMBER_JOINED:
         act_message (acts, gst_structure_new ("tpss-member-joined",
                 "member", G_TYPE_UINT, ev.member, NULL));
         break;
-      case TPSS_EVENT_MEMBER_LEFT:
-        m = member_get (s, ev.member, FALSE);
-        if (m && m->dec) {
-          tpss_fec_decoder_drain (m->dec);
-          collect_decoded (s, m, acts);
-        }
-        if (m) {
-          if (!m->configured) {
-            g_hash_table_remove (s->members, GUINT_TO_POINTER (ev.member));
-          } else {
-            /* It may come back: forget its streams, keep its address. */
-            g_clear_pointer (&m->enc, tpss_fec_encoder_free);
-            g_clear_pointer (&m->dec, tpss_fec_decoder_free);
-            m->have_seq = FALSE;
-            m->asked_key_unit = FALSE;
-          }
-        }
+      case TPSS_GROUP_EVENT_MEMBER_LEFT:
         act_add (acts, ACT_LEFT, ev.member);
         act_message (acts, gst_structure_new ("tpss-member-left",
                 "member", G_TYPE_UINT, ev.member, NULL));
         break;
+      case TPSS_GROUP_EVENT_DELIVER:
+        act_add (acts, ACT_DELIVER, ev.member)->list =
+            buffer_list_from_packets (ev.packets);
+        break;
+      case TPSS_GROUP_EVENT_KEY_UNIT:
+        act_add (acts, ACT_KEY_UNIT, ev.member)->rtt = ev.rtt;
+        break;
     }
+    tpss_group_event_clear (&ev);
   }
-
-  n = tpss_member_dequeue (s->core, now, &qos);
-  for (guint i = 0; i < n; i++) {
-    GstBuffer *b = g_queue_pop_head (&s->sendq);
-    if (!b)
-      break;
-    send_media (s, b, &qos);
-  }
-
-  while (tpss_member_pop_msg (s->core, &dest, &msg))
-    send_control (s, dest, &msg);
 }
 
 static gint64
 next_wakeup (GstTpssSession * s)
 {
-  gint64 t = tpss_member_next_deadline (s->core);
-  GHashTableIter it;
-  gpointer v;
+  gint64 t = tpss_group_next_timeout (s->core);
 
   if (s->settings.stats_interval && (t < 0 || s->next_stats < t))
     t = s->next_stats;
-  g_hash_table_iter_init (&it, s->members);
-  while (g_hash_table_iter_next (&it, NULL, &v)) {
-    Member *m = v;
-    gint64 d;
-    if (!m->dec)
-      continue;
-    d = tpss_fec_decoder_next_deadline (m->dec);
-    if (d >= 0 && (t < 0 || d < t))
-      t = d;
-  }
   return t;
 }
 
@@ -1908,57 +1320,75 @@ dispatch (GstTpssSession * s, GQueue * acts, GstElement * sink,
   }
 }
 
+/* Reads up to READ_BATCH datagrams into the group core. With `lock`. */
+static void
+read_datagrams (GstTpssSession * s, guint8 * buf)
+{
+  for (guint i = 0; i < READ_BATCH; i++) {
+    struct sockaddr_storage from;
+    socklen_t fromlen = sizeof (from);
+    TpssAddr addr;
+    gssize len = recvfrom (s->fd, buf, MAX_DATAGRAM, MSG_DONTWAIT,
+        (struct sockaddr *) &from, &fromlen);
+    if (len < 0)
+      break;
+    addr_from_native (&from, fromlen, &addr);
+    tpss_group_handle_datagram (s->core, buf, len, &addr, now_ns ());
+    flush_transmits (s);
+  }
+}
+
+static void
+wait_for_io (GstTpssSession * s, gint64 deadline)
+{
+  gint64 wait = deadline < 0 ? GST_SECOND :
+      CLAMP (deadline - now_ns (), 0, GST_SECOND);
+  struct pollfd fds[2];
+  struct timespec ts;
+
+  ts.tv_sec = wait / GST_SECOND;
+  ts.tv_nsec = wait % GST_SECOND;
+  fds[0].fd = s->fd;
+  fds[0].events = POLLIN;
+  fds[1].fd = s->wake_fd;
+  fds[1].events = POLLIN;
+  if (ppoll (fds, 2, &ts, NULL) > 0 && (fds[1].revents & POLLIN)) {
+    guint64 cnt;
+    if (read (s->wake_fd, &cnt, sizeof (cnt)) < 0)
+      GST_LOG ("wake read: %s", g_strerror (errno));
+  }
+}
+
 static gpointer
 session_thread (gpointer data)
 {
   GstTpssSession *s = data;
   guint8 *buf = g_malloc (MAX_DATAGRAM);
   GQueue acts = G_QUEUE_INIT;
+  TpssGroupStats st;
 
   g_mutex_lock (&s->lock);
   while (s->running) {
-    gint64 now = now_ns (), dl = next_wakeup (s), wait;
-    struct pollfd fds[2];
-    struct timespec ts;
+    gint64 dl = next_wakeup (s);
     GstElement *sink = NULL, *src = NULL;
     GstTpssSinkCallbacks sink_cb;
     GstTpssSrcCallbacks src_cb;
 
     g_mutex_unlock (&s->lock);
-
-    wait = dl < 0 ? GST_SECOND : CLAMP (dl - now, 0, GST_SECOND);
-    ts.tv_sec = wait / GST_SECOND;
-    ts.tv_nsec = wait % GST_SECOND;
-    fds[0].fd = s->fd;
-    fds[0].events = POLLIN;
-    fds[1].fd = s->wake_fd;
-    fds[1].events = POLLIN;
-    if (ppoll (fds, 2, &ts, NULL) > 0 && (fds[1].revents & POLLIN)) {
-      guint64 cnt;
-      if (read (s->wake_fd, &cnt, sizeof (cnt)) < 0)
-        GST_LOG ("wake read: %s", g_strerror (errno));
-    }
-
+    wait_for_io (s, dl);
     g_mutex_lock (&s->lock);
     if (!s->running)
       break;
-    for (guint i = 0; i < READ_BATCH; i++) {
-      struct sockaddr_storage from;
-      socklen_t fromlen = sizeof (from);
-      gssize len = recvfrom (s->fd, buf, MAX_DATAGRAM, MSG_DONTWAIT,
-          (struct sockaddr *) &from, &fromlen);
-      if (len < 0)
-        break;
-      handle_datagram (s, buf, len, &from, fromlen, now_ns (), &acts);
-    }
-    run_core (s, &acts);
-    if (g_queue_is_empty (&s->sendq))
+    read_datagrams (s, buf);
+    tpss_group_handle_timeout (s->core, now_ns ());
+    flush_transmits (s);
+    collect_events (s, &acts);
+    tpss_group_get_stats (s->core, &st);
+    if (st.queued == 0)
       g_cond_broadcast (&s->drained);
     if (s->settings.stats_interval && now_ns () >= s->next_stats) {
-      Act *a = g_new0 (Act, 1);
-      a->type = ACT_MESSAGE;    /* filled in after unlocking */
+      act_add (&acts, ACT_MESSAGE, 0);  /* filled in after unlocking */
       s->next_stats = now_ns () + (gint64) s->settings.stats_interval;
-      g_queue_push_tail (&acts, a);
     }
     if (acts.length) {
       if (s->sink)
@@ -2027,7 +1457,9 @@ open_socket (GstTpssSession * s, GError ** error)
       g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)) : 0;
   g_clear_object (&local);
 
+  memset (&s->group, 0, sizeof (s->group));
   if (s->multicast) {
+    struct sockaddr_storage ss;
     if (!g_socket_join_multicast_group (s->socket, addr, FALSE,
             st->multicast_iface, error)) {
       g_object_unref (addr);
@@ -2043,13 +1475,41 @@ open_socket (GstTpssSession * s, GError ** error)
       setsockopt (fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof (mr));
     }
     sa = g_inet_socket_address_new (addr, st->port);
-    s->grouplen = g_socket_address_get_native_size (sa);
-    g_socket_address_to_native (sa, &s->group, sizeof (s->group), NULL);
+    g_socket_address_to_native (sa, &ss, sizeof (ss), NULL);
+    addr_from_native (&ss, g_socket_address_get_native_size (sa), &s->group);
     g_object_unref (sa);
   }
   g_object_unref (addr);
   s->fd = fd;
   return TRUE;
+}
+
+static guint32
+random_u32 (gpointer unused)
+{
+  return g_random_int ();
+}
+
+static TpssGroup *
+new_group_core (GstTpssSession * s)
+{
+  TpssGroupConfig cfg;
+  GHashTable *prio = g_hash_table_new (NULL, NULL);
+
+  tpss_group_config_init (&cfg);
+  cfg.id = s->id;
+  cfg.cfg = s->settings.cfg;
+  cfg.fec_pt = s->settings.fec_pt;
+  cfg.ext_id = s->settings.ext_id;
+  cfg.fec_size_time = (gint64) s->settings.fec_size_time;
+  cfg.allow_join = s->settings.allow_join;
+  cfg.group = s->group;
+  cfg.random = random_u32;
+  s->core = tpss_group_new (&cfg);
+  gst_tpss_parse_priorities (s->settings.priorities, prio, NULL);
+  tpss_group_set_priorities (s->core, prio, now_ns ());
+  tpss_group_set_receiving (s->core, s->src != NULL);
+  return s->core;
 }
 
 gboolean
@@ -2073,20 +1533,11 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   s->id = s->settings.member_id;
   while (s->id == 0)
     s->id = g_random_int ();
-  s->fec_ssrc = g_random_int ();
-  s->seq = g_random_int ();
-  g_hash_table_remove_all (s->priorities);
-  gst_tpss_parse_priorities (s->settings.priorities, s->priorities, NULL);
-  s->core = tpss_member_new (s->id, &s->settings.cfg);
-  s->cur_rate = 0;
-  s->sent = s->send_bytes = s->queue_dropped = s->send_errors = 0;
-  s->ctrl_sent = s->ctrl_received = s->malformed = s->non_member = 0;
-  s->forged = s->own = s->other_rtcp = s->data_non_member = 0;
-  s->data_received = 0;
-  s->pli_sent = s->pli_received = s->pli_dropped = 0;
+  new_group_core (s);
+  s->send_errors = 0;
   if (!apply_members (s, s->settings.members, now, error))
     goto fail;
-  tpss_member_advance (s->core, now);   /* starts: HELLO */
+  tpss_group_start (s->core, now);
   s->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
   s->running = TRUE;
   s->next_stats = now + (gint64) s->settings.stats_interval;
@@ -2098,8 +1549,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
 
 fail:
   s->starts--;
-  g_clear_pointer (&s->core, tpss_member_free);
-  g_hash_table_remove_all (s->members);
+  g_clear_pointer (&s->core, tpss_group_free);
   g_clear_object (&s->socket);
   s->fd = -1;
   g_mutex_unlock (&s->lock);
@@ -2129,10 +1579,9 @@ gst_tpss_session_stop (GstTpssSession * s)
   s->wake_fd = -1;
   g_clear_object (&s->socket);
   s->fd = -1;
-  g_clear_pointer (&s->core, tpss_member_free);
-  g_hash_table_remove_all (s->members);
-  g_queue_clear_full (&s->sendq, (GDestroyNotify) gst_buffer_unref);
-  g_queue_init (&s->sendq);
+  tpss_group_get_stats (s->core, &s->last);
+  s->last.queued = 0;
+  g_clear_pointer (&s->core, tpss_group_free);
   g_mutex_unlock (&s->lock);
 }
 
@@ -2153,9 +1602,6 @@ void
 gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
     const GstTpssSrcCallbacks * cb)
 {
-  GHashTableIter it;
-  gpointer v;
-
   g_mutex_lock (&s->lock);
   s->src = src;
   if (cb)
@@ -2164,38 +1610,35 @@ gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
     memset (&s->src_cb, 0, sizeof (s->src_cb));
   /* A new src starts every stream anew: each gets a PLI with its next
    * packet. */
-  g_hash_table_iter_init (&it, s->members);
-  while (g_hash_table_iter_next (&it, NULL, &v))
-    ((Member *) v)->asked_key_unit = FALSE;
+  if (s->core)
+    tpss_group_set_receiving (s->core, src != NULL);
   g_mutex_unlock (&s->lock);
 }
 
 gboolean
 gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer)
 {
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, was_empty;
   gint64 now = now_ns ();
-  gboolean was_empty;
+  TpssGroupStats st;
+  GstMapInfo map;
 
   g_mutex_lock (&s->lock);
-  if (s->core) {
-    /* The QoS extension adds up to 16 bytes on the wire. */
-    ok = tpss_member_enqueue (s->core, gst_buffer_get_size (buffer) + 16,
-        now);
-  }
-  if (ok) {
-    was_empty = g_queue_is_empty (&s->sendq);
-    g_queue_push_tail (&s->sendq, buffer);
+  if (s->core && gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    tpss_group_get_stats (s->core, &st);
+    was_empty = st.queued == 0;
+    ok = tpss_group_enqueue (s->core, map.data, map.size, now);
+    gst_buffer_unmap (buffer, &map);
     /* The thread recomputes its deadline: a packet entering an empty MQ
      * (or its QOS announcement) needs it. */
-    if (was_empty || s->settings.cfg.holding_time == 0 ||
-        s->settings.cfg.control == TPSS_CONTROL_FEEDBACK)
+    if (ok && (was_empty || s->settings.cfg.holding_time == 0 ||
+            s->settings.cfg.control == TPSS_CONTROL_FEEDBACK))
       wake (s);
   } else {
-    s->queue_dropped++;
-    gst_buffer_unref (buffer);
+    s->last.queue_dropped++;
   }
   g_mutex_unlock (&s->lock);
+  gst_buffer_unref (buffer);
   return ok;
 }
 
@@ -2203,11 +1646,14 @@ void
 gst_tpss_session_drain (GstTpssSession * s, gint64 timeout)
 {
   gint64 end = g_get_monotonic_time () + timeout / 1000;
+  TpssGroupStats st;
 
   g_mutex_lock (&s->lock);
-  while (s->running && !g_queue_is_empty (&s->sendq))
-    if (!g_cond_wait_until (&s->drained, &s->lock, end))
+  while (s->running) {
+    tpss_group_get_stats (s->core, &st);
+    if (st.queued == 0 || !g_cond_wait_until (&s->drained, &s->lock, end))
       break;
+  }
   g_mutex_unlock (&s->lock);
 }
 
@@ -2231,37 +1677,29 @@ gst_tpss_session_set_priorities (GstTpssSession * s, const gchar * prio,
     GError ** error)
 {
   GHashTable *t = g_hash_table_new (NULL, NULL);
-  GHashTableIter it;
-  gpointer k, v;
 
   if (!gst_tpss_parse_priorities (prio, t, error)) {
     g_hash_table_unref (t);
     return FALSE;
   }
   g_mutex_lock (&s->lock);
-  g_hash_table_unref (s->priorities);
-  s->priorities = t;
-  if (s->core) {
-    g_hash_table_iter_init (&it, s->members);
-    while (g_hash_table_iter_next (&it, &k, &v))
-      if (core_knows (s, GPOINTER_TO_UINT (k)))
-        tpss_member_add_peer (s->core, GPOINTER_TO_UINT (k),
-            peer_priority (s, GPOINTER_TO_UINT (k)), now_ns ());
-  }
+  if (s->core)
+    tpss_group_set_priorities (s->core, g_steal_pointer (&t), now_ns ());
   g_mutex_unlock (&s->lock);
+  g_clear_pointer (&t, g_hash_table_unref);
   return TRUE;
 }
 
 gboolean
 gst_tpss_session_request_key_unit (GstTpssSession * s, guint32 member)
 {
-  Member *m;
   gboolean sent = FALSE;
 
   g_mutex_lock (&s->lock);
-  m = s->core ? member_get (s, member, FALSE) : NULL;
-  if (m)
-    sent = send_pli (s, m);
+  if (s->core && s->fd >= 0) {
+    sent = tpss_group_request_key_unit (s->core, member);
+    flush_transmits (s);
+  }
   g_mutex_unlock (&s->lock);
   return sent;
 }
@@ -2294,95 +1732,92 @@ phase_name (TpssPhase p)
   return p == TPSS_PHASE_REDUNDANT ? "redundant" : "non-redundant";
 }
 
+static GstStructure *
+member_stats_structure (const TpssGroupMemberStats * m)
+{
+  gchar *addr = m->addr.len ? addr_to_string (&m->addr) : g_strdup ("");
+  GstStructure *ms = gst_structure_new ("member",
+      "id", G_TYPE_UINT, m->id,
+      "address", G_TYPE_STRING, addr,
+      "priority", G_TYPE_UINT, m->recv.priority,
+      /* toward it */
+      "send-phase", G_TYPE_STRING, phase_name (m->send.phase),
+      "send-data-rate", G_TYPE_UINT64, m->send.data_rate,
+      "send-rate", G_TYPE_UINT64, m->send.send_rate,
+      "send-notified-rate", G_TYPE_UINT64, m->send.notified_rate,
+      "send-distance", G_TYPE_UINT, m->send.distance,
+      "send-length", G_TYPE_UINT, m->send.length,
+      "rtt", G_TYPE_INT64, m->send.rtt,
+      "packets-sent", G_TYPE_UINT64, m->send.packets_sent,
+      "parity-sent", G_TYPE_UINT64, m->parity_sent,
+      /* from it */
+      "packets-received", G_TYPE_UINT64, m->recv.packets_received,
+      "parity-received", G_TYPE_UINT64, m->parity_received,
+      "packets-lost", G_TYPE_UINT64, m->recv.packets_lost,
+      "packets-recovered", G_TYPE_UINT64, m->recv.packets_recovered,
+      "packets-not-delivered", G_TYPE_UINT64, m->recv.packets_not_delivered,
+      "packets-delivered", G_TYPE_UINT64, m->delivered,
+      "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
+      "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
+      "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate, NULL);
+
+  if (m->have_decoder)
+    gst_structure_set (ms,
+        "unrecoverable", G_TYPE_UINT64, m->decoder.unrecoverable,
+        "fec-late", G_TYPE_UINT64, m->decoder.fec_late,
+        "fec-duplicates", G_TYPE_UINT64, m->decoder.duplicates,
+        "fec-malformed", G_TYPE_UINT64, m->decoder.malformed, NULL);
+  g_free (addr);
+  return ms;
+}
+
 GstStructure *
 gst_tpss_session_get_stats (GstTpssSession * s)
 {
   GstStructure *st;
   GValue list = G_VALUE_INIT;
-  GHashTableIter it;
-  gpointer v;
+  TpssGroupStats gs;
+  GArray *members = NULL;
 
   g_value_init (&list, GST_TYPE_LIST);
   g_mutex_lock (&s->lock);
+  gs = s->last;
+  if (s->core) {
+    tpss_group_get_stats (s->core, &gs);
+    members = tpss_group_get_member_stats (s->core);
+  }
   st = gst_structure_new ("application/x-tpss-stats",
       "member-id", G_TYPE_UINT, s->id,
       "port", G_TYPE_UINT, s->local_port,
       "running", G_TYPE_BOOLEAN, s->running,
-      "data-rate", G_TYPE_UINT64, s->cur_rate,
-      "packets-sent", G_TYPE_UINT64, s->sent,
-      "bytes-sent", G_TYPE_UINT64, s->send_bytes,
-      "queue-dropped", G_TYPE_UINT64, s->queue_dropped,
-      "queued", G_TYPE_UINT, s->sendq.length,
-      "send-errors", G_TYPE_UINT64, s->send_errors,
-      "control-sent", G_TYPE_UINT64, s->ctrl_sent,
-      "control-received", G_TYPE_UINT64, s->ctrl_received,
-      "data-received", G_TYPE_UINT64, s->data_received,
-      "malformed", G_TYPE_UINT64, s->malformed,
-      "non-member", G_TYPE_UINT64, s->non_member + s->data_non_member,
-      "forged", G_TYPE_UINT64, s->forged,
-      "own", G_TYPE_UINT64, s->own,
-      "other-rtcp", G_TYPE_UINT64, s->other_rtcp,
-      "pli-sent", G_TYPE_UINT64, s->pli_sent,
-      "pli-received", G_TYPE_UINT64, s->pli_received,
-      "pli-dropped", G_TYPE_UINT64, s->pli_dropped, NULL);
-
-  if (s->core) {
-    g_hash_table_iter_init (&it, s->members);
-    while (g_hash_table_iter_next (&it, NULL, &v)) {
-      Member *m = v;
-      TpssSendStats ss;
-      TpssRecvStats rs;
-      GstStructure *ms;
-      GValue mv = G_VALUE_INIT;
-      gchar *addr = m->have_addr ? addr_to_string (&m->addr, m->addrlen) :
-          g_strdup ("");
-
-      if (!tpss_member_get_send_stats (s->core, m->id, &ss) ||
-          !tpss_member_get_recv_stats (s->core, m->id, &rs)) {
-        g_free (addr);
-        continue;
-      }
-      ms = gst_structure_new ("member",
-          "id", G_TYPE_UINT, m->id,
-          "address", G_TYPE_STRING, addr,
-          "priority", G_TYPE_UINT, rs.priority,
-          /* toward it */
-          "send-phase", G_TYPE_STRING, phase_name (ss.phase),
-          "send-data-rate", G_TYPE_UINT64, ss.data_rate,
-          "send-rate", G_TYPE_UINT64, ss.send_rate,
-          "send-notified-rate", G_TYPE_UINT64, ss.notified_rate,
-          "send-distance", G_TYPE_UINT, ss.distance,
-          "send-length", G_TYPE_UINT, ss.length,
-          "rtt", G_TYPE_INT64, ss.rtt,
-          "packets-sent", G_TYPE_UINT64, ss.packets_sent,
-          "parity-sent", G_TYPE_UINT64, m->parity_sent,
-          /* from it */
-          "packets-received", G_TYPE_UINT64, rs.packets_received,
-          "parity-received", G_TYPE_UINT64, m->parity_received,
-          "packets-lost", G_TYPE_UINT64, rs.packets_lost,
-          "packets-recovered", G_TYPE_UINT64, rs.packets_recovered,
-          "packets-not-delivered", G_TYPE_UINT64, rs.packets_not_delivered,
-          "packets-delivered", G_TYPE_UINT64, m->delivered,
-          "receive-rate", G_TYPE_UINT64, rs.receive_rate,
-          "allocated-rate", G_TYPE_UINT64, rs.allocated_rate,
-          "recv-notified-rate", G_TYPE_UINT64, rs.notified_rate, NULL);
-      if (m->dec) {
-        TpssFecDecoderStats ds;
-        tpss_fec_decoder_get_stats (m->dec, &ds);
-        gst_structure_set (ms,
-            "unrecoverable", G_TYPE_UINT64, ds.unrecoverable,
-            "fec-late", G_TYPE_UINT64, ds.fec_late,
-            "fec-duplicates", G_TYPE_UINT64, ds.duplicates,
-            "fec-malformed", G_TYPE_UINT64, ds.malformed, NULL);
-      }
-      g_free (addr);
-      g_value_init (&mv, GST_TYPE_STRUCTURE);
-      gst_value_set_structure (&mv, ms);
-      gst_structure_free (ms);
-      gst_value_list_append_and_take_value (&list, &mv);
-    }
-  }
+      "data-rate", G_TYPE_UINT64, gs.data_rate,
+      "packets-sent", G_TYPE_UINT64, gs.sent,
+      "bytes-sent", G_TYPE_UINT64, gs.send_bytes,
+      "queue-dropped", G_TYPE_UINT64, gs.queue_dropped,
+      "queued", G_TYPE_UINT, gs.queued,
+      "send-errors", G_TYPE_UINT64, s->send_errors + gs.stamp_errors,
+      "control-sent", G_TYPE_UINT64, gs.ctrl_sent,
+      "control-received", G_TYPE_UINT64, gs.ctrl_received,
+      "data-received", G_TYPE_UINT64, gs.data_received,
+      "malformed", G_TYPE_UINT64, gs.malformed,
+      "non-member", G_TYPE_UINT64, gs.non_member,
+      "forged", G_TYPE_UINT64, gs.forged,
+      "own", G_TYPE_UINT64, gs.own,
+      "other-rtcp", G_TYPE_UINT64, gs.other_rtcp,
+      "pli-sent", G_TYPE_UINT64, gs.pli_sent,
+      "pli-received", G_TYPE_UINT64, gs.pli_received,
+      "pli-dropped", G_TYPE_UINT64, gs.pli_dropped, NULL);
   g_mutex_unlock (&s->lock);
+
+  for (guint i = 0; members && i < members->len; i++) {
+    GValue mv = G_VALUE_INIT;
+    g_value_init (&mv, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&mv, member_stats_structure (&g_array_index (members,
+                TpssGroupMemberStats, i)));
+    gst_value_list_append_and_take_value (&list, &mv);
+  }
+  if (members)
+    g_array_free (members, TRUE);
   gst_structure_take_value (st, "members", &list);
   return st;
 }

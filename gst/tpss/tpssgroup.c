@@ -1,0 +1,987 @@
+/* The TPSS group core (see tpssgroup.h): the member table, the receive
+ * path with its source checks, loss before FEC and per-source decoders, and
+ * the send path with MQ and one FEC encoder per destination. GLib only. */
+#define G_LOG_DOMAIN "tpssgroup"  /* G_MESSAGES_DEBUG=tpssgroup shows its log */
+#include "tpssgroup.h"
+#include "rtcpfb.h"
+
+#include <string.h>
+
+#define RTP_EXT_ONEBYTE 0xBEDE
+
+typedef struct
+{
+  guint32 id;
+  gboolean configured;          /* listed in `members` */
+  TpssAddr addr;                /* len 0 until known */
+
+  /* Send side: parity toward this destination. */
+  TpssFecEncoder *enc;
+  guint16 fec_seq;
+  guint64 parity_sent;
+
+  /* Receive side: this source's stream. */
+  TpssFecDecoder *dec;
+  gboolean have_seq;
+  gboolean asked_key_unit;      /* PLI sent since its stream started */
+  guint16 max_seq;
+  guint pending_lost;
+  guint64 last_recovered, pending_recovered;
+  guint64 delivered, parity_received, refused_parity;
+} Member;
+
+struct _TpssGroup
+{
+  TpssGroupConfig cfg;
+  TpssMember *core;
+  guint32 fec_ssrc;
+  guint16 seq;
+  gboolean receiving;
+  GHashTable *members;          /* id -> Member */
+  GHashTable *priorities;       /* id -> priority */
+  GQueue sendq;                 /* GBytes, parallel to MQ */
+  GQueue transmits;             /* TpssTransmit */
+  GQueue events;                /* TpssGroupEvent */
+  guint64 data_rate;
+  TpssGroupStats st;
+};
+
+gboolean
+tpss_addr_equal (const TpssAddr * a, const TpssAddr * b)
+{
+  return a->len == b->len && memcmp (a->bytes, b->bytes, a->len) == 0;
+}
+
+static guint32
+draw_random (TpssGroup * g)
+{
+  return g->cfg.random ? g->cfg.random (g->cfg.random_data) : g_random_int ();
+}
+
+void
+tpss_group_config_init (TpssGroupConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  tpss_config_init (&cfg->cfg);
+  cfg->fec_pt = 100;
+  cfg->ext_id = 5;
+  cfg->fec_size_time = 200 * G_GINT64_CONSTANT (1000000);
+  cfg->allow_join = TRUE;
+}
+
+static void
+member_free (Member * m)
+{
+  if (m->enc)
+    tpss_fec_encoder_free (m->enc);
+  if (m->dec)
+    tpss_fec_decoder_free (m->dec);
+  g_free (m);
+}
+
+static void
+transmit_free (TpssTransmit * t)
+{
+  g_bytes_unref (t->data);
+  g_free (t);
+}
+
+void
+tpss_group_event_clear (TpssGroupEvent * ev)
+{
+  g_clear_pointer (&ev->packets, g_ptr_array_unref);
+}
+
+static void
+event_free (TpssGroupEvent * ev)
+{
+  tpss_group_event_clear (ev);
+  g_free (ev);
+}
+
+TpssGroup *
+tpss_group_new (const TpssGroupConfig * cfg)
+{
+  TpssGroup *g = g_new0 (TpssGroup, 1);
+
+  g->cfg = *cfg;
+  g->core = tpss_member_new (cfg->id, &cfg->cfg);
+  g->fec_ssrc = draw_random (g);
+  g->seq = draw_random (g);
+  g->members = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) member_free);
+  g->priorities = g_hash_table_new (NULL, NULL);
+  g_queue_init (&g->sendq);
+  g_queue_init (&g->transmits);
+  g_queue_init (&g->events);
+  return g;
+}
+
+void
+tpss_group_free (TpssGroup * g)
+{
+  if (!g)
+    return;
+  g_queue_clear_full (&g->sendq, (GDestroyNotify) g_bytes_unref);
+  g_queue_clear_full (&g->transmits, (GDestroyNotify) transmit_free);
+  g_queue_clear_full (&g->events, (GDestroyNotify) event_free);
+  g_hash_table_unref (g->members);
+  g_hash_table_unref (g->priorities);
+  tpss_member_free (g->core);
+  g_free (g);
+}
+
+void
+tpss_group_start (TpssGroup * g, gint64 now)
+{
+  tpss_member_advance (g->core, now);   /* the first HELLO */
+}
+
+guint32
+tpss_group_get_id (const TpssGroup * g)
+{
+  return g->cfg.id;
+}
+
+/* ------------------------------------------------------------------ */
+/* The member table */
+
+static guint
+peer_priority (TpssGroup * g, guint32 id)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (g->priorities,
+          GUINT_TO_POINTER (id)));
+}
+
+static gboolean
+core_knows (const TpssGroup * g, guint32 id)
+{
+  TpssSendStats st;
+  return tpss_member_get_send_stats (g->core, id, &st);
+}
+
+static Member *
+member_get (TpssGroup * g, guint32 id, gboolean create)
+{
+  Member *m = g_hash_table_lookup (g->members, GUINT_TO_POINTER (id));
+
+  if (!m && create) {
+    m = g_new0 (Member, 1);
+    m->id = id;
+    m->fec_seq = draw_random (g);
+    g_hash_table_insert (g->members, GUINT_TO_POINTER (id), m);
+  }
+  return m;
+}
+
+static gboolean
+peers_list (const TpssGroupPeer * peers, guint n, guint32 id)
+{
+  for (guint i = 0; i < n; i++)
+    if (peers[i].id == id)
+      return TRUE;
+  return FALSE;
+}
+
+void
+tpss_group_set_members (TpssGroup * g, const TpssGroupPeer * peers,
+    guint n_peers, gint64 now)
+{
+  GHashTableIter it;
+  gpointer v;
+
+  /* Configured members no longer listed leave. */
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    if (m->configured && !peers_list (peers, n_peers, m->id)) {
+      tpss_member_remove_peer (g->core, m->id, now);
+      g_hash_table_iter_remove (&it);
+    }
+  }
+  for (guint i = 0; i < n_peers; i++) {
+    Member *m;
+    if (peers[i].id == g->cfg.id)
+      continue;
+    m = member_get (g, peers[i].id, TRUE);
+    m->configured = TRUE;
+    if (peers[i].addr.len)
+      m->addr = peers[i].addr;
+    tpss_member_add_peer (g->core, m->id, peer_priority (g, m->id), now);
+  }
+}
+
+void
+tpss_group_set_priorities (TpssGroup * g, GHashTable * priorities, gint64 now)
+{
+  GHashTableIter it;
+  gpointer k;
+
+  g_hash_table_unref (g->priorities);
+  g->priorities = priorities;
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, &k, NULL))
+    if (core_knows (g, GPOINTER_TO_UINT (k)))
+      tpss_member_add_peer (g->core, GPOINTER_TO_UINT (k),
+          peer_priority (g, GPOINTER_TO_UINT (k)), now);
+}
+
+void
+tpss_group_set_receiving (TpssGroup * g, gboolean receiving)
+{
+  GHashTableIter it;
+  gpointer v;
+
+  g->receiving = receiving;
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    ((Member *) v)->asked_key_unit = FALSE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output queues */
+
+static void
+transmit (TpssGroup * g, const TpssAddr * to, guint32 member, GBytes * data)
+{
+  TpssTransmit *t;
+
+  if (to->len == 0)
+    return;
+  t = g_new (TpssTransmit, 1);
+  t->to = *to;
+  t->member = member;
+  t->data = g_bytes_ref (data);
+  g_queue_push_tail (&g->transmits, t);
+}
+
+static TpssGroupEvent *
+event_push (TpssGroup * g, TpssGroupEventType type, guint32 member)
+{
+  TpssGroupEvent *ev = g_new0 (TpssGroupEvent, 1);
+
+  ev->type = type;
+  ev->member = member;
+  g_queue_push_tail (&g->events, ev);
+  return ev;
+}
+
+gboolean
+tpss_group_poll_transmit (TpssGroup * g, TpssTransmit * out)
+{
+  TpssTransmit *t = g_queue_pop_head (&g->transmits);
+
+  if (!t)
+    return FALSE;
+  *out = *t;
+  g_free (t);
+  return TRUE;
+}
+
+gboolean
+tpss_group_poll_event (TpssGroup * g, TpssGroupEvent * ev)
+{
+  TpssGroupEvent *e = g_queue_pop_head (&g->events);
+
+  if (!e)
+    return FALSE;
+  *ev = *e;
+  g_free (e);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Send path */
+
+/* Sends a control message: to @dest, or (0) to every member. */
+static void
+send_control (TpssGroup * g, guint32 dest, const TpssMsg * msg)
+{
+  guint8 out[TPSS_MSG_MAX_SIZE];
+  gsize len = tpss_msg_write (msg, out);
+  GBytes *bytes;
+  GHashTableIter it;
+  gpointer v;
+
+  if (len == 0)
+    return;
+  g->st.ctrl_sent++;
+  bytes = g_bytes_new (out, len);
+  if (dest == 0 && g->cfg.group.len) {
+    transmit (g, &g->cfg.group, 0, bytes);
+  } else if (dest != 0) {
+    Member *m = member_get (g, dest, FALSE);
+    if (m)
+      transmit (g, &m->addr, m->id, bytes);
+  } else {
+    g_hash_table_iter_init (&it, g->members);
+    while (g_hash_table_iter_next (&it, NULL, &v))
+      transmit (g, &((Member *) v)->addr, ((Member *) v)->id, bytes);
+  }
+  g_bytes_unref (bytes);
+}
+
+/* The parity the encoder of @m has ready, each behind a 12-byte RTP header
+ * of the parity stream (our FEC SSRC, @m's own sequence numbers). */
+static void
+send_parity (TpssGroup * g, Member * m)
+{
+  const guint8 *payload;
+  gsize plen;
+  guint32 ts;
+
+  while (tpss_fec_encoder_pop (m->enc, &payload, &plen, &ts)) {
+    guint8 *p = g_malloc (plen + 12);
+    GBytes *bytes;
+
+    p[0] = 0x80;
+    p[1] = g->cfg.fec_pt & 0x7f;
+    write16 (p + 2, m->fec_seq++);
+    write32 (p + 4, ts);
+    write32 (p + 8, g->fec_ssrc);
+    memcpy (p + 12, payload, plen);
+    bytes = g_bytes_new_take (p, plen + 12);
+    transmit (g, &m->addr, m->id, bytes);
+    g_bytes_unref (bytes);
+    m->parity_sent++;
+  }
+}
+
+/* End of the elements in a one-byte extension block (RFC 8285 4.2):
+ * padding bytes (id 0) are skipped, id 15 stops the walk. */
+static gsize
+onebyte_elements_end (const guint8 * d, gsize bytelen)
+{
+  gsize off = 0, end = 0;
+
+  while (off < bytelen) {
+    guint id = d[off] >> 4, l = (d[off] & 0x0f) + 1;
+    if (id == 0) {
+      off++;
+      continue;
+    }
+    if (id == 15 || off + 1 + l > bytelen)
+      break;
+    off += 1 + l;
+    end = off;
+  }
+  return end;
+}
+
+/* @rtp with one more one-byte extension element (@id, @elem), as
+ * gst_rtp_buffer_add_extension_onebyte_header writes it: a new extension
+ * block when there is none, appended to a one-byte block, the packet
+ * unchanged when it has a block of another profile. Takes @rtp. */
+static guint8 *
+add_onebyte_element (guint8 * rtp, gsize * len, guint id,
+    const guint8 * elem, gsize elen)
+{
+  gsize hlen = 12 + 4 * (rtp[0] & 0x0f), old_ext = 0, end = 0, new_ext;
+  gboolean has_ext = (rtp[0] & 0x10) != 0;
+  guint8 *out;
+
+  if (has_ext) {
+    if (read16 (rtp + hlen) != RTP_EXT_ONEBYTE)
+      return rtp;
+    old_ext = 4 * (gsize) read16 (rtp + hlen + 2);
+    end = onebyte_elements_end (rtp + hlen + 4, old_ext);
+  }
+  new_ext = MAX (old_ext, (end + 1 + elen + 3) / 4 * 4);
+  out = g_malloc0 (*len + 4 * !has_ext + new_ext - old_ext);
+  memcpy (out, rtp, hlen);
+  out[0] |= 0x10;
+  write16 (out + hlen, RTP_EXT_ONEBYTE);
+  write16 (out + hlen + 2, new_ext / 4);
+  if (has_ext)
+    memcpy (out + hlen + 4, rtp + hlen + 4, old_ext);
+  out[hlen + 4 + end] = (id << 4) | (elen - 1);
+  memcpy (out + hlen + 4 + end + 1, elem, elen);
+  hlen += has_ext ? 4 + old_ext : 0;
+  memcpy (out + 12 + 4 * (rtp[0] & 0x0f) + 4 + new_ext, rtp + hlen,
+      *len - hlen);
+  *len = 12 + 4 * (rtp[0] & 0x0f) + 4 + new_ext + (*len - hlen);
+  g_free (rtp);
+  return out;
+}
+
+/* One packet MQ released, stamped: SSRC = member id, our sequence numbers,
+ * the QoS extension under notification. NULL if it is not RTP. */
+static GBytes *
+stamp_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
+{
+  gsize len;
+  guint8 *p = g_bytes_unref_to_data (packet, &len);
+
+  if (!tpss_rtp_is_valid (p, len)) {
+    g_free (p);
+    return NULL;
+  }
+  write32 (p + 8, g->cfg.id);
+  write16 (p + 2, g->seq++);
+  if (g->cfg.cfg.control == TPSS_CONTROL_NOTIFICATION) {
+    guint8 ext[TPSS_QOS_EXT_SIZE];
+    tpss_qos_ext_write (qos, ext);
+    p = add_onebyte_element (p, &len, g->cfg.ext_id, ext, sizeof (ext));
+  }
+  return g_bytes_new_take (p, len);
+}
+
+/* Sends one stamped packet to every destination (once to the multicast
+ * group) and feeds each destination's parity. */
+static void
+send_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
+{
+  GBytes *bytes = stamp_media (g, packet, qos);
+  GHashTableIter it;
+  gpointer v;
+  gsize len;
+  const guint8 *data;
+
+  if (!bytes) {
+    g->st.stamp_errors++;
+    return;
+  }
+  data = g_bytes_get_data (bytes, &len);
+  g->st.sent++;
+  g->st.send_bytes += len;
+  if (g->cfg.group.len)
+    transmit (g, &g->cfg.group, 0, bytes);
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    TpssFecError err;
+
+    if (!m->enc || !core_knows (g, m->id))
+      continue;
+    if (!g->cfg.group.len)
+      transmit (g, &m->addr, m->id, bytes);
+    tpss_fec_encoder_add (m->enc, data, len, &err);
+    send_parity (g, m);
+  }
+  g_bytes_unref (bytes);
+}
+
+gboolean
+tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len, gint64 now)
+{
+  /* The QoS extension adds up to 16 bytes on the wire. */
+  if (!tpss_member_enqueue (g->core, len + 16, now)) {
+    g->st.queue_dropped++;
+    return FALSE;
+  }
+  g_queue_push_tail (&g->sendq, g_bytes_new (rtp, len));
+  return TRUE;
+}
+
+/* Asks @m for a key unit of its stream (RFC 4585 PLI, sent alone as
+ * reduced-size RTCP, RFC 5506). */
+static gboolean
+send_pli (TpssGroup * g, Member * m)
+{
+  guint8 pli[RTCP_PLI_SIZE];
+  GBytes *bytes;
+
+  if (!m->addr.len)
+    return FALSE;
+  rtcp_pli_write (pli, sizeof (pli), g->cfg.id, m->id);
+  bytes = g_bytes_new (pli, sizeof (pli));
+  transmit (g, &m->addr, m->id, bytes);
+  g_bytes_unref (bytes);
+  g->st.pli_sent++;
+  return TRUE;
+}
+
+gboolean
+tpss_group_request_key_unit (TpssGroup * g, guint32 member)
+{
+  Member *m = member_get (g, member, FALSE);
+
+  return m && send_pli (g, m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive path */
+
+static TpssFecDecoder *
+member_decoder (TpssGroup * g, Member * m)
+{
+  if (!m->dec) {
+    TpssFecDecoderConfig cfg = {
+      .size_time = g->cfg.fec_size_time,
+      .release = (TpssFecReleaseFunc) g_bytes_unref,
+    };
+    m->dec = tpss_fec_decoder_new (&cfg);
+  }
+  return m->dec;
+}
+
+/* Takes what the decoder of @m has in order, as one DELIVER event. */
+static void
+collect_decoded (TpssGroup * g, Member * m)
+{
+  TpssFecOutput o;
+  GPtrArray *packets = NULL;
+
+  if (!m->dec)
+    return;
+  while (tpss_fec_decoder_pop (m->dec, &o)) {
+    if (!packets)
+      packets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+    g_ptr_array_add (packets, o.handle ? g_bytes_ref (o.handle) :
+        g_bytes_new_take (o.data, o.len));
+    m->delivered++;
+  }
+  if (packets)
+    event_push (g, TPSS_GROUP_EVENT_DELIVER, m->id)->packets = packets;
+}
+
+static void
+update_recovered (Member * m)
+{
+  TpssFecDecoderStats st;
+
+  tpss_fec_decoder_get_stats (m->dec, &st);
+  m->pending_recovered += st.recovered - m->last_recovered;
+  m->last_recovered = st.recovered;
+}
+
+/* The member a packet claims to come from, checked against its source
+ * address; NULL (and counted) when forged or unknown. */
+static Member *
+check_source (TpssGroup * g, guint32 id, const TpssAddr * from, gint64 now)
+{
+  Member *m = member_get (g, id, FALSE);
+
+  if (!m) {
+    g->st.non_member++;
+    return NULL;
+  }
+  if (m->addr.len && !tpss_addr_equal (&m->addr, from)) {
+    g->st.forged++;
+    return NULL;
+  }
+  if (!m->addr.len)
+    m->addr = *from;
+  if (!core_knows (g, id))
+    tpss_member_add_peer (g->core, id, peer_priority (g, id), now);
+  return m;
+}
+
+static void
+handle_msg (TpssGroup * g, const TpssMsg * msg, const TpssAddr * from,
+    gint64 now)
+{
+  guint32 id = msg->sender_ssrc;
+
+  if (id == g->cfg.id) {
+    g->st.own++;
+    return;
+  }
+  if (msg->type == TPSS_MSG_HELLO && msg->u.hello.member_id != id) {
+    g->st.forged++;
+    return;
+  }
+  if (!member_get (g, id, FALSE) && msg->type == TPSS_MSG_HELLO &&
+      g->cfg.allow_join)
+    member_get (g, id, TRUE)->addr = *from;
+  if (!check_source (g, id, from, now))
+    return;
+  g->st.ctrl_received++;
+  if (msg->type == TPSS_MSG_RATE)
+    g_debug ("RATE %u from member %u: %" G_GUINT64_FORMAT " bit/s%s",
+        msg->u.rate.seq, id, msg->u.rate.rate,
+        msg->u.rate.assign ? " ASSIGN" : "");
+  tpss_member_on_msg (g->core, msg, now);
+}
+
+/* A PLI: accepted from a member (its id from its address) about our own
+ * stream, as a KEY_UNIT event. Anything else is dropped. */
+static void
+handle_pli (TpssGroup * g, guint32 sender, guint32 media,
+    const TpssAddr * from, gint64 now)
+{
+  TpssSendStats st;
+
+  if (sender == g->cfg.id) {
+    g->st.own++;
+    return;
+  }
+  if (media != g->cfg.id || !check_source (g, sender, from, now)) {
+    g->st.pli_dropped++;
+    return;
+  }
+  g->st.pli_received++;
+  event_push (g, TPSS_GROUP_EVENT_KEY_UNIT, sender)->rtt =
+      tpss_member_get_send_stats (g->core, sender, &st) ? st.rtt : -1;
+}
+
+static void
+handle_rtcp (TpssGroup * g, const guint8 * data, gsize len,
+    const TpssAddr * from, gint64 now)
+{
+  gsize off = 0;
+
+  while (off < len) {
+    TpssMsg msg;
+    gsize consumed = 0;
+
+    switch (tpss_rtcp_next (data + off, len - off, &msg, &consumed)) {
+      case TPSS_RTCP_MSG:
+        handle_msg (g, &msg, from, now);
+        break;
+      case TPSS_RTCP_PLI:
+        handle_pli (g, msg.sender_ssrc, msg.media_ssrc, from, now);
+        break;
+      case TPSS_RTCP_BAD:
+        g->st.malformed++;
+        break;
+      case TPSS_RTCP_OTHER:
+        g->st.other_rtcp++;
+        break;
+      case TPSS_RTCP_MALFORMED:
+        g->st.malformed++;
+        return;
+    }
+    off += consumed;
+  }
+}
+
+/* The first one-byte extension element @id of a valid RTP packet. */
+static gboolean
+find_onebyte_element (const guint8 * rtp, gsize len, guint id,
+    const guint8 ** elem, gsize * elen)
+{
+  gsize hlen = 12 + 4 * (rtp[0] & 0x0f), bytelen, off = 0;
+  const guint8 *d;
+
+  if (!(rtp[0] & 0x10) || read16 (rtp + hlen) != RTP_EXT_ONEBYTE)
+    return FALSE;
+  bytelen = 4 * (gsize) read16 (rtp + hlen + 2);
+  d = rtp + hlen + 4;
+  while (off < bytelen) {
+    guint eid = d[off] >> 4, l = (d[off] & 0x0f) + 1;
+    if (eid == 0) {
+      off++;
+      continue;
+    }
+    if (eid == 15 || off + 1 + l > bytelen)
+      break;
+    if (eid == id) {
+      *elem = d + off + 1;
+      *elen = l;
+      return TRUE;
+    }
+    off += 1 + l;
+  }
+  return FALSE;
+}
+
+/* The QoS a source's packet carries goes to the core as its QOS message. */
+static void
+take_qos_extension (TpssGroup * g, const guint8 * data, gsize len,
+    guint32 ssrc, gint64 now)
+{
+  const guint8 *ext;
+  gsize size;
+  TpssMsg msg = { 0, };
+
+  if (!find_onebyte_element (data, len, g->cfg.ext_id, &ext, &size))
+    return;
+  if (!tpss_qos_ext_parse (ext, size, &msg.u.qos)) {
+    g->st.malformed++;
+    return;
+  }
+  msg.type = TPSS_MSG_QOS;
+  msg.sender_ssrc = msg.media_ssrc = ssrc;
+  tpss_member_on_msg (g->core, &msg, now);
+}
+
+/* Sequence gaps of @m's media, counted before FEC repairs any. */
+static void
+count_loss (Member * m, guint16 seq)
+{
+  if (m->have_seq) {
+    gint16 d = (gint16) (seq - m->max_seq);
+    if (d > 0) {
+      m->pending_lost += d - 1;
+      m->max_seq = seq;
+    }
+  } else {
+    m->have_seq = TRUE;
+    m->max_seq = seq;
+  }
+}
+
+/* Tells the core of one packet from @m (admission, loss and recovery for
+ * its report); TRUE if admitted. */
+static gboolean
+admit_packet (TpssGroup * g, Member * m, gsize len, gint64 now)
+{
+  gboolean admit = tpss_member_on_data (g->core, m->id, len, m->pending_lost,
+      (guint) m->pending_recovered, now);
+
+  m->pending_lost = 0;
+  m->pending_recovered = 0;
+  return admit;
+}
+
+static void
+handle_parity (TpssGroup * g, const guint8 * data, gsize len,
+    const TpssAddr * from, gint64 now)
+{
+  TpssFecHeader hdr;
+  gsize hlen = 12 + 4 * (data[0] & 0x0f);
+  Member *m;
+
+  if (hlen > len || tpss_fec_header_parse (data + hlen, len - hlen,
+          &hdr) != TPSS_FEC_OK) {
+    g->st.malformed++;
+    return;
+  }
+  if (hdr.media_ssrc == g->cfg.id) {
+    g->st.own++;
+    return;
+  }
+  m = check_source (g, hdr.media_ssrc, from, now);
+  if (!m)
+    return;
+  member_decoder (g, m);
+  m->parity_received++;
+  if (admit_packet (g, m, len, now))
+    tpss_fec_decoder_push_fec (m->dec, data + hlen, len - hlen, now);
+  else
+    m->refused_parity++;
+  update_recovered (m);
+  collect_decoded (g, m);
+}
+
+static void
+handle_media (TpssGroup * g, const guint8 * data, gsize len,
+    const TpssAddr * from, gint64 now)
+{
+  guint32 ssrc = read32 (data + 8);
+  Member *m;
+
+  if (ssrc == g->cfg.id) {
+    g->st.own++;
+    return;
+  }
+  m = check_source (g, ssrc, from, now);
+  if (!m)
+    return;
+  member_decoder (g, m);
+  g->st.data_received++;
+  count_loss (m, read16 (data + 2));
+  /* Its stream starts here for the receiver (we joined late, it did, or the
+   * src came after the session's sink): without a key unit nothing
+   * decodes until the encoder's next one. */
+  if (g->receiving && !m->asked_key_unit)
+    m->asked_key_unit = send_pli (g, m);
+  take_qos_extension (g, data, len, ssrc, now);
+  if (admit_packet (g, m, len, now)) {
+    GBytes *b = g_bytes_new (data, len);
+    if (!tpss_fec_decoder_push_media (m->dec, b,
+            g_bytes_get_data (b, NULL), len, now))
+      g_bytes_unref (b);
+  }
+  update_recovered (m);
+  collect_decoded (g, m);
+}
+
+void
+tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
+    const TpssAddr * from, gint64 now)
+{
+  if (len < 4 || (data[0] >> 6) != 2) {
+    g->st.malformed++;
+    return;
+  }
+  /* RFC 5761: packet types 192..223 are RTCP. */
+  if (data[1] >= 192 && data[1] <= 223) {
+    handle_rtcp (g, data, len, from, now);
+    return;
+  }
+  if (!tpss_rtp_is_valid (data, len)) {
+    g->st.malformed++;
+    return;
+  }
+  if ((data[1] & 0x7f) == g->cfg.fec_pt)
+    handle_parity (g, data, len, from, now);
+  else
+    handle_media (g, data, len, from, now);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers and the core's events */
+
+static void
+set_parity (TpssGroup * g, const TpssEvent * ev)
+{
+  Member *m = member_get (g, ev->member, TRUE);
+
+  if (!m->enc)
+    m->enc = tpss_fec_encoder_new (MAX (ev->distance, 1), ev->length);
+  else
+    tpss_fec_encoder_set_params (m->enc, MAX (ev->distance, 1), ev->length);
+}
+
+/* Closes the segment open toward @ev->member now: its parity leaves. */
+static void
+flush_parity (TpssGroup * g, const TpssEvent * ev)
+{
+  Member *m = member_get (g, ev->member, FALSE);
+
+  if (m && m->enc) {
+    tpss_fec_encoder_flush (m->enc);
+    send_parity (g, m);
+  }
+}
+
+static void
+member_left (TpssGroup * g, guint32 id)
+{
+  Member *m = member_get (g, id, FALSE);
+
+  if (m && m->dec) {
+    tpss_fec_decoder_drain (m->dec);
+    collect_decoded (g, m);
+  }
+  if (m && !m->configured) {
+    g_hash_table_remove (g->members, GUINT_TO_POINTER (id));
+  } else if (m) {
+    /* It may come back: forget its streams, keep its address. */
+    g_clear_pointer (&m->enc, tpss_fec_encoder_free);
+    g_clear_pointer (&m->dec, tpss_fec_decoder_free);
+    m->have_seq = FALSE;
+    m->asked_key_unit = FALSE;
+  }
+  event_push (g, TPSS_GROUP_EVENT_MEMBER_LEFT, id);
+}
+
+static void
+take_core_event (TpssGroup * g, const TpssEvent * ev)
+{
+  TpssGroupEvent *out;
+
+  switch (ev->type) {
+    case TPSS_EVENT_PARITY:
+      g_debug ("parity toward member %u: k %u, l %u", ev->member,
+          ev->distance, ev->length);
+      set_parity (g, ev);
+      break;
+    case TPSS_EVENT_FEC_FLUSH:
+      flush_parity (g, ev);
+      break;
+    case TPSS_EVENT_DATA_RATE:
+      g->data_rate = ev->rate;
+      event_push (g, TPSS_GROUP_EVENT_DATA_RATE, 0)->rate = ev->rate;
+      break;
+    case TPSS_EVENT_PHASE:
+      out = event_push (g, TPSS_GROUP_EVENT_PHASE, ev->member);
+      out->phase = ev->phase;
+      out->distance = ev->distance;
+      out->length = ev->length;
+      break;
+    case TPSS_EVENT_MEMBER_JOINED:
+      member_get (g, ev->member, TRUE);
+      event_push (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ev->member);
+      break;
+    case TPSS_EVENT_MEMBER_LEFT:
+      member_left (g, ev->member);
+      break;
+  }
+}
+
+void
+tpss_group_handle_timeout (TpssGroup * g, gint64 now)
+{
+  gint64 dl = tpss_member_next_deadline (g->core);
+  GHashTableIter it;
+  gpointer v;
+  TpssQos qos;
+  TpssEvent ev;
+  TpssMsg msg;
+  guint32 dest;
+  guint n;
+
+  if (dl >= 0 && dl <= now)
+    tpss_member_advance (g->core, now);
+
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    gint64 d = m->dec ? tpss_fec_decoder_next_deadline (m->dec) : -1;
+    if (d >= 0 && d <= now) {
+      tpss_fec_decoder_advance (m->dec, now);
+      collect_decoded (g, m);
+    }
+  }
+
+  /* Events first: a PARITY event configures the encoder that protects the
+   * packets sent below. */
+  while (tpss_member_pop_event (g->core, &ev))
+    take_core_event (g, &ev);
+
+  n = tpss_member_dequeue (g->core, now, &qos);
+  for (guint i = 0; i < n && !g_queue_is_empty (&g->sendq); i++)
+    send_media (g, g_queue_pop_head (&g->sendq), &qos);
+
+  while (tpss_member_pop_msg (g->core, &dest, &msg))
+    send_control (g, dest, &msg);
+}
+
+gint64
+tpss_group_next_timeout (const TpssGroup * g)
+{
+  gint64 t = tpss_member_next_deadline (g->core);
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    gint64 d = m->dec ? tpss_fec_decoder_next_deadline (m->dec) : -1;
+    if (d >= 0 && (t < 0 || d < t))
+      t = d;
+  }
+  return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stats */
+
+void
+tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
+{
+  *st = g->st;
+  st->queued = g->sendq.length;
+  st->data_rate = g->data_rate;
+}
+
+GArray *
+tpss_group_get_member_stats (const TpssGroup * g)
+{
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (TpssGroupMemberStats));
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    TpssGroupMemberStats ms = { 0, };
+
+    if (!tpss_member_get_send_stats (g->core, m->id, &ms.send) ||
+        !tpss_member_get_recv_stats (g->core, m->id, &ms.recv))
+      continue;
+    ms.id = m->id;
+    ms.addr = m->addr;
+    ms.parity_sent = m->parity_sent;
+    ms.parity_received = m->parity_received;
+    ms.delivered = m->delivered;
+    ms.have_decoder = m->dec != NULL;
+    if (m->dec)
+      tpss_fec_decoder_get_stats (m->dec, &ms.decoder);
+    g_array_append_val (out, ms);
+  }
+  return out;
+}

@@ -1,0 +1,159 @@
+/* The TPSS group core: one member's view of the group, sans-I/O (GLib only).
+ *
+ * It wraps the protocol core (TpssMember, tpsscore.h) and the FEC core
+ * (tpssfec.h) into what a shell needs to run a group member on a socket:
+ * - the one member table: ids, their addresses (opaque bytes the shell
+ *   chose, compared bytewise), configured or joined by HELLO;
+ * - the receive path: datagrams in (RTP media, parity, RTCP with our
+ *   control messages and PLIs), sources checked against their addresses
+ *   (forged and unknown ones counted and dropped), sequence gaps counted as
+ *   loss before FEC, one FEC decoder per source;
+ * - the send path: the sender queue MQ, media stamped with our SSRC,
+ *   sequence numbers and the QoS header extension, sent to every
+ *   destination (or once to the multicast group), parity composed per
+ *   destination by one FEC encoder each, control messages, PLIs.
+ *
+ * The shell hands it (bytes, from-address, now) and takes back datagrams to
+ * send (tpss_group_poll_transmit, as quinn-proto's poll_transmit), events
+ * for the application (tpss_group_poll_event) and the next deadline
+ * (tpss_group_next_timeout). No threads, sockets, locks or clock.
+ */
+#ifndef __TPSS_GROUP_H__
+#define __TPSS_GROUP_H__
+
+#include <glib.h>
+#include "tpsscore.h"
+#include "tpssfec.h"
+
+G_BEGIN_DECLS
+
+/* A network address as the shell encodes it (e.g. a normalized sockaddr);
+ * the core only stores, compares and returns it. */
+#define TPSS_ADDR_MAX_SIZE 32
+typedef struct {
+  guint8 len;                   /* 0: no address */
+  guint8 bytes[TPSS_ADDR_MAX_SIZE];
+} TpssAddr;
+
+gboolean tpss_addr_equal (const TpssAddr * a, const TpssAddr * b);
+
+/* Draws a random 32-bit number (sequence and SSRC starts). */
+typedef guint32 (*TpssRandomFunc) (gpointer user_data);
+
+typedef struct {
+  guint32 id;                   /* this member, the SSRC of its stream */
+  TpssConfig cfg;
+  guint fec_pt;                 /* payload type of parity packets */
+  guint ext_id;                 /* RFC 8285 id of the QoS extension */
+  gint64 fec_size_time;         /* longest wait for a missing packet, ns */
+  gboolean allow_join;          /* unknown members may join by HELLO */
+  TpssAddr group;               /* multicast group (len 0: unicast): media
+                                 * and control to all go there once */
+  TpssRandomFunc random;        /* NULL: g_random_int */
+  gpointer random_data;
+} TpssGroupConfig;
+
+void tpss_group_config_init (TpssGroupConfig * cfg);
+
+/* One entry of a `members` list; @addr.len 0 when its address is learnt
+ * from its first packet. */
+typedef struct {
+  guint32 id;
+  TpssAddr addr;
+} TpssGroupPeer;
+
+typedef struct {
+  TpssAddr to;
+  guint32 member;               /* destination id; 0 = the multicast group */
+  GBytes *data;                 /* owned by the caller */
+} TpssTransmit;
+
+typedef enum {
+  TPSS_GROUP_EVENT_DATA_RATE,   /* tell the encoder: rate */
+  TPSS_GROUP_EVENT_PHASE,       /* member entered phase (distance, length) */
+  TPSS_GROUP_EVENT_MEMBER_JOINED,
+  TPSS_GROUP_EVENT_MEMBER_LEFT,
+  TPSS_GROUP_EVENT_DELIVER,     /* in-order media of member, after FEC */
+  TPSS_GROUP_EVENT_KEY_UNIT,    /* member asked for a key unit (a PLI);
+                                 * rtt toward it, ns (-1 unknown) */
+} TpssGroupEventType;
+
+typedef struct {
+  TpssGroupEventType type;
+  guint32 member;
+  guint64 rate;
+  TpssPhase phase;
+  guint distance, length;
+  gint64 rtt;
+  GPtrArray *packets;           /* DELIVER: GBytes, owned by the caller */
+} TpssGroupEvent;
+
+/* Frees what an event owns (its packets). */
+void tpss_group_event_clear (TpssGroupEvent * ev);
+
+/* Counters of the whole group member. */
+typedef struct {
+  guint64 sent, send_bytes, queue_dropped, ctrl_sent;
+  guint64 stamp_errors;         /* queued packets that were not RTP */
+  guint64 ctrl_received, data_received, malformed, non_member, forged, own;
+  guint64 other_rtcp, pli_sent, pli_received, pli_dropped;
+  guint64 data_rate;            /* the last DATA_RATE, bits/s */
+  guint queued;                 /* packets in MQ */
+} TpssGroupStats;
+
+/* One member as the stats show it: members the protocol core knows. */
+typedef struct {
+  guint32 id;
+  TpssAddr addr;
+  TpssSendStats send;
+  TpssRecvStats recv;
+  guint64 parity_sent, parity_received, delivered;
+  gboolean have_decoder;
+  TpssFecDecoderStats decoder;
+} TpssGroupMemberStats;
+
+typedef struct _TpssGroup TpssGroup;
+
+TpssGroup *tpss_group_new (const TpssGroupConfig * cfg);
+void tpss_group_free (TpssGroup * g);
+
+/* Starts the protocol (the first HELLO). */
+void tpss_group_start (TpssGroup * g, gint64 now);
+
+/* Replaces the configured members: those no longer listed leave, new ones
+ * join; this member's own id is skipped. */
+void tpss_group_set_members (TpssGroup * g, const TpssGroupPeer * peers,
+    guint n_peers, gint64 now);
+/* id -> priority (GUINT_TO_POINTER both); takes @priorities. */
+void tpss_group_set_priorities (TpssGroup * g, GHashTable * priorities,
+    gint64 now);
+/* Whether received streams go to an application (a src): each source's
+ * stream then starts with a PLI. Setting it starts every stream anew. */
+void tpss_group_set_receiving (TpssGroup * g, gboolean receiving);
+
+/* Input: one datagram from @from. */
+void tpss_group_handle_datagram (TpssGroup * g, const guint8 * data,
+    gsize len, const TpssAddr * from, gint64 now);
+/* Sender: queues one RTP packet for MQ (copied); FALSE if refused. */
+gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
+    gint64 now);
+/* Sends @member a PLI; FALSE unless it is a member with an address. */
+gboolean tpss_group_request_key_unit (TpssGroup * g, guint32 member);
+/* Runs what is due by @now: timers, FEC hold times, MQ departures (media
+ * and parity), control messages. */
+void tpss_group_handle_timeout (TpssGroup * g, gint64 now);
+
+/* Output. */
+gboolean tpss_group_poll_transmit (TpssGroup * g, TpssTransmit * out);
+gboolean tpss_group_poll_event (TpssGroup * g, TpssGroupEvent * ev);
+/* When tpss_group_handle_timeout is due next, ns; -1: nothing pending. */
+gint64 tpss_group_next_timeout (const TpssGroup * g);
+
+guint32 tpss_group_get_id (const TpssGroup * g);
+void tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st);
+/* TpssGroupMemberStats of every member the protocol core knows. */
+GArray *tpss_group_get_member_stats (const TpssGroup * g);
+
+G_END_DECLS
+
+#endif /* __TPSS_GROUP_H__ */
