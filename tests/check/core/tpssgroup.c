@@ -1,0 +1,574 @@
+/* Unit tests of the TPSS group core (tpssgroup.c), in exact simulated time:
+ * membership, source checks, loss before FEC, the FEC composition per
+ * destination, PLIs, and the media path from one member's core to
+ * another's. */
+#include <gst/check/gstcheck.h>
+#include <string.h>
+
+#include "tpssgroup.h"
+#include "rtcpfb.h"
+#include "wirebytes.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define ID_A 0xAAAA0001u
+#define ID_B 0xBBBB0002u
+#define ID_C 0xCCCC0003u
+#define FEC_PT 100
+
+static TpssAddr
+addr (guint8 n)
+{
+  TpssAddr a = { 4, {10, 0, 0, n} };
+  return a;
+}
+
+static guint32
+counter_random (gpointer data)
+{
+  guint32 *c = data;
+  return (*c += 0x01010101);
+}
+
+static guint32 rand_state;
+
+static TpssGroup *
+group_new (guint32 id, gboolean allow_join)
+{
+  TpssGroupConfig cfg;
+
+  tpss_group_config_init (&cfg);
+  cfg.id = id;
+  cfg.fec_pt = FEC_PT;
+  cfg.allow_join = allow_join;
+  cfg.cfg.holding_time = 0;
+  cfg.random = counter_random;
+  cfg.random_data = &rand_state;
+  return tpss_group_new (&cfg);
+}
+
+static void
+set_member (TpssGroup * g, guint32 id, guint8 host, gint64 now)
+{
+  TpssGroupPeer p = { id, addr (host) };
+  tpss_group_set_members (g, &p, 1, now);
+}
+
+static void
+drop_transmits (TpssGroup * g)
+{
+  TpssTransmit t;
+
+  while (tpss_group_poll_transmit (g, &t))
+    g_bytes_unref (t.data);
+}
+
+/* Pops events until one of @type (about @member, 0: any); FALSE if none. */
+static gboolean
+find_event (TpssGroup * g, TpssGroupEventType type, guint32 member,
+    TpssGroupEvent * out)
+{
+  TpssGroupEvent ev;
+
+  while (tpss_group_poll_event (g, &ev)) {
+    if (ev.type == type && (member == 0 || ev.member == member)) {
+      *out = ev;
+      return TRUE;
+    }
+    tpss_group_event_clear (&ev);
+  }
+  return FALSE;
+}
+
+static void
+drop_events (TpssGroup * g)
+{
+  TpssGroupEvent ev;
+
+  while (tpss_group_poll_event (g, &ev))
+    tpss_group_event_clear (&ev);
+}
+
+static void
+feed_msg (TpssGroup * g, const TpssMsg * msg, guint8 host, gint64 now)
+{
+  guint8 buf[TPSS_MSG_MAX_SIZE];
+  gsize len = tpss_msg_write (msg, buf);
+  TpssAddr from = addr (host);
+
+  tpss_group_handle_datagram (g, buf, len, &from, now);
+}
+
+static void
+feed_hello (TpssGroup * g, guint32 id, guint32 claimed, guint8 host,
+    gint64 now)
+{
+  TpssMsg m = { 0, };
+
+  m.type = TPSS_MSG_HELLO;
+  m.sender_ssrc = m.media_ssrc = id;
+  m.u.hello.member_id = claimed;
+  feed_msg (g, &m, host, now);
+}
+
+/* A media RTP packet: 12-byte header, @plen payload bytes of @seq. */
+static gsize
+make_rtp (guint8 * out, guint32 ssrc, guint16 seq, gsize plen)
+{
+  out[0] = 0x80;
+  out[1] = 96;
+  write16 (out + 2, seq);
+  write32 (out + 4, 1000 + seq);
+  write32 (out + 8, ssrc);
+  memset (out + 12, seq & 0xff, plen);
+  return 12 + plen;
+}
+
+static void
+feed_rtp (TpssGroup * g, guint32 ssrc, guint16 seq, guint8 host, gint64 now)
+{
+  guint8 pkt[12 + 100];
+  gsize len = make_rtp (pkt, ssrc, seq, 100);
+  TpssAddr from = addr (host);
+
+  tpss_group_handle_datagram (g, pkt, len, &from, now);
+}
+
+static gboolean
+member_stats (TpssGroup * g, guint32 id, TpssGroupMemberStats * out)
+{
+  GArray *a = tpss_group_get_member_stats (g);
+  gboolean found = FALSE;
+
+  for (guint i = 0; i < a->len; i++) {
+    if (g_array_index (a, TpssGroupMemberStats, i).id == id) {
+      *out = g_array_index (a, TpssGroupMemberStats, i);
+      found = TRUE;
+    }
+  }
+  g_array_free (a, TRUE);
+  return found;
+}
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_join_and_leave)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  TpssTransmit t;
+  TpssAddr b = addr (2);
+  gboolean hello_to_b = FALSE;
+  gint64 now = 0;
+
+  tpss_group_start (g, 0);
+  drop_transmits (g);           /* our HELLO: no one to send it to yet */
+  feed_hello (g, ID_B, ID_B, 2, 10 * MS);
+  tpss_group_handle_timeout (g, 10 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ID_B, &ev));
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless (tpss_addr_equal (&ms.addr, &b));
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.ctrl_received, 1);
+
+  /* Our next HELLO reaches the joined member at its address. */
+  for (now = 10 * MS; now < 1500 * MS; now += 10 * MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      hello_to_b |= t.member == ID_B && tpss_addr_equal (&t.to, &b);
+      g_bytes_unref (t.data);
+    }
+  }
+  fail_unless (hello_to_b);
+
+  /* Silent past member-timeout (5 s): it leaves. */
+  drop_events (g);
+  for (; now < 7000 * MS; now += 10 * MS)
+    tpss_group_handle_timeout (g, now);
+  drop_transmits (g);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_B, &ev));
+  fail_if (member_stats (g, ID_B, &ms));
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_join_refused_and_configured_leave)
+{
+  TpssGroup *g = group_new (ID_A, FALSE);
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+
+  tpss_group_start (g, 0);
+  feed_hello (g, ID_B, ID_B, 2, MS);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.non_member, 1);
+  fail_if (find_event (g, TPSS_GROUP_EVENT_MEMBER_JOINED, 0, &ev));
+
+  /* A configured member joins with the list and leaves when it is taken
+   * off the list. */
+  set_member (g, ID_C, 3, 2 * MS);
+  tpss_group_handle_timeout (g, 2 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ID_C, &ev));
+  fail_unless (member_stats (g, ID_C, &ms));
+  tpss_group_set_members (g, NULL, 0, 3 * MS);
+  tpss_group_handle_timeout (g, 3 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_C, &ev));
+  fail_if (member_stats (g, ID_C, &ms));
+  drop_transmits (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_forged_source_refused)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupEvent ev;
+  TpssGroupStats st;
+
+  tpss_group_start (g, 0);
+  set_member (g, ID_B, 2, 0);
+  tpss_group_handle_timeout (g, 0);
+  drop_events (g);
+
+  /* B's media from another address, a HELLO claiming another id, media of
+   * an unknown source: each counted and dropped. */
+  feed_rtp (g, ID_B, 10, 9, MS);
+  feed_hello (g, ID_C, ID_B, 3, MS);
+  feed_rtp (g, ID_C, 10, 3, MS);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.forged, 2);
+  fail_unless_equals_int (st.non_member, 1);
+  fail_unless_equals_int (st.data_received, 0);
+  tpss_group_handle_timeout (g, 500 * MS);
+  fail_if (find_event (g, TPSS_GROUP_EVENT_DELIVER, 0, &ev));
+
+  /* From its own address it is delivered. */
+  feed_rtp (g, ID_B, 11, 2, 501 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DELIVER, ID_B, &ev));
+  fail_unless_equals_int (ev.packets->len, 1);
+  tpss_group_event_clear (&ev);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.data_received, 1);
+  drop_transmits (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* The parity datagram B's encoder makes for what it was given. */
+static gsize
+pop_parity (TpssFecEncoder * enc, guint8 * out, guint16 seq)
+{
+  const guint8 *payload;
+  gsize plen;
+  guint32 ts;
+
+  fail_unless (tpss_fec_encoder_pop (enc, &payload, &plen, &ts));
+  out[0] = 0x80;
+  out[1] = FEC_PT;
+  write16 (out + 2, seq);
+  write32 (out + 4, ts);
+  write32 (out + 8, 0x12345678);
+  memcpy (out + 12, payload, plen);
+  return 12 + plen;
+}
+
+GST_START_TEST (test_loss_counted_before_fec)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssFecEncoder *enc = tpss_fec_encoder_new (1, 4);
+  TpssGroupMemberStats ms;
+  TpssGroupEvent ev;
+  TpssFecError err;
+  TpssAddr from = addr (2);
+  guint8 pkt[4][112], parity[256];
+  gsize len[4], plen;
+  guint delivered = 0;
+
+  tpss_group_start (g, 0);
+  set_member (g, ID_B, 2, 0);
+  for (guint i = 0; i < 4; i++) {
+    len[i] = make_rtp (pkt[i], ID_B, 10 + i, 100);
+    tpss_fec_encoder_add (enc, pkt[i], len[i], &err);
+  }
+  plen = pop_parity (enc, parity, 0);
+
+  /* 12 is lost on the way; 13 shows the gap. */
+  for (guint i = 0; i < 4; i++)
+    if (i != 2)
+      tpss_group_handle_datagram (g, pkt[i], len[i], &from, (1 + i) * MS);
+  tpss_group_handle_datagram (g, parity, plen, &from, 5 * MS);
+
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.recv.packets_lost, 1);
+  fail_unless_equals_int (ms.decoder.recovered, 1);
+  fail_unless_equals_int (ms.parity_received, 1);
+  /* FEC rebuilt it: all four in order. */
+  while (find_event (g, TPSS_GROUP_EVENT_DELIVER, ID_B, &ev)) {
+    for (guint i = 0; i < ev.packets->len; i++) {
+      gsize l;
+      const guint8 *d = g_bytes_get_data (g_ptr_array_index (ev.packets, i),
+          &l);
+      fail_unless_equals_int (read16 (d + 2), 10 + delivered);
+      fail_unless (l == len[delivered] &&
+          memcmp (d, pkt[delivered], l) == 0);
+      delivered++;
+    }
+    tpss_group_event_clear (&ev);
+  }
+  fail_unless_equals_int (delivered, 4);
+  drop_transmits (g);
+  tpss_fec_encoder_free (enc);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+static void
+feed_rate (TpssGroup * g, guint32 from_id, guint8 host, guint64 rate,
+    gint64 now)
+{
+  TpssMsg m = { 0, };
+
+  m.type = TPSS_MSG_RATE;
+  m.sender_ssrc = from_id;
+  m.media_ssrc = ID_A;
+  m.u.rate.rate = rate;
+  m.u.rate.seq = 1;
+  feed_msg (g, &m, host, now);
+}
+
+typedef struct
+{
+  guint media, parity, length;
+  guint16 first_seq, last_seq;
+} DestCount;
+
+GST_START_TEST (test_fec_per_destination)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *g;
+  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, addr (3)} };
+  TpssAddr b = addr (2), c = addr (3);
+  TpssGroupMemberStats ms;
+  DestCount count[2] = { {0,}, {0,} };
+  guint32 fec_ssrc = 0;
+  TpssTransmit t;
+
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_A;
+  cfg.fec_pt = FEC_PT;
+  cfg.cfg.holding_time = 0;
+  cfg.cfg.packet_distance = 2;
+  cfg.cfg.initial_rate = 1000000;
+  cfg.random = counter_random;
+  cfg.random_data = &rand_state;
+  g = tpss_group_new (&cfg);
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 2, 0);
+  /* B asks for S = 1.5 D (l = 2), C for S = 1.1 D (l = 10). */
+  feed_rate (g, ID_B, 2, 1500000, MS);
+  feed_rate (g, ID_C, 3, 1100000, MS);
+  tpss_group_handle_timeout (g, MS);
+  drop_transmits (g);
+  drop_events (g);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.send.length, 2);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_int (ms.send.length, 10);
+
+  for (guint i = 0; i < 20; i++) {
+    guint8 pkt[12 + 100];
+    gsize len = make_rtp (pkt, 0x55555555, i, 100);
+    fail_unless (tpss_group_enqueue (g, pkt, len, MS));
+  }
+  for (gint64 now = MS; now < 500 * MS; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (t.data, &len);
+      DestCount *dc = tpss_addr_equal (&t.to, &b) ? &count[0] :
+          tpss_addr_equal (&t.to, &c) ? &count[1] : NULL;
+
+      fail_unless (dc != NULL);
+      if (d[1] >= 192 && d[1] <= 223) {
+        /* control */
+      } else if ((d[1] & 0x7f) == FEC_PT) {
+        TpssFecHeader hdr;
+        fail_unless_equals_int (tpss_fec_header_parse (d + 12, len - 12,
+                &hdr), TPSS_FEC_OK);
+        fail_unless_equals_int64 (hdr.media_ssrc, ID_A);
+        if (!fec_ssrc)
+          fec_ssrc = read32 (d + 8);
+        fail_unless_equals_int64 (read32 (d + 8), fec_ssrc);
+        if (dc->parity == 0)
+          dc->first_seq = read16 (d + 2);
+        else
+          fail_unless_equals_int (read16 (d + 2), (guint16) (dc->last_seq + 1));
+        dc->last_seq = read16 (d + 2);
+        dc->length = hdr.length;
+        dc->parity++;
+      } else {
+        /* Stamped: our SSRC, and our sequence numbers. */
+        fail_unless_equals_int64 (read32 (d + 8), ID_A);
+        dc->media++;
+      }
+      g_bytes_unref (t.data);
+    }
+  }
+  fail_unless (fec_ssrc != 0 && fec_ssrc != ID_A);
+  fail_unless_equals_int (count[0].media, 20);
+  fail_unless_equals_int (count[1].media, 20);
+  /* k = 2: B's segments of 4 packets, 2 parity each; C's one of 20. */
+  fail_unless_equals_int (count[0].length, 2);
+  fail_unless_equals_int (count[0].parity, 10);
+  fail_unless_equals_int (count[1].length, 10);
+  fail_unless_equals_int (count[1].parity, 2);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.parity_sent, 10);
+  drop_events (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_media_reaches_other_core)
+{
+  TpssGroup *a = group_new (ID_A, TRUE), *b = group_new (ID_B, TRUE);
+  TpssAddr from_a = addr (1), to_b = addr (2);
+  TpssGroupMemberStats ms;
+  TpssGroupEvent ev;
+  TpssTransmit t;
+  guint delivered = 0;
+  guint16 next_seq = 0;
+  guint32 max_qos_bytes = 0;
+
+  tpss_group_start (a, 0);
+  tpss_group_start (b, 0);
+  set_member (a, ID_B, 2, 0);
+  set_member (b, ID_A, 1, 0);
+  for (guint i = 0; i < 10; i++) {
+    guint8 pkt[12 + 100];
+    gsize len = make_rtp (pkt, 0x55555555, 4000 + i, 100);
+    fail_unless (tpss_group_enqueue (a, pkt, len, 0));
+  }
+  for (gint64 now = 0; now < 300 * MS; now += MS) {
+    tpss_group_handle_timeout (a, now);
+    while (tpss_group_poll_transmit (a, &t)) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (t.data, &len);
+      fail_unless (tpss_addr_equal (&t.to, &to_b));
+      tpss_group_handle_datagram (b, d, len, &from_a, now);
+      g_bytes_unref (t.data);
+      if (member_stats (b, ID_A, &ms))
+        max_qos_bytes = MAX (max_qos_bytes, ms.recv.last_qos.bytes);
+    }
+    tpss_group_handle_timeout (b, now);
+    drop_transmits (b);
+    while (find_event (b, TPSS_GROUP_EVENT_DELIVER, ID_A, &ev)) {
+      for (guint i = 0; i < ev.packets->len; i++) {
+        const guint8 *d = g_bytes_get_data (g_ptr_array_index (ev.packets,
+                i), NULL);
+        fail_unless_equals_int64 (read32 (d + 8), ID_A);
+        fail_unless ((d[0] & 0x10) != 0);       /* the QoS extension */
+        if (delivered > 0)
+          fail_unless_equals_int (read16 (d + 2), next_seq);
+        next_seq = read16 (d + 2) + 1;
+        delivered++;
+      }
+      tpss_group_event_clear (&ev);
+    }
+  }
+  fail_unless_equals_int (delivered, 10);
+  /* The QoS extension the sender stamped reached the receiver's core. */
+  fail_unless (max_qos_bytes > 0);
+  tpss_group_free (a);
+  tpss_group_free (b);
+}
+
+GST_END_TEST;
+
+static void
+feed_pli (TpssGroup * g, guint32 sender, guint32 media, guint8 host,
+    gint64 now)
+{
+  guint8 pli[RTCP_PLI_SIZE];
+  TpssAddr from = addr (host);
+
+  rtcp_pli_write (pli, sizeof (pli), sender, media);
+  tpss_group_handle_datagram (g, pli, sizeof (pli), &from, now);
+}
+
+GST_START_TEST (test_pli_to_key_unit)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupEvent ev;
+  TpssGroupStats st;
+  TpssTransmit t;
+  TpssAddr b = addr (2);
+  guint32 sender = 0, media = 0;
+
+  tpss_group_start (g, 0);
+  set_member (g, ID_B, 2, 0);
+  tpss_group_handle_timeout (g, 0);
+  drop_events (g);
+  drop_transmits (g);
+
+  feed_pli (g, ID_B, ID_A, 2, MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_KEY_UNIT, ID_B, &ev));
+  fail_unless_equals_int64 (ev.rtt, -1);
+  /* About another stream, or forged: dropped, no key unit. */
+  feed_pli (g, ID_B, ID_C, 2, MS);
+  feed_pli (g, ID_B, ID_A, 7, MS);
+  fail_if (find_event (g, TPSS_GROUP_EVENT_KEY_UNIT, 0, &ev));
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.pli_received, 1);
+  fail_unless_equals_int (st.pli_dropped, 2);
+  fail_unless_equals_int (st.forged, 1);
+
+  /* Receiving: B's stream starts with a PLI to B, once. */
+  tpss_group_set_receiving (g, TRUE);
+  feed_rtp (g, ID_B, 1, 2, 2 * MS);
+  feed_rtp (g, ID_B, 2, 2, 3 * MS);
+  fail_unless (tpss_group_poll_transmit (g, &t));
+  fail_unless (tpss_addr_equal (&t.to, &b));
+  fail_unless (rtcp_pli_parse (g_bytes_get_data (t.data, NULL),
+          g_bytes_get_size (t.data), &sender, &media));
+  fail_unless_equals_int64 (sender, ID_A);
+  fail_unless_equals_int64 (media, ID_B);
+  g_bytes_unref (t.data);
+  fail_if (tpss_group_poll_transmit (g, &t));
+  /* And on request. */
+  fail_unless (tpss_group_request_key_unit (g, ID_B));
+  fail_if (tpss_group_request_key_unit (g, ID_C));
+  drop_transmits (g);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.pli_sent, 2);
+  drop_events (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpssgroup_suite (void)
+{
+  Suite *s = suite_create ("tpssgroup");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_join_and_leave);
+  tcase_add_test (tc, test_join_refused_and_configured_leave);
+  tcase_add_test (tc, test_forged_source_refused);
+  tcase_add_test (tc, test_loss_counted_before_fec);
+  tcase_add_test (tc, test_fec_per_destination);
+  tcase_add_test (tc, test_media_reaches_other_core);
+  tcase_add_test (tc, test_pli_to_key_unit);
+  return s;
+}
+
+GST_CHECK_MAIN (tpssgroup);
