@@ -1,0 +1,152 @@
+/* libFuzzer target: the TPSS group core's input path. Datagrams from a
+ * configured member, a member whose address is learnt, and a stranger;
+ * packets queued for sending (stamped with the QoS extension on the way
+ * out); time steps; key-unit requests. Every datagram the core sends must
+ * be sound RTP or RTCP, and every packet it delivers sound RTP; anything
+ * else aborts.
+ *
+ * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpssgroup.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define ID_A 0x11111111
+#define ID_B 0x22222222
+#define ID_C 0x33333333
+
+static TpssAddr
+addr (guint8 n)
+{
+  TpssAddr a = { 4, {10, 0, 0, n} };
+  return a;
+}
+
+static void
+check_sent (const guint8 * d, gsize len)
+{
+  TpssMsg msg;
+  gsize consumed = 0;
+
+  if (len < 4 || (d[0] >> 6) != 2)
+    abort ();
+  if (d[1] >= 192 && d[1] <= 223) {
+    TpssRtcpKind kind = tpss_rtcp_next (d, len, &msg, &consumed);
+    if ((kind != TPSS_RTCP_MSG && kind != TPSS_RTCP_PLI) || consumed != len)
+      abort ();
+  } else if (!tpss_rtp_is_valid (d, len)) {
+    abort ();
+  }
+}
+
+static void
+drain (TpssGroup * g)
+{
+  TpssTransmit t;
+  TpssGroupEvent ev;
+
+  while (tpss_group_poll_transmit (g, &t)) {
+    gsize len;
+    const guint8 *d = g_bytes_get_data (t.data, &len);
+    if (t.to.len == 0)
+      abort ();
+    check_sent (d, len);
+    g_bytes_unref (t.data);
+  }
+  while (tpss_group_poll_event (g, &ev)) {
+    for (guint i = 0; ev.packets && i < ev.packets->len; i++) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (g_ptr_array_index (ev.packets, i),
+          &len);
+      if (!tpss_rtp_is_valid (d, len))
+        abort ();
+    }
+    tpss_group_event_clear (&ev);
+  }
+}
+
+static guint32
+chunk_u32 (const guint8 * p, gsize len)
+{
+  guint32 v = 0;
+
+  for (gsize i = 0; i < 4 && i < len; i++)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+static guint32
+fixed_random (gpointer data)
+{
+  return 0x5eed;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
+{
+  TpssGroupConfig cfg;
+  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, {0,}} };
+  TpssGroup *g;
+  gint64 now = 0;
+  size_t pos = 1;
+
+  if (size < 1)
+    return 0;
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_A;
+  cfg.random = fixed_random;
+  cfg.cfg.slow_start = data[0] & 1 ? TPSS_SLOW_START_TRADITIONAL :
+      TPSS_SLOW_START_TPSS;
+  cfg.cfg.control = data[0] & 2 ? TPSS_CONTROL_FEEDBACK :
+      TPSS_CONTROL_NOTIFICATION;
+  cfg.cfg.packet_distance = 1 + (data[0] >> 5);
+  cfg.allow_join = (data[0] & 4) != 0;
+  if (data[0] & 8)
+    cfg.group = addr (239);
+  cfg.cfg.holding_time = data[0] & 16 ? 0 : cfg.cfg.holding_time;
+  g = tpss_group_new (&cfg);
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 2, 0);
+
+  while (pos + 3 <= size) {
+    guint8 op = data[pos];
+    size_t len = MIN ((size_t) ((data[pos + 1] << 8) | data[pos + 2]),
+        size - pos - 3);
+    guint8 *chunk = g_memdup2 (data + pos + 3, len);
+    guint32 v = chunk_u32 (chunk, len);
+    TpssAddr from = addr (op % 8 == 0 ? 2 : op % 8 == 1 ? 3 : 9);
+
+    pos += 3 + len;
+    switch (op % 8) {
+      case 0:
+      case 1:
+      case 2:
+        tpss_group_handle_datagram (g, chunk, len, &from, now);
+        break;
+      case 3:
+        now += (gint64) (v % 2000) * MS;
+        tpss_group_handle_timeout (g, now);
+        break;
+      case 4:
+        tpss_group_enqueue (g, chunk, len, now);
+        break;
+      case 5:
+        tpss_group_request_key_unit (g, v % 2 ? ID_B : v);
+        break;
+      case 6:
+        tpss_group_set_receiving (g, v % 2);
+        break;
+      case 7:
+        tpss_group_set_members (g, peers, v % 3, now);
+        break;
+    }
+    g_free (chunk);
+    drain (g);
+  }
+  tpss_group_free (g);
+  return 0;
+}

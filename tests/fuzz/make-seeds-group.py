@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz-tpss-group: HELLOs, media with a gap and
+its parity from a configured member, a PLI, a stranger's media, packets
+queued for sending (one with a one-byte extension block already), and time
+steps. Record layout in fuzz-tpss-group.c."""
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "tpss-group")
+A, B, C = 0x11111111, 0x22222222, 0x33333333
+
+
+def rec(op, body):
+    return struct.pack(">BH", op, len(body)) + body
+
+
+def hello(sender):
+    return struct.pack(">BBHI4sIII", 0x84, 204, 4, sender, b"TPSS", sender, 1, sender)
+
+
+def rtp(ssrc, seq, payload=b"\x00" * 40, ext=b""):
+    b0 = 0x90 if ext else 0x80
+    return struct.pack(">BBHII", b0, 96, seq, 1000 + seq, ssrc) + ext + payload
+
+
+def fec_parity(ssrc, seq_base, count, xor_len):
+    # RTP header of the parity stream, then the 20-byte FEC header (docs/protocols/tpss-fec.md).
+    hdr = struct.pack(">BBHII", 0x80, 100, 0, 0, 0x12345678)
+    ts = 0
+    for s in range(seq_base, seq_base + count):
+        ts ^= 1000 + s
+    fec = struct.pack(">BBBBHHIHHI", 0x40, 0, 1, count, seq_base, count, ssrc, 0, 0, ts)
+    return hdr + fec + b"\x00" * xor_len
+
+
+def pli(sender, media):
+    return struct.pack(">BBHII", 0x81, 206, 2, sender, media)
+
+
+def step(ms):
+    return rec(3, struct.pack(">I", ms))
+
+
+SEEDS = {
+    "join": bytes([4]) + rec(2, hello(0x44444444)) + step(10) + rec(0, hello(B)) + step(1500)
+    + step(1999) + step(1999) + step(1999),
+    "media-gap-parity": bytes([0]) + b"".join(rec(0, rtp(B, s)) for s in (10, 11, 13))
+    + rec(0, fec_parity(B, 10, 4, 40)) + step(50) + step(300),
+    "learn-and-forge": bytes([0]) + rec(1, rtp(C, 1)) + rec(0, rtp(C, 2)) + rec(2, rtp(B, 3))
+    + rec(6, b"\x00\x00\x00\x01") + rec(0, rtp(B, 4)) + rec(0, pli(B, A)) + step(5),
+    "send": bytes([16 | (1 << 5)]) + b"".join(rec(4, rtp(0x5555, s)) for s in range(8))
+    + rec(4, rtp(0x5555, 9, ext=struct.pack(">HH", 0xBEDE, 1) + b"\x10\xaa\x00\x00"))
+    + step(1) + step(20) + step(200) + rec(5, b"\x00\x00\x00\x01"),
+    "multicast-feedback": bytes([8 | 2]) + rec(4, rtp(0x5555, 1)) + step(1) + step(1000)
+    + rec(7, b"\x00\x00\x00\x00") + step(100),
+}
+
+os.makedirs(OUT, exist_ok=True)
+for name, data in SEEDS.items():
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
