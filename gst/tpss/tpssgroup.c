@@ -266,28 +266,29 @@ event_push (TpssGroup * g, TpssGroupEventType type, guint32 member)
   return ev;
 }
 
+/* Moves the head of @q (a g_new'd struct of @size bytes) into @out. */
+static gboolean
+pop_into (GQueue * q, gpointer out, gsize size)
+{
+  gpointer head = g_queue_pop_head (q);
+
+  if (!head)
+    return FALSE;
+  memcpy (out, head, size);
+  g_free (head);
+  return TRUE;
+}
+
 gboolean
 tpss_group_poll_transmit (TpssGroup * g, TpssTransmit * out)
 {
-  TpssTransmit *t = g_queue_pop_head (&g->transmits);
-
-  if (!t)
-    return FALSE;
-  *out = *t;
-  g_free (t);
-  return TRUE;
+  return pop_into (&g->transmits, out, sizeof (*out));
 }
 
 gboolean
 tpss_group_poll_event (TpssGroup * g, TpssGroupEvent * ev)
 {
-  TpssGroupEvent *e = g_queue_pop_head (&g->events);
-
-  if (!e)
-    return FALSE;
-  *ev = *e;
-  g_free (e);
-  return TRUE;
+  return pop_into (&g->events, ev, sizeof (*ev));
 }
 
 /* ------------------------------------------------------------------ */

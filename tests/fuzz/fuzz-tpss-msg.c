@@ -12,6 +12,7 @@
 
 #include "tpsscore.h"
 #include "rtcpfb.h"
+#include "fuzzrecords.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
@@ -78,16 +79,6 @@ feed_compound (TpssMember * m, const guint8 * p, gsize len, gint64 now)
   }
 }
 
-static guint32
-chunk_u32 (const guint8 * p, gsize len)
-{
-  guint32 v = 0;
-
-  for (gsize i = 0; i < 4 && i < len; i++)
-    v = (v << 8) | p[i];
-  return v;
-}
-
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
@@ -96,6 +87,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   TpssQos qos;
   gint64 now = 0;
   size_t pos = 1;
+  FuzzRecord r;
 
   tpss_qos_ext_parse (data, size, &qos);
   if (size < 1)
@@ -112,14 +104,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   tpss_member_add_peer (m, 0x22222222, 2, 0);
   tpss_member_add_peer (m, 0x33333333, 1, 0);
 
-  while (pos + 3 <= size) {
-    guint8 op = data[pos];
-    size_t len = MIN ((size_t) ((data[pos + 1] << 8) | data[pos + 2]),
-        size - pos - 3);
-    guint8 *chunk = g_memdup2 (data + pos + 3, len);
-    guint32 v = chunk_u32 (chunk, len);
+  while (fuzz_next_record (data, size, &pos, &r)) {
+    guint8 op = r.op, *chunk = r.chunk;
+    size_t len = r.len;
+    guint32 v = r.v;
 
-    pos += 3 + len;
     switch (op % 4) {
       case 0:
         feed_compound (m, chunk, len, now);
