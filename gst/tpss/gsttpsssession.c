@@ -1618,24 +1618,25 @@ gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
 gboolean
 gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer)
 {
-  gboolean ok = FALSE, was_empty;
+  gboolean ok = FALSE;
   gint64 now = now_ns ();
   TpssGroupStats st;
   GstMapInfo map;
 
   g_mutex_lock (&s->lock);
-  if (s->core && gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+  if (!s->core) {
+    s->last.queue_dropped++;
+  } else if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
+    s->send_errors++;
+  } else {
     tpss_group_get_stats (s->core, &st);
-    was_empty = st.queued == 0;
     ok = tpss_group_enqueue (s->core, map.data, map.size, now);
     gst_buffer_unmap (buffer, &map);
     /* The thread recomputes its deadline: a packet entering an empty MQ
      * (or its QOS announcement) needs it. */
-    if (ok && (was_empty || s->settings.cfg.holding_time == 0 ||
+    if (ok && (st.queued == 0 || s->settings.cfg.holding_time == 0 ||
             s->settings.cfg.control == TPSS_CONTROL_FEEDBACK))
       wake (s);
-  } else {
-    s->last.queue_dropped++;
   }
   g_mutex_unlock (&s->lock);
   gst_buffer_unref (buffer);
