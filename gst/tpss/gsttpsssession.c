@@ -1,24 +1,22 @@
-/* The member session shared by tpsssink and tpsssrc.
+/* The member session shared by tpsssink and tpsssrc: the shell of the TPSS
+ * group core (tpssgroup.h).
  *
- * One session = one group member: one TpssMember core, one UDP socket on
- * which RTP media, parity and RTCP control are multiplexed (RFC 5761: the
- * second byte 192..223 is RTCP), one member id (= the RTP SSRC of its
- * stream), and one I/O thread. Sessions are looked up by name in a process
- * table (the `session` property, default "tpss-<port>"), refcounted, so a
- * tpsssink and a tpsssrc of the same member share them; either works alone.
+ * One session = one group member: one TpssGroup (the member table, source
+ * checks, FEC per source and per destination, MQ, the protocol core), one
+ * UDP socket on which RTP media, parity and RTCP control are multiplexed
+ * (RFC 5761), one member id (= the RTP SSRC of its stream), and one I/O
+ * thread. Sessions are looked up by name in a process table (the `session`
+ * property, default "tpss-<port>"), refcounted, so a tpsssink and a tpsssrc
+ * of the same member share them; either works alone.
  *
  * Threads and locks:
- * - `lock` guards everything below it in the struct: the core, the socket's
- *   use, the send queue, the members with their FEC encoders (one per
- *   destination) and decoders (one per source), and the counters.
+ * - `lock` guards the group core, the socket's use and the counters.
  * - The I/O thread waits in ppoll() on the socket and an eventfd, with the
- *   earliest deadline of the core (timers, MQ departures) and of the FEC
- *   decoders as timeout. Under `lock` it reads every datagram, feeds the
- *   core and the decoders, runs the timers, sends what MQ releases (media
- *   to every destination, parity per destination) and the control messages
- *   the core pops. What must reach the elements (rates, delivered packets,
- *   members leaving, bus messages) is collected and handed over after `lock`
- *   is released, with a reference on the element taken under it.
+ *   group core's next timeout. Under `lock` it hands every datagram to the
+ *   core, runs its timeout, sends what it polls out and turns its events
+ *   into actions; the actions (rates, delivered packets, members leaving,
+ *   bus messages) run after `lock` is released, with a reference on the
+ *   element taken under it.
  * - tpsssink's streaming thread takes `lock` only to enqueue into MQ.
  * - `registry_lock` guards the name table and the refcounts; never taken
  *   with `lock` held.
