@@ -348,10 +348,13 @@ send_parity (TpssGroup * g, Member * m)
   }
 }
 
-/* End of the elements in a one-byte extension block (RFC 8285 4.2):
- * padding bytes (id 0) are skipped, id 15 stops the walk. */
+/* Walks the elements of a one-byte extension block (RFC 8285 4.2):
+ * padding bytes (id 0) are skipped, id 15 or a cut element stops the walk.
+ * Returns the end of the elements; the first element @want (1..14) is put
+ * in @elem / @elen, if any. */
 static gsize
-onebyte_elements_end (const guint8 * d, gsize bytelen)
+onebyte_walk (const guint8 * d, gsize bytelen, guint want,
+    const guint8 ** elem, gsize * elen)
 {
   gsize off = 0, end = 0;
 
@@ -363,6 +366,10 @@ onebyte_elements_end (const guint8 * d, gsize bytelen)
     }
     if (id == 15 || off + 1 + l > bytelen)
       break;
+    if (id == want && elem && !*elem) {
+      *elem = d + off + 1;
+      *elen = l;
+    }
     off += 1 + l;
     end = off;
   }
@@ -385,7 +392,7 @@ add_onebyte_element (guint8 * rtp, gsize * len, guint id,
     if (read16 (rtp + hlen) != RTP_EXT_ONEBYTE)
       return rtp;
     old_ext = 4 * (gsize) read16 (rtp + hlen + 2);
-    end = onebyte_elements_end (rtp + hlen + 4, old_ext);
+    end = onebyte_walk (rtp + hlen + 4, old_ext, 0, NULL, NULL);
   }
   new_ext = MAX (old_ext, (end + 1 + elen + 3) / 4 * 4);
   out = g_malloc0 (*len + 4 * !has_ext + new_ext - old_ext);
@@ -652,29 +659,14 @@ static gboolean
 find_onebyte_element (const guint8 * rtp, gsize len, guint id,
     const guint8 ** elem, gsize * elen)
 {
-  gsize hlen = 12 + 4 * (rtp[0] & 0x0f), bytelen, off = 0;
-  const guint8 *d;
+  gsize hlen = 12 + 4 * (rtp[0] & 0x0f);
 
   if (!(rtp[0] & 0x10) || read16 (rtp + hlen) != RTP_EXT_ONEBYTE)
     return FALSE;
-  bytelen = 4 * (gsize) read16 (rtp + hlen + 2);
-  d = rtp + hlen + 4;
-  while (off < bytelen) {
-    guint eid = d[off] >> 4, l = (d[off] & 0x0f) + 1;
-    if (eid == 0) {
-      off++;
-      continue;
-    }
-    if (eid == 15 || off + 1 + l > bytelen)
-      break;
-    if (eid == id) {
-      *elem = d + off + 1;
-      *elen = l;
-      return TRUE;
-    }
-    off += 1 + l;
-  }
-  return FALSE;
+  *elem = NULL;
+  onebyte_walk (rtp + hlen + 4, 4 * (gsize) read16 (rtp + hlen + 2), id,
+      elem, elen);
+  return *elem != NULL;
 }
 
 /* The QoS a source's packet carries goes to the core as its QOS message. */
