@@ -345,48 +345,28 @@ feed_rate (TpssGroup * g, guint32 from_id, guint8 host, guint64 rate,
 typedef struct
 {
   guint media, parity, length;
-  guint16 first_seq, last_seq;
+  guint16 last_seq;
 } DestCount;
 
-GST_START_TEST (test_fec_per_destination)
+static void
+enqueue_packets (TpssGroup * g, guint n, gint64 now)
 {
-  TpssGroupConfig cfg;
-  TpssGroup *g;
-  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, addr (3)} };
-  TpssAddr b = addr (2), c = addr (3);
-  TpssGroupMemberStats ms;
-  DestCount count[2] = { {0,}, {0,} };
-  guint32 fec_ssrc = 0;
-  TpssTransmit t;
-
-  tpss_group_config_init (&cfg);
-  cfg.id = ID_A;
-  cfg.fec_pt = FEC_PT;
-  cfg.cfg.holding_time = 0;
-  cfg.cfg.packet_distance = 2;
-  cfg.cfg.initial_rate = 1000000;
-  cfg.random = counter_random;
-  cfg.random_data = &rand_state;
-  g = tpss_group_new (&cfg);
-  tpss_group_start (g, 0);
-  tpss_group_set_members (g, peers, 2, 0);
-  /* B asks for S = 1.5 D (l = 2), C for S = 1.1 D (l = 10). */
-  feed_rate (g, ID_B, 2, 1500000, MS);
-  feed_rate (g, ID_C, 3, 1100000, MS);
-  tpss_group_handle_timeout (g, MS);
-  drop_transmits (g);
-  drop_events (g);
-  fail_unless (member_stats (g, ID_B, &ms));
-  fail_unless_equals_int (ms.send.length, 2);
-  fail_unless (member_stats (g, ID_C, &ms));
-  fail_unless_equals_int (ms.send.length, 10);
-
-  for (guint i = 0; i < 20; i++) {
+  for (guint i = 0; i < n; i++) {
     guint8 pkt[12 + 100];
     gsize len = make_rtp (pkt, 0x55555555, i, 100);
-    fail_unless (tpss_group_enqueue (g, pkt, len, MS));
+    fail_unless (tpss_group_enqueue (g, pkt, len, now));
   }
-  for (gint64 now = MS; now < 500 * MS; now += MS) {
+}
+
+/* Runs @g from @start for 200 ms and sorts what it sends to B and C. */
+static void
+count_sent (TpssGroup * g, gint64 start, DestCount count[2])
+{
+  TpssAddr b = addr (2), c = addr (3);
+  TpssTransmit t;
+
+  memset (count, 0, 2 * sizeof (DestCount));
+  for (gint64 now = start; now < start + 200 * MS; now += MS) {
     tpss_group_handle_timeout (g, now);
     while (tpss_group_poll_transmit (g, &t)) {
       gsize len;
@@ -402,35 +382,77 @@ GST_START_TEST (test_fec_per_destination)
         fail_unless_equals_int (tpss_fec_header_parse (d + 12, len - 12,
                 &hdr), TPSS_FEC_OK);
         fail_unless_equals_int64 (hdr.media_ssrc, ID_A);
-        if (!fec_ssrc)
-          fec_ssrc = read32 (d + 8);
-        fail_unless_equals_int64 (read32 (d + 8), fec_ssrc);
-        if (dc->parity == 0)
-          dc->first_seq = read16 (d + 2);
-        else
-          fail_unless_equals_int (read16 (d + 2), (guint16) (dc->last_seq + 1));
+        fail_unless_equals_int64 (read32 (d + 8), 0x01010101u);
+        /* Each destination's parity has its own sequence numbers. */
+        if (dc->parity > 0)
+          fail_unless_equals_int (read16 (d + 2),
+              (guint16) (dc->last_seq + 1));
         dc->last_seq = read16 (d + 2);
         dc->length = hdr.length;
         dc->parity++;
       } else {
-        /* Stamped: our SSRC, and our sequence numbers. */
         fail_unless_equals_int64 (read32 (d + 8), ID_A);
         dc->media++;
       }
       g_bytes_unref (t.data);
     }
   }
-  fail_unless (fec_ssrc != 0 && fec_ssrc != ID_A);
+}
+
+GST_START_TEST (test_fec_per_destination)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *g;
+  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, addr (3)} };
+  TpssGroupMemberStats ms;
+  DestCount count[2];
+  guint32 rand = 0;
+
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_A;
+  cfg.fec_pt = FEC_PT;
+  cfg.cfg.holding_time = 0;
+  cfg.cfg.packet_distance = 2;
+  cfg.cfg.initial_length = 5;
+  cfg.cfg.initial_rate = 1000000;
+  cfg.cfg.increase = 1.5;
+  cfg.cfg.app_limit_factor = 0;
+  cfg.random = counter_random;
+  cfg.random_data = &rand;      /* the parity SSRC is its first draw */
+  g = tpss_group_new (&cfg);
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 2, 0);
+
+  /* One whole segment (k x l = 10) to both at l = 5. */
+  enqueue_packets (g, 10, MS);
+  count_sent (g, MS, count);
+  fail_unless_equals_int (count[0].media, 10);
+  fail_unless_equals_int (count[1].media, 10);
+  fail_unless_equals_int (count[0].parity, 2);
+  fail_unless_equals_int (count[1].parity, 2);
+
+  /* C confirms the probe and asks for the rule's increase, 1.5 S: its next
+   * step is probed at S = 1.5 D, l = 2; B stays at l = 5. */
+  feed_rate (g, ID_C, 3, 1800000, 300 * MS);
+  tpss_group_handle_timeout (g, 300 * MS);
+  drop_transmits (g);
+  drop_events (g);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.send.length, 5);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_int (ms.send.length, 2);
+
+  enqueue_packets (g, 20, 300 * MS);
+  count_sent (g, 300 * MS, count);
   fail_unless_equals_int (count[0].media, 20);
   fail_unless_equals_int (count[1].media, 20);
-  /* k = 2: B's segments of 4 packets, 2 parity each; C's one of 20. */
-  fail_unless_equals_int (count[0].length, 2);
-  fail_unless_equals_int (count[0].parity, 10);
-  fail_unless_equals_int (count[1].length, 10);
-  fail_unless_equals_int (count[1].parity, 2);
-  fail_unless (member_stats (g, ID_B, &ms));
-  fail_unless_equals_int (ms.parity_sent, 10);
-  drop_events (g);
+  /* k = 2: B's segments of 10 packets, 2 parity each; C's of 4. */
+  fail_unless_equals_int (count[0].length, 5);
+  fail_unless_equals_int (count[0].parity, 4);
+  fail_unless_equals_int (count[1].length, 2);
+  fail_unless_equals_int (count[1].parity, 10);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_int (ms.parity_sent, 12);
   tpss_group_free (g);
 }
 
