@@ -3,7 +3,8 @@
  * the send path with MQ and one FEC encoder per destination. GLib only. */
 #define G_LOG_DOMAIN "tpssgroup"  /* G_MESSAGES_DEBUG=tpssgroup shows its log */
 #include "tpssgroup.h"
-#include "rtcpfb.h"
+#include "core/rtcp.h"
+#include "core/wire.h"
 
 #include <string.h>
 

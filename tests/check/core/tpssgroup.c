@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "tpssgroup.h"
-#include "rtcpfb.h"
-#include "wirebytes.h"
+#include "core/rtcp.h"
+#include "core/wire.h"
 
 #define MS (G_GINT64_CONSTANT (1000000))
 #define ID_A 0xAAAA0001u
