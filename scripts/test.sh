@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-45}
 passed=0
 failed=0
 
@@ -37,7 +37,7 @@ echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false \
   -Dnet-tests=disabled
-FUZZ_TARGETS=(tpss-fec tpss-msg tpba core-rtp core-rtcp nice-signal)
+FUZZ_TARGETS=(tpss-fec tpss-msg tpss-group tpba core-rtp core-rtcp nice-signal)
 ninja -C build-fuzz "${FUZZ_TARGETS[@]/#/tests/fuzz/fuzz-}"
 for target in "${FUZZ_TARGETS[@]}"; do
   corpus=$(mktemp -d)
