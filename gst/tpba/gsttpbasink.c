@@ -731,6 +731,8 @@ reset_state (GstTpbaSink * self)
   self->rtcp_foreign = self->tcp_frames_lost = 0;
 }
 
+static gboolean gst_tpba_sink_stop (GstBaseSink * bsink);
+
 static gboolean
 gst_tpba_sink_start (GstBaseSink * bsink)
 {
@@ -766,11 +768,13 @@ gst_tpba_sink_start (GstBaseSink * bsink)
     g_clear_object (&app_socket);
     return FALSE;
   }
+  g_free (self->dest_str);
   self->dest_str = host;
   self->dest_tcp_port = tcp_port;
   if (!resolve_dest (self, host, port, tcp_port, rtcp_port) ||
       !open_transports (self, app_socket)) {
     g_clear_object (&app_socket);
+    gst_tpba_sink_stop (bsink);   /* basesink does not call it after a failed start */
     return FALSE;
   }
   g_clear_object (&app_socket);
