@@ -4,11 +4,10 @@
 #define G_LOG_DOMAIN "tpssgroup"  /* G_MESSAGES_DEBUG=tpssgroup shows its log */
 #include "tpssgroup.h"
 #include "core/rtcp.h"
+#include "core/rtp.h"
 #include "core/wire.h"
 
 #include <string.h>
-
-#define RTP_EXT_ONEBYTE 0xBEDE
 
 typedef struct
 {
@@ -333,83 +332,39 @@ send_parity (TpssGroup * g, Member * m)
   guint32 ts;
 
   while (tpss_fec_encoder_pop (m->enc, &payload, &plen, &ts)) {
-    guint8 *p = g_malloc (plen + 12);
+    RtpHeader h = {.payload_type = g->cfg.fec_pt, .seq = m->fec_seq++,
+      .timestamp = ts, .ssrc = g->fec_ssrc
+    };
+    guint8 *p = g_malloc (plen + RTP_HEADER_SIZE);
     GBytes *bytes;
 
-    p[0] = 0x80;
-    p[1] = g->cfg.fec_pt & 0x7f;
-    write16 (p + 2, m->fec_seq++);
-    write32 (p + 4, ts);
-    write32 (p + 8, g->fec_ssrc);
-    memcpy (p + 12, payload, plen);
-    bytes = g_bytes_new_take (p, plen + 12);
+    rtp_header_write (&h, NULL, 0, p, RTP_HEADER_SIZE);
+    memcpy (p + RTP_HEADER_SIZE, payload, plen);
+    bytes = g_bytes_new_take (p, plen + RTP_HEADER_SIZE);
     transmit (g, &m->addr, m->id, bytes);
     g_bytes_unref (bytes);
     m->parity_sent++;
   }
 }
 
-/* Walks the elements of a one-byte extension block (RFC 8285 4.2):
- * padding bytes (id 0) are skipped, id 15 or a cut element stops the walk.
- * Returns the end of the elements; the first element @want (1..14) is put
- * in @elem / @elen, if any. */
-static gsize
-onebyte_walk (const guint8 * d, gsize bytelen, guint want,
-    const guint8 ** elem, gsize * elen)
-{
-  gsize off = 0, end = 0;
-
-  while (off < bytelen) {
-    guint id = d[off] >> 4, l = (d[off] & 0x0f) + 1;
-    if (id == 0) {
-      off++;
-      continue;
-    }
-    if (id == 15 || off + 1 + l > bytelen)
-      break;
-    if (id == want && elem && !*elem) {
-      *elem = d + off + 1;
-      *elen = l;
-    }
-    off += 1 + l;
-    end = off;
-  }
-  return end;
-}
-
-/* @rtp with one more one-byte extension element (@id, @elem), as
- * gst_rtp_buffer_add_extension_onebyte_header writes it: a new extension
- * block when there is none, appended to a one-byte block, the packet
- * unchanged when it has a block of another profile. Takes @rtp. */
+/* @rtp with the element (@id, @elem) added to its extension block; @rtp
+ * unchanged when its block cannot take it (another profile, a malformed
+ * element). Takes @rtp. */
 static guint8 *
-add_onebyte_element (guint8 * rtp, gsize * len, guint id,
+add_extension_element (guint8 * rtp, gsize * len, guint id,
     const guint8 * elem, gsize elen)
 {
-  gsize hlen = 12 + 4 * (rtp[0] & 0x0f), old_ext = 0, end = 0, new_ext;
-  gboolean has_ext = (rtp[0] & 0x10) != 0;
-  guint8 *out;
+  RtpExtElement el = { (guint8) id, elem, elen };
+  gsize max = *len + RTP_EXT_ADD_GROWTH (elen), n;
+  guint8 *out = g_malloc (max);
 
-  if (has_ext) {
-    if (read16 (rtp + hlen) != RTP_EXT_ONEBYTE)
-      return rtp;
-    old_ext = 4 * (gsize) read16 (rtp + hlen + 2);
-    end = onebyte_walk (rtp + hlen + 4, old_ext, 0, NULL, NULL);
+  n = rtp_ext_add (rtp, *len, &el, out, max);
+  if (n == 0) {
+    g_free (out);
+    return rtp;
   }
-  new_ext = MAX (old_ext, (end + 1 + elen + 3) / 4 * 4);
-  out = g_malloc0 (*len + 4 * !has_ext + new_ext - old_ext);
-  memcpy (out, rtp, hlen);
-  out[0] |= 0x10;
-  write16 (out + hlen, RTP_EXT_ONEBYTE);
-  write16 (out + hlen + 2, new_ext / 4);
-  if (has_ext)
-    memcpy (out + hlen + 4, rtp + hlen + 4, old_ext);
-  out[hlen + 4 + end] = (id << 4) | (elen - 1);
-  memcpy (out + hlen + 4 + end + 1, elem, elen);
-  hlen += has_ext ? 4 + old_ext : 0;
-  memcpy (out + 12 + 4 * (rtp[0] & 0x0f) + 4 + new_ext, rtp + hlen,
-      *len - hlen);
-  *len = 12 + 4 * (rtp[0] & 0x0f) + 4 + new_ext + (*len - hlen);
   g_free (rtp);
+  *len = n;
   return out;
 }
 
@@ -425,12 +380,12 @@ stamp_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
     g_free (p);
     return NULL;
   }
-  write32 (p + 8, g->cfg.id);
-  write16 (p + 2, g->seq++);
+  rtp_set_ssrc (p, g->cfg.id);
+  rtp_set_seq (p, g->seq++);
   if (g->cfg.cfg.control == TPSS_CONTROL_NOTIFICATION) {
     guint8 ext[TPSS_QOS_EXT_SIZE];
     tpss_qos_ext_write (qos, ext);
-    p = add_onebyte_element (p, &len, g->cfg.ext_id, ext, sizeof (ext));
+    p = add_extension_element (p, &len, g->cfg.ext_id, ext, sizeof (ext));
   }
   return g_bytes_new_take (p, len);
 }
@@ -655,33 +610,19 @@ handle_rtcp (TpssGroup * g, const guint8 * data, gsize len,
   }
 }
 
-/* The first one-byte extension element @id of a valid RTP packet. */
-static gboolean
-find_onebyte_element (const guint8 * rtp, gsize len, guint id,
-    const guint8 ** elem, gsize * elen)
-{
-  gsize hlen = 12 + 4 * (rtp[0] & 0x0f);
-
-  if (!(rtp[0] & 0x10) || read16 (rtp + hlen) != RTP_EXT_ONEBYTE)
-    return FALSE;
-  *elem = NULL;
-  onebyte_walk (rtp + hlen + 4, 4 * (gsize) read16 (rtp + hlen + 2), id,
-      elem, elen);
-  return *elem != NULL;
-}
-
 /* The QoS a source's packet carries goes to the core as its QOS message. */
 static void
 take_qos_extension (TpssGroup * g, const guint8 * data, gsize len,
     guint32 ssrc, gint64 now)
 {
-  const guint8 *ext;
-  gsize size;
+  RtpHeader h;
+  RtpExtElement el;
   TpssMsg msg = { 0, };
 
-  if (!find_onebyte_element (data, len, g->cfg.ext_id, &ext, &size))
+  if (!rtp_header_parse (data, len, &h) ||
+      !rtp_ext_find (&h, (guint8) g->cfg.ext_id, &el))
     return;
-  if (!tpss_qos_ext_parse (ext, size, &msg.u.qos)) {
+  if (!tpss_qos_ext_parse (el.data, el.len, &msg.u.qos)) {
     g->st.malformed++;
     return;
   }

@@ -156,6 +156,18 @@ ext_fits_one_byte (const RtpExtElement * ext, guint n)
   return TRUE;
 }
 
+static void
+ext_write_element (WireWriter * w, const RtpExtElement * el, gboolean two_byte)
+{
+  if (two_byte) {
+    wire_write_u8 (w, el->id);
+    wire_write_u8 (w, (guint8) el->len);
+  } else {
+    wire_write_u8 (w, (guint8) ((el->id << 4) | (el->len - 1)));
+  }
+  wire_write_bytes (w, el->data, el->len);
+}
+
 static gboolean
 ext_write_block (WireWriter * w, const RtpExtElement * ext, guint n)
 {
@@ -166,15 +178,8 @@ ext_write_block (WireWriter * w, const RtpExtElement * ext, guint n)
       RTP_EXT_PROFILE_TWO_BYTE);
   wire_write_u16 (w, 0);        /* length, patched below */
   start = w->pos;
-  for (guint i = 0; i < n; i++) {
-    if (one) {
-      wire_write_u8 (w, (guint8) ((ext[i].id << 4) | (ext[i].len - 1)));
-    } else {
-      wire_write_u8 (w, ext[i].id);
-      wire_write_u8 (w, (guint8) ext[i].len);
-    }
-    wire_write_bytes (w, ext[i].data, ext[i].len);
-  }
+  for (guint i = 0; i < n; i++)
+    ext_write_element (w, &ext[i], !one);
   body = w->pos - start;
   wire_write_zeros (w, (4 - body % 4) % 4);
   if (w->failed || (w->pos - start) / 4 > G_MAXUINT16)
@@ -224,6 +229,58 @@ rtp_header_write (const RtpHeader * h, const RtpExtElement * ext,
   return w.failed ? 0 : w.pos;
 }
 
+/* Where the elements of @h's block end (0 without a block), and its form;
+ * FALSE if the block is of another profile or an element overruns it. */
+static gboolean
+ext_elements_end (const RtpHeader * h, gsize * end, gboolean * two_byte)
+{
+  RtpExtIter it;
+  RtpExtElement el;
+
+  *end = 0;
+  if (!h->extension)
+    return TRUE;
+  if (!rtp_ext_iter_init (&it, h))
+    return FALSE;
+  while (rtp_ext_iter_next (&it, &el))
+    *end = it.pos;
+  *two_byte = it.two_byte;
+  return !it.failed;
+}
+
+gsize
+rtp_ext_add (const guint8 * in, gsize len, const RtpExtElement * el,
+    guint8 * out, gsize max)
+{
+  RtpHeader h;
+  WireWriter w;
+  gsize fixed, keep, body, block;
+  gboolean two_byte = !ext_fits_one_byte (el, 1);
+
+  if (!rtp_header_parse (in, len, &h) || el->id == 0 || el->len > 255 ||
+      !ext_elements_end (&h, &keep, &two_byte) ||
+      (!two_byte && !ext_fits_one_byte (el, 1)))
+    return 0;
+  fixed = RTP_HEADER_SIZE + 4 * (gsize) h.csrc_count;
+  body = keep + (two_byte ? 2 : 1) + el->len;
+  block = (body + 3) / 4 * 4;
+  if (block / 4 > G_MAXUINT16)
+    return 0;
+  wire_writer_init (&w, out, max);
+  wire_write_bytes (&w, in, fixed);
+  wire_write_u16 (&w, h.extension ? h.ext_profile : two_byte ?
+      RTP_EXT_PROFILE_TWO_BYTE : RTP_EXT_PROFILE_ONE_BYTE);
+  wire_write_u16 (&w, (guint16) (block / 4));
+  wire_write_bytes (&w, h.ext_data, keep);
+  ext_write_element (&w, el, two_byte);
+  wire_write_zeros (&w, block - body);
+  wire_write_bytes (&w, in + h.header_len, len - h.header_len);
+  if (w.failed)
+    return 0;
+  out[0] |= 0x10;
+  return w.pos;
+}
+
 gsize
 rtp_padding_write (guint8 n, guint8 * out, gsize max)
 {
@@ -238,4 +295,10 @@ void
 rtp_set_seq (guint8 * data, guint16 seq)
 {
   write16 (data + 2, seq);
+}
+
+void
+rtp_set_ssrc (guint8 * data, guint32 ssrc)
+{
+  write32 (data + 8, ssrc);
 }

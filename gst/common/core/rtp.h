@@ -100,10 +100,28 @@ gboolean rtp_ext_find (const RtpHeader * h, guint8 id, RtpExtElement * el);
 gsize rtp_header_write (const RtpHeader * h, const RtpExtElement * ext,
     guint n_ext, guint8 * out, gsize max);
 
+/* The most rtp_ext_add() can add to a packet for an element of @elen
+ * bytes: an extension header word, a two-byte element header and three
+ * octets to reach a 32-bit boundary. */
+#define RTP_EXT_ADD_GROWTH(elen) (4 + 2 + (gsize) (elen) + 3)
+
+/* Copies the RTP packet @in (@len bytes) to @out (@max bytes, not
+ * overlapping @in) with the element @el added: in a new block when @in has
+ * none (one-byte form when @el fits it), else after the last element of
+ * its RFC 8285 block, in that block's form; the padding after the last
+ * element is written anew and what an ID 15 ends is not kept. Returns the
+ * new length, or 0 (nothing useful in @out) when @in is not RTP, its block
+ * is of another profile or holds a malformed element, @el does not fit the
+ * block's form, or @out is too small. */
+gsize rtp_ext_add (const guint8 * in, gsize len, const RtpExtElement * el,
+    guint8 * out, gsize max);
+
 /* Writes @n (1-255) octets of padding: zeros, then the count. */
 gsize rtp_padding_write (guint8 n, guint8 * out, gsize max);
 
 /* Rewrites the sequence number of the RTP packet at @data (12+ bytes). */
 void rtp_set_seq (guint8 * data, guint16 seq);
+/* Rewrites the SSRC of the RTP packet at @data (12+ bytes). */
+void rtp_set_ssrc (guint8 * data, guint32 ssrc);
 
 #endif /* __CORE_RTP_H__ */

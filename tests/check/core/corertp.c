@@ -3,6 +3,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "core/rtp.h"
+#include "core/wire.h"
 
 static const guint8 payload[5] = { 'h', 'e', 'l', 'l', 'o' };
 
@@ -213,6 +214,8 @@ GST_START_TEST (test_writer_all_or_nothing)
   fail_unless_equals_int (rtp_padding_write (5, buf, 4), 0);
   rtp_set_seq (buf, 0x1234);
   fail_unless (buf[2] == 0x12 && buf[3] == 0x34);
+  rtp_set_ssrc (buf, 0x01020304);
+  fail_unless (buf[8] == 0x01 && buf[11] == 0x04);
 }
 
 GST_END_TEST;
@@ -241,6 +244,152 @@ GST_START_TEST (test_layout_check_from_prefix)
 
 GST_END_TEST;
 
+/* The IDs of @pkt's extension elements in order, the form of its block,
+ * and its payload checked against @payload with @pad octets of padding. */
+static guint
+ext_ids (const guint8 * pkt, gsize len, guint8 * ids, gboolean * two_byte,
+    guint8 pad)
+{
+  RtpHeader p;
+  RtpExtIter it;
+  RtpExtElement el;
+  guint n = 0;
+
+  fail_unless (rtp_header_parse (pkt, len, &p));
+  fail_unless_equals_int (p.payload_len, sizeof payload);
+  fail_unless (memcmp (p.payload, payload, sizeof payload) == 0);
+  fail_unless_equals_int (p.padding_len, pad);
+  fail_unless_equals_int (p.seq, 0xfffe);
+  fail_unless (rtp_ext_iter_init (&it, &p));
+  while (rtp_ext_iter_next (&it, &el))
+    ids[n++] = el.id;
+  fail_if (it.failed);
+  *two_byte = it.two_byte;
+  return n;
+}
+
+GST_START_TEST (test_ext_add_new_block)
+{
+  static const guint8 q[3] = { 1, 2, 3 };
+  RtpExtElement small = { 5, q, 3 }, wide = { 200, q, 3 };
+  RtpHeader h = sample_header (), p;
+  RtpExtElement el;
+  guint8 in[128], out[128], ids[8];
+  gsize len = build (&h, NULL, 0, 2, in, sizeof in), n;
+  gboolean two;
+
+  n = rtp_ext_add (in, len, &small, out, sizeof out);
+  fail_unless_equals_int (n, len + 4 + 4);
+  fail_unless_equals_int (ext_ids (out, n, ids, &two, 2), 1);
+  fail_unless (ids[0] == 5 && !two);
+  fail_unless (rtp_header_parse (out, n, &p));
+  fail_unless_equals_int (p.csrc_count, 2);
+  fail_unless (rtp_ext_find (&p, 5, &el) && el.len == 3 && el.data[2] == 3);
+  /* an ID above 14 needs the two-byte form */
+  n = rtp_ext_add (in, len, &wide, out, sizeof out);
+  fail_unless_equals_int (n, len + 4 + 8);
+  fail_unless_equals_int (ext_ids (out, n, ids, &two, 2), 1);
+  fail_unless (ids[0] == 200 && two);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_ext_add_to_one_byte_block)
+{
+  /* padding, element 1 (1 byte), padding, element 2 (2 bytes), padding */
+  static const guint8 pkt[] = {
+    0x90, 0x60, 0xff, 0xfe, 0, 0, 0, 1, 0, 0, 0, 2,
+    0xbe, 0xde, 0x00, 0x02,
+    0x00, 0x10, 0xaa, 0x00, 0x21, 0xbb, 0xcc, 0x00,
+    'h', 'e', 'l', 'l', 'o'
+  };
+  static const guint8 q[4] = { 9, 9, 9, 9 }, big[17] = { 0 };
+  RtpExtElement el = { 7, q, 4 }, wide = { 7, big, 17 };
+  guint8 out[128], ids[8];
+  gsize n = rtp_ext_add (pkt, sizeof pkt, &el, out, sizeof out);
+  gboolean two;
+
+  /* the new element goes after element 2, over the trailing padding:
+   * 7 bytes kept + 5 new = 12, three words */
+  fail_unless_equals_int (n, sizeof pkt + 4);
+  fail_unless_equals_int (ext_ids (out, n, ids, &two, 0), 3);
+  fail_unless (ids[0] == 1 && ids[1] == 2 && ids[2] == 7 && !two);
+  fail_unless_equals_int (out[12 + 4 + 7], 0x73);
+  /* an element only the two-byte form can hold does not go in */
+  fail_unless_equals_int (rtp_ext_add (pkt, sizeof pkt, &wide, out,
+          sizeof out), 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_ext_add_to_two_byte_block)
+{
+  /* profile 0x1003 (appbits kept), padding, element 9 with 0 bytes */
+  static const guint8 pkt[] = {
+    0x90, 0x60, 0xff, 0xfe, 0, 0, 0, 1, 0, 0, 0, 2,
+    0x10, 0x03, 0x00, 0x01, 0x00, 0x09, 0x00, 0x00,
+    'h', 'e', 'l', 'l', 'o'
+  };
+  static const guint8 q[1] = { 0x55 };
+  RtpExtElement el = { 3, q, 1 };
+  guint8 out[128], ids[8];
+  gsize n = rtp_ext_add (pkt, sizeof pkt, &el, out, sizeof out);
+  gboolean two;
+
+  fail_unless_equals_int (n, sizeof pkt + 4);
+  fail_unless_equals_int (read16 (out + 12), 0x1003);
+  fail_unless_equals_int (ext_ids (out, n, ids, &two, 0), 2);
+  fail_unless (ids[0] == 9 && ids[1] == 3 && two);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_ext_add_refused)
+{
+  static const guint8 q[2] = { 1, 2 };
+  RtpExtElement el = { 4, q, 2 }, zero = { 0, q, 2 };
+  /* ID 1, then an ID 15 ending the walk, then bytes that are not kept */
+  static const guint8 stop[] = {
+    0x90, 0x60, 0xff, 0xfe, 0, 0, 0, 1, 0, 0, 0, 2,
+    0xbe, 0xde, 0x00, 0x01, 0x10, 0xaa, 0xf0, 0x77,
+    'h', 'e', 'l', 'l', 'o'
+  };
+  guint8 pkt[] = {
+    0x90, 0x60, 0xff, 0xfe, 0, 0, 0, 1, 0, 0, 0, 2,
+    0xbe, 0xde, 0x00, 0x01, 0x10, 0xaa, 0x33, 0xbb,
+    'h', 'e', 'l', 'l', 'o'
+  };
+  guint8 out[128], ids[8];
+  gsize need;
+  gboolean two;
+
+  /* an element overrunning its block */
+  fail_unless_equals_int (rtp_ext_add (pkt, sizeof pkt, &el, out,
+          sizeof out), 0);
+  /* a profile that is not RFC 8285's */
+  pkt[12] = 0x12;
+  pkt[18] = 0x00;
+  fail_unless_equals_int (rtp_ext_add (pkt, sizeof pkt, &el, out,
+          sizeof out), 0);
+  /* ID 0 is padding, no element */
+  fail_unless_equals_int (rtp_ext_add (stop, sizeof stop, &zero, out,
+          sizeof out), 0);
+  /* not RTP: truncated into its extension block */
+  fail_unless_equals_int (rtp_ext_add (stop, 17, &el, out, sizeof out), 0);
+  /* 2 bytes kept, 3 new: the block grows to two words */
+  need = rtp_ext_add (stop, sizeof stop, &el, out, sizeof out);
+  fail_unless_equals_int (need, sizeof stop + 4);
+  fail_unless_equals_int (ext_ids (out, need, ids, &two, 0), 2);
+  fail_unless (ids[0] == 1 && ids[1] == 4);
+  fail_unless (need <= sizeof stop + RTP_EXT_ADD_GROWTH (2));
+  /* an output too small by any amount is refused */
+  for (gsize max = 0; max < need; max++)
+    fail_unless_equals_int (rtp_ext_add (stop, sizeof stop, &el, out, max),
+        0);
+}
+
+GST_END_TEST;
+
 static Suite *
 corertp_suite (void)
 {
@@ -255,6 +404,10 @@ corertp_suite (void)
   tcase_add_test (tc, test_rejects_bad_padding_and_lengths);
   tcase_add_test (tc, test_writer_all_or_nothing);
   tcase_add_test (tc, test_layout_check_from_prefix);
+  tcase_add_test (tc, test_ext_add_new_block);
+  tcase_add_test (tc, test_ext_add_to_one_byte_block);
+  tcase_add_test (tc, test_ext_add_to_two_byte_block);
+  tcase_add_test (tc, test_ext_add_refused);
   return s;
 }
 
