@@ -62,6 +62,8 @@
 #include "gstnettime.h"
 #include "gstnetudp.h"
 #include "gstneturi.h"
+#include "core/rtp.h"
+#include "core/senderqueue.h"
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
@@ -134,11 +136,7 @@ struct _GstTpbaSink
   gint64 run_connect_timeout;
   gchar *run_cc;
   gboolean run_pacing;
-  GQueue queue;
-  guint64 queued_bytes;
-  gboolean have_prev, prev_marker, in_drop;
-  guint32 prev_ts;
-  guint16 seq_shift;
+  SenderQueue queue;            /* of Item, whole ADUs dropped when full */
 
   GstNetUdp *udp, *rtcp;
   GSocketAddress *rtp_addr, *rtcp_addr, *tcp_addr;
@@ -158,7 +156,7 @@ struct _GstTpbaSink
   guint64 token;                /* this run's session token */
   guint key_unit_count;
 
-  guint64 dropped_packets, dropped_adus, flushed_packets, invalid, send_errors;
+  guint64 invalid, send_errors;
   guint64 tcp_connects, tcp_failures, rtcp_foreign, tcp_frames_lost;
 };
 
@@ -174,10 +172,27 @@ GST_ELEMENT_REGISTER_DEFINE (tpbasink, "tpbasink", GST_RANK_NONE,
 static GstStructure *get_stats (GstElement * element);
 
 static void
-item_free (Item * it)
+item_free (gpointer data)
 {
+  Item *it = data;
+
   g_free (it->data);
   g_free (it);
+}
+
+/* The oldest queued packet, its sequence number closing up the ADUs the
+ * queue dropped before it. */
+static Item *
+peek_packet (GstTpbaSink * self)
+{
+  guint16 seq;
+  Item *it = sender_queue_peek (&self->queue, &seq, NULL);
+
+  if (it && it->info.seq != seq) {
+    it->info.seq = seq;
+    rtp_set_seq (it->data, seq);
+  }
+  return it;
 }
 
 /* ------------------------------------------------------------------ */
@@ -538,8 +553,8 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
 {
   Item *it;
 
-  while (self->core && (it = g_queue_peek_head (&self->queue)) &&
-      self->tcp_out->len == 0) {
+  while (self->core && self->tcp_out->len == 0 &&
+      (it = peek_packet (self))) {
     TpbaSendDecision d;
     gint64 t = tpba_sender_next_send_time (self->core, &it->info, now);
     GError *err = NULL;
@@ -548,8 +563,7 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
       *wait_until = MIN (*wait_until, t);
       return;
     }
-    g_queue_pop_head (&self->queue);
-    self->queued_bytes -= it->info.size;
+    sender_queue_pop (&self->queue, NULL, NULL);
     tpba_sender_on_send (self->core, &it->info, now, &d);
     set_nodelay (self, d.tcp_nodelay);
     if (d.transport == TPBA_TRANSPORT_UDP) {
@@ -643,7 +657,7 @@ sink_work (gpointer data, gint64 now)
   if (self->core)
     while (tpba_sender_pop_event (self->core, &ev))
       g_array_append_val (evs, ev);
-  if (g_queue_is_empty (&self->queue) && !self->tcp_out->len)
+  if (sender_queue_length (&self->queue) == 0 && !self->tcp_out->len)
     g_cond_broadcast (&self->cond);
   if (self->tcp && self->tcp_out->len && !self->out_watch)
     self->out_watch = gst_net_loop_watch (self->loop, self->tcp, G_IO_OUT,
@@ -722,10 +736,9 @@ reset_state (GstTpbaSink * self)
   self->unlocked = FALSE;
   self->token = ((guint64) g_random_int () << 32) | g_random_int ();
   self->key_unit_count = 0;
-  self->have_prev = self->in_drop = FALSE;
-  self->seq_shift = 0;
-  self->queued_bytes = 0;
-  self->dropped_packets = self->dropped_adus = self->flushed_packets = 0;
+  sender_queue_clear (&self->queue);
+  sender_queue_init (&self->queue, SENDER_QUEUE_DROP_NEWEST,
+      self->run_max_queue, item_free);
   self->invalid = 0;
   self->send_errors = self->tcp_connects = self->tcp_failures = 0;
   self->rtcp_foreign = self->tcp_frames_lost = 0;
@@ -800,7 +813,7 @@ gst_tpba_sink_stop (GstBaseSink * bsink)
   if (self->loop)
     gst_net_loop_stop (self->loop);
   g_mutex_lock (&self->lock);
-  g_queue_clear_full (&self->queue, (GDestroyNotify) item_free);
+  sender_queue_clear (&self->queue);
   if (self->core)
     tpba_sender_free (self->core);
   self->core = NULL;
@@ -830,7 +843,6 @@ gst_tpba_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   GstTpbaSink *self = GST_TPBA_SINK (bsink);
   GstMapInfo map;
   TpbaRtpInfo info;
-  gboolean new_adu;
   Item *it;
 
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
@@ -850,33 +862,12 @@ gst_tpba_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     if (self->run_bottleneck)
       tpba_sender_set_bottleneck (self->core, self->run_bottleneck);
   }
-  new_adu = !self->have_prev || self->prev_marker ||
-      info.timestamp != self->prev_ts;
-  self->have_prev = TRUE;
-  self->prev_marker = info.marker;
-  self->prev_ts = info.timestamp;
-  if (new_adu)
-    self->in_drop = self->queued_bytes + info.size > self->run_max_queue;
-  if (self->in_drop) {
-    /* a whole ADU is dropped; the sequence numbers after it close up */
-    self->dropped_packets++;
-    self->dropped_adus += new_adu;
-    self->seq_shift++;
-    g_mutex_unlock (&self->lock);
-    gst_buffer_unmap (buffer, &map);
-    return GST_FLOW_OK;
-  }
   it = g_new (Item, 1);
   it->data = g_memdup2 (map.data, map.size);
   it->info = info;
-  if (self->seq_shift) {
-    it->info.seq = info.seq - self->seq_shift;
-    it->data[2] = it->info.seq >> 8;
-    it->data[3] = it->info.seq & 0xff;
-  }
-  g_queue_push_tail (&self->queue, it);
-  self->queued_bytes += info.size;
-  gst_net_loop_wake (self->loop);
+  if (sender_queue_push (&self->queue, it, info.size, info.seq,
+          info.timestamp, info.marker))
+    gst_net_loop_wake (self->loop);
   g_mutex_unlock (&self->lock);
   gst_buffer_unmap (buffer, &map);
   return GST_FLOW_OK;
@@ -910,11 +901,7 @@ static void
 flush_queue (GstTpbaSink * self)
 {
   g_mutex_lock (&self->lock);
-  self->flushed_packets += self->queue.length;
-  self->seq_shift += self->queue.length;
-  g_queue_clear_full (&self->queue, (GDestroyNotify) item_free);
-  self->queued_bytes = 0;
-  self->have_prev = self->in_drop = FALSE;
+  sender_queue_flush (&self->queue);
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 }
@@ -934,7 +921,7 @@ wait_drained (GstTpbaSink * self)
   while (self->running && !self->gave_up && !self->unlocked) {
     gint64 now = g_get_monotonic_time ();
     gboolean connected = self->tcp != NULL;
-    gboolean drained = g_queue_is_empty (&self->queue) &&
+    gboolean drained = sender_queue_length (&self->queue) == 0 &&
         !(self->tcp_out && self->tcp_out->len);
 
     /* a receiver that went away after taking everything is no failure */
@@ -1118,10 +1105,10 @@ get_stats (GstElement * element)
     g_free (hist);
   }
   gst_structure_set (s,
-      "queued-bytes", G_TYPE_UINT64, self->queued_bytes,
-      "dropped-packets", G_TYPE_UINT64, self->dropped_packets,
-      "dropped-adus", G_TYPE_UINT64, self->dropped_adus,
-      "flushed-packets", G_TYPE_UINT64, self->flushed_packets,
+      "queued-bytes", G_TYPE_UINT64, self->queue.bytes,
+      "dropped-packets", G_TYPE_UINT64, self->queue.dropped_packets,
+      "dropped-adus", G_TYPE_UINT64, self->queue.dropped_adus,
+      "flushed-packets", G_TYPE_UINT64, self->queue.flushed_packets,
       "invalid", G_TYPE_UINT64, self->invalid,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "tcp-connected", G_TYPE_BOOLEAN, self->tcp != NULL,
@@ -1393,7 +1380,7 @@ gst_tpba_sink_init (GstTpbaSink * self)
   tpba_config_init (&self->cfg);
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
-  g_queue_init (&self->queue);
+  sender_queue_init (&self->queue, SENDER_QUEUE_DROP_NEWEST, 0, item_free);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "tpba-stats",
       get_stats);
   self->rates = gst_rate_path_new (GST_ELEMENT (self),

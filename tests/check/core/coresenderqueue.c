@@ -71,6 +71,41 @@ GST_START_TEST (test_drop_newest_adu)
 
 GST_END_TEST;
 
+GST_START_TEST (test_drop_newest_decided_at_adu_start)
+{
+  SenderQueue q;
+  guint16 seq = 100, next = 100;
+  guint frames[32];
+
+  freed = 0;
+  sender_queue_init (&q, SENDER_QUEUE_DROP_NEWEST, 2500, count_free);
+  /* no markers: a new timestamp starts the next ADU. Frame 1 fits at its
+   * start, so all of it stays though it ends over the bound */
+  for (guint i = 0; i < 3; i++)
+    fail_unless (sender_queue_push (&q, GUINT_TO_POINTER (101 + i), 1000,
+            seq++, 1000, FALSE));
+  fail_unless_equals_uint64 (q.bytes, 3000);
+  /* frame 2 starts over the bound: refused to its end, however much room
+   * the pops in between make */
+  fail_if (sender_queue_push (&q, GUINT_TO_POINTER (201), 10, seq++, 2000,
+          FALSE));
+  fail_unless_equals_int (pop_all (&q, &next, frames), 3);
+  fail_if (sender_queue_push (&q, GUINT_TO_POINTER (202), 10, seq++, 2000,
+          TRUE));
+  fail_unless_equals_uint64 (q.dropped_adus, 1);
+  fail_unless_equals_uint64 (q.dropped_packets, 2);
+  fail_unless_equals_int (freed, 2);
+  /* frame 3 follows frame 1 with no gap */
+  fail_unless (sender_queue_push (&q, GUINT_TO_POINTER (301), 10, seq++,
+          3000, TRUE));
+  fail_unless_equals_int (pop_all (&q, &next, frames), 1);
+  fail_unless_equals_int (frames[0], 3);
+  fail_unless_equals_int (next, 104);
+  sender_queue_clear (&q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_drop_oldest_adu)
 {
   SenderQueue q;
@@ -179,6 +214,7 @@ coresenderqueue_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_drop_newest_adu);
+  tcase_add_test (tc, test_drop_newest_decided_at_adu_start);
   tcase_add_test (tc, test_drop_oldest_adu);
   tcase_add_test (tc, test_drop_oldest_partly_sent_and_oversized);
   tcase_add_test (tc, test_drop_packet);

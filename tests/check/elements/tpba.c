@@ -317,6 +317,60 @@ GST_START_TEST (test_flush_discards_queue)
 
 GST_END_TEST;
 
+/* A full queue drops whole ADUs: what arrives is complete ADUs (each
+ * ending with its marker) with sequence numbers that close up over the
+ * dropped ones. */
+GST_START_TEST (test_full_queue_drops_whole_adus)
+{
+  Pair p;
+  const guint N = 20, AFTER = 4, SIZE = 200;
+  guint64 dropped, dropped_adus;
+  guint got = 0;
+  guint16 prev = 0;
+
+  /* 1500 bytes hold three ADUs of two 212-byte packets, which leave
+   * within ~0.5 s at 20 kbit/s; the ADUs after them find room again */
+  pair_start (&p, "mode=lda r-0=20000 t-adapt=10000000000 "
+      "max-queue-bytes=1500");
+  for (guint i = 0; i < N + AFTER; i++) {
+    GstBuffer *b = make_packet (i, SIZE);
+    if (i == N)
+      g_usleep (1500 * 1000);
+    GST_BUFFER_PTS (b) = i * 20 * GST_MSECOND;
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), b) ==
+        GST_FLOW_OK);
+  }
+  for (;;) {
+    GstSample *smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+        2 * GST_SECOND);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    guint16 seq;
+    gboolean marker;
+
+    if (!smp)
+      break;
+    gst_rtp_buffer_map (gst_sample_get_buffer (smp), GST_MAP_READ, &rtp);
+    seq = gst_rtp_buffer_get_seq (&rtp);
+    marker = gst_rtp_buffer_get_marker (&rtp);
+    gst_rtp_buffer_unmap (&rtp);
+    gst_sample_unref (smp);
+    if (got)
+      fail_unless_equals_int (seq, (guint16) (prev + 1));
+    fail_unless_equals_int (marker, got % 2 == 1);
+    prev = seq;
+    got++;
+  }
+  dropped = check_stat_u64 (p.sink, "dropped-packets");
+  dropped_adus = check_stat_u64 (p.sink, "dropped-adus");
+  fail_unless (dropped_adus > 0);
+  fail_unless_equals_uint64 (dropped, 2 * dropped_adus);
+  fail_unless_equals_int (got, N + AFTER - dropped);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "skipped"), 0);
+  pair_stop (&p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stranger_refused_before_peer)
 {
   GstElement *src = check_make_element ("tpbasrc",
@@ -1000,6 +1054,7 @@ tpba_suite (void)
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_stranger_refused_before_peer);
   tcase_add_test (tc, test_flush_discards_queue);
+  tcase_add_test (tc, test_full_queue_drops_whole_adus);
   tcase_add_test (tc, test_stream_across_switches);
   tcase_add_test (tc, test_stream_across_switches_paced);
   tcase_add_test (tc, test_reconnect);
