@@ -62,6 +62,7 @@
 #include "gstnettime.h"
 #include "gstnetudp.h"
 #include "gstneturi.h"
+#include "core/rfc4571.h"
 #include "core/rtp.h"
 #include "core/senderqueue.h"
 #include <gst/video/video.h>
@@ -573,11 +574,11 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
         GST_LOG_OBJECT (self, "UDP send: %s", err->message);
         g_error_free (err);
       }
-    } else {
-      guint8 hdr[2] = { it->info.size >> 8, it->info.size & 0xff };
-      g_byte_array_append (self->tcp_out, hdr, 2);
-      g_byte_array_append (self->tcp_out, it->data, it->info.size);
+    } else if (rfc4571_frame_append (self->tcp_out, it->data,
+            it->info.size)) {
       tcp_flush (self);
+    } else {
+      self->send_errors++;      /* longer than a frame can say */
     }
     item_free (it);
   }

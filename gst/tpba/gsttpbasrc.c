@@ -49,6 +49,7 @@
 #include "gstnettime.h"
 #include "gstnetudp.h"
 #include "gstneturi.h"
+#include "core/rfc4571.h"
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
@@ -111,7 +112,7 @@ struct _GstTpbaSrc
   GSource *listen_watch, *tcp_watch;
   TpbaReceiver *core;
   GSocketAddress *peer, *rtcp_dest;
-  GByteArray *tcp_in;
+  Rfc4571Deframer tcp_in;       /* the TCP stream's frames */
   gboolean have_token;
   guint64 token;                /* the sender's, from its first RTCP */
   Pending pending[MAX_PENDING];
@@ -161,7 +162,7 @@ tcp_drop (GstTpbaSrc * self)
     g_clear_object (&self->tcp);
     self->tcp_closed++;
   }
-  g_byte_array_set_size (self->tcp_in, 0);
+  rfc4571_deframer_reset (&self->tcp_in);
 }
 
 static void
@@ -330,27 +331,20 @@ pending_expire (GstTpbaSrc * self, gint64 now)
       i++;
 }
 
-/* RFC 4571: a 16-bit length, then the packet; the whole frames of tcp_in
- * go to the core. */
+/* The whole RFC 4571 frames received so far go to the core. */
 static void
 take_frames (GstTpbaSrc * self, gint64 now)
 {
-  guint off = 0;
+  const guint8 *frame;
+  gsize len;
 
-  while (self->tcp_in->len - off >= 2) {
-    guint len = (self->tcp_in->data[off] << 8) | self->tcp_in->data[off + 1];
-    GstBuffer *b;
+  while (rfc4571_deframer_pop (&self->tcp_in, &frame, &len)) {
+    GstBuffer *b = gst_buffer_new_memdup (frame, len);
 
-    if (self->tcp_in->len - off < 2 + len)
-      break;
-    b = gst_buffer_new_memdup (self->tcp_in->data + off + 2, len);
-    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_TCP,
-            self->tcp_in->data + off + 2, len, b, now) != TPBA_RECV_ACCEPTED)
+    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_TCP, frame, len, b,
+            now) != TPBA_RECV_ACCEPTED)
       gst_buffer_unref (b);
-    off += 2 + len;
   }
-  if (off)
-    g_byte_array_remove_range (self->tcp_in, 0, off);
 }
 
 static gboolean
@@ -375,7 +369,7 @@ on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
       tcp_drop (self);
       break;
     }
-    g_byte_array_append (self->tcp_in, buf, n);
+    rfc4571_deframer_push (&self->tcp_in, buf, n);
     take_frames (self, gst_net_now ());
   }
   g_cond_broadcast (&self->cond);
@@ -612,7 +606,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   g_mutex_lock (&self->lock);
   self->core = tpba_receiver_new (&cfg, g_random_int (),
       (GDestroyNotify) gst_buffer_unref, gst_net_now ());
-  self->tcp_in = g_byte_array_new ();
+  rfc4571_deframer_init (&self->tcp_in, RFC4571_MAX_FRAME);
   self->tcp_accepted = self->tcp_refused = self->tcp_closed = 0;
   self->foreign = 0;
   self->tcp_bad_token = self->key_unit_requests = 0;
@@ -642,7 +636,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   g_mutex_lock (&self->lock);
   gst_net_loop_unwatch (&self->listen_watch);
   pending_clear (self);
-  if (self->tcp_in)
+  if (self->tcp_in.buf)
     tcp_drop (self);
   g_clear_object (&self->udp);
   g_clear_object (&self->rtcp);
@@ -651,9 +645,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   if (self->core)
     tpba_receiver_free (self->core);
   self->core = NULL;
-  if (self->tcp_in)
-    g_byte_array_unref (self->tcp_in);
-  self->tcp_in = NULL;
+  rfc4571_deframer_clear (&self->tcp_in);
   g_clear_object (&self->peer);
   g_clear_object (&self->rtcp_dest);
   g_clear_pointer (&self->peer_str, g_free);
@@ -854,7 +846,8 @@ get_stats (GstElement * element)
         "duplicates", G_TYPE_UINT64, st.duplicates,
         "late", G_TYPE_UINT64, st.late,
         "skipped", G_TYPE_UINT64, st.skipped,
-        "invalid", G_TYPE_UINT64, st.invalid,
+        "invalid", G_TYPE_UINT64, st.invalid + self->tcp_in.empty +
+        self->tcp_in.oversize,
         "held", G_TYPE_UINT, st.held,
         "ext-highest-seq", G_TYPE_UINT, st.ext_highest_seq,
         "cumulative-lost", G_TYPE_INT64, st.cumulative_lost,

@@ -52,5 +52,6 @@
 #include "core/pacer.h"
 #include "core/senderqueue.h"
 #include "core/random.h"
+#include "core/rfc4571.h"
 
 #endif /* __CORE_CORE_H__ */
