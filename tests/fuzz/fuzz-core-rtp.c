@@ -2,8 +2,9 @@
  * RFC 8285 extensions). Input: one RTP packet. A packet that parses must be
  * described consistently (header, payload and padding add up, every
  * extension element lies in its block), the prefix check must agree with
- * the whole-packet parse, and writing the parsed header back must give the
- * same header. */
+ * the whole-packet parse, writing the parsed header back must give the
+ * same header, and adding an element must keep the packet and its elements
+ * and put the new one last. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,46 @@ check_rewrite (const RtpHeader * h, const RtpExtElement * els, gint n)
   }
 }
 
+static void
+check_ext_add (const guint8 * data, gsize size, const RtpHeader * h,
+    const RtpExtElement * els, gint n)
+{
+  static const guint8 q[3] = { 0xa1, 0xa2, 0xa3 };
+  RtpExtElement el = { (guint8) (1 + h->seq % 14), q, 1 + h->timestamp % 3 };
+  RtpExtElement back_els[MAX_ELEMENTS];
+  gsize max = size + RTP_EXT_ADD_GROWTH (el.len), len;
+  guint8 *out = g_malloc (max);
+  RtpHeader back;
+  gint m;
+
+  len = rtp_ext_add (data, size, &el, out, max);
+  if (len == 0) {
+    /* only a block of another profile, a malformed one or a full one */
+    if (!h->extension || (n >= 0 && n < MAX_ELEMENTS - 1 &&
+            h->ext_len < 4 * (gsize) (G_MAXUINT16 - 2)))
+      abort ();
+    g_free (out);
+    return;
+  }
+  if (!rtp_header_parse (out, len, &back) || back.seq != h->seq ||
+      back.ssrc != h->ssrc || back.csrc_count != h->csrc_count ||
+      back.payload_len != h->payload_len ||
+      back.padding_len != h->padding_len ||
+      memcmp (back.payload, h->payload, h->payload_len) != 0)
+    abort ();
+  m = collect_elements (&back, back_els);
+  if (n >= 0 && m >= 0) {
+    if (m != n + 1 || back_els[n].id != el.id || back_els[n].len != el.len ||
+        memcmp (back_els[n].data, q, el.len) != 0)
+      abort ();
+    for (gint i = 0; i < n; i++)
+      if (back_els[i].id != els[i].id || back_els[i].len != els[i].len ||
+          memcmp (back_els[i].data, els[i].data, els[i].len) != 0)
+        abort ();
+  }
+  g_free (out);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
@@ -86,5 +127,6 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   n = collect_elements (&h, els);
   if (n > 0 || !h.extension)
     check_rewrite (&h, els, MAX (n, 0));
+  check_ext_add (data, size, &h, els, n);
   return 0;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of fuzz-core-rtp and fuzz-core-rtcp: RTP headers
-with CSRCs, padding and both RFC 8285 extension forms; RTCP compounds with
-SR, RR, SDES, APP, generic NACK and PLI, padded and not."""
+"""Writes the seed corpora of fuzz-core-rtp, fuzz-core-rtcp and
+fuzz-core-rfc4571: RTP headers with CSRCs, padding and both RFC 8285
+extension forms; RTCP compounds with SR, RR, SDES, APP, generic NACK and PLI,
+padded and not; RFC 4571 streams (a bound byte, a piece-size byte, then
+length-prefixed frames) with empty, cut and oversize frames."""
 import os
 import struct
 
@@ -46,6 +48,10 @@ APP = rtcp(204, 3, struct.pack(">I", 1) + b"TEST" + b"\x01\x02\x03\x04")
 NACK = rtcp(205, 1, struct.pack(">IIHHHH", 1, 2, 100, 0x0005, 65534, 0xffff))
 PLI = rtcp(206, 1, struct.pack(">II", 1, 2))
 
+def framed(*packets):
+    return b"".join(struct.pack(">H", len(p)) + p for p in packets)
+
+
 SEEDS = {
     "core-rtp": {
         "plain": rtp(1),
@@ -61,6 +67,16 @@ SEEDS = {
         "sr-app-nack-pli": SR + SDES + APP + NACK + PLI,
         "pli-only": PLI,
         "nack-only": NACK,
+    },
+    "core-rfc4571": {
+        # bound 1024 (byte 130), pieces of 5 bytes
+        "rtp-rtcp": bytes([130, 4]) + framed(rtp(1), SR + SDES, rtp(2, pad=3)),
+        # empty frames between packets, whole stream at once
+        "empty-frames": bytes([140, 255]) + framed(b"", rtp(3), b"", b"", PLI),
+        # bound 64 (byte 63): the 300-byte frame is refused, the next found
+        "oversize": bytes([63, 16]) + framed(rtp(4), bytes(300), rtp(5)),
+        # the stream ends inside a frame
+        "cut": bytes([255, 0]) + framed(rtp(6), rtp(7))[:-3],
     },
 }
 
