@@ -6,6 +6,7 @@
 #define __GST_NET_SOCKET_H__
 
 #include <gio/gio.h>
+#include "core/tcpinfo.h"
 
 G_BEGIN_DECLS
 
@@ -58,16 +59,8 @@ gboolean gst_net_tcp_set_congestion (GSocket * socket, const gchar * name,
 gboolean gst_net_tcp_set_max_pacing_rate (GSocket * socket, guint64 max_rate,
     GError ** error);
 
-/* What TCP_INFO says of a connection. */
-typedef struct
-{
-  guint64 bytes_acked;          /* bytes */
-  guint32 snd_cwnd;             /* segments */
-  guint32 rtt_us;               /* us */
-  guint64 delivery_rate;        /* bytes/s */
-  guint32 data_segs_out;        /* segments */
-  guint32 total_retrans;        /* segments */
-} GstNetTcpInfo;
+/* What TCP_INFO says of a connection: the sample a core takes as it is. */
+typedef TcpInfo GstNetTcpInfo;
 
 gboolean gst_net_tcp_get_info (GSocket * socket, GstNetTcpInfo * info);
 

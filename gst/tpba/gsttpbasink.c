@@ -344,22 +344,6 @@ tcp_socket_new (GstTpbaSink * self, GError ** err)
   return s;
 }
 
-static gboolean
-sample_tcp_info (GstTpbaSink * self, TpbaTcpInfo * out)
-{
-  GstNetTcpInfo ti;
-
-  if (!self->tcp || !gst_net_tcp_get_info (self->tcp, &ti))
-    return FALSE;
-  out->bytes_acked = ti.bytes_acked;
-  out->snd_cwnd = ti.snd_cwnd;
-  out->rtt_us = ti.rtt_us;
-  out->delivery_rate = ti.delivery_rate;
-  out->data_segs_out = ti.data_segs_out;
-  out->total_retrans = ti.total_retrans;
-  return TRUE;
-}
-
 /* The source never writes: readable means the connection ended. */
 static gboolean
 on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
@@ -616,7 +600,7 @@ advance_core (GstTpbaSink * self, gint64 now)
 
   if (now >= tpba_sender_next_deadline (self->core)) {
     TpbaTcpInfo ti;
-    if (sample_tcp_info (self, &ti))
+    if (self->tcp && gst_net_tcp_get_info (self->tcp, &ti))
       tpba_sender_on_tcp_info (self->core, &ti, now);
     tpba_sender_advance (self->core, now);
   }

@@ -76,6 +76,7 @@
 #include <glib.h>
 
 #include "core/rtcp.h"
+#include "core/tcpinfo.h"
 
 G_BEGIN_DECLS
 
@@ -233,15 +234,8 @@ typedef struct {
 
 typedef struct _TpbaSender TpbaSender;
 
-/* One TCP_INFO sample, in the kernel's units. */
-typedef struct {
-  guint64 bytes_acked;          /* tcpi_bytes_acked */
-  guint32 snd_cwnd;             /* tcpi_snd_cwnd, segments; 0 = unknown */
-  guint32 rtt_us;               /* tcpi_rtt; 0 = unknown */
-  guint64 delivery_rate;        /* tcpi_delivery_rate, bytes/s; 0 = unknown */
-  guint32 data_segs_out;        /* tcpi_data_segs_out (retransmissions included) */
-  guint32 total_retrans;        /* tcpi_total_retrans */
-} TpbaTcpInfo;
+/* One TCP_INFO sample (core/tcpinfo.h). */
+typedef TcpInfo TpbaTcpInfo;
 
 /* What to do with one packet. */
 typedef struct {

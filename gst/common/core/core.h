@@ -14,6 +14,8 @@
  *   pacer.h        token-bucket pacer, sliding-window rate meter
  *   senderqueue.h  byte-bounded RTP queue, ADU drop, renumbering
  *   random.h       the injected random source
+ *   rfc4571.h      RFC 4571 framing of packets over a byte stream
+ *   tcpinfo.h      a TCP_INFO sample as a shell reads it and a core takes it
  *
  * The convention every core follows (as quinn-proto and str0m do):
  *
@@ -53,5 +55,6 @@
 #include "core/senderqueue.h"
 #include "core/random.h"
 #include "core/rfc4571.h"
+#include "core/tcpinfo.h"
 
 #endif /* __CORE_CORE_H__ */
