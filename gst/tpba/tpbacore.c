@@ -7,6 +7,7 @@
 #include "core/rtcp.h"
 #include "core/ntp.h"
 #include "core/pacer.h"
+#include "core/polled.h"
 
 #include <math.h>
 #include <string.h>
@@ -277,7 +278,7 @@ struct _TpbaSender {
 static void
 push_event (TpbaSender * s, TpbaEventType type)
 {
-  TpbaEvent *e = g_new0 (TpbaEvent, 1);
+  TpbaEvent *e = polled_push (&s->events, sizeof (TpbaEvent));
 
   e->type = type;
   e->rate = type == TPBA_EVENT_PERIOD ? round_rate (s->r_s) :
@@ -285,7 +286,6 @@ push_event (TpbaSender * s, TpbaEventType type)
   e->period = s->period;
   e->transport = s->transport;
   e->cwnd_new = s->cwnd_new;
-  g_queue_push_tail (&s->events, e);
 }
 
 static gdouble
@@ -430,7 +430,7 @@ tpba_sender_free (TpbaSender * s)
 {
   if (!s)
     return;
-  g_queue_clear_full (&s->events, g_free);
+  polled_clear (&s->events);
   g_free (s);
 }
 
@@ -857,14 +857,7 @@ tpba_sender_pop_rtcp (TpbaSender * s, guint8 * out, gsize max)
 gboolean
 tpba_sender_pop_event (TpbaSender * s, TpbaEvent * ev)
 {
-  TpbaEvent *e = g_queue_pop_head (&s->events);
-
-  if (!e)
-    return FALSE;
-  if (ev)
-    *ev = *e;
-  g_free (e);
-  return TRUE;
+  return polled_pop (&s->events, ev, sizeof (TpbaEvent));
 }
 
 void

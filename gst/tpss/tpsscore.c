@@ -4,6 +4,7 @@
 #include "core/wire.h"
 #include "core/rtcp.h"
 #include "core/ntp.h"
+#include "core/polled.h"
 
 #include <string.h>
 
@@ -361,49 +362,45 @@ struct _TpssMember {
 static void
 push_event (TpssMember * m, TpssEventType type, guint32 member)
 {
-  TpssEvent *ev = g_new0 (TpssEvent, 1);
+  TpssEvent *ev = polled_push (&m->events, sizeof (TpssEvent));
 
   ev->type = type;
   ev->member = member;
-  g_queue_push_tail (&m->events, ev);
 }
 
 static void
 push_parity_event (TpssMember * m, Peer * p)
 {
-  TpssEvent *ev = g_new0 (TpssEvent, 1);
+  TpssEvent *ev = polled_push (&m->events, sizeof (TpssEvent));
 
   ev->type = TPSS_EVENT_PARITY;
   ev->member = p->id;
   ev->distance = p->k;
   ev->length = p->l;
   ev->phase = p->phase;
-  g_queue_push_tail (&m->events, ev);
 }
 
 static void
 push_phase_event (TpssMember * m, Peer * p)
 {
-  TpssEvent *ev = g_new0 (TpssEvent, 1);
+  TpssEvent *ev = polled_push (&m->events, sizeof (TpssEvent));
 
   ev->type = TPSS_EVENT_PHASE;
   ev->member = p->id;
   ev->phase = p->phase;
   ev->distance = p->k;
   ev->length = p->l;
-  g_queue_push_tail (&m->events, ev);
 }
 
 static OutMsg *
 push_msg (TpssMember * m, guint32 dest, TpssMsgType type, guint32 media)
 {
-  OutMsg *o = g_new0 (OutMsg, 1);
+  OutMsg *o = polled_push (&m->msgs, sizeof (OutMsg));
 
   o->dest = dest;
   o->msg.type = type;
   o->msg.sender_ssrc = m->ssrc;
   o->msg.media_ssrc = media;
-  g_queue_push_tail (&m->msgs, o);
   return o;
 }
 
@@ -472,10 +469,9 @@ update_data_rate (TpssMember * m)
   if (m->peers->len == 0 || tr == m->tr)
     return;
   m->tr = tr;
-  ev = g_new0 (TpssEvent, 1);
+  ev = polled_push (&m->events, sizeof (TpssEvent));
   ev->type = TPSS_EVENT_DATA_RATE;
   ev->rate = tr;
-  g_queue_push_tail (&m->events, ev);
 }
 
 static void
@@ -595,8 +591,8 @@ tpss_member_free (TpssMember * m)
   if (!m)
     return;
   g_ptr_array_unref (m->peers);
-  g_queue_clear_full (&m->msgs, g_free);
-  g_queue_clear_full (&m->events, g_free);
+  polled_clear (&m->msgs);
+  polled_clear (&m->events);
   g_queue_clear_full (&m->mq, g_free);
   g_free (m);
 }
@@ -1460,14 +1456,7 @@ tpss_member_pop_msg (TpssMember * m, guint32 * dest, TpssMsg * msg)
 gboolean
 tpss_member_pop_event (TpssMember * m, TpssEvent * ev)
 {
-  TpssEvent *e = g_queue_pop_head (&m->events);
-
-  if (!e)
-    return FALSE;
-  if (ev)
-    *ev = *e;
-  g_free (e);
-  return TRUE;
+  return polled_pop (&m->events, ev, sizeof (TpssEvent));
 }
 
 gboolean

@@ -16,6 +16,7 @@
  *   random.h       the injected random source
  *   rfc4571.h      RFC 4571 framing of packets over a byte stream
  *   tcpinfo.h      a TCP_INFO sample as a shell reads it and a core takes it
+ *   polled.h       the queue of records a core keeps for its caller to poll
  *
  * The convention every core follows (as quinn-proto and str0m do):
  *
@@ -56,5 +57,6 @@
 #include "core/random.h"
 #include "core/rfc4571.h"
 #include "core/tcpinfo.h"
+#include "core/polled.h"
 
 #endif /* __CORE_CORE_H__ */
