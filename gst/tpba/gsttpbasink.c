@@ -64,6 +64,7 @@
 #include "gstneturi.h"
 #include "core/rfc4571.h"
 #include "core/rtp.h"
+#include "core/wire.h"
 #include "core/senderqueue.h"
 #include <gst/video/video.h>
 
@@ -283,8 +284,7 @@ queue_token (GstTpbaSink * self)
 {
   guint8 t[TPBA_TOKEN_SIZE];
 
-  for (guint i = 0; i < TPBA_TOKEN_SIZE; i++)
-    t[i] = (guint8) (self->token >> (56 - 8 * i));
+  write64 (t, self->token);
   g_byte_array_prepend (self->tcp_out, t, TPBA_TOKEN_SIZE);
 }
 

@@ -50,6 +50,7 @@
 #include "gstnetudp.h"
 #include "gstneturi.h"
 #include "core/rfc4571.h"
+#include "core/wire.h"
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
@@ -245,11 +246,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
 static gboolean
 token_matches (GstTpbaSrc * self, const Pending * p)
 {
-  guint64 t = 0;
-
-  for (guint i = 0; i < TPBA_TOKEN_SIZE; i++)
-    t = (t << 8) | p->token[i];
-  return self->have_token && t == self->token;
+  return self->have_token && read64 (p->token) == self->token;
 }
 
 static gboolean on_tcp_readable (GSocket * sock, GIOCondition cond,
