@@ -39,8 +39,8 @@
  *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
  * ]| or with a URI: `tpba://127.0.0.1:5004?t-running=5000000000`.
  *
- * The defaults are the paper's scheme. With `tcp-congestion=cubic`,
- * `tcp-pacing=true allow-probe-loss=true end-criterion=proportional` is
+ * The defaults are the paper's scheme, with a cubic probing connection
+ * (`tcp-congestion`). `tcp-pacing=true allow-probe-loss=true end-criterion=proportional` is
  * recommended: without pacing the probing connection resumes with its whole
  * window as one burst and probes about 0.7 of its fair share; with the three
  * options TPBA measured as fair to TCP as one more TCP flow (docs/results.md,
@@ -73,6 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
 
 #define DEFAULT_HOST "127.0.0.1"
 #define DEFAULT_PORT 5004
+#define DEFAULT_TCP_CONGESTION "cubic"
 #define DEFAULT_MAX_QUEUE_BYTES (256 * 1024)
 #define DEFAULT_CONNECT_TIMEOUT (10 * GST_SECOND)
 #define DEFAULT_NOTSENT_LOWAT (32 * 1024)
@@ -1314,8 +1315,11 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
           "(0: never; one is always posted at EOS)", 0, G_MAXINT64, 0, rw));
   g_object_class_install_property (gobject_class, PROP_TCP_CONGESTION,
       g_param_spec_string ("tcp-congestion", "TCP congestion control",
-          "TCP_CONGESTION of the probing connection, e.g. cubic or reno "
-          "(NULL: the system default)", NULL, rw));
+          "TCP_CONGESTION of the probing connection, e.g. cubic or reno. "
+          "Cubic, the Linux default, by default: the probe measures the share "
+          "of the traffic it shares the path with, and most of that is cubic "
+          "(a BBR probe beside cubic flows took 2-2.6x their rate); empty: "
+          "the system's default", DEFAULT_TCP_CONGESTION, rw));
   g_object_class_install_property (gobject_class, PROP_TCP_PACING,
       g_param_spec_boolean ("tcp-pacing", "TCP pacing",
           "Let Linux pace the probing connection (SO_MAX_PACING_RATE, capped "
@@ -1356,6 +1360,7 @@ static void
 gst_tpba_sink_init (GstTpbaSink * self)
 {
   self->host = g_strdup (DEFAULT_HOST);
+  self->tcp_congestion = g_strdup (DEFAULT_TCP_CONGESTION);
   self->port = DEFAULT_PORT;
   self->tcp_port = -1;
   self->rtcp_port = -1;

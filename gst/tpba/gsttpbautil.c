@@ -33,6 +33,9 @@ gst_tpba_end_criterion_get_type (void)
         "absolute"},
     {TPBA_END_PROPORTIONAL, "|r[i-k] - r[i]| < z r[i], k = 1, 2 (section 7)",
         "proportional"},
+    {TPBA_END_CONFIDENCE, "95 % confidence interval of the mean r over the "
+          "last cycles narrower than ci-width; keeps the mean (not in the "
+          "paper)", "confidence"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {
@@ -71,7 +74,8 @@ static const GstParamEntry params[] = {
   P ("mode", "Sender scheme: tpba (the paper's), lda or ldaf (baselines)",
       ENUM, gst_tpba_mode_get_type, mode, 0, 0, S),
   P ("end-criterion", "End of the probing period: absolute (epsilon, "
-        "section 4) or proportional (z, section 7)", ENUM, gst_tpba_end_criterion_get_type,
+        "section 4), proportional (z, section 7) or confidence (ci-width, "
+        "ci-max-cycles; not in the paper)", ENUM, gst_tpba_end_criterion_get_type,
       end_criterion, 0, 0, S),
   P ("probe-interval", "Probing cycles: fixed (t-tcp, section 4) or cwnd "
         "(between cwnd reductions, section 7)", ENUM, gst_tpba_probe_interval_get_type,
@@ -88,6 +92,13 @@ static const GstParamEntry params[] = {
         "Table 2)", UINT64, NULL, epsilon, 0, 1e12, S),
   P ("z", "z: proportional end criterion, fraction of r[i] (paper: 0.05, "
         "section 7)", DOUBLE, NULL, z, 0, 1, S),
+  P ("ci-width", "Confidence end criterion: probing ends when the 95 % "
+        "confidence interval of the mean r is narrower than this fraction "
+        "of it on each side (not in the paper)", DOUBLE, NULL, ci_width, 0, 1,
+      S),
+  P ("ci-max-cycles", "Confidence end criterion: the most cycles averaged; "
+        "probing ends with their mean when this many gave no narrower "
+        "interval (not in the paper)", UINT, NULL, ci_max_cycles, 3, 32, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

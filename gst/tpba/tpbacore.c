@@ -42,6 +42,8 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->t_tcp = NS_PER_S;
   cfg->epsilon = 30000;
   cfg->z = 0.05;
+  cfg->ci_width = 0.1;
+  cfg->ci_max_cycles = 8;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -502,13 +504,13 @@ store_segments (TpbaSender * s, const TpbaTcpInfo * info)
   s->retrans_hist[s->n_r % TPBA_HISTORY] = info->total_retrans;
 }
 
-/* TCP's retransmitted fraction of the data segments it sent over the cycles
- * the end criterion looked at (the last three, or all there were), at the
- * end of cycle n_r - 1 given by @info; -1 if nothing was counted. */
+/* TCP's retransmitted fraction of the data segments it sent over the last
+ * @span cycles (the ones the end criterion looked at), at the end of cycle
+ * n_r - 1 given by @info; -1 if nothing was counted. */
 static gdouble
-probe_loss (const TpbaSender * s, const TpbaTcpInfo * info)
+probe_loss (const TpbaSender * s, const TpbaTcpInfo * info, guint span)
 {
-  guint k = s->n_r - MIN (s->n_r, 3);
+  guint k = s->n_r - MIN (s->n_r, span);
   guint32 segs = info->data_segs_out - s->segs_hist[k % TPBA_HISTORY];
   guint32 retrans = info->total_retrans - s->retrans_hist[k % TPBA_HISTORY];
 
@@ -517,12 +519,57 @@ probe_loss (const TpbaSender * s, const TpbaTcpInfo * info)
   return (gdouble) retrans / (gdouble) segs;
 }
 
-/* Stores r[i]; returns TRUE when the probing period ends with it. A cycle
- * that acked nothing (the connection in retransmission-timeout backoff) is
- * a stall, not a rate: it neither lowers the encoder's offer nor ends the
- * period, which three stalled cycles would otherwise do with r_s = 0. */
+/* Student's t, two-sided 95 %, for @df degrees of freedom. */
+static gdouble
+t_quantile_975 (guint df)
+{
+  static const gdouble t[] = { 0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447,
+    2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042
+  };
+
+  return df < G_N_ELEMENTS (t) ? t[df] : 1.96;
+}
+
+/* The confidence criterion over the cycles of this period that acked
+ * something, newest first, at most ci_max_cycles of them: TRUE when it ends
+ * the period, with their mean in *kept and the cycles looked at (stalls
+ * included) in *span. */
 static gboolean
-push_probe_rate (TpbaSender * s, gdouble r)
+confidence_end (const TpbaSender * s, gdouble * kept, guint * span)
+{
+  guint max = MIN (s->cfg.ci_max_cycles, TPBA_HISTORY);
+  guint back = MIN (s->n_r, TPBA_HISTORY);
+  gdouble sum = 0.0, sq = 0.0, mean, var;
+  guint n = 0, i;
+
+  for (i = 1; i <= back && n < max; i++) {
+    gdouble r = s->r_hist[(s->n_r - i) % TPBA_HISTORY];
+    if (r <= 0.0)
+      continue;
+    sum += r;
+    sq += r * r;
+    n++;
+  }
+  if (n < 3)
+    return FALSE;
+  mean = sum / n;
+  var = MAX (0.0, (sq - n * mean * mean) / (n - 1));
+  *kept = mean;
+  *span = i - 1;
+  return n >= max ||
+      t_quantile_975 (n - 1) * sqrt (var / n) < s->cfg.ci_width * mean;
+}
+
+/* Stores r[i]; returns TRUE when the probing period ends with it, with the
+ * rate to keep in *kept and how many cycles the criterion looked at in
+ * *span. A cycle that acked nothing (the connection in retransmission-
+ * timeout backoff) is a stall, not a rate: it neither lowers the encoder's
+ * offer nor ends the period, which three stalled cycles would otherwise do
+ * with r_s = 0. */
+static gboolean
+push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
 {
   gdouble a, b, lim;
 
@@ -533,8 +580,12 @@ push_probe_rate (TpbaSender * s, gdouble r)
     return FALSE;
   }
   set_rate (s, clamp_rate (s, r * (1.0 + s->cfg.probe_headroom)));
+  *kept = r;
+  *span = 3;
   if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles)
     return TRUE;
+  if (s->cfg.end_criterion == TPBA_END_CONFIDENCE)
+    return confidence_end (s, kept, span);
   if (s->n_r < 3)
     return FALSE;
   a = s->r_hist[(s->n_r - 3) % TPBA_HISTORY];
@@ -594,14 +645,16 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
   {
     gdouble r = 8.0 * (gdouble) (info->bytes_acked - s->cycle_acked) *
         (gdouble) NS_PER_S / (gdouble) len;
+    gdouble kept;
+    guint span;
 
     s->last_cycle = len;
     s->cycle_start = now;
     s->cycle_acked = info->bytes_acked;
     s->cwnd_reduced = FALSE;
-    if (push_probe_rate (s, r)) {
-      s->r_s = r;
-      s->p_probe = probe_loss (s, info);
+    if (push_probe_rate (s, r, &kept, &span)) {
+      s->r_s = kept;
+      s->p_probe = probe_loss (s, info, span);
       decide (s, TPBA_PERIOD_RUNNING, now);
     }
     store_segments (s, info);

@@ -43,6 +43,13 @@
  *
  * Options from the paper's future work (section 7, and section 4 T_running):
  * - end criterion PROPORTIONAL: |r[i-k] - r[i]| < z r[i], k = 1, 2.
+ *
+ * Ours, for the kept rate's bias (issue 17):
+ * - end criterion CONFIDENCE: over the last n cycles that acked something
+ *   (3 <= n <= ci_max_cycles), the mean m and the half-width h of its 95 %
+ *   confidence interval (Student's t, n - 1 degrees of freedom); the period
+ *   ends when h < ci_width m, or when the window is full, and r_s = m: the
+ *   mean over TCP's sawtooth, not the value of the cycle that ended it.
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
@@ -89,6 +96,7 @@ typedef enum {
 typedef enum {
   TPBA_END_ABSOLUTE,            /* |r[i-k] - r[i]| < eps (section 4) */
   TPBA_END_PROPORTIONAL,        /* |r[i-k] - r[i]| < z r[i] (section 7) */
+  TPBA_END_CONFIDENCE,          /* 95 % interval of the mean r < ci_width (ours) */
 } TpbaEndCriterion;
 
 typedef enum {
@@ -115,6 +123,8 @@ typedef struct {
   gint64 t_tcp;                 /* T_tcp: 1 s (Table 2) */
   guint64 epsilon;              /* eps: 30 kbit/s (Table 2) */
   gdouble z;                    /* proportional criterion: 0.05 (section 7) */
+  gdouble ci_width;             /* confidence criterion: half-width / mean, 0.1 */
+  guint ci_max_cycles;          /* confidence criterion: window, 8 cycles */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */

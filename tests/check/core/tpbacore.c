@@ -279,6 +279,82 @@ GST_START_TEST (test_probe_end_proportional)
 GST_END_TEST;
 
 
+/* 3. The confidence criterion (ours, issue 17): ends when the 95 % interval
+ * of the mean r is within ci-width, or when ci-max-cycles filled; keeps the
+ * mean. */
+static gint
+confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  gint i;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_CONFIDENCE;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  i = probe_rates (s, 0, 0, rates, n, NULL);
+  tpba_sender_get_stats (s, &st);
+  *r_s = st.r_s;
+  tpba_sender_free (s);
+  return i;
+}
+
+GST_START_TEST (test_probe_end_confidence_steady)
+{
+  /* mean 505k, s = 5k: t(2) 4.303 * 5k / sqrt 3 = 12.4k < 50.5k */
+  const guint64 rates[] = { 500000, 510000, 505000, 700000 };
+  guint64 r_s;
+
+  fail_unless_equals_int (confidence_end_index (rates, 4, &r_s), 2);
+  fail_unless_equals_uint64 (r_s, 505000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_confidence_sawtooth)
+{
+  /* cubic's swing: two alternating values 40 % apart never give an interval
+   * within 10 % by 8 cycles; the window fills and the mean is kept, where
+   * the proportional criterion would keep whichever cycle ended it. */
+  const guint64 rates[] = { 600000, 1000000, 600000, 1000000, 600000,
+    1000000, 600000, 1000000, 600000
+  };
+  guint64 r_s;
+
+  fail_unless_equals_int (confidence_end_index (rates, 9, &r_s), 7);
+  fail_unless_equals_uint64 (r_s, 800000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_confidence_narrows)
+{
+  /* 3 cycles 800k, 900k, 850k: h = 4.303 * 50k / sqrt 3 = 124k > 85k;
+   * a 4th of 860k: mean 852.5k, s 41.1k, h = 3.182 * 41.1k / 2 = 65k < 85k */
+  const guint64 rates[] = { 800000, 900000, 850000, 860000, 500000 };
+  guint64 r_s;
+
+  fail_unless_equals_int (confidence_end_index (rates, 5, &r_s), 3);
+  fail_unless_equals_uint64 (r_s, 852500);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_confidence_skips_stalls)
+{
+  /* stalled cycles neither count nor end the period; the mean is over the
+   * cycles that acked something */
+  const guint64 rates[] = { 0, 500000, 0, 510000, 505000 };
+  guint64 r_s;
+
+  fail_unless_equals_int (confidence_end_index (rates, 5, &r_s), 4);
+  fail_unless_equals_uint64 (r_s, 505000);
+}
+
+GST_END_TEST;
+
 /* Cycles that acked nothing (a connection in RTO backoff) are stalls: three
  * of them do not end probing with r_s = 0, nor lower the encoder's offer. */
 GST_START_TEST (test_probe_stalled_cycles)
@@ -1356,6 +1432,10 @@ tpbacore_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_probe_end_criterion);
   tcase_add_test (tc, test_probe_end_proportional);
+  tcase_add_test (tc, test_probe_end_confidence_steady);
+  tcase_add_test (tc, test_probe_end_confidence_sawtooth);
+  tcase_add_test (tc, test_probe_end_confidence_narrows);
+  tcase_add_test (tc, test_probe_end_confidence_skips_stalls);
   tcase_add_test (tc, test_probe_stalled_cycles);
   tcase_add_test (tc, test_probe_interval_cwnd);
   tcase_add_test (tc, test_running_period);
