@@ -91,6 +91,7 @@ VARIANTS = {
     "TPBA-loss": "allow-probe-loss=true",
     "TPBA-prop-loss": "end-criterion=proportional allow-probe-loss=true",
     "TPBA-ours": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional",
+    "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "LDA": "mode=lda bottleneck={b}",
 }
 # Reference flows in place of tpbasink, no GStreamer: what the bed allows any
@@ -239,6 +240,7 @@ def run_tpba(case, snd, rcv):
 
     tpba = [(t, int(f.get("bytes-udp", 0)) + int(f.get("bytes-tcp", 0)))
             for t, name, f in rx_msgs if name == "tpba-stats"]
+    udp = [(t, int(f.get("bytes-udp", 0))) for t, name, f in rx_msgs if name == "tpba-stats"]
     stats = [f for _, name, f in tx_msgs if name == "tpba-stats"]
     periods = [(round(t, 2), f.get("period"), int(f.get("r-s", 0)))
                for t, name, f in tx_msgs if name == "tpba-period"]
@@ -247,7 +249,7 @@ def run_tpba(case, snd, rcv):
               if f.get("period") == "running" and "p-loss" in f]
     return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
                 err="" if tx.returncode == 0 else err_tx[-300:],
-                R=[windows(s, END) for s in [tpba] + cross],
+                R=[windows(s, END) for s in [tpba] + cross], U=windows(udp, END),
                 periods=periods, losses=losses, last=stats[-1] if stats else {})
 
 
@@ -314,6 +316,31 @@ def probe_vs_tcp(run):
     return median_or_none(ratios)
 
 
+def udp_share(run):
+    """The share of TPBA's bytes that arrived over UDP in [WARMUP, END)."""
+    if "U" not in run:
+        return None
+    total = sum(run["R"][0][WARMUP:END])
+    return sum(run["U"][WARMUP:END]) / total if total else None
+
+
+def kept_bias(run):
+    """Median over the probing periods that ended before JOIN (the TCP flows the
+    same throughout) of r_s against the mean rate of the TCP flows over that
+    probing period's whole 1 s windows: 1.0 is an unbiased kept rate."""
+    R, ntcp, ratios = run["R"], run["ntcp"], []
+    spans = probing_spans(run["periods"])
+    kept = [r for _, p, r in run["periods"] if p == "running"]
+    for (t0, t1), r_s in zip(spans, kept):
+        js = range(int(t0) + 1, min(int(t1), JOIN))
+        if len(js) < 2 or not r_s:
+            continue
+        tcp = [statistics.mean(r[j] for j in js) for r in R[1:ntcp + 1]]
+        if tcp and statistics.mean(tcp) > 1e3:
+            ratios.append(r_s / statistics.mean(tcp))
+    return median_or_none(ratios)
+
+
 def metrics(run):
     R, ntcp = run["R"], run["ntcp"]
     orig = R[:ntcp + 1]                  # TPBA and the TCP flows that run throughout
@@ -351,7 +378,15 @@ def metrics(run):
         p_probe=median_or_none([q for _, q in run.get("losses", []) if q >= 0]),
         reductions=int(run["last"].get("reductions", 0)),
         rs_share=rs_med / fair1 if rs_med is not None else None,
+        f_means=jain(means1_window(R[:ntcp + 1])),
+        udp_share=udp_share(run),
+        kept_bias=kept_bias(run) if is_tpba(run["variant"]) else None,
         probe_vs_tcp=probe_vs_tcp(run) if is_tpba(run["variant"]) else None)
+
+
+def means1_window(rates):
+    """Each flow's mean rate over [WARMUP, JOIN)."""
+    return [statistics.mean(r[j] for j in range(WARMUP, JOIN)) for r in rates]
 
 
 def is_tpba(variant):
@@ -486,6 +521,8 @@ def report(runs):
         probe_convergence(scored)
         print()
         running_loss(scored)
+        print()
+        udp_and_kept_rate(scored)
 
 
 def median_or_none(xs):
@@ -571,6 +608,23 @@ def running_loss(scored):
               f"{fmt(m['rs_share'], spec='.2f')} | "
               f"{fmt(m['p_loss'], 0.01, '.1f')} | {fmt(m['p_probe'], 0.01, '.1f')} | "
               f"{m['reductions']} | {m['share1']:.2f} |")
+
+
+def udp_and_kept_rate(scored):
+    """Per scenario and variant, medians over trials: Jain's f over the flows'
+    mean rates in [WARMUP, JOIN) and per 1 s window, the share of the fair
+    rate, the UDP share of TPBA's bytes and the kept rate r_s against the TCP
+    flows' mean over the probing period behind it."""
+    print("| scenario | variant | runs | f over mean rates | f per 1 s (median) | "
+          "rate / fair share | UDP share of bytes | r_s / TCP mean while probing |\n"
+          "|---|---|---|---|---|---|---|---|")
+    for s, d in by_scenario(scored).items():
+        for v, ms in d.items():
+            col = lambda key: median_or_none(  # noqa: E731
+                [m[key] for m in ms if m.get(key) is not None])
+            print(f"| {s} | {v} | {len(ms)} | {fmt(col('f_means'), spec='.3f')} | "
+                  f"{fmt(col('f1'), spec='.3f')} | {fmt(col('share1'), spec='.2f')} | "
+                  f"{fmt(col('udp_share'), spec='.2f')} | {fmt(col('kept_bias'), spec='.2f')} |")
 
 
 def against_lda(by, variant):
