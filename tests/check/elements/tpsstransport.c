@@ -161,6 +161,7 @@ GST_START_TEST (test_socket_used_as_given)
   GstElement *src;
   Member a, b;
   gint port = 0;
+  gchar *uri, *expect;
 
   /* a free port for member 2 */
   probe = check_udp_socket_local (&p2);
@@ -172,11 +173,15 @@ GST_START_TEST (test_socket_used_as_given)
       "members=%s tpsssrc name=src port=%u members=%s caps=\"" RTP_CAPS "\"",
       p2, members, p2, members);
 
-  /* port reads the socket's port, before and while playing */
+  /* port reads the socket's port, before and while playing; a URI names
+   * that port and no socket (an object has no text form) */
   src = gst_element_factory_make ("tpsssrc", NULL);
   g_object_set (src, "socket", sock, NULL);
   g_object_get (src, "port", &port, NULL);
   fail_unless_equals_int (port, p1);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (src));
+  expect = g_strdup_printf ("tpss://0.0.0.0:%u", p1);
+  fail_unless_equals_string (uri, expect);
   gst_object_unref (src);
 
   member_start (&a, d1, "socket", sock);
@@ -198,6 +203,8 @@ GST_START_TEST (test_socket_used_as_given)
   fail_unless_equals_int (G_OBJECT (sock)->ref_count, 1);
 
   g_object_unref (sock);
+  g_free (uri);
+  g_free (expect);
   g_free (members);
   g_free (d1);
   g_free (d2);
