@@ -4,6 +4,7 @@
 #endif
 
 #include <string.h>
+#include <netinet/in.h>
 
 #include "gsttpssutil.h"
 #include "gstneturi.h"
@@ -669,6 +670,154 @@ gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
   g_strfreev (parts);
   return ok;
 }
+
+/* ------------------------------------------------------------------ */
+/* Addresses: the group core stores and compares opaque bytes; ours are a
+ * sockaddr with only family, port, IP (and IPv6 scope) set, so equal peers
+ * compare equal bytewise. */
+
+G_STATIC_ASSERT (sizeof (struct sockaddr_in6) <= TPSS_ADDR_MAX_SIZE);
+
+gboolean
+gst_tpss_addr_from_socket_address (GSocketAddress * sa, TpssAddr * out)
+{
+  struct sockaddr_storage ss, n;
+  gsize len;
+
+  memset (out, 0, sizeof (*out));
+  if (!sa || !g_socket_address_to_native (sa, &ss, sizeof (ss), NULL))
+    return FALSE;
+  memset (&n, 0, sizeof (n));
+  if (ss.ss_family == AF_INET) {
+    const struct sockaddr_in *a = (const void *) &ss;
+    struct sockaddr_in *b = (void *) &n;
+    b->sin_family = AF_INET;
+    b->sin_port = a->sin_port;
+    b->sin_addr = a->sin_addr;
+    len = sizeof (*b);
+  } else if (ss.ss_family == AF_INET6) {
+    const struct sockaddr_in6 *a = (const void *) &ss;
+    struct sockaddr_in6 *b = (void *) &n;
+    b->sin6_family = AF_INET6;
+    b->sin6_port = a->sin6_port;
+    b->sin6_addr = a->sin6_addr;
+    b->sin6_scope_id = a->sin6_scope_id;
+    len = sizeof (*b);
+  } else {
+    return FALSE;
+  }
+  memcpy (out->bytes, &n, len);
+  out->len = len;
+  return TRUE;
+}
+
+GSocketAddress *
+gst_tpss_addr_to_socket_address (const TpssAddr * a)
+{
+  struct sockaddr_storage ss;
+
+  memset (&ss, 0, sizeof (ss));
+  memcpy (&ss, a->bytes, a->len);
+  return g_socket_address_new_from_native (&ss, a->len);
+}
+
+static gchar *
+addr_to_string (const TpssAddr * a)
+{
+  GSocketAddress *sa = gst_tpss_addr_to_socket_address (a);
+  gchar *str = sa ? gst_net_address_to_string (sa) : g_strdup ("?");
+
+  g_clear_object (&sa);
+  return str;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stats */
+
+static const gchar *
+phase_name (TpssPhase p)
+{
+  return p == TPSS_PHASE_REDUNDANT ? "redundant" : "non-redundant";
+}
+
+static GstStructure *
+member_stats_structure (const TpssGroupMemberStats * m)
+{
+  gchar *addr = m->addr.len ? addr_to_string (&m->addr) : g_strdup ("");
+  GstStructure *ms = gst_structure_new ("member",
+      "id", G_TYPE_UINT, m->id,
+      "address", G_TYPE_STRING, addr,
+      "priority", G_TYPE_UINT, m->recv.priority,
+      /* toward it */
+      "send-phase", G_TYPE_STRING, phase_name (m->send.phase),
+      "send-data-rate", G_TYPE_UINT64, m->send.data_rate,
+      "send-rate", G_TYPE_UINT64, m->send.send_rate,
+      "send-notified-rate", G_TYPE_UINT64, m->send.notified_rate,
+      "send-distance", G_TYPE_UINT, m->send.distance,
+      "send-length", G_TYPE_UINT, m->send.length,
+      "rtt", G_TYPE_INT64, m->send.rtt,
+      "packets-sent", G_TYPE_UINT64, m->send.packets_sent,
+      "parity-sent", G_TYPE_UINT64, m->parity_sent,
+      /* from it */
+      "packets-received", G_TYPE_UINT64, m->recv.packets_received,
+      "parity-received", G_TYPE_UINT64, m->parity_received,
+      "packets-lost", G_TYPE_UINT64, m->recv.packets_lost,
+      "packets-recovered", G_TYPE_UINT64, m->recv.packets_recovered,
+      "packets-not-delivered", G_TYPE_UINT64, m->recv.packets_not_delivered,
+      "packets-delivered", G_TYPE_UINT64, m->delivered,
+      "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
+      "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
+      "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate, NULL);
+
+  if (m->have_decoder)
+    gst_structure_set (ms,
+        "unrecoverable", G_TYPE_UINT64, m->decoder.unrecoverable,
+        "fec-late", G_TYPE_UINT64, m->decoder.fec_late,
+        "fec-duplicates", G_TYPE_UINT64, m->decoder.duplicates,
+        "fec-malformed", G_TYPE_UINT64, m->decoder.malformed, NULL);
+  g_free (addr);
+  return ms;
+}
+
+GstStructure *
+gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
+    guint64 send_errors, const TpssGroupStats * gs, const GArray * members)
+{
+  GValue list = G_VALUE_INIT;
+  GstStructure *st = gst_structure_new ("application/x-tpss-stats",
+      "member-id", G_TYPE_UINT, id,
+      "port", G_TYPE_UINT, port,
+      "running", G_TYPE_BOOLEAN, running,
+      "data-rate", G_TYPE_UINT64, gs->data_rate,
+      "packets-sent", G_TYPE_UINT64, gs->sent,
+      "bytes-sent", G_TYPE_UINT64, gs->send_bytes,
+      "queue-dropped", G_TYPE_UINT64, gs->queue_dropped,
+      "queued", G_TYPE_UINT, gs->queued,
+      "send-errors", G_TYPE_UINT64, send_errors + gs->stamp_errors,
+      "control-sent", G_TYPE_UINT64, gs->ctrl_sent,
+      "control-received", G_TYPE_UINT64, gs->ctrl_received,
+      "data-received", G_TYPE_UINT64, gs->data_received,
+      "malformed", G_TYPE_UINT64, gs->malformed,
+      "non-member", G_TYPE_UINT64, gs->non_member,
+      "forged", G_TYPE_UINT64, gs->forged,
+      "own", G_TYPE_UINT64, gs->own,
+      "other-rtcp", G_TYPE_UINT64, gs->other_rtcp,
+      "pli-sent", G_TYPE_UINT64, gs->pli_sent,
+      "pli-received", G_TYPE_UINT64, gs->pli_received,
+      "pli-dropped", G_TYPE_UINT64, gs->pli_dropped, NULL);
+
+  g_value_init (&list, GST_TYPE_LIST);
+  for (guint i = 0; members && i < members->len; i++) {
+    GValue mv = G_VALUE_INIT;
+    g_value_init (&mv, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&mv, member_stats_structure (&g_array_index (members,
+                TpssGroupMemberStats, i)));
+    gst_value_list_append_and_take_value (&list, &mv);
+  }
+  gst_structure_take_value (st, "members", &list);
+  return st;
+}
+
 
 /* ------------------------------------------------------------------ */
 /* URI */

@@ -1,7 +1,8 @@
 /* What tpsssink and tpsssrc share besides the session: the enums, the
  * session's settings as properties (a hand-written part for the session and
  * its transport, one GstParamTable for the group core's TpssGroupConfig),
- * the `members` and `priorities` parsers and the URI handler. */
+ * the `members` and `priorities` parsers, the URI handler, the group core's
+ * addresses as GSocketAddresses and the stats structure. */
 #ifndef __GST_TPSS_UTIL_H__
 #define __GST_TPSS_UTIL_H__
 
@@ -103,6 +104,17 @@ gboolean gst_tpss_parse_members (const gchar * str, GArray * out,
     GError ** error);
 gboolean gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
     GError ** error);
+
+/* The group core's address (opaque bytes) of a socket address: family,
+ * port, IP and IPv6 scope, the rest zeroed; FALSE for other families. */
+gboolean gst_tpss_addr_from_socket_address (GSocketAddress * sa,
+    TpssAddr * out);
+GSocketAddress *gst_tpss_addr_to_socket_address (const TpssAddr * a);
+
+/* The session's `stats` (GST_TPSS_SESSION_STATS_DOC) from the counters. */
+GstStructure *gst_tpss_stats_structure (guint32 id, guint port,
+    gboolean running, guint64 send_errors, const TpssGroupStats * gs,
+    const GArray * members);
 
 G_END_DECLS
 
