@@ -534,6 +534,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
 {
   GstTpssSettings st = { 0, };
   GstNetTransport *transport = NULL;
+  GstNetLoop *loop = NULL;
   GArray *peers = NULL;
   gint64 now;
   gboolean ok;
@@ -552,6 +553,9 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   ok = open_session (s, &st, &transport, &peers, error);
   if (ok) {
     now = gst_net_now ();
+    loop = gst_net_loop_new ("tpss-session", session_work, s);
+    gst_net_stats_init (&s->stats, NULL, "tpss-stats", element_stats);
+    gst_net_stats_start (&s->stats, (gint64) st.stats_interval, now);
     g_mutex_lock (&s->lock);
     s->id = st.member_id;
     while (s->id == 0)
@@ -564,21 +568,22 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
       s->transport = transport;
       s->send_errors = 0;
       s->running = TRUE;
-      s->loop = gst_net_loop_new ("tpss-session", session_work, s);
-      gst_net_stats_init (&s->stats, NULL, "tpss-stats", element_stats);
-      gst_net_stats_start (&s->stats, (gint64) st.stats_interval, now);
-      gst_net_loop_attach (s->loop, transport, on_datagram, s);
-      gst_net_loop_start (s->loop);
-      GST_INFO ("session %s: member %u on port %u%s", s->name, s->id,
-          s->local_port, s->multicast ? " (multicast)" : "");
+      s->loop = loop;
     } else {
       g_clear_pointer (&s->core, tpss_group_free);
-      g_clear_object (&transport);
     }
     g_mutex_unlock (&s->lock);
   }
-  if (!ok)
+  if (ok) {
+    gst_net_loop_attach (loop, transport, on_datagram, s);
+    gst_net_loop_start (loop);
+    GST_INFO ("session %s: member %u on port %u%s", s->name, s->id,
+        s->local_port, s->multicast ? " (multicast)" : "");
+  } else {
     s->starts--;
+    g_clear_object (&transport);
+    g_clear_pointer (&loop, gst_net_loop_free);
+  }
   g_clear_pointer (&peers, g_array_unref);
   gst_tpss_settings_clear (&st);
   g_mutex_unlock (&s->start_lock);
