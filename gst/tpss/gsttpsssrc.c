@@ -40,6 +40,13 @@
  * claim a member's id from another address are counted in
  * #GstTpssSrc:stats and dropped.
  *
+ * The session's datagrams go through a UDP socket of its own on
+ * #GstTpssSrc:address and #GstTpssSrc:port, or through the application's:
+ * #GstTpssSrc:socket (a bound UDP GSocket, used as given and never closed)
+ * or #GstTpssSrc:transport (any GstNetTransport, e.g. an ICE one; the
+ * session then opens no socket). Give a tpsssink of the same member the same
+ * object.
+ *
  * Output caps: #GstTpssSrc:caps if set, else application/x-rtp with
  * #GstTpssSrc:media, #GstTpssSrc:clock-rate, #GstTpssSrc:encoding-name and
  * #GstTpssSrc:payload; the pad's caps also carry `ssrc` (the member id).

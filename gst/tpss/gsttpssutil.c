@@ -220,7 +220,8 @@ install_session_properties (GObjectClass * klass)
   g_object_class_install_property (klass, GST_TPSS_PROP_SESSION,
       g_param_spec_string ("session", "Session",
           "Name of the member session a tpsssink and a tpsssrc of one member "
-          "share (one core, one socket, one member id); NULL: \"tpss-<port>\"",
+          "share (one core, one socket, one member id); NULL: \"tpss-<port>\" "
+          "(with `transport`: one session per transport object)",
           NULL, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_ADDRESS,
       g_param_spec_string ("address", "Address",
@@ -484,6 +485,9 @@ gst_tpss_settings_session_name (const GstTpssSettings * s)
 {
   if (s->session && *s->session)
     return g_strdup (s->session);
+  /* a sink and a src given one transport are one member */
+  if (s->transport)
+    return g_strdup_printf ("tpss-transport-%p", (gpointer) s->transport);
   return g_strdup_printf ("tpss-%d", gst_tpss_settings_port (s));
 }
 

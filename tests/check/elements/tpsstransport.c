@@ -234,13 +234,14 @@ GST_START_TEST (test_transport_carries_the_group)
   Member m[2];
   GstNetUdp *t[2] = { t1, t2 };
 
-  /* port=0 everywhere: a socket of the element's own would be a third
-   * port, and no member would ever reach it */
+  /* The same port for both members, and no session name: a sink and a src
+   * given one transport share a session, whatever their port. A socket of
+   * the elements' own would be on another port, and no member would ever
+   * reach it. */
   for (guint i = 0; i < 2; i++) {
-    d[i] = g_strdup_printf (SEND "tpsssink name=sink session=m%u port=0 "
-        "member-id=%u members=%s tpsssrc name=src session=m%u port=0 "
-        "members=%s caps=\"" RTP_CAPS "\"", i + 1, i + 1, members, i + 1,
-        members);
+    d[i] = g_strdup_printf (SEND "tpsssink name=sink port=0 member-id=%u "
+        "members=%s tpsssrc name=src port=0 members=%s caps=\"" RTP_CAPS
+        "\"", i + 1, members, members);
     member_start (&m[i], d[i], "transport", t[i]);
   }
   WAIT_UNTIL (buffers_of (&m[0]) >= 50 && buffers_of (&m[1]) >= 50, 10);
