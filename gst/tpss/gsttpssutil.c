@@ -154,6 +154,8 @@ static const GstParamEntry param_entries[] = {
 #undef U
 
 G_STATIC_ASSERT (G_N_ELEMENTS (param_entries) == GST_TPSS_N_PARAMS);
+/* set_mask has a bit per property id */
+G_STATIC_ASSERT (GST_TPSS_PROP_LAST <= 64);
 
 static void
 params_init (gpointer cfg)
