@@ -252,6 +252,45 @@ GST_START_TEST (test_udp_multicast_membership)
 
 GST_END_TEST;
 
+/* multicast-iface is also the interface multicast leaves through: a
+ * member's datagram to its group loops back over lo (the default route
+ * would take it elsewhere); an interface that does not exist is an error
+ * naming the setting. */
+GST_START_TEST (test_udp_multicast_send_iface)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GInetAddress *group = g_inet_address_new_from_string ("239.255.42.44");
+  GSocketAddress *to;
+  GSocket *sock;
+  GError *err = NULL;
+  GstNetUdp *u;
+  gchar buf[8];
+
+  s.address = "239.255.42.44";
+  s.multicast_iface = "lo";
+  u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (u != NULL, "%s", err ? err->message : "");
+  sock = gst_net_udp_get_socket (u);
+  to = g_inet_socket_address_new (group, gst_net_udp_get_port (u));
+  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (u),
+          (const guint8 *) "mc", 2, to, &err), "%s", err ? err->message : "");
+  fail_unless (g_socket_condition_timed_wait (sock, G_IO_IN, G_USEC_PER_SEC,
+          NULL, NULL));
+  fail_unless_equals_int (g_socket_receive (sock, buf, sizeof (buf), NULL,
+          NULL), 2);
+  g_object_unref (to);
+  g_object_unref (u);
+
+  s.multicast_iface = "no-such-if0";
+  fail_if (gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err));
+  fail_unless (strstr (err->message, "multicast-iface") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  g_object_unref (group);
+}
+
+GST_END_TEST;
+
 /* A name that cannot resolve fails with the setting named. */
 GST_START_TEST (test_resolve_errors)
 {
@@ -282,6 +321,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
+  tcase_add_test (tc, test_udp_multicast_send_iface);
   tcase_add_test (tc, test_resolve_errors);
   return s;
 }
