@@ -1,11 +1,30 @@
 /* The transport interface (see gstnettransport.h). */
 #include "gstnettransport.h"
 
-G_DEFINE_INTERFACE (GstNetTransport, gst_net_transport, G_TYPE_OBJECT);
-
 static void
-gst_net_transport_default_init (GstNetTransportInterface * iface)
+gst_net_transport_default_init (gpointer g_iface, gpointer data)
 {
+}
+
+/* Every plugin that links gstcommon has its own copy of this code: the
+ * first one loaded registers the type, the others use it. */
+GType
+gst_net_transport_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_from_name ("GstNetTransport");
+
+    if (t == 0) {
+      t = g_type_register_static_simple (G_TYPE_INTERFACE, "GstNetTransport",
+          sizeof (GstNetTransportInterface),
+          gst_net_transport_default_init, 0, NULL, 0);
+      g_type_interface_add_prerequisite (t, G_TYPE_OBJECT);
+    }
+    g_once_init_leave (&type, t);
+  }
+  return type;
 }
 
 gboolean

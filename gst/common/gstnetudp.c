@@ -1,5 +1,8 @@
 /* The UDP transport (see gstnetudp.h). */
+#include <errno.h>
 #include <sys/socket.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include "gstnetudp.h"
 #include "gstnetsocket.h"
 
@@ -23,11 +26,7 @@ struct _GstNetUdp
 
 #define BUF_SIZE 65536
 
-static void gst_net_udp_transport_init (GstNetTransportInterface * iface);
-
-G_DEFINE_TYPE_WITH_CODE (GstNetUdp, gst_net_udp, G_TYPE_OBJECT,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_NET_TRANSPORT,
-        gst_net_udp_transport_init));
+static gpointer gst_net_udp_parent_class;
 
 static gboolean
 udp_send_to (GstNetTransport * t, const guint8 * data, gsize size,
@@ -87,8 +86,10 @@ udp_attach (GstNetTransport * t, GMainContext * context,
 }
 
 static void
-gst_net_udp_transport_init (GstNetTransportInterface * iface)
+gst_net_udp_transport_init (gpointer g_iface, gpointer data)
 {
+  GstNetTransportInterface *iface = g_iface;
+
   iface->send_to = udp_send_to;
   iface->attach = udp_attach;
   iface->detach = udp_detach;
@@ -117,9 +118,41 @@ gst_net_udp_class_init (GstNetUdpClass * klass)
 }
 
 static void
-gst_net_udp_init (GstNetUdp * self)
+gst_net_udp_init (GTypeInstance * instance, gpointer klass)
 {
-  self->buf = g_malloc (BUF_SIZE);
+  GST_NET_UDP (instance)->buf = g_malloc (BUF_SIZE);
+}
+
+static void
+gst_net_udp_class_intern_init (gpointer klass, gpointer data)
+{
+  gst_net_udp_parent_class = g_type_class_peek_parent (klass);
+  gst_net_udp_class_init (klass);
+}
+
+/* As the transport interface: the first plugin of the project loaded
+ * registers the type, the others (each with a copy of gstcommon) use it. */
+GType
+gst_net_udp_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_from_name ("GstNetUdp");
+
+    if (t == 0) {
+      const GInterfaceInfo transport = {
+        gst_net_udp_transport_init, NULL, NULL
+      };
+
+      t = g_type_register_static_simple (G_TYPE_OBJECT, "GstNetUdp",
+          sizeof (GstNetUdpClass), gst_net_udp_class_intern_init,
+          sizeof (GstNetUdp), gst_net_udp_init, 0);
+      g_type_add_interface_static (t, GST_TYPE_NET_TRANSPORT, &transport);
+    }
+    g_once_init_leave (&type, t);
+  }
+  return type;
 }
 
 /* The options of @s on our socket; FALSE names the one that failed. */
@@ -146,6 +179,33 @@ apply_options (GstNetUdp * self, const GstNetUdpSettings * s, GError ** error)
     g_set_error (error, G_IO_ERROR, err->code, "Could not set %s on the UDP "
         "socket (%s): %s", what, v6 ? "IPv6" : "IPv4", err->message);
     g_error_free (err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Multicast leaves through @iface (IP_MULTICAST_IF, IPV6_MULTICAST_IF), as
+ * udpsink's multicast-iface does. */
+static gboolean
+set_multicast_send_iface (GSocket * sock, const gchar * iface,
+    GError ** error)
+{
+  guint index = if_nametoindex (iface);
+  struct ip_mreqn mr = { {0}, };
+
+  if (index == 0) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Could not set "
+        "multicast-iface: no interface \"%s\"", iface);
+    return FALSE;
+  }
+  if (g_socket_get_family (sock) == G_SOCKET_FAMILY_IPV6)
+    return g_socket_set_option (sock, IPPROTO_IPV6, IPV6_MULTICAST_IF, index,
+        error);
+  mr.imr_ifindex = index;
+  if (setsockopt (g_socket_get_fd (sock), IPPROTO_IP, IP_MULTICAST_IF, &mr,
+          sizeof (mr)) < 0) {
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+        "Could not set multicast-iface %s: %s", iface, g_strerror (errno));
     return FALSE;
   }
   return TRUE;
@@ -189,7 +249,8 @@ bind_own (GstNetUdp * self, const GstNetUdpSettings * s,
     g_error_free (err);
   } else if (mc) {
     ok = gst_net_udp_join (self, g_inet_socket_address_get_address
-        (G_INET_SOCKET_ADDRESS (addr)), NULL, error);
+        (G_INET_SOCKET_ADDRESS (addr)), NULL, error) && (!s->multicast_iface
+        || set_multicast_send_iface (self->socket, s->multicast_iface, error));
   }
   g_object_unref (bind_addr);
   g_object_unref (ia);

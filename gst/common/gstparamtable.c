@@ -1,6 +1,16 @@
 /* A core's parameters as properties (see gstparamtable.h). */
 #include "gstparamtable.h"
 
+/* A bound of the table as a 64-bit integer: a bound at or beyond the type's
+ * end (G_MAXUINT64, G_MAXINT64 as a double round up past it) is the end. */
+static guint64
+bound_u64 (gdouble d, guint64 end)
+{
+  if (d <= 0)
+    return 0;
+  return d >= (gdouble) end ? end : (guint64) d;
+}
+
 static GParamSpec *
 entry_pspec (const GstParamEntry * e, gconstpointer field)
 {
@@ -19,11 +29,13 @@ entry_pspec (const GstParamEntry * e, gconstpointer field)
       return g_param_spec_uint (e->name, nick, e->blurb, (guint) e->min,
           (guint) e->max, *(const guint *) field, fl);
     case GST_PARAM_KIND_UINT64:
-      return g_param_spec_uint64 (e->name, nick, e->blurb, (guint64) e->min,
-          (guint64) e->max, *(const guint64 *) field, fl);
+      return g_param_spec_uint64 (e->name, nick, e->blurb,
+          bound_u64 (e->min, G_MAXUINT64), bound_u64 (e->max, G_MAXUINT64),
+          *(const guint64 *) field, fl);
     case GST_PARAM_KIND_TIME:
-      return g_param_spec_uint64 (e->name, nick, e->blurb, (guint64) e->min,
-          (guint64) e->max, (guint64) * (const gint64 *) field, fl);
+      return g_param_spec_uint64 (e->name, nick, e->blurb,
+          bound_u64 (e->min, G_MAXINT64), bound_u64 (e->max, G_MAXINT64),
+          (guint64) * (const gint64 *) field, fl);
     case GST_PARAM_KIND_DOUBLE:
       return g_param_spec_double (e->name, nick, e->blurb, e->min, e->max,
           *(const gdouble *) field, fl);

@@ -30,7 +30,8 @@ typedef struct
   const gchar *blurb;
   GstParamKind kind;
   GType (*enum_type) (void);    /* GST_PARAM_KIND_ENUM only */
-  gdouble min, max;             /* ignored for booleans and enums */
+  gdouble min, max;             /* ignored for booleans and enums; for 64-bit
+                                 * kinds, >= the type's end is the end */
   gsize offset;                 /* G_STRUCT_OFFSET in the config struct */
   guint elements;               /* mask of the elements that have it */
 } GstParamEntry;

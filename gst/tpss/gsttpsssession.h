@@ -1,105 +1,13 @@
-/* The member session shared by tpsssink and tpsssrc: one TpssMember core,
- * one UDP socket (RTP, parity and RTCP multiplexed on one port, RFC 5761),
- * one member id, one I/O thread. See gsttpsssession.c. */
+/* The member session shared by tpsssink and tpsssrc: one TpssGroup core,
+ * one transport (RTP, parity and RTCP multiplexed on one UDP port, RFC
+ * 5761), one member id, one I/O loop. See gsttpsssession.c. */
 #ifndef __GST_TPSS_SESSION_H__
 #define __GST_TPSS_SESSION_H__
 
 #include <gst/gst.h>
-#include "tpsscore.h"
+#include "gsttpssutil.h"
 
 G_BEGIN_DECLS
-
-#define GST_TYPE_TPSS_SLOW_START (gst_tpss_slow_start_get_type ())
-#define GST_TYPE_TPSS_CONTROL (gst_tpss_control_get_type ())
-#define GST_TYPE_TPSS_DELIVERY (gst_tpss_delivery_get_type ())
-GType gst_tpss_slow_start_get_type (void);
-GType gst_tpss_control_get_type (void);
-GType gst_tpss_delivery_get_type (void);
-
-/* Properties both elements have (the session's settings). Element-specific
- * properties are numbered from GST_TPSS_PROP_LAST. */
-enum
-{
-  GST_TPSS_PROP_0,
-  GST_TPSS_PROP_SESSION,
-  GST_TPSS_PROP_ADDRESS,
-  GST_TPSS_PROP_PORT,
-  GST_TPSS_PROP_MEMBERS,
-  GST_TPSS_PROP_MEMBER_LIST,
-  GST_TPSS_PROP_MEMBER_ID,
-  GST_TPSS_PROP_MULTICAST_IFACE,
-  GST_TPSS_PROP_TTL_MC,
-  GST_TPSS_PROP_LOOP,
-  GST_TPSS_PROP_FEC_PT,
-  GST_TPSS_PROP_EXT_ID,
-  GST_TPSS_PROP_FEC_SIZE_TIME,
-  GST_TPSS_PROP_PRIORITIES,
-  GST_TPSS_PROP_ALLOW_JOIN,
-  GST_TPSS_PROP_BUFFER_SIZE,
-  GST_TPSS_PROP_SLOW_START,
-  GST_TPSS_PROP_CONTROL,
-  GST_TPSS_PROP_DELIVERY,
-  GST_TPSS_PROP_INITIAL_RATE,
-  GST_TPSS_PROP_MAX_RATE,
-  GST_TPSS_PROP_PACKET_DISTANCE,
-  GST_TPSS_PROP_INITIAL_LENGTH,
-  GST_TPSS_PROP_LOSS_THRESHOLD,
-  GST_TPSS_PROP_DECREASE,
-  GST_TPSS_PROP_INCREASE,
-  GST_TPSS_PROP_HOLDING_TIME,
-  GST_TPSS_PROP_MIN_REPORT_INTERVAL,
-  GST_TPSS_PROP_MAX_RECEIVE_RATE,
-  GST_TPSS_PROP_MEMBER_TIMEOUT,
-  GST_TPSS_PROP_HELLO_INTERVAL,
-  GST_TPSS_PROP_MAX_QUEUE_BYTES,
-  GST_TPSS_PROP_ADMISSION_BURST,
-  GST_TPSS_PROP_APP_LIMIT_FACTOR,
-  GST_TPSS_PROP_STATS_INTERVAL,
-  GST_TPSS_PROP_LAST
-};
-
-typedef struct
-{
-  gchar *session;               /* NULL: "tpss-<port>" */
-  gchar *address;               /* bind address, or a multicast group */
-  gint port;
-  gchar *members;               /* "id@host:port,..." */
-  guint member_id;              /* 0: random */
-  gchar *multicast_iface;
-  gint ttl_mc;
-  gboolean loop;
-  guint fec_pt;
-  guint ext_id;
-  guint64 fec_size_time;
-  gchar *priorities;            /* "id:prio,..." */
-  gboolean allow_join;
-  gint buffer_size;
-  guint64 stats_interval;       /* ns, 0 = no periodic stats messages */
-  TpssConfig cfg;
-  guint64 set_mask;             /* 1 << prop id of explicitly set ones */
-} GstTpssSettings;
-
-void gst_tpss_settings_init (GstTpssSettings * s);
-void gst_tpss_settings_clear (GstTpssSettings * s);
-void gst_tpss_settings_install_properties (GObjectClass * klass);
-/* Under the caller's object lock. FALSE if @prop_id is not a shared one. */
-gboolean gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
-    const GValue * value);
-gboolean gst_tpss_settings_get_property (const GstTpssSettings * s,
-    guint prop_id, GValue * value);
-/* The session name the settings select. */
-gchar *gst_tpss_settings_session_name (const GstTpssSettings * s);
-
-/* URI handler helpers shared by both elements. */
-gboolean gst_tpss_uri_apply (GstElement * element, const gchar * uri,
-    GError ** error);
-gchar *gst_tpss_uri_build (const GstTpssSettings * s);
-
-/* Validates "id@host:port,..." and "id:prio,...". */
-gboolean gst_tpss_parse_members (const gchar * str, GArray * out,
-    GError ** error);
-gboolean gst_tpss_parse_priorities (const gchar * str, GHashTable * out,
-    GError ** error);
 
 /* The session's `stats` fields, for the stats blurb of both elements
  * (gst-inspect-1.0 shows it): "field: meaning (unit)". */
@@ -195,8 +103,9 @@ GstTpssSession *gst_tpss_session_acquire (GstElement * element,
     const GstTpssSettings * s, GError ** error);
 void gst_tpss_session_release (GstTpssSession * session);
 
-/* READY -> PAUSED / PAUSED -> READY; the first start opens the socket and
- * starts the thread, the last stop closes them. */
+/* READY -> PAUSED / PAUSED -> READY; the first start opens the transport
+ * and starts the loop, the last stop ends them. Call holding no lock (the
+ * start resolves names). */
 gboolean gst_tpss_session_start (GstTpssSession * session,
     GstElement * element, const GstTpssSettings * s, GError ** error);
 void gst_tpss_session_stop (GstTpssSession * session);

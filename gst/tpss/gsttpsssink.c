@@ -119,11 +119,9 @@ struct _GstTpssSink
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 
-static void gst_tpss_sink_uri_init (gpointer g_iface, gpointer iface_data);
-
 #define gst_tpss_sink_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstTpssSink, gst_tpss_sink, GST_TYPE_BASE_SINK,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpss_sink_uri_init));
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpss_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (tpsssink, "tpsssink", GST_RANK_NONE,
     GST_TYPE_TPSS_SINK);
 
@@ -206,7 +204,7 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   if (!self->rate_set) {
     guint64 initial;
     GST_OBJECT_LOCK (self);
-    initial = self->settings.cfg.initial_rate;
+    initial = self->settings.params.cfg.initial_rate;
     GST_OBJECT_UNLOCK (self);
     self->rate_set = TRUE;
     set_rate (self, initial);
@@ -257,14 +255,15 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
   GstTpssSink *self = GST_TPSS_SINK (element);
   GstStateChangeReturn ret;
   GError *err = NULL;
-  GstTpssSettings st;
+  GstTpssSettings st = { 0, };
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
       GST_OBJECT_LOCK (self);
-      st = self->settings;      /* shallow: used under the lock only */
-      self->session = gst_tpss_session_acquire (element, &st, &err);
+      gst_tpss_settings_copy (&st, &self->settings);
       GST_OBJECT_UNLOCK (self);
+      self->session = gst_tpss_session_acquire (element, &st, &err);
+      gst_tpss_settings_clear (&st);
       if (!self->session) {
         GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
             (NULL));
@@ -275,9 +274,11 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
     case GST_STATE_CHANGE_READY_TO_PAUSED:{
       gboolean ok;
       GST_OBJECT_LOCK (self);
-      st = self->settings;
-      ok = gst_tpss_session_start (self->session, element, &st, &err);
+      gst_tpss_settings_copy (&st, &self->settings);
       GST_OBJECT_UNLOCK (self);
+      /* no lock held: the start resolves names and starts a thread */
+      ok = gst_tpss_session_start (self->session, element, &st, &err);
+      gst_tpss_settings_clear (&st);
       if (!ok) {
         GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
             ("Could not start the TPSS session: %s", err->message), (NULL));
@@ -408,6 +409,7 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
   bsink_class->event = gst_tpss_sink_event;
 
   gst_tpss_settings_install_properties (gobject_class);
+  gst_tpss_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SINK);
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
           "Data rate TR the encoder should produce (bits/s): the minimum "
@@ -476,49 +478,4 @@ gst_tpss_sink_init (GstTpssSink * self)
       (GstClockTime) cfg.min_report_interval, "bitrate", NULL);
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
-}
-
-/* URI handler */
-
-static GstURIType
-gst_tpss_sink_uri_get_type (GType type)
-{
-  return GST_URI_SINK;
-}
-
-static const gchar *const *
-gst_tpss_sink_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { "tpss", NULL };
-  return protocols;
-}
-
-static gchar *
-gst_tpss_sink_uri_get_uri (GstURIHandler * handler)
-{
-  GstTpssSink *self = GST_TPSS_SINK (handler);
-  gchar *uri;
-
-  GST_OBJECT_LOCK (self);
-  uri = gst_tpss_uri_build (&self->settings);
-  GST_OBJECT_UNLOCK (self);
-  return uri;
-}
-
-static gboolean
-gst_tpss_sink_uri_set_uri (GstURIHandler * handler, const gchar * uri,
-    GError ** error)
-{
-  return gst_tpss_uri_apply (GST_ELEMENT (handler), uri, error);
-}
-
-static void
-gst_tpss_sink_uri_init (gpointer g_iface, gpointer iface_data)
-{
-  GstURIHandlerInterface *iface = g_iface;
-
-  iface->get_type = gst_tpss_sink_uri_get_type;
-  iface->get_protocols = gst_tpss_sink_uri_get_protocols;
-  iface->get_uri = gst_tpss_sink_uri_get_uri;
-  iface->set_uri = gst_tpss_sink_uri_set_uri;
 }

@@ -40,6 +40,13 @@
  * claim a member's id from another address are counted in
  * #GstTpssSrc:stats and dropped.
  *
+ * The session's datagrams go through a UDP socket of its own on
+ * #GstTpssSrc:address and #GstTpssSrc:port, or through the application's:
+ * #GstTpssSrc:socket (a bound UDP GSocket, used as given and never closed)
+ * or #GstTpssSrc:transport (any GstNetTransport, e.g. an ICE one; the
+ * session then opens no socket). Give a tpsssink of the same member the same
+ * object.
+ *
  * Output caps: #GstTpssSrc:caps if set, else application/x-rtp with
  * #GstTpssSrc:media, #GstTpssSrc:clock-rate, #GstTpssSrc:encoding-name and
  * #GstTpssSrc:payload; the pad's caps also carry `ssrc` (the member id).
@@ -124,11 +131,9 @@ struct _GstTpssSrc
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
     GST_PAD_SRC, GST_PAD_SOMETIMES, GST_STATIC_CAPS ("application/x-rtp"));
 
-static void gst_tpss_src_uri_init (gpointer g_iface, gpointer iface_data);
-
 #define gst_tpss_src_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstTpssSrc, gst_tpss_src, GST_TYPE_ELEMENT,
-    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpss_src_uri_init));
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_tpss_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (tpsssrc, "tpsssrc", GST_RANK_NONE,
     GST_TYPE_TPSS_SRC);
 
@@ -257,7 +262,7 @@ src_pad_query (GstPad * pad, GstObject * parent, GstQuery * query)
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min;
     GST_OBJECT_LOCK (self);
-    min = self->settings.fec_size_time;
+    min = (guint64) self->settings.params.fec_size_time;
     GST_OBJECT_UNLOCK (self);
     gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
     return TRUE;
@@ -448,14 +453,15 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
   GstTpssSrc *self = GST_TPSS_SRC (element);
   GstStateChangeReturn ret;
   GError *err = NULL;
-  GstTpssSettings st;
+  GstTpssSettings st = { 0, };
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
       GST_OBJECT_LOCK (self);
-      st = self->settings;
-      self->session = gst_tpss_session_acquire (element, &st, &err);
+      gst_tpss_settings_copy (&st, &self->settings);
       GST_OBJECT_UNLOCK (self);
+      self->session = gst_tpss_session_acquire (element, &st, &err);
+      gst_tpss_settings_clear (&st);
       if (!self->session) {
         GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
             (NULL));
@@ -466,9 +472,11 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
     case GST_STATE_CHANGE_READY_TO_PAUSED:{
       gboolean ok;
       GST_OBJECT_LOCK (self);
-      st = self->settings;
-      ok = gst_tpss_session_start (self->session, element, &st, &err);
+      gst_tpss_settings_copy (&st, &self->settings);
       GST_OBJECT_UNLOCK (self);
+      /* no lock held: the start resolves names and starts a thread */
+      ok = gst_tpss_session_start (self->session, element, &st, &err);
+      gst_tpss_settings_clear (&st);
       if (!ok) {
         GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
             ("Could not start the TPSS session: %s", err->message), (NULL));
@@ -647,6 +655,7 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
   element_class->change_state = gst_tpss_src_change_state;
 
   gst_tpss_settings_install_properties (gobject_class);
+  gst_tpss_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SRC);
   g_object_class_install_property (gobject_class, PROP_CAPS,
       g_param_spec_boxed ("caps", "Caps",
           "Caps of the output pads (an ssrc field is added per member); "
@@ -713,49 +722,4 @@ gst_tpss_src_init (GstTpssSrc * self)
   g_mutex_init (&self->pads_lock);
   self->pads = g_hash_table_new (NULL, NULL);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
-}
-
-/* URI handler */
-
-static GstURIType
-gst_tpss_src_uri_get_type (GType type)
-{
-  return GST_URI_SRC;
-}
-
-static const gchar *const *
-gst_tpss_src_uri_get_protocols (GType type)
-{
-  static const gchar *protocols[] = { "tpss", NULL };
-  return protocols;
-}
-
-static gchar *
-gst_tpss_src_uri_get_uri (GstURIHandler * handler)
-{
-  GstTpssSrc *self = GST_TPSS_SRC (handler);
-  gchar *uri;
-
-  GST_OBJECT_LOCK (self);
-  uri = gst_tpss_uri_build (&self->settings);
-  GST_OBJECT_UNLOCK (self);
-  return uri;
-}
-
-static gboolean
-gst_tpss_src_uri_set_uri (GstURIHandler * handler, const gchar * uri,
-    GError ** error)
-{
-  return gst_tpss_uri_apply (GST_ELEMENT (handler), uri, error);
-}
-
-static void
-gst_tpss_src_uri_init (gpointer g_iface, gpointer iface_data)
-{
-  GstURIHandlerInterface *iface = g_iface;
-
-  iface->get_type = gst_tpss_src_uri_get_type;
-  iface->get_protocols = gst_tpss_src_uri_get_protocols;
-  iface->get_uri = gst_tpss_src_uri_get_uri;
-  iface->set_uri = gst_tpss_src_uri_set_uri;
 }

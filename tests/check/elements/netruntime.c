@@ -7,6 +7,7 @@
 #include "gstnettime.h"
 #include "gstnetudp.h"
 #include "gstnetsocket.h"
+#include "gstparamtable.h"
 
 typedef struct
 {
@@ -252,6 +253,123 @@ GST_START_TEST (test_udp_multicast_membership)
 
 GST_END_TEST;
 
+/* multicast-iface is also the interface multicast leaves through: a
+ * member's datagram to its group loops back over lo (the default route
+ * would take it elsewhere); an interface that does not exist is an error
+ * naming the setting. */
+GST_START_TEST (test_udp_multicast_send_iface)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GInetAddress *group = g_inet_address_new_from_string ("239.255.42.44");
+  GSocketAddress *to;
+  GSocket *sock;
+  GError *err = NULL;
+  GstNetUdp *u;
+  gchar buf[8];
+
+  s.address = "239.255.42.44";
+  s.multicast_iface = "lo";
+  u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (u != NULL, "%s", err ? err->message : "");
+  sock = gst_net_udp_get_socket (u);
+  to = g_inet_socket_address_new (group, gst_net_udp_get_port (u));
+  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (u),
+          (const guint8 *) "mc", 2, to, &err), "%s", err ? err->message : "");
+  fail_unless (g_socket_condition_timed_wait (sock, G_IO_IN, G_USEC_PER_SEC,
+          NULL, NULL));
+  fail_unless_equals_int (g_socket_receive (sock, buf, sizeof (buf), NULL,
+          NULL), 2);
+  g_object_unref (to);
+  g_object_unref (u);
+
+  s.multicast_iface = "no-such-if0";
+  fail_if (gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err));
+  fail_unless (strstr (err->message, "multicast-iface") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  g_object_unref (group);
+}
+
+GST_END_TEST;
+
+/* A table's 64-bit bounds at the type's end are that end exactly (as
+ * doubles they round up past it). */
+typedef struct
+{
+  guint64 bytes;
+  gint64 wait;
+} Bounds;
+
+static void
+bounds_init (gpointer cfg)
+{
+  ((Bounds *) cfg)->bytes = 7;
+  ((Bounds *) cfg)->wait = 9;
+}
+
+static const GstParamEntry bounds_entries[] = {
+  {"bytes", NULL, "bytes", GST_PARAM_KIND_UINT64, NULL, 1,
+      (gdouble) G_MAXUINT64, G_STRUCT_OFFSET (Bounds, bytes), 1},
+  {"wait", NULL, "ns", GST_PARAM_KIND_TIME, NULL, 0, (gdouble) G_MAXINT64,
+      G_STRUCT_OFFSET (Bounds, wait), 1},
+};
+
+static const GstParamTable bounds_table = { bounds_entries,
+  G_N_ELEMENTS (bounds_entries), sizeof (Bounds), bounds_init
+};
+
+typedef struct
+{
+  GObject parent;
+  Bounds cfg;
+} BoundsObject;
+
+static void
+bounds_set (GObject * o, guint id, const GValue * v, GParamSpec * ps)
+{
+  gst_param_table_set (&bounds_table, &((BoundsObject *) o)->cfg, 1, id, v);
+}
+
+static void
+bounds_get (GObject * o, guint id, GValue * v, GParamSpec * ps)
+{
+  gst_param_table_get (&bounds_table, &((BoundsObject *) o)->cfg, 1, id, v);
+}
+
+static void
+bounds_class_init (gpointer klass, gpointer data)
+{
+  G_OBJECT_CLASS (klass)->set_property = bounds_set;
+  G_OBJECT_CLASS (klass)->get_property = bounds_get;
+  gst_param_table_install (&bounds_table, klass, 1, 1);
+}
+
+GST_START_TEST (test_param_table_64bit_bounds)
+{
+  GType type = g_type_register_static_simple (G_TYPE_OBJECT,
+      "NetRuntimeBounds", sizeof (GObjectClass), bounds_class_init,
+      sizeof (BoundsObject), NULL, 0);
+  GObject *o = g_object_new (type, NULL);
+  GObjectClass *klass = G_OBJECT_GET_CLASS (o);
+  GParamSpecUInt64 *bytes, *wait;
+  guint64 b = 0, w = 0;
+
+  bytes = G_PARAM_SPEC_UINT64 (g_object_class_find_property (klass, "bytes"));
+  wait = G_PARAM_SPEC_UINT64 (g_object_class_find_property (klass, "wait"));
+  fail_unless_equals_uint64 (bytes->minimum, 1);
+  fail_unless_equals_uint64 (bytes->maximum, G_MAXUINT64);
+  fail_unless_equals_uint64 (bytes->default_value, 7);
+  fail_unless_equals_uint64 (wait->maximum, G_MAXINT64);
+  fail_unless_equals_uint64 (wait->default_value, 9);
+  g_object_set (o, "bytes", G_MAXUINT64, "wait", (guint64) G_MAXINT64, NULL);
+  g_object_get (o, "bytes", &b, "wait", &w, NULL);
+  fail_unless_equals_uint64 (b, G_MAXUINT64);
+  fail_unless_equals_uint64 (w, G_MAXINT64);
+  g_object_unref (o);
+}
+
+GST_END_TEST;
+
 /* A name that cannot resolve fails with the setting named. */
 GST_START_TEST (test_resolve_errors)
 {
@@ -282,6 +400,8 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
+  tcase_add_test (tc, test_udp_multicast_send_iface);
+  tcase_add_test (tc, test_param_table_64bit_bounds);
   tcase_add_test (tc, test_resolve_errors);
   return s;
 }

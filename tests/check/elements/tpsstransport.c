@@ -1,0 +1,282 @@
+/* tpsssink / tpsssrc on what the application gives them:
+ * - `socket`: an application's bound GSocket is used as given: `port`
+ *   reads its port, the members' traffic arrives on it, and it is neither
+ *   closed nor left non-blocking when the element stops;
+ * - `transport`: two members whose sessions each run on a GstNetUdp the
+ *   application made exchange their streams through them, and open no
+ *   socket of their own. */
+#include <gst/check/gstcheck.h>
+#include <gio/gio.h>
+#include <stdio.h>
+#include "checkutil.h"
+#include "gstnetudp.h"
+
+typedef struct
+{
+  GMutex lock;
+  GstElement *pipeline;
+  guint buffers;
+  guint32 peer;
+} Member;
+
+static GstPadProbeReturn
+count_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Member *m = data;
+
+  g_mutex_lock (&m->lock);
+  m->buffers++;
+  g_mutex_unlock (&m->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+on_pad_added (GstElement * src, GstPad * pad, gpointer data)
+{
+  Member *m = data;
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstPad *sinkpad;
+
+  g_object_set (sink, "sync", FALSE, "async", FALSE, NULL);
+  gst_bin_add (GST_BIN (m->pipeline), sink);
+  gst_element_sync_state_with_parent (sink);
+  sinkpad = gst_element_get_static_pad (sink, "sink");
+  fail_unless_equals_int (gst_pad_link (pad, sinkpad), GST_PAD_LINK_OK);
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, m,
+      NULL);
+  gst_object_unref (sinkpad);
+  g_mutex_lock (&m->lock);
+  sscanf (GST_PAD_NAME (pad), "src_%u", &m->peer);
+  g_mutex_unlock (&m->lock);
+}
+
+static guint
+buffers_of (Member * m)
+{
+  guint n;
+
+  g_mutex_lock (&m->lock);
+  n = m->buffers;
+  g_mutex_unlock (&m->lock);
+  return n;
+}
+
+#define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
+    "encoding-name=L16,channels=1"
+#define SEND "audiotestsrc is-live=true samplesperbuffer=160 ! " \
+    "audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
+
+/* A member from @desc (a tpsssrc named src among it), with @prop set to
+ * @object on every tpss element before it plays. */
+static void
+member_start (Member * m, const gchar * desc, const gchar * prop,
+    gpointer object)
+{
+  GError *err = NULL;
+  GstElement *src;
+  const gchar *names[] = { "sink", "src" };
+
+  memset (m, 0, sizeof (*m));
+  g_mutex_init (&m->lock);
+  m->pipeline = gst_parse_launch (desc, &err);
+  fail_unless (err == NULL, "%s", err ? err->message : "");
+  if (!GST_IS_PIPELINE (m->pipeline)) {
+    GstElement *lone = m->pipeline;
+    m->pipeline = gst_pipeline_new (NULL);
+    gst_bin_add (GST_BIN (m->pipeline), lone);
+  }
+  for (guint i = 0; prop && i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (m->pipeline), names[i]);
+    if (e) {
+      g_object_set (e, prop, object, NULL);
+      gst_object_unref (e);
+    }
+  }
+  src = gst_bin_get_by_name (GST_BIN (m->pipeline), "src");
+  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
+  gst_object_unref (src);
+  fail_unless (gst_element_set_state (m->pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+member_stop (Member * m)
+{
+  gst_element_set_state (m->pipeline, GST_STATE_NULL);
+  gst_object_unref (m->pipeline);
+  g_mutex_clear (&m->lock);
+}
+
+static guint
+stats_port (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstStructure *s;
+  guint port = 0;
+
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_uint (s, "port", &port);
+  gst_structure_free (s);
+  gst_object_unref (e);
+  return port;
+}
+
+#define WAIT_UNTIL(cond, seconds) G_STMT_START { \
+    for (guint _i = 0; _i < (seconds) * 20 && !(cond); _i++) \
+      g_usleep (50000); \
+  } G_STMT_END
+
+/* A datagram @sock sends itself comes back: the socket is open and
+ * usable, in the blocking mode the application gave it. */
+static void
+check_socket_still_usable (GSocket * sock, guint port)
+{
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *self_addr = g_inet_socket_address_new (lo, port);
+  gchar buf[16];
+  gssize n;
+
+  fail_if (g_socket_is_closed (sock));
+  fail_unless (g_socket_get_blocking (sock));
+  /* drain what the group sent before it stopped */
+  g_socket_set_blocking (sock, FALSE);
+  while (g_socket_receive (sock, buf, sizeof (buf), NULL, NULL) > 0);
+  g_socket_set_blocking (sock, TRUE);
+  fail_unless (g_socket_send_to (sock, self_addr, "ping", 4, NULL, NULL)
+      == 4);
+  fail_unless (g_socket_condition_timed_wait (sock, G_IO_IN, G_USEC_PER_SEC,
+          NULL, NULL));
+  n = g_socket_receive (sock, buf, sizeof (buf), NULL, NULL);
+  fail_unless_equals_int (n, 4);
+  fail_unless (memcmp (buf, "ping", 4) == 0);
+  g_object_unref (self_addr);
+  g_object_unref (lo);
+}
+
+GST_START_TEST (test_socket_used_as_given)
+{
+  guint p1, p2;
+  GSocket *sock = check_udp_socket_local (&p1), *probe;
+  gchar *members, *d1, *d2;
+  GstElement *src;
+  Member a, b;
+  gint port = 0;
+  gchar *uri, *expect;
+
+  /* a free port for member 2 */
+  probe = check_udp_socket_local (&p2);
+  g_object_unref (probe);
+  members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  d1 = g_strdup_printf ("tpsssrc name=src member-id=1 members=%s caps=\""
+      RTP_CAPS "\"", members);
+  d2 = g_strdup_printf (SEND "tpsssink name=sink port=%u member-id=2 "
+      "members=%s tpsssrc name=src port=%u members=%s caps=\"" RTP_CAPS "\"",
+      p2, members, p2, members);
+
+  /* port reads the socket's port, before and while playing; a URI names
+   * that port and no socket (an object has no text form) */
+  src = gst_element_factory_make ("tpsssrc", NULL);
+  g_object_set (src, "socket", sock, NULL);
+  g_object_get (src, "port", &port, NULL);
+  fail_unless_equals_int (port, p1);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (src));
+  expect = g_strdup_printf ("tpss://0.0.0.0:%u", p1);
+  fail_unless_equals_string (uri, expect);
+  gst_object_unref (src);
+
+  member_start (&a, d1, "socket", sock);
+  member_start (&b, d2, NULL, NULL);
+  WAIT_UNTIL (buffers_of (&a) >= 50, 10);
+  fail_unless (buffers_of (&a) >= 50, "member 1 got %u on its socket",
+      buffers_of (&a));
+  fail_unless_equals_int (a.peer, 2);
+  fail_unless_equals_int (stats_port (a.pipeline, "src"), p1);
+  src = gst_bin_get_by_name (GST_BIN (a.pipeline), "src");
+  g_object_get (src, "port", &port, NULL);
+  fail_unless_equals_int (port, p1);
+  gst_object_unref (src);
+
+  member_stop (&a);
+  member_stop (&b);
+  /* ours: open, blocking as we made it, and still holding its port */
+  check_socket_still_usable (sock, p1);
+  fail_unless_equals_int (G_OBJECT (sock)->ref_count, 1);
+
+  g_object_unref (sock);
+  g_free (uri);
+  g_free (expect);
+  g_free (members);
+  g_free (d1);
+  g_free (d2);
+}
+
+GST_END_TEST;
+
+static GstNetUdp *
+local_udp (void)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GError *err = NULL;
+  GstNetUdp *udp;
+
+  s.address = "127.0.0.1";
+  udp = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (udp != NULL, "%s", err ? err->message : "");
+  return udp;
+}
+
+GST_START_TEST (test_transport_carries_the_group)
+{
+  GstNetUdp *t1 = local_udp (), *t2 = local_udp ();
+  guint p1 = gst_net_udp_get_port (t1), p2 = gst_net_udp_get_port (t2);
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *d[2];
+  Member m[2];
+  GstNetUdp *t[2] = { t1, t2 };
+
+  /* The same port for both members, and no session name: a sink and a src
+   * given one transport share a session, whatever their port. A socket of
+   * the elements' own would be on another port, and no member would ever
+   * reach it. */
+  for (guint i = 0; i < 2; i++) {
+    d[i] = g_strdup_printf (SEND "tpsssink name=sink port=0 member-id=%u "
+        "members=%s tpsssrc name=src port=0 members=%s caps=\"" RTP_CAPS
+        "\"", i + 1, members, members);
+    member_start (&m[i], d[i], "transport", t[i]);
+  }
+  WAIT_UNTIL (buffers_of (&m[0]) >= 50 && buffers_of (&m[1]) >= 50, 10);
+  for (guint i = 0; i < 2; i++) {
+    fail_unless (buffers_of (&m[i]) >= 50, "member %u got %u", i + 1,
+        buffers_of (&m[i]));
+    fail_unless_equals_int (m[i].peer, 2 - i);
+    fail_unless_equals_int (stats_port (m[i].pipeline, "sink"),
+        gst_net_udp_get_port (t[i]));
+  }
+  for (guint i = 0; i < 2; i++) {
+    member_stop (&m[i]);
+    g_free (d[i]);
+  }
+  /* the elements let go of the transports */
+  fail_unless_equals_int (G_OBJECT (t1)->ref_count, 1);
+  fail_unless_equals_int (G_OBJECT (t2)->ref_count, 1);
+  g_object_unref (t1);
+  g_object_unref (t2);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpsstransport_suite (void)
+{
+  Suite *s = suite_create ("tpsstransport");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_socket_used_as_given);
+  tcase_add_test (tc, test_transport_carries_the_group);
+  return s;
+}
+
+GST_CHECK_MAIN (tpsstransport);
