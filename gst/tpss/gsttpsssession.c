@@ -391,6 +391,16 @@ element_stats (GstElement * element)
   return st ? st : gst_structure_new_empty ("tpss-stats");
 }
 
+/* Posts @element's `tpss-stats` message now (at EOS). */
+void
+gst_tpss_session_post_stats (GstElement * element)
+{
+  GstNetStats stats;
+
+  gst_net_stats_init (&stats, element, "tpss-stats", element_stats);
+  gst_net_stats_post (&stats);
+}
+
 /* The loop's work: the core's timers, its datagrams out, its events to the
  * elements, the stats message; returns when to run again. */
 static gint64

@@ -134,6 +134,8 @@ gboolean gst_tpss_session_request_key_unit (GstTpssSession * session,
 guint32 gst_tpss_session_get_member_id (GstTpssSession * session);
 guint gst_tpss_session_get_port (GstTpssSession * session);
 GstStructure *gst_tpss_session_get_stats (GstTpssSession * session);
+/* Posts @element's `stats` as a `tpss-stats` element message now (at EOS). */
+void gst_tpss_session_post_stats (GstElement * element);
 
 G_END_DECLS
 

@@ -244,8 +244,10 @@ gst_tpss_sink_event (GstBaseSink * bsink, GstEvent * event)
 
   /* What MQ still holds leaves before EOS goes on (a holding time and the
    * pacing at most, bounded). */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->session)
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->session) {
     gst_tpss_session_drain (self->session, 5 * GST_SECOND);
+    gst_tpss_session_post_stats (GST_ELEMENT (self));
+  }
   return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
 }
 

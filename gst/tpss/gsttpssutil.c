@@ -274,7 +274,8 @@ install_session_properties (GObjectClass * klass)
   g_object_class_install_property (klass, GST_TPSS_PROP_STATS_INTERVAL,
       g_param_spec_uint64 ("stats-interval", "Stats interval",
           "Post the stats as a `tpss-stats` element message this often (ns; "
-          "0 = never), so gst-launch -m shows them", 0, G_MAXUINT64, 0,
+          "0 = never), so gst-launch -m shows them; tpsssink also posts one "
+          "at EOS", 0, G_MAXUINT64, 0,
           RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_SOCKET,
       g_param_spec_object ("socket", "Socket",

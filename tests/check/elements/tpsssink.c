@@ -956,6 +956,45 @@ GST_END_TEST;
 
 /* gst-inspect-1.0 shows a user what they need: the stats fields (checked
  * with live stats in the PLI tests), an example and the URI syntax. */
+/* With no periodic stats (stats-interval 0), tpsssink still posts one
+ * `tpss-stats` message at EOS, after the drain: it counts every packet. */
+GST_START_TEST (test_stats_posted_at_eos)
+{
+  gchar *desc = g_strdup_printf ("audiotestsrc num-buffers=20 "
+      "samplesperbuffer=160 ! audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
+      "tpsssink name=sink port=%u member-id=7", free_udp_port ());
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  guint64 sent = 0;
+  guint stats = 0;
+
+  fail_unless (pipeline != NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+    gboolean done = GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT;
+
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+    if (!done && gst_structure_has_name (st, "tpss-stats")) {
+      stats++;
+      fail_unless (gst_structure_get_uint64 (st, "packets-sent", &sent));
+    }
+    gst_message_unref (msg);
+    if (done)
+      break;
+  }
+  fail_unless_equals_int (stats, 1);
+  fail_unless_equals_uint64 (sent, 20);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_inspect_documents_usage)
 {
   const gchar *names[] = { "tpsssink", "tpsssrc" };
@@ -1004,6 +1043,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_pli_becomes_force_key_unit);
   tcase_add_test (tc, test_src_sends_pli);
   tcase_add_test (tc, test_src_after_sink_sends_pli);
+  tcase_add_test (tc, test_stats_posted_at_eos);
   tcase_add_test (tc, test_inspect_documents_usage);
   return s;
 }
