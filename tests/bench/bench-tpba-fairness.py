@@ -92,6 +92,8 @@ VARIANTS = {
     "TPBA-prop-loss": "end-criterion=proportional allow-probe-loss=true",
     "TPBA-ours": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
+    "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
+                     "t-running=20000000000",
     "LDA": "mode=lda bottleneck={b}",
 }
 # Reference flows in place of tpbasink, no GStreamer: what the bed allows any
