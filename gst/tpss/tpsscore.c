@@ -344,7 +344,9 @@ struct _TpssMember {
   GQueue mq;                    /* QPkt */
   guint64 mq_bytes;
   gint64 next_send;             /* pacing: earliest next departure */
-  guint64 tr;                   /* TR: data rate, min D over destinations */
+  guint64 tr;                   /* TR: data rate, min D over destinations
+                                 * (max D when layered) */
+  gboolean layered;             /* each destination gets a prefix of layers */
   gboolean sending;             /* anything enqueued yet */
   gint64 first_sent;            /* time of the first departure, -1 none */
   guint64 use_bytes[USE_BUCKETS];       /* bytes sent per bucket (ring) */
@@ -455,16 +457,18 @@ report_interval (const TpssMember * m, const Peer * p)
   return MAX (p->src_rtt, m->cfg.min_report_interval);
 }
 
-/* TR is the minimum data rate over destinations: one encoding feeds all. */
+/* TR is the minimum data rate over destinations: one encoding feeds all.
+ * Layered, the whole stream goes to the fastest (the others get a prefix of
+ * it), so TR is the maximum. */
 static void
 update_data_rate (TpssMember * m)
 {
-  guint64 tr = G_MAXUINT64;
+  guint64 tr = m->layered ? 0 : G_MAXUINT64;
   TpssEvent *ev;
 
   for (guint i = 0; i < m->peers->len; i++) {
     Peer *p = g_ptr_array_index (m->peers, i);
-    tr = MIN (tr, p->data_rate);
+    tr = m->layered ? MAX (tr, p->data_rate) : MIN (tr, p->data_rate);
   }
   if (m->peers->len == 0 || tr == m->tr)
     return;
@@ -724,6 +728,34 @@ queue_departure (const TpssMember * m)
   return MAX (top->t + hold_time (m), m->next_send);
 }
 
+static void
+count_peer_sent (Peer * p, guint32 bytes, gint64 now)
+{
+  p->packets_sent++;
+  p->bytes_sent += bytes;
+  if (p->phase == TPSS_PHASE_REDUNDANT && p->probe_first < 0)
+    p->probe_first = now;
+}
+
+void
+tpss_member_set_layered (TpssMember * m, gboolean layered)
+{
+  if (m->layered == layered)
+    return;
+  m->layered = layered;
+  update_data_rate (m);
+}
+
+void
+tpss_member_count_sent (TpssMember * m, guint32 dest, guint32 bytes,
+    gint64 now)
+{
+  Peer *p = find_peer (m, dest, NULL);
+
+  if (p && m->layered)
+    count_peer_sent (p, bytes, now);
+}
+
 guint
 tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
 {
@@ -740,13 +772,8 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
     m->mq_bytes -= pk->bytes;
     m->next_send = dep + (gint64) muldiv_ceil (pk->bytes, 8 * NS_PER_S, m->tr);
     count_use (m, pk->bytes, now);
-    for (guint i = 0; i < m->peers->len; i++) {
-      Peer *p = g_ptr_array_index (m->peers, i);
-      p->packets_sent++;
-      p->bytes_sent += pk->bytes;
-      if (p->phase == TPSS_PHASE_REDUNDANT && p->probe_first < 0)
-        p->probe_first = now;
-    }
+    for (guint i = 0; i < m->peers->len && !m->layered; i++)
+      count_peer_sent (g_ptr_array_index (m->peers, i), pk->bytes, now);
     g_free (pk);
     n++;
   }

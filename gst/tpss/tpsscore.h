@@ -284,6 +284,17 @@ gboolean tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now);
  * has come by @now; the shell sends that many from its queue, in order. */
 guint tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback);
 
+/* Layered sending (one encoding of temporal layers, each destination sent
+ * the prefix that fits its D): TR, MQ's pace and the DATA_RATE event, is
+ * the maximum D over destinations instead of the minimum, and what a
+ * destination was sent is counted by tpss_member_count_sent, not by
+ * dequeue. */
+void tpss_member_set_layered (TpssMember * m, gboolean layered);
+/* Layered: @bytes of a dequeued packet went to @dest (its probes count
+ * them). Ignored when not layered. */
+void tpss_member_count_sent (TpssMember * m, guint32 dest, guint32 bytes,
+    gint64 now);
+
 /* Receiver: a data packet from @ssrc arrived; returns FALSE if admission
  * refuses it (over this member's capacity). @lost / @recovered: gaps seen
  * and packets FEC rebuilt since the last call, for the report. */

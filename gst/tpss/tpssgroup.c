@@ -19,6 +19,9 @@ typedef struct
   TpssFecEncoder *enc;
   guint16 fec_seq;
   guint64 parity_sent;
+  /* Layered: the prefix of layers it gets, its own sequence numbers. */
+  TpssLayerFilter layers;
+  gboolean have_layers;         /* layers set up for the stream's layering */
 
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
@@ -39,12 +42,21 @@ struct _TpssGroup
   gboolean receiving;
   GHashTable *members;          /* id -> Member */
   GHashTable *priorities;       /* id -> priority */
-  GQueue sendq;                 /* GBytes, parallel to MQ */
+  GQueue sendq;                 /* QueuedPacket, parallel to MQ */
   GQueue transmits;             /* TpssTransmit */
   GQueue events;                /* TpssGroupEvent */
   guint64 data_rate;
+  guint n_layers;               /* of the stream sent; >= 2: layered */
+  guint n_rates;                /* entries of the last DATA_RATE */
+  guint64 layer_rates[TPSS_MAX_LAYERS];
   TpssGroupStats st;
 };
+
+typedef struct
+{
+  GBytes *data;
+  guint layer;
+} QueuedPacket;
 
 gboolean
 tpss_addr_equal (const TpssAddr * a, const TpssAddr * b)
@@ -67,6 +79,7 @@ tpss_group_config_init (TpssGroupConfig * cfg)
   cfg->ext_id = 5;
   cfg->fec_size_time = 200 * G_GINT64_CONSTANT (1000000);
   cfg->allow_join = TRUE;
+  cfg->layer_spread = 1.5;
 }
 
 static void
@@ -77,6 +90,13 @@ member_free (Member * m)
   if (m->dec)
     tpss_fec_decoder_free (m->dec);
   g_free (m);
+}
+
+static void
+queued_packet_free (QueuedPacket * q)
+{
+  g_bytes_unref (q->data);
+  g_free (q);
 }
 
 static void
@@ -122,7 +142,7 @@ tpss_group_free (TpssGroup * g)
 {
   if (!g)
     return;
-  g_queue_clear_full (&g->sendq, (GDestroyNotify) g_bytes_unref);
+  g_queue_clear_full (&g->sendq, (GDestroyNotify) queued_packet_free);
   g_queue_clear_full (&g->transmits, (GDestroyNotify) transmit_free);
   g_queue_clear_full (&g->events, (GDestroyNotify) event_free);
   g_hash_table_unref (g->members);
@@ -292,6 +312,112 @@ tpss_group_poll_event (TpssGroup * g, TpssGroupEvent * ev)
 }
 
 /* ------------------------------------------------------------------ */
+/* Layers: one encoding, a prefix of its layers per destination */
+
+static gboolean
+layered (const TpssGroup * g)
+{
+  return g->n_layers >= 2 && g->cfg.group.len == 0;
+}
+
+/* The prefix that fits @rate under the layer rates last told the encoder;
+ * one rate for all means the whole stream. */
+static guint
+prefix_for_rate (const TpssGroup * g, guint64 rate)
+{
+  if (g->n_rates <= 1)
+    return g->n_layers;
+  return tpss_layers_prefix_for_rate (g->layer_rates, g->n_rates, rate);
+}
+
+/* @m's filter, set up for the stream's number of layers; its sequence
+ * numbers and counters go on across a change of that number. */
+static TpssLayerFilter *
+member_layers (TpssGroup * g, Member * m)
+{
+  TpssSendStats st;
+
+  if (!m->have_layers || m->layers.n_layers != g->n_layers) {
+    TpssLayerFilter old = m->layers;
+
+    tpss_layer_filter_init (&m->layers, g->n_layers,
+        m->have_layers ? old.next_seq : draw_random (g));
+    if (m->have_layers) {
+      m->layers.passed = old.passed;
+      m->layers.left_out = old.left_out;
+    }
+    m->have_layers = TRUE;
+    if (tpss_member_get_send_stats (g->core, m->id, &st))
+      tpss_layer_filter_want (&m->layers, prefix_for_rate (g, st.data_rate));
+  }
+  return &m->layers;
+}
+
+static void
+push_rates_event (TpssGroup * g)
+{
+  TpssGroupEvent *ev = event_push (g, TPSS_GROUP_EVENT_DATA_RATE, 0);
+  guint64 sum = 0;
+
+  for (guint k = 0; k < g->n_rates; k++)
+    sum += g->layer_rates[k];
+  ev->n_rates = g->n_rates;
+  memcpy (ev->rates, g->layer_rates, g->n_rates * sizeof (guint64));
+  ev->rate = g->data_rate = sum;
+}
+
+/* Layered: the encoder's layer rates from what the destinations allow now
+ * (a DATA_RATE event when they change), and each destination's prefix
+ * under them. */
+static void
+update_layer_rates (TpssGroup * g)
+{
+  GArray *allowed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint64 rates[TPSS_MAX_LAYERS];
+  GHashTableIter it;
+  gpointer v;
+  TpssSendStats st;
+  guint n;
+
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (tpss_member_get_send_stats (g->core, ((Member *) v)->id, &st))
+      g_array_append_val (allowed, st.data_rate);
+  n = tpss_layers_encoder_rates ((const guint64 *) allowed->data,
+      allowed->len, g->n_layers, g->cfg.layer_spread, rates);
+  g_array_unref (allowed);
+  if (n == 0)
+    return;
+  if (n != g->n_rates || memcmp (rates, g->layer_rates,
+          n * sizeof (guint64)) != 0) {
+    g->n_rates = n;
+    memcpy (g->layer_rates, rates, n * sizeof (guint64));
+    push_rates_event (g);
+  }
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    if (tpss_member_get_send_stats (g->core, m->id, &st))
+      tpss_layer_filter_want (member_layers (g, m),
+          prefix_for_rate (g, st.data_rate));
+  }
+}
+
+/* The stream's packets carry @n_layers temporal layers (from now on). */
+static void
+set_layering (TpssGroup * g, guint n_layers)
+{
+  if (n_layers == g->n_layers)
+    return;
+  g_debug ("the stream has %u temporal layers", n_layers);
+  g->n_layers = n_layers;
+  g->n_rates = 0;
+  tpss_member_set_layered (g->core, layered (g));
+  if (layered (g))
+    update_layer_rates (g);
+}
+
+/* ------------------------------------------------------------------ */
 /* Send path */
 
 /* Sends a control message: to @dest, or (0) to every member. */
@@ -390,17 +516,48 @@ stamp_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
   return g_bytes_new_take (p, len);
 }
 
-/* Sends one stamped packet to every destination (once to the multicast
- * group) and feeds each destination's parity. */
+/* Layered: @bytes (stamped) goes to @m if its prefix takes @layer, under
+ * @m's own sequence number, and feeds @m's parity. */
 static void
-send_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
+send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
+    gint64 now)
 {
-  GBytes *bytes = stamp_media (g, packet, qos);
+  TpssLayerFilter *f = member_layers (g, m);
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  TpssFecError err;
+  GBytes *own;
+  guint16 seq;
+  guint8 *p;
+
+  if (layer == TPSS_GROUP_LAYER_NONE)
+    seq = tpss_layer_filter_take (f);
+  else if (!tpss_layer_filter_pass (f, layer, read32 (data + 4), &seq))
+    return;
+  p = g_memdup2 (data, len);
+  write16 (p + 2, seq);
+  own = g_bytes_new_take (p, len);
+  transmit (g, &m->addr, m->id, own);
+  tpss_fec_encoder_add (m->enc, p, len, &err);
+  send_parity (g, m);
+  tpss_member_count_sent (g->core, m->id, len, now);
+  g_bytes_unref (own);
+}
+
+/* Sends one stamped packet to every destination (once to the multicast
+ * group; layered, to those whose prefix takes it) and feeds each
+ * destination's parity. */
+static void
+send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
+{
+  GBytes *bytes = stamp_media (g, q->data, qos);
+  guint layer = q->layer;
   GHashTableIter it;
   gpointer v;
   gsize len;
   const guint8 *data;
 
+  g_free (q);
   if (!bytes) {
     g->st.stamp_errors++;
     return;
@@ -417,6 +574,10 @@ send_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
 
     if (!m->enc || !core_knows (g, m->id))
       continue;
+    if (layered (g)) {
+      send_layered (g, m, bytes, layer, now);
+      continue;
+    }
     if (!g->cfg.group.len)
       transmit (g, &m->addr, m->id, bytes);
     tpss_fec_encoder_add (m->enc, data, len, &err);
@@ -426,15 +587,38 @@ send_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
 }
 
 gboolean
-tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len, gint64 now)
+tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
+    guint layer, guint n_layers, gint64 now)
 {
+  QueuedPacket *q;
+
+  if (layer != TPSS_GROUP_LAYER_NONE && (n_layers < 1 ||
+          n_layers > TPSS_MAX_LAYERS || layer >= n_layers)) {
+    /* A layer beyond the count is sent as the top layer; a count we cannot
+     * filter by, as no layer. */
+    g->st.bad_layer++;
+    if (n_layers < 1 || n_layers > TPSS_MAX_LAYERS)
+      layer = TPSS_GROUP_LAYER_NONE;
+  }
   /* The QoS extension adds up to 16 bytes on the wire. */
   if (!tpss_member_enqueue (g->core, len + 16, now)) {
     g->st.queue_dropped++;
     return FALSE;
   }
-  g_queue_push_tail (&g->sendq, g_bytes_new (rtp, len));
+  if (layer != TPSS_GROUP_LAYER_NONE)
+    set_layering (g, n_layers);
+  q = g_new (QueuedPacket, 1);
+  q->data = g_bytes_new (rtp, len);
+  q->layer = layer;
+  g_queue_push_tail (&g->sendq, q);
   return TRUE;
+}
+
+gboolean
+tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len, gint64 now)
+{
+  return tpss_group_enqueue_layer (g, rtp, len, TPSS_GROUP_LAYER_NONE, 0,
+      now);
 }
 
 /* Asks @m for a key unit of its stream (RFC 4585 PLI, sent alone as
@@ -808,8 +992,13 @@ take_core_event (TpssGroup * g, const TpssEvent * ev)
       flush_parity (g, ev);
       break;
     case TPSS_EVENT_DATA_RATE:
-      g->data_rate = ev->rate;
-      event_push (g, TPSS_GROUP_EVENT_DATA_RATE, 0)->rate = ev->rate;
+      /* Layered, TR is the fastest's rate: update_layer_rates tells the
+       * encoder its layers' rates instead. */
+      if (layered (g))
+        break;
+      g->n_rates = 1;
+      g->layer_rates[0] = ev->rate;
+      push_rates_event (g);
       break;
     case TPSS_EVENT_PHASE:
       out = event_push (g, TPSS_GROUP_EVENT_PHASE, ev->member);
@@ -856,10 +1045,12 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
    * packets sent below. */
   while (tpss_member_pop_event (g->core, &ev))
     take_core_event (g, &ev);
+  if (layered (g))
+    update_layer_rates (g);
 
   n = tpss_member_dequeue (g->core, now, &qos);
   for (guint i = 0; i < n && !g_queue_is_empty (&g->sendq); i++)
-    send_media (g, g_queue_pop_head (&g->sendq), &qos);
+    send_media (g, g_queue_pop_head (&g->sendq), &qos, now);
 
   while (tpss_member_pop_msg (g->core, &dest, &msg))
     send_control (g, dest, &msg);
@@ -891,6 +1082,8 @@ tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
   *st = g->st;
   st->queued = g->sendq.length;
   st->data_rate = g->data_rate;
+  st->n_layers = g->n_layers;
+  st->n_rates = g->n_rates;
 }
 
 GArray *
@@ -913,6 +1106,11 @@ tpss_group_get_member_stats (const TpssGroup * g)
     ms.parity_sent = m->parity_sent;
     ms.parity_received = m->parity_received;
     ms.delivered = m->delivered;
+    if (m->have_layers) {
+      ms.layers_sent = m->layers.prefix;
+      ms.layer_passed = m->layers.passed;
+      ms.layer_left_out = m->layers.left_out;
+    }
     ms.have_decoder = m->dec != NULL;
     if (m->dec)
       tpss_fec_decoder_get_stats (m->dec, &ms.decoder);

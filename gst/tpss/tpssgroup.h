@@ -24,6 +24,7 @@
 #include <glib.h>
 #include "tpsscore.h"
 #include "tpssfec.h"
+#include "tpsslayers.h"
 
 G_BEGIN_DECLS
 
@@ -49,6 +50,9 @@ typedef struct {
   gboolean allow_join;          /* unknown members may join by HELLO */
   TpssAddr group;               /* multicast group (len 0: unicast): media
                                  * and control to all go there once */
+  gdouble layer_spread;         /* layered: the fastest destination must
+                                 * allow this x the slowest's rate before
+                                 * the layers get different rates (1.5) */
   TpssRandomFunc random;        /* NULL: g_random_int */
   gpointer random_data;
 } TpssGroupConfig;
@@ -68,8 +72,13 @@ typedef struct {
   GBytes *data;                 /* owned by the caller */
 } TpssTransmit;
 
+/* The layer of a packet outside temporal layering (parameter sets, audio):
+ * it goes to every destination. */
+#define TPSS_GROUP_LAYER_NONE G_MAXUINT
+
 typedef enum {
-  TPSS_GROUP_EVENT_DATA_RATE,   /* tell the encoder: rate */
+  TPSS_GROUP_EVENT_DATA_RATE,   /* tell the encoder: rate (the sum), per
+                                 * layer in rates[0..n_rates-1] */
   TPSS_GROUP_EVENT_PHASE,       /* member entered phase (distance, length) */
   TPSS_GROUP_EVENT_MEMBER_JOINED,
   TPSS_GROUP_EVENT_MEMBER_LEFT,
@@ -82,6 +91,8 @@ typedef struct {
   TpssGroupEventType type;
   guint32 member;
   guint64 rate;
+  guint n_rates;                /* DATA_RATE: 1, or one per layer */
+  guint64 rates[TPSS_MAX_LAYERS];       /* bits/s per layer, not cumulative */
   TpssPhase phase;
   guint distance, length;
   gint64 rtt;
@@ -98,6 +109,9 @@ typedef struct {
   guint64 ctrl_received, data_received, malformed, non_member, forged, own;
   guint64 other_rtcp, pli_sent, pli_received, pli_dropped;
   guint64 data_rate;            /* the last DATA_RATE, bits/s */
+  guint n_layers;               /* of the stream sent (0/1: not layered) */
+  guint n_rates;                /* entries of the last DATA_RATE */
+  guint64 bad_layer;            /* packets of a layer beyond n_layers */
   guint queued;                 /* packets in MQ */
 } TpssGroupStats;
 
@@ -108,6 +122,8 @@ typedef struct {
   TpssSendStats send;
   TpssRecvStats recv;
   guint64 parity_sent, parity_received, delivered;
+  guint layers_sent;            /* layered: the prefix it gets now */
+  guint64 layer_passed, layer_left_out; /* layered: media packets */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
 } TpssGroupMemberStats;
@@ -137,6 +153,17 @@ void tpss_group_handle_datagram (TpssGroup * g, const guint8 * data,
 /* Sender: queues one RTP packet for MQ (copied); FALSE if refused. */
 gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
     gint64 now);
+/* The same for a packet of temporal layer @layer (0 = base, or
+ * TPSS_GROUP_LAYER_NONE) in a stream of @n_layers. From the first packet
+ * of a stream of 2..TPSS_MAX_LAYERS layers on, the group sends layered:
+ * MQ leaves at the fastest destination's rate, each destination gets the
+ * prefix of layers that fits its own rate (its own sequence numbers, its
+ * own parity over what it gets; the frames its RTP timestamp groups are
+ * kept or left out whole) and DATA_RATE carries one rate per layer, the
+ * base layer the slowest destination's, the whole stream the fastest's.
+ * Multicast sends everything to the group. */
+gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,
+    gsize len, guint layer, guint n_layers, gint64 now);
 /* Sends @member a PLI; FALSE unless it is a member with an address. */
 gboolean tpss_group_request_key_unit (TpssGroup * g, guint32 member);
 /* Runs what is due by @now: timers, FEC hold times, MQ departures (media

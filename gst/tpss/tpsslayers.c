@@ -49,6 +49,13 @@ tpss_layer_filter_pass (TpssLayerFilter * f, guint layer, guint32 ts,
   return TRUE;
 }
 
+guint16
+tpss_layer_filter_take (TpssLayerFilter * f)
+{
+  f->passed++;
+  return f->next_seq++;
+}
+
 guint
 tpss_layers_prefix_for_rate (const guint64 * layer_rates, guint n_layers,
     guint64 rate)

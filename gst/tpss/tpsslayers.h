@@ -46,6 +46,10 @@ void tpss_layer_filter_want (TpssLayerFilter * f, guint prefix);
  * counts as the top layer. */
 gboolean tpss_layer_filter_pass (TpssLayerFilter * f, guint layer,
     guint32 ts, guint16 * seq);
+/* A packet outside the layering (no layer: parameter sets, another
+ * payload) goes to the destination whatever its prefix; returns its
+ * sequence number there. It does not start or decide a frame. */
+guint16 tpss_layer_filter_take (TpssLayerFilter * f);
 
 /* The longest prefix of layers whose rates (bit/s per layer, not
  * cumulative) add up to at most @rate; at least 1: the base layer always
