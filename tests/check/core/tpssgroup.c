@@ -576,6 +576,266 @@ GST_START_TEST (test_pli_to_key_unit)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* Layers: one encoding, a prefix of its temporal layers per destination */
+
+#define N_LAYERS 3
+#define PACKETS_PER_FRAME 2
+
+/* The temporal layer of frame @n in x264layerenc's hierarchical period of
+ * three layers: 0 2 1 2. */
+static guint
+frame_layer (guint n)
+{
+  static const guint pattern[] = { 0, 2, 1, 2 };
+  return pattern[n % 4];
+}
+
+/* Queues frame @n: PACKETS_PER_FRAME packets of one RTP time, the layer in
+ * the first payload byte. */
+static void
+enqueue_frame (TpssGroup * g, guint n, gint64 now)
+{
+  for (guint i = 0; i < PACKETS_PER_FRAME; i++) {
+    guint8 pkt[12 + 100];
+    gsize len = make_rtp (pkt, 0x55555555, n * PACKETS_PER_FRAME + i, 100);
+
+    write32 (pkt + 4, 3000 * n);
+    pkt[12] = frame_layer (n);
+    fail_unless (tpss_group_enqueue_layer (g, pkt, len, frame_layer (n),
+            N_LAYERS, now));
+  }
+}
+
+/* What one destination got. */
+typedef struct
+{
+  guint media, parity, per_layer[N_LAYERS];
+  gboolean have_seq;
+  guint16 first_seq, next_seq;
+  guint32 last_ts;
+} LayerCount;
+
+static const guint8 *
+rtp_payload (const guint8 * d)
+{
+  gsize hlen = 12 + 4 * (d[0] & 0x0f);
+
+  if (d[0] & 0x10)
+    hlen += 4 + 4 * (gsize) read16 (d + hlen + 2);
+  return d + hlen;
+}
+
+static void
+count_media (LayerCount * c, const guint8 * d)
+{
+  guint16 seq = read16 (d + 2);
+
+  /* Sequence numbers run on without a gap at each destination. */
+  if (c->have_seq) {
+    fail_unless_equals_int (seq, c->next_seq);
+  } else {
+    c->first_seq = seq;
+  }
+  c->have_seq = TRUE;
+  c->next_seq = seq + 1;
+  c->last_ts = read32 (d + 4);
+  c->per_layer[rtp_payload (d)[0]]++;
+  c->media++;
+}
+
+/* Parity toward a destination protects only what that destination got:
+ * its segment lies within the sequence numbers it received. */
+static void
+count_parity (LayerCount * c, const guint8 * d, gsize len)
+{
+  TpssFecHeader hdr;
+
+  fail_unless_equals_int (tpss_fec_header_parse (d + 12, len - 12, &hdr),
+      TPSS_FEC_OK);
+  fail_unless (c->have_seq);
+  fail_unless ((guint16) (hdr.sn_base - c->first_seq) + hdr.count <=
+      (guint16) (c->next_seq - c->first_seq));
+  c->parity++;
+}
+
+/* Runs @g from @start for @dur and sorts what it sends to B and C. */
+static void
+run_layered (TpssGroup * g, gint64 start, gint64 dur, LayerCount c[2])
+{
+  TpssAddr b = addr (2), cc = addr (3);
+  TpssTransmit t;
+
+  for (gint64 now = start; now < start + dur; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (t.data, &len);
+      LayerCount *dc = tpss_addr_equal (&t.to, &b) ? &c[0] :
+          tpss_addr_equal (&t.to, &cc) ? &c[1] : NULL;
+
+      fail_unless (dc != NULL);
+      if (d[1] >= 192 && d[1] <= 223) {
+        /* control */
+      } else if ((d[1] & 0x7f) == FEC_PT) {
+        count_parity (dc, d, len);
+      } else {
+        count_media (dc, d);
+      }
+      g_bytes_unref (t.data);
+    }
+  }
+}
+
+/* A sends to B and C, B allowed 1 Mbit/s (the initial rate), C 4 Mbit/s
+ * (an NQCP allocation). */
+static TpssGroup *
+layered_group_new (guint32 * rand)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *g;
+  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, addr (3)} };
+
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_A;
+  cfg.fec_pt = FEC_PT;
+  cfg.cfg.holding_time = 0;
+  cfg.cfg.packet_distance = 2;
+  cfg.cfg.initial_length = 2;
+  cfg.cfg.initial_rate = 1000000;
+  cfg.cfg.app_limit_factor = 0;
+  cfg.random = counter_random;
+  cfg.random_data = rand;
+  g = tpss_group_new (&cfg);
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 2, 0);
+  feed_rate (g, ID_C, 3, 4000000, MS);
+  tpss_group_handle_timeout (g, MS);
+  drop_transmits (g);
+  return g;
+}
+
+GST_START_TEST (test_layers_per_destination)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  LayerCount c[2] = { {0,}, {0,} };
+
+  drop_events (g);
+
+  for (guint n = 0; n < 16; n++)
+    enqueue_frame (g, n, 2 * MS);
+  /* The first layered packet: three layer rates, their cumulative sums
+   * rising from B's rate to C's (1, 2, 4 Mbit/s). */
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
+  fail_unless_equals_int (ev.n_rates, N_LAYERS);
+  fail_unless_equals_uint64 (ev.rates[0], 1000000);
+  fail_unless_equals_uint64 (ev.rates[0] + ev.rates[1], 2000000);
+  fail_unless_equals_uint64 (ev.rate, 4000000);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.n_layers, N_LAYERS);
+  fail_unless_equals_int (st.n_rates, N_LAYERS);
+
+  run_layered (g, 2 * MS, 300 * MS, c);
+  /* B gets the base layer (4 of 16 frames), C everything. */
+  fail_unless_equals_int (c[0].per_layer[0], 4 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[0].media, 4 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[1].media, 16 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[1].per_layer[2], 8 * PACKETS_PER_FRAME);
+  /* Parity toward B (still probing, l = 2) over what B got: k x l = 4
+   * packets a segment, k = 2 parity packets each. C, allocated its rate,
+   * is in the non-redundant phase. */
+  fail_unless_equals_int (c[0].parity, 4);
+  fail_unless_equals_int (c[1].parity, 0);
+
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.layers_sent, 1);
+  fail_unless_equals_uint64 (ms.layer_passed, 4 * PACKETS_PER_FRAME);
+  fail_unless_equals_uint64 (ms.layer_left_out, 12 * PACKETS_PER_FRAME);
+  fail_unless_equals_uint64 (ms.send.packets_sent, 4 * PACKETS_PER_FRAME);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_int (ms.layers_sent, N_LAYERS);
+  fail_unless_equals_uint64 (ms.layer_left_out, 0);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layers_prefix_rises_at_base_frame)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  LayerCount c[2] = { {0,}, {0,} };
+
+  /* Frames 0 and 1 go; then B is allowed C's rate while frame 2 (layer 1)
+   * and 3 (layer 2) wait: B's prefix may rise only at frame 4, the next
+   * base-layer frame. */
+  enqueue_frame (g, 0, 2 * MS);
+  enqueue_frame (g, 1, 2 * MS);
+  run_layered (g, 2 * MS, 20 * MS, c);
+  fail_unless_equals_int (c[0].media, PACKETS_PER_FRAME);
+  drop_events (g);
+
+  enqueue_frame (g, 2, 22 * MS);
+  run_layered (g, 22 * MS, 1 * MS, c);  /* frame 2's first packet leaves */
+  feed_rate (g, ID_B, 2, 4000000, 23 * MS);
+  enqueue_frame (g, 3, 23 * MS);
+  for (guint n = 4; n < 8; n++)
+    enqueue_frame (g, n, 23 * MS);
+  run_layered (g, 23 * MS, 100 * MS, c);
+
+  /* Both allow 4 Mbit/s: one rate again, the whole stream to both. */
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
+  fail_unless_equals_int (ev.n_rates, 1);
+  fail_unless_equals_uint64 (ev.rate, 4000000);
+  /* B: frames 0, then 4..7 whole; none of frames 1..3. */
+  fail_unless_equals_int (c[0].media, 5 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[0].per_layer[0], 2 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[0].per_layer[1], PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[0].per_layer[2], 2 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[0].last_ts, 3000 * 7);
+  fail_unless_equals_int (c[1].media, 8 * PACKETS_PER_FRAME);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.layers_sent, N_LAYERS);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* Packets without a layer (parameter sets) go to every destination; a
+ * layer beyond the stream's count is counted and sent as the top layer. */
+GST_START_TEST (test_layers_unlayered_and_bad)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  LayerCount c[2] = { {0,}, {0,} };
+  TpssGroupStats st;
+  guint8 pkt[12 + 100];
+  gsize len;
+
+  enqueue_frame (g, 0, 2 * MS);
+  len = make_rtp (pkt, 0x55555555, 100, 100);
+  write32 (pkt + 4, 3000);
+  pkt[12] = 0;
+  fail_unless (tpss_group_enqueue_layer (g, pkt, len, TPSS_GROUP_LAYER_NONE,
+          0, 2 * MS));
+  pkt[12] = 2;
+  fail_unless (tpss_group_enqueue_layer (g, pkt, len, 7, N_LAYERS, 2 * MS));
+  run_layered (g, 2 * MS, 50 * MS, c);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.bad_layer, 1);
+  fail_unless_equals_int (c[0].media, PACKETS_PER_FRAME + 1);
+  fail_unless_equals_int (c[1].media, PACKETS_PER_FRAME + 2);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssgroup_suite (void)
 {
@@ -590,6 +850,9 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_fec_per_destination);
   tcase_add_test (tc, test_media_reaches_other_core);
   tcase_add_test (tc, test_pli_to_key_unit);
+  tcase_add_test (tc, test_layers_per_destination);
+  tcase_add_test (tc, test_layers_prefix_rises_at_base_frame);
+  tcase_add_test (tc, test_layers_unlayered_and_bad);
   return s;
 }
 
