@@ -55,7 +55,8 @@ typedef struct
 {
   ActType type;
   guint32 member;
-  guint64 rate;
+  guint64 rates[TPSS_MAX_LAYERS];       /* ACT_DATA_RATE: per layer */
+  guint n_rates;
   gint64 rtt;                   /* ACT_KEY_UNIT: toward the requester, ns */
   GstStructure *msg;
   GstBufferList *list;
@@ -284,9 +285,12 @@ collect_events (GstTpssSession * s, GQueue * acts)
 
   while (tpss_group_poll_event (s->core, &ev)) {
     switch (ev.type) {
-      case TPSS_GROUP_EVENT_DATA_RATE:
-        act_add (acts, ACT_DATA_RATE, 0)->rate = ev.rate;
+      case TPSS_GROUP_EVENT_DATA_RATE:{
+        Act *a = act_add (acts, ACT_DATA_RATE, 0);
+        a->n_rates = ev.n_rates;
+        memcpy (a->rates, ev.rates, sizeof (a->rates));
         break;
+      }
       case TPSS_GROUP_EVENT_PHASE:
         act_message (acts, gst_structure_new ("tpss-phase",
                 "member", G_TYPE_UINT, ev.member,
@@ -352,7 +356,7 @@ dispatch (GQueue * acts, const Targets * t)
     switch (a->type) {
       case ACT_DATA_RATE:
         if (t->sink && t->sink_cb.data_rate)
-          t->sink_cb.data_rate (t->sink, a->rate);
+          t->sink_cb.data_rate (t->sink, a->rates, a->n_rates);
         break;
       case ACT_MESSAGE:
         if (poster)
@@ -666,7 +670,8 @@ gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
 }
 
 gboolean
-gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer)
+gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
+    guint n_layers)
 {
   gboolean ok = FALSE;
   gint64 now = gst_net_now ();
@@ -680,7 +685,8 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer)
     s->send_errors++;
   } else {
     tpss_group_get_stats (s->core, &st);
-    ok = tpss_group_enqueue (s->core, map.data, map.size, now);
+    ok = tpss_group_enqueue_layer (s->core, map.data, map.size, layer,
+        n_layers, now);
     gst_buffer_unmap (buffer, &map);
     /* The loop recomputes its deadline: a packet entering an empty MQ
      * (or its QOS announcement) needs it. */

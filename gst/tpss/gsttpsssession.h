@@ -15,8 +15,11 @@ G_BEGIN_DECLS
   "member-id: this member's id, also the SSRC of its stream (number); " \
   "port: the UDP port the session is bound to (port number); " \
   "running: whether the session's socket and thread are up (boolean); " \
-  "data-rate: TR, the data rate the encoder is told, the minimum over the " \
-  "destinations (bits/s); " \
+  "data-rate: the data rate the encoder is told: TR, the minimum over the " \
+  "destinations, or with temporal layers the sum of the layer rates " \
+  "(bits/s); " \
+  "layers: temporal layers of the stream sent, 0 = none seen (count); " \
+  "bad-layer: packets whose layer meta was out of range (packets); " \
   "packets-sent: media packets that left the sender queue MQ (packets); " \
   "bytes-sent: their size (bytes); " \
   "queue-dropped: packets MQ refused for being over max-queue-bytes " \
@@ -54,6 +57,10 @@ G_BEGIN_DECLS
   "rtt: round-trip time to it, -1 = unknown (ns); " \
   "packets-sent: media packets sent to it (packets); " \
   "parity-sent: parity packets sent to it (packets); " \
+  "layers-sent: the prefix of temporal layers it gets, 0 = not layered " \
+  "(count); " \
+  "layer-left-out: media packets of layers above its prefix, not sent to " \
+  "it (packets); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \
   "packets-lost: sequence gaps before FEC recovery (packets); " \
@@ -82,8 +89,10 @@ gboolean gst_tpss_element_set_session_property (GstElement * element,
 
 typedef struct
 {
-  /* TR changed: the encoder's data rate, bits/s. */
-  void (*data_rate) (GstElement * sink, guint64 rate);
+  /* The encoder's rates changed: bits/s per layer (@n_rates 1: one rate,
+   * TR). */
+  void (*data_rate) (GstElement * sink, const guint64 * rates,
+      guint n_rates);
   /* A member asked for a key unit of our stream (a PLI); @rtt toward it,
    * ns (-1 unknown). */
   void (*key_unit) (GstElement * sink, guint32 member, gint64 rtt);
@@ -118,8 +127,11 @@ void gst_tpss_session_set_src (GstTpssSession * session, GstElement * src,
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);
 
-/* Queues one RTP packet (takes @buffer); FALSE if MQ refused it. */
-gboolean gst_tpss_session_send (GstTpssSession * session, GstBuffer * buffer);
+/* Queues one RTP packet (takes @buffer) of temporal layer @layer in a
+ * stream of @n_layers (TPSS_GROUP_LAYER_NONE: none); FALSE if MQ refused
+ * it. */
+gboolean gst_tpss_session_send (GstTpssSession * session, GstBuffer * buffer,
+    guint layer, guint n_layers);
 
 gboolean gst_tpss_session_set_members (GstTpssSession * session,
     const gchar * members, GError ** error);

@@ -34,9 +34,22 @@
  * all) reaches the encoder upstream as the `GstLayerRates` custom upstream
  * event (at most once per #GstTpssSink:min-report-interval) and as the
  * notifying #GstTpssSink:bitrate property (bits/s), for stock encoders
- * (x264enc's `bitrate` is kbit/s). Phase changes are posted as `tpss-phase`
- * element messages (member, phase, distance, length), membership as
- * `tpss-member-joined` / `tpss-member-left`.
+ * (x264enc's `bitrate` is kbit/s).
+ *
+ * A stream of temporal layers (buffers with the GstTemporalLayerMeta of
+ * x264layerenc, which rtph264pay copies to every packet) gets one rate per
+ * destination: each destination is sent the prefix of layers that fits the
+ * rate it allows (its own RTP sequence numbers and parity; a prefix grows
+ * only at a base-layer frame), MQ leaves at the fastest destination's rate,
+ * and the `GstLayerRates` event carries one rate per layer, the base layer
+ * at the slowest destination's rate and all of them adding up to the
+ * fastest's (one entry while the destinations allow rates within 1.5x of
+ * each other: all get the whole stream). A slow member then sees a lower
+ * frame rate instead of a stalled picture.
+ *
+ * Phase changes are posted as `tpss-phase` element messages (member,
+ * phase, distance, length), membership as `tpss-member-joined` /
+ * `tpss-member-left`.
  *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
@@ -78,6 +91,8 @@
 #include "gsttpsssink.h"
 #include "gsttpsssession.h"
 #include "gstlayerrates.h"
+#include "gsttemporallayermeta.h"
+#include "tpssgroup.h"
 #include "rtcpfb.h"
 
 #include <gst/video/video.h>
@@ -134,22 +149,25 @@ running_time (GstTpssSink * self)
 }
 
 static void
-set_rate (GstTpssSink * self, guint64 rate)
+set_rates (GstTpssSink * self, const guint64 * rates, guint n_rates)
 {
-  guint r = (guint) MIN (rate, (guint64) G_MAXUINT);
+  guint r[GST_LAYER_RATES_MAX_LAYERS];
 
-  GST_DEBUG_OBJECT (self, "data rate %" G_GUINT64_FORMAT " bit/s", rate);
-  gst_rate_path_set (self->rates, &r, 1, running_time (self));
+  n_rates = MIN (n_rates, GST_LAYER_RATES_MAX_LAYERS);
+  for (guint k = 0; k < n_rates; k++)
+    r[k] = (guint) MIN (rates[k], (guint64) G_MAXUINT);
+  GST_DEBUG_OBJECT (self, "%u rate(s), base layer %u bit/s", n_rates, r[0]);
+  gst_rate_path_set (self->rates, r, n_rates, running_time (self));
 }
 
 /* From the session thread, no lock held. */
 static void
-on_data_rate (GstElement * element, guint64 rate)
+on_data_rate (GstElement * element, const guint64 * rates, guint n_rates)
 {
   GstTpssSink *self = GST_TPSS_SINK (element);
 
   self->rate_set = TRUE;
-  set_rate (self, rate);
+  set_rates (self, rates, n_rates);
 }
 
 /* The hold-off after a key-unit request: the property, or twice the RTT
@@ -200,6 +218,7 @@ static GstFlowReturn
 gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
   GstTpssSink *self = GST_TPSS_SINK (bsink);
+  GstTemporalLayerMeta *meta;
 
   if (!self->rate_set) {
     guint64 initial;
@@ -207,9 +226,14 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     initial = self->settings.params.cfg.initial_rate;
     GST_OBJECT_UNLOCK (self);
     self->rate_set = TRUE;
-    set_rate (self, initial);
+    set_rates (self, &initial, 1);
   }
-  if (!gst_tpss_session_send (self->session, gst_buffer_ref (buffer)))
+  /* x264layerenc's meta, which rtph264pay copies to every packet. */
+  meta = (GstTemporalLayerMeta *) gst_buffer_get_meta (buffer,
+      gst_temporal_layer_meta_api_get_type ());
+  if (!gst_tpss_session_send (self->session, gst_buffer_ref (buffer),
+          meta ? meta->layer_id : TPSS_GROUP_LAYER_NONE,
+          meta ? meta->n_layers : 0))
     self->refused++;
   gst_rate_path_tick (self->rates, running_time (self));
   return GST_FLOW_OK;
@@ -414,8 +438,9 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
   gst_tpss_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SINK);
   g_object_class_install_property (gobject_class, PROP_BITRATE,
       g_param_spec_uint ("bitrate", "Bitrate",
-          "Data rate TR the encoder should produce (bits/s): the minimum "
-          "over the destinations of the rate the protocol allows; notifies",
+          "Data rate the encoder should produce (bits/s): the minimum "
+          "over the destinations of the rate the protocol allows, or for a "
+          "stream of temporal layers the sum of the layer rates; notifies",
           0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_KEY_UNIT_HOLDOFF,
       g_param_spec_uint64 ("key-unit-holdoff", "Key-unit hold-off (ns)",
