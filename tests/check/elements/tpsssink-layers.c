@@ -1,0 +1,259 @@
+/* tpsssink with a stream of temporal layers (issue 16): member 1's sink in
+ * a harness sends to members 2 and 3, two test sockets. Member 3 allows
+ * 4 Mbit/s, member 2 the initial 1 Mbit/s. The sink reads each buffer's
+ * GstTemporalLayerMeta: member 2 gets the base layer only, member 3 every
+ * layer, each with sequence numbers that run on without a gap, and the
+ * GstLayerRates event upstream carries one rate per layer (base layer at
+ * member 2's rate, the sum at member 3's). */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <gio/gio.h>
+
+#include "tpsscore.h"
+#include "gsttemporallayermeta.h"
+#include "gstlayerrates.h"
+
+#define N_LAYERS 3
+#define N_FRAMES 16
+#define PACKETS_PER_FRAME 2
+#define MEDIA_PT 96
+
+static GSocket *
+bound_socket (guint * port)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (lo, *port), *bound;
+
+  fail_unless (g_socket_bind (s, any, FALSE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (lo);
+  return s;
+}
+
+static guint
+free_udp_port (void)
+{
+  guint port = 0;
+  GSocket *s = bound_socket (&port);
+
+  g_object_unref (s);
+  return port;
+}
+
+static void
+send_msg (GSocket * sock, guint port, const TpssMsg * msg)
+{
+  guint8 pkt[TPSS_MSG_MAX_SIZE];
+  gsize len = tpss_msg_write (msg, pkt);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *to = g_inet_socket_address_new (lo, port);
+
+  fail_unless (g_socket_send_to (sock, to, (const gchar *) pkt, len, NULL,
+          NULL) == (gssize) len);
+  g_object_unref (to);
+  g_object_unref (lo);
+}
+
+/* Layer of frame @n in x264layerenc's period of three layers: 0 2 1 2. */
+static guint
+frame_layer (guint n)
+{
+  static const guint pattern[] = { 0, 2, 1, 2 };
+  return pattern[n % 4];
+}
+
+static GstBuffer *
+layered_packet (guint frame, guint i)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (200, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint layer = frame_layer (frame);
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, MEDIA_PT);
+  gst_rtp_buffer_set_seq (&rtp, frame * PACKETS_PER_FRAME + i);
+  gst_rtp_buffer_set_timestamp (&rtp, frame * 3000);
+  ((guint8 *) gst_rtp_buffer_get_payload (&rtp))[0] = layer;
+  gst_rtp_buffer_unmap (&rtp);
+  gst_buffer_add_temporal_layer_meta (buf, layer, N_LAYERS,
+      1u << (N_LAYERS - 1), layer == N_LAYERS - 1);
+  return buf;
+}
+
+typedef struct
+{
+  guint media, per_layer[N_LAYERS], gaps;
+  gboolean have_seq;
+  guint16 next_seq;
+} Received;
+
+/* Reads what reached @sock until it stays quiet for 300 ms. */
+static void
+receive_all (GSocket * sock, Received * r)
+{
+  guint8 buf[2048];
+  gssize n;
+
+  g_socket_set_timeout (sock, 0);
+  while (g_socket_condition_timed_wait (sock, G_IO_IN, 300000, NULL,
+          NULL)) {
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    GstBuffer *b;
+    guint16 seq;
+
+    n = g_socket_receive (sock, (gchar *) buf, sizeof (buf), NULL, NULL);
+    if (n < 12 || (buf[1] & 0x7f) != MEDIA_PT)
+      continue;                 /* control, parity */
+    b = gst_buffer_new_memdup (buf, n);
+    fail_unless (gst_rtp_buffer_map (b, GST_MAP_READ, &rtp));
+    seq = gst_rtp_buffer_get_seq (&rtp);
+    if (r->have_seq && seq != r->next_seq)
+      r->gaps++;
+    r->have_seq = TRUE;
+    r->next_seq = seq + 1;
+    r->per_layer[MIN (((guint8 *) gst_rtp_buffer_get_payload (&rtp))[0],
+            N_LAYERS - 1)]++;
+    r->media++;
+    gst_rtp_buffer_unmap (&rtp);
+    gst_buffer_unref (b);
+  }
+}
+
+static const GstStructure *
+member_stats (const GstStructure * stats, guint id)
+{
+  const GValue *list = gst_structure_get_value (stats, "members");
+
+  for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
+    const GstStructure *ms =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    guint mid = 0;
+    gst_structure_get_uint (ms, "id", &mid);
+    if (mid == id)
+      return ms;
+  }
+  return NULL;
+}
+
+static guint64
+send_data_rate (GstElement * sink, guint id)
+{
+  GstStructure *s;
+  const GstStructure *ms;
+  guint64 v = 0;
+
+  g_object_get (sink, "stats", &s, NULL);
+  ms = member_stats (s, id);
+  if (ms)
+    gst_structure_get_uint64 (ms, "send-data-rate", &v);
+  gst_structure_free (s);
+  return v;
+}
+
+GST_START_TEST (test_prefix_per_member_and_layer_rates)
+{
+  guint p1 = free_udp_port (), p2 = 0, p3 = 0;
+  GSocket *s2 = bound_socket (&p2), *s3 = bound_socket (&p3);
+  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
+      "initial-rate=1000000 app-limit-factor=0 holding-time=0 "
+      "min-report-interval=20000000", p1, p1, p2, p3);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  guint rates[GST_LAYER_RATES_MAX_LAYERS], n_rates = 0, got[8], n;
+  Received r2 = { 0, }, r3 = { 0, };
+  TpssMsg msg = { 0, };
+  GstStructure *stats;
+  const GstStructure *ms;
+  guint layers = 0;
+  guint64 left_out = 0;
+  GstEvent *ev;
+
+  gst_harness_set_src_caps_str (h, "application/x-rtp,media=video,"
+      "clock-rate=90000,encoding-name=H264,payload=96");
+  gst_harness_play (h);
+
+  /* Member 3 allocates 4 Mbit/s (not a step of the rule: an NQCP
+   * allocation, taken as it is). */
+  msg.type = TPSS_MSG_RATE;
+  msg.sender_ssrc = 3;
+  msg.media_ssrc = 1;
+  msg.u.rate.rate = 4000000;
+  msg.u.rate.seq = 1;
+  for (guint i = 0; i < 100 && send_data_rate (sink, 3) != 4000000; i++) {
+    send_msg (s3, p1, &msg);
+    g_usleep (20000);
+  }
+  fail_unless_equals_uint64 (send_data_rate (sink, 3), 4000000);
+  fail_unless_equals_uint64 (send_data_rate (sink, 2), 1000000);
+
+  for (guint f = 0; f < N_FRAMES; f++) {
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (h, layered_packet (f, i)),
+          GST_FLOW_OK);
+    g_usleep (10000);
+  }
+  receive_all (s2, &r2);
+  receive_all (s3, &r3);
+
+  /* Member 2 gets the base layer (every fourth frame), member 3 all. */
+  fail_unless_equals_int (r2.media, N_FRAMES / 4 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (r2.per_layer[0], r2.media);
+  fail_unless_equals_int (r3.media, N_FRAMES * PACKETS_PER_FRAME);
+  fail_unless_equals_int (r3.per_layer[2], N_FRAMES / 2 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (r2.gaps, 0);
+  fail_unless_equals_int (r3.gaps, 0);
+
+  g_object_get (sink, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint (stats, "layers", &layers));
+  fail_unless_equals_int (layers, N_LAYERS);
+  ms = member_stats (stats, 2);
+  fail_unless (gst_structure_get_uint (ms, "layers-sent", &layers));
+  fail_unless_equals_int (layers, 1);
+  fail_unless (gst_structure_get_uint64 (ms, "layer-left-out", &left_out));
+  fail_unless_equals_uint64 (left_out, N_FRAMES * 3 / 4 * PACKETS_PER_FRAME);
+  ms = member_stats (stats, 3);
+  fail_unless (gst_structure_get_uint (ms, "layers-sent", &layers));
+  fail_unless_equals_int (layers, N_LAYERS);
+  gst_structure_free (stats);
+
+  /* The last rates upstream: one per layer, 1 + 1 + 2 Mbit/s. */
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    if (gst_layer_rates_event_parse (ev, got, &n)) {
+      n_rates = n;
+      memcpy (rates, got, n * sizeof (guint));
+    }
+    gst_event_unref (ev);
+  }
+  fail_unless_equals_int (n_rates, N_LAYERS);
+  fail_unless_equals_int (rates[0], 1000000);
+  fail_unless_equals_int (rates[0] + rates[1] + rates[2], 4000000);
+
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_object_unref (s2);
+  g_object_unref (s3);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpsssink_layers_suite (void)
+{
+  Suite *s = suite_create ("tpsssink-layers");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_prefix_per_member_and_layer_rates);
+  return s;
+}
+
+GST_CHECK_MAIN (tpsssink_layers);
