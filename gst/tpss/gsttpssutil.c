@@ -767,6 +767,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "parity-sent", G_TYPE_UINT64, m->parity_sent,
       "layers-sent", G_TYPE_UINT, m->layers_sent,
       "layer-left-out", G_TYPE_UINT64, m->layer_left_out,
+      "layer-queue-dropped", G_TYPE_UINT64, m->layer_queue_dropped,
       /* from it */
       "packets-received", G_TYPE_UINT64, m->recv.packets_received,
       "parity-received", G_TYPE_UINT64, m->parity_received,

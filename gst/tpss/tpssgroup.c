@@ -3,11 +3,19 @@
  * the send path with MQ and one FEC encoder per destination. GLib only. */
 #define G_LOG_DOMAIN "tpssgroup"  /* G_MESSAGES_DEBUG=tpssgroup shows its log */
 #include "tpssgroup.h"
+#include "core/pacer.h"
 #include "core/rtcp.h"
 #include "core/rtp.h"
 #include "core/wire.h"
 
 #include <string.h>
+
+/* Layered: what a destination's pacer may send at once after idling. */
+#define LAYER_PACER_BURST (10 * G_GINT64_CONSTANT (1000000))
+/* Layered: a destination's queue holds at most this long at its rate
+ * (and at least LAYER_QUEUE_MIN_BYTES); beyond it packets are dropped. */
+#define LAYER_QUEUE_MAX_TIME G_GINT64_CONSTANT (1000000000)
+#define LAYER_QUEUE_MIN_BYTES 65536
 
 typedef struct
 {
@@ -22,6 +30,12 @@ typedef struct
   /* Layered: the prefix of layers it gets, its own sequence numbers. */
   TpssLayerFilter layers;
   gboolean have_layers;         /* layers set up for the stream's layering */
+  /* Layered: MQ leaves at the fastest destination's rate, so what goes to
+   * this one (media and parity) leaves at its own send rate S. */
+  GQueue paced;                 /* GBytes */
+  guint64 paced_bytes;
+  Pacer pacer;
+  guint64 paced_dropped;
 
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
@@ -85,6 +99,7 @@ tpss_group_config_init (TpssGroupConfig * cfg)
 static void
 member_free (Member * m)
 {
+  g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
   if (m->enc)
     tpss_fec_encoder_free (m->enc);
   if (m->dec)
@@ -189,6 +204,8 @@ member_get (TpssGroup * g, guint32 id, gboolean create)
     m = g_new0 (Member, 1);
     m->id = id;
     m->fec_seq = draw_random (g);
+    g_queue_init (&m->paced);
+    pacer_init (&m->pacer, g->cfg.cfg.initial_rate, LAYER_PACER_BURST);
     g_hash_table_insert (g->members, GUINT_TO_POINTER (id), m);
   }
   return m;
@@ -397,9 +414,11 @@ update_layer_rates (TpssGroup * g)
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
     Member *m = v;
-    if (tpss_member_get_send_stats (g->core, m->id, &st))
-      tpss_layer_filter_want (member_layers (g, m),
-          prefix_for_rate (g, st.data_rate));
+    if (!tpss_member_get_send_stats (g->core, m->id, &st))
+      continue;
+    tpss_layer_filter_want (member_layers (g, m),
+        prefix_for_rate (g, st.data_rate));
+    pacer_set_rate (&m->pacer, st.send_rate);
   }
 }
 
@@ -448,6 +467,42 @@ send_control (TpssGroup * g, guint32 dest, const TpssMsg * msg)
   g_bytes_unref (bytes);
 }
 
+/* Toward @m: at once, or layered through @m's pacer (dropped, and
+ * counted, when its queue is full). */
+static void
+send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
+{
+  gsize len = g_bytes_get_size (bytes);
+
+  if (!layered (g)) {
+    transmit (g, &m->addr, m->id, bytes);
+    return;
+  }
+  if (m->paced_bytes + len > MAX (m->pacer.rate / 8 * LAYER_QUEUE_MAX_TIME /
+          G_GINT64_CONSTANT (1000000000), LAYER_QUEUE_MIN_BYTES)) {
+    m->paced_dropped++;
+    return;
+  }
+  g_queue_push_tail (&m->paced, g_bytes_ref (bytes));
+  m->paced_bytes += len;
+}
+
+/* Sends what @m's pacer lets leave by @now. */
+static void
+drain_paced (TpssGroup * g, Member * m, gint64 now)
+{
+  GBytes *b;
+
+  while ((b = g_queue_peek_head (&m->paced)) &&
+      pacer_next_send_time (&m->pacer, now) <= now) {
+    g_queue_pop_head (&m->paced);
+    m->paced_bytes -= g_bytes_get_size (b);
+    pacer_on_send (&m->pacer, g_bytes_get_size (b), now);
+    transmit (g, &m->addr, m->id, b);
+    g_bytes_unref (b);
+  }
+}
+
 /* The parity the encoder of @m has ready, each behind a 12-byte RTP header
  * of the parity stream (our FEC SSRC, @m's own sequence numbers). */
 static void
@@ -467,7 +522,7 @@ send_parity (TpssGroup * g, Member * m)
     rtp_header_write (&h, NULL, 0, p, RTP_HEADER_SIZE);
     memcpy (p + RTP_HEADER_SIZE, payload, plen);
     bytes = g_bytes_new_take (p, plen + RTP_HEADER_SIZE);
-    transmit (g, &m->addr, m->id, bytes);
+    send_to_member (g, m, bytes);
     g_bytes_unref (bytes);
     m->parity_sent++;
   }
@@ -537,7 +592,7 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   p = g_memdup2 (data, len);
   write16 (p + 2, seq);
   own = g_bytes_new_take (p, len);
-  transmit (g, &m->addr, m->id, own);
+  send_to_member (g, m, own);
   tpss_fec_encoder_add (m->enc, p, len, &err);
   send_parity (g, m);
   tpss_member_count_sent (g->core, m->id, len, now);
@@ -971,6 +1026,8 @@ member_left (TpssGroup * g, guint32 id)
     /* It may come back: forget its streams, keep its address. */
     g_clear_pointer (&m->enc, tpss_fec_encoder_free);
     g_clear_pointer (&m->dec, tpss_fec_decoder_free);
+    g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
+    m->paced_bytes = 0;
     m->have_seq = FALSE;
     m->asked_key_unit = FALSE;
   }
@@ -1051,6 +1108,9 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
   n = tpss_member_dequeue (g->core, now, &qos);
   for (guint i = 0; i < n && !g_queue_is_empty (&g->sendq); i++)
     send_media (g, g_queue_pop_head (&g->sendq), &qos, now);
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    drain_paced (g, v, now);
 
   while (tpss_member_pop_msg (g->core, &dest, &msg))
     send_control (g, dest, &msg);
@@ -1067,6 +1127,10 @@ tpss_group_next_timeout (const TpssGroup * g)
   while (g_hash_table_iter_next (&it, NULL, &v)) {
     Member *m = v;
     gint64 d = m->dec ? tpss_fec_decoder_next_deadline (m->dec) : -1;
+    if (d >= 0 && (t < 0 || d < t))
+      t = d;
+    /* (what a pacer holds waits for its next_free, set when it sent) */
+    d = g_queue_is_empty (&m->paced) ? -1 : MAX (m->pacer.next_free, 0);
     if (d >= 0 && (t < 0 || d < t))
       t = d;
   }
@@ -1110,6 +1174,7 @@ tpss_group_get_member_stats (const TpssGroup * g)
       ms.layers_sent = m->layers.prefix;
       ms.layer_passed = m->layers.passed;
       ms.layer_left_out = m->layers.left_out;
+      ms.layer_queue_dropped = m->paced_dropped;
     }
     ms.have_decoder = m->dec != NULL;
     if (m->dec)

@@ -124,6 +124,8 @@ typedef struct {
   guint64 parity_sent, parity_received, delivered;
   guint layers_sent;            /* layered: the prefix it gets now */
   guint64 layer_passed, layer_left_out; /* layered: media packets */
+  guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue
+                                 * bound (a second at its rate), dropped */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
 } TpssGroupMemberStats;
@@ -160,7 +162,8 @@ gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
  * prefix of layers that fits its own rate (its own sequence numbers, its
  * own parity over what it gets; the frames its RTP timestamp groups are
  * kept or left out whole) and DATA_RATE carries one rate per layer, the
- * base layer the slowest destination's, the whole stream the fastest's.
+ * base layer the slowest destination's, the whole stream the fastest's;
+ * what goes to a destination leaves paced at its own send rate S.
  * Multicast sends everything to the group. */
 gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, gint64 now);

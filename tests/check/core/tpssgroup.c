@@ -614,6 +614,8 @@ typedef struct
   gboolean have_seq;
   guint16 first_seq, next_seq;
   guint32 last_ts;
+  gint64 last_time;             /* when the last packet left */
+  guint64 bytes;                /* media and parity */
 } LayerCount;
 
 static const guint8 *
@@ -676,12 +678,15 @@ run_layered (TpssGroup * g, gint64 start, gint64 dur, LayerCount c[2])
 
       fail_unless (dc != NULL);
       if (d[1] >= 192 && d[1] <= 223) {
-        /* control */
-      } else if ((d[1] & 0x7f) == FEC_PT) {
-        count_parity (dc, d, len);
-      } else {
-        count_media (dc, d);
+        g_bytes_unref (t.data);
+        continue;               /* control */
       }
+      if ((d[1] & 0x7f) == FEC_PT)
+        count_parity (dc, d, len);
+      else
+        count_media (dc, d);
+      dc->last_time = now;
+      dc->bytes += len;
       g_bytes_unref (t.data);
     }
   }
@@ -807,6 +812,41 @@ GST_START_TEST (test_layers_prefix_rises_at_base_frame)
 
 GST_END_TEST;
 
+/* A large base-layer frame leaves MQ at C's 4 Mbit/s; toward B it leaves
+ * at B's own send rate S (1.5 Mbit/s: D 1 Mbit/s, parity 1 in l = 2). */
+GST_START_TEST (test_layers_paced_per_destination)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  LayerCount c[2] = { {0,}, {0,} };
+  TpssGroupMemberStats ms;
+  guint8 pkt[12 + 1000];
+
+  for (guint i = 0; i < 20; i++) {
+    gsize len = make_rtp (pkt, 0x55555555, i, 1000);
+    write32 (pkt + 4, 0);
+    pkt[12] = 0;
+    fail_unless (tpss_group_enqueue_layer (g, pkt, len, 0, N_LAYERS,
+            2 * MS));
+  }
+  run_layered (g, 2 * MS, 400 * MS, c);
+  fail_unless_equals_int (c[0].media, 20);
+  fail_unless_equals_int (c[1].media, 20);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.send.send_rate, 1500000);
+  /* C: 20 x ~1 kB at 4 Mbit/s, about 42 ms. B: media and parity at S,
+   * less one 10 ms burst and the last packet's cost (6 ms). */
+  fail_unless (c[1].last_time - 2 * MS < 50 * MS);
+  fail_unless (c[0].last_time - 2 * MS >= (gint64) (c[0].bytes * 8 *
+          G_GINT64_CONSTANT (1000000000) / 1500000) - 16 * MS,
+      "B's %" G_GUINT64_FORMAT " bytes left within %" G_GINT64_FORMAT " ns",
+      c[0].bytes, c[0].last_time - 2 * MS);
+  fail_unless_equals_uint64 (ms.layer_queue_dropped, 0);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* Packets without a layer (parameter sets) go to every destination; a
  * layer beyond the stream's count is counted and sent as the top layer. */
 GST_START_TEST (test_layers_unlayered_and_bad)
@@ -853,6 +893,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_per_destination);
   tcase_add_test (tc, test_layers_prefix_rises_at_base_frame);
   tcase_add_test (tc, test_layers_unlayered_and_bad);
+  tcase_add_test (tc, test_layers_paced_per_destination);
   return s;
 }
 
