@@ -94,6 +94,7 @@ tpss_group_config_init (TpssGroupConfig * cfg)
   cfg->fec_size_time = 200 * G_GINT64_CONSTANT (1000000);
   cfg->allow_join = TRUE;
   cfg->layer_spread = 1.5;
+  cfg->layer_max_spread = 4.0;
 }
 
 static void
@@ -370,6 +371,22 @@ member_layers (TpssGroup * g, Member * m)
   return &m->layers;
 }
 
+/* Rates above @spread x the lowest of @rates are lowered to it. */
+static void
+clamp_to_spread (guint64 * rates, guint n, gdouble spread)
+{
+  guint64 lo = G_MAXUINT64, cap;
+
+  for (guint i = 0; i < n; i++)
+    lo = MIN (lo, rates[i]);
+  if (n == 0 || spread < 1.0)
+    return;
+  cap = (gdouble) lo * spread >= (gdouble) G_MAXUINT64 ? G_MAXUINT64 :
+      (guint64) ((gdouble) lo * spread);
+  for (guint i = 0; i < n; i++)
+    rates[i] = MIN (rates[i], cap);
+}
+
 static void
 push_rates_event (TpssGroup * g)
 {
@@ -385,7 +402,12 @@ push_rates_event (TpssGroup * g)
 
 /* Layered: the encoder's layer rates from what the destinations allow now
  * (a DATA_RATE event when they change), and each destination's prefix
- * under them. */
+ * under them. The whole stream is held within layer_max_spread x the
+ * slowest's rate: our copies share our uplink, and each destination's rate
+ * grows and shrinks by factors, so without a bound on their ratio a slow
+ * copy that loses on the uplink to a fast one is cut down step by step
+ * while the fast one keeps its share (the bound pulls the fast ones down
+ * with it). */
 static void
 update_layer_rates (TpssGroup * g)
 {
@@ -400,6 +422,8 @@ update_layer_rates (TpssGroup * g)
   while (g_hash_table_iter_next (&it, NULL, &v))
     if (tpss_member_get_send_stats (g->core, ((Member *) v)->id, &st))
       g_array_append_val (allowed, st.data_rate);
+  clamp_to_spread ((guint64 *) allowed->data, allowed->len,
+      g->cfg.layer_max_spread);
   n = tpss_layers_encoder_rates ((const guint64 *) allowed->data,
       allowed->len, g->n_layers, g->cfg.layer_spread, rates);
   g_array_unref (allowed);

@@ -53,6 +53,8 @@ typedef struct {
   gdouble layer_spread;         /* layered: the fastest destination must
                                  * allow this x the slowest's rate before
                                  * the layers get different rates (1.5) */
+  gdouble layer_max_spread;     /* layered: the whole stream at most this x
+                                 * the base layer (4.0); see tpssgroup.c */
   TpssRandomFunc random;        /* NULL: g_random_int */
   gpointer random_data;
 } TpssGroupConfig;
