@@ -90,6 +90,9 @@ tile_build (Conference * conf, guint member)
   t->convert = tile_element (t, "videoconvert", "convert");
   if (!t->queue || !t->depay || !t->dec || !t->convert)
     goto failed;
+  /* A packet that neither the network nor FEC brings back breaks the
+   * picture until the next key frame: ask for one at once (a PLI). */
+  g_object_set (t->depay, "request-keyframe", TRUE, NULL);
   gst_bin_add_many (GST_BIN (conf->pipeline), t->queue, t->depay, t->dec,
       t->convert, NULL);
   if (!gst_element_link_many (t->queue, t->depay, t->dec, t->convert, NULL))

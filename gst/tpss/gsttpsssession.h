@@ -61,7 +61,7 @@ G_BEGIN_DECLS
   "(count); " \
   "layer-left-out: media packets of layers above its prefix, not sent to " \
   "it (packets); " \
-  "layer-queue-dropped: packets over the bound (1 s at its send rate) of " \
+  "layer-queue-dropped: packets over the bound (max-queue-bytes) of " \
   "its queue, which paces what goes to it when layered (packets); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \

@@ -12,10 +12,9 @@
 
 /* Layered: what a destination's pacer may send at once after idling. */
 #define LAYER_PACER_BURST (10 * G_GINT64_CONSTANT (1000000))
-/* Layered: a destination's queue holds at most this long at its rate
- * (and at least LAYER_QUEUE_MIN_BYTES); beyond it packets are dropped. */
-#define LAYER_QUEUE_MAX_TIME G_GINT64_CONSTANT (1000000000)
-#define LAYER_QUEUE_MIN_BYTES 65536
+/* Layered: a destination whose queue holds more than this at its rate
+ * gets the base layer only until the queue drains. */
+#define LAYER_BACKLOG_TIME (200 * G_GINT64_CONSTANT (1000000))
 
 typedef struct
 {
@@ -348,6 +347,23 @@ prefix_for_rate (const TpssGroup * g, guint64 rate)
   return tpss_layers_prefix_for_rate (g->layer_rates, g->n_rates, rate);
 }
 
+/* Whether @m's paced queue holds more than LAYER_BACKLOG_TIME. */
+static gboolean
+backlogged (const Member * m)
+{
+  return m->paced_bytes * 8 > m->pacer.rate * (guint64) LAYER_BACKLOG_TIME /
+      G_GUINT64_CONSTANT (1000000000);
+}
+
+/* The prefix @m should get at @rate: what fits, the base layer alone while
+ * its queue is backlogged (the encoder overshoots what fits: a key frame),
+ * so that delay does not build up. */
+static guint
+member_prefix (const TpssGroup * g, const Member * m, guint64 rate)
+{
+  return backlogged (m) ? 1 : prefix_for_rate (g, rate);
+}
+
 /* @m's filter, set up for the stream's number of layers; its sequence
  * numbers and counters go on across a change of that number. */
 static TpssLayerFilter *
@@ -366,7 +382,7 @@ member_layers (TpssGroup * g, Member * m)
     }
     m->have_layers = TRUE;
     if (tpss_member_get_send_stats (g->core, m->id, &st))
-      tpss_layer_filter_want (&m->layers, prefix_for_rate (g, st.data_rate));
+      tpss_layer_filter_want (&m->layers, member_prefix (g, m, st.data_rate));
   }
   return &m->layers;
 }
@@ -440,9 +456,9 @@ update_layer_rates (TpssGroup * g)
     Member *m = v;
     if (!tpss_member_get_send_stats (g->core, m->id, &st))
       continue;
-    tpss_layer_filter_want (member_layers (g, m),
-        prefix_for_rate (g, st.data_rate));
     pacer_set_rate (&m->pacer, st.send_rate);
+    tpss_layer_filter_want (member_layers (g, m),
+        member_prefix (g, m, st.data_rate));
   }
 }
 
@@ -492,7 +508,7 @@ send_control (TpssGroup * g, guint32 dest, const TpssMsg * msg)
 }
 
 /* Toward @m: at once, or layered through @m's pacer (dropped, and
- * counted, when its queue is full). */
+ * counted, beyond max_queue_bytes). */
 static void
 send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
 {
@@ -502,8 +518,8 @@ send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
     transmit (g, &m->addr, m->id, bytes);
     return;
   }
-  if (m->paced_bytes + len > MAX (m->pacer.rate / 8 * LAYER_QUEUE_MAX_TIME /
-          G_GINT64_CONSTANT (1000000000), LAYER_QUEUE_MIN_BYTES)) {
+  if (g->cfg.cfg.max_queue_bytes &&
+      m->paced_bytes + len > g->cfg.cfg.max_queue_bytes) {
     m->paced_dropped++;
     return;
   }

@@ -127,7 +127,7 @@ typedef struct {
   guint layers_sent;            /* layered: the prefix it gets now */
   guint64 layer_passed, layer_left_out; /* layered: media packets */
   guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue
-                                 * bound (a second at its rate), dropped */
+                                 * bound (max_queue_bytes), dropped */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
 } TpssGroupMemberStats;
