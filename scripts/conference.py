@@ -141,8 +141,8 @@ def mean(values):
 
 
 def summary(stats, since):
-    """Per sender id: mean receive rate (bit/s), loss on the link and after FEC, over the
-    seconds from `since` on."""
+    """Per sender id: mean receive rate (bit/s), decoded frame rate, loss on the link and
+    after FEC, over the seconds from `since` on."""
     per = {}
     for rec in stats:
         if rec["t"] < since:
@@ -150,6 +150,7 @@ def summary(stats, since):
         for m in rec["members"]:
             per.setdefault(m["id"], []).append(m)
     return {pid: dict(rate=mean([m["recv_bps"] for m in ms]),
+                      fps=mean([m.get("fps", 0.0) for m in ms]),
                       loss=mean([m["loss_link"] for m in ms]),
                       after_fec=mean([m["loss_after_fec"] for m in ms]))
             for pid, ms in per.items()}
@@ -270,7 +271,8 @@ def report(args, n, rates, starts, leaves):
         print(f"p{pid} (link {rates[pid - 1] / 1e6:g} Mbit/s): snapshot shows "
               + (" ".join(f"p{t}" for t in tiles) or "nothing"))
         for sender, f in sorted(s.items()):
-            print(f"    from p{sender}: {f['rate'] / 1e3:6.0f} kbit/s, lost {100 * f['loss']:.2f} % "
+            print(f"    from p{sender}: {f['rate'] / 1e3:6.0f} kbit/s, {f['fps']:4.1f} fps, "
+                  f"lost {100 * f['loss']:.2f} % "
                   f"on the link, {100 * f['after_fec']:.2f} % after FEC")
     write_svg(os.path.join(args.out_dir, "rates.svg"),
               {pid: s for pid, s in stats.items() if s}, args.duration, starts)

@@ -55,6 +55,8 @@ void conf_tiles_clear (Conference * conf);
 void conf_tiles_layout (Conference * conf);
 void conf_tiles_send_eos (Conference * conf);
 guint conf_tiles_count (Conference * conf);
+/* Pictures decoded from @member's stream so far (0: no tile). */
+guint conf_tiles_frames (Conference * conf, guint member);
 
 /* confstats.c: the statistics printed every second. */
 void conf_stats_print (Conference * conf);

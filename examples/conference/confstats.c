@@ -1,13 +1,17 @@
 /* The statistics a participant prints every second, from the session's
  * `stats` (see gst-inspect-1.0 tpsssink): what it sends toward each member
  * and what it receives from each, with the loss of the last second on the
- * link (before FEC) and after FEC. With --stats-json the same figures go to
+ * link (before FEC) and after FEC, and the frame rate decoded from each
+ * (a member behind a slow link gets fewer temporal layers, so fewer
+ * pictures a second). With --stats-json the same figures go to
  * a file, one JSON object per line, for plots. */
 #include "conference.h"
 
 typedef struct
 {
   guint64 received, lost, unrecovered;
+  guint64 frames;               /* decoded from it */
+  gint64 at;                    /* monotonic, us */
 } MemberCounts;
 
 typedef struct
@@ -45,11 +49,20 @@ read_member (const GstStructure * s, MemberFigures * f)
       field_u64 (s, "packets-not-delivered");
 }
 
+/* Pictures a second decoded from the member since @last. */
+static gdouble
+frame_rate (const MemberCounts * last, const MemberCounts * now)
+{
+  if (now->frames < last->frames || now->at <= last->at)
+    return 0.0;                 /* its tile was made anew */
+  return (now->frames - last->frames) * 1e6 / (now->at - last->at);
+}
+
 /* Shares of the packets sent to us in the last second: lost on the link, and
- * still missing after FEC. */
+ * still missing after FEC; and the frame rate decoded. */
 static void
-loss_shares (Conference * conf, const MemberFigures * f, gdouble * link,
-    gdouble * after_fec)
+last_second (Conference * conf, const MemberFigures * f, gdouble * link,
+    gdouble * after_fec, gdouble * fps)
 {
   MemberCounts *last = g_hash_table_lookup (conf->last_counts,
       GUINT_TO_POINTER (f->id));
@@ -68,31 +81,35 @@ loss_shares (Conference * conf, const MemberFigures * f, gdouble * link,
   *link = expected ? (gdouble) lost / expected : 0.0;
   *after_fec = expected ? (gdouble) (f->counts.unrecovered -
       MIN (f->counts.unrecovered, last->unrecovered)) / expected : 0.0;
+  *fps = last->at ? frame_rate (last, &f->counts) : 0.0;
   *last = f->counts;
 }
 
 static void
-print_member (const MemberFigures * f, gdouble link, gdouble after_fec)
+print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
+    gdouble fps)
 {
   gchar rtt[32] = "?";
 
   if (f->rtt >= 0)
     g_snprintf (rtt, sizeof rtt, "%.0f", f->rtt / 1e6);
-  g_print ("  p%-3u <- %6.0f kbit/s, lost %5.2f %% on the link, %5.2f %% "
-      "after FEC | -> data %6.0f kbit/s, sent %6.0f kbit/s (%s) | rtt %s ms\n",
-      f->id, f->receive_rate / 1e3, 100 * link, 100 * after_fec,
+  g_print ("  p%-3u <- %6.0f kbit/s, %4.1f fps, lost %5.2f %% on the link, "
+      "%5.2f %% after FEC | -> data %6.0f kbit/s, sent %6.0f kbit/s (%s) | rtt %s ms\n",
+      f->id, f->receive_rate / 1e3, fps, 100 * link, 100 * after_fec,
       f->send_data_rate / 1e3, f->send_rate / 1e3,
       f->phase ? f->phase : "?", rtt);
 }
 
 static void
 json_member (GString * json, const MemberFigures * f, gdouble link,
-    gdouble after_fec)
+    gdouble after_fec, gdouble fps)
 {
-  g_string_append_printf (json, "%s{\"id\":%u,\"recv_bps\":%" G_GUINT64_FORMAT
+  g_string_append_printf (json, "%s{\"id\":%u,\"fps\":%.2f,\"recv_bps\":%"
+      G_GUINT64_FORMAT
       ",\"send_data_bps\":%" G_GUINT64_FORMAT ",\"send_bps\":%"
       G_GUINT64_FORMAT ",\"loss_link\":%.5f,\"loss_after_fec\":%.5f,"
       "\"rtt_ms\":%.1f}", json->str[json->len - 1] == '[' ? "" : ",", f->id,
+      fps,
       f->receive_rate, f->send_data_rate, f->send_rate, link, after_fec,
       f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
 }
@@ -123,14 +140,16 @@ conf_stats_print (Conference * conf)
     const GstStructure *ms =
         gst_value_get_structure (gst_value_list_get_value (members, i));
     MemberFigures f;
-    gdouble link, after_fec;
+    gdouble link, after_fec, fps;
 
     read_member (ms, &f);
     if (f.id == conf->opt.id)
       continue;
-    loss_shares (conf, &f, &link, &after_fec);
-    print_member (&f, link, after_fec);
-    json_member (json, &f, link, after_fec);
+    f.counts.frames = conf_tiles_frames (conf, f.id);
+    f.counts.at = g_get_monotonic_time ();
+    last_second (conf, &f, &link, &after_fec, &fps);
+    print_member (&f, link, after_fec, fps);
+    json_member (json, &f, link, after_fec, fps);
   }
   g_string_append (json, "]}\n");
   if (conf->stats_json) {

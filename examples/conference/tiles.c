@@ -13,6 +13,7 @@ typedef struct
   GstElement *queue, *depay, *dec, *convert;
   GstPad *mix_pad;
   gint64 added;                 /* monotonic, us: the member's first packet */
+  gint frames;                  /* decoded pictures (atomic) */
 } Tile;
 
 typedef struct
@@ -74,6 +75,13 @@ tile_element (Tile * t, const gchar * factory, const gchar * role)
   return e;
 }
 
+static GstPadProbeReturn
+count_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc (&((Tile *) data)->frames);
+  return GST_PAD_PROBE_OK;
+}
+
 /* queue ! rtph264depay ! avdec_h264 ! videoconvert ! compositor */
 static Tile *
 tile_build (Conference * conf, guint member)
@@ -92,7 +100,14 @@ tile_build (Conference * conf, guint member)
     goto failed;
   /* A packet that neither the network nor FEC brings back breaks the
    * picture until the next key frame: ask for one at once (a PLI). */
-  g_object_set (t->depay, "request-keyframe", TRUE, NULL);
+  g_object_set (t->depay, "request-keyframe", FALSE, NULL);
+  /* A member behind a slow link gets the lower temporal layers, whose
+   * frame_num gaps (allowed by the SPS) avdec_h264 fills only with frame
+   * threads: sliced or single-threaded, in a live pipeline, it drops every
+   * picture after a gap of more than one frame until the next key frame
+   * (gst-libav 1.22: "Couldn't get codec frame"). */
+  gst_util_set_object_arg (G_OBJECT (t->dec), "thread-type", "frame");
+  g_object_set (t->dec, "max-threads", 2, NULL);
   gst_bin_add_many (GST_BIN (conf->pipeline), t->queue, t->depay, t->dec,
       t->convert, NULL);
   if (!gst_element_link_many (t->queue, t->depay, t->dec, t->convert, NULL))
@@ -107,6 +122,7 @@ tile_build (Conference * conf, guint member)
   src = gst_element_get_static_pad (t->dec, "src");
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_first_picture, t,
       NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_picture, t, NULL);
   gst_object_unref (src);
   /* Park the new tile off the canvas until the layout places it. */
   g_object_set (t->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
@@ -262,6 +278,20 @@ conf_tiles_count (Conference * conf)
 
   g_mutex_lock (&conf->lock);
   n = g_hash_table_size (conf->tiles);
+  g_mutex_unlock (&conf->lock);
+  return n;
+}
+
+guint
+conf_tiles_frames (Conference * conf, guint member)
+{
+  Tile *t;
+  guint n = 0;
+
+  g_mutex_lock (&conf->lock);
+  t = g_hash_table_lookup (conf->tiles, GUINT_TO_POINTER (member));
+  if (t)
+    n = (guint) g_atomic_int_get (&t->frames);
   g_mutex_unlock (&conf->lock);
   return n;
 }
