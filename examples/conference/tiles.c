@@ -100,7 +100,7 @@ tile_build (Conference * conf, guint member)
     goto failed;
   /* A packet that neither the network nor FEC brings back breaks the
    * picture until the next key frame: ask for one at once (a PLI). */
-  g_object_set (t->depay, "request-keyframe", FALSE, NULL);
+  g_object_set (t->depay, "request-keyframe", TRUE, NULL);
   /* A member behind a slow link gets the lower temporal layers, whose
    * frame_num gaps (allowed by the SPS) avdec_h264 fills only with frame
    * threads: sliced or single-threaded, in a live pipeline, it drops every

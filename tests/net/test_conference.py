@@ -3,12 +3,15 @@
 
 1. The README's main command as written, `bash scripts/conference.sh`: 3 participants
    for 30 s, one behind a slow link. Every snapshot shows all three tiles, told apart by
-   their colours; every recording and statistics file and the rate plot exist.
-2. 4 participants, p4 joining 5 s late and p3 leaving at 18 s: every snapshot at the end
-   shows a tile for exactly the participants present (p3's, taken as it left, all four);
-   every participant's picture appears within 1 s of its first packet (5 s on the slow
-   link, until it gets only the layers that fit), the late joiner's view of the others
-   included.
+   their colours; every recording and statistics file and the rate plot exist. One encoding,
+   a rate for everyone (issue 16): the slow member decodes each sender at a lower frame rate
+   than a fast member does (the layers that fit its link) but still decodes it, the fast
+   members receive at least twice its rate, and what it receives is within 15 % of its link.
+2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
+   snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
+   left, all four); every participant's picture appears within 1 s of its first packet
+   (2.5 s for the pictures of and at the slow member), the late joiner's view of the
+   others included; p4 decodes the others at a lower frame rate than the fast members do.
 """
 import json
 import os
@@ -25,11 +28,17 @@ import conference  # noqa: E402
 
 BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
 FIRST_PICTURE_MAX_MS = 1000
-# p4's 1 Mbit/s link loses a few per cent of what three senders send it while their rates
-# settle (every member gets the whole stream; the per-member prefix of layers is not built
-# yet), so a key frame can take several tries: 173-3020 ms measured. The slow member's bound
-# checks that its pictures come, not the 1 s goal (issue 16).
-SLOW_FIRST_PICTURE_MAX_MS = 5000
+# p4 joins on its 1 Mbit/s link a call whose fast links carry up to 4 times its rate: the key
+# frame it asks for is sized for that stream and crosses its link at its own rate, and its
+# link loses a few per cent while the senders' rates toward it settle; its own key frame
+# crosses its uplink, shared by three copies. 0.8-2.2 s measured for the pictures at p4,
+# 1.0-1.2 s for p4's picture at the others; the issue's goal (1 s) is not met yet.
+SLOW_FIRST_PICTURE_MAX_MS = 2500
+# x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
+SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
+MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
+FAST_RATE_FACTOR = 2.0    # fast members receive a sender at least this x the slow one
+LINK_TOLERANCE = 0.15     # the slow member receives its link's rate within this share
 failures = []
 
 
@@ -46,16 +55,51 @@ def check_tiles(out_dir, pid, expected):
           f"p{pid}'s snapshot shows {sorted(expected)} with its own first: {shown}")
 
 
-def check_first_pictures(out_dir, pid, limit_ms=FIRST_PICTURE_MAX_MS):
+def check_first_pictures(out_dir, pid, slow):
+    """Every picture at `pid` within 1 s of its member's first packet; pictures of the slow
+    member or at it within SLOW_FIRST_PICTURE_MAX_MS."""
     with open(os.path.join(out_dir, f"participant-{pid}.log")) as f:
         log = f.read()
     times = [(int(m), int(ms)) for m, ms in
              re.findall(r"member (\d+): first picture (\d+) ms", log)]
     if not times:
         print(log[-2000:])
-    check(times and all(ms <= limit_ms for _, ms in times),
-          f"p{pid} sees every picture within {limit_ms} ms of its first packet: {times}")
+
+    def limit(member):
+        return SLOW_FIRST_PICTURE_MAX_MS if slow in (pid, member) else FIRST_PICTURE_MAX_MS
+    check(times and all(ms <= limit(m) for m, ms in times),
+          f"p{pid} sees every picture within {FIRST_PICTURE_MAX_MS} ms of its first packet "
+          f"({SLOW_FIRST_PICTURE_MAX_MS} ms of or at p{slow}): {times}")
     return {m for m, _ in times}
+
+
+def received(summary, receiver, sender):
+    return summary[str(receiver)]["received"].get(str(sender))
+
+
+def check_layers_fit(summary, slow, fast):
+    """Each sender other than the slow member: the slow member decodes it at a lower frame
+    rate than the fast receivers do, but decodes it; they receive more of it."""
+    for sender in fast:
+        s = received(summary, slow, sender)
+        for receiver in fast:
+            f = received(summary, receiver, sender) if receiver != sender else None
+            if f is None:
+                continue
+            check(s and MIN_SLOW_FPS <= s["fps"] <= SLOW_FPS_SHARE * f["fps"],
+                  f"p{slow} decodes p{sender} at a lower frame rate than p{receiver} does "
+                  f"(at most {SLOW_FPS_SHARE} x, at least {MIN_SLOW_FPS} fps): "
+                  f"{s and round(s['fps'], 1)} vs {round(f['fps'], 1)} fps")
+            check(s and f["rate"] >= FAST_RATE_FACTOR * s["rate"],
+                  f"p{receiver} receives p{sender} at {FAST_RATE_FACTOR} x p{slow}'s rate or "
+                  f"more: {f['rate'] / 1e3:.0f} vs {s and round(s['rate'] / 1e3)} kbit/s")
+
+
+def check_link_filled(summary, pid, link_bps):
+    total = sum(f["rate"] for f in summary[str(pid)]["received"].values())
+    check(abs(total - link_bps) <= LINK_TOLERANCE * link_bps,
+          f"p{pid} receives its link's {link_bps / 1e6:g} Mbit/s within "
+          f"{100 * LINK_TOLERANCE:.0f} %: {total / 1e3:.0f} kbit/s")
 
 
 def check_files(out_dir, pids):
@@ -82,6 +126,8 @@ def readme_command():
         summary = json.load(f)
     for pid in (1, 2, 3):
         check_tiles(out_dir, pid, [1, 2, 3])
+    check_layers_fit(summary, slow=3, fast=(1, 2))
+    check_link_filled(summary, 3, 1e6)
     check_files(out_dir, (1, 2, 3))
     print_losses(summary)
 
@@ -101,10 +147,12 @@ def join_and_leave():
             check_tiles(out_dir, pid, [1, 2, 4])
         check_tiles(out_dir, 3, [1, 2, 3, 4])
         for pid in (1, 2, 3, 4):
-            seen = check_first_pictures(out_dir, pid, SLOW_FIRST_PICTURE_MAX_MS if pid == 4
-                                        else FIRST_PICTURE_MAX_MS)
+            seen = check_first_pictures(out_dir, pid, slow=4)
             check(seen == {1, 2, 3, 4} - {pid}, f"p{pid} decoded every other participant: "
                   f"{sorted(seen)}")
+        with open(os.path.join(out_dir, "summary.json")) as f:
+            # the second half; p3 leaves in it, so p1 and p2 are the fast ones
+            check_layers_fit(json.load(f), slow=4, fast=(1, 2))
         check_files(out_dir, (1, 2, 3, 4))
 
 
