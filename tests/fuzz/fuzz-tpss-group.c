@@ -120,7 +120,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         tpss_group_handle_timeout (g, now);
         break;
       case 4:
-        tpss_group_enqueue (g, r.chunk, r.len, now);
+        /* a layer and a count, in range or not (v & 1: no layer) */
+        tpss_group_enqueue_layer (g, r.chunk, r.len, r.v & 1 ?
+            TPSS_GROUP_LAYER_NONE : (r.v >> 1) % 10, (r.v >> 5) % 10, now);
         break;
       case 5:
         tpss_group_request_key_unit (g, r.v % 2 ? ID_B : r.v);
