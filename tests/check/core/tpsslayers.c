@@ -179,6 +179,29 @@ GST_START_TEST (test_encoder_rates_spread)
 
 GST_END_TEST;
 
+/* A packet without a layer (a parameter set) goes to a destination of any
+ * prefix, numbered in its run, and leaves the frame being filtered as it
+ * was: the rest of a left-out frame stays out. */
+GST_START_TEST (test_filter_take_unlayered)
+{
+  TpssLayerFilter f;
+  guint16 seq;
+
+  tpss_layer_filter_init (&f, 3, 100);
+  tpss_layer_filter_want (&f, 1);
+  fail_unless (tpss_layer_filter_pass (&f, 0, 0, &seq));
+  fail_unless_equals_int (seq, 100);
+  fail_if (tpss_layer_filter_pass (&f, 2, 3000, &seq));
+  fail_unless_equals_int (tpss_layer_filter_take (&f), 101);
+  fail_if (tpss_layer_filter_pass (&f, 2, 3000, &seq));
+  fail_unless (tpss_layer_filter_pass (&f, 0, 12000, &seq));
+  fail_unless_equals_int (seq, 102);
+  fail_unless_equals_int (f.passed, 3);
+  fail_unless_equals_int (f.left_out, 2);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsslayers_suite (void)
 {
@@ -191,6 +214,7 @@ tpsslayers_suite (void)
   tcase_add_test (tc, test_filter_down_at_next_frame);
   tcase_add_test (tc, test_filter_up_at_base_layer);
   tcase_add_test (tc, test_filter_clamps);
+  tcase_add_test (tc, test_filter_take_unlayered);
   tcase_add_test (tc, test_prefix_for_rate);
   tcase_add_test (tc, test_encoder_rates_close_destinations);
   tcase_add_test (tc, test_encoder_rates_spread);
