@@ -812,6 +812,41 @@ GST_START_TEST (test_layers_prefix_rises_at_base_frame)
 
 GST_END_TEST;
 
+/* C allowed 10 Mbit/s, B 1 Mbit/s: the whole stream is held at 4 x B's
+ * rate (layer_max_spread), and C still gets all of it. */
+GST_START_TEST (test_layers_max_spread)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  LayerCount c[2] = { {0,}, {0,} };
+  TpssMsg rate = { 0, };
+
+  rate.type = TPSS_MSG_RATE;
+  rate.sender_ssrc = ID_C;
+  rate.media_ssrc = ID_A;
+  rate.u.rate.rate = 10000000;
+  rate.u.rate.seq = 2;          /* C's second RATE */
+  feed_msg (g, &rate, 3, 2 * MS);
+  tpss_group_handle_timeout (g, 2 * MS);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_uint64 (ms.send.data_rate, 10000000);
+  drop_events (g);
+  for (guint n = 0; n < 8; n++)
+    enqueue_frame (g, n, 3 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
+  fail_unless_equals_int (ev.n_rates, N_LAYERS);
+  fail_unless_equals_uint64 (ev.rates[0], 1000000);
+  fail_unless_equals_uint64 (ev.rate, 4000000);
+  run_layered (g, 3 * MS, 100 * MS, c);
+  fail_unless_equals_int (c[0].media, 2 * PACKETS_PER_FRAME);
+  fail_unless_equals_int (c[1].media, 8 * PACKETS_PER_FRAME);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* A large base-layer frame leaves MQ at C's 4 Mbit/s; toward B it leaves
  * at B's own send rate S (1.5 Mbit/s: D 1 Mbit/s, parity 1 in l = 2). */
 GST_START_TEST (test_layers_paced_per_destination)
@@ -894,6 +929,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_prefix_rises_at_base_frame);
   tcase_add_test (tc, test_layers_unlayered_and_bad);
   tcase_add_test (tc, test_layers_paced_per_destination);
+  tcase_add_test (tc, test_layers_max_spread);
   return s;
 }
 
