@@ -94,7 +94,8 @@ print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
   if (f->rtt >= 0)
     g_snprintf (rtt, sizeof rtt, "%.0f", f->rtt / 1e6);
   g_print ("  p%-3u <- %6.0f kbit/s, %4.1f fps, lost %5.2f %% on the link, "
-      "%5.2f %% after FEC | -> data %6.0f kbit/s, sent %6.0f kbit/s (%s) | rtt %s ms\n",
+      "%5.2f %% after FEC | -> data %6.0f kbit/s, sent %6.0f kbit/s (%s) | "
+      "rtt %s ms\n",
       f->id, f->receive_rate / 1e3, fps, 100 * link, 100 * after_fec,
       f->send_data_rate / 1e3, f->send_rate / 1e3,
       f->phase ? f->phase : "?", rtt);
