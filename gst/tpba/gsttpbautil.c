@@ -99,6 +99,10 @@ static const GstParamEntry params[] = {
   P ("ci-max-cycles", "Confidence end criterion: the most cycles averaged; "
         "probing ends with their mean when this many gave no narrower "
         "interval (not in the paper)", UINT, NULL, ci_max_cycles, 3, 32, S),
+  P ("running-increase", "Running period: the rate grows by this at every "
+        "adaptation point without loss, at most by TCP's growth (LDA's line "
+        "C), bits/s (0: never, the paper's)", UINT64, NULL, running_increase,
+      0, 1e12, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

@@ -44,6 +44,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->z = 0.05;
   cfg->ci_width = 0.1;
   cfg->ci_max_cycles = 8;
+  cfg->running_increase = 0;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -752,6 +753,36 @@ interval_loss (TpbaSender * s, gdouble * p)
   return TRUE;
 }
 
+/* Fig. 2 line (C): what TCP's rate grows by until the next adaptation
+ * point, P / (2 tau) (T_adapt / tau + 1) with P the packet size in bits and
+ * tau the round-trip time @rtt (ns); G_MAXDOUBLE where either is unknown. */
+static gdouble
+tcp_increase_bound (const TpbaSender * s, gint64 rtt)
+{
+  gdouble tau = (gdouble) rtt / (gdouble) NS_PER_S, psize = 0;
+
+  if (s->cfg.packet_size)
+    psize = 8.0 * s->cfg.packet_size;
+  else if (s->adapt_packets)
+    psize = 8.0 * (gdouble) s->adapt_bytes / (gdouble) s->adapt_packets;
+  if (rtt <= 0 || psize <= 0)
+    return G_MAXDOUBLE;
+  return psize / (2.0 * tau) *
+      ((gdouble) s->cfg.t_adapt / (gdouble) NS_PER_S / tau + 1.0);
+}
+
+/* A loss-free adaptation point of a running period with running_increase
+ * set: r grows by it, at most by TCP's growth (line (C), with the RTT of
+ * the RRs or else TCP's). */
+static gdouble
+running_increase (const TpbaSender * s, gdouble r)
+{
+  gint64 rtt = s->rtt > 0 ? s->rtt : s->tcp_rtt;
+
+  return MIN (r + MIN ((gdouble) s->cfg.running_increase,
+          tcp_increase_bound (s, rtt)), (gdouble) s->cfg.max_rate);
+}
+
 static void
 tpba_adapt (TpbaSender * s, gint64 t)
 {
@@ -781,7 +812,12 @@ tpba_adapt (TpbaSender * s, gint64 t)
       s->large_cuts = 0;
   } else {
     s->large_cuts = 0;
+    if (s->cfg.running_increase) {
+      s->pace_rate = running_increase (s, r);
+      set_rate (s, s->pace_rate);
+    }
   }
+  s->adapt_bytes = s->adapt_packets = 0;
   if (s->cfg.reprobe_on_reductions && s->large_cuts >= s->cfg.reprobe_count)
     decide (s, TPBA_PERIOD_PROBING, t);
 }
@@ -800,20 +836,7 @@ lda_adapt (TpbaSender * s)
         s->air = (gdouble) s->cfg.air_0 * (b > 0 ? 1.0 - r / b : 1.0);
       else if (b > 0)
         s->air = s->air * (1.0 - r / b);        /* (B) */
-      if (s->rtt > 0) {         /* (C) */
-        gdouble tau = (gdouble) s->rtt / (gdouble) NS_PER_S;
-        gdouble psize;
-
-        if (s->cfg.packet_size)
-          psize = 8.0 * s->cfg.packet_size;
-        else if (s->adapt_packets)
-          psize = 8.0 * (gdouble) s->adapt_bytes / (gdouble) s->adapt_packets;
-        else
-          psize = 0;
-        if (psize > 0)
-          s->air = MIN (s->air, psize / (2.0 * tau) *
-              ((gdouble) s->cfg.t_adapt / (gdouble) NS_PER_S / tau + 1.0));
-      }
+      s->air = MIN (s->air, tcp_increase_bound (s, s->rtt));   /* (C) */
       r = r + s->air;
     }                           /* (A) */
     if (b > 0 && r >= b)        /* (A) */

@@ -94,6 +94,8 @@ VARIANTS = {
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",
+    "TPBA-conf-t20-inc": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
+                         "t-running=20000000000 running-increase=50000",
     "LDA": "mode=lda bottleneck={b}",
 }
 # Reference flows in place of tpbasink, no GStreamer: what the bed allows any

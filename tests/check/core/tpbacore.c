@@ -570,6 +570,40 @@ GST_END_TEST;
 /* ------------------------------------------------------------------ */
 /* 4. Pacing */
 
+/* running-increase (ours, issue 17): a loss-free adaptation point raises r
+ * by it, at most by TCP's growth until the next point (LDA's line (C)). */
+GST_START_TEST (test_running_increase)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  TpbaTcpInfo slow = { 0, 20, 1000000, 0 };     /* tcpi_rtt 1 s */
+
+  tpba_config_init (&cfg);
+  cfg.running_increase = 50000;
+  cfg.packet_size = 1000;
+  s = running_sender (&cfg);
+  /* no RTT known yet: the whole increase */
+  feed_rr (s, 1100, 0, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 1050000);
+  /* TCP's RTT 1 s: (C) = 8000 / 2 * (3 / 1 + 1) = 16 kbit/s < 50k */
+  tpba_sender_on_tcp_info (s, &slow, 7 * S);
+  feed_rr (s, 1200, 0, 0, 0, 0, 8 * S);
+  tpba_sender_advance (s, 9 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 1066000);
+  /* loss cuts as before: 10 of 100, r (1 - 0.3) */
+  feed_rr (s, 1300, 10, 25, 0, 0, 11 * S);
+  tpba_sender_advance (s, 12 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 746200);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pacing)
 {
   TpbaConfig cfg;
@@ -1439,6 +1473,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_stalled_cycles);
   tcase_add_test (tc, test_probe_interval_cwnd);
   tcase_add_test (tc, test_running_period);
+  tcase_add_test (tc, test_running_increase);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_reprobe_on_reductions);
   tcase_add_test (tc, test_allow_probe_loss);
