@@ -3,8 +3,10 @@
  * and what it receives from each, with the loss of the last second on the
  * link (before FEC) and after FEC, and the frame rate decoded from each
  * (a member behind a slow link gets fewer temporal layers, so fewer
- * pictures a second). With --stats-json the same figures go to
- * a file, one JSON object per line, for plots. */
+ * pictures a second). With --ice, each member's ICE state and the
+ * candidate types of the selected pair (host, srflx, prflx, relay) too.
+ * With --stats-json the same figures go to a file, one JSON object per
+ * line, for plots. */
 #include "conference.h"
 
 typedef struct
@@ -101,6 +103,36 @@ print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
       f->phase ? f->phase : "?", rtt);
 }
 
+#ifdef HAVE_NICE
+/* "ice":{"state":..,"local":..,"remote":..} (types null before a pair is
+ * selected) */
+static void
+json_ice (Conference * conf, GString * json, guint member)
+{
+  const gchar *state;
+  gchar *local, *remote;
+
+  if (!conf_ice_peer (conf, member, &state, &local, &remote))
+    return;
+  g_string_append_printf (json, ",\"ice\":{\"state\":\"%s\",\"local\":%s%s%s,"
+      "\"remote\":%s%s%s}", state, local ? "\"" : "", local ? local : "null",
+      local ? "\"" : "", remote ? "\"" : "", remote ? remote : "null",
+      remote ? "\"" : "");
+  g_free (local);
+  g_free (remote);
+}
+
+static void
+print_ice (Conference * conf, guint member)
+{
+  gchar *pair = conf_ice_describe (conf, member);
+
+  if (pair)
+    g_print ("        ice %s\n", pair);
+  g_free (pair);
+}
+#endif
+
 static void
 json_member (GString * json, const MemberFigures * f, gdouble link,
     gdouble after_fec, gdouble fps)
@@ -109,7 +141,7 @@ json_member (GString * json, const MemberFigures * f, gdouble link,
       G_GUINT64_FORMAT
       ",\"send_data_bps\":%" G_GUINT64_FORMAT ",\"send_bps\":%"
       G_GUINT64_FORMAT ",\"loss_link\":%.5f,\"loss_after_fec\":%.5f,"
-      "\"rtt_ms\":%.1f}", json->str[json->len - 1] == '[' ? "" : ",", f->id,
+      "\"rtt_ms\":%.1f", json->str[json->len - 1] == '[' ? "" : ",", f->id,
       fps,
       f->receive_rate, f->send_data_rate, f->send_rate, link, after_fec,
       f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
@@ -151,6 +183,11 @@ conf_stats_print (Conference * conf)
     last_second (conf, &f, &link, &after_fec, &fps);
     print_member (&f, link, after_fec, fps);
     json_member (json, &f, link, after_fec, fps);
+#ifdef HAVE_NICE
+    print_ice (conf, f.id);
+    json_ice (conf, json, f.id);
+#endif
+    g_string_append_c (json, '}');
   }
   g_string_append (json, "]}\n");
   if (conf->stats_json) {
