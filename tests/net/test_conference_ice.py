@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""The conferencing application over ICE (conference --ice): three participants, each
+behind a NAT of its own, with a STUN/TURN server (coturn) and the TCP rendezvous on the
+"public" side:
+
+  p1 - nat1 ==+
+  p2 - nat2 ==+== pub (turnserver, rendezvous)
+  p3 - nat3 ==+
+
+Every participant names the others by virtual addresses (10.99.0.<id>:5000, never on the
+wire) and delivers its ICE blobs through the rendezvous.
+
+(a) cone NATs (masquerade keeps the port), STUN only: every pair connects by
+    server-reflexive candidates, none relayed;
+(b) symmetric NATs (masquerade fully-random), TURN, --ice-candidates=relay: every pair
+    relayed on both sides.
+In both, every participant's last snapshot shows its own tile and the two others', its
+statistics show every other member `connected` and media received from each (rates > 0
+over the last seconds), so media flows both ways on every pair.  Exit 0 pass, 1 fail,
+77 skip."""
+
+import json
+import os
+import shutil
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import netbed  # noqa: E402
+import conference  # noqa: E402
+from test_nice_nat import nat_rules  # noqa: E402
+
+CONFERENCE = sys.argv[1] if len(sys.argv) > 1 else "conference"
+NICE_PEER = sys.argv[2] if len(sys.argv) > 2 else "nice-peer"
+OUT = os.path.join(os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build")),
+                   "conference-ice-test")          # kept for a look after a failure
+PUB = "10.77.100.1"
+SERVER = f"{PUB}:3478"
+RDV = f"{PUB}:7000"
+IDS = (1, 2, 3)
+DURATION = 18            # seconds each participant stays
+TAIL = 5                 # the last seconds whose rates must be > 0
+MEMBERS = ",".join(f"{i}@10.99.0.{i}:5000" for i in IDS)
+checks = netbed.Checks()
+
+
+def topology(bed, masq_opts):
+    pub = bed.host("pub", forwarding=True)
+    hosts = {}
+    for pid in IDS:
+        nat, h = bed.host(f"nat{pid}", forwarding=True), bed.host(f"p{pid}")
+        bed.link(h, nat, f"10.77.{pid}.2/24", f"10.77.{pid}.1/24")                 # eth0s
+        bed.link(nat, pub, f"10.77.{99 + pid}.2/24", f"10.77.{99 + pid}.1/24")   # nat eth1
+        h.run(["ip", "route", "add", "default", "via", f"10.77.{pid}.1"])
+        nat.run(["ip", "route", "add", "default", "via", f"10.77.{99 + pid}.1"])
+        nat.run(["nft", "-f", "-"], input=nat_rules(masq_opts))
+        hosts[pid] = h
+    pub.popen(["turnserver", "-n", "--no-cli", "--no-tls", "--no-dtls",
+               f"--listening-ip={PUB}", f"--relay-ip={PUB}", "--listening-port=3478",
+               "--min-port=49152", "--max-port=49400", "--lt-cred-mech",
+               "--user=nice:secret", "--realm=netbed",
+               "--allowed-peer-ip=10.77.0.0-10.77.255.255",
+               f"--pidfile=/tmp/netbed-turn-{os.getpid()}.pid", "--log-file=stdout",
+               "--simple-log"], stdout=open(os.devnull, "w"), stderr=open(os.devnull, "w"))
+    rdv = pub.popen([NICE_PEER, "--listen", RDV], stdout=open(os.devnull, "w"))
+    time.sleep(1.0)
+    if rdv.poll() is not None:
+        raise netbed.NetBedError("the rendezvous host did not start")
+    return hosts
+
+
+def run_call(hosts, out_dir, extra):
+    os.makedirs(out_dir, exist_ok=True)
+    for name in os.listdir(out_dir):
+        os.remove(os.path.join(out_dir, name))
+    procs, logs = {}, {}
+    for pid in IDS:
+        logs[pid] = open(os.path.join(out_dir, f"participant-{pid}.log"), "w")
+        procs[pid] = hosts[pid].popen(
+            [CONFERENCE, f"--id={pid}", "--ice", f"--rendezvous={RDV}", f"--members={MEMBERS}",
+             "--headless", f"--duration={DURATION}", f"--out-dir={out_dir}",
+             f"--stats-json={out_dir}/stats-{pid}.json", "--width=320", "--height=240"]
+            + extra, stdout=logs[pid], stderr=logs[pid])
+    for pid, p in procs.items():
+        try:
+            p.wait(timeout=DURATION + 20)
+        except Exception:
+            netbed.interrupt(p)
+        logs[pid].close()
+        checks(f"p{pid} exits 0", p.returncode == 0, f"status {p.returncode}")
+    return {pid: conference.read_stats(os.path.join(out_dir, f"stats-{pid}.json"))
+            for pid in IDS}
+
+
+def connected_at(stats, me):
+    """The first second at which every other member was connected, or None."""
+    for rec in stats:
+        ice = {m["id"]: m.get("ice", {}) for m in rec["members"]}
+        if all(ice.get(o, {}).get("state") == "connected" for o in IDS if o != me):
+            return rec["t"]
+    return None
+
+
+def check_participant(out_dir, pid, stats, pair_ok, pair_what):
+    png = os.path.join(out_dir, f"participant-{pid}.png")
+    shown = conference.tiles_shown(png) if os.path.exists(png) else []
+    checks(f"p{pid}'s snapshot shows its own tile first and the others'",
+           shown[:1] == [pid] and sorted(shown) == list(IDS), f"{shown}")
+    checks(f"p{pid} has statistics", len(stats) > TAIL, f"{len(stats)} records")
+    if len(stats) <= TAIL:
+        return
+    last = {m["id"]: m for m in stats[-1]["members"]}
+    t = connected_at(stats, pid)
+    print(f"   p{pid}: every peer connected at t={t} s")
+    for other in IDS:
+        if other == pid:
+            continue
+        ice = last.get(other, {}).get("ice", {})
+        checks(f"p{pid} -> p{other}: ICE connected, {pair_what}",
+               ice.get("state") == "connected" and pair_ok(ice), f"{ice}")
+        rates = [next((m["recv_bps"] for m in r["members"] if m["id"] == other), 0)
+                 for r in stats[-TAIL:]]
+        checks(f"p{pid} receives media from p{other} in each of its last {TAIL} s",
+               min(rates) > 0, f"{[round(r / 1e3) for r in rates]} kbit/s")
+
+
+def case(name, masq_opts, extra, pair_ok, pair_what):
+    print(f"# {name}", flush=True)
+    out_dir = os.path.join(OUT, name.split(",")[0].replace(" ", "-"))
+    with netbed.NetBed() as bed:
+        hosts = topology(bed, masq_opts)
+        stats = run_call(hosts, out_dir, extra)
+    for pid in IDS:
+        check_participant(out_dir, pid, stats[pid], pair_ok, pair_what)
+
+
+def srflx_pair(ice):
+    return "relay" not in (ice.get("local"), ice.get("remote")) and \
+        ice.get("remote") in ("srflx", "prflx")
+
+
+def relay_pair(ice):
+    return ice.get("local") == "relay" and ice.get("remote") == "relay"
+
+
+def main():
+    netbed.require_or_skip()
+    if not shutil.which("turnserver"):
+        print("SKIP: no turnserver (coturn)")
+        return netbed.SKIP_CODE
+    turn = [f"--turn={SERVER}", "--turn-user=nice", "--turn-password=secret"]
+    case("cone NATs, STUN", "", [f"--stun={SERVER}"], srflx_pair,
+         "server-reflexive, not relayed")
+    case("symmetric NATs, relay only", "fully-random",
+         [f"--stun={SERVER}"] + turn + ["--ice-candidates=relay"], relay_pair,
+         "relayed on both sides")
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
