@@ -14,14 +14,15 @@ wire) and delivers its ICE blobs through the rendezvous.
     server-reflexive candidates, none relayed;
 (b) symmetric NATs (masquerade fully-random), TURN, --ice-candidates=relay: every pair
     relayed on both sides.
+Before them, options that cannot work are refused with a message naming them.
 In both, every participant's last snapshot shows its own tile and the two others', its
 statistics show every other member `connected` and media received from each (rates > 0
 over the last seconds), so media flows both ways on every pair.  Exit 0 pass, 1 fail,
 77 skip."""
 
-import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 
@@ -146,8 +147,25 @@ def relay_pair(ice):
     return ice.get("local") == "relay" and ice.get("remote") == "relay"
 
 
+def check_refusals():
+    """Bad --ice settings end the program at once, saying what is wrong."""
+    base = [CONFERENCE, "--id=1", "--headless", f"--members={MEMBERS}"]
+    for extra, says in ((["--ice"], "--ice needs --rendezvous"),
+                        (["--port=5000", f"--stun={SERVER}"], "go with --ice"),
+                        (["--ice", f"--rendezvous={RDV}", "--ice-candidates=host,tcp"],
+                         '"tcp" is not host, srflx or relay'),
+                        (["--ice", f"--rendezvous={RDV}", "--members=1@10.99.0.1:5000,2@b:5000"],
+                         "with an IP address"),
+                        (["--ice", f"--rendezvous={RDV}", "--ice-candidates=relay"],
+                         "needs a turn-server")):
+        r = subprocess.run(base + extra, capture_output=True, text=True, timeout=30)
+        checks(f"refused: {' '.join(extra)}", r.returncode != 0 and says in r.stderr,
+               f"status {r.returncode}: {r.stderr.strip()[-200:]}")
+
+
 def main():
     netbed.require_or_skip()
+    check_refusals()
     if not shutil.which("turnserver"):
         print("SKIP: no turnserver (coturn)")
         return netbed.SKIP_CODE
