@@ -10,8 +10,8 @@ behind a NAT of its own, with a STUN/TURN server (coturn) and the TCP rendezvous
 Every participant names the others by virtual addresses (10.99.0.<id>:5000, never on the
 wire) and delivers its ICE blobs through the rendezvous.
 
-(a) cone NATs (masquerade keeps the port), STUN only: every pair connects by
-    server-reflexive candidates, none relayed;
+(a) cone NATs (masquerade keeps the port), STUN and TURN offered, every candidate type
+    allowed (the defaults): every pair connects by server-reflexive candidates, none relayed;
 (b) symmetric NATs (masquerade fully-random), TURN, --ice-candidates=relay: every pair
     relayed on both sides.
 Before them, options that cannot work are refused with a message naming them.
@@ -170,7 +170,7 @@ def main():
         print("SKIP: no turnserver (coturn)")
         return netbed.SKIP_CODE
     turn = [f"--turn={SERVER}", "--turn-user=nice", "--turn-password=secret"]
-    case("cone NATs, STUN", "", [f"--stun={SERVER}"], srflx_pair,
+    case("cone NATs, STUN and TURN", "", [f"--stun={SERVER}"] + turn, srflx_pair,
          "server-reflexive, not relayed")
     case("symmetric NATs, relay only", "fully-random",
          [f"--stun={SERVER}"] + turn + ["--ice-candidates=relay"], relay_pair,
