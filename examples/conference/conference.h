@@ -85,6 +85,8 @@ gchar *conf_ice_describe (Conference * conf, guint member);
  * no peer. */
 gboolean conf_ice_peer (Conference * conf, guint member, const gchar ** state,
     gchar ** local_type, gchar ** remote_type);
+/* The member ids of our ICE peers (guint), NULL without --ice. */
+GArray *conf_ice_members (Conference * conf);
 
 G_END_DECLS
 

@@ -405,6 +405,22 @@ conf_ice_peer (Conference * conf, guint member, const gchar ** state,
   return TRUE;
 }
 
+GArray *
+conf_ice_members (Conference * conf)
+{
+  GArray *ids;
+
+  if (!conf->ice)
+    return NULL;
+  ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < conf->ice->peers->len; i++) {
+    IcePeer *p = g_ptr_array_index (conf->ice->peers, i);
+
+    g_array_append_val (ids, p->id);
+  }
+  return ids;
+}
+
 static gboolean
 configure_transport (Conference * conf, GError ** error)
 {

@@ -147,6 +147,45 @@ json_member (GString * json, const MemberFigures * f, gdouble link,
       f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
 }
 
+/* One member's line (and its ICE line), and its JSON object. */
+static void
+report_member (Conference * conf, GString * json, MemberFigures * f)
+{
+  gdouble link, after_fec, fps;
+
+  f->counts.frames = conf_tiles_frames (conf, f->id);
+  f->counts.at = g_get_monotonic_time ();
+  last_second (conf, f, &link, &after_fec, &fps);
+  print_member (f, link, after_fec, fps);
+  json_member (json, f, link, after_fec, fps);
+#ifdef HAVE_NICE
+  print_ice (conf, f->id);
+  json_ice (conf, json, f->id);
+#endif
+  g_string_append_c (json, '}');
+}
+
+#ifdef HAVE_NICE
+/* ICE peers the session has not heard from yet (still connecting, or
+ * failed) get a line too, with nothing received, so their ICE state shows. */
+static void
+report_silent_peers (Conference * conf, GString * json, GHashTable * reported)
+{
+  GArray *ids = conf_ice_members (conf);
+
+  for (guint i = 0; ids && i < ids->len; i++) {
+    MemberFigures f = { 0 };
+
+    f.id = g_array_index (ids, guint, i);
+    f.rtt = -1;
+    if (!g_hash_table_contains (reported, GUINT_TO_POINTER (f.id)))
+      report_member (conf, json, &f);
+  }
+  if (ids)
+    g_array_unref (ids);
+}
+#endif
+
 void
 conf_stats_print (Conference * conf)
 {
@@ -155,6 +194,7 @@ conf_stats_print (Conference * conf)
   gdouble t = (g_get_monotonic_time () - conf->started) / 1e6;
   guint64 data_rate;
   GString *json = g_string_new (NULL);
+  GHashTable *reported;
 
   g_object_get (conf->tx, "stats", &st, NULL);
   if (!st)
@@ -168,27 +208,23 @@ conf_stats_print (Conference * conf)
   g_string_printf (json, "{\"t\":%.2f,\"id\":%u,\"data_bps\":%"
       G_GUINT64_FORMAT ",\"tiles\":%u,\"members\":[", t, conf->opt.id,
       data_rate, conf_tiles_count (conf));
+  reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {
     const GstStructure *ms =
         gst_value_get_structure (gst_value_list_get_value (members, i));
     MemberFigures f;
-    gdouble link, after_fec, fps;
 
     read_member (ms, &f);
     if (f.id == conf->opt.id)
       continue;
-    f.counts.frames = conf_tiles_frames (conf, f.id);
-    f.counts.at = g_get_monotonic_time ();
-    last_second (conf, &f, &link, &after_fec, &fps);
-    print_member (&f, link, after_fec, fps);
-    json_member (json, &f, link, after_fec, fps);
-#ifdef HAVE_NICE
-    print_ice (conf, f.id);
-    json_ice (conf, json, f.id);
-#endif
-    g_string_append_c (json, '}');
+    report_member (conf, json, &f);
+    g_hash_table_add (reported, GUINT_TO_POINTER (f.id));
   }
+#ifdef HAVE_NICE
+  report_silent_peers (conf, json, reported);
+#endif
+  g_hash_table_destroy (reported);
   g_string_append (json, "]}\n");
   if (conf->stats_json) {
     fputs (json->str, conf->stats_json);
