@@ -230,8 +230,25 @@ add_peer (Conference * conf, IcePeer * p, GError ** error)
       conf->opt.id < p->id, error);
 }
 
-/* A member that comes back (a new process: new credentials) is a new ICE
- * session: our agent for it is made anew, and our new blob follows. */
+/* A member that comes back (a new process: new credentials) while our
+ * agent for it is connected (or has failed) is a new ICE session: our agent
+ * for it is made anew, and our new blob follows. While our agent is still
+ * gathering or checking, a new blob replaces the last one on it instead:
+ * that is the answer of a member that restarted for us (it had an old blob
+ * of ours), and restarting again would make the pair restart each other
+ * for ever. */
+static gboolean
+needs_restart (Conference * conf, IcePeer * p)
+{
+  GstNicePeerState state;
+
+  if (!p->remote_blob)
+    return FALSE;
+  state = gst_nice_transport_get_peer_state (conf->ice->transport, p->vaddr);
+  return state == GST_NICE_PEER_CONNECTED || state == GST_NICE_PEER_FAILED;
+}
+
+/* See needs_restart(). */
 static void
 restart_peer (Conference * conf, IcePeer * p)
 {
@@ -261,7 +278,7 @@ on_rdv_blob (GstNiceRendezvousClient * client, const gchar * from,
   }
   if (g_strcmp0 (p->remote_blob, blob) == 0)
     return;                     /* sent again after a reconnection */
-  if (p->remote_blob)
+  if (needs_restart (conf, p))
     restart_peer (conf, p);
   g_free (p->remote_blob);
   p->remote_blob = g_strdup (blob);
