@@ -12,6 +12,8 @@ wire) and delivers its ICE blobs through the rendezvous.
 
 (a) cone NATs (masquerade keeps the port), STUN and TURN offered, every candidate type
     allowed (the defaults): every pair connects by server-reflexive candidates, none relayed;
+    p3 quits at 6 s and comes back a second later as a new process (new ICE credentials):
+    the others restart their ICE sessions with it, and its media reaches them again;
 (b) symmetric NATs (masquerade fully-random), TURN, --ice-candidates=relay: every pair
     relayed on both sides.
 Before them, options that cannot work are refused with a message naming them.
@@ -43,6 +45,7 @@ SERVER = f"{PUB}:3478"
 RDV = f"{PUB}:7000"
 IDS = (1, 2, 3)
 DURATION = 18            # seconds each participant stays
+REJOIN = (3, 6, 1)       # in case (a): p3 quits after 6 s and starts again 1 s later
 TAIL = 5                 # the last seconds whose rates must be > 0
 MEMBERS = ",".join(f"{i}@10.99.0.{i}:5000" for i in IDS)
 checks = netbed.Checks()
@@ -73,18 +76,44 @@ def topology(bed, masq_opts):
     return hosts
 
 
-def run_call(hosts, out_dir, extra):
+def start(host, pid, out_dir, duration, extra):
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
-        os.remove(os.path.join(out_dir, name))
+        if name.endswith(f"-{pid}.log") or name.endswith(f"-{pid}.json") or \
+                name.endswith(f"-{pid}.png"):
+            os.remove(os.path.join(out_dir, name))
+    log = open(os.path.join(out_dir, f"participant-{pid}.log"), "w")
+    return log, host.popen(
+        [CONFERENCE, f"--id={pid}", "--ice", f"--rendezvous={RDV}", f"--members={MEMBERS}",
+         "--headless", f"--duration={duration}", f"--out-dir={out_dir}",
+         f"--stats-json={out_dir}/stats-{pid}.json", "--width=320", "--height=240"]
+        + extra, stdout=log, stderr=log)
+
+
+def rejoin(hosts, out_dir, extra, procs, logs):
+    """REJOIN's participant lives twice: its first life's files go to first/."""
+    pid, leave_at, away = REJOIN
+    logs[pid].close()
+    procs[pid].wait(timeout=leave_at + 20)
+    checks(f"p{pid}'s first life exits 0", procs[pid].returncode == 0,
+           f"status {procs[pid].returncode}")
+    time.sleep(away)
+    logs[pid], procs[pid] = start(hosts[pid], pid, out_dir,
+                                  DURATION - leave_at - away, extra)
+
+
+def run_call(hosts, out_dir, extra, with_rejoin):
     procs, logs = {}, {}
+    for name in os.listdir(out_dir) if os.path.isdir(out_dir) else []:
+        if os.path.isfile(os.path.join(out_dir, name)):
+            os.remove(os.path.join(out_dir, name))
     for pid in IDS:
-        logs[pid] = open(os.path.join(out_dir, f"participant-{pid}.log"), "w")
-        procs[pid] = hosts[pid].popen(
-            [CONFERENCE, f"--id={pid}", "--ice", f"--rendezvous={RDV}", f"--members={MEMBERS}",
-             "--headless", f"--duration={DURATION}", f"--out-dir={out_dir}",
-             f"--stats-json={out_dir}/stats-{pid}.json", "--width=320", "--height=240"]
-            + extra, stdout=logs[pid], stderr=logs[pid])
+        first = with_rejoin and pid == REJOIN[0]
+        logs[pid], procs[pid] = start(hosts[pid], pid,
+                                      os.path.join(out_dir, "first") if first else out_dir,
+                                      REJOIN[1] if first else DURATION, extra)
+    if with_rejoin:
+        rejoin(hosts, out_dir, extra, procs, logs)
     for pid, p in procs.items():
         try:
             p.wait(timeout=DURATION + 20)
@@ -128,14 +157,20 @@ def check_participant(out_dir, pid, stats, pair_ok, pair_what):
                min(rates) > 0, f"{[round(r / 1e3) for r in rates]} kbit/s")
 
 
-def case(name, masq_opts, extra, pair_ok, pair_what):
+def case(name, masq_opts, extra, pair_ok, pair_what, with_rejoin=False):
     print(f"# {name}", flush=True)
     out_dir = os.path.join(OUT, name.split(",")[0].replace(" ", "-"))
     with netbed.NetBed() as bed:
         hosts = topology(bed, masq_opts)
-        stats = run_call(hosts, out_dir, extra)
+        stats = run_call(hosts, out_dir, extra, with_rejoin)
     for pid in IDS:
         check_participant(out_dir, pid, stats[pid], pair_ok, pair_what)
+    if with_rejoin:
+        for pid in IDS:
+            if pid != REJOIN[0]:
+                with open(os.path.join(out_dir, f"participant-{pid}.log")) as f:
+                    checks(f"p{pid} restarted its ICE session with p{REJOIN[0]}",
+                           f"ice: p{REJOIN[0]} sent new credentials" in f.read())
 
 
 def srflx_pair(ice):
@@ -171,7 +206,7 @@ def main():
         return netbed.SKIP_CODE
     turn = [f"--turn={SERVER}", "--turn-user=nice", "--turn-password=secret"]
     case("cone NATs, STUN and TURN", "", [f"--stun={SERVER}"] + turn, srflx_pair,
-         "server-reflexive, not relayed")
+         "server-reflexive, not relayed", with_rejoin=True)
     case("symmetric NATs, relay only", "fully-random",
          [f"--stun={SERVER}"] + turn + ["--ice-candidates=relay"], relay_pair,
          "relayed on both sides")
