@@ -9,7 +9,11 @@ with a display each participant opens a window instead), stats-<id>.json (the st
 of every second) and rates.svg (rates over time).
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...]
+      [--rates=4M,4M,1M] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+
+With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
+the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
+candidates (one bridge, no NAT; tests/net/test_conference_ice.py runs them behind NATs).
 
 Needs root (namespaces); scripts/conference.sh installs, builds and runs it.
 """
@@ -28,6 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "net"))
 import netbed  # noqa: E402
 
 PORT = 5000
+RENDEZVOUS = "10.77.0.1:7000"     # p1's, with --ice
 # Must match the palette in examples/conference/conference.c (colour by id).
 PALETTE = [0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020, 0x808080]
 TILE_W, TILE_H = 320, 240
@@ -199,7 +204,9 @@ def conference_command(args, pid, n):
             f"--members={members}", f"--out-dir={args.out_dir}",
             f"--stats-json={args.out_dir}/stats-{pid}.json",
             f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
-        (["--headless"] if args.headless else [])
+        (["--headless"] if args.headless else []) + \
+        (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
+        (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
 
 def build_bed(bed, n, rates, loss):
@@ -230,7 +237,8 @@ def run(args):
                 os.remove(os.path.join(args.out_dir, name))
     print(f"conference: {n} participants for {args.duration} s; links "
           + ", ".join(f"p{i + 1} {rates[i] / 1e6:g} Mbit/s" for i in range(n))
-          + (f"; {args.loss} % loss" if args.loss else ""), flush=True)
+          + (f"; {args.loss} % loss" if args.loss else "")
+          + ("; over ICE" if args.ice else ""), flush=True)
     with netbed.NetBed() as bed:
         hosts = build_bed(bed, n, rates, args.loss)
         procs, logs, starts, left, t0 = {}, {}, {}, set(), time.monotonic()
@@ -292,6 +300,8 @@ def main():
     ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
     ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")
     ap.add_argument("--fps", type=int, default=15)
+    ap.add_argument("--ice", action="store_true",
+                    help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",
                     help="no windows even with a display: record MP4s instead")
     ap.add_argument("--out-dir", default="conference-out")

@@ -13,6 +13,14 @@
  * both cases it is snapshotted to OUT/participant-<id>.png every
  * --snapshot-interval seconds and as we leave. Every second the statistics of every member are printed
  * (confstats.c), and with --stats-json written as JSON lines.
+ *
+ * With --ice the members connect through ICE (libnice; confice.c) instead
+ * of plain UDP: the entries of --members are then the members' virtual
+ * addresses, the ICE blobs go through the TCP rendezvous of --rendezvous,
+ * and STUN and TURN servers may be given:
+ *
+ *   conference --id=2 --ice --rendezvous=203.0.113.5:7000 \
+ *       --stun=203.0.113.5:3478 --members=1@10.99.0.1:5000,2@10.99.0.2:5000
  */
 #include "conference.h"
 
@@ -30,6 +38,31 @@ static const guint32 palette[] = {
   0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020,
   0x808080
 };
+
+static gboolean
+check_ice_options (const ConfOptions * o)
+{
+  gboolean ice_only = o->rendezvous || o->rendezvous_host || o->stun
+      || o->turn || o->turn_user || o->turn_password || o->ice_candidates;
+
+#ifndef HAVE_NICE
+  if (o->ice) {
+    g_printerr ("conference: built without libnice, --ice is not "
+        "available\n");
+    return FALSE;
+  }
+#endif
+  if (!o->ice && ice_only) {
+    g_printerr ("conference: --rendezvous, --stun, --turn and "
+        "--ice-candidates go with --ice\n");
+    return FALSE;
+  }
+  if (o->ice && !o->rendezvous) {
+    g_printerr ("conference: --ice needs --rendezvous=HOST:PORT\n");
+    return FALSE;
+  }
+  return TRUE;
+}
 
 static gboolean
 parse_options (int argc, char **argv, ConfOptions * o)
@@ -68,6 +101,23 @@ parse_options (int argc, char **argv, ConfOptions * o)
         "BPS"},
     {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &initial,
         "Starting data rate toward each member (bit/s)", "BPS"},
+    {"ice", 0, 0, G_OPTION_ARG_NONE, &o->ice,
+        "Connect through ICE (libnice); --members are virtual addresses",
+        NULL},
+    {"rendezvous", 0, 0, G_OPTION_ARG_STRING, &o->rendezvous,
+        "The TCP rendezvous the ICE blobs go through (--ice)", "HOST:PORT"},
+    {"rendezvous-host", 0, 0, G_OPTION_ARG_NONE, &o->rendezvous_host,
+        "Host the rendezvous too, on --rendezvous's port", NULL},
+    {"stun", 0, 0, G_OPTION_ARG_STRING, &o->stun,
+        "STUN server (--ice)", "HOST:PORT"},
+    {"turn", 0, 0, G_OPTION_ARG_STRING, &o->turn,
+        "TURN server, UDP (--ice)", "HOST:PORT"},
+    {"turn-user", 0, 0, G_OPTION_ARG_STRING, &o->turn_user,
+        "TURN user", "USER"},
+    {"turn-password", 0, 0, G_OPTION_ARG_STRING, &o->turn_password,
+        "TURN password", "PASSWORD"},
+    {"ice-candidates", 0, 0, G_OPTION_ARG_STRING, &o->ice_candidates,
+        "Candidate types to use (default: host,srflx,relay)", "TYPES"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- one participant of a call");
@@ -83,10 +133,14 @@ parse_options (int argc, char **argv, ConfOptions * o)
     g_error_free (err);
     return FALSE;
   }
-  if (id <= 0 || port <= 0 || port > 65535 || !o->members) {
-    g_printerr ("conference: --id (> 0), --port and --members are needed\n");
+  if (id <= 0 || (!o->ice && port <= 0) || port < 0 || port > 65535
+      || !o->members) {
+    g_printerr ("conference: --id (> 0), --port (without --ice) and "
+        "--members are needed\n");
     return FALSE;
   }
+  if (!check_ice_options (o))
+    return FALSE;
   if (width < 16 || height < 16 || fps < 1 || snapshot < 1 || duration < 0
       || max_receive < 0 || initial <= 0) {
     g_printerr ("conference: sizes, --fps, --snapshot-interval and rates "
@@ -149,7 +203,11 @@ static gchar *
 pipeline_description (Conference * conf)
 {
   const ConfOptions *o = &conf->opt;
-  gchar *session = g_strdup_printf ("port=%u member-id=%u members=\"%s\" "
+  /* with --ice the session opens no socket: the transport is set later */
+  gchar *session = o->ice ?
+      g_strdup_printf ("member-id=%u members=\"%s\" allow-join=true", o->id,
+      o->members) :
+      g_strdup_printf ("port=%u member-id=%u members=\"%s\" "
       "allow-join=true%s%s", o->port, o->id, o->members,
       o->address ? " address=" : "", o->address ? o->address : "");
   gchar *out = output_branch (o);
@@ -373,6 +431,9 @@ conference_clear (Conference * conf)
 {
   if (conf->pipeline)
     gst_element_set_state (conf->pipeline, GST_STATE_NULL);
+#ifdef HAVE_NICE
+  conf_ice_clear (conf);
+#endif
   conf_tiles_clear (conf);
   conf_stats_clear (conf);
   g_clear_object (&conf->self_pad);
@@ -391,12 +452,33 @@ conference_clear (Conference * conf)
   g_free (conf->opt.address);
   g_free (conf->opt.out_dir);
   g_free (conf->opt.stats_json);
+  g_free (conf->opt.rendezvous);
+  g_free (conf->opt.stun);
+  g_free (conf->opt.turn);
+  g_free (conf->opt.turn_user);
+  g_free (conf->opt.turn_password);
+  g_free (conf->opt.ice_candidates);
+}
+
+static gboolean
+start_ice (Conference * conf)
+{
+#ifdef HAVE_NICE
+  GError *err = NULL;
+
+  if (conf_ice_start (conf, &err))
+    return TRUE;
+  g_printerr ("conference: %s\n", err->message);
+  g_error_free (err);
+#endif
+  return FALSE;
 }
 
 int
 main (int argc, char **argv)
 {
   Conference conf = { 0 };
+  gchar where[320];
   GstBus *bus;
   int ret = 1;
 
@@ -414,8 +496,15 @@ main (int argc, char **argv)
   gst_object_unref (bus);
   g_unix_signal_add (SIGINT, leave, &conf);
   g_unix_signal_add (SIGTERM, leave, &conf);
-  g_print ("participant %u (%s, colour %06x) on port %u, %s, grid %ux%u\n",
-      conf.opt.id, conf.opt.name, conf.opt.colour, conf.opt.port,
+  if (conf.opt.ice && !start_ice (&conf))
+    goto out;
+  if (conf.opt.ice)
+    g_snprintf (where, sizeof where, "over ICE (rendezvous %s)",
+        conf.opt.rendezvous);
+  else
+    g_snprintf (where, sizeof where, "on port %u", conf.opt.port);
+  g_print ("participant %u (%s, colour %06x) %s, %s, grid %ux%u\n",
+      conf.opt.id, conf.opt.name, conf.opt.colour, where,
       conf.opt.headless ? "headless" : "window", conf.grid_cols,
       conf.grid_rows);
   conf.started = g_get_monotonic_time ();

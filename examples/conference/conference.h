@@ -25,7 +25,16 @@ typedef struct
   gchar *stats_json;            /* path, NULL: none */
   guint64 max_receive_rate;     /* bit/s, 0: unlimited */
   guint64 initial_rate;         /* bit/s */
+  /* --ice: the session goes through ICE (confice.c) */
+  gboolean ice;
+  gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */
+  gboolean rendezvous_host;     /* we host it too, on its port */
+  gchar *stun, *turn;           /* "host:port" */
+  gchar *turn_user, *turn_password;
+  gchar *ice_candidates;        /* "host,srflx,relay" */
 } ConfOptions;
+
+typedef struct _ConfIce ConfIce;
 
 typedef struct _Conference Conference;
 
@@ -38,6 +47,7 @@ struct _Conference
   GstElement *tx, *rx;          /* tpsssink, tpsssrc */
   GstElement *snap;             /* fakesink with the last mixed picture */
   GstPad *self_pad;             /* compositor pad of our own camera */
+  ConfIce *ice;                 /* with --ice, else NULL */
 
   GMutex lock;                  /* tiles: pads come and go in other threads */
   GHashTable *tiles;            /* member id -> Tile */
@@ -61,6 +71,22 @@ guint conf_tiles_frames (Conference * conf, guint member);
 /* confstats.c: the statistics printed every second. */
 void conf_stats_print (Conference * conf);
 void conf_stats_clear (Conference * conf);
+
+/* confice.c (built with libnice): the ICE transport given to tpsssink and
+ * tpsssrc, its peers and the rendezvous; call before the pipeline starts,
+ * in the main loop's thread. */
+gboolean conf_ice_start (Conference * conf, GError ** error);
+void conf_ice_clear (Conference * conf);
+/* @member's ICE state and the selected pair ("connected, srflx ip:port ->
+ * srflx ip:port"), NULL if it is no peer; free it. */
+gchar *conf_ice_describe (Conference * conf, guint member);
+/* @member's ICE state (a static string) and the candidate types of the
+ * selected pair (NULL before one is selected; free them); FALSE if it is
+ * no peer. */
+gboolean conf_ice_peer (Conference * conf, guint member, const gchar ** state,
+    gchar ** local_type, gchar ** remote_type);
+/* The member ids of our ICE peers (guint), NULL without --ice. */
+GArray *conf_ice_members (Conference * conf);
 
 G_END_DECLS
 

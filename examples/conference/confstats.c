@@ -3,8 +3,10 @@
  * and what it receives from each, with the loss of the last second on the
  * link (before FEC) and after FEC, and the frame rate decoded from each
  * (a member behind a slow link gets fewer temporal layers, so fewer
- * pictures a second). With --stats-json the same figures go to
- * a file, one JSON object per line, for plots. */
+ * pictures a second). With --ice, each member's ICE state and the
+ * candidate types of the selected pair (host, srflx, prflx, relay) too.
+ * With --stats-json the same figures go to a file, one JSON object per
+ * line, for plots. */
 #include "conference.h"
 
 typedef struct
@@ -101,6 +103,36 @@ print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
       f->phase ? f->phase : "?", rtt);
 }
 
+#ifdef HAVE_NICE
+/* "ice":{"state":..,"local":..,"remote":..} (types null before a pair is
+ * selected) */
+static void
+json_ice (Conference * conf, GString * json, guint member)
+{
+  const gchar *state;
+  gchar *local, *remote;
+
+  if (!conf_ice_peer (conf, member, &state, &local, &remote))
+    return;
+  g_string_append_printf (json, ",\"ice\":{\"state\":\"%s\",\"local\":%s%s%s,"
+      "\"remote\":%s%s%s}", state, local ? "\"" : "", local ? local : "null",
+      local ? "\"" : "", remote ? "\"" : "", remote ? remote : "null",
+      remote ? "\"" : "");
+  g_free (local);
+  g_free (remote);
+}
+
+static void
+print_ice (Conference * conf, guint member)
+{
+  gchar *pair = conf_ice_describe (conf, member);
+
+  if (pair)
+    g_print ("        ice %s\n", pair);
+  g_free (pair);
+}
+#endif
+
 static void
 json_member (GString * json, const MemberFigures * f, gdouble link,
     gdouble after_fec, gdouble fps)
@@ -109,11 +141,50 @@ json_member (GString * json, const MemberFigures * f, gdouble link,
       G_GUINT64_FORMAT
       ",\"send_data_bps\":%" G_GUINT64_FORMAT ",\"send_bps\":%"
       G_GUINT64_FORMAT ",\"loss_link\":%.5f,\"loss_after_fec\":%.5f,"
-      "\"rtt_ms\":%.1f}", json->str[json->len - 1] == '[' ? "" : ",", f->id,
+      "\"rtt_ms\":%.1f", json->str[json->len - 1] == '[' ? "" : ",", f->id,
       fps,
       f->receive_rate, f->send_data_rate, f->send_rate, link, after_fec,
       f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
 }
+
+/* One member's line (and its ICE line), and its JSON object. */
+static void
+report_member (Conference * conf, GString * json, MemberFigures * f)
+{
+  gdouble link, after_fec, fps;
+
+  f->counts.frames = conf_tiles_frames (conf, f->id);
+  f->counts.at = g_get_monotonic_time ();
+  last_second (conf, f, &link, &after_fec, &fps);
+  print_member (f, link, after_fec, fps);
+  json_member (json, f, link, after_fec, fps);
+#ifdef HAVE_NICE
+  print_ice (conf, f->id);
+  json_ice (conf, json, f->id);
+#endif
+  g_string_append_c (json, '}');
+}
+
+#ifdef HAVE_NICE
+/* ICE peers the session has not heard from yet (still connecting, or
+ * failed) get a line too, with nothing received, so their ICE state shows. */
+static void
+report_silent_peers (Conference * conf, GString * json, GHashTable * reported)
+{
+  GArray *ids = conf_ice_members (conf);
+
+  for (guint i = 0; ids && i < ids->len; i++) {
+    MemberFigures f = { 0 };
+
+    f.id = g_array_index (ids, guint, i);
+    f.rtt = -1;
+    if (!g_hash_table_contains (reported, GUINT_TO_POINTER (f.id)))
+      report_member (conf, json, &f);
+  }
+  if (ids)
+    g_array_unref (ids);
+}
+#endif
 
 void
 conf_stats_print (Conference * conf)
@@ -123,6 +194,7 @@ conf_stats_print (Conference * conf)
   gdouble t = (g_get_monotonic_time () - conf->started) / 1e6;
   guint64 data_rate;
   GString *json = g_string_new (NULL);
+  GHashTable *reported;
 
   g_object_get (conf->tx, "stats", &st, NULL);
   if (!st)
@@ -136,22 +208,23 @@ conf_stats_print (Conference * conf)
   g_string_printf (json, "{\"t\":%.2f,\"id\":%u,\"data_bps\":%"
       G_GUINT64_FORMAT ",\"tiles\":%u,\"members\":[", t, conf->opt.id,
       data_rate, conf_tiles_count (conf));
+  reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {
     const GstStructure *ms =
         gst_value_get_structure (gst_value_list_get_value (members, i));
     MemberFigures f;
-    gdouble link, after_fec, fps;
 
     read_member (ms, &f);
     if (f.id == conf->opt.id)
       continue;
-    f.counts.frames = conf_tiles_frames (conf, f.id);
-    f.counts.at = g_get_monotonic_time ();
-    last_second (conf, &f, &link, &after_fec, &fps);
-    print_member (&f, link, after_fec, fps);
-    json_member (json, &f, link, after_fec, fps);
+    report_member (conf, json, &f);
+    g_hash_table_add (reported, GUINT_TO_POINTER (f.id));
   }
+#ifdef HAVE_NICE
+  report_silent_peers (conf, json, reported);
+#endif
+  g_hash_table_destroy (reported);
   g_string_append (json, "]}\n");
   if (conf->stats_json) {
     fputs (json->str, conf->stats_json);
