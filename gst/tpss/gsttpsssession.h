@@ -85,7 +85,9 @@ G_BEGIN_DECLS
   "and left the store, dropped (packets); " \
   "fec-duplicates: media packets seen or delivered before, dropped " \
   "(packets); " \
-  "fec-malformed: parity packets that did not parse (packets)"
+  "fec-malformed: parity packets that did not parse (packets); " \
+  "left: it said BYE and left; its counters are those it left with, " \
+  "listed until it comes back (boolean)"
 
 typedef struct _GstTpssSession GstTpssSession;
 

@@ -777,7 +777,8 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "packets-delivered", G_TYPE_UINT64, m->delivered,
       "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
       "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
-      "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate, NULL);
+      "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate,
+      "left", G_TYPE_BOOLEAN, m->left, NULL);
 
   if (m->have_decoder)
     gst_structure_set (ms,

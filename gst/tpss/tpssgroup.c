@@ -63,6 +63,7 @@ struct _TpssGroup
   guint n_layers;               /* of the stream sent; >= 2: layered */
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
+  GArray *departed;             /* TpssGroupMemberStats: said BYE */
   TpssGroupStats st;
 };
 
@@ -147,6 +148,7 @@ tpss_group_new (const TpssGroupConfig * cfg)
   g->members = g_hash_table_new_full (NULL, NULL, NULL,
       (GDestroyNotify) member_free);
   g->priorities = g_hash_table_new (NULL, NULL);
+  g->departed = g_array_new (FALSE, TRUE, sizeof (TpssGroupMemberStats));
   g_queue_init (&g->sendq);
   g_queue_init (&g->transmits);
   g_queue_init (&g->events);
@@ -163,6 +165,7 @@ tpss_group_free (TpssGroup * g)
   g_queue_clear_full (&g->events, (GDestroyNotify) event_free);
   g_hash_table_unref (g->members);
   g_hash_table_unref (g->priorities);
+  g_array_unref (g->departed);
   tpss_member_free (g->core);
   g_free (g);
 }
@@ -194,6 +197,31 @@ core_knows (const TpssGroup * g, guint32 id)
 {
   TpssSendStats st;
   return tpss_member_get_send_stats (g->core, id, &st);
+}
+
+/* @m's stats; FALSE if the protocol core does not know it. */
+static gboolean
+member_stats_fill (const TpssGroup * g, const Member * m,
+    TpssGroupMemberStats * ms)
+{
+  if (!tpss_member_get_send_stats (g->core, m->id, &ms->send) ||
+      !tpss_member_get_recv_stats (g->core, m->id, &ms->recv))
+    return FALSE;
+  ms->id = m->id;
+  ms->addr = m->addr;
+  ms->parity_sent = m->parity_sent;
+  ms->parity_received = m->parity_received;
+  ms->delivered = m->delivered;
+  if (m->have_layers) {
+    ms->layers_sent = m->layers.prefix;
+    ms->layer_passed = m->layers.passed;
+    ms->layer_left_out = m->layers.left_out;
+    ms->layer_queue_dropped = m->paced_dropped;
+  }
+  ms->have_decoder = m->dec != NULL;
+  if (m->dec)
+    tpss_fec_decoder_get_stats (m->dec, &ms->decoder);
+  return TRUE;
 }
 
 static Member *
@@ -903,6 +931,30 @@ handle_pli (TpssGroup * g, guint32 sender, guint32 media,
       tpss_member_get_send_stats (g->core, sender, &st) ? st.rtt : -1;
 }
 
+static void
+forget_departed (TpssGroup * g, guint32 id)
+{
+  for (guint i = g->departed->len; i-- > 0;)
+    if (g_array_index (g->departed, TpssGroupMemberStats, i).id == id)
+      g_array_remove_index (g->departed, i);
+}
+
+/* Keeps @m's counters as it leaves, for the stats (see
+ * tpss_group_get_member_stats). */
+static void
+keep_departed (TpssGroup * g, const Member * m)
+{
+  TpssGroupMemberStats ms = { 0, };
+
+  if (!member_stats_fill (g, m, &ms))
+    return;
+  ms.left = TRUE;
+  forget_departed (g, m->id);
+  if (g->departed->len >= TPSS_MAX_MEMBERS)
+    g_array_remove_index (g->departed, 0);
+  g_array_append_val (g->departed, ms);
+}
+
 /* A BYE naming @id first: accepted from a member the core knows, at its
  * known address; the member leaves at once (MEMBER_LEFT, its share of
  * this receiver's capacity goes back to the others). check_source is not
@@ -930,6 +982,13 @@ handle_bye (TpssGroup * g, guint32 id, const TpssAddr * from, gint64 now)
   }
   g->st.bye_received++;
   g_debug ("member %u says BYE", id);
+  /* What its decoder holds goes out first, so that its counters are
+   * final when they are kept. */
+  if (m->dec) {
+    tpss_fec_decoder_drain (m->dec);
+    collect_decoded (g, m);
+  }
+  keep_departed (g, m);
   tpss_member_remove_peer (g->core, id, now);
   take_core_events (g);
 }
@@ -1188,6 +1247,7 @@ take_core_event (TpssGroup * g, const TpssEvent * ev)
       break;
     case TPSS_EVENT_MEMBER_JOINED:
       member_get (g, ev->member, TRUE);
+      forget_departed (g, ev->member);
       event_push (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ev->member);
       break;
     case TPSS_EVENT_MEMBER_LEFT:
@@ -1294,27 +1354,11 @@ tpss_group_get_member_stats (const TpssGroup * g)
 
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
-    Member *m = v;
     TpssGroupMemberStats ms = { 0, };
 
-    if (!tpss_member_get_send_stats (g->core, m->id, &ms.send) ||
-        !tpss_member_get_recv_stats (g->core, m->id, &ms.recv))
-      continue;
-    ms.id = m->id;
-    ms.addr = m->addr;
-    ms.parity_sent = m->parity_sent;
-    ms.parity_received = m->parity_received;
-    ms.delivered = m->delivered;
-    if (m->have_layers) {
-      ms.layers_sent = m->layers.prefix;
-      ms.layer_passed = m->layers.passed;
-      ms.layer_left_out = m->layers.left_out;
-      ms.layer_queue_dropped = m->paced_dropped;
-    }
-    ms.have_decoder = m->dec != NULL;
-    if (m->dec)
-      tpss_fec_decoder_get_stats (m->dec, &ms.decoder);
-    g_array_append_val (out, ms);
+    if (member_stats_fill (g, v, &ms))
+      g_array_append_val (out, ms);
   }
+  g_array_append_vals (out, g->departed->data, g->departed->len);
   return out;
 }

@@ -139,6 +139,7 @@ typedef struct {
                                  * bound (max_queue_bytes), dropped */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
+  gboolean left;                /* it said BYE: its counters as it left */
 } TpssGroupMemberStats;
 
 typedef struct _TpssGroup TpssGroup;
@@ -199,7 +200,9 @@ gint64 tpss_group_next_timeout (const TpssGroup * g);
 
 guint32 tpss_group_get_id (const TpssGroup * g);
 void tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st);
-/* TpssGroupMemberStats of every member the protocol core knows. */
+/* TpssGroupMemberStats of every member the protocol core knows, then of
+ * those that said BYE (@left, their last counters) until they come back
+ * (at most TPSS_MAX_MEMBERS of them, the oldest forgotten first). */
 GArray *tpss_group_get_member_stats (const TpssGroup * g);
 
 G_END_DECLS

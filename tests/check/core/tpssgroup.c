@@ -1038,12 +1038,23 @@ GST_START_TEST (test_bye_removes_member)
   drop_events (g);
   drop_transmits (g);
   fail_unless (member_stats (g, ID_B, &ms));
+  fail_if (ms.left);
 
+  /* B's 20th packet is lost: 21 waits in its decoder for FEC until the
+   * BYE, which hands it on before B leaves. */
+  feed_rtp (g, ID_B, 21, 2, now);
   feed_bye (g, ID_B, 2, now);
   /* at once: no timeout has run since the BYE */
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DELIVER, ID_B, &ev));
+  fail_unless_equals_int (ev.packets->len, 1);
+  tpss_group_event_clear (&ev);
   fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_B, &ev));
-  fail_if (member_stats (g, ID_B, &ms));
+  /* still listed, as it left: all 21 packets delivered */
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless (ms.left);
+  fail_unless_equals_uint64 (ms.delivered, 21);
   fail_unless (member_stats (g, ID_C, &ms));
+  fail_if (ms.left);
   tpss_group_get_stats (g, &st);
   fail_unless_equals_uint64 (st.bye_received, 1);
   fail_unless_equals_uint64 (st.bye_refused, 0);
@@ -1064,13 +1075,15 @@ GST_START_TEST (test_bye_removes_member)
   fail_unless (member_stats (g, ID_C, &ms));
 
   /* A configured member's BYE: it leaves but keeps its address, and its
-   * HELLO brings it back. */
+   * HELLO brings it back, listed as a member again. */
   feed_bye (g, ID_C, 3, now);
   fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_C, &ev));
-  fail_if (member_stats (g, ID_C, &ms));
+  fail_unless (member_stats (g, ID_C, &ms) && ms.left);
   feed_hello (g, ID_C, ID_C, 3, now + MS);
   tpss_group_handle_timeout (g, now + MS);
   fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ID_C, &ev));
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_if (ms.left);
   drop_transmits (g);
   tpss_group_free (g);
 }
