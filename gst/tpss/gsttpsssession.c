@@ -328,6 +328,8 @@ typedef struct
   GstTpssSinkCallbacks sink_cb;
   GstElement *src;
   GstTpssSrcCallbacks src_cb;
+  gboolean stats_on_leave;      /* stats-interval set: a member that leaves
+                                 * gets a `tpss-stats` message first */
 } Targets;
 
 static void
@@ -337,6 +339,7 @@ targets_take (GstTpssSession * s, Targets * t)
   t->src = s->src ? gst_object_ref (s->src) : NULL;
   t->sink_cb = s->sink_cb;
   t->src_cb = s->src_cb;
+  t->stats_on_leave = s->stats.interval > 0;
 }
 
 static void
@@ -373,6 +376,11 @@ dispatch (GQueue * acts, const Targets * t)
           gst_buffer_list_unref (a->list);
         break;
       case ACT_LEFT:
+        /* Its last counters (left by BYE) reach the bus before its pad's
+         * EOS, which may end the application (gst-launch) before the next
+         * periodic message. */
+        if (t->stats_on_leave && poster)
+          gst_tpss_session_post_stats (poster);
         if (t->src && t->src_cb.member_left)
           t->src_cb.member_left (t->src, a->member);
         break;

@@ -1,9 +1,9 @@
 /* libFuzzer target: the TPSS group core's input path. Datagrams from a
  * configured member, a member whose address is learnt, and a stranger;
  * packets queued for sending (stamped with the QoS extension on the way
- * out); time steps; key-unit requests; leaving. Every datagram the core sends must
- * be sound RTP or RTCP, and every packet it delivers sound RTP; anything
- * else aborts.
+ * out); time steps; key-unit requests; leaving. Every datagram the core
+ * sends must be sound RTP or RTCP, and every packet it delivers sound RTP;
+ * anything else aborts.
  *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
 #include <stdint.h>

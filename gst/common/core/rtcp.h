@@ -1,8 +1,8 @@
 /* One RTCP layer for every protocol (GLib only): the common header and the
  * compound walk of RFC 3550 6.1 / A.2, SR and RR with report blocks (6.4),
- * the SDES CNAME item (6.5), BYE (6.6), APP (6.7), and the RFC 4585 feedback messages
- * generic NACK (6.2.1) and PLI (6.3.1), with the rule by which a sender
- * turns PLIs into key-unit requests. */
+ * the SDES CNAME item (6.5), BYE (6.6), APP (6.7), and the RFC 4585
+ * feedback messages generic NACK (6.2.1) and PLI (6.3.1), with the rule by
+ * which a sender turns PLIs into key-unit requests. */
 #ifndef __CORE_RTCP_H__
 #define __CORE_RTCP_H__
 
