@@ -1359,6 +1359,13 @@ tpss_group_get_member_stats (const TpssGroup * g)
     if (member_stats_fill (g, v, &ms))
       g_array_append_val (out, ms);
   }
-  g_array_append_vals (out, g->departed->data, g->departed->len);
+  /* (one that is back but whose MEMBER_JOINED is not taken yet is listed
+   * once, as a member) */
+  for (guint i = 0; i < g->departed->len; i++) {
+    const TpssGroupMemberStats *d = &g_array_index (g->departed,
+        TpssGroupMemberStats, i);
+    if (!core_knows (g, d->id))
+      g_array_append_vals (out, d, 1);
+  }
   return out;
 }
