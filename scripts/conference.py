@@ -22,6 +22,7 @@ import json
 import os
 import signal
 import struct
+import subprocess
 import sys
 import time
 import zlib
@@ -256,9 +257,17 @@ def run(args):
                     left.add(pid)
                     print(f"t={now:5.1f} s  p{pid} leaves", flush=True)
             time.sleep(0.2)
-        for pid, p in procs.items():
+        # The call ends for everyone at once: each takes its last snapshot
+        # before the BYEs of the others take their tiles away.
+        for p in procs.values():
             if p.poll() is None:
-                netbed.interrupt(p, timeout=15)
+                p.send_signal(signal.SIGINT)
+        for pid, p in procs.items():
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
             if p.returncode != 0:
                 print(f"conference: p{pid} exited with status {p.returncode}, see "
                       f"{args.out_dir}/participant-{pid}.log", flush=True)

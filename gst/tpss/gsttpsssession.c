@@ -19,7 +19,8 @@
  *   sends what it polls out and turns its events into actions; the actions
  *   (rates, delivered packets, members leaving, bus messages) run after
  *   `lock` is released, with a reference on the element taken under it.
- *   Every send happens in the loop's thread.
+ *   Every send happens in the loop's thread, but for the BYE of the last
+ *   stop, sent once that thread has ended (send_bye).
  * - tpsssink's streaming thread takes `lock` only to enqueue into MQ.
  * - `start_lock` orders starts and stops: a start opens the transport and
  *   resolves the members holding it but not `lock`.
@@ -327,6 +328,8 @@ typedef struct
   GstTpssSinkCallbacks sink_cb;
   GstElement *src;
   GstTpssSrcCallbacks src_cb;
+  gboolean stats_on_leave;      /* stats-interval set: a member that leaves
+                                 * gets a `tpss-stats` message first */
 } Targets;
 
 static void
@@ -336,6 +339,7 @@ targets_take (GstTpssSession * s, Targets * t)
   t->src = s->src ? gst_object_ref (s->src) : NULL;
   t->sink_cb = s->sink_cb;
   t->src_cb = s->src_cb;
+  t->stats_on_leave = s->stats.interval > 0;
 }
 
 static void
@@ -372,6 +376,11 @@ dispatch (GQueue * acts, const Targets * t)
           gst_buffer_list_unref (a->list);
         break;
       case ACT_LEFT:
+        /* Its last counters (left by BYE) reach the bus before its pad's
+         * EOS, which may end the application (gst-launch) before the next
+         * periodic message. */
+        if (t->stats_on_leave && poster)
+          gst_tpss_session_post_stats (poster);
         if (t->src && t->src_cb.member_left)
           t->src_cb.member_left (t->src, a->member);
         break;
@@ -604,6 +613,18 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   return ok;
 }
 
+/* The last stop: the core's BYE goes to every member before the transport
+ * closes, so that they drop this member at once instead of after
+ * member-timeout. Sent from the stopping thread once the loop's thread has
+ * ended; sends never block (a full socket buffer loses the BYE: the others
+ * then fall back on member-timeout). With `lock`. */
+static void
+send_bye (GstTpssSession * s)
+{
+  tpss_group_leave (s->core, gst_net_now ());
+  flush_transmits (s);
+}
+
 void
 gst_tpss_session_stop (GstTpssSession * s)
 {
@@ -626,6 +647,7 @@ gst_tpss_session_stop (GstTpssSession * s)
 
   g_mutex_lock (&s->lock);
   s->loop = NULL;
+  send_bye (s);
   g_clear_object (&s->transport);
   tpss_group_get_stats (s->core, &s->last);
   s->last.queued = 0;

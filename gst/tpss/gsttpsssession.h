@@ -43,6 +43,13 @@ G_BEGIN_DECLS
   "pli-received: PLIs from members about our stream (packets); " \
   "pli-dropped: PLIs from non-members, forged, or about another stream " \
   "(packets); " \
+  "bye-sent: RTCP BYEs sent when the session stopped, one per member " \
+  "with a known address or one to the multicast group (packets); " \
+  "bye-received: BYEs that removed a member at once (packets); " \
+  "bye-refused: BYEs dropped: from a non-member or one already gone, " \
+  "forged (another address than the member's, or none known yet), or " \
+  "naming no source; also counted in non-member, forged or malformed " \
+  "(packets); " \
   "members: a list with one structure per member, whose fields are " \
   "id: the member's id (number); " \
   "address: its host:port, empty until known (string); " \
@@ -78,7 +85,9 @@ G_BEGIN_DECLS
   "and left the store, dropped (packets); " \
   "fec-duplicates: media packets seen or delivered before, dropped " \
   "(packets); " \
-  "fec-malformed: parity packets that did not parse (packets)"
+  "fec-malformed: parity packets that did not parse (packets); " \
+  "left: it said BYE and left; its counters are those it left with, " \
+  "listed until it comes back (boolean)"
 
 typedef struct _GstTpssSession GstTpssSession;
 

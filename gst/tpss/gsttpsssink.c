@@ -364,9 +364,10 @@ get_stats (GstTpssSink * self)
   GstStructure *s;
   guint64 sent = 0, coalesced = 0, requests, ignored;
 
+  /* Stopped (READY), the session's counters as it stopped: running false,
+   * its BYE counted in bye-sent. */
   GST_OBJECT_LOCK (self);
-  s = self->session && self->started ?
-      gst_tpss_session_get_stats (self->session) :
+  s = self->session ? gst_tpss_session_get_stats (self->session) :
       gst_structure_new_empty ("application/x-tpss-stats");
   requests = self->key_unit_requests;
   ignored = self->pli_ignored;

@@ -162,10 +162,19 @@ make_caps (GstTpssSrc * self, guint32 member)
   return caps;
 }
 
+/* A queue entry: a buffer, or NULL, the EOS mark of a member that left
+ * (still queued when the pad was deactivated before its task took it). */
+static void
+queued_free (GstBuffer * buf)
+{
+  if (buf)
+    gst_buffer_unref (buf);
+}
+
 static void
 src_pad_free (SrcPad * sp)
 {
-  g_queue_clear_full (&sp->queue, (GDestroyNotify) gst_buffer_unref);
+  g_queue_clear_full (&sp->queue, (GDestroyNotify) queued_free);
   g_mutex_clear (&sp->lock);
   g_cond_clear (&sp->cond);
   gst_object_unref (sp->pad);
@@ -576,9 +585,10 @@ get_stats (GstTpssSrc * self)
   GHashTableIter it;
   gpointer v;
 
+  /* Stopped (READY), the session's counters as it stopped: running false,
+   * its BYE counted in bye-sent. */
   GST_OBJECT_LOCK (self);
-  s = self->session && self->started ?
-      gst_tpss_session_get_stats (self->session) :
+  s = self->session ? gst_tpss_session_get_stats (self->session) :
       gst_structure_new_empty ("application/x-tpss-stats");
   GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&self->pads_lock);

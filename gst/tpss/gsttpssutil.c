@@ -777,7 +777,8 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "packets-delivered", G_TYPE_UINT64, m->delivered,
       "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
       "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
-      "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate, NULL);
+      "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate,
+      "left", G_TYPE_BOOLEAN, m->left, NULL);
 
   if (m->have_decoder)
     gst_structure_set (ms,
@@ -816,7 +817,10 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "other-rtcp", G_TYPE_UINT64, gs->other_rtcp,
       "pli-sent", G_TYPE_UINT64, gs->pli_sent,
       "pli-received", G_TYPE_UINT64, gs->pli_received,
-      "pli-dropped", G_TYPE_UINT64, gs->pli_dropped, NULL);
+      "pli-dropped", G_TYPE_UINT64, gs->pli_dropped,
+      "bye-sent", G_TYPE_UINT64, gs->bye_sent,
+      "bye-received", G_TYPE_UINT64, gs->bye_received,
+      "bye-refused", G_TYPE_UINT64, gs->bye_refused, NULL);
 
   g_value_init (&list, GST_TYPE_LIST);
   for (guint i = 0; members && i < members->len; i++) {

@@ -181,6 +181,22 @@ tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
   return TRUE;
 }
 
+/* A BYE: its first source is the member that leaves (the others, if any,
+ * are that member's other streams). */
+static TpssRtcpKind
+classify_bye (const guint8 * data, gsize len, TpssMsg * msg)
+{
+  RtcpPacket pkt;
+  RtcpBye bye;
+
+  memset (msg, 0, sizeof (*msg));
+  if (!rtcp_header_parse (data, len, &pkt) || !rtcp_bye_parse (&pkt, &bye) ||
+      bye.n_sources == 0)
+    return TPSS_RTCP_BAD;
+  msg->sender_ssrc = msg->media_ssrc = bye.sources[0];
+  return TPSS_RTCP_BYE;
+}
+
 TpssRtcpKind
 tpss_rtcp_next (const guint8 * data, gsize len, TpssMsg * msg,
     gsize * consumed)
@@ -199,6 +215,8 @@ tpss_rtcp_next (const guint8 * data, gsize len, TpssMsg * msg,
     return rtcp_pli_parse (data, plen, &msg->sender_ssrc, &msg->media_ssrc) ?
         TPSS_RTCP_PLI : TPSS_RTCP_BAD;
   }
+  if (data[1] == RTCP_PT_BYE)
+    return classify_bye (data, plen, msg);
   if (data[1] == RTCP_PT_APP && plen >= 12 &&
       memcmp (data + 8, TPSS_APP_NAME, 4) == 0)
     return TPSS_RTCP_BAD;

@@ -208,8 +208,11 @@ typedef enum {
   TPSS_RTCP_MSG,                /* one of our APP messages, in @msg */
   TPSS_RTCP_PLI,                /* an RFC 4585 PLI: @msg->sender_ssrc asks
                                  * for a key unit of @msg->media_ssrc */
-  TPSS_RTCP_BAD,                /* claims to be ours (APP "TPSS" or PSFB
-                                 * FMT 1) but does not parse */
+  TPSS_RTCP_BYE,                /* an RFC 3550 BYE: @msg->sender_ssrc (its
+                                 * first source) leaves the group */
+  TPSS_RTCP_BAD,                /* claims to be ours (APP "TPSS", PSFB
+                                 * FMT 1 or BYE) but does not parse, or a
+                                 * BYE that names no source */
   TPSS_RTCP_OTHER,              /* sound RTCP of another kind */
   TPSS_RTCP_MALFORMED,          /* no sound RTCP header: stop (@consumed 0) */
 } TpssRtcpKind;

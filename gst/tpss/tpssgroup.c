@@ -53,6 +53,7 @@ struct _TpssGroup
   guint32 fec_ssrc;
   guint16 seq;
   gboolean receiving;
+  gboolean left;                /* tpss_group_leave: nothing more to do */
   GHashTable *members;          /* id -> Member */
   GHashTable *priorities;       /* id -> priority */
   GQueue sendq;                 /* QueuedPacket, parallel to MQ */
@@ -62,6 +63,7 @@ struct _TpssGroup
   guint n_layers;               /* of the stream sent; >= 2: layered */
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
+  GArray *departed;             /* TpssGroupMemberStats: said BYE */
   TpssGroupStats st;
 };
 
@@ -146,6 +148,7 @@ tpss_group_new (const TpssGroupConfig * cfg)
   g->members = g_hash_table_new_full (NULL, NULL, NULL,
       (GDestroyNotify) member_free);
   g->priorities = g_hash_table_new (NULL, NULL);
+  g->departed = g_array_new (FALSE, TRUE, sizeof (TpssGroupMemberStats));
   g_queue_init (&g->sendq);
   g_queue_init (&g->transmits);
   g_queue_init (&g->events);
@@ -162,6 +165,7 @@ tpss_group_free (TpssGroup * g)
   g_queue_clear_full (&g->events, (GDestroyNotify) event_free);
   g_hash_table_unref (g->members);
   g_hash_table_unref (g->priorities);
+  g_array_unref (g->departed);
   tpss_member_free (g->core);
   g_free (g);
 }
@@ -193,6 +197,31 @@ core_knows (const TpssGroup * g, guint32 id)
 {
   TpssSendStats st;
   return tpss_member_get_send_stats (g->core, id, &st);
+}
+
+/* @m's stats; FALSE if the protocol core does not know it. */
+static gboolean
+member_stats_fill (const TpssGroup * g, const Member * m,
+    TpssGroupMemberStats * ms)
+{
+  if (!tpss_member_get_send_stats (g->core, m->id, &ms->send) ||
+      !tpss_member_get_recv_stats (g->core, m->id, &ms->recv))
+    return FALSE;
+  ms->id = m->id;
+  ms->addr = m->addr;
+  ms->parity_sent = m->parity_sent;
+  ms->parity_received = m->parity_received;
+  ms->delivered = m->delivered;
+  if (m->have_layers) {
+    ms->layers_sent = m->layers.prefix;
+    ms->layer_passed = m->layers.passed;
+    ms->layer_left_out = m->layers.left_out;
+    ms->layer_queue_dropped = m->paced_dropped;
+  }
+  ms->have_decoder = m->dec != NULL;
+  if (m->dec)
+    tpss_fec_decoder_get_stats (m->dec, &ms->decoder);
+  return TRUE;
 }
 
 static Member *
@@ -480,31 +509,71 @@ set_layering (TpssGroup * g, guint n_layers)
 /* Send path */
 
 /* Sends a control message: to @dest, or (0) to every member. */
+/* @bytes once to the multicast group, or to every member with an address;
+ * returns how many datagrams that queued. */
+static guint
+send_to_all (TpssGroup * g, GBytes * bytes)
+{
+  GHashTableIter it;
+  gpointer v;
+  guint n = 0;
+
+  if (g->cfg.group.len) {
+    transmit (g, &g->cfg.group, 0, bytes);
+    return 1;
+  }
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    if (m->addr.len) {
+      transmit (g, &m->addr, m->id, bytes);
+      n++;
+    }
+  }
+  return n;
+}
+
 static void
 send_control (TpssGroup * g, guint32 dest, const TpssMsg * msg)
 {
   guint8 out[TPSS_MSG_MAX_SIZE];
   gsize len = tpss_msg_write (msg, out);
   GBytes *bytes;
-  GHashTableIter it;
-  gpointer v;
 
   if (len == 0)
     return;
   g->st.ctrl_sent++;
   bytes = g_bytes_new (out, len);
-  if (dest == 0 && g->cfg.group.len) {
-    transmit (g, &g->cfg.group, 0, bytes);
-  } else if (dest != 0) {
+  if (dest != 0) {
     Member *m = member_get (g, dest, FALSE);
     if (m)
       transmit (g, &m->addr, m->id, bytes);
   } else {
-    g_hash_table_iter_init (&it, g->members);
-    while (g_hash_table_iter_next (&it, NULL, &v))
-      transmit (g, &((Member *) v)->addr, ((Member *) v)->id, bytes);
+    send_to_all (g, bytes);
   }
   g_bytes_unref (bytes);
+}
+
+/* ------------------------------------------------------------------ */
+/* Leaving */
+
+void
+tpss_group_leave (TpssGroup * g, gint64 now)
+{
+  const guint32 sources[2] = { g->cfg.id, g->fec_ssrc };
+  guint8 out[16];
+  gsize len;
+  GBytes *bytes;
+
+  if (g->left)
+    return;
+  g->left = TRUE;
+  len = rtcp_bye_write (sources, G_N_ELEMENTS (sources), NULL, out,
+      sizeof (out));
+  bytes = g_bytes_new (out, len);
+  g->st.bye_sent += send_to_all (g, bytes);
+  g_bytes_unref (bytes);
+  g_debug ("member %u leaves at %" G_GINT64_FORMAT " ns", g->cfg.id, now);
 }
 
 /* Toward @m: at once, or layered through @m's pacer (dropped, and
@@ -687,6 +756,8 @@ tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
 {
   QueuedPacket *q;
 
+  if (g->left)
+    return FALSE;
   if (layer != TPSS_GROUP_LAYER_NONE && (n_layers < 1 ||
           n_layers > TPSS_MAX_LAYERS || layer >= n_layers)) {
     /* A layer beyond the count is sent as the top layer; a count we cannot
@@ -739,11 +810,13 @@ tpss_group_request_key_unit (TpssGroup * g, guint32 member)
 {
   Member *m = member_get (g, member, FALSE);
 
-  return m && send_pli (g, m);
+  return m && !g->left && send_pli (g, m);
 }
 
 /* ------------------------------------------------------------------ */
 /* Receive path */
+
+static void take_core_events (TpssGroup * g);
 
 static TpssFecDecoder *
 member_decoder (TpssGroup * g, Member * m)
@@ -859,6 +932,68 @@ handle_pli (TpssGroup * g, guint32 sender, guint32 media,
 }
 
 static void
+forget_departed (TpssGroup * g, guint32 id)
+{
+  for (guint i = g->departed->len; i-- > 0;)
+    if (g_array_index (g->departed, TpssGroupMemberStats, i).id == id)
+      g_array_remove_index (g->departed, i);
+}
+
+/* Keeps @m's counters as it leaves, for the stats (see
+ * tpss_group_get_member_stats). */
+static void
+keep_departed (TpssGroup * g, const Member * m)
+{
+  TpssGroupMemberStats ms = { 0, };
+
+  if (!member_stats_fill (g, m, &ms))
+    return;
+  ms.left = TRUE;
+  forget_departed (g, m->id);
+  if (g->departed->len >= TPSS_MAX_MEMBERS)
+    g_array_remove_index (g->departed, 0);
+  g_array_append_val (g->departed, ms);
+}
+
+/* A BYE naming @id first: accepted from a member the core knows, at its
+ * known address; the member leaves at once (MEMBER_LEFT, its share of
+ * this receiver's capacity goes back to the others). check_source is not
+ * used: it would learn an address from the BYE or take a member that is
+ * gone back into the core. */
+static void
+handle_bye (TpssGroup * g, guint32 id, const TpssAddr * from, gint64 now)
+{
+  Member *m = member_get (g, id, FALSE);
+
+  if (id == g->cfg.id) {
+    g->st.own++;
+    return;
+  }
+  if (!m || !core_knows (g, id)) {
+    g->st.non_member++;
+    g->st.bye_refused++;
+    return;
+  }
+  if (!m->addr.len || !tpss_addr_equal (&m->addr, from)) {
+    if (m->addr.len)
+      g->st.forged++;
+    g->st.bye_refused++;
+    return;
+  }
+  g->st.bye_received++;
+  g_debug ("member %u says BYE", id);
+  /* What its decoder holds goes out first, so that its counters are
+   * final when they are kept. */
+  if (m->dec) {
+    tpss_fec_decoder_drain (m->dec);
+    collect_decoded (g, m);
+  }
+  keep_departed (g, m);
+  tpss_member_remove_peer (g->core, id, now);
+  take_core_events (g);
+}
+
+static void
 handle_rtcp (TpssGroup * g, const guint8 * data, gsize len,
     const TpssAddr * from, gint64 now)
 {
@@ -875,8 +1010,13 @@ handle_rtcp (TpssGroup * g, const guint8 * data, gsize len,
       case TPSS_RTCP_PLI:
         handle_pli (g, msg.sender_ssrc, msg.media_ssrc, from, now);
         break;
+      case TPSS_RTCP_BYE:
+        handle_bye (g, msg.sender_ssrc, from, now);
+        break;
       case TPSS_RTCP_BAD:
         g->st.malformed++;
+        if (data[off + 1] == RTCP_PT_BYE)
+          g->st.bye_refused++;
         break;
       case TPSS_RTCP_OTHER:
         g->st.other_rtcp++;
@@ -1006,6 +1146,8 @@ void
 tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
     const TpssAddr * from, gint64 now)
 {
+  if (g->left)
+    return;
   if (len < 4 || (data[0] >> 6) != 2) {
     g->st.malformed++;
     return;
@@ -1105,12 +1247,23 @@ take_core_event (TpssGroup * g, const TpssEvent * ev)
       break;
     case TPSS_EVENT_MEMBER_JOINED:
       member_get (g, ev->member, TRUE);
+      forget_departed (g, ev->member);
       event_push (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ev->member);
       break;
     case TPSS_EVENT_MEMBER_LEFT:
       member_left (g, ev->member);
       break;
   }
+}
+
+/* What the protocol core asked for since the last call. */
+static void
+take_core_events (TpssGroup * g)
+{
+  TpssEvent ev;
+
+  while (tpss_member_pop_event (g->core, &ev))
+    take_core_event (g, &ev);
 }
 
 void
@@ -1120,11 +1273,12 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
   GHashTableIter it;
   gpointer v;
   TpssQos qos;
-  TpssEvent ev;
   TpssMsg msg;
   guint32 dest;
   guint n;
 
+  if (g->left)
+    return;
   if (dl >= 0 && dl <= now)
     tpss_member_advance (g->core, now);
 
@@ -1140,8 +1294,7 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
 
   /* Events first: a PARITY event configures the encoder that protects the
    * packets sent below. */
-  while (tpss_member_pop_event (g->core, &ev))
-    take_core_event (g, &ev);
+  take_core_events (g);
   if (layered (g))
     update_layer_rates (g);
 
@@ -1163,6 +1316,8 @@ tpss_group_next_timeout (const TpssGroup * g)
   GHashTableIter it;
   gpointer v;
 
+  if (g->left)
+    return -1;
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
     Member *m = v;
@@ -1199,27 +1354,18 @@ tpss_group_get_member_stats (const TpssGroup * g)
 
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
-    Member *m = v;
     TpssGroupMemberStats ms = { 0, };
 
-    if (!tpss_member_get_send_stats (g->core, m->id, &ms.send) ||
-        !tpss_member_get_recv_stats (g->core, m->id, &ms.recv))
-      continue;
-    ms.id = m->id;
-    ms.addr = m->addr;
-    ms.parity_sent = m->parity_sent;
-    ms.parity_received = m->parity_received;
-    ms.delivered = m->delivered;
-    if (m->have_layers) {
-      ms.layers_sent = m->layers.prefix;
-      ms.layer_passed = m->layers.passed;
-      ms.layer_left_out = m->layers.left_out;
-      ms.layer_queue_dropped = m->paced_dropped;
-    }
-    ms.have_decoder = m->dec != NULL;
-    if (m->dec)
-      tpss_fec_decoder_get_stats (m->dec, &ms.decoder);
-    g_array_append_val (out, ms);
+    if (member_stats_fill (g, v, &ms))
+      g_array_append_val (out, ms);
+  }
+  /* (one that is back but whose MEMBER_JOINED is not taken yet is listed
+   * once, as a member) */
+  for (guint i = 0; i < g->departed->len; i++) {
+    const TpssGroupMemberStats *d = &g_array_index (g->departed,
+        TpssGroupMemberStats, i);
+    if (!core_knows (g, d->id))
+      g_array_append_vals (out, d, 1);
   }
   return out;
 }

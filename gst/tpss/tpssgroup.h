@@ -11,7 +11,9 @@
  * - the send path: the sender queue MQ, media stamped with our SSRC,
  *   sequence numbers and the QoS header extension, sent to every
  *   destination (or once to the multicast group), parity composed per
- *   destination by one FEC encoder each, control messages, PLIs.
+ *   destination by one FEC encoder each, control messages, PLIs;
+ * - leaving: a BYE to every member (tpss_group_leave); a member's BYE,
+ *   checked as any control packet of its, removes it at once.
  *
  * The shell hands it (bytes, from-address, now) and takes back datagrams to
  * send (tpss_group_poll_transmit, as quinn-proto's poll_transmit), events
@@ -110,6 +112,13 @@ typedef struct {
   guint64 stamp_errors;         /* queued packets that were not RTP */
   guint64 ctrl_received, data_received, malformed, non_member, forged, own;
   guint64 other_rtcp, pli_sent, pli_received, pli_dropped;
+  guint64 bye_sent;             /* BYE datagrams: one per member with an
+                                 * address, or one to the multicast group */
+  guint64 bye_received;         /* BYEs that removed a member */
+  guint64 bye_refused;          /* BYEs dropped: own looped back aside,
+                                 * from a non-member or one already gone,
+                                 * forged, from a member whose address is
+                                 * not known yet, or naming no source */
   guint64 data_rate;            /* the last DATA_RATE, bits/s */
   guint n_layers;               /* of the stream sent (0/1: not layered) */
   guint n_rates;                /* entries of the last DATA_RATE */
@@ -130,6 +139,7 @@ typedef struct {
                                  * bound (max_queue_bytes), dropped */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
+  gboolean left;                /* it said BYE: its counters as it left */
 } TpssGroupMemberStats;
 
 typedef struct _TpssGroup TpssGroup;
@@ -139,6 +149,13 @@ void tpss_group_free (TpssGroup * g);
 
 /* Starts the protocol (the first HELLO). */
 void tpss_group_start (TpssGroup * g, gint64 now);
+
+/* Leaves the group (RFC 3550 6.6): queues an RTCP BYE naming this
+ * member's id (then its parity SSRC) to every member with an address, or
+ * once to the multicast group. From then on the core sends and delivers
+ * nothing more: the shell sends what tpss_group_poll_transmit gives and
+ * frees it. A second call does nothing. */
+void tpss_group_leave (TpssGroup * g, gint64 now);
 
 /* Replaces the configured members: those no longer listed leave, new ones
  * join; this member's own id is skipped. */
@@ -183,7 +200,9 @@ gint64 tpss_group_next_timeout (const TpssGroup * g);
 
 guint32 tpss_group_get_id (const TpssGroup * g);
 void tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st);
-/* TpssGroupMemberStats of every member the protocol core knows. */
+/* TpssGroupMemberStats of every member the protocol core knows, then of
+ * those that said BYE (@left, their last counters) until they come back
+ * (at most TPSS_MAX_MEMBERS of them, the oldest forgotten first). */
 GArray *tpss_group_get_member_stats (const TpssGroup * g);
 
 G_END_DECLS

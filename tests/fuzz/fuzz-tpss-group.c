@@ -1,9 +1,9 @@
 /* libFuzzer target: the TPSS group core's input path. Datagrams from a
  * configured member, a member whose address is learnt, and a stranger;
  * packets queued for sending (stamped with the QoS extension on the way
- * out); time steps; key-unit requests. Every datagram the core sends must
- * be sound RTP or RTCP, and every packet it delivers sound RTP; anything
- * else aborts.
+ * out); time steps; key-unit requests; leaving. Every datagram the core
+ * sends must be sound RTP or RTCP, and every packet it delivers sound RTP;
+ * anything else aborts.
  *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
 #include <stdint.h>
@@ -27,8 +27,9 @@ addr (guint8 n)
   return a;
 }
 
-/* Our control messages and PLIs, or RTP (a queued packet whose marker and
- * payload type look like RTCP, RFC 5761 section 4, is still RTP). */
+/* Our control messages, PLIs and BYEs, or RTP (a queued packet whose
+ * marker and payload type look like RTCP, RFC 5761 section 4, is still
+ * RTP). */
 static void
 check_sent (const guint8 * d, gsize len)
 {
@@ -39,7 +40,8 @@ check_sent (const guint8 * d, gsize len)
   if (len < 4 || (d[0] >> 6) != 2)
     abort ();
   kind = tpss_rtcp_next (d, len, &msg, &consumed);
-  if ((kind == TPSS_RTCP_MSG || kind == TPSS_RTCP_PLI) && consumed == len)
+  if ((kind == TPSS_RTCP_MSG || kind == TPSS_RTCP_PLI ||
+          kind == TPSS_RTCP_BYE) && consumed == len)
     return;
   if (!tpss_rtp_is_valid (d, len))
     abort ();
@@ -128,7 +130,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         tpss_group_request_key_unit (g, r.v % 2 ? ID_B : r.v);
         break;
       case 6:
-        tpss_group_set_receiving (g, r.v % 2);
+        /* v % 8 == 7: leave (the core then does nothing more) */
+        if (r.v % 8 == 7)
+          tpss_group_leave (g, now);
+        else
+          tpss_group_set_receiving (g, r.v % 2);
         break;
       case 7:
         tpss_group_set_members (g, peers, r.v % 3, now);

@@ -205,6 +205,51 @@ rtcp_sdes_cname_write (guint32 ssrc, const gchar * cname, guint8 * out,
 }
 
 /* ------------------------------------------------------------------ */
+/* BYE */
+
+gboolean
+rtcp_bye_parse (const RtcpPacket * pkt, RtcpBye * bye)
+{
+  WireReader r;
+
+  if (pkt->type != RTCP_PT_BYE)
+    return FALSE;
+  memset (bye, 0, sizeof (*bye));
+  wire_reader_init (&r, pkt->body, pkt->body_len);
+  bye->n_sources = pkt->count;
+  for (guint i = 0; i < bye->n_sources; i++)
+    bye->sources[i] = wire_read_u32 (&r);
+  if (!r.failed && wire_reader_remaining (&r) > 0) {
+    bye->reason_len = wire_read_u8 (&r);
+    bye->reason = wire_read_bytes (&r, bye->reason_len);
+  }
+  return !r.failed;
+}
+
+gsize
+rtcp_bye_write (const guint32 * sources, guint n_sources,
+    const gchar * reason, guint8 * out, gsize max)
+{
+  WireWriter w;
+  gsize rlen = reason ? MIN (strlen (reason), 255) : 0;
+  /* header, SSRCs, the reason (length octet, text) padded to 32 bits */
+  gsize len = 4 + 4 * (gsize) n_sources +
+      (reason ? (1 + rlen + 3) & ~(gsize) 3 : 0);
+
+  if (n_sources == 0 || n_sources > RTCP_BYE_MAX_SOURCES ||
+      !begin_packet (&w, out, max, (guint8) n_sources, RTCP_PT_BYE, len))
+    return 0;
+  for (guint i = 0; i < n_sources; i++)
+    wire_write_u32 (&w, sources[i]);
+  if (reason) {
+    wire_write_u8 (&w, (guint8) rlen);
+    wire_write_bytes (&w, (const guint8 *) reason, rlen);
+    wire_write_zeros (&w, len - w.pos);
+  }
+  return w.failed ? 0 : w.pos;
+}
+
+/* ------------------------------------------------------------------ */
 /* APP */
 
 gboolean

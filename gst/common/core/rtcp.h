@@ -1,8 +1,8 @@
 /* One RTCP layer for every protocol (GLib only): the common header and the
  * compound walk of RFC 3550 6.1 / A.2, SR and RR with report blocks (6.4),
- * the SDES CNAME item (6.5), APP (6.7), and the RFC 4585 feedback messages
- * generic NACK (6.2.1) and PLI (6.3.1), with the rule by which a sender
- * turns PLIs into key-unit requests. */
+ * the SDES CNAME item (6.5), BYE (6.6), APP (6.7), and the RFC 4585
+ * feedback messages generic NACK (6.2.1) and PLI (6.3.1), with the rule by
+ * which a sender turns PLIs into key-unit requests. */
 #ifndef __CORE_RTCP_H__
 #define __CORE_RTCP_H__
 
@@ -97,6 +97,27 @@ gsize rtcp_report_write (const RtcpReport * rep, guint8 * out, gsize max);
 /* Writes an SDES packet with one chunk: @ssrc's CNAME (255 bytes at most). */
 gsize rtcp_sdes_cname_write (guint32 ssrc, const gchar * cname, guint8 * out,
     gsize max);
+
+/* ------------------------------------------------------------------ */
+/* BYE (RFC 3550 6.6) */
+
+#define RTCP_BYE_MAX_SOURCES 31
+
+typedef struct
+{
+  guint n_sources;              /* SC, 0..31 */
+  guint32 sources[RTCP_BYE_MAX_SOURCES];
+  const guint8 *reason;         /* NULL: none; else not NUL-terminated */
+  guint8 reason_len;
+} RtcpBye;
+
+/* A BYE whose body holds its SC sources and, if one follows, a reason
+ * that fits (length octet and text); what pads the reason is not read. */
+gboolean rtcp_bye_parse (const RtcpPacket * pkt, RtcpBye * bye);
+/* Writes a BYE for @sources (1 to RTCP_BYE_MAX_SOURCES) with @reason (NULL
+ * for none, 255 bytes at most); 0 if it does not fit @max. */
+gsize rtcp_bye_write (const guint32 * sources, guint n_sources,
+    const gchar * reason, guint8 * out, gsize max);
 
 /* ------------------------------------------------------------------ */
 /* APP (RFC 3550 6.7) */

@@ -1,5 +1,5 @@
 /* Unit tests of gst/common/core/rtcp.h: compound walks (valid, truncated,
- * bad length, padding), SR/RR, SDES, APP and the generic NACK. */
+ * bad length, padding), SR/RR, SDES, BYE, APP and the generic NACK. */
 #include <gst/check/gstcheck.h>
 
 #include "core/rtcp.h"
@@ -227,6 +227,73 @@ GST_START_TEST (test_nack_items)
 
 GST_END_TEST;
 
+GST_START_TEST (test_bye_round_trip)
+{
+  static const guint32 srcs[2] = { 0x01020304, 0xa0b0c0d0 };
+  guint8 buf[64];
+  RtcpPacket pkt;
+  RtcpBye bye;
+  gsize n;
+
+  /* one source, no reason: header and SSRC */
+  n = rtcp_bye_write (srcs, 1, NULL, buf, sizeof buf);
+  fail_unless_equals_int (n, 8);
+  fail_unless (rtcp_walk_valid (buf, n));
+  fail_unless (rtcp_header_parse (buf, n, &pkt));
+  fail_unless_equals_int (pkt.type, RTCP_PT_BYE);
+  fail_unless (rtcp_bye_parse (&pkt, &bye));
+  fail_unless_equals_int (bye.n_sources, 1);
+  fail_unless_equals_int (bye.sources[0], srcs[0]);
+  fail_unless (bye.reason == NULL);
+
+  /* two sources and a reason of 5: 1 + 5 octets padded to 8 */
+  n = rtcp_bye_write (srcs, 2, "gone.", buf, sizeof buf);
+  fail_unless_equals_int (n, 4 + 8 + 8);
+  fail_unless_equals_int (buf[0] & 0x1f, 2);
+  fail_unless (rtcp_header_parse (buf, n, &pkt));
+  fail_unless (rtcp_bye_parse (&pkt, &bye));
+  fail_unless_equals_int (bye.n_sources, 2);
+  fail_unless_equals_int (bye.sources[1], srcs[1]);
+  fail_unless_equals_int (bye.reason_len, 5);
+  fail_unless (memcmp (bye.reason, "gone.", 5) == 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bye_refused)
+{
+  static const guint32 src = 7;
+  guint8 buf[64];
+  RtcpPacket pkt;
+  RtcpBye bye;
+  gsize n;
+
+  /* nothing to say goodbye for, too many sources, too small a buffer */
+  fail_unless_equals_int (rtcp_bye_write (&src, 0, NULL, buf, sizeof buf), 0);
+  fail_unless_equals_int (rtcp_bye_write (&src, 32, NULL, buf, 4096), 0);
+  fail_unless_equals_int (rtcp_bye_write (&src, 1, "x", buf, 11), 0);
+
+  /* SC says 2 sources, the length holds one */
+  n = rtcp_bye_write (&src, 1, NULL, buf, sizeof buf);
+  buf[0] = (buf[0] & ~0x1f) | 2;
+  fail_unless (rtcp_header_parse (buf, n, &pkt));
+  fail_if (rtcp_bye_parse (&pkt, &bye));
+
+  /* a reason longer than the packet */
+  n = rtcp_bye_write (&src, 1, "abc", buf, sizeof buf);
+  fail_unless_equals_int (n, 12);
+  buf[8] = 9;
+  fail_unless (rtcp_header_parse (buf, n, &pkt));
+  fail_if (rtcp_bye_parse (&pkt, &bye));
+
+  /* not a BYE */
+  n = rtcp_pli_write (buf, sizeof buf, 1, 2);
+  fail_unless (rtcp_header_parse (buf, n, &pkt));
+  fail_if (rtcp_bye_parse (&pkt, &bye));
+}
+
+GST_END_TEST;
+
 static Suite *
 corertcp_suite (void)
 {
@@ -240,6 +307,8 @@ corertcp_suite (void)
   tcase_add_test (tc, test_compound_padding);
   tcase_add_test (tc, test_report_needs_its_blocks);
   tcase_add_test (tc, test_nack_items);
+  tcase_add_test (tc, test_bye_round_trip);
+  tcase_add_test (tc, test_bye_refused);
   return s;
 }
 

@@ -536,7 +536,8 @@ report_with_seq (Sim * s, guint32 seq)
  * loss-free round trip ends it. */
 /* The receive path's walk over a compound datagram: an RR, a PLI, one of
  * our messages, a PLI too short for its SSRCs, an APP "TPSS" that does not
- * parse, another PSFB (FMT 15), then a header whose length overruns. */
+ * parse, another PSFB (FMT 15), a BYE, a BYE naming no source, then a
+ * header whose length overruns. */
 GST_START_TEST (test_rtcp_next_classifies)
 {
   guint8 d[256];
@@ -547,11 +548,13 @@ GST_START_TEST (test_rtcp_next_classifies)
     0, 0, 0, 2
   };
   guint8 overrun[4] = { 0x80, 201, 0, 9 };
+  guint8 empty_bye[4] = { 0x80, RTCP_PT_BYE, 0, 0 };
+  const guint32 bye_src[2] = { 5, 6 };
   gsize len = 0, off = 0, consumed, n;
   TpssMsg msg;
   const TpssRtcpKind expect[] = { TPSS_RTCP_OTHER, TPSS_RTCP_PLI,
     TPSS_RTCP_MSG, TPSS_RTCP_BAD, TPSS_RTCP_BAD, TPSS_RTCP_OTHER,
-    TPSS_RTCP_MALFORMED
+    TPSS_RTCP_BYE, TPSS_RTCP_BAD, TPSS_RTCP_MALFORMED
   };
 
   memcpy (d + len, rr, sizeof (rr));
@@ -564,6 +567,9 @@ GST_START_TEST (test_rtcp_next_classifies)
   len += sizeof (bad_app);
   memcpy (d + len, afb, sizeof (afb));
   len += sizeof (afb);
+  len += rtcp_bye_write (bye_src, 2, "bye", d + len, sizeof (d) - len);
+  memcpy (d + len, empty_bye, sizeof (empty_bye));
+  len += sizeof (empty_bye);
   memcpy (d + len, overrun, sizeof (overrun));
   len += sizeof (overrun);
 
@@ -577,6 +583,8 @@ GST_START_TEST (test_rtcp_next_classifies)
     }
     if (kind == TPSS_RTCP_MSG)
       fail_unless_equals_int (msg.type, TPSS_MSG_RATE);
+    if (kind == TPSS_RTCP_BYE)
+      fail_unless_equals_int (msg.sender_ssrc, 5);
     if (kind == TPSS_RTCP_MALFORMED) {
       fail_unless_equals_int (consumed, 0);
       break;

@@ -1,7 +1,7 @@
 /* Unit tests of the TPSS group core (tpssgroup.c), in exact simulated time:
  * membership, source checks, loss before FEC, the FEC composition per
- * destination, PLIs, and the media path from one member's core to
- * another's. */
+ * destination, PLIs, the media path from one member's core to
+ * another's, and leaving with an RTCP BYE. */
 #include <gst/check/gstcheck.h>
 #include <string.h>
 
@@ -911,6 +911,239 @@ GST_START_TEST (test_layers_unlayered_and_bad)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* BYE (RFC 3550 6.6) */
+
+static void
+feed_bye (TpssGroup * g, guint32 id, guint8 host, gint64 now)
+{
+  const guint32 sources[2] = { id, 0x5EC0DA7Au };
+  guint8 buf[16];
+  gsize len = rtcp_bye_write (sources, 2, NULL, buf, sizeof buf);
+  TpssAddr from = addr (host);
+
+  tpss_group_handle_datagram (g, buf, len, &from, now);
+}
+
+/* The first source of the BYE in @t, or 0 if @t is no BYE. */
+static guint32
+bye_source (const TpssTransmit * t)
+{
+  gsize len;
+  const guint8 *d = g_bytes_get_data (t->data, &len);
+  RtcpPacket pkt;
+  RtcpBye bye;
+
+  if (!rtcp_header_parse (d, len, &pkt) || pkt.len != len ||
+      !rtcp_bye_parse (&pkt, &bye) || bye.n_sources == 0)
+    return 0;
+  return bye.sources[0];
+}
+
+GST_START_TEST (test_leave_sends_bye)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupPeer peers[3] = { {ID_B, addr (2)}, {ID_C, addr (3)}, {0xD, {0}} };
+  TpssTransmit t;
+  TpssGroupStats st;
+  guint8 pkt[12 + 100];
+  gsize len = make_rtp (pkt, 0, 1, 100);
+  gboolean to_b = FALSE, to_c = FALSE;
+  guint n = 0;
+
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 3, 0);
+  tpss_group_handle_timeout (g, 0);
+  drop_transmits (g);
+  fail_unless (tpss_group_enqueue (g, pkt, len, MS));
+
+  /* One BYE for each member with an address (0xD has none), nothing else:
+   * the packet still queued never leaves. */
+  tpss_group_leave (g, 2 * MS);
+  while (tpss_group_poll_transmit (g, &t)) {
+    fail_unless_equals_int (bye_source (&t), ID_A);
+    to_b |= t.member == ID_B && tpss_addr_equal (&t.to, &peers[0].addr);
+    to_c |= t.member == ID_C && tpss_addr_equal (&t.to, &peers[1].addr);
+    n++;
+    g_bytes_unref (t.data);
+  }
+  fail_unless_equals_int (n, 2);
+  fail_unless (to_b && to_c);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.bye_sent, 2);
+
+  /* A member that left sends and takes nothing more, and says BYE once. */
+  tpss_group_leave (g, 3 * MS);
+  fail_if (tpss_group_enqueue (g, pkt, len, 3 * MS));
+  fail_if (tpss_group_request_key_unit (g, ID_B));
+  feed_hello (g, ID_B, ID_B, 2, 4 * MS);
+  tpss_group_handle_timeout (g, 3000 * MS);
+  fail_if (tpss_group_poll_transmit (g, &t));
+  fail_unless_equals_int (tpss_group_next_timeout (g), -1);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.bye_sent, 2);
+  fail_unless_equals_uint64 (st.ctrl_received, 0);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_leave_multicast_sends_one_bye)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *g;
+  TpssTransmit t;
+  TpssAddr grp = addr (239);
+
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_A;
+  cfg.group = grp;
+  cfg.random = counter_random;
+  cfg.random_data = &rand_state;
+  g = tpss_group_new (&cfg);
+  tpss_group_start (g, 0);
+  set_member (g, ID_B, 2, 0);
+  tpss_group_handle_timeout (g, 0);
+  drop_transmits (g);
+  tpss_group_leave (g, MS);
+  fail_unless (tpss_group_poll_transmit (g, &t));
+  fail_unless (tpss_addr_equal (&t.to, &grp));
+  fail_unless_equals_int (bye_source (&t), ID_A);
+  g_bytes_unref (t.data);
+  fail_if (tpss_group_poll_transmit (g, &t));
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* B (joined by HELLO) and C (configured) send; B's BYE removes B at once,
+ * long before member-timeout, and C alone is left. */
+GST_START_TEST (test_bye_removes_member)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  gint64 now = 0;
+
+  tpss_group_start (g, 0);
+  tpss_group_set_receiving (g, TRUE);
+  set_member (g, ID_C, 3, 0);
+  feed_hello (g, ID_B, ID_B, 2, MS);
+  for (guint i = 0; i < 20; i++, now = (10 + i) * MS) {
+    feed_rtp (g, ID_B, i, 2, now);
+    feed_rtp (g, ID_C, i, 3, now);
+    tpss_group_handle_timeout (g, now);
+  }
+  drop_events (g);
+  drop_transmits (g);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_if (ms.left);
+
+  /* B's 20th packet is lost: 21 waits in its decoder for FEC until the
+   * BYE, which hands it on before B leaves. */
+  feed_rtp (g, ID_B, 21, 2, now);
+  feed_bye (g, ID_B, 2, now);
+  /* at once: no timeout has run since the BYE */
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DELIVER, ID_B, &ev));
+  fail_unless_equals_int (ev.packets->len, 1);
+  tpss_group_event_clear (&ev);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_B, &ev));
+  /* still listed, as it left: all 21 packets delivered */
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless (ms.left);
+  fail_unless_equals_uint64 (ms.delivered, 21);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_if (ms.left);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.bye_received, 1);
+  fail_unless_equals_uint64 (st.bye_refused, 0);
+
+  /* B's HELLOs stop reaching it: our next HELLOs go to C only; C stays
+   * past B's member-timeout. */
+  drop_events (g);
+  for (; now < 7000 * MS; now += 100 * MS) {
+    TpssTransmit t;
+    feed_hello (g, ID_C, ID_C, 3, now);
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      fail_if (t.member == ID_B);
+      g_bytes_unref (t.data);
+    }
+  }
+  fail_if (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, 0, &ev));
+  fail_unless (member_stats (g, ID_C, &ms));
+
+  /* A configured member's BYE: it leaves but keeps its address, and its
+   * HELLO brings it back, listed as a member again. */
+  feed_bye (g, ID_C, 3, now);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_C, &ev));
+  fail_unless (member_stats (g, ID_C, &ms) && ms.left);
+  feed_hello (g, ID_C, ID_C, 3, now + MS);
+  tpss_group_handle_timeout (g, now + MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ID_C, &ev));
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_if (ms.left);
+  drop_transmits (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* Forged BYEs (another member's id, from an address that is not its),
+ * BYEs of non-members or of a member already gone, our own looped back,
+ * and a BYE that names no source: counted, dropped, nobody leaves. */
+GST_START_TEST (test_bye_refused)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, {0}} };
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  guint8 empty[4] = { 0x80, RTCP_PT_BYE, 0, 0 };
+  TpssAddr from_b = addr (2);
+
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 2, 0);
+  tpss_group_handle_timeout (g, 0);
+  drop_events (g);
+  drop_transmits (g);
+
+  feed_bye (g, ID_B, 9, MS);    /* B's id from a stranger */
+  feed_bye (g, ID_B, 3, MS);    /* B's id from another address */
+  feed_bye (g, ID_C, 2, MS);    /* C (address not known yet) from B's */
+  feed_bye (g, 0xEEEE, 9, MS);  /* not a member */
+  feed_bye (g, ID_A, 2, MS);    /* our own */
+  tpss_group_handle_datagram (g, empty, sizeof empty, &from_b, MS);
+  tpss_group_handle_timeout (g, 2 * MS);
+  fail_if (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, 0, &ev));
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless (member_stats (g, ID_C, &ms));
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.bye_refused, 5);
+  fail_unless_equals_uint64 (st.forged, 2);
+  fail_unless_equals_uint64 (st.non_member, 1);
+  fail_unless_equals_uint64 (st.own, 1);
+  fail_unless_equals_uint64 (st.malformed, 1);
+  fail_unless_equals_uint64 (st.bye_received, 0);
+  /* C's address was not learnt from the BYE */
+  fail_unless_equals_int (ms.addr.len, 0);
+
+  /* B's own BYE is taken; a second one finds B gone. */
+  feed_bye (g, ID_B, 2, 3 * MS);
+  feed_bye (g, ID_B, 2, 3 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, ID_B, &ev));
+  fail_if (find_event (g, TPSS_GROUP_EVENT_MEMBER_LEFT, 0, &ev));
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.bye_received, 1);
+  fail_unless_equals_uint64 (st.bye_refused, 6);
+  fail_unless_equals_uint64 (st.non_member, 2);
+  drop_transmits (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssgroup_suite (void)
 {
@@ -930,6 +1163,10 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_unlayered_and_bad);
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_layers_max_spread);
+  tcase_add_test (tc, test_leave_sends_bye);
+  tcase_add_test (tc, test_leave_multicast_sends_one_bye);
+  tcase_add_test (tc, test_bye_removes_member);
+  tcase_add_test (tc, test_bye_refused);
   return s;
 }
 

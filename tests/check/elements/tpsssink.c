@@ -2,6 +2,8 @@
  * - two members exchange RTP; each tpsssrc exposes a pad for the other;
  *   sink and src of one member share one session (one id, one socket);
  * - a member that stops is timed out: its pad gets EOS and goes away;
+ * - a member that stops says BYE: its pad goes at once, well before
+ *   member-timeout; forged and non-member BYEs are counted and dropped;
  * - the sink's `bitrate` notifies and GstLayerRates reaches upstream (a
  *   harness), first the initial rate, then the rate the receiver assigns;
  * - malformed, forged and non-member control packets are counted, dropped;
@@ -21,6 +23,7 @@
 
 #include "tpsscore.h"
 #include "rtcpfb.h"
+#include "core/rtcp.h"
 
 static guint
 free_udp_port (void)
@@ -296,6 +299,160 @@ GST_START_TEST (test_member_timeout_removes_pad)
 GST_END_TEST;
 
 static void
+send_bytes (GSocket * sock, guint port, const guint8 * data, gsize len)
+{
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *to = g_inet_socket_address_new (lo, port);
+
+  fail_unless (g_socket_send_to (sock, to, (const gchar *) data, len, NULL,
+          NULL) == (gssize) len);
+  g_object_unref (to);
+  g_object_unref (lo);
+}
+
+/* Default member-timeout (5 s): member 2 stops, its BYE takes its pad
+ * away on member 1 within 1 s. */
+GST_START_TEST (test_bye_removes_pad_at_once)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  Member a, b;
+  GstElement *src;
+  gint64 t0, elapsed;
+
+  member_start (&a, 1, p1, members, "");
+  member_start (&b, 2, p2, members, "");
+  WAIT_UNTIL (locked_read (&a, &a.buffers) >= 20, 10);
+  fail_unless_equals_int (locked_read (&a, &a.pads_added), 1);
+
+  t0 = g_get_monotonic_time ();
+  /* READY: the session's last stop, which sends the BYE */
+  gst_element_set_state (b.pipeline, GST_STATE_READY);
+  for (guint i = 0; i < 2000 && locked_read (&a, &a.pads_removed) == 0; i++)
+    g_usleep (1000);
+  elapsed = g_get_monotonic_time () - t0;
+  GST_INFO ("pad removed %" G_GINT64_FORMAT " us after the stop began",
+      elapsed);
+  fail_unless_equals_int (locked_read (&a, &a.pads_removed), 1);
+  fail_unless (elapsed < G_USEC_PER_SEC, "took %" G_GINT64_FORMAT " us",
+      elapsed);
+  fail_unless_equals_int (locked_read (&a, &a.eos), 1);
+  src = gst_bin_get_by_name (GST_BIN (a.pipeline), "src");
+  fail_unless_equals_int (src->numsrcpads, 0);
+  gst_object_unref (src);
+  fail_unless_equals_int (stat_u64 (b.pipeline, "sink", "bye-sent"), 1);
+  fail_unless_equals_int (stat_u64 (a.pipeline, "src", "bye-received"), 1);
+  fail_unless_equals_int (stat_u64 (a.pipeline, "src", "bye-refused"), 0);
+  {
+    /* still listed, as it left */
+    GstStructure *st = get_stats (a.pipeline, "src");
+    const GstStructure *ms = member_stats (st, 2);
+    gboolean left = FALSE;
+    guint64 delivered = 0;
+
+    fail_unless (ms != NULL);
+    fail_unless (gst_structure_get_boolean (ms, "left", &left) && left);
+    gst_structure_get_uint64 (ms, "packets-delivered", &delivered);
+    fail_unless (delivered >= 20);
+    gst_structure_free (st);
+  }
+
+  /* It comes back: a new pad. */
+  gst_element_set_state (b.pipeline, GST_STATE_PLAYING);
+  WAIT_UNTIL (locked_read (&a, &a.pads_added) == 2, 5);
+  fail_unless_equals_int (locked_read (&a, &a.pads_added), 2);
+
+  member_stop (&a);
+  member_stop (&b);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+static GSocket *
+bound_udp_socket (guint port)
+{
+  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *sa = g_inet_socket_address_new (lo, port);
+
+  fail_unless (g_socket_bind (sock, sa, FALSE, NULL));
+  g_object_unref (sa);
+  g_object_unref (lo);
+  return sock;
+}
+
+static void
+send_bye (GSocket * sock, guint port, guint32 member)
+{
+  guint8 bye[8];
+
+  fail_unless_equals_int (rtcp_bye_write (&member, 1, NULL, bye,
+          sizeof bye), 8);
+  send_bytes (sock, port, bye, sizeof bye);
+}
+
+/* Whether @id is listed as a member that has not left. */
+static gboolean
+has_member (GstElement * pipeline, guint id)
+{
+  GstStructure *st = get_stats (pipeline, "src");
+  const GstStructure *ms = member_stats (st, id);
+  gboolean left = FALSE;
+
+  if (ms)
+    gst_structure_get_boolean (ms, "left", &left);
+  gst_structure_free (st);
+  return ms && !left;
+}
+
+/* A BYE for member 2 from a socket that is not member 2's, and one for a
+ * non-member: counted, member 2 stays. The same BYE from member 2's
+ * address removes it. */
+GST_START_TEST (test_forged_bye_refused)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=%s allow-join=false caps=\"" RTP_CAPS "\"", p1, members);
+  GstElement *pipeline = launch (desc);
+  GSocket *stranger = g_socket_new (G_SOCKET_FAMILY_IPV4,
+      G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_UDP, NULL);
+  GSocket *as_member_2;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  WAIT_UNTIL (has_member (pipeline, 2), 5);
+  fail_unless (has_member (pipeline, 2));
+
+  send_bye (stranger, p1, 2);
+  send_bye (stranger, p1, 77);
+  WAIT_UNTIL (stat_u64 (pipeline, "src", "bye-refused") >= 2, 5);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "bye-refused"), 2);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "forged"), 1);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "non-member"), 1);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "bye-received"), 0);
+  fail_unless (has_member (pipeline, 2));
+
+  as_member_2 = bound_udp_socket (p2);
+  send_bye (as_member_2, p1, 2);
+  WAIT_UNTIL (!has_member (pipeline, 2), 5);
+  fail_if (has_member (pipeline, 2));
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "bye-received"), 1);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "bye-refused"), 2);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  g_object_unref (stranger);
+  g_object_unref (as_member_2);
+  g_free (desc);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+static void
 on_bitrate (GObject * obj, GParamSpec * pspec, gpointer data)
 {
   g_atomic_int_inc ((gint *) data);
@@ -372,18 +529,6 @@ GST_START_TEST (test_bitrate_and_layer_rates)
 }
 
 GST_END_TEST;
-
-static void
-send_bytes (GSocket * sock, guint port, const guint8 * data, gsize len)
-{
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *to = g_inet_socket_address_new (lo, port);
-
-  fail_unless (g_socket_send_to (sock, to, (const gchar *) data, len, NULL,
-          NULL) == (gssize) len);
-  g_object_unref (to);
-  g_object_unref (lo);
-}
 
 GST_START_TEST (test_malformed_and_forged_control)
 {
@@ -1033,6 +1178,8 @@ tpsssink_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_two_members_exchange);
   tcase_add_test (tc, test_member_timeout_removes_pad);
+  tcase_add_test (tc, test_bye_removes_pad_at_once);
+  tcase_add_test (tc, test_forged_bye_refused);
   tcase_add_test (tc, test_bitrate_and_layer_rates);
   tcase_add_test (tc, test_malformed_and_forged_control);
   tcase_add_test (tc, test_modes_configurable);
