@@ -24,6 +24,7 @@ over the last seconds), so media flows both ways on every pair.  Exit 0 pass, 1 
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -98,8 +99,7 @@ def rejoin(hosts, out_dir, extra, procs, logs):
     checks(f"p{pid}'s first life exits 0", procs[pid].returncode == 0,
            f"status {procs[pid].returncode}")
     time.sleep(away)
-    logs[pid], procs[pid] = start(hosts[pid], pid, out_dir,
-                                  DURATION - leave_at - away, extra)
+    logs[pid], procs[pid] = start(hosts[pid], pid, out_dir, 0, extra)
 
 
 def run_call(hosts, out_dir, extra, with_rejoin):
@@ -107,17 +107,23 @@ def run_call(hosts, out_dir, extra, with_rejoin):
     for name in os.listdir(out_dir) if os.path.isdir(out_dir) else []:
         if os.path.isfile(os.path.join(out_dir, name)):
             os.remove(os.path.join(out_dir, name))
+    t0 = time.monotonic()
     for pid in IDS:
         first = with_rejoin and pid == REJOIN[0]
         logs[pid], procs[pid] = start(hosts[pid], pid,
                                       os.path.join(out_dir, "first") if first else out_dir,
-                                      REJOIN[1] if first else DURATION, extra)
+                                      REJOIN[1] if first else 0, extra)
     if with_rejoin:
         rejoin(hosts, out_dir, extra, procs, logs)
+    # The call ends for everyone at once (a duration of 0: until SIGINT), so
+    # each takes its last snapshot before the others' BYEs take their tiles.
+    time.sleep(max(0.0, t0 + DURATION - time.monotonic()))
+    for p in procs.values():
+        p.send_signal(signal.SIGINT)
     for pid, p in procs.items():
         try:
-            p.wait(timeout=DURATION + 20)
-        except Exception:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
             netbed.interrupt(p)
         logs[pid].close()
         checks(f"p{pid} exits 0", p.returncode == 0, f"status {p.returncode}")
