@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "tpssgroup"  /* G_MESSAGES_DEBUG=tpssgroup shows its log */
 #include "tpssgroup.h"
 #include "core/pacer.h"
+#include "core/polled.h"
 #include "core/rtcp.h"
 #include "core/rtp.h"
 #include "core/wire.h"
@@ -314,47 +315,32 @@ transmit (TpssGroup * g, const TpssAddr * to, guint32 member, GBytes * data)
 
   if (to->len == 0)
     return;
-  t = g_new (TpssTransmit, 1);
+  t = polled_push (&g->transmits, sizeof (*t));
   t->to = *to;
   t->member = member;
   t->data = g_bytes_ref (data);
-  g_queue_push_tail (&g->transmits, t);
 }
 
 static TpssGroupEvent *
 event_push (TpssGroup * g, TpssGroupEventType type, guint32 member)
 {
-  TpssGroupEvent *ev = g_new0 (TpssGroupEvent, 1);
+  TpssGroupEvent *ev = polled_push (&g->events, sizeof (*ev));
 
   ev->type = type;
   ev->member = member;
-  g_queue_push_tail (&g->events, ev);
   return ev;
-}
-
-/* Moves the head of @q (a g_new'd struct of @size bytes) into @out. */
-static gboolean
-pop_into (GQueue * q, gpointer out, gsize size)
-{
-  gpointer head = g_queue_pop_head (q);
-
-  if (!head)
-    return FALSE;
-  memcpy (out, head, size);
-  g_free (head);
-  return TRUE;
 }
 
 gboolean
 tpss_group_poll_transmit (TpssGroup * g, TpssTransmit * out)
 {
-  return pop_into (&g->transmits, out, sizeof (*out));
+  return polled_pop (&g->transmits, out, sizeof (*out));
 }
 
 gboolean
 tpss_group_poll_event (TpssGroup * g, TpssGroupEvent * ev)
 {
-  return pop_into (&g->events, ev, sizeof (*ev));
+  return polled_pop (&g->events, ev, sizeof (*ev));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1084,10 +1070,11 @@ handle_parity (TpssGroup * g, const guint8 * data, gsize len,
     const TpssAddr * from, gint64 now)
 {
   TpssFecHeader hdr;
-  gsize hlen = 12 + 4 * (data[0] & 0x0f);
+  RtpHeader rtp;
   Member *m;
 
-  if (hlen > len || tpss_fec_header_parse (data + hlen, len - hlen,
+  if (!rtp_header_parse (data, len, &rtp) ||
+      tpss_fec_header_parse (rtp.payload, rtp.payload_len,
           &hdr) != TPSS_FEC_OK) {
     g->st.malformed++;
     return;
@@ -1102,7 +1089,7 @@ handle_parity (TpssGroup * g, const guint8 * data, gsize len,
   member_decoder (g, m);
   m->parity_received++;
   if (admit_packet (g, m, len, now))
-    tpss_fec_decoder_push_fec (m->dec, data + hlen, len - hlen, now);
+    tpss_fec_decoder_push_fec (m->dec, rtp.payload, rtp.payload_len, now);
   else
     m->refused_parity++;
   update_recovered (m);
