@@ -1066,15 +1066,13 @@ admit_packet (TpssGroup * g, Member * m, gsize len, gint64 now)
 }
 
 static void
-handle_parity (TpssGroup * g, const guint8 * data, gsize len,
+handle_parity (TpssGroup * g, const RtpHeader * rtp, gsize len,
     const TpssAddr * from, gint64 now)
 {
   TpssFecHeader hdr;
-  RtpHeader rtp;
   Member *m;
 
-  if (!rtp_header_parse (data, len, &rtp) ||
-      tpss_fec_header_parse (rtp.payload, rtp.payload_len,
+  if (tpss_fec_header_parse (rtp->payload, rtp->payload_len,
           &hdr) != TPSS_FEC_OK) {
     g->st.malformed++;
     return;
@@ -1089,7 +1087,7 @@ handle_parity (TpssGroup * g, const guint8 * data, gsize len,
   member_decoder (g, m);
   m->parity_received++;
   if (admit_packet (g, m, len, now))
-    tpss_fec_decoder_push_fec (m->dec, rtp.payload, rtp.payload_len, now);
+    tpss_fec_decoder_push_fec (m->dec, rtp->payload, rtp->payload_len, now);
   else
     m->refused_parity++;
   update_recovered (m);
@@ -1097,10 +1095,10 @@ handle_parity (TpssGroup * g, const guint8 * data, gsize len,
 }
 
 static void
-handle_media (TpssGroup * g, const guint8 * data, gsize len,
-    const TpssAddr * from, gint64 now)
+handle_media (TpssGroup * g, const RtpHeader * rtp, const guint8 * data,
+    gsize len, const TpssAddr * from, gint64 now)
 {
-  guint32 ssrc = read32 (data + 8);
+  guint32 ssrc = rtp->ssrc;
   Member *m;
 
   if (ssrc == g->cfg.id) {
@@ -1112,7 +1110,7 @@ handle_media (TpssGroup * g, const guint8 * data, gsize len,
     return;
   member_decoder (g, m);
   g->st.data_received++;
-  count_loss (m, read16 (data + 2));
+  count_loss (m, rtp->seq);
   /* Its stream starts here for the receiver (we joined late, it did, or the
    * src came after the session's sink): without a key unit nothing
    * decodes until the encoder's next one. */
@@ -1133,6 +1131,8 @@ void
 tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
     const TpssAddr * from, gint64 now)
 {
+  RtpHeader rtp;
+
   if (g->left)
     return;
   if (len < 4 || (data[0] >> 6) != 2) {
@@ -1144,14 +1144,14 @@ tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
     handle_rtcp (g, data, len, from, now);
     return;
   }
-  if (!tpss_rtp_is_valid (data, len)) {
+  if (!rtp_header_parse (data, len, &rtp)) {
     g->st.malformed++;
     return;
   }
-  if ((data[1] & 0x7f) == g->cfg.fec_pt)
-    handle_parity (g, data, len, from, now);
+  if (rtp.payload_type == g->cfg.fec_pt)
+    handle_parity (g, &rtp, len, from, now);
   else
-    handle_media (g, data, len, from, now);
+    handle_media (g, &rtp, data, len, from, now);
 }
 
 /* ------------------------------------------------------------------ */
