@@ -147,6 +147,16 @@ static const GstParamEntry param_entries[] = {
         "(a factor, no unit; 0 = unbounded): an application that sends less "
         "than it may does not build up a rate to burst at (RFC 7661's rule, "
         "for a rate)", DOUBLE, NULL, cfg.app_limit_factor, 0.0, 1000.0),
+  P ("layer-spread", "Layer spread", "Temporal layers (x264layerenc): the "
+        "fastest destination must allow this many times the slowest's rate "
+        "before the layers get rates of their own; below it every "
+        "destination gets the whole stream at the slowest's rate (a factor)",
+      DOUBLE, NULL, layer_spread, 1.0, 1000.0),
+  P ("layer-max-spread", "Layer maximum spread", "Temporal layers: the whole "
+        "stream is held within this many times the base layer's rate (the "
+        "slowest destination's), so the copies that share our uplink do not "
+        "starve each other (a factor)", DOUBLE, NULL, layer_max_spread, 1.0,
+      1000.0),
 };
 
 #undef P
