@@ -20,84 +20,11 @@
 #include <gio/gio.h>
 #include <stdio.h>
 #include "checkutil.h"
+#include "tpssmember.h"
 
 #include "tpsscore.h"
 #include "rtcpfb.h"
 #include "core/rtcp.h"
-
-static guint
-free_udp_port (void)
-{
-  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
-      G_SOCKET_PROTOCOL_UDP, NULL);
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
-  guint port;
-
-  fail_unless (g_socket_bind (s, any, FALSE, NULL));
-  bound = g_socket_get_local_address (s, NULL);
-  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_object_unref (bound);
-  g_object_unref (any);
-  g_object_unref (lo);
-  g_object_unref (s);
-  return port;
-}
-
-typedef struct
-{
-  GMutex lock;
-  GstElement *pipeline;
-  guint32 peer;                 /* member whose pad appeared */
-  guint buffers;
-  guint eos;
-  guint pads_added, pads_removed;
-} Member;
-
-static GstPadProbeReturn
-count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  Member *m = data;
-
-  g_mutex_lock (&m->lock);
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-    m->buffers++;
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    m->eos++;
-  g_mutex_unlock (&m->lock);
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-on_pad_added (GstElement * src, GstPad * pad, gpointer data)
-{
-  Member *m = data;
-  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
-  GstPad *sinkpad;
-
-  g_object_set (sink, "sync", FALSE, "async", FALSE, NULL);
-  gst_bin_add (GST_BIN (m->pipeline), sink);
-  gst_element_sync_state_with_parent (sink);
-  sinkpad = gst_element_get_static_pad (sink, "sink");
-  fail_unless_equals_int (gst_pad_link (pad, sinkpad), GST_PAD_LINK_OK);
-  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, count_probe, m, NULL);
-  gst_object_unref (sinkpad);
-  g_mutex_lock (&m->lock);
-  m->pads_added++;
-  sscanf (GST_PAD_NAME (pad), "src_%u", &m->peer);
-  g_mutex_unlock (&m->lock);
-}
-
-static void
-on_pad_removed (GstElement * src, GstPad * pad, gpointer data)
-{
-  Member *m = data;
-
-  g_mutex_lock (&m->lock);
-  m->pads_removed++;
-  g_mutex_unlock (&m->lock);
-}
 
 #define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
     "encoding-name=L16,channels=1"
@@ -193,21 +120,6 @@ member_stats (const GstStructure * stats, guint id)
       return ms;
   }
   return NULL;
-}
-
-#define WAIT_UNTIL(cond, seconds) G_STMT_START { \
-    for (guint _i = 0; _i < (seconds) * 20 && !(cond); _i++) \
-      g_usleep (50000); \
-  } G_STMT_END
-
-static guint
-locked_read (Member * m, guint * field)
-{
-  guint v;
-  g_mutex_lock (&m->lock);
-  v = *field;
-  g_mutex_unlock (&m->lock);
-  return v;
 }
 
 GST_START_TEST (test_two_members_exchange)

@@ -9,57 +9,8 @@
 #include <gio/gio.h>
 #include <stdio.h>
 #include "checkutil.h"
+#include "tpssmember.h"
 #include "gstnetudp.h"
-
-typedef struct
-{
-  GMutex lock;
-  GstElement *pipeline;
-  guint buffers;
-  guint32 peer;
-} Member;
-
-static GstPadProbeReturn
-count_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  Member *m = data;
-
-  g_mutex_lock (&m->lock);
-  m->buffers++;
-  g_mutex_unlock (&m->lock);
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-on_pad_added (GstElement * src, GstPad * pad, gpointer data)
-{
-  Member *m = data;
-  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
-  GstPad *sinkpad;
-
-  g_object_set (sink, "sync", FALSE, "async", FALSE, NULL);
-  gst_bin_add (GST_BIN (m->pipeline), sink);
-  gst_element_sync_state_with_parent (sink);
-  sinkpad = gst_element_get_static_pad (sink, "sink");
-  fail_unless_equals_int (gst_pad_link (pad, sinkpad), GST_PAD_LINK_OK);
-  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, m,
-      NULL);
-  gst_object_unref (sinkpad);
-  g_mutex_lock (&m->lock);
-  sscanf (GST_PAD_NAME (pad), "src_%u", &m->peer);
-  g_mutex_unlock (&m->lock);
-}
-
-static guint
-buffers_of (Member * m)
-{
-  guint n;
-
-  g_mutex_lock (&m->lock);
-  n = m->buffers;
-  g_mutex_unlock (&m->lock);
-  return n;
-}
 
 #define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
     "encoding-name=L16,channels=1"
@@ -121,11 +72,6 @@ stats_port (GstElement * pipeline, const gchar * name)
   return port;
 }
 
-#define WAIT_UNTIL(cond, seconds) G_STMT_START { \
-    for (guint _i = 0; _i < (seconds) * 20 && !(cond); _i++) \
-      g_usleep (50000); \
-  } G_STMT_END
-
 /* A datagram @sock sends itself comes back: the socket is open and
  * usable, in the blocking mode the application gave it. */
 static void
@@ -186,9 +132,9 @@ GST_START_TEST (test_socket_used_as_given)
 
   member_start (&a, d1, "socket", sock);
   member_start (&b, d2, NULL, NULL);
-  WAIT_UNTIL (buffers_of (&a) >= 50, 10);
-  fail_unless (buffers_of (&a) >= 50, "member 1 got %u on its socket",
-      buffers_of (&a));
+  WAIT_UNTIL (locked_read (&a, &a.buffers) >= 50, 10);
+  fail_unless (locked_read (&a, &a.buffers) >= 50,
+      "member 1 got %u on its socket", locked_read (&a, &a.buffers));
   fail_unless_equals_int (a.peer, 2);
   fail_unless_equals_int (stats_port (a.pipeline, "src"), p1);
   src = gst_bin_get_by_name (GST_BIN (a.pipeline), "src");
@@ -244,10 +190,11 @@ GST_START_TEST (test_transport_carries_the_group)
         "\"", i + 1, members, members);
     member_start (&m[i], d[i], "transport", t[i]);
   }
-  WAIT_UNTIL (buffers_of (&m[0]) >= 50 && buffers_of (&m[1]) >= 50, 10);
+  WAIT_UNTIL (locked_read (&m[0], &m[0].buffers) >= 50 &&
+      locked_read (&m[1], &m[1].buffers) >= 50, 10);
   for (guint i = 0; i < 2; i++) {
-    fail_unless (buffers_of (&m[i]) >= 50, "member %u got %u", i + 1,
-        buffers_of (&m[i]));
+    fail_unless (locked_read (&m[i], &m[i].buffers) >= 50,
+        "member %u got %u", i + 1, locked_read (&m[i], &m[i].buffers));
     fail_unless_equals_int (m[i].peer, 2 - i);
     fail_unless_equals_int (stats_port (m[i].pipeline, "sink"),
         gst_net_udp_get_port (t[i]));
