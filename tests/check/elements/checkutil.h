@@ -24,6 +24,26 @@ check_make_element (const gchar * factory, const gchar * props)
   return e;
 }
 
+/* A free UDP port on loopback (bound, then released). */
+static inline guint
+free_udp_port (void)
+{
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
+  guint port;
+
+  fail_unless (g_socket_bind (s, any, FALSE, NULL));
+  bound = g_socket_get_local_address (s, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (lo);
+  g_object_unref (s);
+  return port;
+}
+
 /* A guint64 field of an element's `stats` structure (0 if absent). */
 static inline guint64
 check_stat_u64 (GstElement * e, const gchar * field)
