@@ -82,7 +82,7 @@ struct _GstTpssSession
   TpssGroup *core;
   guint32 id;
   TpssGroupStats last;          /* the core's counters when it stopped */
-  guint64 send_errors;
+  gint send_errors;             /* atomic: sends happen with no lock held */
   GCond drained;
   GstTpssSinkCallbacks sink_cb;
   GstElement *sink;
@@ -227,25 +227,38 @@ apply_members (GstTpssSession * s, GArray * peers, gint64 now,
 /* The loop */
 
 /* Sends what the group core has to send. With `lock`, in the loop. */
+/* Moves what the group core has to send to @out. With `lock`. */
 static void
-flush_transmits (GstTpssSession * s)
+take_transmits (GstTpssSession * s, GQueue * out)
 {
   TpssTransmit t;
 
-  while (tpss_group_poll_transmit (s->core, &t)) {
-    GSocketAddress *to = gst_tpss_addr_to_socket_address (&t.to);
+  while (tpss_group_poll_transmit (s->core, &t))
+    g_queue_push_tail (out, g_memdup2 (&t, sizeof (t)));
+}
+
+/* Sends what take_transmits() took, holding no lock: the transport is
+ * there as long as the loop runs, and sends never block. */
+static void
+send_transmits (GstTpssSession * s, GQueue * q)
+{
+  TpssTransmit *t;
+
+  while ((t = g_queue_pop_head (q))) {
+    GSocketAddress *to = gst_tpss_addr_to_socket_address (&t->to);
     gsize len;
-    const guint8 *data = g_bytes_get_data (t.data, &len);
+    const guint8 *data = g_bytes_get_data (t->data, &len);
     GError *err = NULL;
 
     if (!to || !gst_net_transport_send_to (s->transport, data, len, to,
             &err)) {
-      s->send_errors++;
+      g_atomic_int_inc (&s->send_errors);
       GST_LOG ("send: %s", err ? err->message : "no address");
       g_clear_error (&err);
     }
     g_clear_object (&to);
-    g_bytes_unref (t.data);
+    g_bytes_unref (t->data);
+    g_free (t);
   }
 }
 
@@ -420,7 +433,7 @@ static gint64
 session_work (gpointer data, gint64 now)
 {
   GstTpssSession *s = data;
-  GQueue acts = G_QUEUE_INIT;
+  GQueue acts = G_QUEUE_INIT, out = G_QUEUE_INIT;
   TpssGroupStats st;
   Targets t;
   gint64 deadline;
@@ -431,7 +444,7 @@ session_work (gpointer data, gint64 now)
     return G_MAXINT64;
   }
   tpss_group_handle_timeout (s->core, now);
-  flush_transmits (s);
+  take_transmits (s, &out);
   collect_events (s, &acts);
   tpss_group_get_stats (s->core, &st);
   if (st.queued == 0)
@@ -442,6 +455,7 @@ session_work (gpointer data, gint64 now)
   targets_take (s, &t);
   g_mutex_unlock (&s->lock);
 
+  send_transmits (s, &out);
   dispatch (&acts, &t);
   s->stats.element = t.sink ? t.sink : t.src;
   if (s->stats.element)
@@ -457,17 +471,19 @@ on_datagram (GstNetTransport * transport, const guint8 * data, gsize size,
     GSocketAddress * from, gpointer user_data)
 {
   GstTpssSession *s = user_data;
+  GQueue out = G_QUEUE_INIT;
   TpssAddr addr;
 
   gst_tpss_addr_from_socket_address (from, &addr);
   g_mutex_lock (&s->lock);
   if (s->core) {
     tpss_group_handle_datagram (s->core, data, size, &addr, gst_net_now ());
-    flush_transmits (s);
+    take_transmits (s, &out);
     /* the work function delivers the events, once per batch read */
     gst_net_loop_wake (s->loop);
   }
   g_mutex_unlock (&s->lock);
+  send_transmits (s, &out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -589,7 +605,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
     if (ok) {
       tpss_group_start (s->core, now);
       s->transport = transport;
-      s->send_errors = 0;
+      g_atomic_int_set (&s->send_errors, 0);
       s->running = TRUE;
       s->loop = loop;
     } else {
@@ -621,8 +637,11 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
 static void
 send_bye (GstTpssSession * s)
 {
+  GQueue out = G_QUEUE_INIT;
+
   tpss_group_leave (s->core, gst_net_now ());
-  flush_transmits (s);
+  take_transmits (s, &out);
+  send_transmits (s, &out);
 }
 
 void
@@ -704,7 +723,7 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
   if (!s->core) {
     s->last.queue_dropped++;
   } else if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
-    s->send_errors++;
+    g_atomic_int_inc (&s->send_errors);
   } else {
     tpss_group_get_stats (s->core, &st);
     ok = tpss_group_enqueue_layer (s->core, map.data, map.size, layer,
@@ -829,7 +848,7 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   id = s->id;
   port = s->local_port;
   running = s->running;
-  send_errors = s->send_errors;
+  send_errors = (guint) g_atomic_int_get (&s->send_errors);
   g_mutex_unlock (&s->lock);
 
   st = gst_tpss_stats_structure (id, port, running, send_errors, &gs, members);
