@@ -123,6 +123,10 @@ struct _GstTpssSrc
 
   /* pads_lock: the pad table and `running` */
   GMutex pads_lock;
+  /* held by a delivery from start to end (it may add and start a pad after
+   * pads_lock) and while pads are taken out of the table: a pad is never
+   * freed while a delivery still sets it up */
+  GMutex deliver_lock;
   GHashTable *pads;             /* member id -> SrcPad */
   gboolean running;
   guint64 pads_removed;
@@ -336,9 +340,11 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list)
   GstClockTime ts = running_time (self);
   gboolean added = FALSE;
 
+  g_mutex_lock (&self->deliver_lock);
   g_mutex_lock (&self->pads_lock);
   if (!self->running) {
     g_mutex_unlock (&self->pads_lock);
+    g_mutex_unlock (&self->deliver_lock);
     gst_buffer_list_unref (list);
     return;
   }
@@ -384,6 +390,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list)
     gst_element_add_pad (element, gst_object_ref (sp->pad));
     gst_pad_start_task (sp->pad, src_pad_loop, sp, NULL);
   }
+  g_mutex_unlock (&self->deliver_lock);
 }
 
 /* Sends EOS on @sp's pad (waiting a little for its task to push it), then
@@ -414,11 +421,13 @@ remove_member_async (GstElement * element, gpointer data)
   guint32 member = GPOINTER_TO_UINT (data);
   SrcPad *sp;
 
+  g_mutex_lock (&self->deliver_lock);
   g_mutex_lock (&self->pads_lock);
   sp = g_hash_table_lookup (self->pads, GUINT_TO_POINTER (member));
   if (sp)
     g_hash_table_steal (self->pads, GUINT_TO_POINTER (member));
   g_mutex_unlock (&self->pads_lock);
+  g_mutex_unlock (&self->deliver_lock);
   if (!sp)
     return;
   GST_INFO_OBJECT (self, "member %u left: removing its pad", member);
@@ -446,11 +455,13 @@ remove_all_pads (GstTpssSrc * self)
 {
   GList *all;
 
+  g_mutex_lock (&self->deliver_lock);
   g_mutex_lock (&self->pads_lock);
   self->running = FALSE;
   all = g_hash_table_get_values (self->pads);
   g_hash_table_steal_all (self->pads);
   g_mutex_unlock (&self->pads_lock);
+  g_mutex_unlock (&self->deliver_lock);
   for (GList * l = all; l; l = l->next)
     remove_src_pad (self, l->data, FALSE);
   g_list_free (all);
@@ -650,6 +661,7 @@ gst_tpss_src_finalize (GObject * object)
   g_free (self->encoding_name);
   g_hash_table_unref (self->pads);
   g_mutex_clear (&self->pads_lock);
+  g_mutex_clear (&self->deliver_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -730,6 +742,7 @@ gst_tpss_src_init (GstTpssSrc * self)
   self->clock_rate = DEFAULT_CLOCK_RATE;
   self->payload = DEFAULT_PAYLOAD;
   g_mutex_init (&self->pads_lock);
+  g_mutex_init (&self->deliver_lock);
   self->pads = g_hash_table_new (NULL, NULL);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
 }

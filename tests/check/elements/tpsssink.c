@@ -374,8 +374,12 @@ GST_START_TEST (test_bitrate_and_layer_rates)
 {
   guint p1 = free_udp_port (), p2 = free_udp_port ();
   gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  /* No application-limited bound: with it, a first receipt measured at the
+   * pacing rate (the harness stalled, MQ drained a backlog at S) would hold
+   * D at initial-rate for good, a correct but eventless outcome. */
   gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 members=%s "
-      "initial-rate=2000000 min-report-interval=50000000", p1, members);
+      "initial-rate=2000000 min-report-interval=50000000 app-limit-factor=0",
+      p1, members);
   gchar *rdesc = g_strdup_printf ("tpsssrc name=src port=%u member-id=2 "
       "members=%s caps=\"" RTP_CAPS "\" ! fakesink sync=false async=false",
       p2, members);
