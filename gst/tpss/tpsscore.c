@@ -1,6 +1,7 @@
 /* TPSS + NQCP group transport: a sans-I/O core (GLib only).
  * See tpsscore.h and docs/protocols/tpss.md. */
 #include "tpsscore.h"
+#include "tpsslayers.h"
 #include "core/wire.h"
 #include "core/rtcp.h"
 #include "core/ntp.h"
@@ -291,7 +292,13 @@ tpss_qos_ext_parse (const guint8 * data, gsize len, TpssQos * qos)
 typedef struct {
   guint32 bytes;
   gint64 t;                     /* pk.T: enqueue time */
+  guint8 layer;                 /* temporal layer, or TPSS_LAYER_ANY */
 } QPkt;
+
+typedef struct {
+  guint32 dest;
+  TpssMsg msg;
+} OutMsg;
 
 typedef enum {
   RX_IDLE,                      /* no report from the source yet */
@@ -332,6 +339,11 @@ typedef struct {
   guint64 received, lost, recovered, not_delivered;
   guint64 receive_rate, allocated, notified_out;
 
+  /* Layered: the prefix of layers it is sent (0: all), and the QOS
+   * control packet announcing them not yet popped. */
+  guint prefix;
+  OutMsg *pending_qos;
+
   /* NQCP: the latest announcement, as a rate over a time window. */
   gboolean have_qos;
   TpssQos last_qos;
@@ -342,11 +354,6 @@ typedef struct {
   gint64 tokens;                /* bytes; may be one packet in debt */
   gint64 depth;                 /* bytes; 0 while nothing is allocated */
 } Peer;
-
-typedef struct {
-  guint32 dest;
-  TpssMsg msg;
-} OutMsg;
 
 struct _TpssMember {
   guint32 ssrc;
@@ -361,6 +368,7 @@ struct _TpssMember {
   /* MQ */
   GQueue mq;                    /* QPkt */
   guint64 mq_bytes;
+  guint64 mq_layer_bytes[TPSS_MAX_LAYERS];      /* of mq_bytes, by layer */
   gint64 next_send;             /* pacing: earliest next departure */
   guint64 tr;                   /* TR: data rate, min D over destinations
                                  * (max D when layered) */
@@ -454,13 +462,29 @@ transmission_time_us (const TpssMember * m, guint64 bytes)
   return us > G_MAXUINT32 ? G_MAXUINT32 : (guint32) us;
 }
 
-/* <D, TT, HT> of the queue as it is at @now (section 3.1). */
+/* The bytes of MQ that go to @p: layered, those of the layers in its
+ * prefix and those outside the layering; else (or @p NULL) all of MQ. */
+static guint64
+queued_bytes_for (const TpssMember * m, const Peer * p)
+{
+  guint64 bytes = m->mq_bytes;
+
+  if (m->layered && p && p->prefix > 0)
+    for (guint l = p->prefix; l < TPSS_MAX_LAYERS; l++)
+      bytes -= m->mq_layer_bytes[l];
+  return bytes;
+}
+
+/* <D, TT, HT> of the queue as it is at @now (section 3.1), as destination
+ * @p (NULL: any) gets it. A prefix of the layers is spread over the whole
+ * queue's departure, so TT stays that of the whole queue: D / TT is the
+ * rate the prefix arrives at. */
 static void
-queue_qos (const TpssMember * m, gint64 now, TpssQos * q)
+queue_qos (const TpssMember * m, const Peer * p, gint64 now, TpssQos * q)
 {
   const QPkt *top = m->mq.head ? m->mq.head->data : NULL;
 
-  q->bytes = (guint32) MIN (m->mq_bytes, G_MAXUINT32);
+  q->bytes = (guint32) MIN (queued_bytes_for (m, p), G_MAXUINT32);
   q->tt_us = transmission_time_us (m, m->mq_bytes);
   q->ht_us = 0;
   if (top) {
@@ -698,8 +722,49 @@ app_limit (TpssMember * m, gint64 now)
       MAX (m->cfg.initial_rate, TPSS_MIN_RATE));
 }
 
+/* A control packet without data tells the destinations <D, TT, HT> at
+ * once: one for all, or layered, one for each with its prefix. */
+static void
+announce_queue (TpssMember * m, gint64 now)
+{
+  m->pending_qos_time = now;
+  if (!m->layered) {
+    m->pending_qos = push_msg (m, 0, TPSS_MSG_QOS, m->ssrc);
+    queue_qos (m, NULL, now, &m->pending_qos->msg.u.qos);
+    return;
+  }
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    p->pending_qos = push_msg (m, p->id, TPSS_MSG_QOS, m->ssrc);
+    queue_qos (m, p, now, &p->pending_qos->msg.u.qos);
+  }
+}
+
+/* Updates the control packets announce_queue() made at @now that have not
+ * left yet. */
+static void
+update_announcement (TpssMember * m, gint64 now)
+{
+  if (m->pending_qos_time != now)
+    return;
+  if (m->pending_qos)
+    queue_qos (m, NULL, now, &m->pending_qos->msg.u.qos);
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    if (p->pending_qos)
+      queue_qos (m, p, now, &p->pending_qos->msg.u.qos);
+  }
+}
+
 gboolean
 tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now)
+{
+  return tpss_member_enqueue_layer (m, bytes, TPSS_LAYER_ANY, now);
+}
+
+gboolean
+tpss_member_enqueue_layer (TpssMember * m, guint32 bytes, guint layer,
+    gint64 now)
 {
   QPkt *pk;
   gboolean was_empty = g_queue_is_empty (&m->mq);
@@ -711,8 +776,11 @@ tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now)
   pk = g_new (QPkt, 1);
   pk->bytes = bytes;
   pk->t = now;
+  pk->layer = layer < TPSS_MAX_LAYERS ? layer : TPSS_LAYER_ANY;
   g_queue_push_tail (&m->mq, pk);
   m->mq_bytes += bytes;
+  if (pk->layer != TPSS_LAYER_ANY)
+    m->mq_layer_bytes[pk->layer] += bytes;
 
   if (!m->sending) {
     m->sending = TRUE;
@@ -723,15 +791,12 @@ tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now)
   if (m->cfg.control != TPSS_CONTROL_NOTIFICATION || m->peers->len == 0)
     return TRUE;
   if (was_empty) {
-    /* The top packet of a message entered an empty MQ: a control packet
-     * without data tells every destination <D, TT, HT> at once. */
-    m->pending_qos = push_msg (m, 0, TPSS_MSG_QOS, m->ssrc);
-    m->pending_qos_time = now;
-    queue_qos (m, now, &m->pending_qos->msg.u.qos);
-  } else if (m->pending_qos && m->pending_qos_time == now) {
+    /* The top packet of a message entered an empty MQ. */
+    announce_queue (m, now);
+  } else {
     /* Further packets of the same message (same time), before the control
      * packet left: it announces the whole message, as pkt(m) in 3.1. */
-    queue_qos (m, now, &m->pending_qos->msg.u.qos);
+    update_announcement (m, now);
   }
   return TRUE;
 }
@@ -788,6 +853,8 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
       break;
     pk = g_queue_pop_head (&m->mq);
     m->mq_bytes -= pk->bytes;
+    if (pk->layer != TPSS_LAYER_ANY)
+      m->mq_layer_bytes[pk->layer] -= pk->bytes;
     m->next_send = dep + (gint64) muldiv_ceil (pk->bytes, 8 * NS_PER_S, m->tr);
     count_use (m, pk->bytes, now);
     for (guint i = 0; i < m->peers->len && !m->layered; i++)
@@ -796,8 +863,24 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
     n++;
   }
   if (piggyback)
-    queue_qos (m, now, piggyback);
+    queue_qos (m, NULL, now, piggyback);
   return n;
+}
+
+void
+tpss_member_set_prefix (TpssMember * m, guint32 dest, guint prefix)
+{
+  Peer *p = find_peer (m, dest, NULL);
+
+  if (p)
+    p->prefix = MIN (prefix, TPSS_MAX_LAYERS);
+}
+
+void
+tpss_member_peer_qos (const TpssMember * m, guint32 dest, gint64 now,
+    TpssQos * q)
+{
+  queue_qos (m, find_peer (m, dest, NULL), now, q);
 }
 
 /* Probes a step up from D to @rate with redundancy only (or, for a lower
@@ -1490,6 +1573,11 @@ tpss_member_pop_msg (TpssMember * m, guint32 * dest, TpssMsg * msg)
     return FALSE;
   if (o == m->pending_qos)
     m->pending_qos = NULL;
+  for (guint i = 0; i < m->peers->len; i++) {
+    Peer *p = g_ptr_array_index (m->peers, i);
+    if (o == p->pending_qos)
+      p->pending_qos = NULL;
+  }
   if (dest)
     *dest = o->dest;
   if (msg)

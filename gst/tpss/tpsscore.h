@@ -283,6 +283,13 @@ void tpss_member_remove_peer (TpssMember * m, guint32 ssrc, gint64 now);
 /* Sender: queue one media packet of @bytes at @now; returns FALSE when the
  * queue is over its bound (the packet is refused). */
 gboolean tpss_member_enqueue (TpssMember * m, guint32 bytes, gint64 now);
+/* A packet outside the temporal layering: it goes to every destination. */
+#define TPSS_LAYER_ANY 0xff
+/* As tpss_member_enqueue, for a packet of temporal layer @layer (or
+ * TPSS_LAYER_ANY): layered, each destination is announced the bytes of the
+ * layers in its prefix (tpss_member_set_prefix). */
+gboolean tpss_member_enqueue_layer (TpssMember * m, guint32 bytes,
+    guint layer, gint64 now);
 /* Number of packets whose holding time has passed and whose pacing slot
  * has come by @now; the shell sends that many from its queue, in order. */
 guint tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback);
@@ -297,6 +304,13 @@ void tpss_member_set_layered (TpssMember * m, gboolean layered);
  * them). Ignored when not layered. */
 void tpss_member_count_sent (TpssMember * m, guint32 dest, guint32 bytes,
     gint64 now);
+/* Layered: @dest is sent layers 0..@prefix-1 (0: all); its QOS
+ * announcements count only those. */
+void tpss_member_set_prefix (TpssMember * m, guint32 dest, guint prefix);
+/* Layered: the <D, TT, HT> that a packet to @dest carries (as the
+ * piggyback of tpss_member_dequeue, for @dest's prefix). */
+void tpss_member_peer_qos (const TpssMember * m, guint32 dest, gint64 now,
+    TpssQos * q);
 
 /* Receiver: a data packet from @ssrc arrived; returns FALSE if admission
  * refuses it (over this member's capacity). @lost / @recovered: gaps seen

@@ -379,6 +379,15 @@ member_prefix (const TpssGroup * g, const Member * m, guint64 rate)
   return backlogged (m) ? 1 : prefix_for_rate (g, rate);
 }
 
+/* @m is to get the prefix @prefix; the core announces it that much of
+ * the queue. */
+static void
+want_prefix (TpssGroup * g, Member * m, guint prefix)
+{
+  tpss_layer_filter_want (&m->layers, prefix);
+  tpss_member_set_prefix (g->core, m->id, m->layers.wanted);
+}
+
 /* @m's filter, set up for the stream's number of layers; its sequence
  * numbers and counters go on across a change of that number. */
 static TpssLayerFilter *
@@ -397,7 +406,7 @@ member_layers (TpssGroup * g, Member * m)
     }
     m->have_layers = TRUE;
     if (tpss_member_get_send_stats (g->core, m->id, &st))
-      tpss_layer_filter_want (&m->layers, member_prefix (g, m, st.data_rate));
+      want_prefix (g, m, member_prefix (g, m, st.data_rate));
   }
   return &m->layers;
 }
@@ -472,8 +481,8 @@ update_layer_rates (TpssGroup * g)
     if (!tpss_member_get_send_stats (g->core, m->id, &st))
       continue;
     pacer_set_rate (&m->pacer, st.send_rate);
-    tpss_layer_filter_want (member_layers (g, m),
-        member_prefix (g, m, st.data_rate));
+    member_layers (g, m);
+    want_prefix (g, m, member_prefix (g, m, st.data_rate));
   }
 }
 
@@ -666,6 +675,23 @@ stamp_media (TpssGroup * g, GBytes * packet, const TpssQos * qos)
   return g_bytes_new_take (p, len);
 }
 
+/* Layered: the QoS extension of @m's copy @rtp announces what @m gets of
+ * the queue, its prefix of the layers. */
+static void
+restamp_qos (TpssGroup * g, Member * m, guint8 * rtp, gsize len, gint64 now)
+{
+  RtpHeader h;
+  RtpExtElement el;
+  TpssQos qos;
+
+  if (g->cfg.cfg.control != TPSS_CONTROL_NOTIFICATION ||
+      !rtp_header_parse (rtp, len, &h) ||
+      !rtp_ext_find (&h, g->cfg.ext_id, &el) || el.len != TPSS_QOS_EXT_SIZE)
+    return;
+  tpss_member_peer_qos (g->core, m->id, now, &qos);
+  tpss_qos_ext_write (&qos, rtp + (el.data - rtp));
+}
+
 /* Layered: @bytes (stamped) goes to @m if its prefix takes @layer, under
  * @m's own sequence number, and feeds @m's parity. */
 static void
@@ -686,6 +712,7 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
     return;
   p = g_memdup2 (data, len);
   write16 (p + 2, seq);
+  restamp_qos (g, m, p, len, now);
   own = g_bytes_new_take (p, len);
   send_to_member (g, m, own);
   tpss_fec_encoder_add (m->enc, p, len, &err);
@@ -752,13 +779,17 @@ tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
     if (n_layers < 1 || n_layers > TPSS_MAX_LAYERS)
       layer = TPSS_GROUP_LAYER_NONE;
   }
+  /* Layered before the core queues it: the destinations' prefixes decide
+   * what its QOS announcement tells each. */
+  if (layer != TPSS_GROUP_LAYER_NONE)
+    set_layering (g, n_layers);
   /* The QoS extension adds up to 16 bytes on the wire. */
-  if (!tpss_member_enqueue (g->core, len + 16, now)) {
+  if (!tpss_member_enqueue_layer (g->core, len + 16,
+          layer == TPSS_GROUP_LAYER_NONE ? TPSS_LAYER_ANY :
+          MIN (layer, n_layers - 1), now)) {
     g->st.queue_dropped++;
     return FALSE;
   }
-  if (layer != TPSS_GROUP_LAYER_NONE)
-    set_layering (g, n_layers);
   q = g_new (QueuedPacket, 1);
   q->data = g_bytes_new (rtp, len);
   q->layer = layer;

@@ -7,6 +7,7 @@
 
 #include "tpssgroup.h"
 #include "core/rtcp.h"
+#include "core/rtp.h"
 #include "core/wire.h"
 
 #define MS (G_GINT64_CONSTANT (1000000))
@@ -911,6 +912,76 @@ GST_START_TEST (test_layers_unlayered_and_bad)
 
 GST_END_TEST;
 
+/* What @d tells its destination of A's queue: the bytes of a QOS control
+ * packet (*control TRUE) or of a media packet's QoS extension. */
+static gboolean
+announced_bytes (const guint8 * d, gsize len, guint32 * bytes,
+    gboolean * control)
+{
+  TpssMsg msg;
+  RtpHeader h;
+  RtpExtElement el;
+  TpssQos qos;
+  gsize used;
+
+  *control = d[1] >= 192 && d[1] <= 223;
+  if (*control) {
+    if (!tpss_msg_parse (d, len, &msg, &used) || msg.type != TPSS_MSG_QOS)
+      return FALSE;
+    *bytes = msg.u.qos.bytes;
+    return TRUE;
+  }
+  if ((d[1] & 0x7f) == FEC_PT || !rtp_header_parse (d, len, &h) ||
+      !rtp_ext_find (&h, 5, &el) || !tpss_qos_ext_parse (el.data, el.len,
+          &qos))
+    return FALSE;
+  *bytes = qos.bytes;
+  return TRUE;
+}
+
+/* NQCP under layers: each destination is announced the part of the queue
+ * it gets, its prefix of the layers, in the control packet that opens the
+ * message and in every packet's extension. */
+GST_START_TEST (test_layers_qos_per_destination)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssAddr b = addr (2);
+  const guint32 queued = 12 + 100 + 16;  /* each packet, with the
+                                         * extension's room */
+  guint32 control[2] = { 0, 0 }, first_media[2] = { 0, 0 }, bytes;
+  gboolean is_control;
+  TpssTransmit t;
+
+  for (guint n = 0; n < 16; n++)
+    enqueue_frame (g, n, 2 * MS);
+  tpss_group_handle_timeout (g, 2 * MS);
+  while (tpss_group_poll_transmit (g, &t)) {
+    gsize len;
+    const guint8 *d = g_bytes_get_data (t.data, &len);
+    guint i = tpss_addr_equal (&t.to, &b) ? 0 : 1;
+
+    if (announced_bytes (d, len, &bytes, &is_control)) {
+      if (is_control)
+        control[i] = bytes;
+      else if (first_media[i] == 0)
+        first_media[i] = bytes;
+    }
+    g_bytes_unref (t.data);
+  }
+  /* B gets the base layer: 4 of the 16 frames; C all of them. */
+  fail_unless_equals_int (control[0], 4 * PACKETS_PER_FRAME * queued);
+  fail_unless_equals_int (control[1], 16 * PACKETS_PER_FRAME * queued);
+  /* The first packet (frame 0's, to both) leaves the same queue behind:
+   * for B, without the 12 frames of the upper layers. */
+  fail_unless (first_media[0] > 0);
+  fail_unless_equals_int (first_media[1] - first_media[0],
+      12 * PACKETS_PER_FRAME * queued);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* BYE (RFC 3550 6.6) */
 
@@ -1161,6 +1232,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_per_destination);
   tcase_add_test (tc, test_layers_prefix_rises_at_base_frame);
   tcase_add_test (tc, test_layers_unlayered_and_bad);
+  tcase_add_test (tc, test_layers_qos_per_destination);
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
