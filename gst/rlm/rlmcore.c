@@ -149,10 +149,13 @@ rlm_stamper_stamp (RlmStamper * st, guint layer, const guint8 * in,
     gsize len, guint8 * out, gsize max)
 {
   guint8 data[RLM_LAYER_EXT_SIZE];
-  RtpExtElement el = { st->ext_id, data, sizeof (data) };
+  RtpExtElement el = { st->ext_id, data, sizeof (data) }, found;
+  RtpHeader h;
   gsize n;
 
-  if (layer >= RLM_MAX_LAYERS) {
+  /* a packet that carries our id already would be read ambiguously */
+  if (layer >= RLM_MAX_LAYERS || !rtp_header_parse (in, len, &h) ||
+      rtp_ext_find (&h, st->ext_id, &found)) {
     st->refused++;
     return 0;
   }

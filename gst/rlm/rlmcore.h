@@ -144,7 +144,8 @@ typedef struct {
 void rlm_stamper_init (RlmStamper * st, guint ext_id, const RandomSource * rng);
 /* Copies the RTP packet @in into @out with the layer extension of @layer
  * added; returns the new length, or 0 (counted in @refused) when @in is
- * not RTP, @layer >= RLM_MAX_LAYERS or @out is too small
+ * not RTP, already carries an element with @ext_id, @layer >=
+ * RLM_MAX_LAYERS or @out is too small
  * (len + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE) always suffices). */
 gsize rlm_stamper_stamp (RlmStamper * st, guint layer, const guint8 * in,
     gsize len, guint8 * out, gsize max);
