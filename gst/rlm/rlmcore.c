@@ -11,6 +11,7 @@
 #include "core/wire.h"
 
 #define NS_PER_S 1e9
+#define RLM_MIN_TIMER (G_GINT64_CONSTANT (1000000))
 /* Bytes of one announcement on the wire (RTCP APP, UDP, IPv4): what the
  * report interval budgets. */
 #define RLM_CTRL_WIRE_SIZE (RLM_CTRL_SIZE + 28)
@@ -218,10 +219,13 @@ struct _RlmReceiver
   RlmReceiverStats st;
 };
 
+/* k1 T_D + k2 sigma_D; at least 1 ms, so that odd settings cannot make
+ * a timer that is always due. */
 static gint64
 detection_window (const RlmReceiver * r)
 {
-  return (gint64) (r->cfg.k1 * r->t_d + r->cfg.k2 * r->sigma_d);
+  return MAX ((gint64) (r->cfg.k1 * r->t_d + r->cfg.k2 * r->sigma_d),
+      RLM_MIN_TIMER);
 }
 
 static gboolean
@@ -265,12 +269,12 @@ draw_join_interval (RlmReceiver * r, guint level)
   gdouble u = random_source_double (r->rng), x;
 
   if (lambda <= 0)
-    return 0;
+    return RLM_MIN_TIMER;
   if (r->cfg.join_draw == RLM_JOIN_DRAW_PAPER)
     x = -log (1.0 - u * (1.0 - exp (-4.0 * lambda * lambda))) / lambda;
   else
     x = -lambda * log (1.0 - u * (1.0 - exp (-4.0)));
-  return (gint64) ((lambda / 2.0 + x) * NS_PER_S);
+  return MAX ((gint64) ((lambda / 2.0 + x) * NS_PER_S), RLM_MIN_TIMER);
 }
 
 static void
@@ -334,7 +338,7 @@ enter_state (RlmReceiver * r, RlmState state, gint64 now)
 }
 
 static void
-add_layer (RlmReceiver * r, gint64 now)
+add_layer (RlmReceiver * r)
 {
   guint layer = r->level;
 
@@ -568,7 +572,7 @@ report_interval (const RlmReceiver * r)
       session_size (r) * RLM_CTRL_WIRE_SIZE * 8.0 / r->cfg.report_bandwidth *
       NS_PER_S : 0;
 
-  return MAX (r->cfg.report_interval, (gint64) shared);
+  return MAX (MAX (r->cfg.report_interval, (gint64) shared), RLM_MIN_TIMER);
 }
 
 static void
@@ -661,7 +665,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
   r->exp_own[target] = TRUE;
   r->own_level = target;
   r->own_start = now;
-  add_layer (r, now);
+  add_layer (r);
   schedule_join (r, now);
 }
 

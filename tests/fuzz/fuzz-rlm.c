@@ -3,7 +3,8 @@
  * the sender's stamping, with a receiver core driven by what parses and
  * by time steps. Every datagram the core sends must parse back as its own
  * announcement, every event must name a layer of the session and keep the
- * level within 1 .. n_layers; anything else aborts.
+ * level within 1 .. n_layers, and after an advance nothing may be left
+ * due; anything else aborts.
  *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
  *   op % 4 == 0  the chunk as a datagram, from one of four addresses
@@ -162,6 +163,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       case 1:
         now += (gint64) (r.v % 3000) * MS;
         rlm_receiver_advance (t.r, now);
+        /* nothing is left due */
+        if (rlm_receiver_next_deadline (t.r) <= now)
+          abort ();
         break;
       case 2:
         feed_media (&t, r.op >> 4, r.len ? r.chunk[0] % 8 : 0, now);
