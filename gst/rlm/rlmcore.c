@@ -32,7 +32,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->join_draw = RLM_JOIN_DRAW_PAPER;
   cfg->detection_time_init = 2 * G_GINT64_CONSTANT (1000000000);
   cfg->detection_dev_init = 500 * G_GINT64_CONSTANT (1000000);
-  cfg->loss_gain = 1.0 / 16.0;
+  cfg->loss_time_constant = G_GINT64_CONSTANT (1000000000);
   cfg->loss_threshold = 0.1;
   cfg->scale_join_max = TRUE;
   cfg->join_max_ref = 1;
@@ -206,7 +206,10 @@ struct _RlmReceiver
   guint own_level;              /* our experiment's level, 0 none */
   gint64 own_start;
 
-  gdouble loss_est;
+  /* the loss estimator: lost and expected packets, both decayed with
+   * loss_time_constant; their ratio is the estimate */
+  gdouble loss_lost, loss_expected;
+  gint64 loss_time;
   RlmLayerSeq seq[RLM_MAX_LAYERS];
   gboolean have_media_ssrc;
   guint32 media_ssrc;
@@ -329,6 +332,11 @@ queue_ctrl (RlmReceiver * r, guint8 type)
 static void
 enter_state (RlmReceiver * r, RlmState state, gint64 now)
 {
+  /* M looks for longer-term congestion: the estimate ramps up from 0
+   * there (section 3.4), so the burst that sent us to M cannot drop a
+   * layer by itself; D forgets the old level's loss */
+  if (state == RLM_STATE_MEASUREMENT || state == RLM_STATE_DROP)
+    r->loss_lost = 0;
   r->state = state;
   r->state_deadline = now + detection_window (r);
   if (state == RLM_STATE_STEADY)
@@ -418,6 +426,12 @@ loss_in_steady (RlmReceiver * r, gint64 now)
   }
 }
 
+static gdouble
+loss_estimate (const RlmReceiver * r)
+{
+  return r->loss_expected > 0 ? r->loss_lost / r->loss_expected : 0;
+}
+
 static void
 on_loss (RlmReceiver * r, gint64 now)
 {
@@ -426,7 +440,7 @@ on_loss (RlmReceiver * r, gint64 now)
       loss_in_steady (r, now);
       break;
     case RLM_STATE_MEASUREMENT:
-      if (r->loss_est > r->cfg.loss_threshold)
+      if (loss_estimate (r) > r->cfg.loss_threshold)
         drop_layer (r, now);
       break;
     case RLM_STATE_HYSTERESIS:
@@ -435,17 +449,19 @@ on_loss (RlmReceiver * r, gint64 now)
   }
 }
 
-/* @lost packets missing, then one received, through the short-term
- * estimator (an EWMA of the per-packet loss indicator). */
+/* @lost packets missing, then one received. Both counts decay with the
+ * time constant, so lost / expected is the loss fraction of roughly the
+ * last loss_time_constant, whatever the packet rate; clearing the lost
+ * count alone makes the estimate ramp up again as losses come. */
 static void
-feed_loss_estimator (RlmReceiver * r, guint64 lost)
+feed_loss_estimator (RlmReceiver * r, guint64 lost, gint64 now)
 {
-  gdouble keep = 1.0 - r->cfg.loss_gain;
+  gdouble tau = (gdouble) MAX (r->cfg.loss_time_constant, 1);
+  gdouble keep = exp (-(gdouble) MAX (now - r->loss_time, 0) / tau);
 
-  if (lost > 0)
-    r->loss_est = 1.0 - pow (keep, (gdouble) MIN (lost, 100000)) *
-        (1.0 - r->loss_est);
-  r->loss_est *= keep;
+  r->loss_lost = r->loss_lost * keep + (gdouble) lost;
+  r->loss_expected = r->loss_expected * keep + (gdouble) lost + 1.0;
+  r->loss_time = now;
 }
 
 static RlmPacketKind
@@ -497,7 +513,7 @@ on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
   }
   ls->lost += d - 1;
   if (r->state != RLM_STATE_DROP)
-    feed_loss_estimator (r, d - 1);
+    feed_loss_estimator (r, d - 1, now);
   if (d > 1)
     on_loss (r, now);
   return RLM_PACKET_MEDIA;
@@ -707,7 +723,7 @@ rlm_receiver_advance (RlmReceiver * r, gint64 now)
       break;
     case RLM_STATE_DROP:
       if (now >= r->state_deadline) {
-        r->loss_est = 0;
+        r->loss_lost = 0;
         enter_state (r, RLM_STATE_STEADY, now);
       }
       break;
@@ -756,6 +772,6 @@ rlm_receiver_get_stats (const RlmReceiver * r, RlmReceiverStats * st)
   st->detection_time = (gint64) r->t_d;
   st->detection_dev = (gint64) r->sigma_d;
   st->join_max = join_max (r);
-  st->loss_estimate = r->loss_est;
+  st->loss_estimate = loss_estimate (r);
   st->session_size = session_size (r);
 }

@@ -30,9 +30,11 @@
  *   the timer of level N+1 backs off (learned). Every T_D in S relaxes the
  *   timer of level N; an own experiment that lasts T_D without loss
  *   succeeded.
- * - H: losses are absorbed; after T_D, M. M: the loss estimator above the
- *   threshold drops the layer (D); after T_D without that, S. D: losses
- *   are ignored; after T_D, S with the loss estimator cleared.
+ * - H: losses are absorbed; after T_D, M. M: the loss estimator, ramping
+ *   up from 0 from the entry to M, above the threshold drops the layer
+ *   (D); after T_D without that, S. D: losses are ignored; after T_D, S.
+ *   The estimator is the loss fraction with both counts decayed with a
+ *   time constant (ours: the paper names a short-term estimator only).
  * - T_J^max is multiplied by max(1, n / join_max_ref) where n is the
  *   session size estimated from the receivers' periodic reports.
  */
@@ -88,7 +90,7 @@ typedef struct {
   /* Not given by the paper (ours, docs/protocols/rlm.md): */
   gint64 detection_time_init;   /* T_D's conservative start: 2 s */
   gint64 detection_dev_init;    /* sigma_D's start: 500 ms */
-  gdouble loss_gain;            /* short-term loss estimator, per packet: 1/16 */
+  gint64 loss_time_constant;    /* short-term loss estimator's memory: 1 s */
   gdouble loss_threshold;       /* L > T in M: 0.1 */
   gboolean scale_join_max;      /* T_J^max grows with the session: TRUE */
   guint join_max_ref;           /* ... as n / this: 1 receiver */
