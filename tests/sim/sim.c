@@ -41,6 +41,7 @@ typedef struct {
   guint parent;
   GArray *children;             /* guint */
   GArray *receivers;            /* guint */
+  guint hops;                   /* links from the root */
   gint64 depth_delay;           /* propagation delay from the root */
   /* the link from the parent */
   guint64 rate;
@@ -313,9 +314,9 @@ path_delay (const Sim * sim, guint a, guint b)
 {
   guint x = a, y = b;
 
+  /* up to the lowest common ancestor */
   while (x != y) {
-    if (node_at (sim, x)->depth_delay >= node_at (sim, y)->depth_delay &&
-        x != 0)
+    if (node_at (sim, x)->hops >= node_at (sim, y)->hops)
       x = node_at (sim, x)->parent;
     else
       y = node_at (sim, y)->parent;
@@ -573,6 +574,7 @@ sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
   node.parent = parent;
   node.children = g_array_new (FALSE, FALSE, sizeof (guint));
   node.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
+  node.hops = node_at (sim, parent)->hops + 1;
   node.depth_delay = node_at (sim, parent)->depth_delay + delay;
   node.rate = rate;
   node.delay = delay;
