@@ -41,6 +41,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->member_timeout = 5;
   cfg->max_members = 10000;
   cfg->ext_id = 6;
+  cfg->source_timeout = 2 * G_GINT64_CONSTANT (1000000000);
 }
 
 const gchar *
@@ -213,6 +214,7 @@ struct _RlmReceiver
   RlmLayerSeq seq[RLM_MAX_LAYERS];
   gboolean have_media_ssrc;
   guint32 media_ssrc;
+  gint64 media_last;            /* the source's last packet */
 
   GHashTable *members;          /* ssrc -> RlmMember */
   gint64 report_deadline;
@@ -481,11 +483,18 @@ on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
     return RLM_PACKET_MALFORMED;
   }
   if (r->have_media_ssrc && h.ssrc != r->media_ssrc) {
-    r->st.foreign++;
-    return RLM_PACKET_FOREIGN;
+    if (now - r->media_last < r->cfg.source_timeout) {
+      r->st.foreign++;
+      return RLM_PACKET_FOREIGN;
+    }
+    /* the source fell silent and another took over (a restarted sender):
+     * its layers start new sequences */
+    memset (r->seq, 0, sizeof (r->seq));
+    r->st.source_changes++;
   }
   r->have_media_ssrc = TRUE;
   r->media_ssrc = h.ssrc;
+  r->media_last = now;
   layer = el.data[0];
   if (layer >= r->level) {
     r->st.unsubscribed++;

@@ -100,6 +100,8 @@ typedef struct {
                                  * report intervals of silence: 5 */
   guint max_members;            /* member table bound: 10000 */
   guint ext_id;                 /* RFC 8285 id of the layer extension: 6 */
+  gint64 source_timeout;        /* another SSRC is taken as the source once
+                                 * the source was silent this long: 2 s */
 } RlmConfig;
 
 void rlm_config_init (RlmConfig * cfg);
@@ -182,7 +184,7 @@ typedef enum {
   RLM_PACKET_CONTROL,           /* an announcement or report, taken */
   RLM_PACKET_OWN,               /* our own announcement looped back */
   RLM_PACKET_FORGED,            /* a receiver id from another address */
-  RLM_PACKET_FOREIGN,           /* RTP of another source (SSRC) */
+  RLM_PACKET_FOREIGN,           /* RTP of another SSRC while the source sends */
   RLM_PACKET_MALFORMED,         /* counted and dropped */
 } RlmPacketKind;
 
@@ -214,6 +216,7 @@ typedef struct {
   guint64 drops;                /* layers dropped on congestion */
   guint64 announcements_sent, reports_sent;
   guint64 control_received, own, malformed, forged, foreign;
+  guint64 source_changes;       /* a new SSRC taken after the source's silence */
   guint64 unsubscribed;         /* packets of layers not subscribed */
   guint64 member_overflow;      /* members not kept: table full */
 } RlmReceiverStats;

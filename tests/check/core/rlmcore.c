@@ -593,6 +593,41 @@ GST_START_TEST (test_unsubscribed_layers)
 
 GST_END_TEST;
 
+/* Media of another SSRC is foreign while the source sends; once the
+ * source has been silent for source_timeout, the new SSRC is the source
+ * and its layer sequences start afresh, without loss. */
+GST_START_TEST (test_source_change)
+{
+  Rig rig;
+  guint8 buf[64];
+  gsize len;
+  RlmReceiverStats st;
+
+  rig_init (&rig, 20, 2);
+  run_clean (&rig, 1 * S);
+  len = media_packet (0, 999, buf, sizeof (buf));
+  rtp_set_ssrc (buf, 0x99);
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_FOREIGN);
+  rig.now += 2 * S;
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_MEDIA);
+  len = media_packet (0, 1000, buf, sizeof (buf));
+  rtp_set_ssrc (buf, 0x99);
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_MEDIA);
+  /* the old source is foreign now */
+  fail_unless_equals_int (feed (&rig, 0, 0), RLM_PACKET_FOREIGN);
+  st = stats (&rig);
+  fail_unless_equals_int (st.foreign, 2);
+  fail_unless_equals_int (st.source_changes, 1);
+  fail_unless_equals_int (st.layers[0].lost, 0);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* Malformed, forged and own announcements and bad media are counted and
  * change nothing. */
 GST_START_TEST (test_bad_input_changes_nothing)
@@ -862,6 +897,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_overlapped_experiment_measures);
   tcase_add_test (tc, test_drop_on_congestion);
   tcase_add_test (tc, test_unsubscribed_layers);
+  tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
   tcase_add_test (tc, test_join_max_scales_with_session);
   tcase_add_test (tc, test_figure4_sample_path);
