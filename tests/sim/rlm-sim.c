@@ -10,7 +10,10 @@
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
- * B/2. -m draws join timers with mean lambda (RLM_JOIN_DRAW_MEAN). */
+ * B/2. 4: n independent sessions, one receiver each, share a bottleneck
+ * of n B whose queue holds twice its bandwidth-delay product (section
+ * 4.3); the optimal level is the one that fits the fair share B. -m draws
+ * join timers with mean lambda (RLM_JOIN_DRAW_MEAN). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,6 +37,29 @@ optimal_level (const SimConfig * cfg, guint64 rate)
   while (level < cfg->n_layers && sum + cfg->layer_rate[level] <= rate)
     sum += cfg->layer_rate[level++];
   return MAX (level, 1);
+}
+
+/* Topology (4): n sessions of the same layers, one receiver each, behind
+ * one bottleneck of n times the fair share; queue = 2 x bandwidth-delay
+ * product (round trip over both links, 1000-byte packets), at least 2. */
+static void
+build_superposition (Sim * sim, const Options * o, const SimConfig * cfg,
+    const RlmConfig * rc, RandomSource * rng)
+{
+  guint64 rate = o->bottleneck * o->n;
+  gdouble rtt = 4.0 * o->delay / 1000.0;
+  guint queue = MAX (2, (guint) (2.0 * rate * rtt / (8.0 * 1000)));
+  guint hub = sim_add_node (sim, 0, rate, o->delay * SIM_MS, queue, 0);
+
+  for (guint i = 0; i < o->n; i++) {
+    guint s = i == 0 ? 0 : sim_add_session (sim, cfg->n_layers,
+        cfg->layer_rate);
+    guint node = sim_add_node (sim, hub, 10 * o->bottleneck,
+        o->delay * SIM_MS, o->queue, 0);
+
+    sim_add_session_receiver (sim, s, node, rc,
+        random_source_range (rng, 30 * SIM_S, 120 * SIM_S));
+  }
 }
 
 static gboolean
@@ -79,7 +105,7 @@ parse_options (int argc, char **argv, Options * o)
         return FALSE;
     }
   }
-  return o->topology >= 1 && o->topology <= 3 && o->bottleneck > 0;
+  return o->topology >= 1 && o->topology <= 4 && o->bottleneck > 0;
 }
 
 int
@@ -97,7 +123,7 @@ main (int argc, char **argv)
   guint unconverged = 0;
 
   if (!parse_options (argc, argv, &o)) {
-    fprintf (stderr, "usage: %s [-t 1|2|3] [-n receivers] [-d seconds] "
+    fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m]\n",
         argv[0]);
     return 2;
@@ -109,14 +135,17 @@ main (int argc, char **argv)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
-  hub = sim_add_node (sim, 0, o.bottleneck, o.delay * SIM_MS, o.queue, 0);
+  if (o.topology == 4)
+    build_superposition (sim, &o, &cfg, &rc, &rng);
+  hub = o.topology == 4 ? 0 :
+      sim_add_node (sim, 0, o.bottleneck, o.delay * SIM_MS, o.queue, 0);
   if (o.topology == 3)
     slow = sim_add_node (sim, 0, o.bottleneck / 2, o.delay * SIM_MS, o.queue,
         0);
   if (o.topology == 1)
     o.n = 1;
   optimal = g_new0 (guint, o.n);
-  for (guint i = 0; i < o.n; i++) {
+  for (guint i = 0; i < o.n && o.topology != 4; i++) {
     gboolean behind_slow = o.topology == 3 && i % 2 == 1;
     guint parent = behind_slow ? slow : hub;
     guint node = sim_add_node (sim, parent, o.bottleneck, o.delay * SIM_MS,
@@ -128,6 +157,9 @@ main (int argc, char **argv)
         o.bottleneck);
     sim_add_receiver (sim, node, &rc, start);
   }
+  if (o.topology == 4)
+    for (guint i = 0; i < o.n; i++)
+      optimal[i] = optimal_level (&cfg, o.bottleneck);
   sim_run (sim, o.duration * SIM_S);
   printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s\n");
   for (guint i = 0; i < o.n; i++) {
@@ -141,8 +173,9 @@ main (int argc, char **argv)
     if (conv < 0)
       unconverged++;
     slowest = MAX (slowest, conv);
+    /* -1 s: not converged */
     printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f\n", i,
-        sim_receiver_level (sim, i), optimal[i], conv / 1e9,
+        sim_receiver_level (sim, i), optimal[i], conv < 0 ? -1.0 : conv / 1e9,
         sim_receiver_loss (sim, i), l[0], l[1], l[2]);
   }
   printf ("# topology %u receivers %u: worst loss 1s %.4f 10s %.4f "

@@ -10,12 +10,12 @@
 #define SIM_MAX_PKT 64
 
 typedef enum {
-  EV_SOURCE,                    /* a: layer */
+  EV_SOURCE,                    /* a: session, b: layer */
   EV_LINK_DONE,                 /* a: node whose incoming link finished */
   EV_ARRIVE,                    /* a: node, p: packet */
   EV_WAKE,                      /* a: receiver, b: generation */
   EV_CTRL,                      /* a: receiver, b: sender, p: packet */
-  EV_REFRESH,                   /* a: node, b: layer */
+  EV_REFRESH,                   /* a: node, b: group */
   EV_RX_START,                  /* a: receiver */
   EV_CROSS,                     /* a: cross flow */
 } SimEventType;
@@ -31,6 +31,7 @@ typedef struct {
 typedef struct {
   gint ref;
   guint size;                   /* bytes on the wire */
+  guint session;
   guint layer;
   gboolean cross;
   gsize len;
@@ -50,10 +51,24 @@ typedef struct {
   GQueue queue;
   guint queued_bytes;
   SimPacket *in_flight;
-  gboolean forwards[RLM_MAX_LAYERS];
-  guint members[RLM_MAX_LAYERS];        /* subscribed receivers below */
+  GHashTable *groups;           /* group + 1 -> SimGroup */
   SimLinkStats st;
 } SimNode;
+
+/* A group (a layer of a session) at a node. */
+typedef struct {
+  guint members;                /* subscribed receivers at or below it */
+  gboolean forwards;            /* the link into the node carries it */
+  GArray *out;                  /* children whose links carry it (guint) */
+} SimGroup;
+
+typedef struct {
+  guint n_layers;
+  guint64 layer_rate[RLM_MAX_LAYERS];
+  RlmStamper stamper;
+  guint16 rtp_seq;
+  guint32 ssrc;
+} SimSession;
 
 typedef struct {
   guint32 received, lost;
@@ -61,6 +76,7 @@ typedef struct {
 
 typedef struct {
   guint node;
+  guint session;
   gint64 start;
   RlmConfig cfg;
   RlmReceiver *core;
@@ -94,8 +110,7 @@ struct _Sim {
   GPtrArray *receivers;         /* SimReceiver, each allocated once: the
                                  * cores hold pointers to their rng */
   GArray *cross;                /* SimCross */
-  RlmStamper stamper;
-  guint16 rtp_seq;
+  GArray *sessions;             /* SimSession; sources all at node 0 */
   gboolean started;
 };
 
@@ -198,6 +213,43 @@ rx_at (const Sim * sim, guint i)
   return g_ptr_array_index (sim->receivers, i);
 }
 
+static guint
+group_of (guint session, guint layer)
+{
+  return session * RLM_MAX_LAYERS + layer;
+}
+
+/* The state of group @g at node @n; NULL if it never had any and not
+ * @create. */
+static SimGroup *
+group_at (Sim * sim, guint n, guint g, gboolean create)
+{
+  SimNode *node = node_at (sim, n);
+  SimGroup *st = g_hash_table_lookup (node->groups, GUINT_TO_POINTER (g + 1));
+
+  if (!st && create) {
+    st = g_new0 (SimGroup, 1);
+    st->out = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_hash_table_insert (node->groups, GUINT_TO_POINTER (g + 1), st);
+  }
+  return st;
+}
+
+static void
+group_free (gpointer data)
+{
+  SimGroup *st = data;
+
+  g_array_free (st->out, TRUE);
+  g_free (st);
+}
+
+static SimSession *
+session_at (const Sim * sim, guint s)
+{
+  return &g_array_index (sim->sessions, SimSession, s);
+}
+
 static void
 start_transmission (Sim * sim, guint n)
 {
@@ -281,31 +333,50 @@ account_packet (SimReceiver * rx, const SimPacket * p, gint64 now)
   rx->lost += gap;
 }
 
+/* Grafts or prunes group @g on every link from node @n up to the root,
+ * as the members below each link now ask. */
 static void
-refresh_path (Sim * sim, guint n, guint layer)
+refresh_path (Sim * sim, guint n, guint g)
 {
   for (; n != 0; n = node_at (sim, n)->parent) {
-    SimNode *node = node_at (sim, n);
+    SimGroup *st = group_at (sim, n, g, TRUE);
+    SimGroup *up = group_at (sim, node_at (sim, n)->parent, g, TRUE);
+    gboolean want = st->members > 0;
 
-    node->forwards[layer] = node->members[layer] > 0;
+    if (want == st->forwards)
+      continue;
+    st->forwards = want;
+    if (want) {
+      g_array_append_val (up->out, n);
+      continue;
+    }
+    for (guint k = 0; k < up->out->len; k++) {
+      if (g_array_index (up->out, guint, k) == n) {
+        g_array_remove_index_fast (up->out, k);
+        break;
+      }
+    }
   }
 }
 
 static void
 change_membership (Sim * sim, SimReceiver * rx, guint layer, gboolean join)
 {
-  if (layer >= sim->cfg.n_layers || rx->subscribed[layer] == join)
+  guint g = group_of (rx->session, layer);
+
+  if (layer >= session_at (sim, rx->session)->n_layers ||
+      rx->subscribed[layer] == join)
     return;
   rx->subscribed[layer] = join;
   rx->have_seq[layer] = FALSE;
   for (guint n = rx->node; n != 0; n = node_at (sim, n)->parent) {
     if (join)
-      node_at (sim, n)->members[layer]++;
+      group_at (sim, n, g, TRUE)->members++;
     else
-      node_at (sim, n)->members[layer]--;
+      group_at (sim, n, g, TRUE)->members--;
   }
   schedule (sim, sim->now + (join ? sim->cfg.join_latency :
-          sim->cfg.leave_latency), EV_REFRESH, rx->node, layer, NULL);
+          sim->cfg.leave_latency), EV_REFRESH, rx->node, g, NULL);
 }
 
 /* The propagation delay of the tree path between two nodes. */
@@ -337,7 +408,7 @@ send_control (Sim * sim, guint from, const guint8 * data, gsize len)
   for (guint i = 0; i < sim->receivers->len; i++) {
     SimReceiver *rx = rx_at (sim, i);
 
-    if (i == from || !rx->core)
+    if (i == from || !rx->core || rx->session != src->session)
       continue;
     schedule (sim, sim->now + path_delay (sim, src->node, rx->node), EV_CTRL,
         i, from, packet_ref (p));
@@ -413,6 +484,7 @@ static void
 arrive (Sim * sim, guint n, SimPacket * p)
 {
   SimNode *node = node_at (sim, n);
+  SimGroup *st;
 
   if (p->cross)
     return;
@@ -424,56 +496,55 @@ arrive (Sim * sim, guint n, SimPacket * p)
     guint i = g_array_index (node->receivers, guint, k);
     SimReceiver *rx = rx_at (sim, i);
 
-    if (rx->core && rx->subscribed[p->layer]) {
+    if (rx->core && rx->session == p->session && rx->subscribed[p->layer]) {
       account_packet (rx, p, sim->now);
       deliver (sim, i, p, G_MAXUINT);
     }
   }
-  for (guint k = 0; k < node->children->len; k++) {
-    guint c = g_array_index (node->children, guint, k);
-
-    if (node_at (sim, c)->forwards[p->layer])
-      link_enqueue (sim, c, p);
-  }
+  st = group_at (sim, n, group_of (p->session, p->layer), FALSE);
+  for (guint k = 0; st && k < st->out->len; k++)
+    link_enqueue (sim, g_array_index (st->out, guint, k), p);
 }
 
 /* ------------------------------------------------------------------ */
 /* The source and the cross traffic */
 
 static SimPacket *
-make_media (Sim * sim, guint layer)
+make_media (Sim * sim, guint session, guint layer)
 {
+  SimSession *ss = session_at (sim, session);
   SimPacket *p = g_new0 (SimPacket, 1);
   guint8 hdr[RTP_HEADER_SIZE];
   RtpHeader h;
 
   memset (&h, 0, sizeof (h));
   h.payload_type = SIM_RTP_PT;
-  h.seq = sim->rtp_seq++;
+  h.seq = ss->rtp_seq++;
   h.timestamp = (guint32) (sim->now / 11111);   /* 90 kHz */
-  h.ssrc = SIM_SSRC;
+  h.ssrc = ss->ssrc;
   rtp_header_write (&h, NULL, 0, hdr, sizeof (hdr));
   p->ref = 1;
   p->size = sim->cfg.packet_size;
+  p->session = session;
   p->layer = layer;
-  p->len = rlm_stamper_stamp (&sim->stamper, layer, hdr, sizeof (hdr),
+  p->len = rlm_stamper_stamp (&ss->stamper, layer, hdr, sizeof (hdr),
       p->data, sizeof (p->data));
   return p;
 }
 
 static void
-source_send (Sim * sim, guint layer)
+source_send (Sim * sim, guint session, guint layer)
 {
-  SimPacket *p = make_media (sim, layer);
+  SimPacket *p = make_media (sim, session, layer);
   gint64 delta = (gint64) (sim->cfg.packet_size * 8.0 * SIM_S /
-      sim->cfg.layer_rate[layer]);
+      session_at (sim, session)->layer_rate[layer]);
   gint64 noise = 0;
 
   arrive (sim, 0, p);
   packet_unref (p);
   if (sim->cfg.source_jitter)
     noise = random_source_range (&sim->rng, -delta / 2, delta / 2);
-  schedule (sim, sim->now + delta + noise, EV_SOURCE, layer, 0, NULL);
+  schedule (sim, sim->now + delta + noise, EV_SOURCE, session, layer, NULL);
 }
 
 static void
@@ -508,7 +579,6 @@ sim_new (const SimConfig * cfg)
 {
   Sim *sim = g_new0 (Sim, 1);
   SimNode root;
-  RlmConfig rc;
 
   sim->cfg = *cfg;
   sim->cfg.n_layers = CLAMP (sim->cfg.n_layers, 1, RLM_MAX_LAYERS);
@@ -517,13 +587,14 @@ sim_new (const SimConfig * cfg)
   sim->nodes = g_array_new (FALSE, TRUE, sizeof (SimNode));
   sim->receivers = g_ptr_array_new ();
   sim->cross = g_array_new (FALSE, TRUE, sizeof (SimCross));
-  rlm_config_init (&rc);
-  rlm_stamper_init (&sim->stamper, rc.ext_id, &sim->rng);
+  sim->sessions = g_array_new (FALSE, TRUE, sizeof (SimSession));
   memset (&root, 0, sizeof (root));
   root.children = g_array_new (FALSE, FALSE, sizeof (guint));
   root.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
+  root.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
   g_queue_init (&root.queue);
   g_array_append_val (sim->nodes, root);
+  sim_add_session (sim, sim->cfg.n_layers, sim->cfg.layer_rate);
   return sim;
 }
 
@@ -546,6 +617,7 @@ sim_free (Sim * sim)
       packet_unref (node->in_flight);
     g_array_free (node->children, TRUE);
     g_array_free (node->receivers, TRUE);
+    g_hash_table_destroy (node->groups);
   }
   for (guint i = 0; i < sim->receivers->len; i++) {
     SimReceiver *rx = rx_at (sim, i);
@@ -559,6 +631,7 @@ sim_free (Sim * sim)
   g_array_free (sim->nodes, TRUE);
   g_ptr_array_free (sim->receivers, TRUE);
   g_array_free (sim->cross, TRUE);
+  g_array_free (sim->sessions, TRUE);
   g_free (sim);
 }
 
@@ -574,6 +647,7 @@ sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
   node.parent = parent;
   node.children = g_array_new (FALSE, FALSE, sizeof (guint));
   node.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
+  node.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
   node.hops = node_at (sim, parent)->hops + 1;
   node.depth_delay = node_at (sim, parent)->depth_delay + delay;
   node.rate = rate;
@@ -587,17 +661,44 @@ sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
 }
 
 guint
+sim_add_session (Sim * sim, guint n_layers, const guint64 * layer_rate)
+{
+  SimSession ss;
+  RlmConfig rc;
+
+  g_return_val_if_fail (!sim->started, 0);
+  memset (&ss, 0, sizeof (ss));
+  ss.n_layers = CLAMP (n_layers, 1, RLM_MAX_LAYERS);
+  for (guint l = 0; l < ss.n_layers; l++)
+    ss.layer_rate[l] = MAX (layer_rate[l], 1);
+  ss.ssrc = SIM_SSRC + sim->sessions->len;
+  rlm_config_init (&rc);
+  rlm_stamper_init (&ss.stamper, rc.ext_id, &sim->rng);
+  g_array_append_val (sim->sessions, ss);
+  return sim->sessions->len - 1;
+}
+
+guint
 sim_add_receiver (Sim * sim, guint node, const RlmConfig * cfg, gint64 start)
+{
+  return sim_add_session_receiver (sim, 0, node, cfg, start);
+}
+
+guint
+sim_add_session_receiver (Sim * sim, guint session, guint node,
+    const RlmConfig * cfg, gint64 start)
 {
   SimReceiver *rx;
   guint i = sim->receivers->len;
 
   g_return_val_if_fail (node < sim->nodes->len, 0);
+  g_return_val_if_fail (session < sim->sessions->len, 0);
   rx = g_new0 (SimReceiver, 1);
   rx->node = node;
+  rx->session = session;
   rx->start = start;
   rx->cfg = *cfg;
-  rx->cfg.n_layers = sim->cfg.n_layers;
+  rx->cfg.n_layers = session_at (sim, session)->n_layers;
   rx->wake_at = -1;
   rx->events = g_array_new (FALSE, FALSE, sizeof (SimEventRecord));
   rx->bins = g_array_new (FALSE, TRUE, sizeof (SimBin));
@@ -635,7 +736,7 @@ run_event (Sim * sim, SimEvent * ev)
 {
   switch (ev->type) {
     case EV_SOURCE:
-      source_send (sim, ev->a);
+      source_send (sim, ev->a, ev->b);
       break;
     case EV_LINK_DONE:
       link_done (sim, ev->a);
@@ -672,9 +773,10 @@ sim_run (Sim * sim, gint64 until)
 {
   if (!sim->started) {
     sim->started = TRUE;
-    for (guint l = 0; l < sim->cfg.n_layers; l++)
-      schedule (sim, random_source_range (&sim->rng, 0, 10 * SIM_MS),
-          EV_SOURCE, l, 0, NULL);
+    for (guint s = 0; s < sim->sessions->len; s++)
+      for (guint l = 0; l < session_at (sim, s)->n_layers; l++)
+        schedule (sim, random_source_range (&sim->rng, 0, 10 * SIM_MS),
+            EV_SOURCE, s, l, NULL);
   }
   while (sim->heap->len > 0 &&
       g_array_index (sim->heap, SimEvent, 0).time <= until) {
@@ -801,7 +903,13 @@ sim_link_stats (const Sim * sim, guint node, SimLinkStats * st)
 }
 
 gboolean
-sim_link_forwards (const Sim * sim, guint node, guint layer)
+sim_link_forwards (const Sim * sim, guint node, guint session, guint layer)
 {
-  return layer < RLM_MAX_LAYERS && node_at (sim, node)->forwards[layer];
+  SimGroup *st;
+
+  if (layer >= RLM_MAX_LAYERS || node >= sim->nodes->len)
+    return FALSE;
+  st = g_hash_table_lookup (node_at (sim, node)->groups,
+      GUINT_TO_POINTER (group_of (session, layer) + 1));
+  return st && st->forwards;
 }

@@ -9,10 +9,13 @@
  * receiver's path after join_latency, a leave prunes the links below which
  * no member is left after leave_latency. The source sends each layer as
  * CBR with the jitter of the paper's section 4 (T_k = T_(k-1) + Delta +
- * N_k, N_k uniform on [-Delta/2, Delta/2]). Receivers are RLM cores; their
- * announcements reach every other receiver after the propagation delay
- * of the tree path between them (control traffic is not queued). Cross
- * traffic is CBR, optionally on/off, queued on one link.
+ * N_k, N_k uniform on [-Delta/2, Delta/2]). Several independent sessions
+ * (sources, all at the root, each with its own groups and receivers) may
+ * share the tree, as in the paper's topology (4). Receivers are RLM cores;
+ * their announcements reach every other receiver of their session after
+ * the propagation delay of the tree path between them (control traffic is
+ * not queued). Cross traffic is CBR, optionally on/off, queued on one
+ * link.
  *
  * Everything random draws from the simulator's seeded RandomSource, so a
  * run is exact and repeatable. */
@@ -34,6 +37,7 @@ typedef struct _Sim Sim;
 
 typedef struct {
   guint64 seed;
+  /* session 0 */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];   /* bit/s of each layer */
   guint packet_size;            /* bytes on the wire: 1000 (the paper: 1 KB) */
@@ -53,10 +57,17 @@ void sim_free (Sim * sim);
 guint sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
     guint queue_packets, guint queue_bytes);
 
-/* An RLM receiver at @node, starting at @start with @cfg. Returns its
- * index. */
+/* Another session (before sim_run): a source at node 0 sending
+ * @n_layers layers of @layer_rate bit/s. Returns its index; session 0 is
+ * SimConfig's. */
+guint sim_add_session (Sim * sim, guint n_layers, const guint64 * layer_rate);
+
+/* An RLM receiver of session 0 at @node, starting at @start with @cfg
+ * (n_layers is taken from the session). Returns its index. */
 guint sim_add_receiver (Sim * sim, guint node, const RlmConfig * cfg,
     gint64 start);
+guint sim_add_session_receiver (Sim * sim, guint session, guint node,
+    const RlmConfig * cfg, gint64 start);
 
 /* CBR cross traffic of @rate bit/s in packets of @size bytes on the link
  * into @node, from @start to @stop (-1: never), on for @on and off for
@@ -96,13 +107,15 @@ gint64 sim_receiver_convergence (const Sim * sim, guint rx, guint optimal);
 
 typedef struct {
   guint64 sent, delivered, dropped, cross_sent, cross_dropped;
-  guint64 layer_delivered[RLM_MAX_LAYERS];      /* packets that crossed it */
+  /* packets that crossed it, by layer, all sessions together */
+  guint64 layer_delivered[RLM_MAX_LAYERS];
 } SimLinkStats;
 
 /* The link into @node. */
 void sim_link_stats (const Sim * sim, guint node, SimLinkStats * st);
-/* Whether the link into @node forwards @layer now. */
-gboolean sim_link_forwards (const Sim * sim, guint node, guint layer);
+/* Whether the link into @node forwards @layer of @session now. */
+gboolean sim_link_forwards (const Sim * sim, guint node, guint session,
+    guint layer);
 
 G_END_DECLS
 

@@ -72,9 +72,9 @@ test_topology_one_converges (void)
   sim_receiver_counts (sim, 0, &received, &lost);
   g_assert_cmpuint (lost, >, 0);
   g_assert_cmpuint (core_lost (sim, 0), ==, lost);
-  g_assert_cmpuint (sim_link_forwards (sim, node, 5), ==,
+  g_assert_cmpuint (sim_link_forwards (sim, node, 0, 5), ==,
       sim_receiver_level (sim, 0) == 6);
-  g_assert_true (sim_link_forwards (sim, node, 4));
+  g_assert_true (sim_link_forwards (sim, node, 0, 4));
   sim_free (sim);
 }
 
@@ -131,7 +131,7 @@ test_heterogeneous_sets (void)
         120 * SIM_S);
     g_assert_cmpfloat (sim_receiver_loss (sim, i), <, 0.02);
   }
-  g_assert_false (sim_link_forwards (sim, slow, 5));
+  g_assert_false (sim_link_forwards (sim, slow, 0, 5));
   sim_free (sim);
 }
 
@@ -155,6 +155,47 @@ test_cross_traffic (void)
   sim_free (sim);
 }
 
+/* Topology (4) in small: two independent sessions share a 2 Mbit/s
+ * bottleneck. Their announcements stay in their session, each leaf link
+ * carries only its own session's groups, and neither is starved. */
+static void
+test_two_sessions_share_a_link (void)
+{
+  SimConfig cfg;
+  RlmConfig rc;
+  Sim *sim;
+  guint hub, leaf[2], s1;
+
+  sim_config_init (&cfg);
+  cfg.seed = 9;
+  rlm_config_init (&rc);
+  sim = sim_new (&cfg);
+  s1 = sim_add_session (sim, cfg.n_layers, cfg.layer_rate);
+  g_assert_cmpuint (s1, ==, 1);
+  hub = sim_add_node (sim, 0, 2000000, 10 * SIM_MS, 20, 0);
+  for (guint i = 0; i < 2; i++) {
+    leaf[i] = sim_add_node (sim, hub, 15000000, 10 * SIM_MS, 20, 0);
+    sim_add_session_receiver (sim, i, leaf[i], &rc, (gint64) i * 5 * SIM_S);
+  }
+  sim_run (sim, 300 * SIM_S);
+  for (guint i = 0; i < 2; i++) {
+    RlmReceiverStats st;
+
+    rlm_receiver_get_stats (sim_receiver_core (sim, i), &st);
+    g_assert_cmpuint (st.session_size, ==, 1);
+    g_assert_cmpuint (st.control_received, ==, 0);
+    g_assert_cmpuint (sim_receiver_level (sim, i), >=, 3);
+    g_assert_cmpfloat (sim_receiver_loss (sim, i), <, 0.02);
+    g_assert_true (sim_link_forwards (sim, leaf[i], i, 0));
+    for (guint l = 0; l < cfg.n_layers; l++)
+      g_assert_false (sim_link_forwards (sim, leaf[i], 1 - i, l));
+  }
+  /* together they fill the bottleneck: at least one takes level 5 */
+  g_assert_cmpuint (MAX (sim_receiver_level (sim, 0),
+          sim_receiver_level (sim, 1)), >=, 5);
+  sim_free (sim);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -164,5 +205,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/repeatable", test_repeatable);
   g_test_add_func ("/sim/heterogeneous-sets", test_heterogeneous_sets);
   g_test_add_func ("/sim/cross-traffic", test_cross_traffic);
+  g_test_add_func ("/sim/two-sessions-share-a-link",
+      test_two_sessions_share_a_link);
   return g_test_run ();
 }
