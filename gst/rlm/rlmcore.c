@@ -206,6 +206,7 @@ struct _RlmReceiver
   gboolean exp_own[RLM_MAX_LAYERS + 1];
   guint own_level;              /* our experiment's level, 0 none */
   gint64 own_start;
+  gint64 own_onset;             /* its first loss when it went to M; -1 */
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -375,8 +376,12 @@ drop_layer (RlmReceiver * r, gint64 now)
   RlmReason reason = RLM_REASON_CONGESTION;
 
   if (r->own_level) {
+    /* D_i runs to the onset of congestion (section 3.2): the loss that
+     * sent an overlapped experiment to M, else this one */
+    gint64 onset = r->own_onset >= 0 ? r->own_onset : now;
+
     r->st.experiments_failed++;
-    detection_sample (r, now - r->own_start);
+    detection_sample (r, onset - r->own_start);
     reason = RLM_REASON_EXPERIMENT_FAILED;
     r->own_level = 0;
   }
@@ -415,6 +420,7 @@ loss_in_steady (RlmReceiver * r, gint64 now)
   if (r->own_level && top == r->own_level) {
     drop_layer (r, now);
   } else if (r->own_level) {
+    r->own_onset = now;
     enter_state (r, RLM_STATE_MEASUREMENT, now);
   } else {
     /* shared learning: someone's experiment one level above ours */
@@ -690,6 +696,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
   r->exp_own[target] = TRUE;
   r->own_level = target;
   r->own_start = now;
+  r->own_onset = -1;
   add_layer (r);
   schedule_join (r, now);
 }

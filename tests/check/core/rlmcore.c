@@ -503,6 +503,9 @@ GST_START_TEST (test_overlapped_experiment_measures)
       fail_unless_equals_int (st.level, 1);
       fail_unless_equals_int (st.experiments_failed, 1);
       fail_unless_equals_int64 (st.join_timer[2], 10 * S);
+      /* D_i ends at the onset, the loss that sent it to M: 400 ms */
+      fail_unless (llabs (st.detection_time - (gint64) (0.75 * 2e9 + 0.25 *
+                  400e6)) <= 1, "T_D %" G_GINT64_FORMAT, st.detection_time);
     } else {
       run_clean (&rig, rig.now + 3 * S);
       st = stats (&rig);
