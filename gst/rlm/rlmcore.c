@@ -364,7 +364,8 @@ add_layer (RlmReceiver * r)
 static void
 detection_sample (RlmReceiver * r, gint64 d_i)
 {
-  r->sigma_d = (1.0 - r->cfg.g2) * r->sigma_d + r->cfg.g2 * fabs (d_i - r->t_d);
+  r->sigma_d = (1.0 - r->cfg.g2) * r->sigma_d +
+      r->cfg.g2 * fabs (d_i - r->t_d);
   r->t_d = (1.0 - r->cfg.g1) * r->t_d + r->cfg.g1 * d_i;
 }
 

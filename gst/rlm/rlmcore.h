@@ -70,7 +70,8 @@ typedef enum {
 /* How a join-timer interval is drawn: lambda/2 + X, X truncated to
  * [0, 4 lambda] with lambda = the level's mean join timer in seconds. */
 typedef enum {
-  /* section 4 as printed: density lambda e^(-lambda x) / (1 - e^(-4 lambda^2)) */
+  /* section 4 as printed: density
+   * lambda e^(-lambda x) / (1 - e^(-4 lambda^2)) */
   RLM_JOIN_DRAW_PAPER,
   /* exponential of mean lambda, (1/lambda) e^(-x/lambda) / (1 - e^-4) */
   RLM_JOIN_DRAW_MEAN,
@@ -216,7 +217,7 @@ typedef struct {
   guint64 drops;                /* layers dropped on congestion */
   guint64 announcements_sent, reports_sent;
   guint64 control_received, own, malformed, forged, foreign;
-  guint64 source_changes;       /* a new SSRC taken after the source's silence */
+  guint64 source_changes;       /* new SSRCs taken after the source's silence */
   guint64 unsubscribed;         /* packets of layers not subscribed */
   guint64 member_overflow;      /* members not kept: table full */
 } RlmReceiverStats;
