@@ -1,0 +1,794 @@
+/* RLM core: wire formats, the sender's stamping and the receiver's state
+ * machine. See rlmcore.h and docs/protocols/rlm.md. */
+#include <math.h>
+#include <string.h>
+
+#include "rlmcore.h"
+#include "core/polled.h"
+#include "core/rtcp.h"
+#include "core/rtp.h"
+#include "core/rtpseq.h"
+#include "core/wire.h"
+
+#define NS_PER_S 1e9
+#define RLM_MIN_TIMER (G_GINT64_CONSTANT (1000000))
+/* Bytes of one announcement on the wire (RTCP APP, UDP, IPv4): what the
+ * report interval budgets. */
+#define RLM_CTRL_WIRE_SIZE (RLM_CTRL_SIZE + 28)
+
+void
+rlm_config_init (RlmConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  cfg->n_layers = 6;
+  cfg->alpha = 2.0;
+  cfg->beta = 2.0 / 3.0;
+  cfg->k1 = 1.0;
+  cfg->k2 = 2.0;
+  cfg->g1 = 0.25;
+  cfg->g2 = 0.25;
+  cfg->t_join_min = 5 * G_GINT64_CONSTANT (1000000000);
+  cfg->t_join_max = 600 * G_GINT64_CONSTANT (1000000000);
+  cfg->join_draw = RLM_JOIN_DRAW_PAPER;
+  cfg->detection_time_init = 2 * G_GINT64_CONSTANT (1000000000);
+  cfg->detection_dev_init = 500 * G_GINT64_CONSTANT (1000000);
+  cfg->loss_time_constant = G_GINT64_CONSTANT (1000000000);
+  cfg->loss_threshold = 0.1;
+  cfg->scale_join_max = TRUE;
+  cfg->join_max_ref = 1;
+  cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
+  cfg->report_bandwidth = 4000;
+  cfg->member_timeout = 5;
+  cfg->max_members = 10000;
+  cfg->ext_id = 6;
+  cfg->source_timeout = 2 * G_GINT64_CONSTANT (1000000000);
+}
+
+const gchar *
+rlm_state_name (RlmState state)
+{
+  static const gchar *names[] = { "steady", "hysteresis", "measurement",
+    "drop"
+  };
+
+  return state <= RLM_STATE_DROP ? names[state] : "unknown";
+}
+
+const gchar *
+rlm_reason_name (RlmReason reason)
+{
+  static const gchar *names[] = { "start", "join-experiment",
+    "experiment-failed", "congestion"
+  };
+
+  return reason <= RLM_REASON_CONGESTION ? names[reason] : "unknown";
+}
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+gboolean
+rlm_layer_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
+    guint * layer, guint16 * layer_seq)
+{
+  RtpHeader h;
+  RtpExtElement el;
+
+  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
+      el.len != RLM_LAYER_EXT_SIZE)
+    return FALSE;
+  *layer = el.data[0];
+  *layer_seq = read16 (el.data + 1);
+  return TRUE;
+}
+
+gboolean
+rlm_ctrl_parse (const guint8 * data, gsize len, RlmCtrl * ctrl)
+{
+  RtcpIter it;
+  RtcpPacket pkt;
+  RtcpApp app;
+
+  rtcp_iter_init (&it, data, len);
+  if (!rtcp_iter_next (&it, &pkt) || !rtcp_app_parse (&pkt, &app) ||
+      memcmp (app.name, RLM_APP_NAME, 4) != 0 || app.len < 4 ||
+      (app.subtype != RLM_CTRL_JOIN && app.subtype != RLM_CTRL_REPORT))
+    return FALSE;
+  ctrl->type = app.subtype;
+  ctrl->ssrc = app.ssrc;
+  ctrl->level = app.data[0];
+  return TRUE;
+}
+
+gsize
+rlm_ctrl_write (const RlmCtrl * ctrl, guint8 * out, gsize max)
+{
+  guint8 body[4] = { ctrl->level, 0, 0, 0 };
+
+  return rtcp_app_write (ctrl->type, ctrl->ssrc, RLM_APP_NAME, body,
+      sizeof (body), out, max);
+}
+
+gboolean
+rlm_layer_group (const guint8 * base, gsize len, guint16 base_port,
+    guint layer, gboolean port_per_layer, guint8 * out, guint16 * port)
+{
+  guint carry = layer;
+  guint32 p = base_port;
+
+  if ((len != 4 && len != 16) || layer > G_MAXUINT16)
+    return FALSE;
+  if (port_per_layer)
+    p += 2 * layer;
+  if (p > G_MAXUINT16)
+    return FALSE;
+  for (gsize i = len; i-- > 0;) {
+    guint sum = base[i] + (carry & 0xff);
+
+    out[i] = sum & 0xff;
+    carry = (carry >> 8) + (sum >> 8);
+  }
+  if (carry != 0)
+    return FALSE;
+  *port = (guint16) p;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sender */
+
+void
+rlm_stamper_init (RlmStamper * st, guint ext_id, const RandomSource * rng)
+{
+  memset (st, 0, sizeof (*st));
+  st->ext_id = ext_id;
+  for (guint i = 0; i < RLM_MAX_LAYERS; i++)
+    st->next_seq[i] = (guint16) random_source_range (rng, 0, G_MAXUINT16);
+}
+
+gsize
+rlm_stamper_stamp (RlmStamper * st, guint layer, const guint8 * in,
+    gsize len, guint8 * out, gsize max)
+{
+  guint8 data[RLM_LAYER_EXT_SIZE];
+  RtpExtElement el = { st->ext_id, data, sizeof (data) }, found;
+  RtpHeader h;
+  gsize n;
+
+  /* a packet that carries our id already would be read ambiguously */
+  if (layer >= RLM_MAX_LAYERS || !rtp_header_parse (in, len, &h) ||
+      rtp_ext_find (&h, st->ext_id, &found)) {
+    st->refused++;
+    return 0;
+  }
+  data[0] = (guint8) layer;
+  write16 (data + 1, st->next_seq[layer]);
+  n = rtp_ext_add (in, len, &el, out, max);
+  if (n == 0) {
+    st->refused++;
+    return 0;
+  }
+  st->next_seq[layer]++;
+  st->stamped[layer]++;
+  return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+typedef struct
+{
+  RlmAddr addr;
+  gint64 last_heard;
+} RlmMember;
+
+typedef struct
+{
+  gboolean have_seq;
+  gint64 ext_max;               /* highest extended layer sequence */
+} RlmLayerSeq;
+
+struct _RlmReceiver
+{
+  RlmConfig cfg;
+  const RandomSource *rng;
+  guint32 ssrc;
+
+  guint level;
+  RlmState state;
+  gint64 state_deadline;        /* detection timer (S: relaxation) */
+  gint64 join_deadline;         /* S only; -1 none */
+  gint64 join_timer[RLM_MAX_LAYERS + 1];        /* mean, by level */
+  gdouble t_d, sigma_d;         /* detection-time estimator, ns */
+
+  /* the last announced experiment at each level */
+  gint64 exp_start[RLM_MAX_LAYERS + 1];
+  gboolean exp_own[RLM_MAX_LAYERS + 1];
+  guint own_level;              /* our experiment's level, 0 none */
+  gint64 own_start;
+  gint64 own_onset;             /* its first loss when it went to M; -1 */
+
+  /* the loss estimator: lost and expected packets, both decayed with
+   * loss_time_constant; their ratio is the estimate */
+  gdouble loss_lost, loss_expected;
+  gint64 loss_time;
+  RlmLayerSeq seq[RLM_MAX_LAYERS];
+  gboolean have_media_ssrc;
+  guint32 media_ssrc;
+  gint64 media_last;            /* the source's last packet */
+
+  GHashTable *members;          /* ssrc -> RlmMember */
+  gint64 report_deadline;
+
+  GQueue events;
+  GQueue transmits;             /* RlmCtrl */
+  RlmReceiverStats st;
+};
+
+/* k1 T_D + k2 sigma_D; at least 1 ms, so that odd settings cannot make
+ * a timer that is always due. */
+static gint64
+detection_window (const RlmReceiver * r)
+{
+  return MAX ((gint64) (r->cfg.k1 * r->t_d + r->cfg.k2 * r->sigma_d),
+      RLM_MIN_TIMER);
+}
+
+static gboolean
+exp_in_progress (const RlmReceiver * r, guint level, gint64 now)
+{
+  return r->exp_start[level] >= 0 &&
+      now - r->exp_start[level] < detection_window (r);
+}
+
+/* The highest level with an experiment in progress, 0 none. */
+static guint
+highest_in_progress (const RlmReceiver * r, gint64 now)
+{
+  for (guint k = r->cfg.n_layers; k >= 2; k--)
+    if (exp_in_progress (r, k, now))
+      return k;
+  return 0;
+}
+
+static guint
+session_size (const RlmReceiver * r)
+{
+  return 1 + g_hash_table_size (r->members);
+}
+
+static gint64
+join_max (const RlmReceiver * r)
+{
+  gdouble scale = 1.0;
+
+  if (r->cfg.scale_join_max && r->cfg.join_max_ref > 0)
+    scale = MAX (1.0, (gdouble) session_size (r) / r->cfg.join_max_ref);
+  return (gint64) MIN ((gdouble) r->cfg.t_join_max * scale, 1e18);
+}
+
+/* lambda/2 + X, section 4, with lambda the mean join timer of @level. */
+static gint64
+draw_join_interval (RlmReceiver * r, guint level)
+{
+  gdouble lambda = MIN (r->join_timer[level], join_max (r)) / NS_PER_S;
+  gdouble u = random_source_double (r->rng), x;
+
+  if (lambda <= 0)
+    return RLM_MIN_TIMER;
+  if (r->cfg.join_draw == RLM_JOIN_DRAW_PAPER)
+    x = -log (1.0 - u * (1.0 - exp (-4.0 * lambda * lambda))) / lambda;
+  else
+    x = -lambda * log (1.0 - u * (1.0 - exp (-4.0)));
+  return MAX ((gint64) ((lambda / 2.0 + x) * NS_PER_S), RLM_MIN_TIMER);
+}
+
+static void
+schedule_join (RlmReceiver * r, gint64 now)
+{
+  r->join_deadline = r->level < r->cfg.n_layers ?
+      now + draw_join_interval (r, r->level + 1) : -1;
+}
+
+static void
+backoff (RlmReceiver * r, guint level)
+{
+  gint64 max = join_max (r);
+
+  if (level < 2 || level > r->cfg.n_layers)
+    return;
+  r->join_timer[level] = (gint64) MIN (r->cfg.alpha * r->join_timer[level],
+      (gdouble) max);
+}
+
+static void
+relax (RlmReceiver * r, guint level)
+{
+  if (level < 2 || level > r->cfg.n_layers)
+    return;
+  r->join_timer[level] = MAX ((gint64) (r->cfg.beta * r->join_timer[level]),
+      r->cfg.t_join_min);
+}
+
+static void
+push_event (RlmReceiver * r, RlmEventType type, guint layer, RlmReason reason)
+{
+  RlmEvent *ev = polled_push (&r->events, sizeof (RlmEvent));
+
+  ev->type = type;
+  ev->layer = layer;
+  ev->level = r->level;
+  ev->reason = reason;
+  ev->state = r->state;
+}
+
+static void
+queue_ctrl (RlmReceiver * r, guint8 type)
+{
+  RlmCtrl *c = polled_push (&r->transmits, sizeof (RlmCtrl));
+
+  c->type = type;
+  c->ssrc = r->ssrc;
+  c->level = (guint8) (type == RLM_CTRL_JOIN ? r->level + 1 : r->level);
+}
+
+static void
+enter_state (RlmReceiver * r, RlmState state, gint64 now)
+{
+  /* M looks for longer-term congestion: the estimate ramps up from 0
+   * there (section 3.4), so the burst that sent us to M cannot drop a
+   * layer by itself; D forgets the old level's loss */
+  if (state == RLM_STATE_MEASUREMENT || state == RLM_STATE_DROP)
+    r->loss_lost = 0;
+  r->state = state;
+  r->state_deadline = now + detection_window (r);
+  if (state == RLM_STATE_STEADY)
+    schedule_join (r, now);
+  else
+    r->join_deadline = -1;
+}
+
+static void
+add_layer (RlmReceiver * r)
+{
+  guint layer = r->level;
+
+  r->level++;
+  memset (&r->seq[layer], 0, sizeof (RlmLayerSeq));
+  push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_JOIN_EXPERIMENT);
+  push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
+}
+
+/* Feeds the detection-time estimator one failed experiment (section 3.5:
+ * the deviation is filtered against the old mean). */
+static void
+detection_sample (RlmReceiver * r, gint64 d_i)
+{
+  r->sigma_d = (1.0 - r->cfg.g2) * r->sigma_d +
+      r->cfg.g2 * fabs (d_i - r->t_d);
+  r->t_d = (1.0 - r->cfg.g1) * r->t_d + r->cfg.g1 * d_i;
+}
+
+/* The drop action: leave the top layer (never the base), back off its
+ * join timer, enter D. An own experiment in progress failed. */
+static void
+drop_layer (RlmReceiver * r, gint64 now)
+{
+  RlmReason reason = RLM_REASON_CONGESTION;
+
+  if (r->own_level) {
+    /* D_i runs to the onset of congestion (section 3.2): the loss that
+     * sent an overlapped experiment to M, else this one */
+    gint64 onset = r->own_onset >= 0 ? r->own_onset : now;
+
+    r->st.experiments_failed++;
+    detection_sample (r, onset - r->own_start);
+    reason = RLM_REASON_EXPERIMENT_FAILED;
+    r->own_level = 0;
+  }
+  if (r->level > 1) {
+    guint layer = r->level - 1;
+
+    backoff (r, r->level);
+    r->level--;
+    r->seq[layer].have_seq = FALSE;
+    r->st.drops++;
+    enter_state (r, RLM_STATE_DROP, now);
+    push_event (r, RLM_EVENT_LEAVE, layer, reason);
+    push_event (r, RLM_EVENT_LEVEL, layer, reason);
+    return;
+  }
+  enter_state (r, RLM_STATE_DROP, now);
+}
+
+/* An own experiment that lasted a detection window without being judged
+ * failed succeeded. */
+static void
+settle_own_experiment (RlmReceiver * r, gint64 now)
+{
+  if (r->own_level && now - r->own_start >= detection_window (r)) {
+    r->st.experiments_succeeded++;
+    r->own_level = 0;
+  }
+}
+
+static void
+loss_in_steady (RlmReceiver * r, gint64 now)
+{
+  guint top = highest_in_progress (r, now);
+
+  settle_own_experiment (r, now);
+  if (r->own_level && top == r->own_level) {
+    drop_layer (r, now);
+  } else if (r->own_level) {
+    r->own_onset = now;
+    enter_state (r, RLM_STATE_MEASUREMENT, now);
+  } else {
+    /* shared learning: someone's experiment one level above ours */
+    if (top == r->level + 1 && !r->exp_own[top]) {
+      backoff (r, top);
+      r->st.experiments_learned++;
+      /* one experiment teaches once */
+      r->exp_start[top] = -1;
+    }
+    enter_state (r, RLM_STATE_HYSTERESIS, now);
+  }
+}
+
+static gdouble
+loss_estimate (const RlmReceiver * r)
+{
+  return r->loss_expected > 0 ? r->loss_lost / r->loss_expected : 0;
+}
+
+static void
+on_loss (RlmReceiver * r, gint64 now)
+{
+  switch (r->state) {
+    case RLM_STATE_STEADY:
+      loss_in_steady (r, now);
+      break;
+    case RLM_STATE_MEASUREMENT:
+      if (loss_estimate (r) > r->cfg.loss_threshold)
+        drop_layer (r, now);
+      break;
+    case RLM_STATE_HYSTERESIS:
+    case RLM_STATE_DROP:
+      break;
+  }
+}
+
+/* @lost packets missing, then one received. Both counts decay with the
+ * time constant, so lost / expected is the loss fraction of roughly the
+ * last loss_time_constant, whatever the packet rate; clearing the lost
+ * count alone makes the estimate ramp up again as losses come. */
+static void
+feed_loss_estimator (RlmReceiver * r, guint64 lost, gint64 now)
+{
+  gdouble tau = (gdouble) MAX (r->cfg.loss_time_constant, 1);
+  gdouble keep = exp (-(gdouble) MAX (now - r->loss_time, 0) / tau);
+
+  r->loss_lost = r->loss_lost * keep + (gdouble) lost;
+  r->loss_expected = r->loss_expected * keep + (gdouble) lost + 1.0;
+  r->loss_time = now;
+}
+
+static RlmPacketKind
+on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
+{
+  RtpHeader h;
+  RtpExtElement el;
+  RlmLayerSeq *s;
+  RlmLayerStats *ls;
+  guint layer;
+  gint64 ext, d;
+
+  if (!rtp_header_parse (data, len, &h) ||
+      !rtp_ext_find (&h, r->cfg.ext_id, &el) || el.len != RLM_LAYER_EXT_SIZE ||
+      el.data[0] >= r->cfg.n_layers) {
+    r->st.malformed++;
+    return RLM_PACKET_MALFORMED;
+  }
+  if (r->have_media_ssrc && h.ssrc != r->media_ssrc) {
+    if (now - r->media_last < r->cfg.source_timeout) {
+      r->st.foreign++;
+      return RLM_PACKET_FOREIGN;
+    }
+    /* the source fell silent and another took over (a restarted sender):
+     * its layers start new sequences */
+    memset (r->seq, 0, sizeof (r->seq));
+    r->st.source_changes++;
+  }
+  r->have_media_ssrc = TRUE;
+  r->media_ssrc = h.ssrc;
+  r->media_last = now;
+  layer = el.data[0];
+  if (layer >= r->level) {
+    r->st.unsubscribed++;
+    return RLM_PACKET_UNSUBSCRIBED;
+  }
+  s = &r->seq[layer];
+  ls = &r->st.layers[layer];
+  ls->received++;
+  if (!s->have_seq) {
+    /* the layer's first packet since the join: a baseline, not a gap */
+    s->have_seq = TRUE;
+    s->ext_max = RTP_SEQ_MOD + read16 (el.data + 1);
+    return RLM_PACKET_MEDIA;
+  }
+  ext = rtp_seq_extend (s->ext_max, read16 (el.data + 1));
+  d = ext - s->ext_max;
+  if (d <= 0) {
+    ls->late++;
+    return RLM_PACKET_MEDIA;
+  }
+  s->ext_max = ext;
+  if (d > RTP_SEQ_MAX_DROPOUT) {
+    ls->resyncs++;
+    return RLM_PACKET_MEDIA;
+  }
+  ls->lost += d - 1;
+  if (r->state != RLM_STATE_DROP)
+    feed_loss_estimator (r, d - 1, now);
+  if (d > 1)
+    on_loss (r, now);
+  return RLM_PACKET_MEDIA;
+}
+
+static RlmPacketKind
+on_control (RlmReceiver * r, const guint8 * data, gsize len,
+    const RlmAddr * from, gint64 now)
+{
+  RlmCtrl c;
+  RlmMember *m;
+  guint lo;
+
+  if (!rlm_ctrl_parse (data, len, &c)) {
+    r->st.malformed++;
+    return RLM_PACKET_MALFORMED;
+  }
+  lo = c.type == RLM_CTRL_JOIN ? 2 : 1;
+  if (c.level < lo || c.level > r->cfg.n_layers) {
+    r->st.malformed++;
+    return RLM_PACKET_MALFORMED;
+  }
+  if (c.ssrc == r->ssrc) {
+    r->st.own++;
+    return RLM_PACKET_OWN;
+  }
+  m = g_hash_table_lookup (r->members, GUINT_TO_POINTER (c.ssrc));
+  if (m && from && (m->addr.len != from->len ||
+          memcmp (m->addr.bytes, from->bytes, MIN (from->len,
+                  RLM_ADDR_MAX_SIZE)) != 0)) {
+    r->st.forged++;
+    return RLM_PACKET_FORGED;
+  }
+  if (!m && g_hash_table_size (r->members) < r->cfg.max_members) {
+    m = g_new0 (RlmMember, 1);
+    if (from)
+      m->addr = *from;
+    m->addr.len = MIN (m->addr.len, RLM_ADDR_MAX_SIZE);
+    g_hash_table_insert (r->members, GUINT_TO_POINTER (c.ssrc), m);
+  } else if (!m) {
+    r->st.member_overflow++;
+  }
+  if (m)
+    m->last_heard = now;
+  r->st.control_received++;
+  if (c.type == RLM_CTRL_JOIN) {
+    r->exp_start[c.level] = now;
+    r->exp_own[c.level] = FALSE;
+  }
+  return RLM_PACKET_CONTROL;
+}
+
+RlmPacketKind
+rlm_receiver_on_datagram (RlmReceiver * r, const guint8 * data, gsize len,
+    const RlmAddr * from, gint64 now)
+{
+  if (!data || len < 2) {
+    r->st.malformed++;
+    return RLM_PACKET_MALFORMED;
+  }
+  /* RFC 5761 4: RTCP packet types 192-223 in the second octet */
+  if (data[1] >= 192 && data[1] <= 223)
+    return on_control (r, data, len, from, now);
+  return on_media (r, data, len, now);
+}
+
+/* RTCP-like: the reports of all receivers share report_bandwidth. */
+static gint64
+report_interval (const RlmReceiver * r)
+{
+  gdouble shared = r->cfg.report_bandwidth > 0 ?
+      session_size (r) * RLM_CTRL_WIRE_SIZE * 8.0 / r->cfg.report_bandwidth *
+      NS_PER_S : 0;
+
+  return MAX (MAX (r->cfg.report_interval, (gint64) shared), RLM_MIN_TIMER);
+}
+
+static void
+schedule_report (RlmReceiver * r, gint64 now)
+{
+  gint64 t = report_interval (r);
+
+  r->report_deadline = now + random_source_range (r->rng, t / 2, t + t / 2);
+}
+
+static void
+expire_members (RlmReceiver * r, gint64 now)
+{
+  GHashTableIter it;
+  gpointer value;
+  gint64 timeout = (gint64) r->cfg.member_timeout * report_interval (r);
+
+  g_hash_table_iter_init (&it, r->members);
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
+    RlmMember *m = value;
+
+    if (now - m->last_heard > timeout)
+      g_hash_table_iter_remove (&it);
+  }
+}
+
+RlmReceiver *
+rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
+    gint64 now)
+{
+  RlmReceiver *r = g_new0 (RlmReceiver, 1);
+
+  r->cfg = *cfg;
+  r->cfg.n_layers = CLAMP (r->cfg.n_layers, 1, RLM_MAX_LAYERS);
+  r->cfg.t_join_min = MAX (r->cfg.t_join_min, 1);
+  r->rng = rng;
+  r->ssrc = (guint32) random_source_range (rng, 1, G_MAXUINT32);
+  r->t_d = (gdouble) cfg->detection_time_init;
+  r->sigma_d = (gdouble) cfg->detection_dev_init;
+  for (guint k = 0; k <= RLM_MAX_LAYERS; k++) {
+    r->join_timer[k] = r->cfg.t_join_min;
+    r->exp_start[k] = -1;
+  }
+  r->members = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_queue_init (&r->events);
+  g_queue_init (&r->transmits);
+  r->level = 1;
+  enter_state (r, RLM_STATE_STEADY, now);
+  push_event (r, RLM_EVENT_JOIN, 0, RLM_REASON_START);
+  push_event (r, RLM_EVENT_LEVEL, 0, RLM_REASON_START);
+  schedule_report (r, now);
+  return r;
+}
+
+void
+rlm_receiver_free (RlmReceiver * r)
+{
+  if (!r)
+    return;
+  g_hash_table_destroy (r->members);
+  polled_clear (&r->events);
+  polled_clear (&r->transmits);
+  g_free (r);
+}
+
+/* The join timer of S expired: an experiment, unless a lower one is in
+ * progress (section 3.4). */
+static void
+join_timer_expired (RlmReceiver * r, gint64 now)
+{
+  guint target = r->level + 1;
+  gboolean lower = FALSE, foreign = FALSE;
+
+  for (guint k = 2; k < target; k++) {
+    if (exp_in_progress (r, k, now)) {
+      lower = TRUE;
+      foreign |= !r->exp_own[k];
+    }
+  }
+  if (lower) {
+    if (foreign)
+      r->st.experiments_suppressed++;
+    schedule_join (r, now);
+    return;
+  }
+  queue_ctrl (r, RLM_CTRL_JOIN);
+  r->st.announcements_sent++;
+  r->st.experiments_run++;
+  r->exp_start[target] = now;
+  r->exp_own[target] = TRUE;
+  r->own_level = target;
+  r->own_start = now;
+  r->own_onset = -1;
+  add_layer (r);
+  schedule_join (r, now);
+}
+
+static void
+advance_steady (RlmReceiver * r, gint64 now)
+{
+  settle_own_experiment (r, now);
+  if (now >= r->state_deadline) {
+    if (!r->own_level)
+      relax (r, r->level);
+    r->state_deadline = now + detection_window (r);
+  }
+  if (r->join_deadline >= 0 && now >= r->join_deadline)
+    join_timer_expired (r, now);
+}
+
+void
+rlm_receiver_advance (RlmReceiver * r, gint64 now)
+{
+  if (now >= r->report_deadline) {
+    expire_members (r, now);
+    queue_ctrl (r, RLM_CTRL_REPORT);
+    r->st.reports_sent++;
+    schedule_report (r, now);
+  }
+  switch (r->state) {
+    case RLM_STATE_STEADY:
+      advance_steady (r, now);
+      break;
+    case RLM_STATE_HYSTERESIS:
+      if (now >= r->state_deadline)
+        enter_state (r, RLM_STATE_MEASUREMENT, now);
+      break;
+    case RLM_STATE_MEASUREMENT:
+      if (now >= r->state_deadline) {
+        settle_own_experiment (r, now);
+        enter_state (r, RLM_STATE_STEADY, now);
+      }
+      break;
+    case RLM_STATE_DROP:
+      if (now >= r->state_deadline) {
+        r->loss_lost = 0;
+        enter_state (r, RLM_STATE_STEADY, now);
+      }
+      break;
+  }
+}
+
+gint64
+rlm_receiver_next_deadline (const RlmReceiver * r)
+{
+  gint64 t = MIN (r->report_deadline, r->state_deadline);
+
+  if (r->state == RLM_STATE_STEADY) {
+    if (r->join_deadline >= 0)
+      t = MIN (t, r->join_deadline);
+    if (r->own_level)
+      t = MIN (t, r->own_start + detection_window (r));
+  }
+  return t;
+}
+
+gsize
+rlm_receiver_pop_transmit (RlmReceiver * r, guint8 * out, gsize max)
+{
+  RlmCtrl c;
+
+  if (max < RLM_CTRL_SIZE || !polled_pop (&r->transmits, &c, sizeof (c)))
+    return 0;
+  return rlm_ctrl_write (&c, out, max);
+}
+
+gboolean
+rlm_receiver_pop_event (RlmReceiver * r, RlmEvent * ev)
+{
+  return polled_pop (&r->events, ev, sizeof (RlmEvent));
+}
+
+void
+rlm_receiver_get_stats (const RlmReceiver * r, RlmReceiverStats * st)
+{
+  *st = r->st;
+  st->ssrc = r->ssrc;
+  st->level = r->level;
+  st->state = r->state;
+  memcpy (st->join_timer, r->join_timer, sizeof (st->join_timer));
+  st->join_deadline = r->state == RLM_STATE_STEADY ? r->join_deadline : -1;
+  st->detection_time = (gint64) r->t_d;
+  st->detection_dev = (gint64) r->sigma_d;
+  st->join_max = join_max (r);
+  st->loss_estimate = loss_estimate (r);
+  st->session_size = session_size (r);
+}

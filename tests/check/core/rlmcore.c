@@ -1,0 +1,911 @@
+/* Unit tests of the RLM core, in exact simulated time: the core driven by
+ * hand, and the core in tests/sim's simulator on the paper's sample path. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "rlmcore.h"
+#include "sim.h"
+#include "core/rtp.h"
+#include "core/wire.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define S (G_GINT64_CONSTANT (1000000000))
+#define PEER_SSRC 0x0BADCAFEu
+
+/* ------------------------------------------------------------------ */
+/* Helpers for the core driven by hand */
+
+typedef struct {
+  RandomSeeded seeded;
+  RandomSource rng;
+  RlmConfig cfg;
+  RlmReceiver *r;
+  RlmStamper stamper;
+  guint16 seq[RLM_MAX_LAYERS];
+  gint64 now;
+} Rig;
+
+static void
+rig_init (Rig * rig, guint64 seed, guint n_layers)
+{
+  memset (rig, 0, sizeof (*rig));
+  random_source_init_seeded (&rig->rng, &rig->seeded, seed);
+  rlm_config_init (&rig->cfg);
+  rig->cfg.n_layers = n_layers;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+}
+
+static void
+rig_clear (Rig * rig)
+{
+  rlm_receiver_free (rig->r);
+}
+
+static gsize
+media_packet (guint layer, guint16 seq, guint8 * out, gsize max)
+{
+  guint8 hdr[RTP_HEADER_SIZE];
+  guint8 ext[RLM_LAYER_EXT_SIZE] = { (guint8) layer, seq >> 8, seq & 0xff };
+  RtpExtElement el = { 6, ext, sizeof (ext) };
+  RtpHeader h;
+
+  memset (&h, 0, sizeof (h));
+  h.payload_type = 96;
+  h.ssrc = 0x12345678;
+  rtp_header_write (&h, NULL, 0, hdr, sizeof (hdr));
+  return rtp_ext_add (hdr, sizeof (hdr), &el, out, max);
+}
+
+/* The next packet of @layer (@skip packets lost before it). */
+static RlmPacketKind
+feed (Rig * rig, guint layer, guint skip)
+{
+  guint8 buf[64];
+  gsize len;
+
+  rig->seq[layer] += skip;
+  len = media_packet (layer, rig->seq[layer]++, buf, sizeof (buf));
+  return rlm_receiver_on_datagram (rig->r, buf, len, NULL, rig->now);
+}
+
+static RlmAddr
+addr_of (guint8 last)
+{
+  RlmAddr a = { 4, {10, 0, 0, last} };
+
+  return a;
+}
+
+static RlmPacketKind
+feed_ctrl (Rig * rig, guint8 type, guint32 ssrc, guint8 level, guint8 from)
+{
+  RlmCtrl c = { type, ssrc, level };
+  RlmAddr a = addr_of (from);
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+
+  fail_unless_equals_int (len, RLM_CTRL_SIZE);
+  return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
+}
+
+/* Steps time to @until in 10 ms ticks, a packet of every subscribed layer
+ * each tick, advancing the core at every tick and deadline. */
+static void
+run_clean (Rig * rig, gint64 until)
+{
+  RlmReceiverStats st;
+
+  while (rig->now < until) {
+    gint64 next = MIN (rig->now + 10 * MS, until);
+    gint64 d = rlm_receiver_next_deadline (rig->r);
+
+    if (d >= 0 && d > rig->now && d < next)
+      next = d;
+    rig->now = next;
+    rlm_receiver_advance (rig->r, rig->now);
+    rlm_receiver_get_stats (rig->r, &st);
+    for (guint l = 0; l < st.level; l++)
+      feed (rig, l, 0);
+  }
+}
+
+static RlmReceiverStats
+stats (Rig * rig)
+{
+  RlmReceiverStats st;
+
+  rlm_receiver_get_stats (rig->r, &st);
+  return st;
+}
+
+/* Takes every queued event; returns how many were of @type. */
+static guint
+drain_events (Rig * rig, RlmEventType type, RlmEvent * last)
+{
+  RlmEvent ev = { 0 };
+  guint n = 0;
+
+  while (rlm_receiver_pop_event (rig->r, &ev)) {
+    if (ev.type == type) {
+      n++;
+      if (last)
+        *last = ev;
+    }
+  }
+  return n;
+}
+
+static guint
+drain_transmits (Rig * rig, RlmCtrl * last_join)
+{
+  guint8 buf[64];
+  gsize len;
+  guint joins = 0;
+
+  while ((len = rlm_receiver_pop_transmit (rig->r, buf, sizeof (buf)))) {
+    RlmCtrl c;
+
+    fail_unless (rlm_ctrl_parse (buf, len, &c));
+    if (c.type == RLM_CTRL_JOIN) {
+      joins++;
+      if (last_join)
+        *last_join = c;
+    }
+  }
+  return joins;
+}
+
+/* Runs clean until the core has added a layer (its join timer). */
+static void
+run_until_level (Rig * rig, guint level, gint64 limit)
+{
+  while (stats (rig).level < level && rig->now < limit) {
+    gint64 d = rlm_receiver_next_deadline (rig->r);
+
+    /* stop at the deadline that added the layer */
+    run_clean (rig, d > rig->now ? MIN (d, rig->now + 10 * MS) :
+        rig->now + 10 * MS);
+  }
+  fail_unless_equals_int (stats (rig).level, level);
+}
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+GST_START_TEST (test_wire)
+{
+  guint8 buf[64], out[80];
+  RlmCtrl c = { RLM_CTRL_JOIN, 0xA1B2C3D4, 3 }, back;
+  RlmStamper st;
+  RandomSeeded seeded;
+  RandomSource rng;
+  guint layer;
+  guint16 seq, port;
+  guint8 base4[4] = { 239, 1, 1, 254 }, g[16];
+  guint8 base6[16] = { 0xff, 0x3e, [14] = 0x00,[15] = 0xff };
+  gsize len;
+
+  len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  fail_unless_equals_int (len, RLM_CTRL_SIZE);
+  /* APP, subtype 0, length 3, name "RLM " */
+  fail_unless_equals_int (buf[0], 0x80);
+  fail_unless_equals_int (buf[1], 204);
+  fail_unless_equals_int (read16 (buf + 2), 3);
+  fail_unless (memcmp (buf + 8, "RLM ", 4) == 0);
+  fail_unless (rlm_ctrl_parse (buf, len, &back));
+  fail_unless (back.type == c.type && back.ssrc == c.ssrc &&
+      back.level == 3);
+  fail_unless_equals_int (rlm_ctrl_write (&c, buf, RLM_CTRL_SIZE - 1), 0);
+
+  random_source_init_seeded (&rng, &seeded, 1);
+  rlm_stamper_init (&st, 6, &rng);
+  seq = st.next_seq[2];
+  len = media_packet (0, 0, buf, sizeof (buf));
+  /* a packet without our element first: plain RTP */
+  {
+    RtpHeader h;
+
+    memset (&h, 0, sizeof (h));
+    h.payload_type = 96;
+    len = rtp_header_write (&h, NULL, 0, buf, sizeof (buf));
+  }
+  len = rlm_stamper_stamp (&st, 2, buf, len, out, sizeof (out));
+  fail_unless (len > RTP_HEADER_SIZE);
+  fail_unless (rlm_layer_ext_parse (out, len, 6, &layer, &seq));
+  fail_unless_equals_int (layer, 2);
+  fail_unless_equals_int (st.next_seq[2], (guint16) (seq + 1));
+  fail_if (rlm_layer_ext_parse (out, len, 7, &layer, &seq));
+  fail_unless_equals_int (rlm_stamper_stamp (&st, RLM_MAX_LAYERS, buf, 12,
+          out, sizeof (out)), 0);
+  fail_unless_equals_int (rlm_stamper_stamp (&st, 0, buf, 5, out,
+          sizeof (out)), 0);
+  fail_unless_equals_int (st.refused, 2);
+
+  /* layer -> group: base + index, carrying; a port each on request */
+  fail_unless (rlm_layer_group (base4, 4, 5000, 3, FALSE, g, &port));
+  fail_unless (g[0] == 239 && g[1] == 1 && g[2] == 2 && g[3] == 1);
+  fail_unless_equals_int (port, 5000);
+  fail_unless (rlm_layer_group (base4, 4, 5000, 3, TRUE, g, &port));
+  fail_unless_equals_int (port, 5006);
+  fail_unless (rlm_layer_group (base6, 16, 5000, 1, FALSE, g, &port));
+  fail_unless (g[14] == 1 && g[15] == 0 && g[0] == 0xff);
+  {
+    guint8 top[4] = { 255, 255, 255, 255 };
+
+    fail_if (rlm_layer_group (top, 4, 5000, 1, FALSE, g, &port));
+    fail_if (rlm_layer_group (base4, 4, 65534, 1, TRUE, g, &port));
+    fail_if (rlm_layer_group (base4, 5, 5000, 1, FALSE, g, &port));
+  }
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* The join timer's draw (section 4): lambda/2 + X, X in [0, 4 lambda]. */
+
+GST_START_TEST (test_join_draw)
+{
+  gdouble sum_paper = 0, sum_mean = 0;
+  const guint n = 400;
+
+  for (guint i = 0; i < n; i++) {
+    RandomSeeded seeded;
+    RandomSource rng;
+    RlmConfig cfg;
+    RlmReceiver *r;
+    RlmReceiverStats st;
+    gdouble t;
+
+    random_source_init_seeded (&rng, &seeded, i + 1);
+    rlm_config_init (&cfg);
+    cfg.join_draw = i % 2 ? RLM_JOIN_DRAW_MEAN : RLM_JOIN_DRAW_PAPER;
+    r = rlm_receiver_new (&cfg, &rng, 0);
+    rlm_receiver_get_stats (r, &st);
+    t = st.join_deadline / 1e9;
+    /* lambda = T_J^min = 5 s */
+    fail_unless (t >= 2.5 && t <= 2.5 + 20.0, "interval %f", t);
+    if (i % 2)
+      sum_mean += t;
+    else
+      sum_paper += t;
+    rlm_receiver_free (r);
+  }
+  /* as printed: rate lambda, mean about lambda/2 + 1/lambda = 2.7 s */
+  sum_paper /= n / 2;
+  fail_unless (sum_paper > 2.6 && sum_paper < 2.8, "mean %f", sum_paper);
+  /* mean-lambda reading: 2.5 + 5 (1 - 4 e^-4 / (1 - e^-4)) = 7.13 s */
+  sum_mean /= n / 2;
+  fail_unless (sum_mean > 6.3 && sum_mean < 7.8, "mean %f", sum_mean);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Section 3.4 by hand */
+
+/* Start at the base layer; the join timer adds layer 1 with an
+ * announcement; an experiment that sees no loss for k1 T_D + k2 sigma_D
+ * succeeded. */
+GST_START_TEST (test_join_experiment_succeeds)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  RlmCtrl join;
+  RlmReceiverStats st;
+
+  rig_init (&rig, 11, 4);
+  fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+  fail_unless (ev.type == RLM_EVENT_JOIN && ev.layer == 0);
+  fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+  fail_unless (ev.type == RLM_EVENT_LEVEL && ev.level == 1 &&
+      ev.reason == RLM_REASON_START);
+  st = stats (&rig);
+  fail_unless (st.state == RLM_STATE_STEADY && st.join_deadline > 0);
+
+  run_until_level (&rig, 2, 10 * S);
+  fail_unless_equals_int64 (rig.now, st.join_deadline);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_JOIN, &ev), 1);
+  fail_unless_equals_int (ev.layer, 1);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 2);
+  fail_unless_equals_int (join.ssrc, stats (&rig).ssrc);
+  fail_unless_equals_int (stats (&rig).experiments_run, 1);
+
+  /* k1 T_D + k2 sigma_D = 2 + 1 s without loss */
+  run_clean (&rig, st.join_deadline + 3 * S);
+  st = stats (&rig);
+  fail_unless_equals_int (st.experiments_succeeded, 1);
+  fail_unless_equals_int (st.experiments_failed, 0);
+  fail_unless_equals_int (st.layers[1].lost, 0);
+  fail_unless (st.layers[1].received > 200);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A loss during our own experiment (the highest in progress): drop the
+ * layer, back off its join timer, feed the detection-time estimator, D;
+ * losses in D are ignored; after T_D, S. */
+GST_START_TEST (test_own_experiment_fails)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  RlmReceiverStats st;
+  gint64 t_join, d_i;
+  gdouble td, sd;
+
+  rig_init (&rig, 12, 4);
+  run_until_level (&rig, 2, 10 * S);
+  t_join = rig.now;
+  drain_events (&rig, RLM_EVENT_LEVEL, NULL);
+  run_clean (&rig, t_join + 700 * MS);
+  feed (&rig, 1, 3);
+  d_i = rig.now - t_join;
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int (st.state, RLM_STATE_DROP);
+  fail_unless_equals_int (st.experiments_failed, 1);
+  fail_unless_equals_int (st.drops, 1);
+  fail_unless_equals_int64 (st.join_timer[2], 10 * S);
+  /* sigma <- 0.75 sigma + 0.25 |D - T_D|, then T_D <- 0.75 T_D + 0.25 D */
+  sd = 0.75 * 0.5e9 + 0.25 * fabs (d_i - 2e9);
+  td = 0.75 * 2e9 + 0.25 * d_i;
+  fail_unless (llabs (st.detection_time - (gint64) td) <= 1);
+  fail_unless (llabs (st.detection_dev - (gint64) sd) <= 1);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEAVE, &ev), 1);
+  fail_unless_equals_int (ev.layer, 1);
+  fail_unless_equals_int (ev.reason, RLM_REASON_EXPERIMENT_FAILED);
+
+  /* D ignores losses */
+  feed (&rig, 0, 5);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_DROP);
+  fail_unless (stats (&rig).loss_estimate == 0);
+  run_clean (&rig, rig.now + (gint64) (td + 2 * sd) + 10 * MS);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.level, 1);
+  /* the next experiment at level 2 waits for the backed-off timer: at
+   * least lambda / 2 = 5 s */
+  fail_unless (st.join_deadline - rig.now >= 5 * S - 10 * MS);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Shared learning (section 3.3): a loss while someone else's experiment
+ * one level above ours is in progress backs off our timer for that level,
+ * without an experiment of our own; S goes to H, then M, then S. */
+GST_START_TEST (test_learning_from_others)
+{
+  Rig rig;
+  RlmReceiverStats st;
+  gint64 t;
+
+  rig_init (&rig, 13, 4);
+  run_clean (&rig, 1 * S);
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1),
+      RLM_PACKET_CONTROL);
+  run_clean (&rig, rig.now + 500 * MS);
+  feed (&rig, 0, 2);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int64 (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int (st.experiments_run, 0);
+  fail_unless_equals_int64 (st.join_timer[2], 10 * S);
+  fail_unless_equals_int (st.layers[0].lost, 2);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEAVE, NULL), 0);
+
+  /* H absorbs losses, then M after T_D, then S after another T_D */
+  t = rig.now;
+  feed (&rig, 0, 1);
+  fail_unless_equals_int64 (stats (&rig).state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (stats (&rig).experiments_learned, 1);
+  run_clean (&rig, t + 3 * S);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_MEASUREMENT);
+  run_clean (&rig, t + 6 * S);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+  fail_unless_equals_int (stats (&rig).level, 1);
+
+  /* an experiment two levels above ours teaches nothing */
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, rig.now + 100 * MS);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int64 (st.join_timer[3], 5 * S);
+  fail_unless_equals_int64 (st.state, RLM_STATE_HYSTERESIS);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Suppression (section 3.3): our timer for level 3 expires while someone
+ * else's experiment at level 2 is in progress: no experiment, the timer
+ * is drawn again. One at our own target level does not suppress. */
+GST_START_TEST (test_suppression)
+{
+  Rig rig;
+  RlmReceiverStats st;
+  RlmCtrl join;
+  gint64 deadline;
+
+  rig_init (&rig, 14, 4);
+  run_until_level (&rig, 2, 10 * S);
+  run_clean (&rig, rig.now + 3500 * MS);
+  drain_transmits (&rig, NULL);
+  drain_events (&rig, RLM_EVENT_JOIN, NULL);
+  st = stats (&rig);
+  fail_unless_equals_int (st.experiments_succeeded, 1);
+  deadline = st.join_deadline;
+  fail_unless (deadline > rig.now);
+
+  run_clean (&rig, deadline - 1 * S);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  run_clean (&rig, deadline);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 2);
+  fail_unless_equals_int (st.experiments_suppressed, 1);
+  fail_unless_equals_int (st.experiments_run, 1);
+  fail_unless (st.join_deadline > deadline);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_JOIN, NULL), 0);
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+
+  /* the redrawn timer comes after the other experiment's window; then
+   * an experiment at our target level 3 in progress lets ours run */
+  deadline = st.join_deadline;
+  run_clean (&rig, deadline - 1 * S);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, deadline);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 3);
+  fail_unless_equals_int (st.experiments_suppressed, 1);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 3);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A loss while our experiment runs under a higher one in progress: the
+ * loss may be the other's, so M, not a drop (section 3.4). In M, a loss
+ * rate over the threshold then fails our experiment; without it, our
+ * experiment succeeds when M ends. */
+GST_START_TEST (test_overlapped_experiment_measures)
+{
+  Rig rig;
+  RlmReceiverStats st;
+  gint64 t_join;
+
+  for (guint lossy = 0; lossy < 2; lossy++) {
+    rig_init (&rig, 19, 4);
+    run_until_level (&rig, 2, 10 * S);
+    t_join = rig.now;
+    run_clean (&rig, t_join + 200 * MS);
+    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+    run_clean (&rig, t_join + 400 * MS);
+    feed (&rig, 1, 1);
+    st = stats (&rig);
+    fail_unless_equals_int (st.state, RLM_STATE_MEASUREMENT);
+    fail_unless_equals_int (st.level, 2);
+    fail_unless_equals_int (st.experiments_learned, 0);
+    if (lossy) {
+      /* one in two lost: over the threshold at the next loss in M */
+      for (guint i = 0; i < 20 && stats (&rig).state != RLM_STATE_DROP; i++) {
+        rig.now += 10 * MS;
+        rlm_receiver_advance (rig.r, rig.now);
+        feed (&rig, 0, i % 2);
+        feed (&rig, 1, i % 2);
+      }
+      st = stats (&rig);
+      fail_unless_equals_int (st.state, RLM_STATE_DROP);
+      fail_unless_equals_int (st.level, 1);
+      fail_unless_equals_int (st.experiments_failed, 1);
+      fail_unless_equals_int64 (st.join_timer[2], 10 * S);
+      /* D_i ends at the onset, the loss that sent it to M: 400 ms */
+      fail_unless (llabs (st.detection_time - (gint64) (0.75 * 2e9 + 0.25 *
+                  400e6)) <= 1, "T_D %" G_GINT64_FORMAT, st.detection_time);
+    } else {
+      run_clean (&rig, rig.now + 3 * S);
+      st = stats (&rig);
+      fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+      fail_unless_equals_int (st.level, 2);
+      fail_unless_equals_int (st.experiments_succeeded, 1);
+      fail_unless_equals_int (st.experiments_failed, 0);
+    }
+    rig_clear (&rig);
+  }
+}
+
+GST_END_TEST;
+
+/* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
+ * the loss estimator over the threshold drops the layer (reason
+ * congestion) and backs off its timer. */
+GST_START_TEST (test_drop_on_congestion)
+{
+  Rig rig;
+  RlmReceiverStats st;
+  RlmEvent ev = { 0 };
+  gint64 t;
+
+  rig_init (&rig, 15, 2);
+  /* two layers: at the top, no join timer interferes */
+  run_until_level (&rig, 2, 10 * S);
+  run_clean (&rig, rig.now + 3500 * MS);
+  fail_unless_equals_int (stats (&rig).experiments_succeeded, 1);
+  drain_events (&rig, RLM_EVENT_LEAVE, NULL);
+
+  /* one packet in four lost from now on */
+  t = rig.now;
+  while (stats (&rig).state != RLM_STATE_DROP && rig.now < t + 20 * S) {
+    RlmState prev = stats (&rig).state;
+
+    rig.now += 10 * MS;
+    rlm_receiver_advance (rig.r, rig.now);
+    for (guint l = 0; l < stats (&rig).level; l++)
+      feed (&rig, l, (rig.now / (10 * MS)) % 4 == 0);
+    /* S -> H -> M -> D, in that order (M and D may come in one tick) */
+    fail_unless (stats (&rig).state >= prev);
+  }
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_DROP);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int (st.drops, 1);
+  fail_unless_equals_int (st.experiments_failed, 0);
+  fail_unless_equals_int64 (st.join_timer[2], 10 * S);
+  /* after H (3 s), and in M the estimate of 20 % loss ramps up from 0
+   * with the 1 s time constant: 0.2 (1 - e^-d) > 0.1 after d = 0.69 s */
+  fail_unless (rig.now >= t + 3600 * MS, "dropped at %" G_GINT64_FORMAT,
+      rig.now - t);
+  fail_unless (rig.now < t + 4 * S, "dropped at %" G_GINT64_FORMAT,
+      rig.now - t);
+  /* D forgets the old level's loss */
+  fail_unless (st.loss_estimate == 0);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEAVE, &ev), 1);
+  fail_unless_equals_int (ev.layer, 1);
+  fail_unless_equals_int (ev.reason, RLM_REASON_CONGESTION);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* An unsubscribed layer's packets are counted apart and never make loss;
+ * a layer's first packet after a join is its baseline. */
+GST_START_TEST (test_unsubscribed_layers)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init (&rig, 16, 4);
+  run_clean (&rig, 1 * S);
+  fail_unless_equals_int (feed (&rig, 2, 0), RLM_PACKET_UNSUBSCRIBED);
+  fail_unless_equals_int (feed (&rig, 2, 100), RLM_PACKET_UNSUBSCRIBED);
+  rig.seq[1] = 40000;
+  run_until_level (&rig, 2, 10 * S);
+  run_clean (&rig, rig.now + 1 * S);
+  st = stats (&rig);
+  fail_unless_equals_int (st.unsubscribed, 2);
+  fail_unless_equals_int (st.layers[2].received, 0);
+  fail_unless_equals_int (st.layers[1].lost, 0);
+  fail_unless_equals_int (st.layers[0].lost, 0);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Media of another SSRC is foreign while the source sends; once the
+ * source has been silent for source_timeout, the new SSRC is the source
+ * and its layer sequences start afresh, without loss. */
+GST_START_TEST (test_source_change)
+{
+  Rig rig;
+  guint8 buf[64];
+  gsize len;
+  RlmReceiverStats st;
+
+  rig_init (&rig, 20, 2);
+  run_clean (&rig, 1 * S);
+  len = media_packet (0, 999, buf, sizeof (buf));
+  rtp_set_ssrc (buf, 0x99);
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_FOREIGN);
+  rig.now += 2 * S;
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_MEDIA);
+  len = media_packet (0, 1000, buf, sizeof (buf));
+  rtp_set_ssrc (buf, 0x99);
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_MEDIA);
+  /* the old source is foreign now */
+  fail_unless_equals_int (feed (&rig, 0, 0), RLM_PACKET_FOREIGN);
+  st = stats (&rig);
+  fail_unless_equals_int (st.foreign, 2);
+  fail_unless_equals_int (st.source_changes, 1);
+  fail_unless_equals_int (st.layers[0].lost, 0);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Malformed, forged and own announcements and bad media are counted and
+ * change nothing. */
+GST_START_TEST (test_bad_input_changes_nothing)
+{
+  Rig rig;
+  RlmReceiverStats before, after;
+  RlmCtrl c = { RLM_CTRL_JOIN, PEER_SSRC, 2 };
+  guint8 buf[64];
+  gsize len;
+  RlmAddr a = addr_of (1);
+
+  rig_init (&rig, 17, 4);
+  run_clean (&rig, 1 * S);
+  /* a peer known from 10.0.0.1 */
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 1, 1),
+      RLM_PACKET_CONTROL);
+  drain_events (&rig, RLM_EVENT_LEVEL, NULL);
+  before = stats (&rig);
+
+  len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  /* truncated, every length */
+  for (gsize n = 0; n < len; n++)
+    fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, n, &a,
+            rig.now), RLM_PACKET_MALFORMED);
+  /* another name */
+  buf[8] = 'X';
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_MALFORMED);
+  buf[8] = 'R';
+  /* an unknown subtype */
+  buf[0] = 0x80 | 7;
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_MALFORMED);
+  buf[0] = 0x80;
+  /* levels out of range */
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 1, 1),
+      RLM_PACKET_MALFORMED);
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 5, 1),
+      RLM_PACKET_MALFORMED);
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 0, 1),
+      RLM_PACKET_MALFORMED);
+  /* the peer's id from another address: forged */
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 9),
+      RLM_PACKET_FORGED);
+  /* our own id: own */
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_JOIN, before.ssrc, 2, 1),
+      RLM_PACKET_OWN);
+  /* media: not RTP, no element, a layer the session does not have */
+  memset (buf, 0xff, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, 20, NULL,
+          rig.now), RLM_PACKET_MALFORMED);
+  len = media_packet (0, 1, buf, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, 12, NULL,
+          rig.now), RLM_PACKET_MALFORMED);
+  len = media_packet (9, 1, buf, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, NULL,
+          rig.now), RLM_PACKET_MALFORMED);
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, NULL, 0, NULL,
+          rig.now), RLM_PACKET_MALFORMED);
+
+  after = stats (&rig);
+  /* 16 truncations, name, subtype, 3 levels, 4 media */
+  fail_unless_equals_int (after.malformed - before.malformed, 25);
+  fail_unless_equals_int (after.forged, 1);
+  fail_unless_equals_int (after.own, 1);
+  fail_unless_equals_int (after.control_received, before.control_received);
+  fail_unless_equals_int (after.level, before.level);
+  fail_unless_equals_int (after.state, before.state);
+  fail_unless_equals_int64 (after.join_deadline, before.join_deadline);
+  fail_unless (memcmp (after.join_timer, before.join_timer,
+          sizeof (after.join_timer)) == 0);
+  fail_unless_equals_int (after.session_size, 2);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEVEL, NULL), 0);
+  /* the forged experiment was not recorded: a loss teaches nothing */
+  feed (&rig, 0, 1);
+  fail_unless_equals_int (stats (&rig).experiments_learned, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* T_J^max grows with the session size the reports tell (section 3.5);
+ * silent members expire. */
+GST_START_TEST (test_join_max_scales_with_session)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init (&rig, 18, 4);
+  fail_unless_equals_int64 (stats (&rig).join_max, 600 * S);
+  for (guint i = 0; i < 49; i++)
+    feed_ctrl (&rig, RLM_CTRL_REPORT, 0x1000 + i, 1, (guint8) i);
+  st = stats (&rig);
+  fail_unless_equals_int (st.session_size, 50);
+  fail_unless_equals_int64 (st.join_max, 50 * 600 * S);
+  /* our reports: RTCP-like, 50 x 44 bytes at 4 kbit/s = 4.4 s < 5 s */
+  run_clean (&rig, 200 * S);
+  st = stats (&rig);
+  fail_unless_equals_int (st.session_size, 1);
+  fail_unless (st.reports_sent >= 200 / 8 && st.reports_sent <= 200 / 2.5);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* In the simulator */
+
+/* Figure 4: four layers (cumulative 32, 96, 224, 480 kbit/s) behind a
+ * 350 kbit/s bottleneck. The receiver adds layers up to 4 (A, B), the
+ * experiment at 4 fails and it drops back to 3 (C, D); the timer of level
+ * 4 doubles with each failure, so the experiments come further and
+ * further apart (E), while the timers of the levels below stay short. At
+ * 150 s, 10 s of cross traffic (200 kbit/s) drop it to 2 on congestion
+ * (F), and level 3, whose timer is short, is soon taken again. */
+GST_START_TEST (test_figure4_sample_path)
+{
+  SimConfig cfg;
+  RlmConfig rc;
+  Sim *sim;
+  guint node, n_fail = 0, n_congestion = 0, level = 0, max_level = 0;
+  guint n_climb = 0;
+  const GArray *evs;
+  RlmReceiverStats st;
+  gint64 last_fail = -1, gap, prev_gap = 0, congested = -1;
+  gint64 reinstated = -1;
+
+  sim_config_init (&cfg);
+  cfg.n_layers = 4;
+  rlm_config_init (&rc);
+  sim = sim_new (&cfg);
+  node = sim_add_node (sim, 0, 350000, 10 * MS, 20, 0);
+  sim_add_receiver (sim, node, &rc, 0);
+  sim_add_cross_traffic (sim, node, 200000, 1000, 150 * S, 160 * S, 0, 0);
+  sim_run (sim, 400 * S);
+
+  evs = sim_receiver_events (sim, 0);
+  for (guint k = 0; k < evs->len; k++) {
+    const SimEventRecord *r = &g_array_index (evs, SimEventRecord, k);
+
+    if (r->ev.type != RLM_EVENT_LEVEL)
+      continue;
+    if (n_climb < 4 && r->ev.level == n_climb + 1)
+      n_climb++;
+    if (r->ev.level < level && r->ev.reason == RLM_REASON_CONGESTION) {
+      /* F: only while the cross traffic runs, 3 -> 2 */
+      fail_unless (r->time > 150 * S && r->time < 160 * S);
+      fail_unless_equals_int (level, 3);
+      congested = r->time;
+      n_congestion++;
+    } else if (r->ev.level < level) {
+      /* C, D, E: a failed experiment at level 4 */
+      fail_unless_equals_int (level, 4);
+      fail_unless_equals_int (r->ev.reason, RLM_REASON_EXPERIMENT_FAILED);
+      last_fail = r->time;
+      n_fail++;
+    } else if (r->ev.level == 4 && last_fail >= 0) {
+      /* the interval after the i-th failure is drawn from lambda = 5 2^i:
+       * at least lambda / 2 */
+      gap = r->time - last_fail;
+      fail_unless (gap >= (5 * S << n_fail) / 2 - 100 * MS,
+          "gap %" G_GINT64_FORMAT " after failure %u", gap, n_fail);
+      fail_unless (gap > prev_gap);
+      prev_gap = gap;
+    } else if (r->ev.level == 3 && congested >= 0 && reinstated < 0) {
+      reinstated = r->time;
+    }
+    level = r->ev.level;
+    max_level = MAX (max_level, level);
+  }
+  fail_unless_equals_int (n_climb, 4);
+  fail_unless_equals_int (max_level, 4);
+  fail_unless (n_fail >= 4, "%u failures", n_fail);
+  fail_unless_equals_int (n_congestion, 1);
+  fail_unless (reinstated > congested && reinstated < congested + 10 * S);
+
+  rlm_receiver_get_stats (sim_receiver_core (sim, 0), &st);
+  fail_unless_equals_int (st.experiments_failed, n_fail);
+  fail_unless_equals_int (st.drops, n_fail + 1);
+  fail_unless_equals_int64 (st.join_timer[4], MIN (5 * S << n_fail, 600 * S));
+  /* level 3's timer, backed off by F, relaxed back to T_J^min */
+  fail_unless_equals_int64 (st.join_timer[3], 5 * S);
+  fail_unless_equals_int64 (st.join_timer[2], 5 * S);
+  /* the estimator moved from its conservative 2 s toward the real delay */
+  fail_unless (st.detection_time < 2 * S);
+  fail_unless_equals_int (sim_receiver_level (sim, 0), 3);
+  fail_unless (sim_receiver_convergence (sim, 0, 3) < 200 * S);
+  sim_free (sim);
+}
+
+GST_END_TEST;
+
+/* Shared learning in the simulator: two receivers behind one bottleneck,
+ * the second starting a minute later. Each failed level-4 experiment of
+ * the newcomer teaches the first receiver, whose level-4 timer backs off
+ * to the ceiling (600 s x 2 receivers) without another experiment of its
+ * own; both stay at level 3. */
+GST_START_TEST (test_shared_learning_in_sim)
+{
+  SimConfig cfg;
+  RlmConfig rc;
+  Sim *sim;
+  guint hub, a, b, a_fail_joins = 0;
+  RlmReceiverStats sa, sb;
+  const GArray *evs;
+  gint64 b_first_fail = -1;
+
+  sim_config_init (&cfg);
+  cfg.n_layers = 4;
+  rlm_config_init (&rc);
+  sim = sim_new (&cfg);
+  hub = sim_add_node (sim, 0, 350000, 10 * MS, 20, 0);
+  a = sim_add_receiver (sim, sim_add_node (sim, hub, 10000000, MS, 20, 0),
+      &rc, 0);
+  b = sim_add_receiver (sim, sim_add_node (sim, hub, 10000000, MS, 20, 0),
+      &rc, 60 * S);
+  sim_run (sim, 600 * S);
+  rlm_receiver_get_stats (sim_receiver_core (sim, a), &sa);
+  rlm_receiver_get_stats (sim_receiver_core (sim, b), &sb);
+
+  evs = sim_receiver_events (sim, b);
+  for (guint k = 0; k < evs->len && b_first_fail < 0; k++) {
+    const SimEventRecord *r = &g_array_index (evs, SimEventRecord, k);
+
+    if (r->ev.type == RLM_EVENT_LEAVE)
+      b_first_fail = r->time;
+  }
+  fail_unless (b_first_fail > 60 * S);
+  evs = sim_receiver_events (sim, a);
+  for (guint k = 0; k < evs->len; k++) {
+    const SimEventRecord *r = &g_array_index (evs, SimEventRecord, k);
+
+    if (r->ev.type == RLM_EVENT_JOIN && r->ev.layer == 3 &&
+        r->time > b_first_fail)
+      a_fail_joins++;
+  }
+  fail_unless (sb.experiments_failed >= 3);
+  fail_unless (sa.experiments_learned + 1 >= sb.experiments_failed,
+      "learned %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+      sa.experiments_learned, sb.experiments_failed);
+  fail_unless_equals_int (a_fail_joins, 0);
+  fail_unless_equals_int (sa.session_size, 2);
+  fail_unless_equals_int64 (sa.join_max, 1200 * S);
+  fail_unless_equals_int64 (sa.join_timer[4], MIN (5 * S <<
+          (sa.experiments_failed + sa.experiments_learned), 1200 * S));
+  fail_unless (sa.experiments_learned + sa.experiments_failed >= 8);
+  fail_unless_equals_int (sim_receiver_level (sim, a), 3);
+  fail_unless_equals_int (sim_receiver_level (sim, b), 3);
+  sim_free (sim);
+}
+
+GST_END_TEST;
+
+static Suite *
+rlmcore_suite (void)
+{
+  Suite *s = suite_create ("rlmcore");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_wire);
+  tcase_add_test (tc, test_join_draw);
+  tcase_add_test (tc, test_join_experiment_succeeds);
+  tcase_add_test (tc, test_own_experiment_fails);
+  tcase_add_test (tc, test_learning_from_others);
+  tcase_add_test (tc, test_suppression);
+  tcase_add_test (tc, test_overlapped_experiment_measures);
+  tcase_add_test (tc, test_drop_on_congestion);
+  tcase_add_test (tc, test_unsubscribed_layers);
+  tcase_add_test (tc, test_source_change);
+  tcase_add_test (tc, test_bad_input_changes_nothing);
+  tcase_add_test (tc, test_join_max_scales_with_session);
+  tcase_add_test (tc, test_figure4_sample_path);
+  tcase_add_test (tc, test_shared_learning_in_sim);
+  return s;
+}
+
+GST_CHECK_MAIN (rlmcore);

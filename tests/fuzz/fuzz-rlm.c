@@ -1,0 +1,184 @@
+/* libFuzzer target: everything an RLM receiver parses (announcements and
+ * reports as RTCP APP, media with the per-layer sequence extension) and
+ * the sender's stamping, with a receiver core driven by what parses and
+ * by time steps. Every datagram the core sends must parse back as its own
+ * announcement, every event must name a layer of the session and keep the
+ * level within 1 .. n_layers, and after an advance nothing may be left
+ * due; anything else aborts.
+ *
+ * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
+ *   op % 4 == 0  the chunk as a datagram, from one of four addresses
+ *   op % 4 == 1  time step of (first 4 bytes % 3000) ms, then advance
+ *   op % 4 == 2  a media packet of layer op >> 4 skipping chunk[0] % 8
+ *   op % 4 == 3  an announcement (op >> 2) & 1 ? REPORT : JOIN, level
+ *                chunk[0], from peer chunk[1] % 4 at address op >> 6 */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rlmcore.h"
+#include "core/rtp.h"
+#include "fuzzrecords.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
+
+#define MS (G_GINT64_CONSTANT (1000000))
+
+typedef struct {
+  RlmReceiver *r;
+  RlmReceiverStats st;
+  guint n_layers;
+  guint level;
+  guint16 seq[RLM_MAX_LAYERS];
+} Target;
+
+static void
+check_transmits_and_events (Target * t)
+{
+  guint8 buf[64];
+  gsize len;
+  RlmEvent ev;
+  RlmCtrl c;
+
+  rlm_receiver_get_stats (t->r, &t->st);
+  while ((len = rlm_receiver_pop_transmit (t->r, buf, sizeof (buf)))) {
+    if (len != RLM_CTRL_SIZE || !rlm_ctrl_parse (buf, len, &c) ||
+        c.ssrc != t->st.ssrc || c.level < 1 || c.level > t->n_layers)
+      abort ();
+  }
+  while (rlm_receiver_pop_event (t->r, &ev)) {
+    if (ev.layer >= t->n_layers)
+      abort ();
+    if (ev.type == RLM_EVENT_JOIN && ev.layer != t->level)
+      abort ();
+    if (ev.type == RLM_EVENT_JOIN)
+      t->level++;
+    if (ev.type == RLM_EVENT_LEAVE && ev.layer + 1 != t->level)
+      abort ();
+    if (ev.type == RLM_EVENT_LEAVE)
+      t->level--;
+    if (ev.type == RLM_EVENT_LEVEL && ev.level != t->level)
+      abort ();
+  }
+  rlm_receiver_get_stats (t->r, &t->st);
+  if (t->st.level != t->level || t->level < 1 || t->level > t->n_layers ||
+      rlm_receiver_next_deadline (t->r) < 0)
+    abort ();
+}
+
+static void
+feed_media (Target * t, guint layer, guint skip, gint64 now)
+{
+  guint8 hdr[RTP_HEADER_SIZE], out[64];
+  guint8 ext[RLM_LAYER_EXT_SIZE];
+  RtpExtElement el = { 6, ext, sizeof (ext) };
+  RtpHeader h;
+  gsize len;
+
+  layer %= RLM_MAX_LAYERS;
+  t->seq[layer] += skip;
+  ext[0] = (guint8) layer;
+  ext[1] = t->seq[layer] >> 8;
+  ext[2] = t->seq[layer]++ & 0xff;
+  memset (&h, 0, sizeof (h));
+  h.payload_type = 96;
+  h.ssrc = 0xAB;
+  rtp_header_write (&h, NULL, 0, hdr, sizeof (hdr));
+  len = rtp_ext_add (hdr, sizeof (hdr), &el, out, sizeof (out));
+  rlm_receiver_on_datagram (t->r, out, len, NULL, now);
+}
+
+static void
+feed_ctrl (Target * t, guint8 type, guint8 level, guint8 peer, guint8 addr,
+    gint64 now)
+{
+  RlmCtrl c = { type, 0x100 + peer, level };
+  RlmAddr a = { 4, {10, 0, 0, addr} };
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+
+  rlm_receiver_on_datagram (t->r, buf, len, &a, now);
+}
+
+/* The parsers on raw bytes, and the stamper: what it stamps parses back. */
+static void
+check_parsers (const guint8 * p, size_t len)
+{
+  RlmCtrl c;
+  RlmStamper st;
+  RandomSeeded seeded;
+  RandomSource rng;
+  guint8 *out = g_malloc (len + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE));
+  guint layer, want_layer = len % RLM_MAX_LAYERS;
+  guint16 seq, want_seq;
+  gsize n;
+
+  rlm_ctrl_parse (p, len, &c);
+  rlm_layer_ext_parse (p, len, 6, &layer, &seq);
+  random_source_init_seeded (&rng, &seeded, len);
+  rlm_stamper_init (&st, 6, &rng);
+  want_seq = st.next_seq[want_layer];
+  n = rlm_stamper_stamp (&st, want_layer, p, len, out,
+      len + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE));
+  if (n > 0 && (!rtp_header_parse (out, n, NULL) ||
+          !rlm_layer_ext_parse (out, n, 6, &layer, &seq) ||
+          layer != want_layer || seq != want_seq))
+    abort ();
+  g_free (out);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
+{
+  RandomSeeded seeded;
+  RandomSource rng;
+  RlmConfig cfg;
+  Target t;
+  gint64 now = 0;
+  size_t pos = 1;
+  FuzzRecord r;
+
+  check_parsers (data, size);
+  if (size < 1)
+    return 0;
+  memset (&t, 0, sizeof (t));
+  rlm_config_init (&cfg);
+  cfg.n_layers = 1 + data[0] % 8;
+  cfg.join_draw = data[0] & 0x10 ? RLM_JOIN_DRAW_MEAN : RLM_JOIN_DRAW_PAPER;
+  cfg.scale_join_max = !(data[0] & 0x20);
+  cfg.max_members = data[0] & 0x40 ? 2 : 10000;
+  t.n_layers = cfg.n_layers;
+  random_source_init_seeded (&rng, &seeded, data[0]);
+  t.r = rlm_receiver_new (&cfg, &rng, now);
+  check_transmits_and_events (&t);
+
+  while (fuzz_next_record (data, size, &pos, &r)) {
+    RlmAddr a = { 4, {10, 0, 0, r.op >> 6} };
+
+    switch (r.op % 4) {
+      case 0:
+        check_parsers (r.chunk, r.len);
+        rlm_receiver_on_datagram (t.r, r.chunk, r.len, &a, now);
+        break;
+      case 1:
+        now += (gint64) (r.v % 3000) * MS;
+        rlm_receiver_advance (t.r, now);
+        /* nothing is left due */
+        if (rlm_receiver_next_deadline (t.r) <= now)
+          abort ();
+        break;
+      case 2:
+        feed_media (&t, r.op >> 4, r.len ? r.chunk[0] % 8 : 0, now);
+        break;
+      case 3:
+        feed_ctrl (&t, (r.op >> 2) & 1 ? RLM_CTRL_REPORT : RLM_CTRL_JOIN,
+            r.len ? r.chunk[0] : 2, r.len > 1 ? r.chunk[1] % 4 : 0,
+            r.op >> 6, now);
+        break;
+    }
+    g_free (r.chunk);
+    check_transmits_and_events (&t);
+  }
+  rlm_receiver_free (t.r);
+  return 0;
+}

@@ -1,0 +1,915 @@
+/* The discrete-event simulator. See sim.h. */
+#include <string.h>
+
+#include "sim.h"
+#include "core/random.h"
+#include "core/rtp.h"
+
+#define SIM_RTP_PT 96
+#define SIM_SSRC 0x5151AA01u
+#define SIM_MAX_PKT 64
+
+typedef enum {
+  EV_SOURCE,                    /* a: session, b: layer */
+  EV_LINK_DONE,                 /* a: node whose incoming link finished */
+  EV_ARRIVE,                    /* a: node, p: packet */
+  EV_WAKE,                      /* a: receiver, b: generation */
+  EV_CTRL,                      /* a: receiver, b: sender, p: packet */
+  EV_REFRESH,                   /* a: node, b: group */
+  EV_RX_START,                  /* a: receiver */
+  EV_CROSS,                     /* a: cross flow */
+} SimEventType;
+
+typedef struct {
+  gint64 time;
+  guint64 order;                /* ties run in the order they were queued */
+  SimEventType type;
+  guint a, b;
+  gpointer p;
+} SimEvent;
+
+typedef struct {
+  gint ref;
+  guint size;                   /* bytes on the wire */
+  guint session;
+  guint layer;
+  gboolean cross;
+  gsize len;
+  guint8 data[SIM_MAX_PKT];     /* the RTP header the core parses */
+} SimPacket;
+
+typedef struct {
+  guint parent;
+  GArray *children;             /* guint */
+  GArray *receivers;            /* guint */
+  guint hops;                   /* links from the root */
+  gint64 depth_delay;           /* propagation delay from the root */
+  /* the link from the parent */
+  guint64 rate;
+  gint64 delay;
+  guint queue_packets, queue_bytes;
+  GQueue queue;
+  guint queued_bytes;
+  SimPacket *in_flight;
+  GHashTable *groups;           /* group + 1 -> SimGroup */
+  SimLinkStats st;
+} SimNode;
+
+/* A group (a layer of a session) at a node. */
+typedef struct {
+  guint members;                /* subscribed receivers at or below it */
+  gboolean forwards;            /* the link into the node carries it */
+  GArray *out;                  /* children whose links carry it (guint) */
+} SimGroup;
+
+typedef struct {
+  guint n_layers;
+  guint64 layer_rate[RLM_MAX_LAYERS];
+  RlmStamper stamper;
+  guint16 rtp_seq;
+  guint32 ssrc;
+} SimSession;
+
+typedef struct {
+  guint32 received, lost;
+} SimBin;
+
+typedef struct {
+  guint node;
+  guint session;
+  gint64 start;
+  RlmConfig cfg;
+  RlmReceiver *core;
+  RandomSeeded seeded;
+  RandomSource rng;
+  guint wake_gen;
+  gint64 wake_at;
+  gboolean subscribed[RLM_MAX_LAYERS];
+  gboolean have_seq[RLM_MAX_LAYERS];
+  guint16 next_seq[RLM_MAX_LAYERS];
+  GArray *events;               /* SimEventRecord */
+  GArray *bins;                 /* SimBin, from time 0 */
+  guint64 received, lost;
+} SimReceiver;
+
+typedef struct {
+  guint node;
+  guint64 rate;
+  guint size;
+  gint64 start, stop, on, off;
+} SimCross;
+
+struct _Sim {
+  SimConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  gint64 now;
+  guint64 order;
+  GArray *heap;                 /* SimEvent */
+  GArray *nodes;                /* SimNode */
+  GPtrArray *receivers;         /* SimReceiver, each allocated once: the
+                                 * cores hold pointers to their rng */
+  GArray *cross;                /* SimCross */
+  GArray *sessions;             /* SimSession; sources all at node 0 */
+  gboolean started;
+};
+
+void
+sim_config_init (SimConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  cfg->seed = 1;
+  cfg->n_layers = 6;
+  for (guint i = 0; i < RLM_MAX_LAYERS; i++)
+    cfg->layer_rate[i] = 32000ull << MIN (i, 20);
+  cfg->packet_size = 1000;
+  cfg->join_latency = 10 * SIM_MS;
+  cfg->leave_latency = 100 * SIM_MS;
+  cfg->source_jitter = TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The event heap */
+
+static gboolean
+event_before (const SimEvent * x, const SimEvent * y)
+{
+  return x->time < y->time || (x->time == y->time && x->order < y->order);
+}
+
+static void
+schedule (Sim * sim, gint64 time, SimEventType type, guint a, guint b,
+    gpointer p)
+{
+  SimEvent ev = { MAX (time, sim->now), sim->order++, type, a, b, p };
+  SimEvent *h;
+  guint i;
+
+  g_array_append_val (sim->heap, ev);
+  h = (SimEvent *) sim->heap->data;
+  for (i = sim->heap->len - 1; i > 0; i = (i - 1) / 2) {
+    SimEvent tmp;
+
+    if (!event_before (&h[i], &h[(i - 1) / 2]))
+      break;
+    tmp = h[i];
+    h[i] = h[(i - 1) / 2];
+    h[(i - 1) / 2] = tmp;
+  }
+}
+
+static SimEvent
+pop_event (Sim * sim)
+{
+  SimEvent *h = (SimEvent *) sim->heap->data, top = h[0];
+  guint n = sim->heap->len - 1, i = 0;
+
+  h[0] = h[n];
+  g_array_set_size (sim->heap, n);
+  for (;;) {
+    guint l = 2 * i + 1, r = l + 1, m = i;
+    SimEvent tmp;
+
+    if (l < n && event_before (&h[l], &h[m]))
+      m = l;
+    if (r < n && event_before (&h[r], &h[m]))
+      m = r;
+    if (m == i)
+      break;
+    tmp = h[i];
+    h[i] = h[m];
+    h[m] = tmp;
+    i = m;
+  }
+  return top;
+}
+
+/* ------------------------------------------------------------------ */
+/* Packets and links */
+
+static SimPacket *
+packet_ref (SimPacket * p)
+{
+  p->ref++;
+  return p;
+}
+
+static void
+packet_unref (SimPacket * p)
+{
+  if (--p->ref == 0)
+    g_free (p);
+}
+
+static SimNode *
+node_at (const Sim * sim, guint n)
+{
+  return &g_array_index (sim->nodes, SimNode, n);
+}
+
+static SimReceiver *
+rx_at (const Sim * sim, guint i)
+{
+  return g_ptr_array_index (sim->receivers, i);
+}
+
+static guint
+group_of (guint session, guint layer)
+{
+  return session * RLM_MAX_LAYERS + layer;
+}
+
+/* The state of group @g at node @n; NULL if it never had any and not
+ * @create. */
+static SimGroup *
+group_at (Sim * sim, guint n, guint g, gboolean create)
+{
+  SimNode *node = node_at (sim, n);
+  SimGroup *st = g_hash_table_lookup (node->groups, GUINT_TO_POINTER (g + 1));
+
+  if (!st && create) {
+    st = g_new0 (SimGroup, 1);
+    st->out = g_array_new (FALSE, FALSE, sizeof (guint));
+    g_hash_table_insert (node->groups, GUINT_TO_POINTER (g + 1), st);
+  }
+  return st;
+}
+
+static void
+group_free (gpointer data)
+{
+  SimGroup *st = data;
+
+  g_array_free (st->out, TRUE);
+  g_free (st);
+}
+
+static SimSession *
+session_at (const Sim * sim, guint s)
+{
+  return &g_array_index (sim->sessions, SimSession, s);
+}
+
+static void
+start_transmission (Sim * sim, guint n)
+{
+  SimNode *node = node_at (sim, n);
+  SimPacket *p = g_queue_pop_head (&node->queue);
+
+  if (!p)
+    return;
+  node->queued_bytes -= p->size;
+  node->in_flight = p;
+  schedule (sim, sim->now + (gint64) (p->size * 8.0 * SIM_S / node->rate),
+      EV_LINK_DONE, n, 0, NULL);
+}
+
+/* Drop-tail: a packet that finds the queue full is lost. */
+static void
+link_enqueue (Sim * sim, guint n, SimPacket * p)
+{
+  SimNode *node = node_at (sim, n);
+
+  if (p->cross)
+    node->st.cross_sent++;
+  else
+    node->st.sent++;
+  if ((node->queue_packets && node->queue.length >= node->queue_packets) ||
+      (node->queue_bytes && node->queued_bytes + p->size > node->queue_bytes)) {
+    if (p->cross)
+      node->st.cross_dropped++;
+    else
+      node->st.dropped++;
+    return;
+  }
+  g_queue_push_tail (&node->queue, packet_ref (p));
+  node->queued_bytes += p->size;
+  if (!node->in_flight)
+    start_transmission (sim, n);
+}
+
+static void
+link_done (Sim * sim, guint n)
+{
+  SimNode *node = node_at (sim, n);
+  SimPacket *p = node->in_flight;
+
+  node->in_flight = NULL;
+  schedule (sim, sim->now + node->delay, EV_ARRIVE, n, 0, p);
+  start_transmission (sim, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Receivers */
+
+static SimBin *
+current_bin (SimReceiver * rx, gint64 now)
+{
+  guint i = (guint) (now / SIM_BIN);
+
+  if (rx->bins->len <= i)
+    g_array_set_size (rx->bins, i + 1);
+  return &g_array_index (rx->bins, SimBin, i);
+}
+
+/* The simulator's own loss count, independent of the core's. */
+static void
+account_packet (SimReceiver * rx, const SimPacket * p, gint64 now)
+{
+  guint layer;
+  guint16 seq, gap = 0;
+  SimBin *bin = current_bin (rx, now);
+
+  if (!rlm_layer_ext_parse (p->data, p->len, rx->cfg.ext_id, &layer, &seq))
+    return;
+  if (rx->have_seq[layer] && (gint16) (seq - rx->next_seq[layer]) > 0)
+    gap = seq - rx->next_seq[layer];
+  if (!rx->have_seq[layer] || (gint16) (seq - rx->next_seq[layer]) >= 0)
+    rx->next_seq[layer] = seq + 1;
+  rx->have_seq[layer] = TRUE;
+  bin->received++;
+  bin->lost += gap;
+  rx->received++;
+  rx->lost += gap;
+}
+
+/* Grafts or prunes group @g on every link from node @n up to the root,
+ * as the members below each link now ask. */
+static void
+refresh_path (Sim * sim, guint n, guint g)
+{
+  for (; n != 0; n = node_at (sim, n)->parent) {
+    SimGroup *st = group_at (sim, n, g, TRUE);
+    SimGroup *up = group_at (sim, node_at (sim, n)->parent, g, TRUE);
+    gboolean want = st->members > 0;
+
+    if (want == st->forwards)
+      continue;
+    st->forwards = want;
+    if (want) {
+      g_array_append_val (up->out, n);
+      continue;
+    }
+    for (guint k = 0; k < up->out->len; k++) {
+      if (g_array_index (up->out, guint, k) == n) {
+        g_array_remove_index_fast (up->out, k);
+        break;
+      }
+    }
+  }
+}
+
+static void
+change_membership (Sim * sim, SimReceiver * rx, guint layer, gboolean join)
+{
+  guint g = group_of (rx->session, layer);
+
+  if (layer >= session_at (sim, rx->session)->n_layers ||
+      rx->subscribed[layer] == join)
+    return;
+  rx->subscribed[layer] = join;
+  rx->have_seq[layer] = FALSE;
+  for (guint n = rx->node; n != 0; n = node_at (sim, n)->parent) {
+    if (join)
+      group_at (sim, n, g, TRUE)->members++;
+    else
+      group_at (sim, n, g, TRUE)->members--;
+  }
+  schedule (sim, sim->now + (join ? sim->cfg.join_latency :
+          sim->cfg.leave_latency), EV_REFRESH, rx->node, g, NULL);
+}
+
+/* The propagation delay of the tree path between two nodes. */
+static gint64
+path_delay (const Sim * sim, guint a, guint b)
+{
+  guint x = a, y = b;
+
+  /* up to the lowest common ancestor */
+  while (x != y) {
+    if (node_at (sim, x)->hops >= node_at (sim, y)->hops)
+      x = node_at (sim, x)->parent;
+    else
+      y = node_at (sim, y)->parent;
+  }
+  return node_at (sim, a)->depth_delay + node_at (sim, b)->depth_delay -
+      2 * node_at (sim, x)->depth_delay;
+}
+
+static void
+send_control (Sim * sim, guint from, const guint8 * data, gsize len)
+{
+  SimReceiver *src = rx_at (sim, from);
+  SimPacket *p = g_new0 (SimPacket, 1);
+
+  p->ref = 1;
+  p->len = MIN (len, SIM_MAX_PKT);
+  memcpy (p->data, data, p->len);
+  for (guint i = 0; i < sim->receivers->len; i++) {
+    SimReceiver *rx = rx_at (sim, i);
+
+    if (i == from || !rx->core || rx->session != src->session)
+      continue;
+    schedule (sim, sim->now + path_delay (sim, src->node, rx->node), EV_CTRL,
+        i, from, packet_ref (p));
+  }
+  packet_unref (p);
+}
+
+static void
+reschedule_wake (Sim * sim, guint i)
+{
+  SimReceiver *rx = rx_at (sim, i);
+  gint64 t = rlm_receiver_next_deadline (rx->core);
+
+  if (t < 0 || t == rx->wake_at)
+    return;
+  rx->wake_at = t;
+  rx->wake_gen++;
+  /* never at now again: a core that keeps asking cannot stall the run */
+  schedule (sim, MAX (t, sim->now + 1), EV_WAKE, i, rx->wake_gen, NULL);
+}
+
+/* Takes what the core produced: announcements, events. */
+static void
+drain_receiver (Sim * sim, guint i)
+{
+  SimReceiver *rx = rx_at (sim, i);
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len;
+  RlmEvent ev;
+
+  while ((len = rlm_receiver_pop_transmit (rx->core, buf, sizeof (buf))))
+    send_control (sim, i, buf, len);
+  while (rlm_receiver_pop_event (rx->core, &ev)) {
+    SimEventRecord rec = { sim->now, ev };
+
+    g_array_append_val (rx->events, rec);
+    if (ev.type == RLM_EVENT_JOIN || ev.type == RLM_EVENT_LEAVE)
+      change_membership (sim, rx, ev.layer, ev.type == RLM_EVENT_JOIN);
+  }
+  reschedule_wake (sim, i);
+}
+
+static void
+sender_addr (guint from, RlmAddr * addr)
+{
+  memset (addr, 0, sizeof (*addr));
+  addr->len = 4;
+  addr->bytes[0] = 10;
+  addr->bytes[1] = (from >> 16) & 0xff;
+  addr->bytes[2] = (from >> 8) & 0xff;
+  addr->bytes[3] = from & 0xff;
+}
+
+static void
+deliver (Sim * sim, guint i, const SimPacket * p, guint from)
+{
+  SimReceiver *rx = rx_at (sim, i);
+  RlmAddr addr;
+
+  if (!rx->core)
+    return;
+  if (from == G_MAXUINT)
+    sender_addr (0xffffff, &addr);
+  else
+    sender_addr (from, &addr);
+  rlm_receiver_on_datagram (rx->core, p->data, p->len, &addr, sim->now);
+  drain_receiver (sim, i);
+}
+
+/* A packet reached node @n: to its receivers that joined the group, and
+ * down every link that forwards the group. */
+static void
+arrive (Sim * sim, guint n, SimPacket * p)
+{
+  SimNode *node = node_at (sim, n);
+  SimGroup *st;
+
+  if (p->cross)
+    return;
+  if (n != 0) {
+    node->st.layer_delivered[p->layer]++;
+    node->st.delivered++;
+  }
+  for (guint k = 0; k < node->receivers->len; k++) {
+    guint i = g_array_index (node->receivers, guint, k);
+    SimReceiver *rx = rx_at (sim, i);
+
+    if (rx->core && rx->session == p->session && rx->subscribed[p->layer]) {
+      account_packet (rx, p, sim->now);
+      deliver (sim, i, p, G_MAXUINT);
+    }
+  }
+  st = group_at (sim, n, group_of (p->session, p->layer), FALSE);
+  for (guint k = 0; st && k < st->out->len; k++)
+    link_enqueue (sim, g_array_index (st->out, guint, k), p);
+}
+
+/* ------------------------------------------------------------------ */
+/* The source and the cross traffic */
+
+static SimPacket *
+make_media (Sim * sim, guint session, guint layer)
+{
+  SimSession *ss = session_at (sim, session);
+  SimPacket *p = g_new0 (SimPacket, 1);
+  guint8 hdr[RTP_HEADER_SIZE];
+  RtpHeader h;
+
+  memset (&h, 0, sizeof (h));
+  h.payload_type = SIM_RTP_PT;
+  h.seq = ss->rtp_seq++;
+  h.timestamp = (guint32) (sim->now / 11111);   /* 90 kHz */
+  h.ssrc = ss->ssrc;
+  rtp_header_write (&h, NULL, 0, hdr, sizeof (hdr));
+  p->ref = 1;
+  p->size = sim->cfg.packet_size;
+  p->session = session;
+  p->layer = layer;
+  p->len = rlm_stamper_stamp (&ss->stamper, layer, hdr, sizeof (hdr),
+      p->data, sizeof (p->data));
+  return p;
+}
+
+static void
+source_send (Sim * sim, guint session, guint layer)
+{
+  SimPacket *p = make_media (sim, session, layer);
+  gint64 delta = (gint64) (sim->cfg.packet_size * 8.0 * SIM_S /
+      session_at (sim, session)->layer_rate[layer]);
+  gint64 noise = 0;
+
+  arrive (sim, 0, p);
+  packet_unref (p);
+  if (sim->cfg.source_jitter)
+    noise = random_source_range (&sim->rng, -delta / 2, delta / 2);
+  schedule (sim, sim->now + delta + noise, EV_SOURCE, session, layer, NULL);
+}
+
+static void
+cross_send (Sim * sim, guint f)
+{
+  SimCross *c = &g_array_index (sim->cross, SimCross, f);
+  gint64 phase = sim->now - c->start, next;
+  SimPacket *p;
+
+  if (c->stop >= 0 && sim->now >= c->stop)
+    return;
+  if (c->off > 0 && phase % (c->on + c->off) >= c->on) {
+    schedule (sim, sim->now + (c->on + c->off) - phase % (c->on + c->off),
+        EV_CROSS, f, 0, NULL);
+    return;
+  }
+  p = g_new0 (SimPacket, 1);
+  p->ref = 1;
+  p->size = c->size;
+  p->cross = TRUE;
+  link_enqueue (sim, c->node, p);
+  packet_unref (p);
+  next = sim->now + (gint64) (c->size * 8.0 * SIM_S / c->rate);
+  schedule (sim, next, EV_CROSS, f, 0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building and running */
+
+Sim *
+sim_new (const SimConfig * cfg)
+{
+  Sim *sim = g_new0 (Sim, 1);
+  SimNode root;
+
+  sim->cfg = *cfg;
+  sim->cfg.n_layers = CLAMP (sim->cfg.n_layers, 1, RLM_MAX_LAYERS);
+  random_source_init_seeded (&sim->rng, &sim->seeded, cfg->seed);
+  sim->heap = g_array_new (FALSE, FALSE, sizeof (SimEvent));
+  sim->nodes = g_array_new (FALSE, TRUE, sizeof (SimNode));
+  sim->receivers = g_ptr_array_new ();
+  sim->cross = g_array_new (FALSE, TRUE, sizeof (SimCross));
+  sim->sessions = g_array_new (FALSE, TRUE, sizeof (SimSession));
+  memset (&root, 0, sizeof (root));
+  root.children = g_array_new (FALSE, FALSE, sizeof (guint));
+  root.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
+  root.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
+  g_queue_init (&root.queue);
+  g_array_append_val (sim->nodes, root);
+  sim_add_session (sim, sim->cfg.n_layers, sim->cfg.layer_rate);
+  return sim;
+}
+
+void
+sim_free (Sim * sim)
+{
+  if (!sim)
+    return;
+  while (sim->heap->len > 0) {
+    SimEvent ev = pop_event (sim);
+
+    if (ev.p)
+      packet_unref (ev.p);
+  }
+  for (guint n = 0; n < sim->nodes->len; n++) {
+    SimNode *node = node_at (sim, n);
+
+    g_queue_clear_full (&node->queue, (GDestroyNotify) packet_unref);
+    if (node->in_flight)
+      packet_unref (node->in_flight);
+    g_array_free (node->children, TRUE);
+    g_array_free (node->receivers, TRUE);
+    g_hash_table_destroy (node->groups);
+  }
+  for (guint i = 0; i < sim->receivers->len; i++) {
+    SimReceiver *rx = rx_at (sim, i);
+
+    rlm_receiver_free (rx->core);
+    g_array_free (rx->events, TRUE);
+    g_array_free (rx->bins, TRUE);
+    g_free (rx);
+  }
+  g_array_free (sim->heap, TRUE);
+  g_array_free (sim->nodes, TRUE);
+  g_ptr_array_free (sim->receivers, TRUE);
+  g_array_free (sim->cross, TRUE);
+  g_array_free (sim->sessions, TRUE);
+  g_free (sim);
+}
+
+guint
+sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
+    guint queue_packets, guint queue_bytes)
+{
+  SimNode node;
+  guint n = sim->nodes->len;
+
+  g_return_val_if_fail (parent < sim->nodes->len && rate > 0, 0);
+  memset (&node, 0, sizeof (node));
+  node.parent = parent;
+  node.children = g_array_new (FALSE, FALSE, sizeof (guint));
+  node.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
+  node.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
+  node.hops = node_at (sim, parent)->hops + 1;
+  node.depth_delay = node_at (sim, parent)->depth_delay + delay;
+  node.rate = rate;
+  node.delay = delay;
+  node.queue_packets = queue_packets;
+  node.queue_bytes = queue_bytes;
+  g_queue_init (&node.queue);
+  g_array_append_val (sim->nodes, node);
+  g_array_append_val (node_at (sim, parent)->children, n);
+  return n;
+}
+
+guint
+sim_add_session (Sim * sim, guint n_layers, const guint64 * layer_rate)
+{
+  SimSession ss;
+  RlmConfig rc;
+
+  g_return_val_if_fail (!sim->started, 0);
+  memset (&ss, 0, sizeof (ss));
+  ss.n_layers = CLAMP (n_layers, 1, RLM_MAX_LAYERS);
+  for (guint l = 0; l < ss.n_layers; l++)
+    ss.layer_rate[l] = MAX (layer_rate[l], 1);
+  ss.ssrc = SIM_SSRC + sim->sessions->len;
+  rlm_config_init (&rc);
+  rlm_stamper_init (&ss.stamper, rc.ext_id, &sim->rng);
+  g_array_append_val (sim->sessions, ss);
+  return sim->sessions->len - 1;
+}
+
+guint
+sim_add_receiver (Sim * sim, guint node, const RlmConfig * cfg, gint64 start)
+{
+  return sim_add_session_receiver (sim, 0, node, cfg, start);
+}
+
+guint
+sim_add_session_receiver (Sim * sim, guint session, guint node,
+    const RlmConfig * cfg, gint64 start)
+{
+  SimReceiver *rx;
+  guint i = sim->receivers->len;
+
+  g_return_val_if_fail (node < sim->nodes->len, 0);
+  g_return_val_if_fail (session < sim->sessions->len, 0);
+  rx = g_new0 (SimReceiver, 1);
+  rx->node = node;
+  rx->session = session;
+  rx->start = start;
+  rx->cfg = *cfg;
+  rx->cfg.n_layers = session_at (sim, session)->n_layers;
+  rx->wake_at = -1;
+  rx->events = g_array_new (FALSE, FALSE, sizeof (SimEventRecord));
+  rx->bins = g_array_new (FALSE, TRUE, sizeof (SimBin));
+  random_source_init_seeded (&rx->rng, &rx->seeded,
+      random_source_u64 (&sim->rng));
+  g_ptr_array_add (sim->receivers, rx);
+  g_array_append_val (node_at (sim, node)->receivers, i);
+  schedule (sim, start, EV_RX_START, i, 0, NULL);
+  return i;
+}
+
+void
+sim_add_cross_traffic (Sim * sim, guint node, guint64 rate, guint size,
+    gint64 start, gint64 stop, gint64 on, gint64 off)
+{
+  SimCross c = { node, rate, size, start, stop, on, off };
+
+  g_return_if_fail (node > 0 && node < sim->nodes->len && rate > 0 &&
+      size > 0 && (off == 0 || on > 0));
+  g_array_append_val (sim->cross, c);
+  schedule (sim, start, EV_CROSS, sim->cross->len - 1, 0, NULL);
+}
+
+static void
+start_receiver (Sim * sim, guint i)
+{
+  SimReceiver *rx = rx_at (sim, i);
+
+  rx->core = rlm_receiver_new (&rx->cfg, &rx->rng, sim->now);
+  drain_receiver (sim, i);
+}
+
+static void
+run_event (Sim * sim, SimEvent * ev)
+{
+  switch (ev->type) {
+    case EV_SOURCE:
+      source_send (sim, ev->a, ev->b);
+      break;
+    case EV_LINK_DONE:
+      link_done (sim, ev->a);
+      break;
+    case EV_ARRIVE:
+      arrive (sim, ev->a, ev->p);
+      packet_unref (ev->p);
+      break;
+    case EV_WAKE:
+      if (ev->b == rx_at (sim, ev->a)->wake_gen) {
+        rx_at (sim, ev->a)->wake_at = -1;
+        rlm_receiver_advance (rx_at (sim, ev->a)->core, sim->now);
+        drain_receiver (sim, ev->a);
+      }
+      break;
+    case EV_CTRL:
+      deliver (sim, ev->a, ev->p, ev->b);
+      packet_unref (ev->p);
+      break;
+    case EV_REFRESH:
+      refresh_path (sim, ev->a, ev->b);
+      break;
+    case EV_RX_START:
+      start_receiver (sim, ev->a);
+      break;
+    case EV_CROSS:
+      cross_send (sim, ev->a);
+      break;
+  }
+}
+
+void
+sim_run (Sim * sim, gint64 until)
+{
+  if (!sim->started) {
+    sim->started = TRUE;
+    for (guint s = 0; s < sim->sessions->len; s++)
+      for (guint l = 0; l < session_at (sim, s)->n_layers; l++)
+        schedule (sim, random_source_range (&sim->rng, 0, 10 * SIM_MS),
+            EV_SOURCE, s, l, NULL);
+  }
+  while (sim->heap->len > 0 &&
+      g_array_index (sim->heap, SimEvent, 0).time <= until) {
+    SimEvent ev = pop_event (sim);
+
+    sim->now = ev.time;
+    run_event (sim, &ev);
+  }
+  sim->now = MAX (sim->now, until);
+}
+
+gint64
+sim_now (const Sim * sim)
+{
+  return sim->now;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results */
+
+guint
+sim_n_receivers (const Sim * sim)
+{
+  return sim->receivers->len;
+}
+
+RlmReceiver *
+sim_receiver_core (Sim * sim, guint i)
+{
+  return i < sim->receivers->len ? rx_at (sim, i)->core : NULL;
+}
+
+const GArray *
+sim_receiver_events (const Sim * sim, guint i)
+{
+  return rx_at (sim, i)->events;
+}
+
+guint
+sim_receiver_level (const Sim * sim, guint i)
+{
+  const GArray *evs = rx_at (sim, i)->events;
+  guint level = 0;
+
+  for (guint k = 0; k < evs->len; k++) {
+    const SimEventRecord *r = &g_array_index (evs, SimEventRecord, k);
+
+    if (r->ev.type == RLM_EVENT_LEVEL)
+      level = r->ev.level;
+  }
+  return level;
+}
+
+gdouble
+sim_receiver_worst_loss (const Sim * sim, guint i, gint64 window)
+{
+  const SimReceiver *rx = rx_at (sim, i);
+  const GArray *bins = rx->bins;
+  guint w = MAX (1, (guint) (window / SIM_BIN));
+  guint first = (guint) (rx->start / SIM_BIN) + w - 1;
+  guint64 recv = 0, lost = 0;
+  gdouble worst = 0;
+
+  /* only whole windows after the start; none: the whole run */
+  if (first >= bins->len)
+    return sim_receiver_loss (sim, i);
+  for (guint k = 0; k < bins->len; k++) {
+    const SimBin *b = &g_array_index (bins, SimBin, k);
+
+    recv += b->received;
+    lost += b->lost;
+    if (k >= w) {
+      const SimBin *old = &g_array_index (bins, SimBin, k - w);
+
+      recv -= old->received;
+      lost -= old->lost;
+    }
+    if (k >= first && recv + lost > 0)
+      worst = MAX (worst, (gdouble) lost / (recv + lost));
+  }
+  return worst;
+}
+
+void
+sim_receiver_counts (const Sim * sim, guint i, guint64 * received,
+    guint64 * lost)
+{
+  *received = rx_at (sim, i)->received;
+  *lost = rx_at (sim, i)->lost;
+}
+
+gdouble
+sim_receiver_loss (const Sim * sim, guint i)
+{
+  const SimReceiver *rx = rx_at (sim, i);
+
+  return rx->received + rx->lost > 0 ?
+      (gdouble) rx->lost / (rx->received + rx->lost) : 0;
+}
+
+gint64
+sim_receiver_convergence (const Sim * sim, guint i, guint optimal)
+{
+  const SimReceiver *rx = rx_at (sim, i);
+  guint level = 0;
+  gint64 reached = -1;
+
+  for (guint k = 0; k < rx->events->len; k++) {
+    const SimEventRecord *r = &g_array_index (rx->events, SimEventRecord, k);
+
+    if (r->ev.type != RLM_EVENT_LEVEL)
+      continue;
+    if (level < optimal && r->ev.level >= optimal)
+      reached = r->time;
+    level = r->ev.level;
+  }
+  return level >= optimal && reached >= 0 ? reached - rx->start : -1;
+}
+
+void
+sim_link_stats (const Sim * sim, guint node, SimLinkStats * st)
+{
+  *st = node_at (sim, node)->st;
+}
+
+gboolean
+sim_link_forwards (const Sim * sim, guint node, guint session, guint layer)
+{
+  SimGroup *st;
+
+  if (layer >= RLM_MAX_LAYERS || node >= sim->nodes->len)
+    return FALSE;
+  st = g_hash_table_lookup (node_at (sim, node)->groups,
+      GUINT_TO_POINTER (group_of (session, layer) + 1));
+  return st && st->forwards;
+}
