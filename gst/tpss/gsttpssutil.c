@@ -788,7 +788,8 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
       "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
       "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate,
-      "left", G_TYPE_BOOLEAN, m->left, NULL);
+      "left", G_TYPE_BOOLEAN, m->left,
+      "sr-received", G_TYPE_UINT64, m->sr_received, NULL);
 
   if (m->have_decoder)
     gst_structure_set (ms,
@@ -830,7 +831,10 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "pli-dropped", G_TYPE_UINT64, gs->pli_dropped,
       "bye-sent", G_TYPE_UINT64, gs->bye_sent,
       "bye-received", G_TYPE_UINT64, gs->bye_received,
-      "bye-refused", G_TYPE_UINT64, gs->bye_refused, NULL);
+      "bye-refused", G_TYPE_UINT64, gs->bye_refused,
+      "sr-sent", G_TYPE_UINT64, gs->sr_sent,
+      "sr-received", G_TYPE_UINT64, gs->sr_received,
+      "sr-refused", G_TYPE_UINT64, gs->sr_refused, NULL);
 
   g_value_init (&list, GST_TYPE_LIST);
   for (guint i = 0; members && i < members->len; i++) {
