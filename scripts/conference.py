@@ -178,13 +178,24 @@ def tone_amplitude(samples, freq):
     return 2 * math.sqrt(max(s1 * s1 + s2 * s2 - c * s1 * s2, 0.0)) / len(samples)
 
 
+TONE_BLOCK = AUDIO_RATE // 10     # tones are measured per 100 ms (10 Hz apart at most)
+
+
 def audio_levels(path, pids, seconds=10):
-    """RMS of a recording's last `seconds` of audio and the amplitude of every listed
-    participant's tone in it (full scale 32767; a tone is sent at 8192)."""
+    """RMS of a recording's last `seconds` of audio and, for every listed participant, the
+    median amplitude of its tone over 100 ms blocks (full scale 32767; a tone is sent at
+    8192) and the share of blocks in which it is at least half that. Blocks, not one sum
+    over the whole: a gap or a resynchronised mix shifts the phase, which a single
+    Goertzel sum over seconds would take for silence."""
     samples = recording_audio(path, seconds)
     rms = math.sqrt(sum(v * v for v in samples) / len(samples)) if samples else 0.0
-    return dict(seconds=len(samples) / AUDIO_RATE, rms=rms,
-                tones={pid: tone_amplitude(samples, tone_frequency(pid)) for pid in pids})
+    tones, present = {}, {}
+    for pid in pids:
+        amps = sorted(tone_amplitude(samples[i:i + TONE_BLOCK], tone_frequency(pid))
+                      for i in range(0, len(samples) - TONE_BLOCK + 1, TONE_BLOCK))
+        tones[pid] = amps[len(amps) // 2] if amps else 0.0
+        present[pid] = sum(a >= 4096 for a in amps) / len(amps) if amps else 0.0
+    return dict(seconds=len(samples) / AUDIO_RATE, rms=rms, tones=tones, present=present)
 
 
 # ---------------------------------------------------------------- statistics
@@ -352,7 +363,9 @@ def report(args, n, rates, starts, leaves):
             a = audio_levels(mp4, range(1, n + 1))
             result[pid]["audio"] = a
             print(f"    recording's last {a['seconds']:.0f} s of audio: rms {a['rms']:.0f}, "
-                  "tones " + ", ".join(f"p{t} {v:.0f}" for t, v in sorted(a["tones"].items())))
+                  "tones (median amplitude, share of 100 ms present) "
+                  + ", ".join(f"p{t} {v:.0f} {100 * a['present'][t]:.0f} %"
+                              for t, v in sorted(a["tones"].items())))
     write_svg(os.path.join(args.out_dir, "rates.svg"),
               {pid: s for pid, s in stats.items() if s}, args.duration, starts)
     print(f"conference: snapshots, recordings, statistics and rates.svg in {args.out_dir}")

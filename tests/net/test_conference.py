@@ -42,10 +42,12 @@ SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this sha
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
 FAST_RATE_FACTOR = 2.0    # fast members receive a sender at least this x the slow one
 LINK_TOLERANCE = 0.15     # the slow member receives its link's rate within this share
-# Tones are sent at amplitude 8192 (volume 0.25); a voice that arrives loses a little to Opus
-# and to concealed losses, and one that does not is near 0.
+# Tones are sent at amplitude 8192 (volume 0.25); measured per 100 ms block, a voice that
+# arrives has a median near that (7800-8100 seen; the slow member misses 10-20 % of the
+# blocks of each voice to loss), and a participant's own tone only leaks from the others'
+# (under 200).
 MIN_TONE = 4000
-MAX_OWN_TONE = 400
+MAX_OWN_TONE = 1000
 MIN_AUDIO_RMS = 2000
 failures = []
 
@@ -119,9 +121,11 @@ def check_audio(summary, pid, others):
     if not a:
         return
     tones = {int(t): v for t, v in a["tones"].items()}
+    present = {int(t): v for t, v in a["present"].items()}
     check(all(tones[o] >= MIN_TONE for o in others) and tones[pid] <= MAX_OWN_TONE,
-          f"p{pid} hears {others} (amplitude >= {MIN_TONE}) and not itself (<= "
-          f"{MAX_OWN_TONE}): " + ", ".join(f"p{t} {round(v)}" for t, v in sorted(tones.items())))
+          f"p{pid} hears {others} (median amplitude >= {MIN_TONE}) and not itself (<= "
+          f"{MAX_OWN_TONE}): " + ", ".join(f"p{t} {round(v)} ({100 * present[t]:.0f} % of "
+                                           "the time)" for t, v in sorted(tones.items())))
 
 
 def check_files(out_dir, pids):
