@@ -25,6 +25,7 @@ typedef struct
   Capture *cap;
   guint index;
   guint rate;
+  GstPad *pad;                  /* the tpsssrc pad, under cap->lock */
 } Stream;
 
 static GstPadProbeReturn
@@ -64,6 +65,7 @@ on_pad_added (GstElement * src, GstPad * pad, gpointer data)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, delay_probe, st, NULL);
   g_mutex_lock (&st->cap->lock);
   st->cap->pads++;
+  gst_object_replace ((GstObject **) & st->pad, GST_OBJECT (pad));
   g_mutex_unlock (&st->cap->lock);
   gst_object_unref (bin);
 }
@@ -90,7 +92,10 @@ measure_skew (const gchar * sync)
   guint sv = free_udp_port (), sa = free_udp_port ();
   guint rv = free_udp_port (), ra = free_udp_port ();
   Capture cap = { 0, };
-  Stream video = { &cap, 0, VIDEO_RATE }, audio = { &cap, 1, AUDIO_RATE };
+  Stream video = { &cap, 0, VIDEO_RATE, NULL };
+  Stream audio = { &cap, 1, AUDIO_RATE, NULL };
+  GstQuery *latency;
+  GstClockTime min_latency = 0;
   gchar *send_desc, *recv_desc, *vm, *am;
   GstElement *sender, *receiver, *e;
   gint64 skew;
@@ -145,6 +150,13 @@ measure_skew (const gchar * sync)
       "%u video and %u audio packets", cap.delays[0]->len,
       cap.delays[1]->len);
   skew = median (cap.delays[1]) - median (cap.delays[0]);
+  /* fec-size-time (200 ms), and with sync the latency property (200 ms) */
+  latency = gst_query_new_latency ();
+  fail_unless (gst_pad_query (audio.pad, latency));
+  gst_query_parse_latency (latency, NULL, &min_latency, NULL);
+  gst_query_unref (latency);
+  fail_unless_equals_uint64 (min_latency, g_str_equal (sync, "none") ?
+      200 * GST_MSECOND : 400 * GST_MSECOND);
   g_object_get (e, "stats", &stats, NULL);
   GST_INFO ("sync=%s: A/V skew %.1f ms; audio %s", sync, skew / 1e6,
       gst_structure_to_string (stats));
@@ -161,6 +173,8 @@ measure_skew (const gchar * sync)
   gst_element_set_state (receiver, GST_STATE_NULL);
   gst_object_unref (sender);
   gst_object_unref (receiver);
+  gst_clear_object (&video.pad);
+  gst_clear_object (&audio.pad);
   g_array_unref (cap.delays[0]);
   g_array_unref (cap.delays[1]);
   g_mutex_clear (&cap.lock);
