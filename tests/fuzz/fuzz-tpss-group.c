@@ -41,11 +41,8 @@ check_sent (const guint8 * d, gsize len)
 
   if (len < 4 || (d[0] >> 6) != 2)
     abort ();
-  if (d[1] == RTCP_PT_SR) {
-    if (!rtcp_compound_valid (d, len))
-      abort ();
+  if (d[1] == RTCP_PT_SR && rtcp_compound_valid (d, len))
     return;
-  }
   kind = tpss_rtcp_next (d, len, &msg, &consumed);
   if ((kind == TPSS_RTCP_MSG || kind == TPSS_RTCP_PLI ||
           kind == TPSS_RTCP_BYE) && consumed == len)
