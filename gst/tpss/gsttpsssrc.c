@@ -61,9 +61,11 @@
  * #GstTpssSrc:sync-group share those offsets: a member's audio and video,
  * received by two tpsssrc of two sessions, then get one time base and
  * play in sync. Before a member's first SR its buffers are stamped as
- * with `sync=none`. #GstTpssSrc:latency (added to the fec-size-time
- * answered to a LATENCY query) is what sinks wait beyond that for packets
- * that were delayed more than the least (jitter, FEC recovery).
+ * with `sync=none`. A stream is held back at most #GstTpssSrc:max-hold
+ * (1 s): when its member's other stream lags more, it is stamped on its
+ * own delay. #GstTpssSrc:latency (added to the fec-size-time answered to
+ * a LATENCY query) is what sinks wait beyond that for packets that were
+ * delayed more than the least (jitter, FEC recovery).
  *
  * ## Example launch lines
  *
@@ -98,6 +100,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_src_debug);
 #define DEFAULT_SYNC GST_TPSS_SYNC_NONE
 #define DEFAULT_LATENCY 200     /* ms */
 #define DEFAULT_SYNC_GROUP NULL
+#define DEFAULT_MAX_HOLD 1000   /* ms */
 #define SYNC_WINDOW (2 * GST_SECOND)
 
 typedef enum
@@ -195,6 +198,7 @@ enum
   PROP_SYNC,
   PROP_LATENCY,
   PROP_SYNC_GROUP,
+  PROP_MAX_HOLD,
 };
 
 /* One output pad: a member's stream, pushed by the pad's own task so a slow
@@ -216,6 +220,9 @@ typedef struct
   gint64 sync_offset;           /* local running time - sender NTP, ns */
   gint64 sync_hold;             /* how much later than its own least delay
                                  * this stream is stamped, ns */
+  guint64 over_max_hold;        /* buffers stamped on their own delay: the
+                                 * member's later stream lagged more than
+                                 * max-hold */
 } SrcPad;
 
 struct _GstTpssSrc
@@ -229,6 +236,7 @@ struct _GstTpssSrc
   gint clock_rate, payload;
   GstTpssSyncMode sync_mode;
   guint latency;                /* ms */
+  guint max_hold;               /* ms */
   gchar *sync_group;
 
   SharedSync *sync;             /* set in READY->PAUSED */
@@ -468,10 +476,11 @@ output_clock_rate (GstTpssSrc * self)
  * + the member's offset; @arrival when it cannot be (not RTP). */
 static GstClockTime
 sync_pts (GstTpssSrc * self, SrcPad * sp, GstBuffer * buf,
-    const TpssSenderReport * sr, guint clock_rate, GstClockTime arrival)
+    const TpssSenderReport * sr, guint clock_rate, GstClockTime arrival,
+    gint64 max_hold)
 {
   guint8 hdr[8];
-  gint64 sender, offset, own = 0, pts;
+  gint64 sender, offset, member_offset = 0, own = 0, pts;
 
   if (gst_buffer_extract (buf, 0, hdr, sizeof (hdr)) != sizeof (hdr))
     return arrival;
@@ -479,12 +488,16 @@ sync_pts (GstTpssSrc * self, SrcPad * sp, GstBuffer * buf,
       clock_rate);
   g_mutex_lock (&self->sync->lock);
   offset = tpss_sync_update (self->sync->sync, sp->member, self, sender,
-      (gint64) arrival);
+      (gint64) arrival, max_hold);
   tpss_sync_get_stream_delay (self->sync->sync, sp->member, self, &own);
+  tpss_sync_get_offset (self->sync->sync, sp->member, (gint64) arrival,
+      &member_offset);
   g_mutex_unlock (&self->sync->lock);
   pts = sender + offset;
   sp->sync_offset = offset;
   sp->sync_hold = offset - own;
+  if (offset != member_offset)
+    sp->over_max_hold++;
   sp->sr_stamped++;
   return pts > 0 ? (GstClockTime) pts : 0;
 }
@@ -499,10 +512,12 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
   GstClockTime ts = running_time (self);
   gboolean added = FALSE, synced;
   guint clock_rate = output_clock_rate (self);
+  gint64 max_hold;
 
   GST_OBJECT_LOCK (self);
   synced = self->sync_mode == GST_TPSS_SYNC_SENDER_REPORTS && sr->valid &&
       clock_rate > 0 && GST_CLOCK_TIME_IS_VALID (ts);
+  max_hold = self->max_hold * GST_MSECOND;
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->deliver_lock);
@@ -537,7 +552,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
     GstBuffer *b = gst_buffer_make_writable (gst_buffer_ref
         (gst_buffer_list_get (list, i)));
     GST_BUFFER_PTS (b) = synced && self->sync ?
-        sync_pts (self, sp, b, sr, clock_rate, ts) : ts;
+        sync_pts (self, sp, b, sr, clock_rate, ts, max_hold) : ts;
     GST_BUFFER_DTS (b) = GST_CLOCK_TIME_NONE;
     if (sp->queue.length >= MAX_PAD_QUEUE) {
       gst_buffer_unref (g_queue_pop_head (&sp->queue));
@@ -768,6 +783,10 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
       self->sync_group = g_value_dup_string (value);
       GST_OBJECT_UNLOCK (self);
       return;
+    case PROP_MAX_HOLD:
+      self->max_hold = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
     default:
       break;
   }
@@ -808,7 +827,8 @@ get_stats (GstTpssSrc * self)
             "id", G_TYPE_UINT, sp->member,
             "sr-stamped", G_TYPE_UINT64, sp->sr_stamped,
             "offset", G_TYPE_INT64, sp->sync_offset,
-            "hold", G_TYPE_INT64, sp->sync_hold, NULL));
+            "hold", G_TYPE_INT64, sp->sync_hold,
+            "over-max-hold", G_TYPE_UINT64, sp->over_max_hold, NULL));
     gst_value_list_append_and_take_value (&sync, &ps);
   }
   g_mutex_unlock (&self->pads_lock);
@@ -854,6 +874,9 @@ gst_tpss_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SYNC_GROUP:
       g_value_set_string (value, self->sync_group);
+      break;
+    case PROP_MAX_HOLD:
+      g_value_set_uint (value, self->max_hold);
       break;
     default:
       if (!gst_tpss_settings_get_property (&self->settings, prop_id, value))
@@ -933,6 +956,13 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
           "in two sessions); NULL: this element's own. Read when the "
           "element starts", DEFAULT_SYNC_GROUP,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
+      g_param_spec_uint ("max-hold", "Maximum hold",
+          "With sync=sender-reports: the most a stream is held back to wait "
+          "for its member's later stream; when that lags more, the stream "
+          "is stamped on its own delay (no lip sync for it then), as "
+          "rtpbin's max-ts-offset (ms)", 0, G_MAXUINT, DEFAULT_MAX_HOLD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstTpssSrc:stats:
    *
@@ -954,7 +984,9 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
           "offset: its offset, local running time less its NTP time "
           "(ns); "
           "hold: how much later than its own least delay this stream is "
-          "stamped so that the member's later stream keeps up (ns)",
+          "stamped so that the member's later stream keeps up (ns); "
+          "over-max-hold: buffers stamped on their own delay because the "
+          "member's later stream lagged more than max-hold (buffers)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -985,6 +1017,7 @@ gst_tpss_src_init (GstTpssSrc * self)
   self->payload = DEFAULT_PAYLOAD;
   self->sync_mode = DEFAULT_SYNC;
   self->latency = DEFAULT_LATENCY;
+  self->max_hold = DEFAULT_MAX_HOLD;
   g_mutex_init (&self->pads_lock);
   g_mutex_init (&self->deliver_lock);
   self->pads = g_hash_table_new (NULL, NULL);

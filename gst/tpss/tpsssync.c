@@ -79,13 +79,16 @@ stream_add_delay (TpssSync * s, SyncStream * st, gint64 delay, gint64 now)
 
 gint64
 tpss_sync_update (TpssSync * s, guint32 member, gpointer stream,
-    gint64 sender_time, gint64 arrival)
+    gint64 sender_time, gint64 arrival, gint64 max_hold)
 {
   SyncStream *st = find_stream (s, member, stream);
-  gint64 offset = 0;
+  gint64 offset = 0, own;
 
   stream_add_delay (s, st, arrival - sender_time, arrival);
+  own = MIN (st->cur_min, st->prev_min);
   tpss_sync_get_offset (s, member, arrival, &offset);
+  if (max_hold >= 0 && offset - own > max_hold)
+    return own;
   return offset;
 }
 

@@ -10,7 +10,11 @@
  * member's offset is the largest delay of its streams: the stream that
  * arrives later sets it, and every stream of the member is stamped
  * sender time + offset, so a capture instant gets one local time in all
- * of them. Streams silent for a while no longer count.
+ * of them. Streams silent for a while no longer count. A stream is held
+ * back at most max_hold: when the member's later stream lags it by more
+ * (a video path seconds behind its audio), it is stamped on its own
+ * delay instead, as rtpbin's max-ts-offset gives up on a sync it cannot
+ * make without delaying the faster stream by that much.
  *
  * Times are ns; the local time is whatever the caller uses (a running
  * time), the sender time ns since 1900. */
@@ -37,9 +41,11 @@ gint64 tpss_sync_sender_time (const TpssSenderReport * sr, guint32 rtp_ts,
 
 /* A packet of @member's stream @stream (any key the caller picks, one per
  * stream) with sender time @sender_time arrived at @arrival (local ns).
- * Returns the member's offset now: local time = sender time + offset. */
+ * Returns the offset to stamp it with, local time = sender time + offset:
+ * the member's offset, or the stream's own least delay when that is more
+ * than @max_hold (ns; < 0: no limit) below it. */
 gint64 tpss_sync_update (TpssSync * s, guint32 member, gpointer stream,
-    gint64 sender_time, gint64 arrival);
+    gint64 sender_time, gint64 arrival, gint64 max_hold);
 
 /* The offset of @member as of @now (local ns); FALSE if none of its
  * streams counts. */

@@ -1298,7 +1298,8 @@ GST_START_TEST (test_sender_report_received)
   feed_rtp (b, ID_A, 2, 1, 3 * MS);
   fail_unless (find_event (b, TPSS_GROUP_EVENT_DELIVER, ID_A, &ev));
   fail_unless (ev.sr.valid);
-  fail_unless_equals_uint64 (ev.sr.ntp, G_GUINT64_CONSTANT (0x1000000080000000));
+  fail_unless_equals_uint64 (ev.sr.ntp,
+      G_GUINT64_CONSTANT (0x1000000080000000));
   fail_unless_equals_int (ev.sr.rtp_ts, 4242);
   tpss_group_event_clear (&ev);
   drop_transmits (b);

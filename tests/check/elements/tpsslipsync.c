@@ -87,7 +87,7 @@ median (GArray * a)
 /* Runs the call for 4 s and returns the audio's median delay less the
  * video's (ns), measured over the last 2 s. */
 static gint64
-measure_skew (const gchar * sync)
+measure_skew (const gchar * sync, guint max_hold)
 {
   guint sv = free_udp_port (), sa = free_udp_port ();
   guint rv = free_udp_port (), ra = free_udp_port ();
@@ -118,9 +118,10 @@ measure_skew (const gchar * sync)
       sv, vm, AUDIO_RATE, HOLD_BACK_MS, sa, am);
   recv_desc = g_strdup_printf ("tpsssrc name=v port=%u member-id=2 "
       "members=%s media=video clock-rate=%u sync=%s sync-group=lipsync "
+      "max-hold=%u "
       "tpsssrc name=a port=%u member-id=2 members=%s media=audio "
-      "clock-rate=%u sync=%s sync-group=lipsync",
-      rv, vm, VIDEO_RATE, sync, ra, am, AUDIO_RATE, sync);
+      "clock-rate=%u sync=%s sync-group=lipsync max-hold=%u",
+      rv, vm, VIDEO_RATE, sync, max_hold, ra, am, AUDIO_RATE, sync, max_hold);
   sender = gst_parse_launch (send_desc, NULL);
   receiver = gst_parse_launch (recv_desc, NULL);
   fail_unless (sender && receiver);
@@ -188,7 +189,7 @@ measure_skew (const gchar * sync)
 /* Arrival stamps: the audio is the hold-back later than its video. */
 GST_START_TEST (test_skew_without_sync)
 {
-  gint64 skew = measure_skew ("none");
+  gint64 skew = measure_skew ("none", 1000);
 
   g_print ("tpsslipsync: sync=none A/V skew %.1f ms\n", skew / 1e6);
   fail_unless (skew > (HOLD_BACK_MS - 50) * GST_MSECOND,
@@ -200,10 +201,23 @@ GST_END_TEST;
 /* Sender-report stamps: audio and video of one instant within 20 ms. */
 GST_START_TEST (test_skew_with_sender_reports)
 {
-  gint64 skew = measure_skew ("sender-reports");
+  gint64 skew = measure_skew ("sender-reports", 1000);
 
   g_print ("tpsslipsync: sync=sender-reports A/V skew %.1f ms\n", skew / 1e6);
   fail_unless (ABS (skew) < 20 * GST_MSECOND, "skew %.1f ms", skew / 1e6);
+}
+
+GST_END_TEST;
+
+/* A video held back more than max-hold would be, is not: no lip sync. */
+GST_START_TEST (test_max_hold_gives_up)
+{
+  gint64 skew = measure_skew ("sender-reports", 100);
+
+  g_print ("tpsslipsync: sync=sender-reports max-hold=100 A/V skew %.1f ms\n",
+      skew / 1e6);
+  fail_unless (skew > (HOLD_BACK_MS - 50) * GST_MSECOND,
+      "skew %.1f ms", skew / 1e6);
 }
 
 GST_END_TEST;
@@ -218,6 +232,7 @@ tpsslipsync_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_skew_without_sync);
   tcase_add_test (tc, test_skew_with_sender_reports);
+  tcase_add_test (tc, test_max_hold_gives_up);
   return s;
 }
 
