@@ -25,6 +25,8 @@ typedef struct
   guint64 send_data_rate, send_rate, receive_rate;
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
+  guint64 audio_over_max_hold;  /* audio buffers not held for a video
+                                 * lagging more than max-hold */
   gint64 rtt;
   const gchar *phase;
   MemberCounts counts;
@@ -80,6 +82,8 @@ read_audio (const GstStructure * video_rx, const GstStructure * audio_rx,
   f->audio_rate = am ? field_u64 (am, "receive-rate") : 0;
   f->video_hold_ms = hold_ms (video_rx, f->id);
   f->audio_hold_ms = hold_ms (audio_rx, f->id);
+  am = find_member (audio_rx, "sync", f->id);
+  f->audio_over_max_hold = am ? field_u64 (am, "over-max-hold") : 0;
 }
 
 static void
@@ -198,8 +202,9 @@ json_member (GString * json, const MemberFigures * f, gdouble link,
       f->receive_rate, f->send_data_rate, f->send_rate, link, after_fec,
       f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
-      ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f", f->audio_rate,
-      f->video_hold_ms, f->audio_hold_ms);
+      ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
+      "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,
+      f->video_hold_ms, f->audio_hold_ms, f->audio_over_max_hold);
 }
 
 /* One member's line (and its ICE line), and its JSON object. */
