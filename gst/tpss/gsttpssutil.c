@@ -157,6 +157,11 @@ static const GstParamEntry param_entries[] = {
         "slowest destination's), so the copies that share our uplink do not "
         "starve each other (a factor)", DOUBLE, NULL, layer_max_spread, 1.0,
       1000.0),
+  P ("sr-interval", "Sender report interval", "Time between the RTCP "
+        "sender reports of our stream, each 0.5 to 1 of it (RFC 3550's "
+        "randomisation); they map its RTP timestamps to NTP time for the "
+        "receivers' lip sync (tpsssrc sync=sender-reports) (ns; 0 = none)",
+      TIME, NULL, sr_interval, 0, 60 * GST_SECOND),
 };
 
 #undef P
