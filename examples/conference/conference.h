@@ -32,7 +32,13 @@ typedef struct
   gchar *stun, *turn;           /* "host:port" */
   gchar *turn_user, *turn_password;
   gchar *ice_candidates;        /* "host,srflx,relay" */
+  /* audio: a second session on each member's port + 1 (confaudio.c) */
+  gboolean audio;               /* FALSE: --no-audio, or --ice */
+  gboolean audio_device;        /* capture from autoaudiosrc */
 } ConfOptions;
+
+/* A member's audio session is on its video port + this. */
+#define CONF_AUDIO_PORT_OFFSET 1
 
 typedef struct _ConfIce ConfIce;
 
@@ -45,12 +51,14 @@ struct _Conference
   GstElement *pipeline;
   GstElement *mix;              /* compositor */
   GstElement *tx, *rx;          /* tpsssink, tpsssrc */
+  GstElement *arx, *amix;       /* audio: tpsssrc, audiomixer */
   GstElement *snap;             /* fakesink with the last mixed picture */
   GstPad *self_pad;             /* compositor pad of our own camera */
   ConfIce *ice;                 /* with --ice, else NULL */
 
   GMutex lock;                  /* tiles: pads come and go in other threads */
   GHashTable *tiles;            /* member id -> Tile */
+  GHashTable *voices;           /* member id -> Voice (confaudio.c) */
   guint grid_cols, grid_rows;
 
   FILE *stats_json;
@@ -67,6 +75,15 @@ void conf_tiles_send_eos (Conference * conf);
 guint conf_tiles_count (Conference * conf);
 /* Pictures decoded from @member's stream so far (0: no tile). */
 guint conf_tiles_frames (Conference * conf, guint member);
+
+/* confaudio.c: a decode branch per remote participant's audio into
+ * audiomixer. */
+guint conf_audio_frequency (guint id);
+gchar *conf_audio_members (const gchar * members);
+void conf_audio_init (Conference * conf);
+void conf_audio_send_eos (Conference * conf);
+guint conf_audio_count (Conference * conf);
+void conf_audio_clear (Conference * conf);
 
 /* confstats.c: the statistics printed every second. */
 void conf_stats_print (Conference * conf);
