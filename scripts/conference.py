@@ -272,6 +272,7 @@ def conference_command(args, pid, n):
             f"--stats-json={args.out_dir}/stats-{pid}.json",
             f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
         (["--headless"] if args.headless else []) + \
+        ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -384,6 +385,8 @@ def main():
     ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
     ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")
     ap.add_argument("--fps", type=int, default=15)
+    ap.add_argument("--initial-rate", type=int, default=0,
+                    help="bit/s, each sender's first rate toward a member (the app's default: 0)")
     ap.add_argument("--ice", action="store_true",
                     help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",
