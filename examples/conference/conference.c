@@ -172,10 +172,7 @@ parse_options (int argc, char **argv, ConfOptions * o)
   o->initial_rate = initial;
   o->headless = headless || (!g_getenv ("DISPLAY")
       && !g_getenv ("WAYLAND_DISPLAY"));
-  /* The ICE transport carries one session: audio needs a second one. */
-  o->audio = !no_audio && !o->ice;
-  if (!no_audio && o->ice)
-    g_printerr ("conference: no audio over ICE yet (video only)\n");
+  o->audio = !no_audio;
   o->colour = palette[(id - 1) % G_N_ELEMENTS (palette)];
   if (colour) {
     gchar *end;
@@ -596,10 +593,13 @@ main (int argc, char **argv)
       conf.opt.headless ? "headless" : "window", conf.grid_cols,
       conf.grid_rows, !conf.opt.audio ? "no audio" :
       conf.opt.audio_device ? "audio from the microphone" : "audio tone");
-  if (conf.opt.audio && !conf.opt.audio_device)
+  if (conf.opt.audio && !conf.opt.audio_device && !conf.opt.ice)
     g_print ("participant %u: audio tone %u Hz on port %u\n", conf.opt.id,
         conf_audio_frequency (conf.opt.id),
         conf.opt.port + CONF_AUDIO_PORT_OFFSET);
+  else if (conf.opt.audio && !conf.opt.audio_device)
+    g_print ("participant %u: audio tone %u Hz over its own ICE transport\n",
+        conf.opt.id, conf_audio_frequency (conf.opt.id));
   conf.started = g_get_monotonic_time ();
   if (gst_element_set_state (conf.pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {

@@ -33,7 +33,7 @@ typedef struct
   gchar *turn_user, *turn_password;
   gchar *ice_candidates;        /* "host,srflx,relay" */
   /* audio: a second session on each member's port + 1 (confaudio.c) */
-  gboolean audio;               /* FALSE: --no-audio, or --ice */
+  gboolean audio;               /* FALSE: --no-audio */
   gboolean audio_device;        /* capture from autoaudiosrc */
 } ConfOptions;
 
@@ -55,6 +55,7 @@ struct _Conference
   GstElement *snap;             /* fakesink with the last mixed picture */
   GstPad *self_pad;             /* compositor pad of our own camera */
   ConfIce *ice;                 /* with --ice, else NULL */
+  ConfIce *audio_ice;           /* with --ice and audio */
 
   GMutex lock;                  /* tiles: pads come and go in other threads */
   GHashTable *tiles;            /* member id -> Tile */
