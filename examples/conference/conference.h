@@ -44,6 +44,32 @@ typedef struct _ConfIce ConfIce;
 
 typedef struct _Conference Conference;
 
+/* One remote member's branch behind a tpsssrc pad: elements in stream
+ * order (a queue first), the last one linked to a request pad of @mixer
+ * (branches.c). */
+#define CONF_BRANCH_MAX_ELEMENTS 8
+
+typedef struct
+{
+  guint member;
+  GstElement *mixer;
+  GstPad *mix_pad;
+  GstElement *elements[CONF_BRANCH_MAX_ELEMENTS];
+  guint n_elements;
+  gpointer data;                /* the kind's own (a Tile), or NULL */
+  GDestroyNotify free_data;
+} ConfBranch;
+
+/* The branches of one tpsssrc, member id -> ConfBranch (under
+ * Conference.lock). */
+typedef struct
+{
+  Conference *conf;
+  GHashTable *table;
+  ConfBranch *(*build) (Conference * conf, guint member);
+  void (*changed) (Conference * conf, guint member, gboolean added);
+} ConfBranches;
+
 struct _Conference
 {
   ConfOptions opt;
@@ -58,8 +84,8 @@ struct _Conference
   ConfIce *audio_ice;           /* with --ice and audio */
 
   GMutex lock;                  /* tiles: pads come and go in other threads */
-  GHashTable *tiles;            /* member id -> Tile */
-  GHashTable *voices;           /* member id -> Voice (confaudio.c) */
+  ConfBranches tiles;           /* tiles.c */
+  ConfBranches voices;          /* confaudio.c */
   guint grid_cols, grid_rows;
 
   FILE *stats_json;
@@ -69,6 +95,23 @@ struct _Conference
 };
 
 /* tiles.c: a decode branch per remote participant, laid out on a grid. */
+/* @factories: NULL-terminated; the elements are added to the pipeline
+ * and linked in that order. NULL (said on stderr) if that fails. */
+ConfBranch *conf_branch_new (Conference * conf, const gchar * kind,
+    guint member, GstElement * mixer, const gchar * const *factories);
+/* Links the branch's last element into a new request pad of its mixer. */
+gboolean conf_branch_link (ConfBranch * b);
+/* Starts its elements with the pipeline. */
+void conf_branch_play (ConfBranch * b);
+/* Takes a branch that could not be set up out of the pipeline, frees it. */
+void conf_branch_discard (Conference * conf, ConfBranch * b);
+void conf_branches_init (ConfBranches * bs, Conference * conf,
+    GstElement * src, ConfBranch * (*build) (Conference *, guint),
+    void (*changed) (Conference *, guint, gboolean));
+void conf_branches_send_eos (ConfBranches * bs);
+guint conf_branches_count (ConfBranches * bs);
+void conf_branches_clear (ConfBranches * bs);
+
 void conf_tiles_init (Conference * conf);
 void conf_tiles_clear (Conference * conf);
 void conf_tiles_layout (Conference * conf);
