@@ -8,6 +8,10 @@
  * measured on videotestsrc smpte/ball at 360p and 720p with x264 veryfast;
  * the first coded frame replaces them. */
 #define INIT_CPLX_INTRA 12.0
+/* The same for noise (videotestsrc snow), the costliest content: the guess
+ * for a first intra frame under a bound (intra_max_delay), which must not
+ * overshoot it by the content's factor. */
+#define INIT_CPLX_INTRA_BOUNDED 64.0
 #define INIT_CPLX_INTER 2.0
 #define ALPHA_MIN 4.0
 #define ALPHA_MAX 12.0
@@ -174,7 +178,9 @@ layer_rate_ctl_qp (LayerRateCtl * ctl, guint layer, gboolean intra)
       qp = INTRA_ALPHA * (ctl->lcplx[layer][1] - log2 (plan));
     } else {
       c = ctl->have_cplx[layer][0] ? exp2 (ctl->lcplx[layer][0]) *
-          INIT_CPLX_INTRA / INIT_CPLX_INTER : ctl->pixels * INIT_CPLX_INTRA;
+          INIT_CPLX_INTRA / INIT_CPLX_INTER : ctl->pixels *
+          (ctl->intra_max_delay > 0 ? INIT_CPLX_INTRA_BOUNDED :
+          INIT_CPLX_INTRA);
       qp = ctl->alpha[layer] * log2 (c / plan);
     }
     /* Not much finer than the inter frames around it. */
