@@ -74,6 +74,18 @@ guint64 vlmcc_sim_receiver_bytes (const VlmccSim * sim, guint rx,
 void vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
     gint64 to, guint64 * data, guint64 * cross);
 
+/* Scenarios (vlmccscenarios.c). Figure 5 at small scale: router 1 below
+ * the sender over 10 Mbit/s; routers 2 and 3 below it over 1 Mbit/s with
+ * 30-packet queues; receivers 0, 1 behind router 2 and 2, 3 behind router
+ * 3 (10 Mbit/s, 1 ms each); CBR cross traffic of 500 kbit/s into router 2
+ * over 10-25 s and 41-60 s, of 750 kbit/s into router 3 over 27-45 s. */
+VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
+/* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
+ * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
+ * packets per (sender) RTT. */
+gdouble vlmcc_sim_scale_feedback (guint n, guint64 seed,
+    VlmccSimFeedback * fb);
+
 G_END_DECLS
 
 #endif /* __VLMCC_SIM_H__ */
