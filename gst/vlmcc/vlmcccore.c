@@ -29,6 +29,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->g_var = 0.1;
   cfg->burst = 2;
   cfg->rto_var_mult = 4;
+  cfg->rto_granularity = 10 * MS;
   cfg->packet_size = 1000;
   cfg->alpha = 1.0;
   cfg->beta = 3.0;
@@ -411,7 +412,8 @@ sender_slide_una (VlmccSender * s)
 static gint64
 sender_rto (const VlmccSender * s)
 {
-  return s->est.rtt + (gint64) s->cfg.rto_var_mult * s->est.dev;
+  return s->est.rtt + MAX ((gint64) s->cfg.rto_var_mult * s->est.dev,
+      s->cfg.rto_granularity);
 }
 
 /* Packets unacknowledged rto after they left are lost; one halving per
@@ -486,14 +488,16 @@ sender_may_send (const VlmccSender * s, gint64 now)
 static void
 sender_write_ext (VlmccSender * s, guint8 data[VLMCC_EXT_SIZE], gint64 now)
 {
-  gint64 drift = s->last_send < 0 ? 0 : (now - s->last_send) / 1000;
+  /* in the tstamp's units, so the drifts a follower adds up telescope to
+   * the tstamps' difference and no rounding accumulates */
+  guint32 drift = s->last_send < 0 ? 0 : US (now) - US (s->last_send);
   WireWriter w;
 
   wire_writer_init (&w, data, VLMCC_EXT_SIZE);
   wire_write_u16 (&w, s->next_seq);
   wire_write_u32 (&w, s->leader);
   wire_write_u32 (&w, US (now));
-  wire_write_be (&w, MIN (drift, DRIFT_MAX), 3);
+  wire_write_be (&w, MIN (drift, (guint32) DRIFT_MAX), 3);
   wire_write_be (&w, rate_wire (packets_per_s (s->window, s->est.rtt),
           RATE_MAX), 3);
 }
@@ -958,19 +962,23 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
 }
 
 /* The follower's own Vegas window, once per its RTT; it has nothing in
- * travel, so the actual throughput is W / rtt. Ours: never more than
- * 2 N_extra packets above what the sender's rate fills, as TCP does not
- * grow a window it cannot use. */
+ * travel, so the actual throughput is W / rtt. Ours: a follower that sees
+ * no queueing (diff < alpha) is at least at the window that carries the
+ * sender's rate over its RTT, and never more than 2 N_extra packets above
+ * it, as TCP neither lags an uncongested path nor grows a window it
+ * cannot use. */
 static void
 receiver_epoch (VlmccReceiver * r, gint64 now)
 {
-  gdouble cap;
+  gdouble fill, w;
 
   if (!r->est.sampled || now < r->epoch_end)
     return;
-  r->window = MAX (1.0, vegas_step (&r->cfg, r->window, r->window, &r->est));
-  cap = r->sender_pps * r->est.rtt / NS_PER_S + 2.0 * r->cfg.n_extra;
-  r->window = MIN (r->window, MAX (cap, 1.0));
+  fill = r->sender_pps * r->est.rtt / NS_PER_S;
+  w = vegas_step (&r->cfg, r->window, r->window, &r->est);
+  if (w > r->window)
+    w = MAX (w, fill);
+  r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
   r->epoch_end = now + r->est.rtt;
 }
 

@@ -67,6 +67,8 @@ typedef struct {
   gdouble n_extra;              /* N_extra of eq. (6), packets: 2 */
   gdouble diff_avg_gain;        /* follower's moving average of the rate
                                  * difference: 0.1 */
+  gint64 rto_granularity;       /* the loss timeout's margin over rtt is
+                                 * at least this (RFC 6298's G): 10 ms */
   guint initial_window;         /* packets: 2 */
   gint64 initial_rtt;           /* before any sample: 100 ms */
   guint election_holdoff;       /* refuse challenges this many RTTs after
