@@ -472,16 +472,22 @@ sender_epoch (VlmccSender * s, gint64 now)
   s->epoch_end = now + s->est.rtt;
 }
 
+/* Whether the window (and the in-flight ring) lets another packet go. */
 static gboolean
-sender_may_send (const VlmccSender * s, gint64 now)
+sender_window_open (const VlmccSender * s)
 {
-  if (g_queue_is_empty ((GQueue *) & s->pending) || now < s->next_send)
-    return FALSE;
   /* the ring holds the oldest packet in travel: wait for it to be lost */
   if ((guint16) (s->next_seq - s->una) >= RING_SIZE - 1)
     return FALSE;
   return s->leaderless || s->leader == 0 ||
       s->in_flight < (guint) s->window;
+}
+
+static gboolean
+sender_may_send (const VlmccSender * s, gint64 now)
+{
+  return !g_queue_is_empty ((GQueue *) & s->pending) && now >= s->next_send
+      && sender_window_open (s);
 }
 
 /* The data packet's fields (section 2.2 and 2.3) as one element. */
@@ -586,10 +592,16 @@ vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     gint64 now)
 {
   RtpHeader h;
+  RtpExtElement el;
 
   if (!rtp_header_parse (rtp, len, &h) ||
       g_queue_get_length (&s->pending) >= s->cfg.max_queue) {
     s->st.queue_dropped++;
+    return FALSE;
+  }
+  /* a packet that carries our id already would be read ambiguously */
+  if (rtp_ext_find (&h, s->cfg.ext_id, &el)) {
+    s->st.unstamped++;
     return FALSE;
   }
   g_queue_push_tail (&s->pending, g_bytes_new (rtp, len));
@@ -742,8 +754,7 @@ vlmcc_sender_next_deadline (const VlmccSender * s)
 {
   gint64 t = s->epoch_end;
 
-  if (!g_queue_is_empty ((GQueue *) & s->pending) &&
-      (s->leader == 0 || s->leaderless || s->in_flight < (guint) s->window))
+  if (!g_queue_is_empty ((GQueue *) & s->pending) && sender_window_open (s))
     t = MIN (t, s->next_send);
   if (s->una != s->next_seq) {
     const InFlight *f = &s->ring[s->una % RING_SIZE];

@@ -181,7 +181,8 @@ VlmccSender *vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
 void vlmcc_sender_free (VlmccSender * s);
 
 /* An RTP packet from the application (copied); FALSE if it is not RTP or
- * the queue is full (counted). */
+ * the queue is full (queue_dropped), or it carries an element with our
+ * extension id already (unstamped). */
 gboolean vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     gint64 now);
 guint vlmcc_sender_queued (const VlmccSender * s);
