@@ -554,8 +554,9 @@ sender_stamp_and_queue (VlmccSender * s, GBytes * rtp, gint64 now)
   return TRUE;
 }
 
-/* Bursts of cfg.burst packets, then rtt / W (equation 3); one packet per
- * rtt / W while there is no leader, a window per RTT. */
+/* Bursts of cfg.burst packets, then rtt / W (equation 3): a full window
+ * leaves in rtt / 2, the window bounds the mean. One packet per rtt / W
+ * while there is no leader: a window per RTT. */
 static void
 sender_pace (VlmccSender * s, gint64 now)
 {
@@ -564,7 +565,7 @@ sender_pace (VlmccSender * s, gint64 now)
   s->burst_count++;
   if (s->leaderless || s->leader == 0 || s->burst_count >= s->cfg.burst) {
     s->burst_count = 0;
-    s->next_send = now + gap * (s->leader == 0 ? 1 : s->cfg.burst);
+    s->next_send = now + gap;
   }
 }
 
