@@ -15,6 +15,7 @@ typedef enum {
   EV_CROSS,                     /* cross traffic leaves its source */
   EV_CROSS_DONE,                /* a cross packet reaches its node */
   EV_FEEDBACK,                  /* a receiver's datagram reaches the sender */
+  EV_FEEDBACK_HOP,              /* ... reaches node @gen on its way up */
   EV_START,                     /* a START reaches a receiver */
   EV_SENDER_TIMER,
   EV_RECEIVER_TIMER,
@@ -30,13 +31,18 @@ typedef struct {
   GBytes *data;
 } Event;
 
+/* One direction of a link: a drop-tail queue and the transmitter. */
+typedef struct {
+  GQueue departures;            /* gint64 * of the packets in the queue */
+  gint64 busy_until;
+} LinkQueue;
+
 typedef struct {
   guint parent;
   guint64 rate;
   gint64 delay;
   guint queue_limit;
-  GQueue departures;            /* gint64 * of the packets in the queue */
-  gint64 busy_until;
+  LinkQueue down, up;
   GArray *children;             /* guint */
   GArray *receivers;            /* guint */
   gboolean in_group;
@@ -76,6 +82,7 @@ struct _VlmccSim {
   GArray *leader_changes;
   VlmccSimFeedback fb;
   gboolean started;
+  gboolean feedback_queued;
 };
 
 /* ------------------------------------------------------------------ */
@@ -165,7 +172,8 @@ node_new (guint parent, guint64 rate, gint64 delay, guint queue)
 static void
 node_free (Node * n)
 {
-  g_queue_clear_full (&n->departures, g_free);
+  g_queue_clear_full (&n->down.departures, g_free);
+  g_queue_clear_full (&n->up.departures, g_free);
   g_array_free (n->children, TRUE);
   g_array_free (n->receivers, TRUE);
   g_array_free (n->drop_bins, TRUE);
@@ -290,6 +298,12 @@ vlmcc_sim_add_cross_traffic (VlmccSim * sim, guint node, guint64 rate,
 }
 
 void
+vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued)
+{
+  sim->feedback_queued = queued;
+}
+
+void
 vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when)
 {
   schedule (sim, when, EV_KILL, rx, NULL, 0);
@@ -309,28 +323,30 @@ path_delay (const VlmccSim * sim, guint node)
 /* ------------------------------------------------------------------ */
 /* Links */
 
-/* Drop-tail: FALSE if the queue is full; else when the packet arrives at
- * the far end. */
+/* Drop-tail on the link into @node, downstream or (@up) upstream: FALSE
+ * if the queue is full; else when the packet arrives at the far end. */
 static gboolean
-link_enqueue (VlmccSim * sim, guint node, guint bytes, gboolean cross,
-    gint64 * arrival)
+link_enqueue (VlmccSim * sim, guint node, gboolean up, guint bytes,
+    gboolean cross, gint64 * arrival)
 {
   Node *n = node_at (sim, node);
+  LinkQueue *q = up ? &n->up : &n->down;
   gint64 start, *dep;
 
-  while (!g_queue_is_empty (&n->departures) &&
-      *(gint64 *) g_queue_peek_head (&n->departures) <= sim->now)
-    g_free (g_queue_pop_head (&n->departures));
-  if (n->queue_limit && g_queue_get_length (&n->departures) >= n->queue_limit) {
-    bin_add (n->drop_bins, 2, cross ? 1 : 0, sim->now, 1);
+  while (!g_queue_is_empty (&q->departures) &&
+      *(gint64 *) g_queue_peek_head (&q->departures) <= sim->now)
+    g_free (g_queue_pop_head (&q->departures));
+  if (n->queue_limit && g_queue_get_length (&q->departures) >= n->queue_limit) {
+    if (!up)
+      bin_add (n->drop_bins, 2, cross ? 1 : 0, sim->now, 1);
     return FALSE;
   }
-  start = MAX (sim->now, n->busy_until);
-  n->busy_until = start + (gint64) bytes *8 * VSIM_S / MAX (n->rate, 1);
+  start = MAX (sim->now, q->busy_until);
+  q->busy_until = start + (gint64) bytes * 8 * VSIM_S / MAX (n->rate, 1);
   dep = g_new (gint64, 1);
-  *dep = n->busy_until;
-  g_queue_push_tail (&n->departures, dep);
-  *arrival = n->busy_until + n->delay;
+  *dep = q->busy_until;
+  g_queue_push_tail (&q->departures, dep);
+  *arrival = q->busy_until + n->delay;
   return TRUE;
 }
 
@@ -345,7 +361,8 @@ forward_data (VlmccSim * sim, guint node, GBytes * data)
 
     if (!node_at (sim, child)->in_group)
       continue;
-    if (link_enqueue (sim, child, g_bytes_get_size (data), FALSE, &arrival))
+    if (link_enqueue (sim, child, FALSE, g_bytes_get_size (data), FALSE,
+            &arrival))
       schedule (sim, arrival, EV_DATA, child, g_bytes_ref (data), 0);
   }
 }
@@ -362,9 +379,14 @@ drain_receiver (VlmccSim * sim, guint idx)
   gint64 deadline;
   VlmccEvent ev;
 
-  while ((len = vlmcc_receiver_pop_transmit (r->core, buf, sizeof (buf))))
-    schedule (sim, sim->now + path_delay (sim, r->node), EV_FEEDBACK, idx,
-        g_bytes_new (buf, len), 0);
+  while ((len = vlmcc_receiver_pop_transmit (r->core, buf, sizeof (buf)))) {
+    if (sim->feedback_queued)
+      schedule (sim, sim->now, EV_FEEDBACK_HOP, idx, g_bytes_new (buf, len),
+          r->node);
+    else
+      schedule (sim, sim->now + path_delay (sim, r->node), EV_FEEDBACK, idx,
+          g_bytes_new (buf, len), 0);
+  }
   while (vlmcc_receiver_pop_event (r->core, &ev));
   deadline = vlmcc_receiver_next_deadline (r->core);
   if (deadline >= 0)
@@ -478,6 +500,22 @@ on_feedback (VlmccSim * sim, guint rx, GBytes * data)
   drain_sender (sim);
 }
 
+/* Feedback through the upstream queues: at @node, on to its parent. */
+static void
+on_feedback_hop (VlmccSim * sim, guint rx, guint node, GBytes * data)
+{
+  gint64 arrival;
+
+  if (node == 0) {
+    on_feedback (sim, rx, data);
+    return;
+  }
+  if (link_enqueue (sim, node, TRUE, g_bytes_get_size (data), FALSE,
+          &arrival))
+    schedule (sim, arrival, EV_FEEDBACK_HOP, rx, g_bytes_ref (data),
+        node_at (sim, node)->parent);
+}
+
 static void
 on_receiver_timer (VlmccSim * sim, guint idx, guint64 gen)
 {
@@ -504,7 +542,7 @@ on_cross (VlmccSim * sim, guint ci)
 
   if (c->stop >= 0 && sim->now >= c->stop)
     return;
-  if (link_enqueue (sim, c->node, c->size, TRUE, &arrival))
+  if (link_enqueue (sim, c->node, FALSE, c->size, TRUE, &arrival))
     schedule (sim, arrival, EV_CROSS_DONE, c->node, NULL, 0);
   if (c->off > 0 && (next - c->start) % (c->on + c->off) >= c->on)
     next += c->on + c->off - (next - c->start) % (c->on + c->off);
@@ -525,6 +563,9 @@ dispatch (VlmccSim * sim, Event * ev)
       break;
     case EV_FEEDBACK:
       on_feedback (sim, ev->target, ev->data);
+      break;
+    case EV_FEEDBACK_HOP:
+      on_feedback_hop (sim, ev->target, (guint) ev->gen, ev->data);
       break;
     case EV_START:{
       Receiver *r = receiver_at (sim, ev->target);

@@ -9,7 +9,8 @@
  * greedy: its core always has packets waiting, so its window alone sets
  * the rate. Feedback (acks, challenges) and the sender's START answers
  * travel by unicast along the tree path after its propagation delay, not
- * queued. Cross traffic is CBR, optionally on/off, queued on one link.
+ * queued, or (vlmcc_sim_set_feedback_queued) feedback through each link's
+ * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link.
  * Everything random draws from one seeded RandomSource. */
 #ifndef __VLMCC_SIM_H__
 #define __VLMCC_SIM_H__
@@ -40,6 +41,9 @@ guint vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start);
  * always on). */
 void vlmcc_sim_add_cross_traffic (VlmccSim * sim, guint node, guint64 rate,
     guint size, gint64 start, gint64 stop, gint64 on, gint64 off);
+/* Feedback (acks, challenges) crosses each link's upstream drop-tail
+ * queue (same rate and bound as downstream) instead of only its delay. */
+void vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued);
 /* A receiver goes silent (its process killed) at @when. */
 void vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when);
 
