@@ -893,7 +893,7 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
   r->cfg = *cfg;
   r->id = (guint32) random_source_range (rng, 1, G_MAXUINT32);
   r->role = VLMCC_ROLE_NONE;
-  r->window = cfg->initial_window;
+  r->window = MAX (cfg->initial_window, 1);
   r->last_challenge = G_MININT64 / 2;
   r->below_floor_since = -1;
   r->first_probe = now;

@@ -23,6 +23,7 @@ typedef struct {
   guint drop;                   /* data packets still to drop */
   gboolean dead;
   guint64 got;
+  GArray *events;               /* VlmccEvent */
 } Path;
 
 typedef enum {
@@ -102,8 +103,10 @@ static void
 rig_clear (Rig * rig)
 {
   vlmcc_sender_free (rig->s);
-  for (guint i = 0; i < rig->n_paths; i++)
+  for (guint i = 0; i < rig->n_paths; i++) {
     vlmcc_receiver_free (rig->paths[i].r);
+    g_array_free (rig->paths[i].events, TRUE);
+  }
   g_sequence_free (rig->events);
   g_array_free (rig->sender_events, TRUE);
 }
@@ -127,7 +130,8 @@ rig_drain_receiver (Rig * rig, guint i)
               sizeof (buf))))
     rig_schedule (rig, rig->now + rig->paths[i].delay, EV_FEEDBACK, i,
         g_bytes_new (buf, len));
-  while (vlmcc_receiver_pop_event (rig->paths[i].r, &ev));
+  while (vlmcc_receiver_pop_event (rig->paths[i].r, &ev))
+    g_array_append_val (rig->paths[i].events, ev);
 }
 
 static void
@@ -182,6 +186,7 @@ rig_add_path (Rig * rig, gint64 delay)
   guint i = rig->n_paths++;
 
   rig->paths[i].delay = delay;
+  rig->paths[i].events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
   rig->paths[i].r = vlmcc_receiver_new (&rig->cfg, &rig->rng, rig->now);
   rig_drain_receiver (rig, i);
   return i;
@@ -266,6 +271,19 @@ receiver_stats (Rig * rig, guint i)
 
   vlmcc_receiver_get_stats (rig->paths[i].r, &st);
   return st;
+}
+
+/* The last event of @type in @events, or NULL. */
+static const VlmccEvent *
+last_event (const GArray * events, VlmccEventType type)
+{
+  for (guint i = events->len; i > 0; i--) {
+    const VlmccEvent *ev = &g_array_index (events, VlmccEvent, i - 1);
+
+    if (ev->type == type)
+      return ev;
+  }
+  return NULL;
 }
 
 /* Window samples every @step over [now, until). */
@@ -412,6 +430,17 @@ GST_START_TEST (test_vegas_grows_holds_shrinks)
       "window %f from %f", st.window, hold);
   fail_unless_equals_int (st.lost, 0);
   fail_unless_equals_int64 (st.base_rtt, 50 * MS);
+  /* the encoder hears the rate: W / rtt in bit/s, to within 1 % */
+  {
+    const VlmccEvent *ev = last_event (rig.sender_events, VLMCC_EVENT_RATE);
+
+    fail_unless (ev != NULL);
+    fail_unless (ev->rate * 100 >= st.rate * 99 &&
+        ev->rate * 100 <= st.rate * 101, "%" G_GUINT64_FORMAT " %"
+        G_GUINT64_FORMAT, ev->rate, st.rate);
+    fail_unless_equals_int64 (st.rate, (guint64) (st.window / (st.rtt / 1e9)
+            * 8000));
+  }
   g_array_free (w, TRUE);
 
   /* a queue worth 2 packets: alpha <= diff <= beta, the window holds */
@@ -539,6 +568,17 @@ GST_START_TEST (test_challenge_on_worse_path)
   /* the leader now acks: the sender's RTT is B's, base RTT included */
   fail_unless (st.rtt >= 60 * MS, "rtt %" G_GINT64_FORMAT, st.rtt);
   fail_unless (st.base_rtt <= 45 * MS);
+  /* both ends said so: the sender's LEADER event names B, B's ROLE event
+   * makes it the leader, A's the follower */
+  fail_unless_equals_int (last_event (rig.sender_events,
+          VLMCC_EVENT_LEADER)->leader, b.id);
+  fail_unless_equals_int (last_event (rig.paths[1].events,
+          VLMCC_EVENT_ROLE)->role, VLMCC_ROLE_LEADER);
+  fail_unless_equals_int (last_event (rig.paths[0].events,
+          VLMCC_EVENT_ROLE)->role, VLMCC_ROLE_FOLLOWER);
+  fail_unless_equals_int (last_event (rig.paths[2].events,
+          VLMCC_EVENT_LEADER)->leader, b.id);
+  fail_unless (receiver_stats (&rig, 2).leader_changes >= 1);
   /* C on the better path stays silent */
   fail_unless_equals_int (c.challenges_sent, 0);
   fail_unless_equals_int (c.acks_sent, 0);
