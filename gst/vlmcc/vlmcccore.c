@@ -339,7 +339,9 @@ sender_set_window (VlmccSender * s, gdouble window, gint64 now)
 {
   guint64 rate;
 
-  s->window = CLAMP (window, sender_floor_window (s), (gdouble) MAX_WINDOW);
+  /* whole packets, as only whole packets travel */
+  s->window = CLAMP (floor (window), ceil (sender_floor_window (s)),
+      (gdouble) MAX_WINDOW);
   rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
   if (rate * 100 < s->last_rate * 99 || rate * 100 > s->last_rate * 101) {
     s->last_rate = rate;

@@ -68,6 +68,38 @@ test_figure5_feedback_queued (void)
   run_figure5 (TRUE);
 }
 
+/* On/off cross traffic on the one bottleneck: the session yields in the
+ * on periods and takes the link back in the off periods. */
+static void
+test_on_off_cross_traffic (void)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint b;
+  guint64 on = 0, off = 0;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_new (&cfg, 4);
+  b = vlmcc_sim_add_node (sim, 0, 1000000, 10 * VSIM_MS, 20);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, b, 10000000,
+          VSIM_MS, 0), 0);
+  vlmcc_sim_add_cross_traffic (sim, b, 500000, 1000, 10 * VSIM_S, -1,
+      5 * VSIM_S, 5 * VSIM_S);
+  vlmcc_sim_run (sim, 50 * VSIM_S);
+  /* the last 4 s of each 5 s period */
+  for (gint64 t = 10 * VSIM_S; t < 50 * VSIM_S; t += 10 * VSIM_S) {
+    on += vlmcc_sim_receiver_bytes (sim, 0, t + VSIM_S, t + 5 * VSIM_S);
+    off += vlmcc_sim_receiver_bytes (sim, 0, t + 6 * VSIM_S,
+        t + 10 * VSIM_S);
+  }
+  printf ("on/off: %.0f kbit/s with the cross traffic on, %.0f off\n",
+      on * 8.0 / 16e3, off * 8.0 / 16e3);
+  g_assert_cmpfloat (on * 8.0 / 16, >=, 400000);
+  g_assert_cmpfloat (on * 8.0 / 16, <=, 600000);
+  g_assert_cmpfloat (off * 8.0 / 16, >=, 900000);
+  vlmcc_sim_free (sim);
+}
+
 static void
 test_feedback_scales (void)
 {
@@ -92,6 +124,8 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/figure5", test_figure5);
   g_test_add_func ("/vlmcc-sim/figure5-feedback-queued",
       test_figure5_feedback_queued);
+  g_test_add_func ("/vlmcc-sim/on-off-cross-traffic",
+      test_on_off_cross_traffic);
   g_test_add_func ("/vlmcc-sim/feedback-scales", test_feedback_scales);
   return g_test_run ();
 }
