@@ -17,12 +17,13 @@
 
 #include <glib.h>
 
+#include "simengine.h"
 #include "vlmcccore.h"
 
 G_BEGIN_DECLS
 
-#define VSIM_MS (G_GINT64_CONSTANT (1000000))
-#define VSIM_S (G_GINT64_CONSTANT (1000000000))
+#define VSIM_MS SIM_MS
+#define VSIM_S SIM_S
 
 typedef struct _VlmccSim VlmccSim;
 
