@@ -50,10 +50,6 @@ typedef struct {
 } SimSession;
 
 typedef struct {
-  guint32 received, lost;
-} SimBin;
-
-typedef struct {
   guint node;
   guint session;
   gint64 start;
@@ -67,7 +63,7 @@ typedef struct {
   gboolean have_seq[RLM_MAX_LAYERS];
   guint16 next_seq[RLM_MAX_LAYERS];
   GArray *events;               /* SimEventRecord */
-  GArray *bins;                 /* SimBin, from time 0 */
+  GArray *bins;                 /* guint64 pairs: received, lost */
   guint64 received, lost;
 } SimReceiver;
 
@@ -183,23 +179,12 @@ session_at (const Sim * sim, guint s)
 /* ------------------------------------------------------------------ */
 /* Receivers */
 
-static SimBin *
-current_bin (SimReceiver * rx, gint64 time)
-{
-  guint i = (guint) (time / SIM_BIN);
-
-  if (rx->bins->len <= i)
-    g_array_set_size (rx->bins, i + 1);
-  return &g_array_index (rx->bins, SimBin, i);
-}
-
 /* The simulator's own loss count, independent of the core's. */
 static void
 account_packet (SimReceiver * rx, const SimPacket * p, gint64 time)
 {
   guint layer;
   guint16 seq, gap = 0;
-  SimBin *bin = current_bin (rx, time);
 
   if (!rlm_layer_ext_parse (p->data, p->len, rx->cfg.ext_id, &layer, &seq))
     return;
@@ -208,8 +193,8 @@ account_packet (SimReceiver * rx, const SimPacket * p, gint64 time)
   if (!rx->have_seq[layer] || (gint16) (seq - rx->next_seq[layer]) >= 0)
     rx->next_seq[layer] = seq + 1;
   rx->have_seq[layer] = TRUE;
-  bin->received++;
-  bin->lost += gap;
+  sim_bins_add (rx->bins, 2, 0, time, 1);
+  sim_bins_add (rx->bins, 2, 1, time, gap);
   rx->received++;
   rx->lost += gap;
 }
@@ -523,7 +508,7 @@ sim_add_session_receiver (Sim * sim, guint session, guint node,
   rx->cfg.n_layers = session_at (sim, session)->n_layers;
   rx->wake_at = -1;
   rx->events = g_array_new (FALSE, FALSE, sizeof (SimEventRecord));
-  rx->bins = g_array_new (FALSE, TRUE, sizeof (SimBin));
+  rx->bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   random_source_init_seeded (&rx->rng, &rx->seeded,
       random_source_u64 (&sim->rng));
   g_ptr_array_add (sim->receivers, rx);
@@ -639,25 +624,22 @@ gdouble
 sim_receiver_worst_loss (const Sim * sim, guint i, gint64 window)
 {
   const SimReceiver *rx = rx_at (sim, i);
-  const GArray *bins = rx->bins;
+  const guint64 *bins = (const guint64 *) rx->bins->data;
+  guint n_bins = rx->bins->len / 2;
   guint w = MAX (1, (guint) (window / SIM_BIN));
   guint first = (guint) (rx->start / SIM_BIN) + w - 1;
   guint64 recv = 0, lost = 0;
   gdouble worst = 0;
 
   /* only whole windows after the start; none: the whole run */
-  if (first >= bins->len)
+  if (first >= n_bins)
     return sim_receiver_loss (sim, i);
-  for (guint k = 0; k < bins->len; k++) {
-    const SimBin *b = &g_array_index (bins, SimBin, k);
-
-    recv += b->received;
-    lost += b->lost;
+  for (guint k = 0; k < n_bins; k++) {
+    recv += bins[2 * k];
+    lost += bins[2 * k + 1];
     if (k >= w) {
-      const SimBin *old = &g_array_index (bins, SimBin, k - w);
-
-      recv -= old->received;
-      lost -= old->lost;
+      recv -= bins[2 * (k - w)];
+      lost -= bins[2 * (k - w) + 1];
     }
     if (k >= first && recv + lost > 0)
       worst = MAX (worst, (gdouble) lost / (recv + lost));
