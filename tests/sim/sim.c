@@ -107,7 +107,7 @@ now (const Sim * sim)
 }
 
 /* ------------------------------------------------------------------ */
-/* Packets and links */
+/* Packets, nodes, groups */
 
 static gpointer
 packet_ref (gpointer data)
@@ -257,12 +257,12 @@ send_control (Sim * sim, guint from, const guint8 * data, gsize len)
   memcpy (p->data, data, p->len);
   for (guint i = 0; i < sim->receivers->len; i++) {
     SimReceiver *rx = rx_at (sim, i);
+    gint64 delay;
 
     if (i == from || !rx->core || rx->session != src->session)
       continue;
-    schedule (sim, now (sim) + sim_engine_path_delay (sim->engine, src->node,
-            rx->node), EV_CTRL,
-        i, from, packet_ref (p));
+    delay = sim_engine_path_delay (sim->engine, src->node, rx->node);
+    schedule (sim, now (sim) + delay, EV_CTRL, i, from, packet_ref (p));
   }
   packet_unref (p);
 }

@@ -118,8 +118,10 @@ guint
 vlmcc_sim_add_node (VlmccSim * sim, guint parent, guint64 rate, gint64 delay,
     guint queue)
 {
-  g_array_set_size (sim->in_group, sim->in_group->len + 1);
-  return sim_engine_add_node (sim->engine, parent, rate, delay, queue, 0);
+  guint n = sim_engine_add_node (sim->engine, parent, rate, delay, queue, 0);
+
+  g_array_set_size (sim->in_group, sim_engine_n_nodes (sim->engine));
+  return n;
 }
 
 guint
