@@ -48,7 +48,9 @@ typedef struct {
   GDestroyNotify payload_unref;
 } SimEngineCallbacks;
 
-/* When a link's queue gives up a packet. */
+/* When a link's queue gives up a packet. sim.c runs on the first, vlmccsim.c
+ * on the second: each simulator's figures were taken with its own, and the
+ * other one moves them (same-time events, the bound off by one). */
 typedef enum {
   /* The transmitter takes the next packet as the last one is out (an
    * event per packet) and schedules the arrival then; the bound counts
