@@ -1,60 +1,24 @@
-/* The VLMCC simulator: a binary heap of events over a tree of drop-tail
- * links, the real cores at its ends. See vlmccsim.h. */
+/* The VLMCC simulator: the real cores at the ends of the engine's tree
+ * (simengine.h). See vlmccsim.h. */
 #include <string.h>
 
+#include "simengine.h"
 #include "vlmccsim.h"
 #include "core/rtp.h"
 
-#define BIN (100 * VSIM_MS)
 #define MAX_DATAGRAM 2048
 /* The greedy source keeps this many packets waiting in the sender core. */
 #define SOURCE_BACKLOG 8
 
 typedef enum {
-  EV_DATA,                      /* a data packet reaches a node */
-  EV_CROSS,                     /* cross traffic leaves its source */
-  EV_CROSS_DONE,                /* a cross packet reaches its node */
+  EV_DATA = SIM_ENGINE_KIND_USER,       /* a data packet reaches a node */
   EV_FEEDBACK,                  /* a receiver's datagram reaches the sender */
-  EV_FEEDBACK_HOP,              /* ... reaches node @gen on its way up */
+  EV_FEEDBACK_HOP,              /* ... reaches node @b on its way up */
   EV_START,                     /* a START reaches a receiver */
   EV_SENDER_TIMER,
   EV_RECEIVER_TIMER,
   EV_KILL,
 } EventType;
-
-typedef struct {
-  gint64 time;
-  guint64 order;
-  EventType type;
-  guint target;                 /* node, receiver or cross source */
-  guint64 gen;                  /* timers: the generation armed */
-  GBytes *data;
-} Event;
-
-/* One direction of a link: a drop-tail queue and the transmitter. */
-typedef struct {
-  GQueue departures;            /* gint64 * of the packets in the queue */
-  gint64 busy_until;
-} LinkQueue;
-
-typedef struct {
-  guint parent;
-  guint64 rate;
-  gint64 delay;
-  guint queue_limit;
-  LinkQueue down, up;
-  GArray *children;             /* guint */
-  GArray *receivers;            /* guint */
-  gboolean in_group;
-  GArray *drop_bins;            /* guint64 pairs: data, cross */
-} Node;
-
-typedef struct {
-  guint node;
-  guint64 rate;
-  guint size;
-  gint64 start, stop, on, off;
-} Cross;
 
 typedef struct {
   VlmccReceiver *core;
@@ -69,12 +33,9 @@ struct _VlmccSim {
   VlmccConfig cfg;
   RandomSeeded rng_state;
   RandomSource rng;
-  GArray *heap;                 /* Event */
-  guint64 order;
-  gint64 now;
-  GPtrArray *nodes;
+  SimEngine *engine;
+  GArray *in_group;             /* gboolean, by node: a receiver below */
   GPtrArray *receivers;
-  GArray *cross;
   VlmccSender *sender;
   guint64 sender_gen;
   guint16 rtp_seq;
@@ -85,106 +46,23 @@ struct _VlmccSim {
   gboolean feedback_queued;
 };
 
-/* ------------------------------------------------------------------ */
-/* Event heap */
-
-static gboolean
-event_before (const Event * a, const Event * b)
-{
-  return a->time < b->time || (a->time == b->time && a->order < b->order);
-}
-
-static void
-heap_push (VlmccSim * sim, Event ev)
-{
-  Event *h;
-  guint i;
-
-  ev.order = sim->order++;
-  g_array_append_val (sim->heap, ev);
-  h = (Event *) sim->heap->data;
-  for (i = sim->heap->len - 1; i > 0; i = (i - 1) / 2) {
-    Event tmp;
-
-    if (!event_before (&h[i], &h[(i - 1) / 2]))
-      break;
-    tmp = h[i];
-    h[i] = h[(i - 1) / 2];
-    h[(i - 1) / 2] = tmp;
-  }
-}
-
-static Event
-heap_pop (VlmccSim * sim)
-{
-  Event *h = (Event *) sim->heap->data;
-  Event top = h[0];
-  guint n = sim->heap->len - 1, i = 0;
-
-  h[0] = h[n];
-  g_array_set_size (sim->heap, n);
-  h = (Event *) sim->heap->data;
-  for (;;) {
-    guint l = 2 * i + 1, r = l + 1, m = i;
-    Event tmp;
-
-    if (l < n && event_before (&h[l], &h[m]))
-      m = l;
-    if (r < n && event_before (&h[r], &h[m]))
-      m = r;
-    if (m == i)
-      break;
-    tmp = h[i];
-    h[i] = h[m];
-    h[m] = tmp;
-    i = m;
-  }
-  return top;
-}
+static void dispatch (gpointer owner, const SimEngineEvent * ev);
 
 static void
 schedule (VlmccSim * sim, gint64 time, EventType type, guint target,
     GBytes * data, guint64 gen)
 {
-  Event ev = { time, 0, type, target, gen, data };
+  sim_engine_schedule (sim->engine, time, type, target, gen, data);
+}
 
-  heap_push (sim, ev);
+static gint64
+now (const VlmccSim * sim)
+{
+  return sim_engine_now (sim->engine);
 }
 
 /* ------------------------------------------------------------------ */
 /* Topology */
-
-static Node *
-node_new (guint parent, guint64 rate, gint64 delay, guint queue)
-{
-  Node *n = g_new0 (Node, 1);
-
-  n->parent = parent;
-  n->rate = rate;
-  n->delay = delay;
-  n->queue_limit = queue;
-  n->children = g_array_new (FALSE, FALSE, sizeof (guint));
-  n->receivers = g_array_new (FALSE, FALSE, sizeof (guint));
-  n->drop_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
-  return n;
-}
-
-static void
-node_free (Node * n)
-{
-  g_queue_clear_full (&n->down.departures, g_free);
-  g_queue_clear_full (&n->up.departures, g_free);
-  g_array_free (n->children, TRUE);
-  g_array_free (n->receivers, TRUE);
-  g_array_free (n->drop_bins, TRUE);
-  g_free (n);
-}
-
-static Node *
-node_at (const VlmccSim * sim, guint i)
-{
-  return g_ptr_array_index (sim->nodes, i);
-}
 
 static Receiver *
 receiver_at (const VlmccSim * sim, guint i)
@@ -192,43 +70,28 @@ receiver_at (const VlmccSim * sim, guint i)
   return g_ptr_array_index (sim->receivers, i);
 }
 
-static void
-bin_add (GArray * bins, guint per, guint slot, gint64 time, guint64 v)
+static gboolean *
+in_group (const VlmccSim * sim, guint node)
 {
-  guint i = (guint) (time / BIN) * per + slot;
-
-  if (i >= bins->len)
-    g_array_set_size (bins, i + per);
-  g_array_index (bins, guint64, i) += v;
-}
-
-static guint64
-bin_sum (GArray * bins, guint per, guint slot, gint64 from, gint64 to)
-{
-  guint64 sum = 0;
-
-  for (guint i = (guint) (from / BIN); (gint64) i * BIN < to; i++) {
-    if (i * per + slot >= bins->len)
-      break;
-    sum += g_array_index (bins, guint64, i * per + slot);
-  }
-  return sum;
+  return &g_array_index (sim->in_group, gboolean, node);
 }
 
 VlmccSim *
 vlmcc_sim_new (const VlmccConfig * cfg, guint64 seed)
 {
   VlmccSim *sim = g_new0 (VlmccSim, 1);
+  SimEngineCallbacks cb = { sim, dispatch,
+    (gpointer (*)(gpointer)) g_bytes_ref, (GDestroyNotify) g_bytes_unref
+  };
 
   sim->cfg = *cfg;
   random_source_init_seeded (&sim->rng, &sim->rng_state, seed);
-  sim->heap = g_array_new (FALSE, FALSE, sizeof (Event));
-  sim->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
+  sim->engine = sim_engine_new (&cb, SIM_LINK_RECKONED);
+  sim->in_group = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  g_array_set_size (sim->in_group, 1);
   sim->receivers = g_ptr_array_new ();
-  sim->cross = g_array_new (FALSE, FALSE, sizeof (Cross));
   sim->leader_changes = g_array_new (FALSE, FALSE,
       sizeof (VlmccSimLeaderChange));
-  g_ptr_array_add (sim->nodes, node_new (0, 0, 0, 0));
   sim->sender = vlmcc_sender_new (cfg, 0x5e4de7, &sim->rng, 0);
   return sim;
 }
@@ -236,13 +99,7 @@ vlmcc_sim_new (const VlmccConfig * cfg, guint64 seed)
 void
 vlmcc_sim_free (VlmccSim * sim)
 {
-  for (guint i = 0; i < sim->heap->len; i++) {
-    Event *ev = &g_array_index (sim->heap, Event, i);
-
-    if (ev->data)
-      g_bytes_unref (ev->data);
-  }
-  g_array_free (sim->heap, TRUE);
+  sim_engine_free (sim->engine);
   for (guint i = 0; i < sim->receivers->len; i++) {
     Receiver *r = receiver_at (sim, i);
 
@@ -251,8 +108,7 @@ vlmcc_sim_free (VlmccSim * sim)
     g_free (r);
   }
   g_ptr_array_free (sim->receivers, TRUE);
-  g_ptr_array_free (sim->nodes, TRUE);
-  g_array_free (sim->cross, TRUE);
+  g_array_free (sim->in_group, TRUE);
   g_array_free (sim->leader_changes, TRUE);
   vlmcc_sender_free (sim->sender);
   g_free (sim);
@@ -262,12 +118,10 @@ guint
 vlmcc_sim_add_node (VlmccSim * sim, guint parent, guint64 rate, gint64 delay,
     guint queue)
 {
-  guint idx = sim->nodes->len;
+  guint n = sim_engine_add_node (sim->engine, parent, rate, delay, queue, 0);
 
-  g_return_val_if_fail (parent < sim->nodes->len, 0);
-  g_ptr_array_add (sim->nodes, node_new (parent, rate, delay, queue));
-  g_array_append_val (node_at (sim, parent)->children, idx);
-  return idx;
+  g_array_set_size (sim->in_group, sim_engine_n_nodes (sim->engine));
+  return n;
 }
 
 guint
@@ -280,9 +134,9 @@ vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start)
   r->start = start;
   r->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_ptr_array_add (sim->receivers, r);
-  g_array_append_val (node_at (sim, node)->receivers, idx);
-  for (guint n = node; n != 0; n = node_at (sim, n)->parent)
-    node_at (sim, n)->in_group = TRUE;
+  sim_engine_attach (sim->engine, node, idx);
+  for (guint n = node; n != 0; n = sim_engine_parent (sim->engine, n))
+    *in_group (sim, n) = TRUE;
   schedule (sim, start, EV_RECEIVER_TIMER, idx, NULL, 0);
   return idx;
 }
@@ -291,10 +145,8 @@ void
 vlmcc_sim_add_cross_traffic (VlmccSim * sim, guint node, guint64 rate,
     guint size, gint64 start, gint64 stop, gint64 on, gint64 off)
 {
-  Cross c = { node, rate, size, start, stop, on, off };
-
-  g_array_append_val (sim->cross, c);
-  schedule (sim, start, EV_CROSS, sim->cross->len - 1, NULL, 0);
+  sim_engine_add_cross_traffic (sim->engine, node, rate, size, start, stop,
+      on, off);
 }
 
 void
@@ -313,57 +165,20 @@ vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when)
 static gint64
 path_delay (const VlmccSim * sim, guint node)
 {
-  gint64 d = 0;
-
-  for (guint n = node; n != 0; n = node_at (sim, n)->parent)
-    d += node_at (sim, n)->delay;
-  return d;
-}
-
-/* ------------------------------------------------------------------ */
-/* Links */
-
-/* Drop-tail on the link into @node, downstream or (@up) upstream: FALSE
- * if the queue is full; else when the packet arrives at the far end. */
-static gboolean
-link_enqueue (VlmccSim * sim, guint node, gboolean up, guint bytes,
-    gboolean cross, gint64 * arrival)
-{
-  Node *n = node_at (sim, node);
-  LinkQueue *q = up ? &n->up : &n->down;
-  gint64 start, *dep;
-
-  while (!g_queue_is_empty (&q->departures) &&
-      *(gint64 *) g_queue_peek_head (&q->departures) <= sim->now)
-    g_free (g_queue_pop_head (&q->departures));
-  if (n->queue_limit && g_queue_get_length (&q->departures) >= n->queue_limit) {
-    if (!up)
-      bin_add (n->drop_bins, 2, cross ? 1 : 0, sim->now, 1);
-    return FALSE;
-  }
-  start = MAX (sim->now, q->busy_until);
-  q->busy_until = start + (gint64) bytes * 8 * VSIM_S / MAX (n->rate, 1);
-  dep = g_new (gint64, 1);
-  *dep = q->busy_until;
-  g_queue_push_tail (&q->departures, dep);
-  *arrival = q->busy_until + n->delay;
-  return TRUE;
+  return sim_engine_path_delay (sim->engine, node, 0);
 }
 
 static void
 forward_data (VlmccSim * sim, guint node, GBytes * data)
 {
-  Node *n = node_at (sim, node);
+  const GArray *children = sim_engine_children (sim->engine, node);
 
-  for (guint i = 0; i < n->children->len; i++) {
-    guint child = g_array_index (n->children, guint, i);
-    gint64 arrival;
+  for (guint i = 0; i < children->len; i++) {
+    guint child = g_array_index (children, guint, i);
 
-    if (!node_at (sim, child)->in_group)
-      continue;
-    if (link_enqueue (sim, child, FALSE, g_bytes_get_size (data), FALSE,
-            &arrival))
-      schedule (sim, arrival, EV_DATA, child, g_bytes_ref (data), 0);
+    if (*in_group (sim, child))
+      sim_engine_link_send (sim->engine, child, SIM_DOWN,
+          g_bytes_get_size (data), EV_DATA, child, 0, data);
   }
 }
 
@@ -381,23 +196,23 @@ drain_receiver (VlmccSim * sim, guint idx)
 
   while ((len = vlmcc_receiver_pop_transmit (r->core, buf, sizeof (buf)))) {
     if (sim->feedback_queued)
-      schedule (sim, sim->now, EV_FEEDBACK_HOP, idx, g_bytes_new (buf, len),
+      schedule (sim, now (sim), EV_FEEDBACK_HOP, idx, g_bytes_new (buf, len),
           r->node);
     else
-      schedule (sim, sim->now + path_delay (sim, r->node), EV_FEEDBACK, idx,
+      schedule (sim, now (sim) + path_delay (sim, r->node), EV_FEEDBACK, idx,
           g_bytes_new (buf, len), 0);
   }
   while (vlmcc_receiver_pop_event (r->core, &ev));
   deadline = vlmcc_receiver_next_deadline (r->core);
   if (deadline >= 0)
-    schedule (sim, MAX (deadline, sim->now), EV_RECEIVER_TIMER, idx, NULL,
+    schedule (sim, MAX (deadline, now (sim)), EV_RECEIVER_TIMER, idx, NULL,
         ++r->timer_gen);
 }
 
 static void
 record_leader (VlmccSim * sim, guint32 id)
 {
-  VlmccSimLeaderChange c = { sim->now, vlmcc_sim_receiver_of (sim, id) };
+  VlmccSimLeaderChange c = { now (sim), vlmcc_sim_receiver_of (sim, id) };
 
   g_array_append_val (sim->leader_changes, c);
 }
@@ -417,7 +232,7 @@ top_up_source (VlmccSim * sim)
     h.timestamp = sim->rtp_ts += 90;
     memset (pkt, 0, sizeof (pkt));
     rtp_header_write (&h, NULL, 0, pkt, sizeof (pkt));
-    vlmcc_sender_push (sim->sender, pkt, MIN (size, sizeof (pkt)), sim->now);
+    vlmcc_sender_push (sim->sender, pkt, MIN (size, sizeof (pkt)), now (sim));
   }
 }
 
@@ -442,7 +257,7 @@ drain_sender (VlmccSim * sim)
       guint rx = (guint) to.bytes[0] << 24 | to.bytes[1] << 16 |
           to.bytes[2] << 8 | to.bytes[3];
 
-      schedule (sim, sim->now + path_delay (sim, receiver_at (sim,
+      schedule (sim, now (sim) + path_delay (sim, receiver_at (sim,
                   rx)->node), EV_START, rx, g_bytes_new (buf, len), 0);
     }
     top_up_source (sim);
@@ -450,25 +265,25 @@ drain_sender (VlmccSim * sim)
   while (vlmcc_sender_pop_event (sim->sender, &ev))
     if (ev.type == VLMCC_EVENT_LEADER)
       record_leader (sim, ev.leader);
-  schedule (sim, MAX (vlmcc_sender_next_deadline (sim->sender), sim->now),
+  schedule (sim, MAX (vlmcc_sender_next_deadline (sim->sender), now (sim)),
       EV_SENDER_TIMER, 0, NULL, ++sim->sender_gen);
 }
 
 static void
 on_data (VlmccSim * sim, guint node, GBytes * data)
 {
-  Node *n = node_at (sim, node);
+  const GArray *attached = sim_engine_attached (sim->engine, node);
   gsize len;
   const guint8 *p = g_bytes_get_data (data, &len);
 
-  for (guint i = 0; i < n->receivers->len; i++) {
-    guint idx = g_array_index (n->receivers, guint, i);
+  for (guint i = 0; i < attached->len; i++) {
+    guint idx = g_array_index (attached, guint, i);
     Receiver *r = receiver_at (sim, idx);
 
     if (!r->core || r->dead)
       continue;
-    bin_add (r->byte_bins, 1, 0, sim->now, len);
-    vlmcc_receiver_on_data (r->core, p, len, sim->now);
+    sim_bins_add (r->byte_bins, 1, 0, now (sim), len);
+    vlmcc_receiver_on_data (r->core, p, len, now (sim));
     drain_receiver (sim, idx);
   }
   forward_data (sim, node, data);
@@ -496,7 +311,7 @@ on_feedback (VlmccSim * sim, guint rx, GBytes * data)
     sim->fb.challenges++;
   else
     sim->fb.other++;
-  vlmcc_sender_on_feedback (sim->sender, p, len, &from, sim->now);
+  vlmcc_sender_on_feedback (sim->sender, p, len, &from, now (sim));
   drain_sender (sim);
 }
 
@@ -504,16 +319,12 @@ on_feedback (VlmccSim * sim, guint rx, GBytes * data)
 static void
 on_feedback_hop (VlmccSim * sim, guint rx, guint node, GBytes * data)
 {
-  gint64 arrival;
-
   if (node == 0) {
     on_feedback (sim, rx, data);
     return;
   }
-  if (link_enqueue (sim, node, TRUE, g_bytes_get_size (data), FALSE,
-          &arrival))
-    schedule (sim, arrival, EV_FEEDBACK_HOP, rx, g_bytes_ref (data),
-        node_at (sim, node)->parent);
+  sim_engine_link_send (sim->engine, node, SIM_UP, g_bytes_get_size (data),
+      EV_FEEDBACK_HOP, rx, sim_engine_parent (sim->engine, node), data);
 }
 
 static void
@@ -524,71 +335,57 @@ on_receiver_timer (VlmccSim * sim, guint idx, guint64 gen)
   if (r->dead)
     return;
   if (!r->core) {
-    r->core = vlmcc_receiver_new (&sim->cfg, &sim->rng, sim->now);
+    r->core = vlmcc_receiver_new (&sim->cfg, &sim->rng, now (sim));
   } else {
     if (gen != r->timer_gen)
       return;
-    vlmcc_receiver_advance (r->core, sim->now);
+    vlmcc_receiver_advance (r->core, now (sim));
   }
   drain_receiver (sim, idx);
 }
 
 static void
-on_cross (VlmccSim * sim, guint ci)
+on_start (VlmccSim * sim, guint rx, GBytes * data)
 {
-  Cross *c = &g_array_index (sim->cross, Cross, ci);
-  gint64 gap = (gint64) c->size * 8 * VSIM_S / MAX (c->rate, 1);
-  gint64 next = sim->now + gap, arrival;
+  Receiver *r = receiver_at (sim, rx);
+  gsize len;
+  const guint8 *p = g_bytes_get_data (data, &len);
 
-  if (c->stop >= 0 && sim->now >= c->stop)
-    return;
-  if (link_enqueue (sim, c->node, FALSE, c->size, TRUE, &arrival))
-    schedule (sim, arrival, EV_CROSS_DONE, c->node, NULL, 0);
-  if (c->off > 0 && (next - c->start) % (c->on + c->off) >= c->on)
-    next += c->on + c->off - (next - c->start) % (c->on + c->off);
-  schedule (sim, next, EV_CROSS, ci, NULL, 0);
+  if (r->core && !r->dead) {
+    vlmcc_receiver_on_control (r->core, p, len, now (sim));
+    drain_receiver (sim, rx);
+  }
 }
 
 static void
-dispatch (VlmccSim * sim, Event * ev)
+dispatch (gpointer owner, const SimEngineEvent * ev)
 {
-  switch (ev->type) {
+  VlmccSim *sim = owner;
+
+  switch (ev->kind) {
     case EV_DATA:
-      on_data (sim, ev->target, ev->data);
-      break;
-    case EV_CROSS:
-      on_cross (sim, ev->target);
-      break;
-    case EV_CROSS_DONE:
+      on_data (sim, ev->a, ev->p);
       break;
     case EV_FEEDBACK:
-      on_feedback (sim, ev->target, ev->data);
+      on_feedback (sim, ev->a, ev->p);
       break;
     case EV_FEEDBACK_HOP:
-      on_feedback_hop (sim, ev->target, (guint) ev->gen, ev->data);
+      on_feedback_hop (sim, ev->a, (guint) ev->b, ev->p);
       break;
-    case EV_START:{
-      Receiver *r = receiver_at (sim, ev->target);
-      gsize len;
-      const guint8 *p = g_bytes_get_data (ev->data, &len);
-
-      if (r->core && !r->dead) {
-        vlmcc_receiver_on_control (r->core, p, len, sim->now);
-        drain_receiver (sim, ev->target);
-      }
+    case EV_START:
+      on_start (sim, ev->a, ev->p);
       break;
-    }
     case EV_SENDER_TIMER:
-      if (ev->gen == sim->sender_gen) {
-        vlmcc_sender_advance (sim->sender, sim->now);
+      if (ev->b == sim->sender_gen) {
+        vlmcc_sender_advance (sim->sender, now (sim));
         drain_sender (sim);
       }
       break;
     case EV_RECEIVER_TIMER:
-      on_receiver_timer (sim, ev->target, ev->gen);
+      on_receiver_timer (sim, ev->a, ev->b);
       break;
     case EV_KILL:
-      receiver_at (sim, ev->target)->dead = TRUE;
+      receiver_at (sim, ev->a)->dead = TRUE;
       break;
   }
 }
@@ -600,16 +397,7 @@ vlmcc_sim_run (VlmccSim * sim, gint64 until)
     sim->started = TRUE;
     drain_sender (sim);
   }
-  while (sim->heap->len > 0 &&
-      g_array_index (sim->heap, Event, 0).time <= until) {
-    Event ev = heap_pop (sim);
-
-    sim->now = ev.time;
-    dispatch (sim, &ev);
-    if (ev.data)
-      g_bytes_unref (ev.data);
-  }
-  sim->now = until;
+  sim_engine_run (sim->engine, until);
 }
 
 /* ------------------------------------------------------------------ */
@@ -684,15 +472,12 @@ guint64
 vlmcc_sim_receiver_bytes (const VlmccSim * sim, guint rx, gint64 from,
     gint64 to)
 {
-  return bin_sum (receiver_at (sim, rx)->byte_bins, 1, 0, from, to);
+  return sim_bins_sum (receiver_at (sim, rx)->byte_bins, 1, 0, from, to);
 }
 
 void
 vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
     gint64 to, guint64 * data, guint64 * cross)
 {
-  Node *n = node_at (sim, node);
-
-  *data = bin_sum (n->drop_bins, 2, 0, from, to);
-  *cross = bin_sum (n->drop_bins, 2, 1, from, to);
+  sim_engine_link_drops (sim->engine, node, SIM_DOWN, from, to, data, cross);
 }

@@ -1,11 +1,12 @@
 /* The VLMCC side of the simulator: the real sender and receiver cores of
  * gst/vlmcc in simulated time (GLib only).
  *
- * The network is a tree rooted at the sender's node 0, as in sim.h: every
- * link carries data downstream at its rate, after its propagation delay,
- * through a drop-tail queue bounded in packets. The session is one
- * multicast group that reaches every node with a receiver below it (the
- * group is joined for the whole run: no graft or prune). The sender is
+ * The network is the engine's tree (simengine.h) rooted at the sender's
+ * node 0: every link carries data downstream at its rate, after its
+ * propagation delay, through a drop-tail queue bounded in packets (the
+ * packet on the wire included). The session is one multicast group that
+ * reaches every node with a receiver below it (the group is joined for
+ * the whole run: no graft or prune). The sender is
  * greedy: its core always has packets waiting, so its window alone sets
  * the rate. Feedback (acks, challenges) and the sender's START answers
  * travel by unicast along the tree path after its propagation delay, not
@@ -17,12 +18,13 @@
 
 #include <glib.h>
 
+#include "simengine.h"
 #include "vlmcccore.h"
 
 G_BEGIN_DECLS
 
-#define VSIM_MS (G_GINT64_CONSTANT (1000000))
-#define VSIM_S (G_GINT64_CONSTANT (1000000000))
+#define VSIM_MS SIM_MS
+#define VSIM_S SIM_S
 
 typedef struct _VlmccSim VlmccSim;
 
