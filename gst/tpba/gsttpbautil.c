@@ -103,6 +103,11 @@ static const GstParamEntry params[] = {
         "adaptation point without loss, at most by TCP's growth (LDA's line "
         "C), bits/s (0: never, the paper's)", UINT64, NULL, running_increase,
       0, 1e12, S),
+  P ("running-increase-fraction", "Running period: the rate grows by this "
+        "fraction of itself at every adaptation point without loss when that "
+        "is more than running-increase, at most by TCP's growth (LDA's line "
+        "C) (0: never, the paper's)", DOUBLE, NULL, running_increase_fraction,
+      0, 1, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

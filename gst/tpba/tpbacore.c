@@ -45,6 +45,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->ci_width = 0.1;
   cfg->ci_max_cycles = 8;
   cfg->running_increase = 0;
+  cfg->running_increase_fraction = 0;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -771,16 +772,33 @@ tcp_increase_bound (const TpbaSender * s, gint64 rtt)
       ((gdouble) s->cfg.t_adapt / (gdouble) NS_PER_S / tau + 1.0);
 }
 
-/* A loss-free adaptation point of a running period with running_increase
- * set: r grows by it, at most by TCP's growth (line (C), with the RTT of
- * the RRs or else TCP's). */
+/* The step of a loss-free adaptation point: the larger of the fixed
+ * running_increase and running_increase_fraction of @r, so the fixed step
+ * is a floor at low rates and the fraction carries the step where a fixed
+ * one is a negligible part of the rate. 0 when both are off. */
+static gdouble
+running_step (const TpbaSender * s, gdouble r)
+{
+  return MAX ((gdouble) s->cfg.running_increase,
+      s->cfg.running_increase_fraction * r);
+}
+
+static gboolean
+running_increases (const TpbaSender * s)
+{
+  return s->cfg.running_increase > 0 || s->cfg.running_increase_fraction > 0;
+}
+
+/* A loss-free adaptation point of a running period with a running step:
+ * r grows by it, at most by TCP's growth (line (C), with the RTT of the
+ * RRs or else TCP's). */
 static gdouble
 running_increase (const TpbaSender * s, gdouble r)
 {
   gint64 rtt = s->rtt > 0 ? s->rtt : s->tcp_rtt;
 
-  return MIN (r + MIN ((gdouble) s->cfg.running_increase,
-          tcp_increase_bound (s, rtt)), (gdouble) s->cfg.max_rate);
+  return MIN (r + MIN (running_step (s, r), tcp_increase_bound (s, rtt)),
+      (gdouble) s->cfg.max_rate);
 }
 
 static void
@@ -812,7 +830,7 @@ tpba_adapt (TpbaSender * s, gint64 t)
       s->large_cuts = 0;
   } else {
     s->large_cuts = 0;
-    if (s->cfg.running_increase) {
+    if (running_increases (s)) {
       s->pace_rate = running_increase (s, r);
       set_rate (s, s->pace_rate);
     }

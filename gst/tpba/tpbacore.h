@@ -50,9 +50,11 @@
  *   confidence interval (Student's t, n - 1 degrees of freedom); the period
  *   ends when h < ci_width m, or when the window is full, and r_s = m: the
  *   mean over TCP's sawtooth, not the value of the cycle that ended it.
- * - running_increase: at an adaptation point that saw no loss (beyond
- *   p_probe with allow_probe_loss), r = r + min(running_increase, (C)) with
- *   LDA's line (C) bound on TCP's growth; the paper's r never increases.
+ * - running_increase, running_increase_fraction: at an adaptation point
+ *   that saw no loss (beyond p_probe with allow_probe_loss),
+ *   r = r + min(max(running_increase, running_increase_fraction r), (C))
+ *   with LDA's line (C) bound on TCP's growth; the paper's r never
+ *   increases (both 0).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
@@ -130,6 +132,8 @@ typedef struct {
   guint ci_max_cycles;          /* confidence criterion: window, 8 cycles */
   guint64 running_increase;     /* running: r grows by this per loss-free
                                  * adaptation point (<= TCP's growth), 0 */
+  gdouble running_increase_fraction;    /* the same as a fraction of r; the
+                                         * larger step is taken, 0 */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */

@@ -96,6 +96,11 @@ VARIANTS = {
                      "t-running=20000000000",
     "TPBA-conf-t20-inc": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                          "t-running=20000000000 running-increase=50000",
+    "TPBA-conf-t20-frac": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
+                          "t-running=20000000000 running-increase-fraction=0.1",
+    "TPBA-conf-t20-inc-frac": "tcp-pacing=true allow-probe-loss=true "
+                              "end-criterion=confidence t-running=20000000000 "
+                              "running-increase=50000 running-increase-fraction=0.1",
     "LDA": "mode=lda bottleneck={b}",
 }
 # Reference flows in place of tpbasink, no GStreamer: what the bed allows any

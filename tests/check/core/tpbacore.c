@@ -604,6 +604,79 @@ GST_START_TEST (test_running_increase)
 
 GST_END_TEST;
 
+/* running-increase-fraction (ours, issue 17): the step is that fraction of
+ * r, or running-increase when larger, still at most TCP's growth; loss cuts
+ * as before. */
+static guint64
+rate_after_loss_free_point (const TpbaConfig * cfg, guint64 r_s)
+{
+  TpbaSender *s = running_sender_at (cfg, r_s);
+  TpbaSenderStats st;
+
+  feed_rr (s, 1100, 0, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  tpba_sender_get_stats (s, &st);
+  tpba_sender_free (s);
+  return st.rate;
+}
+
+GST_START_TEST (test_running_increase_fraction)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  TpbaTcpInfo slow = { 0, 20, 1000000, 0 };     /* tcpi_rtt 1 s */
+
+  tpba_config_init (&cfg);
+  cfg.packet_size = 1000;
+  /* both off (the paper's): a loss-free point leaves r as it is */
+  fail_unless_equals_uint64 (rate_after_loss_free_point (&cfg, 1000000),
+      1000000);
+
+  /* the step scales with the rate: 10 % of 1 and of 4 Mbit/s */
+  cfg.running_increase_fraction = 0.1;
+  fail_unless_equals_uint64 (rate_after_loss_free_point (&cfg, 1000000),
+      1100000);
+  fail_unless_equals_uint64 (rate_after_loss_free_point (&cfg, 4000000),
+      4400000);
+
+  /* with a fixed step too, the larger of the two is taken */
+  cfg.running_increase = 50000;
+  fail_unless_equals_uint64 (rate_after_loss_free_point (&cfg, 300000),
+      350000);
+  fail_unless_equals_uint64 (rate_after_loss_free_point (&cfg, 4000000),
+      4400000);
+
+  /* compounding: the next point's step is 10 % of the raised rate; then
+   * TCP's RTT of 1 s caps it at line (C), 8000 / 2 (3 / 1 + 1) = 16 kbit/s */
+  s = running_sender_at (&cfg, 4000000);
+  feed_rr (s, 1100, 0, 0, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  feed_rr (s, 1200, 0, 0, 0, 0, 8 * S);
+  tpba_sender_advance (s, 9 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 4840000);
+  tpba_sender_on_tcp_info (s, &slow, 10 * S);
+  feed_rr (s, 1300, 0, 0, 0, 0, 11 * S);
+  tpba_sender_advance (s, 12 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 4856000);
+  fail_unless_equals_int (st.reductions, 0);
+  tpba_sender_free (s);
+
+  /* loss cuts as before, and no step is added at that point: 10 of 100,
+   * r (1 - 0.3) */
+  s = running_sender_at (&cfg, 1000000);
+  feed_rr (s, 1100, 10, 25, 0, 0, 5 * S);
+  tpba_sender_advance (s, 6 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 700000);
+  fail_unless_equals_int (st.reductions, 1);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pacing)
 {
   TpbaConfig cfg;
@@ -1474,6 +1547,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_interval_cwnd);
   tcase_add_test (tc, test_running_period);
   tcase_add_test (tc, test_running_increase);
+  tcase_add_test (tc, test_running_increase_fraction);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_reprobe_on_reductions);
   tcase_add_test (tc, test_allow_probe_loss);
