@@ -248,8 +248,9 @@ bind_own (GstNetUdp * self, const GstNetUdpSettings * s,
         "%s:%d: %s", s->address ? s->address : "*", s->port, err->message);
     g_error_free (err);
   } else if (mc) {
-    ok = gst_net_udp_join (self, g_inet_socket_address_get_address
-        (G_INET_SOCKET_ADDRESS (addr)), NULL, error) && (!s->multicast_iface
+    ok = (s->join_later || gst_net_udp_join (self,
+            g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (addr)),
+            NULL, error)) && (!s->multicast_iface
         || set_multicast_send_iface (self->socket, s->multicast_iface, error));
   }
   g_object_unref (bind_addr);

@@ -253,6 +253,33 @@ GST_START_TEST (test_udp_multicast_membership)
 
 GST_END_TEST;
 
+/* join_later binds a multicast address's port but joins nothing: leaving
+ * the group fails (not a member) until the caller joins it, as RLM's
+ * receiver does when its core says so. */
+GST_START_TEST (test_udp_multicast_join_later)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GInetAddress *g = g_inet_address_new_from_string ("239.255.42.44");
+  GError *err = NULL;
+  GstNetUdp *u;
+
+  s.address = "239.255.42.44";
+  s.multicast_iface = "lo";
+  s.join_later = TRUE;
+  u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (u != NULL, "%s", err ? err->message : "");
+  fail_unless (gst_net_udp_get_port (u) > 0);
+  fail_if (gst_net_udp_leave (u, g, NULL, &err));
+  g_clear_error (&err);
+  fail_unless (gst_net_udp_join (u, g, NULL, &err), "%s", err ?
+      err->message : "");
+  fail_unless (gst_net_udp_leave (u, g, NULL, NULL));
+  g_object_unref (u);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
 /* multicast-iface is also the interface multicast leaves through: a
  * member's datagram to its group loops back over lo (the default route
  * would take it elsewhere); an interface that does not exist is an error
@@ -400,6 +427,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
+  tcase_add_test (tc, test_udp_multicast_join_later);
   tcase_add_test (tc, test_udp_multicast_send_iface);
   tcase_add_test (tc, test_param_table_64bit_bounds);
   tcase_add_test (tc, test_resolve_errors);
