@@ -555,9 +555,10 @@ install_properties (GObjectClass * oc)
    */
   g_object_class_install_property (oc, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Counters (read-only "
-          "GstStructure). Fields: layers: layers sent (layers); packets, "
-          "bytes: array by layer of the packets (packets) and bytes (bytes, "
-          "RTP with the layer extension) sent; refused: packets that were "
+          "GstStructure). Fields: layers: layers sent (layers); packets: "
+          "array by layer of the packets sent (packets); bytes: array by "
+          "layer of the bytes sent, RTP with the layer extension (bytes); "
+          "refused: packets that were "
           "not RTP or already carried the extension (packets); no-layer: "
           "packets without a temporal-layer meta, sent with the base layer "
           "(packets); beyond-layers: packets of a layer index beyond layers, "

@@ -42,6 +42,7 @@
 #include "gstrlmutil.h"
 #include "rlmmerge.h"
 #include "gstnetloop.h"
+#include "gstnetsocket.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -339,6 +340,21 @@ open_sockets (GstRlmSrc * self, GSocket * app_socket, const gchar * iface,
   return TRUE;
 }
 
+/* Port 0 bound an ephemeral port: every layer is on it. */
+static void
+take_bound_port (GstRlmSrc * self)
+{
+  gint port = gst_net_udp_get_port (self->udp[0]);
+
+  for (guint i = 0; i < self->n_layers; i++) {
+    GInetSocketAddress *d = G_INET_SOCKET_ADDRESS (self->dest[i]);
+    GSocketAddress *a = g_inet_socket_address_new
+        (g_inet_socket_address_get_address (d), port);
+    g_object_unref (self->dest[i]);
+    self->dest[i] = a;
+  }
+}
+
 static void
 close_sockets (GstRlmSrc * self)
 {
@@ -400,7 +416,14 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
       open_sockets (self, app_socket, iface, ttl_mc, loop, &err);
   if (!ok)
     close_sockets (self);
+  else if (port == 0)
+    take_bound_port (self);
   g_mutex_unlock (&self->lock);
+  if (ok && port == 0) {
+    GST_OBJECT_LOCK (self);
+    self->port = gst_net_address_get_port (self->dest[0]);
+    GST_OBJECT_UNLOCK (self);
+  }
   g_clear_object (&app_socket);
   g_free (address);
   g_free (groups);
@@ -765,28 +788,46 @@ gst_rlm_src_finalize (GObject * object)
     GST_PARAM_MUTABLE_READY)
 
 #define STATS_DOC \
-  "level: layers subscribed (layers); state: steady, hysteresis, " \
-  "measurement or drop (section 3.4); ssrc: this receiver's id in its " \
-  "announcements; next-join: time to the pending join timer (ns, -1: " \
-  "none); join-timers: array of the mean join timer of levels 2..layers " \
-  "(ns); detection-time, detection-dev: the detection-time estimate T_D " \
-  "and its deviation (ns); join-max: T_J^max in effect (ns); " \
-  "loss-estimate: short-term loss fraction (0..1); session-size: receivers " \
-  "heard, this one included (receivers); experiments-run, -succeeded, " \
-  "-failed, -suppressed, -learned: join-experiments (experiments); drops: " \
-  "layers dropped on congestion (layers); announcements-sent, " \
-  "reports-sent, control-received (packets); own: own announcements looped " \
-  "back (packets); malformed: datagrams that were neither RTP with the " \
-  "layer extension nor an RLM announcement (packets); forged: " \
-  "announcements of a known id from another address (packets); foreign: " \
-  "RTP of another SSRC (packets); unsubscribed: packets of layers not " \
-  "subscribed, dropped (packets); source-changes (sources); " \
-  "layer-received, layer-lost: arrays by layer (packets); pushed: packets " \
-  "output (packets); late, duplicates: packets dropped by the reorder " \
-  "window (packets); gaps: lost packets left as sequence gaps (packets); " \
-  "held: packets in the reorder window (packets); joins, leaves: group " \
-  "memberships changed (joins); join-errors: joins or leaves the system " \
-  "refused; send-errors: announcements not sent (packets)"
+  "level: layers subscribed (layers); " \
+  "state: steady, hysteresis, measurement or drop (section 3.4); " \
+  "ssrc: this receiver's id in its announcements (id); " \
+  "next-join: time to the pending join timer (ns, -1: none); " \
+  "join-timers: array of the mean join timer of levels 2..layers (ns); " \
+  "detection-time: the detection-time estimate T_D (ns); " \
+  "detection-dev: its deviation sigma_D (ns); " \
+  "join-max: T_J^max in effect (ns); " \
+  "loss-estimate: short-term loss estimate (fraction 0..1); " \
+  "session-size: receivers heard, this one included (receivers); " \
+  "experiments-run: join-experiments started (experiments); " \
+  "experiments-succeeded: ours that lasted a detection time without loss " \
+  "(experiments); " \
+  "experiments-failed: ours that met loss (experiments); " \
+  "experiments-suppressed: ours put off for another receiver's " \
+  "(experiments); " \
+  "experiments-learned: others' failed ones that backed our timer off " \
+  "(experiments); " \
+  "drops: layers dropped on congestion (layers); " \
+  "announcements-sent: join announcements sent (packets); " \
+  "reports-sent: presence reports sent (packets); " \
+  "control-received: others' announcements and reports taken (packets); " \
+  "own: our own announcements looped back (packets); " \
+  "malformed: datagrams neither RTP with the layer extension nor an RLM " \
+  "announcement (packets); " \
+  "forged: announcements of a known id from another address (packets); " \
+  "foreign: RTP of another SSRC while the source sends (packets); " \
+  "unsubscribed: packets of layers not subscribed, dropped (packets); " \
+  "source-changes: new sources taken after silence (sources); " \
+  "layer-received: array by layer of the packets received (packets); " \
+  "layer-lost: array by layer of the packets lost (packets); " \
+  "pushed: packets output (packets); " \
+  "late: packets behind the output, dropped (packets); " \
+  "duplicates: packets held twice, dropped (packets); " \
+  "gaps: lost packets left as gaps in the output sequence (packets); " \
+  "held: packets in the reorder window now (packets); " \
+  "joins: groups joined (joins); " \
+  "leaves: groups left (leaves); " \
+  "join-errors: joins or leaves the system refused (calls); " \
+  "send-errors: announcements not sent (packets)"
 
 static void
 install_properties (GObjectClass * oc)
@@ -797,7 +838,8 @@ install_properties (GObjectClass * oc)
           "(IPv4 literal)", GST_RLM_DEFAULT_ADDRESS, RW));
   g_object_class_install_property (oc, PROP_PORT,
       g_param_spec_int ("port", "Port", "UDP port of every layer's group "
-          "(of the base layer's with port-per-layer)", 1, 65535,
+          "(of the base layer's with port-per-layer; 0: an ephemeral port "
+          "for every layer, read back once started)", 0, 65535,
           GST_RLM_DEFAULT_PORT, RW));
   g_object_class_install_property (oc, PROP_GROUPS,
       g_param_spec_string ("groups", "Groups", "Comma-separated multicast "

@@ -72,7 +72,7 @@ static const GstParamEntry params[] = {
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "
         "(ours: 4000)", UINT, NULL, report_bandwidth, 100, G_MAXUINT, R),
   P ("member-timeout", "A receiver is gone after this many report "
-        "intervals of silence, intervals (ours: 5)", UINT, NULL,
+        "intervals of silence (report-interval ns each; ours: 5)", UINT, NULL,
       member_timeout, 1, 1000, R),
   P ("max-members", "Receivers kept in the member table, receivers (ours: "
         "10000)", UINT, NULL, max_members, 1, 1000000, R),
