@@ -20,7 +20,8 @@ typedef struct
   gboolean loop;                /* multicast loopback */
   gint buffer_size;             /* SO_RCVBUF and SO_SNDBUF, 0: system's */
   /* A multicast address: bind its port but join no group yet (the caller
-   * joins with gst_net_udp_join, e.g. source-specific). */
+   * joins with gst_net_udp_join, e.g. source-specific); the socket then
+   * gets only the groups it joined itself (IPv4: IP_MULTICAST_ALL off). */
   gboolean join_later;
 } GstNetUdpSettings;
 

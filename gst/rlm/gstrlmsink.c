@@ -129,23 +129,20 @@ propose_rates (GstRlmSink * self)
       g_get_monotonic_time () * GST_USECOND);
 }
 
-/* The layer a packet belongs to: the meta's, the base layer without one,
- * the top layer for an index beyond the session's. */
+/* The layer a packet belongs to: the meta's, the base layer without one
+ * (@no_layer), the top layer for an index beyond the session's (@beyond). */
 static guint
-packet_layer (GstRlmSink * self, GstBuffer * buffer)
+packet_layer (GstRlmSink * self, GstBuffer * buffer, gboolean * no_layer,
+    gboolean * beyond)
 {
   GstTemporalLayerMeta *meta = (GstTemporalLayerMeta *)
       gst_buffer_get_meta (buffer, gst_temporal_layer_meta_api_get_type ());
 
-  if (!meta) {
-    self->no_layer++;
+  *no_layer = meta == NULL;
+  *beyond = meta && meta->layer_id >= self->n_dest;
+  if (!meta)
     return 0;
-  }
-  if (meta->layer_id >= self->n_dest) {
-    self->beyond_layers++;
-    return self->n_dest - 1;
-  }
-  return meta->layer_id;
+  return MIN (meta->layer_id, self->n_dest - 1);
 }
 
 static GstFlowReturn
@@ -154,13 +151,14 @@ gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   GstRlmSink *self = GST_RLM_SINK (bsink);
   GError *err = NULL;
   GstMapInfo map;
+  gboolean no_layer, beyond;
   guint layer;
   gsize n = 0;
 
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return GST_FLOW_OK;
   GST_OBJECT_LOCK (self);
-  layer = packet_layer (self, buffer);
+  layer = packet_layer (self, buffer, &no_layer, &beyond);
   if (map.size + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE) <= MAX_PACKET)
     n = rlm_stamper_stamp (&self->stamper, layer, map.data, map.size,
         self->out, MAX_PACKET);
@@ -182,6 +180,8 @@ gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     return GST_FLOW_OK;
   }
   GST_OBJECT_LOCK (self);
+  self->no_layer += no_layer;
+  self->beyond_layers += beyond;
   self->count[layer].packets++;
   self->count[layer].bytes += n;
   GST_OBJECT_UNLOCK (self);

@@ -3,6 +3,7 @@
  * with their source through the loop; an application's socket is used as
  * given; multicast joins and leaves at run time, source-specific too. */
 #include <gst/check/gstcheck.h>
+#include <netinet/in.h>
 #include "gstnetloop.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -255,7 +256,8 @@ GST_END_TEST;
 
 /* join_later binds a multicast address's port but joins nothing: leaving
  * the group fails (not a member) until the caller joins it, as RLM's
- * receiver does when its core says so. */
+ * receiver does when its core says so; the socket gets only the groups it
+ * joins itself. */
 GST_START_TEST (test_udp_multicast_join_later)
 {
   GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
@@ -269,6 +271,15 @@ GST_START_TEST (test_udp_multicast_join_later)
   u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
   fail_unless (u != NULL, "%s", err ? err->message : "");
   fail_unless (gst_net_udp_get_port (u) > 0);
+#ifdef IP_MULTICAST_ALL
+  {
+    gint all = 1;
+    /* only the groups this socket joins, not every group of the host */
+    fail_unless (g_socket_get_option (gst_net_udp_get_socket (u), IPPROTO_IP,
+            IP_MULTICAST_ALL, &all, NULL));
+    fail_unless_equals_int (all, 0);
+  }
+#endif
   fail_if (gst_net_udp_leave (u, g, NULL, &err));
   g_clear_error (&err);
   fail_unless (gst_net_udp_join (u, g, NULL, &err), "%s", err ?
