@@ -85,6 +85,7 @@ struct _GstRlmSink
   GError *uri_error;            /* the last uri set, if it was bad */
 
   GstRatePath *rate_path;
+  gboolean rates_sent;          /* streaming thread: the first event */
 
   /* State, set in start (streaming thread after that); the counters are
    * read by `stats` under the object lock. */
@@ -145,6 +146,25 @@ packet_layer (GstRlmSink * self, GstBuffer * buffer, gboolean * no_layer,
   return MIN (meta->layer_id, self->n_dest - 1);
 }
 
+/* The encoder hears the rates once it streams: an event sent while the
+ * pipeline was still starting did not reach it. */
+static void
+send_rates_once (GstRlmSink * self)
+{
+  guint rates[GST_LAYER_RATES_MAX_LAYERS], n;
+
+  if (self->rates_sent) {
+    gst_rate_path_tick (self->rate_path, g_get_monotonic_time () *
+        GST_USECOND);
+    return;
+  }
+  self->rates_sent = TRUE;
+  n = gst_rate_path_get (self->rate_path, rates);
+  if (n > 0)
+    gst_pad_push_event (GST_BASE_SINK_PAD (self),
+        gst_layer_rates_event_new (rates, n));
+}
+
 static GstFlowReturn
 gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
@@ -155,6 +175,7 @@ gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   guint layer;
   gsize n = 0;
 
+  send_rates_once (self);
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return GST_FLOW_OK;
   GST_OBJECT_LOCK (self);
@@ -271,6 +292,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   memset (self->count, 0, sizeof (self->count));
   self->no_layer = self->beyond_layers = self->send_errors = 0;
   GST_OBJECT_UNLOCK (self);
+  self->rates_sent = FALSE;
   propose_rates (self);
   return TRUE;
 }
