@@ -32,6 +32,9 @@ LAYERS = 4
 # Not cumulative, bit/s: cumulative 250k, 500k, 1M, 2M.
 LAYER_RATES = [250_000, 250_000, 500_000, 1_000_000]
 SECONDS = 70
+# The receiver's bottleneck (tbf on its bridge port): levels 1-3 fit.
+B = 1_500_000
+LATENCY_MS = 200
 CAPS = "application/x-rtp,media=video,clock-rate=90000,encoding-name=H264"
 # libav's decoder complaints, through GST_DEBUG=libav:2 on stderr.
 DECODER_ERROR = re.compile(r"error while decoding|concealing|decode_slice_header"
@@ -87,8 +90,8 @@ def wait_members(br, ports, timeout=15):
 def start_sender(host):
     rates = ",".join(str(r) for r in LAYER_RATES)
     return host.popen(gst(
-        "videotestsrc is-live=true pattern=snow ! "
-        "video/x-raw,width=320,height=240,framerate=30/1 ! "
+        "videotestsrc is-live=true pattern=smpte horizontal-speed=5 ! "
+        "video/x-raw,width=640,height=360,framerate=30/1 ! "
         f"x264layerenc layers={LAYERS} speed-preset=ultrafast tune=zerolatency "
         "key-int-max=60 "
         f"! rtph264pay config-interval=-1 mtu=1200 ! "
@@ -102,7 +105,8 @@ class GroupCounter:
     packet socket in its namespace)."""
 
     def __init__(self, host):
-        self.sock = host.socket(socket.AF_PACKET, socket.SOCK_RAW,
+        # cooked packets: the data starts at the IP header
+        self.sock = host.socket(socket.AF_PACKET, socket.SOCK_DGRAM,
                                 socket.htons(0x0800))
         self.sock.settimeout(0.2)
         self.times = {g: [] for g in range(LAYERS)}
@@ -159,6 +163,20 @@ def stats(rx):
     return out
 
 
+def print_timeline(st, t0, every=2.0):
+    """The receiver's state every `every` s: time, level, state, next join
+    (s), loss estimate, packets lost so far."""
+    last = None
+    for t, f in st:
+        if last is None or t - last >= every:
+            last = t
+            print(f"  t={t - t0:5.1f} level={f.get('level')} "
+                  f"{f.get('state')} next-join="
+                  f"{f.get('next-join', -1) / 1e9:.1f} "
+                  f"loss-est={f.get('loss-estimate')} "
+                  f"lost={sum(f.get('layer-lost', []))}")
+
+
 def level_at(lv, t):
     cur = 0
     for tt, level, _ in lv:
@@ -204,8 +222,11 @@ def loss_between(st, t0, t1, layers):
     return lost / max(1, lost + got)
 
 
-def steady_windows(lv, level, t_end, settle=3.0):
-    """Intervals at `level` starting `settle` s after the change to it."""
+def steady_windows(lv, level, t_end, settle=5.0):
+    """Intervals at `level` starting `settle` s after the change to it: a
+    leave takes about 2 s to prune on this bridge (IGMPv3 group query, last
+    member count 2) and the decoder recovers from loss at the next IDR (the
+    sender's key-int-max is 2 s)."""
     out = []
     for i, (t, lvl, _) in enumerate(lv):
         end = lv[i + 1][0] if i + 1 < len(lv) else t_end
@@ -244,7 +265,7 @@ def main():
     with netbed.NetBed() as bed:
         br, snd, hosts = make_bed(bed, ["r1"])
         r1 = hosts["r1"]
-        bed.bottleneck(br, "p-r1", rate_bps=1_500_000, latency_ms=100)
+        bed.bottleneck(br, "p-r1", rate_bps=B, latency_ms=LATENCY_MS)
         counter = GroupCounter(r1)
         rx = start_receiver(r1)
         ok = wait_members(br, ["p-r1"])
@@ -261,6 +282,7 @@ def main():
         lv = levels(rx)
         st = stats(rx)
         print("levels:", [(round(t - t0, 1), lvl, why) for t, lvl, why in lv])
+        print_timeline(st, t0)
         if st:
             print("final stats:", {k: v for k, v in st[-1][1].items()
                                    if k in ("level", "state", "experiments-run",
