@@ -87,6 +87,43 @@ def wait_members(br, ports, timeout=15):
     return False
 
 
+def wait_snooping(snd, counter, timeout=25):
+    """Until the bridge forwards by membership: for its first ~10 s (until
+    its querier counts as present) it floods every group to every port, so
+    every layer would reach every receiver. Probes from the sender to the
+    base group (joined) must arrive at the receiver, probes to the top
+    layer's group (joined by nobody) must not. Returns the seconds waited,
+    or None."""
+    tx = snd.socket()
+    tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 4)
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < timeout:
+            t = time.monotonic()
+            for _ in range(3):
+                tx.sendto(b"probe", (group(0), PORT + 1))
+                tx.sendto(b"probe", (group(LAYERS - 1), PORT + 1))
+                time.sleep(0.1)
+            time.sleep(0.3)
+            now = time.monotonic()
+            if counter.count(0, t, now) > 0 and \
+                    counter.count(LAYERS - 1, t, now) == 0:
+                return now - t0
+        return None
+    finally:
+        tx.close()
+
+
+def hold_base_group(host):
+    """A socket in @host joined to the base group, so the bridge forwards it
+    to that port before any receiver runs (for wait_snooping)."""
+    s = host.socket()
+    s.bind(("0.0.0.0", PORT + 1))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                 socket.inet_aton(group(0)) + socket.inet_aton("0.0.0.0"))
+    return s
+
+
 def start_sender(host):
     rates = ",".join(str(r) for r in LAYER_RATES)
     return host.popen(gst(
@@ -187,8 +224,8 @@ def level_at(lv, t):
 
 
 def convergence(lv, best, t_start):
-    """Seconds from t_start until the level reached `best` and never went
-    below it again (None if it did not)."""
+    """Seconds from t_start (the receiver's start) until the level reached
+    `best` and never went below it again (None if it did not)."""
     reach = None
     for t, level, _ in lv:
         if level >= best and reach is None:
@@ -267,16 +304,21 @@ def main():
         r1 = hosts["r1"]
         bed.bottleneck(br, "p-r1", rate_bps=B, latency_ms=LATENCY_MS)
         counter = GroupCounter(r1)
+        hold = hold_base_group(r1)
+        waited = wait_snooping(snd, counter)
+        check("the bridge forwards by membership", waited is not None,
+              f"after {waited and round(waited, 1)} s")
+        t0 = time.monotonic()
         rx = start_receiver(r1)
         ok = wait_members(br, ["p-r1"])
         check("receiver's base group in the bridge's mdb", ok)
-        t0 = time.monotonic()
         tx = start_sender(snd)
         time.sleep(SECONDS)
         t_end = time.monotonic()
         stop(rx["proc"])
         stop(tx)
         counter.close()
+        hold.close()
         for t in rx["threads"]:
             t.join(5)
         lv = levels(rx)

@@ -25,16 +25,24 @@ def main():
         for name, (rate, _) in SETS.items():
             bed.bottleneck(br, f"p-{name}", rate_bps=rate,
                            latency_ms=rlm.LATENCY_MS)
+        counter = rlm.GroupCounter(hosts["slow"])
+        holds = [rlm.hold_base_group(h) for h in hosts.values()]
+        waited = rlm.wait_snooping(snd, counter)
+        check("the bridge forwards by membership", waited is not None,
+              f"after {waited and round(waited, 1)} s")
+        counter.close()
+        t0 = time.monotonic()
         rxs = {name: rlm.start_receiver(h) for name, h in hosts.items()}
         check("receivers' base group in the bridge's mdb",
               rlm.wait_members(br, [f"p-{n}" for n in SETS]))
-        t0 = time.monotonic()
         tx = rlm.start_sender(snd)
         time.sleep(SECONDS)
         t_end = time.monotonic()
         for rx in rxs.values():
             rlm.stop(rx["proc"])
         rlm.stop(tx)
+        for h in holds:
+            h.close()
         results = []
         for name, (rate, best) in SETS.items():
             rx = rxs[name]
