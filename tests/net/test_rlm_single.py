@@ -67,9 +67,10 @@ def make_bed(bed, receivers):
 def start_receiver(host):
     env = dict(os.environ, GST_DEBUG="libav:2,rlmsrc:3", GST_DEBUG_NO_COLOR="1")
     p = host.popen(gst(
-        f"-m rlmsrc name=r uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}\" "
+        f"-m -v rlmsrc name=r uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}\" "
         f"stats-interval=250000000 caps=\"{CAPS}\" ! rtph264depay ! "
-        f"avdec_h264 ! fakesink sync=false async=false"),
+        f"avdec_h264 ! identity name=frames silent=false ! "
+        f"fakesink sync=false async=false"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out, t1 = netbed.timed_lines(p.stdout)
     err, t2 = netbed.timed_lines(p.stderr)
@@ -272,6 +273,13 @@ def steady_windows(lv, level, t_end, settle=5.0):
     return out
 
 
+def decoded_fps(rx, windows):
+    """Frames the decoder gave out per second within `windows`."""
+    n = sum(1 for t, line in rx["out"] if "frames: last-message = chain" in line
+            and any(a <= t < b for a, b in windows))
+    return n / max(1e-9, sum(b - a for a, b in windows))
+
+
 def decoder_errors(rx, windows):
     return [line for t, line in rx["err"]
             if DECODER_ERROR.search(line) and any(a <= t < b for a, b in windows)]
@@ -355,6 +363,10 @@ def main():
               sum(b - a for a, b in windows) > 5 and not errs,
               f"{sum(b - a for a, b in windows):.0f} s steady, "
               f"{len(errs)} errors {errs[:2]}")
+        fps = decoded_fps(rx, windows)
+        # level 3 of 4: layers 0-2, half the frames of the 30 fps source
+        check("the decoder gives out level 3's frame rate when steady",
+              fps >= 0.9 * 15, f"{fps:.1f} frames/s (15 expected)")
         print(f"RESULT topology=1 convergence_s={conv and round(conv, 1)} "
               f"loss_second_half={loss and round(100 * loss, 2)}% "
               f"time_at_3={100 * frac3:.0f}%")
