@@ -281,6 +281,24 @@ src_work (gpointer data, gint64 now)
 /* ------------------------------------------------------------------ */
 /* GstPushSrc */
 
+/* A packet's timestamp is when it arrived, not when create() gives it
+ * out: stamped on the way out, a sink that syncs would hold create() back
+ * and every frame would come later than the one before. */
+static void
+stamp_arrival (GstRlmSrc * self, GstBuffer * buf, gint64 age)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self)), t;
+
+  if (!clock)
+    return;
+  t = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  age = MAX (age, 0);
+  if (GST_CLOCK_TIME_IS_VALID (base) && t >= base + age)
+    GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = t - base - age;
+}
+
 static GstFlowReturn
 gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
@@ -288,7 +306,7 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 
   g_mutex_lock (&self->lock);
   for (;;) {
-    gint64 now = gst_net_now (), deadline;
+    gint64 now = gst_net_now (), deadline, arrival;
     guint8 *data;
     gsize len;
 
@@ -296,10 +314,11 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       g_mutex_unlock (&self->lock);
       return GST_FLOW_FLUSHING;
     }
-    data = rlm_merger_pop (&self->merger, now, &len);
+    data = rlm_merger_pop (&self->merger, now, &len, &arrival);
     if (data) {
       g_mutex_unlock (&self->lock);
       *outbuf = gst_buffer_new_wrapped (data, len);
+      stamp_arrival (self, *outbuf, gst_net_now () - arrival);
       return GST_FLOW_OK;
     }
     deadline = rlm_merger_next_deadline (&self->merger);
@@ -520,8 +539,8 @@ gst_rlm_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
   return res;
 }
 
-/* Buffers are timestamped as they leave create(); packets wait in the
- * reorder window at most, and in the socket while downstream blocks. */
+/* Buffers carry their arrival time; they wait in the reorder window at
+ * most before they leave. */
 static gboolean
 gst_rlm_src_query (GstBaseSrc * bsrc, GstQuery * query)
 {
@@ -955,5 +974,4 @@ gst_rlm_src_init (GstRlmSrc * self)
       get_stats);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
-  gst_base_src_set_do_timestamp (GST_BASE_SRC (self), TRUE);
 }

@@ -167,7 +167,7 @@ head_due (RlmMerger * m, const Held * h, gint64 now)
 }
 
 guint8 *
-rlm_merger_pop (RlmMerger * m, gint64 now, gsize * len)
+rlm_merger_pop (RlmMerger * m, gint64 now, gsize * len, gint64 * arrival)
 {
   Held *h = g_queue_peek_head (&m->held);
   guint8 *data;
@@ -193,6 +193,8 @@ rlm_merger_pop (RlmMerger * m, gint64 now, gsize * len)
   m->stats.released++;
   data = h->data;
   *len = h->len;
+  if (arrival)
+    *arrival = h->arrival;
   g_free (h);
   return data;
 }

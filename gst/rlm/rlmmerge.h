@@ -62,8 +62,10 @@ void rlm_merger_reset_layer (RlmMerger * m, guint layer);
 gboolean rlm_merger_push (RlmMerger * m, const guint8 * data, gsize len,
     gint64 now);
 
-/* The next packet due at @now, renumbered (g_free it), or NULL. */
-guint8 *rlm_merger_pop (RlmMerger * m, gint64 now, gsize * len);
+/* The next packet due at @now, renumbered (g_free it), or NULL; @arrival
+ * (if not NULL): the time it was pushed. */
+guint8 *rlm_merger_pop (RlmMerger * m, gint64 now, gsize * len,
+    gint64 * arrival);
 
 /* When the oldest held packet is due; -1: nothing held. */
 gint64 rlm_merger_next_deadline (const RlmMerger * m);

@@ -43,7 +43,7 @@ static gint
 pop (RlmMerger * m, gint64 now, guint * layer)
 {
   gsize len;
-  guint8 *p = rlm_merger_pop (m, now, &len);
+  guint8 *p = rlm_merger_pop (m, now, &len, NULL);
   RtpHeader h;
   guint16 lseq;
   gint seq;
