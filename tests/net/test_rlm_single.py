@@ -35,6 +35,10 @@ SECONDS = 70
 # The receiver's bottleneck (tbf on its bridge port): levels 1-3 fit.
 B = 1_500_000
 LATENCY_MS = 200
+# Loss of the kept layers over the second half: each failed experiment at
+# the next level costs about 2 s of congestion until the bridge prunes the
+# group; measured 1.7-4.1 % (docs/protocols/rlm.md).
+MAX_LOSS = 0.08
 CAPS = "application/x-rtp,media=video,clock-rate=90000,encoding-name=H264"
 # libav's decoder complaints, through GST_DEBUG=libav:2 on stderr.
 DECODER_ERROR = re.compile(r"error while decoding|concealing|decode_slice_header"
@@ -349,8 +353,8 @@ def main():
               f"convergence time {conv and round(conv, 1)} s")
         check("mostly at level 3 in the second half", frac3 >= 0.7,
               f"{100 * frac3:.0f}% of the time at level 3")
-        check("loss of layers 0-2 in the second half at most 5%",
-              loss is not None and loss <= 0.05,
+        check("loss of layers 0-2 in the second half at most {100 * MAX_LOSS:.0f}%",
+              loss is not None and loss <= MAX_LOSS,
               f"{loss and round(100 * loss, 2)}%")
         quiet, joined = left_layer_stops(counter, lv, 3, t_end)
         check("layer 4's packets arrived while it was joined", joined > 0,

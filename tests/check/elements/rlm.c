@@ -559,9 +559,12 @@ GST_START_TEST (test_docs_units_defaults)
   gst_object_unref (src);
   check_inspect_docs ("rlmsink");
   check_inspect_docs ("rlmsrc");
-  fail_unless (strstr (gst_element_factory_get_metadata
-          (gst_element_factory_find ("rlmsrc"),
-              GST_ELEMENT_METADATA_DESCRIPTION), "rlm://") != NULL);
+  {
+    GstElementFactory *f = gst_element_factory_find ("rlmsrc");
+    fail_unless (strstr (gst_element_factory_get_metadata (f,
+                GST_ELEMENT_METADATA_DESCRIPTION), "rlm://") != NULL);
+    gst_object_unref (f);
+  }
 }
 
 GST_END_TEST;
