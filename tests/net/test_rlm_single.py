@@ -353,7 +353,8 @@ def main():
               f"convergence time {conv and round(conv, 1)} s")
         check("mostly at level 3 in the second half", frac3 >= 0.7,
               f"{100 * frac3:.0f}% of the time at level 3")
-        check("loss of layers 0-2 in the second half at most {100 * MAX_LOSS:.0f}%",
+        check(f"loss of layers 0-2 in the second half at most "
+              f"{100 * MAX_LOSS:.0f}%",
               loss is not None and loss <= MAX_LOSS,
               f"{loss and round(100 * loss, 2)}%")
         quiet, joined = left_layer_stops(counter, lv, 3, t_end)

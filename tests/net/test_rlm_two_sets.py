@@ -69,7 +69,8 @@ def main():
                   f"{conv and round(conv, 1)} s")
             check(f"{name} mostly at level {best} in the second half",
                   frac >= 0.7, f"{100 * frac:.0f}% of the time")
-            check(f"{name}: loss of its layers in the second half at most {100 * MAX_LOSS:.0f}%",
+            check(f"{name}: loss of its layers in the second half at most "
+                  f"{100 * MAX_LOSS:.0f}%",
                   loss is not None and loss <= MAX_LOSS,
                   f"{loss and round(100 * loss, 2)}%")
             results.append(f"{name}_level={best} convergence_s="
