@@ -4,6 +4,7 @@
  * packets; URIs, units and examples are documented. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <netinet/in.h>
 
 #include "checkutil.h"
 #include "gstnetudp.h"
@@ -451,6 +452,39 @@ GST_START_TEST (test_src_joins_merges_leaves)
 
 GST_END_TEST;
 
+/* source-address: the groups are joined source-specifically (SSM) and the
+ * sender's packets come through. */
+GST_START_TEST (test_src_source_specific)
+{
+  SrcRig r;
+  guint layer;
+
+  GSocket *tx = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *g = g_inet_address_new_from_string ("232.1.7.1");
+  GSocketAddress *to;
+  guint8 buf[128];
+  gsize n = stamped_rtp (buf, 7, 0, 70);
+
+  src_rig_init (&r, "232.1.7.1", "layers=1 source-address=127.0.0.1");
+  wait_stat (&r, "joins", 1);
+  fail_unless_equals_uint64 (check_stat_u64 (r.src, "join-errors"), 0);
+  /* sent from 127.0.0.1: IP_MULTICAST_IF by address picks the source */
+  fail_unless (g_socket_set_option (tx, IPPROTO_IP, IP_MULTICAST_IF,
+          (gint) g_htonl (0x7f000001), NULL));
+  to = g_inet_socket_address_new (g, r.port);
+  fail_unless (g_socket_send_to (tx, to, (const gchar *) buf, n, NULL,
+          NULL) == (gssize) n);
+  pull_seq (&r, &layer);
+  g_object_unref (to);
+  g_object_unref (g);
+  g_object_unref (tx);
+  fail_unless_equals_int (layer, 0);
+  src_rig_clear (&r);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* URIs, documentation */
 
@@ -581,6 +615,7 @@ rlm_suite (void)
   tcase_add_test (tc, test_sink_proposes_rates);
   tcase_add_test (tc, test_src_level_one_continuous);
   tcase_add_test (tc, test_src_joins_merges_leaves);
+  tcase_add_test (tc, test_src_source_specific);
   tcase_add_test (tc, test_uri_errors_clear);
   tcase_add_test (tc, test_start_errors_clear);
   tcase_add_test (tc, test_docs_units_defaults);
