@@ -561,15 +561,6 @@ gst_rlm_src_query (GstBaseSrc * bsrc, GstQuery * query)
 /* Properties */
 
 static void
-set_string (gchar ** field, const GValue * value, const gchar * dflt)
-{
-  g_free (*field);
-  *field = g_value_dup_string (value);
-  if (!*field && dflt)
-    *field = g_strdup (dflt);
-}
-
-static void
 gst_rlm_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
@@ -582,19 +573,19 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_ADDRESS:
-      set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
+      gst_rlm_set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
       break;
     case PROP_PORT:
       self->port = g_value_get_int (value);
       break;
     case PROP_GROUPS:
-      set_string (&self->groups, value, NULL);
+      gst_rlm_set_string (&self->groups, value, NULL);
       break;
     case PROP_PORT_PER_LAYER:
       self->port_per_layer = g_value_get_boolean (value);
       break;
     case PROP_SOURCE_ADDRESS:
-      set_string (&self->source_address, value, NULL);
+      gst_rlm_set_string (&self->source_address, value, NULL);
       break;
     case PROP_LAYERS:
       self->layers = g_value_get_uint (value);
@@ -603,7 +594,7 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       self->ttl_mc = g_value_get_int (value);
       break;
     case PROP_MULTICAST_IFACE:
-      set_string (&self->multicast_iface, value, NULL);
+      gst_rlm_set_string (&self->multicast_iface, value, NULL);
       break;
     case PROP_LOOP:
       self->mc_loop = g_value_get_boolean (value);

@@ -227,3 +227,12 @@ gst_rlm_set_uri (GstElement * element, const GValue * value,
   *uri_error = err;
   GST_OBJECT_UNLOCK (element);
 }
+
+void
+gst_rlm_set_string (gchar ** field, const GValue * value, const gchar * dflt)
+{
+  g_free (*field);
+  *field = g_value_dup_string (value);
+  if (!*field && dflt)
+    *field = g_strdup (dflt);
+}

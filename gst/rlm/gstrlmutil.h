@@ -38,6 +38,10 @@ gboolean gst_rlm_layer_addresses (const gchar * address, gint port,
     const gchar * groups, gboolean port_per_layer, guint n_layers,
     GSocketAddress ** out, GError ** error);
 
+/* A string setting from @value; NULL gives @dflt (may be NULL). */
+void gst_rlm_set_string (gchar ** field, const GValue * value,
+    const gchar * dflt);
+
 /* The `uri` property's set: applies the URI (all or nothing); a bad one
  * replaces *@uri_error, which start() reports, and is logged. */
 void gst_rlm_set_uri (GstElement * element, const GValue * value,
