@@ -23,8 +23,8 @@
  * reason, state), so `gst-launch-1.0 -m` shows the adaptation; the
  * receiver's state and counters are in #GstRlmSrc:stats, also posted as
  * `rlm-src-stats` every #GstRlmSrc:stats-interval and once more at EOS.
- * Every constant of the
- * paper is a property with the paper's value as default.
+ * Every constant of the paper is a property with the paper's value as
+ * default.
  *
  * ## Example launch line
  * |[
