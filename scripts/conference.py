@@ -4,9 +4,11 @@ per participant, each in its own network namespace on a bridge, behind a link
 with its own rate (tbf both ways) and optional random loss.  Runs for
 --duration seconds, then prints what every participant received and which
 tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
-(snapshot), participant-<id>.mp4 (recording, when headless: without --headless and
-with a display each participant opens a window instead), stats-<id>.json (the statistics
-of every second) and rates.svg (rates over time).
+(snapshot), participant-<id>.mp4 (recording with the others' mixed audio, when headless:
+without --headless and with a display each participant opens a window instead),
+stats-<id>.json (the statistics of every second) and rates.svg (rates over time). Each
+participant's audio is a tone of its own frequency; the report says how loud each other
+participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
       [--rates=4M,4M,1M] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
@@ -19,6 +21,7 @@ Needs root (namespaces); scripts/conference.sh installs, builds and runs it.
 """
 import argparse
 import json
+import math
 import os
 import signal
 import struct
@@ -37,6 +40,14 @@ RENDEZVOUS = "10.77.0.1:7000"     # p1's, with --ice
 # Must match the palette in examples/conference/conference.c (colour by id).
 PALETTE = [0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020, 0x808080]
 TILE_W, TILE_H = 320, 240
+
+
+AUDIO_RATE = 8000                 # Hz, what a recording's audio is analysed at
+
+
+def tone_frequency(pid):
+    """Must match conf_audio_frequency in examples/conference/confaudio.c."""
+    return 300 + 137 * ((pid - 1) % 16)
 
 
 def colour_of(pid):
@@ -133,6 +144,60 @@ def tiles_shown(path):
     return [p for p in (who_is(c) for c in tile_colours(path)) if p is not None]
 
 
+# ---------------------------------------------------------------- audio
+
+def recording_audio(path, seconds):
+    """The last `seconds` of a recording's audio track, 8 kHz mono samples ([]: none)."""
+    raw = path + ".pcm"
+    try:
+        subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={path}", "!", "qtdemux",
+                        "name=d", "d.audio_0", "!", "opusdec", "!", "audioconvert", "!",
+                        "audioresample", "!",
+                        f"audio/x-raw,format=S16LE,channels=1,rate={AUDIO_RATE}", "!",
+                        "filesink", f"location={raw}"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        with open(raw, "rb") as f:
+            data = f.read()
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    finally:
+        if os.path.exists(raw):
+            os.remove(raw)
+    samples = struct.unpack(f"<{len(data) // 2}h", data[:len(data) // 2 * 2])
+    return samples[-seconds * AUDIO_RATE:]
+
+
+def tone_amplitude(samples, freq):
+    """The amplitude of the sine at `freq` in `samples` (Goertzel)."""
+    if not samples:
+        return 0.0
+    c = 2 * math.cos(2 * math.pi * freq / AUDIO_RATE)
+    s1 = s2 = 0.0
+    for v in samples:
+        s1, s2 = v + c * s1 - s2, s1
+    return 2 * math.sqrt(max(s1 * s1 + s2 * s2 - c * s1 * s2, 0.0)) / len(samples)
+
+
+TONE_BLOCK = AUDIO_RATE // 10     # tones are measured per 100 ms (10 Hz apart at most)
+
+
+def audio_levels(path, pids, seconds=10):
+    """RMS of a recording's last `seconds` of audio and, for every listed participant, the
+    median amplitude of its tone over 100 ms blocks (full scale 32767; a tone is sent at
+    8192) and the share of blocks in which it is at least half that. Blocks, not one sum
+    over the whole: a gap or a resynchronised mix shifts the phase, which a single
+    Goertzel sum over seconds would take for silence."""
+    samples = recording_audio(path, seconds)
+    rms = math.sqrt(sum(v * v for v in samples) / len(samples)) if samples else 0.0
+    tones, present = {}, {}
+    for pid in pids:
+        amps = sorted(tone_amplitude(samples[i:i + TONE_BLOCK], tone_frequency(pid))
+                      for i in range(0, len(samples) - TONE_BLOCK + 1, TONE_BLOCK))
+        tones[pid] = amps[len(amps) // 2] if amps else 0.0
+        present[pid] = sum(a >= 4096 for a in amps) / len(amps) if amps else 0.0
+    return dict(seconds=len(samples) / AUDIO_RATE, rms=rms, tones=tones, present=present)
+
+
 # ---------------------------------------------------------------- statistics
 
 def read_stats(path):
@@ -157,6 +222,7 @@ def summary(stats, since):
             per.setdefault(m["id"], []).append(m)
     return {pid: dict(rate=mean([m["recv_bps"] for m in ms]),
                       fps=mean([m.get("fps", 0.0) for m in ms]),
+                      audio_rate=mean([m.get("audio_recv_bps", 0) for m in ms]),
                       loss=mean([m["loss_link"] for m in ms]),
                       after_fec=mean([m["loss_after_fec"] for m in ms]))
             for pid, ms in per.items()}
@@ -206,6 +272,7 @@ def conference_command(args, pid, n):
             f"--stats-json={args.out_dir}/stats-{pid}.json",
             f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
         (["--headless"] if args.headless else []) + \
+        ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -290,7 +357,16 @@ def report(args, n, rates, starts, leaves):
         for sender, f in sorted(s.items()):
             print(f"    from p{sender}: {f['rate'] / 1e3:6.0f} kbit/s, {f['fps']:4.1f} fps, "
                   f"lost {100 * f['loss']:.2f} % "
-                  f"on the link, {100 * f['after_fec']:.2f} % after FEC")
+                  f"on the link, {100 * f['after_fec']:.2f} % after FEC; audio "
+                  f"{f['audio_rate'] / 1e3:.0f} kbit/s")
+        mp4 = os.path.join(args.out_dir, f"participant-{pid}.mp4")
+        if args.headless and os.path.exists(mp4):
+            a = audio_levels(mp4, range(1, n + 1))
+            result[pid]["audio"] = a
+            print(f"    recording's last {a['seconds']:.0f} s of audio: rms {a['rms']:.0f}, "
+                  "tones (median amplitude, share of 100 ms present) "
+                  + ", ".join(f"p{t} {v:.0f} {100 * a['present'][t]:.0f} %"
+                              for t, v in sorted(a["tones"].items())))
     write_svg(os.path.join(args.out_dir, "rates.svg"),
               {pid: s for pid, s in stats.items() if s}, args.duration, starts)
     print(f"conference: snapshots, recordings, statistics and rates.svg in {args.out_dir}")
@@ -309,6 +385,8 @@ def main():
     ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
     ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")
     ap.add_argument("--fps", type=int, default=15)
+    ap.add_argument("--initial-rate", type=int, default=0,
+                    help="bit/s, each sender's first rate toward a member (the app's default: 0)")
     ap.add_argument("--ice", action="store_true",
                     help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",

@@ -8,8 +8,16 @@
  * (our own picture first). Members join and leave while the call runs: a
  * tile appears with a member's first packet and goes when it leaves.
  *
+ * Audio (unless --no-audio): a tone at our own frequency (or the
+ * microphone with --audio-device), Opus, sent by a second tpsssink in a
+ * second session on port + 1 with the same member ids; a second tpsssrc
+ * gives a pad per remote member, decoded into audiomixer (confaudio.c).
+ * Both tpsssrc stamp from the members' RTCP sender reports in one
+ * sync-group, so each member's voice and picture play in sync.
+ *
  * With a display the grid is shown in a window; headless (--headless, or no
- * DISPLAY / WAYLAND_DISPLAY) it is recorded to OUT/participant-<id>.mp4. In
+ * DISPLAY / WAYLAND_DISPLAY) it is recorded with the mixed audio to
+ * OUT/participant-<id>.mp4 (the audio plays with the window otherwise). In
  * both cases it is snapshotted to OUT/participant-<id>.png every
  * --snapshot-interval seconds and as we leave. Every second the statistics of every member are printed
  * (confstats.c), and with --stats-json written as JSON lines.
@@ -70,8 +78,8 @@ parse_options (int argc, char **argv, ConfOptions * o)
   gchar *colour = NULL;
   gint id = 0, port = 0, width = 320, height = 240, fps = 15, duration = 0;
   gint snapshot = 5;
-  gint64 max_receive = 0, initial = 300000;
-  gboolean headless = FALSE;
+  gint64 max_receive = 0, initial = 150000;
+  gboolean headless = FALSE, no_audio = FALSE;
   GOptionEntry entries[] = {
     {"id", 0, 0, G_OPTION_ARG_INT, &id, "Our member id (1..)", "N"},
     {"name", 0, 0, G_OPTION_ARG_STRING, &o->name, "Name on our tile", "S"},
@@ -100,7 +108,13 @@ parse_options (int argc, char **argv, ConfOptions * o)
         "Our receive capacity, shared by the senders (bit/s, 0: unlimited)",
         "BPS"},
     {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &initial,
-        "Starting data rate toward each member (bit/s)", "BPS"},
+        "Starting data rate toward each member (bit/s; default 150000: a "
+        "member who joins behind a 1 Mbit/s link takes three senders' "
+        "first rates with parity without loss)", "BPS"},
+    {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
+        "Video only: no audio session", NULL},
+    {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
+        "Send the microphone (autoaudiosrc) instead of our tone", NULL},
     {"ice", 0, 0, G_OPTION_ARG_NONE, &o->ice,
         "Connect through ICE (libnice); --members are virtual addresses",
         NULL},
@@ -158,6 +172,7 @@ parse_options (int argc, char **argv, ConfOptions * o)
   o->initial_rate = initial;
   o->headless = headless || (!g_getenv ("DISPLAY")
       && !g_getenv ("WAYLAND_DISPLAY"));
+  o->audio = !no_audio;
   o->colour = palette[(id - 1) % G_N_ELEMENTS (palette)];
   if (colour) {
     gchar *end;
@@ -195,23 +210,79 @@ output_branch (const ConfOptions * o)
         "autovideosink sync=false");
   return g_strdup_printf ("out. ! queue ! videoconvert ! x264enc "
       "tune=zerolatency speed-preset=ultrafast bitrate=1000 key-int-max=%u ! "
-      "h264parse name=recparse ! mp4mux ! filesink location=\"%s/participant-%u.mp4\"",
+      "h264parse name=recparse ! mp4mux name=recmux "
+      "! filesink location=\"%s/participant-%u.mp4\"",
       o->fps * 2, o->out_dir, o->id);
+}
+
+/* The session properties of a tpsssink / tpsssrc on @port with @members. */
+static gchar *
+session_props (const ConfOptions * o, guint port, const gchar * members)
+{
+  /* with --ice the session opens no socket: the transport is set later */
+  if (o->ice)
+    return g_strdup_printf ("member-id=%u members=\"%s\" allow-join=true",
+        o->id, members);
+  return g_strdup_printf ("port=%u member-id=%u members=\"%s\" "
+      "allow-join=true%s%s", port, o->id, members,
+      o->address ? " address=" : "", o->address ? o->address : "");
+}
+
+/* Our tone (or microphone) to every member, the others' voices mixed into
+ * the window's speaker or the recording (confaudio.c adds the voices). */
+static gchar *
+audio_description (const ConfOptions * o)
+{
+  gchar *members = conf_audio_members (o->members);
+  gchar *session, *src, *out, *desc;
+
+  if (!members)
+    return NULL;
+  session = session_props (o, o->port + CONF_AUDIO_PORT_OFFSET, members);
+  src = o->audio_device ? g_strdup ("autoaudiosrc name=mic") :
+      g_strdup_printf ("audiotestsrc name=mic is-live=true wave=sine "
+      "freq=%u volume=0.25", conf_audio_frequency (o->id));
+  out = o->headless ? g_strdup ("queue ! audioconvert ! opusenc "
+      "bitrate=32000 ! recmux.") : g_strdup ("queue ! audioconvert ! "
+      "audioresample ! autoaudiosink");
+  /* Opus at 16 kbit/s in 40 ms frames: with the headers about 27 kbit/s
+   * per voice on the wire, a small share of the slowest link. */
+  desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
+      "! audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=16000 "
+      "frame-size=40 ! rtpopuspay pt=97 ! tpsssink name=atx %s "
+      "initial-rate=64000 "
+      "tpsssrc name=arx %s caps=\"application/x-rtp,media=audio,"
+      "clock-rate=48000,encoding-name=OPUS,payload=97\" "
+      "sync=sender-reports sync-group=conference "
+      "audiotestsrc name=silence is-live=true wave=silence "
+      "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! amix. "
+      "audiomixer name=amix latency=100000000 "
+      "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! %s",
+      src, session, session, out);
+  g_free (members);
+  g_free (session);
+  g_free (src);
+  g_free (out);
+  return desc;
 }
 
 static gchar *
 pipeline_description (Conference * conf)
 {
   const ConfOptions *o = &conf->opt;
-  /* with --ice the session opens no socket: the transport is set later */
-  gchar *session = o->ice ?
-      g_strdup_printf ("member-id=%u members=\"%s\" allow-join=true", o->id,
-      o->members) :
-      g_strdup_printf ("port=%u member-id=%u members=\"%s\" "
-      "allow-join=true%s%s", o->port, o->id, o->members,
-      o->address ? " address=" : "", o->address ? o->address : "");
+  gchar *session = session_props (o, o->port, o->members);
   gchar *out = output_branch (o);
-  gchar *desc = g_strdup_printf (
+  gchar *audio = o->audio ? audio_description (o) : g_strdup ("");
+  gchar *desc;
+
+  if (!audio) {
+    g_printerr ("conference: --members entries need a port (id@host:port) "
+        "below 65535 for the audio session\n");
+    g_free (session);
+    g_free (out);
+    return NULL;
+  }
+  desc = g_strdup_printf (
       /* our camera, encoded once for everyone, and shown in our tile */
       "videotestsrc name=camera is-live=true pattern=ball background-color=0xff%06x "
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
@@ -222,7 +293,7 @@ pipeline_description (Conference * conf)
       "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
-      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
+      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast key-unit-max-delay=300 "
       "key-int-max=%u ! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
@@ -230,20 +301,23 @@ pipeline_description (Conference * conf)
       /* the others' tiles (tiles.c) and the mixed picture */
       "tpsssrc name=rx %s max-receive-rate=%" G_GUINT64_FORMAT " "
       "caps=\"application/x-rtp,media=video,clock-rate=90000,"
-      "encoding-name=H264\" "
+      "encoding-name=H264\" %s "
       "compositor name=mix background=black latency=100000000 "
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! videoconvert "
       "! tee name=out "
       "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
-      "sync=false async=false enable-last-sample=true %s",
+      "sync=false async=false enable-last-sample=true %s %s",
       o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
       o->fps, o->height / 2, o->width, o->height, o->fps, o->name, o->fps * 4,
       session,
       o->initial_rate, session, o->max_receive_rate,
-      o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out);
+      o->audio ? "sync=sender-reports sync-group=conference" : "",
+      o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,
+      audio);
 
   g_free (session);
   g_free (out);
+  g_free (audio);
   return desc;
 }
 
@@ -290,6 +364,8 @@ build_pipeline (Conference * conf)
   conf->grid_cols = (guint) ceil (sqrt (n));
   conf->grid_rows = (n + conf->grid_cols - 1) / conf->grid_cols;
   desc = pipeline_description (conf);
+  if (!desc)
+    return FALSE;
   conf->pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!conf->pipeline || err) {
@@ -301,6 +377,8 @@ build_pipeline (Conference * conf)
   conf->tx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "tx");
   conf->rx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "rx");
   conf->snap = gst_bin_get_by_name (GST_BIN (conf->pipeline), "snap");
+  conf->arx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "arx");
+  conf->amix = gst_bin_get_by_name (GST_BIN (conf->pipeline), "amix");
   selfconv = gst_bin_get_by_name (GST_BIN (conf->pipeline), "selfconv");
   conf->self_pad = gst_element_request_pad_simple (conf->mix, "sink_%u");
   src = gst_element_get_static_pad (selfconv, "src");
@@ -309,6 +387,8 @@ build_pipeline (Conference * conf)
   gst_object_unref (selfconv);
   conf_tiles_init (conf);
   conf_tiles_layout (conf);
+  if (conf->arx)
+    conf_audio_init (conf);
   guard_recording (conf);
   return TRUE;
 }
@@ -381,6 +461,8 @@ leave (gpointer data)
   gst_object_unref (sink);
   gst_object_unref (nameplate);
   conf_tiles_send_eos (conf);
+  if (conf->arx)
+    conf_audio_send_eos (conf);
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
   return G_SOURCE_REMOVE;
 }
@@ -435,11 +517,14 @@ conference_clear (Conference * conf)
   conf_ice_clear (conf);
 #endif
   conf_tiles_clear (conf);
+  conf_audio_clear (conf);
   conf_stats_clear (conf);
   g_clear_object (&conf->self_pad);
   g_clear_object (&conf->mix);
   g_clear_object (&conf->tx);
   g_clear_object (&conf->rx);
+  g_clear_object (&conf->arx);
+  g_clear_object (&conf->amix);
   g_clear_object (&conf->snap);
   g_clear_object (&conf->pipeline);
   if (conf->stats_json)
@@ -503,10 +588,18 @@ main (int argc, char **argv)
         conf.opt.rendezvous);
   else
     g_snprintf (where, sizeof where, "on port %u", conf.opt.port);
-  g_print ("participant %u (%s, colour %06x) %s, %s, grid %ux%u\n",
+  g_print ("participant %u (%s, colour %06x) %s, %s, grid %ux%u, %s\n",
       conf.opt.id, conf.opt.name, conf.opt.colour, where,
       conf.opt.headless ? "headless" : "window", conf.grid_cols,
-      conf.grid_rows);
+      conf.grid_rows, !conf.opt.audio ? "no audio" :
+      conf.opt.audio_device ? "audio from the microphone" : "audio tone");
+  if (conf.opt.audio && !conf.opt.audio_device && !conf.opt.ice)
+    g_print ("participant %u: audio tone %u Hz on port %u\n", conf.opt.id,
+        conf_audio_frequency (conf.opt.id),
+        conf.opt.port + CONF_AUDIO_PORT_OFFSET);
+  else if (conf.opt.audio && !conf.opt.audio_device)
+    g_print ("participant %u: audio tone %u Hz over its own ICE transport\n",
+        conf.opt.id, conf_audio_frequency (conf.opt.id));
   conf.started = g_get_monotonic_time ();
   if (gst_element_set_state (conf.pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {

@@ -32,11 +32,43 @@ typedef struct
   gchar *stun, *turn;           /* "host:port" */
   gchar *turn_user, *turn_password;
   gchar *ice_candidates;        /* "host,srflx,relay" */
+  /* audio: a second session on each member's port + 1 (confaudio.c) */
+  gboolean audio;               /* FALSE: --no-audio */
+  gboolean audio_device;        /* capture from autoaudiosrc */
 } ConfOptions;
+
+/* A member's audio session is on its video port + this. */
+#define CONF_AUDIO_PORT_OFFSET 1
 
 typedef struct _ConfIce ConfIce;
 
 typedef struct _Conference Conference;
+
+/* One remote member's branch behind a tpsssrc pad: elements in stream
+ * order (a queue first), the last one linked to a request pad of @mixer
+ * (branches.c). */
+#define CONF_BRANCH_MAX_ELEMENTS 8
+
+typedef struct
+{
+  guint member;
+  GstElement *mixer;
+  GstPad *mix_pad;
+  GstElement *elements[CONF_BRANCH_MAX_ELEMENTS];
+  guint n_elements;
+  gpointer data;                /* the kind's own (a Tile), or NULL */
+  GDestroyNotify free_data;
+} ConfBranch;
+
+/* The branches of one tpsssrc, member id -> ConfBranch (under
+ * Conference.lock). */
+typedef struct
+{
+  Conference *conf;
+  GHashTable *table;
+  ConfBranch *(*build) (Conference * conf, guint member);
+  void (*changed) (Conference * conf, guint member, gboolean added);
+} ConfBranches;
 
 struct _Conference
 {
@@ -45,12 +77,15 @@ struct _Conference
   GstElement *pipeline;
   GstElement *mix;              /* compositor */
   GstElement *tx, *rx;          /* tpsssink, tpsssrc */
+  GstElement *arx, *amix;       /* audio: tpsssrc, audiomixer */
   GstElement *snap;             /* fakesink with the last mixed picture */
   GstPad *self_pad;             /* compositor pad of our own camera */
   ConfIce *ice;                 /* with --ice, else NULL */
+  ConfIce *audio_ice;           /* with --ice and audio */
 
   GMutex lock;                  /* tiles: pads come and go in other threads */
-  GHashTable *tiles;            /* member id -> Tile */
+  ConfBranches tiles;           /* tiles.c */
+  ConfBranches voices;          /* confaudio.c */
   guint grid_cols, grid_rows;
 
   FILE *stats_json;
@@ -60,6 +95,23 @@ struct _Conference
 };
 
 /* tiles.c: a decode branch per remote participant, laid out on a grid. */
+/* @factories: NULL-terminated; the elements are added to the pipeline
+ * and linked in that order. NULL (said on stderr) if that fails. */
+ConfBranch *conf_branch_new (Conference * conf, const gchar * kind,
+    guint member, GstElement * mixer, const gchar * const *factories);
+/* Links the branch's last element into a new request pad of its mixer. */
+gboolean conf_branch_link (ConfBranch * b);
+/* Starts its elements with the pipeline. */
+void conf_branch_play (ConfBranch * b);
+/* Takes a branch that could not be set up out of the pipeline, frees it. */
+void conf_branch_discard (Conference * conf, ConfBranch * b);
+void conf_branches_init (ConfBranches * bs, Conference * conf,
+    GstElement * src, ConfBranch * (*build) (Conference *, guint),
+    void (*changed) (Conference *, guint, gboolean));
+void conf_branches_send_eos (ConfBranches * bs);
+guint conf_branches_count (ConfBranches * bs);
+void conf_branches_clear (ConfBranches * bs);
+
 void conf_tiles_init (Conference * conf);
 void conf_tiles_clear (Conference * conf);
 void conf_tiles_layout (Conference * conf);
@@ -67,6 +119,15 @@ void conf_tiles_send_eos (Conference * conf);
 guint conf_tiles_count (Conference * conf);
 /* Pictures decoded from @member's stream so far (0: no tile). */
 guint conf_tiles_frames (Conference * conf, guint member);
+
+/* confaudio.c: a decode branch per remote participant's audio into
+ * audiomixer. */
+guint conf_audio_frequency (guint id);
+gchar *conf_audio_members (const gchar * members);
+void conf_audio_init (Conference * conf);
+void conf_audio_send_eos (Conference * conf);
+guint conf_audio_count (Conference * conf);
+void conf_audio_clear (Conference * conf);
 
 /* confstats.c: the statistics printed every second. */
 void conf_stats_print (Conference * conf);

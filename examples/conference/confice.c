@@ -1,6 +1,8 @@
-/* The conference over ICE (--ice): one GstNiceTransport (ext/nice) is
- * given to both tpsssink and tpsssrc, so the session sends and receives
- * through it and opens no socket. Every other member of --members is a
+/* The conference over ICE (--ice): one GstNiceTransport (ext/nice) per
+ * session, given to both its tpsssink and tpsssrc, so the session sends and
+ * receives through it and opens no socket: one for the video and, with
+ * audio, one for the audio session (its peers at port + 1, its blobs under
+ * "<id>.audio" at the rendezvous, its own ICE checks). Every other member of --members is a
  * peer of the transport, named by its entry's address (its "virtual"
  * address: the session keeps addressing members by it, and the transport
  * reports their datagrams from it). The ICE blobs travel through the TCP
@@ -30,6 +32,9 @@ typedef struct
 
 struct _ConfIce
 {
+  Conference *conf;
+  const gchar *suffix;          /* of our and the peers' rendezvous names */
+  guint port_offset;            /* of the session's members' ports */
   GstNiceTransport *transport;
   GstNiceRendezvous *host;      /* with --rendezvous-host */
   GstNiceRendezvousClient *client;
@@ -126,9 +131,10 @@ parse_candidate_types (const gchar * text, guint * flags, GError ** error)
   return ok;
 }
 
-/* One "id@ip:port" entry of --members; FALSE for one that is not. */
+/* One "id@ip:port" entry of --members, for @ice's session; FALSE for one
+ * that is not. */
 static IcePeer *
-parse_member (const gchar * entry, GError ** error)
+parse_member (ConfIce * ice, const gchar * entry, GError ** error)
 {
   const gchar *at = strchr (entry, '@');
   const gchar *colon = strrchr (entry, ':');
@@ -146,13 +152,15 @@ parse_member (const gchar * entry, GError ** error)
   if (*end || port == 0 || port > 65535)
     goto bad;
   ip = g_strndup (at + 1, colon - at - 1);
-  vaddr = g_inet_socket_address_new_from_string (ip, (guint) port);
+  vaddr = port + ice->port_offset <= 65535 ?
+      g_inet_socket_address_new_from_string (ip,
+      (guint) port + ice->port_offset) : NULL;
   g_free (ip);
   if (!vaddr)
     goto bad;
   p = g_new0 (IcePeer, 1);
   p->id = (guint) id;
-  p->name = g_strdup_printf ("%u", p->id);
+  p->name = g_strdup_printf ("%u%s", p->id, ice->suffix);
   p->vaddr = vaddr;
   return p;
 
@@ -165,17 +173,17 @@ bad:
 
 /* The other members of --members. */
 static gboolean
-make_peers (Conference * conf, ConfIce * ice, GError ** error)
+make_peers (ConfIce * ice, GError ** error)
 {
-  gchar **entries = g_strsplit (conf->opt.members, ",", -1);
+  gchar **entries = g_strsplit (ice->conf->opt.members, ",", -1);
   gboolean ok = TRUE;
 
   for (guint i = 0; ok && entries[i]; i++) {
-    IcePeer *p = parse_member (g_strstrip (entries[i]), error);
+    IcePeer *p = parse_member (ice, g_strstrip (entries[i]), error);
 
     if (!p)
       ok = FALSE;
-    else if (p->id == conf->opt.id)
+    else if (p->id == ice->conf->opt.id)
       ice_peer_free (p);
     else
       g_ptr_array_add (ice->peers, p);
@@ -222,12 +230,12 @@ on_local_blob (GstNiceTransport * t, GSocketAddress * vaddr,
 }
 
 static gboolean
-add_peer (Conference * conf, IcePeer * p, GError ** error)
+add_peer (ConfIce * ice, IcePeer * p, GError ** error)
 {
   g_free (p->local_blob);
   p->local_blob = NULL;
-  return gst_nice_transport_add_peer (conf->ice->transport, p->vaddr,
-      conf->opt.id < p->id, error);
+  return gst_nice_transport_add_peer (ice->transport, p->vaddr,
+      ice->conf->opt.id < p->id, error);
 }
 
 /* A member that comes back (a new process: new credentials) while our
@@ -238,27 +246,27 @@ add_peer (Conference * conf, IcePeer * p, GError ** error)
  * of ours), and restarting again would make the pair restart each other
  * for ever. */
 static gboolean
-needs_restart (Conference * conf, IcePeer * p)
+needs_restart (ConfIce * ice, IcePeer * p)
 {
   GstNicePeerState state;
 
   if (!p->remote_blob)
     return FALSE;
-  state = gst_nice_transport_get_peer_state (conf->ice->transport, p->vaddr);
+  state = gst_nice_transport_get_peer_state (ice->transport, p->vaddr);
   return state == GST_NICE_PEER_CONNECTED || state == GST_NICE_PEER_FAILED;
 }
 
 /* See needs_restart(). */
 static void
-restart_peer (Conference * conf, IcePeer * p)
+restart_peer (ConfIce * ice, IcePeer * p)
 {
   GError *err = NULL;
 
-  g_print ("ice: p%u sent new credentials, restarting its ICE session\n",
-      p->id);
-  gst_nice_transport_remove_peer (conf->ice->transport, p->vaddr);
-  if (!add_peer (conf, p, &err)) {
-    report_error (conf->ice, err->message);
+  g_print ("ice: p%u%s sent new credentials, restarting its ICE session\n",
+      p->id, ice->suffix);
+  gst_nice_transport_remove_peer (ice->transport, p->vaddr);
+  if (!add_peer (ice, p, &err)) {
+    report_error (ice, err->message);
     g_error_free (err);
   }
 }
@@ -267,8 +275,7 @@ static void
 on_rdv_blob (GstNiceRendezvousClient * client, const gchar * from,
     const gchar * blob, gpointer data)
 {
-  Conference *conf = data;
-  ConfIce *ice = conf->ice;
+  ConfIce *ice = data;
   IcePeer *p = peer_by_name (ice, from);
   GError *err = NULL;
 
@@ -278,8 +285,8 @@ on_rdv_blob (GstNiceRendezvousClient * client, const gchar * from,
   }
   if (g_strcmp0 (p->remote_blob, blob) == 0)
     return;                     /* sent again after a reconnection */
-  if (needs_restart (conf, p))
-    restart_peer (conf, p);
+  if (needs_restart (ice, p))
+    restart_peer (ice, p);
   g_free (p->remote_blob);
   p->remote_blob = g_strdup (blob);
   if (!gst_nice_transport_set_remote_blob (ice->transport, p->vaddr, blob,
@@ -290,15 +297,15 @@ on_rdv_blob (GstNiceRendezvousClient * client, const gchar * from,
   }
 }
 
-static void connect_client (Conference * conf);
+static void connect_client (ConfIce * ice);
 
 static gboolean
 reconnect (gpointer data)
 {
-  Conference *conf = data;
+  ConfIce *ice = data;
 
-  conf->ice->reconnect_id = 0;
-  connect_client (conf);
+  ice->reconnect_id = 0;
+  connect_client (ice);
   return G_SOURCE_REMOVE;
 }
 
@@ -308,22 +315,20 @@ static void
 on_rdv_error (GstNiceRendezvousClient * client, const gchar * message,
     gpointer data)
 {
-  Conference *conf = data;
+  ConfIce *ice = data;
 
-  report_error (conf->ice, message);
-  if (!conf->stopping && !conf->ice->reconnect_id)
-    conf->ice->reconnect_id = g_timeout_add_seconds (RECONNECT_SECONDS,
-        reconnect, conf);
+  report_error (ice, message);
+  if (!ice->conf->stopping && !ice->reconnect_id)
+    ice->reconnect_id = g_timeout_add_seconds (RECONNECT_SECONDS,
+        reconnect, ice);
 }
 
 static void
-close_client (Conference * conf)
+close_client (ConfIce * ice)
 {
-  ConfIce *ice = conf->ice;
-
   if (!ice->client)
     return;
-  g_signal_handlers_disconnect_by_data (ice->client, conf);
+  g_signal_handlers_disconnect_by_data (ice->client, ice);
   gst_nice_rendezvous_client_close (ice->client);
   g_clear_object (&ice->client);
 }
@@ -331,20 +336,19 @@ close_client (Conference * conf)
 /* A client of the rendezvous under our member id, with every blob we have
  * (it queues them until it is connected). */
 static void
-connect_client (Conference * conf)
+connect_client (ConfIce * ice)
 {
-  ConfIce *ice = conf->ice;
   GError *err = NULL;
 
-  close_client (conf);
+  close_client (ice);
   ice->client = gst_nice_rendezvous_client_new (ice->self_name, &err);
   if (!ice->client) {
     report_error (ice, err->message);
     g_error_free (err);
     return;
   }
-  g_signal_connect (ice->client, "blob", G_CALLBACK (on_rdv_blob), conf);
-  g_signal_connect (ice->client, "error", G_CALLBACK (on_rdv_error), conf);
+  g_signal_connect (ice->client, "blob", G_CALLBACK (on_rdv_blob), ice);
+  g_signal_connect (ice->client, "error", G_CALLBACK (on_rdv_error), ice);
   gst_nice_rendezvous_client_connect (ice->client, ice->rendezvous);
   for (guint i = 0; i < ice->peers->len; i++)
     send_blob (ice, g_ptr_array_index (ice->peers, i));
@@ -360,31 +364,16 @@ state_name (GstNicePeerState state)
   return v ? v->value_nick : "?";
 }
 
-static void
-on_peer_state (GstNiceTransport * t, GSocketAddress * vaddr,
-    GstNicePeerState state, gpointer data)
+/* "state, type address -> type address" of @p's pair in @ice. */
+static gchar *
+describe_peer (ConfIce * ice, IcePeer * p)
 {
-  Conference *conf = data;
-  IcePeer *p = peer_by_vaddr (conf->ice, vaddr);
-  gchar *pair;
-
-  if (!p)
-    return;
-  pair = conf_ice_describe (conf, p->id);
-  g_print ("ice: p%u %s\n", p->id, pair);
-  g_free (pair);
-}
-
-gchar *
-conf_ice_describe (Conference * conf, guint member)
-{
-  IcePeer *p = conf->ice ? peer_by_id (conf->ice, member) : NULL;
   GstStructure *s;
   const gchar *lt, *la, *rt, *ra;
   gint state = GST_NICE_PEER_FAILED;
   gchar *text;
 
-  if (!p || !(s = gst_nice_transport_get_peer_stats (conf->ice->transport,
+  if (!p || !(s = gst_nice_transport_get_peer_stats (ice->transport,
               p->vaddr)))
     return NULL;
   gst_structure_get_enum (s, "state", GST_TYPE_NICE_PEER_STATE, &state);
@@ -399,6 +388,28 @@ conf_ice_describe (Conference * conf, guint member)
     text = g_strdup (state_name (state));
   gst_structure_free (s);
   return text;
+}
+
+static void
+on_peer_state (GstNiceTransport * t, GSocketAddress * vaddr,
+    GstNicePeerState state, gpointer data)
+{
+  ConfIce *ice = data;
+  IcePeer *p = peer_by_vaddr (ice, vaddr);
+  gchar *pair;
+
+  if (!p)
+    return;
+  pair = describe_peer (ice, p);
+  g_print ("ice: p%u%s %s\n", p->id, ice->suffix, pair);
+  g_free (pair);
+}
+
+gchar *
+conf_ice_describe (Conference * conf, guint member)
+{
+  return conf->ice ? describe_peer (conf->ice, peer_by_id (conf->ice,
+          member)) : NULL;
 }
 
 gboolean
@@ -439,10 +450,10 @@ conf_ice_members (Conference * conf)
 }
 
 static gboolean
-configure_transport (Conference * conf, GError ** error)
+configure_transport (ConfIce * ice, GError ** error)
 {
-  const ConfOptions *o = &conf->opt;
-  GstNiceTransport *t = conf->ice->transport;
+  const ConfOptions *o = &ice->conf->opt;
+  GstNiceTransport *t = ice->transport;
   guint types = GST_NICE_CANDIDATE_ALL;
 
   if (o->ice_candidates && !parse_candidate_types (o->ice_candidates, &types,
@@ -451,15 +462,15 @@ configure_transport (Conference * conf, GError ** error)
   g_object_set (t, "stun-server", o->stun, "turn-server", o->turn,
       "turn-user", o->turn_user, "turn-password", o->turn_password,
       "candidate-types", types, "local-addresses", o->address, NULL);
-  g_signal_connect (t, "local-blob", G_CALLBACK (on_local_blob), conf->ice);
+  g_signal_connect (t, "local-blob", G_CALLBACK (on_local_blob), ice);
   g_signal_connect (t, "peer-state-changed", G_CALLBACK (on_peer_state),
-      conf);
+      ice);
   return TRUE;
 }
 
 /* --rendezvous-host: on --address (default: any) at --rendezvous's port. */
 static gboolean
-host_rendezvous (Conference * conf, GError ** error)
+host_rendezvous (Conference * conf, ConfIce * ice, GError ** error)
 {
   const gchar *colon = strrchr (conf->opt.rendezvous, ':');
   guint64 port = colon ? g_ascii_strtoull (colon + 1, NULL, 10) : 0;
@@ -469,53 +480,25 @@ host_rendezvous (Conference * conf, GError ** error)
         "--rendezvous wants HOST:PORT, not \"%s\"", conf->opt.rendezvous);
     return FALSE;
   }
-  conf->ice->host = gst_nice_rendezvous_new (conf->opt.address, port, error);
-  if (!conf->ice->host)
+  ice->host = gst_nice_rendezvous_new (conf->opt.address, port, error);
+  if (!ice->host)
     return FALSE;
   g_print ("ice: hosting the rendezvous on port %u\n",
-      gst_nice_rendezvous_get_port (conf->ice->host));
+      gst_nice_rendezvous_get_port (ice->host));
   return TRUE;
 }
 
-gboolean
-conf_ice_start (Conference * conf, GError ** error)
+static void
+ice_free (ConfIce * ice)
 {
-  ConfIce *ice = g_new0 (ConfIce, 1);
-
-  conf->ice = ice;
-  ice->peers = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      ice_peer_free);
-  ice->self_name = g_strdup_printf ("%u", conf->opt.id);
-  ice->rendezvous = g_strdup (conf->opt.rendezvous);
-  ice->transport = gst_nice_transport_new ();
-  if (!make_peers (conf, ice, error) || !configure_transport (conf, error))
-    return FALSE;
-  if (conf->opt.rendezvous_host && !host_rendezvous (conf, error))
-    return FALSE;
-  connect_client (conf);
-  for (guint i = 0; i < ice->peers->len; i++)
-    if (!add_peer (conf, g_ptr_array_index (ice->peers, i), error))
-      return FALSE;
-  g_object_set (conf->tx, "transport", ice->transport, NULL);
-  g_object_set (conf->rx, "transport", ice->transport, NULL);
-  return TRUE;
-}
-
-void
-conf_ice_clear (Conference * conf)
-{
-  ConfIce *ice = conf->ice;
-
   if (!ice)
     return;
   if (ice->reconnect_id)
     g_source_remove (ice->reconnect_id);
-  close_client (conf);
+  close_client (ice);
   if (ice->host)
     gst_nice_rendezvous_stop (ice->host);
   g_clear_object (&ice->host);
-  if (ice->transport)
-    g_signal_handlers_disconnect_by_data (ice->transport, conf);
   if (ice->transport)
     g_signal_handlers_disconnect_by_data (ice->transport, ice);
   g_clear_object (&ice->transport);
@@ -524,5 +507,61 @@ conf_ice_clear (Conference * conf)
   g_free (ice->rendezvous);
   g_free (ice->last_error);
   g_free (ice);
-  conf->ice = NULL;
+}
+
+/* The ICE transport of one session (@suffix: of the rendezvous names,
+ * @port_offset: of its members' ports), given to its @tx and @rx. */
+static ConfIce *
+ice_new (Conference * conf, const gchar * suffix, guint port_offset,
+    gboolean host, GstElement * tx, GstElement * rx, GError ** error)
+{
+  ConfIce *ice = g_new0 (ConfIce, 1);
+
+  ice->conf = conf;
+  ice->suffix = suffix;
+  ice->port_offset = port_offset;
+  ice->peers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      ice_peer_free);
+  ice->self_name = g_strdup_printf ("%u%s", conf->opt.id, suffix);
+  ice->rendezvous = g_strdup (conf->opt.rendezvous);
+  ice->transport = gst_nice_transport_new ();
+  if (!make_peers (ice, error) || !configure_transport (ice, error) ||
+      (host && !host_rendezvous (conf, ice, error)))
+    goto failed;
+  connect_client (ice);
+  for (guint i = 0; i < ice->peers->len; i++)
+    if (!add_peer (ice, g_ptr_array_index (ice->peers, i), error))
+      goto failed;
+  g_object_set (tx, "transport", ice->transport, NULL);
+  g_object_set (rx, "transport", ice->transport, NULL);
+  return ice;
+
+failed:
+  ice_free (ice);
+  return NULL;
+}
+
+gboolean
+conf_ice_start (Conference * conf, GError ** error)
+{
+  GstElement *atx;
+
+  conf->ice = ice_new (conf, "", 0, conf->opt.rendezvous_host, conf->tx,
+      conf->rx, error);
+  if (!conf->ice)
+    return FALSE;
+  if (!conf->opt.audio)
+    return TRUE;
+  atx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "atx");
+  conf->audio_ice = ice_new (conf, ".audio", CONF_AUDIO_PORT_OFFSET, FALSE,
+      atx, conf->arx, error);
+  gst_object_unref (atx);
+  return conf->audio_ice != NULL;
+}
+
+void
+conf_ice_clear (Conference * conf)
+{
+  g_clear_pointer (&conf->audio_ice, ice_free);
+  g_clear_pointer (&conf->ice, ice_free);
 }

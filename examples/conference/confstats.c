@@ -5,6 +5,9 @@
  * (a member behind a slow link gets fewer temporal layers, so fewer
  * pictures a second). With --ice, each member's ICE state and the
  * candidate types of the selected pair (host, srflx, prflx, relay) too.
+ * With audio, the rate of each member's audio session and how long lip
+ * sync holds each of its streams back (the stream that arrives later sets
+ * the delay, tpsssrc's `sync` stats).
  * With --stats-json the same figures go to a file, one JSON object per
  * line, for plots. */
 #include "conference.h"
@@ -20,6 +23,10 @@ typedef struct
 {
   guint id;
   guint64 send_data_rate, send_rate, receive_rate;
+  guint64 audio_rate;           /* received in the audio session */
+  gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
+  guint64 audio_over_max_hold;  /* audio buffers not held for a video
+                                 * lagging more than max-hold */
   gint64 rtt;
   const gchar *phase;
   MemberCounts counts;
@@ -32,6 +39,51 @@ field_u64 (const GstStructure * s, const gchar * name)
 
   gst_structure_get_uint64 (s, name, &v);
   return v;
+}
+
+/* The structure of @id in the list @field of @st, NULL if none. */
+static const GstStructure *
+find_member (const GstStructure * st, const gchar * field, guint id)
+{
+  const GValue *list = st ? gst_structure_get_value (st, field) : NULL;
+
+  for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
+    const GstStructure *ms =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    guint mid = 0;
+
+    if (gst_structure_get_uint (ms, "id", &mid) && mid == id)
+      return ms;
+  }
+  return NULL;
+}
+
+/* How long lip sync holds @id's stream in @st back, ms; -1 before its
+ * first sender report. */
+static gdouble
+hold_ms (const GstStructure * st, guint id)
+{
+  const GstStructure *s = find_member (st, "sync", id);
+  gint64 hold = 0;
+
+  if (!s || field_u64 (s, "sr-stamped") == 0 ||
+      !gst_structure_get_int64 (s, "hold", &hold))
+    return -1.0;
+  return hold / 1e6;
+}
+
+/* The audio session's and lip sync's figures of @f's member. */
+static void
+read_audio (const GstStructure * video_rx, const GstStructure * audio_rx,
+    MemberFigures * f)
+{
+  const GstStructure *am = find_member (audio_rx, "members", f->id);
+
+  f->audio_rate = am ? field_u64 (am, "receive-rate") : 0;
+  f->video_hold_ms = hold_ms (video_rx, f->id);
+  f->audio_hold_ms = hold_ms (audio_rx, f->id);
+  am = find_member (audio_rx, "sync", f->id);
+  f->audio_over_max_hold = am ? field_u64 (am, "over-max-hold") : 0;
 }
 
 static void
@@ -101,6 +153,10 @@ print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
       f->id, f->receive_rate / 1e3, fps, 100 * link, 100 * after_fec,
       f->send_data_rate / 1e3, f->send_rate / 1e3,
       f->phase ? f->phase : "?", rtt);
+  if (f->audio_rate || f->audio_hold_ms >= 0)
+    g_print ("        audio <- %3.0f kbit/s | lip sync holds video %.0f ms, "
+        "audio %.0f ms\n", f->audio_rate / 1e3, f->video_hold_ms,
+        f->audio_hold_ms);
 }
 
 #ifdef HAVE_NICE
@@ -145,6 +201,10 @@ json_member (GString * json, const MemberFigures * f, gdouble link,
       fps,
       f->receive_rate, f->send_data_rate, f->send_rate, link, after_fec,
       f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
+  g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
+      ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
+      "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,
+      f->video_hold_ms, f->audio_hold_ms, f->audio_over_max_hold);
 }
 
 /* One member's line (and its ICE line), and its JSON object. */
@@ -178,6 +238,7 @@ report_silent_peers (Conference * conf, GString * json, GHashTable * reported)
 
     f.id = g_array_index (ids, guint, i);
     f.rtt = -1;
+    f.video_hold_ms = f.audio_hold_ms = -1.0;
     if (!g_hash_table_contains (reported, GUINT_TO_POINTER (f.id)))
       report_member (conf, json, &f);
   }
@@ -189,7 +250,7 @@ report_silent_peers (Conference * conf, GString * json, GHashTable * reported)
 void
 conf_stats_print (Conference * conf)
 {
-  GstStructure *st = NULL;
+  GstStructure *st = NULL, *video_rx = NULL, *audio_rx = NULL;
   const GValue *members;
   gdouble t = (g_get_monotonic_time () - conf->started) / 1e6;
   guint64 data_rate;
@@ -199,6 +260,9 @@ conf_stats_print (Conference * conf)
   g_object_get (conf->tx, "stats", &st, NULL);
   if (!st)
     return;
+  g_object_get (conf->rx, "stats", &video_rx, NULL);
+  if (conf->arx)
+    g_object_get (conf->arx, "stats", &audio_rx, NULL);
   if (!conf->last_counts)
     conf->last_counts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   data_rate = field_u64 (st, "data-rate");
@@ -218,6 +282,7 @@ conf_stats_print (Conference * conf)
     read_member (ms, &f);
     if (f.id == conf->opt.id)
       continue;
+    read_audio (video_rx, audio_rx, &f);
     report_member (conf, json, &f);
     g_hash_table_add (reported, GUINT_TO_POINTER (f.id));
   }
@@ -232,6 +297,10 @@ conf_stats_print (Conference * conf)
   }
   g_string_free (json, TRUE);
   gst_structure_free (st);
+  if (video_rx)
+    gst_structure_free (video_rx);
+  if (audio_rx)
+    gst_structure_free (audio_rx);
 }
 
 void

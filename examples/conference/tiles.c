@@ -4,45 +4,14 @@
  * our own camera first, then the others by member id. */
 #include "conference.h"
 
-#include <stdlib.h>
-
+/* A tile's own part of its branch. */
 typedef struct
 {
   Conference *conf;
   guint member;
-  GstElement *queue, *depay, *dec, *convert;
-  GstPad *mix_pad;
   gint64 added;                 /* monotonic, us: the member's first packet */
   gint frames;                  /* decoded pictures (atomic) */
 } Tile;
-
-typedef struct
-{
-  Conference *conf;
-  guint member;
-} TileRef;
-
-static void
-tile_free (gpointer data)
-{
-  Tile *t = data;
-
-  if (t->mix_pad)
-    gst_object_unref (t->mix_pad);
-  g_free (t);
-}
-
-static gboolean
-member_of_pad (GstPad * pad, guint * member)
-{
-  gchar *name = gst_pad_get_name (pad);
-  gboolean ok = g_str_has_prefix (name, "src_");
-
-  if (ok)
-    *member = (guint) strtoul (name + 4, NULL, 10);
-  g_free (name);
-  return ok;
-}
 
 static gdouble
 seconds_since_start (Conference * conf)
@@ -63,18 +32,6 @@ on_first_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_REMOVE;
 }
 
-static GstElement *
-tile_element (Tile * t, const gchar * factory, const gchar * role)
-{
-  gchar *name = g_strdup_printf ("tile%u-%s", t->member, role);
-  GstElement *e = gst_element_factory_make (factory, name);
-
-  g_free (name);
-  if (!e)
-    g_printerr ("conference: element %s is missing\n", factory);
-  return e;
-}
-
 static GstPadProbeReturn
 count_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -83,135 +40,59 @@ count_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 /* queue ! rtph264depay ! avdec_h264 ! videoconvert ! compositor */
-static Tile *
+static ConfBranch *
 tile_build (Conference * conf, guint member)
 {
-  Tile *t = g_new0 (Tile, 1);
+  static const gchar *const factories[] = { "queue", "rtph264depay",
+    "avdec_h264", "videoconvert", NULL
+  };
+  ConfBranch *b = conf_branch_new (conf, "tile", member, conf->mix,
+      factories);
+  GstElement *depay, *dec;
   GstPad *src;
+  Tile *t;
 
+  if (!b)
+    return NULL;
+  depay = b->elements[1];
+  dec = b->elements[2];
+  t = g_new0 (Tile, 1);
   t->conf = conf;
   t->member = member;
   t->added = g_get_monotonic_time ();
-  t->queue = tile_element (t, "queue", "queue");
-  t->depay = tile_element (t, "rtph264depay", "depay");
-  t->dec = tile_element (t, "avdec_h264", "dec");
-  t->convert = tile_element (t, "videoconvert", "convert");
-  if (!t->queue || !t->depay || !t->dec || !t->convert)
-    goto failed;
+  b->data = t;
+  b->free_data = g_free;
   /* A packet that neither the network nor FEC brings back breaks the
    * picture until the next key frame: ask for one at once (a PLI). */
-  g_object_set (t->depay, "request-keyframe", TRUE, NULL);
+  g_object_set (depay, "request-keyframe", TRUE, NULL);
   /* A member behind a slow link gets the lower temporal layers, whose
    * frame_num gaps (allowed by the SPS) avdec_h264 fills only with frame
    * threads: sliced or single-threaded, in a live pipeline, it drops every
    * picture after a gap of more than one frame until the next key frame
    * (gst-libav 1.22: "Couldn't get codec frame"). */
-  gst_util_set_object_arg (G_OBJECT (t->dec), "thread-type", "frame");
-  g_object_set (t->dec, "max-threads", 2, NULL);
-  gst_bin_add_many (GST_BIN (conf->pipeline), t->queue, t->depay, t->dec,
-      t->convert, NULL);
-  if (!gst_element_link_many (t->queue, t->depay, t->dec, t->convert, NULL))
-    goto failed;
-  t->mix_pad = gst_element_request_pad_simple (conf->mix, "sink_%u");
-  src = gst_element_get_static_pad (t->convert, "src");
-  if (gst_pad_link (src, t->mix_pad) != GST_PAD_LINK_OK) {
-    gst_object_unref (src);
-    goto failed;
+  gst_util_set_object_arg (G_OBJECT (dec), "thread-type", "frame");
+  g_object_set (dec, "max-threads", 2, NULL);
+  if (!conf_branch_link (b)) {
+    conf_branch_discard (conf, b);
+    return NULL;
   }
-  gst_object_unref (src);
-  src = gst_element_get_static_pad (t->dec, "src");
+  src = gst_element_get_static_pad (dec, "src");
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_first_picture, t,
       NULL);
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_picture, t, NULL);
   gst_object_unref (src);
   /* Park the new tile off the canvas until the layout places it. */
-  g_object_set (t->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
-  gst_element_sync_state_with_parent (t->convert);
-  gst_element_sync_state_with_parent (t->dec);
-  gst_element_sync_state_with_parent (t->depay);
-  gst_element_sync_state_with_parent (t->queue);
-  return t;
-
-failed:
-  g_printerr ("conference: cannot build the tile of member %u\n", member);
-  tile_free (t);
-  return NULL;
+  g_object_set (b->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
+  conf_branch_play (b);
+  return b;
 }
 
 static void
-tile_destroy (Conference * conf, Tile * t)
+tile_changed (Conference * conf, guint member, gboolean added)
 {
-  GstElement *elements[] = { t->queue, t->depay, t->dec, t->convert };
-
-  for (guint i = 0; i < G_N_ELEMENTS (elements); i++) {
-    gst_element_set_locked_state (elements[i], TRUE);
-    gst_element_set_state (elements[i], GST_STATE_NULL);
-    gst_bin_remove (GST_BIN (conf->pipeline), elements[i]);
-  }
-  gst_element_release_request_pad (conf->mix, t->mix_pad);
-  tile_free (t);
-}
-
-static void
-on_pad_added (GstElement * rx, GstPad * pad, gpointer data)
-{
-  Conference *conf = data;
-  guint member;
-  Tile *t;
-  GstPad *sink;
-
-  if (!member_of_pad (pad, &member))
-    return;
-  t = tile_build (conf, member);
-  if (!t)
-    return;
-  sink = gst_element_get_static_pad (t->queue, "sink");
-  gst_pad_link (pad, sink);
-  gst_object_unref (sink);
-  g_mutex_lock (&conf->lock);
-  g_hash_table_insert (conf->tiles, GUINT_TO_POINTER (member), t);
-  g_mutex_unlock (&conf->lock);
-  g_print ("t=%5.1f s  member %u joined: tile added\n",
-      seconds_since_start (conf), member);
+  g_print ("t=%5.1f s  member %u %s\n", seconds_since_start (conf), member,
+      added ? "joined: tile added" : "left: tile removed");
   conf_tiles_layout (conf);
-}
-
-static gboolean
-remove_tile (gpointer data)
-{
-  TileRef *ref = data;
-  Conference *conf = ref->conf;
-  Tile *t;
-
-  g_mutex_lock (&conf->lock);
-  t = g_hash_table_lookup (conf->tiles, GUINT_TO_POINTER (ref->member));
-  g_hash_table_steal (conf->tiles, GUINT_TO_POINTER (ref->member));
-  g_mutex_unlock (&conf->lock);
-  if (t) {
-    tile_destroy (conf, t);
-    g_print ("t=%5.1f s  member %u left: tile removed\n",
-        seconds_since_start (conf), ref->member);
-    conf_tiles_layout (conf);
-  }
-  g_free (ref);
-  return G_SOURCE_REMOVE;
-}
-
-/* In tpsssrc's thread, after the member's EOS: the branch is taken down in
- * the main loop, where no data flows through it any more. */
-static void
-on_pad_removed (GstElement * rx, GstPad * pad, gpointer data)
-{
-  Conference *conf = data;
-  TileRef *ref;
-  guint member;
-
-  if (!member_of_pad (pad, &member))
-    return;
-  ref = g_new0 (TileRef, 1);
-  ref->conf = conf;
-  ref->member = member;
-  g_idle_add (remove_tile, ref);
 }
 
 static gint
@@ -245,18 +126,18 @@ conf_tiles_layout (Conference * conf)
   guint cells = conf->grid_cols * conf->grid_rows;
 
   g_mutex_lock (&conf->lock);
-  g_hash_table_iter_init (&it, conf->tiles);
+  g_hash_table_iter_init (&it, conf->tiles.table);
   while (g_hash_table_iter_next (&it, &key, NULL))
     g_ptr_array_add (ids, key);
   g_ptr_array_sort (ids, compare_ids);
   place (conf, conf->self_pad, 0);
   for (guint i = 0; i < ids->len; i++) {
-    Tile *t = g_hash_table_lookup (conf->tiles, ids->pdata[i]);
+    ConfBranch *b = g_hash_table_lookup (conf->tiles.table, ids->pdata[i]);
 
     if (i + 1 < cells)
-      place (conf, t->mix_pad, i + 1);
+      place (conf, b->mix_pad, i + 1);
     else
-      g_object_set (t->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
+      g_object_set (b->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
   }
   g_mutex_unlock (&conf->lock);
   g_ptr_array_unref (ids);
@@ -265,33 +146,26 @@ conf_tiles_layout (Conference * conf)
 void
 conf_tiles_init (Conference * conf)
 {
-  conf->tiles = g_hash_table_new_full (NULL, NULL, NULL, tile_free);
-  g_signal_connect (conf->rx, "pad-added", G_CALLBACK (on_pad_added), conf);
-  g_signal_connect (conf->rx, "pad-removed", G_CALLBACK (on_pad_removed),
-      conf);
+  conf_branches_init (&conf->tiles, conf, conf->rx, tile_build,
+      tile_changed);
 }
 
 guint
 conf_tiles_count (Conference * conf)
 {
-  guint n;
-
-  g_mutex_lock (&conf->lock);
-  n = g_hash_table_size (conf->tiles);
-  g_mutex_unlock (&conf->lock);
-  return n;
+  return conf_branches_count (&conf->tiles);
 }
 
 guint
 conf_tiles_frames (Conference * conf, guint member)
 {
-  Tile *t;
+  ConfBranch *b;
   guint n = 0;
 
   g_mutex_lock (&conf->lock);
-  t = g_hash_table_lookup (conf->tiles, GUINT_TO_POINTER (member));
-  if (t)
-    n = (guint) g_atomic_int_get (&t->frames);
+  b = g_hash_table_lookup (conf->tiles.table, GUINT_TO_POINTER (member));
+  if (b)
+    n = (guint) g_atomic_int_get (&((Tile *) b->data)->frames);
   g_mutex_unlock (&conf->lock);
   return n;
 }
@@ -301,32 +175,11 @@ conf_tiles_frames (Conference * conf, guint member)
 void
 conf_tiles_send_eos (Conference * conf)
 {
-  GHashTableIter it;
-  gpointer value;
-
-  g_mutex_lock (&conf->lock);
-  g_hash_table_iter_init (&it, conf->tiles);
-  while (g_hash_table_iter_next (&it, NULL, &value)) {
-    Tile *t = value;
-    GstPad *sink = gst_element_get_static_pad (t->queue, "sink");
-    GstPad *peer = gst_pad_get_peer (sink);
-
-    /* Cut the member's stream off first, so nothing follows the EOS. */
-    if (peer) {
-      gst_pad_unlink (peer, sink);
-      gst_object_unref (peer);
-    }
-    gst_pad_send_event (sink, gst_event_new_eos ());
-    gst_object_unref (sink);
-  }
-  g_mutex_unlock (&conf->lock);
+  conf_branches_send_eos (&conf->tiles);
 }
 
 void
 conf_tiles_clear (Conference * conf)
 {
-  if (!conf->tiles)
-    return;
-  g_hash_table_destroy (conf->tiles);
-  conf->tiles = NULL;
+  conf_branches_clear (&conf->tiles);
 }

@@ -8,12 +8,21 @@
  * measured on videotestsrc smpte/ball at 360p and 720p with x264 veryfast;
  * the first coded frame replaces them. */
 #define INIT_CPLX_INTRA 12.0
+/* The same for noise (videotestsrc snow), the costliest content: the guess
+ * for a first intra frame under a bound (intra_max_delay), which must not
+ * overshoot it by the content's factor. */
+#define INIT_CPLX_INTRA_BOUNDED 64.0
 #define INIT_CPLX_INTER 2.0
 #define ALPHA_MIN 4.0
 #define ALPHA_MAX 12.0
 #define INTRA_QP_OFFSET 2.0
 /* Budget of an intra frame, in inter frames of its layer. */
 #define INTRA_BUDGET 3.0
+/* QP steps per halving of an intra frame's bits: the quantiser's own (its
+ * step doubles every 6 QP). The inter frames' learnt slope is flatter on
+ * simple content (static areas cost little at any QP), and taken for an
+ * intra frame it under-predicts the bits of a finer QP by up to 1.6x. */
+#define INTRA_ALPHA 6.0
 /* Shared mode: QP of layer l over layer 0's, per layer. Measured (3 and 5
  * layers, 400 kbit/s and 1 Mbit/s, bars, zone plate, noisy detail) against
  * 0, 1 and 2: 1.5 is within 0.3 dB of the best of them on every clip. */
@@ -163,13 +172,17 @@ layer_rate_ctl_qp (LayerRateCtl * ctl, guint layer, gboolean intra)
      * repaid by the next frames of the layer. Its model: the last intra
      * frame of the layer, else the inter model scaled, else a guess. */
     plan *= INTRA_BUDGET;
-    if (ctl->have_cplx[layer][1])
-      c = exp2 (ctl->lcplx[layer][1]);
-    else if (ctl->have_cplx[layer][0])
-      c = exp2 (ctl->lcplx[layer][0]) * INIT_CPLX_INTRA / INIT_CPLX_INTER;
-    else
-      c = ctl->pixels * INIT_CPLX_INTRA;
-    qp = ctl->alpha[layer] * log2 (c / plan);
+    if (ctl->intra_max_delay > 0)
+      plan = MIN (plan, ctl->target[layer] * ctl->intra_max_delay);
+    if (ctl->have_cplx[layer][1]) {
+      qp = INTRA_ALPHA * (ctl->lcplx[layer][1] - log2 (plan));
+    } else {
+      c = ctl->have_cplx[layer][0] ? exp2 (ctl->lcplx[layer][0]) *
+          INIT_CPLX_INTRA / INIT_CPLX_INTER : ctl->pixels *
+          (ctl->intra_max_delay > 0 ? INIT_CPLX_INTRA_BOUNDED :
+          INIT_CPLX_INTRA);
+      qp = ctl->alpha[layer] * log2 (c / plan);
+    }
     /* Not much finer than the inter frames around it. */
     if (ctl->have_cplx[layer][0])
       qp = MAX (qp, ctl->qp[layer] - INTRA_QP_OFFSET);
@@ -222,7 +235,7 @@ layer_rate_ctl_update (LayerRateCtl * ctl, guint layer, gboolean intra,
   }
 
   /* The model in the log domain, so that a new slope applies at once. */
-  c = log2 (b) + qp / ctl->alpha[layer];
+  c = log2 (b) + qp / (intra ? INTRA_ALPHA : ctl->alpha[layer]);
   if (ctl->have_cplx[layer][k])
     ctl->lcplx[layer][k] = 0.5 * ctl->lcplx[layer][k] + 0.5 * c;
   else

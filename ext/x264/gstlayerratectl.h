@@ -18,7 +18,8 @@
  * The bucket makes the long-run rate of every layer exact (closed loop), the
  * model makes a rate change take effect on the next frame. An intra frame
  * (IDR) is planned 3 frames' budget from its own model (the layer's last
- * intra frame), at most 2 QP finer than the inter frames around it; the
+ * intra frame), at most 2 QP finer than the inter frames around it, and
+ * at most intra_max_delay s of the layer's rate when that is set; the
  * surplus is repaid by the following frames of the layer.
  *
  * Shared mode (only a total is given, e.g. x264layerenc's `bitrate`): one
@@ -48,6 +49,10 @@ typedef struct
   gdouble pixels;               /* luma samples per frame */
   gdouble horizon;              /* s over which the bucket is repaid */
   gdouble qp_min, qp_max, max_step;
+  /* Most an intra frame may take, in s of its layer's rate (0: no bound
+   * beyond its INTRA_BUDGET frames): how long a key unit takes to cross a
+   * link that carries just that layer. */
+  gdouble intra_max_delay;
 
   gdouble target[LAYER_RATE_CTL_MAX_LAYERS];    /* bits/s */
   gdouble qp[LAYER_RATE_CTL_MAX_LAYERS];        /* last QP used */

@@ -54,6 +54,7 @@ enum
   PROP_QP_MAX,
   PROP_THREADS,
   PROP_AQ_STRENGTH,
+  PROP_KEY_UNIT_MAX_DELAY,
   PROP_STATS,
 };
 
@@ -69,6 +70,7 @@ enum
 #define DEFAULT_THREADS 0
 #define DEFAULT_AQ_STRENGTH 1.0   /* x264's default, as x264enc runs it */
 #define MAX_AQ_STRENGTH 3.0
+#define DEFAULT_KEY_UNIT_MAX_DELAY 0
 
 typedef enum
 {
@@ -102,6 +104,7 @@ struct _GstX264LayerEnc
   guint qp_min, qp_max;
   guint threads;
   gdouble aq_strength;
+  guint key_unit_max_delay;     /* ms */
 
   /* Rates asked for at run time, applied on the next frame (object lock). */
   gboolean rates_pending;
@@ -466,7 +469,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
   const gchar *preset;
   GPtrArray *tunes = g_ptr_array_new ();
   gint speed_preset;
-  guint tune_flags, key_int_max, qp_min, qp_max, threads;
+  guint tune_flags, key_int_max, qp_min, qp_max, threads, key_max_delay;
   gdouble aq_strength;
   gboolean shared;
   guint targets[GST_LAYER_RATES_MAX_LAYERS];
@@ -481,6 +484,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
   qp_max = MAX (self->qp_max, qp_min);
   threads = self->threads;
   aq_strength = self->aq_strength;
+  key_max_delay = self->key_unit_max_delay;
   settings_targets (self, n_layers, targets);
   shared = !self->caps_rates && self->n_rates == 0;
   GST_OBJECT_UNLOCK (self);
@@ -609,6 +613,7 @@ open_x264 (GstX264LayerEnc * self, guint n_layers, GstX264LayerEncGop gop)
     self->key_interval = 250;
   layer_rate_ctl_init (&self->ctl, n_layers, fps, p->i_width, p->i_height,
       qp_min, qp_max);
+  self->ctl.intra_max_delay = key_max_delay / 1000.0;
   set_ctl_rates (self, targets, n_layers, shared);
 
   GST_OBJECT_LOCK (self);
@@ -1414,6 +1419,9 @@ gst_x264_layer_enc_set_property (GObject * object, guint prop_id,
     case PROP_AQ_STRENGTH:
       self->aq_strength = g_value_get_double (value);
       break;
+    case PROP_KEY_UNIT_MAX_DELAY:
+      self->key_unit_max_delay = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1474,6 +1482,9 @@ gst_x264_layer_enc_get_property (GObject * object, guint prop_id,
       break;
     case PROP_AQ_STRENGTH:
       g_value_set_double (value, self->aq_strength);
+      break;
+    case PROP_KEY_UNIT_MAX_DELAY:
+      g_value_set_uint (value, self->key_unit_max_delay);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1580,6 +1591,15 @@ gst_x264_layer_enc_class_init (GstX264LayerEncClass * klass)
           "CPU, lower quality (SSIM) at the same rate", 0, MAX_AQ_STRENGTH,
           DEFAULT_AQ_STRENGTH, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_KEY_UNIT_MAX_DELAY,
+      g_param_spec_uint ("key-unit-max-delay", "Key unit max delay",
+          "Most bits an IDR frame may take, in ms of its layer's rate: how "
+          "long a key unit takes to cross a link that carries the base layer "
+          "alone, e.g. to a member who just joined behind a slow link "
+          "(0 = 3 frames of the layer's budget: with 3 temporal layers at "
+          "15 fps, 800 ms)", 0, 10000, DEFAULT_KEY_UNIT_MAX_DELAY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Read-only x264layerenc-stats structure. Rates are bit/s (not "
@@ -1648,6 +1668,7 @@ gst_x264_layer_enc_init (GstX264LayerEnc * self)
   self->qp_max = DEFAULT_QP_MAX;
   self->threads = DEFAULT_THREADS;
   self->aq_strength = DEFAULT_AQ_STRENGTH;
+  self->key_unit_max_delay = DEFAULT_KEY_UNIT_MAX_DELAY;
   g_queue_init (&self->window);
   self->first_pts = self->last_pts = GST_CLOCK_TIME_NONE;
   for (guint l = 0; l < MAX_LAYERS; l++)

@@ -59,6 +59,7 @@ typedef struct
   guint64 rates[TPSS_MAX_LAYERS];       /* ACT_DATA_RATE: per layer */
   guint n_rates;
   gint64 rtt;                   /* ACT_KEY_UNIT: toward the requester, ns */
+  TpssSenderReport sr;          /* ACT_DELIVER */
   GstStructure *msg;
   GstBufferList *list;
 } Act;
@@ -323,9 +324,12 @@ collect_events (GstTpssSession * s, GQueue * acts)
                 "member", G_TYPE_UINT, ev.member, NULL));
         break;
       case TPSS_GROUP_EVENT_DELIVER:
-        act_add (acts, ACT_DELIVER, ev.member)->list =
-            buffer_list_from_packets (ev.packets);
+      {
+        Act *a = act_add (acts, ACT_DELIVER, ev.member);
+        a->list = buffer_list_from_packets (ev.packets);
+        a->sr = ev.sr;
         break;
+      }
       case TPSS_GROUP_EVENT_KEY_UNIT:
         act_add (acts, ACT_KEY_UNIT, ev.member)->rtt = ev.rtt;
         break;
@@ -384,7 +388,7 @@ dispatch (GQueue * acts, const Targets * t)
         break;
       case ACT_DELIVER:
         if (t->src && t->src_cb.deliver)
-          t->src_cb.deliver (t->src, a->member, a->list);
+          t->src_cb.deliver (t->src, a->member, a->list, &a->sr);
         else
           gst_buffer_list_unref (a->list);
         break;
@@ -514,6 +518,23 @@ random_u32 (gpointer unused)
   return g_random_int ();
 }
 
+/* The offset from gst_net_now () to NTP time in our sender reports, read
+ * once per process: every session (a member's audio and video) then stamps
+ * its SRs on one clock, the monotonic one, and the realtime clock only
+ * gives its epoch. */
+static gint64
+process_ntp_offset (void)
+{
+  static gint64 offset;
+  static gsize once;
+
+  if (g_once_init_enter (&once)) {
+    offset = gst_net_ntp_offset ();
+    g_once_init_leave (&once, 1);
+  }
+  return offset;
+}
+
 static TpssGroup *
 new_group_core (GstTpssSession * s, const GstTpssSettings * st, gint64 now)
 {
@@ -525,6 +546,7 @@ new_group_core (GstTpssSession * s, const GstTpssSettings * st, gint64 now)
   cfg.group = s->group;
   cfg.random = random_u32;
   cfg.random_data = NULL;
+  cfg.ntp_offset = process_ntp_offset ();
   core = tpss_group_new (&cfg);
   gst_tpss_parse_priorities (st->priorities, prio, NULL);
   tpss_group_set_priorities (core, prio, now);
@@ -712,7 +734,7 @@ gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
 
 gboolean
 gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
-    guint n_layers)
+    guint n_layers, gint64 capture, guint clock_rate)
 {
   gboolean ok = FALSE;
   gint64 now = gst_net_now ();
@@ -726,6 +748,9 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
     g_atomic_int_inc (&s->send_errors);
   } else {
     tpss_group_get_stats (s->core, &st);
+    if (capture >= 0 && map.size >= 8)
+      tpss_group_set_media_clock (s->core, GST_READ_UINT32_BE (map.data + 4),
+          capture, clock_rate);
     ok = tpss_group_enqueue_layer (s->core, map.data, map.size, layer,
         n_layers, now);
     gst_buffer_unmap (buffer, &map);

@@ -50,6 +50,12 @@ G_BEGIN_DECLS
   "forged (another address than the member's, or none known yet), or " \
   "naming no source; also counted in non-member, forged or malformed " \
   "(packets); " \
+  "sr-sent: RTCP sender reports sent, one datagram per member with a " \
+  "known address or one to the multicast group (packets); " \
+  "sr-received: sender reports accepted from members (packets); " \
+  "sr-refused: sender reports dropped: malformed, from a non-member, " \
+  "forged or from an address not known yet, or with an NTP time of 0 or " \
+  "not after the member's previous one (packets); " \
   "members: a list with one structure per member, whose fields are " \
   "id: the member's id (number); " \
   "address: its host:port, empty until known (string); " \
@@ -87,7 +93,8 @@ G_BEGIN_DECLS
   "(packets); " \
   "fec-malformed: parity packets that did not parse (packets); " \
   "left: it said BYE and left; its counters are those it left with, " \
-  "listed until it comes back (boolean)"
+  "listed until it comes back (boolean); " \
+  "sr-received: its sender reports accepted (packets)"
 
 typedef struct _GstTpssSession GstTpssSession;
 
@@ -111,8 +118,10 @@ typedef struct
 
 typedef struct
 {
-  /* In-order RTP of @member after FEC recovery (takes @list). */
-  void (*deliver) (GstElement * src, guint32 member, GstBufferList * list);
+  /* In-order RTP of @member after FEC recovery (takes @list); @sr: the
+   * member's latest sender report (sr->valid FALSE: none yet). */
+  void (*deliver) (GstElement * src, guint32 member, GstBufferList * list,
+      const TpssSenderReport * sr);
   /* @member left or timed out. */
   void (*member_left) (GstElement * src, guint32 member);
 } GstTpssSrcCallbacks;
@@ -140,9 +149,11 @@ void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);
 
 /* Queues one RTP packet (takes @buffer) of temporal layer @layer in a
  * stream of @n_layers (TPSS_GROUP_LAYER_NONE: none); FALSE if MQ refused
- * it. */
+ * it. @capture: when it was captured, on the monotonic time base of
+ * gst_net_now() (-1: unknown), on an RTP clock of @clock_rate Hz (0:
+ * unknown); the sender reports map its timestamp to NTP time from it. */
 gboolean gst_tpss_session_send (GstTpssSession * session, GstBuffer * buffer,
-    guint layer, guint n_layers);
+    guint layer, guint n_layers, gint64 capture, guint clock_rate);
 
 gboolean gst_tpss_session_set_members (GstTpssSession * session,
     const gchar * members, GError ** error);

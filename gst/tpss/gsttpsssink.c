@@ -92,6 +92,7 @@
 #include "gsttpsssession.h"
 #include "gstlayerrates.h"
 #include "gsttemporallayermeta.h"
+#include "gstnettime.h"
 #include "tpssgroup.h"
 #include "rtcpfb.h"
 
@@ -122,6 +123,7 @@ struct _GstTpssSink
   gboolean started;
   GstRatePath *rates;
   gboolean rate_set;            /* streaming thread */
+  guint clock_rate;             /* streaming thread: the caps' RTP clock */
   guint64 refused;
 
   /* Key-unit requests from PLIs, under the object lock */
@@ -214,6 +216,45 @@ static const GstTpssSinkCallbacks sink_callbacks = {
   .key_unit = on_key_unit,
 };
 
+static gboolean
+gst_tpss_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
+{
+  GstTpssSink *self = GST_TPSS_SINK (bsink);
+  gint rate = 0;
+
+  if (!gst_structure_get_int (gst_caps_get_structure (caps, 0), "clock-rate",
+          &rate) || rate <= 0)
+    rate = 0;
+  self->clock_rate = (guint) rate;
+  return TRUE;
+}
+
+/* When @buffer was captured, on the time base of gst_net_now (): its
+ * running time plus the base time is a reading of the pipeline clock, which
+ * the clock's current reading relates to gst_net_now (). -1 when unknown.
+ * Every sink of one pipeline (a member's audio and video) gets the same
+ * mapping, so their sender reports share one clock. */
+static gint64
+capture_time (GstTpssSink * self, GstBuffer * buffer)
+{
+  GstBaseSink *bsink = GST_BASE_SINK (self);
+  GstClockTime pts = GST_BUFFER_PTS (buffer), rt, base, now;
+  GstClock *clock;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || self->clock_rate == 0)
+    return -1;
+  rt = gst_segment_to_running_time (&bsink->segment, GST_FORMAT_TIME, pts);
+  clock = gst_element_get_clock (GST_ELEMENT (self));
+  if (!clock || !GST_CLOCK_TIME_IS_VALID (rt)) {
+    g_clear_object (&clock);
+    return -1;
+  }
+  now = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  base = gst_element_get_base_time (GST_ELEMENT (self));
+  return gst_net_now () - ((gint64) now - (gint64) (rt + base));
+}
+
 static GstFlowReturn
 gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
@@ -233,7 +274,8 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
       gst_temporal_layer_meta_api_get_type ());
   if (!gst_tpss_session_send (self->session, gst_buffer_ref (buffer),
           meta ? meta->layer_id : TPSS_GROUP_LAYER_NONE,
-          meta ? meta->n_layers : 0))
+          meta ? meta->n_layers : 0, capture_time (self, buffer),
+          self->clock_rate))
     self->refused++;
   gst_rate_path_tick (self->rates, running_time (self));
   return GST_FLOW_OK;
@@ -432,6 +474,7 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
   element_class->change_state = gst_tpss_sink_change_state;
   bsink_class->render = gst_tpss_sink_render;
   bsink_class->render_list = gst_tpss_sink_render_list;
+  bsink_class->set_caps = gst_tpss_sink_set_caps;
   bsink_class->query = gst_tpss_sink_query;
   bsink_class->event = gst_tpss_sink_event;
 

@@ -50,7 +50,22 @@
  * Output caps: #GstTpssSrc:caps if set, else application/x-rtp with
  * #GstTpssSrc:media, #GstTpssSrc:clock-rate, #GstTpssSrc:encoding-name and
  * #GstTpssSrc:payload; the pad's caps also carry `ssrc` (the member id).
- * Buffers are timestamped with the running time of their delivery.
+ *
+ * Timestamps: with `sync=none` (the default) a buffer's PTS is the running
+ * time of its delivery. With `sync=sender-reports`, once a member's RTCP
+ * sender report has arrived, its buffers are stamped as rtpbin's lip sync
+ * does: the sender's NTP time of the packet's RTP timestamp (from the
+ * latest SR and the caps' clock-rate) plus one offset per member, the
+ * largest least delay of that member's streams, so that the stream that
+ * arrives later sets it. tpsssrc elements with the same
+ * #GstTpssSrc:sync-group share those offsets: a member's audio and video,
+ * received by two tpsssrc of two sessions, then get one time base and
+ * play in sync. Before a member's first SR its buffers are stamped as
+ * with `sync=none`. A stream is held back at most #GstTpssSrc:max-hold
+ * (1 s): when its member's other stream lags more, it is stamped on its
+ * own delay. #GstTpssSrc:latency (added to the fec-size-time answered to
+ * a LATENCY query) is what sinks wait beyond that for packets that were
+ * delayed more than the least (jitter, FEC recovery).
  *
  * ## Example launch lines
  *
@@ -70,6 +85,7 @@
 
 #include "gsttpsssrc.h"
 #include "gsttpsssession.h"
+#include "tpsssync.h"
 
 #include <gst/video/video.h>
 
@@ -81,6 +97,95 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_src_debug);
 #define DEFAULT_ENCODING_NAME NULL
 #define DEFAULT_PAYLOAD -1
 #define MAX_PAD_QUEUE 4096      /* packets waiting for a slow downstream */
+#define DEFAULT_SYNC GST_TPSS_SYNC_NONE
+#define DEFAULT_LATENCY 200     /* ms */
+#define DEFAULT_SYNC_GROUP NULL
+#define DEFAULT_MAX_HOLD 1000   /* ms */
+#define SYNC_WINDOW (2 * GST_SECOND)
+
+typedef enum
+{
+  GST_TPSS_SYNC_NONE,
+  GST_TPSS_SYNC_SENDER_REPORTS,
+} GstTpssSyncMode;
+
+#define GST_TYPE_TPSS_SYNC_MODE (gst_tpss_sync_mode_get_type ())
+static GType
+gst_tpss_sync_mode_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    {GST_TPSS_SYNC_NONE, "Stamp buffers with their arrival running time",
+        "none"},
+    {GST_TPSS_SYNC_SENDER_REPORTS, "Stamp buffers from the members' RTCP "
+          "sender reports, one offset per member (lip sync)",
+        "sender-reports"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstTpssSyncMode",
+            values));
+  return type;
+}
+
+/* The lip-sync state tpsssrc elements of one sync-group share (an unnamed
+ * one is the element's own). */
+typedef struct
+{
+  gchar *name;
+  gint refcount;                /* sync_registry_lock */
+  GMutex lock;
+  TpssSync *sync;
+} SharedSync;
+
+static GMutex sync_registry_lock;
+static GHashTable *sync_registry;
+
+static SharedSync *
+shared_sync_acquire (const gchar * name)
+{
+  SharedSync *ss = NULL;
+
+  g_mutex_lock (&sync_registry_lock);
+  if (!sync_registry)
+    sync_registry = g_hash_table_new (g_str_hash, g_str_equal);
+  if (name && *name)
+    ss = g_hash_table_lookup (sync_registry, name);
+  if (ss) {
+    ss->refcount++;
+  } else {
+    ss = g_new0 (SharedSync, 1);
+    ss->name = name && *name ? g_strdup (name) : NULL;
+    ss->refcount = 1;
+    g_mutex_init (&ss->lock);
+    ss->sync = tpss_sync_new (SYNC_WINDOW);
+    if (ss->name)
+      g_hash_table_insert (sync_registry, ss->name, ss);
+  }
+  g_mutex_unlock (&sync_registry_lock);
+  return ss;
+}
+
+static void
+shared_sync_release (SharedSync * ss, gpointer stream)
+{
+  g_mutex_lock (&ss->lock);
+  tpss_sync_remove_stream (ss->sync, stream);
+  g_mutex_unlock (&ss->lock);
+  g_mutex_lock (&sync_registry_lock);
+  if (--ss->refcount > 0) {
+    g_mutex_unlock (&sync_registry_lock);
+    return;
+  }
+  if (ss->name)
+    g_hash_table_remove (sync_registry, ss->name);
+  g_mutex_unlock (&sync_registry_lock);
+  tpss_sync_free (ss->sync);
+  g_mutex_clear (&ss->lock);
+  g_free (ss->name);
+  g_free (ss);
+}
 
 enum
 {
@@ -90,6 +195,10 @@ enum
   PROP_ENCODING_NAME,
   PROP_PAYLOAD,
   PROP_STATS,
+  PROP_SYNC,
+  PROP_LATENCY,
+  PROP_SYNC_GROUP,
+  PROP_MAX_HOLD,
 };
 
 /* One output pad: a member's stream, pushed by the pad's own task so a slow
@@ -106,6 +215,14 @@ typedef struct
   gboolean eos_pushed;
   gboolean started;             /* sticky events sent */
   guint64 pushed, dropped;
+  /* the session thread's (deliveries), read under pads_lock for stats */
+  guint64 sr_stamped;           /* buffers stamped from sender reports */
+  gint64 sync_offset;           /* local running time - sender NTP, ns */
+  gint64 sync_hold;             /* how much later than its own least delay
+                                 * this stream is stamped, ns */
+  guint64 over_max_hold;        /* buffers stamped on their own delay: the
+                                 * member's later stream lagged more than
+                                 * max-hold */
 } SrcPad;
 
 struct _GstTpssSrc
@@ -117,6 +234,12 @@ struct _GstTpssSrc
   GstCaps *caps;
   gchar *media, *encoding_name;
   gint clock_rate, payload;
+  GstTpssSyncMode sync_mode;
+  guint latency;                /* ms */
+  guint max_hold;               /* ms */
+  gchar *sync_group;
+
+  SharedSync *sync;             /* set in READY->PAUSED */
 
   GstTpssSession *session;
   gboolean started;
@@ -276,6 +399,8 @@ src_pad_query (GstPad * pad, GstObject * parent, GstQuery * query)
     GstClockTime min;
     GST_OBJECT_LOCK (self);
     min = (guint64) self->settings.params.fec_size_time;
+    if (self->sync_mode == GST_TPSS_SYNC_SENDER_REPORTS)
+      min += self->latency * GST_MSECOND;
     GST_OBJECT_UNLOCK (self);
     gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
     return TRUE;
@@ -331,14 +456,69 @@ running_time (GstTpssSrc * self)
   return now > base ? now - base : 0;
 }
 
+/* The RTP clock rate of the output: the caps' clock-rate, else the
+ * property. */
+static guint
+output_clock_rate (GstTpssSrc * self)
+{
+  gint rate = 0;
+
+  GST_OBJECT_LOCK (self);
+  if (!self->caps || gst_caps_is_empty (self->caps) ||
+      !gst_structure_get_int (gst_caps_get_structure (self->caps, 0),
+          "clock-rate", &rate))
+    rate = self->clock_rate;
+  GST_OBJECT_UNLOCK (self);
+  return rate > 0 ? (guint) rate : 0;
+}
+
+/* The PTS of @buf of @sp's member from its sender report @sr: sender time
+ * + the member's offset; @arrival when it cannot be (not RTP). */
+static GstClockTime
+sync_pts (GstTpssSrc * self, SrcPad * sp, GstBuffer * buf,
+    const TpssSenderReport * sr, guint clock_rate, GstClockTime arrival,
+    gint64 max_hold)
+{
+  guint8 hdr[8];
+  gint64 sender, offset, member_offset = 0, own = 0, pts;
+
+  if (gst_buffer_extract (buf, 0, hdr, sizeof (hdr)) != sizeof (hdr))
+    return arrival;
+  sender = tpss_sync_sender_time (sr, GST_READ_UINT32_BE (hdr + 4),
+      clock_rate);
+  g_mutex_lock (&self->sync->lock);
+  offset = tpss_sync_update (self->sync->sync, sp->member, self, sender,
+      (gint64) arrival, max_hold);
+  tpss_sync_get_stream_delay (self->sync->sync, sp->member, self, &own);
+  tpss_sync_get_offset (self->sync->sync, sp->member, (gint64) arrival,
+      &member_offset);
+  g_mutex_unlock (&self->sync->lock);
+  pts = sender + offset;
+  sp->sync_offset = offset;
+  sp->sync_hold = offset - own;
+  if (offset != member_offset)
+    sp->over_max_hold++;
+  sp->sr_stamped++;
+  return pts > 0 ? (GstClockTime) pts : 0;
+}
+
 /* From the session thread, no lock held. */
 static void
-on_deliver (GstElement * element, guint32 member, GstBufferList * list)
+on_deliver (GstElement * element, guint32 member, GstBufferList * list,
+    const TpssSenderReport * sr)
 {
   GstTpssSrc *self = GST_TPSS_SRC (element);
   SrcPad *sp;
   GstClockTime ts = running_time (self);
-  gboolean added = FALSE;
+  gboolean added = FALSE, synced;
+  guint clock_rate = output_clock_rate (self);
+  gint64 max_hold;
+
+  GST_OBJECT_LOCK (self);
+  synced = self->sync_mode == GST_TPSS_SYNC_SENDER_REPORTS && sr->valid &&
+      clock_rate > 0 && GST_CLOCK_TIME_IS_VALID (ts);
+  max_hold = self->max_hold * GST_MSECOND;
+  GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->deliver_lock);
   g_mutex_lock (&self->pads_lock);
@@ -371,7 +551,8 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list)
   for (guint i = 0; i < gst_buffer_list_length (list); i++) {
     GstBuffer *b = gst_buffer_make_writable (gst_buffer_ref
         (gst_buffer_list_get (list, i)));
-    GST_BUFFER_PTS (b) = ts;
+    GST_BUFFER_PTS (b) = synced && self->sync ?
+        sync_pts (self, sp, b, sr, clock_rate, ts, max_hold) : ts;
     GST_BUFFER_DTS (b) = GST_CLOCK_TIME_NONE;
     if (sp->queue.length >= MAX_PAD_QUEUE) {
       gst_buffer_unref (g_queue_pop_head (&sp->queue));
@@ -491,6 +672,7 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:{
       gboolean ok;
+      gchar *group;
       GST_OBJECT_LOCK (self);
       gst_tpss_settings_copy (&st, &self->settings);
       GST_OBJECT_UNLOCK (self);
@@ -504,6 +686,11 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
         return GST_STATE_CHANGE_FAILURE;
       }
       self->started = TRUE;
+      GST_OBJECT_LOCK (self);
+      group = g_strdup (self->sync_group);
+      GST_OBJECT_UNLOCK (self);
+      self->sync = shared_sync_acquire (group);
+      g_free (group);
       g_mutex_lock (&self->pads_lock);
       self->running = TRUE;
       self->pads_removed = 0;
@@ -514,6 +701,10 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       gst_tpss_session_set_src (self->session, NULL, NULL);
       remove_all_pads (self);
+      /* no delivery runs any more (running is FALSE) */
+      if (self->sync)
+        shared_sync_release (self->sync, self);
+      self->sync = NULL;
       break;
     default:
       break;
@@ -531,6 +722,7 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       gst_tpss_session_stop (self->session);
       self->started = FALSE;
+
       break;
     case GST_STATE_CHANGE_READY_TO_NULL:
       gst_tpss_session_release (self->session);
@@ -578,6 +770,23 @@ gst_tpss_src_set_property (GObject * object, guint prop_id,
       self->payload = g_value_get_int (value);
       GST_OBJECT_UNLOCK (self);
       return;
+    case PROP_SYNC:
+      self->sync_mode = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    case PROP_LATENCY:
+      self->latency = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    case PROP_SYNC_GROUP:
+      g_free (self->sync_group);
+      self->sync_group = g_value_dup_string (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
+    case PROP_MAX_HOLD:
+      self->max_hold = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      return;
     default:
       break;
   }
@@ -595,6 +804,7 @@ get_stats (GstTpssSrc * self)
   guint n_pads;
   GHashTableIter it;
   gpointer v;
+  GValue sync = G_VALUE_INIT;
 
   /* Stopped (READY), the session's counters as it stopped: running false,
    * its BYE counted in bye-sent. */
@@ -605,10 +815,24 @@ get_stats (GstTpssSrc * self)
   g_mutex_lock (&self->pads_lock);
   n_pads = g_hash_table_size (self->pads);
   pads_removed = self->pads_removed;
+  g_value_init (&sync, GST_TYPE_LIST);
   g_hash_table_iter_init (&it, self->pads);
-  while (g_hash_table_iter_next (&it, NULL, &v))
-    queue_dropped += ((SrcPad *) v)->dropped;
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    SrcPad *sp = v;
+    GValue ps = G_VALUE_INIT;
+
+    queue_dropped += sp->dropped;
+    g_value_init (&ps, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&ps, gst_structure_new ("tpss-sync",
+            "id", G_TYPE_UINT, sp->member,
+            "sr-stamped", G_TYPE_UINT64, sp->sr_stamped,
+            "offset", G_TYPE_INT64, sp->sync_offset,
+            "hold", G_TYPE_INT64, sp->sync_hold,
+            "over-max-hold", G_TYPE_UINT64, sp->over_max_hold, NULL));
+    gst_value_list_append_and_take_value (&sync, &ps);
+  }
   g_mutex_unlock (&self->pads_lock);
+  gst_structure_take_value (s, "sync", &sync);
   gst_structure_set (s, "pads", G_TYPE_UINT, n_pads,
       "pads-removed", G_TYPE_UINT64, pads_removed,
       "pad-queue-dropped", G_TYPE_UINT64, queue_dropped, NULL);
@@ -642,6 +866,18 @@ gst_tpss_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PAYLOAD:
       g_value_set_int (value, self->payload);
       break;
+    case PROP_SYNC:
+      g_value_set_enum (value, self->sync_mode);
+      break;
+    case PROP_LATENCY:
+      g_value_set_uint (value, self->latency);
+      break;
+    case PROP_SYNC_GROUP:
+      g_value_set_string (value, self->sync_group);
+      break;
+    case PROP_MAX_HOLD:
+      g_value_set_uint (value, self->max_hold);
+      break;
     default:
       if (!gst_tpss_settings_get_property (&self->settings, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -659,6 +895,7 @@ gst_tpss_src_finalize (GObject * object)
   gst_caps_replace (&self->caps, NULL);
   g_free (self->media);
   g_free (self->encoding_name);
+  g_free (self->sync_group);
   g_hash_table_unref (self->pads);
   g_mutex_clear (&self->pads_lock);
   g_mutex_clear (&self->deliver_lock);
@@ -698,6 +935,34 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
       g_param_spec_int ("payload", "Payload type",
           "RTP payload type in the output caps (-1: not set)", -1, 127,
           DEFAULT_PAYLOAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SYNC,
+      g_param_spec_enum ("sync", "Sync",
+          "How buffers are timestamped: none (the running time of their "
+          "arrival) or sender-reports (from each member's RTCP sender "
+          "reports: its NTP time of the packet plus one offset per member, "
+          "shared with the tpsssrc elements of the same sync-group; lip "
+          "sync as rtpbin's)", GST_TYPE_TPSS_SYNC_MODE, DEFAULT_SYNC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LATENCY,
+      g_param_spec_uint ("latency", "Latency",
+          "With sync=sender-reports: how long sinks wait beyond the least "
+          "delay for packets delayed more (jitter, FEC recovery); added to "
+          "fec-size-time in the LATENCY query (ms)", 0, 60000,
+          DEFAULT_LATENCY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SYNC_GROUP,
+      g_param_spec_string ("sync-group", "Sync group",
+          "tpsssrc elements of this process with the same sync-group share "
+          "one offset per member (e.g. a member's audio and video received "
+          "in two sessions); NULL: this element's own. Read when the "
+          "element starts", DEFAULT_SYNC_GROUP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
+      g_param_spec_uint ("max-hold", "Maximum hold",
+          "With sync=sender-reports: the most a stream is held back to wait "
+          "for its member's later stream; when that lags more, the stream "
+          "is stamped on its own delay (no lip sync for it then), as "
+          "rtpbin's max-ts-offset (ms)", 0, G_MAXUINT, DEFAULT_MAX_HOLD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstTpssSrc:stats:
    *
@@ -712,7 +977,16 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
           "pads: output pads now, one per sending member (pads); "
           "pads-removed: pads removed after their member left (pads); "
           "pad-queue-dropped: packets dropped because a member's branch did "
-          "not keep up (packets)",
+          "not keep up (packets); "
+          "sync: a list with one structure per pad, whose fields are "
+          "id: the member (number); "
+          "sr-stamped: buffers stamped from its sender reports (buffers); "
+          "offset: its offset, local running time less its NTP time "
+          "(ns); "
+          "hold: how much later than its own least delay this stream is "
+          "stamped so that the member's later stream keeps up (ns); "
+          "over-max-hold: buffers stamped on their own delay because the "
+          "member's later stream lagged more than max-hold (buffers)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -741,6 +1015,9 @@ gst_tpss_src_init (GstTpssSrc * self)
   self->media = g_strdup (DEFAULT_MEDIA);
   self->clock_rate = DEFAULT_CLOCK_RATE;
   self->payload = DEFAULT_PAYLOAD;
+  self->sync_mode = DEFAULT_SYNC;
+  self->latency = DEFAULT_LATENCY;
+  self->max_hold = DEFAULT_MAX_HOLD;
   g_mutex_init (&self->pads_lock);
   g_mutex_init (&self->deliver_lock);
   self->pads = g_hash_table_new (NULL, NULL);

@@ -157,6 +157,11 @@ static const GstParamEntry param_entries[] = {
         "slowest destination's), so the copies that share our uplink do not "
         "starve each other (a factor)", DOUBLE, NULL, layer_max_spread, 1.0,
       1000.0),
+  P ("sr-interval", "Sender report interval", "Time between the RTCP "
+        "sender reports of our stream, each 0.5 to 1 of it (RFC 3550's "
+        "randomisation); they map its RTP timestamps to NTP time for the "
+        "receivers' lip sync (tpsssrc sync=sender-reports) (ns; 0 = none)",
+      TIME, NULL, sr_interval, 0, 60 * GST_SECOND),
 };
 
 #undef P
@@ -788,7 +793,8 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
       "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
       "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate,
-      "left", G_TYPE_BOOLEAN, m->left, NULL);
+      "left", G_TYPE_BOOLEAN, m->left,
+      "sr-received", G_TYPE_UINT64, m->sr_received, NULL);
 
   if (m->have_decoder)
     gst_structure_set (ms,
@@ -830,7 +836,10 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "pli-dropped", G_TYPE_UINT64, gs->pli_dropped,
       "bye-sent", G_TYPE_UINT64, gs->bye_sent,
       "bye-received", G_TYPE_UINT64, gs->bye_received,
-      "bye-refused", G_TYPE_UINT64, gs->bye_refused, NULL);
+      "bye-refused", G_TYPE_UINT64, gs->bye_refused,
+      "sr-sent", G_TYPE_UINT64, gs->sr_sent,
+      "sr-received", G_TYPE_UINT64, gs->sr_received,
+      "sr-refused", G_TYPE_UINT64, gs->sr_refused, NULL);
 
   g_value_init (&list, GST_TYPE_LIST);
   for (guint i = 0; members && i < members->len; i++) {

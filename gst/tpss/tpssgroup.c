@@ -3,6 +3,7 @@
  * the send path with MQ and one FEC encoder per destination. GLib only. */
 #define G_LOG_DOMAIN "tpssgroup"  /* G_MESSAGES_DEBUG=tpssgroup shows its log */
 #include "tpssgroup.h"
+#include "core/ntp.h"
 #include "core/pacer.h"
 #include "core/polled.h"
 #include "core/rtcp.h"
@@ -45,6 +46,8 @@ typedef struct
   guint pending_lost;
   guint64 last_recovered, pending_recovered;
   guint64 delivered, parity_received, refused_parity;
+  TpssSenderReport sr;          /* its latest SR */
+  guint64 sr_received;
 } Member;
 
 struct _TpssGroup
@@ -65,6 +68,13 @@ struct _TpssGroup
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
+  /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
+  gboolean have_clock;
+  guint32 clock_rtp_ts;
+  gint64 clock_capture;
+  guint clock_rate;
+  guint64 payload_octets;       /* SR octet count */
+  gint64 next_sr;               /* -1: none sent yet */
   TpssGroupStats st;
 };
 
@@ -97,6 +107,7 @@ tpss_group_config_init (TpssGroupConfig * cfg)
   cfg->allow_join = TRUE;
   cfg->layer_spread = 1.5;
   cfg->layer_max_spread = 4.0;
+  cfg->sr_interval = G_GINT64_CONSTANT (1000000000);
 }
 
 static void
@@ -146,6 +157,7 @@ tpss_group_new (const TpssGroupConfig * cfg)
   g->core = tpss_member_new (cfg->id, &cfg->cfg);
   g->fec_ssrc = draw_random (g);
   g->seq = draw_random (g);
+  g->next_sr = -1;
   g->members = g_hash_table_new_full (NULL, NULL, NULL,
       (GDestroyNotify) member_free);
   g->priorities = g_hash_table_new (NULL, NULL);
@@ -219,6 +231,8 @@ member_stats_fill (const TpssGroup * g, const Member * m,
     ms->layer_left_out = m->layers.left_out;
     ms->layer_queue_dropped = m->paced_dropped;
   }
+  ms->sr_received = m->sr_received;
+  ms->sr = m->sr;
   ms->have_decoder = m->dec != NULL;
   if (m->dec)
     tpss_fec_decoder_get_stats (m->dec, &ms->decoder);
@@ -571,6 +585,82 @@ tpss_group_leave (TpssGroup * g, gint64 now)
   g_debug ("member %u leaves at %" G_GINT64_FORMAT " ns", g->cfg.id, now);
 }
 
+/* ------------------------------------------------------------------ */
+/* Sender reports (RFC 3550 6.4.1) */
+
+void
+tpss_group_set_media_clock (TpssGroup * g, guint32 rtp_ts, gint64 capture,
+    guint clock_rate)
+{
+  if (clock_rate == 0)
+    return;
+  g->have_clock = TRUE;
+  g->clock_rtp_ts = rtp_ts;
+  g->clock_capture = capture;
+  g->clock_rate = clock_rate;
+}
+
+/* Our stream's RTP timestamp at @now: the latest (capture, timestamp) pair
+ * carried forward on its clock (backward for a capture stamped ahead). */
+static guint32
+rtp_ts_at (const TpssGroup * g, gint64 now)
+{
+  gint64 d = now - g->clock_capture;
+  guint64 ticks = muldiv ((guint64) ABS (d), g->clock_rate, NTP_NS_PER_S);
+
+  return d >= 0 ? g->clock_rtp_ts + (guint32) ticks :
+      g->clock_rtp_ts - (guint32) ticks;
+}
+
+/* The next SR after one at @now: 0.5 to 1 interval later, so that members
+ * do not report in step and none waits longer than the interval. */
+static gint64
+next_sr_time (TpssGroup * g, gint64 now)
+{
+  guint64 half = (guint64) g->cfg.sr_interval / 2;
+
+  return now + (gint64) half + (gint64) muldiv (draw_random (g), half,
+      G_GUINT64_CONSTANT (1) << 32);
+}
+
+/* An SR for our stream (no report blocks: the receiver side of TPSS
+ * reports in its own RATE messages) with our CNAME, to every member. */
+static void
+send_sender_report (TpssGroup * g, gint64 now)
+{
+  RtcpReport rep = {.is_sr = TRUE,.ssrc = g->cfg.id };
+  guint8 out[RTCP_HEADER_SIZE + 4 + RTCP_SR_INFO_SIZE + 64];
+  gchar cname[32];
+  gsize len, n;
+  GBytes *bytes;
+
+  rep.ntp = ntp_from_ns (now + g->cfg.ntp_offset);
+  rep.rtp_ts = rtp_ts_at (g, now);
+  rep.packet_count = (guint32) g->st.sent;
+  rep.octet_count = (guint32) g->payload_octets;
+  len = rtcp_report_write (&rep, out, sizeof (out));
+  g_snprintf (cname, sizeof (cname), "tpss-%u", g->cfg.id);
+  n = rtcp_sdes_cname_write (g->cfg.id, cname, out + len, sizeof (out) - len);
+  if (len == 0 || n == 0)
+    return;
+  bytes = g_bytes_new (out, len + n);
+  g->st.sr_sent += send_to_all (g, bytes);
+  g_bytes_unref (bytes);
+}
+
+/* Sends an SR when one is due: the first once media has left, then every
+ * 0.5..1 sr_interval. */
+static void
+maybe_send_sender_report (TpssGroup * g, gint64 now)
+{
+  if (g->cfg.sr_interval <= 0 || !g->have_clock || g->st.sent == 0)
+    return;
+  if (g->next_sr >= 0 && now < g->next_sr)
+    return;
+  send_sender_report (g, now);
+  g->next_sr = next_sr_time (g, now);
+}
+
 /* Toward @m: at once, or layered through @m's pacer (dropped, and
  * counted, beyond max_queue_bytes). */
 static void
@@ -721,6 +811,18 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   g_bytes_unref (own);
 }
 
+/* The counters of a media packet that leaves, for the stats and the SR. */
+static void
+count_sent (TpssGroup * g, const guint8 * data, gsize len)
+{
+  RtpHeader h;
+
+  g->st.sent++;
+  g->st.send_bytes += len;
+  if (rtp_header_parse (data, len, &h))
+    g->payload_octets += h.payload_len;
+}
+
 /* Sends one stamped packet to every destination (once to the multicast
  * group; layered, to those whose prefix takes it) and feeds each
  * destination's parity. */
@@ -740,8 +842,7 @@ send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
     return;
   }
   data = g_bytes_get_data (bytes, &len);
-  g->st.sent++;
-  g->st.send_bytes += len;
+  count_sent (g, data, len);
   if (g->cfg.group.len)
     transmit (g, &g->cfg.group, 0, bytes);
   g_hash_table_iter_init (&it, g->members);
@@ -864,8 +965,11 @@ collect_decoded (TpssGroup * g, Member * m)
         g_bytes_new_take (o.data, o.len));
     m->delivered++;
   }
-  if (packets)
-    event_push (g, TPSS_GROUP_EVENT_DELIVER, m->id)->packets = packets;
+  if (packets) {
+    TpssGroupEvent *ev = event_push (g, TPSS_GROUP_EVENT_DELIVER, m->id);
+    ev->packets = packets;
+    ev->sr = m->sr;
+  }
 }
 
 static void
@@ -1010,6 +1114,62 @@ handle_bye (TpssGroup * g, guint32 id, const TpssAddr * from, gint64 now)
   take_core_events (g);
 }
 
+/* The SR @rep from @from: accepted as a BYE is (a member the core knows,
+ * at its known address, so that a forged one cannot move its clock), and
+ * only with an NTP time after its previous one. */
+static void
+take_sender_report (TpssGroup * g, const RtcpReport * rep,
+    const TpssAddr * from)
+{
+  Member *m = member_get (g, rep->ssrc, FALSE);
+
+  if (rep->ssrc == g->cfg.id) {
+    g->st.own++;
+    return;
+  }
+  if (!m || !core_knows (g, rep->ssrc)) {
+    g->st.non_member++;
+    g->st.sr_refused++;
+    return;
+  }
+  if (!m->addr.len || !tpss_addr_equal (&m->addr, from)) {
+    if (m->addr.len)
+      g->st.forged++;
+    g->st.sr_refused++;
+    return;
+  }
+  if (rep->ntp == 0 || (m->sr.valid && rep->ntp <= m->sr.ntp)) {
+    g->st.sr_refused++;
+    return;
+  }
+  m->sr.valid = TRUE;
+  m->sr.ntp = rep->ntp;
+  m->sr.rtp_ts = rep->rtp_ts;
+  m->sr_received++;
+  g->st.sr_received++;
+}
+
+/* An SR at @data: its length in @consumed, FALSE (nothing consumed) when
+ * no RTCP packet can be delimited there. */
+static gboolean
+handle_sender_report (TpssGroup * g, const guint8 * data, gsize len,
+    const TpssAddr * from, gsize * consumed)
+{
+  RtcpPacket pkt;
+  RtcpReport rep;
+
+  if (!rtcp_header_parse (data, len, &pkt))
+    return FALSE;
+  *consumed = pkt.len;
+  if (!rtcp_report_parse (&pkt, &rep) || !rep.is_sr) {
+    g->st.malformed++;
+    g->st.sr_refused++;
+    return TRUE;
+  }
+  take_sender_report (g, &rep, from);
+  return TRUE;
+}
+
 static void
 handle_rtcp (TpssGroup * g, const guint8 * data, gsize len,
     const TpssAddr * from, gint64 now)
@@ -1020,6 +1180,14 @@ handle_rtcp (TpssGroup * g, const guint8 * data, gsize len,
     TpssMsg msg;
     gsize consumed = 0;
 
+    if (len - off >= 2 && data[off + 1] == RTCP_PT_SR) {
+      if (!handle_sender_report (g, data + off, len - off, from, &consumed)) {
+        g->st.malformed++;
+        return;
+      }
+      off += consumed;
+      continue;
+    }
     switch (tpss_rtcp_next (data + off, len - off, &msg, &consumed)) {
       case TPSS_RTCP_MSG:
         handle_msg (g, &msg, from, now);
@@ -1325,6 +1493,7 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
 
   while (tpss_member_pop_msg (g->core, &dest, &msg))
     send_control (g, dest, &msg);
+  maybe_send_sender_report (g, now);
 }
 
 gint64
@@ -1336,6 +1505,8 @@ tpss_group_next_timeout (const TpssGroup * g)
 
   if (g->left)
     return -1;
+  if (g->next_sr >= 0 && (t < 0 || g->next_sr < t))
+    t = g->next_sr;
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
     Member *m = v;

@@ -13,7 +13,11 @@
  *   destination (or once to the multicast group), parity composed per
  *   destination by one FEC encoder each, control messages, PLIs;
  * - leaving: a BYE to every member (tpss_group_leave); a member's BYE,
- *   checked as any control packet of its, removes it at once.
+ *   checked as any control packet of its, removes it at once;
+ * - RFC 3550 sender reports: once the stream has sent media, an SR (and an
+ *   SDES CNAME) to every member every sr_interval (randomised to 0.5..1 of
+ *   it), mapping the stream's RTP timestamps to NTP time; a member's SR,
+ *   checked as a BYE is, is kept and travels with its deliveries.
  *
  * The shell hands it (bytes, from-address, now) and takes back datagrams to
  * send (tpss_group_poll_transmit, as quinn-proto's poll_transmit), events
@@ -57,6 +61,10 @@ typedef struct {
                                  * the layers get different rates (1.5) */
   gdouble layer_max_spread;     /* layered: the whole stream at most this x
                                  * the base layer (4.0); see tpssgroup.c */
+  gint64 sr_interval;           /* ns between sender reports (1 s); 0:
+                                 * none are sent */
+  gint64 ntp_offset;            /* ns added to `now` to get NTP time (ns
+                                 * since 1900) in our sender reports */
   TpssRandomFunc random;        /* NULL: g_random_int */
   gpointer random_data;
 } TpssGroupConfig;
@@ -91,6 +99,14 @@ typedef enum {
                                  * rtt toward it, ns (-1 unknown) */
 } TpssGroupEventType;
 
+/* A member's latest sender report (RFC 3550 6.4.1): the NTP time at which
+ * its stream's RTP clock read @rtp_ts. */
+typedef struct {
+  gboolean valid;               /* FALSE: none received yet */
+  guint64 ntp;                  /* 32.32 fixed point */
+  guint32 rtp_ts;
+} TpssSenderReport;
+
 typedef struct {
   TpssGroupEventType type;
   guint32 member;
@@ -101,6 +117,7 @@ typedef struct {
   guint distance, length;
   gint64 rtt;
   GPtrArray *packets;           /* DELIVER: GBytes, owned by the caller */
+  TpssSenderReport sr;          /* DELIVER: the member's latest SR */
 } TpssGroupEvent;
 
 /* Frees what an event owns (its packets). */
@@ -119,6 +136,15 @@ typedef struct {
                                  * from a non-member or one already gone,
                                  * forged, from a member whose address is
                                  * not known yet, or naming no source */
+  guint64 sr_sent;              /* SR datagrams: one per member with an
+                                 * address, or one to the multicast group */
+  guint64 sr_received;          /* SRs accepted from members */
+  guint64 sr_refused;           /* SRs dropped: malformed, from a
+                                 * non-member or an unknown address,
+                                 * forged, or with an NTP time of 0 or
+                                 * before the member's previous SR; also
+                                 * counted in malformed, non-member or
+                                 * forged where those apply */
   guint64 data_rate;            /* the last DATA_RATE, bits/s */
   guint n_layers;               /* of the stream sent (0/1: not layered) */
   guint n_rates;                /* entries of the last DATA_RATE */
@@ -140,6 +166,8 @@ typedef struct {
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
   gboolean left;                /* it said BYE: its counters as it left */
+  guint64 sr_received;          /* its SRs accepted */
+  TpssSenderReport sr;          /* its latest */
 } TpssGroupMemberStats;
 
 typedef struct _TpssGroup TpssGroup;
@@ -186,6 +214,13 @@ gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
  * Multicast sends everything to the group. */
 gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, gint64 now);
+/* The RTP clock of the stream sent, for its sender reports: the packet
+ * with timestamp @rtp_ts was captured at @capture (ns, the time base of
+ * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets
+ * it queues; an SR's RTP timestamp is the latest such pair carried forward
+ * to the SR's time. Ignored when @clock_rate is 0. */
+void tpss_group_set_media_clock (TpssGroup * g, guint32 rtp_ts,
+    gint64 capture, guint clock_rate);
 /* Sends @member a PLI; FALSE unless it is a member with an address. */
 gboolean tpss_group_request_key_unit (TpssGroup * g, guint32 member);
 /* Runs what is due by @now: timers, FEC hold times, MQ departures (media

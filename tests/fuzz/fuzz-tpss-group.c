@@ -1,7 +1,8 @@
 /* libFuzzer target: the TPSS group core's input path. Datagrams from a
  * configured member, a member whose address is learnt, and a stranger;
  * packets queued for sending (stamped with the QoS extension on the way
- * out); time steps; key-unit requests; leaving. Every datagram the core
+ * out, their RTP clock given for the sender reports); sender reports in
+ * and out; time steps; key-unit requests; leaving. Every datagram the core
  * sends must be sound RTP or RTCP, and every packet it delivers sound RTP;
  * anything else aborts.
  *
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "tpssgroup.h"
+#include "core/rtcp.h"
 #include "fuzzrecords.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
@@ -27,7 +29,7 @@ addr (guint8 n)
   return a;
 }
 
-/* Our control messages, PLIs and BYEs, or RTP (a queued packet whose
+/* Our control messages, PLIs, BYEs and SR compounds, or RTP (a queued packet whose
  * marker and payload type look like RTCP, RFC 5761 section 4, is still
  * RTP). */
 static void
@@ -39,6 +41,8 @@ check_sent (const guint8 * d, gsize len)
 
   if (len < 4 || (d[0] >> 6) != 2)
     abort ();
+  if (d[1] == RTCP_PT_SR && rtcp_compound_valid (d, len))
+    return;
   kind = tpss_rtcp_next (d, len, &msg, &consumed);
   if ((kind == TPSS_RTCP_MSG || kind == TPSS_RTCP_PLI ||
           kind == TPSS_RTCP_BYE) && consumed == len)
@@ -122,7 +126,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         tpss_group_handle_timeout (g, now);
         break;
       case 4:
-        /* a layer and a count, in range or not (v & 1: no layer) */
+        /* a layer and a count, in range or not (v & 1: no layer); bit 9:
+         * the RTP clock is known, for the SRs */
+        if (r.v & 0x200)
+          tpss_group_set_media_clock (g, r.v, now, 90000);
         tpss_group_enqueue_layer (g, r.chunk, r.len, r.v & 1 ?
             TPSS_GROUP_LAYER_NONE : (r.v >> 1) % 10, (r.v >> 5) % 10, now);
         break;

@@ -37,6 +37,13 @@ def pli(sender, media):
     return struct.pack(">BBHII", 0x81, 206, 2, sender, media)
 
 
+def sr(ssrc, ntp, rtp_ts):
+    # RFC 3550 6.4.1 SR with no report blocks, then an SDES CNAME.
+    cname = b"tpss"
+    sdes = struct.pack(">BBHIBB", 0x81, 202, 3, ssrc, 1, len(cname)) + cname + b"\x00\x00"
+    return struct.pack(">BBHIQIII", 0x80, 200, 6, ssrc, ntp, rtp_ts, 5, 500) + sdes
+
+
 def step(ms):
     return rec(3, struct.pack(">I", ms))
 
@@ -51,6 +58,10 @@ SEEDS = {
     "send": bytes([16 | (1 << 5)]) + b"".join(rec(4, rtp(0x5555, s)) for s in range(8))
     + rec(4, rtp(0x5555, 9, ext=struct.pack(">HH", 0xBEDE, 1) + b"\x10\xaa\x00\x00"))
     + step(1) + step(20) + step(200) + rec(5, b"\x00\x00\x00\x01"),
+    "sender-report": bytes([16]) + rec(0, rtp(B, 1)) + rec(0, sr(B, 0xE000000000000000, 9000))
+    + rec(1, sr(B, 0xE000000100000000, 9000)) + rec(0, sr(B, 0xD000000000000000, 1))
+    + rec(0, sr(B, 0xE000000200000000, 1)[:20]) + rec(4, b"\x80\x60\x02\x01" + rtp(0x5555, 1)[4:])
+    + step(1) + step(1200) + step(1200),
     "multicast-feedback": bytes([8 | 2]) + rec(4, rtp(0x5555, 1)) + step(1) + step(1000)
     + rec(7, b"\x00\x00\x00\x00") + step(100),
 }

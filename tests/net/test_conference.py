@@ -6,7 +6,9 @@
    their colours; every recording and statistics file and the rate plot exist. One encoding,
    a rate for everyone (issue 16): the slow member decodes each sender at a lower frame rate
    than a fast member does (the layers that fit its link) but still decodes it, the fast
-   members receive at least twice its rate, and what it receives is within 15 % of its link.
+   members receive at least twice its rate, and what it receives (video and audio) is within
+   15 % of its link. Every recording's audio (the last 10 s) holds the tone of each other
+   participant, loud, and not its own (a participant does not hear itself).
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet
@@ -28,18 +30,25 @@ import conference  # noqa: E402
 
 BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
 FIRST_PICTURE_MAX_MS = 1000
-# p4 joins on its 1 Mbit/s link a call whose fast links carry up to 4 times its rate: the key
-# frame it asks for is sized for that stream and crosses its link at its own rate, and its
-# link loses a few per cent while the senders' rates toward it settle; its own key frame
-# crosses its uplink, shared by three copies. 0.5-3.3 s measured for the pictures at p4
-# (3.3 s in one CI run), 1.0-1.2 s for p4's picture at the others; the issue's goal (1 s)
-# is not met yet.
+# p4 joins on its 1 Mbit/s link a call whose fast links carry up to 4 times its rate. Key
+# frames are held to 300 ms of the base layer's rate (x264layerenc key-unit-max-delay, its
+# first one planned for noise-like content) and the senders start toward p4 at 150 kbit/s:
+# p4's picture reaches the others after 0.6-0.9 s, the others' reach p4 after 0.3-1.3 s,
+# at times up to 3.2 s on a loaded machine (a lost key-frame packet costs another PLI
+# round). The issue's goal (1 s) is met for most but not all pictures at p4.
 SLOW_FIRST_PICTURE_MAX_MS = 4000
 # x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
 FAST_RATE_FACTOR = 2.0    # fast members receive a sender at least this x the slow one
 LINK_TOLERANCE = 0.15     # the slow member receives its link's rate within this share
+# Tones are sent at amplitude 8192 (volume 0.25); measured per 100 ms block, a voice that
+# arrives has a median near that (7800-8100 seen; the slow member misses 10-20 % of the
+# blocks of each voice to loss), and a participant's own tone only leaks from the others'
+# (under 200).
+MIN_TONE = 4000
+MAX_OWN_TONE = 1000
+MIN_AUDIO_RMS = 2000
 failures = []
 
 
@@ -97,10 +106,26 @@ def check_layers_fit(summary, slow, fast):
 
 
 def check_link_filled(summary, pid, link_bps):
-    total = sum(f["rate"] for f in summary[str(pid)]["received"].values())
+    total = sum(f["rate"] + f.get("audio_rate", 0) for f in summary[str(pid)]["received"].values())
     check(abs(total - link_bps) <= LINK_TOLERANCE * link_bps,
           f"p{pid} receives its link's {link_bps / 1e6:g} Mbit/s within "
           f"{100 * LINK_TOLERANCE:.0f} %: {total / 1e3:.0f} kbit/s")
+
+
+def check_audio(summary, pid, others):
+    """`pid`'s recording: non-silent, each other participant's tone loud, its own absent."""
+    a = summary[str(pid)].get("audio")
+    check(a and a["seconds"] >= 9.5 and a["rms"] >= MIN_AUDIO_RMS,
+          f"p{pid}'s recording has 10 s of audio, not silent: "
+          f"{a and round(a['seconds'], 1)} s, rms {a and round(a['rms'])}")
+    if not a:
+        return
+    tones = {int(t): v for t, v in a["tones"].items()}
+    present = {int(t): v for t, v in a["present"].items()}
+    check(all(tones[o] >= MIN_TONE for o in others) and tones[pid] <= MAX_OWN_TONE,
+          f"p{pid} hears {others} (median amplitude >= {MIN_TONE}) and not itself (<= "
+          f"{MAX_OWN_TONE}): " + ", ".join(f"p{t} {round(v)} ({100 * present[t]:.0f} % of "
+                                           "the time)" for t, v in sorted(tones.items())))
 
 
 def check_files(out_dir, pids):
@@ -129,6 +154,8 @@ def readme_command():
         check_tiles(out_dir, pid, [1, 2, 3])
     check_layers_fit(summary, slow=3, fast=(1, 2))
     check_link_filled(summary, 3, 1e6)
+    for pid in (1, 2, 3):
+        check_audio(summary, pid, [o for o in (1, 2, 3) if o != pid])
     check_files(out_dir, (1, 2, 3))
     print_losses(summary)
 

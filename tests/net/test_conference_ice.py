@@ -19,7 +19,8 @@ wire) and delivers its ICE blobs through the rendezvous.
 Before them, options that cannot work are refused with a message naming them.
 In both, every participant's last snapshot shows its own tile and the two others', its
 statistics show every other member `connected` and media received from each (rates > 0
-over the last seconds), so media flows both ways on every pair.  Exit 0 pass, 1 fail,
+over the last seconds), so media flows both ways on every pair, and its recording holds the
+others' voices, which travel in the audio session's own ICE transport.  Exit 0 pass, 1 fail,
 77 skip."""
 
 import os
@@ -36,6 +37,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import netbed  # noqa: E402
 import conference  # noqa: E402
 from test_nice_nat import nat_rules  # noqa: E402
+
+MIN_TONE = 4000           # as tests/net/test_conference.py
+MAX_OWN_TONE = 1000
 
 CONFERENCE = sys.argv[1] if len(sys.argv) > 1 else "conference"
 NICE_PEER = sys.argv[2] if len(sys.argv) > 2 else "nice-peer"
@@ -161,6 +165,19 @@ def check_participant(out_dir, pid, stats, pair_ok, pair_what):
                  for r in stats[-TAIL:]]
         checks(f"p{pid} receives media from p{other} in each of its last {TAIL} s",
                min(rates) > 0, f"{[round(r / 1e3) for r in rates]} kbit/s")
+    check_audio(out_dir, pid)
+
+
+def check_audio(out_dir, pid):
+    """The audio session has its own ICE transport: `pid`'s recording holds every other
+    participant's tone (median amplitude over 100 ms blocks, sent at 8192) and not its own."""
+    mp4 = os.path.join(out_dir, f"participant-{pid}.mp4")
+    a = conference.audio_levels(mp4, IDS) if os.path.exists(mp4) else None
+    others = [o for o in IDS if o != pid]
+    checks(f"p{pid} hears {others} over ICE (>= {MIN_TONE}) and not itself (<= {MAX_OWN_TONE})",
+           a is not None and all(a["tones"][o] >= MIN_TONE for o in others)
+           and a["tones"][pid] <= MAX_OWN_TONE,
+           a and ", ".join(f"p{t} {round(v)}" for t, v in sorted(a["tones"].items())))
 
 
 def case(name, masq_opts, extra, pair_ok, pair_what, with_rejoin=False):

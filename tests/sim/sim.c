@@ -1,4 +1,4 @@
-/* The discrete-event simulator. See sim.h. */
+/* The RLM simulator on the engine (simengine.h). See sim.h. */
 #include <string.h>
 
 #include "sim.h"
@@ -10,49 +10,28 @@
 #define SIM_MAX_PKT 64
 
 typedef enum {
-  EV_SOURCE,                    /* a: session, b: layer */
-  EV_LINK_DONE,                 /* a: node whose incoming link finished */
+  EV_SOURCE = SIM_ENGINE_KIND_USER,     /* a: session, b: layer */
   EV_ARRIVE,                    /* a: node, p: packet */
   EV_WAKE,                      /* a: receiver, b: generation */
   EV_CTRL,                      /* a: receiver, b: sender, p: packet */
   EV_REFRESH,                   /* a: node, b: group */
   EV_RX_START,                  /* a: receiver */
-  EV_CROSS,                     /* a: cross flow */
 } SimEventType;
-
-typedef struct {
-  gint64 time;
-  guint64 order;                /* ties run in the order they were queued */
-  SimEventType type;
-  guint a, b;
-  gpointer p;
-} SimEvent;
 
 typedef struct {
   gint ref;
   guint size;                   /* bytes on the wire */
   guint session;
   guint layer;
-  gboolean cross;
   gsize len;
   guint8 data[SIM_MAX_PKT];     /* the RTP header the core parses */
 } SimPacket;
 
+/* What the RLM side keeps of a node (the engine keeps the rest). */
 typedef struct {
-  guint parent;
-  GArray *children;             /* guint */
-  GArray *receivers;            /* guint */
-  guint hops;                   /* links from the root */
-  gint64 depth_delay;           /* propagation delay from the root */
-  /* the link from the parent */
-  guint64 rate;
-  gint64 delay;
-  guint queue_packets, queue_bytes;
-  GQueue queue;
-  guint queued_bytes;
-  SimPacket *in_flight;
   GHashTable *groups;           /* group + 1 -> SimGroup */
-  SimLinkStats st;
+  guint64 delivered;
+  guint64 layer_delivered[RLM_MAX_LAYERS];
 } SimNode;
 
 /* A group (a layer of a session) at a node. */
@@ -71,10 +50,6 @@ typedef struct {
 } SimSession;
 
 typedef struct {
-  guint32 received, lost;
-} SimBin;
-
-typedef struct {
   guint node;
   guint session;
   gint64 start;
@@ -88,28 +63,18 @@ typedef struct {
   gboolean have_seq[RLM_MAX_LAYERS];
   guint16 next_seq[RLM_MAX_LAYERS];
   GArray *events;               /* SimEventRecord */
-  GArray *bins;                 /* SimBin, from time 0 */
+  GArray *bins;                 /* guint64 pairs: received, lost */
   guint64 received, lost;
 } SimReceiver;
-
-typedef struct {
-  guint node;
-  guint64 rate;
-  guint size;
-  gint64 start, stop, on, off;
-} SimCross;
 
 struct _Sim {
   SimConfig cfg;
   RandomSeeded seeded;
   RandomSource rng;
-  gint64 now;
-  guint64 order;
-  GArray *heap;                 /* SimEvent */
+  SimEngine *engine;
   GArray *nodes;                /* SimNode */
   GPtrArray *receivers;         /* SimReceiver, each allocated once: the
                                  * cores hold pointers to their rng */
-  GArray *cross;                /* SimCross */
   GArray *sessions;             /* SimSession; sources all at node 0 */
   gboolean started;
 };
@@ -128,75 +93,36 @@ sim_config_init (SimConfig * cfg)
   cfg->source_jitter = TRUE;
 }
 
-/* ------------------------------------------------------------------ */
-/* The event heap */
-
-static gboolean
-event_before (const SimEvent * x, const SimEvent * y)
-{
-  return x->time < y->time || (x->time == y->time && x->order < y->order);
-}
-
 static void
 schedule (Sim * sim, gint64 time, SimEventType type, guint a, guint b,
     gpointer p)
 {
-  SimEvent ev = { MAX (time, sim->now), sim->order++, type, a, b, p };
-  SimEvent *h;
-  guint i;
-
-  g_array_append_val (sim->heap, ev);
-  h = (SimEvent *) sim->heap->data;
-  for (i = sim->heap->len - 1; i > 0; i = (i - 1) / 2) {
-    SimEvent tmp;
-
-    if (!event_before (&h[i], &h[(i - 1) / 2]))
-      break;
-    tmp = h[i];
-    h[i] = h[(i - 1) / 2];
-    h[(i - 1) / 2] = tmp;
-  }
+  sim_engine_schedule (sim->engine, time, type, a, b, p);
 }
 
-static SimEvent
-pop_event (Sim * sim)
+static gint64
+now (const Sim * sim)
 {
-  SimEvent *h = (SimEvent *) sim->heap->data, top = h[0];
-  guint n = sim->heap->len - 1, i = 0;
-
-  h[0] = h[n];
-  g_array_set_size (sim->heap, n);
-  for (;;) {
-    guint l = 2 * i + 1, r = l + 1, m = i;
-    SimEvent tmp;
-
-    if (l < n && event_before (&h[l], &h[m]))
-      m = l;
-    if (r < n && event_before (&h[r], &h[m]))
-      m = r;
-    if (m == i)
-      break;
-    tmp = h[i];
-    h[i] = h[m];
-    h[m] = tmp;
-    i = m;
-  }
-  return top;
+  return sim_engine_now (sim->engine);
 }
 
 /* ------------------------------------------------------------------ */
-/* Packets and links */
+/* Packets, nodes, groups */
 
-static SimPacket *
-packet_ref (SimPacket * p)
+static gpointer
+packet_ref (gpointer data)
 {
+  SimPacket *p = data;
+
   p->ref++;
   return p;
 }
 
 static void
-packet_unref (SimPacket * p)
+packet_unref (gpointer data)
 {
+  SimPacket *p = data;
+
   if (--p->ref == 0)
     g_free (p);
 }
@@ -250,75 +176,15 @@ session_at (const Sim * sim, guint s)
   return &g_array_index (sim->sessions, SimSession, s);
 }
 
-static void
-start_transmission (Sim * sim, guint n)
-{
-  SimNode *node = node_at (sim, n);
-  SimPacket *p = g_queue_pop_head (&node->queue);
-
-  if (!p)
-    return;
-  node->queued_bytes -= p->size;
-  node->in_flight = p;
-  schedule (sim, sim->now + (gint64) (p->size * 8.0 * SIM_S / node->rate),
-      EV_LINK_DONE, n, 0, NULL);
-}
-
-/* Drop-tail: a packet that finds the queue full is lost. */
-static void
-link_enqueue (Sim * sim, guint n, SimPacket * p)
-{
-  SimNode *node = node_at (sim, n);
-
-  if (p->cross)
-    node->st.cross_sent++;
-  else
-    node->st.sent++;
-  if ((node->queue_packets && node->queue.length >= node->queue_packets) ||
-      (node->queue_bytes && node->queued_bytes + p->size > node->queue_bytes)) {
-    if (p->cross)
-      node->st.cross_dropped++;
-    else
-      node->st.dropped++;
-    return;
-  }
-  g_queue_push_tail (&node->queue, packet_ref (p));
-  node->queued_bytes += p->size;
-  if (!node->in_flight)
-    start_transmission (sim, n);
-}
-
-static void
-link_done (Sim * sim, guint n)
-{
-  SimNode *node = node_at (sim, n);
-  SimPacket *p = node->in_flight;
-
-  node->in_flight = NULL;
-  schedule (sim, sim->now + node->delay, EV_ARRIVE, n, 0, p);
-  start_transmission (sim, n);
-}
-
 /* ------------------------------------------------------------------ */
 /* Receivers */
 
-static SimBin *
-current_bin (SimReceiver * rx, gint64 now)
-{
-  guint i = (guint) (now / SIM_BIN);
-
-  if (rx->bins->len <= i)
-    g_array_set_size (rx->bins, i + 1);
-  return &g_array_index (rx->bins, SimBin, i);
-}
-
 /* The simulator's own loss count, independent of the core's. */
 static void
-account_packet (SimReceiver * rx, const SimPacket * p, gint64 now)
+account_packet (SimReceiver * rx, const SimPacket * p, gint64 time)
 {
   guint layer;
   guint16 seq, gap = 0;
-  SimBin *bin = current_bin (rx, now);
 
   if (!rlm_layer_ext_parse (p->data, p->len, rx->cfg.ext_id, &layer, &seq))
     return;
@@ -327,8 +193,8 @@ account_packet (SimReceiver * rx, const SimPacket * p, gint64 now)
   if (!rx->have_seq[layer] || (gint16) (seq - rx->next_seq[layer]) >= 0)
     rx->next_seq[layer] = seq + 1;
   rx->have_seq[layer] = TRUE;
-  bin->received++;
-  bin->lost += gap;
+  sim_bins_add (rx->bins, 2, 0, time, 1);
+  sim_bins_add (rx->bins, 2, 1, time, gap);
   rx->received++;
   rx->lost += gap;
 }
@@ -338,9 +204,10 @@ account_packet (SimReceiver * rx, const SimPacket * p, gint64 now)
 static void
 refresh_path (Sim * sim, guint n, guint g)
 {
-  for (; n != 0; n = node_at (sim, n)->parent) {
+  for (; n != 0; n = sim_engine_parent (sim->engine, n)) {
     SimGroup *st = group_at (sim, n, g, TRUE);
-    SimGroup *up = group_at (sim, node_at (sim, n)->parent, g, TRUE);
+    SimGroup *up = group_at (sim, sim_engine_parent (sim->engine, n), g,
+        TRUE);
     gboolean want = st->members > 0;
 
     if (want == st->forwards)
@@ -369,31 +236,14 @@ change_membership (Sim * sim, SimReceiver * rx, guint layer, gboolean join)
     return;
   rx->subscribed[layer] = join;
   rx->have_seq[layer] = FALSE;
-  for (guint n = rx->node; n != 0; n = node_at (sim, n)->parent) {
+  for (guint n = rx->node; n != 0; n = sim_engine_parent (sim->engine, n)) {
     if (join)
       group_at (sim, n, g, TRUE)->members++;
     else
       group_at (sim, n, g, TRUE)->members--;
   }
-  schedule (sim, sim->now + (join ? sim->cfg.join_latency :
+  schedule (sim, now (sim) + (join ? sim->cfg.join_latency :
           sim->cfg.leave_latency), EV_REFRESH, rx->node, g, NULL);
-}
-
-/* The propagation delay of the tree path between two nodes. */
-static gint64
-path_delay (const Sim * sim, guint a, guint b)
-{
-  guint x = a, y = b;
-
-  /* up to the lowest common ancestor */
-  while (x != y) {
-    if (node_at (sim, x)->hops >= node_at (sim, y)->hops)
-      x = node_at (sim, x)->parent;
-    else
-      y = node_at (sim, y)->parent;
-  }
-  return node_at (sim, a)->depth_delay + node_at (sim, b)->depth_delay -
-      2 * node_at (sim, x)->depth_delay;
 }
 
 static void
@@ -407,11 +257,12 @@ send_control (Sim * sim, guint from, const guint8 * data, gsize len)
   memcpy (p->data, data, p->len);
   for (guint i = 0; i < sim->receivers->len; i++) {
     SimReceiver *rx = rx_at (sim, i);
+    gint64 delay;
 
     if (i == from || !rx->core || rx->session != src->session)
       continue;
-    schedule (sim, sim->now + path_delay (sim, src->node, rx->node), EV_CTRL,
-        i, from, packet_ref (p));
+    delay = sim_engine_path_delay (sim->engine, src->node, rx->node);
+    schedule (sim, now (sim) + delay, EV_CTRL, i, from, packet_ref (p));
   }
   packet_unref (p);
 }
@@ -427,7 +278,7 @@ reschedule_wake (Sim * sim, guint i)
   rx->wake_at = t;
   rx->wake_gen++;
   /* never at now again: a core that keeps asking cannot stall the run */
-  schedule (sim, MAX (t, sim->now + 1), EV_WAKE, i, rx->wake_gen, NULL);
+  schedule (sim, MAX (t, now (sim) + 1), EV_WAKE, i, rx->wake_gen, NULL);
 }
 
 /* Takes what the core produced: announcements, events. */
@@ -442,7 +293,7 @@ drain_receiver (Sim * sim, guint i)
   while ((len = rlm_receiver_pop_transmit (rx->core, buf, sizeof (buf))))
     send_control (sim, i, buf, len);
   while (rlm_receiver_pop_event (rx->core, &ev)) {
-    SimEventRecord rec = { sim->now, ev };
+    SimEventRecord rec = { now (sim), ev };
 
     g_array_append_val (rx->events, rec);
     if (ev.type == RLM_EVENT_JOIN || ev.type == RLM_EVENT_LEAVE)
@@ -474,7 +325,7 @@ deliver (Sim * sim, guint i, const SimPacket * p, guint from)
     sender_addr (0xffffff, &addr);
   else
     sender_addr (from, &addr);
-  rlm_receiver_on_datagram (rx->core, p->data, p->len, &addr, sim->now);
+  rlm_receiver_on_datagram (rx->core, p->data, p->len, &addr, now (sim));
   drain_receiver (sim, i);
 }
 
@@ -484,30 +335,33 @@ static void
 arrive (Sim * sim, guint n, SimPacket * p)
 {
   SimNode *node = node_at (sim, n);
+  const GArray *attached = sim_engine_attached (sim->engine, n);
   SimGroup *st;
 
-  if (p->cross)
-    return;
   if (n != 0) {
-    node->st.layer_delivered[p->layer]++;
-    node->st.delivered++;
+    node->layer_delivered[p->layer]++;
+    node->delivered++;
   }
-  for (guint k = 0; k < node->receivers->len; k++) {
-    guint i = g_array_index (node->receivers, guint, k);
+  for (guint k = 0; k < attached->len; k++) {
+    guint i = g_array_index (attached, guint, k);
     SimReceiver *rx = rx_at (sim, i);
 
     if (rx->core && rx->session == p->session && rx->subscribed[p->layer]) {
-      account_packet (rx, p, sim->now);
+      account_packet (rx, p, now (sim));
       deliver (sim, i, p, G_MAXUINT);
     }
   }
   st = group_at (sim, n, group_of (p->session, p->layer), FALSE);
-  for (guint k = 0; st && k < st->out->len; k++)
-    link_enqueue (sim, g_array_index (st->out, guint, k), p);
+  for (guint k = 0; st && k < st->out->len; k++) {
+    guint child = g_array_index (st->out, guint, k);
+
+    sim_engine_link_send (sim->engine, child, SIM_DOWN, p->size, EV_ARRIVE,
+        child, 0, p);
+  }
 }
 
 /* ------------------------------------------------------------------ */
-/* The source and the cross traffic */
+/* The source */
 
 static SimPacket *
 make_media (Sim * sim, guint session, guint layer)
@@ -520,7 +374,7 @@ make_media (Sim * sim, guint session, guint layer)
   memset (&h, 0, sizeof (h));
   h.payload_type = SIM_RTP_PT;
   h.seq = ss->rtp_seq++;
-  h.timestamp = (guint32) (sim->now / 11111);   /* 90 kHz */
+  h.timestamp = (guint32) (now (sim) / 11111);   /* 90 kHz */
   h.ssrc = ss->ssrc;
   rtp_header_write (&h, NULL, 0, hdr, sizeof (hdr));
   p->ref = 1;
@@ -544,56 +398,39 @@ source_send (Sim * sim, guint session, guint layer)
   packet_unref (p);
   if (sim->cfg.source_jitter)
     noise = random_source_range (&sim->rng, -delta / 2, delta / 2);
-  schedule (sim, sim->now + delta + noise, EV_SOURCE, session, layer, NULL);
-}
-
-static void
-cross_send (Sim * sim, guint f)
-{
-  SimCross *c = &g_array_index (sim->cross, SimCross, f);
-  gint64 phase = sim->now - c->start, next;
-  SimPacket *p;
-
-  if (c->stop >= 0 && sim->now >= c->stop)
-    return;
-  if (c->off > 0 && phase % (c->on + c->off) >= c->on) {
-    schedule (sim, sim->now + (c->on + c->off) - phase % (c->on + c->off),
-        EV_CROSS, f, 0, NULL);
-    return;
-  }
-  p = g_new0 (SimPacket, 1);
-  p->ref = 1;
-  p->size = c->size;
-  p->cross = TRUE;
-  link_enqueue (sim, c->node, p);
-  packet_unref (p);
-  next = sim->now + (gint64) (c->size * 8.0 * SIM_S / c->rate);
-  schedule (sim, next, EV_CROSS, f, 0, NULL);
+  schedule (sim, now (sim) + delta + noise, EV_SOURCE, session, layer, NULL);
 }
 
 /* ------------------------------------------------------------------ */
 /* Building and running */
 
+static void dispatch (gpointer owner, const SimEngineEvent * ev);
+
+/* The RLM side of the next node. */
+static void
+add_node_state (Sim * sim)
+{
+  SimNode node;
+
+  memset (&node, 0, sizeof (node));
+  node.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
+  g_array_append_val (sim->nodes, node);
+}
+
 Sim *
 sim_new (const SimConfig * cfg)
 {
   Sim *sim = g_new0 (Sim, 1);
-  SimNode root;
+  SimEngineCallbacks cb = { sim, dispatch, packet_ref, packet_unref };
 
   sim->cfg = *cfg;
   sim->cfg.n_layers = CLAMP (sim->cfg.n_layers, 1, RLM_MAX_LAYERS);
   random_source_init_seeded (&sim->rng, &sim->seeded, cfg->seed);
-  sim->heap = g_array_new (FALSE, FALSE, sizeof (SimEvent));
+  sim->engine = sim_engine_new (&cb, SIM_LINK_TRANSMITTER);
   sim->nodes = g_array_new (FALSE, TRUE, sizeof (SimNode));
   sim->receivers = g_ptr_array_new ();
-  sim->cross = g_array_new (FALSE, TRUE, sizeof (SimCross));
   sim->sessions = g_array_new (FALSE, TRUE, sizeof (SimSession));
-  memset (&root, 0, sizeof (root));
-  root.children = g_array_new (FALSE, FALSE, sizeof (guint));
-  root.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
-  root.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
-  g_queue_init (&root.queue);
-  g_array_append_val (sim->nodes, root);
+  add_node_state (sim);
   sim_add_session (sim, sim->cfg.n_layers, sim->cfg.layer_rate);
   return sim;
 }
@@ -603,22 +440,9 @@ sim_free (Sim * sim)
 {
   if (!sim)
     return;
-  while (sim->heap->len > 0) {
-    SimEvent ev = pop_event (sim);
-
-    if (ev.p)
-      packet_unref (ev.p);
-  }
-  for (guint n = 0; n < sim->nodes->len; n++) {
-    SimNode *node = node_at (sim, n);
-
-    g_queue_clear_full (&node->queue, (GDestroyNotify) packet_unref);
-    if (node->in_flight)
-      packet_unref (node->in_flight);
-    g_array_free (node->children, TRUE);
-    g_array_free (node->receivers, TRUE);
-    g_hash_table_destroy (node->groups);
-  }
+  sim_engine_free (sim->engine);
+  for (guint n = 0; n < sim->nodes->len; n++)
+    g_hash_table_destroy (node_at (sim, n)->groups);
   for (guint i = 0; i < sim->receivers->len; i++) {
     SimReceiver *rx = rx_at (sim, i);
 
@@ -627,10 +451,8 @@ sim_free (Sim * sim)
     g_array_free (rx->bins, TRUE);
     g_free (rx);
   }
-  g_array_free (sim->heap, TRUE);
   g_array_free (sim->nodes, TRUE);
   g_ptr_array_free (sim->receivers, TRUE);
-  g_array_free (sim->cross, TRUE);
   g_array_free (sim->sessions, TRUE);
   g_free (sim);
 }
@@ -639,25 +461,10 @@ guint
 sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
     guint queue_packets, guint queue_bytes)
 {
-  SimNode node;
-  guint n = sim->nodes->len;
-
   g_return_val_if_fail (parent < sim->nodes->len && rate > 0, 0);
-  memset (&node, 0, sizeof (node));
-  node.parent = parent;
-  node.children = g_array_new (FALSE, FALSE, sizeof (guint));
-  node.receivers = g_array_new (FALSE, FALSE, sizeof (guint));
-  node.groups = g_hash_table_new_full (NULL, NULL, NULL, group_free);
-  node.hops = node_at (sim, parent)->hops + 1;
-  node.depth_delay = node_at (sim, parent)->depth_delay + delay;
-  node.rate = rate;
-  node.delay = delay;
-  node.queue_packets = queue_packets;
-  node.queue_bytes = queue_bytes;
-  g_queue_init (&node.queue);
-  g_array_append_val (sim->nodes, node);
-  g_array_append_val (node_at (sim, parent)->children, n);
-  return n;
+  add_node_state (sim);
+  return sim_engine_add_node (sim->engine, parent, rate, delay, queue_packets,
+      queue_bytes);
 }
 
 guint
@@ -701,11 +508,11 @@ sim_add_session_receiver (Sim * sim, guint session, guint node,
   rx->cfg.n_layers = session_at (sim, session)->n_layers;
   rx->wake_at = -1;
   rx->events = g_array_new (FALSE, FALSE, sizeof (SimEventRecord));
-  rx->bins = g_array_new (FALSE, TRUE, sizeof (SimBin));
+  rx->bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   random_source_init_seeded (&rx->rng, &rx->seeded,
       random_source_u64 (&sim->rng));
   g_ptr_array_add (sim->receivers, rx);
-  g_array_append_val (node_at (sim, node)->receivers, i);
+  sim_engine_attach (sim->engine, node, i);
   schedule (sim, start, EV_RX_START, i, 0, NULL);
   return i;
 }
@@ -714,12 +521,8 @@ void
 sim_add_cross_traffic (Sim * sim, guint node, guint64 rate, guint size,
     gint64 start, gint64 stop, gint64 on, gint64 off)
 {
-  SimCross c = { node, rate, size, start, stop, on, off };
-
-  g_return_if_fail (node > 0 && node < sim->nodes->len && rate > 0 &&
-      size > 0 && (off == 0 || on > 0));
-  g_array_append_val (sim->cross, c);
-  schedule (sim, start, EV_CROSS, sim->cross->len - 1, 0, NULL);
+  sim_engine_add_cross_traffic (sim->engine, node, rate, size, start, stop,
+      on, off);
 }
 
 static void
@@ -727,43 +530,37 @@ start_receiver (Sim * sim, guint i)
 {
   SimReceiver *rx = rx_at (sim, i);
 
-  rx->core = rlm_receiver_new (&rx->cfg, &rx->rng, sim->now);
+  rx->core = rlm_receiver_new (&rx->cfg, &rx->rng, now (sim));
   drain_receiver (sim, i);
 }
 
 static void
-run_event (Sim * sim, SimEvent * ev)
+dispatch (gpointer owner, const SimEngineEvent * ev)
 {
-  switch (ev->type) {
+  Sim *sim = owner;
+
+  switch (ev->kind) {
     case EV_SOURCE:
       source_send (sim, ev->a, ev->b);
       break;
-    case EV_LINK_DONE:
-      link_done (sim, ev->a);
-      break;
     case EV_ARRIVE:
       arrive (sim, ev->a, ev->p);
-      packet_unref (ev->p);
       break;
     case EV_WAKE:
       if (ev->b == rx_at (sim, ev->a)->wake_gen) {
         rx_at (sim, ev->a)->wake_at = -1;
-        rlm_receiver_advance (rx_at (sim, ev->a)->core, sim->now);
+        rlm_receiver_advance (rx_at (sim, ev->a)->core, now (sim));
         drain_receiver (sim, ev->a);
       }
       break;
     case EV_CTRL:
       deliver (sim, ev->a, ev->p, ev->b);
-      packet_unref (ev->p);
       break;
     case EV_REFRESH:
       refresh_path (sim, ev->a, ev->b);
       break;
     case EV_RX_START:
       start_receiver (sim, ev->a);
-      break;
-    case EV_CROSS:
-      cross_send (sim, ev->a);
       break;
   }
 }
@@ -778,20 +575,13 @@ sim_run (Sim * sim, gint64 until)
         schedule (sim, random_source_range (&sim->rng, 0, 10 * SIM_MS),
             EV_SOURCE, s, l, NULL);
   }
-  while (sim->heap->len > 0 &&
-      g_array_index (sim->heap, SimEvent, 0).time <= until) {
-    SimEvent ev = pop_event (sim);
-
-    sim->now = ev.time;
-    run_event (sim, &ev);
-  }
-  sim->now = MAX (sim->now, until);
+  sim_engine_run (sim->engine, until);
 }
 
 gint64
 sim_now (const Sim * sim)
 {
-  return sim->now;
+  return now (sim);
 }
 
 /* ------------------------------------------------------------------ */
@@ -834,25 +624,22 @@ gdouble
 sim_receiver_worst_loss (const Sim * sim, guint i, gint64 window)
 {
   const SimReceiver *rx = rx_at (sim, i);
-  const GArray *bins = rx->bins;
+  const guint64 *bins = (const guint64 *) rx->bins->data;
+  guint n_bins = rx->bins->len / 2;
   guint w = MAX (1, (guint) (window / SIM_BIN));
   guint first = (guint) (rx->start / SIM_BIN) + w - 1;
   guint64 recv = 0, lost = 0;
   gdouble worst = 0;
 
   /* only whole windows after the start; none: the whole run */
-  if (first >= bins->len)
+  if (first >= n_bins)
     return sim_receiver_loss (sim, i);
-  for (guint k = 0; k < bins->len; k++) {
-    const SimBin *b = &g_array_index (bins, SimBin, k);
-
-    recv += b->received;
-    lost += b->lost;
+  for (guint k = 0; k < n_bins; k++) {
+    recv += bins[2 * k];
+    lost += bins[2 * k + 1];
     if (k >= w) {
-      const SimBin *old = &g_array_index (bins, SimBin, k - w);
-
-      recv -= old->received;
-      lost -= old->lost;
+      recv -= bins[2 * (k - w)];
+      lost -= bins[2 * (k - w) + 1];
     }
     if (k >= first && recv + lost > 0)
       worst = MAX (worst, (gdouble) lost / (recv + lost));
@@ -899,7 +686,17 @@ sim_receiver_convergence (const Sim * sim, guint i, guint optimal)
 void
 sim_link_stats (const Sim * sim, guint node, SimLinkStats * st)
 {
-  *st = node_at (sim, node)->st;
+  SimEngineLinkStats es;
+
+  sim_engine_link_stats (sim->engine, node, SIM_DOWN, &es);
+  memset (st, 0, sizeof (*st));
+  st->sent = es.sent;
+  st->dropped = es.dropped;
+  st->cross_sent = es.cross_sent;
+  st->cross_dropped = es.cross_dropped;
+  st->delivered = node_at (sim, node)->delivered;
+  memcpy (st->layer_delivered, node_at (sim, node)->layer_delivered,
+      sizeof (st->layer_delivered));
 }
 
 gboolean

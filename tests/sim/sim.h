@@ -1,5 +1,5 @@
-/* A discrete-event network simulator that runs the real sans-I/O cores in
- * simulated time (GLib only).
+/* A discrete-event network simulator that runs the real sans-I/O RLM
+ * cores in simulated time (GLib only), on the engine of simengine.h.
  *
  * The network is a tree rooted at the source's node: every link carries
  * data downstream (parent to child) at its rate, after its propagation
@@ -25,13 +25,9 @@
 #include <glib.h>
 
 #include "rlmcore.h"
+#include "simengine.h"
 
 G_BEGIN_DECLS
-
-#define SIM_MS (G_GINT64_CONSTANT (1000000))
-#define SIM_S (G_GINT64_CONSTANT (1000000000))
-/* Loss is binned per receiver in slots of this length. */
-#define SIM_BIN (100 * SIM_MS)
 
 typedef struct _Sim Sim;
 

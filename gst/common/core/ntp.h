@@ -21,6 +21,15 @@ ntp_from_ns (gint64 ns)
       G_GUINT64_CONSTANT (1) << 32, NTP_NS_PER_S);
 }
 
+/* ns of a 32.32 fixed-point NTP timestamp: the inverse of ntp_from_ns
+ * to within 1 ns (the fraction is rounded down). */
+static inline gint64
+ntp_to_ns (guint64 ntp)
+{
+  return (gint64) ((ntp >> 32) * NTP_NS_PER_S +
+      muldiv (ntp & G_MAXUINT32, NTP_NS_PER_S, G_GUINT64_CONSTANT (1) << 32));
+}
+
 /* The middle 32 bits of ntp_from_ns (@ns): what an SR's timestamp becomes
  * in LSR. */
 static inline guint32

@@ -1,11 +1,12 @@
 /* Unit tests of the TPSS group core (tpssgroup.c), in exact simulated time:
  * membership, source checks, loss before FEC, the FEC composition per
  * destination, PLIs, the media path from one member's core to
- * another's, and leaving with an RTCP BYE. */
+ * another's, leaving with an RTCP BYE, and sender reports. */
 #include <gst/check/gstcheck.h>
 #include <string.h>
 
 #include "tpssgroup.h"
+#include "core/ntp.h"
 #include "core/rtcp.h"
 #include "core/rtp.h"
 #include "core/wire.h"
@@ -1215,6 +1216,169 @@ GST_START_TEST (test_bye_refused)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* Sender reports */
+
+#define NTP_OFFSET (G_GINT64_CONSTANT (3900000000) * 1000000000)
+
+/* The SR at the start of @d, if it is one (followed by an SDES). */
+static gboolean
+parse_sr (const guint8 * d, gsize len, RtcpReport * rep)
+{
+  RtcpIter it;
+  RtcpPacket pkt;
+
+  rtcp_iter_init (&it, d, len);
+  if (!rtcp_iter_next (&it, &pkt) || pkt.type != RTCP_PT_SR ||
+      !rtcp_report_parse (&pkt, rep))
+    return FALSE;
+  /* the SDES CNAME of RFC 3550 6.1 follows it */
+  fail_unless (rtcp_iter_next (&it, &pkt));
+  fail_unless_equals_int (pkt.type, RTCP_PT_SDES);
+  fail_unless (rtcp_compound_valid (d, len));
+  return TRUE;
+}
+
+static void
+feed_sr (TpssGroup * g, guint32 ssrc, guint64 ntp, guint32 rtp_ts,
+    guint8 host, gint64 now)
+{
+  RtcpReport rep = {.is_sr = TRUE,.ssrc = ssrc,.ntp = ntp,.rtp_ts = rtp_ts };
+  guint8 buf[64];
+  gsize len = rtcp_report_write (&rep, buf, sizeof (buf));
+  TpssAddr from = addr (host);
+
+  tpss_group_handle_datagram (g, buf, len, &from, now);
+}
+
+/* The SR maps the RTP clock to NTP exactly: the timestamp of the packet
+ * captured at 10 ms carried forward at 90 kHz to the SR's time, whose NTP
+ * time is now + ntp_offset; SRs leave every 0.5..1 s once media has. */
+GST_START_TEST (test_sender_report_maps_rtp_to_ntp)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *a;
+  TpssTransmit t;
+  guint8 pkt[12 + 100];
+  gsize len = make_rtp (pkt, 0x55555555, 7, 100);
+  TpssGroupStats st;
+  gint64 last_sr = -1;
+  guint n_sr = 0;
+
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_A;
+  cfg.cfg.holding_time = 0;
+  cfg.random = counter_random;
+  cfg.random_data = &rand_state;
+  cfg.ntp_offset = NTP_OFFSET;
+  a = tpss_group_new (&cfg);
+  tpss_group_start (a, 0);
+  set_member (a, ID_B, 2, 0);
+
+  /* No media yet: no SR. */
+  for (gint64 now = 0; now < 2000 * MS; now += 10 * MS)
+    tpss_group_handle_timeout (a, now);
+  tpss_group_get_stats (a, &st);
+  fail_unless_equals_uint64 (st.sr_sent, 0);
+  drop_transmits (a);
+
+  tpss_group_set_media_clock (a, 0xFFFFFF00u, 2010 * MS, 90000);
+  fail_unless (tpss_group_enqueue (a, pkt, len, 2010 * MS));
+  for (gint64 now = 2010 * MS; now < 8000 * MS; now += MS) {
+    if (tpss_group_next_timeout (a) > now)
+      continue;
+    tpss_group_handle_timeout (a, now);
+    while (tpss_group_poll_transmit (a, &t)) {
+      RtcpReport rep;
+      const guint8 *d = g_bytes_get_data (t.data, &len);
+
+      if (d[1] == RTCP_PT_SR && parse_sr (d, len, &rep)) {
+        fail_unless_equals_int64 (rep.ssrc, ID_A);
+        fail_unless_equals_uint64 (rep.ntp, ntp_from_ns (now + NTP_OFFSET));
+        /* 90 ticks a ms, across the 32-bit wrap */
+        fail_unless_equals_int64 (rep.rtp_ts,
+            (guint32) (0xFFFFFF00u + (now - 2010 * MS) / MS * 90));
+        fail_unless_equals_int (rep.packet_count, 1);
+        fail_unless_equals_int (rep.octet_count, 100);
+        fail_unless_equals_int (rep.n_blocks, 0);
+        if (last_sr < 0) {
+          fail_unless_equals_int64 (now, 2010 * MS);
+        } else {
+          fail_unless (now - last_sr >= 500 * MS && now - last_sr <= 1000 * MS,
+              "SR interval %" G_GINT64_FORMAT " ms", (now - last_sr) / MS);
+        }
+        last_sr = now;
+        n_sr++;
+      }
+      g_bytes_unref (t.data);
+    }
+  }
+  fail_unless (n_sr >= 6 && n_sr <= 12, "%u SRs in 6 s", n_sr);
+  tpss_group_get_stats (a, &st);
+  fail_unless_equals_uint64 (st.sr_sent, n_sr);
+  tpss_group_free (a);
+}
+
+GST_END_TEST;
+
+/* A member's SR is kept and travels with its deliveries; forged, stale,
+ * truncated and strangers' SRs are counted and dropped. */
+GST_START_TEST (test_sender_report_received)
+{
+  TpssGroup *b = group_new (ID_B, FALSE);
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  TpssGroupEvent ev;
+  TpssAddr from_a = addr (1);
+  guint8 buf[64];
+  RtcpReport rep = {.is_sr = TRUE,.ssrc = ID_A,.ntp = 5000 };
+  gsize len;
+
+  tpss_group_start (b, 0);
+  set_member (b, ID_A, 1, 0);
+  feed_rtp (b, ID_A, 1, 1, MS);
+  fail_unless (find_event (b, TPSS_GROUP_EVENT_DELIVER, ID_A, &ev));
+  fail_if (ev.sr.valid);
+  tpss_group_event_clear (&ev);
+
+  feed_sr (b, ID_A, G_GUINT64_CONSTANT (0x1000000080000000), 4242, 1, 2 * MS);
+  feed_sr (b, ID_A, G_GUINT64_CONSTANT (0x2000000000000000), 1, 3, 2 * MS);
+  feed_sr (b, ID_C, G_GUINT64_CONSTANT (0x2000000000000000), 1, 3, 2 * MS);
+  feed_sr (b, ID_A, G_GUINT64_CONSTANT (0x1000000000000000), 1, 1, 2 * MS);
+  feed_sr (b, ID_A, 0, 1, 1, 2 * MS);
+  feed_sr (b, ID_B, G_GUINT64_CONSTANT (0x2000000000000000), 1, 1, 2 * MS);
+  /* an SR whose length claims one report block it does not hold */
+  len = rtcp_report_write (&rep, buf, sizeof (buf));
+  buf[0] |= 1;
+  tpss_group_handle_datagram (b, buf, len, &from_a, 2 * MS);
+  /* and one cut short of its sender info */
+  buf[0] &= ~1;
+  buf[3] = 2;
+  tpss_group_handle_datagram (b, buf, 12, &from_a, 2 * MS);
+
+  tpss_group_get_stats (b, &st);
+  fail_unless_equals_uint64 (st.sr_received, 1);
+  fail_unless_equals_uint64 (st.sr_refused, 6);
+  fail_unless_equals_uint64 (st.forged, 1);
+  fail_unless_equals_uint64 (st.non_member, 1);
+  fail_unless_equals_uint64 (st.own, 1);
+  fail_unless_equals_uint64 (st.malformed, 2);
+  fail_unless (member_stats (b, ID_A, &ms));
+  fail_unless_equals_uint64 (ms.sr_received, 1);
+
+  feed_rtp (b, ID_A, 2, 1, 3 * MS);
+  fail_unless (find_event (b, TPSS_GROUP_EVENT_DELIVER, ID_A, &ev));
+  fail_unless (ev.sr.valid);
+  fail_unless_equals_uint64 (ev.sr.ntp,
+      G_GUINT64_CONSTANT (0x1000000080000000));
+  fail_unless_equals_int (ev.sr.rtp_ts, 4242);
+  tpss_group_event_clear (&ev);
+  drop_transmits (b);
+  tpss_group_free (b);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssgroup_suite (void)
 {
@@ -1239,6 +1403,8 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
   tcase_add_test (tc, test_bye_removes_member);
   tcase_add_test (tc, test_bye_refused);
+  tcase_add_test (tc, test_sender_report_maps_rtp_to_ntp);
+  tcase_add_test (tc, test_sender_report_received);
   return s;
 }
 

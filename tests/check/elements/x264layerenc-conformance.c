@@ -519,6 +519,7 @@ static const struct
   {"qp-min", "QP"},
   {"qp-max", "QP"},
   {"threads", "threads"},
+  {"key-unit-max-delay", "ms"},
 };
 
 static const gchar *

@@ -22,6 +22,7 @@ typedef struct
   GstClockTime pts;
   guint layer;
   gsize bytes;
+  gboolean key;
 } Frame;
 
 typedef struct
@@ -64,7 +65,8 @@ enc_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
     GstTemporalLayerMeta *m = gst_buffer_find_temporal_layer_meta (buf);
     Frame f = { running_time (pad, GST_BUFFER_PTS (buf)), m ? m->layer_id : 0,
-      gst_buffer_get_size (buf)
+      gst_buffer_get_size (buf),
+      !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT)
     };
     fail_unless (m != NULL);
     g_mutex_lock (&c->lock);
@@ -249,6 +251,64 @@ GST_START_TEST (test_layer_rates_720p)
 
 GST_END_TEST;
 
+/* ------------------------------------------------ key unit max delay */
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Median bits of the IDR frames after the first, 360p30, 3 layers with a
+ * 400 kbit/s base layer, an IDR every second. */
+static gdouble
+median_idr_bits (const gchar * extra)
+{
+  RateCtx c = { 0 };
+  GstElement *enc;
+  gchar *props = g_strdup_printf ("layers=3 key-int-max=30 "
+      "layer-rates=<150000,75000,75000> %s", extra);
+  GArray *bits = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gdouble median;
+
+  run (CAPS_360, props, "identity", 6, &c, &enc);
+  for (guint i = 1; i < c.frames->len; i++) {
+    Frame *f = &g_array_index (c.frames, Frame, i);
+    if (f->key) {
+      gdouble b = f->bytes * 8.0;
+      fail_unless_equals_int (f->layer, 0);
+      g_array_append_val (bits, b);
+    }
+  }
+  fail_unless (bits->len >= 4, "%u IDR frames after the first", bits->len);
+  g_array_sort (bits, cmp_double);
+  median = g_array_index (bits, gdouble, bits->len / 2);
+  g_print ("%s: median IDR %.0f bits over %u\n", props, median, bits->len);
+  g_array_unref (bits);
+  gst_object_unref (enc);
+  ctx_clear (&c);
+  g_free (props);
+  return median;
+}
+
+/* key-unit-max-delay bounds an IDR to that much of its layer's rate: 150 ms
+ * of 400 kbit/s is 60 kbit, where the default plans 3 base-layer frames
+ * (400 ms of it, 160 kbit). */
+GST_START_TEST (test_key_unit_max_delay)
+{
+  gdouble bounded = median_idr_bits ("key-unit-max-delay=100");
+  gdouble unbounded = median_idr_bits ("");
+
+  fail_unless (bounded <= 150000 * 0.100 * (1 + TOLERANCE),
+      "bounded IDR %.0f bits", bounded);
+  fail_unless (unbounded >= 1.5 * bounded, "IDR %.0f bits unbounded, "
+      "%.0f bounded", unbounded, bounded);
+}
+
+GST_END_TEST;
+
 /* ----------------------------------------------- event-driven change */
 
 GST_START_TEST (test_event_rate_change)
@@ -387,6 +447,7 @@ x264layerenc_rates_suite (void)
   tcase_add_test (tc, test_layer_rates_360p_uneven);
   tcase_add_test (tc, test_layer_rates_720p);
   tcase_add_test (tc, test_event_rate_change);
+  tcase_add_test (tc, test_key_unit_max_delay);
   return s;
 }
 

@@ -1,0 +1,1174 @@
+/* VLMCC core: wire formats, the sender (Vegas toward the leader, pacing,
+ * elections) and the receiver (leader acks, follower estimation and
+ * challenges). See vlmcccore.h and docs/protocols/vlmcc.md. */
+#include <math.h>
+#include <string.h>
+
+#include "vlmcccore.h"
+#include "core/polled.h"
+#include "core/rtcp.h"
+#include "core/rtp.h"
+#include "core/wire.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define NS_PER_S 1e9
+#define US(ns) ((guint32) ((ns) / 1000))
+#define DRIFT_MAX 0xffffff
+#define RATE_MAX 0xffffff
+/* In-flight ring: the window never exceeds half of it. */
+#define RING_SIZE 4096
+#define MAX_WINDOW (RING_SIZE / 2)
+/* An RTT sample longer than this is refused as forged or stale. */
+#define MAX_RTT (60 * G_GINT64_CONSTANT (1000000000))
+
+void
+vlmcc_config_init (VlmccConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  cfg->g = 0.1;
+  cfg->g_var = 0.1;
+  cfg->burst = 2;
+  cfg->rto_var_mult = 4;
+  cfg->rto_granularity = 10 * MS;
+  cfg->packet_size = 1000;
+  cfg->alpha = 1.0;
+  cfg->beta = 3.0;
+  cfg->n_extra = 2.0;
+  cfg->diff_avg_gain = 0.1;
+  cfg->initial_window = 2;
+  cfg->initial_rtt = 100 * MS;
+  cfg->election_holdoff = 4;
+  cfg->rate_floor = 0;
+  cfg->leave_time = 2000 * MS;
+  cfg->probe_interval = 1000 * MS;
+  cfg->max_queue = 512;
+  cfg->ext_id = 7;
+}
+
+const gchar *
+vlmcc_role_name (VlmccRole role)
+{
+  static const gchar *names[] = { "none", "follower", "leader", "left",
+    "sender"
+  };
+
+  return role <= VLMCC_ROLE_SENDER ? names[role] : "unknown";
+}
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+gboolean
+vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
+    VlmccDataExt * ext)
+{
+  RtpHeader h;
+  RtpExtElement el;
+  WireReader r;
+
+  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
+      el.len != VLMCC_EXT_SIZE)
+    return FALSE;
+  wire_reader_init (&r, el.data, el.len);
+  ext->seq = wire_read_u16 (&r);
+  ext->leader = wire_read_u32 (&r);
+  ext->tstamp = wire_read_u32 (&r);
+  ext->drift = (guint32) wire_read_be (&r, 3);
+  ext->rate = (guint32) wire_read_be (&r, 3);
+  return !r.failed;
+}
+
+static gsize
+msg_body_size (VlmccMsgType type)
+{
+  switch (type) {
+    case VLMCC_MSG_ACK:
+      return VLMCC_ACK_SIZE - RTCP_APP_HEADER_SIZE;
+    case VLMCC_MSG_CHALLENGE:
+      return VLMCC_CHALLENGE_SIZE - RTCP_APP_HEADER_SIZE;
+    case VLMCC_MSG_START:
+      return VLMCC_START_SIZE - RTCP_APP_HEADER_SIZE;
+  }
+  return 0;
+}
+
+static void
+msg_read_body (VlmccMsg * msg, WireReader * r)
+{
+  switch (msg->type) {
+    case VLMCC_MSG_ACK:
+      msg->seq = wire_read_u16 (r);
+      wire_skip (r, 2);
+      msg->tstamp = wire_read_u32 (r);
+      break;
+    case VLMCC_MSG_CHALLENGE:
+      msg->probe = (wire_read_u8 (r) & 0x80) != 0;
+      wire_skip (r, 3);
+      msg->tstamp = wire_read_u32 (r);
+      msg->rtt = wire_read_u32 (r);
+      msg->base_rtt = wire_read_u32 (r);
+      msg->rate = wire_read_u32 (r);
+      msg->win = wire_read_u32 (r);
+      break;
+    case VLMCC_MSG_START:
+      msg->target = wire_read_u32 (r);
+      msg->seq = wire_read_u16 (r);
+      wire_skip (r, 2);
+      msg->leader = wire_read_u32 (r);
+      msg->rate = wire_read_u32 (r);
+      msg->win = wire_read_u32 (r);
+      msg->tstamp = wire_read_u32 (r);
+      break;
+  }
+}
+
+gboolean
+vlmcc_msg_parse (const guint8 * data, gsize len, VlmccMsg * msg)
+{
+  RtcpIter it;
+  RtcpPacket pkt;
+  RtcpApp app;
+  WireReader r;
+
+  memset (msg, 0, sizeof (*msg));
+  rtcp_iter_init (&it, data, len);
+  if (!rtcp_iter_next (&it, &pkt) || pkt.len != len ||
+      !rtcp_app_parse (&pkt, &app) ||
+      memcmp (app.name, VLMCC_APP_NAME, 4) != 0 ||
+      app.subtype > VLMCC_MSG_START ||
+      app.len != msg_body_size ((VlmccMsgType) app.subtype))
+    return FALSE;
+  msg->type = (VlmccMsgType) app.subtype;
+  msg->id = app.ssrc;
+  wire_reader_init (&r, app.data, app.len);
+  msg_read_body (msg, &r);
+  return !r.failed;
+}
+
+gsize
+vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max)
+{
+  guint8 body[VLMCC_MAX_PACKET];
+  WireWriter w;
+
+  wire_writer_init (&w, body, sizeof (body));
+  switch (msg->type) {
+    case VLMCC_MSG_ACK:
+      wire_write_u16 (&w, msg->seq);
+      wire_write_u16 (&w, 0);
+      wire_write_u32 (&w, msg->tstamp);
+      break;
+    case VLMCC_MSG_CHALLENGE:
+      wire_write_u8 (&w, msg->probe ? 0x80 : 0);
+      wire_write_zeros (&w, 3);
+      wire_write_u32 (&w, msg->tstamp);
+      wire_write_u32 (&w, msg->rtt);
+      wire_write_u32 (&w, msg->base_rtt);
+      wire_write_u32 (&w, msg->rate);
+      wire_write_u32 (&w, msg->win);
+      break;
+    case VLMCC_MSG_START:
+      wire_write_u32 (&w, msg->target);
+      wire_write_u16 (&w, msg->seq);
+      wire_write_u16 (&w, 0);
+      wire_write_u32 (&w, msg->leader);
+      wire_write_u32 (&w, msg->rate);
+      wire_write_u32 (&w, msg->win);
+      wire_write_u32 (&w, msg->tstamp);
+      break;
+    default:
+      return 0;
+  }
+  return rtcp_app_write (msg->type, msg->id, VLMCC_APP_NAME, body, w.pos,
+      out, max);
+}
+
+static gboolean
+addr_equal (const VlmccAddr * a, const VlmccAddr * b)
+{
+  return a->len == b->len && memcmp (a->bytes, b->bytes, a->len) == 0;
+}
+
+static void
+addr_copy (VlmccAddr * dst, const VlmccAddr * src)
+{
+  memset (dst, 0, sizeof (*dst));
+  if (src) {
+    dst->len = MIN (src->len, VLMCC_ADDR_MAX_SIZE);
+    memcpy (dst->bytes, src->bytes, dst->len);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Estimators shared by both ends (equations 1 and 2) */
+
+typedef struct {
+  gint64 rtt;                   /* rtt hat, ns */
+  gint64 dev;                   /* sigma, ns */
+  gint64 base;                  /* least sample, ns */
+  gboolean sampled;
+} RttEstimate;
+
+static void
+rtt_estimate_reset (RttEstimate * e, gint64 rtt, gint64 base)
+{
+  e->rtt = MAX (rtt, 1);
+  e->dev = e->rtt / 2;
+  e->base = base > 0 ? MIN (base, e->rtt) : e->rtt;
+  e->sampled = TRUE;
+}
+
+static void
+rtt_estimate_sample (RttEstimate * e, const VlmccConfig * cfg, gint64 rtt)
+{
+  gdouble err;
+
+  rtt = MAX (rtt, 1);
+  if (!e->sampled) {
+    rtt_estimate_reset (e, rtt, rtt);
+    return;
+  }
+  e->rtt = (gint64) ((1.0 - cfg->g) * e->rtt + cfg->g * rtt);
+  err = fabs ((gdouble) e->rtt - (gdouble) rtt);
+  e->dev = (gint64) ((1.0 - cfg->g_var) * e->dev + cfg->g_var * err);
+  e->base = MIN (e->base, rtt);
+}
+
+/* The Vegas step of section 2.2: +1 below alpha, -1 above beta, in
+ * packets of the difference W/base - actual/rtt normalised by base. */
+static gdouble
+vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
+    const RttEstimate * e)
+{
+  gdouble diff = window - actual * (gdouble) e->base / (gdouble) e->rtt;
+
+  if (diff < cfg->alpha)
+    return window + 1.0;
+  if (diff > cfg->beta)
+    return window - 1.0;
+  return window;
+}
+
+static gdouble
+packets_per_s (gdouble window, gint64 rtt)
+{
+  return window * NS_PER_S / (gdouble) MAX (rtt, 1);
+}
+
+static guint64
+bits_per_s (const VlmccConfig * cfg, gdouble pps)
+{
+  return (guint64) (pps * cfg->packet_size * 8.0);
+}
+
+static guint32
+rate_wire (gdouble pps, guint32 max)
+{
+  gdouble v = pps * VLMCC_RATE_SCALE;
+
+  return v >= max ? max : (guint32) v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sender */
+
+typedef struct {
+  gint64 sent;
+  guint32 leader;
+  guint32 tstamp;
+  gboolean outstanding;
+} InFlight;
+
+typedef struct {
+  guint8 *data;
+  gsize len;
+  VlmccAddr to;
+} Transmit;
+
+struct _VlmccSender {
+  VlmccConfig cfg;
+  guint32 ssrc;
+  GQueue pending;               /* GBytes of RTP, oldest first */
+  GQueue out;                   /* Transmit */
+  GQueue events;
+  InFlight ring[RING_SIZE];
+  guint16 next_seq, una;
+  guint in_flight, peak_in_flight;
+  gdouble window;
+  RttEstimate est;
+  gint64 epoch_end;
+  gint64 recovery_point;        /* losses of packets sent before: ignored */
+  gint64 next_send;
+  gint64 last_send;
+  guint burst_count;
+  guint32 leader;
+  VlmccAddr leader_addr;
+  gboolean leaderless;          /* section 2.4 recovery in progress */
+  guint sent_since_ack;
+  gint64 election_time;
+  guint64 last_rate;
+  VlmccSenderStats st;
+};
+
+static void
+sender_event (VlmccSender * s, VlmccEventType type, gint64 now)
+{
+  VlmccEvent *ev = polled_push (&s->events, sizeof (VlmccEvent));
+
+  ev->type = type;
+  ev->time = now;
+  ev->leader = s->leader;
+  ev->role = VLMCC_ROLE_SENDER;
+  ev->rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
+}
+
+static gdouble
+sender_floor_window (const VlmccSender * s)
+{
+  gdouble pps;
+
+  if (s->cfg.rate_floor == 0)
+    return 1.0;
+  pps = (gdouble) s->cfg.rate_floor / (s->cfg.packet_size * 8.0);
+  return MAX (1.0, pps * s->est.rtt / NS_PER_S);
+}
+
+/* Clamps the window and tells the encoder when the rate moved by 1 %. */
+static void
+sender_set_window (VlmccSender * s, gdouble window, gint64 now)
+{
+  guint64 rate;
+
+  /* whole packets, as only whole packets travel */
+  s->window = CLAMP (floor (window), ceil (sender_floor_window (s)),
+      (gdouble) MAX_WINDOW);
+  rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
+  if (rate * 100 < s->last_rate * 99 || rate * 100 > s->last_rate * 101) {
+    s->last_rate = rate;
+    sender_event (s, VLMCC_EVENT_RATE, now);
+  }
+}
+
+VlmccSender *
+vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
+    const RandomSource * rng, gint64 now)
+{
+  VlmccSender *s = g_new0 (VlmccSender, 1);
+
+  s->cfg = *cfg;
+  s->cfg.burst = MAX (s->cfg.burst, 1);
+  s->ssrc = ssrc;
+  s->next_seq = (guint16) random_source_range (rng, 0, G_MAXUINT16);
+  s->una = s->next_seq;
+  s->est.rtt = cfg->initial_rtt;
+  s->est.dev = cfg->initial_rtt / 2;
+  s->est.base = cfg->initial_rtt;
+  s->epoch_end = now + s->est.rtt;
+  s->recovery_point = now;
+  s->next_send = now;
+  s->last_send = -1;
+  s->election_time = now;
+  sender_set_window (s, cfg->initial_window, now);
+  return s;
+}
+
+void
+vlmcc_sender_free (VlmccSender * s)
+{
+  Transmit t;
+
+  if (!s)
+    return;
+  g_queue_clear_full (&s->pending, (GDestroyNotify) g_bytes_unref);
+  while (polled_pop (&s->out, &t, sizeof (t)))
+    g_free (t.data);
+  polled_clear (&s->events);
+  g_free (s);
+}
+
+static InFlight *
+ring_at (VlmccSender * s, guint16 seq)
+{
+  return &s->ring[seq % RING_SIZE];
+}
+
+/* Every packet sent so far counts as acknowledged (an election, or the
+ * leader given up). */
+static void
+sender_forget_in_flight (VlmccSender * s)
+{
+  for (guint16 q = s->una; q != s->next_seq; q++)
+    ring_at (s, q)->outstanding = FALSE;
+  s->una = s->next_seq;
+  s->in_flight = 0;
+  s->peak_in_flight = 0;
+}
+
+static void
+sender_slide_una (VlmccSender * s)
+{
+  while (s->una != s->next_seq && !ring_at (s, s->una)->outstanding)
+    s->una++;
+}
+
+static gint64
+sender_rto (const VlmccSender * s)
+{
+  return s->est.rtt + MAX ((gint64) s->cfg.rto_var_mult * s->est.dev,
+      s->cfg.rto_granularity);
+}
+
+/* Packets unacknowledged rto after they left are lost; one halving per
+ * RTT: losses of packets sent before the last halving are ignored. */
+static void
+sender_detect_losses (VlmccSender * s, gint64 now)
+{
+  gint64 rto = sender_rto (s);
+
+  while (s->una != s->next_seq) {
+    InFlight *f = ring_at (s, s->una);
+
+    if (f->outstanding) {
+      if (f->sent + rto > now)
+        break;
+      f->outstanding = FALSE;
+      s->in_flight--;
+      s->st.lost++;
+      if (f->sent >= s->recovery_point) {
+        s->st.halvings++;
+        s->recovery_point = now;
+        sender_set_window (s, s->window / 2.0, now);
+      }
+    }
+    s->una++;
+  }
+}
+
+static void
+sender_lose_leader (VlmccSender * s, gint64 now)
+{
+  s->leader = 0;
+  memset (&s->leader_addr, 0, sizeof (s->leader_addr));
+  s->leaderless = TRUE;
+  s->st.leader_losses++;
+  s->st.leader_changes++;
+  sender_forget_in_flight (s);
+  sender_event (s, VLMCC_EVENT_LEADER, now);
+}
+
+/* Once per RTT: the Vegas adjustment, or one more packet to provoke a
+ * challenge while there is no leader. */
+static void
+sender_epoch (VlmccSender * s, gint64 now)
+{
+  gdouble w = s->window;
+
+  if (now < s->epoch_end)
+    return;
+  if (s->leaderless)
+    w += 1.0;
+  else if (s->est.sampled)
+    w = vegas_step (&s->cfg, s->window, s->peak_in_flight, &s->est);
+  sender_set_window (s, w, now);
+  s->peak_in_flight = s->in_flight;
+  s->epoch_end = now + s->est.rtt;
+}
+
+/* Whether the window (and the in-flight ring) lets another packet go. */
+static gboolean
+sender_window_open (const VlmccSender * s)
+{
+  /* the ring holds the oldest packet in travel: wait for it to be lost */
+  if ((guint16) (s->next_seq - s->una) >= RING_SIZE - 1)
+    return FALSE;
+  return s->leaderless || s->leader == 0 ||
+      s->in_flight < (guint) s->window;
+}
+
+static gboolean
+sender_may_send (const VlmccSender * s, gint64 now)
+{
+  return !g_queue_is_empty ((GQueue *) & s->pending) && now >= s->next_send
+      && sender_window_open (s);
+}
+
+/* The data packet's fields (section 2.2 and 2.3) as one element. */
+static void
+sender_write_ext (VlmccSender * s, guint8 data[VLMCC_EXT_SIZE], gint64 now)
+{
+  /* in the tstamp's units, so the drifts a follower adds up telescope to
+   * the tstamps' difference and no rounding accumulates */
+  guint32 drift = s->last_send < 0 ? 0 : US (now) - US (s->last_send);
+  WireWriter w;
+
+  wire_writer_init (&w, data, VLMCC_EXT_SIZE);
+  wire_write_u16 (&w, s->next_seq);
+  wire_write_u32 (&w, s->leader);
+  wire_write_u32 (&w, US (now));
+  wire_write_be (&w, MIN (drift, (guint32) DRIFT_MAX), 3);
+  wire_write_be (&w, rate_wire (packets_per_s (s->window, s->est.rtt),
+          RATE_MAX), 3);
+}
+
+static void
+sender_record (VlmccSender * s, gint64 now)
+{
+  InFlight *f = ring_at (s, s->next_seq);
+
+  f->sent = now;
+  f->leader = s->leader;
+  f->tstamp = US (now);
+  /* with no leader nothing will be acked: the packet is not in travel */
+  f->outstanding = s->leader != 0;
+  if (f->outstanding)
+    s->in_flight++;
+  s->peak_in_flight = MAX (s->peak_in_flight, s->in_flight);
+  s->next_seq++;
+  sender_slide_una (s);
+  s->st.sent++;
+  s->last_send = now;
+}
+
+/* FALSE (counted) when the packet cannot carry the extension. */
+static gboolean
+sender_stamp_and_queue (VlmccSender * s, GBytes * rtp, gint64 now)
+{
+  guint8 data[VLMCC_EXT_SIZE];
+  RtpExtElement el = { s->cfg.ext_id, data, sizeof (data) };
+  gsize len, max;
+  const guint8 *in = g_bytes_get_data (rtp, &len);
+  guint8 *buf;
+  Transmit *t;
+
+  sender_write_ext (s, data, now);
+  max = len + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE);
+  buf = g_malloc (max);
+  len = rtp_ext_add (in, len, &el, buf, max);
+  if (len == 0) {
+    g_free (buf);
+    s->st.unstamped++;
+    return FALSE;
+  }
+  t = polled_push (&s->out, sizeof (Transmit));
+  t->data = buf;
+  t->len = len;
+  sender_record (s, now);
+  return TRUE;
+}
+
+/* Bursts of cfg.burst packets, then rtt / W (equation 3): a full window
+ * leaves in rtt / 2, the window bounds the mean. One packet per rtt / W
+ * while there is no leader: a window per RTT. */
+static void
+sender_pace (VlmccSender * s, gint64 now)
+{
+  gint64 gap = (gint64) (s->est.rtt / MAX (s->window, 1.0));
+
+  s->burst_count++;
+  if (s->leaderless || s->leader == 0 || s->burst_count >= s->cfg.burst) {
+    s->burst_count = 0;
+    s->next_send = now + gap;
+  }
+}
+
+static void
+sender_run (VlmccSender * s, gint64 now)
+{
+  sender_detect_losses (s, now);
+  sender_epoch (s, now);
+  while (sender_may_send (s, now)) {
+    GBytes *rtp = g_queue_pop_head (&s->pending);
+
+    gboolean sent = sender_stamp_and_queue (s, rtp, now);
+
+    g_bytes_unref (rtp);
+    if (!sent)
+      continue;
+    sender_pace (s, now);
+    if (s->leader != 0 && ++s->sent_since_ack > (guint) s->window)
+      sender_lose_leader (s, now);
+  }
+}
+
+gboolean
+vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
+    gint64 now)
+{
+  RtpHeader h;
+  RtpExtElement el;
+
+  if (!rtp_header_parse (rtp, len, &h) ||
+      g_queue_get_length (&s->pending) >= s->cfg.max_queue) {
+    s->st.queue_dropped++;
+    return FALSE;
+  }
+  /* a packet that carries our id already would be read ambiguously */
+  if (rtp_ext_find (&h, s->cfg.ext_id, &el)) {
+    s->st.unstamped++;
+    return FALSE;
+  }
+  g_queue_push_tail (&s->pending, g_bytes_new (rtp, len));
+  sender_run (s, now);
+  return TRUE;
+}
+
+guint
+vlmcc_sender_queued (const VlmccSender * s)
+{
+  return g_queue_get_length ((GQueue *) & s->pending);
+}
+
+static VlmccInput
+sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
+    gint64 now)
+{
+  guint16 off = (guint16) (m->seq - s->una);
+  guint16 span = (guint16) (s->next_seq - s->una);
+  InFlight *f = ring_at (s, m->seq);
+  guint32 held = m->tstamp - f->tstamp;
+  gint64 rtt;
+
+  if (s->leader == 0 || m->id != s->leader)
+    return f->leader == m->id ? (s->st.stale++, VLMCC_INPUT_IGNORED) :
+        (s->st.forged++, VLMCC_INPUT_FORGED);
+  if (!addr_equal (from, &s->leader_addr)) {
+    s->st.forged++;
+    return VLMCC_INPUT_FORGED;
+  }
+  if (off >= span || !f->outstanding || f->leader != m->id) {
+    s->st.stale++;
+    return VLMCC_INPUT_IGNORED;
+  }
+  /* the leader adds its own processing time: never more than the time
+   * since the packet left */
+  rtt = (gint64) (guint32) (US (now) - m->tstamp) * 1000;
+  if ((gint64) held * 1000 > now - f->sent + 1000 || rtt > MAX_RTT) {
+    s->st.forged++;
+    return VLMCC_INPUT_FORGED;
+  }
+  f->outstanding = FALSE;
+  s->in_flight--;
+  s->sent_since_ack = 0;
+  s->st.acked++;
+  sender_slide_una (s);
+  rtt_estimate_sample (&s->est, &s->cfg, rtt);
+  return VLMCC_INPUT_TAKEN;
+}
+
+static void
+sender_queue_start (VlmccSender * s, const VlmccMsg * m,
+    const VlmccAddr * to)
+{
+  VlmccMsg st = { 0 };
+  Transmit *t = polled_push (&s->out, sizeof (Transmit));
+
+  st.type = VLMCC_MSG_START;
+  st.id = s->ssrc;
+  st.target = m->id;
+  st.seq = s->next_seq;
+  st.leader = s->leader;
+  st.rate = rate_wire (packets_per_s (s->window, s->est.rtt), G_MAXUINT32);
+  st.win = (guint32) (s->window * 256.0);
+  st.tstamp = m->tstamp;
+  t->data = g_malloc (VLMCC_START_SIZE);
+  t->len = vlmcc_msg_write (&st, t->data, VLMCC_START_SIZE);
+  addr_copy (&t->to, to);
+}
+
+static void
+sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
+    gdouble window, gint64 rtt, gint64 base, gint64 now)
+{
+  s->leader = id;
+  addr_copy (&s->leader_addr, from);
+  s->leaderless = FALSE;
+  s->sent_since_ack = 0;
+  s->election_time = now;
+  s->recovery_point = now;
+  s->st.leader_changes++;
+  sender_forget_in_flight (s);
+  if (rtt > 0)
+    rtt_estimate_reset (&s->est, rtt, base);
+  s->epoch_end = now + s->est.rtt;
+  sender_event (s, VLMCC_EVENT_LEADER, now);
+  sender_set_window (s, window, now);
+}
+
+static VlmccInput
+sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
+    const VlmccAddr * from, gint64 now)
+{
+  gdouble pps = (gdouble) m->rate / VLMCC_RATE_SCALE;
+
+  if (m->id == 0) {
+    s->st.malformed++;
+    return VLMCC_INPUT_MALFORMED;
+  }
+  if (m->probe) {
+    s->st.probes++;
+    /* ours: with no leader at all, the first receiver heard leads */
+    if (s->leader == 0 && !s->leaderless)
+      sender_elect (s, m->id, from, s->window, 0, 0, now);
+    sender_queue_start (s, m, from);
+    return VLMCC_INPUT_TAKEN;
+  }
+  s->st.challenges++;
+  if (m->id == s->leader)
+    return VLMCC_INPUT_IGNORED;
+  if (s->leader != 0 && now < s->election_time +
+      (gint64) s->cfg.election_holdoff * s->est.rtt) {
+    s->st.refused_holdoff++;
+    return VLMCC_INPUT_IGNORED;
+  }
+  if (bits_per_s (&s->cfg, pps) < s->cfg.rate_floor) {
+    s->st.refused_floor++;
+    return VLMCC_INPUT_IGNORED;
+  }
+  s->st.accepted++;
+  sender_elect (s, m->id, from, m->win / 256.0, (gint64) m->rtt * 1000,
+      (gint64) m->base_rtt * 1000, now);
+  return VLMCC_INPUT_TAKEN;
+}
+
+VlmccInput
+vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data, gsize len,
+    const VlmccAddr * from, gint64 now)
+{
+  VlmccMsg m;
+  VlmccAddr none = { 0 };
+  VlmccInput res;
+
+  if (!from)
+    from = &none;
+  if (!vlmcc_msg_parse (data, len, &m) || m.type == VLMCC_MSG_START) {
+    s->st.malformed++;
+    return VLMCC_INPUT_MALFORMED;
+  }
+  if (m.type == VLMCC_MSG_ACK)
+    res = sender_on_ack (s, &m, from, now);
+  else
+    res = sender_on_challenge (s, &m, from, now);
+  sender_run (s, now);
+  return res;
+}
+
+gint64
+vlmcc_sender_next_deadline (const VlmccSender * s)
+{
+  gint64 t = s->epoch_end;
+
+  if (!g_queue_is_empty ((GQueue *) & s->pending) && sender_window_open (s))
+    t = MIN (t, s->next_send);
+  if (s->una != s->next_seq) {
+    const InFlight *f = &s->ring[s->una % RING_SIZE];
+
+    if (f->outstanding)
+      t = MIN (t, f->sent + sender_rto (s));
+  }
+  return t;
+}
+
+void
+vlmcc_sender_advance (VlmccSender * s, gint64 now)
+{
+  sender_run (s, now);
+}
+
+gsize
+vlmcc_sender_pop_transmit (VlmccSender * s, guint8 * out, gsize max,
+    VlmccAddr * to)
+{
+  Transmit *t = g_queue_peek_head (&s->out);
+  gsize len;
+
+  if (!t || t->len > max)
+    return 0;
+  g_queue_pop_head (&s->out);
+  len = t->len;
+  memcpy (out, t->data, len);
+  if (to)
+    *to = t->to;
+  g_free (t->data);
+  g_free (t);
+  return len;
+}
+
+gboolean
+vlmcc_sender_pop_event (VlmccSender * s, VlmccEvent * ev)
+{
+  return polled_pop (&s->events, ev, sizeof (VlmccEvent));
+}
+
+void
+vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
+{
+  *st = s->st;
+  st->ssrc = s->ssrc;
+  st->window = s->window;
+  st->rtt = s->est.rtt;
+  st->rtt_dev = s->est.dev;
+  st->base_rtt = s->est.base;
+  st->rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
+  st->leader = s->leader;
+  st->in_flight = s->in_flight;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+struct _VlmccReceiver {
+  VlmccConfig cfg;
+  guint32 id;
+  VlmccRole role;
+  GQueue out;                   /* Transmit (to the sender) */
+  GQueue events;
+  gint64 next_probe;
+  gint64 first_probe;
+  gboolean have_last;
+  guint16 last_seq;
+  guint32 last_tstamp;
+  gint64 last_arrival;
+  gint64 rtt;                   /* current sample, eq. (4) */
+  RttEstimate est;
+  gdouble window;
+  gint64 epoch_end;
+  gint64 recovery_point;
+  gdouble sender_pps;
+  gdouble diff_avg;
+  gint64 last_challenge;
+  gint64 below_floor_since;
+  guint32 leader;
+  gboolean leader_known;
+  VlmccReceiverStats st;
+};
+
+static void
+receiver_event (VlmccReceiver * r, VlmccEventType type, gint64 now)
+{
+  VlmccEvent *ev = polled_push (&r->events, sizeof (VlmccEvent));
+
+  ev->type = type;
+  ev->time = now;
+  ev->leader = r->leader;
+  ev->role = r->role;
+  ev->rate = bits_per_s (&r->cfg, r->sender_pps);
+}
+
+static void
+receiver_set_role (VlmccReceiver * r, VlmccRole role, gint64 now)
+{
+  if (r->role == role)
+    return;
+  r->role = role;
+  receiver_event (r, VLMCC_EVENT_ROLE, now);
+}
+
+static void
+receiver_queue (VlmccReceiver * r, const VlmccMsg * m)
+{
+  Transmit *t = polled_push (&r->out, sizeof (Transmit));
+
+  t->data = g_malloc (VLMCC_MAX_PACKET);
+  t->len = vlmcc_msg_write (m, t->data, VLMCC_MAX_PACKET);
+}
+
+static void
+receiver_probe (VlmccReceiver * r, gint64 now)
+{
+  VlmccMsg m = { 0 };
+
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = r->id;
+  m.probe = TRUE;
+  m.tstamp = US (now);
+  receiver_queue (r, &m);
+  r->st.probes_sent++;
+  r->next_probe = now + r->cfg.probe_interval;
+}
+
+VlmccReceiver *
+vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
+    gint64 now)
+{
+  VlmccReceiver *r = g_new0 (VlmccReceiver, 1);
+
+  r->cfg = *cfg;
+  r->id = (guint32) random_source_range (rng, 1, G_MAXUINT32);
+  r->role = VLMCC_ROLE_NONE;
+  r->window = MAX (cfg->initial_window, 1);
+  r->last_challenge = G_MININT64 / 2;
+  r->below_floor_since = -1;
+  r->first_probe = now;
+  receiver_probe (r, now);
+  return r;
+}
+
+void
+vlmcc_receiver_free (VlmccReceiver * r)
+{
+  Transmit t;
+
+  if (!r)
+    return;
+  while (polled_pop (&r->out, &t, sizeof (t)))
+    g_free (t.data);
+  polled_clear (&r->events);
+  g_free (r);
+}
+
+static void
+receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext)
+{
+  VlmccMsg m = { 0 };
+
+  /* answered in the same call it arrived: no processing time to add */
+  m.type = VLMCC_MSG_ACK;
+  m.id = r->id;
+  m.seq = ext->seq;
+  m.tstamp = ext->tstamp;
+  receiver_queue (r, &m);
+  r->st.acks_sent++;
+}
+
+static void
+receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
+{
+  if (r->leader_known && leader == r->leader)
+    return;
+  if (r->leader_known)
+    r->st.leader_changes++;
+  r->leader = leader;
+  r->leader_known = TRUE;
+  receiver_event (r, VLMCC_EVENT_LEADER, now);
+}
+
+/* Equations (4) and (5): the RTT moves by the change of the one-way
+ * delay between two packets. Returns FALSE for a duplicate or a late
+ * packet. */
+static gboolean
+receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
+    gint64 now)
+{
+  guint16 delta;
+  gint64 gap_sent;
+
+  if (!r->have_last)
+    return TRUE;
+  delta = (guint16) (ext->seq - r->last_seq);
+  if (delta == 0 || delta >= 0x8000)
+    return FALSE;
+  if (delta > 1) {
+    r->st.lost += delta - 1;
+    if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
+      r->window = MAX (1.0, r->window / 2.0);
+      r->recovery_point = now + r->est.rtt;
+    }
+  }
+  if (delta == 1 && ext->drift < DRIFT_MAX)
+    gap_sent = (gint64) ext->drift * 1000;
+  else
+    gap_sent = (gint64) (guint32) (ext->tstamp - r->last_tstamp) * 1000;
+  if (r->est.sampled) {
+    r->rtt = MAX (1, r->rtt + (now - r->last_arrival) - gap_sent);
+    rtt_estimate_sample (&r->est, &r->cfg, r->rtt);
+  }
+  return TRUE;
+}
+
+/* The follower's own Vegas window, once per its RTT; it has nothing in
+ * travel, so the actual throughput is W / rtt. Ours: a follower that sees
+ * no queueing (diff < alpha) is at least at the window that carries the
+ * sender's rate over its RTT, and never more than 2 N_extra packets above
+ * it, as TCP neither lags an uncongested path nor grows a window it
+ * cannot use. */
+static void
+receiver_epoch (VlmccReceiver * r, gint64 now)
+{
+  gdouble fill, w;
+
+  if (!r->est.sampled || now < r->epoch_end)
+    return;
+  fill = r->sender_pps * r->est.rtt / NS_PER_S;
+  w = vegas_step (&r->cfg, r->window, r->window, &r->est);
+  if (w > r->window)
+    w = MAX (w, fill);
+  r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
+  r->epoch_end = now + r->est.rtt;
+}
+
+static void
+receiver_challenge (VlmccReceiver * r, gint64 now)
+{
+  VlmccMsg m = { 0 };
+
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = r->id;
+  m.tstamp = US (now);
+  m.rtt = US (r->est.rtt);
+  m.base_rtt = US (r->est.base);
+  m.rate = rate_wire (packets_per_s (r->window, r->est.rtt), G_MAXUINT32);
+  m.win = (guint32) (r->window * 256.0);
+  receiver_queue (r, &m);
+  r->st.challenges_sent++;
+  r->last_challenge = now;
+}
+
+/* Equation (6), when the averaged difference grows; ours: at most once
+ * per RTT. */
+static void
+receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
+{
+  gdouble own = packets_per_s (r->window, r->est.rtt);
+  gdouble limit = packets_per_s (r->window + r->cfg.n_extra, r->est.rtt);
+  gdouble prev = r->diff_avg;
+
+  r->diff_avg = (1.0 - r->cfg.diff_avg_gain) * r->diff_avg +
+      r->cfg.diff_avg_gain * (r->sender_pps - own);
+  if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled)
+    return;
+  if (r->sender_pps > limit && r->diff_avg > prev &&
+      now >= r->last_challenge + r->est.rtt)
+    receiver_challenge (r, now);
+}
+
+/* A receiver whose own rate stays under the floor for leave_time leaves. */
+static void
+receiver_check_floor (VlmccReceiver * r, gint64 now)
+{
+  guint64 own = bits_per_s (&r->cfg, packets_per_s (r->window, r->est.rtt));
+
+  if (r->cfg.rate_floor == 0 || own >= r->cfg.rate_floor) {
+    r->below_floor_since = -1;
+    return;
+  }
+  if (r->below_floor_since < 0)
+    r->below_floor_since = now;
+  if (now - r->below_floor_since >= r->cfg.leave_time) {
+    receiver_set_role (r, VLMCC_ROLE_LEFT, now);
+    receiver_event (r, VLMCC_EVENT_LEFT, now);
+  }
+}
+
+VlmccInput
+vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
+    gint64 now)
+{
+  VlmccDataExt ext;
+
+  if (r->role == VLMCC_ROLE_LEFT)
+    return VLMCC_INPUT_IGNORED;
+  if (!vlmcc_data_ext_parse (rtp, len, r->cfg.ext_id, &ext)) {
+    if (rtp_header_parse (rtp, len, NULL)) {
+      r->st.plain++;
+      return VLMCC_INPUT_IGNORED;
+    }
+    r->st.malformed++;
+    return VLMCC_INPUT_MALFORMED;
+  }
+  r->st.received++;
+  receiver_track_leader (r, ext.leader, now);
+  if (r->role != VLMCC_ROLE_NONE)
+    receiver_set_role (r, ext.leader == r->id ? VLMCC_ROLE_LEADER :
+        VLMCC_ROLE_FOLLOWER, now);
+  if (r->role == VLMCC_ROLE_LEADER || (r->role == VLMCC_ROLE_NONE &&
+          ext.leader == r->id))
+    receiver_ack (r, &ext);
+  if (!receiver_track_drift (r, &ext, now))
+    return VLMCC_INPUT_TAKEN;
+  r->have_last = TRUE;
+  r->last_seq = ext.seq;
+  r->last_tstamp = ext.tstamp;
+  r->last_arrival = now;
+  r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
+  if (r->role == VLMCC_ROLE_NONE)
+    return VLMCC_INPUT_TAKEN;
+  receiver_epoch (r, now);
+  receiver_maybe_challenge (r, now);
+  receiver_check_floor (r, now);
+  return VLMCC_INPUT_TAKEN;
+}
+
+VlmccInput
+vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
+    gint64 now)
+{
+  VlmccMsg m;
+  gint64 rtt;
+
+  if (!vlmcc_msg_parse (data, len, &m) || m.type != VLMCC_MSG_START) {
+    r->st.malformed++;
+    return VLMCC_INPUT_MALFORMED;
+  }
+  if (m.target != r->id) {
+    r->st.forged++;
+    return VLMCC_INPUT_FORGED;
+  }
+  rtt = (gint64) (guint32) (US (now) - m.tstamp) * 1000;
+  if (rtt > MAX_RTT || rtt > now - r->first_probe + 1000) {
+    /* no probe of ours left that long ago */
+    r->st.forged++;
+    return VLMCC_INPUT_FORGED;
+  }
+  if (r->role != VLMCC_ROLE_NONE)
+    return VLMCC_INPUT_IGNORED;
+  r->st.starts++;
+  r->rtt = MAX (rtt, 1);
+  rtt_estimate_reset (&r->est, r->rtt, r->rtt);
+  r->window = MAX (1.0, m.win / 256.0);
+  r->sender_pps = (gdouble) m.rate / VLMCC_RATE_SCALE;
+  r->epoch_end = now + r->est.rtt;
+  r->recovery_point = now;
+  receiver_track_leader (r, m.leader, now);
+  receiver_set_role (r, m.leader == r->id ? VLMCC_ROLE_LEADER :
+      VLMCC_ROLE_FOLLOWER, now);
+  return VLMCC_INPUT_TAKEN;
+}
+
+gint64
+vlmcc_receiver_next_deadline (const VlmccReceiver * r)
+{
+  return r->role == VLMCC_ROLE_NONE ? r->next_probe : -1;
+}
+
+void
+vlmcc_receiver_advance (VlmccReceiver * r, gint64 now)
+{
+  if (r->role == VLMCC_ROLE_NONE && now >= r->next_probe)
+    receiver_probe (r, now);
+}
+
+gsize
+vlmcc_receiver_pop_transmit (VlmccReceiver * r, guint8 * out, gsize max)
+{
+  Transmit *t = g_queue_peek_head (&r->out);
+  gsize len;
+
+  if (!t || t->len > max)
+    return 0;
+  g_queue_pop_head (&r->out);
+  len = t->len;
+  memcpy (out, t->data, len);
+  g_free (t->data);
+  g_free (t);
+  return len;
+}
+
+gboolean
+vlmcc_receiver_pop_event (VlmccReceiver * r, VlmccEvent * ev)
+{
+  return polled_pop (&r->events, ev, sizeof (VlmccEvent));
+}
+
+void
+vlmcc_receiver_get_stats (const VlmccReceiver * r, VlmccReceiverStats * st)
+{
+  *st = r->st;
+  st->id = r->id;
+  st->role = r->role;
+  st->window = r->window;
+  st->rtt = r->est.rtt;
+  st->rtt_dev = r->est.dev;
+  st->base_rtt = r->est.base;
+  st->sender_rate = bits_per_s (&r->cfg, r->sender_pps);
+  st->leader = r->leader;
+}

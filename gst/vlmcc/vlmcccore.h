@@ -1,0 +1,244 @@
+/* VLMCC (single-rate multicast congestion control): a sans-I/O core (GLib
+ * only).
+ *
+ * Rodriguez-Perez et al., "A Receiver Based Single-Layer Multicast
+ * Congestion Control Protocol for Multimedia Streaming". The sender runs a
+ * TCP-Vegas window toward one receiver, the leader, which acks every
+ * packet (section 2.2); the other receivers (followers) run the same Vegas
+ * estimation on an RTT kept current from the drift of each data packet and
+ * challenge the leader when the sender's announced rate is above what
+ * their own window allows (section 2.3, equation 6); a leader silent for
+ * more than a window of packets is replaced by provoking a challenge
+ * (section 2.4).
+ *
+ * Our reading, made exact (docs/protocols/vlmcc.md):
+ * - The Vegas difference is W (rtt - base_rtt) / rtt packets, the
+ *   expected minus the actual throughput normalised by base_rtt, with the
+ *   actual throughput taken as the packets in travel over the RTT at the
+ *   peak of the last RTT (a receiver has no packets in travel and uses W).
+ * - Equation (2)'s "variance" is a mean deviation in time units, and the
+ *   loss timeout is rtt + 4 sigma in those units.
+ * - A follower's Delta_rtt uses drift_prev for consecutive packets and the
+ *   difference of the sender timestamps across a gap.
+ * - Receivers always run the follower estimation; the role only decides
+ *   who acks and who may challenge. A challenge carries the follower's
+ *   base RTT as well, so the sender's Vegas starts right after an
+ *   election. With no leader, the first receiver heard becomes leader.
+ */
+#ifndef __VLMCC_CORE_H__
+#define __VLMCC_CORE_H__
+
+#include <glib.h>
+
+#include "core/random.h"
+
+G_BEGIN_DECLS
+
+/* The data-packet extension (RFC 8285 one-byte element, 16 bytes):
+ * seq (16), leader id (32), tstamp (32, sender clock in us, wraps),
+ * drift_prev (24, us since the previous packet, saturating), rate (24,
+ * W_sender / rtt_sender in 1/64 packet/s, saturating). */
+#define VLMCC_EXT_SIZE 16
+#define VLMCC_RATE_SCALE 64
+/* Feedback and start packets: one RTCP APP packet, name "VLMC". */
+#define VLMCC_APP_NAME "VLMC"
+#define VLMCC_ACK_SIZE 20
+#define VLMCC_CHALLENGE_SIZE 36
+#define VLMCC_START_SIZE 36
+#define VLMCC_MAX_PACKET 36
+
+typedef enum {
+  VLMCC_MSG_ACK = 0,            /* leader -> sender, one per data packet */
+  VLMCC_MSG_CHALLENGE = 1,      /* receiver -> sender (join probe or claim) */
+  VLMCC_MSG_START = 2,          /* sender -> receiver, answers a probe */
+} VlmccMsgType;
+
+/* Every constant of the paper with its value as default
+ * (vlmcc_config_init). Times in ns. */
+typedef struct {
+  gdouble g;                    /* RTT gain, eq. (1): 0.1 */
+  gdouble g_var;                /* deviation gain, eq. (2): 0.1 */
+  guint burst;                  /* packets per burst: 2 */
+  guint rto_var_mult;           /* loss timeout rtt + this * sigma: 4 */
+  guint packet_size;            /* MaxSegment, bytes: 1000 (section 3) */
+  /* Not given by the paper (ours, docs/protocols/vlmcc.md): */
+  gdouble alpha;                /* Vegas lower threshold, packets: 1 */
+  gdouble beta;                 /* Vegas upper threshold, packets: 3 */
+  gdouble n_extra;              /* N_extra of eq. (6), packets: 2 */
+  gdouble diff_avg_gain;        /* follower's moving average of the rate
+                                 * difference: 0.1 */
+  gint64 rto_granularity;       /* the loss timeout's margin over rtt is
+                                 * at least this (RFC 6298's G): 10 ms */
+  guint initial_window;         /* packets: 2 */
+  gint64 initial_rtt;           /* before any sample: 100 ms */
+  guint election_holdoff;       /* refuse challenges this many RTTs after
+                                 * an election: 4 */
+  guint64 rate_floor;           /* bit/s; refused below, followers leave
+                                 * below it: 0 (none) */
+  gint64 leave_time;            /* below the floor this long: leave: 2 s */
+  gint64 probe_interval;        /* join probe repeated until answered: 1 s */
+  guint max_queue;              /* packets the sender holds: 512 */
+  guint ext_id;                 /* RFC 8285 id of the extension: 7 */
+} VlmccConfig;
+
+void vlmcc_config_init (VlmccConfig * cfg);
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+typedef struct {
+  guint16 seq;
+  guint32 leader;               /* 0: none */
+  guint32 tstamp;               /* us */
+  guint32 drift;                /* us, 24 bits */
+  guint32 rate;                 /* 1/64 packet/s, 24 bits */
+} VlmccDataExt;
+
+gboolean vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
+    VlmccDataExt * ext);
+
+typedef struct {
+  VlmccMsgType type;
+  guint32 id;                   /* ack, challenge: the receiver; start: the
+                                 * sender's SSRC */
+  /* ACK: seq, tstamp (tstamp_comp) */
+  /* CHALLENGE: probe (rtt etc. unset), tstamp (receiver clock, us), rtt,
+   * base_rtt (us), rate (1/64 packet/s), win (1/256 packet) */
+  /* START: target, seq (next), leader, rate, win, tstamp (tstamp_comp) */
+  gboolean probe;
+  guint16 seq;
+  guint32 tstamp;
+  guint32 rtt, base_rtt;
+  guint32 rate;
+  guint32 win;
+  guint32 target;
+  guint32 leader;
+} VlmccMsg;
+
+/* One datagram: a single RTCP APP "VLMC" packet of a known subtype and
+ * its exact size. */
+gboolean vlmcc_msg_parse (const guint8 * data, gsize len, VlmccMsg * msg);
+/* Writes @msg; 0 if @max is too small. */
+gsize vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max);
+
+/* A peer's address as the shell encodes it; the core compares bytes. */
+#define VLMCC_ADDR_MAX_SIZE 32
+typedef struct {
+  guint8 len;                   /* 0: the multicast group / the sender */
+  guint8 bytes[VLMCC_ADDR_MAX_SIZE];
+} VlmccAddr;
+
+typedef enum {
+  VLMCC_ROLE_NONE,              /* receiver: joining, no START yet */
+  VLMCC_ROLE_FOLLOWER,
+  VLMCC_ROLE_LEADER,
+  VLMCC_ROLE_LEFT,              /* gave up: below the rate floor */
+  VLMCC_ROLE_SENDER,
+} VlmccRole;
+
+typedef enum {
+  VLMCC_EVENT_RATE,             /* @rate bit/s for the encoder */
+  VLMCC_EVENT_LEADER,           /* leader is now @leader (0: none) */
+  VLMCC_EVENT_ROLE,             /* receiver's role is now @role */
+  VLMCC_EVENT_LEFT,             /* receiver left: below the floor */
+} VlmccEventType;
+
+typedef struct {
+  VlmccEventType type;
+  guint64 rate;
+  guint32 leader;
+  VlmccRole role;
+  gint64 time;
+} VlmccEvent;
+
+typedef enum {
+  VLMCC_INPUT_TAKEN,
+  VLMCC_INPUT_IGNORED,          /* sound but of no use now */
+  VLMCC_INPUT_MALFORMED,
+  VLMCC_INPUT_FORGED,
+} VlmccInput;
+
+/* ------------------------------------------------------------------ */
+/* Sender */
+
+typedef struct {
+  guint32 ssrc;
+  gdouble window;               /* packets */
+  gint64 rtt, rtt_dev, base_rtt;        /* ns */
+  guint64 rate;                 /* bit/s */
+  guint32 leader;
+  guint in_flight;
+  guint64 sent, acked, lost, halvings, queue_dropped, unstamped;
+  guint64 leader_changes, leader_losses;
+  guint64 challenges, accepted, refused_holdoff, refused_floor, probes;
+  guint64 malformed, forged, stale;
+} VlmccSenderStats;
+
+typedef struct _VlmccSender VlmccSender;
+
+VlmccSender *vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
+    const RandomSource * rng, gint64 now);
+void vlmcc_sender_free (VlmccSender * s);
+
+/* An RTP packet from the application (copied); FALSE if it is not RTP or
+ * the queue is full (queue_dropped), or it carries an element with our
+ * extension id already (unstamped). */
+gboolean vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
+    gint64 now);
+guint vlmcc_sender_queued (const VlmccSender * s);
+/* A datagram from a receiver (ack or challenge), from @from. */
+VlmccInput vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data,
+    gsize len, const VlmccAddr * from, gint64 now);
+gint64 vlmcc_sender_next_deadline (const VlmccSender * s);
+void vlmcc_sender_advance (VlmccSender * s, gint64 now);
+/* The next datagram: stamped RTP to the group (@to->len 0) or a START to
+ * @to; returns its length, 0 when nothing is due or @max is too small
+ * (len + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE) always suffices). */
+gsize vlmcc_sender_pop_transmit (VlmccSender * s, guint8 * out, gsize max,
+    VlmccAddr * to);
+gboolean vlmcc_sender_pop_event (VlmccSender * s, VlmccEvent * ev);
+void vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st);
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+typedef struct {
+  guint32 id;
+  VlmccRole role;
+  gdouble window;
+  gint64 rtt, rtt_dev, base_rtt;        /* ns, the follower estimate */
+  guint64 sender_rate;          /* bit/s announced */
+  guint32 leader;
+  guint64 received, lost, acks_sent, probes_sent, challenges_sent;
+  guint64 leader_changes, starts;
+  guint64 malformed, forged, plain;
+} VlmccReceiverStats;
+
+typedef struct _VlmccReceiver VlmccReceiver;
+
+/* @rng must outlive the receiver; its id is drawn from it. It starts by
+ * probing the sender (a challenge with only id and tstamp). */
+VlmccReceiver *vlmcc_receiver_new (const VlmccConfig * cfg,
+    const RandomSource * rng, gint64 now);
+void vlmcc_receiver_free (VlmccReceiver * r);
+
+/* A data packet from the group. */
+VlmccInput vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp,
+    gsize len, gint64 now);
+/* A START (or anything else) from the sender's unicast address. */
+VlmccInput vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data,
+    gsize len, gint64 now);
+gint64 vlmcc_receiver_next_deadline (const VlmccReceiver * r);
+void vlmcc_receiver_advance (VlmccReceiver * r, gint64 now);
+/* An ack or challenge for the sender; its length or 0. */
+gsize vlmcc_receiver_pop_transmit (VlmccReceiver * r, guint8 * out,
+    gsize max);
+gboolean vlmcc_receiver_pop_event (VlmccReceiver * r, VlmccEvent * ev);
+void vlmcc_receiver_get_stats (const VlmccReceiver * r,
+    VlmccReceiverStats * st);
+
+const gchar *vlmcc_role_name (VlmccRole role);
+
+G_END_DECLS
+
+#endif /* __VLMCC_CORE_H__ */

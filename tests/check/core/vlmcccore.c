@@ -1,0 +1,863 @@
+/* Unit tests of the VLMCC core in exact simulated time: the cores driven
+ * over hand-made paths (a delay that the test moves, optional drops), and
+ * the cores in the VLMCC simulator. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "vlmcccore.h"
+#include "vlmccsim.h"
+#include "core/rtcp.h"
+#include "core/rtp.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define S (G_GINT64_CONSTANT (1000000000))
+#define MAX_PATHS 4
+
+/* ------------------------------------------------------------------ */
+/* The rig: a greedy sender, receivers each at the end of its own path */
+
+typedef struct {
+  VlmccReceiver *r;
+  gint64 delay;                 /* one way, both directions */
+  gint64 extra;                 /* added to the data direction */
+  guint drop;                   /* data packets still to drop */
+  gboolean dead;
+  guint64 got;
+  GArray *events;               /* VlmccEvent */
+} Path;
+
+typedef enum {
+  EV_DATA, EV_FEEDBACK, EV_START
+} EvType;
+
+typedef struct {
+  gint64 time;
+  guint64 order;
+  EvType type;
+  guint path;
+  GBytes *data;
+} Ev;
+
+typedef struct {
+  RandomSeeded seeded;
+  RandomSource rng;
+  VlmccConfig cfg;
+  VlmccSender *s;
+  Path paths[MAX_PATHS];
+  guint n_paths;
+  GSequence *events;
+  guint64 order;
+  gint64 now;
+  guint16 rtp_seq;
+  GArray *sender_events;        /* VlmccEvent */
+} Rig;
+
+static gint
+ev_cmp (gconstpointer a, gconstpointer b, gpointer user)
+{
+  const Ev *x = a, *y = b;
+
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->order < y->order ? -1 : 1;
+}
+
+static void
+ev_free (gpointer p)
+{
+  Ev *ev = p;
+
+  if (ev->data)
+    g_bytes_unref (ev->data);
+  g_free (ev);
+}
+
+static void
+rig_schedule (Rig * rig, gint64 time, EvType type, guint path, GBytes * data)
+{
+  Ev *ev = g_new0 (Ev, 1);
+
+  ev->time = time;
+  ev->order = rig->order++;
+  ev->type = type;
+  ev->path = path;
+  ev->data = data;
+  g_sequence_insert_sorted (rig->events, ev, ev_cmp, NULL);
+}
+
+static void
+rig_init (Rig * rig, const VlmccConfig * cfg)
+{
+  memset (rig, 0, sizeof (*rig));
+  random_source_init_seeded (&rig->rng, &rig->seeded, 7);
+  if (cfg)
+    rig->cfg = *cfg;
+  else
+    vlmcc_config_init (&rig->cfg);
+  rig->s = vlmcc_sender_new (&rig->cfg, 0xabcdef01, &rig->rng, 0);
+  rig->events = g_sequence_new (ev_free);
+  rig->sender_events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
+}
+
+static void
+rig_clear (Rig * rig)
+{
+  vlmcc_sender_free (rig->s);
+  for (guint i = 0; i < rig->n_paths; i++) {
+    vlmcc_receiver_free (rig->paths[i].r);
+    g_array_free (rig->paths[i].events, TRUE);
+  }
+  g_sequence_free (rig->events);
+  g_array_free (rig->sender_events, TRUE);
+}
+
+static void
+addr_of (guint path, VlmccAddr * a)
+{
+  memset (a, 0, sizeof (*a));
+  a->len = 1;
+  a->bytes[0] = (guint8) path;
+}
+
+static void
+rig_drain_receiver (Rig * rig, guint i)
+{
+  guint8 buf[64];
+  gsize len;
+  VlmccEvent ev;
+
+  while ((len = vlmcc_receiver_pop_transmit (rig->paths[i].r, buf,
+              sizeof (buf))))
+    rig_schedule (rig, rig->now + rig->paths[i].delay, EV_FEEDBACK, i,
+        g_bytes_new (buf, len));
+  while (vlmcc_receiver_pop_event (rig->paths[i].r, &ev))
+    g_array_append_val (rig->paths[i].events, ev);
+}
+
+static void
+rig_top_up (Rig * rig)
+{
+  guint8 pkt[976] = { 0 };
+  RtpHeader h = { 0 };
+
+  h.payload_type = 96;
+  h.ssrc = 0xabcdef01;
+  while (vlmcc_sender_queued (rig->s) < 4) {
+    h.seq = rig->rtp_seq++;
+    rtp_header_write (&h, NULL, 0, pkt, sizeof (pkt));
+    fail_unless (vlmcc_sender_push (rig->s, pkt, sizeof (pkt), rig->now));
+  }
+}
+
+static void
+rig_drain_sender (Rig * rig)
+{
+  guint8 buf[1100];
+  gsize len;
+  VlmccAddr to;
+  VlmccEvent ev;
+
+  rig_top_up (rig);
+  while ((len = vlmcc_sender_pop_transmit (rig->s, buf, sizeof (buf), &to))) {
+    if (to.len) {
+      rig_schedule (rig, rig->now + rig->paths[to.bytes[0]].delay, EV_START,
+          to.bytes[0], g_bytes_new (buf, len));
+      continue;
+    }
+    for (guint i = 0; i < rig->n_paths; i++) {
+      Path *p = &rig->paths[i];
+
+      if (p->drop) {
+        p->drop--;
+        continue;
+      }
+      rig_schedule (rig, rig->now + p->delay + p->extra, EV_DATA, i,
+          g_bytes_new (buf, len));
+    }
+    rig_top_up (rig);
+  }
+  while (vlmcc_sender_pop_event (rig->s, &ev))
+    g_array_append_val (rig->sender_events, ev);
+}
+
+static guint
+rig_add_path (Rig * rig, gint64 delay)
+{
+  guint i = rig->n_paths++;
+
+  rig->paths[i].delay = delay;
+  rig->paths[i].events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
+  rig->paths[i].r = vlmcc_receiver_new (&rig->cfg, &rig->rng, rig->now);
+  rig_drain_receiver (rig, i);
+  return i;
+}
+
+static void
+rig_dispatch (Rig * rig, Ev * ev)
+{
+  Path *p = &rig->paths[ev->path];
+  gsize len;
+  const guint8 *d = g_bytes_get_data (ev->data, &len);
+  VlmccAddr from;
+
+  switch (ev->type) {
+    case EV_DATA:
+      if (p->dead)
+        break;
+      p->got++;
+      vlmcc_receiver_on_data (p->r, d, len, rig->now);
+      rig_drain_receiver (rig, ev->path);
+      break;
+    case EV_START:
+      vlmcc_receiver_on_control (p->r, d, len, rig->now);
+      rig_drain_receiver (rig, ev->path);
+      break;
+    case EV_FEEDBACK:
+      addr_of (ev->path, &from);
+      vlmcc_sender_on_feedback (rig->s, d, len, &from, rig->now);
+      rig_drain_sender (rig);
+      break;
+  }
+}
+
+static void
+rig_run (Rig * rig, gint64 until)
+{
+  for (;;) {
+    GSequenceIter *it = g_sequence_get_begin_iter (rig->events);
+    Ev *ev = g_sequence_iter_is_end (it) ? NULL : g_sequence_get (it);
+    gint64 t = vlmcc_sender_next_deadline (rig->s);
+
+    for (guint i = 0; i < rig->n_paths; i++) {
+      gint64 d = vlmcc_receiver_next_deadline (rig->paths[i].r);
+
+      if (d >= 0 && d < t)
+        t = d;
+    }
+    if (ev && ev->time <= t) {
+      if (ev->time > until)
+        break;
+      rig->now = MAX (rig->now, ev->time);
+      rig_dispatch (rig, ev);
+      g_sequence_remove (it);
+      continue;
+    }
+    if (t > until)
+      break;
+    rig->now = MAX (rig->now, t);
+    vlmcc_sender_advance (rig->s, rig->now);
+    rig_drain_sender (rig);
+    for (guint i = 0; i < rig->n_paths; i++) {
+      vlmcc_receiver_advance (rig->paths[i].r, rig->now);
+      rig_drain_receiver (rig, i);
+    }
+  }
+  rig->now = until;
+}
+
+static VlmccSenderStats
+sender_stats (Rig * rig)
+{
+  VlmccSenderStats st;
+
+  vlmcc_sender_get_stats (rig->s, &st);
+  return st;
+}
+
+static VlmccReceiverStats
+receiver_stats (Rig * rig, guint i)
+{
+  VlmccReceiverStats st;
+
+  vlmcc_receiver_get_stats (rig->paths[i].r, &st);
+  return st;
+}
+
+/* The last event of @type in @events, or NULL. */
+static const VlmccEvent *
+last_event (const GArray * events, VlmccEventType type)
+{
+  for (guint i = events->len; i > 0; i--) {
+    const VlmccEvent *ev = &g_array_index (events, VlmccEvent, i - 1);
+
+    if (ev->type == type)
+      return ev;
+  }
+  return NULL;
+}
+
+/* Window samples every @step over [now, until). */
+static GArray *
+rig_trace_window (Rig * rig, gint64 until, gint64 step)
+{
+  GArray *w = g_array_new (FALSE, FALSE, sizeof (gdouble));
+
+  while (rig->now < until) {
+    gdouble v;
+
+    rig_run (rig, rig->now + step);
+    v = sender_stats (rig).window;
+    g_array_append_val (w, v);
+  }
+  return w;
+}
+
+GST_START_TEST (test_wire)
+{
+  VlmccMsg m = { 0 }, back;
+  guint8 buf[64];
+  gsize len;
+  VlmccMsgType types[] = { VLMCC_MSG_ACK, VLMCC_MSG_CHALLENGE,
+    VLMCC_MSG_START
+  };
+  gsize sizes[] = { VLMCC_ACK_SIZE, VLMCC_CHALLENGE_SIZE, VLMCC_START_SIZE };
+
+  for (guint t = 0; t < 3; t++) {
+    memset (&m, 0, sizeof (m));
+    m.type = types[t];
+    m.id = 0x11223344;
+    m.seq = m.type == VLMCC_MSG_CHALLENGE ? 0 : 0xfffe;
+    m.tstamp = 0xdeadbeef;
+    if (m.type == VLMCC_MSG_CHALLENGE) {
+      m.probe = TRUE;
+      m.rtt = 50000;
+      m.base_rtt = 40000;
+      m.rate = 100 * VLMCC_RATE_SCALE;
+      m.win = 5 * 256;
+    }
+    if (m.type == VLMCC_MSG_START) {
+      m.target = 77;
+      m.leader = 78;
+      m.rate = 1234;
+      m.win = 999;
+    }
+    len = vlmcc_msg_write (&m, buf, sizeof (buf));
+    fail_unless_equals_int (len, sizes[t]);
+    fail_unless (rtcp_walk_valid (buf, len));
+    fail_unless (vlmcc_msg_parse (buf, len, &back));
+    fail_unless (memcmp (&m, &back, sizeof (m)) == 0);
+    /* every truncation and any extra byte is refused */
+    for (gsize n = 0; n < len; n++)
+      fail_if (vlmcc_msg_parse (buf, n, &back));
+    buf[len] = 0;
+    fail_if (vlmcc_msg_parse (buf, len + 1, &back));
+    /* another name, another subtype */
+    buf[8] = 'X';
+    fail_if (vlmcc_msg_parse (buf, len, &back));
+    buf[8] = 'V';
+    buf[0] = (buf[0] & 0xe0) | 3;
+    fail_if (vlmcc_msg_parse (buf, len, &back));
+  }
+  fail_if (vlmcc_msg_write (&m, buf, 8));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_data_extension)
+{
+  Rig rig;
+  guint8 pkt[1100], plain[100] = { 0 };
+  RtpHeader h = { 0 };
+  VlmccDataExt ext, prev;
+  VlmccAddr to;
+  RtpHeader parsed;
+  gsize len;
+
+  rig_init (&rig, NULL);
+  rig_top_up (&rig);
+  len = vlmcc_sender_pop_transmit (rig.s, pkt, sizeof (pkt), &to);
+  fail_unless (len > 0);
+  fail_unless_equals_int (to.len, 0);
+  /* a stock receiver sees RTP with its payload intact */
+  fail_unless (rtp_header_parse (pkt, len, &parsed));
+  fail_unless_equals_int (parsed.payload_len, 976 - RTP_HEADER_SIZE);
+  fail_unless (vlmcc_data_ext_parse (pkt, len, rig.cfg.ext_id, &prev));
+  fail_unless_equals_int (prev.leader, 0);
+  fail_unless_equals_int (prev.drift, 0);
+  /* the rate field: W / rtt = 2 / 100 ms = 20 packet/s */
+  fail_unless_equals_int (prev.rate, 20 * VLMCC_RATE_SCALE);
+  rig.now = 50 * MS;
+  vlmcc_sender_advance (rig.s, rig.now);
+  len = vlmcc_sender_pop_transmit (rig.s, pkt, sizeof (pkt), &to);
+  fail_unless (len > 0);
+  fail_unless (vlmcc_data_ext_parse (pkt, len, rig.cfg.ext_id, &ext));
+  fail_unless_equals_int (ext.seq, (guint16) (prev.seq + 1));
+  fail_unless_equals_int (ext.drift, 50000);
+  fail_unless_equals_int (ext.tstamp - prev.tstamp, 50000);
+  /* no extension: not ours */
+  fail_if (vlmcc_data_ext_parse (pkt, len, rig.cfg.ext_id + 1, &ext));
+  h.payload_type = 96;
+  len = rtp_header_write (&h, NULL, 0, plain, sizeof (plain));
+  fail_if (vlmcc_data_ext_parse (plain, sizeof (plain), rig.cfg.ext_id, &ext));
+  /* not RTP: refused and counted */
+  fail_if (vlmcc_sender_push (rig.s, (const guint8 *) "junk", 4, rig.now));
+  fail_unless_equals_int (sender_stats (&rig).queue_dropped, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A leader 25 ms away each way: first receiver heard, elected. */
+static void
+rig_with_leader (Rig * rig, const VlmccConfig * cfg)
+{
+  rig_init (rig, cfg);
+  rig_add_path (rig, 25 * MS);
+  rig_run (rig, 200 * MS);
+  fail_unless_equals_int (receiver_stats (rig, 0).role, VLMCC_ROLE_LEADER);
+  fail_unless_equals_int (sender_stats (rig).leader,
+      receiver_stats (rig, 0).id);
+}
+
+GST_START_TEST (test_vegas_grows_holds_shrinks)
+{
+  Rig rig;
+  GArray *w;
+  gdouble hold;
+  VlmccSenderStats st;
+
+  rig_with_leader (&rig, NULL);
+  /* no queueing: diff 0 < alpha, one packet more per RTT (50 ms) */
+  hold = sender_stats (&rig).window;
+  w = rig_trace_window (&rig, 3 * S, 50 * MS);
+  for (guint i = 1; i < w->len; i++) {
+    gdouble d = g_array_index (w, gdouble, i) -
+        g_array_index (w, gdouble, i - 1);
+    fail_unless (d >= 0.0 && d <= 2.0, "step %u: %f", i, d);
+  }
+  st = sender_stats (&rig);
+  fail_unless (st.window - hold >= 50 && st.window - hold <= 57,
+      "window %f from %f", st.window, hold);
+  fail_unless_equals_int (st.lost, 0);
+  fail_unless_equals_int64 (st.base_rtt, 50 * MS);
+  /* the encoder hears the rate: W / rtt in bit/s, to within 1 % */
+  {
+    const VlmccEvent *ev = last_event (rig.sender_events, VLMCC_EVENT_RATE);
+
+    fail_unless (ev != NULL);
+    fail_unless (ev->rate * 100 >= st.rate * 99 &&
+        ev->rate * 100 <= st.rate * 101, "%" G_GUINT64_FORMAT " %"
+        G_GUINT64_FORMAT, ev->rate, st.rate);
+    fail_unless_equals_int64 (st.rate, (guint64) (st.window / (st.rtt / 1e9)
+            * 8000));
+  }
+  g_array_free (w, TRUE);
+
+  /* a queue worth 2 packets: alpha <= diff <= beta, the window holds */
+  rig.paths[0].extra = (gint64) (50 * MS * 2.0 / (st.window - 2.0));
+  rig_run (&rig, rig.now + 3 * S);
+  hold = sender_stats (&rig).window;
+  w = rig_trace_window (&rig, rig.now + 2 * S, 50 * MS);
+  for (guint i = 0; i < w->len; i++)
+    fail_unless_equals_float (g_array_index (w, gdouble, i), hold);
+  g_array_free (w, TRUE);
+
+  /* twice the base RTT: diff = W / 2 > beta, one packet less per RTT
+   * down to where diff is beta again */
+  for (gint i = 1; i <= 10; i++) {
+    rig.paths[0].extra = 5 * i * MS;
+    rig_run (&rig, rig.now + 100 * MS);
+  }
+  w = rig_trace_window (&rig, rig.now + 8 * S, 100 * MS);
+  for (guint i = 1; i < w->len; i++) {
+    gdouble d = g_array_index (w, gdouble, i) -
+        g_array_index (w, gdouble, i - 1);
+    fail_unless (d <= 0.0 && d >= -1.0, "step %u: %f", i, d);
+  }
+  st = sender_stats (&rig);
+  fail_unless (st.window >= 5 && st.window <= 8, "window %f", st.window);
+  g_array_free (w, TRUE);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_one_halving_per_rtt)
+{
+  Rig rig;
+  gdouble before;
+  VlmccSenderStats st;
+
+  rig_with_leader (&rig, NULL);
+  rig_run (&rig, 2 * S);
+  before = sender_stats (&rig).window;
+  /* three losses in a row, within one RTT */
+  rig.paths[0].drop = 3;
+  rig_run (&rig, rig.now + 80 * MS);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.lost, 3);
+  fail_unless_equals_int (st.halvings, 1);
+  fail_unless (st.window <= before / 2.0 + 2.0 &&
+      st.window >= floor (before / 2.0),
+      "%f after %f", st.window, before);
+  /* a loss an RTT later halves again */
+  rig.paths[0].drop = 1;
+  rig_run (&rig, rig.now + 400 * MS);
+  fail_unless_equals_int (sender_stats (&rig).halvings, 2);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pacing_bursts_of_two)
+{
+  Rig rig;
+  guint8 pkt[1100];
+  VlmccAddr to;
+  gint64 t;
+  guint n = 0, bursts = 0;
+
+  rig_init (&rig, NULL);
+  /* no leader: one packet per rtt / W, W = 2, rtt = 100 ms */
+  rig_top_up (&rig);
+  while (vlmcc_sender_pop_transmit (rig.s, pkt, sizeof (pkt), &to))
+    n++;
+  fail_unless_equals_int (n, 1);
+  t = vlmcc_sender_next_deadline (rig.s);
+  fail_unless_equals_int64 (t, 50 * MS);
+  rig_clear (&rig);
+
+  rig_with_leader (&rig, NULL);
+  rig_run (&rig, 1 * S);
+  /* with a leader: bursts of burst (2) packets, then rtt / W each */
+  for (gint64 now = rig.now; now < rig.now + 500 * MS; now += MS) {
+    guint here = 0;
+
+    vlmcc_sender_advance (rig.s, now);
+    rig_top_up (&rig);
+    while (vlmcc_sender_pop_transmit (rig.s, pkt, sizeof (pkt), &to))
+      here += to.len == 0;
+    fail_unless (here <= 2, "%u packets at once", here);
+    bursts += here == 2;
+  }
+  fail_unless (bursts > 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_challenge_on_worse_path)
+{
+  Rig rig;
+  VlmccReceiverStats a, b, c;
+  VlmccSenderStats st;
+
+  rig_init (&rig, NULL);
+  rig_add_path (&rig, 20 * MS); /* A: first heard, leader */
+  rig_add_path (&rig, 20 * MS); /* B: its path will queue */
+  rig_run (&rig, 100 * MS);
+  rig_add_path (&rig, 10 * MS); /* C: a better path throughout */
+  rig_run (&rig, 3 * S);
+  a = receiver_stats (&rig, 0);
+  fail_unless_equals_int (a.role, VLMCC_ROLE_LEADER);
+  fail_unless_equals_int (receiver_stats (&rig, 1).role, VLMCC_ROLE_FOLLOWER);
+  fail_unless_equals_int (receiver_stats (&rig, 1).challenges_sent, 0);
+  /* B's path builds a queue: its Vegas window shrinks and its rate falls
+   * under the sender's by more than N_extra packets: equation (6) */
+  for (gint i = 1; i <= 30; i++) {
+    rig.paths[1].extra = i * 2 * MS;
+    rig_run (&rig, rig.now + 100 * MS);
+  }
+  b = receiver_stats (&rig, 1);
+  c = receiver_stats (&rig, 2);
+  st = sender_stats (&rig);
+  fail_unless (b.challenges_sent >= 1);
+  fail_unless_equals_int (b.role, VLMCC_ROLE_LEADER);
+  fail_unless_equals_int (st.leader, b.id);
+  fail_unless (st.accepted >= 1);
+  fail_unless_equals_int (receiver_stats (&rig, 0).role, VLMCC_ROLE_FOLLOWER);
+  /* the leader now acks: the sender's RTT is B's, base RTT included */
+  fail_unless (st.rtt >= 60 * MS, "rtt %" G_GINT64_FORMAT, st.rtt);
+  fail_unless (st.base_rtt <= 45 * MS);
+  /* both ends said so: the sender's LEADER event names B, B's ROLE event
+   * makes it the leader, A's the follower */
+  fail_unless_equals_int (last_event (rig.sender_events,
+          VLMCC_EVENT_LEADER)->leader, b.id);
+  fail_unless_equals_int (last_event (rig.paths[1].events,
+          VLMCC_EVENT_ROLE)->role, VLMCC_ROLE_LEADER);
+  fail_unless_equals_int (last_event (rig.paths[0].events,
+          VLMCC_EVENT_ROLE)->role, VLMCC_ROLE_FOLLOWER);
+  fail_unless_equals_int (last_event (rig.paths[2].events,
+          VLMCC_EVENT_LEADER)->leader, b.id);
+  fail_unless (receiver_stats (&rig, 2).leader_changes >= 1);
+  /* C on the better path stays silent */
+  fail_unless_equals_int (c.challenges_sent, 0);
+  fail_unless_equals_int (c.acks_sent, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+static gsize
+challenge_write (guint32 id, gdouble window, gint64 rtt, guint8 * buf)
+{
+  VlmccMsg m = { 0 };
+
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = id;
+  m.rtt = rtt / 1000;
+  m.base_rtt = rtt / 1000;
+  m.rate = (guint32) (window / (rtt / 1e9) * VLMCC_RATE_SCALE);
+  m.win = (guint32) (window * 256);
+  return vlmcc_msg_write (&m, buf, 64);
+}
+
+GST_START_TEST (test_refusals)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  guint8 buf[64];
+  gsize len;
+  VlmccAddr from;
+  VlmccSenderStats st;
+
+  vlmcc_config_init (&cfg);
+  cfg.rate_floor = 200000;      /* 25 packets/s of 1000 bytes */
+  rig_with_leader (&rig, &cfg);
+  rig_run (&rig, 2 * S);
+  addr_of (3, &from);
+  /* a challenge accepted: a new leader */
+  len = challenge_write (0x1111, 4, 80 * MS, buf);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now), VLMCC_INPUT_TAKEN);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.leader, 0x1111);
+  fail_unless_equals_float (st.window, 4.0);
+  fail_unless_equals_int64 (st.rtt, 80 * MS);
+  /* another one right after: refused (recent election) */
+  len = challenge_write (0x2222, 3, 90 * MS, buf);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now + 10 * MS), VLMCC_INPUT_IGNORED);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.refused_holdoff, 1);
+  fail_unless_equals_int (st.leader, 0x1111);
+  /* after election_holdoff RTTs it would be taken, but its rate is under
+   * the floor: refused */
+  len = challenge_write (0x2222, 1, 100 * MS, buf);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now + 400 * MS), VLMCC_INPUT_IGNORED);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.refused_floor, 1);
+  fail_unless (st.leader != 0x2222);
+  fail_unless_equals_int (st.accepted, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_follower_below_floor_leaves)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  VlmccReceiverStats b;
+  VlmccEvent ev;
+  gboolean left = FALSE;
+  guint64 floor_pps;
+
+  vlmcc_config_init (&cfg);
+  cfg.rate_floor = 400000;      /* 50 packets/s */
+  rig_init (&rig, &cfg);
+  rig_add_path (&rig, 20 * MS);
+  rig_add_path (&rig, 20 * MS);
+  rig_run (&rig, 3 * S);
+  /* B's path grows a queue it cannot drain: its own rate falls under the
+   * floor; its challenges are refused and after leave_time it leaves */
+  for (gint i = 1; i <= 80 && !left; i++) {
+    rig.paths[1].extra = i * 10 * MS;
+    rig_run (&rig, rig.now + 100 * MS);
+    while (vlmcc_receiver_pop_event (rig.paths[1].r, &ev))
+      left |= ev.type == VLMCC_EVENT_LEFT;
+    left |= receiver_stats (&rig, 1).role == VLMCC_ROLE_LEFT;
+  }
+  b = receiver_stats (&rig, 1);
+  fail_unless_equals_int (b.role, VLMCC_ROLE_LEFT);
+  /* the group stays at the floor or above (within the RTT estimate's
+   * lag), and B does not lead it */
+  floor_pps = cfg.rate_floor / (cfg.packet_size * 8);
+  fail_unless (sender_stats (&rig).rate >= floor_pps * cfg.packet_size * 7,
+      "%" G_GUINT64_FORMAT, sender_stats (&rig).rate);
+  /* a receiver that left ignores what arrives; the sender gives it up */
+  rig_run (&rig, rig.now + S);
+  fail_unless (sender_stats (&rig).leader != b.id);
+  fail_unless_equals_int (receiver_stats (&rig, 1).acks_sent, b.acks_sent);
+  fail_unless_equals_int (receiver_stats (&rig, 1).challenges_sent,
+      b.challenges_sent);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_feedback_ignored)
+{
+  Rig rig;
+  VlmccSenderStats before, after;
+  VlmccMsg m = { 0 };
+  guint8 buf[64];
+  gsize len;
+  VlmccAddr from, other;
+  guint32 leader;
+
+  rig_with_leader (&rig, NULL);
+  rig_run (&rig, S);
+  before = sender_stats (&rig);
+  leader = before.leader;
+  addr_of (0, &from);
+  addr_of (1, &other);
+  /* garbage, an empty datagram, a truncated ack, a START to the sender */
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s,
+          (const guint8 *) "garbage!", 8, &from, rig.now),
+      VLMCC_INPUT_MALFORMED);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, 0, &from,
+          rig.now), VLMCC_INPUT_MALFORMED);
+  m.type = VLMCC_MSG_ACK;
+  m.id = leader;
+  m.seq = 1;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len - 4,
+          &from, rig.now), VLMCC_INPUT_MALFORMED);
+  m.type = VLMCC_MSG_START;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now), VLMCC_INPUT_MALFORMED);
+  /* an ack from a receiver that is no leader, and the leader's id from
+   * another address */
+  m.type = VLMCC_MSG_ACK;
+  m.id = leader + 1;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now), VLMCC_INPUT_FORGED);
+  m.id = leader;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &other,
+          rig.now), VLMCC_INPUT_FORGED);
+  /* a challenge with id 0 */
+  len = challenge_write (0, 4, 50 * MS, buf);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now), VLMCC_INPUT_MALFORMED);
+  after = sender_stats (&rig);
+  fail_unless_equals_int (after.malformed, before.malformed + 5);
+  fail_unless_equals_int (after.forged, before.forged + 2);
+  fail_unless_equals_float (after.window, before.window);
+  fail_unless_equals_int64 (after.rtt, before.rtt);
+  fail_unless_equals_int (after.leader, leader);
+  fail_unless_equals_int (after.acked, before.acked);
+
+  /* the receiver: garbage control, a START for someone else, plain RTP */
+  m.type = VLMCC_MSG_START;
+  m.target = receiver_stats (&rig, 0).id + 1;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (vlmcc_receiver_on_control (rig.paths[0].r, buf,
+          len, rig.now), VLMCC_INPUT_FORGED);
+  fail_unless_equals_int (vlmcc_receiver_on_control (rig.paths[0].r,
+          (const guint8 *) "xx", 2, rig.now), VLMCC_INPUT_MALFORMED);
+  fail_unless_equals_int (vlmcc_receiver_on_data (rig.paths[0].r,
+          (const guint8 *) "xx", 2, rig.now), VLMCC_INPUT_MALFORMED);
+  {
+    RtpHeader h = { 0 };
+    guint8 rtp[40] = { 0 };
+
+    h.payload_type = 96;
+    rtp_header_write (&h, NULL, 0, rtp, sizeof (rtp));
+    fail_unless_equals_int (vlmcc_receiver_on_data (rig.paths[0].r, rtp,
+            sizeof (rtp), rig.now), VLMCC_INPUT_IGNORED);
+  }
+  fail_unless_equals_int (receiver_stats (&rig, 0).forged, 1);
+  fail_unless_equals_int (receiver_stats (&rig, 0).malformed, 2);
+  fail_unless_equals_int (receiver_stats (&rig, 0).plain, 1);
+  fail_unless_equals_int (receiver_stats (&rig, 0).role, VLMCC_ROLE_LEADER);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* In the simulator */
+
+GST_START_TEST (test_no_loss_alone)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint b;
+  guint64 data, cross, bytes;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_new (&cfg, 1);
+  b = vlmcc_sim_add_node (sim, 0, 1000000, 10 * MS, 20);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, b, 10000000, MS, 0),
+      0);
+  vlmcc_sim_run (sim, 60 * S);
+  /* Figure 4(b): after the start, no packet lost; the link is used */
+  vlmcc_sim_link_drops (sim, b, 10 * S, 60 * S, &data, &cross);
+  fail_unless_equals_int (data, 0);
+  bytes = vlmcc_sim_receiver_bytes (sim, 0, 10 * S, 60 * S);
+  fail_unless (bytes * 8 / 50 >= 900000, "%" G_GUINT64_FORMAT " bit/s",
+      bytes * 8 / 50);
+  fail_unless_equals_int (vlmcc_sim_leader_at (sim, 60 * S), 0);
+  vlmcc_sim_free (sim);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_leadership_loss)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats st;
+  gint leader, next;
+  gint64 t_new = -1;
+  const GArray *lc;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_figure5 (&cfg, 2);
+  vlmcc_sim_run (sim, 20 * S);
+  leader = vlmcc_sim_leader_at (sim, 20 * S);
+  fail_unless (leader == 0 || leader == 1, "leader %d", leader);
+  /* the leader goes silent: more than a window unacked, no leader; the
+   * window grows until someone challenges */
+  vlmcc_sim_kill_receiver (sim, leader, 20 * S);
+  vlmcc_sim_run (sim, 25 * S);
+  lc = vlmcc_sim_leader_changes (sim);
+  for (guint i = 0; i < lc->len; i++) {
+    VlmccSimLeaderChange *c = &g_array_index (lc, VlmccSimLeaderChange, i);
+
+    if (c->time > 20 * S && c->rx >= 0 && t_new < 0)
+      t_new = c->time;
+  }
+  next = vlmcc_sim_leader_at (sim, 25 * S);
+  fail_unless (next >= 0 && next != leader, "leader %d", next);
+  fail_unless (t_new > 20 * S && t_new < 22 * S, "new leader at %"
+      G_GINT64_FORMAT, t_new);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  fail_unless (st.leader_losses >= 1);
+  /* no stall: the other receivers got data in every 500 ms */
+  for (gint64 t = 20 * S; t < 25 * S; t += 500 * MS)
+    fail_unless (vlmcc_sim_receiver_bytes (sim, 3, t, t + 500 * MS) > 0);
+  vlmcc_sim_free (sim);
+}
+
+GST_END_TEST;
+
+static Suite *
+vlmcccore_suite (void)
+{
+  Suite *s = suite_create ("vlmcccore");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_wire);
+  tcase_add_test (tc, test_data_extension);
+  tcase_add_test (tc, test_vegas_grows_holds_shrinks);
+  tcase_add_test (tc, test_one_halving_per_rtt);
+  tcase_add_test (tc, test_pacing_bursts_of_two);
+  tcase_add_test (tc, test_challenge_on_worse_path);
+  tcase_add_test (tc, test_refusals);
+  tcase_add_test (tc, test_follower_below_floor_leaves);
+  tcase_add_test (tc, test_bad_feedback_ignored);
+  tcase_add_test (tc, test_no_loss_alone);
+  tcase_add_test (tc, test_leadership_loss);
+  return s;
+}
+
+GST_CHECK_MAIN (vlmcccore);

@@ -1,0 +1,190 @@
+/* libFuzzer target: every packet VLMCC parses (the sender: acks and
+ * challenges; a receiver: data packets with the extension and START
+ * packets) and a sender and a receiver core wired to each other, driven
+ * by what parses and by time steps. Every datagram a core sends must
+ * parse back as what it is (data with a sequence one past the last, START
+ * to a prober, ack or challenge with the receiver's id), the sender's
+ * window stays finite and at least one packet, and after an advance
+ * nothing is left due; anything else aborts.
+ *
+ * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
+ *   op % 4 == 0  the chunk as feedback to the sender, from address op >> 6
+ *   op % 4 == 1  the chunk as a data packet to the receiver
+ *   op % 4 == 2  the chunk as a control packet to the receiver
+ *   op % 4 == 3  an RTP packet for the sender (the chunk when it is RTP),
+ *                a time step of (first 4 bytes % 500) ms, an advance of
+ *                both cores, and the exchange between them (op & 4: data
+ *                to the receiver dropped) */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vlmcccore.h"
+#include "core/rtp.h"
+#include "fuzzrecords.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define MAX_DGRAM 2048
+
+typedef struct {
+  VlmccConfig cfg;
+  VlmccSender *s;
+  VlmccReceiver *r;
+  gboolean have_seq;
+  guint16 last_seq;
+} Target;
+
+static void
+check_sender (Target * t, gboolean deliver, gint64 now)
+{
+  guint8 buf[MAX_DGRAM];
+  VlmccAddr to;
+  VlmccDataExt ext;
+  VlmccMsg m;
+  VlmccEvent ev;
+  VlmccSenderStats st;
+  gsize len;
+
+  while ((len = vlmcc_sender_pop_transmit (t->s, buf, sizeof (buf), &to))) {
+    if (to.len == 0) {
+      if (!vlmcc_data_ext_parse (buf, len, t->cfg.ext_id, &ext))
+        abort ();
+      if (t->have_seq && ext.seq != (guint16) (t->last_seq + 1))
+        abort ();
+      t->have_seq = TRUE;
+      t->last_seq = ext.seq;
+      if (deliver)
+        vlmcc_receiver_on_data (t->r, buf, len, now);
+    } else {
+      if (!vlmcc_msg_parse (buf, len, &m) || m.type != VLMCC_MSG_START)
+        abort ();
+      vlmcc_receiver_on_control (t->r, buf, len, now);
+    }
+  }
+  while (vlmcc_sender_pop_event (t->s, &ev))
+    if (ev.type != VLMCC_EVENT_RATE && ev.type != VLMCC_EVENT_LEADER)
+      abort ();
+  vlmcc_sender_get_stats (t->s, &st);
+  if (!isfinite (st.window) || st.window < 1.0 || st.rtt <= 0 ||
+      st.base_rtt <= 0)
+    abort ();
+}
+
+static void
+check_receiver (Target * t, gint64 now)
+{
+  guint8 buf[MAX_DGRAM];
+  VlmccAddr from = { 1, {1} };
+  VlmccReceiverStats st;
+  VlmccMsg m;
+  VlmccEvent ev;
+  gsize len;
+
+  vlmcc_receiver_get_stats (t->r, &st);
+  while ((len = vlmcc_receiver_pop_transmit (t->r, buf, sizeof (buf)))) {
+    if (!vlmcc_msg_parse (buf, len, &m) || m.id != st.id ||
+        (m.type != VLMCC_MSG_ACK && m.type != VLMCC_MSG_CHALLENGE))
+      abort ();
+    vlmcc_sender_on_feedback (t->s, buf, len, &from, now);
+  }
+  while (vlmcc_receiver_pop_event (t->r, &ev));
+  if (!isfinite (st.window) || st.window < 1.0)
+    abort ();
+}
+
+static void
+push_rtp (Target * t, const guint8 * chunk, gsize len, gint64 now)
+{
+  guint8 pkt[200] = { 0 };
+  RtpHeader h = { 0 };
+
+  if (rtp_header_parse (chunk, len, NULL) && len < MAX_DGRAM / 2) {
+    vlmcc_sender_push (t->s, chunk, len, now);
+    return;
+  }
+  h.payload_type = 96;
+  h.seq = (guint16) len;
+  rtp_header_write (&h, NULL, 0, pkt, sizeof (pkt));
+  vlmcc_sender_push (t->s, pkt, sizeof (pkt), now);
+}
+
+/* The parsers on raw bytes. */
+static void
+check_parsers (const guint8 * p, size_t len)
+{
+  VlmccMsg m;
+  VlmccDataExt ext;
+  guint8 out[VLMCC_MAX_PACKET];
+
+  if (vlmcc_msg_parse (p, len, &m)) {
+    VlmccMsg back;
+    gsize n = vlmcc_msg_write (&m, out, sizeof (out));
+
+    if (n != len || !vlmcc_msg_parse (out, n, &back) ||
+        back.type != m.type || back.id != m.id)
+      abort ();
+  }
+  vlmcc_data_ext_parse (p, len, 7, &ext);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
+{
+  RandomSeeded seeded;
+  RandomSource rng;
+  Target t;
+  gint64 now = 0;
+  size_t pos = 1;
+  FuzzRecord r;
+
+  check_parsers (data, size);
+  if (size < 1)
+    return 0;
+  memset (&t, 0, sizeof (t));
+  vlmcc_config_init (&t.cfg);
+  t.cfg.rate_floor = data[0] & 0x10 ? 80000 : 0;
+  t.cfg.max_queue = data[0] & 0x20 ? 4 : 512;
+  t.cfg.initial_window = 1 + data[0] % 4;
+  random_source_init_seeded (&rng, &seeded, data[0]);
+  t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
+  t.r = vlmcc_receiver_new (&t.cfg, &rng, now);
+
+  while (fuzz_next_record (data, size, &pos, &r)) {
+    VlmccAddr a = { 1, {r.op >> 6} };
+
+    check_parsers (r.chunk, r.len);
+    switch (r.op % 4) {
+      case 0:
+        vlmcc_sender_on_feedback (t.s, r.chunk, r.len, &a, now);
+        break;
+      case 1:
+        vlmcc_receiver_on_data (t.r, r.chunk, r.len, now);
+        break;
+      case 2:
+        vlmcc_receiver_on_control (t.r, r.chunk, r.len, now);
+        break;
+      case 3:
+        push_rtp (&t, r.chunk, r.len, now);
+        now += (gint64) (r.v % 500) * MS;
+        vlmcc_sender_advance (t.s, now);
+        vlmcc_receiver_advance (t.r, now);
+        /* nothing is left due */
+        if (vlmcc_sender_next_deadline (t.s) <= now)
+          abort ();
+        if (vlmcc_receiver_next_deadline (t.r) >= 0 &&
+            vlmcc_receiver_next_deadline (t.r) <= now)
+          abort ();
+        break;
+    }
+    g_free (r.chunk);
+    check_sender (&t, !(r.op & 4), now);
+    check_receiver (&t, now);
+    check_sender (&t, !(r.op & 4), now);
+  }
+  vlmcc_sender_free (t.s);
+  vlmcc_receiver_free (t.r);
+  return 0;
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz-vlmcc: a sender and its leader in steady
+exchange, the same with data dropped (losses, leadership loss), raw acks,
+challenges, START packets and data packets (layouts in
+docs/protocols/vlmcc.md), and a session with a rate floor."""
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "vlmcc")
+
+
+def rec(op, data):
+    return bytes([op]) + struct.pack(">H", len(data)) + data
+
+
+def step(ms, drop=False):
+    return rec(3 | (4 if drop else 0), struct.pack(">I", ms))
+
+
+def app(subtype, ssrc, body):
+    return struct.pack(">BBHI4s", 0x80 | subtype, 204, 2 + len(body) // 4, ssrc,
+                       b"VLMC") + body
+
+
+def ack(ssrc, seq, tstamp):
+    return app(0, ssrc, struct.pack(">HHI", seq, 0, tstamp))
+
+
+def challenge(ssrc, probe, tstamp, rtt, base, rate, win):
+    return app(1, ssrc, struct.pack(">B3xIIIII", 0x80 if probe else 0, tstamp,
+                                    rtt, base, rate, win))
+
+
+def start(sender, target, seq, leader, rate, win, tstamp):
+    return app(2, sender, struct.pack(">IHHIIII", target, seq, 0, leader, rate,
+                                      win, tstamp))
+
+
+def data_packet(seq, leader, tstamp, drift, rate):
+    el = struct.pack(">HII", seq, leader, tstamp) + drift.to_bytes(3, "big") + \
+        rate.to_bytes(3, "big")
+    # one-byte RFC 8285 block: id 7, length 16 (L = 15), three padding bytes
+    ext = struct.pack(">HH", 0xBEDE, 5) + bytes([0x7F]) + el + b"\x00" * 3
+    return struct.pack(">BBHII", 0x90, 96, 1, 0, 0xAB) + ext + b"\x00" * 20
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    steady = b"".join(step(10) for _ in range(400))
+    lossy = b"".join(step(10, drop=(i % 7 == 0) or 200 <= i < 260)
+                     for i in range(500))
+    raw = (rec(0, ack(0x1234, 5, 1000)) + rec(0, ack(0x1234, 5, 1000)[:16]) +
+           rec(0, challenge(0x1234, True, 10, 0, 0, 0, 0)) +
+           rec(0, challenge(0x4321, False, 10, 50000, 40000, 1280, 1024)) +
+           rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0)) +
+           rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0)[:20]) +
+           rec(1, data_packet(1, 0, 100, 0, 640)) +
+           rec(1, data_packet(2, 0, 200, 100, 640)) +
+           rec(1, data_packet(9, 7, 900, 0xFFFFFF, 0xFFFFFF)) +
+           step(1000) + step(20) + step(20))
+    seeds = {
+        "steady": bytes([1]) + steady,
+        "lossy": bytes([2]) + lossy,
+        "raw": bytes([0]) + raw,
+        "floor": bytes([0x33]) + steady[: len(steady) // 2] + lossy,
+    }
+    for name, body in seeds.items():
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,521 @@
+/* The discrete-event engine. See simengine.h. */
+#include <string.h>
+
+#include "simengine.h"
+
+typedef enum {
+  KIND_LINK_DONE,               /* a: node, b: direction */
+  KIND_CROSS,                   /* a: cross flow */
+} EngineKind;
+
+/* A packet in a link's queue. */
+typedef struct {
+  guint size;
+  gboolean cross;
+  gint64 departure;             /* SIM_LINK_RECKONED */
+  SimEngineEvent arrival;       /* run at the far end (not for cross) */
+} LinkEntry;
+
+/* One direction of a link. */
+typedef struct {
+  GQueue queue;                 /* LinkEntry *: waiting (TRANSMITTER), or
+                                 * not yet out (RECKONED) */
+  guint queued_bytes;
+  LinkEntry *in_flight;         /* TRANSMITTER */
+  gint64 busy_until;            /* RECKONED */
+  SimEngineLinkStats st;
+  GArray *drop_bins;            /* guint64 pairs: data, cross */
+} Link;
+
+typedef struct {
+  guint parent;
+  GArray *children;             /* guint */
+  GArray *attached;             /* guint */
+  guint hops;                   /* links from the root */
+  gint64 depth_delay;           /* propagation delay from the root */
+  /* the link from the parent */
+  guint64 rate;
+  gint64 delay;
+  guint queue_packets, queue_bytes;
+  Link dir[2];
+} Node;
+
+typedef struct {
+  guint node;
+  guint64 rate;
+  guint size;
+  gint64 start, stop, on, off;
+} Cross;
+
+struct _SimEngine {
+  SimEngineCallbacks cb;
+  SimLinkTiming timing;
+  gint64 now;
+  guint64 order;
+  GArray *heap;                 /* SimEngineEvent */
+  GArray *nodes;                /* Node */
+  GArray *cross;                /* Cross */
+};
+
+/* ------------------------------------------------------------------ */
+/* The event heap */
+
+static gboolean
+event_before (const SimEngineEvent * x, const SimEngineEvent * y)
+{
+  return x->time < y->time || (x->time == y->time && x->order < y->order);
+}
+
+static void
+swap_events (SimEngineEvent * h, guint i, guint j)
+{
+  SimEngineEvent tmp = h[i];
+
+  h[i] = h[j];
+  h[j] = tmp;
+}
+
+void
+sim_engine_schedule (SimEngine * e, gint64 time, guint kind, guint a,
+    guint64 b, gpointer p)
+{
+  SimEngineEvent ev = { MAX (time, e->now), e->order++, kind, a, b, p };
+  SimEngineEvent *h;
+
+  g_array_append_val (e->heap, ev);
+  h = (SimEngineEvent *) e->heap->data;
+  for (guint i = e->heap->len - 1; i > 0; i = (i - 1) / 2) {
+    if (!event_before (&h[i], &h[(i - 1) / 2]))
+      break;
+    swap_events (h, i, (i - 1) / 2);
+  }
+}
+
+static SimEngineEvent
+pop_event (SimEngine * e)
+{
+  SimEngineEvent *h = (SimEngineEvent *) e->heap->data, top = h[0];
+  guint n = e->heap->len - 1, i = 0;
+
+  h[0] = h[n];
+  g_array_set_size (e->heap, n);
+  for (;;) {
+    guint l = 2 * i + 1, r = l + 1, m = i;
+
+    if (l < n && event_before (&h[l], &h[m]))
+      m = l;
+    if (r < n && event_before (&h[r], &h[m]))
+      m = r;
+    if (m == i)
+      break;
+    swap_events (h, i, m);
+    i = m;
+  }
+  return top;
+}
+
+static void
+release_payload (SimEngine * e, gpointer p)
+{
+  if (p && e->cb.payload_unref)
+    e->cb.payload_unref (p);
+}
+
+/* ------------------------------------------------------------------ */
+/* The tree */
+
+static Node *
+node_at (const SimEngine * e, guint n)
+{
+  return &g_array_index (e->nodes, Node, n);
+}
+
+static void
+append_node (SimEngine * e, Node * node)
+{
+  node->children = g_array_new (FALSE, FALSE, sizeof (guint));
+  node->attached = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint d = 0; d < 2; d++) {
+    g_queue_init (&node->dir[d].queue);
+    node->dir[d].drop_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
+  }
+  g_array_append_val (e->nodes, *node);
+}
+
+guint
+sim_engine_add_node (SimEngine * e, guint parent, guint64 rate, gint64 delay,
+    guint queue_packets, guint queue_bytes)
+{
+  Node node;
+  guint n = e->nodes->len;
+
+  g_return_val_if_fail (parent < e->nodes->len, 0);
+  memset (&node, 0, sizeof (node));
+  node.parent = parent;
+  node.hops = node_at (e, parent)->hops + 1;
+  node.depth_delay = node_at (e, parent)->depth_delay + delay;
+  node.rate = rate;
+  node.delay = delay;
+  node.queue_packets = queue_packets;
+  node.queue_bytes = queue_bytes;
+  append_node (e, &node);
+  g_array_append_val (node_at (e, parent)->children, n);
+  return n;
+}
+
+guint
+sim_engine_n_nodes (const SimEngine * e)
+{
+  return e->nodes->len;
+}
+
+guint
+sim_engine_parent (const SimEngine * e, guint node)
+{
+  return node_at (e, node)->parent;
+}
+
+const GArray *
+sim_engine_children (const SimEngine * e, guint node)
+{
+  return node_at (e, node)->children;
+}
+
+void
+sim_engine_attach (SimEngine * e, guint node, guint endpoint)
+{
+  g_array_append_val (node_at (e, node)->attached, endpoint);
+}
+
+const GArray *
+sim_engine_attached (const SimEngine * e, guint node)
+{
+  return node_at (e, node)->attached;
+}
+
+gint64
+sim_engine_path_delay (const SimEngine * e, guint a, guint b)
+{
+  guint x = a, y = b;
+
+  /* up to the lowest common ancestor */
+  while (x != y) {
+    if (node_at (e, x)->hops >= node_at (e, y)->hops)
+      x = node_at (e, x)->parent;
+    else
+      y = node_at (e, y)->parent;
+  }
+  return node_at (e, a)->depth_delay + node_at (e, b)->depth_delay -
+      2 * node_at (e, x)->depth_delay;
+}
+
+/* ------------------------------------------------------------------ */
+/* Links */
+
+static gint64
+serialisation (guint64 rate, guint size)
+{
+  return (gint64) size * 8 * SIM_S / (gint64) MAX (rate, 1);
+}
+
+static gboolean
+queue_full (const Node * node, const Link * link, guint size)
+{
+  return (node->queue_packets && link->queue.length >= node->queue_packets)
+      || (node->queue_bytes &&
+      link->queued_bytes + size > node->queue_bytes);
+}
+
+static void
+schedule_arrival (SimEngine * e, const LinkEntry * entry, gint64 time)
+{
+  if (!entry->cross)
+    sim_engine_schedule (e, time, entry->arrival.kind, entry->arrival.a,
+        entry->arrival.b, entry->arrival.p);
+}
+
+static void
+free_entry (SimEngine * e, LinkEntry * entry)
+{
+  if (entry) {
+    release_payload (e, entry->arrival.p);
+    g_free (entry);
+  }
+}
+
+static LinkEntry *
+pop_entry (Link * link)
+{
+  LinkEntry *entry = g_queue_pop_head (&link->queue);
+
+  if (entry)
+    link->queued_bytes -= entry->size;
+  return entry;
+}
+
+static void
+start_transmission (SimEngine * e, guint n, SimLinkDir dir)
+{
+  Node *node = node_at (e, n);
+  Link *link = &node->dir[dir];
+  LinkEntry *entry = pop_entry (link);
+
+  if (!entry)
+    return;
+  link->in_flight = entry;
+  sim_engine_schedule (e, e->now + serialisation (node->rate, entry->size),
+      KIND_LINK_DONE, n, dir, NULL);
+}
+
+static void
+link_done (SimEngine * e, guint n, SimLinkDir dir)
+{
+  Node *node = node_at (e, n);
+  LinkEntry *entry = node->dir[dir].in_flight;
+
+  node->dir[dir].in_flight = NULL;
+  schedule_arrival (e, entry, e->now + node->delay);
+  g_free (entry);
+  start_transmission (e, n, dir);
+}
+
+/* Forgets the packets that are out by now. */
+static void
+reckon_departures (SimEngine * e, Link * link)
+{
+  LinkEntry *head;
+
+  while ((head = g_queue_peek_head (&link->queue)) &&
+      head->departure <= e->now)
+    g_free (pop_entry (link));
+}
+
+static void
+reckon_arrival (SimEngine * e, Node * node, Link * link, LinkEntry * entry)
+{
+  entry->departure = MAX (e->now, link->busy_until) +
+      serialisation (node->rate, entry->size);
+  link->busy_until = entry->departure;
+  schedule_arrival (e, entry, entry->departure + node->delay);
+  /* the arrival event holds the payload now */
+  entry->arrival.p = NULL;
+}
+
+static void
+count_drop (SimEngine * e, Link * link, gboolean cross)
+{
+  if (cross)
+    link->st.cross_dropped++;
+  else
+    link->st.dropped++;
+  sim_bins_add (link->drop_bins, 2, cross ? 1 : 0, e->now, 1);
+}
+
+/* Drop-tail: a packet that finds the queue full is lost. */
+static gboolean
+link_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
+{
+  Node *node = node_at (e, n);
+  Link *link = &node->dir[dir];
+
+  if (entry->cross)
+    link->st.cross_sent++;
+  else
+    link->st.sent++;
+  if (e->timing == SIM_LINK_RECKONED)
+    reckon_departures (e, link);
+  if (queue_full (node, link, entry->size)) {
+    count_drop (e, link, entry->cross);
+    g_free (entry);
+    return FALSE;
+  }
+  if (!entry->cross && e->cb.payload_ref)
+    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+  if (e->timing == SIM_LINK_RECKONED)
+    reckon_arrival (e, node, link, entry);
+  g_queue_push_tail (&link->queue, entry);
+  link->queued_bytes += entry->size;
+  if (e->timing == SIM_LINK_TRANSMITTER && !link->in_flight)
+    start_transmission (e, n, dir);
+  return TRUE;
+}
+
+gboolean
+sim_engine_link_send (SimEngine * e, guint node, SimLinkDir dir, guint size,
+    guint kind, guint a, guint64 b, gpointer p)
+{
+  LinkEntry *entry = g_new0 (LinkEntry, 1);
+
+  g_return_val_if_fail (node > 0 && node < e->nodes->len, FALSE);
+  entry->size = size;
+  entry->arrival.kind = kind;
+  entry->arrival.a = a;
+  entry->arrival.b = b;
+  entry->arrival.p = p;
+  return link_offer (e, node, dir, entry);
+}
+
+void
+sim_engine_link_stats (const SimEngine * e, guint node, SimLinkDir dir,
+    SimEngineLinkStats * st)
+{
+  *st = node_at (e, node)->dir[dir].st;
+}
+
+void
+sim_engine_link_drops (const SimEngine * e, guint node, SimLinkDir dir,
+    gint64 from, gint64 to, guint64 * data, guint64 * cross)
+{
+  const GArray *bins = node_at (e, node)->dir[dir].drop_bins;
+
+  *data = sim_bins_sum (bins, 2, 0, from, to);
+  *cross = sim_bins_sum (bins, 2, 1, from, to);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cross traffic */
+
+void
+sim_engine_add_cross_traffic (SimEngine * e, guint node, guint64 rate,
+    guint size, gint64 start, gint64 stop, gint64 on, gint64 off)
+{
+  Cross c = { node, rate, size, start, stop, on, off };
+
+  g_return_if_fail (node > 0 && node < e->nodes->len && rate > 0 &&
+      size > 0 && (off == 0 || on > 0));
+  g_array_append_val (e->cross, c);
+  sim_engine_schedule (e, start, KIND_CROSS, e->cross->len - 1, 0, NULL);
+}
+
+/* Sends one packet, then waits for the next, past an off period. */
+static void
+cross_send (SimEngine * e, guint f)
+{
+  Cross *c = &g_array_index (e->cross, Cross, f);
+  gint64 next = e->now + serialisation (c->rate, c->size);
+  LinkEntry *entry;
+
+  if (c->stop >= 0 && e->now >= c->stop)
+    return;
+  entry = g_new0 (LinkEntry, 1);
+  entry->size = c->size;
+  entry->cross = TRUE;
+  link_offer (e, c->node, SIM_DOWN, entry);
+  if (c->off > 0 && (next - c->start) % (c->on + c->off) >= c->on)
+    next += c->on + c->off - (next - c->start) % (c->on + c->off);
+  sim_engine_schedule (e, next, KIND_CROSS, f, 0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building and running */
+
+SimEngine *
+sim_engine_new (const SimEngineCallbacks * cb, SimLinkTiming timing)
+{
+  SimEngine *e = g_new0 (SimEngine, 1);
+  Node root;
+
+  e->cb = *cb;
+  e->timing = timing;
+  e->heap = g_array_new (FALSE, FALSE, sizeof (SimEngineEvent));
+  e->nodes = g_array_new (FALSE, TRUE, sizeof (Node));
+  e->cross = g_array_new (FALSE, TRUE, sizeof (Cross));
+  memset (&root, 0, sizeof (root));
+  append_node (e, &root);
+  return e;
+}
+
+static void
+clear_link (SimEngine * e, Link * link)
+{
+  LinkEntry *entry;
+
+  while ((entry = g_queue_pop_head (&link->queue)))
+    free_entry (e, entry);
+  free_entry (e, link->in_flight);
+  g_array_free (link->drop_bins, TRUE);
+}
+
+void
+sim_engine_free (SimEngine * e)
+{
+  if (!e)
+    return;
+  for (guint i = 0; i < e->heap->len; i++)
+    release_payload (e, g_array_index (e->heap, SimEngineEvent, i).p);
+  for (guint n = 0; n < e->nodes->len; n++) {
+    Node *node = node_at (e, n);
+
+    for (guint d = 0; d < 2; d++)
+      clear_link (e, &node->dir[d]);
+    g_array_free (node->children, TRUE);
+    g_array_free (node->attached, TRUE);
+  }
+  g_array_free (e->heap, TRUE);
+  g_array_free (e->nodes, TRUE);
+  g_array_free (e->cross, TRUE);
+  g_free (e);
+}
+
+gint64
+sim_engine_now (const SimEngine * e)
+{
+  return e->now;
+}
+
+static void
+run_event (SimEngine * e, const SimEngineEvent * ev)
+{
+  switch (ev->kind) {
+    case KIND_LINK_DONE:
+      link_done (e, ev->a, (SimLinkDir) ev->b);
+      break;
+    case KIND_CROSS:
+      cross_send (e, ev->a);
+      break;
+    default:
+      e->cb.dispatch (e->cb.owner, ev);
+      break;
+  }
+  release_payload (e, ev->p);
+}
+
+void
+sim_engine_run (SimEngine * e, gint64 until)
+{
+  while (e->heap->len > 0 &&
+      g_array_index (e->heap, SimEngineEvent, 0).time <= until) {
+    SimEngineEvent ev = pop_event (e);
+
+    e->now = ev.time;
+    run_event (e, &ev);
+  }
+  e->now = MAX (e->now, until);
+}
+
+/* ------------------------------------------------------------------ */
+/* Binned counters */
+
+void
+sim_bins_add (GArray * bins, guint per, guint slot, gint64 time, guint64 v)
+{
+  guint i = (guint) (time / SIM_BIN) * per + slot;
+
+  if (i >= bins->len)
+    g_array_set_size (bins, i + per);
+  g_array_index (bins, guint64, i) += v;
+}
+
+guint64
+sim_bins_sum (const GArray * bins, guint per, guint slot, gint64 from,
+    gint64 to)
+{
+  guint64 sum = 0;
+
+  for (guint i = (guint) (from / SIM_BIN); (gint64) i * SIM_BIN < to; i++) {
+    if (i * per + slot >= bins->len)
+      break;
+    sum += g_array_index (bins, guint64, i * per + slot);
+  }
+  return sum;
+}

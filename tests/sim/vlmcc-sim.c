@@ -1,0 +1,111 @@
+/* VLMCC scenarios in simulated time on the real cores:
+ *   vlmcc-sim alone      one bottleneck, the session alone (Figure 4b)
+ *   vlmcc-sim figure5    two bottlenecks, cross traffic switched on and
+ *                        off (Figure 5 at small scale): leader timeline
+ *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
+ * Prints figures; never fails on them (test-vlmcc-sim asserts). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vlmccsim.h"
+
+#define MBIT (G_GUINT64_CONSTANT (1000000))
+
+static void
+print_rate (VlmccSim * sim, guint rx, gint64 from, gint64 to)
+{
+  guint64 bytes = vlmcc_sim_receiver_bytes (sim, rx, from, to);
+
+  printf ("  receiver %u: %.0f kbit/s over %.0f-%.0f s\n", rx,
+      bytes * 8.0 / ((to - from) / 1e9) / 1000.0, from / 1e9, to / 1e9);
+}
+
+static void
+run_alone (void)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats st;
+  guint64 drops[2];
+  guint bottleneck;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_new (&cfg, 1);
+  bottleneck = vlmcc_sim_add_node (sim, 0, 1 * MBIT, 10 * VSIM_MS, 20);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, bottleneck,
+          10 * MBIT, VSIM_MS, 0), 0);
+  vlmcc_sim_run (sim, 60 * VSIM_S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  printf ("alone: 1 Mbit/s bottleneck, 20-packet drop-tail queue, 60 s\n");
+  print_rate (sim, 0, 10 * VSIM_S, 60 * VSIM_S);
+  for (gint64 t = 0; t < 60 * VSIM_S; t += 10 * VSIM_S) {
+    vlmcc_sim_link_drops (sim, bottleneck, t, t + 10 * VSIM_S, &drops[0],
+        &drops[1]);
+    printf ("  %2.0f-%2.0f s: %" G_GUINT64_FORMAT " packets dropped\n",
+        t / 1e9, (t + 10 * VSIM_S) / 1e9, drops[0]);
+  }
+  printf ("  window %.1f, rtt %.1f ms, base %.1f ms, halvings %"
+      G_GUINT64_FORMAT "\n", st.window, st.rtt / 1e6, st.base_rtt / 1e6,
+      st.halvings);
+  vlmcc_sim_free (sim);
+}
+
+static void
+run_figure5 (void)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  const GArray *lc;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_figure5 (&cfg, 2);
+  vlmcc_sim_run (sim, 60 * VSIM_S);
+  printf ("figure5: receivers 0, 1 behind router 2; 2, 3 behind router 3\n");
+  printf ("  cross traffic: router 2 500 kbit/s 10-25 s and 41-60 s; "
+      "router 3 750 kbit/s 27-45 s\n");
+  lc = vlmcc_sim_leader_changes (sim);
+  for (guint i = 0; i < lc->len; i++) {
+    VlmccSimLeaderChange *c = &g_array_index (lc, VlmccSimLeaderChange, i);
+
+    printf ("  %7.3f s: leader %d\n", c->time / 1e9, c->rx);
+  }
+  for (gint64 t = 0; t < 60 * VSIM_S; t += 5 * VSIM_S)
+    printf ("  %2.0f-%2.0f s: %.0f kbit/s, leader at end %d\n", t / 1e9,
+        (t + 5 * VSIM_S) / 1e9,
+        vlmcc_sim_receiver_bytes (sim, 0, t, t + 5 * VSIM_S) * 8.0 / 5e3,
+        vlmcc_sim_leader_at (sim, t + 5 * VSIM_S - 1));
+  vlmcc_sim_free (sim);
+}
+
+static void
+run_scale (void)
+{
+  static const guint ns[] = { 10, 30, 100, 300, 1000 };
+
+  printf ("scale: feedback at the sender over 10-30 s, 2 Mbit/s bottleneck\n");
+  printf ("  %6s %10s %10s %10s %10s %12s\n", "N", "acks", "challenges",
+      "probes", "media", "per RTT");
+  for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
+    VlmccSimFeedback fb;
+    gdouble per_rtt = vlmcc_sim_scale_feedback (ns[i], 3, &fb);
+
+    printf ("  %6u %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
+        G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f\n", ns[i], fb.acks,
+        fb.challenges, fb.probes, fb.media_sent, per_rtt);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *what = argc > 1 ? argv[1] : "all";
+
+  if (!strcmp (what, "alone") || !strcmp (what, "all"))
+    run_alone ();
+  if (!strcmp (what, "figure5") || !strcmp (what, "all"))
+    run_figure5 ();
+  if (!strcmp (what, "scale") || !strcmp (what, "all"))
+    run_scale ();
+  return 0;
+}

@@ -1,0 +1,62 @@
+/* The VLMCC scenarios that vlmcc-sim prints and test-vlmcc-sim asserts. */
+#include "vlmccsim.h"
+
+#define MBIT (G_GUINT64_CONSTANT (1000000))
+
+VlmccSim *
+vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed)
+{
+  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
+  guint r1, r2, r3;
+
+  r1 = vlmcc_sim_add_node (sim, 0, 10 * MBIT, VSIM_MS, 0);
+  r2 = vlmcc_sim_add_node (sim, r1, 1 * MBIT, VSIM_MS, 30);
+  r3 = vlmcc_sim_add_node (sim, r1, 1 * MBIT, VSIM_MS, 30);
+  for (guint i = 0; i < 2; i++)
+    vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, r2, 10 * MBIT,
+            VSIM_MS, 0), i * 10 * VSIM_MS);
+  for (guint i = 0; i < 2; i++)
+    vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, r3, 10 * MBIT,
+            VSIM_MS, 0), (i + 2) * 10 * VSIM_MS);
+  /* the paper's TCP flows, as CBR */
+  vlmcc_sim_add_cross_traffic (sim, r2, MBIT / 2, 1000, 10 * VSIM_S,
+      25 * VSIM_S, 0, 0);
+  vlmcc_sim_add_cross_traffic (sim, r2, MBIT / 2, 1000, 41 * VSIM_S,
+      60 * VSIM_S, 0, 0);
+  vlmcc_sim_add_cross_traffic (sim, r3, 3 * MBIT / 4, 1000, 27 * VSIM_S,
+      45 * VSIM_S, 0, 0);
+  return sim;
+}
+
+gdouble
+vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats st;
+  guint bottleneck, branch[10];
+  gint64 from = 10 * VSIM_S, to = 30 * VSIM_S;
+  VlmccSimFeedback a, b;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_new (&cfg, seed);
+  bottleneck = vlmcc_sim_add_node (sim, 0, 2 * MBIT, 10 * VSIM_MS, 30);
+  for (guint i = 0; i < 10; i++)
+    branch[i] = vlmcc_sim_add_node (sim, bottleneck, 10 * MBIT,
+        (1 + i) * VSIM_MS, 0);
+  for (guint i = 0; i < n; i++)
+    vlmcc_sim_add_receiver (sim, branch[i % 10], i * VSIM_MS);
+  vlmcc_sim_run (sim, from);
+  vlmcc_sim_feedback (sim, &a);
+  vlmcc_sim_run (sim, to);
+  vlmcc_sim_feedback (sim, &b);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  fb->acks = b.acks - a.acks;
+  fb->challenges = b.challenges - a.challenges;
+  fb->probes = b.probes - a.probes;
+  fb->other = b.other - a.other;
+  fb->media_sent = b.media_sent - a.media_sent;
+  vlmcc_sim_free (sim);
+  return (fb->acks + fb->challenges + fb->probes + fb->other) /
+      ((gdouble) (to - from) / st.rtt);
+}

@@ -1,0 +1,483 @@
+/* The VLMCC simulator: the real cores at the ends of the engine's tree
+ * (simengine.h). See vlmccsim.h. */
+#include <string.h>
+
+#include "simengine.h"
+#include "vlmccsim.h"
+#include "core/rtp.h"
+
+#define MAX_DATAGRAM 2048
+/* The greedy source keeps this many packets waiting in the sender core. */
+#define SOURCE_BACKLOG 8
+
+typedef enum {
+  EV_DATA = SIM_ENGINE_KIND_USER,       /* a data packet reaches a node */
+  EV_FEEDBACK,                  /* a receiver's datagram reaches the sender */
+  EV_FEEDBACK_HOP,              /* ... reaches node @b on its way up */
+  EV_START,                     /* a START reaches a receiver */
+  EV_SENDER_TIMER,
+  EV_RECEIVER_TIMER,
+  EV_KILL,
+} EventType;
+
+typedef struct {
+  VlmccReceiver *core;
+  guint node;
+  gint64 start;
+  gboolean dead;
+  guint64 timer_gen;
+  GArray *byte_bins;            /* guint64 */
+} Receiver;
+
+struct _VlmccSim {
+  VlmccConfig cfg;
+  RandomSeeded rng_state;
+  RandomSource rng;
+  SimEngine *engine;
+  GArray *in_group;             /* gboolean, by node: a receiver below */
+  GPtrArray *receivers;
+  VlmccSender *sender;
+  guint64 sender_gen;
+  guint16 rtp_seq;
+  guint32 rtp_ts;
+  GArray *leader_changes;
+  VlmccSimFeedback fb;
+  gboolean started;
+  gboolean feedback_queued;
+};
+
+static void dispatch (gpointer owner, const SimEngineEvent * ev);
+
+static void
+schedule (VlmccSim * sim, gint64 time, EventType type, guint target,
+    GBytes * data, guint64 gen)
+{
+  sim_engine_schedule (sim->engine, time, type, target, gen, data);
+}
+
+static gint64
+now (const VlmccSim * sim)
+{
+  return sim_engine_now (sim->engine);
+}
+
+/* ------------------------------------------------------------------ */
+/* Topology */
+
+static Receiver *
+receiver_at (const VlmccSim * sim, guint i)
+{
+  return g_ptr_array_index (sim->receivers, i);
+}
+
+static gboolean *
+in_group (const VlmccSim * sim, guint node)
+{
+  return &g_array_index (sim->in_group, gboolean, node);
+}
+
+VlmccSim *
+vlmcc_sim_new (const VlmccConfig * cfg, guint64 seed)
+{
+  VlmccSim *sim = g_new0 (VlmccSim, 1);
+  SimEngineCallbacks cb = { sim, dispatch,
+    (gpointer (*)(gpointer)) g_bytes_ref, (GDestroyNotify) g_bytes_unref
+  };
+
+  sim->cfg = *cfg;
+  random_source_init_seeded (&sim->rng, &sim->rng_state, seed);
+  sim->engine = sim_engine_new (&cb, SIM_LINK_RECKONED);
+  sim->in_group = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  g_array_set_size (sim->in_group, 1);
+  sim->receivers = g_ptr_array_new ();
+  sim->leader_changes = g_array_new (FALSE, FALSE,
+      sizeof (VlmccSimLeaderChange));
+  sim->sender = vlmcc_sender_new (cfg, 0x5e4de7, &sim->rng, 0);
+  return sim;
+}
+
+void
+vlmcc_sim_free (VlmccSim * sim)
+{
+  sim_engine_free (sim->engine);
+  for (guint i = 0; i < sim->receivers->len; i++) {
+    Receiver *r = receiver_at (sim, i);
+
+    vlmcc_receiver_free (r->core);
+    g_array_free (r->byte_bins, TRUE);
+    g_free (r);
+  }
+  g_ptr_array_free (sim->receivers, TRUE);
+  g_array_free (sim->in_group, TRUE);
+  g_array_free (sim->leader_changes, TRUE);
+  vlmcc_sender_free (sim->sender);
+  g_free (sim);
+}
+
+guint
+vlmcc_sim_add_node (VlmccSim * sim, guint parent, guint64 rate, gint64 delay,
+    guint queue)
+{
+  guint n = sim_engine_add_node (sim->engine, parent, rate, delay, queue, 0);
+
+  g_array_set_size (sim->in_group, sim_engine_n_nodes (sim->engine));
+  return n;
+}
+
+guint
+vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start)
+{
+  Receiver *r = g_new0 (Receiver, 1);
+  guint idx = sim->receivers->len;
+
+  r->node = node;
+  r->start = start;
+  r->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
+  g_ptr_array_add (sim->receivers, r);
+  sim_engine_attach (sim->engine, node, idx);
+  for (guint n = node; n != 0; n = sim_engine_parent (sim->engine, n))
+    *in_group (sim, n) = TRUE;
+  schedule (sim, start, EV_RECEIVER_TIMER, idx, NULL, 0);
+  return idx;
+}
+
+void
+vlmcc_sim_add_cross_traffic (VlmccSim * sim, guint node, guint64 rate,
+    guint size, gint64 start, gint64 stop, gint64 on, gint64 off)
+{
+  sim_engine_add_cross_traffic (sim->engine, node, rate, size, start, stop,
+      on, off);
+}
+
+void
+vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued)
+{
+  sim->feedback_queued = queued;
+}
+
+void
+vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when)
+{
+  schedule (sim, when, EV_KILL, rx, NULL, 0);
+}
+
+/* Sum of the propagation delays between @node and the root. */
+static gint64
+path_delay (const VlmccSim * sim, guint node)
+{
+  return sim_engine_path_delay (sim->engine, node, 0);
+}
+
+static void
+forward_data (VlmccSim * sim, guint node, GBytes * data)
+{
+  const GArray *children = sim_engine_children (sim->engine, node);
+
+  for (guint i = 0; i < children->len; i++) {
+    guint child = g_array_index (children, guint, i);
+
+    if (*in_group (sim, child))
+      sim_engine_link_send (sim->engine, child, SIM_DOWN,
+          g_bytes_get_size (data), EV_DATA, child, 0, data);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Cores */
+
+static void
+drain_receiver (VlmccSim * sim, guint idx)
+{
+  Receiver *r = receiver_at (sim, idx);
+  guint8 buf[MAX_DATAGRAM];
+  gsize len;
+  gint64 deadline;
+  VlmccEvent ev;
+
+  while ((len = vlmcc_receiver_pop_transmit (r->core, buf, sizeof (buf)))) {
+    if (sim->feedback_queued)
+      schedule (sim, now (sim), EV_FEEDBACK_HOP, idx, g_bytes_new (buf, len),
+          r->node);
+    else
+      schedule (sim, now (sim) + path_delay (sim, r->node), EV_FEEDBACK, idx,
+          g_bytes_new (buf, len), 0);
+  }
+  while (vlmcc_receiver_pop_event (r->core, &ev));
+  deadline = vlmcc_receiver_next_deadline (r->core);
+  if (deadline >= 0)
+    schedule (sim, MAX (deadline, now (sim)), EV_RECEIVER_TIMER, idx, NULL,
+        ++r->timer_gen);
+}
+
+static void
+record_leader (VlmccSim * sim, guint32 id)
+{
+  VlmccSimLeaderChange c = { now (sim), vlmcc_sim_receiver_of (sim, id) };
+
+  g_array_append_val (sim->leader_changes, c);
+}
+
+static void
+top_up_source (VlmccSim * sim)
+{
+  guint8 pkt[MAX_DATAGRAM];
+  guint size = sim->cfg.packet_size > RTP_HEADER_SIZE + 24 ?
+      sim->cfg.packet_size - 24 : RTP_HEADER_SIZE + 1;
+  RtpHeader h = { 0 };
+
+  h.payload_type = 96;
+  h.ssrc = 0x5e4de7;
+  while (vlmcc_sender_queued (sim->sender) < SOURCE_BACKLOG) {
+    h.seq = sim->rtp_seq++;
+    h.timestamp = sim->rtp_ts += 90;
+    memset (pkt, 0, sizeof (pkt));
+    rtp_header_write (&h, NULL, 0, pkt, sizeof (pkt));
+    vlmcc_sender_push (sim->sender, pkt, MIN (size, sizeof (pkt)), now (sim));
+  }
+}
+
+static void
+drain_sender (VlmccSim * sim)
+{
+  guint8 buf[MAX_DATAGRAM];
+  VlmccAddr to;
+  gsize len;
+  VlmccEvent ev;
+
+  top_up_source (sim);
+  while ((len = vlmcc_sender_pop_transmit (sim->sender, buf, sizeof (buf),
+              &to))) {
+    if (to.len == 0) {
+      GBytes *data = g_bytes_new (buf, len);
+
+      sim->fb.media_sent++;
+      forward_data (sim, 0, data);
+      g_bytes_unref (data);
+    } else {
+      guint rx = (guint) to.bytes[0] << 24 | to.bytes[1] << 16 |
+          to.bytes[2] << 8 | to.bytes[3];
+
+      schedule (sim, now (sim) + path_delay (sim, receiver_at (sim,
+                  rx)->node), EV_START, rx, g_bytes_new (buf, len), 0);
+    }
+    top_up_source (sim);
+  }
+  while (vlmcc_sender_pop_event (sim->sender, &ev))
+    if (ev.type == VLMCC_EVENT_LEADER)
+      record_leader (sim, ev.leader);
+  schedule (sim, MAX (vlmcc_sender_next_deadline (sim->sender), now (sim)),
+      EV_SENDER_TIMER, 0, NULL, ++sim->sender_gen);
+}
+
+static void
+on_data (VlmccSim * sim, guint node, GBytes * data)
+{
+  const GArray *attached = sim_engine_attached (sim->engine, node);
+  gsize len;
+  const guint8 *p = g_bytes_get_data (data, &len);
+
+  for (guint i = 0; i < attached->len; i++) {
+    guint idx = g_array_index (attached, guint, i);
+    Receiver *r = receiver_at (sim, idx);
+
+    if (!r->core || r->dead)
+      continue;
+    sim_bins_add (r->byte_bins, 1, 0, now (sim), len);
+    vlmcc_receiver_on_data (r->core, p, len, now (sim));
+    drain_receiver (sim, idx);
+  }
+  forward_data (sim, node, data);
+}
+
+static void
+on_feedback (VlmccSim * sim, guint rx, GBytes * data)
+{
+  VlmccAddr from = { 4 };
+  VlmccMsg m;
+  gsize len;
+  const guint8 *p = g_bytes_get_data (data, &len);
+
+  from.bytes[0] = rx >> 24;
+  from.bytes[1] = rx >> 16;
+  from.bytes[2] = rx >> 8;
+  from.bytes[3] = rx;
+  if (!vlmcc_msg_parse (p, len, &m))
+    sim->fb.other++;
+  else if (m.type == VLMCC_MSG_ACK)
+    sim->fb.acks++;
+  else if (m.type == VLMCC_MSG_CHALLENGE && m.probe)
+    sim->fb.probes++;
+  else if (m.type == VLMCC_MSG_CHALLENGE)
+    sim->fb.challenges++;
+  else
+    sim->fb.other++;
+  vlmcc_sender_on_feedback (sim->sender, p, len, &from, now (sim));
+  drain_sender (sim);
+}
+
+/* Feedback through the upstream queues: at @node, on to its parent. */
+static void
+on_feedback_hop (VlmccSim * sim, guint rx, guint node, GBytes * data)
+{
+  if (node == 0) {
+    on_feedback (sim, rx, data);
+    return;
+  }
+  sim_engine_link_send (sim->engine, node, SIM_UP, g_bytes_get_size (data),
+      EV_FEEDBACK_HOP, rx, sim_engine_parent (sim->engine, node), data);
+}
+
+static void
+on_receiver_timer (VlmccSim * sim, guint idx, guint64 gen)
+{
+  Receiver *r = receiver_at (sim, idx);
+
+  if (r->dead)
+    return;
+  if (!r->core) {
+    r->core = vlmcc_receiver_new (&sim->cfg, &sim->rng, now (sim));
+  } else {
+    if (gen != r->timer_gen)
+      return;
+    vlmcc_receiver_advance (r->core, now (sim));
+  }
+  drain_receiver (sim, idx);
+}
+
+static void
+on_start (VlmccSim * sim, guint rx, GBytes * data)
+{
+  Receiver *r = receiver_at (sim, rx);
+  gsize len;
+  const guint8 *p = g_bytes_get_data (data, &len);
+
+  if (r->core && !r->dead) {
+    vlmcc_receiver_on_control (r->core, p, len, now (sim));
+    drain_receiver (sim, rx);
+  }
+}
+
+static void
+dispatch (gpointer owner, const SimEngineEvent * ev)
+{
+  VlmccSim *sim = owner;
+
+  switch (ev->kind) {
+    case EV_DATA:
+      on_data (sim, ev->a, ev->p);
+      break;
+    case EV_FEEDBACK:
+      on_feedback (sim, ev->a, ev->p);
+      break;
+    case EV_FEEDBACK_HOP:
+      on_feedback_hop (sim, ev->a, (guint) ev->b, ev->p);
+      break;
+    case EV_START:
+      on_start (sim, ev->a, ev->p);
+      break;
+    case EV_SENDER_TIMER:
+      if (ev->b == sim->sender_gen) {
+        vlmcc_sender_advance (sim->sender, now (sim));
+        drain_sender (sim);
+      }
+      break;
+    case EV_RECEIVER_TIMER:
+      on_receiver_timer (sim, ev->a, ev->b);
+      break;
+    case EV_KILL:
+      receiver_at (sim, ev->a)->dead = TRUE;
+      break;
+  }
+}
+
+void
+vlmcc_sim_run (VlmccSim * sim, gint64 until)
+{
+  if (!sim->started) {
+    sim->started = TRUE;
+    drain_sender (sim);
+  }
+  sim_engine_run (sim->engine, until);
+}
+
+/* ------------------------------------------------------------------ */
+/* Results */
+
+VlmccSender *
+vlmcc_sim_sender (VlmccSim * sim)
+{
+  return sim->sender;
+}
+
+VlmccReceiver *
+vlmcc_sim_receiver (VlmccSim * sim, guint rx)
+{
+  return rx < sim->receivers->len ? receiver_at (sim, rx)->core : NULL;
+}
+
+guint
+vlmcc_sim_n_receivers (const VlmccSim * sim)
+{
+  return sim->receivers->len;
+}
+
+gint
+vlmcc_sim_receiver_of (const VlmccSim * sim, guint32 id)
+{
+  VlmccReceiverStats st;
+
+  if (id == 0)
+    return -1;
+  for (guint i = 0; i < sim->receivers->len; i++) {
+    Receiver *r = receiver_at (sim, i);
+
+    if (!r->core)
+      continue;
+    vlmcc_receiver_get_stats (r->core, &st);
+    if (st.id == id)
+      return (gint) i;
+  }
+  return -1;
+}
+
+const GArray *
+vlmcc_sim_leader_changes (const VlmccSim * sim)
+{
+  return sim->leader_changes;
+}
+
+gint
+vlmcc_sim_leader_at (const VlmccSim * sim, gint64 time)
+{
+  gint rx = -1;
+
+  for (guint i = 0; i < sim->leader_changes->len; i++) {
+    VlmccSimLeaderChange *c =
+        &g_array_index (sim->leader_changes, VlmccSimLeaderChange, i);
+
+    if (c->time > time)
+      break;
+    rx = c->rx;
+  }
+  return rx;
+}
+
+void
+vlmcc_sim_feedback (const VlmccSim * sim, VlmccSimFeedback * fb)
+{
+  *fb = sim->fb;
+}
+
+guint64
+vlmcc_sim_receiver_bytes (const VlmccSim * sim, guint rx, gint64 from,
+    gint64 to)
+{
+  return sim_bins_sum (receiver_at (sim, rx)->byte_bins, 1, 0, from, to);
+}
+
+void
+vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
+    gint64 to, guint64 * data, guint64 * cross)
+{
+  sim_engine_link_drops (sim->engine, node, SIM_DOWN, from, to, data, cross);
+}

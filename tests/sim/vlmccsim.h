@@ -1,0 +1,97 @@
+/* The VLMCC side of the simulator: the real sender and receiver cores of
+ * gst/vlmcc in simulated time (GLib only).
+ *
+ * The network is the engine's tree (simengine.h) rooted at the sender's
+ * node 0: every link carries data downstream at its rate, after its
+ * propagation delay, through a drop-tail queue bounded in packets (the
+ * packet on the wire included). The session is one multicast group that
+ * reaches every node with a receiver below it (the group is joined for
+ * the whole run: no graft or prune). The sender is
+ * greedy: its core always has packets waiting, so its window alone sets
+ * the rate. Feedback (acks, challenges) and the sender's START answers
+ * travel by unicast along the tree path after its propagation delay, not
+ * queued, or (vlmcc_sim_set_feedback_queued) feedback through each link's
+ * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link.
+ * Everything random draws from one seeded RandomSource. */
+#ifndef __VLMCC_SIM_H__
+#define __VLMCC_SIM_H__
+
+#include <glib.h>
+
+#include "simengine.h"
+#include "vlmcccore.h"
+
+G_BEGIN_DECLS
+
+#define VSIM_MS SIM_MS
+#define VSIM_S SIM_S
+
+typedef struct _VlmccSim VlmccSim;
+
+/* @cfg: the cores' configuration (sender and receivers alike). */
+VlmccSim *vlmcc_sim_new (const VlmccConfig * cfg, guint64 seed);
+void vlmcc_sim_free (VlmccSim * sim);
+
+/* A node below @parent over a link of @rate bit/s, @delay ns, a drop-tail
+ * queue of @queue packets (0: unbounded). Node 0 is the sender's. */
+guint vlmcc_sim_add_node (VlmccSim * sim, guint parent, guint64 rate,
+    gint64 delay, guint queue);
+/* A receiver core at @node, started at @start. Returns its index. */
+guint vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start);
+/* CBR cross traffic of @rate bit/s, @size-byte packets, on the link into
+ * @node, from @start to @stop (-1: never), on @on / off @off (@off 0:
+ * always on). */
+void vlmcc_sim_add_cross_traffic (VlmccSim * sim, guint node, guint64 rate,
+    guint size, gint64 start, gint64 stop, gint64 on, gint64 off);
+/* Feedback (acks, challenges) crosses each link's upstream drop-tail
+ * queue (same rate and bound as downstream) instead of only its delay. */
+void vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued);
+/* A receiver goes silent (its process killed) at @when. */
+void vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when);
+
+void vlmcc_sim_run (VlmccSim * sim, gint64 until);
+
+VlmccSender *vlmcc_sim_sender (VlmccSim * sim);
+VlmccReceiver *vlmcc_sim_receiver (VlmccSim * sim, guint rx);
+guint vlmcc_sim_n_receivers (const VlmccSim * sim);
+/* The receiver whose id is @id, or -1. */
+gint vlmcc_sim_receiver_of (const VlmccSim * sim, guint32 id);
+
+/* The sender's LEADER events: time and the receiver index (-1: none). */
+typedef struct {
+  gint64 time;
+  gint rx;
+} VlmccSimLeaderChange;
+const GArray *vlmcc_sim_leader_changes (const VlmccSim * sim);
+/* The leader (receiver index, -1: none) at @time. */
+gint vlmcc_sim_leader_at (const VlmccSim * sim, gint64 time);
+
+typedef struct {
+  guint64 acks, challenges, probes, other;      /* feedback at the sender */
+  guint64 media_sent;           /* data packets the sender sent */
+} VlmccSimFeedback;
+void vlmcc_sim_feedback (const VlmccSim * sim, VlmccSimFeedback * fb);
+
+/* Data packets the receiver got and the bytes of them, in [@from, @to). */
+guint64 vlmcc_sim_receiver_bytes (const VlmccSim * sim, guint rx,
+    gint64 from, gint64 to);
+/* Data packets lost on the link into @node (drop-tail) in [@from, @to);
+ * cross-traffic drops apart. */
+void vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
+    gint64 to, guint64 * data, guint64 * cross);
+
+/* Scenarios (vlmccscenarios.c). Figure 5 at small scale: router 1 below
+ * the sender over 10 Mbit/s; routers 2 and 3 below it over 1 Mbit/s with
+ * 30-packet queues; receivers 0, 1 behind router 2 and 2, 3 behind router
+ * 3 (10 Mbit/s, 1 ms each); CBR cross traffic of 500 kbit/s into router 2
+ * over 10-25 s and 41-60 s, of 750 kbit/s into router 3 over 27-45 s. */
+VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
+/* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
+ * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
+ * packets per (sender) RTT. */
+gdouble vlmcc_sim_scale_feedback (guint n, guint64 seed,
+    VlmccSimFeedback * fb);
+
+G_END_DECLS
+
+#endif /* __VLMCC_SIM_H__ */
