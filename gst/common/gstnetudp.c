@@ -211,6 +211,18 @@ set_multicast_send_iface (GSocket * sock, const gchar * iface,
   return TRUE;
 }
 
+/* A socket bound to the any address gets the groups any socket of the
+ * host joined on its port (Linux's IP_MULTICAST_ALL); one that joins at
+ * run time gets only its own. */
+static void
+only_own_groups (GSocket * sock)
+{
+#ifdef IP_MULTICAST_ALL
+  if (g_socket_get_family (sock) == G_SOCKET_FAMILY_IPV4)
+    g_socket_set_option (sock, IPPROTO_IP, IP_MULTICAST_ALL, 0, NULL);
+#endif
+}
+
 /* Binds our own socket to @s's address and port (a multicast address:
  * the port on the any address, reusable, and the group joined). */
 static gboolean
@@ -248,8 +260,11 @@ bind_own (GstNetUdp * self, const GstNetUdpSettings * s,
         "%s:%d: %s", s->address ? s->address : "*", s->port, err->message);
     g_error_free (err);
   } else if (mc) {
-    ok = gst_net_udp_join (self, g_inet_socket_address_get_address
-        (G_INET_SOCKET_ADDRESS (addr)), NULL, error) && (!s->multicast_iface
+    if (s->join_later)
+      only_own_groups (self->socket);
+    ok = (s->join_later || gst_net_udp_join (self,
+            g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (addr)),
+            NULL, error)) && (!s->multicast_iface
         || set_multicast_send_iface (self->socket, s->multicast_iface, error));
   }
   g_object_unref (bind_addr);

@@ -19,9 +19,13 @@ typedef struct
   gint ttl_mc;                  /* multicast TTL, -1: system's */
   gboolean loop;                /* multicast loopback */
   gint buffer_size;             /* SO_RCVBUF and SO_SNDBUF, 0: system's */
+  /* A multicast address: bind its port but join no group yet (the caller
+   * joins with gst_net_udp_join, e.g. source-specific); the socket then
+   * gets only the groups it joined itself (IPv4: IP_MULTICAST_ALL off). */
+  gboolean join_later;
 } GstNetUdpSettings;
 
-#define GST_NET_UDP_SETTINGS_INIT { NULL, 0, NULL, NULL, -1, -1, TRUE, 0 }
+#define GST_NET_UDP_SETTINGS_INIT { NULL, 0, NULL, NULL, -1, -1, TRUE, 0, FALSE }
 
 #define GST_TYPE_NET_UDP (gst_net_udp_get_type ())
 G_DECLARE_FINAL_TYPE (GstNetUdp, gst_net_udp, GST, NET_UDP, GObject);

@@ -48,7 +48,8 @@ uri_pspec (GstElement * element, const gchar * key)
       key);
 
   if (!ps || !(ps->flags & G_PARAM_WRITABLE) ||
-      ps->owner_type != G_OBJECT_TYPE (element))
+      ps->owner_type != G_OBJECT_TYPE (element) ||
+      g_str_equal (ps->name, GST_NET_URI_PROP))
     return NULL;
   return ps;
 }
@@ -248,7 +249,8 @@ gst_net_uri_build (GstElement * element, const gchar * scheme,
     if (ps[i]->owner_type == G_OBJECT_TYPE (element) &&
         (ps[i]->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE &&
         !g_str_equal (ps[i]->name, host_prop) &&
-        !g_str_equal (ps[i]->name, port_prop))
+        !g_str_equal (ps[i]->name, port_prop) &&
+        !g_str_equal (ps[i]->name, GST_NET_URI_PROP))
       append_non_default (q, element, ps[i]);
   g_free (ps);
   v6 = host && strchr (host, ':');
@@ -298,4 +300,14 @@ gst_net_uri_handler_init (gpointer g_iface, gpointer iface_data)
   iface->get_protocols = handler_get_protocols;
   iface->get_uri = handler_get_uri;
   iface->set_uri = handler_set_uri;
+}
+
+void
+gst_net_uri_install_property (GObjectClass * klass, guint prop_id,
+    const gchar * blurb)
+{
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_string (GST_NET_URI_PROP, "URI", blurb, NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 }

@@ -27,6 +27,14 @@ gboolean gst_net_uri_apply (GstElement * element, const gchar * scheme,
 gchar *gst_net_uri_build (GstElement * element, const gchar * scheme,
     const gchar * host_prop, const gchar * port_prop);
 
+/* A `uri` property, for launch lines that name the URI of an element
+ * (`rlmsink uri=rlm://...`); the element's set_property calls
+ * gst_uri_handler_set_uri and get_property gst_uri_handler_get_uri. It is
+ * never a query key and never written by get_uri. */
+#define GST_NET_URI_PROP "uri"
+void gst_net_uri_install_property (GObjectClass * klass, guint prop_id,
+    const gchar * blurb);
+
 G_END_DECLS
 
 #endif /* __GST_NET_URI_H__ */

@@ -6,6 +6,11 @@
  * level within 1 .. n_layers, and after an advance nothing may be left
  * due; anything else aborts.
  *
+ * The receiver's output merger (rlmmerge.c) takes every raw datagram and
+ * every packet the core took as media; what it gives out must be stamped
+ * RTP, numbered on from the last one by 1 plus at most MAX_DROPOUT - 1
+ * lost.
+ *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
  *   op % 4 == 0  the chunk as a datagram, from one of four addresses
  *   op % 4 == 1  time step of (first 4 bytes % 3000) ms, then advance
@@ -17,6 +22,7 @@
 #include <string.h>
 
 #include "rlmcore.h"
+#include "rlmmerge.h"
 #include "core/rtp.h"
 #include "fuzzrecords.h"
 
@@ -30,7 +36,33 @@ typedef struct {
   guint n_layers;
   guint level;
   guint16 seq[RLM_MAX_LAYERS];
+  RlmMerger merger;
+  gboolean have_out;
+  guint16 out_seq;
 } Target;
+
+/* The merger's packets due at @now, checked. */
+static void
+drain_merger (Target * t, gint64 now)
+{
+  guint8 *p;
+  gsize len;
+  RtpHeader h;
+  guint layer;
+  guint16 lseq, d;
+
+  while ((p = rlm_merger_pop (&t->merger, now, &len, NULL))) {
+    if (!rtp_header_parse (p, len, &h) ||
+        !rlm_layer_ext_parse (p, len, 6, &layer, &lseq))
+      abort ();
+    d = h.seq - t->out_seq;
+    if (t->have_out && (d < 1 || d > 3000))
+      abort ();
+    t->have_out = TRUE;
+    t->out_seq = h.seq;
+    g_free (p);
+  }
+}
 
 static void
 check_transmits_and_events (Target * t)
@@ -85,7 +117,9 @@ feed_media (Target * t, guint layer, guint skip, gint64 now)
   h.ssrc = 0xAB;
   rtp_header_write (&h, NULL, 0, hdr, sizeof (hdr));
   len = rtp_ext_add (hdr, sizeof (hdr), &el, out, sizeof (out));
-  rlm_receiver_on_datagram (t->r, out, len, NULL, now);
+  if (rlm_receiver_on_datagram (t->r, out, len, NULL, now) ==
+      RLM_PACKET_MEDIA)
+    rlm_merger_push (&t->merger, out, len, now);
 }
 
 static void
@@ -150,6 +184,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.n_layers = cfg.n_layers;
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.r = rlm_receiver_new (&cfg, &rng, now);
+  rlm_merger_init (&t.merger, 6, 20 * MS, 64, 0);
   check_transmits_and_events (&t);
 
   while (fuzz_next_record (data, size, &pos, &r)) {
@@ -159,6 +194,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       case 0:
         check_parsers (r.chunk, r.len);
         rlm_receiver_on_datagram (t.r, r.chunk, r.len, &a, now);
+        rlm_merger_push (&t.merger, r.chunk, r.len, now);
         break;
       case 1:
         now += (gint64) (r.v % 3000) * MS;
@@ -166,6 +202,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         /* nothing is left due */
         if (rlm_receiver_next_deadline (t.r) <= now)
           abort ();
+        drain_merger (&t, now);
         break;
       case 2:
         feed_media (&t, r.op >> 4, r.len ? r.chunk[0] % 8 : 0, now);
@@ -179,6 +216,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     g_free (r.chunk);
     check_transmits_and_events (&t);
   }
+  drain_merger (&t, G_MAXINT64 / 2);
+  rlm_merger_clear (&t.merger);
   rlm_receiver_free (t.r);
   return 0;
 }

@@ -3,6 +3,7 @@
  * with their source through the loop; an application's socket is used as
  * given; multicast joins and leaves at run time, source-specific too. */
 #include <gst/check/gstcheck.h>
+#include <netinet/in.h>
 #include "gstnetloop.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -253,6 +254,43 @@ GST_START_TEST (test_udp_multicast_membership)
 
 GST_END_TEST;
 
+/* join_later binds a multicast address's port but joins nothing: leaving
+ * the group fails (not a member) until the caller joins it, as RLM's
+ * receiver does when its core says so; the socket gets only the groups it
+ * joins itself. */
+GST_START_TEST (test_udp_multicast_join_later)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GInetAddress *g = g_inet_address_new_from_string ("239.255.42.44");
+  GError *err = NULL;
+  GstNetUdp *u;
+
+  s.address = "239.255.42.44";
+  s.multicast_iface = "lo";
+  s.join_later = TRUE;
+  u = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (u != NULL, "%s", err ? err->message : "");
+  fail_unless (gst_net_udp_get_port (u) > 0);
+#ifdef IP_MULTICAST_ALL
+  {
+    gint all = 1;
+    /* only the groups this socket joins, not every group of the host */
+    fail_unless (g_socket_get_option (gst_net_udp_get_socket (u), IPPROTO_IP,
+            IP_MULTICAST_ALL, &all, NULL));
+    fail_unless_equals_int (all, 0);
+  }
+#endif
+  fail_if (gst_net_udp_leave (u, g, NULL, &err));
+  g_clear_error (&err);
+  fail_unless (gst_net_udp_join (u, g, NULL, &err), "%s", err ?
+      err->message : "");
+  fail_unless (gst_net_udp_leave (u, g, NULL, NULL));
+  g_object_unref (u);
+  g_object_unref (g);
+}
+
+GST_END_TEST;
+
 /* multicast-iface is also the interface multicast leaves through: a
  * member's datagram to its group loops back over lo (the default route
  * would take it elsewhere); an interface that does not exist is an error
@@ -400,6 +438,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
+  tcase_add_test (tc, test_udp_multicast_join_later);
   tcase_add_test (tc, test_udp_multicast_send_iface);
   tcase_add_test (tc, test_param_table_64bit_bounds);
   tcase_add_test (tc, test_resolve_errors);

@@ -1,0 +1,637 @@
+/**
+ * SECTION:element-rlmsink
+ * @title: rlmsink
+ * @see_also: rlmsrc, x264layerenc
+ *
+ * The source of a receiver-driven layered multicast session (McCanne,
+ * Jacobson, Vetterli, "Receiver-driven Layered Multicast", SIGCOMM '96;
+ * docs/protocols/rlm.md). It takes an RTP stream of temporal layers (the
+ * GstTemporalLayerMeta x264layerenc puts on each frame and rtph264pay
+ * copies to each packet) and sends each layer to its own multicast group:
+ * #GstRlmSink:address + layer index (or the layer's entry of
+ * #GstRlmSink:groups), on #GstRlmSink:port (or #GstRlmSink:port + 2 x
+ * layer with #GstRlmSink:port-per-layer). A packet without the meta goes
+ * with the base layer. Every packet carries its layer and a sequence number
+ * of its own layer (an RFC 8285 one-byte header extension,
+ * #GstRlmSink:ext-id), so receivers count loss per layer. The sink takes
+ * no other part in the protocol: receivers choose their layers.
+ *
+ * The sink proposes #GstRlmSink:layers and #GstRlmSink:layer-rates (bit/s
+ * per layer) to the encoder in the caps query and as a GstLayerRates
+ * upstream event, and x264layerenc fixates to them.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,width=640,height=360,framerate=30/1 ! \
+ *   x264layerenc layers=4 ! rtph264pay config-interval=-1 ! \
+ *   rlmsink uri="rlm://239.1.1.1:5000?layers=4&ttl-mc=4"
+ * ]| sends layers 0..3 to 239.1.1.1 .. 239.1.1.4, port 5000.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrlmsink.h"
+#include "gstrlmutil.h"
+#include "gstlayerrates.h"
+#include "gstnetudp.h"
+#include "gstneturi.h"
+#include "gsttemporallayermeta.h"
+#include "core/random.h"
+#include "core/rtp.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_rlm_sink_debug);
+#define GST_CAT_DEFAULT gst_rlm_sink_debug
+
+/* the base layer's rate by default; each layer above doubles the sum */
+#define DEFAULT_BASE_RATE 250000
+#define MAX_PACKET 65536
+
+enum
+{
+  PROP_0,
+  PROP_ADDRESS,
+  PROP_PORT,
+  PROP_GROUPS,
+  PROP_PORT_PER_LAYER,
+  PROP_LAYERS,
+  PROP_LAYER_RATES,
+  PROP_TTL_MC,
+  PROP_MULTICAST_IFACE,
+  PROP_LOOP,
+  PROP_SOCKET,
+  PROP_STATS,
+  PROP_URI,
+  PROP_CONFIG_FIRST,
+};
+
+typedef struct
+{
+  guint64 packets, bytes;
+} LayerCount;
+
+struct _GstRlmSink
+{
+  GstBaseSink parent;
+
+  /* Settings, under the object lock */
+  gchar *address, *groups, *multicast_iface;
+  gint port, ttl_mc;
+  gboolean port_per_layer, loop;
+  guint layers;
+  guint rates[GST_LAYER_RATES_MAX_LAYERS];
+  GSocket *socket;
+  RlmConfig cfg;
+  GError *uri_error;            /* the last uri set, if it was bad */
+
+  GstRatePath *rate_path;
+  gboolean rates_sent;          /* streaming thread: the first event */
+
+  /* State, set in start (streaming thread after that); the counters are
+   * read by `stats` under the object lock. */
+  GstNetUdp *udp;
+  GSocketAddress *dest[GST_RLM_MAX_LAYERS];
+  guint n_dest;
+  RandomSeeded seed;
+  RandomSource rng;
+  RlmStamper stamper;
+  guint8 *out;
+  LayerCount count[GST_RLM_MAX_LAYERS];
+  guint64 no_layer, beyond_layers, send_errors;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+#define gst_rlm_sink_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstRlmSink, gst_rlm_sink, GST_TYPE_BASE_SINK,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init));
+GST_ELEMENT_REGISTER_DEFINE (rlmsink, "rlmsink", GST_RANK_NONE,
+    GST_TYPE_RLM_SINK);
+
+static void
+default_rates (guint * rates, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    rates[i] = i == 0 ? DEFAULT_BASE_RATE : DEFAULT_BASE_RATE << (i - 1);
+}
+
+/* What the encoder is asked for: the caps query answer and the event. */
+static void
+propose_rates (GstRlmSink * self)
+{
+  guint rates[GST_LAYER_RATES_MAX_LAYERS], n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->layers;
+  memcpy (rates, self->rates, sizeof (rates));
+  GST_OBJECT_UNLOCK (self);
+  gst_rate_path_set (self->rate_path, rates, n,
+      g_get_monotonic_time () * GST_USECOND);
+}
+
+/* The layer a packet belongs to: the meta's, the base layer without one
+ * (@no_layer), the top layer for an index beyond the session's (@beyond). */
+static guint
+packet_layer (GstRlmSink * self, GstBuffer * buffer, gboolean * no_layer,
+    gboolean * beyond)
+{
+  GstTemporalLayerMeta *meta = (GstTemporalLayerMeta *)
+      gst_buffer_get_meta (buffer, gst_temporal_layer_meta_api_get_type ());
+
+  *no_layer = meta == NULL;
+  *beyond = meta && meta->layer_id >= self->n_dest;
+  if (!meta)
+    return 0;
+  return MIN (meta->layer_id, self->n_dest - 1);
+}
+
+/* The encoder hears the rates once it streams: an event sent while the
+ * pipeline was still starting did not reach it. */
+static void
+send_rates_once (GstRlmSink * self)
+{
+  guint rates[GST_LAYER_RATES_MAX_LAYERS], n;
+
+  if (self->rates_sent) {
+    gst_rate_path_tick (self->rate_path, g_get_monotonic_time () *
+        GST_USECOND);
+    return;
+  }
+  self->rates_sent = TRUE;
+  n = gst_rate_path_get (self->rate_path, rates);
+  if (n > 0)
+    gst_pad_push_event (GST_BASE_SINK_PAD (self),
+        gst_layer_rates_event_new (rates, n));
+}
+
+static GstFlowReturn
+gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+{
+  GstRlmSink *self = GST_RLM_SINK (bsink);
+  GError *err = NULL;
+  GstMapInfo map;
+  gboolean no_layer, beyond;
+  guint layer;
+  gsize n = 0;
+
+  send_rates_once (self);
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    return GST_FLOW_OK;
+  GST_OBJECT_LOCK (self);
+  layer = packet_layer (self, buffer, &no_layer, &beyond);
+  if (map.size + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE) <= MAX_PACKET)
+    n = rlm_stamper_stamp (&self->stamper, layer, map.data, map.size,
+        self->out, MAX_PACKET);
+  else
+    self->stamper.refused++;
+  GST_OBJECT_UNLOCK (self);
+  gst_buffer_unmap (buffer, &map);
+  if (n == 0) {
+    GST_LOG_OBJECT (self, "not RTP (or already stamped): dropped");
+    return GST_FLOW_OK;
+  }
+  if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp), self->out,
+          n, self->dest[layer], &err)) {
+    GST_DEBUG_OBJECT (self, "layer %u: %s", layer, err->message);
+    g_error_free (err);
+    GST_OBJECT_LOCK (self);
+    self->send_errors++;
+    GST_OBJECT_UNLOCK (self);
+    return GST_FLOW_OK;
+  }
+  GST_OBJECT_LOCK (self);
+  self->no_layer += no_layer;
+  self->beyond_layers += beyond;
+  self->count[layer].packets++;
+  self->count[layer].bytes += n;
+  GST_OBJECT_UNLOCK (self);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_rlm_sink_render_list (GstBaseSink * bsink, GstBufferList * list)
+{
+  for (guint i = 0; i < gst_buffer_list_length (list); i++)
+    gst_rlm_sink_render (bsink, gst_buffer_list_get (list, i));
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_rlm_sink_query (GstBaseSink * bsink, GstQuery * query)
+{
+  GstRlmSink *self = GST_RLM_SINK (bsink);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS &&
+      gst_rate_path_caps_query (self->rate_path, query))
+    return TRUE;
+  return GST_BASE_SINK_CLASS (parent_class)->query (bsink, query);
+}
+
+static void
+clear_dest (GstRlmSink * self)
+{
+  for (guint i = 0; i < GST_RLM_MAX_LAYERS; i++)
+    g_clear_object (&self->dest[i]);
+  self->n_dest = 0;
+}
+
+static gboolean
+gst_rlm_sink_start (GstBaseSink * bsink)
+{
+  GstRlmSink *self = GST_RLM_SINK (bsink);
+  GstNetUdpSettings us = GST_NET_UDP_SETTINGS_INIT;
+  GSocketAddress *dest[GST_RLM_MAX_LAYERS];
+  gchar *address, *groups, *iface;
+  gboolean ok;
+  GError *err = NULL;
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  address = g_strdup (self->address);
+  groups = g_strdup (self->groups);
+  iface = g_strdup (self->multicast_iface);
+  n = self->layers;
+  if (self->uri_error)
+    err = g_error_copy (self->uri_error);
+  ok = !err && gst_rlm_layer_addresses (address, self->port, groups,
+      self->port_per_layer, n, dest, &err);
+  us.socket = self->socket ? g_object_ref (self->socket) : NULL;
+  us.ttl_mc = self->ttl_mc;
+  us.loop = self->loop;
+  us.multicast_iface = iface;
+  GST_OBJECT_UNLOCK (self);
+
+  if (ok) {
+    /* the base group on an ephemeral port, joined to nothing: that puts
+     * multicast-iface on the socket */
+    gchar *group = g_inet_address_to_string (g_inet_socket_address_get_address
+        (G_INET_SOCKET_ADDRESS (dest[0])));
+    us.address = group;
+    us.join_later = TRUE;
+    self->udp = gst_net_udp_new (&us, g_socket_address_get_family (dest[0]),
+        &err);
+    ok = self->udp != NULL;
+    g_free (group);
+  }
+  g_clear_object (&us.socket);
+  g_free (address);
+  g_free (groups);
+  g_free (iface);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  memcpy (self->dest, dest, n * sizeof (GSocketAddress *));
+  self->n_dest = n;
+  random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
+      ((guint64) g_random_int () << 32));
+  rlm_stamper_init (&self->stamper, self->cfg.ext_id, &self->rng);
+  memset (self->count, 0, sizeof (self->count));
+  self->no_layer = self->beyond_layers = self->send_errors = 0;
+  GST_OBJECT_UNLOCK (self);
+  self->rates_sent = FALSE;
+  propose_rates (self);
+  return TRUE;
+}
+
+static gboolean
+gst_rlm_sink_stop (GstBaseSink * bsink)
+{
+  GstRlmSink *self = GST_RLM_SINK (bsink);
+
+  g_clear_object (&self->udp);
+  GST_OBJECT_LOCK (self);
+  clear_dest (self);
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties */
+
+static gboolean
+rates_from_value (GstRlmSink * self, const GValue * value)
+{
+  guint n = gst_value_array_get_size (value);
+
+  if (n == 0 || n > GST_LAYER_RATES_MAX_LAYERS)
+    return FALSE;
+  for (guint i = 0; i < n; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+    if (G_VALUE_HOLDS_INT (v) && g_value_get_int (v) > 0)
+      self->rates[i] = g_value_get_int (v);
+    else if (G_VALUE_HOLDS_UINT (v) && g_value_get_uint (v) > 0)
+      self->rates[i] = g_value_get_uint (v);
+    else
+      return FALSE;
+  }
+  self->layers = n;
+  return TRUE;
+}
+
+static void
+gst_rlm_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRlmSink *self = GST_RLM_SINK (object);
+  gboolean rates_changed = FALSE;
+
+  if (prop_id == PROP_URI) {
+    gst_rlm_set_uri (GST_ELEMENT (self), value, &self->uri_error);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      gst_rlm_set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
+      break;
+    case PROP_PORT:
+      self->port = g_value_get_int (value);
+      break;
+    case PROP_GROUPS:
+      gst_rlm_set_string (&self->groups, value, NULL);
+      break;
+    case PROP_PORT_PER_LAYER:
+      self->port_per_layer = g_value_get_boolean (value);
+      break;
+    case PROP_LAYERS:{
+      guint old = self->layers;
+      self->layers = g_value_get_uint (value);
+      /* layers beyond the old count at doubling cumulative rates */
+      for (guint i = old; i < self->layers; i++)
+        self->rates[i] = i == 0 ? DEFAULT_BASE_RATE : 0;
+      for (guint i = MAX (old, 1); i < self->layers; i++) {
+        guint64 sum = 0;
+        for (guint j = 0; j < i; j++)
+          sum += self->rates[j];
+        self->rates[i] = (guint) MIN (sum, G_MAXUINT);
+      }
+      rates_changed = TRUE;
+      break;
+    }
+    case PROP_LAYER_RATES:
+      if (!rates_from_value (self, value))
+        GST_WARNING_OBJECT (self, "layer-rates: 1 to %u positive rates "
+            "(bit/s) wanted", GST_LAYER_RATES_MAX_LAYERS);
+      rates_changed = TRUE;
+      break;
+    case PROP_TTL_MC:
+      self->ttl_mc = g_value_get_int (value);
+      break;
+    case PROP_MULTICAST_IFACE:
+      gst_rlm_set_string (&self->multicast_iface, value, NULL);
+      break;
+    case PROP_LOOP:
+      self->loop = g_value_get_boolean (value);
+      break;
+    case PROP_SOCKET:
+      g_clear_object (&self->socket);
+      self->socket = g_value_dup_object (value);
+      break;
+    default:
+      if (!gst_param_table_set (&gst_rlm_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (rates_changed)
+    propose_rates (self);
+}
+
+static GstStructure *
+get_stats (GstRlmSink * self)
+{
+  GstStructure *s = gst_structure_new_empty ("application/x-rlm-sink-stats");
+  GValue packets = G_VALUE_INIT, bytes = G_VALUE_INIT;
+
+  gst_value_array_init (&packets, GST_RLM_MAX_LAYERS);
+  gst_value_array_init (&bytes, GST_RLM_MAX_LAYERS);
+  GST_OBJECT_LOCK (self);
+  for (guint i = 0; i < self->n_dest; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_TYPE_UINT64);
+    g_value_set_uint64 (&v, self->count[i].packets);
+    gst_value_array_append_value (&packets, &v);
+    g_value_set_uint64 (&v, self->count[i].bytes);
+    gst_value_array_append_and_take_value (&bytes, &v);
+  }
+  gst_structure_set (s,
+      "layers", G_TYPE_UINT, self->n_dest,
+      "refused", G_TYPE_UINT64, self->stamper.refused,
+      "no-layer", G_TYPE_UINT64, self->no_layer,
+      "beyond-layers", G_TYPE_UINT64, self->beyond_layers,
+      "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
+  GST_OBJECT_UNLOCK (self);
+  gst_structure_take_value (s, "packets", &packets);
+  gst_structure_take_value (s, "bytes", &bytes);
+  return s;
+}
+
+static void
+rates_to_value (GstRlmSink * self, GValue * value)
+{
+  for (guint i = 0; i < self->layers; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_TYPE_INT);
+    g_value_set_int (&v, (gint) MIN (self->rates[i], G_MAXINT));
+    gst_value_array_append_and_take_value (value, &v);
+  }
+}
+
+static void
+gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstRlmSink *self = GST_RLM_SINK (object);
+
+  if (prop_id == PROP_URI) {
+    g_value_take_string (value, gst_uri_handler_get_uri (GST_URI_HANDLER
+            (self)));
+    return;
+  }
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (self));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      g_value_set_string (value, self->address);
+      break;
+    case PROP_PORT:
+      g_value_set_int (value, self->port);
+      break;
+    case PROP_GROUPS:
+      g_value_set_string (value, self->groups);
+      break;
+    case PROP_PORT_PER_LAYER:
+      g_value_set_boolean (value, self->port_per_layer);
+      break;
+    case PROP_LAYERS:
+      g_value_set_uint (value, self->layers);
+      break;
+    case PROP_LAYER_RATES:
+      rates_to_value (self, value);
+      break;
+    case PROP_TTL_MC:
+      g_value_set_int (value, self->ttl_mc);
+      break;
+    case PROP_MULTICAST_IFACE:
+      g_value_set_string (value, self->multicast_iface);
+      break;
+    case PROP_LOOP:
+      g_value_set_boolean (value, self->loop);
+      break;
+    case PROP_SOCKET:
+      g_value_set_object (value, self->socket);
+      break;
+    default:
+      if (!gst_param_table_get (&gst_rlm_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_rlm_sink_finalize (GObject * object)
+{
+  GstRlmSink *self = GST_RLM_SINK (object);
+
+  gst_rate_path_free (self->rate_path);
+  clear_dest (self);
+  g_free (self->address);
+  g_free (self->groups);
+  g_free (self->multicast_iface);
+  g_clear_object (&self->socket);
+  g_clear_error (&self->uri_error);
+  g_free (self->out);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+static void
+install_properties (GObjectClass * oc)
+{
+  g_object_class_install_property (oc, PROP_ADDRESS,
+      g_param_spec_string ("address", "Address", "Multicast group of the "
+          "base layer; layer i goes to this address + i unless groups is "
+          "set (IPv4 or IPv6 literal)", GST_RLM_DEFAULT_ADDRESS, RW));
+  g_object_class_install_property (oc, PROP_PORT,
+      g_param_spec_int ("port", "Port", "UDP port of every layer's group "
+          "(of the base layer's with port-per-layer)", 1, 65535,
+          GST_RLM_DEFAULT_PORT, RW));
+  g_object_class_install_property (oc, PROP_GROUPS,
+      g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
+          "group of each layer, base layer first, each ADDRESS or "
+          "ADDRESS:PORT (IPv6: [ADDRESS]:PORT); NULL: address + layer index",
+          NULL, RW));
+  g_object_class_install_property (oc, PROP_PORT_PER_LAYER,
+      g_param_spec_boolean ("port-per-layer", "Port per layer", "Layer i "
+          "goes to port + 2 i (else every layer to port)", FALSE, RW));
+  g_object_class_install_property (oc, PROP_LAYERS,
+      g_param_spec_uint ("layers", "Layers", "Temporal layers of the "
+          "stream, each on its own group (layers); proposed to the encoder",
+          1, GST_RLM_MAX_LAYERS, GST_RLM_DEFAULT_LAYERS, RW));
+  g_object_class_install_property (oc, PROP_LAYER_RATES,
+      gst_param_spec_array ("layer-rates", "Layer rates", "Rate of each "
+          "layer, not cumulative, bit/s (sets layers); proposed to the "
+          "encoder. Default: 250000 for the base layer, each layer above "
+          "doubling the cumulative rate",
+          g_param_spec_int ("rate", "Rate", "bit/s", 1, G_MAXINT, 250000,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), RW));
+  g_object_class_install_property (oc, PROP_TTL_MC,
+      g_param_spec_int ("ttl-mc", "Multicast TTL", "TTL of the multicast "
+          "packets, hops (-1: the system's)", -1, 255, -1, RW));
+  g_object_class_install_property (oc, PROP_MULTICAST_IFACE,
+      g_param_spec_string ("multicast-iface", "Multicast interface",
+          "Network interface the groups are sent on (NULL: the system's "
+          "route)", NULL, RW));
+  g_object_class_install_property (oc, PROP_LOOP,
+      g_param_spec_boolean ("loop", "Loop", "Multicast loopback: receivers "
+          "on this host hear the stream", TRUE, RW));
+  g_object_class_install_property (oc, PROP_SOCKET,
+      g_param_spec_object ("socket", "Socket", "A UDP socket of the "
+          "application's to send from, used as given (not bound, options "
+          "unchanged, never closed)", G_TYPE_SOCKET, RW));
+  /**
+   * GstRlmSink:stats:
+   *
+   * Counters of the sink; every field with its unit in the blurb.
+   */
+  g_object_class_install_property (oc, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Counters (read-only "
+          "GstStructure). Fields: layers: layers sent (layers); packets: "
+          "array by layer of the packets sent (packets); bytes: array by "
+          "layer of the bytes sent, RTP with the layer extension (bytes); "
+          "refused: packets that were "
+          "not RTP or already carried the extension (packets); no-layer: "
+          "packets without a temporal-layer meta, sent with the base layer "
+          "(packets); beyond-layers: packets of a layer index beyond layers, "
+          "sent with the top layer (packets); send-errors: packets the "
+          "socket refused (packets)", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
+  gst_param_table_install (&gst_rlm_params, oc, PROP_CONFIG_FIRST,
+      GST_RLM_PARAM_SINK);
+}
+
+static void
+gst_rlm_sink_class_init (GstRlmSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *bsink_class = GST_BASE_SINK_CLASS (klass);
+
+  gobject_class->set_property = gst_rlm_sink_set_property;
+  gobject_class->get_property = gst_rlm_sink_get_property;
+  gobject_class->finalize = gst_rlm_sink_finalize;
+  bsink_class->render = gst_rlm_sink_render;
+  bsink_class->render_list = gst_rlm_sink_render_list;
+  bsink_class->query = gst_rlm_sink_query;
+  bsink_class->start = gst_rlm_sink_start;
+  bsink_class->stop = gst_rlm_sink_stop;
+
+  install_properties (gobject_class);
+  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SINK,
+      "rlm", "address", "port");
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "RLM layered multicast sink", "Sink/Network/RTP",
+      "Sends each temporal layer of an RTP stream to its own multicast group "
+      "with a per-layer sequence number, for receiver-driven layered "
+      "multicast (rlmsrc). URI: rlm://GROUP:PORT?layers=N&... (any property "
+      "as a query parameter). Example: gst-launch-1.0 videotestsrc "
+      "is-live=true ! x264layerenc layers=4 ! rtph264pay config-interval=-1 "
+      "! rlmsink uri=rlm://239.1.1.1:5000?layers=4",
+      "gst-rtp-transports developers");
+  gst_type_mark_as_plugin_api (GST_TYPE_RLM_JOIN_DRAW, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_rlm_sink_debug, "rlmsink", 0,
+      "RLM layered multicast sink");
+}
+
+static void
+gst_rlm_sink_init (GstRlmSink * self)
+{
+  self->address = g_strdup (GST_RLM_DEFAULT_ADDRESS);
+  self->port = GST_RLM_DEFAULT_PORT;
+  self->ttl_mc = -1;
+  self->loop = TRUE;
+  self->layers = GST_RLM_DEFAULT_LAYERS;
+  default_rates (self->rates, GST_LAYER_RATES_MAX_LAYERS);
+  rlm_config_init (&self->cfg);
+  self->out = g_malloc (MAX_PACKET);
+  self->rate_path = gst_rate_path_new (GST_ELEMENT (self),
+      GST_BASE_SINK_PAD (self), GST_SECOND, NULL, NULL);
+  propose_rates (self);
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+  gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
+}

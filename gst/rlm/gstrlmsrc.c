@@ -1,0 +1,982 @@
+/**
+ * SECTION:element-rlmsrc
+ * @title: rlmsrc
+ * @see_also: rlmsink, x264layerenc
+ *
+ * A receiver of a receiver-driven layered multicast session (McCanne,
+ * Jacobson, Vetterli, "Receiver-driven Layered Multicast", SIGCOMM '96;
+ * docs/protocols/rlm.md). It runs the RLM receiver: it joins the base
+ * layer's group, adds a layer when a join timer expires (a
+ * join-experiment, announced to the session), drops the top layer when
+ * the loss rate says the path is congested, and learns from the other
+ * receivers' failed experiments. Joins and leaves are real IGMP/MLD
+ * membership changes (source-specific with #GstRlmSrc:source-address), so
+ * a network with IGMP snooping stops sending a dropped layer.
+ *
+ * The subscribed layers come out as one RTP stream that stock
+ * depayloaders and decoders play at every level: the packets are put back
+ * in the source's order within #GstRlmSrc:reorder-window and renumbered so
+ * that the sequence is continuous except where a subscribed layer lost
+ * packets. #GstRlmSrc:caps describes the stream, as udpsrc's does.
+ *
+ * Every level change is posted as an element message `rlm-level` (level,
+ * reason, state), so `gst-launch-1.0 -m` shows the adaptation; the
+ * receiver's state and counters are in #GstRlmSrc:stats, also posted as
+ * `rlm-src-stats` every #GstRlmSrc:stats-interval and once more at EOS.
+ * Every constant of the paper is a property with the paper's value as
+ * default.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m rlmsrc uri="rlm://239.1.1.1:5000?layers=4" \
+ *   caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" ! \
+ *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstrlmsrc.h"
+#include "gstrlmutil.h"
+#include "rlmmerge.h"
+#include "gstnetloop.h"
+#include "gstnetsocket.h"
+#include "gstnetstats.h"
+#include "gstnettime.h"
+#include "gstnetudp.h"
+#include "gstneturi.h"
+#include "core/random.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_rlm_src_debug);
+#define GST_CAT_DEFAULT gst_rlm_src_debug
+
+#define DEFAULT_REORDER_WINDOW (20 * GST_MSECOND)
+#define DEFAULT_STATS_INTERVAL GST_SECOND
+#define MAX_HELD 2048
+
+enum
+{
+  PROP_0,
+  PROP_ADDRESS,
+  PROP_PORT,
+  PROP_GROUPS,
+  PROP_PORT_PER_LAYER,
+  PROP_SOURCE_ADDRESS,
+  PROP_LAYERS,
+  PROP_TTL_MC,
+  PROP_MULTICAST_IFACE,
+  PROP_LOOP,
+  PROP_SOCKET,
+  PROP_CAPS,
+  PROP_REORDER_WINDOW,
+  PROP_STATS_INTERVAL,
+  PROP_STATS,
+  PROP_URI,
+  PROP_CONFIG_FIRST,
+};
+
+struct _GstRlmSrc
+{
+  GstPushSrc parent;
+
+  /* Settings, under the object lock */
+  gchar *address, *groups, *source_address, *multicast_iface;
+  gint port, ttl_mc;
+  gboolean port_per_layer, mc_loop;
+  guint layers;
+  GSocket *socket;
+  GstCaps *caps;
+  guint64 reorder_window, stats_interval;
+  RlmConfig cfg;
+  GError *uri_error;            /* the last uri set, if it was bad */
+
+  GstNetStats stats;
+
+  /* State, under lock: the loop thread feeds the core and the merger,
+   * create() takes the merged stream (cond: a packet or a flush). */
+  GMutex lock;
+  GCond cond;
+  gboolean flushing;
+  GstNetLoop *loop;
+  guint n_layers;
+  GstNetUdp *udp[GST_RLM_MAX_LAYERS];   /* by port: [0] with one port */
+  GSocketAddress *dest[GST_RLM_MAX_LAYERS];
+  GInetAddress *source;         /* source-specific joins, or NULL */
+  gboolean joined[GST_RLM_MAX_LAYERS];
+  RandomSeeded seed;
+  RandomSource rng;
+  RlmReceiver *core;
+  RlmMerger merger;
+  guint64 joins, leaves, join_errors, send_errors;
+  GArray *levels;               /* RlmEvent: level changes to post */
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+#define gst_rlm_src_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstRlmSrc, gst_rlm_src, GST_TYPE_PUSH_SRC,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init));
+GST_ELEMENT_REGISTER_DEFINE (rlmsrc, "rlmsrc", GST_RANK_NONE,
+    GST_TYPE_RLM_SRC);
+
+static GstStructure *get_stats (GstElement * element);
+
+/* The socket a layer arrives on. */
+static GstNetUdp *
+layer_udp (GstRlmSrc * self, guint layer)
+{
+  return self->udp[self->udp[layer] ? layer : 0];
+}
+
+/* ------------------------------------------------------------------ */
+/* The core's decisions (lock held) */
+
+static void
+membership (GstRlmSrc * self, guint layer, gboolean join)
+{
+  GInetAddress *group;
+  GError *err = NULL;
+  gboolean ok;
+
+  if (layer >= self->n_layers || self->joined[layer] == join)
+    return;
+  group = g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS
+      (self->dest[layer]));
+  ok = join ? gst_net_udp_join (layer_udp (self, layer), group, self->source,
+      &err) : gst_net_udp_leave (layer_udp (self, layer), group,
+      self->source, &err);
+  if (!ok) {
+    GST_WARNING_OBJECT (self, "layer %u: %s", layer, err->message);
+    g_error_free (err);
+    self->join_errors++;
+    return;
+  }
+  GST_DEBUG_OBJECT (self, "%s layer %u", join ? "joined" : "left", layer);
+  self->joined[layer] = join;
+  if (join)
+    self->joins++;
+  else
+    self->leaves++;
+  /* packets still in flight after a leave, and the time away, are not
+   * loss in the merged stream either */
+  rlm_merger_reset_layer (&self->merger, layer);
+}
+
+static void
+take_events (GstRlmSrc * self)
+{
+  RlmEvent ev;
+
+  while (rlm_receiver_pop_event (self->core, &ev)) {
+    switch (ev.type) {
+      case RLM_EVENT_JOIN:
+        membership (self, ev.layer, TRUE);
+        break;
+      case RLM_EVENT_LEAVE:
+        membership (self, ev.layer, FALSE);
+        break;
+      case RLM_EVENT_LEVEL:
+        g_array_append_val (self->levels, ev);
+        break;
+    }
+  }
+}
+
+/* Posts the level changes taken so far; call holding no lock. */
+static void
+post_levels (GstRlmSrc * self)
+{
+  GArray *levels;
+
+  g_mutex_lock (&self->lock);
+  levels = self->levels;
+  self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
+  g_mutex_unlock (&self->lock);
+  for (guint i = 0; i < levels->len; i++) {
+    RlmEvent *ev = &g_array_index (levels, RlmEvent, i);
+
+    GST_INFO_OBJECT (self, "level %u (%s)", ev->level,
+        rlm_reason_name (ev->reason));
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("rlm-level",
+                "level", G_TYPE_UINT, ev->level,
+                "reason", G_TYPE_STRING, rlm_reason_name (ev->reason),
+                "state", G_TYPE_STRING, rlm_state_name (ev->state), NULL)));
+  }
+  g_array_unref (levels);
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop thread */
+
+static void
+address_of (GSocketAddress * from, RlmAddr * addr)
+{
+  gssize n = g_socket_address_get_native_size (from);
+
+  memset (addr, 0, sizeof (*addr));
+  if (n > 0 && n <= RLM_ADDR_MAX_SIZE &&
+      g_socket_address_to_native (from, addr->bytes, n, NULL))
+    addr->len = n;
+}
+
+static void
+on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  GstRlmSrc *self = user_data;
+  gint64 now = gst_net_now ();
+  RlmAddr addr;
+
+  address_of (from, &addr);
+  g_mutex_lock (&self->lock);
+  if (rlm_receiver_on_datagram (self->core, data, size, &addr, now) ==
+      RLM_PACKET_MEDIA && rlm_merger_push (&self->merger, data, size, now))
+    g_cond_broadcast (&self->cond);
+  take_events (self);
+  g_mutex_unlock (&self->lock);
+  post_levels (self);
+  gst_net_loop_wake (self->loop);
+}
+
+/* Announcements and reports go to the session on the base layer's group. */
+static void
+send_control (GstRlmSrc * self)
+{
+  guint8 buf[RLM_CTRL_SIZE];
+  GError *err = NULL;
+  gsize n;
+
+  while ((n = rlm_receiver_pop_transmit (self->core, buf, sizeof (buf))))
+    if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp[0]), buf, n,
+            self->dest[0], &err)) {
+      GST_DEBUG_OBJECT (self, "announcement: %s", err->message);
+      g_clear_error (&err);
+      self->send_errors++;
+    }
+}
+
+static gint64
+src_work (gpointer data, gint64 now)
+{
+  GstRlmSrc *self = data;
+  gint64 deadline;
+
+  g_mutex_lock (&self->lock);
+  rlm_receiver_advance (self->core, now);
+  take_events (self);
+  send_control (self);
+  deadline = rlm_receiver_next_deadline (self->core);
+  if (deadline < 0)
+    deadline = G_MAXINT64;
+  g_mutex_unlock (&self->lock);
+  post_levels (self);
+  return MIN (deadline, gst_net_stats_poll (&self->stats, now));
+}
+
+/* ------------------------------------------------------------------ */
+/* GstPushSrc */
+
+/* A packet's timestamp is when it arrived, not when create() gives it
+ * out: stamped on the way out, a sink that syncs would hold create() back
+ * and every frame would come later than the one before. */
+static void
+stamp_arrival (GstRlmSrc * self, GstBuffer * buf, gint64 age)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self)), t;
+
+  if (!clock)
+    return;
+  t = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  age = MAX (age, 0);
+  if (GST_CLOCK_TIME_IS_VALID (base) && t >= base + age)
+    GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = t - base - age;
+}
+
+static GstFlowReturn
+gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
+{
+  GstRlmSrc *self = GST_RLM_SRC (psrc);
+
+  g_mutex_lock (&self->lock);
+  for (;;) {
+    gint64 now = gst_net_now (), deadline, arrival;
+    guint8 *data;
+    gsize len;
+
+    if (self->flushing) {
+      g_mutex_unlock (&self->lock);
+      return GST_FLOW_FLUSHING;
+    }
+    data = rlm_merger_pop (&self->merger, now, &len, &arrival);
+    if (data) {
+      g_mutex_unlock (&self->lock);
+      *outbuf = gst_buffer_new_wrapped (data, len);
+      stamp_arrival (self, *outbuf, gst_net_now () - arrival);
+      return GST_FLOW_OK;
+    }
+    deadline = rlm_merger_next_deadline (&self->merger);
+    if (deadline < 0)
+      deadline = now + GST_SECOND;
+    g_cond_wait_until (&self->cond, &self->lock, (deadline + 999) / 1000);
+  }
+}
+
+/* One socket per distinct port, bound to the port with no group joined
+ * (the core's JOIN events join). */
+static gboolean
+open_sockets (GstRlmSrc * self, GSocket * app_socket, const gchar * iface,
+    gint ttl_mc, gboolean loop, GError ** err)
+{
+  for (guint i = 0; i < self->n_layers; i++) {
+    GstNetUdpSettings us = GST_NET_UDP_SETTINGS_INIT;
+    GInetSocketAddress *d = G_INET_SOCKET_ADDRESS (self->dest[i]);
+    gchar *group;
+
+    if (i > 0 && g_inet_socket_address_get_port (d) ==
+        g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS
+            (self->dest[0])))
+      continue;
+    group = g_inet_address_to_string (g_inet_socket_address_get_address (d));
+    us.address = group;
+    us.port = g_inet_socket_address_get_port (d);
+    us.socket = i == 0 ? app_socket : NULL;
+    us.multicast_iface = iface;
+    us.ttl_mc = ttl_mc;
+    us.loop = loop;
+    us.join_later = TRUE;
+    self->udp[i] = gst_net_udp_new (&us, G_SOCKET_FAMILY_IPV4, err);
+    g_free (group);
+    if (!self->udp[i])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Port 0 bound an ephemeral port: every layer is on it. */
+static void
+take_bound_port (GstRlmSrc * self)
+{
+  gint port = gst_net_udp_get_port (self->udp[0]);
+
+  for (guint i = 0; i < self->n_layers; i++) {
+    GInetSocketAddress *d = G_INET_SOCKET_ADDRESS (self->dest[i]);
+    GSocketAddress *a = g_inet_socket_address_new
+        (g_inet_socket_address_get_address (d), port);
+    g_object_unref (self->dest[i]);
+    self->dest[i] = a;
+  }
+}
+
+static void
+close_sockets (GstRlmSrc * self)
+{
+  for (guint i = 0; i < GST_RLM_MAX_LAYERS; i++) {
+    g_clear_object (&self->udp[i]);
+    g_clear_object (&self->dest[i]);
+    self->joined[i] = FALSE;
+  }
+  g_clear_object (&self->source);
+}
+
+static gboolean
+resolve_source (const gchar * source, GInetAddress ** out, GError ** err)
+{
+  if (!source || !*source)
+    return TRUE;
+  *out = g_inet_address_new_from_string (source);
+  if (!*out)
+    g_set_error (err, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "source-address: \"%s\" is not an IP address", source);
+  return *out != NULL;
+}
+
+static gboolean
+gst_rlm_src_start (GstBaseSrc * bsrc)
+{
+  GstRlmSrc *self = GST_RLM_SRC (bsrc);
+  gchar *address, *groups, *source, *iface;
+  gint port, ttl_mc;
+  gboolean port_per_layer, loop, ok;
+  GSocket *app_socket;
+  guint64 window, stats_interval;
+  GError *err = NULL;
+  RlmConfig cfg;
+
+  GST_OBJECT_LOCK (self);
+  address = g_strdup (self->address);
+  groups = g_strdup (self->groups);
+  source = g_strdup (self->source_address);
+  iface = g_strdup (self->multicast_iface);
+  port = self->port;
+  ttl_mc = self->ttl_mc;
+  port_per_layer = self->port_per_layer;
+  loop = self->mc_loop;
+  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
+  window = self->reorder_window;
+  stats_interval = self->stats_interval;
+  cfg = self->cfg;
+  cfg.n_layers = self->layers;
+  if (self->uri_error)
+    err = g_error_copy (self->uri_error);
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->lock);
+  self->n_layers = cfg.n_layers;
+  ok = !err && gst_rlm_layer_addresses (address, port, groups, port_per_layer,
+      cfg.n_layers, self->dest, &err) &&
+      resolve_source (source, &self->source, &err) &&
+      open_sockets (self, app_socket, iface, ttl_mc, loop, &err);
+  if (!ok)
+    close_sockets (self);
+  else if (port == 0)
+    take_bound_port (self);
+  g_mutex_unlock (&self->lock);
+  if (ok && port == 0) {
+    GST_OBJECT_LOCK (self);
+    self->port = gst_net_address_get_port (self->dest[0]);
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_clear_object (&app_socket);
+  g_free (address);
+  g_free (groups);
+  g_free (source);
+  g_free (iface);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+
+  g_mutex_lock (&self->lock);
+  random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
+      ((guint64) g_random_int () << 32));
+  rlm_merger_init (&self->merger, cfg.ext_id, window, MAX_HELD,
+      (guint16) g_random_int ());
+  self->joins = self->leaves = self->join_errors = self->send_errors = 0;
+  self->core = rlm_receiver_new (&cfg, &self->rng, gst_net_now ());
+  take_events (self);
+  g_mutex_unlock (&self->lock);
+  post_levels (self);
+
+  gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
+  self->loop = gst_net_loop_new ("rlmsrc", src_work, self);
+  for (guint i = 0; i < self->n_layers; i++)
+    if (self->udp[i])
+      gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp[i]),
+          on_datagram, self);
+  gst_net_loop_start (self->loop);
+  return TRUE;
+}
+
+static gboolean
+gst_rlm_src_stop (GstBaseSrc * bsrc)
+{
+  GstRlmSrc *self = GST_RLM_SRC (bsrc);
+
+  if (self->loop)
+    gst_net_loop_stop (self->loop);
+  g_mutex_lock (&self->lock);
+  /* leave what we joined: the network stops sending it at once */
+  for (guint i = 0; self->core && i < self->n_layers; i++)
+    membership (self, i, FALSE);
+  for (guint i = 0; i < GST_RLM_MAX_LAYERS; i++)
+    if (self->udp[i])
+      gst_net_transport_detach (GST_NET_TRANSPORT (self->udp[i]));
+  close_sockets (self);
+  g_clear_pointer (&self->loop, gst_net_loop_free);
+  g_clear_pointer (&self->core, rlm_receiver_free);
+  rlm_merger_clear (&self->merger);
+  g_array_set_size (self->levels, 0);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_rlm_src_unlock (GstBaseSrc * bsrc)
+{
+  GstRlmSrc *self = GST_RLM_SRC (bsrc);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_rlm_src_unlock_stop (GstBaseSrc * bsrc)
+{
+  GstRlmSrc *self = GST_RLM_SRC (bsrc);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static GstCaps *
+gst_rlm_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
+{
+  GstRlmSrc *self = GST_RLM_SRC (bsrc);
+  GstCaps *caps, *res;
+
+  GST_OBJECT_LOCK (self);
+  caps = self->caps ? gst_caps_ref (self->caps) :
+      gst_static_pad_template_get_caps (&src_template);
+  GST_OBJECT_UNLOCK (self);
+  if (!filter)
+    return caps;
+  res = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return res;
+}
+
+/* Buffers carry their arrival time; they wait in the reorder window at
+ * most before they leave. */
+static gboolean
+gst_rlm_src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstRlmSrc *self = GST_RLM_SRC (bsrc);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime window;
+    GST_OBJECT_LOCK (self);
+    window = self->reorder_window;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_set_latency (query, TRUE, window, GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
+  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties */
+
+static void
+gst_rlm_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRlmSrc *self = GST_RLM_SRC (object);
+
+  if (prop_id == PROP_URI) {
+    gst_rlm_set_uri (GST_ELEMENT (self), value, &self->uri_error);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      gst_rlm_set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
+      break;
+    case PROP_PORT:
+      self->port = g_value_get_int (value);
+      break;
+    case PROP_GROUPS:
+      gst_rlm_set_string (&self->groups, value, NULL);
+      break;
+    case PROP_PORT_PER_LAYER:
+      self->port_per_layer = g_value_get_boolean (value);
+      break;
+    case PROP_SOURCE_ADDRESS:
+      gst_rlm_set_string (&self->source_address, value, NULL);
+      break;
+    case PROP_LAYERS:
+      self->layers = g_value_get_uint (value);
+      break;
+    case PROP_TTL_MC:
+      self->ttl_mc = g_value_get_int (value);
+      break;
+    case PROP_MULTICAST_IFACE:
+      gst_rlm_set_string (&self->multicast_iface, value, NULL);
+      break;
+    case PROP_LOOP:
+      self->mc_loop = g_value_get_boolean (value);
+      break;
+    case PROP_SOCKET:
+      g_clear_object (&self->socket);
+      self->socket = g_value_dup_object (value);
+      break;
+    case PROP_CAPS:{
+      const GstCaps *c = gst_value_get_caps (value);
+      gst_caps_replace (&self->caps, (GstCaps *) c);
+      break;
+    }
+    case PROP_REORDER_WINDOW:
+      self->reorder_window = g_value_get_uint64 (value);
+      break;
+    case PROP_STATS_INTERVAL:
+      self->stats_interval = g_value_get_uint64 (value);
+      break;
+    default:
+      if (!gst_param_table_set (&gst_rlm_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_CAPS)
+    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (self));
+}
+
+static void
+set_array (GstStructure * s, const gchar * field, const guint64 * v, guint n)
+{
+  GValue array = G_VALUE_INIT;
+
+  gst_value_array_init (&array, n);
+  for (guint i = 0; i < n; i++) {
+    GValue x = G_VALUE_INIT;
+    g_value_init (&x, G_TYPE_UINT64);
+    g_value_set_uint64 (&x, v[i]);
+    gst_value_array_append_and_take_value (&array, &x);
+  }
+  gst_structure_take_value (s, field, &array);
+}
+
+static void
+core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
+{
+  RlmReceiverStats st;
+  RlmMergeStats ms;
+  guint64 v[RLM_MAX_LAYERS + 1] = { 0, };
+  guint n = self->n_layers;
+
+  rlm_receiver_get_stats (self->core, &st);
+  rlm_merger_get_stats (&self->merger, &ms);
+  gst_structure_set (s,
+      "level", G_TYPE_UINT, st.level,
+      "state", G_TYPE_STRING, rlm_state_name (st.state),
+      "ssrc", G_TYPE_UINT, st.ssrc,
+      "next-join", G_TYPE_INT64, st.join_deadline < 0 ? -1 :
+      MAX (st.join_deadline - now, 0),
+      "detection-time", G_TYPE_UINT64, (guint64) st.detection_time,
+      "detection-dev", G_TYPE_UINT64, (guint64) st.detection_dev,
+      "join-max", G_TYPE_UINT64, (guint64) st.join_max,
+      "loss-estimate", G_TYPE_DOUBLE, st.loss_estimate,
+      "session-size", G_TYPE_UINT, st.session_size,
+      "experiments-run", G_TYPE_UINT64, st.experiments_run,
+      "experiments-succeeded", G_TYPE_UINT64, st.experiments_succeeded,
+      "experiments-failed", G_TYPE_UINT64, st.experiments_failed,
+      "experiments-suppressed", G_TYPE_UINT64, st.experiments_suppressed,
+      "experiments-learned", G_TYPE_UINT64, st.experiments_learned,
+      "drops", G_TYPE_UINT64, st.drops,
+      "announcements-sent", G_TYPE_UINT64, st.announcements_sent,
+      "reports-sent", G_TYPE_UINT64, st.reports_sent,
+      "control-received", G_TYPE_UINT64, st.control_received,
+      "own", G_TYPE_UINT64, st.own,
+      "malformed", G_TYPE_UINT64, st.malformed + ms.malformed,
+      "forged", G_TYPE_UINT64, st.forged,
+      "foreign", G_TYPE_UINT64, st.foreign,
+      "unsubscribed", G_TYPE_UINT64, st.unsubscribed,
+      "source-changes", G_TYPE_UINT64, st.source_changes,
+      "pushed", G_TYPE_UINT64, ms.released,
+      "late", G_TYPE_UINT64, ms.late,
+      "duplicates", G_TYPE_UINT64, ms.duplicates,
+      "gaps", G_TYPE_UINT64, ms.gaps,
+      "held", G_TYPE_UINT, ms.held, NULL);
+  /* join timers of levels 2 .. n: index 0 is level 2 */
+  for (guint k = 2; k <= n; k++)
+    v[k - 2] = (guint64) st.join_timer[k];
+  set_array (s, "join-timers", v, n > 1 ? n - 1 : 0);
+  for (guint i = 0; i < n; i++)
+    v[i] = st.layers[i].received;
+  set_array (s, "layer-received", v, n);
+  for (guint i = 0; i < n; i++)
+    v[i] = st.layers[i].lost;
+  set_array (s, "layer-lost", v, n);
+}
+
+static GstStructure *
+get_stats (GstElement * element)
+{
+  GstRlmSrc *self = GST_RLM_SRC (element);
+  GstStructure *s = gst_structure_new_empty ("application/x-rlm-src-stats");
+
+  g_mutex_lock (&self->lock);
+  if (self->core)
+    core_stats (self, s, gst_net_now ());
+  gst_structure_set (s,
+      "joins", G_TYPE_UINT64, self->joins,
+      "leaves", G_TYPE_UINT64, self->leaves,
+      "join-errors", G_TYPE_UINT64, self->join_errors,
+      "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
+  g_mutex_unlock (&self->lock);
+  return s;
+}
+
+static void
+gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstRlmSrc *self = GST_RLM_SRC (object);
+
+  if (prop_id == PROP_URI) {
+    g_value_take_string (value, gst_uri_handler_get_uri (GST_URI_HANDLER
+            (self)));
+    return;
+  }
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      g_value_set_string (value, self->address);
+      break;
+    case PROP_PORT:
+      g_value_set_int (value, self->port);
+      break;
+    case PROP_GROUPS:
+      g_value_set_string (value, self->groups);
+      break;
+    case PROP_PORT_PER_LAYER:
+      g_value_set_boolean (value, self->port_per_layer);
+      break;
+    case PROP_SOURCE_ADDRESS:
+      g_value_set_string (value, self->source_address);
+      break;
+    case PROP_LAYERS:
+      g_value_set_uint (value, self->layers);
+      break;
+    case PROP_TTL_MC:
+      g_value_set_int (value, self->ttl_mc);
+      break;
+    case PROP_MULTICAST_IFACE:
+      g_value_set_string (value, self->multicast_iface);
+      break;
+    case PROP_LOOP:
+      g_value_set_boolean (value, self->mc_loop);
+      break;
+    case PROP_SOCKET:
+      g_value_set_object (value, self->socket);
+      break;
+    case PROP_CAPS:
+      gst_value_set_caps (value, self->caps);
+      break;
+    case PROP_REORDER_WINDOW:
+      g_value_set_uint64 (value, self->reorder_window);
+      break;
+    case PROP_STATS_INTERVAL:
+      g_value_set_uint64 (value, self->stats_interval);
+      break;
+    default:
+      if (!gst_param_table_get (&gst_rlm_params, &self->cfg,
+              PROP_CONFIG_FIRST, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_rlm_src_finalize (GObject * object)
+{
+  GstRlmSrc *self = GST_RLM_SRC (object);
+
+  g_free (self->address);
+  g_free (self->groups);
+  g_free (self->source_address);
+  g_free (self->multicast_iface);
+  g_clear_object (&self->socket);
+  g_clear_error (&self->uri_error);
+  gst_caps_replace (&self->caps, NULL);
+  g_array_unref (self->levels);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+#define STATS_DOC \
+  "level: layers subscribed (layers); " \
+  "state: steady, hysteresis, measurement or drop (section 3.4); " \
+  "ssrc: this receiver's id in its announcements (id); " \
+  "next-join: time to the pending join timer (ns, -1: none); " \
+  "join-timers: array of the mean join timer of levels 2..layers (ns); " \
+  "detection-time: the detection-time estimate T_D (ns); " \
+  "detection-dev: its deviation sigma_D (ns); " \
+  "join-max: T_J^max in effect (ns); " \
+  "loss-estimate: short-term loss estimate (fraction 0..1); " \
+  "session-size: receivers heard, this one included (receivers); " \
+  "experiments-run: join-experiments started (experiments); " \
+  "experiments-succeeded: ours that lasted a detection time without loss " \
+  "(experiments); " \
+  "experiments-failed: ours that met loss (experiments); " \
+  "experiments-suppressed: ours put off for another receiver's " \
+  "(experiments); " \
+  "experiments-learned: others' failed ones that backed our timer off " \
+  "(experiments); " \
+  "drops: layers dropped on congestion (layers); " \
+  "announcements-sent: join announcements sent (packets); " \
+  "reports-sent: presence reports sent (packets); " \
+  "control-received: others' announcements and reports taken (packets); " \
+  "own: our own announcements looped back (packets); " \
+  "malformed: datagrams neither RTP with the layer extension nor an RLM " \
+  "announcement (packets); " \
+  "forged: announcements of a known id from another address (packets); " \
+  "foreign: RTP of another SSRC while the source sends (packets); " \
+  "unsubscribed: packets of layers not subscribed, dropped (packets); " \
+  "source-changes: new sources taken after silence (sources); " \
+  "layer-received: array by layer of the packets received (packets); " \
+  "layer-lost: array by layer of the packets lost (packets); " \
+  "pushed: packets output (packets); " \
+  "late: packets behind the output, dropped (packets); " \
+  "duplicates: packets held twice, dropped (packets); " \
+  "gaps: lost packets left as gaps in the output sequence (packets); " \
+  "held: packets in the reorder window now (packets); " \
+  "joins: groups joined (joins); " \
+  "leaves: groups left (leaves); " \
+  "join-errors: joins or leaves the system refused (calls); " \
+  "send-errors: announcements not sent (packets)"
+
+static void
+install_properties (GObjectClass * oc)
+{
+  g_object_class_install_property (oc, PROP_ADDRESS,
+      g_param_spec_string ("address", "Address", "Multicast group of the "
+          "base layer; layer i is on this address + i unless groups is set "
+          "(IPv4 literal)", GST_RLM_DEFAULT_ADDRESS, RW));
+  g_object_class_install_property (oc, PROP_PORT,
+      g_param_spec_int ("port", "Port", "UDP port of every layer's group "
+          "(of the base layer's with port-per-layer; 0: an ephemeral port "
+          "for every layer, read back once started)", 0, 65535,
+          GST_RLM_DEFAULT_PORT, RW));
+  g_object_class_install_property (oc, PROP_GROUPS,
+      g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
+          "group of each layer, base layer first, each ADDRESS or "
+          "ADDRESS:PORT; NULL: address + layer index", NULL, RW));
+  g_object_class_install_property (oc, PROP_PORT_PER_LAYER,
+      g_param_spec_boolean ("port-per-layer", "Port per layer", "Layer i "
+          "is on port + 2 i (else every layer on port)", FALSE, RW));
+  g_object_class_install_property (oc, PROP_SOURCE_ADDRESS,
+      g_param_spec_string ("source-address", "Source address", "Join the "
+          "groups source-specifically (SSM, RFC 4607) for this sender's "
+          "address (NULL: any source)", NULL, RW));
+  g_object_class_install_property (oc, PROP_LAYERS,
+      g_param_spec_uint ("layers", "Layers", "Layers the source sends "
+          "(layers; the paper simulates 6)", 1, GST_RLM_MAX_LAYERS,
+          GST_RLM_DEFAULT_LAYERS, RW));
+  g_object_class_install_property (oc, PROP_TTL_MC,
+      g_param_spec_int ("ttl-mc", "Multicast TTL", "TTL of the "
+          "announcements, hops (-1: the system's)", -1, 255, -1, RW));
+  g_object_class_install_property (oc, PROP_MULTICAST_IFACE,
+      g_param_spec_string ("multicast-iface", "Multicast interface",
+          "Network interface the groups are joined on and announcements "
+          "sent on (NULL: the system's)", NULL, RW));
+  g_object_class_install_property (oc, PROP_LOOP,
+      g_param_spec_boolean ("loop", "Loop", "Multicast loopback of the "
+          "announcements (receivers on this host hear each other)", TRUE,
+          RW));
+  g_object_class_install_property (oc, PROP_SOCKET,
+      g_param_spec_object ("socket", "Socket", "A UDP socket of the "
+          "application's for the base layer's port, used as given (not "
+          "bound, never closed; the groups are joined on it)", G_TYPE_SOCKET,
+          RW));
+  g_object_class_install_property (oc, PROP_CAPS,
+      g_param_spec_boxed ("caps", "Caps", "The caps of the RTP stream (as "
+          "udpsrc's)", GST_TYPE_CAPS, RW));
+  g_object_class_install_property (oc, PROP_REORDER_WINDOW,
+      g_param_spec_uint64 ("reorder-window", "Reorder window (ns)", "Longest "
+          "a packet waits for the ones before it in the source's order, "
+          "ns", 0, 10 * GST_SECOND, DEFAULT_REORDER_WINDOW, RW));
+  g_object_class_install_property (oc, PROP_STATS_INTERVAL,
+      g_param_spec_uint64 ("stats-interval", "Stats interval (ns)", "Post "
+          "the stats as an rlm-src-stats element message this often, ns "
+          "(0: only at EOS)", 0, G_MAXINT64, DEFAULT_STATS_INTERVAL, RW));
+  /**
+   * GstRlmSrc:stats:
+   *
+   * The receiver's state and counters; every field with its unit in the
+   * blurb.
+   */
+  g_object_class_install_property (oc, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Receiver state and "
+          "counters (read-only GstStructure). Fields: " STATS_DOC,
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
+  gst_param_table_install (&gst_rlm_params, oc, PROP_CONFIG_FIRST,
+      GST_RLM_PARAM_SRC);
+}
+
+static void
+gst_rlm_src_class_init (GstRlmSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  gobject_class->set_property = gst_rlm_src_set_property;
+  gobject_class->get_property = gst_rlm_src_get_property;
+  gobject_class->finalize = gst_rlm_src_finalize;
+  bsrc_class->start = gst_rlm_src_start;
+  bsrc_class->stop = gst_rlm_src_stop;
+  bsrc_class->unlock = gst_rlm_src_unlock;
+  bsrc_class->unlock_stop = gst_rlm_src_unlock_stop;
+  bsrc_class->get_caps = gst_rlm_src_get_caps;
+  bsrc_class->query = gst_rlm_src_query;
+  psrc_class->create = gst_rlm_src_create;
+
+  install_properties (gobject_class);
+  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SRC,
+      "rlm", "address", "port");
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "RLM layered multicast source", "Source/Network/RTP",
+      "Receives a layered RTP stream of rlmsink by receiver-driven layered "
+      "multicast: joins and leaves the layers' groups by join-experiments "
+      "and outputs the subscribed layers as one RTP stream. URI: "
+      "rlm://GROUP:PORT?layers=N&... (any property as a query parameter). "
+      "Example: gst-launch-1.0 -m rlmsrc uri=rlm://239.1.1.1:5000?layers=4 "
+      "caps=\"application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=H264\" ! rtph264depay ! avdec_h264 ! videoconvert ! "
+      "autovideosink", "gst-rtp-transports developers");
+  gst_type_mark_as_plugin_api (GST_TYPE_RLM_JOIN_DRAW, 0);
+  GST_DEBUG_CATEGORY_INIT (gst_rlm_src_debug, "rlmsrc", 0,
+      "RLM layered multicast source");
+}
+
+/* The stats once more as the stream ends (gst-launch-1.0 -e). */
+static GstPadProbeReturn
+on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstRlmSrc *self = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    gst_net_stats_post (&self->stats);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+gst_rlm_src_init (GstRlmSrc * self)
+{
+  self->address = g_strdup (GST_RLM_DEFAULT_ADDRESS);
+  self->port = GST_RLM_DEFAULT_PORT;
+  self->ttl_mc = -1;
+  self->mc_loop = TRUE;
+  self->layers = GST_RLM_DEFAULT_LAYERS;
+  self->reorder_window = DEFAULT_REORDER_WINDOW;
+  self->stats_interval = DEFAULT_STATS_INTERVAL;
+  rlm_config_init (&self->cfg);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
+  gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",
+      get_stats);
+  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos, self, NULL);
+  gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+}
