@@ -539,6 +539,15 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
 {
   Item *it;
 
+  /* Nothing leaves while the first connect attempt is under way, as with
+   * the blocking connect before the shared runtime: the session token then
+   * goes out alone, in a segment of a few bytes, and Nagle holds the frames
+   * behind it. With a frame already waiting in tcp_out, the token left in
+   * the first full-size segment of a burst, which a nearly full bottleneck
+   * drops more often at the start: it came a retransmission timeout late,
+   * or after tpbasrc's 2 s wait, and the connection was refused. */
+  if (self->connecting && self->tcp_connects == 0)
+    return;
   while (self->core && self->tcp_out->len == 0 &&
       (it = peek_packet (self))) {
     TpbaSendDecision d;
