@@ -44,6 +44,7 @@
 #include "rlmmerge.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
+#include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -97,9 +98,7 @@ struct _GstRlmSrc
 
   /* State, under lock: the loop thread feeds the core and the merger,
    * create() takes the merged stream (cond: a packet or a flush). */
-  GMutex lock;
-  GCond cond;
-  gboolean flushing;
+  GstNetSrcWait wait;
   GstNetLoop *loop;
   guint n_layers;
   GstNetUdp *udp[GST_RLM_MAX_LAYERS];   /* by port: [0] with one port */
@@ -192,10 +191,10 @@ post_levels (GstRlmSrc * self)
 {
   GArray *levels;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   levels = self->levels;
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   for (guint i = 0; i < levels->len; i++) {
     RlmEvent *ev = &g_array_index (levels, RlmEvent, i);
 
@@ -234,12 +233,12 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   RlmAddr addr;
 
   address_of (from, &addr);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (rlm_receiver_on_datagram (self->core, data, size, &addr, now) ==
       RLM_PACKET_MEDIA && rlm_merger_push (&self->merger, data, size, now))
-    g_cond_broadcast (&self->cond);
+    g_cond_broadcast (&self->wait.cond);
   take_events (self);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   post_levels (self);
   gst_net_loop_wake (self->loop);
 }
@@ -267,14 +266,14 @@ src_work (gpointer data, gint64 now)
   GstRlmSrc *self = data;
   gint64 deadline;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   rlm_receiver_advance (self->core, now);
   take_events (self);
   send_control (self);
   deadline = rlm_receiver_next_deadline (self->core);
   if (deadline < 0)
     deadline = G_MAXINT64;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   post_levels (self);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
@@ -305,19 +304,19 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstRlmSrc *self = GST_RLM_SRC (psrc);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (;;) {
     gint64 now = gst_net_now (), deadline, arrival;
     guint8 *data;
     gsize len;
 
-    if (self->flushing) {
-      g_mutex_unlock (&self->lock);
+    if (self->wait.flushing) {
+      g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_FLUSHING;
     }
     data = rlm_merger_pop (&self->merger, now, &len, &arrival);
     if (data) {
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (&self->wait.lock);
       *outbuf = gst_buffer_new_wrapped (data, len);
       stamp_arrival (self, *outbuf, gst_net_now () - arrival);
       return GST_FLOW_OK;
@@ -325,7 +324,7 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     deadline = rlm_merger_next_deadline (&self->merger);
     if (deadline < 0)
       deadline = now + GST_SECOND;
-    g_cond_wait_until (&self->cond, &self->lock, (deadline + 999) / 1000);
+    g_cond_wait_until (&self->wait.cond, &self->wait.lock, (deadline + 999) / 1000);
   }
 }
 
@@ -428,7 +427,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
     err = g_error_copy (self->uri_error);
   GST_OBJECT_UNLOCK (self);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   self->n_layers = cfg.n_layers;
   ok = !err && gst_rlm_layer_addresses (address, port, groups, port_per_layer,
       cfg.n_layers, self->dest, &err) &&
@@ -438,7 +437,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
     close_sockets (self);
   else if (port == 0)
     take_bound_port (self);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   if (ok && port == 0) {
     GST_OBJECT_LOCK (self);
     self->port = gst_net_address_get_port (self->dest[0]);
@@ -456,7 +455,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
     return FALSE;
   }
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   rlm_merger_init (&self->merger, cfg.ext_id, window, MAX_HELD,
@@ -464,7 +463,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   self->joins = self->leaves = self->join_errors = self->send_errors = 0;
   self->core = rlm_receiver_new (&cfg, &self->rng, gst_net_now ());
   take_events (self);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   post_levels (self);
 
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
@@ -484,7 +483,7 @@ gst_rlm_src_stop (GstBaseSrc * bsrc)
 
   if (self->loop)
     gst_net_loop_stop (self->loop);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   /* leave what we joined: the network stops sending it at once */
   for (guint i = 0; self->core && i < self->n_layers; i++)
     membership (self, i, FALSE);
@@ -496,48 +495,29 @@ gst_rlm_src_stop (GstBaseSrc * bsrc)
   g_clear_pointer (&self->core, rlm_receiver_free);
   rlm_merger_clear (&self->merger);
   g_array_set_size (self->levels, 0);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return TRUE;
 }
 
 static gboolean
 gst_rlm_src_unlock (GstBaseSrc * bsrc)
 {
-  GstRlmSrc *self = GST_RLM_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  gst_net_src_wait_set_flushing (&GST_RLM_SRC (bsrc)->wait, TRUE);
   return TRUE;
 }
 
 static gboolean
 gst_rlm_src_unlock_stop (GstBaseSrc * bsrc)
 {
-  GstRlmSrc *self = GST_RLM_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
+  gst_net_src_wait_set_flushing (&GST_RLM_SRC (bsrc)->wait, FALSE);
   return TRUE;
 }
 
 static GstCaps *
 gst_rlm_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
 {
-  GstRlmSrc *self = GST_RLM_SRC (bsrc);
-  GstCaps *caps, *res;
-
-  GST_OBJECT_LOCK (self);
-  caps = self->caps ? gst_caps_ref (self->caps) :
-      gst_static_pad_template_get_caps (&src_template);
-  GST_OBJECT_UNLOCK (self);
-  if (!filter)
-    return caps;
-  res = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (caps);
-  return res;
+  return gst_net_src_get_caps (GST_ELEMENT (bsrc), &GST_RLM_SRC (bsrc)->caps,
+      &src_template, filter);
 }
 
 /* Buffers carry their arrival time; they wait in the reorder window at
@@ -604,11 +584,9 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       g_clear_object (&self->socket);
       self->socket = g_value_dup_object (value);
       break;
-    case PROP_CAPS:{
-      const GstCaps *c = gst_value_get_caps (value);
-      gst_caps_replace (&self->caps, (GstCaps *) c);
+    case PROP_CAPS:
+      gst_net_src_set_caps (&self->caps, value);
       break;
-    }
     case PROP_REORDER_WINDOW:
       self->reorder_window = g_value_get_uint64 (value);
       break;
@@ -700,7 +678,7 @@ get_stats (GstElement * element)
   GstRlmSrc *self = GST_RLM_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rlm-src-stats");
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (self->core)
     core_stats (self, s, gst_net_now ());
   gst_structure_set (s,
@@ -708,7 +686,7 @@ get_stats (GstElement * element)
       "leaves", G_TYPE_UINT64, self->leaves,
       "join-errors", G_TYPE_UINT64, self->join_errors,
       "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return s;
 }
 
@@ -790,8 +768,7 @@ gst_rlm_src_finalize (GObject * object)
   g_clear_error (&self->uri_error);
   gst_caps_replace (&self->caps, NULL);
   g_array_unref (self->levels);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -970,8 +947,7 @@ gst_rlm_src_init (GstRlmSrc * self)
   self->reorder_window = DEFAULT_REORDER_WINDOW;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   rlm_config_init (&self->cfg);
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_net_src_wait_init (&self->wait);
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",
       get_stats);

@@ -45,6 +45,7 @@
 #include "gsttpbautil.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
+#include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -104,9 +105,7 @@ struct _GstTpbaSrc
 
   /* State, under lock: the loop thread feeds the core, create() takes
    * the packets in order (cond: a packet or a flush). */
-  GMutex lock;
-  GCond cond;
-  gboolean flushing;
+  GstNetSrcWait wait;
   GstNetLoop *loop;
   GstNetUdp *udp, *rtcp;
   GSocket *listener, *tcp;
@@ -222,7 +221,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
   GstTpbaSrc *self = data;
   GSocket *sock;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   while ((sock = gst_net_tcp_accept (listener, NULL))) {
     GSocketAddress *from = g_socket_get_remote_address (sock, NULL);
     gchar *who = gst_net_address_to_string (from);
@@ -238,7 +237,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
       pending_add (self, sock, who);
     g_clear_object (&from);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return G_SOURCE_CONTINUE;
 }
 
@@ -305,13 +304,13 @@ on_pending_readable (GSocket * sock, GIOCondition cond, gpointer data)
 {
   GstTpbaSrc *self = data;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (guint i = 0; i < self->n_pending; i++)
     if (self->pending[i].sock == sock) {
       pending_read (self, i);
       break;
     }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return G_SOURCE_CONTINUE;
 }
 
@@ -350,7 +349,7 @@ on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
   GstTpbaSrc *self = data;
   guint8 buf[16384];
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (;;) {
     GError *err = NULL;
     gssize n = gst_net_tcp_receive (sock, buf, sizeof (buf), &err);
@@ -369,8 +368,8 @@ on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
     rfc4571_deframer_push (&self->tcp_in, buf, n);
     take_frames (self, gst_net_now ());
   }
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  g_cond_broadcast (&self->wait.cond);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
   return G_SOURCE_CONTINUE;
 }
@@ -385,15 +384,15 @@ on_udp (GstNetTransport * t, const guint8 * data, gsize size,
   GstTpbaSrc *self = user_data;
   GstBuffer *b;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (from_peer (self, from)) {
     b = gst_buffer_new_memdup (data, size);
     if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_UDP, data, size, b,
             gst_net_now ()) != TPBA_RECV_ACCEPTED)
       gst_buffer_unref (b);
-    g_cond_broadcast (&self->cond);
+    g_cond_broadcast (&self->wait.cond);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
 
@@ -417,14 +416,14 @@ on_rtcp (GstNetTransport * t, const guint8 * data, gsize size,
 {
   GstTpbaSrc *self = user_data;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (from_peer (self, from)) {
     learn_token (self, data, size);
     /* RRs go back where the sender's RTCP comes from */
     if (tpba_receiver_on_rtcp (self->core, data, size, gst_net_now ()))
       g_set_object (&self->rtcp_dest, from);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
 
@@ -450,7 +449,7 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
   gsize n;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   tpba_receiver_advance (self->core, now);
   pending_expire (self, now);
   while (self->rtcp_dest &&
@@ -460,7 +459,7 @@ src_work (gpointer data, gint64 now)
     if (self->rtcp_dest)
       send_rtcp (self, rtcp, n);
   deadline = MIN (tpba_receiver_next_deadline (self->core), now + GST_SECOND);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
 
@@ -474,19 +473,19 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstTpbaSrc *self = GST_TPBA_SRC (psrc);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (;;) {
     gint64 now = gst_net_now (), deadline;
     GstBuffer *b;
     guint16 seq;
 
-    if (self->flushing) {
-      g_mutex_unlock (&self->lock);
+    if (self->wait.flushing) {
+      g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_FLUSHING;
     }
     b = tpba_receiver_pop_rtp (self->core, now, &seq);
     if (b) {
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (&self->wait.lock);
       *outbuf = b;
       return GST_FLOW_OK;
     }
@@ -497,7 +496,7 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     }
     deadline = CLAMP (tpba_receiver_next_deadline (self->core), now,
         now + GST_SECOND);
-    g_cond_wait_until (&self->cond, &self->lock, (deadline + 999) / 1000);
+    g_cond_wait_until (&self->wait.cond, &self->wait.lock, (deadline + 999) / 1000);
   }
 }
 
@@ -600,7 +599,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   self->tcp_port = tcp_port;
   self->rtcp_port = rtcp_port;
   GST_OBJECT_UNLOCK (self);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   self->core = tpba_receiver_new (&cfg, g_random_int (),
       (GDestroyNotify) gst_buffer_unref, gst_net_now ());
   rfc4571_deframer_init (&self->tcp_in, RFC4571_MAX_FRAME);
@@ -608,7 +607,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   self->foreign = 0;
   self->tcp_bad_token = self->key_unit_requests = 0;
   self->have_token = FALSE;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("tpbasrc", src_work, self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp), on_udp,
@@ -630,7 +629,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
 
   if (self->loop)
     gst_net_loop_stop (self->loop);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   gst_net_loop_unwatch (&self->listen_watch);
   pending_clear (self);
   if (self->tcp_in.buf)
@@ -646,49 +645,29 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   g_clear_object (&self->peer);
   g_clear_object (&self->rtcp_dest);
   g_clear_pointer (&self->peer_str, g_free);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return TRUE;
 }
 
 static gboolean
 gst_tpba_src_unlock (GstBaseSrc * bsrc)
 {
-  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  gst_net_src_wait_set_flushing (&GST_TPBA_SRC (bsrc)->wait, TRUE);
   return TRUE;
 }
 
 static gboolean
 gst_tpba_src_unlock_stop (GstBaseSrc * bsrc)
 {
-  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
+  gst_net_src_wait_set_flushing (&GST_TPBA_SRC (bsrc)->wait, FALSE);
   return TRUE;
 }
 
 static GstCaps *
 gst_tpba_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
 {
-  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
-  GstCaps *caps, *res;
-
-  GST_OBJECT_LOCK (self);
-  caps = self->caps ? gst_caps_ref (self->caps) :
-      gst_static_pad_template_get_caps (&src_template);
-  GST_OBJECT_UNLOCK (self);
-  if (filter) {
-    res = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (caps);
-  } else
-    res = caps;
-  return res;
+  return gst_net_src_get_caps (GST_ELEMENT (bsrc), &GST_TPBA_SRC (bsrc)->caps,
+      &src_template, filter);
 }
 
 /* Buffers are stamped when they leave create(), so they carry no latency of
@@ -713,13 +692,13 @@ gst_tpba_src_event (GstBaseSrc * bsrc, GstEvent * event)
 
   if (gst_video_event_is_force_key_unit (event) &&
       GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_UPSTREAM) {
-    g_mutex_lock (&self->lock);
+    g_mutex_lock (&self->wait.lock);
     if (self->core) {
       tpba_receiver_request_key_unit (self->core);
       self->key_unit_requests++;
       gst_net_loop_wake (self->loop);
     }
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (&self->wait.lock);
     GST_DEBUG_OBJECT (self, "key unit requested downstream: PLI");
     return TRUE;
   }
@@ -807,11 +786,9 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
     case PROP_STATS_INTERVAL:
       self->stats_interval = g_value_get_uint64 (value);
       break;
-    case PROP_CAPS:{
-      const GstCaps *c = gst_value_get_caps (value);
-      gst_caps_replace (&self->caps, c ? (GstCaps *) c : NULL);
+    case PROP_CAPS:
+      gst_net_src_set_caps (&self->caps, value);
       break;
-    }
     default:
       if (!gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -829,7 +806,7 @@ get_stats (GstElement * element)
   GstTpbaSrc *self = GST_TPBA_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-tpba-src-stats");
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (self->core) {
     TpbaReceiverStats st;
     tpba_receiver_get_stats (self->core, &st);
@@ -864,7 +841,7 @@ get_stats (GstElement * element)
       "key-unit-requests", G_TYPE_UINT64, self->key_unit_requests,
       "tcp-closed", G_TYPE_UINT64, self->tcp_closed,
       "foreign", G_TYPE_UINT64, self->foreign, NULL);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return s;
 }
 
@@ -922,8 +899,7 @@ gst_tpba_src_finalize (GObject * object)
   g_free (self->peer_address);
   gst_caps_replace (&self->caps, NULL);
   g_clear_object (&self->socket);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1057,8 +1033,7 @@ gst_tpba_src_init (GstTpbaSrc * self)
   self->tcp_port = -1;
   self->rtcp_port = -1;
   tpba_config_init (&self->cfg);
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_net_src_wait_init (&self->wait);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "tpba-stats",
       get_stats);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
