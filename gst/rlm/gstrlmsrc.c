@@ -48,6 +48,7 @@
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "core/random.h"
 
@@ -61,22 +62,36 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_src_debug);
 enum
 {
   PROP_0,
-  PROP_ADDRESS,
-  PROP_PORT,
   PROP_GROUPS,
   PROP_PORT_PER_LAYER,
   PROP_SOURCE_ADDRESS,
   PROP_LAYERS,
-  PROP_TTL_MC,
-  PROP_MULTICAST_IFACE,
-  PROP_LOOP,
-  PROP_SOCKET,
   PROP_CAPS,
   PROP_REORDER_WINDOW,
   PROP_STATS_INTERVAL,
   PROP_STATS,
   PROP_URI,
-  PROP_CONFIG_FIRST,
+  PROP_UDP_FIRST,
+  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_default = GST_RLM_DEFAULT_ADDRESS,
+  .port_min = 0,
+  .port_default = GST_RLM_DEFAULT_PORT,
+  .address_blurb = "Multicast group of the base layer; layer i is on this "
+      "address + i unless groups is set (IPv4 literal)",
+  .port_blurb = "UDP port of every layer's group (of the base layer's with "
+      "port-per-layer; 0: an ephemeral port for every layer, read back once "
+      "started)",
+  .ttl_mc_blurb = "TTL of the announcements, hops (-1: the system's)",
+  .multicast_iface_blurb = "Network interface the groups are joined on and "
+      "announcements sent on (NULL: the system's)",
+  .loop_blurb = "Multicast loopback of the announcements (receivers on this "
+      "host hear each other)",
+  .socket_blurb = "A UDP socket of the application's for the base layer's "
+      "port, used as given (not bound, never closed; the groups are joined "
+      "on it)",
 };
 
 struct _GstRlmSrc
@@ -84,11 +99,10 @@ struct _GstRlmSrc
   GstPushSrc parent;
 
   /* Settings, under the object lock */
-  gchar *address, *groups, *source_address, *multicast_iface;
-  gint port, ttl_mc;
-  gboolean port_per_layer, mc_loop;
+  GstNetUdpSettings net;        /* address: the base layer's group */
+  gchar *groups, *source_address;
+  gboolean port_per_layer;
   guint layers;
-  GSocket *socket;
   GstCaps *caps;
   guint64 reorder_window, stats_interval;
   RlmConfig cfg;
@@ -331,11 +345,10 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 /* One socket per distinct port, bound to the port with no group joined
  * (the core's JOIN events join). */
 static gboolean
-open_sockets (GstRlmSrc * self, GSocket * app_socket, const gchar * iface,
-    gint ttl_mc, gboolean loop, GError ** err)
+open_sockets (GstRlmSrc * self, const GstNetUdpSettings * net, GError ** err)
 {
   for (guint i = 0; i < self->n_layers; i++) {
-    GstNetUdpSettings us = GST_NET_UDP_SETTINGS_INIT;
+    GstNetUdpSettings us = *net;
     GInetSocketAddress *d = G_INET_SOCKET_ADDRESS (self->dest[i]);
     gchar *group;
 
@@ -346,10 +359,7 @@ open_sockets (GstRlmSrc * self, GSocket * app_socket, const gchar * iface,
     group = g_inet_address_to_string (g_inet_socket_address_get_address (d));
     us.address = group;
     us.port = g_inet_socket_address_get_port (d);
-    us.socket = i == 0 ? app_socket : NULL;
-    us.multicast_iface = iface;
-    us.ttl_mc = ttl_mc;
-    us.loop = loop;
+    us.socket = i == 0 ? net->socket : NULL;
     us.join_later = TRUE;
     self->udp[i] = gst_net_udp_new (&us, G_SOCKET_FAMILY_IPV4, err);
     g_free (group);
@@ -401,24 +411,18 @@ static gboolean
 gst_rlm_src_start (GstBaseSrc * bsrc)
 {
   GstRlmSrc *self = GST_RLM_SRC (bsrc);
-  gchar *address, *groups, *source, *iface;
-  gint port, ttl_mc;
-  gboolean port_per_layer, loop, ok;
-  GSocket *app_socket;
+  GstNetUdpSettings net;
+  gchar *groups, *source;
+  gboolean port_per_layer, ok;
   guint64 window, stats_interval;
   GError *err = NULL;
   RlmConfig cfg;
 
   GST_OBJECT_LOCK (self);
-  address = g_strdup (self->address);
+  gst_net_udp_settings_copy (&net, &self->net);
   groups = g_strdup (self->groups);
   source = g_strdup (self->source_address);
-  iface = g_strdup (self->multicast_iface);
-  port = self->port;
-  ttl_mc = self->ttl_mc;
   port_per_layer = self->port_per_layer;
-  loop = self->mc_loop;
-  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
   window = self->reorder_window;
   stats_interval = self->stats_interval;
   cfg = self->cfg;
@@ -429,25 +433,23 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
 
   g_mutex_lock (&self->wait.lock);
   self->n_layers = cfg.n_layers;
-  ok = !err && gst_rlm_layer_addresses (address, port, groups, port_per_layer,
-      cfg.n_layers, self->dest, &err) &&
+  ok = !err && gst_rlm_layer_addresses (net.address, net.port, groups,
+      port_per_layer, cfg.n_layers, self->dest, &err) &&
       resolve_source (source, &self->source, &err) &&
-      open_sockets (self, app_socket, iface, ttl_mc, loop, &err);
+      open_sockets (self, &net, &err);
   if (!ok)
     close_sockets (self);
-  else if (port == 0)
+  else if (net.port == 0)
     take_bound_port (self);
   g_mutex_unlock (&self->wait.lock);
-  if (ok && port == 0) {
+  if (ok && net.port == 0) {
     GST_OBJECT_LOCK (self);
-    self->port = gst_net_address_get_port (self->dest[0]);
+    self->net.port = gst_net_address_get_port (self->dest[0]);
     GST_OBJECT_UNLOCK (self);
   }
-  g_clear_object (&app_socket);
-  g_free (address);
+  gst_net_udp_settings_clear (&net);
   g_free (groups);
   g_free (source);
-  g_free (iface);
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
         (NULL));
@@ -553,12 +555,6 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      gst_rlm_set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
-      break;
-    case PROP_PORT:
-      self->port = g_value_get_int (value);
-      break;
     case PROP_GROUPS:
       gst_rlm_set_string (&self->groups, value, NULL);
       break;
@@ -571,19 +567,6 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
     case PROP_LAYERS:
       self->layers = g_value_get_uint (value);
       break;
-    case PROP_TTL_MC:
-      self->ttl_mc = g_value_get_int (value);
-      break;
-    case PROP_MULTICAST_IFACE:
-      gst_rlm_set_string (&self->multicast_iface, value, NULL);
-      break;
-    case PROP_LOOP:
-      self->mc_loop = g_value_get_boolean (value);
-      break;
-    case PROP_SOCKET:
-      g_clear_object (&self->socket);
-      self->socket = g_value_dup_object (value);
-      break;
     case PROP_CAPS:
       gst_net_src_set_caps (&self->caps, value);
       break;
@@ -594,7 +577,9 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       self->stats_interval = g_value_get_uint64 (value);
       break;
     default:
-      if (!gst_param_table_set (&gst_rlm_params, &self->cfg,
+      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+              prop_id, value) &&
+          !gst_param_table_set (&gst_rlm_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -707,12 +692,6 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_value_set_string (value, self->address);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, self->port);
-      break;
     case PROP_GROUPS:
       g_value_set_string (value, self->groups);
       break;
@@ -725,18 +704,6 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_LAYERS:
       g_value_set_uint (value, self->layers);
       break;
-    case PROP_TTL_MC:
-      g_value_set_int (value, self->ttl_mc);
-      break;
-    case PROP_MULTICAST_IFACE:
-      g_value_set_string (value, self->multicast_iface);
-      break;
-    case PROP_LOOP:
-      g_value_set_boolean (value, self->mc_loop);
-      break;
-    case PROP_SOCKET:
-      g_value_set_object (value, self->socket);
-      break;
     case PROP_CAPS:
       gst_value_set_caps (value, self->caps);
       break;
@@ -747,7 +714,9 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_param_table_get (&gst_rlm_params, &self->cfg,
+      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+              value) &&
+          !gst_param_table_get (&gst_rlm_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -760,11 +729,9 @@ gst_rlm_src_finalize (GObject * object)
 {
   GstRlmSrc *self = GST_RLM_SRC (object);
 
-  g_free (self->address);
+  gst_net_udp_settings_clear (&self->net);
   g_free (self->groups);
   g_free (self->source_address);
-  g_free (self->multicast_iface);
-  g_clear_object (&self->socket);
   g_clear_error (&self->uri_error);
   gst_caps_replace (&self->caps, NULL);
   g_array_unref (self->levels);
@@ -820,15 +787,7 @@ gst_rlm_src_finalize (GObject * object)
 static void
 install_properties (GObjectClass * oc)
 {
-  g_object_class_install_property (oc, PROP_ADDRESS,
-      g_param_spec_string ("address", "Address", "Multicast group of the "
-          "base layer; layer i is on this address + i unless groups is set "
-          "(IPv4 literal)", GST_RLM_DEFAULT_ADDRESS, RW));
-  g_object_class_install_property (oc, PROP_PORT,
-      g_param_spec_int ("port", "Port", "UDP port of every layer's group "
-          "(of the base layer's with port-per-layer; 0: an ephemeral port "
-          "for every layer, read back once started)", 0, 65535,
-          GST_RLM_DEFAULT_PORT, RW));
+  gst_net_udp_props_install (&udp_props, oc, PROP_UDP_FIRST);
   g_object_class_install_property (oc, PROP_GROUPS,
       g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
           "group of each layer, base layer first, each ADDRESS or "
@@ -844,22 +803,6 @@ install_properties (GObjectClass * oc)
       g_param_spec_uint ("layers", "Layers", "Layers the source sends "
           "(layers; the paper simulates 6)", 1, GST_RLM_MAX_LAYERS,
           GST_RLM_DEFAULT_LAYERS, RW));
-  g_object_class_install_property (oc, PROP_TTL_MC,
-      g_param_spec_int ("ttl-mc", "Multicast TTL", "TTL of the "
-          "announcements, hops (-1: the system's)", -1, 255, -1, RW));
-  g_object_class_install_property (oc, PROP_MULTICAST_IFACE,
-      g_param_spec_string ("multicast-iface", "Multicast interface",
-          "Network interface the groups are joined on and announcements "
-          "sent on (NULL: the system's)", NULL, RW));
-  g_object_class_install_property (oc, PROP_LOOP,
-      g_param_spec_boolean ("loop", "Loop", "Multicast loopback of the "
-          "announcements (receivers on this host hear each other)", TRUE,
-          RW));
-  g_object_class_install_property (oc, PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket", "A UDP socket of the "
-          "application's for the base layer's port, used as given (not "
-          "bound, never closed; the groups are joined on it)", G_TYPE_SOCKET,
-          RW));
   g_object_class_install_property (oc, PROP_CAPS,
       g_param_spec_boxed ("caps", "Caps", "The caps of the RTP stream (as "
           "udpsrc's)", GST_TYPE_CAPS, RW));
@@ -939,10 +882,7 @@ on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 gst_rlm_src_init (GstRlmSrc * self)
 {
-  self->address = g_strdup (GST_RLM_DEFAULT_ADDRESS);
-  self->port = GST_RLM_DEFAULT_PORT;
-  self->ttl_mc = -1;
-  self->mc_loop = TRUE;
+  gst_net_udp_props_init_settings (&udp_props, &self->net);
   self->layers = GST_RLM_DEFAULT_LAYERS;
   self->reorder_window = DEFAULT_REORDER_WINDOW;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
