@@ -49,6 +49,7 @@
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "core/rfc4571.h"
 #include "core/wire.h"
@@ -65,16 +66,25 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
 enum
 {
   PROP_0,
-  PROP_ADDRESS,
-  PROP_PORT,
   PROP_TCP_PORT,
   PROP_RTCP_PORT,
-  PROP_SOCKET,
   PROP_PEER_ADDRESS,
   PROP_CAPS,
   PROP_STATS_INTERVAL,
   PROP_STATS,
-  PROP_CONFIG_FIRST,
+  PROP_UDP_FIRST,
+  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_default = DEFAULT_ADDRESS,
+  .port_min = 0,
+  .port_default = DEFAULT_PORT,
+  .address_blurb = "Local address to listen on",
+  .port_blurb = "UDP port for RTP (0: ephemeral; the bound port after start)",
+  .socket_blurb = "A UDP socket of the application's to receive RTP on, used "
+      "as given: not bound and not closed by the element; port then reads "
+      "its port (NULL: one of the element's own on address:port)",
 };
 
 /* An accepted connection from the peer's host that has not yet shown the
@@ -94,9 +104,9 @@ struct _GstTpbaSrc
   GstPushSrc parent;
 
   /* Settings, under the object lock */
-  gchar *address, *peer_address;
-  gint port, tcp_port, rtcp_port;
-  GSocket *socket;
+  GstNetUdpSettings net;        /* address, port, socket: RTP's */
+  gchar *peer_address;
+  gint tcp_port, rtcp_port;
   GstCaps *caps;
   guint64 stats_interval;
   TpbaConfig cfg;
@@ -567,12 +577,12 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   gint cr;
 
   GST_OBJECT_LOCK (self);
-  address = g_strdup (self->address);
+  address = g_strdup (self->net.address);
   peer = g_strdup (self->peer_address);
-  port = self->port;
+  port = self->net.port;
   tcp_port = self->tcp_port;
   rtcp_port = self->rtcp_port;
-  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
+  app_socket = self->net.socket ? g_object_ref (self->net.socket) : NULL;
   cfg = self->cfg;
   stats_interval = self->stats_interval;
   if (self->caps && gst_caps_get_size (self->caps) > 0 &&
@@ -595,7 +605,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   if (err)
     return start_failed (self, err);
   GST_OBJECT_LOCK (self);
-  self->port = port;
+  self->net.port = port;
   self->tcp_port = tcp_port;
   self->rtcp_port = rtcp_port;
   GST_OBJECT_UNLOCK (self);
@@ -760,24 +770,11 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_free (self->address);
-      self->address = g_value_dup_string (value);
-      if (!self->address)
-        self->address = g_strdup (DEFAULT_ADDRESS);
-      break;
-    case PROP_PORT:
-      self->port = g_value_get_int (value);
-      break;
     case PROP_TCP_PORT:
       self->tcp_port = g_value_get_int (value);
       break;
     case PROP_RTCP_PORT:
       self->rtcp_port = g_value_get_int (value);
-      break;
-    case PROP_SOCKET:
-      g_clear_object (&self->socket);
-      self->socket = g_value_dup_object (value);
       break;
     case PROP_PEER_ADDRESS:
       g_free (self->peer_address);
@@ -790,7 +787,9 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
       gst_net_src_set_caps (&self->caps, value);
       break;
     default:
-      if (!gst_param_table_set (&gst_tpba_params, &self->cfg,
+      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+              prop_id, value) &&
+          !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -857,20 +856,11 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_value_set_string (value, self->address);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, self->port);
-      break;
     case PROP_TCP_PORT:
       g_value_set_int (value, self->tcp_port);
       break;
     case PROP_RTCP_PORT:
       g_value_set_int (value, self->rtcp_port);
-      break;
-    case PROP_SOCKET:
-      g_value_set_object (value, self->socket);
       break;
     case PROP_PEER_ADDRESS:
       g_value_set_string (value, self->peer_address);
@@ -882,7 +872,9 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_param_table_get (&gst_tpba_params, &self->cfg,
+      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+              value) &&
+          !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -895,10 +887,9 @@ gst_tpba_src_finalize (GObject * object)
 {
   GstTpbaSrc *self = GST_TPBA_SRC (object);
 
-  g_free (self->address);
+  gst_net_udp_settings_clear (&self->net);
   g_free (self->peer_address);
   gst_caps_replace (&self->caps, NULL);
-  g_clear_object (&self->socket);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -972,13 +963,7 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   bsrc_class->negotiate = gst_tpba_src_negotiate;
   psrc_class->create = gst_tpba_src_create;
 
-  g_object_class_install_property (gobject_class, PROP_ADDRESS,
-      g_param_spec_string ("address", "Address",
-          "Local address to listen on", DEFAULT_ADDRESS, rw));
-  g_object_class_install_property (gobject_class, PROP_PORT,
-      g_param_spec_int ("port", "Port",
-          "UDP port for RTP (0: ephemeral; the bound port after start)",
-          0, 65535, DEFAULT_PORT, rw));
+  gst_net_udp_props_install (&udp_props, gobject_class, PROP_UDP_FIRST);
   g_object_class_install_property (gobject_class, PROP_TCP_PORT,
       g_param_spec_int ("tcp-port", "TCP port",
           "TCP port for RTP in the probing period (-1: port; 0: ephemeral)",
@@ -987,12 +972,6 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
       g_param_spec_int ("rtcp-port", "RTCP port",
           "UDP port for RTCP (-1: port + 1; 0: ephemeral)", -1, 65535, -1,
           rw));
-  g_object_class_install_property (gobject_class, PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket",
-          "A UDP socket of the application's to receive RTP on, used as "
-          "given: not bound and not closed by the element; port then reads "
-          "its port (NULL: one of the element's own on address:port)",
-          G_TYPE_SOCKET, rw));
   g_object_class_install_property (gobject_class, PROP_PEER_ADDRESS,
       g_param_spec_string ("peer-address", "Peer address",
           "The only host TCP is accepted from (NULL: the host the first "
@@ -1028,8 +1007,7 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
 static void
 gst_tpba_src_init (GstTpbaSrc * self)
 {
-  self->address = g_strdup (DEFAULT_ADDRESS);
-  self->port = DEFAULT_PORT;
+  gst_net_udp_props_init_settings (&udp_props, &self->net);
   self->tcp_port = -1;
   self->rtcp_port = -1;
   tpba_config_init (&self->cfg);
