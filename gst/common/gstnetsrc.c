@@ -26,8 +26,9 @@ gst_net_src_wait_set_flushing (GstNetSrcWait * wait, gboolean flushing)
   g_mutex_unlock (&wait->lock);
 }
 
-GstCaps *
-gst_net_src_get_caps (GstElement * element, GstCaps * const *caps,
+/* @caps (under the object lock) or else @tmpl's caps, with @filter. */
+static GstCaps *
+caps_or_template (GstElement * element, GstCaps * const *caps,
     GstStaticPadTemplate * tmpl, GstCaps * filter)
 {
   GstCaps *c, *res;
@@ -48,4 +49,73 @@ gst_net_src_set_caps (GstCaps ** caps, const GValue * value)
   const GstCaps *c = gst_value_get_caps (value);
 
   gst_caps_replace (caps, (GstCaps *) c);
+}
+
+typedef struct
+{
+  gsize wait_offset, caps_offset;
+  GstStaticPadTemplate *tmpl;
+} SrcInfo;
+
+static GQuark
+src_info_quark (void)
+{
+  return g_quark_from_static_string ("gst-net-src-info");
+}
+
+/* The info of @self's type or of the nearest ancestor that set it. */
+static const SrcInfo *
+src_info (gpointer self)
+{
+  for (GType type = G_OBJECT_TYPE (self); type; type = g_type_parent (type)) {
+    const SrcInfo *info = g_type_get_qdata (type, src_info_quark ());
+    if (info)
+      return info;
+  }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static GstNetSrcWait *
+src_wait (GstBaseSrc * bsrc)
+{
+  return G_STRUCT_MEMBER_P (bsrc, src_info (bsrc)->wait_offset);
+}
+
+static gboolean
+src_unlock (GstBaseSrc * bsrc)
+{
+  gst_net_src_wait_set_flushing (src_wait (bsrc), TRUE);
+  return TRUE;
+}
+
+static gboolean
+src_unlock_stop (GstBaseSrc * bsrc)
+{
+  gst_net_src_wait_set_flushing (src_wait (bsrc), FALSE);
+  return TRUE;
+}
+
+static GstCaps *
+src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
+{
+  const SrcInfo *info = src_info (bsrc);
+
+  return caps_or_template (GST_ELEMENT (bsrc),
+      G_STRUCT_MEMBER_P (bsrc, info->caps_offset), info->tmpl, filter);
+}
+
+void
+gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
+    gsize caps_offset, GstStaticPadTemplate * tmpl)
+{
+  SrcInfo *info = g_new0 (SrcInfo, 1);
+
+  info->wait_offset = wait_offset;
+  info->caps_offset = caps_offset;
+  info->tmpl = tmpl;
+  g_type_set_qdata (G_TYPE_FROM_CLASS (klass), src_info_quark (), info);
+  klass->unlock = src_unlock;
+  klass->unlock_stop = src_unlock_stop;
+  klass->get_caps = src_get_caps;
 }

@@ -6,6 +6,7 @@
 #define __GST_NET_SRC_H__
 
 #include <gst/gst.h>
+#include <gst/base/gstbasesrc.h>
 
 G_BEGIN_DECLS
 
@@ -19,14 +20,16 @@ typedef struct
 void gst_net_src_wait_init (GstNetSrcWait * wait);
 void gst_net_src_wait_clear (GstNetSrcWait * wait);
 
-/* GstBaseSrc unlock (TRUE) and unlock_stop (FALSE): a flush wakes
- * create() and keeps it from waiting again until it ends. */
-void gst_net_src_wait_set_flushing (GstNetSrcWait * wait, gboolean flushing);
+/* Called from the element's class_init: unlock, unlock_stop and get_caps
+ * of @klass work on the instance's GstNetSrcWait at @wait_offset and its
+ * `caps` (GstCaps *, under the object lock) at @caps_offset, with @tmpl's
+ * caps when that is NULL. Use G_STRUCT_OFFSET; @tmpl must be static. */
+void gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
+    gsize caps_offset, GstStaticPadTemplate * tmpl);
 
-/* @caps (read under @element's object lock, may be NULL) or else @tmpl's
- * caps, intersected with @filter: a get_caps answer. */
-GstCaps *gst_net_src_get_caps (GstElement * element, GstCaps * const *caps,
-    GstStaticPadTemplate * tmpl, GstCaps * filter);
+/* What unlock (TRUE) and unlock_stop (FALSE) do: a flush wakes create()
+ * and keeps it from waiting again until it ends. */
+void gst_net_src_wait_set_flushing (GstNetSrcWait * wait, gboolean flushing);
 
 /* The `caps` property's set, under the object lock (mark the source pad
  * for reconfiguration after releasing it). */

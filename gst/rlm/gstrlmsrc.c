@@ -501,27 +501,6 @@ gst_rlm_src_stop (GstBaseSrc * bsrc)
   return TRUE;
 }
 
-static gboolean
-gst_rlm_src_unlock (GstBaseSrc * bsrc)
-{
-  gst_net_src_wait_set_flushing (&GST_RLM_SRC (bsrc)->wait, TRUE);
-  return TRUE;
-}
-
-static gboolean
-gst_rlm_src_unlock_stop (GstBaseSrc * bsrc)
-{
-  gst_net_src_wait_set_flushing (&GST_RLM_SRC (bsrc)->wait, FALSE);
-  return TRUE;
-}
-
-static GstCaps *
-gst_rlm_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
-{
-  return gst_net_src_get_caps (GST_ELEMENT (bsrc), &GST_RLM_SRC (bsrc)->caps,
-      &src_template, filter);
-}
-
 /* Buffers carry their arrival time; they wait in the reorder window at
  * most before they leave. */
 static gboolean
@@ -842,9 +821,8 @@ gst_rlm_src_class_init (GstRlmSrcClass * klass)
   gobject_class->finalize = gst_rlm_src_finalize;
   bsrc_class->start = gst_rlm_src_start;
   bsrc_class->stop = gst_rlm_src_stop;
-  bsrc_class->unlock = gst_rlm_src_unlock;
-  bsrc_class->unlock_stop = gst_rlm_src_unlock_stop;
-  bsrc_class->get_caps = gst_rlm_src_get_caps;
+  gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstRlmSrc, wait),
+      G_STRUCT_OFFSET (GstRlmSrc, caps), &src_template);
   bsrc_class->query = gst_rlm_src_query;
   psrc_class->create = gst_rlm_src_create;
 

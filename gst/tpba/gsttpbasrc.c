@@ -659,27 +659,6 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   return TRUE;
 }
 
-static gboolean
-gst_tpba_src_unlock (GstBaseSrc * bsrc)
-{
-  gst_net_src_wait_set_flushing (&GST_TPBA_SRC (bsrc)->wait, TRUE);
-  return TRUE;
-}
-
-static gboolean
-gst_tpba_src_unlock_stop (GstBaseSrc * bsrc)
-{
-  gst_net_src_wait_set_flushing (&GST_TPBA_SRC (bsrc)->wait, FALSE);
-  return TRUE;
-}
-
-static GstCaps *
-gst_tpba_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
-{
-  return gst_net_src_get_caps (GST_ELEMENT (bsrc), &GST_TPBA_SRC (bsrc)->caps,
-      &src_template, filter);
-}
-
 /* Buffers are stamped when they leave create(), so they carry no latency of
  * their own; while downstream blocks, packets wait in the socket buffers,
  * so there is no upper bound to report either. GstBaseSrc's default (max =
@@ -955,9 +934,8 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   gobject_class->finalize = gst_tpba_src_finalize;
   bsrc_class->start = gst_tpba_src_start;
   bsrc_class->stop = gst_tpba_src_stop;
-  bsrc_class->unlock = gst_tpba_src_unlock;
-  bsrc_class->unlock_stop = gst_tpba_src_unlock_stop;
-  bsrc_class->get_caps = gst_tpba_src_get_caps;
+  gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstTpbaSrc, wait),
+      G_STRUCT_OFFSET (GstTpbaSrc, caps), &src_template);
   bsrc_class->event = gst_tpba_src_event;
   bsrc_class->query = gst_tpba_src_query;
   bsrc_class->negotiate = gst_tpba_src_negotiate;
