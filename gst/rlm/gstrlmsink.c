@@ -344,7 +344,7 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
   gboolean rates_changed = FALSE;
 
   if (prop_id == PROP_URI) {
-    gst_rlm_set_uri (GST_ELEMENT (self), value, &self->uri_error);
+    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->uri_error);
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -436,8 +436,7 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
   GstRlmSink *self = GST_RLM_SINK (object);
 
   if (prop_id == PROP_URI) {
-    g_value_take_string (value, gst_uri_handler_get_uri (GST_URI_HANDLER
-            (self)));
+    gst_net_uri_get_property (GST_ELEMENT (self), value);
     return;
   }
   if (prop_id == PROP_STATS) {

@@ -214,21 +214,6 @@ gst_rlm_layer_addresses (const gchar * address, gint port,
 }
 
 void
-gst_rlm_set_uri (GstElement * element, const GValue * value,
-    GError ** uri_error)
-{
-  const gchar *uri = g_value_get_string (value);
-  GError *err = NULL;
-
-  if (uri && !gst_uri_handler_set_uri (GST_URI_HANDLER (element), uri, &err))
-    GST_WARNING_OBJECT (element, "%s", err->message);
-  GST_OBJECT_LOCK (element);
-  g_clear_error (uri_error);
-  *uri_error = err;
-  GST_OBJECT_UNLOCK (element);
-}
-
-void
 gst_rlm_set_string (gchar ** field, const GValue * value, const gchar * dflt)
 {
   g_free (*field);

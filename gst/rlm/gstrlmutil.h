@@ -42,11 +42,6 @@ gboolean gst_rlm_layer_addresses (const gchar * address, gint port,
 void gst_rlm_set_string (gchar ** field, const GValue * value,
     const gchar * dflt);
 
-/* The `uri` property's set: applies the URI (all or nothing); a bad one
- * replaces *@uri_error, which start() reports, and is logged. */
-void gst_rlm_set_uri (GstElement * element, const GValue * value,
-    GError ** uri_error);
-
 #define GST_RLM_URI_BLURB "rlm://GROUP:PORT?key=value&...: the base " \
   "layer's group and port, and any other property as a query parameter " \
   "(all or nothing: a bad URI changes nothing and fails the start)"
