@@ -51,15 +51,15 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_sink_debug);
 enum
 {
   PROP_0,
-  PROP_GROUPS,
-  PROP_PORT_PER_LAYER,
-  PROP_LAYERS,
   PROP_LAYER_RATES,
   PROP_STATS,
   PROP_URI,
-  PROP_UDP_FIRST,
-  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+  PROP_SETTINGS,                /* GstRlmSettings' from here */
 };
+
+#define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
+#define PROP_PORT_PER_LAYER (PROP_SETTINGS + GST_RLM_PROP_PORT_PER_LAYER)
+#define PROP_LAYERS (PROP_SETTINGS + GST_RLM_PROP_LAYERS)
 
 static const GstNetUdpProps udp_props = {
   .address_default = GST_RLM_DEFAULT_ADDRESS,
@@ -87,13 +87,8 @@ struct _GstRlmSink
   GstBaseSink parent;
 
   /* Settings, under the object lock */
-  GstNetUdpSettings net;        /* address: the base layer's group */
-  gchar *groups;
-  gboolean port_per_layer;
-  guint layers;
+  GstRlmSettings settings;
   guint rates[GST_LAYER_RATES_MAX_LAYERS];
-  RlmConfig cfg;
-  GError *uri_error;            /* the last uri set, if it was bad */
 
   GstRatePath *rate_path;
   gboolean rates_sent;          /* streaming thread: the first event */
@@ -134,7 +129,7 @@ propose_rates (GstRlmSink * self)
   guint rates[GST_LAYER_RATES_MAX_LAYERS], n;
 
   GST_OBJECT_LOCK (self);
-  n = self->layers;
+  n = self->settings.layers;
   memcpy (rates, self->rates, sizeof (rates));
   GST_OBJECT_UNLOCK (self);
   gst_rate_path_set (self->rate_path, rates, n,
@@ -259,13 +254,13 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   guint n;
 
   GST_OBJECT_LOCK (self);
-  gst_net_udp_settings_copy (&us, &self->net);
-  groups = g_strdup (self->groups);
-  n = self->layers;
-  if (self->uri_error)
-    err = g_error_copy (self->uri_error);
+  gst_net_udp_settings_copy (&us, &self->settings.net);
+  groups = g_strdup (self->settings.groups);
+  n = self->settings.layers;
+  if (self->settings.uri_error)
+    err = g_error_copy (self->settings.uri_error);
   ok = !err && gst_rlm_layer_addresses (us.address, us.port, groups,
-      self->port_per_layer, n, dest, &err);
+      self->settings.port_per_layer, n, dest, &err);
   GST_OBJECT_UNLOCK (self);
 
   if (ok) {
@@ -292,7 +287,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   self->n_dest = n;
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
-  rlm_stamper_init (&self->stamper, self->cfg.ext_id, &self->rng);
+  rlm_stamper_init (&self->stamper, self->settings.cfg.ext_id, &self->rng);
   memset (self->count, 0, sizeof (self->count));
   self->no_layer = self->beyond_layers = self->send_errors = 0;
   GST_OBJECT_UNLOCK (self);
@@ -332,8 +327,25 @@ rates_from_value (GstRlmSink * self, const GValue * value)
     else
       return FALSE;
   }
-  self->layers = n;
+  self->settings.layers = n;
   return TRUE;
+}
+
+/* Layers beyond the old count at doubling cumulative rates. */
+static void
+extend_rates (GstRlmSink * self, guint layers)
+{
+  guint old = self->settings.layers;
+
+  self->settings.layers = layers;
+  for (guint i = old; i < layers; i++)
+    self->rates[i] = i == 0 ? DEFAULT_BASE_RATE : 0;
+  for (guint i = MAX (old, 1); i < layers; i++) {
+    guint64 sum = 0;
+    for (guint j = 0; j < i; j++)
+      sum += self->rates[j];
+    self->rates[i] = (guint) MIN (sum, G_MAXUINT);
+  }
 }
 
 static void
@@ -344,32 +356,15 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
   gboolean rates_changed = FALSE;
 
   if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->uri_error);
+    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->settings.uri_error);
     return;
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_GROUPS:
-      gst_rlm_set_string (&self->groups, value, NULL);
-      break;
-    case PROP_PORT_PER_LAYER:
-      self->port_per_layer = g_value_get_boolean (value);
-      break;
-    case PROP_LAYERS:{
-      guint old = self->layers;
-      self->layers = g_value_get_uint (value);
-      /* layers beyond the old count at doubling cumulative rates */
-      for (guint i = old; i < self->layers; i++)
-        self->rates[i] = i == 0 ? DEFAULT_BASE_RATE : 0;
-      for (guint i = MAX (old, 1); i < self->layers; i++) {
-        guint64 sum = 0;
-        for (guint j = 0; j < i; j++)
-          sum += self->rates[j];
-        self->rates[i] = (guint) MIN (sum, G_MAXUINT);
-      }
+    case PROP_LAYERS:
+      extend_rates (self, g_value_get_uint (value));
       rates_changed = TRUE;
       break;
-    }
     case PROP_LAYER_RATES:
       if (!rates_from_value (self, value))
         GST_WARNING_OBJECT (self, "layer-rates: 1 to %u positive rates "
@@ -377,10 +372,8 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
       rates_changed = TRUE;
       break;
     default:
-      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
-              prop_id, value) &&
-          !gst_param_table_set (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
+              prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -421,7 +414,7 @@ get_stats (GstRlmSink * self)
 static void
 rates_to_value (GstRlmSink * self, GValue * value)
 {
-  for (guint i = 0; i < self->layers; i++) {
+  for (guint i = 0; i < self->settings.layers; i++) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, G_TYPE_INT);
     g_value_set_int (&v, (gint) MIN (self->rates[i], G_MAXINT));
@@ -445,23 +438,12 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_GROUPS:
-      g_value_set_string (value, self->groups);
-      break;
-    case PROP_PORT_PER_LAYER:
-      g_value_set_boolean (value, self->port_per_layer);
-      break;
-    case PROP_LAYERS:
-      g_value_set_uint (value, self->layers);
-      break;
     case PROP_LAYER_RATES:
       rates_to_value (self, value);
       break;
     default:
-      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
-              value) &&
-          !gst_param_table_get (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+              value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -475,9 +457,7 @@ gst_rlm_sink_finalize (GObject * object)
 
   gst_rate_path_free (self->rate_path);
   clear_dest (self);
-  gst_net_udp_settings_clear (&self->net);
-  g_free (self->groups);
-  g_clear_error (&self->uri_error);
+  gst_rlm_settings_clear (&self->settings);
   g_free (self->out);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -488,7 +468,7 @@ gst_rlm_sink_finalize (GObject * object)
 static void
 install_properties (GObjectClass * oc)
 {
-  gst_net_udp_props_install (&udp_props, oc, PROP_UDP_FIRST);
+  gst_rlm_settings_install (oc, PROP_SETTINGS, &udp_props, GST_RLM_PARAM_SINK);
   g_object_class_install_property (oc, PROP_GROUPS,
       g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
           "group of each layer, base layer first, each ADDRESS or "
@@ -526,8 +506,6 @@ install_properties (GObjectClass * oc)
           "socket refused (packets)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
-  gst_param_table_install (&gst_rlm_params, oc, PROP_CONFIG_FIRST,
-      GST_RLM_PARAM_SINK);
 }
 
 static void
@@ -568,10 +546,8 @@ gst_rlm_sink_class_init (GstRlmSinkClass * klass)
 static void
 gst_rlm_sink_init (GstRlmSink * self)
 {
-  gst_net_udp_props_init_settings (&udp_props, &self->net);
-  self->layers = GST_RLM_DEFAULT_LAYERS;
+  gst_rlm_settings_init (&self->settings, &udp_props);
   default_rates (self->rates, GST_LAYER_RATES_MAX_LAYERS);
-  rlm_config_init (&self->cfg);
   self->out = g_malloc (MAX_PACKET);
   self->rate_path = gst_rate_path_new (GST_ELEMENT (self),
       GST_BASE_SINK_PAD (self), GST_SECOND, NULL, NULL);

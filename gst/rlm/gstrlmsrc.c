@@ -62,18 +62,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_src_debug);
 enum
 {
   PROP_0,
-  PROP_GROUPS,
-  PROP_PORT_PER_LAYER,
   PROP_SOURCE_ADDRESS,
-  PROP_LAYERS,
   PROP_CAPS,
   PROP_REORDER_WINDOW,
   PROP_STATS_INTERVAL,
   PROP_STATS,
   PROP_URI,
-  PROP_UDP_FIRST,
-  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+  PROP_SETTINGS,                /* GstRlmSettings' from here */
 };
+
+#define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
+#define PROP_PORT_PER_LAYER (PROP_SETTINGS + GST_RLM_PROP_PORT_PER_LAYER)
+#define PROP_LAYERS (PROP_SETTINGS + GST_RLM_PROP_LAYERS)
 
 static const GstNetUdpProps udp_props = {
   .address_default = GST_RLM_DEFAULT_ADDRESS,
@@ -99,14 +99,10 @@ struct _GstRlmSrc
   GstPushSrc parent;
 
   /* Settings, under the object lock */
-  GstNetUdpSettings net;        /* address: the base layer's group */
-  gchar *groups, *source_address;
-  gboolean port_per_layer;
-  guint layers;
+  GstRlmSettings settings;
+  gchar *source_address;
   GstCaps *caps;
   guint64 reorder_window, stats_interval;
-  RlmConfig cfg;
-  GError *uri_error;            /* the last uri set, if it was bad */
 
   GstNetStats stats;
 
@@ -419,16 +415,16 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   RlmConfig cfg;
 
   GST_OBJECT_LOCK (self);
-  gst_net_udp_settings_copy (&net, &self->net);
-  groups = g_strdup (self->groups);
+  gst_net_udp_settings_copy (&net, &self->settings.net);
+  groups = g_strdup (self->settings.groups);
   source = g_strdup (self->source_address);
-  port_per_layer = self->port_per_layer;
+  port_per_layer = self->settings.port_per_layer;
   window = self->reorder_window;
   stats_interval = self->stats_interval;
-  cfg = self->cfg;
-  cfg.n_layers = self->layers;
-  if (self->uri_error)
-    err = g_error_copy (self->uri_error);
+  cfg = self->settings.cfg;
+  cfg.n_layers = self->settings.layers;
+  if (self->settings.uri_error)
+    err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->wait.lock);
@@ -444,7 +440,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   g_mutex_unlock (&self->wait.lock);
   if (ok && net.port == 0) {
     GST_OBJECT_LOCK (self);
-    self->net.port = gst_net_address_get_port (self->dest[0]);
+    self->settings.net.port = gst_net_address_get_port (self->dest[0]);
     GST_OBJECT_UNLOCK (self);
   }
   gst_net_udp_settings_clear (&net);
@@ -529,22 +525,13 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
   GstRlmSrc *self = GST_RLM_SRC (object);
 
   if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->uri_error);
+    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->settings.uri_error);
     return;
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_GROUPS:
-      gst_rlm_set_string (&self->groups, value, NULL);
-      break;
-    case PROP_PORT_PER_LAYER:
-      self->port_per_layer = g_value_get_boolean (value);
-      break;
     case PROP_SOURCE_ADDRESS:
       gst_rlm_set_string (&self->source_address, value, NULL);
-      break;
-    case PROP_LAYERS:
-      self->layers = g_value_get_uint (value);
       break;
     case PROP_CAPS:
       gst_net_src_set_caps (&self->caps, value);
@@ -556,10 +543,8 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       self->stats_interval = g_value_get_uint64 (value);
       break;
     default:
-      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
-              prop_id, value) &&
-          !gst_param_table_set (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
+              prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -670,17 +655,8 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_GROUPS:
-      g_value_set_string (value, self->groups);
-      break;
-    case PROP_PORT_PER_LAYER:
-      g_value_set_boolean (value, self->port_per_layer);
-      break;
     case PROP_SOURCE_ADDRESS:
       g_value_set_string (value, self->source_address);
-      break;
-    case PROP_LAYERS:
-      g_value_set_uint (value, self->layers);
       break;
     case PROP_CAPS:
       gst_value_set_caps (value, self->caps);
@@ -692,10 +668,8 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
-              value) &&
-          !gst_param_table_get (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+              value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -707,10 +681,8 @@ gst_rlm_src_finalize (GObject * object)
 {
   GstRlmSrc *self = GST_RLM_SRC (object);
 
-  gst_net_udp_settings_clear (&self->net);
-  g_free (self->groups);
+  gst_rlm_settings_clear (&self->settings);
   g_free (self->source_address);
-  g_clear_error (&self->uri_error);
   gst_caps_replace (&self->caps, NULL);
   g_array_unref (self->levels);
   gst_net_src_wait_clear (&self->wait);
@@ -765,7 +737,7 @@ gst_rlm_src_finalize (GObject * object)
 static void
 install_properties (GObjectClass * oc)
 {
-  gst_net_udp_props_install (&udp_props, oc, PROP_UDP_FIRST);
+  gst_rlm_settings_install (oc, PROP_SETTINGS, &udp_props, GST_RLM_PARAM_SRC);
   g_object_class_install_property (oc, PROP_GROUPS,
       g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
           "group of each layer, base layer first, each ADDRESS or "
@@ -803,8 +775,6 @@ install_properties (GObjectClass * oc)
           "counters (read-only GstStructure). Fields: " STATS_DOC,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
-  gst_param_table_install (&gst_rlm_params, oc, PROP_CONFIG_FIRST,
-      GST_RLM_PARAM_SRC);
 }
 
 static void
@@ -859,11 +829,9 @@ on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 gst_rlm_src_init (GstRlmSrc * self)
 {
-  gst_net_udp_props_init_settings (&udp_props, &self->net);
-  self->layers = GST_RLM_DEFAULT_LAYERS;
+  gst_rlm_settings_init (&self->settings, &udp_props);
   self->reorder_window = DEFAULT_REORDER_WINDOW;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
-  rlm_config_init (&self->cfg);
   gst_net_src_wait_init (&self->wait);
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",
