@@ -311,3 +311,25 @@ gst_net_uri_install_property (GObjectClass * klass, guint prop_id,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 }
+
+void
+gst_net_uri_set_property (GstElement * element, const GValue * value,
+    GError ** uri_error)
+{
+  const gchar *uri = g_value_get_string (value);
+  GError *err = NULL;
+
+  if (uri && !gst_uri_handler_set_uri (GST_URI_HANDLER (element), uri, &err))
+    GST_WARNING_OBJECT (element, "%s", err->message);
+  GST_OBJECT_LOCK (element);
+  g_clear_error (uri_error);
+  *uri_error = err;
+  GST_OBJECT_UNLOCK (element);
+}
+
+void
+gst_net_uri_get_property (GstElement * element, GValue * value)
+{
+  g_value_take_string (value, gst_uri_handler_get_uri (GST_URI_HANDLER
+          (element)));
+}

@@ -28,12 +28,18 @@ gchar *gst_net_uri_build (GstElement * element, const gchar * scheme,
     const gchar * host_prop, const gchar * port_prop);
 
 /* A `uri` property, for launch lines that name the URI of an element
- * (`rlmsink uri=rlm://...`); the element's set_property calls
- * gst_uri_handler_set_uri and get_property gst_uri_handler_get_uri. It is
- * never a query key and never written by get_uri. */
+ * (`rlmsink uri=rlm://...`). It is never a query key and never written by
+ * get_uri. */
 #define GST_NET_URI_PROP "uri"
 void gst_net_uri_install_property (GObjectClass * klass, guint prop_id,
     const gchar * blurb);
+/* Its set: applies the URI (all or nothing); a bad one is logged and
+ * replaces *@uri_error (under the object lock), which start() reports.
+ * Call holding no lock. */
+void gst_net_uri_set_property (GstElement * element, const GValue * value,
+    GError ** uri_error);
+/* Its get: the element's URI as the handler builds it. */
+void gst_net_uri_get_property (GstElement * element, GValue * value);
 
 G_END_DECLS
 

@@ -35,6 +35,7 @@
 #include "gstrlmutil.h"
 #include "gstlayerrates.h"
 #include "gstnetudp.h"
+#include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "gsttemporallayermeta.h"
 #include "core/random.h"
@@ -50,19 +51,30 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_sink_debug);
 enum
 {
   PROP_0,
-  PROP_ADDRESS,
-  PROP_PORT,
-  PROP_GROUPS,
-  PROP_PORT_PER_LAYER,
-  PROP_LAYERS,
   PROP_LAYER_RATES,
-  PROP_TTL_MC,
-  PROP_MULTICAST_IFACE,
-  PROP_LOOP,
-  PROP_SOCKET,
   PROP_STATS,
   PROP_URI,
-  PROP_CONFIG_FIRST,
+  PROP_SETTINGS,                /* GstRlmSettings' from here */
+};
+
+#define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
+#define PROP_PORT_PER_LAYER (PROP_SETTINGS + GST_RLM_PROP_PORT_PER_LAYER)
+#define PROP_LAYERS (PROP_SETTINGS + GST_RLM_PROP_LAYERS)
+
+static const GstNetUdpProps udp_props = {
+  .address_default = GST_RLM_DEFAULT_ADDRESS,
+  .port_min = 1,
+  .port_default = GST_RLM_DEFAULT_PORT,
+  .address_blurb = "Multicast group of the base layer; layer i goes to this "
+      "address + i unless groups is set (IPv4 or IPv6 literal)",
+  .port_blurb = "UDP port of every layer's group (of the base layer's with "
+      "port-per-layer)",
+  .ttl_mc_blurb = "TTL of the multicast packets, hops (-1: the system's)",
+  .multicast_iface_blurb = "Network interface the groups are sent on (NULL: "
+      "the system's route)",
+  .loop_blurb = "Multicast loopback: receivers on this host hear the stream",
+  .socket_blurb = "A UDP socket of the application's to send from, used as "
+      "given (not bound, options unchanged, never closed)",
 };
 
 typedef struct
@@ -75,14 +87,8 @@ struct _GstRlmSink
   GstBaseSink parent;
 
   /* Settings, under the object lock */
-  gchar *address, *groups, *multicast_iface;
-  gint port, ttl_mc;
-  gboolean port_per_layer, loop;
-  guint layers;
+  GstRlmSettings settings;
   guint rates[GST_LAYER_RATES_MAX_LAYERS];
-  GSocket *socket;
-  RlmConfig cfg;
-  GError *uri_error;            /* the last uri set, if it was bad */
 
   GstRatePath *rate_path;
   gboolean rates_sent;          /* streaming thread: the first event */
@@ -123,7 +129,7 @@ propose_rates (GstRlmSink * self)
   guint rates[GST_LAYER_RATES_MAX_LAYERS], n;
 
   GST_OBJECT_LOCK (self);
-  n = self->layers;
+  n = self->settings.layers;
   memcpy (rates, self->rates, sizeof (rates));
   GST_OBJECT_UNLOCK (self);
   gst_rate_path_set (self->rate_path, rates, n,
@@ -240,44 +246,37 @@ static gboolean
 gst_rlm_sink_start (GstBaseSink * bsink)
 {
   GstRlmSink *self = GST_RLM_SINK (bsink);
-  GstNetUdpSettings us = GST_NET_UDP_SETTINGS_INIT;
+  GstNetUdpSettings us;
   GSocketAddress *dest[GST_RLM_MAX_LAYERS];
-  gchar *address, *groups, *iface;
+  gchar *groups;
   gboolean ok;
   GError *err = NULL;
   guint n;
 
   GST_OBJECT_LOCK (self);
-  address = g_strdup (self->address);
-  groups = g_strdup (self->groups);
-  iface = g_strdup (self->multicast_iface);
-  n = self->layers;
-  if (self->uri_error)
-    err = g_error_copy (self->uri_error);
-  ok = !err && gst_rlm_layer_addresses (address, self->port, groups,
-      self->port_per_layer, n, dest, &err);
-  us.socket = self->socket ? g_object_ref (self->socket) : NULL;
-  us.ttl_mc = self->ttl_mc;
-  us.loop = self->loop;
-  us.multicast_iface = iface;
+  gst_net_udp_settings_copy (&us, &self->settings.net);
+  groups = g_strdup (self->settings.groups);
+  n = self->settings.layers;
+  if (self->settings.uri_error)
+    err = g_error_copy (self->settings.uri_error);
+  ok = !err && gst_rlm_layer_addresses (us.address, us.port, groups,
+      self->settings.port_per_layer, n, dest, &err);
   GST_OBJECT_UNLOCK (self);
 
   if (ok) {
     /* the base group on an ephemeral port, joined to nothing: that puts
      * multicast-iface on the socket */
-    gchar *group = g_inet_address_to_string (g_inet_socket_address_get_address
+    g_free ((gchar *) us.address);
+    us.address = g_inet_address_to_string (g_inet_socket_address_get_address
         (G_INET_SOCKET_ADDRESS (dest[0])));
-    us.address = group;
+    us.port = 0;
     us.join_later = TRUE;
     self->udp = gst_net_udp_new (&us, g_socket_address_get_family (dest[0]),
         &err);
     ok = self->udp != NULL;
-    g_free (group);
   }
-  g_clear_object (&us.socket);
-  g_free (address);
+  gst_net_udp_settings_clear (&us);
   g_free (groups);
-  g_free (iface);
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
     g_error_free (err);
@@ -288,7 +287,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   self->n_dest = n;
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
-  rlm_stamper_init (&self->stamper, self->cfg.ext_id, &self->rng);
+  rlm_stamper_init (&self->stamper, self->settings.cfg.ext_id, &self->rng);
   memset (self->count, 0, sizeof (self->count));
   self->no_layer = self->beyond_layers = self->send_errors = 0;
   GST_OBJECT_UNLOCK (self);
@@ -328,8 +327,25 @@ rates_from_value (GstRlmSink * self, const GValue * value)
     else
       return FALSE;
   }
-  self->layers = n;
+  self->settings.layers = n;
   return TRUE;
+}
+
+/* Layers beyond the old count at doubling cumulative rates. */
+static void
+extend_rates (GstRlmSink * self, guint layers)
+{
+  guint old = self->settings.layers;
+
+  self->settings.layers = layers;
+  for (guint i = old; i < layers; i++)
+    self->rates[i] = i == 0 ? DEFAULT_BASE_RATE : 0;
+  for (guint i = MAX (old, 1); i < layers; i++) {
+    guint64 sum = 0;
+    for (guint j = 0; j < i; j++)
+      sum += self->rates[j];
+    self->rates[i] = (guint) MIN (sum, G_MAXUINT);
+  }
 }
 
 static void
@@ -340,60 +356,24 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
   gboolean rates_changed = FALSE;
 
   if (prop_id == PROP_URI) {
-    gst_rlm_set_uri (GST_ELEMENT (self), value, &self->uri_error);
+    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->settings.uri_error);
     return;
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      gst_rlm_set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
-      break;
-    case PROP_PORT:
-      self->port = g_value_get_int (value);
-      break;
-    case PROP_GROUPS:
-      gst_rlm_set_string (&self->groups, value, NULL);
-      break;
-    case PROP_PORT_PER_LAYER:
-      self->port_per_layer = g_value_get_boolean (value);
-      break;
-    case PROP_LAYERS:{
-      guint old = self->layers;
-      self->layers = g_value_get_uint (value);
-      /* layers beyond the old count at doubling cumulative rates */
-      for (guint i = old; i < self->layers; i++)
-        self->rates[i] = i == 0 ? DEFAULT_BASE_RATE : 0;
-      for (guint i = MAX (old, 1); i < self->layers; i++) {
-        guint64 sum = 0;
-        for (guint j = 0; j < i; j++)
-          sum += self->rates[j];
-        self->rates[i] = (guint) MIN (sum, G_MAXUINT);
-      }
+    case PROP_LAYERS:
+      extend_rates (self, g_value_get_uint (value));
       rates_changed = TRUE;
       break;
-    }
     case PROP_LAYER_RATES:
       if (!rates_from_value (self, value))
         GST_WARNING_OBJECT (self, "layer-rates: 1 to %u positive rates "
             "(bit/s) wanted", GST_LAYER_RATES_MAX_LAYERS);
       rates_changed = TRUE;
       break;
-    case PROP_TTL_MC:
-      self->ttl_mc = g_value_get_int (value);
-      break;
-    case PROP_MULTICAST_IFACE:
-      gst_rlm_set_string (&self->multicast_iface, value, NULL);
-      break;
-    case PROP_LOOP:
-      self->loop = g_value_get_boolean (value);
-      break;
-    case PROP_SOCKET:
-      g_clear_object (&self->socket);
-      self->socket = g_value_dup_object (value);
-      break;
     default:
-      if (!gst_param_table_set (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
+              prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -434,7 +414,7 @@ get_stats (GstRlmSink * self)
 static void
 rates_to_value (GstRlmSink * self, GValue * value)
 {
-  for (guint i = 0; i < self->layers; i++) {
+  for (guint i = 0; i < self->settings.layers; i++) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, G_TYPE_INT);
     g_value_set_int (&v, (gint) MIN (self->rates[i], G_MAXINT));
@@ -449,8 +429,7 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
   GstRlmSink *self = GST_RLM_SINK (object);
 
   if (prop_id == PROP_URI) {
-    g_value_take_string (value, gst_uri_handler_get_uri (GST_URI_HANDLER
-            (self)));
+    gst_net_uri_get_property (GST_ELEMENT (self), value);
     return;
   }
   if (prop_id == PROP_STATS) {
@@ -459,39 +438,12 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_value_set_string (value, self->address);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, self->port);
-      break;
-    case PROP_GROUPS:
-      g_value_set_string (value, self->groups);
-      break;
-    case PROP_PORT_PER_LAYER:
-      g_value_set_boolean (value, self->port_per_layer);
-      break;
-    case PROP_LAYERS:
-      g_value_set_uint (value, self->layers);
-      break;
     case PROP_LAYER_RATES:
       rates_to_value (self, value);
       break;
-    case PROP_TTL_MC:
-      g_value_set_int (value, self->ttl_mc);
-      break;
-    case PROP_MULTICAST_IFACE:
-      g_value_set_string (value, self->multicast_iface);
-      break;
-    case PROP_LOOP:
-      g_value_set_boolean (value, self->loop);
-      break;
-    case PROP_SOCKET:
-      g_value_set_object (value, self->socket);
-      break;
     default:
-      if (!gst_param_table_get (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+              value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -505,11 +457,7 @@ gst_rlm_sink_finalize (GObject * object)
 
   gst_rate_path_free (self->rate_path);
   clear_dest (self);
-  g_free (self->address);
-  g_free (self->groups);
-  g_free (self->multicast_iface);
-  g_clear_object (&self->socket);
-  g_clear_error (&self->uri_error);
+  gst_rlm_settings_clear (&self->settings);
   g_free (self->out);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -520,14 +468,7 @@ gst_rlm_sink_finalize (GObject * object)
 static void
 install_properties (GObjectClass * oc)
 {
-  g_object_class_install_property (oc, PROP_ADDRESS,
-      g_param_spec_string ("address", "Address", "Multicast group of the "
-          "base layer; layer i goes to this address + i unless groups is "
-          "set (IPv4 or IPv6 literal)", GST_RLM_DEFAULT_ADDRESS, RW));
-  g_object_class_install_property (oc, PROP_PORT,
-      g_param_spec_int ("port", "Port", "UDP port of every layer's group "
-          "(of the base layer's with port-per-layer)", 1, 65535,
-          GST_RLM_DEFAULT_PORT, RW));
+  gst_rlm_settings_install (oc, PROP_SETTINGS, &udp_props, GST_RLM_PARAM_SINK);
   g_object_class_install_property (oc, PROP_GROUPS,
       g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
           "group of each layer, base layer first, each ADDRESS or "
@@ -547,20 +488,6 @@ install_properties (GObjectClass * oc)
           "doubling the cumulative rate",
           g_param_spec_int ("rate", "Rate", "bit/s", 1, G_MAXINT, 250000,
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), RW));
-  g_object_class_install_property (oc, PROP_TTL_MC,
-      g_param_spec_int ("ttl-mc", "Multicast TTL", "TTL of the multicast "
-          "packets, hops (-1: the system's)", -1, 255, -1, RW));
-  g_object_class_install_property (oc, PROP_MULTICAST_IFACE,
-      g_param_spec_string ("multicast-iface", "Multicast interface",
-          "Network interface the groups are sent on (NULL: the system's "
-          "route)", NULL, RW));
-  g_object_class_install_property (oc, PROP_LOOP,
-      g_param_spec_boolean ("loop", "Loop", "Multicast loopback: receivers "
-          "on this host hear the stream", TRUE, RW));
-  g_object_class_install_property (oc, PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket", "A UDP socket of the "
-          "application's to send from, used as given (not bound, options "
-          "unchanged, never closed)", G_TYPE_SOCKET, RW));
   /**
    * GstRlmSink:stats:
    *
@@ -579,8 +506,6 @@ install_properties (GObjectClass * oc)
           "socket refused (packets)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
-  gst_param_table_install (&gst_rlm_params, oc, PROP_CONFIG_FIRST,
-      GST_RLM_PARAM_SINK);
 }
 
 static void
@@ -621,13 +546,8 @@ gst_rlm_sink_class_init (GstRlmSinkClass * klass)
 static void
 gst_rlm_sink_init (GstRlmSink * self)
 {
-  self->address = g_strdup (GST_RLM_DEFAULT_ADDRESS);
-  self->port = GST_RLM_DEFAULT_PORT;
-  self->ttl_mc = -1;
-  self->loop = TRUE;
-  self->layers = GST_RLM_DEFAULT_LAYERS;
+  gst_rlm_settings_init (&self->settings, &udp_props);
   default_rates (self->rates, GST_LAYER_RATES_MAX_LAYERS);
-  rlm_config_init (&self->cfg);
   self->out = g_malloc (MAX_PACKET);
   self->rate_path = gst_rate_path_new (GST_ELEMENT (self),
       GST_BASE_SINK_PAD (self), GST_SECOND, NULL, NULL);

@@ -44,9 +44,11 @@
 #include "rlmmerge.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
+#include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "core/random.h"
 
@@ -60,22 +62,36 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_src_debug);
 enum
 {
   PROP_0,
-  PROP_ADDRESS,
-  PROP_PORT,
-  PROP_GROUPS,
-  PROP_PORT_PER_LAYER,
   PROP_SOURCE_ADDRESS,
-  PROP_LAYERS,
-  PROP_TTL_MC,
-  PROP_MULTICAST_IFACE,
-  PROP_LOOP,
-  PROP_SOCKET,
   PROP_CAPS,
   PROP_REORDER_WINDOW,
   PROP_STATS_INTERVAL,
   PROP_STATS,
   PROP_URI,
-  PROP_CONFIG_FIRST,
+  PROP_SETTINGS,                /* GstRlmSettings' from here */
+};
+
+#define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
+#define PROP_PORT_PER_LAYER (PROP_SETTINGS + GST_RLM_PROP_PORT_PER_LAYER)
+#define PROP_LAYERS (PROP_SETTINGS + GST_RLM_PROP_LAYERS)
+
+static const GstNetUdpProps udp_props = {
+  .address_default = GST_RLM_DEFAULT_ADDRESS,
+  .port_min = 0,
+  .port_default = GST_RLM_DEFAULT_PORT,
+  .address_blurb = "Multicast group of the base layer; layer i is on this "
+      "address + i unless groups is set (IPv4 literal)",
+  .port_blurb = "UDP port of every layer's group (of the base layer's with "
+      "port-per-layer; 0: an ephemeral port for every layer, read back once "
+      "started)",
+  .ttl_mc_blurb = "TTL of the announcements, hops (-1: the system's)",
+  .multicast_iface_blurb = "Network interface the groups are joined on and "
+      "announcements sent on (NULL: the system's)",
+  .loop_blurb = "Multicast loopback of the announcements (receivers on this "
+      "host hear each other)",
+  .socket_blurb = "A UDP socket of the application's for the base layer's "
+      "port, used as given (not bound, never closed; the groups are joined "
+      "on it)",
 };
 
 struct _GstRlmSrc
@@ -83,23 +99,16 @@ struct _GstRlmSrc
   GstPushSrc parent;
 
   /* Settings, under the object lock */
-  gchar *address, *groups, *source_address, *multicast_iface;
-  gint port, ttl_mc;
-  gboolean port_per_layer, mc_loop;
-  guint layers;
-  GSocket *socket;
+  GstRlmSettings settings;
+  gchar *source_address;
   GstCaps *caps;
   guint64 reorder_window, stats_interval;
-  RlmConfig cfg;
-  GError *uri_error;            /* the last uri set, if it was bad */
 
   GstNetStats stats;
 
   /* State, under lock: the loop thread feeds the core and the merger,
    * create() takes the merged stream (cond: a packet or a flush). */
-  GMutex lock;
-  GCond cond;
-  gboolean flushing;
+  GstNetSrcWait wait;
   GstNetLoop *loop;
   guint n_layers;
   GstNetUdp *udp[GST_RLM_MAX_LAYERS];   /* by port: [0] with one port */
@@ -192,10 +201,10 @@ post_levels (GstRlmSrc * self)
 {
   GArray *levels;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   levels = self->levels;
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   for (guint i = 0; i < levels->len; i++) {
     RlmEvent *ev = &g_array_index (levels, RlmEvent, i);
 
@@ -234,12 +243,12 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   RlmAddr addr;
 
   address_of (from, &addr);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (rlm_receiver_on_datagram (self->core, data, size, &addr, now) ==
       RLM_PACKET_MEDIA && rlm_merger_push (&self->merger, data, size, now))
-    g_cond_broadcast (&self->cond);
+    g_cond_broadcast (&self->wait.cond);
   take_events (self);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   post_levels (self);
   gst_net_loop_wake (self->loop);
 }
@@ -267,14 +276,14 @@ src_work (gpointer data, gint64 now)
   GstRlmSrc *self = data;
   gint64 deadline;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   rlm_receiver_advance (self->core, now);
   take_events (self);
   send_control (self);
   deadline = rlm_receiver_next_deadline (self->core);
   if (deadline < 0)
     deadline = G_MAXINT64;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   post_levels (self);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
@@ -305,19 +314,19 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstRlmSrc *self = GST_RLM_SRC (psrc);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (;;) {
     gint64 now = gst_net_now (), deadline, arrival;
     guint8 *data;
     gsize len;
 
-    if (self->flushing) {
-      g_mutex_unlock (&self->lock);
+    if (self->wait.flushing) {
+      g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_FLUSHING;
     }
     data = rlm_merger_pop (&self->merger, now, &len, &arrival);
     if (data) {
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (&self->wait.lock);
       *outbuf = gst_buffer_new_wrapped (data, len);
       stamp_arrival (self, *outbuf, gst_net_now () - arrival);
       return GST_FLOW_OK;
@@ -325,18 +334,17 @@ gst_rlm_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     deadline = rlm_merger_next_deadline (&self->merger);
     if (deadline < 0)
       deadline = now + GST_SECOND;
-    g_cond_wait_until (&self->cond, &self->lock, (deadline + 999) / 1000);
+    g_cond_wait_until (&self->wait.cond, &self->wait.lock, (deadline + 999) / 1000);
   }
 }
 
 /* One socket per distinct port, bound to the port with no group joined
  * (the core's JOIN events join). */
 static gboolean
-open_sockets (GstRlmSrc * self, GSocket * app_socket, const gchar * iface,
-    gint ttl_mc, gboolean loop, GError ** err)
+open_sockets (GstRlmSrc * self, const GstNetUdpSettings * net, GError ** err)
 {
   for (guint i = 0; i < self->n_layers; i++) {
-    GstNetUdpSettings us = GST_NET_UDP_SETTINGS_INIT;
+    GstNetUdpSettings us = *net;
     GInetSocketAddress *d = G_INET_SOCKET_ADDRESS (self->dest[i]);
     gchar *group;
 
@@ -347,10 +355,7 @@ open_sockets (GstRlmSrc * self, GSocket * app_socket, const gchar * iface,
     group = g_inet_address_to_string (g_inet_socket_address_get_address (d));
     us.address = group;
     us.port = g_inet_socket_address_get_port (d);
-    us.socket = i == 0 ? app_socket : NULL;
-    us.multicast_iface = iface;
-    us.ttl_mc = ttl_mc;
-    us.loop = loop;
+    us.socket = i == 0 ? net->socket : NULL;
     us.join_later = TRUE;
     self->udp[i] = gst_net_udp_new (&us, G_SOCKET_FAMILY_IPV4, err);
     g_free (group);
@@ -402,53 +407,45 @@ static gboolean
 gst_rlm_src_start (GstBaseSrc * bsrc)
 {
   GstRlmSrc *self = GST_RLM_SRC (bsrc);
-  gchar *address, *groups, *source, *iface;
-  gint port, ttl_mc;
-  gboolean port_per_layer, loop, ok;
-  GSocket *app_socket;
+  GstNetUdpSettings net;
+  gchar *groups, *source;
+  gboolean port_per_layer, ok;
   guint64 window, stats_interval;
   GError *err = NULL;
   RlmConfig cfg;
 
   GST_OBJECT_LOCK (self);
-  address = g_strdup (self->address);
-  groups = g_strdup (self->groups);
+  gst_net_udp_settings_copy (&net, &self->settings.net);
+  groups = g_strdup (self->settings.groups);
   source = g_strdup (self->source_address);
-  iface = g_strdup (self->multicast_iface);
-  port = self->port;
-  ttl_mc = self->ttl_mc;
-  port_per_layer = self->port_per_layer;
-  loop = self->mc_loop;
-  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
+  port_per_layer = self->settings.port_per_layer;
   window = self->reorder_window;
   stats_interval = self->stats_interval;
-  cfg = self->cfg;
-  cfg.n_layers = self->layers;
-  if (self->uri_error)
-    err = g_error_copy (self->uri_error);
+  cfg = self->settings.cfg;
+  cfg.n_layers = self->settings.layers;
+  if (self->settings.uri_error)
+    err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   self->n_layers = cfg.n_layers;
-  ok = !err && gst_rlm_layer_addresses (address, port, groups, port_per_layer,
-      cfg.n_layers, self->dest, &err) &&
+  ok = !err && gst_rlm_layer_addresses (net.address, net.port, groups,
+      port_per_layer, cfg.n_layers, self->dest, &err) &&
       resolve_source (source, &self->source, &err) &&
-      open_sockets (self, app_socket, iface, ttl_mc, loop, &err);
+      open_sockets (self, &net, &err);
   if (!ok)
     close_sockets (self);
-  else if (port == 0)
+  else if (net.port == 0)
     take_bound_port (self);
-  g_mutex_unlock (&self->lock);
-  if (ok && port == 0) {
+  g_mutex_unlock (&self->wait.lock);
+  if (ok && net.port == 0) {
     GST_OBJECT_LOCK (self);
-    self->port = gst_net_address_get_port (self->dest[0]);
+    self->settings.net.port = gst_net_address_get_port (self->dest[0]);
     GST_OBJECT_UNLOCK (self);
   }
-  g_clear_object (&app_socket);
-  g_free (address);
+  gst_net_udp_settings_clear (&net);
   g_free (groups);
   g_free (source);
-  g_free (iface);
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
         (NULL));
@@ -456,7 +453,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
     return FALSE;
   }
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   rlm_merger_init (&self->merger, cfg.ext_id, window, MAX_HELD,
@@ -464,7 +461,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   self->joins = self->leaves = self->join_errors = self->send_errors = 0;
   self->core = rlm_receiver_new (&cfg, &self->rng, gst_net_now ());
   take_events (self);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   post_levels (self);
 
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
@@ -484,7 +481,7 @@ gst_rlm_src_stop (GstBaseSrc * bsrc)
 
   if (self->loop)
     gst_net_loop_stop (self->loop);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   /* leave what we joined: the network stops sending it at once */
   for (guint i = 0; self->core && i < self->n_layers; i++)
     membership (self, i, FALSE);
@@ -496,48 +493,8 @@ gst_rlm_src_stop (GstBaseSrc * bsrc)
   g_clear_pointer (&self->core, rlm_receiver_free);
   rlm_merger_clear (&self->merger);
   g_array_set_size (self->levels, 0);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return TRUE;
-}
-
-static gboolean
-gst_rlm_src_unlock (GstBaseSrc * bsrc)
-{
-  GstRlmSrc *self = GST_RLM_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
-  return TRUE;
-}
-
-static gboolean
-gst_rlm_src_unlock_stop (GstBaseSrc * bsrc)
-{
-  GstRlmSrc *self = GST_RLM_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
-  return TRUE;
-}
-
-static GstCaps *
-gst_rlm_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
-{
-  GstRlmSrc *self = GST_RLM_SRC (bsrc);
-  GstCaps *caps, *res;
-
-  GST_OBJECT_LOCK (self);
-  caps = self->caps ? gst_caps_ref (self->caps) :
-      gst_static_pad_template_get_caps (&src_template);
-  GST_OBJECT_UNLOCK (self);
-  if (!filter)
-    return caps;
-  res = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (caps);
-  return res;
 }
 
 /* Buffers carry their arrival time; they wait in the reorder window at
@@ -568,47 +525,17 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
   GstRlmSrc *self = GST_RLM_SRC (object);
 
   if (prop_id == PROP_URI) {
-    gst_rlm_set_uri (GST_ELEMENT (self), value, &self->uri_error);
+    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->settings.uri_error);
     return;
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      gst_rlm_set_string (&self->address, value, GST_RLM_DEFAULT_ADDRESS);
-      break;
-    case PROP_PORT:
-      self->port = g_value_get_int (value);
-      break;
-    case PROP_GROUPS:
-      gst_rlm_set_string (&self->groups, value, NULL);
-      break;
-    case PROP_PORT_PER_LAYER:
-      self->port_per_layer = g_value_get_boolean (value);
-      break;
     case PROP_SOURCE_ADDRESS:
       gst_rlm_set_string (&self->source_address, value, NULL);
       break;
-    case PROP_LAYERS:
-      self->layers = g_value_get_uint (value);
+    case PROP_CAPS:
+      gst_net_src_set_caps (&self->caps, value);
       break;
-    case PROP_TTL_MC:
-      self->ttl_mc = g_value_get_int (value);
-      break;
-    case PROP_MULTICAST_IFACE:
-      gst_rlm_set_string (&self->multicast_iface, value, NULL);
-      break;
-    case PROP_LOOP:
-      self->mc_loop = g_value_get_boolean (value);
-      break;
-    case PROP_SOCKET:
-      g_clear_object (&self->socket);
-      self->socket = g_value_dup_object (value);
-      break;
-    case PROP_CAPS:{
-      const GstCaps *c = gst_value_get_caps (value);
-      gst_caps_replace (&self->caps, (GstCaps *) c);
-      break;
-    }
     case PROP_REORDER_WINDOW:
       self->reorder_window = g_value_get_uint64 (value);
       break;
@@ -616,8 +543,8 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       self->stats_interval = g_value_get_uint64 (value);
       break;
     default:
-      if (!gst_param_table_set (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
+              prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -700,7 +627,7 @@ get_stats (GstElement * element)
   GstRlmSrc *self = GST_RLM_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rlm-src-stats");
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (self->core)
     core_stats (self, s, gst_net_now ());
   gst_structure_set (s,
@@ -708,7 +635,7 @@ get_stats (GstElement * element)
       "leaves", G_TYPE_UINT64, self->leaves,
       "join-errors", G_TYPE_UINT64, self->join_errors,
       "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return s;
 }
 
@@ -719,8 +646,7 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
   GstRlmSrc *self = GST_RLM_SRC (object);
 
   if (prop_id == PROP_URI) {
-    g_value_take_string (value, gst_uri_handler_get_uri (GST_URI_HANDLER
-            (self)));
+    gst_net_uri_get_property (GST_ELEMENT (self), value);
     return;
   }
   if (prop_id == PROP_STATS) {
@@ -729,35 +655,8 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_value_set_string (value, self->address);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, self->port);
-      break;
-    case PROP_GROUPS:
-      g_value_set_string (value, self->groups);
-      break;
-    case PROP_PORT_PER_LAYER:
-      g_value_set_boolean (value, self->port_per_layer);
-      break;
     case PROP_SOURCE_ADDRESS:
       g_value_set_string (value, self->source_address);
-      break;
-    case PROP_LAYERS:
-      g_value_set_uint (value, self->layers);
-      break;
-    case PROP_TTL_MC:
-      g_value_set_int (value, self->ttl_mc);
-      break;
-    case PROP_MULTICAST_IFACE:
-      g_value_set_string (value, self->multicast_iface);
-      break;
-    case PROP_LOOP:
-      g_value_set_boolean (value, self->mc_loop);
-      break;
-    case PROP_SOCKET:
-      g_value_set_object (value, self->socket);
       break;
     case PROP_CAPS:
       gst_value_set_caps (value, self->caps);
@@ -769,8 +668,8 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_param_table_get (&gst_rlm_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
+      if (!gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+              value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -782,16 +681,11 @@ gst_rlm_src_finalize (GObject * object)
 {
   GstRlmSrc *self = GST_RLM_SRC (object);
 
-  g_free (self->address);
-  g_free (self->groups);
+  gst_rlm_settings_clear (&self->settings);
   g_free (self->source_address);
-  g_free (self->multicast_iface);
-  g_clear_object (&self->socket);
-  g_clear_error (&self->uri_error);
   gst_caps_replace (&self->caps, NULL);
   g_array_unref (self->levels);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -843,15 +737,7 @@ gst_rlm_src_finalize (GObject * object)
 static void
 install_properties (GObjectClass * oc)
 {
-  g_object_class_install_property (oc, PROP_ADDRESS,
-      g_param_spec_string ("address", "Address", "Multicast group of the "
-          "base layer; layer i is on this address + i unless groups is set "
-          "(IPv4 literal)", GST_RLM_DEFAULT_ADDRESS, RW));
-  g_object_class_install_property (oc, PROP_PORT,
-      g_param_spec_int ("port", "Port", "UDP port of every layer's group "
-          "(of the base layer's with port-per-layer; 0: an ephemeral port "
-          "for every layer, read back once started)", 0, 65535,
-          GST_RLM_DEFAULT_PORT, RW));
+  gst_rlm_settings_install (oc, PROP_SETTINGS, &udp_props, GST_RLM_PARAM_SRC);
   g_object_class_install_property (oc, PROP_GROUPS,
       g_param_spec_string ("groups", "Groups", "Comma-separated multicast "
           "group of each layer, base layer first, each ADDRESS or "
@@ -867,22 +753,6 @@ install_properties (GObjectClass * oc)
       g_param_spec_uint ("layers", "Layers", "Layers the source sends "
           "(layers; the paper simulates 6)", 1, GST_RLM_MAX_LAYERS,
           GST_RLM_DEFAULT_LAYERS, RW));
-  g_object_class_install_property (oc, PROP_TTL_MC,
-      g_param_spec_int ("ttl-mc", "Multicast TTL", "TTL of the "
-          "announcements, hops (-1: the system's)", -1, 255, -1, RW));
-  g_object_class_install_property (oc, PROP_MULTICAST_IFACE,
-      g_param_spec_string ("multicast-iface", "Multicast interface",
-          "Network interface the groups are joined on and announcements "
-          "sent on (NULL: the system's)", NULL, RW));
-  g_object_class_install_property (oc, PROP_LOOP,
-      g_param_spec_boolean ("loop", "Loop", "Multicast loopback of the "
-          "announcements (receivers on this host hear each other)", TRUE,
-          RW));
-  g_object_class_install_property (oc, PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket", "A UDP socket of the "
-          "application's for the base layer's port, used as given (not "
-          "bound, never closed; the groups are joined on it)", G_TYPE_SOCKET,
-          RW));
   g_object_class_install_property (oc, PROP_CAPS,
       g_param_spec_boxed ("caps", "Caps", "The caps of the RTP stream (as "
           "udpsrc's)", GST_TYPE_CAPS, RW));
@@ -905,8 +775,6 @@ install_properties (GObjectClass * oc)
           "counters (read-only GstStructure). Fields: " STATS_DOC,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
-  gst_param_table_install (&gst_rlm_params, oc, PROP_CONFIG_FIRST,
-      GST_RLM_PARAM_SRC);
 }
 
 static void
@@ -922,9 +790,8 @@ gst_rlm_src_class_init (GstRlmSrcClass * klass)
   gobject_class->finalize = gst_rlm_src_finalize;
   bsrc_class->start = gst_rlm_src_start;
   bsrc_class->stop = gst_rlm_src_stop;
-  bsrc_class->unlock = gst_rlm_src_unlock;
-  bsrc_class->unlock_stop = gst_rlm_src_unlock_stop;
-  bsrc_class->get_caps = gst_rlm_src_get_caps;
+  gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstRlmSrc, wait),
+      G_STRUCT_OFFSET (GstRlmSrc, caps), &src_template);
   bsrc_class->query = gst_rlm_src_query;
   psrc_class->create = gst_rlm_src_create;
 
@@ -962,16 +829,10 @@ on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 gst_rlm_src_init (GstRlmSrc * self)
 {
-  self->address = g_strdup (GST_RLM_DEFAULT_ADDRESS);
-  self->port = GST_RLM_DEFAULT_PORT;
-  self->ttl_mc = -1;
-  self->mc_loop = TRUE;
-  self->layers = GST_RLM_DEFAULT_LAYERS;
+  gst_rlm_settings_init (&self->settings, &udp_props);
   self->reorder_window = DEFAULT_REORDER_WINDOW;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
-  rlm_config_init (&self->cfg);
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_net_src_wait_init (&self->wait);
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",
       get_stats);

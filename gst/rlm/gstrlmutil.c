@@ -214,25 +214,70 @@ gst_rlm_layer_addresses (const gchar * address, gint port,
 }
 
 void
-gst_rlm_set_uri (GstElement * element, const GValue * value,
-    GError ** uri_error)
-{
-  const gchar *uri = g_value_get_string (value);
-  GError *err = NULL;
-
-  if (uri && !gst_uri_handler_set_uri (GST_URI_HANDLER (element), uri, &err))
-    GST_WARNING_OBJECT (element, "%s", err->message);
-  GST_OBJECT_LOCK (element);
-  g_clear_error (uri_error);
-  *uri_error = err;
-  GST_OBJECT_UNLOCK (element);
-}
-
-void
 gst_rlm_set_string (gchar ** field, const GValue * value, const gchar * dflt)
 {
   g_free (*field);
   *field = g_value_dup_string (value);
   if (!*field && dflt)
     *field = g_strdup (dflt);
+}
+
+void
+gst_rlm_settings_init (GstRlmSettings * s, const GstNetUdpProps * udp)
+{
+  memset (s, 0, sizeof (*s));
+  gst_net_udp_props_init_settings (udp, &s->net);
+  s->layers = GST_RLM_DEFAULT_LAYERS;
+  rlm_config_init (&s->cfg);
+}
+
+void
+gst_rlm_settings_clear (GstRlmSettings * s)
+{
+  gst_net_udp_settings_clear (&s->net);
+  g_clear_pointer (&s->groups, g_free);
+  g_clear_error (&s->uri_error);
+}
+
+void
+gst_rlm_settings_install (GObjectClass * klass, guint first_id,
+    const GstNetUdpProps * udp, guint elements)
+{
+  gst_net_udp_props_install (udp, klass, first_id + GST_RLM_PROP_UDP);
+  gst_param_table_install (&gst_rlm_params, klass,
+      first_id + GST_RLM_PROP_CONFIG, elements);
+}
+
+gboolean
+gst_rlm_settings_set (GstRlmSettings * s, const GstNetUdpProps * udp,
+    guint first_id, guint prop_id, const GValue * value)
+{
+  if (prop_id == first_id + GST_RLM_PROP_GROUPS)
+    gst_rlm_set_string (&s->groups, value, NULL);
+  else if (prop_id == first_id + GST_RLM_PROP_PORT_PER_LAYER)
+    s->port_per_layer = g_value_get_boolean (value);
+  else if (prop_id == first_id + GST_RLM_PROP_LAYERS)
+    s->layers = g_value_get_uint (value);
+  else
+    return gst_net_udp_props_set (udp, &s->net, first_id + GST_RLM_PROP_UDP,
+        prop_id, value) || gst_param_table_set (&gst_rlm_params, &s->cfg,
+        first_id + GST_RLM_PROP_CONFIG, prop_id, value);
+  return TRUE;
+}
+
+gboolean
+gst_rlm_settings_get (const GstRlmSettings * s, guint first_id,
+    guint prop_id, GValue * value)
+{
+  if (prop_id == first_id + GST_RLM_PROP_GROUPS)
+    g_value_set_string (value, s->groups);
+  else if (prop_id == first_id + GST_RLM_PROP_PORT_PER_LAYER)
+    g_value_set_boolean (value, s->port_per_layer);
+  else if (prop_id == first_id + GST_RLM_PROP_LAYERS)
+    g_value_set_uint (value, s->layers);
+  else
+    return gst_net_udp_props_get (&s->net, first_id + GST_RLM_PROP_UDP,
+        prop_id, value) || gst_param_table_get (&gst_rlm_params, &s->cfg,
+        first_id + GST_RLM_PROP_CONFIG, prop_id, value);
+  return TRUE;
 }

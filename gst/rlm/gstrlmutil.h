@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 #include "rlmcore.h"
 #include "gstparamtable.h"
+#include "gstnetudpprops.h"
 
 G_BEGIN_DECLS
 
@@ -38,14 +39,45 @@ gboolean gst_rlm_layer_addresses (const gchar * address, gint port,
     const gchar * groups, gboolean port_per_layer, guint n_layers,
     GSocketAddress ** out, GError ** error);
 
+/* The session's settings both elements have (under the object lock). */
+typedef struct
+{
+  GstNetUdpSettings net;        /* address: the base layer's group */
+  gchar *groups;
+  gboolean port_per_layer;
+  guint layers;
+  RlmConfig cfg;
+  GError *uri_error;            /* the last uri set, if it was bad */
+} GstRlmSettings;
+
+/* Their property ids, from the element's first settings id: groups,
+ * port-per-layer and layers (each element installs them in its words),
+ * the socket properties (gstnetudpprops.h), the core's parameters. */
+enum
+{
+  GST_RLM_PROP_GROUPS,
+  GST_RLM_PROP_PORT_PER_LAYER,
+  GST_RLM_PROP_LAYERS,
+  GST_RLM_PROP_UDP,
+  GST_RLM_PROP_CONFIG = GST_RLM_PROP_UDP + GST_NET_UDP_N_PROPS
+};
+
+void gst_rlm_settings_init (GstRlmSettings * s, const GstNetUdpProps * udp);
+void gst_rlm_settings_clear (GstRlmSettings * s);
+/* Installs the socket properties and the core's parameters of @elements
+ * (GST_RLM_PARAM_*) from @first_id. */
+void gst_rlm_settings_install (GObjectClass * klass, guint first_id,
+    const GstNetUdpProps * udp, guint elements);
+/* TRUE if @prop_id is one of the settings (then it was set / read); under
+ * the object lock. */
+gboolean gst_rlm_settings_set (GstRlmSettings * s, const GstNetUdpProps * udp,
+    guint first_id, guint prop_id, const GValue * value);
+gboolean gst_rlm_settings_get (const GstRlmSettings * s, guint first_id,
+    guint prop_id, GValue * value);
+
 /* A string setting from @value; NULL gives @dflt (may be NULL). */
 void gst_rlm_set_string (gchar ** field, const GValue * value,
     const gchar * dflt);
-
-/* The `uri` property's set: applies the URI (all or nothing); a bad one
- * replaces *@uri_error, which start() reports, and is logged. */
-void gst_rlm_set_uri (GstElement * element, const GValue * value,
-    GError ** uri_error);
 
 #define GST_RLM_URI_BLURB "rlm://GROUP:PORT?key=value&...: the base " \
   "layer's group and port, and any other property as a query parameter " \

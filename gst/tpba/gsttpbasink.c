@@ -61,6 +61,7 @@
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "core/rfc4571.h"
 #include "core/rtp.h"
@@ -83,11 +84,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
 enum
 {
   PROP_0,
-  PROP_HOST,
-  PROP_PORT,
   PROP_TCP_PORT,
   PROP_RTCP_PORT,
-  PROP_SOCKET,
   PROP_BOTTLENECK,
   PROP_MAX_QUEUE_BYTES,
   PROP_CONNECT_TIMEOUT,
@@ -97,7 +95,21 @@ enum
   PROP_TCP_PACING,
   PROP_BITRATE,
   PROP_STATS,
-  PROP_CONFIG_FIRST,
+  PROP_UDP_FIRST,
+  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_name = "host",
+  .address_nick = "Host",
+  .address_default = DEFAULT_HOST,
+  .port_min = 1,
+  .port_default = DEFAULT_PORT,
+  .address_blurb = "The tpbasrc's host or address",
+  .port_blurb = "The tpbasrc's UDP port for RTP",
+  .socket_blurb = "A UDP socket of the application's to send RTP from, used "
+      "as given: not bound and not closed by the element (NULL: one of the "
+      "element's own)",
 };
 
 typedef struct
@@ -111,9 +123,9 @@ struct _GstTpbaSink
   GstBaseSink parent;
 
   /* Settings, under the object lock */
-  gchar *host;
-  gint port, tcp_port, rtcp_port;
-  GSocket *socket;
+  GstNetUdpSettings net;        /* host (address), port: the tpbasrc's;
+                                 * socket: ours to send RTP from */
+  gint tcp_port, rtcp_port;
   guint64 bottleneck;
   guint max_queue_bytes;
   guint64 connect_timeout;
@@ -751,11 +763,11 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   gint64 stats_interval;
 
   GST_OBJECT_LOCK (self);
-  host = g_strdup (self->host);
-  port = self->port;
+  host = g_strdup (self->net.address);
+  port = self->net.port;
   tcp_port = self->tcp_port < 0 ? port : self->tcp_port;
   rtcp_port = self->rtcp_port < 0 ? port + 1 : self->rtcp_port;
-  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
+  app_socket = self->net.socket ? g_object_ref (self->net.socket) : NULL;
   self->run_cfg = self->cfg;
   self->run_bottleneck = self->bottleneck;
   self->run_max_queue = self->max_queue_bytes;
@@ -984,24 +996,11 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_HOST:
-      g_free (self->host);
-      self->host = g_value_dup_string (value);
-      if (!self->host)
-        self->host = g_strdup (DEFAULT_HOST);
-      break;
-    case PROP_PORT:
-      self->port = g_value_get_int (value);
-      break;
     case PROP_TCP_PORT:
       self->tcp_port = g_value_get_int (value);
       break;
     case PROP_RTCP_PORT:
       self->rtcp_port = g_value_get_int (value);
-      break;
-    case PROP_SOCKET:
-      g_clear_object (&self->socket);
-      self->socket = g_value_dup_object (value);
       break;
     case PROP_BOTTLENECK:
       self->bottleneck = g_value_get_uint64 (value);
@@ -1026,7 +1025,9 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
       self->tcp_pacing = g_value_get_boolean (value);
       break;
     default:
-      if (!gst_param_table_set (&gst_tpba_params, &self->cfg,
+      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+              prop_id, value) &&
+          !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1138,20 +1139,11 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_HOST:
-      g_value_set_string (value, self->host);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, self->port);
-      break;
     case PROP_TCP_PORT:
       g_value_set_int (value, self->tcp_port);
       break;
     case PROP_RTCP_PORT:
       g_value_set_int (value, self->rtcp_port);
-      break;
-    case PROP_SOCKET:
-      g_value_set_object (value, self->socket);
       break;
     case PROP_BOTTLENECK:
       g_value_set_uint64 (value, self->bottleneck);
@@ -1175,7 +1167,9 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_boolean (value, self->tcp_pacing);
       break;
     default:
-      if (!gst_param_table_get (&gst_tpba_params, &self->cfg,
+      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+              value) &&
+          !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1189,10 +1183,9 @@ gst_tpba_sink_finalize (GObject * object)
   GstTpbaSink *self = GST_TPBA_SINK (object);
 
   gst_rate_path_free (self->rates);
-  g_free (self->host);
+  gst_net_udp_settings_clear (&self->net);
   g_free (self->tcp_congestion);
   g_free (self->run_cc);
-  g_clear_object (&self->socket);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -1280,12 +1273,7 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   bsink_class->unlock = gst_tpba_sink_unlock;
   bsink_class->unlock_stop = gst_tpba_sink_unlock_stop;
 
-  g_object_class_install_property (gobject_class, PROP_HOST,
-      g_param_spec_string ("host", "Host", "The tpbasrc's host or address",
-          DEFAULT_HOST, rw));
-  g_object_class_install_property (gobject_class, PROP_PORT,
-      g_param_spec_int ("port", "Port", "The tpbasrc's UDP port for RTP",
-          1, 65535, DEFAULT_PORT, rw));
+  gst_net_udp_props_install (&udp_props, gobject_class, PROP_UDP_FIRST);
   g_object_class_install_property (gobject_class, PROP_TCP_PORT,
       g_param_spec_int ("tcp-port", "TCP port",
           "The tpbasrc's TCP port for RTP in the probing period (-1: port)",
@@ -1294,11 +1282,6 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
       g_param_spec_int ("rtcp-port", "RTCP port",
           "The tpbasrc's UDP port for RTCP (-1: port + 1)", -1, 65535, -1,
           rw));
-  g_object_class_install_property (gobject_class, PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket",
-          "A UDP socket of the application's to send RTP from, used as "
-          "given: not bound and not closed by the element (NULL: one of the "
-          "element's own)", G_TYPE_SOCKET, rw));
   g_object_class_install_property (gobject_class, PROP_BOTTLENECK,
       g_param_spec_uint64 ("bottleneck", "Bottleneck",
           "LDA modes: bottleneck bandwidth b, bits/s (0: unknown, taken as "
@@ -1368,9 +1351,8 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
 static void
 gst_tpba_sink_init (GstTpbaSink * self)
 {
-  self->host = g_strdup (DEFAULT_HOST);
+  gst_net_udp_props_init_settings (&udp_props, &self->net);
   self->tcp_congestion = g_strdup (DEFAULT_TCP_CONGESTION);
-  self->port = DEFAULT_PORT;
   self->tcp_port = -1;
   self->rtcp_port = -1;
   self->max_queue_bytes = DEFAULT_MAX_QUEUE_BYTES;

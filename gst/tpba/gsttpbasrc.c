@@ -45,9 +45,11 @@
 #include "gsttpbautil.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
+#include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "core/rfc4571.h"
 #include "core/wire.h"
@@ -64,16 +66,25 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
 enum
 {
   PROP_0,
-  PROP_ADDRESS,
-  PROP_PORT,
   PROP_TCP_PORT,
   PROP_RTCP_PORT,
-  PROP_SOCKET,
   PROP_PEER_ADDRESS,
   PROP_CAPS,
   PROP_STATS_INTERVAL,
   PROP_STATS,
-  PROP_CONFIG_FIRST,
+  PROP_UDP_FIRST,
+  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_default = DEFAULT_ADDRESS,
+  .port_min = 0,
+  .port_default = DEFAULT_PORT,
+  .address_blurb = "Local address to listen on",
+  .port_blurb = "UDP port for RTP (0: ephemeral; the bound port after start)",
+  .socket_blurb = "A UDP socket of the application's to receive RTP on, used "
+      "as given: not bound and not closed by the element; port then reads "
+      "its port (NULL: one of the element's own on address:port)",
 };
 
 /* An accepted connection from the peer's host that has not yet shown the
@@ -93,9 +104,9 @@ struct _GstTpbaSrc
   GstPushSrc parent;
 
   /* Settings, under the object lock */
-  gchar *address, *peer_address;
-  gint port, tcp_port, rtcp_port;
-  GSocket *socket;
+  GstNetUdpSettings net;        /* address, port, socket: RTP's */
+  gchar *peer_address;
+  gint tcp_port, rtcp_port;
   GstCaps *caps;
   guint64 stats_interval;
   TpbaConfig cfg;
@@ -104,9 +115,7 @@ struct _GstTpbaSrc
 
   /* State, under lock: the loop thread feeds the core, create() takes
    * the packets in order (cond: a packet or a flush). */
-  GMutex lock;
-  GCond cond;
-  gboolean flushing;
+  GstNetSrcWait wait;
   GstNetLoop *loop;
   GstNetUdp *udp, *rtcp;
   GSocket *listener, *tcp;
@@ -222,7 +231,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
   GstTpbaSrc *self = data;
   GSocket *sock;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   while ((sock = gst_net_tcp_accept (listener, NULL))) {
     GSocketAddress *from = g_socket_get_remote_address (sock, NULL);
     gchar *who = gst_net_address_to_string (from);
@@ -238,7 +247,7 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
       pending_add (self, sock, who);
     g_clear_object (&from);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return G_SOURCE_CONTINUE;
 }
 
@@ -305,13 +314,13 @@ on_pending_readable (GSocket * sock, GIOCondition cond, gpointer data)
 {
   GstTpbaSrc *self = data;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (guint i = 0; i < self->n_pending; i++)
     if (self->pending[i].sock == sock) {
       pending_read (self, i);
       break;
     }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return G_SOURCE_CONTINUE;
 }
 
@@ -350,7 +359,7 @@ on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
   GstTpbaSrc *self = data;
   guint8 buf[16384];
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (;;) {
     GError *err = NULL;
     gssize n = gst_net_tcp_receive (sock, buf, sizeof (buf), &err);
@@ -369,8 +378,8 @@ on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
     rfc4571_deframer_push (&self->tcp_in, buf, n);
     take_frames (self, gst_net_now ());
   }
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  g_cond_broadcast (&self->wait.cond);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
   return G_SOURCE_CONTINUE;
 }
@@ -385,15 +394,15 @@ on_udp (GstNetTransport * t, const guint8 * data, gsize size,
   GstTpbaSrc *self = user_data;
   GstBuffer *b;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (from_peer (self, from)) {
     b = gst_buffer_new_memdup (data, size);
     if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_UDP, data, size, b,
             gst_net_now ()) != TPBA_RECV_ACCEPTED)
       gst_buffer_unref (b);
-    g_cond_broadcast (&self->cond);
+    g_cond_broadcast (&self->wait.cond);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
 
@@ -417,14 +426,14 @@ on_rtcp (GstNetTransport * t, const guint8 * data, gsize size,
 {
   GstTpbaSrc *self = user_data;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (from_peer (self, from)) {
     learn_token (self, data, size);
     /* RRs go back where the sender's RTCP comes from */
     if (tpba_receiver_on_rtcp (self->core, data, size, gst_net_now ()))
       g_set_object (&self->rtcp_dest, from);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
 
@@ -450,7 +459,7 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
   gsize n;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   tpba_receiver_advance (self->core, now);
   pending_expire (self, now);
   while (self->rtcp_dest &&
@@ -460,7 +469,7 @@ src_work (gpointer data, gint64 now)
     if (self->rtcp_dest)
       send_rtcp (self, rtcp, n);
   deadline = MIN (tpba_receiver_next_deadline (self->core), now + GST_SECOND);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
 
@@ -474,19 +483,19 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstTpbaSrc *self = GST_TPBA_SRC (psrc);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   for (;;) {
     gint64 now = gst_net_now (), deadline;
     GstBuffer *b;
     guint16 seq;
 
-    if (self->flushing) {
-      g_mutex_unlock (&self->lock);
+    if (self->wait.flushing) {
+      g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_FLUSHING;
     }
     b = tpba_receiver_pop_rtp (self->core, now, &seq);
     if (b) {
-      g_mutex_unlock (&self->lock);
+      g_mutex_unlock (&self->wait.lock);
       *outbuf = b;
       return GST_FLOW_OK;
     }
@@ -497,7 +506,7 @@ gst_tpba_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     }
     deadline = CLAMP (tpba_receiver_next_deadline (self->core), now,
         now + GST_SECOND);
-    g_cond_wait_until (&self->cond, &self->lock, (deadline + 999) / 1000);
+    g_cond_wait_until (&self->wait.cond, &self->wait.lock, (deadline + 999) / 1000);
   }
 }
 
@@ -568,12 +577,12 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   gint cr;
 
   GST_OBJECT_LOCK (self);
-  address = g_strdup (self->address);
+  address = g_strdup (self->net.address);
   peer = g_strdup (self->peer_address);
-  port = self->port;
+  port = self->net.port;
   tcp_port = self->tcp_port;
   rtcp_port = self->rtcp_port;
-  app_socket = self->socket ? g_object_ref (self->socket) : NULL;
+  app_socket = self->net.socket ? g_object_ref (self->net.socket) : NULL;
   cfg = self->cfg;
   stats_interval = self->stats_interval;
   if (self->caps && gst_caps_get_size (self->caps) > 0 &&
@@ -596,11 +605,11 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   if (err)
     return start_failed (self, err);
   GST_OBJECT_LOCK (self);
-  self->port = port;
+  self->net.port = port;
   self->tcp_port = tcp_port;
   self->rtcp_port = rtcp_port;
   GST_OBJECT_UNLOCK (self);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   self->core = tpba_receiver_new (&cfg, g_random_int (),
       (GDestroyNotify) gst_buffer_unref, gst_net_now ());
   rfc4571_deframer_init (&self->tcp_in, RFC4571_MAX_FRAME);
@@ -608,7 +617,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   self->foreign = 0;
   self->tcp_bad_token = self->key_unit_requests = 0;
   self->have_token = FALSE;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("tpbasrc", src_work, self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp), on_udp,
@@ -630,7 +639,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
 
   if (self->loop)
     gst_net_loop_stop (self->loop);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   gst_net_loop_unwatch (&self->listen_watch);
   pending_clear (self);
   if (self->tcp_in.buf)
@@ -646,49 +655,8 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   g_clear_object (&self->peer);
   g_clear_object (&self->rtcp_dest);
   g_clear_pointer (&self->peer_str, g_free);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return TRUE;
-}
-
-static gboolean
-gst_tpba_src_unlock (GstBaseSrc * bsrc)
-{
-  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
-  return TRUE;
-}
-
-static gboolean
-gst_tpba_src_unlock_stop (GstBaseSrc * bsrc)
-{
-  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
-  return TRUE;
-}
-
-static GstCaps *
-gst_tpba_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
-{
-  GstTpbaSrc *self = GST_TPBA_SRC (bsrc);
-  GstCaps *caps, *res;
-
-  GST_OBJECT_LOCK (self);
-  caps = self->caps ? gst_caps_ref (self->caps) :
-      gst_static_pad_template_get_caps (&src_template);
-  GST_OBJECT_UNLOCK (self);
-  if (filter) {
-    res = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (caps);
-  } else
-    res = caps;
-  return res;
 }
 
 /* Buffers are stamped when they leave create(), so they carry no latency of
@@ -713,13 +681,13 @@ gst_tpba_src_event (GstBaseSrc * bsrc, GstEvent * event)
 
   if (gst_video_event_is_force_key_unit (event) &&
       GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_UPSTREAM) {
-    g_mutex_lock (&self->lock);
+    g_mutex_lock (&self->wait.lock);
     if (self->core) {
       tpba_receiver_request_key_unit (self->core);
       self->key_unit_requests++;
       gst_net_loop_wake (self->loop);
     }
-    g_mutex_unlock (&self->lock);
+    g_mutex_unlock (&self->wait.lock);
     GST_DEBUG_OBJECT (self, "key unit requested downstream: PLI");
     return TRUE;
   }
@@ -781,24 +749,11 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_free (self->address);
-      self->address = g_value_dup_string (value);
-      if (!self->address)
-        self->address = g_strdup (DEFAULT_ADDRESS);
-      break;
-    case PROP_PORT:
-      self->port = g_value_get_int (value);
-      break;
     case PROP_TCP_PORT:
       self->tcp_port = g_value_get_int (value);
       break;
     case PROP_RTCP_PORT:
       self->rtcp_port = g_value_get_int (value);
-      break;
-    case PROP_SOCKET:
-      g_clear_object (&self->socket);
-      self->socket = g_value_dup_object (value);
       break;
     case PROP_PEER_ADDRESS:
       g_free (self->peer_address);
@@ -807,13 +762,13 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
     case PROP_STATS_INTERVAL:
       self->stats_interval = g_value_get_uint64 (value);
       break;
-    case PROP_CAPS:{
-      const GstCaps *c = gst_value_get_caps (value);
-      gst_caps_replace (&self->caps, c ? (GstCaps *) c : NULL);
+    case PROP_CAPS:
+      gst_net_src_set_caps (&self->caps, value);
       break;
-    }
     default:
-      if (!gst_param_table_set (&gst_tpba_params, &self->cfg,
+      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+              prop_id, value) &&
+          !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -829,7 +784,7 @@ get_stats (GstElement * element)
   GstTpbaSrc *self = GST_TPBA_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-tpba-src-stats");
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (self->core) {
     TpbaReceiverStats st;
     tpba_receiver_get_stats (self->core, &st);
@@ -864,7 +819,7 @@ get_stats (GstElement * element)
       "key-unit-requests", G_TYPE_UINT64, self->key_unit_requests,
       "tcp-closed", G_TYPE_UINT64, self->tcp_closed,
       "foreign", G_TYPE_UINT64, self->foreign, NULL);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   return s;
 }
 
@@ -880,20 +835,11 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_ADDRESS:
-      g_value_set_string (value, self->address);
-      break;
-    case PROP_PORT:
-      g_value_set_int (value, self->port);
-      break;
     case PROP_TCP_PORT:
       g_value_set_int (value, self->tcp_port);
       break;
     case PROP_RTCP_PORT:
       g_value_set_int (value, self->rtcp_port);
-      break;
-    case PROP_SOCKET:
-      g_value_set_object (value, self->socket);
       break;
     case PROP_PEER_ADDRESS:
       g_value_set_string (value, self->peer_address);
@@ -905,7 +851,9 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_param_table_get (&gst_tpba_params, &self->cfg,
+      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+              value) &&
+          !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -918,12 +866,10 @@ gst_tpba_src_finalize (GObject * object)
 {
   GstTpbaSrc *self = GST_TPBA_SRC (object);
 
-  g_free (self->address);
+  gst_net_udp_settings_clear (&self->net);
   g_free (self->peer_address);
   gst_caps_replace (&self->caps, NULL);
-  g_clear_object (&self->socket);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -988,21 +934,14 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   gobject_class->finalize = gst_tpba_src_finalize;
   bsrc_class->start = gst_tpba_src_start;
   bsrc_class->stop = gst_tpba_src_stop;
-  bsrc_class->unlock = gst_tpba_src_unlock;
-  bsrc_class->unlock_stop = gst_tpba_src_unlock_stop;
-  bsrc_class->get_caps = gst_tpba_src_get_caps;
+  gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstTpbaSrc, wait),
+      G_STRUCT_OFFSET (GstTpbaSrc, caps), &src_template);
   bsrc_class->event = gst_tpba_src_event;
   bsrc_class->query = gst_tpba_src_query;
   bsrc_class->negotiate = gst_tpba_src_negotiate;
   psrc_class->create = gst_tpba_src_create;
 
-  g_object_class_install_property (gobject_class, PROP_ADDRESS,
-      g_param_spec_string ("address", "Address",
-          "Local address to listen on", DEFAULT_ADDRESS, rw));
-  g_object_class_install_property (gobject_class, PROP_PORT,
-      g_param_spec_int ("port", "Port",
-          "UDP port for RTP (0: ephemeral; the bound port after start)",
-          0, 65535, DEFAULT_PORT, rw));
+  gst_net_udp_props_install (&udp_props, gobject_class, PROP_UDP_FIRST);
   g_object_class_install_property (gobject_class, PROP_TCP_PORT,
       g_param_spec_int ("tcp-port", "TCP port",
           "TCP port for RTP in the probing period (-1: port; 0: ephemeral)",
@@ -1011,12 +950,6 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
       g_param_spec_int ("rtcp-port", "RTCP port",
           "UDP port for RTCP (-1: port + 1; 0: ephemeral)", -1, 65535, -1,
           rw));
-  g_object_class_install_property (gobject_class, PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket",
-          "A UDP socket of the application's to receive RTP on, used as "
-          "given: not bound and not closed by the element; port then reads "
-          "its port (NULL: one of the element's own on address:port)",
-          G_TYPE_SOCKET, rw));
   g_object_class_install_property (gobject_class, PROP_PEER_ADDRESS,
       g_param_spec_string ("peer-address", "Peer address",
           "The only host TCP is accepted from (NULL: the host the first "
@@ -1052,13 +985,11 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
 static void
 gst_tpba_src_init (GstTpbaSrc * self)
 {
-  self->address = g_strdup (DEFAULT_ADDRESS);
-  self->port = DEFAULT_PORT;
+  gst_net_udp_props_init_settings (&udp_props, &self->net);
   self->tcp_port = -1;
   self->rtcp_port = -1;
   tpba_config_init (&self->cfg);
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_net_src_wait_init (&self->wait);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "tpba-stats",
       get_stats);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
