@@ -203,7 +203,11 @@ GST_START_TEST (test_transport_carries_the_group)
     member_stop (&m[i]);
     g_free (d[i]);
   }
-  /* the elements let go of the transports */
+  /* the elements let go of the transports (the last reference to an
+   * element may be dropped a moment later by a thread of its own, e.g. a
+   * member's removal run by gst_element_call_async) */
+  WAIT_UNTIL (g_atomic_int_get ((gint *) & G_OBJECT (t1)->ref_count) == 1 &&
+      g_atomic_int_get ((gint *) & G_OBJECT (t2)->ref_count) == 1, 5);
   fail_unless_equals_int (G_OBJECT (t1)->ref_count, 1);
   fail_unless_equals_int (G_OBJECT (t2)->ref_count, 1);
   g_object_unref (t1);
