@@ -253,7 +253,8 @@ struct _RmtpServer {
 
   /* monitor-based rate control */
   guint monitor_left;           /* data packets until STOP */
-  guint32 monitor_stop;         /* seq of the STOP packet */
+  guint32 monitor_stop;         /* seq of the last STOP packet */
+  gboolean monitor_open;        /* a period ended, its reports count */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -616,11 +617,9 @@ static void
 server_fill_missing (RmtpServer * s, const Member * m)
 {
   g_array_set_size (s->send, 0);
-  if (!m->missing) {
-    for (guint32 q = 0; q < s->n_packets; q++)
-      g_array_append_val (s->send, q);
+  /* never NACKed: an EOR alone asks what it is missing */
+  if (!m->missing)
     return;
-  }
   for (guint i = 0; i < m->missing->len; i++) {
     RmtpRange rg = g_array_index (m->missing, RmtpRange, i);
 
@@ -900,7 +899,8 @@ server_on_busy (RmtpServer * s, Member * m, gboolean busy, gint64 now)
 static void
 server_on_report (RmtpServer * s, const RmtpPacket * p)
 {
-  if (p->monitor != s->monitor_stop || p->received > s->cfg.monitor_packets) {
+  if (!s->monitor_open || p->monitor != s->monitor_stop ||
+      p->received > s->cfg.monitor_packets) {
     s->stats.in.late++;
     return;
   }
@@ -978,7 +978,7 @@ server_adjust_rate (RmtpServer * s)
   guint64 rate = s->stats.rate;
   guint expected = MIN (s->cfg.reporters, s->n_members);
 
-  if (!s->cfg.rate_control || s->monitor_stop == 0)
+  if (!s->monitor_open)
     return;
   if (s->monitor_reports * 2 < expected)
     ratio = 0.0;                /* most representatives did not answer */
@@ -996,6 +996,8 @@ server_adjust_rate (RmtpServer * s)
   }
 }
 
+/* A period's reports arrive a round trip after its STOP, so each STOP
+ * decides the rate from the period before it. */
 static guint8
 server_monitor_flags (RmtpServer * s, guint32 seq)
 {
@@ -1005,16 +1007,15 @@ server_monitor_flags (RmtpServer * s, guint32 seq)
       s->cfg.monitor_packets < 2)
     return 0;
   if (s->monitor_left == 0) {
-    server_adjust_rate (s);
     flags |= RMTP_FLAG_START;
     s->monitor_left = s->cfg.monitor_packets;
-    s->monitor_sum = s->monitor_reports = 0;
-    s->monitor_stop = 0;
   }
   if (--s->monitor_left == 0) {
     flags |= RMTP_FLAG_STOP;
-    /* 0 means no period: a STOP at seq 0 cannot happen (START precedes) */
+    server_adjust_rate (s);
+    s->monitor_sum = s->monitor_reports = 0;
     s->monitor_stop = seq;
+    s->monitor_open = TRUE;
   }
   return flags;
 }
@@ -1145,6 +1146,7 @@ struct _RmtpReceiver {
   gint64 due_at;
   guint32 due_round;
   gint64 responded_round;
+  gboolean acked;               /* an ACK went out */
   gint64 last_heard;
 
   gboolean counting;
@@ -1361,6 +1363,9 @@ receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
   if (p->type == RMTP_EOR && (r->responded_round >= (gint64) p->round ||
           (r->due == DUE_ROUND && r->due_round == p->round)))
     return;
+  /* the server holds our ACK; it POLLs if that was lost */
+  if (p->type == RMTP_EOR && r->acked)
+    return;
   receiver_schedule (r, DUE_ROUND, p->round, window, now);
 }
 
@@ -1485,6 +1490,7 @@ receiver_send_due (RmtpReceiver * r)
         queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_ACK, r->session,
             r->member, &round, 1);
         r->stats.ack_sent++;
+        r->acked = TRUE;
       } else if (r->state == RMTP_RECEIVER_RECEIVING) {
         receiver_queue_nack (r, round);
       }
