@@ -1581,3 +1581,14 @@ rmtp_receiver_stats (const RmtpReceiver * r)
 {
   return &r->stats;
 }
+
+gboolean
+rmtp_receiver_data_set (const RmtpReceiver * r, guint64 * size,
+    const guint8 ** digest)
+{
+  if (!r->connected)
+    return FALSE;
+  *size = r->total;
+  *digest = r->digest;
+  return TRUE;
+}

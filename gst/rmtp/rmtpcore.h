@@ -250,6 +250,9 @@ gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
 gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
 RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
 const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
+/* The data set's size and SHA-256 from the CONN taken; FALSE before one. */
+gboolean rmtp_receiver_data_set (const RmtpReceiver * r, guint64 * size,
+    const guint8 ** digest);
 
 G_END_DECLS
 
