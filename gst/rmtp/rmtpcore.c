@@ -49,6 +49,7 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->packet_size = wire_read_u32 (r);
       p->n_packets = wire_read_u32 (r);
       p->delta_us = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
       p->reporters = wire_read_u32 (r);
       p->digest = wire_read_bytes (r, RMTP_DIGEST_SIZE);
       p->n_members = wire_read_u32 (r);
@@ -89,6 +90,7 @@ parse_body (WireReader * r, RmtpPacket * p)
       return TRUE;
     case RMTP_REL:
       p->round = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
       return TRUE;
     case RMTP_RACK:
     case RMTP_BUSY:
@@ -363,7 +365,10 @@ server_window (const RmtpServer * s, guint n)
 static void
 server_queue_conn (RmtpServer * s, guint32 to)
 {
-  gsize len = RMTP_HEADER_SIZE + 60 + 4 * (gsize) s->n_members;
+  gsize len = RMTP_HEADER_SIZE + 64 + 4 * (gsize) s->n_members;
+  /* the multicast CONN spreads CACKs over delta x N, a unicast retry is
+   * answered at once */
+  gint64 window = to == RMTP_TO_GROUP ? server_window (s, s->n_members) : 0;
   guint8 *buf = g_malloc (len);
   WireWriter w;
 
@@ -373,6 +378,7 @@ server_queue_conn (RmtpServer * s, guint32 to)
   wire_write_u32 (&w, s->cfg.packet_size);
   wire_write_u32 (&w, s->n_packets);
   wire_write_u32 (&w, (guint32) MIN (s->cfg.delta / US, G_MAXUINT32));
+  wire_write_u32 (&w, (guint32) MIN (window / US, G_MAXUINT32));
   wire_write_u32 (&w, s->cfg.reporters);
   wire_write_bytes (&w, s->digest, RMTP_DIGEST_SIZE);
   wire_write_u32 (&w, s->n_members);
@@ -392,8 +398,7 @@ server_queue_round_packet (RmtpServer * s, guint32 to, RmtpType type,
   wire_writer_init (&w, buf, RMTP_HEADER_SIZE + 8);
   write_header (&w, type, s->session);
   wire_write_u32 (&w, s->round);
-  if (type == RMTP_EOR)
-    wire_write_u32 (&w, second);
+  wire_write_u32 (&w, second);
   queue_datagram (&s->out, to, buf, &w);
 }
 
@@ -514,7 +519,10 @@ server_end_of_data (RmtpServer * s, gint64 now)
 static void
 server_queue_rel (RmtpServer * s, guint32 to)
 {
-  server_queue_round_packet (s, to, RMTP_REL, 0);
+  gint64 window = to == RMTP_TO_GROUP ? server_window (s, s->n_members) : 0;
+
+  server_queue_round_packet (s, to, RMTP_REL,
+      (guint32) MIN (window / US, G_MAXUINT32));
   s->stats.rel_sent++;
 }
 
@@ -1249,7 +1257,7 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
     }
     r->state = r->accept ? RMTP_RECEIVER_RECEIVING : RMTP_RECEIVER_WAIT_CONN;
     r->stats.in.accepted++;
-    receiver_schedule (r, DUE_CACK, 0, r->delta * r->n_members, now);
+    receiver_schedule (r, DUE_CACK, 0, (gint64) p->window_us * US, now);
     return;
   }
   /* a retried CONN: our CACK was lost; answer it at once */
@@ -1316,7 +1324,8 @@ receiver_count_monitor (RmtpReceiver * r, const RmtpPacket * p)
 }
 
 static void
-receiver_on_data (RmtpReceiver * r, const RmtpPacket * p)
+receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
+    const guint8 * base)
 {
   if (p->seq >= r->n_packets ||
       p->payload_len != packet_len (r->total, r->packet_size, p->seq)) {
@@ -1341,7 +1350,8 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p)
   r->stats.data_received++;
   r->have[p->seq] = 1;
   r->n_have++;
-  r->held[p->seq] = g_bytes_new (p->payload, p->payload_len);
+  r->held[p->seq] = src ? g_bytes_new_from_bytes (src, p->payload - base,
+      p->payload_len) : g_bytes_new (p->payload, p->payload_len);
   receiver_deliver (r);
 }
 
@@ -1370,7 +1380,7 @@ receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
 }
 
 static void
-receiver_on_rel (RmtpReceiver * r, gint64 now)
+receiver_on_rel (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
 {
   /* NACK or BUSY receivers ignore REL (3.2.1) */
   if (r->state != RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
@@ -1379,12 +1389,12 @@ receiver_on_rel (RmtpReceiver * r, gint64 now)
   }
   r->stats.in.accepted++;
   if (r->due != DUE_RACK && r->responded_round >= 0)
-    receiver_schedule (r, DUE_RACK, 0, r->delta * r->n_members, now);
+    receiver_schedule (r, DUE_RACK, 0, (gint64) p->window_us * US, now);
 }
 
-void
-rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
-    gint64 now)
+static void
+receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
+    GBytes * src, gint64 now)
 {
   RmtpPacket p;
 
@@ -1409,7 +1419,7 @@ rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_conn (r, &p, now);
       break;
     case RMTP_DATA:
-      receiver_on_data (r, &p);
+      receiver_on_data (r, &p, src, data);
       break;
     case RMTP_EOR:
       receiver_on_round (r, &p, (gint64) p.window_us * US, now);
@@ -1418,12 +1428,28 @@ rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_round (r, &p, 0, now);
       break;
     case RMTP_REL:
-      receiver_on_rel (r, now);
+      receiver_on_rel (r, &p, now);
       break;
     default:
       r->stats.in.foreign++;
       break;
   }
+}
+
+void
+rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
+    gint64 now)
+{
+  receiver_handle (r, data, len, NULL, now);
+}
+
+void
+rmtp_receiver_handle_bytes (RmtpReceiver * r, GBytes * bytes, gint64 now)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+
+  receiver_handle (r, data, len, bytes, now);
 }
 
 /* The NACK of the packets still missing, as ranges (the first

@@ -98,7 +98,7 @@ typedef struct {
   guint32 seq;
   const guint8 *payload;
   gsize payload_len;
-  /* EOR: the backoff window for this round's answers, in us */
+  /* CONN, EOR, REL: the backoff window of the answers, in us (0: at once) */
   guint32 window_us;
   /* NACK */
   guint32 n_ranges;
@@ -241,6 +241,10 @@ void rmtp_receiver_free (RmtpReceiver * r);
 
 /* A datagram from the server, @unicast if it came to our own address. */
 void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
+    gint64 now);
+/* The same for a datagram held in @bytes: DATA payloads are kept as slices
+ * of it instead of copies. */
+void rmtp_receiver_handle_bytes (RmtpReceiver * r, GBytes * bytes,
     gint64 now);
 void rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now);
 /* Declares BUSY (TRUE) or RRDY (FALSE) to the server. */

@@ -32,7 +32,7 @@ def hdr(kind):
 
 
 def conn():
-    return (hdr(1) + struct.pack(">QIIII", 4000, 256, 16, 2000, 32)
+    return (hdr(1) + struct.pack(">QIIIII", 4000, 256, 16, 2000, 6000, 32)
             + hashlib.sha256(DATA).digest() + struct.pack(">IIII", 3, 100, 101, 102))
 
 
@@ -46,7 +46,7 @@ def raw():
     out += to_receiver(data(0, flags=1)) + to_receiver(data(2, flags=2))
     out += to_receiver(hdr(4) + struct.pack(">II", 0, 6000))
     out += to_receiver(hdr(7) + struct.pack(">II", 101, 0))
-    out += to_receiver(hdr(8) + struct.pack(">I", 0))
+    out += to_receiver(hdr(8) + struct.pack(">II", 0, 6000))
     out += step(20)
     out += to_server(hdr(2) + struct.pack(">IB", 101, 1))
     out += to_server(hdr(5) + struct.pack(">IIIII", 101, 0, 1, 3, 4))
