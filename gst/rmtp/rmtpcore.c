@@ -84,9 +84,13 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->ranges = wire_read_bytes (r, (gsize) p->n_ranges * 8);
       return TRUE;
     case RMTP_ACK:
+      p->member = wire_read_u32 (r);
+      p->round = wire_read_u32 (r);
+      return TRUE;
     case RMTP_POLL:
       p->member = wire_read_u32 (r);
       p->round = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
       return TRUE;
     case RMTP_REL:
       p->round = wire_read_u32 (r);
@@ -362,6 +366,19 @@ server_window (const RmtpServer * s, guint n)
   return s->cfg.delta * n;
 }
 
+/* Arms the response timer @wait after what is queued now has left: a
+ * batch of unicast retries can take longer to send than a turn-around. */
+static void
+server_arm (RmtpServer * s, gint64 now, gint64 wait)
+{
+  guint64 bytes = 0;
+  gint64 start = MAX (now, s->pacer.next_free);
+
+  for (GList * l = s->out.head; l; l = l->next)
+    bytes += g_bytes_get_size (((RmtpDatagram *) l->data)->bytes);
+  s->timer = start + pacer_cost (bytes, s->pacer.rate) + wait;
+}
+
 static void
 server_queue_conn (RmtpServer * s, guint32 to)
 {
@@ -409,8 +426,8 @@ rmtp_server_start (RmtpServer * s, gint64 now)
     return;
   server_queue_conn (s, RMTP_TO_GROUP);
   /* CACKs arrive over delta x N, then a turn-around and the surplus */
-  s->timer = now + s->cfg.tat + server_window (s, s->n_members) +
-      s->cfg.alpha;
+  server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
+      s->cfg.alpha);
 }
 
 static guint
@@ -457,7 +474,7 @@ server_connect_timeout (RmtpServer * s, gint64 now)
     }
   }
   if (retried) {
-    s->timer = now + s->cfg.tat + s->cfg.alpha;
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
     return;
   }
   if (count_members (s, MEMBER_CONNECTED) == 0) {
@@ -513,7 +530,7 @@ server_end_of_data (RmtpServer * s, gint64 now)
       (guint32) MIN (window / US, G_MAXUINT32));
   s->stats.eor_sent++;
   s->waiting = TRUE;
-  s->timer = now + s->cfg.tat + window + s->cfg.alpha;
+  server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
 }
 
 static void
@@ -559,15 +576,21 @@ server_emit_progress (RmtpServer * s)
 }
 
 static void
-server_poll_silent (RmtpServer * s, Member * m)
+server_queue_poll (RmtpServer * s, Member * m, gint64 window)
+{
+  guint32 extra[2] = { s->round, (guint32) MIN (window / US, G_MAXUINT32) };
+
+  m->tries++;
+  queue_member_packet (&s->out, m->id, RMTP_POLL, s->session, m->id, extra,
+      2);
+  s->stats.polls_sent++;
+}
+
+static void
+server_poll_silent (RmtpServer * s, Member * m, gint64 window)
 {
   if (m->tries < s->cfg.max_polls) {
-    guint32 round = s->round;
-
-    m->tries++;
-    queue_member_packet (&s->out, m->id, RMTP_POLL, s->session, m->id,
-        &round, 1);
-    s->stats.polls_sent++;
+    server_queue_poll (s, m, window);
   } else if (!m->slow) {
     /* silent after every POLL: served by unicast after the rounds */
     m->slow = TRUE;
@@ -575,22 +598,25 @@ server_poll_silent (RmtpServer * s, Member * m)
   }
 }
 
+/* The silent are POLLed together, so their answers too are spread over
+ * delta x N'_k (the paper's second backoff). */
 static void
 server_round_timeout (RmtpServer * s, gint64 now)
 {
   gboolean polled = FALSE;
+  gint64 window = server_window (s, active_unanswered (s));
 
   for (guint i = 0; i < s->n_members; i++) {
     Member *m = &s->members[i];
 
     if (member_active (m) && m->responded_round < (gint64) s->round) {
-      server_poll_silent (s, m);
+      server_poll_silent (s, m, window);
       polled |= !m->slow;
     }
   }
   server_emit_progress (s);
   if (polled) {
-    s->timer = now + s->cfg.tat + s->cfg.alpha;
+    server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
     return;
   }
   server_next_multicast_round (s, now);
@@ -683,13 +709,8 @@ server_separate_timeout (RmtpServer * s, gint64 now)
   m = &s->members[s->current_slow];
   if (m->state == MEMBER_CONNECTED && !m->busy && m->tries <
       s->cfg.max_polls) {
-    guint32 round = s->round;
-
-    m->tries++;
-    queue_member_packet (&s->out, m->id, RMTP_POLL, s->session, m->id,
-        &round, 1);
-    s->stats.polls_sent++;
-    s->timer = now + s->cfg.tat + s->cfg.alpha;
+    server_queue_poll (s, m, 0);
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
     return;
   }
   if (m->state == MEMBER_CONNECTED && !m->busy)
@@ -706,8 +727,8 @@ server_begin_release (RmtpServer * s, gint64 now)
   for (guint i = 0; i < s->n_members; i++)
     s->members[i].tries = 0;
   server_queue_rel (s, RMTP_TO_GROUP);
-  s->timer = now + s->cfg.tat + server_window (s, s->n_members) +
-      s->cfg.alpha;
+  server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
+      s->cfg.alpha);
 }
 
 static void
@@ -739,7 +760,7 @@ server_release_timeout (RmtpServer * s, gint64 now)
     retried = TRUE;
   }
   if (retried)
-    s->timer = now + s->cfg.tat + s->cfg.alpha;
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
   else
     server_finish (s);
 }
@@ -949,6 +970,9 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
       break;
     case RMTP_RACK:
       s->stats.in.accepted++;
+      /* a receiver RACKs only a verified set: its ACK was refused or lost */
+      if (m->state == MEMBER_CONNECTED && s->phase != RMTP_SERVER_CONNECT)
+        m->state = MEMBER_ACKED;
       if (m->state == MEMBER_ACKED && !m->released) {
         m->released = TRUE;
         if (s->phase == RMTP_SERVER_RELEASE) {
@@ -1425,7 +1449,7 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_round (r, &p, (gint64) p.window_us * US, now);
       break;
     case RMTP_POLL:
-      receiver_on_round (r, &p, 0, now);
+      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
       break;
     case RMTP_REL:
       receiver_on_rel (r, &p, now);

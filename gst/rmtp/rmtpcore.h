@@ -98,7 +98,7 @@ typedef struct {
   guint32 seq;
   const guint8 *payload;
   gsize payload_len;
-  /* CONN, EOR, REL: the backoff window of the answers, in us (0: at once) */
+  /* CONN, EOR, POLL, REL: the backoff window of the answers, in us (0: at once) */
   guint32 window_us;
   /* NACK */
   guint32 n_ranges;

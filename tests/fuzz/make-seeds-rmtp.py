@@ -45,7 +45,7 @@ def raw():
     out += to_receiver(conn())
     out += to_receiver(data(0, flags=1)) + to_receiver(data(2, flags=2))
     out += to_receiver(hdr(4) + struct.pack(">II", 0, 6000))
-    out += to_receiver(hdr(7) + struct.pack(">II", 101, 0))
+    out += to_receiver(hdr(7) + struct.pack(">III", 101, 0, 0))
     out += to_receiver(hdr(8) + struct.pack(">II", 0, 6000))
     out += step(20)
     out += to_server(hdr(2) + struct.pack(">IB", 101, 1))

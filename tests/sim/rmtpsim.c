@@ -227,6 +227,10 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   out->data_sent = st->data_sent;
   out->data_resent = st->data_resent;
   out->polls = st->polls_sent;
+  if (g_getenv ("RMTP_SIM_DEBUG"))
+    for (guint i = 0; i < p->n_receivers; i++)
+      if (rmtp_receiver_state (sim.rx[i].r) != RMTP_RECEIVER_DONE)
+        g_printerr ("rx %u state %d have %" G_GUINT64_FORMAT " cack %" G_GUINT64_FORMAT " foreign %" G_GUINT64_FORMAT "\n", i, rmtp_receiver_state (sim.rx[i].r), rmtp_receiver_stats (sim.rx[i].r)->data_received, rmtp_receiver_stats (sim.rx[i].r)->cack_sent, rmtp_receiver_stats (sim.rx[i].r)->in.foreign);
   rmtp_server_free (sim.s);
   for (guint i = 0; i < p->n_receivers; i++)
     rmtp_receiver_free (sim.rx[i].r);
