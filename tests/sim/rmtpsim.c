@@ -197,6 +197,21 @@ build_tree (Sim * sim)
   }
 }
 
+/* RMTP_SIM_DEBUG: the receivers that did not end released, on stderr. */
+static void
+list_unfinished (const Sim * sim)
+{
+  for (guint i = 0; i < sim->p->n_receivers; i++) {
+    const RmtpReceiver *r = sim->rx[i].r;
+    const RmtpReceiverStats *st = rmtp_receiver_stats (r);
+
+    if (rmtp_receiver_state (r) != RMTP_RECEIVER_DONE)
+      g_printerr ("receiver %u: state %d, %" G_GUINT64_FORMAT " packets, %"
+          G_GUINT64_FORMAT " CACKs\n", i, rmtp_receiver_state (r),
+          st->data_received, st->cack_sent);
+  }
+}
+
 void
 rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
 {
@@ -228,9 +243,7 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   out->data_resent = st->data_resent;
   out->polls = st->polls_sent;
   if (g_getenv ("RMTP_SIM_DEBUG"))
-    for (guint i = 0; i < p->n_receivers; i++)
-      if (rmtp_receiver_state (sim.rx[i].r) != RMTP_RECEIVER_DONE)
-        g_printerr ("rx %u state %d have %" G_GUINT64_FORMAT " cack %" G_GUINT64_FORMAT " foreign %" G_GUINT64_FORMAT "\n", i, rmtp_receiver_state (sim.rx[i].r), rmtp_receiver_stats (sim.rx[i].r)->data_received, rmtp_receiver_stats (sim.rx[i].r)->cack_sent, rmtp_receiver_stats (sim.rx[i].r)->in.foreign);
+    list_unfinished (&sim);
   rmtp_server_free (sim.s);
   for (guint i = 0; i < p->n_receivers; i++)
     rmtp_receiver_free (sim.rx[i].r);

@@ -52,7 +52,9 @@ struct _Rig {
   guint64 order;
   gint64 now;
   DropFunc drop;
-  gpointer user;
+  RmtpType drop_type;           /* drop_first_answer: what, from whom */
+  guint drop_rx;
+  gboolean dropped;
   GArray *to_server;            /* Logged, at send time */
   GArray *from_server;          /* Logged, at send time */
 };
@@ -466,12 +468,13 @@ GST_START_TEST (test_conn_retried_by_unicast)
 
 GST_END_TEST;
 
+/* Drops the first answer of type rig->drop_type from receiver rig->drop_rx. */
 static gboolean
-drop_first_ack_of_1 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+drop_first_answer (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
-  if (rx == -1 && p->type == RMTP_ACK && p->member == rig->ids[1] &&
-      !rig->user) {
-    rig->user = GINT_TO_POINTER (1);
+  if (rx == -1 && p->type == rig->drop_type &&
+      p->member == rig->ids[rig->drop_rx] && !rig->dropped) {
+    rig->dropped = TRUE;
     return TRUE;
   }
   return FALSE;
@@ -483,7 +486,9 @@ GST_START_TEST (test_poll_on_response_timeout)
   const Logged *eor, *poll;
 
   rig_init (&rig, 3, 16 * 1024, NULL);
-  rig.drop = drop_first_ack_of_1;
+  rig.drop = drop_first_answer;
+  rig.drop_type = RMTP_ACK;
+  rig.drop_rx = 1;
   rig_start_and_run (&rig, 60 * S);
   eor = find_logged (rig.from_server, RMTP_EOR, -1, 0);
   poll = find_logged (rig.from_server, RMTP_POLL, -1, 0);
@@ -543,24 +548,15 @@ GST_START_TEST (test_busy_rrdy_separate_retransmission)
 
 GST_END_TEST;
 
-static gboolean
-drop_first_rack_of_0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
-{
-  if (rx == -1 && p->type == RMTP_RACK && p->member == rig->ids[0] &&
-      !rig->user) {
-    rig->user = GINT_TO_POINTER (1);
-    return TRUE;
-  }
-  return FALSE;
-}
-
 GST_START_TEST (test_rel_rack)
 {
   Rig rig;
   const Logged *rel;
 
   rig_init (&rig, 3, 16 * 1024, NULL);
-  rig.drop = drop_first_rack_of_0;
+  rig.drop = drop_first_answer;
+  rig.drop_type = RMTP_RACK;
+  rig.drop_rx = 0;
   rig_start_and_run (&rig, 60 * S);
   /* REL after the round, REL at the end, REL by unicast to receiver 0 */
   fail_unless_equals_int (count_logged (rig.from_server, RMTP_REL, -1), 3);
