@@ -861,22 +861,29 @@ server_round_answered (RmtpServer * s, gint64 now)
   }
 }
 
+/* Whether @m's NACK / ACK is awaited: in the multicast rounds from every
+ * connected member not set aside as slow, in SEPARATE from the one served. */
+static gboolean
+server_awaits_answer (RmtpServer * s, const Member * m)
+{
+  if (m->state != MEMBER_CONNECTED)
+    return FALSE;
+  if (s->phase == RMTP_SERVER_ROUNDS)
+    return !m->slow;
+  return s->phase == RMTP_SERVER_SEPARATE &&
+      m == &s->members[s->current_slow];
+}
+
 static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
-  gboolean separate = s->phase == RMTP_SERVER_SEPARATE;
-
-  if ((s->phase != RMTP_SERVER_ROUNDS && !separate) ||
-      m->state != MEMBER_CONNECTED || !server_check_round (s, p)) {
-    if (s->phase != RMTP_SERVER_ROUNDS && !separate)
-      s->stats.in.late++;
-    return;
-  }
-  if (separate ? m != &s->members[s->current_slow] : m->slow) {
+  if (!server_awaits_answer (s, m)) {
     s->stats.in.late++;
     return;
   }
+  if (!server_check_round (s, p))
+    return;
   if (m->responded_round == (gint64) s->round) {
     s->stats.in.duplicates++;
     return;

@@ -206,7 +206,8 @@ void rmtp_server_handle_timeout (RmtpServer * s, gint64 now);
 gboolean rmtp_server_poll_datagram (RmtpServer * s, gint64 now,
     RmtpDatagram * out);
 gboolean rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out);
-/* When to call handle_timeout / poll_datagram next; G_MAXINT64 if never. */
+/* When to call handle_timeout / poll_datagram next (a time already past:
+ * at once); G_MAXINT64 if never. */
 gint64 rmtp_server_next_deadline (const RmtpServer * s);
 RmtpServerPhase rmtp_server_phase (const RmtpServer * s);
 const RmtpServerStats *rmtp_server_stats (const RmtpServer * s);
@@ -239,7 +240,7 @@ RmtpReceiver *rmtp_receiver_new (const RmtpConfig * cfg, guint32 member,
     gboolean accept, const RandomSource * rng);
 void rmtp_receiver_free (RmtpReceiver * r);
 
-/* A datagram from the server, @unicast if it came to our own address. */
+/* A datagram from the server (to the group or to us). */
 void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
     gint64 now);
 /* The same for a datagram held in @bytes: DATA payloads are kept as slices
