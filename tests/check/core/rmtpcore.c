@@ -678,6 +678,46 @@ GST_START_TEST (test_bad_packets_counted)
 GST_END_TEST;
 
 /* Representatives lose a fifth of the data: the rate goes down. */
+/* Receiver 3 hears nothing from 30 ms to 600 ms: it misses the data and the
+ * POLLs of the first round. */
+static gboolean
+drop_outage_of_3 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 3 && rig->now >= 30 * MS && rig->now < 600 * MS;
+}
+
+GST_START_TEST (test_silent_receiver_served_by_unicast)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_outage_of_3;
+  rig_start_and_run (&rig, 60 * S);
+  st = rmtp_server_stats (rig.s);
+  /* POLLed max_polls times, then set aside as slow */
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless (st->polls_sent >= rig.cfg.max_polls);
+  /* the others were not held back: they ACKed the first round */
+  for (guint i = 0; i < 3; i++)
+    fail_unless_equals_int (find_logged (rig.to_server, RMTP_ACK, i,
+            0)->p.round, 0);
+  fail_unless_equals_int (st->rounds, 1 + 2);
+  /* what it lacked, by unicast, once the multicast rounds were over: its
+   * NACK named exactly that, so nothing came twice */
+  fail_unless (st->unicast_data_sent > 0 && st->unicast_data_sent <= 64);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[3])->in.duplicates,
+      0);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[3])->data_received,
+      64);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 static gboolean
 drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -733,6 +773,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_conn_retried_by_unicast);
   tcase_add_test (tc, test_poll_on_response_timeout);
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
+  tcase_add_test (tc, test_silent_receiver_served_by_unicast);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_digest_mismatch_fails);
   tcase_add_test (tc, test_bad_packets_counted);
