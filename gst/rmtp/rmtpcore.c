@@ -35,6 +35,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->decrease_factor = 0.8;
   cfg->increase_factor = 1.05;
   cfg->receiver_timeout = 30 * S;
+  cfg->busy_poll_interval = 1 * S;
 }
 
 /* ------------------------------------------------------------------ */
@@ -261,6 +262,7 @@ struct _RmtpServer {
   guint monitor_left;           /* data packets until STOP */
   guint32 monitor_stop;         /* seq of the last STOP packet */
   gboolean monitor_open;        /* a period ended, its reports count */
+  gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -662,6 +664,28 @@ server_fill_missing (RmtpServer * s, const Member * m)
   }
 }
 
+/* Only BUSY members are left: POLL them every busy_poll_interval (a lost
+ * RRDY is then answered by a NACK), at most receiver_timeout in all. */
+static void
+server_wait_busy (RmtpServer * s, gint64 now)
+{
+  s->send_to = RMTP_TO_GROUP;
+  g_array_set_size (s->send, 0);
+  if (s->busy_wait_until == 0)
+    s->busy_wait_until = now + s->cfg.receiver_timeout;
+  if (now >= s->busy_wait_until) {
+    for (guint i = 0; i < s->n_members; i++)
+      if (s->members[i].state == MEMBER_CONNECTED && s->members[i].busy)
+        s->members[i].state = MEMBER_GONE;
+    server_begin_release (s, now);
+    return;
+  }
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].state == MEMBER_CONNECTED && s->members[i].busy)
+      server_queue_poll (s, &s->members[i], 0);
+  s->timer = MIN (now + s->cfg.busy_poll_interval, s->busy_wait_until);
+}
+
 static void
 server_begin_separate (RmtpServer * s, gint64 now)
 {
@@ -672,10 +696,7 @@ server_begin_separate (RmtpServer * s, gint64 now)
   m = server_pick_slow (s);
   if (!m) {
     if (server_any_busy (s)) {
-      /* wait for RRDY, at most the receivers' own silence timeout */
-      s->send_to = RMTP_TO_GROUP;
-      g_array_set_size (s->send, 0);
-      s->timer = now + s->cfg.receiver_timeout;
+      server_wait_busy (s, now);
       return;
     }
     server_begin_release (s, now);
@@ -699,11 +720,7 @@ server_separate_timeout (RmtpServer * s, gint64 now)
   Member *m;
 
   if (!s->waiting) {
-    /* waited for RRDY in vain */
-    for (guint i = 0; i < s->n_members; i++)
-      if (s->members[i].state == MEMBER_CONNECTED && s->members[i].busy)
-        s->members[i].state = MEMBER_GONE;
-    server_begin_release (s, now);
+    server_wait_busy (s, now);
     return;
   }
   m = &s->members[s->current_slow];
@@ -878,6 +895,14 @@ static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
+  if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
+      m->state == MEMBER_CONNECTED && !s->waiting) {
+    /* an answer to the busy POLL: ready again, its RRDY was lost */
+    s->stats.in.accepted++;
+    m->busy = FALSE;
+    server_begin_separate (s, now);
+    return;
+  }
   if (!server_awaits_answer (s, m)) {
     s->stats.in.late++;
     return;
@@ -1390,6 +1415,14 @@ static void
 receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
     gint64 now)
 {
+  if (r->state == RMTP_RECEIVER_BUSY && p->type == RMTP_POLL &&
+      p->member == r->member) {
+    /* still busy: say so again, the BUSY may have been lost */
+    r->stats.in.accepted++;
+    queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_BUSY, r->session,
+        r->member, NULL, 0);
+    return;
+  }
   if (r->state != RMTP_RECEIVER_RECEIVING &&
       r->state != RMTP_RECEIVER_COMPLETE) {
     r->stats.in.late++;

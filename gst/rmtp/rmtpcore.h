@@ -64,7 +64,9 @@ typedef struct {
   gdouble increase_above;       /* ... : 0.995 */
   gdouble decrease_factor;      /* 0.8 */
   gdouble increase_factor;      /* 1.05 */
-  gint64 receiver_timeout;      /* receiver: server silent, fail: 30 s */
+  gint64 receiver_timeout;      /* receiver: server silent, fail: 30 s;
+                                 * server: longest wait for a BUSY member */
+  gint64 busy_poll_interval;    /* server POLLs BUSY members: 1 s */
 } RmtpConfig;
 
 void rmtp_config_init (RmtpConfig * cfg);
