@@ -381,16 +381,22 @@ server_arm (RmtpServer * s, gint64 now, gint64 wait)
   s->timer = start + pacer_cost (bytes, s->pacer.rate) + wait;
 }
 
+/* The CONN to the group lists every member and spreads the CACKs over
+ * delta x N. A unicast retry to @only lists only that member, so a batch of
+ * retries stays small, and is answered at once; it keeps the member a
+ * representative (reporters 1, index 0) if it is one. */
 static void
-server_queue_conn (RmtpServer * s, guint32 to)
+server_queue_conn (RmtpServer * s, const Member * only)
 {
-  gsize len = RMTP_HEADER_SIZE + 64 + 4 * (gsize) s->n_members;
-  /* the multicast CONN spreads CACKs over delta x N, a unicast retry is
-   * answered at once */
-  gint64 window = to == RMTP_TO_GROUP ? server_window (s, s->n_members) : 0;
+  guint n = only ? 1 : s->n_members;
+  gsize len = RMTP_HEADER_SIZE + 64 + 4 * (gsize) n;
+  gint64 window = only ? 0 : server_window (s, s->n_members);
+  guint32 reporters = s->cfg.reporters;
   guint8 *buf = g_malloc (len);
   WireWriter w;
 
+  if (only)
+    reporters = (guint) (only - s->members) < s->cfg.reporters;
   wire_writer_init (&w, buf, len);
   write_header (&w, RMTP_CONN, s->session);
   wire_write_u64 (&w, s->total);
@@ -398,12 +404,12 @@ server_queue_conn (RmtpServer * s, guint32 to)
   wire_write_u32 (&w, s->n_packets);
   wire_write_u32 (&w, (guint32) MIN (s->cfg.delta / US, G_MAXUINT32));
   wire_write_u32 (&w, (guint32) MIN (window / US, G_MAXUINT32));
-  wire_write_u32 (&w, s->cfg.reporters);
+  wire_write_u32 (&w, reporters);
   wire_write_bytes (&w, s->digest, RMTP_DIGEST_SIZE);
-  wire_write_u32 (&w, s->n_members);
-  for (guint i = 0; i < s->n_members; i++)
-    wire_write_u32 (&w, s->members[i].id);
-  queue_datagram (&s->out, to, buf, &w);
+  wire_write_u32 (&w, n);
+  for (guint i = 0; i < n; i++)
+    wire_write_u32 (&w, only ? only->id : s->members[i].id);
+  queue_datagram (&s->out, only ? only->id : RMTP_TO_GROUP, buf, &w);
   s->stats.conn_sent++;
 }
 
@@ -426,7 +432,7 @@ rmtp_server_start (RmtpServer * s, gint64 now)
 {
   if (s->phase != RMTP_SERVER_CONNECT || s->timer != G_MAXINT64)
     return;
-  server_queue_conn (s, RMTP_TO_GROUP);
+  server_queue_conn (s, NULL);
   /* CACKs arrive over delta x N, then a turn-around and the surplus */
   server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
       s->cfg.alpha);
@@ -469,7 +475,7 @@ server_connect_timeout (RmtpServer * s, gint64 now)
       continue;
     if (m->tries < s->cfg.max_conn_retries) {
       m->tries++;
-      server_queue_conn (s, m->id);
+      server_queue_conn (s, m);
       retried = TRUE;
     } else {
       m->state = MEMBER_GONE;
@@ -1211,6 +1217,7 @@ struct _RmtpReceiver {
   guint32 due_round;
   gint64 responded_round;
   gboolean acked;               /* an ACK went out */
+  gint64 max_window;            /* the largest answer window announced */
   gint64 last_heard;
 
   gboolean counting;
@@ -1274,6 +1281,7 @@ receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
 {
   r->due = kind;
   r->due_round = round;
+  r->max_window = MAX (r->max_window, window);
   r->due_at = now + random_source_range (&r->rng, 0, MAX (window, 0));
 }
 
@@ -1601,6 +1609,15 @@ receiver_send_due (RmtpReceiver * r)
   }
 }
 
+/* The server may rightly be silent to us for a few answer windows (the
+ * CONN retries, a round's answers and its POLLs): they scale with delta x
+ * N, so the limit grows with the largest window announced. */
+static gint64
+receiver_silence_limit (const RmtpReceiver * r)
+{
+  return r->cfg.receiver_timeout + 4 * r->max_window;
+}
+
 void
 rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
 {
@@ -1614,7 +1631,7 @@ rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
   }
   if (r->connected && r->state != RMTP_RECEIVER_DONE &&
       r->state != RMTP_RECEIVER_FAILED && r->last_heard != G_MAXINT64 &&
-      now - r->last_heard >= r->cfg.receiver_timeout)
+      now - r->last_heard >= receiver_silence_limit (r))
     receiver_fail (r, r->n_have == r->n_packets ? RMTP_FAIL_SERVER_SILENT :
         RMTP_FAIL_INCOMPLETE);
 }
@@ -1656,7 +1673,7 @@ rmtp_receiver_next_deadline (const RmtpReceiver * r)
 
   if (r->connected && r->last_heard != G_MAXINT64 &&
       r->state != RMTP_RECEIVER_DONE && r->state != RMTP_RECEIVER_FAILED)
-    t = MIN (t, r->last_heard + r->cfg.receiver_timeout);
+    t = MIN (t, r->last_heard + receiver_silence_limit (r));
   return t;
 }
 
