@@ -1,0 +1,1701 @@
+/* RMTP server and receiver cores. See rmtpcore.h and docs/protocols/rmtp.md.
+ */
+#include "rmtpcore.h"
+
+#include <string.h>
+
+#include "core/polled.h"
+#include "core/wire.h"
+
+#define US (G_GINT64_CONSTANT (1000))
+#define MS (G_GINT64_CONSTANT (1000000))
+#define S (G_GINT64_CONSTANT (1000000000))
+#define RMTP_MAGIC 0x524d       /* "RM" */
+
+void
+rmtp_config_init (RmtpConfig * cfg)
+{
+  memset (cfg, 0, sizeof (*cfg));
+  cfg->packet_size = 1024;
+  cfg->delta = 2 * MS;
+  cfg->tat = 100 * MS;
+  cfg->alpha = 50 * MS;
+  cfg->max_polls = 3;
+  cfg->max_conn_retries = 3;
+  cfg->max_rel_retries = 3;
+  cfg->max_separate_rounds = 20;
+  cfg->rate = 8000000;
+  cfg->min_rate = 256000;
+  cfg->max_rate = 100000000;
+  cfg->rate_control = FALSE;
+  cfg->monitor_packets = 256;
+  cfg->reporters = 32;
+  cfg->decrease_below = 0.95;
+  cfg->increase_above = 0.995;
+  cfg->decrease_factor = 0.8;
+  cfg->increase_factor = 1.05;
+  cfg->receiver_timeout = 30 * S;
+  cfg->busy_poll_interval = 1 * S;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wire */
+
+static gboolean
+parse_body (WireReader * r, RmtpPacket * p)
+{
+  switch (p->type) {
+    case RMTP_CONN:
+      p->total_size = wire_read_u64 (r);
+      p->packet_size = wire_read_u32 (r);
+      p->n_packets = wire_read_u32 (r);
+      p->delta_us = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
+      p->reporters = wire_read_u32 (r);
+      p->digest = wire_read_bytes (r, RMTP_DIGEST_SIZE);
+      p->n_members = wire_read_u32 (r);
+      if (r->failed || p->n_members == 0 || p->n_members > RMTP_MAX_MEMBERS)
+        return FALSE;
+      p->members = wire_read_bytes (r, (gsize) p->n_members * 4);
+      if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE)
+        return FALSE;
+      return p->n_packets == (p->total_size + p->packet_size - 1) /
+          p->packet_size && p->total_size > 0;
+    case RMTP_CACK:
+      p->member = wire_read_u32 (r);
+      p->yes = wire_read_u8 (r);
+      return p->yes <= 1;
+    case RMTP_DATA:
+      p->round = wire_read_u32 (r);
+      p->seq = wire_read_u32 (r);
+      p->flags = wire_read_u8 (r);
+      p->payload_len = wire_reader_remaining (r);
+      p->payload = wire_read_bytes (r, p->payload_len);
+      return p->payload_len > 0;
+    case RMTP_EOR:
+      p->round = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
+      return TRUE;
+    case RMTP_NACK:
+      p->member = wire_read_u32 (r);
+      p->round = wire_read_u32 (r);
+      p->n_ranges = wire_read_u32 (r);
+      if (r->failed || p->n_ranges == 0 || p->n_ranges > RMTP_MAX_RANGES)
+        return FALSE;
+      p->ranges = wire_read_bytes (r, (gsize) p->n_ranges * 8);
+      return TRUE;
+    case RMTP_ACK:
+      p->member = wire_read_u32 (r);
+      p->round = wire_read_u32 (r);
+      return TRUE;
+    case RMTP_POLL:
+      p->member = wire_read_u32 (r);
+      p->round = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
+      return TRUE;
+    case RMTP_REL:
+      p->round = wire_read_u32 (r);
+      p->window_us = wire_read_u32 (r);
+      return TRUE;
+    case RMTP_RACK:
+    case RMTP_BUSY:
+    case RMTP_RRDY:
+      p->member = wire_read_u32 (r);
+      return TRUE;
+    case RMTP_REPORT:
+      p->member = wire_read_u32 (r);
+      p->monitor = wire_read_u32 (r);
+      p->received = wire_read_u32 (r);
+      return TRUE;
+  }
+  return FALSE;
+}
+
+gboolean
+rmtp_packet_parse (const guint8 * data, gsize len, RmtpPacket * pkt)
+{
+  WireReader r;
+
+  memset (pkt, 0, sizeof (*pkt));
+  wire_reader_init (&r, data, len);
+  if (wire_read_u16 (&r) != RMTP_MAGIC || wire_read_u8 (&r) != RMTP_VERSION)
+    return FALSE;
+  pkt->type = wire_read_u8 (&r);
+  pkt->session = wire_read_u32 (&r);
+  if (r.failed || !parse_body (&r, pkt))
+    return FALSE;
+  /* a packet is exactly its fields: trailing bytes make it malformed */
+  return !r.failed && wire_reader_remaining (&r) == 0;
+}
+
+guint32
+rmtp_packet_member (const RmtpPacket * pkt, guint i)
+{
+  return i < pkt->n_members ? read32 (pkt->members + 4 * i) : 0;
+}
+
+RmtpRange
+rmtp_packet_range (const RmtpPacket * pkt, guint i)
+{
+  RmtpRange rg = { 0, 0 };
+
+  if (i < pkt->n_ranges) {
+    rg.first = read32 (pkt->ranges + 8 * i);
+    rg.count = read32 (pkt->ranges + 8 * i + 4);
+  }
+  return rg;
+}
+
+static void
+write_header (WireWriter * w, RmtpType type, guint32 session)
+{
+  wire_write_u16 (w, RMTP_MAGIC);
+  wire_write_u8 (w, RMTP_VERSION);
+  wire_write_u8 (w, type);
+  wire_write_u32 (w, session);
+}
+
+static void
+queue_datagram (GQueue * q, guint32 to, guint8 * buf, WireWriter * w)
+{
+  RmtpDatagram *d = polled_push (q, sizeof (RmtpDatagram));
+
+  g_assert (!w->failed);
+  d->to = to;
+  d->bytes = g_bytes_new_take (buf, w->pos);
+}
+
+static void
+queue_member_packet (GQueue * q, guint32 to, RmtpType type, guint32 session,
+    guint32 member, const guint32 * extra, guint n_extra)
+{
+  guint8 *buf = g_malloc (RMTP_HEADER_SIZE + 4 + 4 * n_extra);
+  WireWriter w;
+
+  wire_writer_init (&w, buf, RMTP_HEADER_SIZE + 4 + 4 * n_extra);
+  write_header (&w, type, session);
+  wire_write_u32 (&w, member);
+  for (guint i = 0; i < n_extra; i++)
+    wire_write_u32 (&w, extra[i]);
+  queue_datagram (q, to, buf, &w);
+}
+
+static void
+clear_datagrams (GQueue * q)
+{
+  RmtpDatagram d;
+
+  while (polled_pop (q, &d, sizeof (d)))
+    g_bytes_unref (d.bytes);
+}
+
+static void
+clear_events (GQueue * q)
+{
+  RmtpEvent e;
+
+  while (polled_pop (q, &e, sizeof (e)))
+    if (e.data)
+      g_bytes_unref (e.data);
+}
+
+static RmtpEvent *
+push_event (GQueue * q, RmtpEventType type)
+{
+  RmtpEvent *e = polled_push (q, sizeof (RmtpEvent));
+
+  e->type = type;
+  return e;
+}
+
+/* ------------------------------------------------------------------ */
+/* Server */
+
+typedef enum {
+  MEMBER_UNCONNECTED,
+  MEMBER_CONNECTED,
+  MEMBER_REFUSED,
+  MEMBER_ACKED,
+  MEMBER_GONE,                  /* never answered, or unicast recovery failed */
+} MemberState;
+
+typedef struct {
+  guint32 id;
+  MemberState state;
+  gboolean slow;                /* BUSY, or detected: separate retransmission */
+  gboolean busy;                /* declared BUSY, no RRDY yet */
+  gboolean released;            /* RACK taken */
+  guint tries;                  /* CONN / POLL / REL retries in this step */
+  gint64 responded_round;       /* -1 before the first */
+  GArray *missing;              /* RmtpRange of the last NACK; NULL: all */
+  guint separate_rounds;
+} Member;
+
+struct _RmtpServer {
+  RmtpConfig cfg;
+  RandomSource rng;
+  guint32 session;
+  GBytes *data;
+  guint64 total;
+  guint32 n_packets;
+  guint8 digest[RMTP_DIGEST_SIZE];
+  Member *members;
+  guint n_members;
+  GHashTable *index;            /* member id -> index + 1 */
+
+  RmtpServerPhase phase;
+  Pacer pacer;
+  gint64 timer;                 /* G_MAXINT64: none */
+  GQueue out, events;
+
+  /* the current multicast or unicast round */
+  guint round;
+  GArray *send;                 /* guint32 seqs left to send this round */
+  guint send_pos;
+  guint32 send_to;              /* RMTP_TO_GROUP or a slow member */
+  gboolean waiting;             /* EOR sent, collecting answers */
+  guint8 *need;                 /* union of this round's NACKs */
+  GArray *round_responses;      /* guint per round */
+  guint current_slow;           /* index of the member served by unicast */
+
+  /* monitor-based rate control */
+  guint monitor_left;           /* data packets until STOP */
+  guint32 monitor_stop;         /* seq of the last STOP packet */
+  gboolean monitor_open;        /* a period ended, its reports count */
+  gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
+  guint64 monitor_sum, monitor_reports;
+  guint64 bytes_sent;
+
+  RmtpServerStats stats;
+};
+
+static void server_begin_round (RmtpServer * s, gint64 now);
+static void server_begin_separate (RmtpServer * s, gint64 now);
+static void server_begin_release (RmtpServer * s, gint64 now);
+
+static guint32
+packet_len (guint64 total, guint packet_size, guint32 seq)
+{
+  guint64 off = (guint64) seq * packet_size;
+
+  return (guint32) MIN ((guint64) packet_size, total - off);
+}
+
+RmtpServer *
+rmtp_server_new (const RmtpConfig * cfg, guint32 session,
+    const guint32 * members, guint n_members, GBytes * data,
+    const RandomSource * rng)
+{
+  RmtpServer *s;
+  gsize size;
+  GChecksum *ck;
+  gsize dlen = RMTP_DIGEST_SIZE;
+
+  size = data ? g_bytes_get_size (data) : 0;
+  if (size == 0 || n_members == 0 || n_members > RMTP_MAX_MEMBERS ||
+      cfg->packet_size == 0 || cfg->packet_size > RMTP_MAX_PACKET_SIZE ||
+      (size + cfg->packet_size - 1) / cfg->packet_size > G_MAXUINT32)
+    return NULL;
+  s = g_new0 (RmtpServer, 1);
+  s->cfg = *cfg;
+  s->rng = *rng;
+  s->session = session;
+  s->data = g_bytes_ref (data);
+  s->total = size;
+  s->n_packets = (size + cfg->packet_size - 1) / cfg->packet_size;
+  ck = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (ck, g_bytes_get_data (data, NULL), size);
+  g_checksum_get_digest (ck, s->digest, &dlen);
+  g_checksum_free (ck);
+  s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->members = g_new0 (Member, n_members);
+  for (guint i = 0; i < n_members; i++) {
+    if (members[i] == 0 || g_hash_table_contains (s->index,
+            GUINT_TO_POINTER (members[i]))) {
+      rmtp_server_free (s);
+      return NULL;
+    }
+    s->members[i].id = members[i];
+    s->members[i].responded_round = -1;
+    g_hash_table_insert (s->index, GUINT_TO_POINTER (members[i]),
+        GUINT_TO_POINTER (i + 1));
+    s->n_members++;
+  }
+  pacer_init (&s->pacer, cfg->rate, 0);
+  s->stats.rate = cfg->rate;
+  s->timer = G_MAXINT64;
+  s->send = g_array_new (FALSE, FALSE, sizeof (guint32));
+  s->need = g_new0 (guint8, s->n_packets);
+  s->round_responses = g_array_new (FALSE, TRUE, sizeof (guint));
+  g_queue_init (&s->out);
+  g_queue_init (&s->events);
+  return s;
+}
+
+void
+rmtp_server_free (RmtpServer * s)
+{
+  if (!s)
+    return;
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].missing)
+      g_array_unref (s->members[i].missing);
+  g_free (s->members);
+  g_hash_table_unref (s->index);
+  g_bytes_unref (s->data);
+  if (s->send)
+    g_array_unref (s->send);
+  g_free (s->need);
+  if (s->round_responses)
+    g_array_unref (s->round_responses);
+  clear_datagrams (&s->out);
+  clear_events (&s->events);
+  g_free (s);
+}
+
+static Member *
+server_member (RmtpServer * s, guint32 id)
+{
+  guint i = GPOINTER_TO_UINT (g_hash_table_lookup (s->index,
+          GUINT_TO_POINTER (id)));
+
+  return i ? &s->members[i - 1] : NULL;
+}
+
+static gint64
+server_window (const RmtpServer * s, guint n)
+{
+  return s->cfg.delta * n;
+}
+
+/* Arms the response timer @wait after what is queued now has left: a
+ * batch of unicast retries can take longer to send than a turn-around. */
+static void
+server_arm (RmtpServer * s, gint64 now, gint64 wait)
+{
+  guint64 bytes = 0;
+  gint64 start = MAX (now, s->pacer.next_free);
+
+  for (GList * l = s->out.head; l; l = l->next)
+    bytes += g_bytes_get_size (((RmtpDatagram *) l->data)->bytes);
+  s->timer = start + pacer_cost (bytes, s->pacer.rate) + wait;
+}
+
+/* The CONN to the group lists every member and spreads the CACKs over
+ * delta x N. A unicast retry to @only lists only that member, so a batch of
+ * retries stays small, and is answered at once; it keeps the member a
+ * representative (reporters 1, index 0) if it is one. */
+static void
+server_queue_conn (RmtpServer * s, const Member * only)
+{
+  guint n = only ? 1 : s->n_members;
+  gsize len = RMTP_HEADER_SIZE + 64 + 4 * (gsize) n;
+  gint64 window = only ? 0 : server_window (s, s->n_members);
+  guint32 reporters = s->cfg.reporters;
+  guint8 *buf = g_malloc (len);
+  WireWriter w;
+
+  if (only)
+    reporters = (guint) (only - s->members) < s->cfg.reporters;
+  wire_writer_init (&w, buf, len);
+  write_header (&w, RMTP_CONN, s->session);
+  wire_write_u64 (&w, s->total);
+  wire_write_u32 (&w, s->cfg.packet_size);
+  wire_write_u32 (&w, s->n_packets);
+  wire_write_u32 (&w, (guint32) MIN (s->cfg.delta / US, G_MAXUINT32));
+  wire_write_u32 (&w, (guint32) MIN (window / US, G_MAXUINT32));
+  wire_write_u32 (&w, reporters);
+  wire_write_bytes (&w, s->digest, RMTP_DIGEST_SIZE);
+  wire_write_u32 (&w, n);
+  for (guint i = 0; i < n; i++)
+    wire_write_u32 (&w, only ? only->id : s->members[i].id);
+  queue_datagram (&s->out, only ? only->id : RMTP_TO_GROUP, buf, &w);
+  s->stats.conn_sent++;
+}
+
+static void
+server_queue_round_packet (RmtpServer * s, guint32 to, RmtpType type,
+    guint32 second)
+{
+  guint8 *buf = g_malloc (RMTP_HEADER_SIZE + 8);
+  WireWriter w;
+
+  wire_writer_init (&w, buf, RMTP_HEADER_SIZE + 8);
+  write_header (&w, type, s->session);
+  wire_write_u32 (&w, s->round);
+  wire_write_u32 (&w, second);
+  queue_datagram (&s->out, to, buf, &w);
+}
+
+void
+rmtp_server_start (RmtpServer * s, gint64 now)
+{
+  if (s->phase != RMTP_SERVER_CONNECT || s->timer != G_MAXINT64)
+    return;
+  server_queue_conn (s, NULL);
+  /* CACKs arrive over delta x N, then a turn-around and the surplus */
+  server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
+      s->cfg.alpha);
+}
+
+static guint
+count_members (const RmtpServer * s, MemberState state)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < s->n_members; i++)
+    n += s->members[i].state == state;
+  return n;
+}
+
+/* Members expected to answer this multicast round. */
+static gboolean
+member_active (const Member * m)
+{
+  return m->state == MEMBER_CONNECTED && !m->slow;
+}
+
+static void
+server_fail (RmtpServer * s, RmtpFailReason reason)
+{
+  push_event (&s->events, RMTP_EVENT_FAILED)->reason = reason;
+  s->phase = RMTP_SERVER_DONE;
+  s->timer = G_MAXINT64;
+}
+
+static void
+server_connect_timeout (RmtpServer * s, gint64 now)
+{
+  gboolean retried = FALSE;
+
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (m->state != MEMBER_UNCONNECTED)
+      continue;
+    if (m->tries < s->cfg.max_conn_retries) {
+      m->tries++;
+      server_queue_conn (s, m);
+      retried = TRUE;
+    } else {
+      m->state = MEMBER_GONE;
+    }
+  }
+  if (retried) {
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
+    return;
+  }
+  if (count_members (s, MEMBER_CONNECTED) == 0) {
+    server_fail (s, RMTP_FAIL_REFUSED);
+    return;
+  }
+  for (guint i = 0; i < s->n_members; i++)
+    s->members[i].tries = 0;
+  for (guint32 q = 0; q < s->n_packets; q++)
+    g_array_append_val (s->send, q);
+  s->phase = RMTP_SERVER_ROUNDS;
+  server_begin_round (s, now);
+}
+
+static void
+server_begin_round (RmtpServer * s, gint64 now)
+{
+  guint zero = 0;
+
+  s->send_pos = 0;
+  s->send_to = RMTP_TO_GROUP;
+  s->waiting = FALSE;
+  s->timer = G_MAXINT64;
+  memset (s->need, 0, s->n_packets);
+  g_array_append_val (s->round_responses, zero);
+  s->stats.rounds = s->round + 1;
+  for (guint i = 0; i < s->n_members; i++)
+    s->members[i].tries = 0;
+}
+
+static guint
+active_unanswered (const RmtpServer * s)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *m = &s->members[i];
+
+    n += member_active (m) && m->responded_round < (gint64) s->round;
+  }
+  return n;
+}
+
+/* The data of this round is out: tell receivers to answer within a window
+ * sized by how many are expected to answer (delta x N_k). */
+static void
+server_end_of_data (RmtpServer * s, gint64 now)
+{
+  guint n = s->send_to == RMTP_TO_GROUP ? active_unanswered (s) : 1;
+  gint64 window = s->send_to == RMTP_TO_GROUP ? server_window (s, n) : 0;
+
+  server_queue_round_packet (s, s->send_to, RMTP_EOR,
+      (guint32) MIN (window / US, G_MAXUINT32));
+  s->stats.eor_sent++;
+  s->waiting = TRUE;
+  server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
+}
+
+static void
+server_queue_rel (RmtpServer * s, guint32 to)
+{
+  gint64 window = to == RMTP_TO_GROUP ? server_window (s, s->n_members) : 0;
+
+  server_queue_round_packet (s, to, RMTP_REL,
+      (guint32) MIN (window / US, G_MAXUINT32));
+  s->stats.rel_sent++;
+}
+
+static void
+server_next_multicast_round (RmtpServer * s, gint64 now)
+{
+  gboolean acked = FALSE;
+
+  g_array_set_size (s->send, 0);
+  for (guint32 q = 0; q < s->n_packets; q++)
+    if (s->need[q])
+      g_array_append_val (s->send, q);
+  for (guint i = 0; i < s->n_members; i++)
+    acked |= s->members[i].state == MEMBER_ACKED && !s->members[i].released;
+  /* REL after each round releases those already complete (3.2.1) */
+  if (acked)
+    server_queue_rel (s, RMTP_TO_GROUP);
+  if (s->send->len == 0) {
+    server_begin_separate (s, now);
+    return;
+  }
+  s->round++;
+  server_begin_round (s, now);
+}
+
+static void
+server_emit_progress (RmtpServer * s)
+{
+  RmtpEvent *e = push_event (&s->events, RMTP_EVENT_PROGRESS);
+
+  e->bytes = s->bytes_sent;
+  e->round = s->round;
+  e->receivers_complete = count_members (s, MEMBER_ACKED);
+}
+
+static void
+server_queue_poll (RmtpServer * s, Member * m, gint64 window)
+{
+  guint32 extra[2] = { s->round, (guint32) MIN (window / US, G_MAXUINT32) };
+
+  m->tries++;
+  queue_member_packet (&s->out, m->id, RMTP_POLL, s->session, m->id, extra,
+      2);
+  s->stats.polls_sent++;
+}
+
+static void
+server_poll_silent (RmtpServer * s, Member * m, gint64 window)
+{
+  if (m->tries < s->cfg.max_polls) {
+    server_queue_poll (s, m, window);
+  } else if (!m->slow) {
+    /* silent after every POLL: served by unicast after the rounds */
+    m->slow = TRUE;
+    s->stats.slow_receivers++;
+  }
+}
+
+/* The silent are POLLed together, so their answers too are spread over
+ * delta x N'_k (the paper's second backoff). */
+static void
+server_round_timeout (RmtpServer * s, gint64 now)
+{
+  gboolean polled = FALSE;
+  gint64 window = server_window (s, active_unanswered (s));
+
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (member_active (m) && m->responded_round < (gint64) s->round) {
+      server_poll_silent (s, m, window);
+      polled |= !m->slow;
+    }
+  }
+  server_emit_progress (s);
+  if (polled) {
+    server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
+    return;
+  }
+  server_next_multicast_round (s, now);
+}
+
+/* Unicast recovery of slow members, one at a time, once every multicast
+ * round is over; BUSY members wait for their RRDY. */
+static Member *
+server_pick_slow (RmtpServer * s)
+{
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (m->state == MEMBER_CONNECTED && m->slow && !m->busy) {
+      s->current_slow = i;
+      return m;
+    }
+  }
+  return NULL;
+}
+
+static gboolean
+server_any_busy (const RmtpServer * s)
+{
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].state == MEMBER_CONNECTED && s->members[i].busy)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+server_fill_missing (RmtpServer * s, const Member * m)
+{
+  g_array_set_size (s->send, 0);
+  /* never NACKed: an EOR alone asks what it is missing */
+  if (!m->missing)
+    return;
+  for (guint i = 0; i < m->missing->len; i++) {
+    RmtpRange rg = g_array_index (m->missing, RmtpRange, i);
+
+    for (guint32 q = rg.first; q - rg.first < rg.count; q++)
+      g_array_append_val (s->send, q);
+  }
+}
+
+/* Only BUSY members are left: POLL them every busy_poll_interval (a lost
+ * RRDY is then answered by a NACK), at most receiver_timeout in all. */
+static void
+server_wait_busy (RmtpServer * s, gint64 now)
+{
+  s->send_to = RMTP_TO_GROUP;
+  g_array_set_size (s->send, 0);
+  if (s->busy_wait_until == 0)
+    s->busy_wait_until = now + s->cfg.receiver_timeout;
+  if (now >= s->busy_wait_until) {
+    for (guint i = 0; i < s->n_members; i++)
+      if (s->members[i].state == MEMBER_CONNECTED && s->members[i].busy)
+        s->members[i].state = MEMBER_GONE;
+    server_begin_release (s, now);
+    return;
+  }
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].state == MEMBER_CONNECTED && s->members[i].busy)
+      server_queue_poll (s, &s->members[i], 0);
+  s->timer = MIN (now + s->cfg.busy_poll_interval, s->busy_wait_until);
+}
+
+static void
+server_begin_separate (RmtpServer * s, gint64 now)
+{
+  Member *m;
+
+  s->phase = RMTP_SERVER_SEPARATE;
+  s->waiting = FALSE;
+  m = server_pick_slow (s);
+  if (!m) {
+    if (server_any_busy (s)) {
+      server_wait_busy (s, now);
+      return;
+    }
+    server_begin_release (s, now);
+    return;
+  }
+  if (m->separate_rounds++ >= s->cfg.max_separate_rounds) {
+    m->state = MEMBER_GONE;
+    server_begin_separate (s, now);
+    return;
+  }
+  s->round++;
+  server_begin_round (s, now);
+  s->send_to = m->id;
+  server_fill_missing (s, m);
+  m->tries = 0;
+}
+
+static void
+server_separate_timeout (RmtpServer * s, gint64 now)
+{
+  Member *m;
+
+  if (!s->waiting) {
+    server_wait_busy (s, now);
+    return;
+  }
+  m = &s->members[s->current_slow];
+  if (m->state == MEMBER_CONNECTED && !m->busy && m->tries <
+      s->cfg.max_polls) {
+    server_queue_poll (s, m, 0);
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
+    return;
+  }
+  if (m->state == MEMBER_CONNECTED && !m->busy)
+    m->state = MEMBER_GONE;
+  server_begin_separate (s, now);
+}
+
+static void
+server_begin_release (RmtpServer * s, gint64 now)
+{
+  s->phase = RMTP_SERVER_RELEASE;
+  s->waiting = FALSE;
+  g_array_set_size (s->send, 0);
+  for (guint i = 0; i < s->n_members; i++)
+    s->members[i].tries = 0;
+  server_queue_rel (s, RMTP_TO_GROUP);
+  server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
+      s->cfg.alpha);
+}
+
+static void
+server_finish (RmtpServer * s)
+{
+  RmtpEvent *e = push_event (&s->events, RMTP_EVENT_DONE);
+
+  e->bytes = s->bytes_sent;
+  e->round = s->round;
+  e->receivers_complete = count_members (s, MEMBER_ACKED);
+  e->receivers_failed = s->n_members - e->receivers_complete;
+  s->phase = RMTP_SERVER_DONE;
+  s->timer = G_MAXINT64;
+}
+
+static void
+server_release_timeout (RmtpServer * s, gint64 now)
+{
+  gboolean retried = FALSE;
+
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (m->state != MEMBER_ACKED || m->released ||
+        m->tries >= s->cfg.max_rel_retries)
+      continue;
+    m->tries++;
+    server_queue_rel (s, m->id);
+    retried = TRUE;
+  }
+  if (retried)
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
+  else
+    server_finish (s);
+}
+
+void
+rmtp_server_handle_timeout (RmtpServer * s, gint64 now)
+{
+  if (now < s->timer)
+    return;
+  s->timer = G_MAXINT64;
+  switch (s->phase) {
+    case RMTP_SERVER_CONNECT:
+      server_connect_timeout (s, now);
+      break;
+    case RMTP_SERVER_ROUNDS:
+      if (s->waiting)
+        server_round_timeout (s, now);
+      break;
+    case RMTP_SERVER_SEPARATE:
+      server_separate_timeout (s, now);
+      break;
+    case RMTP_SERVER_RELEASE:
+      server_release_timeout (s, now);
+      break;
+    case RMTP_SERVER_DONE:
+      break;
+  }
+}
+
+/* ---- responses ---- */
+
+static gboolean
+server_check_round (RmtpServer * s, const RmtpPacket * p)
+{
+  if (p->round > s->round) {
+    s->stats.in.out_of_window++;
+    return FALSE;
+  }
+  if (p->round < s->round || !s->waiting) {
+    s->stats.in.late++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+server_count_response (RmtpServer * s, Member * m)
+{
+  guint *n = &g_array_index (s->round_responses, guint, s->round);
+
+  m->responded_round = s->round;
+  (*n)++;
+  s->stats.responses++;
+  s->stats.max_responses_per_round = MAX (s->stats.max_responses_per_round,
+      *n);
+}
+
+static gboolean
+server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
+{
+  GArray *missing = g_array_new (FALSE, FALSE, sizeof (RmtpRange));
+
+  for (guint i = 0; i < p->n_ranges; i++) {
+    RmtpRange rg = rmtp_packet_range (p, i);
+
+    if (rg.count == 0 || rg.first >= s->n_packets ||
+        rg.count > s->n_packets - rg.first) {
+      g_array_unref (missing);
+      s->stats.in.out_of_window++;
+      return FALSE;
+    }
+    g_array_append_val (missing, rg);
+  }
+  for (guint i = 0; i < missing->len; i++) {
+    RmtpRange rg = g_array_index (missing, RmtpRange, i);
+
+    memset (s->need + rg.first, 1, rg.count);
+  }
+  if (m->missing)
+    g_array_unref (m->missing);
+  m->missing = missing;
+  return TRUE;
+}
+
+static void
+server_round_answered (RmtpServer * s, gint64 now)
+{
+  if (!s->waiting)
+    return;
+  if (s->phase == RMTP_SERVER_SEPARATE) {
+    server_begin_separate (s, now);
+    return;
+  }
+  /* everyone answered: no need to wait out the window (ours) */
+  if (active_unanswered (s) == 0) {
+    server_emit_progress (s);
+    server_next_multicast_round (s, now);
+  }
+}
+
+/* Whether @m's NACK / ACK is awaited: in the multicast rounds from every
+ * connected member not set aside as slow, in SEPARATE from the one served. */
+static gboolean
+server_awaits_answer (RmtpServer * s, const Member * m)
+{
+  if (m->state != MEMBER_CONNECTED)
+    return FALSE;
+  if (s->phase == RMTP_SERVER_ROUNDS)
+    return !m->slow;
+  return s->phase == RMTP_SERVER_SEPARATE &&
+      m == &s->members[s->current_slow];
+}
+
+static void
+server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
+    gint64 now)
+{
+  if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
+      m->state == MEMBER_CONNECTED && !s->waiting) {
+    /* an answer to the busy POLL: ready again, its RRDY was lost */
+    s->stats.in.accepted++;
+    m->busy = FALSE;
+    server_begin_separate (s, now);
+    return;
+  }
+  if (!server_awaits_answer (s, m)) {
+    s->stats.in.late++;
+    return;
+  }
+  if (!server_check_round (s, p))
+    return;
+  if (m->responded_round == (gint64) s->round) {
+    s->stats.in.duplicates++;
+    return;
+  }
+  if (p->type == RMTP_NACK && !server_take_ranges (s, m, p))
+    return;
+  s->stats.in.accepted++;
+  server_count_response (s, m);
+  if (p->type == RMTP_ACK)
+    m->state = MEMBER_ACKED;
+  server_round_answered (s, now);
+}
+
+static void
+server_on_cack (RmtpServer * s, Member * m, const RmtpPacket * p, gint64 now)
+{
+  if (s->phase != RMTP_SERVER_CONNECT) {
+    s->stats.in.late++;
+    return;
+  }
+  s->stats.in.accepted++;
+  if (m->state == MEMBER_UNCONNECTED)
+    m->state = p->yes ? MEMBER_CONNECTED : MEMBER_REFUSED;
+  if (count_members (s, MEMBER_UNCONNECTED) == 0) {
+    s->timer = now;
+    rmtp_server_handle_timeout (s, now);
+  }
+}
+
+static void
+server_on_busy (RmtpServer * s, Member * m, gboolean busy, gint64 now)
+{
+  s->stats.in.accepted++;
+  if (m->state != MEMBER_CONNECTED)
+    return;
+  m->busy = busy;
+  if (busy && !m->slow) {
+    m->slow = TRUE;
+    s->stats.slow_receivers++;
+  }
+  if (busy && s->phase == RMTP_SERVER_ROUNDS)
+    server_round_answered (s, now);
+  /* the server idles waiting for this RRDY */
+  if (!busy && s->phase == RMTP_SERVER_SEPARATE && !s->waiting &&
+      s->send->len == 0)
+    server_begin_separate (s, now);
+}
+
+static void
+server_on_report (RmtpServer * s, const RmtpPacket * p)
+{
+  if (!s->monitor_open || p->monitor != s->monitor_stop ||
+      p->received > s->cfg.monitor_packets) {
+    s->stats.in.late++;
+    return;
+  }
+  s->stats.in.accepted++;
+  s->monitor_sum += p->received;
+  s->monitor_reports++;
+}
+
+void
+rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
+    gsize len, gint64 now)
+{
+  RmtpPacket p;
+  Member *m;
+
+  if (!rmtp_packet_parse (data, len, &p)) {
+    s->stats.in.malformed++;
+    return;
+  }
+  if (p.session != s->session || p.type == RMTP_CONN || p.type == RMTP_DATA
+      || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL) {
+    s->stats.in.foreign++;
+    return;
+  }
+  m = server_member (s, p.member);
+  /* a response must come from the member it names */
+  if (!m || p.member != from) {
+    s->stats.in.forged++;
+    return;
+  }
+  switch (p.type) {
+    case RMTP_CACK:
+      server_on_cack (s, m, &p, now);
+      break;
+    case RMTP_NACK:
+    case RMTP_ACK:
+      server_on_response (s, m, &p, now);
+      break;
+    case RMTP_RACK:
+      s->stats.in.accepted++;
+      /* a receiver RACKs only a verified set: its ACK was refused or lost */
+      if (m->state == MEMBER_CONNECTED && s->phase != RMTP_SERVER_CONNECT)
+        m->state = MEMBER_ACKED;
+      if (m->state == MEMBER_ACKED && !m->released) {
+        m->released = TRUE;
+        if (s->phase == RMTP_SERVER_RELEASE) {
+          gboolean all = TRUE;
+
+          for (guint i = 0; i < s->n_members; i++)
+            all &= s->members[i].state != MEMBER_ACKED ||
+                s->members[i].released;
+          if (all)
+            server_finish (s);
+        }
+      }
+      break;
+    case RMTP_BUSY:
+    case RMTP_RRDY:
+      server_on_busy (s, m, p.type == RMTP_BUSY, now);
+      break;
+    case RMTP_REPORT:
+      server_on_report (s, &p);
+      break;
+    default:
+      s->stats.in.foreign++;
+      break;
+  }
+}
+
+/* ---- output ---- */
+
+/* Monitor-based rate control (3.2.3): the mean receipt ratio the
+ * representatives reported for the last period decides the next rate. */
+static void
+server_adjust_rate (RmtpServer * s)
+{
+  gdouble ratio;
+  guint64 rate = s->stats.rate;
+  guint expected = MIN (s->cfg.reporters, s->n_members);
+
+  if (!s->monitor_open)
+    return;
+  if (s->monitor_reports * 2 < expected)
+    ratio = 0.0;                /* most representatives did not answer */
+  else
+    ratio = (gdouble) s->monitor_sum / (s->monitor_reports *
+        (gdouble) s->cfg.monitor_packets);
+  if (ratio < s->cfg.decrease_below)
+    rate = MAX (s->cfg.min_rate, (guint64) (rate * s->cfg.decrease_factor));
+  else if (ratio > s->cfg.increase_above)
+    rate = MIN (s->cfg.max_rate, (guint64) (rate * s->cfg.increase_factor));
+  if (rate != s->stats.rate) {
+    s->stats.rate = rate;
+    s->stats.rate_changes++;
+    pacer_set_rate (&s->pacer, rate);
+  }
+}
+
+/* A period's reports arrive a round trip after its STOP, so each STOP
+ * decides the rate from the period before it. */
+static guint8
+server_monitor_flags (RmtpServer * s, guint32 seq)
+{
+  guint8 flags = 0;
+
+  if (!s->cfg.rate_control || s->send_to != RMTP_TO_GROUP ||
+      s->cfg.monitor_packets < 2)
+    return 0;
+  if (s->monitor_left == 0) {
+    flags |= RMTP_FLAG_START;
+    s->monitor_left = s->cfg.monitor_packets;
+  }
+  if (--s->monitor_left == 0) {
+    flags |= RMTP_FLAG_STOP;
+    server_adjust_rate (s);
+    s->monitor_sum = s->monitor_reports = 0;
+    s->monitor_stop = seq;
+    s->monitor_open = TRUE;
+  }
+  return flags;
+}
+
+static void
+server_queue_data (RmtpServer * s, guint32 seq)
+{
+  guint32 plen = packet_len (s->total, s->cfg.packet_size, seq);
+  gsize len = RMTP_HEADER_SIZE + 9 + plen;
+  guint8 *buf = g_malloc (len);
+  const guint8 *src = g_bytes_get_data (s->data, NULL);
+  WireWriter w;
+
+  wire_writer_init (&w, buf, len);
+  write_header (&w, RMTP_DATA, s->session);
+  wire_write_u32 (&w, s->round);
+  wire_write_u32 (&w, seq);
+  wire_write_u8 (&w, server_monitor_flags (s, seq));
+  wire_write_bytes (&w, src + (gsize) seq * s->cfg.packet_size, plen);
+  queue_datagram (&s->out, s->send_to, buf, &w);
+  s->stats.data_sent++;
+  s->stats.data_resent += s->round > 0;
+  s->stats.unicast_data_sent += s->send_to != RMTP_TO_GROUP;
+  s->bytes_sent += plen;
+}
+
+/* Refills the output with the next data packet or the end of the round. */
+static void
+server_refill (RmtpServer * s, gint64 now)
+{
+  if (s->waiting || (s->phase != RMTP_SERVER_ROUNDS &&
+          s->phase != RMTP_SERVER_SEPARATE))
+    return;
+  if (s->phase == RMTP_SERVER_SEPARATE && s->send_to == RMTP_TO_GROUP)
+    return;
+  if (s->send_pos < s->send->len)
+    server_queue_data (s, g_array_index (s->send, guint32, s->send_pos++));
+  else
+    server_end_of_data (s, now);
+}
+
+gboolean
+rmtp_server_poll_datagram (RmtpServer * s, gint64 now, RmtpDatagram * out)
+{
+  if (pacer_next_send_time (&s->pacer, now) > now)
+    return FALSE;
+  if (g_queue_is_empty (&s->out))
+    server_refill (s, now);
+  if (!polled_pop (&s->out, out, sizeof (*out)))
+    return FALSE;
+  pacer_on_send (&s->pacer, g_bytes_get_size (out->bytes), now);
+  s->stats.datagrams_sent++;
+  return TRUE;
+}
+
+gboolean
+rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out)
+{
+  return polled_pop (&s->events, out, sizeof (*out));
+}
+
+gint64
+rmtp_server_next_deadline (const RmtpServer * s)
+{
+  gint64 t = s->timer;
+  gboolean more = s->out.length > 0 || (!s->waiting &&
+      (s->phase == RMTP_SERVER_ROUNDS || (s->phase == RMTP_SERVER_SEPARATE
+              && s->send_to != RMTP_TO_GROUP)));
+
+  if (more)
+    t = MIN (t, s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
+        s->pacer.next_free);
+  return t;
+}
+
+RmtpServerPhase
+rmtp_server_phase (const RmtpServer * s)
+{
+  return s->phase;
+}
+
+const RmtpServerStats *
+rmtp_server_stats (const RmtpServer * s)
+{
+  return &s->stats;
+}
+
+guint
+rmtp_server_round_responses (const RmtpServer * s, guint round)
+{
+  return round < s->round_responses->len ?
+      g_array_index (s->round_responses, guint, round) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+typedef enum {
+  DUE_NONE,
+  DUE_CACK,
+  DUE_ROUND,                    /* NACK or ACK */
+  DUE_RACK,
+} DueKind;
+
+struct _RmtpReceiver {
+  RmtpConfig cfg;
+  RandomSource rng;
+  guint32 member;
+  gboolean accept;
+  RmtpReceiverState state;
+  gboolean connected;
+
+  /* from CONN */
+  guint32 session;
+  guint64 total;
+  guint32 packet_size, n_packets, n_members, reporters, my_index;
+  gint64 delta;
+  guint8 digest[RMTP_DIGEST_SIZE];
+
+  guint8 *have;
+  GBytes **held;                /* out-of-order payloads */
+  guint32 n_have;
+  guint32 next_deliver;
+  guint64 delivered;
+  GChecksum *checksum;
+
+  DueKind due;
+  gint64 due_at;
+  guint32 due_round;
+  gint64 responded_round;
+  gboolean acked;               /* an ACK went out */
+  gint64 max_window;            /* the largest answer window announced */
+  gint64 last_heard;
+
+  gboolean counting;
+  guint32 monitor_count;
+
+  GQueue out, events;
+  RmtpReceiverStats stats;
+};
+
+RmtpReceiver *
+rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
+    const RandomSource * rng)
+{
+  RmtpReceiver *r;
+
+  if (member == 0)
+    return NULL;
+  r = g_new0 (RmtpReceiver, 1);
+  r->cfg = *cfg;
+  r->rng = *rng;
+  r->member = member;
+  r->accept = accept;
+  r->responded_round = -1;
+  r->due_at = G_MAXINT64;
+  r->last_heard = G_MAXINT64;
+  g_queue_init (&r->out);
+  g_queue_init (&r->events);
+  return r;
+}
+
+void
+rmtp_receiver_free (RmtpReceiver * r)
+{
+  if (!r)
+    return;
+  if (r->held)
+    for (guint32 i = 0; i < r->n_packets; i++)
+      if (r->held[i])
+        g_bytes_unref (r->held[i]);
+  g_free (r->held);
+  g_free (r->have);
+  if (r->checksum)
+    g_checksum_free (r->checksum);
+  clear_datagrams (&r->out);
+  clear_events (&r->events);
+  g_free (r);
+}
+
+static void
+receiver_fail (RmtpReceiver * r, RmtpFailReason reason)
+{
+  r->state = RMTP_RECEIVER_FAILED;
+  r->due = DUE_NONE;
+  r->due_at = G_MAXINT64;
+  push_event (&r->events, RMTP_EVENT_FAILED)->reason = reason;
+}
+
+static void
+receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
+    gint64 window, gint64 now)
+{
+  r->due = kind;
+  r->due_round = round;
+  r->max_window = MAX (r->max_window, window);
+  r->due_at = now + random_source_range (&r->rng, 0, MAX (window, 0));
+}
+
+static gboolean
+receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
+{
+  guint i;
+
+  for (i = 0; i < p->n_members; i++)
+    if (rmtp_packet_member (p, i) == r->member)
+      break;
+  if (i == p->n_members)
+    return FALSE;
+  r->my_index = i;
+  r->session = p->session;
+  r->total = p->total_size;
+  r->packet_size = p->packet_size;
+  r->n_packets = p->n_packets;
+  r->n_members = p->n_members;
+  r->reporters = p->reporters;
+  r->delta = (gint64) p->delta_us * US;
+  memcpy (r->digest, p->digest, RMTP_DIGEST_SIZE);
+  r->have = g_new0 (guint8, r->n_packets);
+  r->held = g_new0 (GBytes *, r->n_packets);
+  r->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->connected = TRUE;
+  return TRUE;
+}
+
+static void
+receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
+{
+  if (!r->connected) {
+    if (!receiver_take_conn (r, p)) {
+      r->stats.in.foreign++;
+      return;
+    }
+    r->state = r->accept ? RMTP_RECEIVER_RECEIVING : RMTP_RECEIVER_WAIT_CONN;
+    r->stats.in.accepted++;
+    receiver_schedule (r, DUE_CACK, 0, (gint64) p->window_us * US, now);
+    return;
+  }
+  /* a retried CONN: our CACK was lost; answer it at once */
+  r->stats.in.accepted++;
+  if (r->due != DUE_CACK)
+    receiver_schedule (r, DUE_CACK, 0, 0, now);
+}
+
+static void
+receiver_check_digest (RmtpReceiver * r)
+{
+  guint8 got[RMTP_DIGEST_SIZE];
+  gsize len = RMTP_DIGEST_SIZE;
+
+  g_checksum_get_digest (r->checksum, got, &len);
+  if (memcmp (got, r->digest, RMTP_DIGEST_SIZE) != 0) {
+    receiver_fail (r, RMTP_FAIL_DIGEST);
+    return;
+  }
+  r->state = RMTP_RECEIVER_COMPLETE;
+}
+
+static void
+receiver_deliver (RmtpReceiver * r)
+{
+  while (r->next_deliver < r->n_packets && r->have[r->next_deliver]) {
+    GBytes *b = r->held[r->next_deliver];
+    RmtpEvent *e = push_event (&r->events, RMTP_EVENT_DATA);
+    gsize len;
+    const guint8 *d = g_bytes_get_data (b, &len);
+
+    g_checksum_update (r->checksum, d, len);
+    e->offset = r->delivered;
+    e->data = b;
+    r->held[r->next_deliver] = NULL;
+    r->delivered += len;
+    r->next_deliver++;
+  }
+  if (r->next_deliver == r->n_packets)
+    receiver_check_digest (r);
+}
+
+static void
+receiver_count_monitor (RmtpReceiver * r, const RmtpPacket * p)
+{
+  if (p->flags & RMTP_FLAG_START) {
+    r->counting = TRUE;
+    r->monitor_count = 0;
+  }
+  if (!r->counting)
+    return;
+  r->monitor_count++;
+  if (p->flags & RMTP_FLAG_STOP) {
+    r->counting = FALSE;
+    /* only the representatives report, so reports cannot implode */
+    if (r->my_index < r->reporters) {
+      guint32 extra[2] = { p->seq, r->monitor_count };
+
+      queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_REPORT, r->session,
+          r->member, extra, 2);
+      r->stats.report_sent++;
+    }
+  }
+}
+
+static void
+receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
+    const guint8 * base)
+{
+  if (p->seq >= r->n_packets ||
+      p->payload_len != packet_len (r->total, r->packet_size, p->seq)) {
+    r->stats.in.out_of_window++;
+    return;
+  }
+  if (r->state == RMTP_RECEIVER_BUSY) {
+    r->stats.busy_dropped++;
+    return;
+  }
+  if (r->state != RMTP_RECEIVER_RECEIVING && r->state !=
+      RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
+    r->stats.in.late++;
+    return;
+  }
+  receiver_count_monitor (r, p);
+  if (r->have[p->seq]) {
+    r->stats.in.duplicates++;
+    return;
+  }
+  r->stats.in.accepted++;
+  r->stats.data_received++;
+  r->have[p->seq] = 1;
+  r->n_have++;
+  r->held[p->seq] = src ? g_bytes_new_from_bytes (src, p->payload - base,
+      p->payload_len) : g_bytes_new (p->payload, p->payload_len);
+  receiver_deliver (r);
+}
+
+static void
+receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
+    gint64 now)
+{
+  if (r->state == RMTP_RECEIVER_BUSY && p->type == RMTP_POLL &&
+      p->member == r->member) {
+    /* still busy: say so again, the BUSY may have been lost */
+    r->stats.in.accepted++;
+    queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_BUSY, r->session,
+        r->member, NULL, 0);
+    return;
+  }
+  if (r->state != RMTP_RECEIVER_RECEIVING &&
+      r->state != RMTP_RECEIVER_COMPLETE) {
+    r->stats.in.late++;
+    return;
+  }
+  if (p->type == RMTP_POLL && p->member != r->member) {
+    r->stats.in.foreign++;
+    return;
+  }
+  r->stats.in.accepted++;
+  /* one answer per round; a POLL asks again because it was lost */
+  if (p->type == RMTP_EOR && (r->responded_round >= (gint64) p->round ||
+          (r->due == DUE_ROUND && r->due_round == p->round)))
+    return;
+  /* the server holds our ACK; it POLLs if that was lost */
+  if (p->type == RMTP_EOR && r->acked)
+    return;
+  receiver_schedule (r, DUE_ROUND, p->round, window, now);
+}
+
+static void
+receiver_on_rel (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
+{
+  /* NACK or BUSY receivers ignore REL (3.2.1) */
+  if (r->state != RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
+    r->stats.in.late++;
+    return;
+  }
+  r->stats.in.accepted++;
+  if (r->due != DUE_RACK && r->responded_round >= 0)
+    receiver_schedule (r, DUE_RACK, 0, (gint64) p->window_us * US, now);
+}
+
+static void
+receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
+    GBytes * src, gint64 now)
+{
+  RmtpPacket p;
+
+  if (!rmtp_packet_parse (data, len, &p)) {
+    r->stats.in.malformed++;
+    return;
+  }
+  if (p.type == RMTP_CACK || p.type == RMTP_NACK || p.type == RMTP_ACK ||
+      p.type == RMTP_RACK || p.type == RMTP_BUSY || p.type == RMTP_RRDY ||
+      p.type == RMTP_REPORT || (r->connected && p.session != r->session) ||
+      (!r->connected && p.type != RMTP_CONN)) {
+    r->stats.in.foreign++;
+    return;
+  }
+  if (r->state == RMTP_RECEIVER_FAILED) {
+    r->stats.in.late++;
+    return;
+  }
+  r->last_heard = now;
+  switch (p.type) {
+    case RMTP_CONN:
+      receiver_on_conn (r, &p, now);
+      break;
+    case RMTP_DATA:
+      receiver_on_data (r, &p, src, data);
+      break;
+    case RMTP_EOR:
+      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
+      break;
+    case RMTP_POLL:
+      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
+      break;
+    case RMTP_REL:
+      receiver_on_rel (r, &p, now);
+      break;
+    default:
+      r->stats.in.foreign++;
+      break;
+  }
+}
+
+void
+rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
+    gint64 now)
+{
+  receiver_handle (r, data, len, NULL, now);
+}
+
+void
+rmtp_receiver_handle_bytes (RmtpReceiver * r, GBytes * bytes, gint64 now)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+
+  receiver_handle (r, data, len, bytes, now);
+}
+
+/* The NACK of the packets still missing, as ranges (the first
+ * RMTP_MAX_RANGES; the rest are asked for in a later round). */
+static void
+receiver_queue_nack (RmtpReceiver * r, guint32 round)
+{
+  GArray *rg = g_array_new (FALSE, FALSE, sizeof (RmtpRange));
+  guint8 *buf;
+  WireWriter w;
+  gsize len;
+
+  for (guint32 q = 0; q < r->n_packets && rg->len < RMTP_MAX_RANGES; q++) {
+    RmtpRange x = { q, 0 };
+
+    if (r->have[q])
+      continue;
+    while (q < r->n_packets && !r->have[q]) {
+      x.count++;
+      q++;
+    }
+    g_array_append_val (rg, x);
+  }
+  len = RMTP_HEADER_SIZE + 12 + 8 * (gsize) rg->len;
+  buf = g_malloc (len);
+  wire_writer_init (&w, buf, len);
+  write_header (&w, RMTP_NACK, r->session);
+  wire_write_u32 (&w, r->member);
+  wire_write_u32 (&w, round);
+  wire_write_u32 (&w, rg->len);
+  for (guint i = 0; i < rg->len; i++) {
+    wire_write_u32 (&w, g_array_index (rg, RmtpRange, i).first);
+    wire_write_u32 (&w, g_array_index (rg, RmtpRange, i).count);
+  }
+  queue_datagram (&r->out, RMTP_TO_GROUP, buf, &w);
+  g_array_unref (rg);
+  r->stats.nack_sent++;
+}
+
+static void
+receiver_send_due (RmtpReceiver * r)
+{
+  guint32 round = r->due_round;
+
+  switch (r->due) {
+    case DUE_CACK:
+      {
+        guint8 buf[RMTP_HEADER_SIZE + 5];
+        WireWriter w;
+
+        wire_writer_init (&w, buf, sizeof (buf));
+        write_header (&w, RMTP_CACK, r->session);
+        wire_write_u32 (&w, r->member);
+        wire_write_u8 (&w, r->accept);
+        queue_datagram (&r->out, RMTP_TO_GROUP, g_memdup2 (buf, w.pos), &w);
+        r->stats.cack_sent++;
+        if (!r->accept)
+          receiver_fail (r, RMTP_FAIL_REFUSED);
+        break;
+      }
+    case DUE_ROUND:
+      r->responded_round = MAX (r->responded_round, (gint64) round);
+      if (r->state == RMTP_RECEIVER_COMPLETE) {
+        queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_ACK, r->session,
+            r->member, &round, 1);
+        r->stats.ack_sent++;
+        r->acked = TRUE;
+      } else if (r->state == RMTP_RECEIVER_RECEIVING) {
+        receiver_queue_nack (r, round);
+      }
+      break;
+    case DUE_RACK:
+      queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_RACK, r->session,
+          r->member, NULL, 0);
+      r->stats.rack_sent++;
+      if (r->state == RMTP_RECEIVER_COMPLETE) {
+        RmtpEvent *e = push_event (&r->events, RMTP_EVENT_DONE);
+
+        e->bytes = r->delivered;
+        r->state = RMTP_RECEIVER_DONE;
+      }
+      break;
+    case DUE_NONE:
+      break;
+  }
+}
+
+/* The server may rightly be silent to us for a few answer windows (the
+ * CONN retries, a round's answers and its POLLs): they scale with delta x
+ * N, so the limit grows with the largest window announced. */
+static gint64
+receiver_silence_limit (const RmtpReceiver * r)
+{
+  return r->cfg.receiver_timeout + 4 * r->max_window;
+}
+
+void
+rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
+{
+  if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED) {
+    DueKind kind = r->due;
+
+    r->due_at = G_MAXINT64;
+    receiver_send_due (r);
+    if (r->due == kind)
+      r->due = DUE_NONE;
+  }
+  if (r->connected && r->state != RMTP_RECEIVER_DONE &&
+      r->state != RMTP_RECEIVER_FAILED && r->last_heard != G_MAXINT64 &&
+      now - r->last_heard >= receiver_silence_limit (r))
+    receiver_fail (r, r->n_have == r->n_packets ? RMTP_FAIL_SERVER_SILENT :
+        RMTP_FAIL_INCOMPLETE);
+}
+
+void
+rmtp_receiver_set_busy (RmtpReceiver * r, gboolean busy, gint64 now)
+{
+  gboolean is_busy = r->state == RMTP_RECEIVER_BUSY;
+
+  if (!r->connected || busy == is_busy || (busy && r->state !=
+          RMTP_RECEIVER_RECEIVING))
+    return;
+  r->state = busy ? RMTP_RECEIVER_BUSY : RMTP_RECEIVER_RECEIVING;
+  queue_member_packet (&r->out, RMTP_TO_GROUP, busy ? RMTP_BUSY : RMTP_RRDY,
+      r->session, r->member, NULL, 0);
+  if (busy && r->due == DUE_ROUND) {
+    r->due = DUE_NONE;
+    r->due_at = G_MAXINT64;
+  }
+  r->last_heard = now;
+}
+
+gboolean
+rmtp_receiver_poll_datagram (RmtpReceiver * r, RmtpDatagram * out)
+{
+  return polled_pop (&r->out, out, sizeof (*out));
+}
+
+gboolean
+rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out)
+{
+  return polled_pop (&r->events, out, sizeof (*out));
+}
+
+gint64
+rmtp_receiver_next_deadline (const RmtpReceiver * r)
+{
+  gint64 t = r->due_at;
+
+  if (r->connected && r->last_heard != G_MAXINT64 &&
+      r->state != RMTP_RECEIVER_DONE && r->state != RMTP_RECEIVER_FAILED)
+    t = MIN (t, r->last_heard + receiver_silence_limit (r));
+  return t;
+}
+
+RmtpReceiverState
+rmtp_receiver_state (const RmtpReceiver * r)
+{
+  return r->state;
+}
+
+const RmtpReceiverStats *
+rmtp_receiver_stats (const RmtpReceiver * r)
+{
+  return &r->stats;
+}
+
+gboolean
+rmtp_receiver_data_set (const RmtpReceiver * r, guint64 * size,
+    const guint8 ** digest)
+{
+  if (!r->connected)
+    return FALSE;
+  *size = r->total;
+  *digest = r->digest;
+  return TRUE;
+}

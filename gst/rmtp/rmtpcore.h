@@ -1,0 +1,266 @@
+/* RMTP (reliable multicast transport protocol, Shiroshita et al. 1996): a
+ * sans-I/O server core and receiver core (GLib only). The shell feeds
+ * datagrams and the clock in, polls datagrams, events and the next
+ * deadline out. Wire formats and state machines: docs/protocols/rmtp.md.
+ *
+ * Every packet starts with an 8-byte header:
+ *   magic "RM" (2) | version 1 (1) | type (1) | session id (4)
+ * then the type's body, all integers big-endian. Receivers are named by a
+ * 32-bit member id from the member list the application gives the server.
+ */
+#ifndef __RMTP_CORE_H__
+#define __RMTP_CORE_H__
+
+#include <glib.h>
+
+#include "core/random.h"
+#include "core/pacer.h"
+
+G_BEGIN_DECLS
+
+#define RMTP_HEADER_SIZE 8
+#define RMTP_VERSION 1
+#define RMTP_DIGEST_SIZE 32     /* SHA-256 */
+#define RMTP_MAX_MEMBERS 65535
+#define RMTP_MAX_RANGES 512     /* ranges one NACK carries */
+#define RMTP_MAX_PACKET_SIZE 65000
+
+typedef enum {
+  RMTP_CONN = 1,                /* server -> all / one: connection request */
+  RMTP_CACK = 2,                /* receiver -> server: yes / no */
+  RMTP_DATA = 3,                /* server -> all / one: one data packet */
+  RMTP_EOR = 4,                 /* server -> all / one: round ended */
+  RMTP_NACK = 5,                /* receiver -> server: missing ranges */
+  RMTP_ACK = 6,                 /* receiver -> server: all received */
+  RMTP_POLL = 7,                /* server -> one: answer this round */
+  RMTP_REL = 8,                 /* server -> all / one: release */
+  RMTP_RACK = 9,                /* receiver -> server: release ack */
+  RMTP_BUSY = 10,               /* receiver -> server: cannot receive now */
+  RMTP_RRDY = 11,               /* receiver -> server: ready again */
+  RMTP_REPORT = 12,             /* receiver -> server: monitor count */
+} RmtpType;
+
+/* DATA flags (the header's type byte is followed by these in the body) */
+#define RMTP_FLAG_START 0x01    /* monitor period starts with this packet */
+#define RMTP_FLAG_STOP 0x02     /* ... and ends with this one */
+
+/* Every constant, with its default (rmtp_config_init). The paper gives
+ * delta (2-4 ms), the 1 KB packet; the rest are ours (docs/protocols). */
+typedef struct {
+  guint packet_size;            /* payload bytes per DATA: 1024 (paper) */
+  gint64 delta;                 /* backoff per receiver, ns: 2 ms (paper) */
+  gint64 tat;                   /* turn-around time allowance: 100 ms */
+  gint64 alpha;                 /* timer surplus: 50 ms */
+  guint max_polls;              /* POLLs before a receiver is slow: 3 */
+  guint max_conn_retries;       /* unicast CONN retries: 3 */
+  guint max_rel_retries;        /* unicast REL retries: 3 */
+  guint max_separate_rounds;    /* unicast rounds per slow receiver: 20 */
+  guint64 rate;                 /* initial send rate, bit/s: 8 Mbit/s */
+  guint64 min_rate, max_rate;   /* rate control bounds: 256k, 100M */
+  gboolean rate_control;        /* monitor-based rate control: TRUE */
+  guint monitor_packets;        /* packets per monitor period: 256 */
+  guint reporters;              /* representatives (first members): 32 */
+  gdouble decrease_below;       /* mean receipt ratio: 0.95 */
+  gdouble increase_above;       /* ... : 0.995 */
+  gdouble decrease_factor;      /* 0.8 */
+  gdouble increase_factor;      /* 1.05 */
+  gint64 receiver_timeout;      /* receiver: server silent, fail: 30 s;
+                                 * server: longest wait for a BUSY member */
+  gint64 busy_poll_interval;    /* server POLLs BUSY members: 1 s */
+} RmtpConfig;
+
+void rmtp_config_init (RmtpConfig * cfg);
+
+/* ------------------------------------------------------------------ */
+/* Wire: every packet either side parses. */
+
+typedef struct {
+  guint32 first;
+  guint32 count;
+} RmtpRange;
+
+typedef struct {
+  RmtpType type;
+  guint32 session;
+  guint32 member;               /* CACK NACK ACK RACK BUSY RRDY REPORT POLL */
+  guint32 round;                /* DATA EOR NACK ACK POLL REL */
+  /* CONN */
+  guint64 total_size;
+  guint32 packet_size;
+  guint32 n_packets;
+  guint32 delta_us;
+  guint32 reporters;
+  const guint8 *digest;         /* RMTP_DIGEST_SIZE, points into the packet */
+  guint32 n_members;
+  const guint8 *members;        /* n_members x 4 bytes */
+  /* CACK */
+  gboolean yes;
+  /* DATA */
+  guint8 flags;
+  guint32 seq;
+  const guint8 *payload;
+  gsize payload_len;
+  /* CONN, EOR, POLL, REL: the backoff window of the answers, in us (0: at once) */
+  guint32 window_us;
+  /* NACK */
+  guint32 n_ranges;
+  const guint8 *ranges;         /* n_ranges x 8 bytes: first, count */
+  /* REPORT */
+  guint32 monitor;
+  guint32 received;
+} RmtpPacket;
+
+/* Parses one datagram; FALSE (and nothing to trust in @pkt) if it is not a
+ * whole, well-formed RMTP packet. Pointers in @pkt point into @data. */
+gboolean rmtp_packet_parse (const guint8 * data, gsize len, RmtpPacket * pkt);
+/* The @i-th member id / NACK range of a parsed packet. */
+guint32 rmtp_packet_member (const RmtpPacket * pkt, guint i);
+RmtpRange rmtp_packet_range (const RmtpPacket * pkt, guint i);
+
+/* ------------------------------------------------------------------ */
+/* Output of both cores */
+
+#define RMTP_TO_GROUP 0         /* a datagram's destination: the group */
+
+typedef struct {
+  guint32 to;                   /* RMTP_TO_GROUP, or a member id (unicast) */
+  GBytes *bytes;                /* owned by the caller once polled */
+} RmtpDatagram;
+
+typedef enum {
+  RMTP_EVENT_PROGRESS,          /* bytes, round, receivers_complete */
+  RMTP_EVENT_DATA,              /* receiver: @data, in order, at @offset */
+  RMTP_EVENT_DONE,              /* transfer finished (see counts) */
+  RMTP_EVENT_FAILED,            /* @reason */
+} RmtpEventType;
+
+typedef enum {
+  RMTP_FAIL_NONE,
+  RMTP_FAIL_REFUSED,            /* receiver answered CACK no / none said yes */
+  RMTP_FAIL_DIGEST,             /* all packets arrived, digest differs */
+  RMTP_FAIL_SERVER_SILENT,      /* receiver: server silent too long */
+  RMTP_FAIL_INCOMPLETE,         /* released before the data set was whole */
+} RmtpFailReason;
+
+typedef struct {
+  RmtpEventType type;
+  guint64 bytes;                /* PROGRESS: bytes sent / delivered */
+  guint round;
+  guint receivers_complete;     /* server: members that ACKed */
+  guint receivers_failed;       /* server, DONE: members that never did */
+  guint64 offset;               /* DATA */
+  GBytes *data;                 /* DATA: owned by the caller once polled */
+  RmtpFailReason reason;
+} RmtpEvent;
+
+/* What became of each datagram handed to a core. */
+typedef struct {
+  guint64 accepted;
+  guint64 malformed;            /* not an RMTP packet */
+  guint64 foreign;              /* another session, or not for this side */
+  guint64 forged;               /* member id unknown, or from the wrong peer */
+  guint64 out_of_window;        /* sequence / range / round out of bounds */
+  guint64 duplicates;           /* DATA already held */
+  guint64 late;                 /* a response for a round already closed */
+} RmtpInputStats;
+
+/* ------------------------------------------------------------------ */
+/* Server */
+
+typedef enum {
+  RMTP_SERVER_CONNECT,
+  RMTP_SERVER_ROUNDS,           /* multicast rounds */
+  RMTP_SERVER_SEPARATE,         /* unicast to slow / BUSY receivers */
+  RMTP_SERVER_RELEASE,
+  RMTP_SERVER_DONE,
+} RmtpServerPhase;
+
+typedef struct {
+  RmtpInputStats in;
+  guint64 datagrams_sent, data_sent, data_resent, unicast_data_sent;
+  guint64 conn_sent, polls_sent, rel_sent, eor_sent;
+  guint64 responses;            /* NACK + ACK taken */
+  guint rounds;
+  guint max_responses_per_round;
+  guint64 rate;                 /* the send rate now */
+  guint rate_changes;
+  guint slow_receivers;         /* detected or BUSY */
+} RmtpServerStats;
+
+typedef struct _RmtpServer RmtpServer;
+
+/* @members: @n_members distinct ids, none 0; @data: the whole data set.
+ * NULL if the arguments are unusable. */
+RmtpServer *rmtp_server_new (const RmtpConfig * cfg, guint32 session,
+    const guint32 * members, guint n_members, GBytes * data,
+    const RandomSource * rng);
+void rmtp_server_free (RmtpServer * s);
+
+/* Starts the connection phase at @now. */
+void rmtp_server_start (RmtpServer * s, gint64 now);
+/* A datagram from member @from (the shell maps the source address to the
+ * member id it knows; 0 if unknown). */
+void rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
+    gsize len, gint64 now);
+/* Runs timers due at @now. */
+void rmtp_server_handle_timeout (RmtpServer * s, gint64 now);
+/* The next datagram the pacer lets out at @now. */
+gboolean rmtp_server_poll_datagram (RmtpServer * s, gint64 now,
+    RmtpDatagram * out);
+gboolean rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out);
+/* When to call handle_timeout / poll_datagram next (a time already past:
+ * at once); G_MAXINT64 if never. */
+gint64 rmtp_server_next_deadline (const RmtpServer * s);
+RmtpServerPhase rmtp_server_phase (const RmtpServer * s);
+const RmtpServerStats *rmtp_server_stats (const RmtpServer * s);
+/* The responses (NACK/ACK) taken in round @round (0-based); 0 past the end */
+guint rmtp_server_round_responses (const RmtpServer * s, guint round);
+
+/* ------------------------------------------------------------------ */
+/* Receiver */
+
+typedef enum {
+  RMTP_RECEIVER_WAIT_CONN,
+  RMTP_RECEIVER_RECEIVING,
+  RMTP_RECEIVER_BUSY,
+  RMTP_RECEIVER_COMPLETE,       /* all data, digest verified, not released */
+  RMTP_RECEIVER_DONE,           /* released */
+  RMTP_RECEIVER_FAILED,
+} RmtpReceiverState;
+
+typedef struct {
+  RmtpInputStats in;
+  guint64 data_received;
+  guint64 cack_sent, nack_sent, ack_sent, rack_sent, report_sent;
+  guint64 busy_dropped;         /* DATA dropped while BUSY */
+} RmtpReceiverStats;
+
+typedef struct _RmtpReceiver RmtpReceiver;
+
+/* @member: our id in the member list; @accept: the CACK answer. */
+RmtpReceiver *rmtp_receiver_new (const RmtpConfig * cfg, guint32 member,
+    gboolean accept, const RandomSource * rng);
+void rmtp_receiver_free (RmtpReceiver * r);
+
+/* A datagram from the server (to the group or to us). */
+void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
+    gint64 now);
+/* The same for a datagram held in @bytes: DATA payloads are kept as slices
+ * of it instead of copies. */
+void rmtp_receiver_handle_bytes (RmtpReceiver * r, GBytes * bytes,
+    gint64 now);
+void rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now);
+/* Declares BUSY (TRUE) or RRDY (FALSE) to the server. */
+void rmtp_receiver_set_busy (RmtpReceiver * r, gboolean busy, gint64 now);
+gboolean rmtp_receiver_poll_datagram (RmtpReceiver * r, RmtpDatagram * out);
+gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
+gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
+RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
+const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
+/* The data set's size and SHA-256 from the CONN taken; FALSE before one. */
+gboolean rmtp_receiver_data_set (const RmtpReceiver * r, guint64 * size,
+    const guint8 ** digest);
+
+G_END_DECLS
+
+#endif /* __RMTP_CORE_H__ */

@@ -1,0 +1,803 @@
+/* Unit tests of the RMTP cores in exact simulated time: one server and a
+ * few receivers joined by a rig that delivers every datagram after a fixed
+ * one-way delay, with per-test loss decided packet by packet. */
+#include <gst/check/gstcheck.h>
+#include <string.h>
+
+#include "rmtpcore.h"
+#include "core/pacer.h"
+#include "core/wire.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define S (G_GINT64_CONSTANT (1000000000))
+#define ONE_WAY (10 * MS)
+#define MAX_RX 256
+
+typedef struct _Rig Rig;
+
+/* @rx: receiver index, or -1 for the server; TRUE drops the packet */
+typedef gboolean (*DropFunc) (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to);
+
+typedef struct {
+  gint64 at;
+  guint64 order;
+  gint rx;                      /* destination: receiver index, -1 server */
+  guint32 from;                 /* member id at the server */
+  GBytes *bytes;
+} Flight;
+
+typedef struct {
+  gint64 time;
+  RmtpPacket p;                 /* pointers not kept */
+  guint32 to;
+  gint rx;
+} Logged;
+
+struct _Rig {
+  RmtpConfig cfg;
+  RandomSeeded seeded[MAX_RX + 1];
+  RandomSource rng[MAX_RX + 1];
+  RmtpServer *s;
+  RmtpReceiver *r[MAX_RX];
+  guint32 ids[MAX_RX];
+  guint n;
+  GBytes *data;
+  GByteArray *got[MAX_RX];
+  gboolean done[MAX_RX];
+  RmtpFailReason failed[MAX_RX];
+  gboolean server_done;
+  RmtpEvent server_last;
+  GArray *flights;
+  guint64 order;
+  gint64 now;
+  DropFunc drop;
+  RmtpType drop_type;           /* drop_first_answer: what, from whom */
+  guint drop_rx;
+  gboolean dropped;
+  GArray *to_server;            /* Logged, at send time */
+  GArray *from_server;          /* Logged, at send time */
+};
+
+static GBytes *
+make_data (gsize size, guint seed)
+{
+  guint8 *d = g_malloc (size);
+
+  for (gsize i = 0; i < size; i++)
+    d[i] = (guint8) (i * 31 + seed + (i >> 8));
+  return g_bytes_new_take (d, size);
+}
+
+static void
+rig_init (Rig * rig, guint n, gsize size, const RmtpConfig * cfg)
+{
+  memset (rig, 0, sizeof (*rig));
+  if (cfg)
+    rig->cfg = *cfg;
+  else
+    rmtp_config_init (&rig->cfg);
+  rig->n = n;
+  rig->data = make_data (size, n);
+  for (guint i = 0; i <= n; i++)
+    random_source_init_seeded (&rig->rng[i], &rig->seeded[i], 1000 + i);
+  for (guint i = 0; i < n; i++) {
+    rig->ids[i] = 100 + i;
+    rig->r[i] = rmtp_receiver_new (&rig->cfg, rig->ids[i], TRUE,
+        &rig->rng[i + 1]);
+    rig->got[i] = g_byte_array_new ();
+  }
+  rig->s = rmtp_server_new (&rig->cfg, 0xC0FFEE, rig->ids, n, rig->data,
+      &rig->rng[0]);
+  fail_unless (rig->s != NULL);
+  rig->flights = g_array_new (FALSE, FALSE, sizeof (Flight));
+  rig->to_server = g_array_new (FALSE, FALSE, sizeof (Logged));
+  rig->from_server = g_array_new (FALSE, FALSE, sizeof (Logged));
+}
+
+static void
+rig_clear (Rig * rig)
+{
+  for (guint i = 0; i < rig->flights->len; i++)
+    g_bytes_unref (g_array_index (rig->flights, Flight, i).bytes);
+  g_array_unref (rig->flights);
+  g_array_unref (rig->to_server);
+  g_array_unref (rig->from_server);
+  for (guint i = 0; i < rig->n; i++) {
+    rmtp_receiver_free (rig->r[i]);
+    g_byte_array_unref (rig->got[i]);
+  }
+  rmtp_server_free (rig->s);
+  g_bytes_unref (rig->data);
+}
+
+static void
+rig_log (GArray * log, gint64 time, GBytes * b, guint32 to, gint rx)
+{
+  Logged l = { time, {0}, to, rx };
+  gsize len;
+  const guint8 *d = g_bytes_get_data (b, &len);
+
+  fail_unless (rmtp_packet_parse (d, len, &l.p));
+  l.p.members = l.p.ranges = l.p.payload = l.p.digest = NULL;
+  g_array_append_val (log, l);
+}
+
+static void
+rig_launch (Rig * rig, gint rx, guint32 from, GBytes * b, guint32 to)
+{
+  RmtpPacket p;
+  gsize len;
+  const guint8 *d = g_bytes_get_data (b, &len);
+  Flight f = { rig->now + ONE_WAY, rig->order++, rx, from, NULL };
+
+  fail_unless (rmtp_packet_parse (d, len, &p));
+  if (rig->drop && rig->drop (rig, rx, &p, to))
+    return;
+  f.bytes = g_bytes_ref (b);
+  g_array_append_val (rig->flights, f);
+}
+
+static void
+rig_server_out (Rig * rig)
+{
+  RmtpDatagram d;
+  RmtpEvent e;
+
+  rmtp_server_handle_timeout (rig->s, rig->now);
+  while (rmtp_server_poll_datagram (rig->s, rig->now, &d)) {
+    rig_log (rig->from_server, rig->now, d.bytes, d.to, -1);
+    for (guint i = 0; i < rig->n; i++)
+      if (d.to == RMTP_TO_GROUP || d.to == rig->ids[i])
+        rig_launch (rig, i, 0, d.bytes, d.to);
+    g_bytes_unref (d.bytes);
+  }
+  while (rmtp_server_poll_event (rig->s, &e))
+    if (e.type == RMTP_EVENT_DONE || e.type == RMTP_EVENT_FAILED) {
+      rig->server_done = TRUE;
+      rig->server_last = e;
+    }
+}
+
+static void
+rig_receiver_out (Rig * rig, guint i)
+{
+  RmtpDatagram d;
+  RmtpEvent e;
+
+  rmtp_receiver_handle_timeout (rig->r[i], rig->now);
+  while (rmtp_receiver_poll_datagram (rig->r[i], &d)) {
+    rig_log (rig->to_server, rig->now, d.bytes, 0, i);
+    rig_launch (rig, -1, rig->ids[i], d.bytes, 0);
+    g_bytes_unref (d.bytes);
+  }
+  while (rmtp_receiver_poll_event (rig->r[i], &e)) {
+    if (e.type == RMTP_EVENT_DATA) {
+      fail_unless_equals_uint64 (e.offset, rig->got[i]->len);
+      g_byte_array_append (rig->got[i], g_bytes_get_data (e.data, NULL),
+          g_bytes_get_size (e.data));
+      g_bytes_unref (e.data);
+    } else if (e.type == RMTP_EVENT_DONE) {
+      rig->done[i] = TRUE;
+    } else if (e.type == RMTP_EVENT_FAILED) {
+      rig->failed[i] = e.reason;
+    }
+  }
+}
+
+static gint64
+rig_next_time (Rig * rig)
+{
+  gint64 t = rmtp_server_next_deadline (rig->s);
+
+  for (guint i = 0; i < rig->n; i++)
+    t = MIN (t, rmtp_receiver_next_deadline (rig->r[i]));
+  for (guint i = 0; i < rig->flights->len; i++)
+    t = MIN (t, g_array_index (rig->flights, Flight, i).at);
+  return t;
+}
+
+static gboolean
+rig_deliver_one (Rig * rig)
+{
+  guint best = G_MAXUINT;
+  Flight f;
+
+  for (guint i = 0; i < rig->flights->len; i++) {
+    Flight *x = &g_array_index (rig->flights, Flight, i);
+
+    if (x->at <= rig->now && (best == G_MAXUINT ||
+            x->order < g_array_index (rig->flights, Flight, best).order))
+      best = i;
+  }
+  if (best == G_MAXUINT)
+    return FALSE;
+  f = g_array_index (rig->flights, Flight, best);
+  g_array_remove_index_fast (rig->flights, best);
+  if (f.rx < 0)
+    rmtp_server_handle (rig->s, f.from, g_bytes_get_data (f.bytes, NULL),
+        g_bytes_get_size (f.bytes), rig->now);
+  else
+    rmtp_receiver_handle (rig->r[f.rx], g_bytes_get_data (f.bytes, NULL),
+        g_bytes_get_size (f.bytes), rig->now);
+  g_bytes_unref (f.bytes);
+  return TRUE;
+}
+
+/* Runs until @until or until nothing is left to do. */
+static void
+rig_run (Rig * rig, gint64 until)
+{
+  for (guint64 steps = 0; steps < 10000000; steps++) {
+    gint64 next;
+
+    rig_server_out (rig);
+    for (guint i = 0; i < rig->n; i++)
+      rig_receiver_out (rig, i);
+    if (rig_deliver_one (rig))
+      continue;
+    next = rig_next_time (rig);
+    if (next == G_MAXINT64 || next > until)
+      return;
+    rig->now = MAX (rig->now, next);
+  }
+  fail ("the rig did not settle");
+}
+
+static void
+rig_start_and_run (Rig * rig, gint64 until)
+{
+  rmtp_server_start (rig->s, rig->now);
+  rig_run (rig, until);
+}
+
+static void
+assert_receiver_whole (Rig * rig, guint i)
+{
+  gsize len;
+  const guint8 *d = g_bytes_get_data (rig->data, &len);
+
+  fail_unless (rig->done[i], "receiver %u not done", i);
+  fail_unless_equals_int (rig->failed[i], RMTP_FAIL_NONE);
+  fail_unless_equals_uint64 (rig->got[i]->len, len);
+  fail_unless (memcmp (rig->got[i]->data, d, len) == 0);
+}
+
+static guint
+count_logged (GArray * log, RmtpType type, gint rx)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < log->len; i++) {
+    Logged *l = &g_array_index (log, Logged, i);
+
+    n += l->p.type == type && (rx < 0 || l->rx == rx);
+  }
+  return n;
+}
+
+static const Logged *
+find_logged (GArray * log, RmtpType type, gint rx, guint nth)
+{
+  for (guint i = 0; i < log->len; i++) {
+    Logged *l = &g_array_index (log, Logged, i);
+
+    if (l->p.type == type && (rx < 0 || l->rx == rx) && nth-- == 0)
+      return l;
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_clean_transfer)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+
+  rig_init (&rig, 4, 100 * 1024 + 17, NULL);
+  rig_start_and_run (&rig, 60 * S);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless (rig.server_done);
+  fail_unless_equals_int (rig.server_last.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 0);
+  st = rmtp_server_stats (rig.s);
+  fail_unless_equals_int (st->rounds, 1);
+  fail_unless_equals_uint64 (st->data_sent, 101);
+  fail_unless_equals_uint64 (st->data_resent, 0);
+  fail_unless_equals_uint64 (st->polls_sent, 0);
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_DONE);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 2 loses packets 5-7 and 40 of the first round. */
+static gboolean
+drop_some_of_round0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 2 && p->type == RMTP_DATA && p->round == 0 &&
+      ((p->seq >= 5 && p->seq <= 7) || p->seq == 40);
+}
+
+GST_START_TEST (test_loss_nacked_with_ranges_and_repaired)
+{
+  Rig rig;
+  const Logged *nack;
+  const RmtpServerStats *st;
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_some_of_round0;
+  rig_start_and_run (&rig, 60 * S);
+  nack = find_logged (rig.to_server, RMTP_NACK, 2, 0);
+  fail_unless (nack != NULL);
+  fail_unless_equals_int (nack->p.n_ranges, 2);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_NACK, -1), 1);
+  /* the others ACK round 0 */
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_ACK, -1), 4);
+  st = rmtp_server_stats (&*rig.s);
+  fail_unless_equals_int (st->rounds, 2);
+  fail_unless_equals_uint64 (st->data_resent, 4);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nack_ranges_on_wire)
+{
+  guint8 buf[64];
+  WireWriter w;
+  RmtpPacket p;
+  RmtpRange rg;
+
+  wire_writer_init (&w, buf, sizeof (buf));
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_NACK);
+  wire_write_u32 (&w, 7);
+  wire_write_u32 (&w, 100);
+  wire_write_u32 (&w, 3);
+  wire_write_u32 (&w, 2);
+  wire_write_u32 (&w, 5);
+  wire_write_u32 (&w, 3);
+  wire_write_u32 (&w, 40);
+  wire_write_u32 (&w, 1);
+  fail_unless (rmtp_packet_parse (buf, w.pos, &p));
+  fail_unless_equals_int (p.member, 100);
+  fail_unless_equals_int (p.round, 3);
+  rg = rmtp_packet_range (&p, 1);
+  fail_unless_equals_int (rg.first, 40);
+  fail_unless_equals_int (rg.count, 1);
+  /* one byte short, one byte long */
+  fail_if (rmtp_packet_parse (buf, w.pos - 1, &p));
+  fail_if (rmtp_packet_parse (buf, w.pos + 1, &p));
+}
+
+GST_END_TEST;
+
+static void
+assert_uniform (const gint64 * t, guint n, gint64 lo, gint64 width)
+{
+  guint quart[4] = { 0 };
+
+  for (guint i = 0; i < n; i++) {
+    fail_unless (t[i] >= lo && t[i] <= lo + width, "%" G_GINT64_FORMAT
+        " outside [%" G_GINT64_FORMAT ", +%" G_GINT64_FORMAT "]", t[i], lo,
+        width);
+    quart[MIN (3, (t[i] - lo) * 4 / width)]++;
+  }
+  /* n/4 each, within 5 standard deviations of a binomial */
+  for (guint q = 0; q < 4; q++)
+    fail_unless (ABS ((gint) quart[q] - (gint) n / 4) < 5 * 7,
+        "quarter %u has %u of %u", q, quart[q], n);
+}
+
+GST_START_TEST (test_cack_backoff_spread)
+{
+  Rig rig;
+  gint64 t[200];
+  guint n = 200;
+
+  rig_init (&rig, n, 8 * 1024, NULL);
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_CACK, -1), n);
+  for (guint i = 0; i < n; i++)
+    t[i] = find_logged (rig.to_server, RMTP_CACK, i, 0)->time;
+  /* CONN left at 0, arrived at ONE_WAY; window delta x N */
+  assert_uniform (t, n, ONE_WAY, rig.cfg.delta * n);
+  for (guint i = 0; i < n; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Responses of one round spread over the window the EOR announced. */
+GST_START_TEST (test_response_backoff_distribution)
+{
+  Rig rig;
+  gint64 t[200];
+  guint n = 200;
+  const Logged *eor;
+
+  rig_init (&rig, n, 8 * 1024, NULL);
+  rig_start_and_run (&rig, 60 * S);
+  eor = find_logged (rig.from_server, RMTP_EOR, -1, 0);
+  fail_unless_equals_int (eor->p.window_us, rig.cfg.delta / 1000 * n);
+  for (guint i = 0; i < n; i++)
+    t[i] = find_logged (rig.to_server, RMTP_ACK, i, 0)->time;
+  assert_uniform (t, n, eor->time + ONE_WAY, rig.cfg.delta * n);
+  /* one response per receiver per round: no implosion */
+  fail_unless_equals_int (rmtp_server_round_responses (rig.s, 0), n);
+  fail_unless_equals_int (rmtp_server_stats (rig.s)->max_responses_per_round,
+      n);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+static gboolean
+drop_conn_to_3 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 3 && p->type == RMTP_CONN && to == RMTP_TO_GROUP;
+}
+
+GST_START_TEST (test_conn_retried_by_unicast)
+{
+  Rig rig;
+  const Logged *retry;
+
+  rig_init (&rig, 5, 16 * 1024, NULL);
+  rig.drop = drop_conn_to_3;
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1), 2);
+  retry = find_logged (rig.from_server, RMTP_CONN, -1, 1);
+  fail_unless_equals_int (retry->to, rig.ids[3]);
+  /* the timer runs from when the multicast CONN has left */
+  fail_unless_equals_uint64 (retry->time, pacer_cost (RMTP_HEADER_SIZE + 64 +
+          4 * 5, rig.cfg.rate) + rig.cfg.tat + rig.cfg.alpha +
+      rig.cfg.delta * 5);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Drops the first answer of type rig->drop_type from receiver rig->drop_rx. */
+static gboolean
+drop_first_answer (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  if (rx == -1 && p->type == rig->drop_type &&
+      p->member == rig->ids[rig->drop_rx] && !rig->dropped) {
+    rig->dropped = TRUE;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+GST_START_TEST (test_poll_on_response_timeout)
+{
+  Rig rig;
+  const Logged *eor, *poll;
+
+  rig_init (&rig, 3, 16 * 1024, NULL);
+  rig.drop = drop_first_answer;
+  rig.drop_type = RMTP_ACK;
+  rig.drop_rx = 1;
+  rig_start_and_run (&rig, 60 * S);
+  eor = find_logged (rig.from_server, RMTP_EOR, -1, 0);
+  poll = find_logged (rig.from_server, RMTP_POLL, -1, 0);
+  fail_unless (poll != NULL);
+  fail_unless_equals_int (poll->to, rig.ids[1]);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_POLL, -1), 1);
+  /* one silent receiver: its answer's window is delta x 1 */
+  fail_unless_equals_int (poll->p.window_us, rig.cfg.delta / 1000);
+  /* POLL exactly when the response timer TAT + delta N_k + alpha ran out */
+  fail_unless_equals_uint64 (poll->time, eor->time +
+      pacer_cost (RMTP_HEADER_SIZE + 8, rig.cfg.rate) + rig.cfg.tat +
+      rig.cfg.delta * 3 + rig.cfg.alpha);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_ACK, 1), 2);
+  /* no data went again: the POLL saved a multicast round */
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->data_resent, 0);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 2 goes BUSY in the middle of the first round and sends RRDY at
+ * 2 s; with @lose_rrdy that RRDY is lost and the server's POLL finds out. */
+static void
+run_busy_receiver (gboolean lose_rrdy)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+  const Logged *ack0;
+
+  rig_init (&rig, 4, 256 * 1024, NULL);
+  if (lose_rrdy) {
+    rig.drop = drop_first_answer;
+    rig.drop_type = RMTP_RRDY;
+    rig.drop_rx = 2;
+  }
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 200 * MS);
+  rmtp_receiver_set_busy (rig.r[2], TRUE, rig.now);
+  rig_run (&rig, 2 * S);
+  /* the others finished the multicast rounds without it */
+  for (guint i = 0; i < rig.n; i++)
+    if (i != 2) {
+      ack0 = find_logged (rig.to_server, RMTP_ACK, i, 0);
+      fail_unless (ack0 != NULL && ack0->p.round == 0);
+    }
+  fail_unless (rmtp_receiver_stats (rig.r[2])->busy_dropped > 0);
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  /* the server POLLs the BUSY member; it says BUSY again */
+  fail_unless (count_logged (rig.to_server, RMTP_BUSY, 2) >= 2);
+  rmtp_receiver_set_busy (rig.r[2], FALSE, rig.now);
+  rig_run (&rig, 60 * S);
+  st = rmtp_server_stats (rig.s);
+  fail_unless (st->unicast_data_sent > 0);
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_RRDY, 2), 1);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  rig_clear (&rig);
+}
+
+GST_START_TEST (test_busy_rrdy_separate_retransmission)
+{
+  run_busy_receiver (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_busy_rrdy_lost)
+{
+  run_busy_receiver (TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rel_rack)
+{
+  Rig rig;
+  const Logged *rel;
+
+  rig_init (&rig, 3, 16 * 1024, NULL);
+  rig.drop = drop_first_answer;
+  rig.drop_type = RMTP_RACK;
+  rig.drop_rx = 0;
+  rig_start_and_run (&rig, 60 * S);
+  /* REL after the round, REL at the end, REL by unicast to receiver 0 */
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_REL, -1), 3);
+  rel = find_logged (rig.from_server, RMTP_REL, -1, 2);
+  fail_unless_equals_int (rel->to, rig.ids[0]);
+  fail_unless (count_logged (rig.to_server, RMTP_RACK, 0) >= 2);
+  for (guint i = 0; i < rig.n; i++) {
+    assert_receiver_whole (&rig, i);
+    fail_unless_equals_int (rmtp_receiver_state (rig.r[i]),
+        RMTP_RECEIVER_DONE);
+  }
+  fail_unless_equals_int (rig.server_last.receivers_complete, 3);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A man in the middle flips a byte of packet 3 to receiver 1: the size is
+ * right, only the digest can tell. */
+static gboolean
+corrupt_packet_3_to_1 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 1 && p->type == RMTP_DATA && p->seq == 3;
+}
+
+GST_START_TEST (test_digest_mismatch_fails)
+{
+  Rig rig;
+  guint8 pkt[RMTP_HEADER_SIZE + 9 + 1024];
+  WireWriter w;
+  const guint8 *d;
+
+  rig_init (&rig, 2, 8 * 1024, NULL);
+  rig.drop = corrupt_packet_3_to_1;
+  d = g_bytes_get_data (rig.data, NULL);
+  wire_writer_init (&w, pkt, sizeof (pkt));
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_DATA);
+  wire_write_u32 (&w, 0xC0FFEE);
+  wire_write_u32 (&w, 0);
+  wire_write_u32 (&w, 3);
+  wire_write_u8 (&w, 0);
+  wire_write_bytes (&w, d + 3 * 1024, 1024);
+  pkt[RMTP_HEADER_SIZE + 9 + 100] ^= 0x40;
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 20 * MS);
+  rmtp_receiver_handle (rig.r[1], pkt, sizeof (pkt), rig.now);
+  rig_run (&rig, 120 * S);
+  fail_unless_equals_int (rig.failed[1], RMTP_FAIL_DIGEST);
+  fail_if (rig.done[1]);
+  fail_unless_equals_int (rmtp_receiver_state (rig.r[1]),
+      RMTP_RECEIVER_FAILED);
+  assert_receiver_whole (&rig, 0);
+  /* the server knows receiver 1 never completed */
+  fail_unless_equals_int (rig.server_last.receivers_complete, 1);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_packets_counted)
+{
+  Rig rig;
+  guint8 junk[64] = { 0x52, 0x4d, 1, RMTP_ACK, 0, 0xC0, 0xFF, 0xEE };
+  guint8 nack[RMTP_HEADER_SIZE + 20];
+  WireWriter w;
+  const RmtpServerStats *st;
+  const RmtpReceiverStats *rs;
+
+  rig_init (&rig, 2, 8 * 1024, NULL);
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 30 * MS);
+  /* server: truncated, wrong magic, trailing bytes */
+  rmtp_server_handle (rig.s, 100, junk, 9, rig.now);
+  write32 (junk + 8, 100);
+  rmtp_server_handle (rig.s, 100, junk, 17, rig.now);
+  junk[0] = 'X';
+  rmtp_server_handle (rig.s, 100, junk, 16, rig.now);
+  junk[0] = 0x52;
+  /* forged: member 101 claimed from 100, an unknown member, wrong session */
+  write32 (junk + 8, 101);
+  rmtp_server_handle (rig.s, 100, junk, 16, rig.now);
+  write32 (junk + 8, 999);
+  rmtp_server_handle (rig.s, 999, junk, 16, rig.now);
+  junk[7] = 0;
+  rmtp_server_handle (rig.s, 999, junk, 16, rig.now);
+  st = rmtp_server_stats (rig.s);
+  fail_unless_equals_uint64 (st->in.malformed, 3);
+  fail_unless_equals_uint64 (st->in.forged, 2);
+  fail_unless_equals_uint64 (st->in.foreign, 1);
+  /* a NACK for a range past the end */
+  rig_run (&rig, 2 * S);
+  wire_writer_init (&w, nack, sizeof (nack));
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_NACK);
+  wire_write_u32 (&w, 0xC0FFEE);
+  wire_write_u32 (&w, 100);
+  wire_write_u32 (&w, 0);
+  wire_write_u32 (&w, 1);
+  wire_write_u32 (&w, 7);
+  wire_write_u32 (&w, 2);
+  rmtp_server_handle (rig.s, 100, nack, w.pos, rig.now);
+  fail_unless (st->in.out_of_window + st->in.late > 0);
+  /* receiver: out-of-range DATA, a response type, garbage */
+  rs = rmtp_receiver_stats (rig.r[0]);
+  rmtp_receiver_handle (rig.r[0], nack, w.pos, rig.now);
+  fail_unless_equals_uint64 (rs->in.foreign, 1);
+  rmtp_receiver_handle (rig.r[0], junk, 3, rig.now);
+  fail_unless_equals_uint64 (rs->in.malformed, 1);
+  rig_run (&rig, 60 * S);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Representatives lose a fifth of the data: the rate goes down. */
+/* Receiver 3 hears nothing from 30 ms to 600 ms: it misses the data and the
+ * POLLs of the first round. */
+static gboolean
+drop_outage_of_3 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 3 && rig->now >= 30 * MS && rig->now < 600 * MS;
+}
+
+GST_START_TEST (test_silent_receiver_served_by_unicast)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_outage_of_3;
+  rig_start_and_run (&rig, 60 * S);
+  st = rmtp_server_stats (rig.s);
+  /* POLLed max_polls times, then set aside as slow */
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless (st->polls_sent >= rig.cfg.max_polls);
+  /* the others were not held back: they ACKed the first round */
+  for (guint i = 0; i < 3; i++)
+    fail_unless_equals_int (find_logged (rig.to_server, RMTP_ACK, i,
+            0)->p.round, 0);
+  fail_unless_equals_int (st->rounds, 1 + 2);
+  /* what it lacked, by unicast, once the multicast rounds were over: its
+   * NACK named exactly that, so nothing came twice */
+  fail_unless (st->unicast_data_sent > 0 && st->unicast_data_sent <= 64);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[3])->in.duplicates,
+      0);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[3])->data_received,
+      64);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+static gboolean
+drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx >= 0 && p->type == RMTP_DATA && p->round == 0 && p->seq % 5 == 1;
+}
+
+static guint64
+rate_after_transfer (DropFunc drop)
+{
+  RmtpConfig cfg;
+  Rig rig;
+  guint64 rate;
+
+  rmtp_config_init (&cfg);
+  cfg.rate_control = TRUE;
+  cfg.monitor_packets = 32;
+  rig_init (&rig, 4, 512 * 1024, &cfg);
+  rig.drop = drop;
+  rig_start_and_run (&rig, 120 * S);
+  for (guint i = 0; i < rig.n; i++) {
+    assert_receiver_whole (&rig, i);
+    fail_unless (rmtp_receiver_stats (rig.r[i])->report_sent >= 10);
+  }
+  fail_unless (rmtp_server_stats (rig.s)->rate_changes >= 5);
+  rate = rmtp_server_stats (rig.s)->rate;
+  rig_clear (&rig);
+  return rate;
+}
+
+GST_START_TEST (test_monitor_rate_control)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  fail_unless (rate_after_transfer (drop_fifth) < cfg.rate / 2);
+  fail_unless (rate_after_transfer (NULL) > cfg.rate);
+}
+
+GST_END_TEST;
+
+static Suite *
+rmtpcore_suite (void)
+{
+  Suite *s = suite_create ("rmtpcore");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_clean_transfer);
+  tcase_add_test (tc, test_loss_nacked_with_ranges_and_repaired);
+  tcase_add_test (tc, test_nack_ranges_on_wire);
+  tcase_add_test (tc, test_cack_backoff_spread);
+  tcase_add_test (tc, test_response_backoff_distribution);
+  tcase_add_test (tc, test_conn_retried_by_unicast);
+  tcase_add_test (tc, test_poll_on_response_timeout);
+  tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
+  tcase_add_test (tc, test_busy_rrdy_lost);
+  tcase_add_test (tc, test_silent_receiver_served_by_unicast);
+  tcase_add_test (tc, test_rel_rack);
+  tcase_add_test (tc, test_digest_mismatch_fails);
+  tcase_add_test (tc, test_bad_packets_counted);
+  tcase_add_test (tc, test_monitor_rate_control);
+  return s;
+}
+
+GST_CHECK_MAIN (rmtpcore);

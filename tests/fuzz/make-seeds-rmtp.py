@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of fuzz-rmtp: a clean transfer, one with lost
+exchanges, a BUSY/RRDY receiver, and raw packets of every type to both sides
+(layouts in docs/protocols/rmtp.md)."""
+import hashlib
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "rmtp")
+SESSION = 0x5E55
+DATA = bytes((i * 7 + 3) & 0xFF for i in range(4000))
+
+
+def rec(op, data):
+    return bytes([op]) + struct.pack(">H", len(data)) + data
+
+
+def step(ms, lost=False):
+    return rec(2 | (4 if lost else 0), struct.pack(">I", ms))
+
+
+def to_server(pkt, member_slot=2):
+    return rec(0 | (member_slot << 2), pkt)
+
+
+def to_receiver(pkt):
+    return rec(1, pkt)
+
+
+def hdr(kind):
+    return struct.pack(">HBBI", 0x524D, 1, kind, SESSION)
+
+
+def conn():
+    return (hdr(1) + struct.pack(">QIIIII", 4000, 256, 16, 2000, 6000, 32)
+            + hashlib.sha256(DATA).digest() + struct.pack(">IIII", 3, 100, 101, 102))
+
+
+def data(seq, rnd=0, flags=0):
+    return hdr(3) + struct.pack(">IIB", rnd, seq, flags) + DATA[seq * 256:(seq + 1) * 256]
+
+
+def raw():
+    out = b""
+    out += to_receiver(conn())
+    out += to_receiver(data(0, flags=1)) + to_receiver(data(2, flags=2))
+    out += to_receiver(hdr(4) + struct.pack(">II", 0, 6000))
+    out += to_receiver(hdr(7) + struct.pack(">III", 101, 0, 0))
+    out += to_receiver(hdr(8) + struct.pack(">II", 0, 6000))
+    out += step(20)
+    out += to_server(hdr(2) + struct.pack(">IB", 101, 1))
+    out += to_server(hdr(5) + struct.pack(">IIIII", 101, 0, 1, 3, 4))
+    out += to_server(hdr(6) + struct.pack(">II", 101, 0))
+    out += to_server(hdr(9) + struct.pack(">I", 101))
+    out += to_server(hdr(10) + struct.pack(">I", 101))
+    out += to_server(hdr(11) + struct.pack(">I", 101))
+    out += to_server(hdr(12) + struct.pack(">III", 101, 3, 4))
+    out += to_server(hdr(6) + struct.pack(">II", 100, 0), member_slot=3)
+    return out + step(500)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    seeds = {
+        "transfer": b"".join(step(2) for _ in range(300)),
+        "lossy": b"".join(step(3, lost=(i % 7 == 3)) for i in range(300)),
+        "busy": (b"".join(step(1) for _ in range(3)) + rec(3, b"\x01")
+                 + b"".join(step(50) for _ in range(10)) + rec(3, b"\x00")
+                 + b"".join(step(50) for _ in range(60))),
+        "raw": raw(),
+    }
+    for name, blob in seeds.items():
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(blob)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+/* The RMTP scenario program: transfer time of 2 MB at 8 Mbit/s against the
+ * number of receivers and the loss on each receiver link, next to the ARQ
+ * bound and the ideal erasure code, with the server's responses per round.
+ * Usage: rmtp-sim [N ...] (default 1 8 32 1000). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rmtpsim.h"
+
+static void
+print_row (guint n, gdouble loss)
+{
+  RmtpSimParams p;
+  RmtpSimResult r;
+  gdouble line;
+
+  rmtp_sim_params_init (&p, n, loss);
+  rmtp_sim_run (&p, &r);
+  line = rmtp_sim_line_time (p.size, p.cfg.rate);
+  printf ("| %u | %.0f %% | %.2f s | %.2f s | %.2f s | %.2f s | %u | %u | "
+      "%" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %u/%u |\n", n,
+      loss * 100, r.transfer_time / 1e9, line,
+      rmtp_sim_arq_bound (p.size, p.cfg.rate, n, loss),
+      rmtp_sim_ideal_code (p.size, p.cfg.rate, loss), r.rounds,
+      r.max_responses_per_round, r.response_drops, r.polls, r.complete, n);
+  fflush (stdout);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const guint defaults[] = { 1, 8, 32, 1000 };
+  static const gdouble losses[] = { 0.0, 0.01, 0.10 };
+
+  printf ("| receivers | loss | RMTP (sim) | line time | ARQ bound | "
+      "ideal code | rounds | max responses/round | response drops | "
+      "POLLs | complete |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (guint i = 0; i < (argc > 1 ? (guint) argc - 1 :
+          G_N_ELEMENTS (defaults)); i++)
+    for (guint l = 0; l < G_N_ELEMENTS (losses); l++)
+      print_row (argc > 1 ? (guint) atoi (argv[i + 1]) : defaults[i],
+          losses[l]);
+  return 0;
+}
