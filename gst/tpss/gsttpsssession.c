@@ -498,18 +498,9 @@ static GstNetTransport *
 open_transport (const GstTpssSettings * st, GSocketFamily family,
     GError ** error)
 {
-  GstNetUdpSettings us = GST_NET_UDP_SETTINGS_INIT;
-
   if (st->transport)
     return g_object_ref (st->transport);
-  us.address = st->address;
-  us.port = st->port;
-  us.socket = st->socket;
-  us.multicast_iface = st->multicast_iface;
-  us.ttl_mc = st->ttl_mc;
-  us.loop = st->loop;
-  us.buffer_size = st->buffer_size;
-  return (GstNetTransport *) gst_net_udp_new (&us, family, error);
+  return (GstNetTransport *) gst_net_udp_new (&st->udp, family, error);
 }
 
 static guint32
@@ -559,17 +550,17 @@ static gboolean
 open_session (GstTpssSession * s, const GstTpssSettings * st,
     GstNetTransport ** transport, GArray ** peers, GError ** error)
 {
-  GInetAddress *addr = g_inet_address_new_from_string (st->address);
+  GInetAddress *addr = g_inet_address_new_from_string (st->udp.address);
 
   if (!addr) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "address \"%s\" is not an IP address", st->address);
+        "address \"%s\" is not an IP address", st->udp.address);
     return FALSE;
   }
   s->multicast = g_inet_address_get_is_multicast (addr);
   memset (&s->group, 0, sizeof (s->group));
   if (s->multicast) {
-    GSocketAddress *sa = g_inet_socket_address_new (addr, st->port);
+    GSocketAddress *sa = g_inet_socket_address_new (addr, st->udp.port);
     gst_tpss_addr_from_socket_address (sa, &s->group);
     g_object_unref (sa);
   }
@@ -580,7 +571,7 @@ open_session (GstTpssSession * s, const GstTpssSettings * st,
   if (GST_IS_NET_UDP (*transport))
     s->local_port = gst_net_udp_get_port (GST_NET_UDP (*transport));
   else
-    s->local_port = st->port;
+    s->local_port = st->udp.port;
   *peers = resolve_members (st->members, error);
   if (!*peers) {
     g_clear_object (transport);

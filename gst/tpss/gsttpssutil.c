@@ -10,11 +10,11 @@
 #include "gstneturi.h"
 #include "gstnetsocket.h"
 #include "gstparamtable.h"
+#include "gstnetudpprops.h"
 
 #define DEFAULT_PORT 5004
 #define DEFAULT_ADDRESS "0.0.0.0"
 #define DEFAULT_TTL_MC 1
-#define DEFAULT_LOOP TRUE
 #define DEFAULT_BUFFER_SIZE (4 * 1024 * 1024)
 
 /* ------------------------------------------------------------------ */
@@ -184,17 +184,55 @@ static const GstParamTable param_table = {
 };
 
 /* ------------------------------------------------------------------ */
+/* The socket properties, at the ids set_mask has always had */
+
+static const guint udp_prop_ids[GST_NET_UDP_N_PROPS] = {
+  [GST_NET_UDP_PROP_ADDRESS] = GST_TPSS_PROP_ADDRESS,
+  [GST_NET_UDP_PROP_PORT] = GST_TPSS_PROP_PORT,
+  [GST_NET_UDP_PROP_MULTICAST_IFACE] = GST_TPSS_PROP_MULTICAST_IFACE,
+  [GST_NET_UDP_PROP_TTL_MC] = GST_TPSS_PROP_TTL_MC,
+  [GST_NET_UDP_PROP_LOOP] = GST_TPSS_PROP_LOOP,
+  [GST_NET_UDP_PROP_SOCKET] = GST_TPSS_PROP_SOCKET,
+  [GST_NET_UDP_PROP_BUFFER_SIZE] = GST_TPSS_PROP_BUFFER_SIZE,
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_default = DEFAULT_ADDRESS,
+  .port_min = 0,
+  .port_default = DEFAULT_PORT,
+  .address_blurb = "Local address to bind (unicast mesh), or the multicast "
+      "group to join and send to (multicast group mode)",
+  .port_blurb = "Local UDP port of the member: media, parity and control "
+      "(0 = ephemeral; the group's port in multicast mode; with `socket`, "
+      "reads that socket's port)",
+  .multicast_iface_blurb = "Network interface to join the multicast group "
+      "on and send from",
+  .ttl_mc_blurb = "Time-to-live of multicast packets",
+  .loop_blurb = "Loop multicast packets back to this host (several members "
+      "on one host)",
+  .socket_blurb = "A bound UDP socket of the application's for the "
+      "session's media, parity and control, used as given: not bound, its "
+      "options not changed, not closed by the element (udpsrc's "
+      "close-socket=false); address, port, buffer-size, ttl-mc, loop and "
+      "multicast-iface then do not apply, and port reads its port (NULL: "
+      "the element's own)",
+  .loop_nick = "Multicast loopback",
+  .ttl_mc_no_system = TRUE,
+  .ttl_mc_default = DEFAULT_TTL_MC,
+  .buffer_size_blurb = "Kernel send and receive buffer of the socket "
+      "(bytes)",
+  .buffer_size_default = DEFAULT_BUFFER_SIZE,
+  .ids = udp_prop_ids,
+};
+
+/* ------------------------------------------------------------------ */
 /* Settings and properties */
 
 void
 gst_tpss_settings_init (GstTpssSettings * s)
 {
   memset (s, 0, sizeof (*s));
-  s->address = g_strdup (DEFAULT_ADDRESS);
-  s->port = DEFAULT_PORT;
-  s->ttl_mc = DEFAULT_TTL_MC;
-  s->loop = DEFAULT_LOOP;
-  s->buffer_size = DEFAULT_BUFFER_SIZE;
+  gst_net_udp_props_init_settings (&udp_props, &s->udp);
   tpss_group_config_init (&s->params);
 }
 
@@ -202,11 +240,9 @@ void
 gst_tpss_settings_clear (GstTpssSettings * s)
 {
   g_free (s->session);
-  g_free (s->address);
+  gst_net_udp_settings_clear (&s->udp);
   g_free (s->members);
-  g_free (s->multicast_iface);
   g_free (s->priorities);
-  g_clear_object (&s->socket);
   g_clear_object (&s->transport);
   memset (s, 0, sizeof (*s));
 }
@@ -217,12 +253,9 @@ gst_tpss_settings_copy (GstTpssSettings * dst, const GstTpssSettings * src)
   gst_tpss_settings_clear (dst);
   *dst = *src;
   dst->session = g_strdup (src->session);
-  dst->address = g_strdup (src->address);
+  gst_net_udp_settings_copy (&dst->udp, &src->udp);
   dst->members = g_strdup (src->members);
-  dst->multicast_iface = g_strdup (src->multicast_iface);
   dst->priorities = g_strdup (src->priorities);
-  if (src->socket)
-    dst->socket = g_object_ref (src->socket);
   if (src->transport)
     dst->transport = g_object_ref (src->transport);
 }
@@ -240,16 +273,6 @@ install_session_properties (GObjectClass * klass)
           "share (one core, one socket, one member id); NULL: \"tpss-<port>\" "
           "(with `transport`: one session per transport object)",
           NULL, RW_READY));
-  g_object_class_install_property (klass, GST_TPSS_PROP_ADDRESS,
-      g_param_spec_string ("address", "Address",
-          "Local address to bind (unicast mesh), or the multicast group to "
-          "join and send to (multicast group mode)", DEFAULT_ADDRESS,
-          RW_READY));
-  g_object_class_install_property (klass, GST_TPSS_PROP_PORT,
-      g_param_spec_int ("port", "Port",
-          "Local UDP port of the member: media, parity and control (0 = "
-          "ephemeral; the group's port in multicast mode; with `socket`, "
-          "reads that socket's port)", 0, 65535, DEFAULT_PORT, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_MEMBERS,
       g_param_spec_string ("members", "Members",
           "Comma-separated group members \"id@host:port\" (unicast mesh; "
@@ -265,41 +288,17 @@ install_session_properties (GObjectClass * klass)
       g_param_spec_uint ("member-id", "Member id",
           "This member's id, also the SSRC of its RTP stream (0 = random)",
           0, G_MAXUINT32, 0, RW_READY));
-  g_object_class_install_property (klass, GST_TPSS_PROP_MULTICAST_IFACE,
-      g_param_spec_string ("multicast-iface", "Multicast interface",
-          "Network interface to join the multicast group on and send from",
-          NULL, RW_READY));
-  g_object_class_install_property (klass, GST_TPSS_PROP_TTL_MC,
-      g_param_spec_int ("ttl-mc", "Multicast TTL",
-          "Time-to-live of multicast packets", 0, 255, DEFAULT_TTL_MC,
-          RW_READY));
-  g_object_class_install_property (klass, GST_TPSS_PROP_LOOP,
-      g_param_spec_boolean ("loop", "Multicast loopback",
-          "Loop multicast packets back to this host (several members on one "
-          "host)", DEFAULT_LOOP, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_PRIORITIES,
       g_param_spec_string ("priorities", "Sender priorities",
           "Priorities of the senders at this receiver, \"id:prio,...\" "
           "(higher first; others 0). May change while PLAYING", NULL,
           RW_PLAYING));
-  g_object_class_install_property (klass, GST_TPSS_PROP_BUFFER_SIZE,
-      g_param_spec_int ("buffer-size", "Socket buffer size",
-          "Kernel send and receive buffer of the socket (bytes)", 0,
-          G_MAXINT, DEFAULT_BUFFER_SIZE, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_STATS_INTERVAL,
       g_param_spec_uint64 ("stats-interval", "Stats interval",
           "Post the stats as a `tpss-stats` element message this often (ns; "
           "0 = never), so gst-launch -m shows them; tpsssink also posts one "
           "at EOS", 0, G_MAXUINT64, 0,
           RW_READY));
-  g_object_class_install_property (klass, GST_TPSS_PROP_SOCKET,
-      g_param_spec_object ("socket", "Socket",
-          "A bound UDP socket of the application's for the session's media, "
-          "parity and control, used as given: not bound, its options not "
-          "changed, not closed by the element (udpsrc's close-socket=false); "
-          "address, port, buffer-size, ttl-mc, loop and multicast-iface then "
-          "do not apply, and port reads its port (NULL: the element's own)",
-          G_TYPE_SOCKET, RW_READY));
   g_object_class_install_property (klass, GST_TPSS_PROP_TRANSPORT,
       g_param_spec_object ("transport", "Transport",
           "A GstNetTransport of the application's (e.g. an ICE transport) "
@@ -313,6 +312,7 @@ void
 gst_tpss_settings_install_properties (GObjectClass * klass)
 {
   install_session_properties (klass);
+  gst_net_udp_props_install (&udp_props, klass, 0);
   gst_param_table_install (&param_table, klass, GST_TPSS_PROP_PARAMS_FIRST, 1);
 }
 
@@ -364,14 +364,6 @@ set_session_property (GstTpssSettings * s, guint prop_id, const GValue * value)
     case GST_TPSS_PROP_SESSION:
       replace_string (&s->session, value);
       break;
-    case GST_TPSS_PROP_ADDRESS:
-      replace_string (&s->address, value);
-      if (!s->address)
-        s->address = g_strdup (DEFAULT_ADDRESS);
-      break;
-    case GST_TPSS_PROP_PORT:
-      s->port = g_value_get_int (value);
-      break;
     case GST_TPSS_PROP_MEMBERS:
       replace_string (&s->members, value);
       break;
@@ -382,27 +374,11 @@ set_session_property (GstTpssSettings * s, guint prop_id, const GValue * value)
     case GST_TPSS_PROP_MEMBER_ID:
       s->member_id = g_value_get_uint (value);
       break;
-    case GST_TPSS_PROP_MULTICAST_IFACE:
-      replace_string (&s->multicast_iface, value);
-      break;
-    case GST_TPSS_PROP_TTL_MC:
-      s->ttl_mc = g_value_get_int (value);
-      break;
-    case GST_TPSS_PROP_LOOP:
-      s->loop = g_value_get_boolean (value);
-      break;
     case GST_TPSS_PROP_PRIORITIES:
       replace_string (&s->priorities, value);
       break;
-    case GST_TPSS_PROP_BUFFER_SIZE:
-      s->buffer_size = g_value_get_int (value);
-      break;
     case GST_TPSS_PROP_STATS_INTERVAL:
       s->stats_interval = g_value_get_uint64 (value);
-      break;
-    case GST_TPSS_PROP_SOCKET:
-      g_clear_object (&s->socket);
-      s->socket = g_value_dup_object (value);
       break;
     case GST_TPSS_PROP_TRANSPORT:
       g_clear_object (&s->transport);
@@ -419,6 +395,7 @@ gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
     const GValue * value)
 {
   if (!set_session_property (s, prop_id, value) &&
+      !gst_net_udp_props_set (&udp_props, &s->udp, 0, prop_id, value) &&
       !gst_param_table_set (&param_table, &s->params,
           GST_TPSS_PROP_PARAMS_FIRST, prop_id, value))
     return FALSE;
@@ -431,9 +408,10 @@ gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
 gint
 gst_tpss_settings_port (const GstTpssSettings * s)
 {
-  gint port = s->socket ? gst_net_socket_get_local_port (s->socket) : -1;
+  gint port = s->udp.socket ?
+      gst_net_socket_get_local_port (s->udp.socket) : -1;
 
-  return port >= 0 ? port : s->port;
+  return port >= 0 ? port : s->udp.port;
 }
 
 static gboolean
@@ -443,9 +421,6 @@ get_session_property (const GstTpssSettings * s, guint prop_id,
   switch (prop_id) {
     case GST_TPSS_PROP_SESSION:
       g_value_set_string (value, s->session);
-      break;
-    case GST_TPSS_PROP_ADDRESS:
-      g_value_set_string (value, s->address);
       break;
     case GST_TPSS_PROP_PORT:
       g_value_set_int (value, gst_tpss_settings_port (s));
@@ -459,26 +434,11 @@ get_session_property (const GstTpssSettings * s, guint prop_id,
     case GST_TPSS_PROP_MEMBER_ID:
       g_value_set_uint (value, s->member_id);
       break;
-    case GST_TPSS_PROP_MULTICAST_IFACE:
-      g_value_set_string (value, s->multicast_iface);
-      break;
-    case GST_TPSS_PROP_TTL_MC:
-      g_value_set_int (value, s->ttl_mc);
-      break;
-    case GST_TPSS_PROP_LOOP:
-      g_value_set_boolean (value, s->loop);
-      break;
     case GST_TPSS_PROP_PRIORITIES:
       g_value_set_string (value, s->priorities);
       break;
-    case GST_TPSS_PROP_BUFFER_SIZE:
-      g_value_set_int (value, s->buffer_size);
-      break;
     case GST_TPSS_PROP_STATS_INTERVAL:
       g_value_set_uint64 (value, s->stats_interval);
-      break;
-    case GST_TPSS_PROP_SOCKET:
-      g_value_set_object (value, s->socket);
       break;
     case GST_TPSS_PROP_TRANSPORT:
       g_value_set_object (value, s->transport);
@@ -494,6 +454,7 @@ gst_tpss_settings_get_property (const GstTpssSettings * s, guint prop_id,
     GValue * value)
 {
   return get_session_property (s, prop_id, value) ||
+      gst_net_udp_props_get_mapped (&udp_props, &s->udp, prop_id, value) ||
       gst_param_table_get (&param_table, &s->params,
       GST_TPSS_PROP_PARAMS_FIRST, prop_id, value);
 }

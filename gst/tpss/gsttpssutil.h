@@ -1,6 +1,7 @@
 /* What tpsssink and tpsssrc share besides the session: the enums, the
  * session's settings as properties (a hand-written part for the session and
- * its transport, one GstParamTable for the group core's TpssGroupConfig),
+ * its transport, gstnetudpprops' description for the socket, one
+ * GstParamTable for the group core's TpssGroupConfig),
  * the `members` and `priorities` parsers, the URI handler, the group core's
  * addresses as GSocketAddresses and the stats structure. */
 #ifndef __GST_TPSS_UTIL_H__
@@ -9,6 +10,7 @@
 #include <gst/gst.h>
 #include <gio/gio.h>
 #include "gstnettransport.h"
+#include "gstnetudp.h"
 #include "tpssgroup.h"
 
 G_BEGIN_DECLS
@@ -49,17 +51,14 @@ enum
 typedef struct
 {
   gchar *session;               /* NULL: "tpss-<port>" */
-  gchar *address;               /* bind address, or a multicast group */
-  gint port;
+  /* address (bind address, or a multicast group), port, multicast-iface,
+   * ttl-mc, loop, buffer-size and socket (the application's, used as
+   * given) */
+  GstNetUdpSettings udp;
   gchar *members;               /* "id@host:port,..." */
   guint member_id;              /* 0: random */
-  gchar *multicast_iface;
-  gint ttl_mc;
-  gboolean loop;
   gchar *priorities;            /* "id:prio,..." */
-  gint buffer_size;
   guint64 stats_interval;       /* ns, 0 = no periodic stats messages */
-  GSocket *socket;              /* the application's, used as given */
   GstNetTransport *transport;   /* the application's: no socket of ours */
   TpssGroupConfig params;       /* the table's fields */
   guint64 set_mask;             /* 1 << prop id of explicitly set ones */
