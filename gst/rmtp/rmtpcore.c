@@ -36,6 +36,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->increase_factor = 1.05;
   cfg->receiver_timeout = 30 * S;
   cfg->busy_poll_interval = 1 * S;
+  cfg->max_total_size = 128 * G_GUINT64_CONSTANT (1024) * 1024;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1311,9 +1312,24 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   return TRUE;
 }
 
+/* Whether the data set @p announces, with our index of its packets (a
+ * flag and a pointer each), fits in max_total_size. */
+static gboolean
+receiver_can_hold (const RmtpReceiver * r, const RmtpPacket * p)
+{
+  guint64 index = (guint64) p->n_packets * (1 + sizeof (gpointer));
+
+  return p->total_size <= r->cfg.max_total_size &&
+      index <= r->cfg.max_total_size - p->total_size;
+}
+
 static void
 receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
 {
+  if (!r->connected && !receiver_can_hold (r, p)) {
+    r->stats.conn_too_large++;
+    return;
+  }
   if (!r->connected) {
     if (!receiver_take_conn (r, p)) {
       r->stats.in.foreign++;

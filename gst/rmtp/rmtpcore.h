@@ -67,6 +67,10 @@ typedef struct {
   gint64 receiver_timeout;      /* receiver: server silent, fail: 30 s;
                                  * server: longest wait for a BUSY member */
   gint64 busy_poll_interval;    /* server POLLs BUSY members: 1 s */
+  guint64 max_total_size;       /* receiver: the largest data set it holds,
+                                 * bytes, its packet index included: 128 MiB
+                                 * (a CONN over it is refused: a forged one
+                                 * must not make it allocate gigabytes) */
 } RmtpConfig;
 
 void rmtp_config_init (RmtpConfig * cfg);
@@ -233,6 +237,7 @@ typedef struct {
   guint64 data_received;
   guint64 cack_sent, nack_sent, ack_sent, rack_sent, report_sent;
   guint64 busy_dropped;         /* DATA dropped while BUSY */
+  guint64 conn_too_large;       /* CONNs over max_total_size, refused */
 } RmtpReceiverStats;
 
 typedef struct _RmtpReceiver RmtpReceiver;

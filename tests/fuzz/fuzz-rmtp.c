@@ -165,6 +165,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.got = g_byte_array_new ();
   rmtp_config_init (&cfg);
   cfg.packet_size = 256;
+  cfg.max_total_size = 1 << 20;   /* forged sizes are refused quickly */
   cfg.rate_control = TRUE;
   cfg.monitor_packets = 4;
   random_source_init_seeded (&rng[0], &seeded[0], 1);

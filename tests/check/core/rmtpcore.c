@@ -637,6 +637,28 @@ GST_START_TEST (test_digest_mismatch_fails)
 
 GST_END_TEST;
 
+/* A CONN announcing more than a receiver holds (max_total_size) is
+ * refused and counted: a forged one cannot make it allocate the data set. */
+GST_START_TEST (test_conn_over_max_total_size_refused)
+{
+  Rig rig;
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  cfg.max_total_size = 64 * 1024;
+  rig_init (&rig, 2, 100 * 1024, &cfg);
+  rig_start_and_run (&rig, 2 * S);
+  for (guint i = 0; i < rig.n; i++) {
+    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig.r[i]);
+    fail_unless (rs->conn_too_large >= 1);
+    fail_unless_equals_uint64 (rs->cack_sent, 0);
+    fail_unless_equals_uint64 (rs->data_received, 0);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_packets_counted)
 {
   Rig rig;
@@ -796,6 +818,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_digest_mismatch_fails);
   tcase_add_test (tc, test_bad_packets_counted);
+  tcase_add_test (tc, test_conn_over_max_total_size_refused);
   tcase_add_test (tc, test_monitor_rate_control);
   return s;
 }
