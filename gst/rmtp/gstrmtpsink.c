@@ -665,6 +665,8 @@ get_stats (GstElement * element)
   end = self->finished ? self->ended : gst_net_now ();
   gst_structure_set (s,
       "receivers", G_TYPE_UINT, self->n_ids,
+      "local-port", G_TYPE_INT, self->udp ? gst_net_udp_get_port (self->udp) :
+      -1,
       "receivers-known", G_TYPE_UINT, g_hash_table_size (self->member_addr),
       "receivers-complete", G_TYPE_UINT, self->finished ?
       self->outcome.receivers_complete : 0,
@@ -739,6 +741,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "phase: connect, rounds, separate (unicast to slow receivers), release " \
   "or done; " \
   "receivers: members of the session (members); " \
+  "local-port: the UDP port the members answer to (port, -1: not " \
+  "started); " \
   "receivers-known: members whose CACK gave their address (members); " \
   "receivers-complete: members that have the data set, at the end " \
   "(members); " \
