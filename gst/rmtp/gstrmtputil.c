@@ -65,15 +65,23 @@ static const GstParamEntry params[] = {
   P ("busy-poll-interval", "How often BUSY receivers are POLLed once only "
         "they are left, ns (ours: 1 s)", TIME, busy_poll_interval, 1e6, H,
       S),
+  P ("send-burst", "Credit of the send pacer: how far it catches up after "
+        "a late wake-up, ns (ours: 2 ms in the element; the simulator: 0)",
+      TIME, send_burst, 0, 1e9, S),
   P ("max-total-size", "Largest data set this receiver accepts, its packet "
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
       UINT64, max_total_size, 1, G_MAXUINT64, R),
 };
 
+/* The element's defaults: the core's, and a pacer that catches up when
+ * the loop thread wakes late (it runs on a shared machine's scheduler). */
 static void
-config_init (gpointer cfg)
+config_init (gpointer data)
 {
+  RmtpConfig *cfg = data;
+
   rmtp_config_init (cfg);
+  cfg->send_burst = GST_RMTP_DEFAULT_SEND_BURST;
 }
 
 static const GstParamTable rmtp_params = {
@@ -85,7 +93,7 @@ gst_rmtp_settings_init (GstRmtpSettings * s, const GstNetUdpProps * udp)
 {
   memset (s, 0, sizeof (*s));
   gst_net_udp_props_init_settings (udp, &s->net);
-  rmtp_config_init (&s->cfg);
+  config_init (&s->cfg);
   s->stats_interval = GST_RMTP_DEFAULT_STATS_INTERVAL;
 }
 

@@ -322,7 +322,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
   }
-  pacer_init (&s->pacer, cfg->rate, 0);
+  pacer_init (&s->pacer, cfg->rate, cfg->send_burst);
   s->stats.rate = cfg->rate;
   s->timer = G_MAXINT64;
   s->send = g_array_new (FALSE, FALSE, sizeof (guint32));
