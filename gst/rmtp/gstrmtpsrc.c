@@ -686,17 +686,6 @@ gst_rmtp_src_class_init (GstRmtpSrcClass * klass)
       "RMTP reliable multicast source");
 }
 
-/* The stats once more as the stream ends. */
-static GstPadProbeReturn
-on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  GstRmtpSrc *self = data;
-
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    gst_net_stats_post (&self->stats);
-  return GST_PAD_PROBE_OK;
-}
-
 static void
 gst_rmtp_src_init (GstRmtpSrc * self)
 {
@@ -706,8 +695,7 @@ gst_rmtp_src_init (GstRmtpSrc * self)
   g_queue_init (&self->held);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rmtp-src-stats",
       get_stats);
-  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos, self, NULL);
+  gst_net_stats_post_at_eos (&self->stats, GST_BASE_SRC_PAD (self));
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_BYTES);
 }
