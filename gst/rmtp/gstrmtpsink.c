@@ -244,20 +244,10 @@ static void
 send_datagrams (GstRmtpSink * self, gint64 now)
 {
   RmtpDatagram d;
-  GError *err = NULL;
 
-  while (rmtp_server_poll_datagram (self->server, now, &d)) {
-    gsize n;
-    const guint8 *b = g_bytes_get_data (d.bytes, &n);
-
-    if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp), b, n,
-            destination (self, d.to), &err)) {
-      GST_DEBUG_OBJECT (self, "send: %s", err->message);
-      g_clear_error (&err);
+  while (rmtp_server_poll_datagram (self->server, now, &d))
+    if (!gst_rmtp_send_datagram (self->udp, &d, destination (self, d.to)))
       self->send_errors++;
-    }
-    g_bytes_unref (d.bytes);
-  }
 }
 
 static void

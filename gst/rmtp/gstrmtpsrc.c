@@ -139,21 +139,11 @@ static void
 send_datagrams (GstRmtpSrc * self)
 {
   RmtpDatagram d;
-  GError *err = NULL;
 
   /* a receiver answers only the server, and only after its CONN */
-  while (rmtp_receiver_poll_datagram (self->core, &d)) {
-    gsize n;
-    const guint8 *b = g_bytes_get_data (d.bytes, &n);
-
-    if (!self->server || !gst_net_transport_send_to (GST_NET_TRANSPORT
-            (self->udp), b, n, self->server, &err)) {
-      GST_DEBUG_OBJECT (self, "send: %s", err ? err->message : "no server");
-      g_clear_error (&err);
+  while (rmtp_receiver_poll_datagram (self->core, &d))
+    if (!gst_rmtp_send_datagram (self->udp, &d, self->server))
       self->send_errors++;
-    }
-    g_bytes_unref (d.bytes);
-  }
 }
 
 static void

@@ -169,6 +169,24 @@ gst_rmtp_group_address (const GstNetUdpSettings * s, GError ** error)
   return a;
 }
 
+gboolean
+gst_rmtp_send_datagram (GstNetUdp * udp, RmtpDatagram * d,
+    GSocketAddress * to)
+{
+  gsize n;
+  const guint8 *b = g_bytes_get_data (d->bytes, &n);
+  GError *err = NULL;
+  gboolean ok = to && gst_net_transport_send_to (GST_NET_TRANSPORT (udp), b,
+      n, to, &err);
+
+  if (!ok)
+    GST_DEBUG ("datagram not sent: %s", err ? err->message : "no address");
+  g_clear_error (&err);
+  g_bytes_unref (d->bytes);
+  d->bytes = NULL;
+  return ok;
+}
+
 void
 gst_rmtp_input_stats (GstStructure * s, const RmtpInputStats * in)
 {

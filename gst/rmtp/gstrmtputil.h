@@ -7,6 +7,7 @@
 #include "rmtpcore.h"
 #include "gstparamtable.h"
 #include "gstnetudpprops.h"
+#include "gstnetudp.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,11 @@ gboolean gst_rmtp_settings_get (const GstRmtpSettings * s, guint first_id,
 /* The group of @s as a socket address; errors name the setting. */
 GSocketAddress *gst_rmtp_group_address (const GstNetUdpSettings * s,
     GError ** error);
+
+/* Sends @d to @to (NULL: nowhere yet) from @udp and releases its bytes;
+ * FALSE if it was not sent (the element counts it). */
+gboolean gst_rmtp_send_datagram (GstNetUdp * udp, RmtpDatagram * d,
+    GSocketAddress * to);
 
 /* What became of the datagrams a core was given, as stats fields. */
 void gst_rmtp_input_stats (GstStructure * s, const RmtpInputStats * in);
