@@ -90,7 +90,7 @@ struct _GstRmtpSrc
   /* State, under wait.lock: the loop thread feeds the core, create() takes
    * the verified data set (cond: data, an end, or a flush). */
   GstNetSrcWait wait;
-  gboolean busy;                /* asked for; applied once connected */
+  gboolean busy;                /* asked for; applied after our CACK */
   GstNetLoop *loop;
   GstNetUdp *group_udp;         /* the group's port, the group joined */
   GstNetUdp *udp;               /* ephemeral port: answers and unicast */
@@ -144,6 +144,15 @@ send_datagrams (GstRmtpSrc * self)
   while (rmtp_receiver_poll_datagram (self->core, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, self->server))
       self->send_errors++;
+}
+
+/* BUSY or RRDY as asked, once our CACK is out: a BUSY before it would
+ * reach a server that does not count us as connected yet. */
+static void
+apply_busy (GstRmtpSrc * self, gint64 now)
+{
+  if (self->server && rmtp_receiver_stats (self->core)->cack_sent > 0)
+    rmtp_receiver_set_busy (self->core, self->busy, now);
 }
 
 static void
@@ -200,9 +209,8 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   if (!self->server && connected (self)) {
     self->server = g_object_ref (from);
     GST_INFO_OBJECT (self, "connected to %" GST_PTR_FORMAT, from);
-    if (self->busy)
-      rmtp_receiver_set_busy (self->core, TRUE, now);
   }
+  apply_busy (self, now);
   send_datagrams (self);
   take_events (self);
   g_mutex_unlock (&self->wait.lock);
@@ -217,6 +225,7 @@ src_work (gpointer data, gint64 now)
 
   g_mutex_lock (&self->wait.lock);
   rmtp_receiver_handle_timeout (self->core, now);
+  apply_busy (self, now);
   send_datagrams (self);
   take_events (self);
   deadline = rmtp_receiver_next_deadline (self->core);
@@ -435,8 +444,8 @@ set_busy (GstRmtpSrc * self, gboolean busy)
 {
   g_mutex_lock (&self->wait.lock);
   self->busy = busy;
-  if (self->core && self->server)
-    rmtp_receiver_set_busy (self->core, busy, gst_net_now ());
+  if (self->core)
+    apply_busy (self, gst_net_now ());
   g_mutex_unlock (&self->wait.lock);
   if (self->loop)
     gst_net_loop_wake (self->loop);
