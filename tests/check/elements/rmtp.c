@@ -183,7 +183,7 @@ stat_int (GstElement * e, const gchar * field)
 static void
 wait_stat (GstElement * e, const gchar * field, const gchar * value)
 {
-  for (guint i = 0; i < 1000; i++) {
+  for (guint i = 0; i < 2000; i++) {
     gchar *v = stat_string (e, field);
     gboolean ok = g_strcmp0 (v, value) == 0;
 
