@@ -711,18 +711,32 @@ apply_remote_blob (GstNiceTransport * self, Peer * p, const gchar * text,
   return TRUE;
 }
 
+/* A peer that fell back (or is set to relay only) offers relayed
+ * candidates alone and takes only ours; our other candidates are of no use
+ * to it, and our relayed ones would share an allocation whose permissions
+ * libnice may have had refused (see can_fall_back). */
+static gboolean
+blob_is_relayed_only (GstNiceBlob * blob)
+{
+  for (guint i = 0; i < blob->candidates->len; i++)
+    if (!strstr (g_ptr_array_index (blob->candidates, i), " typ relay"))
+      return FALSE;
+  return blob->candidates->len > 0;
+}
+
 gboolean
 gst_nice_transport_set_remote_blob (GstNiceTransport * self,
     GSocketAddress * peer, const gchar * text, GError ** error)
 {
   GstNiceBlob *blob;
   Peer *p;
-  gboolean gathered;
+  gboolean gathered, relayed_only;
 
   /* refuse a malformed blob now, even when it has to wait */
   blob = gst_nice_blob_parse (text, strlen (text), error);
   if (!blob)
     return FALSE;
+  relayed_only = blob_is_relayed_only (blob);
   gst_nice_blob_free (blob);
   g_mutex_lock (&self->lock);
   p = peer_by_addr (self, peer);
@@ -742,6 +756,11 @@ gst_nice_transport_set_remote_blob (GstNiceTransport * self,
         "it before giving its blob", key ? key : "(not an IP address)");
     g_free (key);
     return FALSE;
+  }
+  if (relayed_only && p->state != GST_NICE_PEER_CONNECTED &&
+      can_fall_back (self, p)) {
+    fall_back (self, p);        /* takes the blob as its pending one */
+    return TRUE;
   }
   return !gathered || apply_remote_blob (self, p, text, error);
 }
