@@ -257,7 +257,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
 static void
 send_control (GstRlmSrc * self)
 {
-  guint8 buf[RLM_CTRL_SIZE];
+  guint8 buf[RLM_CTRL_MAX_SIZE];
   GError *err = NULL;
   gsize n;
 
