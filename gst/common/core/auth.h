@@ -40,7 +40,7 @@ G_BEGIN_DECLS
 #define AUTH_PASSPHRASE_MIN 10
 #define AUTH_PASSPHRASE_MAX 256
 #define AUTH_KDF_SALT "gst-rtp-transports group key v1"
-#define AUTH_KDF_ITERATIONS 10000
+#define AUTH_KDF_ITERATIONS 100000
 
 typedef struct
 {
