@@ -43,6 +43,15 @@ sealed (AuthSession * s, guint8 * buf, gsize payload_len, guint8 fill)
   return auth_seal (s, buf, payload_len, 256);
 }
 
+static AuthStats
+stats_of (const AuthSession * s)
+{
+  AuthStats st;
+
+  auth_session_get_stats (s, &st);
+  return st;
+}
+
 static AuthVerdict
 open_packet (AuthSession * s, const guint8 * buf, gsize len, gint64 now)
 {
@@ -154,7 +163,6 @@ GST_START_TEST (test_open_sound)
   guint8 buf[256];
   gsize n = sealed (tx, buf, 16, 0x5a), plen = 0;
   guint32 sender = 0;
-  AuthStats st;
 
   fail_unless_equals_int (auth_open (rx, buf, n, 0, &plen, &sender), AUTH_OK);
   fail_unless_equals_int (plen, 16);
@@ -163,11 +171,9 @@ GST_START_TEST (test_open_sound)
   n = sealed (tx, buf, 0, 0);
   fail_unless_equals_int (auth_open (rx, buf, n, 0, &plen, NULL), AUTH_OK);
   fail_unless_equals_int (plen, 0);
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_uint64 (st.accepted, 2);
-  fail_unless_equals_int (st.senders, 1);
-  auth_session_get_stats (tx, &st);
-  fail_unless_equals_uint64 (st.sealed, 2);
+  fail_unless_equals_uint64 (stats_of (rx).accepted, 2);
+  fail_unless_equals_int (stats_of (rx).senders, 1);
+  fail_unless_equals_uint64 (stats_of (tx).sealed, 2);
   auth_session_free (tx);
   auth_session_free (rx);
 }
@@ -185,7 +191,6 @@ GST_START_TEST (test_tamper_every_byte)
   AuthSession *tx = session (0, 1, 4), *rx = session (0, 2, 4);
   guint8 buf[256], bad[256];
   gsize n = sealed (tx, buf, 16, 0x33);
-  AuthStats st;
   guint64 bad_tags = 0, truncated = 0;
 
   for (gsize i = 0; i < n; i++) {
@@ -212,11 +217,10 @@ GST_START_TEST (test_tamper_every_byte)
   bad_tags++;
   fail_unless_equals_int (open_packet (rx, NULL, 0, 0), AUTH_TRUNCATED);
   truncated++;
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_uint64 (st.bad_tag, bad_tags);
-  fail_unless_equals_uint64 (st.truncated, truncated);
-  fail_unless_equals_uint64 (st.accepted, 0);
-  fail_unless_equals_int (st.senders, 0);
+  fail_unless_equals_uint64 (stats_of (rx).bad_tag, bad_tags);
+  fail_unless_equals_uint64 (stats_of (rx).truncated, truncated);
+  fail_unless_equals_uint64 (stats_of (rx).accepted, 0);
+  fail_unless_equals_int (stats_of (rx).senders, 0);
   fail_unless_equals_int (open_packet (rx, buf, n, 0), AUTH_OK);
   auth_session_free (tx);
   auth_session_free (rx);
@@ -252,14 +256,12 @@ GST_START_TEST (test_replay)
   AuthSession *tx = session (0, 9, 4), *rx = session (0, 10, 4);
   guint8 buf[256];
   gsize n = sealed (tx, buf, 16, 7);
-  AuthStats st;
 
   fail_unless_equals_int (open_packet (rx, buf, n, 0), AUTH_OK);
   fail_unless_equals_int (open_packet (rx, buf, n, MS), AUTH_REPLAYED);
   fail_unless_equals_int (open_packet (rx, buf, n, 2 * MS), AUTH_REPLAYED);
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_uint64 (st.replayed, 2);
-  fail_unless_equals_uint64 (st.accepted, 1);
+  fail_unless_equals_uint64 (stats_of (rx).replayed, 2);
+  fail_unless_equals_uint64 (stats_of (rx).accepted, 1);
   auth_session_free (tx);
   auth_session_free (rx);
 }
@@ -275,7 +277,6 @@ GST_START_TEST (test_reorder_window)
   AuthSession *tx = session (0, 11, 4), *rx = session (0, 12, 4);
   guint8 pkts[101][64];
   gsize len[101];
-  AuthStats st;
 
   for (guint c = 1; c <= 100; c++)
     len[c] = sealed (tx, pkts[c], 16, c);
@@ -301,10 +302,9 @@ GST_START_TEST (test_reorder_window)
       AUTH_TOO_OLD);
   fail_unless_equals_int (open_packet (rx, pkts[9], len[9], 0),
       AUTH_REPLAYED);
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_uint64 (st.accepted, 1 + 63 + 2);
-  fail_unless_equals_uint64 (st.too_old, 6 + 1);
-  fail_unless_equals_uint64 (st.replayed, 4);
+  fail_unless_equals_uint64 (stats_of (rx).accepted, 1 + 63 + 2);
+  fail_unless_equals_uint64 (stats_of (rx).too_old, 6 + 1);
+  fail_unless_equals_uint64 (stats_of (rx).replayed, 4);
   auth_session_free (rx);
 
   /* a jump of 65 or more: only the new top is marked */
@@ -346,15 +346,13 @@ GST_START_TEST (test_key_mismatch)
 {
   AuthSession *tx = session (0, 31, 4), *rx = session (1, 32, 4);
   guint8 buf[256];
-  AuthStats st;
 
   for (guint i = 0; i < 10; i++) {
     gsize n = sealed (tx, buf, 16 + i, i);
     fail_unless_equals_int (open_packet (rx, buf, n, i * MS), AUTH_BAD_TAG);
   }
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_uint64 (st.bad_tag, 10);
-  fail_unless_equals_int (st.senders, 0);
+  fail_unless_equals_uint64 (stats_of (rx).bad_tag, 10);
+  fail_unless_equals_int (stats_of (rx).senders, 0);
   auth_session_free (tx);
   auth_session_free (rx);
 }
@@ -369,7 +367,6 @@ GST_START_TEST (test_sender_cap)
   AuthSession *tx[4], *rx = session (0, 99, 3);
   guint8 pkt[4][64], again[64];
   gsize n[4], na;
-  AuthStats st;
 
   for (guint i = 0; i < 4; i++) {
     tx[i] = session (0, 40 + i, 4);
@@ -380,22 +377,19 @@ GST_START_TEST (test_sender_cap)
         AUTH_OK);
   na = sealed (tx[0], again, 8, 9);
   fail_unless_equals_int (open_packet (rx, again, na, 3 * MS), AUTH_OK);
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_int (st.senders, 3);
-  fail_unless_equals_uint64 (st.evicted, 0);
+  fail_unless_equals_int (stats_of (rx).senders, 3);
+  fail_unless_equals_uint64 (stats_of (rx).evicted, 0);
   fail_unless_equals_int (open_packet (rx, pkt[3], n[3], 4 * MS), AUTH_OK);
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_int (st.senders, 3);
-  fail_unless_equals_uint64 (st.evicted, 1);
+  fail_unless_equals_int (stats_of (rx).senders, 3);
+  fail_unless_equals_uint64 (stats_of (rx).evicted, 1);
   fail_unless_equals_int (open_packet (rx, again, na, 5 * MS),
       AUTH_REPLAYED);
   fail_unless_equals_int (open_packet (rx, pkt[2], n[2], 5 * MS),
       AUTH_REPLAYED);
   fail_unless_equals_int (open_packet (rx, pkt[1], n[1], 6 * MS), AUTH_OK);
   /* B came back in place of C (seen at t=2), and so on */
-  auth_session_get_stats (rx, &st);
-  fail_unless_equals_uint64 (st.evicted, 2);
-  fail_unless_equals_int (st.senders, 3);
+  fail_unless_equals_uint64 (stats_of (rx).evicted, 2);
+  fail_unless_equals_int (stats_of (rx).senders, 3);
   fail_unless_equals_int (open_packet (rx, pkt[2], n[2], 7 * MS), AUTH_OK);
   for (guint i = 0; i < 4; i++)
     auth_session_free (tx[i]);

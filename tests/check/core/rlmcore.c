@@ -722,23 +722,18 @@ test_key (AuthKey * k, guint8 first)
     k->bytes[i] = first + i;
 }
 
-/* An announcement of @ssrc sealed by @peer (NULL: not sealed). */
+/* An announcement of @ssrc sealed by @peer (NULL: not sealed), written
+ * to @out (RLM_CTRL_MAX_SIZE bytes) and fed to the receiver. */
 static RlmPacketKind
 feed_sealed (Rig * rig, AuthSession * peer, guint8 type, guint32 ssrc,
     guint8 level, guint8 * out, gsize * out_len)
 {
   RlmCtrl c = { type, ssrc, level };
   RlmAddr a = addr_of (1);
-  guint8 buf[RLM_CTRL_MAX_SIZE];
-  gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  gsize len = rlm_ctrl_write (&c, out, RLM_CTRL_MAX_SIZE);
 
-  if (peer)
-    len = auth_seal (peer, buf, len, sizeof (buf));
-  if (out) {
-    memcpy (out, buf, len);
-    *out_len = len;
-  }
-  return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
+  *out_len = peer ? auth_seal (peer, out, len, RLM_CTRL_MAX_SIZE) : len;
+  return rlm_receiver_on_datagram (rig->r, out, *out_len, &a, rig->now);
 }
 
 static RlmPacketKind
@@ -760,8 +755,9 @@ GST_START_TEST (test_keyed_control)
   AuthKey k, other;
   AuthSession *peer, *mallory, *check;
   RlmReceiverStats before, after;
-  guint8 a[RLM_CTRL_MAX_SIZE], b[RLM_CTRL_MAX_SIZE], saved[64];
-  gsize na, nb, plen, nsaved;
+  guint8 a[RLM_CTRL_MAX_SIZE], b[RLM_CTRL_MAX_SIZE], saved[RLM_CTRL_MAX_SIZE];
+  guint8 scratch[RLM_CTRL_MAX_SIZE];
+  gsize na, nb, plen, nsaved, nscratch;
   guint32 sender;
 
   test_key (&k, 0);
@@ -799,9 +795,9 @@ GST_START_TEST (test_keyed_control)
   fail_unless_equals_uint64 (before.auth.accepted, 1);
   /* unsealed, another key, altered, replayed: a JOIN each time */
   fail_unless_equals_int (feed_sealed (&rig, NULL, RLM_CTRL_JOIN, 0x51,
-          2, NULL, NULL), RLM_PACKET_UNAUTHENTICATED);
+          2, scratch, &nscratch), RLM_PACKET_UNAUTHENTICATED);
   fail_unless_equals_int (feed_sealed (&rig, mallory, RLM_CTRL_JOIN, 0x52,
-          2, NULL, NULL), RLM_PACKET_UNAUTHENTICATED);
+          2, scratch, &nscratch), RLM_PACKET_UNAUTHENTICATED);
   nb = rlm_ctrl_write (&(RlmCtrl) {
       RLM_CTRL_JOIN, PEER_SSRC, 2}, b, sizeof (b));
   nb = auth_seal (peer, b, nb, sizeof (b));
@@ -824,7 +820,7 @@ GST_START_TEST (test_keyed_control)
   fail_unless_equals_int (stats (&rig).experiments_learned, 0);
   /* a sound JOIN is taken */
   fail_unless_equals_int (feed_sealed (&rig, peer, RLM_CTRL_JOIN, PEER_SSRC,
-          2, NULL, NULL), RLM_PACKET_CONTROL);
+          2, scratch, &nscratch), RLM_PACKET_CONTROL);
   fail_unless_equals_uint64 (stats (&rig).control_received,
       before.control_received + 1);
   auth_session_free (peer);
@@ -844,8 +840,8 @@ GST_START_TEST (test_keyed_forgery_does_not_suppress)
   AuthKey k, other;
   AuthSession *peer, *peer_twin, *mallory;
   RlmReceiverStats st;
-  guint8 old[64];
-  gsize nold;
+  guint8 old[RLM_CTRL_MAX_SIZE], scratch[RLM_CTRL_MAX_SIZE];
+  gsize nold, nscratch;
   gint64 deadline;
   guint64 suppressed;
   Rig *rigs[2] = { &rig, &twin };
@@ -867,7 +863,7 @@ GST_START_TEST (test_keyed_forgery_does_not_suppress)
   fail_unless_equals_int (feed_sealed (&rig, peer, RLM_CTRL_JOIN, PEER_SSRC,
           2, old, &nold), RLM_PACKET_CONTROL);
   fail_unless_equals_int (feed_sealed (&twin, peer_twin, RLM_CTRL_JOIN,
-          PEER_SSRC, 2, NULL, NULL), RLM_PACKET_CONTROL);
+          PEER_SSRC, 2, scratch, &nscratch), RLM_PACKET_CONTROL);
   run_clean (&rig, rig.now + 3500 * MS);
   run_clean (&twin, twin.now + 3500 * MS);
   deadline = stats (&rig).join_deadline;
@@ -878,7 +874,7 @@ GST_START_TEST (test_keyed_forgery_does_not_suppress)
   suppressed = stats (&rig).experiments_suppressed;
   fail_unless_equals_int (stats (&rig).level, 2);
   fail_unless_equals_int (feed_sealed (&rig, mallory, RLM_CTRL_JOIN,
-          PEER_SSRC, 2, NULL, NULL), RLM_PACKET_UNAUTHENTICATED);
+          PEER_SSRC, 2, scratch, &nscratch), RLM_PACKET_UNAUTHENTICATED);
   fail_unless_equals_int (feed_again (&rig, old, nold),
       RLM_PACKET_UNAUTHENTICATED);
   run_clean (&rig, deadline);
@@ -890,7 +886,7 @@ GST_START_TEST (test_keyed_forgery_does_not_suppress)
 
   run_clean (&twin, deadline - 1 * S);
   fail_unless_equals_int (feed_sealed (&twin, peer_twin, RLM_CTRL_JOIN,
-          PEER_SSRC, 2, NULL, NULL), RLM_PACKET_CONTROL);
+          PEER_SSRC, 2, scratch, &nscratch), RLM_PACKET_CONTROL);
   run_clean (&twin, deadline);
   st = stats (&twin);
   fail_unless_equals_int (st.level, 2);

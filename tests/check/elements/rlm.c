@@ -512,21 +512,19 @@ capture_announcement (SrcRig * r, const gchar * group, guint8 * buf,
   return n;
 }
 
-static void
+/* Sends an announcement of PEER_ID, sealed by @seal (NULL: not sealed);
+ * @out (RLM_CTRL_MAX_SIZE bytes) keeps it. */
+static gsize
 send_ctrl (SrcRig * r, const gchar * group, AuthSession * seal,
-    guint8 type, guint8 level, guint8 * out, gsize * out_len)
+    guint8 type, guint8 level, guint8 * out)
 {
   RlmCtrl c = { type, PEER_ID, level };
-  guint8 buf[RLM_CTRL_MAX_SIZE];
-  gsize n = rlm_ctrl_write (&c, buf, sizeof (buf));
+  gsize n = rlm_ctrl_write (&c, out, RLM_CTRL_MAX_SIZE);
 
   if (seal)
-    n = auth_seal (seal, buf, n, sizeof (buf));
-  if (out) {
-    memcpy (out, buf, n);
-    *out_len = n;
-  }
-  send_to_group (r->tx, group, r->port, buf, n);
+    n = auth_seal (seal, out, n, RLM_CTRL_MAX_SIZE);
+  send_to_group (r->tx, group, r->port, out, n);
+  return n;
 }
 
 static AuthSession *
@@ -562,7 +560,7 @@ GST_START_TEST (test_src_key_seals_and_checks)
   AuthKey wrong;
   GstStructure *st;
   guint ssrc = 0;
-  guint8 buf[256], sound[64];
+  guint8 buf[256], sound[RLM_CTRL_MAX_SIZE];
   gsize n, plen, nsound;
   guint32 sender;
   RlmCtrl c;
@@ -584,9 +582,9 @@ GST_START_TEST (test_src_key_seals_and_checks)
   fail_unless_equals_int (ssrc, c.ssrc);
   fail_unless (stat_bool (r.src, "auth"));
 
-  send_ctrl (&r, "239.255.78.21", NULL, RLM_CTRL_JOIN, 2, NULL, NULL);
-  send_ctrl (&r, "239.255.78.21", other, RLM_CTRL_JOIN, 2, NULL, NULL);
-  send_ctrl (&r, "239.255.78.21", peer, RLM_CTRL_REPORT, 1, sound, &nsound);
+  send_ctrl (&r, "239.255.78.21", NULL, RLM_CTRL_JOIN, 2, buf);
+  send_ctrl (&r, "239.255.78.21", other, RLM_CTRL_JOIN, 2, buf);
+  nsound = send_ctrl (&r, "239.255.78.21", peer, RLM_CTRL_REPORT, 1, sound);
   send_to_group (r.tx, "239.255.78.21", r.port, sound, nsound);
   wait_stat (&r, "auth-truncated", 1);
   wait_stat (&r, "auth-bad-tag", 1);
@@ -619,7 +617,7 @@ GST_START_TEST (test_src_without_key_unchanged)
   fail_unless_equals_int (c.type, RLM_CTRL_JOIN);
   fail_unless_equals_int (c.level, 2);
   fail_if (stat_bool (r.src, "auth"));
-  send_ctrl (&r, "239.255.78.31", NULL, RLM_CTRL_REPORT, 1, NULL, NULL);
+  send_ctrl (&r, "239.255.78.31", NULL, RLM_CTRL_REPORT, 1, buf);
   wait_stat (&r, "control-received", 1);
   fail_unless_equals_uint64 (check_stat_u64 (r.src, "auth-truncated"), 0);
   src_rig_clear (&r);
