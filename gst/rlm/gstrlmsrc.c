@@ -26,6 +26,11 @@
  * Every constant of the paper is a property with the paper's value as
  * default.
  *
+ * With a group key (#GstRlmSrc:key or #GstRlmSrc:key-file, the same on
+ * every receiver of the session) the announcements carry an HMAC trailer
+ * and a counter, and announcements that are forged, altered or replayed
+ * are dropped and counted in the auth-* stats (docs/security.md).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m rlmsrc uri="rlm://239.1.1.1:5000?layers=4" \
