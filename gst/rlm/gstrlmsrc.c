@@ -839,17 +839,6 @@ gst_rlm_src_class_init (GstRlmSrcClass * klass)
       "RLM layered multicast source");
 }
 
-/* The stats once more as the stream ends (gst-launch-1.0 -e). */
-static GstPadProbeReturn
-on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  GstRlmSrc *self = data;
-
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    gst_net_stats_post (&self->stats);
-  return GST_PAD_PROBE_OK;
-}
-
 static void
 gst_rlm_src_init (GstRlmSrc * self)
 {
@@ -860,8 +849,7 @@ gst_rlm_src_init (GstRlmSrc * self)
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",
       get_stats);
-  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos, self, NULL);
+  gst_net_stats_post_at_eos (&self->stats, GST_BASE_SRC_PAD (self));
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
 }
