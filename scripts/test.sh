@@ -37,7 +37,7 @@ echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzzing=true \
   -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false \
   -Dnet-tests=disabled
-FUZZ_TARGETS=(tpss-fec tpss-msg tpss-group tpba core-rtp core-rtcp core-rfc4571 rlm vlmcc rmtp
+FUZZ_TARGETS=(tpss-fec tpss-msg tpss-group tpba core-rtp core-rtcp core-rfc4571 core-auth rlm vlmcc rmtp
   nice-signal)
 ninja -C build-fuzz "${FUZZ_TARGETS[@]/#/tests/fuzz/fuzz-}"
 for target in "${FUZZ_TARGETS[@]}"; do
