@@ -836,6 +836,8 @@ struct _VlmccReceiver {
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
+  gboolean challenge_pending;   /* the last challenge is not settled yet */
+  gint64 challenge_deadline;
   gint64 below_floor_since;
   guint32 leader;
   gboolean leader_known;
@@ -937,6 +939,10 @@ receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
     return;
   if (r->leader_known)
     r->st.leader_changes++;
+  if (r->challenge_pending && leader == r->id) {
+    r->st.challenges_accepted++;
+    r->challenge_pending = FALSE;
+  }
   r->leader = leader;
   r->leader_known = TRUE;
   receiver_event (r, VLMCC_EVENT_LEADER, now);
@@ -1011,6 +1017,20 @@ receiver_challenge (VlmccReceiver * r, gint64 now)
   receiver_queue (r, &m);
   r->st.challenges_sent++;
   r->last_challenge = now;
+  r->challenge_pending = TRUE;
+  r->challenge_deadline = now + 2 * r->est.rtt;
+}
+
+/* The sender answers no challenge: one is refused when its data still
+ * names another leader two RTTs after it (or when the next one leaves). */
+static void
+receiver_settle_challenge (VlmccReceiver * r, gint64 now)
+{
+  if (!r->challenge_pending || now < r->challenge_deadline)
+    return;
+  r->challenge_pending = FALSE;
+  if (r->leader != r->id)
+    r->st.challenges_refused++;
 }
 
 /* Equation (6), when the averaged difference grows; ours: at most once
@@ -1027,8 +1047,12 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
   if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled)
     return;
   if (r->sender_pps > limit && r->diff_avg > prev &&
-      now >= r->last_challenge + r->est.rtt)
+      now >= r->last_challenge + r->est.rtt) {
+    if (r->challenge_pending)
+      r->challenge_deadline = now;
+    receiver_settle_challenge (r, now);
     receiver_challenge (r, now);
+  }
 }
 
 /* A receiver whose own rate stays under the floor for leave_time leaves. */
@@ -1067,6 +1091,7 @@ vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
   }
   r->st.received++;
   receiver_track_leader (r, ext.leader, now);
+  receiver_settle_challenge (r, now);
   if (r->role != VLMCC_ROLE_NONE)
     receiver_set_role (r, ext.leader == r->id ? VLMCC_ROLE_LEADER :
         VLMCC_ROLE_FOLLOWER, now);
