@@ -581,7 +581,7 @@ gst_vlmcc_sink_finalize (GObject * object)
     GST_PARAM_MUTABLE_READY)
 
 #define STATS_DOC \
-  "role: sender; " \
+  "role: the sink's part in the session, always sender (text); " \
   "ssrc: the stream's SSRC (id); " \
   "window: the Vegas window W (packets); " \
   "rtt: the RTT estimate toward the leader (ns); " \
