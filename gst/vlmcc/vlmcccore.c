@@ -833,6 +833,7 @@ struct _VlmccReceiver {
   gdouble window;
   gint64 epoch_end;
   gint64 recovery_point;
+  gboolean loss_in_epoch;
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
@@ -965,6 +966,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     return FALSE;
   if (delta > 1) {
     r->st.lost += delta - 1;
+    r->loss_in_epoch = TRUE;
     if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
       r->window = MAX (1.0, r->window / 2.0);
       r->recovery_point = now + r->est.rtt;
@@ -986,7 +988,10 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
  * no queueing (diff < alpha) is at least at the window that carries the
  * sender's rate over its RTT, and never more than 2 N_extra packets above
  * it, as TCP neither lags an uncongested path nor grows a window it
- * cannot use. */
+ * cannot use. A path that lost packets in the epoch is not uncongested:
+ * there the window only takes the Vegas step, so a receiver behind a link
+ * the stream overfills keeps its halvings (and falls under the floor)
+ * even when its base RTT was measured with the queue already full. */
 static void
 receiver_epoch (VlmccReceiver * r, gint64 now)
 {
@@ -996,8 +1001,9 @@ receiver_epoch (VlmccReceiver * r, gint64 now)
     return;
   fill = r->sender_pps * r->est.rtt / NS_PER_S;
   w = vegas_step (&r->cfg, r->window, r->window, &r->est);
-  if (w > r->window)
+  if (w > r->window && !r->loss_in_epoch)
     w = MAX (w, fill);
+  r->loss_in_epoch = FALSE;
   r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
   r->epoch_end = now + r->est.rtt;
 }
