@@ -43,6 +43,15 @@ caps_or_template (GstElement * element, GstCaps * const *caps,
   return res;
 }
 
+gboolean
+gst_net_src_answer_latency (GstQuery * query, GstClockTime min)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return FALSE;
+  gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
+  return TRUE;
+}
+
 void
 gst_net_src_set_caps (GstCaps ** caps, const GValue * value)
 {

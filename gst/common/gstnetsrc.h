@@ -31,6 +31,14 @@ void gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
  * and keeps it from waiting again until it ends. */
 void gst_net_src_wait_set_flushing (GstNetSrcWait * wait, gboolean flushing);
 
+/* Answers a LATENCY query of a live network source whose buffers are
+ * stamped as they leave create(): live, @min (what the element holds
+ * packets back, 0 if nothing), no upper bound (while downstream blocks,
+ * packets wait in the socket buffers). GstBaseSrc's default (max = min =
+ * 0) leaves a synced sink no room for a decoder's latency. FALSE if
+ * @query is no LATENCY query. */
+gboolean gst_net_src_answer_latency (GstQuery * query, GstClockTime min);
+
 /* The `caps` property's set, under the object lock (mark the source pad
  * for reconfiguration after releasing it). */
 void gst_net_src_set_caps (GstCaps ** caps, const GValue * value);

@@ -659,17 +659,12 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   return TRUE;
 }
 
-/* Buffers are stamped when they leave create(), so they carry no latency of
- * their own; while downstream blocks, packets wait in the socket buffers,
- * so there is no upper bound to report either. GstBaseSrc's default (max =
- * min = 0) leaves a synced sink no room for its processing deadline. */
+/* Buffers are stamped when they leave create(): no latency of their own. */
 static gboolean
 gst_tpba_src_query (GstBaseSrc * bsrc, GstQuery * query)
 {
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gst_query_set_latency (query, TRUE, 0, GST_CLOCK_TIME_NONE);
+  if (gst_net_src_answer_latency (query, 0))
     return TRUE;
-  }
   return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
 }
 
