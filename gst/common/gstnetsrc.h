@@ -23,7 +23,10 @@ void gst_net_src_wait_clear (GstNetSrcWait * wait);
 /* Called from the element's class_init: unlock, unlock_stop and get_caps
  * of @klass work on the instance's GstNetSrcWait at @wait_offset and its
  * `caps` (GstCaps *, under the object lock) at @caps_offset, with @tmpl's
- * caps when that is NULL. Use G_STRUCT_OFFSET; @tmpl must be static. */
+ * caps when that is NULL; query answers LATENCY with
+ * gst_net_src_answer_latency (query, 0) and passes the rest to the class's
+ * previous query (an element that holds packets back sets its own query
+ * after this call). Use G_STRUCT_OFFSET; @tmpl must be static. */
 void gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
     gsize caps_offset, GstStaticPadTemplate * tmpl);
 

@@ -659,15 +659,6 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   return TRUE;
 }
 
-/* Buffers are stamped when they leave create(): no latency of their own. */
-static gboolean
-gst_tpba_src_query (GstBaseSrc * bsrc, GstQuery * query)
-{
-  if (gst_net_src_answer_latency (query, 0))
-    return TRUE;
-  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
-}
-
 /* The depayloader asks for a key unit (as it does of rtpbin): a PLI. */
 static gboolean
 gst_tpba_src_event (GstBaseSrc * bsrc, GstEvent * event)
@@ -932,7 +923,6 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstTpbaSrc, wait),
       G_STRUCT_OFFSET (GstTpbaSrc, caps), &src_template);
   bsrc_class->event = gst_tpba_src_event;
-  bsrc_class->query = gst_tpba_src_query;
   bsrc_class->negotiate = gst_tpba_src_negotiate;
   psrc_class->create = gst_tpba_src_create;
 

@@ -394,15 +394,6 @@ gst_vlmcc_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
   return ret;
 }
 
-/* Buffers are stamped as they leave create(): no latency of their own. */
-static gboolean
-gst_vlmcc_src_query (GstBaseSrc * bsrc, GstQuery * query)
-{
-  if (gst_net_src_answer_latency (query, 0))
-    return TRUE;
-  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
-}
-
 /* The group's socket (bound to its port, the group joined) and the
  * feedback socket (ephemeral port). */
 static gboolean
@@ -748,7 +739,6 @@ gst_vlmcc_src_class_init (GstVlmccSrcClass * klass)
   bsrc_class->stop = gst_vlmcc_src_stop;
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstVlmccSrc, wait),
       G_STRUCT_OFFSET (GstVlmccSrc, caps), &src_template);
-  bsrc_class->query = gst_vlmcc_src_query;
   psrc_class->create = gst_vlmcc_src_create;
 
   install_properties (gobject_class);

@@ -125,6 +125,22 @@ check_bus_error_contains (GstBus * bus, GstClockTime timeout,
   gst_message_unref (msg);
 }
 
+/* The pipeline @desc fails to go to PAUSED and posts an error holding
+ * @text (a start error that names the bad setting). */
+static inline void
+check_start_fails_with (const gchar * desc, const gchar * text)
+{
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  check_bus_error_contains (bus, GST_SECOND, text);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
 /* A UDP socket on 127.0.0.1 at an ephemeral port (returned in @port). */
 static inline GSocket *
 check_udp_socket_local (guint * port)
