@@ -30,9 +30,11 @@
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 ! \
- *   x264layerenc layers=1 ! rtph264pay mtu=1000 config-interval=-1 ! \
- *   vlmccsink uri="vlmcc://239.3.3.3:5200?ttl-mc=4"
- * ]| streams to 239.3.3.3:5200 at the rate the session allows.
+ *   x264layerenc layers=1 speed-preset=ultrafast tune=zerolatency ! rtph264pay mtu=1000 config-interval=-1 ! \
+ *   vlmccsink uri="vlmcc://239.3.3.3:5200?multicast-iface=lo"
+ * ]| streams to 239.3.3.3:5200 on the loopback interface at the rate the
+ * session allows (the vlmccsrc example receives it; drop multicast-iface
+ * to use the system's route).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

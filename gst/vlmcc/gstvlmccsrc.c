@@ -28,7 +28,7 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 -m vlmccsrc uri="vlmcc://239.3.3.3:5200" \
+ * gst-launch-1.0 -m vlmccsrc uri="vlmcc://239.3.3.3:5200?multicast-iface=lo" \
  *   caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=H264" ! \
  *   rtph264depay ! avdec_h264 ! videoconvert ! autovideosink
  * ]|
