@@ -42,6 +42,7 @@
 #include "gstvlmccsrc.h"
 #include "gstvlmccutil.h"
 #include "gstnetloop.h"
+#include "gstnetsocket.h"
 #include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
@@ -106,6 +107,7 @@ struct _GstVlmccSrc
   GstNetUdp *ctrl;              /* ephemeral: feedback out, START in */
   GInetAddress *group, *source;
   gboolean joined, left;
+  gboolean ended;               /* left, and the vlmcc-left message posted */
   GSocketAddress *sender;       /* where the group's VLMCC data comes from */
   RandomSeeded seed;
   RandomSource rng;
@@ -158,10 +160,9 @@ take_events (GstVlmccSrc * self)
 
   while (vlmcc_receiver_pop_event (self->core, &ev)) {
     if (ev.type == VLMCC_EVENT_LEFT) {
-      /* the network stops sending at once; create() ends the stream */
+      /* the network stops sending at once */
       membership (self, FALSE);
       self->left = TRUE;
-      g_cond_broadcast (&self->wait.cond);
     }
     if (ev.type != VLMCC_EVENT_RATE)
       g_array_append_val (self->events, ev);
@@ -203,6 +204,17 @@ event_message (GstVlmccSrc * self, const VlmccEvent * ev,
   return gst_message_new_element (GST_OBJECT (self), s);
 }
 
+/* create() ends the stream (EOS) once the vlmcc-left message is out: an
+ * application that stops at EOS still sees why. */
+static void
+end_stream (GstVlmccSrc * self)
+{
+  g_mutex_lock (&self->wait.lock);
+  self->ended = TRUE;
+  g_cond_broadcast (&self->wait.cond);
+  g_mutex_unlock (&self->wait.lock);
+}
+
 /* Posts the events taken so far; call holding no lock. */
 static void
 post_events (GstVlmccSrc * self)
@@ -221,10 +233,13 @@ post_events (GstVlmccSrc * self)
   cfg = self->cfg;
   GST_OBJECT_UNLOCK (self);
   for (guint i = 0; i < evs->len; i++) {
-    GstMessage *m = event_message (self, &g_array_index (evs, VlmccEvent, i),
-        &st, &cfg);
+    VlmccEvent *ev = &g_array_index (evs, VlmccEvent, i);
+    GstMessage *m = event_message (self, ev, &st, &cfg);
+
     if (m)
       gst_element_post_message (GST_ELEMENT (self), m);
+    if (ev->type == VLMCC_EVENT_LEFT)
+      end_stream (self);
   }
   g_array_unref (evs);
 }
@@ -267,14 +282,10 @@ hold (GstVlmccSrc * self, const guint8 * data, gsize size)
 static void
 learn_sender (GstVlmccSrc * self, GSocketAddress * from)
 {
-  if (self->sender && g_socket_address_get_native_size (from) ==
-      g_socket_address_get_native_size (self->sender)) {
-    VlmccAddr a, b;
-    gst_vlmcc_addr_from_socket (from, &a);
-    gst_vlmcc_addr_from_socket (self->sender, &b);
-    if (a.len == b.len && memcmp (a.bytes, b.bytes, a.len) == 0)
-      return;
-  }
+  if (self->sender && gst_net_address_same_host (from, self->sender) &&
+      gst_net_address_get_port (from) ==
+      gst_net_address_get_port (self->sender))
+    return;
   g_clear_object (&self->sender);
   self->sender = g_object_ref (from);
   GST_INFO_OBJECT (self, "sender at %" GST_PTR_FORMAT, from);
@@ -335,10 +346,8 @@ on_control (GstNetTransport * t, const guint8 * data, gsize size,
 
   g_mutex_lock (&self->wait.lock);
   if (!self->core || self->left) {
-  } else if (!self->sender || !g_inet_address_equal
-      (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (from)),
-          g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS
-              (self->sender)))) {
+  } else if (!self->sender ||
+      !gst_net_address_same_host (from, self->sender)) {
     self->not_sender++;
   } else {
     vlmcc_receiver_on_control (self->core, data, size, gst_net_now ());
@@ -380,7 +389,7 @@ gst_vlmcc_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 
   g_mutex_lock (&self->wait.lock);
   while (!self->wait.flushing && g_queue_is_empty (&self->held) &&
-      !self->left)
+      !self->ended)
     g_cond_wait (&self->wait.cond, &self->wait.lock);
   if (self->wait.flushing)
     ret = GST_FLOW_FLUSHING;
@@ -485,7 +494,7 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
   self->pushed = self->overflow = self->not_sender = 0;
   self->send_errors = self->join_errors = 0;
   self->early_malformed = 0;
-  self->left = FALSE;
+  self->left = self->ended = FALSE;
   self->run_cfg = cfg;
   g_mutex_unlock (&self->wait.lock);
 
