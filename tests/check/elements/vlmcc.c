@@ -475,6 +475,138 @@ GST_START_TEST (test_src_drops_bad_control)
 
 GST_END_TEST;
 
+/* The test as a sender with the real core, on the real clock: it answers
+ * the source's probe and sends paced, stamped data. */
+typedef struct
+{
+  GstNetUdp *udp;
+  GSocketAddress *group;
+  RandomSeeded seed;
+  RandomSource rng;
+  VlmccSender *core;
+  guint16 seq;
+} TestSender;
+
+static void
+test_sender_init (TestSender * ts, const gchar * group, guint port)
+{
+  GInetAddress *ia = g_inet_address_new_from_string (group);
+  VlmccConfig cfg;
+
+  ts->udp = group_sender (group);
+  ts->group = g_inet_socket_address_new (ia, port);
+  g_object_unref (ia);
+  vlmcc_config_init (&cfg);
+  random_source_init_seeded (&ts->rng, &ts->seed, 11);
+  ts->core = vlmcc_sender_new (&cfg, 0x1234abcd, &ts->rng,
+      g_get_monotonic_time () * 1000);
+  ts->seq = 0;
+}
+
+static void
+test_sender_clear (TestSender * ts)
+{
+  vlmcc_sender_free (ts->core);
+  g_object_unref (ts->group);
+  g_object_unref (ts->udp);
+}
+
+/* One step: feedback in, one more packet queued, what is due out. */
+static void
+test_sender_step (TestSender * ts)
+{
+  GSocket *s = gst_net_udp_get_socket (ts->udp);
+  gint64 now = g_get_monotonic_time () * 1000;
+  guint8 buf[2048];
+  GSocketAddress *from = NULL, *to;
+  GstMapInfo map;
+  GstBuffer *b;
+  VlmccAddr addr;
+  gssize got;
+  gsize n;
+
+  g_socket_set_blocking (s, FALSE);
+  while ((got = g_socket_receive_from (s, &from, (gchar *) buf, sizeof (buf),
+              NULL, NULL)) > 0) {
+    addr.len = g_socket_address_get_native_size (from);
+    memset (addr.bytes, 0, sizeof (addr.bytes));
+    g_socket_address_to_native (from, addr.bytes, addr.len, NULL);
+    vlmcc_sender_on_feedback (ts->core, buf, got, &addr, now);
+    g_clear_object (&from);
+  }
+  b = rtp_packet (ts->seq, ts->seq * 900);
+  ts->seq++;
+  gst_buffer_map (b, &map, GST_MAP_READ);
+  vlmcc_sender_push (ts->core, map.data, map.size, now);
+  gst_buffer_unmap (b, &map);
+  gst_buffer_unref (b);
+  vlmcc_sender_advance (ts->core, now);
+  while ((n = vlmcc_sender_pop_transmit (ts->core, buf, sizeof (buf), &addr))) {
+    to = addr.len ? g_socket_address_new_from_native (addr.bytes, addr.len)
+        : g_object_ref (ts->group);
+    g_socket_send_to (s, to, (const gchar *) buf, n, NULL, NULL);
+    g_object_unref (to);
+  }
+}
+
+/* A receiver whose own rate stays under the floor (here any rate: the
+ * floor is 100 Gbit/s) for leave-time leaves: it says so on the bus,
+ * ends its stream with EOS and takes nothing more. */
+GST_START_TEST (test_src_below_floor_leaves)
+{
+  guint port = free_udp_port ();
+  gchar *desc = g_strdup_printf ("vlmccsrc address=239.255.91.4 port=%u "
+      "multicast-iface=lo stats-interval=0 rate-floor=100000000000 "
+      "leave-time=300000000", port);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *src = gst_harness_find_element (h, "vlmccsrc");
+  GstBus *bus = gst_bus_new ();
+  gboolean eos = FALSE;
+  TestSender ts;
+  GstStructure *st;
+  GstMessage *m;
+  guint64 received;
+
+  gst_element_set_bus (src, bus);
+  test_sender_init (&ts, "239.255.91.4", port);
+  gst_harness_play (h);
+  for (guint i = 0; i < 200 && !eos; i++) {
+    GstEvent *ev;
+    GstBuffer *b;
+
+    test_sender_step (&ts);
+    g_usleep (5000);
+    while ((b = gst_harness_try_pull (h)))
+      gst_buffer_unref (b);
+    while ((ev = gst_harness_try_pull_event (h))) {
+      eos |= GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+      gst_event_unref (ev);
+    }
+  }
+  fail_unless (eos, "no EOS after leaving");
+  m = pop_element_message (bus, "vlmcc-left");
+  fail_unless (m != NULL, "no vlmcc-left message");
+  gst_message_unref (m);
+  g_object_get (src, "stats", &st, NULL);
+  fail_unless_equals_string (gst_structure_get_string (st, "role"), "left");
+  gst_structure_free (st);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "join-errors"), 0);
+  /* what arrives after the leave is not taken */
+  received = check_stat_u64 (src, "received");
+  for (guint i = 0; i < 20; i++) {
+    test_sender_step (&ts);
+    g_usleep (5000);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (src, "received"), received);
+
+  test_sender_clear (&ts);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 vlmcc_suite (void)
 {
@@ -489,6 +621,7 @@ vlmcc_suite (void)
   tcase_add_test (tc, test_pair_leader_acks_rate_moves);
   tcase_add_test (tc, test_sink_drops_bad_feedback);
   tcase_add_test (tc, test_src_drops_bad_control);
+  tcase_add_test (tc, test_src_below_floor_leaves);
   return s;
 }
 
