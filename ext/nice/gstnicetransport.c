@@ -17,8 +17,11 @@ typedef struct
   NiceAgent *agent;             /* its own: the ICE role is per agent */
   guint stream_id;
   GstNicePeerState state;
+  gboolean controlling;
+  GstNiceCandidateTypes types;  /* the transport's, or relay after a fallback */
   gboolean gathered;
   gchar *pending_blob;          /* the remote blob, until we have gathered */
+  gchar *remote_blob;           /* the last remote blob given */
   guint64 packets_sent, bytes_sent, packets_received, bytes_received;
   guint64 dropped;
 } Peer;
@@ -32,6 +35,7 @@ struct _GstNiceTransport
   guint min_port, max_port;
   GstNiceCandidateTypes types;
   gchar *local_addresses;
+  gboolean relay_fallback;
 
   GMainContext *context;        /* the agents' and the signals' */
   gboolean configured;          /* the servers resolved, settings fixed */
@@ -42,6 +46,7 @@ struct _GstNiceTransport
   GMutex lock;
   GHashTable *by_key;           /* key -> Peer (owned) */
   GHashTable *by_agent;         /* NiceAgent * -> Peer */
+  GHashTable *relay_only;       /* keys of peers that fell back to relay */
   GMainContext *recv_context;
   GstNetReceiveFunc func;
   gpointer user_data;
@@ -58,6 +63,7 @@ enum
   PROP_MAX_PORT,
   PROP_CANDIDATE_TYPES,
   PROP_LOCAL_ADDRESSES,
+  PROP_RELAY_FALLBACK,
 };
 
 enum
@@ -107,6 +113,7 @@ peer_free (Peer * p)
   g_object_unref (p->addr);
   g_free (p->key);
   g_free (p->pending_blob);
+  g_free (p->remote_blob);
   g_free (p);
 }
 
@@ -231,19 +238,31 @@ configure (GstNiceTransport * self, GError ** error)
   return TRUE;
 }
 
-/* An agent for one peer: one stream of one component, gathering not yet
- * started. */
+/* With relayed candidates from the same server, the TURN allocation's
+ * mapped address gives the server-reflexive candidate: a STUN binding
+ * besides it is redundant, and libnice 0.1.21 ignores its answer on the
+ * allocation's socket, so that gathering waits 2 s for it to time out. */
+static gboolean
+stun_is_turn (GstNiceTransport * self, GstNiceCandidateTypes types)
+{
+  return (types & GST_NICE_CANDIDATE_RELAY) && self->turn_ip &&
+      g_strcmp0 (self->stun_ip, self->turn_ip) == 0 &&
+      self->stun_port == self->turn_port;
+}
+
+/* An agent for one peer, with candidates of @types: one stream of one
+ * component, gathering not yet started. */
 static NiceAgent *
-make_agent (GstNiceTransport * self, gboolean controlling, guint * sid,
-    GError ** error)
+make_agent (GstNiceTransport * self, GstNiceCandidateTypes types,
+    gboolean controlling, guint * sid, GError ** error)
 {
   NiceAgent *agent = nice_agent_new_full (self->context,
       NICE_COMPATIBILITY_RFC5245, NICE_AGENT_OPTION_NONE);
 
   g_object_set (agent, "controlling-mode", controlling, "ice-tcp", FALSE,
       "ice-udp", TRUE, "upnp", FALSE,
-      "force-relay", self->types == GST_NICE_CANDIDATE_RELAY, NULL);
-  if (self->stun_ip)
+      "force-relay", types == GST_NICE_CANDIDATE_RELAY, NULL);
+  if (self->stun_ip && !stun_is_turn (self, types))
     g_object_set (agent, "stun-server", self->stun_ip, "stun-server-port",
         self->stun_port, NULL);
   if (!add_local_addresses (self, agent, error)) {
@@ -254,7 +273,7 @@ make_agent (GstNiceTransport * self, gboolean controlling, guint * sid,
   if (self->min_port || self->max_port)
     nice_agent_set_port_range (agent, *sid, COMPONENT, self->min_port,
         self->max_port ? self->max_port : 65535);
-  if (self->turn_ip && (self->types & GST_NICE_CANDIDATE_RELAY))
+  if (self->turn_ip && (types & GST_NICE_CANDIDATE_RELAY))
     nice_agent_set_relay_info (agent, *sid, COMPONENT, self->turn_ip,
         self->turn_port, self->turn_user, self->turn_password,
         NICE_RELAY_TYPE_TURN_UDP);
@@ -335,9 +354,9 @@ attach_peer (GstNiceTransport * self, Peer * p)
       self->recv_context, self->func ? on_recv : NULL, self);
 }
 
-/* The blob of our credentials and the candidates of allowed types. */
+/* The blob of our credentials and the candidates of @types. */
 static gchar *
-local_blob (GstNiceTransport * self, NiceAgent * agent, guint stream_id)
+local_blob (NiceAgent * agent, guint stream_id, GstNiceCandidateTypes types)
 {
   gchar *ufrag = NULL, *pwd = NULL, *blob;
   GSList *cands = nice_agent_get_local_candidates (agent, stream_id,
@@ -348,7 +367,7 @@ local_blob (GstNiceTransport * self, NiceAgent * agent, guint stream_id)
   for (GSList * l = cands; l; l = l->next) {
     NiceCandidate *c = l->data;
 
-    if ((type_flag (c->type) & self->types) &&
+    if ((type_flag (c->type) & types) &&
         lines->len < GST_NICE_BLOB_MAX_CANDIDATES)
       g_ptr_array_add (lines, nice_agent_generate_local_candidate_sdp
           (agent, c));
@@ -372,6 +391,7 @@ on_gathering_done (NiceAgent * agent, guint stream_id, gpointer data)
   GstNiceTransport *self = data;
   GSocketAddress *addr;
   gchar *blob, *pending;
+  GstNiceCandidateTypes types;
   GError *err = NULL;
   Peer *p;
 
@@ -384,9 +404,10 @@ on_gathering_done (NiceAgent * agent, guint stream_id, gpointer data)
   p->gathered = TRUE;
   pending = g_steal_pointer (&p->pending_blob);
   addr = g_object_ref (p->addr);
+  types = p->types;
   g_mutex_unlock (&self->lock);
 
-  blob = local_blob (self, agent, stream_id);
+  blob = local_blob (agent, stream_id, types);
   GST_DEBUG_OBJECT (self, "peer %s: gathered:\n%s", p->key, blob);
   set_state (self, p, GST_NICE_PEER_CONNECTING);
   if (pending && !apply_remote_blob (self, p, pending, &err)) {
@@ -398,6 +419,120 @@ on_gathering_done (NiceAgent * agent, guint stream_id, gpointer data)
   g_signal_emit (self, signals[SIG_LOCAL_BLOB], 0, addr, blob);
   g_free (blob);
   g_object_unref (addr);
+}
+
+/* ---- falling back to relay ---- */
+
+/* libnice 0.1.21 can fail every pair when a TURN allocation needs
+ * permissions for several peer addresses at once (its later
+ * CreatePermission requests are refused as unauthorized), while the same
+ * NATs connect relay to relay (docs/nice-transport.md). */
+static gboolean
+can_fall_back (GstNiceTransport * self, Peer * p)
+{
+  return self->relay_fallback && self->turn_ip &&
+      (self->types & GST_NICE_CANDIDATE_RELAY) &&
+      p->types != GST_NICE_CANDIDATE_RELAY;
+}
+
+static void
+agent_close (GstNiceTransport * self, NiceAgent * agent, guint stream_id)
+{
+  g_signal_handlers_disconnect_by_data (agent, self);
+  nice_agent_attach_recv (agent, stream_id, COMPONENT, self->recv_context,
+      NULL, NULL);
+  nice_agent_remove_stream (agent, stream_id);
+}
+
+/* @p's ICE starts again on a new agent with relayed candidates only (new
+ * credentials, a new "local-blob"); the last remote blob is given to it,
+ * and the peer's next one replaces it. */
+static void
+fall_back (GstNiceTransport * self, Peer * p)
+{
+  NiceAgent *agent, *old;
+  guint sid, old_sid;
+  GError *err = NULL;
+
+  agent = make_agent (self, GST_NICE_CANDIDATE_RELAY, p->controlling, &sid,
+      &err);
+  if (!agent) {
+    GST_WARNING_OBJECT (self, "peer %s: no relay agent: %s", p->key,
+        err->message);
+    g_error_free (err);
+    set_state (self, p, GST_NICE_PEER_FAILED);
+    return;
+  }
+  GST_INFO_OBJECT (self, "peer %s: every pair failed, again relayed only",
+      p->key);
+  g_mutex_lock (&self->lock);
+  old = p->agent;
+  old_sid = p->stream_id;
+  g_hash_table_remove (self->by_agent, old);
+  p->agent = agent;
+  p->stream_id = sid;
+  p->types = GST_NICE_CANDIDATE_RELAY;
+  p->gathered = FALSE;
+  g_free (p->pending_blob);
+  p->pending_blob = g_strdup (p->remote_blob);
+  g_hash_table_insert (self->by_agent, agent, p);
+  g_hash_table_add (self->relay_only, g_strdup (p->key));
+  if (self->func)
+    attach_peer (self, p);
+  g_mutex_unlock (&self->lock);
+  agent_close (self, old, old_sid);
+  g_object_unref (old);
+  set_state (self, p, GST_NICE_PEER_GATHERING);
+  if (!nice_agent_gather_candidates (agent, sid))
+    set_state (self, p, GST_NICE_PEER_FAILED);
+}
+
+typedef struct
+{
+  GWeakRef transport;
+  gchar *key;
+} FallBack;
+
+static void
+fall_back_free (gpointer data)
+{
+  FallBack *fb = data;
+
+  g_weak_ref_clear (&fb->transport);
+  g_free (fb->key);
+  g_free (fb);
+}
+
+static gboolean
+fall_back_idle (gpointer data)
+{
+  FallBack *fb = data;
+  GstNiceTransport *self = g_weak_ref_get (&fb->transport);
+  Peer *p;
+
+  if (!self)
+    return G_SOURCE_REMOVE;
+  g_mutex_lock (&self->lock);
+  p = g_hash_table_lookup (self->by_key, fb->key);
+  g_mutex_unlock (&self->lock);
+  if (p && can_fall_back (self, p))
+    fall_back (self, p);
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* From an agent's own signal: the agent is replaced from an idle source. */
+static void
+schedule_fall_back (GstNiceTransport * self, Peer * p)
+{
+  FallBack *fb = g_new0 (FallBack, 1);
+  GSource *idle = g_idle_source_new ();
+
+  g_weak_ref_init (&fb->transport, self);
+  fb->key = g_strdup (p->key);
+  g_source_set_callback (idle, fall_back_idle, fb, fall_back_free);
+  g_source_attach (idle, self->context);
+  g_source_unref (idle);
 }
 
 static void
@@ -415,6 +550,8 @@ on_component_state (NiceAgent * agent, guint stream_id, guint component,
   if (state == NICE_COMPONENT_STATE_CONNECTED ||
       state == NICE_COMPONENT_STATE_READY)
     set_state (self, p, GST_NICE_PEER_CONNECTED);
+  else if (state == NICE_COMPONENT_STATE_FAILED && can_fall_back (self, p))
+    schedule_fall_back (self, p);
   else if (state == NICE_COMPONENT_STATE_FAILED)
     set_state (self, p, GST_NICE_PEER_FAILED);
 }
@@ -424,6 +561,7 @@ gst_nice_transport_add_peer (GstNiceTransport * self, GSocketAddress * peer,
     gboolean controlling, GError ** error)
 {
   gchar *key = addr_key (peer);
+  GstNiceCandidateTypes types;
   NiceAgent *agent;
   Peer *p;
   guint sid;
@@ -442,12 +580,19 @@ gst_nice_transport_add_peer (GstNiceTransport * self, GSocketAddress * peer,
     g_free (key);
     return FALSE;
   }
-  if (!configure (self, error) ||
-      !(agent = make_agent (self, controlling, &sid, error))) {
+  if (!configure (self, error)) {
+    g_free (key);
+    return FALSE;
+  }
+  types = g_hash_table_contains (self->relay_only, key) ?
+      GST_NICE_CANDIDATE_RELAY : self->types;
+  if (!(agent = make_agent (self, types, controlling, &sid, error))) {
     g_free (key);
     return FALSE;
   }
   p = g_new0 (Peer, 1);
+  p->controlling = controlling;
+  p->types = types;
   p->addr = g_object_ref (peer);
   p->key = key;
   p->agent = agent;
@@ -475,10 +620,7 @@ gst_nice_transport_add_peer (GstNiceTransport * self, GSocketAddress * peer,
 static void
 peer_close (GstNiceTransport * self, Peer * p)
 {
-  g_signal_handlers_disconnect_by_data (p->agent, self);
-  nice_agent_attach_recv (p->agent, p->stream_id, COMPONENT,
-      self->recv_context, NULL, NULL);
-  nice_agent_remove_stream (p->agent, p->stream_id);
+  agent_close (self, p->agent, p->stream_id);
 }
 
 void
@@ -523,7 +665,7 @@ parse_candidates (GstNiceTransport * self, Peer * p, GstNiceBlob * blob,
       g_slist_free_full (list, (GDestroyNotify) nice_candidate_free);
       return NULL;
     }
-    if (type_flag (c->type) & self->types) {
+    if (type_flag (c->type) & p->types) {
       list = g_slist_append (list, c);
     } else {
       skipped++;
@@ -569,18 +711,32 @@ apply_remote_blob (GstNiceTransport * self, Peer * p, const gchar * text,
   return TRUE;
 }
 
+/* A peer that fell back (or is set to relay only) offers relayed
+ * candidates alone and takes only ours; our other candidates are of no use
+ * to it, and our relayed ones would share an allocation whose permissions
+ * libnice may have had refused (see can_fall_back). */
+static gboolean
+blob_is_relayed_only (GstNiceBlob * blob)
+{
+  for (guint i = 0; i < blob->candidates->len; i++)
+    if (!strstr (g_ptr_array_index (blob->candidates, i), " typ relay"))
+      return FALSE;
+  return blob->candidates->len > 0;
+}
+
 gboolean
 gst_nice_transport_set_remote_blob (GstNiceTransport * self,
     GSocketAddress * peer, const gchar * text, GError ** error)
 {
   GstNiceBlob *blob;
   Peer *p;
-  gboolean gathered;
+  gboolean gathered, relayed_only;
 
   /* refuse a malformed blob now, even when it has to wait */
   blob = gst_nice_blob_parse (text, strlen (text), error);
   if (!blob)
     return FALSE;
+  relayed_only = blob_is_relayed_only (blob);
   gst_nice_blob_free (blob);
   g_mutex_lock (&self->lock);
   p = peer_by_addr (self, peer);
@@ -589,6 +745,10 @@ gst_nice_transport_set_remote_blob (GstNiceTransport * self,
     g_free (p->pending_blob);
     p->pending_blob = g_strdup (text);
   }
+  if (p) {
+    g_free (p->remote_blob);
+    p->remote_blob = g_strdup (text);
+  }
   g_mutex_unlock (&self->lock);
   if (!p) {
     gchar *key = addr_key (peer);
@@ -596,6 +756,11 @@ gst_nice_transport_set_remote_blob (GstNiceTransport * self,
         "it before giving its blob", key ? key : "(not an IP address)");
     g_free (key);
     return FALSE;
+  }
+  if (relayed_only && p->state != GST_NICE_PEER_CONNECTED &&
+      can_fall_back (self, p)) {
+    fall_back (self, p);        /* takes the blob as its pending one */
+    return TRUE;
   }
   return !gathered || apply_remote_blob (self, p, text, error);
 }
@@ -655,7 +820,8 @@ gst_nice_transport_get_peer_stats (GstNiceTransport * self,
       "bytes-sent", G_TYPE_UINT64, p->bytes_sent,
       "packets-received", G_TYPE_UINT64, p->packets_received,
       "bytes-received", G_TYPE_UINT64, p->bytes_received,
-      "packets-dropped", G_TYPE_UINT64, p->dropped, NULL);
+      "packets-dropped", G_TYPE_UINT64, p->dropped,
+      "relay-fallback", G_TYPE_BOOLEAN, p->types != self->types, NULL);
   g_mutex_unlock (&self->lock);
   if (nice_agent_get_selected_pair (agent, sid, COMPONENT, &local,
           &remote)) {
@@ -814,6 +980,9 @@ gst_nice_transport_set_property (GObject * object, guint id,
       g_free (self->local_addresses);
       self->local_addresses = g_value_dup_string (value);
       break;
+    case PROP_RELAY_FALLBACK:
+      self->relay_fallback = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -850,6 +1019,9 @@ gst_nice_transport_get_property (GObject * object, guint id, GValue * value,
     case PROP_LOCAL_ADDRESSES:
       g_value_set_string (value, self->local_addresses);
       break;
+    case PROP_RELAY_FALLBACK:
+      g_value_set_boolean (value, self->relay_fallback);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -869,6 +1041,7 @@ gst_nice_transport_finalize (GObject * object)
     peer_close (self, p);
   g_hash_table_unref (self->by_agent);
   g_hash_table_unref (self->by_key);
+  g_hash_table_unref (self->relay_only);
   g_main_context_unref (self->context);
   g_free (self->stun_server);
   g_free (self->turn_server);
@@ -923,6 +1096,12 @@ gst_nice_transport_class_init (GstNiceTransportClass * klass)
           "Comma-separated local IP addresses to gather host candidates on; "
           "NULL: every interface's (loopback only when there is no other)",
           NULL, rw));
+  g_object_class_install_property (oc, PROP_RELAY_FALLBACK,
+      g_param_spec_boolean ("relay-fallback", "Relay fallback",
+          "When every pair to a peer fails and candidate-types allows relay "
+          "among others (with a turn-server), start that peer's ICE again "
+          "with relayed candidates only (a new local-blob follows)", TRUE,
+          rw));
 
   signals[SIG_LOCAL_BLOB] = g_signal_new ("local-blob",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -938,9 +1117,12 @@ static void
 gst_nice_transport_init (GstNiceTransport * self)
 {
   self->types = GST_NICE_CANDIDATE_ALL;
+  self->relay_fallback = TRUE;
   self->context = g_main_context_ref_thread_default ();
   g_mutex_init (&self->lock);
   self->by_key = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
       (GDestroyNotify) peer_free);
   self->by_agent = g_hash_table_new (g_direct_hash, g_direct_equal);
+  self->relay_only = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
 }

@@ -54,7 +54,7 @@ G_DECLARE_FINAL_TYPE (GstNiceTransport, gst_nice_transport, GST,
 /* Properties (fixed once the first peer is added):
  *   stun-server "host:port", turn-server
  *   "host:port", turn-user, turn-password, min-port, max-port,
- *   candidate-types, local-addresses "ip[,ip...]".
+ *   candidate-types, local-addresses "ip[,ip...]", relay-fallback.
  * Signals:
  *   "local-blob" (GSocketAddress *peer, gchar *blob)
  *   "peer-state-changed" (GSocketAddress *peer, GstNicePeerState state) */

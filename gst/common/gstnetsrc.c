@@ -118,7 +118,7 @@ src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
 static gboolean
 src_query (GstBaseSrc * bsrc, GstQuery * query)
 {
-  if (gst_net_src_answer_latency (query, 0))
+  if (gst_base_src_is_live (bsrc) && gst_net_src_answer_latency (query, 0))
     return TRUE;
   return src_info (bsrc)->parent_query (bsrc, query);
 }

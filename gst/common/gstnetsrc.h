@@ -23,7 +23,7 @@ void gst_net_src_wait_clear (GstNetSrcWait * wait);
 /* Called from the element's class_init: unlock, unlock_stop and get_caps
  * of @klass work on the instance's GstNetSrcWait at @wait_offset and its
  * `caps` (GstCaps *, under the object lock) at @caps_offset, with @tmpl's
- * caps when that is NULL; query answers LATENCY with
+ * caps when that is NULL; query answers LATENCY of a live source with
  * gst_net_src_answer_latency (query, 0) and passes the rest to the class's
  * previous query (an element that holds packets back sets its own query
  * after this call). Use G_STRUCT_OFFSET; @tmpl must be static. */

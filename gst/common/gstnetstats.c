@@ -40,3 +40,18 @@ gst_net_stats_poll (GstNetStats * stats, gint64 now)
   }
   return stats->next;
 }
+
+static GstPadProbeReturn
+on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    gst_net_stats_post (data);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+gst_net_stats_post_at_eos (GstNetStats * stats, GstPad * pad)
+{
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos, stats,
+      NULL);
+}

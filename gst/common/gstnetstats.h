@@ -29,6 +29,9 @@ void gst_net_stats_start (GstNetStats * stats, gint64 interval, gint64 now);
 gint64 gst_net_stats_poll (GstNetStats * stats, gint64 now);
 /* Posts the message now (at EOS). */
 void gst_net_stats_post (GstNetStats * stats);
+/* Posts the message once more whenever an EOS event passes @pad (a source
+ * pad's, so gst-launch-1.0 -e shows the last counters). */
+void gst_net_stats_post_at_eos (GstNetStats * stats, GstPad * pad);
 
 G_END_DECLS
 

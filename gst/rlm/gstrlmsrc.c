@@ -26,6 +26,11 @@
  * Every constant of the paper is a property with the paper's value as
  * default.
  *
+ * With a group key (#GstRlmSrc:key or #GstRlmSrc:key-file, the same on
+ * every receiver of the session) the announcements carry an HMAC trailer
+ * and a counter, and announcements that are forged, altered or replayed
+ * are dropped and counted in the auth-* stats (docs/security.md).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m rlmsrc uri="rlm://239.1.1.1:5000?layers=4" \
@@ -42,6 +47,7 @@
 #include "gstrlmsrc.h"
 #include "gstrlmutil.h"
 #include "rlmmerge.h"
+#include "gstnetkey.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetsrc.h"
@@ -68,7 +74,8 @@ enum
   PROP_STATS_INTERVAL,
   PROP_STATS,
   PROP_URI,
-  PROP_SETTINGS,                /* GstRlmSettings' from here */
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRlmSettings' */
 };
 
 #define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
@@ -100,6 +107,7 @@ struct _GstRlmSrc
 
   /* Settings, under the object lock */
   GstRlmSettings settings;
+  GstNetKeySettings key;
   gchar *source_address;
   GstCaps *caps;
   guint64 reorder_window, stats_interval;
@@ -257,7 +265,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
 static void
 send_control (GstRlmSrc * self)
 {
-  guint8 buf[RLM_CTRL_SIZE];
+  guint8 buf[RLM_CTRL_MAX_SIZE];
   GError *err = NULL;
   gsize n;
 
@@ -408,14 +416,17 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
 {
   GstRlmSrc *self = GST_RLM_SRC (bsrc);
   GstNetUdpSettings net;
+  GstNetKeySettings keys;
+  AuthKey key;
   gchar *groups, *source;
-  gboolean port_per_layer, ok;
+  gboolean port_per_layer, have_key = FALSE, ok;
   guint64 window, stats_interval;
   GError *err = NULL;
   RlmConfig cfg;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->settings.net);
+  gst_net_key_settings_copy (&keys, &self->key);
   groups = g_strdup (self->settings.groups);
   source = g_strdup (self->source_address);
   port_per_layer = self->settings.port_per_layer;
@@ -427,9 +438,11 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
+  ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
+  gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->wait.lock);
   self->n_layers = cfg.n_layers;
-  ok = !err && gst_rlm_layer_addresses (net.address, net.port, groups,
+  ok = ok && gst_rlm_layer_addresses (net.address, net.port, groups,
       port_per_layer, cfg.n_layers, self->dest, &err) &&
       resolve_source (source, &self->source, &err) &&
       open_sockets (self, &net, &err);
@@ -460,6 +473,9 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
       (guint16) g_random_int ());
   self->joins = self->leaves = self->join_errors = self->send_errors = 0;
   self->core = rlm_receiver_new (&cfg, &self->rng, gst_net_now ());
+  if (have_key)
+    rlm_receiver_set_key (self->core, &key);
+  gst_net_key_wipe (&key, sizeof (key));
   take_events (self);
   g_mutex_unlock (&self->wait.lock);
   post_levels (self);
@@ -543,7 +559,8 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       self->stats_interval = g_value_get_uint64 (value);
       break;
     default:
-      if (!gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
+      if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
               prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -619,6 +636,7 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
   for (guint i = 0; i < n; i++)
     v[i] = st.layers[i].lost;
   set_array (s, "layer-lost", v, n);
+  gst_net_key_stats (s, st.authenticated, &st.auth);
 }
 
 static GstStructure *
@@ -668,7 +686,8 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+      if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
               value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -682,6 +701,7 @@ gst_rlm_src_finalize (GObject * object)
   GstRlmSrc *self = GST_RLM_SRC (object);
 
   gst_rlm_settings_clear (&self->settings);
+  gst_net_key_settings_clear (&self->key);
   g_free (self->source_address);
   gst_caps_replace (&self->caps, NULL);
   g_array_unref (self->levels);
@@ -732,7 +752,8 @@ gst_rlm_src_finalize (GObject * object)
   "joins: groups joined (joins); " \
   "leaves: groups left (leaves); " \
   "join-errors: joins or leaves the system refused (calls); " \
-  "send-errors: announcements not sent (packets)"
+  "send-errors: announcements not sent (packets); " \
+  GST_NET_KEY_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -775,6 +796,9 @@ install_properties (GObjectClass * oc)
           "counters (read-only GstStructure). Fields: " STATS_DOC,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "the join-experiment announcements and "
+      "reports: sent with a trailer, taken only when sound and fresh, every "
+      "receiver of the session with the same key");
 }
 
 static void
@@ -815,17 +839,6 @@ gst_rlm_src_class_init (GstRlmSrcClass * klass)
       "RLM layered multicast source");
 }
 
-/* The stats once more as the stream ends (gst-launch-1.0 -e). */
-static GstPadProbeReturn
-on_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  GstRlmSrc *self = data;
-
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    gst_net_stats_post (&self->stats);
-  return GST_PAD_PROBE_OK;
-}
-
 static void
 gst_rlm_src_init (GstRlmSrc * self)
 {
@@ -836,8 +849,7 @@ gst_rlm_src_init (GstRlmSrc * self)
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",
       get_stats);
-  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos, self, NULL);
+  gst_net_stats_post_at_eos (&self->stats, GST_BASE_SRC_PAD (self));
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
 }

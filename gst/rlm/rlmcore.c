@@ -222,6 +222,7 @@ struct _RlmReceiver
 
   GQueue events;
   GQueue transmits;             /* RlmCtrl */
+  AuthSession *auth;            /* NULL: no key */
   RlmReceiverStats st;
 };
 
@@ -591,8 +592,11 @@ rlm_receiver_on_datagram (RlmReceiver * r, const guint8 * data, gsize len,
     return RLM_PACKET_MALFORMED;
   }
   /* RFC 5761 4: RTCP packet types 192-223 in the second octet */
-  if (data[1] >= 192 && data[1] <= 223)
+  if (data[1] >= 192 && data[1] <= 223) {
+    if (r->auth && auth_open (r->auth, data, len, now, &len, NULL) != AUTH_OK)
+      return RLM_PACKET_UNAUTHENTICATED;
     return on_control (r, data, len, from, now);
+  }
   return on_media (r, data, len, now);
 }
 
@@ -600,9 +604,9 @@ rlm_receiver_on_datagram (RlmReceiver * r, const guint8 * data, gsize len,
 static gint64
 report_interval (const RlmReceiver * r)
 {
+  gsize wire = RLM_CTRL_WIRE_SIZE + (r->auth ? AUTH_TRAILER_SIZE : 0);
   gdouble shared = r->cfg.report_bandwidth > 0 ?
-      session_size (r) * RLM_CTRL_WIRE_SIZE * 8.0 / r->cfg.report_bandwidth *
-      NS_PER_S : 0;
+      session_size (r) * wire * 8.0 / r->cfg.report_bandwidth * NS_PER_S : 0;
 
   return MAX (MAX (r->cfg.report_interval, (gint64) shared), RLM_MIN_TIMER);
 }
@@ -665,9 +669,18 @@ rlm_receiver_free (RlmReceiver * r)
   if (!r)
     return;
   g_hash_table_destroy (r->members);
+  auth_session_free (r->auth);
   polled_clear (&r->events);
   polled_clear (&r->transmits);
   g_free (r);
+}
+
+void
+rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key)
+{
+  auth_session_free (r->auth);
+  /* every member and our own packets looped back */
+  r->auth = auth_session_new (key, r->ssrc, r->cfg.max_members + 1);
 }
 
 /* The join timer of S expired: an experiment, unless a lower one is in
@@ -764,11 +777,13 @@ rlm_receiver_next_deadline (const RlmReceiver * r)
 gsize
 rlm_receiver_pop_transmit (RlmReceiver * r, guint8 * out, gsize max)
 {
+  gsize need = RLM_CTRL_SIZE + (r->auth ? AUTH_TRAILER_SIZE : 0), len;
   RlmCtrl c;
 
-  if (max < RLM_CTRL_SIZE || !polled_pop (&r->transmits, &c, sizeof (c)))
+  if (max < need || !polled_pop (&r->transmits, &c, sizeof (c)))
     return 0;
-  return rlm_ctrl_write (&c, out, max);
+  len = rlm_ctrl_write (&c, out, max);
+  return r->auth ? auth_seal (r->auth, out, len, max) : len;
 }
 
 gboolean
@@ -791,4 +806,7 @@ rlm_receiver_get_stats (const RlmReceiver * r, RlmReceiverStats * st)
   st->join_max = join_max (r);
   st->loss_estimate = loss_estimate (r);
   st->session_size = session_size (r);
+  st->authenticated = r->auth != NULL;
+  if (r->auth)
+    auth_session_get_stats (r->auth, &st->auth);
 }

@@ -43,6 +43,7 @@
 
 #include <glib.h>
 
+#include "core/auth.h"
 #include "core/random.h"
 
 G_BEGIN_DECLS
@@ -59,6 +60,8 @@ G_BEGIN_DECLS
 #define RLM_CTRL_SIZE 16
 #define RLM_CTRL_JOIN 0         /* subtype: join-experiment at level */
 #define RLM_CTRL_REPORT 1       /* subtype: presence, current level */
+/* An announcement with the group key's trailer (auth.h) after it. */
+#define RLM_CTRL_MAX_SIZE (RLM_CTRL_SIZE + AUTH_TRAILER_SIZE)
 
 typedef enum {
   RLM_STATE_STEADY,             /* S */
@@ -187,6 +190,8 @@ typedef enum {
   RLM_PACKET_FORGED,            /* a receiver id from another address */
   RLM_PACKET_FOREIGN,           /* RTP of another SSRC while the source sends */
   RLM_PACKET_MALFORMED,         /* counted and dropped */
+  RLM_PACKET_UNAUTHENTICATED,   /* control without a sound, fresh trailer
+                                 * under the key: counted in auth, dropped */
 } RlmPacketKind;
 
 /* A peer's address as the shell encodes it; the core compares bytes. */
@@ -220,6 +225,8 @@ typedef struct {
   guint64 source_changes;       /* new SSRCs taken after the source's silence */
   guint64 unsubscribed;         /* packets of layers not subscribed */
   guint64 member_overflow;      /* members not kept: table full */
+  gboolean authenticated;       /* a key is set */
+  AuthStats auth;               /* its counters (zero without a key) */
 } RlmReceiverStats;
 
 typedef struct _RlmReceiver RlmReceiver;
@@ -230,6 +237,11 @@ typedef struct _RlmReceiver RlmReceiver;
 RlmReceiver *rlm_receiver_new (const RlmConfig * cfg,
     const RandomSource * rng, gint64 now);
 void rlm_receiver_free (RlmReceiver * r);
+/* With a key, every announcement and report is sealed (auth.h) as this
+ * receiver's id, and control datagrams are taken only when their trailer
+ * is sound and fresh; the others are counted and touch nothing else. Call
+ * once, before any datagram; @key is copied into the session. */
+void rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key);
 
 /* One datagram received on any of the session's groups (RTP media or an
  * RTCP announcement, told apart as RFC 5761 does), from @from. */
@@ -240,7 +252,8 @@ gint64 rlm_receiver_next_deadline (const RlmReceiver * r);
 void rlm_receiver_advance (RlmReceiver * r, gint64 now);
 
 /* An announcement or report to multicast to the session (the base
- * layer's group); returns its length (RLM_CTRL_SIZE) or 0. */
+ * layer's group); returns its length (RLM_CTRL_SIZE, or RLM_CTRL_MAX_SIZE
+ * with a key) or 0, and keeps it queued if @max is too small. */
 gsize rlm_receiver_pop_transmit (RlmReceiver * r, guint8 * out, gsize max);
 gboolean rlm_receiver_pop_event (RlmReceiver * r, RlmEvent * ev);
 void rlm_receiver_get_stats (const RlmReceiver * r, RlmReceiverStats * st);

@@ -322,7 +322,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
   }
-  pacer_init (&s->pacer, cfg->rate, 0);
+  pacer_init (&s->pacer, cfg->rate, cfg->send_burst);
   s->stats.rate = cfg->rate;
   s->timer = G_MAXINT64;
   s->send = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -1286,15 +1286,22 @@ receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
   r->due_at = now + random_source_range (&r->rng, 0, MAX (window, 0));
 }
 
+/* Our index in the CONN's member list, or -1 if it does not list us. */
+static gint
+conn_index (const RmtpPacket * p, guint32 member)
+{
+  for (guint i = 0; i < p->n_members; i++)
+    if (rmtp_packet_member (p, i) == member)
+      return (gint) i;
+  return -1;
+}
+
 static gboolean
 receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
 {
-  guint i;
+  gint i = conn_index (p, r->member);
 
-  for (i = 0; i < p->n_members; i++)
-    if (rmtp_packet_member (p, i) == r->member)
-      break;
-  if (i == p->n_members)
+  if (i < 0)
     return FALSE;
   r->my_index = i;
   r->session = p->session;
@@ -1338,6 +1345,12 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
     r->state = r->accept ? RMTP_RECEIVER_RECEIVING : RMTP_RECEIVER_WAIT_CONN;
     r->stats.in.accepted++;
     receiver_schedule (r, DUE_CACK, 0, (gint64) p->window_us * US, now);
+    return;
+  }
+  /* a retry to another member, sent to the group because the server
+   * does not know that member's address */
+  if (conn_index (p, r->member) < 0) {
+    r->stats.in.foreign++;
     return;
   }
   /* a retried CONN: our CACK was lost; answer it at once */

@@ -71,6 +71,9 @@ typedef struct {
                                  * bytes, its packet index included: 128 MiB
                                  * (a CONN over it is refused: a forged one
                                  * must not make it allocate gigabytes) */
+  gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
+                                 * simulator's exact clock needs none; a
+                                 * shell woken late catches up with it) */
 } RmtpConfig;
 
 void rmtp_config_init (RmtpConfig * cfg);

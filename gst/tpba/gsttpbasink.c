@@ -1084,6 +1084,7 @@ get_stats (GstElement * element)
         "cwnd-new", G_TYPE_UINT, st.cwnd_new,
         "last-cycle", G_TYPE_INT64, st.last_cycle,
         "switches", G_TYPE_UINT64, st.switches,
+        "mid-adu-switches", G_TYPE_UINT64, st.mid_adu_switches,
         "probing-periods", G_TYPE_UINT64, st.probing_periods,
         "running-periods", G_TYPE_UINT64, st.running_periods,
         "reductions", G_TYPE_UINT64, st.reductions,
@@ -1212,6 +1213,8 @@ gst_tpba_sink_finalize (GObject * object)
   "cwnd-new: the paper's cwnd_new, segments (0 unknown); " \
   "last-cycle: length of the last probing cycle, ns; " \
   "switches: transport switches, count; " \
+  "mid-adu-switches: of those, inside an ADU after switch-max-delay, " \
+  "count; " \
   "probing-periods: probing periods begun, count; " \
   "running-periods: running periods begun, count; " \
   "reductions: adaptation points that cut the rate, count; " \

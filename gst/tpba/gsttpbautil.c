@@ -155,6 +155,10 @@ static const GstParamEntry params[] = {
         "unit, further PLIs are ignored for this long or twice the RTT "
         "measured from the RRs, whichever is larger, ns (500 ms)", TIME, NULL,
       key_unit_holdoff, 0, H, S),
+  P ("switch-max-delay", "A decided transport switch waits at most this long "
+        "for an ADU boundary, then applies inside the ADU (tpbasrc merges "
+        "both transports in sequence order); 0: only at a boundary, the "
+        "paper's rule, ns (1 s)", TIME, NULL, switch_max_delay, 0, H, S),
 };
 
 #undef S

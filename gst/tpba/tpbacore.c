@@ -71,6 +71,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->switch_wait = NS_PER_S;
   cfg->max_held = 4096;
   cfg->key_unit_holdoff = 500 * MS;
+  cfg->switch_max_delay = NS_PER_S;
 }
 
 /* ------------------------------------------------------------------ */
@@ -271,7 +272,9 @@ struct _TpbaSender {
   guint64 adapt_bytes, adapt_packets;
 
   /* counters */
-  guint64 switches, probing_periods, running_periods, reductions;
+  guint64 switches, mid_adu_switches, probing_periods, running_periods;
+  guint64 reductions;
+  gint64 decided_at;            /* when the period was last decided */
   guint64 stalled_cycles;
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
@@ -349,6 +352,19 @@ rebase_rr (TpbaSender * s)
   s->rr_new = FALSE;
 }
 
+/* A switch the period asks for applies to a packet that starts an ADU, or
+ * to any packet once it has waited switch_max_delay: at the rate floor one
+ * paced ADU can take tens of seconds (tpbasrc merges both transports in
+ * sequence order, so a split ADU still arrives whole). */
+static gboolean
+switch_due (const TpbaSender * s, guint32 ts, gint64 now)
+{
+  if (s->transport == wanted_transport (s))
+    return FALSE;
+  return starts_adu (s, ts) || (s->cfg.switch_max_delay > 0 &&
+      now - s->decided_at >= s->cfg.switch_max_delay);
+}
+
 /* The decided period takes effect (at an ADU boundary, at @now). */
 static void
 apply_switch (TpbaSender * s, gint64 now)
@@ -375,6 +391,7 @@ static void
 decide (TpbaSender * s, TpbaPeriod period, gint64 now)
 {
   s->period = period;
+  s->decided_at = now;
   if (period == TPBA_PERIOD_PROBING) {
     /* cwnd_new = max(ceil(cwnd_old r_f / (t_maxseg r_s)), 1) t_maxseg,
      * in segments. */
@@ -439,9 +456,9 @@ tpba_sender_free (TpbaSender * s)
 }
 
 static gboolean
-packet_on_udp (const TpbaSender * s, const TpbaRtpInfo * pkt)
+packet_on_udp (const TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now)
 {
-  if (s->transport != wanted_transport (s) && starts_adu (s, pkt->timestamp))
+  if (switch_due (s, pkt->timestamp, now))
     return wanted_transport (s) == TPBA_TRANSPORT_UDP;
   return s->transport == TPBA_TRANSPORT_UDP;
 }
@@ -450,9 +467,15 @@ gint64
 tpba_sender_next_send_time (TpbaSender * s, const TpbaRtpInfo * pkt,
     gint64 now)
 {
-  if (!packet_on_udp (s, pkt))
+  gint64 t;
+
+  if (!packet_on_udp (s, pkt, now))
     return now;
-  return pacer_next_send_time (&s->pacer, now);
+  t = pacer_next_send_time (&s->pacer, now);
+  /* a pending switch may not wait for the pacer past its deadline */
+  if (s->transport != wanted_transport (s) && s->cfg.switch_max_delay > 0)
+    t = MIN (t, MAX (now, s->decided_at + s->cfg.switch_max_delay));
+  return t;
 }
 
 void
@@ -462,7 +485,9 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
   TpbaSendDecision dd;
 
   memset (&dd, 0, sizeof (dd));
-  if (s->transport != wanted_transport (s) && starts_adu (s, pkt->timestamp)) {
+  if (switch_due (s, pkt->timestamp, now)) {
+    if (!starts_adu (s, pkt->timestamp))
+      s->mid_adu_switches++;
     apply_switch (s, now);
     dd.switched = TRUE;
   }
@@ -981,6 +1006,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->cwnd_new = s->cwnd_new;
   st->last_cycle = s->last_cycle;
   st->switches = s->switches;
+  st->mid_adu_switches = s->mid_adu_switches;
   st->probing_periods = s->probing_periods;
   st->running_periods = s->running_periods;
   st->reductions = s->reductions;

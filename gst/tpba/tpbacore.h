@@ -163,6 +163,9 @@ typedef struct {
   /* Key units (RFC 4585 PLI, ours): */
   gint64 key_unit_holdoff;      /* sender: ignore PLIs this long after one
                                  * was taken (at least 2 RTT): 500 ms */
+  gint64 switch_max_delay;      /* a decided switch waits at most this long
+                                 * for an ADU boundary (0: for ever, the
+                                 * paper's rule): 1 s */
 } TpbaConfig;
 
 void tpba_config_init (TpbaConfig * cfg);
@@ -287,6 +290,7 @@ typedef struct {
   guint32 cwnd_new;             /* segments, last computed; 0 unknown */
   gint64 last_cycle;            /* ns, length of the last probing cycle */
   guint64 switches;             /* transport switches */
+  guint64 mid_adu_switches;     /* of those, inside an ADU (switch_max_delay) */
   guint64 probing_periods, running_periods;
   guint64 reductions;           /* adaptation points that cut r */
   guint64 stalled_cycles;       /* probing cycles that acked nothing */

@@ -11,6 +11,12 @@
  * RTP, numbered on from the last one by 1 plus at most MAX_DROPOUT - 1
  * lost.
  *
+ * With bit 0x80 of the config byte the receiver has a group key (key
+ * bytes 0..31): the announcements of op 3 are sealed by their peer, every
+ * datagram the core sends is sealed (RLM_CTRL_MAX_SIZE bytes) and opens
+ * under the key as the receiver's id, and no raw datagram of op 0 is ever
+ * taken as control (the fuzzer does not hold the key).
+ *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
  *   op % 4 == 0  the chunk as a datagram, from one of four addresses
  *   op % 4 == 1  time step of (first 4 bytes % 3000) ms, then advance
@@ -39,6 +45,8 @@ typedef struct {
   RlmMerger merger;
   gboolean have_out;
   guint16 out_seq;
+  AuthSession *peers[4];        /* keyed: the peers' sealers */
+  AuthSession *opener;          /* keyed: checks what the core sends */
 } Target;
 
 /* The merger's packets due at @now, checked. */
@@ -68,12 +76,18 @@ static void
 check_transmits_and_events (Target * t)
 {
   guint8 buf[64];
-  gsize len;
+  gsize len, plen;
+  guint32 sender;
   RlmEvent ev;
   RlmCtrl c;
 
   rlm_receiver_get_stats (t->r, &t->st);
   while ((len = rlm_receiver_pop_transmit (t->r, buf, sizeof (buf)))) {
+    if (t->opener && (len != RLM_CTRL_MAX_SIZE ||
+            auth_open (t->opener, buf, len, 0, &plen, &sender) != AUTH_OK ||
+            sender != t->st.ssrc))
+      abort ();
+    len = t->opener ? plen : len;
     if (len != RLM_CTRL_SIZE || !rlm_ctrl_parse (buf, len, &c) ||
         c.ssrc != t->st.ssrc || c.level < 1 || c.level > t->n_layers)
       abort ();
@@ -128,8 +142,11 @@ feed_ctrl (Target * t, guint8 type, guint8 level, guint8 peer, guint8 addr,
 {
   RlmCtrl c = { type, 0x100 + peer, level };
   RlmAddr a = { 4, {10, 0, 0, addr} };
-  guint8 buf[RLM_CTRL_SIZE];
+  guint8 buf[RLM_CTRL_MAX_SIZE];
   gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+
+  if (t->peers[0])
+    len = auth_seal (t->peers[peer % 4], buf, len, sizeof (buf));
 
   rlm_receiver_on_datagram (t->r, buf, len, &a, now);
 }
@@ -161,6 +178,19 @@ check_parsers (const guint8 * p, size_t len)
   g_free (out);
 }
 
+static void
+set_key (Target * t)
+{
+  AuthKey k;
+
+  for (guint i = 0; i < AUTH_KEY_SIZE; i++)
+    k.bytes[i] = i;
+  rlm_receiver_set_key (t->r, &k);
+  for (guint i = 0; i < 4; i++)
+    t->peers[i] = auth_session_new (&k, 0x100 + i, 4);
+  t->opener = auth_session_new (&k, 1, 4);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
@@ -184,6 +214,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.n_layers = cfg.n_layers;
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.r = rlm_receiver_new (&cfg, &rng, now);
+  if (data[0] & 0x80)
+    set_key (&t);
   rlm_merger_init (&t.merger, 6, 20 * MS, 64, 0);
   check_transmits_and_events (&t);
 
@@ -193,7 +225,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     switch (r.op % 4) {
       case 0:
         check_parsers (r.chunk, r.len);
-        rlm_receiver_on_datagram (t.r, r.chunk, r.len, &a, now);
+        if (rlm_receiver_on_datagram (t.r, r.chunk, r.len, &a, now) ==
+            RLM_PACKET_CONTROL && t.opener)
+          abort ();
         rlm_merger_push (&t.merger, r.chunk, r.len, now);
         break;
       case 1:
@@ -219,5 +253,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   drain_merger (&t, G_MAXINT64 / 2);
   rlm_merger_clear (&t.merger);
   rlm_receiver_free (t.r);
+  for (guint i = 0; i < 4; i++)
+    auth_session_free (t.peers[i]);
+  auth_session_free (t.opener);
   return 0;
 }

@@ -56,6 +56,10 @@ def main():
         rec(0, app(0, 0x101, 2)[:10]) + rec(0, rtp_with_layer(0, 7)) +
         rec(0, rtp_with_layer(0, 9)) + rec(0, rtp_with_layer(5, 1)) + step(6000) +
         ctrl(True, 1, 2, 2) + ctrl(True, 1, 2, 3) + ctrl(True, 1, 3, 3),
+        # with the group key (config bit 0x80): sealed peers, raw ones refused
+        "keyed": bytes([0x84]) + ticks(50, 1) + ctrl(False, 2, 1) + ticks(5, 1) +
+        rec(0, app(0, 0x101, 2)) + rec(0, app(0, 0x101, 2) + bytes(24)) +
+        media(0, 3) + ticks(300, 1) + ctrl(True, 1, 2, 2),
     }
     for name, body in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -15,6 +15,7 @@ static gchar *opt_id, *opt_members, *opt_rendezvous, *opt_listen;
 static gchar *opt_stun, *opt_turn, *opt_turn_user, *opt_turn_pass;
 static gchar *opt_types;
 static gint opt_count = 50, opt_timeout = 30, opt_size = 200;
+static gboolean opt_no_fallback;
 
 static GOptionEntry entries[] = {
   {"id", 0, 0, G_OPTION_ARG_STRING, &opt_id, "this member's id", "ID"},
@@ -31,6 +32,8 @@ static GOptionEntry entries[] = {
       "TURN password", "P"},
   {"candidate-types", 0, 0, G_OPTION_ARG_STRING, &opt_types,
       "allowed candidate types, e.g. host+srflx+relay or relay", "TYPES"},
+  {"no-relay-fallback", 0, 0, G_OPTION_ARG_NONE, &opt_no_fallback,
+      "do not retry a failed peer relayed only", NULL},
   {"count", 0, 0, G_OPTION_ARG_INT, &opt_count, "datagrams to each peer",
       "N"},
   {"size", 0, 0, G_OPTION_ARG_INT, &opt_size, "datagram size (bytes)", "B"},
@@ -53,6 +56,7 @@ static guint self_index;
 static GstNiceTransport *transport;
 static GstNiceRendezvousClient *rdv;
 static GMainLoop *loop;
+static gint64 started_at;       /* when the transport was made (us) */
 
 static Member *
 member_by_addr (GSocketAddress * a)
@@ -178,6 +182,7 @@ print_stats (void)
     gchar *state;
     gint st;
     guint64 sent = 0, recv = 0, dropped = 0;
+    gboolean fallback = FALSE;
     const gchar *lt, *rt, *la, *ra;
 
     if (i == self_index)
@@ -189,6 +194,7 @@ print_stats (void)
     gst_structure_get_uint64 (s, "packets-sent", &sent);
     gst_structure_get_uint64 (s, "packets-received", &recv);
     gst_structure_get_uint64 (s, "packets-dropped", &dropped);
+    gst_structure_get_boolean (s, "relay-fallback", &fallback);
     lt = gst_structure_get_string (s, "local-candidate-type");
     rt = gst_structure_get_string (s, "remote-candidate-type");
     la = gst_structure_get_string (s, "local-address");
@@ -197,9 +203,12 @@ print_stats (void)
         "\"local_type\": \"%s\", \"local_address\": \"%s\", "
         "\"remote_type\": \"%s\", \"remote_address\": \"%s\", "
         "\"sent\": %" G_GUINT64_FORMAT ", \"received\": %" G_GUINT64_FORMAT
-        ", \"from_ok\": %u, \"dropped\": %" G_GUINT64_FORMAT "}\n", opt_id,
+        ", \"from_ok\": %u, \"dropped\": %" G_GUINT64_FORMAT
+        ", \"relay_fallback\": %s, \"connected_s\": %.2f}\n", opt_id,
         m->id, state, lt ? lt : "", la ? la : "", rt ? rt : "",
-        ra ? ra : "", sent, recv, m->received, dropped);
+        ra ? ra : "", sent, recv, m->received, dropped,
+        fallback ? "true" : "false", m->connected_at ?
+        (m->connected_at - started_at) / 1e6 : -1.0);
     gst_structure_free (s);
     g_free (state);
   }
@@ -269,8 +278,10 @@ main (int argc, char **argv)
   }
   make_members ();
   transport = gst_nice_transport_new ();
+  started_at = g_get_monotonic_time ();
   g_object_set (transport, "stun-server", opt_stun, "turn-server", opt_turn,
-      "turn-user", opt_turn_user, "turn-password", opt_turn_pass, NULL);
+      "turn-user", opt_turn_user, "turn-password", opt_turn_pass,
+      "relay-fallback", !opt_no_fallback, NULL);
   if (opt_types)
     gst_util_set_object_arg (G_OBJECT (transport), "candidate-types",
         opt_types);

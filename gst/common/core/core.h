@@ -17,6 +17,8 @@
  *   rfc4571.h      RFC 4571 framing of packets over a byte stream
  *   tcpinfo.h      a TCP_INFO sample as a shell reads it and a core takes it
  *   polled.h       the queue of records a core keeps for its caller to poll
+ *   auth.h         group key, sealed and opened control packets, replay
+ *                  window
  *
  * The convention every core follows (as quinn-proto and str0m do):
  *
@@ -58,5 +60,6 @@
 #include "core/rfc4571.h"
 #include "core/tcpinfo.h"
 #include "core/polled.h"
+#include "core/auth.h"
 
 #endif /* __CORE_CORE_H__ */

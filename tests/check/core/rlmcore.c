@@ -712,6 +712,194 @@ GST_START_TEST (test_bad_input_changes_nothing)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* The group key (core/auth.h) */
+
+static void
+test_key (AuthKey * k, guint8 first)
+{
+  for (guint i = 0; i < AUTH_KEY_SIZE; i++)
+    k->bytes[i] = first + i;
+}
+
+/* An announcement of @ssrc sealed by @peer (NULL: not sealed), written
+ * to @out (RLM_CTRL_MAX_SIZE bytes) and fed to the receiver. */
+static RlmPacketKind
+feed_sealed (Rig * rig, AuthSession * peer, guint8 type, guint32 ssrc,
+    guint8 level, guint8 * out, gsize * out_len)
+{
+  RlmCtrl c = { type, ssrc, level };
+  RlmAddr a = addr_of (1);
+  gsize len = rlm_ctrl_write (&c, out, RLM_CTRL_MAX_SIZE);
+
+  *out_len = peer ? auth_seal (peer, out, len, RLM_CTRL_MAX_SIZE) : len;
+  return rlm_receiver_on_datagram (rig->r, out, *out_len, &a, rig->now);
+}
+
+static RlmPacketKind
+feed_again (Rig * rig, const guint8 * buf, gsize len)
+{
+  RlmAddr a = addr_of (1);
+
+  return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
+}
+
+/* With a key the announcements carry the trailer after the very bytes a
+ * receiver without a key sends; they open under the key as the
+ * receiver's id. Unsealed, altered, foreign-keyed and replayed control
+ * packets are counted by verdict and change nothing; sealed ones are
+ * taken. Too small a buffer keeps the packet queued. */
+GST_START_TEST (test_keyed_control)
+{
+  Rig plain, rig;
+  AuthKey k, other;
+  AuthSession *peer, *mallory, *check;
+  RlmReceiverStats before, after;
+  guint8 a[RLM_CTRL_MAX_SIZE], b[RLM_CTRL_MAX_SIZE], saved[RLM_CTRL_MAX_SIZE];
+  guint8 scratch[RLM_CTRL_MAX_SIZE];
+  gsize na, nb, plen, nsaved, nscratch;
+  guint32 sender;
+
+  test_key (&k, 0);
+  test_key (&other, 1);
+  rig_init (&plain, 21, 4);
+  rig_init (&rig, 21, 4);
+  rlm_receiver_set_key (rig.r, &k);
+  plain.now = rig.now = 6 * S;
+  rlm_receiver_advance (plain.r, plain.now);
+  rlm_receiver_advance (rig.r, rig.now);
+  fail_unless_equals_int (rlm_receiver_pop_transmit (rig.r, a,
+          RLM_CTRL_MAX_SIZE - 1), 0);
+  na = rlm_receiver_pop_transmit (rig.r, a, sizeof (a));
+  nb = rlm_receiver_pop_transmit (plain.r, b, sizeof (b));
+  fail_unless_equals_int (na, RLM_CTRL_MAX_SIZE);
+  fail_unless_equals_int (nb, RLM_CTRL_SIZE);
+  fail_unless (memcmp (a, b, RLM_CTRL_SIZE) == 0);
+  check = auth_session_new (&k, 1, 4);
+  fail_unless_equals_int (auth_open (check, a, na, 0, &plen, &sender),
+      AUTH_OK);
+  fail_unless_equals_int (plen, RLM_CTRL_SIZE);
+  fail_unless_equals_int (sender, stats (&rig).ssrc);
+  fail_unless (stats (&rig).authenticated);
+  fail_if (stats (&plain).authenticated);
+  rig_clear (&plain);
+
+  peer = auth_session_new (&k, PEER_SSRC, 4);
+  mallory = auth_session_new (&other, PEER_SSRC, 4);
+  /* a sound report makes the peer a member */
+  fail_unless_equals_int (feed_sealed (&rig, peer, RLM_CTRL_REPORT,
+          PEER_SSRC, 1, saved, &nsaved), RLM_PACKET_CONTROL);
+  drain_events (&rig, RLM_EVENT_LEVEL, NULL);
+  before = stats (&rig);
+  fail_unless_equals_int (before.session_size, 2);
+  fail_unless_equals_uint64 (before.auth.accepted, 1);
+  /* unsealed, another key, altered, replayed: a JOIN each time */
+  fail_unless_equals_int (feed_sealed (&rig, NULL, RLM_CTRL_JOIN, 0x51,
+          2, scratch, &nscratch), RLM_PACKET_UNAUTHENTICATED);
+  fail_unless_equals_int (feed_sealed (&rig, mallory, RLM_CTRL_JOIN, 0x52,
+          2, scratch, &nscratch), RLM_PACKET_UNAUTHENTICATED);
+  nb = rlm_ctrl_write (&(RlmCtrl) {
+      RLM_CTRL_JOIN, PEER_SSRC, 2}, b, sizeof (b));
+  nb = auth_seal (peer, b, nb, sizeof (b));
+  b[12] = 3;                    /* the level */
+  fail_unless_equals_int (feed_again (&rig, b, nb),
+      RLM_PACKET_UNAUTHENTICATED);
+  fail_unless_equals_int (feed_again (&rig, saved, nsaved),
+      RLM_PACKET_UNAUTHENTICATED);
+  after = stats (&rig);
+  fail_unless_equals_uint64 (after.auth.truncated, 1);
+  fail_unless_equals_uint64 (after.auth.bad_tag, 2);
+  fail_unless_equals_uint64 (after.auth.replayed, 1);
+  fail_unless_equals_uint64 (after.auth.accepted, 1);
+  fail_unless_equals_uint64 (after.control_received,
+      before.control_received);
+  fail_unless_equals_uint64 (after.malformed, before.malformed);
+  fail_unless_equals_int (after.session_size, 2);
+  /* no experiment was recorded: a loss teaches nothing */
+  feed (&rig, 0, 1);
+  fail_unless_equals_int (stats (&rig).experiments_learned, 0);
+  /* a sound JOIN is taken */
+  fail_unless_equals_int (feed_sealed (&rig, peer, RLM_CTRL_JOIN, PEER_SSRC,
+          2, scratch, &nscratch), RLM_PACKET_CONTROL);
+  fail_unless_equals_uint64 (stats (&rig).control_received,
+      before.control_received + 1);
+  auth_session_free (peer);
+  auth_session_free (mallory);
+  auth_session_free (check);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* test_suppression with a key: a forged JOIN at level 2 and a replay of
+ * the peer's earlier one do not suppress our experiment at 3; a fresh,
+ * sealed JOIN would (checked on a twin receiver of the same seed). */
+GST_START_TEST (test_keyed_forgery_does_not_suppress)
+{
+  Rig rig, twin;
+  AuthKey k, other;
+  AuthSession *peer, *peer_twin, *mallory;
+  RlmReceiverStats st;
+  guint8 old[RLM_CTRL_MAX_SIZE], scratch[RLM_CTRL_MAX_SIZE];
+  gsize nold, nscratch;
+  gint64 deadline;
+  guint64 suppressed;
+  Rig *rigs[2] = { &rig, &twin };
+
+  test_key (&k, 0);
+  test_key (&other, 7);
+  peer = auth_session_new (&k, PEER_SSRC, 4);
+  peer_twin = auth_session_new (&k, PEER_SSRC, 4);
+  mallory = auth_session_new (&other, PEER_SSRC, 4);
+  for (guint i = 0; i < 2; i++) {
+    rig_init (rigs[i], 14, 4);
+    rlm_receiver_set_key (rigs[i]->r, &k);
+    run_until_level (rigs[i], 2, 10 * S);
+    run_clean (rigs[i], rigs[i]->now + 3500 * MS);
+    drain_transmits (rigs[i], NULL);
+    drain_events (rigs[i], RLM_EVENT_JOIN, NULL);
+  }
+  /* the peer's genuine JOIN at 2, long over; captured by the attacker */
+  fail_unless_equals_int (feed_sealed (&rig, peer, RLM_CTRL_JOIN, PEER_SSRC,
+          2, old, &nold), RLM_PACKET_CONTROL);
+  fail_unless_equals_int (feed_sealed (&twin, peer_twin, RLM_CTRL_JOIN,
+          PEER_SSRC, 2, scratch, &nscratch), RLM_PACKET_CONTROL);
+  run_clean (&rig, rig.now + 3500 * MS);
+  run_clean (&twin, twin.now + 3500 * MS);
+  deadline = stats (&rig).join_deadline;
+  fail_unless_equals_int64 (stats (&twin).join_deadline, deadline);
+  fail_unless (deadline > rig.now + 1 * S);
+
+  run_clean (&rig, deadline - 1 * S);
+  suppressed = stats (&rig).experiments_suppressed;
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_unless_equals_int (feed_sealed (&rig, mallory, RLM_CTRL_JOIN,
+          PEER_SSRC, 2, scratch, &nscratch), RLM_PACKET_UNAUTHENTICATED);
+  fail_unless_equals_int (feed_again (&rig, old, nold),
+      RLM_PACKET_UNAUTHENTICATED);
+  run_clean (&rig, deadline);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 3);
+  fail_unless_equals_int (st.experiments_suppressed, suppressed);
+  fail_unless_equals_uint64 (st.auth.bad_tag, 1);
+  fail_unless_equals_uint64 (st.auth.replayed, 1);
+
+  run_clean (&twin, deadline - 1 * S);
+  fail_unless_equals_int (feed_sealed (&twin, peer_twin, RLM_CTRL_JOIN,
+          PEER_SSRC, 2, scratch, &nscratch), RLM_PACKET_CONTROL);
+  run_clean (&twin, deadline);
+  st = stats (&twin);
+  fail_unless_equals_int (st.level, 2);
+  fail_unless_equals_int (st.experiments_suppressed, suppressed + 1);
+  auth_session_free (peer);
+  auth_session_free (peer_twin);
+  auth_session_free (mallory);
+  rig_clear (&rig);
+  rig_clear (&twin);
+}
+
+GST_END_TEST;
+
 /* T_J^max grows with the session size the reports tell (section 3.5);
  * silent members expire. */
 GST_START_TEST (test_join_max_scales_with_session)
@@ -902,6 +1090,8 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
+  tcase_add_test (tc, test_keyed_control);
+  tcase_add_test (tc, test_keyed_forgery_does_not_suppress);
   tcase_add_test (tc, test_join_max_scales_with_session);
   tcase_add_test (tc, test_figure4_sample_path);
   tcase_add_test (tc, test_shared_learning_in_sim);

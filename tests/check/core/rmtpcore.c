@@ -468,6 +468,50 @@ GST_START_TEST (test_conn_retried_by_unicast)
 
 GST_END_TEST;
 
+/* A CONN retry for another member reaches a connected receiver (the shell
+ * multicasts a retry to a member whose address it does not know): it is
+ * counted as foreign and not answered. */
+GST_START_TEST (test_conn_retry_for_another_ignored)
+{
+  Rig rig;
+  guint8 conn[RMTP_HEADER_SIZE + 64 + 4], digest[RMTP_DIGEST_SIZE] = { 0 };
+  const RmtpReceiverStats *rs;
+  RmtpDatagram d;
+  WireWriter w;
+  guint64 cacks, foreign;
+
+  rig_init (&rig, 2, 8 * 1024, NULL);
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 300 * MS);
+  rs = rmtp_receiver_stats (rig.r[0]);
+  cacks = rs->cack_sent;
+  foreign = rs->in.foreign;
+  fail_unless_equals_uint64 (cacks, 1);
+  wire_writer_init (&w, conn, sizeof (conn));
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_CONN);
+  wire_write_u32 (&w, 0xC0FFEE);
+  wire_write_u64 (&w, 8 * 1024);
+  wire_write_u32 (&w, rig.cfg.packet_size);
+  wire_write_u32 (&w, 8);
+  wire_write_u32 (&w, 2000);
+  wire_write_u32 (&w, 0);
+  wire_write_u32 (&w, 0);
+  wire_write_bytes (&w, digest, RMTP_DIGEST_SIZE);
+  wire_write_u32 (&w, 1);
+  wire_write_u32 (&w, rig.ids[1]);
+  fail_unless_equals_int (w.pos, sizeof (conn));
+  rmtp_receiver_handle (rig.r[0], conn, w.pos, rig.now);
+  rmtp_receiver_handle_timeout (rig.r[0], rig.now);
+  fail_unless_equals_uint64 (rs->in.foreign, foreign + 1);
+  fail_unless_equals_uint64 (rs->cack_sent, cacks);
+  fail_if (rmtp_receiver_poll_datagram (rig.r[0], &d));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* Drops the first answer of type rig->drop_type from receiver rig->drop_rx. */
 static gboolean
 drop_first_answer (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
@@ -811,6 +855,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_cack_backoff_spread);
   tcase_add_test (tc, test_response_backoff_distribution);
   tcase_add_test (tc, test_conn_retried_by_unicast);
+  tcase_add_test (tc, test_conn_retry_for_another_ignored);
   tcase_add_test (tc, test_poll_on_response_timeout);
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
   tcase_add_test (tc, test_busy_rrdy_lost);

@@ -567,6 +567,76 @@ GST_START_TEST (test_running_period)
 
 GST_END_TEST;
 
+/* switch-max-delay (ours): at the rate floor a paced ADU of 40 packets of
+ * 1250 bytes takes 40 s; a probing period decided inside it starts on TCP
+ * 1 s later, inside the ADU, and with 0 only at the ADU's end. */
+static TpbaSender *
+sender_at_floor_inside_adu (gint64 max_delay, gint64 * now)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.r_min = 10000;
+  cfg.switch_max_delay = max_delay;
+  s = running_sender_at (&cfg, 10000);
+  /* the first packet of an ADU at 12.9 s; the period ends at 13 s */
+  send_pkt (s, 2, 200, FALSE, 1250, 12900 * MS);
+  tpba_sender_advance (s, 13 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  *now = 13 * S;
+  return s;
+}
+
+GST_START_TEST (test_switch_max_delay)
+{
+  TpbaRtpInfo p = pkt (3, 200, FALSE, 1250);
+  TpbaSenderStats st;
+  TpbaSendDecision d;
+  TpbaSender *s;
+  gint64 now;
+
+  s = sender_at_floor_inside_adu (S, &now);
+  /* the pacer would hold the next packet of the ADU until 13.9 s; the
+   * switch may not wait past 14 s, so it is paced, then due at 14 s */
+  fail_unless_equals_int64 (tpba_sender_next_send_time (s, &p, now),
+      13900 * MS);
+  d = send_pkt (s, 3, 200, FALSE, 1250, 13900 * MS);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  p.seq = 4;
+  fail_unless_equals_int64 (tpba_sender_next_send_time (s, &p, 13900 * MS),
+      14 * S);
+  fail_unless_equals_int64 (tpba_sender_next_send_time (s, &p, 14 * S),
+      14 * S);
+  d = send_pkt (s, 4, 200, FALSE, 1250, 14 * S);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  fail_unless (d.switched);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.mid_adu_switches, 1);
+  fail_unless_equals_int (st.switches, 2);
+  tpba_sender_free (s);
+
+  /* 0: the paper's rule, the rest of the ADU stays paced on UDP */
+  s = sender_at_floor_inside_adu (0, &now);
+  for (guint i = 0; i < 5; i++) {
+    p.seq = 3 + i;
+    now = tpba_sender_next_send_time (s, &p, now);
+    fail_unless_equals_int64 (now, 12900 * MS + (i + 1) * S);
+    d = send_pkt (s, p.seq, 200, FALSE, 1250, now);
+    fail_unless_equals_int (d.transport, TPBA_TRANSPORT_UDP);
+  }
+  d = send_pkt (s, 8, 300, FALSE, 1250, now + S);
+  fail_unless_equals_int (d.transport, TPBA_TRANSPORT_TCP);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.mid_adu_switches, 0);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 4. Pacing */
 
@@ -1546,6 +1616,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_stalled_cycles);
   tcase_add_test (tc, test_probe_interval_cwnd);
   tcase_add_test (tc, test_running_period);
+  tcase_add_test (tc, test_switch_max_delay);
   tcase_add_test (tc, test_running_increase);
   tcase_add_test (tc, test_running_increase_fraction);
   tcase_add_test (tc, test_pacing);

@@ -138,14 +138,16 @@ check_uri_refused (GstElement * e, const gchar * uri, const gchar * text)
   g_clear_error (&err);
 }
 
-/* The pipeline @desc fails to go to PAUSED and posts an error holding
- * @text (a start error that names the bad setting). */
+/* The pipeline @desc fails to start (to PAUSED) with an error on its bus
+ * whose message holds @text. */
 static inline void
-check_start_fails_with (const gchar * desc, const gchar * text)
+check_start_error (const gchar * desc, const gchar * text)
 {
   GstElement *p = gst_parse_launch (desc, NULL);
-  GstBus *bus = gst_element_get_bus (p);
+  GstBus *bus;
 
+  fail_unless (p != NULL, "%s", desc);
+  bus = gst_element_get_bus (p);
   fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
       GST_STATE_CHANGE_FAILURE);
   check_bus_error_contains (bus, GST_SECOND, text);

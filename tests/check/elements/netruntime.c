@@ -9,6 +9,9 @@
 #include "gstnetudp.h"
 #include "gstnetsocket.h"
 #include "gstparamtable.h"
+#include "gstnetkey.h"
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 typedef struct
 {
@@ -426,6 +429,107 @@ GST_START_TEST (test_resolve_errors)
 
 GST_END_TEST;
 
+/* gstnetkey: none, a key, a key file (trailing white space dropped); both
+ * set, a file too long, a NUL byte, an unreadable file and a bad key each
+ * give an error naming the setting and never the key; set "" is none. */
+static gchar *
+key_file_with (const gchar * text, gssize len)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "netkey-XXXXXX", NULL);
+  gint fd = g_mkstemp (path);
+
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (path, text, len, NULL));
+  return path;
+}
+
+static gboolean
+load (const gchar * key, const gchar * file, AuthKey * k, gboolean * have,
+    GError ** err)
+{
+  GstNetKeySettings s = { g_strdup (key), g_strdup (file) };
+  gboolean ok = gst_net_key_load (&s, k, have, err);
+
+  gst_net_key_settings_clear (&s);
+  return ok;
+}
+
+GST_START_TEST (test_net_key_load)
+{
+  const gchar *hex =
+      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  gchar *good = g_strdup_printf ("%s \n\t\n", hex);
+  gchar *path = key_file_with (good, -1), *big_text, *big, *nul;
+  AuthKey k, want;
+  gboolean have = TRUE;
+  GError *err = NULL;
+  GstNetKeySettings s = { NULL, NULL };
+  GValue v = G_VALUE_INIT;
+
+  fail_unless (load (NULL, NULL, &k, &have, &err));
+  fail_if (have);
+  fail_unless (auth_key_from_string (hex, &want, NULL));
+  fail_unless (load (hex, NULL, &k, &have, &err) && have);
+  fail_unless (memcmp (k.bytes, want.bytes, AUTH_KEY_SIZE) == 0);
+  memset (&k, 0, sizeof (k));
+  fail_unless (load (NULL, path, &k, &have, &err) && have);
+  fail_unless (memcmp (k.bytes, want.bytes, AUTH_KEY_SIZE) == 0);
+
+  fail_if (load (hex, path, &k, &have, &err));
+  fail_unless (strstr (err->message, "both set") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  fail_if (load ("tooshort", NULL, &k, &have, &err));
+  fail_unless (g_str_has_prefix (err->message, "key: "), "%s", err->message);
+  fail_unless (strstr (err->message, "tooshort") == NULL);
+  g_clear_error (&err);
+  big_text = g_strnfill (GST_NET_KEY_FILE_MAX + 1, 'a');
+  big = key_file_with (big_text, -1);
+  fail_if (load (NULL, big, &k, &have, &err));
+  fail_unless (strstr (err->message, "longer than 4096 bytes") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  nul = key_file_with ("correct horse\0battery", 21);
+  fail_if (load (NULL, nul, &k, &have, &err));
+  fail_unless (strstr (err->message, "NUL") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  fail_unless (g_file_set_contents (path, "hunter2\n", -1, NULL));
+  fail_if (load (NULL, path, &k, &have, &err));
+  fail_unless (g_str_has_prefix (err->message, "key-file \""), "%s",
+      err->message);
+  fail_unless (strstr (err->message, "hunter2") == NULL);
+  g_clear_error (&err);
+  g_unlink (path);
+  fail_if (load (NULL, path, &k, &have, &err));
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ));
+  g_clear_error (&err);
+
+  /* set: "" is none, the key file reads back */
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, "");
+  fail_unless (gst_net_key_set (&s, 10, 10 + GST_NET_KEY_PROP_KEY, &v));
+  fail_unless (s.key == NULL);
+  g_value_set_string (&v, "/k");
+  fail_unless (gst_net_key_set (&s, 10, 10 + GST_NET_KEY_PROP_KEY_FILE, &v));
+  fail_if (gst_net_key_set (&s, 10, 12, &v));
+  g_value_set_string (&v, NULL);
+  fail_unless (gst_net_key_get (&s, 10, 10 + GST_NET_KEY_PROP_KEY_FILE, &v));
+  fail_unless_equals_string (g_value_get_string (&v), "/k");
+  fail_if (gst_net_key_get (&s, 10, 10 + GST_NET_KEY_PROP_KEY, &v));
+  g_value_unset (&v);
+  gst_net_key_settings_clear (&s);
+  g_unlink (big);
+  g_unlink (nul);
+  g_free (good);
+  g_free (path);
+  g_free (big_text);
+  g_free (big);
+  g_free (nul);
+}
+
+GST_END_TEST;
+
 static Suite *
 netruntime_suite (void)
 {
@@ -442,6 +546,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_multicast_send_iface);
   tcase_add_test (tc, test_param_table_64bit_bounds);
   tcase_add_test (tc, test_resolve_errors);
+  tcase_add_test (tc, test_net_key_load);
   return s;
 }
 

@@ -4,7 +4,9 @@
  * packets; URIs, units and examples are documented. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
 #include <netinet/in.h>
+#include <unistd.h>
 
 #include "checkutil.h"
 #include "gstnetudp.h"
@@ -486,6 +488,237 @@ GST_START_TEST (test_src_source_specific)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------ */
+/* The group key */
+
+#define HEX_KEY "00112233445566778899aabbccddeeff" \
+  "00112233445566778899aabbccddeeff"
+#define PEER_ID 0x5eed1234u
+
+/* The first RLM control packet the rig's rlmsrc sends to @group (its
+ * JOIN: t-join-min is short), read on a socket of the test's. */
+static gsize
+capture_announcement (SrcRig * r, const gchar * group, guint8 * buf,
+    gsize max)
+{
+  GSocket *s = group_socket (r->port, group);
+  gssize n;
+
+  fail_unless (s != NULL);
+  do {
+    n = g_socket_receive (s, (gchar *) buf, max, NULL, NULL);
+    fail_unless (n > 0, "no announcement within 5 s");
+  } while (n < 2 || buf[1] != 204);
+  g_object_unref (s);
+  return n;
+}
+
+/* Sends an announcement of PEER_ID, sealed by @seal (NULL: not sealed);
+ * @out (RLM_CTRL_MAX_SIZE bytes) keeps it. */
+static gsize
+send_ctrl (SrcRig * r, const gchar * group, AuthSession * seal,
+    guint8 type, guint8 level, guint8 * out)
+{
+  RlmCtrl c = { type, PEER_ID, level };
+  gsize n = rlm_ctrl_write (&c, out, RLM_CTRL_MAX_SIZE);
+
+  if (seal)
+    n = auth_seal (seal, out, n, RLM_CTRL_MAX_SIZE);
+  send_to_group (r->tx, group, r->port, out, n);
+  return n;
+}
+
+static AuthSession *
+hex_session (const gchar * hex, guint32 id)
+{
+  AuthKey k;
+
+  fail_unless (auth_key_from_string (hex, &k, NULL));
+  return auth_session_new (&k, id, 4);
+}
+
+static gboolean
+stat_bool (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  gboolean v = FALSE;
+
+  g_object_get (e, "stats", &s, NULL);
+  fail_unless (gst_structure_get_boolean (s, field, &v), "no %s", field);
+  gst_structure_free (s);
+  return v;
+}
+
+/* With a key: the JOIN goes out sealed (40 bytes, opening under the key
+ * as the receiver's id, the first 16 bytes an RLM JOIN); an unsealed JOIN,
+ * one under another key and a replay of a sound one are dropped and
+ * counted by verdict; the sound one is taken. */
+GST_START_TEST (test_src_key_seals_and_checks)
+{
+  SrcRig r;
+  AuthSession *peer = hex_session (HEX_KEY, PEER_ID), *check =
+      hex_session (HEX_KEY, 1), *other;
+  AuthKey wrong;
+  GstStructure *st;
+  guint ssrc = 0;
+  guint8 buf[256], sound[RLM_CTRL_MAX_SIZE];
+  gsize n, plen, nsound;
+  guint32 sender;
+  RlmCtrl c;
+
+  memset (wrong.bytes, 0x42, sizeof (wrong.bytes));
+  other = auth_session_new (&wrong, PEER_ID, 4);
+  src_rig_init (&r, "239.255.78.21", "layers=2 t-join-min=100000000 "
+      "key=" HEX_KEY);
+  n = capture_announcement (&r, "239.255.78.21", buf, sizeof (buf));
+  fail_unless_equals_int (n, RLM_CTRL_MAX_SIZE);
+  fail_unless_equals_int (auth_open (check, buf, n, 0, &plen, &sender),
+      AUTH_OK);
+  fail_unless (rlm_ctrl_parse (buf, plen, &c));
+  fail_unless_equals_int (c.type, RLM_CTRL_JOIN);
+  fail_unless_equals_int (sender, c.ssrc);
+  g_object_get (r.src, "stats", &st, NULL);
+  fail_unless (gst_structure_get_uint (st, "ssrc", &ssrc));
+  gst_structure_free (st);
+  fail_unless_equals_int (ssrc, c.ssrc);
+  fail_unless (stat_bool (r.src, "auth"));
+
+  send_ctrl (&r, "239.255.78.21", NULL, RLM_CTRL_JOIN, 2, buf);
+  send_ctrl (&r, "239.255.78.21", other, RLM_CTRL_JOIN, 2, buf);
+  nsound = send_ctrl (&r, "239.255.78.21", peer, RLM_CTRL_REPORT, 1, sound);
+  send_to_group (r.tx, "239.255.78.21", r.port, sound, nsound);
+  wait_stat (&r, "auth-truncated", 1);
+  wait_stat (&r, "auth-bad-tag", 1);
+  wait_stat (&r, "auth-replayed", 1);
+  wait_stat (&r, "control-received", 1);
+  fail_unless_equals_uint64 (check_stat_u64 (r.src, "control-received"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (r.src, "malformed"), 0);
+  fail_unless (check_stat_u64 (r.src, "auth-sealed") >= 1);
+  src_rig_clear (&r);
+  auth_session_free (peer);
+  auth_session_free (check);
+  auth_session_free (other);
+}
+
+GST_END_TEST;
+
+/* Without a key: the JOIN is the 16-byte APP packet as before, and an
+ * unsealed announcement of another receiver is taken. */
+GST_START_TEST (test_src_without_key_unchanged)
+{
+  SrcRig r;
+  guint8 buf[256];
+  RlmCtrl c;
+  gsize n;
+
+  src_rig_init (&r, "239.255.78.31", "layers=2 t-join-min=100000000");
+  n = capture_announcement (&r, "239.255.78.31", buf, sizeof (buf));
+  fail_unless_equals_int (n, RLM_CTRL_SIZE);
+  fail_unless (rlm_ctrl_parse (buf, n, &c));
+  fail_unless_equals_int (c.type, RLM_CTRL_JOIN);
+  fail_unless_equals_int (c.level, 2);
+  fail_if (stat_bool (r.src, "auth"));
+  send_ctrl (&r, "239.255.78.31", NULL, RLM_CTRL_REPORT, 1, buf);
+  wait_stat (&r, "control-received", 1);
+  fail_unless_equals_uint64 (check_stat_u64 (r.src, "auth-truncated"), 0);
+  src_rig_clear (&r);
+}
+
+GST_END_TEST;
+
+/* The key is write-only and never in the URI; key-file round-trips; a
+ * key and a key file given as URI parameters are taken. */
+GST_START_TEST (test_key_properties_and_uri)
+{
+  GstElement *e = gst_element_factory_make ("rlmsrc", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "key");
+  gchar *uri, *file;
+
+  fail_unless (ps != NULL);
+  fail_unless (ps->flags & G_PARAM_WRITABLE);
+  fail_if (ps->flags & G_PARAM_READABLE);
+  fail_unless (strstr (g_param_spec_get_blurb (ps), "64 hex digits"));
+  g_object_set (e, "uri", "rlm://239.1.1.9:5004?key=correct%20horse%20"
+      "battery&key-file=%2Ftmp%2Fk", NULL);
+  g_object_get (e, "uri", &uri, "key-file", &file, NULL);
+  fail_unless_equals_string (file, "/tmp/k");
+  fail_unless (strstr (uri, "key-file=") != NULL, "%s", uri);
+  fail_unless (strstr (uri, "key=") == NULL, "%s", uri);
+  fail_unless (strstr (uri, "horse") == NULL, "%s", uri);
+  g_free (uri);
+  g_free (file);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Bad keys fail the start with an error naming the setting, without the
+ * key; a key file with the hex key and a newline works. */
+GST_START_TEST (test_key_errors_clear)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "rlm-key-XXXXXX", NULL);
+  gchar *desc;
+  gint fd = g_mkstemp (path);
+  struct
+  {
+    const gchar *props, *text;
+  } cases[] = {
+    {"key=hunter2", "key: a key is 64 hex digits or a passphrase of 10"},
+    {"key=" HEX_KEY " key-file=/nonexistent", "key and key-file are both "
+          "set"},
+    {"key-file=/nonexistent/rlm.key", "key-file \"/nonexistent/rlm.key\":"},
+    {NULL, "key-file \""},
+  };
+
+  fail_unless (fd >= 0);
+  fail_unless (write (fd, "short\n", 6) == 6);
+  close (fd);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstElement *p;
+    GstBus *bus;
+    GstMessage *m;
+    GError *err = NULL;
+
+    desc = g_strdup_printf ("rlmsrc address=239.255.78.41 port=%u %s%s ! "
+        "fakesink", free_udp_port (), cases[i].props ? cases[i].props :
+        "key-file=", cases[i].props ? "" : path);
+    p = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    bus = gst_element_get_bus (p);
+    fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    m = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+    fail_unless (m != NULL);
+    gst_message_parse_error (m, &err, NULL);
+    fail_unless (strstr (err->message, cases[i].text) != NULL, "%s",
+        err->message);
+    fail_unless (strstr (err->message, "hunter2") == NULL);
+    fail_unless (strstr (err->message, "short") == NULL);
+    fail_unless (strstr (err->message, "8899aabb") == NULL);
+    g_error_free (err);
+    gst_message_unref (m);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+  }
+  fail_unless (g_file_set_contents (path, HEX_KEY "\n", -1, NULL));
+  {
+    SrcRig r;
+    gchar *props = g_strdup_printf ("layers=1 key-file=%s", path);
+
+    src_rig_init (&r, "239.255.78.42", props);
+    wait_stat (&r, "joins", 1);
+    fail_unless (stat_bool (r.src, "auth"));
+    src_rig_clear (&r);
+    g_free (props);
+  }
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
 /* URIs, documentation */
 
 GST_START_TEST (test_uri_errors_clear)
@@ -545,17 +778,8 @@ GST_START_TEST (test_start_errors_clear)
           "2 layers"},
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GstElement *p = gst_parse_launch (cases[i].desc, NULL);
-    GstBus *bus = gst_element_get_bus (p);
-
-    fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
-        GST_STATE_CHANGE_FAILURE);
-    check_bus_error_contains (bus, GST_SECOND, cases[i].text);
-    gst_element_set_state (p, GST_STATE_NULL);
-    gst_object_unref (bus);
-    gst_object_unref (p);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_start_error (cases[i].desc, cases[i].text);
 }
 
 GST_END_TEST;
@@ -616,6 +840,10 @@ rlm_suite (void)
   tcase_add_test (tc, test_src_level_one_continuous);
   tcase_add_test (tc, test_src_joins_merges_leaves);
   tcase_add_test (tc, test_src_source_specific);
+  tcase_add_test (tc, test_src_key_seals_and_checks);
+  tcase_add_test (tc, test_src_without_key_unchanged);
+  tcase_add_test (tc, test_key_properties_and_uri);
+  tcase_add_test (tc, test_key_errors_clear);
   tcase_add_test (tc, test_uri_errors_clear);
   tcase_add_test (tc, test_start_errors_clear);
   tcase_add_test (tc, test_docs_units_defaults);

@@ -127,7 +127,7 @@ GST_START_TEST (test_start_errors_clear)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    check_start_fails_with (cases[i].desc, cases[i].text);
+    check_start_error (cases[i].desc, cases[i].text);
 }
 
 GST_END_TEST;

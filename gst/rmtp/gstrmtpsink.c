@@ -1,0 +1,845 @@
+/**
+ * SECTION:element-rmtpsink
+ * @title: rmtpsink
+ * @see_also: rmtpsrc
+ *
+ * The server of RMTP, reliable multicast delivery of a whole data set
+ * (Shiroshita et al., "Performance evaluation of reliable multicast
+ * transport protocol for large-scale delivery", 1996;
+ * docs/protocols/rmtp.md). The sink takes the data set as a byte stream
+ * until EOS (a file, say), then delivers it to every member of a fixed
+ * member list: a CONN multicast with the list and the data set's SHA-256,
+ * multicast rounds with selective repeat driven by one NACK or ACK per
+ * receiver and round (spread by backoff), POLLs of silent receivers,
+ * unicast recovery of slow or BUSY receivers after the rounds, and a
+ * release. The members are 1 .. #GstRmtpSink:receivers, or the ids of
+ * #GstRmtpSink:members; each rmtpsrc names its own with its `member`
+ * property. A member's address is the one its CACK came from.
+ *
+ * The pipeline gets its EOS only when the transfer is over: every member
+ * complete, or given up. Each round's end is posted as an element message
+ * `rmtp-progress` (bytes, round, receivers-complete), the outcome as
+ * `rmtp-done` (receivers-complete, receivers-failed, seconds), so
+ * `gst-launch-1.0 -m` shows the progress; the counters are in
+ * #GstRmtpSink:stats, also posted as `rmtp-sink-stats` every
+ * #GstRmtpSink:stats-interval. When no member completes, the sink posts an
+ * error instead of the EOS. Every constant of the protocol is a property
+ * with the paper's (or our) value as default.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m filesrc location=recording.mkv ! \
+ *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4"
+ * ]| delivers recording.mkv to the four rmtpsrc of members 1 .. 4.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gstrmtpsink.h"
+#include "gstrmtputil.h"
+#include "gstnetloop.h"
+#include "gstnetsocket.h"
+#include "gstnetstats.h"
+#include "gstnettime.h"
+#include "gstnetudp.h"
+#include "gstneturi.h"
+#include "core/random.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_rmtp_sink_debug);
+#define GST_CAT_DEFAULT gst_rmtp_sink_debug
+
+#define DEFAULT_RECEIVERS 1
+
+enum
+{
+  PROP_0,
+  PROP_RECEIVERS,
+  PROP_MEMBERS,
+  PROP_SESSION,
+  PROP_STATS,
+  PROP_URI,
+  PROP_SETTINGS,                /* GstRmtpSettings' from here */
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_default = GST_RMTP_DEFAULT_ADDRESS,
+  .port_min = 1,
+  .port_default = GST_RMTP_DEFAULT_PORT,
+  .address_blurb = "Multicast group the data set is sent to (IPv4 or IPv6 "
+      "literal)",
+  .port_blurb = "UDP port of the group",
+  .ttl_mc_blurb = "TTL of the multicast packets, hops (-1: the system's)",
+  .multicast_iface_blurb = "Network interface the group is sent on (NULL: "
+      "the system's route)",
+  .loop_blurb = "Multicast loopback: receivers on this host hear the group",
+  .buffer_size_blurb = "Send and receive buffer of the socket, bytes (0: "
+      "the system's)",
+  .socket_blurb = "A UDP socket of the application's to send from and take "
+      "the answers on, used as given (not bound, never closed)",
+};
+
+struct _GstRmtpSink
+{
+  GstBaseSink parent;
+
+  /* Settings, under the object lock */
+  GstRmtpSettings settings;
+  guint receivers;
+  gchar *members;
+  guint session;
+
+  GstNetStats stats;
+  GByteArray *data;             /* streaming thread: the data set so far */
+
+  /* State, under lock; cond: the transfer ended or a flush began */
+  GMutex lock;
+  GCond cond;
+  gboolean flushing;
+  GstNetLoop *loop;
+  GstNetUdp *udp;
+  GSocketAddress *group;
+  guint32 *ids;
+  guint n_ids;
+  GHashTable *member_addr;      /* member id -> GSocketAddress of its CACK */
+  GHashTable *addr_member;      /* "host:port" -> member id */
+  RandomSeeded seed;
+  RandomSource rng;
+  RmtpServer *server;
+  gboolean finished;
+  RmtpEvent outcome;            /* DONE or FAILED, once finished */
+  GArray *progress;             /* RmtpEvent: to post */
+  guint64 total;
+  gint64 started, ended;
+  guint64 send_errors, unknown_unicast, before_start;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+#define gst_rmtp_sink_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstRmtpSink, gst_rmtp_sink, GST_TYPE_BASE_SINK,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init));
+GST_ELEMENT_REGISTER_DEFINE (rmtpsink, "rmtpsink", GST_RANK_NONE,
+    GST_TYPE_RMTP_SINK);
+
+/* ------------------------------------------------------------------ */
+/* Members and their addresses */
+
+/* The member list: the ids of @members ("3,7,12"), else 1 .. @receivers. */
+static guint32 *
+parse_members (const gchar * members, guint receivers, guint * n,
+    GError ** error)
+{
+  gchar **list;
+  guint32 *ids;
+  GHashTable *seen;
+  guint i;
+
+  if (!members || !*members) {
+    ids = g_new (guint32, receivers);
+    for (i = 0; i < receivers; i++)
+      ids[i] = i + 1;
+    *n = receivers;
+    return ids;
+  }
+  list = g_strsplit (members, ",", -1);
+  *n = g_strv_length (list);
+  ids = g_new0 (guint32, MAX (*n, 1));
+  seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (i = 0; i < *n; i++) {
+    gchar *end;
+    guint64 v = g_ascii_strtoull (g_strstrip (list[i]), &end, 10);
+
+    if (!*list[i] || *end || v == 0 || v > G_MAXUINT32 ||
+        g_hash_table_contains (seen, GUINT_TO_POINTER ((guint32) v)))
+      break;
+    ids[i] = (guint32) v;
+    g_hash_table_add (seen, GUINT_TO_POINTER (ids[i]));
+  }
+  if (i < *n || *n > RMTP_MAX_MEMBERS)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "members: \"%s\" is not a list of at most %u distinct ids 1..%u "
+        "(bad entry %u)", members, RMTP_MAX_MEMBERS, G_MAXUINT32, i + 1);
+  g_hash_table_unref (seen);
+  g_strfreev (list);
+  if (i < *n || *n > RMTP_MAX_MEMBERS)
+    g_clear_pointer (&ids, g_free);
+  return ids;
+}
+
+static gboolean
+is_member (GstRmtpSink * self, guint32 id)
+{
+  for (guint i = 0; i < self->n_ids; i++)
+    if (self->ids[i] == id)
+      return TRUE;
+  return FALSE;
+}
+
+/* The member @from speaks for: the one whose CACK came from there. A CACK
+ * from a new address binds the member it names, once. */
+static guint32
+member_of (GstRmtpSink * self, const guint8 * data, gsize size,
+    GSocketAddress * from)
+{
+  gchar *key = gst_net_address_to_string (from);
+  guint32 id = GPOINTER_TO_UINT (g_hash_table_lookup (self->addr_member,
+          key));
+  RmtpPacket p;
+
+  if (id == 0 && rmtp_packet_parse (data, size, &p) && p.type == RMTP_CACK
+      && is_member (self, p.member) &&
+      !g_hash_table_contains (self->member_addr, GUINT_TO_POINTER (p.member)))
+  {
+    id = p.member;
+    GST_DEBUG_OBJECT (self, "member %u is at %s", id, key);
+    g_hash_table_insert (self->member_addr, GUINT_TO_POINTER (id),
+        g_object_ref (from));
+    g_hash_table_insert (self->addr_member, key, GUINT_TO_POINTER (id));
+    return id;
+  }
+  g_free (key);
+  return id;
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop thread */
+
+static void
+on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  GstRmtpSink *self = user_data;
+
+  g_mutex_lock (&self->lock);
+  if (self->server)
+    rmtp_server_handle (self->server, member_of (self, data, size, from),
+        data, size, gst_net_now ());
+  else
+    self->before_start++;
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+}
+
+/* Where a datagram for @to goes: the group, or the member's address. A
+ * CONN retry to a member never heard from goes to the group: it lists only
+ * that member, so the others ignore it. */
+static GSocketAddress *
+destination (GstRmtpSink * self, guint32 to)
+{
+  GSocketAddress *a = NULL;
+
+  if (to != RMTP_TO_GROUP)
+    a = g_hash_table_lookup (self->member_addr, GUINT_TO_POINTER (to));
+  if (to != RMTP_TO_GROUP && !a)
+    self->unknown_unicast++;
+  return a ? a : self->group;
+}
+
+static void
+send_datagrams (GstRmtpSink * self, gint64 now)
+{
+  RmtpDatagram d;
+
+  while (rmtp_server_poll_datagram (self->server, now, &d))
+    if (!gst_rmtp_send_datagram (self->udp, &d, destination (self, d.to)))
+      self->send_errors++;
+}
+
+static void
+take_events (GstRmtpSink * self, gint64 now)
+{
+  RmtpEvent ev;
+
+  while (rmtp_server_poll_event (self->server, &ev)) {
+    if (ev.type == RMTP_EVENT_PROGRESS) {
+      g_array_append_val (self->progress, ev);
+      continue;
+    }
+    if (ev.type != RMTP_EVENT_DONE && ev.type != RMTP_EVENT_FAILED)
+      continue;
+    self->outcome = ev;
+    self->finished = TRUE;
+    self->ended = now;
+    g_cond_broadcast (&self->cond);
+  }
+}
+
+/* Posts the progress taken so far; call holding no lock. */
+static void
+post_progress (GstRmtpSink * self)
+{
+  GArray *list;
+
+  g_mutex_lock (&self->lock);
+  list = self->progress;
+  self->progress = g_array_new (FALSE, FALSE, sizeof (RmtpEvent));
+  g_mutex_unlock (&self->lock);
+  for (guint i = 0; i < list->len; i++) {
+    RmtpEvent *ev = &g_array_index (list, RmtpEvent, i);
+
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("rmtp-progress",
+                "bytes", G_TYPE_UINT64, ev->bytes,
+                "total", G_TYPE_UINT64, self->total,
+                "round", G_TYPE_UINT, ev->round,
+                "receivers-complete", G_TYPE_UINT, ev->receivers_complete,
+                "receivers", G_TYPE_UINT, self->n_ids, NULL)));
+  }
+  g_array_unref (list);
+}
+
+static gint64
+sink_work (gpointer data, gint64 now)
+{
+  GstRmtpSink *self = data;
+  gint64 deadline = G_MAXINT64;
+
+  g_mutex_lock (&self->lock);
+  if (self->server && !self->finished) {
+    rmtp_server_handle_timeout (self->server, now);
+    send_datagrams (self, now);
+    take_events (self, now);
+    if (!self->finished)
+      deadline = rmtp_server_next_deadline (self->server);
+  }
+  g_mutex_unlock (&self->lock);
+  post_progress (self);
+  return MIN (deadline, gst_net_stats_poll (&self->stats, now));
+}
+
+/* ------------------------------------------------------------------ */
+/* GstBaseSink */
+
+static GstFlowReturn
+gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+  GstMapInfo map;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    return GST_FLOW_ERROR;
+  g_byte_array_append (self->data, map.data, map.size);
+  gst_buffer_unmap (buffer, &map);
+  return GST_FLOW_OK;
+}
+
+/* The server on the whole data set; FALSE (and an error) if it cannot be
+ * sent. */
+static gboolean
+begin_transfer (GstRmtpSink * self)
+{
+  GBytes *bytes = g_byte_array_free_to_bytes (self->data);
+  RmtpConfig cfg;
+  guint32 session;
+
+  self->data = g_byte_array_new ();
+  GST_OBJECT_LOCK (self);
+  cfg = self->settings.cfg;
+  session = self->session;
+  GST_OBJECT_UNLOCK (self);
+  g_mutex_lock (&self->lock);
+  if (session == 0)
+    session = random_source_range (&self->rng, 1, G_MAXUINT32);
+  self->total = g_bytes_get_size (bytes);
+  self->server = rmtp_server_new (&cfg, session, self->ids, self->n_ids,
+      bytes, &self->rng);
+  if (self->server) {
+    self->started = gst_net_now ();
+    rmtp_server_start (self->server, self->started);
+  }
+  g_mutex_unlock (&self->lock);
+  g_bytes_unref (bytes);
+  if (!self->server) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Nothing to send: the data set "
+            "is empty (or has more than 2^32 packets)"), (NULL));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "session %u: %" G_GUINT64_FORMAT " bytes to %u "
+      "members", session, self->total, self->n_ids);
+  gst_net_loop_wake (self->loop);
+  return TRUE;
+}
+
+/* Waits for the end of the transfer; FALSE if a flush came first. */
+static gboolean
+wait_transfer (GstRmtpSink * self)
+{
+  gboolean done;
+
+  g_mutex_lock (&self->lock);
+  while (!self->finished && !self->flushing)
+    g_cond_wait (&self->cond, &self->lock);
+  done = self->finished;
+  g_mutex_unlock (&self->lock);
+  return done;
+}
+
+static void
+post_done (GstRmtpSink * self)
+{
+  RmtpEvent ev;
+  gdouble seconds;
+
+  g_mutex_lock (&self->lock);
+  ev = self->outcome;
+  seconds = (self->ended - self->started) / 1e9;
+  g_mutex_unlock (&self->lock);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("rmtp-done",
+              "receivers-complete", G_TYPE_UINT, ev.receivers_complete,
+              "receivers-failed", G_TYPE_UINT, ev.type == RMTP_EVENT_DONE ?
+              ev.receivers_failed : self->n_ids,
+              "bytes", G_TYPE_UINT64, self->total,
+              "seconds", G_TYPE_DOUBLE, seconds,
+              "reason", G_TYPE_STRING, ev.type == RMTP_EVENT_DONE ? "none" :
+              gst_rmtp_fail_reason_name (ev.reason), NULL)));
+  gst_net_stats_post (&self->stats);
+  if (ev.type == RMTP_EVENT_DONE && ev.receivers_failed > 0)
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("%u of %u receivers did not "
+            "complete the data set", ev.receivers_failed, self->n_ids),
+        (NULL));
+}
+
+/* The outcome as the pipeline sees it: EOS when at least one member has
+ * the data set, else an error. */
+static gboolean
+finish_transfer (GstRmtpSink * self)
+{
+  RmtpEvent ev;
+
+  post_done (self);
+  g_mutex_lock (&self->lock);
+  ev = self->outcome;
+  g_mutex_unlock (&self->lock);
+  if (ev.type == RMTP_EVENT_DONE && ev.receivers_complete > 0)
+    return TRUE;
+  if (ev.type == RMTP_EVENT_FAILED)
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("No receiver accepted the "
+            "data set: none of the %u members answered the connection "
+            "with yes", self->n_ids), ("reason: %s",
+            gst_rmtp_fail_reason_name (ev.reason)));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("No receiver completed the "
+            "data set (%u members)", self->n_ids), (NULL));
+  return FALSE;
+}
+
+static gboolean
+gst_rmtp_sink_event (GstBaseSink * bsink, GstEvent * event)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    if (!begin_transfer (self) || !wait_transfer (self) ||
+        !finish_transfer (self)) {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_BASE_SINK_CLASS (parent_class)->event (bsink, event);
+}
+
+static gboolean
+gst_rmtp_sink_unlock (GstBaseSink * bsink)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_rmtp_sink_unlock_stop (GstBaseSink * bsink)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+
+  g_mutex_lock (&self->lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static void
+clear_session (GstRmtpSink * self)
+{
+  g_clear_object (&self->udp);
+  g_clear_object (&self->group);
+  g_clear_pointer (&self->ids, g_free);
+  self->n_ids = 0;
+  g_hash_table_remove_all (self->member_addr);
+  g_hash_table_remove_all (self->addr_member);
+  g_clear_pointer (&self->server, rmtp_server_free);
+  g_array_set_size (self->progress, 0);
+  self->finished = FALSE;
+  memset (&self->outcome, 0, sizeof (self->outcome));
+  self->total = 0;
+  self->started = self->ended = 0;
+  self->send_errors = self->unknown_unicast = self->before_start = 0;
+}
+
+/* The socket: an ephemeral port on the any address (the members answer to
+ * it), multicast options for the group. */
+static gboolean
+open_socket (GstRmtpSink * self, GstNetUdpSettings * us, GError ** err)
+{
+  self->group = gst_rmtp_group_address (us, err);
+  if (!self->group)
+    return FALSE;
+  us->port = 0;
+  us->join_later = TRUE;
+  self->udp = gst_net_udp_new (us, g_socket_address_get_family (self->group),
+      err);
+  return self->udp != NULL;
+}
+
+static gboolean
+gst_rmtp_sink_start (GstBaseSink * bsink)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+  GstNetUdpSettings us;
+  gchar *members;
+  guint receivers;
+  guint64 interval;
+  GError *err = NULL;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  gst_net_udp_settings_copy (&us, &self->settings.net);
+  members = g_strdup (self->members);
+  receivers = self->receivers;
+  interval = self->settings.stats_interval;
+  if (self->settings.uri_error)
+    err = g_error_copy (self->settings.uri_error);
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->lock);
+  clear_session (self);
+  ok = !err && (self->ids = parse_members (members, receivers,
+          &self->n_ids, &err)) && open_socket (self, &us, &err);
+  if (!ok)
+    clear_session (self);
+  random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
+      ((guint64) g_random_int () << 32));
+  g_mutex_unlock (&self->lock);
+  gst_net_udp_settings_clear (&us);
+  g_free (members);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  g_byte_array_set_size (self->data, 0);
+  gst_net_stats_start (&self->stats, interval, gst_net_now ());
+  self->loop = gst_net_loop_new ("rmtpsink", sink_work, self);
+  gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp),
+      on_datagram, self);
+  gst_net_loop_start (self->loop);
+  return TRUE;
+}
+
+static gboolean
+gst_rmtp_sink_stop (GstBaseSink * bsink)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+
+  if (self->loop)
+    gst_net_loop_stop (self->loop);
+  g_mutex_lock (&self->lock);
+  if (self->udp)
+    gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
+  g_clear_pointer (&self->loop, gst_net_loop_free);
+  clear_session (self);
+  g_mutex_unlock (&self->lock);
+  g_byte_array_set_size (self->data, 0);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties */
+
+static void
+gst_rmtp_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (object);
+
+  if (prop_id == PROP_URI) {
+    gst_net_uri_set_property (GST_ELEMENT (self), value,
+        &self->settings.uri_error);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RECEIVERS:
+      self->receivers = g_value_get_uint (value);
+      break;
+    case PROP_MEMBERS:
+      g_free (self->members);
+      self->members = g_value_dup_string (value);
+      break;
+    case PROP_SESSION:
+      self->session = g_value_get_uint (value);
+      break;
+    default:
+      if (!gst_rmtp_settings_set (&self->settings, &udp_props,
+              PROP_SETTINGS, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static const gchar *
+phase_name (RmtpServerPhase phase)
+{
+  switch (phase) {
+    case RMTP_SERVER_CONNECT:
+      return "connect";
+    case RMTP_SERVER_ROUNDS:
+      return "rounds";
+    case RMTP_SERVER_SEPARATE:
+      return "separate";
+    case RMTP_SERVER_RELEASE:
+      return "release";
+    case RMTP_SERVER_DONE:
+      return "done";
+  }
+  return "unknown";
+}
+
+static void
+server_stats (GstRmtpSink * self, GstStructure * s)
+{
+  const RmtpServerStats *st = rmtp_server_stats (self->server);
+
+  gst_rmtp_input_stats (s, &st->in);
+  gst_structure_set (s,
+      "phase", G_TYPE_STRING, phase_name (rmtp_server_phase (self->server)),
+      "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
+      "data-sent", G_TYPE_UINT64, st->data_sent,
+      "data-resent", G_TYPE_UINT64, st->data_resent,
+      "unicast-data-sent", G_TYPE_UINT64, st->unicast_data_sent,
+      "conn-sent", G_TYPE_UINT64, st->conn_sent,
+      "polls-sent", G_TYPE_UINT64, st->polls_sent,
+      "rel-sent", G_TYPE_UINT64, st->rel_sent,
+      "eor-sent", G_TYPE_UINT64, st->eor_sent,
+      "responses", G_TYPE_UINT64, st->responses,
+      "rounds", G_TYPE_UINT, st->rounds,
+      "max-responses-per-round", G_TYPE_UINT, st->max_responses_per_round,
+      "rate", G_TYPE_UINT64, st->rate,
+      "rate-changes", G_TYPE_UINT, st->rate_changes,
+      "slow-receivers", G_TYPE_UINT, st->slow_receivers, NULL);
+}
+
+static GstStructure *
+get_stats (GstElement * element)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (element);
+  GstStructure *s = gst_structure_new_empty ("application/x-rmtp-sink-stats");
+  gint64 end;
+
+  g_mutex_lock (&self->lock);
+  if (self->server)
+    server_stats (self, s);
+  end = self->finished ? self->ended : gst_net_now ();
+  gst_structure_set (s,
+      "receivers", G_TYPE_UINT, self->n_ids,
+      "local-port", G_TYPE_INT, self->udp ? gst_net_udp_get_port (self->udp) :
+      -1,
+      "receivers-known", G_TYPE_UINT, g_hash_table_size (self->member_addr),
+      "receivers-complete", G_TYPE_UINT, self->finished ?
+      self->outcome.receivers_complete : 0,
+      "receivers-failed", G_TYPE_UINT, self->finished ?
+      (self->outcome.type == RMTP_EVENT_DONE ?
+          self->outcome.receivers_failed : self->n_ids) : 0,
+      "total-bytes", G_TYPE_UINT64, self->total,
+      "elapsed", G_TYPE_UINT64, self->started ?
+      (guint64) (end - self->started) : (guint64) 0,
+      "send-errors", G_TYPE_UINT64, self->send_errors,
+      "unknown-unicast", G_TYPE_UINT64, self->unknown_unicast,
+      "before-start", G_TYPE_UINT64, self->before_start, NULL);
+  g_mutex_unlock (&self->lock);
+  return s;
+}
+
+static void
+gst_rmtp_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (object);
+
+  if (prop_id == PROP_URI) {
+    gst_net_uri_get_property (GST_ELEMENT (self), value);
+    return;
+  }
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RECEIVERS:
+      g_value_set_uint (value, self->receivers);
+      break;
+    case PROP_MEMBERS:
+      g_value_set_string (value, self->members);
+      break;
+    case PROP_SESSION:
+      g_value_set_uint (value, self->session);
+      break;
+    default:
+      if (!gst_rmtp_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_rmtp_sink_finalize (GObject * object)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (object);
+
+  clear_session (self);
+  g_hash_table_unref (self->member_addr);
+  g_hash_table_unref (self->addr_member);
+  g_array_unref (self->progress);
+  g_byte_array_unref (self->data);
+  gst_rmtp_settings_clear (&self->settings);
+  g_free (self->members);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+#define STATS_DOC \
+  "phase: connect, rounds, separate (unicast to slow receivers), release " \
+  "or done; " \
+  "receivers: members of the session (members); " \
+  "local-port: the UDP port the members answer to (port, -1: not " \
+  "started); " \
+  "receivers-known: members whose CACK gave their address (members); " \
+  "receivers-complete: members that have the data set, at the end " \
+  "(members); " \
+  "receivers-failed: members given up, at the end (members); " \
+  "total-bytes: size of the data set (bytes); " \
+  "elapsed: time since the CONN, until the end (ns); " \
+  "datagrams-sent: every packet sent (packets); " \
+  "data-sent: DATA packets sent (packets); " \
+  "data-resent: DATA packets of rounds after the first (packets); " \
+  "unicast-data-sent: DATA packets sent by unicast to slow receivers " \
+  "(packets); " \
+  "conn-sent: CONN packets sent (packets); " \
+  "polls-sent: POLL packets sent (packets); " \
+  "rel-sent: REL packets sent (packets); " \
+  "eor-sent: EOR packets sent (packets); " \
+  "responses: NACKs and ACKs taken (packets); " \
+  "rounds: rounds begun, multicast and unicast (rounds); " \
+  "max-responses-per-round: most answers one round took (packets); " \
+  "rate: the send rate now (bit/s); " \
+  "rate-changes: changes by the rate control (changes); " \
+  "slow-receivers: members set aside as slow or BUSY (members); " \
+  GST_RMTP_INPUT_STATS_DOC "; " \
+  "send-errors: packets the socket refused (packets); " \
+  "unknown-unicast: packets for a member never heard from, sent to the " \
+  "group (packets); " \
+  "before-start: datagrams that came before the transfer began, dropped " \
+  "(packets)"
+
+static void
+install_properties (GObjectClass * oc)
+{
+  gst_rmtp_settings_install (oc, PROP_SETTINGS, &udp_props,
+      GST_RMTP_PARAM_SINK, "rmtp-sink-stats");
+  g_object_class_install_property (oc, PROP_RECEIVERS,
+      g_param_spec_uint ("receivers", "Receivers", "Members of the session: "
+          "ids 1 .. receivers (unless members is set), receivers",
+          1, RMTP_MAX_MEMBERS, DEFAULT_RECEIVERS, RW));
+  g_object_class_install_property (oc, PROP_MEMBERS,
+      g_param_spec_string ("members", "Members", "Comma-separated member ids "
+          "(1..2^32-1, each rmtpsrc's member), instead of 1 .. receivers",
+          NULL, RW));
+  g_object_class_install_property (oc, PROP_SESSION,
+      g_param_spec_uint ("session", "Session", "Session id of the transfer "
+          "(0: a random one)", 0, G_MAXUINT32, 0, RW));
+  /**
+   * GstRmtpSink:stats:
+   *
+   * The server's phase and counters; every field with its unit in the
+   * blurb.
+   */
+  g_object_class_install_property (oc, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Server phase and counters "
+          "(read-only GstStructure). Fields: " STATS_DOC, GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+}
+
+static void
+gst_rmtp_sink_class_init (GstRmtpSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *bsink_class = GST_BASE_SINK_CLASS (klass);
+
+  gobject_class->set_property = gst_rmtp_sink_set_property;
+  gobject_class->get_property = gst_rmtp_sink_get_property;
+  gobject_class->finalize = gst_rmtp_sink_finalize;
+  bsink_class->render = gst_rmtp_sink_render;
+  bsink_class->event = gst_rmtp_sink_event;
+  bsink_class->unlock = gst_rmtp_sink_unlock;
+  bsink_class->unlock_stop = gst_rmtp_sink_unlock_stop;
+  bsink_class->start = gst_rmtp_sink_start;
+  bsink_class->stop = gst_rmtp_sink_stop;
+
+  install_properties (gobject_class);
+  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SINK,
+      "rmtp", "address", "port");
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "RMTP reliable multicast sink", "Sink/Network",
+      "Delivers the whole byte stream it takes until EOS (a file) to every "
+      "member of a fixed list by RMTP reliable multicast (rmtpsrc), and "
+      "posts EOS only once the transfer is over. URI: "
+      "rmtp://GROUP:PORT?receivers=N&... (any property as a query "
+      "parameter). Example: gst-launch-1.0 -m filesrc location=in.bin ! "
+      "rmtpsink uri=rmtp://239.2.2.2:6000?receivers=4",
+      "gst-rtp-transports developers");
+  GST_DEBUG_CATEGORY_INIT (gst_rmtp_sink_debug, "rmtpsink", 0,
+      "RMTP reliable multicast sink");
+}
+
+static void
+gst_rmtp_sink_init (GstRmtpSink * self)
+{
+  gst_rmtp_settings_init (&self->settings, &udp_props);
+  self->receivers = DEFAULT_RECEIVERS;
+  self->data = g_byte_array_new ();
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  self->member_addr = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+      NULL, g_object_unref);
+  self->addr_member = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, NULL);
+  self->progress = g_array_new (FALSE, FALSE, sizeof (RmtpEvent));
+  gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rmtp-sink-stats",
+      get_stats);
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+  gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);
+}

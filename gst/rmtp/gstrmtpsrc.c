@@ -1,0 +1,700 @@
+/**
+ * SECTION:element-rmtpsrc
+ * @title: rmtpsrc
+ * @see_also: rmtpsink
+ *
+ * A receiver of RMTP, reliable multicast delivery of a whole data set
+ * (Shiroshita et al., 1996; docs/protocols/rmtp.md). It joins the group,
+ * answers the server's CONN that lists its #GstRmtpSrc:member id, sends
+ * one NACK (the ranges it lacks) or ACK per round after a random backoff,
+ * answers POLLs and the release, and checks the data set against the
+ * SHA-256 digest the CONN carried.
+ *
+ * The data set comes out whole and in order, and only once its digest has
+ * been verified: buffers of the bytes at their offsets, then EOS. A
+ * receiver that cannot complete (refused, the server silent, a digest that
+ * differs) posts an error that says so and never an EOS, so no truncated
+ * file is presented as whole. Setting #GstRmtpSrc:busy declares the
+ * receiver BUSY to the server (it drops the data and is served by unicast
+ * later); clearing it sends RRDY.
+ *
+ * The receiver's state and counters are in #GstRmtpSrc:stats, also posted
+ * as `rmtp-src-stats` every #GstRmtpSrc:stats-interval and once more at
+ * the end.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m rmtpsrc uri="rmtp://239.2.2.2:6000?member=1" ! \
+ *   filesink location=recording.mkv
+ * ]| receives the data set of an rmtpsink as member 1.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstrmtpsrc.h"
+#include "gstrmtputil.h"
+#include "gstnetloop.h"
+#include "gstnetsocket.h"
+#include "gstnetsrc.h"
+#include "gstnetstats.h"
+#include "gstnettime.h"
+#include "gstnetudp.h"
+#include "gstneturi.h"
+#include "core/random.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_rmtp_src_debug);
+#define GST_CAT_DEFAULT gst_rmtp_src_debug
+
+#define DEFAULT_MEMBER 1
+
+enum
+{
+  PROP_0,
+  PROP_MEMBER,
+  PROP_BUSY,
+  PROP_CAPS,
+  PROP_STATS,
+  PROP_URI,
+  PROP_SETTINGS,                /* GstRmtpSettings' from here */
+};
+
+static const GstNetUdpProps udp_props = {
+  .address_default = GST_RMTP_DEFAULT_ADDRESS,
+  .port_min = 1,
+  .port_default = GST_RMTP_DEFAULT_PORT,
+  .address_blurb = "Multicast group of the transfer (IPv4 or IPv6 literal)",
+  .port_blurb = "UDP port of the group",
+  .multicast_iface_blurb = "Network interface the group is joined on "
+      "(NULL: the system's)",
+  .buffer_size_blurb = "Receive and send buffer of the sockets, bytes (0: "
+      "the system's)",
+  .socket_blurb = "A UDP socket of the application's bound to the group's "
+      "port, used as given (not bound, never closed; the group is joined on "
+      "it)",
+};
+
+struct _GstRmtpSrc
+{
+  GstPushSrc parent;
+
+  /* Settings, under the object lock */
+  GstRmtpSettings settings;
+  guint member;
+  GstCaps *caps;
+
+  GstNetStats stats;
+
+  /* State, under wait.lock: the loop thread feeds the core, create() takes
+   * the verified data set (cond: data, an end, or a flush). */
+  GstNetSrcWait wait;
+  gboolean busy;                /* asked for; applied after our CACK */
+  GstNetLoop *loop;
+  GstNetUdp *group_udp;         /* the group's port, the group joined */
+  GstNetUdp *udp;               /* ephemeral port: answers and unicast */
+  GSocketAddress *server;       /* where the CONN that listed us came from */
+  RandomSeeded seed;
+  RandomSource rng;
+  RmtpReceiver *core;
+  GQueue held;                  /* GBytes of the data set, in order */
+  guint64 held_bytes, pushed_bytes;
+  gboolean verified;            /* the digest matched: the data may go */
+  gboolean done;                /* released, or verified and then silent */
+  RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
+  gboolean error_posted;
+  guint64 send_errors, other_source;
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+#define gst_rmtp_src_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstRmtpSrc, gst_rmtp_src, GST_TYPE_PUSH_SRC,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER, gst_net_uri_handler_init));
+GST_ELEMENT_REGISTER_DEFINE (rmtpsrc, "rmtpsrc", GST_RANK_NONE,
+    GST_TYPE_RMTP_SRC);
+
+/* ------------------------------------------------------------------ */
+/* The loop thread (lock held unless said otherwise) */
+
+static gboolean
+connected (GstRmtpSrc * self)
+{
+  guint64 size;
+  const guint8 *digest;
+
+  return rmtp_receiver_data_set (self->core, &size, &digest);
+}
+
+static gboolean
+same_address (GSocketAddress * a, GSocketAddress * b)
+{
+  return gst_net_address_same_host (a, b) &&
+      gst_net_address_get_port (a) == gst_net_address_get_port (b);
+}
+
+static void
+send_datagrams (GstRmtpSrc * self)
+{
+  RmtpDatagram d;
+
+  /* a receiver answers only the server, and only after its CONN */
+  while (rmtp_receiver_poll_datagram (self->core, &d))
+    if (!gst_rmtp_send_datagram (self->udp, &d, self->server))
+      self->send_errors++;
+}
+
+/* BUSY or RRDY as asked, once our CACK is out: a BUSY before it would
+ * reach a server that does not count us as connected yet. */
+static void
+apply_busy (GstRmtpSrc * self, gint64 now)
+{
+  if (self->server && rmtp_receiver_stats (self->core)->cack_sent > 0)
+    rmtp_receiver_set_busy (self->core, self->busy, now);
+}
+
+static void
+take_events (GstRmtpSrc * self)
+{
+  RmtpEvent ev;
+  RmtpReceiverState st = rmtp_receiver_state (self->core);
+
+  while (rmtp_receiver_poll_event (self->core, &ev)) {
+    switch (ev.type) {
+      case RMTP_EVENT_DATA:
+        self->held_bytes += g_bytes_get_size (ev.data);
+        g_queue_push_tail (&self->held, ev.data);
+        break;
+      case RMTP_EVENT_DONE:
+        self->done = TRUE;
+        break;
+      case RMTP_EVENT_FAILED:
+        /* verified, then the server fell silent before its release */
+        if (self->verified)
+          self->done = TRUE;
+        else
+          self->failed = ev.reason;
+        break;
+      case RMTP_EVENT_PROGRESS:
+        break;
+    }
+  }
+  if (!self->verified && (st == RMTP_RECEIVER_COMPLETE ||
+          st == RMTP_RECEIVER_DONE))
+    self->verified = TRUE;
+  if (self->verified || self->done || self->failed)
+    g_cond_broadcast (&self->wait.cond);
+}
+
+static void
+on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  GstRmtpSrc *self = user_data;
+  gint64 now = gst_net_now ();
+  GBytes *bytes;
+
+  g_mutex_lock (&self->wait.lock);
+  if (self->server && !same_address (self->server, from)) {
+    self->other_source++;
+    g_mutex_unlock (&self->wait.lock);
+    return;
+  }
+  /* held data are slices of the datagram: one copy, no other */
+  bytes = g_bytes_new (data, size);
+  rmtp_receiver_handle_bytes (self->core, bytes, now);
+  g_bytes_unref (bytes);
+  if (!self->server && connected (self)) {
+    self->server = g_object_ref (from);
+    GST_INFO_OBJECT (self, "connected to %" GST_PTR_FORMAT, from);
+  }
+  apply_busy (self, now);
+  send_datagrams (self);
+  take_events (self);
+  g_mutex_unlock (&self->wait.lock);
+  gst_net_loop_wake (self->loop);
+}
+
+static gint64
+src_work (gpointer data, gint64 now)
+{
+  GstRmtpSrc *self = data;
+  gint64 deadline;
+
+  g_mutex_lock (&self->wait.lock);
+  rmtp_receiver_handle_timeout (self->core, now);
+  apply_busy (self, now);
+  send_datagrams (self);
+  take_events (self);
+  deadline = rmtp_receiver_next_deadline (self->core);
+  g_mutex_unlock (&self->wait.lock);
+  return MIN (deadline, gst_net_stats_poll (&self->stats, now));
+}
+
+/* ------------------------------------------------------------------ */
+/* GstPushSrc */
+
+static const gchar *
+fail_text (RmtpFailReason reason)
+{
+  switch (reason) {
+    case RMTP_FAIL_REFUSED:
+      return "the connection was refused";
+    case RMTP_FAIL_DIGEST:
+      return "the data set does not match its SHA-256 digest (corrupt)";
+    case RMTP_FAIL_SERVER_SILENT:
+      return "the server fell silent";
+    case RMTP_FAIL_INCOMPLETE:
+      return "the server fell silent before the data set was complete";
+    case RMTP_FAIL_NONE:
+      break;
+  }
+  return "unknown";
+}
+
+/* The error of a receiver that cannot complete; call holding no lock. */
+static GstFlowReturn
+post_failure (GstRmtpSrc * self, RmtpFailReason reason)
+{
+  guint64 size = 0, have;
+  const guint8 *digest;
+
+  gst_net_stats_post (&self->stats);
+  g_mutex_lock (&self->wait.lock);
+  rmtp_receiver_data_set (self->core, &size, &digest);
+  have = rmtp_receiver_stats (self->core)->data_received;
+  g_mutex_unlock (&self->wait.lock);
+  GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+          "nothing of the data set is output", fail_text (reason)),
+      ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
+          G_GUINT64_FORMAT " bytes received", self->member, have, size));
+  return GST_FLOW_ERROR;
+}
+
+static GstBuffer *
+pop_buffer (GstRmtpSrc * self)
+{
+  GBytes *b = g_queue_pop_head (&self->held);
+  GstBuffer *buf = gst_buffer_new_wrapped_bytes (b);
+  gsize n = g_bytes_get_size (b);
+
+  g_bytes_unref (b);
+  GST_BUFFER_OFFSET (buf) = self->pushed_bytes;
+  GST_BUFFER_OFFSET_END (buf) = self->pushed_bytes + n;
+  self->pushed_bytes += n;
+  self->held_bytes -= n;
+  return buf;
+}
+
+static GstFlowReturn
+gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (psrc);
+  RmtpFailReason failed;
+
+  g_mutex_lock (&self->wait.lock);
+  for (;;) {
+    if (self->wait.flushing) {
+      g_mutex_unlock (&self->wait.lock);
+      return GST_FLOW_FLUSHING;
+    }
+    if (self->failed && !self->error_posted) {
+      failed = self->failed;
+      self->error_posted = TRUE;
+      g_mutex_unlock (&self->wait.lock);
+      return post_failure (self, failed);
+    }
+    if (self->verified && !g_queue_is_empty (&self->held)) {
+      *outbuf = pop_buffer (self);
+      g_mutex_unlock (&self->wait.lock);
+      return GST_FLOW_OK;
+    }
+    if (self->verified && self->done) {
+      g_mutex_unlock (&self->wait.lock);
+      GST_INFO_OBJECT (self, "data set complete and verified: %"
+          G_GUINT64_FORMAT " bytes", self->pushed_bytes);
+      return GST_FLOW_EOS;
+    }
+    g_cond_wait (&self->wait.cond, &self->wait.lock);
+  }
+}
+
+static void
+close_sockets (GstRmtpSrc * self)
+{
+  g_clear_object (&self->group_udp);
+  g_clear_object (&self->udp);
+  g_clear_object (&self->server);
+}
+
+/* The group's port with the group joined, and an ephemeral port the
+ * answers leave from and the server's unicast comes to (several receivers
+ * of one host share the group's port). */
+static gboolean
+open_sockets (GstRmtpSrc * self, const GstNetUdpSettings * net,
+    GError ** err)
+{
+  GstNetUdpSettings us = *net;
+  GSocketAddress *group = gst_rmtp_group_address (net, err);
+  gboolean ok;
+
+  if (!group)
+    return FALSE;
+  us.join_later = TRUE;
+  self->group_udp = gst_net_udp_new (&us, G_SOCKET_FAMILY_IPV4, err);
+  ok = self->group_udp && gst_net_udp_join (self->group_udp,
+      g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (group)), NULL,
+      err);
+  us.socket = NULL;
+  us.port = 0;
+  if (ok)
+    self->udp = gst_net_udp_new (&us, g_socket_address_get_family (group),
+        err);
+  g_object_unref (group);
+  return ok && self->udp;
+}
+
+static void
+reset_transfer (GstRmtpSrc * self)
+{
+  g_queue_clear_full (&self->held, (GDestroyNotify) g_bytes_unref);
+  self->held_bytes = self->pushed_bytes = 0;
+  self->verified = self->done = self->error_posted = FALSE;
+  self->failed = RMTP_FAIL_NONE;
+  self->send_errors = self->other_source = 0;
+}
+
+static gboolean
+gst_rmtp_src_start (GstBaseSrc * bsrc)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (bsrc);
+  GstNetUdpSettings net;
+  guint64 interval;
+  guint32 member;
+  GError *err = NULL;
+  RmtpConfig cfg;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  gst_net_udp_settings_copy (&net, &self->settings.net);
+  interval = self->settings.stats_interval;
+  cfg = self->settings.cfg;
+  member = self->member;
+  if (self->settings.uri_error)
+    err = g_error_copy (self->settings.uri_error);
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->wait.lock);
+  ok = !err && open_sockets (self, &net, &err);
+  if (!ok)
+    close_sockets (self);
+  g_mutex_unlock (&self->wait.lock);
+  gst_net_udp_settings_clear (&net);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+
+  g_mutex_lock (&self->wait.lock);
+  reset_transfer (self);
+  random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
+      ((guint64) g_random_int () << 32));
+  self->core = rmtp_receiver_new (&cfg, member, TRUE, &self->rng);
+  g_mutex_unlock (&self->wait.lock);
+
+  gst_net_stats_start (&self->stats, interval, gst_net_now ());
+  self->loop = gst_net_loop_new ("rmtpsrc", src_work, self);
+  gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->group_udp),
+      on_datagram, self);
+  gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp),
+      on_datagram, self);
+  gst_net_loop_start (self->loop);
+  return TRUE;
+}
+
+static gboolean
+gst_rmtp_src_stop (GstBaseSrc * bsrc)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (bsrc);
+
+  if (self->loop)
+    gst_net_loop_stop (self->loop);
+  g_mutex_lock (&self->wait.lock);
+  if (self->group_udp)
+    gst_net_transport_detach (GST_NET_TRANSPORT (self->group_udp));
+  if (self->udp)
+    gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
+  close_sockets (self);
+  g_clear_pointer (&self->loop, gst_net_loop_free);
+  g_clear_pointer (&self->core, rmtp_receiver_free);
+  reset_transfer (self);
+  g_mutex_unlock (&self->wait.lock);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties */
+
+static void
+set_busy (GstRmtpSrc * self, gboolean busy)
+{
+  g_mutex_lock (&self->wait.lock);
+  self->busy = busy;
+  if (self->core)
+    apply_busy (self, gst_net_now ());
+  g_mutex_unlock (&self->wait.lock);
+  if (self->loop)
+    gst_net_loop_wake (self->loop);
+}
+
+static void
+gst_rmtp_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (object);
+
+  if (prop_id == PROP_URI) {
+    gst_net_uri_set_property (GST_ELEMENT (self), value,
+        &self->settings.uri_error);
+    return;
+  }
+  if (prop_id == PROP_BUSY) {
+    set_busy (self, g_value_get_boolean (value));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MEMBER:
+      self->member = g_value_get_uint (value);
+      break;
+    case PROP_CAPS:
+      gst_net_src_set_caps (&self->caps, value);
+      break;
+    default:
+      if (!gst_rmtp_settings_set (&self->settings, &udp_props,
+              PROP_SETTINGS, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_CAPS)
+    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (self));
+}
+
+static const gchar *
+state_name (RmtpReceiverState st)
+{
+  switch (st) {
+    case RMTP_RECEIVER_WAIT_CONN:
+      return "wait-conn";
+    case RMTP_RECEIVER_RECEIVING:
+      return "receiving";
+    case RMTP_RECEIVER_BUSY:
+      return "busy";
+    case RMTP_RECEIVER_COMPLETE:
+      return "complete";
+    case RMTP_RECEIVER_DONE:
+      return "done";
+    case RMTP_RECEIVER_FAILED:
+      return "failed";
+  }
+  return "unknown";
+}
+
+static void
+core_stats (GstRmtpSrc * self, GstStructure * s)
+{
+  const RmtpReceiverStats *st = rmtp_receiver_stats (self->core);
+  guint64 size = 0;
+  const guint8 *digest;
+
+  rmtp_receiver_data_set (self->core, &size, &digest);
+  gst_rmtp_input_stats (s, &st->in);
+  gst_structure_set (s,
+      "state", G_TYPE_STRING, state_name (rmtp_receiver_state (self->core)),
+      "total-bytes", G_TYPE_UINT64, size,
+      "data-received", G_TYPE_UINT64, st->data_received,
+      "cack-sent", G_TYPE_UINT64, st->cack_sent,
+      "nack-sent", G_TYPE_UINT64, st->nack_sent,
+      "ack-sent", G_TYPE_UINT64, st->ack_sent,
+      "rack-sent", G_TYPE_UINT64, st->rack_sent,
+      "report-sent", G_TYPE_UINT64, st->report_sent,
+      "busy-dropped", G_TYPE_UINT64, st->busy_dropped,
+      "conn-too-large", G_TYPE_UINT64, st->conn_too_large, NULL);
+}
+
+static GstStructure *
+get_stats (GstElement * element)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (element);
+  GstStructure *s = gst_structure_new_empty ("application/x-rmtp-src-stats");
+
+  g_mutex_lock (&self->wait.lock);
+  if (self->core)
+    core_stats (self, s);
+  gst_structure_set (s,
+      "verified", G_TYPE_BOOLEAN, self->verified,
+      "failure", G_TYPE_STRING, gst_rmtp_fail_reason_name (self->failed),
+      "held-bytes", G_TYPE_UINT64, self->held_bytes,
+      "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
+      "send-errors", G_TYPE_UINT64, self->send_errors,
+      "other-source", G_TYPE_UINT64, self->other_source, NULL);
+  g_mutex_unlock (&self->wait.lock);
+  return s;
+}
+
+static void
+gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (object);
+
+  if (prop_id == PROP_URI) {
+    gst_net_uri_get_property (GST_ELEMENT (self), value);
+    return;
+  }
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
+    return;
+  }
+  if (prop_id == PROP_BUSY) {
+    g_mutex_lock (&self->wait.lock);
+    g_value_set_boolean (value, self->busy);
+    g_mutex_unlock (&self->wait.lock);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MEMBER:
+      g_value_set_uint (value, self->member);
+      break;
+    case PROP_CAPS:
+      gst_value_set_caps (value, self->caps);
+      break;
+    default:
+      if (!gst_rmtp_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_rmtp_src_finalize (GObject * object)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (object);
+
+  reset_transfer (self);
+  gst_rmtp_settings_clear (&self->settings);
+  gst_caps_replace (&self->caps, NULL);
+  gst_net_src_wait_clear (&self->wait);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+#define STATS_DOC \
+  "state: wait-conn, receiving, busy, complete (verified), done " \
+  "(released) or failed; " \
+  "total-bytes: size of the data set the CONN announced (bytes); " \
+  "data-received: DATA packets taken (packets); " \
+  "cack-sent: CACKs sent (packets); " \
+  "nack-sent: NACKs sent (packets); " \
+  "ack-sent: ACKs sent (packets); " \
+  "rack-sent: RACKs sent (packets); " \
+  "report-sent: monitor reports sent (packets); " \
+  "busy-dropped: DATA dropped while BUSY (packets); " \
+  "conn-too-large: CONNs of a data set over max-total-size, refused " \
+  "(packets); " \
+  GST_RMTP_INPUT_STATS_DOC "; " \
+  "verified: the data set is whole and its digest matches (boolean); " \
+  "failure: none, refused, digest, server-silent or incomplete; " \
+  "held-bytes: data set bytes not output yet (bytes); " \
+  "pushed-bytes: data set bytes output (bytes); " \
+  "send-errors: answers the socket refused (packets); " \
+  "other-source: datagrams from another address than the server's, " \
+  "dropped (packets)"
+
+static void
+install_properties (GObjectClass * oc)
+{
+  gst_rmtp_settings_install (oc, PROP_SETTINGS, &udp_props,
+      GST_RMTP_PARAM_SRC, "rmtp-src-stats");
+  g_object_class_install_property (oc, PROP_MEMBER,
+      g_param_spec_uint ("member", "Member", "This receiver's id in the "
+          "server's member list (rmtpsink receivers=N: 1..N)", 1, G_MAXUINT32,
+          DEFAULT_MEMBER, RW));
+  g_object_class_install_property (oc, PROP_BUSY,
+      g_param_spec_boolean ("busy", "Busy", "Declare this receiver BUSY to "
+          "the server (it drops the data and is served by unicast after the "
+          "rounds); back to FALSE sends RRDY", FALSE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (oc, PROP_CAPS,
+      g_param_spec_boxed ("caps", "Caps", "The caps of the data set (as "
+          "udpsrc's; ANY if unset)", GST_TYPE_CAPS, RW));
+  /**
+   * GstRmtpSrc:stats:
+   *
+   * The receiver's state and counters; every field with its unit in the
+   * blurb.
+   */
+  g_object_class_install_property (oc, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Receiver state and "
+          "counters (read-only GstStructure). Fields: " STATS_DOC,
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+}
+
+static void
+gst_rmtp_src_class_init (GstRmtpSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  gobject_class->set_property = gst_rmtp_src_set_property;
+  gobject_class->get_property = gst_rmtp_src_get_property;
+  gobject_class->finalize = gst_rmtp_src_finalize;
+  bsrc_class->start = gst_rmtp_src_start;
+  bsrc_class->stop = gst_rmtp_src_stop;
+  gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstRmtpSrc, wait),
+      G_STRUCT_OFFSET (GstRmtpSrc, caps), &src_template);
+  psrc_class->create = gst_rmtp_src_create;
+
+  install_properties (gobject_class);
+  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SRC,
+      "rmtp", "address", "port");
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "RMTP reliable multicast source", "Source/Network",
+      "Receives the data set an rmtpsink delivers by RMTP reliable "
+      "multicast, and outputs it whole, in order and verified by its SHA-256, "
+      "then EOS; an error if it cannot complete. URI: "
+      "rmtp://GROUP:PORT?member=N&... (any property as a query parameter). "
+      "Example: gst-launch-1.0 -m rmtpsrc uri=rmtp://239.2.2.2:6000?member=1 "
+      "! filesink location=out.bin", "gst-rtp-transports developers");
+  GST_DEBUG_CATEGORY_INIT (gst_rmtp_src_debug, "rmtpsrc", 0,
+      "RMTP reliable multicast source");
+}
+
+static void
+gst_rmtp_src_init (GstRmtpSrc * self)
+{
+  gst_rmtp_settings_init (&self->settings, &udp_props);
+  self->member = DEFAULT_MEMBER;
+  gst_net_src_wait_init (&self->wait);
+  g_queue_init (&self->held);
+  gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rmtp-src-stats",
+      get_stats);
+  gst_net_stats_post_at_eos (&self->stats, GST_BASE_SRC_PAD (self));
+  gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_BYTES);
+}

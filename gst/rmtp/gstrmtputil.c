@@ -1,0 +1,219 @@
+/* Shared by rmtpsink and rmtpsrc (see gstrmtputil.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstrmtputil.h"
+#include "gstnetsocket.h"
+
+#define S GST_RMTP_PARAM_SINK
+#define R GST_RMTP_PARAM_SRC
+#define H (1e12 * 3600)
+#define P(name, blurb, kind, field, min, max, elements) \
+  { name, NULL, blurb, GST_PARAM_KIND_ ## kind, NULL, min, max, \
+    G_STRUCT_OFFSET (RmtpConfig, field), elements }
+
+static const GstParamEntry params[] = {
+  P ("packet-size", "Payload bytes of each DATA packet, bytes (paper: "
+        "1024)", UINT, packet_size, 1, RMTP_MAX_PACKET_SIZE, S),
+  P ("delta", "Backoff per receiver: answers are spread over delta x the "
+        "receivers expected to answer, ns (paper: 2 ms)", TIME, delta, 0,
+      1e10, S),
+  P ("tat", "Turn-around time allowed for an answer, ns (paper's LAN: "
+        "100 ms)", TIME, tat, 0, 6e10, S),
+  P ("alpha", "Surplus on every response timer, ns (ours: 50 ms)", TIME,
+      alpha, 0, 6e10, S),
+  P ("max-polls", "POLLs to a silent receiver before it is slow and served "
+        "by unicast after the rounds, POLLs (ours: 3)", UINT, max_polls, 0,
+      1000, S),
+  P ("max-conn-retries", "Unicast CONN retries to a silent receiver, "
+        "retries (ours: 3)", UINT, max_conn_retries, 0, 1000, S),
+  P ("max-rel-retries", "Unicast REL retries to a receiver that has not "
+        "released, retries (ours: 3)", UINT, max_rel_retries, 0, 1000, S),
+  P ("max-separate-rounds", "Unicast rounds for each slow receiver before "
+        "it is given up, rounds (ours: 20)", UINT, max_separate_rounds, 1,
+      100000, S),
+  P ("rate", "Send rate (the start rate with rate-control), bit/s (ours: "
+        "8 Mbit/s)", UINT64, rate, 1000, 1e11, S),
+  P ("min-rate", "Least rate of the rate control, bit/s (ours: 256 kbit/s)",
+      UINT64, min_rate, 1000, 1e11, S),
+  P ("max-rate", "Greatest rate of the rate control, bit/s (ours: "
+        "100 Mbit/s)", UINT64, max_rate, 1000, 1e11, S),
+  P ("rate-control", "Monitor-based rate control (section 3.2.3): the rate "
+        "follows the receipt counts the representatives report", BOOLEAN,
+      rate_control, 0, 0, S),
+  P ("monitor-packets", "DATA packets per monitor period, packets (ours: "
+        "256)", UINT, monitor_packets, 2, 1e6, S),
+  P ("reporters", "Representatives: the first this many members report "
+        "their receipt counts, members (ours: 32)", UINT, reporters, 0,
+      RMTP_MAX_MEMBERS, S),
+  P ("decrease-below", "The rate falls when the mean receipt ratio is "
+        "below this, fraction 0..1 (ours: 0.95)", DOUBLE, decrease_below, 0,
+      1, S),
+  P ("increase-above", "The rate rises when the mean receipt ratio is "
+        "above this, fraction 0..1 (ours: 0.995)", DOUBLE, increase_above,
+      0, 1, S),
+  P ("decrease-factor", "Factor of a fall of the rate (ours: 0.8)", DOUBLE,
+      decrease_factor, 0.01, 1, S),
+  P ("increase-factor", "Factor of a rise of the rate (ours: 1.05)", DOUBLE,
+      increase_factor, 1, 10, S),
+  P ("receiver-timeout", "Receiver: fail when the server is silent this "
+        "long (plus 4 answer windows); server: the longest wait for BUSY "
+        "receivers, ns (ours: 30 s)", TIME, receiver_timeout, 1e6, H, S | R),
+  P ("busy-poll-interval", "How often BUSY receivers are POLLed once only "
+        "they are left, ns (ours: 1 s)", TIME, busy_poll_interval, 1e6, H,
+      S),
+  P ("send-burst", "Credit of the send pacer: how far it catches up after "
+        "a late wake-up, ns (ours: 2 ms in the element; the simulator: 0)",
+      TIME, send_burst, 0, 1e9, S),
+  P ("max-total-size", "Largest data set this receiver accepts, its packet "
+        "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
+      UINT64, max_total_size, 1, G_MAXUINT64, R),
+};
+
+/* The element's defaults: the core's, and a pacer that catches up when
+ * the loop thread wakes late (it runs on a shared machine's scheduler). */
+static void
+config_init (gpointer data)
+{
+  RmtpConfig *cfg = data;
+
+  rmtp_config_init (cfg);
+  cfg->send_burst = GST_RMTP_DEFAULT_SEND_BURST;
+}
+
+static const GstParamTable rmtp_params = {
+  params, G_N_ELEMENTS (params), sizeof (RmtpConfig), config_init
+};
+
+void
+gst_rmtp_settings_init (GstRmtpSettings * s, const GstNetUdpProps * udp)
+{
+  memset (s, 0, sizeof (*s));
+  gst_net_udp_props_init_settings (udp, &s->net);
+  config_init (&s->cfg);
+  s->stats_interval = GST_RMTP_DEFAULT_STATS_INTERVAL;
+}
+
+void
+gst_rmtp_settings_clear (GstRmtpSettings * s)
+{
+  gst_net_udp_settings_clear (&s->net);
+  g_clear_error (&s->uri_error);
+}
+
+void
+gst_rmtp_settings_install (GObjectClass * klass, guint first_id,
+    const GstNetUdpProps * udp, guint elements, const gchar * stats_name)
+{
+  gchar *blurb = g_strdup_printf ("Post the stats as an %s element message "
+      "this often, ns (0: only at the end)", stats_name);
+
+  g_object_class_install_property (klass,
+      first_id + GST_RMTP_PROP_STATS_INTERVAL,
+      g_param_spec_uint64 ("stats-interval", "Stats interval (ns)", blurb, 0,
+          G_MAXINT64, GST_RMTP_DEFAULT_STATS_INTERVAL, G_PARAM_READWRITE |
+          G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
+          GST_PARAM_MUTABLE_READY));
+  g_free (blurb);
+  gst_net_udp_props_install (udp, klass, first_id + GST_RMTP_PROP_UDP);
+  gst_param_table_install (&rmtp_params, klass,
+      first_id + GST_RMTP_PROP_CONFIG, elements);
+}
+
+gboolean
+gst_rmtp_settings_set (GstRmtpSettings * s, const GstNetUdpProps * udp,
+    guint first_id, guint prop_id, const GValue * value)
+{
+  if (prop_id == first_id + GST_RMTP_PROP_STATS_INTERVAL) {
+    s->stats_interval = g_value_get_uint64 (value);
+    return TRUE;
+  }
+  return gst_net_udp_props_set (udp, &s->net, first_id + GST_RMTP_PROP_UDP,
+      prop_id, value) || gst_param_table_set (&rmtp_params, &s->cfg,
+      first_id + GST_RMTP_PROP_CONFIG, prop_id, value);
+}
+
+gboolean
+gst_rmtp_settings_get (const GstRmtpSettings * s, guint first_id,
+    guint prop_id, GValue * value)
+{
+  if (prop_id == first_id + GST_RMTP_PROP_STATS_INTERVAL) {
+    g_value_set_uint64 (value, s->stats_interval);
+    return TRUE;
+  }
+  return gst_net_udp_props_get (&s->net, first_id + GST_RMTP_PROP_UDP,
+      prop_id, value) || gst_param_table_get (&rmtp_params, &s->cfg,
+      first_id + GST_RMTP_PROP_CONFIG, prop_id, value);
+}
+
+GSocketAddress *
+gst_rmtp_group_address (const GstNetUdpSettings * s, GError ** error)
+{
+  GSocketAddress *a;
+
+  if (!s->address || !*s->address) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "address: no multicast group");
+    return NULL;
+  }
+  a = gst_net_resolve ("address", s->address, s->port, NULL, error);
+  if (a && !g_inet_address_get_is_multicast (g_inet_socket_address_get_address
+          (G_INET_SOCKET_ADDRESS (a)))) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+        "address: \"%s\" is not a multicast address", s->address);
+    g_clear_object (&a);
+  }
+  return a;
+}
+
+gboolean
+gst_rmtp_send_datagram (GstNetUdp * udp, RmtpDatagram * d,
+    GSocketAddress * to)
+{
+  gsize n;
+  const guint8 *b = g_bytes_get_data (d->bytes, &n);
+  GError *err = NULL;
+  gboolean ok = to && gst_net_transport_send_to (GST_NET_TRANSPORT (udp), b,
+      n, to, &err);
+
+  if (!ok)
+    GST_DEBUG ("datagram not sent: %s", err ? err->message : "no address");
+  g_clear_error (&err);
+  g_bytes_unref (d->bytes);
+  d->bytes = NULL;
+  return ok;
+}
+
+void
+gst_rmtp_input_stats (GstStructure * s, const RmtpInputStats * in)
+{
+  gst_structure_set (s,
+      "accepted", G_TYPE_UINT64, in->accepted,
+      "malformed", G_TYPE_UINT64, in->malformed,
+      "foreign", G_TYPE_UINT64, in->foreign,
+      "forged", G_TYPE_UINT64, in->forged,
+      "out-of-window", G_TYPE_UINT64, in->out_of_window,
+      "duplicates", G_TYPE_UINT64, in->duplicates,
+      "late", G_TYPE_UINT64, in->late, NULL);
+}
+
+const gchar *
+gst_rmtp_fail_reason_name (RmtpFailReason reason)
+{
+  switch (reason) {
+    case RMTP_FAIL_NONE:
+      return "none";
+    case RMTP_FAIL_REFUSED:
+      return "refused";
+    case RMTP_FAIL_DIGEST:
+      return "digest";
+    case RMTP_FAIL_SERVER_SILENT:
+      return "server-silent";
+    case RMTP_FAIL_INCOMPLETE:
+      return "incomplete";
+  }
+  return "unknown";
+}

@@ -1,0 +1,505 @@
+/* rmtpsink and rmtpsrc (issue 20) on loopback multicast: a sink and two
+ * sources in one process deliver a data set byte for byte; forged and
+ * malformed packets are counted and dropped; a receiver whose server goes
+ * away, and a sink nobody answers, post clear errors; BUSY then RRDY;
+ * properties, the URI and the docs. */
+#include <gst/check/gstcheck.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "checkutil.h"
+
+#define SIZE (300 * 1024)
+#define SESSION 4242
+#define WAIT (20 * GST_SECOND)
+
+typedef struct
+{
+  gchar *dir, *in, *out[2];
+  guint port;
+  const gchar *group;
+  GstElement *sink, *src[2];
+  GstElement *sink_pipe, *src_pipe[2];
+} Rig;
+
+static void
+write_data (const gchar * path)
+{
+  guint8 *d = g_malloc (SIZE);
+  GRand *r = g_rand_new_with_seed (20);
+
+  for (gsize i = 0; i < SIZE; i++)
+    d[i] = (guint8) g_rand_int (r);
+  fail_unless (g_file_set_contents (path, (gchar *) d, SIZE, NULL));
+  g_rand_free (r);
+  g_free (d);
+}
+
+static GstElement *
+launch (const gchar * desc, const gchar * name, GstElement ** element)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+
+  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
+  *element = gst_bin_get_by_name (GST_BIN (p), name);
+  fail_unless (*element != NULL);
+  return p;
+}
+
+/* Two receivers (members 1 and 2, @src_props on both) playing. */
+static void
+rig_start_receivers (Rig * rig, const gchar * group, const gchar * src_props)
+{
+  memset (rig, 0, sizeof (*rig));
+  rig->dir = g_dir_make_tmp ("rmtp-XXXXXX", NULL);
+  rig->in = g_build_filename (rig->dir, "in.bin", NULL);
+  write_data (rig->in);
+  rig->port = free_udp_port ();
+  rig->group = group;
+  for (guint i = 0; i < 2; i++) {
+    gchar *desc;
+
+    rig->out[i] = g_strdup_printf ("%s/out%u.bin", rig->dir, i);
+    desc = g_strdup_printf ("rmtpsrc name=src address=%s port=%u member=%u "
+        "multicast-iface=lo %s ! filesink location=%s", group, rig->port,
+        i + 1, src_props, rig->out[i]);
+    rig->src_pipe[i] = launch (desc, "src", &rig->src[i]);
+    g_free (desc);
+    fail_unless (gst_element_set_state (rig->src_pipe[i], GST_STATE_PLAYING)
+        != GST_STATE_CHANGE_FAILURE);
+  }
+}
+
+static void
+rig_start_sink (Rig * rig, const gchar * sink_props)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=%s ! rmtpsink name=sink "
+      "address=%s port=%u multicast-iface=lo session=%u receivers=2 %s",
+      rig->in, rig->group, rig->port, SESSION, sink_props);
+
+  rig->sink_pipe = launch (desc, "sink", &rig->sink);
+  g_free (desc);
+  fail_unless (gst_element_set_state (rig->sink_pipe, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+stop_pipeline (GstElement ** pipe, GstElement ** element)
+{
+  if (!*pipe)
+    return;
+  gst_element_set_state (*pipe, GST_STATE_NULL);
+  gst_object_unref (*element);
+  gst_object_unref (*pipe);
+  *pipe = *element = NULL;
+}
+
+static void
+rig_clear (Rig * rig)
+{
+  stop_pipeline (&rig->sink_pipe, &rig->sink);
+  for (guint i = 0; i < 2; i++) {
+    stop_pipeline (&rig->src_pipe[i], &rig->src[i]);
+    g_unlink (rig->out[i]);
+    g_free (rig->out[i]);
+  }
+  g_unlink (rig->in);
+  g_rmdir (rig->dir);
+  g_free (rig->in);
+  g_free (rig->dir);
+}
+
+static void
+assert_eos (GstElement * pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, WAIT,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+  fail_unless (m != NULL, "no EOS");
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    fail ("error: %s", err->message);
+  }
+  gst_message_unref (m);
+  gst_object_unref (bus);
+}
+
+static void
+assert_same_file (const gchar * a, const gchar * b)
+{
+  gchar *da, *db;
+  gsize na, nb;
+
+  fail_unless (g_file_get_contents (a, &da, &na, NULL));
+  fail_unless (g_file_get_contents (b, &db, &nb, NULL));
+  fail_unless_equals_uint64 (nb, na);
+  fail_unless (memcmp (da, db, na) == 0, "%s differs from %s", b, a);
+  g_free (da);
+  g_free (db);
+}
+
+static gchar *
+stat_string (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  gchar *v = NULL;
+
+  g_object_get (e, "stats", &s, NULL);
+  v = g_strdup (gst_structure_get_string (s, field));
+  gst_structure_free (s);
+  return v;
+}
+
+static guint
+stat_uint (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  guint v = 0;
+
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_uint (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+static gint
+stat_int (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  gint v = -1;
+
+  g_object_get (e, "stats", &s, NULL);
+  gst_structure_get_int (s, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
+/* Waits until the string field @field of @e's stats is @value. */
+static void
+wait_stat (GstElement * e, const gchar * field, const gchar * value)
+{
+  for (guint i = 0; i < 2000; i++) {
+    gchar *v = stat_string (e, field);
+    gboolean ok = g_strcmp0 (v, value) == 0;
+
+    g_free (v);
+    if (ok)
+      return;
+    g_usleep (5000);
+  }
+  fail ("%s never became %s", field, value);
+}
+
+/* A socket on 127.0.0.1 whose multicast leaves through lo. */
+static GSocket *
+forger_socket (void)
+{
+  guint port;
+  GSocket *s = check_udp_socket_local (&port);
+
+  fail_unless (g_socket_set_option (s, IPPROTO_IP, IP_MULTICAST_IF,
+          (gint) htonl (INADDR_LOOPBACK), NULL));
+  return s;
+}
+
+static void
+send_bytes (GSocket * s, const gchar * host, guint port, const guint8 * d,
+    gsize n)
+{
+  GInetAddress *ia = g_inet_address_new_from_string (host);
+  GSocketAddress *a = g_inet_socket_address_new (ia, port);
+
+  fail_unless (g_socket_send_to (s, a, (const gchar *) d, n, NULL, NULL) ==
+      (gssize) n);
+  g_object_unref (a);
+  g_object_unref (ia);
+}
+
+/* An 8-byte RMTP header of @type and the session, then @n u32 fields. */
+static gsize
+rmtp_packet (guint8 * out, guint8 type, const guint32 * fields, guint n)
+{
+  out[0] = 'R';
+  out[1] = 'M';
+  out[2] = 1;
+  out[3] = type;
+  GST_WRITE_UINT32_BE (out + 4, SESSION);
+  for (guint i = 0; i < n; i++)
+    GST_WRITE_UINT32_BE (out + 8 + 4 * i, fields[i]);
+  return 8 + 4 * n;
+}
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_transfer_two_receivers)
+{
+  Rig rig;
+
+  rig_start_receivers (&rig, "239.255.91.1", "");
+  rig_start_sink (&rig, "");
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-failed"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "total-bytes"), SIZE);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "forged"), 0);
+  check_stats_documented (rig.sink);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    check_stats_documented (rig.src[i]);
+    fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "pushed-bytes"),
+        SIZE);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Junk, a response naming a member from another address, and data from
+ * another address than the server's: all counted and dropped, and the
+ * transfer is still whole. */
+GST_START_TEST (test_forged_packets_dropped)
+{
+  Rig rig;
+  GSocket *f = forger_socket ();
+  guint8 pkt[64];
+  guint32 nack[] = { 1, 0, 1, 0, 5 };
+  guint32 data[] = { 0, 0, 0 };
+  gint port;
+
+  rig_start_receivers (&rig, "239.255.91.2", "");
+  /* before any CONN: junk and a truncated header to the group */
+  send_bytes (f, rig.group, rig.port, (const guint8 *) "junk", 4);
+  send_bytes (f, rig.group, rig.port, pkt, rmtp_packet (pkt, 1, NULL, 0) - 2);
+  for (guint i = 0; i < 2; i++)
+    wait_stat (rig.src[i], "state", "wait-conn");
+  rig_start_sink (&rig, "rate=2000000");
+  for (guint i = 0; i < 2; i++)
+    wait_stat (rig.src[i], "state", "receiving");
+  port = stat_int (rig.sink, "local-port");
+  fail_unless (port > 0);
+  /* to the server: junk, and member 1's NACK from an address not its own */
+  send_bytes (f, "127.0.0.1", port, (const guint8 *) "junk", 4);
+  send_bytes (f, "127.0.0.1", port, pkt, rmtp_packet (pkt, 5, nack, 5));
+  /* to the group: DATA of the session, not from the server */
+  send_bytes (f, rig.group, rig.port, pkt, rmtp_packet (pkt, 3, data, 3) - 3);
+  assert_eos (rig.sink_pipe);
+  fail_unless (check_stat_u64 (rig.sink, "malformed") >= 1);
+  fail_unless (check_stat_u64 (rig.sink, "forged") >= 1);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    fail_unless (check_stat_u64 (rig.src[i], "malformed") >= 2);
+    fail_unless (check_stat_u64 (rig.src[i], "other-source") >= 1);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  g_object_unref (f);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 2 is BUSY from the start: the rounds go on without it, it
+ * drops the data; after its RRDY it is served by unicast and completes. */
+GST_START_TEST (test_busy_then_ready)
+{
+  Rig rig;
+
+  rig_start_receivers (&rig, "239.255.91.3", "");
+  g_object_set (rig.src[1], "busy", TRUE, NULL);
+  rig_start_sink (&rig, "");
+  wait_stat (rig.src[1], "state", "busy");
+  wait_stat (rig.src[0], "state", "done");
+  fail_unless (check_stat_u64 (rig.src[1], "busy-dropped") > 0);
+  g_object_set (rig.src[1], "busy", FALSE, NULL);
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  fail_unless (stat_uint (rig.sink, "slow-receivers") >= 1);
+  fail_unless (check_stat_u64 (rig.sink, "unicast-data-sent") >= SIZE / 1024);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The server goes away mid-transfer: the receivers post an error that
+ * says the data set is incomplete, and output nothing. */
+GST_START_TEST (test_server_gone_clear_error)
+{
+  Rig rig;
+  gchar *out;
+  gsize n = 1;
+
+  rig_start_receivers (&rig, "239.255.91.4", "receiver-timeout=300000000");
+  rig_start_sink (&rig, "rate=500000");
+  for (guint i = 0; i < 2; i++)
+    wait_stat (rig.src[i], "state", "receiving");
+  g_usleep (300 * 1000);
+  stop_pipeline (&rig.sink_pipe, &rig.sink);
+  for (guint i = 0; i < 2; i++) {
+    GstBus *bus = gst_element_get_bus (rig.src_pipe[i]);
+
+    check_bus_error_contains (bus, 5 * GST_SECOND, "before the data set was "
+        "complete");
+    gst_object_unref (bus);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    fail_unless (g_file_get_contents (rig.out[i], &out, &n, NULL));
+    fail_unless_equals_uint64 (n, 0);
+    g_free (out);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* No receiver answers: the sink posts an error, not EOS. */
+GST_START_TEST (test_nobody_answers_error)
+{
+  Rig rig;
+  GstBus *bus;
+
+  rig_start_receivers (&rig, "239.255.91.5", "");
+  for (guint i = 0; i < 2; i++)
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+  rig_start_sink (&rig, "max-conn-retries=1");
+  bus = gst_element_get_bus (rig.sink_pipe);
+  check_bus_error_contains (bus, 5 * GST_SECOND, "No receiver accepted");
+  gst_object_unref (bus);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_uri_round_trip)
+{
+  GstElement *src = gst_element_factory_make ("rmtpsrc", NULL);
+  GstElement *sink = gst_element_factory_make ("rmtpsink", NULL);
+  GError *err = NULL;
+  gchar *uri, *addr;
+  guint member, receivers;
+  gint port;
+
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "rmtp://239.2.2.9:6005?member=7&max-total-size=1000000", &err));
+  g_object_get (src, "address", &addr, "port", &port, "member", &member,
+      NULL);
+  fail_unless_equals_string (addr, "239.2.2.9");
+  fail_unless_equals_int (port, 6005);
+  fail_unless_equals_int (member, 7);
+  g_free (addr);
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (src));
+  fail_unless (g_str_has_prefix (uri, "rmtp://239.2.2.9:6005?"), "%s", uri);
+  fail_unless (strstr (uri, "member=7") != NULL, "%s", uri);
+  fail_unless (strstr (uri, "max-total-size=1000000") != NULL, "%s", uri);
+  g_free (uri);
+
+  g_object_set (sink, "uri", "rmtp://239.2.2.8:6006?receivers=3&rate=2000000",
+      NULL);
+  g_object_get (sink, "receivers", &receivers, "port", &port, NULL);
+  fail_unless_equals_int (receivers, 3);
+  fail_unless_equals_int (port, 6006);
+  g_object_get (sink, "uri", &uri, NULL);
+  fail_unless (strstr (uri, "receivers=3") && strstr (uri, "rate=2000000"),
+      "%s", uri);
+  g_free (uri);
+
+  /* all or nothing: a bad URI changes nothing */
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "rmtp://239.2.2.1:7000?member=0", &err));
+  fail_unless (strstr (err->message, "bad value") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "rmtp://239.2.2.1:7000?bogus=1", &err));
+  fail_unless (strstr (err->message, "unknown parameter") != NULL);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "rmtp://239.2.2.1?member=2", &err));
+  fail_unless (strstr (err->message, "no port") != NULL);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "rlm://239.2.2.1:7000", &err));
+  g_clear_error (&err);
+  g_object_get (src, "port", &port, "member", &member, NULL);
+  fail_unless_equals_int (port, 6005);
+  fail_unless_equals_int (member, 7);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
+/* A bad uri property, address or member list fails the start with an
+ * error that names it. */
+GST_START_TEST (test_start_errors_clear)
+{
+  struct
+  {
+    const gchar *desc, *text;
+  } cases[] = {
+    {"rmtpsrc uri=rmtp://239.2.2.2 ! fakesink", "no port"},
+    {"fakesrc ! rmtpsink address=10.0.0.1", "\"10.0.0.1\" is not a multicast"},
+    {"rmtpsrc address=10.0.0.1 ! fakesink", "\"10.0.0.1\" is not a multicast"},
+    {"fakesrc ! rmtpsink members=1,2,2", "members: \"1,2,2\""},
+    {"fakesrc ! rmtpsink members=1,x", "members:"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_start_error (cases[i].desc, cases[i].text);
+}
+
+GST_END_TEST;
+
+/* The core's defaults, examples and documented stats in what gst-inspect
+ * shows. */
+GST_START_TEST (test_docs_and_defaults)
+{
+  GstElement *sink = gst_element_factory_make ("rmtpsink", NULL);
+  guint packet_size;
+  guint64 rate, delta;
+
+  g_object_get (sink, "packet-size", &packet_size, "rate", &rate, "delta",
+      &delta, NULL);
+  fail_unless_equals_int (packet_size, 1024);
+  fail_unless_equals_uint64 (rate, 8000000);
+  fail_unless_equals_uint64 (delta, 2 * GST_MSECOND);
+  gst_object_unref (sink);
+  check_inspect_docs ("rmtpsink");
+  check_inspect_docs ("rmtpsrc");
+}
+
+GST_END_TEST;
+
+static Suite *
+rmtp_suite (void)
+{
+  Suite *s = suite_create ("rmtp");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_uri_round_trip);
+  tcase_add_test (tc, test_start_errors_clear);
+  tcase_add_test (tc, test_docs_and_defaults);
+  tcase_add_test (tc, test_transfer_two_receivers);
+  tcase_add_test (tc, test_forged_packets_dropped);
+  tcase_add_test (tc, test_busy_then_ready);
+  tcase_add_test (tc, test_server_gone_clear_error);
+  tcase_add_test (tc, test_nobody_answers_error);
+  return s;
+}
+
+GST_CHECK_MAIN (rmtp);
