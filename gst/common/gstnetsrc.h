@@ -10,6 +10,8 @@
 
 G_BEGIN_DECLS
 
+/* Also what a sink that holds packets for its own thread waits on (render
+ * waiting for room; unlock / unlock_stop set flushing). */
 typedef struct
 {
   GMutex lock;                  /* also guards the element's packet state */

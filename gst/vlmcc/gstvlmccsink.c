@@ -46,6 +46,7 @@
 #include "gstvlmccutil.h"
 #include "gstlayerrates.h"
 #include "gstnetloop.h"
+#include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -104,11 +105,11 @@ struct _GstVlmccSink
   GstRatePath *rates;
   GstNetStats stats;
 
-  /* State, under lock: render() queues, the loop thread paces, sends and
-   * takes feedback; cond: room in the queue, the queue drained, a flush. */
-  GMutex lock;
-  GCond cond;
-  gboolean running, flushing;
+  /* State, under wait.lock: render() queues, the loop thread paces, sends
+   * and takes feedback; wait.cond: room in the queue, the queue drained, a
+   * flush (wait.flushing, between unlock and unlock_stop). */
+  GstNetSrcWait wait;
+  gboolean running;
   GstNetLoop *loop;
   GstNetUdp *udp;
   GSocketAddress *group;
@@ -165,11 +166,11 @@ handle_events (GstVlmccSink * self, GArray * evs)
         gst_rate_path_set (self->rates, &rate, 1, gst_net_now ());
         break;
       case VLMCC_EVENT_LEADER:
-        g_mutex_lock (&self->lock);
+        g_mutex_lock (&self->wait.lock);
         st.leader_changes = 0;
         if (self->core)
           vlmcc_sender_get_stats (self->core, &st);
-        g_mutex_unlock (&self->lock);
+        g_mutex_unlock (&self->wait.lock);
         GST_INFO_OBJECT (self, "leader %08x", ev->leader);
         gst_element_post_message (GST_ELEMENT (self),
             gst_vlmcc_leader_message (GST_ELEMENT (self), ev->leader,
@@ -213,12 +214,12 @@ on_feedback (GstNetTransport * t, const guint8 * data, gsize size,
   VlmccAddr addr;
 
   gst_vlmcc_addr_from_socket (from, &addr);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (self->core)
     vlmcc_sender_on_feedback (self->core, data, size, &addr, gst_net_now ());
   else
     self->feedback_early++;     /* no stream yet: nothing to answer */
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
 
@@ -229,7 +230,7 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
   VlmccEvent ev;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (self->core) {
     vlmcc_sender_advance (self->core, now);
     transmit (self);
@@ -239,9 +240,9 @@ sink_work (gpointer data, gint64 now)
     if (deadline < 0)
       deadline = G_MAXINT64;
     if (vlmcc_sender_queued (self->core) < self->run_cfg.max_queue)
-      g_cond_broadcast (&self->cond);
+      g_cond_broadcast (&self->wait.cond);
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
 
   handle_events (self, self->events);
   gst_rate_path_tick (self->rates, now);
@@ -301,12 +302,12 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
     g_clear_object (&self->udp);
     return FALSE;
   }
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   self->not_rtp = self->send_errors = self->feedback_early = 0;
   self->running = TRUE;
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   propose_initial_rate (self);
 
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
@@ -322,16 +323,16 @@ gst_vlmcc_sink_stop (GstBaseSink * bsink)
 {
   GstVlmccSink *self = GST_VLMCC_SINK (bsink);
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   self->running = FALSE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  g_cond_broadcast (&self->wait.cond);
+  g_mutex_unlock (&self->wait.lock);
   if (self->loop)
     gst_net_loop_stop (self->loop);
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   g_clear_pointer (&self->core, vlmcc_sender_free);
   g_array_set_size (self->events, 0);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   if (self->udp)
     gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
   g_clear_pointer (&self->loop, gst_net_loop_free);
@@ -344,10 +345,10 @@ gst_vlmcc_sink_stop (GstBaseSink * bsink)
 static gboolean
 wait_for_room (GstVlmccSink * self)
 {
-  while (self->running && !self->flushing &&
+  while (self->running && !self->wait.flushing &&
       vlmcc_sender_queued (self->core) >= self->run_cfg.max_queue)
-    g_cond_wait (&self->cond, &self->lock);
-  return self->running && !self->flushing;
+    g_cond_wait (&self->wait.cond, &self->wait.lock);
+  return self->running && !self->wait.flushing;
 }
 
 static GstFlowReturn
@@ -360,7 +361,7 @@ gst_vlmcc_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return GST_FLOW_OK;
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   if (map.size + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE) > MAX_PACKET ||
       !rtp_header_parse (map.data, map.size, &h)) {
     self->not_rtp++;
@@ -374,7 +375,7 @@ gst_vlmcc_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     else
       vlmcc_sender_push (self->core, map.data, map.size, gst_net_now ());
   }
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_buffer_unmap (buffer, &map);
   if (self->loop)
     gst_net_loop_wake (self->loop);
@@ -406,23 +407,14 @@ gst_vlmcc_sink_query (GstBaseSink * bsink, GstQuery * query)
 static gboolean
 gst_vlmcc_sink_unlock (GstBaseSink * bsink)
 {
-  GstVlmccSink *self = GST_VLMCC_SINK (bsink);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
+  gst_net_src_wait_set_flushing (&GST_VLMCC_SINK (bsink)->wait, TRUE);
   return TRUE;
 }
 
 static gboolean
 gst_vlmcc_sink_unlock_stop (GstBaseSink * bsink)
 {
-  GstVlmccSink *self = GST_VLMCC_SINK (bsink);
-
-  g_mutex_lock (&self->lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->lock);
+  gst_net_src_wait_set_flushing (&GST_VLMCC_SINK (bsink)->wait, FALSE);
   return TRUE;
 }
 
@@ -432,12 +424,12 @@ wait_drained (GstVlmccSink * self)
 {
   gint64 end = g_get_monotonic_time () + DRAIN_TIMEOUT;
 
-  g_mutex_lock (&self->lock);
-  while (self->running && !self->flushing && self->core &&
+  g_mutex_lock (&self->wait.lock);
+  while (self->running && !self->wait.flushing && self->core &&
       vlmcc_sender_queued (self->core) > 0 && g_get_monotonic_time () < end)
-    g_cond_wait_until (&self->cond, &self->lock, g_get_monotonic_time () +
+    g_cond_wait_until (&self->wait.cond, &self->wait.lock, g_get_monotonic_time () +
         20 * 1000);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
 }
 
 static gboolean
@@ -518,7 +510,7 @@ get_stats (GstElement * element)
   GstStructure *s = gst_structure_new_empty ("application/x-vlmcc-sink-stats");
   guint64 events, coalesced;
 
-  g_mutex_lock (&self->lock);
+  g_mutex_lock (&self->wait.lock);
   gst_structure_set (s, "role", G_TYPE_STRING,
       vlmcc_role_name (VLMCC_ROLE_SENDER), NULL);
   if (self->core)
@@ -527,7 +519,7 @@ get_stats (GstElement * element)
       "not-rtp", G_TYPE_UINT64, self->not_rtp,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "feedback-early", G_TYPE_UINT64, self->feedback_early, NULL);
-  g_mutex_unlock (&self->lock);
+  g_mutex_unlock (&self->wait.lock);
   gst_rate_path_get_counters (self->rates, &events, &coalesced);
   gst_structure_set (s,
       "bitrate", G_TYPE_UINT, gst_rate_path_get_bitrate (self->rates),
@@ -574,8 +566,7 @@ gst_vlmcc_sink_finalize (GObject * object)
   g_clear_error (&self->uri_error);
   g_array_unref (self->events);
   g_free (self->out);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
+  gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -692,8 +683,7 @@ gst_vlmcc_sink_init (GstVlmccSink * self)
   gst_net_udp_props_init_settings (&udp_props, &self->net);
   vlmcc_config_init (&self->cfg);
   self->stats_interval = GST_VLMCC_DEFAULT_STATS_INTERVAL;
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
+  gst_net_src_wait_init (&self->wait);
   self->events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
   self->out = g_malloc (MAX_PACKET);
   self->rates = gst_rate_path_new (GST_ELEMENT (self),
