@@ -19,6 +19,9 @@ PACKAGES=(
   # x264layerenc quality benchmark (tests/bench/bench-x264layerenc-quality.py):
   # ffmpeg decodes the streams and compares them by its psnr and ssim filters
   ffmpeg
+  # VLMCC fairness benchmark (tests/bench/bench_vlmcc_fairness.py): UFTP's
+  # TFMCC is one of the peers
+  uftp
 )
 
 missing=()

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""VLMCC against greedy TCP on the namespace bed (issue 19), side by side with
+its peers in the same place: one more TCP flow (the reference: what the bed
+lets a TCP-friendly scheme reach) and UFTP's TFMCC (`uftp -C tfmcc`).
+
+Topology (test_vlmcc_fig5.py's bed): a bridge with the multicast sender s,
+the TCP sender t and the receiver r; the bridge port toward r is the
+bottleneck: a tbf with a 100 ms drop-tail queue ("tbf") or netbed's
+user-space aqm_bottleneck with the same rate and queue ("red", "codel").
+Everything s and t send takes 20 ms more (nfq delay), so every flow has
+the same base RTT.
+
+Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
+(the loss-based fallback of docs/protocols/vlmcc.md, vegas-plus=true),
+"TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
+file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
+sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
+that vlmccsink paces to its window, so the scheme and not the source sets
+the rate; one vlmccsrc receiver on r.
+
+All flows start together; rates are measured at r: TCP by the bytes the
+receiving sockets count, the multicast schemes by an nftables counter of
+UDP payload to their port. Metrics over [WARMUP, END): Jain's f over the
+flows' mean rates, its median per 1 s window, and the scheme's share of the
+fair rate b / (N + 1). VLMCC runs report the sender's losses and halvings in
+[WARMUP, END) (with N = 0: the paper's Figure 4b, no loss in steady state).
+
+Environment (comma-separated lists): BENCH_VLMCC_BOTTLENECK (Mbit/s: 2),
+BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
+(cubic), BENCH_VLMCC_SCHEMES (VLMCC,VLMCC-vplus,TCP,TFMCC),
+BENCH_VLMCC_TRIALS (1), BENCH_VLMCC_TIMES ("END,WARMUP" s: 50,15),
+BENCH_VLMCC_JSON (write the runs).
+`bench_vlmcc_fairness.py --report A.json ...` prints the tables of runs
+saved before. The default grid is 12 runs, about 12 minutes.
+
+Needs root (network namespaces), nfq-impair, nfq-bottleneck for red and
+codel, and uftp for TFMCC; exits 77 (skip) otherwise."""
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "net"))
+import netbed  # noqa: E402
+import test_vlmcc_fig5 as fig5  # noqa: E402
+from fairness import jain, windows  # noqa: E402
+
+
+def env_list(name, default, conv=str):
+    return [conv(x) for x in os.environ.get(name, default).split(",") if x]
+
+
+END, WARMUP = env_list("BENCH_VLMCC_TIMES", "50,15", int)
+DELAY = fig5.DELAY_MS
+QUEUE_MS = 100
+CROSS_PORT = 6000
+UFTP_PORT, UFTP_PUB, UFTP_PRIV = 1044, "230.4.4.1", "230.5.5.1"
+R_ADDR = "10.77.5.10"
+SCHEMES = {
+    "VLMCC": "ttl-mc=4",
+    "VLMCC-vplus": "ttl-mc=4&vegas-plus=true",
+    "TCP": None,
+    "TFMCC": None,
+}
+
+
+# --- the bed -----------------------------------------------------------------
+
+def build_bed(bed, case):
+    """fig5's bridge with s, t and r; the bottleneck on r's port; the delay on
+    t as on s. Returns (s, t, r)."""
+    br, snd, tcp, hosts = fig5.make_bed(bed, ["r"])
+    bed.delay(tcp, "eth0", DELAY)
+    b = case["b"]
+    if case["qdisc"] == "tbf":
+        bed.bottleneck(br, "p-r", rate_bps=b, latency_ms=QUEUE_MS)
+    else:
+        bed.aqm_bottleneck(br, "p-r", b, limit_bytes=int(b * QUEUE_MS / 8000),
+                           qdisc=case["qdisc"])
+    return snd, tcp, hosts["r"]
+
+
+class UdpCounter:
+    """Cumulative UDP payload bytes to a port as r receives them (an nftables
+    counter in r's input hook), sampled every 0.25 s into out as
+    (seconds since t0, bytes)."""
+
+    def __init__(self, host, port, out, t0, stop):
+        self.host, self.port = host, port
+        table = ("table inet vlmccbench {\n counter c { }\n chain input {\n"
+                 "  type filter hook input priority 0;\n"
+                 f"  udp dport {port} counter name c\n }}\n}}\n")
+        host.run(["nft", "-f", "-"], input=table)
+        self.thread = threading.Thread(target=self._poll, args=(out, t0, stop), daemon=True)
+        self.thread.start()
+
+    def read(self):
+        text = self.host.run(["nft", "list", "counter", "inet", "vlmccbench", "c"]).stdout
+        m = re.search(r"packets (\d+) bytes (\d+)", text)
+        return int(m.group(2)) - 28 * int(m.group(1)) if m else 0
+
+    def _poll(self, out, t0, stop):
+        while not stop.is_set():
+            out.append((time.monotonic() - t0, self.read()))
+            stop.wait(0.25)
+
+
+# --- the runs ----------------------------------------------------------------
+
+def run_case(case):
+    with netbed.NetBed() as bed:
+        snd, tcp, rcv = build_bed(bed, case)
+        stop, flow, extra = threading.Event(), [], {}
+        scheme = case["scheme"]
+        if scheme == "TCP":
+            t0 = time.monotonic()
+            netbed.greedy_tcp(tcp, rcv, R_ADDR, fig5.PORT, case["cc"], stop, flow,
+                              t0=t0, stop_at=END)
+            procs = []
+        else:
+            t0 = time.monotonic() + 1.0
+            UdpCounter(rcv, UDP_PORT[scheme], flow, t0, stop)
+            procs, extra = START[scheme](snd, rcv, case)
+        cross = []
+        for k in range(case["ntcp"]):
+            cross.append([])
+            netbed.greedy_tcp(tcp, rcv, R_ADDR, CROSS_PORT + k, case["cc"], stop, cross[k],
+                              t0=t0, stop_at=END)
+        time.sleep(max(0.0, t0 + END + 0.5 - time.monotonic()))
+        stop.set()
+        for p in procs:
+            fig5.stop(p["proc"])
+        result = dict(case, R=[windows(s, END) for s in [flow] + cross])
+        if "sink" in extra:
+            result["sink"] = sink_losses(extra["sink"], t0)
+        if "tmp" in extra:
+            shutil.rmtree(extra["tmp"], ignore_errors=True)
+        result["ok"] = len(flow) > 2 and statistics.mean(result["R"][0][WARMUP:]) > 0
+        return result
+
+
+def start_vlmcc(snd, rcv, case):
+    rx = fig5.start_receiver(rcv)
+    time.sleep(0.5)
+    tx = fig5.start_sender(snd, SCHEMES[case["scheme"]])
+    return [tx, rx], dict(sink=tx)
+
+
+def start_tfmcc(snd, rcv, case):
+    """uftpd on r into a temporary directory; uftp on s sending a file larger
+    than twice the bottleneck can carry in the run."""
+    tmp = tempfile.mkdtemp(prefix="vlmcc-bench-uftp-")
+    os.chmod(tmp, 0o777)
+    path = os.path.join(tmp, "file.bin")
+    with open(path, "wb") as fp:
+        fp.truncate(int(case["b"] * 2 * END / 8))
+    dest = os.path.join(tmp, "rx")
+    os.mkdir(dest)
+    kbps = int(case["b"] * 2 / 1000)
+    rx = rcv.popen(["uftpd", "-d", "-x", "1", "-I", "eth0", "-M", UFTP_PUB, "-p",
+                    str(UFTP_PORT), "-D", dest], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    tx = snd.popen(["uftp", "-x", "1", "-I", "eth0", "-M", UFTP_PUB, "-P", UFTP_PRIV,
+                    "-p", str(UFTP_PORT), "-t", "4", "-C", f"tfmcc:max={kbps}",
+                    "-R", str(kbps), path], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    return [dict(proc=tx), dict(proc=rx)], dict(tmp=tmp)
+
+
+DEFAULT_SCHEMES = "VLMCC,TCP,TFMCC"
+START = {"VLMCC": start_vlmcc, "VLMCC-vplus": start_vlmcc, "TFMCC": start_tfmcc}
+UDP_PORT = {"VLMCC": fig5.PORT, "VLMCC-vplus": fig5.PORT, "TFMCC": UFTP_PORT}
+
+
+def sink_losses(tx, t0):
+    """The sink's lost packets and halvings in [WARMUP, END) from its stats."""
+    for t in tx["threads"]:
+        t.join(5)
+    st = [(t - t0, f) for t, line in list(tx["out"])
+          if (f := fig5.fields(line, "s", "vlmcc-sink-stats")) and "lost" in f]
+    if not st:
+        return None
+
+    def at(t, key):
+        before = [int(f[key]) for tt, f in st if tt <= t]
+        return before[-1] if before else 0
+    return dict(lost=at(END, "lost") - at(WARMUP, "lost"),
+                halvings=at(END, "halvings") - at(WARMUP, "halvings"),
+                sent=at(END, "sent") - at(WARMUP, "sent"))
+
+
+# --- metrics and tables --------------------------------------------------------
+
+def metrics(run):
+    R, span = run["R"], range(WARMUP, END)
+    means = [statistics.mean(r[j] for j in span) for r in R]
+    fair = run["b"] / (run["ntcp"] + 1)
+    return dict(f_means=jain(means), f_window=statistics.median(jain([r[j] for r in R])
+                                                                  for j in span),
+                share=means[0] / fair, kbps=means[0] / 1e3,
+                tcp_kbps=[m / 1e3 for m in means[1:]])
+
+
+def scenario(run):
+    return f"{run['b'] / 1e6:g} Mbit/s {run['qdisc']}, {run['ntcp']} {run['cc']}"
+
+
+def report(runs):
+    print("| scenario | scheme | trial | f over means | f per 1 s (median) | share of fair | "
+          "scheme kbit/s | TCP kbit/s | sender lost / halvings / sent after warm-up |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+    by = {}
+    for run in runs:
+        if not run["ok"]:
+            print(f"| {scenario(run)} | {run['scheme']} | {run['trial']} | FAILED |")
+            continue
+        m = metrics(run)
+        by.setdefault(scenario(run), {}).setdefault(run["scheme"], []).append(m)
+        s = run.get("sink")
+        losses = f"{s['lost']} / {s['halvings']} / {s['sent']}" if s else "-"
+        print(f"| {scenario(run)} | {run['scheme']} | {run['trial']} | {m['f_means']:.3f} | "
+              f"{m['f_window']:.3f} | {m['share']:.2f} | {m['kbps']:.0f} | "
+              + "/".join(f"{x:.0f}" for x in m["tcp_kbps"]) + f" | {losses} |")
+    names = [s for s in SCHEMES if any(s in d for d in by.values())]
+    print("\nMedians over trials: f over mean rates, f per 1 s window, share of the fair rate\n")
+    print("| scenario | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
+    for sc, d in by.items():
+        cells = []
+        for s in names:
+            ms = d.get(s)
+            cells.append("-" if not ms else " / ".join(
+                f"{statistics.median(m[k] for m in ms):{spec}}"
+                for k, spec in (("f_means", ".3f"), ("f_window", ".3f"), ("share", ".2f"))))
+        print(f"| {sc} | " + " | ".join(cells) + " |")
+
+
+def cases():
+    out = []
+    for b in env_list("BENCH_VLMCC_BOTTLENECK", "2", float):
+        for qdisc in env_list("BENCH_VLMCC_QDISC", "tbf,codel"):
+            for cc in env_list("BENCH_VLMCC_CC", "cubic"):
+                for ntcp in env_list("BENCH_VLMCC_NTCP", "1,2", int):
+                    for trial in range(int(os.environ.get("BENCH_VLMCC_TRIALS", "1"))):
+                        # the schemes alternate inside each trial: the same load for all
+                        for s in env_list("BENCH_VLMCC_SCHEMES", DEFAULT_SCHEMES):
+                            if s not in SCHEMES:
+                                sys.exit(f"unknown scheme {s!r}; known: {', '.join(SCHEMES)}")
+                            out.append(dict(b=b * 1e6, qdisc=qdisc, cc=cc, ntcp=ntcp,
+                                            scheme=s, trial=trial))
+    return out
+
+
+def main():
+    if sys.argv[1:2] == ["--report"]:
+        report([r for p in sys.argv[2:] for r in json.load(open(p))])
+        return 0
+    todo = cases()
+    netbed.require_or_skip(nfq=True, aqm=any(c["qdisc"] != "tbf" for c in todo))
+    if any(c["scheme"] == "TFMCC" for c in todo) and not shutil.which("uftp"):
+        print("SKIP: uftp not installed (scripts/install-deps.sh)")
+        return 77
+    print(f"# VLMCC fairness: {len(todo)} runs of {END} s, rates over [{WARMUP}, {END}) s; "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    runs, t_start = [], time.monotonic()
+    for c in todo:
+        runs.append(run_case(c))
+        m = metrics(runs[-1]) if runs[-1]["ok"] else {}
+        print(f"# {time.monotonic() - t_start:.0f} s: {scenario(c)} {c['scheme']}: "
+              f"{ {k: (round(v, 3) if isinstance(v, float) else v) for k, v in m.items()} } "
+              f"sink {runs[-1].get('sink')}; load {os.getloadavg()[0]:.1f}", flush=True)
+        if os.environ.get("BENCH_VLMCC_JSON"):
+            with open(os.environ["BENCH_VLMCC_JSON"], "w") as fp:
+                json.dump(runs, fp)
+    print()
+    report(runs)
+    return 0 if all(r["ok"] for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

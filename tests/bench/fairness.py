@@ -1,0 +1,32 @@
+"""Rate series and fairness metrics shared by the fairness benchmarks
+(bench-tpba-fairness.py, bench_vlmcc_fairness.py): cumulative byte samples
+taken at a receiver become rates per window, and Jain's index compares
+flows."""
+
+
+def bytes_at(samples, t):
+    """cumulative bytes at time t: linear between the (t, bytes) samples."""
+    if not samples or t <= samples[0][0]:
+        return samples[0][1] if samples else 0
+    lo, hi = 0, len(samples) - 1
+    if t >= samples[hi][0]:
+        return samples[hi][1]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if samples[mid][0] <= t:
+            lo = mid
+        else:
+            hi = mid
+    (ta, ba), (tb, bb) = samples[lo], samples[hi]
+    return ba + (bb - ba) * (t - ta) / (tb - ta) if tb > ta else bb
+
+
+def windows(samples, n, width=1.0):
+    """bit/s over [j width, (j + 1) width), j < n (times relative to the start)."""
+    return [8 * (bytes_at(samples, (j + 1) * width) - bytes_at(samples, j * width)) / width
+            for j in range(n)]
+
+
+def jain(rates):
+    s, q = sum(rates), sum(r * r for r in rates)
+    return s * s / (len(rates) * q) if q > 0 else 0.0
