@@ -487,6 +487,8 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "acked", G_TYPE_UINT64, st.acked,
       "lost", G_TYPE_UINT64, st.lost,
       "halvings", G_TYPE_UINT64, st.halvings,
+      "loss-based", G_TYPE_BOOLEAN, st.loss_based,
+      "plus-switches", G_TYPE_UINT64, st.plus_switches,
       "queue-dropped", G_TYPE_UINT64, st.queue_dropped,
       "unstamped", G_TYPE_UINT64, st.unstamped,
       "leader-changes", G_TYPE_UINT64, st.leader_changes,

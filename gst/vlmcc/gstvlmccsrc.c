@@ -584,6 +584,8 @@ receiver_stats (GstVlmccSrc * self, GstStructure * s)
       "leader-changes", G_TYPE_UINT64, st.leader_changes,
       "received", G_TYPE_UINT64, st.received,
       "lost", G_TYPE_UINT64, st.lost,
+      "loss-based", G_TYPE_BOOLEAN, st.loss_based,
+      "plus-switches", G_TYPE_UINT64, st.plus_switches,
       "acks-sent", G_TYPE_UINT64, st.acks_sent,
       "probes-sent", G_TYPE_UINT64, st.probes_sent,
       "starts", G_TYPE_UINT64, st.starts,

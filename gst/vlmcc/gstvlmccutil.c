@@ -56,6 +56,13 @@ static const GstParamEntry params[] = {
   P ("ext-id", "RFC 8285 one-byte header extension id of the data fields, "
         "1..14 (ours: 7; sender and receivers must agree)", UINT, ext_id, 1,
       14, S | R),
+  P ("vegas-plus", "Vegas+ fallback (ours, off: the paper's Vegas): when "
+        "the queueing delay does not fall while Vegas backs off, grow the "
+        "window by one packet per RTT until the next loss",
+      BOOLEAN, vegas_plus, 0, 1, S | R),
+  P ("plus-epochs", "Vegas+: RTTs of backing off after which a queueing "
+        "delay that did not fall turns the window loss-based (ours: 3)",
+      UINT, plus_epochs, 1, 1000, S | R),
 };
 
 static void

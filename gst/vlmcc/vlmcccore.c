@@ -43,6 +43,8 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->probe_interval = 1000 * MS;
   cfg->max_queue = 512;
   cfg->ext_id = 7;
+  cfg->vegas_plus = FALSE;
+  cfg->plus_epochs = 3;
 }
 
 const gchar *
@@ -249,6 +251,127 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
   return window;
 }
 
+/* The Vegas+ fallback (config vegas_plus). Alone on the bottleneck, a
+ * window d packets smaller drains about d/W of an RTT of queue (at the
+ * one-packet floor the queue would be empty). Vegas decreases with no
+ * increase between them make a test: when less than half of that drained
+ * after plus_epochs of them, another flow refills the queue as fast as we
+ * leave it, and the window turns loss-based (+1 per RTT, halved on loss).
+ * Each halving there is the same test with d = W/2: the mode hands the
+ * window back to Vegas once a halving drains the queue. The queueing
+ * delay is the least RTT sample of the epoch over the base RTT: the
+ * smoothed RTT lags by several RTTs at small windows. */
+typedef struct {
+  gboolean loss_based;
+  guint backoffs;               /* Vegas decreases asked, no increase */
+  gdouble asked;                /* packets less since the test began */
+  gint64 queue;                 /* queueing delay when it began, ns */
+  gint64 rtt;
+  gdouble window;
+  guint halved;                 /* epochs until a halving is tested */
+  gint64 epoch_min;             /* least RTT sample this epoch, 0: none */
+  guint64 switches;
+} VegasPlus;
+
+static void
+vegas_plus_sample (VegasPlus * vp, gint64 rtt)
+{
+  if (vp->epoch_min == 0 || rtt < vp->epoch_min)
+    vp->epoch_min = rtt;
+}
+
+static gint64
+vegas_plus_queue (const VegasPlus * vp, const RttEstimate * e)
+{
+  return (vp->epoch_min ? vp->epoch_min : e->rtt) - e->base;
+}
+
+static void
+vegas_plus_begin_test (VegasPlus * vp, gdouble window, const RttEstimate * e)
+{
+  vp->asked = 0;
+  vp->queue = vegas_plus_queue (vp, e);
+  vp->rtt = e->rtt;
+  vp->window = MAX (window, 1.0);
+}
+
+static gboolean
+vegas_plus_queue_held (const VegasPlus * vp, const RttEstimate * e)
+{
+  gdouble expected = vp->asked * vp->rtt / vp->window;
+
+  return vp->queue - vegas_plus_queue (vp, e) < expected / 2.0;
+}
+
+static gdouble
+vegas_plus_loss_based_step (VegasPlus * vp, gdouble window,
+    const RttEstimate * e)
+{
+  /* the first whole epoch after the halving tells */
+  if (vp->halved && --vp->halved == 0) {
+    if (!vegas_plus_queue_held (vp, e)) {
+      vp->loss_based = FALSE;
+      return window;
+    }
+  }
+  return window + 1.0;
+}
+
+static gdouble
+vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
+    gdouble window, gdouble actual, const RttEstimate * e)
+{
+  gdouble next = vegas_step (cfg, window, actual, e);
+
+  if (next > window)
+    vp->backoffs = 0;
+  if (next >= window)
+    return next;
+  if (vp->backoffs++ == 0)
+    vegas_plus_begin_test (vp, window, e);
+  else
+    vp->asked += 1.0;
+  if (vp->backoffs <= cfg->plus_epochs)
+    return next;
+  vp->backoffs = 0;
+  if (!vegas_plus_queue_held (vp, e))
+    return next;
+  vp->loss_based = TRUE;
+  vp->switches++;
+  return window + 1.0;
+}
+
+/* The window's next value at an epoch: Vegas, or with vegas_plus the
+ * fallback above. */
+static gdouble
+window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
+    gdouble actual, const RttEstimate * e)
+{
+  gdouble next;
+
+  if (!cfg->vegas_plus)
+    return vegas_step (cfg, window, actual, e);
+  if (vp->loss_based)
+    next = vegas_plus_loss_based_step (vp, window, e);
+  else
+    next = vegas_plus_vegas_step (cfg, vp, window, actual, e);
+  vp->epoch_min = 0;
+  return next;
+}
+
+/* A halving from @window: in the loss-based mode, the test of whether it
+ * drains the queue; in Vegas, the end of any test in progress. */
+static void
+vegas_plus_on_loss (VegasPlus * vp, gdouble window, const RttEstimate * e)
+{
+  vp->backoffs = 0;
+  if (!vp->loss_based)
+    return;
+  vegas_plus_begin_test (vp, window, e);
+  vp->asked = window / 2.0;
+  vp->halved = 2;
+}
+
 static gdouble
 packets_per_s (gdouble window, gint64 rtt)
 {
@@ -296,6 +419,7 @@ struct _VlmccSender {
   guint in_flight, peak_in_flight;
   gdouble window;
   RttEstimate est;
+  VegasPlus plus;
   gint64 epoch_end;
   gint64 recovery_point;        /* losses of packets sent before: ignored */
   gint64 next_send;
@@ -437,6 +561,7 @@ sender_detect_losses (VlmccSender * s, gint64 now)
       if (f->sent >= s->recovery_point) {
         s->st.halvings++;
         s->recovery_point = now;
+        vegas_plus_on_loss (&s->plus, s->window, &s->est);
         sender_set_window (s, s->window / 2.0, now);
       }
     }
@@ -468,7 +593,8 @@ sender_epoch (VlmccSender * s, gint64 now)
   if (s->leaderless)
     w += 1.0;
   else if (s->est.sampled)
-    w = vegas_step (&s->cfg, s->window, s->peak_in_flight, &s->est);
+    w = window_step (&s->cfg, &s->plus, s->window, s->peak_in_flight,
+        &s->est);
   sender_set_window (s, w, now);
   s->peak_in_flight = s->in_flight;
   s->epoch_end = now + s->est.rtt;
@@ -652,6 +778,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   s->st.acked++;
   sender_slide_una (s);
   rtt_estimate_sample (&s->est, &s->cfg, rtt);
+  vegas_plus_sample (&s->plus, rtt);
   return VLMCC_INPUT_TAKEN;
 }
 
@@ -811,6 +938,8 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
   st->rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
   st->leader = s->leader;
   st->in_flight = s->in_flight;
+  st->loss_based = s->plus.loss_based;
+  st->plus_switches = s->plus.switches;
 }
 
 /* ------------------------------------------------------------------ */
@@ -831,6 +960,7 @@ struct _VlmccReceiver {
   gint64 rtt;                   /* current sample, eq. (4) */
   RttEstimate est;
   gdouble window;
+  VegasPlus plus;
   gint64 epoch_end;
   gint64 recovery_point;
   gboolean loss_in_epoch;
@@ -968,6 +1098,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     r->st.lost += delta - 1;
     r->loss_in_epoch = TRUE;
     if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
+      vegas_plus_on_loss (&r->plus, r->window, &r->est);
       r->window = MAX (1.0, r->window / 2.0);
       r->recovery_point = now + r->est.rtt;
     }
@@ -979,6 +1110,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
   if (r->est.sampled) {
     r->rtt = MAX (1, r->rtt + (now - r->last_arrival) - gap_sent);
     rtt_estimate_sample (&r->est, &r->cfg, r->rtt);
+    vegas_plus_sample (&r->plus, r->rtt);
   }
   return TRUE;
 }
@@ -1000,7 +1132,7 @@ receiver_epoch (VlmccReceiver * r, gint64 now)
   if (!r->est.sampled || now < r->epoch_end)
     return;
   fill = r->sender_pps * r->est.rtt / NS_PER_S;
-  w = vegas_step (&r->cfg, r->window, r->window, &r->est);
+  w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est);
   if (w > r->window && !r->loss_in_epoch)
     w = MAX (w, fill);
   r->loss_in_epoch = FALSE;
@@ -1202,4 +1334,6 @@ vlmcc_receiver_get_stats (const VlmccReceiver * r, VlmccReceiverStats * st)
   st->base_rtt = r->est.base;
   st->sender_rate = bits_per_s (&r->cfg, r->sender_pps);
   st->leader = r->leader;
+  st->loss_based = r->plus.loss_based;
+  st->plus_switches = r->plus.switches;
 }

@@ -79,6 +79,12 @@ typedef struct {
   gint64 probe_interval;        /* join probe repeated until answered: 1 s */
   guint max_queue;              /* packets the sender holds: 512 */
   guint ext_id;                 /* RFC 8285 id of the extension: 7 */
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Vegas+ fallback"):
+   * when the queueing delay does not fall while Vegas backs off for
+   * plus_epochs RTTs, a loss-based flow holds the queue; the window then
+   * grows by one packet per RTT regardless of delay until the next loss. */
+  gboolean vegas_plus;
+  guint plus_epochs;            /* RTTs of backing off tested: 3 */
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -170,6 +176,8 @@ typedef struct {
   guint in_flight;
   guint64 sent, acked, lost, halvings, queue_dropped, unstamped;
   guint64 leader_changes, leader_losses;
+  gboolean loss_based;          /* vegas_plus: in the loss-based mode */
+  guint64 plus_switches;        /* vegas_plus: entries into that mode */
   guint64 challenges, accepted, refused_holdoff, refused_floor, probes;
   guint64 malformed, forged, stale;
 } VlmccSenderStats;
@@ -206,6 +214,8 @@ typedef struct {
   guint32 id;
   VlmccRole role;
   gdouble window;
+  gboolean loss_based;          /* vegas_plus: the window's mode */
+  guint64 plus_switches;
   gint64 rtt, rtt_dev, base_rtt;        /* ns, the follower estimate */
   guint64 sender_rate;          /* bit/s announced */
   guint32 leader;
