@@ -31,7 +31,8 @@ BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
 BENCH_VLMCC_TRIALS (1), BENCH_VLMCC_TIMES ("END,WARMUP" s: 50,15),
 BENCH_VLMCC_JSON (write the runs).
 `bench_vlmcc_fairness.py --report A.json ...` prints the tables of runs
-saved before. The default grid is 12 runs, about 12 minutes.
+saved before. The default grid is 16 runs, about 15 minutes. With
+BENCH_VLMCC_NTCP=0 the scheme runs alone (Figure 4b).
 
 Needs root (network namespaces), nfq-impair, nfq-bottleneck for red and
 codel, and uftp for TFMCC; exits 77 (skip) otherwise."""
@@ -175,7 +176,7 @@ def start_tfmcc(snd, rcv, case):
     return [dict(proc=tx), dict(proc=rx)], dict(tmp=tmp)
 
 
-DEFAULT_SCHEMES = "VLMCC,TCP,TFMCC"
+DEFAULT_SCHEMES = ",".join(SCHEMES)
 START = {"VLMCC": start_vlmcc, "VLMCC-vplus": start_vlmcc, "TFMCC": start_tfmcc}
 UDP_PORT = {"VLMCC": fig5.PORT, "VLMCC-vplus": fig5.PORT, "TFMCC": UFTP_PORT}
 
@@ -194,7 +195,8 @@ def sink_losses(tx, t0):
         return before[-1] if before else 0
     return dict(lost=at(END, "lost") - at(WARMUP, "lost"),
                 halvings=at(END, "halvings") - at(WARMUP, "halvings"),
-                sent=at(END, "sent") - at(WARMUP, "sent"))
+                sent=at(END, "sent") - at(WARMUP, "sent"),
+                switches=at(END, "plus-switches"))
 
 
 # --- metrics and tables --------------------------------------------------------
@@ -202,7 +204,7 @@ def sink_losses(tx, t0):
 def metrics(run):
     R, span = run["R"], range(WARMUP, END)
     means = [statistics.mean(r[j] for j in span) for r in R]
-    fair = run["b"] / (run["ntcp"] + 1)
+    fair = run["b"] / (run["ntcp"] + 1)        # alone: the bottleneck
     return dict(f_means=jain(means), f_window=statistics.median(jain([r[j] for r in R])
                                                                   for j in span),
                 share=means[0] / fair, kbps=means[0] / 1e3,
@@ -215,7 +217,8 @@ def scenario(run):
 
 def report(runs):
     print("| scenario | scheme | trial | f over means | f per 1 s (median) | share of fair | "
-          "scheme kbit/s | TCP kbit/s | sender lost / halvings / sent after warm-up |\n"
+          "scheme kbit/s | TCP kbit/s | sender lost / halvings / sent after warm-up / "
+          "Vegas+ switches |\n"
           "|---|---|---|---|---|---|---|---|---|")
     by = {}
     for run in runs:
@@ -225,7 +228,8 @@ def report(runs):
         m = metrics(run)
         by.setdefault(scenario(run), {}).setdefault(run["scheme"], []).append(m)
         s = run.get("sink")
-        losses = f"{s['lost']} / {s['halvings']} / {s['sent']}" if s else "-"
+        losses = (f"{s['lost']} / {s['halvings']} / {s['sent']} / {s.get('switches', 0)}"
+                  if s else "-")
         print(f"| {scenario(run)} | {run['scheme']} | {run['trial']} | {m['f_means']:.3f} | "
               f"{m['f_window']:.3f} | {m['share']:.2f} | {m['kbps']:.0f} | "
               + "/".join(f"{x:.0f}" for x in m["tcp_kbps"]) + f" | {losses} |")
