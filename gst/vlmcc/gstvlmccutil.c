@@ -58,10 +58,11 @@ static const GstParamEntry params[] = {
       14, S | R),
   P ("vegas-plus", "Vegas+ fallback (ours, off: the paper's Vegas): when "
         "the queueing delay does not fall while Vegas backs off, grow the "
-        "window by one packet per RTT until the next loss",
+        "window by one packet per RTT, halved on loss, until a halving "
+        "drains the queue",
       BOOLEAN, vegas_plus, 0, 1, S | R),
-  P ("plus-epochs", "Vegas+: RTTs of backing off after which a queueing "
-        "delay that did not fall turns the window loss-based (ours: 3)",
+  P ("plus-epochs", "Vegas+: Vegas decreases after which a queueing "
+        "delay that did not fall turns the window loss-based (ours: 2)",
       UINT, plus_epochs, 1, 1000, S | R),
 };
 

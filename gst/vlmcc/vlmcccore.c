@@ -44,7 +44,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->max_queue = 512;
   cfg->ext_id = 7;
   cfg->vegas_plus = FALSE;
-  cfg->plus_epochs = 3;
+  cfg->plus_epochs = 2;
 }
 
 const gchar *
@@ -255,7 +255,7 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
  * window d packets smaller drains about d/W of an RTT of queue (at the
  * one-packet floor the queue would be empty). Vegas decreases with no
  * increase between them make a test: when less than half of that drained
- * after plus_epochs of them, another flow refills the queue as fast as we
+ * an epoch after plus_epochs of them, another flow refills the queue as fast as we
  * leave it, and the window turns loss-based (+1 per RTT, halved on loss).
  * Each halving there is the same test with d = W/2: the mode hands the
  * window back to Vegas once a halving drains the queue. The queueing
@@ -263,7 +263,8 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
  * smoothed RTT lags by several RTTs at small windows. */
 typedef struct {
   gboolean loss_based;
-  guint backoffs;               /* Vegas decreases asked, no increase */
+  guint backoffs;               /* a test runs (Vegas decreases, no
+                                 * increase) */
   gdouble asked;                /* packets less since the test began */
   gint64 queue;                 /* queueing delay when it began, ns */
   gint64 rtt;
@@ -317,28 +318,33 @@ vegas_plus_loss_based_step (VegasPlus * vp, gdouble window,
   return window + 1.0;
 }
 
+/* A test begins at a Vegas decrease and is judged at each later epoch
+ * without an increase, on the decreases of the epochs before it, once
+ * there are plus_epochs of them. */
 static gdouble
 vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
     gdouble window, gdouble actual, const RttEstimate * e)
 {
   gdouble next = vegas_step (cfg, window, actual, e);
 
-  if (next > window)
+  if (next > window) {
     vp->backoffs = 0;
-  if (next >= window)
     return next;
-  if (vp->backoffs++ == 0)
-    vegas_plus_begin_test (vp, window, e);
-  else
+  }
+  if (vp->backoffs > 0 && vp->asked >= cfg->plus_epochs) {
+    vp->backoffs = 0;
+    if (vegas_plus_queue_held (vp, e)) {
+      vp->loss_based = TRUE;
+      vp->switches++;
+      return window + 1.0;
+    }
+  }
+  if (next < window) {
+    if (vp->backoffs++ == 0)
+      vegas_plus_begin_test (vp, window, e);
     vp->asked += 1.0;
-  if (vp->backoffs <= cfg->plus_epochs)
-    return next;
-  vp->backoffs = 0;
-  if (!vegas_plus_queue_held (vp, e))
-    return next;
-  vp->loss_based = TRUE;
-  vp->switches++;
-  return window + 1.0;
+  }
+  return next;
 }
 
 /* The window's next value at an epoch: Vegas, or with vegas_plus the

@@ -80,11 +80,12 @@ typedef struct {
   guint max_queue;              /* packets the sender holds: 512 */
   guint ext_id;                 /* RFC 8285 id of the extension: 7 */
   /* Ours, off by default (docs/protocols/vlmcc.md, "Vegas+ fallback"):
-   * when the queueing delay does not fall while Vegas backs off for
-   * plus_epochs RTTs, a loss-based flow holds the queue; the window then
-   * grows by one packet per RTT regardless of delay until the next loss. */
+   * when the queueing delay does not fall after plus_epochs Vegas
+   * decreases, a loss-based flow holds the queue; the window then grows
+   * by one packet per RTT regardless of delay, halved on loss, until a
+   * halving drains the queue. */
   gboolean vegas_plus;
-  guint plus_epochs;            /* RTTs of backing off tested: 3 */
+  guint plus_epochs;            /* Vegas decreases tested: 2 */
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
