@@ -2,6 +2,7 @@
  * elections) and the receiver (leader acks, follower estimation and
  * challenges). See vlmcccore.h and docs/protocols/vlmcc.md. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vlmcccore.h"
@@ -251,26 +252,29 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
   return window;
 }
 
-/* The Vegas+ fallback (config vegas_plus). Alone on the bottleneck, a
- * window d packets smaller drains about d/W of an RTT of queue (at the
- * one-packet floor the queue would be empty). Vegas decreases with no
- * increase between them make a test: when less than half of that drained
- * an epoch after plus_epochs of them, another flow refills the queue as fast as we
- * leave it, and the window turns loss-based (+1 per RTT, halved on loss).
- * Each halving there is the same test with d = W/2: the mode hands the
- * window back to Vegas once a halving drains the queue. The queueing
- * delay is the least RTT sample of the epoch over the base RTT: the
- * smoothed RTT lags by several RTTs at small windows. */
+/* The Vegas+ fallback (config vegas_plus). Alone on the bottleneck, the
+ * queue never holds more of our packets than our window; the queueing
+ * delay (the least RTT sample of the epoch over the base RTT: the
+ * smoothed RTT lags several RTTs at small windows) divided by the
+ * bottleneck's time per packet is how many packets wait there. When that
+ * is more than W + beta for plus_epochs epochs in a row, packets of
+ * another flow hold the queue and the window turns loss-based (+1 per
+ * RTT, halved on loss); the first whole epoch after each halving judges
+ * again, and a queue back within W + beta hands the window to Vegas.
+ * The time per packet is the median dispersion of the last pairs sent
+ * back to back (packet pair): other flows' packets between the two only
+ * lengthen it, which counts fewer waiting packets. */
+#define PAIR_SAMPLES 8
+/* arrival gaps under this are two datagrams read at one wakeup */
+#define PAIR_MIN_GAP (50 * G_GINT64_CONSTANT (1000))
+
 typedef struct {
   gboolean loss_based;
-  guint backoffs;               /* a test runs (Vegas decreases, no
-                                 * increase) */
-  gdouble asked;                /* packets less since the test began */
-  gint64 queue;                 /* queueing delay when it began, ns */
-  gint64 rtt;
-  gdouble window;
-  guint halved;                 /* epochs until a halving is tested */
+  guint held_epochs;            /* epochs in a row with a held queue */
+  guint halved;                 /* epochs until a halving is judged */
   gint64 epoch_min;             /* least RTT sample this epoch, 0: none */
+  gint64 pairs[PAIR_SAMPLES];   /* dispersions, ns */
+  guint n_pairs;
   guint64 switches;
 } VegasPlus;
 
@@ -281,70 +285,77 @@ vegas_plus_sample (VegasPlus * vp, gint64 rtt)
     vp->epoch_min = rtt;
 }
 
-static gint64
-vegas_plus_queue (const VegasPlus * vp, const RttEstimate * e)
-{
-  return (vp->epoch_min ? vp->epoch_min : e->rtt) - e->base;
-}
-
+/* Two consecutive packets that left @sent_gap apart arrived (or were
+ * acked) @arrival_gap apart. */
 static void
-vegas_plus_begin_test (VegasPlus * vp, gdouble window, const RttEstimate * e)
+vegas_plus_pair (VegasPlus * vp, gint64 sent_gap, gint64 arrival_gap)
 {
-  vp->asked = 0;
-  vp->queue = vegas_plus_queue (vp, e);
-  vp->rtt = e->rtt;
-  vp->window = MAX (window, 1.0);
+  if (arrival_gap < PAIR_MIN_GAP || sent_gap * 4 > arrival_gap)
+    return;
+  vp->pairs[vp->n_pairs++ % PAIR_SAMPLES] = arrival_gap - sent_gap;
 }
 
-static gboolean
-vegas_plus_queue_held (const VegasPlus * vp, const RttEstimate * e)
+static gint
+compare_gint64 (gconstpointer a, gconstpointer b)
 {
-  gdouble expected = vp->asked * vp->rtt / vp->window;
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
 
-  return vp->queue - vegas_plus_queue (vp, e) < expected / 2.0;
+  return x < y ? -1 : x > y;
+}
+
+static gint64
+vegas_plus_packet_time (const VegasPlus * vp)
+{
+  gint64 sorted[PAIR_SAMPLES];
+  guint n = MIN (vp->n_pairs, PAIR_SAMPLES);
+
+  if (n < PAIR_SAMPLES / 2)
+    return 0;
+  memcpy (sorted, vp->pairs, n * sizeof (gint64));
+  qsort (sorted, n, sizeof (gint64), compare_gint64);
+  return sorted[n / 2];
+}
+
+/* Whether the queue holds more packets than ours could be. */
+static gboolean
+vegas_plus_queue_held (const VlmccConfig * cfg, const VegasPlus * vp,
+    gdouble window, const RttEstimate * e)
+{
+  gint64 per_packet = vegas_plus_packet_time (vp);
+  gint64 queue = (vp->epoch_min ? vp->epoch_min : e->rtt) - e->base;
+
+  if (per_packet <= 0)
+    return FALSE;
+  return (gdouble) queue / per_packet > window + cfg->beta;
 }
 
 static gdouble
-vegas_plus_loss_based_step (VegasPlus * vp, gdouble window,
-    const RttEstimate * e)
+vegas_plus_loss_based_step (const VlmccConfig * cfg, VegasPlus * vp,
+    gdouble window, const RttEstimate * e)
 {
   /* the first whole epoch after the halving tells */
-  if (vp->halved && --vp->halved == 0) {
-    if (!vegas_plus_queue_held (vp, e)) {
-      vp->loss_based = FALSE;
-      return window;
-    }
+  if (vp->halved && --vp->halved == 0
+      && !vegas_plus_queue_held (cfg, vp, window, e)) {
+    vp->loss_based = FALSE;
+    return window;
   }
   return window + 1.0;
 }
 
-/* A test begins at a Vegas decrease and is judged at each later epoch
- * without an increase, on the decreases of the epochs before it, once
- * there are plus_epochs of them. */
 static gdouble
 vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
     gdouble window, gdouble actual, const RttEstimate * e)
 {
-  gdouble next = vegas_step (cfg, window, actual, e);
-
-  if (next > window) {
-    vp->backoffs = 0;
-    return next;
+  if (!vegas_plus_queue_held (cfg, vp, window, e)) {
+    vp->held_epochs = 0;
+    return vegas_step (cfg, window, actual, e);
   }
-  if (vp->backoffs > 0 && vp->asked >= cfg->plus_epochs) {
-    vp->backoffs = 0;
-    if (vegas_plus_queue_held (vp, e)) {
-      vp->loss_based = TRUE;
-      vp->switches++;
-      return window + 1.0;
-    }
-  }
-  if (next < window) {
-    if (vp->backoffs++ == 0)
-      vegas_plus_begin_test (vp, window, e);
-    vp->asked += 1.0;
-  }
-  return next;
+  if (++vp->held_epochs < cfg->plus_epochs)
+    return vegas_step (cfg, window, actual, e);
+  vp->held_epochs = 0;
+  vp->loss_based = TRUE;
+  vp->switches++;
+  return window + 1.0;
 }
 
 /* The window's next value at an epoch: Vegas, or with vegas_plus the
@@ -358,24 +369,20 @@ window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
   if (!cfg->vegas_plus)
     return vegas_step (cfg, window, actual, e);
   if (vp->loss_based)
-    next = vegas_plus_loss_based_step (vp, window, e);
+    next = vegas_plus_loss_based_step (cfg, vp, window, e);
   else
     next = vegas_plus_vegas_step (cfg, vp, window, actual, e);
   vp->epoch_min = 0;
   return next;
 }
 
-/* A halving from @window: in the loss-based mode, the test of whether it
- * drains the queue; in Vegas, the end of any test in progress. */
+/* A halving: in the loss-based mode, judged an epoch later. */
 static void
-vegas_plus_on_loss (VegasPlus * vp, gdouble window, const RttEstimate * e)
+vegas_plus_on_loss (VegasPlus * vp)
 {
-  vp->backoffs = 0;
-  if (!vp->loss_based)
-    return;
-  vegas_plus_begin_test (vp, window, e);
-  vp->asked = window / 2.0;
-  vp->halved = 2;
+  vp->held_epochs = 0;
+  if (vp->loss_based)
+    vp->halved = 2;
 }
 
 static gdouble
@@ -430,6 +437,9 @@ struct _VlmccSender {
   gint64 recovery_point;        /* losses of packets sent before: ignored */
   gint64 next_send;
   gint64 last_send;
+  gboolean have_ack;            /* the last ack, for packet pairs */
+  guint16 ack_seq;
+  gint64 ack_sent, ack_arrival;
   guint burst_count;
   guint32 leader;
   VlmccAddr leader_addr;
@@ -567,7 +577,7 @@ sender_detect_losses (VlmccSender * s, gint64 now)
       if (f->sent >= s->recovery_point) {
         s->st.halvings++;
         s->recovery_point = now;
-        vegas_plus_on_loss (&s->plus, s->window, &s->est);
+        vegas_plus_on_loss (&s->plus);
         sender_set_window (s, s->window / 2.0, now);
       }
     }
@@ -785,6 +795,12 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   sender_slide_una (s);
   rtt_estimate_sample (&s->est, &s->cfg, rtt);
   vegas_plus_sample (&s->plus, rtt);
+  if (s->have_ack && m->seq == (guint16) (s->ack_seq + 1))
+    vegas_plus_pair (&s->plus, f->sent - s->ack_sent, now - s->ack_arrival);
+  s->have_ack = TRUE;
+  s->ack_seq = m->seq;
+  s->ack_sent = f->sent;
+  s->ack_arrival = now;
   return VLMCC_INPUT_TAKEN;
 }
 
@@ -1104,13 +1120,15 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     r->st.lost += delta - 1;
     r->loss_in_epoch = TRUE;
     if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
-      vegas_plus_on_loss (&r->plus, r->window, &r->est);
+      vegas_plus_on_loss (&r->plus);
       r->window = MAX (1.0, r->window / 2.0);
       r->recovery_point = now + r->est.rtt;
     }
   }
-  if (delta == 1 && ext->drift < DRIFT_MAX)
+  if (delta == 1 && ext->drift < DRIFT_MAX) {
     gap_sent = (gint64) ext->drift * 1000;
+    vegas_plus_pair (&r->plus, gap_sent, now - r->last_arrival);
+  }
   else
     gap_sent = (gint64) (guint32) (ext->tstamp - r->last_tstamp) * 1000;
   if (r->est.sampled) {
