@@ -57,13 +57,12 @@ static const GstParamEntry params[] = {
         "1..14 (ours: 7; sender and receivers must agree)", UINT, ext_id, 1,
       14, S | R),
   P ("vegas-plus", "Vegas+ fallback (ours, off: the paper's Vegas): when "
-        "the queueing delay does not fall while Vegas backs off, grow the "
-        "window by one packet per RTT, halved on loss, until a halving "
-        "drains the queue",
-      BOOLEAN, vegas_plus, 0, 1, S | R),
-  P ("plus-epochs", "Vegas+: Vegas decreases after which a queueing "
-        "delay that did not fall turns the window loss-based (ours: 2)",
-      UINT, plus_epochs, 1, 1000, S | R),
+        "the queue holds more packets than the window, grow the window by "
+        "one packet per RTT, halved on loss, until a halving finds the "
+        "queue back within the window", BOOLEAN, vegas_plus, 0, 1, S | R),
+  P ("plus-epochs", "Vegas+: RTTs in a row the queue must hold more "
+        "packets than the window before the window turns loss-based "
+        "(ours: 2)", UINT, plus_epochs, 1, 1000, S | R),
 };
 
 static void

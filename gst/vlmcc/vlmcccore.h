@@ -80,12 +80,13 @@ typedef struct {
   guint max_queue;              /* packets the sender holds: 512 */
   guint ext_id;                 /* RFC 8285 id of the extension: 7 */
   /* Ours, off by default (docs/protocols/vlmcc.md, "Vegas+ fallback"):
-   * when the queueing delay does not fall after plus_epochs Vegas
-   * decreases, a loss-based flow holds the queue; the window then grows
-   * by one packet per RTT regardless of delay, halved on loss, until a
-   * halving drains the queue. */
+   * when the queue holds more packets than the window (queueing delay
+   * over the packet-pair time per packet) for plus_epochs RTTs, a
+   * loss-based flow holds it; the window then grows by one packet per
+   * RTT, halved on loss, until a halving finds the queue back within the
+   * window. */
   gboolean vegas_plus;
-  guint plus_epochs;            /* Vegas decreases tested: 2 */
+  guint plus_epochs;            /* RTTs the queue must be held: 2 */
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);

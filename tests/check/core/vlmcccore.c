@@ -896,9 +896,9 @@ GST_START_TEST (test_vegas_plus_detects_held_queue)
   vlmcc_sender_get_stats (vlmcc_sim_sender (plus), &st);
   fail_unless_equals_int (st.plus_switches, 0);
   fail_if (st.loss_based);
-  /* Vegas backs off for a few RTTs of about 100 ms, sees the queue stay,
-   * and turns loss-based; its halvings do not drain the queue, so it
-   * stays so */
+  /* the queue holds far more packets than the window: loss-based within
+   * a few RTTs of about 100 ms, and its halvings leave the queue held,
+   * so it stays so */
   vlmcc_sim_run (plus, 12 * S);
   vlmcc_sender_get_stats (vlmcc_sim_sender (plus), &st);
   fail_unless (st.loss_based);
@@ -924,8 +924,8 @@ GST_START_TEST (test_vegas_plus_back_to_vegas)
 
   sim = queue_holder_sim (TRUE, 40 * S, &b);
   vlmcc_sim_run (sim, 90 * S);
-  /* once the queue holder is gone the next loss hands the window back to
-   * Vegas, whose backing off now drains the queue: no loss again */
+  /* once the queue holder is gone, the next halving finds the queue
+   * within the window and hands it back to Vegas: no loss again */
   vlmcc_sim_link_drops (sim, b, 60 * S, 90 * S, &data, &cross);
   fail_unless_equals_int (data, 0);
   bytes = vlmcc_sim_receiver_bytes (sim, 0, 60 * S, 90 * S);
