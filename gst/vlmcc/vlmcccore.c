@@ -2,7 +2,6 @@
  * elections) and the receiver (leader acks, follower estimation and
  * challenges). See vlmcccore.h and docs/protocols/vlmcc.md. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vlmcccore.h"
@@ -295,25 +294,24 @@ vegas_plus_pair (VegasPlus * vp, gint64 sent_gap, gint64 arrival_gap)
   vp->pairs[vp->n_pairs++ % PAIR_SAMPLES] = arrival_gap - sent_gap;
 }
 
-static gint
-compare_gint64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
+/* The median dispersion of the pairs kept; 0 with fewer than half of
+ * PAIR_SAMPLES. */
 static gint64
 vegas_plus_packet_time (const VegasPlus * vp)
 {
-  gint64 sorted[PAIR_SAMPLES];
+  gint64 v[PAIR_SAMPLES];
   guint n = MIN (vp->n_pairs, PAIR_SAMPLES);
 
   if (n < PAIR_SAMPLES / 2)
     return 0;
-  memcpy (sorted, vp->pairs, n * sizeof (gint64));
-  qsort (sorted, n, sizeof (gint64), compare_gint64);
-  return sorted[n / 2];
+  for (guint i = 0; i < n; i++) {
+    guint j = i;
+
+    for (; j > 0 && v[j - 1] > vp->pairs[i]; j--)
+      v[j] = v[j - 1];
+    v[j] = vp->pairs[i];
+  }
+  return v[n / 2];
 }
 
 /* Whether the queue holds more packets than ours could be. */

@@ -65,7 +65,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
 import netbed  # noqa: E402
-from fairness import jain, windows  # noqa: E402
+from fairness import jain, save_runs, windows  # noqa: E402
 
 
 def env_list(name, default, conv=str):
@@ -674,9 +674,7 @@ def main():
         print(row(run, metrics(run)) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
               f"{run['err']}", flush=True)
         write_plot(run)
-        if os.environ.get("BENCH_TPBA_JSON"):
-            with open(os.environ["BENCH_TPBA_JSON"], "w") as fp:
-                json.dump(runs, fp)
+        save_runs(runs, "BENCH_TPBA_JSON")
     print()
     report(runs)
     return 0 if all(r["ok"] for r in runs) else 1

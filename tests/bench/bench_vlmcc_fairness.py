@@ -51,7 +51,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
 import netbed  # noqa: E402
 import test_vlmcc_fig5 as fig5  # noqa: E402
-from fairness import jain, windows  # noqa: E402
+from fairness import jain, save_runs, windows  # noqa: E402
 
 
 def env_list(name, default, conv=str):
@@ -280,9 +280,7 @@ def main():
         print(f"# {time.monotonic() - t_start:.0f} s: {scenario(c)} {c['scheme']}: "
               f"{ {k: (round(v, 3) if isinstance(v, float) else v) for k, v in m.items()} } "
               f"sink {runs[-1].get('sink')}; load {os.getloadavg()[0]:.1f}", flush=True)
-        if os.environ.get("BENCH_VLMCC_JSON"):
-            with open(os.environ["BENCH_VLMCC_JSON"], "w") as fp:
-                json.dump(runs, fp)
+        save_runs(runs, "BENCH_VLMCC_JSON")
     print()
     report(runs)
     return 0 if all(r["ok"] for r in runs) else 1

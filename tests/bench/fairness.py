@@ -2,6 +2,8 @@
 (bench-tpba-fairness.py, bench_vlmcc_fairness.py): cumulative byte samples
 taken at a receiver become rates per window, and Jain's index compares
 flows."""
+import json
+import os
 
 
 def bytes_at(samples, t):
@@ -30,3 +32,12 @@ def windows(samples, n, width=1.0):
 def jain(rates):
     s, q = sum(rates), sum(r * r for r in rates)
     return s * s / (len(rates) * q) if q > 0 else 0.0
+
+
+def save_runs(runs, env_name):
+    """Writes the runs so far as JSON to the file named by $env_name, if set
+    (after every run: an interrupted grid keeps what it measured)."""
+    path = os.environ.get(env_name)
+    if path:
+        with open(path, "w") as fp:
+            json.dump(runs, fp)

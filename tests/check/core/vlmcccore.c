@@ -818,6 +818,20 @@ GST_END_TEST;
 /* ------------------------------------------------------------------ */
 /* In the simulator */
 
+/* No data packet dropped on the link into @node over [@from, @to), and
+ * the receiver got at least @min_bps over it. */
+static void
+check_no_loss (VlmccSim * sim, guint node, gint64 from, gint64 to,
+    guint64 min_bps)
+{
+  guint64 data, cross, bps;
+
+  vlmcc_sim_link_drops (sim, node, from, to, &data, &cross);
+  fail_unless_equals_int (data, 0);
+  bps = vlmcc_sim_receiver_bytes (sim, 0, from, to) * 8 * S / (to - from);
+  fail_unless (bps >= min_bps, "%" G_GUINT64_FORMAT " bit/s", bps);
+}
+
 /* Figure 4(b): alone on a 1 Mbit/s link, after the start no packet is
  * lost and the link is used; the leader stays. */
 static void
@@ -826,7 +840,6 @@ check_no_loss_alone (gboolean vegas_plus)
   VlmccConfig cfg;
   VlmccSim *sim;
   guint b;
-  guint64 data, cross, bytes;
 
   vlmcc_config_init (&cfg);
   cfg.vegas_plus = vegas_plus;
@@ -835,11 +848,7 @@ check_no_loss_alone (gboolean vegas_plus)
   vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, b, 10000000, MS, 0),
       0);
   vlmcc_sim_run (sim, 60 * S);
-  vlmcc_sim_link_drops (sim, b, 10 * S, 60 * S, &data, &cross);
-  fail_unless_equals_int (data, 0);
-  bytes = vlmcc_sim_receiver_bytes (sim, 0, 10 * S, 60 * S);
-  fail_unless (bytes * 8 / 50 >= 900000, "%" G_GUINT64_FORMAT " bit/s",
-      bytes * 8 / 50);
+  check_no_loss (sim, b, 10 * S, 60 * S, 900000);
   fail_unless_equals_int (vlmcc_sim_leader_at (sim, 60 * S), 0);
   vlmcc_sim_free (sim);
 }
@@ -919,18 +928,13 @@ GST_START_TEST (test_vegas_plus_back_to_vegas)
 {
   VlmccSim *sim;
   VlmccSenderStats st;
-  guint64 data, cross, bytes;
   guint b;
 
   sim = queue_holder_sim (TRUE, 40 * S, &b);
   vlmcc_sim_run (sim, 90 * S);
   /* once the queue holder is gone, the next halving finds the queue
    * within the window and hands it back to Vegas: no loss again */
-  vlmcc_sim_link_drops (sim, b, 60 * S, 90 * S, &data, &cross);
-  fail_unless_equals_int (data, 0);
-  bytes = vlmcc_sim_receiver_bytes (sim, 0, 60 * S, 90 * S);
-  fail_unless (bytes * 8 / 30 >= 9000000, "%" G_GUINT64_FORMAT " bit/s",
-      bytes * 8 / 30);
+  check_no_loss (sim, b, 60 * S, 90 * S, 9000000);
   vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
   fail_unless (st.plus_switches > 0);
   fail_if (st.loss_based);
