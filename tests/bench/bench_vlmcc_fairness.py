@@ -22,8 +22,10 @@ All flows start together; rates are measured at r: TCP by the bytes the
 receiving sockets count, the multicast schemes by an nftables counter of
 UDP payload to their port. Metrics over [WARMUP, END): Jain's f over the
 flows' mean rates, its median per 1 s window, and the scheme's share of the
-fair rate b / (N + 1). VLMCC runs report the sender's losses and halvings in
-[WARMUP, END) (with N = 0: the paper's Figure 4b, no loss in steady state).
+fair rate b / (N + 1). VLMCC runs report in [WARMUP, END) the packets the
+receiver missed (drops), those the sender took as lost (drops and acks
+later than its timeout) and its halvings (with N = 0: the paper's Figure
+4b, no loss in steady state).
 
 Environment (comma-separated lists): BENCH_VLMCC_BOTTLENECK (Mbit/s: 2),
 BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
@@ -140,7 +142,7 @@ def run_case(case):
             fig5.stop(p["proc"])
         result = dict(case, R=[windows(s, END) for s in [flow] + cross])
         if "sink" in extra:
-            result["sink"] = sink_losses(extra["sink"], t0)
+            result["sink"] = sink_losses(extra["sink"], extra["src"], t0)
         if "tmp" in extra:
             shutil.rmtree(extra["tmp"], ignore_errors=True)
         result["ok"] = len(flow) > 2 and statistics.mean(result["R"][0][WARMUP:]) > 0
@@ -151,7 +153,7 @@ def start_vlmcc(snd, rcv, case):
     rx = fig5.start_receiver(rcv)
     time.sleep(0.5)
     tx = fig5.start_sender(snd, SCHEMES[case["scheme"]])
-    return [tx, rx], dict(sink=tx)
+    return [tx, rx], dict(sink=tx, src=rx)
 
 
 def start_tfmcc(snd, rcv, case):
@@ -181,22 +183,28 @@ START = {"VLMCC": start_vlmcc, "VLMCC-vplus": start_vlmcc, "TFMCC": start_tfmcc}
 UDP_PORT = {"VLMCC": fig5.PORT, "VLMCC-vplus": fig5.PORT, "TFMCC": UFTP_PORT}
 
 
-def sink_losses(tx, t0):
-    """The sink's lost packets and halvings in [WARMUP, END) from its stats."""
-    for t in tx["threads"]:
+def sink_losses(tx, rx, t0):
+    """In [WARMUP, END): the packets the sink took as lost (not acked in
+    time: drops and late acks), its halvings and packets sent, from its
+    stats; the packets the receiver missed (sequence gaps: drops) from
+    its own; and the Vegas+ switches."""
+    for t in tx["threads"] + rx["threads"]:
         t.join(5)
     st = [(t - t0, f) for t, line in list(tx["out"])
           if (f := fig5.fields(line, "s", "vlmcc-sink-stats")) and "lost" in f]
+    src = [(t - t0, f) for t, f in fig5.stats(rx) if "lost" in f]
     if not st:
         return None
 
-    def at(t, key):
-        before = [int(f[key]) for tt, f in st if tt <= t]
+    def at(samples, t, key):
+        before = [int(f[key]) for tt, f in samples if tt <= t]
         return before[-1] if before else 0
-    return dict(lost=at(END, "lost") - at(WARMUP, "lost"),
-                halvings=at(END, "halvings") - at(WARMUP, "halvings"),
-                sent=at(END, "sent") - at(WARMUP, "sent"),
-                switches=at(END, "plus-switches"))
+
+    def during(samples, key):
+        return at(samples, END, key) - at(samples, WARMUP, key)
+    return dict(lost=during(st, "lost"), halvings=during(st, "halvings"),
+                sent=during(st, "sent"), rx_lost=during(src, "lost"),
+                switches=at(st, END, "plus-switches"))
 
 
 # --- metrics and tables --------------------------------------------------------
@@ -217,8 +225,8 @@ def scenario(run):
 
 def report(runs):
     print("| scenario | scheme | trial | f over means | f per 1 s (median) | share of fair | "
-          "scheme kbit/s | TCP kbit/s | sender lost / halvings / sent after warm-up / "
-          "Vegas+ switches |\n"
+          "scheme kbit/s | TCP kbit/s | after warm-up: receiver lost / sender lost / halvings / "
+          "sent; Vegas+ switches |\n"
           "|---|---|---|---|---|---|---|---|---|")
     by = {}
     for run in runs:
@@ -228,8 +236,8 @@ def report(runs):
         m = metrics(run)
         by.setdefault(scenario(run), {}).setdefault(run["scheme"], []).append(m)
         s = run.get("sink")
-        losses = (f"{s['lost']} / {s['halvings']} / {s['sent']} / {s.get('switches', 0)}"
-                  if s else "-")
+        losses = (f"{s.get('rx_lost', '-')} / {s['lost']} / {s['halvings']} / {s['sent']} / "
+                  f"{s.get('switches', 0)}" if s else "-")
         print(f"| {scenario(run)} | {run['scheme']} | {run['trial']} | {m['f_means']:.3f} | "
               f"{m['f_window']:.3f} | {m['share']:.2f} | {m['kbps']:.0f} | "
               + "/".join(f"{x:.0f}" for x in m["tcp_kbps"]) + f" | {losses} |")
