@@ -65,7 +65,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
 import netbed  # noqa: E402
-from fairness import jain, save_runs, windows  # noqa: E402
+from fairness import jain, report_and_status, save_runs, windows  # noqa: E402
 
 
 def env_list(name, default, conv=str):
@@ -675,9 +675,7 @@ def main():
               f"{run['err']}", flush=True)
         write_plot(run)
         save_runs(runs, "BENCH_TPBA_JSON")
-    print()
-    report(runs)
-    return 0 if all(r["ok"] for r in runs) else 1
+    return report_and_status(runs, report)
 
 
 if __name__ == "__main__":

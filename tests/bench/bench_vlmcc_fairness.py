@@ -53,7 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
 import netbed  # noqa: E402
 import test_vlmcc_fig5 as fig5  # noqa: E402
-from fairness import jain, save_runs, windows  # noqa: E402
+from fairness import jain, report_and_status, save_runs, windows  # noqa: E402
 
 
 def env_list(name, default, conv=str):
@@ -289,9 +289,7 @@ def main():
               f"{ {k: (round(v, 3) if isinstance(v, float) else v) for k, v in m.items()} } "
               f"sink {runs[-1].get('sink')}; load {os.getloadavg()[0]:.1f}", flush=True)
         save_runs(runs, "BENCH_VLMCC_JSON")
-    print()
-    report(runs)
-    return 0 if all(r["ok"] for r in runs) else 1
+    return report_and_status(runs, report)
 
 
 if __name__ == "__main__":

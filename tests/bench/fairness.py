@@ -41,3 +41,11 @@ def save_runs(runs, env_name):
     if path:
         with open(path, "w") as fp:
             json.dump(runs, fp)
+
+
+def report_and_status(runs, report):
+    """Prints the tables of a finished grid; the exit status: 0 when every
+    run worked."""
+    print()
+    report(runs)
+    return 0 if all(r["ok"] for r in runs) else 1
