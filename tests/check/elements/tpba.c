@@ -1344,7 +1344,8 @@ GST_END_TEST;
 
 /* Keys that differ: the source takes none of the sink's RTCP, so it never
  * learns the peer and refuses every connection the sink makes; nothing
- * arrives and the sink takes nothing from the source either. */
+ * arrives and the sink takes nothing from the source either. The same
+ * with a source that has no key. */
 GST_START_TEST (test_wrong_key_refused)
 {
   Pair p;
@@ -1361,6 +1362,17 @@ GST_START_TEST (test_wrong_key_refused)
       check_stat_u64 (p.src, "packets-udp"), 0);
   fail_unless (check_stat_u64 (p.sink, "tcp-failures") >= 2);
   fail_unless_equals_uint64 (check_stat_u64 (p.sink, "auth-accepted"), 0);
+  pair_stop (&p);
+
+  /* a keyed sink and a source without a key: the token is not found in
+   * the sealed datagrams, so no connection is taken either */
+  pair_start_full (&p, "", "key=" HEX_KEY);
+  for (guint i = 0; i < 10; i++)
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 100));
+  g_usleep (1500 * 1000);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 0);
+  fail_unless (check_stat_u64 (p.src, "tcp-bad-token") >= 2);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "delivered"), 0);
   pair_stop (&p);
 }
 
