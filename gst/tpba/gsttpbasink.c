@@ -24,6 +24,12 @@
  * event with all-headers; further PLIs within #GstTpbaSink:key-unit-holdoff
  * (or 2 RTT, whichever is larger) are ignored and counted.
  *
+ * With #GstTpbaSink:key (or #GstTpbaSink:key-file) set, as on the
+ * tpbasrc, every RTCP datagram carries an authentication trailer and the
+ * token that opens each TCP connection is sealed: forged or replayed RTCP
+ * is counted (`auth-*` in #GstTpbaSink:stats) and never acted on
+ * (docs/security.md).
+ *
  * The TCP connection is made at start and kept; when it fails it is made
  * again every 200 ms; an error is posted after #GstTpbaSink:connect-timeout
  * without one. Packets wait in a queue for their departure time (pacing) or
@@ -806,11 +812,6 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->run_pacing = self->tcp_pacing;
   GST_OBJECT_UNLOCK (self);
 
-  if (!start_auth (self)) {
-    g_free (host);
-    g_clear_object (&app_socket);
-    return FALSE;
-  }
   if (tcp_port <= 0 || rtcp_port <= 0 || rtcp_port > 65535) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Invalid ports: port %d, tcp-port %d, rtcp-port %d (the sink needs "
@@ -822,7 +823,8 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   g_free (self->dest_str);
   self->dest_str = host;
   self->dest_tcp_port = tcp_port;
-  if (!resolve_dest (self, host, port, tcp_port, rtcp_port) ||
+  if (!start_auth (self) ||
+      !resolve_dest (self, host, port, tcp_port, rtcp_port) ||
       !open_transports (self, app_socket)) {
     g_clear_object (&app_socket);
     gst_tpba_sink_stop (bsink);   /* basesink does not call it after a failed start */

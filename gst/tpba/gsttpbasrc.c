@@ -21,6 +21,12 @@
  * session token the sink's RTCP carried (else it is refused and counted in
  * `tcp-bad-token` / `tcp-refused`); then it replaces the old one.
  *
+ * With #GstTpbaSrc:key (or #GstTpbaSrc:key-file) set, as on the tpbasink,
+ * RTCP is taken only when its authentication trailer is sound and fresh,
+ * the peer is learnt only from such RTCP, and a connection must open with
+ * the sink's sealed token message: a captured one shown again is refused
+ * as a replay (docs/security.md). Refusals are counted in `auth-*`.
+ *
  * When the sender's first packet arrives, and whenever downstream sends a
  * force-key-unit event upstream, an RTCP PLI (RFC 4585, reduced-size) asks
  * the sender for a key unit. #GstTpbaSrc:caps is required unless a
