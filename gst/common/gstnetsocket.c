@@ -54,6 +54,17 @@ gst_net_address_get_port (GSocketAddress * addr)
   return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (addr));
 }
 
+gsize
+gst_net_address_to_native (GSocketAddress * addr, guint8 * out, gsize max)
+{
+  gssize n = addr ? g_socket_address_get_native_size (addr) : -1;
+
+  if (n <= 0 || (gsize) n > max ||
+      !g_socket_address_to_native (addr, out, n, NULL))
+    return 0;
+  return n;
+}
+
 gchar *
 gst_net_address_to_string (GSocketAddress * addr)
 {

@@ -22,6 +22,11 @@ gboolean gst_net_address_same_host (GSocketAddress * a, GSocketAddress * b);
 /* "host:port" ("[host]:port" for IPv6), for logs and stats. */
 gchar *gst_net_address_to_string (GSocketAddress * addr);
 gint gst_net_address_get_port (GSocketAddress * addr);
+/* @addr's native (struct sockaddr) bytes in @out, for cores that compare
+ * peers as opaque bytes; returns their length, 0 if they do not fit @max.
+ * g_socket_address_new_from_native () turns them back. */
+gsize gst_net_address_to_native (GSocketAddress * addr, guint8 * out,
+    gsize max);
 /* The local port @socket is bound to (-1 if none). */
 gint gst_net_socket_get_local_port (GSocket * socket);
 

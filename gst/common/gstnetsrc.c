@@ -43,6 +43,15 @@ caps_or_template (GstElement * element, GstCaps * const *caps,
   return res;
 }
 
+gboolean
+gst_net_src_answer_latency (GstQuery * query, GstClockTime min)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return FALSE;
+  gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
+  return TRUE;
+}
+
 void
 gst_net_src_set_caps (GstCaps ** caps, const GValue * value)
 {
@@ -55,6 +64,7 @@ typedef struct
 {
   gsize wait_offset, caps_offset;
   GstStaticPadTemplate *tmpl;
+  gboolean (*parent_query) (GstBaseSrc * bsrc, GstQuery * query);
 } SrcInfo;
 
 static GQuark
@@ -105,6 +115,14 @@ src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
       G_STRUCT_MEMBER_P (bsrc, info->caps_offset), info->tmpl, filter);
 }
 
+static gboolean
+src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  if (gst_base_src_is_live (bsrc) && gst_net_src_answer_latency (query, 0))
+    return TRUE;
+  return src_info (bsrc)->parent_query (bsrc, query);
+}
+
 void
 gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
     gsize caps_offset, GstStaticPadTemplate * tmpl)
@@ -114,8 +132,10 @@ gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
   info->wait_offset = wait_offset;
   info->caps_offset = caps_offset;
   info->tmpl = tmpl;
+  info->parent_query = klass->query;
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), src_info_quark (), info);
   klass->unlock = src_unlock;
   klass->unlock_stop = src_unlock_stop;
   klass->get_caps = src_get_caps;
+  klass->query = src_query;
 }

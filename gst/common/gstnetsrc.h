@@ -10,6 +10,8 @@
 
 G_BEGIN_DECLS
 
+/* Also what a sink that holds packets for its own thread waits on (render
+ * waiting for room; unlock / unlock_stop set flushing). */
 typedef struct
 {
   GMutex lock;                  /* also guards the element's packet state */
@@ -23,13 +25,24 @@ void gst_net_src_wait_clear (GstNetSrcWait * wait);
 /* Called from the element's class_init: unlock, unlock_stop and get_caps
  * of @klass work on the instance's GstNetSrcWait at @wait_offset and its
  * `caps` (GstCaps *, under the object lock) at @caps_offset, with @tmpl's
- * caps when that is NULL. Use G_STRUCT_OFFSET; @tmpl must be static. */
+ * caps when that is NULL; query answers LATENCY of a live source with
+ * gst_net_src_answer_latency (query, 0) and passes the rest to the class's
+ * previous query (an element that holds packets back sets its own query
+ * after this call). Use G_STRUCT_OFFSET; @tmpl must be static. */
 void gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
     gsize caps_offset, GstStaticPadTemplate * tmpl);
 
 /* What unlock (TRUE) and unlock_stop (FALSE) do: a flush wakes create()
  * and keeps it from waiting again until it ends. */
 void gst_net_src_wait_set_flushing (GstNetSrcWait * wait, gboolean flushing);
+
+/* Answers a LATENCY query of a live network source whose buffers are
+ * stamped as they leave create(): live, @min (what the element holds
+ * packets back, 0 if nothing), no upper bound (while downstream blocks,
+ * packets wait in the socket buffers). GstBaseSrc's default (max = min =
+ * 0) leaves a synced sink no room for a decoder's latency. FALSE if
+ * @query is no LATENCY query. */
+gboolean gst_net_src_answer_latency (GstQuery * query, GstClockTime min);
 
 /* The `caps` property's set, under the object lock (mark the source pad
  * for reconfiguration after releasing it). */

@@ -723,20 +723,6 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   return TRUE;
 }
 
-/* Buffers are stamped when they leave create(), so they carry no latency of
- * their own; while downstream blocks, packets wait in the socket buffers,
- * so there is no upper bound to report either. GstBaseSrc's default (max =
- * min = 0) leaves a synced sink no room for its processing deadline. */
-static gboolean
-gst_tpba_src_query (GstBaseSrc * bsrc, GstQuery * query)
-{
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    gst_query_set_latency (query, TRUE, 0, GST_CLOCK_TIME_NONE);
-    return TRUE;
-  }
-  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
-}
-
 /* The depayloader asks for a key unit (as it does of rtpbin): a PLI. */
 static gboolean
 gst_tpba_src_event (GstBaseSrc * bsrc, GstEvent * event)
@@ -1008,7 +994,6 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstTpbaSrc, wait),
       G_STRUCT_OFFSET (GstTpbaSrc, caps), &src_template);
   bsrc_class->event = gst_tpba_src_event;
-  bsrc_class->query = gst_tpba_src_query;
   bsrc_class->negotiate = gst_tpba_src_negotiate;
   psrc_class->create = gst_tpba_src_create;
 

@@ -833,9 +833,12 @@ struct _VlmccReceiver {
   gdouble window;
   gint64 epoch_end;
   gint64 recovery_point;
+  gboolean loss_in_epoch;
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
+  gboolean challenge_pending;   /* the last challenge is not settled yet */
+  gint64 challenge_deadline;
   gint64 below_floor_since;
   guint32 leader;
   gboolean leader_known;
@@ -937,6 +940,10 @@ receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
     return;
   if (r->leader_known)
     r->st.leader_changes++;
+  if (r->challenge_pending && leader == r->id) {
+    r->st.challenges_accepted++;
+    r->challenge_pending = FALSE;
+  }
   r->leader = leader;
   r->leader_known = TRUE;
   receiver_event (r, VLMCC_EVENT_LEADER, now);
@@ -959,6 +966,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     return FALSE;
   if (delta > 1) {
     r->st.lost += delta - 1;
+    r->loss_in_epoch = TRUE;
     if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
       r->window = MAX (1.0, r->window / 2.0);
       r->recovery_point = now + r->est.rtt;
@@ -980,7 +988,10 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
  * no queueing (diff < alpha) is at least at the window that carries the
  * sender's rate over its RTT, and never more than 2 N_extra packets above
  * it, as TCP neither lags an uncongested path nor grows a window it
- * cannot use. */
+ * cannot use. A path that lost packets in the epoch is not uncongested:
+ * there the window only takes the Vegas step, so a receiver behind a link
+ * the stream overfills keeps its halvings (and falls under the floor)
+ * even when its base RTT was measured with the queue already full. */
 static void
 receiver_epoch (VlmccReceiver * r, gint64 now)
 {
@@ -990,8 +1001,9 @@ receiver_epoch (VlmccReceiver * r, gint64 now)
     return;
   fill = r->sender_pps * r->est.rtt / NS_PER_S;
   w = vegas_step (&r->cfg, r->window, r->window, &r->est);
-  if (w > r->window)
+  if (w > r->window && !r->loss_in_epoch)
     w = MAX (w, fill);
+  r->loss_in_epoch = FALSE;
   r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
   r->epoch_end = now + r->est.rtt;
 }
@@ -1011,6 +1023,20 @@ receiver_challenge (VlmccReceiver * r, gint64 now)
   receiver_queue (r, &m);
   r->st.challenges_sent++;
   r->last_challenge = now;
+  r->challenge_pending = TRUE;
+  r->challenge_deadline = now + 2 * r->est.rtt;
+}
+
+/* The sender answers no challenge: one is refused when its data still
+ * names another leader two RTTs after it (or when the next one leaves). */
+static void
+receiver_settle_challenge (VlmccReceiver * r, gint64 now)
+{
+  if (!r->challenge_pending || now < r->challenge_deadline)
+    return;
+  r->challenge_pending = FALSE;
+  if (r->leader != r->id)
+    r->st.challenges_refused++;
 }
 
 /* Equation (6), when the averaged difference grows; ours: at most once
@@ -1027,8 +1053,12 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
   if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled)
     return;
   if (r->sender_pps > limit && r->diff_avg > prev &&
-      now >= r->last_challenge + r->est.rtt)
+      now >= r->last_challenge + r->est.rtt) {
+    if (r->challenge_pending)
+      r->challenge_deadline = now;
+    receiver_settle_challenge (r, now);
     receiver_challenge (r, now);
+  }
 }
 
 /* A receiver whose own rate stays under the floor for leave_time leaves. */
@@ -1067,6 +1097,7 @@ vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
   }
   r->st.received++;
   receiver_track_leader (r, ext.leader, now);
+  receiver_settle_challenge (r, now);
   if (r->role != VLMCC_ROLE_NONE)
     receiver_set_role (r, ext.leader == r->id ? VLMCC_ROLE_LEADER :
         VLMCC_ROLE_FOLLOWER, now);

@@ -210,6 +210,9 @@ typedef struct {
   guint64 sender_rate;          /* bit/s announced */
   guint32 leader;
   guint64 received, lost, acks_sent, probes_sent, challenges_sent;
+  /* a challenge is accepted when the data names us leader within two
+   * RTTs, refused when it still names another */
+  guint64 challenges_accepted, challenges_refused;
   guint64 leader_changes, starts;
   guint64 malformed, forged, plain;
 } VlmccReceiverStats;

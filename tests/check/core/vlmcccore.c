@@ -563,6 +563,10 @@ GST_START_TEST (test_challenge_on_worse_path)
   c = receiver_stats (&rig, 2);
   st = sender_stats (&rig);
   fail_unless (b.challenges_sent >= 1);
+  /* the data named B leader after a challenge of it */
+  fail_unless (b.challenges_accepted >= 1);
+  fail_unless (b.challenges_accepted + b.challenges_refused <=
+      b.challenges_sent);
   fail_unless_equals_int (b.role, VLMCC_ROLE_LEADER);
   fail_unless_equals_int (st.leader, b.id);
   fail_unless (st.accepted >= 1);
@@ -583,6 +587,7 @@ GST_START_TEST (test_challenge_on_worse_path)
   fail_unless (receiver_stats (&rig, 2).leader_changes >= 1);
   /* C on the better path stays silent */
   fail_unless_equals_int (c.challenges_sent, 0);
+  fail_unless_equals_int (c.challenges_accepted + c.challenges_refused, 0);
   fail_unless_equals_int (c.acks_sent, 0);
   rig_clear (&rig);
 }
@@ -602,6 +607,44 @@ challenge_write (guint32 id, gdouble window, gint64 rtt, guint8 * buf)
   m.win = (guint32) (window * 256);
   return vlmcc_msg_write (&m, buf, 64);
 }
+
+/* A receiver that loses packets in every epoch keeps its halvings: its
+ * window is not raised back to what carries the sender's rate (that raise
+ * is for a path that shows neither queueing nor loss), so with a rate
+ * floor its own rate falls under the floor and it leaves, even when it led
+ * (the sender holds its window at the floor, which a raise to the
+ * sender's rate would have matched); the sender gives it up. */
+GST_START_TEST (test_lossy_receiver_keeps_halvings)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  VlmccReceiverStats b;
+  VlmccSenderStats st;
+
+  vlmcc_config_init (&cfg);
+  cfg.rate_floor = 1000000;     /* 125 packets/s */
+  rig_init (&rig, &cfg);
+  rig_add_path (&rig, 20 * MS); /* A: no loss */
+  rig_add_path (&rig, 20 * MS); /* B: will lose a packet every 20 ms */
+  rig_run (&rig, 2 * S);
+  st = sender_stats (&rig);
+  fail_unless (st.rate >= 4 * cfg.rate_floor, "rate %" G_GUINT64_FORMAT,
+      st.rate);
+  for (gint i = 0; i < 200 && receiver_stats (&rig, 1).role !=
+      VLMCC_ROLE_LEFT; i++) {
+    rig.paths[1].drop = 1;
+    rig_run (&rig, rig.now + 20 * MS);
+  }
+  b = receiver_stats (&rig, 1);
+  fail_unless_equals_int (b.role, VLMCC_ROLE_LEFT);
+  rig_run (&rig, rig.now + 2 * S);
+  st = sender_stats (&rig);
+  fail_unless (st.leader != b.id);
+  fail_unless (st.rate >= cfg.rate_floor, "rate %" G_GUINT64_FORMAT, st.rate);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_refusals)
 {
@@ -854,6 +897,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_challenge_on_worse_path);
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_follower_below_floor_leaves);
+  tcase_add_test (tc, test_lossy_receiver_keeps_halvings);
   tcase_add_test (tc, test_bad_feedback_ignored);
   tcase_add_test (tc, test_no_loss_alone);
   tcase_add_test (tc, test_leadership_loss);

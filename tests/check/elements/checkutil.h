@@ -125,6 +125,19 @@ check_bus_error_contains (GstBus * bus, GstClockTime timeout,
   gst_message_unref (msg);
 }
 
+/* @e's URI handler refuses @uri with an error holding @text. */
+static inline void
+check_uri_refused (GstElement * e, const gchar * uri, const gchar * text)
+{
+  GError *err = NULL;
+
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (e), uri, &err),
+      "%s accepted", uri);
+  fail_unless (err && strstr (err->message, text) != NULL, "%s: %s", uri,
+      err ? err->message : "no error");
+  g_clear_error (&err);
+}
+
 /* The pipeline @desc fails to start (to PAUSED) with an error on its bus
  * whose message holds @text. */
 static inline void

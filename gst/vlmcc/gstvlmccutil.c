@@ -1,0 +1,95 @@
+/* Shared by vlmccsink and vlmccsrc (see gstvlmccutil.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstvlmccutil.h"
+#include "gstnetsocket.h"
+
+#define S GST_VLMCC_PARAM_SINK
+#define R GST_VLMCC_PARAM_SRC
+#define H (1e12 * 3600)
+#define P(name, blurb, kind, field, min, max, elements) \
+  { name, NULL, blurb, GST_PARAM_KIND_ ## kind, NULL, min, max, \
+    G_STRUCT_OFFSET (VlmccConfig, field), elements }
+
+static const GstParamEntry params[] = {
+  P ("g", "Gain of the RTT estimator, equation (1) (paper: 0.1)", DOUBLE, g,
+      0.001, 1, S | R),
+  P ("g-var", "Gain of the RTT deviation estimator, equation (2) (paper: "
+        "0.1)", DOUBLE, g_var, 0.001, 1, S | R),
+  P ("burst", "Packets sent back to back before pacing at rtt/W, packets "
+        "(paper: 2)", UINT, burst, 1, 64, S),
+  P ("rto-var-mult", "A packet is lost when not acked within rtt + this x "
+        "the deviation (paper: 4, TCP's RTO)", UINT, rto_var_mult, 0, 64, S),
+  P ("packet-size", "MaxSegment: bytes per packet in every rate in bit/s, "
+        "bytes (paper: 1000; set the payloader's mtu to it)", UINT,
+      packet_size, 64, 65000, S | R),
+  P ("alpha", "Vegas lower threshold on the expected minus actual "
+        "throughput, packets (ours: 1)", DOUBLE, alpha, 0, 1000, S | R),
+  P ("beta", "Vegas upper threshold, packets (ours: 3)", DOUBLE, beta, 0,
+      1000, S | R),
+  P ("n-extra", "N_extra of the challenge condition, equation (6), packets "
+        "(ours: 2)", DOUBLE, n_extra, 0, 1000, R),
+  P ("diff-avg-gain", "Gain of the follower's moving average of the rate "
+        "difference (ours: 0.1)", DOUBLE, diff_avg_gain, 0.001, 1, R),
+  P ("rto-granularity", "Least margin of the loss timeout over the RTT, ns "
+        "(ours: 10 ms, RFC 6298's G)", TIME, rto_granularity, 0, H, S),
+  P ("initial-window", "Window before any feedback, packets (ours: 2)", UINT,
+      initial_window, 1, 10000, S | R),
+  P ("initial-rtt", "RTT before any sample, ns (ours: 100 ms)", TIME,
+      initial_rtt, 1e6, H, S | R),
+  P ("election-holdoff", "Challenges are refused this many RTTs after an "
+        "election, RTTs (ours: 4)", UINT, election_holdoff, 0, 1000, S),
+  P ("rate-floor", "Rate floor, bit/s: the sink refuses challenges below "
+        "it and keeps W >= floor x rtt; a receiver below it for leave-time "
+        "leaves (0: none)", UINT64, rate_floor, 0, G_MAXUINT64, S | R),
+  P ("leave-time", "A receiver below the rate floor this long leaves, ns "
+        "(ours: 2 s)", TIME, leave_time, 0, H, R),
+  P ("probe-interval", "A receiver repeats its join probe this often until "
+        "the sender answers, ns (ours: 1 s)", TIME, probe_interval, 1e6, H,
+      R),
+  P ("max-queue", "Packets the sink holds for pacing; upstream waits while "
+        "it is full, packets (ours: 512)", UINT, max_queue, 1, 65536, S),
+  P ("ext-id", "RFC 8285 one-byte header extension id of the data fields, "
+        "1..14 (ours: 7; sender and receivers must agree)", UINT, ext_id, 1,
+      14, S | R),
+};
+
+static void
+config_init (gpointer cfg)
+{
+  vlmcc_config_init (cfg);
+}
+
+const GstParamTable gst_vlmcc_params = {
+  params, G_N_ELEMENTS (params), sizeof (VlmccConfig), config_init
+};
+
+void
+gst_vlmcc_addr_from_socket (GSocketAddress * from, VlmccAddr * addr)
+{
+  memset (addr, 0, sizeof (*addr));
+  addr->len = gst_net_address_to_native (from, addr->bytes,
+      sizeof (addr->bytes));
+}
+
+GSocketAddress *
+gst_vlmcc_addr_to_socket (const VlmccAddr * addr)
+{
+  if (addr->len == 0)
+    return NULL;
+  return g_socket_address_new_from_native ((gpointer) addr->bytes,
+      addr->len);
+}
+
+GstMessage *
+gst_vlmcc_leader_message (GstElement * element, guint32 leader,
+    guint64 changes)
+{
+  return gst_message_new_element (GST_OBJECT (element),
+      gst_structure_new ("vlmcc-leader", "leader", G_TYPE_UINT, leader,
+          "leader-changes", G_TYPE_UINT64, changes, NULL));
+}

@@ -1,0 +1,39 @@
+/* Shared by vlmccsink and vlmccsrc: the core's constants as properties,
+ * the session's defaults, and peers as the core's opaque addresses. */
+#ifndef __GST_VLMCC_UTIL_H__
+#define __GST_VLMCC_UTIL_H__
+
+#include <gio/gio.h>
+#include <gst/gst.h>
+#include "vlmcccore.h"
+#include "gstparamtable.h"
+
+G_BEGIN_DECLS
+
+/* The table's element mask. */
+#define GST_VLMCC_PARAM_SINK 1
+#define GST_VLMCC_PARAM_SRC 2
+
+/* The VlmccConfig fields as properties, the paper's values as defaults. */
+extern const GstParamTable gst_vlmcc_params;
+
+#define GST_VLMCC_DEFAULT_ADDRESS "239.3.3.3"
+#define GST_VLMCC_DEFAULT_PORT 5200
+#define GST_VLMCC_DEFAULT_STATS_INTERVAL GST_SECOND
+
+/* @from as a VlmccAddr (len 0 if it does not fit). */
+void gst_vlmcc_addr_from_socket (GSocketAddress * from, VlmccAddr * addr);
+/* The VlmccAddr the shell made back as a socket address (NULL if empty). */
+GSocketAddress *gst_vlmcc_addr_to_socket (const VlmccAddr * addr);
+
+/* The `vlmcc-leader` element message both elements post on a change. */
+GstMessage *gst_vlmcc_leader_message (GstElement * element, guint32 leader,
+    guint64 changes);
+
+#define GST_VLMCC_URI_BLURB "vlmcc://GROUP:PORT?key=value&...: the " \
+  "session's multicast group and port, and any other property as a query " \
+  "parameter (all or nothing: a bad URI changes nothing and fails the start)"
+
+G_END_DECLS
+
+#endif /* __GST_VLMCC_UTIL_H__ */

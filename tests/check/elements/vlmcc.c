@@ -1,0 +1,628 @@
+/* vlmccsink and vlmccsrc (issue 19) on loopback multicast: the paper's
+ * constants as properties with units and defaults, URIs with clear
+ * errors, a sink and a source in one process where the source becomes
+ * leader, acks flow and the rate moves, and forged or truncated control
+ * packets counted and dropped on both sides. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/rtp/gstrtpbuffer.h>
+
+#include "checkutil.h"
+#include "gstlayerrates.h"
+#include "gstnetudp.h"
+#include "vlmcccore.h"
+#include "core/random.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define RTP_CAPS "application/x-rtp,media=video,clock-rate=90000," \
+  "encoding-name=H264"
+#define PAYLOAD 900
+
+/* ------------------------------------------------------------------ */
+/* Properties, URIs, documentation */
+
+static const gchar *
+blurb_of (GstElement * e, const gchar * prop)
+{
+  return g_param_spec_get_blurb (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), prop));
+}
+
+GST_START_TEST (test_defaults_and_units)
+{
+  GstElement *sink = gst_element_factory_make ("vlmccsink", NULL);
+  GstElement *src = gst_element_factory_make ("vlmccsrc", NULL);
+  VlmccConfig cfg;
+  gdouble g, alpha, beta, n_extra;
+  guint burst, mult, size, ext_id, window;
+  guint64 rtt, probe, leave, floor;
+  gchar *address;
+  gint port;
+
+  vlmcc_config_init (&cfg);
+  g_object_get (sink, "g", &g, "burst", &burst, "rto-var-mult", &mult,
+      "packet-size", &size, "alpha", &alpha, "beta", &beta, "ext-id",
+      &ext_id, "initial-window", &window, "initial-rtt", &rtt, "rate-floor",
+      &floor, "address", &address, "port", &port, NULL);
+  fail_unless (g == 0.1 && burst == 2 && mult == 4 && size == 1000);
+  fail_unless (alpha == cfg.alpha && beta == cfg.beta);
+  fail_unless_equals_int (ext_id, cfg.ext_id);
+  fail_unless_equals_int (window, cfg.initial_window);
+  fail_unless_equals_uint64 (rtt, (guint64) cfg.initial_rtt);
+  fail_unless_equals_uint64 (floor, 0);
+  fail_unless_equals_string (address, "239.3.3.3");
+  fail_unless_equals_int (port, 5200);
+  g_free (address);
+  g_object_get (src, "n-extra", &n_extra, "probe-interval", &probe,
+      "leave-time", &leave, NULL);
+  fail_unless (n_extra == cfg.n_extra);
+  fail_unless_equals_uint64 (probe, (guint64) cfg.probe_interval);
+  fail_unless_equals_uint64 (leave, (guint64) cfg.leave_time);
+  /* sender-only constants are the sink's */
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (src),
+          "burst") == NULL);
+  fail_unless (strstr (blurb_of (sink, "rate-floor"), "bit/s") != NULL);
+  fail_unless (strstr (blurb_of (sink, "initial-rtt"), "ns") != NULL);
+  fail_unless (strstr (blurb_of (sink, "packet-size"), "bytes") != NULL);
+  fail_unless (strstr (blurb_of (sink, "bitrate"), "bit/s") != NULL);
+  fail_unless (strstr (blurb_of (src, "leave-time"), "ns") != NULL);
+  check_inspect_docs ("vlmccsink");
+  check_inspect_docs ("vlmccsrc");
+  check_stats_documented (sink);
+  check_stats_documented (src);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_uri_round_trip_and_errors)
+{
+  const gchar *factories[] = { "vlmccsink", "vlmccsrc" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (factories); i++) {
+    GstElement *e = gst_element_factory_make (factories[i], NULL);
+    guint64 floor;
+    guint ext_id;
+    gchar *uri;
+
+    check_uri_refused (e, "vlmcc://239.3.3.3?ext-id=5", "no port");
+    check_uri_refused (e, "vlmcc://239.3.3.3:5200?window=3",
+        "unknown parameter \"window\"");
+    check_uri_refused (e, "vlmcc://239.3.3.3:5200?ext-id=5&rate-floor=lots",
+        "bad value \"lots\" for rate-floor");
+    /* all or nothing: ext-id of the bad URI was not set */
+    g_object_get (e, "ext-id", &ext_id, NULL);
+    fail_unless_equals_int (ext_id, 7);
+    g_object_set (e, "uri", "vlmcc://239.4.4.4:6000?ext-id=5&"
+        "rate-floor=200000", NULL);
+    g_object_get (e, "uri", &uri, "ext-id", &ext_id, "rate-floor", &floor,
+        NULL);
+    fail_unless_equals_int (ext_id, 5);
+    fail_unless_equals_uint64 (floor, 200000);
+    fail_unless (g_str_has_prefix (uri, "vlmcc://239.4.4.4:6000?"), "%s",
+        uri);
+    fail_unless (strstr (uri, "ext-id=5") && strstr (uri, "rate-floor="
+            "200000"), "%s", uri);
+    g_free (uri);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_start_errors_clear)
+{
+  struct
+  {
+    const gchar *desc, *text;
+  } cases[] = {
+    {"vlmccsrc uri=vlmcc://239.3.3.3 ! fakesink", "no port"},
+    {"fakesrc ! vlmccsink address=10.0.0.1", "\"10.0.0.1\" is not a "
+          "multicast group"},
+    {"vlmccsrc address=192.168.1.1 ! fakesink", "\"192.168.1.1\" is not a "
+          "multicast group"},
+    {"vlmccsrc source-address=nowhere ! fakesink", "source-address: "
+          "\"nowhere\" is not an IP address"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_start_error (cases[i].desc, cases[i].text);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* A sink and a source in one process */
+
+static GstBuffer *
+rtp_packet (guint16 seq, guint32 ts)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (PAYLOAD, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, 96);
+  gst_rtp_buffer_set_seq (&rtp, seq);
+  gst_rtp_buffer_set_timestamp (&rtp, ts);
+  gst_rtp_buffer_set_ssrc (&rtp, 0x1234abcd);
+  memset (gst_rtp_buffer_get_payload (&rtp), seq & 0xff, PAYLOAD);
+  gst_rtp_buffer_unmap (&rtp);
+  return buf;
+}
+
+/* The highest rate of the GstLayerRates events upstream of @h so far,
+ * in *@rate; counts them in *@events. */
+static void
+take_rate_events (GstHarness * h, guint * rate, guint * events)
+{
+  GstEvent *ev;
+  guint rates[GST_LAYER_RATES_MAX_LAYERS], n;
+
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    if (gst_layer_rates_event_parse (ev, rates, &n) && n == 1) {
+      *rate = MAX (*rate, rates[0]);
+      (*events)++;
+    }
+    gst_event_unref (ev);
+  }
+}
+
+/* The first element message named @name on @bus, or NULL. */
+static GstMessage *
+pop_element_message (GstBus * bus, const gchar * name)
+{
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_message_has_name (m, name))
+      return m;
+    gst_message_unref (m);
+  }
+  return NULL;
+}
+
+/* A checked buffer of the source: our payload, the RTP header kept. */
+static void
+check_output (GstBuffer * buf)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  gpointer ext;
+  guint size;
+
+  fail_unless (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp));
+  fail_unless_equals_int (gst_rtp_buffer_get_ssrc (&rtp), 0x1234abcd);
+  fail_unless_equals_int (gst_rtp_buffer_get_payload_len (&rtp), PAYLOAD);
+  fail_unless (((guint8 *) gst_rtp_buffer_get_payload (&rtp))[0] ==
+      (gst_rtp_buffer_get_seq (&rtp) & 0xff));
+  fail_unless (gst_rtp_buffer_get_extension_onebyte_header (&rtp, 7, 0, &ext,
+          &size));
+  fail_unless_equals_int (size, VLMCC_EXT_SIZE);
+  gst_rtp_buffer_unmap (&rtp);
+}
+
+GST_START_TEST (test_pair_leader_acks_rate_moves)
+{
+  guint port = free_udp_port ();
+  gchar *sink_desc = g_strdup_printf ("vlmccsink address=239.255.91.1 "
+      "port=%u multicast-iface=lo stats-interval=0", port);
+  gchar *src_desc = g_strdup_printf ("vlmccsrc address=239.255.91.1 "
+      "port=%u multicast-iface=lo stats-interval=0", port);
+  GstHarness *hs = gst_harness_new_parse (sink_desc);
+  GstHarness *hr = gst_harness_new_parse (src_desc);
+  GstElement *sink = gst_harness_find_element (hs, "vlmccsink");
+  GstElement *src = gst_harness_find_element (hr, "vlmccsrc");
+  GstBus *bus = gst_bus_new ();
+  GstStructure *st;
+  GstMessage *m;
+  guint rate = 0, events = 0, pulled = 0, leader, sink_leader, bitrate;
+  const gchar *role;
+
+  gst_element_set_bus (sink, bus);
+  gst_harness_play (hr);
+  gst_harness_set_src_caps_str (hs, RTP_CAPS);
+  gst_harness_play (hs);
+  /* 3 s of 1000-byte packets at 100 per second */
+  for (guint i = 0; i < 300; i++) {
+    GstBuffer *out;
+
+    fail_unless_equals_int (gst_harness_push (hs, rtp_packet (i, i * 900)),
+        GST_FLOW_OK);
+    g_usleep (10 * 1000);
+    take_rate_events (hs, &rate, &events);
+    while ((out = gst_harness_try_pull (hr))) {
+      check_output (out);
+      gst_buffer_unref (out);
+      pulled++;
+    }
+  }
+  g_usleep (300 * 1000);
+  take_rate_events (hs, &rate, &events);
+
+  g_object_get (src, "stats", &st, NULL);
+  role = gst_structure_get_string (st, "role");
+  fail_unless_equals_string (role, "leader");
+  gst_structure_get_uint (st, "leader", &leader);
+  fail_unless (check_stat_u64 (src, "acks-sent") > 200, "%" GST_PTR_FORMAT,
+      st);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "starts"), 1);
+  gst_structure_free (st);
+  g_object_get (sink, "stats", &st, NULL);
+  gst_structure_get_uint (st, "leader", &sink_leader);
+  fail_unless_equals_int (sink_leader, leader);
+  fail_unless (check_stat_u64 (sink, "acked") > 200, "%" GST_PTR_FORMAT, st);
+  fail_unless (check_stat_u64 (sink, "sent") >= 290);
+  gst_structure_free (st);
+  fail_unless (pulled >= 250, "only %u packets came out", pulled);
+  /* the rate moved from the initial window over the initial RTT */
+  fail_unless (events >= 2, "%u rate events", events);
+  fail_unless (rate > 160000, "rate %u bit/s", rate);
+  /* the notifying bitrate property an application binds to an encoder */
+  g_object_get (sink, "bitrate", &bitrate, NULL);
+  fail_unless (bitrate > 160000 && bitrate <= MAX (rate, bitrate),
+      "bitrate %u bit/s", bitrate);
+  /* counted by the sink: these and the proposals before the harness ran */
+  fail_unless (check_stat_u64 (sink, "rate-events") >= events);
+  m = pop_element_message (bus, "vlmcc-leader");
+  fail_unless (m != NULL, "no vlmcc-leader message");
+  gst_message_unref (m);
+
+  gst_harness_teardown (hs);
+  gst_harness_teardown (hr);
+  gst_object_unref (bus);
+  g_free (sink_desc);
+  g_free (src_desc);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Bad control packets */
+
+static GSocket *
+loopback_socket (guint * port)
+{
+  GSocket *s = check_udp_socket_local (port);
+
+  g_socket_set_timeout (s, 5);
+  return s;
+}
+
+static void
+send_bytes (GSocket * s, const guint8 * data, gsize len, GSocketAddress * to)
+{
+  fail_unless_equals_int (g_socket_send_to (s, to, (const gchar *) data, len,
+          NULL, NULL), len);
+}
+
+/* The sink counts truncated and malformed feedback and acks from no
+ * leader, and keeps sending. */
+GST_START_TEST (test_sink_drops_bad_feedback)
+{
+  guint port = free_udp_port (), sock_port, tx_port;
+  GSocket *sock = loopback_socket (&sock_port), *tx = loopback_socket
+      (&tx_port);
+  gchar *desc = g_strdup_printf ("address=239.255.91.2 port=%u "
+      "multicast-iface=lo stats-interval=0", port);
+  GstElement *sink = check_make_element ("vlmccsink", desc);
+  GstHarness *h;
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *to = g_inet_socket_address_new (lo, sock_port);
+  guint8 buf[VLMCC_MAX_PACKET];
+  VlmccMsg ack = { 0 }, challenge = { 0 };
+  gsize n;
+
+  /* the application's socket: the test knows where feedback goes */
+  g_object_set (sink, "socket", sock, NULL);
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  gst_harness_play (h);
+  fail_unless_equals_int (gst_harness_push (h, rtp_packet (1, 0)),
+      GST_FLOW_OK);
+  g_usleep (50 * 1000);
+
+  ack.type = VLMCC_MSG_ACK;
+  ack.id = 0x5151;
+  n = vlmcc_msg_write (&ack, buf, sizeof (buf));
+  fail_unless_equals_int (n, VLMCC_ACK_SIZE);
+  send_bytes (tx, buf, n - 3, to);      /* truncated */
+  send_bytes (tx, (const guint8 *) "not a VLMCC packet at all", 25, to);
+  send_bytes (tx, buf, n, to);  /* an ack while there is no leader */
+  challenge.type = VLMCC_MSG_CHALLENGE;
+  challenge.id = 0x6262;
+  n = vlmcc_msg_write (&challenge, buf, sizeof (buf));
+  buf[1] = 200;                 /* an SR's packet type, not APP */
+  send_bytes (tx, buf, n, to);
+  g_usleep (200 * 1000);
+
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "malformed"), 3);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "forged") +
+      check_stat_u64 (sink, "stale"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "challenges-accepted"),
+      0);
+  fail_unless_equals_int (gst_harness_push (h, rtp_packet (2, 900)),
+      GST_FLOW_OK);
+  g_usleep (300 * 1000);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "sent"), 2);
+
+  gst_harness_teardown (h);
+  gst_object_unref (sink);
+  g_object_unref (to);
+  g_object_unref (lo);
+  g_object_unref (tx);
+  g_object_unref (sock);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* The test's sender to @group on lo, from an ephemeral port. */
+static GstNetUdp *
+group_sender (const gchar * group)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GError *err = NULL;
+  GstNetUdp *udp;
+
+  s.address = group;
+  s.multicast_iface = "lo";
+  s.join_later = TRUE;
+  udp = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  fail_unless (udp != NULL, "%s", err ? err->message : "");
+  g_socket_set_blocking (gst_net_udp_get_socket (udp), TRUE);
+  g_socket_set_timeout (gst_net_udp_get_socket (udp), 5);
+  return udp;
+}
+
+/* The test plays the sender with the real core: its data reaches the
+ * source, whose probe tells the test where the source's feedback socket
+ * is; forged and truncated STARTs and junk data are then counted and
+ * dropped, and a real START makes the source a member. */
+GST_START_TEST (test_src_drops_bad_control)
+{
+  guint port = free_udp_port ();
+  GstNetUdp *udp = group_sender ("239.255.91.3");
+  GSocket *tx = gst_net_udp_get_socket (udp);
+  gchar *desc = g_strdup_printf ("vlmccsrc address=239.255.91.3 port=%u "
+      "multicast-iface=lo stats-interval=0", port);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *src = gst_harness_find_element (h, "vlmccsrc");
+  GInetAddress *group = g_inet_address_new_from_string ("239.255.91.3");
+  GSocketAddress *to_group = g_inet_socket_address_new (group, port);
+  GSocketAddress *from = NULL;
+  RandomSeeded seed;
+  RandomSource rng;
+  VlmccConfig cfg;
+  VlmccSender *core;
+  VlmccMsg probe, start = { 0 };
+  VlmccAddr addr;
+  guint8 buf[2048], pkt[2048];
+  gssize got = 0;
+  gsize n;
+  GstMapInfo map;
+  GstBuffer *b;
+  const gchar *role;
+  GstStructure *st;
+
+  gst_harness_play (h);
+  vlmcc_config_init (&cfg);
+  random_source_init_seeded (&rng, &seed, 7);
+  core = vlmcc_sender_new (&cfg, 0x1234abcd, &rng, 0);
+  b = rtp_packet (1, 0);
+  gst_buffer_map (b, &map, GST_MAP_READ);
+  fail_unless (vlmcc_sender_push (core, map.data, map.size, 0));
+  gst_buffer_unmap (b, &map);
+  gst_buffer_unref (b);
+  n = vlmcc_sender_pop_transmit (core, pkt, sizeof (pkt), &addr);
+  fail_unless (n > 0 && addr.len == 0);
+
+  /* junk to the group: counted before the core starts, never output */
+  send_bytes (tx, (const guint8 *) "junk", 4, to_group);
+  send_bytes (tx, pkt, n, to_group);
+  while (got <= 0 || !vlmcc_msg_parse (buf, got, &probe)) {
+    g_clear_object (&from);
+    got = g_socket_receive_from (tx, &from, (gchar *) buf, sizeof (buf),
+        NULL, NULL);
+    fail_unless (got > 0, "no probe from vlmccsrc");
+  }
+  fail_unless (probe.type == VLMCC_MSG_CHALLENGE && probe.probe);
+
+  start.type = VLMCC_MSG_START;
+  start.id = 0x1234abcd;
+  start.target = probe.id ^ 1;  /* another receiver's */
+  start.tstamp = probe.tstamp;
+  start.win = 2 * 256;
+  n = vlmcc_msg_write (&start, buf, sizeof (buf));
+  send_bytes (tx, buf, n, from);
+  send_bytes (tx, buf, n - 4, from);    /* truncated */
+  start.target = probe.id;
+  start.tstamp = probe.tstamp - 3600u * 1000000u;   /* no probe of ours */
+  n = vlmcc_msg_write (&start, buf, sizeof (buf));
+  send_bytes (tx, buf, n, from);
+  g_usleep (200 * 1000);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "forged"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "malformed"), 2);
+  g_object_get (src, "stats", &st, NULL);
+  role = gst_structure_get_string (st, "role");
+  fail_unless_equals_string (role, "none");
+  gst_structure_free (st);
+
+  /* the answer to the probe (its tstamp echoed) makes it a follower */
+  start.tstamp = probe.tstamp;
+  start.leader = 0x77;
+  n = vlmcc_msg_write (&start, buf, sizeof (buf));
+  send_bytes (tx, buf, n, from);
+  g_usleep (200 * 1000);
+  g_object_get (src, "stats", &st, NULL);
+  role = gst_structure_get_string (st, "role");
+  fail_unless_equals_string (role, "follower");
+  gst_structure_free (st);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "starts"), 1);
+  /* the one data packet came out, the junk did not */
+  b = gst_harness_pull (h);
+  check_output (b);
+  gst_buffer_unref (b);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "pushed"), 1);
+
+  vlmcc_sender_free (core);
+  gst_harness_teardown (h);
+  g_clear_object (&from);
+  g_object_unref (to_group);
+  g_object_unref (group);
+  g_object_unref (udp);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* The test as a sender with the real core, on the real clock: it answers
+ * the source's probe and sends paced, stamped data. */
+typedef struct
+{
+  GstNetUdp *udp;
+  GSocketAddress *group;
+  RandomSeeded seed;
+  RandomSource rng;
+  VlmccSender *core;
+  guint16 seq;
+} TestSender;
+
+static void
+test_sender_init (TestSender * ts, const gchar * group, guint port)
+{
+  GInetAddress *ia = g_inet_address_new_from_string (group);
+  VlmccConfig cfg;
+
+  ts->udp = group_sender (group);
+  ts->group = g_inet_socket_address_new (ia, port);
+  g_object_unref (ia);
+  vlmcc_config_init (&cfg);
+  random_source_init_seeded (&ts->rng, &ts->seed, 11);
+  ts->core = vlmcc_sender_new (&cfg, 0x1234abcd, &ts->rng,
+      g_get_monotonic_time () * 1000);
+  ts->seq = 0;
+}
+
+static void
+test_sender_clear (TestSender * ts)
+{
+  vlmcc_sender_free (ts->core);
+  g_object_unref (ts->group);
+  g_object_unref (ts->udp);
+}
+
+/* One step: feedback in, one more packet queued, what is due out. */
+static void
+test_sender_step (TestSender * ts)
+{
+  GSocket *s = gst_net_udp_get_socket (ts->udp);
+  gint64 now = g_get_monotonic_time () * 1000;
+  guint8 buf[2048];
+  GSocketAddress *from = NULL, *to;
+  GstMapInfo map;
+  GstBuffer *b;
+  VlmccAddr addr;
+  gssize got;
+  gsize n;
+
+  g_socket_set_blocking (s, FALSE);
+  while ((got = g_socket_receive_from (s, &from, (gchar *) buf, sizeof (buf),
+              NULL, NULL)) > 0) {
+    addr.len = g_socket_address_get_native_size (from);
+    memset (addr.bytes, 0, sizeof (addr.bytes));
+    g_socket_address_to_native (from, addr.bytes, addr.len, NULL);
+    vlmcc_sender_on_feedback (ts->core, buf, got, &addr, now);
+    g_clear_object (&from);
+  }
+  b = rtp_packet (ts->seq, ts->seq * 900);
+  ts->seq++;
+  gst_buffer_map (b, &map, GST_MAP_READ);
+  vlmcc_sender_push (ts->core, map.data, map.size, now);
+  gst_buffer_unmap (b, &map);
+  gst_buffer_unref (b);
+  vlmcc_sender_advance (ts->core, now);
+  while ((n = vlmcc_sender_pop_transmit (ts->core, buf, sizeof (buf), &addr))) {
+    to = addr.len ? g_socket_address_new_from_native (addr.bytes, addr.len)
+        : g_object_ref (ts->group);
+    g_socket_send_to (s, to, (const gchar *) buf, n, NULL, NULL);
+    g_object_unref (to);
+  }
+}
+
+/* A receiver whose own rate stays under the floor (here any rate: the
+ * floor is 100 Gbit/s) for leave-time leaves: it says so on the bus,
+ * ends its stream with EOS and takes nothing more. */
+GST_START_TEST (test_src_below_floor_leaves)
+{
+  guint port = free_udp_port ();
+  gchar *desc = g_strdup_printf ("vlmccsrc address=239.255.91.4 port=%u "
+      "multicast-iface=lo stats-interval=0 rate-floor=100000000000 "
+      "leave-time=300000000", port);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *src = gst_harness_find_element (h, "vlmccsrc");
+  GstBus *bus = gst_bus_new ();
+  gboolean eos = FALSE;
+  TestSender ts;
+  GstStructure *st;
+  GstMessage *m;
+  guint64 received;
+
+  gst_element_set_bus (src, bus);
+  test_sender_init (&ts, "239.255.91.4", port);
+  gst_harness_play (h);
+  for (guint i = 0; i < 200 && !eos; i++) {
+    GstEvent *ev;
+    GstBuffer *b;
+
+    test_sender_step (&ts);
+    g_usleep (5000);
+    while ((b = gst_harness_try_pull (h)))
+      gst_buffer_unref (b);
+    while ((ev = gst_harness_try_pull_event (h))) {
+      eos |= GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+      gst_event_unref (ev);
+    }
+  }
+  fail_unless (eos, "no EOS after leaving");
+  m = pop_element_message (bus, "vlmcc-left");
+  fail_unless (m != NULL, "no vlmcc-left message");
+  gst_message_unref (m);
+  g_object_get (src, "stats", &st, NULL);
+  fail_unless_equals_string (gst_structure_get_string (st, "role"), "left");
+  gst_structure_free (st);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "join-errors"), 0);
+  /* what arrives after the leave is not taken */
+  received = check_stat_u64 (src, "received");
+  for (guint i = 0; i < 20; i++) {
+    test_sender_step (&ts);
+    g_usleep (5000);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (src, "received"), received);
+
+  test_sender_clear (&ts);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+static Suite *
+vlmcc_suite (void)
+{
+  Suite *s = suite_create ("vlmcc");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_defaults_and_units);
+  tcase_add_test (tc, test_uri_round_trip_and_errors);
+  tcase_add_test (tc, test_start_errors_clear);
+  tcase_add_test (tc, test_pair_leader_acks_rate_moves);
+  tcase_add_test (tc, test_sink_drops_bad_feedback);
+  tcase_add_test (tc, test_src_drops_bad_control);
+  tcase_add_test (tc, test_src_below_floor_leaves);
+  return s;
+}
+
+GST_CHECK_MAIN (vlmcc);
