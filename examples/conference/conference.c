@@ -40,6 +40,8 @@
 
 #define END_TIMEOUT_SECONDS 5   /* after EOS is sent, wait at most this */
 
+GST_DEBUG_CATEGORY (conference_debug);
+
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
  * colour. */
 static const guint32 palette[] = {
@@ -246,10 +248,14 @@ audio_description (const ConfOptions * o)
       "bitrate=32000 ! recmux.") : g_strdup ("queue ! audioconvert ! "
       "audioresample ! autoaudiosink");
   /* Opus at 16 kbit/s in 40 ms frames: with the headers about 27 kbit/s
-   * per voice on the wire, a small share of the slowest link. */
+   * per voice on the wire, a small share of the slowest link. In-band FEC
+   * (each packet carries a coarse copy of the one before, SILK only, hence
+   * audio-type=voice) sized for CONF_AUDIO_EXPECTED_LOSS: the voice
+   * decoders rebuild a lost packet from the next one (confaudio.c). */
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
       "! audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=16000 "
-      "frame-size=40 ! rtpopuspay pt=97 ! tpsssink name=atx %s "
+      "frame-size=40 audio-type=voice inband-fec=true "
+      "packet-loss-percentage=%u ! rtpopuspay pt=97 ! tpsssink name=atx %s "
       "initial-rate=64000 "
       "tpsssrc name=arx %s caps=\"application/x-rtp,media=audio,"
       "clock-rate=48000,encoding-name=OPUS,payload=97\" "
@@ -258,7 +264,7 @@ audio_description (const ConfOptions * o)
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! amix. "
       "audiomixer name=amix latency=100000000 "
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! %s",
-      src, session, session, out);
+      src, CONF_AUDIO_EXPECTED_LOSS, session, session, out);
   g_free (members);
   g_free (session);
   g_free (src);
@@ -352,6 +358,45 @@ guard_recording (Conference * conf)
   gst_object_unref (parse);
 }
 
+/* On the encoder's output: when a key unit is asked for (a member's PLI
+ * through tpsssink) and when each key frame leaves the encoder. */
+static GstPadProbeReturn
+trace_key_units (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+    if (!GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT))
+      GST_INFO ("key frame encoded, %" G_GSIZE_FORMAT " bytes, at %"
+          G_GINT64_FORMAT " ms", gst_buffer_get_size (buf), CONF_MONO_MS ());
+  } else if (gst_video_event_is_force_key_unit (GST_PAD_PROBE_INFO_EVENT
+          (info))) {
+    GST_INFO ("key unit asked for at %" G_GINT64_FORMAT " ms",
+        CONF_MONO_MS ());
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+trace_encoder (Conference * conf)
+{
+  GstElement *tx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "tx");
+  GstPad *sink = gst_element_get_static_pad (tx, "sink");
+  GstPad *pay_src = gst_pad_get_peer (sink);
+  GstElement *pay = gst_pad_get_parent_element (pay_src);
+  GstPad *pay_sink = gst_element_get_static_pad (pay, "sink");
+  GstPad *enc_src = gst_pad_get_peer (pay_sink);
+
+  gst_pad_add_probe (enc_src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, trace_key_units, NULL, NULL);
+  gst_object_unref (enc_src);
+  gst_object_unref (pay_sink);
+  gst_object_unref (pay);
+  gst_object_unref (pay_src);
+  gst_object_unref (sink);
+  gst_object_unref (tx);
+}
+
 static gboolean
 build_pipeline (Conference * conf)
 {
@@ -390,6 +435,8 @@ build_pipeline (Conference * conf)
   if (conf->arx)
     conf_audio_init (conf);
   guard_recording (conf);
+  if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO)
+    trace_encoder (conf);
   return TRUE;
 }
 
@@ -568,6 +615,8 @@ main (int argc, char **argv)
   int ret = 1;
 
   g_mutex_init (&conf.lock);
+  GST_DEBUG_CATEGORY_INIT (conference_debug, "conference", 0,
+      "conferencing application");
   if (!parse_options (argc, argv, &conf.opt) || !build_pipeline (&conf))
     goto out;
   if (conf.opt.stats_json && !(conf.stats_json =

@@ -27,6 +27,9 @@ typedef struct
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
                                  * lagging more than max-hold */
+  /* the audio session's packets so far: received, lost on the link,
+   * missing after its FEC; and the holes its decoder filled */
+  guint64 audio_received, audio_lost, audio_unrecovered, audio_gaps;
   gint64 rtt;
   const gchar *phase;
   MemberCounts counts;
@@ -80,6 +83,10 @@ read_audio (const GstStructure * video_rx, const GstStructure * audio_rx,
   const GstStructure *am = find_member (audio_rx, "members", f->id);
 
   f->audio_rate = am ? field_u64 (am, "receive-rate") : 0;
+  f->audio_received = am ? field_u64 (am, "packets-received") : 0;
+  f->audio_lost = am ? field_u64 (am, "packets-lost") : 0;
+  f->audio_unrecovered = am ? field_u64 (am, "unrecoverable") +
+      field_u64 (am, "packets-not-delivered") : 0;
   f->video_hold_ms = hold_ms (video_rx, f->id);
   f->audio_hold_ms = hold_ms (audio_rx, f->id);
   am = find_member (audio_rx, "sync", f->id);
@@ -205,6 +212,10 @@ json_member (GString * json, const MemberFigures * f, gdouble link,
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
       "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,
       f->video_hold_ms, f->audio_hold_ms, f->audio_over_max_hold);
+  g_string_append_printf (json, ",\"audio_packets\":%" G_GUINT64_FORMAT
+      ",\"audio_lost\":%" G_GUINT64_FORMAT ",\"audio_unrecovered\":%"
+      G_GUINT64_FORMAT ",\"audio_gaps\":%" G_GUINT64_FORMAT,
+      f->audio_received, f->audio_lost, f->audio_unrecovered, f->audio_gaps);
 }
 
 /* One member's line (and its ICE line), and its JSON object. */
@@ -214,6 +225,7 @@ report_member (Conference * conf, GString * json, MemberFigures * f)
   gdouble link, after_fec, fps;
 
   f->counts.frames = conf_tiles_frames (conf, f->id);
+  f->audio_gaps = conf_audio_gaps (conf, f->id);
   f->counts.at = g_get_monotonic_time ();
   last_second (conf, f, &link, &after_fec, &fps);
   print_member (f, link, after_fec, fps);

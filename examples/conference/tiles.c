@@ -4,6 +4,8 @@
  * our own camera first, then the others by member id. */
 #include "conference.h"
 
+#include <gst/video/video.h>
+
 /* A tile's own part of its branch. */
 typedef struct
 {
@@ -30,6 +32,47 @@ on_first_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
       "packet\n", seconds_since_start (t->conf), t->member,
       (g_get_monotonic_time () - t->added) / 1e3);
   return GST_PAD_PROBE_REMOVE;
+}
+
+/* The first complete key frame of a member's stream out of the
+ * depayloader, and every key unit the tile asks that member for. */
+static GstPadProbeReturn
+trace_first_key_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+
+  if (GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info),
+          GST_BUFFER_FLAG_DELTA_UNIT))
+    return GST_PAD_PROBE_OK;
+  GST_INFO ("member %u: key frame depayloaded at %" G_GINT64_FORMAT
+      " ms, %" G_GINT64_FORMAT " ms after its first packet", t->member,
+      CONF_MONO_MS (), (g_get_monotonic_time () - t->added) / 1000);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+static GstPadProbeReturn
+trace_key_unit_request (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+
+  if (gst_video_event_is_force_key_unit (GST_PAD_PROBE_INFO_EVENT (info)))
+    GST_INFO ("member %u: key unit asked for at %" G_GINT64_FORMAT " ms",
+        t->member, CONF_MONO_MS ());
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+trace_tile (GstElement * depay, Tile * t)
+{
+  GstPad *src = gst_element_get_static_pad (depay, "src");
+  GstPad *sink = gst_element_get_static_pad (depay, "sink");
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, trace_first_key_frame,
+      t, NULL);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM,
+      trace_key_unit_request, t, NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
 }
 
 static GstPadProbeReturn
@@ -81,6 +124,11 @@ tile_build (Conference * conf, guint member)
       NULL);
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_picture, t, NULL);
   gst_object_unref (src);
+  if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO) {
+    GST_INFO ("member %u: first packet at %" G_GINT64_FORMAT " ms", member,
+        t->added / 1000);
+    trace_tile (depay, t);
+  }
   /* Park the new tile off the canvas until the layout places it. */
   g_object_set (b->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
   conf_branch_play (b);
