@@ -236,10 +236,18 @@ static gchar *
 audio_description (const ConfOptions * o)
 {
   gchar *members = conf_audio_members (o->members);
-  gchar *session, *src, *out, *desc;
+  gchar *session, *src, *out, *desc, *fec;
 
   if (!members)
     return NULL;
+  /* Speech gets Opus in-band FEC (each packet carries a coarse copy of the
+   * one before, which the voice decoders use for a lost packet,
+   * confaudio.c). It is SILK's, coded only for frames its voice detector
+   * finds active: our steady test tone never is, and with FEC on, Opus
+   * codes it in SILK, whose concealment keeps less of a tone than CELT's
+   * (docs/conference.md, "Audio under loss"). */
+  fec = o->audio_device ? g_strdup_printf ("audio-type=voice inband-fec=true "
+      "packet-loss-percentage=%u", CONF_AUDIO_EXPECTED_LOSS) : g_strdup ("");
   session = session_props (o, o->port + CONF_AUDIO_PORT_OFFSET, members);
   src = o->audio_device ? g_strdup ("autoaudiosrc name=mic") :
       g_strdup_printf ("audiotestsrc name=mic is-live=true wave=sine "
@@ -248,14 +256,10 @@ audio_description (const ConfOptions * o)
       "bitrate=32000 ! recmux.") : g_strdup ("queue ! audioconvert ! "
       "audioresample ! autoaudiosink");
   /* Opus at 16 kbit/s in 40 ms frames: with the headers about 27 kbit/s
-   * per voice on the wire, a small share of the slowest link. In-band FEC
-   * (each packet carries a coarse copy of the one before, SILK only, hence
-   * audio-type=voice) sized for CONF_AUDIO_EXPECTED_LOSS: the voice
-   * decoders rebuild a lost packet from the next one (confaudio.c). */
+   * per voice on the wire, a small share of the slowest link. */
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
       "! audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=16000 "
-      "frame-size=40 audio-type=voice inband-fec=true "
-      "packet-loss-percentage=%u ! rtpopuspay pt=97 ! tpsssink name=atx %s "
+      "frame-size=40 %s ! rtpopuspay pt=97 ! tpsssink name=atx %s "
       "initial-rate=64000 "
       "tpsssrc name=arx %s caps=\"application/x-rtp,media=audio,"
       "clock-rate=48000,encoding-name=OPUS,payload=97\" "
@@ -264,7 +268,8 @@ audio_description (const ConfOptions * o)
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! amix. "
       "audiomixer name=amix latency=100000000 "
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! %s",
-      src, CONF_AUDIO_EXPECTED_LOSS, session, session, out);
+      src, fec, session, session, out);
+  g_free (fec);
   g_free (members);
   g_free (session);
   g_free (src);
