@@ -304,7 +304,7 @@ pipeline_description (Conference * conf)
       "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
-      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast key-unit-max-delay=300 "
+      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast key-unit-max-delay=150 "
       "key-int-max=%u ! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
@@ -553,6 +553,10 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
       break;
     case GST_MESSAGE_EOS:
       g_main_loop_quit (conf->loop);
+      break;
+    case GST_MESSAGE_QOS:
+      GST_INFO ("%s dropped a late buffer at %" G_GINT64_FORMAT " ms",
+          GST_OBJECT_NAME (msg->src), CONF_MONO_MS ());
       break;
     default:
       break;
