@@ -42,6 +42,12 @@
 
 GST_DEBUG_CATEGORY (conference_debug);
 
+/* A key frame takes at most this long to cross a link that carries the
+ * base layer alone: a member who joins behind a slow link asks each sender
+ * for one, and they reach it together over its lossy link, where a smaller
+ * key frame is lost less often (docs/conference.md, "Key frames"). */
+#define KEY_UNIT_MAX_DELAY_MS 150
+
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
  * colour. */
 static const guint32 palette[] = {
@@ -304,8 +310,8 @@ pipeline_description (Conference * conf)
       "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
-      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast key-unit-max-delay=150 "
-      "key-int-max=%u ! rtph264pay config-interval=-1 mtu=1200 "
+      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
+      "key-unit-max-delay=%u key-int-max=%u ! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
@@ -319,7 +325,8 @@ pipeline_description (Conference * conf)
       "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s %s",
       o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
-      o->fps, o->height / 2, o->width, o->height, o->fps, o->name, o->fps * 4,
+      o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
+      KEY_UNIT_MAX_DELAY_MS, o->fps * 4,
       session,
       o->initial_rate, session, o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",

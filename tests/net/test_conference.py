@@ -13,8 +13,8 @@
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet
-   (4 s for the pictures of and at the slow member), the late joiner's view of the
-   others included; p4 decodes the others at a lower frame rate than the fast members do.
+   (1.5 s for the slow member's picture, 3 s for the pictures at it), the late joiner's
+   view of the others included; p4 decodes the others at a lower frame rate than the fast members do.
 """
 import json
 import os
@@ -32,12 +32,14 @@ import conference  # noqa: E402
 BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
 FIRST_PICTURE_MAX_MS = 1000
 # p4 joins on its 1 Mbit/s link a call whose fast links carry up to 4 times its rate. Key
-# frames are held to 300 ms of the base layer's rate (x264layerenc key-unit-max-delay, its
-# first one planned for noise-like content) and the senders start toward p4 at 150 kbit/s:
-# p4's picture reaches the others after 0.6-0.9 s, the others' reach p4 after 0.3-1.3 s,
-# at times up to 3.2 s on a loaded machine (a lost key-frame packet costs another PLI
-# round). The issue's goal (1 s) is met for most but not all pictures at p4.
-SLOW_FIRST_PICTURE_MAX_MS = 4000
+# frames are held to 150 ms of the base layer's rate (x264layerenc key-unit-max-delay), a
+# tile's key-unit requests wait for their key frame (asked again after 500 ms) and the
+# senders start toward p4 at 150 kbit/s. Six runs: the others' pictures reached p4 after
+# 0.22-2.55 s (median 0.77 s, 12 of 18 within 1 s: a key frame lost on p4's lossy link
+# costs a retry, and after it p4's decoder shows it with the next base-layer frame, 0.27 s
+# later); p4's picture reached the others after 0.47-1.06 s.
+SLOW_FIRST_PICTURE_MAX_MS = 3000     # pictures at the slow member
+OF_SLOW_FIRST_PICTURE_MAX_MS = 1500  # the slow member's picture at the others
 # x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
@@ -80,10 +82,13 @@ def check_first_pictures(out_dir, pid, slow):
         print(log[-2000:])
 
     def limit(member):
-        return SLOW_FIRST_PICTURE_MAX_MS if slow in (pid, member) else FIRST_PICTURE_MAX_MS
+        if pid == slow:
+            return SLOW_FIRST_PICTURE_MAX_MS
+        return OF_SLOW_FIRST_PICTURE_MAX_MS if member == slow else FIRST_PICTURE_MAX_MS
     check(times and all(ms <= limit(m) for m, ms in times),
           f"p{pid} sees every picture within {FIRST_PICTURE_MAX_MS} ms of its first packet "
-          f"({SLOW_FIRST_PICTURE_MAX_MS} ms of or at p{slow}): {times}")
+          f"({OF_SLOW_FIRST_PICTURE_MAX_MS} ms of p{slow}, {SLOW_FIRST_PICTURE_MAX_MS} ms at "
+          f"p{slow}): {times}")
     return {m for m, _ in times}
 
 
