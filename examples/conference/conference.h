@@ -68,6 +68,7 @@ typedef struct
   guint n_elements;
   gpointer data;                /* the kind's own (a Tile), or NULL */
   GDestroyNotify free_data;
+  gsize bytes;                  /* RTP bytes into the branch (atomic) */
 } ConfBranch;
 
 /* The branches of one tpsssrc, member id -> ConfBranch (under
@@ -120,6 +121,8 @@ void conf_branches_init (ConfBranches * bs, Conference * conf,
     void (*changed) (Conference *, guint, gboolean));
 void conf_branches_send_eos (ConfBranches * bs);
 guint conf_branches_count (ConfBranches * bs);
+/* RTP bytes @member's branch has taken in so far (0: no branch). */
+guint64 conf_branches_bytes (ConfBranches * bs, guint member);
 void conf_branches_clear (ConfBranches * bs);
 
 void conf_tiles_init (Conference * conf);
