@@ -71,17 +71,15 @@ rtp_seq (GstBuffer * buf, guint16 * seq)
  * a GAP, on which opusdec conceals the hole or, with in-band FEC, rebuilds
  * its last frame from the packet after it; without the event the hole
  * would be silence. */
-static GstPadProbeReturn
-signal_lost_packets (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+static void
+signal_holes_before (GstPad * pad, VoiceSequence * v, GstBuffer * buf)
 {
-  VoiceSequence *v = data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   GstClockTime pts = GST_BUFFER_PTS (buf);
   guint16 seq;
   gint missing;
 
   if (!rtp_seq (buf, &seq))
-    return GST_PAD_PROBE_OK;
+    return;
   missing = v->started ? (gint16) (seq - v->seq) - 1 : 0;
   if (missing > 0 && missing <= MAX_CONCEALED_PACKETS &&
       GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (v->pts) &&
@@ -100,6 +98,12 @@ signal_lost_packets (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     v->seq = seq;
     v->pts = pts;
   }
+}
+
+static GstPadProbeReturn
+signal_lost_packets (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  signal_holes_before (pad, data, GST_PAD_PROBE_INFO_BUFFER (info));
   return GST_PAD_PROBE_OK;
 }
 

@@ -222,7 +222,8 @@ json_member (GString * json, const MemberFigures * f,
       sf->fps,
       f->receive_rate, f->send_data_rate, f->send_rate, sf->link,
       sf->after_fec, f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
-  g_string_append_printf (json, ",\"media_bps\":%.0f,\"audio_media_bps\":%.0f",
+  g_string_append_printf (json,
+      ",\"media_bps\":%.0f,\"audio_media_bps\":%.0f",
       sf->video_bps, sf->audio_bps);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"

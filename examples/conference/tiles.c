@@ -43,21 +43,7 @@ on_first_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_REMOVE;
 }
 
-/* Every complete key frame of a member's stream out of the depayloader,
- * and every key unit the tile asks that member for. */
-static GstPadProbeReturn
-trace_key_frames (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  Tile *t = data;
-
-  if (!GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info),
-          GST_BUFFER_FLAG_DELTA_UNIT))
-    GST_INFO ("member %u: key frame depayloaded at %" G_GINT64_FORMAT
-        " ms, %" G_GINT64_FORMAT " ms after its first packet", t->member,
-        CONF_MONO_MS (), (g_get_monotonic_time () - t->added) / 1000);
-  return GST_PAD_PROBE_OK;
-}
-
+/* Every key unit the tile asks its member for. */
 static GstPadProbeReturn
 trace_key_unit_request (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -72,14 +58,10 @@ trace_key_unit_request (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 trace_tile (GstElement * depay, Tile * t)
 {
-  GstPad *src = gst_element_get_static_pad (depay, "src");
   GstPad *sink = gst_element_get_static_pad (depay, "sink");
 
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, trace_key_frames,
-      t, NULL);
   gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM,
       trace_key_unit_request, t, NULL);
-  gst_object_unref (src);
   gst_object_unref (sink);
 }
 
@@ -123,14 +105,19 @@ hold_key_unit_requests (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* A complete key frame out of the depayloader answers the requests. */
 static GstPadProbeReturn
 note_key_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Tile *t = data;
 
-  if (!GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info),
+  if (GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info),
           GST_BUFFER_FLAG_DELTA_UNIT))
-    t->awaiting_key = FALSE;
+    return GST_PAD_PROBE_OK;
+  t->awaiting_key = FALSE;
+  GST_INFO ("member %u: key frame depayloaded at %" G_GINT64_FORMAT
+      " ms, %" G_GINT64_FORMAT " ms after its first packet", t->member,
+      CONF_MONO_MS (), (g_get_monotonic_time () - t->added) / 1000);
   return GST_PAD_PROBE_OK;
 }
 
