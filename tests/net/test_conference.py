@@ -35,7 +35,7 @@ FIRST_PICTURE_MAX_MS = 1000
 # frames are held to 150 ms of the base layer's rate (x264layerenc key-unit-max-delay), a
 # tile's key-unit requests wait for their key frame (asked again after 500 ms) and the
 # senders start toward p4 at 150 kbit/s. Six runs: the others' pictures reached p4 after
-# 0.22-2.55 s (median 0.77 s, 12 of 18 within 1 s: a key frame lost on p4's lossy link
+# 0.22-2.55 s (median 0.77 s, 14 of 18 within 1 s: a key frame lost on p4's lossy link
 # costs a retry, and after it p4's decoder shows it with the next base-layer frame, 0.27 s
 # later); p4's picture reached the others after 0.47-1.06 s.
 SLOW_FIRST_PICTURE_MAX_MS = 3000     # pictures at the slow member
