@@ -639,7 +639,8 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "max-responses-per-round", G_TYPE_UINT, st->max_responses_per_round,
       "rate", G_TYPE_UINT64, st->rate,
       "rate-changes", G_TYPE_UINT, st->rate_changes,
-      "slow-receivers", G_TYPE_UINT, st->slow_receivers, NULL);
+      "slow-receivers", G_TYPE_UINT, st->slow_receivers,
+      "slow-detected", G_TYPE_UINT, st->slow_detected, NULL);
 }
 
 static GstStructure *
@@ -754,6 +755,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "rate: the send rate now (bit/s); " \
   "rate-changes: changes by the rate control (changes); " \
   "slow-receivers: members set aside as slow or BUSY (members); " \
+  "slow-detected: of those, members set aside for their losses " \
+  "(members); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "send-errors: packets the socket refused (packets); " \
   "unknown-unicast: packets for a member never heard from, sent to the " \

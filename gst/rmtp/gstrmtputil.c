@@ -35,6 +35,18 @@ static const GstParamEntry params[] = {
   P ("max-separate-rounds", "Unicast rounds for each slow receiver before "
         "it is given up, rounds (ours: 20)", UINT, max_separate_rounds, 1,
       100000, S),
+  P ("slow-loss", "A receiver that lost more than this share of the "
+        "packets it needed, in slow-rounds rounds running, is slow and "
+        "served by unicast after the rounds, fraction 0..1 (ours: 0.5)",
+      DOUBLE, slow_loss, 0, 1, S),
+  P ("slow-factor", "... and more than this many times the other "
+        "receivers' mean loss, factor (ours: 3)", DOUBLE, slow_factor, 0,
+      1000, S),
+  P ("slow-rounds", "Multicast rounds running a receiver must lose that "
+        "much to be slow, rounds (ours: 2; 0: never)", UINT, slow_rounds, 0,
+      1000, S),
+  P ("slow-min-packets", "Rounds where a receiver needed fewer packets are "
+        "not judged, packets (ours: 16)", UINT, slow_min_packets, 1, 1e9, S),
   P ("rate", "Send rate (the start rate with rate-control), bit/s (ours: "
         "8 Mbit/s)", UINT64, rate, 1000, 1e11, S),
   P ("min-rate", "Least rate of the rate control, bit/s (ours: 256 kbit/s)",

@@ -24,6 +24,10 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->max_conn_retries = 3;
   cfg->max_rel_retries = 3;
   cfg->max_separate_rounds = 20;
+  cfg->slow_loss = 0.5;
+  cfg->slow_factor = 3.0;
+  cfg->slow_rounds = 2;
+  cfg->slow_min_packets = 16;
   cfg->rate = 8000000;
   cfg->min_rate = 256000;
   cfg->max_rate = 100000000;
@@ -230,6 +234,11 @@ typedef struct {
   gint64 responded_round;       /* -1 before the first */
   GArray *missing;              /* RmtpRange of the last NACK; NULL: all */
   guint separate_rounds;
+  guint64 needed;               /* packets missing before this round */
+  gdouble loss;                 /* fraction of them lost; < 0: not known */
+  gint64 measured_round;        /* the round @loss is from */
+  guint lossy_rounds;           /* multicast rounds running judged slow */
+  guint64 rate;                 /* what its losses show it takes, bit/s */
 } Member;
 
 struct _RmtpServer {
@@ -318,6 +327,10 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     }
     s->members[i].id = members[i];
     s->members[i].responded_round = -1;
+    s->members[i].needed = (size + cfg->packet_size - 1) / cfg->packet_size;
+    s->members[i].loss = -1.0;
+    s->members[i].measured_round = -1;
+    s->members[i].rate = cfg->rate;
     g_hash_table_insert (s->index, GUINT_TO_POINTER (members[i]),
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
@@ -552,11 +565,120 @@ server_queue_rel (RmtpServer * s, guint32 to)
   s->stats.rel_sent++;
 }
 
+static guint64
+missing_count (const Member * m, guint32 n_packets)
+{
+  guint64 n = 0;
+
+  if (m->state == MEMBER_ACKED)
+    return 0;
+  if (!m->missing)
+    return n_packets;
+  for (guint i = 0; i < m->missing->len; i++)
+    n += g_array_index (m->missing, RmtpRange, i).count;
+  return n;
+}
+
+/* The rate a member takes, from the share @loss of what it was sent at
+ * @sent_rate that it lost: with a margin below it when the loss is heavy,
+ * a little above it when there was next to none. */
+static guint64
+server_rate_for_loss (const RmtpServer * s, guint64 sent_rate, gdouble loss)
+{
+  if (loss > 0.1)
+    return MAX (s->cfg.min_rate, (guint64) (sent_rate * (1.0 - loss) * 0.9));
+  if (loss < 0.02)
+    return MIN (s->stats.rate, (guint64) (sent_rate *
+            s->cfg.increase_factor));
+  return sent_rate;
+}
+
+/* Measures, from @m's answer, the share of the packets it needed this
+ * round that it lost (rounds with fewer than slow_min_packets needed are
+ * too noisy to tell). */
+static void
+server_measure (RmtpServer * s, Member * m)
+{
+  guint64 left = missing_count (m, s->n_packets);
+
+  if (m->needed >= s->cfg.slow_min_packets && m->needed > 0) {
+    m->loss = MIN (1.0, (gdouble) left / m->needed);
+    m->measured_round = s->round;
+    m->rate = server_rate_for_loss (s, s->pacer.rate, m->loss);
+  }
+  m->needed = left;
+}
+
+static gdouble
+others_mean_loss (const RmtpServer * s, const Member * m)
+{
+  gdouble sum = 0.0;
+  guint n = 0;
+
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *o = &s->members[i];
+
+    if (o == m || o->slow || o->loss < 0 || (o->state != MEMBER_CONNECTED &&
+            o->state != MEMBER_ACKED))
+      continue;
+    sum += o->loss;
+    n++;
+  }
+  return n ? sum / n : 0.0;
+}
+
+/* Separate retransmission of receivers the server detects as slow (3.2.2):
+ * one whose loss stays far above the others' is set aside, so the
+ * multicast rounds end when the others are complete. */
+static void
+server_judge_losses (RmtpServer * s)
+{
+  if (s->cfg.slow_rounds == 0)
+    return;
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (!member_active (m) || m->measured_round != (gint64) s->round)
+      continue;
+    if (m->loss > s->cfg.slow_loss &&
+        m->loss > s->cfg.slow_factor * others_mean_loss (s, m))
+      m->lossy_rounds++;
+    else
+      m->lossy_rounds = 0;
+    if (m->lossy_rounds >= s->cfg.slow_rounds) {
+      m->slow = TRUE;
+      s->stats.slow_receivers++;
+      s->stats.slow_detected++;
+    }
+  }
+}
+
+/* The union of the ranges the members still in the rounds NACKed. */
+static void
+server_collect_need (RmtpServer * s)
+{
+  memset (s->need, 0, s->n_packets);
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *m = &s->members[i];
+
+    if (!member_active (m) || m->responded_round != (gint64) s->round ||
+        !m->missing)
+      continue;
+    for (guint j = 0; j < m->missing->len; j++) {
+      RmtpRange rg = g_array_index (m->missing, RmtpRange, j);
+
+      memset (s->need + rg.first, 1, rg.count);
+    }
+  }
+}
+
 static void
 server_next_multicast_round (RmtpServer * s, gint64 now)
 {
   gboolean acked = FALSE;
 
+  server_judge_losses (s);
+  server_collect_need (s);
   g_array_set_size (s->send, 0);
   for (guint32 q = 0; q < s->n_packets; q++)
     if (s->need[q])
@@ -678,6 +800,7 @@ server_wait_busy (RmtpServer * s, gint64 now)
 {
   s->send_to = RMTP_TO_GROUP;
   g_array_set_size (s->send, 0);
+  pacer_set_rate (&s->pacer, s->stats.rate);
   if (s->busy_wait_until == 0)
     s->busy_wait_until = now + s->cfg.receiver_timeout;
   if (now >= s->busy_wait_until) {
@@ -719,6 +842,8 @@ server_begin_separate (RmtpServer * s, gint64 now)
   s->send_to = m->id;
   server_fill_missing (s, m);
   m->tries = 0;
+  /* unicast at the rate its losses showed it takes, not the group's */
+  pacer_set_rate (&s->pacer, m->rate);
 }
 
 static void
@@ -748,6 +873,7 @@ server_begin_release (RmtpServer * s, gint64 now)
   s->phase = RMTP_SERVER_RELEASE;
   s->waiting = FALSE;
   g_array_set_size (s->send, 0);
+  pacer_set_rate (&s->pacer, s->stats.rate);
   for (guint i = 0; i < s->n_members; i++)
     s->members[i].tries = 0;
   server_queue_rel (s, RMTP_TO_GROUP);
@@ -858,11 +984,6 @@ server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
     }
     g_array_append_val (missing, rg);
   }
-  for (guint i = 0; i < missing->len; i++) {
-    RmtpRange rg = g_array_index (missing, RmtpRange, i);
-
-    memset (s->need + rg.first, 1, rg.count);
-  }
   if (m->missing)
     g_array_unref (m->missing);
   m->missing = missing;
@@ -926,6 +1047,7 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
   server_count_response (s, m);
   if (p->type == RMTP_ACK)
     m->state = MEMBER_ACKED;
+  server_measure (s, m);
   server_round_answered (s, now);
 }
 

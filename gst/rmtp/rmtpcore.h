@@ -55,6 +55,16 @@ typedef struct {
   guint max_conn_retries;       /* unicast CONN retries: 3 */
   guint max_rel_retries;        /* unicast REL retries: 3 */
   guint max_separate_rounds;    /* unicast rounds per slow receiver: 20 */
+  /* Detection of a slow receiver that answers (3.2.2 leaves the rule
+   * open): in slow_rounds multicast rounds running, it lost more than
+   * slow_loss of the packets it needed and more than slow_factor times the
+   * others' mean loss; rounds where it needed fewer than slow_min_packets
+   * are not judged. It is then served by unicast after the rounds, paced at
+   * the rate its losses show it takes. */
+  gdouble slow_loss;            /* fraction: 0.5 */
+  gdouble slow_factor;          /* x the others' mean loss: 3 */
+  guint slow_rounds;            /* rounds running (0: never): 2 */
+  guint slow_min_packets;       /* packets: 16 */
   guint64 rate;                 /* initial send rate, bit/s: 8 Mbit/s */
   guint64 min_rate, max_rate;   /* rate control bounds: 256k, 100M */
   gboolean rate_control;        /* monitor-based rate control: TRUE */
@@ -192,6 +202,7 @@ typedef struct {
   guint64 rate;                 /* the send rate now */
   guint rate_changes;
   guint slow_receivers;         /* detected or BUSY */
+  guint slow_detected;          /* ... set aside for their losses */
 } RmtpServerStats;
 
 typedef struct _RmtpServer RmtpServer;

@@ -16,9 +16,9 @@ Transfers, one after the other on the same bed:
 3. A receiver behind a 2 Mbit/s tbf (a quarter of the send rate): the three
    others complete in about the time of an unimpaired transfer (they are
    released after their ACK; the rounds for the slow one do not hold them),
-   and the slow one completes too, identical. It keeps answering, so the
-   core does not set it aside for unicast: it is served by further
-   multicast rounds (unicast-data-sent stays 0 here).
+   and the slow one completes too, identical. The server detects it by its
+   losses (slow-detected 1), ends the multicast rounds, and serves it by
+   unicast at the rate it takes (unicast-data-sent > 0).
 
 Prints one RESULT line per transfer: the sink's time (CONN to the end), each
 receiver's time to EOS from the sender's start, rounds, retransmissions,
@@ -143,6 +143,7 @@ def report(name, tx, rxs, t0):
           f"data-sent={st.get('data-sent')} data-resent={st.get('data-resent')} "
           f"unicast-data-sent={st.get('unicast-data-sent')} "
           f"polls={st.get('polls-sent')} slow={st.get('slow-receivers')} "
+          f"slow-detected={st.get('slow-detected')} "
           f"max-responses-per-round={st.get('max-responses-per-round')}",
           flush=True)
     return done
@@ -220,6 +221,12 @@ def main():
         check(f"{name}: the others are not held back by the slow receiver",
               others <= times[0] + 1.0,
               f"{others:.2f} s against {times[0]:.2f} s without it")
+        st = last_stats(tx)
+        check(f"{name}: the slow receiver was detected and served by unicast",
+              st.get("slow-detected") == "1" and
+              int(st.get("unicast-data-sent", "0")) > 0,
+              f"slow-detected {st.get('slow-detected')}, unicast-data-sent "
+              f"{st.get('unicast-data-sent')}")
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)
