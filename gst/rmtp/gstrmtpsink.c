@@ -629,6 +629,7 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
       "data-sent", G_TYPE_UINT64, st->data_sent,
       "data-resent", G_TYPE_UINT64, st->data_resent,
+      "parity-sent", G_TYPE_UINT64, st->parity_sent,
       "unicast-data-sent", G_TYPE_UINT64, st->unicast_data_sent,
       "conn-sent", G_TYPE_UINT64, st->conn_sent,
       "polls-sent", G_TYPE_UINT64, st->polls_sent,
@@ -743,6 +744,7 @@ gst_rmtp_sink_finalize (GObject * object)
   "datagrams-sent: every packet sent (packets); " \
   "data-sent: DATA packets sent (packets); " \
   "data-resent: DATA packets of rounds after the first (packets); " \
+  "parity-sent: PARITY packets sent, repair=parity (packets); " \
   "unicast-data-sent: DATA packets sent by unicast to slow receivers " \
   "(packets); " \
   "conn-sent: CONN packets sent (packets); " \

@@ -38,6 +38,9 @@ enum
   GST_RMTP_PROP_CONFIG = GST_RMTP_PROP_UDP + GST_NET_UDP_N_PROPS
 };
 
+/* The repair property's enum (RmtpRepair). */
+GType gst_rmtp_repair_get_type (void);
+
 void gst_rmtp_settings_init (GstRmtpSettings * s, const GstNetUdpProps * udp);
 void gst_rmtp_settings_clear (GstRmtpSettings * s);
 /* Installs stats-interval (posting @stats_name), the socket properties and

@@ -38,7 +38,14 @@ typedef enum {
   RMTP_BUSY = 10,               /* receiver -> server: cannot receive now */
   RMTP_RRDY = 11,               /* receiver -> server: ready again */
   RMTP_REPORT = 12,             /* receiver -> server: monitor count */
+  RMTP_PARITY = 13,             /* server -> all: a parity packet (ours) */
 } RmtpType;
+
+/* How a multicast round after the first repairs losses. */
+typedef enum {
+  RMTP_REPAIR_RETRANSMIT,       /* the NACKed packets again (the paper) */
+  RMTP_REPAIR_PARITY,           /* Reed-Solomon parity over blocks (ours) */
+} RmtpRepair;
 
 /* DATA flags (the header's type byte is followed by these in the body) */
 #define RMTP_FLAG_START 0x01    /* monitor period starts with this packet */
@@ -81,6 +88,14 @@ typedef struct {
                                  * bytes, its packet index included: 128 MiB
                                  * (a CONN over it is refused: a forged one
                                  * must not make it allocate gigabytes) */
+  guint control_copies;         /* server: each CONN, EOR, REL to the group
+                                 * goes out this many times back to back, so
+                                 * a loss seldom costs a timeout (ours): 3 */
+  RmtpRepair repair;            /* server: RMTP_REPAIR_RETRANSMIT */
+  guint parity_block;           /* server, parity: data packets a block: 128 */
+  gboolean parity_surplus;      /* server, parity: a receiver's rows over
+                                 * (1 - its loss), not just its losses:
+                                 * TRUE */
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
@@ -107,6 +122,7 @@ typedef struct {
   guint32 n_packets;
   guint32 delta_us;
   guint32 reporters;
+  guint32 parity_block;         /* data packets a parity block; 0: none */
   const guint8 *digest;         /* RMTP_DIGEST_SIZE, points into the packet */
   guint32 n_members;
   const guint8 *members;        /* n_members x 4 bytes */
@@ -115,6 +131,10 @@ typedef struct {
   /* DATA */
   guint8 flags;
   guint32 seq;
+  /* PARITY: the block (data packets block x parity_block ..), its row;
+   * the payload is as long as the block's first data packet */
+  guint32 block;
+  guint8 row;
   const guint8 *payload;
   gsize payload_len;
   /* CONN, EOR, POLL, REL: the backoff window of the answers, in us (0: at once) */
@@ -195,6 +215,7 @@ typedef enum {
 typedef struct {
   RmtpInputStats in;
   guint64 datagrams_sent, data_sent, data_resent, unicast_data_sent;
+  guint64 parity_sent;
   guint64 conn_sent, polls_sent, rel_sent, eor_sent;
   guint64 responses;            /* NACK + ACK taken */
   guint rounds;
@@ -251,6 +272,8 @@ typedef struct {
   guint64 data_received;
   guint64 cack_sent, nack_sent, ack_sent, rack_sent, report_sent;
   guint64 busy_dropped;         /* DATA dropped while BUSY */
+  guint64 parity_received;      /* PARITY packets kept */
+  guint64 parity_recovered;     /* data packets rebuilt from parity */
   guint64 conn_too_large;       /* CONNs over max_total_size, refused */
 } RmtpReceiverStats;
 

@@ -72,9 +72,10 @@ def wait_playing(rx, timeout=10):
     return False
 
 
-def start_sender(host, path):
+def start_sender(host, path, receivers=RECEIVERS, extra=""):
+    """extra: more query keys for the sink's URI (&key=value...)."""
     p = host.popen(gst(f"-m filesrc location={path} ! "
-                       f"rmtpsink uri=\"rmtp://{GROUP}:{PORT}?receivers={RECEIVERS}\""),
+                       f"rmtpsink uri=\"rmtp://{GROUP}:{PORT}?receivers={receivers}{extra}\""),
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines, t = netbed.timed_lines(p.stdout)
     return dict(proc=p, lines=lines, thread=t)
@@ -95,8 +96,10 @@ def wait_exit(proc, until):
     proc["thread"].join(5)
 
 
-def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0):
-    """Runs one transfer; returns (sender, receivers, t0)."""
+def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0,
+             extra="", timeout=TIMEOUT):
+    """Runs one transfer to every host in hosts; returns (sender, receivers,
+    t0)."""
     rxs = []
     for i, h in enumerate(hosts):
         out = os.path.join(tmp, f"{name}-r{i + 1}.bin")
@@ -105,11 +108,11 @@ def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0):
         if not wait_playing(rx):
             raise RuntimeError(f"receiver {rx['member']} did not start")
     t0 = time.monotonic()
-    tx = start_sender(snd, src_path)
+    tx = start_sender(snd, src_path, len(hosts), extra)
     if kill is not None:
         time.sleep(kill_after)
         rxs[kill]["proc"].send_signal(signal.SIGKILL)
-    end = t0 + TIMEOUT
+    end = t0 + timeout
     wait_exit(tx, end)
     for rx in rxs:
         wait_exit(rx, end)

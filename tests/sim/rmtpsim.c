@@ -269,6 +269,7 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   out->data_resent = st->data_resent;
   out->polls = st->polls_sent;
   out->unicast_data = st->unicast_data_sent;
+  out->parity_sent = st->parity_sent;
   out->slow_detected = st->slow_detected;
   collect_done_times (&sim);
   if (g_getenv ("RMTP_SIM_DEBUG"))

@@ -40,6 +40,7 @@ typedef struct {
   guint64 response_drops;       /* responses lost in the server's queue */
   guint64 data_sent, data_resent, polls;
   guint64 unicast_data;         /* DATA sent by unicast */
+  guint64 parity_sent;          /* PARITY packets */
   guint slow_detected;          /* receivers the server set aside for loss */
   gint64 fast_done_time;        /* the last receiver not on a slow link
                                  * released, ns (-1: one was not) */

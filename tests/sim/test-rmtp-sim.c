@@ -92,6 +92,39 @@ test_slow_link_served_by_unicast (void)
   g_assert_cmpint (on.slow_done_time, <, off.slow_done_time);
 }
 
+/* Repair by parity: at 32 receivers and 10 % loss the transfer takes at
+ * most 1.2 x the ideal erasure code plus the protocol's waits, and sends
+ * far fewer repairs than retransmission (one parity packet repairs a
+ * different loss at each receiver). */
+static void
+test_parity_near_ideal (void)
+{
+  RmtpSimParams p;
+  RmtpSimResult par, arq;
+  gdouble ideal, waits, t;
+
+  rmtp_sim_params_init (&p, 32, 0.10);
+  p.size = 512 * 1024;
+  rmtp_sim_run (&p, &arq);
+  p.cfg.repair = RMTP_REPAIR_PARITY;
+  rmtp_sim_run (&p, &par);
+  ideal = rmtp_sim_ideal_code (p.size, p.cfg.rate, 0.10);
+  waits = (par.rounds + 2) * (p.cfg.delta * 32 + 2 * (p.core_delay +
+          p.edge_delay)) / 1e9;
+  t = par.transfer_time / 1e9;
+  printf ("parity: %.3f s (ideal %.3f s), %u rounds, %" G_GUINT64_FORMAT
+      " parity; retransmit: %.3f s, %" G_GUINT64_FORMAT " resent\n", t,
+      ideal, par.rounds, par.parity_sent, arq.transfer_time / 1e9,
+      arq.data_resent);
+  g_assert_true (par.finished);
+  g_assert_cmpuint (par.complete, ==, 32);
+  g_assert_cmpuint (par.data_resent, ==, 0);
+  g_assert_cmpuint (par.parity_sent, >, 0);
+  g_assert_cmpuint (par.parity_sent * 3, <, arq.data_resent);
+  g_assert_cmpfloat (t, <=, 1.2 * ideal + waits);
+  g_assert_cmpint (par.transfer_time, <, arq.transfer_time);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -100,5 +133,6 @@ main (int argc, char **argv)
   g_test_add_func ("/rmtpsim/loss", test_loss_within_bound);
   g_test_add_func ("/rmtpsim/many", test_many_receivers_no_implosion);
   g_test_add_func ("/rmtpsim/slow-link", test_slow_link_served_by_unicast);
+  g_test_add_func ("/rmtpsim/parity", test_parity_near_ideal);
   return g_test_run ();
 }
