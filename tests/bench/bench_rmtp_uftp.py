@@ -88,8 +88,9 @@ def run_rmtp(hosts, snd, src, digest, tmp, repair):
                               timeout=TIMEOUT)
     whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
                 and rt.sha256(rx["out"]) == digest for rx in rxs)
-    st = rt.last_stats(tx)
-    note = (f"rounds={st.get('rounds')} resent={st.get('data-resent')} "
+    st, done = rt.last_stats(tx), rt.done_message(tx)
+    note = (f"sink-conn-to-end={done.get('seconds')} "
+            f"rounds={st.get('rounds')} resent={st.get('data-resent')} "
             f"parity={st.get('parity-sent')} polls={st.get('polls-sent')}")
     return whole, max(rx["ended"] - t0 for rx in rxs), note
 
