@@ -109,7 +109,7 @@ static const GstParamEntry params[] = {
         "they are left, ns (ours: 1 s)", TIME, busy_poll_interval, 1e6, H,
       S),
   P ("send-burst", "Credit of the send pacer: how far it catches up after "
-        "a late wake-up, ns (ours: 2 ms in the element; the simulator: 0)",
+        "a late wake-up, ns (ours: 20 ms in the element; the simulator: 0)",
       TIME, send_burst, 0, 1e9, S),
   P ("max-total-size", "Largest data set this receiver accepts, its packet "
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
