@@ -130,20 +130,6 @@ def run_uftp(hosts, snd, src, digest, tmp):
     return whole, took, f"exit={p.returncode}"
 
 
-def build_bed(bed, n):
-    br = bed.bridge("br", snooping=False, querier=False)
-    snd = bed.host("s")
-    bed.attach(snd, br, "10.77.20.1/24")
-    bed.bottleneck(snd, "eth0", rate_bps=SENDER_LINK)
-    hosts, loss = [], []
-    for i in range(n):
-        h = bed.host(f"r{i + 1}")
-        bed.attach(h, br, f"10.77.{21 + i // 200}.{10 + i % 200}/16")
-        hosts.append(h)
-        loss.append(bed.random_loss(h, "eth0", 0, direction="ingress"))
-    return snd, hosts, loss
-
-
 def measure(snd, hosts, src, digest, tmp, mode):
     c0 = cpu_seconds()
     if mode == "uftp":
@@ -173,7 +159,7 @@ def main():
         digest = hashlib.sha256(f.read()).hexdigest()
     rows = []
     with netbed.NetBed() as bed:
-        snd, all_hosts, loss = build_bed(bed, max(RECEIVERS))
+        _, snd, all_hosts, loss = rt.build_bed(bed, max(RECEIVERS))
         for n in RECEIVERS:
             hosts = all_hosts[:n]
             for pct in LOSSES:

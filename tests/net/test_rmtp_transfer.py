@@ -163,6 +163,23 @@ def check_whole(check, name, rxs, digest, skip=()):
               f"{'same' if same else 'DIFFERENT or missing'}")
 
 
+def build_bed(bed, n):
+    """The sender behind SENDER_LINK and n receivers (n <= 240) on one
+    bridge, each with a loss handle at the ingress of its interface;
+    returns (bridge, sender, hosts, loss handles)."""
+    br = bed.bridge("br", snooping=False, querier=False)
+    snd = bed.host("s")
+    bed.attach(snd, br, "10.77.20.1/24")
+    bed.bottleneck(snd, "eth0", rate_bps=SENDER_LINK)
+    hosts, loss = [], []
+    for i in range(n):
+        h = bed.host(f"r{i + 1}")
+        bed.attach(h, br, f"10.77.20.{11 + i}/24")
+        hosts.append(h)
+        loss.append(bed.random_loss(h, "eth0", 0, direction="ingress"))
+    return br, snd, hosts, loss
+
+
 def main():
     netbed.require_or_skip()
     check = netbed.Checks()
@@ -172,16 +189,7 @@ def main():
         f.write(os.urandom(SIZE))
     digest = sha256(src_path)
     with netbed.NetBed() as bed:
-        br = bed.bridge("br", snooping=False, querier=False)
-        snd = bed.host("s")
-        bed.attach(snd, br, "10.77.20.1/24")
-        bed.bottleneck(snd, "eth0", rate_bps=SENDER_LINK)
-        hosts, loss = [], []
-        for i in range(RECEIVERS):
-            h = bed.host(f"r{i + 1}")
-            bed.attach(h, br, f"10.77.20.{11 + i}/24")
-            hosts.append(h)
-            loss.append(bed.random_loss(h, "eth0", 0, direction="ingress"))
+        br, snd, hosts, loss = build_bed(bed, RECEIVERS)
 
         times = {}
         for pct in (0, 1, 10):
