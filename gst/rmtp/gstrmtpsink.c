@@ -11,8 +11,11 @@
  * member list: a CONN multicast with the list and the data set's SHA-256,
  * multicast rounds with selective repeat driven by one NACK or ACK per
  * receiver and round (spread by backoff), POLLs of silent receivers,
- * unicast recovery of slow or BUSY receivers after the rounds, and a
- * release. The members are 1 .. #GstRmtpSink:receivers, or the ids of
+ * unicast recovery of slow or BUSY receivers after the rounds (a receiver
+ * whose losses stay far above the others' is detected as slow), and a
+ * release. With #GstRmtpSink:repair=parity the rounds after the first send
+ * Reed-Solomon parity rows over blocks, as many in each block as the worst
+ * receiver lacks there, instead of the lost packets. The members are 1 .. #GstRmtpSink:receivers, or the ids of
  * #GstRmtpSink:members; each rmtpsrc names its own with its `member`
  * property. A member's address is the one its CACK came from.
  *

@@ -25,7 +25,8 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
   BENCH_RMTP_LOSSES     loss in percent (0,1,10)
   BENCH_RMTP_RUNS       runs for each point (3)
   BENCH_RMTP_SIZE       bytes (2097152; 104857600 for the 100 MB point)
-  BENCH_RMTP_MODES      of uftp,retransmit,parity (all three)"""
+  BENCH_RMTP_MODES      of uftp,retransmit,parity (all three)
+  BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 ()"""
 import hashlib
 import os
 import resource
@@ -54,6 +55,7 @@ LOSSES = env_list("BENCH_RMTP_LOSSES", "0,1,10")
 RUNS = int(os.environ.get("BENCH_RMTP_RUNS", "3"))
 SIZE = int(os.environ.get("BENCH_RMTP_SIZE", str(2 * 1024 * 1024)))
 MODES = env_list("BENCH_RMTP_MODES", "uftp,retransmit,parity", str)
+EXTRA = os.environ.get("BENCH_RMTP_EXTRA", "")
 # the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
 # the line time; a run past 10 x is a failure
 TIMEOUT = 30 + 10 * SIZE * 8 / RATE
@@ -84,7 +86,7 @@ def cpu_seconds():
 
 def run_rmtp(hosts, snd, src, digest, tmp, repair):
     tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
-                              extra=f"&repair={repair}&rate={RATE}",
+                              extra=f"&repair={repair}&rate={RATE}{EXTRA}",
                               timeout=TIMEOUT)
     whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
                 and rt.sha256(rx["out"]) == digest for rx in rxs)
