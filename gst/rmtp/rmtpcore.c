@@ -1811,6 +1811,31 @@ receiver_count_monitor (RmtpReceiver * r, const RmtpPacket * p)
   }
 }
 
+/* Whether DATA and PARITY are taken in this state (counted if not). */
+static gboolean
+receiver_takes_payload (RmtpReceiver * r)
+{
+  if (r->state == RMTP_RECEIVER_BUSY) {
+    r->stats.busy_dropped++;
+    return FALSE;
+  }
+  if (r->state != RMTP_RECEIVER_RECEIVING && r->state !=
+      RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
+    r->stats.in.late++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The payload of @p: a slice of the datagram @src (at @base) if the shell
+ * gave it as GBytes, a copy otherwise. */
+static GBytes *
+payload_bytes (const RmtpPacket * p, GBytes * src, const guint8 * base)
+{
+  return src ? g_bytes_new_from_bytes (src, p->payload - base,
+      p->payload_len) : g_bytes_new (p->payload, p->payload_len);
+}
+
 /* A complete block's packets already delivered are not needed again. */
 static void
 receiver_release_block (RmtpReceiver * r, guint32 b)
@@ -1930,15 +1955,8 @@ receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     r->stats.in.out_of_window++;
     return;
   }
-  if (r->state == RMTP_RECEIVER_BUSY) {
-    r->stats.busy_dropped++;
+  if (!receiver_takes_payload (r))
     return;
-  }
-  if (r->state != RMTP_RECEIVER_RECEIVING && r->state !=
-      RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
-    r->stats.in.late++;
-    return;
-  }
   if (receiver_block_complete (r, p->block)) {
     r->stats.in.duplicates++;
     return;
@@ -1956,9 +1974,7 @@ receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   r->stats.in.accepted++;
   r->stats.parity_received++;
   blk->rows[blk->n] = p->row;
-  blk->parity[blk->n++] = src ? g_bytes_new_from_bytes (src,
-      p->payload - base, p->payload_len) : g_bytes_new (p->payload,
-      p->payload_len);
+  blk->parity[blk->n++] = payload_bytes (p, src, base);
   receiver_block_changed (r, p->block);
 }
 
@@ -1971,15 +1987,8 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     r->stats.in.out_of_window++;
     return;
   }
-  if (r->state == RMTP_RECEIVER_BUSY) {
-    r->stats.busy_dropped++;
+  if (!receiver_takes_payload (r))
     return;
-  }
-  if (r->state != RMTP_RECEIVER_RECEIVING && r->state !=
-      RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
-    r->stats.in.late++;
-    return;
-  }
   receiver_count_monitor (r, p);
   if (r->have[p->seq]) {
     r->stats.in.duplicates++;
@@ -1989,8 +1998,7 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   r->stats.data_received++;
   r->have[p->seq] = 1;
   r->n_have++;
-  r->held[p->seq] = src ? g_bytes_new_from_bytes (src, p->payload - base,
-      p->payload_len) : g_bytes_new (p->payload, p->payload_len);
+  r->held[p->seq] = payload_bytes (p, src, base);
   if (r->parity_block)
     r->block_have[p->seq / r->parity_block]++;
   receiver_deliver (r);

@@ -254,6 +254,16 @@ rig_start_and_run (Rig * rig, gint64 until)
   rig_run (rig, until);
 }
 
+/* A transfer of 64 KiB to @n receivers, @drop deciding the losses. */
+static const RmtpServerStats *
+rig_run_dropping (Rig * rig, guint n, DropFunc drop)
+{
+  rig_init (rig, n, 64 * 1024, NULL);
+  rig->drop = drop;
+  rig_start_and_run (rig, 60 * S);
+  return rmtp_server_stats (rig->s);
+}
+
 static void
 assert_receiver_whole (Rig * rig, guint i)
 {
@@ -777,12 +787,8 @@ drop_outage_of_3 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 GST_START_TEST (test_silent_receiver_served_by_unicast)
 {
   Rig rig;
-  const RmtpServerStats *st;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 4, drop_outage_of_3);
 
-  rig_init (&rig, 4, 64 * 1024, NULL);
-  rig.drop = drop_outage_of_3;
-  rig_start_and_run (&rig, 60 * S);
-  st = rmtp_server_stats (rig.s);
   /* POLLed max_polls times, then set aside as slow */
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless (st->polls_sent >= rig.cfg.max_polls);
@@ -934,12 +940,9 @@ drop_three_quarters (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 GST_START_TEST (test_slow_by_losses)
 {
   Rig rig;
-  const RmtpServerStats *st;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 3,
+      drop_three_quarters);
 
-  rig_init (&rig, 3, 64 * 1024, NULL);
-  rig.drop = drop_three_quarters;
-  rig_start_and_run (&rig, 60 * S);
-  st = rmtp_server_stats (rig.s);
   fail_unless_equals_int (st->slow_detected, 1);
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless (st->unicast_data_sent > 0);
