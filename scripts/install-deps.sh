@@ -19,6 +19,8 @@ PACKAGES=(
   # x264layerenc quality benchmark (tests/bench/bench-x264layerenc-quality.py):
   # ffmpeg decodes the streams and compares them by its psnr and ssim filters
   ffmpeg
+  # RMTP's peer in its benchmark (tests/bench/bench_rmtp_uftp.py)
+  uftp
 )
 
 missing=()
