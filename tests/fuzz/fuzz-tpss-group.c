@@ -151,7 +151,8 @@ keyed_datagram (Keyed * k, guint i, const FuzzRecord * r)
   if (r->op & 8)
     return k->last[i] ? g_bytes_ref (k->last[i]) : NULL;
   buf = g_malloc (r->len + AUTH_TRAILER_SIZE);
-  memcpy (buf, r->chunk, r->len);
+  if (r->len)                   /* an empty record has no chunk */
+    memcpy (buf, r->chunk, r->len);
   len = auth_seal (k->peers[i], buf, r->len, r->len + AUTH_TRAILER_SIZE);
   g_clear_pointer (&k->last[i], g_bytes_unref);
   k->last[i] = g_bytes_new_take (buf, len);
