@@ -18,43 +18,10 @@
 #include "tpsscore.h"
 #include "core/auth.h"
 
-#define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
-    "encoding-name=L16,channels=1"
+#define RTP_CAPS TPSS_MEMBER_RTP_CAPS
 #define HEX_KEY "00112233445566778899aabbccddeeff" \
     "00112233445566778899aabbccddeeff"
 #define OTHER_KEY "a passphrase nobody else uses"
-
-/* One member (audio out, the others' streams in) with @key_props. */
-static void
-member_start (Member * m, guint id, guint port, const gchar * members,
-    const gchar * key_props)
-{
-  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true "
-      "samplesperbuffer=160 ! audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
-      "tpsssink name=sink port=%u member-id=%u members=%s %s "
-      "tpsssrc name=src port=%u members=%s %s caps=\"" RTP_CAPS "\"",
-      port, id, members, key_props, port, members, key_props);
-  GstElement *src;
-
-  memset (m, 0, sizeof (*m));
-  g_mutex_init (&m->lock);
-  m->pipeline = gst_parse_launch (desc, NULL);
-  fail_unless (m->pipeline != NULL);
-  g_free (desc);
-  src = gst_bin_get_by_name (GST_BIN (m->pipeline), "src");
-  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
-  gst_object_unref (src);
-  fail_unless (gst_element_set_state (m->pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-}
-
-static void
-member_stop (Member * m)
-{
-  gst_element_set_state (m->pipeline, GST_STATE_NULL);
-  gst_object_unref (m->pipeline);
-  g_mutex_clear (&m->lock);
-}
 
 static guint64
 member_stat (Member * m, const gchar * element, const gchar * field)
@@ -197,18 +164,6 @@ GST_START_TEST (test_unkeyed_control_unchanged)
 
 GST_END_TEST;
 
-static void
-send_to (GSocket * sock, guint port, const guint8 * data, gsize len)
-{
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *to = g_inet_socket_address_new (lo, port);
-
-  fail_unless (g_socket_send_to (sock, to, (const gchar *) data, len, NULL,
-          NULL) == (gssize) len);
-  g_object_unref (to);
-  g_object_unref (lo);
-}
-
 /* A HELLO of member @id, sealed by @auth (NULL: unsealed), in @buf. */
 static gsize
 hello (guint8 * buf, gsize max, guint32 id, AuthSession * auth)
@@ -249,21 +204,21 @@ GST_START_TEST (test_forged_control_counted)
       GST_STATE_CHANGE_FAILURE);
 
   len = hello (buf, sizeof (buf), 2, NULL);
-  send_to (sock, p1, buf, len);
-  send_to (sock, p1, buf, 12);
+  member_send_bytes (sock, p1, buf, len);
+  member_send_bytes (sock, p1, buf, 12);
   len = hello (buf, sizeof (buf), 2, bad);
-  send_to (sock, p1, buf, len);
+  member_send_bytes (sock, p1, buf, len);
   len = hello (buf, sizeof (buf), 77, NULL);
-  send_to (sock, p1, buf, len);
+  member_send_bytes (sock, p1, buf, len);
   fail_unless_equals_uint64 (check_stat_u64_wait (src, "auth-bad-tag", 3, 5),
       3);
   fail_unless_equals_uint64 (check_stat_u64 (src, "auth-truncated"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (src, "control-received"), 0);
 
   len = hello (buf, sizeof (buf), 2, good);
-  send_to (sock, p1, buf, len);
-  send_to (sock, p1, buf, len);
-  send_to (sock, p1, buf, len);
+  member_send_bytes (sock, p1, buf, len);
+  member_send_bytes (sock, p1, buf, len);
+  member_send_bytes (sock, p1, buf, len);
   fail_unless_equals_uint64 (check_stat_u64_wait (src, "auth-replayed", 2, 5),
       2);
   fail_unless_equals_uint64 (check_stat_u64 (src, "auth-accepted"), 1);
