@@ -40,6 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netbed  # noqa: E402
+from test_tpba_auth import ip_udp  # noqa: E402
 
 RUN_S = 4.5
 ATTACK_AT = 1.2               # s after the members start
@@ -51,7 +52,6 @@ FORGED_RATE = 8000
 CAPS = ("application/x-rtp,media=audio,clock-rate=8000,encoding-name=L16,"
         "channels=1,payload=96")
 MEMBERS = f"1@{P1_IP}:{PORT},2@{P2_IP}:{PORT}"
-M_TTL = 63                    # m's datagrams (the members send with 64)
 
 
 def start_member(host, mid, key):
@@ -97,7 +97,24 @@ def stats(member):
     return out
 
 
-class Observer:
+class Background:
+    """A daemon thread that calls step() until close()."""
+
+    def start(self):
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.done.is_set():
+            self.step()
+
+    def close(self):
+        self.done.set()
+        self.thread.join(2)
+
+
+class Observer(Background):
     """A packet socket in p2's namespace: the last control datagrams from
     p1 to p2 and from p2 to p1 (RTCP packet types, RFC 5761)."""
 
@@ -106,15 +123,13 @@ class Observer:
                                 socket.htons(0x0003))
         self.sock.settimeout(0.1)
         self.last = {P1_IP: [], P2_IP: []}      # by source
+        self.forged = set()                     # what m made up
         self.lock = threading.Lock()
-        self.stop = False
-        self.t = threading.Thread(target=self.run, daemon=True)
-        self.t.start()
+        self.start()
 
     def take(self, frame):
         ip = frame[14:]
-        if (frame[12:14] != b"\x08\x00" or len(ip) < 28 or ip[9] != 17 or
-                ip[8] == M_TTL):
+        if frame[12:14] != b"\x08\x00" or len(ip) < 28 or ip[9] != 17:
             return
         ihl = (ip[0] & 15) * 4
         src = socket.inet_ntoa(ip[12:16])
@@ -124,32 +139,19 @@ class Observer:
         if (src in self.last and sport == PORT and dport == PORT and
                 len(data) >= 2 and 192 <= data[1] <= 223):
             with self.lock:
-                self.last[src] = (self.last[src] + [data])[-4:]
+                # m's forgeries and its replays (already kept) left out
+                if data not in self.forged and data not in self.last[src]:
+                    self.last[src] = (self.last[src] + [data])[-4:]
 
     def captured(self, src):
         with self.lock:
             return list(self.last[src])
 
-    def run(self):
-        while not self.stop:
-            try:
-                self.take(self.sock.recv(65536))
-            except (socket.timeout, OSError):
-                pass
-
-    def close(self):
-        self.stop = True
-        self.t.join(2)
-
-
-def ip_udp(src, dst, payload):
-    """An IPv4/UDP datagram from src:PORT to dst:PORT (the kernel fills in
-    the IP checksum and id; a zero UDP checksum means none), with TTL
-    M_TTL, which the observer leaves out."""
-    udp = struct.pack("!HHHH", PORT, PORT, 8 + len(payload), 0) + payload
-    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, M_TTL,
-                       17,
-                       0, socket.inet_aton(src), socket.inet_aton(dst)) + udp
+    def step(self):
+        try:
+            self.take(self.sock.recv(65536))
+        except (socket.timeout, OSError):
+            pass
 
 
 def app(kind, sender, media, body):
@@ -175,7 +177,7 @@ def forged_report(k):
                                     1, 1, 0, 0))
 
 
-class Attacker:
+class Attacker(Background):
     """Host m: spoofed forged and replayed control every PERIOD_S."""
 
     def __init__(self, host, obs, keyed):
@@ -185,15 +187,16 @@ class Attacker:
         self.sent = dict(to_p1_forged=0, to_p1_truncated=0, to_p1_replayed=0,
                          to_p2_forged=0, to_p2_replayed=0)
         self.k = 0
-        self.stop = False
-        self.t = threading.Thread(target=self.run, daemon=True)
-        self.t.start()
+        self.start()
 
     def send(self, src, dst, payload, kind):
-        self.sock.sendto(ip_udp(src, dst, payload), (dst, 0))
+        if not kind.endswith("replayed"):
+            with self.obs.lock:
+                self.obs.forged.add(payload)
+        self.sock.sendto(ip_udp(src, PORT, dst, PORT, payload), (dst, 0))
         self.sent[kind] += 1
 
-    def once(self):
+    def step(self):
         self.k += 1
         for d in self.obs.captured(P2_IP):
             self.send(P2_IP, P1_IP, d, "to_p1_replayed")
@@ -207,15 +210,7 @@ class Attacker:
                       "to_p1_forged")
         self.send(P1_IP, P2_IP, forged_qos(), "to_p2_forged")
         self.send(P1_IP, P2_IP, forged_report(self.k), "to_p2_forged")
-
-    def run(self):
-        while not self.stop:
-            self.once()
-            time.sleep(PERIOD_S)
-
-    def close(self):
-        self.stop = True
-        self.t.join(2)
+        self.done.wait(PERIOD_S)
 
 
 def run(p1, p2, m, key, attack):
@@ -268,22 +263,26 @@ def show(title, res):
           f"(kbit/s): {[s.get('peer-send-data-rate', 0) // 1000 for s in s1]}")
 
 
+# (title, with the key, with the attacker)
+RUNS = (("key, no attacker", True, False), ("key, attacker", True, True),
+        ("no key, attacker", False, True))
+
+
 def main():
     netbed.require_or_skip()
     check = netbed.Checks()
     key = secrets.token_hex(32)
+    results = []
     with netbed.NetBed() as bed:
         br = bed.bridge("br", snooping=False, querier=False)
-        p1, p2, m = bed.host("p1"), bed.host("p2"), bed.host("m")
-        bed.attach(p1, br, f"{P1_IP}/24")
-        bed.attach(p2, br, f"{P2_IP}/24")
-        bed.attach(m, br, f"{M_IP}/24")
-        base = run(p1, p2, m, key, False)
-        show("key, no attacker", base)
-        keyed = run(p1, p2, m, key, True)
-        show("key, attacker", keyed)
-        plain = run(p1, p2, m, None, True)
-        show("no key, attacker", plain)
+        hosts = {name: bed.host(name) for name in ("p1", "p2", "m")}
+        for name, ip in zip(hosts, (P1_IP, P2_IP, M_IP)):
+            bed.attach(hosts[name], br, f"{ip}/24")
+        for title, keyed, attack in RUNS:
+            results.append(run(*hosts.values(), key if keyed else None,
+                               attack))
+            show(title, results[-1])
+    base, keyed, plain = results
 
     mins = [min_rate(r[0]) for r in (base, keyed, plain)]
     last1 = [r[0][-1] if r[0] else {} for r in (base, keyed, plain)]
@@ -321,12 +320,12 @@ def main():
           f"{last1[1].get('auth-senders')}, {last2[1].get('auth-senders')}")
     check("no key: the forged RATEs cut p1's rate to the floor",
           0 < mins[2] <= 2 * FORGED_RATE, f"min {mins[2]}")
-    print(f"RESULT key_min_rate={mins[1]} base_min_rate={mins[0]} "
-          f"no_key_min_rate={mins[2]} "
-          f"key_p1_bad_tag={last1[1].get('auth-bad-tag')} "
-          f"key_p1_replayed={last1[1].get('auth-replayed')} "
-          f"key_p2_bad_tag={last2[1].get('auth-bad-tag')} "
-          f"key_p2_replayed={last2[1].get('auth-replayed')}")
+    result = dict(key_min_rate=mins[1], base_min_rate=mins[0],
+                  no_key_min_rate=mins[2])
+    for who, last in (("p1", last1[1]), ("p2", last2[1])):
+        for f in ("auth-bad-tag", "auth-truncated", "auth-replayed"):
+            result[f"key_{who}_{f[5:].replace('-', '_')}"] = last.get(f)
+    print("RESULT " + " ".join(f"{k}={v}" for k, v in result.items()))
     return check.summary()
 
 
