@@ -28,6 +28,7 @@ with m. With the key p1's data rate is as in the baseline and every forged
 or replayed datagram is counted by its verdict; without it the effect is
 documented: p1's rate at the floor.
 """
+import collections
 import os
 import re
 import secrets
@@ -181,12 +182,10 @@ class Attacker(Background):
     """Host m: spoofed forged and replayed control every PERIOD_S."""
 
     def __init__(self, host, obs, keyed):
+        self.obs, self.keyed, self.k = obs, keyed, 0
+        self.sent = collections.Counter()       # datagrams by kind
         self.sock = host.socket(socket.AF_INET, socket.SOCK_RAW,
                                 socket.IPPROTO_RAW)
-        self.obs, self.keyed = obs, keyed
-        self.sent = dict(to_p1_forged=0, to_p1_truncated=0, to_p1_replayed=0,
-                         to_p2_forged=0, to_p2_replayed=0)
-        self.k = 0
         self.start()
 
     def send(self, src, dst, payload, kind):
@@ -236,7 +235,7 @@ def run(p1, p2, m, key, attack):
         t.join()
     for x in (a, b):
         x["thread"].join(5)
-    return stats(a), stats(b), dict(att.sent) if att else None
+    return stats(a), stats(b), att.sent if att else None
 
 
 def min_rate(st):
