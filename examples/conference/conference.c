@@ -140,6 +140,12 @@ parse_options (int argc, char **argv, ConfOptions * o)
         "TURN password", "PASSWORD"},
     {"ice-candidates", 0, 0, G_OPTION_ARG_STRING, &o->ice_candidates,
         "Candidate types to use (default: host,srflx,relay)", "TYPES"},
+    {"key", 0, 0, G_OPTION_ARG_STRING, &o->key,
+        "Group key of the sessions' control: 64 hex digits or a passphrase "
+          "(every member needs the same; visible to `ps`, prefer --key-file)",
+        "KEY"},
+    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o->key_file,
+        "File holding the group key", "FILE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- one participant of a call");
@@ -234,6 +240,25 @@ session_props (const ConfOptions * o, guint port, const gchar * members)
   return g_strdup_printf ("port=%u member-id=%u members=\"%s\" "
       "allow-join=true%s%s", port, o->id, members,
       o->address ? " address=" : "", o->address ? o->address : "");
+}
+
+/* The group key on every tpsssink and tpsssrc of the pipeline, before it
+ * starts (a wrong one fails the start with the element's message). */
+static void
+set_group_key (Conference * conf)
+{
+  const gchar *names[] = { "tx", "rx", "atx", "arx" };
+
+  if (!conf->opt.key && !conf->opt.key_file)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (conf->pipeline), names[i]);
+    if (!e)
+      continue;
+    g_object_set (e, "key", conf->opt.key, "key-file", conf->opt.key_file,
+        NULL);
+    gst_object_unref (e);
+  }
 }
 
 /* Our tone (or microphone) to every member, the others' voices mixed into
@@ -437,6 +462,7 @@ build_pipeline (Conference * conf)
   conf->snap = gst_bin_get_by_name (GST_BIN (conf->pipeline), "snap");
   conf->arx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "arx");
   conf->amix = gst_bin_get_by_name (GST_BIN (conf->pipeline), "amix");
+  set_group_key (conf);
   selfconv = gst_bin_get_by_name (GST_BIN (conf->pipeline), "selfconv");
   conf->self_pad = gst_element_request_pad_simple (conf->mix, "sink_%u");
   src = gst_element_get_static_pad (selfconv, "src");
@@ -606,6 +632,11 @@ conference_clear (Conference * conf)
   g_free (conf->opt.turn);
   g_free (conf->opt.turn_user);
   g_free (conf->opt.turn_password);
+  g_free (conf->opt.key_file);
+  if (conf->opt.key) {
+    memset (conf->opt.key, 0, strlen (conf->opt.key));
+    g_free (conf->opt.key);
+  }
   g_free (conf->opt.ice_candidates);
 }
 

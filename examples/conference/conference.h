@@ -42,6 +42,9 @@ typedef struct
   /* audio: a second session on each member's port + 1 (confaudio.c) */
   gboolean audio;               /* FALSE: --no-audio */
   gboolean audio_device;        /* capture from autoaudiosrc */
+  /* the sessions' group key (docs/security.md): set on every tpsssink and
+   * tpsssrc, never written into the launch description */
+  gchar *key, *key_file;
 } ConfOptions;
 
 /* A member's audio session is on its video port + this. */
