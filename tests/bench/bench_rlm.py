@@ -229,6 +229,8 @@ def svg_plot(path, title, xlabel, ylabel, series, xlog=True, ylog=False):
     if ylog:
         y0, y1 = math.floor(y0), math.ceil(y1)
     x1 = x1 if x1 > x0 else x0 + 1
+    pad = 0.05 * (x1 - x0)     # keeps points off the frame
+    x0, x1 = x0 - pad, x1 + pad
     y1 = y1 if y1 > y0 else y0 + 1
     pw, ph = W - ML - MR, H - MT - MB
 
