@@ -67,9 +67,6 @@ static const GstParamEntry params[] = {
         "(section 3.5)", BOOLEAN, NULL, scale_join_max, 0, 0, R),
   P ("join-max-ref", "T_J^max is scaled by sessions size / this, receivers "
         "(ours: 1)", UINT, NULL, join_max_ref, 1, G_MAXUINT, R),
-  P ("catch-up-overlap", "A lower experiment at a level another receiver "
-        "reports holding does not suppress this receiver's (not the paper's; "
-        "off)", BOOLEAN, NULL, catch_up_overlap, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -180,7 +180,6 @@ typedef struct
 {
   RlmAddr addr;
   gint64 last_heard;
-  guint level;                  /* from its last REPORT; 0 none yet */
 } RlmMember;
 
 typedef struct
@@ -371,37 +370,12 @@ detection_sample (RlmReceiver * r, gint64 d_i)
   r->t_d = (1.0 - r->cfg.g1) * r->t_d + r->cfg.g1 * d_i;
 }
 
-/* The highest level any member last reported holding, 0 none. */
-static guint
-max_reported_level (const RlmReceiver * r)
-{
-  GHashTableIter it;
-  gpointer value;
-  guint top = 0;
-
-  g_hash_table_iter_init (&it, r->members);
-  while (g_hash_table_iter_next (&it, NULL, &value))
-    top = MAX (top, ((const RlmMember *) value)->level);
-  return top;
-}
-
-/* With catch_up_overlap, an own experiment at a level another member
- * holds that failed only under a higher one (it went to M first) does not
- * back off: the loss was most likely the higher experiment's. */
-static gboolean
-failure_excused (const RlmReceiver * r)
-{
-  return r->cfg.catch_up_overlap && r->own_level && r->own_onset >= 0 &&
-      r->own_level <= max_reported_level (r);
-}
-
 /* The drop action: leave the top layer (never the base), back off its
  * join timer, enter D. An own experiment in progress failed. */
 static void
 drop_layer (RlmReceiver * r, gint64 now)
 {
   RlmReason reason = RLM_REASON_CONGESTION;
-  gboolean excused = failure_excused (r);
 
   if (r->own_level) {
     /* D_i runs to the onset of congestion (section 3.2): the loss that
@@ -416,8 +390,7 @@ drop_layer (RlmReceiver * r, gint64 now)
   if (r->level > 1) {
     guint layer = r->level - 1;
 
-    if (!excused)
-      backoff (r, r->level);
+    backoff (r, r->level);
     r->level--;
     r->seq[layer].have_seq = FALSE;
     r->st.drops++;
@@ -602,8 +575,6 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
   }
   if (m)
     m->last_heard = now;
-  if (m && c.type == RLM_CTRL_REPORT)
-    m->level = c.level;
   r->st.control_received++;
   if (c.type == RLM_CTRL_JOIN) {
     r->exp_start[c.level] = now;
@@ -712,28 +683,16 @@ rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key)
   r->auth = auth_session_new (key, r->ssrc, r->cfg.max_members + 1);
 }
 
-/* Whether another receiver's experiment at @level in progress holds ours
- * back. With catch_up_overlap, one at a level some member already holds
- * does not: that layer already flows toward that member, so the join
- * only catches a receiver up and cannot be the experiment others learn
- * a new limit from. */
-static gboolean
-suppresses (const RlmReceiver * r, guint level, guint reported)
-{
-  return r->exp_own[level] || !r->cfg.catch_up_overlap || level > reported;
-}
-
 /* The join timer of S expired: an experiment, unless a lower one is in
  * progress (section 3.4). */
 static void
 join_timer_expired (RlmReceiver * r, gint64 now)
 {
   guint target = r->level + 1;
-  guint reported = r->cfg.catch_up_overlap ? max_reported_level (r) : 0;
   gboolean lower = FALSE, foreign = FALSE;
 
   for (guint k = 2; k < target; k++) {
-    if (exp_in_progress (r, k, now) && suppresses (r, k, reported)) {
+    if (exp_in_progress (r, k, now)) {
       lower = TRUE;
       foreign |= !r->exp_own[k];
     }

@@ -98,10 +98,6 @@ typedef struct {
   gdouble loss_threshold;       /* L > T in M: 0.1 */
   gboolean scale_join_max;      /* T_J^max grows with the session: TRUE */
   guint join_max_ref;           /* ... as n / this: 1 receiver */
-  /* Not the paper's (docs/protocols/rlm.md, "Catch-up overlap"): a lower
-   * experiment at a level another member reports holding does not
-   * suppress ours. FALSE */
-  gboolean catch_up_overlap;
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many

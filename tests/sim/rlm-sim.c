@@ -8,7 +8,7 @@
  *   rlm-sim [-t TOPOLOGY] [-n RECEIVERS] [-d SECONDS] [-l DELAY_MS]
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
- *           [-P PRUNE_MS] [-S] [-B] [-c] [-D DETECTION_MS]
+ *           [-P PRUNE_MS] [-S] [-B]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -23,10 +23,7 @@
  * 250, 250, 500, 1000 kbit/s, 1240-byte packets, the tbf's 200 ms queue
  * (37500 bytes at 1.5 Mbit/s, scaled with -b), 1 ms links, a 2 s prune
  * (the bridge's two group-specific queries 1 s apart), receivers started
- * together, 70 s. Options after -B override it. -c turns on the core's
- * catch_up_overlap. -D starts the detection-time estimate at DETECTION_MS
- * and its deviation at a quarter of it (what a receiver learned in an
- * earlier session). */
+ * together, 70 s. Options after -B override it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +35,8 @@ typedef struct {
   gint64 duration, delay;
   guint64 seed, bottleneck;
   guint queue, queue_bytes, packet_size;
-  gint64 prune_ms, detection_ms;
-  gboolean mean_draw, start_together, catch_up;
+  gint64 prune_ms;
+  gboolean mean_draw, start_together;
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
@@ -142,10 +139,8 @@ parse_options (int argc, char **argv, Options * o)
   o->packet_size = 0;
   o->prune_ms = -1;
   o->start_together = FALSE;
-  o->catch_up = FALSE;
-  o->detection_ms = -1;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBcD:")) != -1) {
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SB")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -189,12 +184,6 @@ parse_options (int argc, char **argv, Options * o)
       case 'B':
         set_bed_profile (o);
         break;
-      case 'c':
-        o->catch_up = TRUE;
-        break;
-      case 'D':
-        o->detection_ms = atoll (optarg);
-        break;
       default:
         return FALSE;
     }
@@ -233,8 +222,7 @@ main (int argc, char **argv)
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
-        "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] [-c] "
-        "[-D detection_ms]\n",
+        "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B]\n",
         argv[0]);
     return 2;
   }
@@ -244,11 +232,6 @@ main (int argc, char **argv)
   rlm_config_init (&rc);
   if (o.mean_draw)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
-  rc.catch_up_overlap = o.catch_up;
-  if (o.detection_ms >= 0) {
-    rc.detection_time_init = o.detection_ms * SIM_MS;
-    rc.detection_dev_init = rc.detection_time_init / 4;
-  }
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4)
