@@ -8,7 +8,7 @@
  *   rlm-sim [-t TOPOLOGY] [-n RECEIVERS] [-d SECONDS] [-l DELAY_MS]
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
- *           [-P PRUNE_MS] [-S] [-B]
+ *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -23,7 +23,9 @@
  * 250, 250, 500, 1000 kbit/s, 1240-byte packets, the tbf's 200 ms queue
  * (37500 bytes at 1.5 Mbit/s, scaled with -b), 1 ms links, a 2 s prune
  * (the bridge's two group-specific queries 1 s apart), receivers started
- * together, 70 s. Options after -B override it. */
+ * together, 70 s. Options after -B override it. -j starts each receiver
+ * at START_LEVEL (RlmConfig.start_level; 0: the optimal level of its path,
+ * as a receiver that learned it in an earlier session). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@ typedef struct {
   guint queue, queue_bytes, packet_size;
   gint64 prune_ms;
   gboolean mean_draw, start_together;
+  gint start_level;
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
@@ -139,8 +142,9 @@ parse_options (int argc, char **argv, Options * o)
   o->packet_size = 0;
   o->prune_ms = -1;
   o->start_together = FALSE;
+  o->start_level = 1;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SB")) != -1) {
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -184,6 +188,9 @@ parse_options (int argc, char **argv, Options * o)
       case 'B':
         set_bed_profile (o);
         break;
+      case 'j':
+        o->start_level = atoi (optarg);
+        break;
       default:
         return FALSE;
     }
@@ -222,7 +229,8 @@ main (int argc, char **argv)
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
-        "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B]\n",
+        "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
+        "[-j start_level]\n",
         argv[0]);
     return 2;
   }
@@ -234,8 +242,11 @@ main (int argc, char **argv)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
-  if (o.topology == 4)
+  if (o.topology == 4) {
+    rc.start_level = o.start_level > 0 ? (guint) o.start_level :
+        optimal_level (&cfg, o.bottleneck);
     build_superposition (sim, &o, &cfg, &rc, &rng);
+  }
   hub = o.topology == 4 ? 0 :
       sim_add_node (sim, 0, o.bottleneck, o.delay * SIM_MS, o.queue,
       o.queue_bytes);
@@ -254,6 +265,7 @@ main (int argc, char **argv)
 
     optimal[i] = optimal_level (&cfg, behind_slow ? o.bottleneck / 2 :
         o.bottleneck);
+    rc.start_level = o.start_level > 0 ? (guint) o.start_level : optimal[i];
     sim_add_receiver (sim, node, &rc, start);
   }
   if (o.topology == 4)
