@@ -14,10 +14,13 @@ windows and convergence time, on the namespace bed and in the simulator.
 3. The simulator sweep: topologies (2) and (4), 10 to 1000 receivers, the
    paper's settings, 600 s; SVG plots like the paper's Figures 10, 11 and 13
    into BENCH_RLM_IMG (docs/img by default).
+4. The goals (20 s, 1 %): what holds them back, in the simulator and on the
+   bed (fast leave, start-level).
 
 Environment: BENCH_RLM_RUNS (bed runs per case, 2), BENCH_RLM_SEEDS
 (simulator seeds, "1,2"), BENCH_RLM_N ("10,32,100,316,1000"),
-BENCH_RLM_SECONDS (sweep duration, 600), BENCH_RLM_PARTS ("compare,bed,sweep"),
+BENCH_RLM_SECONDS (sweep duration, 600), BENCH_RLM_PARTS
+("compare,bed,goals,sweep"; without "bed" the bed is not used),
 RLM_SIM (the rlm-sim binary)."""
 import math
 import os
@@ -83,9 +86,10 @@ def worst_window_loss(st, t_start, window):
     return worst
 
 
-def bed_run(topology, fast_leave):
+def bed_run(topology, fast_leave, start_level=1):
     """One 70 s run on the bed; [(receiver, best, convergence s, [loss per
-    window])]."""
+    window])]. With @start_level > 1 each receiver starts at the lower of
+    it and its best level (what it learned in an earlier session)."""
     import netbed
     import test_rlm_single as rlm
     sets = {"r1": (rlm.B, 3)} if topology == 1 else \
@@ -105,7 +109,9 @@ def bed_run(topology, fast_leave):
             print("  the bridge did not start forwarding by membership")
         counter.close()
         t0 = time.monotonic()
-        rxs = {name: rlm.start_receiver(h) for name, h in hosts.items()}
+        rxs = {name: rlm.start_receiver(
+            h, f"start-level={min(start_level, sets[name][1])}")
+            for name, h in hosts.items()}
         rlm.wait_members(br, [f"p-{n}" for n in sets])
         tx = rlm.start_sender(snd)
         time.sleep(rlm.SECONDS)
@@ -182,6 +188,50 @@ def compare(seeds, runs, bed_ok):
                           f"{secs(med(cs))} ({rng}) | {pct(ls[0])} | "
                           f"{pct(ls[1])} | {pct(ls[2])} |")
             sys.stdout.flush()
+    print()
+
+
+def goals(seeds, runs, bed_ok, seconds):
+    """What holds the goals (20 s, 1 %) back: the paper's receivers against
+    the same ones all starting at once (-S: no newcomers' experiments
+    suppress the others' climb) and against receivers that start at the
+    level learned in an earlier session (-j 0, start_level); on the bed,
+    fast leave and start-level."""
+    print("## The goals: convergence within 20 s, loss over 100 s at most "
+          "1 %\n")
+    print("| case | N | worst 1 s | worst 10 s | worst 100 s | median "
+          "convergence | slowest |")
+    print("|---|---|---|---|---|---|---|")
+    cases = [("sim (1), paper", ["-t", 1], [1]),
+             ("sim (2), paper", ["-t", 2], [10, 100, 1000]),
+             ("sim (2), all start at 0 s", ["-t", 2, "-S"], [10, 100, 1000]),
+             ("sim (2), start_level learned", ["-t", 2, "-j", 0],
+              [10, 100, 1000]),
+             ("sim (4), start_level learned", ["-t", 4, "-j", 0], [10, 100]),
+             ("sim bed profile, fast leave", ["-B", "-P", 0], [1]),
+             ("sim bed profile, fast leave, start_level 3",
+              ["-B", "-P", 0, "-j", 3], [1])]
+    for label, args, ns in cases:
+        for n in ns:
+            res = [run_sim(args + ["-n", n, "-s", s] +
+                           ([] if "-B" in args else ["-d", seconds]))
+                   for s in seeds]
+            worst = [max(r[1]["worst"][w] for r in res) for w in range(3)]
+            convs = [row["conv"] for rows, _ in res for row in rows]
+            print(f"| {label} | {n} | {pct(worst[0])} | {pct(worst[1])} | "
+                  f"{pct(worst[2])} | {secs(med(convs))} | "
+                  f"{secs(max(convs))} |")
+            sys.stdout.flush()
+    for fast, level in ((True, 1), (True, 3)):
+        res = [r for _ in range(runs if bed_ok else 0)
+               for r in bed_run(1, fast, level)]
+        if res:
+            worst = [max(r[3][w] for r in res) for w in range(3)]
+            convs = [r[2] for r in res]
+            print(f"| bed (1), fast leave, start-level {level} | 1 | "
+                  f"{pct(worst[0])} | {pct(worst[1])} | {pct(worst[2])} | "
+                  f"{secs(med(convs))} | "
+                  f"{secs(max(c if c is not None else -1 for c in convs))} |")
     print()
 
 
@@ -309,7 +359,8 @@ def plots(res, ns, img):
 
 
 def main():
-    parts = os.environ.get("BENCH_RLM_PARTS", "compare,bed,sweep").split(",")
+    parts = os.environ.get("BENCH_RLM_PARTS",
+                           "compare,bed,goals,sweep").split(",")
     seeds = env_list("BENCH_RLM_SEEDS", "1,2")
     ns = env_list("BENCH_RLM_N", "10,32,100,316,1000")
     runs = int(os.environ.get("BENCH_RLM_RUNS", "2"))
@@ -322,6 +373,8 @@ def main():
     print(f"load average at start: {os.getloadavg()[0]:.1f}\n")
     if "compare" in parts:
         compare(env_list("BENCH_RLM_SEEDS", "1,2,3,4,5"), runs, bed_ok)
+    if "goals" in parts:
+        goals(seeds, runs, bed_ok, seconds)
     if "sweep" in parts:
         res = sweep(ns, seeds, seconds)
         plots(res, ns, img)
