@@ -26,14 +26,22 @@ typedef struct {
   gint64 now;
 } Rig;
 
+/* A receiver of @n_layers that starts at @start_level. */
 static void
-rig_init (Rig * rig, guint64 seed, guint n_layers)
+rig_init_at (Rig * rig, guint64 seed, guint n_layers, guint start_level)
 {
   memset (rig, 0, sizeof (*rig));
   random_source_init_seeded (&rig->rng, &rig->seeded, seed);
   rlm_config_init (&rig->cfg);
   rig->cfg.n_layers = n_layers;
+  rig->cfg.start_level = start_level;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+}
+
+static void
+rig_init (Rig * rig, guint64 seed, guint n_layers)
+{
+  rig_init_at (rig, seed, n_layers, 1);
 }
 
 static void
@@ -535,12 +543,7 @@ GST_START_TEST (test_start_level)
   RlmCtrl join;
   gint64 t;
 
-  memset (&rig, 0, sizeof (rig));
-  random_source_init_seeded (&rig.rng, &rig.seeded, 21);
-  rlm_config_init (&rig.cfg);
-  rig.cfg.n_layers = 4;
-  rig.cfg.start_level = 3;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  rig_init_at (&rig, 21, 4, 3);
   for (guint layer = 0; layer < 3; layer++) {
     fail_unless (rlm_receiver_pop_event (rig.r, &ev));
     fail_unless_equals_int (ev.type, RLM_EVENT_JOIN);
@@ -562,12 +565,7 @@ GST_START_TEST (test_start_level)
   rig_clear (&rig);
 
   /* a start level beyond the path: steady loss drops it, no experiment */
-  memset (&rig, 0, sizeof (rig));
-  random_source_init_seeded (&rig.rng, &rig.seeded, 22);
-  rlm_config_init (&rig.cfg);
-  rig.cfg.n_layers = 4;
-  rig.cfg.start_level = 9;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  rig_init_at (&rig, 22, 4, 9);
   fail_unless_equals_int (stats (&rig).level, 4);
   t = rig.now;
   while (stats (&rig).state != RLM_STATE_DROP && rig.now < t + 20 * S) {
