@@ -18,7 +18,8 @@ windows and convergence time, on the namespace bed and in the simulator.
    bed (fast leave, start-level).
 
 Environment: BENCH_RLM_RUNS (bed runs per case, 2), BENCH_RLM_SEEDS
-(simulator seeds, "1,2"), BENCH_RLM_N ("10,32,100,316,1000"),
+(simulator seeds, "1,2"), BENCH_RLM_N ("10,32,100,316,1000"), BENCH_RLM_N4
+(topology 4's, BENCH_RLM_N by default),
 BENCH_RLM_SECONDS (sweep duration, 600), BENCH_RLM_PARTS
 ("compare,bed,goals,sweep"; without "bed" the bed is not used),
 RLM_SIM (the rlm-sim binary)."""
@@ -235,14 +236,14 @@ def goals(seeds, runs, bed_ok, seconds):
     print()
 
 
-def sweep(ns, seeds, seconds):
+def sweep(ns_by_topology, seeds, seconds):
     print(f"## Simulator sweep, paper settings, {seconds} s "
           f"(seeds {','.join(map(str, seeds))})\n")
     print("| topology | N | worst 1 s | worst 10 s | worst 100 s | "
           "median convergence | slowest | below optimal at end |")
     print("|---|---|---|---|---|---|---|---|")
     res = {}
-    for topology in (2, 4):
+    for topology, ns in ns_by_topology.items():
         for n in ns:
             agg = []
             for s in seeds:
@@ -337,16 +338,17 @@ def svg_plot(path, title, xlabel, ylabel, series, xlog=True, ylog=False):
     print(f"wrote {path}")
 
 
-def plots(res, ns, img):
+def plots(res, ns_by_topology, img):
     os.makedirs(img, exist_ok=True)
     for topology, fig in ((2, 10), (4, 13)):
+        ns = ns_by_topology[topology]
         series = [(f"{int(w)} s window",
                    [(n, 100 * res[(topology, n)]["worst"][k]) for n in ns],
                    "line") for k, w in enumerate(WINDOWS)]
         svg_plot(os.path.join(img, f"rlm-fig{fig}-loss-topology{topology}.svg"),
                  f"RLM sim, topology ({topology}): worst-case loss",
                  "receivers (log)", "worst loss over window (%)", series)
-    for topology in (2, 4):
+    for topology, ns in ns_by_topology.items():
         pts = [(n, c) for n in ns for c in res[(topology, n)]["convs"]
                if c > 0]
         svg_plot(os.path.join(img, f"rlm-fig11-convergence-topology"
@@ -363,6 +365,8 @@ def main():
                            "compare,bed,goals,sweep").split(",")
     seeds = env_list("BENCH_RLM_SEEDS", "1,2")
     ns = env_list("BENCH_RLM_N", "10,32,100,316,1000")
+    # topology (4) at 1000 sessions takes about an hour on a loaded machine
+    ns4 = env_list("BENCH_RLM_N4", ",".join(map(str, ns)))
     runs = int(os.environ.get("BENCH_RLM_RUNS", "2"))
     seconds = int(os.environ.get("BENCH_RLM_SECONDS", "600"))
     img = os.environ.get("BENCH_RLM_IMG",
@@ -376,8 +380,9 @@ def main():
     if "goals" in parts:
         goals(seeds, runs, bed_ok, seconds)
     if "sweep" in parts:
-        res = sweep(ns, seeds, seconds)
-        plots(res, ns, img)
+        ns_by_topology = {2: ns, 4: ns4}
+        res = sweep(ns_by_topology, seeds, seconds)
+        plots(res, ns_by_topology, img)
     print(f"load average at end: {os.getloadavg()[0]:.1f}")
     return 0
 
