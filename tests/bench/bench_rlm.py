@@ -347,7 +347,8 @@ def plots(res, ns_by_topology, img):
                    "line") for k, w in enumerate(WINDOWS)]
         svg_plot(os.path.join(img, f"rlm-fig{fig}-loss-topology{topology}.svg"),
                  f"RLM sim, topology ({topology}): worst-case loss",
-                 "receivers (log)", "worst loss over window (%)", series)
+                 "receivers (log)", "worst loss over window (%, log)", series,
+                 ylog=True)
     for topology, ns in ns_by_topology.items():
         pts = [(n, c) for n in ns for c in res[(topology, n)]["convs"]
                if c > 0]
