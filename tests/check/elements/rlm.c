@@ -378,6 +378,18 @@ saw_level (SrcRig * r, guint level, const gchar * reason)
 /* At level 1 only the base group is joined: its packets come out numbered
  * without the gaps of layer 1's; a lost base-layer packet leaves a gap;
  * datagrams that are neither stamped RTP nor RLM control are counted. */
+/* @n packets of layer 0 to @group0 and of layer 1 to @group1 in turn:
+ * RTP sequence 0, 1, 2 ..., layer sequences from 100 and 900. */
+static void
+send_interleaved (SrcRig * r, const gchar * group0, const gchar * group1,
+    guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    send_layer (r, group0, 2 * i, 0, 100 + i);
+    send_layer (r, group1, 2 * i + 1, 1, 900 + i);
+  }
+}
+
 GST_START_TEST (test_src_level_one_continuous)
 {
   SrcRig r;
@@ -388,10 +400,7 @@ GST_START_TEST (test_src_level_one_continuous)
       "t-join-max=3600000000000");
   wait_stat (&r, "joins", 1);
   fail_unless (saw_level (&r, 1, "start"));
-  for (guint i = 0; i < 10; i++) {
-    send_layer (&r, "239.255.78.1", 2 * i, 0, 100 + i);
-    send_layer (&r, "239.255.78.2", 2 * i + 1, 1, 900 + i);
-  }
+  send_interleaved (&r, "239.255.78.1", "239.255.78.2", 10);
   seq0 = pull_seq (&r, &layer);
   for (guint i = 1; i < 10; i++) {
     seq = pull_seq (&r, &layer);
@@ -811,10 +820,7 @@ GST_START_TEST (test_src_start_level)
       "t-join-min=3600000000000 t-join-max=3600000000000");
   wait_stat (&r, "joins", 2);
   fail_unless (saw_level (&r, 2, "start"));
-  for (guint i = 0; i < 4; i++) {
-    send_layer (&r, "239.255.78.41", 2 * i, 0, 100 + i);
-    send_layer (&r, "239.255.78.42", 2 * i + 1, 1, 900 + i);
-  }
+  send_interleaved (&r, "239.255.78.41", "239.255.78.42", 4);
   for (guint i = 0; i < 8; i++) {
     pull_seq (&r, &layer);
     saw_layer1 |= layer == 1;
