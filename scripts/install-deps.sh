@@ -19,8 +19,8 @@ PACKAGES=(
   # x264layerenc quality benchmark (tests/bench/bench-x264layerenc-quality.py):
   # ffmpeg decodes the streams and compares them by its psnr and ssim filters
   ffmpeg
-  # VLMCC fairness benchmark (tests/bench/bench_vlmcc_fairness.py): UFTP's
-  # TFMCC is one of the peers
+  # RMTP's peer in its benchmark (tests/bench/bench_rmtp_uftp.py); its
+  # TFMCC is a peer in the VLMCC fairness benchmark (bench_vlmcc_fairness.py)
   uftp
 )
 

@@ -115,6 +115,19 @@ conf_branch_discard (Conference * conf, ConfBranch * b)
   branch_destroy (conf, b);
 }
 
+/* What a member's stream brings, averaged by the statistics: the
+ * session's receive-rate is measured over one round trip, and reads as the
+ * rate the sender's queue drains at whenever it holds a burst. */
+static GstPadProbeReturn
+count_bytes (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ConfBranch *b = data;
+
+  g_atomic_pointer_add (&b->bytes,
+      gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info)));
+  return GST_PAD_PROBE_OK;
+}
+
 static void
 on_pad_added (GstElement * src, GstPad * pad, gpointer data)
 {
@@ -130,6 +143,7 @@ on_pad_added (GstElement * src, GstPad * pad, gpointer data)
   if (!b)
     return;
   sink = gst_element_get_static_pad (b->elements[0], "sink");
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, count_bytes, b, NULL);
   gst_pad_link (pad, sink);
   gst_object_unref (sink);
   g_mutex_lock (&conf->lock);
@@ -225,6 +239,22 @@ conf_branches_count (ConfBranches * bs)
     return 0;
   g_mutex_lock (&bs->conf->lock);
   n = g_hash_table_size (bs->table);
+  g_mutex_unlock (&bs->conf->lock);
+  return n;
+}
+
+guint64
+conf_branches_bytes (ConfBranches * bs, guint member)
+{
+  ConfBranch *b;
+  guint64 n = 0;
+
+  if (!bs->table)
+    return 0;
+  g_mutex_lock (&bs->conf->lock);
+  b = g_hash_table_lookup (bs->table, GUINT_TO_POINTER (member));
+  if (b)
+    n = (guint64) g_atomic_pointer_get (&b->bytes);
   g_mutex_unlock (&bs->conf->lock);
   return n;
 }

@@ -43,6 +43,80 @@ conf_audio_members (const gchar * members)
   return g_string_free (out, !ok);
 }
 
+/* Where a voice's RTP stands: its last sequence number and time. */
+typedef struct
+{
+  gboolean started;
+  guint16 seq;
+  GstClockTime pts;
+} VoiceSequence;
+
+/* Beyond this many packets in a row (2 s of 40 ms frames) a gap is a new
+ * start of the stream, not a loss to conceal. */
+#define MAX_CONCEALED_PACKETS 50
+
+static gboolean
+rtp_seq (GstBuffer * buf, guint16 * seq)
+{
+  guint8 b[2];
+
+  if (gst_buffer_extract (buf, 2, b, 2) != 2)
+    return FALSE;
+  *seq = (guint16) (b[0] << 8 | b[1]);
+  return TRUE;
+}
+
+/* tpsssrc hands a voice's packets over in order with holes where packets
+ * were lost for good. The depayloader turns a "GstRTPPacketLost" event into
+ * a GAP, on which opusdec conceals the hole or, with in-band FEC, rebuilds
+ * its last frame from the packet after it; without the event the hole
+ * would be silence. */
+static void
+signal_holes_before (GstPad * pad, VoiceSequence * v, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  guint16 seq;
+  gint missing;
+
+  if (!rtp_seq (buf, &seq))
+    return;
+  missing = v->started ? (gint16) (seq - v->seq) - 1 : 0;
+  if (missing > 0 && missing <= MAX_CONCEALED_PACKETS &&
+      GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (v->pts) &&
+      pts > v->pts) {
+    GstClockTime step = (pts - v->pts) / (missing + 1);
+    GstStructure *s = gst_structure_new ("GstRTPPacketLost",
+        "seqnum", G_TYPE_UINT, (guint) (guint16) (v->seq + 1),
+        "timestamp", G_TYPE_UINT64, v->pts + step,
+        "duration", G_TYPE_UINT64, step * missing, NULL);
+
+    gst_pad_send_event (pad,
+        gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, s));
+  }
+  if (!v->started || (gint16) (seq - v->seq) > 0) {
+    v->started = TRUE;
+    v->seq = seq;
+    v->pts = pts;
+  }
+}
+
+static GstPadProbeReturn
+signal_lost_packets (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  signal_holes_before (pad, data, GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+watch_sequence (GstElement * depay)
+{
+  GstPad *sink = gst_element_get_static_pad (depay, "sink");
+
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, signal_lost_packets,
+      g_new0 (VoiceSequence, 1), g_free);
+  gst_object_unref (sink);
+}
+
 /* queue ! rtpopusdepay ! opusdec ! audioconvert ! audioresample ! mixer */
 static ConfBranch *
 voice_build (Conference * conf, guint member)
@@ -55,14 +129,43 @@ voice_build (Conference * conf, guint member)
 
   if (!b)
     return NULL;
-  /* a lost packet is concealed, not a gap in the mix */
-  g_object_set (b->elements[2], "plc", TRUE, NULL);
+  /* a lost packet is rebuilt from the next one's FEC, or concealed */
+  g_object_set (b->elements[2], "plc", TRUE, "use-inband-fec", TRUE, NULL);
+  watch_sequence (b->elements[1]);
   if (!conf_branch_link (b)) {
     conf_branch_discard (conf, b);
     return NULL;
   }
   conf_branch_play (b);
   return b;
+}
+
+/* The holes @member's voice decoder filled so far (rebuilt from in-band
+ * FEC or concealed), as opusdec counts them; 0 without a voice. */
+guint64
+conf_audio_gaps (Conference * conf, guint member)
+{
+  GstElement *dec = NULL;
+  GstStructure *st = NULL;
+  guint64 gaps = 0;
+  ConfBranch *b;
+
+  if (!conf->voices.table)
+    return 0;
+  g_mutex_lock (&conf->lock);
+  b = g_hash_table_lookup (conf->voices.table, GUINT_TO_POINTER (member));
+  if (b)
+    dec = gst_object_ref (b->elements[2]);
+  g_mutex_unlock (&conf->lock);
+  if (!dec)
+    return 0;
+  g_object_get (dec, "stats", &st, NULL);
+  if (st) {
+    gst_structure_get_uint64 (st, "num-gap", &gaps);
+    gst_structure_free (st);
+  }
+  gst_object_unref (dec);
+  return gaps;
 }
 
 void

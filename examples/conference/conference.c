@@ -40,6 +40,14 @@
 
 #define END_TIMEOUT_SECONDS 5   /* after EOS is sent, wait at most this */
 
+GST_DEBUG_CATEGORY (conference_debug);
+
+/* A key frame takes at most this long to cross a link that carries the
+ * base layer alone: a member who joins behind a slow link asks each sender
+ * for one, and they reach it together over its lossy link, where a smaller
+ * key frame is lost less often (docs/conference.md, "Key frames"). */
+#define KEY_UNIT_MAX_DELAY_MS 150
+
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
  * colour. */
 static const guint32 palette[] = {
@@ -132,6 +140,12 @@ parse_options (int argc, char **argv, ConfOptions * o)
         "TURN password", "PASSWORD"},
     {"ice-candidates", 0, 0, G_OPTION_ARG_STRING, &o->ice_candidates,
         "Candidate types to use (default: host,srflx,relay)", "TYPES"},
+    {"key", 0, 0, G_OPTION_ARG_STRING, &o->key,
+        "Group key of the sessions' control: 64 hex digits or a passphrase "
+          "(every member needs the same; visible to `ps`, prefer --key-file)",
+        "KEY"},
+    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o->key_file,
+        "File holding the group key", "FILE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- one participant of a call");
@@ -228,16 +242,43 @@ session_props (const ConfOptions * o, guint port, const gchar * members)
       o->address ? " address=" : "", o->address ? o->address : "");
 }
 
+/* The group key on every tpsssink and tpsssrc of the pipeline, before it
+ * starts (a wrong one fails the start with the element's message). */
+static void
+set_group_key (Conference * conf)
+{
+  const gchar *names[] = { "tx", "rx", "atx", "arx" };
+
+  if (!conf->opt.key && !conf->opt.key_file)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (conf->pipeline), names[i]);
+    if (!e)
+      continue;
+    g_object_set (e, "key", conf->opt.key, "key-file", conf->opt.key_file,
+        NULL);
+    gst_object_unref (e);
+  }
+}
+
 /* Our tone (or microphone) to every member, the others' voices mixed into
  * the window's speaker or the recording (confaudio.c adds the voices). */
 static gchar *
 audio_description (const ConfOptions * o)
 {
   gchar *members = conf_audio_members (o->members);
-  gchar *session, *src, *out, *desc;
+  gchar *session, *src, *out, *desc, *fec;
 
   if (!members)
     return NULL;
+  /* Speech gets Opus in-band FEC (each packet carries a coarse copy of the
+   * one before, which the voice decoders use for a lost packet,
+   * confaudio.c). It is SILK's, coded only for frames its voice detector
+   * finds active: our steady test tone never is, and with FEC on, Opus
+   * codes it in SILK, whose concealment keeps less of a tone than CELT's
+   * (docs/conference.md, "Audio under loss"). */
+  fec = o->audio_device ? g_strdup_printf ("audio-type=voice inband-fec=true "
+      "packet-loss-percentage=%u", CONF_AUDIO_EXPECTED_LOSS) : g_strdup ("");
   session = session_props (o, o->port + CONF_AUDIO_PORT_OFFSET, members);
   src = o->audio_device ? g_strdup ("autoaudiosrc name=mic") :
       g_strdup_printf ("audiotestsrc name=mic is-live=true wave=sine "
@@ -249,7 +290,7 @@ audio_description (const ConfOptions * o)
    * per voice on the wire, a small share of the slowest link. */
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
       "! audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=16000 "
-      "frame-size=40 ! rtpopuspay pt=97 ! tpsssink name=atx %s "
+      "frame-size=40 %s ! rtpopuspay pt=97 ! tpsssink name=atx %s "
       "initial-rate=64000 "
       "tpsssrc name=arx %s caps=\"application/x-rtp,media=audio,"
       "clock-rate=48000,encoding-name=OPUS,payload=97\" "
@@ -258,7 +299,8 @@ audio_description (const ConfOptions * o)
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! amix. "
       "audiomixer name=amix latency=100000000 "
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! %s",
-      src, session, session, out);
+      src, fec, session, session, out);
+  g_free (fec);
   g_free (members);
   g_free (session);
   g_free (src);
@@ -293,8 +335,9 @@ pipeline_description (Conference * conf)
       "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
-      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast key-unit-max-delay=300 "
-      "key-int-max=%u ! rtph264pay config-interval=-1 mtu=1200 "
+      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
+      "key-unit-max-delay=%u key-int-max=%u "
+      "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
@@ -308,7 +351,8 @@ pipeline_description (Conference * conf)
       "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s %s",
       o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
-      o->fps, o->height / 2, o->width, o->height, o->fps, o->name, o->fps * 4,
+      o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
+      KEY_UNIT_MAX_DELAY_MS, o->fps * 4,
       session,
       o->initial_rate, session, o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
@@ -352,6 +396,45 @@ guard_recording (Conference * conf)
   gst_object_unref (parse);
 }
 
+/* On the encoder's output: when a key unit is asked for (a member's PLI
+ * through tpsssink) and when each key frame leaves the encoder. */
+static GstPadProbeReturn
+trace_key_units (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+    if (!GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT))
+      GST_INFO ("key frame encoded, %" G_GSIZE_FORMAT " bytes, at %"
+          G_GINT64_FORMAT " ms", gst_buffer_get_size (buf), CONF_MONO_MS ());
+  } else if (gst_video_event_is_force_key_unit (GST_PAD_PROBE_INFO_EVENT
+          (info))) {
+    GST_INFO ("key unit asked for at %" G_GINT64_FORMAT " ms",
+        CONF_MONO_MS ());
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+trace_encoder (Conference * conf)
+{
+  GstElement *tx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "tx");
+  GstPad *sink = gst_element_get_static_pad (tx, "sink");
+  GstPad *pay_src = gst_pad_get_peer (sink);
+  GstElement *pay = gst_pad_get_parent_element (pay_src);
+  GstPad *pay_sink = gst_element_get_static_pad (pay, "sink");
+  GstPad *enc_src = gst_pad_get_peer (pay_sink);
+
+  gst_pad_add_probe (enc_src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, trace_key_units, NULL, NULL);
+  gst_object_unref (enc_src);
+  gst_object_unref (pay_sink);
+  gst_object_unref (pay);
+  gst_object_unref (pay_src);
+  gst_object_unref (sink);
+  gst_object_unref (tx);
+}
+
 static gboolean
 build_pipeline (Conference * conf)
 {
@@ -379,6 +462,7 @@ build_pipeline (Conference * conf)
   conf->snap = gst_bin_get_by_name (GST_BIN (conf->pipeline), "snap");
   conf->arx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "arx");
   conf->amix = gst_bin_get_by_name (GST_BIN (conf->pipeline), "amix");
+  set_group_key (conf);
   selfconv = gst_bin_get_by_name (GST_BIN (conf->pipeline), "selfconv");
   conf->self_pad = gst_element_request_pad_simple (conf->mix, "sink_%u");
   src = gst_element_get_static_pad (selfconv, "src");
@@ -390,6 +474,8 @@ build_pipeline (Conference * conf)
   if (conf->arx)
     conf_audio_init (conf);
   guard_recording (conf);
+  if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO)
+    trace_encoder (conf);
   return TRUE;
 }
 
@@ -502,6 +588,10 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
     case GST_MESSAGE_EOS:
       g_main_loop_quit (conf->loop);
       break;
+    case GST_MESSAGE_QOS:
+      GST_INFO ("%s dropped a late buffer at %" G_GINT64_FORMAT " ms",
+          GST_OBJECT_NAME (msg->src), CONF_MONO_MS ());
+      break;
     default:
       break;
   }
@@ -542,6 +632,11 @@ conference_clear (Conference * conf)
   g_free (conf->opt.turn);
   g_free (conf->opt.turn_user);
   g_free (conf->opt.turn_password);
+  g_free (conf->opt.key_file);
+  if (conf->opt.key) {
+    memset (conf->opt.key, 0, strlen (conf->opt.key));
+    g_free (conf->opt.key);
+  }
   g_free (conf->opt.ice_candidates);
 }
 
@@ -568,6 +663,8 @@ main (int argc, char **argv)
   int ret = 1;
 
   g_mutex_init (&conf.lock);
+  GST_DEBUG_CATEGORY_INIT (conference_debug, "conference", 0,
+      "conferencing application");
   if (!parse_options (argc, argv, &conf.opt) || !build_pipeline (&conf))
     goto out;
   if (conf.opt.stats_json && !(conf.stats_json =

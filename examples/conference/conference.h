@@ -9,6 +9,13 @@
 
 G_BEGIN_DECLS
 
+/* GST_DEBUG=conference:5: the key frames' way from a request to a picture,
+ * stamped on the monotonic clock (ms), which every participant on one
+ * machine shares: one log per participant can be lined up. */
+GST_DEBUG_CATEGORY_EXTERN (conference_debug);
+#define GST_CAT_DEFAULT conference_debug
+#define CONF_MONO_MS() (g_get_monotonic_time () / 1000)
+
 typedef struct
 {
   guint id;                     /* member id, also the SSRC of our stream */
@@ -35,10 +42,16 @@ typedef struct
   /* audio: a second session on each member's port + 1 (confaudio.c) */
   gboolean audio;               /* FALSE: --no-audio */
   gboolean audio_device;        /* capture from autoaudiosrc */
+  /* the sessions' group key (docs/security.md): set on every tpsssink and
+   * tpsssrc, never written into the launch description */
+  gchar *key, *key_file;
 } ConfOptions;
 
 /* A member's audio session is on its video port + this. */
 #define CONF_AUDIO_PORT_OFFSET 1
+/* Loss (%) the Opus in-band FEC is sized for: the rate control probes up
+ * to 5 % on a full link, in bursts of more. */
+#define CONF_AUDIO_EXPECTED_LOSS 10
 
 typedef struct _ConfIce ConfIce;
 
@@ -58,6 +71,7 @@ typedef struct
   guint n_elements;
   gpointer data;                /* the kind's own (a Tile), or NULL */
   GDestroyNotify free_data;
+  gsize bytes;                  /* RTP bytes into the branch (atomic) */
 } ConfBranch;
 
 /* The branches of one tpsssrc, member id -> ConfBranch (under
@@ -110,6 +124,8 @@ void conf_branches_init (ConfBranches * bs, Conference * conf,
     void (*changed) (Conference *, guint, gboolean));
 void conf_branches_send_eos (ConfBranches * bs);
 guint conf_branches_count (ConfBranches * bs);
+/* RTP bytes @member's branch has taken in so far (0: no branch). */
+guint64 conf_branches_bytes (ConfBranches * bs, guint member);
 void conf_branches_clear (ConfBranches * bs);
 
 void conf_tiles_init (Conference * conf);
@@ -127,6 +143,7 @@ gchar *conf_audio_members (const gchar * members);
 void conf_audio_init (Conference * conf);
 void conf_audio_send_eos (Conference * conf);
 guint conf_audio_count (Conference * conf);
+guint64 conf_audio_gaps (Conference * conf, guint member);
 void conf_audio_clear (Conference * conf);
 
 /* confstats.c: the statistics printed every second. */

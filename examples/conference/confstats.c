@@ -16,8 +16,17 @@ typedef struct
 {
   guint64 received, lost, unrecovered;
   guint64 frames;               /* decoded from it */
+  guint64 video_bytes, audio_bytes;     /* RTP into its tile and voice */
   gint64 at;                    /* monotonic, us */
 } MemberCounts;
+
+/* A member's last second. */
+typedef struct
+{
+  gdouble link, after_fec;      /* shares of its packets lost */
+  gdouble fps;
+  gdouble video_bps, audio_bps; /* RTP bytes its tile and voice took */
+} SecondFigures;
 
 typedef struct
 {
@@ -27,6 +36,9 @@ typedef struct
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
                                  * lagging more than max-hold */
+  /* the audio session's packets so far: received, lost on the link,
+   * missing after its FEC; and the holes its decoder filled */
+  guint64 audio_received, audio_lost, audio_unrecovered, audio_gaps;
   gint64 rtt;
   const gchar *phase;
   MemberCounts counts;
@@ -80,6 +92,10 @@ read_audio (const GstStructure * video_rx, const GstStructure * audio_rx,
   const GstStructure *am = find_member (audio_rx, "members", f->id);
 
   f->audio_rate = am ? field_u64 (am, "receive-rate") : 0;
+  f->audio_received = am ? field_u64 (am, "packets-received") : 0;
+  f->audio_lost = am ? field_u64 (am, "packets-lost") : 0;
+  f->audio_unrecovered = am ? field_u64 (am, "unrecoverable") +
+      field_u64 (am, "packets-not-delivered") : 0;
   f->video_hold_ms = hold_ms (video_rx, f->id);
   f->audio_hold_ms = hold_ms (audio_rx, f->id);
   am = find_member (audio_rx, "sync", f->id);
@@ -103,20 +119,21 @@ read_member (const GstStructure * s, MemberFigures * f)
       field_u64 (s, "packets-not-delivered");
 }
 
-/* Pictures a second decoded from the member since @last. */
+/* Per second, from @last's count @then to @now's (0 when the branch was
+ * made anew in between). */
 static gdouble
-frame_rate (const MemberCounts * last, const MemberCounts * now)
+per_second (guint64 then, guint64 now, const MemberCounts * last,
+    const MemberCounts * current)
 {
-  if (now->frames < last->frames || now->at <= last->at)
-    return 0.0;                 /* its tile was made anew */
-  return (now->frames - last->frames) * 1e6 / (now->at - last->at);
+  if (!last->at || now < then || current->at <= last->at)
+    return 0.0;
+  return (now - then) * 1e6 / (current->at - last->at);
 }
 
 /* Shares of the packets sent to us in the last second: lost on the link, and
  * still missing after FEC; and the frame rate decoded. */
 static void
-last_second (Conference * conf, const MemberFigures * f, gdouble * link,
-    gdouble * after_fec, gdouble * fps)
+last_second (Conference * conf, const MemberFigures * f, SecondFigures * sf)
 {
   MemberCounts *last = g_hash_table_lookup (conf->last_counts,
       GUINT_TO_POINTER (f->id));
@@ -132,16 +149,19 @@ last_second (Conference * conf, const MemberFigures * f, gdouble * link,
     *last = zero;
   lost = f->counts.lost - MIN (f->counts.lost, last->lost);
   expected = f->counts.received - last->received + lost;
-  *link = expected ? (gdouble) lost / expected : 0.0;
-  *after_fec = expected ? (gdouble) (f->counts.unrecovered -
+  sf->link = expected ? (gdouble) lost / expected : 0.0;
+  sf->after_fec = expected ? (gdouble) (f->counts.unrecovered -
       MIN (f->counts.unrecovered, last->unrecovered)) / expected : 0.0;
-  *fps = last->at ? frame_rate (last, &f->counts) : 0.0;
+  sf->fps = per_second (last->frames, f->counts.frames, last, &f->counts);
+  sf->video_bps = 8 * per_second (last->video_bytes, f->counts.video_bytes,
+      last, &f->counts);
+  sf->audio_bps = 8 * per_second (last->audio_bytes, f->counts.audio_bytes,
+      last, &f->counts);
   *last = f->counts;
 }
 
 static void
-print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
-    gdouble fps)
+print_member (const MemberFigures * f, const SecondFigures * sf)
 {
   gchar rtt[32] = "?";
 
@@ -150,12 +170,13 @@ print_member (const MemberFigures * f, gdouble link, gdouble after_fec,
   g_print ("  p%-3u <- %6.0f kbit/s, %4.1f fps, lost %5.2f %% on the link, "
       "%5.2f %% after FEC | -> data %6.0f kbit/s, sent %6.0f kbit/s (%s) | "
       "rtt %s ms\n",
-      f->id, f->receive_rate / 1e3, fps, 100 * link, 100 * after_fec,
+      f->id, sf->video_bps / 1e3, sf->fps, 100 * sf->link,
+      100 * sf->after_fec,
       f->send_data_rate / 1e3, f->send_rate / 1e3,
       f->phase ? f->phase : "?", rtt);
   if (f->audio_rate || f->audio_hold_ms >= 0)
     g_print ("        audio <- %3.0f kbit/s | lip sync holds video %.0f ms, "
-        "audio %.0f ms\n", f->audio_rate / 1e3, f->video_hold_ms,
+        "audio %.0f ms\n", sf->audio_bps / 1e3, f->video_hold_ms,
         f->audio_hold_ms);
 }
 
@@ -190,34 +211,44 @@ print_ice (Conference * conf, guint member)
 #endif
 
 static void
-json_member (GString * json, const MemberFigures * f, gdouble link,
-    gdouble after_fec, gdouble fps)
+json_member (GString * json, const MemberFigures * f,
+    const SecondFigures * sf)
 {
   g_string_append_printf (json, "%s{\"id\":%u,\"fps\":%.2f,\"recv_bps\":%"
       G_GUINT64_FORMAT
       ",\"send_data_bps\":%" G_GUINT64_FORMAT ",\"send_bps\":%"
       G_GUINT64_FORMAT ",\"loss_link\":%.5f,\"loss_after_fec\":%.5f,"
       "\"rtt_ms\":%.1f", json->str[json->len - 1] == '[' ? "" : ",", f->id,
-      fps,
-      f->receive_rate, f->send_data_rate, f->send_rate, link, after_fec,
-      f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
+      sf->fps,
+      f->receive_rate, f->send_data_rate, f->send_rate, sf->link,
+      sf->after_fec, f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
+  g_string_append_printf (json,
+      ",\"media_bps\":%.0f,\"audio_media_bps\":%.0f",
+      sf->video_bps, sf->audio_bps);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
       "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,
       f->video_hold_ms, f->audio_hold_ms, f->audio_over_max_hold);
+  g_string_append_printf (json, ",\"audio_packets\":%" G_GUINT64_FORMAT
+      ",\"audio_lost\":%" G_GUINT64_FORMAT ",\"audio_unrecovered\":%"
+      G_GUINT64_FORMAT ",\"audio_gaps\":%" G_GUINT64_FORMAT,
+      f->audio_received, f->audio_lost, f->audio_unrecovered, f->audio_gaps);
 }
 
 /* One member's line (and its ICE line), and its JSON object. */
 static void
 report_member (Conference * conf, GString * json, MemberFigures * f)
 {
-  gdouble link, after_fec, fps;
+  SecondFigures sf;
 
   f->counts.frames = conf_tiles_frames (conf, f->id);
+  f->counts.video_bytes = conf_branches_bytes (&conf->tiles, f->id);
+  f->counts.audio_bytes = conf_branches_bytes (&conf->voices, f->id);
+  f->audio_gaps = conf_audio_gaps (conf, f->id);
   f->counts.at = g_get_monotonic_time ();
-  last_second (conf, f, &link, &after_fec, &fps);
-  print_member (f, link, after_fec, fps);
-  json_member (json, f, link, after_fec, fps);
+  last_second (conf, f, &sf);
+  print_member (f, &sf);
+  json_member (json, f, &sf);
 #ifdef HAVE_NICE
   print_ice (conf, f->id);
   json_ice (conf, json, f->id);

@@ -4,6 +4,8 @@
  * our own camera first, then the others by member id. */
 #include "conference.h"
 
+#include <gst/video/video.h>
+
 /* A tile's own part of its branch. */
 typedef struct
 {
@@ -11,7 +13,16 @@ typedef struct
   guint member;
   gint64 added;                 /* monotonic, us: the member's first packet */
   gint frames;                  /* decoded pictures (atomic) */
+  /* key-unit requests (streaming thread only) */
+  gint64 asked;                 /* monotonic, us: the last one sent */
+  gboolean awaiting_key;        /* no key frame out of the depayloader since */
 } Tile;
+
+/* How long a key-unit request waits for its key frame before it is sent
+ * again: the member encodes one within a frame, its queue toward us holds
+ * it HT (100 ms) plus what is ahead, and it crosses a 1 Mbit/s member's
+ * share of its link in 150-250 ms. */
+#define KEY_UNIT_RETRY_US (500 * G_TIME_SPAN_MILLISECOND)
 
 static gdouble
 seconds_since_start (Conference * conf)
@@ -30,6 +41,103 @@ on_first_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
       "packet\n", seconds_since_start (t->conf), t->member,
       (g_get_monotonic_time () - t->added) / 1e3);
   return GST_PAD_PROBE_REMOVE;
+}
+
+/* Every key unit the tile asks its member for. */
+static GstPadProbeReturn
+trace_key_unit_request (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+
+  if (gst_video_event_is_force_key_unit (GST_PAD_PROBE_INFO_EVENT (info)))
+    GST_INFO ("member %u: key unit asked for at %" G_GINT64_FORMAT " ms",
+        t->member, CONF_MONO_MS ());
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+trace_tile (GstElement * depay, Tile * t)
+{
+  GstPad *sink = gst_element_get_static_pad (depay, "sink");
+
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM,
+      trace_key_unit_request, t, NULL);
+  gst_object_unref (sink);
+}
+
+/* Into the depayloader: while a request has brought no key frame out of
+ * it for KEY_UNIT_RETRY_US, asks again (a key frame lost or damaged on the
+ * way, which the depayloader drops). */
+static GstPadProbeReturn
+retry_key_unit (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+
+  if (t->awaiting_key &&
+      g_get_monotonic_time () - t->asked >= KEY_UNIT_RETRY_US)
+    /* upstream, through hold_key_unit_requests, which notes it */
+    gst_pad_push_event (pad,
+        gst_video_event_new_upstream_force_key_unit (GST_CLOCK_TIME_NONE,
+            TRUE, 0));
+  return GST_PAD_PROBE_OK;
+}
+
+/* Out of the depayloader (a gap in the packets) or the decoder: a request
+ * while the last one has not brought a key frame yet, within
+ * KEY_UNIT_RETRY_US, is dropped. Each would make the member encode another
+ * key frame, several times the size of other frames; behind a slow link
+ * they queue up, the link loses more, and every loss asks again (seen: five
+ * key frames in 1.3 s to a joiner on a 1 Mbit/s link, its first picture
+ * after 2.1-2.4 s). */
+static GstPadProbeReturn
+hold_key_unit_requests (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (!gst_video_event_is_force_key_unit (event))
+    return GST_PAD_PROBE_OK;
+  if (t->awaiting_key &&
+      g_get_monotonic_time () - t->asked < KEY_UNIT_RETRY_US)
+    return GST_PAD_PROBE_DROP;
+  t->asked = g_get_monotonic_time ();
+  t->awaiting_key = TRUE;
+  return GST_PAD_PROBE_OK;
+}
+
+/* A complete key frame out of the depayloader answers the requests. */
+static GstPadProbeReturn
+note_key_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Tile *t = data;
+
+  if (GST_BUFFER_FLAG_IS_SET (GST_PAD_PROBE_INFO_BUFFER (info),
+          GST_BUFFER_FLAG_DELTA_UNIT))
+    return GST_PAD_PROBE_OK;
+  t->awaiting_key = FALSE;
+  GST_INFO ("member %u: key frame depayloaded at %" G_GINT64_FORMAT
+      " ms, %" G_GINT64_FORMAT " ms after its first packet", t->member,
+      CONF_MONO_MS (), (g_get_monotonic_time () - t->added) / 1000);
+  return GST_PAD_PROBE_OK;
+}
+
+/* tpsssrc asked the member for a key unit with its first packet; later
+ * requests come from the depayloader and decoder, paced here. */
+static void
+pace_key_unit_requests (GstElement * depay, Tile * t)
+{
+  GstPad *sink = gst_element_get_static_pad (depay, "sink");
+  GstPad *src = gst_element_get_static_pad (depay, "src");
+
+  t->asked = t->added;
+  t->awaiting_key = TRUE;
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, retry_key_unit, t,
+      NULL);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM,
+      hold_key_unit_requests, t, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, note_key_frame, t, NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
 }
 
 static GstPadProbeReturn
@@ -65,6 +173,7 @@ tile_build (Conference * conf, guint member)
   /* A packet that neither the network nor FEC brings back breaks the
    * picture until the next key frame: ask for one at once (a PLI). */
   g_object_set (depay, "request-keyframe", TRUE, NULL);
+  pace_key_unit_requests (depay, t);
   /* A member behind a slow link gets the lower temporal layers, whose
    * frame_num gaps (allowed by the SPS) avdec_h264 fills only with frame
    * threads: sliced or single-threaded, in a live pipeline, it drops every
@@ -81,6 +190,11 @@ tile_build (Conference * conf, guint member)
       NULL);
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_picture, t, NULL);
   gst_object_unref (src);
+  if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO) {
+    GST_INFO ("member %u: first packet at %" G_GINT64_FORMAT " ms", member,
+        t->added / 1000);
+    trace_tile (depay, t);
+  }
   /* Park the new tile off the canvas until the layout places it. */
   g_object_set (b->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
   conf_branch_play (b);

@@ -886,6 +886,21 @@ apply_pending (GstX264LayerEnc * self)
   }
 }
 
+static void set_output_caps (GstX264LayerEnc * self, guint n_layers,
+    const guint * targets);
+
+/* The caps say the running layers and targets (finish_frame negotiates). */
+static void
+update_output_caps (GstX264LayerEnc * self)
+{
+  guint targets[GST_LAYER_RATES_MAX_LAYERS];
+
+  GST_OBJECT_LOCK (self);
+  memcpy (targets, self->targets, sizeof (targets));
+  GST_OBJECT_UNLOCK (self);
+  set_output_caps (self, self->n_layers, targets);
+}
+
 static GstFlowReturn
 reopen (GstX264LayerEnc * self, guint n_layers)
 {
@@ -896,6 +911,24 @@ reopen (GstX264LayerEnc * self, guint n_layers)
     return GST_FLOW_NOT_NEGOTIATED;
   GST_OBJECT_LOCK (self);
   self->reconfigs++;
+  GST_OBJECT_UNLOCK (self);
+  return ret;
+}
+
+/* A reopen for the layers of a GstLayerRates event keeps that event's
+ * rates pending (open_x264 takes the settings' and clears them). */
+static GstFlowReturn
+reopen_keeping_rates (GstX264LayerEnc * self, guint n_layers)
+{
+  gboolean pending;
+  GstFlowReturn ret;
+
+  GST_OBJECT_LOCK (self);
+  pending = self->rates_pending;
+  GST_OBJECT_UNLOCK (self);
+  ret = reopen (self, n_layers);
+  GST_OBJECT_LOCK (self);
+  self->rates_pending |= pending;
   GST_OBJECT_UNLOCK (self);
   return ret;
 }
@@ -923,13 +956,15 @@ gst_x264_layer_enc_handle_frame (GstVideoEncoder * venc,
   GST_OBJECT_UNLOCK (self);
   if (pending_layers && pending_layers != self->n_layers) {
     GST_INFO_OBJECT (self, "downstream asks for %u layers", pending_layers);
-    ret = reopen (self, pending_layers);
+    ret = reopen_keeping_rates (self, pending_layers);
     if (ret != GST_FLOW_OK) {
       gst_video_codec_frame_unref (frame);
       return ret;
     }
   }
   apply_pending (self);
+  if (pending_layers)
+    update_output_caps (self);
 
   if (!gst_video_frame_map (&vframe, &self->input_state->info,
           frame->input_buffer, GST_MAP_READ)) {
@@ -1120,13 +1155,7 @@ gst_x264_layer_enc_set_format (GstVideoEncoder * venc,
       : 0;
   gst_video_encoder_set_latency (venc, latency, latency);
 
-  {
-    guint targets[GST_LAYER_RATES_MAX_LAYERS];
-    GST_OBJECT_LOCK (self);
-    memcpy (targets, self->targets, sizeof (targets));
-    GST_OBJECT_UNLOCK (self);
-    set_output_caps (self, self->n_layers, targets);
-  }
+  update_output_caps (self);
   return gst_video_encoder_negotiate (venc);
 }
 
@@ -1206,6 +1235,11 @@ gst_x264_layer_enc_src_event (GstVideoEncoder * venc, GstEvent * event)
     memcpy (self->pending_rates, rates, n * sizeof (guint));
     self->pending_n = n;
     self->rates_pending = TRUE;
+    /* Several rates are one per layer: their count is the layers the sink
+     * sends (a payloader such as rtph264pay keeps the caps' "layers" from
+     * reaching us, but passes the event). One rate is a total. */
+    if (n > 1)
+      self->pending_layers = MIN (n, max_layers_for (self->run_gop));
     GST_OBJECT_UNLOCK (self);
     gst_event_unref (event);
     return TRUE;

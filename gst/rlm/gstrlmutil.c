@@ -67,6 +67,9 @@ static const GstParamEntry params[] = {
         "(section 3.5)", BOOLEAN, NULL, scale_join_max, 0, 0, R),
   P ("join-max-ref", "T_J^max is scaled by sessions size / this, receivers "
         "(ours: 1)", UINT, NULL, join_max_ref, 1, G_MAXUINT, R),
+  P ("start-level", "Level joined at the start, e.g. the one held at the end "
+        "of an earlier session (the paper: 1)", UINT, NULL, start_level, 1,
+      RLM_MAX_LAYERS, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -36,6 +36,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->loss_threshold = 0.1;
   cfg->scale_join_max = TRUE;
   cfg->join_max_ref = 1;
+  cfg->start_level = 1;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -655,10 +656,11 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   r->members = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
-  r->level = 1;
+  r->level = CLAMP (r->cfg.start_level, 1, r->cfg.n_layers);
   enter_state (r, RLM_STATE_STEADY, now);
-  push_event (r, RLM_EVENT_JOIN, 0, RLM_REASON_START);
-  push_event (r, RLM_EVENT_LEVEL, 0, RLM_REASON_START);
+  for (guint layer = 0; layer < r->level; layer++)
+    push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_START);
+  push_event (r, RLM_EVENT_LEVEL, r->level - 1, RLM_REASON_START);
   schedule_report (r, now);
   return r;
 }

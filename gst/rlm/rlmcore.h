@@ -98,6 +98,9 @@ typedef struct {
   gdouble loss_threshold;       /* L > T in M: 0.1 */
   gboolean scale_join_max;      /* T_J^max grows with the session: TRUE */
   guint join_max_ref;           /* ... as n / this: 1 receiver */
+  guint start_level;            /* the level joined at the start: 1 (the
+                                 * paper); a level learned in an earlier
+                                 * session saves the climb to it */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many

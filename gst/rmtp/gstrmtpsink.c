@@ -11,8 +11,11 @@
  * member list: a CONN multicast with the list and the data set's SHA-256,
  * multicast rounds with selective repeat driven by one NACK or ACK per
  * receiver and round (spread by backoff), POLLs of silent receivers,
- * unicast recovery of slow or BUSY receivers after the rounds, and a
- * release. The members are 1 .. #GstRmtpSink:receivers, or the ids of
+ * unicast recovery of slow or BUSY receivers after the rounds (a receiver
+ * whose losses stay far above the others' is detected as slow), and a
+ * release. With #GstRmtpSink:repair=parity the rounds after the first send
+ * Reed-Solomon parity rows over blocks, as many in each block as the worst
+ * receiver lacks there, instead of the lost packets. The members are 1 .. #GstRmtpSink:receivers, or the ids of
  * #GstRmtpSink:members; each rmtpsrc names its own with its `member`
  * property. A member's address is the one its CACK came from.
  *
@@ -629,6 +632,7 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
       "data-sent", G_TYPE_UINT64, st->data_sent,
       "data-resent", G_TYPE_UINT64, st->data_resent,
+      "parity-sent", G_TYPE_UINT64, st->parity_sent,
       "unicast-data-sent", G_TYPE_UINT64, st->unicast_data_sent,
       "conn-sent", G_TYPE_UINT64, st->conn_sent,
       "polls-sent", G_TYPE_UINT64, st->polls_sent,
@@ -639,7 +643,8 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "max-responses-per-round", G_TYPE_UINT, st->max_responses_per_round,
       "rate", G_TYPE_UINT64, st->rate,
       "rate-changes", G_TYPE_UINT, st->rate_changes,
-      "slow-receivers", G_TYPE_UINT, st->slow_receivers, NULL);
+      "slow-receivers", G_TYPE_UINT, st->slow_receivers,
+      "slow-detected", G_TYPE_UINT, st->slow_detected, NULL);
 }
 
 static GstStructure *
@@ -742,6 +747,7 @@ gst_rmtp_sink_finalize (GObject * object)
   "datagrams-sent: every packet sent (packets); " \
   "data-sent: DATA packets sent (packets); " \
   "data-resent: DATA packets of rounds after the first (packets); " \
+  "parity-sent: PARITY packets sent, repair=parity (packets); " \
   "unicast-data-sent: DATA packets sent by unicast to slow receivers " \
   "(packets); " \
   "conn-sent: CONN packets sent (packets); " \
@@ -754,6 +760,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "rate: the send rate now (bit/s); " \
   "rate-changes: changes by the rate control (changes); " \
   "slow-receivers: members set aside as slow or BUSY (members); " \
+  "slow-detected: of those, members set aside for their losses " \
+  "(members); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "send-errors: packets the socket refused (packets); " \
   "unknown-unicast: packets for a member never heard from, sent to the " \

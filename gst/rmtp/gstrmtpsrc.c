@@ -524,6 +524,8 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "rack-sent", G_TYPE_UINT64, st->rack_sent,
       "report-sent", G_TYPE_UINT64, st->report_sent,
       "busy-dropped", G_TYPE_UINT64, st->busy_dropped,
+      "parity-received", G_TYPE_UINT64, st->parity_received,
+      "parity-recovered", G_TYPE_UINT64, st->parity_recovered,
       "conn-too-large", G_TYPE_UINT64, st->conn_too_large, NULL);
 }
 
@@ -610,6 +612,8 @@ gst_rmtp_src_finalize (GObject * object)
   "rack-sent: RACKs sent (packets); " \
   "report-sent: monitor reports sent (packets); " \
   "busy-dropped: DATA dropped while BUSY (packets); " \
+  "parity-received: PARITY packets kept (packets); " \
+  "parity-recovered: data packets rebuilt from parity (packets); " \
   "conn-too-large: CONNs of a data set over max-total-size, refused " \
   "(packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \

@@ -8,6 +8,24 @@
 #include "gstrmtputil.h"
 #include "gstnetsocket.h"
 
+GType
+gst_rmtp_repair_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {RMTP_REPAIR_RETRANSMIT, "The NACKed packets again (the paper)",
+        "retransmit"},
+    {RMTP_REPAIR_PARITY, "Reed-Solomon parity over blocks, as many rows as "
+          "the worst receiver lacks in each (ours)", "parity"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstRmtpRepair", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 #define S GST_RMTP_PARAM_SINK
 #define R GST_RMTP_PARAM_SRC
 #define H (1e12 * 3600)
@@ -35,6 +53,31 @@ static const GstParamEntry params[] = {
   P ("max-separate-rounds", "Unicast rounds for each slow receiver before "
         "it is given up, rounds (ours: 20)", UINT, max_separate_rounds, 1,
       100000, S),
+  P ("slow-loss", "A receiver that lost more than this share of the "
+        "packets it needed, in slow-rounds rounds running, is slow and "
+        "served by unicast after the rounds, fraction 0..1 (ours: 0.5)",
+      DOUBLE, slow_loss, 0, 1, S),
+  P ("slow-factor", "... and more than this many times the other "
+        "receivers' mean loss, factor (ours: 3)", DOUBLE, slow_factor, 0,
+      1000, S),
+  P ("slow-rounds", "Multicast rounds running a receiver must lose that "
+        "much to be slow, rounds (ours: 2; 0: never)", UINT, slow_rounds, 0,
+      1000, S),
+  P ("slow-min-packets", "Rounds where a receiver needed fewer packets are "
+        "not judged, packets (ours: 16)", UINT, slow_min_packets, 1, 1e9, S),
+  { "repair", NULL, "How the rounds after the first repair losses: "
+        "retransmit (the paper) or parity (ours)", GST_PARAM_KIND_ENUM,
+      gst_rmtp_repair_get_type, 0, 0, G_STRUCT_OFFSET (RmtpConfig, repair),
+      S },
+  P ("parity-block", "Data packets a parity block holds; a block has "
+        "256 - this parity rows, packets (ours: 128)", UINT, parity_block, 1,
+      255, S),
+  P ("parity-surplus", "Size a block's parity to a receiver's losses over "
+        "(1 - its loss share), not just its losses (ours: on)", BOOLEAN,
+      parity_surplus, 0, 0, S),
+  P ("control-copies", "Each CONN, EOR and REL to the group is sent this "
+        "many times back to back, copies (ours: 3)", UINT, control_copies,
+      1, 10, S),
   P ("rate", "Send rate (the start rate with rate-control), bit/s (ours: "
         "8 Mbit/s)", UINT64, rate, 1000, 1e11, S),
   P ("min-rate", "Least rate of the rate control, bit/s (ours: 256 kbit/s)",
@@ -66,7 +109,7 @@ static const GstParamEntry params[] = {
         "they are left, ns (ours: 1 s)", TIME, busy_poll_interval, 1e6, H,
       S),
   P ("send-burst", "Credit of the send pacer: how far it catches up after "
-        "a late wake-up, ns (ours: 2 ms in the element; the simulator: 0)",
+        "a late wake-up, ns (ours: 20 ms in the element; the simulator: 0)",
       TIME, send_burst, 0, 1e9, S),
   P ("max-total-size", "Largest data set this receiver accepts, its packet "
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",

@@ -18,7 +18,7 @@ G_BEGIN_DECLS
 #define GST_RMTP_DEFAULT_ADDRESS "239.2.2.2"
 #define GST_RMTP_DEFAULT_PORT 6000
 #define GST_RMTP_DEFAULT_STATS_INTERVAL GST_SECOND
-#define GST_RMTP_DEFAULT_SEND_BURST (2 * GST_MSECOND)
+#define GST_RMTP_DEFAULT_SEND_BURST (20 * GST_MSECOND)
 
 /* The settings both elements have (under the object lock). */
 typedef struct
@@ -37,6 +37,9 @@ enum
   GST_RMTP_PROP_UDP,
   GST_RMTP_PROP_CONFIG = GST_RMTP_PROP_UDP + GST_NET_UDP_N_PROPS
 };
+
+/* The repair property's enum (RmtpRepair). */
+GType gst_rmtp_repair_get_type (void);
 
 void gst_rmtp_settings_init (GstRmtpSettings * s, const GstNetUdpProps * udp);
 void gst_rmtp_settings_clear (GstRmtpSettings * s);

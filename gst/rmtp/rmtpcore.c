@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "core/erasure.h"
 #include "core/polled.h"
 #include "core/wire.h"
 
@@ -24,6 +25,10 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->max_conn_retries = 3;
   cfg->max_rel_retries = 3;
   cfg->max_separate_rounds = 20;
+  cfg->slow_loss = 0.5;
+  cfg->slow_factor = 3.0;
+  cfg->slow_rounds = 2;
+  cfg->slow_min_packets = 16;
   cfg->rate = 8000000;
   cfg->min_rate = 256000;
   cfg->max_rate = 100000000;
@@ -37,6 +42,10 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->receiver_timeout = 30 * S;
   cfg->busy_poll_interval = 1 * S;
   cfg->max_total_size = 128 * G_GUINT64_CONSTANT (1024) * 1024;
+  cfg->repair = RMTP_REPAIR_RETRANSMIT;
+  cfg->parity_block = 128;
+  cfg->parity_surplus = TRUE;
+  cfg->control_copies = 3;
 }
 
 /* ------------------------------------------------------------------ */
@@ -53,12 +62,14 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->delta_us = wire_read_u32 (r);
       p->window_us = wire_read_u32 (r);
       p->reporters = wire_read_u32 (r);
+      p->parity_block = wire_read_u32 (r);
       p->digest = wire_read_bytes (r, RMTP_DIGEST_SIZE);
       p->n_members = wire_read_u32 (r);
       if (r->failed || p->n_members == 0 || p->n_members > RMTP_MAX_MEMBERS)
         return FALSE;
       p->members = wire_read_bytes (r, (gsize) p->n_members * 4);
-      if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE)
+      if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE ||
+          p->parity_block > ERASURE_MAX_BLOCK)
         return FALSE;
       return p->n_packets == (p->total_size + p->packet_size - 1) /
           p->packet_size && p->total_size > 0;
@@ -77,6 +88,13 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->round = wire_read_u32 (r);
       p->window_us = wire_read_u32 (r);
       return TRUE;
+    case RMTP_PARITY:
+      p->round = wire_read_u32 (r);
+      p->block = wire_read_u32 (r);
+      p->row = wire_read_u8 (r);
+      p->payload_len = wire_reader_remaining (r);
+      p->payload = wire_read_bytes (r, p->payload_len);
+      return p->payload_len > 0;
     case RMTP_NACK:
       p->member = wire_read_u32 (r);
       p->round = wire_read_u32 (r);
@@ -181,6 +199,20 @@ queue_member_packet (GQueue * q, guint32 to, RmtpType type, guint32 session,
   queue_datagram (q, to, buf, &w);
 }
 
+/* Queues the last datagram @copies - 1 times more. */
+static void
+repeat_last_datagram (GQueue * q, guint copies)
+{
+  const RmtpDatagram *last = g_queue_peek_tail (q);
+
+  for (guint i = 1; last && i < copies; i++) {
+    RmtpDatagram *d = polled_push (q, sizeof (RmtpDatagram));
+
+    d->to = last->to;
+    d->bytes = g_bytes_ref (last->bytes);
+  }
+}
+
 static void
 clear_datagrams (GQueue * q)
 {
@@ -210,6 +242,22 @@ push_event (GQueue * q, RmtpEventType type)
 }
 
 /* ------------------------------------------------------------------ */
+/* Parity blocks: block b holds data packets b x k .. b x k + k - 1 (the
+ * last one fewer); its parity packets are as long as its first packet. */
+
+static guint32
+block_count (guint32 n_packets, guint k)
+{
+  return k ? (guint32) (((guint64) n_packets + k - 1) / k) : 0;
+}
+
+static guint
+block_size (guint32 n_packets, guint k, guint32 b)
+{
+  return (guint) MIN ((guint64) k, n_packets - (guint64) b * k);
+}
+
+/* ------------------------------------------------------------------ */
 /* Server */
 
 typedef enum {
@@ -230,7 +278,17 @@ typedef struct {
   gint64 responded_round;       /* -1 before the first */
   GArray *missing;              /* RmtpRange of the last NACK; NULL: all */
   guint separate_rounds;
+  guint64 needed;               /* packets missing before this round */
+  gdouble loss;                 /* fraction of them lost; < 0: not known */
+  gint64 measured_round;        /* the round @loss is from */
+  guint lossy_rounds;           /* multicast rounds running judged slow */
+  guint64 rate;                 /* what its losses show it takes, bit/s */
 } Member;
+
+typedef struct {
+  guint32 block;
+  guint8 row;
+} ParityItem;
 
 struct _RmtpServer {
   RmtpConfig cfg;
@@ -259,6 +317,15 @@ struct _RmtpServer {
   GArray *round_responses;      /* guint per round */
   guint current_slow;           /* index of the member served by unicast */
 
+  /* repair by parity (parity_block 0: by retransmission) */
+  guint parity_block;
+  guint32 n_blocks;
+  guint16 *next_row;            /* per block: its next parity row */
+  guint32 *block_need;          /* per block: parity packets this round */
+  guint32 *block_lost;          /* per block: one member's losses */
+  GArray *parity;               /* ParityItem left to send this round */
+  guint parity_pos;
+
   /* monitor-based rate control */
   guint monitor_left;           /* data packets until STOP */
   guint32 monitor_stop;         /* seq of the last STOP packet */
@@ -280,6 +347,20 @@ packet_len (guint64 total, guint packet_size, guint32 seq)
   guint64 off = (guint64) seq * packet_size;
 
   return (guint32) MIN ((guint64) packet_size, total - off);
+}
+
+static gboolean
+server_init_parity (RmtpServer * s)
+{
+  if (s->cfg.parity_block == 0 || s->cfg.parity_block > ERASURE_MAX_BLOCK)
+    return FALSE;
+  s->parity_block = s->cfg.parity_block;
+  s->n_blocks = block_count (s->n_packets, s->parity_block);
+  s->next_row = g_new0 (guint16, s->n_blocks);
+  s->block_need = g_new0 (guint32, s->n_blocks);
+  s->block_lost = g_new0 (guint32, s->n_blocks);
+  s->parity = g_array_new (FALSE, FALSE, sizeof (ParityItem));
+  return TRUE;
 }
 
 RmtpServer *
@@ -318,9 +399,17 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     }
     s->members[i].id = members[i];
     s->members[i].responded_round = -1;
+    s->members[i].needed = (size + cfg->packet_size - 1) / cfg->packet_size;
+    s->members[i].loss = -1.0;
+    s->members[i].measured_round = -1;
+    s->members[i].rate = cfg->rate;
     g_hash_table_insert (s->index, GUINT_TO_POINTER (members[i]),
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
+  }
+  if (cfg->repair == RMTP_REPAIR_PARITY && !server_init_parity (s)) {
+    rmtp_server_free (s);
+    return NULL;
   }
   pacer_init (&s->pacer, cfg->rate, cfg->send_burst);
   s->stats.rate = cfg->rate;
@@ -347,6 +436,11 @@ rmtp_server_free (RmtpServer * s)
   if (s->send)
     g_array_unref (s->send);
   g_free (s->need);
+  g_free (s->next_row);
+  g_free (s->block_need);
+  g_free (s->block_lost);
+  if (s->parity)
+    g_array_unref (s->parity);
   if (s->round_responses)
     g_array_unref (s->round_responses);
   clear_datagrams (&s->out);
@@ -390,7 +484,7 @@ static void
 server_queue_conn (RmtpServer * s, const Member * only)
 {
   guint n = only ? 1 : s->n_members;
-  gsize len = RMTP_HEADER_SIZE + 64 + 4 * (gsize) n;
+  gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n;
   gint64 window = only ? 0 : server_window (s, s->n_members);
   guint32 reporters = s->cfg.reporters;
   guint8 *buf = g_malloc (len);
@@ -406,12 +500,15 @@ server_queue_conn (RmtpServer * s, const Member * only)
   wire_write_u32 (&w, (guint32) MIN (s->cfg.delta / US, G_MAXUINT32));
   wire_write_u32 (&w, (guint32) MIN (window / US, G_MAXUINT32));
   wire_write_u32 (&w, reporters);
+  wire_write_u32 (&w, s->parity_block);
   wire_write_bytes (&w, s->digest, RMTP_DIGEST_SIZE);
   wire_write_u32 (&w, n);
   for (guint i = 0; i < n; i++)
     wire_write_u32 (&w, only ? only->id : s->members[i].id);
   queue_datagram (&s->out, only ? only->id : RMTP_TO_GROUP, buf, &w);
   s->stats.conn_sent++;
+  if (!only)
+    repeat_last_datagram (&s->out, s->cfg.control_copies);
 }
 
 static void
@@ -504,6 +601,7 @@ server_begin_round (RmtpServer * s, gint64 now)
   guint zero = 0;
 
   s->send_pos = 0;
+  s->parity_pos = 0;
   s->send_to = RMTP_TO_GROUP;
   s->waiting = FALSE;
   s->timer = G_MAXINT64;
@@ -538,6 +636,8 @@ server_end_of_data (RmtpServer * s, gint64 now)
   server_queue_round_packet (s, s->send_to, RMTP_EOR,
       (guint32) MIN (window / US, G_MAXUINT32));
   s->stats.eor_sent++;
+  if (s->send_to == RMTP_TO_GROUP)
+    repeat_last_datagram (&s->out, s->cfg.control_copies);
   s->waiting = TRUE;
   server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
 }
@@ -550,6 +650,200 @@ server_queue_rel (RmtpServer * s, guint32 to)
   server_queue_round_packet (s, to, RMTP_REL,
       (guint32) MIN (window / US, G_MAXUINT32));
   s->stats.rel_sent++;
+  if (to == RMTP_TO_GROUP)
+    repeat_last_datagram (&s->out, s->cfg.control_copies);
+}
+
+static guint64
+missing_count (const Member * m, guint32 n_packets)
+{
+  guint64 n = 0;
+
+  if (m->state == MEMBER_ACKED)
+    return 0;
+  if (!m->missing)
+    return n_packets;
+  for (guint i = 0; i < m->missing->len; i++)
+    n += g_array_index (m->missing, RmtpRange, i).count;
+  return n;
+}
+
+/* The rate a member takes, from the share @loss of what it was sent at
+ * @sent_rate that it lost: with a margin below it when the loss is heavy,
+ * a little above it when there was next to none. */
+static guint64
+server_rate_for_loss (const RmtpServer * s, guint64 sent_rate, gdouble loss)
+{
+  if (loss > 0.1)
+    return MAX (s->cfg.min_rate, (guint64) (sent_rate * (1.0 - loss) * 0.9));
+  if (loss < 0.02)
+    return MIN (s->stats.rate, (guint64) (sent_rate *
+            s->cfg.increase_factor));
+  return sent_rate;
+}
+
+/* Measures, from @m's answer, the share of the packets it needed this
+ * round that it lost (rounds with fewer than slow_min_packets needed are
+ * too noisy to tell). */
+static void
+server_measure (RmtpServer * s, Member * m)
+{
+  guint64 left = missing_count (m, s->n_packets);
+
+  if (m->needed >= s->cfg.slow_min_packets && m->needed > 0) {
+    m->loss = MIN (1.0, (gdouble) left / m->needed);
+    m->measured_round = s->round;
+    m->rate = server_rate_for_loss (s, s->pacer.rate, m->loss);
+  }
+  m->needed = left;
+}
+
+static gdouble
+others_mean_loss (const RmtpServer * s, const Member * m)
+{
+  gdouble sum = 0.0;
+  guint n = 0;
+
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *o = &s->members[i];
+
+    if (o == m || o->slow || o->loss < 0 || (o->state != MEMBER_CONNECTED &&
+            o->state != MEMBER_ACKED))
+      continue;
+    sum += o->loss;
+    n++;
+  }
+  return n ? sum / n : 0.0;
+}
+
+/* Separate retransmission of receivers the server detects as slow (3.2.2):
+ * one whose loss stays far above the others' is set aside, so the
+ * multicast rounds end when the others are complete. */
+static void
+server_judge_losses (RmtpServer * s)
+{
+  if (s->cfg.slow_rounds == 0)
+    return;
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (!member_active (m) || m->measured_round != (gint64) s->round)
+      continue;
+    if (m->loss > s->cfg.slow_loss &&
+        m->loss > s->cfg.slow_factor * others_mean_loss (s, m))
+      m->lossy_rounds++;
+    else
+      m->lossy_rounds = 0;
+    if (m->lossy_rounds >= s->cfg.slow_rounds) {
+      m->slow = TRUE;
+      s->stats.slow_receivers++;
+      s->stats.slow_detected++;
+    }
+  }
+}
+
+/* The union of the ranges the members still in the rounds NACKed. */
+static void
+server_collect_need (RmtpServer * s)
+{
+  memset (s->need, 0, s->n_packets);
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *m = &s->members[i];
+
+    if (!member_active (m) || m->responded_round != (gint64) s->round ||
+        !m->missing)
+      continue;
+    for (guint j = 0; j < m->missing->len; j++) {
+      RmtpRange rg = g_array_index (m->missing, RmtpRange, j);
+
+      memset (s->need + rg.first, 1, rg.count);
+    }
+  }
+}
+
+/* Adds @m's losses in each block (its NACK's ranges) to block_lost. */
+static void
+server_count_block_losses (RmtpServer * s, const Member * m)
+{
+  for (guint i = 0; i < m->missing->len; i++) {
+    RmtpRange rg = g_array_index (m->missing, RmtpRange, i);
+    guint64 q = rg.first, end = (guint64) rg.first + rg.count;
+
+    while (q < end) {
+      guint32 b = (guint32) (q / s->parity_block);
+      guint64 stop = MIN (end, (guint64) (b + 1) * s->parity_block);
+
+      s->block_lost[b] += (guint32) (stop - q);
+      q = stop;
+    }
+  }
+}
+
+/* A block whose fresh parity rows are too few for its worst receiver
+ * (each row helps a receiver once) gets its NACKed packets again. */
+static void
+server_resend_block (RmtpServer * s, guint32 b)
+{
+  guint32 first = b * s->parity_block;
+  guint k = block_size (s->n_packets, s->parity_block, b);
+
+  for (guint32 q = first; q < first + k; q++)
+    if (s->need[q])
+      g_array_append_val (s->send, q);
+  s->block_need[b] = 0;
+}
+
+/* The parity rows that give @m its @lost rows back in one round at the
+ * loss it showed (capped at one half), when parity_surplus is on. */
+static guint32
+parity_for (const RmtpServer * s, const Member * m, guint32 lost)
+{
+  gdouble loss = MIN (MAX (m->loss, 0.0), 0.5);
+
+  if (!s->cfg.parity_surplus || lost == 0)
+    return lost;
+  return (guint32) (lost / (1.0 - loss) + 0.999);
+}
+
+/* Repair by parity (ours): each block gets as many new parity rows as the
+ * worst receiver lacks in it, so one parity packet repairs a different
+ * loss at each receiver. Rows go out interleaved across the blocks. */
+static void
+server_plan_parity (RmtpServer * s)
+{
+  guint32 most = 0;
+
+  g_array_set_size (s->parity, 0);
+  server_collect_need (s);
+  memset (s->block_need, 0, s->n_blocks * sizeof (guint32));
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *m = &s->members[i];
+
+    if (!member_active (m) || m->responded_round != (gint64) s->round ||
+        !m->missing)
+      continue;
+    memset (s->block_lost, 0, s->n_blocks * sizeof (guint32));
+    server_count_block_losses (s, m);
+    for (guint32 b = 0; b < s->n_blocks; b++)
+      s->block_need[b] = MAX (s->block_need[b], parity_for (s, m,
+              s->block_lost[b]));
+  }
+  for (guint32 b = 0; b < s->n_blocks; b++) {
+    guint rows = erasure_rows (block_size (s->n_packets, s->parity_block, b));
+
+    if (s->block_need[b] > rows - s->next_row[b])
+      server_resend_block (s, b);
+    most = MAX (most, s->block_need[b]);
+  }
+  for (guint32 r = 0; r < most; r++)
+    for (guint32 b = 0; b < s->n_blocks; b++) {
+      ParityItem it = { b, (guint8) s->next_row[b] };
+
+      if (s->block_need[b] <= r)
+        continue;
+      g_array_append_val (s->parity, it);
+      s->next_row[b]++;
+    }
 }
 
 static void
@@ -557,16 +851,22 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
 {
   gboolean acked = FALSE;
 
+  server_judge_losses (s);
   g_array_set_size (s->send, 0);
-  for (guint32 q = 0; q < s->n_packets; q++)
-    if (s->need[q])
-      g_array_append_val (s->send, q);
+  if (s->parity_block) {
+    server_plan_parity (s);
+  } else {
+    server_collect_need (s);
+    for (guint32 q = 0; q < s->n_packets; q++)
+      if (s->need[q])
+        g_array_append_val (s->send, q);
+  }
   for (guint i = 0; i < s->n_members; i++)
     acked |= s->members[i].state == MEMBER_ACKED && !s->members[i].released;
   /* REL after each round releases those already complete (3.2.1) */
   if (acked)
     server_queue_rel (s, RMTP_TO_GROUP);
-  if (s->send->len == 0) {
+  if (s->send->len == 0 && (!s->parity || s->parity->len == 0)) {
     server_begin_separate (s, now);
     return;
   }
@@ -660,6 +960,8 @@ static void
 server_fill_missing (RmtpServer * s, const Member * m)
 {
   g_array_set_size (s->send, 0);
+  if (s->parity)
+    g_array_set_size (s->parity, 0);
   /* never NACKed: an EOR alone asks what it is missing */
   if (!m->missing)
     return;
@@ -678,6 +980,7 @@ server_wait_busy (RmtpServer * s, gint64 now)
 {
   s->send_to = RMTP_TO_GROUP;
   g_array_set_size (s->send, 0);
+  pacer_set_rate (&s->pacer, s->stats.rate);
   if (s->busy_wait_until == 0)
     s->busy_wait_until = now + s->cfg.receiver_timeout;
   if (now >= s->busy_wait_until) {
@@ -719,6 +1022,8 @@ server_begin_separate (RmtpServer * s, gint64 now)
   s->send_to = m->id;
   server_fill_missing (s, m);
   m->tries = 0;
+  /* unicast at the rate its losses showed it takes, not the group's */
+  pacer_set_rate (&s->pacer, m->rate);
 }
 
 static void
@@ -748,6 +1053,7 @@ server_begin_release (RmtpServer * s, gint64 now)
   s->phase = RMTP_SERVER_RELEASE;
   s->waiting = FALSE;
   g_array_set_size (s->send, 0);
+  pacer_set_rate (&s->pacer, s->stats.rate);
   for (guint i = 0; i < s->n_members; i++)
     s->members[i].tries = 0;
   server_queue_rel (s, RMTP_TO_GROUP);
@@ -858,11 +1164,6 @@ server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
     }
     g_array_append_val (missing, rg);
   }
-  for (guint i = 0; i < missing->len; i++) {
-    RmtpRange rg = g_array_index (missing, RmtpRange, i);
-
-    memset (s->need + rg.first, 1, rg.count);
-  }
   if (m->missing)
     g_array_unref (m->missing);
   m->missing = missing;
@@ -926,6 +1227,7 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
   server_count_response (s, m);
   if (p->type == RMTP_ACK)
     m->state = MEMBER_ACKED;
+  server_measure (s, m);
   server_round_answered (s, now);
 }
 
@@ -989,6 +1291,7 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     return;
   }
   if (p.session != s->session || p.type == RMTP_CONN || p.type == RMTP_DATA
+      || p.type == RMTP_PARITY
       || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL) {
     s->stats.in.foreign++;
     return;
@@ -1113,6 +1416,44 @@ server_queue_data (RmtpServer * s, guint32 seq)
   s->bytes_sent += plen;
 }
 
+static void
+server_queue_parity (RmtpServer * s, const ParityItem * it)
+{
+  guint k = block_size (s->n_packets, s->parity_block, it->block);
+  guint32 first = it->block * s->parity_block;
+  guint32 plen = packet_len (s->total, s->cfg.packet_size, first);
+  const guint8 *src = g_bytes_get_data (s->data, NULL);
+  const guint8 *rows[ERASURE_MAX_BLOCK];
+  guint8 *pad = NULL, *parity = g_malloc (plen), *buf;
+  gsize len = RMTP_HEADER_SIZE + 9 + plen;
+  WireWriter w;
+
+  for (guint i = 0; i < k; i++) {
+    guint32 qlen = packet_len (s->total, s->cfg.packet_size, first + i);
+
+    rows[i] = src + (gsize) (first + i) * s->cfg.packet_size;
+    if (qlen < plen) {
+      /* the data set's last packet, zero-padded to the block's length */
+      pad = g_malloc0 (plen);
+      memcpy (pad, rows[i], qlen);
+      rows[i] = pad;
+    }
+  }
+  erasure_encode (k, rows, plen, it->row, parity);
+  buf = g_malloc (len);
+  wire_writer_init (&w, buf, len);
+  write_header (&w, RMTP_PARITY, s->session);
+  wire_write_u32 (&w, s->round);
+  wire_write_u32 (&w, it->block);
+  wire_write_u8 (&w, it->row);
+  wire_write_bytes (&w, parity, plen);
+  queue_datagram (&s->out, RMTP_TO_GROUP, buf, &w);
+  s->stats.parity_sent++;
+  s->bytes_sent += plen;
+  g_free (pad);
+  g_free (parity);
+}
+
 /* Refills the output with the next data packet or the end of the round. */
 static void
 server_refill (RmtpServer * s, gint64 now)
@@ -1124,6 +1465,9 @@ server_refill (RmtpServer * s, gint64 now)
     return;
   if (s->send_pos < s->send->len)
     server_queue_data (s, g_array_index (s->send, guint32, s->send_pos++));
+  else if (s->parity && s->parity_pos < s->parity->len)
+    server_queue_parity (s, &g_array_index (s->parity, ParityItem,
+            s->parity_pos++));
   else
     server_end_of_data (s, now);
 }
@@ -1191,6 +1535,14 @@ typedef enum {
   DUE_RACK,
 } DueKind;
 
+/* The parity rows a receiver holds for one block, at most one per data
+ * packet of the block (more are never needed). */
+typedef struct {
+  guint n;
+  guint *rows;
+  GBytes **parity;
+} RxBlock;
+
 struct _RmtpReceiver {
   RmtpConfig cfg;
   RandomSource rng;
@@ -1207,11 +1559,17 @@ struct _RmtpReceiver {
   guint8 digest[RMTP_DIGEST_SIZE];
 
   guint8 *have;
-  GBytes **held;                /* out-of-order payloads */
+  GBytes **held;                /* out-of-order payloads; with parity,
+                                 * also those of incomplete blocks */
   guint32 n_have;
   guint32 next_deliver;
   guint64 delivered;
   GChecksum *checksum;
+
+  guint parity_block;           /* from CONN; 0: no parity */
+  guint32 n_blocks;
+  guint *block_have;            /* per block: data packets held */
+  RxBlock **blocks;             /* per block: parity held, or NULL */
 
   DueKind due;
   gint64 due_at;
@@ -1249,6 +1607,18 @@ rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
   return r;
 }
 
+static void
+rx_block_free (RxBlock * blk)
+{
+  if (!blk)
+    return;
+  for (guint i = 0; i < blk->n; i++)
+    g_bytes_unref (blk->parity[i]);
+  g_free (blk->rows);
+  g_free (blk->parity);
+  g_free (blk);
+}
+
 void
 rmtp_receiver_free (RmtpReceiver * r)
 {
@@ -1260,6 +1630,10 @@ rmtp_receiver_free (RmtpReceiver * r)
         g_bytes_unref (r->held[i]);
   g_free (r->held);
   g_free (r->have);
+  for (guint32 b = 0; r->blocks && b < r->n_blocks; b++)
+    rx_block_free (r->blocks[b]);
+  g_free (r->blocks);
+  g_free (r->block_have);
   if (r->checksum)
     g_checksum_free (r->checksum);
   clear_datagrams (&r->out);
@@ -1315,6 +1689,10 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   r->have = g_new0 (guint8, r->n_packets);
   r->held = g_new0 (GBytes *, r->n_packets);
   r->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->parity_block = p->parity_block;
+  r->n_blocks = block_count (r->n_packets, r->parity_block);
+  r->block_have = g_new0 (guint, r->n_blocks);
+  r->blocks = g_new0 (RxBlock *, r->n_blocks);
   r->connected = TRUE;
   return TRUE;
 }
@@ -1324,7 +1702,9 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
 static gboolean
 receiver_can_hold (const RmtpReceiver * r, const RmtpPacket * p)
 {
-  guint64 index = (guint64) p->n_packets * (1 + sizeof (gpointer));
+  guint64 index = (guint64) p->n_packets * (1 + sizeof (gpointer)) +
+      (guint64) block_count (p->n_packets, p->parity_block) *
+      (sizeof (guint) + sizeof (gpointer));
 
   return p->total_size <= r->cfg.max_total_size &&
       index <= r->cfg.max_total_size - p->total_size;
@@ -1353,6 +1733,11 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
     r->stats.in.foreign++;
     return;
   }
+  /* a copy of the group's CONN (control_copies): answered already */
+  if (p->window_us > 0) {
+    r->stats.in.duplicates++;
+    return;
+  }
   /* a retried CONN: our CACK was lost; answer it at once */
   r->stats.in.accepted++;
   if (r->due != DUE_CACK)
@@ -1373,6 +1758,12 @@ receiver_check_digest (RmtpReceiver * r)
   r->state = RMTP_RECEIVER_COMPLETE;
 }
 
+static gboolean
+receiver_block_complete (const RmtpReceiver * r, guint32 b)
+{
+  return r->block_have[b] == block_size (r->n_packets, r->parity_block, b);
+}
+
 static void
 receiver_deliver (RmtpReceiver * r)
 {
@@ -1381,11 +1772,15 @@ receiver_deliver (RmtpReceiver * r)
     RmtpEvent *e = push_event (&r->events, RMTP_EVENT_DATA);
     gsize len;
     const guint8 *d = g_bytes_get_data (b, &len);
+    /* a block still missing packets needs this one to decode them */
+    gboolean keep = r->parity_block &&
+        !receiver_block_complete (r, r->next_deliver / r->parity_block);
 
     g_checksum_update (r->checksum, d, len);
     e->offset = r->delivered;
-    e->data = b;
-    r->held[r->next_deliver] = NULL;
+    e->data = keep ? g_bytes_ref (b) : b;
+    if (!keep)
+      r->held[r->next_deliver] = NULL;
     r->delivered += len;
     r->next_deliver++;
   }
@@ -1416,6 +1811,173 @@ receiver_count_monitor (RmtpReceiver * r, const RmtpPacket * p)
   }
 }
 
+/* Whether DATA and PARITY are taken in this state (counted if not). */
+static gboolean
+receiver_takes_payload (RmtpReceiver * r)
+{
+  if (r->state == RMTP_RECEIVER_BUSY) {
+    r->stats.busy_dropped++;
+    return FALSE;
+  }
+  if (r->state != RMTP_RECEIVER_RECEIVING && r->state !=
+      RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
+    r->stats.in.late++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The payload of @p: a slice of the datagram @src (at @base) if the shell
+ * gave it as GBytes, a copy otherwise. */
+static GBytes *
+payload_bytes (const RmtpPacket * p, GBytes * src, const guint8 * base)
+{
+  return src ? g_bytes_new_from_bytes (src, p->payload - base,
+      p->payload_len) : g_bytes_new (p->payload, p->payload_len);
+}
+
+/* A complete block's packets already delivered are not needed again. */
+static void
+receiver_release_block (RmtpReceiver * r, guint32 b)
+{
+  guint32 first = b * r->parity_block;
+  guint k = block_size (r->n_packets, r->parity_block, b);
+
+  for (guint32 q = first; q < first + k && q < r->next_deliver; q++)
+    g_clear_pointer (&r->held[q], g_bytes_unref);
+  g_clear_pointer (&r->blocks[b], rx_block_free);
+}
+
+/* The block's buffers for the decoder: the packets held, zero-padded to
+ * the block's length, and zeroed room for the lost ones; @own[i] are the
+ * buffers allocated here. */
+static void
+receiver_block_buffers (RmtpReceiver * r, guint32 b, gsize len,
+    guint8 ** data, gboolean * have, guint8 ** own)
+{
+  guint32 first = b * r->parity_block;
+  guint k = block_size (r->n_packets, r->parity_block, b);
+
+  for (guint i = 0; i < k; i++) {
+    gsize plen = 0;
+    const guint8 *d = NULL;
+
+    have[i] = r->have[first + i];
+    own[i] = NULL;
+    if (have[i])
+      d = g_bytes_get_data (r->held[first + i], &plen);
+    if (have[i] && plen == len) {
+      data[i] = (guint8 *) d;   /* read only: the decoder writes lost ones */
+      continue;
+    }
+    own[i] = data[i] = g_malloc0 (len);
+    if (have[i])
+      memcpy (own[i], d, plen);
+  }
+}
+
+/* Rebuilds a block's lost packets once it holds as many parity rows. */
+static gboolean
+receiver_try_decode (RmtpReceiver * r, guint32 b)
+{
+  RxBlock *blk = r->blocks[b];
+  guint32 first = b * r->parity_block;
+  guint k = block_size (r->n_packets, r->parity_block, b);
+  gsize len = packet_len (r->total, r->packet_size, first);
+  guint8 *data[ERASURE_MAX_BLOCK], *own[ERASURE_MAX_BLOCK];
+  gboolean have[ERASURE_MAX_BLOCK];
+  const guint8 *parity[ERASURE_MAX_BLOCK];
+  guint lost = k - r->block_have[b];
+  gboolean ok;
+
+  if (!blk || lost == 0 || blk->n < lost)
+    return FALSE;
+  for (guint j = 0; j < lost; j++)
+    parity[j] = g_bytes_get_data (blk->parity[j], NULL);
+  receiver_block_buffers (r, b, len, data, have, own);
+  ok = erasure_decode (k, data, have, len, lost, blk->rows, parity);
+  for (guint i = 0; i < k; i++) {
+    if (ok && !have[i]) {
+      r->held[first + i] = g_bytes_new_take (own[i], packet_len (r->total,
+              r->packet_size, first + i));
+      own[i] = NULL;
+      r->have[first + i] = 1;
+      r->n_have++;
+      r->block_have[b]++;
+      r->stats.parity_recovered++;
+    }
+    g_free (own[i]);
+  }
+  return ok;
+}
+
+static void
+receiver_block_changed (RmtpReceiver * r, guint32 b)
+{
+  if (!receiver_block_complete (r, b) && receiver_try_decode (r, b))
+    receiver_deliver (r);
+  if (receiver_block_complete (r, b))
+    receiver_release_block (r, b);
+}
+
+static gboolean
+receiver_parity_valid (const RmtpReceiver * r, const RmtpPacket * p)
+{
+  guint k;
+
+  if (!r->parity_block || p->block >= r->n_blocks)
+    return FALSE;
+  k = block_size (r->n_packets, r->parity_block, p->block);
+  return p->row < erasure_rows (k) && p->payload_len ==
+      packet_len (r->total, r->packet_size, p->block * r->parity_block);
+}
+
+static RxBlock *
+receiver_block (RmtpReceiver * r, guint32 b)
+{
+  guint k = block_size (r->n_packets, r->parity_block, b);
+
+  if (!r->blocks[b]) {
+    r->blocks[b] = g_new0 (RxBlock, 1);
+    r->blocks[b]->rows = g_new0 (guint, k);
+    r->blocks[b]->parity = g_new0 (GBytes *, k);
+  }
+  return r->blocks[b];
+}
+
+static void
+receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
+    const guint8 * base)
+{
+  RxBlock *blk;
+
+  if (!receiver_parity_valid (r, p)) {
+    r->stats.in.out_of_window++;
+    return;
+  }
+  if (!receiver_takes_payload (r))
+    return;
+  if (receiver_block_complete (r, p->block)) {
+    r->stats.in.duplicates++;
+    return;
+  }
+  blk = receiver_block (r, p->block);
+  if (blk->n >= block_size (r->n_packets, r->parity_block, p->block)) {
+    r->stats.in.duplicates++;
+    return;
+  }
+  for (guint i = 0; i < blk->n; i++)
+    if (blk->rows[i] == p->row) {
+      r->stats.in.duplicates++;
+      return;
+    }
+  r->stats.in.accepted++;
+  r->stats.parity_received++;
+  blk->rows[blk->n] = p->row;
+  blk->parity[blk->n++] = payload_bytes (p, src, base);
+  receiver_block_changed (r, p->block);
+}
+
 static void
 receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     const guint8 * base)
@@ -1425,15 +1987,8 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     r->stats.in.out_of_window++;
     return;
   }
-  if (r->state == RMTP_RECEIVER_BUSY) {
-    r->stats.busy_dropped++;
+  if (!receiver_takes_payload (r))
     return;
-  }
-  if (r->state != RMTP_RECEIVER_RECEIVING && r->state !=
-      RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE) {
-    r->stats.in.late++;
-    return;
-  }
   receiver_count_monitor (r, p);
   if (r->have[p->seq]) {
     r->stats.in.duplicates++;
@@ -1443,9 +1998,12 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   r->stats.data_received++;
   r->have[p->seq] = 1;
   r->n_have++;
-  r->held[p->seq] = src ? g_bytes_new_from_bytes (src, p->payload - base,
-      p->payload_len) : g_bytes_new (p->payload, p->payload_len);
+  r->held[p->seq] = payload_bytes (p, src, base);
+  if (r->parity_block)
+    r->block_have[p->seq / r->parity_block]++;
   receiver_deliver (r);
+  if (r->parity_block)
+    receiver_block_changed (r, p->seq / r->parity_block);
 }
 
 static void
@@ -1522,6 +2080,9 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
     case RMTP_DATA:
       receiver_on_data (r, &p, src, data);
       break;
+    case RMTP_PARITY:
+      receiver_on_parity (r, &p, src, data);
+      break;
     case RMTP_EOR:
       receiver_on_round (r, &p, (gint64) p.window_us * US, now);
       break;
@@ -1553,6 +2114,27 @@ rmtp_receiver_handle_bytes (RmtpReceiver * r, GBytes * bytes, gint64 now)
   receiver_handle (r, data, len, bytes, now);
 }
 
+/* Whether the NACK lists @q. With parity, a block lists only as many of
+ * its lost packets as it lacks parity rows to rebuild them (@left counts
+ * down within the block), so the server sizes the block's parity to it. */
+static gboolean
+receiver_wants (const RmtpReceiver * r, guint32 q, guint * left)
+{
+  if (r->parity_block && q % r->parity_block == 0) {
+    guint32 b = q / r->parity_block;
+    guint lost = block_size (r->n_packets, r->parity_block, b) -
+        r->block_have[b];
+    guint held = r->blocks[b] ? r->blocks[b]->n : 0;
+
+    *left = lost > held ? lost - held : 0;
+  }
+  if (r->have[q] || (r->parity_block && *left == 0))
+    return FALSE;
+  if (r->parity_block)
+    (*left)--;
+  return TRUE;
+}
+
 /* The NACK of the packets still missing, as ranges (the first
  * RMTP_MAX_RANGES; the rest are asked for in a later round). */
 static void
@@ -1563,15 +2145,17 @@ receiver_queue_nack (RmtpReceiver * r, guint32 round)
   WireWriter w;
   gsize len;
 
+  guint left = 0;
+
   for (guint32 q = 0; q < r->n_packets && rg->len < RMTP_MAX_RANGES; q++) {
     RmtpRange x = { q, 0 };
 
-    if (r->have[q])
+    if (!receiver_wants (r, q, &left))
       continue;
-    while (q < r->n_packets && !r->have[q]) {
+    do {
       x.count++;
       q++;
-    }
+    } while (q < r->n_packets && receiver_wants (r, q, &left));
     g_array_append_val (rg, x);
   }
   len = RMTP_HEADER_SIZE + 12 + 8 * (gsize) rg->len;

@@ -38,7 +38,14 @@ typedef enum {
   RMTP_BUSY = 10,               /* receiver -> server: cannot receive now */
   RMTP_RRDY = 11,               /* receiver -> server: ready again */
   RMTP_REPORT = 12,             /* receiver -> server: monitor count */
+  RMTP_PARITY = 13,             /* server -> all: a parity packet (ours) */
 } RmtpType;
+
+/* How a multicast round after the first repairs losses. */
+typedef enum {
+  RMTP_REPAIR_RETRANSMIT,       /* the NACKed packets again (the paper) */
+  RMTP_REPAIR_PARITY,           /* Reed-Solomon parity over blocks (ours) */
+} RmtpRepair;
 
 /* DATA flags (the header's type byte is followed by these in the body) */
 #define RMTP_FLAG_START 0x01    /* monitor period starts with this packet */
@@ -55,6 +62,16 @@ typedef struct {
   guint max_conn_retries;       /* unicast CONN retries: 3 */
   guint max_rel_retries;        /* unicast REL retries: 3 */
   guint max_separate_rounds;    /* unicast rounds per slow receiver: 20 */
+  /* Detection of a slow receiver that answers (3.2.2 leaves the rule
+   * open): in slow_rounds multicast rounds running, it lost more than
+   * slow_loss of the packets it needed and more than slow_factor times the
+   * others' mean loss; rounds where it needed fewer than slow_min_packets
+   * are not judged. It is then served by unicast after the rounds, paced at
+   * the rate its losses show it takes. */
+  gdouble slow_loss;            /* fraction: 0.5 */
+  gdouble slow_factor;          /* x the others' mean loss: 3 */
+  guint slow_rounds;            /* rounds running (0: never): 2 */
+  guint slow_min_packets;       /* packets: 16 */
   guint64 rate;                 /* initial send rate, bit/s: 8 Mbit/s */
   guint64 min_rate, max_rate;   /* rate control bounds: 256k, 100M */
   gboolean rate_control;        /* monitor-based rate control: TRUE */
@@ -71,6 +88,14 @@ typedef struct {
                                  * bytes, its packet index included: 128 MiB
                                  * (a CONN over it is refused: a forged one
                                  * must not make it allocate gigabytes) */
+  guint control_copies;         /* server: each CONN, EOR, REL to the group
+                                 * goes out this many times back to back, so
+                                 * a loss seldom costs a timeout (ours): 3 */
+  RmtpRepair repair;            /* server: RMTP_REPAIR_RETRANSMIT */
+  guint parity_block;           /* server, parity: data packets a block: 128 */
+  gboolean parity_surplus;      /* server, parity: a receiver's rows over
+                                 * (1 - its loss), not just its losses:
+                                 * TRUE */
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
@@ -97,6 +122,7 @@ typedef struct {
   guint32 n_packets;
   guint32 delta_us;
   guint32 reporters;
+  guint32 parity_block;         /* data packets a parity block; 0: none */
   const guint8 *digest;         /* RMTP_DIGEST_SIZE, points into the packet */
   guint32 n_members;
   const guint8 *members;        /* n_members x 4 bytes */
@@ -105,6 +131,10 @@ typedef struct {
   /* DATA */
   guint8 flags;
   guint32 seq;
+  /* PARITY: the block (data packets block x parity_block ..), its row;
+   * the payload is as long as the block's first data packet */
+  guint32 block;
+  guint8 row;
   const guint8 *payload;
   gsize payload_len;
   /* CONN, EOR, POLL, REL: the backoff window of the answers, in us (0: at once) */
@@ -185,6 +215,7 @@ typedef enum {
 typedef struct {
   RmtpInputStats in;
   guint64 datagrams_sent, data_sent, data_resent, unicast_data_sent;
+  guint64 parity_sent;
   guint64 conn_sent, polls_sent, rel_sent, eor_sent;
   guint64 responses;            /* NACK + ACK taken */
   guint rounds;
@@ -192,6 +223,7 @@ typedef struct {
   guint64 rate;                 /* the send rate now */
   guint rate_changes;
   guint slow_receivers;         /* detected or BUSY */
+  guint slow_detected;          /* ... set aside for their losses */
 } RmtpServerStats;
 
 typedef struct _RmtpServer RmtpServer;
@@ -240,6 +272,8 @@ typedef struct {
   guint64 data_received;
   guint64 cack_sent, nack_sent, ack_sent, rack_sent, report_sent;
   guint64 busy_dropped;         /* DATA dropped while BUSY */
+  guint64 parity_received;      /* PARITY packets kept */
+  guint64 parity_recovered;     /* data packets rebuilt from parity */
   guint64 conn_too_large;       /* CONNs over max_total_size, refused */
 } RmtpReceiverStats;
 

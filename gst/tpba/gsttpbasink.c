@@ -24,6 +24,12 @@
  * event with all-headers; further PLIs within #GstTpbaSink:key-unit-holdoff
  * (or 2 RTT, whichever is larger) are ignored and counted.
  *
+ * With #GstTpbaSink:key (or #GstTpbaSink:key-file) set, as on the
+ * tpbasrc, every RTCP datagram carries an authentication trailer and the
+ * token that opens each TCP connection is sealed: forged or replayed RTCP
+ * is counted (`auth-*` in #GstTpbaSink:stats) and never acted on
+ * (docs/security.md).
+ *
  * The TCP connection is made at start and kept; when it fails it is made
  * again every 200 ms; an error is posted after #GstTpbaSink:connect-timeout
  * without one. Packets wait in a queue for their departure time (pacing) or
@@ -65,7 +71,6 @@
 #include "gstneturi.h"
 #include "core/rfc4571.h"
 #include "core/rtp.h"
-#include "core/wire.h"
 #include "core/senderqueue.h"
 #include <gst/video/video.h>
 
@@ -95,7 +100,8 @@ enum
   PROP_TCP_PACING,
   PROP_BITRATE,
   PROP_STATS,
-  PROP_UDP_FIRST,
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
 };
 
@@ -133,6 +139,7 @@ struct _GstTpbaSink
   guint64 stats_interval;
   gchar *tcp_congestion;
   gboolean tcp_pacing;
+  GstNetKeySettings key;
   TpbaConfig cfg;
 
   GstRatePath *rates;
@@ -169,6 +176,7 @@ struct _GstTpbaSink
   gboolean unlocked;            /* unlock(): leave the EOS wait */
   gchar *last_error;
   guint64 token;                /* this run's session token */
+  AuthSession *auth;            /* NULL: no key */
   guint key_unit_count;
 
   guint64 invalid, send_errors;
@@ -277,9 +285,11 @@ tcp_flush (GstTpbaSink * self)
   return TRUE;
 }
 
-/* Appends the session token to the compound of @len bytes at @buf. */
+/* Appends the session token to the compound of @len bytes at @buf and,
+ * with a key, seals the whole datagram; returns its length, 0 if it does
+ * not fit. */
 static gsize
-append_token (GstTpbaSink * self, guint32 ssrc, guint8 * buf, gsize len,
+finish_rtcp (GstTpbaSink * self, guint32 ssrc, guint8 * buf, gsize len,
     gsize max)
 {
   gsize n;
@@ -287,18 +297,18 @@ append_token (GstTpbaSink * self, guint32 ssrc, guint8 * buf, gsize len,
   if (len == 0)
     return 0;
   n = tpba_rtcp_write_token (ssrc, self->token, buf + len, max - len);
-  return n ? len + n : len;
+  return tpba_control_seal (self->auth, buf, n ? len + n : len, max);
 }
 
-/* The token goes first on a new connection, before any frame (a whole
- * frame left from a lost connection waits behind it). */
+/* The token message goes first on a new connection, before any frame (a
+ * whole frame left from a lost connection waits behind it). */
 static void
 queue_token (GstTpbaSink * self)
 {
-  guint8 t[TPBA_TOKEN_SIZE];
+  guint8 t[TPBA_TOKEN_MESSAGE_SIZE];
+  gsize n = tpba_token_message_write (self->auth, self->token, t, sizeof t);
 
-  write64 (t, self->token);
-  g_byte_array_prepend (self->tcp_out, t, TPBA_TOKEN_SIZE);
+  g_byte_array_prepend (self->tcp_out, t, n);
 }
 
 static void
@@ -327,7 +337,7 @@ send_hello (GstTpbaSink * self)
   memset (&rep, 0, sizeof (rep));
   rep.ssrc = g_random_int ();
   n = tpba_rtcp_write (&rep, NULL, buf, sizeof (buf));
-  n = append_token (self, rep.ssrc, buf, n, sizeof (buf));
+  n = finish_rtcp (self, rep.ssrc, buf, n, sizeof (buf));
   if (n && !gst_net_transport_send_to (GST_NET_TRANSPORT (self->rtcp), buf, n,
           self->rtcp_addr, &err)) {
     GST_DEBUG_OBJECT (self, "hello: %s", err->message);
@@ -597,18 +607,22 @@ tpba_rtcp_report_ssrc (const guint8 * buf)
   return GST_READ_UINT32_BE (buf + 4);
 }
 
-/* The receiver's RTCP (RRs, PLIs), from the source's host only. */
+/* The receiver's RTCP (RRs, PLIs), from the source's host only and, with
+ * a key, only when it opens: anything else is counted and never parsed. */
 static void
 on_rtcp (GstNetTransport * t, const guint8 * data, gsize size,
     GSocketAddress * from, gpointer user_data)
 {
   GstTpbaSink *self = user_data;
+  gint64 now = gst_net_now ();
+  gsize len;
 
   g_mutex_lock (&self->lock);
   if (!gst_net_address_same_host (from, self->rtcp_addr))
     self->rtcp_foreign++;
-  else if (self->core)
-    tpba_sender_on_rtcp (self->core, data, size, gst_net_now ());
+  else if (tpba_control_open (self->auth, data, size, now, &len) &&
+      self->core)
+    tpba_sender_on_rtcp (self->core, data, len, now);
   g_mutex_unlock (&self->lock);
   gst_net_loop_wake (self->loop);
 }
@@ -626,8 +640,8 @@ advance_core (GstTpbaSink * self, gint64 now)
       tpba_sender_on_tcp_info (self->core, &ti, now);
     tpba_sender_advance (self->core, now);
   }
-  while ((n = tpba_sender_pop_rtcp (self->core, buf, sizeof (buf))) &&
-      (n = append_token (self, tpba_rtcp_report_ssrc (buf), buf, n,
+  while ((n = tpba_sender_pop_rtcp (self->core, buf, TPBA_RTCP_MAX_SIZE)) &&
+      (n = finish_rtcp (self, tpba_rtcp_report_ssrc (buf), buf, n,
               sizeof (buf))))
     send_rtcp (self, buf, n);
 }
@@ -754,6 +768,24 @@ reset_state (GstTpbaSink * self)
 static gboolean gst_tpba_sink_stop (GstBaseSink * bsink);
 
 static gboolean
+start_auth (GstTpbaSink * self)
+{
+  GError *err = NULL;
+  AuthSession *auth;
+
+  if (!gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  g_mutex_lock (&self->lock);
+  self->auth = auth;
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static gboolean
 gst_tpba_sink_start (GstBaseSink * bsink)
 {
   GstTpbaSink *self = GST_TPBA_SINK (bsink);
@@ -791,7 +823,8 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   g_free (self->dest_str);
   self->dest_str = host;
   self->dest_tcp_port = tcp_port;
-  if (!resolve_dest (self, host, port, tcp_port, rtcp_port) ||
+  if (!start_auth (self) ||
+      !resolve_dest (self, host, port, tcp_port, rtcp_port) ||
       !open_transports (self, app_socket)) {
     g_clear_object (&app_socket);
     gst_tpba_sink_stop (bsink);   /* basesink does not call it after a failed start */
@@ -824,6 +857,7 @@ gst_tpba_sink_stop (GstBaseSink * bsink)
   if (self->core)
     tpba_sender_free (self->core);
   self->core = NULL;
+  g_clear_pointer (&self->auth, auth_session_free);
   g_mutex_unlock (&self->lock);
   gst_net_loop_unwatch (&self->tcp_watch);
   gst_net_loop_unwatch (&self->out_watch);
@@ -1025,7 +1059,8 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
       self->tcp_pacing = g_value_get_boolean (value);
       break;
     default:
-      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+      if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
               prop_id, value) &&
           !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -1113,6 +1148,7 @@ get_stats (GstElement * element)
       "tcp-failures", G_TYPE_UINT64, self->tcp_failures,
       "tcp-frames-lost", G_TYPE_UINT64, self->tcp_frames_lost,
       "rtcp-foreign", G_TYPE_UINT64, self->rtcp_foreign, NULL);
+  gst_tpba_auth_stats (s, self->auth);
   g_mutex_unlock (&self->lock);
   gst_rate_path_get_counters (self->rates, &sent, &coalesced);
   gst_structure_set (s,
@@ -1168,7 +1204,8 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_boolean (value, self->tcp_pacing);
       break;
     default:
-      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+      if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
               value) &&
           !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -1185,6 +1222,7 @@ gst_tpba_sink_finalize (GObject * object)
 
   gst_rate_path_free (self->rates);
   gst_net_udp_settings_clear (&self->net);
+  gst_net_key_settings_clear (&self->key);
   g_free (self->tcp_congestion);
   g_free (self->run_cc);
   g_mutex_clear (&self->lock);
@@ -1242,7 +1280,8 @@ gst_tpba_sink_finalize (GObject * object)
   "rtcp-foreign: RTCP packets from another host, dropped, count; " \
   "bitrate: the rate asked of the encoder, bit/s; " \
   "rate-events: GstLayerRates events sent upstream, count; " \
-  "rate-coalesced: rate changes merged into a later event, count."
+  "rate-coalesced: rate changes merged into a later event, count; " \
+  GST_NET_KEY_STATS_DOC
 
 #define SINK_DESCRIPTION \
   "Sends one RTP stream to a tpbasrc with TCP-rate-probing-based " \
@@ -1338,6 +1377,9 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_param_table_install (&gst_tpba_params, gobject_class,
       PROP_CONFIG_FIRST, GST_TPBA_PARAM_SINK);
+  gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "
+      "and the session token on each TCP connection: sent with a trailer, "
+      "taken only when sound and fresh; the tpbasrc needs the same key");
   gst_net_uri_handler_set_info (GST_TYPE_TPBA_SINK, GST_URI_SINK, "tpba",
       "host", "port");
 

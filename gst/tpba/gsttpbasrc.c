@@ -21,6 +21,12 @@
  * session token the sink's RTCP carried (else it is refused and counted in
  * `tcp-bad-token` / `tcp-refused`); then it replaces the old one.
  *
+ * With #GstTpbaSrc:key (or #GstTpbaSrc:key-file) set, as on the tpbasink,
+ * RTCP is taken only when its authentication trailer is sound and fresh,
+ * the peer is learnt only from such RTCP, and a connection must open with
+ * the sink's sealed token message: a captured one shown again is refused
+ * as a replay (docs/security.md). Refusals are counted in `auth-*`.
+ *
  * When the sender's first packet arrives, and whenever downstream sends a
  * force-key-unit event upstream, an RTCP PLI (RFC 4585, reduced-size) asks
  * the sender for a key unit. #GstTpbaSrc:caps is required unless a
@@ -52,7 +58,6 @@
 #include "gstnetudpprops.h"
 #include "gstneturi.h"
 #include "core/rfc4571.h"
-#include "core/wire.h"
 #include <gst/video/video.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
@@ -72,7 +77,8 @@ enum
   PROP_CAPS,
   PROP_STATS_INTERVAL,
   PROP_STATS,
-  PROP_UDP_FIRST,
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
 };
 
@@ -88,13 +94,13 @@ static const GstNetUdpProps udp_props = {
 };
 
 /* An accepted connection from the peer's host that has not yet shown the
- * session token. */
+ * session token (its token message). */
 typedef struct
 {
   GSocket *sock;
   GSource *watch;
   gint64 since;
-  guint8 token[TPBA_TOKEN_SIZE];
+  guint8 token[TPBA_TOKEN_MESSAGE_SIZE];
   guint got;
   gchar *who;
 } Pending;
@@ -109,6 +115,7 @@ struct _GstTpbaSrc
   gint tcp_port, rtcp_port;
   GstCaps *caps;
   guint64 stats_interval;
+  GstNetKeySettings key;
   TpbaConfig cfg;
 
   GstNetStats stats;
@@ -121,6 +128,7 @@ struct _GstTpbaSrc
   GSocket *listener, *tcp;
   GSource *listen_watch, *tcp_watch;
   TpbaReceiver *core;
+  AuthSession *auth;            /* NULL: no key */
   GSocketAddress *peer, *rtcp_dest;
   Rfc4571Deframer tcp_in;       /* the TCP stream's frames */
   gboolean have_token;
@@ -251,11 +259,24 @@ on_accept (GSocket * listener, GIOCondition cond, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Whether the bytes a connection presented are the session token. */
-static gboolean
-token_matches (GstTpbaSrc * self, const Pending * p)
+/* NULL if the token message connection @p presented is the sink's: it
+ * opens under the key (fresh: a captured one was taken already) and
+ * carries the token its RTCP did; else why not. */
+static const gchar *
+token_refusal (GstTpbaSrc * self, const Pending * p)
 {
-  return self->have_token && read64 (p->token) == self->token;
+  guint64 token = 0;
+  AuthVerdict v = tpba_token_message_open (self->auth, p->token, p->got,
+      gst_net_now (), &token);
+
+  if (v != AUTH_OK) {
+    GST_DEBUG_OBJECT (self, "token message from %s: %s", p->who,
+        auth_verdict_name (v));
+    return "its token message does not open under the key";
+  }
+  if (!self->have_token)
+    return "no session token known yet (no RTCP from the sender)";
+  return token == self->token ? NULL : "wrong session token";
 }
 
 static gboolean on_tcp_readable (GSocket * sock, GIOCondition cond,
@@ -279,14 +300,17 @@ pending_accept (GstTpbaSrc * self, guint i)
   self->tcp_accepted++;
 }
 
-/* Reads the token of pending connection @i (8 bytes, before any frame). */
+/* Reads the token message of pending connection @i (the token, sealed
+ * with a key; before any frame). */
 static void
 pending_read (GstTpbaSrc * self, guint i)
 {
   Pending *p = &self->pending[i];
+  gsize need = tpba_token_message_size (self->auth);
   GError *err = NULL;
   gssize n = gst_net_tcp_receive (p->sock, p->token + p->got,
-      TPBA_TOKEN_SIZE - p->got, &err);
+      need - p->got, &err);
+  const gchar *why;
 
   if (n < 0 && g_error_matches (err, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
     g_error_free (err);
@@ -298,14 +322,13 @@ pending_read (GstTpbaSrc * self, guint i)
     return;
   }
   p->got += n;
-  if (p->got < TPBA_TOKEN_SIZE)
+  if (p->got < need)
     return;
-  if (token_matches (self, p))
+  if (!(why = token_refusal (self, p)))
     pending_accept (self, i);
   else {
     self->tcp_bad_token++;
-    pending_refuse (self, i, self->have_token ? "wrong session token" :
-        "no session token known yet (no RTCP from the sender)");
+    pending_refuse (self, i, why);
   }
 }
 
@@ -387,6 +410,18 @@ on_tcp_readable (GSocket * sock, GIOCondition cond, gpointer data)
 /* ------------------------------------------------------------------ */
 /* Datagrams (loop thread) */
 
+/* With a key the peer is named only by RTCP that opens: an RTP datagram,
+ * which anyone can send, must not take its place. */
+static gboolean
+rtp_from_peer (GstTpbaSrc * self, GSocketAddress * from)
+{
+  if (self->auth && !self->peer) {
+    self->foreign++;
+    return FALSE;
+  }
+  return from_peer (self, from);
+}
+
 static void
 on_udp (GstNetTransport * t, const guint8 * data, gsize size,
     GSocketAddress * from, gpointer user_data)
@@ -395,7 +430,7 @@ on_udp (GstNetTransport * t, const guint8 * data, gsize size,
   GstBuffer *b;
 
   g_mutex_lock (&self->wait.lock);
-  if (from_peer (self, from)) {
+  if (rtp_from_peer (self, from)) {
     b = gst_buffer_new_memdup (data, size);
     if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_UDP, data, size, b,
             gst_net_now ()) != TPBA_RECV_ACCEPTED)
@@ -420,29 +455,47 @@ learn_token (GstTpbaSrc * self, const guint8 * buf, gsize n)
   GST_DEBUG_OBJECT (self, "session token learned");
 }
 
+/* TRUE if an RTCP datagram may be parsed: from the peer's host (or the
+ * first, which names the peer) and, with a key, when it opens; *@len is
+ * then the length of its RTCP. */
+static gboolean
+rtcp_from_peer (GstTpbaSrc * self, GSocketAddress * from,
+    const guint8 * data, gsize size, gsize * len)
+{
+  if (self->peer && !gst_net_address_same_host (from, self->peer)) {
+    self->foreign++;
+    return FALSE;
+  }
+  return tpba_control_open (self->auth, data, size, gst_net_now (), len) &&
+      from_peer (self, from);
+}
+
 static void
 on_rtcp (GstNetTransport * t, const guint8 * data, gsize size,
     GSocketAddress * from, gpointer user_data)
 {
   GstTpbaSrc *self = user_data;
+  gsize len;
 
   g_mutex_lock (&self->wait.lock);
-  if (from_peer (self, from)) {
-    learn_token (self, data, size);
+  if (rtcp_from_peer (self, from, data, size, &len)) {
+    learn_token (self, data, len);
     /* RRs go back where the sender's RTCP comes from */
-    if (tpba_receiver_on_rtcp (self->core, data, size, gst_net_now ()))
+    if (tpba_receiver_on_rtcp (self->core, data, len, gst_net_now ()))
       g_set_object (&self->rtcp_dest, from);
   }
   g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
 
+/* Sends the @n bytes of RTCP at @buf (@max bytes), sealed with a key. */
 static void
-send_rtcp (GstTpbaSrc * self, const guint8 * buf, gsize n)
+send_rtcp (GstTpbaSrc * self, guint8 * buf, gsize n, gsize max)
 {
   GError *err = NULL;
 
-  if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->rtcp), buf, n,
+  n = tpba_control_seal (self->auth, buf, n, max);
+  if (n && !gst_net_transport_send_to (GST_NET_TRANSPORT (self->rtcp), buf, n,
           self->rtcp_dest, &err)) {
     GST_DEBUG_OBJECT (self, "RTCP: %s", err->message);
     g_error_free (err);
@@ -455,7 +508,7 @@ static gint64
 src_work (gpointer data, gint64 now)
 {
   GstTpbaSrc *self = data;
-  guint8 rtcp[TPBA_RTCP_MAX_SIZE];
+  guint8 rtcp[TPBA_RTCP_MAX_SIZE + AUTH_TRAILER_SIZE];
   gint64 deadline;
   gsize n;
 
@@ -463,11 +516,11 @@ src_work (gpointer data, gint64 now)
   tpba_receiver_advance (self->core, now);
   pending_expire (self, now);
   while (self->rtcp_dest &&
-      (n = tpba_receiver_pop_pli (self->core, rtcp, sizeof (rtcp))))
-    send_rtcp (self, rtcp, n);
-  while ((n = tpba_receiver_pop_rtcp (self->core, rtcp, sizeof (rtcp))))
+      (n = tpba_receiver_pop_pli (self->core, rtcp, TPBA_RTCP_MAX_SIZE)))
+    send_rtcp (self, rtcp, n, sizeof (rtcp));
+  while ((n = tpba_receiver_pop_rtcp (self->core, rtcp, TPBA_RTCP_MAX_SIZE)))
     if (self->rtcp_dest)
-      send_rtcp (self, rtcp, n);
+      send_rtcp (self, rtcp, n, sizeof (rtcp));
   deadline = MIN (tpba_receiver_next_deadline (self->core), now + GST_SECOND);
   g_mutex_unlock (&self->wait.lock);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
@@ -574,8 +627,15 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   TpbaConfig cfg;
   GstStructure *s;
   gint64 stats_interval;
+  AuthSession *auth;
   gint cr;
 
+  if (!gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+        (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   address = g_strdup (self->net.address);
   peer = g_strdup (self->peer_address);
@@ -602,8 +662,10 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
     self->peer_str = gst_net_address_to_string (self->peer);
   g_free (address);
   g_free (peer);
-  if (err)
+  if (err) {
+    g_clear_pointer (&auth, auth_session_free);
     return start_failed (self, err);
+  }
   GST_OBJECT_LOCK (self);
   self->net.port = port;
   self->tcp_port = tcp_port;
@@ -612,6 +674,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   g_mutex_lock (&self->wait.lock);
   self->core = tpba_receiver_new (&cfg, g_random_int (),
       (GDestroyNotify) gst_buffer_unref, gst_net_now ());
+  self->auth = auth;
   rfc4571_deframer_init (&self->tcp_in, RFC4571_MAX_FRAME);
   self->tcp_accepted = self->tcp_refused = self->tcp_closed = 0;
   self->foreign = 0;
@@ -651,6 +714,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
   if (self->core)
     tpba_receiver_free (self->core);
   self->core = NULL;
+  g_clear_pointer (&self->auth, auth_session_free);
   rfc4571_deframer_clear (&self->tcp_in);
   g_clear_object (&self->peer);
   g_clear_object (&self->rtcp_dest);
@@ -752,7 +816,8 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
       gst_net_src_set_caps (&self->caps, value);
       break;
     default:
-      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+      if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
               prop_id, value) &&
           !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -805,6 +870,7 @@ get_stats (GstElement * element)
       "key-unit-requests", G_TYPE_UINT64, self->key_unit_requests,
       "tcp-closed", G_TYPE_UINT64, self->tcp_closed,
       "foreign", G_TYPE_UINT64, self->foreign, NULL);
+  gst_tpba_auth_stats (s, self->auth);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }
@@ -837,7 +903,8 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+      if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
               value) &&
           !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -853,6 +920,7 @@ gst_tpba_src_finalize (GObject * object)
   GstTpbaSrc *self = GST_TPBA_SRC (object);
 
   gst_net_udp_settings_clear (&self->net);
+  gst_net_key_settings_clear (&self->key);
   g_free (self->peer_address);
   gst_caps_replace (&self->caps, NULL);
   gst_net_src_wait_clear (&self->wait);
@@ -889,10 +957,13 @@ gst_tpba_src_finalize (GObject * object)
   "tcp-accepted: TCP connections accepted, count; " \
   "tcp-refused: TCP connections refused (another host, no or a wrong " \
   "session token), count; " \
-  "tcp-bad-token: of those, the ones that showed a wrong token, count; " \
+  "tcp-bad-token: of those, the ones that showed a wrong token, or with " \
+  "a key a token message that does not open, count; " \
   "key-unit-requests: force-key-unit events from downstream, count; " \
   "tcp-closed: TCP connections closed, count; " \
-  "foreign: datagrams from other hosts, dropped, count."
+  "foreign: datagrams from other hosts, or with a key RTP before the " \
+  "sender's first RTCP that opens, dropped, count; " \
+  GST_NET_KEY_STATS_DOC
 
 #define SRC_DESCRIPTION \
   "Receives the RTP stream of a tpbasink over a TCP/UDP flow pair " \
@@ -957,6 +1028,9 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_param_table_install (&gst_tpba_params, gobject_class,
       PROP_CONFIG_FIRST, GST_TPBA_PARAM_SRC);
+  gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "
+      "and the session token on each TCP connection: sent with a trailer, "
+      "taken only when sound and fresh; the tpbasink needs the same key");
   gst_net_uri_handler_set_info (GST_TYPE_TPBA_SRC, GST_URI_SRC, "tpba",
       "address", "port");
 

@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gsttpbautil.h"
 
 GType
@@ -176,3 +178,34 @@ const GstParamTable gst_tpba_params = {
   params, G_N_ELEMENTS (params), sizeof (TpbaConfig), config_init
 };
 
+
+gboolean
+gst_tpba_auth_new (GstElement * element, const GstNetKeySettings * settings,
+    AuthSession ** auth, GError ** error)
+{
+  GstNetKeySettings keys;
+  AuthKey key;
+  gboolean have_key, ok;
+
+  GST_OBJECT_LOCK (element);
+  gst_net_key_settings_copy (&keys, settings);
+  GST_OBJECT_UNLOCK (element);
+  /* outside the lock: it may read a file */
+  ok = gst_net_key_load (&keys, &key, &have_key, error);
+  gst_net_key_settings_clear (&keys);
+  *auth = ok && have_key ? auth_session_new (&key, g_random_int (),
+      AUTH_DEFAULT_MAX_SENDERS) : NULL;
+  gst_net_key_wipe (&key, sizeof (key));
+  return ok;
+}
+
+void
+gst_tpba_auth_stats (GstStructure * s, const AuthSession * auth)
+{
+  AuthStats st;
+
+  memset (&st, 0, sizeof (st));
+  if (auth)
+    auth_session_get_stats (auth, &st);
+  gst_net_key_stats (s, auth != NULL, &st);
+}

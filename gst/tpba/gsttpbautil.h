@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 #include "tpbacore.h"
 #include "gstparamtable.h"
+#include "gstnetkey.h"
 
 G_BEGIN_DECLS
 
@@ -22,6 +23,16 @@ GType gst_tpba_probe_interval_get_type (void);
 
 /* The TpbaConfig fields as properties. */
 extern const GstParamTable gst_tpba_params;
+
+/* The session that seals and opens an element's RTCP and token message
+ * (tpbacore.h), made at start from a copy of its key settings taken under
+ * its object lock: *@auth is NULL without a key. FALSE with @error (it
+ * names the setting, never the key) on a bad key. */
+gboolean gst_tpba_auth_new (GstElement * element,
+    const GstNetKeySettings * settings, AuthSession ** auth,
+    GError ** error);
+/* The auth-* stats fields (zero without a session). */
+void gst_tpba_auth_stats (GstStructure * s, const AuthSession * auth);
 
 G_END_DECLS
 

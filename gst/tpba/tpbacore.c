@@ -188,6 +188,53 @@ tpba_rtcp_write_token (guint32 ssrc, guint64 token, guint8 * out, gsize max)
 }
 
 gsize
+tpba_control_seal (AuthSession * auth, guint8 * buf, gsize len, gsize max)
+{
+  return auth ? auth_seal (auth, buf, len, max) : len;
+}
+
+gboolean
+tpba_control_open (AuthSession * auth, const guint8 * data, gsize len,
+    gint64 now, gsize * payload_len)
+{
+  *payload_len = len;
+  return !auth || auth_open (auth, data, len, now, payload_len, NULL) ==
+      AUTH_OK;
+}
+
+gsize
+tpba_token_message_size (const AuthSession * auth)
+{
+  return auth ? TPBA_TOKEN_MESSAGE_SIZE : TPBA_TOKEN_SIZE;
+}
+
+gsize
+tpba_token_message_write (AuthSession * auth, guint64 token, guint8 * out,
+    gsize max)
+{
+  if (max < TPBA_TOKEN_SIZE)
+    return 0;
+  write64 (out, token);
+  return tpba_control_seal (auth, out, TPBA_TOKEN_SIZE, max);
+}
+
+AuthVerdict
+tpba_token_message_open (AuthSession * auth, const guint8 * data, gsize len,
+    gint64 now, guint64 * token)
+{
+  gsize n;
+  AuthVerdict v;
+
+  if (len < tpba_token_message_size (auth))
+    return AUTH_TRUNCATED;
+  v = auth ? auth_open (auth, data, TPBA_TOKEN_MESSAGE_SIZE, now, &n, NULL) :
+      AUTH_OK;
+  if (v == AUTH_OK)
+    *token = read64 (data);
+  return v;
+}
+
+gsize
 tpba_rtcp_write (const TpbaRtcpReport * rep, const gchar * cname,
     guint8 * out, gsize max)
 {

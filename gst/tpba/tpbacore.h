@@ -87,6 +87,7 @@
 
 #include <glib.h>
 
+#include "core/auth.h"
 #include "core/rtcp.h"
 #include "core/tcpinfo.h"
 
@@ -232,6 +233,35 @@ gboolean tpba_rtcp_scan (const guint8 * data, gsize len, TpbaRtcpExtras * ex);
 #define TPBA_RTCP_TOKEN_SIZE 20
 gsize tpba_rtcp_write_token (guint32 ssrc, guint64 token, guint8 * out,
     gsize max);
+
+/* With a group key (docs/security.md; ours, docs/protocols/tpba.md "Group
+ * key"): every RTCP datagram either side sends is sealed with the auth.h
+ * trailer, and the first bytes of a TCP connection are the token message,
+ * the 8-byte token sealed under the sink's session (the same counter as
+ * its RTCP, so a captured message opens only once). Without a key (@auth
+ * NULL) these are the identity: datagrams as before, the bare token. */
+#define TPBA_TOKEN_MESSAGE_SIZE (TPBA_TOKEN_SIZE + AUTH_TRAILER_SIZE)
+
+/* Seals the @len-byte datagram at @buf in place; returns its new length,
+ * @len without @auth, 0 if the trailer does not fit in @max. */
+gsize tpba_control_seal (AuthSession * auth, guint8 * buf, gsize len,
+    gsize max);
+/* TRUE if the datagram may be parsed (always without @auth; with it, when
+ * it opens, counted by its verdict in @auth otherwise); *@payload_len is
+ * then the length of the RTCP in it. */
+gboolean tpba_control_open (AuthSession * auth, const guint8 * data,
+    gsize len, gint64 now, gsize * payload_len);
+/* How many bytes a connection must show first: TPBA_TOKEN_SIZE without
+ * @auth, else TPBA_TOKEN_MESSAGE_SIZE. */
+gsize tpba_token_message_size (const AuthSession * auth);
+/* Writes the token message into @out (tpba_token_message_size bytes);
+ * returns its length, 0 if @max is too small. */
+gsize tpba_token_message_write (AuthSession * auth, guint64 token,
+    guint8 * out, gsize max);
+/* The verdict on the token message of @len bytes at @data (AUTH_TRUNCATED
+ * if shorter than the size above) and on AUTH_OK the token it carries. */
+AuthVerdict tpba_token_message_open (AuthSession * auth, const guint8 * data,
+    gsize len, gint64 now, guint64 * token);
 
 /* ------------------------------------------------------------------ */
 /* Events the core asks its shell to act on. */

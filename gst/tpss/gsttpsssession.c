@@ -72,6 +72,8 @@ struct _GstTpssSession
 
   GMutex start_lock;
   gint starts;                  /* start_lock */
+  gboolean have_key;            /* start_lock: the key the session started */
+  AuthKey key;                  /* with, wiped at the last stop */
 
   GMutex lock;
   gboolean running;
@@ -580,6 +582,31 @@ open_session (GstTpssSession * s, const GstTpssSettings * st,
   return TRUE;
 }
 
+/* With `start_lock`. */
+static void
+forget_key (GstTpssSession * s)
+{
+  gst_net_key_wipe (&s->key, sizeof (s->key));
+  s->have_key = FALSE;
+}
+
+/* A later start of a running session: the element's key must be the one
+ * the session runs with (the sink and the src of a member share one core,
+ * so they cannot seal or open under two keys). With `start_lock`. */
+static gboolean
+check_same_key (GstTpssSession * s, gboolean have_key, const AuthKey * key,
+    GError ** error)
+{
+  if (have_key == s->have_key && (!have_key ||
+          memcmp (key->bytes, s->key.bytes, AUTH_KEY_SIZE) == 0))
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "key: the tpsssink and tpsssrc of session \"%s\" must have the same "
+      "key or none; this element's %s", s->name, !have_key ? "has none" :
+      s->have_key ? "differs" : "is set and the running session has none");
+  return FALSE;
+}
+
 gboolean
 gst_tpss_session_start (GstTpssSession * s, GstElement * element,
     const GstTpssSettings * est, GError ** error)
@@ -588,14 +615,27 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   GstNetTransport *transport = NULL;
   GstNetLoop *loop = NULL;
   GArray *peers = NULL;
+  AuthKey key;
+  gboolean have_key = FALSE;
   gint64 now;
   gboolean ok;
 
+  /* no lock held: the key may be read from a file */
+  if (est && !gst_net_key_load (&est->key, &key, &have_key, error))
+    return FALSE;
   g_mutex_lock (&s->start_lock);
-  if (s->starts++ > 0) {
+  if (s->starts > 0) {
+    ok = check_same_key (s, have_key, &key, error);
+    s->starts += ok;
+    gst_net_key_wipe (&key, sizeof (key));
     g_mutex_unlock (&s->start_lock);
-    return TRUE;
+    return ok;
   }
+  s->starts++;
+  s->have_key = have_key;
+  if (have_key)
+    s->key = key;
+  gst_net_key_wipe (&key, sizeof (key));
   g_mutex_lock (&registry_lock);
   if (est)
     gst_tpss_settings_merge (&s->settings, est, G_OBJECT_GET_CLASS (element));
@@ -613,6 +653,8 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
     while (s->id == 0)
       s->id = g_random_int ();
     s->core = new_group_core (s, &st, now);
+    if (s->have_key)
+      tpss_group_set_key (s->core, &s->key);
     tpss_group_set_receiving (s->core, s->src != NULL);
     ok = apply_members (s, peers, now, error);
     if (ok) {
@@ -633,6 +675,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
         s->local_port, s->multicast ? " (multicast)" : "");
   } else {
     s->starts--;
+    forget_key (s);
     g_clear_object (&transport);
     g_clear_pointer (&loop, gst_net_loop_free);
   }
@@ -685,6 +728,7 @@ gst_tpss_session_stop (GstTpssSession * s)
   s->last.queued = 0;
   g_clear_pointer (&s->core, tpss_group_free);
   g_mutex_unlock (&s->lock);
+  forget_key (s);
   gst_net_loop_free (loop);
   g_mutex_unlock (&s->start_lock);
 }

@@ -244,6 +244,7 @@ gst_tpss_settings_clear (GstTpssSettings * s)
   g_free (s->members);
   g_free (s->priorities);
   g_clear_object (&s->transport);
+  gst_net_key_settings_clear (&s->key);
   memset (s, 0, sizeof (*s));
 }
 
@@ -258,6 +259,8 @@ gst_tpss_settings_copy (GstTpssSettings * dst, const GstTpssSettings * src)
   dst->priorities = g_strdup (src->priorities);
   if (src->transport)
     dst->transport = g_object_ref (src->transport);
+  memset (&dst->key, 0, sizeof (dst->key));
+  gst_net_key_settings_copy (&dst->key, &src->key);
 }
 
 #define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)
@@ -313,6 +316,10 @@ gst_tpss_settings_install_properties (GObjectClass * klass)
 {
   install_session_properties (klass);
   gst_net_udp_props_install (&udp_props, klass, 0);
+  gst_net_key_install (klass, GST_TPSS_PROP_KEY_FIRST, "every control "
+      "datagram the member sends and receives (RATE, REPORT, QOS, HELLO, PLI, "
+      "BYE, SR); the tpsssink and tpsssrc of one session must have the same "
+      "key, or none");
   gst_param_table_install (&param_table, klass, GST_TPSS_PROP_PARAMS_FIRST, 1);
 }
 
@@ -394,6 +401,9 @@ gboolean
 gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
     const GValue * value)
 {
+  /* outside set_mask: the key is never merged into a session */
+  if (gst_net_key_set (&s->key, GST_TPSS_PROP_KEY_FIRST, prop_id, value))
+    return TRUE;
   if (!set_session_property (s, prop_id, value) &&
       !gst_net_udp_props_set (&udp_props, &s->udp, 0, prop_id, value) &&
       !gst_param_table_set (&param_table, &s->params,
@@ -453,7 +463,8 @@ gboolean
 gst_tpss_settings_get_property (const GstTpssSettings * s, guint prop_id,
     GValue * value)
 {
-  return get_session_property (s, prop_id, value) ||
+  return gst_net_key_get (&s->key, GST_TPSS_PROP_KEY_FIRST, prop_id, value)
+      || get_session_property (s, prop_id, value) ||
       gst_net_udp_props_get_mapped (&udp_props, &s->udp, prop_id, value) ||
       gst_param_table_get (&param_table, &s->params,
       GST_TPSS_PROP_PARAMS_FIRST, prop_id, value);
@@ -801,6 +812,8 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "sr-sent", G_TYPE_UINT64, gs->sr_sent,
       "sr-received", G_TYPE_UINT64, gs->sr_received,
       "sr-refused", G_TYPE_UINT64, gs->sr_refused, NULL);
+
+  gst_net_key_stats (st, gs->authenticated, &gs->auth);
 
   g_value_init (&list, GST_TYPE_LIST);
   for (guint i = 0; members && i < members->len; i++) {

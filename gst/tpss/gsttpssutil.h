@@ -9,6 +9,7 @@
 
 #include <gst/gst.h>
 #include <gio/gio.h>
+#include "gstnetkey.h"
 #include "gstnettransport.h"
 #include "gstnetudp.h"
 #include "tpssgroup.h"
@@ -44,7 +45,8 @@ enum
   GST_TPSS_PROP_STATS_INTERVAL,
   GST_TPSS_PROP_SOCKET,
   GST_TPSS_PROP_TRANSPORT,
-  GST_TPSS_PROP_PARAMS_FIRST,
+  GST_TPSS_PROP_KEY_FIRST,      /* key, key-file (gstnetkey.h) */
+  GST_TPSS_PROP_PARAMS_FIRST = GST_TPSS_PROP_KEY_FIRST + GST_NET_KEY_N_PROPS,
   GST_TPSS_PROP_LAST = GST_TPSS_PROP_PARAMS_FIRST + GST_TPSS_N_PARAMS
 };
 
@@ -60,6 +62,8 @@ typedef struct
   gchar *priorities;            /* "id:prio,..." */
   guint64 stats_interval;       /* ns, 0 = no periodic stats messages */
   GstNetTransport *transport;   /* the application's: no socket of ours */
+  GstNetKeySettings key;        /* each element's own: never merged, the
+                                 * session checks that they agree */
   TpssGroupConfig params;       /* the table's fields */
   guint64 set_mask;             /* 1 << prop id of explicitly set ones */
 } GstTpssSettings;

@@ -75,6 +75,7 @@ struct _TpssGroup
   guint clock_rate;
   guint64 payload_octets;       /* SR octet count */
   gint64 next_sr;               /* -1: none sent yet */
+  AuthSession *auth;            /* NULL: no group key */
   TpssGroupStats st;
 };
 
@@ -179,8 +180,16 @@ tpss_group_free (TpssGroup * g)
   g_hash_table_unref (g->members);
   g_hash_table_unref (g->priorities);
   g_array_unref (g->departed);
+  g_clear_pointer (&g->auth, auth_session_free);
   tpss_member_free (g->core);
   g_free (g);
+}
+
+void
+tpss_group_set_key (TpssGroup * g, const AuthKey * key)
+{
+  g_clear_pointer (&g->auth, auth_session_free);
+  g->auth = auth_session_new (key, draw_random (g), TPSS_GROUP_AUTH_SENDERS);
 }
 
 void
@@ -517,7 +526,16 @@ set_layering (TpssGroup * g, guint n_layers)
 /* ------------------------------------------------------------------ */
 /* Send path */
 
-/* Sends a control message: to @dest, or (0) to every member. */
+/* The control datagram of the @len bytes at @buf (which has room for
+ * @max), sealed when a key is set; NULL if it does not fit. */
+static GBytes *
+control_bytes (TpssGroup * g, guint8 * buf, gsize len, gsize max)
+{
+  if (g->auth)
+    len = auth_seal (g->auth, buf, len, max);
+  return len ? g_bytes_new (buf, len) : NULL;
+}
+
 /* @bytes once to the multicast group, or to every member with an address;
  * returns how many datagrams that queued. */
 static guint
@@ -542,17 +560,17 @@ send_to_all (TpssGroup * g, GBytes * bytes)
   return n;
 }
 
+/* Sends a control message: to @dest, or (0) to every member. */
 static void
 send_control (TpssGroup * g, guint32 dest, const TpssMsg * msg)
 {
-  guint8 out[TPSS_MSG_MAX_SIZE];
+  guint8 out[TPSS_MSG_MAX_SIZE + AUTH_TRAILER_SIZE];
   gsize len = tpss_msg_write (msg, out);
   GBytes *bytes;
 
-  if (len == 0)
+  if (len == 0 || !(bytes = control_bytes (g, out, len, sizeof (out))))
     return;
   g->st.ctrl_sent++;
-  bytes = g_bytes_new (out, len);
   if (dest != 0) {
     Member *m = member_get (g, dest, FALSE);
     if (m)
@@ -570,7 +588,7 @@ void
 tpss_group_leave (TpssGroup * g, gint64 now)
 {
   const guint32 sources[2] = { g->cfg.id, g->fec_ssrc };
-  guint8 out[16];
+  guint8 out[16 + AUTH_TRAILER_SIZE];
   gsize len;
   GBytes *bytes;
 
@@ -578,8 +596,9 @@ tpss_group_leave (TpssGroup * g, gint64 now)
     return;
   g->left = TRUE;
   len = rtcp_bye_write (sources, G_N_ELEMENTS (sources), NULL, out,
-      sizeof (out));
-  bytes = g_bytes_new (out, len);
+      sizeof (out) - AUTH_TRAILER_SIZE);
+  if (!(bytes = control_bytes (g, out, len, sizeof (out))))
+    return;
   g->st.bye_sent += send_to_all (g, bytes);
   g_bytes_unref (bytes);
   g_debug ("member %u leaves at %" G_GINT64_FORMAT " ns", g->cfg.id, now);
@@ -629,7 +648,9 @@ static void
 send_sender_report (TpssGroup * g, gint64 now)
 {
   RtcpReport rep = {.is_sr = TRUE,.ssrc = g->cfg.id };
-  guint8 out[RTCP_HEADER_SIZE + 4 + RTCP_SR_INFO_SIZE + 64];
+  guint8 out[RTCP_HEADER_SIZE + 4 + RTCP_SR_INFO_SIZE + 64 +
+      AUTH_TRAILER_SIZE];
+  const gsize room = sizeof (out) - AUTH_TRAILER_SIZE;
   gchar cname[32];
   gsize len, n;
   GBytes *bytes;
@@ -638,12 +659,12 @@ send_sender_report (TpssGroup * g, gint64 now)
   rep.rtp_ts = rtp_ts_at (g, now);
   rep.packet_count = (guint32) g->st.sent;
   rep.octet_count = (guint32) g->payload_octets;
-  len = rtcp_report_write (&rep, out, sizeof (out));
+  len = rtcp_report_write (&rep, out, room);
   g_snprintf (cname, sizeof (cname), "tpss-%u", g->cfg.id);
-  n = rtcp_sdes_cname_write (g->cfg.id, cname, out + len, sizeof (out) - len);
-  if (len == 0 || n == 0)
+  n = rtcp_sdes_cname_write (g->cfg.id, cname, out + len, room - len);
+  if (len == 0 || n == 0 ||
+      !(bytes = control_bytes (g, out, len + n, sizeof (out))))
     return;
-  bytes = g_bytes_new (out, len + n);
   g->st.sr_sent += send_to_all (g, bytes);
   g_bytes_unref (bytes);
 }
@@ -910,13 +931,14 @@ tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len, gint64 now)
 static gboolean
 send_pli (TpssGroup * g, Member * m)
 {
-  guint8 pli[RTCP_PLI_SIZE];
+  guint8 pli[RTCP_PLI_SIZE + AUTH_TRAILER_SIZE];
   GBytes *bytes;
 
   if (!m->addr.len)
     return FALSE;
-  rtcp_pli_write (pli, sizeof (pli), g->cfg.id, m->id);
-  bytes = g_bytes_new (pli, sizeof (pli));
+  rtcp_pli_write (pli, RTCP_PLI_SIZE, g->cfg.id, m->id);
+  if (!(bytes = control_bytes (g, pli, RTCP_PLI_SIZE, sizeof (pli))))
+    return FALSE;
   transmit (g, &m->addr, m->id, bytes);
   g_bytes_unref (bytes);
   g->st.pli_sent++;
@@ -983,13 +1005,16 @@ update_recovered (Member * m)
 }
 
 /* The member a packet claims to come from, checked against its source
- * address; NULL (and counted) when forged or unknown. */
+ * address; NULL (and counted) when forged or unknown. With a key, only
+ * control (@control, opened under the key) teaches a member's address:
+ * media is not authenticated. */
 static Member *
-check_source (TpssGroup * g, guint32 id, const TpssAddr * from, gint64 now)
+check_source (TpssGroup * g, guint32 id, const TpssAddr * from,
+    gboolean control, gint64 now)
 {
   Member *m = member_get (g, id, FALSE);
 
-  if (!m) {
+  if (!m || (!m->addr.len && g->auth && !control)) {
     g->st.non_member++;
     return NULL;
   }
@@ -1021,7 +1046,7 @@ handle_msg (TpssGroup * g, const TpssMsg * msg, const TpssAddr * from,
   if (!member_get (g, id, FALSE) && msg->type == TPSS_MSG_HELLO &&
       g->cfg.allow_join)
     member_get (g, id, TRUE)->addr = *from;
-  if (!check_source (g, id, from, now))
+  if (!check_source (g, id, from, TRUE, now))
     return;
   g->st.ctrl_received++;
   if (msg->type == TPSS_MSG_RATE)
@@ -1043,7 +1068,7 @@ handle_pli (TpssGroup * g, guint32 sender, guint32 media,
     g->st.own++;
     return;
   }
-  if (media != g->cfg.id || !check_source (g, sender, from, now)) {
+  if (media != g->cfg.id || !check_source (g, sender, from, TRUE, now)) {
     g->st.pli_dropped++;
     return;
   }
@@ -1280,7 +1305,7 @@ handle_parity (TpssGroup * g, const RtpHeader * rtp, gsize len,
     g->st.own++;
     return;
   }
-  m = check_source (g, hdr.media_ssrc, from, now);
+  m = check_source (g, hdr.media_ssrc, from, FALSE, now);
   if (!m)
     return;
   member_decoder (g, m);
@@ -1304,7 +1329,7 @@ handle_media (TpssGroup * g, const RtpHeader * rtp, const guint8 * data,
     g->st.own++;
     return;
   }
-  m = check_source (g, ssrc, from, now);
+  m = check_source (g, ssrc, from, FALSE, now);
   if (!m)
     return;
   member_decoder (g, m);
@@ -1338,8 +1363,11 @@ tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
     g->st.malformed++;
     return;
   }
-  /* RFC 5761: packet types 192..223 are RTCP. */
+  /* RFC 5761: packet types 192..223 are RTCP, our control: with a key it
+   * is opened before anything parses it. */
   if (data[1] >= 192 && data[1] <= 223) {
+    if (g->auth && auth_open (g->auth, data, len, now, &len, NULL) != AUTH_OK)
+      return;
     handle_rtcp (g, data, len, from, now);
     return;
   }
@@ -1532,6 +1560,10 @@ tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
   st->data_rate = g->data_rate;
   st->n_layers = g->n_layers;
   st->n_rates = g->n_rates;
+  st->authenticated = g->auth != NULL;
+  memset (&st->auth, 0, sizeof (st->auth));
+  if (g->auth)
+    auth_session_get_stats (g->auth, &st->auth);
 }
 
 GArray *

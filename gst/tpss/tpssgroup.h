@@ -28,6 +28,7 @@
 #define __TPSS_GROUP_H__
 
 #include <glib.h>
+#include "core/auth.h"
 #include "tpsscore.h"
 #include "tpssfec.h"
 #include "tpsslayers.h"
@@ -150,6 +151,8 @@ typedef struct {
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 bad_layer;            /* packets of a layer beyond n_layers */
   guint queued;                 /* packets in MQ */
+  gboolean authenticated;       /* a group key is set */
+  AuthStats auth;               /* its verdicts (zero without a key) */
 } TpssGroupStats;
 
 /* One member as the stats show it: members the protocol core knows. */
@@ -174,6 +177,19 @@ typedef struct _TpssGroup TpssGroup;
 
 TpssGroup *tpss_group_new (const TpssGroupConfig * cfg);
 void tpss_group_free (TpssGroup * g);
+
+/* The replay windows a keyed member keeps: one per member, as many again
+ * for members that restart (a new sender id each time) while their old
+ * window is still kept, and one for our own packets looped back. */
+#define TPSS_GROUP_AUTH_SENDERS (2 * TPSS_MAX_MEMBERS + 1)
+
+/* Sets the group key (docs/security.md), before tpss_group_start: from then
+ * on every control datagram sent (the APP messages, PLIs, BYEs, SRs) is
+ * sealed, and every RTCP datagram received must open under @key before it
+ * is parsed; one that does not is counted in the auth stats and dropped.
+ * With a key, a member's address is learnt only from its control, not
+ * from media. Media is not sealed (SRTP's job). */
+void tpss_group_set_key (TpssGroup * g, const AuthKey * key);
 
 /* Starts the protocol (the first HELLO). */
 void tpss_group_start (TpssGroup * g, gint64 now);

@@ -13,7 +13,10 @@
  *   op % 4 == 1  the chunk to the receiver
  *   op % 4 == 2  time step of (first 4 bytes % 2000) ms; the cores exchange
  *                what they sent, unless op & 4 (that step's output is lost)
- *   op % 4 == 3  the receiver declares BUSY (chunk[0] odd) or RRDY */
+ *   op % 4 == 3  the receiver declares BUSY (chunk[0] odd) or RRDY
+ * The first byte's bit 7 (ignored by the records) makes the server repair
+ * by parity over blocks of 4 packets, so PARITY packets and the receiver's
+ * decoding are fuzzed too. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +171,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   cfg.max_total_size = 1 << 20;   /* forged sizes are refused quickly */
   cfg.rate_control = TRUE;
   cfg.monitor_packets = 4;
+  if (size > 0 && (data[0] & 0x80)) {
+    cfg.repair = RMTP_REPAIR_PARITY;
+    cfg.parity_block = 4;
+  }
   random_source_init_seeded (&rng[0], &seeded[0], 1);
   random_source_init_seeded (&rng[1], &seeded[1], 2);
   t.s = rmtp_server_new (&cfg, 0x5e55, members, G_N_ELEMENTS (members),

@@ -4,7 +4,15 @@
  * records: RTP over UDP or TCP to the receiver, RTCP (compound or
  * reduced-size) to either side, time steps, key-unit requests. Every packet
  * the receiver hands out must be one it accepted; every RTCP packet a core
- * writes must parse back. */
+ * writes must parse back.
+ *
+ * With bit 0x80 of the first byte both sides hold a group key, as the
+ * elements do: an RTCP chunk is first fed raw, and must not open (the
+ * fuzzer does not hold the key) nor reach the core, then sealed by the
+ * peer, when it must open and goes to the core; what a core writes is
+ * sealed and must open at the other side as written. A raw chunk is
+ * never a token message, and a sealed token message opens once, then is
+ * a replay. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +40,31 @@ check_written (const guint8 * buf, gsize len)
     abort ();
 }
 
-static void
-drain (TpbaReceiver * r, TpbaSender * s, gint64 now)
+/* The keyed sides (NULL without a key): each seals what its core writes
+ * and opens what the other side sent. */
+typedef struct
 {
-  guint8 buf[TPBA_RTCP_MAX_SIZE];
+  AuthSession *rx, *tx;
+} Keys;
+
+/* Seals the @len bytes at @buf as @from; they must open at @to as they
+ * were. */
+static gsize
+pass_sealed (AuthSession * from, AuthSession * to, guint8 * buf, gsize len,
+    gsize max, gint64 now)
+{
+  gsize sealed = tpba_control_seal (from, buf, len, max), plen;
+
+  if (len > 0 && (sealed == 0 ||
+          !tpba_control_open (to, buf, sealed, now, &plen) || plen != len))
+    abort ();
+  return len;
+}
+
+static void
+drain (TpbaReceiver * r, TpbaSender * s, const Keys * k, gint64 now)
+{
+  guint8 buf[TPBA_RTCP_MAX_SIZE + AUTH_TRAILER_SIZE];
   TpbaEvent ev;
   guint16 seq;
   gpointer pkt;
@@ -50,20 +79,91 @@ drain (TpbaReceiver * r, TpbaSender * s, gint64 now)
       abort ();
     g_bytes_unref (b);
   }
-  while ((len = tpba_receiver_pop_pli (r, buf, sizeof (buf))) > 0) {
+  while ((len = tpba_receiver_pop_pli (r, buf, TPBA_RTCP_MAX_SIZE)) > 0) {
+    len = pass_sealed (k->rx, k->tx, buf, len, sizeof (buf), now);
     if (!rtcp_pli_parse (buf, len, NULL, NULL) ||
         !tpba_sender_on_rtcp (s, buf, len, now))
       abort ();
   }
-  while ((len = tpba_receiver_pop_rtcp (r, buf, sizeof (buf))) > 0) {
+  while ((len = tpba_receiver_pop_rtcp (r, buf, TPBA_RTCP_MAX_SIZE)) > 0) {
     check_written (buf, len);
+    len = pass_sealed (k->rx, k->tx, buf, len, sizeof (buf), now);
     tpba_sender_on_rtcp (s, buf, len, now);
   }
-  while ((len = tpba_sender_pop_rtcp (s, buf, sizeof (buf))) > 0) {
+  while ((len = tpba_sender_pop_rtcp (s, buf, TPBA_RTCP_MAX_SIZE)) > 0) {
     check_written (buf, len);
+    len = pass_sealed (k->tx, k->rx, buf, len, sizeof (buf), now);
     tpba_receiver_on_rtcp (r, buf, len, now);
   }
   while (tpba_sender_pop_event (s, &ev));
+}
+
+/* A raw chunk from the fuzzer must not open under the key; sealed by
+ * @from it must, and only then does @feed get it (to its core). */
+static void
+feed_rtcp (AuthSession * from, AuthSession * to, const guint8 * chunk,
+    gsize len, gint64 now, gboolean (*feed) (gpointer core,
+        const guint8 * data, gsize len, gint64 now), gpointer core)
+{
+  guint8 *buf;
+  gsize plen;
+
+  if (!to) {
+    feed (core, chunk, len, now);
+    return;
+  }
+  if (tpba_control_open (to, chunk, len, now, &plen))
+    abort ();
+  buf = g_malloc (len + AUTH_TRAILER_SIZE);
+  memcpy (buf, chunk, len);
+  len = pass_sealed (from, to, buf, len, len + AUTH_TRAILER_SIZE, now);
+  feed (core, buf, len, now);
+  g_free (buf);
+}
+
+static gboolean
+feed_receiver (gpointer core, const guint8 * data, gsize len, gint64 now)
+{
+  return tpba_receiver_on_rtcp (core, data, len, now);
+}
+
+static gboolean
+feed_sender (gpointer core, const guint8 * data, gsize len, gint64 now)
+{
+  return tpba_sender_on_rtcp (core, data, len, now);
+}
+
+/* The sink's token message opens once at the source, then is a replay;
+ * a raw chunk never opens as one. */
+static void
+check_token_messages (const Keys * k, const guint8 * chunk, gsize len,
+    gint64 now)
+{
+  guint8 m[TPBA_TOKEN_MESSAGE_SIZE];
+  guint64 token = 0;
+  gsize n = tpba_token_message_write (k->tx, 0x0123456789abcdefULL, m,
+      sizeof (m));
+
+  if (tpba_token_message_open (k->rx, chunk, len, now, &token) == AUTH_OK ||
+      n != TPBA_TOKEN_MESSAGE_SIZE ||
+      tpba_token_message_open (k->rx, m, n, now, &token) != AUTH_OK ||
+      token != 0x0123456789abcdefULL ||
+      tpba_token_message_open (k->rx, m, n, now, &token) != AUTH_REPLAYED)
+    abort ();
+}
+
+static void
+keys_init (Keys * k, gboolean keyed)
+{
+  AuthKey key;
+
+  k->rx = k->tx = NULL;
+  if (!keyed)
+    return;
+  for (guint i = 0; i < AUTH_KEY_SIZE; i++)
+    key.bytes[i] = (guint8) (i * 3);
+  k->rx = auth_session_new (&key, 0x52, AUTH_DEFAULT_MAX_SENDERS);
+  k->tx = auth_session_new (&key, 0x53, AUTH_DEFAULT_MAX_SENDERS);
 }
 
 int
@@ -78,6 +178,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   guint n = 0;
   gint64 now = 0;
   size_t pos = 1;
+  Keys k;
 
   tpba_rtp_parse (data, size, &info);
   tpba_rtcp_parse (data, size, &rep, &consumed);
@@ -85,14 +186,17 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   {
     TpbaRtcpExtras ex;
     guint32 a, b;
+    guint64 token;
     tpba_rtcp_scan (data, size, &ex);
     rtcp_pli_parse (data, size, &a, &b);
+    tpba_token_message_open (NULL, data, size, 0, &token);
   }
   if (size < 1)
     return 0;
 
   tpba_config_init (&cfg);
-  cfg.mode = data[0] % 3;
+  cfg.mode = (data[0] & 0x7f) % 3;
+  keys_init (&k, (data[0] & 0x80) != 0);
   r = tpba_receiver_new (&cfg, 0x1234, (GDestroyNotify) g_bytes_unref, 0);
   s = tpba_sender_new (&cfg, 0x5678, 0);
   while (pos + 3 <= size) {
@@ -115,10 +219,12 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         break;
       }
       case 2:
-        tpba_receiver_on_rtcp (r, chunk, len, now);
+        feed_rtcp (k.tx, k.rx, chunk, len, now, feed_receiver, r);
+        if (k.rx)
+          check_token_messages (&k, chunk, len, now);
         break;
       case 3:
-        tpba_sender_on_rtcp (s, chunk, len, now);
+        feed_rtcp (k.rx, k.tx, chunk, len, now, feed_sender, s);
         break;
       case 4:
         now += (gint64) (op % 64) * 20 * MS;
@@ -129,9 +235,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         tpba_receiver_request_key_unit (r);
         break;
     }
-    drain (r, s, now);
+    drain (r, s, &k, now);
   }
   tpba_receiver_free (r);
   tpba_sender_free (s);
+  auth_session_free (k.rx);
+  auth_session_free (k.tx);
   return 0;
 }

@@ -6,6 +6,13 @@
  * sends must be sound RTP or RTCP, and every packet it delivers sound RTP;
  * anything else aborts.
  *
+ * With bit 0x80 of the config byte the core has a group key: the
+ * datagrams of the configured member and of the learnt one (ops 0 and 1)
+ * are sealed under it by their senders (op & 8: the previous one of that
+ * sender again, a replay), the stranger's (op 2) are not. Every control
+ * datagram the core sends must open under the key; no replay and no
+ * datagram of the stranger is ever taken as control.
+ *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,30 +36,53 @@ addr (guint8 n)
   return a;
 }
 
-/* Our control messages, PLIs, BYEs and SR compounds, or RTP (a queued packet whose
- * marker and payload type look like RTCP, RFC 5761 section 4, is still
- * RTP). */
-static void
-check_sent (const guint8 * d, gsize len)
+static const AuthKey fuzz_key = { {0x5e, 0xed} };
+
+/* Our control messages, PLIs, BYEs and SR compounds. */
+static gboolean
+control_valid (const guint8 * d, gsize len)
 {
   TpssMsg msg;
   gsize consumed = 0;
   TpssRtcpKind kind;
 
+  if (len >= 2 && d[1] == RTCP_PT_SR && rtcp_compound_valid (d, len))
+    return TRUE;
+  kind = tpss_rtcp_next (d, len, &msg, &consumed);
+  return (kind == TPSS_RTCP_MSG || kind == TPSS_RTCP_PLI ||
+      kind == TPSS_RTCP_BYE) && consumed == len;
+}
+
+/* Control, sealed under the key when @opener is set (a datagram the core
+ * sends to several members opens once, then is a replay), or RTP (a queued
+ * packet whose marker and payload type look like RTCP, RFC 5761 section 4,
+ * is still RTP, and is never sealed). */
+static void
+check_sent (AuthSession * opener, const guint8 * d, gsize len)
+{
+  gsize plen = len;
+  AuthVerdict v;
+
   if (len < 4 || (d[0] >> 6) != 2)
     abort ();
-  if (d[1] == RTCP_PT_SR && rtcp_compound_valid (d, len))
+  if (opener && d[1] >= 192 && d[1] <= 223) {
+    v = auth_open (opener, d, len, 0, &plen, NULL);
+    if (v == AUTH_OK || v == AUTH_REPLAYED) {
+      if (!control_valid (d, len - AUTH_TRAILER_SIZE))
+        abort ();
+      return;
+    }
+    if (control_valid (d, len))
+      abort ();                 /* control that was not sealed */
+  } else if (control_valid (d, len)) {
     return;
-  kind = tpss_rtcp_next (d, len, &msg, &consumed);
-  if ((kind == TPSS_RTCP_MSG || kind == TPSS_RTCP_PLI ||
-          kind == TPSS_RTCP_BYE) && consumed == len)
-    return;
+  }
   if (!tpss_rtp_is_valid (d, len))
     abort ();
 }
 
 static void
-drain (TpssGroup * g)
+drain (TpssGroup * g, AuthSession * opener)
 {
   TpssTransmit t;
   TpssGroupEvent ev;
@@ -62,7 +92,7 @@ drain (TpssGroup * g)
     const guint8 *d = g_bytes_get_data (t.data, &len);
     if (t.to.len == 0)
       abort ();
-    check_sent (d, len);
+    check_sent (opener, d, len);
     g_bytes_unref (t.data);
   }
   while (tpss_group_poll_event (g, &ev)) {
@@ -83,12 +113,92 @@ fixed_random (gpointer data)
   return 0x5eed;
 }
 
+/* Keyed: the datagrams the members send, and what checks ours. */
+typedef struct
+{
+  AuthSession *peers[2];
+  GBytes *last[2];              /* each one's latest sealed datagram */
+  AuthSession *opener;
+} Keyed;
+
+static void
+keyed_init (Keyed * k, TpssGroup * g)
+{
+  tpss_group_set_key (g, &fuzz_key);
+  for (guint i = 0; i < 2; i++)
+    k->peers[i] = auth_session_new (&fuzz_key, ID_B + i * 0x11111111, 4);
+  k->opener = auth_session_new (&fuzz_key, 1, 4);
+}
+
+static void
+keyed_clear (Keyed * k)
+{
+  for (guint i = 0; i < 2; i++) {
+    g_clear_pointer (&k->peers[i], auth_session_free);
+    g_clear_pointer (&k->last[i], g_bytes_unref);
+  }
+  g_clear_pointer (&k->opener, auth_session_free);
+}
+
+/* Member @i's datagram of @r sealed, or (op & 8) its previous one again;
+ * NULL if it has none yet. */
+static GBytes *
+keyed_datagram (Keyed * k, guint i, const FuzzRecord * r)
+{
+  guint8 *buf;
+  gsize len;
+
+  if (r->op & 8)
+    return k->last[i] ? g_bytes_ref (k->last[i]) : NULL;
+  buf = g_malloc (r->len + AUTH_TRAILER_SIZE);
+  if (r->len)                   /* an empty record has no chunk */
+    memcpy (buf, r->chunk, r->len);
+  len = auth_seal (k->peers[i], buf, r->len, r->len + AUTH_TRAILER_SIZE);
+  g_clear_pointer (&k->last[i], g_bytes_unref);
+  k->last[i] = g_bytes_new_take (buf, len);
+  return g_bytes_ref (k->last[i]);
+}
+
+/* Control taken from members: none may come from a replay or a stranger. */
+static guint64
+control_taken (TpssGroup * g)
+{
+  TpssGroupStats st;
+
+  tpss_group_get_stats (g, &st);
+  return st.ctrl_received + st.pli_received + st.bye_received +
+      st.sr_received + st.auth.accepted;
+}
+
+static void
+keyed_handle (Keyed * k, TpssGroup * g, guint op, const FuzzRecord * r,
+    const TpssAddr * from, gint64 now)
+{
+  guint64 before = control_taken (g);
+  GBytes *b;
+
+  if (op == 2) {
+    tpss_group_handle_datagram (g, r->chunk, r->len, from, now);
+    if (control_taken (g) != before)
+      abort ();
+    return;
+  }
+  if (!(b = keyed_datagram (k, op, r)))
+    return;
+  tpss_group_handle_datagram (g, g_bytes_get_data (b, NULL),
+      g_bytes_get_size (b), from, now);
+  if ((r->op & 8) && control_taken (g) != before)
+    abort ();
+  g_bytes_unref (b);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
   TpssGroupConfig cfg;
   TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, {0,}} };
   TpssGroup *g;
+  Keyed keyed = { {NULL,}, };
   gint64 now = 0;
   size_t pos = 1;
   FuzzRecord r;
@@ -102,12 +212,14 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       TPSS_SLOW_START_TPSS;
   cfg.cfg.control = data[0] & 2 ? TPSS_CONTROL_FEEDBACK :
       TPSS_CONTROL_NOTIFICATION;
-  cfg.cfg.packet_distance = 1 + (data[0] >> 5);
+  cfg.cfg.packet_distance = 1 + ((data[0] >> 5) & 3);
   cfg.allow_join = (data[0] & 4) != 0;
   if (data[0] & 8)
     cfg.group = addr (239);
   cfg.cfg.holding_time = data[0] & 16 ? 0 : cfg.cfg.holding_time;
   g = tpss_group_new (&cfg);
+  if (data[0] & 0x80)
+    keyed_init (&keyed, g);
   tpss_group_start (g, 0);
   tpss_group_set_members (g, peers, 2, 0);
 
@@ -119,7 +231,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       case 0:
       case 1:
       case 2:
-        tpss_group_handle_datagram (g, r.chunk, r.len, &from, now);
+        if (keyed.opener)
+          keyed_handle (&keyed, g, op % 8, &r, &from, now);
+        else
+          tpss_group_handle_datagram (g, r.chunk, r.len, &from, now);
         break;
       case 3:
         now += (gint64) (r.v % 2000) * MS;
@@ -148,8 +263,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         break;
     }
     g_free (r.chunk);
-    drain (g);
+    drain (g, keyed.opener);
   }
   tpss_group_free (g);
+  keyed_clear (&keyed);
   return 0;
 }

@@ -5,6 +5,11 @@
  * writes, and every PLI found, must parse back as what it was; anything
  * else aborts.
  *
+ * With bit 0x80 of the config byte a datagram (op 0) is opened under a
+ * group key before it is walked, as the group core does: with op bit 0x10
+ * it is first sealed by a member holding the key, and must then open to
+ * itself; without it, it comes from a stranger and must not open.
+ *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +17,7 @@
 
 #include "tpsscore.h"
 #include "rtcpfb.h"
+#include "core/auth.h"
 #include "fuzzrecords.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
@@ -79,11 +85,39 @@ feed_compound (TpssMember * m, const guint8 * p, gsize len, gint64 now)
   }
 }
 
+static const AuthKey fuzz_key = { {0x7a, 0x55} };
+
+/* Keyed: op 0's datagram, sealed by @sealer (op & 0x10) or not, opened by
+ * @opener, and what opens walked. */
+static void
+feed_keyed (AuthSession * sealer, AuthSession * opener, TpssMember * m,
+    guint8 op, const guint8 * chunk, gsize len, gint64 now)
+{
+  guint8 *buf;
+  gsize n, plen = 0;
+
+  if (!(op & 0x10)) {
+    if (auth_open (opener, chunk, len, now, &plen, NULL) == AUTH_OK)
+      abort ();                 /* opened without the key */
+    return;
+  }
+  buf = g_malloc (len + AUTH_TRAILER_SIZE);
+  if (len)                      /* an empty record has no chunk */
+    memcpy (buf, chunk, len);
+  n = auth_seal (sealer, buf, len, len + AUTH_TRAILER_SIZE);
+  if (auth_open (opener, buf, n, now, &plen, NULL) != AUTH_OK || plen != len ||
+      auth_open (opener, buf, n, now, &plen, NULL) != AUTH_REPLAYED)
+    abort ();
+  feed_compound (m, buf, plen, now);
+  g_free (buf);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
   TpssConfig cfg;
   TpssMember *m;
+  AuthSession *sealer = NULL, *opener = NULL;
   TpssQos qos;
   gint64 now = 0;
   size_t pos = 1;
@@ -103,6 +137,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   m = tpss_member_new (0x11111111, &cfg);
   tpss_member_add_peer (m, 0x22222222, 2, 0);
   tpss_member_add_peer (m, 0x33333333, 1, 0);
+  if (data[0] & 0x80) {
+    sealer = auth_session_new (&fuzz_key, 0x22222222, 1);
+    opener = auth_session_new (&fuzz_key, 0x11111111, 2);
+  }
 
   while (fuzz_next_record (data, size, &pos, &r)) {
     guint8 op = r.op, *chunk = r.chunk;
@@ -111,7 +149,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 
     switch (op % 4) {
       case 0:
-        feed_compound (m, chunk, len, now);
+        if (opener)
+          feed_keyed (sealer, opener, m, op, chunk, len, now);
+        else
+          feed_compound (m, chunk, len, now);
         break;
       case 1:
         tpss_member_on_data (m, v % 2 ? 0x22222222 : v, 200 + len,
@@ -130,5 +171,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     drain_member (m);
   }
   tpss_member_free (m);
+  g_clear_pointer (&sealer, auth_session_free);
+  g_clear_pointer (&opener, auth_session_free);
   return 0;
 }

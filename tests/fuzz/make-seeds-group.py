@@ -64,6 +64,14 @@ SEEDS = {
     + step(1) + step(1200) + step(1200),
     "multicast-feedback": bytes([8 | 2]) + rec(4, rtp(0x5555, 1)) + step(1) + step(1000)
     + rec(7, b"\x00\x00\x00\x00") + step(100),
+    # keyed (0x80): ops 0 and 1 sealed by the member, op 8 its last datagram
+    # replayed, op 2 a stranger's unsealed copy
+    "keyed-exchange": bytes([0x80 | 16]) + rec(0, hello(B)) + rec(8, b"") + rec(2, hello(B))
+    + rec(0, rtp(B, 1)) + rec(4, rtp(0x5555, 1)) + rec(4, b"\x80\x60\x02\x01" + rtp(0x5555, 2)[4:])
+    + step(1) + rec(0, pli(B, A)) + rec(8, b"") + step(1200) + rec(0, sr(B, 0xE000000000000000, 9))
+    + rec(8, b"") + rec(2, sr(B, 0xE000000100000000, 9)) + step(1200) + rec(6, b"\x00\x00\x00\x07"),
+    "keyed-join": bytes([0x80 | 4]) + rec(1, hello(C)) + rec(9, b"") + rec(2, hello(0x44444444))
+    + rec(1, rtp(C, 1)) + step(10) + step(1999),
 }
 
 os.makedirs(OUT, exist_ok=True)

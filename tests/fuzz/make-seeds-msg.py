@@ -60,6 +60,13 @@ def main():
     for cfg, (name, body) in enumerate(seeds.items()):
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(bytes([cfg * 3 % 16]) + body)
+    # keyed (config 0x80): op 0x10 sealed by a member, op 0 a stranger's
+    keyed = rec(0x10, hello(B, 1) + qos(B, 3000, 2400, 100000)) + rec(0, hello(C, 2)) + \
+        rec(0x10, report(B, A, 7, 6553, 0, 15_000_000, 10_000_000, 0, 20, 5)) + \
+        rec(0x10, rate(B, A, 15_000_000, True, 7, 100, 2)) + rec(0, rate(B, A, 8000, False, 0, 0, 9)) + \
+        rec(0x10, b"") + rec(2, struct.pack(">I", 1500))
+    with open(os.path.join(OUT, "keyed"), "wb") as f:
+        f.write(bytes([0x80]) + keyed)
 
 
 if __name__ == "__main__":

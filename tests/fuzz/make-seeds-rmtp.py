@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz-rmtp: a clean transfer, one with lost
-exchanges, a BUSY/RRDY receiver, and raw packets of every type to both sides
-(layouts in docs/protocols/rmtp.md)."""
+exchanges, a BUSY/RRDY receiver, the same with repair by parity (the first
+byte's bit 7 set: blocks of 4 packets), and raw packets of every type to both
+sides (layouts in docs/protocols/rmtp.md)."""
 import hashlib
 import os
 import struct
@@ -31,8 +32,8 @@ def hdr(kind):
     return struct.pack(">HBBI", 0x524D, 1, kind, SESSION)
 
 
-def conn():
-    return (hdr(1) + struct.pack(">QIIIII", 4000, 256, 16, 2000, 6000, 32)
+def conn(parity_block=0):
+    return (hdr(1) + struct.pack(">QIIIIII", 4000, 256, 16, 2000, 6000, 32, parity_block)
             + hashlib.sha256(DATA).digest() + struct.pack(">IIII", 3, 100, 101, 102))
 
 
@@ -59,6 +60,19 @@ def raw():
     return out + step(500)
 
 
+def parity(block, row, rnd=1):
+    return hdr(13) + struct.pack(">IIB", rnd, block, row) + bytes(range(256))
+
+
+def raw_parity():
+    out = rec(0x80 | 1, conn(parity_block=4))
+    out += to_receiver(data(0)) + to_receiver(data(2))
+    out += to_receiver(parity(0, 0)) + to_receiver(parity(0, 0))
+    out += to_receiver(parity(0, 252)) + to_receiver(parity(9, 0))
+    out += to_receiver(parity(3, 1)[:-1])
+    return out + step(500)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     seeds = {
@@ -68,6 +82,9 @@ def main():
                  + b"".join(step(50) for _ in range(10)) + rec(3, b"\x00")
                  + b"".join(step(50) for _ in range(60))),
         "raw": raw(),
+        "parity-lossy": (rec(0x82, struct.pack(">I", 3))
+                         + b"".join(step(3, lost=(i % 5 == 2)) for i in range(300))),
+        "parity-raw": raw_parity(),
     }
     for name, blob in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -55,6 +55,12 @@ def main():
         rec(10, b"") + rec(4, b"") + rec(5, b"") + rec(4, b"") +
         rec(3, rr(0x1234, 0x5678, 0, 0, 65560, 2, 0, 0) + pli(0x1234, 0x5678)) +
         rec(3, pli(0x1234, 0x5678)[:8]),
+        # with the group key (bit 0x80): every RTCP chunk raw, then sealed
+        "keyed": bytes([0x80]) + rec(2, sr(0x5678, 1 << 32, 9000, 10, 400) +
+                                     token_app(0x5678, 0x0123456789ABCDEF)) +
+        flow[:300] + rec(3, pli(0x1234, 0x5678)) +
+        rec(3, rr(0x1234, 0x5678, 26, 5, 65560, 30, 0x10000, 655)) +
+        rec(2, token_app(0x5678, 1) + bytes(24)) + rec(4, b"") + rec(10, b""),
     }
     for name, body in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -8,12 +8,13 @@
    than a fast member does (the layers that fit its link) but still decodes it, the fast
    members receive at least twice its rate, and what it receives (video and audio) is within
    15 % of its link. Every recording's audio (the last 10 s) holds the tone of each other
-   participant, loud, and not its own (a participant does not hear itself).
+   participant, loud, and not its own (a participant does not hear itself); the slow
+   member's voice decoders fill the holes its lossy link leaves in the audio.
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet
-   (4 s for the pictures of and at the slow member), the late joiner's view of the
-   others included; p4 decodes the others at a lower frame rate than the fast members do.
+   (1.5 s for the slow member's picture, 3 s for the pictures at it), the late joiner's
+   view of the others included; p4 decodes the others at a lower frame rate than the fast members do.
 """
 import json
 import os
@@ -31,12 +32,14 @@ import conference  # noqa: E402
 BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
 FIRST_PICTURE_MAX_MS = 1000
 # p4 joins on its 1 Mbit/s link a call whose fast links carry up to 4 times its rate. Key
-# frames are held to 300 ms of the base layer's rate (x264layerenc key-unit-max-delay, its
-# first one planned for noise-like content) and the senders start toward p4 at 150 kbit/s:
-# p4's picture reaches the others after 0.6-0.9 s, the others' reach p4 after 0.3-1.3 s,
-# at times up to 3.2 s on a loaded machine (a lost key-frame packet costs another PLI
-# round). The issue's goal (1 s) is met for most but not all pictures at p4.
-SLOW_FIRST_PICTURE_MAX_MS = 4000
+# frames are held to 150 ms of the base layer's rate (x264layerenc key-unit-max-delay), a
+# tile's key-unit requests wait for their key frame (asked again after 500 ms) and the
+# senders start toward p4 at 150 kbit/s. Six runs: the others' pictures reached p4 after
+# 0.22-2.55 s (median 0.77 s, 14 of 18 within 1 s: a key frame lost on p4's lossy link
+# costs a retry, and after it p4's decoder shows it with the next base-layer frame, 0.27 s
+# later); p4's picture reached the others after 0.47-1.06 s.
+SLOW_FIRST_PICTURE_MAX_MS = 3000     # pictures at the slow member
+OF_SLOW_FIRST_PICTURE_MAX_MS = 1500  # the slow member's picture at the others
 # x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
@@ -49,6 +52,9 @@ LINK_TOLERANCE = 0.15     # the slow member receives its link's rate within this
 MIN_TONE = 4000
 MAX_OWN_TONE = 1000
 MIN_AUDIO_RMS = 2000
+# Holes filled by the voice decoders per audio packet lost for good: 0.8-1.0 seen (runs of
+# lost packets are one hole each); 0 when nothing tells the decoder of a hole.
+HOLES_FILLED_SHARE = 0.5
 failures = []
 
 
@@ -76,10 +82,13 @@ def check_first_pictures(out_dir, pid, slow):
         print(log[-2000:])
 
     def limit(member):
-        return SLOW_FIRST_PICTURE_MAX_MS if slow in (pid, member) else FIRST_PICTURE_MAX_MS
+        if pid == slow:
+            return SLOW_FIRST_PICTURE_MAX_MS
+        return OF_SLOW_FIRST_PICTURE_MAX_MS if member == slow else FIRST_PICTURE_MAX_MS
     check(times and all(ms <= limit(m) for m, ms in times),
           f"p{pid} sees every picture within {FIRST_PICTURE_MAX_MS} ms of its first packet "
-          f"({SLOW_FIRST_PICTURE_MAX_MS} ms of or at p{slow}): {times}")
+          f"({OF_SLOW_FIRST_PICTURE_MAX_MS} ms of p{slow}, {SLOW_FIRST_PICTURE_MAX_MS} ms at "
+          f"p{slow}): {times}")
     return {m for m, _ in times}
 
 
@@ -128,6 +137,20 @@ def check_audio(summary, pid, others):
                                            "the time)" for t, v in sorted(tones.items())))
 
 
+def check_voice_holes_filled(out_dir, pid):
+    """`pid`'s voice decoders fill the holes the audio session leaves (packets lost on the
+    link and not repaired by its parity): opusdec conceals each (or rebuilds it from in-band
+    FEC) on the GAP the lost-packet event becomes, where it used to play silence. A run of
+    lost packets is one hole, so there may be fewer holes than packets."""
+    with open(os.path.join(out_dir, f"stats-{pid}.json")) as f:
+        last = [json.loads(line) for line in f if line.strip()][-1]
+    lost = sum(m.get("audio_unrecovered", 0) for m in last["members"])
+    filled = sum(m.get("audio_gaps", 0) for m in last["members"])
+    check(filled >= HOLES_FILLED_SHARE * lost,
+          f"p{pid}'s voice decoders filled the holes of its audio ({HOLES_FILLED_SHARE} x the "
+          f"packets lost after FEC or more): {filled} holes for {lost} packets")
+
+
 def check_files(out_dir, pids):
     for pid in pids:
         for name in (f"participant-{pid}.mp4", f"stats-{pid}.json"):
@@ -156,6 +179,7 @@ def readme_command():
     check_link_filled(summary, 3, 1e6)
     for pid in (1, 2, 3):
         check_audio(summary, pid, [o for o in (1, 2, 3) if o != pid])
+    check_voice_holes_filled(out_dir, 3)
     check_files(out_dir, (1, 2, 3))
     print_losses(summary)
 

@@ -68,10 +68,13 @@ def make_bed(bed, receivers):
     return br, snd, hosts
 
 
-def start_receiver(host):
+def start_receiver(host, extra=""):
+    """rlmsrc ! rtph264depay ! avdec_h264 in @host; @extra: more rlmsrc
+    properties ("name=value ...")."""
     env = dict(os.environ, GST_DEBUG="libav:2,rlmsrc:3", GST_DEBUG_NO_COLOR="1")
     p = host.popen(gst(
         f"-m -v rlmsrc name=r uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}\" "
+        f"{extra} "
         f"stats-interval=250000000 caps=\"{CAPS}\" ! rtph264depay ! "
         f"avdec_h264 ! identity name=frames silent=false ! "
         f"fakesink sync=false async=false"),

@@ -16,9 +16,9 @@ Transfers, one after the other on the same bed:
 3. A receiver behind a 2 Mbit/s tbf (a quarter of the send rate): the three
    others complete in about the time of an unimpaired transfer (they are
    released after their ACK; the rounds for the slow one do not hold them),
-   and the slow one completes too, identical. It keeps answering, so the
-   core does not set it aside for unicast: it is served by further
-   multicast rounds (unicast-data-sent stays 0 here).
+   and the slow one completes too, identical. The server detects it by its
+   losses (slow-detected 1), ends the multicast rounds, and serves it by
+   unicast at the rate it takes (unicast-data-sent > 0).
 
 Prints one RESULT line per transfer: the sink's time (CONN to the end), each
 receiver's time to EOS from the sender's start, rounds, retransmissions,
@@ -72,9 +72,10 @@ def wait_playing(rx, timeout=10):
     return False
 
 
-def start_sender(host, path):
+def start_sender(host, path, receivers=RECEIVERS, extra=""):
+    """extra: more query keys for the sink's URI (&key=value...)."""
     p = host.popen(gst(f"-m filesrc location={path} ! "
-                       f"rmtpsink uri=\"rmtp://{GROUP}:{PORT}?receivers={RECEIVERS}\""),
+                       f"rmtpsink uri=\"rmtp://{GROUP}:{PORT}?receivers={receivers}{extra}\""),
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines, t = netbed.timed_lines(p.stdout)
     return dict(proc=p, lines=lines, thread=t)
@@ -95,8 +96,10 @@ def wait_exit(proc, until):
     proc["thread"].join(5)
 
 
-def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0):
-    """Runs one transfer; returns (sender, receivers, t0)."""
+def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0,
+             extra="", timeout=TIMEOUT):
+    """Runs one transfer to every host in hosts; returns (sender, receivers,
+    t0)."""
     rxs = []
     for i, h in enumerate(hosts):
         out = os.path.join(tmp, f"{name}-r{i + 1}.bin")
@@ -105,11 +108,11 @@ def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0):
         if not wait_playing(rx):
             raise RuntimeError(f"receiver {rx['member']} did not start")
     t0 = time.monotonic()
-    tx = start_sender(snd, src_path)
+    tx = start_sender(snd, src_path, len(hosts), extra)
     if kill is not None:
         time.sleep(kill_after)
         rxs[kill]["proc"].send_signal(signal.SIGKILL)
-    end = t0 + TIMEOUT
+    end = t0 + timeout
     wait_exit(tx, end)
     for rx in rxs:
         wait_exit(rx, end)
@@ -143,6 +146,7 @@ def report(name, tx, rxs, t0):
           f"data-sent={st.get('data-sent')} data-resent={st.get('data-resent')} "
           f"unicast-data-sent={st.get('unicast-data-sent')} "
           f"polls={st.get('polls-sent')} slow={st.get('slow-receivers')} "
+          f"slow-detected={st.get('slow-detected')} "
           f"max-responses-per-round={st.get('max-responses-per-round')}",
           flush=True)
     return done
@@ -159,6 +163,23 @@ def check_whole(check, name, rxs, digest, skip=()):
               f"{'same' if same else 'DIFFERENT or missing'}")
 
 
+def build_bed(bed, n):
+    """The sender behind SENDER_LINK and n receivers (n <= 240) on one
+    bridge, each with a loss handle at the ingress of its interface;
+    returns (bridge, sender, hosts, loss handles)."""
+    br = bed.bridge("br", snooping=False, querier=False)
+    snd = bed.host("s")
+    bed.attach(snd, br, "10.77.20.1/24")
+    bed.bottleneck(snd, "eth0", rate_bps=SENDER_LINK)
+    hosts, loss = [], []
+    for i in range(n):
+        h = bed.host(f"r{i + 1}")
+        bed.attach(h, br, f"10.77.20.{11 + i}/24")
+        hosts.append(h)
+        loss.append(bed.random_loss(h, "eth0", 0, direction="ingress"))
+    return br, snd, hosts, loss
+
+
 def main():
     netbed.require_or_skip()
     check = netbed.Checks()
@@ -168,16 +189,7 @@ def main():
         f.write(os.urandom(SIZE))
     digest = sha256(src_path)
     with netbed.NetBed() as bed:
-        br = bed.bridge("br", snooping=False, querier=False)
-        snd = bed.host("s")
-        bed.attach(snd, br, "10.77.20.1/24")
-        bed.bottleneck(snd, "eth0", rate_bps=SENDER_LINK)
-        hosts, loss = [], []
-        for i in range(RECEIVERS):
-            h = bed.host(f"r{i + 1}")
-            bed.attach(h, br, f"10.77.20.{11 + i}/24")
-            hosts.append(h)
-            loss.append(bed.random_loss(h, "eth0", 0, direction="ingress"))
+        br, snd, hosts, loss = build_bed(bed, RECEIVERS)
 
         times = {}
         for pct in (0, 1, 10):
@@ -220,6 +232,12 @@ def main():
         check(f"{name}: the others are not held back by the slow receiver",
               others <= times[0] + 1.0,
               f"{others:.2f} s against {times[0]:.2f} s without it")
+        st = last_stats(tx)
+        check(f"{name}: the slow receiver was detected and served by unicast",
+              st.get("slow-detected") == "1" and
+              int(st.get("unicast-data-sent", "0")) > 0,
+              f"slow-detected {st.get('slow-detected')}, unicast-data-sent "
+              f"{st.get('unicast-data-sent')}")
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)

@@ -7,15 +7,28 @@
  *
  *   rlm-sim [-t TOPOLOGY] [-n RECEIVERS] [-d SECONDS] [-l DELAY_MS]
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
+ *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
+ *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
  * B/2. 4: n independent sessions, one receiver each, share a bottleneck
  * of n B whose queue holds twice its bandwidth-delay product (section
  * 4.3); the optimal level is the one that fits the fair share B. -m draws
- * join timers with mean lambda (RLM_JOIN_DRAW_MEAN). */
+ * join timers with mean lambda (RLM_JOIN_DRAW_MEAN).
+ *
+ * -r sets the layers (bit/s each, not cumulative), -p the wire size, -Q a
+ * queue bound in bytes, -P the prune latency, -S starts every receiver at
+ * 0. -B is the namespace bed of tests/net/test_rlm_single.py: 4 layers of
+ * 250, 250, 500, 1000 kbit/s, 1240-byte packets, the tbf's 200 ms queue
+ * (37500 bytes at 1.5 Mbit/s, scaled with -b), 1 ms links, a 2 s prune
+ * (the bridge's two group-specific queries 1 s apart), receivers started
+ * together, 70 s. Options after -B override it. -j starts each receiver
+ * at START_LEVEL (RlmConfig.start_level; 0: the optimal level of its path,
+ * as a receiver that learned it in an earlier session). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim.h"
 
@@ -23,8 +36,12 @@ typedef struct {
   guint topology, n;
   gint64 duration, delay;
   guint64 seed, bottleneck;
-  guint queue;
-  gboolean mean_draw;
+  guint queue, queue_bytes, packet_size;
+  gint64 prune_ms;
+  gboolean mean_draw, start_together;
+  gint start_level;
+  guint n_layers;
+  guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
 
 /* The highest level whose cumulative rate fits @rate. */
@@ -37,6 +54,16 @@ optimal_level (const SimConfig * cfg, guint64 rate)
   while (level < cfg->n_layers && sum + cfg->layer_rate[level] <= rate)
     sum += cfg->layer_rate[level++];
   return MAX (level, 1);
+}
+
+/* When a receiver starts: at 0 in topology (1) or with -S, else
+ * uniformly in [30, 120] s as in the paper's section 4. */
+static gint64
+receiver_start (const Options * o, RandomSource * rng)
+{
+  if (o->topology == 1 || o->start_together)
+    return 0;
+  return random_source_range (rng, 30 * SIM_S, 120 * SIM_S);
 }
 
 /* Topology (4): n sessions of the same layers, one receiver each, behind
@@ -55,17 +82,53 @@ build_superposition (Sim * sim, const Options * o, const SimConfig * cfg,
     guint s = i == 0 ? 0 : sim_add_session (sim, cfg->n_layers,
         cfg->layer_rate);
     guint node = sim_add_node (sim, hub, 10 * o->bottleneck,
-        o->delay * SIM_MS, o->queue, 0);
+        o->delay * SIM_MS, o->queue, o->queue_bytes);
 
-    sim_add_session_receiver (sim, s, node, rc,
-        random_source_range (rng, 30 * SIM_S, 120 * SIM_S));
+    sim_add_session_receiver (sim, s, node, rc, receiver_start (o, rng));
   }
+}
+
+/* "250000,250000,..." into the layer rates; FALSE if malformed. */
+static gboolean
+parse_rates (const char *arg, Options * o)
+{
+  gchar **parts = g_strsplit (arg, ",", -1);
+  guint n = 0;
+  gboolean ok = TRUE;
+
+  for (; parts[n] && ok; n++) {
+    gchar *end;
+
+    ok = n < RLM_MAX_LAYERS;
+    if (ok)
+      o->layer_rate[n] = g_ascii_strtoull (parts[n], &end, 10);
+    ok = ok && *end == '\0' && o->layer_rate[n] > 0;
+  }
+  o->n_layers = ok ? n : 0;
+  g_strfreev (parts);
+  return ok && n > 0;
+}
+
+/* The namespace bed's settings (-B); see the comment at the top. */
+static void
+set_bed_profile (Options * o)
+{
+  parse_rates ("250000,250000,500000,1000000", o);
+  o->bottleneck = 1500000;
+  o->packet_size = 1240;
+  o->queue = 0;
+  o->queue_bytes = 37500;
+  o->delay = 1;
+  o->prune_ms = 2000;
+  o->start_together = TRUE;
+  o->duration = 70;
 }
 
 static gboolean
 parse_options (int argc, char **argv, Options * o)
 {
   int c;
+  gboolean rates_ok = TRUE;
 
   o->topology = 1;
   o->n = 1;
@@ -75,7 +138,13 @@ parse_options (int argc, char **argv, Options * o)
   o->bottleneck = 1500000;
   o->queue = 20;
   o->mean_draw = FALSE;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:m")) != -1) {
+  o->queue_bytes = 0;
+  o->packet_size = 0;
+  o->prune_ms = -1;
+  o->start_together = FALSE;
+  o->start_level = 1;
+  o->n_layers = 0;
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -101,11 +170,46 @@ parse_options (int argc, char **argv, Options * o)
       case 'm':
         o->mean_draw = TRUE;
         break;
+      case 'r':
+        rates_ok = parse_rates (optarg, o);
+        break;
+      case 'p':
+        o->packet_size = atoi (optarg);
+        break;
+      case 'Q':
+        o->queue_bytes = atoi (optarg);
+        break;
+      case 'P':
+        o->prune_ms = atoll (optarg);
+        break;
+      case 'S':
+        o->start_together = TRUE;
+        break;
+      case 'B':
+        set_bed_profile (o);
+        break;
+      case 'j':
+        o->start_level = atoi (optarg);
+        break;
       default:
         return FALSE;
     }
   }
-  return o->topology >= 1 && o->topology <= 4 && o->bottleneck > 0;
+  return rates_ok && o->topology >= 1 && o->topology <= 4 &&
+      o->bottleneck > 0;
+}
+
+static void
+apply_options (const Options * o, SimConfig * cfg)
+{
+  if (o->n_layers > 0) {
+    cfg->n_layers = o->n_layers;
+    memcpy (cfg->layer_rate, o->layer_rate, sizeof (o->layer_rate));
+  }
+  if (o->packet_size > 0)
+    cfg->packet_size = o->packet_size;
+  if (o->prune_ms >= 0)
+    cfg->leave_latency = o->prune_ms * SIM_MS;
 }
 
 int
@@ -124,24 +228,31 @@ main (int argc, char **argv)
 
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
-        "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m]\n",
+        "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
+        "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
+        "[-j start_level]\n",
         argv[0]);
     return 2;
   }
   sim_config_init (&cfg);
   cfg.seed = o.seed;
+  apply_options (&o, &cfg);
   rlm_config_init (&rc);
   if (o.mean_draw)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
-  if (o.topology == 4)
+  if (o.topology == 4) {
+    rc.start_level = o.start_level > 0 ? (guint) o.start_level :
+        optimal_level (&cfg, o.bottleneck);
     build_superposition (sim, &o, &cfg, &rc, &rng);
+  }
   hub = o.topology == 4 ? 0 :
-      sim_add_node (sim, 0, o.bottleneck, o.delay * SIM_MS, o.queue, 0);
+      sim_add_node (sim, 0, o.bottleneck, o.delay * SIM_MS, o.queue,
+      o.queue_bytes);
   if (o.topology == 3)
     slow = sim_add_node (sim, 0, o.bottleneck / 2, o.delay * SIM_MS, o.queue,
-        0);
+        o.queue_bytes / 2);
   if (o.topology == 1)
     o.n = 1;
   optimal = g_new0 (guint, o.n);
@@ -149,12 +260,12 @@ main (int argc, char **argv)
     gboolean behind_slow = o.topology == 3 && i % 2 == 1;
     guint parent = behind_slow ? slow : hub;
     guint node = sim_add_node (sim, parent, o.bottleneck, o.delay * SIM_MS,
-        o.queue, 0);
-    gint64 start = o.topology == 1 ? 0 :
-        random_source_range (&rng, 30 * SIM_S, 120 * SIM_S);
+        o.queue, o.queue_bytes);
+    gint64 start = receiver_start (&o, &rng);
 
     optimal[i] = optimal_level (&cfg, behind_slow ? o.bottleneck / 2 :
         o.bottleneck);
+    rc.start_level = o.start_level > 0 ? (guint) o.start_level : optimal[i];
     sim_add_receiver (sim, node, &rc, start);
   }
   if (o.topology == 4)

@@ -1,11 +1,15 @@
 /* The RMTP scenario program: transfer time of 2 MB at 8 Mbit/s against the
  * number of receivers and the loss on each receiver link, next to the ARQ
  * bound and the ideal erasure code, with the server's responses per round.
- * Usage: rmtp-sim [N ...] (default 1 8 32 1000). */
+ * Usage: rmtp-sim [--parity[=K]] [N ...] (default 1 8 32 1000); --parity
+ * repairs by parity over blocks of K (default the core's) data packets. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rmtpsim.h"
+
+static RmtpRepair repair = RMTP_REPAIR_RETRANSMIT;
+static guint parity_block;
 
 static void
 print_row (guint n, gdouble loss)
@@ -15,14 +19,19 @@ print_row (guint n, gdouble loss)
   gdouble line;
 
   rmtp_sim_params_init (&p, n, loss);
+  p.cfg.repair = repair;
+  if (parity_block)
+    p.cfg.parity_block = parity_block;
   rmtp_sim_run (&p, &r);
   line = rmtp_sim_line_time (p.size, p.cfg.rate);
   printf ("| %u | %.0f %% | %.2f s | %.2f s | %.2f s | %.2f s | %u | %u | "
-      "%" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %u/%u |\n", n,
+      "%" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
+      " | %u/%u |\n", n,
       loss * 100, r.transfer_time / 1e9, line,
       rmtp_sim_arq_bound (p.size, p.cfg.rate, n, loss),
       rmtp_sim_ideal_code (p.size, p.cfg.rate, loss), r.rounds,
-      r.max_responses_per_round, r.response_drops, r.polls, r.complete, n);
+      r.max_responses_per_round, r.response_drops, r.polls,
+      r.data_resent + r.parity_sent, r.complete, n);
   fflush (stdout);
 }
 
@@ -34,7 +43,15 @@ main (int argc, char **argv)
 
   printf ("| receivers | loss | RMTP (sim) | line time | ARQ bound | "
       "ideal code | rounds | max responses/round | response drops | "
-      "POLLs | complete |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "POLLs | repairs sent | complete |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (argc > 1 && g_str_has_prefix (argv[1], "--parity")) {
+    repair = RMTP_REPAIR_PARITY;
+    if (argv[1][8] == '=')
+      parity_block = (guint) atoi (argv[1] + 9);
+    argv++;
+    argc--;
+  }
   for (guint i = 0; i < (argc > 1 ? (guint) argc - 1 :
           G_N_ELEMENTS (defaults)); i++)
     for (guint l = 0; l < G_N_ELEMENTS (losses); l++)

@@ -24,6 +24,8 @@ typedef struct {
   RandomSource loss_rng, rng;
   guint node;
   gint64 wake;
+  gint64 done_at;               /* released, ns; -1: not */
+  gboolean slow_link;
 } SimRx;
 
 typedef struct {
@@ -50,6 +52,8 @@ rmtp_sim_params_init (RmtpSimParams * p, guint n, gdouble loss)
   p->edge_delay = 5 * SIM_MS;
   p->edge_link = 100000000;
   p->response_queue = 64;
+  p->slow_link = 2000000;
+  p->slow_queue = 32;
   p->seed = 1;
   rmtp_config_init (&p->cfg);
 }
@@ -108,9 +112,12 @@ pump_receiver (Sim * sim, guint i)
         d.bytes);
     g_bytes_unref (d.bytes);
   }
-  while (rmtp_receiver_poll_event (x->r, &ev))
+  while (rmtp_receiver_poll_event (x->r, &ev)) {
     if (ev.data)
       g_bytes_unref (ev.data);
+    if (ev.type == RMTP_EVENT_DONE)
+      x->done_at = now;
+  }
   schedule_wake (sim, &x->wake, rmtp_receiver_next_deadline (x->r),
       K_RX_WAKE, i);
 }
@@ -185,8 +192,11 @@ build_tree (Sim * sim)
   for (guint i = 0; i < p->n_receivers; i++) {
     SimRx *x = &sim->rx[i];
 
-    x->node = sim_engine_add_node (sim->e, ROUTER, p->edge_link,
-        p->edge_delay, 0, 0);
+    x->slow_link = i >= p->n_receivers - MIN (p->n_slow, p->n_receivers);
+    x->node = sim_engine_add_node (sim->e, ROUTER, x->slow_link ?
+        p->slow_link : p->edge_link, p->edge_delay, x->slow_link ?
+        p->slow_queue : 0, 0);
+    x->done_at = -1;
     random_source_init_seeded (&x->loss_rng, &x->loss_seeded,
         p->seed * 1000003 + 2 * i + 1);
     random_source_init_seeded (&x->rng, &x->seeded,
@@ -209,6 +219,22 @@ list_unfinished (const Sim * sim)
       g_printerr ("receiver %u: state %d, %" G_GUINT64_FORMAT " packets, %"
           G_GUINT64_FORMAT " CACKs\n", i, rmtp_receiver_state (r),
           st->data_received, st->cack_sent);
+  }
+}
+
+/* The latest release among the receivers on normal and on slow links. */
+static void
+collect_done_times (Sim * sim)
+{
+  RmtpSimResult *out = sim->out;
+
+  out->fast_done_time = out->slow_done_time = 0;
+  for (guint i = 0; i < sim->p->n_receivers; i++) {
+    const SimRx *x = &sim->rx[i];
+    gint64 *t = x->slow_link ? &out->slow_done_time : &out->fast_done_time;
+
+    if (*t >= 0)
+      *t = x->done_at < 0 ? -1 : MAX (*t, x->done_at);
   }
 }
 
@@ -242,6 +268,10 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   out->data_sent = st->data_sent;
   out->data_resent = st->data_resent;
   out->polls = st->polls_sent;
+  out->unicast_data = st->unicast_data_sent;
+  out->parity_sent = st->parity_sent;
+  out->slow_detected = st->slow_detected;
+  collect_done_times (&sim);
   if (g_getenv ("RMTP_SIM_DEBUG"))
     list_unfinished (&sim);
   rmtp_server_free (sim.s);

@@ -23,6 +23,9 @@ typedef struct {
   gint64 edge_delay;            /* router -> receiver: 5 ms */
   guint64 edge_link;            /* bit/s: 100 Mbit/s */
   guint response_queue;         /* packets the server's side buffers: 64 */
+  guint n_slow;                 /* the last n_slow receivers' links: 0 */
+  guint64 slow_link;            /* ... run at this rate, bit/s: 2 Mbit/s */
+  guint slow_queue;             /* ... with this queue, packets: 32 */
   guint64 seed;
   RmtpConfig cfg;               /* rate: 8 Mbit/s */
 } RmtpSimParams;
@@ -36,6 +39,12 @@ typedef struct {
   guint max_responses_per_round;
   guint64 response_drops;       /* responses lost in the server's queue */
   guint64 data_sent, data_resent, polls;
+  guint64 unicast_data;         /* DATA sent by unicast */
+  guint64 parity_sent;          /* PARITY packets */
+  guint slow_detected;          /* receivers the server set aside for loss */
+  gint64 fast_done_time;        /* the last receiver not on a slow link
+                                 * released, ns (-1: one was not) */
+  gint64 slow_done_time;        /* the same for the slow links */
 } RmtpSimResult;
 
 void rmtp_sim_params_init (RmtpSimParams * p, guint n, gdouble loss);

@@ -50,6 +50,81 @@ test_many_receivers_no_implosion (void)
   check_scenario (500, 0.01, 1.1);
 }
 
+/* Separate retransmission (3.2.2): a receiver behind a link a quarter of
+ * the send rate is detected by its losses and served by unicast at the
+ * rate it takes once the multicast rounds are over, and the others are
+ * released as if it were not there. */
+static void
+run_slow_link (guint slow_rounds, RmtpSimResult * r)
+{
+  RmtpSimParams p;
+
+  rmtp_sim_params_init (&p, 4, 0.0);
+  p.size = 512 * 1024;
+  p.n_slow = 1;
+  p.cfg.slow_rounds = slow_rounds;
+  rmtp_sim_run (&p, r);
+  printf ("slow link, slow-rounds %u: %.3f s, others released at %.3f s, "
+      "slow one at %.3f s, %u rounds, %" G_GUINT64_FORMAT " unicast DATA, "
+      "%u detected\n", slow_rounds, r->transfer_time / 1e9,
+      r->fast_done_time / 1e9, r->slow_done_time / 1e9, r->rounds,
+      r->unicast_data, r->slow_detected);
+  g_assert_true (r->finished);
+  g_assert_cmpuint (r->complete, ==, 4);
+}
+
+static void
+test_slow_link_served_by_unicast (void)
+{
+  RmtpSimResult on, off;
+  gdouble line = rmtp_sim_line_time (512 * 1024, 8000000) * 1e9;
+
+  run_slow_link (2, &on);
+  run_slow_link (0, &off);
+  g_assert_cmpuint (on.slow_detected, ==, 1);
+  g_assert_cmpuint (on.unicast_data, >, 0);
+  g_assert_cmpuint (off.slow_detected, ==, 0);
+  g_assert_cmpuint (off.unicast_data, ==, 0);
+  /* the others: the line time and one round's answers and release */
+  g_assert_cmpint (on.fast_done_time, >, 0);
+  g_assert_cmpfloat (on.fast_done_time, <, line + 0.5e9);
+  /* unicast at the rate it takes beats resending to it at the group's */
+  g_assert_cmpint (on.slow_done_time, <, off.slow_done_time);
+}
+
+/* Repair by parity: at 32 receivers and 10 % loss the transfer takes at
+ * most 1.2 x the ideal erasure code plus the protocol's waits, and sends
+ * far fewer repairs than retransmission (one parity packet repairs a
+ * different loss at each receiver). */
+static void
+test_parity_near_ideal (void)
+{
+  RmtpSimParams p;
+  RmtpSimResult par, arq;
+  gdouble ideal, waits, t;
+
+  rmtp_sim_params_init (&p, 32, 0.10);
+  p.size = 512 * 1024;
+  rmtp_sim_run (&p, &arq);
+  p.cfg.repair = RMTP_REPAIR_PARITY;
+  rmtp_sim_run (&p, &par);
+  ideal = rmtp_sim_ideal_code (p.size, p.cfg.rate, 0.10);
+  waits = (par.rounds + 2) * (p.cfg.delta * 32 + 2 * (p.core_delay +
+          p.edge_delay)) / 1e9;
+  t = par.transfer_time / 1e9;
+  printf ("parity: %.3f s (ideal %.3f s), %u rounds, %" G_GUINT64_FORMAT
+      " parity; retransmit: %.3f s, %" G_GUINT64_FORMAT " resent\n", t,
+      ideal, par.rounds, par.parity_sent, arq.transfer_time / 1e9,
+      arq.data_resent);
+  g_assert_true (par.finished);
+  g_assert_cmpuint (par.complete, ==, 32);
+  g_assert_cmpuint (par.data_resent, ==, 0);
+  g_assert_cmpuint (par.parity_sent, >, 0);
+  g_assert_cmpuint (par.parity_sent * 3, <, arq.data_resent);
+  g_assert_cmpfloat (t, <=, 1.2 * ideal + waits);
+  g_assert_cmpint (par.transfer_time, <, arq.transfer_time);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -57,5 +132,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rmtpsim/no-loss", test_no_loss_near_line_time);
   g_test_add_func ("/rmtpsim/loss", test_loss_within_bound);
   g_test_add_func ("/rmtpsim/many", test_many_receivers_no_implosion);
+  g_test_add_func ("/rmtpsim/slow-link", test_slow_link_served_by_unicast);
+  g_test_add_func ("/rmtpsim/parity", test_parity_near_ideal);
   return g_test_run ();
 }

@@ -26,14 +26,22 @@ typedef struct {
   gint64 now;
 } Rig;
 
+/* A receiver of @n_layers that starts at @start_level. */
 static void
-rig_init (Rig * rig, guint64 seed, guint n_layers)
+rig_init_at (Rig * rig, guint64 seed, guint n_layers, guint start_level)
 {
   memset (rig, 0, sizeof (*rig));
   random_source_init_seeded (&rig->rng, &rig->seeded, seed);
   rlm_config_init (&rig->cfg);
   rig->cfg.n_layers = n_layers;
+  rig->cfg.start_level = start_level;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+}
+
+static void
+rig_init (Rig * rig, guint64 seed, guint n_layers)
+{
+  rig_init_at (rig, seed, n_layers, 1);
 }
 
 static void
@@ -523,6 +531,60 @@ GST_END_TEST;
 /* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
  * the loss estimator over the threshold drops the layer (reason
  * congestion) and backs off its timer. */
+/* start_level: a receiver that learned its level in an earlier session
+ * joins layers 0 .. start_level - 1 at once, then runs the paper's
+ * protocol from there: its next experiment is the level above, and a
+ * start level its path cannot carry is dropped as congestion. */
+GST_START_TEST (test_start_level)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  RlmReceiverStats st;
+  RlmCtrl join;
+  gint64 t;
+
+  rig_init_at (&rig, 21, 4, 3);
+  for (guint layer = 0; layer < 3; layer++) {
+    fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+    fail_unless_equals_int (ev.type, RLM_EVENT_JOIN);
+    fail_unless_equals_int (ev.layer, layer);
+    fail_unless_equals_int (ev.reason, RLM_REASON_START);
+  }
+  fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+  fail_unless_equals_int (ev.type, RLM_EVENT_LEVEL);
+  fail_unless_equals_int (ev.level, 3);
+  fail_unless_equals_int (ev.reason, RLM_REASON_START);
+  fail_if (rlm_receiver_pop_event (rig.r, &ev));
+
+  /* clean: the first experiment is at level 4, before T_J^min's
+   * longest draw (lambda/2 + 4 lambda = 22.5 s) */
+  run_until_level (&rig, 4, 23 * S);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 4);
+  fail_unless_equals_int (stats (&rig).experiments_run, 1);
+  rig_clear (&rig);
+
+  /* a start level beyond the path: steady loss drops it, no experiment */
+  rig_init_at (&rig, 22, 4, 9);
+  fail_unless_equals_int (stats (&rig).level, 4);
+  t = rig.now;
+  while (stats (&rig).state != RLM_STATE_DROP && rig.now < t + 20 * S) {
+    rig.now += 10 * MS;
+    rlm_receiver_advance (rig.r, rig.now);
+    for (guint l = 0; l < stats (&rig).level; l++)
+      feed (&rig, l, (rig.now / (10 * MS)) % 4 == 0);
+  }
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 3);
+  fail_unless_equals_int (st.experiments_run, 0);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEAVE, &ev), 1);
+  fail_unless_equals_int (ev.layer, 3);
+  fail_unless_equals_int (ev.reason, RLM_REASON_CONGESTION);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_drop_on_congestion)
 {
   Rig rig;
@@ -1087,6 +1149,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_suppression);
   tcase_add_test (tc, test_overlapped_experiment_measures);
   tcase_add_test (tc, test_drop_on_congestion);
+  tcase_add_test (tc, test_start_level);
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);

@@ -73,10 +73,13 @@ static void
 rig_init (Rig * rig, guint n, gsize size, const RmtpConfig * cfg)
 {
   memset (rig, 0, sizeof (*rig));
-  if (cfg)
+  if (cfg) {
     rig->cfg = *cfg;
-  else
+  } else {
     rmtp_config_init (&rig->cfg);
+    /* the paper's single CONN, EOR and REL (test_control_copies) */
+    rig->cfg.control_copies = 1;
+  }
   rig->n = n;
   rig->data = make_data (size, n);
   for (guint i = 0; i <= n; i++)
@@ -249,6 +252,16 @@ rig_start_and_run (Rig * rig, gint64 until)
 {
   rmtp_server_start (rig->s, rig->now);
   rig_run (rig, until);
+}
+
+/* A transfer of 64 KiB to @n receivers, @drop deciding the losses. */
+static const RmtpServerStats *
+rig_run_dropping (Rig * rig, guint n, DropFunc drop)
+{
+  rig_init (rig, n, 64 * 1024, NULL);
+  rig->drop = drop;
+  rig_start_and_run (rig, 60 * S);
+  return rmtp_server_stats (rig->s);
 }
 
 static void
@@ -458,7 +471,7 @@ GST_START_TEST (test_conn_retried_by_unicast)
   retry = find_logged (rig.from_server, RMTP_CONN, -1, 1);
   fail_unless_equals_int (retry->to, rig.ids[3]);
   /* the timer runs from when the multicast CONN has left */
-  fail_unless_equals_uint64 (retry->time, pacer_cost (RMTP_HEADER_SIZE + 64 +
+  fail_unless_equals_uint64 (retry->time, pacer_cost (RMTP_HEADER_SIZE + 68 +
           4 * 5, rig.cfg.rate) + rig.cfg.tat + rig.cfg.alpha +
       rig.cfg.delta * 5);
   for (guint i = 0; i < rig.n; i++)
@@ -474,7 +487,7 @@ GST_END_TEST;
 GST_START_TEST (test_conn_retry_for_another_ignored)
 {
   Rig rig;
-  guint8 conn[RMTP_HEADER_SIZE + 64 + 4], digest[RMTP_DIGEST_SIZE] = { 0 };
+  guint8 conn[RMTP_HEADER_SIZE + 68 + 4], digest[RMTP_DIGEST_SIZE] = { 0 };
   const RmtpReceiverStats *rs;
   RmtpDatagram d;
   WireWriter w;
@@ -496,6 +509,7 @@ GST_START_TEST (test_conn_retry_for_another_ignored)
   wire_write_u32 (&w, rig.cfg.packet_size);
   wire_write_u32 (&w, 8);
   wire_write_u32 (&w, 2000);
+  wire_write_u32 (&w, 0);
   wire_write_u32 (&w, 0);
   wire_write_u32 (&w, 0);
   wire_write_bytes (&w, digest, RMTP_DIGEST_SIZE);
@@ -773,12 +787,8 @@ drop_outage_of_3 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 GST_START_TEST (test_silent_receiver_served_by_unicast)
 {
   Rig rig;
-  const RmtpServerStats *st;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 4, drop_outage_of_3);
 
-  rig_init (&rig, 4, 64 * 1024, NULL);
-  rig.drop = drop_outage_of_3;
-  rig_start_and_run (&rig, 60 * S);
-  st = rmtp_server_stats (rig.s);
   /* POLLed max_polls times, then set aside as slow */
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless (st->polls_sent >= rig.cfg.max_polls);
@@ -842,6 +852,111 @@ GST_START_TEST (test_monitor_rate_control)
 
 GST_END_TEST;
 
+/* Each CONN, EOR and REL to the group goes out control_copies times back
+ * to back; a receiver answers the copies once. */
+GST_START_TEST (test_control_copies)
+{
+  Rig rig;
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  fail_unless_equals_int (cfg.control_copies, 3);
+  rig_init (&rig, 4, 16 * 1024, &cfg);
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1), 3);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_EOR, -1), 3);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_CACK, -1), 4);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_ACK, -1), 4);
+  for (guint i = 0; i < rig.n; i++) {
+    assert_receiver_whole (&rig, i);
+    fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[i])->
+        in.duplicates, 2);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver i loses packet i of block 0 and packets 20 + i, 21 + i of
+ * block 1 (blocks of 16): a different loss each, so one parity row for
+ * block 0 and two for block 1 repair them all, and no DATA is resent. */
+static gboolean
+drop_distinct (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx >= 0 && p->type == RMTP_DATA && p->round == 0 &&
+      (p->seq == (guint) rx || p->seq == 20u + rx || p->seq == 21u + rx);
+}
+
+static void
+run_parity (gboolean surplus, const RmtpServerStats ** st, Rig * rig)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.repair = RMTP_REPAIR_PARITY;
+  cfg.parity_block = 16;
+  cfg.parity_surplus = surplus;
+  rig_init (rig, 4, 64 * 1024, &cfg);
+  rig->drop = drop_distinct;
+  rig_start_and_run (rig, 60 * S);
+  *st = rmtp_server_stats (rig->s);
+  fail_unless_equals_uint64 ((*st)->data_resent, 0);
+  for (guint i = 0; i < rig->n; i++) {
+    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig->r[i]);
+
+    assert_receiver_whole (rig, i);
+    fail_unless_equals_uint64 (rs->parity_recovered, 3);
+  }
+}
+
+GST_START_TEST (test_parity_repair)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+
+  run_parity (FALSE, &st, &rig);
+  fail_unless_equals_uint64 (st->parity_sent, 3);
+  fail_unless_equals_int (st->rounds, 2);
+  rig_clear (&rig);
+  /* with the surplus each block gets a row more than its worst loss */
+  run_parity (TRUE, &st, &rig);
+  fail_unless_equals_uint64 (st->parity_sent, 5);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 2 gets a quarter of the multicast DATA (a slow link): set aside
+ * after two lossy rounds, it is served by unicast; the others ACK round
+ * 0 and are not resent anything for it after round 1. */
+static gboolean
+drop_three_quarters (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 2 && p->type == RMTP_DATA && to == RMTP_TO_GROUP &&
+      p->seq % 4 != 0;
+}
+
+GST_START_TEST (test_slow_by_losses)
+{
+  Rig rig;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 3,
+      drop_three_quarters);
+
+  fail_unless_equals_int (st->slow_detected, 1);
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless (st->unicast_data_sent > 0);
+  /* round 0, round 1 (48 lost of 64, then all 48 again), then unicast */
+  fail_unless_equals_uint64 (st->data_resent - st->unicast_data_sent, 48);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_ACK, 0), 1);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 3);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 static Suite *
 rmtpcore_suite (void)
 {
@@ -865,6 +980,9 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_bad_packets_counted);
   tcase_add_test (tc, test_conn_over_max_total_size_refused);
   tcase_add_test (tc, test_monitor_rate_control);
+  tcase_add_test (tc, test_control_copies);
+  tcase_add_test (tc, test_parity_repair);
+  tcase_add_test (tc, test_slow_by_losses);
   return s;
 }
 

@@ -1600,6 +1600,125 @@ GST_START_TEST (test_rtcp_scan_token)
 
 GST_END_TEST;
 
+static AuthSession *
+keyed_session (guint8 fill, guint32 id)
+{
+  AuthKey k;
+
+  memset (k.bytes, fill, sizeof (k.bytes));
+  return auth_session_new (&k, id, AUTH_DEFAULT_MAX_SENDERS);
+}
+
+/* Without a key the helpers are the identity; with one a datagram is
+ * sealed and opens once, and a forged, truncated or replayed one is
+ * refused and counted, never handed on. */
+GST_START_TEST (test_control_seal_open)
+{
+  AuthSession *tx = keyed_session (0x11, 0xa1), *rx = keyed_session (0x11,
+      0xb2), *other = keyed_session (0x22, 0xc3);
+  guint8 b[256], copy[256];
+  TpbaRtcpReport rep;
+  AuthStats st;
+  gsize n, len, sealed;
+
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = 9;
+  n = tpba_rtcp_write (&rep, NULL, b, sizeof (b));
+  fail_unless_equals_int (tpba_control_seal (NULL, b, n, n), n);
+  fail_unless (tpba_control_open (NULL, b, n, 0, &len));
+  fail_unless_equals_int (len, n);
+  /* no room for the trailer: nothing written */
+  fail_unless_equals_int (tpba_control_seal (tx, b, n, n + 23), 0);
+  sealed = tpba_control_seal (tx, b, n, sizeof (b));
+  fail_unless_equals_int (sealed, n + AUTH_TRAILER_SIZE);
+  memcpy (copy, b, sealed);
+  /* truncated, altered, another key: refused */
+  fail_if (tpba_control_open (rx, b, 20, 0, &len));
+  fail_if (tpba_control_open (rx, b, sealed - 1, 0, &len));
+  b[4] ^= 1;
+  fail_if (tpba_control_open (rx, b, sealed, 0, &len));
+  b[4] ^= 1;
+  fail_if (tpba_control_open (other, b, sealed, 0, &len));
+  /* the sound one opens once, then is a replay */
+  fail_unless (tpba_control_open (rx, b, sealed, 0, &len));
+  fail_unless_equals_int (len, n);
+  fail_unless (tpba_rtcp_parse_compound (b, len, NULL, NULL));
+  fail_if (tpba_control_open (rx, copy, sealed, 0, &len));
+  auth_session_get_stats (rx, &st);
+  fail_unless_equals_uint64 (st.accepted, 1);
+  fail_unless_equals_uint64 (st.truncated, 1);
+  fail_unless_equals_uint64 (st.bad_tag, 2);
+  fail_unless_equals_uint64 (st.replayed, 1);
+  auth_session_free (tx);
+  auth_session_free (rx);
+  auth_session_free (other);
+}
+
+GST_END_TEST;
+
+/* A big-endian 64-bit field at any alignment (GST_READ_UINT64_BE loads it
+ * as one word on x86, which UBSan refuses when misaligned). */
+static guint64
+be64_at (const guint8 * p)
+{
+  guint64 v;
+
+  memcpy (&v, p, sizeof v);
+  return GUINT64_FROM_BE (v);
+}
+
+/* The token message: the bare 8 bytes without a key; with one, the token
+ * and a trailer in the sealing session's counter sequence, so that a
+ * captured message is refused as a replay and a forged one as bad-tag. */
+GST_START_TEST (test_token_message)
+{
+  AuthSession *tx = keyed_session (0x33, 0xa1), *rx = keyed_session (0x33,
+      0xb2);
+  const guint64 tok = G_GUINT64_CONSTANT (0xfedcba9876543210);
+  guint8 m[TPBA_TOKEN_MESSAGE_SIZE], rtcp[64];
+  guint64 got = 0;
+  gsize n;
+
+  fail_unless_equals_int (tpba_token_message_size (NULL), TPBA_TOKEN_SIZE);
+  fail_unless_equals_int (tpba_token_message_size (tx), 32);
+  fail_unless_equals_int (tpba_token_message_write (NULL, tok, m, 7), 0);
+  fail_unless_equals_int (tpba_token_message_write (NULL, tok, m, sizeof m),
+      TPBA_TOKEN_SIZE);
+  fail_unless_equals_uint64 (be64_at (m), tok);
+  fail_unless_equals_int (tpba_token_message_open (NULL, m, 8, 0, &got),
+      AUTH_OK);
+  fail_unless_equals_uint64 (got, tok);
+  fail_unless_equals_int (tpba_token_message_open (NULL, m, 7, 0, &got),
+      AUTH_TRUNCATED);
+
+  /* an RTCP datagram sealed first takes counter 1, the message 2 */
+  memset (rtcp, 0, 8);
+  fail_unless_equals_int (tpba_control_seal (tx, rtcp, 8, sizeof rtcp), 32);
+  n = tpba_token_message_write (tx, tok, m, sizeof m);
+  fail_unless_equals_int (n, TPBA_TOKEN_MESSAGE_SIZE);
+  fail_unless_equals_int (be64_at (m + 12), 2);
+  /* the bare token is not enough with a key */
+  fail_unless_equals_int (tpba_token_message_open (rx, m, TPBA_TOKEN_SIZE, 0,
+          &got), AUTH_TRUNCATED);
+  got = 0;
+  fail_unless_equals_int (tpba_token_message_open (rx, m, n, 0, &got),
+      AUTH_OK);
+  fail_unless_equals_uint64 (got, tok);
+  /* the captured message again: a replay */
+  got = 0;
+  fail_unless_equals_int (tpba_token_message_open (rx, m, n, 0, &got),
+      AUTH_REPLAYED);
+  fail_unless_equals_uint64 (got, 0);
+  /* another token under the captured trailer: bad tag */
+  m[0] ^= 0x80;
+  fail_unless_equals_int (tpba_token_message_open (rx, m, n, 0, &got),
+      AUTH_BAD_TAG);
+  auth_session_free (tx);
+  auth_session_free (rx);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpbacore_suite (void)
 {
@@ -1629,6 +1748,8 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_pli_sender_holdoff);
   tcase_add_test (tc, test_pli_receiver);
   tcase_add_test (tc, test_rtcp_scan_token);
+  tcase_add_test (tc, test_control_seal_open);
+  tcase_add_test (tc, test_token_message);
   return s;
 }
 

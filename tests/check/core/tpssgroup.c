@@ -1,7 +1,8 @@
 /* Unit tests of the TPSS group core (tpssgroup.c), in exact simulated time:
  * membership, source checks, loss before FEC, the FEC composition per
  * destination, PLIs, the media path from one member's core to
- * another's, leaving with an RTCP BYE, and sender reports. */
+ * another's, leaving with an RTCP BYE, sender reports, and the group key
+ * (sealed control, forged and replayed control refused). */
 #include <gst/check/gstcheck.h>
 #include <string.h>
 
@@ -1379,6 +1380,306 @@ GST_START_TEST (test_sender_report_received)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* The group key (docs/security.md) */
+
+static const AuthKey test_key = { {1, 2, 3, 4, 5, 6, 7, 8, 9, 10} };
+static const AuthKey other_key = { {9, 9, 9} };
+
+static TpssGroup *
+keyed_group_new (guint32 id, const AuthKey * key)
+{
+  TpssGroup *g = group_new (id, TRUE);
+
+  if (key)
+    tpss_group_set_key (g, key);
+  return g;
+}
+
+/* The first control datagram (RTCP) @g sends by @now, or NULL. */
+static GBytes *
+first_control (TpssGroup * g, gint64 now)
+{
+  GBytes *found = NULL;
+  TpssTransmit t;
+
+  tpss_group_handle_timeout (g, now);
+  while (tpss_group_poll_transmit (g, &t)) {
+    const guint8 *d = g_bytes_get_data (t.data, NULL);
+    if (!found && d[1] >= 192 && d[1] <= 223)
+      found = g_bytes_ref (t.data);
+    g_bytes_unref (t.data);
+  }
+  return found;
+}
+
+GST_START_TEST (test_keyed_hello_is_plain_plus_trailer)
+{
+  TpssGroup *plain = keyed_group_new (ID_A, NULL);
+  TpssGroup *keyed = keyed_group_new (ID_A, &test_key);
+  AuthSession *peer = auth_session_new (&test_key, 7, 4);
+  GBytes *p, *k;
+  gsize plen, klen, payload;
+  const guint8 *pd, *kd;
+  TpssMsg msg;
+  gsize consumed;
+  TpssGroupStats st;
+
+  for (guint i = 0; i < 2; i++) {
+    TpssGroup *g = i ? keyed : plain;
+    tpss_group_start (g, 0);
+    set_member (g, ID_B, 2, 0);
+  }
+  p = first_control (plain, 0);
+  k = first_control (keyed, 0);
+  fail_unless (p && k);
+  pd = g_bytes_get_data (p, &plen);
+  kd = g_bytes_get_data (k, &klen);
+  /* Without a key: the HELLO exactly as tpss_msg_write makes it. */
+  fail_unless_equals_int (tpss_rtcp_next (pd, plen, &msg, &consumed),
+      TPSS_RTCP_MSG);
+  fail_unless_equals_int (msg.type, TPSS_MSG_HELLO);
+  fail_unless_equals_int (consumed, plen);
+  fail_unless_equals_int (plen, 24);
+  /* With one: the same bytes, then the trailer, which opens under the key. */
+  fail_unless_equals_int (klen, plen + AUTH_TRAILER_SIZE);
+  fail_unless (memcmp (pd, kd, plen) == 0);
+  fail_unless_equals_int (auth_open (peer, kd, klen, 0, &payload, NULL),
+      AUTH_OK);
+  fail_unless_equals_int (payload, plen);
+  tpss_group_get_stats (keyed, &st);
+  fail_unless (st.authenticated);
+  fail_unless (st.auth.sealed >= 1);
+  tpss_group_get_stats (plain, &st);
+  fail_if (st.authenticated);
+  fail_unless_equals_uint64 (st.auth.sealed, 0);
+  g_bytes_unref (p);
+  g_bytes_unref (k);
+  auth_session_free (peer);
+  tpss_group_free (plain);
+  tpss_group_free (keyed);
+}
+
+GST_END_TEST;
+
+/* Runs A (offering 1000-byte packets every ms, 8 Mbit/s) and B (receive
+ * capacity 3 Mbit/s) toward each other from @start for @dur.
+ * Every control datagram B sends is kept in @captured (may be NULL). */
+static void
+run_pair (TpssGroup * a, TpssGroup * b, gint64 start, gint64 dur,
+    GPtrArray * captured)
+{
+  TpssAddr from_a = addr (1), from_b = addr (2);
+  TpssTransmit t;
+
+  for (gint64 now = start; now < start + dur; now += MS) {
+    {
+      guint8 pkt[12 + 1000];
+      gsize len = make_rtp (pkt, 0x55555555, (guint16) (now / MS), 1000);
+      tpss_group_enqueue (a, pkt, len, now);
+    }
+    tpss_group_handle_timeout (a, now);
+    while (tpss_group_poll_transmit (a, &t)) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (t.data, &len);
+      tpss_group_handle_datagram (b, d, len, &from_a, now);
+      g_bytes_unref (t.data);
+    }
+    tpss_group_handle_timeout (b, now);
+    while (tpss_group_poll_transmit (b, &t)) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (t.data, &len);
+      if (captured && d[1] >= 192 && d[1] <= 223)
+        g_ptr_array_add (captured, g_bytes_ref (t.data));
+      tpss_group_handle_datagram (a, d, len, &from_b, now);
+      g_bytes_unref (t.data);
+    }
+    drop_events (a);
+    drop_events (b);
+  }
+}
+
+static void
+pair_new (const AuthKey * key, TpssGroup ** a, TpssGroup ** b)
+{
+  TpssGroupConfig cfg;
+
+  *a = keyed_group_new (ID_A, key);
+  tpss_group_config_init (&cfg);
+  cfg.id = ID_B;
+  cfg.fec_pt = FEC_PT;
+  cfg.cfg.holding_time = 0;
+  cfg.cfg.max_receive_rate = 3000000;
+  cfg.random = counter_random;
+  cfg.random_data = &rand_state;
+  *b = tpss_group_new (&cfg);
+  if (key)
+    tpss_group_set_key (*b, key);
+  tpss_group_start (*a, 0);
+  tpss_group_start (*b, 0);
+  set_member (*a, ID_B, 2, 0);
+  set_member (*b, ID_A, 1, 0);
+}
+
+static guint64
+rate_toward (TpssGroup * g, guint32 id)
+{
+  TpssGroupMemberStats ms;
+
+  fail_unless (member_stats (g, id, &ms));
+  return ms.send.data_rate;
+}
+
+GST_START_TEST (test_keyed_rates_as_without_key)
+{
+  guint64 rate[2];
+  TpssGroupStats sa, sb;
+
+  for (guint keyed = 0; keyed < 2; keyed++) {
+    TpssGroup *a, *b;
+
+    pair_new (keyed ? &test_key : NULL, &a, &b);
+    run_pair (a, b, 0, 4000 * MS, NULL);
+    rate[keyed] = rate_toward (a, ID_B);
+    tpss_group_get_stats (a, &sa);
+    tpss_group_get_stats (b, &sb);
+    fail_unless (sb.data_received > 200);
+    fail_unless (sa.ctrl_received > 10);
+    if (keyed) {
+      /* every control datagram of each was sealed and opened at the other */
+      fail_unless_equals_uint64 (sa.auth.accepted, sb.auth.sealed);
+      fail_unless_equals_uint64 (sb.auth.accepted, sa.auth.sealed);
+      fail_unless_equals_uint64 (sa.auth.bad_tag + sa.auth.truncated +
+          sa.auth.replayed + sa.auth.too_old, 0);
+      fail_unless_equals_int (sa.auth.senders, 1);
+    }
+    tpss_group_free (a);
+    tpss_group_free (b);
+  }
+  GST_INFO ("rate toward B: %" G_GUINT64_FORMAT " without a key, %"
+      G_GUINT64_FORMAT " with", rate[0], rate[1]);
+  /* A climbs from 1 Mbit/s toward B's capacity (3 Mbit/s), with a key as
+   * without one. */
+  fail_unless (rate[0] > 1500000 && rate[0] < 4000000);
+  fail_unless (rate[1] * 100 >= rate[0] * 95 && rate[1] * 100 <= rate[0] * 105);
+}
+
+GST_END_TEST;
+
+/* A RATE of @rate bits/s from B for A's stream, sealed under @key (NULL:
+ * unsealed) as sender @sender, into @buf; its length. */
+static gsize
+forged_rate (guint8 * buf, gsize max, guint64 rate, const AuthKey * key)
+{
+  TpssMsg m = { 0, };
+  gsize len;
+
+  m.type = TPSS_MSG_RATE;
+  m.sender_ssrc = ID_B;
+  m.media_ssrc = ID_A;
+  m.u.rate.rate = rate;
+  m.u.rate.seq = 1000;
+  len = tpss_msg_write (&m, buf);
+  if (key) {
+    AuthSession *s = auth_session_new (key, 0x12345678, 1);
+    len = auth_seal (s, buf, len, max);
+    auth_session_free (s);
+  }
+  return len;
+}
+
+GST_START_TEST (test_keyed_forged_and_replayed_refused)
+{
+  TpssGroup *a, *b;
+  GPtrArray *captured = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssAddr from_b = addr (2), from_c = addr (3);
+  TpssGroupStats before, after;
+  TpssGroupMemberStats ms;
+  guint64 rate;
+  guint8 buf[128];
+  gsize len;
+  gint64 now = 2000 * MS;
+  guint replays = 0;
+  RtcpReport rep = {.is_sr = TRUE,.ssrc = ID_B,.ntp = 1 };
+  TpssMsg hello = { 0, };
+
+  pair_new (&test_key, &a, &b);
+  run_pair (a, b, 0, now, captured);
+  fail_unless (captured->len > 5);
+  rate = rate_toward (a, ID_B);
+  fail_unless (rate > 100000);
+  tpss_group_get_stats (a, &before);
+
+  /* What would slow A to its floor: RATEs of 8 kbit/s from B's address,
+   * unsealed, truncated, under another key. */
+  len = forged_rate (buf, sizeof (buf), 8000, NULL);
+  tpss_group_handle_datagram (a, buf, len, &from_b, now);
+  tpss_group_handle_datagram (a, buf, 20, &from_b, now);
+  len = forged_rate (buf, sizeof (buf), 8000, &other_key);
+  tpss_group_handle_datagram (a, buf, len, &from_b, now);
+  /* the trailer cut off a sound one */
+  len = forged_rate (buf, sizeof (buf), 8000, &test_key);
+  tpss_group_handle_datagram (a, buf, len - 1, &from_b, now);
+  /* a HELLO that would add member C, and an SR from B, unsealed */
+  hello.type = TPSS_MSG_HELLO;
+  hello.sender_ssrc = hello.media_ssrc = hello.u.hello.member_id = ID_C;
+  len = tpss_msg_write (&hello, buf);
+  tpss_group_handle_datagram (a, buf, len, &from_c, now);
+  len = rtcp_report_write (&rep, buf, sizeof (buf));
+  tpss_group_handle_datagram (a, buf, len, &from_b, now);
+  /* every control datagram B sent, again */
+  for (guint i = 0; i < captured->len; i++) {
+    const guint8 *d = g_bytes_get_data (captured->pdata[i], &len);
+    tpss_group_handle_datagram (a, d, len, &from_b, now);
+    replays++;
+  }
+  tpss_group_handle_timeout (a, now + MS);
+  drop_transmits (a);
+  drop_events (a);
+
+  tpss_group_get_stats (a, &after);
+  fail_unless_equals_uint64 (after.auth.truncated, 1);
+  fail_unless_equals_uint64 (after.auth.bad_tag, 5);
+  fail_unless_equals_uint64 (after.auth.replayed + after.auth.too_old,
+      replays);
+  fail_unless_equals_uint64 (after.auth.accepted, before.auth.accepted);
+  /* none reached the core: no message taken, no rate, no member, no SR */
+  fail_unless_equals_uint64 (after.ctrl_received, before.ctrl_received);
+  fail_unless_equals_uint64 (after.sr_received, before.sr_received);
+  fail_unless_equals_uint64 (after.malformed + after.forged +
+      after.non_member, before.malformed + before.forged + before.non_member);
+  fail_unless_equals_uint64 (rate_toward (a, ID_B), rate);
+  fail_if (member_stats (a, ID_C, &ms));
+  g_ptr_array_unref (captured);
+  tpss_group_free (a);
+  tpss_group_free (b);
+}
+
+GST_END_TEST;
+
+/* With a key, media does not teach a member's address: only control
+ * that opens does. */
+GST_START_TEST (test_keyed_media_learns_no_address)
+{
+  TpssGroup *b = keyed_group_new (ID_B, &test_key);
+  TpssGroupPeer p = { ID_A, {0,} };
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+
+  tpss_group_start (b, 0);
+  tpss_group_set_members (b, &p, 1, 0);
+  feed_rtp (b, ID_A, 1, 9, MS);
+  tpss_group_get_stats (b, &st);
+  fail_unless_equals_uint64 (st.data_received, 0);
+  fail_unless_equals_uint64 (st.non_member, 1);
+  fail_if (member_stats (b, ID_A, &ms) && ms.addr.len != 0);
+  drop_transmits (b);
+  tpss_group_free (b);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssgroup_suite (void)
 {
@@ -1405,6 +1706,10 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_bye_refused);
   tcase_add_test (tc, test_sender_report_maps_rtp_to_ntp);
   tcase_add_test (tc, test_sender_report_received);
+  tcase_add_test (tc, test_keyed_hello_is_plain_plus_trailer);
+  tcase_add_test (tc, test_keyed_rates_as_without_key);
+  tcase_add_test (tc, test_keyed_forged_and_replayed_refused);
+  tcase_add_test (tc, test_keyed_media_learns_no_address);
   return s;
 }
 

@@ -57,6 +57,21 @@ check_stat_u64 (GstElement * e, const gchar * field)
   return v;
 }
 
+/* The field once it reaches @want, or its value after @timeout_s seconds
+ * (for counters an element's own thread bumps a little later). */
+static inline guint64
+check_stat_u64_wait (GstElement * e, const gchar * field, guint64 want,
+    guint timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + timeout_s * G_USEC_PER_SEC;
+  guint64 v;
+
+  while ((v = check_stat_u64 (e, field)) < want &&
+      g_get_monotonic_time () < end)
+    g_usleep (20000);
+  return v;
+}
+
 /* Whether @text describes @field as "field: meaning": the name starting an
  * entry (after the start, a space, a newline or a ';'), then ": ". */
 static inline gboolean

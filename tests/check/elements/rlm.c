@@ -378,6 +378,18 @@ saw_level (SrcRig * r, guint level, const gchar * reason)
 /* At level 1 only the base group is joined: its packets come out numbered
  * without the gaps of layer 1's; a lost base-layer packet leaves a gap;
  * datagrams that are neither stamped RTP nor RLM control are counted. */
+/* @n packets of layer 0 to @group0 and of layer 1 to @group1 in turn:
+ * RTP sequence 0, 1, 2 ..., layer sequences from 100 and 900. */
+static void
+send_interleaved (SrcRig * r, const gchar * group0, const gchar * group1,
+    guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    send_layer (r, group0, 2 * i, 0, 100 + i);
+    send_layer (r, group1, 2 * i + 1, 1, 900 + i);
+  }
+}
+
 GST_START_TEST (test_src_level_one_continuous)
 {
   SrcRig r;
@@ -388,10 +400,7 @@ GST_START_TEST (test_src_level_one_continuous)
       "t-join-max=3600000000000");
   wait_stat (&r, "joins", 1);
   fail_unless (saw_level (&r, 1, "start"));
-  for (guint i = 0; i < 10; i++) {
-    send_layer (&r, "239.255.78.1", 2 * i, 0, 100 + i);
-    send_layer (&r, "239.255.78.2", 2 * i + 1, 1, 900 + i);
-  }
+  send_interleaved (&r, "239.255.78.1", "239.255.78.2", 10);
   seq0 = pull_seq (&r, &layer);
   for (guint i = 1; i < 10; i++) {
     seq = pull_seq (&r, &layer);
@@ -799,18 +808,44 @@ blurb (const gchar * factory, const gchar * prop)
 
 /* Units in the blurbs, the paper's values as defaults, examples and the
  * URI syntax in what gst-inspect shows. */
+/* start-level=2: the source joins both groups at once (level 2, reason
+ * start) and passes layer 1's packets with no experiment run. */
+GST_START_TEST (test_src_start_level)
+{
+  SrcRig r;
+  guint layer;
+  gboolean saw_layer1 = FALSE;
+
+  src_rig_init (&r, "239.255.78.41", "layers=2 start-level=2 "
+      "t-join-min=3600000000000 t-join-max=3600000000000");
+  wait_stat (&r, "joins", 2);
+  fail_unless (saw_level (&r, 2, "start"));
+  send_interleaved (&r, "239.255.78.41", "239.255.78.42", 4);
+  for (guint i = 0; i < 8; i++) {
+    pull_seq (&r, &layer);
+    saw_layer1 |= layer == 1;
+  }
+  fail_unless (saw_layer1);
+  fail_unless_equals_uint64 (check_stat_u64 (r.src, "experiments-run"), 0);
+  src_rig_clear (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_docs_units_defaults)
 {
   GstElement *src = gst_element_factory_make ("rlmsrc", NULL);
   gdouble alpha, beta;
   guint64 tj_min, tj_max;
+  guint start_level;
 
   fail_unless (strstr (blurb ("rlmsrc", "t-join-min"), "ns") != NULL);
   fail_unless (strstr (blurb ("rlmsrc", "reorder-window"), "ns") != NULL);
   fail_unless (strstr (blurb ("rlmsink", "layer-rates"), "bit/s") != NULL);
   fail_unless (strstr (blurb ("rlmsrc", "loss-threshold"), "fraction"));
   g_object_get (src, "alpha", &alpha, "beta", &beta, "t-join-min", &tj_min,
-      "t-join-max", &tj_max, NULL);
+      "t-join-max", &tj_max, "start-level", &start_level, NULL);
+  fail_unless_equals_int (start_level, 1);
   fail_unless (alpha == 2.0 && fabs (beta - 2.0 / 3) < 1e-9);
   fail_unless_equals_uint64 (tj_min, 5 * GST_SECOND);
   fail_unless_equals_uint64 (tj_max, 600 * GST_SECOND);
@@ -838,6 +873,7 @@ rlm_suite (void)
   tcase_add_test (tc, test_sink_one_port);
   tcase_add_test (tc, test_sink_proposes_rates);
   tcase_add_test (tc, test_src_level_one_continuous);
+  tcase_add_test (tc, test_src_start_level);
   tcase_add_test (tc, test_src_joins_merges_leaves);
   tcase_add_test (tc, test_src_source_specific);
   tcase_add_test (tc, test_src_key_seals_and_checks);

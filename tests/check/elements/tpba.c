@@ -8,6 +8,7 @@
 #include <gst/app/gstappsink.h>
 #include <gio/gio.h>
 #include "checkutil.h"
+#include "tpbacore.h"
 
 #define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
     "encoding-name=X-TEST,payload=96"
@@ -38,15 +39,17 @@ upstream_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user)
 }
 
 static void
-pair_start (Pair * p, const gchar * sink_props)
+pair_start_full (Pair * p, const gchar * src_props, const gchar * sink_props)
 {
   gchar *desc;
   GstPad *pad;
 
   memset (p, 0, sizeof (*p));
-  p->rx = gst_parse_launch ("tpbasrc name=src port=0 tcp-port=0 rtcp-port=0 "
-      "caps=\"" RTP_CAPS "\" ! appsink name=out sync=false "
-      "max-buffers=100000", NULL);
+  desc = g_strdup_printf ("tpbasrc name=src port=0 tcp-port=0 rtcp-port=0 "
+      "caps=\"" RTP_CAPS "\" %s ! appsink name=out sync=false "
+      "max-buffers=100000", src_props);
+  p->rx = gst_parse_launch (desc, NULL);
+  g_free (desc);
   fail_unless (p->rx != NULL);
   p->src = gst_bin_get_by_name (GST_BIN (p->rx), "src");
   p->appsink = gst_bin_get_by_name (GST_BIN (p->rx), "out");
@@ -72,6 +75,12 @@ pair_start (Pair * p, const gchar * sink_props)
   gst_object_unref (pad);
   fail_unless (gst_element_set_state (p->tx, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
+}
+
+static void
+pair_start (Pair * p, const gchar * sink_props)
+{
+  pair_start_full (p, "", sink_props);
 }
 
 static void
@@ -143,10 +152,41 @@ stranger_refused (gint tcp_port, const gchar * local)
   return n == 0;
 }
 
-/* Streams N packets through switches every ~0.5 s (with @extra sink
- * settings) and checks every one arrives once, in order, byte for byte. */
+static gboolean
+stat_bool (GstElement * e, const gchar * field)
+{
+  GstStructure *st = NULL;
+  gboolean v = FALSE;
+
+  g_object_get (e, "stats", &st, NULL);
+  fail_unless (st && gst_structure_get_boolean (st, field, &v), "%s", field);
+  gst_structure_free (st);
+  return v;
+}
+
+/* With a key every RTCP datagram (and token message) was sealed and the
+ * peer's opened, none refused; without one nothing was. */
 static void
-stream_across_switches (const gchar * extra)
+check_auth_clean (GstElement * e, gboolean keyed)
+{
+  fail_unless_equals_int (stat_bool (e, "auth"), keyed);
+  if (keyed) {
+    fail_unless (check_stat_u64 (e, "auth-sealed") > 0);
+    fail_unless (check_stat_u64 (e, "auth-accepted") > 0);
+  } else {
+    fail_unless_equals_uint64 (check_stat_u64 (e, "auth-sealed"), 0);
+    fail_unless_equals_uint64 (check_stat_u64 (e, "auth-accepted"), 0);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (e, "auth-truncated"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (e, "auth-bad-tag"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (e, "auth-replayed"), 0);
+}
+
+/* Streams N packets through switches every ~0.5 s (with @src_extra and
+ * @extra sink settings) and checks every one arrives once, in order, byte
+ * for byte. */
+static void
+stream_across_switches_with (const gchar * src_extra, const gchar * extra)
 {
   Pair p;
   const guint N = 600, SIZE = 400;
@@ -160,7 +200,7 @@ stream_across_switches (const gchar * extra)
   gchar *settings = g_strconcat ("t-tcp=100000000 epsilon=1000000000 "
       "t-running=500000000 t-adapt=200000000 t-rtcp=200000000 ", extra, NULL);
 
-  pair_start (&p, settings);
+  pair_start_full (&p, src_extra, settings);
   g_free (settings);
 
   for (guint i = 0; i < N; i++) {
@@ -234,7 +274,15 @@ stream_across_switches (const gchar * extra)
     g_object_get (p.sink, "bitrate", &br, NULL);
     fail_unless (br > 0);
   }
+  check_auth_clean (p.sink, strstr (extra, "key") != NULL);
+  check_auth_clean (p.src, strstr (src_extra, "key") != NULL);
   pair_stop (&p);
+}
+
+static void
+stream_across_switches (const gchar * extra)
+{
+  stream_across_switches_with ("", extra);
 }
 
 GST_START_TEST (test_stream_across_switches)
@@ -400,9 +448,12 @@ GST_START_TEST (test_stranger_refused_before_peer)
   g_object_get (src, "tcp-port", &tcp_port, NULL);
   fail_unless (stranger_refused (tcp_port, "127.0.0.2"));
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 1);
-  /* the peer's host, but no session token (no sink RTCP): refused too */
+  /* the peer's host, but no session token (no sink RTCP): refused too,
+   * after the token wait (the stranger's read may time out first when the
+   * machine is loaded) */
   fail_unless (stranger_refused (tcp_port, "127.0.0.3"));
-  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 2);
+  fail_unless_equals_uint64 (check_stat_u64_wait (src, "tcp-refused", 2, 10),
+      2);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 0);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (pipe);
@@ -798,9 +849,10 @@ GST_START_TEST (test_sink_pli_to_key_unit)
   gst_harness_set_src_caps_str (h, RTP_CAPS);
   fail_unless_equals_int (gst_harness_push (h, make_packet (0, 100)),
       GST_FLOW_OK);
-  /* the sink's hello (before each connect attempt) tells where it is */
-  fail_unless (g_socket_receive_from (rx, &from, (gchar *) buf, sizeof (buf),
-          NULL, NULL) > 0);
+  /* the sink's hello (before each connect attempt) tells where it is:
+   * without a key the empty RR and the token APP packet, nothing more */
+  fail_unless_equals_int (g_socket_receive_from (rx, &from, (gchar *) buf,
+          sizeof (buf), NULL, NULL), 8 + TPBA_RTCP_TOKEN_SIZE);
   while ((ev = gst_harness_try_pull_upstream_event (h)))
     gst_event_unref (ev);
 
@@ -1042,6 +1094,341 @@ GST_START_TEST (test_src_uses_given_socket)
 
 GST_END_TEST;
 
+/* ---- the group key (issue 21, docs/security.md) ---- */
+
+#define HEX_KEY \
+  "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+#define OTHER_KEY \
+  "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
+
+/* A sealing session of the test's own under @text. */
+static AuthSession *
+test_session (const gchar * text)
+{
+  AuthKey k;
+
+  fail_unless (auth_key_from_string (text, &k, NULL));
+  return auth_session_new (&k, g_random_int (), 16);
+}
+
+static void
+send_bytes (GSocket * s, GSocketAddress * to, const guint8 * b, gsize n)
+{
+  fail_unless_equals_int (g_socket_send_to (s, to, (const gchar *) b, n,
+          NULL, NULL), n);
+}
+
+/* An RR from the fake receiver about the test stream, @fraction lost. */
+static gsize
+write_loss_rr (guint8 * b, gsize max, guint8 fraction)
+{
+  TpbaRtcpReport rep;
+
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = 0xabcd;
+  rep.n_blocks = 1;
+  rep.blocks[0].ssrc = 0x12345678;
+  rep.blocks[0].fraction_lost = fraction;
+  rep.blocks[0].cumulative_lost = fraction;
+  rep.blocks[0].ext_highest_seq = 65000 + 256;
+  return tpba_rtcp_write (&rep, NULL, b, max);
+}
+
+/* Both ends keyed: the stream crosses the switches as without a key, with
+ * every RTCP datagram and token message sealed and opened. */
+GST_START_TEST (test_keyed_pair_streams)
+{
+  stream_across_switches_with ("key=" HEX_KEY, "key=" HEX_KEY);
+}
+
+GST_END_TEST;
+
+/* A keyed tpbasink: its hello is the datagram of before plus a trailer
+ * that opens under the key. Forged RRs reporting heavy loss and forged
+ * PLIs (bare, with a random trailer, under another key) are counted and
+ * cut nothing, ask for no key unit; a sound PLI asks for one and its
+ * replay does not; a sound RR with loss cuts the rate. */
+GST_START_TEST (test_sink_key_rtcp)
+{
+  gint rtcp_port;
+  GSocket *rx = udp_bind_local (&rtcp_port);
+  GstElement *sink = gst_element_factory_make ("tpbasink", NULL);
+  AuthSession *mine = test_session (HEX_KEY), *other =
+      test_session (OTHER_KEY);
+  GSocketAddress *from = NULL;
+  guint8 buf[1500], b[256], pli[64];
+  TpbaRtcpExtras ex;
+  GstHarness *h;
+  GstEvent *ev;
+  gsize len, n;
+  gssize got;
+
+  g_object_set (sink, "host", "127.0.0.1", "port", 9, "tcp-port", 9,
+      "rtcp-port", rtcp_port, "connect-timeout", 60 * GST_SECOND,
+      "t-adapt", 200 * GST_MSECOND, "r-0", (guint64) 1000000,
+      "key", HEX_KEY, NULL);
+  gst_util_set_object_arg (G_OBJECT (sink), "mode", "lda");
+  h = gst_harness_new_with_element (sink, "sink", NULL);
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  fail_unless_equals_int (gst_harness_push (h, make_packet (0, 100)),
+      GST_FLOW_OK);
+  got = g_socket_receive_from (rx, &from, (gchar *) buf, sizeof (buf), NULL,
+      NULL);
+  fail_unless_equals_int (got, 8 + TPBA_RTCP_TOKEN_SIZE + AUTH_TRAILER_SIZE);
+  fail_unless (tpba_control_open (mine, buf, got, 0, &len));
+  fail_unless_equals_int (len, 8 + TPBA_RTCP_TOKEN_SIZE);
+  fail_unless (tpba_rtcp_scan (buf, len, &ex) && ex.has_token && ex.reports);
+  while ((ev = gst_harness_try_pull_upstream_event (h)))
+    gst_event_unref (ev);
+
+  /* forged: 1 truncated, 4 bad tags */
+  write_pli (pli, 0xabcd, 0x12345678);
+  send_bytes (rx, from, pli, 12);
+  n = write_loss_rr (b, sizeof (b), 200);
+  send_bytes (rx, from, b, n);
+  n = tpba_control_seal (other, b, n, sizeof (b));
+  send_bytes (rx, from, b, n);
+  for (guint i = 0; i < AUTH_TRAILER_SIZE; i++)
+    pli[12 + i] = g_random_int ();
+  send_bytes (rx, from, pli, 12 + AUTH_TRAILER_SIZE);
+  send_bytes (rx, from, pli, tpba_control_seal (other, pli, 12, sizeof pli));
+  fail_if ((ev = pull_force_key_unit (h, 600)) != NULL);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-truncated"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-bad-tag"), 4);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "rtcp-received"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-received"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "reductions"), 0);
+
+  /* a sound PLI: a key unit; the same bytes again: a replay, nothing */
+  write_pli (pli, 0xabcd, 0x12345678);
+  n = tpba_control_seal (mine, pli, 12, sizeof pli);
+  send_bytes (rx, from, pli, n);
+  ev = pull_force_key_unit (h, 2000);
+  fail_unless (ev != NULL, "no key unit for a sound PLI");
+  gst_event_unref (ev);
+  g_usleep (600 * 1000);        /* past key-unit-holdoff */
+  send_bytes (rx, from, pli, n);
+  fail_if ((ev = pull_force_key_unit (h, 300)) != NULL);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-replayed"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-received"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "reductions"), 0);
+
+  /* a sound RR with loss cuts the rate at the next adaptation point */
+  n = tpba_control_seal (mine, b, write_loss_rr (b, sizeof (b), 128),
+      sizeof (b));
+  send_bytes (rx, from, b, n);
+  g_usleep (500 * 1000);
+  fail_unless (check_stat_u64 (sink, "reductions") >= 1);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-accepted"), 2);
+  fail_unless (stat_bool (sink, "auth"));
+  check_stats_documented (sink);
+
+  g_object_unref (from);
+  gst_harness_teardown (h);
+  g_object_unref (rx);
+  auth_session_free (mine);
+  auth_session_free (other);
+}
+
+GST_END_TEST;
+
+/* Connects to the source's TCP port, writes @n bytes and leaves the
+ * source 200 ms to judge them; the caller closes the connection. */
+static GSocketConnection *
+present_token (gint tcp_port, const guint8 * b, gsize n)
+{
+  GSocketClient *c = g_socket_client_new ();
+  GSocketConnection *conn = g_socket_client_connect_to_host (c, "127.0.0.1",
+      tcp_port, NULL, NULL);
+
+  g_object_unref (c);
+  fail_unless (conn != NULL);
+  fail_unless (g_output_stream_write_all (g_io_stream_get_output_stream
+          (G_IO_STREAM (conn)), b, n, NULL, NULL, NULL));
+  g_usleep (200 * 1000);
+  return conn;
+}
+
+/* A keyed tpbasrc: an unsealed hello and RTP before any sound RTCP name
+ * no peer; a sealed hello does, and its replay is counted; its PLI is
+ * sealed. TCP: a token message with a forged trailer is refused, the
+ * sound one accepted, and that one replayed refused. */
+GST_START_TEST (test_src_key_rtcp_and_token)
+{
+  gint my_port, port, tcp_port, rtcp_port;
+  GSocket *tx = udp_bind_local (&my_port);
+  GstElement *src = check_make_element ("tpbasrc",
+      "port=0 tcp-port=0 rtcp-port=0 key=" HEX_KEY);
+  AuthSession *sink_side = test_session (HEX_KEY), *check =
+      test_session (HEX_KEY);
+  const guint64 token = G_GUINT64_CONSTANT (0x1122334455667788);
+  GSocketAddress *to_rtp, *to_rtcp;
+  GSocketConnection *c1, *c2, *c3;
+  guint8 hello[128], sealed[128], m[TPBA_TOKEN_MESSAGE_SIZE], buf[1500];
+  TpbaRtcpReport rep;
+  GstBuffer *pkt;
+  GstMapInfo map;
+  GstHarness *h;
+  gsize n, hn, len;
+  gssize got;
+
+  gst_util_set_object_arg (G_OBJECT (src), "caps", RTP_CAPS);
+  h = gst_harness_new_with_element (src, NULL, "src");
+  gst_harness_play (h);
+  g_object_get (src, "port", &port, "tcp-port", &tcp_port, "rtcp-port",
+      &rtcp_port, NULL);
+  to_rtp = g_inet_socket_address_new_from_string ("127.0.0.1", port);
+  to_rtcp = g_inet_socket_address_new_from_string ("127.0.0.1", rtcp_port);
+
+  memset (&rep, 0, sizeof (rep));
+  rep.ssrc = 0x4242;
+  n = tpba_rtcp_write (&rep, NULL, hello, sizeof (hello));
+  n += tpba_rtcp_write_token (0x4242, token, hello + n, sizeof (hello) - n);
+  send_bytes (tx, to_rtcp, hello, n);
+  pkt = make_packet (0, 100);
+  gst_buffer_map (pkt, &map, GST_MAP_READ);
+  send_bytes (tx, to_rtp, map.data, map.size);
+  g_usleep (100 * 1000);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "auth-bad-tag"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "foreign"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "packets-udp"), 0);
+
+  memcpy (sealed, hello, n);
+  hn = tpba_control_seal (sink_side, sealed, n, sizeof (sealed));
+  send_bytes (tx, to_rtcp, sealed, hn);
+  g_usleep (100 * 1000);
+  send_bytes (tx, to_rtp, map.data, map.size);
+  gst_buffer_unmap (pkt, &map);
+  gst_buffer_unref (pkt);
+  gst_buffer_unref (gst_harness_pull (h));
+  /* the join's PLI, sealed */
+  got = g_socket_receive (tx, (gchar *) buf, sizeof (buf), NULL, NULL);
+  fail_unless_equals_int (got, 12 + AUTH_TRAILER_SIZE);
+  fail_unless (tpba_control_open (check, buf, got, 0, &len));
+  fail_unless (is_pli (buf, len, 0x12345678));
+  send_bytes (tx, to_rtcp, sealed, hn);
+  g_usleep (100 * 1000);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "auth-replayed"), 1);
+
+  /* the token with a trailer of random bytes */
+  GST_WRITE_UINT64_BE (m, token);
+  for (guint i = TPBA_TOKEN_SIZE; i < sizeof (m); i++)
+    m[i] = g_random_int ();
+  c1 = present_token (tcp_port, m, sizeof (m));
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-bad-token"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "auth-bad-tag"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 0);
+  /* the sink's message, then a copy of it */
+  fail_unless_equals_int (tpba_token_message_write (sink_side, token, m,
+          sizeof (m)), sizeof (m));
+  c2 = present_token (tcp_port, m, sizeof (m));
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 1);
+  c3 = present_token (tcp_port, m, sizeof (m));
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-bad-token"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "auth-replayed"), 2);
+  fail_unless (stat_bool (src, "tcp-connected"));
+  check_stats_documented (src);
+
+  g_object_unref (c1);
+  g_object_unref (c2);
+  g_object_unref (c3);
+  g_object_unref (to_rtp);
+  g_object_unref (to_rtcp);
+  gst_harness_teardown (h);
+  g_object_unref (tx);
+  auth_session_free (sink_side);
+  auth_session_free (check);
+}
+
+GST_END_TEST;
+
+/* Keys that differ: the source takes none of the sink's RTCP, so it never
+ * learns the peer and refuses every connection the sink makes; nothing
+ * arrives and the sink takes nothing from the source either. The same
+ * with a source that has no key. */
+GST_START_TEST (test_wrong_key_refused)
+{
+  Pair p;
+
+  pair_start_full (&p, "key=" OTHER_KEY, "key=" HEX_KEY);
+  for (guint i = 0; i < 10; i++)
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 100));
+  g_usleep (1500 * 1000);
+  fail_unless (check_stat_u64 (p.src, "auth-bad-tag") >= 2);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "auth-accepted"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 0);
+  fail_unless (check_stat_u64 (p.src, "tcp-refused") >= 2);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "packets-tcp") +
+      check_stat_u64 (p.src, "packets-udp"), 0);
+  fail_unless (check_stat_u64 (p.sink, "tcp-failures") >= 2);
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "auth-accepted"), 0);
+  pair_stop (&p);
+
+  /* a keyed sink and a source without a key: the token is not found in
+   * the sealed datagrams, so no connection is taken either */
+  pair_start_full (&p, "", "key=" HEX_KEY);
+  for (guint i = 0; i < 10; i++)
+    gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 100));
+  g_usleep (1500 * 1000);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 0);
+  fail_unless (check_stat_u64 (p.src, "tcp-bad-token") >= 2);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "delivered"), 0);
+  pair_stop (&p);
+}
+
+GST_END_TEST;
+
+/* Bad key settings fail the start of either element with an error that
+ * names the setting and not the key; the key is write-only and never in
+ * the URI. */
+GST_START_TEST (test_key_settings)
+{
+  /* each element's line, before and after the key settings */
+  const gchar *lines[][2] = { {"fakesrc ! tpbasink ", ""},
+  {"tpbasrc port=0 tcp-port=0 rtcp-port=0 ", " ! fakesink"}
+  };
+  const struct
+  {
+    const gchar *props, *text;
+  } cases[] = {
+    {"key=hunter2", "key: a key is 64 hex digits or a passphrase of 10"},
+    {"key=" HEX_KEY " key-file=/nonexistent", "key and key-file are both "
+          "set"},
+    {"key-file=/nonexistent/tpba.key", "key-file \"/nonexistent/tpba.key\":"},
+  };
+  GstElement *e;
+  gchar *uri, *file = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+      gchar *desc = g_strconcat (lines[i][0], cases[k].props, lines[i][1],
+          NULL);
+
+      check_start_error (desc, cases[k].text);
+      g_free (desc);
+    }
+
+  e = gst_element_factory_make ("tpbasink", NULL);
+  fail_if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          "key")->flags & G_PARAM_READABLE);
+  g_object_set (e, "key", HEX_KEY, NULL);
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+          "tpba://127.0.0.1:5004?key-file=%2Ftmp%2Ftpba.key", NULL));
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  g_object_get (e, "key-file", &file, NULL);
+  fail_unless_equals_string (file, "/tmp/tpba.key");
+  fail_unless (strstr (uri, "key-file=") != NULL, "%s", uri);
+  fail_if (strstr (uri, "key=") != NULL || strstr (uri, HEX_KEY), "%s", uri);
+  g_free (uri);
+  g_free (file);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpba_suite (void)
 {
@@ -1067,6 +1454,11 @@ tpba_suite (void)
   tcase_add_test (tc, test_src_latency_unbounded);
   tcase_add_test (tc, test_sink_uses_given_socket);
   tcase_add_test (tc, test_src_uses_given_socket);
+  tcase_add_test (tc, test_keyed_pair_streams);
+  tcase_add_test (tc, test_sink_key_rtcp);
+  tcase_add_test (tc, test_src_key_rtcp_and_token);
+  tcase_add_test (tc, test_wrong_key_refused);
+  tcase_add_test (tc, test_key_settings);
   return s;
 }
 

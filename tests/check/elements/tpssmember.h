@@ -7,6 +7,7 @@
 #include <gst/check/gstcheck.h>
 #include <gio/gio.h>
 #include <stdio.h>
+#include <string.h>
 #include "checkutil.h"
 
 typedef struct
@@ -62,6 +63,71 @@ on_pad_removed (GstElement * src, GstPad * pad, gpointer data)
   g_mutex_lock (&m->lock);
   m->pads_removed++;
   g_mutex_unlock (&m->lock);
+}
+
+#define TPSS_MEMBER_RTP_CAPS "application/x-rtp,media=audio," \
+    "clock-rate=8000,encoding-name=L16,channels=1"
+
+/* Runs @pipeline (taken) as member @m: its element "src" (a tpsssrc) has
+ * each pad linked to a counting fakesink as it appears. */
+static inline void
+member_run (Member * m, GstElement * pipeline)
+{
+  GstElement *src;
+
+  memset (m, 0, sizeof (*m));
+  g_mutex_init (&m->lock);
+  m->pipeline = pipeline;
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
+  g_signal_connect (src, "pad-removed", G_CALLBACK (on_pad_removed), m);
+  gst_object_unref (src);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+}
+
+/* One member: audio out through tpsssink "sink", everyone else's in on
+ * tpsssrc "src", both with the properties @extra. */
+static inline void
+member_start (Member * m, guint id, guint port, const gchar * members,
+    const gchar * extra)
+{
+  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true "
+      "samplesperbuffer=160 ! audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
+      "tpsssink name=sink port=%u member-id=%u members=%s %s "
+      "tpsssrc name=src port=%u members=%s %s caps=\""
+      TPSS_MEMBER_RTP_CAPS "\"", port, id, members, extra, port, members,
+      extra);
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+
+  fail_unless (err == NULL, "%s", err ? err->message : "");
+  g_free (desc);
+  member_run (m, pipeline);
+}
+
+static inline void
+member_stop (Member * m)
+{
+  if (!m->pipeline)
+    return;
+  gst_element_set_state (m->pipeline, GST_STATE_NULL);
+  gst_object_unref (m->pipeline);
+  m->pipeline = NULL;
+}
+
+/* @len bytes from @sock to 127.0.0.1:@port. */
+static inline void
+member_send_bytes (GSocket * sock, guint port, const guint8 * data,
+    gsize len)
+{
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *to = g_inet_socket_address_new (lo, port);
+
+  fail_unless (g_socket_send_to (sock, to, (const gchar *) data, len, NULL,
+          NULL) == (gssize) len);
+  g_object_unref (to);
+  g_object_unref (lo);
 }
 
 #define WAIT_UNTIL(cond, seconds) G_STMT_START { \

@@ -10,6 +10,7 @@
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gio/gio.h>
 
+#include "tpssmember.h"
 #include "tpsscore.h"
 #include "gsttemporallayermeta.h"
 #include "gstlayerrates.h"
@@ -19,45 +20,12 @@
 #define PACKETS_PER_FRAME 2
 #define MEDIA_PT 96
 
-static GSocket *
-bound_socket (guint * port)
-{
-  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
-      G_SOCKET_PROTOCOL_UDP, NULL);
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *any = g_inet_socket_address_new (lo, *port), *bound;
-
-  fail_unless (g_socket_bind (s, any, FALSE, NULL));
-  bound = g_socket_get_local_address (s, NULL);
-  *port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-  g_object_unref (bound);
-  g_object_unref (any);
-  g_object_unref (lo);
-  return s;
-}
-
-static guint
-free_udp_port (void)
-{
-  guint port = 0;
-  GSocket *s = bound_socket (&port);
-
-  g_object_unref (s);
-  return port;
-}
-
 static void
 send_msg (GSocket * sock, guint port, const TpssMsg * msg)
 {
   guint8 pkt[TPSS_MSG_MAX_SIZE];
-  gsize len = tpss_msg_write (msg, pkt);
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *to = g_inet_socket_address_new (lo, port);
 
-  fail_unless (g_socket_send_to (sock, to, (const gchar *) pkt, len, NULL,
-          NULL) == (gssize) len);
-  g_object_unref (to);
-  g_object_unref (lo);
+  member_send_bytes (sock, port, pkt, tpss_msg_write (msg, pkt));
 }
 
 /* Layer of frame @n in x264layerenc's period of three layers: 0 2 1 2. */
@@ -159,7 +127,8 @@ send_data_rate (GstElement * sink, guint id)
 GST_START_TEST (test_prefix_per_member_and_layer_rates)
 {
   guint p1 = free_udp_port (), p2 = 0, p3 = 0;
-  GSocket *s2 = bound_socket (&p2), *s3 = bound_socket (&p3);
+  GSocket *s2 = check_udp_socket_local (&p2);
+  GSocket *s3 = check_udp_socket_local (&p3);
   gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
       "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
       "initial-rate=1000000 app-limit-factor=0 holding-time=0 "

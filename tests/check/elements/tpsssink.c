@@ -29,43 +29,6 @@
 #define RTP_CAPS "application/x-rtp,media=audio,clock-rate=8000," \
     "encoding-name=L16,channels=1"
 
-/* One member: audio out through tpsssink, everyone else's in on tpsssrc
- * (pads linked to fakesinks as they appear). */
-static void
-member_start (Member * m, guint id, guint port, const gchar * members,
-    const gchar * extra)
-{
-  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true samplesperbuffer=160 ! "
-      "audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
-      "tpsssink name=sink port=%u member-id=%u members=%s %s "
-      "tpsssrc name=src port=%u members=%s %s caps=\"" RTP_CAPS "\"",
-      port, id, members, extra, port, members, extra);
-  GError *err = NULL;
-  GstElement *src;
-
-  memset (m, 0, sizeof (*m));
-  g_mutex_init (&m->lock);
-  m->pipeline = gst_parse_launch (desc, &err);
-  fail_unless (err == NULL, "%s", err ? err->message : "");
-  g_free (desc);
-  src = gst_bin_get_by_name (GST_BIN (m->pipeline), "src");
-  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
-  g_signal_connect (src, "pad-removed", G_CALLBACK (on_pad_removed), m);
-  gst_object_unref (src);
-  fail_unless (gst_element_set_state (m->pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-}
-
-static void
-member_stop (Member * m)
-{
-  if (!m->pipeline)
-    return;
-  gst_element_set_state (m->pipeline, GST_STATE_NULL);
-  gst_object_unref (m->pipeline);
-  m->pipeline = NULL;
-}
-
 /* A pipeline around @desc (a lone element included). */
 static GstElement *
 launch (const gchar * desc)
@@ -210,18 +173,6 @@ GST_START_TEST (test_member_timeout_removes_pad)
 
 GST_END_TEST;
 
-static void
-send_bytes (GSocket * sock, guint port, const guint8 * data, gsize len)
-{
-  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  GSocketAddress *to = g_inet_socket_address_new (lo, port);
-
-  fail_unless (g_socket_send_to (sock, to, (const gchar *) data, len, NULL,
-          NULL) == (gssize) len);
-  g_object_unref (to);
-  g_object_unref (lo);
-}
-
 /* Default member-timeout (5 s): member 2 stops, its BYE takes its pad
  * away on member 1 within 1 s. */
 GST_START_TEST (test_bye_removes_pad_at_once)
@@ -302,7 +253,7 @@ send_bye (GSocket * sock, guint port, guint32 member)
 
   fail_unless_equals_int (rtcp_bye_write (&member, 1, NULL, bye,
           sizeof bye), 8);
-  send_bytes (sock, port, bye, sizeof bye);
+  member_send_bytes (sock, port, bye, sizeof bye);
 }
 
 /* Whether @id is listed as a member that has not left. */
@@ -467,10 +418,10 @@ GST_START_TEST (test_malformed_and_forged_control)
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
 
-  send_bytes (sock, p1, garbage, sizeof (garbage));
-  send_bytes (sock, p1, bad_rtcp, sizeof (bad_rtcp));
-  send_bytes (sock, p1, short_app, sizeof (short_app));
-  send_bytes (sock, p1, bad_rtp, sizeof (bad_rtp));
+  member_send_bytes (sock, p1, garbage, sizeof (garbage));
+  member_send_bytes (sock, p1, bad_rtcp, sizeof (bad_rtcp));
+  member_send_bytes (sock, p1, short_app, sizeof (short_app));
+  member_send_bytes (sock, p1, bad_rtp, sizeof (bad_rtp));
 
   /* Member 2's id from our test socket's address: forged. */
   msg.type = TPSS_MSG_HELLO;
@@ -478,7 +429,7 @@ GST_START_TEST (test_malformed_and_forged_control)
   msg.u.hello.ntp = 1;
   msg.u.hello.member_id = 2;
   len = tpss_msg_write (&msg, pkt);
-  send_bytes (sock, p1, pkt, len);
+  member_send_bytes (sock, p1, pkt, len);
   /* A RATE claiming member 2, also forged. */
   memset (&msg, 0, sizeof (msg));
   msg.type = TPSS_MSG_RATE;
@@ -487,20 +438,20 @@ GST_START_TEST (test_malformed_and_forged_control)
   msg.u.rate.rate = 1;
   msg.u.rate.seq = 99;
   len = tpss_msg_write (&msg, pkt);
-  send_bytes (sock, p1, pkt, len);
+  member_send_bytes (sock, p1, pkt, len);
   /* An id that is not a member (and joining is off). */
   msg.sender_ssrc = 77;
   len = tpss_msg_write (&msg, pkt);
-  send_bytes (sock, p1, pkt, len);
+  member_send_bytes (sock, p1, pkt, len);
   msg.type = TPSS_MSG_HELLO;
   msg.sender_ssrc = msg.media_ssrc = 78;
   msg.u.hello.member_id = 78;
   len = tpss_msg_write (&msg, pkt);
-  send_bytes (sock, p1, pkt, len);
+  member_send_bytes (sock, p1, pkt, len);
   /* Data from a non-member. */
   {
     guint8 rtp[20] = { 0x80, 96, 0, 1, 0, 0, 0, 0, 0, 0, 0, 77 };
-    send_bytes (sock, p1, rtp, sizeof (rtp));
+    member_send_bytes (sock, p1, rtp, sizeof (rtp));
   }
 
   WAIT_UNTIL (stat_u64 (pipeline, "src", "non-member") >= 3, 5);
@@ -780,7 +731,7 @@ send_pli (GSocket * sock, guint port, guint32 sender, guint32 media)
 
   fail_unless_equals_int (rtcp_pli_write (pli, sizeof (pli), sender, media),
       RTCP_PLI_SIZE);
-  send_bytes (sock, port, pli, sizeof (pli));
+  member_send_bytes (sock, port, pli, sizeof (pli));
 }
 
 /* Pulls the upstream events that reached the harness; counts the
@@ -852,7 +803,7 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
   send_pli (forger, p1, 2, 1);
   send_pli (peer, p1, 77, 1);
   send_pli (peer, p1, 2, 9);
-  send_bytes (peer, p1, short_pli, sizeof (short_pli));
+  member_send_bytes (peer, p1, short_pli, sizeof (short_pli));
   WAIT_UNTIL (element_stat (sink, "pli-dropped") == 3 &&
       element_stat (sink, "malformed") == 1, 5);
   fail_unless_equals_uint64 (element_stat (sink, "pli-dropped"), 3);
@@ -907,7 +858,7 @@ send_rtp (GSocket * sock, guint port, guint32 ssrc, guint16 seq)
   GST_WRITE_UINT16_BE (rtp + 2, seq);
   GST_WRITE_UINT32_BE (rtp + 4, seq * 160);
   GST_WRITE_UINT32_BE (rtp + 8, ssrc);
-  send_bytes (sock, port, rtp, sizeof (rtp));
+  member_send_bytes (sock, port, rtp, sizeof (rtp));
 }
 
 GST_START_TEST (test_src_sends_pli)

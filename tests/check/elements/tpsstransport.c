@@ -20,42 +20,27 @@
 /* A member from @desc (a tpsssrc named src among it), with @prop set to
  * @object on every tpss element before it plays. */
 static void
-member_start (Member * m, const gchar * desc, const gchar * prop,
+member_start_with (Member * m, const gchar * desc, const gchar * prop,
     gpointer object)
 {
   GError *err = NULL;
-  GstElement *src;
+  GstElement *pipeline = gst_parse_launch (desc, &err);
   const gchar *names[] = { "sink", "src" };
 
-  memset (m, 0, sizeof (*m));
-  g_mutex_init (&m->lock);
-  m->pipeline = gst_parse_launch (desc, &err);
   fail_unless (err == NULL, "%s", err ? err->message : "");
-  if (!GST_IS_PIPELINE (m->pipeline)) {
-    GstElement *lone = m->pipeline;
-    m->pipeline = gst_pipeline_new (NULL);
-    gst_bin_add (GST_BIN (m->pipeline), lone);
+  if (!GST_IS_PIPELINE (pipeline)) {
+    GstElement *lone = pipeline;
+    pipeline = gst_pipeline_new (NULL);
+    gst_bin_add (GST_BIN (pipeline), lone);
   }
   for (guint i = 0; prop && i < G_N_ELEMENTS (names); i++) {
-    GstElement *e = gst_bin_get_by_name (GST_BIN (m->pipeline), names[i]);
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), names[i]);
     if (e) {
       g_object_set (e, prop, object, NULL);
       gst_object_unref (e);
     }
   }
-  src = gst_bin_get_by_name (GST_BIN (m->pipeline), "src");
-  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
-  gst_object_unref (src);
-  fail_unless (gst_element_set_state (m->pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-}
-
-static void
-member_stop (Member * m)
-{
-  gst_element_set_state (m->pipeline, GST_STATE_NULL);
-  gst_object_unref (m->pipeline);
-  g_mutex_clear (&m->lock);
+  member_run (m, pipeline);
 }
 
 static guint
@@ -130,8 +115,8 @@ GST_START_TEST (test_socket_used_as_given)
   fail_unless_equals_string (uri, expect);
   gst_object_unref (src);
 
-  member_start (&a, d1, "socket", sock);
-  member_start (&b, d2, NULL, NULL);
+  member_start_with (&a, d1, "socket", sock);
+  member_start_with (&b, d2, NULL, NULL);
   WAIT_UNTIL (locked_read (&a, &a.buffers) >= 50, 10);
   fail_unless (locked_read (&a, &a.buffers) >= 50,
       "member 1 got %u on its socket", locked_read (&a, &a.buffers));
@@ -188,7 +173,7 @@ GST_START_TEST (test_transport_carries_the_group)
     d[i] = g_strdup_printf (SEND "tpsssink name=sink port=0 member-id=%u "
         "members=%s tpsssrc name=src port=0 members=%s caps=\"" RTP_CAPS
         "\"", i + 1, members, members);
-    member_start (&m[i], d[i], "transport", t[i]);
+    member_start_with (&m[i], d[i], "transport", t[i]);
   }
   WAIT_UNTIL (locked_read (&m[0], &m[0].buffers) >= 50 &&
       locked_read (&m[1], &m[1].buffers) >= 50, 10);

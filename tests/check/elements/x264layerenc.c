@@ -585,6 +585,66 @@ GST_START_TEST (test_caps_rates_harness)
 
 GST_END_TEST;
 
+/* The layers of the newest buffer the harness holds (the others dropped). */
+static guint
+newest_layers (GstHarness * h)
+{
+  GstBuffer *buf, *last = NULL;
+  GstTemporalLayerMeta *m;
+  guint n;
+
+  while ((buf = gst_harness_try_pull (h))) {
+    gst_clear_buffer (&last);
+    last = buf;
+  }
+  fail_unless (last != NULL);
+  m = gst_buffer_find_temporal_layer_meta (last);
+  fail_unless (m != NULL);
+  n = m->n_layers;
+  gst_buffer_unref (last);
+  return n;
+}
+
+/* Behind rtph264pay only the GstLayerRates event reaches the encoder (the
+ * payloader answers caps queries with H.264 fields alone): an event of
+ * several rates sets the layer count, one rate is a total and does not. */
+GST_START_TEST (test_event_sets_layers)
+{
+  GstHarness *h = new_harness ("x264layerenc layers=2 bitrate=400");
+  const guint four[] = { 100000, 100000, 200000, 400000 };
+  const guint total = 500000;
+  guint t[8], n, i = 0;
+  GstCaps *caps;
+
+  gst_harness_set_sink_caps_str (h, "video/x-h264,stream-format=byte-stream,"
+      "alignment=au");
+  for (; i < 4; i++)
+    fail_unless_equals_int (push_frame (h, i), GST_FLOW_OK);
+  fail_unless_equals_int (newest_layers (h), 2);
+
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_layer_rates_event_new (four, 4)));
+  for (; i < 12; i++)
+    fail_unless_equals_int (push_frame (h, i), GST_FLOW_OK);
+  fail_unless_equals_int (newest_layers (h), 4);
+  stats_targets (h->element, t, &n);
+  fail_unless_equals_int (n, 4);
+  for (guint l = 0; l < 4; l++)
+    fail_unless_equals_int (t[l], four[l]);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  check_caps_rates (caps, four, 4);
+  gst_caps_unref (caps);
+
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_layer_rates_event_new (&total, 1)));
+  for (; i < 16; i++)
+    fail_unless_equals_int (push_frame (h, i), GST_FLOW_OK);
+  fail_unless_equals_int (newest_layers (h), 4);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 change_caps_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -759,6 +819,7 @@ x264layerenc_suite (void)
   tcase_add_test (tc, test_meta_survives_rtph264pay);
   tcase_add_test (tc, test_force_key_unit);
   tcase_add_test (tc, test_caps_rates_harness);
+  tcase_add_test (tc, test_event_sets_layers);
   tcase_add_test (tc, test_caps_rates_capsfilter);
   tcase_add_test (tc, test_meta_one_type_across_copies);
   tcase_add_test (tc, test_stats_fields);

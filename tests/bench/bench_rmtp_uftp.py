@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""RMTP beside UFTP (issue 20) on the namespace bed of tests/net.
+
+The bed of tests/net/test_rmtp_transfer.py: a bridge, the sender behind a
+10 Mbit/s tbf, N receivers on their own ports, each losing each packet that
+reaches it independently (nftables random loss at the ingress of its
+interface). Both send at 8 Mbit/s:
+  UFTP     uftp -R 8000 -H <ids> (closed group) to uftpd -U <id> on each host
+  RMTP     rmtpsink rate=8000000 (repair=retransmit, then repair=parity) to
+           rmtpsrc ! filesink on each host
+Each time runs from the sender's start to the last receiver's end (uftp's
+exit, which waits for every client's completion; the last rmtpsrc's EOS).
+Every received file is checked against the source (sha256); a run where one
+differs is reported as FAILED, not timed.
+
+Prints one line per run, then the table: the median of the runs for UFTP,
+RMTP (retransmit), RMTP (parity), the line time (size x 8 / 8 Mbit/s), the
+ARQ bound (line time x expected sends until every receiver has a packet)
+and the ideal erasure code (line time / (1 - loss)), and the CPU seconds
+all processes of a run used per second of it (the machine's cores bound
+what 32 receiver processes can do).
+
+Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
+  BENCH_RMTP_RECEIVERS  receivers, comma-separated (1,8,32)
+  BENCH_RMTP_LOSSES     loss in percent (0,1,10)
+  BENCH_RMTP_RUNS       runs for each point (3)
+  BENCH_RMTP_SIZE       bytes (2097152; 104857600 for the 100 MB point)
+  BENCH_RMTP_MODES      of uftp,retransmit,parity (all three)
+  BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 ()"""
+import hashlib
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "net"))
+import netbed  # noqa: E402
+import test_rmtp_transfer as rt  # noqa: E402
+
+RATE = 8_000_000
+SENDER_LINK = 10_000_000
+
+
+def env_list(name, default, kind=int):
+    return [kind(x) for x in os.environ.get(name, default).split(",") if x]
+
+
+RECEIVERS = env_list("BENCH_RMTP_RECEIVERS", "1,8,32")
+LOSSES = env_list("BENCH_RMTP_LOSSES", "0,1,10")
+RUNS = int(os.environ.get("BENCH_RMTP_RUNS", "3"))
+SIZE = int(os.environ.get("BENCH_RMTP_SIZE", str(2 * 1024 * 1024)))
+MODES = env_list("BENCH_RMTP_MODES", "uftp,retransmit,parity", str)
+EXTRA = os.environ.get("BENCH_RMTP_EXTRA", "")
+# the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
+# the line time; a run past 10 x is a failure
+TIMEOUT = 30 + 10 * SIZE * 8 / RATE
+
+
+def line_time():
+    return SIZE * 8 / RATE
+
+
+def arq_bound(n, p):
+    sends, k = 0.0, 0
+    while True:
+        term = 1.0 - (1.0 - p ** k) ** n
+        sends += term
+        k += 1
+        if term < 1e-12 or k > 10000:
+            return line_time() * sends
+
+
+def ideal_code(p):
+    return line_time() / (1.0 - p)
+
+
+def cpu_seconds():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_rmtp(hosts, snd, src, digest, tmp, repair):
+    tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
+                              extra=f"&repair={repair}&rate={RATE}{EXTRA}",
+                              timeout=TIMEOUT)
+    whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
+                and rt.sha256(rx["out"]) == digest for rx in rxs)
+    st, done = rt.last_stats(tx), rt.done_message(tx)
+    note = (f"sink-conn-to-end={done.get('seconds')} "
+            f"rounds={st.get('rounds')} resent={st.get('data-resent')} "
+            f"parity={st.get('parity-sent')} polls={st.get('polls-sent')}")
+    return whole, max(rx["ended"] - t0 for rx in rxs), note
+
+
+def uftp_id(i):
+    return f"0x{0x0a000000 + i + 1:08x}"
+
+
+def run_uftp(hosts, snd, src, digest, tmp):
+    dirs, daemons = [], []
+    for i, h in enumerate(hosts):
+        d = os.path.join(tmp, f"uftp-r{i + 1}")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        dirs.append(d)
+        daemons.append(h.popen(["uftpd", "-d", "-q", "-U", uftp_id(i), "-D", d],
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL))
+    time.sleep(1.0)
+    ids = ",".join(uftp_id(i) for i in range(len(hosts)))
+    t0 = time.monotonic()
+    p = snd.popen(["uftp", "-R", str(RATE // 1000), "-H", ids, "-x", "1", src],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        p.wait(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    took = time.monotonic() - t0
+    for dp in daemons:
+        dp.terminate()
+        dp.wait()
+    name = os.path.basename(src)
+    whole = p.returncode == 0 and all(
+        os.path.exists(os.path.join(d, name))
+        and rt.sha256(os.path.join(d, name)) == digest for d in dirs)
+    return whole, took, f"exit={p.returncode}"
+
+
+def measure(snd, hosts, src, digest, tmp, mode):
+    c0 = cpu_seconds()
+    if mode == "uftp":
+        whole, took, note = run_uftp(hosts, snd, src, digest, tmp)
+    else:
+        whole, took, note = run_rmtp(hosts, snd, src, digest, tmp, mode)
+    cpu = (cpu_seconds() - c0) / max(took, 1e-3)
+    return whole, took, note, cpu
+
+
+def fmt(times):
+    if not times:
+        return "failed"
+    return f"{statistics.median(times):.2f} s"
+
+
+def main():
+    netbed.require_or_skip()
+    if "uftp" in MODES and not (shutil.which("uftp") and shutil.which("uftpd")):
+        print("SKIP: uftp/uftpd not installed (Debian package uftp)")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="rmtp-bench-")
+    src = os.path.join(tmp, "in.bin")
+    with open(src, "wb") as f:
+        f.write(os.urandom(SIZE))
+    with open(src, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    rows = []
+    with netbed.NetBed() as bed:
+        _, snd, all_hosts, loss = rt.build_bed(bed, max(RECEIVERS))
+        for n in RECEIVERS:
+            hosts = all_hosts[:n]
+            for pct in LOSSES:
+                for imp in loss:
+                    imp.change(percent=pct)
+                res = {m: [] for m in MODES}
+                cpu = {m: [] for m in MODES}
+                # the modes alternate run by run, in the same conditions
+                for run in range(RUNS):
+                    for mode in MODES:
+                        whole, took, note, load = measure(snd, hosts, src,
+                                                          digest, tmp, mode)
+                        print(f"RUN n={n} loss={pct}% {mode} #{run + 1}: "
+                              f"{took:.2f} s {'whole' if whole else 'FAILED'}"
+                              f" cpu={load:.2f} {note}", flush=True)
+                        if whole:
+                            res[mode].append(took)
+                            cpu[mode].append(load)
+                rows.append((n, pct, res, cpu))
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\n{SIZE} bytes at {RATE // 1000000} Mbit/s, median of {RUNS}\n")
+    print("| receivers | loss | " + " | ".join(MODES) +
+          " | line time | ARQ bound | ideal code | CPU s/s (" +
+          ", ".join(MODES) + ") |")
+    print("|---" * (len(MODES) + 6) + "|")
+    for n, pct, res, cpu in rows:
+        p = pct / 100
+        loads = ", ".join(f"{statistics.median(cpu[m]):.2f}" if cpu[m]
+                          else "-" for m in MODES)
+        print(f"| {n} | {pct} % | " + " | ".join(fmt(res[m]) for m in MODES)
+              + f" | {line_time():.2f} s | {arq_bound(n, p):.2f} s | "
+              f"{ideal_code(p):.2f} s | {loads} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
