@@ -56,7 +56,8 @@ seal_and_open (Rig * r, const FuzzRecord * rec, gint64 now)
   gsize len = MIN (rec->len, MAX_PACKET);
   AuthStats st;
 
-  memcpy (r->last, rec->chunk, len);
+  if (len)                      /* an empty record has no chunk */
+    memcpy (r->last, rec->chunk, len);
   r->last_len = auth_seal (tx, r->last, len, sizeof (r->last));
   if (r->last_len != len + AUTH_TRAILER_SIZE ||
       open_checked (r, r->last, r->last_len, now) != AUTH_OK)
