@@ -579,6 +579,10 @@ gst_vlmcc_sink_finalize (GObject * object)
   "role: the sink's part in the session, always sender (text); " \
   "ssrc: the stream's SSRC (id); " \
   "window: the Vegas window W (packets); " \
+  "loss-based: vegas-plus found a queue held by another flow and the " \
+  "window grows by one a round trip and halves on loss (boolean); " \
+  "plus-switches: times vegas-plus turned the window loss-based " \
+  "(switches); " \
   "rtt: the RTT estimate toward the leader (ns); " \
   "rtt-dev: its mean deviation (ns); " \
   "base-rtt: the least RTT seen (ns); " \

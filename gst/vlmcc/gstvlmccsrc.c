@@ -676,6 +676,10 @@ gst_vlmcc_src_finalize (GObject * object)
   "id: this receiver's id in its feedback (id); " \
   "role: none (joining), follower, leader or left; " \
   "window: its own Vegas window (packets); " \
+  "loss-based: vegas-plus found a queue held by another flow and the " \
+  "window grows by one a round trip and halves on loss (boolean); " \
+  "plus-switches: times vegas-plus turned the window loss-based " \
+  "(switches); " \
   "rtt: its RTT estimate, kept from the drift (ns); " \
   "rtt-dev: its mean deviation (ns); " \
   "base-rtt: the least RTT seen (ns); " \
