@@ -21,6 +21,7 @@ first window), or if its descriptors grew at all. Needs root (exit 77 without).
 """
 import csv
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -80,8 +81,10 @@ def rlm_sender_command():
             f"rlmsink uri=\"{rlm_uri()}&ttl-mc=4\" layer-rates=\"<{rates}>\"")
 
 
-def rlm_receiver_command():
-    return (f"exec gst-launch-1.0 -q rlmsrc uri=\"{rlm_uri()}\" caps=\"{RLM_CAPS}\" ! "
+def rlm_receiver_command(messages=False):
+    """With messages, gst-launch -m logs its level changes and stats once a minute."""
+    return ("exec gst-launch-1.0 " + ("-m " if messages else "-q ")
+            + f"rlmsrc uri=\"{rlm_uri()}\" caps=\"{RLM_CAPS}\" stats-interval=60000000000 ! "
             "rtph264depay ! avdec_h264 ! fakesink sync=false async=false")
 
 
@@ -184,7 +187,7 @@ def run():
         procs = {f"conf-p{pid}": start(h, f"conf-p{pid}", conference_command(pid))
                  for pid, h in conf_hosts.items()}
         procs["rlm-steady-rx"] = start(rlm_hosts["rr"], "rlm-steady-rx",
-                                       ["sh", "-c", rlm_receiver_command()])
+                                       ["sh", "-c", rlm_receiver_command(True)])
         procs["rlm-sender"] = start(rlm_hosts["rs"], "rlm-sender",
                                     ["sh", "-c", rlm_sender_command()])
         churn = Churn(rlm_hosts)
@@ -206,7 +209,22 @@ def run():
             netbed.interrupt(p, timeout=15)
     print(f"soak: {SECONDS:.0f} s, {churn.count} churning receivers started "
           f"({churn.bad_exits} exited badly), samples in {OUT_DIR}/soak.csv", flush=True)
+    print_rlm_progress(os.path.join(OUT_DIR, "rlm-steady-rx.log"))
     return rows, died, list(procs)
+
+
+def print_rlm_progress(log):
+    """The steady receiver's last stats and level changes: the session really ran."""
+    with open(log, errors="replace") as f:
+        lines = f.read().splitlines()
+    stats = [ln for ln in lines if "rlm-src-stats" in ln]
+    levels = [ln for ln in lines if "rlm-level" in ln]
+    print(f"rlm-steady-rx: {len(levels)} level changes", flush=True)
+    if stats:
+        for key in ("level", "experiments-run", "experiments-failed", "layer-received",
+                    "layer-lost"):
+            m = re.search(rf"\b{key}=\(\w+\)(<[^>]*>|[^,;]+)", stats[-1])
+            print(f"  {key} = {m.group(1) if m else '?'}")
 
 
 # ---------------------------------------------------------------- judgement
