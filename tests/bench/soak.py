@@ -235,6 +235,17 @@ def windows(duration):
     return (warm, warm + width), (duration - width, duration)
 
 
+def slope_mb_per_hour(rows, name, since):
+    """Least-squares slope of RSS after `since` s, MB per hour (None: too few samples)."""
+    pts = [(r[0], r[3] / 1024) for r in rows if r[1] == name and r[0] >= since]
+    if len(pts) < 3:
+        return None
+    mt = statistics.fmean(t for t, _ in pts)
+    mv = statistics.fmean(v for _, v in pts)
+    var = sum((t - mt) ** 2 for t, _ in pts)
+    return 3600 * sum((t - mt) * (v - mv) for t, v in pts) / var if var else None
+
+
 def median_in(rows, name, col, window):
     vals = [r[col] for r in rows if r[1] == name and window[0] <= r[0] <= window[1]]
     return statistics.median(vals) if vals else None
@@ -248,7 +259,7 @@ def judge(rows, died, names, duration):
           f"(medians); bound: RSS +max({RSS_GROWTH_MB:g} MB, {100 * RSS_GROWTH_SHARE:.0f} %), "
           "fds +0")
     print(f"{'process':<15} {'RSS first':>10} {'RSS last':>10} {'growth':>9} "
-          f"{'fds first':>9} {'fds last':>8}  verdict")
+          f"{'slope':>10} {'fds first':>9} {'fds last':>8}  verdict")
     for name in names:
         r0, r1 = median_in(rows, name, 3, first), median_in(rows, name, 3, last)
         f0, f1 = median_in(rows, name, 4, first), median_in(rows, name, 4, last)
@@ -264,7 +275,9 @@ def judge(rows, died, names, duration):
                 why.append("fds grew")
         fmt = lambda v, d=1024, u=" MB": "-" if v is None else f"{v / d:.1f}{u}"
         growth = "-" if None in (r0, r1) else f"{(r1 - r0) / 1024:+.1f} MB"
-        print(f"{name:<15} {fmt(r0):>10} {fmt(r1):>10} {growth:>9} "
+        slope = slope_mb_per_hour(rows, name, first[0])
+        slope = "-" if slope is None else f"{slope:+.1f} MB/h"
+        print(f"{name:<15} {fmt(r0):>10} {fmt(r1):>10} {growth:>9} {slope:>10} "
               f"{fmt(f0, 1, ''):>9} {fmt(f1, 1, ''):>8}  {'; '.join(why) or 'flat'}")
         failures += [f"{name}: {w}" for w in why]
     return failures
@@ -328,7 +341,26 @@ def plugin_path():
             for sub in sorted(os.listdir(top)))
 
 
+def read_csv(path):
+    with open(path) as f:
+        return [(float(r["t_s"]), r["process"], int(r["pid"]), int(r["rss_kb"]), int(r["fds"]))
+                for r in csv.DictReader(f)]
+
+
+def judge_csv(path):
+    """`soak.py --from-csv PATH`: the table and the plot again from a run's samples."""
+    rows = read_csv(path)
+    names = list(dict.fromkeys(r[1] for r in rows))
+    duration = SECONDS if "SOAK_SECONDS" in os.environ else max(r[0] for r in rows)
+    failures = judge(rows, {}, names, duration)
+    write_svg(SVG, rows, names, duration)
+    print(f"plot: {SVG}")
+    return 1 if failures else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--from-csv":
+        return judge_csv(sys.argv[2])
     netbed.require_or_skip()
     plugin_path()
     conf = os.path.join(BUILD, "examples", "conference")
