@@ -129,11 +129,15 @@ def build_rlm(bed):
 # ---------------------------------------------------------------- sampling
 
 def rss_kb(pid):
+    """(VmRSS, RssAnon) in kB: the anonymous part is the heap, stacks and arenas, without
+    the library pages that are mapped in as code runs."""
+    fields = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon"):
+                fields[key] = int(value.split()[0])
+    return fields.get("VmRSS", 0), fields.get("RssAnon", 0)
 
 
 def fd_count(pid):
@@ -147,7 +151,8 @@ def sample(procs, t, writer, rows):
         try:
             if p.poll() is not None:
                 raise ProcessLookupError
-            row = (round(t, 1), name, p.pid, rss_kb(p.pid), fd_count(p.pid))
+            rss, anon = rss_kb(p.pid)
+            row = (round(t, 1), name, p.pid, rss, fd_count(p.pid), anon)
         except (ProcessLookupError, FileNotFoundError):
             gone.append(name)
             continue
@@ -195,7 +200,7 @@ def run():
         next_sample = t0 + 1.0
         with open(os.path.join(OUT_DIR, "soak.csv"), "w", newline="") as f:
             writer = csv.writer(f)
-            writer.writerow(["t_s", "process", "pid", "rss_kb", "fds"])
+            writer.writerow(["t_s", "process", "pid", "rss_kb", "fds", "rss_anon_kb"])
             while time.monotonic() - t0 < SECONDS:
                 now = time.monotonic()
                 churn.step(now - t0)
@@ -343,8 +348,8 @@ def plugin_path():
 
 def read_csv(path):
     with open(path) as f:
-        return [(float(r["t_s"]), r["process"], int(r["pid"]), int(r["rss_kb"]), int(r["fds"]))
-                for r in csv.DictReader(f)]
+        return [(float(r["t_s"]), r["process"], int(r["pid"]), int(r["rss_kb"]), int(r["fds"]),
+                 int(r.get("rss_anon_kb") or 0)) for r in csv.DictReader(f)]
 
 
 def judge_csv(path):
