@@ -236,7 +236,8 @@ def print_rlm_progress(log):
 
 def windows(duration):
     """(first window, last window) in seconds from the start."""
-    warm, width = WARMUP_SHARE * duration, WINDOW_SHARE * duration
+    # at least two samples per window, for short smoke runs
+    warm, width = WARMUP_SHARE * duration, max(WINDOW_SHARE * duration, 2 * INTERVAL)
     return (warm, warm + width), (duration - width, duration)
 
 
