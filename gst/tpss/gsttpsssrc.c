@@ -568,7 +568,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
   if (added) {
     GST_INFO_OBJECT (self, "new pad for member %u", member);
     gst_pad_set_active (sp->pad, TRUE);
-    gst_element_add_pad (element, gst_object_ref (sp->pad));
+    gst_element_add_pad (element, sp->pad);   /* takes its own reference */
     gst_pad_start_task (sp->pad, src_pad_loop, sp, NULL);
   }
   g_mutex_unlock (&self->deliver_lock);
