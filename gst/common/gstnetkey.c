@@ -12,8 +12,8 @@ gst_net_key_wipe (gpointer p, gsize len)
     *v++ = 0;
 }
 
-static void
-free_secret (gchar * text)
+void
+gst_net_key_free_secret (gchar * text)
 {
   if (text)
     gst_net_key_wipe (text, strlen (text));
@@ -60,7 +60,7 @@ gst_net_key_set (GstNetKeySettings * s, guint first_id, guint prop_id,
     const GValue * value)
 {
   if (prop_id == first_id + GST_NET_KEY_PROP_KEY) {
-    free_secret (s->key);
+    gst_net_key_free_secret (s->key);
     s->key = dup_setting (value);
     return TRUE;
   }
@@ -93,14 +93,14 @@ gst_net_key_settings_copy (GstNetKeySettings * dst,
 void
 gst_net_key_settings_clear (GstNetKeySettings * s)
 {
-  free_secret (s->key);
+  gst_net_key_free_secret (s->key);
   g_free (s->key_file);
   s->key = s->key_file = NULL;
 }
 
-/* The text of the key file, trailing white space removed. */
-static gchar *
-read_key_file (const gchar * path, GError ** error)
+gchar *
+gst_net_key_read_file (const gchar * setting, const gchar * path,
+    GError ** error)
 {
   gchar *text = NULL;
   gsize len = 0;
@@ -108,18 +108,18 @@ read_key_file (const gchar * path, GError ** error)
 
   if (!g_file_get_contents (path, &text, &len, &err)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "key-file \"%s\": %s", path, err->message);
+        "%s \"%s\": %s", setting, path, err->message);
     g_error_free (err);
     return NULL;
   }
   if (len > GST_NET_KEY_FILE_MAX || strlen (text) != len) {
     if (len > GST_NET_KEY_FILE_MAX)
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key-file \"%s\": longer than %d bytes", path,
+          "%s \"%s\": longer than %d bytes", setting, path,
           GST_NET_KEY_FILE_MAX);
     else
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key-file \"%s\": holds a NUL byte", path);
+          "%s \"%s\": holds a NUL byte", setting, path);
     gst_net_key_wipe (text, len);
     g_free (text);
     return NULL;
@@ -143,11 +143,12 @@ gst_net_key_load (const GstNetKeySettings * s, AuthKey * key,
   }
   if (!s->key && !s->key_file)
     return TRUE;
-  text = s->key ? g_strdup (s->key) : read_key_file (s->key_file, error);
+  text = s->key ? g_strdup (s->key) : gst_net_key_read_file ("key-file",
+      s->key_file, error);
   if (!text)
     return FALSE;
   ok = auth_key_from_string (text, key, &err);
-  free_secret (text);
+  gst_net_key_free_secret (text);
   if (!ok) {
     if (s->key)
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,

@@ -60,6 +60,14 @@ void gst_net_key_settings_clear (GstNetKeySettings * s);
 gboolean gst_net_key_load (const GstNetKeySettings * s, AuthKey * key,
     gboolean * have_key, GError ** error);
 
+/* The text of the file at @path, trailing white space removed, at most
+ * GST_NET_KEY_FILE_MAX bytes and without a NUL byte (free with
+ * gst_net_key_free_secret); errors name @setting and @path. */
+gchar *gst_net_key_read_file (const gchar * setting, const gchar * path,
+    GError ** error);
+/* Wipes and frees a NUL-terminated secret (NULL is fine). */
+void gst_net_key_free_secret (gchar * text);
+
 /* Overwrites @len bytes at @p in a way the compiler keeps. */
 void gst_net_key_wipe (gpointer p, gsize len);
 
