@@ -7,7 +7,6 @@
 #include "gstnetkey.h"
 
 #define RTP_HEADER_SIZE 12
-#define MAX_KEY_LENGTH 46
 
 struct _GstNetSrtp
 {
@@ -256,7 +255,7 @@ GstNetSrtp *
 gst_net_srtp_new (const guint8 * key, GstNetSrtpProfile profile,
     GstNetSrtpDirection direction, GError ** error)
 {
-  guint8 master[MAX_KEY_LENGTH];
+  guint8 master[GST_NET_SRTP_KEY_MAX];
   srtp_policy_t policy;
   srtp_err_status_t status;
   GstNetSrtp *srtp;
@@ -301,21 +300,21 @@ key_text (const GstNetSrtpSettings * s, GError ** error)
 }
 
 gboolean
-gst_net_srtp_load (const GstNetSrtpSettings * s,
-    GstNetSrtpDirection direction, GstNetSrtp ** out, GError ** error)
+gst_net_srtp_key_load (const GstNetSrtpSettings * s, GstNetSrtpKey * key,
+    gboolean * have_key, GError ** error)
 {
-  guint8 key[MAX_KEY_LENGTH];
   GError *err = NULL;
   gchar *text;
   gboolean ok;
 
-  *out = NULL;
+  *have_key = FALSE;
   if (!s->key && !s->key_file)
     return TRUE;
   text = key_text (s, error);
   if (!text)
     return FALSE;
-  ok = gst_net_srtp_parse_key (text, s->profile, key, &err);
+  key->profile = s->profile;
+  ok = gst_net_srtp_parse_key (text, s->profile, key->bytes, &err);
   gst_net_key_free_secret (text);
   if (!ok) {
     if (s->key)
@@ -325,11 +324,58 @@ gst_net_srtp_load (const GstNetSrtpSettings * s,
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
           "srtp-key-file \"%s\": %s", s->key_file, err->message);
     g_error_free (err);
+    gst_net_key_wipe (key, sizeof (*key));
     return FALSE;
   }
-  *out = gst_net_srtp_new (key, s->profile, direction, error);
-  gst_net_key_wipe (key, sizeof (key));
-  return *out != NULL;
+  *have_key = TRUE;
+  return TRUE;
+}
+
+void
+gst_net_srtp_key_derive (const GstNetSrtpKey * master, const gchar * label,
+    guint32 id, GstNetSrtpKey * out)
+{
+  gsize want = gst_net_srtp_key_length (master->profile), have = 0;
+  guint8 block[32], msg[4];
+
+  GST_WRITE_UINT32_BE (msg, id);
+  out->profile = master->profile;
+  for (guint8 counter = 1; have < want; counter++) {
+    GHmac *h = g_hmac_new (G_CHECKSUM_SHA256, master->bytes, want);
+    gsize len = sizeof (block);
+
+    g_hmac_update (h, (const guchar *) label, strlen (label));
+    g_hmac_update (h, msg, sizeof (msg));
+    g_hmac_update (h, &counter, 1);
+    g_hmac_get_digest (h, block, &len);
+    g_hmac_unref (h);
+    memcpy (out->bytes + have, block, MIN (len, want - have));
+    have += MIN (len, want - have);
+  }
+  gst_net_key_wipe (block, sizeof (block));
+}
+
+GstNetSrtp *
+gst_net_srtp_new_from_key (const GstNetSrtpKey * key,
+    GstNetSrtpDirection direction, GError ** error)
+{
+  return gst_net_srtp_new (key->bytes, key->profile, direction, error);
+}
+
+gboolean
+gst_net_srtp_load (const GstNetSrtpSettings * s,
+    GstNetSrtpDirection direction, GstNetSrtp ** out, GError ** error)
+{
+  GstNetSrtpKey key;
+  gboolean have_key;
+
+  *out = NULL;
+  if (!gst_net_srtp_key_load (s, &key, &have_key, error))
+    return FALSE;
+  if (have_key)
+    *out = gst_net_srtp_new_from_key (&key, direction, error);
+  gst_net_key_wipe (&key, sizeof (key));
+  return !have_key || *out != NULL;
 }
 
 void
@@ -389,8 +435,10 @@ verdict_of (srtp_err_status_t status)
   }
 }
 
-GstNetSrtpVerdict
-gst_net_srtp_unprotect (GstNetSrtp * srtp, guint8 * buf, gsize * len)
+/* libsrtp checks the tag before it decrypts: a packet that fails is left
+ * as it was, and another session can try it. */
+static GstNetSrtpVerdict
+unprotect (GstNetSrtp * srtp, guint8 * buf, gsize * len)
 {
   GstNetSrtpVerdict v = GST_NET_SRTP_MALFORMED;
   int n = (int) *len;
@@ -398,10 +446,19 @@ gst_net_srtp_unprotect (GstNetSrtp * srtp, guint8 * buf, gsize * len)
   g_mutex_lock (&srtp->lock);
   if (looks_like_rtp (buf, *len))
     v = verdict_of (srtp_unprotect (srtp->session, buf, &n));
+  g_mutex_unlock (&srtp->lock);
+  if (v == GST_NET_SRTP_OK)
+    *len = n;
+  return v;
+}
+
+static void
+count_verdict (GstNetSrtp * srtp, GstNetSrtpVerdict v)
+{
+  g_mutex_lock (&srtp->lock);
   switch (v) {
     case GST_NET_SRTP_OK:
       srtp->st.accepted++;
-      *len = n;
       break;
     case GST_NET_SRTP_AUTH_FAILED:
       srtp->st.auth_failed++;
@@ -414,15 +471,61 @@ gst_net_srtp_unprotect (GstNetSrtp * srtp, guint8 * buf, gsize * len)
       break;
   }
   g_mutex_unlock (&srtp->lock);
+}
+
+GstNetSrtpVerdict
+gst_net_srtp_unprotect (GstNetSrtp * srtp, guint8 * buf, gsize * len)
+{
+  GstNetSrtpVerdict v = unprotect (srtp, buf, len);
+
+  count_verdict (srtp, v);
   return v;
+}
+
+GstNetSrtpVerdict
+gst_net_srtp_unprotect_either (GstNetSrtp * first, GstNetSrtp * second,
+    guint8 * buf, gsize * len)
+{
+  GstNetSrtpVerdict v = unprotect (first, buf, len);
+
+  if (v == GST_NET_SRTP_AUTH_FAILED && second)
+    return gst_net_srtp_unprotect (second, buf, len);
+  count_verdict (first, v);
+  return v;
+}
+
+void
+gst_net_srtp_add_stats (GstNetSrtp * srtp, GstNetSrtpStats * st)
+{
+  g_mutex_lock (&srtp->lock);
+  st->protected_packets += srtp->st.protected_packets;
+  st->protect_failed += srtp->st.protect_failed;
+  st->accepted += srtp->st.accepted;
+  st->auth_failed += srtp->st.auth_failed;
+  st->replayed += srtp->st.replayed;
+  st->malformed += srtp->st.malformed;
+  g_mutex_unlock (&srtp->lock);
 }
 
 void
 gst_net_srtp_get_stats (GstNetSrtp * srtp, GstNetSrtpStats * st)
 {
-  g_mutex_lock (&srtp->lock);
-  *st = srtp->st;
-  g_mutex_unlock (&srtp->lock);
+  memset (st, 0, sizeof (*st));
+  gst_net_srtp_add_stats (srtp, st);
+}
+
+void
+gst_net_srtp_stats_fields (GstStructure * s, gboolean have_key,
+    const GstNetSrtpStats * st)
+{
+  gst_structure_set (s,
+      "srtp", G_TYPE_BOOLEAN, have_key,
+      "srtp-protected", G_TYPE_UINT64, st->protected_packets,
+      "srtp-protect-failed", G_TYPE_UINT64, st->protect_failed,
+      "srtp-accepted", G_TYPE_UINT64, st->accepted,
+      "srtp-auth-failed", G_TYPE_UINT64, st->auth_failed,
+      "srtp-replayed", G_TYPE_UINT64, st->replayed,
+      "srtp-malformed", G_TYPE_UINT64, st->malformed, NULL);
 }
 
 void
@@ -432,12 +535,5 @@ gst_net_srtp_stats (GstStructure * s, GstNetSrtp * srtp)
 
   if (srtp)
     gst_net_srtp_get_stats (srtp, &st);
-  gst_structure_set (s,
-      "srtp", G_TYPE_BOOLEAN, srtp != NULL,
-      "srtp-protected", G_TYPE_UINT64, st.protected_packets,
-      "srtp-protect-failed", G_TYPE_UINT64, st.protect_failed,
-      "srtp-accepted", G_TYPE_UINT64, st.accepted,
-      "srtp-auth-failed", G_TYPE_UINT64, st.auth_failed,
-      "srtp-replayed", G_TYPE_UINT64, st.replayed,
-      "srtp-malformed", G_TYPE_UINT64, st.malformed, NULL);
+  gst_net_srtp_stats_fields (s, srtp != NULL, &st);
 }

@@ -75,6 +75,29 @@ void gst_net_srtp_settings_clear (GstNetSrtpSettings * s);
 gboolean gst_net_srtp_parse_key (const gchar * text,
     GstNetSrtpProfile profile, guint8 * key, GError ** error);
 
+#define GST_NET_SRTP_KEY_MAX 46
+
+/* A master key + salt and its profile (secret: wipe with
+ * gst_net_key_wipe). */
+typedef struct
+{
+  guint8 bytes[GST_NET_SRTP_KEY_MAX];
+  GstNetSrtpProfile profile;
+} GstNetSrtpKey;
+
+/* At start, holding no lock (it may read a file): *@have_key FALSE when
+ * neither srtp-key nor srtp-key-file is set. FALSE with @error on a bad
+ * setting. */
+gboolean gst_net_srtp_key_load (const GstNetSrtpSettings * s,
+    GstNetSrtpKey * key, gboolean * have_key, GError ** error);
+/* The key of one (@label, @id) under @master: HMAC-SHA-256 of the label,
+ * the id and a block counter, keyed with @master, cut to the profile's
+ * length. Where one sender's packets with one SSRC and index differ per
+ * destination, a key per destination keeps SRTP's keystream from being
+ * used twice. */
+void gst_net_srtp_key_derive (const GstNetSrtpKey * master,
+    const gchar * label, guint32 id, GstNetSrtpKey * out);
+
 typedef enum
 {
   GST_NET_SRTP_SEND,
@@ -100,8 +123,10 @@ typedef struct _GstNetSrtp GstNetSrtp;
 
 GstNetSrtp *gst_net_srtp_new (const guint8 * key, GstNetSrtpProfile profile,
     GstNetSrtpDirection direction, GError ** error);
-/* At start, holding no lock (it may read a file): *@out NULL when neither
- * srtp-key nor srtp-key-file is set. FALSE with @error on a bad setting. */
+GstNetSrtp *gst_net_srtp_new_from_key (const GstNetSrtpKey * key,
+    GstNetSrtpDirection direction, GError ** error);
+/* gst_net_srtp_key_load and a session of the key: *@out NULL without
+ * one. */
 gboolean gst_net_srtp_load (const GstNetSrtpSettings * s,
     GstNetSrtpDirection direction, GstNetSrtp ** out, GError ** error);
 void gst_net_srtp_free (GstNetSrtp * srtp);
@@ -115,12 +140,22 @@ gsize gst_net_srtp_protect (GstNetSrtp * srtp, guint8 * buf, gsize len,
  * RTP packet's length. Every verdict but OK is counted. */
 GstNetSrtpVerdict gst_net_srtp_unprotect (GstNetSrtp * srtp, guint8 * buf,
     gsize * len);
+/* The same under @first's key, or when its tag does not match there, under
+ * @second's (may be NULL); the verdict is counted once, where it was
+ * given. */
+GstNetSrtpVerdict gst_net_srtp_unprotect_either (GstNetSrtp * first,
+    GstNetSrtp * second, guint8 * buf, gsize * len);
 
 /* TRUE if @data is RTCP by RFC 5761's rule (packet types 192..223), which
  * is never SRTP-protected here. */
 gboolean gst_net_srtp_is_rtcp (const guint8 * data, gsize len);
 
+/* Adds @srtp's counters to @st. */
+void gst_net_srtp_add_stats (GstNetSrtp * srtp, GstNetSrtpStats * st);
 void gst_net_srtp_get_stats (GstNetSrtp * srtp, GstNetSrtpStats * st);
+/* The fields of @st (@have_key: srtp). */
+void gst_net_srtp_stats_fields (GstStructure * s, gboolean have_key,
+    const GstNetSrtpStats * st);
 /* The SRTP stats fields (@srtp NULL: no key, zeros). */
 void gst_net_srtp_stats (GstStructure * s, GstNetSrtp * srtp);
 
