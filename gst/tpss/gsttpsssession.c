@@ -291,12 +291,13 @@ srtp_tx_for (GstTpssSession * s, guint32 member)
     return NULL;
   }
   g_hash_table_insert (s->srtp.tx, GUINT_TO_POINTER (member), tx);
+  GST_DEBUG ("session %s: SRTP toward destination %u", s->name, member);
   return tx;
 }
 
-/* Media and parity to @member as SRTP: a new packet in *@len bytes (free
- * it), or NULL: RTCP and everything without SRTP go as they are (*@data
- * unchanged), a refused packet makes *@data NULL. */
+/* Media and parity to @member as SRTP: a new packet (free it) in *@data
+ * and *@len, or NULL: RTCP and everything without SRTP go as they are
+ * (*@data unchanged); a refused packet makes *@data NULL. */
 static guint8 *
 srtp_protect (GstTpssSession * s, guint32 member, const guint8 ** data,
     gsize * len)
@@ -317,8 +318,7 @@ srtp_protect (GstTpssSession * s, guint32 member, const guint8 ** data,
       g_clear_pointer (&out, g_free);
   }
   g_mutex_unlock (&s->srtp.lock);
-  if (!out)
-    *data = NULL;
+  *data = out;
   return out;
 }
 
@@ -336,10 +336,9 @@ send_transmits (GstTpssSession * s, GQueue * q)
     guint8 *sealed = srtp_protect (s, t->member, &data, &len);
     GError *err = NULL;
 
-    if (!data) {
-      /* refused by SRTP: counted there */
-    } else if (!to || !gst_net_transport_send_to (s->transport, data, len, to,
-            &err)) {
+    /* no data: SRTP refused it and counted it */
+    if (data && (!to || !gst_net_transport_send_to (s->transport, data, len,
+                to, &err))) {
       g_atomic_int_inc (&s->send_errors);
       GST_LOG ("send: %s", err ? err->message : "no address");
       g_clear_error (&err);
@@ -709,6 +708,8 @@ srtp_open (GstTpssSession * s, GError ** error)
 {
   if (!s->srtp.on)
     return TRUE;
+  GST_DEBUG ("session %s: SRTP in under the key of %u%s", s->name, s->id,
+      s->multicast ? " and the group's" : "");
   g_mutex_lock (&s->srtp.lock);
   s->srtp.rx = srtp_rx_new (s, s->id, error);
   if (s->srtp.rx && s->multicast)

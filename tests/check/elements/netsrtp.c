@@ -330,6 +330,54 @@ GST_START_TEST (test_interop_srtpdec)
 
 GST_END_TEST;
 
+/* A derived key is the same for the same (label, id), another for another
+ * id or label, and works as a key: what one end protects under it the
+ * other opens under the same derivation, and not under another id's. */
+GST_START_TEST (test_key_derive)
+{
+  GstNetSrtpKey master = { {0,}, GST_NET_SRTP_AES_128_CM_HMAC_SHA1_80 };
+  GstNetSrtpKey a, a2, b, c;
+  GstNetSrtp *tx, *rx, *rx_b;
+  guint8 buf[256];
+  gsize n, len;
+
+  fail_unless (gst_net_srtp_parse_key (HEX_KEY, master.profile, master.bytes,
+          NULL));
+  gst_net_srtp_key_derive (&master, "label", 2, &a);
+  gst_net_srtp_key_derive (&master, "label", 2, &a2);
+  gst_net_srtp_key_derive (&master, "label", 3, &b);
+  gst_net_srtp_key_derive (&master, "other", 2, &c);
+  fail_unless (memcmp (a.bytes, a2.bytes, 30) == 0);
+  fail_if (memcmp (a.bytes, b.bytes, 30) == 0);
+  fail_if (memcmp (a.bytes, c.bytes, 30) == 0);
+  fail_if (memcmp (a.bytes, master.bytes, 30) == 0);
+
+  tx = gst_net_srtp_new_from_key (&a, GST_NET_SRTP_SEND, NULL);
+  rx = gst_net_srtp_new_from_key (&a2, GST_NET_SRTP_RECEIVE, NULL);
+  rx_b = gst_net_srtp_new_from_key (&b, GST_NET_SRTP_RECEIVE, NULL);
+  n = gst_net_srtp_protect (tx, buf, rtp_packet (buf, 1, 100), sizeof (buf));
+  fail_unless (n > 0);
+  len = n;
+  fail_unless_equals_int (gst_net_srtp_unprotect (rx_b, buf, &len),
+      GST_NET_SRTP_AUTH_FAILED);
+  /* either: the second key opens what the first does not, counted once */
+  fail_unless_equals_int (gst_net_srtp_unprotect_either (rx_b, rx, buf,
+          &len), GST_NET_SRTP_OK);
+  fail_unless_equals_int (len, n - 10);
+  {
+    GstNetSrtpStats st;
+    gst_net_srtp_get_stats (rx_b, &st);
+    fail_unless_equals_int (st.auth_failed, 1);
+    gst_net_srtp_get_stats (rx, &st);
+    fail_unless_equals_int (st.accepted, 1);
+  }
+  gst_net_srtp_free (tx);
+  gst_net_srtp_free (rx);
+  gst_net_srtp_free (rx_b);
+}
+
+GST_END_TEST;
+
 static Suite *
 netsrtp_suite (void)
 {
@@ -341,6 +389,7 @@ netsrtp_suite (void)
   tcase_add_test (tc, test_round_trip);
   tcase_add_test (tc, test_verdicts);
   tcase_add_test (tc, test_load);
+  tcase_add_test (tc, test_key_derive);
   tcase_add_test (tc, test_interop_srtpenc);
   tcase_add_test (tc, test_interop_srtpdec);
   return s;
