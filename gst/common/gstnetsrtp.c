@@ -494,6 +494,21 @@ gst_net_srtp_unprotect_either (GstNetSrtp * first, GstNetSrtp * second,
   return v;
 }
 
+const guint8 *
+gst_net_srtp_unprotect_copy (GstNetSrtp * srtp, GstNetSrtp * second,
+    const guint8 * data, gsize * len, guint8 * out, gsize max)
+{
+  if (*len > max) {
+    count_verdict (srtp, GST_NET_SRTP_MALFORMED);
+    return NULL;
+  }
+  memcpy (out, data, *len);
+  if (gst_net_srtp_unprotect_either (srtp, second, out, len) !=
+      GST_NET_SRTP_OK)
+    return NULL;
+  return out;
+}
+
 void
 gst_net_srtp_add_stats (GstNetSrtp * srtp, GstNetSrtpStats * st)
 {

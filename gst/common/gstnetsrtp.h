@@ -146,6 +146,14 @@ GstNetSrtpVerdict gst_net_srtp_unprotect (GstNetSrtp * srtp, guint8 * buf,
 GstNetSrtpVerdict gst_net_srtp_unprotect_either (GstNetSrtp * first,
     GstNetSrtp * second, guint8 * buf, gsize * len);
 
+/* A received datagram of *@len bytes at @data (read-only) copied into
+ * @out (room for @max bytes) and opened there as by
+ * gst_net_srtp_unprotect_either: @out with *@len the RTP packet's length,
+ * or NULL when it was refused (counted; longer than @max: malformed). */
+const guint8 *gst_net_srtp_unprotect_copy (GstNetSrtp * srtp,
+    GstNetSrtp * second, const guint8 * data, gsize * len, guint8 * out,
+    gsize max);
+
 /* TRUE if @data is RTCP by RFC 5761's rule (packet types 192..223), which
  * is never SRTP-protected here. */
 gboolean gst_net_srtp_is_rtcp (const guint8 * data, gsize len);

@@ -264,19 +264,12 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
 
   address_of (from, &addr);
   g_mutex_lock (&self->wait.lock);
-  if (self->srtp && !gst_net_srtp_is_rtcp (data, size)) {
-    /* before the core reads the layer extension: forged media stops here */
-    if (size > MAX_DATAGRAM) {
-      g_mutex_unlock (&self->wait.lock);
-      return;
-    }
-    memcpy (self->plain, data, size);
-    data = self->plain;
-    if (gst_net_srtp_unprotect (self->srtp, self->plain, &size) !=
-        GST_NET_SRTP_OK) {
-      g_mutex_unlock (&self->wait.lock);
-      return;
-    }
+  /* before the core reads the layer extension: forged media stops here */
+  if (self->srtp && !gst_net_srtp_is_rtcp (data, size) &&
+      !(data = gst_net_srtp_unprotect_copy (self->srtp, NULL, data, &size,
+              self->plain, MAX_DATAGRAM))) {
+    g_mutex_unlock (&self->wait.lock);
+    return;
   }
   if (rlm_receiver_on_datagram (self->core, data, size, &addr, now) ==
       RLM_PACKET_MEDIA && rlm_merger_push (&self->merger, data, size, now))

@@ -565,16 +565,11 @@ on_datagram (GstNetTransport * transport, const guint8 * data, gsize size,
   GQueue out = G_QUEUE_INIT;
   TpssAddr addr;
 
-  if (s->srtp.on && !gst_net_srtp_is_rtcp (data, size)) {
-    /* before the core reads a header: forged media stops here */
-    if (size > SRTP_MAX_DATAGRAM || !s->srtp.rx)
-      return;
-    memcpy (s->srtp.in, data, size);
-    if (gst_net_srtp_unprotect_either (s->srtp.rx, s->srtp.rx_group,
-            s->srtp.in, &size) != GST_NET_SRTP_OK)
-      return;
-    data = s->srtp.in;
-  }
+  /* before the core reads a header: forged media stops here */
+  if (s->srtp.on && !gst_net_srtp_is_rtcp (data, size) &&
+      !(data = gst_net_srtp_unprotect_copy (s->srtp.rx, s->srtp.rx_group,
+              data, &size, s->srtp.in, SRTP_MAX_DATAGRAM)))
+    return;
   gst_tpss_addr_from_socket_address (from, &addr);
   g_mutex_lock (&s->lock);
   if (s->core) {
