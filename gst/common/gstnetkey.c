@@ -12,12 +12,34 @@ gst_net_key_wipe (gpointer p, gsize len)
     *v++ = 0;
 }
 
-void
-gst_net_key_free_secret (gchar * text)
+static void
+free_secret (gchar * text)
 {
   if (text)
     gst_net_key_wipe (text, strlen (text));
   g_free (text);
+}
+
+void
+gst_net_key_install_named (GObjectClass * klass, guint first_id,
+    const gchar * prefix, const gchar * key_nick, const gchar * key_blurb,
+    const gchar * file_nick, const gchar * file_blurb)
+{
+  const gchar *key_name = g_intern_string (prefix ? prefix : "");
+  gchar *name = g_strconcat (key_name, "key", NULL);
+
+  key_name = g_intern_string (name);
+  g_free (name);
+  name = g_strconcat (key_name, "-file", NULL);
+  g_object_class_install_property (klass, first_id + GST_NET_KEY_PROP_KEY,
+      g_param_spec_string (key_name, key_nick, key_blurb, NULL,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_NAME | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_id + GST_NET_KEY_PROP_KEY_FILE, g_param_spec_string
+      (g_intern_string (name), file_nick, file_blurb, NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_NAME |
+          GST_PARAM_MUTABLE_READY));
+  g_free (name);
 }
 
 guint
@@ -32,15 +54,8 @@ gst_net_key_install (GObjectClass * klass, guint first_id, const gchar * what)
       "space removed, at most %d bytes) is the group key, as the key "
       "property takes it (NULL: none; not both)", GST_NET_KEY_FILE_MAX);
 
-  g_object_class_install_property (klass, first_id + GST_NET_KEY_PROP_KEY,
-      g_param_spec_string ("key", "Group key", key_blurb, NULL,
-          G_PARAM_WRITABLE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (klass,
-      first_id + GST_NET_KEY_PROP_KEY_FILE, g_param_spec_string ("key-file",
-          "Group key file", file_blurb, NULL, G_PARAM_READWRITE |
-          G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-          GST_PARAM_MUTABLE_READY));
+  gst_net_key_install_named (klass, first_id, NULL, "Group key", key_blurb,
+      "Group key file", file_blurb);
   g_free (key_blurb);
   g_free (file_blurb);
   return first_id + GST_NET_KEY_N_PROPS;
@@ -60,7 +75,7 @@ gst_net_key_set (GstNetKeySettings * s, guint first_id, guint prop_id,
     const GValue * value)
 {
   if (prop_id == first_id + GST_NET_KEY_PROP_KEY) {
-    gst_net_key_free_secret (s->key);
+    free_secret (s->key);
     s->key = dup_setting (value);
     return TRUE;
   }
@@ -93,14 +108,15 @@ gst_net_key_settings_copy (GstNetKeySettings * dst,
 void
 gst_net_key_settings_clear (GstNetKeySettings * s)
 {
-  gst_net_key_free_secret (s->key);
+  free_secret (s->key);
   g_free (s->key_file);
   s->key = s->key_file = NULL;
 }
 
-gchar *
-gst_net_key_read_file (const gchar * setting, const gchar * path,
-    GError ** error)
+/* The text of the key file, trailing white space removed; errors name
+ * @setting. */
+static gchar *
+read_key_file (const gchar * setting, const gchar * path, GError ** error)
 {
   gchar *text = NULL;
   gsize len = 0;
@@ -128,39 +144,49 @@ gst_net_key_read_file (const gchar * setting, const gchar * path,
 }
 
 gboolean
+gst_net_key_load_with (const GstNetKeySettings * s, const gchar * prefix,
+    GstNetKeyParse parse, gpointer out, gboolean * have_key, GError ** error)
+{
+  gchar *key_name = g_strconcat (prefix ? prefix : "", "key", NULL);
+  gchar *file_name = g_strconcat (key_name, "-file", NULL), *text = NULL;
+  GError *err = NULL;
+  gboolean ok = FALSE;
+
+  *have_key = FALSE;
+  if (s->key && s->key_file)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "%s and %s are both set; set one of them", key_name, file_name);
+  else if (!s->key && !s->key_file)
+    ok = TRUE;
+  else if ((text = s->key ? g_strdup (s->key) :
+          read_key_file (file_name, s->key_file, error))) {
+    ok = *have_key = parse (text, out, &err);
+    free_secret (text);
+  }
+  if (err && s->key)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "%s: %s", key_name, err->message);
+  else if (err)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "%s \"%s\": %s", file_name, s->key_file, err->message);
+  g_clear_error (&err);
+  g_free (key_name);
+  g_free (file_name);
+  return ok;
+}
+
+static gboolean
+parse_group_key (const gchar * text, gpointer key, GError ** error)
+{
+  return auth_key_from_string (text, key, error);
+}
+
+gboolean
 gst_net_key_load (const GstNetKeySettings * s, AuthKey * key,
     gboolean * have_key, GError ** error)
 {
-  GError *err = NULL;
-  gchar *text;
-  gboolean ok;
-
-  *have_key = FALSE;
-  if (s->key && s->key_file) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "key and key-file are both set; set one of them");
-    return FALSE;
-  }
-  if (!s->key && !s->key_file)
-    return TRUE;
-  text = s->key ? g_strdup (s->key) : gst_net_key_read_file ("key-file",
-      s->key_file, error);
-  if (!text)
-    return FALSE;
-  ok = auth_key_from_string (text, key, &err);
-  gst_net_key_free_secret (text);
-  if (!ok) {
-    if (s->key)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key: %s", err->message);
-    else
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key-file \"%s\": %s", s->key_file, err->message);
-    g_error_free (err);
-    return FALSE;
-  }
-  *have_key = TRUE;
-  return TRUE;
+  return gst_net_key_load_with (s, NULL, parse_group_key, key, have_key,
+      error);
 }
 
 void

@@ -69,66 +69,37 @@ gst_net_srtp_install (GObjectClass * klass, guint first_id,
       "base64 characters (46 bytes) for AES-256 (docs/security.md). "
       "Write-only: never read back or put in the URI. NULL or empty: "
       "plain RTP", what);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_NAME |
-      G_PARAM_STATIC_NICK | G_PARAM_STATIC_BLURB | GST_PARAM_MUTABLE_READY;
 
-  g_object_class_install_property (klass, first_id + GST_NET_SRTP_PROP_KEY,
-      g_param_spec_string ("srtp-key", "SRTP key", key_blurb, NULL,
-          G_PARAM_WRITABLE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (klass,
-      first_id + GST_NET_SRTP_PROP_KEY_FILE, g_param_spec_string
-      ("srtp-key-file", "SRTP key file", "File whose text (trailing white "
-          "space removed) is the SRTP key as srtp-key takes it (NULL: none; "
-          "not both)", NULL, rw));
+  gst_net_key_install_named (klass, first_id, "srtp-", "SRTP key", key_blurb,
+      "SRTP key file", "File whose text (trailing white space removed) is "
+      "the SRTP key as srtp-key takes it (NULL: none; not both)");
   g_object_class_install_property (klass,
       first_id + GST_NET_SRTP_PROP_PROFILE, g_param_spec_enum
       ("srtp-profile", "SRTP profile", "Cipher and authentication of the "
           "SRTP packets (the same on every end)", GST_TYPE_NET_SRTP_PROFILE,
-          GST_NET_SRTP_AES_128_CM_HMAC_SHA1_80, rw));
+          GST_NET_SRTP_AES_128_CM_HMAC_SHA1_80, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
   g_free (key_blurb);
   return first_id + GST_NET_SRTP_N_PROPS;
-}
-
-static gchar *
-dup_setting (const GValue * value)
-{
-  const gchar *v = g_value_get_string (value);
-
-  return v && *v ? g_strdup (v) : NULL;
 }
 
 gboolean
 gst_net_srtp_set (GstNetSrtpSettings * s, guint first_id, guint prop_id,
     const GValue * value)
 {
-  switch ((gint) prop_id - (gint) first_id) {
-    case GST_NET_SRTP_PROP_KEY:
-      gst_net_key_free_secret (s->key);
-      s->key = dup_setting (value);
-      return TRUE;
-    case GST_NET_SRTP_PROP_KEY_FILE:
-      g_free (s->key_file);
-      s->key_file = dup_setting (value);
-      return TRUE;
-    case GST_NET_SRTP_PROP_PROFILE:
-      s->profile = g_value_get_enum (value);
-      return TRUE;
-    default:
-      return FALSE;
-  }
+  if (prop_id != first_id + GST_NET_SRTP_PROP_PROFILE)
+    return gst_net_key_set (&s->secret, first_id, prop_id, value);
+  s->profile = g_value_get_enum (value);
+  return TRUE;
 }
 
 gboolean
 gst_net_srtp_get (const GstNetSrtpSettings * s, guint first_id,
     guint prop_id, GValue * value)
 {
-  if (prop_id == first_id + GST_NET_SRTP_PROP_KEY_FILE)
-    g_value_set_string (value, s->key_file);
-  else if (prop_id == first_id + GST_NET_SRTP_PROP_PROFILE)
-    g_value_set_enum (value, s->profile);
-  else
-    return FALSE;
+  if (prop_id != first_id + GST_NET_SRTP_PROP_PROFILE)
+    return gst_net_key_get (&s->secret, first_id, prop_id, value);
+  g_value_set_enum (value, s->profile);
   return TRUE;
 }
 
@@ -143,17 +114,14 @@ void
 gst_net_srtp_settings_copy (GstNetSrtpSettings * dst,
     const GstNetSrtpSettings * src)
 {
-  dst->key = g_strdup (src->key);
-  dst->key_file = g_strdup (src->key_file);
+  gst_net_key_settings_copy (&dst->secret, &src->secret);
   dst->profile = src->profile;
 }
 
 void
 gst_net_srtp_settings_clear (GstNetSrtpSettings * s)
 {
-  gst_net_key_free_secret (s->key);
-  g_free (s->key_file);
-  s->key = s->key_file = NULL;
+  gst_net_key_settings_clear (&s->secret);
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,50 +253,21 @@ gst_net_srtp_new (const guint8 * key, GstNetSrtpProfile profile,
   return srtp;
 }
 
-/* The key's text from srtp-key or srtp-key-file, or NULL with @error. */
-static gchar *
-key_text (const GstNetSrtpSettings * s, GError ** error)
+static gboolean
+parse_srtp_key (const gchar * text, gpointer key, GError ** error)
 {
-  if (s->key && s->key_file) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "srtp-key and srtp-key-file are both set; set one of them");
-    return NULL;
-  }
-  if (s->key)
-    return g_strdup (s->key);
-  return gst_net_key_read_file ("srtp-key-file", s->key_file, error);
+  GstNetSrtpKey *k = key;
+
+  return gst_net_srtp_parse_key (text, k->profile, k->bytes, error);
 }
 
 gboolean
 gst_net_srtp_key_load (const GstNetSrtpSettings * s, GstNetSrtpKey * key,
     gboolean * have_key, GError ** error)
 {
-  GError *err = NULL;
-  gchar *text;
-  gboolean ok;
-
-  *have_key = FALSE;
-  if (!s->key && !s->key_file)
-    return TRUE;
-  text = key_text (s, error);
-  if (!text)
-    return FALSE;
   key->profile = s->profile;
-  ok = gst_net_srtp_parse_key (text, s->profile, key->bytes, &err);
-  gst_net_key_free_secret (text);
-  if (!ok) {
-    if (s->key)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "srtp-key: %s", err->message);
-    else
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "srtp-key-file \"%s\": %s", s->key_file, err->message);
-    g_error_free (err);
-    gst_net_key_wipe (key, sizeof (*key));
-    return FALSE;
-  }
-  *have_key = TRUE;
-  return TRUE;
+  return gst_net_key_load_with (&s->secret, "srtp-", parse_srtp_key, key,
+      have_key, error);
 }
 
 void
@@ -455,21 +394,15 @@ unprotect (GstNetSrtp * srtp, guint8 * buf, gsize * len)
 static void
 count_verdict (GstNetSrtp * srtp, GstNetSrtpVerdict v)
 {
+  guint64 *by_verdict[] = {
+    [GST_NET_SRTP_OK] = &srtp->st.accepted,
+    [GST_NET_SRTP_AUTH_FAILED] = &srtp->st.auth_failed,
+    [GST_NET_SRTP_REPLAYED] = &srtp->st.replayed,
+    [GST_NET_SRTP_MALFORMED] = &srtp->st.malformed,
+  };
+
   g_mutex_lock (&srtp->lock);
-  switch (v) {
-    case GST_NET_SRTP_OK:
-      srtp->st.accepted++;
-      break;
-    case GST_NET_SRTP_AUTH_FAILED:
-      srtp->st.auth_failed++;
-      break;
-    case GST_NET_SRTP_REPLAYED:
-      srtp->st.replayed++;
-      break;
-    case GST_NET_SRTP_MALFORMED:
-      srtp->st.malformed++;
-      break;
-  }
+  (*by_verdict[v])++;
   g_mutex_unlock (&srtp->lock);
 }
 

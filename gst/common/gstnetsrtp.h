@@ -18,6 +18,7 @@
 #define __GST_NET_SRTP_H__
 
 #include <gst/gst.h>
+#include "gstnetkey.h"
 
 G_BEGIN_DECLS
 
@@ -38,20 +39,20 @@ gsize gst_net_srtp_key_length (GstNetSrtpProfile profile);
 /* Bytes a protected packet may grow by (the tag). */
 #define GST_NET_SRTP_MAX_OVERHEAD 16
 
-/* Offsets from the element's first SRTP property id. */
+/* Offsets from the element's first SRTP property id: srtp-key and
+ * srtp-key-file are gstnetkey.h's pair under another name. */
 enum
 {
-  GST_NET_SRTP_PROP_KEY,
-  GST_NET_SRTP_PROP_KEY_FILE,
-  GST_NET_SRTP_PROP_PROFILE,
+  GST_NET_SRTP_PROP_KEY = GST_NET_KEY_PROP_KEY,
+  GST_NET_SRTP_PROP_KEY_FILE = GST_NET_KEY_PROP_KEY_FILE,
+  GST_NET_SRTP_PROP_PROFILE = GST_NET_KEY_N_PROPS,
   GST_NET_SRTP_N_PROPS
 };
 
 /* Under the element's object lock. */
 typedef struct
 {
-  gchar *key;                   /* secret */
-  gchar *key_file;
+  GstNetKeySettings secret;     /* srtp-key, srtp-key-file */
   GstNetSrtpProfile profile;
 } GstNetSrtpSettings;
 

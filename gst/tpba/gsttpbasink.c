@@ -798,13 +798,25 @@ reset_state (GstTpbaSink * self)
 
 static gboolean gst_tpba_sink_stop (GstBaseSink * bsink);
 
+/* The group key's sealing session and the SRTP session, from the
+ * settings (files are read here, holding no lock). */
 static gboolean
-start_auth (GstTpbaSink * self)
+start_keys (GstTpbaSink * self)
 {
+  GstNetSrtpSettings settings;
+  GstNetSrtp *srtp = NULL;
+  AuthSession *auth = NULL;
   GError *err = NULL;
-  AuthSession *auth;
+  gboolean ok;
 
-  if (!gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err)) {
+  GST_OBJECT_LOCK (self);
+  gst_net_srtp_settings_copy (&settings, &self->srtp_settings);
+  GST_OBJECT_UNLOCK (self);
+  ok = gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err) &&
+      gst_net_srtp_load (&settings, GST_NET_SRTP_SEND, &srtp, &err);
+  gst_net_srtp_settings_clear (&settings);
+  if (!ok) {
+    g_clear_pointer (&auth, auth_session_free);
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
         (NULL));
     g_error_free (err);
@@ -812,30 +824,6 @@ start_auth (GstTpbaSink * self)
   }
   g_mutex_lock (&self->lock);
   self->auth = auth;
-  g_mutex_unlock (&self->lock);
-  return TRUE;
-}
-
-static gboolean
-start_srtp (GstTpbaSink * self)
-{
-  GstNetSrtpSettings settings;
-  GstNetSrtp *srtp;
-  GError *err = NULL;
-  gboolean ok;
-
-  GST_OBJECT_LOCK (self);
-  gst_net_srtp_settings_copy (&settings, &self->srtp_settings);
-  GST_OBJECT_UNLOCK (self);
-  ok = gst_net_srtp_load (&settings, GST_NET_SRTP_SEND, &srtp, &err);
-  gst_net_srtp_settings_clear (&settings);
-  if (!ok) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
-        (NULL));
-    g_error_free (err);
-    return FALSE;
-  }
-  g_mutex_lock (&self->lock);
   self->srtp = srtp;
   g_mutex_unlock (&self->lock);
   return TRUE;
@@ -879,7 +867,7 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   g_free (self->dest_str);
   self->dest_str = host;
   self->dest_tcp_port = tcp_port;
-  if (!start_auth (self) || !start_srtp (self) ||
+  if (!start_keys (self) ||
       !resolve_dest (self, host, port, tcp_port, rtcp_port) ||
       !open_transports (self, app_socket)) {
     g_clear_object (&app_socket);

@@ -49,21 +49,24 @@ def rlm_app(subtype, ssrc, level):
                        level, 0, 0)
 
 
-def start_sender(host):
+def start_sender(host, uri_extra=""):
+    """The 4-layer sender; @uri_extra: more URI parameters ("&k=v")."""
     return host.popen(rlm.gst(
         "videotestsrc is-live=true pattern=ball ! "
         "video/x-raw,width=160,height=96,framerate=15/1 ! "
         f"x264layerenc layers={LAYERS} speed-preset=ultrafast "
         "tune=zerolatency ! rtph264pay config-interval=-1 ! "
-        f"rlmsink uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}\" "
+        f"rlmsink uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}{uri_extra}\" "
         f"layer-rates=\"{RATES}\""),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def start_receiver(host, key):
+def start_receiver(host, key, key_param="key"):
+    """A receiver with fast timers; @key (if any) as URI parameter
+    @key_param."""
     uri = f"rlm://{BASE}:{PORT}?layers={LAYERS}&{FAST}"
     if key:
-        uri += f"&key={key}"
+        uri += f"&{key_param}={key}"
     p = host.popen(rlm.gst(
         f"-m -e rlmsrc name=r uri=\"{uri}\" stats-interval=250000000 "
         f"caps=\"{rlm.CAPS}\" ! fakesink sync=false async=false"),

@@ -26,13 +26,13 @@ import os
 import random
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netbed  # noqa: E402
+import test_rlm_auth as auth  # noqa: E402
 import test_rlm_single as rlm  # noqa: E402
 
 RUN_S = 9
@@ -40,35 +40,16 @@ PERIOD_S = 0.1
 LEAP = 40
 EXT_ID = 6
 BASE, PORT, LAYERS = rlm.BASE, rlm.PORT, rlm.LAYERS
-FAST = ("t-join-min=300000000&detection-time-init=300000000&"
-        "detection-dev-init=50000000")
-RATES = "<64000,64000,128000,256000>"
 KEY = "c0ffee" + "00112233445566778899aabbccddeeff00112233445566778899aa"
 OTHER_KEY = "0bad" + "00112233445566778899aabbccddeeff00112233445566778899aabb"
 
 
 def start_sender(host, key):
-    srtp = f"&srtp-key={key}" if key else ""
-    return host.popen(rlm.gst(
-        "videotestsrc is-live=true pattern=ball ! "
-        "video/x-raw,width=160,height=96,framerate=15/1 ! "
-        f"x264layerenc layers={LAYERS} speed-preset=ultrafast "
-        "tune=zerolatency ! rtph264pay config-interval=-1 ! "
-        f"rlmsink uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}{srtp}\" "
-        f"layer-rates=\"{RATES}\""),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return auth.start_sender(host, f"&srtp-key={key}" if key else "")
 
 
 def start_receiver(host, key):
-    uri = f"rlm://{BASE}:{PORT}?layers={LAYERS}&{FAST}"
-    if key:
-        uri += f"&srtp-key={key}"
-    p = host.popen(rlm.gst(
-        f"-m -e rlmsrc name=r uri=\"{uri}\" stats-interval=250000000 "
-        f"caps=\"{rlm.CAPS}\" ! fakesink sync=false async=false"),
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out, t = netbed.timed_lines(p.stdout)
-    return dict(proc=p, out=out, threads=(t,))
+    return auth.start_receiver(host, key, "srtp-key")
 
 
 def layer_ext(pkt):

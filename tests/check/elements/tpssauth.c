@@ -257,12 +257,30 @@ check_session_start_error (const gchar * props, const gchar * src_props,
   g_free (desc);
 }
 
+/* Property @name of @e is write-only, and a URI that sets it to @value
+ * is taken but never gives it back. */
+static void
+check_secret_property (GstElement * e, const gchar * name,
+    const gchar * value)
+{
+  gchar *set = g_strdup_printf ("tpss://127.0.0.1:5004?%s=%s", name, value);
+  gchar *uri;
+
+  fail_if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          name)->flags & G_PARAM_READABLE);
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e), set, NULL));
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  fail_if (strstr (uri, value) != NULL, "%s", uri);
+  g_free (uri);
+  g_free (set);
+}
+
 GST_START_TEST (test_key_settings)
 {
   gchar *file = g_build_filename (g_get_tmp_dir (), "tpss-test.key", NULL);
   gchar *arg = g_strdup_printf ("key-file=%s", file);
   GstElement *e = gst_element_factory_make ("tpsssrc", NULL);
-  gchar *uri, *read_file = NULL;
+  gchar *read_file = NULL;
 
   check_session_start_error ("key=short", "key=short",
       "key: a key is 64 hex digits or a passphrase of 10");
@@ -289,14 +307,7 @@ GST_START_TEST (test_key_settings)
     g_free (desc);
   }
 
-  /* write-only, and never in the URI */
-  fail_if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-          "key")->flags & G_PARAM_READABLE);
-  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
-          "tpss://127.0.0.1:5004?key=" HEX_KEY, NULL));
-  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
-  fail_if (strstr (uri, HEX_KEY) != NULL, "%s", uri);
-  g_free (uri);
+  check_secret_property (e, "key", HEX_KEY);
   g_object_set (e, "key-file", file, NULL);
   g_object_get (e, "key-file", &read_file, NULL);
   fail_unless_equals_string (read_file, file);
@@ -318,25 +329,6 @@ GST_END_TEST;
   "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
 #define SRTP_BUFFERS 60
 
-/* Member @id sending SRTP_BUFFERS packets of audio, with @extra on both of
- * its elements. */
-static void
-srtp_member_start (Member * m, guint id, guint port, const gchar * members,
-    const gchar * extra)
-{
-  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true num-buffers=%d "
-      "samplesperbuffer=160 ! audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
-      "tpsssink name=sink port=%u member-id=%u members=%s %s "
-      "tpsssrc name=src port=%u members=%s %s caps=\""
-      RTP_CAPS "\"", SRTP_BUFFERS, port, id, members, extra, port, members,
-      extra);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
-
-  fail_unless (pipeline != NULL);
-  g_free (desc);
-  member_run (m, pipeline);
-}
-
 /* What each of two members with @extra_a and @extra_b got out of the
  * other's SRTP_BUFFERS packets, once nothing more comes (@wait_s at most);
  * @a_stats: member a's src stats (free it). */
@@ -349,8 +341,8 @@ srtp_exchange (const gchar * extra_a, const gchar * extra_b, guint * got_a,
   GstElement *src;
   Member a, b;
 
-  srtp_member_start (&a, 1, p1, members, extra_a);
-  srtp_member_start (&b, 2, p2, members, extra_b);
+  member_start_n (&a, 1, p1, members, extra_a, SRTP_BUFFERS);
+  member_start_n (&b, 2, p2, members, extra_b, SRTP_BUFFERS);
   /* 60 packets of 20 ms: 1.2 s, then what is late */
   WAIT_UNTIL (locked_read (&a, &a.buffers) >= SRTP_BUFFERS &&
       locked_read (&b, &b.buffers) >= SRTP_BUFFERS, 4);
@@ -429,7 +421,6 @@ GST_END_TEST;
 GST_START_TEST (test_srtp_settings)
 {
   GstElement *e = gst_element_factory_make ("tpsssrc", NULL);
-  gchar *uri;
 
   check_session_start_error ("srtp-key=" SRTP_KEY, "srtp-key=" SRTP_OTHER,
       "must have the same SRTP key and profile or none");
@@ -438,13 +429,7 @@ GST_START_TEST (test_srtp_settings)
       " srtp-profile=aes-128-cm-hmac-sha1-32", "same SRTP key and profile");
   check_session_start_error ("srtp-key=0011", "srtp-key=0011",
       "srtp-key: the SRTP key of this profile is 30 bytes");
-  fail_if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-          "srtp-key")->flags & G_PARAM_READABLE);
-  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
-          "tpss://127.0.0.1:5004?srtp-key=" SRTP_KEY, NULL));
-  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
-  fail_if (strstr (uri, SRTP_KEY) != NULL, "%s", uri);
-  g_free (uri);
+  check_secret_property (e, "srtp-key", SRTP_KEY);
   gst_object_unref (e);
 }
 
