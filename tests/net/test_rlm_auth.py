@@ -144,6 +144,13 @@ def run(hosts, key, attacker_host):
     time.sleep(RUN_S)
     if att:
         att.close()
+    return finish(rxs, t0), att and dict(att.sent,
+                                          captured=att.captured is not None)
+
+
+def finish(rxs, t0):
+    """Stops the receivers ({name: receiver}); returns {name: (levels
+    since t0, last stats)}."""
     for rx in rxs.values():
         rlm.stop(rx["proc"])
     out = {}
@@ -153,7 +160,7 @@ def run(hosts, key, attacker_host):
         st = rlm.stats(rx)
         lv = [(round(t - t0, 1), lvl) for t, lvl, _ in rlm.levels(rx)]
         out[n] = (lv, st[-1][1] if st else {})
-    return out, att and dict(att.sent, captured=att.captured is not None)
+    return out
 
 
 FIELDS = ("level", "experiments-run", "experiments-suppressed",

@@ -136,16 +136,7 @@ def run(receivers, attacker_host):
     rxs = {n: start_receiver(h, k) for n, (h, k) in receivers.items()}
     time.sleep(RUN_S)
     att.close()
-    for rx in rxs.values():
-        rlm.stop(rx["proc"])
-    out = {}
-    for n, rx in rxs.items():
-        for t in rx["threads"]:
-            t.join(5)
-        st = rlm.stats(rx)
-        lv = [(round(t - t0, 1), lvl) for t, lvl, _ in rlm.levels(rx)]
-        out[n] = (lv, st[-1][1] if st else {})
-    return out, att.sent
+    return auth.finish(rxs, t0), att.sent
 
 
 FIELDS = ("level", "drops", "layer-lost", "layer-received", "pushed",
