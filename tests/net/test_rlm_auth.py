@@ -75,32 +75,49 @@ def start_receiver(host, key, key_param="key"):
     return dict(proc=p, out=out, threads=(t,))
 
 
-class Attacker:
-    """Host m: captures the first real announcement on the base group and
-    floods forged and replayed ones until stopped."""
+class GroupHost:
+    """A host on the base layer's group, its own packets not looped back
+    (it must not capture its own forgeries), whose run() goes on in a
+    thread from start() until close()."""
 
-    def __init__(self, host, keyed):
-        self.keyed = keyed
+    def __init__(self, host, timeout):
         self.sock = host.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("0.0.0.0", PORT))
         self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                              socket.inet_aton(BASE) + socket.inet_aton("0.0.0.0"))
-        # it must not capture its own forgeries
         self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
-        self.sock.settimeout(0.05)
-        self.captured = None
-        self.sent = dict(unsealed=0, bad_trailer=0, replayed=0)
+        self.sock.settimeout(timeout)
         self.stop = False
         self.t = threading.Thread(target=self.run, daemon=True)
+
+    def receive(self, size):
+        """A datagram, or None after the timeout."""
+        try:
+            return self.sock.recv(size)
+        except (socket.timeout, OSError):
+            return None
+
+    def close(self):
+        self.stop = True
+        self.t.join(2)
+        self.sock.close()
+
+
+class Attacker(GroupHost):
+    """Host m: captures the first real announcement on the base group and
+    floods forged and replayed ones until stopped."""
+
+    def __init__(self, host, keyed):
+        super().__init__(host, 0.05)
+        self.keyed = keyed
+        self.captured = None
+        self.sent = dict(unsealed=0, bad_trailer=0, replayed=0)
         self.t.start()
 
     def capture(self):
-        try:
-            data = self.sock.recv(2048)
-        except (socket.timeout, OSError):
-            return
-        if len(data) >= 16 and data[1] == 204 and data[8:12] == b"RLM ":
+        data = self.receive(2048)
+        if data and len(data) >= 16 and data[1] == 204 and data[8:12] == b"RLM ":
             self.captured = data
 
     def send(self, data, kind):
@@ -128,11 +145,6 @@ class Attacker:
                 next_t += PERIOD_S
             else:
                 time.sleep(0.01)
-
-    def close(self):
-        self.stop = True
-        self.t.join(2)
-        self.sock.close()
 
 
 def run(hosts, key, attacker_host):

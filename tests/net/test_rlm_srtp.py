@@ -24,10 +24,8 @@ detection times short enough to climb 4 levels in a few seconds:
 """
 import os
 import random
-import socket
 import struct
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,31 +71,20 @@ def layer_ext(pkt):
     return None
 
 
-class Attacker:
+class Attacker(auth.GroupHost):
     """Host m: keeps the newest base-layer header it hears and sends a
     forged packet with the layer sequence LEAP ahead every PERIOD_S."""
 
     def __init__(self, host):
-        self.sock = host.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("0.0.0.0", PORT))
-        self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-                             socket.inet_aton(BASE) + socket.inet_aton("0.0.0.0"))
-        self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
-        self.sock.settimeout(0.01)
+        super().__init__(host, 0.01)
         self.last = None
         self.lseq = None                # the last forged layer sequence
         self.sent = 0
-        self.stop = False
-        self.t = threading.Thread(target=self.run, daemon=True)
         self.t.start()
 
     def capture(self):
-        try:
-            data = self.sock.recv(65536)
-        except (socket.timeout, OSError):
-            return
-        ext = layer_ext(data)
+        data = self.receive(65536)
+        ext = data and layer_ext(data)
         if ext and ext[1] == 0:
             self.last = (data, ext)
 
@@ -121,11 +108,6 @@ class Attacker:
             if self.last and time.monotonic() >= next_t:
                 self.forge()
                 next_t += PERIOD_S
-
-    def close(self):
-        self.stop = True
-        self.t.join(2)
-        self.sock.close()
 
 
 def run(receivers, attacker_host):
