@@ -9,7 +9,7 @@
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
- *           [-A droptail|red|codel|fq]
+ *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -30,7 +30,8 @@
  * discipline on the bottleneck links (the shared one, and in topology (3)
  * the slow one): tests/net/aqmcore's drop-tail, RED or CoDel, or fair
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
- * the loss, and RED or FQ to share a link fairly among sessions. */
+ * the loss, and RED or FQ to share a link fairly among sessions. -T sets
+ * the loss threshold T of the M state (RlmConfig.loss_threshold). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ typedef struct {
   gboolean mean_draw, start_together;
   gint start_level;
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
+  gdouble loss_threshold;       /* 0: the core's default */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
@@ -185,8 +187,9 @@ parse_options (int argc, char **argv, Options * o)
   o->start_together = FALSE;
   o->start_level = 1;
   o->queueing = QUEUEING_ENGINE;
+  o->loss_threshold = 0;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:")) != -1) {
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -233,6 +236,10 @@ parse_options (int argc, char **argv, Options * o)
       case 'j':
         o->start_level = atoi (optarg);
         break;
+      case 'T':
+        o->loss_threshold = g_ascii_strtod (optarg, NULL);
+        rates_ok = rates_ok && o->loss_threshold > 0 && o->loss_threshold < 1;
+        break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
         break;
@@ -275,7 +282,7 @@ main (int argc, char **argv)
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
-        "[-j start_level] [-A droptail|red|codel|fq]\n",
+        "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold]\n",
         argv[0]);
     return 2;
   }
@@ -285,6 +292,8 @@ main (int argc, char **argv)
   rlm_config_init (&rc);
   if (o.mean_draw)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
+  if (o.loss_threshold > 0)
+    rc.loss_threshold = o.loss_threshold;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {
