@@ -251,7 +251,7 @@ post_events (GstVlmccSrc * self)
 static void
 send_feedback (GstVlmccSrc * self)
 {
-  guint8 buf[VLMCC_MAX_PACKET];
+  guint8 buf[VLMCC_MAX_CONTROL_SIZE];
   GError *err = NULL;
   gsize n;
 
