@@ -100,3 +100,28 @@ gst_vlmcc_leader_message (GstElement * element, guint32 leader,
       gst_structure_new ("vlmcc-leader", "leader", G_TYPE_UINT, leader,
           "leader-changes", G_TYPE_UINT64, changes, NULL));
 }
+
+gboolean
+gst_vlmcc_run_key_load (GstElement * element,
+    const GstNetKeySettings * settings, GstVlmccRunKey * run, GError ** err)
+{
+  GstNetKeySettings copy;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (element);
+  gst_net_key_settings_copy (&copy, settings);
+  GST_OBJECT_UNLOCK (element);
+  gst_vlmcc_run_key_clear (run);
+  ok = gst_net_key_load (&copy, &run->key, &run->set, err);
+  gst_net_key_settings_clear (&copy);
+  if (!ok)
+    gst_vlmcc_run_key_clear (run);
+  return ok;
+}
+
+void
+gst_vlmcc_run_key_clear (GstVlmccRunKey * run)
+{
+  gst_net_key_wipe (&run->key, sizeof (run->key));
+  run->set = FALSE;
+}
