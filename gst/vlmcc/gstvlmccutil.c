@@ -43,6 +43,10 @@ static const GstParamEntry params[] = {
       initial_rtt, 1e6, H, S | R),
   P ("election-holdoff", "Challenges are refused this many RTTs after an "
         "election, RTTs (ours: 4)", UINT, election_holdoff, 0, 1000, S),
+  P ("election-holdoff-min", "And never less than this after an election, "
+        "whatever RTT the challenger claimed: at most one election per this "
+        "time, key or none, ns (ours: 100 ms)", TIME, election_holdoff_min,
+      1e6, H, S),
   P ("rate-floor", "Rate floor, bit/s: the sink refuses challenges below "
         "it and keeps W >= floor x rtt; a receiver below it for leave-time "
         "leaves (0: none)", UINT64, rate_floor, 0, G_MAXUINT64, S | R),
