@@ -1223,13 +1223,8 @@ ranges_ordered (const RmtpPacket * p)
 static gboolean
 server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
-  GArray *missing;
+  GArray *missing = g_array_new (FALSE, FALSE, sizeof (RmtpRange));
 
-  if (!ranges_ordered (p)) {
-    s->stats.nacks_overlapping++;
-    return FALSE;
-  }
-  missing = g_array_new (FALSE, FALSE, sizeof (RmtpRange));
   for (guint i = 0; i < p->n_ranges; i++) {
     RmtpRange rg = rmtp_packet_range (p, i);
 
@@ -1280,6 +1275,10 @@ static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
+  if (p->type == RMTP_NACK && !ranges_ordered (p)) {
+    s->stats.nacks_overlapping++;
+    return;
+  }
   if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
       m->state == MEMBER_CONNECTED && !s->waiting) {
     /* an answer to the busy POLL: ready again, its RRDY was lost */
