@@ -1,12 +1,11 @@
-/* Unit tests of RMTP's group key and amplification limits, in exact
- * simulated time: a server and a few receivers joined by a rig that
- * delivers every datagram after a fixed one-way delay, and an attacker that
- * injects datagrams at either side.
+/* Unit tests of RMTP's group key and amplification limits, on the rig of
+ * the core tests (rmtprig.h), in exact simulated time, with an attacker
+ * that injects datagrams at either side.
  *
  * - With a key, every control datagram is the unkeyed one plus the trailer,
  *   DATA is unchanged, and the transfer is the same.
- * - Unsealed, truncated, foreign-keyed and replayed control is counted by
- *   verdict at both sides and changes nothing.
+ * - Unsealed, truncated, altered, foreign-keyed and replayed control is
+ *   counted by verdict at both sides and changes nothing.
  * - A NACK storm never makes the server send faster than its rate, and no
  *   round sends a packet twice; NACKs whose ranges overlap are refused.
  * - A POLL storm gets at most one answer per `tat` from a receiver, and a
@@ -16,231 +15,16 @@
 #include <string.h>
 
 #include "rmtpcore.h"
+#include "rmtprig.h"
 #include "core/wire.h"
 
-#define MS (G_GINT64_CONSTANT (1000000))
-#define S (G_GINT64_CONSTANT (1000000000))
-#define ONE_WAY (5 * MS)
-#define MAX_RX 4
-#define SESSION 0x5E55
-
-typedef struct {
-  gint64 at;
-  guint64 order;
-  gint rx;                      /* receiver index; -1: the server */
-  guint32 from;                 /* member id, at the server */
-  GBytes *bytes;
-} Flight;
-
-typedef struct {
-  gint64 time;
-  gint who;                     /* -1: the server, else a receiver */
-  GBytes *bytes;
-} Sent;
-
-typedef struct {
-  RmtpConfig cfg;
-  RandomSeeded seeded[MAX_RX + 1];
-  RandomSource rng[MAX_RX + 1];
-  RmtpServer *s;
-  RmtpReceiver *r[MAX_RX];
-  guint32 ids[MAX_RX];
-  guint n;
-  GBytes *data;
-  gboolean done[MAX_RX];
-  gboolean server_done;
-  gint64 server_end;
-  GArray *flights;              /* Flight */
-  GArray *sent;                 /* Sent: every datagram either side sent */
-  guint64 order;
-  gint64 now;
-} Rig;
+#define SESSION 0xC0FFEE        /* the rig's */
 
 static void
 test_key (AuthKey * k, guint8 first)
 {
   for (guint i = 0; i < AUTH_KEY_SIZE; i++)
     k->bytes[i] = first + i;
-}
-
-static void
-rig_init (Rig * rig, guint n, gsize size, const RmtpConfig * cfg,
-    gboolean keyed)
-{
-  guint8 *d = g_malloc (size);
-  AuthKey k;
-
-  memset (rig, 0, sizeof (*rig));
-  rig->cfg = *cfg;
-  rig->n = n;
-  for (gsize i = 0; i < size; i++)
-    d[i] = (guint8) (i * 13 + (i >> 9));
-  rig->data = g_bytes_new_take (d, size);
-  test_key (&k, 1);
-  for (guint i = 0; i <= n; i++)
-    random_source_init_seeded (&rig->rng[i], &rig->seeded[i], 77 + i);
-  for (guint i = 0; i < n; i++) {
-    rig->ids[i] = 10 + i;
-    rig->r[i] = rmtp_receiver_new (cfg, rig->ids[i], TRUE, &rig->rng[i + 1]);
-    if (keyed)
-      rmtp_receiver_set_key (rig->r[i], &k);
-  }
-  rig->s = rmtp_server_new (cfg, SESSION, rig->ids, n, rig->data,
-      &rig->rng[0]);
-  if (keyed)
-    rmtp_server_set_key (rig->s, &k);
-  rig->flights = g_array_new (FALSE, FALSE, sizeof (Flight));
-  rig->sent = g_array_new (FALSE, FALSE, sizeof (Sent));
-}
-
-static void
-rig_clear (Rig * rig)
-{
-  for (guint i = 0; i < rig->flights->len; i++)
-    g_bytes_unref (g_array_index (rig->flights, Flight, i).bytes);
-  for (guint i = 0; i < rig->sent->len; i++)
-    g_bytes_unref (g_array_index (rig->sent, Sent, i).bytes);
-  g_array_unref (rig->flights);
-  g_array_unref (rig->sent);
-  for (guint i = 0; i < rig->n; i++)
-    rmtp_receiver_free (rig->r[i]);
-  rmtp_server_free (rig->s);
-  g_bytes_unref (rig->data);
-}
-
-static void
-rig_launch (Rig * rig, gint rx, guint32 from, GBytes * b)
-{
-  Flight f = { rig->now + ONE_WAY, rig->order++, rx, from, g_bytes_ref (b) };
-
-  g_array_append_val (rig->flights, f);
-}
-
-static void
-rig_log (Rig * rig, gint who, GBytes * b)
-{
-  Sent s = { rig->now, who, g_bytes_ref (b) };
-
-  g_array_append_val (rig->sent, s);
-}
-
-static void
-rig_server_out (Rig * rig)
-{
-  RmtpDatagram d;
-  RmtpEvent e;
-
-  rmtp_server_handle_timeout (rig->s, rig->now);
-  while (rmtp_server_poll_datagram (rig->s, rig->now, &d)) {
-    rig_log (rig, -1, d.bytes);
-    for (guint i = 0; i < rig->n; i++)
-      if (d.to == RMTP_TO_GROUP || d.to == rig->ids[i])
-        rig_launch (rig, i, 0, d.bytes);
-    g_bytes_unref (d.bytes);
-  }
-  while (rmtp_server_poll_event (rig->s, &e))
-    if (e.type == RMTP_EVENT_DONE || e.type == RMTP_EVENT_FAILED) {
-      rig->server_done = TRUE;
-      rig->server_end = rig->now;
-    }
-}
-
-static void
-rig_receiver_out (Rig * rig, guint i)
-{
-  RmtpDatagram d;
-  RmtpEvent e;
-
-  rmtp_receiver_handle_timeout (rig->r[i], rig->now);
-  while (rmtp_receiver_poll_datagram (rig->r[i], &d)) {
-    rig_log (rig, i, d.bytes);
-    rig_launch (rig, -1, rig->ids[i], d.bytes);
-    g_bytes_unref (d.bytes);
-  }
-  while (rmtp_receiver_poll_event (rig->r[i], &e)) {
-    if (e.type == RMTP_EVENT_DONE)
-      rig->done[i] = TRUE;
-    if (e.data)
-      g_bytes_unref (e.data);
-  }
-}
-
-static gboolean
-rig_deliver_one (Rig * rig)
-{
-  guint best = G_MAXUINT;
-  Flight f;
-
-  for (guint i = 0; i < rig->flights->len; i++) {
-    Flight *x = &g_array_index (rig->flights, Flight, i);
-
-    if (x->at <= rig->now && (best == G_MAXUINT ||
-            x->order < g_array_index (rig->flights, Flight, best).order))
-      best = i;
-  }
-  if (best == G_MAXUINT)
-    return FALSE;
-  f = g_array_index (rig->flights, Flight, best);
-  g_array_remove_index_fast (rig->flights, best);
-  if (f.rx < 0)
-    rmtp_server_handle (rig->s, f.from, g_bytes_get_data (f.bytes, NULL),
-        g_bytes_get_size (f.bytes), rig->now);
-  else
-    rmtp_receiver_handle (rig->r[f.rx], g_bytes_get_data (f.bytes, NULL),
-        g_bytes_get_size (f.bytes), rig->now);
-  g_bytes_unref (f.bytes);
-  return TRUE;
-}
-
-static gint64
-rig_next_time (Rig * rig)
-{
-  gint64 t = rmtp_server_next_deadline (rig->s);
-
-  for (guint i = 0; i < rig->n; i++)
-    t = MIN (t, rmtp_receiver_next_deadline (rig->r[i]));
-  for (guint i = 0; i < rig->flights->len; i++)
-    t = MIN (t, g_array_index (rig->flights, Flight, i).at);
-  return t;
-}
-
-/* Runs everything due up to @until, and leaves the clock at @until. */
-static void
-rig_run (Rig * rig, gint64 until)
-{
-  for (;;) {
-    gint64 next;
-
-    rig_server_out (rig);
-    for (guint i = 0; i < rig->n; i++)
-      rig_receiver_out (rig, i);
-    if (rig_deliver_one (rig))
-      continue;
-    next = rig_next_time (rig);
-    if (next > until)
-      break;
-    rig->now = MAX (rig->now, next);
-  }
-  rig->now = MAX (rig->now, until);
-}
-
-static guint8
-sent_type (const Sent * s)
-{
-  return ((const guint8 *) g_bytes_get_data (s->bytes, NULL))[3];
-}
-
-static guint
-count_sent (Rig * rig, gint who, guint8 type)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < rig->sent->len; i++) {
-    Sent *s = &g_array_index (rig->sent, Sent, i);
-
-    n += s->who == who && sent_type (s) == type;
-  }
-  return n;
 }
 
 static void
@@ -251,26 +35,41 @@ default_config (RmtpConfig * cfg)
   cfg->rate = 1000000;
 }
 
+/* The last datagram of @type in @log from or to receiver @rx (-1: any). */
+static GBytes *
+last_logged (GArray * log, RmtpType type, gint rx)
+{
+  for (guint i = log->len; i > 0; i--) {
+    Logged *l = &g_array_index (log, Logged, i - 1);
+
+    if (l->p.type == type && (rx < 0 || l->rx == rx))
+      return l->bytes;
+  }
+  return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* The key */
 
+/* What receiver @rx (-1: the server) sent, in order, is the same in both
+ * logs but for the trailer of each control packet. */
 static void
-assert_same_but_trailer (Rig * plain, Rig * keyed, gint who)
+assert_same_but_trailer (GArray * plain, GArray * keyed, gint rx)
 {
   guint i = 0, j = 0;
 
   for (;;) {
-    Sent *a = NULL, *b = NULL;
+    Logged *a = NULL, *b = NULL;
     gsize la, lb;
     const guint8 *da, *db;
 
-    for (; i < plain->sent->len && !a; i++)
-      if (g_array_index (plain->sent, Sent, i).who == who)
-        a = &g_array_index (plain->sent, Sent, i);
-    for (; j < keyed->sent->len && !b; j++)
-      if (g_array_index (keyed->sent, Sent, j).who == who)
-        b = &g_array_index (keyed->sent, Sent, j);
-    fail_unless ((a == NULL) == (b == NULL), "side %d: counts differ", who);
+    for (; i < plain->len && !a; i++)
+      if (g_array_index (plain, Logged, i).rx == rx)
+        a = &g_array_index (plain, Logged, i);
+    for (; j < keyed->len && !b; j++)
+      if (g_array_index (keyed, Logged, j).rx == rx)
+        b = &g_array_index (keyed, Logged, j);
+    fail_unless ((a == NULL) == (b == NULL), "side %d: counts differ", rx);
     if (!a)
       return;
     da = g_bytes_get_data (a->bytes, &la);
@@ -289,18 +88,17 @@ GST_START_TEST (test_keyed_bytes_are_unkeyed_plus_trailer)
   AuthStats st;
 
   default_config (&cfg);
-  rig_init (&plain, 2, 20000, &cfg, FALSE);
-  rig_init (&keyed, 2, 20000, &cfg, TRUE);
-  rmtp_server_start (plain.s, 0);
-  rmtp_server_start (keyed.s, 0);
-  rig_run (&plain, 10 * S);
-  rig_run (&keyed, 10 * S);
+  rig_init (&plain, 2, 20000, &cfg);
+  rig_init (&keyed, 2, 20000, &cfg);
+  rig_set_key (&keyed);
+  rig_start_and_run (&plain, 10 * S);
+  rig_start_and_run (&keyed, 10 * S);
   fail_unless (plain.server_done && keyed.server_done);
   for (guint i = 0; i < 2; i++)
-    fail_unless (keyed.done[i]);
-  assert_same_but_trailer (&plain, &keyed, -1);
-  assert_same_but_trailer (&plain, &keyed, 0);
-  assert_same_but_trailer (&plain, &keyed, 1);
+    assert_receiver_whole (&keyed, i);
+  assert_same_but_trailer (plain.from_server, keyed.from_server, -1);
+  assert_same_but_trailer (plain.to_server, keyed.to_server, 0);
+  assert_same_but_trailer (plain.to_server, keyed.to_server, 1);
   fail_if (rmtp_server_auth_stats (plain.s, &st));
   fail_unless (rmtp_server_auth_stats (keyed.s, &st));
   /* 2 x (CACK, ACK, RACK) */
@@ -332,19 +130,6 @@ write_member_packet (guint8 * buf, gsize max, RmtpType type, guint32 member,
   return w.pos;
 }
 
-/* The last datagram @who sent of @type. */
-static GBytes *
-last_sent (Rig * rig, gint who, guint8 type)
-{
-  for (guint i = rig->sent->len; i > 0; i--) {
-    Sent *s = &g_array_index (rig->sent, Sent, i - 1);
-
-    if (s->who == who && sent_type (s) == type)
-      return s->bytes;
-  }
-  return NULL;
-}
-
 GST_START_TEST (test_keyed_server_refuses_forged_and_replayed)
 {
   Rig rig;
@@ -360,28 +145,28 @@ GST_START_TEST (test_keyed_server_refuses_forged_and_replayed)
   GBytes *cack;
 
   default_config (&cfg);
-  rig_init (&rig, 2, 20000, &cfg, TRUE);
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 100 * MS);
+  rig_init (&rig, 2, 20000, &cfg);
+  rig_set_key (&rig);
+  rig_start_and_run (&rig, 100 * MS);
   fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_ROUNDS);
   before = *rmtp_server_stats (rig.s);
   /* unsealed: a NACK of everything (bad tag), an ACK (too short) */
-  len = write_member_packet (buf, sizeof (buf), RMTP_NACK, 10, nack, 4);
-  rmtp_server_handle (rig.s, 10, buf, len, rig.now);
-  len = write_member_packet (buf, sizeof (buf), RMTP_ACK, 11, &round0, 1);
-  rmtp_server_handle (rig.s, 11, buf, len, rig.now);
+  len = write_member_packet (buf, sizeof (buf), RMTP_NACK, 100, nack, 4);
+  rmtp_server_handle (rig.s, 100, buf, len, rig.now);
+  len = write_member_packet (buf, sizeof (buf), RMTP_ACK, 101, &round0, 1);
+  rmtp_server_handle (rig.s, 101, buf, len, rig.now);
   /* sealed under another key */
   test_key (&other, 9);
   stranger = auth_session_new (&other, 1234, 4);
-  len = write_member_packet (buf, sizeof (buf), RMTP_BUSY, 10, NULL, 0);
+  len = write_member_packet (buf, sizeof (buf), RMTP_BUSY, 100, NULL, 0);
   len = auth_seal (stranger, buf, len, sizeof (buf));
-  rmtp_server_handle (rig.s, 10, buf, len, rig.now);
+  rmtp_server_handle (rig.s, 100, buf, len, rig.now);
   auth_session_free (stranger);
   /* a receiver's CACK again, from its own address and from another */
-  cack = last_sent (&rig, 0, RMTP_CACK);
+  cack = last_logged (rig.to_server, RMTP_CACK, 0);
   fail_unless_equals_int (rmtp_server_handle (rig.s, 0, g_bytes_get_data (cack,
               NULL), g_bytes_get_size (cack), rig.now), 0);
-  rmtp_server_handle (rig.s, 10, g_bytes_get_data (cack, NULL),
+  rmtp_server_handle (rig.s, 100, g_bytes_get_data (cack, NULL),
       g_bytes_get_size (cack), rig.now);
   fail_unless (rmtp_server_auth_stats (rig.s, &st));
   fail_unless_equals_uint64 (st.bad_tag, 2);
@@ -391,7 +176,9 @@ GST_START_TEST (test_keyed_server_refuses_forged_and_replayed)
   fail_unless (memcmp (&before, rmtp_server_stats (rig.s),
           sizeof (before)) == 0);
   rig_run (&rig, 10 * S);
-  fail_unless (rig.server_done && rig.done[0] && rig.done[1]);
+  fail_unless (rig.server_done);
+  assert_receiver_whole (&rig, 0);
+  assert_receiver_whole (&rig, 1);
   fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->data_resent, 0);
   fail_unless_equals_int (rmtp_server_stats (rig.s)->slow_receivers, 0);
   rig_clear (&rig);
@@ -456,14 +243,14 @@ GST_START_TEST (test_keyed_receiver_refuses_forged_and_replayed)
   guint8 *altered;
 
   default_config (&cfg);
-  rig_init (&rig, 1, 20000, &cfg, TRUE);
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 400 * MS);
-  eor = last_sent (&rig, -1, RMTP_EOR);
+  rig_init (&rig, 1, 20000, &cfg);
+  rig_set_key (&rig);
+  rig_start_and_run (&rig, 400 * MS);
+  eor = last_logged (rig.from_server, RMTP_EOR, -1);
   fail_unless (eor != NULL);
   before = *rmtp_receiver_stats (rig.r[0]);
   /* a POLL, unsealed; cut to a trailer's length; the EOR again */
-  len = write_member_packet (buf, sizeof (buf), RMTP_POLL, 10, poll, 2);
+  len = write_member_packet (buf, sizeof (buf), RMTP_POLL, 100, poll, 2);
   rmtp_receiver_handle (rig.r[0], buf, len, rig.now);
   rmtp_receiver_handle (rig.r[0], buf, AUTH_TRAILER_SIZE - 1, rig.now);
   for (guint i = 0; i < 3; i++)
@@ -481,7 +268,8 @@ GST_START_TEST (test_keyed_receiver_refuses_forged_and_replayed)
   fail_unless (memcmp (&before, rmtp_receiver_stats (rig.r[0]),
           sizeof (before)) == 0);
   rig_run (&rig, rig.now + 2 * S);
-  fail_unless (rig.done[0] && rig.server_done);
+  assert_receiver_whole (&rig, 0);
+  fail_unless (rig.server_done);
   fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[0])->ack_sent, 1);
   rig_clear (&rig);
 }
@@ -498,18 +286,18 @@ assert_within_rate (Rig * rig, gint64 t0, guint64 rate)
 {
   guint64 bytes = 0, worst = 0;
 
-  for (guint i = 0; i < rig->sent->len; i++) {
-    Sent *s = &g_array_index (rig->sent, Sent, i);
+  for (guint i = 0; i < rig->from_server->len; i++) {
+    Logged *l = &g_array_index (rig->from_server, Logged, i);
     guint64 allowed;
 
-    if (s->who != -1 || s->time < t0)
+    if (l->time < t0)
       continue;
-    allowed = (guint64) ((s->time - t0) * (gdouble) rate / 8e9);
+    allowed = (guint64) ((l->time - t0) * (gdouble) rate / 8e9);
     fail_unless (bytes <= allowed + 1600, "%" G_GUINT64_FORMAT " bytes "
         "by %" G_GINT64_FORMAT " ns, %" G_GUINT64_FORMAT " allowed", bytes,
-        s->time - t0, allowed);
+        l->time - t0, allowed);
     worst = MAX (worst, bytes > allowed ? bytes - allowed : 0);
-    bytes += g_bytes_get_size (s->bytes);
+    bytes += g_bytes_get_size (l->bytes);
   }
   GST_INFO ("%" G_GUINT64_FORMAT " bytes sent, at most %" G_GUINT64_FORMAT
       " ahead of the rate", bytes, worst);
@@ -519,19 +307,19 @@ assert_within_rate (Rig * rig, gint64 t0, guint64 rate)
 static void
 assert_no_packet_twice_a_round (Rig * rig)
 {
-  GHashTable *seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GHashTable *seen = g_hash_table_new_full (g_int64_hash, g_int64_equal,
+      g_free, NULL);
 
-  for (guint i = 0; i < rig->sent->len; i++) {
-    Sent *s = &g_array_index (rig->sent, Sent, i);
-    const guint8 *d = g_bytes_get_data (s->bytes, NULL);
+  for (guint i = 0; i < rig->from_server->len; i++) {
+    Logged *l = &g_array_index (rig->from_server, Logged, i);
     gint64 *key;
 
-    if (s->who != -1 || d[3] != RMTP_DATA)
+    if (l->p.type != RMTP_DATA)
       continue;
     key = g_new (gint64, 1);
-    *key = ((gint64) read32 (d + 8) << 32) | read32 (d + 12);
+    *key = ((gint64) l->p.round << 32) | l->p.seq;
     fail_if (g_hash_table_contains (seen, key), "round %u seq %u twice",
-        read32 (d + 8), read32 (d + 12));
+        l->p.round, l->p.seq);
     g_hash_table_add (seen, key);
   }
   g_hash_table_destroy (seen);
@@ -579,14 +367,13 @@ GST_START_TEST (test_nack_storm_within_rate)
   gint64 t0;
 
   default_config (&cfg);
-  rig_init (&rig, 3, 512 * n_packets, &cfg, FALSE);
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 80 * MS);
+  rig_init (&rig, 3, 512 * n_packets, &cfg);
+  rig_start_and_run (&rig, 80 * MS);
   fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_ROUNDS);
   t0 = rig.now;
   while (rig.now < t0 + 4 * S) {
     flood_nacks (&rig, n_packets);
-    rig_run (&rig, rig.now + MS);
+    rig_run_until (&rig, rig.now + MS);
   }
   st = rmtp_server_stats (rig.s);
   GST_INFO ("storm: %u rounds, %" G_GUINT64_FORMAT " DATA resent, %"
@@ -601,7 +388,7 @@ GST_START_TEST (test_nack_storm_within_rate)
   rig_run (&rig, rig.now + 60 * S);
   fail_unless (rig.server_done);
   for (guint i = 0; i < rig.n; i++)
-    fail_unless (rig.done[i]);
+    assert_receiver_whole (&rig, i);
   rig_clear (&rig);
 }
 
@@ -617,18 +404,22 @@ GST_START_TEST (test_keyed_nack_storm_refused)
   guint32 n_packets = 40;
 
   default_config (&cfg);
-  rig_init (&quiet, 3, 512 * n_packets, &cfg, TRUE);
-  rmtp_server_start (quiet.s, 0);
-  rig_run (&quiet, 60 * S);
-  rig_init (&rig, 3, 512 * n_packets, &cfg, TRUE);
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 80 * MS);
+  rig_init (&quiet, 3, 512 * n_packets, &cfg);
+  rig_set_key (&quiet);
+  rig_start_and_run (&quiet, 60 * S);
+  rig_init (&rig, 3, 512 * n_packets, &cfg);
+  rig_set_key (&rig);
+  rig_start_and_run (&rig, 80 * MS);
   while (!rig.server_done && rig.now < 60 * S) {
     flood_nacks (&rig, n_packets);
-    rig_run (&rig, rig.now + MS);
+    rig_run_until (&rig, rig.now + MS);
   }
   fail_unless (rig.server_done);
-  fail_unless_equals_int64 (rig.server_end, quiet.server_end);
+  /* the same datagrams at the same times */
+  fail_unless_equals_int (rig.from_server->len, quiet.from_server->len);
+  fail_unless_equals_int64 (g_array_index (rig.from_server, Logged,
+          rig.from_server->len - 1).time, g_array_index (quiet.from_server,
+          Logged, quiet.from_server->len - 1).time);
   fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->data_resent, 0);
   fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->nacks_overlapping,
       0);
@@ -641,7 +432,14 @@ GST_START_TEST (test_keyed_nack_storm_refused)
 
 GST_END_TEST;
 
-/* POLLs for receiver 10 every ms for 1 s, with a window of an hour: it
+static guint
+count_answers (Rig * rig, gint rx)
+{
+  return count_logged (rig->to_server, RMTP_NACK, rx) +
+      count_logged (rig->to_server, RMTP_ACK, rx);
+}
+
+/* POLLs for receiver 100 every ms for 1 s, with a window of an hour: it
  * answers at most once per tat, and never later than its largest real
  * window. */
 GST_START_TEST (test_poll_storm_answered_once_per_tat)
@@ -656,20 +454,18 @@ GST_START_TEST (test_poll_storm_answered_once_per_tat)
 
   default_config (&cfg);
   cfg.rate = 100000;            /* round 0 takes 1.7 s */
-  rig_init (&rig, 2, 20000, &cfg, FALSE);
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 60 * MS);
+  rig_init (&rig, 2, 20000, &cfg);
+  rig_start_and_run (&rig, 60 * MS);
   fail_unless (rmtp_receiver_state (rig.r[0]) == RMTP_RECEIVER_RECEIVING);
-  answers = count_sent (&rig, 0, RMTP_NACK) + count_sent (&rig, 0, RMTP_ACK);
+  answers = count_answers (&rig, 0);
   t0 = rig.now;
   while (rig.now < t0 + S) {
-    len = write_member_packet (buf, sizeof (buf), RMTP_POLL, 10, poll, 2);
+    len = write_member_packet (buf, sizeof (buf), RMTP_POLL, 100, poll, 2);
     rmtp_receiver_handle (rig.r[0], buf, len, rig.now);
     polls++;
-    rig_run (&rig, rig.now + MS);
+    rig_run_until (&rig, rig.now + MS);
   }
-  answers = count_sent (&rig, 0, RMTP_NACK) + count_sent (&rig, 0, RMTP_ACK)
-      - answers;
+  answers = count_answers (&rig, 0) - answers;
   GST_INFO ("%u POLLs, %u answers, %" G_GUINT64_FORMAT " held", polls,
       answers, rmtp_receiver_stats (rig.r[0])->polls_held);
   /* 1 s / tat (100 ms), one more for the start, and the real EOR's */
@@ -679,7 +475,9 @@ GST_START_TEST (test_poll_storm_answered_once_per_tat)
   /* the forged window did not put off the silence limit or the answers */
   fail_unless (rmtp_receiver_next_deadline (rig.r[0]) < rig.now + 31 * S);
   rig_run (&rig, rig.now + 30 * S);
-  fail_unless (rig.server_done && rig.done[0] && rig.done[1]);
+  fail_unless (rig.server_done);
+  assert_receiver_whole (&rig, 0);
+  assert_receiver_whole (&rig, 1);
   rig_clear (&rig);
 }
 
@@ -693,33 +491,28 @@ GST_START_TEST (test_report_once_a_period)
   guint8 buf[64];
   gsize len;
   guint64 dup;
-  const guint8 *d;
-  guint32 body[2];
-  GBytes *stop = NULL;
+  guint32 body[2] = { 0, 8 };
+  gboolean stop = FALSE;
 
   default_config (&cfg);
   cfg.rate_control = TRUE;
   cfg.monitor_packets = 8;
-  rig_init (&rig, 2, 512 * 40, &cfg, FALSE);
+  rig_init (&rig, 2, 512 * 40, &cfg);
   rmtp_server_start (rig.s, 0);
   /* until the first STOP is out */
   while (!stop) {
-    rig_run (&rig, rig.now + MS);
-    for (guint i = 0; i < rig.sent->len && !stop; i++) {
-      Sent *s = &g_array_index (rig.sent, Sent, i);
+    rig_run_until (&rig, rig.now + MS);
+    for (guint i = 0; i < rig.from_server->len && !stop; i++) {
+      Logged *l = &g_array_index (rig.from_server, Logged, i);
 
-      d = g_bytes_get_data (s->bytes, NULL);
-      if (d[3] == RMTP_DATA && (d[16] & RMTP_FLAG_STOP))
-        stop = s->bytes;
+      stop = l->p.type == RMTP_DATA && (l->p.flags & RMTP_FLAG_STOP);
+      body[0] = l->p.seq;
     }
   }
-  d = g_bytes_get_data (stop, NULL);
-  body[0] = read32 (d + 12);
-  body[1] = 8;
   dup = rmtp_server_stats (rig.s)->in.duplicates;
   for (guint i = 0; i < 50; i++) {
-    len = write_member_packet (buf, sizeof (buf), RMTP_REPORT, 11, body, 2);
-    rmtp_server_handle (rig.s, 11, buf, len, rig.now);
+    len = write_member_packet (buf, sizeof (buf), RMTP_REPORT, 101, body, 2);
+    rmtp_server_handle (rig.s, 101, buf, len, rig.now);
   }
   fail_unless (rmtp_server_stats (rig.s)->in.duplicates >= dup + 49);
   rig_run (&rig, 30 * S);
