@@ -122,7 +122,8 @@ struct _GstRmtpSink
   RandomSeeded seed;
   RandomSource rng;
   RmtpServer *server;
-  AuthKey auth_key;             /* loaded at start, set on the server */
+  AuthKey auth_key;             /* loaded at start, set on the server;
+                                 * wiped at stop */
   gboolean have_key;
   gboolean finished;
   RmtpEvent outcome;            /* DONE or FAILED, once finished */
@@ -353,7 +354,6 @@ begin_transfer (GstRmtpSink * self)
       bytes, &self->rng);
   if (self->server && self->have_key)
     rmtp_server_set_key (self->server, &self->auth_key);
-  gst_net_key_wipe (&self->auth_key, sizeof (self->auth_key));
   if (self->server) {
     self->started = gst_net_now ();
     rmtp_server_start (self->server, self->started);

@@ -29,6 +29,7 @@ import collections
 import hashlib
 import os
 import secrets
+import shutil
 import socket
 import struct
 import subprocess
@@ -429,9 +430,7 @@ def main():
           f"nokey_rounds={p['stats'].get('rounds')} "
           f"nokey_resent={p['stats'].get('data-resent')} "
           f"nokey_rate={p['worst_rate']:.3f}")
-    for f in os.listdir(tmp):
-        os.unlink(os.path.join(tmp, f))
-    os.rmdir(tmp)
+    shutil.rmtree(tmp)
     return check.summary()
 
 

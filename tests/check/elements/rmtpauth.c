@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkutil.h"
+#include "rmtpcheck.h"
 
 #define SIZE (100 * 1024)
 #define SESSION 4343
@@ -24,15 +25,12 @@ typedef struct
   GstElement *sink_pipe, *src_pipe[2];
 } Rig;
 
+/* @desc playing; its element named e in @element. */
 static GstElement *
-launch (const gchar * desc, GstElement ** element)
+play (const gchar * desc, GstElement ** element)
 {
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (desc, &err);
+  GstElement *p = launch (desc, "e", element);
 
-  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
-  *element = gst_bin_get_by_name (GST_BIN (p), "e");
-  fail_unless (*element != NULL);
   fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   return p;
@@ -66,7 +64,7 @@ rig_start_src (Rig * rig, guint i, const gchar * group, const gchar * props)
   desc = g_strdup_printf ("rmtpsrc name=e address=%s port=%u member=%u "
       "multicast-iface=lo %s ! filesink location=%s", group, rig->port,
       i + 1, props, rig->out[i]);
-  rig->src_pipe[i] = launch (desc, &rig->src[i]);
+  rig->src_pipe[i] = play (desc, &rig->src[i]);
   g_free (desc);
 }
 
@@ -77,19 +75,8 @@ rig_start_sink (Rig * rig, const gchar * group, const gchar * props)
       "address=%s port=%u multicast-iface=lo session=%u receivers=2 %s",
       rig->in, group, rig->port, SESSION, props);
 
-  rig->sink_pipe = launch (desc, &rig->sink);
+  rig->sink_pipe = play (desc, &rig->sink);
   g_free (desc);
-}
-
-static void
-stop_pipeline (GstElement ** pipe, GstElement ** element)
-{
-  if (!*pipe)
-    return;
-  gst_element_set_state (*pipe, GST_STATE_NULL);
-  gst_object_unref (*element);
-  gst_object_unref (*pipe);
-  *pipe = *element = NULL;
 }
 
 static void
@@ -136,20 +123,6 @@ stat_bool (GstElement * e, const gchar * field)
   gst_structure_get_boolean (s, field, &v);
   gst_structure_free (s);
   return v;
-}
-
-static void
-assert_same_file (const gchar * a, const gchar * b)
-{
-  gchar *da, *db;
-  gsize na, nb;
-
-  fail_unless (g_file_get_contents (a, &da, &na, NULL));
-  fail_unless (g_file_get_contents (b, &db, &nb, NULL));
-  fail_unless_equals_uint64 (nb, na);
-  fail_unless (memcmp (da, db, na) == 0, "%s differs from %s", b, a);
-  g_free (da);
-  g_free (db);
 }
 
 /* The sink's answer port, once its server runs. */
