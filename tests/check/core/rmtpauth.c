@@ -5,7 +5,8 @@
  * - With a key, every control datagram is the unkeyed one plus the trailer,
  *   DATA is unchanged, and the transfer is the same.
  * - Unsealed, truncated, altered, foreign-keyed and replayed control is
- *   counted by verdict at both sides and changes nothing.
+ *   counted by verdict at both sides and changes nothing; forged DATA
+ *   (media, not sealed) fails the sealed CONN's digest.
  * - A NACK storm never makes the server send faster than its rate, and no
  *   round sends a packet twice; NACKs whose ranges overlap are refused.
  * - A POLL storm gets at most one answer per `tat` from a receiver, and a
@@ -276,6 +277,39 @@ GST_START_TEST (test_keyed_receiver_refuses_forged_and_replayed)
 
 GST_END_TEST;
 
+/* DATA is not sealed: a forged DATA packet taken before the real one is
+ * found by the digest of the sealed CONN, and the receiver fails
+ * (RMTP_FAIL_DIGEST) instead of completing. */
+GST_START_TEST (test_keyed_forged_data_fails_digest)
+{
+  Rig rig;
+  RmtpConfig cfg;
+  guint8 buf[RMTP_HEADER_SIZE + 9 + 512];
+  WireWriter w;
+
+  default_config (&cfg);
+  rig_init (&rig, 2, 20000, &cfg);
+  rig_set_key (&rig);
+  rig_start_and_run (&rig, 20 * MS);
+  wire_writer_init (&w, buf, sizeof (buf));
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_DATA);
+  wire_write_u32 (&w, SESSION);
+  wire_write_u32 (&w, 0);
+  wire_write_u32 (&w, 30);
+  wire_write_u8 (&w, 0);
+  memset (buf + w.pos, 0xAA, 512);
+  rmtp_receiver_handle (rig.r[0], buf, sizeof (buf), rig.now);
+  rig_run (&rig, 30 * S);
+  fail_unless_equals_int (rig.failed[0], RMTP_FAIL_DIGEST);
+  fail_if (rig.done[0]);
+  assert_receiver_whole (&rig, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* Amplification */
 
@@ -534,6 +568,7 @@ rmtpauth_suite (void)
   tcase_add_test (tc, test_keyed_server_refuses_forged_and_replayed);
   tcase_add_test (tc, test_keyed_cack_binds_member);
   tcase_add_test (tc, test_keyed_receiver_refuses_forged_and_replayed);
+  tcase_add_test (tc, test_keyed_forged_data_fails_digest);
   tcase_add_test (tc, test_nack_storm_within_rate);
   tcase_add_test (tc, test_keyed_nack_storm_refused);
   tcase_add_test (tc, test_poll_storm_answered_once_per_tat);
