@@ -29,6 +29,13 @@
  * error instead of the EOS. Every constant of the protocol is a property
  * with the paper's (or our) value as default.
  *
+ * With a group key (#GstRmtpSink:key or #GstRmtpSink:key-file, the same on
+ * every rmtpsrc of the session), every control packet both ways carries a
+ * trailer that authenticates it and makes it fresh; packets that fail are
+ * dropped and counted in the auth-* stats (docs/security.md). DATA and
+ * PARITY are not sealed: the data set's SHA-256 in the sealed CONN is what
+ * the receivers check it against.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m filesrc location=recording.mkv ! \
@@ -44,6 +51,7 @@
 
 #include "gstrmtpsink.h"
 #include "gstrmtputil.h"
+#include "gstnetkey.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetstats.h"
@@ -65,7 +73,8 @@ enum
   PROP_SESSION,
   PROP_STATS,
   PROP_URI,
-  PROP_SETTINGS,                /* GstRmtpSettings' from here */
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
 };
 
 static const GstNetUdpProps udp_props = {
@@ -94,6 +103,7 @@ struct _GstRmtpSink
   guint receivers;
   gchar *members;
   guint session;
+  GstNetKeySettings key;
 
   GstNetStats stats;
   GByteArray *data;             /* streaming thread: the data set so far */
@@ -112,6 +122,9 @@ struct _GstRmtpSink
   RandomSeeded seed;
   RandomSource rng;
   RmtpServer *server;
+  AuthKey auth_key;             /* loaded at start, set on the server;
+                                 * wiped at stop */
+  gboolean have_key;
   gboolean finished;
   RmtpEvent outcome;            /* DONE or FAILED, once finished */
   GArray *progress;             /* RmtpEvent: to post */
@@ -174,43 +187,31 @@ parse_members (const gchar * members, guint receivers, guint * n,
   return ids;
 }
 
-static gboolean
-is_member (GstRmtpSink * self, guint32 id)
-{
-  for (guint i = 0; i < self->n_ids; i++)
-    if (self->ids[i] == id)
-      return TRUE;
-  return FALSE;
-}
+/* ------------------------------------------------------------------ */
+/* The loop thread */
 
-/* The member @from speaks for: the one whose CACK came from there. A CACK
- * from a new address binds the member it names, once. */
-static guint32
-member_of (GstRmtpSink * self, const guint8 * data, gsize size,
+/* Gives the datagram to the server as from the member its source address
+ * is bound to (0: none); the server binds a member to the source of its
+ * first sound CACK. */
+static void
+take_datagram (GstRmtpSink * self, const guint8 * data, gsize size,
     GSocketAddress * from)
 {
   gchar *key = gst_net_address_to_string (from);
   guint32 id = GPOINTER_TO_UINT (g_hash_table_lookup (self->addr_member,
           key));
-  RmtpPacket p;
+  guint32 bound = rmtp_server_handle (self->server, id, data, size,
+      gst_net_now ());
 
-  if (id == 0 && rmtp_packet_parse (data, size, &p) && p.type == RMTP_CACK
-      && is_member (self, p.member) &&
-      !g_hash_table_contains (self->member_addr, GUINT_TO_POINTER (p.member)))
-  {
-    id = p.member;
-    GST_DEBUG_OBJECT (self, "member %u is at %s", id, key);
-    g_hash_table_insert (self->member_addr, GUINT_TO_POINTER (id),
-        g_object_ref (from));
-    g_hash_table_insert (self->addr_member, key, GUINT_TO_POINTER (id));
-    return id;
+  if (id != 0 || bound == 0) {
+    g_free (key);
+    return;
   }
-  g_free (key);
-  return id;
+  GST_DEBUG_OBJECT (self, "member %u is at %s", bound, key);
+  g_hash_table_insert (self->member_addr, GUINT_TO_POINTER (bound),
+      g_object_ref (from));
+  g_hash_table_insert (self->addr_member, key, GUINT_TO_POINTER (bound));
 }
-
-/* ------------------------------------------------------------------ */
-/* The loop thread */
 
 static void
 on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
@@ -220,8 +221,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
 
   g_mutex_lock (&self->lock);
   if (self->server)
-    rmtp_server_handle (self->server, member_of (self, data, size, from),
-        data, size, gst_net_now ());
+    take_datagram (self, data, size, from);
   else
     self->before_start++;
   g_mutex_unlock (&self->lock);
@@ -352,6 +352,8 @@ begin_transfer (GstRmtpSink * self)
   self->total = g_bytes_get_size (bytes);
   self->server = rmtp_server_new (&cfg, session, self->ids, self->n_ids,
       bytes, &self->rng);
+  if (self->server && self->have_key)
+    rmtp_server_set_key (self->server, &self->auth_key);
   if (self->server) {
     self->started = gst_net_now ();
     rmtp_server_start (self->server, self->started);
@@ -482,6 +484,8 @@ clear_session (GstRmtpSink * self)
   g_hash_table_remove_all (self->member_addr);
   g_hash_table_remove_all (self->addr_member);
   g_clear_pointer (&self->server, rmtp_server_free);
+  gst_net_key_wipe (&self->auth_key, sizeof (self->auth_key));
+  self->have_key = FALSE;
   g_array_set_size (self->progress, 0);
   self->finished = FALSE;
   memset (&self->outcome, 0, sizeof (self->outcome));
@@ -510,6 +514,9 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
   GstNetUdpSettings us;
+  GstNetKeySettings keys;
+  AuthKey key;
+  gboolean have_key = FALSE;
   gchar *members;
   guint receivers;
   guint64 interval;
@@ -518,6 +525,7 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&us, &self->settings.net);
+  gst_net_key_settings_copy (&keys, &self->key);
   members = g_strdup (self->members);
   receivers = self->receivers;
   interval = self->settings.stats_interval;
@@ -525,9 +533,15 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
+  ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
+  gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->lock);
   clear_session (self);
-  ok = !err && (self->ids = parse_members (members, receivers,
+  self->have_key = ok && have_key;
+  if (self->have_key)
+    self->auth_key = key;
+  gst_net_key_wipe (&key, sizeof (key));
+  ok = ok && (self->ids = parse_members (members, receivers,
           &self->n_ids, &err)) && open_socket (self, &us, &err);
   if (!ok)
     clear_session (self);
@@ -583,6 +597,10 @@ gst_rmtp_sink_set_property (GObject * object, guint prop_id,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_set (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_RECEIVERS:
       self->receivers = g_value_get_uint (value);
@@ -625,8 +643,11 @@ static void
 server_stats (GstRmtpSink * self, GstStructure * s)
 {
   const RmtpServerStats *st = rmtp_server_stats (self->server);
+  AuthStats auth = { 0 };
+  gboolean keyed = rmtp_server_auth_stats (self->server, &auth);
 
   gst_rmtp_input_stats (s, &st->in);
+  gst_net_key_stats (s, keyed, &auth);
   gst_structure_set (s,
       "phase", G_TYPE_STRING, phase_name (rmtp_server_phase (self->server)),
       "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
@@ -644,7 +665,8 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "rate", G_TYPE_UINT64, st->rate,
       "rate-changes", G_TYPE_UINT, st->rate_changes,
       "slow-receivers", G_TYPE_UINT, st->slow_receivers,
-      "slow-detected", G_TYPE_UINT, st->slow_detected, NULL);
+      "slow-detected", G_TYPE_UINT, st->slow_detected,
+      "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping, NULL);
 }
 
 static GstStructure *
@@ -652,11 +674,14 @@ get_stats (GstElement * element)
 {
   GstRmtpSink *self = GST_RMTP_SINK (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rmtp-sink-stats");
+  AuthStats no_auth = { 0 };
   gint64 end;
 
   g_mutex_lock (&self->lock);
   if (self->server)
     server_stats (self, s);
+  else
+    gst_net_key_stats (s, self->have_key, &no_auth);
   end = self->finished ? self->ended : gst_net_now ();
   gst_structure_set (s,
       "receivers", G_TYPE_UINT, self->n_ids,
@@ -693,6 +718,10 @@ gst_rmtp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_get (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_RECEIVERS:
       g_value_set_uint (value, self->receivers);
@@ -723,6 +752,7 @@ gst_rmtp_sink_finalize (GObject * object)
   g_array_unref (self->progress);
   g_byte_array_unref (self->data);
   gst_rmtp_settings_clear (&self->settings);
+  gst_net_key_settings_clear (&self->key);
   g_free (self->members);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
@@ -762,12 +792,15 @@ gst_rmtp_sink_finalize (GObject * object)
   "slow-receivers: members set aside as slow or BUSY (members); " \
   "slow-detected: of those, members set aside for their losses " \
   "(members); " \
+  "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
+  "(packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "send-errors: packets the socket refused (packets); " \
   "unknown-unicast: packets for a member never heard from, sent to the " \
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
-  "(packets)"
+  "(packets); " \
+  GST_NET_KEY_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -796,6 +829,10 @@ install_properties (GObjectClass * oc)
           "(read-only GstStructure). Fields: " STATS_DOC, GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "every control packet the server sends "
+      "and takes (CONN, EOR, POLL, REL to the members; CACK, NACK, ACK, "
+      "RACK, BUSY, RRDY, REPORT from them), not DATA or PARITY; every "
+      "rmtpsrc of the session needs the same key");
 }
 
 static void

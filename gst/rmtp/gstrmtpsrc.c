@@ -22,6 +22,12 @@
  * as `rmtp-src-stats` every #GstRmtpSrc:stats-interval and once more at
  * the end.
  *
+ * With a group key (#GstRmtpSrc:key or #GstRmtpSrc:key-file, the same as
+ * the rmtpsink's), every control packet both ways carries a trailer that
+ * authenticates it and makes it fresh; packets that fail are dropped and
+ * counted in the auth-* stats (docs/security.md). DATA and PARITY are not
+ * sealed: the data set is checked against the SHA-256 of the sealed CONN.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m rmtpsrc uri="rmtp://239.2.2.2:6000?member=1" ! \
@@ -36,6 +42,7 @@
 
 #include "gstrmtpsrc.h"
 #include "gstrmtputil.h"
+#include "gstnetkey.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetsrc.h"
@@ -58,7 +65,8 @@ enum
   PROP_CAPS,
   PROP_STATS,
   PROP_URI,
-  PROP_SETTINGS,                /* GstRmtpSettings' from here */
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
 };
 
 static const GstNetUdpProps udp_props = {
@@ -84,6 +92,7 @@ struct _GstRmtpSrc
   GstRmtpSettings settings;
   guint member;
   GstCaps *caps;
+  GstNetKeySettings key;
 
   GstNetStats stats;
 
@@ -371,14 +380,17 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
 {
   GstRmtpSrc *self = GST_RMTP_SRC (bsrc);
   GstNetUdpSettings net;
+  GstNetKeySettings keys;
+  AuthKey key;
   guint64 interval;
   guint32 member;
   GError *err = NULL;
   RmtpConfig cfg;
-  gboolean ok;
+  gboolean ok, have_key = FALSE;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->settings.net);
+  gst_net_key_settings_copy (&keys, &self->key);
   interval = self->settings.stats_interval;
   cfg = self->settings.cfg;
   member = self->member;
@@ -386,8 +398,10 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
+  ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
+  gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->wait.lock);
-  ok = !err && open_sockets (self, &net, &err);
+  ok = ok && open_sockets (self, &net, &err);
   if (!ok)
     close_sockets (self);
   g_mutex_unlock (&self->wait.lock);
@@ -404,6 +418,9 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   self->core = rmtp_receiver_new (&cfg, member, TRUE, &self->rng);
+  if (have_key)
+    rmtp_receiver_set_key (self->core, &key);
+  gst_net_key_wipe (&key, sizeof (key));
   g_mutex_unlock (&self->wait.lock);
 
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
@@ -467,6 +484,10 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_set (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_MEMBER:
       self->member = g_value_get_uint (value);
@@ -511,9 +532,12 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
   const RmtpReceiverStats *st = rmtp_receiver_stats (self->core);
   guint64 size = 0;
   const guint8 *digest;
+  AuthStats auth = { 0 };
+  gboolean keyed = rmtp_receiver_auth_stats (self->core, &auth);
 
   rmtp_receiver_data_set (self->core, &size, &digest);
   gst_rmtp_input_stats (s, &st->in);
+  gst_net_key_stats (s, keyed, &auth);
   gst_structure_set (s,
       "state", G_TYPE_STRING, state_name (rmtp_receiver_state (self->core)),
       "total-bytes", G_TYPE_UINT64, size,
@@ -526,7 +550,8 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "busy-dropped", G_TYPE_UINT64, st->busy_dropped,
       "parity-received", G_TYPE_UINT64, st->parity_received,
       "parity-recovered", G_TYPE_UINT64, st->parity_recovered,
-      "conn-too-large", G_TYPE_UINT64, st->conn_too_large, NULL);
+      "conn-too-large", G_TYPE_UINT64, st->conn_too_large,
+      "polls-held", G_TYPE_UINT64, st->polls_held, NULL);
 }
 
 static GstStructure *
@@ -570,6 +595,10 @@ gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_get (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_MEMBER:
       g_value_set_uint (value, self->member);
@@ -593,6 +622,7 @@ gst_rmtp_src_finalize (GObject * object)
 
   reset_transfer (self);
   gst_rmtp_settings_clear (&self->settings);
+  gst_net_key_settings_clear (&self->key);
   gst_caps_replace (&self->caps, NULL);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -616,6 +646,8 @@ gst_rmtp_src_finalize (GObject * object)
   "parity-recovered: data packets rebuilt from parity (packets); " \
   "conn-too-large: CONNs of a data set over max-total-size, refused " \
   "(packets); " \
+  "polls-held: POLLs not answered, as an answer was due or one went out " \
+  "less than tat before (packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent or incomplete; " \
@@ -623,7 +655,8 @@ gst_rmtp_src_finalize (GObject * object)
   "pushed-bytes: data set bytes output (bytes); " \
   "send-errors: answers the socket refused (packets); " \
   "other-source: datagrams from another address than the server's, " \
-  "dropped (packets)"
+  "dropped (packets); " \
+  GST_NET_KEY_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -653,6 +686,9 @@ install_properties (GObjectClass * oc)
           "counters (read-only GstStructure). Fields: " STATS_DOC,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "every control packet the receiver "
+      "takes (CONN, EOR, POLL, REL) and sends (CACK, NACK, ACK, RACK, BUSY, "
+      "RRDY, REPORT), not DATA or PARITY; the rmtpsink needs the same key");
 }
 
 static void

@@ -39,8 +39,9 @@ static const GstParamEntry params[] = {
   P ("delta", "Backoff per receiver: answers are spread over delta x the "
         "receivers expected to answer, ns (paper: 2 ms)", TIME, delta, 0,
       1e10, S),
-  P ("tat", "Turn-around time allowed for an answer, ns (paper's LAN: "
-        "100 ms)", TIME, tat, 0, 6e10, S),
+  P ("tat", "Turn-around time allowed for an answer; a receiver answers "
+        "POLLs at most once per tat, ns (paper's LAN: 100 ms)", TIME, tat, 0,
+      6e10, S | R),
   P ("alpha", "Surplus on every response timer, ns (ours: 50 ms)", TIME,
       alpha, 0, 6e10, S),
   P ("max-polls", "POLLs to a silent receiver before it is slow and served "

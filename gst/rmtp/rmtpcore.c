@@ -213,6 +213,39 @@ repeat_last_datagram (GQueue * q, guint copies)
   }
 }
 
+/* DATA and PARITY are media: never sealed (docs/security.md). */
+static gboolean
+is_media (const guint8 * data, gsize len)
+{
+  return len > 3 && (data[3] == RMTP_DATA || data[3] == RMTP_PARITY);
+}
+
+/* With a key, a control datagram leaves with the auth trailer. */
+static void
+seal_datagram (AuthSession * auth, RmtpDatagram * d)
+{
+  gsize len;
+  const guint8 *src = g_bytes_get_data (d->bytes, &len);
+  guint8 *buf;
+
+  if (!auth || is_media (src, len))
+    return;
+  buf = g_malloc (len + AUTH_TRAILER_SIZE);
+  memcpy (buf, src, len);
+  len = auth_seal (auth, buf, len, len + AUTH_TRAILER_SIZE);
+  g_bytes_unref (d->bytes);
+  d->bytes = g_bytes_new_take (buf, len);
+}
+
+/* Without a key, TRUE; with one, whether the datagram opens (counted by
+ * verdict), *@len then the length of the packet inside. */
+static gboolean
+open_control (AuthSession * auth, const guint8 * data, gsize * len,
+    gint64 now)
+{
+  return !auth || auth_open (auth, data, *len, now, len, NULL) == AUTH_OK;
+}
+
 static void
 clear_datagrams (GQueue * q)
 {
@@ -283,6 +316,8 @@ typedef struct {
   gint64 measured_round;        /* the round @loss is from */
   guint lossy_rounds;           /* multicast rounds running judged slow */
   guint64 rate;                 /* what its losses show it takes, bit/s */
+  gboolean bound;               /* a CACK from an unknown source named it */
+  gint64 reported_stop;         /* the STOP its last REPORT was for; -1 */
 } Member;
 
 typedef struct {
@@ -335,6 +370,7 @@ struct _RmtpServer {
   guint64 bytes_sent;
 
   RmtpServerStats stats;
+  AuthSession *auth;            /* NULL: no key */
 };
 
 static void server_begin_round (RmtpServer * s, gint64 now);
@@ -403,6 +439,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     s->members[i].loss = -1.0;
     s->members[i].measured_round = -1;
     s->members[i].rate = cfg->rate;
+    s->members[i].reported_stop = -1;
     g_hash_table_insert (s->index, GUINT_TO_POINTER (members[i]),
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
@@ -445,7 +482,25 @@ rmtp_server_free (RmtpServer * s)
     g_array_unref (s->round_responses);
   clear_datagrams (&s->out);
   clear_events (&s->events);
+  auth_session_free (s->auth);
   g_free (s);
+}
+
+void
+rmtp_server_set_key (RmtpServer * s, const AuthKey * key)
+{
+  auth_session_free (s->auth);
+  /* every member, and one more for a member that restarts */
+  s->auth = auth_session_new (key, (guint32) random_source_range (&s->rng, 1,
+          G_MAXUINT32), s->n_members + 1);
+}
+
+gboolean
+rmtp_server_auth_stats (const RmtpServer * s, AuthStats * st)
+{
+  if (s->auth)
+    auth_session_get_stats (s->auth, st);
+  return s->auth != NULL;
 }
 
 static Member *
@@ -1148,6 +1203,23 @@ server_count_response (RmtpServer * s, Member * m)
       *n);
 }
 
+/* A receiver's ranges are in order and disjoint, so one NACK asks for each
+ * packet at most once: a repair set never grows past the data set. */
+static gboolean
+ranges_ordered (const RmtpPacket * p)
+{
+  guint64 end = 0;
+
+  for (guint i = 0; i < p->n_ranges; i++) {
+    RmtpRange rg = rmtp_packet_range (p, i);
+
+    if (i > 0 && rg.first < end)
+      return FALSE;
+    end = (guint64) rg.first + rg.count;
+  }
+  return TRUE;
+}
+
 static gboolean
 server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
@@ -1203,6 +1275,10 @@ static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
+  if (p->type == RMTP_NACK && !ranges_ordered (p)) {
+    s->stats.nacks_overlapping++;
+    return;
+  }
   if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
       m->state == MEMBER_CONNECTED && !s->waiting) {
     /* an answer to the busy POLL: ready again, its RRDY was lost */
@@ -1266,41 +1342,69 @@ server_on_busy (RmtpServer * s, Member * m, gboolean busy, gint64 now)
     server_begin_separate (s, now);
 }
 
+/* One report a period from each representative: more would weigh the
+ * mean (a repeated or forged REPORT cannot steer the rate alone). */
 static void
-server_on_report (RmtpServer * s, const RmtpPacket * p)
+server_on_report (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
+  if ((guint) (m - s->members) >= s->cfg.reporters) {
+    s->stats.in.foreign++;
+    return;
+  }
   if (!s->monitor_open || p->monitor != s->monitor_stop ||
       p->received > s->cfg.monitor_packets) {
     s->stats.in.late++;
     return;
   }
+  if (m->reported_stop == (gint64) p->monitor) {
+    s->stats.in.duplicates++;
+    return;
+  }
+  m->reported_stop = p->monitor;
   s->stats.in.accepted++;
   s->monitor_sum += p->received;
   s->monitor_reports++;
 }
 
-void
+/* The first sound CACK naming @m from a source the shell does not know
+ * binds @m to it (the shell keeps the address). */
+static guint32
+server_bind (Member * m, guint32 from, const RmtpPacket * p)
+{
+  if (!m || from != 0 || p->type != RMTP_CACK || m->bound)
+    return 0;
+  m->bound = TRUE;
+  return m->id;
+}
+
+guint32
 rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     gsize len, gint64 now)
 {
   RmtpPacket p;
   Member *m;
+  guint32 bound;
 
+  if (!open_control (s->auth, data, &len, now))
+    return 0;
   if (!rmtp_packet_parse (data, len, &p)) {
     s->stats.in.malformed++;
-    return;
+    return 0;
   }
   if (p.session != s->session || p.type == RMTP_CONN || p.type == RMTP_DATA
       || p.type == RMTP_PARITY
       || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL) {
     s->stats.in.foreign++;
-    return;
+    return 0;
   }
   m = server_member (s, p.member);
+  bound = server_bind (m, from, &p);
+  if (bound)
+    from = bound;
   /* a response must come from the member it names */
   if (!m || p.member != from) {
     s->stats.in.forged++;
-    return;
+    return 0;
   }
   switch (p.type) {
     case RMTP_CACK:
@@ -1333,12 +1437,13 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
       server_on_busy (s, m, p.type == RMTP_BUSY, now);
       break;
     case RMTP_REPORT:
-      server_on_report (s, &p);
+      server_on_report (s, m, &p);
       break;
     default:
       s->stats.in.foreign++;
       break;
   }
+  return bound;
 }
 
 /* ---- output ---- */
@@ -1481,6 +1586,7 @@ rmtp_server_poll_datagram (RmtpServer * s, gint64 now, RmtpDatagram * out)
     server_refill (s, now);
   if (!polled_pop (&s->out, out, sizeof (*out)))
     return FALSE;
+  seal_datagram (s->auth, out);
   pacer_on_send (&s->pacer, g_bytes_get_size (out->bytes), now);
   s->stats.datagrams_sent++;
   return TRUE;
@@ -1584,6 +1690,8 @@ struct _RmtpReceiver {
 
   GQueue out, events;
   RmtpReceiverStats stats;
+  AuthSession *auth;            /* NULL: no key */
+  gint64 last_answer;           /* when the last NACK, ACK or BUSY went */
 };
 
 RmtpReceiver *
@@ -1602,6 +1710,7 @@ rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
   r->responded_round = -1;
   r->due_at = G_MAXINT64;
   r->last_heard = G_MAXINT64;
+  r->last_answer = G_MININT64 / 2;
   g_queue_init (&r->out);
   g_queue_init (&r->events);
   return r;
@@ -1638,7 +1747,24 @@ rmtp_receiver_free (RmtpReceiver * r)
     g_checksum_free (r->checksum);
   clear_datagrams (&r->out);
   clear_events (&r->events);
+  auth_session_free (r->auth);
   g_free (r);
+}
+
+void
+rmtp_receiver_set_key (RmtpReceiver * r, const AuthKey * key)
+{
+  auth_session_free (r->auth);
+  r->auth = auth_session_new (key, (guint32) random_source_range (&r->rng, 1,
+          G_MAXUINT32), RMTP_RECEIVER_AUTH_SENDERS);
+}
+
+gboolean
+rmtp_receiver_auth_stats (const RmtpReceiver * r, AuthStats * st)
+{
+  if (r->auth)
+    auth_session_get_stats (r->auth, st);
+  return r->auth != NULL;
 }
 
 static void
@@ -2006,14 +2132,41 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     receiver_block_changed (r, p->seq / r->parity_block);
 }
 
+/* The answer windows the server announces are at most delta x the
+ * members of its CONN: a larger one (forged) would put our answer and our
+ * silence limit off by up to an hour. */
+static gint64
+receiver_window (const RmtpReceiver * r, guint32 window_us)
+{
+  return MIN ((gint64) window_us, (r->delta / US + 1) * r->n_members) * US;
+}
+
+/* A POLL is answered at most once per `tat` (the server waits at least that
+ * long between two POLLs of a member), and not while an answer is due: a
+ * repeated or forged POLL gets no extra answer and no later one. */
+static gboolean
+receiver_poll_held (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
+{
+  if ((r->due == DUE_ROUND && r->due_round == p->round) ||
+      now < r->last_answer + r->cfg.tat) {
+    r->stats.polls_held++;
+    return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
     gint64 now)
 {
-  if (r->state == RMTP_RECEIVER_BUSY && p->type == RMTP_POLL &&
-      p->member == r->member) {
+  gboolean poll = p->type == RMTP_POLL && p->member == r->member;
+
+  if (poll && receiver_poll_held (r, p, now))
+    return;
+  if (r->state == RMTP_RECEIVER_BUSY && poll) {
     /* still busy: say so again, the BUSY may have been lost */
     r->stats.in.accepted++;
+    r->last_answer = now;
     queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_BUSY, r->session,
         r->member, NULL, 0);
     return;
@@ -2048,7 +2201,8 @@ receiver_on_rel (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
   }
   r->stats.in.accepted++;
   if (r->due != DUE_RACK && r->responded_round >= 0)
-    receiver_schedule (r, DUE_RACK, 0, (gint64) p->window_us * US, now);
+    receiver_schedule (r, DUE_RACK, 0, receiver_window (r, p->window_us),
+        now);
 }
 
 static void
@@ -2057,6 +2211,9 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
 {
   RmtpPacket p;
 
+  if (r->auth && !is_media (data, len) && !open_control (r->auth, data,
+          &len, now))
+    return;
   if (!rmtp_packet_parse (data, len, &p)) {
     r->stats.in.malformed++;
     return;
@@ -2084,10 +2241,8 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_parity (r, &p, src, data);
       break;
     case RMTP_EOR:
-      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
-      break;
     case RMTP_POLL:
-      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
+      receiver_on_round (r, &p, receiver_window (r, p.window_us), now);
       break;
     case RMTP_REL:
       receiver_on_rel (r, &p, now);
@@ -2175,7 +2330,7 @@ receiver_queue_nack (RmtpReceiver * r, guint32 round)
 }
 
 static void
-receiver_send_due (RmtpReceiver * r)
+receiver_send_due (RmtpReceiver * r, gint64 now)
 {
   guint32 round = r->due_round;
 
@@ -2197,6 +2352,7 @@ receiver_send_due (RmtpReceiver * r)
       }
     case DUE_ROUND:
       r->responded_round = MAX (r->responded_round, (gint64) round);
+      r->last_answer = now;
       if (r->state == RMTP_RECEIVER_COMPLETE) {
         queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_ACK, r->session,
             r->member, &round, 1);
@@ -2238,7 +2394,7 @@ rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
     DueKind kind = r->due;
 
     r->due_at = G_MAXINT64;
-    receiver_send_due (r);
+    receiver_send_due (r, now);
     if (r->due == kind)
       r->due = DUE_NONE;
   }
@@ -2270,7 +2426,10 @@ rmtp_receiver_set_busy (RmtpReceiver * r, gboolean busy, gint64 now)
 gboolean
 rmtp_receiver_poll_datagram (RmtpReceiver * r, RmtpDatagram * out)
 {
-  return polled_pop (&r->out, out, sizeof (*out));
+  if (!polled_pop (&r->out, out, sizeof (*out)))
+    return FALSE;
+  seal_datagram (r->auth, out);
+  return TRUE;
 }
 
 gboolean

@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "core/auth.h"
 #include "core/random.h"
 #include "core/pacer.h"
 
@@ -24,6 +25,9 @@ G_BEGIN_DECLS
 #define RMTP_MAX_MEMBERS 65535
 #define RMTP_MAX_RANGES 512     /* ranges one NACK carries */
 #define RMTP_MAX_PACKET_SIZE 65000
+/* With a group key: the server keeps a replay window for each member (and
+ * one more), a receiver for this many servers (a restarted one included). */
+#define RMTP_RECEIVER_AUTH_SENDERS 4
 
 typedef enum {
   RMTP_CONN = 1,                /* server -> all / one: connection request */
@@ -224,6 +228,9 @@ typedef struct {
   guint rate_changes;
   guint slow_receivers;         /* detected or BUSY */
   guint slow_detected;          /* ... set aside for their losses */
+  guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
+                                 * refused (a repair set stays at most the
+                                 * data set) */
 } RmtpServerStats;
 
 typedef struct _RmtpServer RmtpServer;
@@ -235,12 +242,22 @@ RmtpServer *rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     const RandomSource * rng);
 void rmtp_server_free (RmtpServer * s);
 
+/* A group key (docs/security.md): from now on every control packet the
+ * server sends is sealed, and every datagram it takes must open under the
+ * key; one that does not is counted by verdict and changes nothing. DATA
+ * and PARITY are media and go unsealed. Call before rmtp_server_start. */
+void rmtp_server_set_key (RmtpServer * s, const AuthKey * key);
+/* FALSE without a key; else the auth counters in @st. */
+gboolean rmtp_server_auth_stats (const RmtpServer * s, AuthStats * st);
 /* Starts the connection phase at @now. */
 void rmtp_server_start (RmtpServer * s, gint64 now);
 /* A datagram from member @from (the shell maps the source address to the
- * member id it knows; 0 if unknown). */
-void rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
-    gsize len, gint64 now);
+ * member id it knows; 0 if unknown). A sound CACK from an unknown source
+ * (@from 0) that names a member not bound yet binds that member: the
+ * return value is then its id, for the shell to map the source address
+ * to; 0 otherwise. */
+guint32 rmtp_server_handle (RmtpServer * s, guint32 from,
+    const guint8 * data, gsize len, gint64 now);
 /* Runs timers due at @now. */
 void rmtp_server_handle_timeout (RmtpServer * s, gint64 now);
 /* The next datagram the pacer lets out at @now. */
@@ -275,6 +292,9 @@ typedef struct {
   guint64 parity_received;      /* PARITY packets kept */
   guint64 parity_recovered;     /* data packets rebuilt from parity */
   guint64 conn_too_large;       /* CONNs over max_total_size, refused */
+  guint64 polls_held;           /* POLLs not answered: an answer was due
+                                 * already, or one went out less than `tat`
+                                 * before */
 } RmtpReceiverStats;
 
 typedef struct _RmtpReceiver RmtpReceiver;
@@ -283,6 +303,10 @@ typedef struct _RmtpReceiver RmtpReceiver;
 RmtpReceiver *rmtp_receiver_new (const RmtpConfig * cfg, guint32 member,
     gboolean accept, const RandomSource * rng);
 void rmtp_receiver_free (RmtpReceiver * r);
+/* A group key, as rmtp_server_set_key: every answer is sealed, every
+ * datagram but DATA and PARITY must open. */
+void rmtp_receiver_set_key (RmtpReceiver * r, const AuthKey * key);
+gboolean rmtp_receiver_auth_stats (const RmtpReceiver * r, AuthStats * st);
 
 /* A datagram from the server (to the group or to us). */
 void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkutil.h"
+#include "rmtpcheck.h"
 
 #define SIZE (300 * 1024)
 #define SESSION 4242
@@ -35,18 +36,6 @@ write_data (const gchar * path)
   fail_unless (g_file_set_contents (path, (gchar *) d, SIZE, NULL));
   g_rand_free (r);
   g_free (d);
-}
-
-static GstElement *
-launch (const gchar * desc, const gchar * name, GstElement ** element)
-{
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (desc, &err);
-
-  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
-  *element = gst_bin_get_by_name (GST_BIN (p), name);
-  fail_unless (*element != NULL);
-  return p;
 }
 
 /* Two receivers (members 1 and 2, @src_props on both) playing. */
@@ -87,17 +76,6 @@ rig_start_sink (Rig * rig, const gchar * sink_props)
 }
 
 static void
-stop_pipeline (GstElement ** pipe, GstElement ** element)
-{
-  if (!*pipe)
-    return;
-  gst_element_set_state (*pipe, GST_STATE_NULL);
-  gst_object_unref (*element);
-  gst_object_unref (*pipe);
-  *pipe = *element = NULL;
-}
-
-static void
 rig_clear (Rig * rig)
 {
   stop_pipeline (&rig->sink_pipe, &rig->sink);
@@ -127,20 +105,6 @@ assert_eos (GstElement * pipe)
   }
   gst_message_unref (m);
   gst_object_unref (bus);
-}
-
-static void
-assert_same_file (const gchar * a, const gchar * b)
-{
-  gchar *da, *db;
-  gsize na, nb;
-
-  fail_unless (g_file_get_contents (a, &da, &na, NULL));
-  fail_unless (g_file_get_contents (b, &db, &nb, NULL));
-  fail_unless_equals_uint64 (nb, na);
-  fail_unless (memcmp (da, db, na) == 0, "%s differs from %s", b, a);
-  g_free (da);
-  g_free (db);
 }
 
 static gchar *
