@@ -118,6 +118,18 @@ struct _GstRmtpSink
   guint64 total;
   gint64 started, ended;
   guint64 send_errors, unknown_unicast, before_start;
+
+  /* streaming mode (window-size > 0): one server per window */
+  guint64 window_size;
+  guint32 *live;                /* members still in the stream */
+  guint n_live;
+  guint32 base_session;
+  guint32 window;               /* the window in flight, or the last one */
+  guint n_windows;              /* windows started */
+  guint64 window_offset, window_bytes;  /* its place in the stream */
+  guint64 released;             /* bytes of the windows finished */
+  guint64 taken;                /* bytes taken from upstream */
+  gint64 blocked;               /* ns upstream waited for a window */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -260,6 +272,7 @@ take_events (GstRmtpSink * self, gint64 now)
 
   while (rmtp_server_poll_event (self->server, &ev)) {
     if (ev.type == RMTP_EVENT_PROGRESS) {
+      ev.bytes += self->window_offset;
       g_array_append_val (self->progress, ev);
       continue;
     }
@@ -292,7 +305,8 @@ post_progress (GstRmtpSink * self)
                 "total", G_TYPE_UINT64, self->total,
                 "round", G_TYPE_UINT, ev->round,
                 "receivers-complete", G_TYPE_UINT, ev->receivers_complete,
-                "receivers", G_TYPE_UINT, self->n_ids, NULL)));
+                "receivers", G_TYPE_UINT, self->n_ids,
+                "window", G_TYPE_UINT, self->window, NULL)));
   }
   g_array_unref (list);
 }
@@ -319,54 +333,88 @@ sink_work (gpointer data, gint64 now)
 /* ------------------------------------------------------------------ */
 /* GstBaseSink */
 
-static GstFlowReturn
-gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+/* The session of the data set, or of the stream's next window (its base
+ * plus the window's index, so a packet of one window is foreign to the
+ * next). */
+static guint32
+next_session (GstRmtpSink * self, guint32 session)
 {
-  GstRmtpSink *self = GST_RMTP_SINK (bsink);
-  GstMapInfo map;
-
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-    return GST_FLOW_ERROR;
-  g_byte_array_append (self->data, map.data, map.size);
-  gst_buffer_unmap (buffer, &map);
-  return GST_FLOW_OK;
+  if (!self->window_size)
+    return session ? session : random_source_range (&self->rng, 1,
+        G_MAXUINT32);
+  if (self->base_session == 0)
+    self->base_session = session ? session : random_source_range (&self->rng,
+        1, G_MAXUINT32);
+  return MAX (self->base_session + self->n_windows, 1);
 }
 
-/* The server on the whole data set; FALSE (and an error) if it cannot be
- * sent. */
-static gboolean
-begin_transfer (GstRmtpSink * self)
+/* Starts the server on @bytes: the whole data set, or in streaming mode
+ * the next window (@last: the stream ends with it); under self->lock. */
+static void
+start_server (GstRmtpSink * self, const RmtpConfig * cfg, guint32 session,
+    GBytes * bytes, gboolean last)
 {
-  GBytes *bytes = g_byte_array_free_to_bytes (self->data);
+  gsize size = g_bytes_get_size (bytes);
+  gint64 now = gst_net_now ();
+
+  session = next_session (self, session);
+  g_clear_pointer (&self->server, rmtp_server_free);
+  self->finished = FALSE;
+  self->server = rmtp_server_new (cfg, session, self->window_size ?
+      self->live : self->ids, self->window_size ? self->n_live : self->n_ids,
+      bytes, &self->rng);
+  if (!self->server)
+    return;
+  if (self->window_size) {
+    self->window = self->n_windows++;
+    self->window_offset = self->total;
+    self->window_bytes = size;
+    rmtp_server_set_window (self->server, self->window, self->window_offset,
+        last);
+  }
+  self->total += size;
+  if (!self->started)
+    self->started = now;
+  rmtp_server_start (self->server, now);
+}
+
+/* The server on @bytes (the data set, or a window); FALSE (and an error)
+ * if it cannot be sent. */
+static gboolean
+begin_server (GstRmtpSink * self, GBytes * bytes, gboolean last)
+{
   RmtpConfig cfg;
   guint32 session;
 
-  self->data = g_byte_array_new ();
   GST_OBJECT_LOCK (self);
   cfg = self->settings.cfg;
   session = self->session;
   GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&self->lock);
-  if (session == 0)
-    session = random_source_range (&self->rng, 1, G_MAXUINT32);
-  self->total = g_bytes_get_size (bytes);
-  self->server = rmtp_server_new (&cfg, session, self->ids, self->n_ids,
-      bytes, &self->rng);
-  if (self->server) {
-    self->started = gst_net_now ();
-    rmtp_server_start (self->server, self->started);
-  }
+  start_server (self, &cfg, session, bytes, last);
   g_mutex_unlock (&self->lock);
-  g_bytes_unref (bytes);
   if (!self->server) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Nothing to send: the data set "
             "is empty (or has more than 2^32 packets)"), (NULL));
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "session %u: %" G_GUINT64_FORMAT " bytes to %u "
-      "members", session, self->total, self->n_ids);
+  GST_INFO_OBJECT (self, "window %u: %" G_GUINT64_FORMAT " bytes in all to "
+      "%u members", self->window, self->total, self->n_ids);
   gst_net_loop_wake (self->loop);
   return TRUE;
+}
+
+/* Data-set mode: the server on the whole stream taken until EOS. */
+static gboolean
+begin_transfer (GstRmtpSink * self)
+{
+  GBytes *bytes = g_byte_array_free_to_bytes (self->data);
+  gboolean ok;
+
+  self->data = g_byte_array_new ();
+  ok = begin_server (self, bytes, TRUE);
+  g_bytes_unref (bytes);
+  return ok;
 }
 
 /* Waits for the end of the transfer; FALSE if a flush came first. */
@@ -434,12 +482,163 @@ finish_transfer (GstRmtpSink * self)
   return FALSE;
 }
 
+/* ------------------------------------------------------------------ */
+/* Streaming mode: the stream goes out in windows, one data set each */
+
+/* Waits until no window is in flight, counting the time upstream is held;
+ * FALSE if a flush came first. */
+static gboolean
+wait_window (GstRmtpSink * self)
+{
+  gint64 start = gst_net_now ();
+  gboolean idle, ok;
+
+  g_mutex_lock (&self->lock);
+  idle = self->server == NULL;
+  g_mutex_unlock (&self->lock);
+  ok = idle || wait_transfer (self);
+  g_mutex_lock (&self->lock);
+  self->blocked += gst_net_now () - start;
+  g_mutex_unlock (&self->lock);
+  return ok;
+}
+
+static void
+post_dropped (GstRmtpSink * self, guint32 member, guint window,
+    gboolean slow)
+{
+  GST_WARNING_OBJECT (self, "member %u dropped from the stream after window "
+      "%u (%s)", member, window, slow ? "slow" : "failed");
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("rmtp-receiver-dropped",
+              "member", G_TYPE_UINT, member,
+              "window", G_TYPE_UINT, window,
+              "reason", G_TYPE_STRING, slow ? "slow" : "failed", NULL)));
+}
+
+/* Keeps in the stream the members that have the finished window. A member
+ * that failed it, or (unless it was the @last) that held it back as slow
+ * or BUSY, is dropped: a bounded window cannot wait for it again. Returns
+ * the members dropped (member id, slow) to post. */
+static GArray *
+keep_members (GstRmtpSink * self, gboolean last)
+{
+  GArray *dropped = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gboolean done = self->outcome.type == RMTP_EVENT_DONE;
+  guint n = 0;
+
+  for (guint i = 0; i < self->n_live; i++) {
+    guint32 id = self->live[i], slow_flag;
+    gboolean slow = FALSE;
+    gboolean has = done && rmtp_server_member_complete (self->server, id,
+        &slow);
+
+    if (has && (last || !slow)) {
+      self->live[n++] = id;
+      continue;
+    }
+    slow_flag = has;
+    g_array_append_val (dropped, id);
+    g_array_append_val (dropped, slow_flag);
+  }
+  self->n_live = n;
+  if (done && n > 0)
+    self->released += self->window_bytes;
+  self->outcome.receivers_complete = n;
+  self->outcome.receivers_failed = self->n_ids - n;
+  return dropped;
+}
+
+/* After a window: posts the members dropped; FALSE if none is left. */
+static gboolean
+end_window (GstRmtpSink * self, gboolean last)
+{
+  GArray *dropped;
+  guint window, left;
+
+  g_mutex_lock (&self->lock);
+  dropped = keep_members (self, last);
+  window = self->window;
+  left = self->n_live;
+  g_mutex_unlock (&self->lock);
+  for (guint i = 0; i + 1 < dropped->len; i += 2)
+    post_dropped (self, g_array_index (dropped, guint32, i), window,
+        g_array_index (dropped, guint32, i + 1));
+  g_array_unref (dropped);
+  return left > 0;
+}
+
+/* Sends the next window: the first window-size bytes taken (all that is
+ * left if @last), once the window before it is finished. */
+static GstFlowReturn
+send_window (GstRmtpSink * self, gboolean last)
+{
+  GBytes *all, *window;
+  gsize len, size;
+  const guint8 *d;
+  gboolean ok;
+
+  if (!wait_window (self))
+    return GST_FLOW_FLUSHING;
+  if (self->server && !end_window (self, FALSE)) {
+    finish_transfer (self);
+    return GST_FLOW_ERROR;
+  }
+  all = g_byte_array_free_to_bytes (self->data);
+  d = g_bytes_get_data (all, &len);
+  size = last ? len : MIN (len, self->window_size);
+  window = g_bytes_new_from_bytes (all, 0, size);
+  self->data = g_byte_array_new ();
+  g_byte_array_append (self->data, d + size, len - size);
+  g_bytes_unref (all);
+  ok = begin_server (self, window, last);
+  g_bytes_unref (window);
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+/* The last window at EOS; TRUE when the pipeline may have its EOS. */
+static gboolean
+finish_stream (GstRmtpSink * self)
+{
+  if (send_window (self, TRUE) != GST_FLOW_OK || !wait_transfer (self))
+    return FALSE;
+  end_window (self, TRUE);
+  return finish_transfer (self);
+}
+
+static GstFlowReturn
+gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMapInfo map;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    return GST_FLOW_ERROR;
+  g_byte_array_append (self->data, map.data, map.size);
+  g_mutex_lock (&self->lock);
+  self->taken += map.size;
+  g_mutex_unlock (&self->lock);
+  gst_buffer_unmap (buffer, &map);
+  /* a full window goes once more follows, so the last one is known at EOS */
+  while (ret == GST_FLOW_OK && self->window_size &&
+      self->data->len > self->window_size)
+    ret = send_window (self, FALSE);
+  return ret;
+}
+
 static gboolean
 gst_rmtp_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->window_size) {
+    if (!finish_stream (self)) {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
     if (!begin_transfer (self) || !wait_transfer (self) ||
         !finish_transfer (self)) {
       gst_event_unref (event);
@@ -488,6 +687,12 @@ clear_session (GstRmtpSink * self)
   self->total = 0;
   self->started = self->ended = 0;
   self->send_errors = self->unknown_unicast = self->before_start = 0;
+  g_clear_pointer (&self->live, g_free);
+  self->n_live = 0;
+  self->base_session = self->window = self->n_windows = 0;
+  self->window_offset = self->window_bytes = self->released = 0;
+  self->blocked = 0;
+  self->taken = 0;
 }
 
 /* The socket: an ephemeral port on the any address (the members answer to
@@ -521,6 +726,7 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   members = g_strdup (self->members);
   receivers = self->receivers;
   interval = self->settings.stats_interval;
+  self->window_size = self->settings.cfg.window_size;
   if (self->settings.uri_error)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
@@ -531,6 +737,9 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
           &self->n_ids, &err)) && open_socket (self, &us, &err);
   if (!ok)
     clear_session (self);
+  else
+    self->live = g_memdup2 (self->ids, sizeof (guint32) * self->n_ids);
+  self->n_live = self->n_ids;
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   g_mutex_unlock (&self->lock);
@@ -673,7 +882,17 @@ get_stats (GstElement * element)
       (guint64) (end - self->started) : (guint64) 0,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "unknown-unicast", G_TYPE_UINT64, self->unknown_unicast,
-      "before-start", G_TYPE_UINT64, self->before_start, NULL);
+      "before-start", G_TYPE_UINT64, self->before_start,
+      "window", G_TYPE_UINT, self->window,
+      "window-offset", G_TYPE_UINT64, self->window_offset,
+      "window-bytes", G_TYPE_UINT64, self->window_bytes,
+      "bytes-released", G_TYPE_UINT64, self->window_size ? self->released :
+      (self->finished ? self->total : 0),
+      "held-bytes", G_TYPE_UINT64, self->taken - (self->finished ?
+          self->total : self->window_offset),
+      "blocked-time", G_TYPE_UINT64, (guint64) self->blocked,
+      "receivers-dropped", G_TYPE_UINT, self->window_size ?
+      self->n_ids - self->n_live : 0, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }
@@ -767,7 +986,16 @@ gst_rmtp_sink_finalize (GObject * object)
   "unknown-unicast: packets for a member never heard from, sent to the " \
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
-  "(packets)"
+  "(packets); " \
+  "window: streaming mode, the index of the window in flight or the last " \
+  "one (windows); " \
+  "window-offset: its first byte in the stream (bytes); " \
+  "window-bytes: its size (bytes); " \
+  "bytes-released: bytes of the windows every member left has, or of the " \
+  "data set once done (bytes); " \
+  "held-bytes: bytes the sink holds, taken and in flight (bytes); " \
+  "blocked-time: how long upstream waited for a window to finish (ns); " \
+  "receivers-dropped: members dropped from the stream (members)"
 
 static void
 install_properties (GObjectClass * oc)

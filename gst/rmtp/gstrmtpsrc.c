@@ -98,8 +98,13 @@ struct _GstRmtpSrc
   RandomSeeded seed;
   RandomSource rng;
   RmtpReceiver *core;
+  RmtpReceiver *prev;           /* stream: the window before, until its
+                                 * release (it answers the REL) */
+  RmtpConfig cfg;
+  guint windows;                /* stream: windows verified */
   GQueue held;                  /* GBytes of the data set, in order */
   guint64 held_bytes, pushed_bytes;
+  guint64 ready_bytes;          /* of held, verified: may go */
   gboolean verified;            /* the digest matched: the data may go */
   gboolean done;                /* released, or verified and then silent */
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
@@ -136,14 +141,71 @@ same_address (GSocketAddress * a, GSocketAddress * b)
 }
 
 static void
-send_datagrams (GstRmtpSrc * self)
+send_core_datagrams (GstRmtpSrc * self, RmtpReceiver * core)
 {
   RmtpDatagram d;
 
   /* a receiver answers only the server, and only after its CONN */
-  while (rmtp_receiver_poll_datagram (self->core, &d))
+  while (core && rmtp_receiver_poll_datagram (core, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, self->server))
       self->send_errors++;
+}
+
+static void
+send_datagrams (GstRmtpSrc * self)
+{
+  send_core_datagrams (self, self->prev);
+  send_core_datagrams (self, self->core);
+}
+
+/* The core a datagram is for: the window before while its session's
+ * packets (REL) still come, else the current one. */
+static RmtpReceiver *
+core_for (GstRmtpSrc * self, const guint8 * data, gsize size)
+{
+  if (self->prev && size >= RMTP_HEADER_SIZE &&
+      GST_READ_UINT32_BE (data + 4) == rmtp_receiver_session (self->prev))
+    return self->prev;
+  return self->core;
+}
+
+/* A stream window is verified: its data may go, and a new core waits for
+ * the next window while this one answers its release. */
+static void
+next_window (GstRmtpSrc * self, guint32 window, gint64 now)
+{
+  RmtpEvent ev;
+
+  self->ready_bytes = self->held_bytes;
+  self->windows++;
+  if (self->prev)
+    while (rmtp_receiver_poll_event (self->prev, &ev))
+      if (ev.data)
+        g_bytes_unref (ev.data);
+  g_clear_pointer (&self->prev, rmtp_receiver_free);
+  self->prev = self->core;
+  self->core = rmtp_receiver_new (&self->cfg, self->member, TRUE, &self->rng);
+  rmtp_receiver_expect_window (self->core, window + 1, now);
+}
+
+/* Whether the core's data is verified; a stream window that is not the
+ * last moves on to the next window. */
+static gboolean
+core_verified (GstRmtpSrc * self, gint64 now)
+{
+  RmtpReceiverState st = rmtp_receiver_state (self->core);
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  if (st != RMTP_RECEIVER_COMPLETE && st != RMTP_RECEIVER_DONE)
+    return FALSE;
+  if (!rmtp_receiver_window (self->core, &window, &offset, &last) || last) {
+    self->ready_bytes = self->held_bytes;
+    return TRUE;
+  }
+  next_window (self, window, now);
+  return FALSE;
 }
 
 /* BUSY or RRDY as asked, once our CACK is out: a BUSY before it would
@@ -156,10 +218,9 @@ apply_busy (GstRmtpSrc * self, gint64 now)
 }
 
 static void
-take_events (GstRmtpSrc * self)
+take_events (GstRmtpSrc * self, gint64 now)
 {
   RmtpEvent ev;
-  RmtpReceiverState st = rmtp_receiver_state (self->core);
 
   while (rmtp_receiver_poll_event (self->core, &ev)) {
     switch (ev.type) {
@@ -181,10 +242,9 @@ take_events (GstRmtpSrc * self)
         break;
     }
   }
-  if (!self->verified && (st == RMTP_RECEIVER_COMPLETE ||
-          st == RMTP_RECEIVER_DONE))
+  if (!self->verified && core_verified (self, now))
     self->verified = TRUE;
-  if (self->verified || self->done || self->failed)
+  if (self->ready_bytes || self->verified || self->done || self->failed)
     g_cond_broadcast (&self->wait.cond);
 }
 
@@ -204,7 +264,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   }
   /* held data are slices of the datagram: one copy, no other */
   bytes = g_bytes_new (data, size);
-  rmtp_receiver_handle_bytes (self->core, bytes, now);
+  rmtp_receiver_handle_bytes (core_for (self, data, size), bytes, now);
   g_bytes_unref (bytes);
   if (!self->server && connected (self)) {
     self->server = g_object_ref (from);
@@ -212,7 +272,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   }
   apply_busy (self, now);
   send_datagrams (self);
-  take_events (self);
+  take_events (self, now);
   g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
@@ -225,10 +285,14 @@ src_work (gpointer data, gint64 now)
 
   g_mutex_lock (&self->wait.lock);
   rmtp_receiver_handle_timeout (self->core, now);
+  if (self->prev)
+    rmtp_receiver_handle_timeout (self->prev, now);
   apply_busy (self, now);
   send_datagrams (self);
-  take_events (self);
+  take_events (self, now);
   deadline = rmtp_receiver_next_deadline (self->core);
+  if (self->prev)
+    deadline = MIN (deadline, rmtp_receiver_next_deadline (self->prev));
   g_mutex_unlock (&self->wait.lock);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
@@ -248,6 +312,9 @@ fail_text (RmtpFailReason reason)
       return "the server fell silent";
     case RMTP_FAIL_INCOMPLETE:
       return "the server fell silent before the data set was complete";
+    case RMTP_FAIL_DROPPED:
+      return "the server dropped this receiver from the stream (it held a "
+          "window back or missed one)";
     case RMTP_FAIL_NONE:
       break;
   }
@@ -258,18 +325,27 @@ fail_text (RmtpFailReason reason)
 static GstFlowReturn
 post_failure (GstRmtpSrc * self, RmtpFailReason reason)
 {
-  guint64 size = 0, have;
+  guint64 size = 0, have, pushed;
   const guint8 *digest;
+  guint windows;
 
   gst_net_stats_post (&self->stats);
   g_mutex_lock (&self->wait.lock);
   rmtp_receiver_data_set (self->core, &size, &digest);
   have = rmtp_receiver_stats (self->core)->data_received;
+  windows = self->windows;
+  pushed = self->pushed_bytes;
   g_mutex_unlock (&self->wait.lock);
-  GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
-          "nothing of the data set is output", fail_text (reason)),
-      ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
-          G_GUINT64_FORMAT " bytes received", self->member, have, size));
+  if (windows > 0)
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+            "the stream is cut after %u whole windows (%" G_GUINT64_FORMAT
+            " bytes, each window verified)", fail_text (reason), windows,
+            pushed), ("member %u", self->member));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+            "nothing of the data set is output", fail_text (reason)),
+        ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
+            G_GUINT64_FORMAT " bytes received", self->member, have, size));
   return GST_FLOW_ERROR;
 }
 
@@ -285,6 +361,7 @@ pop_buffer (GstRmtpSrc * self)
   GST_BUFFER_OFFSET_END (buf) = self->pushed_bytes + n;
   self->pushed_bytes += n;
   self->held_bytes -= n;
+  self->ready_bytes -= n;
   return buf;
 }
 
@@ -306,7 +383,7 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       g_mutex_unlock (&self->wait.lock);
       return post_failure (self, failed);
     }
-    if (self->verified && !g_queue_is_empty (&self->held)) {
+    if (self->ready_bytes > 0) {
       *outbuf = pop_buffer (self);
       g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_OK;
@@ -360,7 +437,8 @@ static void
 reset_transfer (GstRmtpSrc * self)
 {
   g_queue_clear_full (&self->held, (GDestroyNotify) g_bytes_unref);
-  self->held_bytes = self->pushed_bytes = 0;
+  self->held_bytes = self->pushed_bytes = self->ready_bytes = 0;
+  self->windows = 0;
   self->verified = self->done = self->error_posted = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
@@ -403,6 +481,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   reset_transfer (self);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
+  self->cfg = cfg;
   self->core = rmtp_receiver_new (&cfg, member, TRUE, &self->rng);
   g_mutex_unlock (&self->wait.lock);
 
@@ -431,6 +510,7 @@ gst_rmtp_src_stop (GstBaseSrc * bsrc)
   close_sockets (self);
   g_clear_pointer (&self->loop, gst_net_loop_free);
   g_clear_pointer (&self->core, rmtp_receiver_free);
+  g_clear_pointer (&self->prev, rmtp_receiver_free);
   reset_transfer (self);
   g_mutex_unlock (&self->wait.lock);
   return TRUE;
@@ -542,6 +622,7 @@ get_stats (GstElement * element)
       "verified", G_TYPE_BOOLEAN, self->verified,
       "failure", G_TYPE_STRING, gst_rmtp_fail_reason_name (self->failed),
       "held-bytes", G_TYPE_UINT64, self->held_bytes,
+      "windows-verified", G_TYPE_UINT, self->windows,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source, NULL);
@@ -618,8 +699,9 @@ gst_rmtp_src_finalize (GObject * object)
   "(packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
-  "failure: none, refused, digest, server-silent or incomplete; " \
+  "failure: none, refused, digest, server-silent, incomplete or dropped; " \
   "held-bytes: data set bytes not output yet (bytes); " \
+  "windows-verified: stream windows verified before the last (windows); " \
   "pushed-bytes: data set bytes output (bytes); " \
   "send-errors: answers the socket refused (packets); " \
   "other-source: datagrams from another address than the server's, " \
