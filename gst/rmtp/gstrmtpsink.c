@@ -44,6 +44,7 @@
 
 #include "gstrmtpsink.h"
 #include "gstrmtputil.h"
+#include "rmtpstream.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetstats.h"
@@ -112,24 +113,14 @@ struct _GstRmtpSink
   RandomSeeded seed;
   RandomSource rng;
   RmtpServer *server;
+  RmtpStreamServer *stream;     /* streaming mode (window-size > 0) */
+  gint64 blocked;               /* ns upstream waited for room */
   gboolean finished;
   RmtpEvent outcome;            /* DONE or FAILED, once finished */
   GArray *progress;             /* RmtpEvent: to post */
   guint64 total;
   gint64 started, ended;
   guint64 send_errors, unknown_unicast, before_start;
-
-  /* streaming mode (window-size > 0): one server per window */
-  guint64 window_size;
-  guint32 *live;                /* members still in the stream */
-  guint n_live;
-  guint32 base_session;
-  guint32 window;               /* the window in flight, or the last one */
-  guint n_windows;              /* windows started */
-  guint64 window_offset, window_bytes;  /* its place in the stream */
-  guint64 released;             /* bytes of the windows finished */
-  guint64 taken;                /* bytes taken from upstream */
-  gint64 blocked;               /* ns upstream waited for a window */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -231,7 +222,10 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   GstRmtpSink *self = user_data;
 
   g_mutex_lock (&self->lock);
-  if (self->server)
+  if (self->stream)
+    rmtp_stream_server_handle (self->stream, member_of (self, data, size,
+            from), data, size, gst_net_now ());
+  else if (self->server)
     rmtp_server_handle (self->server, member_of (self, data, size, from),
         data, size, gst_net_now ());
   else
@@ -255,12 +249,28 @@ destination (GstRmtpSink * self, guint32 to)
   return a ? a : self->group;
 }
 
+static gboolean
+poll_datagram (GstRmtpSink * self, gint64 now, RmtpDatagram * d)
+{
+  if (self->stream)
+    return rmtp_stream_server_poll_datagram (self->stream, now, d);
+  return rmtp_server_poll_datagram (self->server, now, d);
+}
+
+static gboolean
+poll_event (GstRmtpSink * self, RmtpEvent * ev)
+{
+  if (self->stream)
+    return rmtp_stream_server_poll_event (self->stream, ev);
+  return rmtp_server_poll_event (self->server, ev);
+}
+
 static void
 send_datagrams (GstRmtpSink * self, gint64 now)
 {
   RmtpDatagram d;
 
-  while (rmtp_server_poll_datagram (self->server, now, &d))
+  while (poll_datagram (self, now, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, destination (self, d.to)))
       self->send_errors++;
 }
@@ -270,9 +280,8 @@ take_events (GstRmtpSink * self, gint64 now)
 {
   RmtpEvent ev;
 
-  while (rmtp_server_poll_event (self->server, &ev)) {
-    if (ev.type == RMTP_EVENT_PROGRESS) {
-      ev.bytes += self->window_offset;
+  while (poll_event (self, &ev)) {
+    if (ev.type == RMTP_EVENT_PROGRESS || ev.type == RMTP_EVENT_DROPPED) {
       g_array_append_val (self->progress, ev);
       continue;
     }
@@ -283,6 +292,24 @@ take_events (GstRmtpSink * self, gint64 now)
     self->ended = now;
     g_cond_broadcast (&self->cond);
   }
+  /* a window finished: upstream may go on */
+  if (self->stream && rmtp_stream_server_room (self->stream) > 0)
+    g_cond_broadcast (&self->cond);
+}
+
+static void
+post_dropped (GstRmtpSink * self, const RmtpEvent * ev)
+{
+  const gchar *why = ev->reason == RMTP_FAIL_NONE ? "slow" : "failed";
+
+  GST_WARNING_OBJECT (self, "member %u dropped from the stream after window "
+      "%u (%s)", ev->member, ev->round, why);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("rmtp-receiver-dropped",
+              "member", G_TYPE_UINT, ev->member,
+              "window", G_TYPE_UINT, ev->round,
+              "reason", G_TYPE_STRING, why, NULL)));
 }
 
 /* Posts the progress taken so far; call holding no lock. */
@@ -298,6 +325,10 @@ post_progress (GstRmtpSink * self)
   for (guint i = 0; i < list->len; i++) {
     RmtpEvent *ev = &g_array_index (list, RmtpEvent, i);
 
+    if (ev->type == RMTP_EVENT_DROPPED) {
+      post_dropped (self, ev);
+      continue;
+    }
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self),
             gst_structure_new ("rmtp-progress",
@@ -305,8 +336,7 @@ post_progress (GstRmtpSink * self)
                 "total", G_TYPE_UINT64, self->total,
                 "round", G_TYPE_UINT, ev->round,
                 "receivers-complete", G_TYPE_UINT, ev->receivers_complete,
-                "receivers", G_TYPE_UINT, self->n_ids,
-                "window", G_TYPE_UINT, self->window, NULL)));
+                "receivers", G_TYPE_UINT, self->n_ids, NULL)));
   }
   g_array_unref (list);
 }
@@ -318,7 +348,13 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->lock);
-  if (self->server && !self->finished) {
+  if (self->stream && !self->finished) {
+    rmtp_stream_server_handle_timeout (self->stream, now);
+    send_datagrams (self, now);
+    take_events (self, now);
+    if (!self->finished)
+      deadline = rmtp_stream_server_next_deadline (self->stream);
+  } else if (self->server && !self->finished) {
     rmtp_server_handle_timeout (self->server, now);
     send_datagrams (self, now);
     take_events (self, now);
@@ -333,88 +369,107 @@ sink_work (gpointer data, gint64 now)
 /* ------------------------------------------------------------------ */
 /* GstBaseSink */
 
-/* The session of the data set, or of the stream's next window (its base
- * plus the window's index, so a packet of one window is foreign to the
- * next). */
-static guint32
-next_session (GstRmtpSink * self, guint32 session)
-{
-  if (!self->window_size)
-    return session ? session : random_source_range (&self->rng, 1,
-        G_MAXUINT32);
-  if (self->base_session == 0)
-    self->base_session = session ? session : random_source_range (&self->rng,
-        1, G_MAXUINT32);
-  return MAX (self->base_session + self->n_windows, 1);
-}
+static gboolean finish_transfer (GstRmtpSink * self);
 
-/* Starts the server on @bytes: the whole data set, or in streaming mode
- * the next window (@last: the stream ends with it); under self->lock. */
-static void
-start_server (GstRmtpSink * self, const RmtpConfig * cfg, guint32 session,
-    GBytes * bytes, gboolean last)
-{
-  gsize size = g_bytes_get_size (bytes);
-  gint64 now = gst_net_now ();
-
-  session = next_session (self, session);
-  g_clear_pointer (&self->server, rmtp_server_free);
-  self->finished = FALSE;
-  self->server = rmtp_server_new (cfg, session, self->window_size ?
-      self->live : self->ids, self->window_size ? self->n_live : self->n_ids,
-      bytes, &self->rng);
-  if (!self->server)
-    return;
-  if (self->window_size) {
-    self->window = self->n_windows++;
-    self->window_offset = self->total;
-    self->window_bytes = size;
-    rmtp_server_set_window (self->server, self->window, self->window_offset,
-        last);
-  }
-  self->total += size;
-  if (!self->started)
-    self->started = now;
-  rmtp_server_start (self->server, now);
-}
-
-/* The server on @bytes (the data set, or a window); FALSE (and an error)
- * if it cannot be sent. */
+/* Waits until the stream takes more or ends (lock held), counting the
+ * time upstream is held; FALSE if a flush came first. */
 static gboolean
-begin_server (GstRmtpSink * self, GBytes * bytes, gboolean last)
+wait_room (GstRmtpSink * self)
 {
+  gint64 start = gst_net_now ();
+
+  while (!self->flushing && !self->finished &&
+      rmtp_stream_server_room (self->stream) == 0)
+    g_cond_wait (&self->cond, &self->lock);
+  self->blocked += gst_net_now () - start;
+  return !self->flushing;
+}
+
+/* Streaming mode: @data goes into the stream as it has room; upstream
+ * blocks here while two windows are held. */
+static GstFlowReturn
+push_stream (GstRmtpSink * self, const guint8 * data, gsize size)
+{
+  gsize done = 0;
+  gboolean ended = FALSE;
+
+  g_mutex_lock (&self->lock);
+  while (done < size && !ended) {
+    gint64 now;
+    gsize n;
+
+    if (!wait_room (self)) {
+      g_mutex_unlock (&self->lock);
+      return GST_FLOW_FLUSHING;
+    }
+    ended = self->finished;
+    now = gst_net_now ();
+    if (!self->started)
+      self->started = now;
+    n = rmtp_stream_server_push (self->stream, data + done, size - done, now);
+    done += n;
+    self->total += n;
+    gst_net_loop_wake (self->loop);
+  }
+  g_mutex_unlock (&self->lock);
+  /* every member was dropped, or none accepted: nobody to send to */
+  if (ended && !finish_transfer (self))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (bsink);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMapInfo map;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    return GST_FLOW_ERROR;
+  if (self->stream)
+    ret = push_stream (self, map.data, map.size);
+  else
+    g_byte_array_append (self->data, map.data, map.size);
+  gst_buffer_unmap (buffer, &map);
+  return ret;
+}
+
+/* The server on the whole data set; FALSE (and an error) if it cannot be
+ * sent. */
+static gboolean
+begin_transfer (GstRmtpSink * self)
+{
+  GBytes *bytes = g_byte_array_free_to_bytes (self->data);
   RmtpConfig cfg;
   guint32 session;
 
+  self->data = g_byte_array_new ();
   GST_OBJECT_LOCK (self);
   cfg = self->settings.cfg;
   session = self->session;
   GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&self->lock);
-  start_server (self, &cfg, session, bytes, last);
+  if (session == 0)
+    session = random_source_range (&self->rng, 1, G_MAXUINT32);
+  self->total = g_bytes_get_size (bytes);
+  self->server = rmtp_server_new (&cfg, session, self->ids, self->n_ids,
+      bytes, &self->rng);
+  if (self->server) {
+    self->started = gst_net_now ();
+    rmtp_server_start (self->server, self->started);
+  }
   g_mutex_unlock (&self->lock);
+  g_bytes_unref (bytes);
   if (!self->server) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Nothing to send: the data set "
             "is empty (or has more than 2^32 packets)"), (NULL));
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "window %u: %" G_GUINT64_FORMAT " bytes in all to "
-      "%u members", self->window, self->total, self->n_ids);
+  GST_INFO_OBJECT (self, "session %u: %" G_GUINT64_FORMAT " bytes to %u "
+      "members", session, self->total, self->n_ids);
   gst_net_loop_wake (self->loop);
   return TRUE;
-}
-
-/* Data-set mode: the server on the whole stream taken until EOS. */
-static gboolean
-begin_transfer (GstRmtpSink * self)
-{
-  GBytes *bytes = g_byte_array_free_to_bytes (self->data);
-  gboolean ok;
-
-  self->data = g_byte_array_new ();
-  ok = begin_server (self, bytes, TRUE);
-  g_bytes_unref (bytes);
-  return ok;
 }
 
 /* Waits for the end of the transfer; FALSE if a flush came first. */
@@ -482,150 +537,22 @@ finish_transfer (GstRmtpSink * self)
   return FALSE;
 }
 
-/* ------------------------------------------------------------------ */
-/* Streaming mode: the stream goes out in windows, one data set each */
-
-/* Waits until no window is in flight, counting the time upstream is held;
- * FALSE if a flush came first. */
+/* Streaming mode: the rest goes as the last window; FALSE (and an error)
+ * if nothing was streamed. */
 static gboolean
-wait_window (GstRmtpSink * self)
+end_stream (GstRmtpSink * self)
 {
-  gint64 start = gst_net_now ();
-  gboolean idle, ok;
+  guint64 taken;
 
   g_mutex_lock (&self->lock);
-  idle = self->server == NULL;
+  taken = rmtp_stream_server_stats (self->stream)->taken;
+  rmtp_stream_server_finish (self->stream, gst_net_now ());
   g_mutex_unlock (&self->lock);
-  ok = idle || wait_transfer (self);
-  g_mutex_lock (&self->lock);
-  self->blocked += gst_net_now () - start;
-  g_mutex_unlock (&self->lock);
-  return ok;
-}
-
-static void
-post_dropped (GstRmtpSink * self, guint32 member, guint window,
-    gboolean slow)
-{
-  GST_WARNING_OBJECT (self, "member %u dropped from the stream after window "
-      "%u (%s)", member, window, slow ? "slow" : "failed");
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self),
-          gst_structure_new ("rmtp-receiver-dropped",
-              "member", G_TYPE_UINT, member,
-              "window", G_TYPE_UINT, window,
-              "reason", G_TYPE_STRING, slow ? "slow" : "failed", NULL)));
-}
-
-/* Keeps in the stream the members that have the finished window. A member
- * that failed it, or (unless it was the @last) that held it back as slow
- * or BUSY, is dropped: a bounded window cannot wait for it again. Returns
- * the members dropped (member id, slow) to post. */
-static GArray *
-keep_members (GstRmtpSink * self, gboolean last)
-{
-  GArray *dropped = g_array_new (FALSE, FALSE, sizeof (guint32));
-  gboolean done = self->outcome.type == RMTP_EVENT_DONE;
-  guint n = 0;
-
-  for (guint i = 0; i < self->n_live; i++) {
-    guint32 id = self->live[i], slow_flag;
-    gboolean slow = FALSE;
-    gboolean has = done && rmtp_server_member_complete (self->server, id,
-        &slow);
-
-    if (has && (last || !slow)) {
-      self->live[n++] = id;
-      continue;
-    }
-    slow_flag = has;
-    g_array_append_val (dropped, id);
-    g_array_append_val (dropped, slow_flag);
-  }
-  self->n_live = n;
-  if (done && n > 0)
-    self->released += self->window_bytes;
-  self->outcome.receivers_complete = n;
-  self->outcome.receivers_failed = self->n_ids - n;
-  return dropped;
-}
-
-/* After a window: posts the members dropped; FALSE if none is left. */
-static gboolean
-end_window (GstRmtpSink * self, gboolean last)
-{
-  GArray *dropped;
-  guint window, left;
-
-  g_mutex_lock (&self->lock);
-  dropped = keep_members (self, last);
-  window = self->window;
-  left = self->n_live;
-  g_mutex_unlock (&self->lock);
-  for (guint i = 0; i + 1 < dropped->len; i += 2)
-    post_dropped (self, g_array_index (dropped, guint32, i), window,
-        g_array_index (dropped, guint32, i + 1));
-  g_array_unref (dropped);
-  return left > 0;
-}
-
-/* Sends the next window: the first window-size bytes taken (all that is
- * left if @last), once the window before it is finished. */
-static GstFlowReturn
-send_window (GstRmtpSink * self, gboolean last)
-{
-  GBytes *all, *window;
-  gsize len, size;
-  const guint8 *d;
-  gboolean ok;
-
-  if (!wait_window (self))
-    return GST_FLOW_FLUSHING;
-  if (self->server && !end_window (self, FALSE)) {
-    finish_transfer (self);
-    return GST_FLOW_ERROR;
-  }
-  all = g_byte_array_free_to_bytes (self->data);
-  d = g_bytes_get_data (all, &len);
-  size = last ? len : MIN (len, self->window_size);
-  window = g_bytes_new_from_bytes (all, 0, size);
-  self->data = g_byte_array_new ();
-  g_byte_array_append (self->data, d + size, len - size);
-  g_bytes_unref (all);
-  ok = begin_server (self, window, last);
-  g_bytes_unref (window);
-  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
-}
-
-/* The last window at EOS; TRUE when the pipeline may have its EOS. */
-static gboolean
-finish_stream (GstRmtpSink * self)
-{
-  if (send_window (self, TRUE) != GST_FLOW_OK || !wait_transfer (self))
-    return FALSE;
-  end_window (self, TRUE);
-  return finish_transfer (self);
-}
-
-static GstFlowReturn
-gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
-{
-  GstRmtpSink *self = GST_RMTP_SINK (bsink);
-  GstFlowReturn ret = GST_FLOW_OK;
-  GstMapInfo map;
-
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-    return GST_FLOW_ERROR;
-  g_byte_array_append (self->data, map.data, map.size);
-  g_mutex_lock (&self->lock);
-  self->taken += map.size;
-  g_mutex_unlock (&self->lock);
-  gst_buffer_unmap (buffer, &map);
-  /* a full window goes once more follows, so the last one is known at EOS */
-  while (ret == GST_FLOW_OK && self->window_size &&
-      self->data->len > self->window_size)
-    ret = send_window (self, FALSE);
-  return ret;
+  gst_net_loop_wake (self->loop);
+  if (taken == 0)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Nothing to send: the stream "
+            "is empty"), (NULL));
+  return taken > 0;
 }
 
 static gboolean
@@ -633,14 +560,9 @@ gst_rmtp_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->window_size) {
-    if (!finish_stream (self)) {
-      gst_event_unref (event);
-      return FALSE;
-    }
-  } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    if (!begin_transfer (self) || !wait_transfer (self) ||
-        !finish_transfer (self)) {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    if (!(self->stream ? end_stream (self) : begin_transfer (self)) ||
+        !wait_transfer (self) || !finish_transfer (self)) {
       gst_event_unref (event);
       return FALSE;
     }
@@ -681,18 +603,14 @@ clear_session (GstRmtpSink * self)
   g_hash_table_remove_all (self->member_addr);
   g_hash_table_remove_all (self->addr_member);
   g_clear_pointer (&self->server, rmtp_server_free);
+  g_clear_pointer (&self->stream, rmtp_stream_server_free);
+  self->blocked = 0;
   g_array_set_size (self->progress, 0);
   self->finished = FALSE;
   memset (&self->outcome, 0, sizeof (self->outcome));
   self->total = 0;
   self->started = self->ended = 0;
   self->send_errors = self->unknown_unicast = self->before_start = 0;
-  g_clear_pointer (&self->live, g_free);
-  self->n_live = 0;
-  self->base_session = self->window = self->n_windows = 0;
-  self->window_offset = self->window_bytes = self->released = 0;
-  self->blocked = 0;
-  self->taken = 0;
 }
 
 /* The socket: an ephemeral port on the any address (the members answer to
@@ -720,13 +638,16 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   guint64 interval;
   GError *err = NULL;
   gboolean ok;
+  RmtpConfig cfg;
+  guint32 session;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&us, &self->settings.net);
   members = g_strdup (self->members);
   receivers = self->receivers;
   interval = self->settings.stats_interval;
-  self->window_size = self->settings.cfg.window_size;
+  cfg = self->settings.cfg;
+  session = self->session;
   if (self->settings.uri_error)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
@@ -737,11 +658,12 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
           &self->n_ids, &err)) && open_socket (self, &us, &err);
   if (!ok)
     clear_session (self);
-  else
-    self->live = g_memdup2 (self->ids, sizeof (guint32) * self->n_ids);
-  self->n_live = self->n_ids;
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
+  if (ok && cfg.window_size)
+    self->stream = rmtp_stream_server_new (&cfg, session ? session :
+        random_source_range (&self->rng, 1, G_MAXUINT32), self->ids,
+        self->n_ids, &self->rng);
   g_mutex_unlock (&self->lock);
   gst_net_udp_settings_clear (&us);
   g_free (members);
@@ -831,13 +753,12 @@ phase_name (RmtpServerPhase phase)
 }
 
 static void
-server_stats (GstRmtpSink * self, GstStructure * s)
+server_stats (GstStructure * s, const RmtpServerStats * st,
+    const gchar * phase)
 {
-  const RmtpServerStats *st = rmtp_server_stats (self->server);
-
   gst_rmtp_input_stats (s, &st->in);
   gst_structure_set (s,
-      "phase", G_TYPE_STRING, phase_name (rmtp_server_phase (self->server)),
+      "phase", G_TYPE_STRING, phase,
       "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
       "data-sent", G_TYPE_UINT64, st->data_sent,
       "data-resent", G_TYPE_UINT64, st->data_resent,
@@ -856,6 +777,30 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "slow-detected", G_TYPE_UINT, st->slow_detected, NULL);
 }
 
+/* Streaming mode: the windows' counters added up, and where the stream
+ * is. */
+static void
+stream_stats (GstRmtpSink * self, GstStructure * s)
+{
+  const RmtpStreamServerStats *st = rmtp_stream_server_stats (self->stream);
+  const RmtpServer *window = rmtp_stream_server_window (self->stream);
+
+  server_stats (s, &st->sum, window ? phase_name (rmtp_server_phase (window))
+      : self->finished ? "done" : "filling");
+  gst_structure_set (s,
+      "window", G_TYPE_UINT, st->window,
+      "windows", G_TYPE_UINT, st->windows,
+      "window-offset", G_TYPE_UINT64, st->window_offset,
+      "window-bytes", G_TYPE_UINT64, st->window_bytes,
+      "bytes-taken", G_TYPE_UINT64, st->taken,
+      "bytes-released", G_TYPE_UINT64, st->released,
+      "held-bytes", G_TYPE_UINT64, st->held,
+      "max-held-bytes", G_TYPE_UINT64, st->max_held,
+      "blocked-time", G_TYPE_UINT64, (guint64) self->blocked,
+      "receivers-dropped", G_TYPE_UINT, st->dropped,
+      "receivers-dropped-slow", G_TYPE_UINT, st->dropped_slow, NULL);
+}
+
 static GstStructure *
 get_stats (GstElement * element)
 {
@@ -864,8 +809,11 @@ get_stats (GstElement * element)
   gint64 end;
 
   g_mutex_lock (&self->lock);
-  if (self->server)
-    server_stats (self, s);
+  if (self->stream)
+    stream_stats (self, s);
+  else if (self->server)
+    server_stats (s, rmtp_server_stats (self->server),
+        phase_name (rmtp_server_phase (self->server)));
   end = self->finished ? self->ended : gst_net_now ();
   gst_structure_set (s,
       "receivers", G_TYPE_UINT, self->n_ids,
@@ -882,17 +830,7 @@ get_stats (GstElement * element)
       (guint64) (end - self->started) : (guint64) 0,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "unknown-unicast", G_TYPE_UINT64, self->unknown_unicast,
-      "before-start", G_TYPE_UINT64, self->before_start,
-      "window", G_TYPE_UINT, self->window,
-      "window-offset", G_TYPE_UINT64, self->window_offset,
-      "window-bytes", G_TYPE_UINT64, self->window_bytes,
-      "bytes-released", G_TYPE_UINT64, self->window_size ? self->released :
-      (self->finished ? self->total : 0),
-      "held-bytes", G_TYPE_UINT64, self->taken - (self->finished ?
-          self->total : self->window_offset),
-      "blocked-time", G_TYPE_UINT64, (guint64) self->blocked,
-      "receivers-dropped", G_TYPE_UINT, self->window_size ?
-      self->n_ids - self->n_live : 0, NULL);
+      "before-start", G_TYPE_UINT64, self->before_start, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }
@@ -987,15 +925,22 @@ gst_rmtp_sink_finalize (GObject * object)
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
   "(packets); " \
-  "window: streaming mode, the index of the window in flight or the last " \
-  "one (windows); " \
-  "window-offset: its first byte in the stream (bytes); " \
-  "window-bytes: its size (bytes); " \
-  "bytes-released: bytes of the windows every member left has, or of the " \
-  "data set once done (bytes); " \
-  "held-bytes: bytes the sink holds, taken and in flight (bytes); " \
-  "blocked-time: how long upstream waited for a window to finish (ns); " \
-  "receivers-dropped: members dropped from the stream (members)"
+  "streaming mode only (window-size > 0; the counters above are then the " \
+  "windows' added up): " \
+  "window: index of the window in flight, or of the last one (windows); " \
+  "windows: windows started (windows); " \
+  "window-offset: the window's first byte in the stream (bytes); " \
+  "window-bytes: the window's size (bytes); " \
+  "bytes-taken: bytes taken from upstream (bytes); " \
+  "bytes-released: bytes of the windows finished with members left " \
+  "(bytes); " \
+  "held-bytes: bytes held now, the window in flight and the one filling " \
+  "(bytes); " \
+  "max-held-bytes: the most ever held (bytes); " \
+  "blocked-time: time upstream waited for a window to finish (ns); " \
+  "receivers-dropped: members dropped from the stream (members); " \
+  "receivers-dropped-slow: of those, members that held a window back " \
+  "(members)"
 
 static void
 install_properties (GObjectClass * oc)

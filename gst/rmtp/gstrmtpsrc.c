@@ -36,6 +36,7 @@
 
 #include "gstrmtpsrc.h"
 #include "gstrmtputil.h"
+#include "rmtpstream.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetsrc.h"
@@ -97,15 +98,9 @@ struct _GstRmtpSrc
   GSocketAddress *server;       /* where the CONN that listed us came from */
   RandomSeeded seed;
   RandomSource rng;
-  RmtpReceiver *core;
-  RmtpReceiver *prev;           /* stream: the window before, until its
-                                 * release (it answers the REL) */
-  RmtpConfig cfg;
-  guint windows;                /* stream: windows verified */
-  GQueue held;                  /* GBytes of the data set, in order */
+  RmtpStreamReceiver *rx;       /* the data set, or a stream's windows */
+  GQueue held;                  /* GBytes verified, in order */
   guint64 held_bytes, pushed_bytes;
-  guint64 ready_bytes;          /* of held, verified: may go */
-  gboolean verified;            /* the digest matched: the data may go */
   gboolean done;                /* released, or verified and then silent */
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
@@ -124,13 +119,20 @@ GST_ELEMENT_REGISTER_DEFINE (rmtpsrc, "rmtpsrc", GST_RANK_NONE,
 /* ------------------------------------------------------------------ */
 /* The loop thread (lock held unless said otherwise) */
 
+/* The core of the data set, or of the stream's current window. */
+static RmtpReceiver *
+core (GstRmtpSrc * self)
+{
+  return rmtp_stream_receiver_core (self->rx);
+}
+
 static gboolean
 connected (GstRmtpSrc * self)
 {
   guint64 size;
   const guint8 *digest;
 
-  return rmtp_receiver_data_set (self->core, &size, &digest);
+  return rmtp_receiver_data_set (core (self), &size, &digest);
 }
 
 static gboolean
@@ -141,71 +143,14 @@ same_address (GSocketAddress * a, GSocketAddress * b)
 }
 
 static void
-send_core_datagrams (GstRmtpSrc * self, RmtpReceiver * core)
+send_datagrams (GstRmtpSrc * self)
 {
   RmtpDatagram d;
 
   /* a receiver answers only the server, and only after its CONN */
-  while (core && rmtp_receiver_poll_datagram (core, &d))
+  while (rmtp_stream_receiver_poll_datagram (self->rx, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, self->server))
       self->send_errors++;
-}
-
-static void
-send_datagrams (GstRmtpSrc * self)
-{
-  send_core_datagrams (self, self->prev);
-  send_core_datagrams (self, self->core);
-}
-
-/* The core a datagram is for: the window before while its session's
- * packets (REL) still come, else the current one. */
-static RmtpReceiver *
-core_for (GstRmtpSrc * self, const guint8 * data, gsize size)
-{
-  if (self->prev && size >= RMTP_HEADER_SIZE &&
-      GST_READ_UINT32_BE (data + 4) == rmtp_receiver_session (self->prev))
-    return self->prev;
-  return self->core;
-}
-
-/* A stream window is verified: its data may go, and a new core waits for
- * the next window while this one answers its release. */
-static void
-next_window (GstRmtpSrc * self, guint32 window, gint64 now)
-{
-  RmtpEvent ev;
-
-  self->ready_bytes = self->held_bytes;
-  self->windows++;
-  if (self->prev)
-    while (rmtp_receiver_poll_event (self->prev, &ev))
-      if (ev.data)
-        g_bytes_unref (ev.data);
-  g_clear_pointer (&self->prev, rmtp_receiver_free);
-  self->prev = self->core;
-  self->core = rmtp_receiver_new (&self->cfg, self->member, TRUE, &self->rng);
-  rmtp_receiver_expect_window (self->core, window + 1, now);
-}
-
-/* Whether the core's data is verified; a stream window that is not the
- * last moves on to the next window. */
-static gboolean
-core_verified (GstRmtpSrc * self, gint64 now)
-{
-  RmtpReceiverState st = rmtp_receiver_state (self->core);
-  guint32 window;
-  guint64 offset;
-  gboolean last;
-
-  if (st != RMTP_RECEIVER_COMPLETE && st != RMTP_RECEIVER_DONE)
-    return FALSE;
-  if (!rmtp_receiver_window (self->core, &window, &offset, &last) || last) {
-    self->ready_bytes = self->held_bytes;
-    return TRUE;
-  }
-  next_window (self, window, now);
-  return FALSE;
 }
 
 /* BUSY or RRDY as asked, once our CACK is out: a BUSY before it would
@@ -213,16 +158,17 @@ core_verified (GstRmtpSrc * self, gint64 now)
 static void
 apply_busy (GstRmtpSrc * self, gint64 now)
 {
-  if (self->server && rmtp_receiver_stats (self->core)->cack_sent > 0)
-    rmtp_receiver_set_busy (self->core, self->busy, now);
+  if (self->server && rmtp_receiver_stats (core (self))->cack_sent > 0)
+    rmtp_receiver_set_busy (core (self), self->busy, now);
 }
 
 static void
-take_events (GstRmtpSrc * self, gint64 now)
+take_events (GstRmtpSrc * self)
 {
   RmtpEvent ev;
 
-  while (rmtp_receiver_poll_event (self->core, &ev)) {
+  /* DATA comes verified: the data set's, or a window's, at its end */
+  while (rmtp_stream_receiver_poll_event (self->rx, &ev)) {
     switch (ev.type) {
       case RMTP_EVENT_DATA:
         self->held_bytes += g_bytes_get_size (ev.data);
@@ -232,19 +178,14 @@ take_events (GstRmtpSrc * self, gint64 now)
         self->done = TRUE;
         break;
       case RMTP_EVENT_FAILED:
-        /* verified, then the server fell silent before its release */
-        if (self->verified)
-          self->done = TRUE;
-        else
-          self->failed = ev.reason;
+        self->failed = ev.reason;
         break;
       case RMTP_EVENT_PROGRESS:
+      case RMTP_EVENT_DROPPED:
         break;
     }
   }
-  if (!self->verified && core_verified (self, now))
-    self->verified = TRUE;
-  if (self->ready_bytes || self->verified || self->done || self->failed)
+  if (!g_queue_is_empty (&self->held) || self->done || self->failed)
     g_cond_broadcast (&self->wait.cond);
 }
 
@@ -264,7 +205,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   }
   /* held data are slices of the datagram: one copy, no other */
   bytes = g_bytes_new (data, size);
-  rmtp_receiver_handle_bytes (core_for (self, data, size), bytes, now);
+  rmtp_stream_receiver_handle_bytes (self->rx, bytes, now);
   g_bytes_unref (bytes);
   if (!self->server && connected (self)) {
     self->server = g_object_ref (from);
@@ -272,7 +213,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   }
   apply_busy (self, now);
   send_datagrams (self);
-  take_events (self, now);
+  take_events (self);
   g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
 }
@@ -284,15 +225,11 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
 
   g_mutex_lock (&self->wait.lock);
-  rmtp_receiver_handle_timeout (self->core, now);
-  if (self->prev)
-    rmtp_receiver_handle_timeout (self->prev, now);
+  rmtp_stream_receiver_handle_timeout (self->rx, now);
   apply_busy (self, now);
   send_datagrams (self);
-  take_events (self, now);
-  deadline = rmtp_receiver_next_deadline (self->core);
-  if (self->prev)
-    deadline = MIN (deadline, rmtp_receiver_next_deadline (self->prev));
+  take_events (self);
+  deadline = rmtp_stream_receiver_next_deadline (self->rx);
   g_mutex_unlock (&self->wait.lock);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
@@ -314,7 +251,7 @@ fail_text (RmtpFailReason reason)
       return "the server fell silent before the data set was complete";
     case RMTP_FAIL_DROPPED:
       return "the server dropped this receiver from the stream (it held a "
-          "window back or missed one)";
+          "window back, or missed one)";
     case RMTP_FAIL_NONE:
       break;
   }
@@ -325,22 +262,22 @@ fail_text (RmtpFailReason reason)
 static GstFlowReturn
 post_failure (GstRmtpSrc * self, RmtpFailReason reason)
 {
-  guint64 size = 0, have, pushed;
+  guint64 size = 0, have, given;
   const guint8 *digest;
   guint windows;
 
   gst_net_stats_post (&self->stats);
   g_mutex_lock (&self->wait.lock);
-  rmtp_receiver_data_set (self->core, &size, &digest);
-  have = rmtp_receiver_stats (self->core)->data_received;
-  windows = self->windows;
-  pushed = self->pushed_bytes;
+  rmtp_receiver_data_set (core (self), &size, &digest);
+  have = rmtp_receiver_stats (core (self))->data_received;
+  windows = rmtp_stream_receiver_stats (self->rx)->windows;
+  given = rmtp_stream_receiver_stats (self->rx)->given;
   g_mutex_unlock (&self->wait.lock);
   if (windows > 0)
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
             "the stream is cut after %u whole windows (%" G_GUINT64_FORMAT
-            " bytes, each window verified)", fail_text (reason), windows,
-            pushed), ("member %u", self->member));
+            " bytes output, each window verified)", fail_text (reason),
+            windows, given), ("member %u", self->member));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
             "nothing of the data set is output", fail_text (reason)),
@@ -361,7 +298,6 @@ pop_buffer (GstRmtpSrc * self)
   GST_BUFFER_OFFSET_END (buf) = self->pushed_bytes + n;
   self->pushed_bytes += n;
   self->held_bytes -= n;
-  self->ready_bytes -= n;
   return buf;
 }
 
@@ -383,12 +319,12 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       g_mutex_unlock (&self->wait.lock);
       return post_failure (self, failed);
     }
-    if (self->ready_bytes > 0) {
+    if (!g_queue_is_empty (&self->held)) {
       *outbuf = pop_buffer (self);
       g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_OK;
     }
-    if (self->verified && self->done) {
+    if (self->done) {
       g_mutex_unlock (&self->wait.lock);
       GST_INFO_OBJECT (self, "data set complete and verified: %"
           G_GUINT64_FORMAT " bytes", self->pushed_bytes);
@@ -437,9 +373,8 @@ static void
 reset_transfer (GstRmtpSrc * self)
 {
   g_queue_clear_full (&self->held, (GDestroyNotify) g_bytes_unref);
-  self->held_bytes = self->pushed_bytes = self->ready_bytes = 0;
-  self->windows = 0;
-  self->verified = self->done = self->error_posted = FALSE;
+  self->held_bytes = self->pushed_bytes = 0;
+  self->done = self->error_posted = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
 }
@@ -481,8 +416,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   reset_transfer (self);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
-  self->cfg = cfg;
-  self->core = rmtp_receiver_new (&cfg, member, TRUE, &self->rng);
+  self->rx = rmtp_stream_receiver_new (&cfg, member, TRUE, &self->rng);
   g_mutex_unlock (&self->wait.lock);
 
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
@@ -509,8 +443,7 @@ gst_rmtp_src_stop (GstBaseSrc * bsrc)
     gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
   close_sockets (self);
   g_clear_pointer (&self->loop, gst_net_loop_free);
-  g_clear_pointer (&self->core, rmtp_receiver_free);
-  g_clear_pointer (&self->prev, rmtp_receiver_free);
+  g_clear_pointer (&self->rx, rmtp_stream_receiver_free);
   reset_transfer (self);
   g_mutex_unlock (&self->wait.lock);
   return TRUE;
@@ -524,7 +457,7 @@ set_busy (GstRmtpSrc * self, gboolean busy)
 {
   g_mutex_lock (&self->wait.lock);
   self->busy = busy;
-  if (self->core)
+  if (self->rx)
     apply_busy (self, gst_net_now ());
   g_mutex_unlock (&self->wait.lock);
   if (self->loop)
@@ -588,14 +521,18 @@ state_name (RmtpReceiverState st)
 static void
 core_stats (GstRmtpSrc * self, GstStructure * s)
 {
-  const RmtpReceiverStats *st = rmtp_receiver_stats (self->core);
+  const RmtpReceiverStats *st = rmtp_receiver_stats (core (self));
+  const RmtpStreamReceiverStats *ss = rmtp_stream_receiver_stats (self->rx);
   guint64 size = 0;
   const guint8 *digest;
 
-  rmtp_receiver_data_set (self->core, &size, &digest);
+  rmtp_receiver_data_set (core (self), &size, &digest);
   gst_rmtp_input_stats (s, &st->in);
   gst_structure_set (s,
-      "state", G_TYPE_STRING, state_name (rmtp_receiver_state (self->core)),
+      "state", G_TYPE_STRING, state_name (rmtp_receiver_state (core (self))),
+      "windows-verified", G_TYPE_UINT, ss->windows,
+      "window-held-bytes", G_TYPE_UINT64, ss->held,
+      "max-window-held-bytes", G_TYPE_UINT64, ss->max_held,
       "total-bytes", G_TYPE_UINT64, size,
       "data-received", G_TYPE_UINT64, st->data_received,
       "cack-sent", G_TYPE_UINT64, st->cack_sent,
@@ -616,13 +553,13 @@ get_stats (GstElement * element)
   GstStructure *s = gst_structure_new_empty ("application/x-rmtp-src-stats");
 
   g_mutex_lock (&self->wait.lock);
-  if (self->core)
+  if (self->rx)
     core_stats (self, s);
   gst_structure_set (s,
-      "verified", G_TYPE_BOOLEAN, self->verified,
+      "verified", G_TYPE_BOOLEAN, self->rx &&
+      rmtp_stream_receiver_verified (self->rx),
       "failure", G_TYPE_STRING, gst_rmtp_fail_reason_name (self->failed),
       "held-bytes", G_TYPE_UINT64, self->held_bytes,
-      "windows-verified", G_TYPE_UINT, self->windows,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source, NULL);
@@ -685,7 +622,13 @@ gst_rmtp_src_finalize (GObject * object)
 #define STATS_DOC \
   "state: wait-conn, receiving, busy, complete (verified), done " \
   "(released) or failed; " \
-  "total-bytes: size of the data set the CONN announced (bytes); " \
+  "total-bytes: size of the data set the CONN announced (of the current " \
+  "window, in a stream) (bytes); " \
+  "windows-verified: stream windows verified before the current one " \
+  "(windows); " \
+  "window-held-bytes: bytes of the current window held until it is " \
+  "verified (bytes); " \
+  "max-window-held-bytes: the most ever held so (bytes); " \
   "data-received: DATA packets taken (packets); " \
   "cack-sent: CACKs sent (packets); " \
   "nack-sent: NACKs sent (packets); " \
@@ -701,7 +644,6 @@ gst_rmtp_src_finalize (GObject * object)
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent, incomplete or dropped; " \
   "held-bytes: data set bytes not output yet (bytes); " \
-  "windows-verified: stream windows verified before the last (windows); " \
   "pushed-bytes: data set bytes output (bytes); " \
   "send-errors: answers the socket refused (packets); " \
   "other-source: datagrams from another address than the server's, " \

@@ -178,6 +178,9 @@ typedef enum {
   RMTP_EVENT_DATA,              /* receiver: @data, in order, at @offset */
   RMTP_EVENT_DONE,              /* transfer finished (see counts) */
   RMTP_EVENT_FAILED,            /* @reason */
+  RMTP_EVENT_DROPPED,           /* stream server: @member left the stream
+                                 * after window @round (@reason: NONE if
+                                 * it was slow, else why it failed) */
 } RmtpEventType;
 
 typedef enum {
@@ -198,6 +201,7 @@ typedef struct {
   guint64 offset;               /* DATA */
   GBytes *data;                 /* DATA: owned by the caller once polled */
   RmtpFailReason reason;
+  guint32 member;               /* DROPPED */
 } RmtpEvent;
 
 /* What became of each datagram handed to a core. */
