@@ -363,6 +363,103 @@ GST_START_TEST (test_server_gone_clear_error)
 
 GST_END_TEST;
 
+/* Streaming mode: the sink sends 64 KiB windows as the file comes, holds
+ * at most two, and blocks filesrc meanwhile; each receiver outputs the
+ * windows as they are verified. */
+#define WINDOW 65536
+
+GST_START_TEST (test_stream_transfer)
+{
+  Rig rig;
+
+  rig_start_receivers (&rig, "239.255.91.6", "");
+  rig_start_sink (&rig, "window-size=65536");
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  fail_unless_equals_int (stat_uint (rig.sink, "windows"),
+      (SIZE + WINDOW - 1) / WINDOW);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "bytes-released"),
+      SIZE);
+  fail_unless (check_stat_u64 (rig.sink, "max-held-bytes") <= 2 * WINDOW + 1);
+  fail_unless (check_stat_u64 (rig.sink, "max-held-bytes") > WINDOW);
+  fail_unless (check_stat_u64 (rig.sink, "blocked-time") > 0);
+  check_stats_documented (rig.sink);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    check_stats_documented (rig.src[i]);
+    fail_unless_equals_int (stat_uint (rig.src[i], "windows-verified"),
+        SIZE / WINDOW);
+    fail_unless (check_stat_u64 (rig.src[i], "max-window-held-bytes") <=
+        WINDOW);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Pops the sink's rmtp-receiver-dropped message and checks it. */
+static void
+assert_dropped_message (GstElement * pipe, guint member, const gchar * why)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, WAIT,
+      GST_MESSAGE_ELEMENT);
+  const GstStructure *st;
+  guint id = 0, window = 99;
+
+  for (; m && !gst_message_has_name (m, "rmtp-receiver-dropped");
+      m = gst_bus_timed_pop_filtered (bus, WAIT, GST_MESSAGE_ELEMENT))
+    gst_message_unref (m);
+  fail_unless (m != NULL, "no rmtp-receiver-dropped");
+  st = gst_message_get_structure (m);
+  gst_structure_get_uint (st, "member", &id);
+  gst_structure_get_uint (st, "window", &window);
+  fail_unless_equals_int (id, member);
+  fail_unless_equals_int (window, 0);
+  fail_unless_equals_string (gst_structure_get_string (st, "reason"), why);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+}
+
+/* A BUSY receiver holds window 0 back: after its RRDY it finishes that
+ * window by unicast, is dropped from the stream (a bus message at the
+ * sink, an error at the receiver after the window it has), and the other
+ * receiver gets the whole stream. */
+GST_START_TEST (test_stream_busy_receiver_dropped)
+{
+  Rig rig;
+  GstBus *bus;
+  gchar *out, *in;
+  gsize n, n_in;
+
+  rig_start_receivers (&rig, "239.255.91.7", "");
+  g_object_set (rig.src[1], "busy", TRUE, NULL);
+  rig_start_sink (&rig, "window-size=65536");
+  wait_stat (rig.src[1], "state", "busy");
+  wait_stat (rig.sink, "phase", "separate");
+  g_object_set (rig.src[1], "busy", FALSE, NULL);
+  bus = gst_element_get_bus (rig.src_pipe[1]);
+  check_bus_error_contains (bus, WAIT, "dropped this receiver");
+  gst_object_unref (bus);
+  assert_dropped_message (rig.sink_pipe, 2, "slow");
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-dropped-slow"), 1);
+  assert_eos (rig.src_pipe[0]);
+  stop_pipeline (&rig.src_pipe[0], &rig.src[0]);
+  assert_same_file (rig.in, rig.out[0]);
+  stop_pipeline (&rig.src_pipe[1], &rig.src[1]);
+  fail_unless (g_file_get_contents (rig.out[1], &out, &n, NULL));
+  fail_unless (g_file_get_contents (rig.in, &in, &n_in, NULL));
+  fail_unless_equals_uint64 (n, WINDOW);
+  fail_unless (memcmp (out, in, WINDOW) == 0);
+  g_free (out);
+  g_free (in);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* No receiver answers: the sink posts an error, not EOS. */
 GST_START_TEST (test_nobody_answers_error)
 {
@@ -499,6 +596,8 @@ rmtp_suite (void)
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
   tcase_add_test (tc, test_nobody_answers_error);
+  tcase_add_test (tc, test_stream_transfer);
+  tcase_add_test (tc, test_stream_busy_receiver_dropped);
   return s;
 }
 
