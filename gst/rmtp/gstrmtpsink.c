@@ -29,11 +29,26 @@
  * error instead of the EOS. Every constant of the protocol is a property
  * with the paper's (or our) value as default.
  *
- * ## Example launch line
+ * With #GstRmtpSink:window-size set (streaming mode), the sink does not
+ * wait for EOS: it sends the stream in windows of that many bytes as it
+ * comes, each window a data set of its own whose CONN carries its place in
+ * the stream, and holds at most two windows (the one in flight and the one
+ * filling); upstream blocks while they are full. A window goes out once
+ * every member still in the stream has released the one before. A member
+ * that fails a window, or holds it back as slow or BUSY (it finishes that
+ * window by unicast), is dropped from the stream and posted as
+ * `rmtp-receiver-dropped` (member, window, reason). rmtpsrc outputs each
+ * window as soon as it is verified.
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 -m filesrc location=recording.mkv ! \
  *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4"
  * ]| delivers recording.mkv to the four rmtpsrc of members 1 .. 4.
+ * |[
+ * gst-launch-1.0 -m filesrc location=archive.tar ! \
+ *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4&window-size=16777216"
+ * ]| streams archive.tar, however large, in 16 MiB windows.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
