@@ -43,7 +43,7 @@ def main():
     seeds = {
         "whole": whole(),
         "lossy": whole(lost_every=5),
-        "parity": bytes([0x80 | 3]) + whole(lost_every=4)[1:],
+        "parity": bytes([0x80 | 3]) + whole(lost_every=7)[1:],
         "forged": push(1500) + step(40) + forged_window_conn() + whole(),
     }
     for name, blob in seeds.items():
