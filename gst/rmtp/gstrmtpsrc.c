@@ -92,6 +92,7 @@ struct _GstRmtpSrc
    * the verified data set (cond: data, an end, or a flush). */
   GstNetSrcWait wait;
   gboolean busy;                /* asked for; applied after our CACK */
+  gboolean backlogged;          /* stream: output a window behind: BUSY */
   GstNetLoop *loop;
   GstNetUdp *group_udp;         /* the group's port, the group joined */
   GstNetUdp *udp;               /* ephemeral port: answers and unicast */
@@ -100,7 +101,7 @@ struct _GstRmtpSrc
   RandomSource rng;
   RmtpStreamReceiver *rx;       /* the data set, or a stream's windows */
   GQueue held;                  /* GBytes verified, in order */
-  guint64 held_bytes, pushed_bytes;
+  guint64 held_bytes, pushed_bytes, max_held_bytes;
   gboolean done;                /* released, or verified and then silent */
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
@@ -153,13 +154,35 @@ send_datagrams (GstRmtpSrc * self)
       self->send_errors++;
 }
 
+/* A stream receiver whose output falls more than a window behind says
+ * BUSY until half of that is out, so its memory stays bounded; the sink
+ * drops it after the window (a stream cannot wait for it). */
+static gboolean
+want_busy (GstRmtpSrc * self)
+{
+  RmtpReceiver *c = core (self);
+  guint64 size = 0, offset;
+  const guint8 *digest;
+  guint32 window;
+  gboolean last;
+
+  if (rmtp_receiver_window (c, &window, &offset, &last) &&
+      rmtp_receiver_data_set (c, &size, &digest)) {
+    if (self->held_bytes > size)
+      self->backlogged = TRUE;
+    else if (self->held_bytes <= size / 2)
+      self->backlogged = FALSE;
+  }
+  return self->busy || self->backlogged;
+}
+
 /* BUSY or RRDY as asked, once our CACK is out: a BUSY before it would
  * reach a server that does not count us as connected yet. */
 static void
 apply_busy (GstRmtpSrc * self, gint64 now)
 {
   if (self->server && rmtp_receiver_stats (core (self))->cack_sent > 0)
-    rmtp_receiver_set_busy (core (self), self->busy, now);
+    rmtp_receiver_set_busy (core (self), want_busy (self), now);
 }
 
 static void
@@ -172,6 +195,7 @@ take_events (GstRmtpSrc * self)
     switch (ev.type) {
       case RMTP_EVENT_DATA:
         self->held_bytes += g_bytes_get_size (ev.data);
+        self->max_held_bytes = MAX (self->max_held_bytes, self->held_bytes);
         g_queue_push_tail (&self->held, ev.data);
         break;
       case RMTP_EVENT_DONE:
@@ -313,16 +337,22 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_FLUSHING;
     }
+    /* verified windows go out before a later window's failure */
+    if (!g_queue_is_empty (&self->held)) {
+      gboolean wake = self->backlogged;
+
+      *outbuf = pop_buffer (self);
+      g_mutex_unlock (&self->wait.lock);
+      /* the loop thread sends RRDY once the backlog is down */
+      if (wake)
+        gst_net_loop_wake (self->loop);
+      return GST_FLOW_OK;
+    }
     if (self->failed && !self->error_posted) {
       failed = self->failed;
       self->error_posted = TRUE;
       g_mutex_unlock (&self->wait.lock);
       return post_failure (self, failed);
-    }
-    if (!g_queue_is_empty (&self->held)) {
-      *outbuf = pop_buffer (self);
-      g_mutex_unlock (&self->wait.lock);
-      return GST_FLOW_OK;
     }
     if (self->done) {
       g_mutex_unlock (&self->wait.lock);
@@ -373,8 +403,8 @@ static void
 reset_transfer (GstRmtpSrc * self)
 {
   g_queue_clear_full (&self->held, (GDestroyNotify) g_bytes_unref);
-  self->held_bytes = self->pushed_bytes = 0;
-  self->done = self->error_posted = FALSE;
+  self->held_bytes = self->pushed_bytes = self->max_held_bytes = 0;
+  self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
 }
@@ -531,6 +561,7 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
   gst_structure_set (s,
       "state", G_TYPE_STRING, state_name (rmtp_receiver_state (core (self))),
       "windows-verified", G_TYPE_UINT, ss->windows,
+      "backlogged", G_TYPE_BOOLEAN, self->backlogged,
       "window-held-bytes", G_TYPE_UINT64, ss->held,
       "max-window-held-bytes", G_TYPE_UINT64, ss->max_held,
       "total-bytes", G_TYPE_UINT64, size,
@@ -560,6 +591,7 @@ get_stats (GstElement * element)
       rmtp_stream_receiver_verified (self->rx),
       "failure", G_TYPE_STRING, gst_rmtp_fail_reason_name (self->failed),
       "held-bytes", G_TYPE_UINT64, self->held_bytes,
+      "max-held-bytes", G_TYPE_UINT64, self->max_held_bytes,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source, NULL);
@@ -629,6 +661,8 @@ gst_rmtp_src_finalize (GObject * object)
   "window-held-bytes: bytes of the current window held until it is " \
   "verified (bytes); " \
   "max-window-held-bytes: the most ever held so (bytes); " \
+  "backlogged: stream, the output is more than a window behind, so the " \
+  "receiver says BUSY (boolean); " \
   "data-received: DATA packets taken (packets); " \
   "cack-sent: CACKs sent (packets); " \
   "nack-sent: NACKs sent (packets); " \
@@ -644,6 +678,7 @@ gst_rmtp_src_finalize (GObject * object)
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent, incomplete or dropped; " \
   "held-bytes: data set bytes not output yet (bytes); " \
+  "max-held-bytes: the most ever held so (bytes); " \
   "pushed-bytes: data set bytes output (bytes); " \
   "send-errors: answers the socket refused (packets); " \
   "other-source: datagrams from another address than the server's, " \
