@@ -1566,6 +1566,13 @@ rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
   s->last = last;
 }
 
+void
+rmtp_server_drop_data (RmtpServer * s)
+{
+  if (s->phase == RMTP_SERVER_RELEASE || s->phase == RMTP_SERVER_DONE)
+    g_clear_pointer (&s->data, g_bytes_unref);
+}
+
 gboolean
 rmtp_server_member_complete (const RmtpServer * s, guint32 id,
     gboolean * slow)

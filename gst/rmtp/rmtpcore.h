@@ -271,6 +271,9 @@ const RmtpServerStats *rmtp_server_stats (const RmtpServer * s);
  * (call before rmtp_server_start). */
 void rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
     gboolean last);
+/* Once in RELEASE (or DONE) the data set is not sent again: drops the
+ * server's reference to it (a stream holds no more than it needs). */
+void rmtp_server_drop_data (RmtpServer * s);
 /* Whether member @id has the data set (ACKed or RACKed); @slow: whether it
  * was set aside as slow or BUSY on the way. */
 gboolean rmtp_server_member_complete (const RmtpServer * s, guint32 id,

@@ -21,6 +21,10 @@ struct _RmtpStreamServer {
   gboolean last_started;        /* the last window is out */
   gboolean ended;               /* DONE or FAILED queued */
   RmtpServer *server;           /* the window in flight; NULL between */
+  guint32 server_session;
+  RmtpServer *releasing;        /* the window before, in its release */
+  guint32 releasing_session;
+  gboolean releasing_last;
   guint64 next_offset;
   RmtpServerStats done_sum;     /* the finished windows' counters */
   GQueue events;
@@ -56,6 +60,7 @@ rmtp_stream_server_free (RmtpStreamServer * s)
   if (!s)
     return;
   rmtp_server_free (s->server);
+  rmtp_server_free (s->releasing);
   g_byte_array_unref (s->filling);
   g_free (s->live);
   while (polled_pop (&s->events, &e, sizeof (e)))
@@ -140,7 +145,8 @@ stream_launch (RmtpStreamServer * s, gsize size, gboolean last, gint64 now)
   guint32 session = s->session + s->stats.windows;
 
   g_byte_array_remove_range (s->filling, 0, size);
-  s->server = rmtp_server_new (&s->cfg, session ? session : 1, s->live,
+  s->server_session = session ? session : 1;
+  s->server = rmtp_server_new (&s->cfg, s->server_session, s->live,
       s->n_live, bytes, &s->rng);
   g_bytes_unref (bytes);
   if (!s->server) {
@@ -185,11 +191,11 @@ stream_drop (RmtpStreamServer * s, guint32 id, gboolean complete)
   s->stats.dropped_slow += complete;
 }
 
-/* A window is finished: the members that have it stay, unless they held
- * it back as slow or BUSY and more windows follow (a bounded window cannot
- * wait for them again). */
+/* Keeps the members that have the window; drops the others, and (unless
+ * it is the last window) those that held it back as slow or BUSY: a
+ * bounded window cannot wait for them again. */
 static void
-stream_window_done (RmtpStreamServer * s, gint64 now)
+stream_keep_members (RmtpStreamServer * s)
 {
   guint n = 0;
 
@@ -206,16 +212,56 @@ stream_window_done (RmtpStreamServer * s, gint64 now)
   s->n_live = s->stats.members_left = n;
   if (n > 0)
     s->stats.released += s->stats.window_bytes;
-  add_server_stats (&s->done_sum, rmtp_server_stats (s->server));
-  g_clear_pointer (&s->server, rmtp_server_free);
-  if (n == 0 || s->last_started)
+}
+
+static void
+stream_retire_releasing (RmtpStreamServer * s)
+{
+  if (!s->releasing)
+    return;
+  add_server_stats (&s->done_sum, rmtp_server_stats (s->releasing));
+  g_clear_pointer (&s->releasing, rmtp_server_free);
+}
+
+/* The window is in its release: every member has ACKed it or been given
+ * up, so who stays is known, its data is not needed again, and the next
+ * window starts while the RACKs come in. */
+static void
+stream_window_released (RmtpStreamServer * s, gint64 now)
+{
+  stream_keep_members (s);
+  rmtp_server_drop_data (s->server);
+  stream_retire_releasing (s);
+  s->releasing = s->server;
+  s->releasing_session = s->server_session;
+  s->releasing_last = s->last_started;
+  s->server = NULL;
+  if (s->n_live == 0)
     stream_end (s, RMTP_EVENT_DONE, RMTP_FAIL_NONE);
   else
     stream_maybe_launch (s, now);
   stream_update_held (s);
 }
 
-/* Takes the window's events: progress in stream bytes, its end. */
+/* The window in its release ends; the stream with it if it was the last. */
+static void
+stream_pump_releasing (RmtpStreamServer * s)
+{
+  RmtpEvent e;
+  gboolean last = s->releasing_last;
+
+  while (s->releasing && rmtp_server_poll_event (s->releasing, &e))
+    if (e.data)
+      g_bytes_unref (e.data);
+  if (!s->releasing || rmtp_server_phase (s->releasing) != RMTP_SERVER_DONE)
+    return;
+  stream_retire_releasing (s);
+  if (last && !s->ended)
+    stream_end (s, RMTP_EVENT_DONE, RMTP_FAIL_NONE);
+}
+
+/* Takes the window's events (progress in stream bytes) and notices its
+ * release. */
 static void
 stream_pump (RmtpStreamServer * s, gint64 now)
 {
@@ -227,14 +273,16 @@ stream_pump (RmtpStreamServer * s, gint64 now)
 
       *p = e;
       p->bytes += s->stats.window_offset;
-    } else if (e.type == RMTP_EVENT_DONE) {
-      stream_window_done (s, now);
     } else if (e.type == RMTP_EVENT_FAILED) {
       /* nobody accepted the window */
       s->n_live = s->stats.members_left = 0;
       stream_end (s, RMTP_EVENT_FAILED, e.reason);
     }
   }
+  if (s->server && !s->ended &&
+      rmtp_server_phase (s->server) >= RMTP_SERVER_RELEASE)
+    stream_window_released (s, now);
+  stream_pump_releasing (s);
 }
 
 gsize
@@ -261,18 +309,26 @@ void
 rmtp_stream_server_handle (RmtpStreamServer * s, guint32 from,
     const guint8 * data, gsize len, gint64 now)
 {
-  if (!s->server) {
+  RmtpServer *to = s->server;
+
+  /* the window in its release takes its own session's answers (RACKs) */
+  if (s->releasing && len >= RMTP_HEADER_SIZE &&
+      read32 (data + 4) == s->releasing_session)
+    to = s->releasing;
+  if (!to) {
     /* between windows: an answer to one already finished */
     s->done_sum.in.late++;
     return;
   }
-  rmtp_server_handle (s->server, from, data, len, now);
+  rmtp_server_handle (to, from, data, len, now);
   stream_pump (s, now);
 }
 
 void
 rmtp_stream_server_handle_timeout (RmtpStreamServer * s, gint64 now)
 {
+  if (s->releasing)
+    rmtp_server_handle_timeout (s->releasing, now);
   if (s->server)
     rmtp_server_handle_timeout (s->server, now);
   stream_pump (s, now);
@@ -282,8 +338,9 @@ gboolean
 rmtp_stream_server_poll_datagram (RmtpStreamServer * s, gint64 now,
     RmtpDatagram * out)
 {
-  gboolean got = s->server && rmtp_server_poll_datagram (s->server, now,
-      out);
+  gboolean got = (s->releasing &&
+      rmtp_server_poll_datagram (s->releasing, now, out)) ||
+      (s->server && rmtp_server_poll_datagram (s->server, now, out));
 
   stream_pump (s, now);
   return got;
@@ -298,7 +355,11 @@ rmtp_stream_server_poll_event (RmtpStreamServer * s, RmtpEvent * out)
 gint64
 rmtp_stream_server_next_deadline (const RmtpStreamServer * s)
 {
-  return s->server ? rmtp_server_next_deadline (s->server) : G_MAXINT64;
+  gint64 t = s->server ? rmtp_server_next_deadline (s->server) : G_MAXINT64;
+
+  if (s->releasing)
+    t = MIN (t, rmtp_server_next_deadline (s->releasing));
+  return t;
 }
 
 const RmtpServer *
@@ -311,6 +372,8 @@ const RmtpStreamServerStats *
 rmtp_stream_server_stats (RmtpStreamServer * s)
 {
   s->stats.sum = s->done_sum;
+  if (s->releasing)
+    add_server_stats (&s->stats.sum, rmtp_server_stats (s->releasing));
   if (s->server)
     add_server_stats (&s->stats.sum, rmtp_server_stats (s->server));
   return &s->stats;
