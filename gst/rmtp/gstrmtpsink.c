@@ -34,7 +34,7 @@
  * comes, each window a data set of its own whose CONN carries its place in
  * the stream, and holds at most two windows (the one in flight and the one
  * filling); upstream blocks while they are full. A window goes out once
- * every member still in the stream has released the one before. A member
+ * every member still in the stream has ACKed the one before. A member
  * that fails a window, or holds it back as slow or BUSY (it finishes that
  * window by unicast), is dropped from the stream and posted as
  * `rmtp-receiver-dropped` (member, window, reason). rmtpsrc outputs each

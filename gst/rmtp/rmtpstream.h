@@ -6,7 +6,8 @@
  *
  * The server holds at most two windows: the one in flight and the one
  * being filled (2 x window_size + 1 bytes). The next window starts when
- * every member still in the stream has released the one before. A member
+ * the one before enters its release (every member still in the stream has
+ * ACKed it or been given up), while the RACKs come in. A member
  * that failed a window, or that held it back as slow or BUSY (it finished
  * it by unicast after the rounds), is dropped from the stream.
  *
