@@ -297,7 +297,7 @@ GST_START_TEST (test_windows_advance_within_bound)
 GST_END_TEST;
 
 /* One window in flight at a time: each window's CONN goes out only once
- * the window before it is released by every member. */
+ * every member has the window before it (it is in its release). */
 static gboolean
 log_conns (Net * net, guint rx, const RmtpPacket * p, guint32 to)
 {
