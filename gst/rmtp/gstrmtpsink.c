@@ -36,11 +36,26 @@
  * PARITY are not sealed: the data set's SHA-256 in the sealed CONN is what
  * the receivers check it against.
  *
- * ## Example launch line
+ * With #GstRmtpSink:window-size set (streaming mode), the sink does not
+ * wait for EOS: it sends the stream in windows of that many bytes as it
+ * comes, each window a data set of its own whose CONN carries its place in
+ * the stream, and holds at most two windows (the one in flight and the one
+ * filling); upstream blocks while they are full. A window goes out once
+ * every member still in the stream has ACKed the one before. A member
+ * that fails a window, or holds it back as slow or BUSY (it finishes that
+ * window by unicast), is dropped from the stream and posted as
+ * `rmtp-receiver-dropped` (member, window, reason). rmtpsrc outputs each
+ * window as soon as it is verified.
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 -m filesrc location=recording.mkv ! \
  *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4"
  * ]| delivers recording.mkv to the four rmtpsrc of members 1 .. 4.
+ * |[
+ * gst-launch-1.0 -m filesrc location=archive.tar ! \
+ *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4&window-size=16777216"
+ * ]| streams archive.tar, however large, in 16 MiB windows.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -52,6 +67,7 @@
 #include "gstrmtpsink.h"
 #include "gstrmtputil.h"
 #include "gstnetkey.h"
+#include "rmtpstream.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetstats.h"
@@ -125,6 +141,8 @@ struct _GstRmtpSink
   AuthKey auth_key;             /* loaded at start, set on the server;
                                  * wiped at stop */
   gboolean have_key;
+  RmtpStreamServer *stream;     /* streaming mode (window-size > 0) */
+  gint64 blocked;               /* ns upstream waited for room */
   gboolean finished;
   RmtpEvent outcome;            /* DONE or FAILED, once finished */
   GArray *progress;             /* RmtpEvent: to post */
@@ -200,8 +218,9 @@ take_datagram (GstRmtpSink * self, const guint8 * data, gsize size,
   gchar *key = gst_net_address_to_string (from);
   guint32 id = GPOINTER_TO_UINT (g_hash_table_lookup (self->addr_member,
           key));
-  guint32 bound = rmtp_server_handle (self->server, id, data, size,
-      gst_net_now ());
+  guint32 bound = self->stream ?
+      rmtp_stream_server_handle (self->stream, id, data, size, gst_net_now ())
+      : rmtp_server_handle (self->server, id, data, size, gst_net_now ());
 
   if (id != 0 || bound == 0) {
     g_free (key);
@@ -220,7 +239,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   GstRmtpSink *self = user_data;
 
   g_mutex_lock (&self->lock);
-  if (self->server)
+  if (self->server || self->stream)
     take_datagram (self, data, size, from);
   else
     self->before_start++;
@@ -243,12 +262,28 @@ destination (GstRmtpSink * self, guint32 to)
   return a ? a : self->group;
 }
 
+static gboolean
+poll_datagram (GstRmtpSink * self, gint64 now, RmtpDatagram * d)
+{
+  if (self->stream)
+    return rmtp_stream_server_poll_datagram (self->stream, now, d);
+  return rmtp_server_poll_datagram (self->server, now, d);
+}
+
+static gboolean
+poll_event (GstRmtpSink * self, RmtpEvent * ev)
+{
+  if (self->stream)
+    return rmtp_stream_server_poll_event (self->stream, ev);
+  return rmtp_server_poll_event (self->server, ev);
+}
+
 static void
 send_datagrams (GstRmtpSink * self, gint64 now)
 {
   RmtpDatagram d;
 
-  while (rmtp_server_poll_datagram (self->server, now, &d))
+  while (poll_datagram (self, now, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, destination (self, d.to)))
       self->send_errors++;
 }
@@ -258,8 +293,8 @@ take_events (GstRmtpSink * self, gint64 now)
 {
   RmtpEvent ev;
 
-  while (rmtp_server_poll_event (self->server, &ev)) {
-    if (ev.type == RMTP_EVENT_PROGRESS) {
+  while (poll_event (self, &ev)) {
+    if (ev.type == RMTP_EVENT_PROGRESS || ev.type == RMTP_EVENT_DROPPED) {
       g_array_append_val (self->progress, ev);
       continue;
     }
@@ -270,6 +305,24 @@ take_events (GstRmtpSink * self, gint64 now)
     self->ended = now;
     g_cond_broadcast (&self->cond);
   }
+  /* a window finished: upstream may go on */
+  if (self->stream && rmtp_stream_server_room (self->stream) > 0)
+    g_cond_broadcast (&self->cond);
+}
+
+static void
+post_dropped (GstRmtpSink * self, const RmtpEvent * ev)
+{
+  const gchar *why = ev->reason == RMTP_FAIL_NONE ? "slow" : "failed";
+
+  GST_WARNING_OBJECT (self, "member %u dropped from the stream after window "
+      "%u (%s)", ev->member, ev->round, why);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("rmtp-receiver-dropped",
+              "member", G_TYPE_UINT, ev->member,
+              "window", G_TYPE_UINT, ev->round,
+              "reason", G_TYPE_STRING, why, NULL)));
 }
 
 /* Posts the progress taken so far; call holding no lock. */
@@ -285,6 +338,10 @@ post_progress (GstRmtpSink * self)
   for (guint i = 0; i < list->len; i++) {
     RmtpEvent *ev = &g_array_index (list, RmtpEvent, i);
 
+    if (ev->type == RMTP_EVENT_DROPPED) {
+      post_dropped (self, ev);
+      continue;
+    }
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self),
             gst_structure_new ("rmtp-progress",
@@ -304,7 +361,13 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->lock);
-  if (self->server && !self->finished) {
+  if (self->stream && !self->finished) {
+    rmtp_stream_server_handle_timeout (self->stream, now);
+    send_datagrams (self, now);
+    take_events (self, now);
+    if (!self->finished)
+      deadline = rmtp_stream_server_next_deadline (self->stream);
+  } else if (self->server && !self->finished) {
     rmtp_server_handle_timeout (self->server, now);
     send_datagrams (self, now);
     take_events (self, now);
@@ -319,17 +382,70 @@ sink_work (gpointer data, gint64 now)
 /* ------------------------------------------------------------------ */
 /* GstBaseSink */
 
+static gboolean finish_transfer (GstRmtpSink * self);
+
+/* Waits until the stream takes more or ends (lock held), counting the
+ * time upstream is held; FALSE if a flush came first. */
+static gboolean
+wait_room (GstRmtpSink * self)
+{
+  gint64 start = gst_net_now ();
+
+  while (!self->flushing && !self->finished &&
+      rmtp_stream_server_room (self->stream) == 0)
+    g_cond_wait (&self->cond, &self->lock);
+  self->blocked += gst_net_now () - start;
+  return !self->flushing;
+}
+
+/* Streaming mode: @data goes into the stream as it has room; upstream
+ * blocks here while two windows are held. */
+static GstFlowReturn
+push_stream (GstRmtpSink * self, const guint8 * data, gsize size)
+{
+  gsize done = 0;
+  gboolean ended = FALSE;
+
+  g_mutex_lock (&self->lock);
+  while (done < size && !ended) {
+    gint64 now;
+    gsize n;
+
+    if (!wait_room (self)) {
+      g_mutex_unlock (&self->lock);
+      return GST_FLOW_FLUSHING;
+    }
+    ended = self->finished;
+    now = gst_net_now ();
+    if (!self->started)
+      self->started = now;
+    n = rmtp_stream_server_push (self->stream, data + done, size - done, now);
+    done += n;
+    self->total += n;
+    gst_net_loop_wake (self->loop);
+  }
+  g_mutex_unlock (&self->lock);
+  /* every member was dropped, or none accepted: nobody to send to */
+  if (ended && !finish_transfer (self))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
+  GstFlowReturn ret = GST_FLOW_OK;
   GstMapInfo map;
 
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
-  g_byte_array_append (self->data, map.data, map.size);
+  if (self->stream)
+    ret = push_stream (self, map.data, map.size);
+  else
+    g_byte_array_append (self->data, map.data, map.size);
   gst_buffer_unmap (buffer, &map);
-  return GST_FLOW_OK;
+  return ret;
 }
 
 /* The server on the whole data set; FALSE (and an error) if it cannot be
@@ -436,14 +552,32 @@ finish_transfer (GstRmtpSink * self)
   return FALSE;
 }
 
+/* Streaming mode: the rest goes as the last window; FALSE (and an error)
+ * if nothing was streamed. */
+static gboolean
+end_stream (GstRmtpSink * self)
+{
+  guint64 taken;
+
+  g_mutex_lock (&self->lock);
+  taken = rmtp_stream_server_stats (self->stream)->taken;
+  rmtp_stream_server_finish (self->stream, gst_net_now ());
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+  if (taken == 0)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Nothing to send: the stream "
+            "is empty"), (NULL));
+  return taken > 0;
+}
+
 static gboolean
 gst_rmtp_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    if (!begin_transfer (self) || !wait_transfer (self) ||
-        !finish_transfer (self)) {
+    if (!(self->stream ? end_stream (self) : begin_transfer (self)) ||
+        !wait_transfer (self) || !finish_transfer (self)) {
       gst_event_unref (event);
       return FALSE;
     }
@@ -486,6 +620,8 @@ clear_session (GstRmtpSink * self)
   g_clear_pointer (&self->server, rmtp_server_free);
   gst_net_key_wipe (&self->auth_key, sizeof (self->auth_key));
   self->have_key = FALSE;
+  g_clear_pointer (&self->stream, rmtp_stream_server_free);
+  self->blocked = 0;
   g_array_set_size (self->progress, 0);
   self->finished = FALSE;
   memset (&self->outcome, 0, sizeof (self->outcome));
@@ -522,6 +658,8 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   guint64 interval;
   GError *err = NULL;
   gboolean ok;
+  RmtpConfig cfg;
+  guint32 session;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&us, &self->settings.net);
@@ -529,6 +667,8 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   members = g_strdup (self->members);
   receivers = self->receivers;
   interval = self->settings.stats_interval;
+  cfg = self->settings.cfg;
+  session = self->session;
   if (self->settings.uri_error)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
@@ -547,6 +687,12 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
     clear_session (self);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
+  if (ok && cfg.window_size)
+    self->stream = rmtp_stream_server_new (&cfg, session ? session :
+        random_source_range (&self->rng, 1, G_MAXUINT32), self->ids,
+        self->n_ids, &self->rng);
+  if (self->stream && self->have_key)
+    rmtp_stream_server_set_key (self->stream, &self->auth_key);
   g_mutex_unlock (&self->lock);
   gst_net_udp_settings_clear (&us);
   g_free (members);
@@ -640,16 +786,12 @@ phase_name (RmtpServerPhase phase)
 }
 
 static void
-server_stats (GstRmtpSink * self, GstStructure * s)
+server_stats (GstStructure * s, const RmtpServerStats * st,
+    const gchar * phase)
 {
-  const RmtpServerStats *st = rmtp_server_stats (self->server);
-  AuthStats auth = { 0 };
-  gboolean keyed = rmtp_server_auth_stats (self->server, &auth);
-
   gst_rmtp_input_stats (s, &st->in);
-  gst_net_key_stats (s, keyed, &auth);
   gst_structure_set (s,
-      "phase", G_TYPE_STRING, phase_name (rmtp_server_phase (self->server)),
+      "phase", G_TYPE_STRING, phase,
       "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
       "data-sent", G_TYPE_UINT64, st->data_sent,
       "data-resent", G_TYPE_UINT64, st->data_resent,
@@ -669,19 +811,57 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping, NULL);
 }
 
+/* The auth-* fields: the data set's server, or every window's. */
+static void
+key_stats (GstRmtpSink * self, GstStructure * s)
+{
+  AuthStats auth = { 0 };
+
+  if (self->stream)
+    rmtp_stream_server_auth_stats (self->stream, &auth);
+  else if (self->server)
+    rmtp_server_auth_stats (self->server, &auth);
+  gst_net_key_stats (s, self->have_key, &auth);
+}
+
+/* Streaming mode: the windows' counters added up, and where the stream
+ * is. */
+static void
+stream_stats (GstRmtpSink * self, GstStructure * s)
+{
+  const RmtpStreamServerStats *st = rmtp_stream_server_stats (self->stream);
+  const RmtpServer *window = rmtp_stream_server_window (self->stream);
+
+  server_stats (s, &st->sum, window ? phase_name (rmtp_server_phase (window))
+      : self->finished ? "done" : "filling");
+  gst_structure_set (s,
+      "window", G_TYPE_UINT, st->window,
+      "windows", G_TYPE_UINT, st->windows,
+      "window-offset", G_TYPE_UINT64, st->window_offset,
+      "window-bytes", G_TYPE_UINT64, st->window_bytes,
+      "bytes-taken", G_TYPE_UINT64, st->taken,
+      "bytes-released", G_TYPE_UINT64, st->released,
+      "held-bytes", G_TYPE_UINT64, st->held,
+      "max-held-bytes", G_TYPE_UINT64, st->max_held,
+      "blocked-time", G_TYPE_UINT64, (guint64) self->blocked,
+      "receivers-dropped", G_TYPE_UINT, st->dropped,
+      "receivers-dropped-slow", G_TYPE_UINT, st->dropped_slow, NULL);
+}
+
 static GstStructure *
 get_stats (GstElement * element)
 {
   GstRmtpSink *self = GST_RMTP_SINK (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rmtp-sink-stats");
-  AuthStats no_auth = { 0 };
   gint64 end;
 
   g_mutex_lock (&self->lock);
-  if (self->server)
-    server_stats (self, s);
-  else
-    gst_net_key_stats (s, self->have_key, &no_auth);
+  if (self->stream)
+    stream_stats (self, s);
+  else if (self->server)
+    server_stats (s, rmtp_server_stats (self->server),
+        phase_name (rmtp_server_phase (self->server)));
+  key_stats (self, s);
   end = self->finished ? self->ended : gst_net_now ();
   gst_structure_set (s,
       "receivers", G_TYPE_UINT, self->n_ids,
@@ -800,7 +980,24 @@ gst_rmtp_sink_finalize (GObject * object)
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
   "(packets); " \
-  GST_NET_KEY_STATS_DOC
+  GST_NET_KEY_STATS_DOC \
+  "; " \
+  "streaming mode only (window-size > 0; the counters above are then the " \
+  "windows' added up): " \
+  "window: index of the window in flight, or of the last one (windows); " \
+  "windows: windows started (windows); " \
+  "window-offset: the window's first byte in the stream (bytes); " \
+  "window-bytes: the window's size (bytes); " \
+  "bytes-taken: bytes taken from upstream (bytes); " \
+  "bytes-released: bytes of the windows finished with members left " \
+  "(bytes); " \
+  "held-bytes: bytes held now, the window in flight and the one filling " \
+  "(bytes); " \
+  "max-held-bytes: the most ever held (bytes); " \
+  "blocked-time: time upstream waited for a window to finish (ns); " \
+  "receivers-dropped: members dropped from the stream (members); " \
+  "receivers-dropped-slow: of those, members that held a window back " \
+  "(members)"
 
 static void
 install_properties (GObjectClass * oc)

@@ -115,6 +115,11 @@ static const GstParamEntry params[] = {
   P ("max-total-size", "Largest data set this receiver accepts, its packet "
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
       UINT64, max_total_size, 1, G_MAXUINT64, R),
+  P ("window-size", "Streaming mode: the sink sends the stream in windows "
+        "of this many bytes as it comes, holding at most two windows and "
+        "blocking upstream when they are full; each window is a data set "
+        "of its own (0: data-set mode, the whole stream until EOS), bytes",
+      UINT64, window_size, 0, 1073741824, S),
 };
 
 /* The element's defaults: the core's, and a pacer that catches up when
@@ -258,6 +263,8 @@ gst_rmtp_fail_reason_name (RmtpFailReason reason)
       return "server-silent";
     case RMTP_FAIL_INCOMPLETE:
       return "incomplete";
+    case RMTP_FAIL_DROPPED:
+      return "dropped";
   }
   return "unknown";
 }

@@ -51,6 +51,27 @@ rmtp_config_init (RmtpConfig * cfg)
 /* ------------------------------------------------------------------ */
 /* Wire */
 
+#define RMTP_STREAM_TRAILER 13      /* window u32, offset u64, flags u8 */
+#define RMTP_STREAM_LAST 0x01
+
+/* A CONN ends after its members (a data set) or with a stream window's
+ * trailer. */
+static gboolean
+parse_stream_trailer (WireReader * r, RmtpPacket * p)
+{
+  guint8 flags;
+
+  if (r->failed || wire_reader_remaining (r) == 0)
+    return !r->failed;
+  p->stream = TRUE;
+  p->window = wire_read_u32 (r);
+  p->offset = wire_read_u64 (r);
+  flags = wire_read_u8 (r);
+  p->last = flags & RMTP_STREAM_LAST;
+  return (flags & ~RMTP_STREAM_LAST) == 0 &&
+      p->offset <= G_MAXUINT64 - p->total_size;
+}
+
 static gboolean
 parse_body (WireReader * r, RmtpPacket * p)
 {
@@ -68,6 +89,8 @@ parse_body (WireReader * r, RmtpPacket * p)
       if (r->failed || p->n_members == 0 || p->n_members > RMTP_MAX_MEMBERS)
         return FALSE;
       p->members = wire_read_bytes (r, (gsize) p->n_members * 4);
+      if (!parse_stream_trailer (r, p))
+        return FALSE;
       if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE ||
           p->parity_block > ERASURE_MAX_BLOCK)
         return FALSE;
@@ -369,6 +392,12 @@ struct _RmtpServer {
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
+  /* streaming mode: this data set is a window of a stream */
+  gboolean stream;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
   RmtpServerStats stats;
   AuthSession *auth;            /* NULL: no key */
 };
@@ -539,7 +568,8 @@ static void
 server_queue_conn (RmtpServer * s, const Member * only)
 {
   guint n = only ? 1 : s->n_members;
-  gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n;
+  gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n +
+      (s->stream ? RMTP_STREAM_TRAILER : 0);
   gint64 window = only ? 0 : server_window (s, s->n_members);
   guint32 reporters = s->cfg.reporters;
   guint8 *buf = g_malloc (len);
@@ -560,6 +590,11 @@ server_queue_conn (RmtpServer * s, const Member * only)
   wire_write_u32 (&w, n);
   for (guint i = 0; i < n; i++)
     wire_write_u32 (&w, only ? only->id : s->members[i].id);
+  if (s->stream) {
+    wire_write_u32 (&w, s->window);
+    wire_write_u64 (&w, s->offset);
+    wire_write_u8 (&w, s->last ? RMTP_STREAM_LAST : 0);
+  }
   queue_datagram (&s->out, only ? only->id : RMTP_TO_GROUP, buf, &w);
   s->stats.conn_sent++;
   if (!only)
@@ -1624,6 +1659,37 @@ rmtp_server_stats (const RmtpServer * s)
   return &s->stats;
 }
 
+void
+rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
+    gboolean last)
+{
+  if (s->phase != RMTP_SERVER_CONNECT || s->timer != G_MAXINT64 ||
+      offset > G_MAXUINT64 - s->total)
+    return;
+  s->stream = TRUE;
+  s->window = window;
+  s->offset = offset;
+  s->last = last;
+}
+
+void
+rmtp_server_drop_data (RmtpServer * s)
+{
+  if (s->phase == RMTP_SERVER_RELEASE || s->phase == RMTP_SERVER_DONE)
+    g_clear_pointer (&s->data, g_bytes_unref);
+}
+
+gboolean
+rmtp_server_member_complete (const RmtpServer * s, guint32 id,
+    gboolean * slow)
+{
+  guint i = GPOINTER_TO_UINT (g_hash_table_lookup (s->index,
+          GUINT_TO_POINTER (id)));
+
+  *slow = i && s->members[i - 1].slow;
+  return i && s->members[i - 1].state == MEMBER_ACKED;
+}
+
 guint
 rmtp_server_round_responses (const RmtpServer * s, guint round)
 {
@@ -1687,6 +1753,14 @@ struct _RmtpReceiver {
 
   gboolean counting;
   guint32 monitor_count;
+
+  /* streaming mode: the window expected (expect_window), the one taken */
+  gboolean expect_stream;
+  guint32 expect_window;
+  gboolean stream;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
 
   GQueue out, events;
   RmtpReceiverStats stats;
@@ -1815,6 +1889,10 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   r->have = g_new0 (guint8, r->n_packets);
   r->held = g_new0 (GBytes *, r->n_packets);
   r->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->stream = p->stream;
+  r->window = p->window;
+  r->offset = p->offset;
+  r->last = p->last;
   r->parity_block = p->parity_block;
   r->n_blocks = block_count (r->n_packets, r->parity_block);
   r->block_have = g_new0 (guint, r->n_blocks);
@@ -1836,9 +1914,33 @@ receiver_can_hold (const RmtpReceiver * r, const RmtpPacket * p)
       index <= r->cfg.max_total_size - p->total_size;
 }
 
+/* Before a CONN is taken, whether @p is one to take: a data set, or
+ * window 0 of a stream, unless a window was set with expect_window. A
+ * group CONN past the expected window, or one of it that leaves us out,
+ * means the server dropped us from the stream. */
+static gboolean
+receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
+{
+  guint32 want = r->expect_stream ? r->expect_window : 0;
+
+  if (r->expect_stream && p->stream && p->window_us > 0 &&
+      (p->window > want || (p->window == want && conn_index (p,
+                  r->member) < 0))) {
+    receiver_fail (r, RMTP_FAIL_DROPPED);
+    return FALSE;
+  }
+  if ((r->expect_stream && !p->stream) || (p->stream && p->window != want)) {
+    r->stats.in.foreign++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
 {
+  if (!r->connected && !receiver_conn_wanted (r, p))
+    return;
   if (!r->connected && !receiver_can_hold (r, p)) {
     r->stats.conn_too_large++;
     return;
@@ -2398,11 +2500,11 @@ rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
     if (r->due == kind)
       r->due = DUE_NONE;
   }
-  if (r->connected && r->state != RMTP_RECEIVER_DONE &&
+  if ((r->connected || r->expect_stream) && r->state != RMTP_RECEIVER_DONE &&
       r->state != RMTP_RECEIVER_FAILED && r->last_heard != G_MAXINT64 &&
       now - r->last_heard >= receiver_silence_limit (r))
-    receiver_fail (r, r->n_have == r->n_packets ? RMTP_FAIL_SERVER_SILENT :
-        RMTP_FAIL_INCOMPLETE);
+    receiver_fail (r, r->connected && r->n_have == r->n_packets ?
+        RMTP_FAIL_SERVER_SILENT : RMTP_FAIL_INCOMPLETE);
 }
 
 void
@@ -2443,7 +2545,7 @@ rmtp_receiver_next_deadline (const RmtpReceiver * r)
 {
   gint64 t = r->due_at;
 
-  if (r->connected && r->last_heard != G_MAXINT64 &&
+  if ((r->connected || r->expect_stream) && r->last_heard != G_MAXINT64 &&
       r->state != RMTP_RECEIVER_DONE && r->state != RMTP_RECEIVER_FAILED)
     t = MIN (t, r->last_heard + receiver_silence_limit (r));
   return t;
@@ -2459,6 +2561,34 @@ const RmtpReceiverStats *
 rmtp_receiver_stats (const RmtpReceiver * r)
 {
   return &r->stats;
+}
+
+void
+rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window, gint64 now)
+{
+  if (r->connected)
+    return;
+  r->expect_stream = TRUE;
+  r->expect_window = window;
+  r->last_heard = now;
+}
+
+gboolean
+rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,
+    guint64 * offset, gboolean * last)
+{
+  if (!r->connected || !r->stream)
+    return FALSE;
+  *window = r->window;
+  *offset = r->offset;
+  *last = r->last;
+  return TRUE;
+}
+
+guint32
+rmtp_receiver_session (const RmtpReceiver * r)
+{
+  return r->connected ? r->session : 0;
 }
 
 gboolean

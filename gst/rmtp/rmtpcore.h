@@ -103,6 +103,9 @@ typedef struct {
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
+  guint64 window_size;          /* server shell, streaming mode: bytes of
+                                 * the stream one window (one data set)
+                                 * carries; 0: data-set mode (default) */
 } RmtpConfig;
 
 void rmtp_config_init (RmtpConfig * cfg);
@@ -130,6 +133,12 @@ typedef struct {
   const guint8 *digest;         /* RMTP_DIGEST_SIZE, points into the packet */
   guint32 n_members;
   const guint8 *members;        /* n_members x 4 bytes */
+  /* CONN of a stream window (streaming mode): the trailer after the
+   * members; @total_size is then this window's size */
+  gboolean stream;
+  guint32 window;               /* the window's index in the stream */
+  guint64 offset;               /* stream offset of its first byte */
+  gboolean last;                /* the stream ends with this window */
   /* CACK */
   gboolean yes;
   /* DATA */
@@ -173,6 +182,9 @@ typedef enum {
   RMTP_EVENT_DATA,              /* receiver: @data, in order, at @offset */
   RMTP_EVENT_DONE,              /* transfer finished (see counts) */
   RMTP_EVENT_FAILED,            /* @reason */
+  RMTP_EVENT_DROPPED,           /* stream server: @member left the stream
+                                 * after window @round (@reason: NONE if
+                                 * it was slow, else why it failed) */
 } RmtpEventType;
 
 typedef enum {
@@ -181,6 +193,7 @@ typedef enum {
   RMTP_FAIL_DIGEST,             /* all packets arrived, digest differs */
   RMTP_FAIL_SERVER_SILENT,      /* receiver: server silent too long */
   RMTP_FAIL_INCOMPLETE,         /* released before the data set was whole */
+  RMTP_FAIL_DROPPED,            /* stream: a later window does not list us */
 } RmtpFailReason;
 
 typedef struct {
@@ -192,6 +205,7 @@ typedef struct {
   guint64 offset;               /* DATA */
   GBytes *data;                 /* DATA: owned by the caller once polled */
   RmtpFailReason reason;
+  guint32 member;               /* DROPPED */
 } RmtpEvent;
 
 /* What became of each datagram handed to a core. */
@@ -269,6 +283,18 @@ gboolean rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out);
 gint64 rmtp_server_next_deadline (const RmtpServer * s);
 RmtpServerPhase rmtp_server_phase (const RmtpServer * s);
 const RmtpServerStats *rmtp_server_stats (const RmtpServer * s);
+/* Streaming mode: the data set is window @window of a stream, starting at
+ * @offset; @last if the stream ends with it. Its CONN then carries these
+ * (call before rmtp_server_start). */
+void rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
+    gboolean last);
+/* Once in RELEASE (or DONE) the data set is not sent again: drops the
+ * server's reference to it (a stream holds no more than it needs). */
+void rmtp_server_drop_data (RmtpServer * s);
+/* Whether member @id has the data set (ACKed or RACKed); @slow: whether it
+ * was set aside as slow or BUSY on the way. */
+gboolean rmtp_server_member_complete (const RmtpServer * s, guint32 id,
+    gboolean * slow);
 /* The responses (NACK/ACK) taken in round @round (0-based); 0 past the end */
 guint rmtp_server_round_responses (const RmtpServer * s, guint round);
 
@@ -323,6 +349,18 @@ gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
 gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
 RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
 const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
+/* Streaming mode: take only the CONN of window @window of a stream (not
+ * the CONN of a data set); a CONN to the group for a later window, or one
+ * that does not list us, fails with RMTP_FAIL_DROPPED. The server's
+ * silence counts from @now. Call before the first datagram. */
+void rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window,
+    gint64 now);
+/* The stream window of the CONN taken; FALSE for a data set (or before a
+ * CONN). */
+gboolean rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,
+    guint64 * offset, gboolean * last);
+/* The session of the CONN taken; 0 before one. */
+guint32 rmtp_receiver_session (const RmtpReceiver * r);
 /* The data set's size and SHA-256 from the CONN taken; FALSE before one. */
 gboolean rmtp_receiver_data_set (const RmtpReceiver * r, guint64 * size,
     const guint8 ** digest);
