@@ -22,6 +22,13 @@
  * (x264enc's `bitrate` is kbit/s). Rates in bit/s count
  * #GstVlmccSink:packet-size bytes per packet: set the payloader's mtu to it.
  *
+ * With a group key (#GstVlmccSink:key or #GstVlmccSink:key-file, the same
+ * on every vlmccsrc of the session; docs/security.md), every ack and
+ * challenge must carry a sound, fresh trailer under it, and every START
+ * carries one. Control that fails is dropped before the core parses it and
+ * counted in the stats' auth-* fields. The data packets' extension is
+ * media: protect it with SRTP (docs/protocols/vlmcc.md, "Group key").
+ *
  * Every leader change is posted as a `vlmcc-leader` element message
  * (leader, leader-changes); #GstVlmccSink:stats has the sender's state and
  * counters, also posted as `vlmcc-sink-stats` every
@@ -71,7 +78,8 @@ enum
   PROP_BITRATE,
   PROP_STATS,
   PROP_URI,
-  PROP_UDP_FIRST,
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
 };
 
@@ -101,6 +109,7 @@ struct _GstVlmccSink
   VlmccConfig cfg;
   guint64 stats_interval;
   GError *uri_error;
+  GstNetKeySettings key;
 
   GstRatePath *rates;
   GstNetStats stats;
@@ -115,6 +124,7 @@ struct _GstVlmccSink
   GSocketAddress *group;
   VlmccConfig run_cfg;
   VlmccSender *core;
+  GstVlmccRunKey run_key;
   RandomSeeded seed;
   RandomSource rng;
   guint8 *out;
@@ -292,7 +302,8 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
     err = g_error_copy (self->uri_error);
   GST_OBJECT_UNLOCK (self);
 
-  ok = !err && open_socket (self, &us, &err);
+  ok = !err && gst_vlmcc_run_key_load (GST_ELEMENT (self), &self->key,
+      &self->run_key, &err) && open_socket (self, &us, &err);
   gst_net_udp_settings_clear (&us);
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
@@ -300,6 +311,7 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
     g_error_free (err);
     g_clear_object (&self->group);
     g_clear_object (&self->udp);
+    gst_vlmcc_run_key_clear (&self->run_key);
     return FALSE;
   }
   g_mutex_lock (&self->wait.lock);
@@ -331,6 +343,7 @@ gst_vlmcc_sink_stop (GstBaseSink * bsink)
     gst_net_loop_stop (self->loop);
   g_mutex_lock (&self->wait.lock);
   g_clear_pointer (&self->core, vlmcc_sender_free);
+  gst_vlmcc_run_key_clear (&self->run_key);
   g_array_set_size (self->events, 0);
   g_mutex_unlock (&self->wait.lock);
   if (self->udp)
@@ -339,6 +352,16 @@ gst_vlmcc_sink_stop (GstBaseSink * bsink)
   g_clear_object (&self->udp);
   g_clear_object (&self->group);
   return TRUE;
+}
+
+/* The core, at the first buffer (its SSRC is the stream's). */
+static void
+start_core (GstVlmccSink * self, guint32 ssrc)
+{
+  self->core = vlmcc_sender_new (&self->run_cfg, ssrc, &self->rng,
+      gst_net_now ());
+  if (self->run_key.set)
+    vlmcc_sender_set_key (self->core, &self->run_key.key, &self->rng);
 }
 
 /* Waits for room in the core's queue; FALSE on a flush or a stop. */
@@ -368,8 +391,7 @@ gst_vlmcc_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     GST_LOG_OBJECT (self, "not RTP (or too long): dropped");
   } else {
     if (!self->core)
-      self->core = vlmcc_sender_new (&self->run_cfg, h.ssrc, &self->rng,
-          gst_net_now ());
+      start_core (self, h.ssrc);
     if (!wait_for_room (self))
       ret = GST_FLOW_FLUSHING;
     else
@@ -460,7 +482,8 @@ gst_vlmcc_sink_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_STATS_INTERVAL)
     self->stats_interval = g_value_get_uint64 (value);
-  else if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+  else if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+      !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
           prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
           &self->cfg, PROP_CONFIG_FIRST, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -502,7 +525,10 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "refused-floor", G_TYPE_UINT64, st.refused_floor,
       "malformed", G_TYPE_UINT64, st.malformed,
       "forged", G_TYPE_UINT64, st.forged,
-      "stale", G_TYPE_UINT64, st.stale, NULL);
+      "stale", G_TYPE_UINT64, st.stale,
+      "elections", G_TYPE_UINT64, st.elections,
+      "control-dropped", G_TYPE_UINT64, st.control_dropped, NULL);
+  gst_net_key_stats (s, st.authenticated, &st.auth);
 }
 
 static GstStructure *
@@ -510,6 +536,7 @@ get_stats (GstElement * element)
 {
   GstVlmccSink *self = GST_VLMCC_SINK (element);
   GstStructure *s = gst_structure_new_empty ("application/x-vlmcc-sink-stats");
+  const AuthStats no_auth = { 0 };
   guint64 events, coalesced;
 
   g_mutex_lock (&self->wait.lock);
@@ -517,6 +544,8 @@ get_stats (GstElement * element)
       vlmcc_role_name (VLMCC_ROLE_SENDER), NULL);
   if (self->core)
     sender_stats (self, s);
+  else
+    gst_net_key_stats (s, self->run_key.set, &no_auth);
   gst_structure_set (s,
       "not-rtp", G_TYPE_UINT64, self->not_rtp,
       "send-errors", G_TYPE_UINT64, self->send_errors,
@@ -551,7 +580,8 @@ gst_vlmcc_sink_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_STATS_INTERVAL)
     g_value_set_uint64 (value, self->stats_interval);
-  else if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+  else if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+      !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
           value) && !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
           PROP_CONFIG_FIRST, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -565,6 +595,7 @@ gst_vlmcc_sink_finalize (GObject * object)
 
   gst_rate_path_free (self->rates);
   gst_net_udp_settings_clear (&self->net);
+  gst_net_key_settings_clear (&self->key);
   g_clear_error (&self->uri_error);
   g_array_unref (self->events);
   g_free (self->out);
@@ -611,11 +642,15 @@ gst_vlmcc_sink_finalize (GObject * object)
   "forged: acks from another id or address than the leader's, or with an " \
   "impossible timestamp, dropped (packets); " \
   "stale: acks of packets no longer in travel, dropped (packets); " \
+  "elections: leaders elected, by a probe or a challenge; at most one " \
+  "per hold-off (elections); " \
+  "control-dropped: STARTs beyond the 64 queued, dropped (packets); " \
   "not-rtp: buffers that were not RTP, dropped (buffers); " \
   "send-errors: datagrams the socket refused (packets); " \
   "feedback-early: datagrams before the first buffer, dropped (packets); " \
   "bitrate: the rate asked of the encoder (bit/s); " \
-  "rate-events: GstLayerRates events sent upstream (events)"
+  "rate-events: GstLayerRates events sent upstream (events); " \
+  GST_NET_KEY_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -644,6 +679,9 @@ install_properties (GObjectClass * oc)
           "(read-only GstStructure). Fields: " STATS_DOC, GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_VLMCC_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "the acks and challenges taken from "
+      "receivers and the STARTs sent to them (not the media: use SRTP); "
+      "every vlmccsrc of the session needs the same key");
 }
 
 static void

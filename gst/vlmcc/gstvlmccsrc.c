@@ -18,6 +18,13 @@
  * sender's rate (the paper's equation 6). Feedback goes by unicast from a
  * socket of its own on an ephemeral port.
  *
+ * With a group key (#GstVlmccSrc:key or #GstVlmccSrc:key-file, the same as
+ * the vlmccsink's; docs/security.md), every START must carry a sound,
+ * fresh trailer under it and every ack and challenge carries one; control
+ * that fails is dropped before the core parses it and counted in the
+ * stats' auth-* fields. The data packets' extension is media: protect it
+ * with SRTP (docs/protocols/vlmcc.md, "Group key").
+ *
  * With a #GstVlmccSrc:rate-floor, a receiver whose own rate stays under it
  * for #GstVlmccSrc:leave-time leaves: it leaves the group, posts a
  * `vlmcc-left` element message (rate-floor, rate) and ends its stream
@@ -66,7 +73,8 @@ enum
   PROP_STATS_INTERVAL,
   PROP_STATS,
   PROP_URI,
-  PROP_UDP_FIRST,
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
 };
 
@@ -96,6 +104,7 @@ struct _GstVlmccSrc
   VlmccConfig cfg;
   guint64 stats_interval;
   GError *uri_error;
+  GstNetKeySettings key;
 
   GstNetStats stats;
 
@@ -113,6 +122,7 @@ struct _GstVlmccSrc
   RandomSource rng;
   VlmccConfig run_cfg;
   VlmccReceiver *core;          /* from the first VLMCC data packet */
+  GstVlmccRunKey run_key;
   GQueue held;                  /* GstBuffer */
   GArray *events;               /* VlmccEvent to post */
   guint64 pushed, overflow, not_sender, send_errors, join_errors;
@@ -251,7 +261,7 @@ post_events (GstVlmccSrc * self)
 static void
 send_feedback (GstVlmccSrc * self)
 {
-  guint8 buf[VLMCC_MAX_PACKET];
+  guint8 buf[VLMCC_MAX_CONTROL_SIZE];
   GError *err = NULL;
   gsize n;
 
@@ -305,6 +315,8 @@ maybe_start_core (GstVlmccSrc * self, const guint8 * data, gsize size,
   learn_sender (self, from);
   self->core = vlmcc_receiver_new (&self->run_cfg, &self->rng,
       gst_net_now ());
+  if (self->run_key.set)
+    vlmcc_receiver_set_key (self->core, &self->run_key.key);
 }
 
 static void
@@ -474,10 +486,14 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
     err = g_error_copy (self->uri_error);
   GST_OBJECT_UNLOCK (self);
 
+  ok = !err && gst_vlmcc_run_key_load (GST_ELEMENT (self), &self->key,
+      &self->run_key, &err);
   g_mutex_lock (&self->wait.lock);
-  ok = !err && open_sockets (self, &net, source, &err);
-  if (!ok)
+  ok = ok && open_sockets (self, &net, source, &err);
+  if (!ok) {
     close_sockets (self);
+    gst_vlmcc_run_key_clear (&self->run_key);
+  }
   g_mutex_unlock (&self->wait.lock);
   gst_net_udp_settings_clear (&net);
   g_free (source);
@@ -523,6 +539,7 @@ gst_vlmcc_src_stop (GstBaseSrc * bsrc)
   close_sockets (self);
   g_clear_pointer (&self->loop, gst_net_loop_free);
   g_clear_pointer (&self->core, vlmcc_receiver_free);
+  gst_vlmcc_run_key_clear (&self->run_key);
   g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   g_array_set_size (self->events, 0);
   g_mutex_unlock (&self->wait.lock);
@@ -555,7 +572,8 @@ gst_vlmcc_src_set_property (GObject * object, guint prop_id,
       self->stats_interval = g_value_get_uint64 (value);
       break;
     default:
-      if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+      if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
               prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
               &self->cfg, PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -594,7 +612,9 @@ receiver_stats (GstVlmccSrc * self, GstStructure * s)
       "challenges-refused", G_TYPE_UINT64, st.challenges_refused,
       "malformed", G_TYPE_UINT64, st.malformed + self->early_malformed,
       "forged", G_TYPE_UINT64, st.forged,
-      "plain", G_TYPE_UINT64, st.plain, NULL);
+      "plain", G_TYPE_UINT64, st.plain,
+      "control-dropped", G_TYPE_UINT64, st.control_dropped, NULL);
+  gst_net_key_stats (s, st.authenticated, &st.auth);
 }
 
 static GstStructure *
@@ -602,14 +622,17 @@ get_stats (GstElement * element)
 {
   GstVlmccSrc *self = GST_VLMCC_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-vlmcc-src-stats");
+  const AuthStats no_auth = { 0 };
 
   g_mutex_lock (&self->wait.lock);
   if (self->core)
     receiver_stats (self, s);
-  else
+  else {
     gst_structure_set (s, "role", G_TYPE_STRING,
         vlmcc_role_name (VLMCC_ROLE_NONE), "malformed", G_TYPE_UINT64,
         self->early_malformed, NULL);
+    gst_net_key_stats (s, self->run_key.set, &no_auth);
+  }
   gst_structure_set (s,
       "pushed", G_TYPE_UINT64, self->pushed,
       "overflow", G_TYPE_UINT64, self->overflow,
@@ -646,7 +669,8 @@ gst_vlmcc_src_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
-      if (!gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id, value)
+      if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+          !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id, value)
           && !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -661,6 +685,7 @@ gst_vlmcc_src_finalize (GObject * object)
   GstVlmccSrc *self = GST_VLMCC_SRC (object);
 
   gst_net_udp_settings_clear (&self->net);
+  gst_net_key_settings_clear (&self->key);
   g_free (self->source_address);
   gst_caps_replace (&self->caps, NULL);
   g_clear_error (&self->uri_error);
@@ -701,12 +726,15 @@ gst_vlmcc_src_finalize (GObject * object)
   "forged: STARTs for another id or answering no probe of ours, dropped " \
   "(packets); " \
   "plain: RTP without the VLMCC extension, output as is (packets); " \
+  "control-dropped: acks and challenges beyond the 64 queued, dropped " \
+  "(packets); " \
   "pushed: packets output (packets); " \
   "overflow: packets dropped while create() lagged (packets); " \
   "not-sender: control datagrams from another host than the sender's, " \
   "dropped (packets); " \
   "send-errors: feedback the socket refused (packets); " \
-  "join-errors: group joins or leaves the system refused (calls)"
+  "join-errors: group joins or leaves the system refused (calls); " \
+  GST_NET_KEY_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -737,6 +765,9 @@ install_properties (GObjectClass * oc)
           "counters (read-only GstStructure). Fields: " STATS_DOC,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_VLMCC_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "the STARTs taken from the sender and "
+      "the acks and challenges sent to it (not the media: use SRTP); the "
+      "vlmccsink and every vlmccsrc of the session need the same key");
 }
 
 static void

@@ -43,6 +43,10 @@ static const GstParamEntry params[] = {
       initial_rtt, 1e6, H, S | R),
   P ("election-holdoff", "Challenges are refused this many RTTs after an "
         "election, RTTs (ours: 4)", UINT, election_holdoff, 0, 1000, S),
+  P ("election-holdoff-min", "And never less than this after an election, "
+        "whatever RTT the challenger claimed: at most one election per this "
+        "time, key or none, ns (ours: 100 ms)", TIME, election_holdoff_min,
+      1e6, H, S),
   P ("rate-floor", "Rate floor, bit/s: the sink refuses challenges below "
         "it and keeps W >= floor x rtt; a receiver below it for leave-time "
         "leaves (0: none)", UINT64, rate_floor, 0, G_MAXUINT64, S | R),
@@ -99,4 +103,29 @@ gst_vlmcc_leader_message (GstElement * element, guint32 leader,
   return gst_message_new_element (GST_OBJECT (element),
       gst_structure_new ("vlmcc-leader", "leader", G_TYPE_UINT, leader,
           "leader-changes", G_TYPE_UINT64, changes, NULL));
+}
+
+gboolean
+gst_vlmcc_run_key_load (GstElement * element,
+    const GstNetKeySettings * settings, GstVlmccRunKey * run, GError ** err)
+{
+  GstNetKeySettings copy;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (element);
+  gst_net_key_settings_copy (&copy, settings);
+  GST_OBJECT_UNLOCK (element);
+  gst_vlmcc_run_key_clear (run);
+  ok = gst_net_key_load (&copy, &run->key, &run->set, err);
+  gst_net_key_settings_clear (&copy);
+  if (!ok)
+    gst_vlmcc_run_key_clear (run);
+  return ok;
+}
+
+void
+gst_vlmcc_run_key_clear (GstVlmccRunKey * run)
+{
+  gst_net_key_wipe (&run->key, sizeof (run->key));
+  run->set = FALSE;
 }

@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 #include "vlmcccore.h"
 #include "gstparamtable.h"
+#include "gstnetkey.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +30,20 @@ GSocketAddress *gst_vlmcc_addr_to_socket (const VlmccAddr * addr);
 /* The `vlmcc-leader` element message both elements post on a change. */
 GstMessage *gst_vlmcc_leader_message (GstElement * element, guint32 leader,
     guint64 changes);
+
+/* The group key an element runs with: loaded at start, handed to the core
+ * when the core is made (at the first packet), wiped at stop. */
+typedef struct
+{
+  gboolean set;
+  AuthKey key;
+} GstVlmccRunKey;
+
+/* Loads @settings (copied under @element's object lock, read outside it)
+ * into @run; FALSE with @err (naming the setting, never the key). */
+gboolean gst_vlmcc_run_key_load (GstElement * element,
+    const GstNetKeySettings * settings, GstVlmccRunKey * run, GError ** err);
+void gst_vlmcc_run_key_clear (GstVlmccRunKey * run);
 
 #define GST_VLMCC_URI_BLURB "vlmcc://GROUP:PORT?key=value&...: the " \
   "session's multicast group and port, and any other property as a query " \

@@ -38,6 +38,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->initial_window = 2;
   cfg->initial_rtt = 100 * MS;
   cfg->election_holdoff = 4;
+  cfg->election_holdoff_min = 100 * MS;
   cfg->rate_floor = 0;
   cfg->leave_time = 2000 * MS;
   cfg->probe_interval = 1000 * MS;
@@ -417,7 +418,44 @@ typedef struct {
   guint8 *data;
   gsize len;
   VlmccAddr to;
+  gboolean control;             /* a START (sealed with a key), not data */
 } Transmit;
+
+/* Copies the head of @out into @buf, sealed under @auth (when set) if it is
+ * control; returns its length, or 0 and leaves it queued when @max is too
+ * small. The caller frees the Transmit it gets in *@head. */
+static gsize
+transmit_pop (GQueue * out, AuthSession * auth, guint8 * buf, gsize max,
+    Transmit ** head)
+{
+  Transmit *t = g_queue_peek_head (out);
+  gboolean seal = t && t->control && auth;
+  gsize len;
+
+  if (!t || t->len + (seal ? AUTH_TRAILER_SIZE : 0) > max)
+    return 0;
+  g_queue_pop_head (out);
+  memcpy (buf, t->data, t->len);
+  len = seal ? auth_seal (auth, buf, t->len, max) : t->len;
+  *head = t;
+  return len;
+}
+
+static void
+transmit_free (Transmit * t)
+{
+  g_free (t->data);
+  g_free (t);
+}
+
+/* With a key, the control datagram @data opens (counted by verdict in
+ * @auth) and *@len becomes the packet's own length; FALSE if it does not. */
+static gboolean
+control_open (AuthSession * auth, const guint8 * data, gsize * len,
+    gint64 now)
+{
+  return !auth || auth_open (auth, data, *len, now, len, NULL) == AUTH_OK;
+}
 
 struct _VlmccSender {
   VlmccConfig cfg;
@@ -445,6 +483,8 @@ struct _VlmccSender {
   guint sent_since_ack;
   gint64 election_time;
   guint64 last_rate;
+  guint queued_control;         /* STARTs in out */
+  AuthSession *auth;            /* NULL: no key */
   VlmccSenderStats st;
 };
 
@@ -521,7 +561,17 @@ vlmcc_sender_free (VlmccSender * s)
   while (polled_pop (&s->out, &t, sizeof (t)))
     g_free (t.data);
   polled_clear (&s->events);
+  auth_session_free (s->auth);
   g_free (s);
+}
+
+void
+vlmcc_sender_set_key (VlmccSender * s, const AuthKey * key,
+    const RandomSource * rng)
+{
+  auth_session_free (s->auth);
+  s->auth = auth_session_new (key, (guint32) random_source_range (rng, 1,
+          G_MAXUINT32), VLMCC_MAX_KEYED_RECEIVERS);
 }
 
 static InFlight *
@@ -807,8 +857,15 @@ sender_queue_start (VlmccSender * s, const VlmccMsg * m,
     const VlmccAddr * to)
 {
   VlmccMsg st = { 0 };
-  Transmit *t = polled_push (&s->out, sizeof (Transmit));
+  Transmit *t;
 
+  if (s->queued_control >= VLMCC_MAX_QUEUED_CONTROL) {
+    s->st.control_dropped++;
+    return;
+  }
+  s->queued_control++;
+  t = polled_push (&s->out, sizeof (Transmit));
+  t->control = TRUE;
   st.type = VLMCC_MSG_START;
   st.id = s->ssrc;
   st.target = m->id;
@@ -832,6 +889,7 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->sent_since_ack = 0;
   s->election_time = now;
   s->recovery_point = now;
+  s->st.elections++;
   s->st.leader_changes++;
   sender_forget_in_flight (s);
   if (rtt > 0)
@@ -839,6 +897,19 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->epoch_end = now + s->est.rtt;
   sender_event (s, VLMCC_EVENT_LEADER, now);
   sender_set_window (s, window, now);
+}
+
+/* Section 2.3's "recently elected" refusal. It holds in leaderless
+ * recovery too, and lasts at least election_holdoff_min whatever RTT the
+ * winner claimed, so a challenge storm elects at most once per
+ * election_holdoff_min (the amplification limit, docs/security.md). */
+static gboolean
+sender_in_holdoff (const VlmccSender * s, gint64 now)
+{
+  gint64 span = MAX ((gint64) s->cfg.election_holdoff * s->est.rtt,
+      s->cfg.election_holdoff_min);
+
+  return s->st.elections > 0 && now < s->election_time + span;
 }
 
 static VlmccInput
@@ -860,10 +931,14 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     return VLMCC_INPUT_TAKEN;
   }
   s->st.challenges++;
+  if ((gint64) m->rtt * 1000 > MAX_RTT || (gint64) m->base_rtt * 1000 >
+      MAX_RTT) {
+    s->st.forged++;
+    return VLMCC_INPUT_FORGED;
+  }
   if (m->id == s->leader)
     return VLMCC_INPUT_IGNORED;
-  if (s->leader != 0 && now < s->election_time +
-      (gint64) s->cfg.election_holdoff * s->est.rtt) {
+  if (sender_in_holdoff (s, now)) {
     s->st.refused_holdoff++;
     return VLMCC_INPUT_IGNORED;
   }
@@ -887,6 +962,8 @@ vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data, gsize len,
 
   if (!from)
     from = &none;
+  if (!control_open (s->auth, data, &len, now))
+    return VLMCC_INPUT_UNAUTHENTICATED;
   if (!vlmcc_msg_parse (data, len, &m) || m.type == VLMCC_MSG_START) {
     s->st.malformed++;
     return VLMCC_INPUT_MALFORMED;
@@ -925,18 +1002,16 @@ gsize
 vlmcc_sender_pop_transmit (VlmccSender * s, guint8 * out, gsize max,
     VlmccAddr * to)
 {
-  Transmit *t = g_queue_peek_head (&s->out);
-  gsize len;
+  Transmit *t;
+  gsize len = transmit_pop (&s->out, s->auth, out, max, &t);
 
-  if (!t || t->len > max)
+  if (len == 0)
     return 0;
-  g_queue_pop_head (&s->out);
-  len = t->len;
-  memcpy (out, t->data, len);
   if (to)
     *to = t->to;
-  g_free (t->data);
-  g_free (t);
+  if (t->control)
+    s->queued_control--;
+  transmit_free (t);
   return len;
 }
 
@@ -960,6 +1035,9 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
   st->in_flight = s->in_flight;
   st->loss_based = s->plus.loss_based;
   st->plus_switches = s->plus.switches;
+  st->authenticated = s->auth != NULL;
+  if (s->auth)
+    auth_session_get_stats (s->auth, &st->auth);
 }
 
 /* ------------------------------------------------------------------ */
@@ -992,6 +1070,7 @@ struct _VlmccReceiver {
   gint64 below_floor_since;
   guint32 leader;
   gboolean leader_known;
+  AuthSession *auth;            /* NULL: no key */
   VlmccReceiverStats st;
 };
 
@@ -1019,8 +1098,14 @@ receiver_set_role (VlmccReceiver * r, VlmccRole role, gint64 now)
 static void
 receiver_queue (VlmccReceiver * r, const VlmccMsg * m)
 {
-  Transmit *t = polled_push (&r->out, sizeof (Transmit));
+  Transmit *t;
 
+  if (g_queue_get_length (&r->out) >= VLMCC_MAX_QUEUED_CONTROL) {
+    r->st.control_dropped++;
+    return;
+  }
+  t = polled_push (&r->out, sizeof (Transmit));
+  t->control = TRUE;
   t->data = g_malloc (VLMCC_MAX_PACKET);
   t->len = vlmcc_msg_write (m, t->data, VLMCC_MAX_PACKET);
 }
@@ -1066,7 +1151,17 @@ vlmcc_receiver_free (VlmccReceiver * r)
   while (polled_pop (&r->out, &t, sizeof (t)))
     g_free (t.data);
   polled_clear (&r->events);
+  auth_session_free (r->auth);
   g_free (r);
+}
+
+/* Control comes from the sender only: its window, and one more for a
+ * restarted sender while the old one is kept. */
+void
+vlmcc_receiver_set_key (VlmccReceiver * r, const AuthKey * key)
+{
+  auth_session_free (r->auth);
+  r->auth = auth_session_new (key, r->id, 2);
 }
 
 static void
@@ -1280,6 +1375,8 @@ vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
   VlmccMsg m;
   gint64 rtt;
 
+  if (!control_open (r->auth, data, &len, now))
+    return VLMCC_INPUT_UNAUTHENTICATED;
   if (!vlmcc_msg_parse (data, len, &m) || m.type != VLMCC_MSG_START) {
     r->st.malformed++;
     return VLMCC_INPUT_MALFORMED;
@@ -1325,16 +1422,11 @@ vlmcc_receiver_advance (VlmccReceiver * r, gint64 now)
 gsize
 vlmcc_receiver_pop_transmit (VlmccReceiver * r, guint8 * out, gsize max)
 {
-  Transmit *t = g_queue_peek_head (&r->out);
-  gsize len;
+  Transmit *t;
+  gsize len = transmit_pop (&r->out, r->auth, out, max, &t);
 
-  if (!t || t->len > max)
-    return 0;
-  g_queue_pop_head (&r->out);
-  len = t->len;
-  memcpy (out, t->data, len);
-  g_free (t->data);
-  g_free (t);
+  if (len)
+    transmit_free (t);
   return len;
 }
 
@@ -1358,4 +1450,7 @@ vlmcc_receiver_get_stats (const VlmccReceiver * r, VlmccReceiverStats * st)
   st->leader = r->leader;
   st->loss_based = r->plus.loss_based;
   st->plus_switches = r->plus.switches;
+  st->authenticated = r->auth != NULL;
+  if (r->auth)
+    auth_session_get_stats (r->auth, &st->auth);
 }

@@ -30,6 +30,7 @@
 
 #include <glib.h>
 
+#include "core/auth.h"
 #include "core/random.h"
 
 G_BEGIN_DECLS
@@ -46,6 +47,15 @@ G_BEGIN_DECLS
 #define VLMCC_CHALLENGE_SIZE 36
 #define VLMCC_START_SIZE 36
 #define VLMCC_MAX_PACKET 36
+/* A control packet with the group key's trailer (auth.h) after it. */
+#define VLMCC_MAX_CONTROL_SIZE (VLMCC_MAX_PACKET + AUTH_TRAILER_SIZE)
+/* Bounds on what other hosts can make a core hold (docs/protocols/vlmcc.md,
+ * "Bounded state"): control packets queued for sending (STARTs at the
+ * sender, acks and challenges at a receiver; beyond it the packet is
+ * dropped and counted), and with a key the receivers whose replay windows
+ * the sender keeps (the least recently heard is forgotten). */
+#define VLMCC_MAX_QUEUED_CONTROL 64
+#define VLMCC_MAX_KEYED_RECEIVERS AUTH_DEFAULT_MAX_SENDERS
 
 typedef enum {
   VLMCC_MSG_ACK = 0,            /* leader -> sender, one per data packet */
@@ -73,6 +83,9 @@ typedef struct {
   gint64 initial_rtt;           /* before any sample: 100 ms */
   guint election_holdoff;       /* refuse challenges this many RTTs after
                                  * an election: 4 */
+  gint64 election_holdoff_min;  /* ours: and never less than this after
+                                 * one, whatever RTT a challenge claimed:
+                                 * 100 ms */
   guint64 rate_floor;           /* bit/s; refused below, followers leave
                                  * below it: 0 (none) */
   gint64 leave_time;            /* below the floor this long: leave: 2 s */
@@ -164,6 +177,8 @@ typedef enum {
   VLMCC_INPUT_IGNORED,          /* sound but of no use now */
   VLMCC_INPUT_MALFORMED,
   VLMCC_INPUT_FORGED,
+  VLMCC_INPUT_UNAUTHENTICATED,  /* with a key: no sound, fresh trailer;
+                                 * counted in auth, dropped unparsed */
 } VlmccInput;
 
 /* ------------------------------------------------------------------ */
@@ -182,6 +197,10 @@ typedef struct {
   guint64 plus_switches;        /* vegas_plus: entries into that mode */
   guint64 challenges, accepted, refused_holdoff, refused_floor, probes;
   guint64 malformed, forged, stale;
+  guint64 elections;            /* leaders elected (probe or challenge) */
+  guint64 control_dropped;      /* STARTs beyond VLMCC_MAX_QUEUED_CONTROL */
+  gboolean authenticated;       /* a key is set */
+  AuthStats auth;               /* its counters (zero without a key) */
 } VlmccSenderStats;
 
 typedef struct _VlmccSender VlmccSender;
@@ -189,6 +208,11 @@ typedef struct _VlmccSender VlmccSender;
 VlmccSender *vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
     const RandomSource * rng, gint64 now);
 void vlmcc_sender_free (VlmccSender * s);
+/* With a key, every START is sealed (auth.h) under a sender id drawn from
+ * @rng, and every ack and challenge must open before it is parsed. Call
+ * once, before any datagram; @key is copied into the session. */
+void vlmcc_sender_set_key (VlmccSender * s, const AuthKey * key,
+    const RandomSource * rng);
 
 /* An RTP packet from the application (copied); FALSE if it is not RTP or
  * the queue is full (queue_dropped), or it carries an element with our
@@ -202,8 +226,9 @@ VlmccInput vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data,
 gint64 vlmcc_sender_next_deadline (const VlmccSender * s);
 void vlmcc_sender_advance (VlmccSender * s, gint64 now);
 /* The next datagram: stamped RTP to the group (@to->len 0) or a START to
- * @to; returns its length, 0 when nothing is due or @max is too small
- * (len + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE) always suffices). */
+ * @to (sealed with a key); returns its length, 0 when nothing is due or
+ * @max is too small (len + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE), and
+ * VLMCC_MAX_CONTROL_SIZE, always suffice). */
 gsize vlmcc_sender_pop_transmit (VlmccSender * s, guint8 * out, gsize max,
     VlmccAddr * to);
 gboolean vlmcc_sender_pop_event (VlmccSender * s, VlmccEvent * ev);
@@ -227,6 +252,9 @@ typedef struct {
   guint64 challenges_accepted, challenges_refused;
   guint64 leader_changes, starts;
   guint64 malformed, forged, plain;
+  guint64 control_dropped;      /* beyond VLMCC_MAX_QUEUED_CONTROL */
+  gboolean authenticated;       /* a key is set */
+  AuthStats auth;               /* its counters (zero without a key) */
 } VlmccReceiverStats;
 
 typedef struct _VlmccReceiver VlmccReceiver;
@@ -236,6 +264,10 @@ typedef struct _VlmccReceiver VlmccReceiver;
 VlmccReceiver *vlmcc_receiver_new (const VlmccConfig * cfg,
     const RandomSource * rng, gint64 now);
 void vlmcc_receiver_free (VlmccReceiver * r);
+/* With a key, every ack and challenge (the probe queued by _new too) is
+ * sealed under the receiver's id, and every START must open before it is
+ * parsed. Call before any datagram; @key is copied. */
+void vlmcc_receiver_set_key (VlmccReceiver * r, const AuthKey * key);
 
 /* A data packet from the group. */
 VlmccInput vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp,
@@ -245,7 +277,9 @@ VlmccInput vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data,
     gsize len, gint64 now);
 gint64 vlmcc_receiver_next_deadline (const VlmccReceiver * r);
 void vlmcc_receiver_advance (VlmccReceiver * r, gint64 now);
-/* An ack or challenge for the sender; its length or 0. */
+/* An ack or challenge for the sender (sealed with a key); its length, or
+ * 0 when none is due or @max (VLMCC_MAX_CONTROL_SIZE suffices) is too
+ * small. */
 gsize vlmcc_receiver_pop_transmit (VlmccReceiver * r, guint8 * out,
     gsize max);
 gboolean vlmcc_receiver_pop_event (VlmccReceiver * r, VlmccEvent * ev);

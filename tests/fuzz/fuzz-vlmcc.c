@@ -7,6 +7,13 @@
  * window stays finite and at least one packet, and after an advance
  * nothing is left due; anything else aborts.
  *
+ * With bit 0x80 of the config byte both cores share a group key (bytes
+ * 0..31): every control datagram a core sends is its plain packet plus
+ * the trailer, the other core takes it, and takes it only once (a second
+ * delivery is refused as a replay); no raw datagram of the fuzzer's (ops
+ * 0 and 2) is ever taken as control, since the fuzzer does not hold the
+ * key.
+ *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
  *   op % 4 == 0  the chunk as feedback to the sender, from address op >> 6
  *   op % 4 == 1  the chunk as a data packet to the receiver
@@ -33,9 +40,38 @@ typedef struct {
   VlmccConfig cfg;
   VlmccSender *s;
   VlmccReceiver *r;
+  gboolean keyed;
   gboolean have_seq;
   guint16 last_seq;
 } Target;
+
+/* The plain length of control datagram @len (keyed: a trailer after it). */
+static gsize
+plain_len (const Target * t, gsize len)
+{
+  if (!t->keyed)
+    return len;
+  if (len < AUTH_TRAILER_SIZE)
+    abort ();
+  return len - AUTH_TRAILER_SIZE;
+}
+
+/* Keyed, a control datagram already taken is refused when it comes
+ * again. */
+static void
+check_replay_refused (const Target * t, VlmccInput again)
+{
+  if (t->keyed && again != VLMCC_INPUT_UNAUTHENTICATED)
+    abort ();
+}
+
+/* Keyed, the fuzzer's own datagrams are never taken as control. */
+static void
+check_raw_refused (const Target * t, VlmccInput in)
+{
+  if (t->keyed && in != VLMCC_INPUT_UNAUTHENTICATED)
+    abort ();
+}
 
 static void
 check_sender (Target * t, gboolean deliver, gint64 now)
@@ -59,9 +95,12 @@ check_sender (Target * t, gboolean deliver, gint64 now)
       if (deliver)
         vlmcc_receiver_on_data (t->r, buf, len, now);
     } else {
-      if (!vlmcc_msg_parse (buf, len, &m) || m.type != VLMCC_MSG_START)
+      if (!vlmcc_msg_parse (buf, plain_len (t, len), &m) ||
+          m.type != VLMCC_MSG_START)
         abort ();
       vlmcc_receiver_on_control (t->r, buf, len, now);
+      check_replay_refused (t, vlmcc_receiver_on_control (t->r, buf, len,
+              now));
     }
   }
   while (vlmcc_sender_pop_event (t->s, &ev))
@@ -85,10 +124,12 @@ check_receiver (Target * t, gint64 now)
 
   vlmcc_receiver_get_stats (t->r, &st);
   while ((len = vlmcc_receiver_pop_transmit (t->r, buf, sizeof (buf)))) {
-    if (!vlmcc_msg_parse (buf, len, &m) || m.id != st.id ||
+    if (!vlmcc_msg_parse (buf, plain_len (t, len), &m) || m.id != st.id ||
         (m.type != VLMCC_MSG_ACK && m.type != VLMCC_MSG_CHALLENGE))
       abort ();
     vlmcc_sender_on_feedback (t->s, buf, len, &from, now);
+    check_replay_refused (t, vlmcc_sender_on_feedback (t->s, buf, len,
+            &from, now));
   }
   while (vlmcc_receiver_pop_event (t->r, &ev));
   if (!isfinite (st.window) || st.window < 1.0)
@@ -151,6 +192,15 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
   t.r = vlmcc_receiver_new (&t.cfg, &rng, now);
+  if (data[0] & 0x80) {
+    AuthKey key;
+
+    for (guint i = 0; i < AUTH_KEY_SIZE; i++)
+      key.bytes[i] = (guint8) i;
+    t.keyed = TRUE;
+    vlmcc_sender_set_key (t.s, &key, &rng);
+    vlmcc_receiver_set_key (t.r, &key);
+  }
 
   while (fuzz_next_record (data, size, &pos, &r)) {
     VlmccAddr a = { 1, {r.op >> 6} };
@@ -158,13 +208,15 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     check_parsers (r.chunk, r.len);
     switch (r.op % 4) {
       case 0:
-        vlmcc_sender_on_feedback (t.s, r.chunk, r.len, &a, now);
+        check_raw_refused (&t, vlmcc_sender_on_feedback (t.s, r.chunk, r.len,
+                &a, now));
         break;
       case 1:
         vlmcc_receiver_on_data (t.r, r.chunk, r.len, now);
         break;
       case 2:
-        vlmcc_receiver_on_control (t.r, r.chunk, r.len, now);
+        check_raw_refused (&t, vlmcc_receiver_on_control (t.r, r.chunk,
+                r.len, now));
         break;
       case 3:
         push_rtp (&t, r.chunk, r.len, now);

@@ -2,7 +2,9 @@
 """Writes the seed corpus of fuzz-vlmcc: a sender and its leader in steady
 exchange, the same with data dropped (losses, leadership loss), raw acks,
 challenges, START packets and data packets (layouts in
-docs/protocols/vlmcc.md), and a session with a rate floor."""
+docs/protocols/vlmcc.md), a session with a rate floor, and with config bit
+0x80 (a group key) the steady exchange and the raw packets, unsealed and
+with 24 random trailer bytes."""
 import os
 import struct
 
@@ -63,6 +65,13 @@ def main():
         "lossy": bytes([2]) + lossy,
         "raw": bytes([0]) + raw,
         "floor": bytes([0x33]) + steady[: len(steady) // 2] + lossy,
+        "keyed-steady": bytes([0x81]) + steady,
+        "keyed-lossy": bytes([0x82]) + lossy,
+        "keyed-raw": bytes([0x80]) + raw +
+        rec(0, challenge(0x4321, False, 10, 50000, 40000, 1280, 1024) +
+            bytes(range(100, 124))) +
+        rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0) +
+            bytes(range(24))),
     }
     for name, body in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

@@ -9,6 +9,7 @@
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
+ *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -25,12 +26,21 @@
  * (the bridge's two group-specific queries 1 s apart), receivers started
  * together, 70 s. Options after -B override it. -j starts each receiver
  * at START_LEVEL (RlmConfig.start_level; 0: the optimal level of its path,
- * as a receiver that learned it in an earlier session). */
+ * as a receiver that learned it in an earlier session). -A puts a queue
+ * discipline on the bottleneck links (the shared one, and in topology (3)
+ * the slow one): tests/net/aqmcore's drop-tail, RED or CoDel, or fair
+ * queueing per session; the paper's sections 5 and 8 expect RED to lower
+ * the loss, and RED or FQ to share a link fairly among sessions. -T sets
+ * the loss threshold T of the M state (RlmConfig.loss_threshold). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
+
+/* -A beyond aqmcore's disciplines */
+#define QUEUEING_ENGINE (-1)    /* the engine's own drop-tail */
+#define QUEUEING_FQ 100
 
 typedef struct {
   guint topology, n;
@@ -40,9 +50,40 @@ typedef struct {
   gint64 prune_ms;
   gboolean mean_draw, start_together;
   gint start_level;
+  gint queueing;                /* QUEUEING_* or an AqmDiscipline */
+  gdouble loss_threshold;       /* 0: the core's default */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
+
+static gboolean
+parse_queueing (const char *arg, gint * queueing)
+{
+  static const struct {
+    const char *name;
+    gint value;
+  } names[] = {
+    {"droptail", AQM_DROPTAIL}, {"red", AQM_RED}, {"codel", AQM_CODEL},
+    {"fq", QUEUEING_FQ},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (arg, names[i].name)) {
+      *queueing = names[i].value;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* -A's discipline on the link down into @node. */
+static void
+apply_queueing (Sim * sim, const Options * o, guint node)
+{
+  if (o->queueing == QUEUEING_FQ)
+    sim_set_fair_queueing (sim, node);
+  else if (o->queueing != QUEUEING_ENGINE)
+    sim_set_discipline (sim, node, (AqmDiscipline) o->queueing);
+}
 
 /* The highest level whose cumulative rate fits @rate. */
 static guint
@@ -77,6 +118,8 @@ build_superposition (Sim * sim, const Options * o, const SimConfig * cfg,
   gdouble rtt = 4.0 * o->delay / 1000.0;
   guint queue = MAX (2, (guint) (2.0 * rate * rtt / (8.0 * 1000)));
   guint hub = sim_add_node (sim, 0, rate, o->delay * SIM_MS, queue, 0);
+
+  apply_queueing (sim, o, hub);
 
   for (guint i = 0; i < o->n; i++) {
     guint s = i == 0 ? 0 : sim_add_session (sim, cfg->n_layers,
@@ -143,8 +186,10 @@ parse_options (int argc, char **argv, Options * o)
   o->prune_ms = -1;
   o->start_together = FALSE;
   o->start_level = 1;
+  o->queueing = QUEUEING_ENGINE;
+  o->loss_threshold = 0;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:")) != -1) {
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -191,6 +236,13 @@ parse_options (int argc, char **argv, Options * o)
       case 'j':
         o->start_level = atoi (optarg);
         break;
+      case 'T':
+        o->loss_threshold = g_ascii_strtod (optarg, NULL);
+        rates_ok = rates_ok && o->loss_threshold > 0 && o->loss_threshold < 1;
+        break;
+      case 'A':
+        rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
+        break;
       default:
         return FALSE;
     }
@@ -230,7 +282,7 @@ main (int argc, char **argv)
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
-        "[-j start_level]\n",
+        "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold]\n",
         argv[0]);
     return 2;
   }
@@ -240,6 +292,8 @@ main (int argc, char **argv)
   rlm_config_init (&rc);
   if (o.mean_draw)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
+  if (o.loss_threshold > 0)
+    rc.loss_threshold = o.loss_threshold;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {
@@ -253,6 +307,10 @@ main (int argc, char **argv)
   if (o.topology == 3)
     slow = sim_add_node (sim, 0, o.bottleneck / 2, o.delay * SIM_MS, o.queue,
         o.queue_bytes / 2);
+  if (o.topology != 4)
+    apply_queueing (sim, &o, hub);
+  if (slow)
+    apply_queueing (sim, &o, slow);
   if (o.topology == 1)
     o.n = 1;
   optimal = g_new0 (guint, o.n);

@@ -355,8 +355,8 @@ arrive (Sim * sim, guint n, SimPacket * p)
   for (guint k = 0; st && k < st->out->len; k++) {
     guint child = g_array_index (st->out, guint, k);
 
-    sim_engine_link_send (sim->engine, child, SIM_DOWN, p->size, EV_ARRIVE,
-        child, 0, p);
+    sim_engine_link_send_flow (sim->engine, child, SIM_DOWN, p->session,
+        p->size, EV_ARRIVE, child, 0, p);
   }
 }
 
@@ -465,6 +465,19 @@ sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
   add_node_state (sim);
   return sim_engine_add_node (sim->engine, parent, rate, delay, queue_packets,
       queue_bytes);
+}
+
+gboolean
+sim_set_fair_queueing (Sim * sim, guint node)
+{
+  return sim_engine_set_fair_queueing (sim->engine, node, SIM_DOWN);
+}
+
+gboolean
+sim_set_discipline (Sim * sim, guint node, AqmDiscipline discipline)
+{
+  return sim_engine_set_discipline (sim->engine, node, SIM_DOWN, discipline,
+      (guint32) (sim->cfg.seed * 31 + node));
 }
 
 guint

@@ -56,6 +56,11 @@ guint sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
 /* Another session (before sim_run): a source at node 0 sending
  * @n_layers layers of @layer_rate bit/s. Returns its index; session 0 is
  * SimConfig's. */
+/* The queue discipline of the link down into @node (drop-tail without). */
+gboolean sim_set_discipline (Sim * sim, guint node, AqmDiscipline discipline);
+/* Fair queueing per session on the link down into @node. */
+gboolean sim_set_fair_queueing (Sim * sim, guint node);
+
 guint sim_add_session (Sim * sim, guint n_layers, const guint64 * layer_rate);
 
 /* An RLM receiver of session 0 at @node, starting at @start with @cfg

@@ -6,11 +6,13 @@
 typedef enum {
   KIND_LINK_DONE,               /* a: node, b: direction */
   KIND_CROSS,                   /* a: cross flow */
+  KIND_AQM_POLL,                /* a: node, b: direction */
 } EngineKind;
 
 /* A packet in a link's queue. */
 typedef struct {
   guint size;
+  guint flow;                   /* fair queueing's class */
   gboolean cross;
   gint64 departure;             /* SIM_LINK_RECKONED */
   SimEngineEvent arrival;       /* run at the far end (not for cross) */
@@ -25,7 +27,30 @@ typedef struct {
   gint64 busy_until;            /* RECKONED */
   SimEngineLinkStats st;
   GArray *drop_bins;            /* guint64 pairs: data, cross */
+  /* with a queue discipline (sim_engine_set_discipline): aqmcore's link
+   * serialises, delays and drops; the entries wait here by id */
+  AqmLink *aqm;
+  GHashTable *aqm_entries;      /* id -> LinkEntry * */
+  guint32 aqm_next_id;
+  gint64 aqm_poll_at;           /* the pending poll event, -1: none */
+  GRand *aqm_rand;
+  /* with fair queueing (sim_engine_set_fair_queueing): a queue per flow,
+   * served by deficit round robin; link->queue stays empty */
+  GHashTable *fq_flows;         /* flow -> FqFlow * */
+  GQueue fq_active;             /* FqFlow * with packets, in service order */
+  guint fq_packets;
 } Link;
+
+/* One flow's queue under fair queueing. */
+typedef struct {
+  GQueue q;                     /* LinkEntry * */
+  guint bytes;
+  gint deficit;
+  gboolean active;
+} FqFlow;
+
+/* DRR's quantum: a full Ethernet frame, so each visit may send a packet. */
+#define FQ_QUANTUM 1514
 
 typedef struct {
   guint parent;
@@ -253,12 +278,49 @@ pop_entry (Link * link)
   return entry;
 }
 
+/* Deficit round robin (Shreedhar and Varghese, 1995): the flow at the
+ * head sends while its deficit covers its next packet, else it gains a
+ * quantum and goes to the back. */
+static LinkEntry *
+fq_pop (Link * link)
+{
+  FqFlow *f;
+
+  while ((f = g_queue_peek_head (&link->fq_active))) {
+    LinkEntry *entry = g_queue_peek_head (&f->q);
+
+    if (!entry) {               /* emptied by a buffer-full drop */
+      g_queue_pop_head (&link->fq_active);
+      f->active = FALSE;
+      f->deficit = 0;
+      continue;
+    }
+    if (f->deficit < (gint) entry->size) {
+      f->deficit += FQ_QUANTUM;
+      g_queue_push_tail (&link->fq_active, g_queue_pop_head (&link->fq_active));
+      continue;
+    }
+    g_queue_pop_head (&f->q);
+    f->deficit -= entry->size;
+    f->bytes -= entry->size;
+    link->queued_bytes -= entry->size;
+    link->fq_packets--;
+    if (g_queue_is_empty (&f->q)) {
+      g_queue_pop_head (&link->fq_active);
+      f->active = FALSE;
+      f->deficit = 0;
+    }
+    return entry;
+  }
+  return NULL;
+}
+
 static void
 start_transmission (SimEngine * e, guint n, SimLinkDir dir)
 {
   Node *node = node_at (e, n);
   Link *link = &node->dir[dir];
-  LinkEntry *entry = pop_entry (link);
+  LinkEntry *entry = link->fq_flows ? fq_pop (link) : pop_entry (link);
 
   if (!entry)
     return;
@@ -311,6 +373,140 @@ count_drop (SimEngine * e, Link * link, gboolean cross)
   sim_bins_add (link->drop_bins, 2, cross ? 1 : 0, e->now, 1);
 }
 
+/* Keeps one poll event pending at the discipline's next deadline. */
+static void
+aqm_schedule_poll (SimEngine * e, guint n, SimLinkDir dir)
+{
+  Link *link = &node_at (e, n)->dir[dir];
+  guint64 due = aqm_link_next_deadline (link->aqm);
+
+  if (due == G_MAXUINT64 || (link->aqm_poll_at >= 0 &&
+          link->aqm_poll_at <= (gint64) due))
+    return;
+  link->aqm_poll_at = MAX ((gint64) due, e->now);
+  sim_engine_schedule (e, link->aqm_poll_at, KIND_AQM_POLL, n, dir, NULL);
+}
+
+/* The discipline's verdicts due now: drops counted, deliveries on their
+ * way (the delay is the discipline's). */
+static void
+aqm_poll (SimEngine * e, guint n, SimLinkDir dir, gint64 at)
+{
+  Link *link = &node_at (e, n)->dir[dir];
+  AqmVerdict v;
+
+  if (at != link->aqm_poll_at)
+    return;                     /* superseded by an earlier one */
+  link->aqm_poll_at = -1;
+  while (aqm_link_poll (link->aqm, (guint64) e->now, &v)) {
+    LinkEntry *entry = NULL;
+
+    g_hash_table_steal_extended (link->aqm_entries, GUINT_TO_POINTER (v.id),
+        NULL, (gpointer *) & entry);
+    if (v.kind == AQM_VERDICT_DROP) {
+      count_drop (e, link, entry->cross);
+      free_entry (e, entry);
+    } else {
+      schedule_arrival (e, entry, e->now);
+      g_free (entry);
+    }
+  }
+  aqm_schedule_poll (e, n, dir);
+}
+
+static gboolean
+aqm_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
+{
+  Link *link = &node_at (e, n)->dir[dir];
+  guint32 id = link->aqm_next_id++;
+
+  if (!aqm_link_enqueue (link->aqm, id, entry->size, (guint64) e->now)) {
+    count_drop (e, link, entry->cross);
+    g_free (entry);
+    return FALSE;
+  }
+  if (!entry->cross && e->cb.payload_ref)
+    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+  g_hash_table_insert (link->aqm_entries, GUINT_TO_POINTER (id), entry);
+  aqm_schedule_poll (e, n, dir);
+  return TRUE;
+}
+
+static FqFlow *
+fq_flow (Link * link, guint flow)
+{
+  FqFlow *f = g_hash_table_lookup (link->fq_flows, GUINT_TO_POINTER (flow));
+
+  if (!f) {
+    f = g_new0 (FqFlow, 1);
+    g_queue_init (&f->q);
+    g_hash_table_insert (link->fq_flows, GUINT_TO_POINTER (flow), f);
+  }
+  return f;
+}
+
+static FqFlow *
+fq_longest (Link * link)
+{
+  GHashTableIter it;
+  FqFlow *f, *longest = NULL;
+
+  g_hash_table_iter_init (&it, link->fq_flows);
+  while (g_hash_table_iter_next (&it, NULL, (gpointer *) & f))
+    if (!longest || f->bytes > longest->bytes)
+      longest = f;
+  return longest;
+}
+
+static gboolean
+fq_full (const Node * node, const Link * link, guint size)
+{
+  return (node->queue_packets && link->fq_packets >= node->queue_packets)
+      || (node->queue_bytes && link->queued_bytes + size > node->queue_bytes);
+}
+
+/* Fair queueing's buffer is shared: when it is full, the longest flow
+ * loses its last packet, and an arrival of that flow is itself lost. */
+static gboolean
+fq_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
+{
+  Node *node = node_at (e, n);
+  Link *link = &node->dir[dir];
+  FqFlow *own = fq_flow (link, entry->flow);
+
+  while (fq_full (node, link, entry->size)) {
+    FqFlow *longest = fq_longest (link);
+    LinkEntry *victim;
+
+    if (longest == own || own->bytes + entry->size > longest->bytes ||
+        !longest->bytes) {
+      count_drop (e, link, entry->cross);
+      g_free (entry);
+      return FALSE;
+    }
+    victim = g_queue_pop_tail (&longest->q);
+    longest->bytes -= victim->size;
+    link->queued_bytes -= victim->size;
+    link->fq_packets--;
+    count_drop (e, link, victim->cross);
+    free_entry (e, victim);
+    /* a flow emptied here stays in the active list; fq_pop skips it */
+  }
+  if (!entry->cross && e->cb.payload_ref)
+    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+  g_queue_push_tail (&own->q, entry);
+  own->bytes += entry->size;
+  link->queued_bytes += entry->size;
+  link->fq_packets++;
+  if (!own->active) {
+    own->active = TRUE;
+    g_queue_push_tail (&link->fq_active, own);
+  }
+  if (!link->in_flight)
+    start_transmission (e, n, dir);
+  return TRUE;
+}
+
 /* Drop-tail: a packet that finds the queue full is lost. */
 static gboolean
 link_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
@@ -322,6 +518,10 @@ link_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
     link->st.cross_sent++;
   else
     link->st.sent++;
+  if (link->aqm)
+    return aqm_offer (e, n, dir, entry);
+  if (link->fq_flows)
+    return fq_offer (e, n, dir, entry);
   if (e->timing == SIM_LINK_RECKONED)
     reckon_departures (e, link);
   if (queue_full (node, link, entry->size)) {
@@ -344,15 +544,80 @@ gboolean
 sim_engine_link_send (SimEngine * e, guint node, SimLinkDir dir, guint size,
     guint kind, guint a, guint64 b, gpointer p)
 {
+  return sim_engine_link_send_flow (e, node, dir, 0, size, kind, a, b, p);
+}
+
+gboolean
+sim_engine_link_send_flow (SimEngine * e, guint node, SimLinkDir dir,
+    guint flow, guint size, guint kind, guint a, guint64 b, gpointer p)
+{
   LinkEntry *entry = g_new0 (LinkEntry, 1);
 
   g_return_val_if_fail (node > 0 && node < e->nodes->len, FALSE);
   entry->size = size;
+  entry->flow = flow;
   entry->arrival.kind = kind;
   entry->arrival.a = a;
   entry->arrival.b = b;
   entry->arrival.p = p;
   return link_offer (e, node, dir, entry);
+}
+
+static gdouble
+aqm_uniform (gpointer data)
+{
+  return g_rand_double ((GRand *) data);
+}
+
+gboolean
+sim_engine_set_discipline (SimEngine * e, guint n, SimLinkDir dir,
+    AqmDiscipline discipline, guint32 seed)
+{
+  Node *node = node_at (e, n);
+  Link *link = &node->dir[dir];
+  AqmConfig cfg;
+  const char *err = NULL;
+
+  g_return_val_if_fail (n > 0 && n < e->nodes->len && !link->aqm, FALSE);
+  g_return_val_if_fail (link->queue.length == 0 && !link->in_flight, FALSE);
+  aqm_config_defaults (&cfg, discipline, node->rate);
+  cfg.delay_ns = (guint64) node->delay;
+  cfg.overhead = 0;             /* sizes here are wire sizes */
+  cfg.limit_packets = node->queue_packets;
+  cfg.limit_bytes = node->queue_bytes;
+  link->aqm_rand = g_rand_new_with_seed (seed);
+  link->aqm = aqm_link_new (&cfg, aqm_uniform, link->aqm_rand, &err);
+  if (!link->aqm) {
+    g_warning ("queue discipline: %s", err);
+    g_clear_pointer (&link->aqm_rand, g_rand_free);
+    return FALSE;
+  }
+  link->aqm_entries = g_hash_table_new (NULL, NULL);
+  link->aqm_poll_at = -1;
+  return TRUE;
+}
+
+static void
+free_fq_flow (gpointer data)
+{
+  FqFlow *f = data;
+
+  g_assert (g_queue_is_empty (&f->q));
+  g_free (f);
+}
+
+gboolean
+sim_engine_set_fair_queueing (SimEngine * e, guint n, SimLinkDir dir)
+{
+  Link *link = &node_at (e, n)->dir[dir];
+
+  g_return_val_if_fail (n > 0 && n < e->nodes->len && !link->aqm &&
+      !link->fq_flows, FALSE);
+  g_return_val_if_fail (e->timing == SIM_LINK_TRANSMITTER, FALSE);
+  g_return_val_if_fail (link->queue.length == 0 && !link->in_flight, FALSE);
+  link->fq_flows = g_hash_table_new_full (NULL, NULL, NULL, free_fq_flow);
+  g_queue_init (&link->fq_active);
+  return TRUE;
 }
 
 void
@@ -399,6 +664,7 @@ cross_send (SimEngine * e, guint f)
     return;
   entry = g_new0 (LinkEntry, 1);
   entry->size = c->size;
+  entry->flow = G_MAXUINT - f;
   entry->cross = TRUE;
   link_offer (e, c->node, SIM_DOWN, entry);
   if (c->off > 0 && (next - c->start) % (c->on + c->off) >= c->on)
@@ -434,6 +700,27 @@ clear_link (SimEngine * e, Link * link)
     free_entry (e, entry);
   free_entry (e, link->in_flight);
   g_array_free (link->drop_bins, TRUE);
+  if (link->aqm) {
+    GHashTableIter it;
+
+    g_hash_table_iter_init (&it, link->aqm_entries);
+    while (g_hash_table_iter_next (&it, NULL, (gpointer *) & entry))
+      free_entry (e, entry);
+    g_hash_table_destroy (link->aqm_entries);
+    aqm_link_free (link->aqm);
+    g_rand_free (link->aqm_rand);
+  }
+  if (link->fq_flows) {
+    GHashTableIter it;
+    FqFlow *f;
+
+    g_hash_table_iter_init (&it, link->fq_flows);
+    while (g_hash_table_iter_next (&it, NULL, (gpointer *) & f))
+      while ((entry = g_queue_pop_head (&f->q)))
+        free_entry (e, entry);
+    g_queue_clear (&link->fq_active);
+    g_hash_table_destroy (link->fq_flows);
+  }
 }
 
 void
@@ -472,6 +759,9 @@ run_event (SimEngine * e, const SimEngineEvent * ev)
       break;
     case KIND_CROSS:
       cross_send (e, ev->a);
+      break;
+    case KIND_AQM_POLL:
+      aqm_poll (e, ev->a, (SimLinkDir) ev->b, ev->time);
       break;
     default:
       e->cb.dispatch (e->cb.owner, ev);

@@ -5,7 +5,8 @@
  * were queued, so a run is exact and repeatable. The network is a tree
  * rooted at node 0: every other node is reached from its parent over a
  * link of some rate and propagation delay with a drop-tail queue bounded
- * in packets and/or bytes, in each direction. A packet handed to a link is
+ * in packets and/or bytes, in each direction (or RED, CoDel or fair
+ * queueing in its place). A packet handed to a link is
  * serialised at its rate behind the packets queued before it, then
  * travels the delay; on arrival the engine runs the event the sender
  * named for it. Cross traffic is CBR, optionally on/off, on one link.
@@ -17,6 +18,8 @@
 #define __SIM_ENGINE_H__
 
 #include <glib.h>
+
+#include "aqmcore.h"
 
 G_BEGIN_DECLS
 
@@ -102,6 +105,24 @@ gint64 sim_engine_path_delay (const SimEngine * e, guint a, guint b);
  * @a, @b, @p) runs, with a reference to @p taken now. */
 gboolean sim_engine_link_send (SimEngine * e, guint node, SimLinkDir dir,
     guint size, guint kind, guint a, guint64 b, gpointer p);
+/* The same, for fair queueing's @flow. */
+gboolean sim_engine_link_send_flow (SimEngine * e, guint node,
+    SimLinkDir dir, guint flow, guint size, guint kind, guint a, guint64 b,
+    gpointer p);
+/* Puts the queue discipline of tests/net/aqmcore in front of the link
+ * into @node in @dir, with its defaults for the link's rate (RED after
+ * Floyd's rules, CoDel after RFC 8289), the link's delay and queue bound,
+ * drawing RED's chances from @seed. Before any packet is sent; FALSE if
+ * aqmcore refuses the settings. */
+gboolean sim_engine_set_discipline (SimEngine * e, guint node, SimLinkDir dir,
+    AqmDiscipline discipline, guint32 seed);
+/* Fair queueing on the link into @node in @dir: a queue per flow (the
+ * @flow of sim_engine_link_send_flow, 0 for sim_engine_link_send; each
+ * cross-traffic flow is one of its own) served by deficit round robin, one buffer of the link's
+ * bound shared, the longest flow losing a packet when it is full.
+ * SIM_LINK_TRANSMITTER only; before any packet is sent. */
+gboolean sim_engine_set_fair_queueing (SimEngine * e, guint node,
+    SimLinkDir dir);
 void sim_engine_link_stats (const SimEngine * e, guint node, SimLinkDir dir,
     SimEngineLinkStats * st);
 /* Data and cross packets dropped on the link in [@from, @to). */

@@ -51,6 +51,9 @@ typedef struct {
   gint64 now;
   guint16 rtp_seq;
   GArray *sender_events;        /* VlmccEvent */
+  gboolean keyed;               /* every core gets key */
+  AuthKey key;
+  GBytes *last_feedback, *last_start;   /* as they left, for replays */
 } Rig;
 
 static gint
@@ -110,6 +113,15 @@ rig_clear (Rig * rig)
   }
   g_sequence_free (rig->events);
   g_array_free (rig->sender_events, TRUE);
+  g_clear_pointer (&rig->last_feedback, g_bytes_unref);
+  g_clear_pointer (&rig->last_start, g_bytes_unref);
+}
+
+static void
+rig_keep (GBytes ** slot, const guint8 * data, gsize len)
+{
+  g_clear_pointer (slot, g_bytes_unref);
+  *slot = g_bytes_new (data, len);
 }
 
 static void
@@ -128,9 +140,11 @@ rig_drain_receiver (Rig * rig, guint i)
   VlmccEvent ev;
 
   while ((len = vlmcc_receiver_pop_transmit (rig->paths[i].r, buf,
-              sizeof (buf))))
+              sizeof (buf)))) {
+    rig_keep (&rig->last_feedback, buf, len);
     rig_schedule (rig, rig->now + rig->paths[i].delay, EV_FEEDBACK, i,
         g_bytes_new (buf, len));
+  }
   while (vlmcc_receiver_pop_event (rig->paths[i].r, &ev))
     g_array_append_val (rig->paths[i].events, ev);
 }
@@ -161,6 +175,7 @@ rig_drain_sender (Rig * rig)
   rig_top_up (rig);
   while ((len = vlmcc_sender_pop_transmit (rig->s, buf, sizeof (buf), &to))) {
     if (to.len) {
+      rig_keep (&rig->last_start, buf, len);
       rig_schedule (rig, rig->now + rig->paths[to.bytes[0]].delay, EV_START,
           to.bytes[0], g_bytes_new (buf, len));
       continue;
@@ -189,6 +204,8 @@ rig_add_path (Rig * rig, gint64 delay)
   rig->paths[i].delay = delay;
   rig->paths[i].events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
   rig->paths[i].r = vlmcc_receiver_new (&rig->cfg, &rig->rng, rig->now);
+  if (rig->keyed)
+    vlmcc_receiver_set_key (rig->paths[i].r, &rig->key);
   rig_drain_receiver (rig, i);
   return i;
 }
@@ -398,16 +415,39 @@ GST_START_TEST (test_data_extension)
 
 GST_END_TEST;
 
+/* Every core of the rig under the key of @fill; the sender's auth id is
+ * drawn from its own source, so a keyed rig draws the same receiver ids
+ * as an unkeyed one. */
+static void
+rig_set_key (Rig * rig, guint8 fill)
+{
+  RandomSeeded seeded;
+  RandomSource rng;
+
+  random_source_init_seeded (&rng, &seeded, 99);
+  memset (&rig->key, fill, sizeof (rig->key));
+  rig->keyed = TRUE;
+  vlmcc_sender_set_key (rig->s, &rig->key, &rng);
+}
+
 /* A leader 25 ms away each way: first receiver heard, elected. */
 static void
-rig_with_leader (Rig * rig, const VlmccConfig * cfg)
+rig_with_leader_keyed (Rig * rig, const VlmccConfig * cfg, gboolean keyed)
 {
   rig_init (rig, cfg);
+  if (keyed)
+    rig_set_key (rig, 0x5a);
   rig_add_path (rig, 25 * MS);
   rig_run (rig, 200 * MS);
   fail_unless_equals_int (receiver_stats (rig, 0).role, VLMCC_ROLE_LEADER);
   fail_unless_equals_int (sender_stats (rig).leader,
       receiver_stats (rig, 0).id);
+}
+
+static void
+rig_with_leader (Rig * rig, const VlmccConfig * cfg)
+{
+  rig_with_leader_keyed (rig, cfg, FALSE);
 }
 
 GST_START_TEST (test_vegas_grows_holds_shrinks)
@@ -816,6 +856,289 @@ GST_START_TEST (test_bad_feedback_ignored)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------ */
+/* Amplification and the group key */
+
+/* A challenge storm: every 5 ms a challenge from a new id claiming a
+ * 2 ms RTT (so election_holdoff RTTs would be 8 ms) and a two-packet
+ * window. Without a key each is sound, yet the sender elects at most once
+ * per election_holdoff_min (100 ms), in leaderless recovery too (the
+ * elected ids never ack). With no floor on the hold-off it elected 186
+ * times in these 3 s. */
+GST_START_TEST (test_challenge_storm_bounded)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  VlmccSenderStats before, after;
+  guint8 buf[64];
+  VlmccAddr from;
+  const gint64 run = 3 * S;
+  guint64 elections, bound;
+  guint32 id = 0x70000000;
+
+  vlmcc_config_init (&cfg);
+  rig_with_leader (&rig, &cfg);
+  rig_run (&rig, S);
+  before = sender_stats (&rig);
+  addr_of (3, &from);
+  for (gint64 end = rig.now + run; rig.now < end;) {
+    gsize len = challenge_write (id++, 2, 2 * MS, buf);
+
+    vlmcc_sender_on_feedback (rig.s, buf, len, &from, rig.now);
+    rig_drain_sender (&rig);
+    rig_run (&rig, rig.now + 5 * MS);
+  }
+  after = sender_stats (&rig);
+  elections = after.elections - before.elections;
+  bound = run / cfg.election_holdoff_min + 1;
+  fail_unless (elections <= bound, "%" G_GUINT64_FORMAT " elections in 3 s",
+      elections);
+  /* it does take them (no key): the storm is bounded, not ignored */
+  fail_unless (elections >= bound / 2, "%" G_GUINT64_FORMAT, elections);
+  fail_unless (after.refused_holdoff - before.refused_holdoff >=
+      run / (5 * MS) - bound - 1);
+  /* the real leader lost the lead to the storm */
+  fail_unless (after.leader == 0 || after.leader >= 0x70000000);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A challenge cannot claim an RTT beyond what any sample may be (it would
+ * stretch the hold-off for minutes). */
+GST_START_TEST (test_challenge_absurd_rtt_refused)
+{
+  Rig rig;
+  guint8 buf[64];
+  VlmccAddr from;
+  gsize len;
+  guint32 leader;
+
+  rig_with_leader (&rig, NULL);
+  rig_run (&rig, S);
+  leader = sender_stats (&rig).leader;
+  addr_of (3, &from);
+  len = challenge_write (0x1234, 4, 100 * S, buf);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+          rig.now), VLMCC_INPUT_FORGED);
+  fail_unless_equals_int (sender_stats (&rig).leader, leader);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* STARTs queued for probes are bounded; the rest are counted. */
+GST_START_TEST (test_probe_storm_bounded)
+{
+  Rig rig;
+  VlmccMsg m = { 0 };
+  guint8 buf[64];
+  VlmccAddr from;
+  gsize len;
+
+  rig_with_leader (&rig, NULL);
+  addr_of (3, &from);
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.probe = TRUE;
+  for (guint i = 0; i < 1000; i++) {
+    m.id = 0x100 + i;
+    len = vlmcc_msg_write (&m, buf, sizeof (buf));
+    vlmcc_sender_on_feedback (rig.s, buf, len, &from, rig.now);
+  }
+  fail_unless_equals_int (sender_stats (&rig).probes, 1000 + 1);
+  fail_unless_equals_int (sender_stats (&rig).control_dropped,
+      1000 - VLMCC_MAX_QUEUED_CONTROL);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The first datagram @r sends (its join probe). */
+static gsize
+first_probe (gboolean keyed, guint8 * buf, gsize max)
+{
+  RandomSeeded seeded;
+  RandomSource rng;
+  VlmccConfig cfg;
+  VlmccReceiver *r;
+  AuthKey key;
+  gsize len;
+
+  vlmcc_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 3);
+  r = vlmcc_receiver_new (&cfg, &rng, 0);
+  memset (&key, 0x5a, sizeof (key));
+  if (keyed)
+    vlmcc_receiver_set_key (r, &key);
+  len = vlmcc_receiver_pop_transmit (r, buf, max);
+  vlmcc_receiver_free (r);
+  return len;
+}
+
+/* With a key every control packet is the unkeyed bytes plus the trailer,
+ * and a keyed session runs exactly as an unkeyed one. */
+GST_START_TEST (test_keyed_bytes_and_behaviour)
+{
+  guint8 plain[64], sealed[64];
+  gsize plain_len, sealed_len;
+  Rig a, b;
+  VlmccSenderStats sa, sb;
+  VlmccReceiverStats rb;
+
+  plain_len = first_probe (FALSE, plain, sizeof (plain));
+  sealed_len = first_probe (TRUE, sealed, sizeof (sealed));
+  fail_unless_equals_int (plain_len, VLMCC_CHALLENGE_SIZE);
+  fail_unless_equals_int (sealed_len, plain_len + AUTH_TRAILER_SIZE);
+  fail_unless (memcmp (plain, sealed, plain_len) == 0);
+  /* too small a buffer for the trailer: it stays queued */
+  fail_unless_equals_int (first_probe (TRUE, sealed, VLMCC_CHALLENGE_SIZE),
+      0);
+
+  rig_with_leader_keyed (&a, NULL, FALSE);
+  rig_with_leader_keyed (&b, NULL, TRUE);
+  rig_add_path (&a, 40 * MS);
+  rig_add_path (&b, 40 * MS);
+  rig_run (&a, 3 * S);
+  rig_run (&b, 3 * S);
+  fail_unless_equals_int (g_bytes_get_size (b.last_start),
+      g_bytes_get_size (a.last_start) + AUTH_TRAILER_SIZE);
+  fail_unless_equals_int (g_bytes_get_size (b.last_feedback),
+      g_bytes_get_size (a.last_feedback) + AUTH_TRAILER_SIZE);
+  sa = sender_stats (&a);
+  sb = sender_stats (&b);
+  fail_unless_equals_int (sb.leader, sa.leader);
+  fail_unless_equals_float (sb.window, sa.window);
+  fail_unless_equals_int64 (sb.rtt, sa.rtt);
+  fail_unless_equals_int (sb.acked, sa.acked);
+  fail_unless (sb.authenticated && !sa.authenticated);
+  fail_unless_equals_int (sb.auth.accepted, sb.acked + sb.stale + sb.forged +
+      sb.probes + sb.challenges);
+  fail_unless_equals_int (sb.auth.bad_tag + sb.auth.truncated +
+      sb.auth.replayed + sb.auth.too_old, 0);
+  rb = receiver_stats (&b, 1);
+  fail_unless_equals_int (rb.auth.accepted, rb.starts);
+  fail_unless_equals_int (rb.role, receiver_stats (&a, 1).role);
+  rig_clear (&a);
+  rig_clear (&b);
+}
+
+GST_END_TEST;
+
+/* Whether the sender's state that control could move is as in @before. */
+static void
+check_sender_unmoved (Rig * rig, const VlmccSenderStats * before)
+{
+  VlmccSenderStats now = sender_stats (rig);
+
+  fail_unless_equals_int (now.leader, before->leader);
+  fail_unless_equals_float (now.window, before->window);
+  fail_unless_equals_int64 (now.rtt, before->rtt);
+  fail_unless_equals_int (now.acked, before->acked);
+  fail_unless_equals_int (now.challenges, before->challenges);
+  fail_unless_equals_int (now.probes, before->probes);
+  fail_unless_equals_int (now.malformed, before->malformed);
+  fail_unless_equals_int (now.forged, before->forged);
+  fail_unless_equals_int (now.elections, before->elections);
+}
+
+/* Feeds @len bytes to the sender as a stranger's: refused unparsed. */
+static void
+feed_refused (Rig * rig, const guint8 * data, gsize len)
+{
+  VlmccAddr from;
+
+  addr_of (0, &from);
+  fail_unless_equals_int (vlmcc_sender_on_feedback (rig->s, data, len,
+          &from, rig->now), VLMCC_INPUT_UNAUTHENTICATED);
+}
+
+/* With a key: unsealed, cut, made under another key and replayed acks and
+ * challenges are counted by verdict and change nothing; so are STARTs at
+ * a receiver. */
+GST_START_TEST (test_keyed_forged_control)
+{
+  Rig rig;
+  VlmccSenderStats before, after;
+  VlmccReceiverStats rb, ra;
+  VlmccMsg m = { 0 };
+  guint8 buf[128];
+  gsize len;
+  AuthKey other;
+  AuthSession *foreign;
+  GBytes *ack, *start;
+  guint32 leader;
+
+  rig_with_leader_keyed (&rig, NULL, TRUE);
+  rig_run (&rig, S);
+  ack = g_bytes_ref (rig.last_feedback);
+  start = g_bytes_ref (rig.last_start);
+  rig_run (&rig, rig.now + 200 * MS);   /* the captured ack has arrived */
+  before = sender_stats (&rig);
+  leader = before.leader;
+
+  /* an ack, unsealed (shorter than a trailer) and cut to 16 bytes; a
+   * challenge to take the lead with a 1-packet window, unsealed
+   * and with 24 random trailer bytes */
+  m.type = VLMCC_MSG_ACK;
+  m.id = leader;
+  m.seq = 0;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  feed_refused (&rig, buf, len);
+  feed_refused (&rig, buf, 16);
+  len = challenge_write (0xbad, 1, 50 * MS, buf);
+  feed_refused (&rig, buf, len);
+  for (guint i = 0; i < AUTH_TRAILER_SIZE; i++)
+    buf[len + i] = (guint8) g_random_int ();
+  feed_refused (&rig, buf, len + AUTH_TRAILER_SIZE);
+  /* the same challenge sealed under another key */
+  memset (&other, 0xa5, sizeof (other));
+  foreign = auth_session_new (&other, 0xbad, 4);
+  len = auth_seal (foreign, buf, challenge_write (0xbad, 1, 50 * MS, buf),
+      sizeof (buf));
+  feed_refused (&rig, buf, len);
+  auth_session_free (foreign);
+  /* the leader's captured ack, again */
+  feed_refused (&rig, g_bytes_get_data (ack, NULL), g_bytes_get_size (ack));
+
+  after = sender_stats (&rig);
+  check_sender_unmoved (&rig, &before);
+  fail_unless_equals_int (after.auth.truncated, before.auth.truncated + 2);
+  fail_unless_equals_int (after.auth.bad_tag, before.auth.bad_tag + 3);
+  fail_unless_equals_int (after.auth.replayed + after.auth.too_old,
+      before.auth.replayed + before.auth.too_old + 1);
+  fail_unless_equals_int (after.auth.accepted, before.auth.accepted);
+
+  /* the receiver: an unsealed START naming it and the captured one */
+  rb = receiver_stats (&rig, 0);
+  m.type = VLMCC_MSG_START;
+  m.target = rb.id;
+  m.leader = 0xbad;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (vlmcc_receiver_on_control (rig.paths[0].r, buf,
+          len, rig.now), VLMCC_INPUT_UNAUTHENTICATED);
+  fail_unless_equals_int (vlmcc_receiver_on_control (rig.paths[0].r,
+          g_bytes_get_data (start, NULL), g_bytes_get_size (start), rig.now),
+      VLMCC_INPUT_UNAUTHENTICATED);
+  ra = receiver_stats (&rig, 0);
+  fail_unless_equals_int (ra.auth.bad_tag, rb.auth.bad_tag + 1);
+  fail_unless_equals_int (ra.auth.replayed, rb.auth.replayed + 1);
+  fail_unless_equals_int (ra.forged + ra.malformed + ra.starts,
+      rb.forged + rb.malformed + rb.starts);
+  fail_unless_equals_int (ra.leader, rb.leader);
+  fail_unless_equals_int (ra.role, VLMCC_ROLE_LEADER);
+
+  /* and the session goes on as before */
+  rig_run (&rig, rig.now + S);
+  after = sender_stats (&rig);
+  fail_unless_equals_int (after.leader, leader);
+  fail_unless (after.acked > before.acked);
+  g_bytes_unref (ack);
+  g_bytes_unref (start);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
 /* In the simulator */
 
 /* No data packet dropped on the link into @node over [@from, @to), and
@@ -999,6 +1322,11 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_follower_below_floor_leaves);
   tcase_add_test (tc, test_lossy_receiver_keeps_halvings);
   tcase_add_test (tc, test_bad_feedback_ignored);
+  tcase_add_test (tc, test_challenge_storm_bounded);
+  tcase_add_test (tc, test_challenge_absurd_rtt_refused);
+  tcase_add_test (tc, test_probe_storm_bounded);
+  tcase_add_test (tc, test_keyed_bytes_and_behaviour);
+  tcase_add_test (tc, test_keyed_forged_control);
   tcase_add_test (tc, test_no_loss_alone);
   tcase_add_test (tc, test_vegas_plus_no_loss_alone);
   tcase_add_test (tc, test_vegas_plus_detects_held_queue);

@@ -791,16 +791,19 @@ missing_in (const gchar * out, const gchar * element, const gchar * what)
 GST_START_TEST (test_inspect_shows_docs)
 {
   guint failures = 0;
+  gchar *inspect;
 
 #ifdef INSPECTDOCS_SANITIZED
   g_print ("inspectdocs: sanitizer build: gst-inspect-1.0 cannot load these "
       "plugins, cross-check skipped\n");
   return;
 #endif
-  if (!g_find_program_in_path ("gst-inspect-1.0")) {
+  inspect = g_find_program_in_path ("gst-inspect-1.0");
+  if (!inspect) {
     g_print ("inspectdocs: gst-inspect-1.0 not in PATH, cross-check skipped\n");
     return;
   }
+  g_free (inspect);
   for (GList * l = factories; l; l = l->next) {
     const gchar *name = factory_name (l->data);
     gchar *out = inspect_output (name);

@@ -912,6 +912,7 @@ GST_START_TEST (test_sink_pli_to_key_unit)
   fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 2);
   g_object_unref (from);
   gst_harness_teardown (h);
+  gst_object_unref (sink);
   g_object_unref (rx);
 }
 
@@ -976,6 +977,7 @@ GST_START_TEST (test_src_sends_pli)
   g_object_unref (to_rtp);
   g_object_unref (to_rtcp);
   gst_harness_teardown (h);
+  gst_object_unref (src);
   g_object_unref (tx);
 }
 
@@ -1067,6 +1069,7 @@ GST_START_TEST (test_sink_uses_given_socket)
   fail_unless (receive_sized (rx, 12 + 100, &from_port), "no RTP arrived");
   fail_unless_equals_int (from_port, app_port);
   gst_harness_teardown (h);
+  gst_object_unref (sink);
   fail_unless (socket_still_works (app, rx, rx_port),
       "the application's socket was closed");
   g_object_unref (app);
@@ -1107,6 +1110,7 @@ GST_START_TEST (test_src_uses_given_socket)
   gst_buffer_unref (got);
   gst_buffer_unref (pkt);
   gst_harness_teardown (h);
+  gst_object_unref (src);
   fail_unless (g_socket_get_blocking (app));
   g_socket_set_timeout (app, 1);
   fail_unless (socket_still_works (app, tx, tx_port),
@@ -1250,6 +1254,7 @@ GST_START_TEST (test_sink_key_rtcp)
 
   g_object_unref (from);
   gst_harness_teardown (h);
+  gst_object_unref (sink);
   g_object_unref (rx);
   auth_session_free (mine);
   auth_session_free (other);
@@ -1362,6 +1367,7 @@ GST_START_TEST (test_src_key_rtcp_and_token)
   g_object_unref (to_rtp);
   g_object_unref (to_rtcp);
   gst_harness_teardown (h);
+  gst_object_unref (src);
   g_object_unref (tx);
   auth_session_free (sink_side);
   auth_session_free (check);

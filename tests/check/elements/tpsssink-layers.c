@@ -47,7 +47,7 @@ layered_packet (guint frame, guint i)
   gst_rtp_buffer_set_payload_type (&rtp, MEDIA_PT);
   gst_rtp_buffer_set_seq (&rtp, frame * PACKETS_PER_FRAME + i);
   gst_rtp_buffer_set_timestamp (&rtp, frame * 3000);
-  ((guint8 *) gst_rtp_buffer_get_payload (&rtp))[0] = layer;
+  memset (gst_rtp_buffer_get_payload (&rtp), layer, 200);
   gst_rtp_buffer_unmap (&rtp);
   gst_buffer_add_temporal_layer_meta (buf, layer, N_LAYERS,
       1u << (N_LAYERS - 1), layer == N_LAYERS - 1);

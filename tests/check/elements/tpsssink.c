@@ -360,6 +360,7 @@ GST_START_TEST (test_bitrate_and_layer_rates)
     gst_rtp_buffer_set_payload_type (&rtp, 96);
     gst_rtp_buffer_set_seq (&rtp, i);
     gst_rtp_buffer_set_timestamp (&rtp, i * 40);
+    memset (gst_rtp_buffer_get_payload (&rtp), 0, 500);
     gst_rtp_buffer_unmap (&rtp);
     fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
     g_usleep (5000);

@@ -201,43 +201,86 @@ check_output (GstBuffer * buf)
   gst_rtp_buffer_unmap (&rtp);
 }
 
-GST_START_TEST (test_pair_leader_acks_rate_moves)
+/* A vlmccsink and a vlmccsrc on one loopback group, each with @props
+ * added. */
+typedef struct
+{
+  GstHarness *hs, *hr;
+  GstElement *sink, *src;
+  guint rate, events, pulled;
+} Pair;
+
+static void
+pair_init (Pair * p, const gchar * group, const gchar * sink_props,
+    const gchar * src_props)
 {
   guint port = free_udp_port ();
-  gchar *sink_desc = g_strdup_printf ("vlmccsink address=239.255.91.1 "
-      "port=%u multicast-iface=lo stats-interval=0", port);
-  gchar *src_desc = g_strdup_printf ("vlmccsrc address=239.255.91.1 "
-      "port=%u multicast-iface=lo stats-interval=0", port);
-  GstHarness *hs = gst_harness_new_parse (sink_desc);
-  GstHarness *hr = gst_harness_new_parse (src_desc);
-  GstElement *sink = gst_harness_find_element (hs, "vlmccsink");
-  GstElement *src = gst_harness_find_element (hr, "vlmccsrc");
-  GstBus *bus = gst_bus_new ();
-  GstStructure *st;
-  GstMessage *m;
-  guint rate = 0, events = 0, pulled = 0, leader, sink_leader, bitrate;
-  const gchar *role;
+  gchar *sink_desc = g_strdup_printf ("vlmccsink address=%s port=%u "
+      "multicast-iface=lo stats-interval=0 %s", group, port, sink_props);
+  gchar *src_desc = g_strdup_printf ("vlmccsrc address=%s port=%u "
+      "multicast-iface=lo stats-interval=0 %s", group, port, src_props);
 
-  gst_element_set_bus (sink, bus);
-  gst_harness_play (hr);
-  gst_harness_set_src_caps_str (hs, RTP_CAPS);
-  gst_harness_play (hs);
-  /* 3 s of 1000-byte packets at 100 per second */
-  for (guint i = 0; i < 300; i++) {
+  memset (p, 0, sizeof (*p));
+  p->hs = gst_harness_new_parse (sink_desc);
+  p->hr = gst_harness_new_parse (src_desc);
+  p->sink = gst_harness_find_element (p->hs, "vlmccsink");
+  p->src = gst_harness_find_element (p->hr, "vlmccsrc");
+  g_free (sink_desc);
+  g_free (src_desc);
+}
+
+/* @n 1000-byte packets at 100 per second, the output checked. */
+static void
+pair_run (Pair * p, guint n)
+{
+  gst_harness_play (p->hr);
+  gst_harness_set_src_caps_str (p->hs, RTP_CAPS);
+  gst_harness_play (p->hs);
+  for (guint i = 0; i < n; i++) {
     GstBuffer *out;
 
-    fail_unless_equals_int (gst_harness_push (hs, rtp_packet (i, i * 900)),
-        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (p->hs, rtp_packet (i,
+                i * 900)), GST_FLOW_OK);
     g_usleep (10 * 1000);
-    take_rate_events (hs, &rate, &events);
-    while ((out = gst_harness_try_pull (hr))) {
+    take_rate_events (p->hs, &p->rate, &p->events);
+    while ((out = gst_harness_try_pull (p->hr))) {
       check_output (out);
       gst_buffer_unref (out);
-      pulled++;
+      p->pulled++;
     }
   }
   g_usleep (300 * 1000);
-  take_rate_events (hs, &rate, &events);
+  take_rate_events (p->hs, &p->rate, &p->events);
+}
+
+static void
+pair_clear (Pair * p)
+{
+  gst_object_unref (p->sink);
+  gst_object_unref (p->src);
+  gst_harness_teardown (p->hs);
+  gst_harness_teardown (p->hr);
+}
+
+GST_START_TEST (test_pair_leader_acks_rate_moves)
+{
+  Pair p;
+  GstElement *sink, *src;
+  GstBus *bus = gst_bus_new ();
+  GstStructure *st;
+  GstMessage *m;
+  guint rate, events, pulled, leader, sink_leader, bitrate;
+  const gchar *role;
+
+  pair_init (&p, "239.255.91.1", "", "");
+  sink = p.sink;
+  src = p.src;
+  gst_element_set_bus (sink, bus);
+  /* 3 s of 1000-byte packets at 100 per second */
+  pair_run (&p, 300);
+  rate = p.rate;
+  events = p.events;
+  pulled = p.pulled;
 
   g_object_get (src, "stats", &st, NULL);
   role = gst_structure_get_string (st, "role");
@@ -266,12 +309,137 @@ GST_START_TEST (test_pair_leader_acks_rate_moves)
   m = pop_element_message (bus, "vlmcc-leader");
   fail_unless (m != NULL, "no vlmcc-leader message");
   gst_message_unref (m);
+  /* without a key: no auth, nothing sealed */
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-sealed") +
+      check_stat_u64 (src, "auth-sealed"), 0);
 
-  gst_harness_teardown (hs);
-  gst_harness_teardown (hr);
+  pair_clear (&p);
   gst_object_unref (bus);
-  g_free (sink_desc);
-  g_free (src_desc);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* The group key */
+
+#define HEX_KEY "00112233445566778899aabbccddeeff" \
+  "00112233445566778899aabbccddeeff"
+
+/* Whether the stats' @field, as text ("true", "leader"), is @want. */
+static gboolean
+stat_is (GstElement * e, const gchar * field, const gchar * want)
+{
+  GstStructure *s;
+  const GValue *v;
+  gchar *text;
+  gboolean same;
+
+  g_object_get (e, "stats", &s, NULL);
+  v = gst_structure_get_value (s, field);
+  text = v ? gst_value_serialize (v) : NULL;
+  same = g_strcmp0 (text, want) == 0;
+  g_free (text);
+  gst_structure_free (s);
+  return same;
+}
+
+/* With the same key the session runs as without: the source leads and acks, and
+ * every control packet is sealed and opened. */
+GST_START_TEST (test_keyed_pair)
+{
+  Pair p;
+
+  pair_init (&p, "239.255.91.5", "key=" HEX_KEY, "key=" HEX_KEY);
+  pair_run (&p, 150);
+  fail_unless (stat_is (p.sink, "auth", "true"));
+  fail_unless (stat_is (p.src, "auth", "true"));
+  fail_unless (stat_is (p.src, "role", "leader"));
+  fail_unless (check_stat_u64 (p.sink, "acked") > 100);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "starts"), 1);
+  /* every ack and probe opened at the sink, the START at the source */
+  fail_unless (check_stat_u64 (p.sink, "auth-accepted") >=
+      check_stat_u64 (p.sink, "acked") + 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "auth-accepted"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "auth-sealed"), 1);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "auth-sealed"),
+      check_stat_u64 (p.src, "acks-sent") +
+      check_stat_u64 (p.src, "probes-sent"));
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "auth-bad-tag") +
+      check_stat_u64 (p.src, "auth-bad-tag"), 0);
+  fail_unless (p.pulled >= 120, "only %u packets came out", p.pulled);
+  pair_clear (&p);
+}
+
+GST_END_TEST;
+
+/* Under different keys (or a key on one side only) control fails, and
+ * visibly: the sink counts the probes as bad tags (or as too short), never
+ * answers them and has no leader; the media still flows, at the rate of
+ * a session without feedback. */
+GST_START_TEST (test_key_mismatch)
+{
+  const struct
+  {
+    const gchar *sink, *src, *field;
+  } cases[] = {
+    {"key=" HEX_KEY, "key=another-passphrase", "auth-bad-tag"},
+    {"key=" HEX_KEY, "", "auth-bad-tag"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    Pair p;
+
+    pair_init (&p, "239.255.91.6", cases[i].sink, cases[i].src);
+    pair_run (&p, 150);
+    fail_unless (check_stat_u64 (p.sink, cases[i].field) >= 1, "case %u", i);
+    fail_unless_equals_uint64 (check_stat_u64 (p.sink, "probes"), 0);
+    fail_unless_equals_uint64 (check_stat_u64 (p.sink, "leader-changes"), 0);
+    fail_unless_equals_uint64 (check_stat_u64 (p.src, "starts"), 0);
+    fail_unless (stat_is (p.src, "role", "none"), "case %u", i);
+    fail_unless (check_stat_u64 (p.src, "probes-sent") >= 1);
+    /* at the initial window over the initial RTT: 20 packets/s */
+    fail_unless (p.pulled >= 10, "only %u packets came out", p.pulled);
+    pair_clear (&p);
+  }
+}
+
+GST_END_TEST;
+
+/* `key` is write-only and never in the URI, on both elements; as a URI
+ * parameter it is taken (a keyed sink's stats say so once started). */
+GST_START_TEST (test_key_properties_and_uri)
+{
+  const gchar *factories[] = { "vlmccsink", "vlmccsrc" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (factories); i++) {
+    GstElement *e = gst_element_factory_make (factories[i], NULL);
+    GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        "key");
+    gchar *uri;
+
+    fail_if (ps == NULL || (ps->flags & G_PARAM_READABLE));
+    fail_unless (strstr (g_param_spec_get_blurb (ps), "acks and "
+            "challenges") != NULL);
+    fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
+            "vlmcc://239.3.3.9:5200?key=" HEX_KEY "&packet-size=900", NULL));
+    uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+    fail_unless (g_strrstr (uri, "8899aabb") == NULL, "%s", uri);
+    g_free (uri);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
+/* Bad key settings fail the start with an error naming the setting. */
+GST_START_TEST (test_key_errors_clear)
+{
+  check_start_error ("vlmccsrc key=hunter2 ! fakesink", "key: a key is 64 "
+      "hex digits or a passphrase of 10");
+  check_start_error ("fakesrc ! vlmccsink key=" HEX_KEY " key-file=/tmp/k",
+      "key and key-file are both set");
+  check_start_error ("fakesrc ! vlmccsink key-file=/nonexistent/vlmcc.key",
+      "key-file \"/nonexistent/vlmcc.key\":");
 }
 
 GST_END_TEST;
@@ -620,6 +788,10 @@ vlmcc_suite (void)
   tcase_add_test (tc, test_start_errors_clear);
   tcase_add_test (tc, test_pair_leader_acks_rate_moves);
   tcase_add_test (tc, test_sink_drops_bad_feedback);
+  tcase_add_test (tc, test_keyed_pair);
+  tcase_add_test (tc, test_key_mismatch);
+  tcase_add_test (tc, test_key_properties_and_uri);
+  tcase_add_test (tc, test_key_errors_clear);
   tcase_add_test (tc, test_src_drops_bad_control);
   tcase_add_test (tc, test_src_below_floor_leaves);
   return s;
