@@ -90,7 +90,7 @@ run_late_acks (void)
 
   vlmcc_config_init (&cfg);
   printf ("late-acks: 10 Mbit/s, 20 ms, 100-packet queue; feedback jitter "
-      "5 ms, stalls up to 150 ms every 2 s, 60 s (3 seeds)\n");
+      "1 ms, stalls up to 150 ms every 2 s, 60 s (3 seeds)\n");
   for (guint64 seed = 1; seed <= 3; seed++) {
     sim = vlmcc_sim_late_acks (&cfg, seed);
     vlmcc_sim_run (sim, 60 * VSIM_S);
@@ -98,10 +98,10 @@ run_late_acks (void)
     vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
     printf ("  seed %" G_GUINT64_FORMAT ": %.0f kbit/s over 10-60 s, "
         "dropped %" G_GUINT64_FORMAT ", taken as lost %" G_GUINT64_FORMAT
-        ", halvings %" G_GUINT64_FORMAT ", leader losses %" G_GUINT64_FORMAT
+        ", halvings %" G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), spurious %" G_GUINT64_FORMAT ", leader losses %" G_GUINT64_FORMAT
         ", window %.0f, rtt %.1f ms\n", seed,
         vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
-        50e3, drops[0], st.lost, st.halvings, st.leader_losses, st.window,
+        50e3, drops[0], st.lost, st.halvings, st.halvings_undone, st.spurious_losses, st.leader_losses, st.window,
         st.rtt / 1e6);
     vlmcc_sim_free (sim);
   }

@@ -36,7 +36,7 @@ vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed)
 
   vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, b, 100 * MBIT,
           VSIM_MS, 0), 0);
-  vlmcc_sim_set_feedback_jitter (sim, 5 * VSIM_MS, 2 * VSIM_S,
+  vlmcc_sim_set_feedback_jitter (sim, VSIM_MS, 2 * VSIM_S,
       150 * VSIM_MS);
   return sim;
 }

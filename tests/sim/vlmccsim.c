@@ -250,8 +250,10 @@ drain_receiver (VlmccSim * sim, guint idx)
     else {
       gint64 at = now (sim) + path_delay (sim, r->node);
 
-      if (sim->late.jitter || sim->late.stall_every)
-        at = MAX (at + late_feedback_delay (sim), r->last_feedback);
+      if (sim->late.jitter || sim->late.stall_every) {
+        at += late_feedback_delay (sim);
+        at = MAX (at, r->last_feedback);
+      }
       r->last_feedback = at;
       schedule (sim, at, EV_FEEDBACK, idx, g_bytes_new (buf, len), 0);
     }

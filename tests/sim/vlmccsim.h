@@ -95,7 +95,7 @@ void vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
  * over 10-25 s and 41-60 s, of 750 kbit/s into router 3 over 27-45 s. */
 VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
 /* One receiver behind a 10 Mbit/s, 20 ms bottleneck (100-packet queue)
- * whose feedback is late but never lost: up to 5 ms of jitter and stalls
+ * whose feedback is late but never lost: up to 1 ms of jitter and stalls
  * of up to 150 ms every 2 s on average. */
 VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
