@@ -518,6 +518,7 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "unstamped", G_TYPE_UINT64, st.unstamped,
       "leader-changes", G_TYPE_UINT64, st.leader_changes,
       "leader-losses", G_TYPE_UINT64, st.leader_losses,
+      "leaders-regained", G_TYPE_UINT64, st.leaders_regained,
       "probes", G_TYPE_UINT64, st.probes,
       "challenges", G_TYPE_UINT64, st.challenges,
       "challenges-accepted", G_TYPE_UINT64, st.accepted,
@@ -637,6 +638,8 @@ gst_vlmcc_sink_finalize (GObject * object)
   "(packets); " \
   "leader-changes: leaders elected (changes); " \
   "leader-losses: leaders taken as gone, section 2.4 (losses); " \
+  "leaders-regained: leaders taken as gone whose late ack came within " \
+  "two timeouts, leading again (losses); " \
   "probes: join probes received (packets); " \
   "challenges: challenges received (packets); " \
   "challenges-accepted: challenges that elected their sender " \

@@ -514,6 +514,10 @@ struct _VlmccSender {
   guint32 leader;
   VlmccAddr leader_addr;
   gboolean leaderless;          /* section 2.4 recovery in progress */
+  /* the leader last given up, while a late ack of its may still come */
+  guint32 lost_leader;
+  VlmccAddr lost_leader_addr;
+  gint64 lost_leader_time;
   guint sent_since_ack;
   gint64 election_time;
   /* a challenger's claims, until its first ack confirms them: the state
@@ -760,6 +764,11 @@ sender_lose_leader (VlmccSender * s, gint64 now)
     s->est = s->pre_est;
     sender_set_window (s, s->pre_window, now);
     s->unconfirmed = FALSE;
+    s->lost_leader = 0;
+  } else {
+    s->lost_leader = s->leader;
+    s->lost_leader_addr = s->leader_addr;
+    s->lost_leader_time = now;
   }
   s->leader = 0;
   memset (&s->leader_addr, 0, sizeof (s->leader_addr));
@@ -936,6 +945,29 @@ vlmcc_sender_queued (const VlmccSender * s)
   return g_queue_get_length ((GQueue *) & s->pending);
 }
 
+/* A late ack from the leader given up, of a packet it was to ack, within
+ * two timeouts of giving it up: it was late, not gone (section 2.4's rule
+ * counts packets, and a stall past the timeout lets a window out). It
+ * leads again; no election, so no hold-off. */
+static void
+sender_maybe_regain_leader (VlmccSender * s, const VlmccMsg * m,
+    const VlmccAddr * from, const InFlight * f, gint64 now)
+{
+  if (!s->leaderless || s->lost_leader == 0 || m->id != s->lost_leader ||
+      !addr_equal (from, &s->lost_leader_addr) || f->seq != m->seq ||
+      f->leader != m->id || now - s->lost_leader_time > 2 * sender_rto (s) ||
+      (gint64) (guint32) (m->tstamp - f->tstamp) * 1000 > now - f->sent + 1000)
+    return;
+  s->leader = m->id;
+  s->leader_addr = s->lost_leader_addr;
+  s->lost_leader = 0;
+  s->leaderless = FALSE;
+  s->sent_since_ack = 0;
+  s->st.leader_changes++;
+  s->st.leaders_regained++;
+  sender_event (s, VLMCC_EVENT_LEADER, now);
+}
+
 static VlmccInput
 sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
     gint64 now)
@@ -947,6 +979,8 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   gint64 rtt;
   gboolean late;
 
+  if (s->leader == 0)
+    sender_maybe_regain_leader (s, m, from, f, now);
   if (s->leader == 0 || m->id != s->leader)
     return f->leader == m->id ? (s->st.stale++, VLMCC_INPUT_IGNORED) :
         (s->st.forged++, VLMCC_INPUT_FORGED);
@@ -1068,6 +1102,7 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->leader = id;
   addr_copy (&s->leader_addr, from);
   s->leaderless = FALSE;
+  s->lost_leader = 0;
   s->sent_since_ack = 0;
   s->election_time = now;
   s->recovery_point = now;

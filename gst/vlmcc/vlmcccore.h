@@ -205,6 +205,7 @@ typedef struct {
    * undone because every loss they answered was such a one */
   guint64 spurious_losses, halvings_undone;
   guint64 leader_changes, leader_losses;
+  guint64 leaders_regained;     /* given up, then a late ack of theirs came */
   gboolean loss_based;          /* vegas_plus: in the loss-based mode */
   guint64 plus_switches;        /* vegas_plus: entries into that mode */
   guint64 challenges, accepted, refused_holdoff, refused_floor, probes;

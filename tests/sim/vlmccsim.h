@@ -96,8 +96,9 @@ void vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
 VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
 /* One receiver behind a 10 Mbit/s, 20 ms bottleneck (100-packet queue)
  * whose feedback is late but never lost: up to 1 ms of jitter and stalls
- * of up to 150 ms every 2 s on average. */
-VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed);
+ * of up to @stall_max every 2 s on average. */
+VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
+    gint64 stall_max);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */

@@ -1145,6 +1145,37 @@ GST_START_TEST (test_late_acks_undo_halving)
 
 GST_END_TEST;
 
+/* A stall of 400 ms: past the timeout, the freed window lets more than
+ * W packets out without an ack and section 2.4 gives the leader up; its
+ * late acks then make it the leader again (no election) and undo the
+ * halving. */
+GST_START_TEST (test_late_acks_regain_leader)
+{
+  Rig rig;
+  VlmccSenderStats before, st;
+
+  rig_with_leader (&rig, NULL);
+  rig_run (&rig, 2 * S);
+  before = sender_stats (&rig);
+  rig.paths[0].fb_hold = rig.now + 400 * MS;
+  rig_run (&rig, rig.now + 380 * MS);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.leader_losses, 1);
+  fail_unless_equals_int (st.leader, 0);
+  rig_run (&rig, rig.now + 200 * MS);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.leaders_regained, 1);
+  fail_unless_equals_int (st.leader, before.leader);
+  fail_unless_equals_int (st.elections, before.elections);
+  fail_unless (st.halvings >= 1);
+  fail_unless_equals_int (st.halvings_undone, st.halvings);
+  fail_unless (st.window >= before.window, "%f < %f", st.window,
+      before.window);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A real loss still halves, within about one RTT of the packet leaving:
  * the acks of the packets after it tell (dup_thresh), not the timeout. */
 GST_START_TEST (test_real_loss_halves_within_rtt)
@@ -1582,6 +1613,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_forged_tiny_rtt_challenge);
   tcase_add_test (tc, test_late_acks_no_halving);
   tcase_add_test (tc, test_late_acks_undo_halving);
+  tcase_add_test (tc, test_late_acks_regain_leader);
   tcase_add_test (tc, test_real_loss_halves_within_rtt);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
