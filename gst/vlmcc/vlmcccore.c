@@ -1106,6 +1106,8 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->sent_since_ack = 0;
   s->election_time = now;
   s->recovery_point = now;
+  /* the losses of another leader's packets are no longer ours to undo */
+  s->episode.open = FALSE;
   s->st.elections++;
   s->st.leader_changes++;
   sender_forget_in_flight (s);
