@@ -1051,9 +1051,9 @@ sender_start_allowed (VlmccSender * s, const VlmccAddr * to, gint64 now)
   gint64 gap = MAX (s->cfg.start_gap, MIN (s->est.rtt, START_GAP_MAX));
   StartRecord *rec = start_record_of (s, to);
 
-  s->start_tokens = MIN (rate, s->start_tokens + (now - s->start_refill) *
-      rate / NS_PER_S);
-  s->start_refill = now;
+  s->start_tokens = MIN (rate, s->start_tokens + MAX (now - s->start_refill,
+          0) * rate / NS_PER_S);
+  s->start_refill = MAX (now, s->start_refill);
   if (rec->used && addr_equal (&rec->addr, to) && now - rec->time < gap)
     return FALSE;
   if (s->start_tokens < 1.0)
