@@ -1016,20 +1016,28 @@ GST_END_TEST;
  * that never acks. Equation (6) makes a challenger worse off, so the
  * sender caps its window and RTT to the rate of the moment, and when the
  * claimed leader never acks it goes back to the estimates of before: the
- * rate never rises above a clean run's. With a key the forged challenge
- * does not open at all. */
+ * rate never rises above a clean run's by more than section 2.4's ramp.
+ * With a key an outsider's challenge does not open at all; a member's
+ * (sealed under the key) is bounded as an unkeyed one. */
+typedef enum {
+  FORGE_NONE,                   /* the clean run */
+  FORGE_PLAIN,                  /* no key anywhere */
+  FORGE_OUTSIDER,               /* the session keyed, the challenge not */
+  FORGE_INSIDER,                /* the session keyed, the challenge sealed */
+} Forgery;
+
 static guint64
-forged_tiny_rtt_run (gboolean forge, gboolean keyed, guint64 * at_forge)
+forged_tiny_rtt_run (Forgery how, guint64 * at_forge)
 {
   Rig rig;
   VlmccMsg m = { 0 };
-  guint8 buf[64];
+  guint8 buf[VLMCC_MAX_CONTROL_SIZE];
   VlmccAddr from;
   gsize len;
   guint64 peak = 0;
-  VlmccInput res;
+  gboolean opens = how != FORGE_OUTSIDER;
 
-  rig_with_leader_keyed (&rig, NULL, keyed);
+  rig_with_leader_keyed (&rig, NULL, how >= FORGE_OUTSIDER);
   /* a standing queue of a few packets: Vegas holds the window */
   rig_run (&rig, S);
   rig.paths[0].extra = 10 * MS;
@@ -1042,13 +1050,19 @@ forged_tiny_rtt_run (gboolean forge, gboolean keyed, guint64 * at_forge)
   m.win = 1000 * 256;
   m.rate = G_MAXUINT32;
   len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  if (how == FORGE_INSIDER) {
+    AuthSession *member = auth_session_new (&rig.key, m.id, 2);
+
+    len = auth_seal (member, buf, len, sizeof (buf));
+    auth_session_free (member);
+  }
   addr_of (3, &from);
-  if (forge) {
-    res = vlmcc_sender_on_feedback (rig.s, buf, len, &from, rig.now);
-    fail_unless_equals_int (res, keyed ? VLMCC_INPUT_UNAUTHENTICATED :
-        VLMCC_INPUT_TAKEN);
-    fail_unless_equals_int (sender_stats (&rig).leader, keyed ?
-        receiver_stats (&rig, 0).id : 0x0bad);
+  if (how != FORGE_NONE) {
+    fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+            rig.now), opens ? VLMCC_INPUT_TAKEN :
+        VLMCC_INPUT_UNAUTHENTICATED);
+    fail_unless_equals_int (sender_stats (&rig).leader, opens ? 0x0bad :
+        receiver_stats (&rig, 0).id);
     rig_drain_sender (&rig);
   }
   for (gint64 end = rig.now + 3 * S; rig.now < end;) {
@@ -1064,19 +1078,23 @@ forged_tiny_rtt_run (gboolean forge, gboolean keyed, guint64 * at_forge)
 
 GST_START_TEST (test_forged_tiny_rtt_challenge)
 {
-  guint64 at_forge, clean_at, clean, forged, keyed;
-
-  clean = forged_tiny_rtt_run (FALSE, FALSE, &clean_at);
-  forged = forged_tiny_rtt_run (TRUE, FALSE, &at_forge);
-  fail_unless_equals_int64 (at_forge, clean_at);
+  guint64 at_forge, clean_at, clean, peak;
   /* the forged leader never acks: it is given up, and section 2.4's ramp
    * (one packet more per RTT, 60 ms) lasts until the real receiver's
    * challenge, a few packets above the clean run at most */
-  fail_unless (forged <= clean + 4 * 8000 * S / (60 * MS), "forged %"
-      G_GUINT64_FORMAT " clean %" G_GUINT64_FORMAT, forged, clean);
-  keyed = forged_tiny_rtt_run (TRUE, TRUE, &at_forge);
-  fail_unless (keyed <= clean + clean / 20, "keyed %" G_GUINT64_FORMAT
-      " clean %" G_GUINT64_FORMAT, keyed, clean);
+  guint64 ramp = 4 * 8000 * S / (60 * MS);
+
+  clean = forged_tiny_rtt_run (FORGE_NONE, &clean_at);
+  peak = forged_tiny_rtt_run (FORGE_PLAIN, &at_forge);
+  fail_unless_equals_int64 (at_forge, clean_at);
+  fail_unless (peak <= clean + ramp, "forged %" G_GUINT64_FORMAT " clean %"
+      G_GUINT64_FORMAT, peak, clean);
+  peak = forged_tiny_rtt_run (FORGE_OUTSIDER, &at_forge);
+  fail_unless (peak <= clean + clean / 20, "outsider %" G_GUINT64_FORMAT
+      " clean %" G_GUINT64_FORMAT, peak, clean);
+  peak = forged_tiny_rtt_run (FORGE_INSIDER, &at_forge);
+  fail_unless (peak <= clean + ramp, "member %" G_GUINT64_FORMAT " clean %"
+      G_GUINT64_FORMAT, peak, clean);
 }
 
 GST_END_TEST;
