@@ -8,6 +8,8 @@ PACKAGES=(
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev python3
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev libx264-dev libnice-dev
+  # SRTP inside the elements (gst/common/gstnetsrtp.c)
+  libsrtp2-dev
   # run and test: rtpbin, udp, x264enc, avdec_h264, checksumsink, rtpst2022-1
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav

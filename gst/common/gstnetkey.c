@@ -20,6 +20,28 @@ free_secret (gchar * text)
   g_free (text);
 }
 
+void
+gst_net_key_install_named (GObjectClass * klass, guint first_id,
+    const gchar * prefix, const gchar * key_nick, const gchar * key_blurb,
+    const gchar * file_nick, const gchar * file_blurb)
+{
+  const gchar *key_name = g_intern_string (prefix ? prefix : "");
+  gchar *name = g_strconcat (key_name, "key", NULL);
+
+  key_name = g_intern_string (name);
+  g_free (name);
+  name = g_strconcat (key_name, "-file", NULL);
+  g_object_class_install_property (klass, first_id + GST_NET_KEY_PROP_KEY,
+      g_param_spec_string (key_name, key_nick, key_blurb, NULL,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_NAME | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_id + GST_NET_KEY_PROP_KEY_FILE, g_param_spec_string
+      (g_intern_string (name), file_nick, file_blurb, NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_NAME |
+          GST_PARAM_MUTABLE_READY));
+  g_free (name);
+}
+
 guint
 gst_net_key_install (GObjectClass * klass, guint first_id, const gchar * what)
 {
@@ -32,15 +54,8 @@ gst_net_key_install (GObjectClass * klass, guint first_id, const gchar * what)
       "space removed, at most %d bytes) is the group key, as the key "
       "property takes it (NULL: none; not both)", GST_NET_KEY_FILE_MAX);
 
-  g_object_class_install_property (klass, first_id + GST_NET_KEY_PROP_KEY,
-      g_param_spec_string ("key", "Group key", key_blurb, NULL,
-          G_PARAM_WRITABLE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (klass,
-      first_id + GST_NET_KEY_PROP_KEY_FILE, g_param_spec_string ("key-file",
-          "Group key file", file_blurb, NULL, G_PARAM_READWRITE |
-          G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-          GST_PARAM_MUTABLE_READY));
+  gst_net_key_install_named (klass, first_id, NULL, "Group key", key_blurb,
+      "Group key file", file_blurb);
   g_free (key_blurb);
   g_free (file_blurb);
   return first_id + GST_NET_KEY_N_PROPS;
@@ -98,9 +113,10 @@ gst_net_key_settings_clear (GstNetKeySettings * s)
   s->key = s->key_file = NULL;
 }
 
-/* The text of the key file, trailing white space removed. */
+/* The text of the key file, trailing white space removed; errors name
+ * @setting. */
 static gchar *
-read_key_file (const gchar * path, GError ** error)
+read_key_file (const gchar * setting, const gchar * path, GError ** error)
 {
   gchar *text = NULL;
   gsize len = 0;
@@ -108,18 +124,18 @@ read_key_file (const gchar * path, GError ** error)
 
   if (!g_file_get_contents (path, &text, &len, &err)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "key-file \"%s\": %s", path, err->message);
+        "%s \"%s\": %s", setting, path, err->message);
     g_error_free (err);
     return NULL;
   }
   if (len > GST_NET_KEY_FILE_MAX || strlen (text) != len) {
     if (len > GST_NET_KEY_FILE_MAX)
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key-file \"%s\": longer than %d bytes", path,
+          "%s \"%s\": longer than %d bytes", setting, path,
           GST_NET_KEY_FILE_MAX);
     else
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key-file \"%s\": holds a NUL byte", path);
+          "%s \"%s\": holds a NUL byte", setting, path);
     gst_net_key_wipe (text, len);
     g_free (text);
     return NULL;
@@ -128,38 +144,49 @@ read_key_file (const gchar * path, GError ** error)
 }
 
 gboolean
+gst_net_key_load_with (const GstNetKeySettings * s, const gchar * prefix,
+    GstNetKeyParse parse, gpointer out, gboolean * have_key, GError ** error)
+{
+  gchar *key_name = g_strconcat (prefix ? prefix : "", "key", NULL);
+  gchar *file_name = g_strconcat (key_name, "-file", NULL), *text = NULL;
+  GError *err = NULL;
+  gboolean ok = FALSE;
+
+  *have_key = FALSE;
+  if (s->key && s->key_file)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "%s and %s are both set; set one of them", key_name, file_name);
+  else if (!s->key && !s->key_file)
+    ok = TRUE;
+  else if ((text = s->key ? g_strdup (s->key) :
+          read_key_file (file_name, s->key_file, error))) {
+    ok = *have_key = parse (text, out, &err);
+    free_secret (text);
+  }
+  if (err && s->key)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "%s: %s", key_name, err->message);
+  else if (err)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "%s \"%s\": %s", file_name, s->key_file, err->message);
+  g_clear_error (&err);
+  g_free (key_name);
+  g_free (file_name);
+  return ok;
+}
+
+static gboolean
+parse_group_key (const gchar * text, gpointer key, GError ** error)
+{
+  return auth_key_from_string (text, key, error);
+}
+
+gboolean
 gst_net_key_load (const GstNetKeySettings * s, AuthKey * key,
     gboolean * have_key, GError ** error)
 {
-  GError *err = NULL;
-  gchar *text;
-  gboolean ok;
-
-  *have_key = FALSE;
-  if (s->key && s->key_file) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "key and key-file are both set; set one of them");
-    return FALSE;
-  }
-  if (!s->key && !s->key_file)
-    return TRUE;
-  text = s->key ? g_strdup (s->key) : read_key_file (s->key_file, error);
-  if (!text)
-    return FALSE;
-  ok = auth_key_from_string (text, key, &err);
-  free_secret (text);
-  if (!ok) {
-    if (s->key)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key: %s", err->message);
-    else
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "key-file \"%s\": %s", s->key_file, err->message);
-    g_error_free (err);
-    return FALSE;
-  }
-  *have_key = TRUE;
-  return TRUE;
+  return gst_net_key_load_with (s, NULL, parse_group_key, key, have_key,
+      error);
 }
 
 void

@@ -43,6 +43,14 @@ typedef struct
 guint gst_net_key_install (GObjectClass * klass, guint first_id,
     const gchar * what);
 
+/* Installs the pair PREFIXkey (write-only) and PREFIXkey-file at
+ * @first_id + GST_NET_KEY_PROP_* (mutable in READY), for a secret of
+ * another kind (@prefix "srtp-": gstnetsrtp.h); gst_net_key_set / get /
+ * settings_* then keep them. */
+void gst_net_key_install_named (GObjectClass * klass, guint first_id,
+    const gchar * prefix, const gchar * key_nick, const gchar * key_blurb,
+    const gchar * file_nick, const gchar * file_blurb);
+
 /* TRUE if @prop_id is one of them (then it was set / read; `key` is never
  * read). Call under the object lock. */
 gboolean gst_net_key_set (GstNetKeySettings * s, guint first_id,
@@ -58,6 +66,17 @@ void gst_net_key_settings_clear (GstNetKeySettings * s);
 /* At start (holding no lock: it reads a file): *@have_key FALSE when
  * neither is set; else the key in @key. FALSE with @error on a bad key. */
 gboolean gst_net_key_load (const GstNetKeySettings * s, AuthKey * key,
+    gboolean * have_key, GError ** error);
+
+/* Parses a key's text into @out; FALSE with an error that does not show
+ * the text. */
+typedef gboolean (*GstNetKeyParse) (const gchar * text, gpointer out,
+    GError ** error);
+
+/* gst_net_key_load for the pair named with @prefix (NULL: key, key-file):
+ * the text of PREFIXkey or of the file PREFIXkey-file given to @parse. */
+gboolean gst_net_key_load_with (const GstNetKeySettings * s,
+    const gchar * prefix, GstNetKeyParse parse, gpointer out,
     gboolean * have_key, GError ** error);
 
 /* Overwrites @len bytes at @p in a way the compiler keeps. */

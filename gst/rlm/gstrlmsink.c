@@ -20,6 +20,10 @@
  * per layer) to the encoder in the caps query and as a GstLayerRates
  * upstream event, and x264layerenc fixates to them.
  *
+ * With #GstRlmSink:srtp-key every packet leaves as SRTP (RFC 3711),
+ * protected after the layer extension is written, so the extension is
+ * authenticated too; rlmsrc takes the same key (docs/security.md).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,width=640,height=360,framerate=30/1 ! \
@@ -36,6 +40,7 @@
 #include "gstlayerrates.h"
 #include "gstnetudp.h"
 #include "gstnetudpprops.h"
+#include "gstnetsrtp.h"
 #include "gstneturi.h"
 #include "gsttemporallayermeta.h"
 #include "core/random.h"
@@ -47,6 +52,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_sink_debug);
 /* the base layer's rate by default; each layer above doubles the sum */
 #define DEFAULT_BASE_RATE 250000
 #define MAX_PACKET 65536
+/* what a stamped packet may be, leaving room for the SRTP tag */
+#define MAX_PAYLOAD (MAX_PACKET - GST_NET_SRTP_MAX_OVERHEAD)
 
 enum
 {
@@ -54,7 +61,8 @@ enum
   PROP_LAYER_RATES,
   PROP_STATS,
   PROP_URI,
-  PROP_SETTINGS,                /* GstRlmSettings' from here */
+  PROP_SRTP,                    /* gstnetsrtp.h's from here */
+  PROP_SETTINGS = PROP_SRTP + GST_NET_SRTP_N_PROPS,     /* GstRlmSettings' */
 };
 
 #define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
@@ -88,6 +96,7 @@ struct _GstRlmSink
 
   /* Settings, under the object lock */
   GstRlmSettings settings;
+  GstNetSrtpSettings srtp_settings;
   guint rates[GST_LAYER_RATES_MAX_LAYERS];
 
   GstRatePath *rate_path;
@@ -101,6 +110,7 @@ struct _GstRlmSink
   RandomSeeded seed;
   RandomSource rng;
   RlmStamper stamper;
+  GstNetSrtp *srtp;             /* NULL: plain RTP */
   guint8 *out;
   LayerCount count[GST_RLM_MAX_LAYERS];
   guint64 no_layer, beyond_layers, send_errors;
@@ -186,9 +196,9 @@ gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     return GST_FLOW_OK;
   GST_OBJECT_LOCK (self);
   layer = packet_layer (self, buffer, &no_layer, &beyond);
-  if (map.size + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE) <= MAX_PACKET)
+  if (map.size + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE) <= MAX_PAYLOAD)
     n = rlm_stamper_stamp (&self->stamper, layer, map.data, map.size,
-        self->out, MAX_PACKET);
+        self->out, MAX_PAYLOAD);
   else
     self->stamper.refused++;
   GST_OBJECT_UNLOCK (self);
@@ -197,6 +207,10 @@ gst_rlm_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     GST_LOG_OBJECT (self, "not RTP (or already stamped): dropped");
     return GST_FLOW_OK;
   }
+  /* after the stamp, so SRTP's tag covers the layer extension */
+  if (self->srtp && !(n = gst_net_srtp_protect (self->srtp, self->out, n,
+              MAX_PACKET)))
+    return GST_FLOW_OK;
   if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp), self->out,
           n, self->dest[layer], &err)) {
     GST_DEBUG_OBJECT (self, "layer %u: %s", layer, err->message);
@@ -247,6 +261,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
 {
   GstRlmSink *self = GST_RLM_SINK (bsink);
   GstNetUdpSettings us;
+  GstNetSrtpSettings srtp;
   GSocketAddress *dest[GST_RLM_MAX_LAYERS];
   gchar *groups;
   gboolean ok;
@@ -255,6 +270,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&us, &self->settings.net);
+  gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   groups = g_strdup (self->settings.groups);
   n = self->settings.layers;
   if (self->settings.uri_error)
@@ -262,6 +278,9 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   ok = !err && gst_rlm_layer_addresses (us.address, us.port, groups,
       self->settings.port_per_layer, n, dest, &err);
   GST_OBJECT_UNLOCK (self);
+
+  ok = ok && gst_net_srtp_load (&srtp, GST_NET_SRTP_SEND, &self->srtp, &err);
+  gst_net_srtp_settings_clear (&srtp);
 
   if (ok) {
     /* the base group on an ephemeral port, joined to nothing: that puts
@@ -280,6 +299,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
     g_error_free (err);
+    g_clear_pointer (&self->srtp, gst_net_srtp_free);
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
@@ -305,6 +325,7 @@ gst_rlm_sink_stop (GstBaseSink * bsink)
   GST_OBJECT_LOCK (self);
   clear_dest (self);
   GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->srtp, gst_net_srtp_free);
   return TRUE;
 }
 
@@ -372,8 +393,9 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
       rates_changed = TRUE;
       break;
     default:
-      if (!gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
-              prop_id, value))
+      if (!gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_rlm_settings_set (&self->settings, &udp_props,
+              PROP_SETTINGS, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
@@ -405,6 +427,7 @@ get_stats (GstRlmSink * self)
       "no-layer", G_TYPE_UINT64, self->no_layer,
       "beyond-layers", G_TYPE_UINT64, self->beyond_layers,
       "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
+  gst_net_srtp_stats (s, self->srtp);
   GST_OBJECT_UNLOCK (self);
   gst_structure_take_value (s, "packets", &packets);
   gst_structure_take_value (s, "bytes", &bytes);
@@ -442,7 +465,8 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
       rates_to_value (self, value);
       break;
     default:
-      if (!gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+      if (!gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
               value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -458,6 +482,7 @@ gst_rlm_sink_finalize (GObject * object)
   gst_rate_path_free (self->rate_path);
   clear_dest (self);
   gst_rlm_settings_clear (&self->settings);
+  gst_net_srtp_settings_clear (&self->srtp_settings);
   g_free (self->out);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -497,15 +522,19 @@ install_properties (GObjectClass * oc)
       g_param_spec_boxed ("stats", "Statistics", "Counters (read-only "
           "GstStructure). Fields: layers: layers sent (layers); packets: "
           "array by layer of the packets sent (packets); bytes: array by "
-          "layer of the bytes sent, RTP with the layer extension (bytes); "
+          "layer of the bytes sent, RTP with the layer extension (and the SRTP "
+          "tag with srtp-key) (bytes); "
           "refused: packets that were "
           "not RTP or already carried the extension (packets); no-layer: "
           "packets without a temporal-layer meta, sent with the base layer "
           "(packets); beyond-layers: packets of a layer index beyond layers, "
           "sent with the top layer (packets); send-errors: packets the "
-          "socket refused (packets)", GST_TYPE_STRUCTURE,
+          "socket refused (packets); " GST_NET_SRTP_STATS_DOC,
+          GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
+  gst_net_srtp_install (oc, PROP_SRTP, "every packet of every layer, "
+      "after the layer extension is written (rlmsrc takes the same key)");
 }
 
 static void
@@ -547,6 +576,7 @@ static void
 gst_rlm_sink_init (GstRlmSink * self)
 {
   gst_rlm_settings_init (&self->settings, &udp_props);
+  gst_net_srtp_settings_init (&self->srtp_settings);
   default_rates (self->rates, GST_LAYER_RATES_MAX_LAYERS);
   self->out = g_malloc (MAX_PACKET);
   self->rate_path = gst_rate_path_new (GST_ELEMENT (self),

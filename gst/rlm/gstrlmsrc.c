@@ -31,6 +31,12 @@
  * and a counter, and announcements that are forged, altered or replayed
  * are dropped and counted in the auth-* stats (docs/security.md).
  *
+ * With #GstRlmSrc:srtp-key (rlmsink's SRTP key) every media packet is
+ * authenticated and decrypted before anything reads it: a forged, altered
+ * or replayed packet never reaches the loss estimator or the output and is
+ * counted in the srtp-* stats. The announcements are RTCP and are not
+ * SRTP: the group key protects them.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m rlmsrc uri="rlm://239.1.1.1:5000?layers=4" \
@@ -51,6 +57,7 @@
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetsrc.h"
+#include "gstnetsrtp.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
@@ -64,6 +71,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_src_debug);
 #define DEFAULT_REORDER_WINDOW (20 * GST_MSECOND)
 #define DEFAULT_STATS_INTERVAL GST_SECOND
 #define MAX_HELD 2048
+#define MAX_DATAGRAM 65536
 
 enum
 {
@@ -75,7 +83,8 @@ enum
   PROP_STATS,
   PROP_URI,
   PROP_KEY,                     /* gstnetkey.h's from here */
-  PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRlmSettings' */
+  PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
+  PROP_SETTINGS = PROP_SRTP + GST_NET_SRTP_N_PROPS,     /* GstRlmSettings' */
 };
 
 #define PROP_GROUPS (PROP_SETTINGS + GST_RLM_PROP_GROUPS)
@@ -108,6 +117,7 @@ struct _GstRlmSrc
   /* Settings, under the object lock */
   GstRlmSettings settings;
   GstNetKeySettings key;
+  GstNetSrtpSettings srtp_settings;
   gchar *source_address;
   GstCaps *caps;
   guint64 reorder_window, stats_interval;
@@ -127,6 +137,8 @@ struct _GstRlmSrc
   RandomSource rng;
   RlmReceiver *core;
   RlmMerger merger;
+  GstNetSrtp *srtp;             /* NULL: plain RTP */
+  guint8 *plain;                /* a media packet unprotected */
   guint64 joins, leaves, join_errors, send_errors;
   GArray *levels;               /* RlmEvent: level changes to post */
 };
@@ -252,6 +264,13 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
 
   address_of (from, &addr);
   g_mutex_lock (&self->wait.lock);
+  /* before the core reads the layer extension: forged media stops here */
+  if (self->srtp && !gst_net_srtp_is_rtcp (data, size) &&
+      !(data = gst_net_srtp_unprotect_copy (self->srtp, NULL, data, &size,
+              self->plain, MAX_DATAGRAM))) {
+    g_mutex_unlock (&self->wait.lock);
+    return;
+  }
   if (rlm_receiver_on_datagram (self->core, data, size, &addr, now) ==
       RLM_PACKET_MEDIA && rlm_merger_push (&self->merger, data, size, now))
     g_cond_broadcast (&self->wait.cond);
@@ -417,6 +436,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   GstRlmSrc *self = GST_RLM_SRC (bsrc);
   GstNetUdpSettings net;
   GstNetKeySettings keys;
+  GstNetSrtpSettings srtp;
   AuthKey key;
   gchar *groups, *source;
   gboolean port_per_layer, have_key = FALSE, ok;
@@ -427,6 +447,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->settings.net);
   gst_net_key_settings_copy (&keys, &self->key);
+  gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   groups = g_strdup (self->settings.groups);
   source = g_strdup (self->source_address);
   port_per_layer = self->settings.port_per_layer;
@@ -440,6 +461,9 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
 
   ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
   gst_net_key_settings_clear (&keys);
+  ok = ok && gst_net_srtp_load (&srtp, GST_NET_SRTP_RECEIVE, &self->srtp,
+      &err);
+  gst_net_srtp_settings_clear (&srtp);
   g_mutex_lock (&self->wait.lock);
   self->n_layers = cfg.n_layers;
   ok = ok && gst_rlm_layer_addresses (net.address, net.port, groups,
@@ -463,6 +487,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message),
         (NULL));
     g_error_free (err);
+    g_clear_pointer (&self->srtp, gst_net_srtp_free);
     return FALSE;
   }
 
@@ -507,6 +532,7 @@ gst_rlm_src_stop (GstBaseSrc * bsrc)
   close_sockets (self);
   g_clear_pointer (&self->loop, gst_net_loop_free);
   g_clear_pointer (&self->core, rlm_receiver_free);
+  g_clear_pointer (&self->srtp, gst_net_srtp_free);
   rlm_merger_clear (&self->merger);
   g_array_set_size (self->levels, 0);
   g_mutex_unlock (&self->wait.lock);
@@ -560,7 +586,8 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       break;
     default:
       if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
+          !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_rlm_settings_set (&self->settings, &udp_props, PROP_SETTINGS,
               prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -653,6 +680,7 @@ get_stats (GstElement * element)
       "leaves", G_TYPE_UINT64, self->leaves,
       "join-errors", G_TYPE_UINT64, self->join_errors,
       "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
+  gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }
@@ -687,7 +715,8 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     default:
       if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
+          !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_rlm_settings_get (&self->settings, PROP_SETTINGS, prop_id,
               value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -702,6 +731,8 @@ gst_rlm_src_finalize (GObject * object)
 
   gst_rlm_settings_clear (&self->settings);
   gst_net_key_settings_clear (&self->key);
+  gst_net_srtp_settings_clear (&self->srtp_settings);
+  g_free (self->plain);
   g_free (self->source_address);
   gst_caps_replace (&self->caps, NULL);
   g_array_unref (self->levels);
@@ -753,7 +784,7 @@ gst_rlm_src_finalize (GObject * object)
   "leaves: groups left (leaves); " \
   "join-errors: joins or leaves the system refused (calls); " \
   "send-errors: announcements not sent (packets); " \
-  GST_NET_KEY_STATS_DOC
+  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -799,6 +830,9 @@ install_properties (GObjectClass * oc)
   gst_net_key_install (oc, PROP_KEY, "the join-experiment announcements and "
       "reports: sent with a trailer, taken only when sound and fresh, every "
       "receiver of the session with the same key");
+  gst_net_srtp_install (oc, PROP_SRTP, "the media: each packet is "
+      "authenticated and decrypted before the receiver reads it, and "
+      "dropped and counted when it fails (rlmsink's key)");
 }
 
 static void
@@ -843,6 +877,8 @@ static void
 gst_rlm_src_init (GstRlmSrc * self)
 {
   gst_rlm_settings_init (&self->settings, &udp_props);
+  gst_net_srtp_settings_init (&self->srtp_settings);
+  self->plain = g_malloc (MAX_DATAGRAM);
   self->reorder_window = DEFAULT_REORDER_WINDOW;
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   gst_net_src_wait_init (&self->wait);

@@ -29,11 +29,33 @@
  * error instead of the EOS. Every constant of the protocol is a property
  * with the paper's (or our) value as default.
  *
- * ## Example launch line
+ * With a group key (#GstRmtpSink:key or #GstRmtpSink:key-file, the same on
+ * every rmtpsrc of the session), every control packet both ways carries a
+ * trailer that authenticates it and makes it fresh; packets that fail are
+ * dropped and counted in the auth-* stats (docs/security.md). DATA and
+ * PARITY are not sealed: the data set's SHA-256 in the sealed CONN is what
+ * the receivers check it against.
+ *
+ * With #GstRmtpSink:window-size set (streaming mode), the sink does not
+ * wait for EOS: it sends the stream in windows of that many bytes as it
+ * comes, each window a data set of its own whose CONN carries its place in
+ * the stream, and holds at most two windows (the one in flight and the one
+ * filling); upstream blocks while they are full. A window goes out once
+ * every member still in the stream has ACKed the one before. A member
+ * that fails a window, or holds it back as slow or BUSY (it finishes that
+ * window by unicast), is dropped from the stream and posted as
+ * `rmtp-receiver-dropped` (member, window, reason). rmtpsrc outputs each
+ * window as soon as it is verified.
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 -m filesrc location=recording.mkv ! \
  *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4"
  * ]| delivers recording.mkv to the four rmtpsrc of members 1 .. 4.
+ * |[
+ * gst-launch-1.0 -m filesrc location=archive.tar ! \
+ *   rmtpsink uri="rmtp://239.2.2.2:6000?receivers=4&window-size=16777216"
+ * ]| streams archive.tar, however large, in 16 MiB windows.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -44,6 +66,8 @@
 
 #include "gstrmtpsink.h"
 #include "gstrmtputil.h"
+#include "gstnetkey.h"
+#include "rmtpstream.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetstats.h"
@@ -65,7 +89,8 @@ enum
   PROP_SESSION,
   PROP_STATS,
   PROP_URI,
-  PROP_SETTINGS,                /* GstRmtpSettings' from here */
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
 };
 
 static const GstNetUdpProps udp_props = {
@@ -94,6 +119,7 @@ struct _GstRmtpSink
   guint receivers;
   gchar *members;
   guint session;
+  GstNetKeySettings key;
 
   GstNetStats stats;
   GByteArray *data;             /* streaming thread: the data set so far */
@@ -112,6 +138,11 @@ struct _GstRmtpSink
   RandomSeeded seed;
   RandomSource rng;
   RmtpServer *server;
+  AuthKey auth_key;             /* loaded at start, set on the server;
+                                 * wiped at stop */
+  gboolean have_key;
+  RmtpStreamServer *stream;     /* streaming mode (window-size > 0) */
+  gint64 blocked;               /* ns upstream waited for room */
   gboolean finished;
   RmtpEvent outcome;            /* DONE or FAILED, once finished */
   GArray *progress;             /* RmtpEvent: to post */
@@ -174,43 +205,32 @@ parse_members (const gchar * members, guint receivers, guint * n,
   return ids;
 }
 
-static gboolean
-is_member (GstRmtpSink * self, guint32 id)
-{
-  for (guint i = 0; i < self->n_ids; i++)
-    if (self->ids[i] == id)
-      return TRUE;
-  return FALSE;
-}
+/* ------------------------------------------------------------------ */
+/* The loop thread */
 
-/* The member @from speaks for: the one whose CACK came from there. A CACK
- * from a new address binds the member it names, once. */
-static guint32
-member_of (GstRmtpSink * self, const guint8 * data, gsize size,
+/* Gives the datagram to the server as from the member its source address
+ * is bound to (0: none); the server binds a member to the source of its
+ * first sound CACK. */
+static void
+take_datagram (GstRmtpSink * self, const guint8 * data, gsize size,
     GSocketAddress * from)
 {
   gchar *key = gst_net_address_to_string (from);
   guint32 id = GPOINTER_TO_UINT (g_hash_table_lookup (self->addr_member,
           key));
-  RmtpPacket p;
+  guint32 bound = self->stream ?
+      rmtp_stream_server_handle (self->stream, id, data, size, gst_net_now ())
+      : rmtp_server_handle (self->server, id, data, size, gst_net_now ());
 
-  if (id == 0 && rmtp_packet_parse (data, size, &p) && p.type == RMTP_CACK
-      && is_member (self, p.member) &&
-      !g_hash_table_contains (self->member_addr, GUINT_TO_POINTER (p.member)))
-  {
-    id = p.member;
-    GST_DEBUG_OBJECT (self, "member %u is at %s", id, key);
-    g_hash_table_insert (self->member_addr, GUINT_TO_POINTER (id),
-        g_object_ref (from));
-    g_hash_table_insert (self->addr_member, key, GUINT_TO_POINTER (id));
-    return id;
+  if (id != 0 || bound == 0) {
+    g_free (key);
+    return;
   }
-  g_free (key);
-  return id;
+  GST_DEBUG_OBJECT (self, "member %u is at %s", bound, key);
+  g_hash_table_insert (self->member_addr, GUINT_TO_POINTER (bound),
+      g_object_ref (from));
+  g_hash_table_insert (self->addr_member, key, GUINT_TO_POINTER (bound));
 }
-
-/* ------------------------------------------------------------------ */
-/* The loop thread */
 
 static void
 on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
@@ -219,9 +239,8 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   GstRmtpSink *self = user_data;
 
   g_mutex_lock (&self->lock);
-  if (self->server)
-    rmtp_server_handle (self->server, member_of (self, data, size, from),
-        data, size, gst_net_now ());
+  if (self->server || self->stream)
+    take_datagram (self, data, size, from);
   else
     self->before_start++;
   g_mutex_unlock (&self->lock);
@@ -243,12 +262,28 @@ destination (GstRmtpSink * self, guint32 to)
   return a ? a : self->group;
 }
 
+static gboolean
+poll_datagram (GstRmtpSink * self, gint64 now, RmtpDatagram * d)
+{
+  if (self->stream)
+    return rmtp_stream_server_poll_datagram (self->stream, now, d);
+  return rmtp_server_poll_datagram (self->server, now, d);
+}
+
+static gboolean
+poll_event (GstRmtpSink * self, RmtpEvent * ev)
+{
+  if (self->stream)
+    return rmtp_stream_server_poll_event (self->stream, ev);
+  return rmtp_server_poll_event (self->server, ev);
+}
+
 static void
 send_datagrams (GstRmtpSink * self, gint64 now)
 {
   RmtpDatagram d;
 
-  while (rmtp_server_poll_datagram (self->server, now, &d))
+  while (poll_datagram (self, now, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, destination (self, d.to)))
       self->send_errors++;
 }
@@ -258,8 +293,8 @@ take_events (GstRmtpSink * self, gint64 now)
 {
   RmtpEvent ev;
 
-  while (rmtp_server_poll_event (self->server, &ev)) {
-    if (ev.type == RMTP_EVENT_PROGRESS) {
+  while (poll_event (self, &ev)) {
+    if (ev.type == RMTP_EVENT_PROGRESS || ev.type == RMTP_EVENT_DROPPED) {
       g_array_append_val (self->progress, ev);
       continue;
     }
@@ -270,6 +305,24 @@ take_events (GstRmtpSink * self, gint64 now)
     self->ended = now;
     g_cond_broadcast (&self->cond);
   }
+  /* a window finished: upstream may go on */
+  if (self->stream && rmtp_stream_server_room (self->stream) > 0)
+    g_cond_broadcast (&self->cond);
+}
+
+static void
+post_dropped (GstRmtpSink * self, const RmtpEvent * ev)
+{
+  const gchar *why = ev->reason == RMTP_FAIL_NONE ? "slow" : "failed";
+
+  GST_WARNING_OBJECT (self, "member %u dropped from the stream after window "
+      "%u (%s)", ev->member, ev->round, why);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("rmtp-receiver-dropped",
+              "member", G_TYPE_UINT, ev->member,
+              "window", G_TYPE_UINT, ev->round,
+              "reason", G_TYPE_STRING, why, NULL)));
 }
 
 /* Posts the progress taken so far; call holding no lock. */
@@ -285,6 +338,10 @@ post_progress (GstRmtpSink * self)
   for (guint i = 0; i < list->len; i++) {
     RmtpEvent *ev = &g_array_index (list, RmtpEvent, i);
 
+    if (ev->type == RMTP_EVENT_DROPPED) {
+      post_dropped (self, ev);
+      continue;
+    }
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self),
             gst_structure_new ("rmtp-progress",
@@ -304,7 +361,13 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->lock);
-  if (self->server && !self->finished) {
+  if (self->stream && !self->finished) {
+    rmtp_stream_server_handle_timeout (self->stream, now);
+    send_datagrams (self, now);
+    take_events (self, now);
+    if (!self->finished)
+      deadline = rmtp_stream_server_next_deadline (self->stream);
+  } else if (self->server && !self->finished) {
     rmtp_server_handle_timeout (self->server, now);
     send_datagrams (self, now);
     take_events (self, now);
@@ -319,17 +382,70 @@ sink_work (gpointer data, gint64 now)
 /* ------------------------------------------------------------------ */
 /* GstBaseSink */
 
+static gboolean finish_transfer (GstRmtpSink * self);
+
+/* Waits until the stream takes more or ends (lock held), counting the
+ * time upstream is held; FALSE if a flush came first. */
+static gboolean
+wait_room (GstRmtpSink * self)
+{
+  gint64 start = gst_net_now ();
+
+  while (!self->flushing && !self->finished &&
+      rmtp_stream_server_room (self->stream) == 0)
+    g_cond_wait (&self->cond, &self->lock);
+  self->blocked += gst_net_now () - start;
+  return !self->flushing;
+}
+
+/* Streaming mode: @data goes into the stream as it has room; upstream
+ * blocks here while two windows are held. */
+static GstFlowReturn
+push_stream (GstRmtpSink * self, const guint8 * data, gsize size)
+{
+  gsize done = 0;
+  gboolean ended = FALSE;
+
+  g_mutex_lock (&self->lock);
+  while (done < size && !ended) {
+    gint64 now;
+    gsize n;
+
+    if (!wait_room (self)) {
+      g_mutex_unlock (&self->lock);
+      return GST_FLOW_FLUSHING;
+    }
+    ended = self->finished;
+    now = gst_net_now ();
+    if (!self->started)
+      self->started = now;
+    n = rmtp_stream_server_push (self->stream, data + done, size - done, now);
+    done += n;
+    self->total += n;
+    gst_net_loop_wake (self->loop);
+  }
+  g_mutex_unlock (&self->lock);
+  /* every member was dropped, or none accepted: nobody to send to */
+  if (ended && !finish_transfer (self))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
+  GstFlowReturn ret = GST_FLOW_OK;
   GstMapInfo map;
 
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
-  g_byte_array_append (self->data, map.data, map.size);
+  if (self->stream)
+    ret = push_stream (self, map.data, map.size);
+  else
+    g_byte_array_append (self->data, map.data, map.size);
   gst_buffer_unmap (buffer, &map);
-  return GST_FLOW_OK;
+  return ret;
 }
 
 /* The server on the whole data set; FALSE (and an error) if it cannot be
@@ -352,6 +468,8 @@ begin_transfer (GstRmtpSink * self)
   self->total = g_bytes_get_size (bytes);
   self->server = rmtp_server_new (&cfg, session, self->ids, self->n_ids,
       bytes, &self->rng);
+  if (self->server && self->have_key)
+    rmtp_server_set_key (self->server, &self->auth_key);
   if (self->server) {
     self->started = gst_net_now ();
     rmtp_server_start (self->server, self->started);
@@ -434,14 +552,32 @@ finish_transfer (GstRmtpSink * self)
   return FALSE;
 }
 
+/* Streaming mode: the rest goes as the last window; FALSE (and an error)
+ * if nothing was streamed. */
+static gboolean
+end_stream (GstRmtpSink * self)
+{
+  guint64 taken;
+
+  g_mutex_lock (&self->lock);
+  taken = rmtp_stream_server_stats (self->stream)->taken;
+  rmtp_stream_server_finish (self->stream, gst_net_now ());
+  g_mutex_unlock (&self->lock);
+  gst_net_loop_wake (self->loop);
+  if (taken == 0)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Nothing to send: the stream "
+            "is empty"), (NULL));
+  return taken > 0;
+}
+
 static gboolean
 gst_rmtp_sink_event (GstBaseSink * bsink, GstEvent * event)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    if (!begin_transfer (self) || !wait_transfer (self) ||
-        !finish_transfer (self)) {
+    if (!(self->stream ? end_stream (self) : begin_transfer (self)) ||
+        !wait_transfer (self) || !finish_transfer (self)) {
       gst_event_unref (event);
       return FALSE;
     }
@@ -482,6 +618,10 @@ clear_session (GstRmtpSink * self)
   g_hash_table_remove_all (self->member_addr);
   g_hash_table_remove_all (self->addr_member);
   g_clear_pointer (&self->server, rmtp_server_free);
+  gst_net_key_wipe (&self->auth_key, sizeof (self->auth_key));
+  self->have_key = FALSE;
+  g_clear_pointer (&self->stream, rmtp_stream_server_free);
+  self->blocked = 0;
   g_array_set_size (self->progress, 0);
   self->finished = FALSE;
   memset (&self->outcome, 0, sizeof (self->outcome));
@@ -510,29 +650,49 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
 {
   GstRmtpSink *self = GST_RMTP_SINK (bsink);
   GstNetUdpSettings us;
+  GstNetKeySettings keys;
+  AuthKey key;
+  gboolean have_key = FALSE;
   gchar *members;
   guint receivers;
   guint64 interval;
   GError *err = NULL;
   gboolean ok;
+  RmtpConfig cfg;
+  guint32 session;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&us, &self->settings.net);
+  gst_net_key_settings_copy (&keys, &self->key);
   members = g_strdup (self->members);
   receivers = self->receivers;
   interval = self->settings.stats_interval;
+  cfg = self->settings.cfg;
+  session = self->session;
   if (self->settings.uri_error)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
+  ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
+  gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->lock);
   clear_session (self);
-  ok = !err && (self->ids = parse_members (members, receivers,
+  self->have_key = ok && have_key;
+  if (self->have_key)
+    self->auth_key = key;
+  gst_net_key_wipe (&key, sizeof (key));
+  ok = ok && (self->ids = parse_members (members, receivers,
           &self->n_ids, &err)) && open_socket (self, &us, &err);
   if (!ok)
     clear_session (self);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
+  if (ok && cfg.window_size)
+    self->stream = rmtp_stream_server_new (&cfg, session ? session :
+        random_source_range (&self->rng, 1, G_MAXUINT32), self->ids,
+        self->n_ids, &self->rng);
+  if (self->stream && self->have_key)
+    rmtp_stream_server_set_key (self->stream, &self->auth_key);
   g_mutex_unlock (&self->lock);
   gst_net_udp_settings_clear (&us);
   g_free (members);
@@ -583,6 +743,10 @@ gst_rmtp_sink_set_property (GObject * object, guint prop_id,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_set (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_RECEIVERS:
       self->receivers = g_value_get_uint (value);
@@ -622,13 +786,12 @@ phase_name (RmtpServerPhase phase)
 }
 
 static void
-server_stats (GstRmtpSink * self, GstStructure * s)
+server_stats (GstStructure * s, const RmtpServerStats * st,
+    const gchar * phase)
 {
-  const RmtpServerStats *st = rmtp_server_stats (self->server);
-
   gst_rmtp_input_stats (s, &st->in);
   gst_structure_set (s,
-      "phase", G_TYPE_STRING, phase_name (rmtp_server_phase (self->server)),
+      "phase", G_TYPE_STRING, phase,
       "datagrams-sent", G_TYPE_UINT64, st->datagrams_sent,
       "data-sent", G_TYPE_UINT64, st->data_sent,
       "data-resent", G_TYPE_UINT64, st->data_resent,
@@ -644,7 +807,45 @@ server_stats (GstRmtpSink * self, GstStructure * s)
       "rate", G_TYPE_UINT64, st->rate,
       "rate-changes", G_TYPE_UINT, st->rate_changes,
       "slow-receivers", G_TYPE_UINT, st->slow_receivers,
-      "slow-detected", G_TYPE_UINT, st->slow_detected, NULL);
+      "slow-detected", G_TYPE_UINT, st->slow_detected,
+      "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping, NULL);
+}
+
+/* The auth-* fields: the data set's server, or every window's. */
+static void
+key_stats (GstRmtpSink * self, GstStructure * s)
+{
+  AuthStats auth = { 0 };
+
+  if (self->stream)
+    rmtp_stream_server_auth_stats (self->stream, &auth);
+  else if (self->server)
+    rmtp_server_auth_stats (self->server, &auth);
+  gst_net_key_stats (s, self->have_key, &auth);
+}
+
+/* Streaming mode: the windows' counters added up, and where the stream
+ * is. */
+static void
+stream_stats (GstRmtpSink * self, GstStructure * s)
+{
+  const RmtpStreamServerStats *st = rmtp_stream_server_stats (self->stream);
+  const RmtpServer *window = rmtp_stream_server_window (self->stream);
+
+  server_stats (s, &st->sum, window ? phase_name (rmtp_server_phase (window))
+      : self->finished ? "done" : "filling");
+  gst_structure_set (s,
+      "window", G_TYPE_UINT, st->window,
+      "windows", G_TYPE_UINT, st->windows,
+      "window-offset", G_TYPE_UINT64, st->window_offset,
+      "window-bytes", G_TYPE_UINT64, st->window_bytes,
+      "bytes-taken", G_TYPE_UINT64, st->taken,
+      "bytes-released", G_TYPE_UINT64, st->released,
+      "held-bytes", G_TYPE_UINT64, st->held,
+      "max-held-bytes", G_TYPE_UINT64, st->max_held,
+      "blocked-time", G_TYPE_UINT64, (guint64) self->blocked,
+      "receivers-dropped", G_TYPE_UINT, st->dropped,
+      "receivers-dropped-slow", G_TYPE_UINT, st->dropped_slow, NULL);
 }
 
 static GstStructure *
@@ -655,8 +856,12 @@ get_stats (GstElement * element)
   gint64 end;
 
   g_mutex_lock (&self->lock);
-  if (self->server)
-    server_stats (self, s);
+  if (self->stream)
+    stream_stats (self, s);
+  else if (self->server)
+    server_stats (s, rmtp_server_stats (self->server),
+        phase_name (rmtp_server_phase (self->server)));
+  key_stats (self, s);
   end = self->finished ? self->ended : gst_net_now ();
   gst_structure_set (s,
       "receivers", G_TYPE_UINT, self->n_ids,
@@ -693,6 +898,10 @@ gst_rmtp_sink_get_property (GObject * object, guint prop_id, GValue * value,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_get (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_RECEIVERS:
       g_value_set_uint (value, self->receivers);
@@ -723,6 +932,7 @@ gst_rmtp_sink_finalize (GObject * object)
   g_array_unref (self->progress);
   g_byte_array_unref (self->data);
   gst_rmtp_settings_clear (&self->settings);
+  gst_net_key_settings_clear (&self->key);
   g_free (self->members);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
@@ -762,12 +972,32 @@ gst_rmtp_sink_finalize (GObject * object)
   "slow-receivers: members set aside as slow or BUSY (members); " \
   "slow-detected: of those, members set aside for their losses " \
   "(members); " \
+  "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
+  "(packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "send-errors: packets the socket refused (packets); " \
   "unknown-unicast: packets for a member never heard from, sent to the " \
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
-  "(packets)"
+  "(packets); " \
+  GST_NET_KEY_STATS_DOC \
+  "; " \
+  "streaming mode only (window-size > 0; the counters above are then the " \
+  "windows' added up): " \
+  "window: index of the window in flight, or of the last one (windows); " \
+  "windows: windows started (windows); " \
+  "window-offset: the window's first byte in the stream (bytes); " \
+  "window-bytes: the window's size (bytes); " \
+  "bytes-taken: bytes taken from upstream (bytes); " \
+  "bytes-released: bytes of the windows finished with members left " \
+  "(bytes); " \
+  "held-bytes: bytes held now, the window in flight and the one filling " \
+  "(bytes); " \
+  "max-held-bytes: the most ever held (bytes); " \
+  "blocked-time: time upstream waited for a window to finish (ns); " \
+  "receivers-dropped: members dropped from the stream (members); " \
+  "receivers-dropped-slow: of those, members that held a window back " \
+  "(members)"
 
 static void
 install_properties (GObjectClass * oc)
@@ -796,6 +1026,10 @@ install_properties (GObjectClass * oc)
           "(read-only GstStructure). Fields: " STATS_DOC, GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "every control packet the server sends "
+      "and takes (CONN, EOR, POLL, REL to the members; CACK, NACK, ACK, "
+      "RACK, BUSY, RRDY, REPORT from them), not DATA or PARITY; every "
+      "rmtpsrc of the session needs the same key");
 }
 
 static void

@@ -22,6 +22,12 @@
  * as `rmtp-src-stats` every #GstRmtpSrc:stats-interval and once more at
  * the end.
  *
+ * With a group key (#GstRmtpSrc:key or #GstRmtpSrc:key-file, the same as
+ * the rmtpsink's), every control packet both ways carries a trailer that
+ * authenticates it and makes it fresh; packets that fail are dropped and
+ * counted in the auth-* stats (docs/security.md). DATA and PARITY are not
+ * sealed: the data set is checked against the SHA-256 of the sealed CONN.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m rmtpsrc uri="rmtp://239.2.2.2:6000?member=1" ! \
@@ -36,6 +42,8 @@
 
 #include "gstrmtpsrc.h"
 #include "gstrmtputil.h"
+#include "gstnetkey.h"
+#include "rmtpstream.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
 #include "gstnetsrc.h"
@@ -58,7 +66,8 @@ enum
   PROP_CAPS,
   PROP_STATS,
   PROP_URI,
-  PROP_SETTINGS,                /* GstRmtpSettings' from here */
+  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
 };
 
 static const GstNetUdpProps udp_props = {
@@ -84,6 +93,7 @@ struct _GstRmtpSrc
   GstRmtpSettings settings;
   guint member;
   GstCaps *caps;
+  GstNetKeySettings key;
 
   GstNetStats stats;
 
@@ -91,16 +101,16 @@ struct _GstRmtpSrc
    * the verified data set (cond: data, an end, or a flush). */
   GstNetSrcWait wait;
   gboolean busy;                /* asked for; applied after our CACK */
+  gboolean backlogged;          /* stream: output a window behind: BUSY */
   GstNetLoop *loop;
   GstNetUdp *group_udp;         /* the group's port, the group joined */
   GstNetUdp *udp;               /* ephemeral port: answers and unicast */
   GSocketAddress *server;       /* where the CONN that listed us came from */
   RandomSeeded seed;
   RandomSource rng;
-  RmtpReceiver *core;
-  GQueue held;                  /* GBytes of the data set, in order */
-  guint64 held_bytes, pushed_bytes;
-  gboolean verified;            /* the digest matched: the data may go */
+  RmtpStreamReceiver *rx;       /* the data set, or a stream's windows */
+  GQueue held;                  /* GBytes verified, in order */
+  guint64 held_bytes, pushed_bytes, max_held_bytes;
   gboolean done;                /* released, or verified and then silent */
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
@@ -119,13 +129,20 @@ GST_ELEMENT_REGISTER_DEFINE (rmtpsrc, "rmtpsrc", GST_RANK_NONE,
 /* ------------------------------------------------------------------ */
 /* The loop thread (lock held unless said otherwise) */
 
+/* The core of the data set, or of the stream's current window. */
+static RmtpReceiver *
+core (GstRmtpSrc * self)
+{
+  return rmtp_stream_receiver_core (self->rx);
+}
+
 static gboolean
 connected (GstRmtpSrc * self)
 {
   guint64 size;
   const guint8 *digest;
 
-  return rmtp_receiver_data_set (self->core, &size, &digest);
+  return rmtp_receiver_data_set (core (self), &size, &digest);
 }
 
 static gboolean
@@ -141,9 +158,31 @@ send_datagrams (GstRmtpSrc * self)
   RmtpDatagram d;
 
   /* a receiver answers only the server, and only after its CONN */
-  while (rmtp_receiver_poll_datagram (self->core, &d))
+  while (rmtp_stream_receiver_poll_datagram (self->rx, &d))
     if (!gst_rmtp_send_datagram (self->udp, &d, self->server))
       self->send_errors++;
+}
+
+/* A stream receiver whose output falls more than a window behind says
+ * BUSY until half of that is out, so its memory stays bounded; the sink
+ * drops it after the window (a stream cannot wait for it). */
+static gboolean
+want_busy (GstRmtpSrc * self)
+{
+  RmtpReceiver *c = core (self);
+  guint64 size = 0, offset;
+  const guint8 *digest;
+  guint32 window;
+  gboolean last;
+
+  if (rmtp_receiver_window (c, &window, &offset, &last) &&
+      rmtp_receiver_data_set (c, &size, &digest)) {
+    if (self->held_bytes > size)
+      self->backlogged = TRUE;
+    else if (self->held_bytes <= size / 2)
+      self->backlogged = FALSE;
+  }
+  return self->busy || self->backlogged;
 }
 
 /* BUSY or RRDY as asked, once our CACK is out: a BUSY before it would
@@ -151,40 +190,35 @@ send_datagrams (GstRmtpSrc * self)
 static void
 apply_busy (GstRmtpSrc * self, gint64 now)
 {
-  if (self->server && rmtp_receiver_stats (self->core)->cack_sent > 0)
-    rmtp_receiver_set_busy (self->core, self->busy, now);
+  if (self->server && rmtp_receiver_stats (core (self))->cack_sent > 0)
+    rmtp_receiver_set_busy (core (self), want_busy (self), now);
 }
 
 static void
 take_events (GstRmtpSrc * self)
 {
   RmtpEvent ev;
-  RmtpReceiverState st = rmtp_receiver_state (self->core);
 
-  while (rmtp_receiver_poll_event (self->core, &ev)) {
+  /* DATA comes verified: the data set's, or a window's, at its end */
+  while (rmtp_stream_receiver_poll_event (self->rx, &ev)) {
     switch (ev.type) {
       case RMTP_EVENT_DATA:
         self->held_bytes += g_bytes_get_size (ev.data);
+        self->max_held_bytes = MAX (self->max_held_bytes, self->held_bytes);
         g_queue_push_tail (&self->held, ev.data);
         break;
       case RMTP_EVENT_DONE:
         self->done = TRUE;
         break;
       case RMTP_EVENT_FAILED:
-        /* verified, then the server fell silent before its release */
-        if (self->verified)
-          self->done = TRUE;
-        else
-          self->failed = ev.reason;
+        self->failed = ev.reason;
         break;
       case RMTP_EVENT_PROGRESS:
+      case RMTP_EVENT_DROPPED:
         break;
     }
   }
-  if (!self->verified && (st == RMTP_RECEIVER_COMPLETE ||
-          st == RMTP_RECEIVER_DONE))
-    self->verified = TRUE;
-  if (self->verified || self->done || self->failed)
+  if (!g_queue_is_empty (&self->held) || self->done || self->failed)
     g_cond_broadcast (&self->wait.cond);
 }
 
@@ -204,7 +238,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   }
   /* held data are slices of the datagram: one copy, no other */
   bytes = g_bytes_new (data, size);
-  rmtp_receiver_handle_bytes (self->core, bytes, now);
+  rmtp_stream_receiver_handle_bytes (self->rx, bytes, now);
   g_bytes_unref (bytes);
   if (!self->server && connected (self)) {
     self->server = g_object_ref (from);
@@ -224,11 +258,11 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
 
   g_mutex_lock (&self->wait.lock);
-  rmtp_receiver_handle_timeout (self->core, now);
+  rmtp_stream_receiver_handle_timeout (self->rx, now);
   apply_busy (self, now);
   send_datagrams (self);
   take_events (self);
-  deadline = rmtp_receiver_next_deadline (self->core);
+  deadline = rmtp_stream_receiver_next_deadline (self->rx);
   g_mutex_unlock (&self->wait.lock);
   return MIN (deadline, gst_net_stats_poll (&self->stats, now));
 }
@@ -248,6 +282,9 @@ fail_text (RmtpFailReason reason)
       return "the server fell silent";
     case RMTP_FAIL_INCOMPLETE:
       return "the server fell silent before the data set was complete";
+    case RMTP_FAIL_DROPPED:
+      return "the server dropped this receiver from the stream (it held a "
+          "window back, or missed one)";
     case RMTP_FAIL_NONE:
       break;
   }
@@ -258,18 +295,27 @@ fail_text (RmtpFailReason reason)
 static GstFlowReturn
 post_failure (GstRmtpSrc * self, RmtpFailReason reason)
 {
-  guint64 size = 0, have;
+  guint64 size = 0, have, given;
   const guint8 *digest;
+  guint windows;
 
   gst_net_stats_post (&self->stats);
   g_mutex_lock (&self->wait.lock);
-  rmtp_receiver_data_set (self->core, &size, &digest);
-  have = rmtp_receiver_stats (self->core)->data_received;
+  rmtp_receiver_data_set (core (self), &size, &digest);
+  have = rmtp_receiver_stats (core (self))->data_received;
+  windows = rmtp_stream_receiver_stats (self->rx)->windows;
+  given = rmtp_stream_receiver_stats (self->rx)->given;
   g_mutex_unlock (&self->wait.lock);
-  GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
-          "nothing of the data set is output", fail_text (reason)),
-      ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
-          G_GUINT64_FORMAT " bytes received", self->member, have, size));
+  if (windows > 0)
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+            "the stream is cut after %u whole windows (%" G_GUINT64_FORMAT
+            " bytes output, each window verified)", fail_text (reason),
+            windows, given), ("member %u", self->member));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+            "nothing of the data set is output", fail_text (reason)),
+        ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
+            G_GUINT64_FORMAT " bytes received", self->member, have, size));
   return GST_FLOW_ERROR;
 }
 
@@ -300,18 +346,24 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       g_mutex_unlock (&self->wait.lock);
       return GST_FLOW_FLUSHING;
     }
+    /* verified windows go out before a later window's failure */
+    if (!g_queue_is_empty (&self->held)) {
+      gboolean wake = self->backlogged;
+
+      *outbuf = pop_buffer (self);
+      g_mutex_unlock (&self->wait.lock);
+      /* the loop thread sends RRDY once the backlog is down */
+      if (wake)
+        gst_net_loop_wake (self->loop);
+      return GST_FLOW_OK;
+    }
     if (self->failed && !self->error_posted) {
       failed = self->failed;
       self->error_posted = TRUE;
       g_mutex_unlock (&self->wait.lock);
       return post_failure (self, failed);
     }
-    if (self->verified && !g_queue_is_empty (&self->held)) {
-      *outbuf = pop_buffer (self);
-      g_mutex_unlock (&self->wait.lock);
-      return GST_FLOW_OK;
-    }
-    if (self->verified && self->done) {
+    if (self->done) {
       g_mutex_unlock (&self->wait.lock);
       GST_INFO_OBJECT (self, "data set complete and verified: %"
           G_GUINT64_FORMAT " bytes", self->pushed_bytes);
@@ -360,8 +412,8 @@ static void
 reset_transfer (GstRmtpSrc * self)
 {
   g_queue_clear_full (&self->held, (GDestroyNotify) g_bytes_unref);
-  self->held_bytes = self->pushed_bytes = 0;
-  self->verified = self->done = self->error_posted = FALSE;
+  self->held_bytes = self->pushed_bytes = self->max_held_bytes = 0;
+  self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
 }
@@ -371,14 +423,17 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
 {
   GstRmtpSrc *self = GST_RMTP_SRC (bsrc);
   GstNetUdpSettings net;
+  GstNetKeySettings keys;
+  AuthKey key;
   guint64 interval;
   guint32 member;
   GError *err = NULL;
   RmtpConfig cfg;
-  gboolean ok;
+  gboolean ok, have_key = FALSE;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->settings.net);
+  gst_net_key_settings_copy (&keys, &self->key);
   interval = self->settings.stats_interval;
   cfg = self->settings.cfg;
   member = self->member;
@@ -386,8 +441,10 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
     err = g_error_copy (self->settings.uri_error);
   GST_OBJECT_UNLOCK (self);
 
+  ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
+  gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->wait.lock);
-  ok = !err && open_sockets (self, &net, &err);
+  ok = ok && open_sockets (self, &net, &err);
   if (!ok)
     close_sockets (self);
   g_mutex_unlock (&self->wait.lock);
@@ -403,7 +460,10 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   reset_transfer (self);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
-  self->core = rmtp_receiver_new (&cfg, member, TRUE, &self->rng);
+  self->rx = rmtp_stream_receiver_new (&cfg, member, TRUE, &self->rng);
+  if (have_key)
+    rmtp_stream_receiver_set_key (self->rx, &key);
+  gst_net_key_wipe (&key, sizeof (key));
   g_mutex_unlock (&self->wait.lock);
 
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
@@ -430,7 +490,7 @@ gst_rmtp_src_stop (GstBaseSrc * bsrc)
     gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
   close_sockets (self);
   g_clear_pointer (&self->loop, gst_net_loop_free);
-  g_clear_pointer (&self->core, rmtp_receiver_free);
+  g_clear_pointer (&self->rx, rmtp_stream_receiver_free);
   reset_transfer (self);
   g_mutex_unlock (&self->wait.lock);
   return TRUE;
@@ -444,7 +504,7 @@ set_busy (GstRmtpSrc * self, gboolean busy)
 {
   g_mutex_lock (&self->wait.lock);
   self->busy = busy;
-  if (self->core)
+  if (self->rx)
     apply_busy (self, gst_net_now ());
   g_mutex_unlock (&self->wait.lock);
   if (self->loop)
@@ -467,6 +527,10 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_set (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_MEMBER:
       self->member = g_value_get_uint (value);
@@ -508,14 +572,22 @@ state_name (RmtpReceiverState st)
 static void
 core_stats (GstRmtpSrc * self, GstStructure * s)
 {
-  const RmtpReceiverStats *st = rmtp_receiver_stats (self->core);
+  const RmtpReceiverStats *st = rmtp_receiver_stats (core (self));
+  const RmtpStreamReceiverStats *ss = rmtp_stream_receiver_stats (self->rx);
   guint64 size = 0;
   const guint8 *digest;
+  AuthStats auth = { 0 };
+  gboolean keyed = rmtp_stream_receiver_auth_stats (self->rx, &auth);
 
-  rmtp_receiver_data_set (self->core, &size, &digest);
+  rmtp_receiver_data_set (core (self), &size, &digest);
   gst_rmtp_input_stats (s, &st->in);
+  gst_net_key_stats (s, keyed, &auth);
   gst_structure_set (s,
-      "state", G_TYPE_STRING, state_name (rmtp_receiver_state (self->core)),
+      "state", G_TYPE_STRING, state_name (rmtp_receiver_state (core (self))),
+      "windows-verified", G_TYPE_UINT, ss->windows,
+      "backlogged", G_TYPE_BOOLEAN, self->backlogged,
+      "window-held-bytes", G_TYPE_UINT64, ss->held,
+      "max-window-held-bytes", G_TYPE_UINT64, ss->max_held,
       "total-bytes", G_TYPE_UINT64, size,
       "data-received", G_TYPE_UINT64, st->data_received,
       "cack-sent", G_TYPE_UINT64, st->cack_sent,
@@ -526,7 +598,8 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "busy-dropped", G_TYPE_UINT64, st->busy_dropped,
       "parity-received", G_TYPE_UINT64, st->parity_received,
       "parity-recovered", G_TYPE_UINT64, st->parity_recovered,
-      "conn-too-large", G_TYPE_UINT64, st->conn_too_large, NULL);
+      "conn-too-large", G_TYPE_UINT64, st->conn_too_large,
+      "polls-held", G_TYPE_UINT64, st->polls_held, NULL);
 }
 
 static GstStructure *
@@ -536,12 +609,14 @@ get_stats (GstElement * element)
   GstStructure *s = gst_structure_new_empty ("application/x-rmtp-src-stats");
 
   g_mutex_lock (&self->wait.lock);
-  if (self->core)
+  if (self->rx)
     core_stats (self, s);
   gst_structure_set (s,
-      "verified", G_TYPE_BOOLEAN, self->verified,
+      "verified", G_TYPE_BOOLEAN, self->rx &&
+      rmtp_stream_receiver_verified (self->rx),
       "failure", G_TYPE_STRING, gst_rmtp_fail_reason_name (self->failed),
       "held-bytes", G_TYPE_UINT64, self->held_bytes,
+      "max-held-bytes", G_TYPE_UINT64, self->max_held_bytes,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source, NULL);
@@ -570,6 +645,10 @@ gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (gst_net_key_get (&self->key, PROP_KEY, prop_id, value)) {
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_MEMBER:
       g_value_set_uint (value, self->member);
@@ -593,6 +672,7 @@ gst_rmtp_src_finalize (GObject * object)
 
   reset_transfer (self);
   gst_rmtp_settings_clear (&self->settings);
+  gst_net_key_settings_clear (&self->key);
   gst_caps_replace (&self->caps, NULL);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -604,7 +684,15 @@ gst_rmtp_src_finalize (GObject * object)
 #define STATS_DOC \
   "state: wait-conn, receiving, busy, complete (verified), done " \
   "(released) or failed; " \
-  "total-bytes: size of the data set the CONN announced (bytes); " \
+  "total-bytes: size of the data set the CONN announced (of the current " \
+  "window, in a stream) (bytes); " \
+  "windows-verified: stream windows verified before the current one " \
+  "(windows); " \
+  "window-held-bytes: bytes of the current window held until it is " \
+  "verified (bytes); " \
+  "max-window-held-bytes: the most ever held so (bytes); " \
+  "backlogged: stream, the output is more than a window behind, so the " \
+  "receiver says BUSY (boolean); " \
   "data-received: DATA packets taken (packets); " \
   "cack-sent: CACKs sent (packets); " \
   "nack-sent: NACKs sent (packets); " \
@@ -616,14 +704,18 @@ gst_rmtp_src_finalize (GObject * object)
   "parity-recovered: data packets rebuilt from parity (packets); " \
   "conn-too-large: CONNs of a data set over max-total-size, refused " \
   "(packets); " \
+  "polls-held: POLLs not answered, as an answer was due or one went out " \
+  "less than tat before (packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
-  "failure: none, refused, digest, server-silent or incomplete; " \
+  "failure: none, refused, digest, server-silent, incomplete or dropped; " \
   "held-bytes: data set bytes not output yet (bytes); " \
+  "max-held-bytes: the most ever held so (bytes); " \
   "pushed-bytes: data set bytes output (bytes); " \
   "send-errors: answers the socket refused (packets); " \
   "other-source: datagrams from another address than the server's, " \
-  "dropped (packets)"
+  "dropped (packets); " \
+  GST_NET_KEY_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -653,6 +745,9 @@ install_properties (GObjectClass * oc)
           "counters (read-only GstStructure). Fields: " STATS_DOC,
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+  gst_net_key_install (oc, PROP_KEY, "every control packet the receiver "
+      "takes (CONN, EOR, POLL, REL) and sends (CACK, NACK, ACK, RACK, BUSY, "
+      "RRDY, REPORT), not DATA or PARITY; the rmtpsink needs the same key");
 }
 
 static void

@@ -39,8 +39,9 @@ static const GstParamEntry params[] = {
   P ("delta", "Backoff per receiver: answers are spread over delta x the "
         "receivers expected to answer, ns (paper: 2 ms)", TIME, delta, 0,
       1e10, S),
-  P ("tat", "Turn-around time allowed for an answer, ns (paper's LAN: "
-        "100 ms)", TIME, tat, 0, 6e10, S),
+  P ("tat", "Turn-around time allowed for an answer; a receiver answers "
+        "POLLs at most once per tat, ns (paper's LAN: 100 ms)", TIME, tat, 0,
+      6e10, S | R),
   P ("alpha", "Surplus on every response timer, ns (ours: 50 ms)", TIME,
       alpha, 0, 6e10, S),
   P ("max-polls", "POLLs to a silent receiver before it is slow and served "
@@ -114,6 +115,11 @@ static const GstParamEntry params[] = {
   P ("max-total-size", "Largest data set this receiver accepts, its packet "
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
       UINT64, max_total_size, 1, G_MAXUINT64, R),
+  P ("window-size", "Streaming mode: the sink sends the stream in windows "
+        "of this many bytes as it comes, holding at most two windows and "
+        "blocking upstream when they are full; each window is a data set "
+        "of its own (0: data-set mode, the whole stream until EOS), bytes",
+      UINT64, window_size, 0, 1073741824, S),
 };
 
 /* The element's defaults: the core's, and a pacer that catches up when
@@ -257,6 +263,8 @@ gst_rmtp_fail_reason_name (RmtpFailReason reason)
       return "server-silent";
     case RMTP_FAIL_INCOMPLETE:
       return "incomplete";
+    case RMTP_FAIL_DROPPED:
+      return "dropped";
   }
   return "unknown";
 }

@@ -51,6 +51,27 @@ rmtp_config_init (RmtpConfig * cfg)
 /* ------------------------------------------------------------------ */
 /* Wire */
 
+#define RMTP_STREAM_TRAILER 13      /* window u32, offset u64, flags u8 */
+#define RMTP_STREAM_LAST 0x01
+
+/* A CONN ends after its members (a data set) or with a stream window's
+ * trailer. */
+static gboolean
+parse_stream_trailer (WireReader * r, RmtpPacket * p)
+{
+  guint8 flags;
+
+  if (r->failed || wire_reader_remaining (r) == 0)
+    return !r->failed;
+  p->stream = TRUE;
+  p->window = wire_read_u32 (r);
+  p->offset = wire_read_u64 (r);
+  flags = wire_read_u8 (r);
+  p->last = flags & RMTP_STREAM_LAST;
+  return (flags & ~RMTP_STREAM_LAST) == 0 &&
+      p->offset <= G_MAXUINT64 - p->total_size;
+}
+
 static gboolean
 parse_body (WireReader * r, RmtpPacket * p)
 {
@@ -68,6 +89,8 @@ parse_body (WireReader * r, RmtpPacket * p)
       if (r->failed || p->n_members == 0 || p->n_members > RMTP_MAX_MEMBERS)
         return FALSE;
       p->members = wire_read_bytes (r, (gsize) p->n_members * 4);
+      if (!parse_stream_trailer (r, p))
+        return FALSE;
       if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE ||
           p->parity_block > ERASURE_MAX_BLOCK)
         return FALSE;
@@ -213,6 +236,39 @@ repeat_last_datagram (GQueue * q, guint copies)
   }
 }
 
+/* DATA and PARITY are media: never sealed (docs/security.md). */
+static gboolean
+is_media (const guint8 * data, gsize len)
+{
+  return len > 3 && (data[3] == RMTP_DATA || data[3] == RMTP_PARITY);
+}
+
+/* With a key, a control datagram leaves with the auth trailer. */
+static void
+seal_datagram (AuthSession * auth, RmtpDatagram * d)
+{
+  gsize len;
+  const guint8 *src = g_bytes_get_data (d->bytes, &len);
+  guint8 *buf;
+
+  if (!auth || is_media (src, len))
+    return;
+  buf = g_malloc (len + AUTH_TRAILER_SIZE);
+  memcpy (buf, src, len);
+  len = auth_seal (auth, buf, len, len + AUTH_TRAILER_SIZE);
+  g_bytes_unref (d->bytes);
+  d->bytes = g_bytes_new_take (buf, len);
+}
+
+/* Without a key, TRUE; with one, whether the datagram opens (counted by
+ * verdict), *@len then the length of the packet inside. */
+static gboolean
+open_control (AuthSession * auth, const guint8 * data, gsize * len,
+    gint64 now)
+{
+  return !auth || auth_open (auth, data, *len, now, len, NULL) == AUTH_OK;
+}
+
 static void
 clear_datagrams (GQueue * q)
 {
@@ -283,6 +339,8 @@ typedef struct {
   gint64 measured_round;        /* the round @loss is from */
   guint lossy_rounds;           /* multicast rounds running judged slow */
   guint64 rate;                 /* what its losses show it takes, bit/s */
+  gboolean bound;               /* a CACK from an unknown source named it */
+  gint64 reported_stop;         /* the STOP its last REPORT was for; -1 */
 } Member;
 
 typedef struct {
@@ -334,7 +392,14 @@ struct _RmtpServer {
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
+  /* streaming mode: this data set is a window of a stream */
+  gboolean stream;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
   RmtpServerStats stats;
+  AuthSession *auth;            /* NULL: no key */
 };
 
 static void server_begin_round (RmtpServer * s, gint64 now);
@@ -403,6 +468,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     s->members[i].loss = -1.0;
     s->members[i].measured_round = -1;
     s->members[i].rate = cfg->rate;
+    s->members[i].reported_stop = -1;
     g_hash_table_insert (s->index, GUINT_TO_POINTER (members[i]),
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
@@ -445,7 +511,25 @@ rmtp_server_free (RmtpServer * s)
     g_array_unref (s->round_responses);
   clear_datagrams (&s->out);
   clear_events (&s->events);
+  auth_session_free (s->auth);
   g_free (s);
+}
+
+void
+rmtp_server_set_key (RmtpServer * s, const AuthKey * key)
+{
+  auth_session_free (s->auth);
+  /* every member, and one more for a member that restarts */
+  s->auth = auth_session_new (key, (guint32) random_source_range (&s->rng, 1,
+          G_MAXUINT32), s->n_members + 1);
+}
+
+gboolean
+rmtp_server_auth_stats (const RmtpServer * s, AuthStats * st)
+{
+  if (s->auth)
+    auth_session_get_stats (s->auth, st);
+  return s->auth != NULL;
 }
 
 static Member *
@@ -484,7 +568,8 @@ static void
 server_queue_conn (RmtpServer * s, const Member * only)
 {
   guint n = only ? 1 : s->n_members;
-  gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n;
+  gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n +
+      (s->stream ? RMTP_STREAM_TRAILER : 0);
   gint64 window = only ? 0 : server_window (s, s->n_members);
   guint32 reporters = s->cfg.reporters;
   guint8 *buf = g_malloc (len);
@@ -505,6 +590,11 @@ server_queue_conn (RmtpServer * s, const Member * only)
   wire_write_u32 (&w, n);
   for (guint i = 0; i < n; i++)
     wire_write_u32 (&w, only ? only->id : s->members[i].id);
+  if (s->stream) {
+    wire_write_u32 (&w, s->window);
+    wire_write_u64 (&w, s->offset);
+    wire_write_u8 (&w, s->last ? RMTP_STREAM_LAST : 0);
+  }
   queue_datagram (&s->out, only ? only->id : RMTP_TO_GROUP, buf, &w);
   s->stats.conn_sent++;
   if (!only)
@@ -1148,6 +1238,23 @@ server_count_response (RmtpServer * s, Member * m)
       *n);
 }
 
+/* A receiver's ranges are in order and disjoint, so one NACK asks for each
+ * packet at most once: a repair set never grows past the data set. */
+static gboolean
+ranges_ordered (const RmtpPacket * p)
+{
+  guint64 end = 0;
+
+  for (guint i = 0; i < p->n_ranges; i++) {
+    RmtpRange rg = rmtp_packet_range (p, i);
+
+    if (i > 0 && rg.first < end)
+      return FALSE;
+    end = (guint64) rg.first + rg.count;
+  }
+  return TRUE;
+}
+
 static gboolean
 server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
@@ -1203,6 +1310,10 @@ static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
+  if (p->type == RMTP_NACK && !ranges_ordered (p)) {
+    s->stats.nacks_overlapping++;
+    return;
+  }
   if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
       m->state == MEMBER_CONNECTED && !s->waiting) {
     /* an answer to the busy POLL: ready again, its RRDY was lost */
@@ -1266,41 +1377,69 @@ server_on_busy (RmtpServer * s, Member * m, gboolean busy, gint64 now)
     server_begin_separate (s, now);
 }
 
+/* One report a period from each representative: more would weigh the
+ * mean (a repeated or forged REPORT cannot steer the rate alone). */
 static void
-server_on_report (RmtpServer * s, const RmtpPacket * p)
+server_on_report (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
+  if ((guint) (m - s->members) >= s->cfg.reporters) {
+    s->stats.in.foreign++;
+    return;
+  }
   if (!s->monitor_open || p->monitor != s->monitor_stop ||
       p->received > s->cfg.monitor_packets) {
     s->stats.in.late++;
     return;
   }
+  if (m->reported_stop == (gint64) p->monitor) {
+    s->stats.in.duplicates++;
+    return;
+  }
+  m->reported_stop = p->monitor;
   s->stats.in.accepted++;
   s->monitor_sum += p->received;
   s->monitor_reports++;
 }
 
-void
+/* The first sound CACK naming @m from a source the shell does not know
+ * binds @m to it (the shell keeps the address). */
+static guint32
+server_bind (Member * m, guint32 from, const RmtpPacket * p)
+{
+  if (!m || from != 0 || p->type != RMTP_CACK || m->bound)
+    return 0;
+  m->bound = TRUE;
+  return m->id;
+}
+
+guint32
 rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     gsize len, gint64 now)
 {
   RmtpPacket p;
   Member *m;
+  guint32 bound;
 
+  if (!open_control (s->auth, data, &len, now))
+    return 0;
   if (!rmtp_packet_parse (data, len, &p)) {
     s->stats.in.malformed++;
-    return;
+    return 0;
   }
   if (p.session != s->session || p.type == RMTP_CONN || p.type == RMTP_DATA
       || p.type == RMTP_PARITY
       || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL) {
     s->stats.in.foreign++;
-    return;
+    return 0;
   }
   m = server_member (s, p.member);
+  bound = server_bind (m, from, &p);
+  if (bound)
+    from = bound;
   /* a response must come from the member it names */
   if (!m || p.member != from) {
     s->stats.in.forged++;
-    return;
+    return 0;
   }
   switch (p.type) {
     case RMTP_CACK:
@@ -1333,12 +1472,13 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
       server_on_busy (s, m, p.type == RMTP_BUSY, now);
       break;
     case RMTP_REPORT:
-      server_on_report (s, &p);
+      server_on_report (s, m, &p);
       break;
     default:
       s->stats.in.foreign++;
       break;
   }
+  return bound;
 }
 
 /* ---- output ---- */
@@ -1481,6 +1621,7 @@ rmtp_server_poll_datagram (RmtpServer * s, gint64 now, RmtpDatagram * out)
     server_refill (s, now);
   if (!polled_pop (&s->out, out, sizeof (*out)))
     return FALSE;
+  seal_datagram (s->auth, out);
   pacer_on_send (&s->pacer, g_bytes_get_size (out->bytes), now);
   s->stats.datagrams_sent++;
   return TRUE;
@@ -1516,6 +1657,37 @@ const RmtpServerStats *
 rmtp_server_stats (const RmtpServer * s)
 {
   return &s->stats;
+}
+
+void
+rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
+    gboolean last)
+{
+  if (s->phase != RMTP_SERVER_CONNECT || s->timer != G_MAXINT64 ||
+      offset > G_MAXUINT64 - s->total)
+    return;
+  s->stream = TRUE;
+  s->window = window;
+  s->offset = offset;
+  s->last = last;
+}
+
+void
+rmtp_server_drop_data (RmtpServer * s)
+{
+  if (s->phase == RMTP_SERVER_RELEASE || s->phase == RMTP_SERVER_DONE)
+    g_clear_pointer (&s->data, g_bytes_unref);
+}
+
+gboolean
+rmtp_server_member_complete (const RmtpServer * s, guint32 id,
+    gboolean * slow)
+{
+  guint i = GPOINTER_TO_UINT (g_hash_table_lookup (s->index,
+          GUINT_TO_POINTER (id)));
+
+  *slow = i && s->members[i - 1].slow;
+  return i && s->members[i - 1].state == MEMBER_ACKED;
 }
 
 guint
@@ -1582,8 +1754,18 @@ struct _RmtpReceiver {
   gboolean counting;
   guint32 monitor_count;
 
+  /* streaming mode: the window expected (expect_window), the one taken */
+  gboolean expect_stream;
+  guint32 expect_window;
+  gboolean stream;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
   GQueue out, events;
   RmtpReceiverStats stats;
+  AuthSession *auth;            /* NULL: no key */
+  gint64 last_answer;           /* when the last NACK, ACK or BUSY went */
 };
 
 RmtpReceiver *
@@ -1602,6 +1784,7 @@ rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
   r->responded_round = -1;
   r->due_at = G_MAXINT64;
   r->last_heard = G_MAXINT64;
+  r->last_answer = G_MININT64 / 2;
   g_queue_init (&r->out);
   g_queue_init (&r->events);
   return r;
@@ -1638,7 +1821,24 @@ rmtp_receiver_free (RmtpReceiver * r)
     g_checksum_free (r->checksum);
   clear_datagrams (&r->out);
   clear_events (&r->events);
+  auth_session_free (r->auth);
   g_free (r);
+}
+
+void
+rmtp_receiver_set_key (RmtpReceiver * r, const AuthKey * key)
+{
+  auth_session_free (r->auth);
+  r->auth = auth_session_new (key, (guint32) random_source_range (&r->rng, 1,
+          G_MAXUINT32), RMTP_RECEIVER_AUTH_SENDERS);
+}
+
+gboolean
+rmtp_receiver_auth_stats (const RmtpReceiver * r, AuthStats * st)
+{
+  if (r->auth)
+    auth_session_get_stats (r->auth, st);
+  return r->auth != NULL;
 }
 
 static void
@@ -1689,6 +1889,10 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   r->have = g_new0 (guint8, r->n_packets);
   r->held = g_new0 (GBytes *, r->n_packets);
   r->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->stream = p->stream;
+  r->window = p->window;
+  r->offset = p->offset;
+  r->last = p->last;
   r->parity_block = p->parity_block;
   r->n_blocks = block_count (r->n_packets, r->parity_block);
   r->block_have = g_new0 (guint, r->n_blocks);
@@ -1710,9 +1914,33 @@ receiver_can_hold (const RmtpReceiver * r, const RmtpPacket * p)
       index <= r->cfg.max_total_size - p->total_size;
 }
 
+/* Before a CONN is taken, whether @p is one to take: a data set, or
+ * window 0 of a stream, unless a window was set with expect_window. A
+ * group CONN past the expected window, or one of it that leaves us out,
+ * means the server dropped us from the stream. */
+static gboolean
+receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
+{
+  guint32 want = r->expect_stream ? r->expect_window : 0;
+
+  if (r->expect_stream && p->stream && p->window_us > 0 &&
+      (p->window > want || (p->window == want && conn_index (p,
+                  r->member) < 0))) {
+    receiver_fail (r, RMTP_FAIL_DROPPED);
+    return FALSE;
+  }
+  if ((r->expect_stream && !p->stream) || (p->stream && p->window != want)) {
+    r->stats.in.foreign++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
 {
+  if (!r->connected && !receiver_conn_wanted (r, p))
+    return;
   if (!r->connected && !receiver_can_hold (r, p)) {
     r->stats.conn_too_large++;
     return;
@@ -2006,14 +2234,41 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     receiver_block_changed (r, p->seq / r->parity_block);
 }
 
+/* The answer windows the server announces are at most delta x the
+ * members of its CONN: a larger one (forged) would put our answer and our
+ * silence limit off by up to an hour. */
+static gint64
+receiver_window (const RmtpReceiver * r, guint32 window_us)
+{
+  return MIN ((gint64) window_us, (r->delta / US + 1) * r->n_members) * US;
+}
+
+/* A POLL is answered at most once per `tat` (the server waits at least that
+ * long between two POLLs of a member), and not while an answer is due: a
+ * repeated or forged POLL gets no extra answer and no later one. */
+static gboolean
+receiver_poll_held (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
+{
+  if ((r->due == DUE_ROUND && r->due_round == p->round) ||
+      now < r->last_answer + r->cfg.tat) {
+    r->stats.polls_held++;
+    return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
     gint64 now)
 {
-  if (r->state == RMTP_RECEIVER_BUSY && p->type == RMTP_POLL &&
-      p->member == r->member) {
+  gboolean poll = p->type == RMTP_POLL && p->member == r->member;
+
+  if (poll && receiver_poll_held (r, p, now))
+    return;
+  if (r->state == RMTP_RECEIVER_BUSY && poll) {
     /* still busy: say so again, the BUSY may have been lost */
     r->stats.in.accepted++;
+    r->last_answer = now;
     queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_BUSY, r->session,
         r->member, NULL, 0);
     return;
@@ -2048,7 +2303,8 @@ receiver_on_rel (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
   }
   r->stats.in.accepted++;
   if (r->due != DUE_RACK && r->responded_round >= 0)
-    receiver_schedule (r, DUE_RACK, 0, (gint64) p->window_us * US, now);
+    receiver_schedule (r, DUE_RACK, 0, receiver_window (r, p->window_us),
+        now);
 }
 
 static void
@@ -2057,6 +2313,9 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
 {
   RmtpPacket p;
 
+  if (r->auth && !is_media (data, len) && !open_control (r->auth, data,
+          &len, now))
+    return;
   if (!rmtp_packet_parse (data, len, &p)) {
     r->stats.in.malformed++;
     return;
@@ -2084,10 +2343,8 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_parity (r, &p, src, data);
       break;
     case RMTP_EOR:
-      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
-      break;
     case RMTP_POLL:
-      receiver_on_round (r, &p, (gint64) p.window_us * US, now);
+      receiver_on_round (r, &p, receiver_window (r, p.window_us), now);
       break;
     case RMTP_REL:
       receiver_on_rel (r, &p, now);
@@ -2175,7 +2432,7 @@ receiver_queue_nack (RmtpReceiver * r, guint32 round)
 }
 
 static void
-receiver_send_due (RmtpReceiver * r)
+receiver_send_due (RmtpReceiver * r, gint64 now)
 {
   guint32 round = r->due_round;
 
@@ -2197,6 +2454,7 @@ receiver_send_due (RmtpReceiver * r)
       }
     case DUE_ROUND:
       r->responded_round = MAX (r->responded_round, (gint64) round);
+      r->last_answer = now;
       if (r->state == RMTP_RECEIVER_COMPLETE) {
         queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_ACK, r->session,
             r->member, &round, 1);
@@ -2238,15 +2496,15 @@ rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
     DueKind kind = r->due;
 
     r->due_at = G_MAXINT64;
-    receiver_send_due (r);
+    receiver_send_due (r, now);
     if (r->due == kind)
       r->due = DUE_NONE;
   }
-  if (r->connected && r->state != RMTP_RECEIVER_DONE &&
+  if ((r->connected || r->expect_stream) && r->state != RMTP_RECEIVER_DONE &&
       r->state != RMTP_RECEIVER_FAILED && r->last_heard != G_MAXINT64 &&
       now - r->last_heard >= receiver_silence_limit (r))
-    receiver_fail (r, r->n_have == r->n_packets ? RMTP_FAIL_SERVER_SILENT :
-        RMTP_FAIL_INCOMPLETE);
+    receiver_fail (r, r->connected && r->n_have == r->n_packets ?
+        RMTP_FAIL_SERVER_SILENT : RMTP_FAIL_INCOMPLETE);
 }
 
 void
@@ -2270,7 +2528,10 @@ rmtp_receiver_set_busy (RmtpReceiver * r, gboolean busy, gint64 now)
 gboolean
 rmtp_receiver_poll_datagram (RmtpReceiver * r, RmtpDatagram * out)
 {
-  return polled_pop (&r->out, out, sizeof (*out));
+  if (!polled_pop (&r->out, out, sizeof (*out)))
+    return FALSE;
+  seal_datagram (r->auth, out);
+  return TRUE;
 }
 
 gboolean
@@ -2284,7 +2545,7 @@ rmtp_receiver_next_deadline (const RmtpReceiver * r)
 {
   gint64 t = r->due_at;
 
-  if (r->connected && r->last_heard != G_MAXINT64 &&
+  if ((r->connected || r->expect_stream) && r->last_heard != G_MAXINT64 &&
       r->state != RMTP_RECEIVER_DONE && r->state != RMTP_RECEIVER_FAILED)
     t = MIN (t, r->last_heard + receiver_silence_limit (r));
   return t;
@@ -2300,6 +2561,34 @@ const RmtpReceiverStats *
 rmtp_receiver_stats (const RmtpReceiver * r)
 {
   return &r->stats;
+}
+
+void
+rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window, gint64 now)
+{
+  if (r->connected)
+    return;
+  r->expect_stream = TRUE;
+  r->expect_window = window;
+  r->last_heard = now;
+}
+
+gboolean
+rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,
+    guint64 * offset, gboolean * last)
+{
+  if (!r->connected || !r->stream)
+    return FALSE;
+  *window = r->window;
+  *offset = r->offset;
+  *last = r->last;
+  return TRUE;
+}
+
+guint32
+rmtp_receiver_session (const RmtpReceiver * r)
+{
+  return r->connected ? r->session : 0;
 }
 
 gboolean

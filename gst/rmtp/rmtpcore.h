@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "core/auth.h"
 #include "core/random.h"
 #include "core/pacer.h"
 
@@ -24,6 +25,9 @@ G_BEGIN_DECLS
 #define RMTP_MAX_MEMBERS 65535
 #define RMTP_MAX_RANGES 512     /* ranges one NACK carries */
 #define RMTP_MAX_PACKET_SIZE 65000
+/* With a group key: the server keeps a replay window for each member (and
+ * one more), a receiver for this many servers (a restarted one included). */
+#define RMTP_RECEIVER_AUTH_SENDERS 4
 
 typedef enum {
   RMTP_CONN = 1,                /* server -> all / one: connection request */
@@ -99,6 +103,9 @@ typedef struct {
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
+  guint64 window_size;          /* server shell, streaming mode: bytes of
+                                 * the stream one window (one data set)
+                                 * carries; 0: data-set mode (default) */
 } RmtpConfig;
 
 void rmtp_config_init (RmtpConfig * cfg);
@@ -126,6 +133,12 @@ typedef struct {
   const guint8 *digest;         /* RMTP_DIGEST_SIZE, points into the packet */
   guint32 n_members;
   const guint8 *members;        /* n_members x 4 bytes */
+  /* CONN of a stream window (streaming mode): the trailer after the
+   * members; @total_size is then this window's size */
+  gboolean stream;
+  guint32 window;               /* the window's index in the stream */
+  guint64 offset;               /* stream offset of its first byte */
+  gboolean last;                /* the stream ends with this window */
   /* CACK */
   gboolean yes;
   /* DATA */
@@ -169,6 +182,9 @@ typedef enum {
   RMTP_EVENT_DATA,              /* receiver: @data, in order, at @offset */
   RMTP_EVENT_DONE,              /* transfer finished (see counts) */
   RMTP_EVENT_FAILED,            /* @reason */
+  RMTP_EVENT_DROPPED,           /* stream server: @member left the stream
+                                 * after window @round (@reason: NONE if
+                                 * it was slow, else why it failed) */
 } RmtpEventType;
 
 typedef enum {
@@ -177,6 +193,7 @@ typedef enum {
   RMTP_FAIL_DIGEST,             /* all packets arrived, digest differs */
   RMTP_FAIL_SERVER_SILENT,      /* receiver: server silent too long */
   RMTP_FAIL_INCOMPLETE,         /* released before the data set was whole */
+  RMTP_FAIL_DROPPED,            /* stream: a later window does not list us */
 } RmtpFailReason;
 
 typedef struct {
@@ -188,6 +205,7 @@ typedef struct {
   guint64 offset;               /* DATA */
   GBytes *data;                 /* DATA: owned by the caller once polled */
   RmtpFailReason reason;
+  guint32 member;               /* DROPPED */
 } RmtpEvent;
 
 /* What became of each datagram handed to a core. */
@@ -224,6 +242,9 @@ typedef struct {
   guint rate_changes;
   guint slow_receivers;         /* detected or BUSY */
   guint slow_detected;          /* ... set aside for their losses */
+  guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
+                                 * refused (a repair set stays at most the
+                                 * data set) */
 } RmtpServerStats;
 
 typedef struct _RmtpServer RmtpServer;
@@ -235,12 +256,22 @@ RmtpServer *rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     const RandomSource * rng);
 void rmtp_server_free (RmtpServer * s);
 
+/* A group key (docs/security.md): from now on every control packet the
+ * server sends is sealed, and every datagram it takes must open under the
+ * key; one that does not is counted by verdict and changes nothing. DATA
+ * and PARITY are media and go unsealed. Call before rmtp_server_start. */
+void rmtp_server_set_key (RmtpServer * s, const AuthKey * key);
+/* FALSE without a key; else the auth counters in @st. */
+gboolean rmtp_server_auth_stats (const RmtpServer * s, AuthStats * st);
 /* Starts the connection phase at @now. */
 void rmtp_server_start (RmtpServer * s, gint64 now);
 /* A datagram from member @from (the shell maps the source address to the
- * member id it knows; 0 if unknown). */
-void rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
-    gsize len, gint64 now);
+ * member id it knows; 0 if unknown). A sound CACK from an unknown source
+ * (@from 0) that names a member not bound yet binds that member: the
+ * return value is then its id, for the shell to map the source address
+ * to; 0 otherwise. */
+guint32 rmtp_server_handle (RmtpServer * s, guint32 from,
+    const guint8 * data, gsize len, gint64 now);
 /* Runs timers due at @now. */
 void rmtp_server_handle_timeout (RmtpServer * s, gint64 now);
 /* The next datagram the pacer lets out at @now. */
@@ -252,6 +283,18 @@ gboolean rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out);
 gint64 rmtp_server_next_deadline (const RmtpServer * s);
 RmtpServerPhase rmtp_server_phase (const RmtpServer * s);
 const RmtpServerStats *rmtp_server_stats (const RmtpServer * s);
+/* Streaming mode: the data set is window @window of a stream, starting at
+ * @offset; @last if the stream ends with it. Its CONN then carries these
+ * (call before rmtp_server_start). */
+void rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
+    gboolean last);
+/* Once in RELEASE (or DONE) the data set is not sent again: drops the
+ * server's reference to it (a stream holds no more than it needs). */
+void rmtp_server_drop_data (RmtpServer * s);
+/* Whether member @id has the data set (ACKed or RACKed); @slow: whether it
+ * was set aside as slow or BUSY on the way. */
+gboolean rmtp_server_member_complete (const RmtpServer * s, guint32 id,
+    gboolean * slow);
 /* The responses (NACK/ACK) taken in round @round (0-based); 0 past the end */
 guint rmtp_server_round_responses (const RmtpServer * s, guint round);
 
@@ -275,6 +318,9 @@ typedef struct {
   guint64 parity_received;      /* PARITY packets kept */
   guint64 parity_recovered;     /* data packets rebuilt from parity */
   guint64 conn_too_large;       /* CONNs over max_total_size, refused */
+  guint64 polls_held;           /* POLLs not answered: an answer was due
+                                 * already, or one went out less than `tat`
+                                 * before */
 } RmtpReceiverStats;
 
 typedef struct _RmtpReceiver RmtpReceiver;
@@ -283,6 +329,10 @@ typedef struct _RmtpReceiver RmtpReceiver;
 RmtpReceiver *rmtp_receiver_new (const RmtpConfig * cfg, guint32 member,
     gboolean accept, const RandomSource * rng);
 void rmtp_receiver_free (RmtpReceiver * r);
+/* A group key, as rmtp_server_set_key: every answer is sealed, every
+ * datagram but DATA and PARITY must open. */
+void rmtp_receiver_set_key (RmtpReceiver * r, const AuthKey * key);
+gboolean rmtp_receiver_auth_stats (const RmtpReceiver * r, AuthStats * st);
 
 /* A datagram from the server (to the group or to us). */
 void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
@@ -299,6 +349,18 @@ gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
 gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
 RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
 const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
+/* Streaming mode: take only the CONN of window @window of a stream (not
+ * the CONN of a data set); a CONN to the group for a later window, or one
+ * that does not list us, fails with RMTP_FAIL_DROPPED. The server's
+ * silence counts from @now. Call before the first datagram. */
+void rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window,
+    gint64 now);
+/* The stream window of the CONN taken; FALSE for a data set (or before a
+ * CONN). */
+gboolean rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,
+    guint64 * offset, gboolean * last);
+/* The session of the CONN taken; 0 before one. */
+guint32 rmtp_receiver_session (const RmtpReceiver * r);
 /* The data set's size and SHA-256 from the CONN taken; FALSE before one. */
 gboolean rmtp_receiver_data_set (const RmtpReceiver * r, guint64 * size,
     const guint8 ** digest);

@@ -30,6 +30,10 @@
  * is counted (`auth-*` in #GstTpbaSink:stats) and never acted on
  * (docs/security.md).
  *
+ * With #GstTpbaSink:srtp-key every RTP packet leaves as SRTP (RFC 3711),
+ * over UDP and inside the RFC 4571 frames on TCP alike, protected after its
+ * sequence number is final; the tpbasrc takes the same key.
+ *
  * The TCP connection is made at start and kept; when it fails it is made
  * again every 200 ms; an error is posted after #GstTpbaSink:connect-timeout
  * without one. Packets wait in a queue for their departure time (pacing) or
@@ -68,6 +72,7 @@
 #include "gstnettime.h"
 #include "gstnetudp.h"
 #include "gstnetudpprops.h"
+#include "gstnetsrtp.h"
 #include "gstneturi.h"
 #include "core/rfc4571.h"
 #include "core/rtp.h"
@@ -85,6 +90,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_sink_debug);
 #define DEFAULT_NOTSENT_LOWAT (32 * 1024)
 #define RECONNECT_INTERVAL (200 * GST_MSECOND)
 #define CONNECT_ATTEMPT_TIMEOUT GST_SECOND
+/* the longest packet sent as SRTP, its tag included */
+#define MAX_SEALED (RFC4571_MAX_FRAME + GST_NET_SRTP_MAX_OVERHEAD)
 
 enum
 {
@@ -101,7 +108,8 @@ enum
   PROP_BITRATE,
   PROP_STATS,
   PROP_KEY,                     /* gstnetkey.h's from here */
-  PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
+  PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
+  PROP_UDP_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
 };
 
@@ -140,6 +148,7 @@ struct _GstTpbaSink
   gchar *tcp_congestion;
   gboolean tcp_pacing;
   GstNetKeySettings key;
+  GstNetSrtpSettings srtp_settings;
   TpbaConfig cfg;
 
   GstRatePath *rates;
@@ -177,6 +186,8 @@ struct _GstTpbaSink
   gchar *last_error;
   guint64 token;                /* this run's session token */
   AuthSession *auth;            /* NULL: no key */
+  GstNetSrtp *srtp;             /* NULL: plain RTP */
+  guint8 *sealed;               /* the loop's: the packet as SRTP */
   guint key_unit_count;
 
   guint64 invalid, send_errors;
@@ -556,6 +567,23 @@ handle_events (GstTpbaSink * self, GArray * evs)
 }
 
 
+/* The bytes of @it as they leave: SRTP, after the last rewrite of its
+ * sequence number, or as they are; 0 when SRTP refused it. */
+static gsize
+seal (GstTpbaSink * self, Item * it, const guint8 ** data)
+{
+  if (!self->srtp) {
+    *data = it->data;
+    return it->info.size;
+  }
+  if (it->info.size > MAX_SEALED - GST_NET_SRTP_MAX_OVERHEAD)
+    return 0;
+  memcpy (self->sealed, it->data, it->info.size);
+  *data = self->sealed;
+  return gst_net_srtp_protect (self->srtp, self->sealed, it->info.size,
+      MAX_SEALED);
+}
+
 static void
 send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
 {
@@ -572,6 +600,8 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
     return;
   while (self->core && self->tcp_out->len == 0 &&
       (it = peek_packet (self))) {
+    const guint8 *data;
+    gsize size;
     TpbaSendDecision d;
     gint64 t = tpba_sender_next_send_time (self->core, &it->info, now);
     GError *err = NULL;
@@ -583,17 +613,18 @@ send_packets (GstTpbaSink * self, gint64 now, gint64 * wait_until)
     sender_queue_pop (&self->queue, NULL, NULL);
     tpba_sender_on_send (self->core, &it->info, now, &d);
     set_nodelay (self, d.tcp_nodelay);
-    if (d.transport == TPBA_TRANSPORT_UDP) {
-      if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp), it->data,
-              it->info.size, self->rtp_addr, &err)) {
+    /* size 0: SRTP refused it and counted it */
+    size = seal (self, it, &data);
+    if (size > 0 && d.transport == TPBA_TRANSPORT_UDP) {
+      if (!gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp), data,
+              size, self->rtp_addr, &err)) {
         self->send_errors++;
         GST_LOG_OBJECT (self, "UDP send: %s", err->message);
         g_error_free (err);
       }
-    } else if (rfc4571_frame_append (self->tcp_out, it->data,
-            it->info.size)) {
+    } else if (size > 0 && rfc4571_frame_append (self->tcp_out, data, size)) {
       tcp_flush (self);
-    } else {
+    } else if (size > 0) {
       self->send_errors++;      /* longer than a frame can say */
     }
     item_free (it);
@@ -767,13 +798,25 @@ reset_state (GstTpbaSink * self)
 
 static gboolean gst_tpba_sink_stop (GstBaseSink * bsink);
 
+/* The group key's sealing session and the SRTP session, from the
+ * settings (files are read here, holding no lock). */
 static gboolean
-start_auth (GstTpbaSink * self)
+start_keys (GstTpbaSink * self)
 {
+  GstNetSrtpSettings settings;
+  GstNetSrtp *srtp = NULL;
+  AuthSession *auth = NULL;
   GError *err = NULL;
-  AuthSession *auth;
+  gboolean ok;
 
-  if (!gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err)) {
+  GST_OBJECT_LOCK (self);
+  gst_net_srtp_settings_copy (&settings, &self->srtp_settings);
+  GST_OBJECT_UNLOCK (self);
+  ok = gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err) &&
+      gst_net_srtp_load (&settings, GST_NET_SRTP_SEND, &srtp, &err);
+  gst_net_srtp_settings_clear (&settings);
+  if (!ok) {
+    g_clear_pointer (&auth, auth_session_free);
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
         (NULL));
     g_error_free (err);
@@ -781,6 +824,7 @@ start_auth (GstTpbaSink * self)
   }
   g_mutex_lock (&self->lock);
   self->auth = auth;
+  self->srtp = srtp;
   g_mutex_unlock (&self->lock);
   return TRUE;
 }
@@ -823,7 +867,7 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   g_free (self->dest_str);
   self->dest_str = host;
   self->dest_tcp_port = tcp_port;
-  if (!start_auth (self) ||
+  if (!start_keys (self) ||
       !resolve_dest (self, host, port, tcp_port, rtcp_port) ||
       !open_transports (self, app_socket)) {
     g_clear_object (&app_socket);
@@ -858,6 +902,7 @@ gst_tpba_sink_stop (GstBaseSink * bsink)
     tpba_sender_free (self->core);
   self->core = NULL;
   g_clear_pointer (&self->auth, auth_session_free);
+  g_clear_pointer (&self->srtp, gst_net_srtp_free);
   g_mutex_unlock (&self->lock);
   gst_net_loop_unwatch (&self->tcp_watch);
   gst_net_loop_unwatch (&self->out_watch);
@@ -1060,7 +1105,8 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
       break;
     default:
       if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+          !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
               prop_id, value) &&
           !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -1149,6 +1195,7 @@ get_stats (GstElement * element)
       "tcp-frames-lost", G_TYPE_UINT64, self->tcp_frames_lost,
       "rtcp-foreign", G_TYPE_UINT64, self->rtcp_foreign, NULL);
   gst_tpba_auth_stats (s, self->auth);
+  gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->lock);
   gst_rate_path_get_counters (self->rates, &sent, &coalesced);
   gst_structure_set (s,
@@ -1205,7 +1252,8 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     default:
       if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+          !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
               value) &&
           !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -1223,6 +1271,8 @@ gst_tpba_sink_finalize (GObject * object)
   gst_rate_path_free (self->rates);
   gst_net_udp_settings_clear (&self->net);
   gst_net_key_settings_clear (&self->key);
+  gst_net_srtp_settings_clear (&self->srtp_settings);
+  g_free (self->sealed);
   g_free (self->tcp_congestion);
   g_free (self->run_cc);
   g_mutex_clear (&self->lock);
@@ -1281,7 +1331,7 @@ gst_tpba_sink_finalize (GObject * object)
   "bitrate: the rate asked of the encoder, bit/s; " \
   "rate-events: GstLayerRates events sent upstream, count; " \
   "rate-coalesced: rate changes merged into a later event, count; " \
-  GST_NET_KEY_STATS_DOC
+  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 #define SINK_DESCRIPTION \
   "Sends one RTP stream to a tpbasrc with TCP-rate-probing-based " \
@@ -1380,6 +1430,9 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
   gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "
       "and the session token on each TCP connection: sent with a trailer, "
       "taken only when sound and fresh; the tpbasrc needs the same key");
+  gst_net_srtp_install (gobject_class, PROP_SRTP, "every RTP packet, over "
+      "UDP and in the TCP frames alike, once its sequence number is final "
+      "(the tpbasrc needs the same key)");
   gst_net_uri_handler_set_info (GST_TYPE_TPBA_SINK, GST_URI_SINK, "tpba",
       "host", "port");
 
@@ -1404,6 +1457,8 @@ gst_tpba_sink_init (GstTpbaSink * self)
   self->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
   self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
   tpba_config_init (&self->cfg);
+  gst_net_srtp_settings_init (&self->srtp_settings);
+  self->sealed = g_malloc (MAX_SEALED);
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   sender_queue_init (&self->queue, SENDER_QUEUE_DROP_NEWEST, 0, item_free);

@@ -27,6 +27,10 @@
  * the sink's sealed token message: a captured one shown again is refused
  * as a replay (docs/security.md). Refusals are counted in `auth-*`.
  *
+ * With #GstTpbaSrc:srtp-key (the tpbasink's SRTP key) every RTP packet,
+ * from UDP or from a TCP frame, is authenticated and decrypted before the
+ * core reads it; one that fails is dropped and counted in `srtp-*`.
+ *
  * When the sender's first packet arrives, and whenever downstream sends a
  * force-key-unit event upstream, an RTCP PLI (RFC 4585, reduced-size) asks
  * the sender for a key unit. #GstTpbaSrc:caps is required unless a
@@ -48,6 +52,7 @@
 #include <string.h>
 
 #include "gsttpbasrc.h"
+#include "gstnetsrtp.h"
 #include "gsttpbautil.h"
 #include "gstnetloop.h"
 #include "gstnetsocket.h"
@@ -67,6 +72,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpba_src_debug);
 #define DEFAULT_PORT 5004
 #define MAX_PENDING 4
 #define TOKEN_WAIT (2 * GST_SECOND)
+#define MAX_PLAIN RFC4571_MAX_FRAME
 
 enum
 {
@@ -78,7 +84,8 @@ enum
   PROP_STATS_INTERVAL,
   PROP_STATS,
   PROP_KEY,                     /* gstnetkey.h's from here */
-  PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
+  PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
+  PROP_UDP_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
 };
 
@@ -116,6 +123,7 @@ struct _GstTpbaSrc
   GstCaps *caps;
   guint64 stats_interval;
   GstNetKeySettings key;
+  GstNetSrtpSettings srtp_settings;
   TpbaConfig cfg;
 
   GstNetStats stats;
@@ -129,6 +137,8 @@ struct _GstTpbaSrc
   GSource *listen_watch, *tcp_watch;
   TpbaReceiver *core;
   AuthSession *auth;            /* NULL: no key */
+  GstNetSrtp *srtp;             /* NULL: plain RTP */
+  guint8 *plain;                /* a packet SRTP opened */
   GSocketAddress *peer, *rtcp_dest;
   Rfc4571Deframer tcp_in;       /* the TCP stream's frames */
   gboolean have_token;
@@ -360,6 +370,23 @@ pending_expire (GstTpbaSrc * self, gint64 now)
       i++;
 }
 
+/* One RTP packet to the core, opened first with an SRTP key (refused
+ * ones are counted there and dropped). With the lock. */
+static void
+take_rtp (GstTpbaSrc * self, TpbaTransport transport, const guint8 * data,
+    gsize len, gint64 now)
+{
+  GstBuffer *b;
+
+  if (self->srtp && !(data = gst_net_srtp_unprotect_copy (self->srtp, NULL,
+              data, &len, self->plain, MAX_PLAIN)))
+    return;
+  b = gst_buffer_new_memdup (data, len);
+  if (tpba_receiver_on_rtp (self->core, transport, data, len, b, now) !=
+      TPBA_RECV_ACCEPTED)
+    gst_buffer_unref (b);
+}
+
 /* The whole RFC 4571 frames received so far go to the core. */
 static void
 take_frames (GstTpbaSrc * self, gint64 now)
@@ -367,13 +394,8 @@ take_frames (GstTpbaSrc * self, gint64 now)
   const guint8 *frame;
   gsize len;
 
-  while (rfc4571_deframer_pop (&self->tcp_in, &frame, &len)) {
-    GstBuffer *b = gst_buffer_new_memdup (frame, len);
-
-    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_TCP, frame, len, b,
-            now) != TPBA_RECV_ACCEPTED)
-      gst_buffer_unref (b);
-  }
+  while (rfc4571_deframer_pop (&self->tcp_in, &frame, &len))
+    take_rtp (self, TPBA_TRANSPORT_TCP, frame, len, now);
 }
 
 static gboolean
@@ -427,14 +449,10 @@ on_udp (GstNetTransport * t, const guint8 * data, gsize size,
     GSocketAddress * from, gpointer user_data)
 {
   GstTpbaSrc *self = user_data;
-  GstBuffer *b;
 
   g_mutex_lock (&self->wait.lock);
   if (rtp_from_peer (self, from)) {
-    b = gst_buffer_new_memdup (data, size);
-    if (tpba_receiver_on_rtp (self->core, TPBA_TRANSPORT_UDP, data, size, b,
-            gst_net_now ()) != TPBA_RECV_ACCEPTED)
-      gst_buffer_unref (b);
+    take_rtp (self, TPBA_TRANSPORT_UDP, data, size, gst_net_now ());
     g_cond_broadcast (&self->wait.cond);
   }
   g_mutex_unlock (&self->wait.lock);
@@ -628,14 +646,24 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   GstStructure *s;
   gint64 stats_interval;
   AuthSession *auth;
+  GstNetSrtpSettings srtp_settings;
+  GstNetSrtp *srtp = NULL;
   gint cr;
 
-  if (!gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err)) {
+  GST_OBJECT_LOCK (self);
+  gst_net_srtp_settings_copy (&srtp_settings, &self->srtp_settings);
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_tpba_auth_new (GST_ELEMENT (self), &self->key, &auth, &err) ||
+      !gst_net_srtp_load (&srtp_settings, GST_NET_SRTP_RECEIVE, &srtp,
+          &err)) {
+    gst_net_srtp_settings_clear (&srtp_settings);
+    g_clear_pointer (&auth, auth_session_free);
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
         (NULL));
     g_error_free (err);
     return FALSE;
   }
+  gst_net_srtp_settings_clear (&srtp_settings);
   GST_OBJECT_LOCK (self);
   address = g_strdup (self->net.address);
   peer = g_strdup (self->peer_address);
@@ -664,6 +692,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   g_free (peer);
   if (err) {
     g_clear_pointer (&auth, auth_session_free);
+    g_clear_pointer (&srtp, gst_net_srtp_free);
     return start_failed (self, err);
   }
   GST_OBJECT_LOCK (self);
@@ -675,6 +704,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   self->core = tpba_receiver_new (&cfg, g_random_int (),
       (GDestroyNotify) gst_buffer_unref, gst_net_now ());
   self->auth = auth;
+  self->srtp = srtp;
   rfc4571_deframer_init (&self->tcp_in, RFC4571_MAX_FRAME);
   self->tcp_accepted = self->tcp_refused = self->tcp_closed = 0;
   self->foreign = 0;
@@ -715,6 +745,7 @@ gst_tpba_src_stop (GstBaseSrc * bsrc)
     tpba_receiver_free (self->core);
   self->core = NULL;
   g_clear_pointer (&self->auth, auth_session_free);
+  g_clear_pointer (&self->srtp, gst_net_srtp_free);
   rfc4571_deframer_clear (&self->tcp_in);
   g_clear_object (&self->peer);
   g_clear_object (&self->rtcp_dest);
@@ -817,7 +848,8 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
       break;
     default:
       if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+          !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
               prop_id, value) &&
           !gst_param_table_set (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -871,6 +903,7 @@ get_stats (GstElement * element)
       "tcp-closed", G_TYPE_UINT64, self->tcp_closed,
       "foreign", G_TYPE_UINT64, self->foreign, NULL);
   gst_tpba_auth_stats (s, self->auth);
+  gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }
@@ -904,7 +937,8 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     default:
       if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
+          !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
               value) &&
           !gst_param_table_get (&gst_tpba_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
@@ -921,6 +955,8 @@ gst_tpba_src_finalize (GObject * object)
 
   gst_net_udp_settings_clear (&self->net);
   gst_net_key_settings_clear (&self->key);
+  gst_net_srtp_settings_clear (&self->srtp_settings);
+  g_free (self->plain);
   g_free (self->peer_address);
   gst_caps_replace (&self->caps, NULL);
   gst_net_src_wait_clear (&self->wait);
@@ -963,7 +999,7 @@ gst_tpba_src_finalize (GObject * object)
   "tcp-closed: TCP connections closed, count; " \
   "foreign: datagrams from other hosts, or with a key RTP before the " \
   "sender's first RTCP that opens, dropped, count; " \
-  GST_NET_KEY_STATS_DOC
+  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 #define SRC_DESCRIPTION \
   "Receives the RTP stream of a tpbasink over a TCP/UDP flow pair " \
@@ -1031,6 +1067,9 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "
       "and the session token on each TCP connection: sent with a trailer, "
       "taken only when sound and fresh; the tpbasink needs the same key");
+  gst_net_srtp_install (gobject_class, PROP_SRTP, "every RTP packet, from "
+      "UDP or a TCP frame: opened before anything reads it, dropped and "
+      "counted when it fails (the tpbasink's key, or srtpenc's)");
   gst_net_uri_handler_set_info (GST_TYPE_TPBA_SRC, GST_URI_SRC, "tpba",
       "address", "port");
 
@@ -1048,6 +1087,8 @@ gst_tpba_src_init (GstTpbaSrc * self)
   self->tcp_port = -1;
   self->rtcp_port = -1;
   tpba_config_init (&self->cfg);
+  gst_net_srtp_settings_init (&self->srtp_settings);
+  self->plain = g_malloc (MAX_PLAIN);
   gst_net_src_wait_init (&self->wait);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "tpba-stats",
       get_stats);

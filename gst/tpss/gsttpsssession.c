@@ -26,6 +26,15 @@
  *   resolves the members holding it but not `lock`.
  * - `registry_lock` guards the name table and the refcounts; never taken
  *   with `lock` held.
+ * - `srtp.lock` guards the SRTP sessions of the media; taken last.
+ *
+ * SRTP (docs/security.md): media and parity leave protected after the core
+ * stamped them, under a key per destination derived from the srtp-key
+ * (one for the multicast group), because the core gives each destination
+ * its own sequence numbers and parity under one SSRC: one key for all would
+ * encrypt different packets with the same keystream. A member opens what
+ * it receives under its own key (or the group's) before the core reads any
+ * header.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,6 +46,7 @@
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetsrtp.h"
 
 #include <string.h>
 
@@ -51,6 +61,24 @@ typedef enum
   ACT_LEFT,
   ACT_KEY_UNIT,
 } ActType;
+
+/* The derivation's label: the key of destination id D is derived with
+ * (SRTP_LABEL, D), the multicast group's with (SRTP_LABEL, 0). */
+#define SRTP_LABEL "TPSS SRTP destination"
+#define SRTP_MAX_DATAGRAM 65536
+
+typedef struct
+{
+  GMutex lock;
+  gboolean on;                  /* start_lock: the key the session started
+                                 * with, wiped at the last stop */
+  GstNetSrtpKey master;
+  GstNetSrtp *rx;               /* under this member's key */
+  GstNetSrtp *rx_group;         /* multicast: under the group's key */
+  GHashTable *tx;               /* destination id -> GstNetSrtp */
+  GstNetSrtpStats last;         /* the counters when it stopped */
+  guint8 *in;                   /* the loop's thread: a datagram opened */
+} SessionSrtp;
 
 typedef struct
 {
@@ -74,6 +102,7 @@ struct _GstTpssSession
   gint starts;                  /* start_lock */
   gboolean have_key;            /* start_lock: the key the session started */
   AuthKey key;                  /* with, wiped at the last stop */
+  SessionSrtp srtp;
 
   GMutex lock;
   gboolean running;
@@ -131,6 +160,7 @@ gst_tpss_session_acquire (GstElement * element, const GstTpssSettings * st,
     gst_tpss_settings_copy (&s->settings, st);
     g_mutex_init (&s->start_lock);
     g_mutex_init (&s->lock);
+    g_mutex_init (&s->srtp.lock);
     g_cond_init (&s->drained);
     g_hash_table_insert (registry, s->name, s);
     GST_DEBUG ("new session %s", s->name);
@@ -156,6 +186,7 @@ gst_tpss_session_release (GstTpssSession * s)
   gst_tpss_settings_clear (&s->settings);
   g_mutex_clear (&s->start_lock);
   g_mutex_clear (&s->lock);
+  g_mutex_clear (&s->srtp.lock);
   g_cond_clear (&s->drained);
   g_free (s->name);
   g_free (s);
@@ -240,6 +271,57 @@ take_transmits (GstTpssSession * s, GQueue * out)
     g_queue_push_tail (out, g_memdup2 (&t, sizeof (t)));
 }
 
+/* The outgoing session toward destination @member (made on first use).
+ * With `srtp.lock`. */
+static GstNetSrtp *
+srtp_tx_for (GstTpssSession * s, guint32 member)
+{
+  GstNetSrtp *tx = g_hash_table_lookup (s->srtp.tx, GUINT_TO_POINTER (member));
+  GstNetSrtpKey k;
+  GError *err = NULL;
+
+  if (tx)
+    return tx;
+  gst_net_srtp_key_derive (&s->srtp.master, SRTP_LABEL, member, &k);
+  tx = gst_net_srtp_new_from_key (&k, GST_NET_SRTP_SEND, &err);
+  gst_net_key_wipe (&k, sizeof (k));
+  if (!tx) {
+    GST_WARNING ("SRTP toward %u: %s", member, err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  g_hash_table_insert (s->srtp.tx, GUINT_TO_POINTER (member), tx);
+  GST_DEBUG ("session %s: SRTP toward destination %u", s->name, member);
+  return tx;
+}
+
+/* Media and parity to @member as SRTP: a new packet (free it) in *@data
+ * and *@len, or NULL: RTCP and everything without SRTP go as they are
+ * (*@data unchanged); a refused packet makes *@data NULL. */
+static guint8 *
+srtp_protect (GstTpssSession * s, guint32 member, const guint8 ** data,
+    gsize * len)
+{
+  GstNetSrtp *tx;
+  guint8 *out = NULL;
+
+  if (!s->srtp.on || gst_net_srtp_is_rtcp (*data, *len))
+    return NULL;
+  g_mutex_lock (&s->srtp.lock);
+  tx = s->srtp.tx ? srtp_tx_for (s, member) : NULL;
+  if (tx) {
+    out = g_malloc (*len + GST_NET_SRTP_MAX_OVERHEAD);
+    memcpy (out, *data, *len);
+    *len = gst_net_srtp_protect (tx, out, *len,
+        *len + GST_NET_SRTP_MAX_OVERHEAD);
+    if (*len == 0)
+      g_clear_pointer (&out, g_free);
+  }
+  g_mutex_unlock (&s->srtp.lock);
+  *data = out;
+  return out;
+}
+
 /* Sends what take_transmits() took, holding no lock: the transport is
  * there as long as the loop runs, and sends never block. */
 static void
@@ -251,15 +333,18 @@ send_transmits (GstTpssSession * s, GQueue * q)
     GSocketAddress *to = gst_tpss_addr_to_socket_address (&t->to);
     gsize len;
     const guint8 *data = g_bytes_get_data (t->data, &len);
+    guint8 *sealed = srtp_protect (s, t->member, &data, &len);
     GError *err = NULL;
 
-    if (!to || !gst_net_transport_send_to (s->transport, data, len, to,
-            &err)) {
+    /* no data: SRTP refused it and counted it */
+    if (data && (!to || !gst_net_transport_send_to (s->transport, data, len,
+                to, &err))) {
       g_atomic_int_inc (&s->send_errors);
       GST_LOG ("send: %s", err ? err->message : "no address");
       g_clear_error (&err);
     }
     g_clear_object (&to);
+    g_free (sealed);
     g_bytes_unref (t->data);
     g_free (t);
   }
@@ -480,6 +565,11 @@ on_datagram (GstNetTransport * transport, const guint8 * data, gsize size,
   GQueue out = G_QUEUE_INIT;
   TpssAddr addr;
 
+  /* before the core reads a header: forged media stops here */
+  if (s->srtp.on && !gst_net_srtp_is_rtcp (data, size) &&
+      !(data = gst_net_srtp_unprotect_copy (s->srtp.rx, s->srtp.rx_group,
+              data, &size, s->srtp.in, SRTP_MAX_DATAGRAM)))
+    return;
   gst_tpss_addr_from_socket_address (from, &addr);
   g_mutex_lock (&s->lock);
   if (s->core) {
@@ -588,6 +678,91 @@ forget_key (GstTpssSession * s)
 {
   gst_net_key_wipe (&s->key, sizeof (s->key));
   s->have_key = FALSE;
+  gst_net_key_wipe (&s->srtp.master, sizeof (s->srtp.master));
+  s->srtp.on = FALSE;
+}
+
+static GstNetSrtp *
+srtp_rx_new (GstTpssSession * s, guint32 id, GError ** error)
+{
+  GstNetSrtpKey k;
+  GstNetSrtp *rx;
+
+  gst_net_srtp_key_derive (&s->srtp.master, SRTP_LABEL, id, &k);
+  rx = gst_net_srtp_new_from_key (&k, GST_NET_SRTP_RECEIVE, error);
+  gst_net_key_wipe (&k, sizeof (k));
+  return rx;
+}
+
+/* The SRTP sessions of a started session, once its id is known: incoming
+ * under this member's key (parity, layered media) and in multicast mode
+ * the group's (the media sent once to the group); outgoing made per
+ * destination as packets leave. */
+static gboolean
+srtp_open (GstTpssSession * s, GError ** error)
+{
+  if (!s->srtp.on)
+    return TRUE;
+  GST_DEBUG ("session %s: SRTP in under the key of %u%s", s->name, s->id,
+      s->multicast ? " and the group's" : "");
+  g_mutex_lock (&s->srtp.lock);
+  s->srtp.rx = srtp_rx_new (s, s->id, error);
+  if (s->srtp.rx && s->multicast)
+    s->srtp.rx_group = srtp_rx_new (s, 0, error);
+  s->srtp.tx = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) gst_net_srtp_free);
+  s->srtp.in = g_malloc (SRTP_MAX_DATAGRAM);
+  memset (&s->srtp.last, 0, sizeof (s->srtp.last));
+  g_mutex_unlock (&s->srtp.lock);
+  return s->srtp.rx && (!s->multicast || s->srtp.rx_group);
+}
+
+/* The counters of every SRTP session. With `srtp.lock`. */
+static void
+srtp_sum (GstTpssSession * s, GstNetSrtpStats * st)
+{
+  GHashTableIter it;
+  gpointer tx;
+
+  *st = s->srtp.last;
+  if (s->srtp.rx)
+    gst_net_srtp_add_stats (s->srtp.rx, st);
+  if (s->srtp.rx_group)
+    gst_net_srtp_add_stats (s->srtp.rx_group, st);
+  if (!s->srtp.tx)
+    return;
+  g_hash_table_iter_init (&it, s->srtp.tx);
+  while (g_hash_table_iter_next (&it, NULL, &tx))
+    gst_net_srtp_add_stats (tx, st);
+}
+
+/* Once nothing sends or receives any more: keeps the counters. */
+static void
+srtp_close (GstTpssSession * s)
+{
+  g_mutex_lock (&s->srtp.lock);
+  srtp_sum (s, &s->srtp.last);
+  g_clear_pointer (&s->srtp.rx, gst_net_srtp_free);
+  g_clear_pointer (&s->srtp.rx_group, gst_net_srtp_free);
+  g_clear_pointer (&s->srtp.tx, g_hash_table_unref);
+  g_clear_pointer (&s->srtp.in, g_free);
+  g_mutex_unlock (&s->srtp.lock);
+}
+
+/* Both elements of a session must have the same SRTP key (and profile) or
+ * none. With `start_lock`. */
+static gboolean
+check_same_srtp (GstTpssSession * s, gboolean on, const GstNetSrtpKey * key,
+    GError ** error)
+{
+  if (on == s->srtp.on && (!on || (key->profile == s->srtp.master.profile &&
+              memcmp (key->bytes, s->srtp.master.bytes,
+                  sizeof (key->bytes)) == 0)))
+    return TRUE;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "srtp-key: the tpsssink and tpsssrc of session \"%s\" must have the "
+      "same SRTP key and profile or none", s->name);
+  return FALSE;
 }
 
 /* A later start of a running session: the element's key must be the one
@@ -616,18 +791,24 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   GstNetLoop *loop = NULL;
   GArray *peers = NULL;
   AuthKey key;
-  gboolean have_key = FALSE;
+  GstNetSrtpKey srtp = { {0,}, 0 };
+  gboolean have_key = FALSE, have_srtp = FALSE;
   gint64 now;
   gboolean ok;
 
-  /* no lock held: the key may be read from a file */
-  if (est && !gst_net_key_load (&est->key, &key, &have_key, error))
+  /* no lock held: the keys may be read from files */
+  if (est && (!gst_net_key_load (&est->key, &key, &have_key, error) ||
+          !gst_net_srtp_key_load (&est->srtp, &srtp, &have_srtp, error))) {
+    gst_net_key_wipe (&key, sizeof (key));
     return FALSE;
+  }
   g_mutex_lock (&s->start_lock);
   if (s->starts > 0) {
-    ok = check_same_key (s, have_key, &key, error);
+    ok = check_same_key (s, have_key, &key, error) &&
+        check_same_srtp (s, have_srtp, &srtp, error);
     s->starts += ok;
     gst_net_key_wipe (&key, sizeof (key));
+    gst_net_key_wipe (&srtp, sizeof (srtp));
     g_mutex_unlock (&s->start_lock);
     return ok;
   }
@@ -636,6 +817,9 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
   if (have_key)
     s->key = key;
   gst_net_key_wipe (&key, sizeof (key));
+  s->srtp.on = have_srtp;
+  s->srtp.master = srtp;
+  gst_net_key_wipe (&srtp, sizeof (srtp));
   g_mutex_lock (&registry_lock);
   if (est)
     gst_tpss_settings_merge (&s->settings, est, G_OBJECT_GET_CLASS (element));
@@ -656,7 +840,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
     if (s->have_key)
       tpss_group_set_key (s->core, &s->key);
     tpss_group_set_receiving (s->core, s->src != NULL);
-    ok = apply_members (s, peers, now, error);
+    ok = srtp_open (s, error) && apply_members (s, peers, now, error);
     if (ok) {
       tpss_group_start (s->core, now);
       s->transport = transport;
@@ -667,6 +851,8 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
       g_clear_pointer (&s->core, tpss_group_free);
     }
     g_mutex_unlock (&s->lock);
+    if (!ok)
+      srtp_close (s);
   }
   if (ok) {
     gst_net_loop_attach (loop, transport, on_datagram, s);
@@ -728,6 +914,7 @@ gst_tpss_session_stop (GstTpssSession * s)
   s->last.queued = 0;
   g_clear_pointer (&s->core, tpss_group_free);
   g_mutex_unlock (&s->lock);
+  srtp_close (s);
   forget_key (s);
   gst_net_loop_free (loop);
   g_mutex_unlock (&s->start_lock);
@@ -897,6 +1084,7 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   guint port;
   gboolean running;
   guint64 send_errors;
+  GstNetSrtpStats srtp;
   GstStructure *st;
 
   g_mutex_lock (&s->lock);
@@ -912,6 +1100,10 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   g_mutex_unlock (&s->lock);
 
   st = gst_tpss_stats_structure (id, port, running, send_errors, &gs, members);
+  g_mutex_lock (&s->srtp.lock);
+  srtp_sum (s, &srtp);
+  g_mutex_unlock (&s->srtp.lock);
+  gst_net_srtp_stats_fields (st, s->srtp.on, &srtp);
   if (members)
     g_array_free (members, TRUE);
   return st;

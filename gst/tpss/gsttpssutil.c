@@ -245,6 +245,7 @@ gst_tpss_settings_clear (GstTpssSettings * s)
   g_free (s->priorities);
   g_clear_object (&s->transport);
   gst_net_key_settings_clear (&s->key);
+  gst_net_srtp_settings_clear (&s->srtp);
   memset (s, 0, sizeof (*s));
 }
 
@@ -261,6 +262,7 @@ gst_tpss_settings_copy (GstTpssSettings * dst, const GstTpssSettings * src)
     dst->transport = g_object_ref (src->transport);
   memset (&dst->key, 0, sizeof (dst->key));
   gst_net_key_settings_copy (&dst->key, &src->key);
+  gst_net_srtp_settings_copy (&dst->srtp, &src->srtp);
 }
 
 #define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)
@@ -320,6 +322,10 @@ gst_tpss_settings_install_properties (GObjectClass * klass)
       "datagram the member sends and receives (RATE, REPORT, QOS, HELLO, PLI, "
       "BYE, SR); the tpsssink and tpsssrc of one session must have the same "
       "key, or none");
+  gst_net_srtp_install (klass, GST_TPSS_PROP_SRTP_FIRST, "every media and "
+      "parity packet, after the QoS extension is stamped, under a key per "
+      "destination derived from it (docs/security.md); every member, and "
+      "the tpsssink and tpsssrc of one session, with the same key or none");
   gst_param_table_install (&param_table, klass, GST_TPSS_PROP_PARAMS_FIRST, 1);
 }
 
@@ -402,7 +408,8 @@ gst_tpss_settings_set_property (GstTpssSettings * s, guint prop_id,
     const GValue * value)
 {
   /* outside set_mask: the key is never merged into a session */
-  if (gst_net_key_set (&s->key, GST_TPSS_PROP_KEY_FIRST, prop_id, value))
+  if (gst_net_key_set (&s->key, GST_TPSS_PROP_KEY_FIRST, prop_id, value) ||
+      gst_net_srtp_set (&s->srtp, GST_TPSS_PROP_SRTP_FIRST, prop_id, value))
     return TRUE;
   if (!set_session_property (s, prop_id, value) &&
       !gst_net_udp_props_set (&udp_props, &s->udp, 0, prop_id, value) &&
@@ -464,6 +471,7 @@ gst_tpss_settings_get_property (const GstTpssSettings * s, guint prop_id,
     GValue * value)
 {
   return gst_net_key_get (&s->key, GST_TPSS_PROP_KEY_FIRST, prop_id, value)
+      || gst_net_srtp_get (&s->srtp, GST_TPSS_PROP_SRTP_FIRST, prop_id, value)
       || get_session_property (s, prop_id, value) ||
       gst_net_udp_props_get_mapped (&udp_props, &s->udp, prop_id, value) ||
       gst_param_table_get (&param_table, &s->params,

@@ -10,6 +10,7 @@
 #include <gst/gst.h>
 #include <gio/gio.h>
 #include "gstnetkey.h"
+#include "gstnetsrtp.h"
 #include "gstnettransport.h"
 #include "gstnetudp.h"
 #include "tpssgroup.h"
@@ -46,7 +47,9 @@ enum
   GST_TPSS_PROP_SOCKET,
   GST_TPSS_PROP_TRANSPORT,
   GST_TPSS_PROP_KEY_FIRST,      /* key, key-file (gstnetkey.h) */
-  GST_TPSS_PROP_PARAMS_FIRST = GST_TPSS_PROP_KEY_FIRST + GST_NET_KEY_N_PROPS,
+  /* srtp-key, srtp-key-file, srtp-profile (gstnetsrtp.h) */
+  GST_TPSS_PROP_SRTP_FIRST = GST_TPSS_PROP_KEY_FIRST + GST_NET_KEY_N_PROPS,
+  GST_TPSS_PROP_PARAMS_FIRST = GST_TPSS_PROP_SRTP_FIRST + GST_NET_SRTP_N_PROPS,
   GST_TPSS_PROP_LAST = GST_TPSS_PROP_PARAMS_FIRST + GST_TPSS_N_PARAMS
 };
 
@@ -64,6 +67,7 @@ typedef struct
   GstNetTransport *transport;   /* the application's: no socket of ours */
   GstNetKeySettings key;        /* each element's own: never merged, the
                                  * session checks that they agree */
+  GstNetSrtpSettings srtp;      /* the same */
   TpssGroupConfig params;       /* the table's fields */
   guint64 set_mask;             /* 1 << prop id of explicitly set ones */
 } GstTpssSettings;

@@ -14,9 +14,12 @@
  *   op % 4 == 2  time step of (first 4 bytes % 2000) ms; the cores exchange
  *                what they sent, unless op & 4 (that step's output is lost)
  *   op % 4 == 3  the receiver declares BUSY (chunk[0] odd) or RRDY
- * The first byte's bit 7 (ignored by the records) makes the server repair
+ * The first byte's bit 6 (ignored by the records) makes the server repair
  * by parity over blocks of 4 packets, so PARITY packets and the receiver's
- * decoding are fuzzed too. */
+ * decoding are fuzzed too. Its bit 7 gives both cores a group key (bytes
+ * 0..31): every control datagram either sends must open under the key
+ * (DATA and PARITY go unsealed), and no chunk the input injects is ever
+ * taken as control (the fuzzer does not hold the key). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +42,40 @@ typedef struct {
   GByteArray *got;
   gboolean done;
   gint64 now;
+  AuthSession *opener;          /* keyed: checks what the cores send */
 } Target;
 
-static void
-check_datagram (const RmtpDatagram * d)
+static gboolean
+is_media (const guint8 * p, gsize len)
 {
+  return len > 3 && (p[3] == RMTP_DATA || p[3] == RMTP_PARITY);
+}
+
+static void
+check_datagram (Target * t, const RmtpDatagram * d)
+{
+  gsize len = g_bytes_get_size (d->bytes);
+  const guint8 *data = g_bytes_get_data (d->bytes, NULL);
   RmtpPacket p;
 
-  if (!rmtp_packet_parse (g_bytes_get_data (d->bytes, NULL),
-          g_bytes_get_size (d->bytes), &p))
+  if (t->opener && !is_media (data, len) && auth_open (t->opener, data, len,
+          t->now, &len, NULL) != AUTH_OK)
     abort ();
+  if (!rmtp_packet_parse (data, len, &p))
+    abort ();
+}
+
+/* Control the core took under the key (0 without one). */
+static guint64
+auth_accepted (Target * t, gboolean server)
+{
+  AuthStats st = { 0 };
+
+  if (server)
+    rmtp_server_auth_stats (t->s, &st);
+  else
+    rmtp_receiver_auth_stats (t->r, &st);
+  return st.accepted;
 }
 
 static gboolean
@@ -105,7 +132,7 @@ exchange (Target * t, gboolean lost)
     rmtp_server_handle_timeout (t->s, t->now);
     rmtp_receiver_handle_timeout (t->r, t->now);
     while (rmtp_server_poll_datagram (t->s, t->now, &d)) {
-      check_datagram (&d);
+      check_datagram (t, &d);
       if (!lost && (d.to == RMTP_TO_GROUP || d.to == MEMBER))
         rmtp_receiver_handle (t->r, g_bytes_get_data (d.bytes, NULL),
             g_bytes_get_size (d.bytes), t->now);
@@ -113,7 +140,7 @@ exchange (Target * t, gboolean lost)
       any = TRUE;
     }
     while (rmtp_receiver_poll_datagram (t->r, &d)) {
-      check_datagram (&d);
+      check_datagram (t, &d);
       if (!lost)
         rmtp_server_handle (t->s, MEMBER, g_bytes_get_data (d.bytes, NULL),
             g_bytes_get_size (d.bytes), t->now);
@@ -132,13 +159,21 @@ exchange (Target * t, gboolean lost)
 static void
 run_record (Target * t, const FuzzRecord * r)
 {
+  guint64 before;
+
   switch (r->op % 4) {
     case 0:
+      before = auth_accepted (t, TRUE);
       rmtp_server_handle (t->s, (r->op >> 2 & 3) ? members[(r->op >> 2 & 3)
               - 1] : 0, r->chunk, r->len, t->now);
+      if (auth_accepted (t, TRUE) != before)
+        abort ();
       break;
     case 1:
+      before = auth_accepted (t, FALSE);
       rmtp_receiver_handle (t->r, r->chunk, r->len, t->now);
+      if (auth_accepted (t, FALSE) != before)
+        abort ();
       check_receiver_events (t);
       break;
     case 2:
@@ -149,6 +184,18 @@ run_record (Target * t, const FuzzRecord * r)
       rmtp_receiver_set_busy (t->r, r->len > 0 && (r->chunk[0] & 1), t->now);
       break;
   }
+}
+
+static void
+set_key (Target * t)
+{
+  AuthKey k;
+
+  for (guint i = 0; i < AUTH_KEY_SIZE; i++)
+    k.bytes[i] = i;
+  rmtp_server_set_key (t->s, &k);
+  rmtp_receiver_set_key (t->r, &k);
+  t->opener = auth_session_new (&k, 1, 4);
 }
 
 int
@@ -171,7 +218,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   cfg.max_total_size = 1 << 20;   /* forged sizes are refused quickly */
   cfg.rate_control = TRUE;
   cfg.monitor_packets = 4;
-  if (size > 0 && (data[0] & 0x80)) {
+  if (size > 0 && (data[0] & 0x40)) {
     cfg.repair = RMTP_REPAIR_PARITY;
     cfg.parity_block = 4;
   }
@@ -180,6 +227,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.s = rmtp_server_new (&cfg, 0x5e55, members, G_N_ELEMENTS (members),
       t.data, &rng[0]);
   t.r = rmtp_receiver_new (&cfg, MEMBER, TRUE, &rng[1]);
+  if (size > 0 && (data[0] & 0x80))
+    set_key (&t);
   rmtp_server_start (t.s, 0);
   while (fuzz_next_record (data, size, &pos, &r)) {
     run_record (&t, &r);
@@ -187,6 +236,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   }
   rmtp_server_free (t.s);
   rmtp_receiver_free (t.r);
+  auth_session_free (t.opener);
   g_byte_array_unref (t.got);
   g_bytes_unref (t.data);
   return 0;

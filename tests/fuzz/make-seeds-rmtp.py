@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz-rmtp: a clean transfer, one with lost
 exchanges, a BUSY/RRDY receiver, the same with repair by parity (the first
-byte's bit 7 set: blocks of 4 packets), and raw packets of every type to both
-sides (layouts in docs/protocols/rmtp.md)."""
+byte's bit 6 set: blocks of 4 packets), and raw packets of every type to both
+sides (layouts in docs/protocols/rmtp.md); the transfers, lossy, with parity
+and with raw packets again with a group key (bit 7), where no raw control
+packet may be taken."""
 import hashlib
 import os
 import struct
@@ -65,7 +67,7 @@ def parity(block, row, rnd=1):
 
 
 def raw_parity():
-    out = rec(0x80 | 1, conn(parity_block=4))
+    out = rec(0x40 | 1, conn(parity_block=4))
     out += to_receiver(data(0)) + to_receiver(data(2))
     out += to_receiver(parity(0, 0)) + to_receiver(parity(0, 0))
     out += to_receiver(parity(0, 252)) + to_receiver(parity(9, 0))
@@ -82,10 +84,17 @@ def main():
                  + b"".join(step(50) for _ in range(10)) + rec(3, b"\x00")
                  + b"".join(step(50) for _ in range(60))),
         "raw": raw(),
-        "parity-lossy": (rec(0x82, struct.pack(">I", 3))
+        "parity-lossy": (rec(0x42, struct.pack(">I", 3))
                          + b"".join(step(3, lost=(i % 5 == 2)) for i in range(300))),
         "parity-raw": raw_parity(),
     }
+    seeds.update({
+        "keyed-transfer": rec(0x82, struct.pack(">I", 2)) + seeds["transfer"],
+        "keyed-lossy": rec(0x82, struct.pack(">I", 3)) + seeds["lossy"],
+        "keyed-parity-lossy": bytes([0xC2]) + seeds["parity-lossy"][1:],
+        "keyed-raw": rec(0x82, struct.pack(">I", 1)) + raw(),
+        "keyed-busy": rec(0x82, struct.pack(">I", 1)) + seeds["busy"],
+    })
     for name, blob in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(blob)

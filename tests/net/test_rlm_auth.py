@@ -49,21 +49,24 @@ def rlm_app(subtype, ssrc, level):
                        level, 0, 0)
 
 
-def start_sender(host):
+def start_sender(host, uri_extra=""):
+    """The 4-layer sender; @uri_extra: more URI parameters ("&k=v")."""
     return host.popen(rlm.gst(
         "videotestsrc is-live=true pattern=ball ! "
         "video/x-raw,width=160,height=96,framerate=15/1 ! "
         f"x264layerenc layers={LAYERS} speed-preset=ultrafast "
         "tune=zerolatency ! rtph264pay config-interval=-1 ! "
-        f"rlmsink uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}\" "
+        f"rlmsink uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}{uri_extra}\" "
         f"layer-rates=\"{RATES}\""),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def start_receiver(host, key):
+def start_receiver(host, key, key_param="key"):
+    """A receiver with fast timers; @key (if any) as URI parameter
+    @key_param."""
     uri = f"rlm://{BASE}:{PORT}?layers={LAYERS}&{FAST}"
     if key:
-        uri += f"&key={key}"
+        uri += f"&{key_param}={key}"
     p = host.popen(rlm.gst(
         f"-m -e rlmsrc name=r uri=\"{uri}\" stats-interval=250000000 "
         f"caps=\"{rlm.CAPS}\" ! fakesink sync=false async=false"),
@@ -72,32 +75,49 @@ def start_receiver(host, key):
     return dict(proc=p, out=out, threads=(t,))
 
 
-class Attacker:
-    """Host m: captures the first real announcement on the base group and
-    floods forged and replayed ones until stopped."""
+class GroupHost:
+    """A host on the base layer's group, its own packets not looped back
+    (it must not capture its own forgeries), whose run() goes on in a
+    thread from start() until close()."""
 
-    def __init__(self, host, keyed):
-        self.keyed = keyed
+    def __init__(self, host, timeout):
         self.sock = host.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("0.0.0.0", PORT))
         self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                              socket.inet_aton(BASE) + socket.inet_aton("0.0.0.0"))
-        # it must not capture its own forgeries
         self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
-        self.sock.settimeout(0.05)
-        self.captured = None
-        self.sent = dict(unsealed=0, bad_trailer=0, replayed=0)
+        self.sock.settimeout(timeout)
         self.stop = False
         self.t = threading.Thread(target=self.run, daemon=True)
+
+    def receive(self, size):
+        """A datagram, or None after the timeout."""
+        try:
+            return self.sock.recv(size)
+        except (socket.timeout, OSError):
+            return None
+
+    def close(self):
+        self.stop = True
+        self.t.join(2)
+        self.sock.close()
+
+
+class Attacker(GroupHost):
+    """Host m: captures the first real announcement on the base group and
+    floods forged and replayed ones until stopped."""
+
+    def __init__(self, host, keyed):
+        super().__init__(host, 0.05)
+        self.keyed = keyed
+        self.captured = None
+        self.sent = dict(unsealed=0, bad_trailer=0, replayed=0)
         self.t.start()
 
     def capture(self):
-        try:
-            data = self.sock.recv(2048)
-        except (socket.timeout, OSError):
-            return
-        if len(data) >= 16 and data[1] == 204 and data[8:12] == b"RLM ":
+        data = self.receive(2048)
+        if data and len(data) >= 16 and data[1] == 204 and data[8:12] == b"RLM ":
             self.captured = data
 
     def send(self, data, kind):
@@ -126,11 +146,6 @@ class Attacker:
             else:
                 time.sleep(0.01)
 
-    def close(self):
-        self.stop = True
-        self.t.join(2)
-        self.sock.close()
-
 
 def run(hosts, key, attacker_host):
     """One run: both receivers for RUN_S s; returns ({name: (levels,
@@ -141,6 +156,13 @@ def run(hosts, key, attacker_host):
     time.sleep(RUN_S)
     if att:
         att.close()
+    return finish(rxs, t0), att and dict(att.sent,
+                                          captured=att.captured is not None)
+
+
+def finish(rxs, t0):
+    """Stops the receivers ({name: receiver}); returns {name: (levels
+    since t0, last stats)}."""
     for rx in rxs.values():
         rlm.stop(rx["proc"])
     out = {}
@@ -150,7 +172,7 @@ def run(hosts, key, attacker_host):
         st = rlm.stats(rx)
         lv = [(round(t - t0, 1), lvl) for t, lvl, _ in rlm.levels(rx)]
         out[n] = (lv, st[-1][1] if st else {})
-    return out, att and dict(att.sent, captured=att.captured is not None)
+    return out
 
 
 FIELDS = ("level", "experiments-run", "experiments-suppressed",

@@ -54,8 +54,9 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def start_receiver(host, member, out):
-    p = host.popen(gst(f"-m rmtpsrc uri=\"rmtp://{GROUP}:{PORT}?member={member}\" "
+def start_receiver(host, member, out, extra=""):
+    """extra: more query keys for the source's URI (&key=value...)."""
+    p = host.popen(gst(f"-m rmtpsrc uri=\"rmtp://{GROUP}:{PORT}?member={member}{extra}\" "
                        f"! filesink location={out}"),
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines, t = netbed.timed_lines(p.stdout)

@@ -1,8 +1,11 @@
 /* The RMTP scenario program: transfer time of 2 MB at 8 Mbit/s against the
  * number of receivers and the loss on each receiver link, next to the ARQ
  * bound and the ideal erasure code, with the server's responses per round.
- * Usage: rmtp-sim [--parity[=K]] [N ...] (default 1 8 32 1000); --parity
- * repairs by parity over blocks of K (default the core's) data packets. */
+ * Usage: rmtp-sim [--parity[=K]] [--window=W] [--size=S] [N ...] (default
+ * 1 8 32 1000); --parity repairs by parity over blocks of K (default the
+ * core's) data packets; --window=W sends in streaming mode, windows of W
+ * bytes (the rows then give the windows and the most the server held);
+ * --size=S sends S bytes instead of 2 MiB. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,6 +13,7 @@
 
 static RmtpRepair repair = RMTP_REPAIR_RETRANSMIT;
 static guint parity_block;
+static guint64 window_size, size;
 
 static void
 print_row (guint n, gdouble loss)
@@ -22,16 +26,19 @@ print_row (guint n, gdouble loss)
   p.cfg.repair = repair;
   if (parity_block)
     p.cfg.parity_block = parity_block;
+  p.cfg.window_size = window_size;
+  if (size)
+    p.size = size;
   rmtp_sim_run (&p, &r);
   line = rmtp_sim_line_time (p.size, p.cfg.rate);
   printf ("| %u | %.0f %% | %.2f s | %.2f s | %.2f s | %.2f s | %u | %u | "
       "%" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
-      " | %u/%u |\n", n,
+      " | %u/%u | %u | %" G_GUINT64_FORMAT " |\n", n,
       loss * 100, r.transfer_time / 1e9, line,
       rmtp_sim_arq_bound (p.size, p.cfg.rate, n, loss),
       rmtp_sim_ideal_code (p.size, p.cfg.rate, loss), r.rounds,
       r.max_responses_per_round, r.response_drops, r.polls,
-      r.data_resent + r.parity_sent, r.complete, n);
+      r.data_resent + r.parity_sent, r.complete, n, r.windows, r.max_held);
   fflush (stdout);
 }
 
@@ -43,14 +50,18 @@ main (int argc, char **argv)
 
   printf ("| receivers | loss | RMTP (sim) | line time | ARQ bound | "
       "ideal code | rounds | max responses/round | response drops | "
-      "POLLs | repairs sent | complete |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  if (argc > 1 && g_str_has_prefix (argv[1], "--parity")) {
-    repair = RMTP_REPAIR_PARITY;
-    if (argv[1][8] == '=')
-      parity_block = (guint) atoi (argv[1] + 9);
-    argv++;
-    argc--;
+      "POLLs | repairs sent | complete | windows | most held (bytes) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (; argc > 1 && g_str_has_prefix (argv[1], "--"); argv++, argc--) {
+    if (g_str_has_prefix (argv[1], "--parity")) {
+      repair = RMTP_REPAIR_PARITY;
+      if (argv[1][8] == '=')
+        parity_block = (guint) atoi (argv[1] + 9);
+    } else if (g_str_has_prefix (argv[1], "--window=")) {
+      window_size = g_ascii_strtoull (argv[1] + 9, NULL, 10);
+    } else if (g_str_has_prefix (argv[1], "--size=")) {
+      size = g_ascii_strtoull (argv[1] + 7, NULL, 10);
+    }
   }
   for (guint i = 0; i < (argc > 1 ? (guint) argc - 1 :
           G_N_ELEMENTS (defaults)); i++)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rmtpstream.h"
 #include "simengine.h"
 
 #define UDP_IP_OVERHEAD 28
@@ -19,7 +20,7 @@ enum {
 };
 
 typedef struct {
-  RmtpReceiver *r;
+  RmtpStreamReceiver *r;        /* a data set or a stream, as the CONN says */
   RandomSeeded loss_seeded, seeded;
   RandomSource loss_rng, rng;
   guint node;
@@ -31,7 +32,10 @@ typedef struct {
 typedef struct {
   const RmtpSimParams *p;
   SimEngine *e;
-  RmtpServer *s;
+  RmtpServer *s;                /* data-set mode */
+  RmtpStreamServer *ss;         /* streaming mode (cfg.window_size > 0) */
+  GBytes *data;
+  gsize fed;                    /* bytes of data the stream took */
   RandomSeeded seeded;
   RandomSource rng;
   gint64 server_wake;
@@ -72,6 +76,52 @@ schedule_wake (Sim * sim, gint64 * wake, gint64 t, guint kind, guint a)
   sim_engine_schedule (sim->e, t, kind, a, 0, NULL);
 }
 
+/* Streaming mode: the producer pushes as fast as the stream takes. */
+static void
+feed_stream (Sim * sim, gint64 now)
+{
+  gsize len;
+  const guint8 *d = g_bytes_get_data (sim->data, &len);
+
+  if (sim->fed < len)
+    sim->fed += rmtp_stream_server_push (sim->ss, d + sim->fed,
+        len - sim->fed, now);
+  if (sim->fed == len)
+    rmtp_stream_server_finish (sim->ss, now);
+}
+
+static void
+server_timeout (Sim * sim, gint64 now)
+{
+  if (sim->ss) {
+    feed_stream (sim, now);
+    rmtp_stream_server_handle_timeout (sim->ss, now);
+  } else {
+    rmtp_server_handle_timeout (sim->s, now);
+  }
+}
+
+static gboolean
+server_datagram (Sim * sim, gint64 now, RmtpDatagram * d)
+{
+  return sim->ss ? rmtp_stream_server_poll_datagram (sim->ss, now, d) :
+      rmtp_server_poll_datagram (sim->s, now, d);
+}
+
+static gboolean
+server_event (Sim * sim, RmtpEvent * ev)
+{
+  return sim->ss ? rmtp_stream_server_poll_event (sim->ss, ev) :
+      rmtp_server_poll_event (sim->s, ev);
+}
+
+static gint64
+server_deadline (Sim * sim)
+{
+  return sim->ss ? rmtp_stream_server_next_deadline (sim->ss) :
+      rmtp_server_next_deadline (sim->s);
+}
+
 static void
 pump_server (Sim * sim)
 {
@@ -79,21 +129,21 @@ pump_server (Sim * sim)
   RmtpDatagram d;
   RmtpEvent ev;
 
-  rmtp_server_handle_timeout (sim->s, now);
-  while (rmtp_server_poll_datagram (sim->s, now, &d)) {
+  server_timeout (sim, now);
+  while (server_datagram (sim, now, &d)) {
     sim_engine_link_send (sim->e, ROUTER, SIM_DOWN,
         g_bytes_get_size (d.bytes) + UDP_IP_OVERHEAD, K_AT_ROUTER_DOWN, 0,
         d.to, d.bytes);
     g_bytes_unref (d.bytes);
   }
-  while (rmtp_server_poll_event (sim->s, &ev))
+  while (server_event (sim, &ev))
     if (ev.type == RMTP_EVENT_DONE || ev.type == RMTP_EVENT_FAILED) {
       sim->out->finished = ev.type == RMTP_EVENT_DONE;
       sim->out->transfer_time = now;
       sim->out->complete = ev.receivers_complete;
       sim->out->failed = ev.receivers_failed;
     }
-  schedule_wake (sim, &sim->server_wake, rmtp_server_next_deadline (sim->s),
+  schedule_wake (sim, &sim->server_wake, server_deadline (sim),
       K_SERVER_WAKE, 0);
 }
 
@@ -105,20 +155,20 @@ pump_receiver (Sim * sim, guint i)
   RmtpDatagram d;
   RmtpEvent ev;
 
-  rmtp_receiver_handle_timeout (x->r, now);
-  while (rmtp_receiver_poll_datagram (x->r, &d)) {
+  rmtp_stream_receiver_handle_timeout (x->r, now);
+  while (rmtp_stream_receiver_poll_datagram (x->r, &d)) {
     sim_engine_link_send (sim->e, x->node, SIM_UP,
         g_bytes_get_size (d.bytes) + UDP_IP_OVERHEAD, K_AT_ROUTER_UP, i, 0,
         d.bytes);
     g_bytes_unref (d.bytes);
   }
-  while (rmtp_receiver_poll_event (x->r, &ev)) {
+  while (rmtp_stream_receiver_poll_event (x->r, &ev)) {
     if (ev.data)
       g_bytes_unref (ev.data);
     if (ev.type == RMTP_EVENT_DONE)
       x->done_at = now;
   }
-  schedule_wake (sim, &x->wake, rmtp_receiver_next_deadline (x->r),
+  schedule_wake (sim, &x->wake, rmtp_stream_receiver_next_deadline (x->r),
       K_RX_WAKE, i);
 }
 
@@ -153,7 +203,7 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       break;
     case K_AT_RX:
       if (random_source_double (&x->loss_rng) >= sim->p->loss) {
-        rmtp_receiver_handle_bytes (x->r, ev->p, ev->time);
+        rmtp_stream_receiver_handle_bytes (x->r, ev->p, ev->time);
         pump_receiver (sim, ev->a);
       }
       break;
@@ -164,8 +214,13 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
         sim->out->response_drops++;
       break;
     case K_AT_SERVER:
-      rmtp_server_handle (sim->s, sim->ids[ev->a], g_bytes_get_data (ev->p,
-              NULL), g_bytes_get_size (ev->p), ev->time);
+      if (sim->ss)
+        rmtp_stream_server_handle (sim->ss, sim->ids[ev->a],
+            g_bytes_get_data (ev->p, NULL), g_bytes_get_size (ev->p),
+            ev->time);
+      else
+        rmtp_server_handle (sim->s, sim->ids[ev->a], g_bytes_get_data (ev->p,
+                NULL), g_bytes_get_size (ev->p), ev->time);
       pump_server (sim);
       break;
   }
@@ -202,7 +257,7 @@ build_tree (Sim * sim)
     random_source_init_seeded (&x->rng, &x->seeded,
         p->seed * 1000003 + 2 * i + 2);
     sim->ids[i] = i + 1;
-    x->r = rmtp_receiver_new (&p->cfg, sim->ids[i], TRUE, &x->rng);
+    x->r = rmtp_stream_receiver_new (&p->cfg, sim->ids[i], TRUE, &x->rng);
     x->wake = G_MININT64;
   }
 }
@@ -212,7 +267,7 @@ static void
 list_unfinished (const Sim * sim)
 {
   for (guint i = 0; i < sim->p->n_receivers; i++) {
-    const RmtpReceiver *r = sim->rx[i].r;
+    RmtpReceiver *r = rmtp_stream_receiver_core (sim->rx[i].r);
     const RmtpReceiverStats *st = rmtp_receiver_stats (r);
 
     if (rmtp_receiver_state (r) != RMTP_RECEIVER_DONE)
@@ -256,13 +311,23 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   sim.ids = g_new0 (guint32, p->n_receivers);
   build_tree (&sim);
   random_source_init_seeded (&sim.rng, &sim.seeded, p->seed);
-  sim.s = rmtp_server_new (&p->cfg, 1, sim.ids, p->n_receivers, data,
-      &sim.rng);
+  sim.data = data;
+  if (p->cfg.window_size) {
+    sim.ss = rmtp_stream_server_new (&p->cfg, 1, sim.ids, p->n_receivers,
+        &sim.rng);
+  } else {
+    sim.s = rmtp_server_new (&p->cfg, 1, sim.ids, p->n_receivers, data,
+        &sim.rng);
+    rmtp_server_start (sim.s, 0);
+  }
   sim.server_wake = G_MININT64;
-  rmtp_server_start (sim.s, 0);
   pump_server (&sim);
   sim_engine_run (sim.e, 3600 * SIM_S);
-  st = rmtp_server_stats (sim.s);
+  st = sim.ss ? &rmtp_stream_server_stats (sim.ss)->sum :
+      rmtp_server_stats (sim.s);
+  out->windows = sim.ss ? rmtp_stream_server_stats (sim.ss)->windows : 1;
+  out->max_held = sim.ss ? rmtp_stream_server_stats (sim.ss)->max_held :
+      p->size;
   out->rounds = st->rounds;
   out->max_responses_per_round = st->max_responses_per_round;
   out->data_sent = st->data_sent;
@@ -275,8 +340,9 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   if (g_getenv ("RMTP_SIM_DEBUG"))
     list_unfinished (&sim);
   rmtp_server_free (sim.s);
+  rmtp_stream_server_free (sim.ss);
   for (guint i = 0; i < p->n_receivers; i++)
-    rmtp_receiver_free (sim.rx[i].r);
+    rmtp_stream_receiver_free (sim.rx[i].r);
   sim_engine_free (sim.e);
   g_free (sim.rx);
   g_free (sim.ids);

@@ -27,7 +27,8 @@ typedef struct {
   guint64 slow_link;            /* ... run at this rate, bit/s: 2 Mbit/s */
   guint slow_queue;             /* ... with this queue, packets: 32 */
   guint64 seed;
-  RmtpConfig cfg;               /* rate: 8 Mbit/s */
+  RmtpConfig cfg;               /* rate: 8 Mbit/s; window_size > 0:
+                                 * streaming mode */
 } RmtpSimParams;
 
 typedef struct {
@@ -45,6 +46,8 @@ typedef struct {
   gint64 fast_done_time;        /* the last receiver not on a slow link
                                  * released, ns (-1: one was not) */
   gint64 slow_done_time;        /* the same for the slow links */
+  guint windows;                /* streaming mode: windows sent (else 1) */
+  guint64 max_held;             /* the most bytes the server held */
 } RmtpSimResult;
 
 void rmtp_sim_params_init (RmtpSimParams * p, guint n, gdouble loss);

@@ -125,6 +125,35 @@ test_parity_near_ideal (void)
   g_assert_cmpint (par.transfer_time, <, arq.transfer_time);
 }
 
+/* Streaming mode: 2 MiB in 256 KiB windows to 8 receivers at 1 % loss.
+ * Every receiver completes, the server never holds more than two windows,
+ * and each window after the first costs at most its connection, its last
+ * round's answers and its release (each an answer window delta x N and
+ * two round trips) over the data-set transfer. */
+static void
+test_stream_windows (void)
+{
+  RmtpSimParams p;
+  RmtpSimResult set, stream;
+  gdouble per_window;
+
+  rmtp_sim_params_init (&p, 8, 0.01);
+  rmtp_sim_run (&p, &set);
+  p.cfg.window_size = 256 * 1024;
+  rmtp_sim_run (&p, &stream);
+  per_window = 3 * (p.cfg.delta * 8 + 4 * (p.core_delay + p.edge_delay));
+  printf ("stream: %.3f s in %u windows, most held %" G_GUINT64_FORMAT
+      " bytes; data set: %.3f s\n", stream.transfer_time / 1e9,
+      stream.windows, stream.max_held, set.transfer_time / 1e9);
+  g_assert_true (stream.finished);
+  g_assert_cmpuint (stream.complete, ==, 8);
+  g_assert_cmpuint (stream.windows, ==, 8);
+  g_assert_cmpuint (stream.max_held, <=, 2 * p.cfg.window_size + 1);
+  g_assert_cmpfloat (stream.transfer_time, <=, set.transfer_time +
+      (stream.windows - 1) * per_window);
+  g_assert_cmpint (stream.transfer_time, >, set.transfer_time);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -134,5 +163,6 @@ main (int argc, char **argv)
   g_test_add_func ("/rmtpsim/many", test_many_receivers_no_implosion);
   g_test_add_func ("/rmtpsim/slow-link", test_slow_link_served_by_unicast);
   g_test_add_func ("/rmtpsim/parity", test_parity_near_ideal);
+  g_test_add_func ("/rmtpsim/stream", test_stream_windows);
   return g_test_run ();
 }

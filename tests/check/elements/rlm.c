@@ -862,6 +862,191 @@ GST_START_TEST (test_docs_units_defaults)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* SRTP */
+
+#define SRTP_KEY \
+  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+#define SRTP_OTHER \
+  "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+#define SRTP_PACKETS 20
+
+typedef struct
+{
+  guint64 pushed, bytes;        /* what rlmsrc output */
+  guint64 protected_packets;    /* by rlmsink */
+  guint64 accepted, auth_failed;
+  guint8 captured[256];         /* the sink's last datagram on the wire */
+  gssize captured_len;
+} SrtpRun;
+
+static gchar *
+key_prop (const gchar * key)
+{
+  return key ? g_strdup_printf ("srtp-key=%s", key) : g_strdup ("");
+}
+
+/* Sends SRTP_PACKETS base-layer packets rlmsink -> rlmsrc on @group, the
+ * sink keyed with @sink_key, the source with @src_key (NULL: none); when
+ * @expect_out, waits for them all to come out, else for the source to
+ * have refused them all. A socket on the group keeps the last datagram. */
+static void
+srtp_run (const gchar * group, const gchar * sink_key, const gchar * src_key,
+    gboolean expect_out, SrtpRun * res, SrcRig * r)
+{
+  gchar *sk = key_prop (sink_key), *rk = key_prop (src_key), *props, *desc;
+  GstHarness *h;
+  GstElement *sink;
+  GSocket *wire;
+  GstBuffer *b;
+
+  memset (res, 0, sizeof (*res));
+  props = g_strdup_printf ("layers=1 t-join-min=3600000000000 "
+      "t-join-max=3600000000000 %s", rk);
+  src_rig_init (r, group, props);
+  wire = group_socket (r->port, group);
+  fail_unless (wire != NULL);
+  wait_stat (r, "joins", 1);
+  desc = g_strdup_printf ("rlmsink address=%s port=%u layers=1 "
+      "multicast-iface=lo %s", group, r->port, sk);
+  h = gst_harness_new_parse (desc);
+  sink = gst_harness_find_element (h, "rlmsink");
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  for (guint i = 0; i < SRTP_PACKETS; i++)
+    fail_unless_equals_int (gst_harness_push (h, layer_buffer (i, 0)),
+        GST_FLOW_OK);
+  for (guint i = 0; i < SRTP_PACKETS; i++)
+    res->captured_len = g_socket_receive (wire, (gchar *) res->captured,
+        sizeof (res->captured), NULL, NULL);
+  if (expect_out) {
+    for (guint i = 0; i < SRTP_PACKETS; i++) {
+      b = gst_harness_pull (r->h);
+      res->bytes += gst_buffer_get_size (b);
+      gst_buffer_unref (b);
+    }
+  } else {
+    wait_stat (r, "srtp-auth-failed", SRTP_PACKETS);
+    g_usleep (100 * 1000);      /* beyond the reorder window */
+    fail_unless ((b = gst_harness_try_pull (r->h)) == NULL);
+  }
+  res->protected_packets = check_stat_u64 (sink, "srtp-protected");
+  res->pushed = check_stat_u64 (r->src, "pushed");
+  res->accepted = check_stat_u64 (r->src, "srtp-accepted");
+  res->auth_failed = check_stat_u64 (r->src, "srtp-auth-failed");
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_object_unref (wire);
+  g_free (desc);
+  g_free (props);
+  g_free (sk);
+  g_free (rk);
+}
+
+static guint64
+layer_lost (GstElement * src)
+{
+  GstStructure *s;
+  const GValue *v;
+  guint64 lost;
+
+  g_object_get (src, "stats", &s, NULL);
+  v = gst_structure_get_value (s, "layer-lost");
+  fail_unless (v && gst_value_array_get_size (v) == 1);
+  lost = g_value_get_uint64 (gst_value_array_get_value (v, 0));
+  gst_structure_free (s);
+  return lost;
+}
+
+/* With srtp-key on both ends the stream comes out as without a key,
+ * packet for packet and byte for byte, and is SRTP on the wire (ten bytes
+ * of tag more). A resent copy counts as a replay; a forged packet (plain
+ * RTP whose layer sequence jumps ahead) as an authentication failure, and
+ * neither counts as loss or comes out. */
+GST_START_TEST (test_srtp_end_to_end)
+{
+  SrtpRun plain, keyed;
+  SrcRig r;
+  guint8 forged[128];
+  gsize n;
+
+  srtp_run ("239.255.80.1", NULL, NULL, TRUE, &plain, &r);
+  fail_unless_equals_uint64 (plain.pushed, SRTP_PACKETS);
+  fail_unless_equals_uint64 (plain.accepted, 0);
+  src_rig_clear (&r);
+
+  srtp_run ("239.255.80.1", SRTP_KEY, SRTP_KEY, TRUE, &keyed, &r);
+  fail_unless_equals_uint64 (keyed.pushed, SRTP_PACKETS);
+  fail_unless_equals_uint64 (keyed.bytes, plain.bytes);
+  fail_unless_equals_uint64 (keyed.accepted, SRTP_PACKETS);
+  fail_unless_equals_uint64 (keyed.protected_packets, SRTP_PACKETS);
+  fail_unless_equals_int (keyed.captured_len, plain.captured_len + 10);
+
+  send_to_group (r.tx, "239.255.80.1", r.port, keyed.captured,
+      keyed.captured_len);
+  wait_stat (&r, "srtp-replayed", 1);
+  n = stamped_rtp (forged, 40, 0, 5000);
+  send_to_group (r.tx, "239.255.80.1", r.port, forged, n);
+  wait_stat (&r, "srtp-auth-failed", 1);
+  /* a sound packet after them: the layer's loss count is still 0 */
+  fail_unless_equals_uint64 (layer_lost (r.src), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (r.src, "pushed"), SRTP_PACKETS);
+  fail_unless (gst_harness_try_pull (r.h) == NULL);
+  src_rig_clear (&r);
+}
+
+GST_END_TEST;
+
+/* A source under another key, or a source with a key fed plain RTP,
+ * outputs nothing and counts every packet as an authentication failure. */
+GST_START_TEST (test_srtp_wrong_key_or_none)
+{
+  SrtpRun run;
+  SrcRig r;
+
+  srtp_run ("239.255.80.11", SRTP_KEY, SRTP_OTHER, FALSE, &run, &r);
+  fail_unless_equals_uint64 (run.pushed, 0);
+  fail_unless_equals_uint64 (run.auth_failed, SRTP_PACKETS);
+  fail_unless_equals_uint64 (run.accepted, 0);
+  fail_unless_equals_uint64 (layer_lost (r.src), 0);
+  src_rig_clear (&r);
+
+  srtp_run ("239.255.80.11", NULL, SRTP_KEY, FALSE, &run, &r);
+  fail_unless_equals_uint64 (run.pushed, 0);
+  fail_unless_equals_uint64 (run.auth_failed, SRTP_PACKETS);
+  src_rig_clear (&r);
+}
+
+GST_END_TEST;
+
+/* srtp-key is write-only and never in the URI, srtp-profile and
+ * srtp-key-file are URI parameters; a bad key fails the start without
+ * showing it. */
+GST_START_TEST (test_srtp_properties)
+{
+  GstElement *e = check_make_element ("rlmsrc", "");
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "srtp-key");
+  gchar *uri;
+
+  fail_unless (ps && !(ps->flags & G_PARAM_READABLE));
+  g_object_set (e, "uri", "rlm://239.1.1.9:5004?srtp-key=" SRTP_KEY
+      "&srtp-profile=aes-128-cm-hmac-sha1-32", NULL);
+  g_object_get (e, "uri", &uri, NULL);
+  fail_unless (strstr (uri, "srtp-profile=aes-128-cm-hmac-sha1-32") != NULL,
+      "%s", uri);
+  fail_unless (strstr (uri, SRTP_KEY) == NULL, "%s", uri);
+  g_free (uri);
+  gst_object_unref (e);
+  check_start_error ("fakesrc ! rlmsink multicast-iface=lo "
+      "srtp-key=00112233",
+      "srtp-key: the SRTP key of this profile is 30 bytes");
+  check_start_error ("rlmsrc multicast-iface=lo srtp-key=00112233 "
+      "! fakesink",
+      "srtp-key: the SRTP key of this profile is 30 bytes");
+}
+
+GST_END_TEST;
+
 static Suite *
 rlm_suite (void)
 {
@@ -883,6 +1068,9 @@ rlm_suite (void)
   tcase_add_test (tc, test_uri_errors_clear);
   tcase_add_test (tc, test_start_errors_clear);
   tcase_add_test (tc, test_docs_units_defaults);
+  tcase_add_test (tc, test_srtp_end_to_end);
+  tcase_add_test (tc, test_srtp_wrong_key_or_none);
+  tcase_add_test (tc, test_srtp_properties);
   return s;
 }
 

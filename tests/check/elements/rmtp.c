@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkutil.h"
+#include "rmtpcheck.h"
 
 #define SIZE (300 * 1024)
 #define SESSION 4242
@@ -37,21 +38,27 @@ write_data (const gchar * path)
   g_free (d);
 }
 
-static GstElement *
-launch (const gchar * desc, const gchar * name, GstElement ** element)
+/* Receiver @i (member i + 1) playing, with @src_props, its output through
+ * @filter (elements "! ... " before the filesink, or ""). */
+static void
+rig_start_receiver (Rig * rig, guint i, const gchar * src_props,
+    const gchar * filter)
 {
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (desc, &err);
+  gchar *desc = g_strdup_printf ("rmtpsrc name=src address=%s port=%u "
+      "member=%u multicast-iface=lo %s %s ! filesink location=%s",
+      rig->group, rig->port, i + 1, src_props, filter, rig->out[i]);
 
-  fail_unless (p != NULL, "%s: %s", desc, err ? err->message : "");
-  *element = gst_bin_get_by_name (GST_BIN (p), name);
-  fail_unless (*element != NULL);
-  return p;
+  rig->src_pipe[i] = launch (desc, "src", &rig->src[i]);
+  g_free (desc);
+  fail_unless (gst_element_set_state (rig->src_pipe[i], GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
 }
 
-/* Two receivers (members 1 and 2, @src_props on both) playing. */
+/* Two receivers (members 1 and 2, @src_props on both); receiver 2's output
+ * through @filter2. */
 static void
-rig_start_receivers (Rig * rig, const gchar * group, const gchar * src_props)
+rig_start_receivers_filtered (Rig * rig, const gchar * group,
+    const gchar * src_props, const gchar * filter2)
 {
   memset (rig, 0, sizeof (*rig));
   rig->dir = g_dir_make_tmp ("rmtp-XXXXXX", NULL);
@@ -60,17 +67,16 @@ rig_start_receivers (Rig * rig, const gchar * group, const gchar * src_props)
   rig->port = free_udp_port ();
   rig->group = group;
   for (guint i = 0; i < 2; i++) {
-    gchar *desc;
-
     rig->out[i] = g_strdup_printf ("%s/out%u.bin", rig->dir, i);
-    desc = g_strdup_printf ("rmtpsrc name=src address=%s port=%u member=%u "
-        "multicast-iface=lo %s ! filesink location=%s", group, rig->port,
-        i + 1, src_props, rig->out[i]);
-    rig->src_pipe[i] = launch (desc, "src", &rig->src[i]);
-    g_free (desc);
-    fail_unless (gst_element_set_state (rig->src_pipe[i], GST_STATE_PLAYING)
-        != GST_STATE_CHANGE_FAILURE);
+    rig_start_receiver (rig, i, src_props, i == 1 ? filter2 : "");
   }
+}
+
+/* Two receivers (members 1 and 2, @src_props on both) playing. */
+static void
+rig_start_receivers (Rig * rig, const gchar * group, const gchar * src_props)
+{
+  rig_start_receivers_filtered (rig, group, src_props, "");
 }
 
 static void
@@ -84,17 +90,6 @@ rig_start_sink (Rig * rig, const gchar * sink_props)
   g_free (desc);
   fail_unless (gst_element_set_state (rig->sink_pipe, GST_STATE_PLAYING)
       != GST_STATE_CHANGE_FAILURE);
-}
-
-static void
-stop_pipeline (GstElement ** pipe, GstElement ** element)
-{
-  if (!*pipe)
-    return;
-  gst_element_set_state (*pipe, GST_STATE_NULL);
-  gst_object_unref (*element);
-  gst_object_unref (*pipe);
-  *pipe = *element = NULL;
 }
 
 static void
@@ -127,20 +122,6 @@ assert_eos (GstElement * pipe)
   }
   gst_message_unref (m);
   gst_object_unref (bus);
-}
-
-static void
-assert_same_file (const gchar * a, const gchar * b)
-{
-  gchar *da, *db;
-  gsize na, nb;
-
-  fail_unless (g_file_get_contents (a, &da, &na, NULL));
-  fail_unless (g_file_get_contents (b, &db, &nb, NULL));
-  fail_unless_equals_uint64 (nb, na);
-  fail_unless (memcmp (da, db, na) == 0, "%s differs from %s", b, a);
-  g_free (da);
-  g_free (db);
 }
 
 static gchar *
@@ -363,6 +344,155 @@ GST_START_TEST (test_server_gone_clear_error)
 
 GST_END_TEST;
 
+/* Streaming mode: the sink sends 64 KiB windows as the file comes, holds
+ * at most two, and blocks filesrc meanwhile; each receiver outputs the
+ * windows as they are verified. */
+#define WINDOW 65536
+
+/* Receiver @i ended with EOS and held at most one window. */
+static void
+assert_stream_receiver (Rig * rig, guint i)
+{
+  assert_eos (rig->src_pipe[i]);
+  check_stats_documented (rig->src[i]);
+  fail_unless_equals_int (stat_uint (rig->src[i], "windows-verified"),
+      SIZE / WINDOW);
+  fail_unless (check_stat_u64 (rig->src[i], "max-window-held-bytes") <=
+      WINDOW);
+}
+
+GST_START_TEST (test_stream_transfer)
+{
+  Rig rig;
+  guint64 held;
+
+  rig_start_receivers (&rig, "239.255.91.6", "");
+  rig_start_sink (&rig, "window-size=65536");
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "windows"),
+      (SIZE + WINDOW - 1) / WINDOW);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "bytes-released"),
+      SIZE);
+  held = check_stat_u64 (rig.sink, "max-held-bytes");
+  fail_unless (held > WINDOW && held <= 2 * WINDOW + 1);
+  fail_unless (check_stat_u64 (rig.sink, "blocked-time") > 0);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  check_stats_documented (rig.sink);
+  for (guint i = 0; i < 2; i++) {
+    assert_stream_receiver (&rig, i);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Pops the sink's rmtp-receiver-dropped message, checks it, returns the
+ * window it names. */
+static guint
+assert_dropped_message (GstElement * pipe, guint member, const gchar * why)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, WAIT,
+      GST_MESSAGE_ELEMENT);
+  const GstStructure *st;
+  guint id = 0, window = 99;
+
+  for (; m && !gst_message_has_name (m, "rmtp-receiver-dropped");
+      m = gst_bus_timed_pop_filtered (bus, WAIT, GST_MESSAGE_ELEMENT))
+    gst_message_unref (m);
+  fail_unless (m != NULL, "no rmtp-receiver-dropped");
+  st = gst_message_get_structure (m);
+  gst_structure_get_uint (st, "member", &id);
+  gst_structure_get_uint (st, "window", &window);
+  fail_unless_equals_int (id, member);
+  fail_unless_equals_string (gst_structure_get_string (st, "reason"), why);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  return window;
+}
+
+/* A BUSY receiver holds window 0 back: after its RRDY it finishes that
+ * window by unicast, is dropped from the stream (a bus message at the
+ * sink, an error at the receiver after the window it has), and the other
+ * receiver gets the whole stream. */
+GST_START_TEST (test_stream_busy_receiver_dropped)
+{
+  Rig rig;
+  GstBus *bus;
+  gchar *out, *in;
+  gsize n, n_in;
+
+  rig_start_receivers (&rig, "239.255.91.7", "");
+  g_object_set (rig.src[1], "busy", TRUE, NULL);
+  rig_start_sink (&rig, "window-size=65536");
+  wait_stat (rig.src[1], "state", "busy");
+  wait_stat (rig.sink, "phase", "separate");
+  g_object_set (rig.src[1], "busy", FALSE, NULL);
+  bus = gst_element_get_bus (rig.src_pipe[1]);
+  check_bus_error_contains (bus, WAIT, "dropped this receiver");
+  gst_object_unref (bus);
+  fail_unless_equals_int (assert_dropped_message (rig.sink_pipe, 2, "slow"),
+      0);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-dropped-slow"), 1);
+  assert_eos (rig.src_pipe[0]);
+  stop_pipeline (&rig.src_pipe[0], &rig.src[0]);
+  assert_same_file (rig.in, rig.out[0]);
+  stop_pipeline (&rig.src_pipe[1], &rig.src[1]);
+  fail_unless (g_file_get_contents (rig.out[1], &out, &n, NULL));
+  fail_unless (g_file_get_contents (rig.in, &in, &n_in, NULL));
+  fail_unless_equals_uint64 (n, WINDOW);
+  fail_unless (memcmp (out, in, WINDOW) == 0);
+  g_free (out);
+  g_free (in);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 2's output is slower than the network: once it is more than a
+ * window behind it says BUSY, so it holds no more than that, finishes its
+ * window after RRDY and is dropped; receiver 1 gets the whole stream. */
+GST_START_TEST (test_stream_slow_output_dropped)
+{
+  Rig rig;
+  GstBus *bus;
+  gchar *out, *in;
+  gsize n, n_in;
+  guint window;
+  guint64 held;
+
+  rig_start_receivers_filtered (&rig, "239.255.91.8", "",
+      "! identity sleep-time=10000");
+  rig_start_sink (&rig, "window-size=65536");
+  bus = gst_element_get_bus (rig.src_pipe[1]);
+  check_bus_error_contains (bus, WAIT, "dropped this receiver");
+  gst_object_unref (bus);
+  window = assert_dropped_message (rig.sink_pipe, 2, "slow");
+  assert_eos (rig.src_pipe[0]);
+  stop_pipeline (&rig.src_pipe[0], &rig.src[0]);
+  assert_same_file (rig.in, rig.out[0]);
+  fail_unless (check_stat_u64 (rig.src[1], "max-window-held-bytes") <=
+      WINDOW);
+  /* it fell more than a window behind, and never more than two */
+  held = check_stat_u64 (rig.src[1], "max-held-bytes");
+  fail_unless (held > WINDOW && held <= 2 * WINDOW, "%" G_GUINT64_FORMAT,
+      held);
+  stop_pipeline (&rig.src_pipe[1], &rig.src[1]);
+  /* what it wrote is whole windows of the stream */
+  fail_unless (g_file_get_contents (rig.out[1], &out, &n, NULL));
+  fail_unless (g_file_get_contents (rig.in, &in, &n_in, NULL));
+  fail_unless_equals_uint64 (n, (window + 1) * WINDOW);
+  fail_unless (n < n_in);
+  fail_unless (memcmp (out, in, n) == 0);
+  g_free (out);
+  g_free (in);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* No receiver answers: the sink posts an error, not EOS. */
 GST_START_TEST (test_nobody_answers_error)
 {
@@ -499,6 +629,9 @@ rmtp_suite (void)
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
   tcase_add_test (tc, test_nobody_answers_error);
+  tcase_add_test (tc, test_stream_transfer);
+  tcase_add_test (tc, test_stream_busy_receiver_dropped);
+  tcase_add_test (tc, test_stream_slow_output_dropped);
   return s;
 }
 

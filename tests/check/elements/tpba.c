@@ -182,6 +182,29 @@ check_auth_clean (GstElement * e, gboolean keyed)
   fail_unless_equals_uint64 (check_stat_u64 (e, "auth-replayed"), 0);
 }
 
+/* Whether @props set the group key (not only srtp-key). */
+static gboolean
+has_group_key (const gchar * props)
+{
+  return g_str_has_prefix (props, "key=") || strstr (props, " key=");
+}
+
+/* With SRTP every one of the @n packets was protected once, over UDP or
+ * TCP, and opened once; without it the counters stay 0. */
+static void
+check_srtp_clean (Pair * p, guint n, gboolean srtp)
+{
+  fail_unless_equals_int (stat_bool (p->sink, "srtp"), srtp);
+  fail_unless_equals_int (stat_bool (p->src, "srtp"), srtp);
+  fail_unless_equals_uint64 (check_stat_u64 (p->sink, "srtp-protected"),
+      srtp ? n : 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p->src, "srtp-accepted"),
+      srtp ? n : 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p->src, "srtp-auth-failed") +
+      check_stat_u64 (p->src, "srtp-replayed") +
+      check_stat_u64 (p->src, "srtp-malformed"), 0);
+}
+
 /* Streams N packets through switches every ~0.5 s (with @src_extra and
  * @extra sink settings) and checks every one arrives once, in order, byte
  * for byte. */
@@ -274,8 +297,9 @@ stream_across_switches_with (const gchar * src_extra, const gchar * extra)
     g_object_get (p.sink, "bitrate", &br, NULL);
     fail_unless (br > 0);
   }
-  check_auth_clean (p.sink, strstr (extra, "key") != NULL);
-  check_auth_clean (p.src, strstr (src_extra, "key") != NULL);
+  check_auth_clean (p.sink, has_group_key (extra));
+  check_auth_clean (p.src, has_group_key (src_extra));
+  check_srtp_clean (&p, N, strstr (extra, "srtp-key") != NULL);
   pair_stop (&p);
 }
 
@@ -1435,6 +1459,118 @@ GST_START_TEST (test_key_settings)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* SRTP */
+
+#define SRTP_KEY \
+  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+#define SRTP_OTHER \
+  "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+
+/* Both ends with srtp-key: the stream crosses the switches (TCP frames and
+ * UDP) and arrives byte for byte as without SRTP, every packet protected
+ * and opened once. */
+GST_START_TEST (test_srtp_pair_streams)
+{
+  stream_across_switches_with ("srtp-key=" SRTP_KEY, "srtp-key=" SRTP_KEY);
+}
+
+GST_END_TEST;
+
+/* A source under another SRTP key, or fed plain RTP, delivers nothing and
+ * counts every packet as an authentication failure. */
+GST_START_TEST (test_srtp_wrong_key_or_none)
+{
+  const gchar *sinks[] = { "srtp-key=" SRTP_OTHER, "" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sinks); k++) {
+    Pair p;
+
+    pair_start_full (&p, "srtp-key=" SRTP_KEY, sinks[k]);
+    for (guint i = 0; i < 10; i++)
+      gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 100));
+    fail_unless (check_stat_u64_wait (p.src, "srtp-auth-failed", 10, 5) >=
+        10);
+    fail_unless_equals_uint64 (check_stat_u64 (p.src, "srtp-accepted"), 0);
+    fail_unless_equals_uint64 (check_stat_u64 (p.src, "delivered"), 0);
+    fail_unless_equals_uint64 (check_stat_u64 (p.src, "packets-tcp") +
+        check_stat_u64 (p.src, "packets-udp"), 0);
+    fail_unless (gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
+            100 * GST_MSECOND) == NULL);
+    pair_stop (&p);
+  }
+}
+
+GST_END_TEST;
+
+/* Stock srtpenc with the same key (bytes, as its `key` takes them) feeds
+ * tpbasrc over UDP: every packet comes out as it went into srtpenc. */
+GST_START_TEST (test_srtp_from_srtpenc)
+{
+  GstElement *rx, *src, *appsink, *tx, *appsrc, *enc;
+  gint port;
+  gchar *desc;
+  GstBuffer *key;
+  guint8 raw[30];
+
+  desc = g_strdup_printf ("tpbasrc name=src port=0 tcp-port=0 rtcp-port=0 "
+      "srtp-key=%s caps=\"" RTP_CAPS "\" ! appsink name=out sync=false",
+      SRTP_KEY);
+  rx = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  src = gst_bin_get_by_name (GST_BIN (rx), "src");
+  appsink = gst_bin_get_by_name (GST_BIN (rx), "out");
+  fail_unless (gst_element_set_state (rx, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_object_get (src, "port", &port, NULL);
+
+  desc = g_strdup_printf ("appsrc name=in format=time caps=\"" RTP_CAPS
+      ",ssrc=(uint)305419896\" ! srtpenc name=enc ! udpsink host=127.0.0.1 "
+      "port=%d sync=false", port);
+  tx = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  appsrc = gst_bin_get_by_name (GST_BIN (tx), "in");
+  enc = gst_bin_get_by_name (GST_BIN (tx), "enc");
+  for (guint i = 0; i < 30; i++)
+    raw[i] = i;
+  key = gst_buffer_new_memdup (raw, sizeof (raw));
+  g_object_set (enc, "key", key, NULL);
+  gst_buffer_unref (key);
+  fail_unless (gst_element_set_state (tx, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (guint i = 0; i < 20; i++) {
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (appsrc),
+            make_packet (i, 200)) == GST_FLOW_OK);
+    g_usleep (2000);
+  }
+  for (guint i = 0; i < 20; i++) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink),
+        3 * GST_SECOND);
+    GstBuffer *want = make_packet (i, 200);
+    GstMapInfo m;
+
+    fail_unless (s != NULL, "packet %u did not come", i);
+    gst_buffer_map (want, &m, GST_MAP_READ);
+    fail_unless (gst_buffer_memcmp (gst_sample_get_buffer (s), 0, m.data,
+            m.size) == 0 && gst_buffer_get_size (gst_sample_get_buffer (s))
+        == m.size, "packet %u differs", i);
+    gst_buffer_unmap (want, &m);
+    gst_buffer_unref (want);
+    gst_sample_unref (s);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (src, "srtp-accepted"), 20);
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_element_set_state (rx, GST_STATE_NULL);
+  gst_object_unref (enc);
+  gst_object_unref (appsrc);
+  gst_object_unref (appsink);
+  gst_object_unref (src);
+  gst_object_unref (tx);
+  gst_object_unref (rx);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpba_suite (void)
 {
@@ -1465,6 +1601,9 @@ tpba_suite (void)
   tcase_add_test (tc, test_src_key_rtcp_and_token);
   tcase_add_test (tc, test_wrong_key_refused);
   tcase_add_test (tc, test_key_settings);
+  tcase_add_test (tc, test_srtp_pair_streams);
+  tcase_add_test (tc, test_srtp_wrong_key_or_none);
+  tcase_add_test (tc, test_srtp_from_srtpenc);
   return s;
 }
 

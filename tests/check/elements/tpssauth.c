@@ -7,7 +7,10 @@
  *   its verdict and never reaches the core (no member, no message taken);
  * - a member under another key has its control refused;
  * - bad key settings, and a sink and a src of one session with different
- *   keys, fail the start with a message that never shows the key. */
+ *   keys, fail the start with a message that never shows the key;
+ * - with srtp-key on both members the media (and parity) goes as SRTP and
+ *   arrives as without it, packet for packet; a member under another SRTP
+ *   key, or one without, gets nothing out and counts every packet. */
 #include <gst/check/gstcheck.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
@@ -254,12 +257,30 @@ check_session_start_error (const gchar * props, const gchar * src_props,
   g_free (desc);
 }
 
+/* Property @name of @e is write-only, and a URI that sets it to @value
+ * is taken but never gives it back. */
+static void
+check_secret_property (GstElement * e, const gchar * name,
+    const gchar * value)
+{
+  gchar *set = g_strdup_printf ("tpss://127.0.0.1:5004?%s=%s", name, value);
+  gchar *uri;
+
+  fail_if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          name)->flags & G_PARAM_READABLE);
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e), set, NULL));
+  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
+  fail_if (strstr (uri, value) != NULL, "%s", uri);
+  g_free (uri);
+  g_free (set);
+}
+
 GST_START_TEST (test_key_settings)
 {
   gchar *file = g_build_filename (g_get_tmp_dir (), "tpss-test.key", NULL);
   gchar *arg = g_strdup_printf ("key-file=%s", file);
   GstElement *e = gst_element_factory_make ("tpsssrc", NULL);
-  gchar *uri, *read_file = NULL;
+  gchar *read_file = NULL;
 
   check_session_start_error ("key=short", "key=short",
       "key: a key is 64 hex digits or a passphrase of 10");
@@ -286,14 +307,7 @@ GST_START_TEST (test_key_settings)
     g_free (desc);
   }
 
-  /* write-only, and never in the URI */
-  fail_if (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-          "key")->flags & G_PARAM_READABLE);
-  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
-          "tpss://127.0.0.1:5004?key=" HEX_KEY, NULL));
-  uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
-  fail_if (strstr (uri, HEX_KEY) != NULL, "%s", uri);
-  g_free (uri);
+  check_secret_property (e, "key", HEX_KEY);
   g_object_set (e, "key-file", file, NULL);
   g_object_get (e, "key-file", &read_file, NULL);
   fail_unless_equals_string (read_file, file);
@@ -302,6 +316,121 @@ GST_START_TEST (test_key_settings)
   g_free (read_file);
   g_free (arg);
   g_free (file);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* SRTP */
+
+#define SRTP_KEY \
+  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+#define SRTP_OTHER \
+  "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+#define SRTP_BUFFERS 60
+
+/* What each of two members with @extra_a and @extra_b got out of the
+ * other's SRTP_BUFFERS packets, once nothing more comes (@wait_s at most);
+ * @a_stats: member a's src stats (free it). */
+static void
+srtp_exchange (const gchar * extra_a, const gchar * extra_b, guint * got_a,
+    guint * got_b, GstStructure ** a_stats)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = two_members (p1, p2);
+  GstElement *src;
+  Member a, b;
+
+  member_start_n (&a, 1, p1, members, extra_a, SRTP_BUFFERS);
+  member_start_n (&b, 2, p2, members, extra_b, SRTP_BUFFERS);
+  /* 60 packets of 20 ms: 1.2 s, then what is late */
+  WAIT_UNTIL (locked_read (&a, &a.buffers) >= SRTP_BUFFERS &&
+      locked_read (&b, &b.buffers) >= SRTP_BUFFERS, 4);
+  g_usleep (G_USEC_PER_SEC / 2);
+  if (locked_read (&a, &a.buffers) == 0)
+    g_usleep (G_USEC_PER_SEC);
+  *got_a = locked_read (&a, &a.buffers);
+  *got_b = locked_read (&b, &b.buffers);
+  src = gst_bin_get_by_name (GST_BIN (a.pipeline), "src");
+  g_object_get (src, "stats", a_stats, NULL);
+  gst_object_unref (src);
+  member_stop (&a);
+  member_stop (&b);
+  g_free (members);
+}
+
+static guint64
+field_u64 (const GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+
+  fail_unless (gst_structure_get_uint64 (s, field, &v), "%s", field);
+  return v;
+}
+
+GST_START_TEST (test_srtp_members_exchange)
+{
+  guint plain_a, plain_b, got_a, got_b;
+  GstStructure *st;
+  gboolean on = FALSE;
+
+  srtp_exchange ("", "", &plain_a, &plain_b, &st);
+  fail_unless_equals_int (plain_a, SRTP_BUFFERS);
+  fail_unless_equals_int (plain_b, SRTP_BUFFERS);
+  fail_unless_equals_uint64 (field_u64 (st, "srtp-accepted"), 0);
+  gst_structure_free (st);
+
+  srtp_exchange ("srtp-key=" SRTP_KEY, "srtp-key=" SRTP_KEY, &got_a, &got_b,
+      &st);
+  fail_unless (got_a == plain_a && got_b == plain_b, "%u %u: %s", got_a,
+      got_b, gst_structure_to_string (st));
+  fail_unless (gst_structure_get_boolean (st, "srtp", &on) && on);
+  /* the media and the parity, each way */
+  fail_unless (field_u64 (st, "srtp-protected") >= SRTP_BUFFERS);
+  fail_unless (field_u64 (st, "srtp-accepted") >= SRTP_BUFFERS);
+  fail_unless_equals_uint64 (field_u64 (st, "srtp-auth-failed") +
+      field_u64 (st, "srtp-replayed") + field_u64 (st, "srtp-malformed"), 0);
+  fail_unless_equals_uint64 (field_u64 (st, "malformed"), 0);
+  gst_structure_free (st);
+}
+
+GST_END_TEST;
+
+/* Under another SRTP key, or with none on the sender, member a outputs
+ * nothing and counts every packet as an authentication failure. */
+GST_START_TEST (test_srtp_wrong_key_or_none)
+{
+  const gchar *senders[] = { "srtp-key=" SRTP_OTHER, "" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (senders); i++) {
+    guint got_a, got_b;
+    GstStructure *st;
+
+    srtp_exchange ("srtp-key=" SRTP_KEY, senders[i], &got_a, &got_b, &st);
+    fail_unless_equals_int (got_a, 0);
+    fail_unless (field_u64 (st, "srtp-auth-failed") >= SRTP_BUFFERS,
+        "%s", gst_structure_to_string (st));
+    fail_unless_equals_uint64 (field_u64 (st, "srtp-accepted"), 0);
+    fail_unless_equals_uint64 (field_u64 (st, "data-received"), 0);
+    gst_structure_free (st);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_srtp_settings)
+{
+  GstElement *e = gst_element_factory_make ("tpsssrc", NULL);
+
+  check_session_start_error ("srtp-key=" SRTP_KEY, "srtp-key=" SRTP_OTHER,
+      "must have the same SRTP key and profile or none");
+  check_session_start_error ("srtp-key=" SRTP_KEY, "", "same SRTP key");
+  check_session_start_error ("srtp-key=" SRTP_KEY, "srtp-key=" SRTP_KEY
+      " srtp-profile=aes-128-cm-hmac-sha1-32", "same SRTP key and profile");
+  check_session_start_error ("srtp-key=0011", "srtp-key=0011",
+      "srtp-key: the SRTP key of this profile is 30 bytes");
+  check_secret_property (e, "srtp-key", SRTP_KEY);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -318,6 +447,9 @@ tpssauth_suite (void)
   tcase_add_test (tc, test_unkeyed_control_unchanged);
   tcase_add_test (tc, test_forged_control_counted);
   tcase_add_test (tc, test_key_settings);
+  tcase_add_test (tc, test_srtp_members_exchange);
+  tcase_add_test (tc, test_srtp_wrong_key_or_none);
+  tcase_add_test (tc, test_srtp_settings);
   return s;
 }
 

@@ -86,24 +86,32 @@ member_run (Member * m, GstElement * pipeline)
       GST_STATE_CHANGE_FAILURE);
 }
 
-/* One member: audio out through tpsssink "sink", everyone else's in on
- * tpsssrc "src", both with the properties @extra. */
+/* One member: @num_buffers packets of audio (-1: without end) out through
+ * tpsssink "sink", everyone else's in on tpsssrc "src", both with the
+ * properties @extra. */
 static inline void
-member_start (Member * m, guint id, guint port, const gchar * members,
-    const gchar * extra)
+member_start_n (Member * m, guint id, guint port, const gchar * members,
+    const gchar * extra, gint num_buffers)
 {
-  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true "
+  gchar *desc = g_strdup_printf ("audiotestsrc is-live=true num-buffers=%d "
       "samplesperbuffer=160 ! audio/x-raw,rate=8000,channels=1 ! rtpL16pay ! "
       "tpsssink name=sink port=%u member-id=%u members=%s %s "
       "tpsssrc name=src port=%u members=%s %s caps=\""
-      TPSS_MEMBER_RTP_CAPS "\"", port, id, members, extra, port, members,
-      extra);
+      TPSS_MEMBER_RTP_CAPS "\"", num_buffers, port, id, members, extra, port,
+      members, extra);
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &err);
 
   fail_unless (err == NULL, "%s", err ? err->message : "");
   g_free (desc);
   member_run (m, pipeline);
+}
+
+static inline void
+member_start (Member * m, guint id, guint port, const gchar * members,
+    const gchar * extra)
+{
+  member_start_n (m, id, port, members, extra, -1);
 }
 
 static inline void

@@ -1,0 +1,586 @@
+/* Unit tests of RMTP's streaming mode (rmtpstream.h) in exact simulated
+ * time: a stream server fed by a producer that pushes whenever it has
+ * room, and stream receivers, joined by a network with a fixed one-way
+ * delay that drops packets as each test decides. */
+#include <gst/check/gstcheck.h>
+#include <string.h>
+
+#include "rmtpstream.h"
+
+#define MS (G_GINT64_CONSTANT (1000000))
+#define S (G_GINT64_CONSTANT (1000000000))
+#define DELAY (5 * MS)
+#define MAX_RX 8
+
+typedef struct _Net Net;
+
+/* Whether the packet @p from the server to receiver @rx is lost. */
+typedef gboolean (*LossFunc) (Net * net, guint rx, const RmtpPacket * p,
+    guint32 to);
+
+typedef struct {
+  gint64 at;
+  gint rx;                      /* receiver index, -1: the server */
+  guint32 from;
+  GBytes *bytes;
+} Hop;
+
+struct _Net {
+  RmtpConfig cfg;
+  RandomSeeded seeded[MAX_RX + 2];
+  RandomSource rng[MAX_RX + 2];
+  RmtpStreamServer *s;
+  RmtpStreamReceiver *r[MAX_RX];
+  guint32 ids[MAX_RX];
+  guint n;
+  GBytes *stream;
+  gsize fed;
+  GByteArray *out[MAX_RX];
+  gboolean done[MAX_RX];
+  RmtpFailReason failed[MAX_RX];
+  gboolean server_ended;
+  RmtpEvent server_end;
+  GArray *dropped;              /* RmtpEvent DROPPED */
+  GQueue hops;                  /* Hop *, by time */
+  gint64 now;
+  LossFunc loss;
+  guint64 lost;
+  guint64 server_max_held, rx_max_held;
+  guint64 unicast_to_slow;
+  gboolean keyed;               /* control carries the auth trailer */
+};
+
+static void
+net_init (Net * net, guint n, gsize size, guint64 window)
+{
+  guint8 *d = g_malloc (size);
+
+  memset (net, 0, sizeof (*net));
+  for (gsize i = 0; i < size; i++)
+    d[i] = (guint8) (i * 7 + (i >> 9) + (i >> 17));
+  net->stream = g_bytes_new_take (d, size);
+  rmtp_config_init (&net->cfg);
+  net->cfg.window_size = window;
+  net->cfg.rate = 20000000;
+  net->n = n;
+  for (guint i = 0; i <= n; i++)
+    random_source_init_seeded (&net->rng[i], &net->seeded[i], 77 + i);
+  for (guint i = 0; i < n; i++) {
+    net->ids[i] = i + 1;
+    net->out[i] = g_byte_array_new ();
+  }
+  net->dropped = g_array_new (FALSE, FALSE, sizeof (RmtpEvent));
+  g_queue_init (&net->hops);
+}
+
+/* Creates the server and receivers from net->cfg (tests may change it). */
+static void
+net_start (Net * net)
+{
+  net->s = rmtp_stream_server_new (&net->cfg, 5000, net->ids, net->n,
+      &net->rng[0]);
+  fail_unless (net->s != NULL);
+  for (guint i = 0; i < net->n; i++)
+    net->r[i] = rmtp_stream_receiver_new (&net->cfg, net->ids[i], TRUE,
+        &net->rng[i + 1]);
+}
+
+static void
+net_clear (Net * net)
+{
+  Hop *h;
+
+  while ((h = g_queue_pop_head (&net->hops))) {
+    g_bytes_unref (h->bytes);
+    g_free (h);
+  }
+  for (guint i = 0; i < net->n; i++) {
+    rmtp_stream_receiver_free (net->r[i]);
+    g_byte_array_unref (net->out[i]);
+  }
+  rmtp_stream_server_free (net->s);
+  g_array_unref (net->dropped);
+  g_bytes_unref (net->stream);
+}
+
+static gint
+hop_earlier (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Hop *x = a, *y = b;
+
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void
+net_send (Net * net, gint rx, guint32 from, GBytes * bytes)
+{
+  Hop *h = g_new0 (Hop, 1);
+
+  h->at = net->now + DELAY;
+  h->rx = rx;
+  h->from = from;
+  h->bytes = g_bytes_ref (bytes);
+  /* equal times keep their order: insert_sorted puts a hop after equals */
+  g_queue_insert_sorted (&net->hops, h, hop_earlier, NULL);
+}
+
+/* The producer: as much of the stream as the server takes now. */
+static void
+net_feed (Net * net)
+{
+  gsize len;
+  const guint8 *d = g_bytes_get_data (net->stream, &len);
+
+  if (net->fed < len)
+    net->fed += rmtp_stream_server_push (net->s, d + net->fed,
+        len - net->fed, net->now);
+  if (net->fed == len)
+    rmtp_stream_server_finish (net->s, net->now);
+}
+
+static void
+net_server_out (Net * net)
+{
+  RmtpDatagram d;
+  RmtpEvent e;
+
+  rmtp_stream_server_handle_timeout (net->s, net->now);
+  while (rmtp_stream_server_poll_datagram (net->s, net->now, &d)) {
+    RmtpPacket p;
+    const guint8 *b = g_bytes_get_data (d.bytes, NULL);
+    gsize len = g_bytes_get_size (d.bytes);
+
+    /* sealed control: the packet without its trailer */
+    if (net->keyed && b[3] != RMTP_DATA && b[3] != RMTP_PARITY)
+      len -= AUTH_TRAILER_SIZE;
+    fail_unless (rmtp_packet_parse (b, len, &p));
+    for (guint i = 0; i < net->n; i++) {
+      if (d.to != RMTP_TO_GROUP && d.to != net->ids[i])
+        continue;
+      net->unicast_to_slow += d.to != RMTP_TO_GROUP && p.type == RMTP_DATA;
+      if (net->loss && net->loss (net, i, &p, d.to))
+        net->lost++;
+      else
+        net_send (net, i, 0, d.bytes);
+    }
+    g_bytes_unref (d.bytes);
+  }
+  while (rmtp_stream_server_poll_event (net->s, &e)) {
+    if (e.type == RMTP_EVENT_DROPPED)
+      g_array_append_val (net->dropped, e);
+    if (e.type == RMTP_EVENT_DONE || e.type == RMTP_EVENT_FAILED) {
+      net->server_ended = TRUE;
+      net->server_end = e;
+    }
+  }
+  net->server_max_held = MAX (net->server_max_held,
+      rmtp_stream_server_stats (net->s)->held);
+}
+
+static void
+net_receiver_out (Net * net, guint i)
+{
+  RmtpDatagram d;
+  RmtpEvent e;
+
+  rmtp_stream_receiver_handle_timeout (net->r[i], net->now);
+  while (rmtp_stream_receiver_poll_datagram (net->r[i], &d)) {
+    net_send (net, -1, net->ids[i], d.bytes);
+    g_bytes_unref (d.bytes);
+  }
+  while (rmtp_stream_receiver_poll_event (net->r[i], &e)) {
+    if (e.type == RMTP_EVENT_DATA) {
+      fail_unless_equals_uint64 (e.offset, net->out[i]->len);
+      g_byte_array_append (net->out[i], g_bytes_get_data (e.data, NULL),
+          g_bytes_get_size (e.data));
+      g_bytes_unref (e.data);
+    } else if (e.type == RMTP_EVENT_DONE) {
+      net->done[i] = TRUE;
+    } else if (e.type == RMTP_EVENT_FAILED) {
+      net->failed[i] = e.reason;
+    }
+  }
+  net->rx_max_held = MAX (net->rx_max_held,
+      rmtp_stream_receiver_stats (net->r[i])->held);
+}
+
+static gint64
+net_next (Net * net)
+{
+  gint64 t = rmtp_stream_server_next_deadline (net->s);
+  Hop *h = g_queue_peek_head (&net->hops);
+
+  for (guint i = 0; i < net->n; i++)
+    t = MIN (t, rmtp_stream_receiver_next_deadline (net->r[i]));
+  return h ? MIN (t, h->at) : t;
+}
+
+static gboolean
+net_deliver (Net * net)
+{
+  Hop *h = g_queue_peek_head (&net->hops);
+
+  if (!h || h->at > net->now)
+    return FALSE;
+  g_queue_pop_head (&net->hops);
+  if (h->rx < 0)
+    rmtp_stream_server_handle (net->s, h->from, g_bytes_get_data (h->bytes,
+            NULL), g_bytes_get_size (h->bytes), net->now);
+  else
+    rmtp_stream_receiver_handle_bytes (net->r[h->rx], h->bytes, net->now);
+  g_bytes_unref (h->bytes);
+  g_free (h);
+  return TRUE;
+}
+
+/* Runs until nothing is left to do (or @until). */
+static void
+net_run (Net * net, gint64 until)
+{
+  for (guint64 steps = 0; steps < 50000000; steps++) {
+    gint64 next;
+
+    net_feed (net);
+    net_server_out (net);
+    for (guint i = 0; i < net->n; i++)
+      net_receiver_out (net, i);
+    if (net_deliver (net))
+      continue;
+    next = net_next (net);
+    if (next == G_MAXINT64 || next > until)
+      return;
+    net->now = MAX (net->now, next);
+  }
+  fail ("the network did not settle");
+}
+
+static void
+assert_whole (Net * net, guint i)
+{
+  gsize len;
+  const guint8 *d = g_bytes_get_data (net->stream, &len);
+
+  fail_unless (net->done[i], "receiver %u not done", i);
+  fail_unless_equals_int (net->failed[i], RMTP_FAIL_NONE);
+  fail_unless_equals_uint64 (net->out[i]->len, len);
+  fail_unless (memcmp (net->out[i]->data, d, len) == 0);
+}
+
+/* ------------------------------------------------------------------ */
+
+GST_START_TEST (test_windows_advance_within_bound)
+{
+  Net net;
+  const RmtpStreamServerStats *st;
+  const guint64 w = 64 * 1024;
+
+  net_init (&net, 3, 10 * w + 1000, w);
+  net_start (&net);
+  net_run (&net, 120 * S);
+  st = rmtp_stream_server_stats (net.s);
+  fail_unless (net.server_ended);
+  fail_unless_equals_int (net.server_end.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (net.server_end.receivers_complete, 3);
+  fail_unless_equals_uint64 (net.server_end.bytes, 10 * w + 1000);
+  fail_unless_equals_int (st->windows, 11);
+  fail_unless_equals_uint64 (st->released, 10 * w + 1000);
+  for (guint i = 0; i < 3; i++) {
+    assert_whole (&net, i);
+    fail_unless_equals_int (rmtp_stream_receiver_stats (net.r[i])->windows,
+        10);
+  }
+  /* the window in flight and the one filling: never more */
+  fail_unless (st->max_held <= 2 * w + 1, "held %" G_GUINT64_FORMAT,
+      st->max_held);
+  fail_unless (net.server_max_held <= 2 * w + 1);
+  fail_unless (st->max_held > w, "upstream never filled the next window");
+  fail_unless (net.rx_max_held <= w);
+  fail_unless_equals_int (net.dropped->len, 0);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
+/* One window in flight at a time: each window's CONN goes out only once
+ * every member has the window before it (it is in its release). */
+static gboolean
+log_conns (Net * net, guint rx, const RmtpPacket * p, guint32 to)
+{
+  static gint64 last_window_conn;
+
+  if (p->type == RMTP_CONN && rx == 0 && p->window_us > 0) {
+    fail_unless (p->stream);
+    fail_unless (net->now >= last_window_conn);
+    last_window_conn = net->now;
+    /* every receiver has output all windows before this one */
+    for (guint i = 0; i < net->n; i++)
+      fail_unless (net->out[i]->len >= p->offset || net->done[i],
+          "window %u began before receiver %u had the ones before",
+          p->window, i);
+    fail_unless_equals_uint64 (p->offset, p->window * net->cfg.window_size);
+  }
+  return FALSE;
+}
+
+GST_START_TEST (test_window_waits_for_every_member)
+{
+  Net net;
+
+  net_init (&net, 2, 5 * 32 * 1024, 32 * 1024);
+  net.loss = log_conns;
+  net_start (&net);
+  net_run (&net, 120 * S);
+  assert_whole (&net, 0);
+  assert_whole (&net, 1);
+  /* the stream's length is a whole number of windows: the last is full */
+  fail_unless_equals_int (rmtp_stream_server_stats (net.s)->windows, 5);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
+/* Independent loss of about 5 % per receiver and packet, deterministic. */
+static gboolean
+lose_five_percent (Net * net, guint rx, const RmtpPacket * p, guint32 to)
+{
+  return random_source_double (&net->rng[MAX_RX + 1]) < 0.05 &&
+      (rx == 1 || p->type == RMTP_DATA);
+}
+
+static void
+run_lossy (RmtpRepair repair)
+{
+  Net net;
+  const RmtpStreamServerStats *st;
+  const guint64 w = 48 * 1024;
+
+  net_init (&net, 3, 6 * w + 333, w);
+  random_source_init_seeded (&net.rng[MAX_RX + 1],
+      &net.seeded[MAX_RX + 1], 4242);
+  net.cfg.repair = repair;
+  net.loss = lose_five_percent;
+  net_start (&net);
+  net_run (&net, 300 * S);
+  st = rmtp_stream_server_stats (net.s);
+  fail_unless (net.lost > 20, "lost %" G_GUINT64_FORMAT, net.lost);
+  for (guint i = 0; i < 3; i++)
+    assert_whole (&net, i);
+  fail_unless_equals_int (net.server_end.receivers_complete, 3);
+  fail_unless (st->max_held <= 2 * w + 1);
+  if (repair == RMTP_REPAIR_PARITY) {
+    fail_unless (st->sum.parity_sent > 0);
+    fail_unless_equals_uint64 (st->sum.data_resent, 0);
+  } else {
+    fail_unless (st->sum.data_resent > 0);
+  }
+  net_clear (&net);
+}
+
+GST_START_TEST (test_lossy_receivers_get_everything)
+{
+  run_lossy (RMTP_REPAIR_RETRANSMIT);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parity_within_windows)
+{
+  run_lossy (RMTP_REPAIR_PARITY);
+}
+
+GST_END_TEST;
+
+/* Receiver 2 gets a quarter of the multicast DATA: it is set aside as slow
+ * in window 0, finishes that window by unicast, and is then dropped. */
+static gboolean
+starve_third (Net * net, guint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 2 && p->type == RMTP_DATA && to == RMTP_TO_GROUP &&
+      p->seq % 4 != 0;
+}
+
+GST_START_TEST (test_slow_receiver_dropped_after_its_window)
+{
+  Net net;
+  const guint64 w = 64 * 1024;
+  RmtpEvent *e;
+  const RmtpStreamServerStats *st;
+
+  net_init (&net, 3, 4 * w, w);
+  net.loss = starve_third;
+  net_start (&net);
+  net_run (&net, 300 * S);
+  st = rmtp_stream_server_stats (net.s);
+  assert_whole (&net, 0);
+  assert_whole (&net, 1);
+  fail_unless_equals_int (net.dropped->len, 1);
+  e = &g_array_index (net.dropped, RmtpEvent, 0);
+  fail_unless_equals_int (e->member, 3);
+  fail_unless_equals_int (e->round, 0);
+  /* it had window 0 (by unicast), so it was dropped as slow */
+  fail_unless_equals_int (e->reason, RMTP_FAIL_NONE);
+  fail_unless_equals_int (st->dropped_slow, 1);
+  fail_unless (net.unicast_to_slow > 0);
+  /* it output window 0, verified, and then learned it was dropped */
+  fail_unless_equals_uint64 (net.out[2]->len, w);
+  fail_unless (memcmp (net.out[2]->data, g_bytes_get_data (net.stream,
+              NULL), w) == 0);
+  fail_unless_equals_int (net.failed[2], RMTP_FAIL_DROPPED);
+  fail_if (net.done[2]);
+  fail_unless_equals_int (net.server_end.receivers_complete, 2);
+  fail_unless_equals_int (net.server_end.receivers_failed, 1);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
+/* A receiver that goes silent mid-stream is given up within its window
+ * and dropped; the stream goes on for the others. */
+static gboolean
+kill_second_after_window_one (Net * net, guint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  return rx == 1 && net->out[1]->len >= 2 * net->cfg.window_size;
+}
+
+GST_START_TEST (test_silent_receiver_dropped)
+{
+  Net net;
+  const guint64 w = 32 * 1024;
+
+  net_init (&net, 2, 5 * w, w);
+  net.loss = kill_second_after_window_one;
+  net_start (&net);
+  net_run (&net, 600 * S);
+  assert_whole (&net, 0);
+  fail_unless_equals_int (net.dropped->len, 1);
+  fail_unless_equals_int (g_array_index (net.dropped, RmtpEvent, 0).member,
+      2);
+  fail_unless_equals_uint64 (net.out[1]->len, 2 * w);
+  fail_unless (net.failed[1] == RMTP_FAIL_INCOMPLETE);
+  fail_unless_equals_int (net.server_end.receivers_complete, 1);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
+/* The CONN of a window carries its place in the stream; a plain receiver
+ * takes only window 0, one that expects window 3 only that. */
+/* With a group key every window's cores seal and open their control:
+ * the stream arrives whole, the control of every window opens, and a
+ * forged packet between the windows is counted and changes nothing. */
+GST_START_TEST (test_keyed_stream)
+{
+  Net net;
+  AuthKey key;
+  AuthStats a;
+  const guint64 w = 64 * 1024;
+  guint8 forged[40] = { 0 };
+
+  fail_unless (auth_key_from_string ("0123456789abcdef0123456789abcdef"
+          "0123456789abcdef0123456789abcdef", &key, NULL));
+  net_init (&net, 2, 4 * w + 100, w);
+  net_start (&net);
+  net.keyed = TRUE;
+  rmtp_stream_server_set_key (net.s, &key);
+  for (guint i = 0; i < 2; i++)
+    rmtp_stream_receiver_set_key (net.r[i], &key);
+  /* while the first window is in flight */
+  net_run (&net, 20 * MS);
+  fail_unless (rmtp_stream_server_window (net.s) != NULL);
+  memcpy (forged, "RMTP", 4);
+  rmtp_stream_server_handle (net.s, 1, forged, sizeof (forged), net.now);
+  net_run (&net, 120 * S);
+  fail_unless (net.server_ended);
+  fail_unless_equals_int (net.server_end.type, RMTP_EVENT_DONE);
+  for (guint i = 0; i < 2; i++) {
+    assert_whole (&net, i);
+    fail_unless (rmtp_stream_receiver_auth_stats (net.r[i], &a));
+    fail_unless (a.sealed > 0 && a.accepted > 0);
+    fail_unless_equals_uint64 (a.bad_tag + a.truncated + a.replayed, 0);
+  }
+  fail_unless (rmtp_stream_server_auth_stats (net.s, &a));
+  /* each of the 5 windows' CONN, EORs and REL at least */
+  fail_unless (a.sealed >= 5 * 3, "sealed %" G_GUINT64_FORMAT, a.sealed);
+  fail_unless (a.accepted >= 5 * 2);
+  fail_unless_equals_uint64 (a.bad_tag + a.truncated, 1);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_window_conn_on_wire)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpServer *s;
+  RmtpReceiver *plain, *third;
+  RmtpDatagram d;
+  RmtpPacket p;
+  guint32 members[] = { 9 };
+  GBytes *data = g_bytes_new_static ("0123456789", 10);
+  guint8 *bad;
+  gsize len;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 1);
+  s = rmtp_server_new (&cfg, 77, members, 1, data, &rng);
+  rmtp_server_set_window (s, 3, 30, TRUE);
+  rmtp_server_start (s, 0);
+  fail_unless (rmtp_server_poll_datagram (s, 0, &d));
+  len = g_bytes_get_size (d.bytes);
+  fail_unless_equals_int (len, 8 + 68 + 4 + 13);
+  fail_unless (rmtp_packet_parse (g_bytes_get_data (d.bytes, NULL), len,
+          &p));
+  fail_unless (p.stream && p.last);
+  fail_unless_equals_int (p.window, 3);
+  fail_unless_equals_uint64 (p.offset, 30);
+  /* an unknown flag, or a trailer cut short, is malformed */
+  bad = g_memdup2 (g_bytes_get_data (d.bytes, NULL), len);
+  bad[len - 1] = 0x02;
+  fail_if (rmtp_packet_parse (bad, len, &p));
+  fail_if (rmtp_packet_parse (bad, len - 1, &p));
+  g_free (bad);
+
+  plain = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
+  rmtp_receiver_handle_bytes (plain, d.bytes, 0);
+  fail_unless_equals_int (rmtp_receiver_stats (plain)->in.foreign, 1);
+  fail_if (rmtp_receiver_window (plain, &window, &offset, &last));
+  third = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
+  rmtp_receiver_expect_window (third, 3, 0);
+  rmtp_receiver_handle_bytes (third, d.bytes, 0);
+  fail_unless (rmtp_receiver_window (third, &window, &offset, &last));
+  fail_unless (window == 3 && offset == 30 && last);
+  g_bytes_unref (d.bytes);
+  rmtp_receiver_free (plain);
+  rmtp_receiver_free (third);
+  rmtp_server_free (s);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+static Suite *
+rmtpstream_suite (void)
+{
+  Suite *s = suite_create ("rmtpstream");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_windows_advance_within_bound);
+  tcase_add_test (tc, test_window_waits_for_every_member);
+  tcase_add_test (tc, test_lossy_receivers_get_everything);
+  tcase_add_test (tc, test_parity_within_windows);
+  tcase_add_test (tc, test_slow_receiver_dropped_after_its_window);
+  tcase_add_test (tc, test_silent_receiver_dropped);
+  tcase_add_test (tc, test_window_conn_on_wire);
+  tcase_add_test (tc, test_keyed_stream);
+  return s;
+}
+
+GST_CHECK_MAIN (rmtpstream);
