@@ -510,12 +510,15 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "acked", G_TYPE_UINT64, st.acked,
       "lost", G_TYPE_UINT64, st.lost,
       "halvings", G_TYPE_UINT64, st.halvings,
+      "spurious-losses", G_TYPE_UINT64, st.spurious_losses,
+      "halvings-undone", G_TYPE_UINT64, st.halvings_undone,
       "loss-based", G_TYPE_BOOLEAN, st.loss_based,
       "plus-switches", G_TYPE_UINT64, st.plus_switches,
       "queue-dropped", G_TYPE_UINT64, st.queue_dropped,
       "unstamped", G_TYPE_UINT64, st.unstamped,
       "leader-changes", G_TYPE_UINT64, st.leader_changes,
       "leader-losses", G_TYPE_UINT64, st.leader_losses,
+      "leaders-regained", G_TYPE_UINT64, st.leaders_regained,
       "probes", G_TYPE_UINT64, st.probes,
       "challenges", G_TYPE_UINT64, st.challenges,
       "challenges-accepted", G_TYPE_UINT64, st.accepted,
@@ -527,7 +530,8 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "forged", G_TYPE_UINT64, st.forged,
       "stale", G_TYPE_UINT64, st.stale,
       "elections", G_TYPE_UINT64, st.elections,
-      "control-dropped", G_TYPE_UINT64, st.control_dropped, NULL);
+      "control-dropped", G_TYPE_UINT64, st.control_dropped,
+      "starts-refused", G_TYPE_UINT64, st.starts_refused, NULL);
   gst_net_key_stats (s, st.authenticated, &st.auth);
 }
 
@@ -625,12 +629,18 @@ gst_vlmcc_sink_finalize (GObject * object)
   "acked: packets the leader acked (packets); " \
   "lost: packets taken as lost (packets); " \
   "halvings: window halvings on loss (halvings); " \
+  "spurious-losses: packets taken as lost whose ack came after all " \
+  "(packets); " \
+  "halvings-undone: halvings undone as every loss they answered was " \
+  "spurious (halvings); " \
   "queue-dropped: packets dropped at a full queue (packets); " \
   "unstamped: packets that carried our extension id already, dropped " \
   "(packets); " \
   "leader-changes: leaders elected (changes); " \
   "leader-losses: leaders taken as gone, section 2.4 (losses); " \
-  "probes: join probes answered with a START (packets); " \
+  "leaders-regained: leaders taken as gone whose late ack came within " \
+  "two timeouts, leading again (losses); " \
+  "probes: join probes received (packets); " \
   "challenges: challenges received (packets); " \
   "challenges-accepted: challenges that elected their sender " \
   "(challenges); " \
@@ -645,6 +655,8 @@ gst_vlmcc_sink_finalize (GObject * object)
   "elections: leaders elected, by a probe or a challenge; at most one " \
   "per hold-off (elections); " \
   "control-dropped: STARTs beyond the 64 queued, dropped (packets); " \
+  "starts-refused: probes left unanswered, over start-rate or their " \
+  "address answered within start-gap (packets); " \
   "not-rtp: buffers that were not RTP, dropped (buffers); " \
   "send-errors: datagrams the socket refused (packets); " \
   "feedback-early: datagrams before the first buffer, dropped (packets); " \

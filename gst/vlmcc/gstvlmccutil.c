@@ -37,6 +37,17 @@ static const GstParamEntry params[] = {
         "difference (ours: 0.1)", DOUBLE, diff_avg_gain, 0.001, 1, R),
   P ("rto-granularity", "Least margin of the loss timeout over the RTT, ns "
         "(ours: 10 ms, RFC 6298's G)", TIME, rto_granularity, 0, H, S),
+  P ("rto-min", "The loss timeout is never under this, ns (ours: 200 ms, "
+        "RFC 6298's floor as Linux has it; a late ack undoes the halving)",
+      TIME, rto_min, 0, H, S),
+  P ("dup-thresh", "A packet is lost when one sent this many after it is "
+        "acked, packets (ours: 3, RFC 5681's duplicate acks)", UINT,
+      dup_thresh, 1, 1000, S),
+  P ("start-rate", "STARTs answering join probes, at most this many a "
+        "second overall (a bucket of one second), STARTs/s (ours: 200)",
+      UINT, start_rate, 1, 100000, S),
+  P ("start-gap", "And one per address per this, or per RTT when longer "
+        "(up to 1 s), ns (ours: 100 ms)", TIME, start_gap, 0, H, S),
   P ("initial-window", "Window before any feedback, packets (ours: 2)", UINT,
       initial_window, 1, 10000, S | R),
   P ("initial-rtt", "RTT before any sample, ns (ours: 100 ms)", TIME,

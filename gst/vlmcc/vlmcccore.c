@@ -30,6 +30,8 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->burst = 2;
   cfg->rto_var_mult = 4;
   cfg->rto_granularity = 10 * MS;
+  cfg->rto_min = 200 * MS;
+  cfg->dup_thresh = 3;
   cfg->packet_size = 1000;
   cfg->alpha = 1.0;
   cfg->beta = 3.0;
@@ -39,6 +41,8 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->initial_rtt = 100 * MS;
   cfg->election_holdoff = 4;
   cfg->election_holdoff_min = 100 * MS;
+  cfg->start_rate = 200;
+  cfg->start_gap = 100 * MS;
   cfg->rate_floor = 0;
   cfg->leave_time = 2000 * MS;
   cfg->probe_interval = 1000 * MS;
@@ -411,8 +415,35 @@ typedef struct {
   gint64 sent;
   guint32 leader;
   guint32 tstamp;
+  guint16 seq;
   gboolean outstanding;
+  gboolean taken_lost;          /* taken as lost, no ack seen since */
+  guint32 episode;              /* the loss episode it was counted in */
 } InFlight;
+
+/* The halvings since losses were last all accounted for. When every
+ * packet they took as lost is acked after all, they were spurious and are
+ * undone (Eifel, RFC 3522 and RFC 4015). */
+typedef struct {
+  gboolean open;
+  guint32 id;
+  gdouble undo_window;          /* the window before the first halving */
+  gint64 undo_recovery;         /* and the recovery point */
+  gint64 last_halving;
+  guint halvings;
+  guint pending;                /* taken as lost, not acked since */
+} LossEpisode;
+
+/* STARTs answer probes; a forged probe's source gets the START, so they
+ * are rationed (docs/security.md, "Reflection"). */
+#define START_ADDRS 32
+#define START_GAP_MAX (1000 * MS)
+
+typedef struct {
+  gboolean used;
+  VlmccAddr addr;
+  gint64 time;                  /* of the last START to it */
+} StartRecord;
 
 typedef struct {
   guint8 *data;
@@ -471,6 +502,9 @@ struct _VlmccSender {
   VegasPlus plus;
   gint64 epoch_end;
   gint64 recovery_point;        /* losses of packets sent before: ignored */
+  LossEpisode episode;
+  gboolean have_high;           /* the highest seq acked, for dup_thresh */
+  guint16 high_acked;
   gint64 next_send;
   gint64 last_send;
   gboolean have_ack;            /* the last ack, for packet pairs */
@@ -480,10 +514,22 @@ struct _VlmccSender {
   guint32 leader;
   VlmccAddr leader_addr;
   gboolean leaderless;          /* section 2.4 recovery in progress */
+  /* the leader last given up, while a late ack of its may still come */
+  guint32 lost_leader;
+  VlmccAddr lost_leader_addr;
+  gint64 lost_leader_time;
   guint sent_since_ack;
   gint64 election_time;
+  /* a challenger's claims, until its first ack confirms them: the state
+   * before its election, restored if it never acks */
+  gboolean unconfirmed;
+  RttEstimate pre_est;
+  gdouble pre_window;
   guint64 last_rate;
   guint queued_control;         /* STARTs in out */
+  gdouble start_tokens;
+  gint64 start_refill;
+  StartRecord start_recs[START_ADDRS];
   AuthSession *auth;            /* NULL: no key */
   VlmccSenderStats st;
 };
@@ -546,6 +592,8 @@ vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
   s->next_send = now;
   s->last_send = -1;
   s->election_time = now;
+  s->start_tokens = MAX (cfg->start_rate, 1);
+  s->start_refill = now;
   sender_set_window (s, cfg->initial_window, now);
   return s;
 }
@@ -590,6 +638,7 @@ sender_forget_in_flight (VlmccSender * s)
   s->una = s->next_seq;
   s->in_flight = 0;
   s->peak_in_flight = 0;
+  s->have_high = FALSE;
 }
 
 static void
@@ -599,15 +648,77 @@ sender_slide_una (VlmccSender * s)
     s->una++;
 }
 
+/* RFC 6298's RTO with the paper's estimators: rtt + 4 sigma, the margin
+ * at least the granularity, the whole at least rto_min. */
 static gint64
 sender_rto (const VlmccSender * s)
 {
-  return s->est.rtt + MAX ((gint64) s->cfg.rto_var_mult * s->est.dev,
+  gint64 rto = s->est.rtt + MAX ((gint64) s->cfg.rto_var_mult * s->est.dev,
       s->cfg.rto_granularity);
+
+  return MAX (rto, s->cfg.rto_min);
 }
 
-/* Packets unacknowledged rto after they left are lost; one halving per
- * RTT: losses of packets sent before the last halving are ignored. */
+/* A halving opens a loss episode, or joins the open one while its late
+ * acks may still come (two timeouts). */
+static void
+sender_halve (VlmccSender * s, gint64 now)
+{
+  LossEpisode *ep = &s->episode;
+
+  if (ep->open && now - ep->last_halving > 2 * sender_rto (s))
+    ep->open = FALSE;
+  if (!ep->open) {
+    ep->open = TRUE;
+    ep->id++;
+    ep->undo_window = s->window;
+    ep->undo_recovery = s->recovery_point;
+    ep->halvings = 0;
+    ep->pending = 0;
+  }
+  ep->halvings++;
+  ep->last_halving = now;
+  s->st.halvings++;
+  s->recovery_point = now;
+  vegas_plus_on_loss (&s->plus);
+  sender_set_window (s, s->window / 2.0, now);
+}
+
+/* One halving per RTT: losses of packets sent before the last halving
+ * only join its episode. */
+static void
+sender_take_lost (VlmccSender * s, InFlight * f, gint64 now)
+{
+  f->outstanding = FALSE;
+  s->in_flight--;
+  s->st.lost++;
+  if (f->sent >= s->recovery_point)
+    sender_halve (s, now);
+  if (s->episode.open) {
+    f->taken_lost = TRUE;
+    f->episode = s->episode.id;
+    s->episode.pending++;
+  }
+}
+
+/* The ack of a packet taken as lost: the loss was not one. When it was
+ * the last of its episode's, the episode's halvings are undone. */
+static void
+sender_late_ack (VlmccSender * s, InFlight * f, gint64 now)
+{
+  LossEpisode *ep = &s->episode;
+
+  f->taken_lost = FALSE;
+  s->st.spurious_losses++;
+  if (!ep->open || f->episode != ep->id || --ep->pending > 0)
+    return;
+  ep->open = FALSE;
+  s->st.halvings_undone += ep->halvings;
+  s->recovery_point = ep->undo_recovery;
+  sender_set_window (s, MAX (s->window, ep->undo_window), now);
+}
+
+/* Packets unacknowledged rto after they left are lost. */
 static void
 sender_detect_losses (VlmccSender * s, gint64 now)
 {
@@ -619,23 +730,46 @@ sender_detect_losses (VlmccSender * s, gint64 now)
     if (f->outstanding) {
       if (f->sent + rto > now)
         break;
-      f->outstanding = FALSE;
-      s->in_flight--;
-      s->st.lost++;
-      if (f->sent >= s->recovery_point) {
-        s->st.halvings++;
-        s->recovery_point = now;
-        vegas_plus_on_loss (&s->plus);
-        sender_set_window (s, s->window / 2.0, now);
-      }
+      sender_take_lost (s, f, now);
     }
     s->una++;
   }
 }
 
+/* Packets dup_thresh or more before the highest acked are lost: the
+ * leader acks every packet, so each later ack is a duplicate ack's news
+ * (RFC 5681). Delay that keeps the acks in order never trips it. */
+static void
+sender_detect_gaps (VlmccSender * s, gint64 now)
+{
+  guint thresh = MAX (s->cfg.dup_thresh, 1);
+
+  for (guint16 q = s->una; q != s->next_seq; q++) {
+    guint16 behind = (guint16) (s->high_acked - q);
+    InFlight *f = ring_at (s, q);
+
+    if (behind >= 0x8000 || behind < thresh)
+      break;
+    if (f->outstanding)
+      sender_take_lost (s, f, now);
+  }
+  sender_slide_una (s);
+}
+
 static void
 sender_lose_leader (VlmccSender * s, gint64 now)
 {
+  /* a challenger that never acked: its claims were never true */
+  if (s->unconfirmed) {
+    s->est = s->pre_est;
+    sender_set_window (s, s->pre_window, now);
+    s->unconfirmed = FALSE;
+    s->lost_leader = 0;
+  } else {
+    s->lost_leader = s->leader;
+    s->lost_leader_addr = s->leader_addr;
+    s->lost_leader_time = now;
+  }
   s->leader = 0;
   memset (&s->leader_addr, 0, sizeof (s->leader_addr));
   s->leaderless = TRUE;
@@ -656,7 +790,8 @@ sender_epoch (VlmccSender * s, gint64 now)
     return;
   if (s->leaderless)
     w += 1.0;
-  else if (s->est.sampled)
+  /* a challenger's claimed estimates move nothing before its first ack */
+  else if (s->est.sampled && !s->unconfirmed)
     w = window_step (&s->cfg, &s->plus, s->window, s->peak_in_flight,
         &s->est);
   sender_set_window (s, w, now);
@@ -708,6 +843,8 @@ sender_record (VlmccSender * s, gint64 now)
   f->sent = now;
   f->leader = s->leader;
   f->tstamp = US (now);
+  f->seq = s->next_seq;
+  f->taken_lost = FALSE;
   /* with no leader nothing will be acked: the packet is not in travel */
   f->outstanding = s->leader != 0;
   if (f->outstanding)
@@ -808,6 +945,29 @@ vlmcc_sender_queued (const VlmccSender * s)
   return g_queue_get_length ((GQueue *) & s->pending);
 }
 
+/* A late ack from the leader given up, of a packet it was to ack, within
+ * two timeouts of giving it up: it was late, not gone (section 2.4's rule
+ * counts packets, and a stall past the timeout lets a window out). It
+ * leads again; no election, so no hold-off. */
+static void
+sender_maybe_regain_leader (VlmccSender * s, const VlmccMsg * m,
+    const VlmccAddr * from, const InFlight * f, gint64 now)
+{
+  if (!s->leaderless || s->lost_leader == 0 || m->id != s->lost_leader ||
+      !addr_equal (from, &s->lost_leader_addr) || f->seq != m->seq ||
+      f->leader != m->id || now - s->lost_leader_time > 2 * sender_rto (s) ||
+      (gint64) (guint32) (m->tstamp - f->tstamp) * 1000 > now - f->sent + 1000)
+    return;
+  s->leader = m->id;
+  s->leader_addr = s->lost_leader_addr;
+  s->lost_leader = 0;
+  s->leaderless = FALSE;
+  s->sent_since_ack = 0;
+  s->st.leader_changes++;
+  s->st.leaders_regained++;
+  sender_event (s, VLMCC_EVENT_LEADER, now);
+}
+
 static VlmccInput
 sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
     gint64 now)
@@ -817,7 +977,10 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   InFlight *f = ring_at (s, m->seq);
   guint32 held = m->tstamp - f->tstamp;
   gint64 rtt;
+  gboolean late;
 
+  if (s->leader == 0)
+    sender_maybe_regain_leader (s, m, from, f, now);
   if (s->leader == 0 || m->id != s->leader)
     return f->leader == m->id ? (s->st.stale++, VLMCC_INPUT_IGNORED) :
         (s->st.forged++, VLMCC_INPUT_FORGED);
@@ -825,7 +988,8 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
     s->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
-  if (off >= span || !f->outstanding || f->leader != m->id) {
+  late = f->taken_lost && f->seq == m->seq && f->leader == m->id;
+  if (!late && (off >= span || !f->outstanding || f->leader != m->id)) {
     s->st.stale++;
     return VLMCC_INPUT_IGNORED;
   }
@@ -836,12 +1000,21 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
     s->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
+  s->sent_since_ack = 0;
+  s->unconfirmed = FALSE;
+  s->st.acked++;
+  /* a late sample is a true one: the timeout grows with it */
+  rtt_estimate_sample (&s->est, &s->cfg, rtt);
+  if (late) {
+    sender_late_ack (s, f, now);
+    return VLMCC_INPUT_TAKEN;
+  }
   f->outstanding = FALSE;
   s->in_flight--;
-  s->sent_since_ack = 0;
-  s->st.acked++;
-  sender_slide_una (s);
-  rtt_estimate_sample (&s->est, &s->cfg, rtt);
+  if (!s->have_high || (gint16) (m->seq - s->high_acked) > 0)
+    s->high_acked = m->seq;
+  s->have_high = TRUE;
+  sender_detect_gaps (s, now);
   vegas_plus_sample (&s->plus, rtt);
   if (s->have_ack && m->seq == (guint16) (s->ack_seq + 1))
     vegas_plus_pair (&s->plus, f->sent - s->ack_sent, now - s->ack_arrival);
@@ -850,6 +1023,46 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   s->ack_sent = f->sent;
   s->ack_arrival = now;
   return VLMCC_INPUT_TAKEN;
+}
+
+static StartRecord *
+start_record_of (VlmccSender * s, const VlmccAddr * addr)
+{
+  StartRecord *oldest = &s->start_recs[0];
+
+  for (guint i = 0; i < START_ADDRS; i++) {
+    StartRecord *r = &s->start_recs[i];
+
+    if (r->used && addr_equal (&r->addr, addr))
+      return r;
+    if (!r->used || (oldest->used && r->time < oldest->time))
+      oldest = r;
+  }
+  return oldest;
+}
+
+/* At most start_rate STARTs a second (a bucket one second deep) and one
+ * per address per start_gap, or per RTT when longer (up to 1 s): a
+ * forged probe reflects at most that at its victim. */
+static gboolean
+sender_start_allowed (VlmccSender * s, const VlmccAddr * to, gint64 now)
+{
+  gdouble rate = MAX (s->cfg.start_rate, 1);
+  gint64 gap = MAX (s->cfg.start_gap, MIN (s->est.rtt, START_GAP_MAX));
+  StartRecord *rec = start_record_of (s, to);
+
+  s->start_tokens = MIN (rate, s->start_tokens + MAX (now - s->start_refill,
+          0) * rate / NS_PER_S);
+  s->start_refill = MAX (now, s->start_refill);
+  if (rec->used && addr_equal (&rec->addr, to) && now - rec->time < gap)
+    return FALSE;
+  if (s->start_tokens < 1.0)
+    return FALSE;
+  s->start_tokens -= 1.0;
+  rec->used = TRUE;
+  addr_copy (&rec->addr, to);
+  rec->time = now;
+  return TRUE;
 }
 
 static void
@@ -883,12 +1096,18 @@ static void
 sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
     gdouble window, gint64 rtt, gint64 base, gint64 now)
 {
+  s->unconfirmed = rtt > 0;
+  s->pre_est = s->est;
+  s->pre_window = s->window;
   s->leader = id;
   addr_copy (&s->leader_addr, from);
   s->leaderless = FALSE;
+  s->lost_leader = 0;
   s->sent_since_ack = 0;
   s->election_time = now;
   s->recovery_point = now;
+  /* the losses of another leader's packets are no longer ours to undo */
+  s->episode.open = FALSE;
   s->st.elections++;
   s->st.leader_changes++;
   sender_forget_in_flight (s);
@@ -912,6 +1131,31 @@ sender_in_holdoff (const VlmccSender * s, gint64 now)
   return s->st.elections > 0 && now < s->election_time + span;
 }
 
+/* Equation (6): a challenger is worse off, so its election never raises
+ * the rate. Its window and RTT are capped to the rate now (a claim of a
+ * tiny RTT would otherwise multiply it); with less than a packet per
+ * claimed RTT the RTT is taken longer instead. */
+static void
+sender_accept (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
+    gint64 now)
+{
+  gdouble pps = packets_per_s (s->window, s->est.rtt);
+  gint64 rtt = (gint64) m->rtt * 1000;
+  gdouble window = m->win / 256.0;
+
+  if (rtt > 0) {
+    window = MIN (window, pps * rtt / NS_PER_S);
+    if (window < 1.0) {
+      window = 1.0;
+      rtt = MAX (rtt, (gint64) (NS_PER_S / pps));
+    }
+  } else {
+    window = MIN (window, s->window);
+  }
+  sender_elect (s, m->id, from, window, rtt, (gint64) m->base_rtt * 1000,
+      now);
+}
+
 static VlmccInput
 sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     const VlmccAddr * from, gint64 now)
@@ -927,7 +1171,10 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     /* ours: with no leader at all, the first receiver heard leads */
     if (s->leader == 0 && !s->leaderless)
       sender_elect (s, m->id, from, s->window, 0, 0, now);
-    sender_queue_start (s, m, from);
+    if (sender_start_allowed (s, from, now))
+      sender_queue_start (s, m, from);
+    else
+      s->st.starts_refused++;
     return VLMCC_INPUT_TAKEN;
   }
   s->st.challenges++;
@@ -947,8 +1194,7 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     return VLMCC_INPUT_IGNORED;
   }
   s->st.accepted++;
-  sender_elect (s, m->id, from, m->win / 256.0, (gint64) m->rtt * 1000,
-      (gint64) m->base_rtt * 1000, now);
+  sender_accept (s, m, from, now);
   return VLMCC_INPUT_TAKEN;
 }
 

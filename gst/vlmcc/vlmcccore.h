@@ -79,6 +79,11 @@ typedef struct {
                                  * difference: 0.1 */
   gint64 rto_granularity;       /* the loss timeout's margin over rtt is
                                  * at least this (RFC 6298's G): 10 ms */
+  gint64 rto_min;               /* and the timeout is never under this
+                                 * (RFC 6298's floor, Linux's 200 ms) */
+  guint dup_thresh;             /* a packet is lost when one sent this
+                                 * many after it is acked (RFC 5681's
+                                 * three duplicate acks): 3 */
   guint initial_window;         /* packets: 2 */
   gint64 initial_rtt;           /* before any sample: 100 ms */
   guint election_holdoff;       /* refuse challenges this many RTTs after
@@ -86,6 +91,10 @@ typedef struct {
   gint64 election_holdoff_min;  /* ours: and never less than this after
                                  * one, whatever RTT a challenge claimed:
                                  * 100 ms */
+  guint start_rate;             /* STARTs per second at most, overall (a
+                                 * bucket of one second's worth): 200 */
+  gint64 start_gap;             /* and one per address per this, or per
+                                 * rtt when longer (up to 1 s): 100 ms */
   guint64 rate_floor;           /* bit/s; refused below, followers leave
                                  * below it: 0 (none) */
   gint64 leave_time;            /* below the floor this long: leave: 2 s */
@@ -192,13 +201,20 @@ typedef struct {
   guint32 leader;
   guint in_flight;
   guint64 sent, acked, lost, halvings, queue_dropped, unstamped;
+  /* packets taken as lost whose ack came after all, and the halvings
+   * undone because every loss they answered was such a one */
+  guint64 spurious_losses, halvings_undone;
   guint64 leader_changes, leader_losses;
+  guint64 leaders_regained;     /* given up, then a late ack of theirs came */
   gboolean loss_based;          /* vegas_plus: in the loss-based mode */
   guint64 plus_switches;        /* vegas_plus: entries into that mode */
   guint64 challenges, accepted, refused_holdoff, refused_floor, probes;
   guint64 malformed, forged, stale;
   guint64 elections;            /* leaders elected (probe or challenge) */
   guint64 control_dropped;      /* STARTs beyond VLMCC_MAX_QUEUED_CONTROL */
+  guint64 starts_refused;       /* probes left unanswered: over start_rate,
+                                 * or their address answered within
+                                 * start_gap */
   gboolean authenticated;       /* a key is set */
   AuthStats auth;               /* its counters (zero without a key) */
 } VlmccSenderStats;

@@ -3,6 +3,8 @@
  *   vlmcc-sim figure5    two bottlenecks, cross traffic switched on and
  *                        off (Figure 5 at small scale): leader timeline
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
+ *   vlmcc-sim late-acks  one bottleneck, feedback late (jitter, stalls)
+ *                        but never lost: rate, losses taken, halvings
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,38 @@ run_figure5 (void)
 }
 
 static void
+run_late_acks (void)
+{
+  static const gint64 stalls[] = { 150 * VSIM_MS, 300 * VSIM_MS };
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  printf ("late-acks: 10 Mbit/s, 20 ms, 100-packet queue; feedback jitter "
+      "1 ms, stalls every 2 s, 60 s (3 seeds)\n");
+  for (guint i = 0; i < G_N_ELEMENTS (stalls); i++) {
+    for (guint64 seed = 1; seed <= 3; seed++) {
+      VlmccSim *sim = vlmcc_sim_late_acks (&cfg, seed, stalls[i]);
+      VlmccSenderStats st;
+      guint64 drops[2];
+
+      vlmcc_sim_run (sim, 60 * VSIM_S);
+      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+      vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
+      printf ("  stalls up to %3.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
+          "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", taken as "
+          "lost %" G_GUINT64_FORMAT " (spurious %" G_GUINT64_FORMAT "), "
+          "halvings %" G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), "
+          "leader given up %" G_GUINT64_FORMAT " (regained %"
+          G_GUINT64_FORMAT ")\n", stalls[i] / 1e6, seed,
+          vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
+          50e3, drops[0], st.lost, st.spurious_losses, st.halvings,
+          st.halvings_undone, st.leader_losses, st.leaders_regained);
+      vlmcc_sim_free (sim);
+    }
+  }
+}
+
+static void
 run_scale (void)
 {
   static const guint ns[] = { 10, 30, 100, 300, 1000 };
@@ -107,5 +141,7 @@ main (int argc, char **argv)
     run_figure5 ();
   if (!strcmp (what, "scale") || !strcmp (what, "all"))
     run_scale ();
+  if (!strcmp (what, "late-acks") || !strcmp (what, "all"))
+    run_late_acks ();
   return 0;
 }

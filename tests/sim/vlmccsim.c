@@ -1,5 +1,6 @@
 /* The VLMCC simulator: the real cores at the ends of the engine's tree
  * (simengine.h). See vlmccsim.h. */
+#include <math.h>
 #include <string.h>
 
 #include "simengine.h"
@@ -27,7 +28,15 @@ typedef struct {
   gboolean dead;
   guint64 timer_gen;
   GArray *byte_bins;            /* guint64 */
+  gint64 last_feedback;         /* arrival of its last feedback */
 } Receiver;
+
+/* The feedback path's lateness (vlmcc_sim_set_feedback_jitter). */
+typedef struct {
+  gint64 jitter, stall_every, stall_max;
+  gint64 next_stall;            /* start of the next stall */
+  gint64 stall_end;             /* the current one holds until then */
+} LateFeedback;
 
 struct _VlmccSim {
   VlmccConfig cfg;
@@ -44,6 +53,7 @@ struct _VlmccSim {
   VlmccSimFeedback fb;
   gboolean started;
   gboolean feedback_queued;
+  LateFeedback late;
 };
 
 static void dispatch (gpointer owner, const SimEngineEvent * ev);
@@ -155,6 +165,45 @@ vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued)
   sim->feedback_queued = queued;
 }
 
+static gint64
+draw_exponential (VlmccSim * sim, gint64 mean)
+{
+  return (gint64) (-log (1.0 - random_source_double (&sim->rng)) * mean);
+}
+
+void
+vlmcc_sim_set_feedback_jitter (VlmccSim * sim, gint64 jitter,
+    gint64 stall_every, gint64 stall_max)
+{
+  LateFeedback *l = &sim->late;
+
+  l->jitter = MAX (jitter, 0);
+  l->stall_every = MAX (stall_every, 0);
+  l->stall_max = MAX (stall_max, 0);
+  l->stall_end = 0;
+  if (l->stall_every)
+    l->next_stall = now (sim) + draw_exponential (sim, l->stall_every);
+}
+
+/* The extra delay of a datagram sent now, stalls and jitter together. */
+static gint64
+late_feedback_delay (VlmccSim * sim)
+{
+  LateFeedback *l = &sim->late;
+  gint64 t = now (sim), extra = 0;
+
+  while (l->stall_every && t >= l->next_stall) {
+    l->stall_end = l->next_stall + random_source_range (&sim->rng, 1,
+        MAX (l->stall_max, 1));
+    l->next_stall += MAX (draw_exponential (sim, l->stall_every), 1);
+  }
+  if (t < l->stall_end)
+    extra = l->stall_end - t;
+  if (l->jitter)
+    extra += random_source_range (&sim->rng, 0, l->jitter);
+  return extra;
+}
+
 void
 vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when)
 {
@@ -198,9 +247,16 @@ drain_receiver (VlmccSim * sim, guint idx)
     if (sim->feedback_queued)
       schedule (sim, now (sim), EV_FEEDBACK_HOP, idx, g_bytes_new (buf, len),
           r->node);
-    else
-      schedule (sim, now (sim) + path_delay (sim, r->node), EV_FEEDBACK, idx,
-          g_bytes_new (buf, len), 0);
+    else {
+      gint64 at = now (sim) + path_delay (sim, r->node);
+
+      if (sim->late.jitter || sim->late.stall_every) {
+        at += late_feedback_delay (sim);
+        at = MAX (at, r->last_feedback);
+      }
+      r->last_feedback = at;
+      schedule (sim, at, EV_FEEDBACK, idx, g_bytes_new (buf, len), 0);
+    }
   }
   while (vlmcc_receiver_pop_event (r->core, &ev));
   deadline = vlmcc_receiver_next_deadline (r->core);

@@ -46,6 +46,14 @@ void vlmcc_sim_add_cross_traffic (VlmccSim * sim, guint node, guint64 rate,
 /* Feedback (acks, challenges) crosses each link's upstream drop-tail
  * queue (same rate and bound as downstream) instead of only its delay. */
 void vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued);
+/* The feedback path is late now and then, never lossy: each datagram a
+ * receiver sends takes up to @jitter more, and stalls (a reverse queue
+ * or a descheduled host) begin at exponential intervals of mean
+ * @stall_every, each holding every datagram sent in it until a time
+ * uniform in (0, @stall_max] after its start. Each receiver's feedback
+ * stays in order. Off (the default) with @stall_every 0 and @jitter 0. */
+void vlmcc_sim_set_feedback_jitter (VlmccSim * sim, gint64 jitter,
+    gint64 stall_every, gint64 stall_max);
 /* A receiver goes silent (its process killed) at @when. */
 void vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when);
 
@@ -86,6 +94,11 @@ void vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
  * 3 (10 Mbit/s, 1 ms each); CBR cross traffic of 500 kbit/s into router 2
  * over 10-25 s and 41-60 s, of 750 kbit/s into router 3 over 27-45 s. */
 VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
+/* One receiver behind a 10 Mbit/s, 20 ms bottleneck (100-packet queue)
+ * whose feedback is late but never lost: up to 1 ms of jitter and stalls
+ * of up to @stall_max every 2 s on average. */
+VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
+    gint64 stall_max);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */

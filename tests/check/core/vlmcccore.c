@@ -22,6 +22,8 @@ typedef struct {
   gint64 delay;                 /* one way, both directions */
   gint64 extra;                 /* added to the data direction */
   guint drop;                   /* data packets still to drop */
+  gint64 fb_hold;               /* feedback sent before this waits for it */
+  gint64 fb_last;               /* feedback stays in order */
   gboolean dead;
   guint64 got;
   GArray *events;               /* VlmccEvent */
@@ -141,9 +143,13 @@ rig_drain_receiver (Rig * rig, guint i)
 
   while ((len = vlmcc_receiver_pop_transmit (rig->paths[i].r, buf,
               sizeof (buf)))) {
+    Path *p = &rig->paths[i];
+    gint64 at = MAX (rig->now, p->fb_hold) + p->delay;
+
+    at = MAX (at, p->fb_last);
+    p->fb_last = at;
     rig_keep (&rig->last_feedback, buf, len);
-    rig_schedule (rig, rig->now + rig->paths[i].delay, EV_FEEDBACK, i,
-        g_bytes_new (buf, len));
+    rig_schedule (rig, at, EV_FEEDBACK, i, g_bytes_new (buf, len));
   }
   while (vlmcc_receiver_pop_event (rig->paths[i].r, &ev))
     g_array_append_val (rig->paths[i].events, ev);
@@ -745,10 +751,13 @@ GST_START_TEST (test_follower_below_floor_leaves)
   rig_add_path (&rig, 20 * MS);
   rig_add_path (&rig, 20 * MS);
   rig_run (&rig, 3 * S);
-  /* B's path grows a queue it cannot drain: its own rate falls under the
-   * floor; its challenges are refused and after leave_time it leaves */
+  /* B's path grows a queue it cannot drain (the delay grows and the full
+   * queue drops a packet every 100 ms): its own rate falls under the
+   * floor, and after leave_time it leaves. Delay alone is not loss: the
+   * sender, had it elected B, keeps its rate at the floor. */
   for (gint i = 1; i <= 80 && !left; i++) {
     rig.paths[1].extra = i * 10 * MS;
+    rig.paths[1].drop = 1;
     rig_run (&rig, rig.now + 100 * MS);
     while (vlmcc_receiver_pop_event (rig.paths[1].r, &ev))
       left |= ev.type == VLMCC_EVENT_LEFT;
@@ -926,6 +935,293 @@ GST_START_TEST (test_challenge_absurd_rtt_refused)
 
 GST_END_TEST;
 
+/* A distinct address per probe, none of the rig's paths. */
+static void
+storm_addr (guint i, VlmccAddr * a)
+{
+  memset (a, 0, sizeof (*a));
+  a->len = 3;
+  a->bytes[0] = 0xee;
+  a->bytes[1] = (guint8) (i >> 8);
+  a->bytes[2] = (guint8) i;
+}
+
+/* Pops what the sender has queued; the STARTs among it. */
+static guint
+pop_starts (Rig * rig)
+{
+  guint8 pkt[1100];
+  VlmccAddr to;
+  guint n = 0;
+
+  while (vlmcc_sender_pop_transmit (rig->s, pkt, sizeof (pkt), &to))
+    n += to.len != 0;
+  return n;
+}
+
+/* Without a key a forged probe makes the sender send a START to the
+ * forged source: reflection. A probe every ms for 1 s from one address
+ * gets one START per start_gap (100 ms), probes from 1000 addresses at
+ * most the bucket (start_rate) and start_rate a second more; the rest
+ * are counted. */
+GST_START_TEST (test_start_reflection_bounded)
+{
+  Rig rig;
+  VlmccMsg m = { 0 };
+  guint8 buf[64];
+  VlmccAddr from;
+  VlmccSenderStats before, after;
+  guint one = 0, many = 0;
+  gint64 t0;
+
+  rig_with_leader (&rig, NULL);
+  rig_run (&rig, S);
+  before = sender_stats (&rig);
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.probe = TRUE;
+  storm_addr (0, &from);
+  t0 = rig.now;
+  for (guint i = 0; i < 1000; i++) {
+    gsize len;
+
+    m.id = 0x100 + i;
+    len = vlmcc_msg_write (&m, buf, sizeof (buf));
+    vlmcc_sender_on_feedback (rig.s, buf, len, &from, t0 + i * MS);
+    one += pop_starts (&rig);
+  }
+  fail_unless (one >= 5 && one <= S / rig.cfg.start_gap + 1, "%u", one);
+  t0 += S;
+  for (guint i = 0; i < 1000; i++) {
+    gsize len;
+
+    m.id = 0x1000 + i;
+    storm_addr (i + 1, &from);
+    len = vlmcc_msg_write (&m, buf, sizeof (buf));
+    vlmcc_sender_on_feedback (rig.s, buf, len, &from, t0 + i * MS);
+    many += pop_starts (&rig);
+  }
+  fail_unless (many >= rig.cfg.start_rate && many <= 2 * rig.cfg.start_rate
+      + 1, "%u", many);
+  after = sender_stats (&rig);
+  fail_unless_equals_int (after.probes - before.probes, 2000);
+  fail_unless_equals_int (after.starts_refused - before.starts_refused,
+      2000 - one - many);
+  fail_unless_equals_int (after.control_dropped, before.control_dropped);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A challenge claiming a tiny RTT (100 us) and a huge window, from a host
+ * that never acks. Equation (6) makes a challenger worse off, so the
+ * sender caps its window and RTT to the rate of the moment, and when the
+ * claimed leader never acks it goes back to the estimates of before: the
+ * rate never rises above a clean run's by more than section 2.4's ramp.
+ * With a key an outsider's challenge does not open at all; a member's
+ * (sealed under the key) is bounded as an unkeyed one. */
+typedef enum {
+  FORGE_NONE,                   /* the clean run */
+  FORGE_PLAIN,                  /* no key anywhere */
+  FORGE_OUTSIDER,               /* the session keyed, the challenge not */
+  FORGE_INSIDER,                /* the session keyed, the challenge sealed */
+} Forgery;
+
+static guint64
+forged_tiny_rtt_run (Forgery how, guint64 * at_forge)
+{
+  Rig rig;
+  VlmccMsg m = { 0 };
+  guint8 buf[VLMCC_MAX_CONTROL_SIZE];
+  VlmccAddr from;
+  gsize len;
+  guint64 peak = 0;
+  gboolean opens = how != FORGE_OUTSIDER;
+
+  rig_with_leader_keyed (&rig, NULL, how >= FORGE_OUTSIDER);
+  /* a standing queue of a few packets: Vegas holds the window */
+  rig_run (&rig, S);
+  rig.paths[0].extra = 10 * MS;
+  rig_run (&rig, 3 * S);
+  *at_forge = sender_stats (&rig).rate;
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = 0x0bad;
+  m.rtt = 100;
+  m.base_rtt = 100;
+  m.win = 1000 * 256;
+  m.rate = G_MAXUINT32;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  if (how == FORGE_INSIDER) {
+    AuthSession *member = auth_session_new (&rig.key, m.id, 2);
+
+    len = auth_seal (member, buf, len, sizeof (buf));
+    auth_session_free (member);
+  }
+  addr_of (3, &from);
+  if (how != FORGE_NONE) {
+    fail_unless_equals_int (vlmcc_sender_on_feedback (rig.s, buf, len, &from,
+            rig.now), opens ? VLMCC_INPUT_TAKEN :
+        VLMCC_INPUT_UNAUTHENTICATED);
+    fail_unless_equals_int (sender_stats (&rig).leader, opens ? 0x0bad :
+        receiver_stats (&rig, 0).id);
+    rig_drain_sender (&rig);
+  }
+  for (gint64 end = rig.now + 3 * S; rig.now < end;) {
+    rig_run (&rig, rig.now + MS);
+    peak = MAX (peak, sender_stats (&rig).rate);
+  }
+  /* the real receiver leads again */
+  fail_unless_equals_int (sender_stats (&rig).leader,
+      receiver_stats (&rig, 0).id);
+  rig_clear (&rig);
+  return peak;
+}
+
+GST_START_TEST (test_forged_tiny_rtt_challenge)
+{
+  guint64 at_forge, clean_at, clean, peak;
+  /* the forged leader never acks: it is given up, and section 2.4's ramp
+   * (one packet more per RTT, 60 ms) lasts until the real receiver's
+   * challenge, a few packets above the clean run at most */
+  guint64 ramp = 4 * 8000 * S / (60 * MS);
+
+  clean = forged_tiny_rtt_run (FORGE_NONE, &clean_at);
+  peak = forged_tiny_rtt_run (FORGE_PLAIN, &at_forge);
+  fail_unless_equals_int64 (at_forge, clean_at);
+  fail_unless (peak <= clean + ramp, "forged %" G_GUINT64_FORMAT " clean %"
+      G_GUINT64_FORMAT, peak, clean);
+  peak = forged_tiny_rtt_run (FORGE_OUTSIDER, &at_forge);
+  fail_unless (peak <= clean + clean / 20, "outsider %" G_GUINT64_FORMAT
+      " clean %" G_GUINT64_FORMAT, peak, clean);
+  peak = forged_tiny_rtt_run (FORGE_INSIDER, &at_forge);
+  fail_unless (peak <= clean + ramp, "member %" G_GUINT64_FORMAT " clean %"
+      G_GUINT64_FORMAT, peak, clean);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Loss detection robust to late acks (issue 19) */
+
+/* A leader 50 ms of RTT away after 2 s (its stats in @before), whose
+ * feedback then stalls for @stall (held, in order, never lost); the
+ * sender's stats @after later. */
+static VlmccSenderStats
+rig_stall_feedback (Rig * rig, VlmccSenderStats * before, gint64 stall,
+    gint64 after)
+{
+  rig_with_leader (rig, NULL);
+  rig_run (rig, 2 * S);
+  *before = sender_stats (rig);
+  rig->paths[0].fb_hold = rig->now + stall;
+  rig_run (rig, rig->now + after);
+  return sender_stats (rig);
+}
+
+/* After late acks, all is as if they had been on time: the same leader,
+ * every loss taken spurious and every halving undone, the window not
+ * smaller. */
+static void
+check_late_acks_undone (const VlmccSenderStats * st,
+    const VlmccSenderStats * before)
+{
+  fail_unless_equals_int (st->leader, before->leader);
+  fail_unless_equals_int (st->spurious_losses, st->lost);
+  fail_unless_equals_int (st->halvings_undone, st->halvings);
+  fail_unless (st->window >= before->window, "%f < %f", st->window,
+      before->window);
+}
+
+/* Ten stalls of the leader's feedback of 120 ms each (a reverse queue, a
+ * loaded host), no packet lost: acks late but in order are no loss. With
+ * the paper's timeout alone (rtt + 4 sigma, 10 ms least margin) every
+ * stall took a window of packets as lost and halved. */
+GST_START_TEST (test_late_acks_no_halving)
+{
+  Rig rig;
+  VlmccSenderStats before, st;
+
+  rig_stall_feedback (&rig, &before, 120 * MS, 400 * MS);
+  for (gint i = 1; i < 10; i++) {
+    rig.paths[0].fb_hold = rig.now + 120 * MS;
+    rig_run (&rig, rig.now + 400 * MS);
+  }
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.lost, 0);
+  fail_unless_equals_int (st.halvings, 0);
+  fail_unless_equals_int (st.leader_losses, 0);
+  check_late_acks_undone (&st, &before);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Stalls past the timeout floor (200 ms with a 50 ms RTT). 170 ms: the
+ * oldest packets are taken as lost and the window halves, then their
+ * acks undo it (spurious-losses). 400 ms: the freed window also lets
+ * more than W packets out without an ack and section 2.4 gives the leader
+ * up; its late acks make it lead again (no election) and undo the
+ * halving. */
+GST_START_TEST (test_late_acks_undo)
+{
+  static const struct
+  {
+    gint64 stall, look;
+    guint gives_up;
+  } cases[] = {
+    {170 * MS, 190 * MS, 0}, {400 * MS, 380 * MS, 1},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    Rig rig;
+    VlmccSenderStats before, st;
+
+    st = rig_stall_feedback (&rig, &before, cases[i].stall, cases[i].look);
+    fail_unless (st.lost > 0);
+    fail_unless (st.halvings >= 1);
+    fail_unless_equals_int (st.leader_losses, cases[i].gives_up);
+    /* halved from the window of then, which Vegas grew by one per RTT */
+    fail_unless (cases[i].gives_up ? st.leader == 0 :
+        st.window <= (before.window + 4.0) / 2.0, "%f from %f", st.window,
+        before.window);
+    rig_run (&rig, rig.now + 200 * MS);
+    st = sender_stats (&rig);
+    fail_unless_equals_int (st.leaders_regained, cases[i].gives_up);
+    fail_unless_equals_int (st.elections, before.elections);
+    check_late_acks_undone (&st, &before);
+    rig_clear (&rig);
+  }
+}
+
+GST_END_TEST;
+
+/* A real loss still halves, within about one RTT of the packet leaving:
+ * the acks of the packets after it tell (dup_thresh), not the timeout. */
+GST_START_TEST (test_real_loss_halves_within_rtt)
+{
+  Rig rig;
+  VlmccSenderStats before, st;
+  gint64 t0;
+
+  /* no stall: the leader at 2 s */
+  rig_stall_feedback (&rig, &before, 0, 0);
+  rig.paths[0].drop = 1;
+  t0 = rig.now;
+  while (sender_stats (&rig).halvings == 0 && rig.now < t0 + S)
+    rig_run (&rig, rig.now + MS);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.halvings, 1);
+  fail_unless (rig.now - t0 <= 3 * st.rtt / 2, "%" G_GINT64_FORMAT " ms",
+      (rig.now - t0) / MS);
+  rig_run (&rig, rig.now + S);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.lost, 1);
+  fail_unless_equals_int (st.spurious_losses, 0);
+  fail_unless_equals_int (st.halvings_undone, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* STARTs queued for probes are bounded; the rest are counted. */
 GST_START_TEST (test_probe_storm_bounded)
 {
@@ -935,18 +1231,24 @@ GST_START_TEST (test_probe_storm_bounded)
   VlmccAddr from;
   gsize len;
 
+  VlmccSenderStats st;
+
   rig_with_leader (&rig, NULL);
-  addr_of (3, &from);
   m.type = VLMCC_MSG_CHALLENGE;
   m.probe = TRUE;
   for (guint i = 0; i < 1000; i++) {
     m.id = 0x100 + i;
+    storm_addr (i, &from);
     len = vlmcc_msg_write (&m, buf, sizeof (buf));
     vlmcc_sender_on_feedback (rig.s, buf, len, &from, rig.now);
   }
-  fail_unless_equals_int (sender_stats (&rig).probes, 1000 + 1);
-  fail_unless_equals_int (sender_stats (&rig).control_dropped,
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.probes, 1000 + 1);
+  /* the START budget answers a bucket's worth, the queue holds 64 */
+  fail_unless_equals_int (pop_starts (&rig), VLMCC_MAX_QUEUED_CONTROL);
+  fail_unless_equals_int (st.control_dropped + st.starts_refused,
       1000 - VLMCC_MAX_QUEUED_CONTROL);
+  fail_unless (st.starts_refused >= 1000 - rig.cfg.start_rate);
   rig_clear (&rig);
 }
 
@@ -1325,6 +1627,11 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_challenge_storm_bounded);
   tcase_add_test (tc, test_challenge_absurd_rtt_refused);
   tcase_add_test (tc, test_probe_storm_bounded);
+  tcase_add_test (tc, test_start_reflection_bounded);
+  tcase_add_test (tc, test_forged_tiny_rtt_challenge);
+  tcase_add_test (tc, test_late_acks_no_halving);
+  tcase_add_test (tc, test_late_acks_undo);
+  tcase_add_test (tc, test_real_loss_halves_within_rtt);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
   tcase_add_test (tc, test_no_loss_alone);

@@ -53,6 +53,19 @@ GST_START_TEST (test_defaults_and_units)
   fail_unless_equals_string (address, "239.3.3.3");
   fail_unless_equals_int (port, 5200);
   g_free (address);
+  /* the loss timeout's floor, dup_thresh and the START budget */
+  {
+    guint64 rto_min, start_gap;
+    guint dup, start_rate;
+
+    g_object_get (sink, "rto-min", &rto_min, "dup-thresh", &dup,
+        "start-rate", &start_rate, "start-gap", &start_gap, NULL);
+    fail_unless_equals_uint64 (rto_min, (guint64) cfg.rto_min);
+    fail_unless_equals_int (dup, cfg.dup_thresh);
+    fail_unless_equals_int (start_rate, cfg.start_rate);
+    fail_unless_equals_uint64 (start_gap, (guint64) cfg.start_gap);
+    fail_unless (strstr (blurb_of (sink, "start-rate"), "STARTs/s") != NULL);
+  }
   g_object_get (src, "n-extra", &n_extra, "probe-interval", &probe,
       "leave-time", &leave, NULL);
   fail_unless (n_extra == cfg.n_extra);
