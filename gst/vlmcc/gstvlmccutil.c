@@ -44,7 +44,7 @@ static const GstParamEntry params[] = {
         "acked, packets (ours: 3, RFC 5681's duplicate acks)", UINT,
       dup_thresh, 1, 1000, S),
   P ("start-rate", "STARTs answering join probes, at most this many a "
-        "second overall (a bucket of one second), STARTs/s (ours: 200)",
+        "second overall (a bucket of one second), packets/s (ours: 200)",
       UINT, start_rate, 1, 100000, S),
   P ("start-gap", "And one per address per this, or per RTT when longer "
         "(up to 1 s), ns (ours: 100 ms)", TIME, start_gap, 0, H, S),
