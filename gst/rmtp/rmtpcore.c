@@ -7,6 +7,7 @@
 #include "core/erasure.h"
 #include "core/polled.h"
 #include "core/wire.h"
+#include "rmtpdigest.h"
 
 #define US (G_GINT64_CONSTANT (1000))
 #define MS (G_GINT64_CONSTANT (1000000))
@@ -435,8 +436,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
 {
   RmtpServer *s;
   gsize size;
-  GChecksum *ck;
-  gsize dlen = RMTP_DIGEST_SIZE;
+  RmtpDigest *ck;
 
   size = data ? g_bytes_get_size (data) : 0;
   if (size == 0 || n_members == 0 || n_members > RMTP_MAX_MEMBERS ||
@@ -450,10 +450,10 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
   s->data = g_bytes_ref (data);
   s->total = size;
   s->n_packets = (size + cfg->packet_size - 1) / cfg->packet_size;
-  ck = g_checksum_new (G_CHECKSUM_SHA256);
-  g_checksum_update (ck, g_bytes_get_data (data, NULL), size);
-  g_checksum_get_digest (ck, s->digest, &dlen);
-  g_checksum_free (ck);
+  ck = rmtp_digest_new ();
+  rmtp_digest_update (ck, g_bytes_get_data (data, NULL), size);
+  rmtp_digest_finish (ck, s->digest);
+  rmtp_digest_free (ck);
   s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->members = g_new0 (Member, n_members);
   for (guint i = 0; i < n_members; i++) {
@@ -1736,7 +1736,7 @@ struct _RmtpReceiver {
   guint32 n_have;
   guint32 next_deliver;
   guint64 delivered;
-  GChecksum *checksum;
+  RmtpDigest *checksum;
 
   guint parity_block;           /* from CONN; 0: no parity */
   guint32 n_blocks;
@@ -1818,7 +1818,7 @@ rmtp_receiver_free (RmtpReceiver * r)
   g_free (r->blocks);
   g_free (r->block_have);
   if (r->checksum)
-    g_checksum_free (r->checksum);
+    rmtp_digest_free (r->checksum);
   clear_datagrams (&r->out);
   clear_events (&r->events);
   auth_session_free (r->auth);
@@ -1888,7 +1888,7 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   memcpy (r->digest, p->digest, RMTP_DIGEST_SIZE);
   r->have = g_new0 (guint8, r->n_packets);
   r->held = g_new0 (GBytes *, r->n_packets);
-  r->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->checksum = rmtp_digest_new ();
   r->stream = p->stream;
   r->window = p->window;
   r->offset = p->offset;
@@ -1976,9 +1976,8 @@ static void
 receiver_check_digest (RmtpReceiver * r)
 {
   guint8 got[RMTP_DIGEST_SIZE];
-  gsize len = RMTP_DIGEST_SIZE;
 
-  g_checksum_get_digest (r->checksum, got, &len);
+  rmtp_digest_finish (r->checksum, got);
   if (memcmp (got, r->digest, RMTP_DIGEST_SIZE) != 0) {
     receiver_fail (r, RMTP_FAIL_DIGEST);
     return;
@@ -2004,7 +2003,7 @@ receiver_deliver (RmtpReceiver * r)
     gboolean keep = r->parity_block &&
         !receiver_block_complete (r, r->next_deliver / r->parity_block);
 
-    g_checksum_update (r->checksum, d, len);
+    rmtp_digest_update (r->checksum, d, len);
     e->offset = r->delivered;
     e->data = keep ? g_bytes_ref (b) : b;
     if (!keep)

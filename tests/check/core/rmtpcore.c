@@ -6,6 +6,7 @@
 
 #include "rmtpcore.h"
 #include "rmtprig.h"
+#include "rmtpdigest.h"
 #include "core/pacer.h"
 #include "core/wire.h"
 
@@ -665,6 +666,30 @@ GST_START_TEST (test_slow_by_losses)
 
 GST_END_TEST;
 
+/* The data set's digest is SHA-256 whichever library computes it: the
+ * FIPS 180-2 vector of "abc" fed in two pieces, and a second finish gives
+ * the same digest. */
+GST_START_TEST (test_digest_is_sha256)
+{
+  static const guint8 abc[32] = {
+    0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde,
+    0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+    0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad
+  };
+  RmtpDigest *d = rmtp_digest_new ();
+  guint8 out[32], again[32];
+
+  rmtp_digest_update (d, (const guint8 *) "a", 1);
+  rmtp_digest_update (d, (const guint8 *) "bc", 2);
+  rmtp_digest_finish (d, out);
+  rmtp_digest_finish (d, again);
+  fail_unless (memcmp (out, abc, 32) == 0);
+  fail_unless (memcmp (again, abc, 32) == 0);
+  rmtp_digest_free (d);
+}
+
+GST_END_TEST;
+
 static Suite *
 rmtpcore_suite (void)
 {
@@ -673,6 +698,7 @@ rmtpcore_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_clean_transfer);
+  tcase_add_test (tc, test_digest_is_sha256);
   tcase_add_test (tc, test_loss_nacked_with_ranges_and_repaired);
   tcase_add_test (tc, test_nack_ranges_on_wire);
   tcase_add_test (tc, test_cack_backoff_spread);
