@@ -47,6 +47,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->parity_block = 128;
   cfg->parity_surplus = TRUE;
   cfg->control_copies = 3;
+  cfg->release_on_ack = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -953,8 +954,9 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
   }
   for (guint i = 0; i < s->n_members; i++)
     acked |= s->members[i].state == MEMBER_ACKED && !s->members[i].released;
-  /* REL after each round releases those already complete (3.2.1) */
-  if (acked)
+  /* REL after each round releases those already complete (3.2.1); with
+   * release_on_ack each has had its own */
+  if (acked && !s->cfg.release_on_ack)
     server_queue_rel (s, RMTP_TO_GROUP);
   if (s->send->len == 0 && (!s->parity || s->parity->len == 0)) {
     server_begin_separate (s, now);
@@ -1137,6 +1139,28 @@ server_separate_timeout (RmtpServer * s, gint64 now)
   server_begin_separate (s, now);
 }
 
+static gboolean
+server_all_released (const RmtpServer * s)
+{
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].state == MEMBER_ACKED && !s->members[i].released)
+      return FALSE;
+  return TRUE;
+}
+
+static void server_finish (RmtpServer * s);
+
+/* release_on_ack: every complete member has had its REL already; the
+ * RACKs still out come within a turn-around, else the retries follow. */
+static void
+server_await_racks (RmtpServer * s, gint64 now)
+{
+  if (server_all_released (s))
+    server_finish (s);
+  else
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
+}
+
 static void
 server_begin_release (RmtpServer * s, gint64 now)
 {
@@ -1146,6 +1170,10 @@ server_begin_release (RmtpServer * s, gint64 now)
   pacer_set_rate (&s->pacer, s->stats.rate);
   for (guint i = 0; i < s->n_members; i++)
     s->members[i].tries = 0;
+  if (s->cfg.release_on_ack) {
+    server_await_racks (s, now);
+    return;
+  }
   server_queue_rel (s, RMTP_TO_GROUP);
   server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
       s->cfg.alpha);
@@ -1306,6 +1334,8 @@ server_awaits_answer (RmtpServer * s, const Member * m)
       m == &s->members[s->current_slow];
 }
 
+static void server_on_ack (RmtpServer * s, Member * m);
+
 static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
@@ -1337,9 +1367,22 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
   s->stats.in.accepted++;
   server_count_response (s, m);
   if (p->type == RMTP_ACK)
-    m->state = MEMBER_ACKED;
+    server_on_ack (s, m);
   server_measure (s, m);
   server_round_answered (s, now);
+}
+
+/* With release_on_ack the REL follows the ACK at once, by unicast with a
+ * window of 0: the ACKs were spread by their backoff, so the RACKs are
+ * too, and nobody waits out a second window of delta x N. */
+static void
+server_on_ack (RmtpServer * s, Member * m)
+{
+  m->state = MEMBER_ACKED;
+  if (!s->cfg.release_on_ack || m->released)
+    return;
+  server_queue_rel (s, m->id);
+  repeat_last_datagram (&s->out, s->cfg.control_copies);
 }
 
 static void
@@ -1456,15 +1499,8 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
         m->state = MEMBER_ACKED;
       if (m->state == MEMBER_ACKED && !m->released) {
         m->released = TRUE;
-        if (s->phase == RMTP_SERVER_RELEASE) {
-          gboolean all = TRUE;
-
-          for (guint i = 0; i < s->n_members; i++)
-            all &= s->members[i].state != MEMBER_ACKED ||
-                s->members[i].released;
-          if (all)
-            server_finish (s);
-        }
+        if (s->phase == RMTP_SERVER_RELEASE && server_all_released (s))
+          server_finish (s);
       }
       break;
     case RMTP_BUSY:
