@@ -476,7 +476,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   g_mutex_unlock (&self->wait.lock);
 
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
-  self->armed = G_MININT64;
+  self->armed = G_MININT64;    /* the loop works at once after its start */
   self->loop = gst_net_loop_new ("rmtpsrc", src_work, self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->group_udp),
       on_datagram, self);
