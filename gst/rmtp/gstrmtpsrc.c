@@ -115,6 +115,7 @@ struct _GstRmtpSrc
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
   guint64 send_errors, other_source;
+  gint64 armed;                 /* the loop thread's: when it works next */
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -229,6 +230,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   GstRmtpSrc *self = user_data;
   gint64 now = gst_net_now ();
   GBytes *bytes;
+  gboolean wake;
 
   g_mutex_lock (&self->wait.lock);
   if (self->server && !same_address (self->server, from)) {
@@ -247,8 +249,13 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   apply_busy (self, now);
   send_datagrams (self);
   take_events (self);
+  wake = rmtp_stream_receiver_next_deadline (self->rx) < self->armed;
   g_mutex_unlock (&self->wait.lock);
-  gst_net_loop_wake (self->loop);
+  /* everything a datagram asks for is done above; the loop is woken only
+   * when the core wants it sooner, not once a packet (two syscalls and a
+   * pass of src_work each) */
+  if (wake)
+    gst_net_loop_wake (self->loop);
 }
 
 static gint64
@@ -264,7 +271,9 @@ src_work (gpointer data, gint64 now)
   take_events (self);
   deadline = rmtp_stream_receiver_next_deadline (self->rx);
   g_mutex_unlock (&self->wait.lock);
-  return MIN (deadline, gst_net_stats_poll (&self->stats, now));
+  /* only this thread reads it (on_datagram) */
+  self->armed = MIN (deadline, gst_net_stats_poll (&self->stats, now));
+  return self->armed;
 }
 
 /* ------------------------------------------------------------------ */
@@ -467,6 +476,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   g_mutex_unlock (&self->wait.lock);
 
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
+  self->armed = G_MININT64;    /* the loop works at once after its start */
   self->loop = gst_net_loop_new ("rmtpsrc", src_work, self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->group_udp),
       on_datagram, self);

@@ -76,6 +76,9 @@ static const GstParamEntry params[] = {
   P ("parity-surplus", "Size a block's parity to a receiver's losses over "
         "(1 - its loss share), not just its losses (ours: on)", BOOLEAN,
       parity_surplus, 0, 0, S),
+  P ("release-on-ack", "A receiver that ACKs is released at once by "
+        "unicast, not after the round by a group REL with a window of "
+        "delta x N (ours; off: the paper)", BOOLEAN, release_on_ack, 0, 0, S),
   P ("control-copies", "Each CONN, EOR and REL to the group is sent this "
         "many times back to back, copies (ours: 3)", UINT, control_copies,
       1, 10, S),

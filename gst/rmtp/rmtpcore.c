@@ -7,6 +7,7 @@
 #include "core/erasure.h"
 #include "core/polled.h"
 #include "core/wire.h"
+#include "rmtpdigest.h"
 
 #define US (G_GINT64_CONSTANT (1000))
 #define MS (G_GINT64_CONSTANT (1000000))
@@ -46,6 +47,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->parity_block = 128;
   cfg->parity_surplus = TRUE;
   cfg->control_copies = 3;
+  cfg->release_on_ack = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -435,8 +437,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
 {
   RmtpServer *s;
   gsize size;
-  GChecksum *ck;
-  gsize dlen = RMTP_DIGEST_SIZE;
+  RmtpDigest *ck;
 
   size = data ? g_bytes_get_size (data) : 0;
   if (size == 0 || n_members == 0 || n_members > RMTP_MAX_MEMBERS ||
@@ -450,10 +451,10 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
   s->data = g_bytes_ref (data);
   s->total = size;
   s->n_packets = (size + cfg->packet_size - 1) / cfg->packet_size;
-  ck = g_checksum_new (G_CHECKSUM_SHA256);
-  g_checksum_update (ck, g_bytes_get_data (data, NULL), size);
-  g_checksum_get_digest (ck, s->digest, &dlen);
-  g_checksum_free (ck);
+  ck = rmtp_digest_new ();
+  rmtp_digest_update (ck, g_bytes_get_data (data, NULL), size);
+  rmtp_digest_finish (ck, s->digest);
+  rmtp_digest_free (ck);
   s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->members = g_new0 (Member, n_members);
   for (guint i = 0; i < n_members; i++) {
@@ -953,8 +954,9 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
   }
   for (guint i = 0; i < s->n_members; i++)
     acked |= s->members[i].state == MEMBER_ACKED && !s->members[i].released;
-  /* REL after each round releases those already complete (3.2.1) */
-  if (acked)
+  /* REL after each round releases those already complete (3.2.1); with
+   * release_on_ack each has had its own */
+  if (acked && !s->cfg.release_on_ack)
     server_queue_rel (s, RMTP_TO_GROUP);
   if (s->send->len == 0 && (!s->parity || s->parity->len == 0)) {
     server_begin_separate (s, now);
@@ -1137,6 +1139,28 @@ server_separate_timeout (RmtpServer * s, gint64 now)
   server_begin_separate (s, now);
 }
 
+static gboolean
+server_all_released (const RmtpServer * s)
+{
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].state == MEMBER_ACKED && !s->members[i].released)
+      return FALSE;
+  return TRUE;
+}
+
+static void server_finish (RmtpServer * s);
+
+/* release_on_ack: every complete member has had its REL already; the
+ * RACKs still out come within a turn-around, else the retries follow. */
+static void
+server_await_racks (RmtpServer * s, gint64 now)
+{
+  if (server_all_released (s))
+    server_finish (s);
+  else
+    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
+}
+
 static void
 server_begin_release (RmtpServer * s, gint64 now)
 {
@@ -1146,6 +1170,10 @@ server_begin_release (RmtpServer * s, gint64 now)
   pacer_set_rate (&s->pacer, s->stats.rate);
   for (guint i = 0; i < s->n_members; i++)
     s->members[i].tries = 0;
+  if (s->cfg.release_on_ack) {
+    server_await_racks (s, now);
+    return;
+  }
   server_queue_rel (s, RMTP_TO_GROUP);
   server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
       s->cfg.alpha);
@@ -1306,6 +1334,8 @@ server_awaits_answer (RmtpServer * s, const Member * m)
       m == &s->members[s->current_slow];
 }
 
+static void server_on_ack (RmtpServer * s, Member * m);
+
 static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
@@ -1337,9 +1367,22 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
   s->stats.in.accepted++;
   server_count_response (s, m);
   if (p->type == RMTP_ACK)
-    m->state = MEMBER_ACKED;
+    server_on_ack (s, m);
   server_measure (s, m);
   server_round_answered (s, now);
+}
+
+/* With release_on_ack the REL follows the ACK at once, by unicast with a
+ * window of 0: the ACKs were spread by their backoff, so the RACKs are
+ * too, and nobody waits out a second window of delta x N. */
+static void
+server_on_ack (RmtpServer * s, Member * m)
+{
+  m->state = MEMBER_ACKED;
+  if (!s->cfg.release_on_ack || m->released)
+    return;
+  server_queue_rel (s, m->id);
+  repeat_last_datagram (&s->out, s->cfg.control_copies);
 }
 
 static void
@@ -1456,15 +1499,8 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
         m->state = MEMBER_ACKED;
       if (m->state == MEMBER_ACKED && !m->released) {
         m->released = TRUE;
-        if (s->phase == RMTP_SERVER_RELEASE) {
-          gboolean all = TRUE;
-
-          for (guint i = 0; i < s->n_members; i++)
-            all &= s->members[i].state != MEMBER_ACKED ||
-                s->members[i].released;
-          if (all)
-            server_finish (s);
-        }
+        if (s->phase == RMTP_SERVER_RELEASE && server_all_released (s))
+          server_finish (s);
       }
       break;
     case RMTP_BUSY:
@@ -1736,7 +1772,7 @@ struct _RmtpReceiver {
   guint32 n_have;
   guint32 next_deliver;
   guint64 delivered;
-  GChecksum *checksum;
+  RmtpDigest *checksum;
 
   guint parity_block;           /* from CONN; 0: no parity */
   guint32 n_blocks;
@@ -1818,7 +1854,7 @@ rmtp_receiver_free (RmtpReceiver * r)
   g_free (r->blocks);
   g_free (r->block_have);
   if (r->checksum)
-    g_checksum_free (r->checksum);
+    rmtp_digest_free (r->checksum);
   clear_datagrams (&r->out);
   clear_events (&r->events);
   auth_session_free (r->auth);
@@ -1888,7 +1924,7 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   memcpy (r->digest, p->digest, RMTP_DIGEST_SIZE);
   r->have = g_new0 (guint8, r->n_packets);
   r->held = g_new0 (GBytes *, r->n_packets);
-  r->checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->checksum = rmtp_digest_new ();
   r->stream = p->stream;
   r->window = p->window;
   r->offset = p->offset;
@@ -1976,9 +2012,8 @@ static void
 receiver_check_digest (RmtpReceiver * r)
 {
   guint8 got[RMTP_DIGEST_SIZE];
-  gsize len = RMTP_DIGEST_SIZE;
 
-  g_checksum_get_digest (r->checksum, got, &len);
+  rmtp_digest_finish (r->checksum, got);
   if (memcmp (got, r->digest, RMTP_DIGEST_SIZE) != 0) {
     receiver_fail (r, RMTP_FAIL_DIGEST);
     return;
@@ -2004,7 +2039,7 @@ receiver_deliver (RmtpReceiver * r)
     gboolean keep = r->parity_block &&
         !receiver_block_complete (r, r->next_deliver / r->parity_block);
 
-    g_checksum_update (r->checksum, d, len);
+    rmtp_digest_update (r->checksum, d, len);
     e->offset = r->delivered;
     e->data = keep ? g_bytes_ref (b) : b;
     if (!keep)

@@ -100,6 +100,11 @@ typedef struct {
   gboolean parity_surplus;      /* server, parity: a receiver's rows over
                                  * (1 - its loss), not just its losses:
                                  * TRUE */
+  gboolean release_on_ack;      /* server: a member that ACKs gets its REL
+                                 * by unicast at once (control_copies
+                                 * copies, answered at once), not after the
+                                 * round in a group REL with a window of
+                                 * delta x N (ours): FALSE, the paper */
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */

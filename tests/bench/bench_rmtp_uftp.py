@@ -26,7 +26,8 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
   BENCH_RMTP_RUNS       runs for each point (3)
   BENCH_RMTP_SIZE       bytes (2097152; 104857600 for the 100 MB point)
   BENCH_RMTP_MODES      of uftp,retransmit,parity (all three)
-  BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 ()"""
+  BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 or
+                        &release-on-ack=true&delta=500000 (docs/results.md) ()"""
 import hashlib
 import os
 import resource

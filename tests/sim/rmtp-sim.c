@@ -5,7 +5,9 @@
  * 1 8 32 1000); --parity repairs by parity over blocks of K (default the
  * core's) data packets; --window=W sends in streaming mode, windows of W
  * bytes (the rows then give the windows and the most the server held);
- * --size=S sends S bytes instead of 2 MiB. */
+ * --size=S sends S bytes instead of 2 MiB; --release-on-ack releases each
+ * receiver as it ACKs; --delta=D sets the backoff per receiver to D us;
+ * --tat=T the turn-around allowance to T ms. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,6 +16,8 @@
 static RmtpRepair repair = RMTP_REPAIR_RETRANSMIT;
 static guint parity_block;
 static guint64 window_size, size;
+static gboolean release_on_ack;
+static gint64 delta, tat;
 
 static void
 print_row (guint n, gdouble loss)
@@ -29,6 +33,11 @@ print_row (guint n, gdouble loss)
   p.cfg.window_size = window_size;
   if (size)
     p.size = size;
+  p.cfg.release_on_ack = release_on_ack;
+  if (delta)
+    p.cfg.delta = delta;
+  if (tat)
+    p.cfg.tat = tat;
   rmtp_sim_run (&p, &r);
   line = rmtp_sim_line_time (p.size, p.cfg.rate);
   printf ("| %u | %.0f %% | %.2f s | %.2f s | %.2f s | %.2f s | %u | %u | "
@@ -61,6 +70,12 @@ main (int argc, char **argv)
       window_size = g_ascii_strtoull (argv[1] + 9, NULL, 10);
     } else if (g_str_has_prefix (argv[1], "--size=")) {
       size = g_ascii_strtoull (argv[1] + 7, NULL, 10);
+    } else if (g_str_equal (argv[1], "--release-on-ack")) {
+      release_on_ack = TRUE;
+    } else if (g_str_has_prefix (argv[1], "--delta=")) {
+      delta = g_ascii_strtoll (argv[1] + 8, NULL, 10) * 1000;
+    } else if (g_str_has_prefix (argv[1], "--tat=")) {
+      tat = g_ascii_strtoll (argv[1] + 6, NULL, 10) * 1000000;
     }
   }
   for (guint i = 0; i < (argc > 1 ? (guint) argc - 1 :

@@ -6,6 +6,7 @@
 
 #include "rmtpcore.h"
 #include "rmtprig.h"
+#include "rmtpdigest.h"
 #include "core/pacer.h"
 #include "core/wire.h"
 
@@ -665,6 +666,107 @@ GST_START_TEST (test_slow_by_losses)
 
 GST_END_TEST;
 
+/* The data set's digest is SHA-256 whichever library computes it: the
+ * FIPS 180-2 vector of "abc" fed in two pieces, and a second finish gives
+ * the same digest. */
+GST_START_TEST (test_digest_is_sha256)
+{
+  static const guint8 abc[32] = {
+    0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde,
+    0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+    0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad
+  };
+  RmtpDigest *d = rmtp_digest_new ();
+  guint8 out[32], again[32];
+
+  rmtp_digest_update (d, (const guint8 *) "a", 1);
+  rmtp_digest_update (d, (const guint8 *) "bc", 2);
+  rmtp_digest_finish (d, out);
+  rmtp_digest_finish (d, again);
+  fail_unless (memcmp (out, abc, 32) == 0);
+  fail_unless (memcmp (again, abc, 32) == 0);
+  rmtp_digest_free (d);
+}
+
+GST_END_TEST;
+
+/* The latest time a packet of @type was sent to or by the server. */
+static gint64
+last_logged_time (GArray * log, RmtpType type)
+{
+  gint64 t = -1;
+
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    if (l->p.type == type)
+      t = MAX (t, l->time);
+  }
+  return t;
+}
+
+static guint
+count_rel_to (GArray * log, guint32 to)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    n += l->p.type == RMTP_REL && l->to == to;
+  }
+  return n;
+}
+
+/* release_on_ack: each member gets its REL by unicast as its ACK arrives
+ * (3 copies, window 0) and RACKs at once, so the last RACK leaves one
+ * round trip after the last ACK; the paper's group REL makes the members
+ * wait a window of delta x N after the round. */
+GST_START_TEST (test_release_on_ack)
+{
+  Rig rig;
+  RmtpConfig cfg;
+  gint64 last_ack, last_rack;
+
+  rmtp_config_init (&cfg);
+  fail_if (cfg.release_on_ack);
+  cfg.delta = 20 * MS;
+  cfg.release_on_ack = TRUE;
+  rig_init (&rig, 4, 16 * 1024, &cfg);
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless (rig.server_done);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (count_rel_to (rig.from_server, RMTP_TO_GROUP), 0);
+  for (guint i = 0; i < rig.n; i++) {
+    const Logged *ack = find_logged (rig.to_server, RMTP_ACK, i, 0);
+    const Logged *rel = NULL;
+
+    assert_receiver_whole (&rig, i);
+    fail_unless_equals_int (count_rel_to (rig.from_server, rig.ids[i]), 3);
+    for (guint k = 0; !rel || rel->to != rig.ids[i]; k++)
+      rel = find_logged (rig.from_server, RMTP_REL, -1, k);
+    fail_unless_equals_int (rel->p.window_us, 0);
+    fail_unless (rel->time >= ack->time + ONE_WAY);
+    fail_unless (rel->time <= ack->time + ONE_WAY + 2 * MS);
+  }
+  last_ack = last_logged_time (rig.to_server, RMTP_ACK);
+  last_rack = last_logged_time (rig.to_server, RMTP_RACK);
+  fail_unless (last_rack <= last_ack + 2 * ONE_WAY + 2 * MS);
+  rig_clear (&rig);
+
+  /* the paper: RELs to the group (after the round, and the release
+   * phase's), RACKs spread over delta x N after them */
+  cfg.release_on_ack = FALSE;
+  rig_init (&rig, 4, 16 * 1024, &cfg);
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless_equals_int (count_rel_to (rig.from_server, RMTP_TO_GROUP), 6);
+  fail_unless (last_logged_time (rig.to_server, RMTP_RACK) >
+      last_logged_time (rig.to_server, RMTP_ACK) + 2 * ONE_WAY);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 static Suite *
 rmtpcore_suite (void)
 {
@@ -673,6 +775,7 @@ rmtpcore_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_clean_transfer);
+  tcase_add_test (tc, test_digest_is_sha256);
   tcase_add_test (tc, test_loss_nacked_with_ranges_and_repaired);
   tcase_add_test (tc, test_nack_ranges_on_wire);
   tcase_add_test (tc, test_cack_backoff_spread);
@@ -689,6 +792,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_conn_over_max_total_size_refused);
   tcase_add_test (tc, test_monitor_rate_control);
   tcase_add_test (tc, test_control_copies);
+  tcase_add_test (tc, test_release_on_ack);
   tcase_add_test (tc, test_parity_repair);
   tcase_add_test (tc, test_slow_by_losses);
   return s;
