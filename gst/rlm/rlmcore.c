@@ -37,6 +37,8 @@ rlm_config_init (RlmConfig * cfg)
   cfg->scale_join_max = TRUE;
   cfg->join_max_ref = 1;
   cfg->start_level = 1;
+  cfg->join_reported = FALSE;
+  cfg->reported_quantile = 0.0;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -59,10 +61,10 @@ const gchar *
 rlm_reason_name (RlmReason reason)
 {
   static const gchar *names[] = { "start", "join-experiment",
-    "experiment-failed", "congestion"
+    "experiment-failed", "congestion", "reported-level"
   };
 
-  return reason <= RLM_REASON_CONGESTION ? names[reason] : "unknown";
+  return reason <= RLM_REASON_REPORTED_LEVEL ? names[reason] : "unknown";
 }
 
 /* ------------------------------------------------------------------ */
@@ -181,6 +183,7 @@ typedef struct
 {
   RlmAddr addr;
   gint64 last_heard;
+  guint level;                  /* its last REPORT's level, 0 none yet */
 } RlmMember;
 
 typedef struct
@@ -208,6 +211,12 @@ struct _RlmReceiver
   guint own_level;              /* our experiment's level, 0 none */
   gint64 own_start;
   gint64 own_onset;             /* its first loss when it went to M; -1 */
+
+  /* join_reported: allowed until the first drop; the level climbed from
+   * by the last such join (0 none) and when, to undo it on a loss */
+  gboolean may_join_reported;
+  guint reported_from;
+  gint64 reported_start;
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -251,6 +260,54 @@ highest_in_progress (const RlmReceiver * r, gint64 now)
     if (exp_in_progress (r, k, now))
       return k;
   return 0;
+}
+
+/* Our last join up to the reported level is still being judged. */
+static gboolean
+reported_join_in_progress (const RlmReceiver * r, gint64 now)
+{
+  return r->reported_from > 0 &&
+      now - r->reported_start < detection_window (r);
+}
+
+/* Another receiver's experiment above our level is in progress: a loss
+ * now may be its failure rather than ours. */
+static gboolean
+foreign_experiment_above (const RlmReceiver * r, gint64 now)
+{
+  for (guint k = r->level + 1; k <= r->cfg.n_layers; k++)
+    if (exp_in_progress (r, k, now) && !r->exp_own[k])
+      return TRUE;
+  return FALSE;
+}
+
+/* The reported_quantile of the levels in the members' last REPORTs, 0
+ * when none was heard. */
+static guint
+reported_level (const RlmReceiver * r)
+{
+  guint count[RLM_MAX_LAYERS + 1] = { 0 }, total = 0, rank, seen = 0;
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, r->members);
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
+    const RlmMember *m = value;
+
+    if (m->level >= 1 && m->level <= r->cfg.n_layers) {
+      count[m->level]++;
+      total++;
+    }
+  }
+  if (total == 0)
+    return 0;
+  rank = (guint) (CLAMP (r->cfg.reported_quantile, 0.0, 1.0) * (total - 1));
+  for (guint level = 1; level <= r->cfg.n_layers; level++) {
+    seen += count[level];
+    if (seen > rank)
+      return level;
+  }
+  return r->cfg.n_layers;
 }
 
 static guint
@@ -378,6 +435,8 @@ drop_layer (RlmReceiver * r, gint64 now)
 {
   RlmReason reason = RLM_REASON_CONGESTION;
 
+  r->may_join_reported = FALSE;
+  r->reported_from = 0;
   if (r->own_level) {
     /* D_i runs to the onset of congestion (section 3.2): the loss that
      * sent an overlapped experiment to M, else this one */
@@ -414,13 +473,38 @@ settle_own_experiment (RlmReceiver * r, gint64 now)
   }
 }
 
+/* A loss while our join up to the reported level is judged, with no other
+ * experiment above us to blame: our path carries less than the session's.
+ * Back to the level we climbed from, like one failed experiment, and no
+ * such join again. */
+static void
+undo_reported_join (RlmReceiver * r, gint64 now)
+{
+  guint top = r->level;
+
+  r->st.reported_joins_failed++;
+  r->st.drops++;
+  r->may_join_reported = FALSE;
+  backoff (r, top);
+  r->level = r->reported_from;
+  r->reported_from = 0;
+  enter_state (r, RLM_STATE_DROP, now);
+  for (guint layer = top - 1; layer >= r->level; layer--) {
+    r->seq[layer].have_seq = FALSE;
+    push_event (r, RLM_EVENT_LEAVE, layer, RLM_REASON_EXPERIMENT_FAILED);
+  }
+  push_event (r, RLM_EVENT_LEVEL, r->level, RLM_REASON_EXPERIMENT_FAILED);
+}
+
 static void
 loss_in_steady (RlmReceiver * r, gint64 now)
 {
   guint top = highest_in_progress (r, now);
 
   settle_own_experiment (r, now);
-  if (r->own_level && top == r->own_level) {
+  if (reported_join_in_progress (r, now) && !foreign_experiment_above (r, now)) {
+    undo_reported_join (r, now);
+  } else if (r->own_level && top == r->own_level) {
     drop_layer (r, now);
   } else if (r->own_level) {
     r->own_onset = now;
@@ -576,6 +660,8 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
   }
   if (m)
     m->last_heard = now;
+  if (m && c.type == RLM_CTRL_REPORT)
+    m->level = c.level;
   r->st.control_received++;
   if (c.type == RLM_CTRL_JOIN) {
     r->exp_start[c.level] = now;
@@ -657,6 +743,7 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
   r->level = CLAMP (r->cfg.start_level, 1, r->cfg.n_layers);
+  r->may_join_reported = r->cfg.join_reported;
   enter_state (r, RLM_STATE_STEADY, now);
   for (guint layer = 0; layer < r->level; layer++)
     push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_START);
@@ -685,13 +772,48 @@ rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key)
   r->auth = auth_session_new (key, r->ssrc, r->cfg.max_members + 1);
 }
 
-/* The join timer of S expired: an experiment, unless a lower one is in
- * progress (section 3.4). */
+/* join_reported: the session's reports show a level above ours, so we
+ * join up to it at once, without announcing it: the others' success,
+ * shared as section 3.3 shares failures. It is judged like an experiment
+ * of ours (undo_reported_join). FALSE when there is none to join. */
+static gboolean
+join_reported_level (RlmReceiver * r, gint64 now)
+{
+  guint target;
+
+  if (!r->may_join_reported || r->own_level)
+    return FALSE;
+  target = reported_level (r);
+  if (target <= r->level)
+    return FALSE;
+  r->reported_from = r->level;
+  r->reported_start = now;
+  r->st.reported_joins++;
+  while (r->level < target) {
+    memset (&r->seq[r->level], 0, sizeof (RlmLayerSeq));
+    push_event (r, RLM_EVENT_JOIN, r->level, RLM_REASON_REPORTED_LEVEL);
+    r->level++;
+  }
+  push_event (r, RLM_EVENT_LEVEL, r->level - 1, RLM_REASON_REPORTED_LEVEL);
+  schedule_join (r, now);
+  return TRUE;
+}
+
+/* The join timer of S expired: a join up to the reported level
+ * (join_reported), else an experiment, unless a lower one or our join up
+ * to the reported level is in progress (section 3.4). */
 static void
 join_timer_expired (RlmReceiver * r, gint64 now)
 {
   guint target = r->level + 1;
   gboolean lower = FALSE, foreign = FALSE;
+
+  if (reported_join_in_progress (r, now)) {
+    schedule_join (r, now);
+    return;
+  }
+  if (join_reported_level (r, now))
+    return;
 
   for (guint k = 2; k < target; k++) {
     if (exp_in_progress (r, k, now)) {

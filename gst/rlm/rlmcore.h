@@ -101,6 +101,12 @@ typedef struct {
   guint start_level;            /* the level joined at the start: 1 (the
                                  * paper); a level learned in an earlier
                                  * session saves the climb to it */
+  gboolean join_reported;       /* a receiver that has not dropped a layer
+                                 * joins at once, unannounced, up to the
+                                 * level the session's reports show:
+                                 * FALSE (the paper) */
+  gdouble reported_quantile;    /* ... that level: this quantile of the
+                                 * levels reported, 0 = the lowest: 0 */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -169,6 +175,7 @@ typedef enum {
   RLM_REASON_JOIN_EXPERIMENT,   /* a join timer expired: layer added */
   RLM_REASON_EXPERIMENT_FAILED, /* loss during our experiment (S -> D) */
   RLM_REASON_CONGESTION,        /* loss rate over the threshold (M -> D) */
+  RLM_REASON_REPORTED_LEVEL,    /* joined up to the session's reported level */
 } RlmReason;
 
 typedef enum {
@@ -223,6 +230,8 @@ typedef struct {
   guint64 experiments_run, experiments_succeeded, experiments_failed;
   guint64 experiments_suppressed, experiments_learned;
   guint64 drops;                /* layers dropped on congestion */
+  guint64 reported_joins;       /* climbs to the reported level (join_reported) */
+  guint64 reported_joins_failed;        /* ... undone by a loss in their window */
   guint64 announcements_sent, reports_sent;
   guint64 control_received, own, malformed, forged, foreign;
   guint64 source_changes;       /* new SSRCs taken after the source's silence */

@@ -585,6 +585,175 @@ GST_START_TEST (test_start_level)
 
 GST_END_TEST;
 
+/* join_reported on, seed @seed, 4 layers, at level 1; start events
+ * taken. */
+static void
+rig_init_reported (Rig * rig, guint64 seed, gdouble quantile)
+{
+  memset (rig, 0, sizeof (*rig));
+  random_source_init_seeded (&rig->rng, &rig->seeded, seed);
+  rlm_config_init (&rig->cfg);
+  rig->cfg.n_layers = 4;
+  rig->cfg.join_reported = TRUE;
+  rig->cfg.reported_quantile = quantile;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  drain_events (rig, RLM_EVENT_JOIN, NULL);
+}
+
+/* No report heard: the paper's announced experiment at level 2. With the
+ * option off, reports change nothing either. */
+GST_START_TEST (test_join_reported_without_reports)
+{
+  Rig rig;
+  RlmCtrl join;
+
+  rig_init_reported (&rig, 41, 0);
+  run_until_level (&rig, 2, 23 * S);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 2);
+  fail_unless_equals_int (stats (&rig).experiments_run, 1);
+  fail_unless_equals_int (stats (&rig).reported_joins, 0);
+  rig_clear (&rig);
+
+  rig_init (&rig, 41, 4);
+  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2),
+      RLM_PACKET_CONTROL);
+  run_until_level (&rig, 2, 23 * S);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 2);
+  fail_unless_equals_int (stats (&rig).reported_joins, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Reports of levels 4 and 3: the first join goes straight to the lowest,
+ * 3, unannounced; the next step is the paper's experiment at 4. */
+GST_START_TEST (test_join_reported_lowest)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  RlmCtrl join;
+  RlmReceiverStats st;
+
+  rig_init_reported (&rig, 42, 0);
+  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2);
+  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC + 1, 3, 3);
+  run_until_level (&rig, 3, 23 * S);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_JOIN, NULL), 2);
+  fail_unless (rlm_receiver_pop_event (rig.r, &ev) == FALSE);
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 3);
+  fail_unless_equals_int (st.reported_joins, 1);
+  fail_unless_equals_int (st.experiments_run, 0);
+
+  run_until_level (&rig, 4, rig.now + 40 * S);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 4);
+  st = stats (&rig);
+  fail_unless_equals_int (st.experiments_run, 1);
+  fail_unless_equals_int (st.reported_joins, 1);
+  fail_unless_equals_int (st.reported_joins_failed, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The level event of a join up to the reported level, and the quantile:
+ * reports 2, 3, 4, 4, 4 at the median join 4. */
+GST_START_TEST (test_join_reported_quantile)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  const guint8 levels[] = { 2, 3, 4, 4, 4 };
+
+  rig_init_reported (&rig, 43, 0.5);
+  for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
+    feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC + i, levels[i], 2 + i);
+  run_until_level (&rig, 4, 23 * S);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEVEL, &ev), 1);
+  fail_unless_equals_int (ev.level, 4);
+  fail_unless_equals_int (ev.reason, RLM_REASON_REPORTED_LEVEL);
+  fail_unless_equals_string (rlm_reason_name (ev.reason), "reported-level");
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A path slower than the session's: a loss in the join's window undoes
+ * the whole join at once, and the receiver never joins a reported level
+ * again; it climbs by the paper's experiments. */
+GST_START_TEST (test_join_reported_fails)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  RlmCtrl join;
+  RlmReceiverStats st;
+  gint64 t;
+
+  rig_init_reported (&rig, 44, 0);
+  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2);
+  run_until_level (&rig, 4, 23 * S);
+  drain_events (&rig, RLM_EVENT_LEVEL, NULL);
+  rig.now += 100 * MS;
+  rlm_receiver_advance (rig.r, rig.now);
+  feed (&rig, 3, 0);
+  feed (&rig, 3, 3);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int (st.state, RLM_STATE_DROP);
+  fail_unless_equals_int (st.reported_joins_failed, 1);
+  fail_unless_equals_int (st.experiments_failed, 0);
+  /* the top level's timer backs off, as a failed experiment's would */
+  fail_unless_equals_int (st.join_timer[4], 2 * rig.cfg.t_join_min);
+  for (guint layer = 3; layer >= 1; layer--) {
+    fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+    fail_unless_equals_int (ev.type, RLM_EVENT_LEAVE);
+    fail_unless_equals_int (ev.layer, layer);
+  }
+  fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+  fail_unless_equals_int (ev.type, RLM_EVENT_LEVEL);
+  fail_unless_equals_int (ev.level, 1);
+  fail_unless_equals_int (ev.reason, RLM_REASON_EXPERIMENT_FAILED);
+
+  /* the reports still say 4: the next step is an announced experiment */
+  t = rig.now;
+  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2);
+  run_until_level (&rig, 2, t + 30 * S);
+  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
+  fail_unless_equals_int (join.level, 2);
+  fail_unless_equals_int (stats (&rig).reported_joins, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A loss in the window while another receiver's experiment above us is
+ * in progress is blamed on that experiment: the join stands. */
+GST_START_TEST (test_join_reported_blames_experiment_above)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init_reported (&rig, 45, 0);
+  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 3, 2);
+  run_until_level (&rig, 3, 23 * S);
+  rig.now += 100 * MS;
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 4, 2);
+  feed (&rig, 2, 0);
+  feed (&rig, 2, 2);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 3);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.reported_joins_failed, 0);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_drop_on_congestion)
 {
   Rig rig;
@@ -1150,6 +1319,11 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_overlapped_experiment_measures);
   tcase_add_test (tc, test_drop_on_congestion);
   tcase_add_test (tc, test_start_level);
+  tcase_add_test (tc, test_join_reported_without_reports);
+  tcase_add_test (tc, test_join_reported_lowest);
+  tcase_add_test (tc, test_join_reported_quantile);
+  tcase_add_test (tc, test_join_reported_fails);
+  tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
