@@ -33,7 +33,8 @@
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
  * turns join_reported on with that reported_quantile (0: the lowest level
- * reported). The summary gives the median and the slowest convergence. */
+ * reported). -v RX prints receiver RX's level changes. The summary gives
+ * the median and the slowest convergence. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ typedef struct {
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
   gdouble loss_threshold;       /* 0: the core's default */
   gdouble reported_quantile;    /* < 0: join_reported off */
+  gint trace;                   /* receiver whose level changes to print, -1 */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
@@ -80,6 +82,21 @@ median_convergence (gint64 * conv, guint n)
   qsort (conv, n, sizeof (gint64), compare_gint64);
   m = n % 2 ? conv[n / 2] : (conv[n / 2 - 1] / 2 + conv[n / 2] / 2);
   return conv[n / 2] == G_MAXINT64 ? -1 : m;
+}
+
+/* -v: every level change of receiver @i, with its time and reason. */
+static void
+print_trace (const Sim * sim, guint i)
+{
+  const GArray *evs = sim_receiver_events (sim, i);
+
+  for (guint k = 0; k < evs->len; k++) {
+    const SimEventRecord *e = &g_array_index (evs, SimEventRecord, k);
+
+    if (e->ev.type == RLM_EVENT_LEVEL)
+      printf ("# rx %u %.3f s level %u %s\n", i, e->time / 1e9, e->ev.level,
+          rlm_reason_name (e->ev.reason));
+  }
 }
 
 static gboolean
@@ -215,8 +232,9 @@ parse_options (int argc, char **argv, Options * o)
   o->queueing = QUEUEING_ENGINE;
   o->loss_threshold = 0;
   o->reported_quantile = -1;
+  o->trace = -1;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:R:")) != -1) {
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:R:v:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -267,6 +285,9 @@ parse_options (int argc, char **argv, Options * o)
         o->loss_threshold = g_ascii_strtod (optarg, NULL);
         rates_ok = rates_ok && o->loss_threshold > 0 && o->loss_threshold < 1;
         break;
+      case 'v':
+        o->trace = atoi (optarg);
+        break;
       case 'R':
         o->reported_quantile = g_ascii_strtod (optarg, NULL);
         rates_ok = rates_ok && o->reported_quantile >= 0 &&
@@ -309,14 +330,14 @@ main (int argc, char **argv)
   gdouble worst[3] = { 0, 0, 0 };
   gint64 windows[3] = { SIM_S, 10 * SIM_S, 100 * SIM_S }, slowest = 0;
   guint unconverged = 0;
-  gint64 *convs, median;
+  gint64 *convs, *starts, median;
 
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R quantile]\n",
+        "[-R quantile] [-v receiver]\n",
         argv[0]);
     return 2;
   }
@@ -351,6 +372,7 @@ main (int argc, char **argv)
     o.n = 1;
   optimal = g_new0 (guint, o.n);
   convs = g_new0 (gint64, o.n);
+  starts = g_new0 (gint64, o.n);
   for (guint i = 0; i < o.n && o.topology != 4; i++) {
     gboolean behind_slow = o.topology == 3 && i % 2 == 1;
     guint parent = behind_slow ? slow : hub;
@@ -362,12 +384,14 @@ main (int argc, char **argv)
         o.bottleneck);
     rc.start_level = o.start_level > 0 ? (guint) o.start_level : optimal[i];
     sim_add_receiver (sim, node, &rc, start);
+    starts[i] = start;
   }
   if (o.topology == 4)
     for (guint i = 0; i < o.n; i++)
       optimal[i] = optimal_level (&cfg, o.bottleneck);
   sim_run (sim, o.duration * SIM_S);
-  printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s\n");
+  printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s "
+      "start_s(topologies 1-3)\n");
   for (guint i = 0; i < o.n; i++) {
     gint64 conv = sim_receiver_convergence (sim, i, optimal[i]);
     gdouble l[3];
@@ -381,16 +405,19 @@ main (int argc, char **argv)
       unconverged++;
     slowest = MAX (slowest, conv);
     /* -1 s: not converged */
-    printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f\n", i,
+    printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f %.1f\n", i,
         sim_receiver_level (sim, i), optimal[i], conv < 0 ? -1.0 : conv / 1e9,
-        sim_receiver_loss (sim, i), l[0], l[1], l[2]);
+        sim_receiver_loss (sim, i), l[0], l[1], l[2], starts[i] / 1e9);
   }
+  if (o.trace >= 0 && (guint) o.trace < o.n)
+    print_trace (sim, o.trace);
   median = median_convergence (convs, o.n);
   printf ("# topology %u receivers %u: worst loss 1s %.4f 10s %.4f "
       "100s %.4f, slowest convergence %.1f s, not converged %u, "
       "median convergence %.1f s\n", o.topology, o.n, worst[0], worst[1],
       worst[2], slowest / 1e9, unconverged, median < 0 ? -1.0 : median / 1e9);
   g_free (convs);
+  g_free (starts);
   g_free (optimal);
   sim_free (sim);
   return 0;
