@@ -71,11 +71,8 @@ static const GstParamEntry params[] = {
         "of an earlier session (the paper: 1)", UINT, NULL, start_level, 1,
       RLM_MAX_LAYERS, R),
   P ("join-reported", "Until its first drop, join at once, unannounced, up "
-        "to the level the session's reports show (ours; the paper: off)",
-      BOOLEAN, NULL, join_reported, 0, 0, R),
-  P ("reported-quantile", "The level join-reported climbs to: this quantile "
-        "of the levels reported, 0 = the lowest (ours: 0)", DOUBLE, NULL,
-      reported_quantile, 0, 1, R),
+        "to the lowest level other receivers report as settled (ours; the "
+        "paper: off)", BOOLEAN, NULL, join_reported, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

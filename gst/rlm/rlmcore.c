@@ -38,7 +38,6 @@ rlm_config_init (RlmConfig * cfg)
   cfg->join_max_ref = 1;
   cfg->start_level = 1;
   cfg->join_reported = FALSE;
-  cfg->reported_quantile = 0.0;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -100,13 +99,14 @@ rlm_ctrl_parse (const guint8 * data, gsize len, RlmCtrl * ctrl)
   ctrl->type = app.subtype;
   ctrl->ssrc = app.ssrc;
   ctrl->level = app.data[0];
+  ctrl->flags = app.data[1];
   return TRUE;
 }
 
 gsize
 rlm_ctrl_write (const RlmCtrl * ctrl, guint8 * out, gsize max)
 {
-  guint8 body[4] = { ctrl->level, 0, 0, 0 };
+  guint8 body[4] = { ctrl->level, ctrl->flags, 0, 0 };
 
   return rtcp_app_write (ctrl->type, ctrl->ssrc, RLM_APP_NAME, body,
       sizeof (body), out, max);
@@ -184,6 +184,7 @@ typedef struct
   RlmAddr addr;
   gint64 last_heard;
   guint level;                  /* its last REPORT's level, 0 none yet */
+  gboolean settled;             /* ... and its RLM_CTRL_FLAG_SETTLED */
 } RlmMember;
 
 typedef struct
@@ -217,6 +218,9 @@ struct _RlmReceiver
   gboolean may_join_reported;
   guint reported_from;
   gint64 reported_start;
+  /* the level above ours failed for us since we reached ours */
+  gboolean settled;
+  gint64 level_since;           /* when we reached our level */
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -281,33 +285,25 @@ foreign_experiment_above (const RlmReceiver * r, gint64 now)
   return FALSE;
 }
 
-/* The reported_quantile of the levels in the members' last REPORTs, 0
- * when none was heard. */
-static guint
-reported_level (const RlmReceiver * r)
+/* The lowest and the highest level of the members' last REPORTs that
+ * were settled; both 0 when none was heard. Receivers still climbing do
+ * not report settled, so newcomers do not pull the lowest down. */
+static void
+settled_levels (const RlmReceiver * r, guint * lowest, guint * highest)
 {
-  guint count[RLM_MAX_LAYERS + 1] = { 0 }, total = 0, rank, seen = 0;
   GHashTableIter it;
   gpointer value;
 
+  *lowest = *highest = 0;
   g_hash_table_iter_init (&it, r->members);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     const RlmMember *m = value;
 
-    if (m->level >= 1 && m->level <= r->cfg.n_layers) {
-      count[m->level]++;
-      total++;
-    }
+    if (!m->settled || m->level < 1 || m->level > r->cfg.n_layers)
+      continue;
+    *lowest = *lowest ? MIN (*lowest, m->level) : m->level;
+    *highest = MAX (*highest, m->level);
   }
-  if (total == 0)
-    return 0;
-  rank = (guint) (CLAMP (r->cfg.reported_quantile, 0.0, 1.0) * (total - 1));
-  for (guint level = 1; level <= r->cfg.n_layers; level++) {
-    seen += count[level];
-    if (seen > rank)
-      return level;
-  }
-  return r->cfg.n_layers;
 }
 
 static guint
@@ -381,14 +377,27 @@ push_event (RlmReceiver * r, RlmEventType type, guint layer, RlmReason reason)
   ev->state = r->state;
 }
 
+/* Our level is not a step of a climb: the level above failed for us, we
+ * have every layer, or we have held it for two T_J^min without an
+ * experiment of ours (a climbing receiver adds a layer about every
+ * T_J^min, docs/protocols/rlm.md). */
+static gboolean
+is_settled (const RlmReceiver * r, gint64 now)
+{
+  return r->settled || r->level >= r->cfg.n_layers ||
+      (!r->own_level && now - r->level_since >= 2 * r->cfg.t_join_min);
+}
+
 static void
-queue_ctrl (RlmReceiver * r, guint8 type)
+queue_ctrl (RlmReceiver * r, guint8 type, gint64 now)
 {
   RlmCtrl *c = polled_push (&r->transmits, sizeof (RlmCtrl));
 
   c->type = type;
   c->ssrc = r->ssrc;
   c->level = (guint8) (type == RLM_CTRL_JOIN ? r->level + 1 : r->level);
+  c->flags = type == RLM_CTRL_REPORT && is_settled (r, now) ?
+      RLM_CTRL_FLAG_SETTLED : 0;
 }
 
 static void
@@ -408,11 +417,13 @@ enter_state (RlmReceiver * r, RlmState state, gint64 now)
 }
 
 static void
-add_layer (RlmReceiver * r)
+add_layer (RlmReceiver * r, gint64 now)
 {
   guint layer = r->level;
 
   r->level++;
+  r->settled = FALSE;
+  r->level_since = now;
   memset (&r->seq[layer], 0, sizeof (RlmLayerSeq));
   push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_JOIN_EXPERIMENT);
   push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
@@ -437,6 +448,8 @@ drop_layer (RlmReceiver * r, gint64 now)
 
   r->may_join_reported = FALSE;
   r->reported_from = 0;
+  /* the level we leave failed (our experiment, or congestion) */
+  r->settled = TRUE;
   if (r->own_level) {
     /* D_i runs to the onset of congestion (section 3.2): the loss that
      * sent an overlapped experiment to M, else this one */
@@ -452,6 +465,7 @@ drop_layer (RlmReceiver * r, gint64 now)
 
     backoff (r, r->level);
     r->level--;
+    r->level_since = now;
     r->seq[layer].have_seq = FALSE;
     r->st.drops++;
     enter_state (r, RLM_STATE_DROP, now);
@@ -487,7 +501,9 @@ undo_reported_join (RlmReceiver * r, gint64 now)
   r->may_join_reported = FALSE;
   backoff (r, top);
   r->level = r->reported_from;
+  r->level_since = now;
   r->reported_from = 0;
+  r->settled = FALSE;
   enter_state (r, RLM_STATE_DROP, now);
   for (guint layer = top - 1; layer >= r->level; layer--) {
     r->seq[layer].have_seq = FALSE;
@@ -513,6 +529,7 @@ loss_in_steady (RlmReceiver * r, gint64 now)
     /* shared learning: someone's experiment one level above ours */
     if (top == r->level + 1 && !r->exp_own[top]) {
       backoff (r, top);
+      r->settled = TRUE;
       r->st.experiments_learned++;
       /* one experiment teaches once */
       r->exp_start[top] = -1;
@@ -660,8 +677,10 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
   }
   if (m)
     m->last_heard = now;
-  if (m && c.type == RLM_CTRL_REPORT)
+  if (m && c.type == RLM_CTRL_REPORT) {
     m->level = c.level;
+    m->settled = (c.flags & RLM_CTRL_FLAG_SETTLED) != 0;
+  }
   r->st.control_received++;
   if (c.type == RLM_CTRL_JOIN) {
     r->exp_start[c.level] = now;
@@ -743,6 +762,7 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
   r->level = CLAMP (r->cfg.start_level, 1, r->cfg.n_layers);
+  r->level_since = now;
   r->may_join_reported = r->cfg.join_reported;
   enter_state (r, RLM_STATE_STEADY, now);
   for (guint layer = 0; layer < r->level; layer++)
@@ -772,22 +792,27 @@ rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key)
   r->auth = auth_session_new (key, r->ssrc, r->cfg.max_members + 1);
 }
 
-/* join_reported: the session's reports show a level above ours, so we
- * join up to it at once, without announcing it: the others' success,
- * shared as section 3.3 shares failures. It is judged like an experiment
- * of ours (undo_reported_join). FALSE when there is none to join. */
+/* join_reported: every receiver that reports a settled level holds it,
+ * so the lowest of them is carried by the shared links already; we join
+ * up to it at once, without announcing it: the others' success, shared as
+ * section 3.3 shares failures. It is judged like an experiment of ours
+ * (undo_reported_join). When no settled receiver holds more, the level
+ * above failed for all of them: its timer starts backed off, as if we had
+ * learned one failure. FALSE when there is nothing to join. */
 static gboolean
 join_reported_level (RlmReceiver * r, gint64 now)
 {
-  guint target;
+  guint target, highest;
 
   if (!r->may_join_reported || r->own_level)
     return FALSE;
-  target = reported_level (r);
+  settled_levels (r, &target, &highest);
   if (target <= r->level)
     return FALSE;
   r->reported_from = r->level;
   r->reported_start = now;
+  r->settled = FALSE;
+  r->level_since = now;
   r->st.reported_joins++;
   while (r->level < target) {
     memset (&r->seq[r->level], 0, sizeof (RlmLayerSeq));
@@ -795,6 +820,8 @@ join_reported_level (RlmReceiver * r, gint64 now)
     r->level++;
   }
   push_event (r, RLM_EVENT_LEVEL, r->level - 1, RLM_REASON_REPORTED_LEVEL);
+  if (highest == target)
+    backoff (r, target + 1);
   schedule_join (r, now);
   return TRUE;
 }
@@ -827,7 +854,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
     schedule_join (r, now);
     return;
   }
-  queue_ctrl (r, RLM_CTRL_JOIN);
+  queue_ctrl (r, RLM_CTRL_JOIN, now);
   r->st.announcements_sent++;
   r->st.experiments_run++;
   r->exp_start[target] = now;
@@ -835,7 +862,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
   r->own_level = target;
   r->own_start = now;
   r->own_onset = -1;
-  add_layer (r);
+  add_layer (r, now);
   schedule_join (r, now);
 }
 
@@ -857,7 +884,7 @@ rlm_receiver_advance (RlmReceiver * r, gint64 now)
 {
   if (now >= r->report_deadline) {
     expire_members (r, now);
-    queue_ctrl (r, RLM_CTRL_REPORT);
+    queue_ctrl (r, RLM_CTRL_REPORT, now);
     r->st.reports_sent++;
     schedule_report (r, now);
   }

@@ -60,6 +60,10 @@ G_BEGIN_DECLS
 #define RLM_CTRL_SIZE 16
 #define RLM_CTRL_JOIN 0         /* subtype: join-experiment at level */
 #define RLM_CTRL_REPORT 1       /* subtype: presence, current level */
+/* REPORT flag: the reporter's level is not a step of a climb: the level
+ * above failed for it since it reached its level, it has every layer, or
+ * it has held the level for 2 T_J^min. */
+#define RLM_CTRL_FLAG_SETTLED 0x01
 /* An announcement with the group key's trailer (auth.h) after it. */
 #define RLM_CTRL_MAX_SIZE (RLM_CTRL_SIZE + AUTH_TRAILER_SIZE)
 
@@ -103,10 +107,8 @@ typedef struct {
                                  * session saves the climb to it */
   gboolean join_reported;       /* a receiver that has not dropped a layer
                                  * joins at once, unannounced, up to the
-                                 * level the session's reports show:
+                                 * lowest level reported as settled:
                                  * FALSE (the paper) */
-  gdouble reported_quantile;    /* ... that level: this quantile of the
-                                 * levels reported, 0 = the lowest: 0 */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -131,6 +133,7 @@ typedef struct {
   guint8 type;                  /* RLM_CTRL_JOIN or RLM_CTRL_REPORT */
   guint32 ssrc;                 /* the receiver's id */
   guint8 level;
+  guint8 flags;                 /* RLM_CTRL_FLAG_*; unknown bits ignored */
 } RlmCtrl;
 
 /* Parses one announcement datagram (a single RTCP APP packet, or the first

@@ -9,7 +9,7 @@
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
- *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R QUANTILE]
+ *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -32,8 +32,7 @@
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
- * turns join_reported on with that reported_quantile (0: the lowest level
- * reported). -v RX prints receiver RX's level changes. The summary gives
+ * turns join_reported on. -v RX prints receiver RX's level changes. The summary gives
  * the median and the slowest convergence. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +54,7 @@ typedef struct {
   gint start_level;
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
   gdouble loss_threshold;       /* 0: the core's default */
-  gdouble reported_quantile;    /* < 0: join_reported off */
+  gboolean join_reported;
   gint trace;                   /* receiver whose level changes to print, -1 */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
@@ -231,10 +230,10 @@ parse_options (int argc, char **argv, Options * o)
   o->start_level = 1;
   o->queueing = QUEUEING_ENGINE;
   o->loss_threshold = 0;
-  o->reported_quantile = -1;
+  o->join_reported = FALSE;
   o->trace = -1;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:R:v:")) != -1) {
+  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -289,9 +288,7 @@ parse_options (int argc, char **argv, Options * o)
         o->trace = atoi (optarg);
         break;
       case 'R':
-        o->reported_quantile = g_ascii_strtod (optarg, NULL);
-        rates_ok = rates_ok && o->reported_quantile >= 0 &&
-            o->reported_quantile <= 1;
+        o->join_reported = TRUE;
         break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
@@ -337,7 +334,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R quantile] [-v receiver]\n",
+        "[-R] [-v receiver]\n",
         argv[0]);
     return 2;
   }
@@ -349,8 +346,7 @@ main (int argc, char **argv)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
   if (o.loss_threshold > 0)
     rc.loss_threshold = o.loss_threshold;
-  rc.join_reported = o.reported_quantile >= 0;
-  rc.reported_quantile = MAX (o.reported_quantile, 0);
+  rc.join_reported = o.join_reported;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {

@@ -97,6 +97,21 @@ feed_ctrl (Rig * rig, guint8 type, guint32 ssrc, guint8 level, guint8 from)
   return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
 }
 
+/* A REPORT of @level from @ssrc, settled or not. */
+static RlmPacketKind
+feed_report (Rig * rig, guint32 ssrc, guint8 level, gboolean settled,
+    guint8 from)
+{
+  RlmCtrl c = { RLM_CTRL_REPORT, ssrc, level,
+    settled ? RLM_CTRL_FLAG_SETTLED : 0
+  };
+  RlmAddr a = addr_of (from);
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+
+  return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
+}
+
 /* Steps time to @until in 10 ms ticks, a packet of every subscribed layer
  * each tick, advancing the core at every tick and deadline. */
 static void
@@ -588,14 +603,13 @@ GST_END_TEST;
 /* join_reported on, seed @seed, 4 layers, at level 1; start events
  * taken. */
 static void
-rig_init_reported (Rig * rig, guint64 seed, gdouble quantile)
+rig_init_reported (Rig * rig, guint64 seed)
 {
   memset (rig, 0, sizeof (*rig));
   random_source_init_seeded (&rig->rng, &rig->seeded, seed);
   rlm_config_init (&rig->cfg);
   rig->cfg.n_layers = 4;
   rig->cfg.join_reported = TRUE;
-  rig->cfg.reported_quantile = quantile;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
   drain_events (rig, RLM_EVENT_JOIN, NULL);
 }
@@ -607,7 +621,7 @@ GST_START_TEST (test_join_reported_without_reports)
   Rig rig;
   RlmCtrl join;
 
-  rig_init_reported (&rig, 41, 0);
+  rig_init_reported (&rig, 41);
   run_until_level (&rig, 2, 23 * S);
   fail_unless_equals_int (drain_transmits (&rig, &join), 1);
   fail_unless_equals_int (join.level, 2);
@@ -616,7 +630,7 @@ GST_START_TEST (test_join_reported_without_reports)
   rig_clear (&rig);
 
   rig_init (&rig, 41, 4);
-  fail_unless_equals_int (feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2),
+  fail_unless_equals_int (feed_report (&rig, PEER_SSRC, 4, TRUE, 2),
       RLM_PACKET_CONTROL);
   run_until_level (&rig, 2, 23 * S);
   fail_unless_equals_int (drain_transmits (&rig, &join), 1);
@@ -627,8 +641,9 @@ GST_START_TEST (test_join_reported_without_reports)
 
 GST_END_TEST;
 
-/* Reports of levels 4 and 3: the first join goes straight to the lowest,
- * 3, unannounced; the next step is the paper's experiment at 4. */
+/* Settled reports of levels 4 and 3: the first join goes straight to the
+ * lowest, 3, unannounced; the next step is the paper's experiment at 4,
+ * its timer not backed off (a settled receiver holds 4). */
 GST_START_TEST (test_join_reported_lowest)
 {
   Rig rig;
@@ -636,10 +651,11 @@ GST_START_TEST (test_join_reported_lowest)
   RlmCtrl join;
   RlmReceiverStats st;
 
-  rig_init_reported (&rig, 42, 0);
-  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2);
-  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC + 1, 3, 3);
+  rig_init_reported (&rig, 42);
+  feed_report (&rig, PEER_SSRC, 4, TRUE, 2);
+  feed_report (&rig, PEER_SSRC + 1, 3, TRUE, 3);
   run_until_level (&rig, 3, 23 * S);
+  fail_unless_equals_int64 (stats (&rig).join_timer[4], rig.cfg.t_join_min);
   fail_unless_equals_int (drain_events (&rig, RLM_EVENT_JOIN, NULL), 2);
   fail_unless (rlm_receiver_pop_event (rig.r, &ev) == FALSE);
   fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
@@ -660,23 +676,83 @@ GST_START_TEST (test_join_reported_lowest)
 
 GST_END_TEST;
 
-/* The level event of a join up to the reported level, and the quantile:
- * reports 2, 3, 4, 4, 4 at the median join 4. */
-GST_START_TEST (test_join_reported_quantile)
+/* Receivers still climbing (not settled) are not counted: settled 3, 3
+ * and a climbing 2 take the join to 3. No settled receiver holds 4: its
+ * timer starts backed off once. */
+GST_START_TEST (test_join_reported_settled_only)
 {
   Rig rig;
   RlmEvent ev = { 0 };
-  const guint8 levels[] = { 2, 3, 4, 4, 4 };
 
-  rig_init_reported (&rig, 43, 0.5);
-  for (guint i = 0; i < G_N_ELEMENTS (levels); i++)
-    feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC + i, levels[i], 2 + i);
-  run_until_level (&rig, 4, 23 * S);
+  rig_init_reported (&rig, 43);
+  feed_report (&rig, PEER_SSRC, 3, TRUE, 2);
+  feed_report (&rig, PEER_SSRC + 1, 2, FALSE, 3);
+  feed_report (&rig, PEER_SSRC + 2, 3, TRUE, 4);
+  run_until_level (&rig, 3, 23 * S);
   fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEVEL, &ev), 1);
-  fail_unless_equals_int (ev.level, 4);
+  fail_unless_equals_int (ev.level, 3);
+  fail_unless_equals_int64 (stats (&rig).join_timer[4],
+      2 * rig.cfg.t_join_min);
   fail_unless_equals_int (ev.reason, RLM_REASON_REPORTED_LEVEL);
   fail_unless_equals_string (rlm_reason_name (ev.reason), "reported-level");
   fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Our REPORTs carry the settled flag once the level above failed for us,
+ * and lose it when we climb. */
+static RlmCtrl
+next_report (Rig * rig)
+{
+  guint8 buf[64];
+  gsize len;
+  RlmCtrl c = { 0 };
+  gint64 limit = rig->now + 60 * S;
+
+  while (rig->now < limit) {
+    run_clean (rig, rig->now + 10 * MS);
+    while ((len = rlm_receiver_pop_transmit (rig->r, buf, sizeof (buf)))) {
+      fail_unless (rlm_ctrl_parse (buf, len, &c));
+      if (c.type == RLM_CTRL_REPORT)
+        return c;
+    }
+  }
+  fail ("no report");
+  return c;
+}
+
+GST_START_TEST (test_report_settled_flag)
+{
+  Rig rig;
+  RlmCtrl c;
+
+  /* reports every 0.25-0.75 s: one comes while we wait in D */
+  memset (&rig, 0, sizeof (rig));
+  random_source_init_seeded (&rig.rng, &rig.seeded, 46);
+  rlm_config_init (&rig.cfg);
+  rig.cfg.n_layers = 3;
+  rig.cfg.report_interval = 500 * MS;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 1);
+  fail_unless_equals_int (c.flags, 0);
+  run_until_level (&rig, 2, rig.now + 30 * S);
+  rig.now += 100 * MS;
+  feed (&rig, 1, 0);
+  feed (&rig, 1, 3);
+  fail_unless_equals_int (stats (&rig).level, 1);
+  /* reports queued before the failure */
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 1);
+  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  run_until_level (&rig, 2, rig.now + 60 * S);
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 2);
+  fail_unless_equals_int (c.flags, 0);
   rig_clear (&rig);
 }
 
@@ -693,8 +769,8 @@ GST_START_TEST (test_join_reported_fails)
   RlmReceiverStats st;
   gint64 t;
 
-  rig_init_reported (&rig, 44, 0);
-  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2);
+  rig_init_reported (&rig, 44);
+  feed_report (&rig, PEER_SSRC, 4, TRUE, 2);
   run_until_level (&rig, 4, 23 * S);
   drain_events (&rig, RLM_EVENT_LEVEL, NULL);
   rig.now += 100 * MS;
@@ -707,7 +783,7 @@ GST_START_TEST (test_join_reported_fails)
   fail_unless_equals_int (st.reported_joins_failed, 1);
   fail_unless_equals_int (st.experiments_failed, 0);
   /* the top level's timer backs off, as a failed experiment's would */
-  fail_unless_equals_int (st.join_timer[4], 2 * rig.cfg.t_join_min);
+  fail_unless_equals_int64 (st.join_timer[4], 2 * rig.cfg.t_join_min);
   for (guint layer = 3; layer >= 1; layer--) {
     fail_unless (rlm_receiver_pop_event (rig.r, &ev));
     fail_unless_equals_int (ev.type, RLM_EVENT_LEAVE);
@@ -720,7 +796,7 @@ GST_START_TEST (test_join_reported_fails)
 
   /* the reports still say 4: the next step is an announced experiment */
   t = rig.now;
-  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 4, 2);
+  feed_report (&rig, PEER_SSRC, 4, TRUE, 2);
   run_until_level (&rig, 2, t + 30 * S);
   fail_unless_equals_int (drain_transmits (&rig, &join), 1);
   fail_unless_equals_int (join.level, 2);
@@ -737,8 +813,8 @@ GST_START_TEST (test_join_reported_blames_experiment_above)
   Rig rig;
   RlmReceiverStats st;
 
-  rig_init_reported (&rig, 45, 0);
-  feed_ctrl (&rig, RLM_CTRL_REPORT, PEER_SSRC, 3, 2);
+  rig_init_reported (&rig, 45);
+  feed_report (&rig, PEER_SSRC, 3, TRUE, 2);
   run_until_level (&rig, 3, 23 * S);
   rig.now += 100 * MS;
   feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 4, 2);
@@ -1321,7 +1397,8 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_start_level);
   tcase_add_test (tc, test_join_reported_without_reports);
   tcase_add_test (tc, test_join_reported_lowest);
-  tcase_add_test (tc, test_join_reported_quantile);
+  tcase_add_test (tc, test_join_reported_settled_only);
+  tcase_add_test (tc, test_report_settled_flag);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
