@@ -10,6 +10,7 @@
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R]
+ *           [-v RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -32,7 +33,9 @@
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
- * turns join_reported on. -v RX prints receiver RX's level changes. The summary gives
+ * turns join_reported on. -k K puts every K-th receiver of topology (3)
+ * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
+ * -v RX prints receiver RX's level changes. The summary gives
  * the median and the slowest convergence. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +59,8 @@ typedef struct {
   gdouble loss_threshold;       /* 0: the core's default */
   gboolean join_reported;
   gint trace;                   /* receiver whose level changes to print, -1 */
+  guint slow_every;             /* topology (3): every this-th receiver is
+                                 * behind B/2 */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
@@ -232,8 +237,10 @@ parse_options (int argc, char **argv, Options * o)
   o->loss_threshold = 0;
   o->join_reported = FALSE;
   o->trace = -1;
+  o->slow_every = 2;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:")) != -1) {
+  while ((c = getopt (argc, argv,
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -283,6 +290,9 @@ parse_options (int argc, char **argv, Options * o)
       case 'T':
         o->loss_threshold = g_ascii_strtod (optarg, NULL);
         rates_ok = rates_ok && o->loss_threshold > 0 && o->loss_threshold < 1;
+        break;
+      case 'k':
+        o->slow_every = MAX (1, atoi (optarg));
         break;
       case 'v':
         o->trace = atoi (optarg);
@@ -334,7 +344,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-v receiver]\n",
+        "[-R] [-v receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -370,7 +380,8 @@ main (int argc, char **argv)
   convs = g_new0 (gint64, o.n);
   starts = g_new0 (gint64, o.n);
   for (guint i = 0; i < o.n && o.topology != 4; i++) {
-    gboolean behind_slow = o.topology == 3 && i % 2 == 1;
+    gboolean behind_slow = o.topology == 3 &&
+        i % o.slow_every == o.slow_every - 1;
     guint parent = behind_slow ? slow : hub;
     guint node = sim_add_node (sim, parent, o.bottleneck, o.delay * SIM_MS,
         o.queue, o.queue_bytes);
