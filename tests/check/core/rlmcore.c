@@ -753,6 +753,17 @@ GST_START_TEST (test_report_settled_flag)
   c = next_report (&rig);
   fail_unless_equals_int (c.level, 2);
   fail_unless_equals_int (c.flags, 0);
+
+  /* held for 2 T_J^min (another's experiments at 2 suppress ours at 3) */
+  for (guint i = 0; i < 6; i++) {
+    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 2);
+    run_clean (&rig, rig.now + 2 * S);
+  }
+  fail_unless_equals_int (stats (&rig).level, 2);
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 2);
+  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
   rig_clear (&rig);
 }
 
