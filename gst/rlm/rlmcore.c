@@ -285,25 +285,24 @@ foreign_experiment_above (const RlmReceiver * r, gint64 now)
   return FALSE;
 }
 
-/* The lowest and the highest level of the members' last REPORTs that
- * were settled; both 0 when none was heard. Receivers still climbing do
- * not report settled, so newcomers do not pull the lowest down. */
-static void
-settled_levels (const RlmReceiver * r, guint * lowest, guint * highest)
+/* The lowest level of the members' last REPORTs that were settled, 0
+ * when none was heard. Receivers still climbing do not report settled,
+ * so newcomers do not pull it down. */
+static guint
+lowest_settled_level (const RlmReceiver * r)
 {
   GHashTableIter it;
   gpointer value;
+  guint lowest = 0;
 
-  *lowest = *highest = 0;
   g_hash_table_iter_init (&it, r->members);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     const RlmMember *m = value;
 
-    if (!m->settled || m->level < 1 || m->level > r->cfg.n_layers)
-      continue;
-    *lowest = *lowest ? MIN (*lowest, m->level) : m->level;
-    *highest = MAX (*highest, m->level);
+    if (m->settled && m->level >= 1 && m->level <= r->cfg.n_layers)
+      lowest = lowest ? MIN (lowest, m->level) : m->level;
   }
+  return lowest;
 }
 
 static guint
@@ -796,17 +795,18 @@ rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key)
  * so the lowest of them is carried by the shared links already; we join
  * up to it at once, without announcing it: the others' success, shared as
  * section 3.3 shares failures. It is judged like an experiment of ours
- * (undo_reported_join). When no settled receiver holds more, the level
- * above failed for all of them: its timer starts backed off, as if we had
- * learned one failure. FALSE when there is nothing to join. */
+ * (undo_reported_join). The level above is where the receivers that
+ * reported it settled: its timer starts backed off once, as if we had
+ * learned one failure there, so that newcomers do not all try it at once.
+ * FALSE when there is nothing to join. */
 static gboolean
 join_reported_level (RlmReceiver * r, gint64 now)
 {
-  guint target, highest;
+  guint target;
 
   if (!r->may_join_reported || r->own_level)
     return FALSE;
-  settled_levels (r, &target, &highest);
+  target = lowest_settled_level (r);
   if (target <= r->level)
     return FALSE;
   r->reported_from = r->level;
@@ -820,8 +820,7 @@ join_reported_level (RlmReceiver * r, gint64 now)
     r->level++;
   }
   push_event (r, RLM_EVENT_LEVEL, r->level - 1, RLM_REASON_REPORTED_LEVEL);
-  if (highest == target)
-    backoff (r, target + 1);
+  backoff (r, target + 1);
   schedule_join (r, now);
   return TRUE;
 }
