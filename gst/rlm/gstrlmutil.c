@@ -70,6 +70,9 @@ static const GstParamEntry params[] = {
   P ("start-level", "Level joined at the start, e.g. the one held at the end "
         "of an earlier session (the paper: 1)", UINT, NULL, start_level, 1,
       RLM_MAX_LAYERS, R),
+  P ("join-reported", "Until its first drop, join at once, unannounced, up "
+        "to the lowest level other receivers report as settled (ours; the "
+        "paper: off)", BOOLEAN, NULL, join_reported, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

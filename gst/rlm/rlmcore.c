@@ -37,6 +37,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->scale_join_max = TRUE;
   cfg->join_max_ref = 1;
   cfg->start_level = 1;
+  cfg->join_reported = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -59,10 +60,10 @@ const gchar *
 rlm_reason_name (RlmReason reason)
 {
   static const gchar *names[] = { "start", "join-experiment",
-    "experiment-failed", "congestion"
+    "experiment-failed", "congestion", "reported-level"
   };
 
-  return reason <= RLM_REASON_CONGESTION ? names[reason] : "unknown";
+  return reason <= RLM_REASON_REPORTED_LEVEL ? names[reason] : "unknown";
 }
 
 /* ------------------------------------------------------------------ */
@@ -98,13 +99,14 @@ rlm_ctrl_parse (const guint8 * data, gsize len, RlmCtrl * ctrl)
   ctrl->type = app.subtype;
   ctrl->ssrc = app.ssrc;
   ctrl->level = app.data[0];
+  ctrl->flags = app.data[1];
   return TRUE;
 }
 
 gsize
 rlm_ctrl_write (const RlmCtrl * ctrl, guint8 * out, gsize max)
 {
-  guint8 body[4] = { ctrl->level, 0, 0, 0 };
+  guint8 body[4] = { ctrl->level, ctrl->flags, 0, 0 };
 
   return rtcp_app_write (ctrl->type, ctrl->ssrc, RLM_APP_NAME, body,
       sizeof (body), out, max);
@@ -181,6 +183,8 @@ typedef struct
 {
   RlmAddr addr;
   gint64 last_heard;
+  guint level;                  /* its last REPORT's level, 0 none yet */
+  gboolean settled;             /* ... and its RLM_CTRL_FLAG_SETTLED */
 } RlmMember;
 
 typedef struct
@@ -208,6 +212,15 @@ struct _RlmReceiver
   guint own_level;              /* our experiment's level, 0 none */
   gint64 own_start;
   gint64 own_onset;             /* its first loss when it went to M; -1 */
+
+  /* join_reported: allowed until the first drop; the level climbed from
+   * by the last such join (0 none) and when, to undo it on a loss */
+  gboolean may_join_reported;
+  guint reported_from;
+  gint64 reported_start;
+  /* the level above ours failed for us since we reached ours */
+  gboolean settled;
+  gint64 level_since;           /* when we reached our level */
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -251,6 +264,45 @@ highest_in_progress (const RlmReceiver * r, gint64 now)
     if (exp_in_progress (r, k, now))
       return k;
   return 0;
+}
+
+/* Our last join up to the reported level is still being judged. */
+static gboolean
+reported_join_in_progress (const RlmReceiver * r, gint64 now)
+{
+  return r->reported_from > 0 &&
+      now - r->reported_start < detection_window (r);
+}
+
+/* Another receiver's experiment above our level is in progress: a loss
+ * now may be its failure rather than ours. */
+static gboolean
+foreign_experiment_above (const RlmReceiver * r, gint64 now)
+{
+  for (guint k = r->level + 1; k <= r->cfg.n_layers; k++)
+    if (exp_in_progress (r, k, now) && !r->exp_own[k])
+      return TRUE;
+  return FALSE;
+}
+
+/* The lowest level of the members' last REPORTs that were settled, 0
+ * when none was heard. Receivers still climbing do not report settled,
+ * so newcomers do not pull it down. */
+static guint
+lowest_settled_level (const RlmReceiver * r)
+{
+  GHashTableIter it;
+  gpointer value;
+  guint lowest = 0;
+
+  g_hash_table_iter_init (&it, r->members);
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
+    const RlmMember *m = value;
+
+    if (m->settled && m->level >= 1 && m->level <= r->cfg.n_layers)
+      lowest = lowest ? MIN (lowest, m->level) : m->level;
+  }
+  return lowest;
 }
 
 static guint
@@ -324,14 +376,27 @@ push_event (RlmReceiver * r, RlmEventType type, guint layer, RlmReason reason)
   ev->state = r->state;
 }
 
+/* Our level is not a step of a climb: the level above failed for us, we
+ * have every layer, or we have held it for two T_J^min without an
+ * experiment of ours (a climbing receiver adds a layer about every
+ * T_J^min, docs/protocols/rlm.md). */
+static gboolean
+is_settled (const RlmReceiver * r, gint64 now)
+{
+  return r->settled || r->level >= r->cfg.n_layers ||
+      (!r->own_level && now - r->level_since >= 2 * r->cfg.t_join_min);
+}
+
 static void
-queue_ctrl (RlmReceiver * r, guint8 type)
+queue_ctrl (RlmReceiver * r, guint8 type, gint64 now)
 {
   RlmCtrl *c = polled_push (&r->transmits, sizeof (RlmCtrl));
 
   c->type = type;
   c->ssrc = r->ssrc;
   c->level = (guint8) (type == RLM_CTRL_JOIN ? r->level + 1 : r->level);
+  c->flags = type == RLM_CTRL_REPORT && is_settled (r, now) ?
+      RLM_CTRL_FLAG_SETTLED : 0;
 }
 
 static void
@@ -351,11 +416,13 @@ enter_state (RlmReceiver * r, RlmState state, gint64 now)
 }
 
 static void
-add_layer (RlmReceiver * r)
+add_layer (RlmReceiver * r, gint64 now)
 {
   guint layer = r->level;
 
   r->level++;
+  r->settled = FALSE;
+  r->level_since = now;
   memset (&r->seq[layer], 0, sizeof (RlmLayerSeq));
   push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_JOIN_EXPERIMENT);
   push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
@@ -378,6 +445,10 @@ drop_layer (RlmReceiver * r, gint64 now)
 {
   RlmReason reason = RLM_REASON_CONGESTION;
 
+  r->may_join_reported = FALSE;
+  r->reported_from = 0;
+  /* the level we leave failed (our experiment, or congestion) */
+  r->settled = TRUE;
   if (r->own_level) {
     /* D_i runs to the onset of congestion (section 3.2): the loss that
      * sent an overlapped experiment to M, else this one */
@@ -393,6 +464,7 @@ drop_layer (RlmReceiver * r, gint64 now)
 
     backoff (r, r->level);
     r->level--;
+    r->level_since = now;
     r->seq[layer].have_seq = FALSE;
     r->st.drops++;
     enter_state (r, RLM_STATE_DROP, now);
@@ -414,13 +486,40 @@ settle_own_experiment (RlmReceiver * r, gint64 now)
   }
 }
 
+/* A loss while our join up to the reported level is judged, with no other
+ * experiment above us to blame: our path carries less than the session's.
+ * Back to the level we climbed from, like one failed experiment, and no
+ * such join again. */
+static void
+undo_reported_join (RlmReceiver * r, gint64 now)
+{
+  guint top = r->level;
+
+  r->st.reported_joins_failed++;
+  r->st.drops++;
+  r->may_join_reported = FALSE;
+  backoff (r, top);
+  r->level = r->reported_from;
+  r->level_since = now;
+  r->reported_from = 0;
+  r->settled = FALSE;
+  enter_state (r, RLM_STATE_DROP, now);
+  for (guint layer = top - 1; layer >= r->level; layer--) {
+    r->seq[layer].have_seq = FALSE;
+    push_event (r, RLM_EVENT_LEAVE, layer, RLM_REASON_EXPERIMENT_FAILED);
+  }
+  push_event (r, RLM_EVENT_LEVEL, r->level, RLM_REASON_EXPERIMENT_FAILED);
+}
+
 static void
 loss_in_steady (RlmReceiver * r, gint64 now)
 {
   guint top = highest_in_progress (r, now);
 
   settle_own_experiment (r, now);
-  if (r->own_level && top == r->own_level) {
+  if (reported_join_in_progress (r, now) && !foreign_experiment_above (r, now)) {
+    undo_reported_join (r, now);
+  } else if (r->own_level && top == r->own_level) {
     drop_layer (r, now);
   } else if (r->own_level) {
     r->own_onset = now;
@@ -429,6 +528,7 @@ loss_in_steady (RlmReceiver * r, gint64 now)
     /* shared learning: someone's experiment one level above ours */
     if (top == r->level + 1 && !r->exp_own[top]) {
       backoff (r, top);
+      r->settled = TRUE;
       r->st.experiments_learned++;
       /* one experiment teaches once */
       r->exp_start[top] = -1;
@@ -576,6 +676,10 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
   }
   if (m)
     m->last_heard = now;
+  if (m && c.type == RLM_CTRL_REPORT) {
+    m->level = c.level;
+    m->settled = (c.flags & RLM_CTRL_FLAG_SETTLED) != 0;
+  }
   r->st.control_received++;
   if (c.type == RLM_CTRL_JOIN) {
     r->exp_start[c.level] = now;
@@ -657,6 +761,8 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
   r->level = CLAMP (r->cfg.start_level, 1, r->cfg.n_layers);
+  r->level_since = now;
+  r->may_join_reported = r->cfg.join_reported;
   enter_state (r, RLM_STATE_STEADY, now);
   for (guint layer = 0; layer < r->level; layer++)
     push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_START);
@@ -685,13 +791,55 @@ rlm_receiver_set_key (RlmReceiver * r, const AuthKey * key)
   r->auth = auth_session_new (key, r->ssrc, r->cfg.max_members + 1);
 }
 
-/* The join timer of S expired: an experiment, unless a lower one is in
- * progress (section 3.4). */
+/* join_reported: every receiver that reports a settled level holds it,
+ * so the lowest of them is carried by the shared links already; we join
+ * up to it at once, without announcing it: the others' success, shared as
+ * section 3.3 shares failures. It is judged like an experiment of ours
+ * (undo_reported_join). The level above is where the receivers that
+ * reported it settled: its timer starts backed off once, as if we had
+ * learned one failure there, so that newcomers do not all try it at once.
+ * FALSE when there is nothing to join. */
+static gboolean
+join_reported_level (RlmReceiver * r, gint64 now)
+{
+  guint target;
+
+  if (!r->may_join_reported || r->own_level)
+    return FALSE;
+  target = lowest_settled_level (r);
+  if (target <= r->level)
+    return FALSE;
+  r->reported_from = r->level;
+  r->reported_start = now;
+  r->settled = FALSE;
+  r->level_since = now;
+  r->st.reported_joins++;
+  while (r->level < target) {
+    memset (&r->seq[r->level], 0, sizeof (RlmLayerSeq));
+    push_event (r, RLM_EVENT_JOIN, r->level, RLM_REASON_REPORTED_LEVEL);
+    r->level++;
+  }
+  push_event (r, RLM_EVENT_LEVEL, r->level - 1, RLM_REASON_REPORTED_LEVEL);
+  backoff (r, target + 1);
+  schedule_join (r, now);
+  return TRUE;
+}
+
+/* The join timer of S expired: a join up to the reported level
+ * (join_reported), else an experiment, unless a lower one or our join up
+ * to the reported level is in progress (section 3.4). */
 static void
 join_timer_expired (RlmReceiver * r, gint64 now)
 {
   guint target = r->level + 1;
   gboolean lower = FALSE, foreign = FALSE;
+
+  if (reported_join_in_progress (r, now)) {
+    schedule_join (r, now);
+    return;
+  }
+  if (join_reported_level (r, now))
+    return;
 
   for (guint k = 2; k < target; k++) {
     if (exp_in_progress (r, k, now)) {
@@ -705,7 +853,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
     schedule_join (r, now);
     return;
   }
-  queue_ctrl (r, RLM_CTRL_JOIN);
+  queue_ctrl (r, RLM_CTRL_JOIN, now);
   r->st.announcements_sent++;
   r->st.experiments_run++;
   r->exp_start[target] = now;
@@ -713,7 +861,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
   r->own_level = target;
   r->own_start = now;
   r->own_onset = -1;
-  add_layer (r);
+  add_layer (r, now);
   schedule_join (r, now);
 }
 
@@ -735,7 +883,7 @@ rlm_receiver_advance (RlmReceiver * r, gint64 now)
 {
   if (now >= r->report_deadline) {
     expire_members (r, now);
-    queue_ctrl (r, RLM_CTRL_REPORT);
+    queue_ctrl (r, RLM_CTRL_REPORT, now);
     r->st.reports_sent++;
     schedule_report (r, now);
   }

@@ -60,6 +60,10 @@ G_BEGIN_DECLS
 #define RLM_CTRL_SIZE 16
 #define RLM_CTRL_JOIN 0         /* subtype: join-experiment at level */
 #define RLM_CTRL_REPORT 1       /* subtype: presence, current level */
+/* REPORT flag: the reporter's level is not a step of a climb: the level
+ * above failed for it since it reached its level, it has every layer, or
+ * it has held the level for 2 T_J^min. */
+#define RLM_CTRL_FLAG_SETTLED 0x01
 /* An announcement with the group key's trailer (auth.h) after it. */
 #define RLM_CTRL_MAX_SIZE (RLM_CTRL_SIZE + AUTH_TRAILER_SIZE)
 
@@ -101,6 +105,10 @@ typedef struct {
   guint start_level;            /* the level joined at the start: 1 (the
                                  * paper); a level learned in an earlier
                                  * session saves the climb to it */
+  gboolean join_reported;       /* a receiver that has not dropped a layer
+                                 * joins at once, unannounced, up to the
+                                 * lowest level reported as settled:
+                                 * FALSE (the paper) */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -125,6 +133,7 @@ typedef struct {
   guint8 type;                  /* RLM_CTRL_JOIN or RLM_CTRL_REPORT */
   guint32 ssrc;                 /* the receiver's id */
   guint8 level;
+  guint8 flags;                 /* RLM_CTRL_FLAG_*; unknown bits ignored */
 } RlmCtrl;
 
 /* Parses one announcement datagram (a single RTCP APP packet, or the first
@@ -169,6 +178,7 @@ typedef enum {
   RLM_REASON_JOIN_EXPERIMENT,   /* a join timer expired: layer added */
   RLM_REASON_EXPERIMENT_FAILED, /* loss during our experiment (S -> D) */
   RLM_REASON_CONGESTION,        /* loss rate over the threshold (M -> D) */
+  RLM_REASON_REPORTED_LEVEL,    /* joined up to the session's reported level */
 } RlmReason;
 
 typedef enum {
@@ -223,6 +233,8 @@ typedef struct {
   guint64 experiments_run, experiments_succeeded, experiments_failed;
   guint64 experiments_suppressed, experiments_learned;
   guint64 drops;                /* layers dropped on congestion */
+  guint64 reported_joins;       /* climbs to the reported level (join_reported) */
+  guint64 reported_joins_failed;        /* ... undone by a loss in their window */
   guint64 announcements_sent, reports_sent;
   guint64 control_received, own, malformed, forged, foreign;
   guint64 source_changes;       /* new SSRCs taken after the source's silence */

@@ -196,8 +196,10 @@ def goals(seeds, runs, bed_ok, seconds):
     """What holds the goals (20 s, 1 %) back: the paper's receivers against
     the same ones all starting at once (-S: no newcomers' experiments
     suppress the others' climb) and against receivers that start at the
-    level learned in an earlier session (-j 0, start_level); on the bed,
-    fast leave and start-level."""
+    level learned in an earlier session (-j 0, start_level) or that join up
+    to the lowest level the session reports as settled (-R, join_reported;
+    in (3) also with one receiver of 100 behind the slower link, -k 100);
+    on the bed, fast leave and start-level."""
     print("## The goals: convergence within 20 s, loss over 100 s at most "
           "1 %\n")
     print("| case | N | worst 1 s | worst 10 s | worst 100 s | median "
@@ -208,6 +210,13 @@ def goals(seeds, runs, bed_ok, seconds):
              ("sim (2), all start at 0 s", ["-t", 2, "-S"], [10, 100, 1000]),
              ("sim (2), start_level learned", ["-t", 2, "-j", 0],
               [10, 100, 1000]),
+             ("sim (2), join_reported", ["-t", 2, "-R"], [10, 100, 1000]),
+             ("sim (3), paper", ["-t", 3], [10, 100, 1000]),
+             ("sim (3), join_reported", ["-t", 3, "-R"], [10, 100, 1000]),
+             ("sim (3), one slower than all, paper", ["-t", 3, "-k", 100],
+              [100]),
+             ("sim (3), one slower than all, join_reported",
+              ["-t", 3, "-k", 100, "-R"], [100]),
              ("sim (4), start_level learned", ["-t", 4, "-j", 0], [10, 100]),
              ("sim bed profile, fast leave", ["-B", "-P", 0], [1]),
              ("sim bed profile, fast leave, start_level 3",

@@ -9,7 +9,8 @@
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
- *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD]
+ *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R]
+ *           [-v RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -31,7 +32,11 @@
  * the slow one): tests/net/aqmcore's drop-tail, RED or CoDel, or fair
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
- * the loss threshold T of the M state (RlmConfig.loss_threshold). */
+ * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
+ * turns join_reported on. -k K puts every K-th receiver of topology (3)
+ * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
+ * -v RX prints receiver RX's level changes. The summary gives
+ * the median and the slowest convergence. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +57,51 @@ typedef struct {
   gint start_level;
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
   gdouble loss_threshold;       /* 0: the core's default */
+  gboolean join_reported;
+  gint trace;                   /* receiver whose level changes to print, -1 */
+  guint slow_every;             /* topology (3): every this-th receiver is
+                                 * behind B/2 */
   guint n_layers;
   guint64 layer_rate[RLM_MAX_LAYERS];
 } Options;
+
+static gint
+compare_gint64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The median of @n convergence times, a receiver not converged counting
+ * as the slowest; -1 when that median one did not converge. */
+static gint64
+median_convergence (gint64 * conv, guint n)
+{
+  gint64 m;
+
+  for (guint i = 0; i < n; i++)
+    if (conv[i] < 0)
+      conv[i] = G_MAXINT64;
+  qsort (conv, n, sizeof (gint64), compare_gint64);
+  m = n % 2 ? conv[n / 2] : (conv[n / 2 - 1] / 2 + conv[n / 2] / 2);
+  return conv[n / 2] == G_MAXINT64 ? -1 : m;
+}
+
+/* -v: every level change of receiver @i, with its time and reason. */
+static void
+print_trace (const Sim * sim, guint i)
+{
+  const GArray *evs = sim_receiver_events (sim, i);
+
+  for (guint k = 0; k < evs->len; k++) {
+    const SimEventRecord *e = &g_array_index (evs, SimEventRecord, k);
+
+    if (e->ev.type == RLM_EVENT_LEVEL)
+      printf ("# rx %u %.3f s level %u %s\n", i, e->time / 1e9, e->ev.level,
+          rlm_reason_name (e->ev.reason));
+  }
+}
 
 static gboolean
 parse_queueing (const char *arg, gint * queueing)
@@ -188,8 +235,12 @@ parse_options (int argc, char **argv, Options * o)
   o->start_level = 1;
   o->queueing = QUEUEING_ENGINE;
   o->loss_threshold = 0;
+  o->join_reported = FALSE;
+  o->trace = -1;
+  o->slow_every = 2;
   o->n_layers = 0;
-  while ((c = getopt (argc, argv, "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:")) != -1) {
+  while ((c = getopt (argc, argv,
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -240,6 +291,15 @@ parse_options (int argc, char **argv, Options * o)
         o->loss_threshold = g_ascii_strtod (optarg, NULL);
         rates_ok = rates_ok && o->loss_threshold > 0 && o->loss_threshold < 1;
         break;
+      case 'k':
+        o->slow_every = MAX (1, atoi (optarg));
+        break;
+      case 'v':
+        o->trace = atoi (optarg);
+        break;
+      case 'R':
+        o->join_reported = TRUE;
+        break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
         break;
@@ -277,12 +337,14 @@ main (int argc, char **argv)
   gdouble worst[3] = { 0, 0, 0 };
   gint64 windows[3] = { SIM_S, 10 * SIM_S, 100 * SIM_S }, slowest = 0;
   guint unconverged = 0;
+  gint64 *convs, *starts, median;
 
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
-        "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold]\n",
+        "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
+        "[-R] [-v receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -294,6 +356,7 @@ main (int argc, char **argv)
     rc.join_draw = RLM_JOIN_DRAW_MEAN;
   if (o.loss_threshold > 0)
     rc.loss_threshold = o.loss_threshold;
+  rc.join_reported = o.join_reported;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {
@@ -314,8 +377,11 @@ main (int argc, char **argv)
   if (o.topology == 1)
     o.n = 1;
   optimal = g_new0 (guint, o.n);
+  convs = g_new0 (gint64, o.n);
+  starts = g_new0 (gint64, o.n);
   for (guint i = 0; i < o.n && o.topology != 4; i++) {
-    gboolean behind_slow = o.topology == 3 && i % 2 == 1;
+    gboolean behind_slow = o.topology == 3 &&
+        i % o.slow_every == o.slow_every - 1;
     guint parent = behind_slow ? slow : hub;
     guint node = sim_add_node (sim, parent, o.bottleneck, o.delay * SIM_MS,
         o.queue, o.queue_bytes);
@@ -325,16 +391,19 @@ main (int argc, char **argv)
         o.bottleneck);
     rc.start_level = o.start_level > 0 ? (guint) o.start_level : optimal[i];
     sim_add_receiver (sim, node, &rc, start);
+    starts[i] = start;
   }
   if (o.topology == 4)
     for (guint i = 0; i < o.n; i++)
       optimal[i] = optimal_level (&cfg, o.bottleneck);
   sim_run (sim, o.duration * SIM_S);
-  printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s\n");
+  printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s "
+      "start_s(topologies 1-3)\n");
   for (guint i = 0; i < o.n; i++) {
     gint64 conv = sim_receiver_convergence (sim, i, optimal[i]);
     gdouble l[3];
 
+    convs[i] = conv;
     for (guint w = 0; w < 3; w++) {
       l[w] = sim_receiver_worst_loss (sim, i, windows[w]);
       worst[w] = MAX (worst[w], l[w]);
@@ -343,14 +412,19 @@ main (int argc, char **argv)
       unconverged++;
     slowest = MAX (slowest, conv);
     /* -1 s: not converged */
-    printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f\n", i,
+    printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f %.1f\n", i,
         sim_receiver_level (sim, i), optimal[i], conv < 0 ? -1.0 : conv / 1e9,
-        sim_receiver_loss (sim, i), l[0], l[1], l[2]);
+        sim_receiver_loss (sim, i), l[0], l[1], l[2], starts[i] / 1e9);
   }
+  if (o.trace >= 0 && (guint) o.trace < o.n)
+    print_trace (sim, o.trace);
+  median = median_convergence (convs, o.n);
   printf ("# topology %u receivers %u: worst loss 1s %.4f 10s %.4f "
-      "100s %.4f, slowest convergence %.1f s, not converged %u\n",
-      o.topology, o.n, worst[0], worst[1], worst[2], slowest / 1e9,
-      unconverged);
+      "100s %.4f, slowest convergence %.1f s, not converged %u, "
+      "median convergence %.1f s\n", o.topology, o.n, worst[0], worst[1],
+      worst[2], slowest / 1e9, unconverged, median < 0 ? -1.0 : median / 1e9);
+  g_free (convs);
+  g_free (starts);
   g_free (optimal);
   sim_free (sim);
   return 0;

@@ -97,6 +97,21 @@ feed_ctrl (Rig * rig, guint8 type, guint32 ssrc, guint8 level, guint8 from)
   return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
 }
 
+/* A REPORT of @level from @ssrc, settled or not. */
+static RlmPacketKind
+feed_report (Rig * rig, guint32 ssrc, guint8 level, gboolean settled,
+    guint8 from)
+{
+  RlmCtrl c = { RLM_CTRL_REPORT, ssrc, level,
+    settled ? RLM_CTRL_FLAG_SETTLED : 0
+  };
+  RlmAddr a = addr_of (from);
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+
+  return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
+}
+
 /* Steps time to @until in 10 ms ticks, a packet of every subscribed layer
  * each tick, advancing the core at every tick and deadline. */
 static void
@@ -176,6 +191,18 @@ run_until_level (Rig * rig, guint level, gint64 limit)
         rig->now + 10 * MS);
   }
   fail_unless_equals_int (stats (rig).level, level);
+}
+
+/* Runs clean until the next layer is added by an announced experiment
+ * at @level, before @limit. */
+static void
+expect_experiment (Rig * rig, guint level, gint64 limit)
+{
+  RlmCtrl join;
+
+  run_until_level (rig, level, limit);
+  fail_unless_equals_int (drain_transmits (rig, &join), 1);
+  fail_unless_equals_int (join.level, level);
 }
 
 /* ------------------------------------------------------------------ */
@@ -528,9 +555,6 @@ GST_START_TEST (test_overlapped_experiment_measures)
 
 GST_END_TEST;
 
-/* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
- * the loss estimator over the threshold drops the layer (reason
- * congestion) and backs off its timer. */
 /* start_level: a receiver that learned its level in an earlier session
  * joins layers 0 .. start_level - 1 at once, then runs the paper's
  * protocol from there: its next experiment is the level above, and a
@@ -540,7 +564,6 @@ GST_START_TEST (test_start_level)
   Rig rig;
   RlmEvent ev = { 0 };
   RlmReceiverStats st;
-  RlmCtrl join;
   gint64 t;
 
   rig_init_at (&rig, 21, 4, 3);
@@ -558,9 +581,7 @@ GST_START_TEST (test_start_level)
 
   /* clean: the first experiment is at level 4, before T_J^min's
    * longest draw (lambda/2 + 4 lambda = 22.5 s) */
-  run_until_level (&rig, 4, 23 * S);
-  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
-  fail_unless_equals_int (join.level, 4);
+  expect_experiment (&rig, 4, 23 * S);
   fail_unless_equals_int (stats (&rig).experiments_run, 1);
   rig_clear (&rig);
 
@@ -585,6 +606,240 @@ GST_START_TEST (test_start_level)
 
 GST_END_TEST;
 
+/* join_reported on, seed @seed, 4 layers, at level 1; start events
+ * taken. */
+static void
+rig_init_reported (Rig * rig, guint64 seed)
+{
+  memset (rig, 0, sizeof (*rig));
+  random_source_init_seeded (&rig->rng, &rig->seeded, seed);
+  rlm_config_init (&rig->cfg);
+  rig->cfg.n_layers = 4;
+  rig->cfg.join_reported = TRUE;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  drain_events (rig, RLM_EVENT_JOIN, NULL);
+}
+
+/* The level and the counts of joins to the reported level and of
+ * experiments. */
+static void
+expect_climb (Rig * rig, guint level, guint64 reported_joins,
+    guint64 reported_failed, guint64 experiments_run)
+{
+  RlmReceiverStats st = stats (rig);
+
+  fail_unless_equals_int (st.level, level);
+  fail_unless_equals_int (st.reported_joins, reported_joins);
+  fail_unless_equals_int (st.reported_joins_failed, reported_failed);
+  fail_unless_equals_int (st.experiments_run, experiments_run);
+}
+
+/* No report heard: the paper's announced experiment at level 2. With the
+ * option off, reports change nothing either. */
+GST_START_TEST (test_join_reported_without_reports)
+{
+  Rig rig;
+
+  rig_init_reported (&rig, 41);
+  expect_experiment (&rig, 2, 23 * S);
+  expect_climb (&rig, 2, 0, 0, 1);
+  rig_clear (&rig);
+
+  rig_init (&rig, 41, 4);
+  fail_unless_equals_int (feed_report (&rig, PEER_SSRC, 4, TRUE, 2),
+      RLM_PACKET_CONTROL);
+  expect_experiment (&rig, 2, 23 * S);
+  expect_climb (&rig, 2, 0, 0, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Settled reports of levels 4 and 3: the first join goes straight to the
+ * lowest, 3, unannounced, and the timer of 4 starts backed off once; the
+ * next step is the paper's experiment at 4. */
+GST_START_TEST (test_join_reported_lowest)
+{
+  Rig rig;
+
+  rig_init_reported (&rig, 42);
+  feed_report (&rig, PEER_SSRC, 4, TRUE, 2);
+  feed_report (&rig, PEER_SSRC + 1, 3, TRUE, 3);
+  run_until_level (&rig, 3, 23 * S);
+  fail_unless_equals_int64 (stats (&rig).join_timer[4],
+      2 * rig.cfg.t_join_min);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_JOIN, NULL), 2);
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  expect_climb (&rig, 3, 1, 0, 0);
+
+  expect_experiment (&rig, 4, rig.now + 40 * S);
+  expect_climb (&rig, 4, 1, 0, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receivers still climbing (not settled) are not counted: settled 3, 3
+ * and a climbing 2 take the join to 3. */
+GST_START_TEST (test_join_reported_settled_only)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+
+  rig_init_reported (&rig, 43);
+  feed_report (&rig, PEER_SSRC, 3, TRUE, 2);
+  feed_report (&rig, PEER_SSRC + 1, 2, FALSE, 3);
+  feed_report (&rig, PEER_SSRC + 2, 3, TRUE, 4);
+  run_until_level (&rig, 3, 23 * S);
+  fail_unless_equals_int (drain_events (&rig, RLM_EVENT_LEVEL, &ev), 1);
+  fail_unless_equals_int (ev.level, 3);
+  fail_unless_equals_int (ev.reason, RLM_REASON_REPORTED_LEVEL);
+  fail_unless_equals_string (rlm_reason_name (ev.reason), "reported-level");
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Our REPORTs carry the settled flag once the level above failed for us,
+ * and lose it when we climb. */
+static RlmCtrl
+next_report (Rig * rig)
+{
+  guint8 buf[64];
+  gsize len;
+  RlmCtrl c = { 0 };
+  gint64 limit = rig->now + 60 * S;
+
+  while (rig->now < limit) {
+    run_clean (rig, rig->now + 10 * MS);
+    while ((len = rlm_receiver_pop_transmit (rig->r, buf, sizeof (buf)))) {
+      fail_unless (rlm_ctrl_parse (buf, len, &c));
+      if (c.type == RLM_CTRL_REPORT)
+        return c;
+    }
+  }
+  fail ("no report");
+  return c;
+}
+
+GST_START_TEST (test_report_settled_flag)
+{
+  Rig rig;
+  RlmCtrl c;
+
+  /* reports every 0.25-0.75 s: one comes while we wait in D */
+  memset (&rig, 0, sizeof (rig));
+  random_source_init_seeded (&rig.rng, &rig.seeded, 46);
+  rlm_config_init (&rig.cfg);
+  rig.cfg.n_layers = 3;
+  rig.cfg.report_interval = 500 * MS;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 1);
+  fail_unless_equals_int (c.flags, 0);
+  run_until_level (&rig, 2, rig.now + 30 * S);
+  rig.now += 100 * MS;
+  feed (&rig, 1, 0);
+  feed (&rig, 1, 3);
+  fail_unless_equals_int (stats (&rig).level, 1);
+  /* reports queued before the failure */
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 1);
+  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  run_until_level (&rig, 2, rig.now + 60 * S);
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 2);
+  fail_unless_equals_int (c.flags, 0);
+
+  /* held for 2 T_J^min (another's experiments at 2 suppress ours at 3) */
+  for (guint i = 0; i < 6; i++) {
+    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 2);
+    run_clean (&rig, rig.now + 2 * S);
+  }
+  fail_unless_equals_int (stats (&rig).level, 2);
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 2);
+  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A path slower than the session's: a loss in the join's window undoes
+ * the whole join at once, and the receiver never joins a reported level
+ * again; it climbs by the paper's experiments. */
+GST_START_TEST (test_join_reported_fails)
+{
+  Rig rig;
+  RlmEvent ev = { 0 };
+  RlmReceiverStats st;
+  gint64 t;
+
+  rig_init_reported (&rig, 44);
+  feed_report (&rig, PEER_SSRC, 4, TRUE, 2);
+  run_until_level (&rig, 4, 23 * S);
+  drain_events (&rig, RLM_EVENT_LEVEL, NULL);
+  rig.now += 100 * MS;
+  rlm_receiver_advance (rig.r, rig.now);
+  feed (&rig, 3, 0);
+  feed (&rig, 3, 3);
+  expect_climb (&rig, 1, 1, 1, 0);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_DROP);
+  fail_unless_equals_int (st.experiments_failed, 0);
+  /* the top level's timer backs off, as a failed experiment's would */
+  fail_unless_equals_int64 (st.join_timer[4], 2 * rig.cfg.t_join_min);
+  for (guint layer = 3; layer >= 1; layer--) {
+    fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+    fail_unless_equals_int (ev.type, RLM_EVENT_LEAVE);
+    fail_unless_equals_int (ev.layer, layer);
+  }
+  fail_unless (rlm_receiver_pop_event (rig.r, &ev));
+  fail_unless_equals_int (ev.type, RLM_EVENT_LEVEL);
+  fail_unless_equals_int (ev.level, 1);
+  fail_unless_equals_int (ev.reason, RLM_REASON_EXPERIMENT_FAILED);
+
+  /* the reports still say 4: the next step is an announced experiment */
+  t = rig.now;
+  feed_report (&rig, PEER_SSRC, 4, TRUE, 2);
+  expect_experiment (&rig, 2, t + 30 * S);
+  expect_climb (&rig, 2, 1, 1, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A loss in the window while another receiver's experiment above us is
+ * in progress is blamed on that experiment: the join stands. */
+GST_START_TEST (test_join_reported_blames_experiment_above)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init_reported (&rig, 45);
+  feed_report (&rig, PEER_SSRC, 3, TRUE, 2);
+  run_until_level (&rig, 3, 23 * S);
+  rig.now += 100 * MS;
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 4, 2);
+  feed (&rig, 2, 0);
+  feed (&rig, 2, 2);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 3);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.reported_joins_failed, 0);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
+ * the loss estimator over the threshold drops the layer (reason
+ * congestion) and backs off its timer. */
 GST_START_TEST (test_drop_on_congestion)
 {
   Rig rig;
@@ -1150,6 +1405,12 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_overlapped_experiment_measures);
   tcase_add_test (tc, test_drop_on_congestion);
   tcase_add_test (tc, test_start_level);
+  tcase_add_test (tc, test_join_reported_without_reports);
+  tcase_add_test (tc, test_join_reported_lowest);
+  tcase_add_test (tc, test_join_reported_settled_only);
+  tcase_add_test (tc, test_report_settled_flag);
+  tcase_add_test (tc, test_join_reported_fails);
+  tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
