@@ -638,6 +638,8 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "experiments-failed", G_TYPE_UINT64, st.experiments_failed,
       "experiments-suppressed", G_TYPE_UINT64, st.experiments_suppressed,
       "experiments-learned", G_TYPE_UINT64, st.experiments_learned,
+      "reported-joins", G_TYPE_UINT64, st.reported_joins,
+      "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
       "drops", G_TYPE_UINT64, st.drops,
       "announcements-sent", G_TYPE_UINT64, st.announcements_sent,
       "reports-sent", G_TYPE_UINT64, st.reports_sent,
@@ -762,6 +764,10 @@ gst_rlm_src_finalize (GObject * object)
   "(experiments); " \
   "experiments-learned: others' failed ones that backed our timer off " \
   "(experiments); " \
+  "reported-joins: climbs straight to the lowest settled level others " \
+  "reported (join-reported) (joins); " \
+  "reported-joins-failed: of those, undone by a loss right after " \
+  "(joins); " \
   "drops: layers dropped on congestion (layers); " \
   "announcements-sent: join announcements sent (packets); " \
   "reports-sent: presence reports sent (packets); " \
