@@ -4,7 +4,6 @@
  * our own camera first, then the others by member id. */
 #include "conference.h"
 
-#include <gst/rtp/gstrtpbuffer.h>
 #include <gst/video/video.h>
 
 /* A tile's own part of its branch. */
@@ -17,12 +16,6 @@ typedef struct
   /* key-unit requests (streaming thread only) */
   gint64 asked;                 /* monotonic, us: the last one sent */
   gboolean awaiting_key;        /* no key frame out of the depayloader since */
-  /* the key frame whose packets are arriving (RTP timestamp) */
-  guint32 key_ts;
-  gboolean key_in_flight;       /* not out of the depayloader yet */
-  gboolean key_damaged;         /* lost a packet; asked again for it */
-  gboolean gap_hits_key;        /* a gap before the packet being depayloaded
-                                 * would be inside key_ts */
 } Tile;
 
 /* How long a key-unit request waits for its key frame before it is sent
@@ -72,57 +65,6 @@ trace_tile (GstElement * depay, Tile * t)
   gst_object_unref (sink);
 }
 
-/* H.264 NAL unit types (RTP payload: RFC 6184) */
-#define NAL_IDR 5
-#define NAL_SPS 7
-#define NAL_PPS 8
-#define NAL_STAP_A 24
-#define NAL_FU_A 28
-
-/* The type of the first NAL unit an RTP payload carries (or continues). */
-static guint
-first_nal_type (const guint8 * payload, guint len)
-{
-  guint type = len > 0 ? payload[0] & 0x1f : 0;
-
-  if (type == NAL_STAP_A)
-    return len > 3 ? payload[3] & 0x1f : 0;
-  if (type == NAL_FU_A)
-    return len > 1 ? payload[1] & 0x1f : 0;
-  return type;
-}
-
-/* Follows the key frames arriving, and notes for the packet about to be
- * depayloaded whether a gap just before it would lie inside one: the packet
- * continues a key frame whose first packet (the SPS, which rtph264pay sends
- * first) was seen, or is part of a key frame but not its first, or follows
- * a key frame that has not come out of the depayloader. */
-static void
-follow_key_frames (Tile * t, GstBuffer * buf)
-{
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  guint32 ts;
-  guint type;
-
-  if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
-    t->gap_hits_key = FALSE;
-    return;
-  }
-  ts = gst_rtp_buffer_get_timestamp (&rtp);
-  type = first_nal_type (gst_rtp_buffer_get_payload (&rtp),
-      gst_rtp_buffer_get_payload_len (&rtp));
-  gst_rtp_buffer_unmap (&rtp);
-  if ((type == NAL_IDR || type == NAL_SPS || type == NAL_PPS) &&
-      (!t->key_in_flight || ts != t->key_ts)) {
-    t->gap_hits_key = type != NAL_SPS;
-    t->key_ts = ts;
-    t->key_in_flight = TRUE;
-    t->key_damaged = FALSE;
-  } else {
-    t->gap_hits_key = t->key_in_flight;
-  }
-}
-
 /* Into the depayloader: while a request has brought no key frame out of
  * it for KEY_UNIT_RETRY_US, asks again (a key frame lost or damaged on the
  * way, which the depayloader drops). */
@@ -131,7 +73,6 @@ retry_key_unit (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Tile *t = data;
 
-  follow_key_frames (t, GST_PAD_PROBE_INFO_BUFFER (info));
   if (t->awaiting_key &&
       g_get_monotonic_time () - t->asked >= KEY_UNIT_RETRY_US)
     /* upstream, through hold_key_unit_requests, which notes it */
@@ -147,9 +88,7 @@ retry_key_unit (GstPad * pad, GstPadProbeInfo * info, gpointer data)
  * key frame, several times the size of other frames; behind a slow link
  * they queue up, the link loses more, and every loss asks again (seen: five
  * key frames in 1.3 s to a joiner on a 1 Mbit/s link, its first picture
- * after 2.1-2.4 s). Unless the gap is inside the key frame on its way,
- * which the depayloader will then drop: that one asks again at once, and
- * once per key frame. */
+ * after 2.1-2.4 s). */
 static GstPadProbeReturn
 hold_key_unit_requests (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -158,14 +97,9 @@ hold_key_unit_requests (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
   if (!gst_video_event_is_force_key_unit (event))
     return GST_PAD_PROBE_OK;
-  if (t->awaiting_key && t->gap_hits_key && !t->key_damaged) {
-    t->key_damaged = TRUE;
-    GST_INFO ("member %u: the key frame on its way lost a packet, asked "
-        "again at %" G_GINT64_FORMAT " ms", t->member, CONF_MONO_MS ());
-  } else if (t->awaiting_key &&
-      g_get_monotonic_time () - t->asked < KEY_UNIT_RETRY_US) {
+  if (t->awaiting_key &&
+      g_get_monotonic_time () - t->asked < KEY_UNIT_RETRY_US)
     return GST_PAD_PROBE_DROP;
-  }
   t->asked = g_get_monotonic_time ();
   t->awaiting_key = TRUE;
   return GST_PAD_PROBE_OK;
@@ -181,7 +115,6 @@ note_key_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
           GST_BUFFER_FLAG_DELTA_UNIT))
     return GST_PAD_PROBE_OK;
   t->awaiting_key = FALSE;
-  t->key_in_flight = FALSE;
   GST_INFO ("member %u: key frame depayloaded at %" G_GINT64_FORMAT
       " ms, %" G_GINT64_FORMAT " ms after its first packet", t->member,
       CONF_MONO_MS (), (g_get_monotonic_time () - t->added) / 1000);
