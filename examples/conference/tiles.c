@@ -75,7 +75,7 @@ trace_tile (GstElement * depay, Tile * t)
  * damaged on the way, which the depayloader drops). A timer, not the next
  * packet: at the base layer's 3.75 fps packets come 267 ms apart, and after
  * a loss tpsssrc holds the next ones until the parity has had its chance,
- * so the retries that waited for a packet went 300-440 ms late. */
+ * so the retries that waited for a packet went up to 440 ms late. */
 static gboolean
 retry_key_unit (gpointer data)
 {
@@ -106,7 +106,6 @@ hold_key_unit_requests (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Tile *t = data;
   GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
-
   gboolean hold;
 
   if (!gst_video_event_is_force_key_unit (event))
@@ -321,7 +320,8 @@ tile_build (Conference * conf, guint member)
   /* Park the new tile off the canvas until the layout places it. */
   g_object_set (b->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
   conf_branch_play (b);
-  t->retry_source = g_timeout_add (KEY_UNIT_RETRY_CHECK_MS, retry_key_unit, t);
+  t->retry_source = g_timeout_add (KEY_UNIT_RETRY_CHECK_MS, retry_key_unit,
+      t);
   return b;
 }
 

@@ -35,7 +35,7 @@ BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
 # up to 4 times its rate. Eight runs: between the fast members 7-852 ms (median 67; the 852 at
 # the call's start, where the first key frame did not arrive), p4's picture at the others
 # 80-622 ms, the others' pictures at p4 56-931 ms (a key frame lost on p4's lossy link costs
-# the 500 ms retry and a new key frame's way, 0.8-1.0 s in all). Before the decoder was
+# the 500 ms retry and a new key frame's way, 0.7-0.9 s in all). Before the decoder was
 # flushed per access unit and the retry ran on a timer (twelve runs): p4's picture at the
 # others up to 1593 ms, the pictures at p4 up to 8182 ms (14 of 36 over 1 s). The bound at
 # p4 leaves room for a second lost key frame.
