@@ -12,9 +12,9 @@
    member's voice decoders fill the holes its lossy link leaves in the audio.
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
-   left, all four); every participant's picture appears within 1 s of its first packet
-   (1.5 s for the slow member's picture, 3 s for the pictures at it), the late joiner's
-   view of the others included; p4 decodes the others at a lower frame rate than the fast members do.
+   left, all four); every participant's picture appears within 1 s of its first packet at
+   the others, the slow member's included, and within 2.5 s at the late joiner on the slow
+   link; p4 decodes the others at a lower frame rate than the fast members do.
 """
 import json
 import os
@@ -30,16 +30,18 @@ import netbed  # noqa: E402
 import conference  # noqa: E402
 
 BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
-FIRST_PICTURE_MAX_MS = 1000
-# p4 joins on its 1 Mbit/s link a call whose fast links carry up to 4 times its rate. Key
-# frames are held to 150 ms of the base layer's rate (x264layerenc key-unit-max-delay), a
-# tile's key-unit requests wait for their key frame (asked again after 500 ms) and the
-# senders start toward p4 at 150 kbit/s. Six runs: the others' pictures reached p4 after
-# 0.22-2.55 s (median 0.77 s, 14 of 18 within 1 s: a key frame lost on p4's lossy link
-# costs a retry, and after it p4's decoder shows it with the next base-layer frame, 0.27 s
-# later); p4's picture reached the others after 0.47-1.06 s.
-SLOW_FIRST_PICTURE_MAX_MS = 3000     # pictures at the slow member
-OF_SLOW_FIRST_PICTURE_MAX_MS = 1500  # the slow member's picture at the others
+# From a member's first packet to its first decoded picture (docs/conference.md, "First
+# pictures at a slow joiner"), p4 joining on its 1 Mbit/s link a call whose fast links carry
+# up to 4 times its rate. Twelve runs: between the fast members 7-852 ms (median 84; the 852
+# at the call's start, where the first key frame did not arrive), p4's picture at the others
+# 80-622 ms, the others' pictures at p4 48-1943 ms (31 of 36 within 1 s; a key frame lost on
+# p4's lossy link costs the 500 ms retry and a new key frame's way, 0.7-0.9 s, two lost in a
+# row 1.0-1.9 s). Before the decoder was flushed per access unit and the retry ran on a
+# timer (sixteen runs): p4's picture at the others up to 1593 ms, the pictures at p4 up to
+# 8182 ms (21 of 48 over 1 s). The bound at p4 leaves room for a loaded 2-core machine.
+FIRST_PICTURE_MAX_MS = 1000          # the issue's goal, for every picture but those at p4
+OF_SLOW_FIRST_PICTURE_MAX_MS = 1000  # the slow member's picture at the others (was 1500)
+SLOW_FIRST_PICTURE_MAX_MS = 2500     # pictures at the slow member (was 3000)
 # x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
@@ -72,8 +74,9 @@ def check_tiles(out_dir, pid, expected):
 
 
 def check_first_pictures(out_dir, pid, slow):
-    """Every picture at `pid` within 1 s of its member's first packet; pictures of the slow
-    member or at it within SLOW_FIRST_PICTURE_MAX_MS."""
+    """Every picture at `pid` within FIRST_PICTURE_MAX_MS of its member's first packet, the
+    slow member's within OF_SLOW_FIRST_PICTURE_MAX_MS, all of them within
+    SLOW_FIRST_PICTURE_MAX_MS at the slow member."""
     with open(os.path.join(out_dir, f"participant-{pid}.log")) as f:
         log = f.read()
     times = [(int(m), int(ms)) for m, ms in
