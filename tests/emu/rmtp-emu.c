@@ -8,8 +8,10 @@
  *
  * Usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] [--rate=BIT/S]
  *   [--seed=S] [--group=ADDR] [--port=PORT] [--timeout=SECONDS] [--sim]
+ *   [--sim-only]
  * Prints one table row (docs/protocols/rmtp.md, Emulator); --sim adds the
- * simulator's row at the same N, loss, size and rate. Exits 0 only if every
+ * simulator's row at the same N, loss, size and rate, --sim-only prints
+ * just that row. Exits 0 only if every
  * core verified the data set and the server dropped no response.
  *
  * The group must be routable on loopback: run it in a network namespace
@@ -47,6 +49,7 @@ typedef struct
   guint port;
   guint timeout_s;
   gboolean sim;
+  gboolean sim_only;
 } EmuOptions;
 
 typedef struct
@@ -561,6 +564,8 @@ parse_options (int argc, char **argv, EmuOptions * o)
 
     if (g_str_equal (a, "--sim"))
       o->sim = TRUE;
+    else if (g_str_equal (a, "--sim-only"))
+      o->sim = o->sim_only = TRUE;
     else if (!v)
       return FALSE;
     else if (g_str_has_prefix (a, "--receivers="))
@@ -633,7 +638,7 @@ main (int argc, char **argv)
   if (!parse_options (argc, argv, &emu.opt)) {
     g_printerr ("usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] "
         "[--rate=BIT/S] [--seed=S] [--group=ADDR] [--port=PORT] "
-        "[--timeout=SECONDS] [--sim]\n");
+        "[--timeout=SECONDS] [--sim] [--sim-only]\n");
     return 2;
   }
   if (!emu_raise_file_limit (emu.opt.n)) {
@@ -645,6 +650,8 @@ main (int argc, char **argv)
       "|---|---|---|---|---|---|---|---|---|---|---|\n");
   if (emu.opt.sim)
     print_sim_row (&emu.opt);
+  if (emu.opt.sim_only)
+    return 0;
   path = emu_write_data_set (&emu);
   if (!path || !emu_setup (&emu) || !(pipeline = emu_sink_pipeline (&emu,
               path))) {
