@@ -12,9 +12,15 @@ namespace). Writes the markdown table to stdout and the plot to
 BENCH_RMTP_EMU_SVG (docs/img/rmtp-fig4-transfer-time.svg).
 
 Environment: BENCH_RMTP_EMU_N ("10,100,1000,10000"), BENCH_RMTP_EMU_LOSS
-("0,0.01"), BENCH_RMTP_EMU_RATE (bit/s, "1000000"; N:rate pairs such as
-"10000:500000" after it override it for one N), RMTP_EMU (the binary,
-build/tests/emu/rmtp-emu)."""
+("0,0.01"), BENCH_RMTP_EMU_RATE (bit/s, "1000000") and BENCH_RMTP_EMU_SIZE
+(bytes, "2097152"), each with N:value pairs after it that override it for
+one N (the CPU limits the emulator at large N: "1000000,10000:32000"),
+RMTP_EMU (the binary, build/tests/emu/rmtp-emu).
+
+The plot's curves are at the first rate and size: where a point of the
+emulator ran at others, the plot takes the simulator's time at the plot's
+setting (n<N>-l<loss>-plot-sim.txt, rmtp-emu --sim-only) and the table
+says so."""
 import math
 import os
 import subprocess
@@ -27,27 +33,41 @@ TAT = 0.1          # the server's turn-around allowance (RmtpConfig.tat)
 DELTA = 0.002      # backoff per receiver (RmtpConfig.delta)
 
 
-def rates():
-    spec = os.environ.get("BENCH_RMTP_EMU_RATE", "1000000").split(",")
-    default = int(spec[0])
+def per_n_setting(name, default):
+    """(the default value, a function of N giving its value)."""
+    spec = os.environ.get(name, default).split(",")
+    first = int(spec[0])
     per_n = dict((int(a), int(b)) for a, b in
                  (x.split(":") for x in spec[1:] if x))
-    return lambda n: per_n.get(n, default)
+    return first, lambda n: per_n.get(n, first)
 
 
-def run_point(n, loss, rate, outdir):
-    path = os.path.join(outdir, f"n{n}-l{loss:g}.txt")
+def emu_exe():
+    return os.environ.get("RMTP_EMU",
+                          os.path.join(ROOT, "build/tests/emu/rmtp-emu"))
+
+
+def cached_run(path, argv):
     if not os.path.exists(path):
-        exe = os.environ.get("RMTP_EMU",
-                             os.path.join(ROOT, "build/tests/emu/rmtp-emu"))
-        runner = os.path.join(ROOT, "tests/emu/run-rmtp-emu.sh")
-        out = subprocess.run(["nice", "-n", "5", runner, exe,
-                              f"--receivers={n}", f"--loss={loss}",
-                              f"--rate={rate}", "--timeout=900", "--sim"],
-                             capture_output=True, text=True)
+        out = subprocess.run(argv, capture_output=True, text=True)
         with open(path, "w") as f:
             f.write(out.stdout)
     return parse(open(path).read())
+
+
+def run_point(n, loss, rate, size, outdir):
+    runner = os.path.join(ROOT, "tests/emu/run-rmtp-emu.sh")
+    return cached_run(os.path.join(outdir, f"n{n}-l{loss:g}.txt"),
+                      ["nice", "-n", "5", runner, emu_exe(),
+                       f"--receivers={n}", f"--loss={loss}", f"--size={size}",
+                       f"--rate={rate}", "--timeout=900", "--sim"])
+
+
+def run_plot_sim(n, loss, rate, size, outdir):
+    return cached_run(os.path.join(outdir, f"n{n}-l{loss:g}-plot-sim.txt"),
+                      ["nice", "-n", "10", emu_exe(), "--sim-only",
+                       f"--receivers={n}", f"--loss={loss}", f"--size={size}",
+                       f"--rate={rate}"])
 
 
 def parse(text):
@@ -155,24 +175,27 @@ def main():
                                          "10,100,1000,10000").split(",")]
     losses = [float(x) for x in os.environ.get("BENCH_RMTP_EMU_LOSS",
                                                "0,0.01").split(",")]
-    rate_of = rates()
+    plot_rate, rate_of = per_n_setting("BENCH_RMTP_EMU_RATE", "1000000")
+    plot_size, size_of = per_n_setting("BENCH_RMTP_EMU_SIZE", "2097152")
     outdir = os.environ.get("BENCH_RMTP_EMU_DIR", "/tmp/rmtp-emu")
     os.makedirs(outdir, exist_ok=True)
-    print("| N | loss | rate | emu | sim | model (4) | responses sent | "
+    print("| N | loss | size, rate | emu | sim | model (4) | responses sent | "
           "server dropped (late / dup / kernel) | max answers/round | "
           "POLLs emu / sim | rounds emu / sim | DATA resent | resent per "
           "packet | Appendix A | verified |")
     print("|" + "---|" * 15)
+    plot_m = (plot_size + PACKET - 1) // PACKET
     curves = {}
     for loss in losses:
         for n in ns:
-            rate = rate_of(n)
-            p = run_point(n, loss, rate, outdir)
+            rate, size = rate_of(n), size_of(n)
+            p = run_point(n, loss, rate, size, outdir)
             e, s, r = p["emu"], p["sim"], p["emu_row"]
             m = int(e["packets"])
             model = model_time(m, n, loss, rate)
             resent_a = sum(mk for mk, _ in appendix_a(m, n, loss)[1:]) / m
-            print(f"| {n:,} | {loss * 100:g} % | {rate / 1e6:g} Mbit/s | "
+            print(f"| {n:,} | {loss * 100:g} % | {size / 1048576:g} MiB, "
+                  f"{rate / 1e6:g} Mbit/s | "
                   f"{float(e['time']):.1f} s | {s['time']:.1f} s | "
                   f"{model:.1f} s | {e['responses-sent']} | "
                   f"{e['late']} / {e['duplicates']} / {e['kernel-drops']} | "
@@ -181,8 +204,14 @@ def main():
                   f"{s['rounds']} | {e['data-resent']} | "
                   f"{float(e['resent-per-packet']):.3f} | {resent_a:.3f} | "
                   f"{e['verified']}/{n} |")
-            for kind, t in (("emu", float(e["time"])), ("sim", s["time"]),
-                            ("model", model)):
+            points = [("model", model_time(plot_m, n, loss, plot_rate))]
+            if (rate, size) == (plot_rate, plot_size):
+                points += [("emu", float(e["time"])), ("sim", s["time"])]
+            else:
+                points.append(("sim", run_plot_sim(n, loss, plot_rate,
+                                                   plot_size,
+                                                   outdir)["sim"]["time"]))
+            for kind, t in points:
                 curves.setdefault((kind, loss), []).append((n, t))
     styles = {"emu": ("#c0392b", "none"), "sim": ("#2471a3", "6,3"),
               "model": ("#555", "2,3")}
@@ -195,7 +224,8 @@ def main():
         series.append((f"{kind} {loss * 100:g} %", pts, (color, dash)))
     svg = os.environ.get("BENCH_RMTP_EMU_SVG", os.path.join(
         ROOT, "docs/img/rmtp-fig4-transfer-time.svg"))
-    svg_figure4(svg, series, "RMTP: transfer time of 2 MB vs N")
+    svg_figure4(svg, series, f"RMTP: transfer time of {plot_size / 1048576:g}"
+                f" MiB at {plot_rate / 1e6:g} Mbit/s vs N")
     print(f"\nplot: {svg}", file=sys.stderr)
 
 

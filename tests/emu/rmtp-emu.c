@@ -474,11 +474,24 @@ emu_bus_failed (GstElement * pipeline)
   return failed;
 }
 
+/* A line on stderr every 10 s, to follow a long run. */
+static void
+emu_progress (Emu * emu, gint64 now, gint64 start, gint64 * next)
+{
+  if (now < *next)
+    return;
+  *next = now + 10 * GST_SECOND;
+  g_printerr ("%.0f s: %u/%u finished, %" G_GUINT64_FORMAT " group datagrams, "
+      "%" G_GUINT64_FORMAT " responses sent\n", (now - start) / 1e9,
+      emu->finished, emu->opt.n, emu->group_datagrams, emu->responses_sent);
+}
+
 /* Until every core is DONE or FAILED (or the time is up). */
 static void
 emu_loop (Emu * emu, GstElement * pipeline, gint64 end)
 {
   struct epoll_event evs[256];
+  gint64 start = gst_net_now (), next_progress = start + 10 * GST_SECOND;
 
   while (emu->finished < emu->opt.n && gst_net_now () < end) {
     gint64 now = gst_net_now ();
@@ -493,6 +506,7 @@ emu_loop (Emu * emu, GstElement * pipeline, gint64 end)
           emu->rx[index].udp, index);
     }
     emu_run_timers (emu, gst_net_now ());
+    emu_progress (emu, gst_net_now (), start, &next_progress);
     if (emu_bus_failed (pipeline))
       break;
   }
