@@ -180,10 +180,11 @@ def main():
     outdir = os.environ.get("BENCH_RMTP_EMU_DIR", "/tmp/rmtp-emu")
     os.makedirs(outdir, exist_ok=True)
     print("| N | loss | size, rate | emu | sim | model (4) | responses sent | "
-          "server dropped (late / dup / kernel) | max answers/round | "
+          "server dropped (late / dup / sink socket) | all UDP drops | "
+          "max answers/round | "
           "POLLs emu / sim | rounds emu / sim | DATA resent | resent per "
           "packet | Appendix A | verified |")
-    print("|" + "---|" * 15)
+    print("|" + "---|" * 16)
     plot_m = (plot_size + PACKET - 1) // PACKET
     curves = {}
     for loss in losses:
@@ -198,7 +199,8 @@ def main():
                   f"{rate / 1e6:g} Mbit/s | "
                   f"{float(e['time']):.1f} s | {s['time']:.1f} s | "
                   f"{model:.1f} s | {e['responses-sent']} | "
-                  f"{e['late']} / {e['duplicates']} / {e['kernel-drops']} | "
+                  f"{e['late']} / {e['duplicates']} / "
+                  f"{e.get('sink-socket-drops', '-')} | {e['kernel-drops']} | "
                   f"{e['max-responses-per-round']} | "
                   f"{r['polls']} / {s['polls']} | {r['rounds']} / "
                   f"{s['rounds']} | {e['data-resent']} | "

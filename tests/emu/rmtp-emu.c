@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -31,6 +32,7 @@
 
 #include "rmtpcore.h"
 #include "rmtpsim.h"
+#include "gstnetsocket.h"
 #include "gstnetudp.h"
 #include "gstnettime.h"
 
@@ -415,6 +417,49 @@ udp_rcvbuf_errors (void)
   return v;
 }
 
+/* Receive-buffer drops (/proc/net/udp's last column) of the sockets on
+ * the server's port other than ours: the sink's socket, where an implosion
+ * of answers would overflow. */
+static guint64
+server_socket_drops (Emu * emu, guint * n_sockets)
+{
+  struct stat st;
+  gchar *text = NULL;
+  gchar **lines;
+  guint64 drops = 0;
+  gint port = emu->server ? gst_net_address_get_port (emu->server) : -1;
+
+  if (port < 0 || fstat (g_socket_get_fd (gst_net_udp_get_socket
+              (emu->group_udp)), &st) != 0
+      || !g_file_get_contents ("/proc/net/udp", &text, NULL, NULL))
+    return 0;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 1; lines[i]; i++) {
+    gchar **f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+    gchar **w = f;
+    gchar *words[16];
+    guint n = 0;
+
+    for (; *w && n < G_N_ELEMENTS (words); w++)
+      if (**w)
+        words[n++] = *w;
+    /* sl local rem st queues tr retrnsmt uid timeout inode ref ptr drops */
+    if (n >= 13) {
+      const gchar *colon = strchr (words[1], ':');
+
+      if (colon && g_ascii_strtoull (colon + 1, NULL, 16) == (guint64) port
+          && g_ascii_strtoull (words[9], NULL, 10) != (guint64) st.st_ino) {
+        drops += g_ascii_strtoull (words[12], NULL, 10);
+        (*n_sockets)++;
+      }
+    }
+    g_strfreev (f);
+  }
+  g_strfreev (lines);
+  g_free (text);
+  return drops;
+}
+
 /* ------------------------------------------------------------------ */
 /* Appendix A */
 
@@ -607,11 +652,11 @@ parse_options (int argc, char **argv, EmuOptions * o)
 
 static void
 print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
-    guint64 kernel_drops, guint verified)
+    guint64 kernel_drops, guint64 sink_drops, guint verified)
 {
   const EmuOptions *o = &emu->opt;
   guint m = (guint) ((o->size + 1023) / 1024);
-  guint64 dropped = c->late + c->duplicates + kernel_drops;
+  guint64 dropped = c->late + c->duplicates + sink_drops;
 
   printf ("| %u | %.0f %% | emu | %.2f s | %.2f s | %" G_GUINT64_FORMAT
       " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
@@ -621,15 +666,17 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
   printf ("# n=%u loss=%g rate=%" G_GUINT64_FORMAT " time=%.3f packets=%u "
       "responses-sent=%" G_GUINT64_FORMAT " server-responses=%"
       G_GUINT64_FORMAT " late=%" G_GUINT64_FORMAT " duplicates=%"
-      G_GUINT64_FORMAT " kernel-drops=%" G_GUINT64_FORMAT " forged=%"
+      G_GUINT64_FORMAT " sink-socket-drops=%" G_GUINT64_FORMAT
+      " kernel-drops=%" G_GUINT64_FORMAT " forged=%"
       G_GUINT64_FORMAT " malformed=%" G_GUINT64_FORMAT " data-sent=%"
       G_GUINT64_FORMAT " data-resent=%" G_GUINT64_FORMAT " unicast-data=%"
       G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
       "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
       " send-errors=%" G_GUINT64_FORMAT " verified=%u\n", o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
-      c->duplicates, kernel_drops, c->forged, c->malformed, c->data_sent,
-      c->data_resent, c->unicast_data, (gdouble) c->data_resent / m,
+      c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
+      c->data_sent, c->data_resent, c->unicast_data,
+      (gdouble) c->data_resent / m,
       appendix_a_resent (m, o->n, o->loss) / m,
       exact_resent (m, o->n, o->loss) / m, c->max_per_round,
       emu->losses_injected, emu->send_errors, verified);
@@ -645,7 +692,8 @@ main (int argc, char **argv)
   gchar *path = NULL;
   guint64 drops_before;
   gint64 start, elapsed;
-  guint64 kernel_drops;
+  guint64 kernel_drops, sink_drops;
+  guint sink_sockets = 0;
   guint verified = 0;
 
   gst_init (&argc, &argv);
@@ -681,12 +729,15 @@ main (int argc, char **argv)
   emu_sink_counters (pipeline, &c);
   verified = emu_verified (&emu);
   kernel_drops = udp_rcvbuf_errors () - drops_before;
-  print_row (&emu, elapsed, &c, kernel_drops, verified);
+  sink_drops = server_socket_drops (&emu, &sink_sockets);
+  if (sink_sockets == 0)
+    g_printerr ("the sink's socket was not found in /proc/net/udp\n");
+  print_row (&emu, elapsed, &c, kernel_drops, sink_drops, verified);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   emu_teardown (&emu);
   g_unlink (path);
   g_free (path);
-  return verified == emu.opt.n && c.late + c.duplicates + kernel_drops == 0
+  return verified == emu.opt.n && c.late + c.duplicates + sink_drops == 0
       ? 0 : 1;
 }
