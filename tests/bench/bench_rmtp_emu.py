@@ -113,6 +113,18 @@ def model_time(m, n, e, rate):
     return t
 
 
+def svg_legend(x, y, series):
+    """A key at (x, y): each series' stroke and name, 20 px apart."""
+    out = []
+    for row, (name, _, (color, dash)) in enumerate(series):
+        yy = y + 20 * row
+        out.append(f'<line stroke="{color}" stroke-width="2" '
+                   f'stroke-dasharray="{dash}" x1="{x}" x2="{x + 25}" '
+                   f'y1="{yy}" y2="{yy}"/><text x="{x + 30}" y="{yy + 4}">'
+                   f'{name}</text>')
+    return out
+
+
 def svg_figure4(path, series, title):
     """Transfer time (s, linear) against receivers (log axis), one polyline
     and its markers per series; hand-written SVG."""
@@ -152,19 +164,14 @@ def svg_figure4(path, series, title):
     o.append(f'<text x="18" y="{(top + h - bottom) / 2}" text-anchor="middle" '
              f'transform="rotate(-90 18 {(top + h - bottom) / 2})">'
              f'transfer time (s)</text>')
-    for i, (name, pts, style) in enumerate(series):
-        color, dash = style
-        line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
-        o.append(f'<polyline points="{line}" fill="none" stroke="{color}" '
-                 f'stroke-width="2" stroke-dasharray="{dash}"/>')
-        for x, y in pts:
-            o.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" '
-                     f'fill="{color}"/>')
-        ly = top + 10 + 20 * i
-        o.append(f'<line x1="{w - right + 10}" x2="{w - right + 35}" '
-                 f'y1="{ly}" y2="{ly}" stroke="{color}" stroke-width="2" '
-                 f'stroke-dasharray="{dash}"/>')
-        o.append(f'<text x="{w - right + 40}" y="{ly + 4}">{name}</text>')
+    for name, pts, (color, dash) in series:
+        o.append(f'<polyline fill="none" stroke-width="2" stroke="{color}" '
+                 f'stroke-dasharray="{dash}" points="'
+                 + " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+                 + '"/>')
+        o.extend(f'<circle r="3" fill="{color}" cx="{px(x):.1f}" '
+                 f'cy="{py(y):.1f}"/>' for x, y in pts)
+    o.extend(svg_legend(w - right + 10, top + 10, series))
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")

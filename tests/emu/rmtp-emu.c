@@ -417,47 +417,56 @@ udp_rcvbuf_errors (void)
   return v;
 }
 
-/* Receive-buffer drops (/proc/net/udp's last column) of the sockets on
- * the server's port other than ours: the sink's socket, where an implosion
- * of answers would overflow. */
+/* One line of /proc/net/udp: FALSE unless it is a socket on @port other
+ * than inode @ours; else its drops in @drops. */
+static gboolean
+udp_line_drops (const gchar * line, gint port, guint64 ours, guint64 * drops)
+{
+  /* sl local rem st queues tr retrnsmt uid timeout inode ref ptr drops */
+  gchar **w = g_strsplit_set (line, " ", -1);
+  const gchar *field[13];
+  const gchar *colon;
+  guint n = 0;
+  gboolean match = FALSE;
+
+  for (guint i = 0; w[i] && n < G_N_ELEMENTS (field); i++)
+    if (w[i][0])
+      field[n++] = w[i];
+  if (n == G_N_ELEMENTS (field) && (colon = strchr (field[1], ':'))
+      && g_ascii_strtoull (colon + 1, NULL, 16) == (guint64) port
+      && g_ascii_strtoull (field[9], NULL, 10) != ours) {
+    *drops = g_ascii_strtoull (field[12], NULL, 10);
+    match = TRUE;
+  }
+  g_strfreev (w);
+  return match;
+}
+
+/* Receive-buffer drops of the sockets on the server's port other than
+ * ours: the sink's socket, where an implosion of answers would overflow.
+ * @n_sockets: how many such sockets were found. */
 static guint64
 server_socket_drops (Emu * emu, guint * n_sockets)
 {
   struct stat st;
   gchar *text = NULL;
   gchar **lines;
-  guint64 drops = 0;
+  guint64 total = 0, drops;
   gint port = emu->server ? gst_net_address_get_port (emu->server) : -1;
+  gint fd = g_socket_get_fd (gst_net_udp_get_socket (emu->group_udp));
 
-  if (port < 0 || fstat (g_socket_get_fd (gst_net_udp_get_socket
-              (emu->group_udp)), &st) != 0
+  if (port < 0 || fstat (fd, &st) != 0
       || !g_file_get_contents ("/proc/net/udp", &text, NULL, NULL))
     return 0;
   lines = g_strsplit (text, "\n", -1);
-  for (guint i = 1; lines[i]; i++) {
-    gchar **f = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
-    gchar **w = f;
-    gchar *words[16];
-    guint n = 0;
-
-    for (; *w && n < G_N_ELEMENTS (words); w++)
-      if (**w)
-        words[n++] = *w;
-    /* sl local rem st queues tr retrnsmt uid timeout inode ref ptr drops */
-    if (n >= 13) {
-      const gchar *colon = strchr (words[1], ':');
-
-      if (colon && g_ascii_strtoull (colon + 1, NULL, 16) == (guint64) port
-          && g_ascii_strtoull (words[9], NULL, 10) != (guint64) st.st_ino) {
-        drops += g_ascii_strtoull (words[12], NULL, 10);
-        (*n_sockets)++;
-      }
-    }
-    g_strfreev (f);
-  }
-  g_strfreev (lines);
   g_free (text);
-  return drops;
+  for (guint i = 1; lines[i]; i++)
+    if (udp_line_drops (lines[i], port, st.st_ino, &drops)) {
+      total += drops;
+      (*n_sockets)++;
+    }
+  g_strfreev (lines);
+  return total;
 }
 
 /* ------------------------------------------------------------------ */
@@ -482,20 +491,15 @@ appendix_a_resent (guint m, guint n, gdouble e)
 }
 
 /* The same count from the exact expectation: each packet is sent until all
- * n hold it, E[max of n geometric] times (rmtp_sim_arq_bound's sum). */
+ * n hold it, E[max of n geometric] times (the simulator's ARQ bound over
+ * the line time). */
 static gdouble
-exact_resent (guint m, guint n, gdouble e)
+exact_resent (guint64 size, guint64 rate, guint n, gdouble e)
 {
-  gdouble sends = 0.0;
+  gdouble sends = rmtp_sim_arq_bound (size, rate, n, e) /
+      rmtp_sim_line_time (size, rate);
 
-  for (guint k = 1; k < 10000; k++) {
-    gdouble term = 1.0 - pow (1.0 - pow (e, k), n);
-
-    sends += term;
-    if (term < 1e-12)
-      break;
-  }
-  return sends * m;
+  return (sends - 1.0) * ((size + 1023) / 1024);
 }
 
 /* ------------------------------------------------------------------ */
@@ -678,7 +682,7 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       c->data_sent, c->data_resent, c->unicast_data,
       (gdouble) c->data_resent / m,
       appendix_a_resent (m, o->n, o->loss) / m,
-      exact_resent (m, o->n, o->loss) / m, c->max_per_round,
+      exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
       emu->losses_injected, emu->send_errors, verified);
   fflush (stdout);
 }
