@@ -88,7 +88,7 @@ typedef struct
 {
   guint64 data_sent, data_resent, unicast_data, polls, responses;
   guint64 late, duplicates, forged, malformed, out_of_window;
-  guint rounds, max_per_round, complete, failed;
+  guint rounds, max_per_round;
 } SinkCounters;
 
 /* ------------------------------------------------------------------ */
