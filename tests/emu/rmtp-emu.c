@@ -1,0 +1,747 @@
+/* rmtp-emu: the RMTP receiver emulator (the paper's Lares, section 4, with
+ * the whole receiver protocol). One process runs N RmtpReceiver cores
+ * against a real rmtpsink over real UDP. Each multicast datagram is read
+ * once from one socket and handed to every core, each with its own seeded
+ * random loss; each core answers from a UDP socket of its own, so the
+ * server sees N distinct addresses. The sink runs in this process (its
+ * own threads, its own socket), so its counters are read directly.
+ *
+ * Usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] [--rate=BIT/S]
+ *   [--seed=S] [--group=ADDR] [--port=PORT] [--timeout=SECONDS] [--sim]
+ *   [--sim-only]
+ * Prints one table row (docs/protocols/rmtp.md, Emulator); --sim adds the
+ * simulator's row at the same N, loss, size and rate, --sim-only prints
+ * just that row. Exits 0 only if every
+ * core verified the data set and the server dropped no response.
+ *
+ * The group must be routable on loopback: run it in a network namespace
+ * (tests/emu/run-rmtp-emu.sh sets one up). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include <gst/gst.h>
+
+#include "rmtpcore.h"
+#include "rmtpsim.h"
+#include "gstnetsocket.h"
+#include "gstnetudp.h"
+#include "gstnettime.h"
+
+#define EMU_GROUP_INDEX G_MAXUINT32
+#define EMU_MAX_DATAGRAM 65536
+#define EMU_GROUP_BUFFER (16 * 1024 * 1024)
+
+typedef struct
+{
+  guint n;
+  gdouble loss;
+  guint64 size;
+  guint64 rate;
+  guint64 seed;
+  const gchar *group;
+  guint port;
+  guint timeout_s;
+  gboolean sim;
+  gboolean sim_only;
+} EmuOptions;
+
+typedef struct
+{
+  guint32 member;
+  RmtpReceiver *core;
+  RandomSeeded backoff_state;
+  RandomSource backoff;
+  RandomSeeded loss_state;
+  RandomSource loss;
+  GstNetUdp *udp;
+  gint64 deadline;
+  guint64 delivered;            /* bytes of DATA events, in order */
+  gboolean out_of_order;
+  gboolean done;
+  gboolean failed;
+} EmuReceiver;
+
+typedef struct
+{
+  EmuOptions opt;
+  EmuReceiver *rx;
+  GstNetUdp *group_udp;
+  GSocketAddress *server;
+  gint epfd;
+  guint8 digest[RMTP_DIGEST_SIZE];
+  guint finished;               /* cores DONE or FAILED */
+  guint64 responses_sent, send_errors;
+  guint64 group_datagrams, losses_injected;
+  gint64 last_done;
+} Emu;
+
+typedef struct
+{
+  guint64 data_sent, data_resent, unicast_data, polls, responses;
+  guint64 late, duplicates, forged, malformed, out_of_window;
+  guint rounds, max_per_round;
+} SinkCounters;
+
+/* ------------------------------------------------------------------ */
+/* The cores */
+
+static void
+emu_take_events (Emu * emu, EmuReceiver * r, gint64 now)
+{
+  RmtpEvent ev;
+
+  while (rmtp_receiver_poll_event (r->core, &ev)) {
+    if (ev.type == RMTP_EVENT_DATA) {
+      if (ev.offset != r->delivered)
+        r->out_of_order = TRUE;
+      r->delivered += g_bytes_get_size (ev.data);
+      g_bytes_unref (ev.data);
+    } else if (ev.type == RMTP_EVENT_DONE && !r->done && !r->failed) {
+      r->done = TRUE;
+      emu->finished++;
+      emu->last_done = now;
+    } else if (ev.type == RMTP_EVENT_FAILED && !r->done && !r->failed) {
+      r->failed = TRUE;
+      emu->finished++;
+      g_printerr ("member %u failed: reason %d\n", r->member, ev.reason);
+    }
+  }
+}
+
+/* Sends what the core has to say from its own socket, takes its events
+ * and notes its next deadline. */
+static void
+emu_flush (Emu * emu, EmuReceiver * r, gint64 now)
+{
+  RmtpDatagram d;
+
+  while (rmtp_receiver_poll_datagram (r->core, &d)) {
+    gsize len;
+    const guint8 *b = g_bytes_get_data (d.bytes, &len);
+
+    if (emu->server && gst_net_transport_send_to (GST_NET_TRANSPORT (r->udp),
+            b, len, emu->server, NULL))
+      emu->responses_sent++;
+    else
+      emu->send_errors++;
+    g_bytes_unref (d.bytes);
+  }
+  emu_take_events (emu, r, now);
+  r->deadline = rmtp_receiver_next_deadline (r->core);
+}
+
+static gboolean
+emu_lost (Emu * emu, EmuReceiver * r)
+{
+  if (emu->opt.loss <= 0.0 || random_source_double (&r->loss) >= emu->opt.loss)
+    return FALSE;
+  emu->losses_injected++;
+  return TRUE;
+}
+
+static void
+emu_deliver (Emu * emu, EmuReceiver * r, GBytes * bytes, gint64 now)
+{
+  if (emu_lost (emu, r))
+    return;
+  rmtp_receiver_handle_bytes (r->core, bytes, now);
+  emu_flush (emu, r, now);
+}
+
+static void
+emu_run_timers (Emu * emu, gint64 now)
+{
+  for (guint i = 0; i < emu->opt.n; i++) {
+    EmuReceiver *r = &emu->rx[i];
+
+    if (r->deadline > now)
+      continue;
+    rmtp_receiver_handle_timeout (r->core, now);
+    emu_flush (emu, r, now);
+  }
+}
+
+static gint64
+emu_next_deadline (Emu * emu)
+{
+  gint64 next = G_MAXINT64;
+
+  for (guint i = 0; i < emu->opt.n; i++)
+    next = MIN (next, emu->rx[i].deadline);
+  return next;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sockets */
+
+static GstNetUdp *
+emu_udp_new (const gchar * address, guint port, gint buffer_size)
+{
+  GstNetUdpSettings s = GST_NET_UDP_SETTINGS_INIT;
+  GError *err = NULL;
+  GstNetUdp *udp;
+
+  s.address = address;
+  s.port = port;
+  s.buffer_size = buffer_size;
+  udp = gst_net_udp_new (&s, G_SOCKET_FAMILY_IPV4, &err);
+  if (!udp) {
+    g_printerr ("socket %s:%u: %s\n", address, port, err->message);
+    g_clear_error (&err);
+  }
+  return udp;
+}
+
+static gboolean
+emu_watch (Emu * emu, GstNetUdp * udp, guint32 index)
+{
+  struct epoll_event ev = { .events = EPOLLIN, .data.u32 = index };
+  gint fd = g_socket_get_fd (gst_net_udp_get_socket (udp));
+
+  g_socket_set_blocking (gst_net_udp_get_socket (udp), FALSE);
+  return epoll_ctl (emu->epfd, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+/* A descriptor per core, the group's, the sink's and a margin. */
+static gboolean
+emu_raise_file_limit (guint n)
+{
+  struct rlimit rl;
+  rlim_t want = (rlim_t) n + 256;
+
+  if (getrlimit (RLIMIT_NOFILE, &rl) != 0)
+    return FALSE;
+  if (rl.rlim_cur >= want)
+    return TRUE;
+  rl.rlim_cur = MIN (want, rl.rlim_max);
+  return setrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= want;
+}
+
+static gboolean
+emu_setup (Emu * emu)
+{
+  RmtpConfig cfg;
+
+  emu->epfd = epoll_create1 (EPOLL_CLOEXEC);
+  emu->group_udp = emu_udp_new (emu->opt.group, emu->opt.port,
+      EMU_GROUP_BUFFER);
+  if (emu->epfd < 0 || !emu->group_udp
+      || !emu_watch (emu, emu->group_udp, EMU_GROUP_INDEX))
+    return FALSE;
+  rmtp_config_init (&cfg);
+  emu->rx = g_new0 (EmuReceiver, emu->opt.n);
+  for (guint i = 0; i < emu->opt.n; i++) {
+    EmuReceiver *r = &emu->rx[i];
+
+    r->member = i + 1;
+    random_source_init_seeded (&r->backoff, &r->backoff_state,
+        emu->opt.seed * 2654435761u + r->member);
+    random_source_init_seeded (&r->loss, &r->loss_state,
+        (emu->opt.seed ^ 0x5eed) * 40503u + r->member * 7919u);
+    r->core = rmtp_receiver_new (&cfg, r->member, TRUE, &r->backoff);
+    r->deadline = rmtp_receiver_next_deadline (r->core);
+    r->udp = emu_udp_new ("127.0.0.1", 0, 0);
+    if (!r->udp || !emu_watch (emu, r->udp, i))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+emu_teardown (Emu * emu)
+{
+  for (guint i = 0; emu->rx && i < emu->opt.n; i++) {
+    g_clear_pointer (&emu->rx[i].core, rmtp_receiver_free);
+    g_clear_object (&emu->rx[i].udp);
+  }
+  g_free (emu->rx);
+  g_clear_object (&emu->group_udp);
+  g_clear_object (&emu->server);
+  if (emu->epfd >= 0)
+    close (emu->epfd);
+}
+
+/* Reads every datagram waiting on @udp; the group's go to every core. */
+static void
+emu_drain (Emu * emu, GstNetUdp * udp, guint32 index)
+{
+  static guint8 buf[EMU_MAX_DATAGRAM];
+  GSocket *sock = gst_net_udp_get_socket (udp);
+
+  for (;;) {
+    GSocketAddress *from = NULL;
+    gssize len = g_socket_receive_from (sock, emu->server ? NULL : &from,
+        (gchar *) buf, sizeof buf, NULL, NULL);
+    GBytes *bytes;
+    gint64 now = gst_net_now ();
+
+    if (len < 0)
+      return;
+    if (from && !emu->server)
+      emu->server = from;
+    else
+      g_clear_object (&from);
+    bytes = g_bytes_new (buf, len);
+    if (index == EMU_GROUP_INDEX) {
+      emu->group_datagrams++;
+      for (guint i = 0; i < emu->opt.n; i++)
+        emu_deliver (emu, &emu->rx[i], bytes, now);
+    } else {
+      emu_deliver (emu, &emu->rx[index], bytes, now);
+    }
+    g_bytes_unref (bytes);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* The data set and the sink */
+
+static gchar *
+emu_write_data_set (Emu * emu)
+{
+  RandomSeeded st;
+  RandomSource src;
+  guint8 *data = g_malloc (emu->opt.size);
+  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize dlen = RMTP_DIGEST_SIZE;
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("rmtp-emu-XXXXXX", &path, NULL);
+
+  random_source_init_seeded (&src, &st, emu->opt.seed);
+  for (guint64 i = 0; i < emu->opt.size; i++)
+    data[i] = (guint8) random_source_u64 (&src);
+  g_checksum_update (ck, data, emu->opt.size);
+  g_checksum_get_digest (ck, emu->digest, &dlen);
+  g_checksum_free (ck);
+  if (fd < 0 || !g_file_set_contents (path, (gchar *) data, emu->opt.size,
+          NULL))
+    g_clear_pointer (&path, g_free);
+  if (fd >= 0)
+    close (fd);
+  g_free (data);
+  return path;
+}
+
+static GstElement *
+emu_sink_pipeline (Emu * emu, const gchar * path)
+{
+  GError *err = NULL;
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! rmtpsink "
+      "name=sink stats-interval=0 uri=\"rmtp://%s:%u?receivers=%u&rate=%"
+      G_GUINT64_FORMAT "&rate-control=false\"", path, emu->opt.group,
+      emu->opt.port, emu->opt.n, emu->opt.rate);
+  GstElement *p = gst_parse_launch (desc, &err);
+
+  if (!p) {
+    g_printerr ("pipeline: %s\n", err->message);
+    g_clear_error (&err);
+  }
+  g_free (desc);
+  return p;
+}
+
+static guint64
+field_u64 (const GstStructure * s, const gchar * name)
+{
+  guint64 v = 0;
+  guint u = 0;
+
+  if (gst_structure_get_uint64 (s, name, &v))
+    return v;
+  if (gst_structure_get_uint (s, name, &u))
+    return u;
+  return 0;
+}
+
+static void
+emu_sink_counters (GstElement * pipeline, SinkCounters * c)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstStructure *s = NULL;
+
+  g_object_get (sink, "stats", &s, NULL);
+  c->data_sent = field_u64 (s, "data-sent");
+  c->data_resent = field_u64 (s, "data-resent");
+  c->unicast_data = field_u64 (s, "unicast-data-sent");
+  c->polls = field_u64 (s, "polls-sent");
+  c->responses = field_u64 (s, "responses");
+  c->late = field_u64 (s, "late");
+  c->duplicates = field_u64 (s, "duplicates");
+  c->forged = field_u64 (s, "forged");
+  c->malformed = field_u64 (s, "malformed");
+  c->out_of_window = field_u64 (s, "out-of-window");
+  c->rounds = (guint) field_u64 (s, "rounds");
+  c->max_per_round = (guint) field_u64 (s, "max-responses-per-round");
+  gst_structure_free (s);
+  gst_object_unref (sink);
+}
+
+/* The namespace's UDP receive-buffer overflows (/proc/net/snmp): a
+ * response the kernel dropped before the sink saw it counts here. */
+static guint64
+udp_rcvbuf_errors (void)
+{
+  gchar *text = NULL;
+  gchar **lines;
+  guint64 v = 0;
+
+  if (!g_file_get_contents ("/proc/net/snmp", &text, NULL, NULL))
+    return 0;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] && lines[i + 1]; i++) {
+    gchar **names, **values;
+
+    if (!g_str_has_prefix (lines[i], "Udp: ")
+        || !g_str_has_prefix (lines[i + 1], "Udp: "))
+      continue;
+    names = g_strsplit (lines[i], " ", -1);
+    values = g_strsplit (lines[i + 1], " ", -1);
+    for (guint k = 0; names[k] && values[k]; k++)
+      if (g_str_equal (names[k], "RcvbufErrors"))
+        v = g_ascii_strtoull (values[k], NULL, 10);
+    g_strfreev (names);
+    g_strfreev (values);
+    break;
+  }
+  g_strfreev (lines);
+  g_free (text);
+  return v;
+}
+
+/* One line of /proc/net/udp: FALSE unless it is a socket on @port other
+ * than inode @ours; else its drops in @drops. */
+static gboolean
+udp_line_drops (const gchar * line, gint port, guint64 ours, guint64 * drops)
+{
+  /* sl local rem st queues tr retrnsmt uid timeout inode ref ptr drops */
+  gchar **w = g_strsplit_set (line, " ", -1);
+  const gchar *field[13];
+  const gchar *colon;
+  guint n = 0;
+  gboolean match = FALSE;
+
+  for (guint i = 0; w[i] && n < G_N_ELEMENTS (field); i++)
+    if (w[i][0])
+      field[n++] = w[i];
+  if (n == G_N_ELEMENTS (field) && (colon = strchr (field[1], ':'))
+      && g_ascii_strtoull (colon + 1, NULL, 16) == (guint64) port
+      && g_ascii_strtoull (field[9], NULL, 10) != ours) {
+    *drops = g_ascii_strtoull (field[12], NULL, 10);
+    match = TRUE;
+  }
+  g_strfreev (w);
+  return match;
+}
+
+/* Receive-buffer drops of the sockets on the server's port other than
+ * ours: the sink's socket, where an implosion of answers would overflow.
+ * @n_sockets: how many such sockets were found. */
+static guint64
+server_socket_drops (Emu * emu, guint * n_sockets)
+{
+  struct stat st;
+  gchar *text = NULL;
+  gchar **lines;
+  guint64 total = 0, drops;
+  gint port = emu->server ? gst_net_address_get_port (emu->server) : -1;
+  gint fd = g_socket_get_fd (gst_net_udp_get_socket (emu->group_udp));
+
+  if (port < 0 || fstat (fd, &st) != 0
+      || !g_file_get_contents ("/proc/net/udp", &text, NULL, NULL))
+    return 0;
+  lines = g_strsplit (text, "\n", -1);
+  g_free (text);
+  for (guint i = 1; lines[i]; i++)
+    if (udp_line_drops (lines[i], port, st.st_ino, &drops)) {
+      total += drops;
+      (*n_sockets)++;
+    }
+  g_strfreev (lines);
+  return total;
+}
+
+/* ------------------------------------------------------------------ */
+/* Appendix A */
+
+/* Expected retransmitted packets by the recurrence (a1)-(a2) of the
+ * paper's Appendix A: sum over k >= 1 of M_k. */
+static gdouble
+appendix_a_resent (guint m, guint n, gdouble e)
+{
+  gdouble mk = m, total = 0.0;
+
+  if (e <= 0.0)
+    return 0.0;
+  for (guint k = 1; k < 64 && mk >= 1e-3; k++) {
+    gdouble s_prev = pow (e, k - 1) * (gdouble) m * n;
+
+    mk = (1.0 - pow (1.0 - e, s_prev / mk)) * mk;
+    total += mk;
+  }
+  return total;
+}
+
+/* The same count from the exact expectation: each packet is sent until all
+ * n hold it, E[max of n geometric] times (the simulator's ARQ bound over
+ * the line time). */
+static gdouble
+exact_resent (guint64 size, guint64 rate, guint n, gdouble e)
+{
+  gdouble sends = rmtp_sim_arq_bound (size, rate, n, e) /
+      rmtp_sim_line_time (size, rate);
+
+  return (sends - 1.0) * ((size + 1023) / 1024);
+}
+
+/* ------------------------------------------------------------------ */
+
+static gboolean
+emu_bus_failed (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gboolean failed = msg != NULL;
+
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    g_printerr ("sink: %s\n", err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return failed;
+}
+
+/* A line on stderr every 10 s, to follow a long run. */
+static void
+emu_progress (Emu * emu, gint64 now, gint64 start, gint64 * next)
+{
+  if (now < *next)
+    return;
+  *next = now + 10 * GST_SECOND;
+  g_printerr ("%.0f s: %u/%u finished, %" G_GUINT64_FORMAT " group datagrams, "
+      "%" G_GUINT64_FORMAT " responses sent\n", (now - start) / 1e9,
+      emu->finished, emu->opt.n, emu->group_datagrams, emu->responses_sent);
+}
+
+/* Until every core is DONE or FAILED (or the time is up). */
+static void
+emu_loop (Emu * emu, GstElement * pipeline, gint64 end)
+{
+  struct epoll_event evs[256];
+  gint64 start = gst_net_now (), next_progress = start + 10 * GST_SECOND;
+
+  while (emu->finished < emu->opt.n && gst_net_now () < end) {
+    gint64 now = gst_net_now ();
+    gint64 wait = MIN (emu_next_deadline (emu), now + 50 * GST_MSECOND) - now;
+    gint n = epoll_wait (emu->epfd, evs, G_N_ELEMENTS (evs),
+        wait <= 0 ? 0 : (gint) ((wait + GST_MSECOND - 1) / GST_MSECOND));
+
+    for (gint i = 0; i < n; i++) {
+      guint32 index = evs[i].data.u32;
+
+      emu_drain (emu, index == EMU_GROUP_INDEX ? emu->group_udp :
+          emu->rx[index].udp, index);
+    }
+    emu_run_timers (emu, gst_net_now ());
+    emu_progress (emu, gst_net_now (), start, &next_progress);
+    if (emu_bus_failed (pipeline))
+      break;
+  }
+}
+
+static guint
+emu_verified (Emu * emu)
+{
+  guint ok = 0;
+
+  for (guint i = 0; i < emu->opt.n; i++) {
+    EmuReceiver *r = &emu->rx[i];
+    guint64 size = 0;
+    const guint8 *digest = NULL;
+
+    if (r->done && !r->out_of_order && r->delivered == emu->opt.size
+        && rmtp_receiver_data_set (r->core, &size, &digest)
+        && size == emu->opt.size
+        && memcmp (digest, emu->digest, RMTP_DIGEST_SIZE) == 0)
+      ok++;
+  }
+  return ok;
+}
+
+static void
+emu_wait_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+static void
+print_sim_row (const EmuOptions * o)
+{
+  RmtpSimParams p;
+  RmtpSimResult r;
+
+  rmtp_sim_params_init (&p, o->n, o->loss);
+  p.size = o->size;
+  p.cfg.rate = o->rate;
+  p.cfg.rate_control = FALSE;
+  p.seed = o->seed;
+  rmtp_sim_run (&p, &r);
+  printf ("| %u | %.0f %% | sim | %.2f s | %.2f s | - | %" G_GUINT64_FORMAT
+      " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %u | %u/%u |\n",
+      o->n, o->loss * 100, r.transfer_time / 1e9,
+      rmtp_sim_line_time (p.size, p.cfg.rate), r.response_drops,
+      r.data_resent, r.polls, r.rounds, r.complete, o->n);
+}
+
+static gboolean
+parse_options (int argc, char **argv, EmuOptions * o)
+{
+  o->n = 200;
+  o->loss = 0.01;
+  o->size = 2 * 1024 * 1024;
+  o->rate = 1000000;
+  o->seed = 1;
+  o->group = "239.2.2.2";
+  o->port = 6000;
+  o->timeout_s = 600;
+  for (int i = 1; i < argc; i++) {
+    const gchar *a = argv[i], *v = strchr (a, '=');
+
+    if (g_str_equal (a, "--sim"))
+      o->sim = TRUE;
+    else if (g_str_equal (a, "--sim-only"))
+      o->sim = o->sim_only = TRUE;
+    else if (!v)
+      return FALSE;
+    else if (g_str_has_prefix (a, "--receivers="))
+      o->n = (guint) atoi (v + 1);
+    else if (g_str_has_prefix (a, "--loss="))
+      o->loss = g_ascii_strtod (v + 1, NULL);
+    else if (g_str_has_prefix (a, "--size="))
+      o->size = g_ascii_strtoull (v + 1, NULL, 10);
+    else if (g_str_has_prefix (a, "--rate="))
+      o->rate = g_ascii_strtoull (v + 1, NULL, 10);
+    else if (g_str_has_prefix (a, "--seed="))
+      o->seed = g_ascii_strtoull (v + 1, NULL, 10);
+    else if (g_str_has_prefix (a, "--group="))
+      o->group = v + 1;
+    else if (g_str_has_prefix (a, "--port="))
+      o->port = (guint) atoi (v + 1);
+    else if (g_str_has_prefix (a, "--timeout="))
+      o->timeout_s = (guint) atoi (v + 1);
+    else
+      return FALSE;
+  }
+  return o->n > 0 && o->n <= RMTP_MAX_MEMBERS && o->size > 0 && o->rate > 0
+      && o->loss >= 0.0 && o->loss < 1.0;
+}
+
+static void
+print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
+    guint64 kernel_drops, guint64 sink_drops, guint verified)
+{
+  const EmuOptions *o = &emu->opt;
+  guint m = (guint) ((o->size + 1023) / 1024);
+  guint64 dropped = c->late + c->duplicates + sink_drops;
+
+  printf ("| %u | %.0f %% | emu | %.2f s | %.2f s | %" G_GUINT64_FORMAT
+      " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
+      " | %u | %u/%u |\n", o->n, o->loss * 100, elapsed / 1e9,
+      rmtp_sim_line_time (o->size, o->rate), emu->responses_sent, dropped,
+      c->data_resent, c->polls, c->rounds, verified, o->n);
+  printf ("# n=%u loss=%g rate=%" G_GUINT64_FORMAT " time=%.3f packets=%u "
+      "responses-sent=%" G_GUINT64_FORMAT " server-responses=%"
+      G_GUINT64_FORMAT " late=%" G_GUINT64_FORMAT " duplicates=%"
+      G_GUINT64_FORMAT " sink-socket-drops=%" G_GUINT64_FORMAT
+      " kernel-drops=%" G_GUINT64_FORMAT " forged=%"
+      G_GUINT64_FORMAT " malformed=%" G_GUINT64_FORMAT " data-sent=%"
+      G_GUINT64_FORMAT " data-resent=%" G_GUINT64_FORMAT " unicast-data=%"
+      G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
+      "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
+      " send-errors=%" G_GUINT64_FORMAT " verified=%u\n", o->n, o->loss,
+      o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
+      c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
+      c->data_sent, c->data_resent, c->unicast_data,
+      (gdouble) c->data_resent / m,
+      appendix_a_resent (m, o->n, o->loss) / m,
+      exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
+      emu->losses_injected, emu->send_errors, verified);
+  fflush (stdout);
+}
+
+int
+main (int argc, char **argv)
+{
+  Emu emu = { .epfd = -1 };
+  GstElement *pipeline = NULL;
+  SinkCounters c = { 0 };
+  gchar *path = NULL;
+  guint64 drops_before;
+  gint64 start, elapsed;
+  guint64 kernel_drops, sink_drops;
+  guint sink_sockets = 0;
+  guint verified = 0;
+
+  gst_init (&argc, &argv);
+  if (!parse_options (argc, argv, &emu.opt)) {
+    g_printerr ("usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] "
+        "[--rate=BIT/S] [--seed=S] [--group=ADDR] [--port=PORT] "
+        "[--timeout=SECONDS] [--sim] [--sim-only]\n");
+    return 2;
+  }
+  if (!emu_raise_file_limit (emu.opt.n)) {
+    g_printerr ("cannot raise RLIMIT_NOFILE to %u\n", emu.opt.n + 256);
+    return 2;
+  }
+  printf ("| receivers | loss | run | transfer | line time | responses sent "
+      "| responses dropped | DATA resent | POLLs | rounds | verified |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (emu.opt.sim)
+    print_sim_row (&emu.opt);
+  if (emu.opt.sim_only)
+    return 0;
+  path = emu_write_data_set (&emu);
+  if (!path || !emu_setup (&emu) || !(pipeline = emu_sink_pipeline (&emu,
+              path))) {
+    emu_teardown (&emu);
+    return 2;
+  }
+  drops_before = udp_rcvbuf_errors ();
+  start = gst_net_now ();
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  emu_loop (&emu, pipeline, start + emu.opt.timeout_s * GST_SECOND);
+  elapsed = (emu.last_done ? emu.last_done : gst_net_now ()) - start;
+  emu_wait_eos (pipeline);
+  emu_sink_counters (pipeline, &c);
+  verified = emu_verified (&emu);
+  kernel_drops = udp_rcvbuf_errors () - drops_before;
+  sink_drops = server_socket_drops (&emu, &sink_sockets);
+  if (sink_sockets == 0)
+    g_printerr ("the sink's socket was not found in /proc/net/udp\n");
+  print_row (&emu, elapsed, &c, kernel_drops, sink_drops, verified);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  emu_teardown (&emu);
+  g_unlink (path);
+  g_free (path);
+  return verified == emu.opt.n && c.late + c.duplicates + sink_drops == 0
+      ? 0 : 1;
+}
