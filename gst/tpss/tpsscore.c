@@ -310,6 +310,7 @@ typedef struct {
   guint32 id;
   guint priority;
   gint64 last_seen;
+  gboolean heard;               /* anything from it has arrived */
 
   /* Sender flow toward this peer (section 2.3, 2.4). */
   TpssPhase phase;
@@ -1478,8 +1479,13 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
   p = find_peer (m, msg->sender_ssrc, NULL);
   if (!p)
     p = add_peer (m, msg->sender_ssrc, 0, now);
+  else if (!p->heard && m->sending && msg->type != TPSS_MSG_RATE)
+    /* A configured member that started after our first REPORT (sent to a
+     * port not bound yet) would measure nothing until the periodic one. */
+    send_report (m, p, now);
   if (!p)
     return;
+  p->heard = TRUE;
   p->last_seen = now;
 
   switch (msg->type) {

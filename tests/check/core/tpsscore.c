@@ -1038,6 +1038,48 @@ GST_START_TEST (test_app_limited_confirm_bounded_by_use)
 
 GST_END_TEST;
 
+static guint
+reports_to_b (TpssMember * m)
+{
+  TpssMsg msg;
+  guint32 dest;
+  guint n = 0;
+
+  while (tpss_member_pop_msg (m, &dest, &msg))
+    if (msg.type == TPSS_MSG_REPORT && dest == SSRC_B)
+      n++;
+  return n;
+}
+
+/* A configured member that starts after us misses our first REPORT (sent
+ * at our first enqueue, to its port not bound yet): its first message, a
+ * HELLO, is answered with a REPORT at once, so it measures from then on
+ * rather than a hello interval (1 s) later. */
+GST_START_TEST (test_report_on_first_message)
+{
+  TpssConfig cfg;
+  TpssMember *m;
+  TpssMsg hello = { 0 };
+
+  tpss_config_init (&cfg);
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 0, 0);
+  fail_unless (tpss_member_enqueue (m, 336, 0));
+  fail_unless_equals_int (reports_to_b (m), 1);
+
+  hello.type = TPSS_MSG_HELLO;
+  hello.sender_ssrc = hello.media_ssrc = SSRC_B;
+  hello.u.hello.member_id = SSRC_B;
+  tpss_member_on_msg (m, &hello, 300 * MS);
+  fail_unless_equals_int (reports_to_b (m), 1);
+  /* only the first */
+  tpss_member_on_msg (m, &hello, 400 * MS);
+  fail_unless_equals_int (reports_to_b (m), 0);
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
 /* 3. Traditional slow start: no parity ever, D x 1.2 per clean interval. */
 GST_START_TEST (test_traditional_slow_start)
 {
@@ -1733,6 +1775,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
   tcase_add_test (tc, test_app_limited_confirm_bounded_by_use);
+  tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
 }
