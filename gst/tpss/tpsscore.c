@@ -310,6 +310,7 @@ typedef struct {
   guint32 id;
   guint priority;
   gint64 last_seen;
+  gboolean heard;               /* anything from it has arrived */
 
   /* Sender flow toward this peer (section 2.3, 2.4). */
   TpssPhase phase;
@@ -698,12 +699,11 @@ count_use (TpssMember * m, guint32 bytes, gint64 now)
   m->use_bytes[m->use_bucket % USE_BUCKETS] += bytes;
 }
 
-/* The highest D the flow has shown it uses: app_limit_factor x the data
- * rate MQ sent over the last USE_BUCKETS buckets (or since the first
- * departure, at least one bucket), never below initial_rate. RFC 7661's
- * rule for a window that the application does not fill, for a rate. */
+/* What the flow has shown it uses: app_limit_factor x the data rate MQ
+ * sent over the last USE_BUCKETS buckets (or since the first departure, at
+ * least one bucket); G_MAXUINT64 when unbounded. */
 static guint64
-app_limit (TpssMember * m, gint64 now)
+shown_use (TpssMember * m, gint64 now)
 {
   guint64 bytes = 0, used;
   gint64 span;
@@ -718,8 +718,16 @@ app_limit (TpssMember * m, gint64 now)
   span = MIN (now - m->first_sent, USE_BUCKETS * USE_BUCKET_NS);
   span = MAX (span, USE_BUCKET_NS);
   used = muldiv (bytes, 8 * NS_PER_S, (guint64) span);
-  return MAX (scale_rate (used, m->cfg.app_limit_factor),
-      MAX (m->cfg.initial_rate, TPSS_MIN_RATE));
+  return MAX (scale_rate (used, m->cfg.app_limit_factor), TPSS_MIN_RATE);
+}
+
+/* The highest D the flow may have: what it has shown it uses, never below
+ * initial_rate. RFC 7661's rule for a window that the application does not
+ * fill, for a rate. */
+static guint64
+app_limit (TpssMember * m, gint64 now)
+{
+  return MAX (shown_use (m, now), MAX (m->cfg.initial_rate, TPSS_MIN_RATE));
 }
 
 /* A control packet without data tells the destinations <D, TT, HT> at
@@ -1003,10 +1011,11 @@ rule_rate (const TpssMember * m, const Peer * p, guint64 rate)
 }
 
 /* A RATE from destination @p: rate_ij (section 2.3, 2.4). @cap: the
- * application-limited bound of D. */
+ * application-limited bound of D; @shown: what the flow has shown it uses
+ * (the bound without its floor at initial_rate). */
 static void
 apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
-    guint64 cap)
+    guint64 cap, guint64 shown)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
   guint old_l = p->l;
@@ -1030,9 +1039,12 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     } else if (assign) {
       /* Confirmed: the data rate follows, to the mean receipt rate assigned
        * during the probe (one round trip holds a parity burst or none),
-       * never above what was probed. */
+       * never above what was probed nor above what the flow has shown it
+       * uses: a short interval that caught a flushed segment's parity burst
+       * measures up to k times what an application-limited flow sends, and
+       * D = cap (initial_rate at least) would then never be probed again. */
       p->data_rate = MAX (MIN (MIN (p->probe_sum / p->probe_n, p->send_rate),
-              cap), TPSS_MIN_RATE);
+              MIN (cap, shown)), TPSS_MIN_RATE);
       enter_phase (p, TPSS_PHASE_NON_REDUNDANT);
     } else {
       /* Loss within the threshold, on a probe whose parity covers it: the
@@ -1467,8 +1479,13 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
   p = find_peer (m, msg->sender_ssrc, NULL);
   if (!p)
     p = add_peer (m, msg->sender_ssrc, 0, now);
+  else if (!p->heard && m->sending && msg->type != TPSS_MSG_RATE)
+    /* A configured member that started after our first REPORT (sent to a
+     * port not bound yet) would measure nothing until the periodic one. */
+    send_report (m, p, now);
   if (!p)
     return;
+  p->heard = TRUE;
   p->last_seen = now;
 
   switch (msg->type) {
@@ -1487,7 +1504,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
       apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
-          app_limit (m, now));
+          app_limit (m, now), shown_use (m, now));
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;

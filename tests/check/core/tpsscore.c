@@ -945,6 +945,141 @@ GST_START_TEST (test_rate_bounded_by_use)
 
 GST_END_TEST;
 
+/* Audio at one 336-byte packet every 20 ms (134 kbit/s): queued and sent
+ * from @from to @to (ms steps), the core's output dropped. */
+static void
+run_audio (TpssMember * m, gint64 from, gint64 to)
+{
+  TpssQos q;
+  TpssMsg msg;
+  TpssEvent ev;
+  guint32 dest;
+
+  for (gint64 t = from; t < to; t += MS) {
+    if (t % (20 * MS) == 0)
+      fail_unless (tpss_member_enqueue (m, 336, t));
+    tpss_member_dequeue (m, t, &q);
+    tpss_member_advance (m, t);
+    while (tpss_member_pop_msg (m, &dest, &msg));
+    while (tpss_member_pop_event (m, &ev));
+  }
+}
+
+static void
+rate_from_b (TpssMember * m, guint64 rate, gboolean assign, guint32 seq,
+    gint64 now)
+{
+  TpssMsg msg = { 0 };
+
+  msg.type = TPSS_MSG_RATE;
+  msg.sender_ssrc = SSRC_B;
+  msg.media_ssrc = SSRC_A;
+  msg.u.rate.rate = rate;
+  msg.u.rate.assign = assign;
+  msg.u.rate.seq = seq;
+  tpss_member_on_msg (m, &msg, now);
+}
+
+/* The start-up effect of tests/net/test_tpss_auth.py: an application-
+ * limited flow (the audio above) whose first RATE came a second late (its
+ * first REPORT was lost), so the FEC segment had grown to 50 packets; the
+ * next probe's flush sent one parity per subsegment at once, and the
+ * receiver's 20 ms interval measured 3.1 Mbit/s and assigned it. D then
+ * went to the application-limited bound, whose floor is initial_rate, and
+ * every later clean RATE (1.2 x S) left it at 1 Mbit/s for good. A
+ * confirmed step is bounded by what the flow has shown it uses. */
+GST_START_TEST (test_app_limited_confirm_bounded_by_use)
+{
+  TpssConfig cfg;
+  TpssMember *m;
+  TpssSendStats st;
+  const guint64 audio = 336 * 8 * 50, shown = 2 * audio;
+  gint64 t = 1000 * MS;
+  guint32 seq = 2;
+
+  tpss_config_init (&cfg);
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 0, 0);
+  run_audio (m, 0, t);
+
+  /* the first RATE: 1.2 x S, RTT unknown: the step is data, D = the
+   * bound (1 Mbit/s), the next probed at once */
+  rate_from_b (m, 1440000, FALSE, 1, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 1000000);
+
+  /* its segment closed early; the parity burst assigned */
+  run_audio (m, t, t + 60 * MS);
+  t += 60 * MS;
+  rate_from_b (m, 3110000, TRUE, seq++, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless (st.data_rate <= shown * 1.05, "D %" G_GUINT64_FORMAT
+      " confirmed for an application at %" G_GUINT64_FORMAT, st.data_rate,
+      audio);
+
+  /* clean intervals from then on: 1.2 x S without parity, the receipt
+   * rate assigned in a probe; D stays near what the flow uses */
+  for (guint i = 0; i < 40; i++) {
+    run_audio (m, t, t + 60 * MS);
+    t += 60 * MS;
+    fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+    if (st.phase == TPSS_PHASE_REDUNDANT)
+      rate_from_b (m, audio * 6 / 5, TRUE, seq++, t);
+    else
+      rate_from_b (m, st.send_rate * 6 / 5, FALSE, seq++, t);
+    fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+    fail_unless (st.data_rate <= shown * 1.05, "D %" G_GUINT64_FORMAT
+        " at %" G_GINT64_FORMAT " ms", st.data_rate, t / MS);
+  }
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
+static guint
+reports_to_b (TpssMember * m)
+{
+  TpssMsg msg;
+  guint32 dest;
+  guint n = 0;
+
+  while (tpss_member_pop_msg (m, &dest, &msg))
+    if (msg.type == TPSS_MSG_REPORT && dest == SSRC_B)
+      n++;
+  return n;
+}
+
+/* A configured member that starts after us misses our first REPORT (sent
+ * at our first enqueue, to its port not bound yet): its first message, a
+ * HELLO, is answered with a REPORT at once, so it measures from then on
+ * rather than a hello interval (1 s) later. */
+GST_START_TEST (test_report_on_first_message)
+{
+  TpssConfig cfg;
+  TpssMember *m;
+  TpssMsg hello = { 0 };
+
+  tpss_config_init (&cfg);
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 0, 0);
+  fail_unless (tpss_member_enqueue (m, 336, 0));
+  fail_unless_equals_int (reports_to_b (m), 1);
+
+  hello.type = TPSS_MSG_HELLO;
+  hello.sender_ssrc = hello.media_ssrc = SSRC_B;
+  hello.u.hello.member_id = SSRC_B;
+  tpss_member_on_msg (m, &hello, 300 * MS);
+  fail_unless_equals_int (reports_to_b (m), 1);
+  /* only the first */
+  tpss_member_on_msg (m, &hello, 400 * MS);
+  fail_unless_equals_int (reports_to_b (m), 0);
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
 /* 3. Traditional slow start: no parity ever, D x 1.2 per clean interval. */
 GST_START_TEST (test_traditional_slow_start)
 {
@@ -1639,6 +1774,8 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_membership);
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
+  tcase_add_test (tc, test_app_limited_confirm_bounded_by_use);
+  tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
 }
