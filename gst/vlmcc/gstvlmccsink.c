@@ -29,6 +29,11 @@
  * counted in the stats' auth-* fields. The data packets' extension is
  * media: protect it with SRTP (docs/protocols/vlmcc.md, "Group key").
  *
+ * With #GstVlmccSink:srtp-key every data packet leaves as SRTP (RFC 3711),
+ * protected after its VLMCC extension is written, so the tag covers the
+ * paper's fields; every vlmccsrc of the session takes the same key. The
+ * STARTs are control (RTCP) and stay under the group key.
+ *
  * Every leader change is posted as a `vlmcc-leader` element message
  * (leader, leader-changes); #GstVlmccSink:stats has the sender's state and
  * counters, also posted as `vlmcc-sink-stats` every
@@ -53,6 +58,7 @@
 #include "gstvlmccutil.h"
 #include "gstlayerrates.h"
 #include "gstnetloop.h"
+#include "gstnetsrtp.h"
 #include "gstnetsrc.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
@@ -80,7 +86,8 @@ enum
   PROP_URI,
   PROP_KEY,                     /* gstnetkey.h's from here */
   PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
-  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+  PROP_SRTP = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,     /* gstnetsrtp.h's */
+  PROP_CONFIG_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
 };
 
 static const GstNetUdpProps udp_props = {
@@ -110,6 +117,7 @@ struct _GstVlmccSink
   guint64 stats_interval;
   GError *uri_error;
   GstNetKeySettings key;
+  GstNetSrtpSettings srtp_settings;
 
   GstRatePath *rates;
   GstNetStats stats;
@@ -125,12 +133,16 @@ struct _GstVlmccSink
   VlmccConfig run_cfg;
   VlmccSender *core;
   GstVlmccRunKey run_key;
+  GstNetSrtp *srtp;             /* NULL: plain RTP */
   RandomSeeded seed;
   RandomSource rng;
   guint8 *out;
   GArray *events;               /* VlmccEvent, handled without the lock */
   guint64 not_rtp, send_errors, feedback_early;
 };
+
+/* Room for the largest packet and its SRTP tag. */
+#define OUT_SIZE (MAX_PACKET + GST_NET_SRTP_MAX_OVERHEAD)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
@@ -193,6 +205,17 @@ handle_events (GstVlmccSink * self, GArray * evs)
   g_array_set_size (evs, 0);
 }
 
+/* A data packet (to the group) as SRTP, after the core wrote its
+ * extension; STARTs (unicast) are control and pass as they are. Returns
+ * the length to send, 0 when libsrtp refused it (counted). */
+static gsize
+protect_data (GstVlmccSink * self, const VlmccAddr * to, gsize n)
+{
+  if (!self->srtp || to->len)
+    return n;
+  return gst_net_srtp_protect (self->srtp, self->out, n, OUT_SIZE);
+}
+
 /* Sends what the core has due: data to the group, STARTs to receivers. */
 static void
 transmit (GstVlmccSink * self)
@@ -202,10 +225,13 @@ transmit (GstVlmccSink * self)
 
   while ((n = vlmcc_sender_pop_transmit (self->core, self->out, MAX_PACKET,
               &to))) {
-    GSocketAddress *dest = to.len ? gst_vlmcc_addr_to_socket (&to) :
-        g_object_ref (self->group);
+    GSocketAddress *dest;
     GError *err = NULL;
 
+    if (!(n = protect_data (self, &to, n)))
+      continue;
+    dest = to.len ? gst_vlmcc_addr_to_socket (&to) :
+        g_object_ref (self->group);
     if (!dest || !gst_net_transport_send_to (GST_NET_TRANSPORT (self->udp),
             self->out, n, dest, &err)) {
       GST_LOG_OBJECT (self, "send: %s", err ? err->message : "bad address");
@@ -290,12 +316,14 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
 {
   GstVlmccSink *self = GST_VLMCC_SINK (bsink);
   GstNetUdpSettings us;
+  GstNetSrtpSettings srtp;
   GError *err = NULL;
   guint64 stats_interval;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&us, &self->net);
+  gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   self->run_cfg = self->cfg;
   stats_interval = self->stats_interval;
   if (self->uri_error)
@@ -303,12 +331,15 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
   GST_OBJECT_UNLOCK (self);
 
   ok = !err && gst_vlmcc_run_key_load (GST_ELEMENT (self), &self->key,
-      &self->run_key, &err) && open_socket (self, &us, &err);
+      &self->run_key, &err) && gst_net_srtp_load (&srtp, GST_NET_SRTP_SEND,
+      &self->srtp, &err) && open_socket (self, &us, &err);
   gst_net_udp_settings_clear (&us);
+  gst_net_srtp_settings_clear (&srtp);
   if (!ok) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
         (NULL));
     g_error_free (err);
+    g_clear_pointer (&self->srtp, gst_net_srtp_free);
     g_clear_object (&self->group);
     g_clear_object (&self->udp);
     gst_vlmcc_run_key_clear (&self->run_key);
@@ -344,6 +375,7 @@ gst_vlmcc_sink_stop (GstBaseSink * bsink)
   g_mutex_lock (&self->wait.lock);
   g_clear_pointer (&self->core, vlmcc_sender_free);
   gst_vlmcc_run_key_clear (&self->run_key);
+  g_clear_pointer (&self->srtp, gst_net_srtp_free);
   g_array_set_size (self->events, 0);
   g_mutex_unlock (&self->wait.lock);
   if (self->udp)
@@ -483,6 +515,7 @@ gst_vlmcc_sink_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_STATS_INTERVAL)
     self->stats_interval = g_value_get_uint64 (value);
   else if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+      !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
       !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
           prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
           &self->cfg, PROP_CONFIG_FIRST, prop_id, value))
@@ -554,6 +587,7 @@ get_stats (GstElement * element)
       "not-rtp", G_TYPE_UINT64, self->not_rtp,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "feedback-early", G_TYPE_UINT64, self->feedback_early, NULL);
+  gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   gst_rate_path_get_counters (self->rates, &events, &coalesced);
   gst_structure_set (s,
@@ -585,6 +619,7 @@ gst_vlmcc_sink_get_property (GObject * object, guint prop_id, GValue * value,
   if (prop_id == PROP_STATS_INTERVAL)
     g_value_set_uint64 (value, self->stats_interval);
   else if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+      !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
       !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
           value) && !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
           PROP_CONFIG_FIRST, prop_id, value))
@@ -600,6 +635,7 @@ gst_vlmcc_sink_finalize (GObject * object)
   gst_rate_path_free (self->rates);
   gst_net_udp_settings_clear (&self->net);
   gst_net_key_settings_clear (&self->key);
+  gst_net_srtp_settings_clear (&self->srtp_settings);
   g_clear_error (&self->uri_error);
   g_array_unref (self->events);
   g_free (self->out);
@@ -662,7 +698,7 @@ gst_vlmcc_sink_finalize (GObject * object)
   "feedback-early: datagrams before the first buffer, dropped (packets); " \
   "bitrate: the rate asked of the encoder (bit/s); " \
   "rate-events: GstLayerRates events sent upstream (events); " \
-  GST_NET_KEY_STATS_DOC
+  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -694,6 +730,9 @@ install_properties (GObjectClass * oc)
   gst_net_key_install (oc, PROP_KEY, "the acks and challenges taken from "
       "receivers and the STARTs sent to them (not the media: use SRTP); "
       "every vlmccsrc of the session needs the same key");
+  gst_net_srtp_install (oc, PROP_SRTP, "every data packet, after its VLMCC "
+      "header extension is written (not the STARTs: the group key covers "
+      "them); every vlmccsrc of the session takes the same key");
 }
 
 static void
@@ -737,11 +776,12 @@ static void
 gst_vlmcc_sink_init (GstVlmccSink * self)
 {
   gst_net_udp_props_init_settings (&udp_props, &self->net);
+  gst_net_srtp_settings_init (&self->srtp_settings);
   vlmcc_config_init (&self->cfg);
   self->stats_interval = GST_VLMCC_DEFAULT_STATS_INTERVAL;
   gst_net_src_wait_init (&self->wait);
   self->events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
-  self->out = g_malloc (MAX_PACKET);
+  self->out = g_malloc (OUT_SIZE);
   self->rates = gst_rate_path_new (GST_ELEMENT (self),
       GST_BASE_SINK_PAD (self), RATE_INTERVAL, "bitrate", NULL);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "vlmcc-sink-stats",

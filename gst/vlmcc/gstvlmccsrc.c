@@ -25,6 +25,12 @@
  * stats' auth-* fields. The data packets' extension is media: protect it
  * with SRTP (docs/protocols/vlmcc.md, "Group key").
  *
+ * With #GstVlmccSrc:srtp-key (the vlmccsink's SRTP key) every datagram on
+ * the group's port is authenticated and decrypted before the core reads
+ * its VLMCC extension; what fails is dropped, never output, and counted in
+ * the srtp-* stats. The STARTs arrive on the feedback socket and stay
+ * under the group key.
+ *
  * With a #GstVlmccSrc:rate-floor, a receiver whose own rate stays under it
  * for #GstVlmccSrc:leave-time leaves: it leaves the group, posts a
  * `vlmcc-left` element message (rate-floor, rate) and ends its stream
@@ -49,6 +55,7 @@
 #include "gstvlmccsrc.h"
 #include "gstvlmccutil.h"
 #include "gstnetloop.h"
+#include "gstnetsrtp.h"
 #include "gstnetsocket.h"
 #include "gstnetsrc.h"
 #include "gstnetstats.h"
@@ -64,6 +71,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vlmcc_src_debug);
 
 /* Packets waiting for create(); the oldest go beyond it. */
 #define MAX_HELD 1024
+/* Largest datagram taken from the group's socket when SRTP is on. */
+#define MAX_DATAGRAM 65536
 
 enum
 {
@@ -75,7 +84,8 @@ enum
   PROP_URI,
   PROP_KEY,                     /* gstnetkey.h's from here */
   PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
-  PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
+  PROP_SRTP = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,     /* gstnetsrtp.h's */
+  PROP_CONFIG_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
 };
 
 static const GstNetUdpProps udp_props = {
@@ -105,6 +115,7 @@ struct _GstVlmccSrc
   guint64 stats_interval;
   GError *uri_error;
   GstNetKeySettings key;
+  GstNetSrtpSettings srtp_settings;
 
   GstNetStats stats;
 
@@ -123,6 +134,8 @@ struct _GstVlmccSrc
   VlmccConfig run_cfg;
   VlmccReceiver *core;          /* from the first VLMCC data packet */
   GstVlmccRunKey run_key;
+  GstNetSrtp *srtp;             /* NULL: plain RTP */
+  guint8 *plain;                /* MAX_DATAGRAM: the unprotected packet */
   GQueue held;                  /* GstBuffer */
   GArray *events;               /* VlmccEvent to post */
   guint64 pushed, overflow, not_sender, send_errors, join_errors;
@@ -327,6 +340,13 @@ on_data (GstNetTransport * t, const guint8 * data, gsize size,
   VlmccInput in;
 
   g_mutex_lock (&self->wait.lock);
+  /* every datagram here is data (the STARTs come to ctrl): it opens under
+   * SRTP before the core reads its extension, or stops here */
+  if (self->srtp && !(data = gst_net_srtp_unprotect_copy (self->srtp, NULL,
+              data, &size, self->plain, MAX_DATAGRAM))) {
+    g_mutex_unlock (&self->wait.lock);
+    return;
+  }
   maybe_start_core (self, data, size, from);
   if (self->left) {
     /* packets still in flight after the leave */
@@ -471,6 +491,7 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
 {
   GstVlmccSrc *self = GST_VLMCC_SRC (bsrc);
   GstNetUdpSettings net;
+  GstNetSrtpSettings srtp;
   VlmccConfig cfg;
   guint64 stats_interval;
   gchar *source;
@@ -479,6 +500,7 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->net);
+  gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   source = g_strdup (self->source_address);
   cfg = self->cfg;
   stats_interval = self->stats_interval;
@@ -488,11 +510,15 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
 
   ok = !err && gst_vlmcc_run_key_load (GST_ELEMENT (self), &self->key,
       &self->run_key, &err);
+  ok = ok && gst_net_srtp_load (&srtp, GST_NET_SRTP_RECEIVE, &self->srtp,
+      &err);
+  gst_net_srtp_settings_clear (&srtp);
   g_mutex_lock (&self->wait.lock);
   ok = ok && open_sockets (self, &net, source, &err);
   if (!ok) {
     close_sockets (self);
     gst_vlmcc_run_key_clear (&self->run_key);
+    g_clear_pointer (&self->srtp, gst_net_srtp_free);
   }
   g_mutex_unlock (&self->wait.lock);
   gst_net_udp_settings_clear (&net);
@@ -540,6 +566,7 @@ gst_vlmcc_src_stop (GstBaseSrc * bsrc)
   g_clear_pointer (&self->loop, gst_net_loop_free);
   g_clear_pointer (&self->core, vlmcc_receiver_free);
   gst_vlmcc_run_key_clear (&self->run_key);
+  g_clear_pointer (&self->srtp, gst_net_srtp_free);
   g_queue_clear_full (&self->held, (GDestroyNotify) gst_buffer_unref);
   g_array_set_size (self->events, 0);
   g_mutex_unlock (&self->wait.lock);
@@ -573,7 +600,8 @@ gst_vlmcc_src_set_property (GObject * object, guint prop_id,
       break;
     default:
       if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+          !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
               prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
               &self->cfg, PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -639,6 +667,7 @@ get_stats (GstElement * element)
       "not-sender", G_TYPE_UINT64, self->not_sender,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "join-errors", G_TYPE_UINT64, self->join_errors, NULL);
+  gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }
@@ -670,7 +699,8 @@ gst_vlmcc_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     default:
       if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id, value)
+          !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value)
+          && !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id, value)
           && !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
               PROP_CONFIG_FIRST, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -686,6 +716,8 @@ gst_vlmcc_src_finalize (GObject * object)
 
   gst_net_udp_settings_clear (&self->net);
   gst_net_key_settings_clear (&self->key);
+  gst_net_srtp_settings_clear (&self->srtp_settings);
+  g_free (self->plain);
   g_free (self->source_address);
   gst_caps_replace (&self->caps, NULL);
   g_clear_error (&self->uri_error);
@@ -734,7 +766,7 @@ gst_vlmcc_src_finalize (GObject * object)
   "dropped (packets); " \
   "send-errors: feedback the socket refused (packets); " \
   "join-errors: group joins or leaves the system refused (calls); " \
-  GST_NET_KEY_STATS_DOC
+  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 static void
 install_properties (GObjectClass * oc)
@@ -768,6 +800,10 @@ install_properties (GObjectClass * oc)
   gst_net_key_install (oc, PROP_KEY, "the STARTs taken from the sender and "
       "the acks and challenges sent to it (not the media: use SRTP); the "
       "vlmccsink and every vlmccsrc of the session need the same key");
+  gst_net_srtp_install (oc, PROP_SRTP, "the media: each data packet is "
+      "authenticated and decrypted before the receiver reads its VLMCC "
+      "extension, and dropped and counted when it fails (the vlmccsink's "
+      "key; not the STARTs: the group key covers them)");
 }
 
 static void
@@ -820,6 +856,8 @@ static void
 gst_vlmcc_src_init (GstVlmccSrc * self)
 {
   gst_net_udp_props_init_settings (&udp_props, &self->net);
+  gst_net_srtp_settings_init (&self->srtp_settings);
+  self->plain = g_malloc (MAX_DATAGRAM);
   vlmcc_config_init (&self->cfg);
   self->stats_interval = GST_VLMCC_DEFAULT_STATS_INTERVAL;
   gst_net_src_wait_init (&self->wait);

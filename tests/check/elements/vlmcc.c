@@ -2,7 +2,8 @@
  * constants as properties with units and defaults, URIs with clear
  * errors, a sink and a source in one process where the source becomes
  * leader, acks flow and the rate moves, and forged or truncated control
- * packets counted and dropped on both sides. */
+ * packets counted and dropped on both sides; with SRTP (issue 21) the
+ * media protected end to end, and dropped under another key. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -64,7 +65,7 @@ GST_START_TEST (test_defaults_and_units)
     fail_unless_equals_int (dup, cfg.dup_thresh);
     fail_unless_equals_int (start_rate, cfg.start_rate);
     fail_unless_equals_uint64 (start_gap, (guint64) cfg.start_gap);
-    fail_unless (strstr (blurb_of (sink, "start-rate"), "STARTs/s") != NULL);
+    fail_unless (strstr (blurb_of (sink, "start-rate"), "packets/s") != NULL);
   }
   g_object_get (src, "n-extra", &n_extra, "probe-interval", &probe,
       "leave-time", &leave, NULL);
@@ -337,6 +338,10 @@ GST_END_TEST;
 
 #define HEX_KEY "00112233445566778899aabbccddeeff" \
   "00112233445566778899aabbccddeeff"
+#define SRTP_KEY "000102030405060708090a0b0c0d0e0f" \
+  "101112131415161718191a1b1c1d"
+#define SRTP_OTHER_KEY "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff" \
+  "e0e1e2e3e4e5e6e7e8e9eaebeced"
 
 /* Whether the stats' @field, as text ("true", "leader"), is @want. */
 static gboolean
@@ -418,8 +423,9 @@ GST_START_TEST (test_key_mismatch)
 
 GST_END_TEST;
 
-/* `key` is write-only and never in the URI, on both elements; as a URI
- * parameter it is taken (a keyed sink's stats say so once started). */
+/* `key` and `srtp-key` are write-only and never in the URI, on both
+ * elements; as URI parameters they are taken (a keyed sink's stats say so
+ * once started). */
 GST_START_TEST (test_key_properties_and_uri)
 {
   const gchar *factories[] = { "vlmccsink", "vlmccsrc" };
@@ -428,15 +434,23 @@ GST_START_TEST (test_key_properties_and_uri)
     GstElement *e = gst_element_factory_make (factories[i], NULL);
     GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
         "key");
+    GParamSpec *srtp = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        "srtp-key");
     gchar *uri;
 
     fail_if (ps == NULL || (ps->flags & G_PARAM_READABLE));
+    fail_if (srtp == NULL || (srtp->flags & G_PARAM_READABLE));
     fail_unless (strstr (g_param_spec_get_blurb (ps), "acks and "
             "challenges") != NULL);
+    fail_unless (strstr (g_param_spec_get_blurb (srtp), "data packet") !=
+        NULL);
+    fail_unless (stat_is (e, "srtp", "false"));
     fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (e),
-            "vlmcc://239.3.3.9:5200?key=" HEX_KEY "&packet-size=900", NULL));
+            "vlmcc://239.3.3.9:5200?key=" HEX_KEY "&srtp-key=" SRTP_KEY
+            "&packet-size=900", NULL));
     uri = gst_uri_handler_get_uri (GST_URI_HANDLER (e));
     fail_unless (g_strrstr (uri, "8899aabb") == NULL, "%s", uri);
+    fail_unless (g_strrstr (uri, "0a0b0c0d") == NULL, "%s", uri);
     g_free (uri);
     gst_object_unref (e);
   }
@@ -444,7 +458,8 @@ GST_START_TEST (test_key_properties_and_uri)
 
 GST_END_TEST;
 
-/* Bad key settings fail the start with an error naming the setting. */
+/* Bad key settings (group and SRTP) fail the start with an error naming
+ * the setting. */
 GST_START_TEST (test_key_errors_clear)
 {
   check_start_error ("vlmccsrc key=hunter2 ! fakesink", "key: a key is 64 "
@@ -453,6 +468,8 @@ GST_START_TEST (test_key_errors_clear)
       "key and key-file are both set");
   check_start_error ("fakesrc ! vlmccsink key-file=/nonexistent/vlmcc.key",
       "key-file \"/nonexistent/vlmcc.key\":");
+  check_start_error ("vlmccsrc srtp-key=00112233 ! fakesink", "srtp-key");
+  check_start_error ("fakesrc ! vlmccsink srtp-key=00112233", "srtp-key");
 }
 
 GST_END_TEST;
@@ -788,6 +805,69 @@ GST_START_TEST (test_src_below_floor_leaves)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* SRTP */
+
+/* With the same SRTP key the session runs as without: every data packet
+ * leaves protected and comes out whole, extension and payload (checked),
+ * and the feedback that the extension drives still flows. */
+GST_START_TEST (test_srtp_pair)
+{
+  Pair p;
+  guint64 sent;
+
+  pair_init (&p, "239.255.91.7", "srtp-key=" SRTP_KEY,
+      "srtp-key=" SRTP_KEY);
+  pair_run (&p, 150);
+  fail_unless (stat_is (p.sink, "srtp", "true"));
+  fail_unless (stat_is (p.src, "srtp", "true"));
+  sent = check_stat_u64 (p.sink, "sent");
+  fail_unless (sent >= 140, "only %" G_GUINT64_FORMAT " sent", sent);
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "srtp-protected"),
+      sent);
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "srtp-protect-failed"),
+      0);
+  /* as many packets out as test_keyed_pair's plain session gives */
+  fail_unless (p.pulled >= 120, "only %u packets came out", p.pulled);
+  fail_unless (check_stat_u64 (p.src, "srtp-accepted") >= p.pulled);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "srtp-auth-failed") +
+      check_stat_u64 (p.src, "srtp-replayed") +
+      check_stat_u64 (p.src, "srtp-malformed"), 0);
+  /* the control stays plain RTCP: the source leads, the sink sees acks */
+  fail_unless (stat_is (p.src, "role", "leader"));
+  fail_unless (check_stat_u64 (p.sink, "acked") > 100);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "starts"), 1);
+  pair_clear (&p);
+}
+
+GST_END_TEST;
+
+/* A source under another SRTP key outputs nothing: every data packet fails
+ * its tag, is counted and never reaches the core, which never starts (no
+ * probe, no role). */
+GST_START_TEST (test_srtp_key_mismatch)
+{
+  Pair p;
+
+  pair_init (&p, "239.255.91.8", "srtp-key=" SRTP_KEY,
+      "srtp-key=" SRTP_OTHER_KEY);
+  pair_run (&p, 100);
+  fail_unless (check_stat_u64 (p.sink, "srtp-protected") >= 1);
+  fail_unless_equals_int (p.pulled, 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "pushed"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "srtp-accepted"), 0);
+  fail_unless (check_stat_u64 (p.src, "srtp-auth-failed") >=
+      check_stat_u64 (p.sink, "srtp-protected") / 2,
+      "%" G_GUINT64_FORMAT " auth failures",
+      check_stat_u64 (p.src, "srtp-auth-failed"));
+  fail_unless (stat_is (p.src, "role", "none"));
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "probes-sent"), 0);
+  fail_unless_equals_uint64 (check_stat_u64 (p.sink, "probes"), 0);
+  pair_clear (&p);
+}
+
+GST_END_TEST;
+
 static Suite *
 vlmcc_suite (void)
 {
@@ -807,6 +887,8 @@ vlmcc_suite (void)
   tcase_add_test (tc, test_key_errors_clear);
   tcase_add_test (tc, test_src_drops_bad_control);
   tcase_add_test (tc, test_src_below_floor_leaves);
+  tcase_add_test (tc, test_srtp_pair);
+  tcase_add_test (tc, test_srtp_key_mismatch);
   return s;
 }
 
