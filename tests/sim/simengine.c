@@ -373,6 +373,14 @@ count_drop (SimEngine * e, Link * link, gboolean cross)
   sim_bins_add (link->drop_bins, 2, cross ? 1 : 0, e->now, 1);
 }
 
+/* A queued packet holds its payload until it arrives or is dropped. */
+static void
+hold_payload (SimEngine * e, LinkEntry * entry)
+{
+  if (!entry->cross && e->cb.payload_ref)
+    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+}
+
 /* Keeps one poll event pending at the discipline's next deadline. */
 static void
 aqm_schedule_poll (SimEngine * e, guint n, SimLinkDir dir)
@@ -425,8 +433,7 @@ aqm_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
     g_free (entry);
     return FALSE;
   }
-  if (!entry->cross && e->cb.payload_ref)
-    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+  hold_payload (e, entry);
   g_hash_table_insert (link->aqm_entries, GUINT_TO_POINTER (id), entry);
   aqm_schedule_poll (e, n, dir);
   return TRUE;
@@ -492,8 +499,7 @@ fq_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
     free_entry (e, victim);
     /* a flow emptied here stays in the active list; fq_pop skips it */
   }
-  if (!entry->cross && e->cb.payload_ref)
-    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+  hold_payload (e, entry);
   g_queue_push_tail (&own->q, entry);
   own->bytes += entry->size;
   link->queued_bytes += entry->size;
@@ -529,8 +535,7 @@ link_offer (SimEngine * e, guint n, SimLinkDir dir, LinkEntry * entry)
     g_free (entry);
     return FALSE;
   }
-  if (!entry->cross && e->cb.payload_ref)
-    entry->arrival.p = e->cb.payload_ref (entry->arrival.p);
+  hold_payload (e, entry);
   if (e->timing == SIM_LINK_RECKONED)
     reckon_arrival (e, node, link, entry);
   g_queue_push_tail (&link->queue, entry);
