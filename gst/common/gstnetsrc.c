@@ -1,5 +1,6 @@
 /* The shared part of the network push sources (see gstnetsrc.h). */
 #include "gstnetsrc.h"
+#include "gstneturi.h"
 
 void
 gst_net_src_wait_init (GstNetSrcWait * wait)
@@ -50,14 +51,6 @@ gst_net_src_answer_latency (GstQuery * query, GstClockTime min)
     return FALSE;
   gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
   return TRUE;
-}
-
-void
-gst_net_src_set_caps (GstCaps ** caps, const GValue * value)
-{
-  const GstCaps *c = gst_value_get_caps (value);
-
-  gst_caps_replace (caps, (GstCaps *) c);
 }
 
 typedef struct
@@ -138,4 +131,144 @@ gst_net_src_class_init (GstBaseSrcClass * klass, gsize wait_offset,
   klass->unlock_stop = src_unlock_stop;
   klass->get_caps = src_get_caps;
   klass->query = src_query;
+}
+
+#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+guint
+gst_net_src_props_install (const GstNetSrcProps * p, GObjectClass * klass,
+    guint first_id)
+{
+  if (p->source_address_blurb)
+    g_object_class_install_property (klass,
+        first_id + GST_NET_SRC_PROP_SOURCE_ADDRESS,
+        g_param_spec_string ("source-address", "Source address",
+            p->source_address_blurb, NULL, RW));
+  if (p->caps_blurb)
+    g_object_class_install_property (klass, first_id + GST_NET_SRC_PROP_CAPS,
+        g_param_spec_boxed ("caps", "Caps", p->caps_blurb, GST_TYPE_CAPS,
+            RW));
+  if (p->stats_interval_blurb)
+    g_object_class_install_property (klass,
+        first_id + GST_NET_SRC_PROP_STATS_INTERVAL,
+        g_param_spec_uint64 ("stats-interval", "Stats interval (ns)",
+            p->stats_interval_blurb, 0, G_MAXINT64,
+            p->stats_interval_default, RW));
+  if (p->stats_blurb)
+    g_object_class_install_property (klass, first_id + GST_NET_SRC_PROP_STATS,
+        g_param_spec_boxed ("stats", "Statistics", p->stats_blurb,
+            GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  if (p->uri_blurb)
+    gst_net_uri_install_property (klass, first_id + GST_NET_SRC_PROP_URI,
+        p->uri_blurb);
+  return first_id + GST_NET_SRC_N_PROPS;
+}
+
+void
+gst_net_src_settings_init (const GstNetSrcProps * props,
+    GstNetSrcSettings * s)
+{
+  GstNetSrcSettings init = { NULL, };
+
+  *s = init;
+  s->stats_interval = props->stats_interval_default;
+}
+
+void
+gst_net_src_settings_clear (GstNetSrcSettings * s)
+{
+  g_clear_pointer (&s->source_address, g_free);
+  gst_caps_replace (&s->caps, NULL);
+  g_clear_error (&s->uri_error);
+}
+
+/* The GST_NET_SRC_PROP_* of @prop_id, or -1 if it is none of them. */
+static gint
+prop_offset (guint first_id, guint prop_id)
+{
+  return prop_id >= first_id && prop_id < first_id + GST_NET_SRC_N_PROPS ?
+      (gint) (prop_id - first_id) : -1;
+}
+
+/* The settings kept under the object lock. */
+static void
+set_locked (GstNetSrcSettings * s, gint offset, const GValue * value)
+{
+  switch (offset) {
+    case GST_NET_SRC_PROP_SOURCE_ADDRESS:
+      g_free (s->source_address);
+      s->source_address = g_value_dup_string (value);
+      break;
+    case GST_NET_SRC_PROP_CAPS:
+      gst_caps_replace (&s->caps, (GstCaps *) gst_value_get_caps (value));
+      break;
+    case GST_NET_SRC_PROP_STATS_INTERVAL:
+      s->stats_interval = g_value_get_uint64 (value);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+gboolean
+gst_net_src_props_set (GstBaseSrc * src, GstNetSrcSettings * s,
+    guint first_id, guint prop_id, const GValue * value)
+{
+  gint offset = prop_offset (first_id, prop_id);
+
+  /* stats is read-only: GObject never sets it */
+  if (offset < 0 || offset == GST_NET_SRC_PROP_STATS)
+    return FALSE;
+  if (offset == GST_NET_SRC_PROP_URI) {
+    gst_net_uri_set_property (GST_ELEMENT (src), value, &s->uri_error);
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (src);
+  set_locked (s, offset, value);
+  GST_OBJECT_UNLOCK (src);
+  if (offset == GST_NET_SRC_PROP_CAPS)
+    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (src));
+  return TRUE;
+}
+
+static void
+get_locked (const GstNetSrcSettings * s, gint offset, GValue * value)
+{
+  switch (offset) {
+    case GST_NET_SRC_PROP_SOURCE_ADDRESS:
+      g_value_set_string (value, s->source_address);
+      break;
+    case GST_NET_SRC_PROP_CAPS:
+      gst_value_set_caps (value, s->caps);
+      break;
+    case GST_NET_SRC_PROP_STATS_INTERVAL:
+      g_value_set_uint64 (value, s->stats_interval);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+gboolean
+gst_net_src_props_get (GstBaseSrc * src, GstNetSrcSettings * s,
+    GstNetStats * stats, guint first_id, guint prop_id, GValue * value)
+{
+  gint offset = prop_offset (first_id, prop_id);
+
+  if (offset < 0)
+    return FALSE;
+  if (offset == GST_NET_SRC_PROP_URI) {
+    gst_net_uri_get_property (GST_ELEMENT (src), value);
+    return TRUE;
+  }
+  /* the element's get takes its own lock */
+  if (offset == GST_NET_SRC_PROP_STATS) {
+    g_value_take_boxed (value, stats->get (stats->element));
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (src);
+  get_locked (s, offset, value);
+  GST_OBJECT_UNLOCK (src);
+  return TRUE;
 }

@@ -1,12 +1,15 @@
 /* What a network push source shares: the loop thread queues packets under
  * a lock and signals a cond; create() waits on it until a packet or a
  * flush (unlock / unlock_stop); get_caps answers with the `caps` property
- * (as udpsrc's), else the pad template. */
+ * (as udpsrc's), else the pad template. And the properties every source
+ * has alike (source-address, caps, stats-interval, stats, uri), installed
+ * from one description and kept in a GstNetSrcSettings. */
 #ifndef __GST_NET_SRC_H__
 #define __GST_NET_SRC_H__
 
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
+#include "gstnetstats.h"
 
 G_BEGIN_DECLS
 
@@ -44,9 +47,57 @@ void gst_net_src_wait_set_flushing (GstNetSrcWait * wait, gboolean flushing);
  * @query is no LATENCY query. */
 gboolean gst_net_src_answer_latency (GstQuery * query, GstClockTime min);
 
-/* The `caps` property's set, under the object lock (mark the source pad
- * for reconfiguration after releasing it). */
-void gst_net_src_set_caps (GstCaps ** caps, const GValue * value);
+/* Offsets from the element's first id (ids of absent ones are skipped). */
+enum
+{
+  GST_NET_SRC_PROP_SOURCE_ADDRESS,
+  GST_NET_SRC_PROP_CAPS,
+  GST_NET_SRC_PROP_STATS_INTERVAL,
+  GST_NET_SRC_PROP_STATS,
+  GST_NET_SRC_PROP_URI,
+  GST_NET_SRC_N_PROPS
+};
+
+/* One static description per element. Blurbs in the element's words
+ * (units and what 0 or NULL means); NULL: the element has no such
+ * property. All but stats are mutable in READY. */
+typedef struct
+{
+  const gchar *source_address_blurb;    /* string, NULL by default */
+  const gchar *caps_blurb;      /* GstCaps, NULL by default */
+  const gchar *stats_interval_blurb;    /* ns, 0..G_MAXINT64 */
+  guint64 stats_interval_default;
+  const gchar *stats_blurb;     /* read-only GstStructure */
+  const gchar *uri_blurb;       /* gst_net_uri_install_property */
+} GstNetSrcProps;
+
+/* The element's values, under the object lock. */
+typedef struct
+{
+  gchar *source_address;
+  GstCaps *caps;                /* gst_net_src_class_init's caps */
+  guint64 stats_interval;       /* ns */
+  GError *uri_error;            /* the last uri set, if it was bad */
+} GstNetSrcSettings;
+
+/* Installs the properties @props has at @first_id + GST_NET_SRC_PROP_*;
+ * returns the first free id. */
+guint gst_net_src_props_install (const GstNetSrcProps * props,
+    GObjectClass * klass, guint first_id);
+void gst_net_src_settings_init (const GstNetSrcProps * props,
+    GstNetSrcSettings * settings);
+void gst_net_src_settings_clear (GstNetSrcSettings * settings);
+
+/* TRUE if @prop_id is one of the properties (then it was set / read).
+ * Call holding no lock: they take the object lock, a uri is applied as
+ * gst_net_uri_set_property does, new caps mark the source pad for
+ * reconfiguration, and stats is what @stats' get builds. */
+gboolean gst_net_src_props_set (GstBaseSrc * src,
+    GstNetSrcSettings * settings, guint first_id, guint prop_id,
+    const GValue * value);
+gboolean gst_net_src_props_get (GstBaseSrc * src,
+    GstNetSrcSettings * settings, GstNetStats * stats, guint first_id,
+    guint prop_id, GValue * value);
 
 G_END_DECLS
 

@@ -76,13 +76,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_rlm_src_debug);
 enum
 {
   PROP_0,
-  PROP_SOURCE_ADDRESS,
-  PROP_CAPS,
   PROP_REORDER_WINDOW,
-  PROP_STATS_INTERVAL,
-  PROP_STATS,
-  PROP_URI,
-  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_NET_SRC,                 /* gstnetsrc.h's from here */
+  PROP_KEY = PROP_NET_SRC + GST_NET_SRC_N_PROPS,        /* gstnetkey.h's */
   PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
   PROP_SETTINGS = PROP_SRTP + GST_NET_SRTP_N_PROPS,     /* GstRlmSettings' */
 };
@@ -118,9 +114,8 @@ struct _GstRlmSrc
   GstRlmSettings settings;
   GstNetKeySettings key;
   GstNetSrtpSettings srtp_settings;
-  gchar *source_address;
-  GstCaps *caps;
-  guint64 reorder_window, stats_interval;
+  GstNetSrcSettings net_src;
+  guint64 reorder_window;
 
   GstNetStats stats;
 
@@ -449,14 +444,14 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   gst_net_key_settings_copy (&keys, &self->key);
   gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   groups = g_strdup (self->settings.groups);
-  source = g_strdup (self->source_address);
+  source = g_strdup (self->net_src.source_address);
   port_per_layer = self->settings.port_per_layer;
   window = self->reorder_window;
-  stats_interval = self->stats_interval;
+  stats_interval = self->net_src.stats_interval;
   cfg = self->settings.cfg;
   cfg.n_layers = self->settings.layers;
-  if (self->settings.uri_error)
-    err = g_error_copy (self->settings.uri_error);
+  if (self->net_src.uri_error)
+    err = g_error_copy (self->net_src.uri_error);
   GST_OBJECT_UNLOCK (self);
 
   ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
@@ -566,23 +561,13 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
 {
   GstRlmSrc *self = GST_RLM_SRC (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->settings.uri_error);
+  if (gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
+          PROP_NET_SRC, prop_id, value))
     return;
-  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_SOURCE_ADDRESS:
-      gst_rlm_set_string (&self->source_address, value, NULL);
-      break;
-    case PROP_CAPS:
-      gst_net_src_set_caps (&self->caps, value);
-      break;
     case PROP_REORDER_WINDOW:
       self->reorder_window = g_value_get_uint64 (value);
-      break;
-    case PROP_STATS_INTERVAL:
-      self->stats_interval = g_value_get_uint64 (value);
       break;
     default:
       if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
@@ -593,8 +578,6 @@ gst_rlm_src_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_CAPS)
-    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (self));
 }
 
 static void
@@ -693,27 +676,13 @@ gst_rlm_src_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstRlmSrc *self = GST_RLM_SRC (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_get_property (GST_ELEMENT (self), value);
+  if (gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
+          &self->stats, PROP_NET_SRC, prop_id, value))
     return;
-  }
-  if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
-    return;
-  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_SOURCE_ADDRESS:
-      g_value_set_string (value, self->source_address);
-      break;
-    case PROP_CAPS:
-      gst_value_set_caps (value, self->caps);
-      break;
     case PROP_REORDER_WINDOW:
       g_value_set_uint64 (value, self->reorder_window);
-      break;
-    case PROP_STATS_INTERVAL:
-      g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
       if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
@@ -735,8 +704,7 @@ gst_rlm_src_finalize (GObject * object)
   gst_net_key_settings_clear (&self->key);
   gst_net_srtp_settings_clear (&self->srtp_settings);
   g_free (self->plain);
-  g_free (self->source_address);
-  gst_caps_replace (&self->caps, NULL);
+  gst_net_src_settings_clear (&self->net_src);
   g_array_unref (self->levels);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -792,6 +760,18 @@ gst_rlm_src_finalize (GObject * object)
   "send-errors: announcements not sent (packets); " \
   GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
+static const GstNetSrcProps src_props = {
+  .source_address_blurb = "Join the groups source-specifically (SSM, RFC "
+      "4607) for this sender's address (NULL: any source)",
+  .caps_blurb = "The caps of the RTP stream (as udpsrc's)",
+  .stats_interval_blurb = "Post the stats as an rlm-src-stats element "
+      "message this often, ns (0: only at EOS)",
+  .stats_interval_default = DEFAULT_STATS_INTERVAL,
+  .stats_blurb = "Receiver state and counters (read-only GstStructure). "
+      "Fields: " STATS_DOC,
+  .uri_blurb = GST_RLM_URI_BLURB,
+};
+
 static void
 install_properties (GObjectClass * oc)
 {
@@ -803,36 +783,21 @@ install_properties (GObjectClass * oc)
   g_object_class_install_property (oc, PROP_PORT_PER_LAYER,
       g_param_spec_boolean ("port-per-layer", "Port per layer", "Layer i "
           "is on port + 2 i (else every layer on port)", FALSE, RW));
-  g_object_class_install_property (oc, PROP_SOURCE_ADDRESS,
-      g_param_spec_string ("source-address", "Source address", "Join the "
-          "groups source-specifically (SSM, RFC 4607) for this sender's "
-          "address (NULL: any source)", NULL, RW));
   g_object_class_install_property (oc, PROP_LAYERS,
       g_param_spec_uint ("layers", "Layers", "Layers the source sends "
           "(layers; the paper simulates 6)", 1, GST_RLM_MAX_LAYERS,
           GST_RLM_DEFAULT_LAYERS, RW));
-  g_object_class_install_property (oc, PROP_CAPS,
-      g_param_spec_boxed ("caps", "Caps", "The caps of the RTP stream (as "
-          "udpsrc's)", GST_TYPE_CAPS, RW));
   g_object_class_install_property (oc, PROP_REORDER_WINDOW,
       g_param_spec_uint64 ("reorder-window", "Reorder window (ns)", "Longest "
           "a packet waits for the ones before it in the source's order, "
           "ns", 0, 10 * GST_SECOND, DEFAULT_REORDER_WINDOW, RW));
-  g_object_class_install_property (oc, PROP_STATS_INTERVAL,
-      g_param_spec_uint64 ("stats-interval", "Stats interval (ns)", "Post "
-          "the stats as an rlm-src-stats element message this often, ns "
-          "(0: only at EOS)", 0, G_MAXINT64, DEFAULT_STATS_INTERVAL, RW));
   /**
    * GstRlmSrc:stats:
    *
    * The receiver's state and counters; every field with its unit in the
    * blurb.
    */
-  g_object_class_install_property (oc, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Receiver state and "
-          "counters (read-only GstStructure). Fields: " STATS_DOC,
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
+  gst_net_src_props_install (&src_props, oc, PROP_NET_SRC);
   gst_net_key_install (oc, PROP_KEY, "the join-experiment announcements and "
       "reports: sent with a trailer, taken only when sound and fresh, every "
       "receiver of the session with the same key");
@@ -855,7 +820,7 @@ gst_rlm_src_class_init (GstRlmSrcClass * klass)
   bsrc_class->start = gst_rlm_src_start;
   bsrc_class->stop = gst_rlm_src_stop;
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstRlmSrc, wait),
-      G_STRUCT_OFFSET (GstRlmSrc, caps), &src_template);
+      G_STRUCT_OFFSET (GstRlmSrc, net_src.caps), &src_template);
   bsrc_class->query = gst_rlm_src_query;
   psrc_class->create = gst_rlm_src_create;
 
@@ -886,7 +851,7 @@ gst_rlm_src_init (GstRlmSrc * self)
   gst_net_srtp_settings_init (&self->srtp_settings);
   self->plain = g_malloc (MAX_DATAGRAM);
   self->reorder_window = DEFAULT_REORDER_WINDOW;
-  self->stats_interval = DEFAULT_STATS_INTERVAL;
+  gst_net_src_settings_init (&src_props, &self->net_src);
   gst_net_src_wait_init (&self->wait);
   self->levels = g_array_new (FALSE, FALSE, sizeof (RlmEvent));
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rlm-src-stats",

@@ -63,10 +63,8 @@ enum
   PROP_0,
   PROP_MEMBER,
   PROP_BUSY,
-  PROP_CAPS,
-  PROP_STATS,
-  PROP_URI,
-  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_NET_SRC,                 /* gstnetsrc.h's from here */
+  PROP_KEY = PROP_NET_SRC + GST_NET_SRC_N_PROPS,        /* gstnetkey.h's */
   PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
 };
 
@@ -92,7 +90,7 @@ struct _GstRmtpSrc
   /* Settings, under the object lock */
   GstRmtpSettings settings;
   guint member;
-  GstCaps *caps;
+  GstNetSrcSettings net_src;    /* stats-interval is in settings */
   GstNetKeySettings key;
 
   GstNetStats stats;
@@ -446,8 +444,8 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   interval = self->settings.stats_interval;
   cfg = self->settings.cfg;
   member = self->member;
-  if (self->settings.uri_error)
-    err = g_error_copy (self->settings.uri_error);
+  if (self->net_src.uri_error)
+    err = g_error_copy (self->net_src.uri_error);
   GST_OBJECT_UNLOCK (self);
 
   ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
@@ -527,11 +525,9 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
 {
   GstRmtpSrc *self = GST_RMTP_SRC (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value,
-        &self->settings.uri_error);
+  if (gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
+          PROP_NET_SRC, prop_id, value))
     return;
-  }
   if (prop_id == PROP_BUSY) {
     set_busy (self, g_value_get_boolean (value));
     return;
@@ -545,9 +541,6 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
     case PROP_MEMBER:
       self->member = g_value_get_uint (value);
       break;
-    case PROP_CAPS:
-      gst_net_src_set_caps (&self->caps, value);
-      break;
     default:
       if (!gst_rmtp_settings_set (&self->settings, &udp_props,
               PROP_SETTINGS, prop_id, value))
@@ -555,8 +548,6 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_CAPS)
-    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (self));
 }
 
 static const gchar *
@@ -640,14 +631,9 @@ gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstRmtpSrc *self = GST_RMTP_SRC (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_get_property (GST_ELEMENT (self), value);
+  if (gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
+          &self->stats, PROP_NET_SRC, prop_id, value))
     return;
-  }
-  if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
-    return;
-  }
   if (prop_id == PROP_BUSY) {
     g_mutex_lock (&self->wait.lock);
     g_value_set_boolean (value, self->busy);
@@ -662,9 +648,6 @@ gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
   switch (prop_id) {
     case PROP_MEMBER:
       g_value_set_uint (value, self->member);
-      break;
-    case PROP_CAPS:
-      gst_value_set_caps (value, self->caps);
       break;
     default:
       if (!gst_rmtp_settings_get (&self->settings, PROP_SETTINGS, prop_id,
@@ -683,7 +666,7 @@ gst_rmtp_src_finalize (GObject * object)
   reset_transfer (self);
   gst_rmtp_settings_clear (&self->settings);
   gst_net_key_settings_clear (&self->key);
-  gst_caps_replace (&self->caps, NULL);
+  gst_net_src_settings_clear (&self->net_src);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -727,6 +710,13 @@ gst_rmtp_src_finalize (GObject * object)
   "dropped (packets); " \
   GST_NET_KEY_STATS_DOC
 
+static const GstNetSrcProps src_props = {
+  .caps_blurb = "The caps of the data set (as udpsrc's; ANY if unset)",
+  .stats_blurb = "Receiver state and counters (read-only GstStructure). "
+      "Fields: " STATS_DOC,
+  .uri_blurb = GST_RMTP_URI_BLURB,
+};
+
 static void
 install_properties (GObjectClass * oc)
 {
@@ -741,20 +731,13 @@ install_properties (GObjectClass * oc)
           "the server (it drops the data and is served by unicast after the "
           "rounds); back to FALSE sends RRDY", FALSE, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (oc, PROP_CAPS,
-      g_param_spec_boxed ("caps", "Caps", "The caps of the data set (as "
-          "udpsrc's; ANY if unset)", GST_TYPE_CAPS, RW));
   /**
    * GstRmtpSrc:stats:
    *
    * The receiver's state and counters; every field with its unit in the
    * blurb.
    */
-  g_object_class_install_property (oc, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Receiver state and "
-          "counters (read-only GstStructure). Fields: " STATS_DOC,
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+  gst_net_src_props_install (&src_props, oc, PROP_NET_SRC);
   gst_net_key_install (oc, PROP_KEY, "every control packet the receiver "
       "takes (CONN, EOR, POLL, REL) and sends (CACK, NACK, ACK, RACK, BUSY, "
       "RRDY, REPORT), not DATA or PARITY; the rmtpsink needs the same key");
@@ -774,7 +757,7 @@ gst_rmtp_src_class_init (GstRmtpSrcClass * klass)
   bsrc_class->start = gst_rmtp_src_start;
   bsrc_class->stop = gst_rmtp_src_stop;
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstRmtpSrc, wait),
-      G_STRUCT_OFFSET (GstRmtpSrc, caps), &src_template);
+      G_STRUCT_OFFSET (GstRmtpSrc, net_src.caps), &src_template);
   psrc_class->create = gst_rmtp_src_create;
 
   install_properties (gobject_class);
@@ -799,6 +782,7 @@ gst_rmtp_src_init (GstRmtpSrc * self)
 {
   gst_rmtp_settings_init (&self->settings, &udp_props);
   self->member = DEFAULT_MEMBER;
+  gst_net_src_settings_init (&src_props, &self->net_src);
   gst_net_src_wait_init (&self->wait);
   g_queue_init (&self->held);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rmtp-src-stats",

@@ -80,10 +80,8 @@ enum
   PROP_TCP_PORT,
   PROP_RTCP_PORT,
   PROP_PEER_ADDRESS,
-  PROP_CAPS,
-  PROP_STATS_INTERVAL,
-  PROP_STATS,
-  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_NET_SRC,                 /* gstnetsrc.h's from here */
+  PROP_KEY = PROP_NET_SRC + GST_NET_SRC_N_PROPS,        /* gstnetkey.h's */
   PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
   PROP_UDP_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
   PROP_CONFIG_FIRST = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,
@@ -120,8 +118,7 @@ struct _GstTpbaSrc
   GstNetUdpSettings net;        /* address, port, socket: RTP's */
   gchar *peer_address;
   gint tcp_port, rtcp_port;
-  GstCaps *caps;
-  guint64 stats_interval;
+  GstNetSrcSettings net_src;
   GstNetKeySettings key;
   GstNetSrtpSettings srtp_settings;
   TpbaConfig cfg;
@@ -672,9 +669,9 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   rtcp_port = self->rtcp_port;
   app_socket = self->net.socket ? g_object_ref (self->net.socket) : NULL;
   cfg = self->cfg;
-  stats_interval = self->stats_interval;
-  if (self->caps && gst_caps_get_size (self->caps) > 0 &&
-      (s = gst_caps_get_structure (self->caps, 0)) &&
+  stats_interval = self->net_src.stats_interval;
+  if (self->net_src.caps && gst_caps_get_size (self->net_src.caps) > 0 &&
+      (s = gst_caps_get_structure (self->net_src.caps, 0)) &&
       gst_structure_get_int (s, "clock-rate", &cr) && cr > 0)
     cfg.clock_rate = cr;
   GST_OBJECT_UNLOCK (self);
@@ -798,7 +795,7 @@ gst_tpba_src_negotiate (GstBaseSrc * bsrc)
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
-  ok = self->caps != NULL;
+  ok = self->net_src.caps != NULL;
   GST_OBJECT_UNLOCK (self);
   if (!ok) {
     /* downstream may still fix them (a capsfilter, a depayloader) */
@@ -828,6 +825,9 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
 {
   GstTpbaSrc *self = GST_TPBA_SRC (object);
 
+  if (gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
+          PROP_NET_SRC, prop_id, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_TCP_PORT:
@@ -840,12 +840,6 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
       g_free (self->peer_address);
       self->peer_address = g_value_dup_string (value);
       break;
-    case PROP_STATS_INTERVAL:
-      self->stats_interval = g_value_get_uint64 (value);
-      break;
-    case PROP_CAPS:
-      gst_net_src_set_caps (&self->caps, value);
-      break;
     default:
       if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
           !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
@@ -857,8 +851,6 @@ gst_tpba_src_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_CAPS)
-    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (self));
 }
 
 static GstStructure *
@@ -914,10 +906,9 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstTpbaSrc *self = GST_TPBA_SRC (object);
 
-  if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
+  if (gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
+          &self->stats, PROP_NET_SRC, prop_id, value))
     return;
-  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_TCP_PORT:
@@ -928,12 +919,6 @@ gst_tpba_src_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PEER_ADDRESS:
       g_value_set_string (value, self->peer_address);
-      break;
-    case PROP_CAPS:
-      gst_value_set_caps (value, self->caps);
-      break;
-    case PROP_STATS_INTERVAL:
-      g_value_set_uint64 (value, self->stats_interval);
       break;
     default:
       if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
@@ -958,7 +943,7 @@ gst_tpba_src_finalize (GObject * object)
   gst_net_srtp_settings_clear (&self->srtp_settings);
   g_free (self->plain);
   g_free (self->peer_address);
-  gst_caps_replace (&self->caps, NULL);
+  gst_net_src_settings_clear (&self->net_src);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1001,6 +986,13 @@ gst_tpba_src_finalize (GObject * object)
   "sender's first RTCP that opens, dropped, count; " \
   GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
+static const GstNetSrcProps src_props = {
+  .caps_blurb = "The caps of the RTP stream",
+  .stats_interval_blurb = "Post the stats as a `tpba-stats` element message "
+      "this often, ns (0: never)",
+  .stats_blurb = SRC_STATS_BLURB,
+};
+
 #define SRC_DESCRIPTION \
   "Receives the RTP stream of a tpbasink over a TCP/UDP flow pair " \
   "(TCP-rate-probing-based adaptation) and pushes it in sequence order; " \
@@ -1028,7 +1020,7 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
   bsrc_class->start = gst_tpba_src_start;
   bsrc_class->stop = gst_tpba_src_stop;
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstTpbaSrc, wait),
-      G_STRUCT_OFFSET (GstTpbaSrc, caps), &src_template);
+      G_STRUCT_OFFSET (GstTpbaSrc, net_src.caps), &src_template);
   bsrc_class->event = gst_tpba_src_event;
   bsrc_class->negotiate = gst_tpba_src_negotiate;
   psrc_class->create = gst_tpba_src_create;
@@ -1046,22 +1038,13 @@ gst_tpba_src_class_init (GstTpbaSrcClass * klass)
       g_param_spec_string ("peer-address", "Peer address",
           "The only host TCP is accepted from (NULL: the host the first "
           "RTP or RTCP datagram came from)", NULL, rw));
-  g_object_class_install_property (gobject_class, PROP_CAPS,
-      g_param_spec_boxed ("caps", "Caps", "The caps of the RTP stream",
-          GST_TYPE_CAPS, rw));
-  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
-      g_param_spec_uint64 ("stats-interval", "Stats interval",
-          "Post the stats as a `tpba-stats` element message this often, ns "
-          "(0: never)", 0, G_MAXINT64, 0, rw));
   /**
    * GstTpbaSrc:stats:
    *
    * The receiver's counters; every field is listed in the blurb (shown by
    * gst-inspect-1.0) with its meaning and unit.
    */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", SRC_STATS_BLURB,
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_net_src_props_install (&src_props, gobject_class, PROP_NET_SRC);
   gst_param_table_install (&gst_tpba_params, gobject_class,
       PROP_CONFIG_FIRST, GST_TPBA_PARAM_SRC);
   gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "
@@ -1086,6 +1069,7 @@ gst_tpba_src_init (GstTpbaSrc * self)
   gst_net_udp_props_init_settings (&udp_props, &self->net);
   self->tcp_port = -1;
   self->rtcp_port = -1;
+  gst_net_src_settings_init (&src_props, &self->net_src);
   tpba_config_init (&self->cfg);
   gst_net_srtp_settings_init (&self->srtp_settings);
   self->plain = g_malloc (MAX_PLAIN);

@@ -77,12 +77,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vlmcc_src_debug);
 enum
 {
   PROP_0,
-  PROP_SOURCE_ADDRESS,
-  PROP_CAPS,
-  PROP_STATS_INTERVAL,
-  PROP_STATS,
-  PROP_URI,
-  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_NET_SRC,                 /* gstnetsrc.h's from here */
+  PROP_KEY = PROP_NET_SRC + GST_NET_SRC_N_PROPS,        /* gstnetkey.h's */
   PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
   PROP_SRTP = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,     /* gstnetsrtp.h's */
   PROP_CONFIG_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
@@ -109,11 +105,8 @@ struct _GstVlmccSrc
 
   /* Settings, under the object lock */
   GstNetUdpSettings net;
-  gchar *source_address;
-  GstCaps *caps;
+  GstNetSrcSettings net_src;
   VlmccConfig cfg;
-  guint64 stats_interval;
-  GError *uri_error;
   GstNetKeySettings key;
   GstNetSrtpSettings srtp_settings;
 
@@ -501,11 +494,11 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->net);
   gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
-  source = g_strdup (self->source_address);
+  source = g_strdup (self->net_src.source_address);
   cfg = self->cfg;
-  stats_interval = self->stats_interval;
-  if (self->uri_error)
-    err = g_error_copy (self->uri_error);
+  stats_interval = self->net_src.stats_interval;
+  if (self->net_src.uri_error)
+    err = g_error_copy (self->net_src.uri_error);
   GST_OBJECT_UNLOCK (self);
 
   ok = !err && gst_vlmcc_run_key_load (GST_ELEMENT (self), &self->key,
@@ -582,34 +575,17 @@ gst_vlmcc_src_set_property (GObject * object, guint prop_id,
 {
   GstVlmccSrc *self = GST_VLMCC_SRC (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->uri_error);
+  if (gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
+          PROP_NET_SRC, prop_id, value))
     return;
-  }
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_SOURCE_ADDRESS:
-      g_free (self->source_address);
-      self->source_address = g_value_dup_string (value);
-      break;
-    case PROP_CAPS:
-      gst_net_src_set_caps (&self->caps, value);
-      break;
-    case PROP_STATS_INTERVAL:
-      self->stats_interval = g_value_get_uint64 (value);
-      break;
-    default:
-      if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value)
-          && !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
-              prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
-              &self->cfg, PROP_CONFIG_FIRST, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+      !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
+      !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
+          prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
+          &self->cfg, PROP_CONFIG_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_CAPS)
-    gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (self));
 }
 
 static void
@@ -678,34 +654,16 @@ gst_vlmcc_src_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstVlmccSrc *self = GST_VLMCC_SRC (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_get_property (GST_ELEMENT (self), value);
+  if (gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
+          &self->stats, PROP_NET_SRC, prop_id, value))
     return;
-  }
-  if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
-    return;
-  }
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_SOURCE_ADDRESS:
-      g_value_set_string (value, self->source_address);
-      break;
-    case PROP_CAPS:
-      gst_value_set_caps (value, self->caps);
-      break;
-    case PROP_STATS_INTERVAL:
-      g_value_set_uint64 (value, self->stats_interval);
-      break;
-    default:
-      if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
-          !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value)
-          && !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id, value)
-          && !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
-              PROP_CONFIG_FIRST, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+      !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
+      !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id, value) &&
+      !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
+          PROP_CONFIG_FIRST, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -718,16 +676,11 @@ gst_vlmcc_src_finalize (GObject * object)
   gst_net_key_settings_clear (&self->key);
   gst_net_srtp_settings_clear (&self->srtp_settings);
   g_free (self->plain);
-  g_free (self->source_address);
-  gst_caps_replace (&self->caps, NULL);
-  g_clear_error (&self->uri_error);
+  gst_net_src_settings_clear (&self->net_src);
   g_array_unref (self->events);
   gst_net_src_wait_clear (&self->wait);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
-
-#define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_READY)
 
 #define STATS_DOC \
   "id: this receiver's id in its feedback (id); " \
@@ -768,35 +721,31 @@ gst_vlmcc_src_finalize (GObject * object)
   "join-errors: group joins or leaves the system refused (calls); " \
   GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
+static const GstNetSrcProps src_props = {
+  .source_address_blurb = "Join the group source-specifically (SSM, RFC "
+      "4607) for this sender's address (NULL: any source)",
+  .caps_blurb = "The caps of the RTP stream (as udpsrc's)",
+  .stats_interval_blurb = "Post the stats as a vlmcc-src-stats element "
+      "message this often, ns (0: only at EOS)",
+  .stats_interval_default = GST_VLMCC_DEFAULT_STATS_INTERVAL,
+  .stats_blurb = "Receiver state and counters (read-only GstStructure). "
+      "Fields: " STATS_DOC,
+  .uri_blurb = GST_VLMCC_URI_BLURB,
+};
+
 static void
 install_properties (GObjectClass * oc)
 {
   gst_net_udp_props_install (&udp_props, oc, PROP_UDP_FIRST);
   gst_param_table_install (&gst_vlmcc_params, oc, PROP_CONFIG_FIRST,
       GST_VLMCC_PARAM_SRC);
-  g_object_class_install_property (oc, PROP_SOURCE_ADDRESS,
-      g_param_spec_string ("source-address", "Source address", "Join the "
-          "group source-specifically (SSM, RFC 4607) for this sender's "
-          "address (NULL: any source)", NULL, RW));
-  g_object_class_install_property (oc, PROP_CAPS,
-      g_param_spec_boxed ("caps", "Caps", "The caps of the RTP stream (as "
-          "udpsrc's)", GST_TYPE_CAPS, RW));
-  g_object_class_install_property (oc, PROP_STATS_INTERVAL,
-      g_param_spec_uint64 ("stats-interval", "Stats interval (ns)", "Post "
-          "the stats as a vlmcc-src-stats element message this often, ns "
-          "(0: only at EOS)", 0, G_MAXINT64, GST_VLMCC_DEFAULT_STATS_INTERVAL,
-          RW));
   /**
    * GstVlmccSrc:stats:
    *
    * The receiver's state and counters; every field with its unit in the
    * blurb.
    */
-  g_object_class_install_property (oc, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Receiver state and "
-          "counters (read-only GstStructure). Fields: " STATS_DOC,
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_net_uri_install_property (oc, PROP_URI, GST_VLMCC_URI_BLURB);
+  gst_net_src_props_install (&src_props, oc, PROP_NET_SRC);
   gst_net_key_install (oc, PROP_KEY, "the STARTs taken from the sender and "
       "the acks and challenges sent to it (not the media: use SRTP); the "
       "vlmccsink and every vlmccsrc of the session need the same key");
@@ -820,7 +769,7 @@ gst_vlmcc_src_class_init (GstVlmccSrcClass * klass)
   bsrc_class->start = gst_vlmcc_src_start;
   bsrc_class->stop = gst_vlmcc_src_stop;
   gst_net_src_class_init (bsrc_class, G_STRUCT_OFFSET (GstVlmccSrc, wait),
-      G_STRUCT_OFFSET (GstVlmccSrc, caps), &src_template);
+      G_STRUCT_OFFSET (GstVlmccSrc, net_src.caps), &src_template);
   psrc_class->create = gst_vlmcc_src_create;
 
   install_properties (gobject_class);
@@ -859,7 +808,7 @@ gst_vlmcc_src_init (GstVlmccSrc * self)
   gst_net_srtp_settings_init (&self->srtp_settings);
   self->plain = g_malloc (MAX_DATAGRAM);
   vlmcc_config_init (&self->cfg);
-  self->stats_interval = GST_VLMCC_DEFAULT_STATS_INTERVAL;
+  gst_net_src_settings_init (&src_props, &self->net_src);
   gst_net_src_wait_init (&self->wait);
   g_queue_init (&self->held);
   self->events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
