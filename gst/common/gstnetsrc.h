@@ -75,7 +75,7 @@ typedef struct
 typedef struct
 {
   gchar *source_address;
-  GstCaps *caps;                /* gst_net_src_class_init's caps */
+  GstCaps *caps;                /* gst_net_src_class_init's caps_offset */
   guint64 stats_interval;       /* ns */
   GError *uri_error;            /* the last uri set, if it was bad */
 } GstNetSrcSettings;
