@@ -123,23 +123,22 @@ xor_region (guint8 * dst, const guint8 * src, gsize len)
     dst[i] ^= src[i];
 }
 
-/* Eight lookups a step into one 64-bit word; the shifts pick and place
- * the same bytes whatever the machine's byte order. */
+/* Four lookups a step in the coefficient's row of the product table; the
+ * loads go ahead of the stores so they can overlap. */
 static void
 mul_add_portable (guint8 * dst, const guint8 * src, guint8 c, gsize len)
 {
   const guint8 *row = gf_prod[c];
   gsize i = 0;
 
-  for (; i + 8 <= len; i += 8) {
-    guint64 s, d, p = 0;
+  for (; i + 4 <= len; i += 4) {
+    guint8 p0 = row[src[i]], p1 = row[src[i + 1]];
+    guint8 p2 = row[src[i + 2]], p3 = row[src[i + 3]];
 
-    memcpy (&s, src + i, 8);
-    memcpy (&d, dst + i, 8);
-    for (guint b = 0; b < 64; b += 8)
-      p |= (guint64) row[(s >> b) & 0xff] << b;
-    d ^= p;
-    memcpy (dst + i, &d, 8);
+    dst[i] ^= p0;
+    dst[i + 1] ^= p1;
+    dst[i + 2] ^= p2;
+    dst[i + 3] ^= p3;
   }
   for (; i < len; i++)
     dst[i] ^= row[src[i]];

@@ -34,10 +34,11 @@ gboolean erasure_decode (guint k, guint8 ** data, const gboolean * have,
 
 /* The region operation under encode and decode: dst ^= c * src over @len
  * bytes, every product in GF(2^8). ERASURE_IMPL_REFERENCE multiplies by
- * logarithms a byte at a time (the oracle of the tests); PORTABLE looks
- * each byte up in the coefficient's row of a product table, eight bytes a
- * step; SSSE3 looks up 16 bytes a step in split 4-bit tables. The fastest
- * the machine has is chosen at first use. */
+ * logarithms into a row on every call, then a byte at a time (the code
+ * as first written); PORTABLE looks each byte up in the coefficient's row
+ * of a product table built once, four bytes a step; SSSE3 looks up 16
+ * bytes a step in split 4-bit tables. The fastest the machine has is
+ * chosen at first use. */
 typedef enum
 {
   ERASURE_IMPL_REFERENCE,
