@@ -106,18 +106,33 @@ mul_add_reference (guint8 * dst, const guint8 * src, guint8 c, gsize len)
     dst[i] ^= row[src[i]];
 }
 
-static void
-xor_region (guint8 * dst, const guint8 * src, gsize len)
+#ifdef __GNUC__
+/* GCC/Clang vector type: SSE2 on x86-64, NEON on arm64 */
+typedef guint64 Xor128 __attribute__ ((vector_size (16)));
+#endif
+
+void
+erasure_xor (guint8 * dst, const guint8 * src, gsize len)
 {
   gsize i = 0;
 
-  for (; i + 8 <= len; i += 8) {
-    guint64 s, d;
+#ifdef __GNUC__
+  for (; i + 16 <= len; i += 16) {
+    Xor128 a, b;
 
-    memcpy (&s, src + i, 8);
-    memcpy (&d, dst + i, 8);
-    d ^= s;
-    memcpy (dst + i, &d, 8);
+    memcpy (&a, dst + i, 16);
+    memcpy (&b, src + i, 16);
+    a ^= b;
+    memcpy (dst + i, &a, 16);
+  }
+#endif
+  for (; i + 8 <= len; i += 8) {
+    guint64 a, b;
+
+    memcpy (&a, dst + i, 8);
+    memcpy (&b, src + i, 8);
+    a ^= b;
+    memcpy (dst + i, &a, 8);
   }
   for (; i < len; i++)
     dst[i] ^= src[i];
@@ -181,7 +196,7 @@ gf_mul_add (guint8 * dst, const guint8 * src, guint8 c, gsize len)
   if (c == 0)
     return;
   if (c == 1) {
-    xor_region (dst, src, len);
+    erasure_xor (dst, src, len);
     return;
   }
 #ifdef HAVE_SSSE3_PATH

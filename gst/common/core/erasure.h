@@ -48,6 +48,10 @@ typedef enum
 
 void erasure_mul_add (guint8 * dst, const guint8 * src, guint8 c, gsize len);
 
+/* dst ^= src over @len bytes: the sum in GF(2^8), all of an XOR parity
+ * (16 bytes a step where the compiler has vector types). */
+void erasure_xor (guint8 * dst, const guint8 * src, gsize len);
+
 /* The product @a * @b in GF(2^8) by logarithms. */
 guint8 erasure_gf_mul (guint8 a, guint8 b);
 
