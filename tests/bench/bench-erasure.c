@@ -96,17 +96,19 @@ block_lost (const Block * b)
 }
 
 static void
+free_packets (guint8 ** p, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_free (p[i]);
+  g_free (p);
+}
+
+static void
 block_clear (Block * b)
 {
-  for (guint i = 0; i < b->k; i++) {
-    g_free (b->data[i]);
-    g_free (b->work[i]);
-  }
-  for (guint j = 0; j < b->m; j++)
-    g_free (b->parity[j]);
-  g_free (b->data);
-  g_free (b->work);
-  g_free (b->parity);
+  free_packets (b->data, b->k);
+  free_packets (b->work, b->k);
+  free_packets (b->parity, b->m);
   g_free (b->rows);
   g_free (b->have);
 }

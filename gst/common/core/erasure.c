@@ -107,7 +107,8 @@ mul_add_reference (guint8 * dst, const guint8 * src, guint8 c, gsize len)
 }
 
 #ifdef __GNUC__
-/* GCC/Clang vector type: SSE2 on x86-64, NEON on arm64 */
+/* GCC/Clang vector type: SSE2 on x86-64, NEON on arm64; other compilers
+ * take the byte loop */
 typedef guint64 Xor128 __attribute__ ((vector_size (16)));
 #endif
 
@@ -126,14 +127,6 @@ erasure_xor (guint8 * dst, const guint8 * src, gsize len)
     memcpy (dst + i, &a, 16);
   }
 #endif
-  for (; i + 8 <= len; i += 8) {
-    guint64 a, b;
-
-    memcpy (&a, dst + i, 8);
-    memcpy (&b, src + i, 8);
-    a ^= b;
-    memcpy (dst + i, &a, 8);
-  }
   for (; i < len; i++)
     dst[i] ^= src[i];
 }
