@@ -3,6 +3,7 @@
 #include "tpssfec.h"
 #include "core/wire.h"
 #include "core/rtp.h"
+#include "core/erasure.h"
 
 #include <string.h>
 
@@ -25,33 +26,6 @@ static inline gint
 seq_diff (guint16 a, guint16 b)
 {
   return (gint16) (guint16) (a - b);
-}
-
-/* 16 bytes a step with GCC/Clang vector types (SSE2 on x86-64, NEON on
- * arm64); unaligned-safe through memcpy. */
-typedef guint64 Xor128 __attribute__ ((vector_size (16)));
-
-static void
-xor_bytes (guint8 * dst, const guint8 * src, gsize n)
-{
-  gsize i = 0;
-
-  for (; i + 16 <= n; i += 16) {
-    Xor128 a, b;
-    memcpy (&a, dst + i, 16);
-    memcpy (&b, src + i, 16);
-    a ^= b;
-    memcpy (dst + i, &a, 16);
-  }
-  for (; i + 8 <= n; i += 8) {
-    guint64 a, b;
-    memcpy (&a, dst + i, 8);
-    memcpy (&b, src + i, 8);
-    a ^= b;
-    memcpy (dst + i, &a, 8);
-  }
-  for (; i < n; i++)
-    dst[i] ^= src[i];
 }
 
 /* (P, X, CC) << 8 | (M, PT): the header bits parity protects. */
@@ -280,7 +254,7 @@ parity_acc_add (ParityAcc * acc, const guint8 * hdr,
       const guint8 *src = chunks[i].data + (start - pos);
       gsize at = start - TPSS_RTP_HEADER_SIZE, count = end - start;
       gsize common = at < acc->xor_len ? MIN (count, acc->xor_len - at) : 0;
-      xor_bytes (dst + at, src, common);
+      erasure_xor (dst + at, src, common);
       memcpy (dst + at + common, src + common, count - common);
     }
     pos = end;
@@ -808,7 +782,7 @@ recover (TpssFecDecoder * dec, const TpssFecHeader * hdr, guint16 seq,
     if (s == seq)
       continue;
     slot = slot_lookup (dec, s);
-    xor_bytes (pkt + TPSS_RTP_HEADER_SIZE, slot->data + TPSS_RTP_HEADER_SIZE,
+    erasure_xor (pkt + TPSS_RTP_HEADER_SIZE, slot->data + TPSS_RTP_HEADER_SIZE,
         MIN (rest_len, slot->len - TPSS_RTP_HEADER_SIZE));
   }
 

@@ -27,7 +27,11 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
   BENCH_RMTP_SIZE       bytes (2097152; 104857600 for the 100 MB point)
   BENCH_RMTP_MODES      of uftp,retransmit,parity (all three)
   BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 or
-                        &release-on-ack=true&delta=500000 (docs/results.md) ()"""
+                        &release-on-ack=true&delta=500000 (docs/results.md) ()
+  BENCH_RMTP_BEFORE     a directory with another build's libgstrmtp.so: a
+                        mode written parity@before or retransmit@before
+                        runs RMTP from there, in turn with the others, to
+                        compare two builds in the same minutes ()"""
 import hashlib
 import os
 import resource
@@ -57,6 +61,7 @@ RUNS = int(os.environ.get("BENCH_RMTP_RUNS", "3"))
 SIZE = int(os.environ.get("BENCH_RMTP_SIZE", str(2 * 1024 * 1024)))
 MODES = env_list("BENCH_RMTP_MODES", "uftp,retransmit,parity", str)
 EXTRA = os.environ.get("BENCH_RMTP_EXTRA", "")
+BEFORE = os.environ.get("BENCH_RMTP_BEFORE", "")
 # the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
 # the line time; a run past 10 x is a failure
 TIMEOUT = 30 + 10 * SIZE * 8 / RATE
@@ -133,14 +138,42 @@ def run_uftp(hosts, snd, src, digest, tmp):
     return whole, took, f"exit={p.returncode}"
 
 
+class PluginsFrom:
+    """While in effect, the gst-launch processes started load RMTP from
+    directory (with a registry of their own); None leaves them alone."""
+
+    def __init__(self, directory):
+        self.directory, self.saved = directory, None
+
+    def __enter__(self):
+        if self.directory:
+            keys = ("GST_PLUGIN_PATH", "GST_REGISTRY")
+            self.saved = {k: os.environ.get(k) for k in keys}
+            os.environ["GST_PLUGIN_PATH"] = self.directory
+            os.environ["GST_REGISTRY"] = os.path.join(
+                tempfile.gettempdir(), "rmtp-bench-before.registry")
+
+    def __exit__(self, *exc):
+        for k, v in (self.saved or {}).items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def measure(snd, hosts, src, digest, tmp, mode):
+    """Returns (whole, seconds, note, CPU seconds of all processes)."""
     c0 = cpu_seconds()
+    repair, _, build = mode.partition("@")
     if mode == "uftp":
         whole, took, note = run_uftp(hosts, snd, src, digest, tmp)
     else:
-        whole, took, note = run_rmtp(hosts, snd, src, digest, tmp, mode)
-    cpu = (cpu_seconds() - c0) / max(took, 1e-3)
-    return whole, took, note, cpu
+        if build and not BEFORE:
+            raise SystemExit(f"{mode}: set BENCH_RMTP_BEFORE")
+        with PluginsFrom(BEFORE if build else None):
+            whole, took, note = run_rmtp(hosts, snd, src, digest, tmp,
+                                         repair)
+    return whole, took, note, cpu_seconds() - c0
 
 
 def fmt(times):
@@ -149,11 +182,22 @@ def fmt(times):
     return f"{statistics.median(times):.2f} s"
 
 
+def cpu_median(runs, field):
+    if not runs:
+        return "-"
+    return f"{statistics.median(r[field] for r in runs):.2f}"
+
+
 def main():
     netbed.require_or_skip()
     if "uftp" in MODES and not (shutil.which("uftp") and shutil.which("uftpd")):
         print("SKIP: uftp/uftpd not installed (Debian package uftp)")
         return 77
+    # the registries are built before the first run, not inside it
+    for build in {BEFORE if "@" in m else None for m in MODES if m != "uftp"}:
+        with PluginsFrom(build):
+            subprocess.run(["gst-inspect-1.0", "rmtpsink"],
+                           stdout=subprocess.DEVNULL, check=True)
     tmp = tempfile.mkdtemp(prefix="rmtp-bench-")
     src = os.path.join(tmp, "in.bin")
     with open(src, "wb") as f:
@@ -173,28 +217,30 @@ def main():
                 # the modes alternate run by run, in the same conditions
                 for run in range(RUNS):
                     for mode in MODES:
-                        whole, took, note, load = measure(snd, hosts, src,
+                        whole, took, note, used = measure(snd, hosts, src,
                                                           digest, tmp, mode)
+                        load = used / max(took, 1e-3)
                         print(f"RUN n={n} loss={pct}% {mode} #{run + 1}: "
                               f"{took:.2f} s {'whole' if whole else 'FAILED'}"
-                              f" cpu={load:.2f} {note}", flush=True)
+                              f" cpu={load:.2f} cpu-s={used:.2f} {note}",
+                              flush=True)
                         if whole:
                             res[mode].append(took)
-                            cpu[mode].append(load)
+                            cpu[mode].append((load, used))
                 rows.append((n, pct, res, cpu))
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n{SIZE} bytes at {RATE // 1000000} Mbit/s, median of {RUNS}\n")
     print("| receivers | loss | " + " | ".join(MODES) +
           " | line time | ARQ bound | ideal code | CPU s/s (" +
-          ", ".join(MODES) + ") |")
-    print("|---" * (len(MODES) + 6) + "|")
+          ", ".join(MODES) + ") | CPU s a transfer |")
+    print("|---" * (len(MODES) + 7) + "|")
     for n, pct, res, cpu in rows:
         p = pct / 100
-        loads = ", ".join(f"{statistics.median(cpu[m]):.2f}" if cpu[m]
-                          else "-" for m in MODES)
+        loads = ", ".join(cpu_median(cpu[m], 0) for m in MODES)
+        used = ", ".join(cpu_median(cpu[m], 1) for m in MODES)
         print(f"| {n} | {pct} % | " + " | ".join(fmt(res[m]) for m in MODES)
               + f" | {line_time():.2f} s | {arq_bound(n, p):.2f} s | "
-              f"{ideal_code(p):.2f} s | {loads} |")
+              f"{ideal_code(p):.2f} s | {loads} | {used} |")
     return 0
 
 

@@ -32,6 +32,35 @@ gboolean erasure_decode (guint k, guint8 ** data, const gboolean * have,
     gsize len, guint n_parity, const guint * rows,
     const guint8 * const *parity);
 
+/* The region operation under encode and decode: dst ^= c * src over @len
+ * bytes, every product in GF(2^8). ERASURE_IMPL_REFERENCE multiplies by
+ * logarithms into a row on every call, then a byte at a time (the code
+ * as first written); PORTABLE looks each byte up in the coefficient's row
+ * of a product table built once, four bytes a step; SSSE3 looks up 16
+ * bytes a step in split 4-bit tables. The fastest the machine has is
+ * chosen at first use. */
+typedef enum
+{
+  ERASURE_IMPL_REFERENCE,
+  ERASURE_IMPL_PORTABLE,
+  ERASURE_IMPL_SSSE3,
+} ErasureImpl;
+
+void erasure_mul_add (guint8 * dst, const guint8 * src, guint8 c, gsize len);
+
+/* dst ^= src over @len bytes: the sum in GF(2^8), all of an XOR parity
+ * (16 bytes a step where the compiler has vector types). */
+void erasure_xor (guint8 * dst, const guint8 * src, gsize len);
+
+/* The product @a * @b in GF(2^8) by logarithms. */
+guint8 erasure_gf_mul (guint8 a, guint8 b);
+
+/* For tests and benchmarks: selects @impl for every later call; FALSE
+ * (nothing changed) if this build or machine lacks it. Not thread-safe
+ * against calls running at the same time. */
+gboolean erasure_set_impl (ErasureImpl impl);
+ErasureImpl erasure_get_impl (void);
+
 G_END_DECLS
 
 #endif /* __CORE_ERASURE_H__ */
