@@ -244,7 +244,7 @@ struct _GstTpssSrc
   GstTpssSession *session;
   gboolean started;
 
-  /* pads_lock: the pad table and `running` */
+  /* pads_lock: the pad table, `running` and `eos` */
   GMutex pads_lock;
   /* held by a delivery from start to end (it may add and start a pad after
    * pads_lock) and while pads are taken out of the table: a pad is never
@@ -252,6 +252,7 @@ struct _GstTpssSrc
   GMutex deliver_lock;
   GHashTable *pads;             /* member id -> SrcPad */
   gboolean running;
+  gboolean eos;                 /* the application sent EOS: pads end */
   guint64 pads_removed;
 };
 
@@ -522,7 +523,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
 
   g_mutex_lock (&self->deliver_lock);
   g_mutex_lock (&self->pads_lock);
-  if (!self->running) {
+  if (!self->running || self->eos) {
     g_mutex_unlock (&self->pads_lock);
     g_mutex_unlock (&self->deliver_lock);
     gst_buffer_list_unref (list);
@@ -648,6 +649,42 @@ remove_all_pads (GstTpssSrc * self)
   g_list_free (all);
 }
 
+/* @sp's task pushes EOS after what it holds (no wait: the caller may be
+ * the application's thread). */
+static void
+queue_eos_mark (gpointer key, gpointer value, gpointer data)
+{
+  SrcPad *sp = value;
+
+  g_mutex_lock (&sp->lock);
+  if (!sp->eos) {
+    sp->eos = TRUE;
+    g_queue_push_tail (&sp->queue, NULL);
+    g_cond_broadcast (&sp->cond);
+  }
+  g_mutex_unlock (&sp->lock);
+}
+
+/* The application's EOS (gst-launch-1.0 -e on SIGINT sends it to every
+ * source of the pipeline): GstElement's default handler looks for a sink
+ * pad to send it on and drops it, so no member's pad would ever see EOS and
+ * the pipeline would wait forever. Every pad ends after its queue; the
+ * pads stay until the stop, and no new one appears. */
+static gboolean
+gst_tpss_src_send_event (GstElement * element, GstEvent * event)
+{
+  GstTpssSrc *self = GST_TPSS_SRC (element);
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
+  gst_event_unref (event);
+  g_mutex_lock (&self->pads_lock);
+  self->eos = TRUE;
+  g_hash_table_foreach (self->pads, queue_eos_mark, NULL);
+  g_mutex_unlock (&self->pads_lock);
+  return TRUE;
+}
+
 static GstStateChangeReturn
 gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
 {
@@ -693,6 +730,7 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       g_free (group);
       g_mutex_lock (&self->pads_lock);
       self->running = TRUE;
+      self->eos = FALSE;
       self->pads_removed = 0;
       g_mutex_unlock (&self->pads_lock);
       gst_tpss_session_set_src (self->session, element, &src_callbacks);
@@ -912,6 +950,7 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
   gobject_class->get_property = gst_tpss_src_get_property;
   gobject_class->finalize = gst_tpss_src_finalize;
   element_class->change_state = gst_tpss_src_change_state;
+  element_class->send_event = gst_tpss_src_send_event;
 
   gst_tpss_settings_install_properties (gobject_class);
   gst_tpss_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SRC);

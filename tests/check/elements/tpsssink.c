@@ -232,6 +232,44 @@ GST_START_TEST (test_bye_removes_pad_at_once)
 
 GST_END_TEST;
 
+/* EOS sent to a member's pipeline (what gst-launch-1.0 -e does on SIGINT):
+ * tpsssrc ends its member's pad, so every sink sees EOS and the pipeline
+ * posts it, however short the stats interval. Several rounds: the stop
+ * after it must not hang either. */
+GST_START_TEST (test_eos_sent_to_pipeline_ends_pads)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  const gchar *stats = "stats-interval=1000000";
+
+  for (guint round = 0; round < 3; round++) {
+    Member a, b;
+    GstBus *bus;
+    GstMessage *msg;
+
+    member_start (&a, 1, p1, members, stats);
+    member_start (&b, 2, p2, members, stats);
+    WAIT_UNTIL (locked_read (&a, &a.buffers) >= 10, 10);
+    fail_unless_equals_int (locked_read (&a, &a.pads_added), 1);
+
+    fail_unless (gst_element_send_event (a.pipeline, gst_event_new_eos ()));
+    bus = gst_element_get_bus (a.pipeline);
+    msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL, "round %u: no EOS within 5 s", round);
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+    fail_unless_equals_int (locked_read (&a, &a.eos), 1);
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+
+    member_stop (&a);
+    member_stop (&b);
+  }
+  g_free (members);
+}
+
+GST_END_TEST;
+
 static GSocket *
 bound_udp_socket (guint port)
 {
@@ -1044,6 +1082,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_two_members_exchange);
   tcase_add_test (tc, test_member_timeout_removes_pad);
   tcase_add_test (tc, test_bye_removes_pad_at_once);
+  tcase_add_test (tc, test_eos_sent_to_pipeline_ends_pads);
   tcase_add_test (tc, test_forged_bye_refused);
   tcase_add_test (tc, test_bitrate_and_layer_rates);
   tcase_add_test (tc, test_malformed_and_forged_control);
