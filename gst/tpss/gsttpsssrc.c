@@ -11,7 +11,9 @@
  * RTP after parity recovery, in sequence order (a packet waits behind a
  * missing one at most #GstTpssSrc:fec-size-time, as in tpssfecdec). The pad
  * appears with the member's first packet and goes away, after an EOS, when
- * the member leaves or stays silent for #GstTpssSrc:member-timeout.
+ * the member leaves or stays silent for #GstTpssSrc:member-timeout. An EOS
+ * sent to the element (gst-launch-1.0 -e does so on Ctrl-C) ends every pad
+ * after what it holds; no new pad appears until the element restarts.
  *
  * The receiver side of the protocol runs in the session (shared with a
  * tpsssink of the same member, see tpsssink): every report interval it
