@@ -186,7 +186,8 @@ run_prefix (guint layers, const gchar * gop, const gchar * extra,
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   bus = gst_element_get_bus (pipeline);
-  while (!eos && (msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+  /* generous: under valgrind on a loaded machine one run takes minutes */
+  while (!eos && (msg = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND,
               GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
       eos = TRUE;
