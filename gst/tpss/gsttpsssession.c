@@ -192,6 +192,31 @@ gst_tpss_session_release (GstTpssSession * s)
   g_free (s);
 }
 
+gboolean
+gst_tpss_element_acquire_session (GstElement * element,
+    GstTpssSession ** session, const GstTpssSettings * s, GError ** error)
+{
+  GstTpssSession *acquired = gst_tpss_session_acquire (element, s, error);
+
+  GST_OBJECT_LOCK (element);
+  *session = acquired;
+  GST_OBJECT_UNLOCK (element);
+  return acquired != NULL;
+}
+
+void
+gst_tpss_element_release_session (GstElement * element,
+    GstTpssSession ** session)
+{
+  GstTpssSession *released;
+
+  GST_OBJECT_LOCK (element);
+  released = *session;
+  *session = NULL;
+  GST_OBJECT_UNLOCK (element);
+  gst_tpss_session_release (released);
+}
+
 /* ------------------------------------------------------------------ */
 /* Members */
 

@@ -132,6 +132,13 @@ typedef struct
 GstTpssSession *gst_tpss_session_acquire (GstElement * element,
     const GstTpssSettings * s, GError ** error);
 void gst_tpss_session_release (GstTpssSession * session);
+/* The same on an element's `session` field, which its `stats` readers use
+ * under the element's object lock: the field is written under that lock,
+ * and cleared before the session's last reference goes. */
+gboolean gst_tpss_element_acquire_session (GstElement * element,
+    GstTpssSession ** session, const GstTpssSettings * s, GError ** error);
+void gst_tpss_element_release_session (GstElement * element,
+    GstTpssSession ** session);
 
 /* READY -> PAUSED / PAUSED -> READY; the first start opens the transport
  * and starts the loop, the last stop ends them. Call holding no lock (the

@@ -694,15 +694,17 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
   GstStateChangeReturn ret;
   GError *err = NULL;
   GstTpssSettings st = { 0, };
+  gboolean ok;
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
       GST_OBJECT_LOCK (self);
       gst_tpss_settings_copy (&st, &self->settings);
       GST_OBJECT_UNLOCK (self);
-      self->session = gst_tpss_session_acquire (element, &st, &err);
+      ok = gst_tpss_element_acquire_session (element, &self->session, &st,
+          &err);
       gst_tpss_settings_clear (&st);
-      if (!self->session) {
+      if (!ok) {
         GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
             (NULL));
         g_error_free (err);
@@ -710,7 +712,6 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       }
       break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:{
-      gboolean ok;
       gchar *group;
       GST_OBJECT_LOCK (self);
       gst_tpss_settings_copy (&st, &self->settings);
@@ -765,8 +766,7 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
 
       break;
     case GST_STATE_CHANGE_READY_TO_NULL:
-      gst_tpss_session_release (self->session);
-      self->session = NULL;
+      gst_tpss_element_release_session (element, &self->session);
       break;
     default:
       break;

@@ -270,6 +270,61 @@ GST_START_TEST (test_eos_sent_to_pipeline_ends_pads)
 
 GST_END_TEST;
 
+/* The application reads `stats` from its own thread while the element goes
+ * between NULL and READY, each READY->NULL freeing the session: the reader
+ * must never reach a freed session (AddressSanitizer reports it when it
+ * does). */
+typedef struct
+{
+  GstElement *element;
+  gint stop;
+  guint reads, missing;
+} StatsReader;
+
+static gpointer
+read_stats_until_stopped (gpointer data)
+{
+  StatsReader *r = data;
+
+  while (!g_atomic_int_get (&r->stop)) {
+    GstStructure *st = NULL;
+
+    g_object_get (r->element, "stats", &st, NULL);
+    if (st)
+      gst_structure_free (st);
+    else
+      r->missing++;
+    r->reads++;
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_stats_read_while_session_released)
+{
+  const gchar *names[] = { "tpsssink", "tpsssrc" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++) {
+    StatsReader r = { gst_element_factory_make (names[n], NULL), 0, 0, 0 };
+    GThread *reader;
+
+    g_object_set (r.element, "port", free_udp_port (), NULL);
+    reader = g_thread_new ("stats-reader", read_stats_until_stopped, &r);
+    for (guint i = 0; i < 300; i++) {
+      fail_unless_equals_int (gst_element_set_state (r.element,
+              GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+      fail_unless_equals_int (gst_element_set_state (r.element,
+              GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    }
+    g_atomic_int_set (&r.stop, 1);
+    g_thread_join (reader);
+    fail_unless (r.reads > 0);
+    fail_unless_equals_int (r.missing, 0);
+    gst_object_unref (r.element);
+  }
+}
+
+GST_END_TEST;
+
 static GSocket *
 bound_udp_socket (guint port)
 {
@@ -1083,6 +1138,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_member_timeout_removes_pad);
   tcase_add_test (tc, test_bye_removes_pad_at_once);
   tcase_add_test (tc, test_eos_sent_to_pipeline_ends_pads);
+  tcase_add_test (tc, test_stats_read_while_session_released);
   tcase_add_test (tc, test_forged_bye_refused);
   tcase_add_test (tc, test_bitrate_and_layer_rates);
   tcase_add_test (tc, test_malformed_and_forged_control);
