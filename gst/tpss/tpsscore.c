@@ -699,17 +699,14 @@ count_use (TpssMember * m, guint32 bytes, gint64 now)
   m->use_bytes[m->use_bucket % USE_BUCKETS] += bytes;
 }
 
-/* What the flow has shown it uses: app_limit_factor x the data rate MQ
- * sent over the last USE_BUCKETS buckets (or since the first departure, at
- * least one bucket); G_MAXUINT64 when unbounded. */
+/* The data rate MQ sent over the last USE_BUCKETS buckets (or since the
+ * first departure, at least one bucket). */
 static guint64
-shown_use (TpssMember * m, gint64 now)
+sent_rate (TpssMember * m, gint64 now)
 {
-  guint64 bytes = 0, used;
+  guint64 bytes = 0;
   gint64 span;
 
-  if (m->cfg.app_limit_factor <= 0)
-    return G_MAXUINT64;
   if (m->first_sent >= 0) {
     roll_use (m, now);
     for (guint i = 0; i < USE_BUCKETS; i++)
@@ -717,8 +714,26 @@ shown_use (TpssMember * m, gint64 now)
   }
   span = MIN (now - m->first_sent, USE_BUCKETS * USE_BUCKET_NS);
   span = MAX (span, USE_BUCKET_NS);
-  used = muldiv (bytes, 8 * NS_PER_S, (guint64) span);
-  return MAX (scale_rate (used, m->cfg.app_limit_factor), TPSS_MIN_RATE);
+  return muldiv (bytes, 8 * NS_PER_S, (guint64) span);
+}
+
+/* What the flow has shown it uses: app_limit_factor x sent_rate;
+ * G_MAXUINT64 when unbounded. */
+static guint64
+shown_use (TpssMember * m, gint64 now)
+{
+  if (m->cfg.app_limit_factor <= 0)
+    return G_MAXUINT64;
+  return MAX (scale_rate (sent_rate (m, now), m->cfg.app_limit_factor),
+      TPSS_MIN_RATE);
+}
+
+/* What the flow sends now, for the application-limited rules; G_MAXUINT64
+ * when they are off (app_limit_factor 0). */
+static guint64
+used_rate (TpssMember * m, gint64 now)
+{
+  return m->cfg.app_limit_factor <= 0 ? G_MAXUINT64 : sent_rate (m, now);
 }
 
 /* The highest D the flow may have: what it has shown it uses, never below
@@ -1010,12 +1025,26 @@ rule_rate (const TpssMember * m, const Peer * p, guint64 rate)
       rate + 1 >= down && rate <= down + 1;
 }
 
+/* Whether a flow that sends @used uses its data rate toward @p: one step
+ * of the increase factor above what it sends would reach D. A step up
+ * probed for a flow that does not is parity for a rate it would not send
+ * at: toward a fast member of a layered conference, probes one after the
+ * other, each closing its segment early with one parity packet per data
+ * packet (docs/protocols/tpss.md, "application-limited probe"). */
+static gboolean
+uses_rate (const TpssMember * m, const Peer * p, guint64 used)
+{
+  return used == G_MAXUINT64 ||
+      scale_rate (used, MAX (m->cfg.increase, 1.0)) >= p->data_rate;
+}
+
 /* A RATE from destination @p: rate_ij (section 2.3, 2.4). @cap: the
  * application-limited bound of D; @shown: what the flow has shown it uses
- * (the bound without its floor at initial_rate). */
+ * (the bound without its floor at initial_rate); @used: what it sends
+ * (uses_rate). */
 static void
 apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
-    guint64 cap, guint64 shown)
+    guint64 cap, guint64 shown, guint64 used)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
   guint old_l = p->l;
@@ -1065,9 +1094,12 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     }
   } else if (rate > p->data_rate && p->data_rate < cap) {
     /* A step up starts as a redundant phase at the new rate: D stays until
-     * a round trip at it arrives complete. */
-    enter_phase (p, TPSS_PHASE_REDUNDANT);
-    set_redundancy (p, MIN (rate, cap));
+     * a round trip at it arrives complete. A flow that does not use its D
+     * keeps it, unprobed. */
+    if (uses_rate (m, p, used)) {
+      enter_phase (p, TPSS_PHASE_REDUNDANT);
+      set_redundancy (p, MIN (rate, cap));
+    }
   } else {
     p->data_rate = p->send_rate = MIN (rate, cap);
   }
@@ -1504,7 +1536,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
       apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
-          app_limit (m, now), shown_use (m, now));
+          app_limit (m, now), shown_use (m, now), used_rate (m, now));
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;

@@ -1038,6 +1038,62 @@ GST_START_TEST (test_app_limited_confirm_bounded_by_use)
 
 GST_END_TEST;
 
+/* Issue 16: toward a fast member of the layered conference the sender
+ * probed one step after another, each with its parity, although the
+ * encoder sent half the data rate that member allowed (85-97 parity
+ * packets a second beside 170-280 of data on a lossless path). A flow that
+ * does not use its D keeps it when a clean interval asks for more; one
+ * that does (within one increase step) probes the step as before. */
+GST_START_TEST (test_app_limited_step_not_probed)
+{
+  TpssConfig cfg;
+  TpssMember *m;
+  TpssSendStats st;
+  gint64 t = 1000 * MS;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 200000;   /* above the audio: MQ keeps up */
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 0, 0);
+  run_audio (m, 0, t);
+
+  /* an allocation: D = S = 200 kbit/s, under the bound (twice what MQ
+   * sent: 118 kbit/s of it over the last 500 ms) */
+  rate_from_b (m, 200000, FALSE, 1, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 200000);
+
+  /* a clean interval asks 1.2 x S; the flow sends 118-134 kbit/s of it:
+   * no probe, no parity, D kept */
+  run_audio (m, t, t + 60 * MS);
+  t += 60 * MS;
+  rate_from_b (m, 240000, FALSE, 2, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_int (st.length, 0);
+  fail_unless_equals_uint64 (st.data_rate, 200000);
+  fail_unless_equals_uint64 (st.send_rate, 200000);
+
+  /* at 130 kbit/s the flow uses its rate (1.2 x what it sends is more):
+   * the step up is probed with parity */
+  run_audio (m, t, t + 60 * MS);
+  t += 60 * MS;
+  rate_from_b (m, 130000, FALSE, 3, t);
+  run_audio (m, t, t + 60 * MS);
+  t += 60 * MS;
+  rate_from_b (m, 156000, FALSE, 4, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 130000);
+  fail_unless (st.length > 0 && st.send_rate > st.data_rate,
+      "S %" G_GUINT64_FORMAT " l %u for a probe at 156 kbit/s", st.send_rate,
+      st.length);
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
 static guint
 reports_to_b (TpssMember * m)
 {
@@ -1775,6 +1831,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
   tcase_add_test (tc, test_app_limited_confirm_bounded_by_use);
+  tcase_add_test (tc, test_app_limited_step_not_probed);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
