@@ -56,8 +56,8 @@ GST_DEBUG_CATEGORY (conference_debug);
 
 /* The whole stream at most this x the slowest member's rate (tpsssink's
  * layer-max-spread, 4 by default): a member behind a 1 Mbit/s link shared
- * by two senders allows each 0.4-0.5 Mbit/s, and 4 x that is half a
- * 4 Mbit/s member's link. */
+ * by two senders allows each 0.3-0.5 Mbit/s, and 4 x that left the
+ * 4 Mbit/s members' links 58-83 % full (docs/conference.md). */
 #define LAYER_MAX_SPREAD 8
 
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
