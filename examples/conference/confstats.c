@@ -35,7 +35,7 @@ typedef struct
   guint64 send_notified_rate;   /* the rate it last notified us */
   guint64 recv_notified_rate;   /* the rate we last notified it */
   guint layers_sent;            /* the prefix of layers it gets from us */
-  guint64 packets_sent, parity_sent;    /* to it so far (parity included) */
+  guint64 packets_sent, parity_sent;    /* media and parity to it so far */
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
