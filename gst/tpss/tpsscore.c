@@ -354,6 +354,12 @@ typedef struct {
   /* Admission: a token bucket filled at the allocation each slot. */
   gint64 tokens;                /* bytes; may be one packet in debt */
   gint64 depth;                 /* bytes; 0 while nothing is allocated */
+
+  /* The lowest D in effect in each bucket of the application-limited
+   * window (ring, as the member's use_bytes), to set what MQ sent over
+   * that window against the rate it had then (uses_rate). */
+  guint64 d_low[USE_BUCKETS];
+  gint64 d_bucket;              /* index of the newest, -1 before any */
 } Peer;
 
 struct _TpssMember {
@@ -584,6 +590,7 @@ add_peer (TpssMember * m, guint32 ssrc, guint priority, gint64 now)
   }
   p->rtt = -1;
   p->probe_first = -1;
+  p->d_bucket = -1;
   p->src_rtt = 0;
   p->rx = RX_IDLE;
   g_ptr_array_add (m->peers, p);
@@ -1025,31 +1032,74 @@ rule_rate (const TpssMember * m, const Peer * p, guint64 rate)
       rate + 1 >= down && rate <= down + 1;
 }
 
-/* Whether a flow that sends @used uses its data rate toward @p: one step
- * of the increase factor above what it sends would reach D. A step up
- * probed for a flow that does not is parity for a rate it would not send
- * at: toward a fast member of a layered conference, probes one after the
- * other, each closing its segment early with one parity packet per data
- * packet (docs/protocols/tpss.md, "application-limited probe"). */
-static gboolean
-uses_rate (const TpssMember * m, const Peer * p, guint64 used)
+/* Moves @p's ring of the lowest D per bucket forward to @now's bucket;
+ * the buckets it enters start at the D in effect. */
+static void
+roll_rate_low (Peer * p, gint64 now)
 {
-  return used == G_MAXUINT64 ||
-      scale_rate (used, MAX (m->cfg.increase, 1.0)) >= p->data_rate;
+  gint64 b = now / USE_BUCKET_NS;
+
+  if (p->d_bucket < 0 || b - p->d_bucket >= USE_BUCKETS)
+    for (guint i = 0; i < USE_BUCKETS; i++)
+      p->d_low[i] = p->data_rate;
+  else
+    for (gint64 i = p->d_bucket + 1; i <= b; i++)
+      p->d_low[i % USE_BUCKETS] = p->data_rate;
+  p->d_bucket = MAX (b, p->d_bucket);
 }
 
-/* A RATE from destination @p: rate_ij (section 2.3, 2.4). @cap: the
- * application-limited bound of D; @shown: what the flow has shown it uses
- * (the bound without its floor at initial_rate); @used: what it sends
- * (uses_rate). */
+/* @p's D has (maybe) changed at @now. */
+static void
+note_rate_low (Peer * p, gint64 now)
+{
+  guint64 *low;
+
+  roll_rate_low (p, now);
+  low = &p->d_low[p->d_bucket % USE_BUCKETS];
+  *low = MIN (*low, p->data_rate);
+}
+
+/* The lowest D toward @p over the application-limited window. */
+static guint64
+window_rate_low (Peer * p, gint64 now)
+{
+  guint64 low = G_MAXUINT64;
+
+  roll_rate_low (p, now);
+  for (guint i = 0; i < USE_BUCKETS; i++)
+    low = MIN (low, p->d_low[i]);
+  return low;
+}
+
+/* Whether a flow that sent @used over the application-limited window uses
+ * its data rate toward @p: one step of the increase factor above it
+ * reaches the lowest D of that window (not the D of now: the window lags a
+ * flow that follows its rate up by a step or two). A step up probed for a
+ * flow that does not is parity for a rate it would not send at: toward a
+ * fast member of a layered conference, probes one after the other, each
+ * closing its segment early with one parity packet per data packet
+ * (docs/protocols/tpss.md, "application-limited probe"). */
+static gboolean
+uses_rate (const TpssMember * m, Peer * p, guint64 used, gint64 now)
+{
+  return used == G_MAXUINT64 ||
+      scale_rate (used, MAX (m->cfg.increase, 1.0)) >=
+      window_rate_low (p, now);
+}
+
+/* A RATE from destination @p at @now: rate_ij (section 2.3, 2.4). @cap:
+ * the application-limited bound of D; @shown: what the flow has shown it
+ * uses (the bound without its floor at initial_rate); @used: what it sent
+ * over the window (uses_rate). */
 static void
 apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
-    guint64 cap, guint64 shown, guint64 used)
+    guint64 cap, guint64 shown, guint64 used, gint64 now)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
   guint old_l = p->l;
   TpssPhase old_phase = p->phase;
 
+  roll_rate_low (p, now);
   p->notified = rate;
   rate = CLAMP (rate, TPSS_MIN_RATE, max);
   if (m->cfg.slow_start == TPSS_SLOW_START_TRADITIONAL ||
@@ -1096,7 +1146,7 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     /* A step up starts as a redundant phase at the new rate: D stays until
      * a round trip at it arrives complete. A flow that does not use its D
      * keeps it, unprobed. */
-    if (uses_rate (m, p, used)) {
+    if (uses_rate (m, p, used, now)) {
       enter_phase (p, TPSS_PHASE_REDUNDANT);
       set_redundancy (p, MIN (rate, cap));
     }
@@ -1104,6 +1154,7 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     p->data_rate = p->send_rate = MIN (rate, cap);
   }
 
+  note_rate_low (p, now);
   if (p->phase != old_phase)
     push_phase_event (m, p);
   if (p->l != old_l || p->phase != old_phase)
@@ -1536,7 +1587,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
       apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
-          app_limit (m, now), shown_use (m, now), used_rate (m, now));
+          app_limit (m, now), shown_use (m, now), used_rate (m, now), now);
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;

@@ -1057,10 +1057,11 @@ GST_END_TEST;
 
 /* Issue 16: toward a fast member of the layered conference the sender
  * probed one step after another, each with its parity, although the
- * encoder sent half the data rate that member allowed (85-97 parity
- * packets a second beside 170-280 of data on a lossless path). A flow that
+ * encoder sent half the data rate that member allowed (74-96 parity
+ * packets a second beside 142-195 of data on a lossless path). A flow that
  * does not use its D keeps it when a clean interval asks for more; one
- * that does (within one increase step) probes the step as before. */
+ * that does (within one increase step of the lowest D of the last 500 ms)
+ * probes the step as before. */
 GST_START_TEST (test_app_limited_step_not_probed)
 {
   TpssMember *m;
@@ -1084,15 +1085,25 @@ GST_START_TEST (test_app_limited_step_not_probed)
   fail_unless_equals_uint64 (st.data_rate, 200000);
   fail_unless_equals_uint64 (st.send_rate, 200000);
 
-  /* at 130 kbit/s the flow uses its rate (1.2 x what it sends is more):
-   * the step up is probed with parity */
+  /* 130 kbit/s, then 175: the window still holds 130 kbit/s, which the
+   * flow uses (1.2 x what it sent is more), as a flow that follows its
+   * rate up lags it: the step up is probed with parity */
   rate_after_audio (m, &t, 60 * MS, 130000, FALSE, 3, &st);
-  rate_after_audio (m, &t, 60 * MS, 156000, FALSE, 4, &st);
+  rate_after_audio (m, &t, 60 * MS, 175000, FALSE, 4, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  rate_after_audio (m, &t, 60 * MS, 210000, FALSE, 5, &st);
   fail_unless_equals_int (st.phase, TPSS_PHASE_REDUNDANT);
-  fail_unless_equals_uint64 (st.data_rate, 130000);
+  fail_unless_equals_uint64 (st.data_rate, 175000);
   fail_unless (st.length > 0 && st.send_rate > st.data_rate,
-      "S %" G_GUINT64_FORMAT " l %u for a probe at 156 kbit/s", st.send_rate,
+      "S %" G_GUINT64_FORMAT " l %u for a probe at 210 kbit/s", st.send_rate,
       st.length);
+
+  /* 175 kbit/s held for the whole window: now the flow does not use it */
+  rate_after_audio (m, &t, 60 * MS, 175000, FALSE, 6, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  rate_after_audio (m, &t, 600 * MS, 210000, FALSE, 7, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 175000);
   tpss_member_free (m);
 }
 
