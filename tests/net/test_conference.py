@@ -59,9 +59,9 @@ MIN_AUDIO_RMS = 2000
 # lost packets are one hole each); 0 when nothing tells the decoder of a hole.
 HOLES_FILLED_SHARE = 0.5
 # Parity packets per data packet from one fast member to the other over the second half: a
-# lossless path needs few. 0.45-0.53 (ten runs) while every clean interval started a probe of
-# a rate the encoder did not use (docs/conference.md, "How full the links are"); 0-0.29 since
-# (ten runs).
+# lossless path needs few. 0.45-0.53 (five runs, both ways) while every clean interval started
+# a probe of a rate the encoder did not use (docs/conference.md, "How full the links are");
+# 0-0.29 since (five runs, both ways).
 MAX_FAST_PARITY_SHARE = 0.38
 failures = []
 
