@@ -51,6 +51,18 @@ GST_DEBUG_CATEGORY (conference_debug);
  * key frame is lost less often (docs/conference.md, "Key frames"). */
 #define KEY_UNIT_MAX_DELAY_MS 150
 
+/* The camera's noise quarter holds x264 at its default qp-min (10) to about
+ * 2.1 Mbit/s however much it is told (320x240, 15 fps); down to QP 0 it
+ * takes up to 3 Mbit/s, what a fast member's link leaves for one sender
+ * (docs/conference.md, "How full the links are"). */
+#define ENCODER_QP_MIN 0
+
+/* The whole stream at most this x the slowest member's rate (tpsssink's
+ * layer-max-spread, 4 by default): a member behind a 1 Mbit/s link shared
+ * by two senders allows each 0.3-0.5 Mbit/s, and 4 x that left the
+ * 4 Mbit/s members' links 58-83 % full (docs/conference.md). */
+#define LAYER_MAX_SPREAD 8
+
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
  * colour. */
 static const guint32 palette[] = {
@@ -339,9 +351,10 @@ pipeline_description (Conference * conf)
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
       "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
-      "key-unit-max-delay=%u key-int-max=%u "
+      "key-unit-max-delay=%u key-int-max=%u qp-min=%u "
       "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
+      "layer-max-spread=%u "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
       /* the others' tiles (tiles.c) and the mixed picture */
@@ -355,9 +368,9 @@ pipeline_description (Conference * conf)
       "sync=false async=false enable-last-sample=true %s %s",
       o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
       o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
-      KEY_UNIT_MAX_DELAY_MS, o->fps * 4,
+      KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
-      o->initial_rate, session, o->max_receive_rate,
+      o->initial_rate, LAYER_MAX_SPREAD, session, o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,
       audio);

@@ -32,6 +32,10 @@ typedef struct
 {
   guint id;
   guint64 send_data_rate, send_rate, receive_rate;
+  guint64 send_notified_rate;   /* the rate it last notified us */
+  guint64 recv_notified_rate;   /* the rate we last notified it */
+  guint layers_sent;            /* the prefix of layers it gets from us */
+  guint64 packets_sent, parity_sent;    /* media and parity to it so far */
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
@@ -109,6 +113,12 @@ read_member (const GstStructure * s, MemberFigures * f)
   gst_structure_get_uint (s, "id", &f->id);
   f->send_data_rate = field_u64 (s, "send-data-rate");
   f->send_rate = field_u64 (s, "send-rate");
+  f->send_notified_rate = field_u64 (s, "send-notified-rate");
+  f->recv_notified_rate = field_u64 (s, "recv-notified-rate");
+  f->layers_sent = 0;
+  gst_structure_get_uint (s, "layers-sent", &f->layers_sent);
+  f->packets_sent = field_u64 (s, "packets-sent");
+  f->parity_sent = field_u64 (s, "parity-sent");
   f->receive_rate = field_u64 (s, "receive-rate");
   f->rtt = -1;
   gst_structure_get_int64 (s, "rtt", &f->rtt);
@@ -225,6 +235,11 @@ json_member (GString * json, const MemberFigures * f,
   g_string_append_printf (json,
       ",\"media_bps\":%.0f,\"audio_media_bps\":%.0f",
       sf->video_bps, sf->audio_bps);
+  g_string_append_printf (json, ",\"send_notified_bps\":%" G_GUINT64_FORMAT
+      ",\"recv_notified_bps\":%" G_GUINT64_FORMAT ",\"layers_sent\":%u"
+      ",\"packets_sent\":%" G_GUINT64_FORMAT ",\"parity_sent\":%"
+      G_GUINT64_FORMAT, f->send_notified_rate, f->recv_notified_rate,
+      f->layers_sent, f->packets_sent, f->parity_sent);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
       "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,
@@ -301,8 +316,9 @@ conf_stats_print (Conference * conf)
       t, conf->opt.id, conf->opt.name, data_rate / 1e3,
       conf_tiles_count (conf));
   g_string_printf (json, "{\"t\":%.2f,\"id\":%u,\"data_bps\":%"
-      G_GUINT64_FORMAT ",\"tiles\":%u,\"members\":[", t, conf->opt.id,
-      data_rate, conf_tiles_count (conf));
+      G_GUINT64_FORMAT ",\"bytes_sent\":%" G_GUINT64_FORMAT
+      ",\"tiles\":%u,\"members\":[", t, conf->opt.id, data_rate,
+      field_u64 (st, "bytes-sent"), conf_tiles_count (conf));
   reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {

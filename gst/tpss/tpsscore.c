@@ -354,6 +354,12 @@ typedef struct {
   /* Admission: a token bucket filled at the allocation each slot. */
   gint64 tokens;                /* bytes; may be one packet in debt */
   gint64 depth;                 /* bytes; 0 while nothing is allocated */
+
+  /* The lowest D in effect in each bucket of the application-limited
+   * window (ring, as the member's use_bytes), to set what MQ sent over
+   * that window against the rate it had then (uses_rate). */
+  guint64 d_low[USE_BUCKETS];
+  gint64 d_bucket;              /* index of the newest, -1 before any */
 } Peer;
 
 struct _TpssMember {
@@ -584,6 +590,7 @@ add_peer (TpssMember * m, guint32 ssrc, guint priority, gint64 now)
   }
   p->rtt = -1;
   p->probe_first = -1;
+  p->d_bucket = -1;
   p->src_rtt = 0;
   p->rx = RX_IDLE;
   g_ptr_array_add (m->peers, p);
@@ -699,17 +706,14 @@ count_use (TpssMember * m, guint32 bytes, gint64 now)
   m->use_bytes[m->use_bucket % USE_BUCKETS] += bytes;
 }
 
-/* What the flow has shown it uses: app_limit_factor x the data rate MQ
- * sent over the last USE_BUCKETS buckets (or since the first departure, at
- * least one bucket); G_MAXUINT64 when unbounded. */
+/* The data rate MQ sent over the last USE_BUCKETS buckets (or since the
+ * first departure, at least one bucket). */
 static guint64
-shown_use (TpssMember * m, gint64 now)
+sent_rate (TpssMember * m, gint64 now)
 {
-  guint64 bytes = 0, used;
+  guint64 bytes = 0;
   gint64 span;
 
-  if (m->cfg.app_limit_factor <= 0)
-    return G_MAXUINT64;
   if (m->first_sent >= 0) {
     roll_use (m, now);
     for (guint i = 0; i < USE_BUCKETS; i++)
@@ -717,8 +721,26 @@ shown_use (TpssMember * m, gint64 now)
   }
   span = MIN (now - m->first_sent, USE_BUCKETS * USE_BUCKET_NS);
   span = MAX (span, USE_BUCKET_NS);
-  used = muldiv (bytes, 8 * NS_PER_S, (guint64) span);
-  return MAX (scale_rate (used, m->cfg.app_limit_factor), TPSS_MIN_RATE);
+  return muldiv (bytes, 8 * NS_PER_S, (guint64) span);
+}
+
+/* What the flow has shown it uses: app_limit_factor x sent_rate;
+ * G_MAXUINT64 when unbounded. */
+static guint64
+shown_use (TpssMember * m, gint64 now)
+{
+  if (m->cfg.app_limit_factor <= 0)
+    return G_MAXUINT64;
+  return MAX (scale_rate (sent_rate (m, now), m->cfg.app_limit_factor),
+      TPSS_MIN_RATE);
+}
+
+/* What the flow sends now, for the application-limited rules; G_MAXUINT64
+ * when they are off (app_limit_factor 0). */
+static guint64
+used_rate (TpssMember * m, gint64 now)
+{
+  return m->cfg.app_limit_factor <= 0 ? G_MAXUINT64 : sent_rate (m, now);
 }
 
 /* The highest D the flow may have: what it has shown it uses, never below
@@ -1010,17 +1032,74 @@ rule_rate (const TpssMember * m, const Peer * p, guint64 rate)
       rate + 1 >= down && rate <= down + 1;
 }
 
-/* A RATE from destination @p: rate_ij (section 2.3, 2.4). @cap: the
- * application-limited bound of D; @shown: what the flow has shown it uses
- * (the bound without its floor at initial_rate). */
+/* Moves @p's ring of the lowest D per bucket forward to @now's bucket;
+ * the buckets it enters start at the D in effect. */
+static void
+roll_rate_low (Peer * p, gint64 now)
+{
+  gint64 b = now / USE_BUCKET_NS;
+
+  if (p->d_bucket < 0 || b - p->d_bucket >= USE_BUCKETS)
+    for (guint i = 0; i < USE_BUCKETS; i++)
+      p->d_low[i] = p->data_rate;
+  else
+    for (gint64 i = p->d_bucket + 1; i <= b; i++)
+      p->d_low[i % USE_BUCKETS] = p->data_rate;
+  p->d_bucket = MAX (b, p->d_bucket);
+}
+
+/* @p's D has (maybe) changed at @now. */
+static void
+note_rate_low (Peer * p, gint64 now)
+{
+  guint64 *low;
+
+  roll_rate_low (p, now);
+  low = &p->d_low[p->d_bucket % USE_BUCKETS];
+  *low = MIN (*low, p->data_rate);
+}
+
+/* The lowest D toward @p over the application-limited window. */
+static guint64
+window_rate_low (Peer * p, gint64 now)
+{
+  guint64 low = G_MAXUINT64;
+
+  roll_rate_low (p, now);
+  for (guint i = 0; i < USE_BUCKETS; i++)
+    low = MIN (low, p->d_low[i]);
+  return low;
+}
+
+/* Whether a flow that sent @used over the application-limited window uses
+ * its data rate toward @p: one step of the increase factor above it
+ * reaches the lowest D of that window (not the D of now: the window lags a
+ * flow that follows its rate up by a step or two). A step up probed for a
+ * flow that does not is parity for a rate it would not send at: toward a
+ * fast member of a layered conference, probes one after the other, each
+ * closing its segment early with one parity packet per data packet
+ * (docs/protocols/tpss.md, "application-limited probe"). */
+static gboolean
+uses_rate (const TpssMember * m, Peer * p, guint64 used, gint64 now)
+{
+  return used == G_MAXUINT64 ||
+      scale_rate (used, MAX (m->cfg.increase, 1.0)) >=
+      window_rate_low (p, now);
+}
+
+/* A RATE from destination @p at @now: rate_ij (section 2.3, 2.4). @cap:
+ * the application-limited bound of D; @shown: what the flow has shown it
+ * uses (the bound without its floor at initial_rate); @used: what it sent
+ * over the window (uses_rate). */
 static void
 apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
-    guint64 cap, guint64 shown)
+    guint64 cap, guint64 shown, guint64 used, gint64 now)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
   guint old_l = p->l;
   TpssPhase old_phase = p->phase;
 
+  roll_rate_low (p, now);
   p->notified = rate;
   rate = CLAMP (rate, TPSS_MIN_RATE, max);
   if (m->cfg.slow_start == TPSS_SLOW_START_TRADITIONAL ||
@@ -1065,13 +1144,17 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     }
   } else if (rate > p->data_rate && p->data_rate < cap) {
     /* A step up starts as a redundant phase at the new rate: D stays until
-     * a round trip at it arrives complete. */
-    enter_phase (p, TPSS_PHASE_REDUNDANT);
-    set_redundancy (p, MIN (rate, cap));
+     * a round trip at it arrives complete. A flow that does not use its D
+     * keeps it, unprobed. */
+    if (uses_rate (m, p, used, now)) {
+      enter_phase (p, TPSS_PHASE_REDUNDANT);
+      set_redundancy (p, MIN (rate, cap));
+    }
   } else {
     p->data_rate = p->send_rate = MIN (rate, cap);
   }
 
+  note_rate_low (p, now);
   if (p->phase != old_phase)
     push_phase_event (m, p);
   if (p->l != old_l || p->phase != old_phase)
@@ -1504,7 +1587,7 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
       apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
-          app_limit (m, now), shown_use (m, now));
+          app_limit (m, now), shown_use (m, now), used_rate (m, now), now);
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;

@@ -40,7 +40,10 @@
  * - Application-limited (RFC 7661's idea for a rate): D never grows beyond
  *   app_limit_factor x the data rate MQ actually sent over the last 500 ms
  *   (nor below initial_rate by this rule), so an application that sends
- *   less than it may does not build up a rate it would later burst at.
+ *   less than it may does not build up a rate it would later burst at; and
+ *   a step up is probed only while what MQ sent over those 500 ms is at
+ *   least the lowest D of them / increase (a flow that does not use its D
+ *   keeps it without parity).
  * - The encoder is told D (the data rate); with several destinations D is the
  *   minimum over them (one encoding feeds all).
  *

@@ -980,6 +980,35 @@ rate_from_b (TpssMember * m, guint64 rate, gboolean assign, guint32 seq,
   tpss_member_on_msg (m, &msg, now);
 }
 
+/* A member that has sent run_audio's audio toward B for @until ns, with
+ * @initial_rate (0: the default). */
+static TpssMember *
+audio_sender (guint64 initial_rate, gint64 until)
+{
+  TpssConfig cfg;
+  TpssMember *m;
+
+  tpss_config_init (&cfg);
+  if (initial_rate)
+    cfg.initial_rate = initial_rate;
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 0, 0);
+  run_audio (m, 0, until);
+  return m;
+}
+
+/* A RATE from B after @gap more audio from *@t (which moves on); @st: what
+ * A then sends toward B. */
+static void
+rate_after_audio (TpssMember * m, gint64 * t, gint64 gap, guint64 rate,
+    gboolean assign, guint32 seq, TpssSendStats * st)
+{
+  run_audio (m, *t, *t + gap);
+  *t += gap;
+  rate_from_b (m, rate, assign, seq, *t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, st));
+}
+
 /* The start-up effect of tests/net/test_tpss_auth.py: an application-
  * limited flow (the audio above) whose first RATE came a second late (its
  * first REPORT was lost), so the FEC segment had grown to 50 packets; the
@@ -990,30 +1019,22 @@ rate_from_b (TpssMember * m, guint64 rate, gboolean assign, guint32 seq,
  * confirmed step is bounded by what the flow has shown it uses. */
 GST_START_TEST (test_app_limited_confirm_bounded_by_use)
 {
-  TpssConfig cfg;
   TpssMember *m;
   TpssSendStats st;
   const guint64 audio = 336 * 8 * 50, shown = 2 * audio;
   gint64 t = 1000 * MS;
   guint32 seq = 2;
 
-  tpss_config_init (&cfg);
-  m = tpss_member_new (SSRC_A, &cfg);
-  tpss_member_add_peer (m, SSRC_B, 0, 0);
-  run_audio (m, 0, t);
+  m = audio_sender (0, t);
 
   /* the first RATE: 1.2 x S, RTT unknown: the step is data, D = the
    * bound (1 Mbit/s), the next probed at once */
-  rate_from_b (m, 1440000, FALSE, 1, t);
-  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  rate_after_audio (m, &t, 0, 1440000, FALSE, 1, &st);
   fail_unless_equals_int (st.phase, TPSS_PHASE_REDUNDANT);
   fail_unless_equals_uint64 (st.data_rate, 1000000);
 
   /* its segment closed early; the parity burst assigned */
-  run_audio (m, t, t + 60 * MS);
-  t += 60 * MS;
-  rate_from_b (m, 3110000, TRUE, seq++, t);
-  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  rate_after_audio (m, &t, 60 * MS, 3110000, TRUE, seq++, &st);
   fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
   fail_unless (st.data_rate <= shown * 1.05, "D %" G_GUINT64_FORMAT
       " confirmed for an application at %" G_GUINT64_FORMAT, st.data_rate,
@@ -1022,17 +1043,67 @@ GST_START_TEST (test_app_limited_confirm_bounded_by_use)
   /* clean intervals from then on: 1.2 x S without parity, the receipt
    * rate assigned in a probe; D stays near what the flow uses */
   for (guint i = 0; i < 40; i++) {
-    run_audio (m, t, t + 60 * MS);
-    t += 60 * MS;
-    fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
-    if (st.phase == TPSS_PHASE_REDUNDANT)
-      rate_from_b (m, audio * 6 / 5, TRUE, seq++, t);
-    else
-      rate_from_b (m, st.send_rate * 6 / 5, FALSE, seq++, t);
-    fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+    gboolean probe = st.phase == TPSS_PHASE_REDUNDANT;
+
+    rate_after_audio (m, &t, 60 * MS, probe ? audio * 6 / 5 :
+        st.send_rate * 6 / 5, probe, seq++, &st);
     fail_unless (st.data_rate <= shown * 1.05, "D %" G_GUINT64_FORMAT
         " at %" G_GINT64_FORMAT " ms", st.data_rate, t / MS);
   }
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
+/* Issue 16: toward a fast member of the layered conference the sender
+ * probed one step after another, each with its parity, although the
+ * encoder sent half the data rate that member allowed (74-96 parity
+ * packets a second beside 142-195 of data on a lossless path). A flow that
+ * does not use its D keeps it when a clean interval asks for more; one
+ * that does (within one increase step of the lowest D of the last 500 ms)
+ * probes the step as before. */
+GST_START_TEST (test_app_limited_step_not_probed)
+{
+  TpssMember *m;
+  TpssSendStats st;
+  gint64 t = 1000 * MS;
+
+  /* initial rate above the audio: MQ keeps up with it */
+  m = audio_sender (200000, t);
+
+  /* an allocation: D = S = 200 kbit/s, under the bound (twice what MQ
+   * sent: 118 kbit/s of it over the last 500 ms) */
+  rate_after_audio (m, &t, 0, 200000, FALSE, 1, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 200000);
+
+  /* a clean interval asks 1.2 x S; the flow sends 118-134 kbit/s of it:
+   * no probe, no parity, D kept */
+  rate_after_audio (m, &t, 60 * MS, 240000, FALSE, 2, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_int (st.length, 0);
+  fail_unless_equals_uint64 (st.data_rate, 200000);
+  fail_unless_equals_uint64 (st.send_rate, 200000);
+
+  /* 130 kbit/s, then 175: the window still holds 130 kbit/s, which the
+   * flow uses (1.2 x what it sent is more), as a flow that follows its
+   * rate up lags it: the step up is probed with parity */
+  rate_after_audio (m, &t, 60 * MS, 130000, FALSE, 3, &st);
+  rate_after_audio (m, &t, 60 * MS, 175000, FALSE, 4, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  rate_after_audio (m, &t, 60 * MS, 210000, FALSE, 5, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 175000);
+  fail_unless (st.length > 0 && st.send_rate > st.data_rate,
+      "S %" G_GUINT64_FORMAT " l %u for a probe at 210 kbit/s", st.send_rate,
+      st.length);
+
+  /* 175 kbit/s held for the whole window: now the flow does not use it */
+  rate_after_audio (m, &t, 60 * MS, 175000, FALSE, 6, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  rate_after_audio (m, &t, 600 * MS, 210000, FALSE, 7, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 175000);
   tpss_member_free (m);
 }
 
@@ -1775,6 +1846,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
   tcase_add_test (tc, test_app_limited_confirm_bounded_by_use);
+  tcase_add_test (tc, test_app_limited_step_not_probed);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
