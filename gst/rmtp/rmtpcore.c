@@ -391,6 +391,7 @@ struct _RmtpServer {
   guint32 monitor_stop;         /* seq of the last STOP packet */
   gboolean monitor_open;        /* a period ended, its reports count */
   gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
+  gint64 rel_at;                /* SEPARATE: next REL to the complete */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -1093,6 +1094,8 @@ server_begin_separate (RmtpServer * s, gint64 now)
 {
   Member *m;
 
+  if (s->phase != RMTP_SERVER_SEPARATE)
+    s->rel_at = now + s->cfg.busy_poll_interval;
   s->phase = RMTP_SERVER_SEPARATE;
   s->waiting = FALSE;
   m = server_pick_slow (s);
@@ -1213,9 +1216,24 @@ server_release_timeout (RmtpServer * s, gint64 now)
     server_finish (s);
 }
 
+/* The unicast phase can outlast a receiver's silence timeout. A member
+ * that ACKed but has not RACKed (all copies of the group REL lost, or its
+ * ACK came in this phase) gets a REL of its own every busy_poll_interval
+ * until it RACKs, so it is released, not left to fail as server-silent. */
+static void
+server_keep_complete_informed (RmtpServer * s, gint64 now)
+{
+  for (guint i = 0; i < s->n_members; i++)
+    if (s->members[i].state == MEMBER_ACKED && !s->members[i].released)
+      server_queue_rel (s, s->members[i].id);
+  s->rel_at = now + s->cfg.busy_poll_interval;
+}
+
 void
 rmtp_server_handle_timeout (RmtpServer * s, gint64 now)
 {
+  if (s->phase == RMTP_SERVER_SEPARATE && now >= s->rel_at)
+    server_keep_complete_informed (s, now);
   if (now < s->timer)
     return;
   s->timer = G_MAXINT64;
@@ -1680,6 +1698,8 @@ rmtp_server_next_deadline (const RmtpServer * s)
   if (more)
     t = MIN (t, s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
         s->pacer.next_free);
+  if (s->phase == RMTP_SERVER_SEPARATE)
+    t = MIN (t, s->rel_at);
   return t;
 }
 

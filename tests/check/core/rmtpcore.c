@@ -333,6 +333,66 @@ GST_START_TEST (test_busy_rrdy_lost)
 
 GST_END_TEST;
 
+static const Logged *
+find_logged_to (GArray * log, RmtpType type, guint32 to)
+{
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    if (l->p.type == type && l->to == to)
+      return l;
+  }
+  return NULL;
+}
+
+static gboolean
+drop_group_rel_to_0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 0 && p->type == RMTP_REL && to == RMTP_TO_GROUP;
+}
+
+/* Receiver 0 holds the whole set but loses every REL to the group, and
+ * receiver 2 keeps the server in its unicast phase (BUSY from round 0 to
+ * 8 s) four times as long as the receivers' silence timeout of 2 s (the
+ * server's own is 30 s). The server keeps the complete receiver informed
+ * by unicast REL, so it is released instead of failing server-silent. */
+GST_START_TEST (test_complete_receiver_kept_through_long_separate)
+{
+  RmtpConfig cfg;
+  Rig rig;
+  const Logged *rrdy, *rel;
+
+  rmtp_config_init (&cfg);
+  cfg.receiver_timeout = 2 * S;
+  rig_init (&rig, 3, 256 * 1024, &cfg);
+  rmtp_server_free (rig.s);
+  cfg.receiver_timeout = 30 * S;
+  rig.s = rmtp_server_new (&cfg, 0xC0FFEE, rig.ids, rig.n, rig.data,
+      &rig.rng[0]);
+  rig.drop = drop_group_rel_to_0;
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 200 * MS);
+  rmtp_receiver_set_busy (rig.r[2], TRUE, rig.now);
+  rig_run_until (&rig, 8 * S);
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  fail_unless_equals_int (rig.failed[0], RMTP_FAIL_NONE);
+  fail_unless (rig.done[0]);
+  /* released by a unicast REL while the server waited for the RRDY */
+  rel = find_logged_to (rig.from_server, RMTP_REL, rig.ids[0]);
+  fail_unless (rel != NULL);
+  fail_unless (count_logged (rig.to_server, RMTP_RACK, 0) >= 1);
+  rmtp_receiver_set_busy (rig.r[2], FALSE, rig.now);
+  rig_run (&rig, 60 * S);
+  rrdy = find_logged (rig.to_server, RMTP_RRDY, 2, 0);
+  fail_unless (rrdy != NULL && rel->time < rrdy->time);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 3);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rel_rack)
 {
   Rig rig;
@@ -787,6 +847,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_busy_rrdy_lost);
   tcase_add_test (tc, test_silent_receiver_served_by_unicast);
   tcase_add_test (tc, test_rel_rack);
+  tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
   tcase_add_test (tc, test_digest_mismatch_fails);
   tcase_add_test (tc, test_bad_packets_counted);
   tcase_add_test (tc, test_conn_over_max_total_size_refused);
