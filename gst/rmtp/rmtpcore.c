@@ -1354,6 +1354,22 @@ server_awaits_answer (RmtpServer * s, const Member * m)
 
 static void server_on_ack (RmtpServer * s, Member * m);
 
+/* A member set aside as slow still hears the multicast rounds and may
+ * complete from them; it ACKs at the next EOR, unasked. An ACK says the
+ * set is verified (as a RACK does), so it is taken: the member is released
+ * with the others instead of waiting, complete, for its unicast turn. */
+static gboolean
+server_take_slow_ack (RmtpServer * s, Member * m, const RmtpPacket * p)
+{
+  if (p->type != RMTP_ACK || m->state != MEMBER_CONNECTED || !m->slow ||
+      m->busy || p->round > s->round || (s->phase != RMTP_SERVER_ROUNDS &&
+          s->phase != RMTP_SERVER_SEPARATE))
+    return FALSE;
+  s->stats.in.accepted++;
+  server_on_ack (s, m);
+  return TRUE;
+}
+
 static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
@@ -1371,7 +1387,8 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     return;
   }
   if (!server_awaits_answer (s, m)) {
-    s->stats.in.late++;
+    if (!server_take_slow_ack (s, m, p))
+      s->stats.in.late++;
     return;
   }
   if (!server_check_round (s, p))

@@ -581,6 +581,48 @@ GST_START_TEST (test_silent_receiver_served_by_unicast)
 
 GST_END_TEST;
 
+/* Receiver 3 hears none of round 0's EOR and POLLs, so it is set aside as
+ * slow although it holds every packet; receiver 1 loses packet 5, so
+ * round 1 comes, and its first ACK of round 1 is lost, so the round waits
+ * out its timer. Receiver 3 ACKs round 1's EOR. */
+static gboolean
+drop_round_0_answers_of_3 (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  if (rx == 3)
+    return (p->type == RMTP_EOR || p->type == RMTP_POLL) && p->round == 0;
+  if (rx == 1)
+    return p->type == RMTP_DATA && p->round == 0 && p->seq == 5;
+  if (p->type == RMTP_ACK && p->member == rig->ids[1] && p->round == 1 &&
+      !rig->dropped) {
+    rig->dropped = TRUE;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* The ACK of a member set aside is taken: it is complete, released with
+ * the others, and given no unicast turn. */
+GST_START_TEST (test_slow_member_ack_taken)
+{
+  Rig rig;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 4,
+      drop_round_0_answers_of_3);
+
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless_equals_int (find_logged (rig.to_server, RMTP_ACK, 3,
+          0)->p.round, 1);
+  fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]) ==
+      NULL);
+  fail_unless_equals_uint64 (st->unicast_data_sent, 0);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 static gboolean
 drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -846,6 +888,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
   tcase_add_test (tc, test_busy_rrdy_lost);
   tcase_add_test (tc, test_silent_receiver_served_by_unicast);
+  tcase_add_test (tc, test_slow_member_ack_taken);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
   tcase_add_test (tc, test_digest_mismatch_fails);
