@@ -355,8 +355,10 @@ drop_group_rel_to_0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
  * receiver 2 keeps the server in its unicast phase (BUSY from round 0 to
  * 8 s) four times as long as the receivers' silence timeout of 2 s (the
  * server's own is 30 s). The server keeps the complete receiver informed
- * by unicast REL, so it is released instead of failing server-silent. */
-GST_START_TEST (test_complete_receiver_kept_through_long_separate)
+ * by unicast REL, so it is released instead of failing server-silent;
+ * @keyed: with the group key, the REL sealed like every control packet. */
+static void
+run_long_separate (gboolean keyed)
 {
   RmtpConfig cfg;
   Rig rig;
@@ -369,6 +371,8 @@ GST_START_TEST (test_complete_receiver_kept_through_long_separate)
   cfg.receiver_timeout = 30 * S;
   rig.s = rmtp_server_new (&cfg, 0xC0FFEE, rig.ids, rig.n, rig.data,
       &rig.rng[0]);
+  if (keyed)
+    rig_set_key (&rig);
   rig.drop = drop_group_rel_to_0;
   rmtp_server_start (rig.s, 0);
   rig_run (&rig, 200 * MS);
@@ -389,6 +393,12 @@ GST_START_TEST (test_complete_receiver_kept_through_long_separate)
     assert_receiver_whole (&rig, i);
   fail_unless_equals_int (rig.server_last.receivers_complete, 3);
   rig_clear (&rig);
+}
+
+GST_START_TEST (test_complete_receiver_kept_through_long_separate)
+{
+  run_long_separate (FALSE);
+  run_long_separate (TRUE);
 }
 
 GST_END_TEST;
