@@ -391,7 +391,7 @@ struct _RmtpServer {
   guint32 monitor_stop;         /* seq of the last STOP packet */
   gboolean monitor_open;        /* a period ended, its reports count */
   gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
-  gint64 rel_at;                /* SEPARATE: next REL to the complete */
+  gint64 rel_at;                /* SEPARATE: next REL to those waiting */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -1216,15 +1216,27 @@ server_release_timeout (RmtpServer * s, gint64 now)
     server_finish (s);
 }
 
-/* The unicast phase can outlast a receiver's silence timeout. A member
- * that ACKed but has not RACKed (all copies of the group REL lost, or its
- * ACK came in this phase) gets a REL of its own every busy_poll_interval
- * until it RACKs, so it is released, not left to fail as server-silent. */
+/* Whether @m waits through SEPARATE hearing nothing: ACKed but not RACKed
+ * (every copy of the group REL lost, or its ACK came in this phase), or
+ * set aside while another member is served by unicast. */
+static gboolean
+member_waits_unheard (const RmtpServer * s, const Member * m)
+{
+  if (m->state == MEMBER_ACKED)
+    return !m->released;
+  return m->state == MEMBER_CONNECTED && m->slow &&
+      s->send_to != RMTP_TO_GROUP && s->send_to != m->id;
+}
+
+/* The unicast phase can outlast a receiver's silence timeout. Every
+ * busy_poll_interval each waiting member gets a REL by unicast: a complete
+ * one RACKs and is released instead of failing as server-silent; one not
+ * complete ignores it (3.2.1) but has heard the server. */
 static void
-server_keep_complete_informed (RmtpServer * s, gint64 now)
+server_keep_members_informed (RmtpServer * s, gint64 now)
 {
   for (guint i = 0; i < s->n_members; i++)
-    if (s->members[i].state == MEMBER_ACKED && !s->members[i].released)
+    if (member_waits_unheard (s, &s->members[i]))
       server_queue_rel (s, s->members[i].id);
   s->rel_at = now + s->cfg.busy_poll_interval;
 }
@@ -1233,7 +1245,7 @@ void
 rmtp_server_handle_timeout (RmtpServer * s, gint64 now)
 {
   if (s->phase == RMTP_SERVER_SEPARATE && now >= s->rel_at)
-    server_keep_complete_informed (s, now);
+    server_keep_members_informed (s, now);
   if (now < s->timer)
     return;
   s->timer = G_MAXINT64;

@@ -340,6 +340,22 @@ GST_START_TEST (test_busy_rrdy_lost)
 
 GST_END_TEST;
 
+/* A rig whose receivers fail after @silence without a word from the
+ * server, which itself waits the default 30 s for a BUSY member. */
+static void
+rig_init_timeouts (Rig * rig, guint n, gsize size, gint64 silence)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  cfg.receiver_timeout = silence;
+  rig_init (rig, n, size, &cfg);
+  rmtp_server_free (rig->s);
+  rmtp_config_init (&cfg);
+  rig->s = rmtp_server_new (&cfg, 0xC0FFEE, rig->ids, rig->n, rig->data,
+      &rig->rng[0]);
+}
+
 static const Logged *
 find_logged_to (GArray * log, RmtpType type, guint32 to)
 {
@@ -367,17 +383,10 @@ drop_group_rel_to_0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 static void
 run_long_separate (gboolean keyed)
 {
-  RmtpConfig cfg;
   Rig rig;
   const Logged *rrdy, *rel;
 
-  rmtp_config_init (&cfg);
-  cfg.receiver_timeout = 2 * S;
-  rig_init (&rig, 3, 256 * 1024, &cfg);
-  rmtp_server_free (rig.s);
-  cfg.receiver_timeout = 30 * S;
-  rig.s = rmtp_server_new (&cfg, 0xC0FFEE, rig.ids, rig.n, rig.data,
-      &rig.rng[0]);
+  rig_init_timeouts (&rig, 3, 256 * 1024, 2 * S);
   if (keyed)
     rig_set_key (&rig);
   rig.drop = drop_group_rel_to_0;
@@ -398,6 +407,40 @@ run_long_separate (gboolean keyed)
   fail_unless (rrdy != NULL && rel->time < rrdy->time);
   assert_all_whole_and_clear (&rig);
 }
+
+/* Receiver 2 hears nothing from 30 to 900 ms, so it is set aside, and its
+ * losses set its unicast rate to the least: its unicast round of the whole
+ * set lasts about 8 s. */
+static gboolean
+drop_2_for_a_while (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 2 && rig->now >= 30 * MS && rig->now < 900 * MS;
+}
+
+/* Receiver 1 is BUSY and waits while receiver 2 is served by unicast for
+ * longer than the receivers' silence timeout (2 s): the RELs it ignores
+ * tell it the server is there, so it completes after its RRDY at 6 s. */
+GST_START_TEST (test_busy_member_waits_through_unicast_rounds)
+{
+  Rig rig;
+
+  rig_init_timeouts (&rig, 3, 256 * 1024, 2 * S);
+  rig.drop = drop_2_for_a_while;
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 100 * MS);
+  rmtp_receiver_set_busy (rig.r[1], TRUE, rig.now);
+  rig_run_until (&rig, 4 * S);
+  /* receiver 2 still served, receiver 1 waiting for over 3 s */
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  fail_unless (!rig.done[2]);
+  fail_unless_equals_int (rig.failed[1], RMTP_FAIL_NONE);
+  rig_run_until (&rig, 6 * S);
+  rmtp_receiver_set_busy (rig.r[1], FALSE, rig.now);
+  rig_run (&rig, 60 * S);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_complete_receiver_kept_through_long_separate)
 {
@@ -902,6 +945,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_slow_member_ack_taken);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
+  tcase_add_test (tc, test_busy_member_waits_through_unicast_rounds);
   tcase_add_test (tc, test_digest_mismatch_fails);
   tcase_add_test (tc, test_bad_packets_counted);
   tcase_add_test (tc, test_conn_over_max_total_size_refused);
