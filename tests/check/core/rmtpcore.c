@@ -356,6 +356,24 @@ rig_init_timeouts (Rig * rig, guint n, gsize size, gint64 silence)
       &rig->rng[0]);
 }
 
+/* 256 KiB to 3 receivers (rig_init_timeouts, 2 s), @drop deciding the
+ * losses; receiver @busy goes BUSY at 100 ms, during round 0. At @until
+ * the server is still in its unicast phase. */
+static void
+rig_run_busy_in_separate (Rig * rig, gboolean keyed, DropFunc drop,
+    guint busy, gint64 until)
+{
+  rig_init_timeouts (rig, 3, 256 * 1024, 2 * S);
+  if (keyed)
+    rig_set_key (rig);
+  rig->drop = drop;
+  rmtp_server_start (rig->s, 0);
+  rig_run (rig, 100 * MS);
+  rmtp_receiver_set_busy (rig->r[busy], TRUE, rig->now);
+  rig_run_until (rig, until);
+  fail_unless_equals_int (rmtp_server_phase (rig->s), RMTP_SERVER_SEPARATE);
+}
+
 static const Logged *
 find_logged_to (GArray * log, RmtpType type, guint32 to)
 {
@@ -386,15 +404,7 @@ run_long_separate (gboolean keyed)
   Rig rig;
   const Logged *rrdy, *rel;
 
-  rig_init_timeouts (&rig, 3, 256 * 1024, 2 * S);
-  if (keyed)
-    rig_set_key (&rig);
-  rig.drop = drop_group_rel_to_0;
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 200 * MS);
-  rmtp_receiver_set_busy (rig.r[2], TRUE, rig.now);
-  rig_run_until (&rig, 8 * S);
-  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  rig_run_busy_in_separate (&rig, keyed, drop_group_rel_to_0, 2, 8 * S);
   fail_unless_equals_int (rig.failed[0], RMTP_FAIL_NONE);
   fail_unless (rig.done[0]);
   /* released by a unicast REL while the server waited for the RRDY */
@@ -424,14 +434,8 @@ GST_START_TEST (test_busy_member_waits_through_unicast_rounds)
 {
   Rig rig;
 
-  rig_init_timeouts (&rig, 3, 256 * 1024, 2 * S);
-  rig.drop = drop_2_for_a_while;
-  rmtp_server_start (rig.s, 0);
-  rig_run (&rig, 100 * MS);
-  rmtp_receiver_set_busy (rig.r[1], TRUE, rig.now);
-  rig_run_until (&rig, 4 * S);
+  rig_run_busy_in_separate (&rig, FALSE, drop_2_for_a_while, 1, 4 * S);
   /* receiver 2 still served, receiver 1 waiting for over 3 s */
-  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
   fail_unless (!rig.done[2]);
   fail_unless_equals_int (rig.failed[1], RMTP_FAIL_NONE);
   rig_run_until (&rig, 6 * S);
