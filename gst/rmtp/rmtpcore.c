@@ -391,6 +391,7 @@ struct _RmtpServer {
   guint32 monitor_stop;         /* seq of the last STOP packet */
   gboolean monitor_open;        /* a period ended, its reports count */
   gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
+  gint64 rel_at;                /* SEPARATE: next REL to those waiting */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -1093,6 +1094,8 @@ server_begin_separate (RmtpServer * s, gint64 now)
 {
   Member *m;
 
+  if (s->phase != RMTP_SERVER_SEPARATE)
+    s->rel_at = now + s->cfg.busy_poll_interval;
   s->phase = RMTP_SERVER_SEPARATE;
   s->waiting = FALSE;
   m = server_pick_slow (s);
@@ -1213,9 +1216,36 @@ server_release_timeout (RmtpServer * s, gint64 now)
     server_finish (s);
 }
 
+/* Whether @m waits through SEPARATE hearing nothing: ACKed but not RACKed
+ * (every copy of the group REL lost, or its ACK came in this phase), or
+ * set aside while another member is served by unicast. */
+static gboolean
+member_waits_unheard (const RmtpServer * s, const Member * m)
+{
+  if (m->state == MEMBER_ACKED)
+    return !m->released;
+  return m->state == MEMBER_CONNECTED && m->slow &&
+      s->send_to != RMTP_TO_GROUP && s->send_to != m->id;
+}
+
+/* The unicast phase can outlast a receiver's silence timeout. Every
+ * busy_poll_interval each waiting member gets a REL by unicast: a complete
+ * one RACKs and is released instead of failing as server-silent; one not
+ * complete ignores it (3.2.1) but has heard the server. */
+static void
+server_keep_members_informed (RmtpServer * s, gint64 now)
+{
+  for (guint i = 0; i < s->n_members; i++)
+    if (member_waits_unheard (s, &s->members[i]))
+      server_queue_rel (s, s->members[i].id);
+  s->rel_at = now + s->cfg.busy_poll_interval;
+}
+
 void
 rmtp_server_handle_timeout (RmtpServer * s, gint64 now)
 {
+  if (s->phase == RMTP_SERVER_SEPARATE && now >= s->rel_at)
+    server_keep_members_informed (s, now);
   if (now < s->timer)
     return;
   s->timer = G_MAXINT64;
@@ -1336,6 +1366,22 @@ server_awaits_answer (RmtpServer * s, const Member * m)
 
 static void server_on_ack (RmtpServer * s, Member * m);
 
+/* A member set aside as slow still hears the multicast rounds and may
+ * complete from them; it ACKs at the next EOR, unasked. An ACK says the
+ * set is verified (as a RACK does), so it is taken: the member is released
+ * with the others instead of waiting, complete, for its unicast turn. */
+static gboolean
+server_take_slow_ack (RmtpServer * s, Member * m, const RmtpPacket * p)
+{
+  if (p->type != RMTP_ACK || m->state != MEMBER_CONNECTED || !m->slow ||
+      m->busy || p->round > s->round || (s->phase != RMTP_SERVER_ROUNDS &&
+          s->phase != RMTP_SERVER_SEPARATE))
+    return FALSE;
+  s->stats.in.accepted++;
+  server_on_ack (s, m);
+  return TRUE;
+}
+
 static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
@@ -1353,7 +1399,8 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     return;
   }
   if (!server_awaits_answer (s, m)) {
-    s->stats.in.late++;
+    if (!server_take_slow_ack (s, m, p))
+      s->stats.in.late++;
     return;
   }
   if (!server_check_round (s, p))
@@ -1680,6 +1727,8 @@ rmtp_server_next_deadline (const RmtpServer * s)
   if (more)
     t = MIN (t, s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
         s->pacer.next_free);
+  if (s->phase == RMTP_SERVER_SEPARATE)
+    t = MIN (t, s->rel_at);
   return t;
 }
 

@@ -278,6 +278,16 @@ GST_START_TEST (test_poll_on_response_timeout)
 
 GST_END_TEST;
 
+/* Every receiver has the whole set, and the server counts them all. */
+static void
+assert_all_whole_and_clear (Rig * rig)
+{
+  for (guint i = 0; i < rig->n; i++)
+    assert_receiver_whole (rig, i);
+  fail_unless_equals_int (rig->server_last.receivers_complete, rig->n);
+  rig_clear (rig);
+}
+
 /* Receiver 2 goes BUSY in the middle of the first round and sends RRDY at
  * 2 s; with @lose_rrdy that RRDY is lost and the server's POLL finds out. */
 static void
@@ -313,10 +323,7 @@ run_busy_receiver (gboolean lose_rrdy)
   fail_unless (st->unicast_data_sent > 0);
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless_equals_int (count_logged (rig.to_server, RMTP_RRDY, 2), 1);
-  for (guint i = 0; i < rig.n; i++)
-    assert_receiver_whole (&rig, i);
-  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
-  rig_clear (&rig);
+  assert_all_whole_and_clear (&rig);
 }
 
 GST_START_TEST (test_busy_rrdy_separate_retransmission)
@@ -329,6 +336,123 @@ GST_END_TEST;
 GST_START_TEST (test_busy_rrdy_lost)
 {
   run_busy_receiver (TRUE);
+}
+
+GST_END_TEST;
+
+/* A rig whose receivers fail after @silence without a word from the
+ * server, which itself waits the default 30 s for a BUSY member. */
+static void
+rig_init_timeouts (Rig * rig, guint n, gsize size, gint64 silence)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  cfg.receiver_timeout = silence;
+  rig_init (rig, n, size, &cfg);
+  rmtp_server_free (rig->s);
+  rmtp_config_init (&cfg);
+  rig->s = rmtp_server_new (&cfg, 0xC0FFEE, rig->ids, rig->n, rig->data,
+      &rig->rng[0]);
+}
+
+/* 256 KiB to 3 receivers (rig_init_timeouts, 2 s), @drop deciding the
+ * losses; receiver @busy goes BUSY at 100 ms, during round 0. At @until
+ * the server is still in its unicast phase. */
+static void
+rig_run_busy_in_separate (Rig * rig, gboolean keyed, DropFunc drop,
+    guint busy, gint64 until)
+{
+  rig_init_timeouts (rig, 3, 256 * 1024, 2 * S);
+  if (keyed)
+    rig_set_key (rig);
+  rig->drop = drop;
+  rmtp_server_start (rig->s, 0);
+  rig_run (rig, 100 * MS);
+  rmtp_receiver_set_busy (rig->r[busy], TRUE, rig->now);
+  rig_run_until (rig, until);
+  fail_unless_equals_int (rmtp_server_phase (rig->s), RMTP_SERVER_SEPARATE);
+}
+
+static const Logged *
+find_logged_to (GArray * log, RmtpType type, guint32 to)
+{
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    if (l->p.type == type && l->to == to)
+      return l;
+  }
+  return NULL;
+}
+
+static gboolean
+drop_group_rel_to_0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 0 && p->type == RMTP_REL && to == RMTP_TO_GROUP;
+}
+
+/* Receiver 0 holds the whole set but loses every REL to the group, and
+ * receiver 2 keeps the server in its unicast phase (BUSY from round 0 to
+ * 8 s) four times as long as the receivers' silence timeout of 2 s (the
+ * server's own is 30 s). The server keeps the complete receiver informed
+ * by unicast REL, so it is released instead of failing server-silent;
+ * @keyed: with the group key, the REL sealed like every control packet. */
+static void
+run_long_separate (gboolean keyed)
+{
+  Rig rig;
+  const Logged *rrdy, *rel;
+  gint64 rel_time;
+
+  rig_run_busy_in_separate (&rig, keyed, drop_group_rel_to_0, 2, 8 * S);
+  fail_unless_equals_int (rig.failed[0], RMTP_FAIL_NONE);
+  fail_unless (rig.done[0]);
+  /* released by a unicast REL while the server waited for the RRDY */
+  rel = find_logged_to (rig.from_server, RMTP_REL, rig.ids[0]);
+  fail_unless (rel != NULL);
+  /* the log grows on, and may move */
+  rel_time = rel->time;
+  fail_unless (count_logged (rig.to_server, RMTP_RACK, 0) >= 1);
+  rmtp_receiver_set_busy (rig.r[2], FALSE, rig.now);
+  rig_run (&rig, 60 * S);
+  rrdy = find_logged (rig.to_server, RMTP_RRDY, 2, 0);
+  fail_unless (rrdy != NULL && rel_time < rrdy->time);
+  assert_all_whole_and_clear (&rig);
+}
+
+/* Receiver 2 hears nothing from 30 to 900 ms, so it is set aside, and its
+ * losses set its unicast rate to the least: its unicast round of the whole
+ * set lasts about 8 s. */
+static gboolean
+drop_2_for_a_while (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 2 && rig->now >= 30 * MS && rig->now < 900 * MS;
+}
+
+/* Receiver 1 is BUSY and waits while receiver 2 is served by unicast for
+ * longer than the receivers' silence timeout (2 s): the RELs it ignores
+ * tell it the server is there, so it completes after its RRDY at 6 s. */
+GST_START_TEST (test_busy_member_waits_through_unicast_rounds)
+{
+  Rig rig;
+
+  rig_run_busy_in_separate (&rig, FALSE, drop_2_for_a_while, 1, 4 * S);
+  /* receiver 2 still served, receiver 1 waiting for over 3 s */
+  fail_unless (!rig.done[2]);
+  fail_unless_equals_int (rig.failed[1], RMTP_FAIL_NONE);
+  rig_run_until (&rig, 6 * S);
+  rmtp_receiver_set_busy (rig.r[1], FALSE, rig.now);
+  rig_run (&rig, 60 * S);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_complete_receiver_kept_through_long_separate)
+{
+  run_long_separate (FALSE);
+  run_long_separate (TRUE);
 }
 
 GST_END_TEST;
@@ -517,6 +641,45 @@ GST_START_TEST (test_silent_receiver_served_by_unicast)
     assert_receiver_whole (&rig, i);
   fail_unless_equals_int (rig.server_last.receivers_complete, 4);
   rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 3 hears none of round 0's EOR and POLLs, so it is set aside as
+ * slow although it holds every packet; receiver 1 loses packet 5, so
+ * round 1 comes, and its first ACK of round 1 is lost, so the round waits
+ * out its timer. Receiver 3 ACKs round 1's EOR. */
+static gboolean
+drop_round_0_answers_of_3 (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  if (rx == 3)
+    return (p->type == RMTP_EOR || p->type == RMTP_POLL) && p->round == 0;
+  if (rx == 1)
+    return p->type == RMTP_DATA && p->round == 0 && p->seq == 5;
+  if (p->type == RMTP_ACK && p->member == rig->ids[1] && p->round == 1 &&
+      !rig->dropped) {
+    rig->dropped = TRUE;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* The ACK of a member set aside is taken: it is complete, released with
+ * the others, and given no unicast turn. */
+GST_START_TEST (test_slow_member_ack_taken)
+{
+  Rig rig;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 4,
+      drop_round_0_answers_of_3);
+
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless_equals_int (find_logged (rig.to_server, RMTP_ACK, 3,
+          0)->p.round, 1);
+  fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]) ==
+      NULL);
+  fail_unless_equals_uint64 (st->unicast_data_sent, 0);
+  assert_all_whole_and_clear (&rig);
 }
 
 GST_END_TEST;
@@ -786,7 +949,10 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
   tcase_add_test (tc, test_busy_rrdy_lost);
   tcase_add_test (tc, test_silent_receiver_served_by_unicast);
+  tcase_add_test (tc, test_slow_member_ack_taken);
   tcase_add_test (tc, test_rel_rack);
+  tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
+  tcase_add_test (tc, test_busy_member_waits_through_unicast_rounds);
   tcase_add_test (tc, test_digest_mismatch_fails);
   tcase_add_test (tc, test_bad_packets_counted);
   tcase_add_test (tc, test_conn_over_max_total_size_refused);
