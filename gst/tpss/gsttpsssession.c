@@ -25,7 +25,8 @@
  * - `start_lock` orders starts and stops: a start opens the transport and
  *   resolves the members holding it but not `lock`.
  * - `registry_lock` guards the name table and the refcounts; never taken
- *   with `lock` held.
+ *   with `lock` held. A property set takes it under the element's object
+ *   lock (its reference on the session), so it never takes an object lock.
  * - `srtp.lock` guards the SRTP sessions of the media; taken last.
  *
  * SRTP (docs/security.md): media and parity leave protected after the core
@@ -1232,7 +1233,10 @@ gst_tpss_element_session_started (GstElement * element,
     prio = g_strdup (settings->priorities);
   GST_OBJECT_UNLOCK (element);
 
-  /* no reference: only this element's own state changes release it */
+  /* No reference: only this element's own state changes release it. A set
+   * racing this apply may land its newer value first, and this older one
+   * after it: serializing them would mean a lock held while the refusal
+   * posts its warning. */
   if (members)
     apply_members_property (element, settings, session, members, st->members);
   if (prio)
