@@ -25,7 +25,8 @@
  * - `start_lock` orders starts and stops: a start opens the transport and
  *   resolves the members holding it but not `lock`.
  * - `registry_lock` guards the name table and the refcounts; never taken
- *   with `lock` held.
+ *   with `lock` held. A property set takes it under the element's object
+ *   lock (its reference on the session), so it never takes an object lock.
  * - `srtp.lock` guards the SRTP sessions of the media; taken last.
  *
  * SRTP (docs/security.md): media and parity leave protected after the core
@@ -1134,6 +1135,48 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   return st;
 }
 
+/* A reference on a live session, taken under the element's object lock
+ * (which READY->NULL clears the pointer under): the session outlives the
+ * apply whatever state change runs meanwhile. Not the object lock across the
+ * apply, as it resolves names. Released with gst_tpss_session_release(). */
+static GstTpssSession *
+session_ref (GstTpssSession * s)
+{
+  g_mutex_lock (&registry_lock);
+  s->refcount++;
+  g_mutex_unlock (&registry_lock);
+  return s;
+}
+
+/* Applies @members to the running @session; a refused list warns and gives
+ * the element back @old_members, unless a newer list replaced it. */
+static void
+apply_members_property (GstElement * element, GstTpssSettings * settings,
+    GstTpssSession * session, const gchar * members, const gchar * old_members)
+{
+  GError *err = NULL;
+
+  if (gst_tpss_session_set_members (session, members, &err))
+    return;
+  GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
+      ("%s; the members stay as they were", err->message), (NULL));
+  g_clear_error (&err);
+  GST_OBJECT_LOCK (element);
+  if (g_strcmp0 (settings->members, members) == 0) {
+    g_free (settings->members);
+    settings->members = g_strdup (old_members);
+  }
+  GST_OBJECT_UNLOCK (element);
+}
+
+static void
+warn_unparsable (GstElement * element, GError * err)
+{
+  GST_WARNING_OBJECT (element, "%s (the state change will fail)",
+      err->message);
+  g_error_free (err);
+}
+
 /* Sets a session property of @element (tpsssink or tpsssrc) under its
  * object lock and applies it to its running session: a refused member list
  * keeps the old one; other bad lists fail the next state change. */
@@ -1143,7 +1186,7 @@ gst_tpss_element_set_session_property (GstElement * element,
     const gboolean * started, guint prop_id, const GValue * value)
 {
   gchar *members = NULL, *prio = NULL, *old_members;
-  gboolean live;
+  GstTpssSession *live;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (element);
@@ -1153,39 +1196,59 @@ gst_tpss_element_set_session_property (GstElement * element,
     GST_OBJECT_UNLOCK (element);
     return FALSE;
   }
-  live = *started;
+  live = *started ? session_ref (*session) : NULL;
   if (prop_id == GST_TPSS_PROP_MEMBERS || prop_id == GST_TPSS_PROP_MEMBER_LIST)
     members = g_strdup (settings->members);
-  else
-    g_clear_pointer (&old_members, g_free);
   if (prop_id == GST_TPSS_PROP_PRIORITIES)
     prio = g_strdup (settings->priorities);
   GST_OBJECT_UNLOCK (element);
 
-  if (members && live) {
-    if (!gst_tpss_session_set_members (*session, members, &err)) {
-      GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
-          ("%s; the members stay as they were", err->message), (NULL));
-      g_clear_error (&err);
-      GST_OBJECT_LOCK (element);
-      g_free (settings->members);
-      settings->members = old_members;
-      old_members = NULL;
-      GST_OBJECT_UNLOCK (element);
-    }
-  } else if (members && !gst_tpss_parse_members (members, NULL, &err)) {
-    GST_WARNING_OBJECT (element, "%s (the state change will fail)",
-        err->message);
-    g_clear_error (&err);
-  }
-  if (prio && !gst_tpss_parse_priorities (prio, NULL, &err)) {
-    GST_WARNING_OBJECT (element, "%s (the state change will fail)",
-        err->message);
-    g_clear_error (&err);
-  } else if (live && prop_id == GST_TPSS_PROP_PRIORITIES)
-    gst_tpss_session_set_priorities (*session, prio, NULL);
+  if (members && live)
+    apply_members_property (element, settings, live, members, old_members);
+  else if (members && !gst_tpss_parse_members (members, NULL, &err))
+    warn_unparsable (element, err);
+  if (prio && !gst_tpss_parse_priorities (prio, NULL, &err))
+    warn_unparsable (element, err);
+  else if (prio && live)
+    gst_tpss_session_set_priorities (live, prio, NULL);
+  gst_tpss_session_release (live);
   g_free (members);
   g_free (old_members);
   g_free (prio);
   return TRUE;
+}
+
+void
+gst_tpss_element_session_started (GstElement * element,
+    GstTpssSettings * settings, GstTpssSession * session, gboolean * started,
+    const GstTpssSettings * st)
+{
+  gchar *members = NULL, *prio = NULL;
+
+  GST_OBJECT_LOCK (element);
+  *started = TRUE;
+  if (g_strcmp0 (settings->members, st->members) != 0)
+    members = g_strdup (settings->members);
+  if (g_strcmp0 (settings->priorities, st->priorities) != 0)
+    prio = g_strdup (settings->priorities);
+  GST_OBJECT_UNLOCK (element);
+
+  /* No reference: only this element's own state changes release it. A set
+   * racing this apply may land its newer value first, and this older one
+   * after it: serializing them would mean a lock held while the refusal
+   * posts its warning. */
+  if (members)
+    apply_members_property (element, settings, session, members, st->members);
+  if (prio)
+    gst_tpss_session_set_priorities (session, prio, NULL);
+  g_free (members);
+  g_free (prio);
+}
+
+void
+gst_tpss_element_session_stopping (GstElement * element, gboolean * started)
+{
+  GST_OBJECT_LOCK (element);
+  *started = FALSE;
+  GST_OBJECT_UNLOCK (element);
 }

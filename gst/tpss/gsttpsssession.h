@@ -106,6 +106,18 @@ gboolean gst_tpss_element_set_session_property (GstElement * element,
     GstTpssSettings * settings, GstTpssSession ** session,
     const gboolean * started, guint prop_id, const GValue * value);
 
+/* READY->PAUSED, after gst_tpss_session_start() with the settings copied
+ * in @st: from now on (under the object lock) property sets reach the
+ * session, and the members and priorities set since @st was copied, which
+ * the start missed, are applied now. */
+void gst_tpss_element_session_started (GstElement * element,
+    GstTpssSettings * settings, GstTpssSession * session, gboolean * started,
+    const GstTpssSettings * st);
+/* PAUSED->READY, before gst_tpss_session_stop(): property sets from now on
+ * are kept for the next start. */
+void gst_tpss_element_session_stopping (GstElement * element,
+    gboolean * started);
+
 typedef struct
 {
   /* The encoder's rates changed: bits/s per layer (@n_rates 1: one rate,

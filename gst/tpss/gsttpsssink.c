@@ -118,7 +118,8 @@ struct _GstTpssSink
   GstTpssSettings settings;
 
   /* The session: set in NULL->READY, started in READY->PAUSED; the pointer
-   * is written only in state changes (object lock for readers elsewhere). */
+   * and `started` are written only in state changes, under the object lock
+   * (for readers elsewhere). */
   GstTpssSession *session;
   gboolean started;
   GstRatePath *rates;
@@ -347,6 +348,9 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       GST_OBJECT_UNLOCK (self);
       /* no lock held: the start resolves names and starts a thread */
       ok = gst_tpss_session_start (self->session, element, &st, &err);
+      if (ok)
+        gst_tpss_element_session_started (element, &self->settings,
+            self->session, &self->started, &st);
       gst_tpss_settings_clear (&st);
       if (!ok) {
         GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
@@ -354,7 +358,6 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
         g_error_free (err);
         return GST_STATE_CHANGE_FAILURE;
       }
-      self->started = TRUE;
       self->rate_set = FALSE;
       self->refused = 0;
       GST_OBJECT_LOCK (self);
@@ -373,8 +376,8 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
   switch (transition) {
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       gst_tpss_session_set_sink (self->session, NULL, NULL);
+      gst_tpss_element_session_stopping (element, &self->started);
       gst_tpss_session_stop (self->session);
-      self->started = FALSE;
       break;
     case GST_STATE_CHANGE_READY_TO_NULL:
       gst_tpss_element_release_session (element, &self->session);

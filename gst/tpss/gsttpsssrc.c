@@ -243,6 +243,8 @@ struct _GstTpssSrc
 
   SharedSync *sync;             /* set in READY->PAUSED */
 
+  /* Written only in state changes, under the object lock (for readers
+   * elsewhere) */
   GstTpssSession *session;
   gboolean started;
 
@@ -718,6 +720,9 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       GST_OBJECT_UNLOCK (self);
       /* no lock held: the start resolves names and starts a thread */
       ok = gst_tpss_session_start (self->session, element, &st, &err);
+      if (ok)
+        gst_tpss_element_session_started (element, &self->settings,
+            self->session, &self->started, &st);
       gst_tpss_settings_clear (&st);
       if (!ok) {
         GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
@@ -725,7 +730,6 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
         g_error_free (err);
         return GST_STATE_CHANGE_FAILURE;
       }
-      self->started = TRUE;
       GST_OBJECT_LOCK (self);
       group = g_strdup (self->sync_group);
       GST_OBJECT_UNLOCK (self);
@@ -761,9 +765,8 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       ret = GST_STATE_CHANGE_NO_PREROLL;
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
+      gst_tpss_element_session_stopping (element, &self->started);
       gst_tpss_session_stop (self->session);
-      self->started = FALSE;
-
       break;
     case GST_STATE_CHANGE_READY_TO_NULL:
       gst_tpss_element_release_session (element, &self->session);

@@ -328,6 +328,65 @@ GST_START_TEST (test_stats_read_while_session_released)
 
 GST_END_TEST;
 
+/* The application sets `members` and `priorities` from its own thread while
+ * the element goes between PLAYING and NULL, each READY->NULL freeing the
+ * session: a set must reach the live session or be kept for the next start,
+ * never a freed session (AddressSanitizer reports it when it does). */
+typedef struct
+{
+  GstElement *element;
+  gint stop;
+  gint sets;                    /* atomic */
+} SessionSetter;
+
+static gpointer
+set_session_properties_until_stopped (gpointer data)
+{
+  SessionSetter *w = data;
+  const gchar *members[] = { "2@127.0.0.1:1", "2@127.0.0.1:1,3@127.0.0.1:2" };
+  const gchar *priorities[] = { "2:1", "2:1,3:9" };
+
+  for (guint i = 0; !g_atomic_int_get (&w->stop); i++) {
+    g_object_set (w->element, "members", members[i % 2],
+        "priorities", priorities[i % 2], NULL);
+    g_atomic_int_inc (&w->sets);
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_session_properties_set_while_session_released)
+{
+  const gchar *names[] = { "tpsssink", "tpsssrc" };
+
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++) {
+    SessionSetter w = { gst_element_factory_make (names[n], NULL), 0, 0 };
+    GThread *setter;
+    gchar *members = NULL;
+
+    g_object_set (w.element, "port", free_udp_port (), NULL);
+    setter = g_thread_new ("property-setter",
+        set_session_properties_until_stopped, &w);
+    /* the cycles must overlap the sets, however late the thread starts */
+    while (g_atomic_int_get (&w.sets) == 0)
+      g_usleep (1000);
+    for (guint i = 0; i < 200; i++) {
+      fail_if (gst_element_set_state (w.element, GST_STATE_PLAYING) ==
+          GST_STATE_CHANGE_FAILURE);
+      fail_unless_equals_int (gst_element_set_state (w.element,
+              GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    }
+    g_atomic_int_set (&w.stop, 1);
+    g_thread_join (setter);
+    /* every set was kept: the last one is what the element reads back */
+    g_object_get (w.element, "members", &members, NULL);
+    fail_unless (g_str_has_prefix (members, "2@127.0.0.1:1"), "%s", members);
+    g_free (members);
+    gst_object_unref (w.element);
+  }
+}
+
+GST_END_TEST;
+
 static GSocket *
 bound_udp_socket (guint port)
 {
@@ -1142,6 +1201,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_bye_removes_pad_at_once);
   tcase_add_test (tc, test_eos_sent_to_pipeline_ends_pads);
   tcase_add_test (tc, test_stats_read_while_session_released);
+  tcase_add_test (tc, test_session_properties_set_while_session_released);
   tcase_add_test (tc, test_forged_bye_refused);
   tcase_add_test (tc, test_bitrate_and_layer_rates);
   tcase_add_test (tc, test_malformed_and_forged_control);
