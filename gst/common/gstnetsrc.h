@@ -3,7 +3,8 @@
  * flush (unlock / unlock_stop); get_caps answers with the `caps` property
  * (as udpsrc's), else the pad template. And the properties every source
  * has alike (source-address, caps, stats-interval, stats, uri), installed
- * from one description and kept in a GstNetSrcSettings. */
+ * from one description and kept in a GstNetSrcSettings; the network sinks
+ * take stats-interval, stats and uri from the same description. */
 #ifndef __GST_NET_SRC_H__
 #define __GST_NET_SRC_H__
 
@@ -98,6 +99,20 @@ gboolean gst_net_src_props_set (GstBaseSrc * src,
 gboolean gst_net_src_props_get (GstBaseSrc * src,
     GstNetSrcSettings * settings, GstNetStats * stats, guint first_id,
     guint prop_id, GValue * value);
+
+/* A sink has the same description with no source-address and no caps
+ * (gst_net_src_props_install, gst_net_src_settings_init and _clear), and
+ * sets and gets them with these, which the source's wrap (@get_stats
+ * builds stats). */
+typedef GstNetSrcProps GstNetSinkProps;
+typedef GstNetSrcSettings GstNetSinkSettings;
+
+gboolean gst_net_props_set (GstElement * element,
+    GstNetSrcSettings * settings, guint first_id, guint prop_id,
+    const GValue * value);
+gboolean gst_net_props_get (GstElement * element,
+    GstNetSrcSettings * settings, GstNetStatsFunc get_stats,
+    guint first_id, guint prop_id, GValue * value);
 
 G_END_DECLS
 
