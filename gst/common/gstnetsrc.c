@@ -162,6 +162,11 @@ gst_net_src_props_install (const GstNetSrcProps * p, GObjectClass * klass,
   if (p->uri_blurb)
     gst_net_uri_install_property (klass, first_id + GST_NET_SRC_PROP_URI,
         p->uri_blurb);
+  if (p->bitrate_blurb)
+    g_object_class_install_property (klass,
+        first_id + GST_NET_SRC_PROP_BITRATE, g_param_spec_uint ("bitrate",
+            "Bitrate", p->bitrate_blurb, 0, G_MAXUINT, 0,
+            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   return first_id + GST_NET_SRC_N_PROPS;
 }
 
@@ -217,8 +222,9 @@ gst_net_props_set (GstElement * element, GstNetSrcSettings * s,
 {
   gint offset = prop_offset (first_id, prop_id);
 
-  /* stats is read-only: GObject never sets it */
-  if (offset < 0 || offset == GST_NET_SRC_PROP_STATS)
+  /* stats and bitrate are read-only: GObject never sets them */
+  if (offset < 0 || offset == GST_NET_SRC_PROP_STATS ||
+      offset == GST_NET_SRC_PROP_BITRATE)
     return FALSE;
   if (offset == GST_NET_SRC_PROP_URI) {
     gst_net_uri_set_property (element, value, &s->uri_error);
@@ -261,7 +267,8 @@ get_locked (const GstNetSrcSettings * s, gint offset, GValue * value)
 
 gboolean
 gst_net_props_get (GstElement * element, GstNetSrcSettings * s,
-    GstNetStatsFunc get_stats, guint first_id, guint prop_id, GValue * value)
+    GstNetStatsFunc get_stats, GstRatePath * rates, guint first_id,
+    guint prop_id, GValue * value)
 {
   gint offset = prop_offset (first_id, prop_id);
 
@@ -276,6 +283,10 @@ gst_net_props_get (GstElement * element, GstNetSrcSettings * s,
     g_value_take_boxed (value, get_stats (element));
     return TRUE;
   }
+  if (offset == GST_NET_SRC_PROP_BITRATE) {
+    g_value_set_uint (value, gst_rate_path_get_bitrate (rates));
+    return TRUE;
+  }
   GST_OBJECT_LOCK (element);
   get_locked (s, offset, value);
   GST_OBJECT_UNLOCK (element);
@@ -286,6 +297,6 @@ gboolean
 gst_net_src_props_get (GstBaseSrc * src, GstNetSrcSettings * s,
     GstNetStats * stats, guint first_id, guint prop_id, GValue * value)
 {
-  return gst_net_props_get (GST_ELEMENT (src), s, stats->get, first_id,
-      prop_id, value);
+  return gst_net_props_get (GST_ELEMENT (src), s, stats->get, NULL,
+      first_id, prop_id, value);
 }

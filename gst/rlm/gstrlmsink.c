@@ -453,7 +453,7 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
   GstRlmSink *self = GST_RLM_SINK (object);
 
   if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
-          get_stats, PROP_NET_SINK, prop_id, value))
+          get_stats, NULL, PROP_NET_SINK, prop_id, value))
     return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {

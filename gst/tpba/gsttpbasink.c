@@ -107,7 +107,6 @@ enum
                                  * place in the URI tpbasink writes */
   PROP_TCP_CONGESTION = PROP_NET_SINK + GST_NET_SRC_N_PROPS,
   PROP_TCP_PACING,
-  PROP_BITRATE,
   PROP_KEY,                     /* gstnetkey.h's from here */
   PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
   PROP_UDP_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
@@ -1213,12 +1212,8 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
   GstTpbaSink *self = GST_TPBA_SINK (object);
 
   if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
-          get_stats, PROP_NET_SINK, prop_id, value))
+          get_stats, self->rates, PROP_NET_SINK, prop_id, value))
     return;
-  if (prop_id == PROP_BITRATE) {
-    g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
-    return;
-  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_TCP_PORT:
@@ -1339,6 +1334,8 @@ static const GstNetSinkProps sink_props = {
   .stats_interval_blurb = "Post the stats as a `tpba-stats` element message "
       "this often, ns (0: never; one is always posted at EOS)",
   .stats_blurb = SINK_STATS_BLURB,
+  .bitrate_blurb = "Rate the encoder should produce (bits/s): r[i] (1 + "
+      "headroom) while probing, r while running; notifies",
 };
 
 #define SINK_DESCRIPTION \
@@ -1416,11 +1413,6 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
           "RTT instead of with a burst of its whole window (not in the paper; "
           "recommended with cubic: r_s then comes near the fair share)",
           FALSE, rw));
-  g_object_class_install_property (gobject_class, PROP_BITRATE,
-      g_param_spec_uint ("bitrate", "Bitrate",
-          "Rate the encoder should produce (bits/s): r[i] (1 + headroom) while "
-          "probing, r while running; notifies", 0, G_MAXUINT, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_param_table_install (&gst_tpba_params, gobject_class,
       PROP_CONFIG_FIRST, GST_TPBA_PARAM_SINK);
   gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "

@@ -80,7 +80,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_vlmcc_sink_debug);
 enum
 {
   PROP_0,
-  PROP_BITRATE,
   PROP_NET_SINK,                /* gstnetsrc.h's from here */
   PROP_KEY = PROP_NET_SINK + GST_NET_SRC_N_PROPS,       /* gstnetkey.h's */
   PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
@@ -597,12 +596,8 @@ gst_vlmcc_sink_get_property (GObject * object, guint prop_id, GValue * value,
   GstVlmccSink *self = GST_VLMCC_SINK (object);
 
   if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
-          get_stats, PROP_NET_SINK, prop_id, value))
+          get_stats, self->rates, PROP_NET_SINK, prop_id, value))
     return;
-  if (prop_id == PROP_BITRATE) {
-    g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
-    return;
-  }
   GST_OBJECT_LOCK (self);
   if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
       !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
@@ -698,6 +693,8 @@ static const GstNetSinkProps sink_props = {
   .stats_blurb = "Sender state and counters (read-only GstStructure). "
       "Fields: " STATS_DOC,
   .uri_blurb = GST_VLMCC_URI_BLURB,
+  .bitrate_blurb = "The session's rate asked of the encoder, bit/s "
+      "(notifies; bind an encoder's own bitrate property to it)",
 };
 
 static void
@@ -706,11 +703,6 @@ install_properties (GObjectClass * oc)
   gst_net_udp_props_install (&udp_props, oc, PROP_UDP_FIRST);
   gst_param_table_install (&gst_vlmcc_params, oc, PROP_CONFIG_FIRST,
       GST_VLMCC_PARAM_SINK);
-  g_object_class_install_property (oc, PROP_BITRATE,
-      g_param_spec_uint ("bitrate", "Bitrate", "The session's rate asked of "
-          "the encoder, bit/s (notifies; bind an encoder's own bitrate "
-          "property to it)", 0, G_MAXUINT, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_src_props_install (&sink_props, oc, PROP_NET_SINK);
   gst_net_key_install (oc, PROP_KEY, "the acks and challenges taken from "
       "receivers and the STARTs sent to them (not the media: use SRTP); "
