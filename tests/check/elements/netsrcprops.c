@@ -65,20 +65,52 @@ build_stats (GstElement * element)
       ++self->stats_built, NULL);
 }
 
+/* What the test source and sink have besides the shared properties: the
+ * socket properties, for the URI's host and port. */
+static void
+udp_set (GObject * object, GstNetUdpSettings * net, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GST_OBJECT_LOCK (object);
+  if (!gst_net_udp_props_set (&udp_props, net, PROP_UDP, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+udp_get (GObject * object, GstNetUdpSettings * net, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GST_OBJECT_LOCK (object);
+  if (!gst_net_udp_props_get (net, PROP_UDP, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (object);
+}
+
+/* Their properties, URI handler, pad and metadata. */
+static void
+test_class_init (GstElementClass * klass, const GstNetSrcProps * props,
+    GstURIType type, const gchar * scheme, GstStaticPadTemplate * tmpl,
+    const gchar * longname)
+{
+  gst_net_udp_props_install (&udp_props, G_OBJECT_CLASS (klass), PROP_UDP);
+  gst_net_src_props_install (props, G_OBJECT_CLASS (klass), PROP_NET_SRC);
+  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), type, scheme,
+      "address", "port");
+  gst_element_class_add_static_pad_template (klass, tmpl);
+  gst_element_class_set_static_metadata (klass, longname, "Network",
+      "Has the shared properties", "gst-rtp-transports developers");
+}
+
 static void
 gst_net_test_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstNetTestSrc *self = GST_NET_TEST_SRC (object);
 
-  if (gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
+  if (!gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
           PROP_NET_SRC, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP, prop_id,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+    udp_set (object, &self->net, prop_id, value, pspec);
 }
 
 static void
@@ -87,13 +119,9 @@ gst_net_test_src_get_property (GObject * object, guint prop_id,
 {
   GstNetTestSrc *self = GST_NET_TEST_SRC (object);
 
-  if (gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
+  if (!gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
           &self->stats, PROP_NET_SRC, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  if (!gst_net_udp_props_get (&self->net, PROP_UDP, prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+    udp_get (object, &self->net, prop_id, value, pspec);
 }
 
 static void
@@ -118,15 +146,8 @@ gst_net_test_src_class_init (GstNetTestSrcClass * klass)
   gst_net_src_class_init (GST_BASE_SRC_CLASS (klass),
       G_STRUCT_OFFSET (GstNetTestSrc, wait),
       G_STRUCT_OFFSET (GstNetTestSrc, net_src.caps), &src_template);
-  gst_net_udp_props_install (&udp_props, oc, PROP_UDP);
-  gst_net_src_props_install (&src_props, oc, PROP_NET_SRC);
-  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SRC,
-      "testnet", "address", "port");
-  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
-      &src_template);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
-      "Test network source", "Source/Network", "Has the shared properties",
-      "gst-rtp-transports developers");
+  test_class_init (GST_ELEMENT_CLASS (klass), &src_props, GST_URI_SRC,
+      "testnet", &src_template, "Test network source");
 }
 
 static void
@@ -298,14 +319,9 @@ gst_net_test_sink_set_property (GObject * object, guint prop_id,
 {
   GstNetTestSink *self = GST_NET_TEST_SINK (object);
 
-  if (gst_net_props_set (GST_ELEMENT (self), &self->net_sink, PROP_NET_SRC,
+  if (!gst_net_props_set (GST_ELEMENT (self), &self->net_sink, PROP_NET_SRC,
           prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP, prop_id,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+    udp_set (object, &self->net, prop_id, value, pspec);
 }
 
 static void
@@ -314,13 +330,9 @@ gst_net_test_sink_get_property (GObject * object, guint prop_id,
 {
   GstNetTestSink *self = GST_NET_TEST_SINK (object);
 
-  if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
+  if (!gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
           build_sink_stats, self->rates, PROP_NET_SRC, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  if (!gst_net_udp_props_get (&self->net, PROP_UDP, prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+    udp_get (object, &self->net, prop_id, value, pspec);
 }
 
 static void
@@ -345,15 +357,8 @@ gst_net_test_sink_class_init (GstNetTestSinkClass * klass)
   oc->set_property = gst_net_test_sink_set_property;
   oc->get_property = gst_net_test_sink_get_property;
   oc->finalize = gst_net_test_sink_finalize;
-  gst_net_udp_props_install (&udp_props, oc, PROP_UDP);
-  gst_net_src_props_install (&sink_props, oc, PROP_NET_SRC);
-  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SINK,
-      "testnetsink", "address", "port");
-  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
-      &sink_template);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
-      "Test network sink", "Sink/Network", "Has the sinks' shared properties",
-      "gst-rtp-transports developers");
+  test_class_init (GST_ELEMENT_CLASS (klass), &sink_props, GST_URI_SINK,
+      "testnetsink", &sink_template, "Test network sink");
 }
 
 static void
