@@ -162,6 +162,11 @@ gst_net_src_props_install (const GstNetSrcProps * p, GObjectClass * klass,
   if (p->uri_blurb)
     gst_net_uri_install_property (klass, first_id + GST_NET_SRC_PROP_URI,
         p->uri_blurb);
+  if (p->bitrate_blurb)
+    g_object_class_install_property (klass,
+        first_id + GST_NET_SRC_PROP_BITRATE, g_param_spec_uint ("bitrate",
+            "Bitrate", p->bitrate_blurb, 0, G_MAXUINT, 0,
+            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   return first_id + GST_NET_SRC_N_PROPS;
 }
 
@@ -212,22 +217,32 @@ set_locked (GstNetSrcSettings * s, gint offset, const GValue * value)
 }
 
 gboolean
-gst_net_src_props_set (GstBaseSrc * src, GstNetSrcSettings * s,
+gst_net_props_set (GstElement * element, GstNetSrcSettings * s,
     guint first_id, guint prop_id, const GValue * value)
 {
   gint offset = prop_offset (first_id, prop_id);
 
-  /* stats is read-only: GObject never sets it */
-  if (offset < 0 || offset == GST_NET_SRC_PROP_STATS)
+  /* stats and bitrate are read-only: GObject never sets them */
+  if (offset < 0 || offset == GST_NET_SRC_PROP_STATS ||
+      offset == GST_NET_SRC_PROP_BITRATE)
     return FALSE;
   if (offset == GST_NET_SRC_PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (src), value, &s->uri_error);
+    gst_net_uri_set_property (element, value, &s->uri_error);
     return TRUE;
   }
-  GST_OBJECT_LOCK (src);
+  GST_OBJECT_LOCK (element);
   set_locked (s, offset, value);
-  GST_OBJECT_UNLOCK (src);
-  if (offset == GST_NET_SRC_PROP_CAPS)
+  GST_OBJECT_UNLOCK (element);
+  return TRUE;
+}
+
+gboolean
+gst_net_src_props_set (GstBaseSrc * src, GstNetSrcSettings * s,
+    guint first_id, guint prop_id, const GValue * value)
+{
+  if (!gst_net_props_set (GST_ELEMENT (src), s, first_id, prop_id, value))
+    return FALSE;
+  if (prop_id == first_id + GST_NET_SRC_PROP_CAPS)
     gst_pad_mark_reconfigure (GST_BASE_SRC_PAD (src));
   return TRUE;
 }
@@ -251,24 +266,37 @@ get_locked (const GstNetSrcSettings * s, gint offset, GValue * value)
 }
 
 gboolean
-gst_net_src_props_get (GstBaseSrc * src, GstNetSrcSettings * s,
-    GstNetStats * stats, guint first_id, guint prop_id, GValue * value)
+gst_net_props_get (GstElement * element, GstNetSrcSettings * s,
+    GstNetStatsFunc get_stats, GstRatePath * rates, guint first_id,
+    guint prop_id, GValue * value)
 {
   gint offset = prop_offset (first_id, prop_id);
 
   if (offset < 0)
     return FALSE;
   if (offset == GST_NET_SRC_PROP_URI) {
-    gst_net_uri_get_property (GST_ELEMENT (src), value);
+    gst_net_uri_get_property (element, value);
     return TRUE;
   }
   /* the element's get takes its own lock */
   if (offset == GST_NET_SRC_PROP_STATS) {
-    g_value_take_boxed (value, stats->get (stats->element));
+    g_value_take_boxed (value, get_stats (element));
     return TRUE;
   }
-  GST_OBJECT_LOCK (src);
+  if (offset == GST_NET_SRC_PROP_BITRATE) {
+    g_value_set_uint (value, gst_rate_path_get_bitrate (rates));
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (element);
   get_locked (s, offset, value);
-  GST_OBJECT_UNLOCK (src);
+  GST_OBJECT_UNLOCK (element);
   return TRUE;
+}
+
+gboolean
+gst_net_src_props_get (GstBaseSrc * src, GstNetSrcSettings * s,
+    GstNetStats * stats, guint first_id, guint prop_id, GValue * value)
+{
+  return gst_net_props_get (GST_ELEMENT (src), s, stats->get, NULL,
+      first_id, prop_id, value);
 }

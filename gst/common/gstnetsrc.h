@@ -3,12 +3,14 @@
  * flush (unlock / unlock_stop); get_caps answers with the `caps` property
  * (as udpsrc's), else the pad template. And the properties every source
  * has alike (source-address, caps, stats-interval, stats, uri), installed
- * from one description and kept in a GstNetSrcSettings. */
+ * from one description and kept in a GstNetSrcSettings; the network sinks
+ * take stats-interval, stats, uri and bitrate from the same description. */
 #ifndef __GST_NET_SRC_H__
 #define __GST_NET_SRC_H__
 
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
+#include "gstlayerrates.h"
 #include "gstnetstats.h"
 
 G_BEGIN_DECLS
@@ -55,6 +57,7 @@ enum
   GST_NET_SRC_PROP_STATS_INTERVAL,
   GST_NET_SRC_PROP_STATS,
   GST_NET_SRC_PROP_URI,
+  GST_NET_SRC_PROP_BITRATE,
   GST_NET_SRC_N_PROPS
 };
 
@@ -69,6 +72,7 @@ typedef struct
   guint64 stats_interval_default;
   const gchar *stats_blurb;     /* read-only GstStructure */
   const gchar *uri_blurb;       /* gst_net_uri_install_property */
+  const gchar *bitrate_blurb;   /* a sink's: read-only guint, bit/s */
 } GstNetSrcProps;
 
 /* The element's values, under the object lock. */
@@ -98,6 +102,20 @@ gboolean gst_net_src_props_set (GstBaseSrc * src,
 gboolean gst_net_src_props_get (GstBaseSrc * src,
     GstNetSrcSettings * settings, GstNetStats * stats, guint first_id,
     guint prop_id, GValue * value);
+
+/* A sink has the same description with no source-address and no caps
+ * (gst_net_src_props_install, gst_net_src_settings_init and _clear), and
+ * sets and gets them with these, which the source's wrap: @get_stats
+ * builds stats, bitrate is @rates' (the property it notifies). */
+typedef GstNetSrcProps GstNetSinkProps;
+typedef GstNetSrcSettings GstNetSinkSettings;
+
+gboolean gst_net_props_set (GstElement * element,
+    GstNetSrcSettings * settings, guint first_id, guint prop_id,
+    const GValue * value);
+gboolean gst_net_props_get (GstElement * element,
+    GstNetSrcSettings * settings, GstNetStatsFunc get_stats,
+    GstRatePath * rates, guint first_id, guint prop_id, GValue * value);
 
 G_END_DECLS
 

@@ -41,6 +41,7 @@
 #include "gstnetudp.h"
 #include "gstnetudpprops.h"
 #include "gstnetsrtp.h"
+#include "gstnetsrc.h"
 #include "gstneturi.h"
 #include "gsttemporallayermeta.h"
 #include "core/random.h"
@@ -59,9 +60,8 @@ enum
 {
   PROP_0,
   PROP_LAYER_RATES,
-  PROP_STATS,
-  PROP_URI,
-  PROP_SRTP,                    /* gstnetsrtp.h's from here */
+  PROP_NET_SINK,                /* gstnetsrc.h's from here */
+  PROP_SRTP = PROP_NET_SINK + GST_NET_SRC_N_PROPS,      /* gstnetsrtp.h's */
   PROP_SETTINGS = PROP_SRTP + GST_NET_SRTP_N_PROPS,     /* GstRlmSettings' */
 };
 
@@ -96,6 +96,7 @@ struct _GstRlmSink
 
   /* Settings, under the object lock */
   GstRlmSettings settings;
+  GstNetSinkSettings net_sink;  /* uri */
   GstNetSrtpSettings srtp_settings;
   guint rates[GST_LAYER_RATES_MAX_LAYERS];
 
@@ -273,8 +274,8 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   groups = g_strdup (self->settings.groups);
   n = self->settings.layers;
-  if (self->settings.uri_error)
-    err = g_error_copy (self->settings.uri_error);
+  if (self->net_sink.uri_error)
+    err = g_error_copy (self->net_sink.uri_error);
   ok = !err && gst_rlm_layer_addresses (us.address, us.port, groups,
       self->settings.port_per_layer, n, dest, &err);
   GST_OBJECT_UNLOCK (self);
@@ -376,10 +377,9 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
   GstRlmSink *self = GST_RLM_SINK (object);
   gboolean rates_changed = FALSE;
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->settings.uri_error);
+  if (gst_net_props_set (GST_ELEMENT (self), &self->net_sink,
+          PROP_NET_SINK, prop_id, value))
     return;
-  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_LAYERS:
@@ -405,8 +405,9 @@ gst_rlm_sink_set_property (GObject * object, guint prop_id,
 }
 
 static GstStructure *
-get_stats (GstRlmSink * self)
+get_stats (GstElement * element)
 {
+  GstRlmSink *self = GST_RLM_SINK (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rlm-sink-stats");
   GValue packets = G_VALUE_INIT, bytes = G_VALUE_INIT;
 
@@ -451,14 +452,9 @@ gst_rlm_sink_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstRlmSink *self = GST_RLM_SINK (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_get_property (GST_ELEMENT (self), value);
+  if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
+          get_stats, NULL, PROP_NET_SINK, prop_id, value))
     return;
-  }
-  if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (self));
-    return;
-  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_LAYER_RATES:
@@ -482,6 +478,7 @@ gst_rlm_sink_finalize (GObject * object)
   gst_rate_path_free (self->rate_path);
   clear_dest (self);
   gst_rlm_settings_clear (&self->settings);
+  gst_net_src_settings_clear (&self->net_sink);
   gst_net_srtp_settings_clear (&self->srtp_settings);
   g_free (self->out);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -489,6 +486,24 @@ gst_rlm_sink_finalize (GObject * object)
 
 #define RW (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
     GST_PARAM_MUTABLE_READY)
+
+/**
+ * GstRlmSink:stats:
+ *
+ * Counters of the sink; every field with its unit in the blurb.
+ */
+static const GstNetSinkProps sink_props = {
+  .stats_blurb = "Counters (read-only GstStructure). Fields: layers: layers "
+      "sent (layers); packets: array by layer of the packets sent (packets); "
+      "bytes: array by layer of the bytes sent, RTP with the layer extension "
+      "(and the SRTP tag with srtp-key) (bytes); refused: packets that were "
+      "not RTP or already carried the extension (packets); no-layer: "
+      "packets without a temporal-layer meta, sent with the base layer "
+      "(packets); beyond-layers: packets of a layer index beyond layers, "
+      "sent with the top layer (packets); send-errors: packets the socket "
+      "refused (packets); " GST_NET_SRTP_STATS_DOC,
+  .uri_blurb = GST_RLM_URI_BLURB,
+};
 
 static void
 install_properties (GObjectClass * oc)
@@ -513,26 +528,7 @@ install_properties (GObjectClass * oc)
           "doubling the cumulative rate",
           g_param_spec_int ("rate", "Rate", "bit/s", 1, G_MAXINT, 250000,
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), RW));
-  /**
-   * GstRlmSink:stats:
-   *
-   * Counters of the sink; every field with its unit in the blurb.
-   */
-  g_object_class_install_property (oc, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Counters (read-only "
-          "GstStructure). Fields: layers: layers sent (layers); packets: "
-          "array by layer of the packets sent (packets); bytes: array by "
-          "layer of the bytes sent, RTP with the layer extension (and the SRTP "
-          "tag with srtp-key) (bytes); "
-          "refused: packets that were "
-          "not RTP or already carried the extension (packets); no-layer: "
-          "packets without a temporal-layer meta, sent with the base layer "
-          "(packets); beyond-layers: packets of a layer index beyond layers, "
-          "sent with the top layer (packets); send-errors: packets the "
-          "socket refused (packets); " GST_NET_SRTP_STATS_DOC,
-          GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_net_uri_install_property (oc, PROP_URI, GST_RLM_URI_BLURB);
+  gst_net_src_props_install (&sink_props, oc, PROP_NET_SINK);
   gst_net_srtp_install (oc, PROP_SRTP, "every packet of every layer, "
       "after the layer extension is written (rlmsrc takes the same key)");
 }
@@ -576,6 +572,7 @@ static void
 gst_rlm_sink_init (GstRlmSink * self)
 {
   gst_rlm_settings_init (&self->settings, &udp_props);
+  gst_net_src_settings_init (&sink_props, &self->net_sink);
   gst_net_srtp_settings_init (&self->srtp_settings);
   default_rates (self->rates, GST_LAYER_RATES_MAX_LAYERS);
   self->out = g_malloc (MAX_PACKET);

@@ -242,7 +242,6 @@ gst_rlm_settings_clear (GstRlmSettings * s)
 {
   gst_net_udp_settings_clear (&s->net);
   g_clear_pointer (&s->groups, g_free);
-  g_clear_error (&s->uri_error);
 }
 
 void

@@ -47,7 +47,6 @@ typedef struct
   gboolean port_per_layer;
   guint layers;
   RlmConfig cfg;
-  GError *uri_error;            /* rlmsink's last uri, if it was bad */
 } GstRlmSettings;
 
 /* Their property ids, from the element's first settings id: groups,

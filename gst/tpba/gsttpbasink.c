@@ -71,6 +71,7 @@
 #include "gstnetstats.h"
 #include "gstnettime.h"
 #include "gstnetudp.h"
+#include "gstnetsrc.h"
 #include "gstnetudpprops.h"
 #include "gstnetsrtp.h"
 #include "gstneturi.h"
@@ -102,11 +103,10 @@ enum
   PROP_MAX_QUEUE_BYTES,
   PROP_CONNECT_TIMEOUT,
   PROP_NOTSENT_LOWAT,
-  PROP_STATS_INTERVAL,
-  PROP_TCP_CONGESTION,
+  PROP_NET_SINK,                /* gstnetsrc.h's: stats-interval keeps its
+                                 * place in the URI tpbasink writes */
+  PROP_TCP_CONGESTION = PROP_NET_SINK + GST_NET_SRC_N_PROPS,
   PROP_TCP_PACING,
-  PROP_BITRATE,
-  PROP_STATS,
   PROP_KEY,                     /* gstnetkey.h's from here */
   PROP_SRTP = PROP_KEY + GST_NET_KEY_N_PROPS,   /* gstnetsrtp.h's */
   PROP_UDP_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
@@ -144,7 +144,7 @@ struct _GstTpbaSink
   guint max_queue_bytes;
   guint64 connect_timeout;
   guint notsent_lowat;
-  guint64 stats_interval;
+  GstNetSinkSettings net_sink;  /* stats-interval */
   gchar *tcp_congestion;
   gboolean tcp_pacing;
   GstNetKeySettings key;
@@ -849,7 +849,7 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->run_max_queue = self->max_queue_bytes;
   self->run_lowat = self->notsent_lowat;
   self->run_connect_timeout = self->connect_timeout;
-  stats_interval = self->stats_interval;
+  stats_interval = self->net_sink.stats_interval;
   g_free (self->run_cc);
   self->run_cc = self->tcp_congestion && *self->tcp_congestion ?
       g_strdup (self->tcp_congestion) : NULL;
@@ -1073,6 +1073,9 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
 {
   GstTpbaSink *self = GST_TPBA_SINK (object);
 
+  if (gst_net_props_set (GST_ELEMENT (self), &self->net_sink,
+          PROP_NET_SINK, prop_id, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_TCP_PORT:
@@ -1092,9 +1095,6 @@ gst_tpba_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_NOTSENT_LOWAT:
       self->notsent_lowat = g_value_get_uint (value);
-      break;
-    case PROP_STATS_INTERVAL:
-      self->stats_interval = g_value_get_uint64 (value);
       break;
     case PROP_TCP_CONGESTION:
       g_free (self->tcp_congestion);
@@ -1211,16 +1211,9 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstTpbaSink *self = GST_TPBA_SINK (object);
 
-  switch (prop_id) {
-    case PROP_BITRATE:
-      g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
-      return;
-    case PROP_STATS:
-      g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
-      return;
-    default:
-      break;
-  }
+  if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
+          get_stats, self->rates, PROP_NET_SINK, prop_id, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_TCP_PORT:
@@ -1240,9 +1233,6 @@ gst_tpba_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_NOTSENT_LOWAT:
       g_value_set_uint (value, self->notsent_lowat);
-      break;
-    case PROP_STATS_INTERVAL:
-      g_value_set_uint64 (value, self->stats_interval);
       break;
     case PROP_TCP_CONGESTION:
       g_value_set_string (value, self->tcp_congestion);
@@ -1272,6 +1262,7 @@ gst_tpba_sink_finalize (GObject * object)
   gst_net_udp_settings_clear (&self->net);
   gst_net_key_settings_clear (&self->key);
   gst_net_srtp_settings_clear (&self->srtp_settings);
+  gst_net_src_settings_clear (&self->net_sink);
   g_free (self->sealed);
   g_free (self->tcp_congestion);
   g_free (self->run_cc);
@@ -1333,6 +1324,20 @@ gst_tpba_sink_finalize (GObject * object)
   "rate-coalesced: rate changes merged into a later event, count; " \
   GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
+/**
+ * GstTpbaSink:stats:
+ *
+ * The sender's counters; every field is listed in the blurb (shown by
+ * gst-inspect-1.0) with its meaning and unit.
+ */
+static const GstNetSinkProps sink_props = {
+  .stats_interval_blurb = "Post the stats as a `tpba-stats` element message "
+      "this often, ns (0: never; one is always posted at EOS)",
+  .stats_blurb = SINK_STATS_BLURB,
+  .bitrate_blurb = "Rate the encoder should produce (bits/s): r[i] (1 + "
+      "headroom) while probing, r while running; notifies",
+};
+
 #define SINK_DESCRIPTION \
   "Sends one RTP stream to a tpbasrc with TCP-rate-probing-based " \
   "adaptation: over TCP (RFC 4571 framing) while it probes the rate TCP " \
@@ -1393,10 +1398,7 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
           "TCP_NOTSENT_LOWAT, bytes: bounds what waits unsent in the kernel "
           "so the backlog stays in the queue (0: the kernel's default)",
           0, G_MAXINT, DEFAULT_NOTSENT_LOWAT, rw));
-  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
-      g_param_spec_uint64 ("stats-interval", "Stats interval",
-          "Post the stats as a `tpba-stats` element message this often, ns "
-          "(0: never; one is always posted at EOS)", 0, G_MAXINT64, 0, rw));
+  gst_net_src_props_install (&sink_props, gobject_class, PROP_NET_SINK);
   g_object_class_install_property (gobject_class, PROP_TCP_CONGESTION,
       g_param_spec_string ("tcp-congestion", "TCP congestion control",
           "TCP_CONGESTION of the probing connection, e.g. cubic or reno. "
@@ -1411,20 +1413,6 @@ gst_tpba_sink_class_init (GstTpbaSinkClass * klass)
           "RTT instead of with a burst of its whole window (not in the paper; "
           "recommended with cubic: r_s then comes near the fair share)",
           FALSE, rw));
-  g_object_class_install_property (gobject_class, PROP_BITRATE,
-      g_param_spec_uint ("bitrate", "Bitrate",
-          "Rate the encoder should produce (bits/s): r[i] (1 + headroom) while "
-          "probing, r while running; notifies", 0, G_MAXUINT, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  /**
-   * GstTpbaSink:stats:
-   *
-   * The sender's counters; every field is listed in the blurb (shown by
-   * gst-inspect-1.0) with its meaning and unit.
-   */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", SINK_STATS_BLURB,
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_param_table_install (&gst_tpba_params, gobject_class,
       PROP_CONFIG_FIRST, GST_TPBA_PARAM_SINK);
   gst_net_key_install (gobject_class, PROP_KEY, "the RTCP both ends send "
@@ -1457,6 +1445,7 @@ gst_tpba_sink_init (GstTpbaSink * self)
   self->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
   self->notsent_lowat = DEFAULT_NOTSENT_LOWAT;
   tpba_config_init (&self->cfg);
+  gst_net_src_settings_init (&sink_props, &self->net_sink);
   gst_net_srtp_settings_init (&self->srtp_settings);
   self->sealed = g_malloc (MAX_SEALED);
   g_mutex_init (&self->lock);

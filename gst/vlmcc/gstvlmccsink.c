@@ -80,11 +80,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vlmcc_sink_debug);
 enum
 {
   PROP_0,
-  PROP_STATS_INTERVAL,
-  PROP_BITRATE,
-  PROP_STATS,
-  PROP_URI,
-  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_NET_SINK,                /* gstnetsrc.h's from here */
+  PROP_KEY = PROP_NET_SINK + GST_NET_SRC_N_PROPS,       /* gstnetkey.h's */
   PROP_UDP_FIRST = PROP_KEY + GST_NET_KEY_N_PROPS,
   PROP_SRTP = PROP_UDP_FIRST + GST_NET_UDP_N_PROPS,     /* gstnetsrtp.h's */
   PROP_CONFIG_FIRST = PROP_SRTP + GST_NET_SRTP_N_PROPS,
@@ -114,8 +111,7 @@ struct _GstVlmccSink
   /* Settings, under the object lock */
   GstNetUdpSettings net;
   VlmccConfig cfg;
-  guint64 stats_interval;
-  GError *uri_error;
+  GstNetSinkSettings net_sink;  /* stats-interval, uri */
   GstNetKeySettings key;
   GstNetSrtpSettings srtp_settings;
 
@@ -325,9 +321,9 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
   gst_net_udp_settings_copy (&us, &self->net);
   gst_net_srtp_settings_copy (&srtp, &self->srtp_settings);
   self->run_cfg = self->cfg;
-  stats_interval = self->stats_interval;
-  if (self->uri_error)
-    err = g_error_copy (self->uri_error);
+  stats_interval = self->net_sink.stats_interval;
+  if (self->net_sink.uri_error)
+    err = g_error_copy (self->net_sink.uri_error);
   GST_OBJECT_UNLOCK (self);
 
   ok = !err && gst_vlmcc_run_key_load (GST_ELEMENT (self), &self->key,
@@ -507,14 +503,11 @@ gst_vlmcc_sink_set_property (GObject * object, guint prop_id,
 {
   GstVlmccSink *self = GST_VLMCC_SINK (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value, &self->uri_error);
+  if (gst_net_props_set (GST_ELEMENT (self), &self->net_sink,
+          PROP_NET_SINK, prop_id, value))
     return;
-  }
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_STATS_INTERVAL)
-    self->stats_interval = g_value_get_uint64 (value);
-  else if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
+  if (!gst_net_key_set (&self->key, PROP_KEY, prop_id, value) &&
       !gst_net_srtp_set (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
       !gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP_FIRST,
           prop_id, value) && !gst_param_table_set (&gst_vlmcc_params,
@@ -602,23 +595,11 @@ gst_vlmcc_sink_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstVlmccSink *self = GST_VLMCC_SINK (object);
 
-  switch (prop_id) {
-    case PROP_URI:
-      gst_net_uri_get_property (GST_ELEMENT (self), value);
-      return;
-    case PROP_STATS:
-      g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
-      return;
-    case PROP_BITRATE:
-      g_value_set_uint (value, gst_rate_path_get_bitrate (self->rates));
-      return;
-    default:
-      break;
-  }
+  if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
+          get_stats, self->rates, PROP_NET_SINK, prop_id, value))
+    return;
   GST_OBJECT_LOCK (self);
-  if (prop_id == PROP_STATS_INTERVAL)
-    g_value_set_uint64 (value, self->stats_interval);
-  else if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
+  if (!gst_net_key_get (&self->key, PROP_KEY, prop_id, value) &&
       !gst_net_srtp_get (&self->srtp_settings, PROP_SRTP, prop_id, value) &&
       !gst_net_udp_props_get (&self->net, PROP_UDP_FIRST, prop_id,
           value) && !gst_param_table_get (&gst_vlmcc_params, &self->cfg,
@@ -636,7 +617,7 @@ gst_vlmcc_sink_finalize (GObject * object)
   gst_net_udp_settings_clear (&self->net);
   gst_net_key_settings_clear (&self->key);
   gst_net_srtp_settings_clear (&self->srtp_settings);
-  g_clear_error (&self->uri_error);
+  gst_net_src_settings_clear (&self->net_sink);
   g_array_unref (self->events);
   g_free (self->out);
   gst_net_src_wait_clear (&self->wait);
@@ -700,33 +681,29 @@ gst_vlmcc_sink_finalize (GObject * object)
   "rate-events: GstLayerRates events sent upstream (events); " \
   GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
+/**
+ * GstVlmccSink:stats:
+ *
+ * The sender's state and counters; every field with its unit in the blurb.
+ */
+static const GstNetSinkProps sink_props = {
+  .stats_interval_blurb = "Post the stats as a vlmcc-sink-stats element "
+      "message this often, ns (0: only at EOS)",
+  .stats_interval_default = GST_VLMCC_DEFAULT_STATS_INTERVAL,
+  .stats_blurb = "Sender state and counters (read-only GstStructure). "
+      "Fields: " STATS_DOC,
+  .uri_blurb = GST_VLMCC_URI_BLURB,
+  .bitrate_blurb = "The session's rate asked of the encoder, bit/s "
+      "(notifies; bind an encoder's own bitrate property to it)",
+};
+
 static void
 install_properties (GObjectClass * oc)
 {
   gst_net_udp_props_install (&udp_props, oc, PROP_UDP_FIRST);
   gst_param_table_install (&gst_vlmcc_params, oc, PROP_CONFIG_FIRST,
       GST_VLMCC_PARAM_SINK);
-  g_object_class_install_property (oc, PROP_STATS_INTERVAL,
-      g_param_spec_uint64 ("stats-interval", "Stats interval (ns)", "Post "
-          "the stats as a vlmcc-sink-stats element message this often, ns "
-          "(0: only at EOS)", 0, G_MAXINT64, GST_VLMCC_DEFAULT_STATS_INTERVAL,
-          RW));
-  g_object_class_install_property (oc, PROP_BITRATE,
-      g_param_spec_uint ("bitrate", "Bitrate", "The session's rate asked of "
-          "the encoder, bit/s (notifies; bind an encoder's own bitrate "
-          "property to it)", 0, G_MAXUINT, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  /**
-   * GstVlmccSink:stats:
-   *
-   * The sender's state and counters; every field with its unit in the
-   * blurb.
-   */
-  g_object_class_install_property (oc, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Sender state and counters "
-          "(read-only GstStructure). Fields: " STATS_DOC, GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_net_uri_install_property (oc, PROP_URI, GST_VLMCC_URI_BLURB);
+  gst_net_src_props_install (&sink_props, oc, PROP_NET_SINK);
   gst_net_key_install (oc, PROP_KEY, "the acks and challenges taken from "
       "receivers and the STARTs sent to them (not the media: use SRTP); "
       "every vlmccsrc of the session needs the same key");
@@ -778,7 +755,7 @@ gst_vlmcc_sink_init (GstVlmccSink * self)
   gst_net_udp_props_init_settings (&udp_props, &self->net);
   gst_net_srtp_settings_init (&self->srtp_settings);
   vlmcc_config_init (&self->cfg);
-  self->stats_interval = GST_VLMCC_DEFAULT_STATS_INTERVAL;
+  gst_net_src_settings_init (&sink_props, &self->net_sink);
   gst_net_src_wait_init (&self->wait);
   self->events = g_array_new (FALSE, FALSE, sizeof (VlmccEvent));
   self->out = g_malloc (OUT_SIZE);

@@ -2,8 +2,11 @@
  * source that has them all: installed as described, their defaults, set
  * and get round trips, new caps mark the source pad for reconfiguration
  * and answer a caps query, stats is what the element's GstNetStats builds
- * at each read, and a bad uri changes nothing and is kept for start(). */
+ * at each read, and a bad uri changes nothing and is kept for start().
+ * And a sink's share of them (stats-interval, stats, uri, bitrate) on a
+ * minimal sink. */
 #include <gst/check/gstcheck.h>
+#include <gst/base/gstbasesink.h>
 #include <gst/base/gstpushsrc.h>
 #include "gstnetsrc.h"
 #include "gstnetudpprops.h"
@@ -62,20 +65,52 @@ build_stats (GstElement * element)
       ++self->stats_built, NULL);
 }
 
+/* What the test source and sink have besides the shared properties: the
+ * socket properties, for the URI's host and port. */
+static void
+udp_set (GObject * object, GstNetUdpSettings * net, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GST_OBJECT_LOCK (object);
+  if (!gst_net_udp_props_set (&udp_props, net, PROP_UDP, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (object);
+}
+
+static void
+udp_get (GObject * object, GstNetUdpSettings * net, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GST_OBJECT_LOCK (object);
+  if (!gst_net_udp_props_get (net, PROP_UDP, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  GST_OBJECT_UNLOCK (object);
+}
+
+/* Their properties, URI handler, pad and metadata. */
+static void
+test_class_init (GstElementClass * klass, const GstNetSrcProps * props,
+    GstURIType type, const gchar * scheme, GstStaticPadTemplate * tmpl,
+    const gchar * longname)
+{
+  gst_net_udp_props_install (&udp_props, G_OBJECT_CLASS (klass), PROP_UDP);
+  gst_net_src_props_install (props, G_OBJECT_CLASS (klass), PROP_NET_SRC);
+  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), type, scheme,
+      "address", "port");
+  gst_element_class_add_static_pad_template (klass, tmpl);
+  gst_element_class_set_static_metadata (klass, longname, "Network",
+      "Has the shared properties", "gst-rtp-transports developers");
+}
+
 static void
 gst_net_test_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstNetTestSrc *self = GST_NET_TEST_SRC (object);
 
-  if (gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
+  if (!gst_net_src_props_set (GST_BASE_SRC (self), &self->net_src,
           PROP_NET_SRC, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  if (!gst_net_udp_props_set (&udp_props, &self->net, PROP_UDP, prop_id,
-          value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+    udp_set (object, &self->net, prop_id, value, pspec);
 }
 
 static void
@@ -84,13 +119,9 @@ gst_net_test_src_get_property (GObject * object, guint prop_id,
 {
   GstNetTestSrc *self = GST_NET_TEST_SRC (object);
 
-  if (gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
+  if (!gst_net_src_props_get (GST_BASE_SRC (self), &self->net_src,
           &self->stats, PROP_NET_SRC, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  if (!gst_net_udp_props_get (&self->net, PROP_UDP, prop_id, value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
+    udp_get (object, &self->net, prop_id, value, pspec);
 }
 
 static void
@@ -115,15 +146,8 @@ gst_net_test_src_class_init (GstNetTestSrcClass * klass)
   gst_net_src_class_init (GST_BASE_SRC_CLASS (klass),
       G_STRUCT_OFFSET (GstNetTestSrc, wait),
       G_STRUCT_OFFSET (GstNetTestSrc, net_src.caps), &src_template);
-  gst_net_udp_props_install (&udp_props, oc, PROP_UDP);
-  gst_net_src_props_install (&src_props, oc, PROP_NET_SRC);
-  gst_net_uri_handler_set_info (G_TYPE_FROM_CLASS (klass), GST_URI_SRC,
-      "testnet", "address", "port");
-  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
-      &src_template);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
-      "Test network source", "Source/Network", "Has the shared properties",
-      "gst-rtp-transports developers");
+  test_class_init (GST_ELEMENT_CLASS (klass), &src_props, GST_URI_SRC,
+      "testnet", &src_template, "Test network source");
 }
 
 static void
@@ -255,6 +279,158 @@ GST_START_TEST (test_uri)
 
 GST_END_TEST;
 
+/* ---- a sink's share ---------------------------------------------------- */
+
+G_DECLARE_FINAL_TYPE (GstNetTestSink, gst_net_test_sink, GST, NET_TEST_SINK,
+    GstBaseSink);
+
+struct _GstNetTestSink
+{
+  GstBaseSink parent;
+  GstNetUdpSettings net;
+  GstNetSinkSettings net_sink;
+  GstRatePath *rates;
+  guint stats_built;
+};
+
+static const GstNetSinkProps sink_props = {
+  .stats_interval_blurb = "Post the stats this often, ns (0: only at EOS)",
+  .stats_blurb = "built: times the stats were built (count)",
+  .uri_blurb = "testnetsink://ADDRESS:PORT?key=value&...",
+  .bitrate_blurb = "The rate asked of the encoder, bit/s",
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstNetTestSink, gst_net_test_sink,
+    GST_TYPE_BASE_SINK, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_net_uri_handler_init));
+
+static GstStructure *
+build_sink_stats (GstElement * element)
+{
+  GstNetTestSink *self = GST_NET_TEST_SINK (element);
+
+  return gst_structure_new ("application/x-test-sink-stats", "built",
+      G_TYPE_UINT, ++self->stats_built, NULL);
+}
+
+static void
+gst_net_test_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstNetTestSink *self = GST_NET_TEST_SINK (object);
+
+  if (!gst_net_props_set (GST_ELEMENT (self), &self->net_sink, PROP_NET_SRC,
+          prop_id, value))
+    udp_set (object, &self->net, prop_id, value, pspec);
+}
+
+static void
+gst_net_test_sink_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstNetTestSink *self = GST_NET_TEST_SINK (object);
+
+  if (!gst_net_props_get (GST_ELEMENT (self), &self->net_sink,
+          build_sink_stats, self->rates, PROP_NET_SRC, prop_id, value))
+    udp_get (object, &self->net, prop_id, value, pspec);
+}
+
+static void
+gst_net_test_sink_finalize (GObject * object)
+{
+  GstNetTestSink *self = GST_NET_TEST_SINK (object);
+
+  gst_rate_path_free (self->rates);
+  gst_net_udp_settings_clear (&self->net);
+  gst_net_src_settings_clear (&self->net_sink);
+  G_OBJECT_CLASS (gst_net_test_sink_parent_class)->finalize (object);
+}
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+
+static void
+gst_net_test_sink_class_init (GstNetTestSinkClass * klass)
+{
+  GObjectClass *oc = G_OBJECT_CLASS (klass);
+
+  oc->set_property = gst_net_test_sink_set_property;
+  oc->get_property = gst_net_test_sink_get_property;
+  oc->finalize = gst_net_test_sink_finalize;
+  test_class_init (GST_ELEMENT_CLASS (klass), &sink_props, GST_URI_SINK,
+      "testnetsink", &sink_template, "Test network sink");
+}
+
+static void
+gst_net_test_sink_init (GstNetTestSink * self)
+{
+  gst_net_udp_props_init_settings (&udp_props, &self->net);
+  gst_net_src_settings_init (&sink_props, &self->net_sink);
+  self->rates = gst_rate_path_new (GST_ELEMENT (self),
+      GST_BASE_SINK_PAD (self), GST_SECOND, "bitrate", NULL);
+}
+
+GST_START_TEST (test_sink_installed)
+{
+  GObjectClass *oc = g_type_class_ref (gst_net_test_sink_get_type ());
+  GParamSpec *p;
+
+  fail_unless (g_object_class_find_property (oc, "source-address") == NULL);
+  fail_unless (g_object_class_find_property (oc, "caps") == NULL);
+  p = g_object_class_find_property (oc, "stats-interval");
+  fail_unless (p != NULL && p->flags & GST_PARAM_MUTABLE_READY);
+  fail_unless_equals_uint64 (G_PARAM_SPEC_UINT64 (p)->default_value, 0);
+  p = g_object_class_find_property (oc, "bitrate");
+  fail_unless (p != NULL && G_IS_PARAM_SPEC_UINT (p));
+  fail_unless ((p->flags & G_PARAM_READWRITE) == G_PARAM_READABLE);
+  fail_unless_equals_string (g_param_spec_get_blurb (p),
+      "The rate asked of the encoder, bit/s");
+  p = g_object_class_find_property (oc, "stats");
+  fail_unless ((p->flags & G_PARAM_READWRITE) == G_PARAM_READABLE);
+  fail_unless (g_object_class_find_property (oc, "uri") != NULL);
+  g_type_class_unref (oc);
+}
+
+GST_END_TEST;
+
+/* stats-interval round-trips, stats is built at each read, bitrate is the
+ * rate path's, and a bad uri changes nothing and is kept. */
+GST_START_TEST (test_sink_round_trip)
+{
+  GstElement *sink = g_object_new (gst_net_test_sink_get_type (), NULL);
+  GstNetTestSink *self = GST_NET_TEST_SINK (sink);
+  const guint rates[2] = { 300000, 200000 };
+  GstStructure *stats;
+  guint64 interval;
+  guint bitrate, built;
+
+  g_object_set (sink, "stats-interval", 3 * GST_SECOND, NULL);
+  g_object_get (sink, "stats-interval", &interval, "bitrate", &bitrate,
+      NULL);
+  fail_unless_equals_uint64 (interval, 3 * GST_SECOND);
+  fail_unless_equals_int (bitrate, 0);
+  gst_rate_path_set (self->rates, rates, 2, 0);
+  g_object_get (sink, "bitrate", &bitrate, NULL);
+  fail_unless_equals_int (bitrate, 500000);
+  for (guint i = 1; i <= 2; i++) {
+    g_object_get (sink, "stats", &stats, NULL);
+    fail_unless (gst_structure_get_uint (stats, "built", &built));
+    fail_unless_equals_int (built, i);
+    gst_structure_free (stats);
+  }
+
+  g_object_set (sink, "uri", "testnetsink://10.0.0.4:6100?stats-interval=9",
+      NULL);
+  fail_unless (self->net_sink.uri_error == NULL);
+  g_object_set (sink, "uri", "testnetsink://10.0.0.5:6200?bitrate=5", NULL);
+  fail_unless (self->net_sink.uri_error != NULL);
+  g_object_get (sink, "stats-interval", &interval, NULL);
+  fail_unless_equals_uint64 (interval, 9);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
 static Suite *
 netsrcprops_suite (void)
 {
@@ -265,6 +441,8 @@ netsrcprops_suite (void)
   tcase_add_test (tc, test_installed);
   tcase_add_test (tc, test_round_trip);
   tcase_add_test (tc, test_uri);
+  tcase_add_test (tc, test_sink_installed);
+  tcase_add_test (tc, test_sink_round_trip);
   return s;
 }
 

@@ -780,6 +780,9 @@ GST_START_TEST (test_start_errors_clear)
     const gchar *desc, *text;
   } cases[] = {
     {"rlmsrc uri=rlm://239.1.1.1 ! fakesink", "no port"},
+    {"fakesrc ! rlmsink uri=rlm://239.1.1.1", "no port"},
+    {"fakesrc ! rlmsink uri=\"rlm://239.1.1.1:5000?layers=many\"",
+        "bad value \"many\" for layers"},
     {"fakesrc ! rlmsink address=10.0.0.1", "\"10.0.0.1\" is not a multicast"},
     {"rlmsrc groups=239.1.1.1,10.1.1.1 layers=2 ! fakesink",
         "groups: \"10.1.1.1\" is not a multicast address"},

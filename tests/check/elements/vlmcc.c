@@ -132,6 +132,9 @@ GST_START_TEST (test_start_errors_clear)
     const gchar *desc, *text;
   } cases[] = {
     {"vlmccsrc uri=vlmcc://239.3.3.3 ! fakesink", "no port"},
+    {"fakesrc ! vlmccsink uri=vlmcc://239.3.3.3", "no port"},
+    {"fakesrc ! vlmccsink uri=\"vlmcc://239.3.3.3:5200?stats-interval=soon\"",
+        "bad value \"soon\" for stats-interval"},
     {"fakesrc ! vlmccsink address=10.0.0.1", "\"10.0.0.1\" is not a "
           "multicast group"},
     {"vlmccsrc address=192.168.1.1 ! fakesink", "\"192.168.1.1\" is not a "
