@@ -13,6 +13,12 @@
 #define LATE_LIMIT 1024
 /* The store never spans more than this many sequence numbers. */
 #define STORE_SPAN_LIMIT 60000
+/* The store is a ring indexed by sequence number, grown (doubling) while the
+ * span it must hold reaches its size: a 3 MB table for every sequence
+ * number, touched as the numbers advanced, grew a conference's RSS for its
+ * first hour (docs/results.md, "Soak"). */
+#define STORE_MIN_SLOTS 1024
+#define STORE_MAX_SLOTS 65536
 #define MAX_PENDING_FEC 4096
 /* The wait behind a gap covers the measured segment time plus a quarter
  * and this much, for jitter between the media and the parity path. */
@@ -436,7 +442,8 @@ typedef struct {
 
 struct _TpssFecDecoder {
   TpssFecDecoderConfig cfg;
-  Slot *slots;                  /* 65536, indexed by sequence number */
+  Slot *slots;                  /* ring: slot_mask + 1 of them, by seq */
+  guint slot_mask;
 
   gboolean started;
   guint32 ssrc;
@@ -470,7 +477,8 @@ tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg)
 
   dec->cfg = *cfg;
   dec->segment_time = -1;
-  dec->slots = g_new0 (Slot, 65536);
+  dec->slots = g_new0 (Slot, STORE_MIN_SLOTS);
+  dec->slot_mask = STORE_MIN_SLOTS - 1;
   dec->output_bits = g_new0 (guint8, 65536 / 8);
   dec->deferred = g_ptr_array_new ();
   dec->out = g_array_new (FALSE, FALSE, sizeof (TpssFecOutput));
@@ -540,9 +548,15 @@ slot_clear (TpssFecDecoder * dec, Slot * slot)
 }
 
 static inline Slot *
+slot_at (TpssFecDecoder * dec, guint16 seq)
+{
+  return &dec->slots[seq & dec->slot_mask];
+}
+
+static inline Slot *
 slot_lookup (TpssFecDecoder * dec, guint16 seq)
 {
-  Slot *slot = &dec->slots[seq];
+  Slot *slot = slot_at (dec, seq);
 
   return (slot->state != SLOT_EMPTY && slot->seq == seq) ? slot : NULL;
 }
@@ -560,9 +574,11 @@ forget_all (TpssFecDecoder * dec)
   PendingFec *p;
 
   /* Everything stored lies in [tail, head). */
-  for (guint16 seq = dec->tail; dec->started && seq != dec->head; seq++)
-    if (dec->slots[seq].state != SLOT_EMPTY)
-      slot_clear (dec, &dec->slots[seq]);
+  for (guint16 seq = dec->tail; dec->started && seq != dec->head; seq++) {
+    Slot *slot = slot_lookup (dec, seq);
+    if (slot)
+      slot_clear (dec, slot);
+  }
   g_queue_clear_full (&dec->held, g_free);
   while ((p = g_queue_pop_head (&dec->pending)))
     pending_free (p);
@@ -696,12 +712,42 @@ restart (TpssFecDecoder * dec, guint32 ssrc, guint16 seq)
   start_stream (dec, ssrc, seq);
 }
 
+/* Everything stored lies in [tail, head), so moving each stored slot to its
+ * place in a ring twice the size keeps them apart. */
+static void
+grow_store (TpssFecDecoder * dec)
+{
+  guint size = (dec->slot_mask + 1) * 2;
+  Slot *slots = g_new0 (Slot, size);
+
+  for (guint i = 0; i <= dec->slot_mask; i++)
+    if (dec->slots[i].state != SLOT_EMPTY)
+      slots[dec->slots[i].seq & (size - 1)] = dec->slots[i];
+  g_free (dec->slots);
+  dec->slots = slots;
+  dec->slot_mask = size - 1;
+}
+
+/* Makes the ring hold [tail, head) with @seq in it. */
+static void
+make_room (TpssFecDecoder * dec, guint16 seq)
+{
+  guint16 lo = seq_diff (seq, dec->tail) < 0 ? seq : dec->tail;
+  guint16 hi = seq_diff (seq, dec->head) >= 0 ? (guint16) (seq + 1) : dec->head;
+
+  while ((guint16) (hi - lo) > dec->slot_mask &&
+      dec->slot_mask + 1 < STORE_MAX_SLOTS)
+    grow_store (dec);
+}
+
 static Slot *
 store (TpssFecDecoder * dec, guint16 seq, gpointer handle,
     const guint8 * data, guint8 * owned, gsize len, gint64 now)
 {
-  Slot *slot = &dec->slots[seq];
+  Slot *slot;
 
+  make_room (dec, seq);
+  slot = slot_at (dec, seq);
   if (slot->state != SLOT_EMPTY)
     slot_clear (dec, slot);     /* a stale one from 65536 ago */
   slot->handle = handle;

@@ -906,6 +906,44 @@ GST_START_TEST (test_late_parity_partly_evicted)
 
 GST_END_TEST;
 
+/* The store starts small and grows while a gap holds thousands of packets;
+ * the late packet then releases them all, in order and intact. */
+GST_START_TEST (test_store_grows_while_gap_held)
+{
+  TpssFecDecoder *dec = new_decoder (10000 * MS);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  const guint n = 5000;
+  gint64 now = 0;
+
+  g_array_set_clear_func (media, pkt_clear);
+  for (guint i = 0; i < n; i++) {
+    Pkt m = make_media (65000 + i, i);  /* across the wrap too */
+    g_array_append_val (media, m);
+  }
+  for (guint i = 0; i < n; i++, now += MS) {
+    Pkt *m = &g_array_index (media, Pkt, i);
+    if (i == 1)
+      continue;
+    fail_unless (tpss_fec_decoder_push_media (dec, m, m->data, m->len, now));
+    drain_output (dec, out);
+  }
+  fail_unless_equals_int (out->len, 1);
+  {
+    Pkt *late = &g_array_index (media, Pkt, 1);
+    fail_unless (tpss_fec_decoder_push_media (dec, late, late->data,
+            late->len, now));
+  }
+  drain_output (dec, out);
+  assert_output (out, media, NULL);
+  tpss_fec_decoder_free (dec);
+  g_ptr_array_unref (out);
+  g_array_unref (media);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpssfec_suite (void)
 {
@@ -928,6 +966,7 @@ tpssfec_suite (void)
   tcase_add_test (tc, test_late_parity_after_eviction);
   tcase_add_test (tc, test_late_repair_only_once);
   tcase_add_test (tc, test_late_parity_partly_evicted);
+  tcase_add_test (tc, test_store_grows_while_gap_held);
   return s;
 }
 
