@@ -670,11 +670,11 @@ start_ice (Conference * conf)
   return FALSE;
 }
 
-/* glibc gives each of our ~40 streaming threads a share of up to 8 malloc
- * arenas per core and keeps what each arena once held: a call's RSS grew
- * about 60 MB/h in its first minutes and by 16 MB over an hour's soak with
- * a flat live heap (docs/results.md, "Soak"). Two arenas cut that to a
- * quarter at the same CPU. MALLOC_ARENA_MAX in the environment wins. */
+/* glibc spreads our ~40 streaming threads over up to 8 malloc arenas per
+ * core, and each arena keeps what it once held: over a 2-member call's first
+ * ten minutes the RSS grew about 1 MB a minute with the default arenas and a
+ * quarter of that with two, at the same CPU (docs/results.md, "Soak").
+ * MALLOC_ARENA_MAX in the environment wins. */
 static void
 limit_malloc_arenas (void)
 {
