@@ -444,6 +444,13 @@ typedef struct {
   guint8 state;
 } Slot;
 
+/* Slots are indexed by sequence number in pages made on first use: a
+ * stream uses a few, and a decoder (one per group member) does not hold or
+ * zero a table for all 65536. */
+#define SLOT_PAGE_BITS 8
+#define SLOT_PAGE_SIZE (1 << SLOT_PAGE_BITS)
+#define SLOT_PAGES (65536 / SLOT_PAGE_SIZE)
+
 typedef struct {
   guint16 seq;
   gint64 arrival;
@@ -462,7 +469,7 @@ typedef struct {
 
 struct _TpssFecDecoder {
   TpssFecDecoderConfig cfg;
-  Slot *slots;                  /* 65536, indexed by sequence number */
+  Slot *slot_pages[SLOT_PAGES];  /* SLOT_PAGE_SIZE slots each, or NULL */
 
   gboolean started;
   guint32 ssrc;
@@ -496,7 +503,6 @@ tpss_fec_decoder_new (const TpssFecDecoderConfig * cfg)
 
   dec->cfg = *cfg;
   dec->segment_time = -1;
-  dec->slots = g_new0 (Slot, 65536);
   dec->output_bits = g_new0 (guint8, 65536 / 8);
   dec->deferred = g_ptr_array_new ();
   dec->out = g_array_new (FALSE, FALSE, sizeof (TpssFecOutput));
@@ -565,12 +571,32 @@ slot_clear (TpssFecDecoder * dec, Slot * slot)
   memset (slot, 0, sizeof (*slot));
 }
 
+/* The slot of @seq, or NULL when its page was never made. */
+static inline Slot *
+slot_at (TpssFecDecoder * dec, guint16 seq)
+{
+  Slot *page = dec->slot_pages[seq >> SLOT_PAGE_BITS];
+
+  return page ? &page[seq & (SLOT_PAGE_SIZE - 1)] : NULL;
+}
+
+static Slot *
+slot_make (TpssFecDecoder * dec, guint16 seq)
+{
+  Slot **page = &dec->slot_pages[seq >> SLOT_PAGE_BITS];
+
+  if (!*page)
+    *page = g_new0 (Slot, SLOT_PAGE_SIZE);
+  return &(*page)[seq & (SLOT_PAGE_SIZE - 1)];
+}
+
 static inline Slot *
 slot_lookup (TpssFecDecoder * dec, guint16 seq)
 {
-  Slot *slot = &dec->slots[seq];
+  Slot *slot = slot_at (dec, seq);
 
-  return (slot->state != SLOT_EMPTY && slot->seq == seq) ? slot : NULL;
+  return (slot && slot->state != SLOT_EMPTY && slot->seq == seq) ? slot :
+      NULL;
 }
 
 static void
@@ -586,9 +612,12 @@ forget_all (TpssFecDecoder * dec)
   PendingFec *p;
 
   /* Everything stored lies in [tail, head). */
-  for (guint16 seq = dec->tail; dec->started && seq != dec->head; seq++)
-    if (dec->slots[seq].state != SLOT_EMPTY)
-      slot_clear (dec, &dec->slots[seq]);
+  for (guint16 seq = dec->tail; dec->started && seq != dec->head; seq++) {
+    Slot *slot = slot_at (dec, seq);
+
+    if (slot && slot->state != SLOT_EMPTY)
+      slot_clear (dec, slot);
+  }
   g_queue_clear_full (&dec->held, g_free);
   while ((p = g_queue_pop_head (&dec->pending)))
     pending_free (p);
@@ -726,7 +755,7 @@ static Slot *
 store (TpssFecDecoder * dec, guint16 seq, gpointer handle,
     const guint8 * data, guint8 * owned, gsize len, gint64 now)
 {
-  Slot *slot = &dec->slots[seq];
+  Slot *slot = slot_make (dec, seq);
 
   if (slot->state != SLOT_EMPTY)
     slot_clear (dec, slot);     /* a stale one from 65536 ago */
@@ -1103,7 +1132,8 @@ tpss_fec_decoder_free (TpssFecDecoder * dec)
   tpss_fec_decoder_reset (dec);
   g_ptr_array_unref (dec->deferred);
   g_array_unref (dec->out);
-  g_free (dec->slots);
+  for (guint i = 0; i < SLOT_PAGES; i++)
+    g_free (dec->slot_pages[i]);
   g_free (dec->output_bits);
   g_free (dec);
 }
