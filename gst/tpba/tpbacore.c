@@ -1147,27 +1147,56 @@ tpba_receiver_new (const TpbaConfig * cfg, guint32 ssrc,
   return r;
 }
 
-void
-tpba_receiver_free (TpbaReceiver * r)
-{
-  if (!r)
-    return;
-  for (guint i = 0; i < r->cap; i++)
-    if (r->slots[i].used && r->free_packet)
-      r->free_packet (r->slots[i].pkt);
-  g_free (r->slots);
-  g_free (r);
-}
-
 static Slot *
 slot_of (TpbaReceiver * r, gint64 ext)
 {
   return &r->slots[(guint64) ext % r->cap];
 }
 
+/* The held slot at or after @*ext (stepped past it), or NULL when no more
+ * of @left are held. Held packets lie in [next_ext, next_ext + cap): a walk
+ * from next_ext that stops at the last one reads only the slots up to it,
+ * not all cap. */
+static Slot *
+next_held (TpbaReceiver * r, gint64 * ext, guint * left)
+{
+  for (; *left > 0 && *ext < r->next_ext + r->cap; (*ext)++) {
+    Slot *sl = slot_of (r, *ext);
+
+    if (sl->used) {
+      (*left)--;
+      (*ext)++;
+      return sl;
+    }
+  }
+  return NULL;
+}
+
+void
+tpba_receiver_free (TpbaReceiver * r)
+{
+  gint64 ext;
+  guint left;
+  Slot *sl;
+
+  if (!r)
+    return;
+  ext = r->next_ext;
+  left = r->held;
+  while ((sl = next_held (r, &ext, &left)))
+    if (r->free_packet)
+      r->free_packet (sl->pkt);
+  g_free (r->slots);
+  g_free (r);
+}
+
 static void
 update_gap (TpbaReceiver * r)
 {
+  gint64 ext;
+  guint left;
+  const Slot *sl;
+
   if (r->held == 0 || slot_of (r, r->next_ext)->used) {
     r->gap_valid = FALSE;
     return;
@@ -1176,9 +1205,10 @@ update_gap (TpbaReceiver * r)
     return;
   r->gap_valid = TRUE;
   r->gap_since = G_MAXINT64;
-  for (guint i = 0; i < r->cap; i++)
-    if (r->slots[i].used)
-      r->gap_since = MIN (r->gap_since, r->slots[i].arrival);
+  ext = r->next_ext;
+  left = r->held;
+  while ((sl = next_held (r, &ext, &left)))
+    r->gap_since = MIN (r->gap_since, sl->arrival);
 }
 
 static gint64

@@ -5,7 +5,11 @@
 # (libFuzzer's -merge keeps the smallest inputs that cover the most). Not
 # part of CI, which runs each target for FUZZ_SECONDS from the same corpus.
 #
-#   tests/fuzz/deep.sh [-C BUILD_FUZZ] [-n RUNS] [TARGET ...]
+#   tests/fuzz/deep.sh [-C BUILD_FUZZ] [-n RUNS] [-t SECONDS] [TARGET ...]
+#
+# -t caps each target's run at SECONDS (libFuzzer -max_total_time), for a
+# machine that cannot give every target its RUNS: the line then shows the
+# executions it did reach, and what it learned is merged all the same.
 #
 # BUILD_FUZZ (default build-fuzz) is a clang build with -Dfuzzing=true
 # -Db_sanitize=address,undefined, as scripts/test.sh makes it. Prints one
@@ -16,10 +20,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=build-fuzz
 runs=10000000
+max_time=0
 while [ $# -gt 0 ]; do
   case $1 in
     -C) build=$2; shift 2 ;;
     -n) runs=$2; shift 2 ;;
+    -t) max_time=$2; shift 2 ;;
     *) break ;;
   esac
 done
@@ -39,8 +45,8 @@ for t in "${targets[@]}"; do
   before=$(ls "$corpus" | wc -l)
   start=$(date +%s.%N)
   if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$bin" -runs="$runs" \
-      -print_final_stats=1 -artifact_prefix="$out/$t-" "$work" \
-      > "$out/$t.log" 2>&1; then
+      -max_total_time="$max_time" -print_final_stats=1 \
+      -artifact_prefix="$out/$t-" "$work" > "$out/$t.log" 2>&1; then
     result=clean
   else
     result="FAULT (see $out/$t.log)"
