@@ -312,13 +312,14 @@ def udp_share(run):
 
 
 def kept_bias(run):
-    """Median over the probing periods that ended before JOIN (the TCP flows the
-    same throughout) of r_s against the mean rate of the TCP flows over that
-    probing period's whole 1 s windows: 1.0 is an unbiased kept rate."""
+    """Median over the probing periods after the first (which starts with
+    everyone at t = 0) that ended before JOIN (the TCP flows the same
+    throughout) of r_s against the mean rate of the TCP flows over that probing
+    period's whole 1 s windows: 1.0 is an unbiased kept rate."""
     R, ntcp, ratios = run["R"], run["ntcp"], []
     spans = probing_spans(run["periods"])
     kept = [r for _, p, r in run["periods"] if p == "running"]
-    for (t0, t1), r_s in zip(spans, kept):
+    for (t0, t1), r_s in list(zip(spans, kept))[1:]:
         js = range(int(t0) + 1, min(int(t1), JOIN))
         if len(js) < 2 or not r_s:
             continue
