@@ -102,6 +102,14 @@ VARIANTS = {
     "TPBA-conf-t20-inc-frac": "tcp-pacing=true allow-probe-loss=true "
                               "end-criterion=confidence t-running=20000000000 "
                               "running-increase=50000 running-increase-fraction=0.1",
+    # the running step bound by TCP's growth alone (line C), for 10 Mbit/s where a
+    # tenth of the rate per adaptation point falls behind the TCP flows
+    "TPBA-conf-t20-inc-frac03": "tcp-pacing=true allow-probe-loss=true "
+                                "end-criterion=confidence t-running=20000000000 "
+                                "running-increase=50000 running-increase-fraction=0.3",
+    "TPBA-conf-t20-inc-frac1": "tcp-pacing=true allow-probe-loss=true "
+                               "end-criterion=confidence t-running=20000000000 "
+                               "running-increase=50000 running-increase-fraction=1",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "
