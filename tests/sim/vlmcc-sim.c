@@ -5,6 +5,8 @@
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
  *   vlmcc-sim late-acks  one bottleneck, feedback late (jitter, stalls)
  *                        but never lost: rate, losses taken, halvings
+ *   vlmcc-sim ack-jitter one bottleneck, jitter on the feedback only:
+ *                        rate and halvings for each Vegas delay input
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +115,38 @@ run_late_acks (void)
 }
 
 static void
+run_ack_jitter (void)
+{
+  static const gint64 jitters[] = { 0, 2 * VSIM_MS, 5 * VSIM_MS,
+    10 * VSIM_MS
+  };
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  printf ("ack-jitter: 10 Mbit/s, 20 ms, 100-packet queue; feedback "
+      "jitter only, 60 s (3 seeds)\n");
+  for (guint j = 0; j < G_N_ELEMENTS (jitters); j++) {
+    for (guint64 seed = 1; seed <= 3; seed++) {
+      VlmccSim *sim = vlmcc_sim_ack_jitter (&cfg, seed, jitters[j]);
+      VlmccSenderStats st;
+      guint64 drops[2];
+
+      vlmcc_sim_run (sim, 60 * VSIM_S);
+      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+      vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
+      printf ("  jitter %2.0f ms, seed %" G_GUINT64_FORMAT ": %.0f kbit/s "
+          "over 10-60 s, dropped %" G_GUINT64_FORMAT ", halvings %"
+          G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), window %.0f, "
+          "rtt %.1f ms, base %.1f ms\n", jitters[j] / 1e6, seed,
+          vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
+          50e3, drops[0], st.halvings, st.halvings_undone, st.window,
+          st.rtt / 1e6, st.base_rtt / 1e6);
+      vlmcc_sim_free (sim);
+    }
+  }
+}
+
+static void
 run_scale (void)
 {
   static const guint ns[] = { 10, 30, 100, 300, 1000 };
@@ -143,5 +177,7 @@ main (int argc, char **argv)
     run_scale ();
   if (!strcmp (what, "late-acks") || !strcmp (what, "all"))
     run_late_acks ();
+  if (!strcmp (what, "ack-jitter") || !strcmp (what, "all"))
+    run_ack_jitter ();
   return 0;
 }

@@ -41,6 +41,18 @@ vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
   return sim;
 }
 
+VlmccSim *
+vlmcc_sim_ack_jitter (const VlmccConfig * cfg, guint64 seed, gint64 jitter)
+{
+  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
+  guint b = vlmcc_sim_add_node (sim, 0, 10 * MBIT, 20 * VSIM_MS, 100);
+
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, b, 100 * MBIT,
+          VSIM_MS, 0), 0);
+  vlmcc_sim_set_feedback_jitter (sim, jitter, 0, 0);
+  return sim;
+}
+
 gdouble
 vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
 {

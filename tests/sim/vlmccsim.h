@@ -99,6 +99,10 @@ VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
  * of up to @stall_max every 2 s on average. */
 VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
     gint64 stall_max);
+/* The same path with only jitter on the feedback: each datagram up to
+ * @jitter late, in order, never lost; nothing stalls. */
+VlmccSim *vlmcc_sim_ack_jitter (const VlmccConfig * cfg, guint64 seed,
+    gint64 jitter);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */
