@@ -120,28 +120,34 @@ run_ack_jitter (void)
   static const gint64 jitters[] = { 0, 2 * VSIM_MS, 5 * VSIM_MS,
     10 * VSIM_MS
   };
+  static const gchar *delays[] = { "rtt", "min-rtt", "forward" };
   VlmccConfig cfg;
 
   vlmcc_config_init (&cfg);
   printf ("ack-jitter: 10 Mbit/s, 20 ms, 100-packet queue; feedback "
       "jitter only, 60 s (3 seeds)\n");
-  for (guint j = 0; j < G_N_ELEMENTS (jitters); j++) {
-    for (guint64 seed = 1; seed <= 3; seed++) {
-      VlmccSim *sim = vlmcc_sim_ack_jitter (&cfg, seed, jitters[j]);
-      VlmccSenderStats st;
-      guint64 drops[2];
+  for (guint d = 0; d < G_N_ELEMENTS (delays); d++) {
+    cfg.vegas_delay = d;
+    for (guint j = 0; j < G_N_ELEMENTS (jitters); j++) {
+      for (guint64 seed = 1; seed <= 3; seed++) {
+        VlmccSim *sim = vlmcc_sim_ack_jitter (&cfg, seed, jitters[j]);
+        VlmccSenderStats st;
+        guint64 drops[2];
 
-      vlmcc_sim_run (sim, 60 * VSIM_S);
-      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
-      vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
-      printf ("  jitter %2.0f ms, seed %" G_GUINT64_FORMAT ": %.0f kbit/s "
-          "over 10-60 s, dropped %" G_GUINT64_FORMAT ", halvings %"
-          G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), window %.0f, "
-          "rtt %.1f ms, base %.1f ms\n", jitters[j] / 1e6, seed,
-          vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
-          50e3, drops[0], st.halvings, st.halvings_undone, st.window,
-          st.rtt / 1e6, st.base_rtt / 1e6);
-      vlmcc_sim_free (sim);
+        vlmcc_sim_run (sim, 60 * VSIM_S);
+        vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+        vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
+        printf ("  %-7s jitter %2.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
+            "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", halvings %"
+            G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), window %.0f, "
+            "rtt %.1f ms, base %.1f ms, vegas rtt %.1f ms\n", delays[d],
+            jitters[j] / 1e6, seed,
+            vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S,
+                60 * VSIM_S) * 8.0 / 50e3, drops[0], st.halvings,
+            st.halvings_undone, st.window, st.rtt / 1e6, st.base_rtt / 1e6,
+            st.vegas_rtt / 1e6);
+        vlmcc_sim_free (sim);
+      }
     }
   }
 }
