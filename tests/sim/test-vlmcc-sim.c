@@ -117,6 +117,28 @@ test_feedback_scales (void)
   g_assert_cmpuint (big.challenges + big.probes, <=, 20);
 }
 
+/* When branches congest in turn, every receiver behind one challenges:
+ * the challenges grow with N (docs/results.md, "VLMCC: feedback against
+ * N"), but the feedback per RTT stays the leader's acks and a fraction
+ * more, and the leader moves as it does with few receivers. */
+static void
+test_feedback_churn (void)
+{
+  VlmccSimChurn small, big;
+  gdouble per_small = vlmcc_sim_scale_churn (10, 3, &small);
+  gdouble per_big = vlmcc_sim_scale_churn (1000, 3, &big);
+
+  printf ("churn: feedback per RTT %.2f with 10 receivers, %.2f with 1000 "
+      "(challenges %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT ", peak "
+      "%" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT " per 100 ms)\n",
+      per_small, per_big, small.fb.challenges, big.fb.challenges,
+      small.peak_challenges, big.peak_challenges);
+  g_assert_cmpuint (small.fb.challenges, >, 0);
+  g_assert_cmpfloat (per_big, <=, 1.5 * per_small);
+  g_assert_cmpuint (big.fb.acks, <=, big.fb.media_sent + 10);
+  g_assert_cmpuint (big.leader_changes, ==, small.leader_changes);
+}
+
 /* Feedback late (1 ms jitter, stalls up to 150 ms every 2 s) but never
  * lost, and no queue overflow: nothing is lost for good, no leader is
  * given up, and the session keeps the link. With the paper's timeout
@@ -170,6 +192,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/on-off-cross-traffic",
       test_on_off_cross_traffic);
   g_test_add_func ("/vlmcc-sim/feedback-scales", test_feedback_scales);
+  g_test_add_func ("/vlmcc-sim/feedback-churn", test_feedback_churn);
   g_test_add_func ("/vlmcc-sim/late-acks", test_late_acks);
   return g_test_run ();
 }

@@ -199,6 +199,21 @@ run_scale (void)
         G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f\n", ns[i], fb.acks,
         fb.challenges, fb.probes, fb.media_sent, per_rtt);
   }
+  printf ("scale, churn: 10 branches of 2 Mbit/s behind 10 Mbit/s, CBR "
+      "on/off into branches 0 and 5, feedback over 10-60 s\n");
+  printf ("  %6s %10s %10s %10s %10s %12s %10s %8s %9s\n", "N", "acks",
+      "challenges", "probes", "media", "per RTT", "peak/100ms", "leaders",
+      "kbit/s");
+  for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
+    VlmccSimChurn c;
+    gdouble per_rtt = vlmcc_sim_scale_churn (ns[i], 3, &c);
+
+    printf ("  %6u %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
+        G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f %10"
+        G_GUINT64_FORMAT " %8u %9.0f\n", ns[i], c.fb.acks, c.fb.challenges,
+        c.fb.probes, c.fb.media_sent, per_rtt, c.peak_challenges,
+        c.leader_changes, c.kbit);
+  }
 }
 
 int

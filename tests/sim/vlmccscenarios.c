@@ -1,4 +1,6 @@
 /* The VLMCC scenarios that vlmcc-sim prints and test-vlmcc-sim asserts. */
+#include <string.h>
+
 #include "vlmccsim.h"
 
 #define MBIT (G_GUINT64_CONSTANT (1000000))
@@ -84,4 +86,60 @@ vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
   vlmcc_sim_free (sim);
   return (fb->acks + fb->challenges + fb->probes + fb->other) /
       ((gdouble) (to - from) / st.rtt);
+}
+
+/* The feedback counters' growth over [@from, @to) into @fb. */
+static void
+feedback_since (const VlmccSimFeedback * a, const VlmccSimFeedback * b,
+    VlmccSimFeedback * fb)
+{
+  fb->acks = b->acks - a->acks;
+  fb->challenges = b->challenges - a->challenges;
+  fb->probes = b->probes - a->probes;
+  fb->other = b->other - a->other;
+  fb->media_sent = b->media_sent - a->media_sent;
+}
+
+gdouble
+vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats st;
+  guint bottleneck, branch[10];
+  gint64 from = 10 * VSIM_S, to = 60 * VSIM_S;
+  VlmccSimFeedback first, prev, cur;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_new (&cfg, seed);
+  bottleneck = vlmcc_sim_add_node (sim, 0, 10 * MBIT, 10 * VSIM_MS, 100);
+  for (guint i = 0; i < 10; i++)
+    branch[i] = vlmcc_sim_add_node (sim, bottleneck, 2 * MBIT,
+        (1 + i) * VSIM_MS, 30);
+  for (guint i = 0; i < n; i++)
+    vlmcc_sim_add_receiver (sim, branch[i % 10], i * VSIM_MS);
+  /* two branches congested in turn: the worst receivers move */
+  vlmcc_sim_add_cross_traffic (sim, branch[0], MBIT, 1000, from, -1,
+      10 * VSIM_S, 10 * VSIM_S);
+  vlmcc_sim_add_cross_traffic (sim, branch[5], 3 * MBIT / 2, 1000,
+      15 * VSIM_S, -1, 10 * VSIM_S, 10 * VSIM_S);
+  vlmcc_sim_run (sim, from);
+  vlmcc_sim_feedback (sim, &first);
+  prev = first;
+  memset (out, 0, sizeof (*out));
+  for (gint64 t = from + 100 * VSIM_MS; t <= to; t += 100 * VSIM_MS) {
+    vlmcc_sim_run (sim, t);
+    vlmcc_sim_feedback (sim, &cur);
+    out->peak_challenges = MAX (out->peak_challenges,
+        cur.challenges - prev.challenges);
+    prev = cur;
+  }
+  feedback_since (&first, &cur, &out->fb);
+  out->leader_changes = vlmcc_sim_leader_changes (sim)->len;
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  out->kbit = vlmcc_sim_receiver_bytes (sim, 1, from, to) * 8.0 /
+      ((to - from) / 1e6);
+  vlmcc_sim_free (sim);
+  return (out->fb.acks + out->fb.challenges + out->fb.probes +
+      out->fb.other) / ((gdouble) (to - from) / st.rtt);
 }
