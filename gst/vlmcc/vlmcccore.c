@@ -827,8 +827,12 @@ sender_vegas_delay (const VlmccSender * s)
         return s->epoch_min_rtt;
       break;
     case VLMCC_VEGAS_DELAY_FORWARD:
-      if (s->fwd.have)
-        return s->est.base + s->fwd.queue;
+      /* the delay at which diff is the packets held in the forward queue,
+       * the actual rate W / rtt times its delay: base + queue when the
+       * way back adds nothing */
+      if (s->fwd.have && s->fwd.queue < s->est.rtt)
+        return (gint64) ((gdouble) s->est.base * s->est.rtt /
+            (s->est.rtt - s->fwd.queue));
       break;
   }
   return s->est.rtt;
