@@ -8,25 +8,26 @@
 #include "gstvlmccutil.h"
 #include "gstnetsocket.h"
 
+static const GEnumValue vegas_delay_values[] = {
+  {VLMCC_VEGAS_DELAY_RTT, "The smoothed RTT of equation (1) (the paper)",
+      "rtt"},
+  {VLMCC_VEGAS_DELAY_MIN_RTT, "The least RTT sample of each RTT, as TCP "
+        "Vegas takes it (ours)", "min-rtt"},
+  {VLMCC_VEGAS_DELAY_FORWARD, "The forward queueing delay from the "
+        "leader's arrival stamps: blind to delay on the ack path (ours)",
+      "forward"},
+  {0, NULL, NULL}
+};
+
 GType
 gst_vlmcc_vegas_delay_get_type (void)
 {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {VLMCC_VEGAS_DELAY_RTT, "The smoothed RTT of equation (1) (the paper)",
-        "rtt"},
-    {VLMCC_VEGAS_DELAY_MIN_RTT, "The least RTT sample of each RTT, as TCP "
-          "Vegas takes it (ours)", "min-rtt"},
-    {VLMCC_VEGAS_DELAY_FORWARD, "The base RTT plus the forward queueing "
-          "delay from the leader's arrival stamps: blind to delay on the "
-          "ack path (ours)", "forward"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstVlmccVegasDelay", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVlmccVegasDelay",
+            vegas_delay_values));
+  return (GType) type;
 }
 
 #define S GST_VLMCC_PARAM_SINK

@@ -82,6 +82,22 @@ run_figure5 (void)
   vlmcc_sim_free (sim);
 }
 
+/* Runs a one-receiver scenario for 60 s: the sender's stats, the data
+ * packets dropped on the bottleneck (node 1), and the receiver's kbit/s
+ * over 10-60 s. */
+static gdouble
+run_single_path (VlmccSim * sim, VlmccSenderStats * st, guint64 * dropped)
+{
+  guint64 drops[2];
+
+  vlmcc_sim_run (sim, 60 * VSIM_S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), st);
+  vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
+  *dropped = drops[0];
+  return vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
+      50e3;
+}
+
 static void
 run_late_acks (void)
 {
@@ -95,19 +111,16 @@ run_late_acks (void)
     for (guint64 seed = 1; seed <= 3; seed++) {
       VlmccSim *sim = vlmcc_sim_late_acks (&cfg, seed, stalls[i]);
       VlmccSenderStats st;
-      guint64 drops[2];
+      guint64 dropped;
+      gdouble kbit = run_single_path (sim, &st, &dropped);
 
-      vlmcc_sim_run (sim, 60 * VSIM_S);
-      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
-      vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
       printf ("  stalls up to %3.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
           "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", taken as "
           "lost %" G_GUINT64_FORMAT " (spurious %" G_GUINT64_FORMAT "), "
           "halvings %" G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), "
           "leader given up %" G_GUINT64_FORMAT " (regained %"
-          G_GUINT64_FORMAT ")\n", stalls[i] / 1e6, seed,
-          vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
-          50e3, drops[0], st.lost, st.spurious_losses, st.halvings,
+          G_GUINT64_FORMAT ")\n", stalls[i] / 1e6, seed, kbit, dropped,
+          st.lost, st.spurious_losses, st.halvings,
           st.halvings_undone, st.leader_losses, st.leaders_regained);
       vlmcc_sim_free (sim);
     }
@@ -145,6 +158,24 @@ run_ack_jitter_cross (VlmccConfig * cfg, const gchar ** delays, guint n)
 }
 
 static void
+print_ack_jitter_run (const VlmccConfig * cfg, const gchar * delay,
+    gint64 jitter, guint64 seed)
+{
+  VlmccSim *sim = vlmcc_sim_ack_jitter (cfg, seed, jitter);
+  VlmccSenderStats st;
+  guint64 dropped;
+  gdouble kbit = run_single_path (sim, &st, &dropped);
+
+  printf ("  %-7s jitter %2.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
+      "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", halvings %"
+      G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), window %.0f, "
+      "rtt %.1f ms, base %.1f ms, vegas rtt %.1f ms\n", delay, jitter / 1e6,
+      seed, kbit, dropped, st.halvings, st.halvings_undone, st.window,
+      st.rtt / 1e6, st.base_rtt / 1e6, st.vegas_rtt / 1e6);
+  vlmcc_sim_free (sim);
+}
+
+static void
 run_ack_jitter (void)
 {
   static const gint64 jitters[] = { 0, 2 * VSIM_MS, 5 * VSIM_MS,
@@ -158,27 +189,9 @@ run_ack_jitter (void)
       "jitter only, 60 s (3 seeds)\n");
   for (guint d = 0; d < G_N_ELEMENTS (delays); d++) {
     cfg.vegas_delay = d;
-    for (guint j = 0; j < G_N_ELEMENTS (jitters); j++) {
-      for (guint64 seed = 1; seed <= 3; seed++) {
-        VlmccSim *sim = vlmcc_sim_ack_jitter (&cfg, seed, jitters[j]);
-        VlmccSenderStats st;
-        guint64 drops[2];
-
-        vlmcc_sim_run (sim, 60 * VSIM_S);
-        vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
-        vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
-        printf ("  %-7s jitter %2.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
-            "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", halvings %"
-            G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), window %.0f, "
-            "rtt %.1f ms, base %.1f ms, vegas rtt %.1f ms\n", delays[d],
-            jitters[j] / 1e6, seed,
-            vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S,
-                60 * VSIM_S) * 8.0 / 50e3, drops[0], st.halvings,
-            st.halvings_undone, st.window, st.rtt / 1e6, st.base_rtt / 1e6,
-            st.vegas_rtt / 1e6);
-        vlmcc_sim_free (sim);
-      }
-    }
+    for (guint j = 0; j < G_N_ELEMENTS (jitters); j++)
+      for (guint64 seed = 1; seed <= 3; seed++)
+        print_ack_jitter_run (&cfg, delays[d], jitters[j], seed);
   }
   run_ack_jitter_cross (&cfg, delays, G_N_ELEMENTS (delays));
 }
