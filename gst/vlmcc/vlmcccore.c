@@ -494,10 +494,16 @@ control_open (AuthSession * auth, const guint8 * data, gsize * len,
 
 /* The leader's forward one-way delay (config vegas_delay forward): its
  * arrival stamp minus the packet's tstamp, in us modulo 2^32 as the two
- * clocks differ by an unknown offset; the least one cancels the offset. */
+ * clocks differ by an unknown offset o. With F the propagation delay,
+ * every sample bounds o + F from both sides: owd >= o + F, and owd - (rtt
+ * - base) = o + F - (reverse queueing) <= o + F. The greatest lower bound
+ * is exact once one ack came back without queueing, whatever the forward
+ * queue held then (an election under congestion), and no higher than the
+ * least owd. */
 typedef struct {
   gboolean have;
-  guint32 least;                /* us, modulo 2^32 */
+  guint32 least;                /* the least owd, us modulo 2^32 */
+  guint32 floor;                /* the greatest owd - (rtt - base) */
   gint64 queue;                 /* ns, smoothed as equation (1) */
 } ForwardDelay;
 
@@ -795,20 +801,24 @@ sender_lose_leader (VlmccSender * s, gint64 now)
 }
 
 /* A forward queueing sample from the leader's ack of @f, returned and
- * smoothed. It never exceeds the RTT sample's own excess over the base: a
- * leader's clock running fast would otherwise read as a queue that grows
- * for ever. */
+ * smoothed: owd over the bounds of ForwardDelay. It never exceeds the RTT
+ * sample's own excess over the base. */
 static gint64
 sender_forward_sample (VlmccSender * s, const VlmccMsg * m,
     const InFlight * f, gint64 rtt)
 {
   ForwardDelay *fd = &s->fwd;
   guint32 owd = m->arrival - f->tstamp;
+  guint32 lower = owd - (guint32) (MAX (rtt - s->est.base, 0) / 1000);
   gint64 queue;
 
   if (!fd->have || (gint32) (owd - fd->least) < 0)
     fd->least = owd;
-  queue = (gint64) (gint32) (owd - fd->least) * 1000;
+  if (!fd->have || (gint32) (lower - fd->floor) > 0)
+    fd->floor = lower;
+  if ((gint32) (fd->floor - fd->least) > 0)
+    fd->floor = fd->least;
+  queue = (gint64) (gint32) (owd - fd->floor) * 1000;
   queue = MIN (queue, MAX (rtt - s->est.base, 0));
   if (!fd->have)
     fd->queue = queue;

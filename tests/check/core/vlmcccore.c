@@ -1709,6 +1709,52 @@ GST_START_TEST (test_vegas_forward_ack_jitter)
 
 GST_END_TEST;
 
+/* Leader changes of Figure 5 at small scale over [@from, @to). */
+static guint
+figure5_leader_changes (VlmccVegasDelay delay, gint64 from, gint64 to,
+    gint * at_40, gint * at_55)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  const GArray *lc;
+  guint n = 0;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_delay = delay;
+  sim = vlmcc_sim_figure5 (&cfg, 2);
+  vlmcc_sim_run (sim, 60 * S);
+  lc = vlmcc_sim_leader_changes (sim);
+  for (guint i = 0; i < lc->len; i++) {
+    gint64 t = g_array_index (lc, VlmccSimLeaderChange, i).time;
+
+    n += t >= from && t < to;
+  }
+  *at_40 = vlmcc_sim_leader_at (sim, 40 * S);
+  *at_55 = vlmcc_sim_leader_at (sim, 55 * S);
+  vlmcc_sim_free (sim);
+  return n;
+}
+
+/* An election under congestion: the new leader's first acks all carry
+ * the standing queue, which the least forward delay alone would take as
+ * none (two receivers behind router 3 then traded the lead every 0.6 s).
+ * The RTT-anchored bound sees it: the timeline is the paper's. */
+GST_START_TEST (test_vegas_forward_election)
+{
+  gint paper40, paper55, fwd40, fwd55;
+  guint paper = figure5_leader_changes (VLMCC_VEGAS_DELAY_RTT, 20 * S,
+      60 * S, &paper40, &paper55);
+  guint fwd = figure5_leader_changes (VLMCC_VEGAS_DELAY_FORWARD, 20 * S,
+      60 * S, &fwd40, &fwd55);
+
+  fail_unless (fwd <= paper + 2, "forward: %u leader changes over 20-60 s, "
+      "paper %u", fwd, paper);
+  fail_unless (fwd40 == 2 || fwd40 == 3, "leader at 40 s: %d", fwd40);
+  fail_unless (fwd55 == 0 || fwd55 == 1, "leader at 55 s: %d", fwd55);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_leadership_loss)
 {
   VlmccConfig cfg;
@@ -1781,6 +1827,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_detects_held_queue);
   tcase_add_test (tc, test_vegas_plus_back_to_vegas);
   tcase_add_test (tc, test_vegas_forward_ack_jitter);
+  tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
   return s;
 }
