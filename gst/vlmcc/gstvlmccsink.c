@@ -528,6 +528,8 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "rtt", G_TYPE_UINT64, (guint64) st.rtt,
       "rtt-dev", G_TYPE_UINT64, (guint64) st.rtt_dev,
       "base-rtt", G_TYPE_UINT64, (guint64) MAX (st.base_rtt, 0),
+      "vegas-rtt", G_TYPE_UINT64, (guint64) MAX (st.vegas_rtt, 0),
+      "forward-queue", G_TYPE_UINT64, (guint64) MAX (st.forward_queue, 0),
       "rate", G_TYPE_UINT64, st.rate,
       "leader", G_TYPE_UINT, st.leader,
       "in-flight", G_TYPE_UINT, st.in_flight,
@@ -638,6 +640,10 @@ gst_vlmcc_sink_finalize (GObject * object)
   "rtt: the RTT estimate toward the leader (ns); " \
   "rtt-dev: its mean deviation (ns); " \
   "base-rtt: the least RTT seen (ns); " \
+  "vegas-rtt: the delay the last Vegas step compared with base-rtt, as " \
+  "vegas-delay chooses (ns); " \
+  "forward-queue: the leader's forward queueing delay, smoothed, from its " \
+  "arrival stamps (ns); " \
   "rate: W / rtt, the session's rate (bit/s); " \
   "leader: the leader's id (id, 0: none); " \
   "in-flight: packets sent and not yet acked or lost (packets); " \

@@ -8,6 +8,28 @@
 #include "gstvlmccutil.h"
 #include "gstnetsocket.h"
 
+static const GEnumValue vegas_delay_values[] = {
+  {VLMCC_VEGAS_DELAY_RTT, "The smoothed RTT of equation (1) (the paper)",
+      "rtt"},
+  {VLMCC_VEGAS_DELAY_MIN_RTT, "The least RTT sample of each RTT, as TCP "
+        "Vegas takes it (ours)", "min-rtt"},
+  {VLMCC_VEGAS_DELAY_FORWARD, "The forward queueing delay from the "
+        "leader's arrival stamps: blind to delay on the ack path (ours)",
+      "forward"},
+  {0, NULL, NULL}
+};
+
+GType
+gst_vlmcc_vegas_delay_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVlmccVegasDelay",
+            vegas_delay_values));
+  return (GType) type;
+}
+
 #define S GST_VLMCC_PARAM_SINK
 #define R GST_VLMCC_PARAM_SRC
 #define H (1e12 * 3600)
@@ -78,6 +100,11 @@ static const GstParamEntry params[] = {
   P ("plus-epochs", "Vegas+: RTTs in a row the queue must hold more "
         "packets than the window before the window turns loss-based "
         "(ours: 2)", UINT, plus_epochs, 1, 1000, S | R),
+  {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
+        "(default rtt, the paper's; forward ignores jitter and queueing on "
+        "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,
+      gst_vlmcc_vegas_delay_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
+          vegas_delay), S},
 };
 
 static void

@@ -50,6 +50,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->ext_id = 7;
   cfg->vegas_plus = FALSE;
   cfg->plus_epochs = 2;
+  cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
 }
 
 const gchar *
@@ -107,6 +108,7 @@ msg_read_body (VlmccMsg * msg, WireReader * r)
       msg->seq = wire_read_u16 (r);
       wire_skip (r, 2);
       msg->tstamp = wire_read_u32 (r);
+      msg->arrival = wire_read_u32 (r);
       break;
     case VLMCC_MSG_CHALLENGE:
       msg->probe = (wire_read_u8 (r) & 0x80) != 0;
@@ -164,6 +166,7 @@ vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max)
       wire_write_u16 (&w, msg->seq);
       wire_write_u16 (&w, 0);
       wire_write_u32 (&w, msg->tstamp);
+      wire_write_u32 (&w, msg->arrival);
       break;
     case VLMCC_MSG_CHALLENGE:
       wire_write_u8 (&w, msg->probe ? 0x80 : 0);
@@ -242,12 +245,13 @@ rtt_estimate_sample (RttEstimate * e, const VlmccConfig * cfg, gint64 rtt)
 }
 
 /* The Vegas step of section 2.2: +1 below alpha, -1 above beta, in
- * packets of the difference W/base - actual/rtt normalised by base. */
+ * packets of the difference W/base - actual/@delay normalised by base;
+ * @delay is rtt hat in the paper (config vegas_delay at the sender). */
 static gdouble
 vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
-    const RttEstimate * e)
+    gint64 base, gint64 delay)
 {
-  gdouble diff = window - actual * (gdouble) e->base / (gdouble) e->rtt;
+  gdouble diff = window - actual * (gdouble) base / (gdouble) MAX (delay, 1);
 
   if (diff < cfg->alpha)
     return window + 1.0;
@@ -347,34 +351,34 @@ vegas_plus_loss_based_step (const VlmccConfig * cfg, VegasPlus * vp,
 
 static gdouble
 vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
-    gdouble window, gdouble actual, const RttEstimate * e)
+    gdouble window, gdouble actual, const RttEstimate * e, gint64 delay)
 {
   if (!vegas_plus_queue_held (cfg, vp, window, e)) {
     vp->held_epochs = 0;
-    return vegas_step (cfg, window, actual, e);
+    return vegas_step (cfg, window, actual, e->base, delay);
   }
   if (++vp->held_epochs < cfg->plus_epochs)
-    return vegas_step (cfg, window, actual, e);
+    return vegas_step (cfg, window, actual, e->base, delay);
   vp->held_epochs = 0;
   vp->loss_based = TRUE;
   vp->switches++;
   return window + 1.0;
 }
 
-/* The window's next value at an epoch: Vegas, or with vegas_plus the
- * fallback above. */
+/* The window's next value at an epoch: Vegas on @delay, or with
+ * vegas_plus the fallback above. */
 static gdouble
 window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
-    gdouble actual, const RttEstimate * e)
+    gdouble actual, const RttEstimate * e, gint64 delay)
 {
   gdouble next;
 
   if (!cfg->vegas_plus)
-    return vegas_step (cfg, window, actual, e);
+    return vegas_step (cfg, window, actual, e->base, delay);
   if (vp->loss_based)
     next = vegas_plus_loss_based_step (cfg, vp, window, e);
   else
-    next = vegas_plus_vegas_step (cfg, vp, window, actual, e);
+    next = vegas_plus_vegas_step (cfg, vp, window, actual, e, delay);
   vp->epoch_min = 0;
   return next;
 }
@@ -488,6 +492,21 @@ control_open (AuthSession * auth, const guint8 * data, gsize * len,
   return !auth || auth_open (auth, data, *len, now, len, NULL) == AUTH_OK;
 }
 
+/* The leader's forward one-way delay (config vegas_delay forward): its
+ * arrival stamp minus the packet's tstamp, in us modulo 2^32 as the two
+ * clocks differ by an unknown offset o. With F the propagation delay,
+ * every sample bounds o + F from both sides: owd >= o + F, and owd - (rtt
+ * - base) = o + F - (reverse queueing) <= o + F. The greatest lower bound
+ * is exact once one ack came back without queueing, whatever the forward
+ * queue held then (an election under congestion), and no higher than the
+ * least owd. */
+typedef struct {
+  gboolean have;
+  guint32 least;                /* the least owd, us modulo 2^32 */
+  guint32 floor;                /* the greatest owd - (rtt - base) */
+  gint64 queue;                 /* ns, smoothed as equation (1) */
+} ForwardDelay;
+
 struct _VlmccSender {
   VlmccConfig cfg;
   guint32 ssrc;
@@ -500,6 +519,8 @@ struct _VlmccSender {
   gdouble window;
   RttEstimate est;
   VegasPlus plus;
+  ForwardDelay fwd;
+  gint64 epoch_min_rtt;         /* least RTT sample this epoch, 0: none */
   gint64 epoch_end;
   gint64 recovery_point;        /* losses of packets sent before: ignored */
   LossEpisode episode;
@@ -779,6 +800,54 @@ sender_lose_leader (VlmccSender * s, gint64 now)
   sender_event (s, VLMCC_EVENT_LEADER, now);
 }
 
+/* A forward queueing sample from the leader's ack of @f, returned and
+ * smoothed: owd over the bounds of ForwardDelay. It never exceeds the RTT
+ * sample's own excess over the base. */
+static gint64
+sender_forward_sample (VlmccSender * s, const VlmccMsg * m,
+    const InFlight * f, gint64 rtt)
+{
+  ForwardDelay *fd = &s->fwd;
+  guint32 owd = m->arrival - f->tstamp;
+  guint32 lower = owd - (guint32) (MAX (rtt - s->est.base, 0) / 1000);
+  gint64 queue;
+
+  if (!fd->have || (gint32) (owd - fd->least) < 0)
+    fd->least = owd;
+  if (!fd->have || (gint32) (lower - fd->floor) > 0)
+    fd->floor = lower;
+  if ((gint32) (fd->floor - fd->least) > 0)
+    fd->floor = fd->least;
+  queue = (gint64) (gint32) (owd - fd->floor) * 1000;
+  queue = MIN (queue, MAX (rtt - s->est.base, 0));
+  if (!fd->have)
+    fd->queue = queue;
+  fd->queue = (gint64) ((1.0 - s->cfg.g) * fd->queue + s->cfg.g * queue);
+  fd->have = TRUE;
+  return queue;
+}
+
+/* What the Vegas step compares with the base RTT (config vegas_delay). */
+static gint64
+sender_vegas_delay (const VlmccSender * s)
+{
+  switch (s->cfg.vegas_delay) {
+    case VLMCC_VEGAS_DELAY_MIN_RTT:
+      if (s->epoch_min_rtt > 0)
+        return s->epoch_min_rtt;
+      break;
+    case VLMCC_VEGAS_DELAY_FORWARD:
+      /* the delay at which diff is the packets held in the forward queue,
+       * the actual rate W / rtt times its delay: base + queue when the
+       * way back adds nothing */
+      if (s->fwd.have && s->fwd.queue < s->est.rtt)
+        return (gint64) ((gdouble) s->est.base * s->est.rtt /
+            (s->est.rtt - s->fwd.queue));
+      break;
+  }
+  return s->est.rtt;
+}
+
 /* Once per RTT: the Vegas adjustment, or one more packet to provoke a
  * challenge while there is no leader. */
 static void
@@ -791,11 +860,14 @@ sender_epoch (VlmccSender * s, gint64 now)
   if (s->leaderless)
     w += 1.0;
   /* a challenger's claimed estimates move nothing before its first ack */
-  else if (s->est.sampled && !s->unconfirmed)
+  else if (s->est.sampled && !s->unconfirmed) {
+    s->st.vegas_rtt = sender_vegas_delay (s);
     w = window_step (&s->cfg, &s->plus, s->window, s->peak_in_flight,
-        &s->est);
+        &s->est, s->st.vegas_rtt);
+  }
   sender_set_window (s, w, now);
   s->peak_in_flight = s->in_flight;
+  s->epoch_min_rtt = 0;
   s->epoch_end = now + s->est.rtt;
 }
 
@@ -976,7 +1048,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   guint16 span = (guint16) (s->next_seq - s->una);
   InFlight *f = ring_at (s, m->seq);
   guint32 held = m->tstamp - f->tstamp;
-  gint64 rtt;
+  gint64 rtt, queue;
   gboolean late;
 
   if (s->leader == 0)
@@ -1015,7 +1087,11 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
     s->high_acked = m->seq;
   s->have_high = TRUE;
   sender_detect_gaps (s, now);
-  vegas_plus_sample (&s->plus, rtt);
+  if (s->epoch_min_rtt == 0 || rtt < s->epoch_min_rtt)
+    s->epoch_min_rtt = rtt;
+  queue = sender_forward_sample (s, m, f, rtt);
+  vegas_plus_sample (&s->plus, s->cfg.vegas_delay ==
+      VLMCC_VEGAS_DELAY_FORWARD ? s->est.base + queue : rtt);
   if (s->have_ack && m->seq == (guint16) (s->ack_seq + 1))
     vegas_plus_pair (&s->plus, f->sent - s->ack_sent, now - s->ack_arrival);
   s->have_ack = TRUE;
@@ -1108,6 +1184,9 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->recovery_point = now;
   /* the losses of another leader's packets are no longer ours to undo */
   s->episode.open = FALSE;
+  /* another receiver's clock */
+  s->fwd.have = FALSE;
+  s->epoch_min_rtt = 0;
   s->st.elections++;
   s->st.leader_changes++;
   sender_forget_in_flight (s);
@@ -1276,6 +1355,7 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
   st->rtt = s->est.rtt;
   st->rtt_dev = s->est.dev;
   st->base_rtt = s->est.base;
+  st->forward_queue = s->fwd.queue;
   st->rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
   st->leader = s->leader;
   st->in_flight = s->in_flight;
@@ -1411,7 +1491,7 @@ vlmcc_receiver_set_key (VlmccReceiver * r, const AuthKey * key)
 }
 
 static void
-receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext)
+receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext, gint64 now)
 {
   VlmccMsg m = { 0 };
 
@@ -1420,6 +1500,7 @@ receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext)
   m.id = r->id;
   m.seq = ext->seq;
   m.tstamp = ext->tstamp;
+  m.arrival = US (now);
   receiver_queue (r, &m);
   r->st.acks_sent++;
 }
@@ -1495,7 +1576,9 @@ receiver_epoch (VlmccReceiver * r, gint64 now)
   if (!r->est.sampled || now < r->epoch_end)
     return;
   fill = r->sender_pps * r->est.rtt / NS_PER_S;
-  w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est);
+  /* this RTT is forward-only already (equations 4 and 5) */
+  w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est,
+      r->est.rtt);
   if (w > r->window && !r->loss_in_epoch)
     w = MAX (w, fill);
   r->loss_in_epoch = FALSE;
@@ -1598,7 +1681,7 @@ vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
         VLMCC_ROLE_FOLLOWER, now);
   if (r->role == VLMCC_ROLE_LEADER || (r->role == VLMCC_ROLE_NONE &&
           ext.leader == r->id))
-    receiver_ack (r, &ext);
+    receiver_ack (r, &ext, now);
   if (!receiver_track_drift (r, &ext, now))
     return VLMCC_INPUT_TAKEN;
   r->have_last = TRUE;

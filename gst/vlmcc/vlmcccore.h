@@ -43,7 +43,7 @@ G_BEGIN_DECLS
 #define VLMCC_RATE_SCALE 64
 /* Feedback and start packets: one RTCP APP packet, name "VLMC". */
 #define VLMCC_APP_NAME "VLMC"
-#define VLMCC_ACK_SIZE 20
+#define VLMCC_ACK_SIZE 24
 #define VLMCC_CHALLENGE_SIZE 36
 #define VLMCC_START_SIZE 36
 #define VLMCC_MAX_PACKET 36
@@ -56,6 +56,15 @@ G_BEGIN_DECLS
  * the sender keeps (the least recently heard is forgotten). */
 #define VLMCC_MAX_QUEUED_CONTROL 64
 #define VLMCC_MAX_KEYED_RECEIVERS AUTH_DEFAULT_MAX_SENDERS
+
+/* What the sender's Vegas step compares with the base RTT (config
+ * vegas_delay; docs/protocols/vlmcc.md, "Vegas delay input"). */
+typedef enum {
+  VLMCC_VEGAS_DELAY_RTT,        /* the paper: rtt hat of equation (1) */
+  VLMCC_VEGAS_DELAY_MIN_RTT,    /* the least RTT sample of the epoch */
+  VLMCC_VEGAS_DELAY_FORWARD,    /* base RTT + the forward queueing delay
+                                 * from the leader's arrival stamps */
+} VlmccVegasDelay;
 
 typedef enum {
   VLMCC_MSG_ACK = 0,            /* leader -> sender, one per data packet */
@@ -109,6 +118,9 @@ typedef struct {
    * window. */
   gboolean vegas_plus;
   guint plus_epochs;            /* RTTs the queue must be held: 2 */
+  /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
+   * VLMCC_VEGAS_DELAY_RTT, the paper's) */
+  gint vegas_delay;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -131,7 +143,8 @@ typedef struct {
   VlmccMsgType type;
   guint32 id;                   /* ack, challenge: the receiver; start: the
                                  * sender's SSRC */
-  /* ACK: seq, tstamp (tstamp_comp) */
+  /* ACK: seq, tstamp (tstamp_comp), arrival (the leader's clock when
+   * the packet arrived, us) */
   /* CHALLENGE: probe (rtt etc. unset), tstamp (receiver clock, us), rtt,
    * base_rtt (us), rate (1/64 packet/s), win (1/256 packet) */
   /* START: target, seq (next), leader, rate, win, tstamp (tstamp_comp) */
@@ -143,6 +156,7 @@ typedef struct {
   guint32 win;
   guint32 target;
   guint32 leader;
+  guint32 arrival;
 } VlmccMsg;
 
 /* One datagram: a single RTCP APP "VLMC" packet of a known subtype and
@@ -197,6 +211,10 @@ typedef struct {
   guint32 ssrc;
   gdouble window;               /* packets */
   gint64 rtt, rtt_dev, base_rtt;        /* ns */
+  gint64 vegas_rtt;             /* ns: the delay the last Vegas step
+                                 * compared with base_rtt */
+  gint64 forward_queue;         /* ns: forward queueing delay (smoothed)
+                                 * from the leader's arrival stamps */
   guint64 rate;                 /* bit/s */
   guint32 leader;
   guint in_flight;

@@ -12,6 +12,8 @@ the same base RTT.
 
 Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 (the loss-based fallback of docs/protocols/vlmcc.md, vegas-plus=true),
+"VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward; not in the
+default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -69,6 +71,7 @@ R_ADDR = "10.77.5.10"
 SCHEMES = {
     "VLMCC": "ttl-mc=4",
     "VLMCC-vplus": "ttl-mc=4&vegas-plus=true",
+    "VLMCC-fwd": "ttl-mc=4&vegas-delay=forward",
     "TCP": None,
     "TFMCC": None,
 }
@@ -178,9 +181,11 @@ def start_tfmcc(snd, rcv, case):
     return [dict(proc=tx), dict(proc=rx)], dict(tmp=tmp)
 
 
-DEFAULT_SCHEMES = ",".join(SCHEMES)
-START = {"VLMCC": start_vlmcc, "VLMCC-vplus": start_vlmcc, "TFMCC": start_tfmcc}
-UDP_PORT = {"VLMCC": fig5.PORT, "VLMCC-vplus": fig5.PORT, "TFMCC": UFTP_PORT}
+DEFAULT_SCHEMES = ",".join(s for s in SCHEMES if s != "VLMCC-fwd")
+START = {"VLMCC": start_vlmcc, "VLMCC-vplus": start_vlmcc, "VLMCC-fwd": start_vlmcc,
+         "TFMCC": start_tfmcc}
+UDP_PORT = {"VLMCC": fig5.PORT, "VLMCC-vplus": fig5.PORT, "VLMCC-fwd": fig5.PORT,
+            "TFMCC": UFTP_PORT}
 
 
 def sink_losses(tx, rx, t0):

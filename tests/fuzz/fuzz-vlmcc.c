@@ -7,6 +7,10 @@
  * window stays finite and at least one packet, and after an advance
  * nothing is left due; anything else aborts.
  *
+ * Bits 0x0c of the config byte choose the sender's Vegas delay input
+ * (config vegas_delay: 0 rtt, 1 min-rtt, 2 and 3 forward), so the acks'
+ * arrival stamps are read.
+ *
  * With bit 0x80 of the config byte both cores share a group key (bytes
  * 0..31): every control datagram a core sends is its plain packet plus
  * the trailer, the other core takes it, and takes it only once (a second
@@ -189,6 +193,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.cfg.rate_floor = data[0] & 0x10 ? 80000 : 0;
   t.cfg.max_queue = data[0] & 0x20 ? 4 : 512;
   t.cfg.initial_window = 1 + data[0] % 4;
+  t.cfg.vegas_delay = MIN ((data[0] >> 2) & 3, VLMCC_VEGAS_DELAY_FORWARD);
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
   t.r = vlmcc_receiver_new (&t.cfg, &rng, now);

@@ -2,7 +2,8 @@
 """Writes the seed corpus of fuzz-vlmcc: a sender and its leader in steady
 exchange, the same with data dropped (losses, leadership loss), raw acks,
 challenges, START packets and data packets (layouts in
-docs/protocols/vlmcc.md), a session with a rate floor, and with config bit
+docs/protocols/vlmcc.md), a session with a rate floor, the sender on the forward delay input
+(config bits 0x0c) with acks whose arrival stamps wrap, and with config bit
 0x80 (a group key) the steady exchange and the raw packets, unsealed and
 with 24 random trailer bytes."""
 import os
@@ -24,8 +25,8 @@ def app(subtype, ssrc, body):
                        b"VLMC") + body
 
 
-def ack(ssrc, seq, tstamp):
-    return app(0, ssrc, struct.pack(">HHI", seq, 0, tstamp))
+def ack(ssrc, seq, tstamp, arrival=0):
+    return app(0, ssrc, struct.pack(">HHII", seq, 0, tstamp, arrival))
 
 
 def challenge(ssrc, probe, tstamp, rtt, base, rate, win):
@@ -65,6 +66,10 @@ def main():
         "lossy": bytes([2]) + lossy,
         "raw": bytes([0]) + raw,
         "floor": bytes([0x33]) + steady[: len(steady) // 2] + lossy,
+        "forward-steady": bytes([0x09]) + steady,
+        "forward-raw": bytes([0x08]) + raw +
+        rec(0, ack(0x1234, 6, 1100, 0xFFFFFFF0)) +
+        rec(0, ack(0x1234, 7, 1200, 0x00000010)),
         "keyed-steady": bytes([0x81]) + steady,
         "keyed-lossy": bytes([0x82]) + lossy,
         "keyed-raw": bytes([0x80]) + raw +

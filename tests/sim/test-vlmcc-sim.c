@@ -117,6 +117,29 @@ test_feedback_scales (void)
   g_assert_cmpuint (big.challenges + big.probes, <=, 20);
 }
 
+/* When branches congest in turn, every receiver behind one challenges:
+ * the challenges grow with N (docs/results.md, "VLMCC: feedback against
+ * N"), but the feedback per RTT stays the leader's acks and a fraction
+ * more, and the leader moves as it does with few receivers. */
+static void
+test_feedback_churn (void)
+{
+  static const guint ns[] = { 10, 1000 };
+  VlmccSimChurn c[2];
+  gdouble per[2];
+
+  for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
+    per[i] = vlmcc_sim_scale_churn (ns[i], 3, &c[i]);
+    printf ("churn, %u receivers: feedback per RTT %.2f, challenges %"
+        G_GUINT64_FORMAT ", at most %" G_GUINT64_FORMAT " in 100 ms\n",
+        ns[i], per[i], c[i].fb.challenges, c[i].peak_challenges);
+  }
+  g_assert_cmpuint (c[0].fb.challenges, >, 0);
+  g_assert_cmpfloat (per[1], <=, 1.5 * per[0]);
+  g_assert_cmpuint (c[1].fb.acks, <=, c[1].fb.media_sent + 10);
+  g_assert_cmpuint (c[1].leader_changes, ==, c[0].leader_changes);
+}
+
 /* Feedback late (1 ms jitter, stalls up to 150 ms every 2 s) but never
  * lost, and no queue overflow: nothing is lost for good, no leader is
  * given up, and the session keeps the link. With the paper's timeout
@@ -170,6 +193,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/on-off-cross-traffic",
       test_on_off_cross_traffic);
   g_test_add_func ("/vlmcc-sim/feedback-scales", test_feedback_scales);
+  g_test_add_func ("/vlmcc-sim/feedback-churn", test_feedback_churn);
   g_test_add_func ("/vlmcc-sim/late-acks", test_late_acks);
   return g_test_run ();
 }

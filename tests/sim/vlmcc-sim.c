@@ -5,6 +5,8 @@
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
  *   vlmcc-sim late-acks  one bottleneck, feedback late (jitter, stalls)
  *                        but never lost: rate, losses taken, halvings
+ *   vlmcc-sim ack-jitter one bottleneck, jitter on the feedback only:
+ *                        rate and halvings for each Vegas delay input
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,22 @@ run_figure5 (void)
   vlmcc_sim_free (sim);
 }
 
+/* Runs a one-receiver scenario for 60 s: the sender's stats, the data
+ * packets dropped on the bottleneck (node 1), and the receiver's kbit/s
+ * over 10-60 s. */
+static gdouble
+run_single_path (VlmccSim * sim, VlmccSenderStats * st, guint64 * dropped)
+{
+  guint64 drops[2];
+
+  vlmcc_sim_run (sim, 60 * VSIM_S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), st);
+  vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
+  *dropped = drops[0];
+  return vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
+      50e3;
+}
+
 static void
 run_late_acks (void)
 {
@@ -93,23 +111,89 @@ run_late_acks (void)
     for (guint64 seed = 1; seed <= 3; seed++) {
       VlmccSim *sim = vlmcc_sim_late_acks (&cfg, seed, stalls[i]);
       VlmccSenderStats st;
-      guint64 drops[2];
+      guint64 dropped;
+      gdouble kbit = run_single_path (sim, &st, &dropped);
 
-      vlmcc_sim_run (sim, 60 * VSIM_S);
-      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
-      vlmcc_sim_link_drops (sim, 1, 0, 60 * VSIM_S, &drops[0], &drops[1]);
       printf ("  stalls up to %3.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
           "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", taken as "
           "lost %" G_GUINT64_FORMAT " (spurious %" G_GUINT64_FORMAT "), "
           "halvings %" G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), "
           "leader given up %" G_GUINT64_FORMAT " (regained %"
-          G_GUINT64_FORMAT ")\n", stalls[i] / 1e6, seed,
-          vlmcc_sim_receiver_bytes (sim, 0, 10 * VSIM_S, 60 * VSIM_S) * 8.0 /
-          50e3, drops[0], st.lost, st.spurious_losses, st.halvings,
+          G_GUINT64_FORMAT ")\n", stalls[i] / 1e6, seed, kbit, dropped,
+          st.lost, st.spurious_losses, st.halvings,
           st.halvings_undone, st.leader_losses, st.leaders_regained);
       vlmcc_sim_free (sim);
     }
   }
+}
+
+/* The same path with 5 Mbit/s of CBR on the bottleneck over 20-60 s: a
+ * forward queue that is not ours, which every delay input must yield to. */
+static void
+run_ack_jitter_cross (VlmccConfig * cfg, const gchar ** delays, guint n)
+{
+  printf ("  with 5 Mbit/s CBR on the bottleneck over 20-60 s, seed 1:\n");
+  for (guint d = 0; d < n; d++) {
+    cfg->vegas_delay = d;
+    for (gint64 jitter = 0; jitter <= 10 * VSIM_MS; jitter += 5 * VSIM_MS) {
+      VlmccSim *sim = vlmcc_sim_ack_jitter (cfg, 1, jitter);
+      VlmccSenderStats st;
+      guint64 drops[2];
+
+      vlmcc_sim_add_cross_traffic (sim, 1, 5 * MBIT, 1000, 20 * VSIM_S, -1,
+          0, 0);
+      vlmcc_sim_run (sim, 60 * VSIM_S);
+      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+      vlmcc_sim_link_drops (sim, 1, 30 * VSIM_S, 60 * VSIM_S, &drops[0],
+          &drops[1]);
+      printf ("  %-7s jitter %2.0f ms: %.0f kbit/s over 30-60 s, dropped %"
+          G_GUINT64_FORMAT " (CBR %" G_GUINT64_FORMAT "), window %.0f, "
+          "vegas rtt %.1f ms, base %.1f ms\n", delays[d], jitter / 1e6,
+          vlmcc_sim_receiver_bytes (sim, 0, 30 * VSIM_S, 60 * VSIM_S) * 8.0 /
+          30e3, drops[0], drops[1], st.window, st.vegas_rtt / 1e6,
+          st.base_rtt / 1e6);
+      vlmcc_sim_free (sim);
+    }
+  }
+}
+
+static void
+print_ack_jitter_run (const VlmccConfig * cfg, const gchar * delay,
+    gint64 jitter, guint64 seed)
+{
+  VlmccSim *sim = vlmcc_sim_ack_jitter (cfg, seed, jitter);
+  VlmccSenderStats st;
+  guint64 dropped;
+  gdouble kbit = run_single_path (sim, &st, &dropped);
+
+  printf ("  %-7s jitter %2.0f ms, seed %" G_GUINT64_FORMAT ": %.0f "
+      "kbit/s over 10-60 s, dropped %" G_GUINT64_FORMAT ", halvings %"
+      G_GUINT64_FORMAT " (undone %" G_GUINT64_FORMAT "), window %.0f, "
+      "rtt %.1f ms, base %.1f ms, vegas rtt %.1f ms\n", delay, jitter / 1e6,
+      seed, kbit, dropped, st.halvings, st.halvings_undone, st.window,
+      st.rtt / 1e6, st.base_rtt / 1e6, st.vegas_rtt / 1e6);
+  vlmcc_sim_free (sim);
+}
+
+static void
+run_ack_jitter (void)
+{
+  static const gint64 jitters[] = { 0, 2 * VSIM_MS, 5 * VSIM_MS,
+    10 * VSIM_MS
+  };
+  static const gchar *delays[] = { "rtt", "min-rtt", "forward" };
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  printf ("ack-jitter: 10 Mbit/s, 20 ms, 100-packet queue; feedback "
+      "jitter only, 60 s (3 seeds)\n");
+  for (guint d = 0; d < G_N_ELEMENTS (delays); d++) {
+    cfg.vegas_delay = d;
+    for (guint j = 0; j < G_N_ELEMENTS (jitters); j++)
+      for (guint64 seed = 1; seed <= 3; seed++)
+        print_ack_jitter_run (&cfg, delays[d], jitters[j], seed);
+  }
+  run_ack_jitter_cross (&cfg, delays, G_N_ELEMENTS (delays));
 }
 
 static void
@@ -128,6 +212,21 @@ run_scale (void)
         G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f\n", ns[i], fb.acks,
         fb.challenges, fb.probes, fb.media_sent, per_rtt);
   }
+  printf ("scale, churn: 10 branches of 2 Mbit/s behind 10 Mbit/s, CBR "
+      "on/off into branches 0 and 5, feedback over 10-60 s\n");
+  printf ("  %6s %10s %10s %10s %10s %12s %10s %8s %9s\n", "N", "acks",
+      "challenges", "probes", "media", "per RTT", "peak/100ms", "leaders",
+      "kbit/s");
+  for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
+    VlmccSimChurn c;
+    gdouble per_rtt = vlmcc_sim_scale_churn (ns[i], 3, &c);
+
+    printf ("  %6u %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
+        G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f %10"
+        G_GUINT64_FORMAT " %8u %9.0f\n", ns[i], c.fb.acks, c.fb.challenges,
+        c.fb.probes, c.fb.media_sent, per_rtt, c.peak_challenges,
+        c.leader_changes, c.kbit);
+  }
 }
 
 int
@@ -143,5 +242,7 @@ main (int argc, char **argv)
     run_scale ();
   if (!strcmp (what, "late-acks") || !strcmp (what, "all"))
     run_late_acks ();
+  if (!strcmp (what, "ack-jitter") || !strcmp (what, "all"))
+    run_ack_jitter ();
   return 0;
 }

@@ -1,4 +1,6 @@
 /* The VLMCC scenarios that vlmcc-sim prints and test-vlmcc-sim asserts. */
+#include <string.h>
+
 #include "vlmccsim.h"
 
 #define MBIT (G_GUINT64_CONSTANT (1000000))
@@ -41,35 +43,112 @@ vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
   return sim;
 }
 
-gdouble
-vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
+VlmccSim *
+vlmcc_sim_ack_jitter (const VlmccConfig * cfg, guint64 seed, gint64 jitter)
+{
+  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
+  guint b = vlmcc_sim_add_node (sim, 0, 10 * MBIT, 20 * VSIM_MS, 100);
+
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, b, 100 * MBIT,
+          VSIM_MS, 0), 0);
+  vlmcc_sim_set_feedback_jitter (sim, jitter, 0, 0);
+  return sim;
+}
+
+/* The feedback counters' growth from @a to @b into @fb. */
+static void
+feedback_since (const VlmccSimFeedback * a, const VlmccSimFeedback * b,
+    VlmccSimFeedback * fb)
+{
+  fb->acks = b->acks - a->acks;
+  fb->challenges = b->challenges - a->challenges;
+  fb->probes = b->probes - a->probes;
+  fb->other = b->other - a->other;
+  fb->media_sent = b->media_sent - a->media_sent;
+}
+
+/* @n receivers, one every ms, over 10 branches of @branch_rate bit/s
+ * (1 .. 10 ms, @branch_queue packets) behind a @rate bit/s, 10 ms
+ * bottleneck (@queue packets); the branches' nodes in @branch. */
+static VlmccSim *
+branches_sim (guint n, guint64 seed, guint64 rate, guint queue,
+    guint64 branch_rate, guint branch_queue, guint branch[10])
 {
   VlmccConfig cfg;
   VlmccSim *sim;
-  VlmccSenderStats st;
-  guint bottleneck, branch[10];
-  gint64 from = 10 * VSIM_S, to = 30 * VSIM_S;
-  VlmccSimFeedback a, b;
+  guint bottleneck;
 
   vlmcc_config_init (&cfg);
   sim = vlmcc_sim_new (&cfg, seed);
-  bottleneck = vlmcc_sim_add_node (sim, 0, 2 * MBIT, 10 * VSIM_MS, 30);
+  bottleneck = vlmcc_sim_add_node (sim, 0, rate, 10 * VSIM_MS, queue);
   for (guint i = 0; i < 10; i++)
-    branch[i] = vlmcc_sim_add_node (sim, bottleneck, 10 * MBIT,
-        (1 + i) * VSIM_MS, 0);
+    branch[i] = vlmcc_sim_add_node (sim, bottleneck, branch_rate,
+        (1 + i) * VSIM_MS, branch_queue);
   for (guint i = 0; i < n; i++)
     vlmcc_sim_add_receiver (sim, branch[i % 10], i * VSIM_MS);
-  vlmcc_sim_run (sim, from);
-  vlmcc_sim_feedback (sim, &a);
-  vlmcc_sim_run (sim, to);
-  vlmcc_sim_feedback (sim, &b);
+  return sim;
+}
+
+/* @fb's packets per RTT of the sender's estimate now, over @span. */
+static gdouble
+feedback_per_rtt (VlmccSim * sim, const VlmccSimFeedback * fb, gint64 span)
+{
+  VlmccSenderStats st;
+
   vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
-  fb->acks = b.acks - a.acks;
-  fb->challenges = b.challenges - a.challenges;
-  fb->probes = b.probes - a.probes;
-  fb->other = b.other - a.other;
-  fb->media_sent = b.media_sent - a.media_sent;
-  vlmcc_sim_free (sim);
   return (fb->acks + fb->challenges + fb->probes + fb->other) /
-      ((gdouble) (to - from) / st.rtt);
+      ((gdouble) span / st.rtt);
+}
+
+gdouble
+vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
+{
+  guint branch[10];
+  VlmccSim *sim = branches_sim (n, seed, 2 * MBIT, 30, 10 * MBIT, 0, branch);
+  VlmccSimFeedback a, b;
+  gdouble per_rtt;
+
+  vlmcc_sim_run (sim, 10 * VSIM_S);
+  vlmcc_sim_feedback (sim, &a);
+  vlmcc_sim_run (sim, 30 * VSIM_S);
+  vlmcc_sim_feedback (sim, &b);
+  feedback_since (&a, &b, fb);
+  per_rtt = feedback_per_rtt (sim, fb, 20 * VSIM_S);
+  vlmcc_sim_free (sim);
+  return per_rtt;
+}
+
+gdouble
+vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out)
+{
+  guint branch[10];
+  VlmccSim *sim = branches_sim (n, seed, 10 * MBIT, 100, 2 * MBIT, 30,
+      branch);
+  gint64 from = 10 * VSIM_S, to = 60 * VSIM_S;
+  VlmccSimFeedback first, prev, cur;
+  gdouble per_rtt;
+
+  /* two branches congested in turn: the worst receivers move */
+  vlmcc_sim_add_cross_traffic (sim, branch[0], MBIT, 1000, from, -1,
+      10 * VSIM_S, 10 * VSIM_S);
+  vlmcc_sim_add_cross_traffic (sim, branch[5], 3 * MBIT / 2, 1000,
+      15 * VSIM_S, -1, 10 * VSIM_S, 10 * VSIM_S);
+  vlmcc_sim_run (sim, from);
+  vlmcc_sim_feedback (sim, &first);
+  prev = first;
+  memset (out, 0, sizeof (*out));
+  for (gint64 t = from + 100 * VSIM_MS; t <= to; t += 100 * VSIM_MS) {
+    vlmcc_sim_run (sim, t);
+    vlmcc_sim_feedback (sim, &cur);
+    out->peak_challenges = MAX (out->peak_challenges,
+        cur.challenges - prev.challenges);
+    prev = cur;
+  }
+  feedback_since (&first, &cur, &out->fb);
+  out->leader_changes = vlmcc_sim_leader_changes (sim)->len;
+  out->kbit = vlmcc_sim_receiver_bytes (sim, 1, from, to) * 8.0 /
+      ((to - from) / 1e6);
+  per_rtt = feedback_per_rtt (sim, &out->fb, to - from);
+  vlmcc_sim_free (sim);
+  return per_rtt;
 }

@@ -99,11 +99,28 @@ VlmccSim *vlmcc_sim_figure5 (const VlmccConfig * cfg, guint64 seed);
  * of up to @stall_max every 2 s on average. */
 VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
     gint64 stall_max);
+/* The same path with only jitter on the feedback: each datagram up to
+ * @jitter late, in order, never lost; nothing stalls. */
+VlmccSim *vlmcc_sim_ack_jitter (const VlmccConfig * cfg, guint64 seed,
+    gint64 jitter);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */
 gdouble vlmcc_sim_scale_feedback (guint n, guint64 seed,
     VlmccSimFeedback * fb);
+/* The same N over 10 branches of 2 Mbit/s (1 .. 10 ms, 30-packet queues)
+ * behind a 10 Mbit/s, 10 ms bottleneck, with CBR on/off (10 s each) of
+ * 1 Mbit/s into branch 0 from 10 s and 1.5 Mbit/s into branch 5 from
+ * 15 s, so the worst receivers change: over 10-60 s the feedback, the
+ * most challenges in any 100 ms, the leader changes of the whole run and
+ * receiver 1's rate; returns the feedback per (sender) RTT. */
+typedef struct {
+  VlmccSimFeedback fb;
+  guint64 peak_challenges;
+  guint leader_changes;
+  gdouble kbit;
+} VlmccSimChurn;
+gdouble vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out);
 
 G_END_DECLS
 

@@ -21,6 +21,7 @@ typedef struct {
   VlmccReceiver *r;
   gint64 delay;                 /* one way, both directions */
   gint64 extra;                 /* added to the data direction */
+  gint64 fb_extra;              /* added to the feedback direction */
   guint drop;                   /* data packets still to drop */
   gint64 fb_hold;               /* feedback sent before this waits for it */
   gint64 fb_last;               /* feedback stays in order */
@@ -56,6 +57,8 @@ typedef struct {
   gboolean keyed;               /* every core gets key */
   AuthKey key;
   GBytes *last_feedback, *last_start;   /* as they left, for replays */
+  guint32 arrival_offset;       /* added to acks' arrival: another clock */
+  gint64 arrival_skew_ppm;      /* and that clock runs this much fast */
 } Rig;
 
 static gint
@@ -134,6 +137,20 @@ addr_of (guint path, VlmccAddr * a)
   a->bytes[0] = (guint8) path;
 }
 
+/* The receiver's clock as the rig's offset and skew make it (unkeyed). */
+static gsize
+rig_shift_arrival (const Rig * rig, guint8 * buf, gsize len)
+{
+  VlmccMsg m;
+
+  if ((rig->arrival_offset == 0 && rig->arrival_skew_ppm == 0) ||
+      !vlmcc_msg_parse (buf, len, &m) || m.type != VLMCC_MSG_ACK)
+    return len;
+  m.arrival += rig->arrival_offset +
+      (guint32) (rig->now / 1000 * rig->arrival_skew_ppm / 1000000);
+  return vlmcc_msg_write (&m, buf, len);
+}
+
 static void
 rig_drain_receiver (Rig * rig, guint i)
 {
@@ -144,7 +161,9 @@ rig_drain_receiver (Rig * rig, guint i)
   while ((len = vlmcc_receiver_pop_transmit (rig->paths[i].r, buf,
               sizeof (buf)))) {
     Path *p = &rig->paths[i];
-    gint64 at = MAX (rig->now, p->fb_hold) + p->delay;
+    gint64 at = MAX (rig->now, p->fb_hold) + p->delay + p->fb_extra;
+
+    len = rig_shift_arrival (rig, buf, len);
 
     at = MAX (at, p->fb_last);
     p->fb_last = at;
@@ -342,6 +361,8 @@ GST_START_TEST (test_wire)
     m.id = 0x11223344;
     m.seq = m.type == VLMCC_MSG_CHALLENGE ? 0 : 0xfffe;
     m.tstamp = 0xdeadbeef;
+    if (m.type == VLMCC_MSG_ACK)
+      m.arrival = 0xcafef00d;
     if (m.type == VLMCC_MSG_CHALLENGE) {
       m.probe = TRUE;
       m.rtt = 50000;
@@ -515,6 +536,86 @@ GST_START_TEST (test_vegas_grows_holds_shrinks)
   fail_unless (st.window >= 5 && st.window <= 8, "window %f", st.window);
   g_array_free (w, TRUE);
   rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A leader 25 ms away, the window grown for 3 s, then @fb_extra more on
+ * the feedback path and @extra on the data path, each ramped over 1 s;
+ * the window after 8 s more. */
+static VlmccSenderStats
+vegas_delay_run (VlmccVegasDelay delay, guint32 offset, gint64 skew_ppm,
+    gint64 fb_extra, gint64 extra, gdouble * before)
+{
+  VlmccConfig cfg;
+  VlmccSenderStats st;
+  Rig rig;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_delay = delay;
+  rig_with_leader (&rig, &cfg);
+  rig.arrival_offset = offset;
+  rig.arrival_skew_ppm = skew_ppm;
+  rig_run (&rig, 3 * S);
+  *before = sender_stats (&rig).window;
+  for (gint i = 1; i <= 10; i++) {
+    rig.paths[0].fb_extra = fb_extra * i / 10;
+    rig.paths[0].extra = extra * i / 10;
+    rig_run (&rig, rig.now + 100 * MS);
+  }
+  rig_run (&rig, rig.now + 8 * S);
+  st = sender_stats (&rig);
+  rig_clear (&rig);
+  return st;
+}
+
+/* The paper's Vegas reads delay on the ack path as queueing; with the
+ * forward delay input it holds there, and on the data path it backs off
+ * as the paper's does. The leader's clock is offset (and wraps 1 s in):
+ * the least forward delay cancels it. */
+GST_START_TEST (test_vegas_forward_delay)
+{
+  const guint32 wrap = G_MAXUINT32 - 1000000;
+  VlmccSenderStats paper, fwd, fwd0;
+  gdouble before, before_fwd;
+
+  /* 50 ms more on the ack path only */
+  paper = vegas_delay_run (VLMCC_VEGAS_DELAY_RTT, 0, 0, 50 * MS, 0,
+      &before);
+  fwd = vegas_delay_run (VLMCC_VEGAS_DELAY_FORWARD, wrap, 0, 50 * MS, 0,
+      &before_fwd);
+  fwd0 = vegas_delay_run (VLMCC_VEGAS_DELAY_FORWARD, 0, 0, 50 * MS, 0,
+      &before_fwd);
+  fail_unless (before > 50, "window %f", before);
+  fail_unless (paper.window <= 8, "paper: window %f", paper.window);
+  fail_unless (fwd.window >= before_fwd, "forward: window %f from %f",
+      fwd.window, before_fwd);
+  fail_unless (fwd.forward_queue < MS, "%" G_GINT64_FORMAT,
+      fwd.forward_queue);
+  fail_unless_equals_float (fwd.window, fwd0.window);
+  fail_unless_equals_int64 (fwd.vegas_rtt, fwd0.vegas_rtt);
+  fail_unless_equals_int (paper.lost + fwd.lost, 0);
+
+  /* 50 ms more on the data path: a forward queue, both back off alike */
+  paper = vegas_delay_run (VLMCC_VEGAS_DELAY_RTT, 0, 0, 0, 50 * MS,
+      &before);
+  fwd = vegas_delay_run (VLMCC_VEGAS_DELAY_FORWARD, wrap, 0, 0, 50 * MS,
+      &before_fwd);
+  fail_unless (paper.window >= 5 && paper.window <= 8, "paper: window %f",
+      paper.window);
+  fail_unless (fabs (fwd.window - paper.window) <= 1.0, "forward: window "
+      "%f, paper %f", fwd.window, paper.window);
+  fail_unless (fwd.forward_queue > 45 * MS, "%" G_GINT64_FORMAT,
+      fwd.forward_queue);
+
+  /* a leader's clock 1000 ppm fast (11 ms over the run), no queue: the
+   * forward delay grows, the RTT does not, and the window grows as the
+   * paper's */
+  paper = vegas_delay_run (VLMCC_VEGAS_DELAY_RTT, 0, 0, 0, 0, &before);
+  fwd = vegas_delay_run (VLMCC_VEGAS_DELAY_FORWARD, 0, 1000, 0, 0,
+      &before_fwd);
+  fail_unless (fwd.window >= paper.window - 1.0, "forward: window %f, "
+      "paper %f", fwd.window, paper.window);
 }
 
 GST_END_TEST;
@@ -1377,7 +1478,8 @@ GST_START_TEST (test_keyed_forged_control)
   before = sender_stats (&rig);
   leader = before.leader;
 
-  /* an ack, unsealed (shorter than a trailer) and cut to 16 bytes; a
+  /* an ack, unsealed (as long as a trailer, so a bad tag) and cut to 16
+   * bytes (shorter than a trailer); a
    * challenge to take the lead with a 1-packet window, unsealed
    * and with 24 random trailer bytes */
   m.type = VLMCC_MSG_ACK;
@@ -1403,8 +1505,8 @@ GST_START_TEST (test_keyed_forged_control)
 
   after = sender_stats (&rig);
   check_sender_unmoved (&rig, &before);
-  fail_unless_equals_int (after.auth.truncated, before.auth.truncated + 2);
-  fail_unless_equals_int (after.auth.bad_tag, before.auth.bad_tag + 3);
+  fail_unless_equals_int (after.auth.truncated, before.auth.truncated + 1);
+  fail_unless_equals_int (after.auth.bad_tag, before.auth.bad_tag + 4);
   fail_unless_equals_int (after.auth.replayed + after.auth.too_old,
       before.auth.replayed + before.auth.too_old + 1);
   fail_unless_equals_int (after.auth.accepted, before.auth.accepted);
@@ -1568,6 +1670,91 @@ GST_START_TEST (test_vegas_plus_back_to_vegas)
 
 GST_END_TEST;
 
+/* The session's bit/s over [@from, @to) behind 10 Mbit/s with 5 ms of
+ * jitter on the acks, and with 5 Mbit/s of CBR from 20 s when @cross. */
+static guint64
+ack_jitter_rate (VlmccVegasDelay delay, gboolean cross, gint64 from,
+    gint64 to)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint64 bps, data, cbr;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_delay = delay;
+  sim = vlmcc_sim_ack_jitter (&cfg, 1, 5 * MS);
+  if (cross)
+    vlmcc_sim_add_cross_traffic (sim, 1, 5000000, 1000, 20 * S, -1, 0, 0);
+  vlmcc_sim_run (sim, to);
+  vlmcc_sim_link_drops (sim, 1, 0, to, &data, &cbr);
+  fail_unless_equals_int (data + cbr, 0);
+  bps = vlmcc_sim_receiver_bytes (sim, 0, from, to) * 8 * S / (to - from);
+  vlmcc_sim_free (sim);
+  return bps;
+}
+
+GST_START_TEST (test_vegas_forward_ack_jitter)
+{
+  guint64 paper, fwd;
+
+  paper = ack_jitter_rate (VLMCC_VEGAS_DELAY_RTT, FALSE, 10 * S, 40 * S);
+  fwd = ack_jitter_rate (VLMCC_VEGAS_DELAY_FORWARD, FALSE, 10 * S, 40 * S);
+  fail_unless (paper < 6000000, "paper: %" G_GUINT64_FORMAT, paper);
+  fail_unless (fwd > 9500000, "forward: %" G_GUINT64_FORMAT, fwd);
+  /* another flow's forward queue: it takes what is left, no more */
+  fwd = ack_jitter_rate (VLMCC_VEGAS_DELAY_FORWARD, TRUE, 30 * S, 40 * S);
+  fail_unless (fwd > 4500000 && fwd <= 5050000, "forward beside CBR: %"
+      G_GUINT64_FORMAT, fwd);
+}
+
+GST_END_TEST;
+
+/* Leader changes of Figure 5 at small scale over [@from, @to). */
+static guint
+figure5_leader_changes (VlmccVegasDelay delay, gint64 from, gint64 to,
+    gint * at_40, gint * at_55)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  const GArray *lc;
+  guint n = 0;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_delay = delay;
+  sim = vlmcc_sim_figure5 (&cfg, 2);
+  vlmcc_sim_run (sim, 60 * S);
+  lc = vlmcc_sim_leader_changes (sim);
+  for (guint i = 0; i < lc->len; i++) {
+    gint64 t = g_array_index (lc, VlmccSimLeaderChange, i).time;
+
+    n += t >= from && t < to;
+  }
+  *at_40 = vlmcc_sim_leader_at (sim, 40 * S);
+  *at_55 = vlmcc_sim_leader_at (sim, 55 * S);
+  vlmcc_sim_free (sim);
+  return n;
+}
+
+/* An election under congestion: the new leader's first acks all carry
+ * the standing queue, which the least forward delay alone would take as
+ * none (two receivers behind router 3 then traded the lead every 0.6 s).
+ * The RTT-anchored bound sees it: the timeline is the paper's. */
+GST_START_TEST (test_vegas_forward_election)
+{
+  gint paper40, paper55, fwd40, fwd55;
+  guint paper = figure5_leader_changes (VLMCC_VEGAS_DELAY_RTT, 20 * S,
+      60 * S, &paper40, &paper55);
+  guint fwd = figure5_leader_changes (VLMCC_VEGAS_DELAY_FORWARD, 20 * S,
+      60 * S, &fwd40, &fwd55);
+
+  fail_unless (fwd <= paper + 2, "forward: %u leader changes over 20-60 s, "
+      "paper %u", fwd, paper);
+  fail_unless (fwd40 == 2 || fwd40 == 3, "leader at 40 s: %d", fwd40);
+  fail_unless (fwd55 == 0 || fwd55 == 1, "leader at 55 s: %d", fwd55);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_leadership_loss)
 {
   VlmccConfig cfg;
@@ -1617,6 +1804,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_wire);
   tcase_add_test (tc, test_data_extension);
   tcase_add_test (tc, test_vegas_grows_holds_shrinks);
+  tcase_add_test (tc, test_vegas_forward_delay);
   tcase_add_test (tc, test_one_halving_per_rtt);
   tcase_add_test (tc, test_pacing_bursts_of_two);
   tcase_add_test (tc, test_challenge_on_worse_path);
@@ -1638,6 +1826,8 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_no_loss_alone);
   tcase_add_test (tc, test_vegas_plus_detects_held_queue);
   tcase_add_test (tc, test_vegas_plus_back_to_vegas);
+  tcase_add_test (tc, test_vegas_forward_ack_jitter);
+  tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
   return s;
 }

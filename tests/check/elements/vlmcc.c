@@ -75,6 +75,19 @@ GST_START_TEST (test_defaults_and_units)
   /* sender-only constants are the sink's */
   fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (src),
           "burst") == NULL);
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (src),
+          "vegas-delay") == NULL);
+  /* the Vegas delay input: the paper's by default, forward by name */
+  {
+    gint delay;
+
+    g_object_get (sink, "vegas-delay", &delay, NULL);
+    fail_unless_equals_int (delay, VLMCC_VEGAS_DELAY_RTT);
+    g_object_set (sink, "uri", "vlmcc://239.3.3.3:5200?vegas-delay=forward",
+        NULL);
+    g_object_get (sink, "vegas-delay", &delay, NULL);
+    fail_unless_equals_int (delay, VLMCC_VEGAS_DELAY_FORWARD);
+  }
   fail_unless (strstr (blurb_of (sink, "rate-floor"), "bit/s") != NULL);
   fail_unless (strstr (blurb_of (sink, "initial-rtt"), "ns") != NULL);
   fail_unless (strstr (blurb_of (sink, "packet-size"), "bytes") != NULL);
