@@ -1,5 +1,6 @@
 /* The session's I/O loop (see gstnetloop.h). */
 #include "gstnetloop.h"
+#include "gstnetsocket.h"
 #include "gstnettime.h"
 
 struct _GstNetLoop
@@ -125,11 +126,8 @@ GSource *
 gst_net_loop_watch (GstNetLoop * loop, GSocket * socket, GIOCondition cond,
     GSocketSourceFunc func, gpointer user_data)
 {
-  GSource *s = g_socket_create_source (socket, cond, NULL);
-
-  g_source_set_callback (s, G_SOURCE_FUNC (func), user_data, NULL);
-  g_source_attach (s, loop->context);
-  return s;
+  return gst_net_socket_source_attach (socket, cond, loop->context, func,
+      user_data);
 }
 
 void

@@ -1,5 +1,7 @@
 /* The UDP transport (see gstnetudp.h). */
+#define _GNU_SOURCE             /* recvmmsg */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -9,6 +11,22 @@
 /* datagrams taken per readiness report, so one busy socket cannot starve
  * the loop's other work */
 #define MAX_BURST 256
+/* datagrams one recvmmsg reads; fewer than this means the queue is empty,
+ * so a lone datagram costs one call, not a second that finds nothing */
+#define BATCH 8
+#define BUF_SIZE 65536
+/* recent senders kept, so peers that take turns still find theirs */
+#define SENDERS 8
+
+/* A recent sender, natively and as the object every datagram from it is
+ * given with (not a new GSocketAddress a datagram). */
+typedef struct
+{
+  struct sockaddr_storage name;
+  socklen_t len;
+  GSocketAddress *addr;         /* NULL: a free entry */
+  guint64 used;                 /* when it last sent */
+} Sender;
 
 struct _GstNetUdp
 {
@@ -21,10 +39,13 @@ struct _GstNetUdp
   GSource *source;
   GstNetReceiveFunc func;
   gpointer user_data;
-  guint8 *buf;                  /* one datagram, the largest UDP can carry */
+  guint8 *buf;                  /* BATCH datagrams, each as large as UDP's */
+  struct iovec iov[BATCH];
+  struct sockaddr_storage names[BATCH];
+  struct mmsghdr msgs[BATCH];
+  Sender senders[SENDERS];
+  guint64 reads;                /* datagrams read, the senders' clock */
 };
-
-#define BUF_SIZE 65536
 
 static gpointer gst_net_udp_parent_class;
 
@@ -39,21 +60,75 @@ udp_send_to (GstNetTransport * t, const guint8 * data, gsize size,
       1, NULL, 0, 0, 0, NULL, NULL, error) == G_POLLABLE_RETURN_OK;
 }
 
+/* The sender of a datagram whose address is @name; NULL for an address
+ * GIO cannot represent (the datagram is dropped). */
+static GSocketAddress *
+sender_of (GstNetUdp * self, const struct sockaddr_storage *name,
+    socklen_t len)
+{
+  Sender *oldest = &self->senders[0];
+
+  self->reads++;
+  for (guint i = 0; i < SENDERS; i++) {
+    Sender *e = &self->senders[i];
+
+    if (e->addr && e->len == len && memcmp (&e->name, name, len) == 0) {
+      e->used = self->reads;
+      return e->addr;
+    }
+    if (e->used < oldest->used)
+      oldest = e;
+  }
+  g_clear_object (&oldest->addr);
+  oldest->addr = g_socket_address_new_from_native ((gpointer) name, len);
+  if (!oldest->addr)
+    return NULL;
+  memcpy (&oldest->name, name, len);
+  oldest->len = len;
+  oldest->used = self->reads;
+  return oldest->addr;
+}
+
+/* Up to BATCH waiting datagrams into msgs; their count, -1 if none. */
+static gint
+read_batch (GstNetUdp * self, gint fd)
+{
+  gint n;
+
+  for (guint i = 0; i < BATCH; i++)
+    self->msgs[i].msg_hdr.msg_namelen = sizeof (self->names[i]);
+  do
+    n = recvmmsg (fd, self->msgs, BATCH, MSG_DONTWAIT, NULL);
+  while (n < 0 && errno == EINTR);
+  return n;
+}
+
 static gboolean
 on_readable (GSocket * socket, GIOCondition cond, gpointer data)
 {
   GstNetUdp *self = data;
+  GSource *source = self->source;
+  gint fd = g_socket_get_fd (socket);
+  guint taken = 0;
 
-  for (guint i = 0; i < MAX_BURST; i++) {
-    GSocketAddress *from = NULL;
-    gssize n = g_socket_receive_from (socket, &from, (gchar *) self->buf,
-        BUF_SIZE, NULL, NULL);
+  while (taken < MAX_BURST) {
+    gint n = read_batch (self, fd);
 
-    if (n < 0)
+    for (gint i = 0; i < n; i++) {
+      const struct msghdr *h = &self->msgs[i].msg_hdr;
+      GSocketAddress *from = sender_of (self, h->msg_name, h->msg_namelen);
+
+      if (from)
+        self->func (GST_NET_TRANSPORT (self), h->msg_iov->iov_base,
+            self->msgs[i].msg_len, from, self->user_data);
+      /* detached by the callback: no more calls (the source being
+       * dispatched is alive, so a new one cannot have its address) */
+      if (self->source != source)
+        return G_SOURCE_REMOVE;
+    }
+    if (n < BATCH)
       break;
-    self->func (GST_NET_TRANSPORT (self), self->buf, n, from,
-        self->user_data);
-    g_clear_object (&from);
+    taken += n;
   }
   return G_SOURCE_CONTINUE;
 }
@@ -79,10 +154,8 @@ udp_attach (GstNetTransport * t, GMainContext * context,
   udp_detach (t);
   self->func = func;
   self->user_data = user_data;
-  self->source = g_socket_create_source (self->socket, G_IO_IN, NULL);
-  g_source_set_callback (self->source, G_SOURCE_FUNC (on_readable), self,
-      NULL);
-  g_source_attach (self->source, context);
+  self->source = gst_net_socket_source_attach (self->socket, G_IO_IN,
+      context, on_readable, self);
 }
 
 static void
@@ -108,6 +181,8 @@ gst_net_udp_finalize (GObject * object)
   g_object_unref (self->socket);
   g_free (self->iface);
   g_free (self->buf);
+  for (guint i = 0; i < SENDERS; i++)
+    g_clear_object (&self->senders[i].addr);
   G_OBJECT_CLASS (gst_net_udp_parent_class)->finalize (object);
 }
 
@@ -120,7 +195,17 @@ gst_net_udp_class_init (GstNetUdpClass * klass)
 static void
 gst_net_udp_init (GTypeInstance * instance, gpointer klass)
 {
-  GST_NET_UDP (instance)->buf = g_malloc (BUF_SIZE);
+  GstNetUdp *self = GST_NET_UDP (instance);
+
+  /* virtual until written: a 1 KB datagram touches one page of its slot */
+  self->buf = g_malloc (BATCH * BUF_SIZE);
+  for (guint i = 0; i < BATCH; i++) {
+    self->iov[i].iov_base = self->buf + i * BUF_SIZE;
+    self->iov[i].iov_len = BUF_SIZE;
+    self->msgs[i].msg_hdr.msg_name = &self->names[i];
+    self->msgs[i].msg_hdr.msg_iov = &self->iov[i];
+    self->msgs[i].msg_hdr.msg_iovlen = 1;
+  }
 }
 
 static void

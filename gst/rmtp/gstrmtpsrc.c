@@ -147,8 +147,9 @@ connected (GstRmtpSrc * self)
 static gboolean
 same_address (GSocketAddress * a, GSocketAddress * b)
 {
-  return gst_net_address_same_host (a, b) &&
-      gst_net_address_get_port (a) == gst_net_address_get_port (b);
+  /* the transport hands one object for a sender while it is the same */
+  return a == b || (gst_net_address_same_host (a, b) &&
+      gst_net_address_get_port (a) == gst_net_address_get_port (b));
 }
 
 static void

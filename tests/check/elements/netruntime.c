@@ -190,6 +190,159 @@ GST_START_TEST (test_udp_through_loop)
 
 GST_END_TEST;
 
+#define QUEUED 20
+
+/* What the receive function saw of each datagram: its size, first byte,
+ * the sender's port and the sender object (a reference). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  GstNetTransport *detach_at_call;      /* detach it in this call's func */
+  guint detach_call;
+  guint calls;
+  gsize size[QUEUED];
+  guint8 first[QUEUED];
+  gint port[QUEUED];
+  GSocketAddress *from[QUEUED];
+} Seen;
+
+static void
+on_seen (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  Seen *s = user_data;
+
+  g_mutex_lock (&s->lock);
+  if (s->calls < QUEUED) {
+    s->size[s->calls] = size;
+    s->first[s->calls] = data[0];
+    s->port[s->calls] = gst_net_address_get_port (from);
+    s->from[s->calls] = g_object_ref (from);
+  }
+  s->calls++;
+  if (s->detach_at_call && s->calls == s->detach_call)
+    gst_net_transport_detach (s->detach_at_call);
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+seen_clear (Seen * s)
+{
+  for (guint i = 0; i < MIN (s->calls, QUEUED); i++)
+    g_object_unref (s->from[i]);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
+}
+
+/* Datagram i of QUEUED: from @c when i % 5 == 3, else from @a; i bytes
+ * long plus one, its first byte i, and datagram 7 near UDP's largest. */
+static void
+send_queued (GstNetUdp * a, GstNetUdp * c, GSocketAddress * to)
+{
+  guint8 *buf = g_malloc0 (60000);
+
+  for (guint i = 0; i < QUEUED; i++) {
+    GstNetUdp *from = i % 5 == 3 ? c : a;
+
+    buf[0] = i;
+    fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (from), buf,
+            i == 7 ? 60000 : i + 1, to, NULL));
+  }
+  g_free (buf);
+}
+
+static gboolean
+wait_seen (Seen * s, guint calls)
+{
+  gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&s->lock);
+  while (ok && s->calls < calls)
+    ok = g_cond_wait_until (&s->cond, &s->lock, end);
+  g_mutex_unlock (&s->lock);
+  return ok;
+}
+
+/* Datagrams queued before the loop runs are read several at a time: each
+ * comes whole, in order, with its sender, and the datagrams of one sender
+ * share one address object, also when two senders take turns. */
+GST_START_TEST (test_udp_queued_datagrams)
+{
+  GstNetUdp *a = udp_local (NULL), *b = udp_local (NULL),
+      *c = udp_local (NULL);
+  GstNetLoop *loop = gst_net_loop_new ("test", idle_work, NULL);
+  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      gst_net_udp_get_port (b));
+  Seen s = { 0 };
+
+  g_mutex_init (&s.lock);
+  g_cond_init (&s.cond);
+  send_queued (a, c, to);
+  gst_net_loop_attach (loop, GST_NET_TRANSPORT (b), on_seen, &s);
+  gst_net_loop_start (loop);
+  fail_unless (wait_seen (&s, QUEUED));
+  gst_net_loop_stop (loop);
+  fail_unless_equals_int (s.calls, QUEUED);
+  for (guint i = 0; i < QUEUED; i++) {
+    GstNetUdp *from = i % 5 == 3 ? c : a;
+
+    fail_unless_equals_int (s.size[i], i == 7 ? 60000 : i + 1);
+    fail_unless_equals_int (s.first[i], i);
+    fail_unless_equals_int (s.port[i], gst_net_udp_get_port (from));
+    if (i > 0 && (i - 1) % 5 != 3 && i % 5 != 3)
+      fail_unless (s.from[i] == s.from[i - 1], "datagram %u: a new object "
+          "for the same sender", i);
+    if (i > 0 && i % 5 == 3)
+      fail_unless (s.from[i] != s.from[i - 1]);
+  }
+  /* senders that take turns keep their objects too */
+  fail_unless (s.from[4] == s.from[2]);
+  fail_unless (s.from[18] == s.from[3]);
+  g_object_unref (b);
+  gst_net_loop_free (loop);
+  g_object_unref (a);
+  g_object_unref (c);
+  g_object_unref (to);
+  seen_clear (&s);
+}
+
+GST_END_TEST;
+
+/* A receive function that detaches its transport gets no further call,
+ * though more datagrams were waiting and read with the one it had. */
+GST_START_TEST (test_udp_detach_in_callback)
+{
+  GstNetUdp *a = udp_local (NULL), *b = udp_local (NULL),
+      *c = udp_local (NULL);
+  GstNetLoop *loop = gst_net_loop_new ("test", idle_work, NULL);
+  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      gst_net_udp_get_port (b));
+  Seen s = { 0 };
+
+  g_mutex_init (&s.lock);
+  g_cond_init (&s.cond);
+  s.detach_at_call = GST_NET_TRANSPORT (b);
+  s.detach_call = 2;
+  send_queued (a, c, to);
+  gst_net_loop_attach (loop, GST_NET_TRANSPORT (b), on_seen, &s);
+  gst_net_loop_start (loop);
+  fail_unless (wait_seen (&s, 2));
+  g_usleep (100 * 1000);
+  gst_net_loop_stop (loop);
+  fail_unless_equals_int (s.calls, 2);
+  g_object_unref (b);
+  gst_net_loop_free (loop);
+  g_object_unref (a);
+  g_object_unref (c);
+  g_object_unref (to);
+  seen_clear (&s);
+}
+
+GST_END_TEST;
+
 /* Our own socket is closed with the transport; the application's is not,
  * and keeps its blocking mode. */
 GST_START_TEST (test_udp_socket_ownership)
@@ -540,6 +693,8 @@ netruntime_suite (void)
   tcase_add_test (tc, test_loop_deadline);
   tcase_add_test (tc, test_loop_wake_during_work);
   tcase_add_test (tc, test_udp_through_loop);
+  tcase_add_test (tc, test_udp_queued_datagrams);
+  tcase_add_test (tc, test_udp_detach_in_callback);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
   tcase_add_test (tc, test_udp_multicast_join_later);
