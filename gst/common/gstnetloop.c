@@ -1,6 +1,5 @@
 /* The session's I/O loop (see gstnetloop.h). */
 #include "gstnetloop.h"
-#include "gstnetsocket.h"
 #include "gstnettime.h"
 
 struct _GstNetLoop
@@ -126,8 +125,15 @@ GSource *
 gst_net_loop_watch (GstNetLoop * loop, GSocket * socket, GIOCondition cond,
     GSocketSourceFunc func, gpointer user_data)
 {
-  return gst_net_socket_source_attach (socket, cond, loop->context, func,
-      user_data);
+  GSource *s = g_socket_create_source (socket, cond, NULL);
+
+  /* GLib blocks a source that cannot recurse while it dispatches: it takes
+   * the fd out of the poll set and puts it back, and each change wakes the
+   * context (two eventfd writes, a read and one more poll a wake-up) */
+  g_source_set_can_recurse (s, TRUE);
+  g_source_set_callback (s, G_SOURCE_FUNC (func), user_data, NULL);
+  g_source_attach (s, loop->context);
+  return s;
 }
 
 void

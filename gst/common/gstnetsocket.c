@@ -82,21 +82,6 @@ gst_net_address_to_string (GSocketAddress * addr)
   return res;
 }
 
-GSource *
-gst_net_socket_source_attach (GSocket * socket, GIOCondition cond,
-    GMainContext * context, GSocketSourceFunc func, gpointer user_data)
-{
-  GSource *s = g_socket_create_source (socket, cond, NULL);
-
-  /* GLib blocks a source that cannot recurse while it dispatches: it takes
-   * the fd out of the poll set and puts it back, and each change wakes the
-   * context (two eventfd writes, a read and one more poll a wake-up) */
-  g_source_set_can_recurse (s, TRUE);
-  g_source_set_callback (s, G_SOURCE_FUNC (func), user_data, NULL);
-  g_source_attach (s, context);
-  return s;
-}
-
 gint
 gst_net_socket_get_local_port (GSocket * socket)
 {

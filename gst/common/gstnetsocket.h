@@ -29,10 +29,6 @@ gsize gst_net_address_to_native (GSocketAddress * addr, guint8 * out,
     gsize max);
 /* The local port @socket is bound to (-1 if none). */
 gint gst_net_socket_get_local_port (GSocket * socket);
-/* A source calling @func whenever @socket meets @cond, attached to
- * @context; the callback must not iterate @context itself. */
-GSource *gst_net_socket_source_attach (GSocket * socket, GIOCondition cond,
-    GMainContext * context, GSocketSourceFunc func, gpointer user_data);
 
 /* A TCP socket bound to @local and listening, with SO_REUSEADDR; accept
  * from it with gst_net_tcp_accept when the loop reports G_IO_IN. */

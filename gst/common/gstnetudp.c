@@ -45,6 +45,7 @@ struct _GstNetUdp
   struct mmsghdr msgs[BATCH];
   Sender senders[SENDERS];
   guint64 reads;                /* datagrams read, the senders' clock */
+  gint64 read_interval;         /* ns, 0: read each datagram as it comes */
 };
 
 static gpointer gst_net_udp_parent_class;
@@ -103,12 +104,13 @@ read_batch (GstNetUdp * self, gint fd)
   return n;
 }
 
-static gboolean
-on_readable (GSocket * socket, GIOCondition cond, gpointer data)
+/* Gives every waiting datagram (MAX_BURST at most) to the receive
+ * function; the count, or -1 if the function detached us. */
+static gint
+deliver_waiting (GstNetUdp * self)
 {
-  GstNetUdp *self = data;
   GSource *source = self->source;
-  gint fd = g_socket_get_fd (socket);
+  gint fd = g_socket_get_fd (self->socket);
   guint taken = 0;
 
   while (taken < MAX_BURST) {
@@ -124,14 +126,64 @@ on_readable (GSocket * socket, GIOCondition cond, gpointer data)
       /* detached by the callback: no more calls (the source being
        * dispatched is alive, so a new one cannot have its address) */
       if (self->source != source)
-        return G_SOURCE_REMOVE;
+        return -1;
     }
-    if (n < BATCH)
+    if (n <= 0)
       break;
     taken += n;
+    if (n < BATCH)
+      break;
   }
+  return taken;
+}
+
+/* The socket's source: its fd in the loop's poll set, or, with a read
+ * interval, out of it until the ready time while datagrams keep coming. */
+typedef struct
+{
+  GSource source;
+  GstNetUdp *udp;               /* owns the source */
+  gpointer tag;
+  gboolean paused;
+} UdpSource;
+
+/* With a read interval, a read that found datagrams takes the fd out of
+ * the poll set and reads again one interval later; one that found none
+ * (the stream paused) puts it back, so a lone datagram wakes us at once. */
+static void
+pace_reads (UdpSource * us, gboolean took)
+{
+  GSource *source = (GSource *) us;
+
+  if (took) {
+    if (!us->paused)
+      g_source_modify_unix_fd (source, us->tag, 0);
+    us->paused = TRUE;
+    g_source_set_ready_time (source, g_source_get_time (source) +
+        us->udp->read_interval / 1000);
+  } else if (us->paused) {
+    g_source_modify_unix_fd (source, us->tag, G_IO_IN);
+    us->paused = FALSE;
+    g_source_set_ready_time (source, -1);
+  }
+}
+
+static gboolean
+udp_source_dispatch (GSource * source, GSourceFunc callback, gpointer data)
+{
+  UdpSource *us = (UdpSource *) source;
+  gint taken = deliver_waiting (us->udp);
+
+  if (taken < 0)
+    return G_SOURCE_REMOVE;
+  if (us->udp->read_interval > 0)
+    pace_reads (us, taken > 0);
   return G_SOURCE_CONTINUE;
 }
+
+static GSourceFuncs udp_source_funcs = { NULL, NULL, udp_source_dispatch,
+  NULL
+};
 
 static void
 udp_detach (GstNetTransport * t)
@@ -154,8 +206,13 @@ udp_attach (GstNetTransport * t, GMainContext * context,
   udp_detach (t);
   self->func = func;
   self->user_data = user_data;
-  self->source = gst_net_socket_source_attach (self->socket, G_IO_IN,
-      context, on_readable, self);
+  self->source = g_source_new (&udp_source_funcs, sizeof (UdpSource));
+  ((UdpSource *) self->source)->udp = self;
+  ((UdpSource *) self->source)->tag = g_source_add_unix_fd (self->source,
+      g_socket_get_fd (self->socket), G_IO_IN);
+  /* no fd changes around each dispatch (see gst_net_loop_watch) */
+  g_source_set_can_recurse (self->source, TRUE);
+  g_source_attach (self->source, context);
 }
 
 static void
@@ -385,6 +442,12 @@ GSocket *
 gst_net_udp_get_socket (GstNetUdp * udp)
 {
   return udp->socket;
+}
+
+void
+gst_net_udp_set_read_interval (GstNetUdp * udp, gint64 interval)
+{
+  udp->read_interval = MAX (interval, 0);
 }
 
 gint

@@ -343,6 +343,90 @@ GST_START_TEST (test_udp_detach_in_callback)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint calls;
+  gint64 at[4];                 /* gst_net_now () of each call */
+} Arrivals;
+
+static void
+on_arrival (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  Arrivals *a = user_data;
+
+  g_mutex_lock (&a->lock);
+  if (a->calls < G_N_ELEMENTS (a->at))
+    a->at[a->calls] = gst_net_now ();
+  a->calls++;
+  g_cond_broadcast (&a->cond);
+  g_mutex_unlock (&a->lock);
+}
+
+static gboolean
+wait_arrivals (Arrivals * a, guint calls)
+{
+  gint64 end = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&a->lock);
+  while (ok && a->calls < calls)
+    ok = g_cond_wait_until (&a->cond, &a->lock, end);
+  g_mutex_unlock (&a->lock);
+  return ok;
+}
+
+#define READ_INTERVAL_MS 500
+
+/* With a read interval, a datagram that follows a read is read one
+ * interval after it, not at once; after a quiet interval, the next is read
+ * at once again. */
+GST_START_TEST (test_udp_read_interval)
+{
+  GstNetUdp *a = udp_local (NULL), *b = udp_local (NULL);
+  GstNetLoop *loop = gst_net_loop_new ("test", idle_work, NULL);
+  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      gst_net_udp_get_port (b));
+  GstNetTransport *ta = GST_NET_TRANSPORT (a);
+  Arrivals r = { 0 };
+  gint64 sent;
+
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  gst_net_udp_set_read_interval (b, READ_INTERVAL_MS * GST_MSECOND);
+  gst_net_loop_attach (loop, GST_NET_TRANSPORT (b), on_arrival, &r);
+  gst_net_loop_start (loop);
+  fail_unless (gst_net_transport_send_to (ta, (const guint8 *) "1", 1, to,
+          NULL));
+  fail_unless (wait_arrivals (&r, 1));
+  fail_unless (gst_net_transport_send_to (ta, (const guint8 *) "2", 1, to,
+          NULL));
+  fail_unless (wait_arrivals (&r, 2));
+  fail_unless (r.at[1] - r.at[0] >= READ_INTERVAL_MS / 2 * GST_MSECOND,
+      "read %" G_GINT64_FORMAT " ms after the first", (r.at[1] - r.at[0]) /
+      GST_MSECOND);
+  /* a read that finds nothing ends the pause */
+  g_usleep (3 * READ_INTERVAL_MS * 1000);
+  sent = gst_net_now ();
+  fail_unless (gst_net_transport_send_to (ta, (const guint8 *) "3", 1, to,
+          NULL));
+  fail_unless (wait_arrivals (&r, 3));
+  fail_unless (r.at[2] - sent < READ_INTERVAL_MS * 4 / 5 * GST_MSECOND,
+      "read %" G_GINT64_FORMAT " ms after it was sent", (r.at[2] - sent) /
+      GST_MSECOND);
+  gst_net_loop_stop (loop);
+  g_object_unref (b);
+  gst_net_loop_free (loop);
+  g_object_unref (a);
+  g_object_unref (to);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+}
+
+GST_END_TEST;
+
 /* Our own socket is closed with the transport; the application's is not,
  * and keeps its blocking mode. */
 GST_START_TEST (test_udp_socket_ownership)
@@ -695,6 +779,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_queued_datagrams);
   tcase_add_test (tc, test_udp_detach_in_callback);
+  tcase_add_test (tc, test_udp_read_interval);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
   tcase_add_test (tc, test_udp_multicast_join_later);
