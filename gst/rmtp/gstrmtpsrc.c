@@ -746,8 +746,9 @@ install_properties (GObjectClass * oc)
    */
   gst_net_src_props_install (&src_props, oc, PROP_NET_SRC);
   gst_net_key_install (oc, PROP_KEY, "every control packet the receiver "
-      "takes (CONN, EOR, POLL, REL) and sends (CACK, NACK, ACK, RACK, BUSY, "
-      "RRDY, REPORT), not DATA or PARITY; the rmtpsink needs the same key");
+      "takes (CONN, EOR, POLL, REL, DROP) and sends (CACK, NACK, ACK, RACK, "
+      "BUSY, RRDY, REPORT), not DATA or PARITY; the rmtpsink needs the same "
+      "key");
 }
 
 static void

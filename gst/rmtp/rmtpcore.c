@@ -2039,8 +2039,8 @@ receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
 }
 
 /* A DROP says the stream goes on for none of its members: it ends a
- * receiver that waits for that window or a later one, or that is still
- * short of the window it is in (whose data the server dropped). */
+ * receiver that waits for that window or an earlier one, or that is still
+ * short of an earlier window it is in (whose data the server dropped). */
 static void
 receiver_on_drop (RmtpReceiver * r, const RmtpPacket * p)
 {
