@@ -148,19 +148,21 @@ typedef struct
 } UdpSource;
 
 /* With a read interval, a read that found datagrams takes the fd out of
- * the poll set and reads again one interval later; one that found none
- * (the stream paused) puts it back, so a lone datagram wakes us at once. */
+ * the poll set and reads again one interval later (at once if it stopped
+ * at MAX_BURST); one that found none (the stream paused) puts it back, so
+ * a lone datagram wakes us at once. */
 static void
-pace_reads (UdpSource * us, gboolean took)
+pace_reads (UdpSource * us, guint taken)
 {
   GSource *source = (GSource *) us;
 
-  if (took) {
+  if (taken > 0) {
+    gint64 wait = taken >= MAX_BURST ? 0 : us->udp->read_interval / 1000;
+
     if (!us->paused)
       g_source_modify_unix_fd (source, us->tag, 0);
     us->paused = TRUE;
-    g_source_set_ready_time (source, g_source_get_time (source) +
-        us->udp->read_interval / 1000);
+    g_source_set_ready_time (source, g_source_get_time (source) + wait);
   } else if (us->paused) {
     g_source_modify_unix_fd (source, us->tag, G_IO_IN);
     us->paused = FALSE;
@@ -177,7 +179,7 @@ udp_source_dispatch (GSource * source, GSourceFunc callback, gpointer data)
   if (taken < 0)
     return G_SOURCE_REMOVE;
   if (us->udp->read_interval > 0)
-    pace_reads (us, taken > 0);
+    pace_reads (us, taken);
   return G_SOURCE_CONTINUE;
 }
 
