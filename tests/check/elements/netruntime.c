@@ -1,6 +1,8 @@
 /* The shell runtime of gst/common on loopback: the I/O loop runs its work
  * at the deadline and loses no wake; the UDP transport delivers datagrams
- * with their source through the loop; an application's socket is used as
+ * with their source through the loop, queued ones several a read with one
+ * address object a sender, none after a detach in the callback, and with
+ * a read interval no sooner than it; an application's socket is used as
  * given; multicast joins and leaves at run time, source-specific too. */
 #include <gst/check/gstcheck.h>
 #include <netinet/in.h>
