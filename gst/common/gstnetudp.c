@@ -199,6 +199,22 @@ udp_detach (GstNetTransport * t)
   }
 }
 
+/* The receive slots, made at the first attach: a transport that only
+ * sends, or whose socket the application reads, never has them. The
+ * memory is virtual until written: a 1 KB datagram touches one page. */
+static void
+make_slots (GstNetUdp * self)
+{
+  self->buf = g_malloc (BATCH * BUF_SIZE);
+  for (guint i = 0; i < BATCH; i++) {
+    self->iov[i].iov_base = self->buf + i * BUF_SIZE;
+    self->iov[i].iov_len = BUF_SIZE;
+    self->msgs[i].msg_hdr.msg_name = &self->names[i];
+    self->msgs[i].msg_hdr.msg_iov = &self->iov[i];
+    self->msgs[i].msg_hdr.msg_iovlen = 1;
+  }
+}
+
 static void
 udp_attach (GstNetTransport * t, GMainContext * context,
     GstNetReceiveFunc func, gpointer user_data)
@@ -206,6 +222,8 @@ udp_attach (GstNetTransport * t, GMainContext * context,
   GstNetUdp *self = GST_NET_UDP (t);
 
   udp_detach (t);
+  if (!self->buf)
+    make_slots (self);
   self->func = func;
   self->user_data = user_data;
   self->source = g_source_new (&udp_source_funcs, sizeof (UdpSource));
@@ -252,22 +270,6 @@ gst_net_udp_class_init (GstNetUdpClass * klass)
 }
 
 static void
-gst_net_udp_init (GTypeInstance * instance, gpointer klass)
-{
-  GstNetUdp *self = GST_NET_UDP (instance);
-
-  /* virtual until written: a 1 KB datagram touches one page of its slot */
-  self->buf = g_malloc (BATCH * BUF_SIZE);
-  for (guint i = 0; i < BATCH; i++) {
-    self->iov[i].iov_base = self->buf + i * BUF_SIZE;
-    self->iov[i].iov_len = BUF_SIZE;
-    self->msgs[i].msg_hdr.msg_name = &self->names[i];
-    self->msgs[i].msg_hdr.msg_iov = &self->iov[i];
-    self->msgs[i].msg_hdr.msg_iovlen = 1;
-  }
-}
-
-static void
 gst_net_udp_class_intern_init (gpointer klass, gpointer data)
 {
   gst_net_udp_parent_class = g_type_class_peek_parent (klass);
@@ -291,7 +293,7 @@ gst_net_udp_get_type (void)
 
       t = g_type_register_static_simple (G_TYPE_OBJECT, "GstNetUdp",
           sizeof (GstNetUdpClass), gst_net_udp_class_intern_init,
-          sizeof (GstNetUdp), gst_net_udp_init, 0);
+          sizeof (GstNetUdp), NULL, 0);
       g_type_add_interface_static (t, GST_TYPE_NET_TRANSPORT, &transport);
     }
     g_once_init_leave (&type, t);
