@@ -127,6 +127,10 @@ gst_net_loop_watch (GstNetLoop * loop, GSocket * socket, GIOCondition cond,
 {
   GSource *s = g_socket_create_source (socket, cond, NULL);
 
+  /* GLib blocks a source that cannot recurse while it dispatches: it takes
+   * the fd out of the poll set and puts it back, and each change wakes the
+   * context (two eventfd writes, a read and one more poll a wake-up) */
+  g_source_set_can_recurse (s, TRUE);
   g_source_set_callback (s, G_SOURCE_FUNC (func), user_data, NULL);
   g_source_attach (s, loop->context);
   return s;

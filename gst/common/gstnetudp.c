@@ -1,5 +1,7 @@
 /* The UDP transport (see gstnetudp.h). */
+#define _GNU_SOURCE             /* recvmmsg */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -9,6 +11,22 @@
 /* datagrams taken per readiness report, so one busy socket cannot starve
  * the loop's other work */
 #define MAX_BURST 256
+/* datagrams one recvmmsg reads; fewer than this means the queue is empty,
+ * so a lone datagram costs one call, not a second that finds nothing */
+#define BATCH 8
+#define BUF_SIZE 65536
+/* recent senders kept, so peers that take turns still find theirs */
+#define SENDERS 8
+
+/* A recent sender, natively and as the object every datagram from it is
+ * given with (not a new GSocketAddress a datagram). */
+typedef struct
+{
+  struct sockaddr_storage name;
+  socklen_t len;
+  GSocketAddress *addr;         /* NULL: a free entry */
+  guint64 used;                 /* when it last sent */
+} Sender;
 
 struct _GstNetUdp
 {
@@ -21,10 +39,14 @@ struct _GstNetUdp
   GSource *source;
   GstNetReceiveFunc func;
   gpointer user_data;
-  guint8 *buf;                  /* one datagram, the largest UDP can carry */
+  guint8 *buf;                  /* BATCH datagrams, each as large as UDP's */
+  struct iovec iov[BATCH];
+  struct sockaddr_storage names[BATCH];
+  struct mmsghdr msgs[BATCH];
+  Sender senders[SENDERS];
+  guint64 reads;                /* datagrams read, the senders' clock */
+  gint64 read_interval;         /* ns, 0: read each datagram as it comes */
 };
-
-#define BUF_SIZE 65536
 
 static gpointer gst_net_udp_parent_class;
 
@@ -39,24 +61,131 @@ udp_send_to (GstNetTransport * t, const guint8 * data, gsize size,
       1, NULL, 0, 0, 0, NULL, NULL, error) == G_POLLABLE_RETURN_OK;
 }
 
-static gboolean
-on_readable (GSocket * socket, GIOCondition cond, gpointer data)
+/* The sender of a datagram whose address is @name; NULL for an address
+ * GIO cannot represent (the datagram is dropped). */
+static GSocketAddress *
+sender_of (GstNetUdp * self, const struct sockaddr_storage *name,
+    socklen_t len)
 {
-  GstNetUdp *self = data;
+  Sender *oldest = &self->senders[0];
 
-  for (guint i = 0; i < MAX_BURST; i++) {
-    GSocketAddress *from = NULL;
-    gssize n = g_socket_receive_from (socket, &from, (gchar *) self->buf,
-        BUF_SIZE, NULL, NULL);
+  self->reads++;
+  for (guint i = 0; i < SENDERS; i++) {
+    Sender *e = &self->senders[i];
 
-    if (n < 0)
-      break;
-    self->func (GST_NET_TRANSPORT (self), self->buf, n, from,
-        self->user_data);
-    g_clear_object (&from);
+    if (e->addr && e->len == len && memcmp (&e->name, name, len) == 0) {
+      e->used = self->reads;
+      return e->addr;
+    }
+    if (e->used < oldest->used)
+      oldest = e;
   }
+  g_clear_object (&oldest->addr);
+  oldest->addr = g_socket_address_new_from_native ((gpointer) name, len);
+  if (!oldest->addr)
+    return NULL;
+  memcpy (&oldest->name, name, len);
+  oldest->len = len;
+  oldest->used = self->reads;
+  return oldest->addr;
+}
+
+/* Up to BATCH waiting datagrams into msgs; their count, -1 if none. */
+static gint
+read_batch (GstNetUdp * self, gint fd)
+{
+  gint n;
+
+  for (guint i = 0; i < BATCH; i++)
+    self->msgs[i].msg_hdr.msg_namelen = sizeof (self->names[i]);
+  do
+    n = recvmmsg (fd, self->msgs, BATCH, MSG_DONTWAIT, NULL);
+  while (n < 0 && errno == EINTR);
+  return n;
+}
+
+/* Gives every waiting datagram (MAX_BURST at most) to the receive
+ * function; the count, or -1 if the function detached us. */
+static gint
+deliver_waiting (GstNetUdp * self)
+{
+  GSource *source = self->source;
+  gint fd = g_socket_get_fd (self->socket);
+  guint taken = 0;
+
+  while (taken < MAX_BURST) {
+    gint n = read_batch (self, fd);
+
+    for (gint i = 0; i < n; i++) {
+      const struct msghdr *h = &self->msgs[i].msg_hdr;
+      GSocketAddress *from = sender_of (self, h->msg_name, h->msg_namelen);
+
+      if (from)
+        self->func (GST_NET_TRANSPORT (self), h->msg_iov->iov_base,
+            self->msgs[i].msg_len, from, self->user_data);
+      /* detached by the callback: no more calls (the source being
+       * dispatched is alive, so a new one cannot have its address) */
+      if (self->source != source)
+        return -1;
+    }
+    if (n <= 0)
+      break;
+    taken += n;
+    if (n < BATCH)
+      break;
+  }
+  return taken;
+}
+
+/* The socket's source: its fd in the loop's poll set, or, with a read
+ * interval, out of it until the ready time while datagrams keep coming. */
+typedef struct
+{
+  GSource source;
+  GstNetUdp *udp;               /* owns the source */
+  gpointer tag;
+  gboolean paused;
+} UdpSource;
+
+/* With a read interval, a read that found datagrams takes the fd out of
+ * the poll set and reads again one interval later (at once if it stopped
+ * at MAX_BURST); one that found none (the stream paused) puts it back, so
+ * a lone datagram wakes us at once. */
+static void
+pace_reads (UdpSource * us, guint taken)
+{
+  GSource *source = (GSource *) us;
+
+  if (taken > 0) {
+    gint64 wait = taken >= MAX_BURST ? 0 : us->udp->read_interval / 1000;
+
+    if (!us->paused)
+      g_source_modify_unix_fd (source, us->tag, 0);
+    us->paused = TRUE;
+    g_source_set_ready_time (source, g_source_get_time (source) + wait);
+  } else if (us->paused) {
+    g_source_modify_unix_fd (source, us->tag, G_IO_IN);
+    us->paused = FALSE;
+    g_source_set_ready_time (source, -1);
+  }
+}
+
+static gboolean
+udp_source_dispatch (GSource * source, GSourceFunc callback, gpointer data)
+{
+  UdpSource *us = (UdpSource *) source;
+  gint taken = deliver_waiting (us->udp);
+
+  if (taken < 0)
+    return G_SOURCE_REMOVE;
+  if (us->udp->read_interval > 0)
+    pace_reads (us, taken);
   return G_SOURCE_CONTINUE;
 }
+
+static GSourceFuncs udp_source_funcs = { NULL, NULL, udp_source_dispatch,
+  NULL
+};
 
 static void
 udp_detach (GstNetTransport * t)
@@ -70,6 +199,22 @@ udp_detach (GstNetTransport * t)
   }
 }
 
+/* The receive slots, made at the first attach: a transport that only
+ * sends, or whose socket the application reads, never has them. The
+ * memory is virtual until written: a 1 KB datagram touches one page. */
+static void
+make_slots (GstNetUdp * self)
+{
+  self->buf = g_malloc (BATCH * BUF_SIZE);
+  for (guint i = 0; i < BATCH; i++) {
+    self->iov[i].iov_base = self->buf + i * BUF_SIZE;
+    self->iov[i].iov_len = BUF_SIZE;
+    self->msgs[i].msg_hdr.msg_name = &self->names[i];
+    self->msgs[i].msg_hdr.msg_iov = &self->iov[i];
+    self->msgs[i].msg_hdr.msg_iovlen = 1;
+  }
+}
+
 static void
 udp_attach (GstNetTransport * t, GMainContext * context,
     GstNetReceiveFunc func, gpointer user_data)
@@ -77,11 +222,16 @@ udp_attach (GstNetTransport * t, GMainContext * context,
   GstNetUdp *self = GST_NET_UDP (t);
 
   udp_detach (t);
+  if (!self->buf)
+    make_slots (self);
   self->func = func;
   self->user_data = user_data;
-  self->source = g_socket_create_source (self->socket, G_IO_IN, NULL);
-  g_source_set_callback (self->source, G_SOURCE_FUNC (on_readable), self,
-      NULL);
+  self->source = g_source_new (&udp_source_funcs, sizeof (UdpSource));
+  ((UdpSource *) self->source)->udp = self;
+  ((UdpSource *) self->source)->tag = g_source_add_unix_fd (self->source,
+      g_socket_get_fd (self->socket), G_IO_IN);
+  /* no fd changes around each dispatch (see gst_net_loop_watch) */
+  g_source_set_can_recurse (self->source, TRUE);
   g_source_attach (self->source, context);
 }
 
@@ -108,6 +258,8 @@ gst_net_udp_finalize (GObject * object)
   g_object_unref (self->socket);
   g_free (self->iface);
   g_free (self->buf);
+  for (guint i = 0; i < SENDERS; i++)
+    g_clear_object (&self->senders[i].addr);
   G_OBJECT_CLASS (gst_net_udp_parent_class)->finalize (object);
 }
 
@@ -115,12 +267,6 @@ static void
 gst_net_udp_class_init (GstNetUdpClass * klass)
 {
   G_OBJECT_CLASS (klass)->finalize = gst_net_udp_finalize;
-}
-
-static void
-gst_net_udp_init (GTypeInstance * instance, gpointer klass)
-{
-  GST_NET_UDP (instance)->buf = g_malloc (BUF_SIZE);
 }
 
 static void
@@ -147,7 +293,7 @@ gst_net_udp_get_type (void)
 
       t = g_type_register_static_simple (G_TYPE_OBJECT, "GstNetUdp",
           sizeof (GstNetUdpClass), gst_net_udp_class_intern_init,
-          sizeof (GstNetUdp), gst_net_udp_init, 0);
+          sizeof (GstNetUdp), NULL, 0);
       g_type_add_interface_static (t, GST_TYPE_NET_TRANSPORT, &transport);
     }
     g_once_init_leave (&type, t);
@@ -300,6 +446,12 @@ GSocket *
 gst_net_udp_get_socket (GstNetUdp * udp)
 {
   return udp->socket;
+}
+
+void
+gst_net_udp_set_read_interval (GstNetUdp * udp, gint64 interval)
+{
+  udp->read_interval = MAX (interval, 0);
 }
 
 gint

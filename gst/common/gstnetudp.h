@@ -37,6 +37,11 @@ GstNetUdp *gst_net_udp_new (const GstNetUdpSettings * settings,
     GSocketFamily family, GError ** error);
 
 GSocket *gst_net_udp_get_socket (GstNetUdp * udp);
+/* Set before attaching. While datagrams keep coming, read them every
+ * @interval ns, not each as it arrives: one wake-up an interval instead of
+ * one a datagram, for up to @interval of delay; the first datagram after
+ * a quiet interval is read at once. 0 (the default): each at once. */
+void gst_net_udp_set_read_interval (GstNetUdp * udp, gint64 interval);
 gint gst_net_udp_get_port (GstNetUdp * udp);
 
 /* Run-time multicast membership; @source non-NULL: a source-specific

@@ -1027,8 +1027,8 @@ install_properties (GObjectClass * oc)
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
   gst_net_key_install (oc, PROP_KEY, "every control packet the server sends "
-      "and takes (CONN, EOR, POLL, REL to the members; CACK, NACK, ACK, "
-      "RACK, BUSY, RRDY, REPORT from them), not DATA or PARITY; every "
+      "and takes (CONN, EOR, POLL, REL, DROP to the members; CACK, NACK, "
+      "ACK, RACK, BUSY, RRDY, REPORT from them), not DATA or PARITY; every "
       "rmtpsrc of the session needs the same key");
 }
 

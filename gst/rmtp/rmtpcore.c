@@ -151,6 +151,9 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->monitor = wire_read_u32 (r);
       p->received = wire_read_u32 (r);
       return TRUE;
+    case RMTP_DROP:
+      p->window = wire_read_u32 (r);
+      return TRUE;
   }
   return FALSE;
 }
@@ -1518,7 +1521,8 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
   }
   if (p.session != s->session || p.type == RMTP_CONN || p.type == RMTP_DATA
       || p.type == RMTP_PARITY
-      || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL) {
+      || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL
+      || p.type == RMTP_DROP) {
     s->stats.in.foreign++;
     return 0;
   }
@@ -1762,6 +1766,19 @@ rmtp_server_drop_data (RmtpServer * s)
 {
   if (s->phase == RMTP_SERVER_RELEASE || s->phase == RMTP_SERVER_DONE)
     g_clear_pointer (&s->data, g_bytes_unref);
+}
+
+void
+rmtp_server_queue_drop (RmtpServer * s, guint32 window)
+{
+  guint8 *buf = g_malloc (RMTP_HEADER_SIZE + 4);
+  WireWriter w;
+
+  wire_writer_init (&w, buf, RMTP_HEADER_SIZE + 4);
+  write_header (&w, RMTP_DROP, s->session);
+  wire_write_u32 (&w, window);
+  queue_datagram (&s->out, RMTP_TO_GROUP, buf, &w);
+  repeat_last_datagram (&s->out, s->cfg.control_copies);
 }
 
 gboolean
@@ -2019,6 +2036,25 @@ receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
     return FALSE;
   }
   return TRUE;
+}
+
+/* A DROP says the stream goes on for none of its members: it ends a
+ * receiver that waits for that window or an earlier one, or that is still
+ * short of an earlier window it is in (whose data the server dropped). */
+static void
+receiver_on_drop (RmtpReceiver * r, const RmtpPacket * p)
+{
+  gboolean waiting = !r->connected && r->expect_stream &&
+      p->window >= r->expect_window;
+  gboolean short_of = r->connected && r->stream && p->window > r->window &&
+      r->state != RMTP_RECEIVER_COMPLETE && r->state != RMTP_RECEIVER_DONE;
+
+  if (!waiting && !short_of) {
+    r->stats.in.foreign++;
+    return;
+  }
+  r->stats.in.accepted++;
+  receiver_fail (r, RMTP_FAIL_DROPPED);
 }
 
 static void
@@ -2407,7 +2443,7 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
   if (p.type == RMTP_CACK || p.type == RMTP_NACK || p.type == RMTP_ACK ||
       p.type == RMTP_RACK || p.type == RMTP_BUSY || p.type == RMTP_RRDY ||
       p.type == RMTP_REPORT || (r->connected && p.session != r->session) ||
-      (!r->connected && p.type != RMTP_CONN)) {
+      (!r->connected && p.type != RMTP_CONN && p.type != RMTP_DROP)) {
     r->stats.in.foreign++;
     return;
   }
@@ -2432,6 +2468,9 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       break;
     case RMTP_REL:
       receiver_on_rel (r, &p, now);
+      break;
+    case RMTP_DROP:
+      receiver_on_drop (r, &p);
       break;
     default:
       r->stats.in.foreign++;

@@ -43,6 +43,7 @@ typedef enum {
   RMTP_RRDY = 11,               /* receiver -> server: ready again */
   RMTP_REPORT = 12,             /* receiver -> server: monitor count */
   RMTP_PARITY = 13,             /* server -> all: a parity packet (ours) */
+  RMTP_DROP = 14,               /* server -> all: stream, nobody is left (ours) */
 } RmtpType;
 
 /* How a multicast round after the first repairs losses. */
@@ -296,6 +297,10 @@ void rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
 /* Once in RELEASE (or DONE) the data set is not sent again: drops the
  * server's reference to it (a stream holds no more than it needs). */
 void rmtp_server_drop_data (RmtpServer * s);
+/* Streaming mode, when the stream goes on for none of its members: queues
+ * a DROP of @window (the next one, which will not come) to the group,
+ * control_copies times, so the members dropped learn it at once. */
+void rmtp_server_queue_drop (RmtpServer * s, guint32 window);
 /* Whether member @id has the data set (ACKed or RACKed); @slow: whether it
  * was set aside as slow or BUSY on the way. */
 gboolean rmtp_server_member_complete (const RmtpServer * s, guint32 id,

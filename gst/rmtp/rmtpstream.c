@@ -265,11 +265,13 @@ stream_window_released (RmtpStreamServer * s, gint64 now)
   stream_retire_releasing (s);
   s->releasing = s->server;
   s->releasing_session = s->server_session;
-  s->releasing_last = s->last_started;
+  s->releasing_last = s->last_started || s->n_live == 0;
   s->server = NULL;
-  if (s->n_live == 0)
-    stream_end (s, RMTP_EVENT_DONE, RMTP_FAIL_NONE);
-  else
+  /* nobody is left: the members dropped hear it now rather than wait
+   * receiver_timeout for a CONN; the stream ends with this release */
+  if (s->n_live == 0 && !s->last_started)
+    rmtp_server_queue_drop (s->releasing, s->stats.window + 1);
+  else if (s->n_live > 0)
     stream_maybe_launch (s, now);
   stream_update_held (s);
 }
@@ -598,13 +600,13 @@ receiver_pump (RmtpStreamReceiver * r, gint64 now)
     receiver_check_verified (r, now);
 }
 
-/* The window before answers only its own session's packets (its REL). */
+/* The window before answers only its own session's packets (its REL); a
+ * DROP, which carries that session too, is for the window awaited. */
 static RmtpReceiver *
 receiver_core_for (RmtpStreamReceiver * r, const guint8 * data, gsize len)
 {
-  if (r->prev && len >= RMTP_HEADER_SIZE &&
-      read32 (data + 4) ==
-      rmtp_receiver_session (r->prev))
+  if (r->prev && len >= RMTP_HEADER_SIZE && data[3] != RMTP_DROP &&
+      read32 (data + 4) == rmtp_receiver_session (r->prev))
     return r->prev;
   return r->core;
 }

@@ -31,7 +31,10 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
   BENCH_RMTP_BEFORE     a directory with another build's libgstrmtp.so: a
                         mode written parity@before or retransmit@before
                         runs RMTP from there, in turn with the others, to
-                        compare two builds in the same minutes ()"""
+                        compare two builds in the same minutes ()
+  BENCH_RMTP_PERF       1: every rmtpsrc runs under perf stat; each run and
+                        the table give the median receiver's CPU (task-clock,
+                        ms) and context switches (its wake-ups) ()"""
 import hashlib
 import os
 import resource
@@ -62,6 +65,7 @@ SIZE = int(os.environ.get("BENCH_RMTP_SIZE", str(2 * 1024 * 1024)))
 MODES = env_list("BENCH_RMTP_MODES", "uftp,retransmit,parity", str)
 EXTRA = os.environ.get("BENCH_RMTP_EXTRA", "")
 BEFORE = os.environ.get("BENCH_RMTP_BEFORE", "")
+PERF = os.environ.get("BENCH_RMTP_PERF", "") not in ("", "0")
 # the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
 # the line time; a run past 10 x is a failure
 TIMEOUT = 30 + 10 * SIZE * 8 / RATE
@@ -90,17 +94,45 @@ def cpu_seconds():
     return ru.ru_utime + ru.ru_stime
 
 
+def perf_path(tmp, i):
+    return os.path.join(tmp, f"perf-r{i + 1}.csv")
+
+
+def perf_wrap(tmp):
+    """The gst() wrap of receiver i under perf stat, or None."""
+    if not PERF:
+        return None
+    return lambda i: (f"perf stat -x, -e task-clock,context-switches "
+                      f"-o {perf_path(tmp, i)} --")
+
+
+def receiver_cpu(tmp, n):
+    """The median receiver's task-clock (ms) and context switches."""
+    clock, switches = [], []
+    for i in range(n):
+        with open(perf_path(tmp, i)) as f:
+            for fields in (ln.strip().split(",") for ln in f):
+                if len(fields) > 2 and fields[2] == "task-clock":
+                    clock.append(float(fields[0]))
+                elif len(fields) > 2 and fields[2] == "context-switches":
+                    switches.append(float(fields[0]))
+    return statistics.median(clock), statistics.median(switches)
+
+
 def run_rmtp(hosts, snd, src, digest, tmp, repair):
     tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
                               extra=f"&repair={repair}&rate={RATE}{EXTRA}",
-                              timeout=TIMEOUT)
+                              timeout=TIMEOUT, wrap=perf_wrap(tmp))
     whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
                 and rt.sha256(rx["out"]) == digest for rx in rxs)
     st, done = rt.last_stats(tx), rt.done_message(tx)
     note = (f"sink-conn-to-end={done.get('seconds')} "
             f"rounds={st.get('rounds')} resent={st.get('data-resent')} "
             f"parity={st.get('parity-sent')} polls={st.get('polls-sent')}")
-    return whole, max(rx["ended"] - t0 for rx in rxs), note
+    rx = receiver_cpu(tmp, len(rxs)) if PERF else None
+    if rx:
+        note += f" receiver-cpu-ms={rx[0]:.1f} receiver-switches={rx[1]:.0f}"
+    return whole, max(rx_["ended"] - t0 for rx_ in rxs), note, rx
 
 
 def uftp_id(i):
@@ -135,7 +167,7 @@ def run_uftp(hosts, snd, src, digest, tmp):
     whole = p.returncode == 0 and all(
         os.path.exists(os.path.join(d, name))
         and rt.sha256(os.path.join(d, name)) == digest for d in dirs)
-    return whole, took, f"exit={p.returncode}"
+    return whole, took, f"exit={p.returncode}", None
 
 
 class PluginsFrom:
@@ -162,18 +194,19 @@ class PluginsFrom:
 
 
 def measure(snd, hosts, src, digest, tmp, mode):
-    """Returns (whole, seconds, note, CPU seconds of all processes)."""
+    """Returns (whole, seconds, note, CPU seconds of all processes, the
+    median receiver's (task-clock ms, context switches) or None)."""
     c0 = cpu_seconds()
     repair, _, build = mode.partition("@")
     if mode == "uftp":
-        whole, took, note = run_uftp(hosts, snd, src, digest, tmp)
+        whole, took, note, rx = run_uftp(hosts, snd, src, digest, tmp)
     else:
         if build and not BEFORE:
             raise SystemExit(f"{mode}: set BENCH_RMTP_BEFORE")
         with PluginsFrom(BEFORE if build else None):
-            whole, took, note = run_rmtp(hosts, snd, src, digest, tmp,
-                                         repair)
-    return whole, took, note, cpu_seconds() - c0
+            whole, took, note, rx = run_rmtp(hosts, snd, src, digest, tmp,
+                                             repair)
+    return whole, took, note, cpu_seconds() - c0, rx
 
 
 def fmt(times):
@@ -182,10 +215,11 @@ def fmt(times):
     return f"{statistics.median(times):.2f} s"
 
 
-def cpu_median(runs, field):
+def cpu_median(runs, field, digits=2):
+    runs = [r for r in runs if len(r) > field]
     if not runs:
         return "-"
-    return f"{statistics.median(r[field] for r in runs):.2f}"
+    return f"{statistics.median(r[field] for r in runs):.{digits}f}"
 
 
 def main():
@@ -217,8 +251,8 @@ def main():
                 # the modes alternate run by run, in the same conditions
                 for run in range(RUNS):
                     for mode in MODES:
-                        whole, took, note, used = measure(snd, hosts, src,
-                                                          digest, tmp, mode)
+                        whole, took, note, used, rx = measure(
+                            snd, hosts, src, digest, tmp, mode)
                         load = used / max(took, 1e-3)
                         print(f"RUN n={n} loss={pct}% {mode} #{run + 1}: "
                               f"{took:.2f} s {'whole' if whole else 'FAILED'}"
@@ -226,21 +260,25 @@ def main():
                               flush=True)
                         if whole:
                             res[mode].append(took)
-                            cpu[mode].append((load, used))
+                            cpu[mode].append((load, used) + (rx or ()))
                 rows.append((n, pct, res, cpu))
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n{SIZE} bytes at {RATE // 1000000} Mbit/s, median of {RUNS}\n")
     print("| receivers | loss | " + " | ".join(MODES) +
           " | line time | ARQ bound | ideal code | CPU s/s (" +
-          ", ".join(MODES) + ") | CPU s a transfer |")
-    print("|---" * (len(MODES) + 7) + "|")
+          ", ".join(MODES) + ") | CPU s a transfer |" +
+          (" receiver CPU ms, switches |" if PERF else ""))
+    print("|---" * (len(MODES) + 7 + PERF) + "|")
     for n, pct, res, cpu in rows:
         p = pct / 100
         loads = ", ".join(cpu_median(cpu[m], 0) for m in MODES)
         used = ", ".join(cpu_median(cpu[m], 1) for m in MODES)
+        rx = ", ".join(f"{cpu_median(cpu[m], 2, 1)} / {cpu_median(cpu[m], 3, 0)}"
+                       for m in MODES)
         print(f"| {n} | {pct} % | " + " | ".join(fmt(res[m]) for m in MODES)
               + f" | {line_time():.2f} s | {arq_bound(n, p):.2f} s | "
-              f"{ideal_code(p):.2f} s | {loads} | {used} |")
+              f"{ideal_code(p):.2f} s | {loads} | {used} |"
+              + (f" {rx} |" if PERF else ""))
     return 0
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz-rmtp-stream: a whole stream of six
 windows pushed in pieces with time steps between them, the same with lost
-exchanges and with repair by parity (the first byte's bit 7), and a stream
-ended early, with a forged window CONN to the receiver (layouts in
+exchanges and with repair by parity (the first byte's bit 7), a stream
+ended early, with a forged window CONN to the receiver, and a DROP of
+window 1 to the receiver after window 0 (layouts in
 docs/protocols/rmtp.md)."""
 import os
 import struct
@@ -38,6 +39,11 @@ def forged_window_conn():
     return rec(1, hdr + body)
 
 
+def drop(window):
+    hdr = struct.pack(">HBBI", 0x524D, 1, 14, 0x5E55)
+    return rec(1, hdr + struct.pack(">I", window))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     seeds = {
@@ -45,6 +51,8 @@ def main():
         "lossy": whole(lost_every=5),
         "parity": bytes([0x80 | 3]) + whole(lost_every=7)[1:],
         "forged": push(1500) + step(40) + forged_window_conn() + whole(),
+        "dropped": push(1500) + b"".join(step(40) for _ in range(16)) + drop(1)
+        + whole(),
     }
     for name, blob in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:

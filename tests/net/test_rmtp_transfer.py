@@ -45,8 +45,9 @@ SLOW_LINK = 2_000_000
 TIMEOUT = 40
 
 
-def gst(cmd):
-    return ["sh", "-c", "exec gst-launch-1.0 " + cmd]
+def gst(cmd, wrap=""):
+    """wrap: a command gst-launch runs under (e.g. perf stat ... --)."""
+    return ["sh", "-c", f"exec {wrap} gst-launch-1.0 " + cmd]
 
 
 def sha256(path):
@@ -54,10 +55,11 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def start_receiver(host, member, out, extra=""):
-    """extra: more query keys for the source's URI (&key=value...)."""
+def start_receiver(host, member, out, extra="", wrap=""):
+    """extra: more query keys for the source's URI (&key=value...); wrap:
+    as gst()'s."""
     p = host.popen(gst(f"-m rmtpsrc uri=\"rmtp://{GROUP}:{PORT}?member={member}{extra}\" "
-                       f"! filesink location={out}"),
+                       f"! filesink location={out}", wrap),
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     lines, t = netbed.timed_lines(p.stdout)
     return dict(proc=p, lines=lines, thread=t, out=out, member=member)
@@ -98,13 +100,14 @@ def wait_exit(proc, until):
 
 
 def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0,
-             extra="", timeout=TIMEOUT):
+             extra="", timeout=TIMEOUT, wrap=None):
     """Runs one transfer to every host in hosts; returns (sender, receivers,
-    t0)."""
+    t0). wrap: a function of the receiver's index giving its gst() wrap."""
     rxs = []
     for i, h in enumerate(hosts):
         out = os.path.join(tmp, f"{name}-r{i + 1}.bin")
-        rxs.append(start_receiver(h, i + 1, out))
+        rxs.append(start_receiver(h, i + 1, out,
+                                  wrap=wrap(i) if wrap else ""))
     for rx in rxs:
         if not wait_playing(rx):
             raise RuntimeError(f"receiver {rx['member']} did not start")

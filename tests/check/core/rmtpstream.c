@@ -38,6 +38,9 @@ struct _Net {
   GByteArray *out[MAX_RX];
   gboolean done[MAX_RX];
   RmtpFailReason failed[MAX_RX];
+  gint64 failed_at[MAX_RX];
+  gint64 dropped_at;            /* the last DROPPED event */
+  guint64 drops_sent;           /* DROP packets the server sent */
   gboolean server_ended;
   RmtpEvent server_end;
   GArray *dropped;              /* RmtpEvent DROPPED */
@@ -154,6 +157,7 @@ net_server_out (Net * net)
     if (net->keyed && b[3] != RMTP_DATA && b[3] != RMTP_PARITY)
       len -= AUTH_TRAILER_SIZE;
     fail_unless (rmtp_packet_parse (b, len, &p));
+    net->drops_sent += p.type == RMTP_DROP;
     for (guint i = 0; i < net->n; i++) {
       if (d.to != RMTP_TO_GROUP && d.to != net->ids[i])
         continue;
@@ -166,8 +170,10 @@ net_server_out (Net * net)
     g_bytes_unref (d.bytes);
   }
   while (rmtp_stream_server_poll_event (net->s, &e)) {
-    if (e.type == RMTP_EVENT_DROPPED)
+    if (e.type == RMTP_EVENT_DROPPED) {
       g_array_append_val (net->dropped, e);
+      net->dropped_at = net->now;
+    }
     if (e.type == RMTP_EVENT_DONE || e.type == RMTP_EVENT_FAILED) {
       net->server_ended = TRUE;
       net->server_end = e;
@@ -198,6 +204,7 @@ net_receiver_out (Net * net, guint i)
       net->done[i] = TRUE;
     } else if (e.type == RMTP_EVENT_FAILED) {
       net->failed[i] = e.reason;
+      net->failed_at[i] = net->now;
     }
   }
   net->rx_max_held = MAX (net->rx_max_held,
@@ -464,6 +471,114 @@ GST_START_TEST (test_silent_receiver_dropped)
 
 GST_END_TEST;
 
+/* When the last members left are dropped, the stream ends and no CONN
+ * follows; a DROP for the next window tells them at once (sealed like all
+ * control when keyed), where they waited receiver_timeout before. */
+static gboolean
+silence_all (Net * net, guint rx, const RmtpPacket * p, guint32 to)
+{
+  /* no group EOR and no POLL reaches anyone: all are polled out as slow
+   * and served by unicast, so all have window 0 and are then dropped */
+  return (p->type == RMTP_EOR && to == RMTP_TO_GROUP) ||
+      p->type == RMTP_POLL;
+}
+
+static void
+run_last_members_dropped (gboolean keyed)
+{
+  Net net;
+  const guint64 w = 64 * 1024;
+  AuthKey key;
+
+  net_init (&net, 2, 4 * w, w);
+  net.loss = silence_all;
+  net_start (&net);
+  if (keyed) {
+    fail_unless (auth_key_from_string ("0123456789abcdef0123456789abcdef"
+            "0123456789abcdef0123456789abcdef", &key, NULL));
+    net.keyed = TRUE;
+    rmtp_stream_server_set_key (net.s, &key);
+    for (guint i = 0; i < 2; i++)
+      rmtp_stream_receiver_set_key (net.r[i], &key);
+  }
+  net_run (&net, 300 * S);
+  fail_unless_equals_int (net.dropped->len, 2);
+  fail_unless (net.server_ended);
+  fail_unless_equals_int (net.server_end.receivers_complete, 0);
+  fail_unless_equals_int (net.server_end.receivers_failed, 2);
+  for (guint i = 0; i < 2; i++) {
+    /* window 0 out, verified; then told, within a round trip or two */
+    fail_unless_equals_uint64 (net.out[i]->len, w);
+    fail_unless_equals_int (net.failed[i], RMTP_FAIL_DROPPED);
+    fail_if (net.done[i]);
+    fail_unless (net.failed_at[i] - net.dropped_at < 200 * MS,
+        "receiver %u failed %" G_GINT64_FORMAT " ms after it was dropped", i,
+        (net.failed_at[i] - net.dropped_at) / MS);
+  }
+  fail_unless_equals_int (net.drops_sent, net.cfg.control_copies);
+  net_clear (&net);
+}
+
+GST_START_TEST (test_last_members_told_dropped)
+{
+  run_last_members_dropped (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_last_members_told_dropped_keyed)
+{
+  run_last_members_dropped (TRUE);
+}
+
+GST_END_TEST;
+
+/* A DROP is exactly a header and a window; it ends a receiver waiting for
+ * that window or a later one, and nothing else. */
+GST_START_TEST (test_drop_on_wire)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *plain, *waiting, *later;
+  RmtpPacket p;
+  RmtpEvent e;
+  guint8 drop[13] = { 'R', 'M', 1, RMTP_DROP, 0, 0, 0x13, 0x88, 0, 0, 0, 3 };
+
+  fail_unless (rmtp_packet_parse (drop, 12, &p));
+  fail_unless_equals_int (p.type, RMTP_DROP);
+  fail_unless_equals_int (p.window, 3);
+  fail_if (rmtp_packet_parse (drop, 11, &p));
+  fail_if (rmtp_packet_parse (drop, 13, &p));
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 5);
+  plain = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
+  waiting = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
+  later = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
+  rmtp_receiver_expect_window (waiting, 3, 0);
+  rmtp_receiver_expect_window (later, 4, 0);
+  rmtp_receiver_handle (plain, drop, 12, 0);
+  rmtp_receiver_handle (waiting, drop, 12, 0);
+  rmtp_receiver_handle (later, drop, 12, 0);
+  /* a data-set receiver, and one past that window, take it as foreign */
+  fail_unless_equals_int (rmtp_receiver_state (plain),
+      RMTP_RECEIVER_WAIT_CONN);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (plain)->in.foreign, 1);
+  fail_unless_equals_int (rmtp_receiver_state (later),
+      RMTP_RECEIVER_WAIT_CONN);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (later)->in.foreign, 1);
+  fail_unless_equals_int (rmtp_receiver_state (waiting),
+      RMTP_RECEIVER_FAILED);
+  fail_unless (rmtp_receiver_poll_event (waiting, &e));
+  fail_unless_equals_int (e.type, RMTP_EVENT_FAILED);
+  fail_unless_equals_int (e.reason, RMTP_FAIL_DROPPED);
+  rmtp_receiver_free (plain);
+  rmtp_receiver_free (waiting);
+  rmtp_receiver_free (later);
+}
+
+GST_END_TEST;
+
 /* The CONN of a window carries its place in the stream; a plain receiver
  * takes only window 0, one that expects window 3 only that. */
 /* With a group key every window's cores seal and open their control:
@@ -578,6 +693,9 @@ rmtpstream_suite (void)
   tcase_add_test (tc, test_parity_within_windows);
   tcase_add_test (tc, test_slow_receiver_dropped_after_its_window);
   tcase_add_test (tc, test_silent_receiver_dropped);
+  tcase_add_test (tc, test_last_members_told_dropped);
+  tcase_add_test (tc, test_last_members_told_dropped_keyed);
+  tcase_add_test (tc, test_drop_on_wire);
   tcase_add_test (tc, test_window_conn_on_wire);
   tcase_add_test (tc, test_keyed_stream);
   return s;

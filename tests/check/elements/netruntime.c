@@ -1,6 +1,8 @@
 /* The shell runtime of gst/common on loopback: the I/O loop runs its work
  * at the deadline and loses no wake; the UDP transport delivers datagrams
- * with their source through the loop; an application's socket is used as
+ * with their source through the loop, queued ones several a read with one
+ * address object a sender, none after a detach in the callback, and with
+ * a read interval no sooner than it; an application's socket is used as
  * given; multicast joins and leaves at run time, source-specific too. */
 #include <gst/check/gstcheck.h>
 #include <netinet/in.h>
@@ -48,18 +50,26 @@ work_func (gpointer data, gint64 now)
   return d;
 }
 
-/* Waits until the work ran @calls times (1 s at most). */
+/* Waits until *@count, under @lock and signalled on @cond, reaches @want
+ * (2 s at most). */
+static gboolean
+wait_count (GMutex * lock, GCond * cond, const guint * count, guint want)
+{
+  gint64 end = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (lock);
+  while (ok && *count < want)
+    ok = g_cond_wait_until (cond, lock, end);
+  g_mutex_unlock (lock);
+  return ok;
+}
+
+/* Waits until the work ran @calls times. */
 static gboolean
 wait_calls (Work * w, guint calls)
 {
-  gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
-  gboolean ok = TRUE;
-
-  g_mutex_lock (&w->lock);
-  while (ok && w->calls < calls)
-    ok = g_cond_wait_until (&w->cond, &w->lock, end);
-  g_mutex_unlock (&w->lock);
-  return ok;
+  return wait_count (&w->lock, &w->cond, &w->calls, calls);
 }
 
 GST_START_TEST (test_loop_deadline)
@@ -116,27 +126,6 @@ GST_START_TEST (test_loop_wake_during_work)
 
 GST_END_TEST;
 
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  gchar data[16];
-  gint from_port;
-} Received;
-
-static void
-on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
-    GSocketAddress * from, gpointer user_data)
-{
-  Received *r = user_data;
-
-  g_mutex_lock (&r->lock);
-  memcpy (r->data, data, MIN (size, sizeof (r->data) - 1));
-  r->from_port = gst_net_address_get_port (from);
-  g_cond_broadcast (&r->cond);
-  g_mutex_unlock (&r->lock);
-}
-
 static gint64
 idle_work (gpointer data, gint64 now)
 {
@@ -157,35 +146,230 @@ udp_local (GSocket * app)
   return u;
 }
 
+#define QUEUED 20
+
+/* What the receive function saw of each datagram: its size, first byte,
+ * the sender's port and the sender object (a reference). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  GstNetTransport *detach_at_call;      /* detach it in this call's func */
+  guint detach_call;
+  guint calls;
+  gsize size[QUEUED];
+  guint8 first[QUEUED];
+  gint port[QUEUED];
+  GSocketAddress *from[QUEUED];
+  gint64 at[QUEUED];            /* gst_net_now () */
+} Seen;
+
+static void
+on_seen (GstNetTransport * t, const guint8 * data, gsize size,
+    GSocketAddress * from, gpointer user_data)
+{
+  Seen *s = user_data;
+
+  g_mutex_lock (&s->lock);
+  if (s->calls < QUEUED) {
+    s->size[s->calls] = size;
+    s->first[s->calls] = data[0];
+    s->port[s->calls] = gst_net_address_get_port (from);
+    s->from[s->calls] = g_object_ref (from);
+    s->at[s->calls] = gst_net_now ();
+  }
+  s->calls++;
+  if (s->detach_at_call && s->calls == s->detach_call)
+    gst_net_transport_detach (s->detach_at_call);
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+seen_clear (Seen * s)
+{
+  for (guint i = 0; i < MIN (s->calls, QUEUED); i++)
+    g_object_unref (s->from[i]);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
+}
+
+/* Datagram i of QUEUED: from @c when i % 5 == 3, else from @a; i bytes
+ * long plus one, its first byte i, and datagram 7 near UDP's largest. */
+static void
+send_queued (GstNetUdp * a, GstNetUdp * c, GSocketAddress * to)
+{
+  guint8 *buf = g_malloc0 (60000);
+
+  for (guint i = 0; i < QUEUED; i++) {
+    GstNetUdp *from = i % 5 == 3 ? c : a;
+
+    buf[0] = i;
+    fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (from), buf,
+            i == 7 ? 60000 : i + 1, to, NULL));
+  }
+  g_free (buf);
+}
+
+static gboolean
+wait_seen (Seen * s, guint calls)
+{
+  return wait_count (&s->lock, &s->cond, &s->calls, calls);
+}
+
+/* Two senders (a, c) and a receiver (b) on loopback, b's datagrams going
+ * to on_seen in a loop. */
+typedef struct
+{
+  GstNetUdp *a, *b, *c;
+  GstNetLoop *loop;
+  GSocketAddress *to;           /* b's address */
+  Seen seen;
+} Bed;
+
+static void
+bed_init (Bed * bed)
+{
+  memset (bed, 0, sizeof (*bed));
+  bed->a = udp_local (NULL);
+  bed->b = udp_local (NULL);
+  bed->c = udp_local (NULL);
+  bed->loop = gst_net_loop_new ("test", idle_work, NULL);
+  bed->to = g_inet_socket_address_new_from_string ("127.0.0.1",
+      gst_net_udp_get_port (bed->b));
+  g_mutex_init (&bed->seen.lock);
+  g_cond_init (&bed->seen.cond);
+}
+
+static void
+bed_start (Bed * bed)
+{
+  gst_net_loop_attach (bed->loop, GST_NET_TRANSPORT (bed->b), on_seen,
+      &bed->seen);
+  gst_net_loop_start (bed->loop);
+}
+
+static void
+bed_clear (Bed * bed)
+{
+  gst_net_loop_stop (bed->loop);
+  g_object_unref (bed->b);
+  gst_net_loop_free (bed->loop);
+  g_object_unref (bed->a);
+  g_object_unref (bed->c);
+  g_object_unref (bed->to);
+  seen_clear (&bed->seen);
+}
+
 /* A datagram from one transport reaches the other's receive function in
  * the loop, with the sender's port. */
 GST_START_TEST (test_udp_through_loop)
 {
-  GstNetUdp *a = udp_local (NULL), *b = udp_local (NULL);
-  GstNetLoop *loop = gst_net_loop_new ("test", idle_work, NULL);
-  GSocketAddress *to = g_inet_socket_address_new_from_string ("127.0.0.1",
-      gst_net_udp_get_port (b));
-  Received r = { 0 };
-  gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC;
+  Bed bed;
 
-  g_mutex_init (&r.lock);
-  g_cond_init (&r.cond);
-  gst_net_loop_attach (loop, GST_NET_TRANSPORT (b), on_datagram, &r);
-  gst_net_loop_start (loop);
-  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (a),
-          (const guint8 *) "hello", 5, to, NULL));
-  g_mutex_lock (&r.lock);
-  while (!r.data[0] && g_cond_wait_until (&r.cond, &r.lock, end));
-  g_mutex_unlock (&r.lock);
-  fail_unless_equals_string (r.data, "hello");
-  fail_unless_equals_int (r.from_port, gst_net_udp_get_port (a));
-  gst_net_loop_stop (loop);
-  g_object_unref (b);
-  gst_net_loop_free (loop);
-  g_object_unref (a);
-  g_object_unref (to);
-  g_mutex_clear (&r.lock);
-  g_cond_clear (&r.cond);
+  bed_init (&bed);
+  bed_start (&bed);
+  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (bed.a),
+          (const guint8 *) "hello", 5, bed.to, NULL));
+  fail_unless (wait_seen (&bed.seen, 1));
+  fail_unless_equals_int (bed.seen.size[0], 5);
+  fail_unless_equals_int (bed.seen.first[0], 'h');
+  fail_unless_equals_int (bed.seen.port[0], gst_net_udp_get_port (bed.a));
+  bed_clear (&bed);
+}
+
+GST_END_TEST;
+
+/* Datagrams queued before the loop runs are read several at a time: each
+ * comes whole, in order, with its sender, and the datagrams of one sender
+ * share one address object, also when two senders take turns. */
+GST_START_TEST (test_udp_queued_datagrams)
+{
+  Bed bed;
+  Seen *s = &bed.seen;
+
+  bed_init (&bed);
+  send_queued (bed.a, bed.c, bed.to);
+  bed_start (&bed);
+  fail_unless (wait_seen (s, QUEUED));
+  gst_net_loop_stop (bed.loop);
+  fail_unless_equals_int (s->calls, QUEUED);
+  for (guint i = 0; i < QUEUED; i++) {
+    GstNetUdp *from = i % 5 == 3 ? bed.c : bed.a;
+
+    fail_unless_equals_int (s->size[i], i == 7 ? 60000 : i + 1);
+    fail_unless_equals_int (s->first[i], i);
+    fail_unless_equals_int (s->port[i], gst_net_udp_get_port (from));
+    if (i > 0 && (i - 1) % 5 != 3 && i % 5 != 3)
+      fail_unless (s->from[i] == s->from[i - 1], "datagram %u: a new object "
+          "for the same sender", i);
+    if (i > 0 && i % 5 == 3)
+      fail_unless (s->from[i] != s->from[i - 1]);
+  }
+  /* senders that take turns keep their objects too */
+  fail_unless (s->from[4] == s->from[2]);
+  fail_unless (s->from[18] == s->from[3]);
+  bed_clear (&bed);
+}
+
+GST_END_TEST;
+
+/* A receive function that detaches its transport gets no further call,
+ * though more datagrams were waiting and read with the one it had. */
+GST_START_TEST (test_udp_detach_in_callback)
+{
+  Bed bed;
+
+  bed_init (&bed);
+  bed.seen.detach_at_call = GST_NET_TRANSPORT (bed.b);
+  bed.seen.detach_call = 2;
+  send_queued (bed.a, bed.c, bed.to);
+  bed_start (&bed);
+  fail_unless (wait_seen (&bed.seen, 2));
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (bed.seen.calls, 2);
+  bed_clear (&bed);
+}
+
+GST_END_TEST;
+
+#define READ_INTERVAL_MS 500
+
+static void
+send_byte (Bed * bed, guint8 byte)
+{
+  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (bed->a), &byte,
+          1, bed->to, NULL));
+}
+
+/* With a read interval, a datagram that follows a read is read one
+ * interval after it, not at once; after a quiet interval, the next is read
+ * at once again. */
+GST_START_TEST (test_udp_read_interval)
+{
+  Bed bed;
+  Seen *r = &bed.seen;
+  gint64 sent;
+
+  bed_init (&bed);
+  gst_net_udp_set_read_interval (bed.b, READ_INTERVAL_MS * GST_MSECOND);
+  bed_start (&bed);
+  send_byte (&bed, 1);
+  fail_unless (wait_seen (r, 1));
+  send_byte (&bed, 2);
+  fail_unless (wait_seen (r, 2));
+  fail_unless (r->at[1] - r->at[0] >= READ_INTERVAL_MS / 2 * GST_MSECOND,
+      "read %" G_GINT64_FORMAT " ms after the first", (r->at[1] - r->at[0]) /
+      GST_MSECOND);
+  /* a read that finds nothing ends the pause */
+  g_usleep (3 * READ_INTERVAL_MS * 1000);
+  sent = gst_net_now ();
+  send_byte (&bed, 3);
+  fail_unless (wait_seen (r, 3));
+  fail_unless (r->at[2] - sent < READ_INTERVAL_MS * 4 / 5 * GST_MSECOND,
+      "read %" G_GINT64_FORMAT " ms after it was sent", (r->at[2] - sent) /
+      GST_MSECOND);
+  bed_clear (&bed);
 }
 
 GST_END_TEST;
@@ -540,6 +724,9 @@ netruntime_suite (void)
   tcase_add_test (tc, test_loop_deadline);
   tcase_add_test (tc, test_loop_wake_during_work);
   tcase_add_test (tc, test_udp_through_loop);
+  tcase_add_test (tc, test_udp_queued_datagrams);
+  tcase_add_test (tc, test_udp_detach_in_callback);
+  tcase_add_test (tc, test_udp_read_interval);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);
   tcase_add_test (tc, test_udp_multicast_join_later);
