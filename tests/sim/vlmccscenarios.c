@@ -71,15 +71,13 @@ feedback_since (const VlmccSimFeedback * a, const VlmccSimFeedback * b,
  * (1 .. 10 ms, @branch_queue packets) behind a @rate bit/s, 10 ms
  * bottleneck (@queue packets); the branches' nodes in @branch. */
 static VlmccSim *
-branches_sim (guint n, guint64 seed, guint64 rate, guint queue,
-    guint64 branch_rate, guint branch_queue, guint branch[10])
+branches_sim (const VlmccConfig * cfg, guint n, guint64 seed, guint64 rate,
+    guint queue, guint64 branch_rate, guint branch_queue, guint branch[10])
 {
-  VlmccConfig cfg;
   VlmccSim *sim;
   guint bottleneck;
 
-  vlmcc_config_init (&cfg);
-  sim = vlmcc_sim_new (&cfg, seed);
+  sim = vlmcc_sim_new (cfg, seed);
   bottleneck = vlmcc_sim_add_node (sim, 0, rate, 10 * VSIM_MS, queue);
   for (guint i = 0; i < 10; i++)
     branch[i] = vlmcc_sim_add_node (sim, bottleneck, branch_rate,
@@ -104,10 +102,13 @@ gdouble
 vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
 {
   guint branch[10];
-  VlmccSim *sim = branches_sim (n, seed, 2 * MBIT, 30, 10 * MBIT, 0, branch);
+  VlmccConfig cfg;
+  VlmccSim *sim;
   VlmccSimFeedback a, b;
   gdouble per_rtt;
 
+  vlmcc_config_init (&cfg);
+  sim = branches_sim (&cfg, n, seed, 2 * MBIT, 30, 10 * MBIT, 0, branch);
   vlmcc_sim_run (sim, 10 * VSIM_S);
   vlmcc_sim_feedback (sim, &a);
   vlmcc_sim_run (sim, 30 * VSIM_S);
@@ -121,8 +122,18 @@ vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
 gdouble
 vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out)
 {
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  return vlmcc_sim_scale_churn_with (&cfg, n, seed, out);
+}
+
+gdouble
+vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n, guint64 seed,
+    VlmccSimChurn * out)
+{
   guint branch[10];
-  VlmccSim *sim = branches_sim (n, seed, 10 * MBIT, 100, 2 * MBIT, 30,
+  VlmccSim *sim = branches_sim (cfg, n, seed, 10 * MBIT, 100, 2 * MBIT, 30,
       branch);
   gint64 from = 10 * VSIM_S, to = 60 * VSIM_S;
   VlmccSimFeedback first, prev, cur;

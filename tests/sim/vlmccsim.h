@@ -121,6 +121,9 @@ typedef struct {
   gdouble kbit;
 } VlmccSimChurn;
 gdouble vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out);
+/* The same with the cores' configuration @cfg (the challenge echo). */
+gdouble vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n,
+    guint64 seed, VlmccSimChurn * out);
 
 G_END_DECLS
 
