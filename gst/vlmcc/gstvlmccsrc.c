@@ -614,6 +614,7 @@ receiver_stats (GstVlmccSrc * self, GstStructure * s)
       "challenges-sent", G_TYPE_UINT64, st.challenges_sent,
       "challenges-accepted", G_TYPE_UINT64, st.challenges_accepted,
       "challenges-refused", G_TYPE_UINT64, st.challenges_refused,
+      "challenges-suppressed", G_TYPE_UINT64, st.challenges_suppressed,
       "malformed", G_TYPE_UINT64, st.malformed + self->early_malformed,
       "forged", G_TYPE_UINT64, st.forged,
       "plain", G_TYPE_UINT64, st.plain,
@@ -706,6 +707,8 @@ gst_vlmcc_src_finalize (GObject * object)
   "receiver leader within two RTTs (challenges); " \
   "challenges-refused: challenges after which it still named another " \
   "(challenges); " \
+  "challenges-suppressed: challenges kept back under the sender's " \
+  "challenge echo (challenges); " \
   "malformed: datagrams that were no RTP, or control that was no START, " \
   "dropped (packets); " \
   "forged: STARTs for another id or answering no probe of ours, dropped " \
