@@ -5,6 +5,7 @@
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
  *   vlmcc-sim scale-echo [SEED...]  the churn part of scale for each seed
  *                        (3 and 4), the paper's and with the challenge echo
+ *                        (VLMCC_SIM_CHALLENGE_DELAY=RTTs: challenge_delay)
  *   vlmcc-sim late-acks  one bottleneck, feedback late (jitter, stalls)
  *                        but never lost: rate, losses taken, halvings
  *   vlmcc-sim ack-jitter one bottleneck, jitter on the feedback only:
@@ -206,8 +207,8 @@ print_churn (const gchar * what, guint64 seed, gboolean echo)
 
   vlmcc_config_init (&cfg);
   cfg.challenge_echo = echo;
-  if (g_getenv ("VDELAY"))
-    cfg.challenge_delay = g_ascii_strtod (g_getenv ("VDELAY"), NULL);
+  if (g_getenv ("VLMCC_SIM_CHALLENGE_DELAY"))
+    cfg.challenge_delay = g_ascii_strtod (g_getenv ("VLMCC_SIM_CHALLENGE_DELAY"), NULL);
   printf ("scale, churn%s, seed %" G_GUINT64_FORMAT ": 10 branches of "
       "2 Mbit/s behind 10 Mbit/s, CBR on/off into branches 0 and 5, "
       "feedback over 10-60 s\n", what, seed);
