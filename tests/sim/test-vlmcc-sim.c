@@ -151,9 +151,9 @@ test_challenge_echo (void)
   VlmccSimChurn paper, echo;
 
   vlmcc_config_init (&cfg);
-  vlmcc_sim_scale_churn_with (&cfg, 100, 3, &paper);
+  vlmcc_sim_scale_churn_with (&cfg, 100, 3, 0, &paper);
   cfg.challenge_echo = TRUE;
-  vlmcc_sim_scale_churn_with (&cfg, 100, 3, &echo);
+  vlmcc_sim_scale_churn_with (&cfg, 100, 3, 0, &echo);
   printf ("challenge echo, 100 receivers: challenges %" G_GUINT64_FORMAT
       " (paper %" G_GUINT64_FORMAT "), %.0f kbit/s (paper %.0f)\n",
       echo.fb.challenges, paper.fb.challenges, echo.kbit, paper.kbit);

@@ -5,7 +5,9 @@
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
  *   vlmcc-sim scale-echo [SEED...]  the churn part of scale for each seed
  *                        (3 and 4), the paper's and with the challenge echo
- *                        (VLMCC_SIM_CHALLENGE_DELAY=RTTs: challenge_delay)
+ *                        (VLMCC_SIM_CHALLENGE_DELAY=RTTs: challenge_delay;
+ *                        VLMCC_SIM_START_JITTER=ms: receivers start up to
+ *                        that much later, drawn from the seed)
  *   vlmcc-sim late-acks  one bottleneck, feedback late (jitter, stalls)
  *                        but never lost: rate, losses taken, halvings
  *   vlmcc-sim ack-jitter one bottleneck, jitter on the feedback only:
@@ -200,7 +202,8 @@ run_ack_jitter (void)
 }
 
 static void
-print_churn (const gchar * what, guint64 seed, gboolean echo)
+print_churn (const gchar * what, guint64 seed, gboolean echo,
+    gint64 start_jitter)
 {
   static const guint ns[] = { 10, 30, 100, 300, 1000 };
   VlmccConfig cfg;
@@ -217,7 +220,8 @@ print_churn (const gchar * what, guint64 seed, gboolean echo)
       "kbit/s");
   for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
     VlmccSimChurn c;
-    gdouble per_rtt = vlmcc_sim_scale_churn_with (&cfg, ns[i], seed, &c);
+    gdouble per_rtt = vlmcc_sim_scale_churn_with (&cfg, ns[i], seed,
+        start_jitter, &c);
 
     printf ("  %6u %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
         G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f %10"
@@ -243,7 +247,7 @@ run_scale (void)
         G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f\n", ns[i], fb.acks,
         fb.challenges, fb.probes, fb.media_sent, per_rtt);
   }
-  print_churn ("", 3, FALSE);
+  print_churn ("", 3, FALSE, 0);
 }
 
 /* The churn sweep with the challenge echo on and off, for the seeds on the
@@ -254,12 +258,14 @@ run_scale_echo (int argc, char **argv)
   static const gchar *def[] = { "3", "4" };
   const gchar **seeds = argc > 2 ? (const gchar **) argv + 2 : def;
   guint n = argc > 2 ? (guint) argc - 2 : G_N_ELEMENTS (def);
+  const gchar *env = g_getenv ("VLMCC_SIM_START_JITTER");
+  gint64 jitter = env ? g_ascii_strtoll (env, NULL, 10) * VSIM_MS : 0;
 
   for (guint i = 0; i < n; i++) {
     guint64 seed = g_ascii_strtoull (seeds[i], NULL, 10);
 
-    print_churn (" (paper)", seed, FALSE);
-    print_churn (" with the challenge echo", seed, TRUE);
+    print_churn (" (paper)", seed, FALSE, jitter);
+    print_churn (" with the challenge echo", seed, TRUE, jitter);
   }
 }
 
