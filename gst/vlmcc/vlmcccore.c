@@ -1749,6 +1749,17 @@ receiver_run_delayed (VlmccReceiver * r, gint64 now)
     r->st.challenges_suppressed++;
 }
 
+/* Ours: at most one challenge per rtt hat. Under the echo, not before
+ * the current RTT sample either: rtt hat lags a queue that builds, and
+ * until then no packet can tell what became of the last challenge. */
+static gint64
+receiver_challenge_gap (const VlmccReceiver * r)
+{
+  if (!r->echo_heard)
+    return r->est.rtt;
+  return MAX (r->est.rtt, r->rtt);
+}
+
 /* Equation (6), when the averaged difference grows; ours: at most once
  * per RTT. With the sender's echo, not while it is in hold-off (it would
  * refuse), and after a random wait. */
@@ -1764,7 +1775,8 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
   if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled)
     return;
   if (!receiver_worse_off (r) || r->diff_avg <= prev ||
-      now < r->last_challenge + r->est.rtt || r->challenge_due >= 0)
+      now < r->last_challenge + receiver_challenge_gap (r) ||
+      r->challenge_due >= 0)
     return;
   if (!r->echo_heard)
     receiver_send_challenge (r, now);
@@ -1776,7 +1788,10 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
 
 /* The sender's hold-off as the echo tells it: a challenge sent at t
  * reaches the sender about our current RTT after the packet left plus
- * (t - now), so it is refused until now + left - rtt. */
+ * (t - now), so it is refused until now + left - rtt. We keep back half
+ * an RTT more: our RTT errs low by the queue we saw when we joined (our
+ * base RTT), and the hold-off, counted in the sender's rtt hat, grows
+ * after it was echoed as the new leader's acks raise it. */
 static void
 receiver_hear_echo (VlmccReceiver * r, const guint8 * rtp, gsize len,
     gint64 now)
@@ -1786,7 +1801,7 @@ receiver_hear_echo (VlmccReceiver * r, const guint8 * rtp, gsize len,
   r->echo_heard = vlmcc_echo_ext_parse (rtp, len, r->cfg.echo_ext_id,
       &left_ms);
   r->echo_refused_until = r->echo_heard && left_ms > 0 ?
-      now + left_ms * MS - r->rtt : -1;
+      now + left_ms * MS - r->rtt / 2 : -1;
 }
 
 /* A receiver whose own rate stays under the floor for leave_time leaves. */

@@ -142,8 +142,9 @@ test_feedback_churn (void)
 
 /* With the challenge echo (docs/protocols/vlmcc.md, "Challenge echo") the
  * followers keep back the challenges the sender would refuse in its
- * hold-off: at 100 receivers over 10 branches a quarter fewer challenges,
- * the same leader changes and the same rate at receiver 1 (889 kbit/s). */
+ * hold-off: at 100 receivers over 10 branches half the challenges (78
+ * against 156) and a lower peak, the same leader changes and the same
+ * rate at receiver 1 (889 kbit/s). */
 static void
 test_challenge_echo (void)
 {
@@ -157,7 +158,8 @@ test_challenge_echo (void)
   printf ("challenge echo, 100 receivers: challenges %" G_GUINT64_FORMAT
       " (paper %" G_GUINT64_FORMAT "), %.0f kbit/s (paper %.0f)\n",
       echo.fb.challenges, paper.fb.challenges, echo.kbit, paper.kbit);
-  g_assert_cmpuint (echo.fb.challenges * 100, <=, paper.fb.challenges * 85);
+  g_assert_cmpuint (echo.fb.challenges * 100, <=, paper.fb.challenges * 60);
+  g_assert_cmpuint (echo.peak_challenges, <, paper.peak_challenges);
   g_assert_cmpuint (echo.fb.challenges, >, 0);
   g_assert_cmpuint (echo.leader_changes, ==, paper.leader_changes);
   g_assert_cmpfloat (echo.kbit, >=, 0.99 * paper.kbit);
