@@ -1712,6 +1712,17 @@ receiver_send_challenge (VlmccReceiver * r, gint64 now)
   receiver_challenge (r, now);
 }
 
+/* Ours: at most one challenge per rtt hat. Under the echo, not before
+ * the current RTT sample either: rtt hat lags a queue that builds, and
+ * until then no packet can tell what became of the last challenge. */
+static gint64
+receiver_challenge_gap (const VlmccReceiver * r)
+{
+  if (!r->echo_heard)
+    return r->est.rtt;
+  return MAX (r->est.rtt, r->rtt);
+}
+
 /* Under the sender's echo: a random wait of up to challenge_delay RTTs,
  * the density growing as e^(LAMBDA t / T) over [0, T] (Nonnenmacher and
  * Biersack's timers, INFOCOM 1998: most wait long, so the first challenge
@@ -1722,7 +1733,7 @@ receiver_send_challenge (VlmccReceiver * r, gint64 now)
 static gint64
 receiver_challenge_delay (const VlmccReceiver * r)
 {
-  gdouble span = r->cfg.challenge_delay * r->est.rtt;
+  gdouble span = r->cfg.challenge_delay * receiver_challenge_gap (r);
   gdouble x = random_source_double (r->rng);
 
   return (gint64) (span / DELAY_LAMBDA * log1p (x * expm1 (DELAY_LAMBDA)));
@@ -1747,17 +1758,6 @@ receiver_run_delayed (VlmccReceiver * r, gint64 now)
     receiver_send_challenge (r, now);
   else
     r->st.challenges_suppressed++;
-}
-
-/* Ours: at most one challenge per rtt hat. Under the echo, not before
- * the current RTT sample either: rtt hat lags a queue that builds, and
- * until then no packet can tell what became of the last challenge. */
-static gint64
-receiver_challenge_gap (const VlmccReceiver * r)
-{
-  if (!r->echo_heard)
-    return r->est.rtt;
-  return MAX (r->est.rtt, r->rtt);
 }
 
 /* Equation (6), when the averaged difference grows; ours: at most once
