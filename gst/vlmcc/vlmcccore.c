@@ -69,18 +69,30 @@ vlmcc_role_name (VlmccRole role)
 /* ------------------------------------------------------------------ */
 /* Wire */
 
+/* A reader over the element @ext_id of the RTP packet @rtp when it is
+ * exactly @size bytes long. */
+static gboolean
+element_reader (const guint8 * rtp, gsize len, guint ext_id, gsize size,
+    WireReader * r)
+{
+  RtpHeader h;
+  RtpExtElement el;
+
+  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
+      el.len != size)
+    return FALSE;
+  wire_reader_init (r, el.data, el.len);
+  return TRUE;
+}
+
 gboolean
 vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     VlmccDataExt * ext)
 {
-  RtpHeader h;
-  RtpExtElement el;
   WireReader r;
 
-  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
-      el.len != VLMCC_EXT_SIZE)
+  if (!element_reader (rtp, len, ext_id, VLMCC_EXT_SIZE, &r))
     return FALSE;
-  wire_reader_init (&r, el.data, el.len);
   ext->seq = wire_read_u16 (&r);
   ext->leader = wire_read_u32 (&r);
   ext->tstamp = wire_read_u32 (&r);
@@ -93,14 +105,13 @@ gboolean
 vlmcc_echo_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     guint16 * holdoff_ms)
 {
-  RtpHeader h;
-  RtpExtElement el;
+  WireReader r;
+  gboolean found = element_reader (rtp, len, ext_id, VLMCC_ECHO_SIZE, &r);
 
-  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
-      el.len != VLMCC_ECHO_SIZE)
-    return FALSE;
-  *holdoff_ms = (guint16) (el.data[0] << 8 | el.data[1]);
-  return TRUE;
+  /* the size is exact: the read cannot fail */
+  if (found)
+    *holdoff_ms = wire_read_u16 (&r);
+  return found;
 }
 
 static gsize
