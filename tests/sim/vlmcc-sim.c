@@ -206,12 +206,13 @@ print_churn (const gchar * what, guint64 seed, gboolean echo,
     gint64 start_jitter)
 {
   static const guint ns[] = { 10, 30, 100, 300, 1000 };
+  const gchar *delay = g_getenv ("VLMCC_SIM_CHALLENGE_DELAY");
   VlmccConfig cfg;
 
   vlmcc_config_init (&cfg);
   cfg.challenge_echo = echo;
-  if (g_getenv ("VLMCC_SIM_CHALLENGE_DELAY"))
-    cfg.challenge_delay = g_ascii_strtod (g_getenv ("VLMCC_SIM_CHALLENGE_DELAY"), NULL);
+  if (delay)
+    cfg.challenge_delay = g_ascii_strtod (delay, NULL);
   printf ("scale, churn%s, seed %" G_GUINT64_FORMAT ": 10 branches of "
       "2 Mbit/s behind 10 Mbit/s, CBR on/off into branches 0 and 5, "
       "feedback over 10-60 s\n", what, seed);
