@@ -331,6 +331,7 @@ on_data (GstNetTransport * t, const guint8 * data, gsize size,
 {
   GstVlmccSrc *self = user_data;
   VlmccInput in;
+  gboolean rearm = FALSE;
 
   g_mutex_lock (&self->wait.lock);
   /* every datagram here is data (the STARTs come to ctrl): it opens under
@@ -357,8 +358,12 @@ on_data (GstNetTransport * t, const guint8 * data, gsize size,
       hold (self, data, size);
     take_events (self);
     send_feedback (self);
+    /* a delayed challenge (challenge-delay) is due at the core's deadline */
+    rearm = vlmcc_receiver_next_deadline (self->core) >= 0;
   }
   g_mutex_unlock (&self->wait.lock);
+  if (rearm)
+    gst_net_loop_wake (self->loop);
   post_events (self);
 }
 

@@ -1789,12 +1789,12 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
       now < r->last_challenge + receiver_challenge_gap (r) ||
       r->challenge_due >= 0)
     return;
-  if (!r->echo_heard)
-    receiver_send_challenge (r, now);
-  else if (now < r->echo_refused_until)
+  if (r->echo_heard && now < r->echo_refused_until)
     r->st.challenges_suppressed++;
-  else
+  else if (r->echo_heard && r->cfg.challenge_delay > 0)
     r->challenge_due = now + receiver_challenge_delay (r);
+  else
+    receiver_send_challenge (r, now);
 }
 
 /* The sender's hold-off as the echo tells it: a challenge sent at t
