@@ -413,7 +413,7 @@ gst_vlmcc_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return GST_FLOW_OK;
   g_mutex_lock (&self->wait.lock);
-  if (map.size + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE) > MAX_PACKET ||
+  if (map.size + VLMCC_DATA_GROWTH > MAX_PACKET ||
       !rtp_header_parse (map.data, map.size, &h)) {
     self->not_rtp++;
     GST_LOG_OBJECT (self, "not RTP (or too long): dropped");

@@ -331,6 +331,7 @@ on_data (GstNetTransport * t, const guint8 * data, gsize size,
 {
   GstVlmccSrc *self = user_data;
   VlmccInput in;
+  gboolean rearm = FALSE;
 
   g_mutex_lock (&self->wait.lock);
   /* every datagram here is data (the STARTs come to ctrl): it opens under
@@ -357,8 +358,12 @@ on_data (GstNetTransport * t, const guint8 * data, gsize size,
       hold (self, data, size);
     take_events (self);
     send_feedback (self);
+    /* a delayed challenge (challenge-delay) is due at the core's deadline */
+    rearm = vlmcc_receiver_next_deadline (self->core) >= 0;
   }
   g_mutex_unlock (&self->wait.lock);
+  if (rearm)
+    gst_net_loop_wake (self->loop);
   post_events (self);
 }
 
@@ -614,6 +619,7 @@ receiver_stats (GstVlmccSrc * self, GstStructure * s)
       "challenges-sent", G_TYPE_UINT64, st.challenges_sent,
       "challenges-accepted", G_TYPE_UINT64, st.challenges_accepted,
       "challenges-refused", G_TYPE_UINT64, st.challenges_refused,
+      "challenges-suppressed", G_TYPE_UINT64, st.challenges_suppressed,
       "malformed", G_TYPE_UINT64, st.malformed + self->early_malformed,
       "forged", G_TYPE_UINT64, st.forged,
       "plain", G_TYPE_UINT64, st.plain,
@@ -706,6 +712,8 @@ gst_vlmcc_src_finalize (GObject * object)
   "receiver leader within two RTTs (challenges); " \
   "challenges-refused: challenges after which it still named another " \
   "(challenges); " \
+  "challenges-suppressed: challenges kept back under the sender's " \
+  "challenge echo (challenges); " \
   "malformed: datagrams that were no RTP, or control that was no START, " \
   "dropped (packets); " \
   "forged: STARTs for another id or answering no probe of ours, dropped " \

@@ -100,6 +100,17 @@ static const GstParamEntry params[] = {
   P ("plus-epochs", "Vegas+: RTTs in a row the queue must hold more "
         "packets than the window before the window turns loss-based "
         "(ours: 2)", UINT, plus_epochs, 1, 1000, S | R),
+  P ("challenge-echo", "Challenge echo (ours, off: the paper's): every "
+        "data packet also tells the group how long the election hold-off "
+        "lasts, so followers keep back the challenges it would refuse",
+      BOOLEAN, challenge_echo, 0, 1, S),
+  P ("echo-ext-id", "RFC 8285 one-byte header extension id of the "
+        "challenge echo, 1..14 (ours: 8; sender and receivers must agree, "
+        "and it must differ from ext-id)", UINT, echo_ext_id, 1, 14, S | R),
+  P ("challenge-delay", "Under the sender's challenge echo, a follower "
+        "waits a random time of up to this many of its RTTs (biased late) "
+        "before it challenges, RTTs (ours: 0, none; it costs rate, "
+        "docs/results.md)", DOUBLE, challenge_delay, 0, 100, R),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

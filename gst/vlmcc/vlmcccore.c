@@ -51,6 +51,9 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->vegas_plus = FALSE;
   cfg->plus_epochs = 2;
   cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
+  cfg->challenge_echo = FALSE;
+  cfg->echo_ext_id = 8;
+  cfg->challenge_delay = 0.0;
 }
 
 const gchar *
@@ -66,24 +69,49 @@ vlmcc_role_name (VlmccRole role)
 /* ------------------------------------------------------------------ */
 /* Wire */
 
+/* A reader over the element @ext_id of the RTP packet @rtp when it is
+ * exactly @size bytes long. */
+static gboolean
+element_reader (const guint8 * rtp, gsize len, guint ext_id, gsize size,
+    WireReader * r)
+{
+  RtpHeader h;
+  RtpExtElement el;
+
+  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
+      el.len != size)
+    return FALSE;
+  wire_reader_init (r, el.data, el.len);
+  return TRUE;
+}
+
 gboolean
 vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     VlmccDataExt * ext)
 {
-  RtpHeader h;
-  RtpExtElement el;
   WireReader r;
 
-  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
-      el.len != VLMCC_EXT_SIZE)
+  if (!element_reader (rtp, len, ext_id, VLMCC_EXT_SIZE, &r))
     return FALSE;
-  wire_reader_init (&r, el.data, el.len);
   ext->seq = wire_read_u16 (&r);
   ext->leader = wire_read_u32 (&r);
   ext->tstamp = wire_read_u32 (&r);
   ext->drift = (guint32) wire_read_be (&r, 3);
   ext->rate = (guint32) wire_read_be (&r, 3);
   return !r.failed;
+}
+
+gboolean
+vlmcc_echo_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
+    guint16 * holdoff_ms)
+{
+  WireReader r;
+  gboolean found = element_reader (rtp, len, ext_id, VLMCC_ECHO_SIZE, &r);
+
+  /* the size is exact: the read cannot fail */
+  if (found)
+    *holdoff_ms = wire_read_u16 (&r);
+  return found;
 }
 
 static gsize
@@ -928,23 +956,60 @@ sender_record (VlmccSender * s, gint64 now)
   s->last_send = now;
 }
 
+/* The echo element (config challenge_echo): how long a challenge would
+ * still be refused as too soon after an election, ms, saturating. */
+static gint64 sender_holdoff_left (const VlmccSender * s, gint64 now);
+
+static void
+sender_write_echo (const VlmccSender * s, guint8 echo[VLMCC_ECHO_SIZE],
+    gint64 now)
+{
+  gint64 ms = (sender_holdoff_left (s, now) + MS - 1) / MS;
+
+  ms = MIN (ms, G_MAXUINT16);
+  echo[0] = (guint8) (ms >> 8);
+  echo[1] = (guint8) ms;
+}
+
+/* @in with the data element and, with challenge_echo, the echo element
+ * added, in a new buffer (*@out_len bytes); NULL when it cannot carry them. */
+static guint8 *
+sender_stamp (VlmccSender * s, const guint8 * in, gsize len, gint64 now,
+    gsize * out_len)
+{
+  guint8 data[VLMCC_EXT_SIZE], echo[VLMCC_ECHO_SIZE];
+  RtpExtElement el = { s->cfg.ext_id, data, sizeof (data) };
+  RtpExtElement el_echo = { s->cfg.echo_ext_id, echo, sizeof (echo) };
+  gsize max = len + VLMCC_DATA_GROWTH;
+  guint8 *buf = g_malloc (max), *tmp;
+
+  sender_write_ext (s, data, now);
+  sender_write_echo (s, echo, now);
+  len = rtp_ext_add (in, len, &el, buf, max);
+  if (len > 0 && s->cfg.challenge_echo) {
+    tmp = g_malloc (max);
+    len = rtp_ext_add (buf, len, &el_echo, tmp, max);
+    g_free (buf);
+    buf = tmp;
+  }
+  if (len == 0) {
+    g_free (buf);
+    return NULL;
+  }
+  *out_len = len;
+  return buf;
+}
+
 /* FALSE (counted) when the packet cannot carry the extension. */
 static gboolean
 sender_stamp_and_queue (VlmccSender * s, GBytes * rtp, gint64 now)
 {
-  guint8 data[VLMCC_EXT_SIZE];
-  RtpExtElement el = { s->cfg.ext_id, data, sizeof (data) };
-  gsize len, max;
+  gsize len;
   const guint8 *in = g_bytes_get_data (rtp, &len);
-  guint8 *buf;
+  guint8 *buf = sender_stamp (s, in, len, now, &len);
   Transmit *t;
 
-  sender_write_ext (s, data, now);
-  max = len + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE);
-  buf = g_malloc (max);
-  len = rtp_ext_add (in, len, &el, buf, max);
-  if (len == 0) {
-    g_free (buf);
+  if (!buf) {
     s->st.unstamped++;
     return FALSE;
   }
@@ -1001,8 +1066,9 @@ vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     s->st.queue_dropped++;
     return FALSE;
   }
-  /* a packet that carries our id already would be read ambiguously */
-  if (rtp_ext_find (&h, s->cfg.ext_id, &el)) {
+  /* a packet that carries our ids already would be read ambiguously */
+  if (rtp_ext_find (&h, s->cfg.ext_id, &el) || (s->cfg.challenge_echo &&
+          rtp_ext_find (&h, s->cfg.echo_ext_id, &el))) {
     s->st.unstamped++;
     return FALSE;
   }
@@ -1201,13 +1267,27 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
  * recovery too, and lasts at least election_holdoff_min whatever RTT the
  * winner claimed, so a challenge storm elects at most once per
  * election_holdoff_min (the amplification limit, docs/security.md). */
+static gint64
+sender_holdoff_span (const VlmccSender * s)
+{
+  return MAX ((gint64) s->cfg.election_holdoff * s->est.rtt,
+      s->cfg.election_holdoff_min);
+}
+
+/* The hold-off follows rtt hat as the new leader's acks move it, so the
+ * echo tells what is left by the estimate of now. */
+static gint64
+sender_holdoff_left (const VlmccSender * s, gint64 now)
+{
+  if (s->st.elections == 0)
+    return 0;
+  return MAX (s->election_time + sender_holdoff_span (s) - now, 0);
+}
+
 static gboolean
 sender_in_holdoff (const VlmccSender * s, gint64 now)
 {
-  gint64 span = MAX ((gint64) s->cfg.election_holdoff * s->est.rtt,
-      s->cfg.election_holdoff_min);
-
-  return s->st.elections > 0 && now < s->election_time + span;
+  return sender_holdoff_left (s, now) > 0;
 }
 
 /* Equation (6): a challenger is worse off, so its election never raises
@@ -1391,6 +1471,12 @@ struct _VlmccReceiver {
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
+  const RandomSource *rng;
+  /* the sender's echo in the last data packet (config challenge_echo), and
+   * until when a challenge we send would reach it in its hold-off */
+  gboolean echo_heard;
+  gint64 echo_refused_until;
+  gint64 challenge_due;         /* a delayed challenge leaves then; -1 */
   gboolean challenge_pending;   /* the last challenge is not settled yet */
   gint64 challenge_deadline;
   gint64 below_floor_since;
@@ -1461,6 +1547,8 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
   r->role = VLMCC_ROLE_NONE;
   r->window = MAX (cfg->initial_window, 1);
   r->last_challenge = G_MININT64 / 2;
+  r->rng = rng;
+  r->challenge_due = -1;
   r->below_floor_since = -1;
   r->first_probe = now;
   receiver_probe (r, now);
@@ -1617,26 +1705,114 @@ receiver_settle_challenge (VlmccReceiver * r, gint64 now)
     r->st.challenges_refused++;
 }
 
+/* Equation (6)'s rate condition: the sender's rate is over what our
+ * window plus N_extra carries over our RTT. */
+static gboolean
+receiver_worse_off (const VlmccReceiver * r)
+{
+  return r->sender_pps > packets_per_s (r->window + r->cfg.n_extra,
+      r->est.rtt);
+}
+
+static void
+receiver_send_challenge (VlmccReceiver * r, gint64 now)
+{
+  if (r->challenge_pending)
+    r->challenge_deadline = now;
+  receiver_settle_challenge (r, now);
+  receiver_challenge (r, now);
+}
+
+/* Ours: at most one challenge per rtt hat. Under the echo, not before
+ * the current RTT sample either: rtt hat lags a queue that builds, and
+ * until then no packet can tell what became of the last challenge. */
+static gint64
+receiver_challenge_gap (const VlmccReceiver * r)
+{
+  if (!r->echo_heard)
+    return r->est.rtt;
+  return MAX (r->est.rtt, r->rtt);
+}
+
+/* Under the sender's echo: a random wait of up to challenge_delay RTTs,
+ * the density growing as e^(LAMBDA t / T) over [0, T] (Nonnenmacher and
+ * Biersack's timers, INFOCOM 1998: most wait long, so the first challenge
+ * that the sender takes reaches the others, as its hold-off flag, before
+ * their own waits run out). */
+#define DELAY_LAMBDA 10.0
+
+static gint64
+receiver_challenge_delay (const VlmccReceiver * r)
+{
+  gdouble span = r->cfg.challenge_delay * receiver_challenge_gap (r);
+  gdouble x = random_source_double (r->rng);
+
+  return (gint64) (span / DELAY_LAMBDA * log1p (x * expm1 (DELAY_LAMBDA)));
+}
+
+/* A delayed challenge leaves when its wait is over and equation (6) still
+ * holds; the sender's hold-off cancels it. */
+static void
+receiver_run_delayed (VlmccReceiver * r, gint64 now)
+{
+  if (r->challenge_due < 0)
+    return;
+  if (r->role != VLMCC_ROLE_FOLLOWER || now < r->echo_refused_until) {
+    r->challenge_due = -1;
+    r->st.challenges_suppressed++;
+    return;
+  }
+  if (now < r->challenge_due)
+    return;
+  r->challenge_due = -1;
+  if (receiver_worse_off (r))
+    receiver_send_challenge (r, now);
+  else
+    r->st.challenges_suppressed++;
+}
+
 /* Equation (6), when the averaged difference grows; ours: at most once
- * per RTT. */
+ * per RTT. With the sender's echo, not while it is in hold-off (it would
+ * refuse), and after a random wait. */
 static void
 receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
 {
   gdouble own = packets_per_s (r->window, r->est.rtt);
-  gdouble limit = packets_per_s (r->window + r->cfg.n_extra, r->est.rtt);
   gdouble prev = r->diff_avg;
 
   r->diff_avg = (1.0 - r->cfg.diff_avg_gain) * r->diff_avg +
       r->cfg.diff_avg_gain * (r->sender_pps - own);
+  receiver_run_delayed (r, now);
   if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled)
     return;
-  if (r->sender_pps > limit && r->diff_avg > prev &&
-      now >= r->last_challenge + r->est.rtt) {
-    if (r->challenge_pending)
-      r->challenge_deadline = now;
-    receiver_settle_challenge (r, now);
-    receiver_challenge (r, now);
-  }
+  if (!receiver_worse_off (r) || r->diff_avg <= prev ||
+      now < r->last_challenge + receiver_challenge_gap (r) ||
+      r->challenge_due >= 0)
+    return;
+  if (r->echo_heard && now < r->echo_refused_until)
+    r->st.challenges_suppressed++;
+  else if (r->echo_heard && r->cfg.challenge_delay > 0)
+    r->challenge_due = now + receiver_challenge_delay (r);
+  else
+    receiver_send_challenge (r, now);
+}
+
+/* The sender's hold-off as the echo tells it: a challenge sent at t
+ * reaches the sender about our current RTT after the packet left plus
+ * (t - now), so it is refused until now + left - rtt. We keep back half
+ * an RTT more: our RTT errs low by the queue we saw when we joined (our
+ * base RTT), and the hold-off, counted in the sender's rtt hat, grows
+ * after it was echoed as the new leader's acks raise it. */
+static void
+receiver_hear_echo (VlmccReceiver * r, const guint8 * rtp, gsize len,
+    gint64 now)
+{
+  guint16 left_ms;
+
+  r->echo_heard = vlmcc_echo_ext_parse (rtp, len, r->cfg.echo_ext_id,
+      &left_ms);
+  r->echo_refused_until = r->echo_heard && left_ms > 0 ?
+      now + left_ms * MS - r->rtt / 2 : -1;
 }
 
 /* A receiver whose own rate stays under the floor for leave_time leaves. */
@@ -1674,6 +1850,7 @@ vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
     return VLMCC_INPUT_MALFORMED;
   }
   r->st.received++;
+  receiver_hear_echo (r, rtp, len, now);
   receiver_track_leader (r, ext.leader, now);
   receiver_settle_challenge (r, now);
   if (r->role != VLMCC_ROLE_NONE)
@@ -1738,7 +1915,9 @@ vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
 gint64
 vlmcc_receiver_next_deadline (const VlmccReceiver * r)
 {
-  return r->role == VLMCC_ROLE_NONE ? r->next_probe : -1;
+  if (r->role == VLMCC_ROLE_NONE)
+    return r->next_probe;
+  return r->challenge_due;
 }
 
 void
@@ -1746,6 +1925,7 @@ vlmcc_receiver_advance (VlmccReceiver * r, gint64 now)
 {
   if (r->role == VLMCC_ROLE_NONE && now >= r->next_probe)
     receiver_probe (r, now);
+  receiver_run_delayed (r, now);
 }
 
 gsize

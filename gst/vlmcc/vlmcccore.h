@@ -41,6 +41,15 @@ G_BEGIN_DECLS
  * W_sender / rtt_sender in 1/64 packet/s, saturating). */
 #define VLMCC_EXT_SIZE 16
 #define VLMCC_RATE_SCALE 64
+/* Ours (config challenge_echo; docs/protocols/vlmcc.md, "Challenge
+ * echo"): a second element, id echo_ext_id, of two bytes: the time left
+ * of the sender's election hold-off when the packet left, ms, saturating
+ * (0: a challenge arriving now is taken). */
+#define VLMCC_ECHO_SIZE 2
+/* The most the sender adds to an application's RTP packet: each element
+ * may need an extension header word, a two-byte element header and three
+ * octets of padding (core/rtp.h, RTP_EXT_ADD_GROWTH). */
+#define VLMCC_DATA_GROWTH (2 * (4 + 2 + 3) + VLMCC_EXT_SIZE + VLMCC_ECHO_SIZE)
 /* Feedback and start packets: one RTCP APP packet, name "VLMC". */
 #define VLMCC_APP_NAME "VLMC"
 #define VLMCC_ACK_SIZE 24
@@ -121,6 +130,14 @@ typedef struct {
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */
   gint vegas_delay;
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Challenge echo"):
+   * the sender tells the group in every data packet how long its election
+   * hold-off lasts; followers that hear it keep back the challenges it
+   * would refuse, and wait a random time of up to challenge_delay of their
+   * RTTs (biased late) before they challenge. */
+  gboolean challenge_echo;
+  guint echo_ext_id;            /* RFC 8285 id of the echo element: 8 */
+  gdouble challenge_delay;      /* RTTs: 2 */
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -138,6 +155,9 @@ typedef struct {
 
 gboolean vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     VlmccDataExt * ext);
+/* The echo element's hold-off left, ms; FALSE when there is none. */
+gboolean vlmcc_echo_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
+    guint16 * holdoff_ms);
 
 typedef struct {
   VlmccMsgType type;
@@ -261,8 +281,8 @@ gint64 vlmcc_sender_next_deadline (const VlmccSender * s);
 void vlmcc_sender_advance (VlmccSender * s, gint64 now);
 /* The next datagram: stamped RTP to the group (@to->len 0) or a START to
  * @to (sealed with a key); returns its length, 0 when nothing is due or
- * @max is too small (len + RTP_EXT_ADD_GROWTH (VLMCC_EXT_SIZE), and
- * VLMCC_MAX_CONTROL_SIZE, always suffice). */
+ * @max is too small (len + VLMCC_DATA_GROWTH, and VLMCC_MAX_CONTROL_SIZE,
+ * always suffice). */
 gsize vlmcc_sender_pop_transmit (VlmccSender * s, guint8 * out, gsize max,
     VlmccAddr * to);
 gboolean vlmcc_sender_pop_event (VlmccSender * s, VlmccEvent * ev);
@@ -284,6 +304,9 @@ typedef struct {
   /* a challenge is accepted when the data names us leader within two
    * RTTs, refused when it still names another */
   guint64 challenges_accepted, challenges_refused;
+  /* challenges kept back under the sender's echo: it was in hold-off, or
+   * equation (6) no longer held when the delay ran out */
+  guint64 challenges_suppressed;
   guint64 leader_changes, starts;
   guint64 malformed, forged, plain;
   guint64 control_dropped;      /* beyond VLMCC_MAX_QUEUED_CONTROL */

@@ -11,6 +11,11 @@
  * (config vegas_delay: 0 rtt, 1 min-rtt, 2 and 3 forward), so the acks'
  * arrival stamps are read.
  *
+ * Bit 0x40 turns the challenge echo on (config challenge_echo, with a
+ * challenge delay of one RTT): every data packet the sender sends must
+ * then carry the echo element, and the receiver parses it in every data
+ * packet, the fuzzer's included.
+ *
  * With bit 0x80 of the config byte both cores share a group key (bytes
  * 0..31): every control datagram a core sends is its plain packet plus
  * the trailer, the other core takes it, and takes it only once (a second
@@ -90,7 +95,12 @@ check_sender (Target * t, gboolean deliver, gint64 now)
 
   while ((len = vlmcc_sender_pop_transmit (t->s, buf, sizeof (buf), &to))) {
     if (to.len == 0) {
+      guint16 left;
+
       if (!vlmcc_data_ext_parse (buf, len, t->cfg.ext_id, &ext))
+        abort ();
+      if (t->cfg.challenge_echo != vlmcc_echo_ext_parse (buf, len,
+              t->cfg.echo_ext_id, &left))
         abort ();
       if (t->have_seq && ext.seq != (guint16) (t->last_seq + 1))
         abort ();
@@ -194,6 +204,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.cfg.max_queue = data[0] & 0x20 ? 4 : 512;
   t.cfg.initial_window = 1 + data[0] % 4;
   t.cfg.vegas_delay = MIN ((data[0] >> 2) & 3, VLMCC_VEGAS_DELAY_FORWARD);
+  t.cfg.challenge_echo = (data[0] & 0x40) != 0;
+  t.cfg.challenge_delay = t.cfg.challenge_echo ? 1.0 : 0.0;
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
   t.r = vlmcc_receiver_new (&t.cfg, &rng, now);

@@ -3,7 +3,8 @@
 exchange, the same with data dropped (losses, leadership loss), raw acks,
 challenges, START packets and data packets (layouts in
 docs/protocols/vlmcc.md), a session with a rate floor, the sender on the forward delay input
-(config bits 0x0c) with acks whose arrival stamps wrap, and with config bit
+(config bits 0x0c) with acks whose arrival stamps wrap, the challenge echo
+(config bit 0x40) with data packets carrying the echo element, and with config bit
 0x80 (a group key) the steady exchange and the raw packets, unsealed and
 with 24 random trailer bytes."""
 import os
@@ -39,11 +40,16 @@ def start(sender, target, seq, leader, rate, win, tstamp):
                                       win, tstamp))
 
 
-def data_packet(seq, leader, tstamp, drift, rate):
+def data_packet(seq, leader, tstamp, drift, rate, echo=None):
     el = struct.pack(">HII", seq, leader, tstamp) + drift.to_bytes(3, "big") + \
         rate.to_bytes(3, "big")
-    # one-byte RFC 8285 block: id 7, length 16 (L = 15), three padding bytes
-    ext = struct.pack(">HH", 0xBEDE, 5) + bytes([0x7F]) + el + b"\x00" * 3
+    if echo is None:
+        # one-byte RFC 8285 block: id 7, length 16 (L = 15), three padding
+        ext = struct.pack(">HH", 0xBEDE, 5) + bytes([0x7F]) + el + b"\x00" * 3
+    else:
+        # and the challenge echo: id 8, length 2 (L = 1), hold-off left, ms
+        ext = struct.pack(">HH", 0xBEDE, 6) + bytes([0x7F]) + el + \
+            bytes([0x81]) + struct.pack(">H", echo) + b"\x00" * 2
     return struct.pack(">BBHII", 0x90, 96, 1, 0, 0xAB) + ext + b"\x00" * 20
 
 
@@ -70,6 +76,13 @@ def main():
         "forward-raw": bytes([0x08]) + raw +
         rec(0, ack(0x1234, 6, 1100, 0xFFFFFFF0)) +
         rec(0, ack(0x1234, 7, 1200, 0x00000010)),
+        "echo-steady": bytes([0x41]) + steady,
+        "echo-lossy": bytes([0x42]) + lossy,
+        "echo-raw": bytes([0x40]) + raw +
+        rec(1, data_packet(10, 0, 1000, 100, 640, echo=0)) +
+        rec(1, data_packet(11, 0, 1100, 100, 640, echo=250)) +
+        rec(1, data_packet(12, 0, 1200, 100, 640, echo=0xFFFF)) +
+        step(20),
         "keyed-steady": bytes([0x81]) + steady,
         "keyed-lossy": bytes([0x82]) + lossy,
         "keyed-raw": bytes([0x80]) + raw +

@@ -140,6 +140,31 @@ test_feedback_churn (void)
   g_assert_cmpuint (c[1].leader_changes, ==, c[0].leader_changes);
 }
 
+/* With the challenge echo (docs/protocols/vlmcc.md, "Challenge echo") the
+ * followers keep back the challenges the sender would refuse in its
+ * hold-off: at 100 receivers over 10 branches half the challenges (78
+ * against 156) and a lower peak, the same leader changes and the same
+ * rate at receiver 1 (889 kbit/s). */
+static void
+test_challenge_echo (void)
+{
+  VlmccConfig cfg;
+  VlmccSimChurn paper, echo;
+
+  vlmcc_config_init (&cfg);
+  vlmcc_sim_scale_churn_with (&cfg, 100, 3, 0, &paper);
+  cfg.challenge_echo = TRUE;
+  vlmcc_sim_scale_churn_with (&cfg, 100, 3, 0, &echo);
+  printf ("challenge echo, 100 receivers: challenges %" G_GUINT64_FORMAT
+      " (paper %" G_GUINT64_FORMAT "), %.0f kbit/s (paper %.0f)\n",
+      echo.fb.challenges, paper.fb.challenges, echo.kbit, paper.kbit);
+  g_assert_cmpuint (echo.fb.challenges * 100, <=, paper.fb.challenges * 60);
+  g_assert_cmpuint (echo.peak_challenges, <, paper.peak_challenges);
+  g_assert_cmpuint (echo.fb.challenges, >, 0);
+  g_assert_cmpuint (echo.leader_changes, ==, paper.leader_changes);
+  g_assert_cmpfloat (echo.kbit, >=, 0.99 * paper.kbit);
+}
+
 /* Feedback late (1 ms jitter, stalls up to 150 ms every 2 s) but never
  * lost, and no queue overflow: nothing is lost for good, no leader is
  * given up, and the session keeps the link. With the paper's timeout
@@ -195,5 +220,6 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/feedback-scales", test_feedback_scales);
   g_test_add_func ("/vlmcc-sim/feedback-churn", test_feedback_churn);
   g_test_add_func ("/vlmcc-sim/late-acks", test_late_acks);
+  g_test_add_func ("/vlmcc-sim/challenge-echo", test_challenge_echo);
   return g_test_run ();
 }

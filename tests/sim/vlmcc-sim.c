@@ -3,6 +3,11 @@
  *   vlmcc-sim figure5    two bottlenecks, cross traffic switched on and
  *                        off (Figure 5 at small scale): leader timeline
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
+ *   vlmcc-sim scale-echo [SEED...]  the churn part of scale for each seed
+ *                        (3 and 4), the paper's and with the challenge echo
+ *                        (VLMCC_SIM_CHALLENGE_DELAY=RTTs: challenge_delay;
+ *                        VLMCC_SIM_START_JITTER=ms: receivers start up to
+ *                        that much later, drawn from the seed)
  *   vlmcc-sim late-acks  one bottleneck, feedback late (jitter, stalls)
  *                        but never lost: rate, losses taken, halvings
  *   vlmcc-sim ack-jitter one bottleneck, jitter on the feedback only:
@@ -197,6 +202,37 @@ run_ack_jitter (void)
 }
 
 static void
+print_churn (const gchar * what, guint64 seed, gboolean echo,
+    gint64 start_jitter)
+{
+  static const guint ns[] = { 10, 30, 100, 300, 1000 };
+  const gchar *delay = g_getenv ("VLMCC_SIM_CHALLENGE_DELAY");
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  cfg.challenge_echo = echo;
+  if (delay)
+    cfg.challenge_delay = g_ascii_strtod (delay, NULL);
+  printf ("scale, churn%s, seed %" G_GUINT64_FORMAT ": 10 branches of "
+      "2 Mbit/s behind 10 Mbit/s, CBR on/off into branches 0 and 5, "
+      "feedback over 10-60 s\n", what, seed);
+  printf ("  %6s %10s %10s %10s %10s %12s %10s %8s %9s\n", "N", "acks",
+      "challenges", "probes", "media", "per RTT", "peak/100ms", "leaders",
+      "kbit/s");
+  for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
+    VlmccSimChurn c;
+    gdouble per_rtt = vlmcc_sim_scale_churn_with (&cfg, ns[i], seed,
+        start_jitter, &c);
+
+    printf ("  %6u %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
+        G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f %10"
+        G_GUINT64_FORMAT " %8u %9.0f\n", ns[i], c.fb.acks, c.fb.challenges,
+        c.fb.probes, c.fb.media_sent, per_rtt, c.peak_challenges,
+        c.leader_changes, c.kbit);
+  }
+}
+
+static void
 run_scale (void)
 {
   static const guint ns[] = { 10, 30, 100, 300, 1000 };
@@ -212,20 +248,25 @@ run_scale (void)
         G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f\n", ns[i], fb.acks,
         fb.challenges, fb.probes, fb.media_sent, per_rtt);
   }
-  printf ("scale, churn: 10 branches of 2 Mbit/s behind 10 Mbit/s, CBR "
-      "on/off into branches 0 and 5, feedback over 10-60 s\n");
-  printf ("  %6s %10s %10s %10s %10s %12s %10s %8s %9s\n", "N", "acks",
-      "challenges", "probes", "media", "per RTT", "peak/100ms", "leaders",
-      "kbit/s");
-  for (guint i = 0; i < G_N_ELEMENTS (ns); i++) {
-    VlmccSimChurn c;
-    gdouble per_rtt = vlmcc_sim_scale_churn (ns[i], 3, &c);
+  print_churn ("", 3, FALSE, 0);
+}
 
-    printf ("  %6u %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %10"
-        G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT " %12.2f %10"
-        G_GUINT64_FORMAT " %8u %9.0f\n", ns[i], c.fb.acks, c.fb.challenges,
-        c.fb.probes, c.fb.media_sent, per_rtt, c.peak_challenges,
-        c.leader_changes, c.kbit);
+/* The churn sweep with the challenge echo on and off, for the seeds on the
+ * command line (vlmcc-sim scale-echo SEED...; 3 and 4 by default). */
+static void
+run_scale_echo (int argc, char **argv)
+{
+  static const gchar *def[] = { "3", "4" };
+  const gchar **seeds = argc > 2 ? (const gchar **) argv + 2 : def;
+  guint n = argc > 2 ? (guint) argc - 2 : G_N_ELEMENTS (def);
+  const gchar *env = g_getenv ("VLMCC_SIM_START_JITTER");
+  gint64 jitter = env ? g_ascii_strtoll (env, NULL, 10) * VSIM_MS : 0;
+
+  for (guint i = 0; i < n; i++) {
+    guint64 seed = g_ascii_strtoull (seeds[i], NULL, 10);
+
+    print_churn (" (paper)", seed, FALSE, jitter);
+    print_churn (" with the challenge echo", seed, TRUE, jitter);
   }
 }
 
@@ -240,6 +281,8 @@ main (int argc, char **argv)
     run_figure5 ();
   if (!strcmp (what, "scale") || !strcmp (what, "all"))
     run_scale ();
+  if (!strcmp (what, "scale-echo") || !strcmp (what, "all"))
+    run_scale_echo (argc, argv);
   if (!strcmp (what, "late-acks") || !strcmp (what, "all"))
     run_late_acks ();
   if (!strcmp (what, "ack-jitter") || !strcmp (what, "all"))

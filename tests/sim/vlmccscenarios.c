@@ -67,25 +67,29 @@ feedback_since (const VlmccSimFeedback * a, const VlmccSimFeedback * b,
   fb->media_sent = b->media_sent - a->media_sent;
 }
 
-/* @n receivers, one every ms, over 10 branches of @branch_rate bit/s
- * (1 .. 10 ms, @branch_queue packets) behind a @rate bit/s, 10 ms
- * bottleneck (@queue packets); the branches' nodes in @branch. */
+/* @n receivers, one every ms (plus up to @start_jitter, drawn from
+ * @seed), over 10 branches of @branch_rate bit/s (1 .. 10 ms,
+ * @branch_queue packets) behind a @rate bit/s, 10 ms bottleneck (@queue
+ * packets); the branches' nodes in @branch. */
 static VlmccSim *
-branches_sim (guint n, guint64 seed, guint64 rate, guint queue,
-    guint64 branch_rate, guint branch_queue, guint branch[10])
+branches_sim (const VlmccConfig * cfg, guint n, guint64 seed,
+    gint64 start_jitter, guint64 rate, guint queue, guint64 branch_rate,
+    guint branch_queue, guint branch[10])
 {
-  VlmccConfig cfg;
   VlmccSim *sim;
   guint bottleneck;
+  RandomSeeded state;
+  RandomSource rng;
 
-  vlmcc_config_init (&cfg);
-  sim = vlmcc_sim_new (&cfg, seed);
+  sim = vlmcc_sim_new (cfg, seed);
   bottleneck = vlmcc_sim_add_node (sim, 0, rate, 10 * VSIM_MS, queue);
   for (guint i = 0; i < 10; i++)
     branch[i] = vlmcc_sim_add_node (sim, bottleneck, branch_rate,
         (1 + i) * VSIM_MS, branch_queue);
+  random_source_init_seeded (&rng, &state, seed);
   for (guint i = 0; i < n; i++)
-    vlmcc_sim_add_receiver (sim, branch[i % 10], i * VSIM_MS);
+    vlmcc_sim_add_receiver (sim, branch[i % 10], i * VSIM_MS +
+        (start_jitter ? random_source_range (&rng, 0, start_jitter) : 0));
   return sim;
 }
 
@@ -104,10 +108,13 @@ gdouble
 vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
 {
   guint branch[10];
-  VlmccSim *sim = branches_sim (n, seed, 2 * MBIT, 30, 10 * MBIT, 0, branch);
+  VlmccConfig cfg;
+  VlmccSim *sim;
   VlmccSimFeedback a, b;
   gdouble per_rtt;
 
+  vlmcc_config_init (&cfg);
+  sim = branches_sim (&cfg, n, seed, 0, 2 * MBIT, 30, 10 * MBIT, 0, branch);
   vlmcc_sim_run (sim, 10 * VSIM_S);
   vlmcc_sim_feedback (sim, &a);
   vlmcc_sim_run (sim, 30 * VSIM_S);
@@ -121,9 +128,19 @@ vlmcc_sim_scale_feedback (guint n, guint64 seed, VlmccSimFeedback * fb)
 gdouble
 vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out)
 {
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  return vlmcc_sim_scale_churn_with (&cfg, n, seed, 0, out);
+}
+
+gdouble
+vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n, guint64 seed,
+    gint64 start_jitter, VlmccSimChurn * out)
+{
   guint branch[10];
-  VlmccSim *sim = branches_sim (n, seed, 10 * MBIT, 100, 2 * MBIT, 30,
-      branch);
+  VlmccSim *sim = branches_sim (cfg, n, seed, start_jitter, 10 * MBIT, 100,
+      2 * MBIT, 30, branch);
   gint64 from = 10 * VSIM_S, to = 60 * VSIM_S;
   VlmccSimFeedback first, prev, cur;
   gdouble per_rtt;

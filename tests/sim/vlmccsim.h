@@ -121,6 +121,12 @@ typedef struct {
   gdouble kbit;
 } VlmccSimChurn;
 gdouble vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out);
+/* The same with the cores' configuration @cfg (the challenge echo), and
+ * each receiver's start up to @start_jitter later (drawn from @seed; 0:
+ * none), which changes which receiver of a branch meets equation (6)
+ * first and so which one leads. */
+gdouble vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n,
+    guint64 seed, gint64 start_jitter, VlmccSimChurn * out);
 
 G_END_DECLS
 

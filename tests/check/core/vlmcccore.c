@@ -1794,6 +1794,74 @@ GST_START_TEST (test_leadership_loss)
 
 GST_END_TEST;
 
+/* Challenge echo (docs/protocols/vlmcc.md): one receiver behind branch A,
+ * 100 behind branch B (both 2 Mbit/s, 30-packet queues, behind
+ * 10 Mbit/s), 1 Mbit/s of CBR into B over 10-20 s. The followers behind B
+ * meet equation (6) together and all challenge; the paper's then
+ * challenge again, every RTT of theirs, through the sender's hold-off and
+ * are refused. With the echo each challenges once: the first election is
+ * the paper's, at the same time, and the rate at A is the paper's. */
+typedef struct {
+  guint64 challenges, refused;
+  gint64 leader_at;             /* when a receiver behind B leads, ns */
+  guint64 kbit;                 /* receiver 0 (branch A), 12-20 s */
+} EchoRun;
+
+static void
+run_branch_turns_worst (gboolean echo, EchoRun * out)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats st;
+  VlmccSimFeedback fb;
+  guint b, a, worst;
+
+  vlmcc_config_init (&cfg);
+  cfg.challenge_echo = echo;
+  sim = vlmcc_sim_new (&cfg, 5);
+  b = vlmcc_sim_add_node (sim, 0, 10000000, 10 * MS, 100);
+  a = vlmcc_sim_add_node (sim, b, 2000000, MS, 30);
+  worst = vlmcc_sim_add_node (sim, b, 2000000, 2 * MS, 30);
+  vlmcc_sim_add_receiver (sim, a, 0);
+  for (guint i = 0; i < 100; i++)
+    vlmcc_sim_add_receiver (sim, worst, (1 + i) * MS);
+  vlmcc_sim_add_cross_traffic (sim, worst, 1000000, 1000, 10 * S, 20 * S, 0,
+      0);
+  vlmcc_sim_run (sim, 20 * S);
+  vlmcc_sim_feedback (sim, &fb);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  out->challenges = fb.challenges;
+  out->refused = st.refused_holdoff;
+  out->leader_at = -1;
+  for (gint64 t = 10 * S; t < 20 * S && out->leader_at < 0; t += MS)
+    if (vlmcc_sim_leader_at (sim, t) >= 1)
+      out->leader_at = t;
+  out->kbit = vlmcc_sim_receiver_bytes (sim, 0, 12 * S, 20 * S) * 8 / 8000;
+  vlmcc_sim_free (sim);
+}
+
+GST_START_TEST (test_challenge_echo)
+{
+  EchoRun paper, echo;
+
+  run_branch_turns_worst (FALSE, &paper);
+  run_branch_turns_worst (TRUE, &echo);
+  GST_INFO ("paper: %" G_GUINT64_FORMAT " challenges, %" G_GUINT64_FORMAT
+      " refused, B leads at %" G_GINT64_FORMAT " ms, %" G_GUINT64_FORMAT
+      " kbit/s; echo: %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ", %"
+      G_GINT64_FORMAT " ms, %" G_GUINT64_FORMAT, paper.challenges,
+      paper.refused, paper.leader_at / MS, paper.kbit, echo.challenges,
+      echo.refused, echo.leader_at / MS, echo.kbit);
+  fail_unless (paper.challenges > 200);
+  /* one each, a few twice: not yet a constant (the first wave stays) */
+  fail_unless (echo.challenges <= 120);
+  fail_unless (echo.leader_at >= 10 * S);
+  fail_unless (echo.leader_at <= paper.leader_at);
+  fail_unless (echo.kbit * 100 >= paper.kbit * 99);
+}
+
+GST_END_TEST;
+
 static Suite *
 vlmcccore_suite (void)
 {
@@ -1829,6 +1897,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_forward_ack_jitter);
   tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
+  tcase_add_test (tc, test_challenge_echo);
   return s;
 }
 

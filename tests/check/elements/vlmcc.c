@@ -88,6 +88,29 @@ GST_START_TEST (test_defaults_and_units)
     g_object_get (sink, "vegas-delay", &delay, NULL);
     fail_unless_equals_int (delay, VLMCC_VEGAS_DELAY_FORWARD);
   }
+  /* the challenge echo: off by default, the sink's switch, the delay the
+   * sources' */
+  {
+    gboolean echo;
+    guint echo_id, src_echo_id;
+    gdouble delay;
+
+    g_object_get (sink, "challenge-echo", &echo, "echo-ext-id", &echo_id,
+        NULL);
+    g_object_get (src, "challenge-delay", &delay, "echo-ext-id",
+        &src_echo_id, NULL);
+    fail_unless (!echo && echo == cfg.challenge_echo);
+    fail_unless_equals_int (echo_id, cfg.echo_ext_id);
+    fail_unless_equals_int (src_echo_id, cfg.echo_ext_id);
+    fail_unless (delay == cfg.challenge_delay);
+    fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (src),
+            "challenge-echo") == NULL);
+    fail_unless (strstr (blurb_of (src, "challenge-delay"), "RTTs") != NULL);
+    g_object_set (sink, "uri", "vlmcc://239.3.3.3:5200?challenge-echo=true",
+        NULL);
+    g_object_get (sink, "challenge-echo", &echo, NULL);
+    fail_unless (echo);
+  }
   fail_unless (strstr (blurb_of (sink, "rate-floor"), "bit/s") != NULL);
   fail_unless (strstr (blurb_of (sink, "initial-rtt"), "ns") != NULL);
   fail_unless (strstr (blurb_of (sink, "packet-size"), "bytes") != NULL);
@@ -231,13 +254,29 @@ check_output (GstBuffer * buf)
   gst_rtp_buffer_unmap (&rtp);
 }
 
+/* Whether @buf carries the challenge echo (default id 8). */
+static gboolean
+has_echo (GstBuffer * buf)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  gpointer ext;
+  guint size = 0;
+  gboolean found;
+
+  fail_unless (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp));
+  found = gst_rtp_buffer_get_extension_onebyte_header (&rtp, 8, 0, &ext,
+      &size);
+  gst_rtp_buffer_unmap (&rtp);
+  return found && size == VLMCC_ECHO_SIZE;
+}
+
 /* A vlmccsink and a vlmccsrc on one loopback group, each with @props
  * added. */
 typedef struct
 {
   GstHarness *hs, *hr;
   GstElement *sink, *src;
-  guint rate, events, pulled;
+  guint rate, events, pulled, echoed;
 } Pair;
 
 static void
@@ -275,6 +314,7 @@ pair_run (Pair * p, guint n)
     take_rate_events (p->hs, &p->rate, &p->events);
     while ((out = gst_harness_try_pull (p->hr))) {
       check_output (out);
+      p->echoed += has_echo (out);
       gst_buffer_unref (out);
       p->pulled++;
     }
@@ -379,6 +419,31 @@ stat_is (GstElement * e, const gchar * field, const gchar * want)
 
 /* With the same key the session runs as without: the source leads and acks, and
  * every control packet is sealed and opened. */
+/* With challenge-echo on the sink every packet carries the echo, the
+ * source plays leader as before; without it none does. */
+GST_START_TEST (test_pair_challenge_echo)
+{
+  Pair p;
+
+  pair_init (&p, "239.255.91.9", "challenge-echo=true", "");
+  pair_run (&p, 150);
+  fail_unless (stat_is (p.src, "role", "leader"));
+  fail_unless (check_stat_u64 (p.sink, "acked") > 100);
+  fail_unless (p.pulled >= 120, "only %u packets came out", p.pulled);
+  fail_unless_equals_int (p.echoed, p.pulled);
+  fail_unless_equals_uint64 (check_stat_u64 (p.src, "challenges-suppressed"),
+      0);
+  pair_clear (&p);
+
+  pair_init (&p, "239.255.91.9", "", "");
+  pair_run (&p, 50);
+  fail_unless (p.pulled > 0);
+  fail_unless_equals_int (p.echoed, 0);
+  pair_clear (&p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_keyed_pair)
 {
   Pair p;
@@ -895,6 +960,7 @@ vlmcc_suite (void)
   tcase_add_test (tc, test_defaults_and_units);
   tcase_add_test (tc, test_uri_round_trip_and_errors);
   tcase_add_test (tc, test_start_errors_clear);
+  tcase_add_test (tc, test_pair_challenge_echo);
   tcase_add_test (tc, test_pair_leader_acks_rate_moves);
   tcase_add_test (tc, test_sink_drops_bad_feedback);
   tcase_add_test (tc, test_keyed_pair);
