@@ -51,11 +51,11 @@ GST_DEBUG_CATEGORY (conference_debug);
  * key frame is lost less often (docs/conference.md, "Key frames"). */
 #define KEY_UNIT_MAX_DELAY_MS 150
 
-/* Parity packets of its own after each key frame (tpsssink's
- * key-unit-parity): a joiner's key frame lost on its lossy link costs a
- * retry, 0.5 s, and another key frame's way; two parity packets right
- * after it repair a burst of two lost packets at once (docs/conference.md,
- * "First pictures at a slow joiner"). */
+/* A parity packet after every two packets of a key frame (tpsssink's
+ * key-unit-parity): a joiner's key frame lost in part on its lossy link
+ * costs a retry, 0.5 s, and another key frame's way; each pair's parity
+ * comes within the receiver's FEC wait (docs/conference.md, "First
+ * pictures at a slow joiner"). */
 #define KEY_UNIT_PARITY 2
 
 /* The camera's noise quarter holds x264 at its default qp-min (10) to about

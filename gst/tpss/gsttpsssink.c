@@ -51,6 +51,15 @@
  * phase, distance, length), membership as `tpss-member-joined` /
  * `tpss-member-left`.
  *
+ * #GstTpssSink:key-unit-parity gives each key unit (a buffer without
+ * GST_BUFFER_FLAG_DELTA_UNIT, as rtph264pay marks an IDR access unit's
+ * first packet, and the packets of its RTP time after it) parity of its
+ * own: one XOR parity packet per that many of its packets, sent right
+ * after them toward every member, so that a key frame lost in part on a
+ * lossy link is repaired within the receiver's FEC wait instead of asked
+ * for again. The parity leaves through the member's pacer and counts in
+ * the stats (parity-sent, key-parity-sent).
+ *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
  * member about this member's stream becomes an upstream force-key-unit
@@ -522,9 +531,9 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
       g_param_spec_uint ("key-unit-parity", "Parity per key unit",
           "Protect every key unit (from a buffer without the DELTA_UNIT "
           "flag through the packets of its RTP time) toward every member "
-          "with this many XOR parity packets of its own, interleaved (a "
-          "burst of as many lost packets is repaired), sent right after "
-          "the unit through the member's pacer; 0 = only the two-phase "
+          "with one XOR parity packet per this many of its packets, sent "
+          "right after them through the member's pacer (1: each packet "
+          "twice); 0 = only the two-phase "
           "slow start's parity (packets)", 0, 255, DEFAULT_KEY_UNIT_PARITY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));

@@ -774,11 +774,14 @@ close_key_unit (TpssGroup * g, Member * m)
 
 /* Parity over key units: @rtp (@m's copy, as sent) feeds @m's key-unit
  * encoder while it belongs to a key unit, the packets from one marked
- * @key_parity (> 0) on that share its RTP time. The unit is one segment
- * of @key_parity interleaved subsegments, closed with the unit's marker
- * bit (or the next packet of another time), so its parity follows the
- * unit at once: the regular segment toward a new member, at its starting
- * rate, closes seconds later, after the decoder has given up the gap. */
+ * @key_parity (> 0) on that share its RTP time. Every @key_parity
+ * consecutive packets of the unit get one parity packet right after them
+ * (segments of k = 1, l = @key_parity; the last one closed with the
+ * unit's marker bit or the next packet of another time). Why so, and not
+ * the slow start's interleaved segment: toward a new member that segment
+ * closes seconds later, and even parity sent after the whole unit came
+ * after the receiver's decoder had given up the gap (its hold, at most
+ * fec-size-time, 200 ms, is 4 packets at 180 kbit/s). */
 static void
 protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
     guint key_parity)
@@ -791,11 +794,9 @@ protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
   if (key_parity) {
     key_parity = MIN (key_parity, TPSS_FEC_MAX_DISTANCE);
     if (!m->key_enc)
-      m->key_enc = tpss_fec_encoder_new (key_parity,
-          TPSS_FEC_MAX_SUBSEGMENT);
+      m->key_enc = tpss_fec_encoder_new (1, key_parity);
     else
-      tpss_fec_encoder_set_params (m->key_enc, key_parity,
-          TPSS_FEC_MAX_SUBSEGMENT);
+      tpss_fec_encoder_set_params (m->key_enc, 1, key_parity);
     m->key_open = TRUE;
     m->key_ts = ts;
   }

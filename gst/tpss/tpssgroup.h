@@ -233,11 +233,10 @@ gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, gint64 now);
 /* The same; @key_parity > 0 marks the packet that starts a key unit (the
  * unit: the packets from it on with its RTP time, up to its marker bit).
- * Toward every destination the unit is then protected by @key_parity
- * parity packets of its own (interleaved XOR, distance @key_parity, at
- * most 255), sent right after its last packet, beside the regular parity
- * of the two-phase slow start and paced with it (counted in parity_sent
- * and key_parity_sent). */
+ * Toward every destination each @key_parity consecutive packets of the
+ * unit (at most 255) then get one XOR parity packet of their own, sent
+ * right after them, beside the regular parity of the two-phase slow start
+ * and paced with it (counted in parity_sent and key_parity_sent). */
 gboolean tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, guint key_parity, gint64 now);
 /* The RTP clock of the stream sent, for its sender reports: the packet

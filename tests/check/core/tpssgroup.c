@@ -934,7 +934,8 @@ is_parity (GBytes * b)
 
 /* A key unit (5 packets) and a delta frame (2) toward C, which is
  * allocated its rate and so gets no parity of the slow start: with
- * @key_parity, 2 parity packets of the unit's own right after it. */
+ * @key_parity, parity of the unit's own after each @key_parity of its
+ * packets. */
 static GPtrArray *
 send_key_unit_to_c (guint key_parity, TpssGroupMemberStats * ms)
 {
@@ -964,26 +965,27 @@ GST_START_TEST (test_key_unit_parity)
   TpssFecOutput o;
   guint16 first_seq;
   guint n_out = 0;
+  static const guint parity_at[] = { 2, 5, 7 };
 
-  /* m0..m4, the unit's parity P0 P1, then the delta frame m5 m6. */
-  fail_unless_equals_int (out->len, 9);
+  /* m0 m1 P01 m2 m3 P23 m4 P4, then the delta frame m5 m6. */
+  fail_unless_equals_int (out->len, 10);
   for (guint i = 0; i < out->len; i++)
     fail_unless_equals_int (is_parity (g_ptr_array_index (out, i)),
-        i == 5 || i == 6);
-  first_seq = read16 ((const guint8 *) g_bytes_get_data (g_ptr_array_index (out,
-              0), NULL) + 2);
-  for (guint i = 5; i <= 6; i++) {
+        i == 2 || i == 5 || i == 7);
+  first_seq = read16 ((const guint8 *)
+      g_bytes_get_data (g_ptr_array_index (out, 0), NULL) + 2);
+  for (guint j = 0; j < 3; j++) {
     gsize len;
-    const guint8 *d = g_bytes_get_data (g_ptr_array_index (out, i), &len);
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (out,
+            parity_at[j]), &len);
     fail_unless_equals_int (tpss_fec_header_parse (d + 12, len - 12, &hdr),
         TPSS_FEC_OK);
-    fail_unless_equals_int (hdr.distance, 2);
-    fail_unless_equals_int (hdr.count, 5);
-    fail_unless_equals_int (hdr.sn_base, first_seq);
-    fail_unless_equals_int (hdr.index, i - 5);
+    fail_unless_equals_int (hdr.distance, 1);
+    fail_unless_equals_int (hdr.count, j < 2 ? 2 : 1);
+    fail_unless_equals_int (hdr.sn_base, (guint16) (first_seq + 2 * j));
   }
-  fail_unless_equals_uint64 (ms.parity_sent, 2);
-  fail_unless_equals_uint64 (ms.key_parity_sent, 2);
+  fail_unless_equals_uint64 (ms.parity_sent, 3);
+  fail_unless_equals_uint64 (ms.key_parity_sent, 3);
 
   /* The unit's second packet lost: the parity rebuilds it, byte for byte. */
   for (guint i = 0; i < out->len; i++) {
