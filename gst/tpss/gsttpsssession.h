@@ -174,8 +174,9 @@ void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);
  * it. @capture: when it was captured, on the monotonic time base of
  * gst_net_now() (-1: unknown), on an RTP clock of @clock_rate Hz (0:
  * unknown); the sender reports map its timestamp to NTP time from it.
- * @key_parity > 0: the packet starts a key unit, which gets that many
- * parity packets of its own (tpss_group_enqueue_media). */
+ * @key_parity > 0: the packet starts a key unit, which gets one parity
+ * packet of its own per @key_parity of its packets
+ * (tpss_group_enqueue_media). */
 gboolean gst_tpss_session_send (GstTpssSession * session, GstBuffer * buffer,
     guint layer, guint n_layers, guint key_parity, gint64 capture,
     guint clock_rate);

@@ -143,7 +143,8 @@ struct _GstTpssSink
   KeyUnitHoldoff holdoff;
   guint key_unit_count;
   guint64 key_unit_requests, pli_ignored;
-  guint key_unit_parity;        /* parity packets per key unit, 0: none */
+  guint key_unit_parity;        /* key-unit packets per parity packet,
+                                 * 0: none */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -533,8 +534,8 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "flag through the packets of its RTP time) toward every member "
           "with one XOR parity packet per this many of its packets, sent "
           "right after them through the member's pacer (1: each packet "
-          "twice); 0 = only the two-phase "
-          "slow start's parity (packets)", 0, 255, DEFAULT_KEY_UNIT_PARITY,
+          "twice); 0 = only the two-phase slow start's parity (packets)",
+          0, 255, DEFAULT_KEY_UNIT_PARITY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   /**

@@ -28,8 +28,8 @@ typedef struct
   TpssFecEncoder *enc;
   guint16 fec_seq;
   guint64 parity_sent;
-  /* Parity over key units (tpss_group_enqueue_media): a segment of its
-   * own per key unit, closed with the unit. */
+  /* Parity over key units (tpss_group_enqueue_media): short segments of
+   * their own, the last closed with the unit. */
   TpssFecEncoder *key_enc;
   gboolean key_open;            /* a key unit is being protected */
   guint32 key_ts;               /* its RTP time */
@@ -89,7 +89,8 @@ typedef struct
 {
   GBytes *data;
   guint layer;
-  guint key_parity;             /* starts a key unit: its parity packets */
+  guint key_parity;             /* > 0: starts a key unit; its packets per
+                                 * parity packet */
 } QueuedPacket;
 
 gboolean
@@ -803,8 +804,6 @@ protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
   if (!m->key_open)
     return;
   tpss_fec_encoder_add (m->key_enc, rtp, len, &err);
-  /* (a unit longer than a whole segment, k x 255 packets, gets its parity
-   * in pieces) */
   m->key_parity_sent += send_parity_of (g, m, m->key_enc);
   if (rtp[1] & 0x80)
     close_key_unit (g, m);
