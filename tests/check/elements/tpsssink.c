@@ -68,25 +68,6 @@ stat_u64 (GstElement * pipeline, const gchar * name, const gchar * field)
   return v;
 }
 
-/* The per-member structure for @id in @stats, or NULL. */
-static const GstStructure *
-member_stats (const GstStructure * stats, guint id)
-{
-  const GValue *list = gst_structure_get_value (stats, "members");
-
-  if (!list)
-    return NULL;
-  for (guint i = 0; i < gst_value_list_get_size (list); i++) {
-    const GstStructure *ms =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    guint mid = 0;
-    gst_structure_get_uint (ms, "id", &mid);
-    if (mid == id)
-      return ms;
-  }
-  return NULL;
-}
-
 GST_START_TEST (test_two_members_exchange)
 {
   guint p1 = free_udp_port (), p2 = free_udp_port ();
@@ -1009,22 +990,6 @@ frame_packet (guint16 seq, guint32 ts, gboolean key_start, gboolean last)
   return buf;
 }
 
-/* The member structure of @id in @sink's stats: its key-parity-sent. */
-static guint64
-key_parity_sent (GstElement * sink, guint id)
-{
-  GstStructure *s;
-  const GstStructure *ms;
-  guint64 v = 0;
-
-  g_object_get (sink, "stats", &s, NULL);
-  ms = member_stats (s, id);
-  if (ms)
-    gst_structure_get_uint64 (ms, "key-parity-sent", &v);
-  gst_structure_free (s);
-  return v;
-}
-
 /* key-unit-parity=2: a key unit of three packets (the first without
  * DELTA_UNIT) gets two parity packets of its own toward the member, one
  * after its first two packets and one after its last; frames of delta
@@ -1055,7 +1020,7 @@ GST_START_TEST (test_key_unit_parity)
                   160 * f, FALSE, i == 2)), GST_FLOW_OK);
   WAIT_UNTIL (element_stat (sink, "packets-sent") == 15, 5);
   fail_unless_equals_uint64 (element_stat (sink, "packets-sent"), 15);
-  fail_unless_equals_uint64 (key_parity_sent (sink, 2), 2);
+  fail_unless_equals_uint64 (member_stat_u64 (sink, 2, "key-parity-sent"), 2);
   check_stats_documented (sink);
 
   gst_object_unref (sink);
