@@ -51,6 +51,13 @@ GST_DEBUG_CATEGORY (conference_debug);
  * key frame is lost less often (docs/conference.md, "Key frames"). */
 #define KEY_UNIT_MAX_DELAY_MS 150
 
+/* A parity packet after every two packets of a key frame (tpsssink's
+ * key-unit-parity): a joiner's key frame lost in part on its lossy link
+ * costs a retry, 0.5 s, and another key frame's way; each pair's parity
+ * comes within the receiver's FEC wait (docs/conference.md, "First
+ * pictures at a slow joiner"). */
+#define KEY_UNIT_PARITY 2
+
 /* The camera's noise quarter holds x264 at its default qp-min (10) to about
  * 2.1 Mbit/s however much it is told (320x240, 15 fps); down to QP 0 it
  * takes up to 3 Mbit/s, what a fast member's link leaves for one sender
@@ -354,7 +361,7 @@ pipeline_description (Conference * conf)
       "key-unit-max-delay=%u key-int-max=%u qp-min=%u "
       "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
-      "layer-max-spread=%u "
+      "layer-max-spread=%u key-unit-parity=%u "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
       /* the others' tiles (tiles.c) and the mixed picture */
@@ -370,7 +377,8 @@ pipeline_description (Conference * conf)
       o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
       KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
-      o->initial_rate, LAYER_MAX_SPREAD, session, o->max_receive_rate,
+      o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY, session,
+      o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,
       audio);

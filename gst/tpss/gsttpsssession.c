@@ -982,7 +982,7 @@ gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
 
 gboolean
 gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
-    guint n_layers, gint64 capture, guint clock_rate)
+    guint n_layers, guint key_parity, gint64 capture, guint clock_rate)
 {
   gboolean ok = FALSE;
   gint64 now = gst_net_now ();
@@ -999,8 +999,8 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
     if (capture >= 0 && map.size >= 8)
       tpss_group_set_media_clock (s->core, GST_READ_UINT32_BE (map.data + 4),
           capture, clock_rate);
-    ok = tpss_group_enqueue_layer (s->core, map.data, map.size, layer,
-        n_layers, now);
+    ok = tpss_group_enqueue_media (s->core, map.data, map.size, layer,
+        n_layers, key_parity, now);
     gst_buffer_unmap (buffer, &map);
     /* The loop recomputes its deadline: a packet entering an empty MQ
      * (or its QOS announcement) needs it. */

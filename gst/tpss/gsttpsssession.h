@@ -71,6 +71,8 @@ G_BEGIN_DECLS
   "rtt: round-trip time to it, -1 = unknown (ns); " \
   "packets-sent: media packets sent to it (packets); " \
   "parity-sent: parity packets sent to it (packets); " \
+  "key-parity-sent: of those, parity over key units (tpsssink's " \
+  "key-unit-parity) (packets); " \
   "layers-sent: the prefix of temporal layers it gets, 0 = not layered " \
   "(count); " \
   "layer-left-out: media packets of layers above its prefix, not sent to " \
@@ -171,9 +173,13 @@ void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);
  * stream of @n_layers (TPSS_GROUP_LAYER_NONE: none); FALSE if MQ refused
  * it. @capture: when it was captured, on the monotonic time base of
  * gst_net_now() (-1: unknown), on an RTP clock of @clock_rate Hz (0:
- * unknown); the sender reports map its timestamp to NTP time from it. */
+ * unknown); the sender reports map its timestamp to NTP time from it.
+ * @key_parity > 0: the packet starts a key unit, which gets one parity
+ * packet of its own per @key_parity of its packets
+ * (tpss_group_enqueue_media). */
 gboolean gst_tpss_session_send (GstTpssSession * session, GstBuffer * buffer,
-    guint layer, guint n_layers, gint64 capture, guint clock_rate);
+    guint layer, guint n_layers, guint key_parity, gint64 capture,
+    guint clock_rate);
 
 gboolean gst_tpss_session_set_members (GstTpssSession * session,
     const gchar * members, GError ** error);

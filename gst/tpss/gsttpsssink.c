@@ -51,6 +51,15 @@
  * phase, distance, length), membership as `tpss-member-joined` /
  * `tpss-member-left`.
  *
+ * #GstTpssSink:key-unit-parity gives each key unit (a buffer without
+ * GST_BUFFER_FLAG_DELTA_UNIT, as rtph264pay marks an IDR access unit's
+ * first packet, and the packets of its RTP time after it) parity of its
+ * own: one XOR parity packet per that many of its packets, sent right
+ * after them toward every member, so that a key frame lost in part on a
+ * lossy link is repaired within the receiver's FEC wait instead of asked
+ * for again. The parity leaves through the member's pacer and counts in
+ * the stats (parity-sent, key-parity-sent).
+ *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
  * member about this member's stream becomes an upstream force-key-unit
@@ -102,12 +111,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define GST_CAT_DEFAULT gst_tpss_sink_debug
 
 #define DEFAULT_KEY_UNIT_HOLDOFF (100 * GST_MSECOND)
+#define DEFAULT_KEY_UNIT_PARITY 0
 
 enum
 {
   PROP_BITRATE = GST_TPSS_PROP_LAST,
   PROP_STATS,
   PROP_KEY_UNIT_HOLDOFF,
+  PROP_KEY_UNIT_PARITY,
 };
 
 struct _GstTpssSink
@@ -132,6 +143,8 @@ struct _GstTpssSink
   KeyUnitHoldoff holdoff;
   guint key_unit_count;
   guint64 key_unit_requests, pli_ignored;
+  guint key_unit_parity;        /* key-unit packets per parity packet,
+                                 * 0: none */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -261,6 +274,7 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
   GstTpssSink *self = GST_TPSS_SINK (bsink);
   GstTemporalLayerMeta *meta;
+  guint key_parity = 0;
 
   if (!self->rate_set) {
     guint64 initial;
@@ -273,9 +287,16 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   /* x264layerenc's meta, which rtph264pay copies to every packet. */
   meta = (GstTemporalLayerMeta *) gst_buffer_get_meta (buffer,
       gst_temporal_layer_meta_api_get_type ());
+  /* A payloader marks the first packet of a key unit (rtph264pay: the
+   * first of an IDR access unit) by leaving DELTA_UNIT unset. */
+  if (!GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DELTA_UNIT)) {
+    GST_OBJECT_LOCK (self);
+    key_parity = self->key_unit_parity;
+    GST_OBJECT_UNLOCK (self);
+  }
   if (!gst_tpss_session_send (self->session, gst_buffer_ref (buffer),
           meta ? meta->layer_id : TPSS_GROUP_LAYER_NONE,
-          meta ? meta->n_layers : 0, capture_time (self, buffer),
+          meta ? meta->n_layers : 0, key_parity, capture_time (self, buffer),
           self->clock_rate))
     self->refused++;
   gst_rate_path_tick (self->rates, running_time (self));
@@ -398,6 +419,10 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     self->key_unit_holdoff = g_value_get_uint64 (value);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_KEY_UNIT_PARITY) {
+    GST_OBJECT_LOCK (self);
+    self->key_unit_parity = g_value_get_uint (value);
+    GST_OBJECT_UNLOCK (self);
   } else if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
           &self->settings, &self->session, &self->started, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -443,6 +468,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_KEY_UNIT_HOLDOFF:
       GST_OBJECT_LOCK (self);
       g_value_set_uint64 (value, self->key_unit_holdoff);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_KEY_UNIT_PARITY:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->key_unit_parity);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -498,6 +528,16 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           G_MAXINT64, DEFAULT_KEY_UNIT_HOLDOFF,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_KEY_UNIT_PARITY,
+      g_param_spec_uint ("key-unit-parity", "Parity per key unit",
+          "Protect every key unit (from a buffer without the DELTA_UNIT "
+          "flag through the packets of its RTP time) toward every member "
+          "with one XOR parity packet per this many of its packets, sent "
+          "right after them through the member's pacer (1: each packet "
+          "twice); 0 = only the two-phase slow start's parity (packets)",
+          0, 255, DEFAULT_KEY_UNIT_PARITY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -546,6 +586,7 @@ gst_tpss_sink_init (GstTpssSink * self)
 
   gst_tpss_settings_init (&self->settings);
   self->key_unit_holdoff = DEFAULT_KEY_UNIT_HOLDOFF;
+  self->key_unit_parity = DEFAULT_KEY_UNIT_PARITY;
   key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);
   self->rates = gst_rate_path_new (GST_ELEMENT (self), pad,

@@ -760,6 +760,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "rtt", G_TYPE_INT64, m->send.rtt,
       "packets-sent", G_TYPE_UINT64, m->send.packets_sent,
       "parity-sent", G_TYPE_UINT64, m->parity_sent,
+      "key-parity-sent", G_TYPE_UINT64, m->key_parity_sent,
       "layers-sent", G_TYPE_UINT, m->layers_sent,
       "layer-left-out", G_TYPE_UINT64, m->layer_left_out,
       "layer-queue-dropped", G_TYPE_UINT64, m->layer_queue_dropped,

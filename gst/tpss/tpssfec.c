@@ -368,6 +368,63 @@ tpss_fec_encoder_flush (TpssFecEncoder * enc)
   return ready_count (enc);
 }
 
+/* @src's packets join @dst's subsegment: XOR parity adds up. */
+static void
+parity_acc_merge (ParityAcc * dst, const ParityAcc * src)
+{
+  guint8 *d;
+  const guint8 *s;
+  gsize common;
+
+  if (src->packets == 0)
+    return;
+  if (dst->packets == 0)
+    dst->xor_len = 0;
+  if (dst->cap < TPSS_FEC_HEADER_SIZE + src->xor_len) {
+    dst->cap = TPSS_FEC_HEADER_SIZE + src->xor_len;
+    dst->buf = g_realloc (dst->buf, dst->cap);
+  }
+  d = dst->buf + TPSS_FEC_HEADER_SIZE;
+  s = src->buf + TPSS_FEC_HEADER_SIZE;
+  common = MIN (dst->xor_len, src->xor_len);
+  erasure_xor (d, s, common);
+  memcpy (d + common, s + common, src->xor_len - common);
+  dst->xor_len = MAX (dst->xor_len, src->xor_len);
+  dst->bits = (dst->packets ? dst->bits : 0) ^ src->bits;
+  dst->length = (dst->packets ? dst->length : 0) ^ src->length;
+  dst->ts = (dst->packets ? dst->ts : 0) ^ src->ts;
+  dst->packets += src->packets;
+}
+
+/* The smallest divisor of @seg's distance k whose subsegments, at its
+ * length l, hold its packets: ceil (count / l) or more. */
+static guint
+folded_distance (const Segment * seg)
+{
+  guint need = (seg->count + seg->length - 1) / seg->length;
+
+  for (guint d = MAX (need, 1); d < seg->distance; d++)
+    if (seg->distance % d == 0)
+      return d;
+  return seg->distance;
+}
+
+guint
+tpss_fec_encoder_flush_folded (TpssFecEncoder * enc)
+{
+  Segment *seg = enc->building;
+  guint d;
+
+  if (seg && seg->length > 0 && (d = folded_distance (seg)) < seg->distance) {
+    /* Subsegment j of distance d is those j' < k with j' = j (mod d): d
+     * divides k, so every packet offset keeps its class. */
+    for (guint j = d; j < MIN (seg->distance, seg->count); j++)
+      parity_acc_merge (&seg->acc[j % d], &seg->acc[j]);
+    seg->distance = d;
+  }
+  return tpss_fec_encoder_flush (enc);
+}
+
 gboolean
 tpss_fec_encoder_pop (TpssFecEncoder * enc, const guint8 ** payload,
     gsize * len, guint32 * media_ts)

@@ -92,6 +92,12 @@ guint tpss_fec_encoder_addv (TpssFecEncoder * enc, const TpssFecChunk * chunks,
  * parity packets ready. */
 guint tpss_fec_encoder_flush (TpssFecEncoder * enc);
 
+/* The same, with the segment's overhead kept: its n packets get
+ * ceil (n / l) parity packets or a few more (the interleave distance
+ * becomes the smallest divisor of k that holds them at length l), where a
+ * plain flush gives one per packet up to k. */
+guint tpss_fec_encoder_flush_folded (TpssFecEncoder * enc);
+
 /* Next parity payload (FEC header + XOR data); valid until the next add or
  * flush. @media_ts is the timestamp of the last media packet it protects. */
 gboolean tpss_fec_encoder_pop (TpssFecEncoder * enc, const guint8 ** payload,

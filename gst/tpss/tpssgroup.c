@@ -28,6 +28,12 @@ typedef struct
   TpssFecEncoder *enc;
   guint16 fec_seq;
   guint64 parity_sent;
+  /* Parity over key units (tpss_group_enqueue_media): short segments of
+   * their own, the last closed with the unit. */
+  TpssFecEncoder *key_enc;
+  gboolean key_open;            /* a key unit is being protected */
+  guint32 key_ts;               /* its RTP time */
+  guint64 key_parity_sent;
   /* Layered: the prefix of layers it gets, its own sequence numbers. */
   TpssLayerFilter layers;
   gboolean have_layers;         /* layers set up for the stream's layering */
@@ -83,6 +89,8 @@ typedef struct
 {
   GBytes *data;
   guint layer;
+  guint key_parity;             /* > 0: starts a key unit; its packets per
+                                 * parity packet */
 } QueuedPacket;
 
 gboolean
@@ -117,6 +125,8 @@ member_free (Member * m)
   g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
   if (m->enc)
     tpss_fec_encoder_free (m->enc);
+  if (m->key_enc)
+    tpss_fec_encoder_free (m->key_enc);
   if (m->dec)
     tpss_fec_decoder_free (m->dec);
   g_free (m);
@@ -232,6 +242,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
   ms->id = m->id;
   ms->addr = m->addr;
   ms->parity_sent = m->parity_sent;
+  ms->key_parity_sent = m->key_parity_sent;
   ms->parity_received = m->parity_received;
   ms->delivered = m->delivered;
   if (m->have_layers) {
@@ -718,16 +729,18 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
   }
 }
 
-/* The parity the encoder of @m has ready, each behind a 12-byte RTP header
- * of the parity stream (our FEC SSRC, @m's own sequence numbers). */
-static void
-send_parity (TpssGroup * g, Member * m)
+/* The parity @enc (toward @m) has ready, each behind a 12-byte RTP header
+ * of the parity stream (our FEC SSRC, @m's own sequence numbers); returns
+ * how many left. */
+static guint
+send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc)
 {
   const guint8 *payload;
   gsize plen;
   guint32 ts;
+  guint n = 0;
 
-  while (tpss_fec_encoder_pop (m->enc, &payload, &plen, &ts)) {
+  while (tpss_fec_encoder_pop (enc, &payload, &plen, &ts)) {
     RtpHeader h = {.payload_type = g->cfg.fec_pt, .seq = m->fec_seq++,
       .timestamp = ts, .ssrc = g->fec_ssrc
     };
@@ -740,7 +753,60 @@ send_parity (TpssGroup * g, Member * m)
     send_to_member (g, m, bytes);
     g_bytes_unref (bytes);
     m->parity_sent++;
+    n++;
   }
+  return n;
+}
+
+static void
+send_parity (TpssGroup * g, Member * m)
+{
+  send_parity_of (g, m, m->enc);
+}
+
+/* The key unit toward @m is complete: its parity leaves now. */
+static void
+close_key_unit (TpssGroup * g, Member * m)
+{
+  tpss_fec_encoder_flush (m->key_enc);
+  m->key_parity_sent += send_parity_of (g, m, m->key_enc);
+  m->key_open = FALSE;
+}
+
+/* Parity over key units: @rtp (@m's copy, as sent) feeds @m's key-unit
+ * encoder while it belongs to a key unit, the packets from one marked
+ * @key_parity (> 0) on that share its RTP time. Every @key_parity
+ * consecutive packets of the unit get one parity packet right after them
+ * (segments of k = 1, l = @key_parity; the last one closed with the
+ * unit's marker bit or the next packet of another time). Why so, and not
+ * the slow start's interleaved segment: toward a new member that segment
+ * closes seconds later, and even parity sent after the whole unit came
+ * after the receiver's decoder had given up the gap (its hold, at most
+ * fec-size-time, 200 ms, is 4 packets at 180 kbit/s). */
+static void
+protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
+    guint key_parity)
+{
+  guint32 ts = read32 (rtp + 4);
+  TpssFecError err;
+
+  if (m->key_open && (key_parity || ts != m->key_ts))
+    close_key_unit (g, m);
+  if (key_parity) {
+    key_parity = MIN (key_parity, TPSS_FEC_MAX_DISTANCE);
+    if (!m->key_enc)
+      m->key_enc = tpss_fec_encoder_new (1, key_parity);
+    else
+      tpss_fec_encoder_set_params (m->key_enc, 1, key_parity);
+    m->key_open = TRUE;
+    m->key_ts = ts;
+  }
+  if (!m->key_open)
+    return;
+  tpss_fec_encoder_add (m->key_enc, rtp, len, &err);
+  m->key_parity_sent += send_parity_of (g, m, m->key_enc);
+  if (rtp[1] & 0x80)
+    close_key_unit (g, m);
 }
 
 /* @rtp with the element (@id, @elem) added to its extension block; @rtp
@@ -807,7 +873,7 @@ restamp_qos (TpssGroup * g, Member * m, guint8 * rtp, gsize len, gint64 now)
  * @m's own sequence number, and feeds @m's parity. */
 static void
 send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
-    gint64 now)
+    guint key_parity, gint64 now)
 {
   TpssLayerFilter *f = member_layers (g, m);
   gsize len;
@@ -828,6 +894,7 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   send_to_member (g, m, own);
   tpss_fec_encoder_add (m->enc, p, len, &err);
   send_parity (g, m);
+  protect_key_unit (g, m, p, len, key_parity);
   tpss_member_count_sent (g->core, m->id, len, now);
   g_bytes_unref (own);
 }
@@ -851,7 +918,7 @@ static void
 send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
 {
   GBytes *bytes = stamp_media (g, q->data, qos);
-  guint layer = q->layer;
+  guint layer = q->layer, key_parity = q->key_parity;
   GHashTableIter it;
   gpointer v;
   gsize len;
@@ -874,20 +941,21 @@ send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
     if (!m->enc || !core_knows (g, m->id))
       continue;
     if (layered (g)) {
-      send_layered (g, m, bytes, layer, now);
+      send_layered (g, m, bytes, layer, key_parity, now);
       continue;
     }
     if (!g->cfg.group.len)
       transmit (g, &m->addr, m->id, bytes);
     tpss_fec_encoder_add (m->enc, data, len, &err);
     send_parity (g, m);
+    protect_key_unit (g, m, data, len, key_parity);
   }
   g_bytes_unref (bytes);
 }
 
 gboolean
-tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
-    guint layer, guint n_layers, gint64 now)
+tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp, gsize len,
+    guint layer, guint n_layers, guint key_parity, gint64 now)
 {
   QueuedPacket *q;
 
@@ -915,8 +983,16 @@ tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
   q = g_new (QueuedPacket, 1);
   q->data = g_bytes_new (rtp, len);
   q->layer = layer;
+  q->key_parity = key_parity;
   g_queue_push_tail (&g->sendq, q);
   return TRUE;
+}
+
+gboolean
+tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
+    guint layer, guint n_layers, gint64 now)
+{
+  return tpss_group_enqueue_media (g, rtp, len, layer, n_layers, 0, now);
 }
 
 gboolean
@@ -1395,14 +1471,18 @@ set_parity (TpssGroup * g, const TpssEvent * ev)
     tpss_fec_encoder_set_params (m->enc, MAX (ev->distance, 1), ev->length);
 }
 
-/* Closes the segment open toward @ev->member now: its parity leaves. */
+/* Closes the segment open toward @ev->member now: its parity leaves,
+ * folded to the segment's overhead 1/l. Unfolded, a probe at a low rate
+ * flushed a few packets every two round trips, one parity packet each:
+ * toward a member joining on a 1 Mbit/s link a median 22 parity packets a
+ * second beside 39 of media, which filled its link and the pacers. */
 static void
 flush_parity (TpssGroup * g, const TpssEvent * ev)
 {
   Member *m = member_get (g, ev->member, FALSE);
 
   if (m && m->enc) {
-    tpss_fec_encoder_flush (m->enc);
+    tpss_fec_encoder_flush_folded (m->enc);
     send_parity (g, m);
   }
 }
@@ -1421,6 +1501,8 @@ member_left (TpssGroup * g, guint32 id)
   } else if (m) {
     /* It may come back: forget its streams, keep its address. */
     g_clear_pointer (&m->enc, tpss_fec_encoder_free);
+    g_clear_pointer (&m->key_enc, tpss_fec_encoder_free);
+    m->key_open = FALSE;
     g_clear_pointer (&m->dec, tpss_fec_decoder_free);
     g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
     m->paced_bytes = 0;

@@ -162,6 +162,7 @@ typedef struct {
   TpssSendStats send;
   TpssRecvStats recv;
   guint64 parity_sent, parity_received, delivered;
+  guint64 key_parity_sent;      /* of parity_sent: over key units */
   guint layers_sent;            /* layered: the prefix it gets now */
   guint64 layer_passed, layer_left_out; /* layered: media packets */
   guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue
@@ -230,6 +231,14 @@ gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
  * Multicast sends everything to the group. */
 gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, gint64 now);
+/* The same; @key_parity > 0 marks the packet that starts a key unit (the
+ * unit: the packets from it on with its RTP time, up to its marker bit).
+ * Toward every destination each @key_parity consecutive packets of the
+ * unit (at most 255) then get one XOR parity packet of their own, sent
+ * right after them, beside the regular parity of the two-phase slow start
+ * and paced with it (counted in parity_sent and key_parity_sent). */
+gboolean tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp,
+    gsize len, guint layer, guint n_layers, guint key_parity, gint64 now);
 /* The RTP clock of the stream sent, for its sender reports: the packet
  * with timestamp @rtp_ts was captured at @capture (ns, the time base of
  * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets

@@ -79,8 +79,8 @@ collect_parity (TpssFecEncoder * enc, GArray * wire)
 /* Encodes @n media packets from @first_seq; returns what goes on the wire in
  * order (media, then each segment's parity). @media gets the originals. */
 static GArray *
-encode_stream (TpssFecEncoder * enc, guint16 first_seq, guint n,
-    GArray * media)
+encode_stream_flushed (TpssFecEncoder * enc, guint16 first_seq, guint n,
+    GArray * media, guint (*flush) (TpssFecEncoder *))
 {
   GArray *wire = g_array_new (FALSE, FALSE, sizeof (Pkt));
 
@@ -96,9 +96,17 @@ encode_stream (TpssFecEncoder * enc, guint16 first_seq, guint n,
     fail_unless_equals_int (err, TPSS_FEC_OK);
     collect_parity (enc, wire);
   }
-  tpss_fec_encoder_flush (enc);
+  flush (enc);
   collect_parity (enc, wire);
   return wire;
+}
+
+static GArray *
+encode_stream (TpssFecEncoder * enc, guint16 first_seq, guint n,
+    GArray * media)
+{
+  return encode_stream_flushed (enc, first_seq, n, media,
+      tpss_fec_encoder_flush);
 }
 
 static void
@@ -346,6 +354,67 @@ GST_START_TEST (test_one_loss_per_subsegment)
   g_array_unref (wire);
   g_array_unref (media);
   tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
+/* A segment closed early keeps its overhead: n packets at k = 20, l = 5
+ * get ceil (n / 5) parity packets or a few more (the distance a divisor of
+ * 20), not one each, and one loss in each folded subsegment is still
+ * repaired, byte for byte. */
+GST_START_TEST (test_flush_folded)
+{
+  static const guint n_media[] = { 3, 7, 23, 60 };
+  static const guint distance[] = { 1, 2, 5, 20 };
+  GRand *rand = g_rand_new_with_seed (11);
+
+  for (guint c = 0; c < G_N_ELEMENTS (n_media); c++) {
+    TpssFecEncoder *enc = tpss_fec_encoder_new (20, 5);
+    GArray *media = g_array_new (FALSE, FALSE, sizeof (Pkt));
+    GArray *wire;
+    guint n = n_media[c], d = distance[c], parity = 0;
+
+    g_array_set_clear_func (media, pkt_clear);
+    wire = encode_stream_flushed (enc, 500, n, media,
+        tpss_fec_encoder_flush_folded);
+    for (guint w = 0; w < wire->len; w++) {
+      Pkt *p = &g_array_index (wire, Pkt, w);
+      TpssFecHeader hdr;
+      if (!p->parity)
+        continue;
+      fail_unless_equals_int (tpss_fec_header_parse (p->data, p->len, &hdr),
+          TPSS_FEC_OK);
+      fail_unless_equals_int (hdr.distance, d);
+      fail_unless_equals_int (hdr.count, n);
+      parity++;
+    }
+    fail_unless_equals_int (parity, MIN (d, n));
+    for (guint round = 0; round < 20; round++) {
+      gboolean *lost = g_new0 (gboolean, wire->len);
+      TpssFecDecoderStats st;
+      GPtrArray *out;
+      guint victims = 0;
+
+      for (guint j = 0; j < MIN (d, n); j++) {
+        guint rows = (n - j + d - 1) / d;
+        /* (the decoder's stream starts at the first packet it gets) */
+        guint i = j + d * g_rand_int_range (rand, j == 0 ? 1 : 0, rows);
+        if (i >= n || (j == 0 && rows < 2))
+          continue;
+        lost[wire_index_of_media (wire, i)] = TRUE;
+        victims++;
+      }
+      out = decode_wire (wire, lost, &st);
+      assert_output (out, media, NULL);
+      fail_unless_equals_int (st.recovered, victims);
+      g_ptr_array_unref (out);
+      g_free (lost);
+    }
+    g_array_unref (wire);
+    g_array_unref (media);
+    tpss_fec_encoder_free (enc);
+  }
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -956,6 +1025,7 @@ tpssfec_suite (void)
   tcase_add_test (tc, test_chunked_input);
   tcase_add_test (tc, test_every_burst_recovered);
   tcase_add_test (tc, test_one_loss_per_subsegment);
+  tcase_add_test (tc, test_flush_folded);
   tcase_add_test (tc, test_two_losses_in_subsegment);
   tcase_add_test (tc, test_params_change_midstream);
   tcase_add_test (tc, test_hold_bound);

@@ -885,6 +885,149 @@ GST_START_TEST (test_layers_paced_per_destination)
 
 GST_END_TEST;
 
+/* Queues a frame of @n packets of layer @layer at RTP time @ts, its last
+ * one marked; its first starts a key unit when @key_parity > 0. */
+static void
+enqueue_unit (TpssGroup * g, guint16 first_seq, guint n, guint layer,
+    guint32 ts, guint key_parity, gint64 now)
+{
+  for (guint i = 0; i < n; i++) {
+    guint8 pkt[12 + 300];
+    gsize len = make_rtp (pkt, 0x55555555, first_seq + i, 100 + 50 * i);
+
+    write32 (pkt + 4, ts);
+    if (i == n - 1)
+      pkt[1] |= 0x80;
+    pkt[12] = layer;
+    fail_unless (tpss_group_enqueue_media (g, pkt, len, layer, N_LAYERS,
+            i == 0 ? key_parity : 0, now));
+  }
+}
+
+/* Runs @g from @start for @dur and keeps, in order, the media and parity
+ * it sends to @host. */
+static void
+run_collect (TpssGroup * g, gint64 start, gint64 dur, guint8 host,
+    GPtrArray * out)
+{
+  TpssAddr to = addr (host);
+  TpssTransmit t;
+
+  for (gint64 now = start; now < start + dur; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      const guint8 *d = g_bytes_get_data (t.data, NULL);
+
+      if (tpss_addr_equal (&t.to, &to) && !(d[1] >= 192 && d[1] <= 223))
+        g_ptr_array_add (out, t.data);
+      else
+        g_bytes_unref (t.data);
+    }
+  }
+}
+
+static gboolean
+is_parity (GBytes * b)
+{
+  return (((const guint8 *) g_bytes_get_data (b, NULL))[1] & 0x7f) == FEC_PT;
+}
+
+/* A key unit (5 packets) and a delta frame (2) toward C, which is
+ * allocated its rate and so gets no parity of the slow start: with
+ * @key_parity, parity of the unit's own after each @key_parity of its
+ * packets. */
+static GPtrArray *
+send_key_unit_to_c (guint key_parity, TpssGroupMemberStats * ms)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+
+  enqueue_unit (g, 0, 5, 0, 0, key_parity, 2 * MS);
+  enqueue_unit (g, 5, 2, 2, 3000, 0, 2 * MS);
+  run_collect (g, 2 * MS, 100 * MS, 3, out);
+  fail_unless (member_stats (g, ID_C, ms));
+  tpss_group_free (g);
+  return out;
+}
+
+GST_START_TEST (test_key_unit_parity)
+{
+  TpssGroupMemberStats ms;
+  GPtrArray *out = send_key_unit_to_c (2, &ms);
+  TpssFecDecoderConfig dcfg = {.size_time = 200 * MS,
+    .release = (TpssFecReleaseFunc) g_bytes_unref
+  };
+  TpssFecDecoder *dec = tpss_fec_decoder_new (&dcfg);
+  TpssFecDecoderStats dst;
+  TpssFecHeader hdr;
+  TpssFecOutput o;
+  guint16 first_seq;
+  guint n_out = 0;
+  static const guint parity_at[] = { 2, 5, 7 };
+
+  /* m0 m1 P01 m2 m3 P23 m4 P4, then the delta frame m5 m6. */
+  fail_unless_equals_int (out->len, 10);
+  for (guint i = 0; i < out->len; i++)
+    fail_unless_equals_int (is_parity (g_ptr_array_index (out, i)),
+        i == 2 || i == 5 || i == 7);
+  first_seq = read16 ((const guint8 *)
+      g_bytes_get_data (g_ptr_array_index (out, 0), NULL) + 2);
+  for (guint j = 0; j < 3; j++) {
+    gsize len;
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (out,
+            parity_at[j]), &len);
+    fail_unless_equals_int (tpss_fec_header_parse (d + 12, len - 12, &hdr),
+        TPSS_FEC_OK);
+    fail_unless_equals_int (hdr.distance, 1);
+    fail_unless_equals_int (hdr.count, j < 2 ? 2 : 1);
+    fail_unless_equals_int (hdr.sn_base, (guint16) (first_seq + 2 * j));
+  }
+  fail_unless_equals_uint64 (ms.parity_sent, 3);
+  fail_unless_equals_uint64 (ms.key_parity_sent, 3);
+
+  /* The unit's second packet lost: the parity rebuilds it, byte for byte. */
+  for (guint i = 0; i < out->len; i++) {
+    GBytes *b = g_ptr_array_index (out, i);
+    gsize len;
+    const guint8 *d = g_bytes_get_data (b, &len);
+    if (i == 1)
+      continue;
+    if (is_parity (b))
+      fail_unless (tpss_fec_decoder_push_fec (dec, d + 12, len - 12,
+              10 * MS + i));
+    else
+      fail_unless (tpss_fec_decoder_push_media (dec, g_bytes_ref (b), d, len,
+              10 * MS + i));
+  }
+  while (tpss_fec_decoder_pop (dec, &o)) {
+    if (o.seq == (guint16) (first_seq + 1)) {
+      gsize len;
+      const guint8 *d = g_bytes_get_data (g_ptr_array_index (out, 1), &len);
+      fail_unless (o.data != NULL);
+      fail_unless_equals_int (o.len, len);
+      fail_unless (memcmp (o.data, d, len) == 0);
+    }
+    g_free (o.data);
+    n_out++;
+  }
+  fail_unless_equals_int (n_out, 7);
+  tpss_fec_decoder_get_stats (dec, &dst);
+  fail_unless_equals_uint64 (dst.recovered, 1);
+  tpss_fec_decoder_free (dec);
+  g_ptr_array_unref (out);
+
+  /* Without it, C gets no parity at all. */
+  out = send_key_unit_to_c (0, &ms);
+  fail_unless_equals_int (out->len, 7);
+  fail_unless_equals_uint64 (ms.parity_sent, 0);
+  fail_unless_equals_uint64 (ms.key_parity_sent, 0);
+  g_ptr_array_unref (out);
+}
+
+GST_END_TEST;
+
 /* Packets without a layer (parameter sets) go to every destination; a
  * layer beyond the stream's count is counted and sent as the top layer. */
 GST_START_TEST (test_layers_unlayered_and_bad)
@@ -1699,6 +1842,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_unlayered_and_bad);
   tcase_add_test (tc, test_layers_qos_per_destination);
   tcase_add_test (tc, test_layers_paced_per_destination);
+  tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);

@@ -153,4 +153,38 @@ locked_read (Member * m, guint * field)
   return v;
 }
 
+/* The per-member structure for @id in @stats (a tpsssink's or tpsssrc's),
+ * or NULL. */
+static inline const GstStructure *
+member_stats (const GstStructure * stats, guint id)
+{
+  const GValue *list = gst_structure_get_value (stats, "members");
+
+  for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
+    const GstStructure *ms =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    guint mid = 0;
+    gst_structure_get_uint (ms, "id", &mid);
+    if (mid == id)
+      return ms;
+  }
+  return NULL;
+}
+
+/* The guint64 @field of member @id in @element's stats; 0 if absent. */
+static inline guint64
+member_stat_u64 (GstElement * element, guint id, const gchar * field)
+{
+  GstStructure *s;
+  const GstStructure *ms;
+  guint64 v = 0;
+
+  g_object_get (element, "stats", &s, NULL);
+  ms = member_stats (s, id);
+  if (ms)
+    gst_structure_get_uint64 (ms, field, &v);
+  gst_structure_free (s);
+  return v;
+}
+
 #endif /* __TPSS_MEMBER_H__ */

@@ -93,35 +93,11 @@ receive_all (GSocket * sock, Received * r)
   }
 }
 
-static const GstStructure *
-member_stats (const GstStructure * stats, guint id)
-{
-  const GValue *list = gst_structure_get_value (stats, "members");
-
-  for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
-    const GstStructure *ms =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    guint mid = 0;
-    gst_structure_get_uint (ms, "id", &mid);
-    if (mid == id)
-      return ms;
-  }
-  return NULL;
-}
-
+/* What @sink allows member @id now (bits/s). */
 static guint64
 send_data_rate (GstElement * sink, guint id)
 {
-  GstStructure *s;
-  const GstStructure *ms;
-  guint64 v = 0;
-
-  g_object_get (sink, "stats", &s, NULL);
-  ms = member_stats (s, id);
-  if (ms)
-    gst_structure_get_uint64 (ms, "send-data-rate", &v);
-  gst_structure_free (s);
-  return v;
+  return member_stat_u64 (sink, id, "send-data-rate");
 }
 
 GST_START_TEST (test_prefix_per_member_and_layer_rates)

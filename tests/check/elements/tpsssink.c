@@ -13,7 +13,9 @@
  * - a PLI from a member becomes one force-key-unit upstream of tpsssink per
  *   hold-off; forged, non-member and foreign-SSRC PLIs are dropped;
  * - tpsssrc sends a PLI when a member's stream starts and when a
- *   force-key-unit event comes upstream on that member's pad. */
+ *   force-key-unit event comes upstream on that member's pad;
+ * - key-unit-parity: a key unit (its first buffer without DELTA_UNIT) gets
+ *   parity of its own toward each member, delta units none. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -64,25 +66,6 @@ stat_u64 (GstElement * pipeline, const gchar * name, const gchar * field)
   gst_structure_get_uint64 (s, field, &v);
   gst_structure_free (s);
   return v;
-}
-
-/* The per-member structure for @id in @stats, or NULL. */
-static const GstStructure *
-member_stats (const GstStructure * stats, guint id)
-{
-  const GValue *list = gst_structure_get_value (stats, "members");
-
-  if (!list)
-    return NULL;
-  for (guint i = 0; i < gst_value_list_get_size (list); i++) {
-    const GstStructure *ms =
-        gst_value_get_structure (gst_value_list_get_value (list, i));
-    guint mid = 0;
-    gst_structure_get_uint (ms, "id", &mid);
-    if (mid == id)
-      return ms;
-  }
-  return NULL;
 }
 
 GST_START_TEST (test_two_members_exchange)
@@ -987,6 +970,67 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
 
 GST_END_TEST;
 
+/* One RTP packet of time @ts for the harness: the first of a key unit
+ * without DELTA_UNIT, the last of a frame with the marker bit. */
+static GstBuffer *
+frame_packet (guint16 seq, guint32 ts, gboolean key_start, gboolean last)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (400, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, 96);
+  gst_rtp_buffer_set_seq (&rtp, seq);
+  gst_rtp_buffer_set_timestamp (&rtp, ts);
+  gst_rtp_buffer_set_marker (&rtp, last);
+  memset (gst_rtp_buffer_get_payload (&rtp), seq & 0xff, 400);
+  gst_rtp_buffer_unmap (&rtp);
+  if (!key_start)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  return buf;
+}
+
+/* key-unit-parity=2: a key unit of three packets (the first without
+ * DELTA_UNIT) gets two parity packets of its own toward the member, one
+ * after its first two packets and one after its last; frames of delta
+ * units get none. */
+GST_START_TEST (test_key_unit_parity)
+{
+  guint p1 = free_udp_port (), p2;
+  GSocket *peer = check_udp_socket_local (&p2);
+  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u allow-join=false "
+      "initial-rate=2000000 key-unit-parity=2", p1, p1, p2);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  guint parity = 0;
+  guint16 seq = 0;
+
+  g_object_get (sink, "key-unit-parity", &parity, NULL);
+  fail_unless_equals_int (parity, 2);
+  gst_harness_set_src_caps_str (h, RTP_CAPS ",payload=96");
+  gst_harness_play (h);
+
+  for (guint i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame_packet (seq++, 0,
+                i == 0, i == 2)), GST_FLOW_OK);
+  for (guint f = 1; f <= 4; f++)
+    for (guint i = 0; i < 3; i++)
+      fail_unless_equals_int (gst_harness_push (h, frame_packet (seq++,
+                  160 * f, FALSE, i == 2)), GST_FLOW_OK);
+  WAIT_UNTIL (element_stat (sink, "packets-sent") == 15, 5);
+  fail_unless_equals_uint64 (element_stat (sink, "packets-sent"), 15);
+  fail_unless_equals_uint64 (member_stat_u64 (sink, 2, "key-parity-sent"), 2);
+  check_stats_documented (sink);
+
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_object_unref (peer);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 /* Waits up to 5 s for a PLI on @sock (other datagrams skipped). */
 static gboolean
 recv_pli (GSocket * sock, guint32 * sender, guint32 * media)
@@ -1211,6 +1255,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_duplicate_member_ids);
   tcase_add_test (tc, test_duplicate_members_while_playing);
   tcase_add_test (tc, test_pli_becomes_force_key_unit);
+  tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_src_sends_pli);
   tcase_add_test (tc, test_src_after_sink_sends_pli);
   tcase_add_test (tc, test_stats_posted_at_eos);
