@@ -1,9 +1,14 @@
 /* tpsssrc through its life cycle, on loopback with ephemeral ports:
  * - the application's EOS reaching a tpsssrc that has no pad yet (no
  *   member sent) ends the pipeline with an error instead of leaving it
- *   waiting for an EOS no sink can get (gst-launch-1.0 -e on Ctrl-C). */
+ *   waiting for an EOS no sink can get (gst-launch-1.0 -e on Ctrl-C);
+ * - `members` and `priorities` set while the element starts: whatever the
+ *   interleaving with the start's re-apply, the last value set is the one
+ *   the session runs with. */
 #include <gst/check/gstcheck.h>
 #include "checkutil.h"
+
+#define START_ROUNDS 1000
 
 /* A receive-only member 2 whose peer (member 1, on @peer_port) never
  * sends; its one pad would go to the fakesink (delayed linking, as
@@ -69,6 +74,113 @@ GST_START_TEST (test_eos_before_any_pad_ends_pipeline)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* Property sets racing the start */
+
+typedef struct
+{
+  GstElement *src;
+  guint port, peer_port;
+  guint last_peer, last_priority;       /* the last values set */
+  guint sets;
+} Setter;
+
+static gboolean
+element_started (GstElement * e)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (e);
+  state = GST_STATE (e);
+  GST_OBJECT_UNLOCK (e);
+  return state >= GST_STATE_PAUSED;
+}
+
+/* The one member besides this one in @src's running session, with its
+ * priority; FALSE if there is not exactly one. */
+static gboolean
+session_peer (GstElement * src, guint * id, guint * priority)
+{
+  GstStructure *st;
+  const GValue *list;
+  gboolean one;
+
+  g_object_get (src, "stats", &st, NULL);
+  list = gst_structure_get_value (st, "members");
+  one = list && gst_value_list_get_size (list) == 1;
+  if (one) {
+    const GstStructure *ms =
+        gst_value_get_structure (gst_value_list_get_value (list, 0));
+    one = gst_structure_get_uint (ms, "id", id) &&
+        gst_structure_get_uint (ms, "priority", priority);
+  }
+  gst_structure_free (st);
+  return one;
+}
+
+/* Sets a new peer (its id in `members`, by name so that each apply
+ * resolves it) and its priority, as fast as it can, from before the start
+ * until a set reaches the running session at once (or the element has
+ * started): that last set lands while the start applies what was set
+ * during it. */
+static gpointer
+set_until_started (gpointer data)
+{
+  Setter *s = data;
+  gboolean live = FALSE;
+
+  do {
+    guint peer = 2 + s->sets % 1000, priority = 1 + s->sets % 9, id = 0, p;
+    gchar *members = g_strdup_printf ("1@127.0.0.1:%u,%u@localhost:%u",
+        s->port, peer, s->peer_port);
+    gchar *prio = g_strdup_printf ("%u:%u", peer, priority);
+
+    g_object_set (s->src, "members", members, "priorities", prio, NULL);
+    s->last_peer = peer;
+    s->last_priority = priority;
+    s->sets++;
+    g_free (members);
+    g_free (prio);
+    live = session_peer (s->src, &id, &p) && id == peer;
+  } while (!live && !element_started (s->src));
+  return NULL;
+}
+
+GST_START_TEST (test_sets_racing_start_last_wins)
+{
+  Setter s = { 0, };
+  guint sets = 0;
+
+  s.port = free_udp_port ();
+  s.peer_port = free_udp_port ();
+  s.src = gst_element_factory_make ("tpsssrc", NULL);
+  g_object_set (s.src, "port", s.port, "member-id", 1, NULL);
+  gst_object_ref_sink (s.src);
+
+  for (guint round = 0; round < START_ROUNDS; round++) {
+    GThread *t = g_thread_new ("setter", set_until_started, &s);
+    guint id = 0, priority = 0;
+
+    fail_if (gst_element_set_state (s.src, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    g_thread_join (t);
+    fail_unless (session_peer (s.src, &id, &priority),
+        "round %u: not one peer in the session", round);
+    fail_unless (id == s.last_peer && priority == s.last_priority,
+        "round %u: the session runs with member %u priority %u, the last "
+        "set was member %u priority %u", round, id, priority, s.last_peer,
+        s.last_priority);
+    fail_unless_equals_int (gst_element_set_state (s.src, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    sets += s.sets;
+    s.sets = 0;
+  }
+  GST_INFO ("%u sets over %u starts", sets, START_ROUNDS);
+  gst_object_unref (s.src);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsslifecycle_suite (void)
 {
@@ -78,6 +190,7 @@ tpsslifecycle_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_eos_before_any_pad_ends_pipeline);
+  tcase_add_test (tc, test_sets_racing_start_last_wins);
   return s;
 }
 
