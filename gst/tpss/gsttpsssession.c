@@ -101,6 +101,10 @@ struct _GstTpssSession
 
   GMutex start_lock;
   gint starts;                  /* start_lock */
+  /* Serializes the elements' applies of members and priorities, each of
+   * which reads the element's newest values under it */
+  GMutex apply_lock;
+  gchar *applied_members;       /* apply_lock: the list in effect */
   gboolean have_key;            /* start_lock: the key the session started */
   AuthKey key;                  /* with, wiped at the last stop */
   SessionSrtp srtp;
@@ -160,6 +164,7 @@ gst_tpss_session_acquire (GstElement * element, const GstTpssSettings * st,
     s->refcount = 1;
     gst_tpss_settings_copy (&s->settings, st);
     g_mutex_init (&s->start_lock);
+    g_mutex_init (&s->apply_lock);
     g_mutex_init (&s->lock);
     g_mutex_init (&s->srtp.lock);
     g_cond_init (&s->drained);
@@ -186,6 +191,8 @@ gst_tpss_session_release (GstTpssSession * s)
   g_warn_if_fail (s->starts == 0);
   gst_tpss_settings_clear (&s->settings);
   g_mutex_clear (&s->start_lock);
+  g_mutex_clear (&s->apply_lock);
+  g_free (s->applied_members);
   g_mutex_clear (&s->lock);
   g_mutex_clear (&s->srtp.lock);
   g_cond_clear (&s->drained);
@@ -881,6 +888,10 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
       srtp_close (s);
   }
   if (ok) {
+    g_mutex_lock (&s->apply_lock);
+    g_free (s->applied_members);
+    s->applied_members = g_strdup (st.members);
+    g_mutex_unlock (&s->apply_lock);
     gst_net_loop_attach (loop, transport, on_datagram, s);
     gst_net_loop_start (loop);
     GST_INFO ("session %s: member %u on port %u%s", s->name, s->id,
@@ -1148,25 +1159,66 @@ session_ref (GstTpssSession * s)
   return s;
 }
 
-/* Applies @members to the running @session; a refused list warns and gives
- * the element back @old_members, unless a newer list replaced it. */
-static void
-apply_members_property (GstElement * element, GstTpssSettings * settings,
-    GstTpssSession * session, const gchar * members, const gchar * old_members)
+/* Applies @element's newest @members list to @s, with @s's apply_lock held
+ * and the list read under it. A refused list gives the element back the
+ * list in effect (unless a newer one replaced it) and returns the error,
+ * which the caller posts with no lock held. */
+static GError *
+apply_members_locked (GstElement * element, GstTpssSettings * settings,
+    GstTpssSession * s, const gchar * members)
 {
   GError *err = NULL;
 
-  if (gst_tpss_session_set_members (session, members, &err))
-    return;
-  GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
-      ("%s; the members stay as they were", err->message), (NULL));
-  g_clear_error (&err);
+  if (gst_tpss_session_set_members (s, members, &err)) {
+    g_free (s->applied_members);
+    s->applied_members = g_strdup (members);
+    return NULL;
+  }
   GST_OBJECT_LOCK (element);
   if (g_strcmp0 (settings->members, members) == 0) {
     g_free (settings->members);
-    settings->members = g_strdup (old_members);
+    settings->members = g_strdup (s->applied_members);
   }
   GST_OBJECT_UNLOCK (element);
+  return err;
+}
+
+/* Applies @element's members (@members) and/or priorities (@priorities) to
+ * its running session @s, the values as they are now, skipping those equal
+ * to @in_effect's (may be NULL). Every apply reads the values under @s's
+ * apply_lock, so whichever runs last carries the newest: a set racing the
+ * start's apply can no longer leave an older value in the session. */
+static void
+apply_newest (GstElement * element, GstTpssSettings * settings,
+    GstTpssSession * s, gboolean members, gboolean priorities,
+    const GstTpssSettings * in_effect)
+{
+  gchar *m = NULL, *p = NULL;
+  GError *refused = NULL;
+
+  g_mutex_lock (&s->apply_lock);
+  GST_OBJECT_LOCK (element);
+  if (members && (!in_effect ||
+          g_strcmp0 (settings->members, in_effect->members) != 0))
+    m = g_strdup (settings->members);
+  if (priorities && (!in_effect ||
+          g_strcmp0 (settings->priorities, in_effect->priorities) != 0))
+    p = g_strdup (settings->priorities);
+  GST_OBJECT_UNLOCK (element);
+  if (m)
+    refused = apply_members_locked (element, settings, s, m);
+  /* an unparsable list was warned about by its own set */
+  if (p && gst_tpss_parse_priorities (p, NULL, NULL))
+    gst_tpss_session_set_priorities (s, p, NULL);
+  g_mutex_unlock (&s->apply_lock);
+
+  if (refused) {
+    GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS,
+        ("%s; the members stay as they were", refused->message), (NULL));
+    g_error_free (refused);
+  }
+  g_free (m);
+  g_free (p);
 }
 
 static void
@@ -1185,14 +1237,12 @@ gst_tpss_element_set_session_property (GstElement * element,
     GstTpssSettings * settings, GstTpssSession ** session,
     const gboolean * started, guint prop_id, const GValue * value)
 {
-  gchar *members = NULL, *prio = NULL, *old_members;
+  gchar *members = NULL, *prio = NULL;
   GstTpssSession *live;
   GError *err = NULL;
 
   GST_OBJECT_LOCK (element);
-  old_members = g_strdup (settings->members);
   if (!gst_tpss_settings_set_property (settings, prop_id, value)) {
-    g_free (old_members);
     GST_OBJECT_UNLOCK (element);
     return FALSE;
   }
@@ -1203,17 +1253,15 @@ gst_tpss_element_set_session_property (GstElement * element,
     prio = g_strdup (settings->priorities);
   GST_OBJECT_UNLOCK (element);
 
-  if (members && live)
-    apply_members_property (element, settings, live, members, old_members);
-  else if (members && !gst_tpss_parse_members (members, NULL, &err))
+  if (members && !live && !gst_tpss_parse_members (members, NULL, &err))
     warn_unparsable (element, err);
   if (prio && !gst_tpss_parse_priorities (prio, NULL, &err))
     warn_unparsable (element, err);
-  else if (prio && live)
-    gst_tpss_session_set_priorities (live, prio, NULL);
+  if (live && (members || prio))
+    apply_newest (element, settings, live, members != NULL, prio != NULL,
+        NULL);
   gst_tpss_session_release (live);
   g_free (members);
-  g_free (old_members);
   g_free (prio);
   return TRUE;
 }
@@ -1223,26 +1271,14 @@ gst_tpss_element_session_started (GstElement * element,
     GstTpssSettings * settings, GstTpssSession * session, gboolean * started,
     const GstTpssSettings * st)
 {
-  gchar *members = NULL, *prio = NULL;
-
   GST_OBJECT_LOCK (element);
   *started = TRUE;
-  if (g_strcmp0 (settings->members, st->members) != 0)
-    members = g_strdup (settings->members);
-  if (g_strcmp0 (settings->priorities, st->priorities) != 0)
-    prio = g_strdup (settings->priorities);
   GST_OBJECT_UNLOCK (element);
 
-  /* No reference: only this element's own state changes release it. A set
-   * racing this apply may land its newer value first, and this older one
-   * after it: serializing them would mean a lock held while the refusal
-   * posts its warning. */
-  if (members)
-    apply_members_property (element, settings, session, members, st->members);
-  if (prio)
-    gst_tpss_session_set_priorities (session, prio, NULL);
-  g_free (members);
-  g_free (prio);
+  /* No reference: only this element's own state changes release it. What
+   * was set since @st was copied, which the start missed; a set from now
+   * on applies itself. */
+  apply_newest (element, settings, session, TRUE, TRUE, st);
 }
 
 void

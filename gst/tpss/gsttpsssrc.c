@@ -13,7 +13,10 @@
  * appears with the member's first packet and goes away, after an EOS, when
  * the member leaves or stays silent for #GstTpssSrc:member-timeout. An EOS
  * sent to the element (gst-launch-1.0 -e does so on Ctrl-C) ends every pad
- * after what it holds; no new pad appears until the element restarts.
+ * after what it holds; no new pad appears until the element restarts. If no
+ * member's media arrived before that EOS (no pad ever appeared, so no sink
+ * behind the element can get the EOS), the element posts an error (stream
+ * error "failed") instead, so the pipeline ends on the first Ctrl-C.
  *
  * The receiver side of the protocol runs in the session (shared with a
  * tpsssink of the same member, see tpsssink): every report interval it
@@ -673,19 +676,29 @@ queue_eos_mark (gpointer key, gpointer value, gpointer data)
  * source of the pipeline): GstElement's default handler looks for a sink
  * pad to send it on and drops it, so no member's pad would ever see EOS and
  * the pipeline would wait forever. Every pad ends after its queue; the
- * pads stay until the stop, and no new one appears. */
+ * pads stay until the stop, and no new one appears. With no pad ever
+ * added, nothing downstream can get the EOS: as a demuxer that meets EOS
+ * before its first stream, the element posts an error, which ends the
+ * pipeline. */
 static gboolean
 gst_tpss_src_send_event (GstElement * element, GstEvent * event)
 {
   GstTpssSrc *self = GST_TPSS_SRC (element);
+  gboolean never_had_pad;
 
   if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
     return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
   gst_event_unref (event);
   g_mutex_lock (&self->pads_lock);
+  never_had_pad = self->running && !self->eos &&
+      g_hash_table_size (self->pads) == 0 && self->pads_removed == 0;
   self->eos = TRUE;
   g_hash_table_foreach (self->pads, queue_eos_mark, NULL);
   g_mutex_unlock (&self->pads_lock);
+  if (never_had_pad)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("No member of the group sent media before the end of the stream"),
+        ("EOS before any member's pad: nothing downstream can get it"));
   return TRUE;
 }
 

@@ -744,6 +744,7 @@ GST_START_TEST (test_src_drops_bad_control)
   fail_unless_equals_uint64 (check_stat_u64 (src, "pushed"), 1);
 
   vlmcc_sender_free (core);
+  gst_object_unref (src);
   gst_harness_teardown (h);
   g_clear_object (&from);
   g_object_unref (to_group);
@@ -879,6 +880,9 @@ GST_START_TEST (test_src_below_floor_leaves)
   fail_unless_equals_uint64 (check_stat_u64 (src, "received"), received);
 
   test_sender_clear (&ts);
+  /* the teardown's messages would stay on the bus, holding the element */
+  gst_element_set_bus (src, NULL);
+  gst_object_unref (src);
   gst_harness_teardown (h);
   gst_object_unref (bus);
   g_free (desc);

@@ -1,0 +1,197 @@
+/* tpsssrc through its life cycle, on loopback with ephemeral ports:
+ * - the application's EOS reaching a tpsssrc that has no pad yet (no
+ *   member sent) ends the pipeline with an error instead of leaving it
+ *   waiting for an EOS no sink can get (gst-launch-1.0 -e on Ctrl-C);
+ * - `members` and `priorities` set while the element starts: whatever the
+ *   interleaving with the start's re-apply, the last value set is the one
+ *   the session runs with. */
+#include <gst/check/gstcheck.h>
+#include "checkutil.h"
+
+#define START_ROUNDS 1000
+
+/* A receive-only member 2 whose peer (member 1, on @peer_port) never
+ * sends; its one pad would go to the fakesink (delayed linking, as
+ * gst-launch-1.0 does it). */
+static GstElement *
+receive_only_pipeline (guint port, guint peer_port)
+{
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=2 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u ! fakesink name=out", port,
+      peer_port, port);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+
+  fail_unless (p != NULL && err == NULL, "%s", err ? err->message : "");
+  g_free (desc);
+  return p;
+}
+
+static guint
+pads_now (GstElement * src)
+{
+  GstStructure *st;
+  guint pads = G_MAXUINT;
+
+  g_object_get (src, "stats", &st, NULL);
+  gst_structure_get_uint (st, "pads", &pads);
+  gst_structure_free (st);
+  return pads;
+}
+
+GST_START_TEST (test_eos_before_any_pad_ends_pipeline)
+{
+  guint port = free_udp_port (), peer_port = free_udp_port ();
+  GstElement *pipeline = receive_only_pipeline (port, peer_port);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  /* no get_state: the fakesink never prerolls */
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (200 * 1000);
+  fail_unless_equals_int (pads_now (src), 0);
+
+  fail_unless (gst_element_send_event (pipeline, gst_event_new_eos ()));
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "neither EOS nor an error within 5 s of the EOS");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (src));
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED),
+      "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Property sets racing the start */
+
+typedef struct
+{
+  GstElement *src;
+  guint port, peer_port;
+  guint last_peer, last_priority;       /* the last values set */
+  guint sets;
+} Setter;
+
+static gboolean
+element_started (GstElement * e)
+{
+  GstState state;
+
+  GST_OBJECT_LOCK (e);
+  state = GST_STATE (e);
+  GST_OBJECT_UNLOCK (e);
+  return state >= GST_STATE_PAUSED;
+}
+
+/* The one member besides this one in @src's running session, with its
+ * priority; FALSE if there is not exactly one. */
+static gboolean
+session_peer (GstElement * src, guint * id, guint * priority)
+{
+  GstStructure *st;
+  const GValue *list;
+  gboolean one;
+
+  g_object_get (src, "stats", &st, NULL);
+  list = gst_structure_get_value (st, "members");
+  one = list && gst_value_list_get_size (list) == 1;
+  if (one) {
+    const GstStructure *ms =
+        gst_value_get_structure (gst_value_list_get_value (list, 0));
+    one = gst_structure_get_uint (ms, "id", id) &&
+        gst_structure_get_uint (ms, "priority", priority);
+  }
+  gst_structure_free (st);
+  return one;
+}
+
+/* Sets a new peer (its id in `members`, by name so that each apply
+ * resolves it) and its priority, as fast as it can, from before the start
+ * until a set reaches the running session at once (or the element has
+ * started): that last set lands while the start applies what was set
+ * during it. */
+static gpointer
+set_until_started (gpointer data)
+{
+  Setter *s = data;
+  gboolean live = FALSE;
+
+  do {
+    guint peer = 2 + s->sets % 1000, priority = 1 + s->sets % 9, id = 0, p;
+    gchar *members = g_strdup_printf ("1@127.0.0.1:%u,%u@localhost:%u",
+        s->port, peer, s->peer_port);
+    gchar *prio = g_strdup_printf ("%u:%u", peer, priority);
+
+    g_object_set (s->src, "members", members, "priorities", prio, NULL);
+    s->last_peer = peer;
+    s->last_priority = priority;
+    s->sets++;
+    g_free (members);
+    g_free (prio);
+    live = session_peer (s->src, &id, &p) && id == peer;
+  } while (!live && !element_started (s->src));
+  return NULL;
+}
+
+GST_START_TEST (test_sets_racing_start_last_wins)
+{
+  Setter s = { 0, };
+  guint sets = 0;
+
+  s.port = free_udp_port ();
+  s.peer_port = free_udp_port ();
+  s.src = gst_element_factory_make ("tpsssrc", NULL);
+  g_object_set (s.src, "port", s.port, "member-id", 1, NULL);
+  gst_object_ref_sink (s.src);
+
+  for (guint round = 0; round < START_ROUNDS; round++) {
+    GThread *t = g_thread_new ("setter", set_until_started, &s);
+    guint id = 0, priority = 0;
+
+    fail_if (gst_element_set_state (s.src, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    g_thread_join (t);
+    fail_unless (session_peer (s.src, &id, &priority),
+        "round %u: not one peer in the session", round);
+    fail_unless (id == s.last_peer && priority == s.last_priority,
+        "round %u: the session runs with member %u priority %u, the last "
+        "set was member %u priority %u", round, id, priority, s.last_peer,
+        s.last_priority);
+    fail_unless_equals_int (gst_element_set_state (s.src, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    sets += s.sets;
+    s.sets = 0;
+  }
+  GST_INFO ("%u sets over %u starts", sets, START_ROUNDS);
+  gst_object_unref (s.src);
+}
+
+GST_END_TEST;
+
+static Suite *
+tpsslifecycle_suite (void)
+{
+  Suite *s = suite_create ("tpsslifecycle");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_eos_before_any_pad_ends_pipeline);
+  tcase_add_test (tc, test_sets_racing_start_last_wins);
+  return s;
+}
+
+GST_CHECK_MAIN (tpsslifecycle);
