@@ -73,10 +73,6 @@ static const GstParamEntry params[] = {
   P ("join-reported", "Until its first drop, join at once, unannounced, up "
         "to the lowest level other receivers report as settled (ours; the "
         "paper: off)", BOOLEAN, NULL, join_reported, 0, 0, R),
-  P ("silent-climb", "With join-reported: a step up to a level another "
-        "receiver reports holding is taken unannounced and undone on a loss "
-        "in its window (ours; the paper: off)", BOOLEAN, NULL, silent_climb,
-      0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -38,7 +38,6 @@ rlm_config_init (RlmConfig * cfg)
   cfg->join_max_ref = 1;
   cfg->start_level = 1;
   cfg->join_reported = FALSE;
-  cfg->silent_climb = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -306,25 +305,6 @@ lowest_settled_level (const RlmReceiver * r)
   return lowest;
 }
 
-/* The highest level of the members' last REPORTs, settled or not; 0
- * when none was heard. */
-static guint
-highest_reported_level (const RlmReceiver * r)
-{
-  GHashTableIter it;
-  gpointer value;
-  guint highest = 0;
-
-  g_hash_table_iter_init (&it, r->members);
-  while (g_hash_table_iter_next (&it, NULL, &value)) {
-    const RlmMember *m = value;
-
-    if (m->level <= r->cfg.n_layers)
-      highest = MAX (highest, m->level);
-  }
-  return highest;
-}
-
 static guint
 session_size (const RlmReceiver * r)
 {
@@ -407,22 +387,6 @@ is_settled (const RlmReceiver * r, gint64 now)
       (!r->own_level && now - r->level_since >= 2 * r->cfg.t_join_min);
 }
 
-/* The level a REPORT gives. With silent_climb, which climbs to the levels
- * reported, a layer still under our own experiment or join is not held
- * yet; without, our level as the paper has it (join_reported reads only
- * settled reports). */
-static guint
-held_level (const RlmReceiver * r, gint64 now)
-{
-  if (!r->cfg.silent_climb)
-    return r->level;
-  if (r->own_level == r->level && r->level > 1)
-    return r->level - 1;
-  if (reported_join_in_progress (r, now))
-    return r->reported_from;
-  return r->level;
-}
-
 static void
 queue_ctrl (RlmReceiver * r, guint8 type, gint64 now)
 {
@@ -430,8 +394,7 @@ queue_ctrl (RlmReceiver * r, guint8 type, gint64 now)
 
   c->type = type;
   c->ssrc = r->ssrc;
-  c->level = (guint8) (type == RLM_CTRL_JOIN ? r->level + 1 :
-      held_level (r, now));
+  c->level = (guint8) (type == RLM_CTRL_JOIN ? r->level + 1 : r->level);
   c->flags = type == RLM_CTRL_REPORT && is_settled (r, now) ?
       RLM_CTRL_FLAG_SETTLED : 0;
 }
@@ -862,29 +825,6 @@ join_reported_level (RlmReceiver * r, gint64 now)
   return TRUE;
 }
 
-/* silent_climb: a level that another receiver reports holding crosses
- * the links we share with it already, so our step up to it loads only
- * links of ours that it does not use, and its outcome can teach only
- * the receivers behind those, which are below it too. We take it at our
- * join timer as an experiment, judged as a join up to the reported
- * level, but without announcing it: announced, it suppresses the
- * experiments of the receivers that climbed first, just above the level
- * they reached, and that is what bounds their convergence
- * (docs/protocols/rlm.md). FALSE when the level above ours is nobody's. */
-static gboolean
-climb_silently (RlmReceiver * r, gint64 now)
-{
-  if (!r->cfg.silent_climb || !r->may_join_reported || r->own_level ||
-      highest_reported_level (r) <= r->level)
-    return FALSE;
-  r->reported_from = r->level;
-  r->reported_start = now;
-  r->st.silent_steps++;
-  add_layer (r, now);
-  schedule_join (r, now);
-  return TRUE;
-}
-
 /* The join timer of S expired: a join up to the reported level
  * (join_reported), else an experiment, unless a lower one or our join up
  * to the reported level is in progress (section 3.4). */
@@ -898,7 +838,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
     schedule_join (r, now);
     return;
   }
-  if (join_reported_level (r, now) || climb_silently (r, now))
+  if (join_reported_level (r, now))
     return;
 
   for (guint k = 2; k < target; k++) {

@@ -109,10 +109,6 @@ typedef struct {
                                  * joins at once, unannounced, up to the
                                  * lowest level reported as settled:
                                  * FALSE (the paper) */
-  gboolean silent_climb;        /* with join_reported: a step up to a
-                                 * level another receiver reports holding
-                                 * is taken unannounced, judged as a join
-                                 * up to the reported level: FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -239,9 +235,6 @@ typedef struct {
   guint64 drops;                /* layers dropped on congestion */
   guint64 reported_joins;       /* climbs to the reported level (join_reported) */
   guint64 reported_joins_failed;        /* ... undone by a loss in their window */
-  guint64 silent_steps;         /* steps taken unannounced (silent_climb);
-                                 * their failures count in
-                                 * reported_joins_failed */
   guint64 announcements_sent, reports_sent;
   guint64 control_received, own, malformed, forged, foreign;
   guint64 source_changes;       /* new SSRCs taken after the source's silence */

@@ -837,68 +837,6 @@ GST_START_TEST (test_join_reported_blames_experiment_above)
 
 GST_END_TEST;
 
-/* silent_climb: a peer reports level 3 while still climbing (not settled),
- * so join_reported has nothing to join; the step to 2 is taken at the
- * join timer without an announcement, and a lower experiment of another
- * receiver in progress does not hold it back. A loss in its window
- * undoes it, and the next step is the paper's announced experiment.
- * Without the option the same peer's report leaves the announced
- * experiment. */
-GST_START_TEST (test_silent_climb)
-{
-  Rig rig;
-  RlmReceiverStats st;
-  gint64 deadline;
-
-  rig_init_reported (&rig, 46);
-  rlm_receiver_free (rig.r);
-  rig.cfg.silent_climb = TRUE;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
-  drain_events (&rig, RLM_EVENT_JOIN, NULL);
-  feed_report (&rig, PEER_SSRC, 3, FALSE, 2);
-  run_until_level (&rig, 2, 23 * S);
-  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
-  st = stats (&rig);
-  fail_unless_equals_int (st.silent_steps, 1);
-  fail_unless_equals_int (st.experiments_run, 0);
-  fail_unless_equals_int (st.reported_joins, 0);
-
-  /* the window passes; at the next timer a peer's experiment at 2 is in
-   * progress, which would suppress an announced experiment at 3 */
-  run_clean (&rig, rig.now + 4 * S);
-  deadline = stats (&rig).join_deadline;
-  run_clean (&rig, deadline - 1 * S);
-  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 2, 3);
-  run_clean (&rig, deadline);
-  st = stats (&rig);
-  fail_unless_equals_int (st.level, 3);
-  fail_unless_equals_int (st.silent_steps, 2);
-  fail_unless_equals_int (st.experiments_suppressed, 0);
-  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
-
-  /* a loss in its window, nobody's experiment above: back to 2 */
-  rig.now += 100 * MS;
-  feed (&rig, 2, 0);
-  feed (&rig, 2, 3);
-  st = stats (&rig);
-  fail_unless_equals_int (st.level, 2);
-  fail_unless_equals_int (st.reported_joins_failed, 1);
-  fail_unless_equals_int (st.state, RLM_STATE_DROP);
-
-  /* no silent step after a failed one: an announced experiment */
-  expect_experiment (&rig, 3, rig.now + 60 * S);
-  fail_unless_equals_int (stats (&rig).silent_steps, 2);
-  rig_clear (&rig);
-
-  rig_init_reported (&rig, 46);
-  feed_report (&rig, PEER_SSRC, 3, FALSE, 2);
-  expect_experiment (&rig, 2, 23 * S);
-  fail_unless_equals_int (stats (&rig).silent_steps, 0);
-  rig_clear (&rig);
-}
-
-GST_END_TEST;
-
 /* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
  * the loss estimator over the threshold drops the layer (reason
  * congestion) and backs off its timer. */
@@ -1473,7 +1411,6 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_report_settled_flag);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
-  tcase_add_test (tc, test_silent_climb);
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
