@@ -407,16 +407,38 @@ make_media (Sim * sim, guint session, guint layer)
   return p;
 }
 
+/* No receiver at the source's node and no link from it carries @layer
+ * of @session now: a packet would go nowhere. */
+static gboolean
+source_unheard (Sim * sim, guint session, guint layer)
+{
+  SimGroup *st;
+
+  if (sim_engine_attached (sim->engine, 0)->len > 0)
+    return FALSE;
+  st = group_at (sim, 0, group_of (session, layer), FALSE);
+  return !st || st->n_out == 0;
+}
+
+/* Sends the next packet of a layer; one that would go nowhere (the top
+ * layers, most of a run) only uses up its sequence numbers. */
 static void
 source_send (Sim * sim, guint session, guint layer)
 {
-  SimPacket *p = make_media (sim, session, layer);
+  SimSession *ss = session_at (sim, session);
   gint64 delta = (gint64) (sim->cfg.packet_size * 8.0 * SIM_S /
-      session_at (sim, session)->layer_rate[layer]);
+      ss->layer_rate[layer]);
   gint64 noise = 0;
 
-  arrive (sim, 0, p);
-  packet_unref (p);
+  if (source_unheard (sim, session, layer)) {
+    ss->rtp_seq++;
+    rlm_stamper_skip (&ss->stamper, layer);
+  } else {
+    SimPacket *p = make_media (sim, session, layer);
+
+    arrive (sim, 0, p);
+    packet_unref (p);
+  }
   if (sim->cfg.source_jitter)
     noise = random_source_range (&sim->rng, -delta / 2, delta / 2);
   schedule (sim, now (sim) + delta + noise, EV_SOURCE, session, layer, NULL);
