@@ -176,6 +176,17 @@ rlm_stamper_stamp (RlmStamper * st, guint layer, const guint8 * in,
   return n;
 }
 
+void
+rlm_stamper_skip (RlmStamper * st, guint layer)
+{
+  if (layer >= RLM_MAX_LAYERS) {
+    st->refused++;
+    return;
+  }
+  st->next_seq[layer]++;
+  st->stamped[layer]++;
+}
+
 /* ------------------------------------------------------------------ */
 /* Receiver */
 

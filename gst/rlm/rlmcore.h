@@ -169,6 +169,10 @@ void rlm_stamper_init (RlmStamper * st, guint ext_id, const RandomSource * rng);
  * (len + RTP_EXT_ADD_GROWTH (RLM_LAYER_EXT_SIZE) always suffices). */
 gsize rlm_stamper_stamp (RlmStamper * st, guint layer, const guint8 * in,
     gsize len, guint8 * out, gsize max);
+/* Uses up the next sequence number of @layer as a packet stamped and sent
+ * would, without building one (a simulator's packet that no link or
+ * receiver would take). */
+void rlm_stamper_skip (RlmStamper * st, guint layer);
 
 /* ------------------------------------------------------------------ */
 /* Receiver */

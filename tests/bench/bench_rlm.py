@@ -22,7 +22,8 @@ Environment: BENCH_RLM_RUNS (bed runs per case, 2), BENCH_RLM_SEEDS
 (topology 4's, BENCH_RLM_N by default),
 BENCH_RLM_SECONDS (sweep duration, 600), BENCH_RLM_PARTS
 ("compare,bed,goals,sweep"; without "bed" the bed is not used),
-RLM_SIM (the rlm-sim binary)."""
+RLM_SIM (the rlm-sim binary), BENCH_RLM_CACHE (a directory keeping each
+simulator run's output by its arguments)."""
 import math
 import os
 import statistics
@@ -42,11 +43,32 @@ def env_list(name, default, conv=int):
 
 # ---------------------------------------------------------------- simulator
 
-def run_sim(args):
-    """Runs rlm-sim; returns (per-receiver rows, summary dict)."""
+def sim_output(args):
+    """rlm-sim's output for @args; kept in BENCH_RLM_CACHE (a directory)
+    when set, so that a sweep can be redone, or its plots redrawn, without
+    rerunning the runs it has (a run is exact: same arguments, same
+    output)."""
     exe = os.environ.get("RLM_SIM", "rlm-sim")
+    cache = os.environ.get("BENCH_RLM_CACHE")
+    path = None
+    if cache:
+        os.makedirs(cache, exist_ok=True)
+        path = os.path.join(cache, "_".join(str(a) for a in args) + ".txt")
+        if os.path.exists(path):
+            with open(path) as f:
+                return f.read()
     out = subprocess.run(["nice", exe] + [str(a) for a in args], check=True,
                          capture_output=True, text=True).stdout
+    if path:
+        with open(path + ".part", "w") as f:
+            f.write(out)
+        os.replace(path + ".part", path)
+    return out
+
+
+def run_sim(args):
+    """Runs rlm-sim; returns (per-receiver rows, summary dict)."""
+    out = sim_output(args)
     rows = []
     for line in out.splitlines():
         if line.startswith("#") or not line.strip():
@@ -375,7 +397,8 @@ def main():
                            "compare,bed,goals,sweep").split(",")
     seeds = env_list("BENCH_RLM_SEEDS", "1,2")
     ns = env_list("BENCH_RLM_N", "10,32,100,316,1000")
-    # topology (4) at 1000 sessions takes about an hour on a loaded machine
+    # topology (4) at 1000 sessions: about 3 CPU minutes, but 15-30 minutes
+    # on this machine under load
     ns4 = env_list("BENCH_RLM_N4", ",".join(map(str, ns)))
     runs = int(os.environ.get("BENCH_RLM_RUNS", "2"))
     seconds = int(os.environ.get("BENCH_RLM_SECONDS", "600"))

@@ -324,7 +324,8 @@ def main():
         check("the bridge forwards by membership", waited is not None,
               f"after {waited and round(waited, 1)} s")
         t0 = time.monotonic()
-        rx = start_receiver(r1)
+        # RLM_SRC_PROPS: more rlmsrc properties ("join-reported=true")
+        rx = start_receiver(r1, os.environ.get("RLM_SRC_PROPS", ""))
         ok = wait_members(br, ["p-r1"])
         check("receiver's base group in the bridge's mdb", ok)
         tx = start_sender(snd)

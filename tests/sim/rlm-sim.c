@@ -35,7 +35,7 @@
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
  * turns join_reported on. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
- * -v RX prints receiver RX's level changes. The summary gives
+ * -v RX prints receiver RX's level changes and experiment counters. The summary gives
  * the median and the slowest convergence. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +90,10 @@ median_convergence (gint64 * conv, guint n)
 
 /* -v: every level change of receiver @i, with its time and reason. */
 static void
-print_trace (const Sim * sim, guint i)
+print_trace (Sim * sim, guint i)
 {
   const GArray *evs = sim_receiver_events (sim, i);
+  RlmReceiverStats st;
 
   for (guint k = 0; k < evs->len; k++) {
     const SimEventRecord *e = &g_array_index (evs, SimEventRecord, k);
@@ -101,6 +102,12 @@ print_trace (const Sim * sim, guint i)
       printf ("# rx %u %.3f s level %u %s\n", i, e->time / 1e9, e->ev.level,
           rlm_reason_name (e->ev.reason));
   }
+  rlm_receiver_get_stats (sim_receiver_core (sim, i), &st);
+  printf ("# rx %u experiments run %" G_GUINT64_FORMAT " failed %"
+      G_GUINT64_FORMAT " suppressed %" G_GUINT64_FORMAT " learned %"
+      G_GUINT64_FORMAT "\n", i,
+      st.experiments_run, st.experiments_failed, st.experiments_suppressed,
+      st.experiments_learned);
 }
 
 static gboolean

@@ -30,6 +30,7 @@ typedef struct {
 /* What the RLM side keeps of a node (the engine keeps the rest). */
 typedef struct {
   GHashTable *groups;           /* group + 1 -> SimGroup */
+  gboolean has_children;        /* a leaf forwards nothing: no lookup */
   guint64 delivered;
   guint64 layer_delivered[RLM_MAX_LAYERS];
 } SimNode;
@@ -38,7 +39,10 @@ typedef struct {
 typedef struct {
   guint members;                /* subscribed receivers at or below it */
   gboolean forwards;            /* the link into the node carries it */
-  GArray *out;                  /* children whose links carry it (guint) */
+  /* children whose links carry it; inline, as every packet at the node
+   * reads them */
+  guint *out;
+  guint n_out, out_size;
 } SimGroup;
 
 typedef struct {
@@ -155,7 +159,6 @@ group_at (Sim * sim, guint n, guint g, gboolean create)
 
   if (!st && create) {
     st = g_new0 (SimGroup, 1);
-    st->out = g_array_new (FALSE, FALSE, sizeof (guint));
     g_hash_table_insert (node->groups, GUINT_TO_POINTER (g + 1), st);
   }
   return st;
@@ -166,7 +169,7 @@ group_free (gpointer data)
 {
   SimGroup *st = data;
 
-  g_array_free (st->out, TRUE);
+  g_free (st->out);
   g_free (st);
 }
 
@@ -199,6 +202,28 @@ account_packet (SimReceiver * rx, const SimPacket * p, gint64 time)
   rx->lost += gap;
 }
 
+static void
+group_add_out (SimGroup * st, guint child)
+{
+  if (st->n_out == st->out_size) {
+    st->out_size = MAX (4, 2 * st->out_size);
+    st->out = g_renew (guint, st->out, st->out_size);
+  }
+  st->out[st->n_out++] = child;
+}
+
+/* The last child takes the place of the one removed. */
+static void
+group_remove_out (SimGroup * st, guint child)
+{
+  for (guint k = 0; k < st->n_out; k++) {
+    if (st->out[k] == child) {
+      st->out[k] = st->out[--st->n_out];
+      return;
+    }
+  }
+}
+
 /* Grafts or prunes group @g on every link from node @n up to the root,
  * as the members below each link now ask. */
 static void
@@ -213,16 +238,10 @@ refresh_path (Sim * sim, guint n, guint g)
     if (want == st->forwards)
       continue;
     st->forwards = want;
-    if (want) {
-      g_array_append_val (up->out, n);
-      continue;
-    }
-    for (guint k = 0; k < up->out->len; k++) {
-      if (g_array_index (up->out, guint, k) == n) {
-        g_array_remove_index_fast (up->out, k);
-        break;
-      }
-    }
+    if (want)
+      group_add_out (up, n);
+    else
+      group_remove_out (up, n);
   }
 }
 
@@ -351,9 +370,11 @@ arrive (Sim * sim, guint n, SimPacket * p)
       deliver (sim, i, p, G_MAXUINT);
     }
   }
+  if (!node->has_children)
+    return;
   st = group_at (sim, n, group_of (p->session, p->layer), FALSE);
-  for (guint k = 0; st && k < st->out->len; k++) {
-    guint child = g_array_index (st->out, guint, k);
+  for (guint k = 0; st && k < st->n_out; k++) {
+    guint child = st->out[k];
 
     sim_engine_link_send_flow (sim->engine, child, SIM_DOWN, p->session,
         p->size, EV_ARRIVE, child, 0, p);
@@ -386,16 +407,38 @@ make_media (Sim * sim, guint session, guint layer)
   return p;
 }
 
+/* No receiver at the source's node and no link from it carries @layer
+ * of @session now: a packet would go nowhere. */
+static gboolean
+source_unheard (Sim * sim, guint session, guint layer)
+{
+  SimGroup *st;
+
+  if (sim_engine_attached (sim->engine, 0)->len > 0)
+    return FALSE;
+  st = group_at (sim, 0, group_of (session, layer), FALSE);
+  return !st || st->n_out == 0;
+}
+
+/* Sends the next packet of a layer; one that would go nowhere (the top
+ * layers, most of a run) only uses up its sequence numbers. */
 static void
 source_send (Sim * sim, guint session, guint layer)
 {
-  SimPacket *p = make_media (sim, session, layer);
+  SimSession *ss = session_at (sim, session);
   gint64 delta = (gint64) (sim->cfg.packet_size * 8.0 * SIM_S /
-      session_at (sim, session)->layer_rate[layer]);
+      ss->layer_rate[layer]);
   gint64 noise = 0;
 
-  arrive (sim, 0, p);
-  packet_unref (p);
+  if (source_unheard (sim, session, layer)) {
+    ss->rtp_seq++;
+    rlm_stamper_skip (&ss->stamper, layer);
+  } else {
+    SimPacket *p = make_media (sim, session, layer);
+
+    arrive (sim, 0, p);
+    packet_unref (p);
+  }
   if (sim->cfg.source_jitter)
     noise = random_source_range (&sim->rng, -delta / 2, delta / 2);
   schedule (sim, now (sim) + delta + noise, EV_SOURCE, session, layer, NULL);
@@ -463,6 +506,7 @@ sim_add_node (Sim * sim, guint parent, guint64 rate, gint64 delay,
 {
   g_return_val_if_fail (parent < sim->nodes->len && rate > 0, 0);
   add_node_state (sim);
+  node_at (sim, parent)->has_children = TRUE;
   return sim_engine_add_node (sim->engine, parent, rate, delay, queue_packets,
       queue_bytes);
 }

@@ -256,6 +256,21 @@ GST_START_TEST (test_wire)
   fail_unless_equals_int (rlm_stamper_stamp (&st, 0, buf, 5, out,
           sizeof (out)), 0);
   fail_unless_equals_int (st.refused, 2);
+  /* a skipped packet uses up its number: the next stamped one is 2 on */
+  {
+    guint16 before = st.next_seq[2];
+    guint64 stamped = st.stamped[2];
+
+    rlm_stamper_skip (&st, 2);
+    fail_unless_equals_int (st.stamped[2], stamped + 1);
+    len = rtp_header_write (&(RtpHeader) {.payload_type = 96}, NULL, 0, buf,
+        sizeof (buf));
+    len = rlm_stamper_stamp (&st, 2, buf, len, out, sizeof (out));
+    fail_unless (rlm_layer_ext_parse (out, len, 6, &layer, &seq));
+    fail_unless_equals_int (seq, (guint16) (before + 1));
+    rlm_stamper_skip (&st, RLM_MAX_LAYERS);
+    fail_unless_equals_int (st.refused, 3);
+  }
 
   /* layer -> group: base + index, carrying; a port each on request */
   fail_unless (rlm_layer_group (base4, 4, 5000, 3, FALSE, g, &port));
