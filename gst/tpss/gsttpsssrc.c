@@ -261,6 +261,10 @@ struct _GstTpssSrc
   gboolean running;
   gboolean eos;                 /* the application sent EOS: pads end */
   guint64 pads_removed;
+  /* pads_lock: pads a member's leaving is removing outside the table; the
+   * stop waits for them (removed_cond), so no pad-removed comes after it */
+  guint removing;
+  GCond removed_cond;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
@@ -613,8 +617,10 @@ remove_member_async (GstElement * element, gpointer data)
   g_mutex_lock (&self->deliver_lock);
   g_mutex_lock (&self->pads_lock);
   sp = g_hash_table_lookup (self->pads, GUINT_TO_POINTER (member));
-  if (sp)
+  if (sp) {
     g_hash_table_steal (self->pads, GUINT_TO_POINTER (member));
+    self->removing++;
+  }
   g_mutex_unlock (&self->pads_lock);
   g_mutex_unlock (&self->deliver_lock);
   if (!sp)
@@ -623,6 +629,8 @@ remove_member_async (GstElement * element, gpointer data)
   remove_src_pad (self, sp, TRUE);
   g_mutex_lock (&self->pads_lock);
   self->pads_removed++;
+  self->removing--;
+  g_cond_broadcast (&self->removed_cond);
   g_mutex_unlock (&self->pads_lock);
 }
 
@@ -654,6 +662,10 @@ remove_all_pads (GstTpssSrc * self)
   for (GList * l = all; l; l = l->next)
     remove_src_pad (self, l->data, FALSE);
   g_list_free (all);
+  g_mutex_lock (&self->pads_lock);
+  while (self->removing > 0)
+    g_cond_wait (&self->removed_cond, &self->pads_lock);
+  g_mutex_unlock (&self->pads_lock);
 }
 
 /* @sp's task pushes EOS after what it holds (no wait: the caller may be
@@ -955,6 +967,7 @@ gst_tpss_src_finalize (GObject * object)
   g_hash_table_unref (self->pads);
   g_mutex_clear (&self->pads_lock);
   g_mutex_clear (&self->deliver_lock);
+  g_cond_clear (&self->removed_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1077,6 +1090,7 @@ gst_tpss_src_init (GstTpssSrc * self)
   self->max_hold = DEFAULT_MAX_HOLD;
   g_mutex_init (&self->pads_lock);
   g_mutex_init (&self->deliver_lock);
+  g_cond_init (&self->removed_cond);
   self->pads = g_hash_table_new (NULL, NULL);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
 }
