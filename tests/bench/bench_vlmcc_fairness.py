@@ -27,7 +27,10 @@ flows' mean rates, its median per 1 s window, and the scheme's share of the
 fair rate b / (N + 1). VLMCC runs report in [WARMUP, END) the packets the
 receiver missed (drops), those the sender took as lost (drops and acks
 later than its timeout) and its halvings (with N = 0: the paper's Figure
-4b, no loss in steady state).
+4b, no loss in steady state), and the sink's median window, base RTT and
+RTT and the part of the time its window was loss-based (Vegas+); the saved
+runs keep the sink's stats per 0.5 s (time, W, RTT, Vegas delay, loss-based,
+losses taken, halvings, switches) for a closer look.
 
 Environment (comma-separated lists): BENCH_VLMCC_BOTTLENECK (Mbit/s: 2),
 BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
