@@ -12,8 +12,8 @@ the same base RTT.
 
 Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 (the loss-based fallback of docs/protocols/vlmcc.md, vegas-plus=true),
-"VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward; not in the
-default list),
+"VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward) and
+"VLMCC-vplus-fwd" (both options; these two are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -27,7 +27,10 @@ flows' mean rates, its median per 1 s window, and the scheme's share of the
 fair rate b / (N + 1). VLMCC runs report in [WARMUP, END) the packets the
 receiver missed (drops), those the sender took as lost (drops and acks
 later than its timeout) and its halvings (with N = 0: the paper's Figure
-4b, no loss in steady state).
+4b, no loss in steady state), and the sink's median window, base RTT and
+RTT and the part of the time its window was loss-based (Vegas+); the saved
+runs keep the sink's stats per 0.5 s (time, W, RTT, Vegas delay, loss-based,
+losses taken, halvings, switches) for a closer look.
 
 Environment (comma-separated lists): BENCH_VLMCC_BOTTLENECK (Mbit/s: 2),
 BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
@@ -72,6 +75,7 @@ SCHEMES = {
     "VLMCC": "ttl-mc=4",
     "VLMCC-vplus": "ttl-mc=4&vegas-plus=true",
     "VLMCC-fwd": "ttl-mc=4&vegas-delay=forward",
+    "VLMCC-vplus-fwd": "ttl-mc=4&vegas-plus=true&vegas-delay=forward",
     "TCP": None,
     "TFMCC": None,
 }
@@ -181,11 +185,10 @@ def start_tfmcc(snd, rcv, case):
     return [dict(proc=tx), dict(proc=rx)], dict(tmp=tmp)
 
 
-DEFAULT_SCHEMES = ",".join(s for s in SCHEMES if s != "VLMCC-fwd")
-START = {"VLMCC": start_vlmcc, "VLMCC-vplus": start_vlmcc, "VLMCC-fwd": start_vlmcc,
-         "TFMCC": start_tfmcc}
-UDP_PORT = {"VLMCC": fig5.PORT, "VLMCC-vplus": fig5.PORT, "VLMCC-fwd": fig5.PORT,
-            "TFMCC": UFTP_PORT}
+VLMCC_SCHEMES = [s for s in SCHEMES if s.startswith("VLMCC")]
+DEFAULT_SCHEMES = ",".join(s for s in SCHEMES if s not in ("VLMCC-fwd", "VLMCC-vplus-fwd"))
+START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
+UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 
 
 def sink_losses(tx, rx, t0):
@@ -209,7 +212,39 @@ def sink_losses(tx, rx, t0):
         return at(samples, END, key) - at(samples, WARMUP, key)
     return dict(lost=during(st, "lost"), halvings=during(st, "halvings"),
                 sent=during(st, "sent"), rx_lost=during(src, "lost"),
-                switches=at(st, END, "plus-switches"))
+                switches=at(st, END, "plus-switches"),
+                switches_in=during(st, "plus-switches"),
+                spurious=during(st, "spurious-losses"),
+                undone=during(st, "halvings-undone"), trace=sink_trace(st),
+                **sink_state(st))
+
+
+def sink_trace(samples):
+    """Per stats sample (0.5 s): time, window, smoothed RTT and Vegas delay
+    (ms), loss-based (0/1), and the cumulative losses taken, halvings and
+    Vegas+ switches; saved with the runs for a closer look."""
+    return [(round(t, 2), round(float(f.get("window", 0)), 1),
+             round(int(f.get("rtt", 0)) / 1e6, 1), round(int(f.get("vegas-rtt", 0)) / 1e6, 1),
+             int(f.get("loss-based") == "true"), int(f.get("lost", 0)),
+             int(f.get("halvings", 0)), int(f.get("plus-switches", 0)))
+            for t, f in samples]
+
+
+def sink_state(samples):
+    """The sink's state over [WARMUP, END) from its stats: the median window
+    (packets), base RTT, smoothed RTT, Vegas delay and forward queue (ms),
+    and the fraction of samples in the loss-based mode."""
+    span = [f for t, f in samples if WARMUP <= t < END and "window" in f]
+    if not span:
+        return {}
+
+    def median(key, scale=1.0):
+        return round(statistics.median(float(f.get(key, 0)) for f in span) / scale, 2)
+    return dict(window=median("window"), base_ms=median("base-rtt", 1e6),
+                rtt_ms=median("rtt", 1e6), vegas_ms=median("vegas-rtt", 1e6),
+                fq_ms=median("forward-queue", 1e6),
+                loss_based=round(sum(f.get("loss-based") == "true" for f in span)
+                                 / len(span), 2))
 
 
 # --- metrics and tables --------------------------------------------------------
@@ -231,8 +266,8 @@ def scenario(run):
 def report(runs):
     print("| scenario | scheme | trial | f over means | f per 1 s (median) | share of fair | "
           "scheme kbit/s | TCP kbit/s | after warm-up: receiver lost / sender lost / halvings / "
-          "sent; Vegas+ switches |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+          "sent; Vegas+ switches | sink median W / base RTT / RTT (ms) / time loss-based |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
     by = {}
     for run in runs:
         if not run["ok"]:
@@ -243,9 +278,11 @@ def report(runs):
         s = run.get("sink")
         losses = (f"{s.get('rx_lost', '-')} / {s['lost']} / {s['halvings']} / {s['sent']} / "
                   f"{s.get('switches', 0)}" if s else "-")
+        state = (f"{s['window']:.0f} / {s['base_ms']:.0f} / {s['rtt_ms']:.0f} / "
+                 f"{s['loss_based']:.0%}" if s and "window" in s else "-")
         print(f"| {scenario(run)} | {run['scheme']} | {run['trial']} | {m['f_means']:.3f} | "
               f"{m['f_window']:.3f} | {m['share']:.2f} | {m['kbps']:.0f} | "
-              + "/".join(f"{x:.0f}" for x in m["tcp_kbps"]) + f" | {losses} |")
+              + "/".join(f"{x:.0f}" for x in m["tcp_kbps"]) + f" | {losses} | {state} |")
     names = [s for s in SCHEMES if any(s in d for d in by.values())]
     print("\nMedians over trials: f over mean rates, f per 1 s window, share of the fair rate\n")
     print("| scenario | " + " | ".join(names) + " |\n|---|" + "---|" * len(names))
@@ -275,6 +312,11 @@ def cases():
     return out
 
 
+def sink_summary(run):
+    """The run's sink figures without the trace, for the progress line."""
+    return {k: v for k, v in (run.get("sink") or {}).items() if k != "trace"} or None
+
+
 def main():
     if sys.argv[1:2] == ["--report"]:
         report([r for p in sys.argv[2:] for r in json.load(open(p))])
@@ -292,7 +334,7 @@ def main():
         m = metrics(runs[-1]) if runs[-1]["ok"] else {}
         print(f"# {time.monotonic() - t_start:.0f} s: {scenario(c)} {c['scheme']}: "
               f"{ {k: (round(v, 3) if isinstance(v, float) else v) for k, v in m.items()} } "
-              f"sink {runs[-1].get('sink')}; load {os.getloadavg()[0]:.1f}", flush=True)
+              f"sink {sink_summary(runs[-1])}; load {os.getloadavg()[0]:.1f}", flush=True)
         save_runs(runs, "BENCH_VLMCC_JSON")
     return report_and_status(runs, report)
 
