@@ -16,9 +16,9 @@
 # scheduling (libFuzzer's default) every feature of every execution is
 # looked up in a list of all features still counted as rare, which after
 # replaying a corpus of thousands of features is most of them: that search
-# took 60 to 80 % of the targets' time for their first 10^5 executions or
-# more (docs/results.md). -f FLAG passes one more libFuzzer flag, and may be
-# repeated; -f -entropic=1 brings entropic scheduling back.
+# took 60 to 80 % of rlm's and rmtp-stream's first minute (docs/results.md).
+# -f FLAG passes one more libFuzzer flag, and may be repeated; -f -entropic=1
+# brings entropic scheduling back.
 #
 # BUILD_FUZZ (default build-fuzz) is a clang build with -Dfuzzing=true
 # -Db_sanitize=address,undefined, as scripts/test.sh makes it. Prints one
