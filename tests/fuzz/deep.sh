@@ -5,11 +5,20 @@
 # (libFuzzer's -merge keeps the smallest inputs that cover the most). Not
 # part of CI, which runs each target for FUZZ_SECONDS from the same corpus.
 #
-#   tests/fuzz/deep.sh [-C BUILD_FUZZ] [-n RUNS] [-t SECONDS] [TARGET ...]
+#   tests/fuzz/deep.sh [-C BUILD_FUZZ] [-n RUNS] [-t SECONDS] [-f FLAG]
+#                      [TARGET ...]
 #
 # -t caps each target's run at SECONDS (libFuzzer -max_total_time), for a
 # machine that cannot give every target its RUNS: the line then shows the
 # executions it did reach, and what it learned is merged all the same.
+#
+# The runs use libFuzzer's plain scheduler (-entropic=0). With entropic
+# scheduling (libFuzzer's default) every feature of every execution is
+# looked up in a list of all features still counted as rare, which after
+# replaying a corpus of thousands of features is most of them: that search
+# took 60 to 80 % of rlm's and rmtp-stream's first minute (docs/results.md).
+# -f FLAG passes one more libFuzzer flag, and may be repeated; -f -entropic=1
+# brings entropic scheduling back.
 #
 # BUILD_FUZZ (default build-fuzz) is a clang build with -Dfuzzing=true
 # -Db_sanitize=address,undefined, as scripts/test.sh makes it. Prints one
@@ -21,11 +30,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=build-fuzz
 runs=10000000
 max_time=0
+flags=(-entropic=0)
 while [ $# -gt 0 ]; do
   case $1 in
     -C) build=$2; shift 2 ;;
     -n) runs=$2; shift 2 ;;
     -t) max_time=$2; shift 2 ;;
+    -f) flags+=("$2"); shift 2 ;;
     *) break ;;
   esac
 done
@@ -45,7 +56,7 @@ for t in "${targets[@]}"; do
   before=$(ls "$corpus" | wc -l)
   start=$(date +%s.%N)
   if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$bin" -runs="$runs" \
-      -max_total_time="$max_time" -print_final_stats=1 \
+      -max_total_time="$max_time" -print_final_stats=1 "${flags[@]}" \
       -artifact_prefix="$out/$t-" "$work" > "$out/$t.log" 2>&1; then
     result=clean
   else
