@@ -652,7 +652,8 @@ static const struct
 
 static const gchar *const time_units[] = {
   "ns", "us", "\xc2\xb5s", "ms", "s", "sec", "second", "seconds", "minutes",
-  "nanoseconds", "microseconds", "milliseconds", "frames", "packets", NULL
+  "nanoseconds", "microseconds", "milliseconds", "frames", "packets", "RTT",
+  "RTTs", NULL
 };
 
 static const gchar *const rate_units[] = {
@@ -876,6 +877,7 @@ GST_START_TEST (test_matchers)
 
   fail_unless (has_unit ("Period of HELLO messages (ns)", TIME_UNIT));
   fail_unless (has_unit ("Wait at most 10ms", TIME_UNIT));
+  fail_unless (has_unit ("Up to this many of its RTTs", TIME_UNIT));
   fail_unless (has_unit ("Cap of any sending rate, bits/s", RATE_UNIT));
   fail_unless (has_unit ("The maximum bits per second to render", RATE_UNIT));
   fail_unless (has_unit ("Kernel socket buffer in bytes", SIZE_UNIT));
