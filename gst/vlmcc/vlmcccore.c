@@ -1066,9 +1066,11 @@ vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     s->st.queue_dropped++;
     return FALSE;
   }
-  /* a packet that carries our ids already would be read ambiguously */
-  if (rtp_ext_find (&h, s->cfg.ext_id, &el) || (s->cfg.challenge_echo &&
-          rtp_ext_find (&h, s->cfg.echo_ext_id, &el))) {
+  /* a packet that carries our ids already would be read ambiguously
+   * (receivers read an echo element whenever there is one, so its id is
+   * ours even with the echo off) */
+  if (rtp_ext_find (&h, s->cfg.ext_id, &el) ||
+      rtp_ext_find (&h, s->cfg.echo_ext_id, &el)) {
     s->st.unstamped++;
     return FALSE;
   }
