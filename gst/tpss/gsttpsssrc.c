@@ -16,7 +16,11 @@
  * after what it holds; no new pad appears until the element restarts. If no
  * member's media arrived before that EOS (no pad ever appeared, so no sink
  * behind the element can get the EOS), the element posts an error (stream
- * error "failed") instead, so the pipeline ends on the first Ctrl-C.
+ * error "failed") instead, so the pipeline ends on the first Ctrl-C. The
+ * EOS also emits no-more-pads: a sink linked by name to the pad of a member
+ * that never sent (`src.src_3 ! ...`) gets no EOS, and gst-launch-1.0 then
+ * warns "Delayed linking failed" for it; its second Ctrl-C stops the
+ * pipeline.
  *
  * The receiver side of the protocol runs in the session (shared with a
  * tpsssink of the same member, see tpsssink): every report interval it
@@ -691,22 +695,28 @@ queue_eos_mark (gpointer key, gpointer value, gpointer data)
  * pads stay until the stop, and no new one appears. With no pad ever
  * added, nothing downstream can get the EOS: as a demuxer that meets EOS
  * before its first stream, the element posts an error, which ends the
- * pipeline. */
+ * pipeline. No pad appears after it either, which no-more-pads says: a
+ * link by name to a member that never sent (gst-launch-1.0's
+ * `src.src_3 ! ...`) then gets gst-launch's "Delayed linking failed"
+ * warning instead of a silent wait for an EOS its sink cannot get. */
 static gboolean
 gst_tpss_src_send_event (GstElement * element, GstEvent * event)
 {
   GstTpssSrc *self = GST_TPSS_SRC (element);
-  gboolean never_had_pad;
+  gboolean first, never_had_pad;
 
   if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
     return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
   gst_event_unref (event);
   g_mutex_lock (&self->pads_lock);
-  never_had_pad = self->running && !self->eos &&
-      g_hash_table_size (self->pads) == 0 && self->pads_removed == 0;
+  first = self->running && !self->eos;
+  never_had_pad = first && g_hash_table_size (self->pads) == 0 &&
+      self->pads_removed == 0;
   self->eos = TRUE;
   g_hash_table_foreach (self->pads, queue_eos_mark, NULL);
   g_mutex_unlock (&self->pads_lock);
+  if (first)
+    gst_element_no_more_pads (element);
   if (never_had_pad)
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("No member of the group sent media before the end of the stream"),

@@ -2,6 +2,8 @@
  * - the application's EOS reaching a tpsssrc that has no pad yet (no
  *   member sent) ends the pipeline with an error instead of leaving it
  *   waiting for an EOS no sink can get (gst-launch-1.0 -e on Ctrl-C);
+ * - after that EOS no pad appears, and no-more-pads says so: a link by
+ *   name to a member that never sent gets gst-launch's warning;
  * - `members` and `priorities` set while the element starts: whatever the
  *   interleaving with the start's re-apply, the last value set is the one
  *   the session runs with. */
@@ -70,6 +72,43 @@ GST_START_TEST (test_eos_before_any_pad_ends_pipeline)
   gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A sink linked by name to the pad of member 3, which never sends: after
+ * the EOS no pad can appear, and no-more-pads lets gst_parse_launch's
+ * delayed link say so (a warning naming the link) before the error. */
+GST_START_TEST (test_eos_fails_named_link_to_silent_member)
+{
+  guint port = free_udp_port (), peer_port = free_udp_port ();
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=2 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
+      "src.src_3 ! fakesink name=out", port, peer_port, port, peer_port);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (200 * 1000);
+  fail_unless (gst_element_send_event (pipeline, gst_event_new_eos ()));
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning within 5 s of the EOS");
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (src));
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR,
+          GST_PARSE_ERROR_DELAYED_LINK), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_free (desc);
 }
 
 GST_END_TEST;
@@ -190,6 +229,7 @@ tpsslifecycle_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_eos_before_any_pad_ends_pipeline);
+  tcase_add_test (tc, test_eos_fails_named_link_to_silent_member);
   tcase_add_test (tc, test_sets_racing_start_last_wins);
   return s;
 }
