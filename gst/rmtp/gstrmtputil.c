@@ -268,6 +268,8 @@ gst_rmtp_fail_reason_name (RmtpFailReason reason)
       return "incomplete";
     case RMTP_FAIL_DROPPED:
       return "dropped";
+    case RMTP_FAIL_STREAM_DIGEST:
+      return "stream-digest";
   }
   return "unknown";
 }
