@@ -4,8 +4,10 @@
  * datagrams into either side and feeds the stream. Every datagram must
  * parse; the server never holds more than two windows and a byte, the
  * receiver never more than its largest data set; the receiver's data comes
- * in order; and a receiver that ends DONE without any injected datagram
- * holds exactly the stream pushed. Anything else aborts.
+ * in order; a receiver that ends DONE holds data whose SHA-256 is the one
+ * announced (the last window's CONN gives the whole stream's, a data
+ * set's CONN the set's), and without any injected datagram exactly the
+ * stream pushed. Anything else aborts.
  *
  * Input: records [op:1][len:2, big endian][len bytes]:
  *   op % 4 == 0  the chunk to the server, from member {0,100,101,102}[op>>2 & 3]
@@ -61,6 +63,35 @@ check_bounds (Target * t)
     abort ();
 }
 
+/* Whether what the receiver gave out hashes to the digest announced for
+ * all of it: the whole stream's in the last window's CONN, or the data
+ * set's in its CONN. */
+static gboolean
+got_matches_announced (Target * t)
+{
+  RmtpReceiver *core = rmtp_stream_receiver_core (t->r);
+  const guint8 *want;
+  guint64 size;
+  guint8 got[RMTP_DIGEST_SIZE];
+  gsize len = sizeof (got);
+  GChecksum *ck;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  if (rmtp_receiver_window (core, &window, &offset, &last)) {
+    if (!rmtp_receiver_stream_digest (core, &want))
+      return FALSE;
+  } else if (!rmtp_receiver_data_set (core, &size, &want)) {
+    return FALSE;
+  }
+  ck = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (ck, t->got->data, t->got->len);
+  g_checksum_get_digest (ck, got, &len);
+  g_checksum_free (ck);
+  return memcmp (got, want, sizeof (got)) == 0;
+}
+
 static void
 check_receiver_events (Target * t)
 {
@@ -73,9 +104,9 @@ check_receiver_events (Target * t)
       g_byte_array_append (t->got, g_bytes_get_data (e.data, NULL),
           g_bytes_get_size (e.data));
       g_bytes_unref (e.data);
-    } else if (e.type == RMTP_EVENT_DONE && !t->injected &&
-        (t->got->len != t->pushed || !t->ended ||
-            memcmp (t->got->data, t->stream, t->pushed) != 0)) {
+    } else if (e.type == RMTP_EVENT_DONE && (!got_matches_announced (t) ||
+            (!t->injected && (t->got->len != t->pushed || !t->ended ||
+                    memcmp (t->got->data, t->stream, t->pushed) != 0)))) {
       abort ();
     }
   }
