@@ -569,19 +569,19 @@ receiver_check_verified (RmtpStreamReceiver * r, gint64 now)
   RmtpReceiverState st = rmtp_receiver_state (r->core);
   guint32 window;
   guint64 offset;
-  gboolean last;
+  gboolean last, stream;
 
   if (r->verified || (st != RMTP_RECEIVER_COMPLETE &&
           st != RMTP_RECEIVER_DONE))
     return;
-  if (rmtp_receiver_window (r->core, &window, &offset, &last) && last &&
-      !receiver_stream_whole (r)) {
+  stream = rmtp_receiver_window (r->core, &window, &offset, &last);
+  if (stream && last && !receiver_stream_whole (r)) {
     rmtp_receiver_abort (r->core, RMTP_FAIL_STREAM_DIGEST);
     receiver_end (r, RMTP_EVENT_FAILED, RMTP_FAIL_STREAM_DIGEST);
     return;
   }
   receiver_give_pending (r);
-  if (rmtp_receiver_window (r->core, &window, &offset, &last) && !last)
+  if (stream && !last)
     receiver_rotate (r, window, now);
   else
     r->verified = TRUE;
