@@ -1873,6 +1873,7 @@ struct _RmtpReceiver {
   /* streaming mode: the window expected (expect_window), the one taken */
   gboolean expect_stream;
   guint32 expect_window;
+  guint64 expect_offset;
   gboolean stream;
   guint32 window;
   guint64 offset;
@@ -2050,6 +2051,11 @@ receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
   }
   if ((r->expect_stream && !p->stream) || (p->stream && p->window != want)) {
     r->stats.in.foreign++;
+    return FALSE;
+  }
+  /* the window must start where the windows before it ended */
+  if (p->stream && p->offset != r->expect_offset) {
+    r->stats.in.out_of_window++;
     return FALSE;
   }
   return TRUE;
@@ -2704,12 +2710,14 @@ rmtp_receiver_stats (const RmtpReceiver * r)
 }
 
 void
-rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window, gint64 now)
+rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window,
+    guint64 offset, gint64 now)
 {
   if (r->connected)
     return;
   r->expect_stream = TRUE;
   r->expect_window = window;
+  r->expect_offset = offset;
   r->last_heard = now;
 }
 

@@ -365,12 +365,14 @@ gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
 gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
 RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
 const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
-/* Streaming mode: take only the CONN of window @window of a stream (not
- * the CONN of a data set); a CONN to the group for a later window, or one
- * that does not list us, fails with RMTP_FAIL_DROPPED. The server's
- * silence counts from @now. Call before the first datagram. */
+/* Streaming mode: take only the CONN of window @window of a stream, at
+ * stream offset @offset (not the CONN of a data set; without this call,
+ * only window 0 at offset 0); a CONN to the group for a later window, or
+ * one that does not list us, fails with RMTP_FAIL_DROPPED, and one at
+ * another offset is counted out of window. The server's silence counts
+ * from @now. Call before the first datagram. */
 void rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window,
-    gint64 now);
+    guint64 offset, gint64 now);
 /* The stream window of the CONN taken; FALSE for a data set (or before a
  * CONN). */
 gboolean rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,

@@ -544,7 +544,7 @@ receiver_rotate (RmtpStreamReceiver * r, guint32 window, gint64 now)
   r->core = rmtp_receiver_new (&r->cfg, r->member, r->accept, &r->rng);
   if (r->have_key)
     rmtp_receiver_set_key (r->core, &r->key);
-  rmtp_receiver_expect_window (r->core, window + 1, now);
+  rmtp_receiver_expect_window (r->core, window + 1, r->stats.given, now);
 }
 
 /* Whether the windows taken, the last one included, add up to the stream

@@ -5,7 +5,9 @@ exchanges and with repair by parity (the first byte's bit 7), a stream
 ended early, with a forged window CONN to the receiver, a DROP of
 window 1 to the receiver after window 0, a whole forged window 1 (its
 CONN and DATA, consistent with their own digest) that the stream's
-digest in the last window's CONN refuses, and forged last-window CONNs
+digest in the last window's CONN refuses, the same at another stream offset
+than where window 0 ended (found by libFuzzer: its data was given out
+there), and forged last-window CONNs
 with the stream's digest, without it, and after a trailer that is not
 the last (layouts in docs/protocols/rmtp.md)."""
 import hashlib
@@ -36,12 +38,15 @@ def whole(lost_every=0):
     return out
 
 
-def window_conn(window, size=1000, digest=bytes(32), flags=0, tail=b""):
+def window_conn(window, size=1000, digest=bytes(32), flags=0, tail=b"",
+                offset=None):
     hdr = struct.pack(">HBBI", 0x524D, 1, 1, 0x5E55 + window)
     packets = (size + 255) // 256
     body = struct.pack(">QIIIIII", size, 256, packets, 2000, 6000, 32, 0) + digest
     body += struct.pack(">II", 1, 101)
-    body += struct.pack(">IQB", window, window * 1000, flags) + tail
+    if offset is None:
+        offset = window * 1000
+    body += struct.pack(">IQB", window, offset, flags) + tail
     return rec(1, hdr + body)
 
 
@@ -49,10 +54,11 @@ def forged_window_conn():
     return window_conn(1)
 
 
-def forged_window(window, data):
+def forged_window(window, data, offset=None):
     """A window's CONN and DATA that agree with each other (not with the
     stream the server sends)."""
-    out = window_conn(window, len(data), hashlib.sha256(data).digest())
+    out = window_conn(window, len(data), hashlib.sha256(data).digest(),
+                      offset=offset)
     for seq in range(0, (len(data) + 255) // 256):
         hdr = struct.pack(">HBBI", 0x524D, 1, 3, 0x5E55 + window)
         payload = data[seq * 256:(seq + 1) * 256]
@@ -81,6 +87,9 @@ def main():
         + whole(),
         "forged-window": window_zero_verified()
         + forged_window(1, bytes(range(256)) * 3 + bytes(232)) + whole(),
+        "forged-window-offset": window_zero_verified()
+        + forged_window(1, bytes(range(256)) * 3 + bytes(232), offset=263144)
+        + whole(),
         "forged-last": window_zero_verified()
         + window_conn(1, digest=bytes(32), flags=1, tail=bytes(range(32)))
         + whole(),

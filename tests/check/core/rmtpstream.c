@@ -596,8 +596,8 @@ GST_START_TEST (test_drop_on_wire)
   plain = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
   waiting = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
   later = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  rmtp_receiver_expect_window (waiting, 3, 0);
-  rmtp_receiver_expect_window (later, 4, 0);
+  rmtp_receiver_expect_window (waiting, 3, 30, 0);
+  rmtp_receiver_expect_window (later, 4, 40, 0);
   rmtp_receiver_handle (plain, drop, 12, 0);
   rmtp_receiver_handle (waiting, drop, 12, 0);
   rmtp_receiver_handle (later, drop, 12, 0);
@@ -865,7 +865,7 @@ GST_START_TEST (test_window_conn_on_wire)
   fail_unless_equals_int (rmtp_receiver_stats (plain)->in.foreign, 1);
   fail_if (rmtp_receiver_window (plain, &window, &offset, &last));
   third = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
-  rmtp_receiver_expect_window (third, 3, 0);
+  rmtp_receiver_expect_window (third, 3, 30, 0);
   rmtp_receiver_handle_bytes (third, d.bytes, 0);
   fail_unless (rmtp_receiver_window (third, &window, &offset, &last));
   fail_unless (window == 3 && offset == 30 && last);
@@ -941,7 +941,7 @@ GST_START_TEST (test_stream_trailer_refusals)
   rmtp_config_init (&cfg);
   random_source_init_seeded (&rng, &seeded, 5);
   r = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
-  rmtp_receiver_expect_window (r, 3, 0);
+  rmtp_receiver_expect_window (r, 3, 30, 0);
   rmtp_receiver_handle (r, l, ll - 1, 0);
   rmtp_receiver_handle (r, l, ll - RMTP_DIGEST_SIZE, 0);
   rmtp_receiver_handle (r, cleared, ll, 0);
@@ -963,6 +963,51 @@ GST_START_TEST (test_stream_trailer_refusals)
   g_bytes_unref (last);
   g_bytes_unref (middle);
   rmtp_receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* A window's CONN must start where the windows before it ended (window
+ * 0 at 0): one elsewhere would put its data at another place in the
+ * stream. It is counted out of window and not taken. */
+GST_START_TEST (test_window_conn_at_wrong_offset)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *plain, *early, *right;
+  GBytes *zeroth = window_conn (0, NULL);
+  GBytes *third = window_conn (3, NULL);
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 5);
+  plain = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
+  early = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
+  right = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
+  rmtp_receiver_expect_window (early, 3, 29, 0);
+  rmtp_receiver_expect_window (right, 3, 30, 0);
+  /* both CONNs say offset 30 */
+  rmtp_receiver_handle_bytes (plain, zeroth, 0);
+  rmtp_receiver_handle_bytes (early, third, 0);
+  rmtp_receiver_handle_bytes (right, third, 0);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (plain)->in.out_of_window,
+      1);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (early)->in.out_of_window,
+      1);
+  fail_if (rmtp_receiver_window (plain, &window, &offset, &last));
+  fail_if (rmtp_receiver_window (early, &window, &offset, &last));
+  fail_unless_equals_int (rmtp_receiver_state (early),
+      RMTP_RECEIVER_WAIT_CONN);
+  fail_unless (rmtp_receiver_window (right, &window, &offset, &last));
+  fail_unless_equals_uint64 (offset, 30);
+  rmtp_receiver_free (plain);
+  rmtp_receiver_free (early);
+  rmtp_receiver_free (right);
+  g_bytes_unref (zeroth);
+  g_bytes_unref (third);
 }
 
 GST_END_TEST;
@@ -991,6 +1036,7 @@ rmtpstream_suite (void)
   tcase_add_test (tc, test_replayed_window_fails_stream_digest);
   tcase_add_test (tc, test_replayed_window_fails_stream_digest_keyed);
   tcase_add_test (tc, test_stream_trailer_refusals);
+  tcase_add_test (tc, test_window_conn_at_wrong_offset);
   return s;
 }
 
