@@ -153,7 +153,6 @@ void
 gst_rmtp_settings_clear (GstRmtpSettings * s)
 {
   gst_net_udp_settings_clear (&s->net);
-  g_clear_error (&s->uri_error);
 }
 
 void
