@@ -574,13 +574,42 @@ GST_START_TEST (test_last_members_told_dropped_keyed)
 
 GST_END_TEST;
 
+/* Three receivers of one member on one seeded random source, for the
+ * tests that hand them single packets: @plain takes window 0 (or a data
+ * set), @a expects window @wa at offset @oa, @b window @wb at @ob. */
+typedef struct {
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *plain, *a, *b;
+} Trio;
+
+static void
+trio_init (Trio * t, guint32 member, guint32 wa, guint64 oa, guint32 wb,
+    guint64 ob)
+{
+  rmtp_config_init (&t->cfg);
+  random_source_init_seeded (&t->rng, &t->seeded, 5);
+  t->plain = rmtp_receiver_new (&t->cfg, member, TRUE, &t->rng);
+  t->a = rmtp_receiver_new (&t->cfg, member, TRUE, &t->rng);
+  t->b = rmtp_receiver_new (&t->cfg, member, TRUE, &t->rng);
+  rmtp_receiver_expect_window (t->a, wa, oa, 0);
+  rmtp_receiver_expect_window (t->b, wb, ob, 0);
+}
+
+static void
+trio_clear (Trio * t)
+{
+  rmtp_receiver_free (t->plain);
+  rmtp_receiver_free (t->a);
+  rmtp_receiver_free (t->b);
+}
+
 /* A DROP is exactly a header and a window; it ends a receiver waiting for
  * that window or a later one, and nothing else. */
 GST_START_TEST (test_drop_on_wire)
 {
-  RmtpConfig cfg;
-  RandomSeeded seeded;
-  RandomSource rng;
+  Trio t;
   RmtpReceiver *plain, *waiting, *later;
   RmtpPacket p;
   RmtpEvent e;
@@ -591,13 +620,10 @@ GST_START_TEST (test_drop_on_wire)
   fail_unless_equals_int (p.window, 3);
   fail_if (rmtp_packet_parse (drop, 11, &p));
   fail_if (rmtp_packet_parse (drop, 13, &p));
-  rmtp_config_init (&cfg);
-  random_source_init_seeded (&rng, &seeded, 5);
-  plain = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  waiting = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  later = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  rmtp_receiver_expect_window (waiting, 3, 30, 0);
-  rmtp_receiver_expect_window (later, 4, 40, 0);
+  trio_init (&t, 1, 3, 30, 4, 40);
+  plain = t.plain;
+  waiting = t.a;
+  later = t.b;
   rmtp_receiver_handle (plain, drop, 12, 0);
   rmtp_receiver_handle (waiting, drop, 12, 0);
   rmtp_receiver_handle (later, drop, 12, 0);
@@ -613,9 +639,7 @@ GST_START_TEST (test_drop_on_wire)
   fail_unless (rmtp_receiver_poll_event (waiting, &e));
   fail_unless_equals_int (e.type, RMTP_EVENT_FAILED);
   fail_unless_equals_int (e.reason, RMTP_FAIL_DROPPED);
-  rmtp_receiver_free (plain);
-  rmtp_receiver_free (waiting);
-  rmtp_receiver_free (later);
+  trio_clear (&t);
 }
 
 GST_END_TEST;
@@ -972,9 +996,7 @@ GST_END_TEST;
  * stream. It is counted out of window and not taken. */
 GST_START_TEST (test_window_conn_at_wrong_offset)
 {
-  RmtpConfig cfg;
-  RandomSeeded seeded;
-  RandomSource rng;
+  Trio t;
   RmtpReceiver *plain, *early, *right;
   GBytes *zeroth = window_conn (0, NULL);
   GBytes *third = window_conn (3, NULL);
@@ -982,13 +1004,10 @@ GST_START_TEST (test_window_conn_at_wrong_offset)
   guint64 offset;
   gboolean last;
 
-  rmtp_config_init (&cfg);
-  random_source_init_seeded (&rng, &seeded, 5);
-  plain = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
-  early = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
-  right = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
-  rmtp_receiver_expect_window (early, 3, 29, 0);
-  rmtp_receiver_expect_window (right, 3, 30, 0);
+  trio_init (&t, 9, 3, 29, 3, 30);
+  plain = t.plain;
+  early = t.a;
+  right = t.b;
   /* both CONNs say offset 30 */
   rmtp_receiver_handle_bytes (plain, zeroth, 0);
   rmtp_receiver_handle_bytes (early, third, 0);
@@ -1003,9 +1022,7 @@ GST_START_TEST (test_window_conn_at_wrong_offset)
       RMTP_RECEIVER_WAIT_CONN);
   fail_unless (rmtp_receiver_window (right, &window, &offset, &last));
   fail_unless_equals_uint64 (offset, 30);
-  rmtp_receiver_free (plain);
-  rmtp_receiver_free (early);
-  rmtp_receiver_free (right);
+  trio_clear (&t);
   g_bytes_unref (zeroth);
   g_bytes_unref (third);
 }
