@@ -69,6 +69,7 @@
 #include "gstnetkey.h"
 #include "rmtpstream.h"
 #include "gstnetloop.h"
+#include "gstnetsrc.h"
 #include "gstnetsocket.h"
 #include "gstnetstats.h"
 #include "gstnettime.h"
@@ -87,9 +88,8 @@ enum
   PROP_RECEIVERS,
   PROP_MEMBERS,
   PROP_SESSION,
-  PROP_STATS,
-  PROP_URI,
-  PROP_KEY,                     /* gstnetkey.h's from here */
+  PROP_NET_SINK,                /* gstnetsrc.h's (stats, uri) from here */
+  PROP_KEY = PROP_NET_SINK + GST_NET_SRC_N_PROPS,       /* gstnetkey.h's */
   PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
 };
 
@@ -116,6 +116,7 @@ struct _GstRmtpSink
 
   /* Settings, under the object lock */
   GstRmtpSettings settings;
+  GstNetSinkSettings net_sink;  /* uri_error */
   guint receivers;
   gchar *members;
   guint session;
@@ -669,8 +670,8 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   interval = self->settings.stats_interval;
   cfg = self->settings.cfg;
   session = self->session;
-  if (self->settings.uri_error)
-    err = g_error_copy (self->settings.uri_error);
+  if (self->net_sink.uri_error)
+    err = g_error_copy (self->net_sink.uri_error);
   GST_OBJECT_UNLOCK (self);
 
   ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
@@ -737,11 +738,9 @@ gst_rmtp_sink_set_property (GObject * object, guint prop_id,
 {
   GstRmtpSink *self = GST_RMTP_SINK (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_set_property (GST_ELEMENT (self), value,
-        &self->settings.uri_error);
+  if (gst_net_props_set (GST_ELEMENT (self), &self->net_sink, PROP_NET_SINK,
+          prop_id, value))
     return;
-  }
   GST_OBJECT_LOCK (self);
   if (gst_net_key_set (&self->key, PROP_KEY, prop_id, value)) {
     GST_OBJECT_UNLOCK (self);
@@ -889,14 +888,9 @@ gst_rmtp_sink_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstRmtpSink *self = GST_RMTP_SINK (object);
 
-  if (prop_id == PROP_URI) {
-    gst_net_uri_get_property (GST_ELEMENT (self), value);
+  if (gst_net_props_get (GST_ELEMENT (self), &self->net_sink, get_stats,
+          NULL, PROP_NET_SINK, prop_id, value))
     return;
-  }
-  if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, get_stats (GST_ELEMENT (self)));
-    return;
-  }
   GST_OBJECT_LOCK (self);
   if (gst_net_key_get (&self->key, PROP_KEY, prop_id, value)) {
     GST_OBJECT_UNLOCK (self);
@@ -932,6 +926,7 @@ gst_rmtp_sink_finalize (GObject * object)
   g_array_unref (self->progress);
   g_byte_array_unref (self->data);
   gst_rmtp_settings_clear (&self->settings);
+  gst_net_src_settings_clear (&self->net_sink);
   gst_net_key_settings_clear (&self->key);
   g_free (self->members);
   g_mutex_clear (&self->lock);
@@ -999,6 +994,13 @@ gst_rmtp_sink_finalize (GObject * object)
   "receivers-dropped-slow: of those, members that held a window back " \
   "(members)"
 
+/* stats-interval is GstRmtpSettings', shared with rmtpsrc */
+static const GstNetSinkProps sink_props = {
+  .stats_blurb = "Server phase and counters (read-only GstStructure). "
+      "Fields: " STATS_DOC,
+  .uri_blurb = GST_RMTP_URI_BLURB,
+};
+
 static void
 install_properties (GObjectClass * oc)
 {
@@ -1021,11 +1023,7 @@ install_properties (GObjectClass * oc)
    * The server's phase and counters; every field with its unit in the
    * blurb.
    */
-  g_object_class_install_property (oc, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Server phase and counters "
-          "(read-only GstStructure). Fields: " STATS_DOC, GST_TYPE_STRUCTURE,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  gst_net_uri_install_property (oc, PROP_URI, GST_RMTP_URI_BLURB);
+  gst_net_src_props_install (&sink_props, oc, PROP_NET_SINK);
   gst_net_key_install (oc, PROP_KEY, "every control packet the server sends "
       "and takes (CONN, EOR, POLL, REL, DROP to the members; CACK, NACK, "
       "ACK, RACK, BUSY, RRDY, REPORT from them), not DATA or PARITY; every "
@@ -1071,6 +1069,7 @@ static void
 gst_rmtp_sink_init (GstRmtpSink * self)
 {
   gst_rmtp_settings_init (&self->settings, &udp_props);
+  gst_net_src_settings_init (&sink_props, &self->net_sink);
   self->receivers = DEFAULT_RECEIVERS;
   self->data = g_byte_array_new ();
   g_mutex_init (&self->lock);

@@ -297,6 +297,9 @@ fail_text (RmtpFailReason reason)
     case RMTP_FAIL_DROPPED:
       return "the server dropped this receiver from the stream (it held a "
           "window back, or missed one)";
+    case RMTP_FAIL_STREAM_DIGEST:
+      return "the stream does not match its SHA-256 digest (each window was "
+          "verified, but a window is missing, repeated or out of order)";
     case RMTP_FAIL_NONE:
       break;
   }
@@ -708,7 +711,8 @@ gst_rmtp_src_finalize (GObject * object)
   "less than tat before (packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
-  "failure: none, refused, digest, server-silent, incomplete or dropped; " \
+  "failure: none, refused, digest, server-silent, incomplete, dropped or " \
+  "stream-digest; " \
   "held-bytes: data set bytes not output yet (bytes); " \
   "max-held-bytes: the most ever held so (bytes); " \
   "pushed-bytes: data set bytes output (bytes); " \

@@ -153,7 +153,6 @@ void
 gst_rmtp_settings_clear (GstRmtpSettings * s)
 {
   gst_net_udp_settings_clear (&s->net);
-  g_clear_error (&s->uri_error);
 }
 
 void
@@ -268,6 +267,8 @@ gst_rmtp_fail_reason_name (RmtpFailReason reason)
       return "incomplete";
     case RMTP_FAIL_DROPPED:
       return "dropped";
+    case RMTP_FAIL_STREAM_DIGEST:
+      return "stream-digest";
   }
   return "unknown";
 }

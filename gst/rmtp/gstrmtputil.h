@@ -26,7 +26,6 @@ typedef struct
   GstNetUdpSettings net;        /* address: the group */
   RmtpConfig cfg;
   guint64 stats_interval;       /* ns, 0: only at the end */
-  GError *uri_error;            /* rmtpsink's last uri, if it was bad */
 } GstRmtpSettings;
 
 /* Property ids from the element's first settings id: stats-interval, the

@@ -56,6 +56,13 @@ rmtp_config_init (RmtpConfig * cfg)
 #define RMTP_STREAM_TRAILER 13      /* window u32, offset u64, flags u8 */
 #define RMTP_STREAM_LAST 0x01
 
+/* The trailer's size: the last window's also carries the stream's SHA-256. */
+static gsize
+stream_trailer_size (gboolean last)
+{
+  return RMTP_STREAM_TRAILER + (last ? RMTP_DIGEST_SIZE : 0);
+}
+
 /* A CONN ends after its members (a data set) or with a stream window's
  * trailer. */
 static gboolean
@@ -70,7 +77,9 @@ parse_stream_trailer (WireReader * r, RmtpPacket * p)
   p->offset = wire_read_u64 (r);
   flags = wire_read_u8 (r);
   p->last = flags & RMTP_STREAM_LAST;
-  return (flags & ~RMTP_STREAM_LAST) == 0 &&
+  if (p->last)
+    p->stream_digest = wire_read_bytes (r, RMTP_DIGEST_SIZE);
+  return !r->failed && (flags & ~RMTP_STREAM_LAST) == 0 &&
       p->offset <= G_MAXUINT64 - p->total_size;
 }
 
@@ -403,6 +412,7 @@ struct _RmtpServer {
   guint32 window;
   guint64 offset;
   gboolean last;
+  guint8 stream_digest[RMTP_DIGEST_SIZE];       /* last: the whole stream's */
 
   RmtpServerStats stats;
   AuthSession *auth;            /* NULL: no key */
@@ -574,7 +584,7 @@ server_queue_conn (RmtpServer * s, const Member * only)
 {
   guint n = only ? 1 : s->n_members;
   gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n +
-      (s->stream ? RMTP_STREAM_TRAILER : 0);
+      (s->stream ? stream_trailer_size (s->last) : 0);
   gint64 window = only ? 0 : server_window (s, s->n_members);
   guint32 reporters = s->cfg.reporters;
   guint8 *buf = g_malloc (len);
@@ -599,6 +609,8 @@ server_queue_conn (RmtpServer * s, const Member * only)
     wire_write_u32 (&w, s->window);
     wire_write_u64 (&w, s->offset);
     wire_write_u8 (&w, s->last ? RMTP_STREAM_LAST : 0);
+    if (s->last)
+      wire_write_bytes (&w, s->stream_digest, RMTP_DIGEST_SIZE);
   }
   queue_datagram (&s->out, only ? only->id : RMTP_TO_GROUP, buf, &w);
   s->stats.conn_sent++;
@@ -1750,7 +1762,7 @@ rmtp_server_stats (const RmtpServer * s)
 
 void
 rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
-    gboolean last)
+    const guint8 * stream_digest)
 {
   if (s->phase != RMTP_SERVER_CONNECT || s->timer != G_MAXINT64 ||
       offset > G_MAXUINT64 - s->total)
@@ -1758,7 +1770,9 @@ rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
   s->stream = TRUE;
   s->window = window;
   s->offset = offset;
-  s->last = last;
+  s->last = stream_digest != NULL;
+  if (s->last)
+    memcpy (s->stream_digest, stream_digest, RMTP_DIGEST_SIZE);
 }
 
 void
@@ -1859,10 +1873,12 @@ struct _RmtpReceiver {
   /* streaming mode: the window expected (expect_window), the one taken */
   gboolean expect_stream;
   guint32 expect_window;
+  guint64 expect_offset;
   gboolean stream;
   guint32 window;
   guint64 offset;
   gboolean last;
+  guint8 stream_digest[RMTP_DIGEST_SIZE];       /* last: the whole stream's */
 
   GQueue out, events;
   RmtpReceiverStats stats;
@@ -1995,6 +2011,8 @@ receiver_take_conn (RmtpReceiver * r, const RmtpPacket * p)
   r->window = p->window;
   r->offset = p->offset;
   r->last = p->last;
+  if (p->last)
+    memcpy (r->stream_digest, p->stream_digest, RMTP_DIGEST_SIZE);
   r->parity_block = p->parity_block;
   r->n_blocks = block_count (r->n_packets, r->parity_block);
   r->block_have = g_new0 (guint, r->n_blocks);
@@ -2033,6 +2051,11 @@ receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
   }
   if ((r->expect_stream && !p->stream) || (p->stream && p->window != want)) {
     r->stats.in.foreign++;
+    return FALSE;
+  }
+  /* the window must start where the windows before it ended */
+  if (p->stream && p->offset != r->expect_offset) {
+    r->stats.in.out_of_window++;
     return FALSE;
   }
   return TRUE;
@@ -2687,12 +2710,14 @@ rmtp_receiver_stats (const RmtpReceiver * r)
 }
 
 void
-rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window, gint64 now)
+rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window,
+    guint64 offset, gint64 now)
 {
   if (r->connected)
     return;
   r->expect_stream = TRUE;
   r->expect_window = window;
+  r->expect_offset = offset;
   r->last_heard = now;
 }
 
@@ -2706,6 +2731,24 @@ rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,
   *offset = r->offset;
   *last = r->last;
   return TRUE;
+}
+
+gboolean
+rmtp_receiver_stream_digest (const RmtpReceiver * r, const guint8 ** digest)
+{
+  if (!r->connected || !r->stream || !r->last)
+    return FALSE;
+  *digest = r->stream_digest;
+  return TRUE;
+}
+
+void
+rmtp_receiver_abort (RmtpReceiver * r, RmtpFailReason reason)
+{
+  if (r->state == RMTP_RECEIVER_FAILED)
+    return;
+  clear_datagrams (&r->out);
+  receiver_fail (r, reason);
 }
 
 guint32

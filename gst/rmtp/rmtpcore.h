@@ -145,6 +145,8 @@ typedef struct {
   guint32 window;               /* the window's index in the stream */
   guint64 offset;               /* stream offset of its first byte */
   gboolean last;                /* the stream ends with this window */
+  const guint8 *stream_digest;  /* last: SHA-256 of the whole stream
+                                 * (RMTP_DIGEST_SIZE, into the packet) */
   /* CACK */
   gboolean yes;
   /* DATA */
@@ -200,6 +202,9 @@ typedef enum {
   RMTP_FAIL_SERVER_SILENT,      /* receiver: server silent too long */
   RMTP_FAIL_INCOMPLETE,         /* released before the data set was whole */
   RMTP_FAIL_DROPPED,            /* stream: a later window does not list us */
+  RMTP_FAIL_STREAM_DIGEST,      /* stream: every window verified, but the
+                                 * stream's digest differs (a window
+                                 * missing, repeated or out of order) */
 } RmtpFailReason;
 
 typedef struct {
@@ -290,10 +295,11 @@ gint64 rmtp_server_next_deadline (const RmtpServer * s);
 RmtpServerPhase rmtp_server_phase (const RmtpServer * s);
 const RmtpServerStats *rmtp_server_stats (const RmtpServer * s);
 /* Streaming mode: the data set is window @window of a stream, starting at
- * @offset; @last if the stream ends with it. Its CONN then carries these
+ * @offset. @stream_digest, the SHA-256 of the whole stream, is given for
+ * the last window only (NULL for the others). Its CONN then carries these
  * (call before rmtp_server_start). */
 void rmtp_server_set_window (RmtpServer * s, guint32 window, guint64 offset,
-    gboolean last);
+    const guint8 * stream_digest);
 /* Once in RELEASE (or DONE) the data set is not sent again: drops the
  * server's reference to it (a stream holds no more than it needs). */
 void rmtp_server_drop_data (RmtpServer * s);
@@ -359,16 +365,26 @@ gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
 gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
 RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
 const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
-/* Streaming mode: take only the CONN of window @window of a stream (not
- * the CONN of a data set); a CONN to the group for a later window, or one
- * that does not list us, fails with RMTP_FAIL_DROPPED. The server's
- * silence counts from @now. Call before the first datagram. */
+/* Streaming mode: take only the CONN of window @window of a stream, at
+ * stream offset @offset (not the CONN of a data set; without this call,
+ * only window 0 at offset 0); a CONN to the group for a later window, or
+ * one that does not list us, fails with RMTP_FAIL_DROPPED, and one at
+ * another offset is counted out of window. The server's silence counts
+ * from @now. Call before the first datagram. */
 void rmtp_receiver_expect_window (RmtpReceiver * r, guint32 window,
-    gint64 now);
+    guint64 offset, gint64 now);
 /* The stream window of the CONN taken; FALSE for a data set (or before a
  * CONN). */
 gboolean rmtp_receiver_window (const RmtpReceiver * r, guint32 * window,
     guint64 * offset, gboolean * last);
+/* The SHA-256 of the whole stream that the CONN of its last window
+ * carries; FALSE for any other CONN (or before one). */
+gboolean rmtp_receiver_stream_digest (const RmtpReceiver * r,
+    const guint8 ** digest);
+/* Fails the receiver at once with @reason (a check above the core, such as
+ * the stream's digest): an answer queued and not yet polled is withdrawn,
+ * nothing more is sent, and its data must not be used. */
+void rmtp_receiver_abort (RmtpReceiver * r, RmtpFailReason reason);
 /* The session of the CONN taken; 0 before one. */
 guint32 rmtp_receiver_session (const RmtpReceiver * r);
 /* The data set's size and SHA-256 from the CONN taken; FALSE before one. */

@@ -6,6 +6,7 @@
 
 #include "core/polled.h"
 #include "core/wire.h"
+#include "rmtpdigest.h"
 
 /* ------------------------------------------------------------------ */
 /* Server */
@@ -26,6 +27,7 @@ struct _RmtpStreamServer {
   guint32 releasing_session;
   gboolean releasing_last;
   guint64 next_offset;
+  RmtpDigest *digest;           /* SHA-256 of the windows launched so far */
   RmtpServerStats done_sum;     /* the finished windows' counters */
   AuthKey key;                  /* every window's, with have_key */
   gboolean have_key;
@@ -50,6 +52,7 @@ rmtp_stream_server_new (const RmtpConfig * cfg, guint32 session,
   s->live = g_memdup2 (members, sizeof (guint32) * n_members);
   s->n_live = s->n_members = n_members;
   s->filling = g_byte_array_new ();
+  s->digest = rmtp_digest_new ();
   g_queue_init (&s->events);
   s->stats.members_left = n_members;
   return s;
@@ -66,6 +69,7 @@ rmtp_stream_server_free (RmtpStreamServer * s)
   rmtp_server_free (s->releasing);
   memset (&s->key, 0, sizeof (s->key));
   g_byte_array_unref (s->filling);
+  rmtp_digest_free (s->digest);
   g_free (s->live);
   while (polled_pop (&s->events, &e, sizeof (e)))
     if (e.data)
@@ -165,13 +169,19 @@ stream_end (RmtpStreamServer * s, RmtpEventType type, RmtpFailReason why)
   s->ended = TRUE;
 }
 
-/* The next window: @size bytes of the filling one, as a data set. */
+/* The next window: @size bytes of the filling one, as a data set. The
+ * last window is launched only once the stream has ended, so the stream's
+ * digest is whole when its CONN is written. */
 static void
 stream_launch (RmtpStreamServer * s, gsize size, gboolean last, gint64 now)
 {
   GBytes *bytes = g_bytes_new (s->filling->data, size);
   guint32 session = s->session + s->stats.windows;
+  guint8 digest[RMTP_DIGEST_SIZE];
 
+  rmtp_digest_update (s->digest, s->filling->data, size);
+  if (last)
+    rmtp_digest_finish (s->digest, digest);
   g_byte_array_remove_range (s->filling, 0, size);
   s->server_session = session ? session : 1;
   s->server = rmtp_server_new (&s->cfg, s->server_session, s->live,
@@ -189,7 +199,7 @@ stream_launch (RmtpStreamServer * s, gsize size, gboolean last, gint64 now)
   s->next_offset += size;
   s->last_started = last;
   rmtp_server_set_window (s->server, s->stats.window,
-      s->stats.window_offset, last);
+      s->stats.window_offset, last ? digest : NULL);
   rmtp_server_start (s->server, now);
 }
 
@@ -425,6 +435,8 @@ struct _RmtpStreamReceiver {
   RmtpReceiver *core;           /* the current window (or the data set) */
   RmtpReceiver *prev;           /* the window before, answering its REL */
   GQueue pending;               /* RmtpEvent DATA of the current window */
+  RmtpDigest *digest;           /* stream: SHA-256 of the windows' data
+                                 * taken in order, the current one's too */
   gboolean verified;            /* the data set or the last window */
   gboolean ended;
   AuthKey key;                  /* every window's, with have_key */
@@ -458,6 +470,7 @@ rmtp_stream_receiver_new (const RmtpConfig * cfg, guint32 member,
   r->member = member;
   r->accept = accept;
   r->core = rmtp_receiver_new (cfg, member, accept, &r->rng);
+  r->digest = rmtp_digest_new ();
   g_queue_init (&r->pending);
   g_queue_init (&r->events);
   return r;
@@ -480,6 +493,7 @@ rmtp_stream_receiver_free (RmtpStreamReceiver * r)
     return;
   rmtp_receiver_free (r->core);
   rmtp_receiver_free (r->prev);
+  rmtp_digest_free (r->digest);
   memset (&r->key, 0, sizeof (r->key));
   clear_event_queue (&r->pending);
   clear_event_queue (&r->events);
@@ -530,23 +544,44 @@ receiver_rotate (RmtpStreamReceiver * r, guint32 window, gint64 now)
   r->core = rmtp_receiver_new (&r->cfg, r->member, r->accept, &r->rng);
   if (r->have_key)
     rmtp_receiver_set_key (r->core, &r->key);
-  rmtp_receiver_expect_window (r->core, window + 1, now);
+  rmtp_receiver_expect_window (r->core, window + 1, r->stats.given, now);
 }
 
-/* Whether the current core has verified its data (given out then). */
+/* Whether the windows taken, the last one included, add up to the stream
+ * its last CONN announced. */
+static gboolean
+receiver_stream_whole (RmtpStreamReceiver * r)
+{
+  guint8 got[RMTP_DIGEST_SIZE];
+  const guint8 *want;
+
+  rmtp_digest_finish (r->digest, got);
+  return rmtp_receiver_stream_digest (r->core, &want) &&
+      memcmp (got, want, RMTP_DIGEST_SIZE) == 0;
+}
+
+/* Whether the current core has verified its data (given out then). The
+ * last window of a stream is given out only if the whole stream's digest
+ * matches too; else the core fails before it ACKs. */
 static void
 receiver_check_verified (RmtpStreamReceiver * r, gint64 now)
 {
   RmtpReceiverState st = rmtp_receiver_state (r->core);
   guint32 window;
   guint64 offset;
-  gboolean last;
+  gboolean last, stream;
 
   if (r->verified || (st != RMTP_RECEIVER_COMPLETE &&
           st != RMTP_RECEIVER_DONE))
     return;
+  stream = rmtp_receiver_window (r->core, &window, &offset, &last);
+  if (stream && last && !receiver_stream_whole (r)) {
+    rmtp_receiver_abort (r->core, RMTP_FAIL_STREAM_DIGEST);
+    receiver_end (r, RMTP_EVENT_FAILED, RMTP_FAIL_STREAM_DIGEST);
+    return;
+  }
   receiver_give_pending (r);
-  if (rmtp_receiver_window (r->core, &window, &offset, &last) && !last)
+  if (stream && !last)
     receiver_rotate (r, window, now);
   else
     r->verified = TRUE;
@@ -561,7 +596,9 @@ receiver_hold (RmtpStreamReceiver * r, const RmtpEvent * e)
   guint64 offset = 0;
 
   *h = *e;
-  rmtp_receiver_window (r->core, &window, &offset, &last);
+  if (rmtp_receiver_window (r->core, &window, &offset, &last))
+    rmtp_digest_update (r->digest, g_bytes_get_data (e->data, NULL),
+        g_bytes_get_size (e->data));
   h->offset += offset;
   r->stats.held += g_bytes_get_size (e->data);
   r->stats.max_held = MAX (r->stats.max_held, r->stats.held);
@@ -576,8 +613,9 @@ receiver_core_ended (RmtpStreamReceiver * r, const RmtpEvent * e,
   RmtpReceiver *was = r->core;
 
   receiver_check_verified (r, now);
-  if (r->core != was)
-    return;                     /* a window before the last, moved on */
+  if (r->core != was || r->ended)
+    return;                     /* moved on to the next window, or the
+                                 * stream's digest failed */
   if (r->verified)
     receiver_end (r, RMTP_EVENT_DONE, RMTP_FAIL_NONE);
   else

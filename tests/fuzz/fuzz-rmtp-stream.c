@@ -4,8 +4,10 @@
  * datagrams into either side and feeds the stream. Every datagram must
  * parse; the server never holds more than two windows and a byte, the
  * receiver never more than its largest data set; the receiver's data comes
- * in order; and a receiver that ends DONE without any injected datagram
- * holds exactly the stream pushed. Anything else aborts.
+ * in order; a receiver that ends DONE holds data whose SHA-256 is the one
+ * announced (the last window's CONN gives the whole stream's, a data
+ * set's CONN the set's), and without any injected datagram exactly the
+ * stream pushed. Anything else aborts.
  *
  * Input: records [op:1][len:2, big endian][len bytes]:
  *   op % 4 == 0  the chunk to the server, from member {0,100,101,102}[op>>2 & 3]
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "rmtpstream.h"
+#include "rmtpdigest.h"
 #include "fuzzrecords.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
@@ -61,6 +64,38 @@ check_bounds (Target * t)
     abort ();
 }
 
+/* The digest announced for all the receiver gave out: the whole stream's
+ * in the last window's CONN, or the data set's in its CONN. */
+static gboolean
+announced_digest (Target * t, const guint8 ** want)
+{
+  RmtpReceiver *core = rmtp_stream_receiver_core (t->r);
+  guint64 size;
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  if (rmtp_receiver_window (core, &window, &offset, &last))
+    return rmtp_receiver_stream_digest (core, want);
+  return rmtp_receiver_data_set (core, &size, want);
+}
+
+static gboolean
+got_matches_announced (Target * t)
+{
+  const guint8 *want;
+  guint8 got[RMTP_DIGEST_SIZE];
+  RmtpDigest *d;
+
+  if (!announced_digest (t, &want))
+    return FALSE;
+  d = rmtp_digest_new ();
+  rmtp_digest_update (d, t->got->data, t->got->len);
+  rmtp_digest_finish (d, got);
+  rmtp_digest_free (d);
+  return memcmp (got, want, sizeof (got)) == 0;
+}
+
 static void
 check_receiver_events (Target * t)
 {
@@ -73,9 +108,9 @@ check_receiver_events (Target * t)
       g_byte_array_append (t->got, g_bytes_get_data (e.data, NULL),
           g_bytes_get_size (e.data));
       g_bytes_unref (e.data);
-    } else if (e.type == RMTP_EVENT_DONE && !t->injected &&
-        (t->got->len != t->pushed || !t->ended ||
-            memcmp (t->got->data, t->stream, t->pushed) != 0)) {
+    } else if (e.type == RMTP_EVENT_DONE && (!got_matches_announced (t) ||
+            (!t->injected && (t->got->len != t->pushed || !t->ended ||
+                    memcmp (t->got->data, t->stream, t->pushed) != 0)))) {
       abort ();
     }
   }

@@ -51,6 +51,15 @@ struct _Net {
   guint64 server_max_held, rx_max_held;
   guint64 unicast_to_slow;
   gboolean keyed;               /* control carries the auth trailer */
+  guint64 sent;                 /* datagrams the server sent */
+  GPtrArray *record;            /* if set: each of them, in order */
+  /* tampering: receiver mix_rx gets, for each datagram of session
+   * mix_session, the one sent at the same place in another run's record */
+  const GPtrArray *mix;
+  guint32 mix_session;
+  guint mix_rx;
+  guint8 last_conn_digest[RMTP_DIGEST_SIZE];    /* the stream's, as sent */
+  gboolean saw_last_conn;
 };
 
 static void
@@ -102,6 +111,8 @@ net_clear (Net * net)
     g_byte_array_unref (net->out[i]);
   }
   rmtp_stream_server_free (net->s);
+  if (net->record)
+    g_ptr_array_unref (net->record);
   g_array_unref (net->dropped);
   g_bytes_unref (net->stream);
 }
@@ -141,6 +152,32 @@ net_feed (Net * net)
     rmtp_stream_server_finish (net->s, net->now);
 }
 
+/* What receiver @rx gets for the server's datagram @bytes: another run's
+ * datagram at the same place when the test mixes that session in. */
+static GBytes *
+net_tampered (Net * net, guint rx, const RmtpPacket * p, GBytes * bytes)
+{
+  GBytes *other;
+
+  if (!net->mix || rx != net->mix_rx || p->session != net->mix_session)
+    return bytes;
+  fail_unless (net->sent < net->mix->len, "the runs differ in length");
+  other = g_ptr_array_index (net->mix, net->sent);
+  fail_unless_equals_int (((const guint8 *) g_bytes_get_data (other,
+              NULL))[3], p->type);
+  return other;
+}
+
+static void
+net_note_last_conn (Net * net, const RmtpPacket * p)
+{
+  if (p->type != RMTP_CONN || !p->last)
+    return;
+  fail_unless (p->stream_digest != NULL);
+  memcpy (net->last_conn_digest, p->stream_digest, RMTP_DIGEST_SIZE);
+  net->saw_last_conn = TRUE;
+}
+
 static void
 net_server_out (Net * net)
 {
@@ -158,6 +195,9 @@ net_server_out (Net * net)
       len -= AUTH_TRAILER_SIZE;
     fail_unless (rmtp_packet_parse (b, len, &p));
     net->drops_sent += p.type == RMTP_DROP;
+    net_note_last_conn (net, &p);
+    if (net->record)
+      g_ptr_array_add (net->record, g_bytes_ref (d.bytes));
     for (guint i = 0; i < net->n; i++) {
       if (d.to != RMTP_TO_GROUP && d.to != net->ids[i])
         continue;
@@ -165,8 +205,9 @@ net_server_out (Net * net)
       if (net->loss && net->loss (net, i, &p, d.to))
         net->lost++;
       else
-        net_send (net, i, 0, d.bytes);
+        net_send (net, i, 0, net_tampered (net, i, &p, d.bytes));
     }
+    net->sent++;
     g_bytes_unref (d.bytes);
   }
   while (rmtp_stream_server_poll_event (net->s, &e)) {
@@ -533,13 +574,42 @@ GST_START_TEST (test_last_members_told_dropped_keyed)
 
 GST_END_TEST;
 
+/* Three receivers of one member on one seeded random source, for the
+ * tests that hand them single packets: @plain takes window 0 (or a data
+ * set), @a expects window @wa at offset @oa, @b window @wb at @ob. */
+typedef struct {
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *plain, *a, *b;
+} Trio;
+
+static void
+trio_init (Trio * t, guint32 member, guint32 wa, guint64 oa, guint32 wb,
+    guint64 ob)
+{
+  rmtp_config_init (&t->cfg);
+  random_source_init_seeded (&t->rng, &t->seeded, 5);
+  t->plain = rmtp_receiver_new (&t->cfg, member, TRUE, &t->rng);
+  t->a = rmtp_receiver_new (&t->cfg, member, TRUE, &t->rng);
+  t->b = rmtp_receiver_new (&t->cfg, member, TRUE, &t->rng);
+  rmtp_receiver_expect_window (t->a, wa, oa, 0);
+  rmtp_receiver_expect_window (t->b, wb, ob, 0);
+}
+
+static void
+trio_clear (Trio * t)
+{
+  rmtp_receiver_free (t->plain);
+  rmtp_receiver_free (t->a);
+  rmtp_receiver_free (t->b);
+}
+
 /* A DROP is exactly a header and a window; it ends a receiver waiting for
  * that window or a later one, and nothing else. */
 GST_START_TEST (test_drop_on_wire)
 {
-  RmtpConfig cfg;
-  RandomSeeded seeded;
-  RandomSource rng;
+  Trio t;
   RmtpReceiver *plain, *waiting, *later;
   RmtpPacket p;
   RmtpEvent e;
@@ -550,13 +620,10 @@ GST_START_TEST (test_drop_on_wire)
   fail_unless_equals_int (p.window, 3);
   fail_if (rmtp_packet_parse (drop, 11, &p));
   fail_if (rmtp_packet_parse (drop, 13, &p));
-  rmtp_config_init (&cfg);
-  random_source_init_seeded (&rng, &seeded, 5);
-  plain = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  waiting = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  later = rmtp_receiver_new (&cfg, 1, TRUE, &rng);
-  rmtp_receiver_expect_window (waiting, 3, 0);
-  rmtp_receiver_expect_window (later, 4, 0);
+  trio_init (&t, 1, 3, 30, 4, 40);
+  plain = t.plain;
+  waiting = t.a;
+  later = t.b;
   rmtp_receiver_handle (plain, drop, 12, 0);
   rmtp_receiver_handle (waiting, drop, 12, 0);
   rmtp_receiver_handle (later, drop, 12, 0);
@@ -572,9 +639,7 @@ GST_START_TEST (test_drop_on_wire)
   fail_unless (rmtp_receiver_poll_event (waiting, &e));
   fail_unless_equals_int (e.type, RMTP_EVENT_FAILED);
   fail_unless_equals_int (e.reason, RMTP_FAIL_DROPPED);
-  rmtp_receiver_free (plain);
-  rmtp_receiver_free (waiting);
-  rmtp_receiver_free (later);
+  trio_clear (&t);
 }
 
 GST_END_TEST;
@@ -624,6 +689,159 @@ GST_START_TEST (test_keyed_stream)
 
 GST_END_TEST;
 
+static void
+net_set_key (Net * net)
+{
+  AuthKey key;
+
+  fail_unless (auth_key_from_string ("0123456789abcdef0123456789abcdef"
+          "0123456789abcdef0123456789abcdef", &key, NULL));
+  net->keyed = TRUE;
+  rmtp_stream_server_set_key (net->s, &key);
+  for (guint i = 0; i < net->n; i++)
+    rmtp_stream_receiver_set_key (net->r[i], &key);
+}
+
+/* SHA-256 by GLib, apart from the digest the cores use. */
+static void
+sha256_of (const guint8 * data, gsize len, guint8 * out)
+{
+  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize n = RMTP_DIGEST_SIZE;
+
+  g_checksum_update (ck, data, len);
+  g_checksum_get_digest (ck, out, &n);
+  g_checksum_free (ck);
+}
+
+/* The last window's CONN carries the SHA-256 of the whole stream, and
+ * every receiver completes with it checked. */
+static void
+run_stream_digest (gboolean keyed)
+{
+  Net net;
+  const guint64 w = 32 * 1024;
+  guint8 want[RMTP_DIGEST_SIZE];
+  const guint8 *announced;
+
+  net_init (&net, 3, 4 * w + 777, w);
+  net_start (&net);
+  if (keyed)
+    net_set_key (&net);
+  net_run (&net, 120 * S);
+  sha256_of (g_bytes_get_data (net.stream, NULL), 4 * w + 777, want);
+  fail_unless (net.saw_last_conn);
+  fail_unless (memcmp (net.last_conn_digest, want, RMTP_DIGEST_SIZE) == 0);
+  fail_unless_equals_int (net.server_end.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (net.server_end.receivers_complete, 3);
+  for (guint i = 0; i < 3; i++) {
+    assert_whole (&net, i);
+    fail_unless (rmtp_stream_receiver_verified (net.r[i]));
+    fail_unless (rmtp_receiver_stream_digest (rmtp_stream_receiver_core
+            (net.r[i]), &announced));
+    fail_unless (memcmp (announced, want, RMTP_DIGEST_SIZE) == 0);
+  }
+  net_clear (&net);
+}
+
+GST_START_TEST (test_stream_digest_checked)
+{
+  run_stream_digest (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stream_digest_checked_keyed)
+{
+  run_stream_digest (TRUE);
+}
+
+GST_END_TEST;
+
+/* Another stream of the same size, under the same sessions (and key): its
+ * run gives every datagram the server sends, in order. */
+static GPtrArray *
+record_other_stream (gsize size, guint64 w, gboolean keyed)
+{
+  Net net;
+  GPtrArray *record;
+  guint8 *d;
+
+  net_init (&net, 2, size, w);
+  d = g_bytes_unref_to_data (net.stream, &size);
+  for (gsize i = 0; i < size; i++)
+    d[i] ^= 0x5a;
+  net.stream = g_bytes_new_take (d, size);
+  net.record = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  net_start (&net);
+  if (keyed)
+    net_set_key (&net);
+  net_run (&net, 120 * S);
+  assert_whole (&net, 1);
+  record = g_ptr_array_ref (net.record);
+  net_clear (&net);
+  return record;
+}
+
+/* Receiver 1 takes window 1 of another stream sent under the same
+ * sessions (a replayed window: sealed by a key holder when keyed, so it
+ * opens). That window verifies against its own CONN, and so would every
+ * window, but the whole stream's digest does not match: the receiver
+ * fails at the last window, outputs nothing of it, and never ACKs it, so
+ * the server counts it failed. */
+static void
+run_replayed_window (gboolean keyed)
+{
+  Net net;
+  const guint64 w = 32 * 1024;
+  const gsize size = 3 * w;
+  GPtrArray *other = record_other_stream (size, w, keyed);
+  const guint8 *mine;
+
+  net_init (&net, 2, size, w);
+  net.mix = other;
+  net.mix_session = 5000 + 1;
+  net.mix_rx = 1;
+  net_start (&net);
+  if (keyed)
+    net_set_key (&net);
+  net_run (&net, 300 * S);
+  mine = g_bytes_get_data (net.stream, NULL);
+  assert_whole (&net, 0);
+  fail_unless_equals_int (net.failed[1], RMTP_FAIL_STREAM_DIGEST);
+  fail_if (net.done[1]);
+  /* window 0 as sent, then the other stream's window 1, and no more */
+  fail_unless_equals_uint64 (net.out[1]->len, 2 * w);
+  fail_unless (memcmp (net.out[1]->data, mine, w) == 0);
+  fail_if (memcmp (net.out[1]->data + w, mine + w, w) == 0);
+  fail_unless_equals_int (rmtp_stream_receiver_stats (net.r[1])->windows,
+      2);
+  fail_unless_equals_int (rmtp_receiver_state (rmtp_stream_receiver_core
+          (net.r[1])), RMTP_RECEIVER_FAILED);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (rmtp_stream_receiver_core
+          (net.r[1]))->ack_sent, 0);
+  fail_unless_equals_int (net.server_end.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (net.server_end.receivers_complete, 1);
+  fail_unless_equals_int (net.server_end.receivers_failed, 1);
+  g_ptr_array_unref (other);
+  net_clear (&net);
+}
+
+GST_START_TEST (test_replayed_window_fails_stream_digest)
+{
+  run_replayed_window (FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_replayed_window_fails_stream_digest_keyed)
+{
+  run_replayed_window (TRUE);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_window_conn_on_wire)
 {
   RmtpConfig cfg;
@@ -636,27 +854,32 @@ GST_START_TEST (test_window_conn_on_wire)
   guint32 members[] = { 9 };
   GBytes *data = g_bytes_new_static ("0123456789", 10);
   guint8 *bad;
+  const guint8 *announced;
   gsize len;
   guint32 window;
   guint64 offset;
   gboolean last;
+  guint8 whole[RMTP_DIGEST_SIZE];
 
+  memset (whole, 0xd1, sizeof (whole));
   rmtp_config_init (&cfg);
   random_source_init_seeded (&rng, &seeded, 1);
   s = rmtp_server_new (&cfg, 77, members, 1, data, &rng);
-  rmtp_server_set_window (s, 3, 30, TRUE);
+  rmtp_server_set_window (s, 3, 30, whole);
   rmtp_server_start (s, 0);
   fail_unless (rmtp_server_poll_datagram (s, 0, &d));
   len = g_bytes_get_size (d.bytes);
-  fail_unless_equals_int (len, 8 + 68 + 4 + 13);
+  /* the last window's trailer carries the stream's digest */
+  fail_unless_equals_int (len, 8 + 68 + 4 + 13 + 32);
   fail_unless (rmtp_packet_parse (g_bytes_get_data (d.bytes, NULL), len,
           &p));
   fail_unless (p.stream && p.last);
   fail_unless_equals_int (p.window, 3);
   fail_unless_equals_uint64 (p.offset, 30);
+  fail_unless (memcmp (p.stream_digest, whole, sizeof (whole)) == 0);
   /* an unknown flag, or a trailer cut short, is malformed */
   bad = g_memdup2 (g_bytes_get_data (d.bytes, NULL), len);
-  bad[len - 1] = 0x02;
+  bad[len - 1 - 32] = 0x03;
   fail_if (rmtp_packet_parse (bad, len, &p));
   fail_if (rmtp_packet_parse (bad, len - 1, &p));
   g_free (bad);
@@ -666,15 +889,142 @@ GST_START_TEST (test_window_conn_on_wire)
   fail_unless_equals_int (rmtp_receiver_stats (plain)->in.foreign, 1);
   fail_if (rmtp_receiver_window (plain, &window, &offset, &last));
   third = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
-  rmtp_receiver_expect_window (third, 3, 0);
+  rmtp_receiver_expect_window (third, 3, 30, 0);
   rmtp_receiver_handle_bytes (third, d.bytes, 0);
   fail_unless (rmtp_receiver_window (third, &window, &offset, &last));
   fail_unless (window == 3 && offset == 30 && last);
+  fail_unless (rmtp_receiver_stream_digest (third, &announced));
+  fail_unless (memcmp (announced, whole, sizeof (whole)) == 0);
+  fail_if (rmtp_receiver_stream_digest (plain, &announced));
   g_bytes_unref (d.bytes);
   rmtp_receiver_free (plain);
   rmtp_receiver_free (third);
   rmtp_server_free (s);
   g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+/* The CONN of window @window, last if @stream_digest is given. */
+static GBytes *
+window_conn (guint32 window, const guint8 * stream_digest)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpServer *s;
+  RmtpDatagram d;
+  guint32 members[] = { 9 };
+  GBytes *data = g_bytes_new_static ("0123456789", 10);
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 1);
+  s = rmtp_server_new (&cfg, 77, members, 1, data, &rng);
+  rmtp_server_set_window (s, window, 30, stream_digest);
+  rmtp_server_start (s, 0);
+  fail_unless (rmtp_server_poll_datagram (s, 0, &d));
+  rmtp_server_free (s);
+  g_bytes_unref (data);
+  return d.bytes;
+}
+
+/* A last window's trailer without its digest, or with part of it, and a
+ * digest after a trailer that is not the last window's, are malformed: a
+ * receiver counts and drops each, and still takes the sound CONN. */
+GST_START_TEST (test_stream_trailer_refusals)
+{
+  guint8 whole[RMTP_DIGEST_SIZE];
+  GBytes *last, *middle;
+  const guint8 *l, *m;
+  gsize ll, ml;
+  guint8 *cleared, *extended, *flagged;
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  RmtpEvent e;
+  RmtpPacket p;
+
+  memset (whole, 0x3c, sizeof (whole));
+  last = window_conn (3, whole);
+  middle = window_conn (3, NULL);
+  l = g_bytes_get_data (last, &ll);
+  m = g_bytes_get_data (middle, &ml);
+  fail_unless_equals_int (ll, ml + RMTP_DIGEST_SIZE);
+  /* the last flag cleared: 32 bytes trail a middle window's trailer */
+  cleared = g_memdup2 (l, ll);
+  cleared[ml - 1] = 0;
+  /* a middle window's CONN with a digest after it */
+  extended = g_malloc (ll);
+  memcpy (extended, m, ml);
+  memcpy (extended + ml, whole, RMTP_DIGEST_SIZE);
+  /* a middle window's trailer flagged last: the digest is missing */
+  flagged = g_memdup2 (m, ml);
+  flagged[ml - 1] = 1;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 5);
+  r = rmtp_receiver_new (&cfg, 9, TRUE, &rng);
+  rmtp_receiver_expect_window (r, 3, 30, 0);
+  rmtp_receiver_handle (r, l, ll - 1, 0);
+  rmtp_receiver_handle (r, l, ll - RMTP_DIGEST_SIZE, 0);
+  rmtp_receiver_handle (r, cleared, ll, 0);
+  rmtp_receiver_handle (r, extended, ll, 0);
+  rmtp_receiver_handle (r, flagged, ml, 0);
+  fail_if (rmtp_packet_parse (flagged, ml, &p));
+  fail_unless_equals_uint64 (rmtp_receiver_stats (r)->in.malformed, 5);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (r)->in.accepted, 0);
+  fail_unless_equals_int (rmtp_receiver_state (r), RMTP_RECEIVER_WAIT_CONN);
+  fail_if (rmtp_receiver_poll_event (r, &e));
+  fail_if (rmtp_receiver_stream_digest (r, &l));
+  rmtp_receiver_handle_bytes (r, last, 0);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (r)->in.accepted, 1);
+  fail_unless (rmtp_receiver_stream_digest (r, &m));
+  fail_unless (memcmp (m, whole, sizeof (whole)) == 0);
+  g_free (cleared);
+  g_free (extended);
+  g_free (flagged);
+  g_bytes_unref (last);
+  g_bytes_unref (middle);
+  rmtp_receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* A window's CONN must start where the windows before it ended (window
+ * 0 at 0): one elsewhere would put its data at another place in the
+ * stream. It is counted out of window and not taken. */
+GST_START_TEST (test_window_conn_at_wrong_offset)
+{
+  Trio t;
+  RmtpReceiver *plain, *early, *right;
+  GBytes *zeroth = window_conn (0, NULL);
+  GBytes *third = window_conn (3, NULL);
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  trio_init (&t, 9, 3, 29, 3, 30);
+  plain = t.plain;
+  early = t.a;
+  right = t.b;
+  /* both CONNs say offset 30 */
+  rmtp_receiver_handle_bytes (plain, zeroth, 0);
+  rmtp_receiver_handle_bytes (early, third, 0);
+  rmtp_receiver_handle_bytes (right, third, 0);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (plain)->in.out_of_window,
+      1);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (early)->in.out_of_window,
+      1);
+  fail_if (rmtp_receiver_window (plain, &window, &offset, &last));
+  fail_if (rmtp_receiver_window (early, &window, &offset, &last));
+  fail_unless_equals_int (rmtp_receiver_state (early),
+      RMTP_RECEIVER_WAIT_CONN);
+  fail_unless (rmtp_receiver_window (right, &window, &offset, &last));
+  fail_unless_equals_uint64 (offset, 30);
+  trio_clear (&t);
+  g_bytes_unref (zeroth);
+  g_bytes_unref (third);
 }
 
 GST_END_TEST;
@@ -698,6 +1048,12 @@ rmtpstream_suite (void)
   tcase_add_test (tc, test_drop_on_wire);
   tcase_add_test (tc, test_window_conn_on_wire);
   tcase_add_test (tc, test_keyed_stream);
+  tcase_add_test (tc, test_stream_digest_checked);
+  tcase_add_test (tc, test_stream_digest_checked_keyed);
+  tcase_add_test (tc, test_replayed_window_fails_stream_digest);
+  tcase_add_test (tc, test_replayed_window_fails_stream_digest_keyed);
+  tcase_add_test (tc, test_stream_trailer_refusals);
+  tcase_add_test (tc, test_window_conn_at_wrong_offset);
   return s;
 }
 
