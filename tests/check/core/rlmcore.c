@@ -784,6 +784,40 @@ GST_START_TEST (test_report_settled_flag)
 
 GST_END_TEST;
 
+/* The top level is settled once our experiment to it has succeeded, not
+ * while it is in progress: it may still fail, and a newcomer joining it
+ * from our report would fail with it. */
+GST_START_TEST (test_report_top_level_settled_after_experiment)
+{
+  Rig rig;
+  RlmCtrl c;
+  gint64 joined;
+
+  memset (&rig, 0, sizeof (rig));
+  random_source_init_seeded (&rig.rng, &rig.seeded, 47);
+  rlm_config_init (&rig.cfg);
+  rig.cfg.n_layers = 2;
+  rig.cfg.report_interval = 500 * MS;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_until_level (&rig, 2, rig.now + 30 * S);
+  joined = rig.now;
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  /* within the first detection time (3 s): our experiment is in progress */
+  fail_unless (rig.now - joined < 2 * S);
+  fail_unless_equals_int (c.level, 2);
+  fail_unless_equals_int (c.flags, 0);
+  run_clean (&rig, joined + 4 * S);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 2);
+  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A path slower than the session's: a loss in the join's window undoes
  * the whole join at once, and the receiver never joins a reported level
  * again; it climbs by the paper's experiments. */
@@ -1424,6 +1458,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_reported_lowest);
   tcase_add_test (tc, test_join_reported_settled_only);
   tcase_add_test (tc, test_report_settled_flag);
+  tcase_add_test (tc, test_report_top_level_settled_after_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
