@@ -738,18 +738,37 @@ next_report (Rig * rig)
   return c;
 }
 
+/* The first report after the transmits queued so far: @level, @flags. */
+static void
+expect_report (Rig * rig, guint level, guint flags)
+{
+  RlmCtrl c;
+
+  drain_transmits (rig, NULL);
+  c = next_report (rig);
+  fail_unless_equals_int (c.level, level);
+  fail_unless_equals_int (c.flags, flags);
+}
+
+/* A receiver of @n_layers that reports every 0.25-0.75 s. */
+static void
+rig_init_reporting (Rig * rig, guint64 seed, guint n_layers)
+{
+  memset (rig, 0, sizeof (*rig));
+  random_source_init_seeded (&rig->rng, &rig->seeded, seed);
+  rlm_config_init (&rig->cfg);
+  rig->cfg.n_layers = n_layers;
+  rig->cfg.report_interval = 500 * MS;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+}
+
 GST_START_TEST (test_report_settled_flag)
 {
   Rig rig;
   RlmCtrl c;
 
-  /* reports every 0.25-0.75 s: one comes while we wait in D */
-  memset (&rig, 0, sizeof (rig));
-  random_source_init_seeded (&rig.rng, &rig.seeded, 46);
-  rlm_config_init (&rig.cfg);
-  rig.cfg.n_layers = 3;
-  rig.cfg.report_interval = 500 * MS;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  /* a report comes while we wait in D */
+  rig_init_reporting (&rig, 46, 3);
   c = next_report (&rig);
   fail_unless_equals_int (c.level, 1);
   fail_unless_equals_int (c.flags, 0);
@@ -759,15 +778,9 @@ GST_START_TEST (test_report_settled_flag)
   feed (&rig, 1, 3);
   fail_unless_equals_int (stats (&rig).level, 1);
   /* reports queued before the failure */
-  drain_transmits (&rig, NULL);
-  c = next_report (&rig);
-  fail_unless_equals_int (c.level, 1);
-  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  expect_report (&rig, 1, RLM_CTRL_FLAG_SETTLED);
   run_until_level (&rig, 2, rig.now + 60 * S);
-  drain_transmits (&rig, NULL);
-  c = next_report (&rig);
-  fail_unless_equals_int (c.level, 2);
-  fail_unless_equals_int (c.flags, 0);
+  expect_report (&rig, 2, 0);
 
   /* held for 2 T_J^min (another's experiments at 2 suppress ours at 3) */
   for (guint i = 0; i < 6; i++) {
@@ -775,10 +788,7 @@ GST_START_TEST (test_report_settled_flag)
     run_clean (&rig, rig.now + 2 * S);
   }
   fail_unless_equals_int (stats (&rig).level, 2);
-  drain_transmits (&rig, NULL);
-  c = next_report (&rig);
-  fail_unless_equals_int (c.level, 2);
-  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
   rig_clear (&rig);
 }
 
@@ -793,12 +803,7 @@ GST_START_TEST (test_report_top_level_settled_after_experiment)
   RlmCtrl c;
   gint64 joined;
 
-  memset (&rig, 0, sizeof (rig));
-  random_source_init_seeded (&rig.rng, &rig.seeded, 47);
-  rlm_config_init (&rig.cfg);
-  rig.cfg.n_layers = 2;
-  rig.cfg.report_interval = 500 * MS;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  rig_init_reporting (&rig, 47, 2);
   run_until_level (&rig, 2, rig.now + 30 * S);
   joined = rig.now;
   drain_transmits (&rig, NULL);
@@ -809,10 +814,7 @@ GST_START_TEST (test_report_top_level_settled_after_experiment)
   fail_unless_equals_int (c.flags, 0);
   run_clean (&rig, joined + 4 * S);
   fail_unless_equals_int (stats (&rig).level, 2);
-  drain_transmits (&rig, NULL);
-  c = next_report (&rig);
-  fail_unless_equals_int (c.level, 2);
-  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
   rig_clear (&rig);
 }
 
