@@ -9,11 +9,12 @@ four receivers are hosts on a LAN (a bridge without snooping) hung from one
 port of the sender's snooping bridge, and that port has a tbf of 1.5 Mbit/s:
 the receivers share the bottleneck as receivers behind one router do, the
 port carries every layer any of them holds (levels 1-3 fit, 4 does not).
-(Not several receivers in one host: their sockets share the port with
-SO_REUSEPORT, and the kernel then gives a group's packets to one socket of
-the host, which drops them unless it joined that group.) The receivers of both sessions start at the same times (ARRIVALS);
-the newcomers of "on" have join-reported=true, those of "off" the paper's
-behaviour. Passes when, in "on":
+(Not several receivers in one host: their sockets bind the port with
+SO_REUSEPORT, and a receiver then loses whole groups it joined while
+another socket of the host holds the port; docs/results.md.) The receivers
+of both sessions start at the same times (ARRIVALS); the newcomers of "on"
+have join-reported=true, those of "off" the paper's behaviour. Passes
+when, in "on":
 
 - every newcomer climbs first by a join up to the reported level, to the
   first receiver's level 3, in one step (an rlm-level with reason
@@ -29,9 +30,9 @@ behaviour. Passes when, in "on":
   time after reaching it.
 
 The reports (report-interval) come every second in both sessions: with the
-default 5 s a newcomer of a session of four hears its first settled report
-after its first join timer in about half the runs, and then climbs as the
-paper's receiver does (docs/results.md). RLM_JR_ARM_ON=false runs "on"
+default 5 s a newcomer of a session of four often hears its first settled
+report only after its first join timer, runs the paper's experiment to
+level 2 first and joins level 3 at its next timer (docs/results.md). RLM_JR_ARM_ON=false runs "on"
 without the option (its checks must fail); RLM_REPORT_INTERVAL (ns)
 changes the report interval."""
 import os
