@@ -33,7 +33,7 @@
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
- * turns join_reported on, -G gap_retry. -k K puts every K-th receiver of topology (3)
+ * turns join_reported on. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters. The summary gives
  * the median and the slowest convergence. */
@@ -58,7 +58,6 @@ typedef struct {
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
   gdouble loss_threshold;       /* 0: the core's default */
   gboolean join_reported;
-  gboolean gap_retry;
   gint trace;                   /* receiver whose level changes to print, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
                                  * behind B/2 */
@@ -244,12 +243,11 @@ parse_options (int argc, char **argv, Options * o)
   o->queueing = QUEUEING_ENGINE;
   o->loss_threshold = 0;
   o->join_reported = FALSE;
-  o->gap_retry = FALSE;
   o->trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGv:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -309,9 +307,6 @@ parse_options (int argc, char **argv, Options * o)
       case 'R':
         o->join_reported = TRUE;
         break;
-      case 'G':
-        o->gap_retry = TRUE;
-        break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
         break;
@@ -356,7 +351,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-v receiver] [-k slow_every]\n",
+        "[-R] [-v receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -369,7 +364,6 @@ main (int argc, char **argv)
   if (o.loss_threshold > 0)
     rc.loss_threshold = o.loss_threshold;
   rc.join_reported = o.join_reported;
-  rc.gap_retry = o.gap_retry;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {

@@ -822,50 +822,6 @@ GST_START_TEST (test_report_top_level_settled_after_experiment)
 
 GST_END_TEST;
 
-/* gap_retry: a join timer suppressed by another's experiment at a lower
- * level retries when that experiment's window ends (plus at most 0.5 s),
- * sooner than the paper's new draw (at least T_J^min / 2), and then runs
- * its experiment. */
-GST_START_TEST (test_gap_retry)
-{
-  Rig rig;
-  RlmReceiverStats st;
-  RlmCtrl join;
-  gint64 deadline, t_lower, window;
-
-  rig_prepare (&rig, 14, 4);
-  rig.cfg.gap_retry = TRUE;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
-  run_until_level (&rig, 2, 10 * S);
-  run_clean (&rig, rig.now + 3500 * MS);
-  drain_transmits (&rig, NULL);
-  deadline = stats (&rig).join_deadline;
-  fail_unless (deadline - rig.now > 1 * S);
-
-  t_lower = MAX (rig.now, deadline - 2500 * MS);
-  run_clean (&rig, t_lower);
-  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
-  run_clean (&rig, deadline);
-  st = stats (&rig);
-  fail_unless_equals_int (st.level, 2);
-  fail_unless_equals_int (st.experiments_suppressed, 1);
-  window = (gint64) (rig.cfg.k1 * st.detection_time +
-      rig.cfg.k2 * st.detection_dev);
-  fail_unless (st.join_deadline > t_lower + window);
-  fail_unless (st.join_deadline <= t_lower + window + 500 * MS);
-  fail_unless (st.join_deadline < deadline + rig.cfg.t_join_min / 2);
-
-  run_clean (&rig, st.join_deadline);
-  st = stats (&rig);
-  fail_unless_equals_int (st.level, 3);
-  fail_unless_equals_int (st.experiments_run, 2);
-  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
-  fail_unless_equals_int (join.level, 3);
-  rig_clear (&rig);
-}
-
-GST_END_TEST;
-
 /* A path slower than the session's: a loss in the join's window undoes
  * the whole join at once, and the receiver never joins a reported level
  * again; it climbs by the paper's experiments. */
@@ -1507,7 +1463,6 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_reported_settled_only);
   tcase_add_test (tc, test_report_settled_flag);
   tcase_add_test (tc, test_report_top_level_settled_after_experiment);
-  tcase_add_test (tc, test_gap_retry);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
