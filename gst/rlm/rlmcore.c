@@ -387,15 +387,16 @@ push_event (RlmReceiver * r, RlmEventType type, guint layer, RlmReason reason)
   ev->state = r->state;
 }
 
-/* Our level is not a step of a climb: the level above failed for us, we
- * have every layer, or we have held it for two T_J^min without an
- * experiment of ours (a climbing receiver adds a layer about every
- * T_J^min, docs/protocols/rlm.md). */
+/* Our level is not a step of a climb: the level above failed for us, or,
+ * with no experiment of ours in progress, we have every layer or have held
+ * the level for two T_J^min (a climbing receiver adds a layer about every
+ * T_J^min, docs/protocols/rlm.md). The top level during our experiment to
+ * it is not settled: it may yet fail. */
 static gboolean
 is_settled (const RlmReceiver * r, gint64 now)
 {
-  return r->settled || r->level >= r->cfg.n_layers ||
-      (!r->own_level && now - r->level_since >= 2 * r->cfg.t_join_min);
+  return r->settled || (!r->own_level && (r->level >= r->cfg.n_layers ||
+          now - r->level_since >= 2 * r->cfg.t_join_min));
 }
 
 static void

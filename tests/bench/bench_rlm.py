@@ -11,15 +11,16 @@ windows and convergence time, on the namespace bed and in the simulator.
    about 2 s) and with fast leave on the receiver ports; the metrics are
    computed from rlmsrc's stats (every 250 ms) exactly as the simulator
    computes them from its packet bins.
-3. The simulator sweep: topologies (2) and (4), 10 to 1000 receivers, the
-   paper's settings, 600 s; SVG plots like the paper's Figures 10, 11 and 13
-   into BENCH_RLM_IMG (docs/img by default).
+3. The simulator sweep: topologies (2), (3) and (4), 10 to 1000 receivers,
+   the paper's settings, 600 s; SVG plots like the paper's Figures 10, 11
+   and 13 into BENCH_RLM_IMG (docs/img by default).
 4. The goals (20 s, 1 %): what holds them back, in the simulator and on the
    bed (fast leave, start-level).
 
 Environment: BENCH_RLM_RUNS (bed runs per case, 2), BENCH_RLM_SEEDS
-(simulator seeds, "1,2"), BENCH_RLM_N ("10,32,100,316,1000"), BENCH_RLM_N4
-(topology 4's, BENCH_RLM_N by default),
+(simulator seeds, "1,2"), BENCH_RLM_N ("10,32,100,316,1000"), BENCH_RLM_N3
+and BENCH_RLM_N4 (topology 3's and 4's, BENCH_RLM_N by default; empty
+leaves the topology out),
 BENCH_RLM_SECONDS (sweep duration, 600), BENCH_RLM_PARTS
 ("compare,bed,goals,sweep"; without "bed" the bed is not used),
 RLM_SIM (the rlm-sim binary), BENCH_RLM_CACHE (a directory keeping each
@@ -372,7 +373,9 @@ def svg_plot(path, title, xlabel, ylabel, series, xlog=True, ylog=False):
 def plots(res, ns_by_topology, img):
     os.makedirs(img, exist_ok=True)
     for topology, fig in ((2, 10), (4, 13)):
-        ns = ns_by_topology[topology]
+        ns = ns_by_topology.get(topology)
+        if not ns:
+            continue
         series = [(f"{int(w)} s window",
                    [(n, 100 * res[(topology, n)]["worst"][k]) for n in ns],
                    "line") for k, w in enumerate(WINDOWS)]
@@ -399,6 +402,7 @@ def main():
     ns = env_list("BENCH_RLM_N", "10,32,100,316,1000")
     # topology (4) at 1000 sessions: about 3 CPU minutes, but 15-30 minutes
     # on this machine under load
+    ns3 = env_list("BENCH_RLM_N3", ",".join(map(str, ns)))
     ns4 = env_list("BENCH_RLM_N4", ",".join(map(str, ns)))
     runs = int(os.environ.get("BENCH_RLM_RUNS", "2"))
     seconds = int(os.environ.get("BENCH_RLM_SECONDS", "600"))
@@ -413,7 +417,8 @@ def main():
     if "goals" in parts:
         goals(seeds, runs, bed_ok, seconds)
     if "sweep" in parts:
-        ns_by_topology = {2: ns, 4: ns4}
+        ns_by_topology = {t: n for t, n in ((2, ns), (3, ns3), (4, ns4))
+                          if n}
         res = sweep(ns_by_topology, seeds, seconds)
         plots(res, ns_by_topology, img)
     print(f"load average at end: {os.getloadavg()[0]:.1f}")

@@ -68,15 +68,17 @@ def make_bed(bed, receivers):
     return br, snd, hosts
 
 
-def start_receiver(host, extra=""):
-    """rlmsrc ! rtph264depay ! avdec_h264 in @host; @extra: more rlmsrc
-    properties ("name=value ...")."""
+def start_receiver(host, extra="", base=BASE, decode=True):
+    """rlmsrc ! rtph264depay ! avdec_h264 in @host (@decode False: rlmsrc !
+    fakesink, levels and stats only); @extra: more rlmsrc properties
+    ("name=value ..."); @base: the session's base group."""
     env = dict(os.environ, GST_DEBUG="libav:2,rlmsrc:3", GST_DEBUG_NO_COLOR="1")
+    play = ("-v", "rtph264depay ! avdec_h264 ! identity name=frames "
+            "silent=false ! ") if decode else ("", "")
     p = host.popen(gst(
-        f"-m -v rlmsrc name=r uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}\" "
+        f"-m {play[0]} rlmsrc name=r uri=\"rlm://{base}:{PORT}?layers={LAYERS}\" "
         f"{extra} "
-        f"stats-interval=250000000 caps=\"{CAPS}\" ! rtph264depay ! "
-        f"avdec_h264 ! identity name=frames silent=false ! "
+        f"stats-interval=250000000 caps=\"{CAPS}\" ! {play[1]}"
         f"fakesink sync=false async=false"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out, t1 = netbed.timed_lines(p.stdout)
@@ -84,12 +86,12 @@ def start_receiver(host, extra=""):
     return dict(proc=p, out=out, err=err, threads=(t1, t2))
 
 
-def wait_members(br, ports, timeout=15):
+def wait_members(br, ports, timeout=15, base=BASE):
     """Until `bridge mdb show` lists the base group on every port."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         mdb = br.run(["bridge", "mdb", "show"]).stdout
-        if all(re.search(rf"port {p} grp {BASE}\b", mdb) for p in ports):
+        if all(re.search(rf"port {p} grp {base}\b", mdb) for p in ports):
             return True
         time.sleep(0.2)
     return False
@@ -132,16 +134,20 @@ def hold_base_group(host):
     return s
 
 
-def start_sender(host):
+def start_sender(host, bases=(BASE,)):
+    """One layered encoder; its stream goes to a session per base group of
+    @bases (an rlmsink each, behind a tee)."""
     rates = ",".join(str(r) for r in LAYER_RATES)
+    sinks = [f"rlmsink uri=\"rlm://{b}:{PORT}?layers={LAYERS}&ttl-mc=4\" "
+             f"layer-rates=\"<{rates}>\"" for b in bases]
+    if len(sinks) > 1:
+        sinks = ["tee name=t"] + [f"t. ! queue ! {s}" for s in sinks]
     return host.popen(gst(
         "videotestsrc is-live=true pattern=smpte horizontal-speed=5 ! "
         "video/x-raw,width=640,height=360,framerate=30/1 ! "
         f"x264layerenc layers={LAYERS} speed-preset=ultrafast tune=zerolatency "
         "key-int-max=60 "
-        f"! rtph264pay config-interval=-1 mtu=1200 ! "
-        f"rlmsink uri=\"rlm://{BASE}:{PORT}?layers={LAYERS}&ttl-mc=4\" "
-        f"layer-rates=\"<{rates}>\""),
+        f"! rtph264pay config-interval=-1 mtu=1200 ! " + " ".join(sinks)),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

@@ -26,14 +26,22 @@ typedef struct {
   gint64 now;
 } Rig;
 
-/* A receiver of @n_layers that starts at @start_level. */
+/* The paper's configuration for @n_layers, seeded: set more fields of
+ * rig->cfg, then create rig->r. */
 static void
-rig_init_at (Rig * rig, guint64 seed, guint n_layers, guint start_level)
+rig_prepare (Rig * rig, guint64 seed, guint n_layers)
 {
   memset (rig, 0, sizeof (*rig));
   random_source_init_seeded (&rig->rng, &rig->seeded, seed);
   rlm_config_init (&rig->cfg);
   rig->cfg.n_layers = n_layers;
+}
+
+/* A receiver of @n_layers that starts at @start_level. */
+static void
+rig_init_at (Rig * rig, guint64 seed, guint n_layers, guint start_level)
+{
+  rig_prepare (rig, seed, n_layers);
   rig->cfg.start_level = start_level;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
 }
@@ -626,10 +634,7 @@ GST_END_TEST;
 static void
 rig_init_reported (Rig * rig, guint64 seed)
 {
-  memset (rig, 0, sizeof (*rig));
-  random_source_init_seeded (&rig->rng, &rig->seeded, seed);
-  rlm_config_init (&rig->cfg);
-  rig->cfg.n_layers = 4;
+  rig_prepare (rig, seed, 4);
   rig->cfg.join_reported = TRUE;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
   drain_events (rig, RLM_EVENT_JOIN, NULL);
@@ -738,18 +743,34 @@ next_report (Rig * rig)
   return c;
 }
 
+/* The first report after the transmits queued so far: @level, @flags. */
+static void
+expect_report (Rig * rig, guint level, guint flags)
+{
+  RlmCtrl c;
+
+  drain_transmits (rig, NULL);
+  c = next_report (rig);
+  fail_unless_equals_int (c.level, level);
+  fail_unless_equals_int (c.flags, flags);
+}
+
+/* A receiver of @n_layers that reports every 0.25-0.75 s. */
+static void
+rig_init_reporting (Rig * rig, guint64 seed, guint n_layers)
+{
+  rig_prepare (rig, seed, n_layers);
+  rig->cfg.report_interval = 500 * MS;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+}
+
 GST_START_TEST (test_report_settled_flag)
 {
   Rig rig;
   RlmCtrl c;
 
-  /* reports every 0.25-0.75 s: one comes while we wait in D */
-  memset (&rig, 0, sizeof (rig));
-  random_source_init_seeded (&rig.rng, &rig.seeded, 46);
-  rlm_config_init (&rig.cfg);
-  rig.cfg.n_layers = 3;
-  rig.cfg.report_interval = 500 * MS;
-  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  /* a report comes while we wait in D */
+  rig_init_reporting (&rig, 46, 3);
   c = next_report (&rig);
   fail_unless_equals_int (c.level, 1);
   fail_unless_equals_int (c.flags, 0);
@@ -759,15 +780,9 @@ GST_START_TEST (test_report_settled_flag)
   feed (&rig, 1, 3);
   fail_unless_equals_int (stats (&rig).level, 1);
   /* reports queued before the failure */
-  drain_transmits (&rig, NULL);
-  c = next_report (&rig);
-  fail_unless_equals_int (c.level, 1);
-  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  expect_report (&rig, 1, RLM_CTRL_FLAG_SETTLED);
   run_until_level (&rig, 2, rig.now + 60 * S);
-  drain_transmits (&rig, NULL);
-  c = next_report (&rig);
-  fail_unless_equals_int (c.level, 2);
-  fail_unless_equals_int (c.flags, 0);
+  expect_report (&rig, 2, 0);
 
   /* held for 2 T_J^min (another's experiments at 2 suppress ours at 3) */
   for (guint i = 0; i < 6; i++) {
@@ -775,10 +790,33 @@ GST_START_TEST (test_report_settled_flag)
     run_clean (&rig, rig.now + 2 * S);
   }
   fail_unless_equals_int (stats (&rig).level, 2);
+  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The top level is settled once our experiment to it has succeeded, not
+ * while it is in progress: it may still fail, and a newcomer joining it
+ * from our report would fail with it. */
+GST_START_TEST (test_report_top_level_settled_after_experiment)
+{
+  Rig rig;
+  RlmCtrl c;
+  gint64 joined;
+
+  rig_init_reporting (&rig, 47, 2);
+  run_until_level (&rig, 2, rig.now + 30 * S);
+  joined = rig.now;
   drain_transmits (&rig, NULL);
   c = next_report (&rig);
+  /* within the first detection time (3 s): our experiment is in progress */
+  fail_unless (rig.now - joined < 2 * S);
   fail_unless_equals_int (c.level, 2);
-  fail_unless_equals_int (c.flags, RLM_CTRL_FLAG_SETTLED);
+  fail_unless_equals_int (c.flags, 0);
+  run_clean (&rig, joined + 4 * S);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
   rig_clear (&rig);
 }
 
@@ -1424,6 +1462,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_reported_lowest);
   tcase_add_test (tc, test_join_reported_settled_only);
   tcase_add_test (tc, test_report_settled_flag);
+  tcase_add_test (tc, test_report_top_level_settled_after_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
