@@ -369,8 +369,32 @@ only_own_groups (GSocket * sock)
 #endif
 }
 
+/* Binds @sock to @addr with the port shared by every receiver of the host
+ * (SO_REUSEADDR), but not as a SO_REUSEPORT group as g_socket_bind's
+ * allow_reuse makes it: Linux then gives a group's datagrams that arrive on
+ * an interface to one socket of that group, whatever groups each joined
+ * (two receivers of one host: one got none of its layer's packets, the
+ * other all of them). */
+static gboolean
+bind_shared_port (GSocket * sock, GSocketAddress * addr, GError ** error)
+{
+  struct sockaddr_storage native;
+  gssize len = g_socket_address_get_native_size (addr);
+  gint fd = g_socket_get_fd (sock), one = 1;
+
+  if (!g_socket_address_to_native (addr, &native, sizeof native, error))
+    return FALSE;
+  if (setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+      bind (fd, (struct sockaddr *) &native, len) < 0) {
+    g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (errno),
+        g_strerror (errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Binds our own socket to @s's address and port (a multicast address:
- * the port on the any address, reusable, and the group joined). */
+ * the port on the any address, shared, and the group joined). */
 static gboolean
 bind_own (GstNetUdp * self, const GstNetUdpSettings * s,
     GSocketFamily family, GError ** error)
@@ -400,7 +424,8 @@ bind_own (GstNetUdp * self, const GstNetUdpSettings * s,
     ia = g_inet_address_new_any (family);
   }
   bind_addr = g_inet_socket_address_new (ia, s->port);
-  ok = g_socket_bind (self->socket, bind_addr, mc, &err);
+  ok = mc ? bind_shared_port (self->socket, bind_addr, &err) :
+      g_socket_bind (self->socket, bind_addr, FALSE, &err);
   if (!ok) {
     g_set_error (error, G_IO_ERROR, err->code, "Could not bind UDP port "
         "%s:%d: %s", s->address ? s->address : "*", s->port, err->message);
