@@ -85,8 +85,9 @@ static double rng_uniform (void)
 
 static void print_stats (void *data)
 {
-  (void) data;
   uint64_t mean_ns = S.held_passed ? S.extra_sum_ns / S.held_passed : 0;
+
+  (void) data;
   printf ("nfq-impair: passed=%llu dropped=%llu bursts=%llu jitter_mean_us=%llu "
       "jitter_max_us=%llu reordered=%llu\n",
       (unsigned long long) S.passed, (unsigned long long) S.dropped,
