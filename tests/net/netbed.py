@@ -648,10 +648,11 @@ class NetBed:
     def nfq(self, host, ifname, direction="egress", match="udp", udp_port=None, delay_ms=0,
             every=0, prob=0.0, burst_len=1, seed=1, jitter_ms=0, keep_order=True):
         """General nfq-impair impairment (delay in ms, jitter (see jitter()) and/or burst
-        loss, see burst_loss) for match="udp" (optionally one udp_port) or "ip" (all IPv4).  Egress of a host's
-        link is applied at the ingress of its other end (same packets; held packets would
-        otherwise count against the sender's socket buffer and cap its rate at
-        SO_SNDBUF/delay); a bridge port is impaired in the bridge (br_netfilter, physdev).
+        loss, see burst_loss) for match="udp" (optionally one udp_port) or "ip" (all IPv4).
+        Egress of a host's link is applied at the ingress of its other end (same packets;
+        held packets would otherwise count against the sender's socket buffer and cap its
+        rate at SO_SNDBUF/delay); a bridge port is impaired in the bridge (br_netfilter,
+        physdev).
         One per interface and direction; handle has stats() and change(**params)."""
         params = dict(delay_ms=delay_ms, every=every, prob=prob, burst_len=burst_len, seed=seed,
                       jitter_ms=jitter_ms, keep_order=keep_order)

@@ -26,9 +26,9 @@ RATE = 10_000_000
 JITTER_MS = 10
 RUN_S, WARMUP_S = 15.0, 7.0
 VARIANTS = ("rtt", "min-rtt", "forward")
-# Measured in 3 runs at load 9-13 (2 cores shared): `forward` 0.59-0.81 of
+# Measured in 4 runs at load 8-13 (2 cores shared): `forward` 0.59-0.89 of
 # the bottleneck (under load the sender's pacing, not its window, sets
-# the rate), `rtt` 0.10-0.15, min-rtt 0.21-0.32 (docs/protocols/vlmcc.md,
+# the rate), `rtt` 0.10-0.17, min-rtt 0.21-0.32 (docs/protocols/vlmcc.md,
 # "Vegas delay input").
 FORWARD_MIN, RTT_MAX, FORWARD_OVER_RTT = 0.4, 0.3, 2.5
 
