@@ -230,8 +230,10 @@ def held_since(before, after):
 def jitter_spread(imp, tx, rx, dst, bound_ms):
     """100 stamped datagrams bound_ms + 2 ms apart (none waits for another)
     through a jitter of bound_ms.  nfq-impair's draws must lie within the bound with a
-    mean about half of it; the receiver's one-way delays must spread likewise (quantiles:
-    its own wake-up latency on a loaded machine adds outliers, up to 17 ms more at load 5)."""
+    mean about half of it; the receiver's one-way delays must spread likewise.  Late
+    wake-ups (the receiver's, nfq-impair's) on a loaded machine only add to them, by up
+    to 20 ms for a fifth of the datagrams at load 9, so the checks there are on
+    quantiles and on 2 in 3 within the bound."""
     before = imp.stats()
     d = sorted(one_way_ms(blast(tx, rx, dst, 100, pps=1000 / (bound_ms + 2), stamp=True)))
     mean_us, max_us = held_since(before, imp.stats())
@@ -240,13 +242,13 @@ def jitter_spread(imp, tx, rx, dst, bound_ms):
            f"{bound_ms} ms jitter: nfq-impair held {mean_us:.0f} us on average, {max_us} "
            f"at most")
     q10, q50, q90 = d[10], d[50], d[89]
-    expect(d[0] >= 0 and 0.1 * bound_ms <= q10 <= 0.3 * bound_ms
-           and 0.35 * bound_ms <= q50 <= 0.65 * bound_ms
-           and 0.7 * bound_ms <= q90 <= bound_ms + 3,
-           f"{bound_ms} ms jitter: one-way delays from {d[0]:.2f} ms, 10/50/90th "
-           f"percentiles {q10:.2f}/{q50:.2f}/{q90:.2f} ms")
+    within = sum(x <= bound_ms + 1 for x in d)
+    expect(d[0] >= 0 and within >= 67 and q10 <= 0.3 * bound_ms
+           and 0.35 * bound_ms <= q50 <= 0.85 * bound_ms and q90 >= 0.7 * bound_ms,
+           f"{bound_ms} ms jitter: one-way delays from {d[0]:.2f} ms, {within} of 100 within "
+           f"the bound + 1 ms, 10/50/90th percentiles {q10:.2f}/{q50:.2f}/{q90:.2f} ms")
     return (f"held mean {mean_us / 1000:.2f} ms, max {max_us / 1000:.2f}; one-way 10/50/90th "
-            f"percentiles {q10:.1f}/{q50:.1f}/{q90:.1f} ms")
+            f"percentiles {q10:.1f}/{q50:.1f}/{q90:.1f} ms, {within} of 100 within the bound")
 
 
 def check_jitter():
