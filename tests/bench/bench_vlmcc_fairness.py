@@ -12,8 +12,9 @@ the same base RTT.
 
 Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 (the loss-based fallback of docs/protocols/vlmcc.md, vegas-plus=true),
-"VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward) and
-"VLMCC-vplus-fwd" (both options; these two are not in the default list),
+"VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward),
+"VLMCC-minrtt" (vegas-delay=min-rtt) and "VLMCC-vplus-fwd" (both options;
+these three are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -36,7 +37,9 @@ Environment (comma-separated lists): BENCH_VLMCC_BOTTLENECK (Mbit/s: 2),
 BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
 (cubic), BENCH_VLMCC_SCHEMES (VLMCC,VLMCC-vplus,TCP,TFMCC),
 BENCH_VLMCC_TRIALS (1), BENCH_VLMCC_TIMES ("END,WARMUP" s: 50,15),
-BENCH_VLMCC_JSON (write the runs).
+BENCH_VLMCC_JITTER (ms: 0; jitter uniform in [0, ms] on everything r sends,
+its acks, in order: netbed's jitter on r's link), BENCH_VLMCC_JSON (write
+the runs).
 `bench_vlmcc_fairness.py --report A.json ...` prints the tables of runs
 saved before. The default grid is 16 runs, about 15 minutes. With
 BENCH_VLMCC_NTCP=0 the scheme runs alone (Figure 4b).
@@ -75,6 +78,7 @@ SCHEMES = {
     "VLMCC": "ttl-mc=4",
     "VLMCC-vplus": "ttl-mc=4&vegas-plus=true",
     "VLMCC-fwd": "ttl-mc=4&vegas-delay=forward",
+    "VLMCC-minrtt": "ttl-mc=4&vegas-delay=min-rtt",
     "VLMCC-vplus-fwd": "ttl-mc=4&vegas-plus=true&vegas-delay=forward",
     "TCP": None,
     "TFMCC": None,
@@ -94,6 +98,8 @@ def build_bed(bed, case):
     else:
         bed.aqm_bottleneck(br, "p-r", b, limit_bytes=int(b * QUEUE_MS / 8000),
                            qdisc=case["qdisc"])
+    if case.get("jitter"):
+        bed.jitter(hosts["r"], "eth0", case["jitter"])
     return snd, tcp, hosts["r"]
 
 
@@ -186,7 +192,8 @@ def start_tfmcc(snd, rcv, case):
 
 
 VLMCC_SCHEMES = [s for s in SCHEMES if s.startswith("VLMCC")]
-DEFAULT_SCHEMES = ",".join(s for s in SCHEMES if s not in ("VLMCC-fwd", "VLMCC-vplus-fwd"))
+DEFAULT_SCHEMES = ",".join(s for s in SCHEMES
+                           if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd"))
 START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
 UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 
@@ -260,7 +267,8 @@ def metrics(run):
 
 
 def scenario(run):
-    return f"{run['b'] / 1e6:g} Mbit/s {run['qdisc']}, {run['ntcp']} {run['cc']}"
+    jitter = f", {run['jitter']:g} ms ack jitter" if run.get("jitter") else ""
+    return f"{run['b'] / 1e6:g} Mbit/s {run['qdisc']}, {run['ntcp']} {run['cc']}{jitter}"
 
 
 def report(runs):
@@ -303,12 +311,20 @@ def cases():
             for cc in env_list("BENCH_VLMCC_CC", "cubic"):
                 for ntcp in env_list("BENCH_VLMCC_NTCP", "1,2", int):
                     for trial in range(int(os.environ.get("BENCH_VLMCC_TRIALS", "1"))):
-                        # the schemes alternate inside each trial: the same load for all
-                        for s in env_list("BENCH_VLMCC_SCHEMES", DEFAULT_SCHEMES):
-                            if s not in SCHEMES:
-                                sys.exit(f"unknown scheme {s!r}; known: {', '.join(SCHEMES)}")
-                            out.append(dict(b=b * 1e6, qdisc=qdisc, cc=cc, ntcp=ntcp,
-                                            scheme=s, trial=trial))
+                        out += trial_cases(dict(b=b * 1e6, qdisc=qdisc, cc=cc, ntcp=ntcp,
+                                                trial=trial))
+    return out
+
+
+def trial_cases(base):
+    """One trial's runs: the jitters, and inside each the schemes in turn (the
+    same load for all)."""
+    out = []
+    for jitter in env_list("BENCH_VLMCC_JITTER", "0", float):
+        for s in env_list("BENCH_VLMCC_SCHEMES", DEFAULT_SCHEMES):
+            if s not in SCHEMES:
+                sys.exit(f"unknown scheme {s!r}; known: {', '.join(SCHEMES)}")
+            out.append(dict(base, jitter=jitter, scheme=s))
     return out
 
 

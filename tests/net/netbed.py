@@ -16,8 +16,8 @@ deletes its namespaces, which takes links, qdiscs and firewall rules with them. 
 left by a run that died (its pid no longer exists) are removed when a NetBed is created.
 
 Impairments (each returns a handle with change(**params) and remove()): bottleneck (tbf
-qdisc), random_loss (nftables `numgen random`, netdev ingress/egress hook), burst_loss and
-delay (the nfq-impair program on an NFQUEUE; binary from $NFQ_IMPAIR or the nfq_impair
+qdisc), random_loss (nftables `numgen random`, netdev ingress/egress hook), burst_loss,
+delay and jitter (the nfq-impair program on an NFQUEUE; binary from $NFQ_IMPAIR or the nfq_impair
 argument), aqm_bottleneck (a rate, delay and drop-tail/RED/CoDel queue in the
 nfq-bottleneck program on an NFQUEUE; $NFQ_BOTTLENECK).  The NFQUEUE rule is made with iptables (xt NFQUEUE, needs the iptables
 package): this kernel has no nft `queue` expression (CONFIG_NFT_QUEUE unset).
@@ -414,11 +414,11 @@ class _NfqProgram(Impairment):
 
 class _Nfq(_NfqProgram):
     PROGRAM = "nfq-impair"
-    STATS = re.compile(r"nfq-impair: passed=(\d+) dropped=(\d+) bursts=(\d+)")
+    STATS = re.compile(r"nfq-impair: ((?:\w+=\d+ ?)+)$")
 
     def change(self, **params):
-        """Change delay_ms, every, prob, burst_len or seed; every= and prob= exclude each
-        other, so setting one non-zero clears the other."""
+        """Change delay_ms, jitter_ms, keep_order, every, prob, burst_len or seed; every=
+        and prob= exclude each other, so setting one non-zero clears the other."""
         if params.get("prob") and "every" not in params:
             params["every"] = 0
         if params.get("every") and "prob" not in params:
@@ -427,14 +427,18 @@ class _Nfq(_NfqProgram):
 
     @staticmethod
     def _parse_stats(m):
-        """{"passed": n, "dropped": n, "bursts": n} (packets, bursts)."""
-        return dict(zip(("passed", "dropped", "bursts"), map(int, m.groups())))
+        """{"passed": n, "dropped": n, "bursts": n} (packets, bursts) and the jitter's
+        "jitter_mean_us", "jitter_max_us" (hold beyond the fixed delay) and "reordered"
+        (packets that left after a later one)."""
+        return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(1))}
 
     def _apply(self, first):
         p = self.params
         _check_burst(p)
         self._send("every 0", f"burst {p['burst_len']}", f"prob {p['prob']}",
-                   f"every {p['every']}", f"delay {p['delay_ms']}", f"seed {p['seed']}")
+                   f"every {p['every']}", f"delay {p['delay_ms']}",
+                   f"jitter {p['jitter_ms']}", f"order {int(bool(p['keep_order']))}",
+                   f"seed {p['seed']}")
         self.stats()
 
 
@@ -629,17 +633,32 @@ class NetBed:
         return self.nfq(host, ifname, direction, "ip" if udp_port is None else "udp",
                         udp_port, delay_ms=ms)
 
+    def jitter(self, host, ifname, ms, direction="egress", udp_port=None, keep_order=True,
+               seed=1, delay_ms=0):
+        """Jitter: each packet is held a time drawn uniformly from [0, ms] milliseconds
+        (after a fixed delay_ms), from a PRNG seeded with seed; with keep_order (default) a
+        packet also waits for the one before it, so none overtakes another.  For all IPv4
+        packets, or only UDP to udp_port if given, at ingress or egress of ifname; see nfq()
+        for placement.  Handle has change(jitter_ms=, keep_order=, delay_ms=, seed=) and
+        stats() (with jitter_mean_us, jitter_max_us, reordered)."""
+        return self.nfq(host, ifname, direction, "ip" if udp_port is None else "udp",
+                        udp_port, delay_ms=delay_ms, jitter_ms=ms, keep_order=keep_order,
+                        seed=seed)
+
     def nfq(self, host, ifname, direction="egress", match="udp", udp_port=None, delay_ms=0,
-            every=0, prob=0.0, burst_len=1, seed=1):
-        """General nfq-impair impairment (delay in ms and/or burst loss, see burst_loss)
-        for match="udp" (optionally one udp_port) or "ip" (all IPv4).  Egress of a host's
-        link is applied at the ingress of its other end (same packets; held packets would
-        otherwise count against the sender's socket buffer and cap its rate at
-        SO_SNDBUF/delay); a bridge port is impaired in the bridge (br_netfilter, physdev).
+            every=0, prob=0.0, burst_len=1, seed=1, jitter_ms=0, keep_order=True):
+        """General nfq-impair impairment (delay in ms, jitter (see jitter()) and/or burst
+        loss, see burst_loss) for match="udp" (optionally one udp_port) or "ip" (all IPv4).
+        Egress of a host's link is applied at the ingress of its other end (same packets;
+        held packets would otherwise count against the sender's socket buffer and cap its
+        rate at SO_SNDBUF/delay); a bridge port is impaired in the bridge (br_netfilter,
+        physdev).
         One per interface and direction; handle has stats() and change(**params)."""
-        params = dict(delay_ms=delay_ms, every=every, prob=prob, burst_len=burst_len, seed=seed)
+        params = dict(delay_ms=delay_ms, every=every, prob=prob, burst_len=burst_len, seed=seed,
+                      jitter_ms=jitter_ms, keep_order=keep_order)
         _check_burst(params)
-        args = ["-d", delay_ms, "-b", burst_len, "-s", seed]
+        args = ["-d", delay_ms, "-j", jitter_ms, "-o", int(bool(keep_order)), "-b", burst_len,
+                "-s", seed]
         args += ["-n", every] if every else ["-p", prob] if prob else []
         return self._nfq_program(_Nfq, self.nfq_impair, "NFQ_IMPAIR", "nfq_impair", args,
                                  host, ifname, direction, match, udp_port, params)

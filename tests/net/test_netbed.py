@@ -42,12 +42,14 @@ def udp_pair(a, b, port):
     return tx, rx
 
 
-def send_seq(tx, dst, count, size, pps):
-    """Send count datagrams (4-byte sequence number, padded to size bytes) at pps."""
-    t0, pad = time.monotonic(), bytes(size - 4)
+def send_seq(tx, dst, count, size, pps, stamp=False):
+    """Send count datagrams (4-byte sequence number, padded to size bytes) at pps; with
+    stamp, the sequence number is followed by the monotonic send time (a double)."""
+    t0, pad = time.monotonic(), bytes(size - 12)
     for seq in range(count):
+        head = struct.pack("!Id", seq, time.monotonic()) if stamp else struct.pack("!Iq", seq, 0)
         try:
-            tx.sendto(struct.pack("!I", seq) + pad, dst)
+            tx.sendto(head + pad, dst)
         except OSError:                 # socket closed by the bed (interrupted run)
             return
         wait = t0 + (seq + 1) / pps - time.monotonic()
@@ -55,9 +57,11 @@ def send_seq(tx, dst, count, size, pps):
             time.sleep(wait)
 
 
-def blast(tx, rx, dst, count, size=200, pps=4000, quiet=0.5):
-    """Send in a thread, receive until quiet s without packets: [(time, seq, bytes)]."""
-    th = threading.Thread(target=send_seq, args=(tx, dst, count, size, pps), daemon=True)
+def blast(tx, rx, dst, count, size=200, pps=4000, quiet=0.5, stamp=False):
+    """Send in a thread, receive until quiet s without packets: [(time, seq, bytes)], or
+    with stamp [(time, seq, bytes, send time)]."""
+    th = threading.Thread(target=send_seq, args=(tx, dst, count, size, pps, stamp),
+                          daemon=True)
     got = []
     rx.settimeout(quiet)
     th.start()
@@ -68,7 +72,8 @@ def blast(tx, rx, dst, count, size=200, pps=4000, quiet=0.5):
             if not th.is_alive():
                 break
             continue
-        got.append((time.monotonic(), struct.unpack("!I", data[:4])[0], len(data)))
+        seq, sent = struct.unpack("!Id", data[:12])
+        got.append((time.monotonic(), seq, len(data)) + ((sent,) if stamp else ()))
     th.join()
     return got
 
@@ -157,7 +162,8 @@ def check_burst_loss():
         runs = missing_runs([s for _, s, _ in got], 2000)
         expect(all(n == 5 for _, n in runs), f"runs not all of 5: {runs[:8]}")
         expect([s for s, _ in runs] == list(range(45, 2000, 50)), f"runs at {runs[:8]}")
-        expect(stats == {"passed": 1800, "dropped": 200, "bursts": 40}, f"stats {stats}")
+        counts = {k: stats[k] for k in ("passed", "dropped", "bursts")}
+        expect(counts == {"passed": 1800, "dropped": 200, "bursts": 40}, f"stats {stats}")
         return f"40 bursts of exactly 5 every 50; nfq-impair {stats}"
 
 
@@ -197,6 +203,82 @@ def check_delay():
                f"in order: {seqs == sorted(seqs)}")
         return (f"rtt {base:.2f} -> {d40:.1f} (40 ms) -> {d80:.1f} (80 ms) -> {after:.2f} ms "
                 f"removed; 3000 UDP at {pps:.0f}/s all in order; nfq-impair {stats}")
+
+
+def one_way_ms(got):
+    """One-way delays (ms) of stamped datagrams (sender and receiver share the clock)."""
+    return [1000 * (t - sent) for t, _, _, sent in got]
+
+
+def late_arrivals(seqs):
+    """Datagrams that came after one sent later."""
+    top, late = -1, 0
+    for s in seqs:
+        late += s < top
+        top = max(top, s)
+    return late
+
+
+def held_since(before, after):
+    """Mean and max hold beyond the fixed delay (us) of the packets nfq-impair passed
+    between two stats() snapshots (the max is over the whole run)."""
+    n = after["passed"] - before["passed"]
+    total = after["jitter_mean_us"] * after["passed"] - before["jitter_mean_us"] * before["passed"]
+    return total / max(n, 1), after["jitter_max_us"]
+
+
+def jitter_spread(imp, tx, rx, dst, bound_ms):
+    """100 stamped datagrams bound_ms + 2 ms apart (none waits for another)
+    through a jitter of bound_ms.  nfq-impair's draws must lie within the bound with a
+    mean about half of it; the receiver's one-way delays must spread likewise.  Late
+    wake-ups (the receiver's, nfq-impair's) on a loaded machine only add to them, by up
+    to 20 ms for a fifth of the datagrams at load 9, so the checks there are on
+    quantiles and on 2 in 3 within the bound."""
+    before = imp.stats()
+    d = sorted(one_way_ms(blast(tx, rx, dst, 100, pps=1000 / (bound_ms + 2), stamp=True)))
+    mean_us, max_us = held_since(before, imp.stats())
+    expect(len(d) == 100, f"{len(d)} of 100 datagrams through {bound_ms} ms of jitter")
+    expect(max_us <= bound_ms * 1000 and abs(mean_us - bound_ms * 500) <= bound_ms * 100,
+           f"{bound_ms} ms jitter: nfq-impair held {mean_us:.0f} us on average, {max_us} "
+           f"at most")
+    q10, q50, q90 = d[10], d[50], d[89]
+    within = sum(x <= bound_ms + 1 for x in d)
+    expect(d[0] >= 0 and within >= 67 and q10 <= 0.3 * bound_ms
+           and 0.35 * bound_ms <= q50 <= 0.85 * bound_ms and q90 >= 0.7 * bound_ms,
+           f"{bound_ms} ms jitter: one-way delays from {d[0]:.2f} ms, {within} of 100 within "
+           f"the bound + 1 ms, 10/50/90th percentiles {q10:.2f}/{q50:.2f}/{q90:.2f} ms")
+    return (f"held mean {mean_us / 1000:.2f} ms, max {max_us / 1000:.2f}; one-way 10/50/90th "
+            f"percentiles {q10:.1f}/{q50:.1f}/{q90:.1f} ms, {within} of 100 within the bound")
+
+
+def check_jitter():
+    with netbed.NetBed() as bed:
+        a, b = two_hosts(bed)
+        j = bed.jitter(a, "eth0", 10, udp_port=5005, seed=3)
+        tx, rx = udp_pair(a, b, 5005)
+        dst = (b.ip, 5005)
+        at10 = jitter_spread(j, tx, rx, dst, 10)
+        j.change(jitter_ms=20)
+        at20 = jitter_spread(j, tx, rx, dst, 20)
+        # 2000/s with up to 20 ms each: a packet mostly waits for an earlier one
+        kept = blast(tx, rx, dst, 2000, pps=2000, stamp=True)
+        kept_stats = j.stats()
+        j.change(keep_order=False)
+        free = blast(tx, rx, dst, 2000, pps=2000, stamp=True)
+        stats = j.remove()
+        late_kept = late_arrivals([s for _, s, _, _ in kept])
+        late_free = late_arrivals([s for _, s, _, _ in free])
+        expect(len(kept) == len(free) == 2000, f"received {len(kept)} and {len(free)} of 2000")
+        expect(late_kept == 0 and kept_stats["reordered"] == 0,
+               f"order kept: {late_kept} datagrams late, nfq-impair {kept_stats}")
+        expect(late_free > 200, f"order free: only {late_free} of 2000 late")
+        expect(stats["jitter_max_us"] <= 20000, f"held beyond 20 ms: {stats}")
+        expect(stats["reordered"] == late_free, f"nfq-impair counted {stats['reordered']} "
+               f"reordered, the receiver {late_free}")
+        return (f"10 ms: {at10}; 20 ms: {at20}; 2000/s at 20 ms: in order (one-way median "
+                f"{statistics.median(one_way_ms(kept)):.1f} ms), {late_free} late with order "
+                f"free (median {statistics.median(one_way_ms(free)):.1f} ms); "
+                f"nfq-impair {stats}")
 
 
 def check_multicast():
@@ -325,6 +407,7 @@ CHECKS = [
     ("(d) burst_loss every 50, 5 long", check_burst_loss, True),
     ("(d2) burst_loss random, seeded", check_burst_seeded, True),
     ("(e) delay 40 ms", check_delay, True),
+    ("(e2) jitter 10 and 20 ms, order kept and not", check_jitter, True),
     ("(f) bridge multicast with snooping", check_multicast, False),
     ("(g) cleanup", check_cleanup, False),
 ]
