@@ -9,9 +9,8 @@ four receivers are hosts on a LAN (a bridge without snooping) hung from one
 port of the sender's snooping bridge, and that port has a tbf of 1.5 Mbit/s:
 the receivers share the bottleneck as receivers behind one router do, the
 port carries every layer any of them holds (levels 1-3 fit, 4 does not).
-(Not several receivers in one host: their sockets bind the port with
-SO_REUSEPORT, and a receiver then loses whole groups it joined while
-another socket of the host holds the port; docs/results.md.) The receivers
+(Not several receivers in one host: a shared host would give them one
+link and one IGMP membership, not the LAN's separate receivers.) The receivers
 of both sessions start at the same times (ARRIVALS); the newcomers of "on"
 have join-reported=true, those of "off" the paper's behaviour. Passes
 when, in "on":
