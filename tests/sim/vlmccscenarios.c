@@ -183,23 +183,36 @@ jain (const gdouble * x, guint n)
   return sq > 0.0 ? sum * sum / (n * sq) : 0.0;
 }
 
-void
-vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
-    AqmDiscipline discipline, guint n_tcp, VlmccSimShare * out)
+VlmccSim *
+vlmcc_sim_aqm (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, gint64 tcp_stop,
+    guint * bottleneck)
 {
   VlmccSim *sim = vlmcc_sim_new (cfg, seed);
   guint b = vlmcc_sim_add_node (sim, 0, 2 * MBIT, 20 * VSIM_MS, 25);
   guint leaf = vlmcc_sim_add_node (sim, b, 100 * MBIT, VSIM_MS, 0);
-  gint64 from = 15 * VSIM_S, to = 60 * VSIM_S;
-  gdouble rates[1 + VLMCC_SIM_SHARE_MAX_TCP];
-  VlmccSenderStats st;
 
-  n_tcp = MIN (n_tcp, VLMCC_SIM_SHARE_MAX_TCP);
   if (discipline != AQM_DROPTAIL)
     vlmcc_sim_set_discipline (sim, b, discipline, (guint32) seed);
   vlmcc_sim_add_receiver (sim, leaf, 0);
   for (guint i = 0; i < n_tcp; i++)
-    vlmcc_sim_add_tcp (sim, leaf, 0);
+    vlmcc_sim_add_tcp (sim, leaf, 0, tcp_stop);
+  *bottleneck = b;
+  return sim;
+}
+
+void
+vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, VlmccSimShare * out)
+{
+  gint64 from = 15 * VSIM_S, to = 60 * VSIM_S;
+  gdouble rates[1 + VLMCC_SIM_SHARE_MAX_TCP];
+  VlmccSenderStats st;
+  VlmccSim *sim;
+  guint b;
+
+  n_tcp = MIN (n_tcp, VLMCC_SIM_SHARE_MAX_TCP);
+  sim = vlmcc_sim_aqm (cfg, seed, discipline, n_tcp, -1, &b);
   vlmcc_sim_run (sim, to);
   memset (out, 0, sizeof (*out));
   rates[0] = vlmcc_sim_receiver_bytes (sim, 0, from, to) * 8.0 /

@@ -38,6 +38,7 @@ typedef struct {
  * its window (vlmcc_sim_add_tcp). */
 typedef struct {
   guint node;
+  gint64 stop;                  /* sends nothing from then (-1: never) */
   gdouble cwnd, ssthresh;       /* packets */
   guint32 next_seq;             /* the next segment to send */
   guint32 high;                 /* every segment below is acked or lost */
@@ -284,11 +285,12 @@ tcp_at (const VlmccSim * sim, guint i)
 }
 
 guint
-vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start)
+vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start, gint64 stop)
 {
   TcpFlow *t = g_new0 (TcpFlow, 1);
 
   t->node = node;
+  t->stop = stop;
   t->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_ptr_array_add (sim->tcp, t);
   schedule (sim, start, EV_TCP_TIMER, sim->tcp->len - 1, NULL, 0);
@@ -312,11 +314,19 @@ tcp_rto (const TcpFlow * t)
   return MAX (TCP_RTO_MIN, 2 * t->srtt);
 }
 
+static gboolean
+tcp_stopped (const VlmccSim * sim, const TcpFlow * t)
+{
+  return t->stop >= 0 && now (sim) >= t->stop;
+}
+
 static void
 tcp_arm_timer (VlmccSim * sim, guint idx)
 {
   TcpFlow *t = tcp_at (sim, idx);
 
+  if (tcp_stopped (sim, t) && t->next_seq == t->high)
+    return;
   schedule (sim, MAX (t->last_progress + tcp_rto (t), now (sim)),
       EV_TCP_TIMER, idx, NULL, ++t->timer_gen);
 }
@@ -336,7 +346,8 @@ tcp_fill (VlmccSim * sim, guint idx)
 {
   TcpFlow *t = tcp_at (sim, idx);
 
-  while (t->next_seq - t->high < (guint32) MAX (t->cwnd, 1.0)) {
+  while (!tcp_stopped (sim, t) &&
+      t->next_seq - t->high < (guint32) MAX (t->cwnd, 1.0)) {
     TcpSegment seg = { t->next_seq++, now (sim) };
     GBytes *b = g_bytes_new (&seg, sizeof (seg));
 

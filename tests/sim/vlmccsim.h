@@ -59,12 +59,14 @@ void vlmcc_sim_set_feedback_jitter (VlmccSim * sim, gint64 jitter,
  * link's queue; RED draws from @seed. Before any packet is sent. */
 gboolean vlmcc_sim_set_discipline (VlmccSim * sim, guint node,
     AqmDiscipline discipline, guint32 seed);
-/* A greedy loss-based flow from the sender's node to @node from @start,
+/* A greedy loss-based flow from the sender's node to @node from @start
+ * until @stop (-1: never),
  * its window moved as TCP Reno's (slow start, +1 per RTT, halved once per
  * RTT on loss, back to one after a timeout of max(200 ms, 2 srtt)), of
  * 1000-byte segments acked one by one after the path's propagation delay.
  * Returns its index. */
-guint vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start);
+guint vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start,
+    gint64 stop);
 /* Bytes flow @flow delivered in [@from, @to), and its halvings and
  * timeouts so far. */
 guint64 vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from,
@@ -144,13 +146,18 @@ gdouble vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out);
 gdouble vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n,
     guint64 seed, gint64 start_jitter, VlmccSimChurn * out);
 
-/* One receiver beside @n_tcp loss-based flows (vlmcc_sim_add_tcp, at
- * most VLMCC_SIM_SHARE_MAX_TCP) behind a 2 Mbit/s, 20 ms bottleneck with a
- * 25-packet queue (the bench's 100 ms) under @discipline (drop-tail, RED
- * or CoDel), all started at 0: over 15-60 s the session's rate, the loss-
- * based flows' mean, Jain's f over the rates, the session's share of the
- * fair rate, the data packets the bottleneck dropped, and the sender's
- * halvings and Vegas+ state at the end. */
+/* One receiver beside @n_tcp loss-based flows (vlmcc_sim_add_tcp) that
+ * stop at @tcp_stop (-1: never) behind a 2 Mbit/s, 20 ms bottleneck (its
+ * node in *@bottleneck) with a 25-packet queue (the bench's 100 ms) under
+ * @discipline (drop-tail, RED or CoDel), all started at 0. */
+VlmccSim *vlmcc_sim_aqm (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, gint64 tcp_stop,
+    guint * bottleneck);
+/* That run (the flows never stop, at most VLMCC_SIM_SHARE_MAX_TCP of
+ * them): over 15-60 s the session's rate, the loss-based flows' mean,
+ * Jain's f over the rates, the session's share of the fair rate, the data
+ * packets the bottleneck dropped, and the sender's halvings and Vegas+
+ * state at the end. */
 #define VLMCC_SIM_SHARE_MAX_TCP 4
 typedef struct {
   gdouble kbit, tcp_kbit, jain, share;
