@@ -11,7 +11,9 @@
  * the rate. Feedback (acks, challenges) and the sender's START answers
  * travel by unicast along the tree path after its propagation delay, not
  * queued, or (vlmcc_sim_set_feedback_queued) feedback through each link's
- * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link.
+ * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link,
+ * or greedy loss-based flows that move their windows as TCP Reno does; a
+ * link may put tests/net/aqmcore's RED or CoDel in place of drop-tail.
  * Everything random draws from one seeded RandomSource. */
 #ifndef __VLMCC_SIM_H__
 #define __VLMCC_SIM_H__
