@@ -1205,12 +1205,12 @@ GST_END_TEST;
 
 /* A leader 50 ms of RTT away after 2 s (its stats in @before), whose
  * feedback then stalls for @stall (held, in order, never lost); the
- * sender's stats @after later. */
+ * sender's stats @after later. @cfg: NULL for the defaults. */
 static VlmccSenderStats
-rig_stall_feedback (Rig * rig, VlmccSenderStats * before, gint64 stall,
-    gint64 after)
+rig_stall_feedback (Rig * rig, const VlmccConfig * cfg,
+    VlmccSenderStats * before, gint64 stall, gint64 after)
 {
-  rig_with_leader (rig, NULL);
+  rig_with_leader (rig, cfg);
   rig_run (rig, 2 * S);
   *before = sender_stats (rig);
   rig->paths[0].fb_hold = rig->now + stall;
@@ -1241,7 +1241,7 @@ GST_START_TEST (test_late_acks_no_halving)
   Rig rig;
   VlmccSenderStats before, st;
 
-  rig_stall_feedback (&rig, &before, 120 * MS, 400 * MS);
+  rig_stall_feedback (&rig, NULL, &before, 120 * MS, 400 * MS);
   for (gint i = 1; i < 10; i++) {
     rig.paths[0].fb_hold = rig.now + 120 * MS;
     rig_run (&rig, rig.now + 400 * MS);
@@ -1276,7 +1276,8 @@ GST_START_TEST (test_late_acks_undo)
     Rig rig;
     VlmccSenderStats before, st;
 
-    st = rig_stall_feedback (&rig, &before, cases[i].stall, cases[i].look);
+    st = rig_stall_feedback (&rig, NULL, &before, cases[i].stall,
+        cases[i].look);
     fail_unless (st.lost > 0);
     fail_unless (st.halvings >= 1);
     fail_unless_equals_int (st.leader_losses, cases[i].gives_up);
@@ -1301,17 +1302,13 @@ GST_END_TEST;
 GST_START_TEST (test_vegas_plus_spurious_switch_undone)
 {
   VlmccConfig cfg;
-  VlmccSenderStats st;
+  VlmccSenderStats before, st;
   Rig rig;
 
   vlmcc_config_init (&cfg);
   cfg.vegas_plus = TRUE;
-  rig_with_leader (&rig, &cfg);
-  rig_run (&rig, 2 * S);
-  fail_if (sender_stats (&rig).loss_based);
-  rig.paths[0].fb_hold = rig.now + 170 * MS;
-  rig_run (&rig, rig.now + 190 * MS);
-  st = sender_stats (&rig);
+  st = rig_stall_feedback (&rig, &cfg, &before, 170 * MS, 190 * MS);
+  fail_if (before.loss_based);
   fail_unless (st.halvings >= 1);
   fail_unless (st.loss_based);
   fail_unless_equals_int (st.plus_switches, 1);
@@ -1333,7 +1330,7 @@ GST_START_TEST (test_real_loss_halves_within_rtt)
   gint64 t0;
 
   /* no stall: the leader at 2 s */
-  rig_stall_feedback (&rig, &before, 0, 0);
+  rig_stall_feedback (&rig, NULL, &before, 0, 0);
   rig.paths[0].drop = 1;
   t0 = rig.now;
   while (sender_stats (&rig).halvings == 0 && rig.now < t0 + S)
