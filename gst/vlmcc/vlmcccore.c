@@ -297,7 +297,9 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
  * is more than W + beta for plus_epochs epochs in a row, packets of
  * another flow hold the queue and the window turns loss-based (+1 per
  * RTT, halved on loss); the first whole epoch after each halving judges
- * again, and a queue back within W + beta hands the window to Vegas.
+ * again, and a queue back within W + beta hands the window to Vegas
+ * (with plus_loss_epochs, an AQM's case: a halving while Vegas switches
+ * too, and the return also waits for a quiet spell or a full link).
  * The time per packet is the median dispersion of the last pairs sent
  * back to back (packet pair): other flows' packets between the two only
  * lengthen it, which counts fewer waiting packets. */
@@ -312,7 +314,7 @@ typedef struct {
   gboolean queue_free;          /* that judgement found the queue within
                                  * the window */
   guint quiet;                  /* epochs since the last halving */
-  gint64 epoch_start;
+  gint64 epoch_start;           /* when this epoch began */
   guint epoch_packets;          /* acked (sender), received (receiver) */
   gint64 epoch_min;             /* least RTT sample this epoch, 0: none */
   gint64 pairs[PAIR_SAMPLES];   /* dispersions, ns */
