@@ -1,6 +1,7 @@
 /* The VLMCC cores in the simulator: the leader follows the congested
  * bottleneck (Figure 5 at small scale), and feedback stays O(1) per RTT
- * as the session grows from 10 to 1,000 receivers. */
+ * as the session grows from 10 to 1,000 receivers; and the Reno-like
+ * flows the AQM scenarios put beside the session behave as TCP. */
 #include <math.h>
 #include <stdio.h>
 

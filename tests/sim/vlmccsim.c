@@ -423,6 +423,17 @@ on_tcp_timer (VlmccSim * sim, guint idx, guint64 gen)
   tcp_arm_timer (sim, idx);
 }
 
+static void
+on_tcp_event (VlmccSim * sim, const SimEngineEvent * ev)
+{
+  if (ev->kind == EV_TCP_DATA)
+    on_tcp_data (sim, ev->a, (guint) ev->b, ev->p);
+  else if (ev->kind == EV_TCP_ACK)
+    on_tcp_ack (sim, ev->a, ev->p);
+  else
+    on_tcp_timer (sim, ev->a, ev->b);
+}
+
 guint64
 vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from, gint64 to)
 {
@@ -648,13 +659,9 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       receiver_at (sim, ev->a)->dead = TRUE;
       break;
     case EV_TCP_DATA:
-      on_tcp_data (sim, ev->a, (guint) ev->b, ev->p);
-      break;
     case EV_TCP_ACK:
-      on_tcp_ack (sim, ev->a, ev->p);
-      break;
     case EV_TCP_TIMER:
-      on_tcp_timer (sim, ev->a, ev->b);
+      on_tcp_event (sim, ev);
       break;
   }
 }
