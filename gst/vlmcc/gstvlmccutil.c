@@ -100,6 +100,11 @@ static const GstParamEntry params[] = {
   P ("plus-epochs", "Vegas+: RTTs in a row the queue must hold more "
         "packets than the window before the window turns loss-based "
         "(ours: 2)", UINT, plus_epochs, 1, 1000, S | R),
+  P ("plus-loss-epochs", "Vegas+ on an AQM: a halving while the window "
+        "is Vegas turns it loss-based too, and it goes back to Vegas only "
+        "after this many RTTs without a halving, or sooner when its packets "
+        "alone fill the link (ours: 16; 0: the held-queue "
+        "test alone)", UINT, plus_loss_epochs, 0, 1000, S | R),
   P ("challenge-echo", "Challenge echo (ours, off: the paper's): every "
         "data packet also tells the group how long the election hold-off "
         "lasts, so followers keep back the challenges it would refuse",

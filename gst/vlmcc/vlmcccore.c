@@ -50,6 +50,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->ext_id = 7;
   cfg->vegas_plus = FALSE;
   cfg->plus_epochs = 2;
+  cfg->plus_loss_epochs = 16;
   cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
   cfg->challenge_echo = FALSE;
   cfg->echo_ext_id = 8;
@@ -296,7 +297,9 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
  * is more than W + beta for plus_epochs epochs in a row, packets of
  * another flow hold the queue and the window turns loss-based (+1 per
  * RTT, halved on loss); the first whole epoch after each halving judges
- * again, and a queue back within W + beta hands the window to Vegas.
+ * again, and a queue back within W + beta hands the window to Vegas
+ * (with plus_loss_epochs, an AQM's case: a halving while Vegas switches
+ * too, and the return also waits for a quiet spell or a full link).
  * The time per packet is the median dispersion of the last pairs sent
  * back to back (packet pair): other flows' packets between the two only
  * lengthen it, which counts fewer waiting packets. */
@@ -308,6 +311,11 @@ typedef struct {
   gboolean loss_based;
   guint held_epochs;            /* epochs in a row with a held queue */
   guint halved;                 /* epochs until a halving is judged */
+  gboolean queue_free;          /* that judgement found the queue within
+                                 * the window */
+  guint quiet;                  /* epochs since the last halving */
+  gint64 epoch_start;           /* when this epoch began */
+  guint epoch_packets;          /* acked (sender), received (receiver) */
   gint64 epoch_min;             /* least RTT sample this epoch, 0: none */
   gint64 pairs[PAIR_SAMPLES];   /* dispersions, ns */
   guint n_pairs;
@@ -317,6 +325,7 @@ typedef struct {
 static void
 vegas_plus_sample (VegasPlus * vp, gint64 rtt)
 {
+  vp->epoch_packets++;
   if (vp->epoch_min == 0 || rtt < vp->epoch_min)
     vp->epoch_min = rtt;
 }
@@ -364,14 +373,38 @@ vegas_plus_queue_held (const VlmccConfig * cfg, const VegasPlus * vp,
   return (gdouble) queue / per_packet > window + cfg->beta;
 }
 
+/* Whether our packets of this epoch alone kept the bottleneck busy: a
+ * loss-based flow beside us would take its share of it. */
+#define PLUS_FULL 0.9
+
+static gboolean
+vegas_plus_link_full (const VegasPlus * vp, gint64 now)
+{
+  gint64 per_packet = vegas_plus_packet_time (vp);
+  gint64 span = now - vp->epoch_start;
+
+  if (per_packet <= 0 || span <= 0)
+    return FALSE;
+  return (gdouble) vp->epoch_packets * per_packet >= PLUS_FULL * span;
+}
+
+/* Back to Vegas once the judgement after the last halving found the
+ * queue within the window and either plus_loss_epochs have passed without
+ * another or our packets alone fill the link: on an AQM the queue is
+ * short beside a loss-based flow too, and its drops and its share of the
+ * link, not the queue, tell that the flow is there. */
 static gdouble
 vegas_plus_loss_based_step (const VlmccConfig * cfg, VegasPlus * vp,
-    gdouble window, const RttEstimate * e)
+    gdouble window, const RttEstimate * e, gint64 now)
 {
+  vp->quiet++;
   /* the first whole epoch after the halving tells */
-  if (vp->halved && --vp->halved == 0
-      && !vegas_plus_queue_held (cfg, vp, window, e)) {
+  if (vp->halved && --vp->halved == 0)
+    vp->queue_free = !vegas_plus_queue_held (cfg, vp, window, e);
+  if (vp->queue_free && (vp->quiet >= cfg->plus_loss_epochs ||
+          vegas_plus_link_full (vp, now))) {
     vp->loss_based = FALSE;
+    vp->queue_free = FALSE;
     return window;
   }
   return window + 1.0;
@@ -397,27 +430,55 @@ vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
  * vegas_plus the fallback above. */
 static gdouble
 window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
-    gdouble actual, const RttEstimate * e, gint64 delay)
+    gdouble actual, const RttEstimate * e, gint64 delay, gint64 now)
 {
   gdouble next;
 
   if (!cfg->vegas_plus)
     return vegas_step (cfg, window, actual, e->base, delay);
   if (vp->loss_based)
-    next = vegas_plus_loss_based_step (cfg, vp, window, e);
+    next = vegas_plus_loss_based_step (cfg, vp, window, e, now);
   else
     next = vegas_plus_vegas_step (cfg, vp, window, actual, e, delay);
   vp->epoch_min = 0;
+  vp->epoch_packets = 0;
+  vp->epoch_start = now;
   return next;
 }
 
-/* A halving: in the loss-based mode, judged an epoch later. */
-static void
-vegas_plus_on_loss (VegasPlus * vp)
+/* A halving: in the loss-based mode, judged an epoch later. With
+ * plus_loss_epochs, one in the Vegas mode turns the window loss-based:
+ * alone on a drop-tail queue Vegas holds alpha..beta packets and never
+ * loses, so the loss is another flow's or an AQM's doing. Returns TRUE
+ * when it switched the mode. */
+static gboolean
+vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp)
 {
+  gboolean switched = FALSE;
+
   vp->held_epochs = 0;
+  vp->quiet = 0;
+  vp->queue_free = FALSE;
+  if (!cfg->vegas_plus)
+    return FALSE;
+  if (!vp->loss_based && cfg->plus_loss_epochs > 0) {
+    vp->loss_based = TRUE;
+    vp->switches++;
+    switched = TRUE;
+  }
   if (vp->loss_based)
     vp->halved = 2;
+  return switched;
+}
+
+/* A switch made by halvings that proved spurious (late acks) is undone
+ * with them. */
+static void
+vegas_plus_undo_switch (VegasPlus * vp)
+{
+  vp->loss_based = FALSE;
+  vp->halved = 0;
+  vp->queue_free = FALSE;
 }
 
 static gdouble
@@ -464,6 +525,8 @@ typedef struct {
   gint64 last_halving;
   guint halvings;
   guint pending;                /* taken as lost, not acked since */
+  gboolean plus_switched;       /* a halving of it made the window
+                                 * loss-based (vegas_plus) */
 } LossEpisode;
 
 /* STARTs answer probes; a forged probe's source gets the START, so they
@@ -724,12 +787,14 @@ sender_halve (VlmccSender * s, gint64 now)
     ep->undo_recovery = s->recovery_point;
     ep->halvings = 0;
     ep->pending = 0;
+    ep->plus_switched = FALSE;
   }
   ep->halvings++;
   ep->last_halving = now;
   s->st.halvings++;
   s->recovery_point = now;
-  vegas_plus_on_loss (&s->plus);
+  if (vegas_plus_on_loss (&s->cfg, &s->plus))
+    ep->plus_switched = TRUE;
   sender_set_window (s, s->window / 2.0, now);
 }
 
@@ -764,6 +829,8 @@ sender_late_ack (VlmccSender * s, InFlight * f, gint64 now)
   ep->open = FALSE;
   s->st.halvings_undone += ep->halvings;
   s->recovery_point = ep->undo_recovery;
+  if (ep->plus_switched)
+    vegas_plus_undo_switch (&s->plus);
   sender_set_window (s, MAX (s->window, ep->undo_window), now);
 }
 
@@ -891,7 +958,7 @@ sender_epoch (VlmccSender * s, gint64 now)
   else if (s->est.sampled && !s->unconfirmed) {
     s->st.vegas_rtt = sender_vegas_delay (s);
     w = window_step (&s->cfg, &s->plus, s->window, s->peak_in_flight,
-        &s->est, s->st.vegas_rtt);
+        &s->est, s->st.vegas_rtt, now);
   }
   sender_set_window (s, w, now);
   s->peak_in_flight = s->in_flight;
@@ -1630,7 +1697,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     r->st.lost += delta - 1;
     r->loss_in_epoch = TRUE;
     if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
-      vegas_plus_on_loss (&r->plus);
+      vegas_plus_on_loss (&r->cfg, &r->plus);
       r->window = MAX (1.0, r->window / 2.0);
       r->recovery_point = now + r->est.rtt;
     }
@@ -1668,7 +1735,7 @@ receiver_epoch (VlmccReceiver * r, gint64 now)
   fill = r->sender_pps * r->est.rtt / NS_PER_S;
   /* this RTT is forward-only already (equations 4 and 5) */
   w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est,
-      r->est.rtt);
+      r->est.rtt, now);
   if (w > r->window && !r->loss_in_epoch)
     w = MAX (w, fill);
   r->loss_in_epoch = FALSE;

@@ -127,6 +127,13 @@ typedef struct {
    * window. */
   gboolean vegas_plus;
   guint plus_epochs;            /* RTTs the queue must be held: 2 */
+  /* Vegas+ on an AQM, which keeps the queue short (docs/protocols/vlmcc.md,
+   * "Vegas+ on RED and CoDel"): a halving while the window is Vegas turns
+   * it loss-based too, and it goes back to Vegas only with the queue
+   * within the window and after this many RTTs without a halving, or
+   * sooner when our packets alone fill the link: 16 (0: the held-queue
+   * test alone) */
+  guint plus_loss_epochs;
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */
   gint vegas_delay;

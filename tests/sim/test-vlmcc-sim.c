@@ -1,6 +1,8 @@
 /* The VLMCC cores in the simulator: the leader follows the congested
  * bottleneck (Figure 5 at small scale), and feedback stays O(1) per RTT
- * as the session grows from 10 to 1,000 receivers. */
+ * as the session grows from 10 to 1,000 receivers; and the Reno-like
+ * flows the AQM scenarios put beside the session behave as TCP. */
+#include <math.h>
 #include <stdio.h>
 
 #include "vlmccsim.h"
@@ -208,6 +210,42 @@ test_late_acks (void)
   vlmcc_sim_free (sim);
 }
 
+/* The loss-based flows the AQM scenarios put beside the session behave
+ * as TCP: two of them alone on a 2 Mbit/s, 20 ms bottleneck (25 packets)
+ * share it evenly and keep it busy on drop-tail, RED and CoDel, each
+ * halving on the queue's drops. */
+static void
+test_loss_based_flows (void)
+{
+  static const gchar *names[] = { "drop-tail", "RED", "CoDel" };
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  for (guint d = AQM_DROPTAIL; d <= AQM_CODEL; d++) {
+    VlmccSim *sim = vlmcc_sim_new (&cfg, 1);
+    guint b = vlmcc_sim_add_node (sim, 0, 2000000, 20 * VSIM_MS, 25);
+    guint leaf = vlmcc_sim_add_node (sim, b, 100000000, VSIM_MS, 0);
+    gdouble kbit[2];
+
+    if (d != AQM_DROPTAIL)
+      g_assert_true (vlmcc_sim_set_discipline (sim, b, d, 1));
+    for (guint i = 0; i < 2; i++)
+      vlmcc_sim_add_tcp (sim, leaf, i * 100 * VSIM_MS, -1);
+    vlmcc_sim_run (sim, 60 * VSIM_S);
+    for (guint i = 0; i < 2; i++) {
+      kbit[i] = vlmcc_sim_tcp_bytes (sim, i, 15 * VSIM_S, 60 * VSIM_S) * 8 /
+          45000.0;
+      g_assert_cmpuint (vlmcc_sim_tcp_halvings (sim, i), >, 10);
+    }
+    printf ("two loss-based flows, %s: %.0f and %.0f kbit/s\n", names[d],
+        kbit[0], kbit[1]);
+    g_assert_cmpfloat (kbit[0] + kbit[1], >=, 1800);
+    g_assert_cmpfloat (fabs (kbit[0] - kbit[1]), <=, 0.2 * (kbit[0] +
+            kbit[1]));
+    vlmcc_sim_free (sim);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,5 +259,6 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/feedback-churn", test_feedback_churn);
   g_test_add_func ("/vlmcc-sim/late-acks", test_late_acks);
   g_test_add_func ("/vlmcc-sim/challenge-echo", test_challenge_echo);
+  g_test_add_func ("/vlmcc-sim/loss-based-flows", test_loss_based_flows);
   return g_test_run ();
 }

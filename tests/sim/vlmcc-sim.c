@@ -270,6 +270,54 @@ run_scale_echo (int argc, char **argv)
   }
 }
 
+static void
+print_share (const VlmccConfig * cfg, const gchar * what,
+    AqmDiscipline discipline, guint n_tcp, guint64 seed)
+{
+  static const gchar *names[] = { "drop-tail", "RED", "CoDel" };
+  VlmccSimShare r;
+
+  vlmcc_sim_aqm_share (cfg, seed, discipline, n_tcp, &r);
+  printf ("  %-10s %-9s %u %4" G_GUINT64_FORMAT " %7.0f %7.0f %6.3f %5.2f "
+      "%6" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT " %5" G_GUINT64_FORMAT
+      " %8" G_GUINT64_FORMAT " %s\n", what, names[discipline], n_tcp, seed,
+      r.kbit, r.tcp_kbit, r.jain, r.share, r.drops, r.halvings, r.switches,
+      r.tcp_halvings, r.loss_based ? "loss" : "vegas");
+}
+
+/* VLMCC beside Reno-like flows and alone through drop-tail, RED and CoDel
+ * (vlmcc-sim aqm [SEED...]; 1 to 3 by default), the paper's Vegas, Vegas+
+ * with the held-queue test alone and with the AQM rule
+ * (VLMCC_SIM_PLUS_LOSS_EPOCHS sets its plus_loss_epochs). */
+static void
+run_aqm (int argc, char **argv)
+{
+  static const gchar *def[] = { "1", "2", "3" };
+  const gchar **seeds = argc > 2 ? (const gchar **) argv + 2 : def;
+  guint n = argc > 2 ? (guint) argc - 2 : G_N_ELEMENTS (def);
+  VlmccConfig cfg[3];
+  static const gchar *what[] = { "paper", "held-only", "vegas-plus" };
+  const gchar *quiet = g_getenv ("VLMCC_SIM_PLUS_LOSS_EPOCHS");
+
+  for (guint c = 0; c < 3; c++) {
+    vlmcc_config_init (&cfg[c]);
+    cfg[c].vegas_plus = c > 0;
+  }
+  cfg[1].plus_loss_epochs = 0;
+  if (quiet)
+    cfg[2].plus_loss_epochs = (guint) g_ascii_strtoull (quiet, NULL, 10);
+  printf ("aqm: 2 Mbit/s, 20 ms, 25-packet queue; rates over 15-60 s\n");
+  printf ("  %-10s %-9s %s %4s %7s %7s %6s %5s %6s %6s %5s %8s %s\n",
+      "scheme", "queue", "N", "seed", "kbit/s", "tcp", "f", "share",
+      "drops", "halv", "sw", "tcp-halv", "mode");
+  for (guint d = AQM_DROPTAIL; d <= AQM_CODEL; d++)
+    for (guint n_tcp = 0; n_tcp <= 1; n_tcp++)
+      for (guint c = 0; c < 3; c++)
+        for (guint i = 0; i < n; i++)
+          print_share (&cfg[c], what[c], d, n_tcp,
+              g_ascii_strtoull (seeds[i], NULL, 10));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -287,5 +335,7 @@ main (int argc, char **argv)
     run_late_acks ();
   if (!strcmp (what, "ack-jitter") || !strcmp (what, "all"))
     run_ack_jitter ();
+  if (!strcmp (what, "aqm") || !strcmp (what, "all"))
+    run_aqm (argc, argv);
   return 0;
 }

@@ -169,3 +169,67 @@ vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n, guint64 seed,
   vlmcc_sim_free (sim);
   return per_rtt;
 }
+
+/* Jain's fairness index over @n rates. */
+static gdouble
+jain (const gdouble * x, guint n)
+{
+  gdouble sum = 0.0, sq = 0.0;
+
+  for (guint i = 0; i < n; i++) {
+    sum += x[i];
+    sq += x[i] * x[i];
+  }
+  return sq > 0.0 ? sum * sum / (n * sq) : 0.0;
+}
+
+VlmccSim *
+vlmcc_sim_aqm (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, gint64 tcp_stop,
+    guint * bottleneck)
+{
+  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
+  guint b = vlmcc_sim_add_node (sim, 0, 2 * MBIT, 20 * VSIM_MS, 25);
+  guint leaf = vlmcc_sim_add_node (sim, b, 100 * MBIT, VSIM_MS, 0);
+
+  if (discipline != AQM_DROPTAIL)
+    vlmcc_sim_set_discipline (sim, b, discipline, (guint32) seed);
+  vlmcc_sim_add_receiver (sim, leaf, 0);
+  for (guint i = 0; i < n_tcp; i++)
+    vlmcc_sim_add_tcp (sim, leaf, 0, tcp_stop);
+  *bottleneck = b;
+  return sim;
+}
+
+void
+vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, VlmccSimShare * out)
+{
+  gint64 from = 15 * VSIM_S, to = 60 * VSIM_S;
+  gdouble rates[1 + VLMCC_SIM_SHARE_MAX_TCP];
+  VlmccSenderStats st;
+  VlmccSim *sim;
+  guint b;
+
+  n_tcp = MIN (n_tcp, VLMCC_SIM_SHARE_MAX_TCP);
+  sim = vlmcc_sim_aqm (cfg, seed, discipline, n_tcp, -1, &b);
+  vlmcc_sim_run (sim, to);
+  memset (out, 0, sizeof (*out));
+  rates[0] = vlmcc_sim_receiver_bytes (sim, 0, from, to) * 8.0 /
+      ((to - from) / 1e9);
+  out->kbit = rates[0] / 1000.0;
+  for (guint i = 0; i < n_tcp; i++) {
+    rates[1 + i] = vlmcc_sim_tcp_bytes (sim, i, from, to) * 8.0 /
+        ((to - from) / 1e9);
+    out->tcp_kbit += rates[1 + i] / 1000.0 / n_tcp;
+    out->tcp_halvings += vlmcc_sim_tcp_halvings (sim, i);
+  }
+  out->jain = jain (rates, 1 + n_tcp);
+  out->share = rates[0] / (2.0 * MBIT / (1 + n_tcp));
+  vlmcc_sim_link_drops (sim, b, from, to, &out->drops, &out->cross_drops);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  out->halvings = st.halvings;
+  out->switches = st.plus_switches;
+  out->loss_based = st.loss_based;
+  vlmcc_sim_free (sim);
+}

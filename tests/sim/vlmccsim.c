@@ -19,6 +19,9 @@ typedef enum {
   EV_SENDER_TIMER,
   EV_RECEIVER_TIMER,
   EV_KILL,
+  EV_TCP_DATA,                  /* a loss-based flow's segment reaches a node */
+  EV_TCP_ACK,                   /* its ack reaches the flow's sender */
+  EV_TCP_TIMER,                 /* the flow's timeout, or its start */
 } EventType;
 
 typedef struct {
@@ -30,6 +33,27 @@ typedef struct {
   GArray *byte_bins;            /* guint64 */
   gint64 last_feedback;         /* arrival of its last feedback */
 } Receiver;
+
+/* A greedy loss-based flow from the root to one node, as TCP Reno moves
+ * its window (vlmcc_sim_add_tcp). */
+typedef struct {
+  guint node;
+  gint64 stop;                  /* sends nothing from then (-1: never) */
+  gdouble cwnd, ssthresh;       /* packets */
+  guint32 next_seq;             /* the next segment to send */
+  guint32 high;                 /* every segment below is acked or lost */
+  guint32 recover;              /* losses below: answered by the last halving */
+  gint64 srtt;
+  gint64 last_progress;         /* the last ack, or the start */
+  guint64 timer_gen;
+  guint64 halvings, timeouts;
+  GArray *byte_bins;            /* guint64 */
+} TcpFlow;
+
+typedef struct {
+  guint32 seq;
+  gint64 sent;
+} TcpSegment;
 
 /* The feedback path's lateness (vlmcc_sim_set_feedback_jitter). */
 typedef struct {
@@ -54,6 +78,7 @@ struct _VlmccSim {
   gboolean started;
   gboolean feedback_queued;
   LateFeedback late;
+  GPtrArray *tcp;               /* TcpFlow */
 };
 
 static void dispatch (gpointer owner, const SimEngineEvent * ev);
@@ -100,6 +125,7 @@ vlmcc_sim_new (const VlmccConfig * cfg, guint64 seed)
   sim->in_group = g_array_new (FALSE, TRUE, sizeof (gboolean));
   g_array_set_size (sim->in_group, 1);
   sim->receivers = g_ptr_array_new ();
+  sim->tcp = g_ptr_array_new ();
   sim->leader_changes = g_array_new (FALSE, FALSE,
       sizeof (VlmccSimLeaderChange));
   sim->sender = vlmcc_sender_new (cfg, 0x5e4de7, &sim->rng, 0);
@@ -118,6 +144,13 @@ vlmcc_sim_free (VlmccSim * sim)
     g_free (r);
   }
   g_ptr_array_free (sim->receivers, TRUE);
+  for (guint i = 0; i < sim->tcp->len; i++) {
+    TcpFlow *t = g_ptr_array_index (sim->tcp, i);
+
+    g_array_free (t->byte_bins, TRUE);
+    g_free (t);
+  }
+  g_ptr_array_free (sim->tcp, TRUE);
   g_array_free (sim->in_group, TRUE);
   g_array_free (sim->leader_changes, TRUE);
   vlmcc_sender_free (sim->sender);
@@ -229,6 +262,188 @@ forward_data (VlmccSim * sim, guint node, GBytes * data)
       sim_engine_link_send (sim->engine, child, SIM_DOWN,
           g_bytes_get_size (data), EV_DATA, child, 0, data);
   }
+}
+
+/* ------------------------------------------------------------------ */
+/* Loss-based flows */
+
+#define TCP_SEGMENT 1000
+#define TCP_RTO_MIN (200 * VSIM_MS)
+
+gboolean
+vlmcc_sim_set_discipline (VlmccSim * sim, guint node,
+    AqmDiscipline discipline, guint32 seed)
+{
+  return sim_engine_set_discipline (sim->engine, node, SIM_DOWN, discipline,
+      seed);
+}
+
+static TcpFlow *
+tcp_at (const VlmccSim * sim, guint i)
+{
+  return g_ptr_array_index (sim->tcp, i);
+}
+
+guint
+vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start, gint64 stop)
+{
+  TcpFlow *t = g_new0 (TcpFlow, 1);
+
+  t->node = node;
+  t->stop = stop;
+  t->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
+  g_ptr_array_add (sim->tcp, t);
+  schedule (sim, start, EV_TCP_TIMER, sim->tcp->len - 1, NULL, 0);
+  return sim->tcp->len - 1;
+}
+
+/* The child of @from on the way down to @target. */
+static guint
+tcp_next_hop (const VlmccSim * sim, guint from, guint target)
+{
+  guint n = target;
+
+  while (sim_engine_parent (sim->engine, n) != from)
+    n = sim_engine_parent (sim->engine, n);
+  return n;
+}
+
+static gint64
+tcp_rto (const TcpFlow * t)
+{
+  return MAX (TCP_RTO_MIN, 2 * t->srtt);
+}
+
+static gboolean
+tcp_stopped (const VlmccSim * sim, const TcpFlow * t)
+{
+  return t->stop >= 0 && now (sim) >= t->stop;
+}
+
+static void
+tcp_arm_timer (VlmccSim * sim, guint idx)
+{
+  TcpFlow *t = tcp_at (sim, idx);
+
+  if (tcp_stopped (sim, t) && t->next_seq == t->high)
+    return;
+  schedule (sim, MAX (t->last_progress + tcp_rto (t), now (sim)),
+      EV_TCP_TIMER, idx, NULL, ++t->timer_gen);
+}
+
+static void
+tcp_send_segment (VlmccSim * sim, guint idx, guint from, GBytes * seg)
+{
+  TcpFlow *t = tcp_at (sim, idx);
+
+  sim_engine_link_send (sim->engine, tcp_next_hop (sim, from, t->node),
+      SIM_DOWN, TCP_SEGMENT, EV_TCP_DATA, idx, t->node, seg);
+}
+
+/* Segments leave while fewer than cwnd are in travel (ack clocked). */
+static void
+tcp_fill (VlmccSim * sim, guint idx)
+{
+  TcpFlow *t = tcp_at (sim, idx);
+
+  while (!tcp_stopped (sim, t) &&
+      t->next_seq - t->high < (guint32) MAX (t->cwnd, 1.0)) {
+    TcpSegment seg = { t->next_seq++, now (sim) };
+    GBytes *b = g_bytes_new (&seg, sizeof (seg));
+
+    tcp_send_segment (sim, idx, 0, b);
+    g_bytes_unref (b);
+  }
+}
+
+static void
+tcp_halve (TcpFlow * t)
+{
+  t->ssthresh = MAX (t->cwnd / 2.0, 2.0);
+  t->cwnd = t->ssthresh;
+  t->recover = t->next_seq;
+  t->halvings++;
+}
+
+/* Every link is FIFO: a gap before the acked segment is a loss (Reno's
+ * three duplicate acks, one segment time sooner). */
+static void
+on_tcp_ack (VlmccSim * sim, guint idx, GBytes * data)
+{
+  TcpFlow *t = tcp_at (sim, idx);
+  const TcpSegment *seg = g_bytes_get_data (data, NULL);
+  gint64 rtt = now (sim) - seg->sent;
+
+  if ((gint32) (seg->seq - t->high) < 0)
+    return;
+  if (seg->seq != t->high && (gint32) (seg->seq - 1 - t->recover) >= 0)
+    tcp_halve (t);
+  t->high = seg->seq + 1;
+  t->srtt = t->srtt ? (7 * t->srtt + rtt) / 8 : rtt;
+  t->cwnd += t->cwnd < t->ssthresh ? 1.0 : 1.0 / t->cwnd;
+  t->last_progress = now (sim);
+  tcp_fill (sim, idx);
+  tcp_arm_timer (sim, idx);
+}
+
+static void
+on_tcp_data (VlmccSim * sim, guint idx, guint node, GBytes * data)
+{
+  TcpFlow *t = tcp_at (sim, idx);
+
+  if (node != t->node) {
+    tcp_send_segment (sim, idx, node, data);
+    return;
+  }
+  sim_bins_add (t->byte_bins, 1, 0, now (sim), TCP_SEGMENT);
+  schedule (sim, now (sim) + path_delay (sim, node), EV_TCP_ACK, idx,
+      g_bytes_ref (data), 0);
+}
+
+/* The start (generation 0), or nothing acked for a timeout: every
+ * segment in travel is lost, the window restarts from one. */
+static void
+on_tcp_timer (VlmccSim * sim, guint idx, guint64 gen)
+{
+  TcpFlow *t = tcp_at (sim, idx);
+
+  if (gen != t->timer_gen)
+    return;
+  if (gen == 0) {
+    t->cwnd = 2.0;
+    t->ssthresh = G_MAXUINT16;
+  } else if (t->next_seq != t->high) {
+    t->ssthresh = MAX (t->cwnd / 2.0, 2.0);
+    t->cwnd = 1.0;
+    t->high = t->recover = t->next_seq;
+    t->timeouts++;
+  }
+  t->last_progress = now (sim);
+  tcp_fill (sim, idx);
+  tcp_arm_timer (sim, idx);
+}
+
+static void
+on_tcp_event (VlmccSim * sim, const SimEngineEvent * ev)
+{
+  if (ev->kind == EV_TCP_DATA)
+    on_tcp_data (sim, ev->a, (guint) ev->b, ev->p);
+  else if (ev->kind == EV_TCP_ACK)
+    on_tcp_ack (sim, ev->a, ev->p);
+  else
+    on_tcp_timer (sim, ev->a, ev->b);
+}
+
+guint64
+vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from, gint64 to)
+{
+  return sim_bins_sum (tcp_at (sim, flow)->byte_bins, 1, 0, from, to);
+}
+
+guint64
+vlmcc_sim_tcp_halvings (const VlmccSim * sim, guint flow)
+{
+  return tcp_at (sim, flow)->halvings + tcp_at (sim, flow)->timeouts;
 }
 
 /* ------------------------------------------------------------------ */
@@ -442,6 +657,11 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       break;
     case EV_KILL:
       receiver_at (sim, ev->a)->dead = TRUE;
+      break;
+    case EV_TCP_DATA:
+    case EV_TCP_ACK:
+    case EV_TCP_TIMER:
+      on_tcp_event (sim, ev);
       break;
   }
 }

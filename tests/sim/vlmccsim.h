@@ -11,7 +11,9 @@
  * the rate. Feedback (acks, challenges) and the sender's START answers
  * travel by unicast along the tree path after its propagation delay, not
  * queued, or (vlmcc_sim_set_feedback_queued) feedback through each link's
- * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link.
+ * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link,
+ * or greedy loss-based flows that move their windows as TCP Reno does; a
+ * link may put tests/net/aqmcore's RED or CoDel in place of drop-tail.
  * Everything random draws from one seeded RandomSource. */
 #ifndef __VLMCC_SIM_H__
 #define __VLMCC_SIM_H__
@@ -54,6 +56,24 @@ void vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued);
  * stays in order. Off (the default) with @stall_every 0 and @jitter 0. */
 void vlmcc_sim_set_feedback_jitter (VlmccSim * sim, gint64 jitter,
     gint64 stall_every, gint64 stall_max);
+/* tests/net/aqmcore's @discipline (RED, CoDel) with its defaults for the
+ * link's rate in front of the link into @node, downstream, bounded by the
+ * link's queue; RED draws from @seed. Before any packet is sent. */
+gboolean vlmcc_sim_set_discipline (VlmccSim * sim, guint node,
+    AqmDiscipline discipline, guint32 seed);
+/* A greedy loss-based flow from the sender's node to @node from @start
+ * until @stop (-1: never),
+ * its window moved as TCP Reno's (slow start, +1 per RTT, halved once per
+ * RTT on loss, back to one after a timeout of max(200 ms, 2 srtt)), of
+ * 1000-byte segments acked one by one after the path's propagation delay.
+ * Returns its index. */
+guint vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start,
+    gint64 stop);
+/* Bytes flow @flow delivered in [@from, @to), and its halvings and
+ * timeouts so far. */
+guint64 vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from,
+    gint64 to);
+guint64 vlmcc_sim_tcp_halvings (const VlmccSim * sim, guint flow);
 /* A receiver goes silent (its process killed) at @when. */
 void vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when);
 
@@ -127,6 +147,28 @@ gdouble vlmcc_sim_scale_churn (guint n, guint64 seed, VlmccSimChurn * out);
  * first and so which one leads. */
 gdouble vlmcc_sim_scale_churn_with (const VlmccConfig * cfg, guint n,
     guint64 seed, gint64 start_jitter, VlmccSimChurn * out);
+
+/* One receiver beside @n_tcp loss-based flows (vlmcc_sim_add_tcp) that
+ * stop at @tcp_stop (-1: never) behind a 2 Mbit/s, 20 ms bottleneck (its
+ * node in *@bottleneck) with a 25-packet queue (the bench's 100 ms) under
+ * @discipline (drop-tail, RED or CoDel), all started at 0. */
+VlmccSim *vlmcc_sim_aqm (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, gint64 tcp_stop,
+    guint * bottleneck);
+/* That run (the flows never stop, at most VLMCC_SIM_SHARE_MAX_TCP of
+ * them): over 15-60 s the session's rate, the loss-based flows' mean,
+ * Jain's f over the rates, the session's share of the fair rate, the data
+ * packets the bottleneck dropped, and the sender's halvings and Vegas+
+ * state at the end. */
+#define VLMCC_SIM_SHARE_MAX_TCP 4
+typedef struct {
+  gdouble kbit, tcp_kbit, jain, share;
+  guint64 drops, cross_drops;
+  guint64 halvings, tcp_halvings, switches;
+  gboolean loss_based;
+} VlmccSimShare;
+void vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
+    AqmDiscipline discipline, guint n_tcp, VlmccSimShare * out);
 
 G_END_DECLS
 

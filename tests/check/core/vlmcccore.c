@@ -1205,12 +1205,12 @@ GST_END_TEST;
 
 /* A leader 50 ms of RTT away after 2 s (its stats in @before), whose
  * feedback then stalls for @stall (held, in order, never lost); the
- * sender's stats @after later. */
+ * sender's stats @after later. @cfg: NULL for the defaults. */
 static VlmccSenderStats
-rig_stall_feedback (Rig * rig, VlmccSenderStats * before, gint64 stall,
-    gint64 after)
+rig_stall_feedback (Rig * rig, const VlmccConfig * cfg,
+    VlmccSenderStats * before, gint64 stall, gint64 after)
 {
-  rig_with_leader (rig, NULL);
+  rig_with_leader (rig, cfg);
   rig_run (rig, 2 * S);
   *before = sender_stats (rig);
   rig->paths[0].fb_hold = rig->now + stall;
@@ -1241,7 +1241,7 @@ GST_START_TEST (test_late_acks_no_halving)
   Rig rig;
   VlmccSenderStats before, st;
 
-  rig_stall_feedback (&rig, &before, 120 * MS, 400 * MS);
+  rig_stall_feedback (&rig, NULL, &before, 120 * MS, 400 * MS);
   for (gint i = 1; i < 10; i++) {
     rig.paths[0].fb_hold = rig.now + 120 * MS;
     rig_run (&rig, rig.now + 400 * MS);
@@ -1276,7 +1276,8 @@ GST_START_TEST (test_late_acks_undo)
     Rig rig;
     VlmccSenderStats before, st;
 
-    st = rig_stall_feedback (&rig, &before, cases[i].stall, cases[i].look);
+    st = rig_stall_feedback (&rig, NULL, &before, cases[i].stall,
+        cases[i].look);
     fail_unless (st.lost > 0);
     fail_unless (st.halvings >= 1);
     fail_unless_equals_int (st.leader_losses, cases[i].gives_up);
@@ -1295,6 +1296,31 @@ GST_START_TEST (test_late_acks_undo)
 
 GST_END_TEST;
 
+/* With Vegas+, the halving of a stall past the timeout floor turns the
+ * window loss-based (a loss while Vegas); its late acks undo the switch
+ * with the halving. */
+GST_START_TEST (test_vegas_plus_spurious_switch_undone)
+{
+  VlmccConfig cfg;
+  VlmccSenderStats before, st;
+  Rig rig;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  st = rig_stall_feedback (&rig, &cfg, &before, 170 * MS, 190 * MS);
+  fail_if (before.loss_based);
+  fail_unless (st.halvings >= 1);
+  fail_unless (st.loss_based);
+  fail_unless_equals_int (st.plus_switches, 1);
+  rig_run (&rig, rig.now + 200 * MS);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.halvings_undone, st.halvings);
+  fail_if (st.loss_based);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A real loss still halves, within about one RTT of the packet leaving:
  * the acks of the packets after it tell (dup_thresh), not the timeout. */
 GST_START_TEST (test_real_loss_halves_within_rtt)
@@ -1304,7 +1330,7 @@ GST_START_TEST (test_real_loss_halves_within_rtt)
   gint64 t0;
 
   /* no stall: the leader at 2 s */
-  rig_stall_feedback (&rig, &before, 0, 0);
+  rig_stall_feedback (&rig, NULL, &before, 0, 0);
   rig.paths[0].drop = 1;
   t0 = rig.now;
   while (sender_stats (&rig).halvings == 0 && rig.now < t0 + S)
@@ -1670,6 +1696,93 @@ GST_START_TEST (test_vegas_plus_back_to_vegas)
 
 GST_END_TEST;
 
+/* Beside one Reno-like flow through RED and CoDel at 2 Mbit/s (vlmcc-sim
+ * aqm): the AQM keeps the queue short, so the held-queue test alone
+ * leaves the window Vegas (CoDel) or hands it back after each halving
+ * (RED), and the session gets less than its share; with the loss rule it
+ * gets its share. */
+GST_START_TEST (test_vegas_plus_aqm_beside_tcp)
+{
+  static const AqmDiscipline queues[] = { AQM_RED, AQM_CODEL };
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (queues); i++) {
+    VlmccSimShare rule, held;
+
+    cfg.plus_loss_epochs = 16;
+    vlmcc_sim_aqm_share (&cfg, 1, queues[i], 1, &rule);
+    cfg.plus_loss_epochs = 0;
+    vlmcc_sim_aqm_share (&cfg, 1, queues[i], 1, &held);
+    GST_INFO ("queue %d: rule f %.3f share %.2f; held-queue test alone f "
+        "%.3f share %.2f", queues[i], rule.jain, rule.share, held.jain,
+        held.share);
+    fail_unless (rule.jain >= 0.99, "f %f", rule.jain);
+    fail_unless (rule.share >= 0.9 && rule.share <= 1.1, "%f", rule.share);
+    fail_unless (rule.loss_based);
+    fail_unless (held.share + 0.1 < rule.share, "%f", held.share);
+  }
+}
+
+GST_END_TEST;
+
+/* Alone at 2 Mbit/s the rule costs nothing: on drop-tail and RED nothing
+ * is dropped and the window never switches (Figure 4b); on CoDel, whose
+ * 5 ms target is under Vegas' alpha..beta packets there, the first drop
+ * turns the window loss-based and the full link hands it back. The
+ * paper's Vegas, halved by CoDel again and again, does not fill it. */
+GST_START_TEST (test_vegas_plus_aqm_alone)
+{
+  VlmccConfig cfg;
+  VlmccSimShare r;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  for (guint d = AQM_DROPTAIL; d <= AQM_RED; d++) {
+    vlmcc_sim_aqm_share (&cfg, 1, d, 0, &r);
+    fail_unless_equals_int (r.drops, 0);
+    fail_unless_equals_int (r.halvings, 0);
+    fail_unless_equals_int (r.switches, 0);
+    fail_unless (r.kbit >= 1950, "%f kbit/s", r.kbit);
+  }
+  vlmcc_sim_aqm_share (&cfg, 1, AQM_CODEL, 0, &r);
+  fail_unless (r.switches >= 1 && r.switches <= 2);
+  fail_if (r.loss_based);
+  fail_unless (r.kbit >= 1950, "%f kbit/s", r.kbit);
+  cfg.vegas_plus = FALSE;
+  vlmcc_sim_aqm_share (&cfg, 1, AQM_CODEL, 0, &r);
+  fail_unless (r.halvings > 50);
+  fail_unless (r.kbit < 1900, "%f kbit/s", r.kbit);
+}
+
+GST_END_TEST;
+
+/* When the loss-based flow stops at 30 s the window is Vegas again on
+ * every queue: nothing dropped over 45-60 s and the link full. */
+GST_START_TEST (test_vegas_plus_aqm_competitor_leaves)
+{
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  for (guint d = AQM_DROPTAIL; d <= AQM_CODEL; d++) {
+    VlmccSenderStats st;
+    VlmccSim *sim;
+    guint b;
+
+    sim = vlmcc_sim_aqm (&cfg, 1, d, 1, 30 * S, &b);
+    vlmcc_sim_run (sim, 60 * S);
+    check_no_loss (sim, b, 45 * S, 60 * S, 1900000);
+    vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+    fail_unless (st.plus_switches >= 1);
+    fail_if (st.loss_based);
+    vlmcc_sim_free (sim);
+  }
+}
+
+GST_END_TEST;
+
 /* The session's bit/s over [@from, @to) behind 10 Mbit/s with 5 ms of
  * jitter on the acks, and with 5 Mbit/s of CBR from 20 s when @cross. */
 static guint64
@@ -1887,6 +2000,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_forged_tiny_rtt_challenge);
   tcase_add_test (tc, test_late_acks_no_halving);
   tcase_add_test (tc, test_late_acks_undo);
+  tcase_add_test (tc, test_vegas_plus_spurious_switch_undone);
   tcase_add_test (tc, test_real_loss_halves_within_rtt);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
@@ -1894,6 +2008,9 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_no_loss_alone);
   tcase_add_test (tc, test_vegas_plus_detects_held_queue);
   tcase_add_test (tc, test_vegas_plus_back_to_vegas);
+  tcase_add_test (tc, test_vegas_plus_aqm_beside_tcp);
+  tcase_add_test (tc, test_vegas_plus_aqm_alone);
+  tcase_add_test (tc, test_vegas_plus_aqm_competitor_leaves);
   tcase_add_test (tc, test_vegas_forward_ack_jitter);
   tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
