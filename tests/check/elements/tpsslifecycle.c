@@ -12,15 +12,16 @@
 
 #define START_ROUNDS 1000
 
-/* A receive-only member 2 whose peer (member 1, on @peer_port) never
- * sends; its one pad would go to the fakesink (delayed linking, as
- * gst-launch-1.0 does it). */
+/* A receive-only member 2 whose peers (members 1 and 3, on @peer_port)
+ * never send; @link says where a pad would go (delayed linking, as
+ * gst-launch-1.0 does it): "! fakesink" any pad, "src.src_3 ! fakesink"
+ * member 3's. */
 static GstElement *
-receive_only_pipeline (guint port, guint peer_port)
+receive_only_pipeline (guint port, guint peer_port, const gchar * link)
 {
   gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=2 "
-      "members=1@127.0.0.1:%u,2@127.0.0.1:%u ! fakesink name=out", port,
-      peer_port, port);
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u %s", port,
+      peer_port, port, peer_port, link);
   GError *err = NULL;
   GstElement *p = gst_parse_launch (desc, &err);
 
@@ -41,27 +42,38 @@ pads_now (GstElement * src)
   return pads;
 }
 
-GST_START_TEST (test_eos_before_any_pad_ends_pipeline)
+/* Plays @pipeline (no get_state: the fakesink never prerolls), checks
+ * that no pad appeared, sends the application's EOS and returns the first
+ * message of @types within 5 s, from @src. */
+static GstMessage *
+eos_without_pads (GstElement * pipeline, GstElement * src,
+    GstMessageType types)
 {
-  guint port = free_udp_port (), peer_port = free_udp_port ();
-  GstElement *pipeline = receive_only_pipeline (port, peer_port);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg;
-  GError *err = NULL;
 
-  /* no get_state: the fakesink never prerolls */
   fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
   g_usleep (200 * 1000);
   fail_unless_equals_int (pads_now (src), 0);
-
   fail_unless (gst_element_send_event (pipeline, gst_event_new_eos ()));
-  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "neither EOS nor an error within 5 s of the EOS");
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, types);
+  gst_object_unref (bus);
+  fail_unless (msg != NULL, "no message within 5 s of the EOS");
   fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (src));
+  return msg;
+}
+
+GST_START_TEST (test_eos_before_any_pad_ends_pipeline)
+{
+  GstElement *pipeline = receive_only_pipeline (free_udp_port (),
+      free_udp_port (), "! fakesink");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstMessage *msg = eos_without_pads (pipeline, src,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  GError *err = NULL;
+
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
   gst_message_parse_error (msg, &err, NULL);
   fail_unless (g_error_matches (err, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED),
       "%s", err->message);
@@ -69,7 +81,6 @@ GST_START_TEST (test_eos_before_any_pad_ends_pipeline)
   gst_message_unref (msg);
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (pipeline);
 }
@@ -81,23 +92,12 @@ GST_END_TEST;
  * delayed link say so (a warning naming the link) before the error. */
 GST_START_TEST (test_eos_fails_named_link_to_silent_member)
 {
-  guint port = free_udp_port (), peer_port = free_udp_port ();
-  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=2 "
-      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
-      "src.src_3 ! fakesink name=out", port, peer_port, port, peer_port);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *pipeline = receive_only_pipeline (free_udp_port (),
+      free_udp_port (), "src.src_3 ! fakesink");
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg;
+  GstMessage *msg = eos_without_pads (pipeline, src, GST_MESSAGE_WARNING);
   GError *err = NULL;
 
-  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE);
-  g_usleep (200 * 1000);
-  fail_unless (gst_element_send_event (pipeline, gst_event_new_eos ()));
-  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_WARNING);
-  fail_unless (msg != NULL, "no warning within 5 s of the EOS");
-  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (src));
   gst_message_parse_warning (msg, &err, NULL);
   fail_unless (g_error_matches (err, GST_PARSE_ERROR,
           GST_PARSE_ERROR_DELAYED_LINK), "%s", err->message);
@@ -105,10 +105,8 @@ GST_START_TEST (test_eos_fails_named_link_to_silent_member)
   gst_message_unref (msg);
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (src);
   gst_object_unref (pipeline);
-  g_free (desc);
 }
 
 GST_END_TEST;
