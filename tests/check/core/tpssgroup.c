@@ -886,10 +886,10 @@ GST_START_TEST (test_layers_paced_per_destination)
 GST_END_TEST;
 
 /* Queues a frame of @n packets of layer @layer at RTP time @ts, its last
- * one marked; its first starts a key unit when @key_parity > 0. */
+ * one marked; its first starts a key unit when @key is not NULL. */
 static void
 enqueue_unit (TpssGroup * g, guint16 first_seq, guint n, guint layer,
-    guint32 ts, guint key_parity, gint64 now)
+    guint32 ts, const TpssKeyUnit * key, gint64 now)
 {
   for (guint i = 0; i < n; i++) {
     guint8 pkt[12 + 300];
@@ -900,7 +900,7 @@ enqueue_unit (TpssGroup * g, guint16 first_seq, guint n, guint layer,
       pkt[1] |= 0x80;
     pkt[12] = layer;
     fail_unless (tpss_group_enqueue_media (g, pkt, len, layer, N_LAYERS,
-            i == 0 ? key_parity : 0, now));
+            i == 0 ? key : NULL, now));
   }
 }
 
@@ -943,9 +943,10 @@ send_key_unit_to_c (guint key_parity, TpssGroupMemberStats * ms)
   TpssGroup *g = layered_group_new (&rand);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
+  TpssKeyUnit key = {.parity = key_parity,.flush_time = -1 };
 
-  enqueue_unit (g, 0, 5, 0, 0, key_parity, 2 * MS);
-  enqueue_unit (g, 5, 2, 2, 3000, 0, 2 * MS);
+  enqueue_unit (g, 0, 5, 0, 0, key_parity ? &key : NULL, 2 * MS);
+  enqueue_unit (g, 5, 2, 2, 3000, NULL, 2 * MS);
   run_collect (g, 2 * MS, 100 * MS, 3, out);
   fail_unless (member_stats (g, ID_C, ms));
   tpss_group_free (g);
