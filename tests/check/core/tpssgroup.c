@@ -1029,6 +1029,203 @@ GST_START_TEST (test_key_unit_parity)
 
 GST_END_TEST;
 
+/* What B (1.5 Mbit/s, parity of its slow start) was sent ahead of a key
+ * unit, and when the unit's last packet left. */
+typedef struct
+{
+  GPtrArray *out;               /* B's media and parity, in order */
+  guint before_key;             /* of them, sent before the key unit came */
+  gint64 key_done;              /* ns after the key unit was queued */
+  TpssGroupMemberStats ms;
+} KeyFlushRun;
+
+#define KEY_TS 900000u
+
+static void
+collect_to_b (TpssGroup * g, gint64 start, gint64 dur, gint64 key_at,
+    KeyFlushRun * r)
+{
+  TpssAddr to = addr (2);
+  TpssTransmit t;
+
+  for (gint64 now = start; now < start + dur; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      const guint8 *d = g_bytes_get_data (t.data, NULL);
+
+      if (!tpss_addr_equal (&t.to, &to) || (d[1] >= 192 && d[1] <= 223)) {
+        g_bytes_unref (t.data);
+        continue;
+      }
+      if (!is_parity (t.data) && (d[1] & 0x80) && read32 (d + 4) == KEY_TS)
+        r->key_done = now - key_at;
+      g_ptr_array_add (r->out, t.data);
+    }
+  }
+}
+
+/* Ten delta frames of the base layer (3 packets of 1 kB each) toward B,
+ * 60 ms of them sent, then a key unit of 4 packets flushed as @flush_time
+ * asks. */
+static void
+run_key_flush (gint64 flush_time, KeyFlushRun * r)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssKeyUnit key = {.parity = 0,.flush_time = flush_time };
+  guint8 pkt[12 + 1000];
+
+  r->out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  r->key_done = -1;
+  for (guint f = 0; f < 10; f++) {
+    for (guint i = 0; i < 3; i++) {
+      gsize len = make_rtp (pkt, 0x55555555, 3 * f + i, 1000);
+
+      write32 (pkt + 4, 6000 * f);
+      pkt[1] |= i == 2 ? 0x80 : 0;
+      fail_unless (tpss_group_enqueue_media (g, pkt, len, 0, N_LAYERS, NULL,
+              2 * MS));
+    }
+  }
+  collect_to_b (g, 2 * MS, 60 * MS, 0, r);
+  r->before_key = r->out->len;
+  enqueue_unit (g, 30, 4, 0, KEY_TS, &key, 62 * MS);
+  collect_to_b (g, 62 * MS, 600 * MS, 62 * MS, r);
+  fail_unless (member_stats (g, ID_B, &r->ms));
+  tpss_group_free (g);
+}
+
+/* B's media after the flush: every frame it gets is whole, the frames
+ * that follow the one under way when the key unit came are left out, and
+ * the sequence numbers run on without a gap. */
+static void
+check_whole_frames_then_key (const KeyFlushRun * r)
+{
+  guint32 wire_ts = G_MAXUINT32, ts = 0;
+  guint in_frame = 0, n_key = 0, media = 0;
+  guint16 seq = 0;
+
+  for (guint i = 0; i < r->out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r->out, i), NULL);
+
+    if (is_parity (g_ptr_array_index (r->out, i)))
+      continue;
+    if (i < r->before_key)
+      wire_ts = read32 (d + 4);
+    fail_unless (media == 0 || read16 (d + 2) == (guint16) (seq + 1),
+        "a gap before packet %u", i);
+    seq = read16 (d + 2);
+    media++;
+    if (read32 (d + 4) == KEY_TS) {
+      n_key++;
+      continue;
+    }
+    fail_unless_equals_int (n_key, 0);
+    if (in_frame == 0)
+      ts = read32 (d + 4);
+    fail_unless_equals_int (read32 (d + 4), ts);
+    in_frame = (in_frame + 1) % 3;
+  }
+  fail_unless_equals_int (in_frame, 0);
+  fail_unless_equals_int (n_key, 4);
+  /* the last frame before the key unit is the one that was under way */
+  fail_unless_equals_int (ts, wire_ts);
+  fail_unless (ts < 6000 * 9);
+}
+
+/* B's FEC decoder, given all it was sent but the key unit's second
+ * packet, outputs each packet as it was sent and rebuilds that one: no
+ * parity covers a packet that was dropped. */
+static void
+check_decodable_without (const KeyFlushRun * r, guint16 lost_seq)
+{
+  TpssFecDecoderConfig dcfg = {.size_time = 200 * MS,
+    .release = (TpssFecReleaseFunc) g_bytes_unref
+  };
+  TpssFecDecoder *dec = tpss_fec_decoder_new (&dcfg);
+  GHashTable *sent = g_hash_table_new (NULL, NULL);
+  TpssFecDecoderStats dst;
+  TpssFecOutput o;
+  guint n_out = 0;
+
+  for (guint i = 0; i < r->out->len; i++) {
+    GBytes *b = g_ptr_array_index (r->out, i);
+    gsize len;
+    const guint8 *d = g_bytes_get_data (b, &len);
+
+    if (is_parity (b)) {
+      tpss_fec_decoder_push_fec (dec, d + 12, len - 12, 100 * MS + i);
+      continue;
+    }
+    g_hash_table_insert (sent, GUINT_TO_POINTER (read16 (d + 2)), b);
+    if (read16 (d + 2) != lost_seq)
+      fail_unless (tpss_fec_decoder_push_media (dec, g_bytes_ref (b), d, len,
+              100 * MS + i));
+  }
+  tpss_fec_decoder_drain (dec);
+  while (tpss_fec_decoder_pop (dec, &o)) {
+    GBytes *b = g_hash_table_lookup (sent, GUINT_TO_POINTER (o.seq));
+    gsize len;
+    const guint8 *d = g_bytes_get_data (b, &len);
+    const guint8 *got = o.data ? o.data : g_bytes_get_data (o.handle, NULL);
+
+    fail_unless_equals_int (o.data ? o.len : g_bytes_get_size (o.handle),
+        len);
+    fail_unless (memcmp (got, d, len) == 0, "packet %u is not as sent",
+        o.seq);
+    g_free (o.data);
+    n_out++;
+  }
+  fail_unless_equals_int (n_out, g_hash_table_size (sent));
+  tpss_fec_decoder_get_stats (dec, &dst);
+  fail_unless_equals_uint64 (dst.recovered, 1);
+  fail_unless_equals_uint64 (dst.unrecoverable, 0);
+  tpss_fec_decoder_free (dec);
+  g_hash_table_unref (sent);
+}
+
+GST_START_TEST (test_key_unit_flushes_queue)
+{
+  KeyFlushRun r, kept;
+  guint16 key_seq = 0;
+
+  /* Without the flush the key unit waits behind the queue of B. */
+  run_key_flush (-1, &kept);
+  fail_unless (kept.key_done > 100 * MS, "%" G_GINT64_FORMAT,
+      kept.key_done);
+  fail_unless_equals_uint64 (kept.ms.key_flush_packets, 0);
+  g_ptr_array_unref (kept.out);
+
+  /* With it (over 50 ms queued): out within the rest of the frame under
+   * way and the unit's own time; 4 small packets and 2 parity packets at
+   * 1.5 Mbit/s take under 10 ms. */
+  run_key_flush (50 * MS, &r);
+  fail_unless (r.key_done >= 0 && r.key_done < 40 * MS, "%" G_GINT64_FORMAT,
+      r.key_done);
+  fail_unless (r.ms.key_flush_packets >= 15);
+  /* every packet made for B was either sent or flushed */
+  fail_unless_equals_uint64 (r.out->len + r.ms.key_flush_packets,
+      r.ms.layer_passed + r.ms.parity_sent);
+  check_whole_frames_then_key (&r);
+  for (guint i = 0; i < r.out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r.out, i), NULL);
+    if (!is_parity (g_ptr_array_index (r.out, i)) && read32 (d + 4) == KEY_TS) {
+      key_seq = read16 (d + 2);
+      break;
+    }
+  }
+  check_decodable_without (&r, key_seq + 1);
+  g_ptr_array_unref (r.out);
+
+  /* A queue shorter than the threshold stays. */
+  run_key_flush (10 * GST_SECOND, &r);
+  fail_unless_equals_uint64 (r.ms.key_flush_packets, 0);
+  fail_unless (r.key_done > 100 * MS);
+  g_ptr_array_unref (r.out);
+}
+
+GST_END_TEST;
+
 /* Packets without a layer (parameter sets) go to every destination; a
  * layer beyond the stream's count is counted and sent as the top layer. */
 GST_START_TEST (test_layers_unlayered_and_bad)
@@ -1844,6 +2041,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_qos_per_destination);
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_key_unit_parity);
+  tcase_add_test (tc, test_key_unit_flushes_queue);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
