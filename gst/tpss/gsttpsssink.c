@@ -60,6 +60,15 @@
  * for again. The parity leaves through the member's pacer and counts in
  * the stats (parity-sent, key-parity-sent).
  *
+ * With temporal layers each member's copy waits in a queue paced at the
+ * member's rate. When a key unit comes while that queue holds more than
+ * #GstTpssSink:key-unit-flush (at the member's rate) of whole frames not
+ * yet begun on the wire, those frames and the parity among them are
+ * dropped (key-flush-packets): the member decodes from the key unit on, and
+ * a member that asked for it (a late joiner on a slow link) gets it without
+ * waiting behind frames it cannot use. The key unit takes over their
+ * sequence numbers, so the member sees no loss.
+ *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
  * member about this member's stream becomes an upstream force-key-unit
