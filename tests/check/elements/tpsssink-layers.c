@@ -4,7 +4,9 @@
  * GstTemporalLayerMeta: member 2 gets the base layer only, member 3 every
  * layer, each with sequence numbers that run on without a gap, and the
  * GstLayerRates event upstream carries one rate per layer (base layer at
- * member 2's rate, the sum at member 3's). */
+ * member 2's rate, the sum at member 3's). A key frame that finds about a
+ * second of delta frames queued toward member 2 flushes them
+ * (key-unit-flush) and reaches it within its own transmission time. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -189,6 +191,137 @@ GST_START_TEST (test_prefix_per_member_and_layer_rates)
 
 GST_END_TEST;
 
+#define KEY_MARK 0xee
+#define QUEUED_FRAMES 16
+#define BIG_PAYLOAD 1000
+
+/* A packet of base-layer frame @frame: a delta unit unless @key, which
+ * marks its payload KEY_MARK. */
+static GstBuffer *
+base_packet (guint frame, guint i, gboolean key)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (BIG_PAYLOAD, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, MEDIA_PT);
+  gst_rtp_buffer_set_seq (&rtp, frame * PACKETS_PER_FRAME + i);
+  gst_rtp_buffer_set_timestamp (&rtp, frame * 12000);
+  gst_rtp_buffer_set_marker (&rtp, i == PACKETS_PER_FRAME - 1);
+  memset (gst_rtp_buffer_get_payload (&rtp), key ? KEY_MARK : 0, BIG_PAYLOAD);
+  gst_rtp_buffer_unmap (&rtp);
+  gst_buffer_add_temporal_layer_meta (buf, 0, N_LAYERS, 1u << (N_LAYERS - 1),
+      FALSE);
+  if (!key || i > 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  return buf;
+}
+
+/* Reads @sock until it stays quiet for 300 ms; returns when (monotonic
+ * us) the key frame's last packet came, -1 if it did not. */
+static gint64
+receive_key_frame (GSocket * sock, Received * r)
+{
+  guint8 buf[2048];
+  gint64 key_done = -1;
+  gssize n;
+
+  while (g_socket_condition_timed_wait (sock, G_IO_IN, 300000, NULL,
+          NULL)) {
+    n = g_socket_receive (sock, (gchar *) buf, sizeof (buf), NULL, NULL);
+    if (n < 12 + BIG_PAYLOAD || (buf[1] & 0x7f) != MEDIA_PT)
+      continue;                 /* control, parity */
+    if (r->have_seq && GST_READ_UINT16_BE (buf + 2) != r->next_seq)
+      r->gaps++;
+    r->have_seq = TRUE;
+    r->next_seq = GST_READ_UINT16_BE (buf + 2) + 1;
+    r->media++;
+    if (buf[n - 1] == KEY_MARK)
+      key_done = g_get_monotonic_time ();
+  }
+  return key_done;
+}
+
+/* Member 2 (200 kbit/s) has about a second of base-layer delta frames
+ * queued when a key frame comes; member 3 (4 Mbit/s) keeps MQ short.
+ * Returns how long after its push member 2 had the key frame (us). */
+static gint64
+key_frame_delay (guint64 key_unit_flush, guint64 * flushed, Received * r2)
+{
+  guint p1 = free_udp_port (), p2 = 0, p3 = 0;
+  GSocket *s2 = check_udp_socket_local (&p2);
+  GSocket *s3 = check_udp_socket_local (&p3);
+  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
+      "initial-rate=200000 app-limit-factor=0 holding-time=0 "
+      "key-unit-flush=%" G_GUINT64_FORMAT, p1, p1, p2, p3, key_unit_flush);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  TpssMsg msg = { 0, };
+  gint64 pushed, done;
+
+  gst_harness_set_src_caps_str (h, "application/x-rtp,media=video,"
+      "clock-rate=90000,encoding-name=H264,payload=96");
+  gst_harness_play (h);
+  msg.type = TPSS_MSG_RATE;
+  msg.sender_ssrc = 3;
+  msg.media_ssrc = 1;
+  msg.u.rate.rate = 4000000;
+  msg.u.rate.seq = 1;
+  for (guint i = 0; i < 100 && send_data_rate (sink, 3) != 4000000; i++) {
+    send_msg (s3, p1, &msg);
+    g_usleep (20000);
+  }
+  fail_unless_equals_uint64 (send_data_rate (sink, 3), 4000000);
+
+  for (guint f = 0; f < QUEUED_FRAMES; f++)
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (h, base_packet (f, i,
+                  FALSE)), GST_FLOW_OK);
+  g_usleep (100000);
+  pushed = g_get_monotonic_time ();
+  for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+    fail_unless_equals_int (gst_harness_push (h, base_packet (QUEUED_FRAMES,
+                i, TRUE)), GST_FLOW_OK);
+  done = receive_key_frame (s2, r2);
+  *flushed = member_stat_u64 (sink, 2, "key-flush-packets");
+
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  g_object_unref (s2);
+  g_object_unref (s3);
+  g_free (desc);
+  return done < 0 ? -1 : done - pushed;
+}
+
+/* The key frame leaves toward the slow member within about its own
+ * transmission time (2 kB at 200-300 kbit/s: 50-80 ms) instead of after
+ * the queue ahead of it (32 kB: about a second); the frames left out are
+ * counted, and the member's sequence numbers run on without a gap. */
+GST_START_TEST (test_key_unit_flushes_member_queue)
+{
+  Received kept = { 0, }, flushed = { 0, };
+  guint64 n_kept, n_flushed;
+  gint64 slow = key_frame_delay (GST_CLOCK_TIME_NONE, &n_kept, &kept);
+  gint64 fast = key_frame_delay (100 * GST_MSECOND, &n_flushed, &flushed);
+
+  fail_unless (slow > 600000, "without the flush: %" G_GINT64_FORMAT " us",
+      slow);
+  fail_unless_equals_uint64 (n_kept, 0);
+  fail_unless_equals_int (kept.media, (QUEUED_FRAMES + 1) *
+      PACKETS_PER_FRAME);
+  fail_unless (fast >= 0 && fast < 400000, "with the flush: %"
+      G_GINT64_FORMAT " us", fast);
+  fail_unless (n_flushed >= QUEUED_FRAMES, "%" G_GUINT64_FORMAT, n_flushed);
+  fail_unless (flushed.media < kept.media);
+  /* whole frames: the key frame and the frames that were sent */
+  fail_unless_equals_int (flushed.media % PACKETS_PER_FRAME, 0);
+  fail_unless_equals_int (kept.gaps, 0);
+  fail_unless_equals_int (flushed.gaps, 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsssink_layers_suite (void)
 {
@@ -198,6 +331,7 @@ tpsssink_layers_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_prefix_per_member_and_layer_rates);
+  tcase_add_test (tc, test_key_unit_flushes_member_queue);
   return s;
 }
 
