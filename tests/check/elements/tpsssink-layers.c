@@ -102,42 +102,75 @@ send_data_rate (GstElement * sink, guint id)
   return member_stat_u64 (sink, id, "send-data-rate");
 }
 
+/* Member 1's sink in a harness and the sockets of members 2 and 3. */
+typedef struct
+{
+  guint p1, p2, p3;
+  GSocket *s2, *s3;
+  GstHarness *h;
+  GstElement *sink;
+} Group;
+
+/* Plays member 1's sink, set up with @props besides, until member 3 has
+ * allocated it 4 Mbit/s (not a step of the rule: an NQCP allocation, taken
+ * as it is). */
+static void
+group_play (Group * g, const gchar * props)
+{
+  gchar *desc;
+  TpssMsg msg = { 0, };
+
+  g->p1 = free_udp_port ();
+  g->p2 = g->p3 = 0;
+  g->s2 = check_udp_socket_local (&g->p2);
+  g->s3 = check_udp_socket_local (&g->p3);
+  desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
+      "app-limit-factor=0 holding-time=0 %s", g->p1, g->p1, g->p2, g->p3,
+      props);
+  g->h = gst_harness_new_parse (desc);
+  g_free (desc);
+  g->sink = gst_harness_find_element (g->h, "tpsssink");
+  gst_harness_set_src_caps_str (g->h, "application/x-rtp,media=video,"
+      "clock-rate=90000,encoding-name=H264,payload=96");
+  gst_harness_play (g->h);
+  msg.type = TPSS_MSG_RATE;
+  msg.sender_ssrc = 3;
+  msg.media_ssrc = 1;
+  msg.u.rate.rate = 4000000;
+  msg.u.rate.seq = 1;
+  for (guint i = 0; i < 100 && send_data_rate (g->sink, 3) != 4000000; i++) {
+    send_msg (g->s3, g->p1, &msg);
+    g_usleep (20000);
+  }
+  fail_unless_equals_uint64 (send_data_rate (g->sink, 3), 4000000);
+}
+
+static void
+group_clear (Group * g)
+{
+  gst_object_unref (g->sink);
+  gst_harness_teardown (g->h);
+  g_object_unref (g->s2);
+  g_object_unref (g->s3);
+}
+
 GST_START_TEST (test_prefix_per_member_and_layer_rates)
 {
-  guint p1 = free_udp_port (), p2 = 0, p3 = 0;
-  GSocket *s2 = check_udp_socket_local (&p2);
-  GSocket *s3 = check_udp_socket_local (&p3);
-  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
-      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
-      "initial-rate=1000000 app-limit-factor=0 holding-time=0 "
-      "min-report-interval=20000000", p1, p1, p2, p3);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  Group g;
+  GstHarness *h;
+  GstElement *sink;
   guint rates[GST_LAYER_RATES_MAX_LAYERS], n_rates = 0, got[8], n;
   Received r2 = { 0, }, r3 = { 0, };
-  TpssMsg msg = { 0, };
   GstStructure *stats;
   const GstStructure *ms;
   guint layers = 0;
   guint64 left_out = 0;
   GstEvent *ev;
 
-  gst_harness_set_src_caps_str (h, "application/x-rtp,media=video,"
-      "clock-rate=90000,encoding-name=H264,payload=96");
-  gst_harness_play (h);
-
-  /* Member 3 allocates 4 Mbit/s (not a step of the rule: an NQCP
-   * allocation, taken as it is). */
-  msg.type = TPSS_MSG_RATE;
-  msg.sender_ssrc = 3;
-  msg.media_ssrc = 1;
-  msg.u.rate.rate = 4000000;
-  msg.u.rate.seq = 1;
-  for (guint i = 0; i < 100 && send_data_rate (sink, 3) != 4000000; i++) {
-    send_msg (s3, p1, &msg);
-    g_usleep (20000);
-  }
-  fail_unless_equals_uint64 (send_data_rate (sink, 3), 4000000);
+  group_play (&g, "initial-rate=1000000 min-report-interval=20000000");
+  h = g.h;
+  sink = g.sink;
   fail_unless_equals_uint64 (send_data_rate (sink, 2), 1000000);
 
   for (guint f = 0; f < N_FRAMES; f++) {
@@ -146,8 +179,8 @@ GST_START_TEST (test_prefix_per_member_and_layer_rates)
           GST_FLOW_OK);
     g_usleep (10000);
   }
-  receive_all (s2, &r2);
-  receive_all (s3, &r3);
+  receive_all (g.s2, &r2);
+  receive_all (g.s3, &r3);
 
   /* Member 2 gets the base layer (every fourth frame), member 3 all. */
   fail_unless_equals_int (r2.media, N_FRAMES / 4 * PACKETS_PER_FRAME);
@@ -182,11 +215,7 @@ GST_START_TEST (test_prefix_per_member_and_layer_rates)
   fail_unless_equals_int (rates[0], 1000000);
   fail_unless_equals_int (rates[0] + rates[1] + rates[2], 4000000);
 
-  gst_object_unref (sink);
-  gst_harness_teardown (h);
-  g_object_unref (s2);
-  g_object_unref (s3);
-  g_free (desc);
+  group_clear (&g);
 }
 
 GST_END_TEST;
@@ -248,49 +277,26 @@ receive_key_frame (GSocket * sock, Received * r)
 static gint64
 key_frame_delay (guint64 key_unit_flush, guint64 * flushed, Received * r2)
 {
-  guint p1 = free_udp_port (), p2 = 0, p3 = 0;
-  GSocket *s2 = check_udp_socket_local (&p2);
-  GSocket *s3 = check_udp_socket_local (&p3);
-  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
-      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
-      "initial-rate=200000 app-limit-factor=0 holding-time=0 "
-      "key-unit-flush=%" G_GUINT64_FORMAT, p1, p1, p2, p3, key_unit_flush);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstElement *sink = gst_harness_find_element (h, "tpsssink");
-  TpssMsg msg = { 0, };
+  gchar *props = g_strdup_printf ("initial-rate=200000 key-unit-flush=%"
+      G_GUINT64_FORMAT, key_unit_flush);
+  Group g;
   gint64 pushed, done;
 
-  gst_harness_set_src_caps_str (h, "application/x-rtp,media=video,"
-      "clock-rate=90000,encoding-name=H264,payload=96");
-  gst_harness_play (h);
-  msg.type = TPSS_MSG_RATE;
-  msg.sender_ssrc = 3;
-  msg.media_ssrc = 1;
-  msg.u.rate.rate = 4000000;
-  msg.u.rate.seq = 1;
-  for (guint i = 0; i < 100 && send_data_rate (sink, 3) != 4000000; i++) {
-    send_msg (s3, p1, &msg);
-    g_usleep (20000);
-  }
-  fail_unless_equals_uint64 (send_data_rate (sink, 3), 4000000);
+  group_play (&g, props);
+  g_free (props);
 
   for (guint f = 0; f < QUEUED_FRAMES; f++)
     for (guint i = 0; i < PACKETS_PER_FRAME; i++)
-      fail_unless_equals_int (gst_harness_push (h, base_packet (f, i,
+      fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
                   FALSE)), GST_FLOW_OK);
   g_usleep (100000);
   pushed = g_get_monotonic_time ();
   for (guint i = 0; i < PACKETS_PER_FRAME; i++)
-    fail_unless_equals_int (gst_harness_push (h, base_packet (QUEUED_FRAMES,
-                i, TRUE)), GST_FLOW_OK);
-  done = receive_key_frame (s2, r2);
-  *flushed = member_stat_u64 (sink, 2, "key-flush-packets");
-
-  gst_object_unref (sink);
-  gst_harness_teardown (h);
-  g_object_unref (s2);
-  g_object_unref (s3);
-  g_free (desc);
+    fail_unless_equals_int (gst_harness_push (g.h,
+            base_packet (QUEUED_FRAMES, i, TRUE)), GST_FLOW_OK);
+  done = receive_key_frame (g.s2, r2);
+  *flushed = member_stat_u64 (g.sink, 2, "key-flush-packets");
+  group_clear (&g);
   return done < 0 ? -1 : done - pushed;
 }
 
