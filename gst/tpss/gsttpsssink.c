@@ -63,11 +63,11 @@
  * With temporal layers each member's copy waits in a queue paced at the
  * member's rate. When a key unit comes while that queue holds more than
  * #GstTpssSink:key-unit-flush (at the member's rate) of whole frames not
- * yet begun on the wire, those frames and the parity among them are
- * dropped (key-flush-packets): the member decodes from the key unit on, and
- * a member that asked for it (a late joiner on a slow link) gets it without
- * waiting behind frames it cannot use. The key unit takes over their
- * sequence numbers, so the member sees no loss.
+ * yet begun on the wire (nor of a key unit queued before), those frames and
+ * the parity among them are dropped (key-flush-packets): the member decodes
+ * from a key unit on, and a member that asked for one (a late joiner on a
+ * slow link) gets it without waiting behind frames it cannot use. The key
+ * unit takes over their sequence numbers, so the member sees no loss.
  *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
@@ -568,9 +568,10 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "(ns)", "Temporal layers: when a key unit (a buffer without the "
           "DELTA_UNIT flag) is queued toward a member whose queue holds "
           "more than this, at the member's rate, of whole frames not yet "
-          "begun on the wire, those frames and the parity among them are "
-          "dropped (key-flush-packets): the member decodes from the key "
-          "unit on, and gets it that much sooner. The key unit takes their "
+          "begun on the wire (a key unit queued before stays), those frames "
+          "and the parity among them are dropped (key-flush-packets): the "
+          "member decodes from a key unit on, and gets one that much "
+          "sooner. The key unit takes their "
           "sequence numbers, so the member sees no loss. 0 = always, "
           "GST_CLOCK_TIME_NONE (18446744073709551615) = never (ns)",
           0, G_MAXUINT64, DEFAULT_KEY_UNIT_FLUSH,

@@ -45,6 +45,8 @@ typedef struct
   guint64 paced_dropped;
   gboolean wire_started;        /* a media packet left toward it */
   guint32 wire_ts;              /* the RTP time of the last one */
+  gboolean key_queued;          /* a key unit was queued toward it */
+  guint32 queued_key_ts;        /* the RTP time of the last one */
   guint64 key_flush_packets;
 
   /* Receive side: this source's stream. */
@@ -826,22 +828,36 @@ protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
     close_key_unit (g, m);
 }
 
+/* Whether the media packet @b queued toward @m stays when a new key unit
+ * comes: it belongs to the frame begun on the wire, or to the key unit
+ * queued before, which the receiver can decode from as soon. */
+static gboolean
+still_needed (const Member * m, GBytes * b)
+{
+  guint32 ts = read32 ((const guint8 *) g_bytes_get_data (b, NULL) + 4);
+
+  return (m->wire_started && ts == m->wire_ts) ||
+      (m->key_queued && ts == m->queued_key_ts);
+}
+
 /* The first packet queued toward @m that a receiver decoding from a new
- * key unit does not need: the first media packet after the frame begun on
- * the wire. Parity queued before it covers only packets added before it,
- * so it stays. NULL: none. */
+ * key unit does not need: the first media packet after the last one still
+ * needed. Parity queued before it covers only packets added before it, so
+ * it stays. NULL: none. */
 static GList *
 first_unneeded (const TpssGroup * g, const Member * m)
 {
-  for (GList * l = m->paced.head; l; l = l->next) {
-    GBytes *b = l->data;
+  GList *from = NULL;
 
-    if (!is_parity (g, b) && (!m->wire_started ||
-            read32 ((const guint8 *) g_bytes_get_data (b, NULL) + 4) !=
-            m->wire_ts))
-      return l;
+  for (GList * l = m->paced.head; l; l = l->next) {
+    if (is_parity (g, l->data))
+      continue;
+    if (still_needed (m, l->data))
+      from = NULL;
+    else if (!from)
+      from = l;
   }
-  return NULL;
+  return from;
 }
 
 /* The packets and bytes from @from to the end of @m's queue; FALSE if one
@@ -865,10 +881,10 @@ unneeded_tail (const TpssGroup * g, GList * from, guint32 key_ts,
 }
 
 /* Layered, as the key unit of RTP time @key_ts is about to be queued
- * toward @m: when the whole frames queued ahead of it and not begun on the
- * wire would hold it back more than @flush_time at @m's rate, they and
- * the parity among them are dropped (a receiver decodes from the key unit
- * on). Their sequence numbers go to what follows, so the receiver sees no
+ * toward @m: when the whole frames queued ahead of it, not begun on the
+ * wire and after any key unit queued before, would hold it back more than
+ * @flush_time at @m's rate, they and the parity among them are dropped (a
+ * receiver decodes from either key unit on). Their sequence numbers go to what follows, so the receiver sees no
  * gap; the FEC segments open over them are dropped without parity, which
  * would cover packets the receiver never gets under numbers now reused. */
 static void
@@ -976,8 +992,11 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   guint8 *p;
 
   /* The base layer (and what has no layer) always passes. */
-  if (key && (layer == 0 || layer == TPSS_GROUP_LAYER_NONE))
+  if (key && (layer == 0 || layer == TPSS_GROUP_LAYER_NONE)) {
     flush_ahead_of_key_unit (g, m, read32 (data + 4), key->flush_time);
+    m->key_queued = TRUE;
+    m->queued_key_ts = read32 (data + 4);
+  }
   if (layer == TPSS_GROUP_LAYER_NONE)
     seq = tpss_layer_filter_take (f);
   else if (!tpss_layer_filter_pass (f, layer, read32 (data + 4), &seq))

@@ -1064,6 +1064,25 @@ collect_to_b (TpssGroup * g, gint64 start, gint64 dur, gint64 key_at,
   }
 }
 
+/* Queues base-layer delta frames @first.. @first + @n - 1 of 3 packets of
+ * 1 kB each (frame f at RTP time 6000 f, sequence numbers from 3 f). */
+static void
+enqueue_delta_frames (TpssGroup * g, guint first, guint n, gint64 now)
+{
+  guint8 pkt[12 + 1000];
+
+  for (guint f = first; f < first + n; f++) {
+    for (guint i = 0; i < 3; i++) {
+      gsize len = make_rtp (pkt, 0x55555555, 3 * f + i, 1000);
+
+      write32 (pkt + 4, 6000 * f);
+      pkt[1] |= i == 2 ? 0x80 : 0;
+      fail_unless (tpss_group_enqueue_media (g, pkt, len, 0, N_LAYERS, NULL,
+              now));
+    }
+  }
+}
+
 /* Ten delta frames of the base layer (3 packets of 1 kB each) toward B,
  * 60 ms of them sent, then a key unit of 4 packets flushed as @flush_time
  * asks. */
@@ -1073,20 +1092,10 @@ run_key_flush (gint64 flush_time, KeyFlushRun * r)
   guint32 rand = 0;
   TpssGroup *g = layered_group_new (&rand);
   TpssKeyUnit key = {.parity = 0,.flush_time = flush_time };
-  guint8 pkt[12 + 1000];
 
   r->out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   r->key_done = -1;
-  for (guint f = 0; f < 10; f++) {
-    for (guint i = 0; i < 3; i++) {
-      gsize len = make_rtp (pkt, 0x55555555, 3 * f + i, 1000);
-
-      write32 (pkt + 4, 6000 * f);
-      pkt[1] |= i == 2 ? 0x80 : 0;
-      fail_unless (tpss_group_enqueue_media (g, pkt, len, 0, N_LAYERS, NULL,
-              2 * MS));
-    }
-  }
+  enqueue_delta_frames (g, 0, 10, 2 * MS);
   collect_to_b (g, 2 * MS, 60 * MS, 0, r);
   r->before_key = r->out->len;
   enqueue_unit (g, 30, 4, 0, KEY_TS, &key, 62 * MS);
@@ -1183,6 +1192,55 @@ check_decodable_without (const KeyFlushRun * r, guint16 lost_seq)
   tpss_fec_decoder_free (dec);
   g_hash_table_unref (sent);
 }
+
+/* A key unit queued toward B before stays when the next one flushes: B
+ * can decode from it as soon; only the delta frames after it go. */
+GST_START_TEST (test_key_unit_flush_keeps_queued_key_unit)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssKeyUnit kept = {.parity = 0,.flush_time = -1 };
+  TpssKeyUnit flushing = {.parity = 0,.flush_time = 0 };
+  KeyFlushRun r = { g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref), 0, -1
+  };
+  guint first_key = 0, after_first_key = 0, n_key = 0;
+  guint16 seq = 0;
+
+  enqueue_delta_frames (g, 0, 4, 2 * MS);
+  enqueue_unit (g, 12, 4, 0, 500000, &kept, 2 * MS);
+  enqueue_delta_frames (g, 6, 4, 2 * MS);
+  collect_to_b (g, 2 * MS, 20 * MS, 0, &r);
+  enqueue_unit (g, 30, 4, 0, KEY_TS, &flushing, 22 * MS);
+  collect_to_b (g, 22 * MS, 600 * MS, 22 * MS, &r);
+  fail_unless (member_stats (g, ID_B, &r.ms));
+
+  for (guint i = 0; i < r.out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r.out, i), NULL);
+
+    if (is_parity (g_ptr_array_index (r.out, i)))
+      continue;
+    fail_unless (i == 0 || read16 (d + 2) == (guint16) (seq + 1));
+    seq = read16 (d + 2);
+    if (read32 (d + 4) == 500000)
+      first_key++;
+    else if (read32 (d + 4) == KEY_TS)
+      n_key++;
+    else if (first_key > 0)
+      after_first_key++;
+  }
+  fail_unless_equals_int (first_key, 4);
+  fail_unless_equals_int (after_first_key, 0);
+  fail_unless_equals_int (n_key, 4);
+  /* the four delta frames after the first key unit and their parity */
+  fail_unless (r.ms.key_flush_packets >= 12);
+  fail_unless_equals_uint64 (r.out->len + r.ms.key_flush_packets,
+      r.ms.layer_passed + r.ms.parity_sent);
+  g_ptr_array_unref (r.out);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_key_unit_flushes_queue)
 {
@@ -2042,6 +2100,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_key_unit_flushes_queue);
+  tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
