@@ -884,9 +884,11 @@ unneeded_tail (const TpssGroup * g, GList * from, guint32 key_ts,
  * toward @m: when the whole frames queued ahead of it, not begun on the
  * wire and after any key unit queued before, would hold it back more than
  * @flush_time at @m's rate, they and the parity among them are dropped (a
- * receiver decodes from either key unit on). Their sequence numbers go to what follows, so the receiver sees no
- * gap; the FEC segments open over them are dropped without parity, which
- * would cover packets the receiver never gets under numbers now reused. */
+ * receiver decodes from either key unit on). Their sequence numbers go to
+ * what follows, so the receiver sees no gap; the FEC segments open over
+ * them are dropped without parity, which would cover packets the receiver
+ * never gets under numbers now reused. They stay counted as sent toward
+ * @m (tpss_member_count_sent), as a probe's packets are when queued. */
 static void
 flush_ahead_of_key_unit (TpssGroup * g, Member * m, guint32 key_ts,
     gint64 flush_time)
