@@ -36,6 +36,7 @@ typedef struct
   guint64 recv_notified_rate;   /* the rate we last notified it */
   guint layers_sent;            /* the prefix of layers it gets from us */
   guint64 packets_sent, parity_sent;    /* media and parity to it so far */
+  guint64 key_flush_packets;    /* of its queue, dropped at key units */
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
@@ -119,6 +120,7 @@ read_member (const GstStructure * s, MemberFigures * f)
   gst_structure_get_uint (s, "layers-sent", &f->layers_sent);
   f->packets_sent = field_u64 (s, "packets-sent");
   f->parity_sent = field_u64 (s, "parity-sent");
+  f->key_flush_packets = field_u64 (s, "key-flush-packets");
   f->receive_rate = field_u64 (s, "receive-rate");
   f->rtt = -1;
   gst_structure_get_int64 (s, "rtt", &f->rtt);
@@ -238,8 +240,9 @@ json_member (GString * json, const MemberFigures * f,
   g_string_append_printf (json, ",\"send_notified_bps\":%" G_GUINT64_FORMAT
       ",\"recv_notified_bps\":%" G_GUINT64_FORMAT ",\"layers_sent\":%u"
       ",\"packets_sent\":%" G_GUINT64_FORMAT ",\"parity_sent\":%"
-      G_GUINT64_FORMAT, f->send_notified_rate, f->recv_notified_rate,
-      f->layers_sent, f->packets_sent, f->parity_sent);
+      G_GUINT64_FORMAT ",\"key_flush_packets\":%" G_GUINT64_FORMAT,
+      f->send_notified_rate, f->recv_notified_rate, f->layers_sent,
+      f->packets_sent, f->parity_sent, f->key_flush_packets);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
       "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,

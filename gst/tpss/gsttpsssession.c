@@ -993,7 +993,8 @@ gst_tpss_session_set_src (GstTpssSession * s, GstElement * src,
 
 gboolean
 gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
-    guint n_layers, guint key_parity, gint64 capture, guint clock_rate)
+    guint n_layers, const TpssKeyUnit * key, gint64 capture,
+    guint clock_rate)
 {
   gboolean ok = FALSE;
   gint64 now = gst_net_now ();
@@ -1011,7 +1012,7 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
       tpss_group_set_media_clock (s->core, GST_READ_UINT32_BE (map.data + 4),
           capture, clock_rate);
     ok = tpss_group_enqueue_media (s->core, map.data, map.size, layer,
-        n_layers, key_parity, now);
+        n_layers, key, now);
     gst_buffer_unmap (buffer, &map);
     /* The loop recomputes its deadline: a packet entering an empty MQ
      * (or its QOS announcement) needs it. */

@@ -79,6 +79,8 @@ G_BEGIN_DECLS
   "it (packets); " \
   "layer-queue-dropped: packets over the bound (max-queue-bytes) of " \
   "its queue, which paces what goes to it when layered (packets); " \
+  "key-flush-packets: media and parity packets of its queue dropped " \
+  "ahead of a key unit (tpsssink's key-unit-flush) (packets); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \
   "packets-lost: sequence gaps before FEC recovery (packets); " \
@@ -174,11 +176,10 @@ void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);
  * it. @capture: when it was captured, on the monotonic time base of
  * gst_net_now() (-1: unknown), on an RTP clock of @clock_rate Hz (0:
  * unknown); the sender reports map its timestamp to NTP time from it.
- * @key_parity > 0: the packet starts a key unit, which gets one parity
- * packet of its own per @key_parity of its packets
- * (tpss_group_enqueue_media). */
+ * @key non-NULL: the packet starts a key unit, with its own parity and
+ * the queue ahead of it flushed as @key asks (tpss_group_enqueue_media). */
 gboolean gst_tpss_session_send (GstTpssSession * session, GstBuffer * buffer,
-    guint layer, guint n_layers, guint key_parity, gint64 capture,
+    guint layer, guint n_layers, const TpssKeyUnit * key, gint64 capture,
     guint clock_rate);
 
 gboolean gst_tpss_session_set_members (GstTpssSession * session,

@@ -60,6 +60,15 @@
  * for again. The parity leaves through the member's pacer and counts in
  * the stats (parity-sent, key-parity-sent).
  *
+ * With temporal layers each member's copy waits in a queue paced at the
+ * member's rate. When a key unit comes while that queue holds more than
+ * #GstTpssSink:key-unit-flush (at the member's rate) of whole frames not
+ * yet begun on the wire (nor of a key unit queued before), those frames and
+ * the parity among them are dropped (key-flush-packets): the member decodes
+ * from a key unit on, and a member that asked for one (a late joiner on a
+ * slow link) gets it without waiting behind frames it cannot use. The key
+ * unit takes over their sequence numbers, so the member sees no loss.
+ *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
  * member about this member's stream becomes an upstream force-key-unit
@@ -112,6 +121,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 
 #define DEFAULT_KEY_UNIT_HOLDOFF (100 * GST_MSECOND)
 #define DEFAULT_KEY_UNIT_PARITY 0
+#define DEFAULT_KEY_UNIT_FLUSH (100 * GST_MSECOND)
 
 enum
 {
@@ -119,6 +129,7 @@ enum
   PROP_STATS,
   PROP_KEY_UNIT_HOLDOFF,
   PROP_KEY_UNIT_PARITY,
+  PROP_KEY_UNIT_FLUSH,
 };
 
 struct _GstTpssSink
@@ -145,6 +156,7 @@ struct _GstTpssSink
   guint64 key_unit_requests, pli_ignored;
   guint key_unit_parity;        /* key-unit packets per parity packet,
                                  * 0: none */
+  guint64 key_unit_flush;       /* ns; GST_CLOCK_TIME_NONE: never */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -274,7 +286,8 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
   GstTpssSink *self = GST_TPSS_SINK (bsink);
   GstTemporalLayerMeta *meta;
-  guint key_parity = 0;
+  TpssKeyUnit key;
+  gboolean is_key;
 
   if (!self->rate_set) {
     guint64 initial;
@@ -289,15 +302,18 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
       gst_temporal_layer_meta_api_get_type ());
   /* A payloader marks the first packet of a key unit (rtph264pay: the
    * first of an IDR access unit) by leaving DELTA_UNIT unset. */
-  if (!GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DELTA_UNIT)) {
+  is_key = !GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+  if (is_key) {
     GST_OBJECT_LOCK (self);
-    key_parity = self->key_unit_parity;
+    key.parity = self->key_unit_parity;
+    key.flush_time = self->key_unit_flush == GST_CLOCK_TIME_NONE ? -1 :
+        (gint64) MIN (self->key_unit_flush, G_MAXINT64);
     GST_OBJECT_UNLOCK (self);
   }
   if (!gst_tpss_session_send (self->session, gst_buffer_ref (buffer),
           meta ? meta->layer_id : TPSS_GROUP_LAYER_NONE,
-          meta ? meta->n_layers : 0, key_parity, capture_time (self, buffer),
-          self->clock_rate))
+          meta ? meta->n_layers : 0, is_key ? &key : NULL,
+          capture_time (self, buffer), self->clock_rate))
     self->refused++;
   gst_rate_path_tick (self->rates, running_time (self));
   return GST_FLOW_OK;
@@ -423,6 +439,10 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     self->key_unit_parity = g_value_get_uint (value);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_KEY_UNIT_FLUSH) {
+    GST_OBJECT_LOCK (self);
+    self->key_unit_flush = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
   } else if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
           &self->settings, &self->session, &self->started, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -473,6 +493,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_KEY_UNIT_PARITY:
       GST_OBJECT_LOCK (self);
       g_value_set_uint (value, self->key_unit_parity);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_KEY_UNIT_FLUSH:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->key_unit_flush);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -538,6 +563,20 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           0, 255, DEFAULT_KEY_UNIT_PARITY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_KEY_UNIT_FLUSH,
+      g_param_spec_uint64 ("key-unit-flush", "Queue flushed at a key unit "
+          "(ns)", "Temporal layers: when a key unit (a buffer without the "
+          "DELTA_UNIT flag) is queued toward a member whose queue holds "
+          "more than this, at the member's rate, of whole frames not yet "
+          "begun on the wire (a key unit queued before stays), those frames "
+          "and the parity among them are dropped (key-flush-packets): the "
+          "member decodes from a key unit on, and gets one that much "
+          "sooner. The key unit takes their "
+          "sequence numbers, so the member sees no loss. 0 = always, "
+          "GST_CLOCK_TIME_NONE (18446744073709551615) = never (ns)",
+          0, G_MAXUINT64, DEFAULT_KEY_UNIT_FLUSH,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -587,6 +626,7 @@ gst_tpss_sink_init (GstTpssSink * self)
   gst_tpss_settings_init (&self->settings);
   self->key_unit_holdoff = DEFAULT_KEY_UNIT_HOLDOFF;
   self->key_unit_parity = DEFAULT_KEY_UNIT_PARITY;
+  self->key_unit_flush = DEFAULT_KEY_UNIT_FLUSH;
   key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);
   self->rates = gst_rate_path_new (GST_ELEMENT (self), pad,

@@ -368,6 +368,12 @@ tpss_fec_encoder_flush (TpssFecEncoder * enc)
   return ready_count (enc);
 }
 
+void
+tpss_fec_encoder_discard (TpssFecEncoder * enc)
+{
+  enc->building = NULL;
+}
+
 /* @src's packets join @dst's subsegment: XOR parity adds up. */
 static void
 parity_acc_merge (ParityAcc * dst, const ParityAcc * src)

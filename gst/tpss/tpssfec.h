@@ -98,6 +98,10 @@ guint tpss_fec_encoder_flush (TpssFecEncoder * enc);
  * plain flush gives one per packet up to k. */
 guint tpss_fec_encoder_flush_folded (TpssFecEncoder * enc);
 
+/* Forgets the open segment without parity (its packets were never sent);
+ * the next packet opens a new one. Parity ready to pop stays. */
+void tpss_fec_encoder_discard (TpssFecEncoder * enc);
+
 /* Next parity payload (FEC header + XOR data); valid until the next add or
  * flush. @media_ts is the timestamp of the last media packet it protects. */
 gboolean tpss_fec_encoder_pop (TpssFecEncoder * enc, const guint8 ** payload,

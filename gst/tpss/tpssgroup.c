@@ -43,6 +43,11 @@ typedef struct
   guint64 paced_bytes;
   Pacer pacer;
   guint64 paced_dropped;
+  gboolean wire_started;        /* a media packet left toward it */
+  guint32 wire_ts;              /* the RTP time of the last one */
+  gboolean key_queued;          /* a key unit was queued toward it */
+  guint32 queued_key_ts;        /* the RTP time of the last one */
+  guint64 key_flush_packets;
 
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
@@ -89,8 +94,8 @@ typedef struct
 {
   GBytes *data;
   guint layer;
-  guint key_parity;             /* > 0: starts a key unit; its packets per
-                                 * parity packet */
+  gboolean key;                 /* starts a key unit, as key_unit asks */
+  TpssKeyUnit key_unit;
 } QueuedPacket;
 
 gboolean
@@ -250,6 +255,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
     ms->layer_passed = m->layers.passed;
     ms->layer_left_out = m->layers.left_out;
     ms->layer_queue_dropped = m->paced_dropped;
+    ms->key_flush_packets = m->key_flush_packets;
   }
   ms->sr_received = m->sr_received;
   ms->sr = m->sr;
@@ -713,6 +719,15 @@ send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
   m->paced_bytes += len;
 }
 
+/* Whether @b, queued toward a member, is one of our parity packets. */
+static gboolean
+is_parity (const TpssGroup * g, GBytes * b)
+{
+  const guint8 *d = g_bytes_get_data (b, NULL);
+
+  return (d[1] & 0x7f) == g->cfg.fec_pt && read32 (d + 8) == g->fec_ssrc;
+}
+
 /* Sends what @m's pacer lets leave by @now. */
 static void
 drain_paced (TpssGroup * g, Member * m, gint64 now)
@@ -724,6 +739,10 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
     g_queue_pop_head (&m->paced);
     m->paced_bytes -= g_bytes_get_size (b);
     pacer_on_send (&m->pacer, g_bytes_get_size (b), now);
+    if (!is_parity (g, b)) {
+      m->wire_started = TRUE;
+      m->wire_ts = read32 ((const guint8 *) g_bytes_get_data (b, NULL) + 4);
+    }
     transmit (g, &m->addr, m->id, b);
     g_bytes_unref (b);
   }
@@ -809,6 +828,96 @@ protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
     close_key_unit (g, m);
 }
 
+/* Whether the media packet @b queued toward @m stays when a new key unit
+ * comes: it belongs to the frame begun on the wire, or to the key unit
+ * queued before, which the receiver can decode from as soon. */
+static gboolean
+still_needed (const Member * m, GBytes * b)
+{
+  guint32 ts = read32 ((const guint8 *) g_bytes_get_data (b, NULL) + 4);
+
+  return (m->wire_started && ts == m->wire_ts) ||
+      (m->key_queued && ts == m->queued_key_ts);
+}
+
+/* The first packet queued toward @m that a receiver decoding from a new
+ * key unit does not need: the first media packet after the last one still
+ * needed. Parity queued before it covers only packets added before it, so
+ * it stays. NULL: none. */
+static GList *
+first_unneeded (const TpssGroup * g, const Member * m)
+{
+  GList *from = NULL;
+
+  for (GList * l = m->paced.head; l; l = l->next) {
+    if (is_parity (g, l->data))
+      continue;
+    if (still_needed (m, l->data))
+      from = NULL;
+    else if (!from)
+      from = l;
+  }
+  return from;
+}
+
+/* The packets and bytes from @from to the end of @m's queue; FALSE if one
+ * of them is media of RTP time @key_ts (part of the key unit itself). */
+static gboolean
+unneeded_tail (const TpssGroup * g, GList * from, guint32 key_ts,
+    guint * packets, guint64 * bytes)
+{
+  *packets = 0;
+  *bytes = 0;
+  for (GList * l = from; l; l = l->next) {
+    gsize len;
+    const guint8 *d = g_bytes_get_data (l->data, &len);
+
+    if (!is_parity (g, l->data) && read32 (d + 4) == key_ts)
+      return FALSE;
+    (*packets)++;
+    *bytes += len;
+  }
+  return TRUE;
+}
+
+/* Layered, as the key unit of RTP time @key_ts is about to be queued
+ * toward @m: when the whole frames queued ahead of it, not begun on the
+ * wire and after any key unit queued before, would hold it back more than
+ * @flush_time at @m's rate, they and the parity among them are dropped (a
+ * receiver decodes from either key unit on). Their sequence numbers go to
+ * what follows, so the receiver sees no gap; the FEC segments open over
+ * them are dropped without parity, which would cover packets the receiver
+ * never gets under numbers now reused. They stay counted as sent toward
+ * @m (tpss_member_count_sent), as a probe's packets are when queued. */
+static void
+flush_ahead_of_key_unit (TpssGroup * g, Member * m, guint32 key_ts,
+    gint64 flush_time)
+{
+  GList *from = first_unneeded (g, m);
+  guint64 bytes;
+  guint packets;
+
+  if (flush_time < 0 || !from ||
+      !unneeded_tail (g, from, key_ts, &packets, &bytes) ||
+      pacer_cost (bytes, MAX (m->pacer.rate, 1)) <= flush_time)
+    return;
+  g_debug ("toward %08x: %u packets (%" G_GUINT64_FORMAT " bytes) dropped "
+      "ahead of a key unit", m->id, packets, bytes);
+  m->layers.next_seq =
+      read16 ((const guint8 *) g_bytes_get_data (from->data, NULL) + 2);
+  for (guint i = 0; i < packets; i++) {
+    GBytes *b = g_queue_pop_tail (&m->paced);
+
+    m->paced_bytes -= g_bytes_get_size (b);
+    g_bytes_unref (b);
+  }
+  m->key_flush_packets += packets;
+  tpss_fec_encoder_discard (m->enc);
+  if (m->key_enc)
+    tpss_fec_encoder_discard (m->key_enc);
+  m->key_open = FALSE;
+}
+
 /* @rtp with the element (@id, @elem) added to its extension block; @rtp
  * unchanged when its block cannot take it (another profile, a malformed
  * element). Takes @rtp. */
@@ -870,10 +979,11 @@ restamp_qos (TpssGroup * g, Member * m, guint8 * rtp, gsize len, gint64 now)
 }
 
 /* Layered: @bytes (stamped) goes to @m if its prefix takes @layer, under
- * @m's own sequence number, and feeds @m's parity. */
+ * @m's own sequence number, and feeds @m's parity; @key non-NULL when it
+ * starts a key unit. */
 static void
 send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
-    guint key_parity, gint64 now)
+    const TpssKeyUnit * key, gint64 now)
 {
   TpssLayerFilter *f = member_layers (g, m);
   gsize len;
@@ -883,6 +993,12 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   guint16 seq;
   guint8 *p;
 
+  /* The base layer (and what has no layer) always passes. */
+  if (key && (layer == 0 || layer == TPSS_GROUP_LAYER_NONE)) {
+    flush_ahead_of_key_unit (g, m, read32 (data + 4), key->flush_time);
+    m->key_queued = TRUE;
+    m->queued_key_ts = read32 (data + 4);
+  }
   if (layer == TPSS_GROUP_LAYER_NONE)
     seq = tpss_layer_filter_take (f);
   else if (!tpss_layer_filter_pass (f, layer, read32 (data + 4), &seq))
@@ -894,7 +1010,7 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   send_to_member (g, m, own);
   tpss_fec_encoder_add (m->enc, p, len, &err);
   send_parity (g, m);
-  protect_key_unit (g, m, p, len, key_parity);
+  protect_key_unit (g, m, p, len, key ? key->parity : 0);
   tpss_member_count_sent (g->core, m->id, len, now);
   g_bytes_unref (own);
 }
@@ -918,7 +1034,9 @@ static void
 send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
 {
   GBytes *bytes = stamp_media (g, q->data, qos);
-  guint layer = q->layer, key_parity = q->key_parity;
+  guint layer = q->layer;
+  TpssKeyUnit key_unit = q->key_unit;
+  const TpssKeyUnit *key = q->key ? &key_unit : NULL;
   GHashTableIter it;
   gpointer v;
   gsize len;
@@ -941,21 +1059,21 @@ send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
     if (!m->enc || !core_knows (g, m->id))
       continue;
     if (layered (g)) {
-      send_layered (g, m, bytes, layer, key_parity, now);
+      send_layered (g, m, bytes, layer, key, now);
       continue;
     }
     if (!g->cfg.group.len)
       transmit (g, &m->addr, m->id, bytes);
     tpss_fec_encoder_add (m->enc, data, len, &err);
     send_parity (g, m);
-    protect_key_unit (g, m, data, len, key_parity);
+    protect_key_unit (g, m, data, len, key ? key->parity : 0);
   }
   g_bytes_unref (bytes);
 }
 
 gboolean
 tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp, gsize len,
-    guint layer, guint n_layers, guint key_parity, gint64 now)
+    guint layer, guint n_layers, const TpssKeyUnit * key, gint64 now)
 {
   QueuedPacket *q;
 
@@ -980,10 +1098,12 @@ tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp, gsize len,
     g->st.queue_dropped++;
     return FALSE;
   }
-  q = g_new (QueuedPacket, 1);
+  q = g_new0 (QueuedPacket, 1);
   q->data = g_bytes_new (rtp, len);
   q->layer = layer;
-  q->key_parity = key_parity;
+  q->key = key != NULL;
+  if (key)
+    q->key_unit = *key;
   g_queue_push_tail (&g->sendq, q);
   return TRUE;
 }
@@ -992,7 +1112,7 @@ gboolean
 tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp, gsize len,
     guint layer, guint n_layers, gint64 now)
 {
-  return tpss_group_enqueue_media (g, rtp, len, layer, n_layers, 0, now);
+  return tpss_group_enqueue_media (g, rtp, len, layer, n_layers, NULL, now);
 }
 
 gboolean

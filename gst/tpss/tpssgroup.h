@@ -167,6 +167,9 @@ typedef struct {
   guint64 layer_passed, layer_left_out; /* layered: media packets */
   guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue
                                  * bound (max_queue_bytes), dropped */
+  guint64 key_flush_packets;    /* layered: media and parity packets queued
+                                 * toward it, dropped ahead of a key unit
+                                 * (TpssKeyUnit.flush_time) */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
   gboolean left;                /* it said BYE: its counters as it left */
@@ -231,14 +234,31 @@ gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
  * Multicast sends everything to the group. */
 gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, gint64 now);
-/* The same; @key_parity > 0 marks the packet that starts a key unit (the
- * unit: the packets from it on with its RTP time, up to its marker bit).
- * Toward every destination each @key_parity consecutive packets of the
- * unit (at most 255) then get one XOR parity packet of their own, sent
- * right after them, beside the regular parity of the two-phase slow start
- * and paced with it (counted in parity_sent and key_parity_sent). */
+/* What the packet that starts a key unit asks for (the unit: the packets
+ * from it on with its RTP time, up to its marker bit). */
+typedef struct {
+  guint parity;                 /* > 0: each this many consecutive packets
+                                 * of the unit (at most 255) get one XOR
+                                 * parity packet of their own, sent right
+                                 * after them toward every destination,
+                                 * beside the regular parity of the
+                                 * two-phase slow start and paced with it
+                                 * (counted in parity_sent and
+                                 * key_parity_sent) */
+  gint64 flush_time;            /* layered, >= 0: toward a destination
+                                 * whose queue holds more than this (ns at
+                                 * its pacer's rate) of whole frames not
+                                 * begun on the wire ahead of the unit,
+                                 * those frames and the parity among them
+                                 * are dropped (key_flush_packets); their
+                                 * sequence numbers go to the unit, so the
+                                 * receiver sees no gap. -1: never */
+} TpssKeyUnit;
+
+/* The same; @key non-NULL marks the packet that starts a key unit. */
 gboolean tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp,
-    gsize len, guint layer, guint n_layers, guint key_parity, gint64 now);
+    gsize len, guint layer, guint n_layers, const TpssKeyUnit * key,
+    gint64 now);
 /* The RTP clock of the stream sent, for its sender reports: the packet
  * with timestamp @rtp_ts was captured at @capture (ns, the time base of
  * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets

@@ -419,6 +419,48 @@ GST_START_TEST (test_flush_folded)
 
 GST_END_TEST;
 
+/* A discarded segment gives no parity, and the packets added after it, from
+ * the first discarded one's sequence number on, open a segment of their
+ * own whose parity covers them alone. */
+GST_START_TEST (test_discard_open_segment)
+{
+  TpssFecEncoder *enc = tpss_fec_encoder_new (2, 3);
+  GArray *wire = g_array_new (FALSE, FALSE, sizeof (Pkt));
+  TpssFecHeader hdr;
+
+  g_array_set_clear_func (wire, pkt_clear);
+  for (guint i = 0; i < 4; i++) {
+    Pkt p = make_media (100 + i, i);
+    fail_unless_equals_int (tpss_fec_encoder_add (enc, p.data, p.len, NULL),
+        0);
+    pkt_clear (&p);
+  }
+  tpss_fec_encoder_discard (enc);
+  fail_unless_equals_int (tpss_fec_encoder_pending (enc), 0);
+  fail_unless_equals_int (tpss_fec_encoder_flush (enc), 0);
+  /* 102 and 103 again, other packets under the same numbers */
+  for (guint i = 0; i < 2; i++) {
+    Pkt p = make_media (102 + i, 10 + i);
+    tpss_fec_encoder_add (enc, p.data, p.len, NULL);
+    pkt_clear (&p);
+  }
+  fail_unless_equals_int (tpss_fec_encoder_pending (enc), 2);
+  fail_unless_equals_int (tpss_fec_encoder_flush (enc), 2);
+  collect_parity (enc, wire);
+  fail_unless_equals_int (wire->len, 2);
+  for (guint j = 0; j < 2; j++) {
+    Pkt *p = &g_array_index (wire, Pkt, j);
+    fail_unless_equals_int (tpss_fec_header_parse (p->data, p->len, &hdr),
+        TPSS_FEC_OK);
+    fail_unless_equals_int (hdr.sn_base, 102);
+    fail_unless_equals_int (hdr.count, 2);
+  }
+  g_array_unref (wire);
+  tpss_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
 /* A packet handed over in pieces gives the same parity as in one piece,
  * wherever it is cut (inside the header too). */
 GST_START_TEST (test_chunked_input)
@@ -1026,6 +1068,7 @@ tpssfec_suite (void)
   tcase_add_test (tc, test_every_burst_recovered);
   tcase_add_test (tc, test_one_loss_per_subsegment);
   tcase_add_test (tc, test_flush_folded);
+  tcase_add_test (tc, test_discard_open_segment);
   tcase_add_test (tc, test_two_losses_in_subsegment);
   tcase_add_test (tc, test_params_change_midstream);
   tcase_add_test (tc, test_hold_bound);

@@ -886,10 +886,10 @@ GST_START_TEST (test_layers_paced_per_destination)
 GST_END_TEST;
 
 /* Queues a frame of @n packets of layer @layer at RTP time @ts, its last
- * one marked; its first starts a key unit when @key_parity > 0. */
+ * one marked; its first starts a key unit when @key is not NULL. */
 static void
 enqueue_unit (TpssGroup * g, guint16 first_seq, guint n, guint layer,
-    guint32 ts, guint key_parity, gint64 now)
+    guint32 ts, const TpssKeyUnit * key, gint64 now)
 {
   for (guint i = 0; i < n; i++) {
     guint8 pkt[12 + 300];
@@ -900,7 +900,7 @@ enqueue_unit (TpssGroup * g, guint16 first_seq, guint n, guint layer,
       pkt[1] |= 0x80;
     pkt[12] = layer;
     fail_unless (tpss_group_enqueue_media (g, pkt, len, layer, N_LAYERS,
-            i == 0 ? key_parity : 0, now));
+            i == 0 ? key : NULL, now));
   }
 }
 
@@ -943,9 +943,10 @@ send_key_unit_to_c (guint key_parity, TpssGroupMemberStats * ms)
   TpssGroup *g = layered_group_new (&rand);
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
+  TpssKeyUnit key = {.parity = key_parity,.flush_time = -1 };
 
-  enqueue_unit (g, 0, 5, 0, 0, key_parity, 2 * MS);
-  enqueue_unit (g, 5, 2, 2, 3000, 0, 2 * MS);
+  enqueue_unit (g, 0, 5, 0, 0, key_parity ? &key : NULL, 2 * MS);
+  enqueue_unit (g, 5, 2, 2, 3000, NULL, 2 * MS);
   run_collect (g, 2 * MS, 100 * MS, 3, out);
   fail_unless (member_stats (g, ID_C, ms));
   tpss_group_free (g);
@@ -1024,6 +1025,261 @@ GST_START_TEST (test_key_unit_parity)
   fail_unless_equals_uint64 (ms.parity_sent, 0);
   fail_unless_equals_uint64 (ms.key_parity_sent, 0);
   g_ptr_array_unref (out);
+}
+
+GST_END_TEST;
+
+/* What B (1.5 Mbit/s, parity of its slow start) was sent ahead of a key
+ * unit, and when the unit's last packet left. */
+typedef struct
+{
+  GPtrArray *out;               /* B's media and parity, in order */
+  guint before_key;             /* of them, sent before the key unit came */
+  gint64 key_done;              /* ns after the key unit was queued */
+  TpssGroupMemberStats ms;
+} KeyFlushRun;
+
+#define KEY_TS 900000u
+
+static void
+collect_to_b (TpssGroup * g, gint64 start, gint64 dur, gint64 key_at,
+    KeyFlushRun * r)
+{
+  TpssAddr to = addr (2);
+  TpssTransmit t;
+
+  for (gint64 now = start; now < start + dur; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      const guint8 *d = g_bytes_get_data (t.data, NULL);
+
+      if (!tpss_addr_equal (&t.to, &to) || (d[1] >= 192 && d[1] <= 223)) {
+        g_bytes_unref (t.data);
+        continue;
+      }
+      if (!is_parity (t.data) && (d[1] & 0x80) && read32 (d + 4) == KEY_TS)
+        r->key_done = now - key_at;
+      g_ptr_array_add (r->out, t.data);
+    }
+  }
+}
+
+/* Queues base-layer delta frames @first.. @first + @n - 1 of 3 packets of
+ * 1 kB each (frame f at RTP time 6000 f, sequence numbers from 3 f). */
+static void
+enqueue_delta_frames (TpssGroup * g, guint first, guint n, gint64 now)
+{
+  guint8 pkt[12 + 1000];
+
+  for (guint f = first; f < first + n; f++) {
+    for (guint i = 0; i < 3; i++) {
+      gsize len = make_rtp (pkt, 0x55555555, 3 * f + i, 1000);
+
+      write32 (pkt + 4, 6000 * f);
+      pkt[1] |= i == 2 ? 0x80 : 0;
+      fail_unless (tpss_group_enqueue_media (g, pkt, len, 0, N_LAYERS, NULL,
+              now));
+    }
+  }
+}
+
+/* Ten delta frames of the base layer (3 packets of 1 kB each) toward B,
+ * 60 ms of them sent, then a key unit of 4 packets flushed as @flush_time
+ * asks. */
+static void
+run_key_flush (gint64 flush_time, KeyFlushRun * r)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssKeyUnit key = {.parity = 0,.flush_time = flush_time };
+
+  r->out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  r->key_done = -1;
+  enqueue_delta_frames (g, 0, 10, 2 * MS);
+  collect_to_b (g, 2 * MS, 60 * MS, 0, r);
+  r->before_key = r->out->len;
+  enqueue_unit (g, 30, 4, 0, KEY_TS, &key, 62 * MS);
+  collect_to_b (g, 62 * MS, 600 * MS, 62 * MS, r);
+  fail_unless (member_stats (g, ID_B, &r->ms));
+  tpss_group_free (g);
+}
+
+/* B's media after the flush: every frame it gets is whole, the frames
+ * that follow the one under way when the key unit came are left out, and
+ * the sequence numbers run on without a gap. */
+static void
+check_whole_frames_then_key (const KeyFlushRun * r)
+{
+  guint32 wire_ts = G_MAXUINT32, ts = 0;
+  guint in_frame = 0, n_key = 0, media = 0;
+  guint16 seq = 0;
+
+  for (guint i = 0; i < r->out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r->out, i), NULL);
+
+    if (is_parity (g_ptr_array_index (r->out, i)))
+      continue;
+    if (i < r->before_key)
+      wire_ts = read32 (d + 4);
+    fail_unless (media == 0 || read16 (d + 2) == (guint16) (seq + 1),
+        "a gap before packet %u", i);
+    seq = read16 (d + 2);
+    media++;
+    if (read32 (d + 4) == KEY_TS) {
+      n_key++;
+      continue;
+    }
+    fail_unless_equals_int (n_key, 0);
+    if (in_frame == 0)
+      ts = read32 (d + 4);
+    fail_unless_equals_int (read32 (d + 4), ts);
+    in_frame = (in_frame + 1) % 3;
+  }
+  fail_unless_equals_int (in_frame, 0);
+  fail_unless_equals_int (n_key, 4);
+  /* the last frame before the key unit is the one that was under way */
+  fail_unless_equals_int (ts, wire_ts);
+  fail_unless (ts < 6000 * 9);
+}
+
+/* B's FEC decoder, given all it was sent but the key unit's second
+ * packet, outputs each packet as it was sent and rebuilds that one: no
+ * parity covers a packet that was dropped. */
+static void
+check_decodable_without (const KeyFlushRun * r, guint16 lost_seq)
+{
+  TpssFecDecoderConfig dcfg = {.size_time = 200 * MS,
+    .release = (TpssFecReleaseFunc) g_bytes_unref
+  };
+  TpssFecDecoder *dec = tpss_fec_decoder_new (&dcfg);
+  GHashTable *sent = g_hash_table_new (NULL, NULL);
+  TpssFecDecoderStats dst;
+  TpssFecOutput o;
+  guint n_out = 0;
+
+  for (guint i = 0; i < r->out->len; i++) {
+    GBytes *b = g_ptr_array_index (r->out, i);
+    gsize len;
+    const guint8 *d = g_bytes_get_data (b, &len);
+
+    if (is_parity (b)) {
+      tpss_fec_decoder_push_fec (dec, d + 12, len - 12, 100 * MS + i);
+      continue;
+    }
+    g_hash_table_insert (sent, GUINT_TO_POINTER (read16 (d + 2)), b);
+    if (read16 (d + 2) != lost_seq)
+      fail_unless (tpss_fec_decoder_push_media (dec, g_bytes_ref (b), d, len,
+              100 * MS + i));
+  }
+  tpss_fec_decoder_drain (dec);
+  while (tpss_fec_decoder_pop (dec, &o)) {
+    GBytes *b = g_hash_table_lookup (sent, GUINT_TO_POINTER (o.seq));
+    gsize len;
+    const guint8 *d = g_bytes_get_data (b, &len);
+    const guint8 *got = o.data ? o.data : g_bytes_get_data (o.handle, NULL);
+
+    fail_unless_equals_int (o.data ? o.len : g_bytes_get_size (o.handle),
+        len);
+    fail_unless (memcmp (got, d, len) == 0, "packet %u is not as sent",
+        o.seq);
+    g_free (o.data);
+    n_out++;
+  }
+  fail_unless_equals_int (n_out, g_hash_table_size (sent));
+  tpss_fec_decoder_get_stats (dec, &dst);
+  fail_unless_equals_uint64 (dst.recovered, 1);
+  fail_unless_equals_uint64 (dst.unrecoverable, 0);
+  tpss_fec_decoder_free (dec);
+  g_hash_table_unref (sent);
+}
+
+/* A key unit queued toward B before stays when the next one flushes: B
+ * can decode from it as soon; only the delta frames after it go. */
+GST_START_TEST (test_key_unit_flush_keeps_queued_key_unit)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssKeyUnit kept = {.parity = 0,.flush_time = -1 };
+  TpssKeyUnit flushing = {.parity = 0,.flush_time = 0 };
+  KeyFlushRun r = { g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref), 0, -1
+  };
+  guint first_key = 0, after_first_key = 0, n_key = 0;
+  guint16 seq = 0;
+
+  enqueue_delta_frames (g, 0, 4, 2 * MS);
+  enqueue_unit (g, 12, 4, 0, 500000, &kept, 2 * MS);
+  enqueue_delta_frames (g, 6, 4, 2 * MS);
+  collect_to_b (g, 2 * MS, 20 * MS, 0, &r);
+  enqueue_unit (g, 30, 4, 0, KEY_TS, &flushing, 22 * MS);
+  collect_to_b (g, 22 * MS, 600 * MS, 22 * MS, &r);
+  fail_unless (member_stats (g, ID_B, &r.ms));
+
+  for (guint i = 0; i < r.out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r.out, i), NULL);
+
+    if (is_parity (g_ptr_array_index (r.out, i)))
+      continue;
+    fail_unless (i == 0 || read16 (d + 2) == (guint16) (seq + 1));
+    seq = read16 (d + 2);
+    if (read32 (d + 4) == 500000)
+      first_key++;
+    else if (read32 (d + 4) == KEY_TS)
+      n_key++;
+    else if (first_key > 0)
+      after_first_key++;
+  }
+  fail_unless_equals_int (first_key, 4);
+  fail_unless_equals_int (after_first_key, 0);
+  fail_unless_equals_int (n_key, 4);
+  /* the four delta frames after the first key unit and their parity */
+  fail_unless (r.ms.key_flush_packets >= 12);
+  fail_unless_equals_uint64 (r.out->len + r.ms.key_flush_packets,
+      r.ms.layer_passed + r.ms.parity_sent);
+  g_ptr_array_unref (r.out);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_key_unit_flushes_queue)
+{
+  KeyFlushRun r, kept;
+  guint16 key_seq = 0;
+
+  /* Without the flush the key unit waits behind the queue of B. */
+  run_key_flush (-1, &kept);
+  fail_unless (kept.key_done > 100 * MS, "%" G_GINT64_FORMAT,
+      kept.key_done);
+  fail_unless_equals_uint64 (kept.ms.key_flush_packets, 0);
+  g_ptr_array_unref (kept.out);
+
+  /* With it (over 50 ms queued): out within the rest of the frame under
+   * way and the unit's own time; 4 small packets and 2 parity packets at
+   * 1.5 Mbit/s take under 10 ms. */
+  run_key_flush (50 * MS, &r);
+  fail_unless (r.key_done >= 0 && r.key_done < 40 * MS, "%" G_GINT64_FORMAT,
+      r.key_done);
+  fail_unless (r.ms.key_flush_packets >= 15);
+  /* every packet made for B was either sent or flushed */
+  fail_unless_equals_uint64 (r.out->len + r.ms.key_flush_packets,
+      r.ms.layer_passed + r.ms.parity_sent);
+  check_whole_frames_then_key (&r);
+  for (guint i = 0; i < r.out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r.out, i), NULL);
+    if (!is_parity (g_ptr_array_index (r.out, i)) && read32 (d + 4) == KEY_TS) {
+      key_seq = read16 (d + 2);
+      break;
+    }
+  }
+  check_decodable_without (&r, key_seq + 1);
+  g_ptr_array_unref (r.out);
+
+  /* A queue shorter than the threshold stays. */
+  run_key_flush (10 * GST_SECOND, &r);
+  fail_unless_equals_uint64 (r.ms.key_flush_packets, 0);
+  fail_unless (r.key_done > 100 * MS);
+  g_ptr_array_unref (r.out);
 }
 
 GST_END_TEST;
@@ -1843,6 +2099,8 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_qos_per_destination);
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_key_unit_parity);
+  tcase_add_test (tc, test_key_unit_flushes_queue);
+  tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);

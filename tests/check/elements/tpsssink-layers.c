@@ -4,7 +4,9 @@
  * GstTemporalLayerMeta: member 2 gets the base layer only, member 3 every
  * layer, each with sequence numbers that run on without a gap, and the
  * GstLayerRates event upstream carries one rate per layer (base layer at
- * member 2's rate, the sum at member 3's). */
+ * member 2's rate, the sum at member 3's). A key frame that finds about a
+ * second of delta frames queued toward member 2 flushes them
+ * (key-unit-flush) and reaches it within its own transmission time. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -100,42 +102,75 @@ send_data_rate (GstElement * sink, guint id)
   return member_stat_u64 (sink, id, "send-data-rate");
 }
 
+/* Member 1's sink in a harness and the sockets of members 2 and 3. */
+typedef struct
+{
+  guint p1, p2, p3;
+  GSocket *s2, *s3;
+  GstHarness *h;
+  GstElement *sink;
+} Group;
+
+/* Plays member 1's sink, set up with @props besides, until member 3 has
+ * allocated it 4 Mbit/s (not a step of the rule: an NQCP allocation, taken
+ * as it is). */
+static void
+group_play (Group * g, const gchar * props)
+{
+  gchar *desc;
+  TpssMsg msg = { 0, };
+
+  g->p1 = free_udp_port ();
+  g->p2 = g->p3 = 0;
+  g->s2 = check_udp_socket_local (&g->p2);
+  g->s3 = check_udp_socket_local (&g->p3);
+  desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
+      "app-limit-factor=0 holding-time=0 %s", g->p1, g->p1, g->p2, g->p3,
+      props);
+  g->h = gst_harness_new_parse (desc);
+  g_free (desc);
+  g->sink = gst_harness_find_element (g->h, "tpsssink");
+  gst_harness_set_src_caps_str (g->h, "application/x-rtp,media=video,"
+      "clock-rate=90000,encoding-name=H264,payload=96");
+  gst_harness_play (g->h);
+  msg.type = TPSS_MSG_RATE;
+  msg.sender_ssrc = 3;
+  msg.media_ssrc = 1;
+  msg.u.rate.rate = 4000000;
+  msg.u.rate.seq = 1;
+  for (guint i = 0; i < 100 && send_data_rate (g->sink, 3) != 4000000; i++) {
+    send_msg (g->s3, g->p1, &msg);
+    g_usleep (20000);
+  }
+  fail_unless_equals_uint64 (send_data_rate (g->sink, 3), 4000000);
+}
+
+static void
+group_clear (Group * g)
+{
+  gst_object_unref (g->sink);
+  gst_harness_teardown (g->h);
+  g_object_unref (g->s2);
+  g_object_unref (g->s3);
+}
+
 GST_START_TEST (test_prefix_per_member_and_layer_rates)
 {
-  guint p1 = free_udp_port (), p2 = 0, p3 = 0;
-  GSocket *s2 = check_udp_socket_local (&p2);
-  GSocket *s3 = check_udp_socket_local (&p3);
-  gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
-      "members=1@127.0.0.1:%u,2@127.0.0.1:%u,3@127.0.0.1:%u "
-      "initial-rate=1000000 app-limit-factor=0 holding-time=0 "
-      "min-report-interval=20000000", p1, p1, p2, p3);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstElement *sink = gst_harness_find_element (h, "tpsssink");
+  Group g;
+  GstHarness *h;
+  GstElement *sink;
   guint rates[GST_LAYER_RATES_MAX_LAYERS], n_rates = 0, got[8], n;
   Received r2 = { 0, }, r3 = { 0, };
-  TpssMsg msg = { 0, };
   GstStructure *stats;
   const GstStructure *ms;
   guint layers = 0;
   guint64 left_out = 0;
   GstEvent *ev;
 
-  gst_harness_set_src_caps_str (h, "application/x-rtp,media=video,"
-      "clock-rate=90000,encoding-name=H264,payload=96");
-  gst_harness_play (h);
-
-  /* Member 3 allocates 4 Mbit/s (not a step of the rule: an NQCP
-   * allocation, taken as it is). */
-  msg.type = TPSS_MSG_RATE;
-  msg.sender_ssrc = 3;
-  msg.media_ssrc = 1;
-  msg.u.rate.rate = 4000000;
-  msg.u.rate.seq = 1;
-  for (guint i = 0; i < 100 && send_data_rate (sink, 3) != 4000000; i++) {
-    send_msg (s3, p1, &msg);
-    g_usleep (20000);
-  }
-  fail_unless_equals_uint64 (send_data_rate (sink, 3), 4000000);
+  group_play (&g, "initial-rate=1000000 min-report-interval=20000000");
+  h = g.h;
+  sink = g.sink;
   fail_unless_equals_uint64 (send_data_rate (sink, 2), 1000000);
 
   for (guint f = 0; f < N_FRAMES; f++) {
@@ -144,8 +179,8 @@ GST_START_TEST (test_prefix_per_member_and_layer_rates)
           GST_FLOW_OK);
     g_usleep (10000);
   }
-  receive_all (s2, &r2);
-  receive_all (s3, &r3);
+  receive_all (g.s2, &r2);
+  receive_all (g.s3, &r3);
 
   /* Member 2 gets the base layer (every fourth frame), member 3 all. */
   fail_unless_equals_int (r2.media, N_FRAMES / 4 * PACKETS_PER_FRAME);
@@ -180,11 +215,115 @@ GST_START_TEST (test_prefix_per_member_and_layer_rates)
   fail_unless_equals_int (rates[0], 1000000);
   fail_unless_equals_int (rates[0] + rates[1] + rates[2], 4000000);
 
-  gst_object_unref (sink);
-  gst_harness_teardown (h);
-  g_object_unref (s2);
-  g_object_unref (s3);
-  g_free (desc);
+  group_clear (&g);
+}
+
+GST_END_TEST;
+
+#define KEY_MARK 0xee
+#define QUEUED_FRAMES 16
+#define BIG_PAYLOAD 1000
+
+/* A packet of base-layer frame @frame: a delta unit unless @key, which
+ * marks its payload KEY_MARK. */
+static GstBuffer *
+base_packet (guint frame, guint i, gboolean key)
+{
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (BIG_PAYLOAD, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_payload_type (&rtp, MEDIA_PT);
+  gst_rtp_buffer_set_seq (&rtp, frame * PACKETS_PER_FRAME + i);
+  gst_rtp_buffer_set_timestamp (&rtp, frame * 12000);
+  gst_rtp_buffer_set_marker (&rtp, i == PACKETS_PER_FRAME - 1);
+  memset (gst_rtp_buffer_get_payload (&rtp), key ? KEY_MARK : 0, BIG_PAYLOAD);
+  gst_rtp_buffer_unmap (&rtp);
+  gst_buffer_add_temporal_layer_meta (buf, 0, N_LAYERS, 1u << (N_LAYERS - 1),
+      FALSE);
+  if (!key || i > 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  return buf;
+}
+
+/* Reads @sock until it stays quiet for 300 ms; returns when (monotonic
+ * us) the key frame's last packet came, -1 if it did not. */
+static gint64
+receive_key_frame (GSocket * sock, Received * r)
+{
+  guint8 buf[2048];
+  gint64 key_done = -1;
+  gssize n;
+
+  while (g_socket_condition_timed_wait (sock, G_IO_IN, 300000, NULL,
+          NULL)) {
+    n = g_socket_receive (sock, (gchar *) buf, sizeof (buf), NULL, NULL);
+    if (n < 12 + BIG_PAYLOAD || (buf[1] & 0x7f) != MEDIA_PT)
+      continue;                 /* control, parity */
+    if (r->have_seq && GST_READ_UINT16_BE (buf + 2) != r->next_seq)
+      r->gaps++;
+    r->have_seq = TRUE;
+    r->next_seq = GST_READ_UINT16_BE (buf + 2) + 1;
+    r->media++;
+    if (buf[n - 1] == KEY_MARK)
+      key_done = g_get_monotonic_time ();
+  }
+  return key_done;
+}
+
+/* Member 2 (200 kbit/s) has about a second of base-layer delta frames
+ * queued when a key frame comes; member 3 (4 Mbit/s) keeps MQ short.
+ * Returns how long after its push member 2 had the key frame (us). */
+static gint64
+key_frame_delay (guint64 key_unit_flush, guint64 * flushed, Received * r2)
+{
+  gchar *props = g_strdup_printf ("initial-rate=200000 key-unit-flush=%"
+      G_GUINT64_FORMAT, key_unit_flush);
+  Group g;
+  gint64 pushed, done;
+
+  group_play (&g, props);
+  g_free (props);
+
+  for (guint f = 0; f < QUEUED_FRAMES; f++)
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                  FALSE)), GST_FLOW_OK);
+  g_usleep (100000);
+  pushed = g_get_monotonic_time ();
+  for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+    fail_unless_equals_int (gst_harness_push (g.h,
+            base_packet (QUEUED_FRAMES, i, TRUE)), GST_FLOW_OK);
+  done = receive_key_frame (g.s2, r2);
+  *flushed = member_stat_u64 (g.sink, 2, "key-flush-packets");
+  group_clear (&g);
+  return done < 0 ? -1 : done - pushed;
+}
+
+/* The key frame leaves toward the slow member within about its own
+ * transmission time (2 kB at 200-300 kbit/s: 50-80 ms) instead of after
+ * the queue ahead of it (32 kB: about a second); the frames left out are
+ * counted, and the member's sequence numbers run on without a gap. */
+GST_START_TEST (test_key_unit_flushes_member_queue)
+{
+  Received kept = { 0, }, flushed = { 0, };
+  guint64 n_kept, n_flushed;
+  gint64 slow = key_frame_delay (GST_CLOCK_TIME_NONE, &n_kept, &kept);
+  gint64 fast = key_frame_delay (100 * GST_MSECOND, &n_flushed, &flushed);
+
+  fail_unless (slow > 600000, "without the flush: %" G_GINT64_FORMAT " us",
+      slow);
+  fail_unless_equals_uint64 (n_kept, 0);
+  fail_unless_equals_int (kept.media, (QUEUED_FRAMES + 1) *
+      PACKETS_PER_FRAME);
+  fail_unless (fast >= 0 && fast < 400000, "with the flush: %"
+      G_GINT64_FORMAT " us", fast);
+  fail_unless (n_flushed >= QUEUED_FRAMES, "%" G_GUINT64_FORMAT, n_flushed);
+  fail_unless (flushed.media < kept.media);
+  /* whole frames: the key frame and the frames that were sent */
+  fail_unless_equals_int (flushed.media % PACKETS_PER_FRAME, 0);
+  fail_unless_equals_int (kept.gaps, 0);
+  fail_unless_equals_int (flushed.gaps, 0);
 }
 
 GST_END_TEST;
@@ -198,6 +337,7 @@ tpsssink_layers_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_prefix_per_member_and_layer_rates);
+  tcase_add_test (tc, test_key_unit_flushes_member_queue);
   return s;
 }
 
