@@ -110,6 +110,10 @@ static const GstParamEntry params[] = {
         "is more than running-increase, at most by TCP's growth (LDA's line "
         "C) (0: never, the paper's)", DOUBLE, NULL, running_increase_fraction,
       0, 1, S),
+  P ("running-ceiling", "Running period: a loss-free adaptation point never "
+        "raises the rate above this multiple of r_s, the rate the last "
+        "probing period kept (0: no ceiling; not in the paper)", DOUBLE, NULL,
+      running_ceiling, 0, 100, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

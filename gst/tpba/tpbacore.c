@@ -46,6 +46,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->ci_max_cycles = 8;
   cfg->running_increase = 0;
   cfg->running_increase_fraction = 0;
+  cfg->running_ceiling = 0;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -861,16 +862,30 @@ running_increases (const TpbaSender * s)
   return s->cfg.running_increase > 0 || s->cfg.running_increase_fraction > 0;
 }
 
+/* The highest rate a running step may reach: running_ceiling times the
+ * rate the last probing period kept, which measured the share beside the
+ * competing flows; max_rate without a ceiling. */
+static gdouble
+running_ceiling (const TpbaSender * s)
+{
+  gdouble max = (gdouble) s->cfg.max_rate;
+
+  if (s->cfg.running_ceiling <= 0)
+    return max;
+  return MIN (s->cfg.running_ceiling * s->r_s, max);
+}
+
 /* A loss-free adaptation point of a running period with a running step:
  * r grows by it, at most by TCP's growth (line (C), with the RTT of the
- * RRs or else TCP's). */
+ * RRs or else TCP's) and at most to the ceiling; a point without loss
+ * never lowers r, even when it is above the ceiling. */
 static gdouble
 running_increase (const TpbaSender * s, gdouble r)
 {
   gint64 rtt = s->rtt > 0 ? s->rtt : s->tcp_rtt;
+  gdouble nr = r + MIN (running_step (s, r), tcp_increase_bound (s, rtt));
 
-  return MIN (r + MIN (running_step (s, r), tcp_increase_bound (s, rtt)),
-      (gdouble) s->cfg.max_rate);
+  return MAX (r, MIN (nr, running_ceiling (s)));
 }
 
 static void

@@ -55,6 +55,9 @@
  *   r = r + min(max(running_increase, running_increase_fraction r), (C))
  *   with LDA's line (C) bound on TCP's growth; the paper's r never
  *   increases (both 0).
+ * - running_ceiling: the step never takes r above running_ceiling r_s, the
+ *   rate the last probing period kept (0: no ceiling); a point already at
+ *   or above it leaves r as it is.
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
@@ -135,6 +138,8 @@ typedef struct {
                                  * adaptation point (<= TCP's growth), 0 */
   gdouble running_increase_fraction;    /* the same as a fraction of r; the
                                          * larger step is taken, 0 */
+  gdouble running_ceiling;      /* a step never takes r above this times
+                                 * r_s; 0 = no ceiling */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */

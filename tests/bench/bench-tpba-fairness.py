@@ -110,6 +110,25 @@ VARIANTS = {
     "TPBA-conf-t20-inc-frac1": "tcp-pacing=true allow-probe-loss=true "
                                "end-criterion=confidence t-running=20000000000 "
                                "running-increase=50000 running-increase-fraction=1",
+    # step 1 under a ceiling of a multiple of the rate the last probe kept
+    # (running-ceiling): it climbs back after cuts but not past the share the
+    # probe measured, where line C does not bind (4 reno at 10 Mbit/s)
+    "TPBA-conf-t20-inc-frac1-ceil1": "tcp-pacing=true allow-probe-loss=true "
+                                     "end-criterion=confidence t-running=20000000000 "
+                                     "running-increase=50000 running-increase-fraction=1 "
+                                     "running-ceiling=1",
+    "TPBA-conf-t20-inc-frac1-ceil125": "tcp-pacing=true allow-probe-loss=true "
+                                       "end-criterion=confidence t-running=20000000000 "
+                                       "running-increase=50000 running-increase-fraction=1 "
+                                       "running-ceiling=1.25",
+    "TPBA-conf-t20-inc-frac1-ceil15": "tcp-pacing=true allow-probe-loss=true "
+                                      "end-criterion=confidence t-running=20000000000 "
+                                      "running-increase=50000 running-increase-fraction=1 "
+                                      "running-ceiling=1.5",
+    "TPBA-conf-t20-inc-frac1-ceil2": "tcp-pacing=true allow-probe-loss=true "
+                                     "end-criterion=confidence t-running=20000000000 "
+                                     "running-increase=50000 running-increase-fraction=1 "
+                                     "running-ceiling=2",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "

@@ -747,6 +747,109 @@ GST_START_TEST (test_running_increase_fraction)
 
 GST_END_TEST;
 
+/* An RR (ext, lost) at @rr_time, then the adaptation point at @t: the rate
+ * after it. */
+static guint64
+rate_after_point (TpbaSender * s, guint32 ext, gint32 lost, gint64 rr_time,
+    gint64 t)
+{
+  TpbaSenderStats st;
+
+  feed_rr (s, ext, lost, 0, 0, 0, rr_time);
+  tpba_sender_advance (s, t);
+  tpba_sender_get_stats (s, &st);
+  return st.rate;
+}
+
+/* running-ceiling (ours, issue 17): with a step of the whole rate
+ * (fraction 1) and r_s = 1 Mbit/s, the rate at the adaptation points of a
+ * 20 s running period from 3 s: loss-free at 6 and 9 s, 10 of 100 lost at
+ * 12 s (r (1 - 0.3)), loss-free at 15 s. */
+static void
+ceiling_rates (gdouble ceiling, guint64 out[4])
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  const guint32 ext[] = { 1100, 1200, 1300, 1400 };
+  const gint32 lost[] = { 0, 0, 10, 10 };
+
+  tpba_config_init (&cfg);
+  cfg.running_increase_fraction = 1;
+  cfg.running_ceiling = ceiling;
+  cfg.t_running = 20 * S;
+  s = running_sender (&cfg);
+  for (guint i = 0; i < 4; i++)
+    out[i] = rate_after_point (s, ext[i], lost[i], (5 + 3 * i) * S,
+        (6 + 3 * i) * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.reductions, 1);
+  tpba_sender_free (s);
+}
+
+GST_START_TEST (test_running_ceiling)
+{
+  static const struct {
+    gdouble ceiling;
+    guint64 rates[4];
+  } cases[] = {
+    /* off (the default): the rate doubles at every loss-free point */
+    {0, {2000000, 4000000, 2800000, 5600000}},
+    /* 1.25: the rate stops at 1.25 r_s, and climbs back to it after a cut */
+    {1.25, {1250000, 1250000, 875000, 1250000}},
+    /* 1: never above the kept rate */
+    {1, {1000000, 1000000, 700000, 1000000}},
+    /* below 1: a loss-free point does not lower the rate to the ceiling */
+    {0.8, {1000000, 1000000, 700000, 800000}},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    guint64 r[4];
+
+    ceiling_rates (cases[i].ceiling, r);
+    for (guint k = 0; k < 4; k++)
+      fail_unless_equals_uint64 (r[k], cases[i].rates[k]);
+  }
+}
+
+GST_END_TEST;
+
+/* running-ceiling follows the rate the newest probing period kept: after
+ * the reprobe at the end of the running period keeps 2 Mbit/s, the step
+ * stops at 1.25 x 2 Mbit/s. */
+GST_START_TEST (test_running_ceiling_follows_reprobe)
+{
+  const guint64 rates[] = { 2000000, 2000000, 2000000 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.running_increase_fraction = 1;
+  cfg.running_ceiling = 1.25;
+  s = running_sender (&cfg);
+  fail_unless_equals_uint64 (rate_after_point (s, 1100, 0, 5 * S, 6 * S),
+      1250000);
+
+  /* the period ends at 13 s; probing on TCP from 13.3 s keeps 2 Mbit/s */
+  tpba_sender_advance (s, 13 * S);
+  fail_unless_equals_int (send_pkt (s, 2, 200, TRUE, 1000,
+          13300 * MS).transport, TPBA_TRANSPORT_TCP);
+  fail_unless_equals_int (probe_rates (s, 13300 * MS, 500000, rates, 3,
+          NULL), 2);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_uint64 (st.r_s, 2000000);
+  fail_unless_equals_uint64 (st.rate, 2000000);
+
+  /* the first adaptation point of the new period, 3 s after 16.3 s */
+  fail_unless_equals_uint64 (rate_after_point (s, 1300, 0, 19 * S,
+          19300 * MS), 2500000);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pacing)
 {
   TpbaConfig cfg;
@@ -1738,6 +1841,8 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_switch_max_delay);
   tcase_add_test (tc, test_running_increase);
   tcase_add_test (tc, test_running_increase_fraction);
+  tcase_add_test (tc, test_running_ceiling);
+  tcase_add_test (tc, test_running_ceiling_follows_reprobe);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_reprobe_on_reductions);
   tcase_add_test (tc, test_allow_probe_loss);
