@@ -48,6 +48,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->parity_surplus = TRUE;
   cfg->control_copies = 3;
   cfg->release_on_ack = FALSE;
+  cfg->early_repair = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -355,6 +356,8 @@ typedef struct {
   guint64 rate;                 /* what its losses show it takes, bit/s */
   gboolean bound;               /* a CACK from an unknown source named it */
   gint64 reported_stop;         /* the STOP its last REPORT was for; -1 */
+  gint64 planned_round;         /* early_repair: the round whose NACK is
+                                 * planned into the next round; -1 */
 } Member;
 
 typedef struct {
@@ -395,6 +398,10 @@ struct _RmtpServer {
   guint16 *next_row;            /* per block: its next parity row */
   guint32 *block_need;          /* per block: parity packets this round */
   guint32 *block_lost;          /* per block: one member's losses */
+  guint32 *block_queued;        /* early_repair, per block: rows of the
+                                 * next round queued ... */
+  guint32 *block_sent;          /* ... and sent, while answers come in */
+  gboolean *block_short;        /* ... its unused rows ran out */
   GArray *parity;               /* ParityItem left to send this round */
   guint parity_pos;
 
@@ -440,6 +447,9 @@ server_init_parity (RmtpServer * s)
   s->next_row = g_new0 (guint16, s->n_blocks);
   s->block_need = g_new0 (guint32, s->n_blocks);
   s->block_lost = g_new0 (guint32, s->n_blocks);
+  s->block_queued = g_new0 (guint32, s->n_blocks);
+  s->block_sent = g_new0 (guint32, s->n_blocks);
+  s->block_short = g_new0 (gboolean, s->n_blocks);
   s->parity = g_array_new (FALSE, FALSE, sizeof (ParityItem));
   return TRUE;
 }
@@ -484,6 +494,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     s->members[i].measured_round = -1;
     s->members[i].rate = cfg->rate;
     s->members[i].reported_stop = -1;
+    s->members[i].planned_round = -1;
     g_hash_table_insert (s->index, GUINT_TO_POINTER (members[i]),
         GUINT_TO_POINTER (i + 1));
     s->n_members++;
@@ -520,6 +531,9 @@ rmtp_server_free (RmtpServer * s)
   g_free (s->next_row);
   g_free (s->block_need);
   g_free (s->block_lost);
+  g_free (s->block_queued);
+  g_free (s->block_sent);
+  g_free (s->block_short);
   if (s->parity)
     g_array_unref (s->parity);
   if (s->round_responses)
@@ -702,21 +716,61 @@ server_connect_timeout (RmtpServer * s, gint64 now)
   server_begin_round (s, now);
 }
 
+/* Opens round s->round on the lists as they are (with early_repair some
+ * of its repairs went out while the round before took its answers). */
 static void
-server_begin_round (RmtpServer * s, gint64 now)
+server_open_round (RmtpServer * s)
 {
   guint zero = 0;
 
-  s->send_pos = 0;
-  s->parity_pos = 0;
   s->send_to = RMTP_TO_GROUP;
   s->waiting = FALSE;
   s->timer = G_MAXINT64;
-  memset (s->need, 0, s->n_packets);
   g_array_append_val (s->round_responses, zero);
   s->stats.rounds = s->round + 1;
   for (guint i = 0; i < s->n_members; i++)
     s->members[i].tries = 0;
+}
+
+static void
+server_begin_round (RmtpServer * s, gint64 now)
+{
+  s->send_pos = 0;
+  s->parity_pos = 0;
+  memset (s->need, 0, s->n_packets);
+  server_open_round (s);
+}
+
+/* early_repair: while a multicast round takes its answers, the repairs
+ * each NACK asks for go out at once, as the next round's. */
+static gboolean
+server_repairs_early (const RmtpServer * s)
+{
+  return s->cfg.early_repair && s->phase == RMTP_SERVER_ROUNDS &&
+      s->send_to == RMTP_TO_GROUP;
+}
+
+/* The round a DATA or PARITY queued now belongs to. */
+static guint32
+server_packet_round (const RmtpServer * s)
+{
+  return s->round + (s->waiting ? 1 : 0);
+}
+
+/* early_repair: the next round's lists start empty at the EOR. */
+static void
+server_clear_next_round (RmtpServer * s)
+{
+  g_array_set_size (s->send, 0);
+  s->send_pos = 0;
+  memset (s->need, 0, s->n_packets);
+  if (!s->parity)
+    return;
+  g_array_set_size (s->parity, 0);
+  s->parity_pos = 0;
+  memset (s->block_queued, 0, s->n_blocks * sizeof (guint32));
+  memset (s->block_sent, 0, s->n_blocks * sizeof (guint32));
+  memset (s->block_short, 0, s->n_blocks * sizeof (gboolean));
 }
 
 static guint
@@ -746,6 +800,8 @@ server_end_of_data (RmtpServer * s, gint64 now)
   if (s->send_to == RMTP_TO_GROUP)
     repeat_last_datagram (&s->out, s->cfg.control_copies);
   s->waiting = TRUE;
+  if (server_repairs_early (s))
+    server_clear_next_round (s);
   server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
 }
 
@@ -902,6 +958,26 @@ server_resend_block (RmtpServer * s, guint32 b)
 
 /* The parity rows that give @m its @lost rows back in one round at the
  * loss it showed (capped at one half), when parity_surplus is on. */
+/* Appends block_need[b] new rows of each block b to the parity list,
+ * interleaved across the blocks. */
+static void
+server_queue_rows (RmtpServer * s)
+{
+  guint32 most = 0;
+
+  for (guint32 b = 0; b < s->n_blocks; b++)
+    most = MAX (most, s->block_need[b]);
+  for (guint32 r = 0; r < most; r++)
+    for (guint32 b = 0; b < s->n_blocks; b++) {
+      ParityItem it = { b, (guint8) s->next_row[b] };
+
+      if (s->block_need[b] <= r)
+        continue;
+      g_array_append_val (s->parity, it);
+      s->next_row[b]++;
+    }
+}
+
 static guint32
 parity_for (const RmtpServer * s, const Member * m, guint32 lost)
 {
@@ -918,8 +994,6 @@ parity_for (const RmtpServer * s, const Member * m, guint32 lost)
 static void
 server_plan_parity (RmtpServer * s)
 {
-  guint32 most = 0;
-
   g_array_set_size (s->parity, 0);
   server_collect_need (s);
   memset (s->block_need, 0, s->n_blocks * sizeof (guint32));
@@ -940,17 +1014,87 @@ server_plan_parity (RmtpServer * s)
 
     if (s->block_need[b] > rows - s->next_row[b])
       server_resend_block (s, b);
-    most = MAX (most, s->block_need[b]);
   }
-  for (guint32 r = 0; r < most; r++)
-    for (guint32 b = 0; b < s->n_blocks; b++) {
-      ParityItem it = { b, (guint8) s->next_row[b] };
+  server_queue_rows (s);
+}
 
-      if (s->block_need[b] <= r)
+/* Marks @m's NACKed packets in need; with @queue, appends those no NACK
+ * of this round asked for yet to the send list. */
+static void
+server_mark_need (RmtpServer * s, const Member * m, gboolean queue)
+{
+  for (guint i = 0; i < m->missing->len; i++) {
+    RmtpRange rg = g_array_index (m->missing, RmtpRange, i);
+
+    for (guint32 q = rg.first; q - rg.first < rg.count; q++) {
+      if (s->need[q])
         continue;
-      g_array_append_val (s->parity, it);
-      s->next_row[b]++;
+      s->need[q] = 1;
+      if (queue)
+        g_array_append_val (s->send, q);
     }
+  }
+}
+
+/* early_repair: the rows @m's NACK needs beyond those of its blocks not
+ * yet sent (rows sent before the NACK arrived count as seen: a few too
+ * many rather than a round more). A block out of unused rows is resent
+ * when the round closes. */
+static void
+server_plan_member_parity (RmtpServer * s, const Member * m)
+{
+  memset (s->block_lost, 0, s->n_blocks * sizeof (guint32));
+  server_count_block_losses (s, m);
+  for (guint32 b = 0; b < s->n_blocks; b++) {
+    guint rows = erasure_rows (block_size (s->n_packets, s->parity_block, b));
+    guint32 unsent = s->block_queued[b] > s->block_sent[b] ?
+        s->block_queued[b] - s->block_sent[b] : 0;
+    guint32 want = parity_for (s, m, s->block_lost[b]);
+    guint32 add = want > unsent ? want - unsent : 0;
+
+    if (add > rows - s->next_row[b]) {
+      s->block_short[b] = TRUE;
+      add = 0;
+    }
+    s->block_need[b] = add;
+    s->block_queued[b] += add;
+  }
+  server_queue_rows (s);
+}
+
+static void
+server_plan_early (RmtpServer * s, Member * m)
+{
+  m->planned_round = s->round;
+  server_mark_need (s, m, s->parity_block == 0);
+  if (s->parity_block)
+    server_plan_member_parity (s, m);
+}
+
+/* A NACK whose loss share may make its member slow waits for the round's
+ * end, where slow members' NACKs are left out. */
+static gboolean
+server_may_be_slow (const RmtpServer * s, const Member * m)
+{
+  return s->cfg.slow_rounds > 0 && m->measured_round == (gint64) s->round
+      && m->loss > s->cfg.slow_loss;
+}
+
+/* early_repair, at the round's end: the NACKs not planned yet (held back
+ * as above) and the blocks that ran out of rows. */
+static void
+server_plan_rest (RmtpServer * s)
+{
+  for (guint i = 0; i < s->n_members; i++) {
+    Member *m = &s->members[i];
+
+    if (member_active (m) && m->responded_round == (gint64) s->round &&
+        m->missing && m->planned_round != (gint64) s->round)
+      server_plan_early (s, m);
+  }
+  for (guint32 b = 0; s->parity && b < s->n_blocks; b++)
+    if (s->block_short[b])
+      server_resend_block (s, b);
 }
 
 static void
@@ -959,10 +1103,13 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
   gboolean acked = FALSE;
 
   server_judge_losses (s);
-  g_array_set_size (s->send, 0);
-  if (s->parity_block) {
+  if (s->cfg.early_repair) {
+    server_plan_rest (s);
+  } else if (s->parity_block) {
+    g_array_set_size (s->send, 0);
     server_plan_parity (s);
   } else {
+    g_array_set_size (s->send, 0);
     server_collect_need (s);
     for (guint32 q = 0; q < s->n_packets; q++)
       if (s->need[q])
@@ -979,7 +1126,10 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
     return;
   }
   s->round++;
-  server_begin_round (s, now);
+  if (s->cfg.early_repair)
+    server_open_round (s);
+  else
+    server_begin_round (s, now);
 }
 
 static void
@@ -1431,6 +1581,9 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
   if (p->type == RMTP_ACK)
     server_on_ack (s, m);
   server_measure (s, m);
+  if (p->type == RMTP_NACK && server_repairs_early (s) &&
+      !server_may_be_slow (s, m))
+    server_plan_early (s, m);
   server_round_answered (s, now);
 }
 
@@ -1644,13 +1797,13 @@ server_queue_data (RmtpServer * s, guint32 seq)
 
   wire_writer_init (&w, buf, len);
   write_header (&w, RMTP_DATA, s->session);
-  wire_write_u32 (&w, s->round);
+  wire_write_u32 (&w, server_packet_round (s));
   wire_write_u32 (&w, seq);
   wire_write_u8 (&w, server_monitor_flags (s, seq));
   wire_write_bytes (&w, src + (gsize) seq * s->cfg.packet_size, plen);
   queue_datagram (&s->out, s->send_to, buf, &w);
   s->stats.data_sent++;
-  s->stats.data_resent += s->round > 0;
+  s->stats.data_resent += server_packet_round (s) > 0;
   s->stats.unicast_data_sent += s->send_to != RMTP_TO_GROUP;
   s->bytes_sent += plen;
 }
@@ -1682,23 +1835,33 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
   buf = g_malloc (len);
   wire_writer_init (&w, buf, len);
   write_header (&w, RMTP_PARITY, s->session);
-  wire_write_u32 (&w, s->round);
+  wire_write_u32 (&w, server_packet_round (s));
   wire_write_u32 (&w, it->block);
   wire_write_u8 (&w, it->row);
   wire_write_bytes (&w, parity, plen);
   queue_datagram (&s->out, RMTP_TO_GROUP, buf, &w);
   s->stats.parity_sent++;
+  s->block_sent[it->block]++;
   s->bytes_sent += plen;
   g_free (pad);
   g_free (parity);
 }
 
 /* Refills the output with the next data packet or the end of the round. */
+static gboolean
+server_has_pending (const RmtpServer * s)
+{
+  return s->send_pos < s->send->len || (s->parity &&
+      s->parity_pos < s->parity->len);
+}
+
+/* Refills the output with the next data packet or the end of the round;
+ * while a round takes its answers, with the next round's early repairs. */
 static void
 server_refill (RmtpServer * s, gint64 now)
 {
-  if (s->waiting || (s->phase != RMTP_SERVER_ROUNDS &&
-          s->phase != RMTP_SERVER_SEPARATE))
+  if ((s->waiting && !server_repairs_early (s)) ||
+      (s->phase != RMTP_SERVER_ROUNDS && s->phase != RMTP_SERVER_SEPARATE))
     return;
   if (s->phase == RMTP_SERVER_SEPARATE && s->send_to == RMTP_TO_GROUP)
     return;
@@ -1707,7 +1870,7 @@ server_refill (RmtpServer * s, gint64 now)
   else if (s->parity && s->parity_pos < s->parity->len)
     server_queue_parity (s, &g_array_index (s->parity, ParityItem,
             s->parity_pos++));
-  else
+  else if (!s->waiting)
     server_end_of_data (s, now);
 }
 
@@ -1738,7 +1901,8 @@ rmtp_server_next_deadline (const RmtpServer * s)
   gint64 t = s->timer;
   gboolean more = s->out.length > 0 || (!s->waiting &&
       (s->phase == RMTP_SERVER_ROUNDS || (s->phase == RMTP_SERVER_SEPARATE
-              && s->send_to != RMTP_TO_GROUP)));
+              && s->send_to != RMTP_TO_GROUP))) || (s->waiting &&
+      server_repairs_early (s) && server_has_pending (s));
 
   if (more)
     t = MIN (t, s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
@@ -2316,9 +2480,27 @@ receiver_block (RmtpReceiver * r, guint32 b)
   return r->blocks[b];
 }
 
+/* A PARITY of round k + 1 says that round k has ended (a server with
+ * early_repair sends them while that round's answers come in). A receiver
+ * that lost every copy of its EOR answers now, spread over the largest
+ * window announced, instead of waiting for the server's POLL. */
+static void
+receiver_infer_eor (RmtpReceiver * r, guint32 round, gint64 now)
+{
+  gint64 ended = (gint64) round - 1;
+
+  if (ended < 0 || r->acked || r->responded_round >= ended ||
+      (r->state != RMTP_RECEIVER_RECEIVING &&
+          r->state != RMTP_RECEIVER_COMPLETE))
+    return;
+  if (r->due != DUE_NONE && !(r->due == DUE_ROUND && r->due_round < ended))
+    return;
+  receiver_schedule (r, DUE_ROUND, (guint32) ended, r->max_window, now);
+}
+
 static void
 receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
-    const guint8 * base)
+    const guint8 * base, gint64 now)
 {
   RxBlock *blk;
 
@@ -2328,6 +2510,7 @@ receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   }
   if (!receiver_takes_payload (r))
     return;
+  receiver_infer_eor (r, p->round, now);
   if (receiver_block_complete (r, p->block)) {
     r->stats.in.duplicates++;
     return;
@@ -2483,7 +2666,7 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_data (r, &p, src, data);
       break;
     case RMTP_PARITY:
-      receiver_on_parity (r, &p, src, data);
+      receiver_on_parity (r, &p, src, data, now);
       break;
     case RMTP_EOR:
     case RMTP_POLL:

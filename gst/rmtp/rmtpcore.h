@@ -101,6 +101,10 @@ typedef struct {
   gboolean parity_surplus;      /* server, parity: a receiver's rows over
                                  * (1 - its loss), not just its losses:
                                  * TRUE */
+  gboolean early_repair;        /* server, multicast rounds: the next
+                                 * round's repairs for a NACK go out as it
+                                 * arrives, while the round's other answers
+                                 * still come in (ours): FALSE, the paper */
   gboolean release_on_ack;      /* server: a member that ACKs gets its REL
                                  * by unicast at once (control_copies
                                  * copies, answered at once), not after the

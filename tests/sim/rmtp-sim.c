@@ -6,8 +6,10 @@
  * core's) data packets; --window=W sends in streaming mode, windows of W
  * bytes (the rows then give the windows and the most the server held);
  * --size=S sends S bytes instead of 2 MiB; --release-on-ack releases each
- * receiver as it ACKs; --delta=D sets the backoff per receiver to D us;
- * --tat=T the turn-around allowance to T ms. */
+ * receiver as it ACKs; --early-repair sends the next round's repairs as
+ * the NACKs arrive; --no-surplus sizes parity to the losses alone; --delta=D sets the backoff per receiver to D us;
+ * --tat=T the turn-around allowance to T ms; --seed=S draws the losses
+ * and backoffs from seed S (default 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,8 +18,9 @@
 static RmtpRepair repair = RMTP_REPAIR_RETRANSMIT;
 static guint parity_block;
 static guint64 window_size, size;
-static gboolean release_on_ack;
+static gboolean release_on_ack, early_repair, no_surplus;
 static gint64 delta, tat;
+static guint64 seed = 1;
 
 static void
 print_row (guint n, gdouble loss)
@@ -34,10 +37,13 @@ print_row (guint n, gdouble loss)
   if (size)
     p.size = size;
   p.cfg.release_on_ack = release_on_ack;
+  p.cfg.early_repair = early_repair;
+  p.cfg.parity_surplus = !no_surplus;
   if (delta)
     p.cfg.delta = delta;
   if (tat)
     p.cfg.tat = tat;
+  p.seed = seed;
   rmtp_sim_run (&p, &r);
   line = rmtp_sim_line_time (p.size, p.cfg.rate);
   printf ("| %u | %.0f %% | %.2f s | %.2f s | %.2f s | %.2f s | %u | %u | "
@@ -72,10 +78,16 @@ main (int argc, char **argv)
       size = g_ascii_strtoull (argv[1] + 7, NULL, 10);
     } else if (g_str_equal (argv[1], "--release-on-ack")) {
       release_on_ack = TRUE;
+    } else if (g_str_equal (argv[1], "--early-repair")) {
+      early_repair = TRUE;
+    } else if (g_str_equal (argv[1], "--no-surplus")) {
+      no_surplus = TRUE;
     } else if (g_str_has_prefix (argv[1], "--delta=")) {
       delta = g_ascii_strtoll (argv[1] + 8, NULL, 10) * 1000;
     } else if (g_str_has_prefix (argv[1], "--tat=")) {
       tat = g_ascii_strtoll (argv[1] + 6, NULL, 10) * 1000000;
+    } else if (g_str_has_prefix (argv[1], "--seed=")) {
+      seed = g_ascii_strtoull (argv[1] + 7, NULL, 10);
     }
   }
   for (guint i = 0; i < (argc > 1 ? (guint) argc - 1 :
