@@ -79,6 +79,9 @@ static const GstParamEntry params[] = {
   P ("release-on-ack", "A receiver that ACKs is released at once by "
         "unicast, not after the round by a group REL with a window of "
         "delta x N (ours; off: the paper)", BOOLEAN, release_on_ack, 0, 0, S),
+  P ("early-repair", "The next multicast round's repairs for a NACK go "
+        "out as it arrives, while the round's other answers still come in "
+        "(ours; off: the paper)", BOOLEAN, early_repair, 0, 0, S),
   P ("control-copies", "Each CONN, EOR and REL to the group is sent this "
         "many times back to back, copies (ours: 3)", UINT, control_copies,
       1, 10, S),

@@ -1036,10 +1036,21 @@ server_mark_need (RmtpServer * s, const Member * m, gboolean queue)
   }
 }
 
-/* early_repair: the rows @m's NACK needs beyond those of its blocks not
- * yet sent (rows sent before the NACK arrived count as seen: a few too
- * many rather than a round more). A block out of unused rows is resent
- * when the round closes. */
+/* The rows of block @b in the next round that @m's NACK has not counted.
+ * An answer to the EOR lists what was missing at the EOR, before any of
+ * them; one to a POLL may have counted those sent already. */
+static guint32
+server_rows_to_come (const RmtpServer * s, const Member * m, guint32 b)
+{
+  if (m->tries == 0)
+    return s->block_queued[b];
+  return s->block_queued[b] > s->block_sent[b] ?
+      s->block_queued[b] - s->block_sent[b] : 0;
+}
+
+/* early_repair: the rows @m's NACK needs beyond those of its blocks it
+ * has not counted. A block out of unused rows is resent when the round
+ * closes. */
 static void
 server_plan_member_parity (RmtpServer * s, const Member * m)
 {
@@ -1047,10 +1058,9 @@ server_plan_member_parity (RmtpServer * s, const Member * m)
   server_count_block_losses (s, m);
   for (guint32 b = 0; b < s->n_blocks; b++) {
     guint rows = erasure_rows (block_size (s->n_packets, s->parity_block, b));
-    guint32 unsent = s->block_queued[b] > s->block_sent[b] ?
-        s->block_queued[b] - s->block_sent[b] : 0;
+    guint32 supply = server_rows_to_come (s, m, b);
     guint32 want = parity_for (s, m, s->block_lost[b]);
-    guint32 add = want > unsent ? want - unsent : 0;
+    guint32 add = want > supply ? want - supply : 0;
 
     if (add > rows - s->next_row[b]) {
       s->block_short[b] = TRUE;
@@ -2048,6 +2058,8 @@ struct _RmtpReceiver {
   RmtpReceiverStats stats;
   AuthSession *auth;            /* NULL: no key */
   gint64 last_answer;           /* when the last NACK, ACK or BUSY went */
+  GArray *answer_ranges;        /* the due NACK's ranges, as they were at
+                                 * its EOR or POLL; NULL: none */
 };
 
 RmtpReceiver *
@@ -2101,6 +2113,8 @@ rmtp_receiver_free (RmtpReceiver * r)
   g_free (r->block_have);
   if (r->checksum)
     rmtp_digest_free (r->checksum);
+  if (r->answer_ranges)
+    g_array_unref (r->answer_ranges);
   clear_datagrams (&r->out);
   clear_events (&r->events);
   auth_session_free (r->auth);
@@ -2132,10 +2146,26 @@ receiver_fail (RmtpReceiver * r, RmtpFailReason reason)
   push_event (&r->events, RMTP_EVENT_FAILED)->reason = reason;
 }
 
+static GArray *receiver_missing_ranges (const RmtpReceiver * r);
+
+/* An answer to a round lists what was missing at its EOR or POLL: a
+ * server with early_repair counts every row of the next round as still to
+ * come for it, so rows taken during the backoff must not shrink it (rows
+ * and DATA of the next round follow the EOR on the same path). */
+static void
+receiver_keep_answer (RmtpReceiver * r)
+{
+  g_clear_pointer (&r->answer_ranges, g_array_unref);
+  if (r->state == RMTP_RECEIVER_RECEIVING)
+    r->answer_ranges = receiver_missing_ranges (r);
+}
+
 static void
 receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
     gint64 window, gint64 now)
 {
+  if (kind == DUE_ROUND)
+    receiver_keep_answer (r);
   r->due = kind;
   r->due_round = round;
   r->max_window = MAX (r->max_window, window);
@@ -2721,16 +2751,12 @@ receiver_wants (const RmtpReceiver * r, guint32 q, guint * left)
   return TRUE;
 }
 
-/* The NACK of the packets still missing, as ranges (the first
- * RMTP_MAX_RANGES; the rest are asked for in a later round). */
-static void
-receiver_queue_nack (RmtpReceiver * r, guint32 round)
+/* The packets still missing, as ranges (the first RMTP_MAX_RANGES; the
+ * rest are asked for in a later round). */
+static GArray *
+receiver_missing_ranges (const RmtpReceiver * r)
 {
   GArray *rg = g_array_new (FALSE, FALSE, sizeof (RmtpRange));
-  guint8 *buf;
-  WireWriter w;
-  gsize len;
-
   guint left = 0;
 
   for (guint32 q = 0; q < r->n_packets && rg->len < RMTP_MAX_RANGES; q++) {
@@ -2744,6 +2770,21 @@ receiver_queue_nack (RmtpReceiver * r, guint32 round)
     } while (q < r->n_packets && receiver_wants (r, q, &left));
     g_array_append_val (rg, x);
   }
+  return rg;
+}
+
+/* The NACK lists what was missing when its EOR or POLL came (the ranges
+ * kept then), or now. */
+static void
+receiver_queue_nack (RmtpReceiver * r, guint32 round)
+{
+  GArray *rg = r->answer_ranges ? r->answer_ranges :
+      receiver_missing_ranges (r);
+  guint8 *buf;
+  WireWriter w;
+  gsize len;
+
+  r->answer_ranges = NULL;
   len = RMTP_HEADER_SIZE + 12 + 8 * (gsize) rg->len;
   buf = g_malloc (len);
   wire_writer_init (&w, buf, len);

@@ -25,7 +25,10 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
   BENCH_RMTP_LOSSES     loss in percent (0,1,10)
   BENCH_RMTP_RUNS       runs for each point (3)
   BENCH_RMTP_SIZE       bytes (2097152; 104857600 for the 100 MB point)
-  BENCH_RMTP_MODES      of uftp,retransmit,parity (all three)
+  BENCH_RMTP_MODES      of uftp,retransmit,parity (all three); a mode
+                        written parity+early-repair adds &early-repair=true
+                        to that mode's URI (any boolean key), so variants
+                        of one build alternate run by run
   BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 or
                         &release-on-ack=true&delta=500000 (docs/results.md) ()
   BENCH_RMTP_BEFORE     a directory with another build's libgstrmtp.so: a
@@ -119,9 +122,10 @@ def receiver_cpu(tmp, n):
     return statistics.median(clock), statistics.median(switches)
 
 
-def run_rmtp(hosts, snd, src, digest, tmp, repair):
+def run_rmtp(hosts, snd, src, digest, tmp, repair, keys=""):
     tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
-                              extra=f"&repair={repair}&rate={RATE}{EXTRA}",
+                              extra=f"&repair={repair}&rate={RATE}{EXTRA}"
+                              f"{keys}",
                               timeout=TIMEOUT, wrap=perf_wrap(tmp))
     whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
                 and rt.sha256(rx["out"]) == digest for rx in rxs)
@@ -198,6 +202,8 @@ def measure(snd, hosts, src, digest, tmp, mode):
     median receiver's (task-clock ms, context switches) or None)."""
     c0 = cpu_seconds()
     repair, _, build = mode.partition("@")
+    repair, *flags = repair.split("+")
+    keys = "".join(f"&{f}=true" for f in flags)
     if mode == "uftp":
         whole, took, note, rx = run_uftp(hosts, snd, src, digest, tmp)
     else:
@@ -205,7 +211,7 @@ def measure(snd, hosts, src, digest, tmp, mode):
             raise SystemExit(f"{mode}: set BENCH_RMTP_BEFORE")
         with PluginsFrom(BEFORE if build else None):
             whole, took, note, rx = run_rmtp(hosts, snd, src, digest, tmp,
-                                             repair)
+                                             repair, keys)
     return whole, took, note, cpu_seconds() - c0, rx
 
 
