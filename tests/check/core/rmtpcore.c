@@ -930,6 +930,153 @@ GST_START_TEST (test_release_on_ack)
 
 GST_END_TEST;
 
+/* Receiver i loses packets 4i .. 4i + 3 of every block of 16 in round 0
+ * (a quarter of them, each its own); with @rig->drop_type EOR receiver 1
+ * also loses every EOR of round 0, with PARITY every receiver loses the
+ * odd rows of round 1. */
+static gboolean
+drop_quarter_each (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  if (rx == 1 && p->type == rig->drop_type && p->type == RMTP_EOR &&
+      p->round == 0)
+    return TRUE;
+  if (rx >= 0 && p->type == rig->drop_type && p->type == RMTP_PARITY &&
+      p->round == 1 && p->row % 2)
+    return TRUE;
+  return rx >= 0 && p->type == RMTP_DATA && p->round == 0 &&
+      (p->seq % 16) / 4 == (guint) rx;
+}
+
+static void
+run_early_repair (gboolean early, RmtpType drop_type, gint64 delta,
+    Rig * rig)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  fail_if (cfg.early_repair);
+  cfg.repair = RMTP_REPAIR_PARITY;
+  cfg.parity_block = 16;
+  cfg.delta = delta;
+  cfg.release_on_ack = TRUE;
+  cfg.early_repair = early;
+  rig_init (rig, 4, 64 * 1024, &cfg);
+  rig->drop = drop_quarter_each;
+  rig->drop_type = drop_type;
+  rig_start_and_run (rig, 60 * S);
+  fail_unless (rig->server_done);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig->s)->data_resent, 0);
+  for (guint i = 0; i < rig->n; i++) {
+    assert_receiver_whole (rig, i);
+    fail_unless_equals_uint64 (rmtp_receiver_stats (rig->r[i])->
+        parity_recovered, 16);
+  }
+}
+
+/* early_repair: the first NACK of round 0 sets round 1's parity going
+ * while the others are still in their backoff (a window of delta x 4 =
+ * 20 ms; the 24 rows take 25 ms), so round 1 ends sooner, with the same
+ * rows: each NACK lists what was missing at the EOR, and the server counts
+ * every row of round 1 for it. The paper's server sends nothing until the
+ * last answer is in. */
+GST_START_TEST (test_early_repair)
+{
+  Rig rig;
+  const Logged *first_parity;
+  gint64 last_nack_in, eor1_early, eor1_paper;
+  guint64 rows;
+
+  run_early_repair (TRUE, 0, 5 * MS, &rig);
+  first_parity = find_logged (rig.from_server, RMTP_PARITY, -1, 0);
+  last_nack_in = last_logged_time (rig.to_server, RMTP_NACK) + ONE_WAY;
+  fail_unless_equals_int (first_parity->p.round, 1);
+  fail_unless (first_parity->time < last_nack_in);
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_NACK, -1), 4);
+  eor1_early = find_logged (rig.from_server, RMTP_EOR, -1, 3)->time;
+  rows = rmtp_server_stats (rig.s)->parity_sent;
+  fail_unless_equals_int (rmtp_server_stats (rig.s)->rounds, 2);
+  rig_clear (&rig);
+
+  run_early_repair (FALSE, 0, 5 * MS, &rig);
+  first_parity = find_logged (rig.from_server, RMTP_PARITY, -1, 0);
+  last_nack_in = last_logged_time (rig.to_server, RMTP_NACK) + ONE_WAY;
+  fail_unless (first_parity->time >= last_nack_in);
+  eor1_paper = find_logged (rig.from_server, RMTP_EOR, -1, 3)->time;
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->parity_sent, rows);
+  fail_unless (eor1_early + 5 * MS < eor1_paper, "%" G_GINT64_FORMAT
+      " / %" G_GINT64_FORMAT, eor1_early, eor1_paper);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The packets a NACK lists */
+static guint
+nack_count (const Logged * l)
+{
+  guint n = 0;
+  WireReader w;
+
+  wire_reader_init (&w, g_bytes_get_data (l->bytes, NULL),
+      g_bytes_get_size (l->bytes));
+  wire_skip (&w, RMTP_HEADER_SIZE + 12);
+  for (guint i = 0; i < l->p.n_ranges; i++) {
+    wire_skip (&w, 4);
+    n += wire_read_u32 (&w);
+  }
+  return n;
+}
+
+/* With a window of delta x 4 = 80 ms, a member whose backoff ends after
+ * some of round 1's rows reached it (half of them, too few to decode)
+ * still NACKs the 16 packets it lacked at the EOR: the server counts every
+ * row of round 1 for it. */
+GST_START_TEST (test_nack_lists_losses_at_eor)
+{
+  Rig rig;
+  gint64 rows_in;
+  guint late = 0;
+
+  run_early_repair (TRUE, RMTP_PARITY, 20 * MS, &rig);
+  rows_in = find_logged (rig.from_server, RMTP_PARITY, -1, 0)->time +
+      ONE_WAY;
+  for (guint i = 0; i < rig.n; i++) {
+    const Logged *nack = find_logged (rig.to_server, RMTP_NACK, i, 0);
+
+    fail_unless_equals_int (nack_count (nack), 16);
+    late += nack->time > rows_in;
+  }
+  fail_unless (late > 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A receiver that lost every copy of round 0's EOR learns that the round
+ * ended from the first PARITY of round 1 and answers then, so with
+ * early_repair no POLL is needed; the paper's server POLLs it after TAT +
+ * window + alpha. */
+GST_START_TEST (test_lost_eor_inferred_from_parity)
+{
+  Rig rig;
+  const Logged *nack, *parity;
+
+  run_early_repair (TRUE, RMTP_EOR, 5 * MS, &rig);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_POLL, -1), 0);
+  nack = find_logged (rig.to_server, RMTP_NACK, 1, 0);
+  parity = find_logged (rig.from_server, RMTP_PARITY, -1, 0);
+  fail_unless_equals_int (nack->p.round, 0);
+  fail_unless (nack->time >= parity->time + ONE_WAY);
+  fail_unless_equals_int (rmtp_server_stats (rig.s)->rounds, 2);
+  rig_clear (&rig);
+
+  run_early_repair (FALSE, RMTP_EOR, 5 * MS, &rig);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_POLL, -1), 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 static Suite *
 rmtpcore_suite (void)
 {
@@ -961,6 +1108,9 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_release_on_ack);
   tcase_add_test (tc, test_parity_repair);
   tcase_add_test (tc, test_slow_by_losses);
+  tcase_add_test (tc, test_early_repair);
+  tcase_add_test (tc, test_lost_eor_inferred_from_parity);
+  tcase_add_test (tc, test_nack_lists_losses_at_eor);
   return s;
 }
 
