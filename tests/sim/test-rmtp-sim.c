@@ -55,7 +55,7 @@ test_many_receivers_no_implosion (void)
  * rate it takes once the multicast rounds are over, and the others are
  * released as if it were not there. */
 static void
-run_slow_link (guint slow_rounds, RmtpSimResult * r)
+run_slow_link (guint slow_rounds, gboolean early, RmtpSimResult * r)
 {
   RmtpSimParams p;
 
@@ -63,6 +63,7 @@ run_slow_link (guint slow_rounds, RmtpSimResult * r)
   p.size = 512 * 1024;
   p.n_slow = 1;
   p.cfg.slow_rounds = slow_rounds;
+  p.cfg.early_repair = early;
   rmtp_sim_run (&p, r);
   printf ("slow link, slow-rounds %u: %.3f s, others released at %.3f s, "
       "slow one at %.3f s, %u rounds, %" G_GUINT64_FORMAT " unicast DATA, "
@@ -79,8 +80,8 @@ test_slow_link_served_by_unicast (void)
   RmtpSimResult on, off;
   gdouble line = rmtp_sim_line_time (512 * 1024, 8000000) * 1e9;
 
-  run_slow_link (2, &on);
-  run_slow_link (0, &off);
+  run_slow_link (2, FALSE, &on);
+  run_slow_link (0, FALSE, &off);
   g_assert_cmpuint (on.slow_detected, ==, 1);
   g_assert_cmpuint (on.unicast_data, >, 0);
   g_assert_cmpuint (off.slow_detected, ==, 0);
@@ -125,6 +126,54 @@ test_parity_near_ideal (void)
   g_assert_cmpint (par.transfer_time, <, arq.transfer_time);
 }
 
+/* 2 MiB to 32 receivers at 10 % loss, parity, release on ACK, delta
+ * 0.5 ms, seed @seed, with or without early repair. */
+static void
+run_early (guint64 seed, gboolean early, RmtpSimResult * r)
+{
+  RmtpSimParams p;
+
+  rmtp_sim_params_init (&p, 32, 0.10);
+  p.seed = seed;
+  p.cfg.repair = RMTP_REPAIR_PARITY;
+  p.cfg.release_on_ack = TRUE;
+  p.cfg.delta = 500000;
+  p.cfg.early_repair = early;
+  rmtp_sim_run (&p, r);
+  printf ("seed %" G_GUINT64_FORMAT ", early repair %d: %.3f s, %u rounds, %"
+      G_GUINT64_FORMAT " parity, %" G_GUINT64_FORMAT " POLLs\n", seed, early,
+      r->transfer_time / 1e9, r->rounds, r->parity_sent, r->polls);
+  g_assert_true (r->finished);
+  g_assert_cmpuint (r->complete, ==, 32);
+  g_assert_cmpuint (r->response_drops, ==, 0);
+}
+
+/* Early repair: in seeds 1 and 7 a receiver loses all three copies of an
+ * EOR; the paper's rounds POLL it (TAT + window + alpha) and take over 1.2
+ * x the ideal erasure code (2.80 s), early repair does not POLL, fills the
+ * repair rounds' answer windows with rows, and stays under it. A slow link
+ * is still detected and served by unicast. */
+static void
+test_early_repair (void)
+{
+  gdouble ideal = rmtp_sim_ideal_code (2 * 1024 * 1024, 8000000, 0.10);
+  static const guint64 seeds[] = { 1, 7 };
+  RmtpSimResult with, without;
+
+  for (guint i = 0; i < G_N_ELEMENTS (seeds); i++) {
+    run_early (seeds[i], TRUE, &with);
+    run_early (seeds[i], FALSE, &without);
+    g_assert_cmpuint (with.polls, ==, 0);
+    g_assert_cmpuint (without.polls, >, 0);
+    g_assert_cmpfloat (with.transfer_time / 1e9, <=, 1.2 * ideal);
+    g_assert_cmpfloat (without.transfer_time / 1e9, >, 1.2 * ideal);
+    g_assert_cmpuint (with.parity_sent, <=, without.parity_sent * 1.1);
+  }
+  run_slow_link (2, TRUE, &with);
+  g_assert_cmpuint (with.slow_detected, ==, 1);
+  g_assert_cmpuint (with.unicast_data, >, 0);
+}
+
 /* Streaming mode: 2 MiB in 256 KiB windows to 8 receivers at 1 % loss.
  * Every receiver completes, the server never holds more than two windows,
  * and each window after the first costs at most its connection, its last
@@ -163,6 +212,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rmtpsim/many", test_many_receivers_no_implosion);
   g_test_add_func ("/rmtpsim/slow-link", test_slow_link_served_by_unicast);
   g_test_add_func ("/rmtpsim/parity", test_parity_near_ideal);
+  g_test_add_func ("/rmtpsim/early-repair", test_early_repair);
   g_test_add_func ("/rmtpsim/stream", test_stream_windows);
   return g_test_run ();
 }
