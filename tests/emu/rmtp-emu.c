@@ -341,9 +341,14 @@ emu_sink_pipeline (Emu * emu, const gchar * path)
       emu->opt.port, emu->opt.n, emu->opt.rate);
   GstElement *p = gst_parse_launch (desc, &err);
 
-  if (!p) {
+  /* without the plugin the parser returns what it could build and an
+   * error: a lone filesrc, which would wait for the timeout */
+  if (err) {
     g_printerr ("pipeline: %s\n", err->message);
     g_clear_error (&err);
+    if (p)
+      gst_object_unref (gst_object_ref_sink (p));
+    p = NULL;
   }
   g_free (desc);
   return p;
