@@ -956,8 +956,6 @@ server_resend_block (RmtpServer * s, guint32 b)
   s->block_need[b] = 0;
 }
 
-/* The parity rows that give @m its @lost rows back in one round at the
- * loss it showed (capped at one half), when parity_surplus is on. */
 /* Appends block_need[b] new rows of each block b to the parity list,
  * interleaved across the blocks. */
 static void
@@ -978,6 +976,8 @@ server_queue_rows (RmtpServer * s)
     }
 }
 
+/* The parity rows that give @m its @lost rows back in one round at the
+ * loss it showed (capped at one half), when parity_surplus is on. */
 static guint32
 parity_for (const RmtpServer * s, const Member * m, guint32 lost)
 {
@@ -1857,7 +1857,6 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
   g_free (parity);
 }
 
-/* Refills the output with the next data packet or the end of the round. */
 static gboolean
 server_has_pending (const RmtpServer * s)
 {
@@ -2833,6 +2832,7 @@ receiver_send_due (RmtpReceiver * r, gint64 now)
       } else if (r->state == RMTP_RECEIVER_RECEIVING) {
         receiver_queue_nack (r, round);
       }
+      g_clear_pointer (&r->answer_ranges, g_array_unref);
       break;
     case DUE_RACK:
       queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_RACK, r->session,
