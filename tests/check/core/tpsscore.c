@@ -299,6 +299,11 @@ typedef struct {
    * packet per l data packets */
   gboolean segments;
   guint seg_count, seg_k, seg_l;
+  /* layered (sim_layered): A also sends to C, which only says HELLO; one
+   * packet in base_every is base layer, the only layer B is sent */
+  guint base_every;
+  guint64 enqueued;
+  GQueue layers;                /* of the packets in A's MQ, in order */
 } Sim;
 
 static gint
@@ -330,6 +335,8 @@ pump_msgs (Sim * s, TpssMember * from, guint32 to_ssrc)
     gsize len = tpss_msg_write (&msg, buf);
     Flight f = { 0 };
 
+    if (s->base_every && from == s->a && dest == SSRC_C)
+      continue;
     fail_unless (dest == 0 || dest == to_ssrc);
     f.at = s->now + DELAY;
     f.is_msg = TRUE;
@@ -394,6 +401,7 @@ sim_clear (Sim * s)
   g_array_unref (s->reports);
   g_array_unref (s->report_arrivals);
   g_array_unref (s->a_events);
+  g_queue_clear (&s->layers);
 }
 
 static void
@@ -453,6 +461,44 @@ segment_add (Sim * s, const TpssSendStats * st, gint64 t)
     segment_close (s, t);
 }
 
+/* A's application queues one packet (layered: every base_every-th in the
+ * base layer, the others above it). */
+static void
+sim_enqueue (Sim * s, gint64 t)
+{
+  guint layer = TPSS_LAYER_ANY;
+
+  if (s->base_every) {
+    TpssMsg hello = { 0 };
+
+    layer = s->enqueued % s->base_every == 0 ? 0 : 1;
+    g_queue_push_tail (&s->layers, GUINT_TO_POINTER (layer));
+    /* C stays a member */
+    hello.type = TPSS_MSG_HELLO;
+    hello.sender_ssrc = SSRC_C;
+    tpss_member_on_msg (s->a, &hello, t);
+  }
+  s->enqueued++;
+  fail_unless (tpss_member_enqueue_layer (s->a, PKT, layer, t));
+}
+
+/* Whether the packet A dequeued at @t goes to B (layered: only the base
+ * layer, counted as the shell counts what each destination is sent). */
+static gboolean
+sim_to_b (Sim * s, gint64 t)
+{
+  guint layer;
+
+  if (!s->base_every)
+    return TRUE;
+  layer = GPOINTER_TO_UINT (g_queue_pop_head (&s->layers));
+  tpss_member_count_sent (s->a, SSRC_C, PKT, t);
+  if (layer != 0)
+    return FALSE;
+  tpss_member_count_sent (s->a, SSRC_B, PKT, t);
+  return TRUE;
+}
+
 static void
 sim_run (Sim * s, gint64 until)
 {
@@ -474,7 +520,7 @@ sim_run (Sim * s, gint64 until)
       deliver (s, &f);
     }
     if (t >= s->next_enqueue) {
-      fail_unless (tpss_member_enqueue (s->a, PKT, t));
+      sim_enqueue (s, t);
       /* the application produces data at the rate the core asks for */
       s->next_enqueue = t + (gint64) (PKT * 8 * G_GINT64_CONSTANT (1000000000)
           / (s->app_rate ? s->app_rate : a_data_rate (s)));
@@ -493,6 +539,8 @@ sim_run (Sim * s, gint64 until)
     for (guint i = 0; i < n; i++) {
       TpssSendStats st;
       Flight f = { 0 };
+      if (!sim_to_b (s, t))
+        continue;
       tpss_member_get_send_stats (s->a, SSRC_B, &st);
       f.at = t + DELAY;
       f.to = SSRC_B;
@@ -1104,6 +1152,74 @@ GST_START_TEST (test_app_limited_step_not_probed)
   rate_after_audio (m, &t, 600 * MS, 210000, FALSE, 7, &st);
   fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
   fail_unless_equals_uint64 (st.data_rate, 175000);
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
+/* Issue 16, the rate collapse toward a joiner: in the layered conference a
+ * new member on a slow link gets the base layer alone, a packet now and
+ * then, so a round trip of its probe holds one packet or two, all of them
+ * arrive, and it assigns that receipt rate (45-95 kbit/s seen), what the
+ * encoder offered rather than what the path carries; the sender took it
+ * for D. Here A layers 150 kbit/s for C and sends B (joining at 150 kbit/s,
+ * 100 ms round trip, no loss) every third packet: a receipt rate taken
+ * while the flow offered less than D no longer lowers D. */
+GST_START_TEST (test_app_limited_assign_keeps_rate)
+{
+  Sim s;
+  TpssConfig cfg;
+  const guint64 initial = 150000;
+  guint64 lowest = G_MAXUINT64, low_assigns = 0;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = initial;
+  sim_init_cfg (&s, &cfg);
+  s.segments = TRUE;
+  s.base_every = 8;
+  s.app_rate = initial;
+  tpss_member_set_layered (s.a, TRUE);
+  tpss_member_add_peer (s.a, SSRC_C, 1, 0);
+  tpss_member_set_prefix (s.a, SSRC_B, 1);
+  sim_run (&s, 4000 * MS);
+
+  /* B did assign what it received, well below D: the case */
+  for (guint i = 0; i < s.rates->len; i++) {
+    const TpssMsg *r = &g_array_index (s.rates, Seen, i).msg;
+    if (r->u.rate.assign && r->u.rate.rate < initial * 3 / 5)
+      low_assigns++;
+  }
+  fail_unless (low_assigns >= 2, "%" G_GUINT64_FORMAT " low ASSIGNs",
+      low_assigns);
+  /* and A's D toward B, as its REPORTs tell B, never fell below where it
+   * started */
+  fail_unless (s.reports->len >= 10, "only %u reports", s.reports->len);
+  for (guint i = 0; i < s.reports->len; i++)
+    lowest = MIN (lowest,
+        g_array_index (s.reports, Seen, i).msg.u.report.data_rate);
+  fail_unless (lowest >= initial, "D toward B fell to %" G_GUINT64_FORMAT,
+      lowest);
+  fail_unless_equals_uint64 (s.lost_reported, 0);
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* The same ASSIGN for a flow that sends its D (audio at 134 kbit/s,
+ * D = 140 kbit/s): the receipt rate is what the path carries, and D
+ * follows it down as before. */
+GST_START_TEST (test_assign_lowers_rate_of_flow_using_it)
+{
+  TpssMember *m;
+  TpssSendStats st;
+  gint64 t = 1000 * MS;
+
+  /* the first probe's segment was closed early (a segment at 140 kbit/s
+   * takes 1.9 s): covered, and confirmed at the receipt rate */
+  m = audio_sender (140000, t);
+  rate_after_audio (m, &t, 0, 100000, TRUE, 1, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, 100000);
   tpss_member_free (m);
 }
 
@@ -1847,6 +1963,8 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_rate_bounded_by_use);
   tcase_add_test (tc, test_app_limited_confirm_bounded_by_use);
   tcase_add_test (tc, test_app_limited_step_not_probed);
+  tcase_add_test (tc, test_app_limited_assign_keeps_rate);
+  tcase_add_test (tc, test_assign_lowers_rate_of_flow_using_it);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
