@@ -1205,22 +1205,36 @@ GST_START_TEST (test_app_limited_assign_keeps_rate)
 
 GST_END_TEST;
 
-/* The same ASSIGN for a flow that sends its D (audio at 134 kbit/s,
- * D = 140 kbit/s): the receipt rate is what the path carries, and D
- * follows it down as before. */
-GST_START_TEST (test_assign_lowers_rate_of_flow_using_it)
+/* D toward B after an ASSIGN of @assigned, the first RATE to a member that
+ * has sent run_audio's audio (134 kbit/s) for a second at @initial_rate
+ * (its probe's segment closed early, so covered). */
+static guint64
+data_rate_after_assign (guint64 initial_rate, guint64 assigned)
 {
   TpssMember *m;
   TpssSendStats st;
   gint64 t = 1000 * MS;
 
-  /* the first probe's segment was closed early (a segment at 140 kbit/s
-   * takes 1.9 s): covered, and confirmed at the receipt rate */
-  m = audio_sender (140000, t);
-  rate_after_audio (m, &t, 0, 100000, TRUE, 1, &st);
+  m = audio_sender (initial_rate, t);
+  rate_after_audio (m, &t, 0, assigned, TRUE, 1, &st);
   fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
-  fail_unless_equals_uint64 (st.data_rate, 100000);
   tpss_member_free (m);
+  return st.data_rate;
+}
+
+/* The same 100 kbit/s ASSIGN for a flow that sends about its D (D = 140
+ * kbit/s): the receipt rate is what the path carries, D follows it down.
+ * For one that sends a third of it (D = 400 kbit/s), D is not lowered
+ * below what it has shown it uses (twice the 118 kbit/s that MQ sent over
+ * the last 500 ms). */
+GST_START_TEST (test_assign_lowers_rate_of_flow_using_it)
+{
+  guint64 d;
+
+  fail_unless_equals_uint64 (data_rate_after_assign (140000, 100000),
+      100000);
+  d = data_rate_after_assign (400000, 100000);
+  fail_unless (d >= 200000 && d <= 2 * 134400, "D %" G_GUINT64_FORMAT, d);
 }
 
 GST_END_TEST;
