@@ -1112,7 +1112,7 @@ uses_rate (const TpssMember * m, Peer * p, guint64 used, gint64 now)
  * sent a sparse base layer, one packet in a round trip was assigned as its
  * D (docs/protocols/tpss.md, "application-limited ASSIGN"). */
 static guint64
-assign_floor (const TpssMember * m, Peer * p, guint64 cap, guint64 shown,
+assign_lowest_rate (const TpssMember * m, Peer * p, guint64 cap, guint64 shown,
     gint64 now)
 {
   guint64 offered;
@@ -1134,7 +1134,7 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     guint64 cap, guint64 shown, guint64 used, gint64 now)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
-  guint64 floor = assign ? assign_floor (m, p, cap, shown, now) : 0;
+  guint64 lowest = assign ? assign_lowest_rate (m, p, cap, shown, now) : 0;
   guint old_l = p->l;
   TpssPhase old_phase = p->phase;
 
@@ -1161,9 +1161,9 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
        * uses: a short interval that caught a flushed segment's parity burst
        * measures up to k times what an application-limited flow sends, and
        * D = cap (initial_rate at least) would then never be probed again.
-       * Nor below @floor. */
+       * Nor below @lowest. */
       p->data_rate = MAX (MIN (MIN (p->probe_sum / p->probe_n, p->send_rate),
-              MIN (cap, shown)), MAX (floor, TPSS_MIN_RATE));
+              MIN (cap, shown)), MAX (lowest, TPSS_MIN_RATE));
       enter_phase (p, TPSS_PHASE_NON_REDUNDANT);
     } else {
       /* Loss within the threshold, on a probe whose parity covers it: the
@@ -1192,8 +1192,8 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     }
   } else {
     /* (an ASSIGN here answers a REPORT of the probe before: not below
-     * @floor either) */
-    p->data_rate = p->send_rate = MAX (MIN (rate, cap), floor);
+     * @lowest either) */
+    p->data_rate = p->send_rate = MAX (MIN (rate, cap), lowest);
   }
 
   note_rate_low (p, now);
