@@ -1486,6 +1486,17 @@ reachable_rate (const TpssMember * m, const Peer * p, const guint64 * demand,
   return avail > above ? avail - above : 0;
 }
 
+/* Whether the interval ending at @now ended within one report interval of
+ * its deadline. One that ran later (a receiver whose loop was busy: 110-
+ * 145 ms as a joiner starts) measured its packets over the delay, not over
+ * a round trip: at a joiner, one 113-byte packet over 158 ms was assigned
+ * as 5.7 kbit/s. */
+static gboolean
+measured_on_time (const TpssMember * m, const Peer * p, gint64 now)
+{
+  return now - p->rx_deadline <= report_interval (m, p);
+}
+
 static void
 receiver_report (TpssMember * m, Peer * p, gint64 now)
 {
@@ -1501,7 +1512,7 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   p->receive_rate = muldiv (p->iv_bytes, 8 * NS_PER_S, (guint64) elapsed);
 
   if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
-      p->src_rtt > 0) {
+      p->src_rtt > 0 && measured_on_time (m, p, now)) {
     /* Complete receipt for a round trip (so the RTT must be known: before
      * it, the interval is only min-report-interval long): assign the
      * receipt rate. */

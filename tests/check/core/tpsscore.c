@@ -1239,6 +1239,57 @@ GST_START_TEST (test_assign_lowers_rate_of_flow_using_it)
 
 GST_END_TEST;
 
+/* The RATE B sends A for one 113-byte packet that arrived right after A's
+ * REPORT (redundant phase, S = 180 kbit/s, RTT 20 ms), B's timer firing
+ * @late after the end of its interval. */
+static TpssMsg
+rate_for_one_packet (gint64 late)
+{
+  TpssMember *b = tpss_member_new (SSRC_B, NULL);
+  TpssMsg rep = { 0 }, out = { 0 };
+  const gint64 t0 = 1000 * MS;
+  guint32 dest;
+
+  tpss_member_add_peer (b, SSRC_A, 1, 0);
+  rep.type = TPSS_MSG_REPORT;
+  rep.sender_ssrc = rep.media_ssrc = SSRC_A;
+  rep.u.report.dest_ssrc = SSRC_B;
+  rep.u.report.ntp = 1000;
+  rep.u.report.rtt = 1311;      /* 20 ms in 16.16 seconds */
+  rep.u.report.send_rate = 180000;
+  rep.u.report.data_rate = 150000;
+  rep.u.report.phase = TPSS_PHASE_REDUNDANT;
+  rep.u.report.distance = 20;
+  rep.u.report.length = 5;
+  tpss_member_on_msg (b, &rep, t0);
+  tpss_member_on_data (b, SSRC_A, 113, 0, 0, t0 + MS);
+  tpss_member_advance (b, t0 + 22 * MS + late);
+  while (tpss_member_pop_msg (b, &dest, &out) && out.type != TPSS_MSG_RATE);
+  fail_unless_equals_int (out.type, TPSS_MSG_RATE);
+  tpss_member_free (b);
+  return out;
+}
+
+/* Issue 16: a joiner's loop, busy as it starts, ran its report 110-145 ms
+ * late, and the one packet of its 20 ms interval, over 158 ms, was
+ * assigned as 5.7 kbit/s: the sender's D toward it fell to 8-13 kbit/s.
+ * An interval that ended more than one interval late measured no round
+ * trip: no ASSIGN, the rule's step instead. On time, the ASSIGN as
+ * before. */
+GST_START_TEST (test_late_report_not_assigned)
+{
+  TpssMsg r = rate_for_one_packet (0);
+
+  fail_unless (r.u.rate.assign);
+  /* over the 21 ms from the packet to the timer */
+  fail_unless_equals_uint64 (r.u.rate.rate, 113 * 8 * 1000 / 21);
+  r = rate_for_one_packet (137 * MS);
+  fail_if (r.u.rate.assign);
+  fail_unless_equals_uint64 (r.u.rate.rate, 216000);
+}
+
+GST_END_TEST;
+
 static guint
 reports_to_b (TpssMember * m)
 {
@@ -1979,6 +2030,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_app_limited_step_not_probed);
   tcase_add_test (tc, test_app_limited_assign_keeps_rate);
   tcase_add_test (tc, test_assign_lowers_rate_of_flow_using_it);
+  tcase_add_test (tc, test_late_report_not_assigned);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
