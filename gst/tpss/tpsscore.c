@@ -289,6 +289,14 @@ tpss_qos_ext_parse (const guint8 * data, gsize len, TpssQos * qos)
 /* ------------------------------------------------------------------ */
 /* The member */
 
+/* Bytes sent over the application-limited window, USE_BUCKETS buckets of
+ * USE_BUCKET_NS. */
+typedef struct {
+  guint64 bytes[USE_BUCKETS];   /* per bucket (ring) */
+  gint64 bucket;                /* index (time / USE_BUCKET_NS) of the newest */
+  gint64 first;                 /* time of the first byte counted, -1 none */
+} UseWindow;
+
 typedef struct {
   guint32 bytes;
   gint64 t;                     /* pk.T: enqueue time */
@@ -318,6 +326,7 @@ typedef struct {
   guint k, l;
   gint64 rtt;
   guint64 packets_sent, bytes_sent;
+  UseWindow sent;               /* the data sent toward it */
   gboolean have_rate;
   guint32 rate_seq;             /* last RATE seq applied */
   gint64 next_report;
@@ -356,7 +365,7 @@ typedef struct {
   gint64 depth;                 /* bytes; 0 while nothing is allocated */
 
   /* The lowest D in effect in each bucket of the application-limited
-   * window (ring, as the member's use_bytes), to set what MQ sent over
+   * window (ring, as UseWindow's bytes), to set what MQ sent over
    * that window against the rate it had then (uses_rate). */
   guint64 d_low[USE_BUCKETS];
   gint64 d_bucket;              /* index of the newest, -1 before any */
@@ -381,9 +390,7 @@ struct _TpssMember {
                                  * (max D when layered) */
   gboolean layered;             /* each destination gets a prefix of layers */
   gboolean sending;             /* anything enqueued yet */
-  gint64 first_sent;            /* time of the first departure, -1 none */
-  guint64 use_bytes[USE_BUCKETS];       /* bytes sent per bucket (ring) */
-  gint64 use_bucket;            /* index (time / USE_BUCKET_NS) of the newest */
+  UseWindow use;                /* the data MQ sent */
 
   gboolean started;
   gint64 next_hello;
@@ -590,6 +597,7 @@ add_peer (TpssMember * m, guint32 ssrc, guint priority, gint64 now)
   }
   p->rtt = -1;
   p->probe_first = -1;
+  p->sent.first = -1;
   p->d_bucket = -1;
   p->src_rtt = 0;
   p->rx = RX_IDLE;
@@ -635,7 +643,7 @@ tpss_member_new (guint32 own_ssrc, const TpssConfig * cfg)
   m->tr = CLAMP (m->cfg.initial_rate, TPSS_MIN_RATE,
       MAX (m->cfg.max_rate, TPSS_MIN_RATE));
   m->next_send = G_MININT64;
-  m->first_sent = -1;
+  m->use.first = -1;
   return m;
 }
 
@@ -680,48 +688,55 @@ tpss_member_remove_peer (TpssMember * m, guint32 ssrc, gint64 now)
 /* ------------------------------------------------------------------ */
 /* Sender: MQ (section 3.1) */
 
-/* Moves the ring of per-bucket byte counts forward to @now's bucket. */
+/* Moves @w's ring forward to @now's bucket. */
 static void
-roll_use (TpssMember * m, gint64 now)
+use_window_roll (UseWindow * w, gint64 now)
 {
   gint64 b = now / USE_BUCKET_NS;
 
-  if (b - m->use_bucket >= USE_BUCKETS)
-    memset (m->use_bytes, 0, sizeof (m->use_bytes));
+  if (b - w->bucket >= USE_BUCKETS)
+    memset (w->bytes, 0, sizeof (w->bytes));
   else
-    for (gint64 i = m->use_bucket + 1; i <= b; i++)
-      m->use_bytes[i % USE_BUCKETS] = 0;
-  m->use_bucket = MAX (b, m->use_bucket);
+    for (gint64 i = w->bucket + 1; i <= b; i++)
+      w->bytes[i % USE_BUCKETS] = 0;
+  w->bucket = MAX (b, w->bucket);
 }
 
 static void
-count_use (TpssMember * m, guint32 bytes, gint64 now)
+use_window_count (UseWindow * w, guint32 bytes, gint64 now)
 {
-  if (m->first_sent < 0) {
-    m->first_sent = now;
-    m->use_bucket = now / USE_BUCKET_NS;
-    memset (m->use_bytes, 0, sizeof (m->use_bytes));
+  if (w->first < 0) {
+    w->first = now;
+    w->bucket = now / USE_BUCKET_NS;
+    memset (w->bytes, 0, sizeof (w->bytes));
   }
-  roll_use (m, now);
-  m->use_bytes[m->use_bucket % USE_BUCKETS] += bytes;
+  use_window_roll (w, now);
+  w->bytes[w->bucket % USE_BUCKETS] += bytes;
 }
 
-/* The data rate MQ sent over the last USE_BUCKETS buckets (or since the
- * first departure, at least one bucket). */
+/* The rate @w counted over its USE_BUCKETS buckets (or since its first
+ * byte, at least one bucket). */
 static guint64
-sent_rate (TpssMember * m, gint64 now)
+use_window_rate (UseWindow * w, gint64 now)
 {
   guint64 bytes = 0;
   gint64 span;
 
-  if (m->first_sent >= 0) {
-    roll_use (m, now);
+  if (w->first >= 0) {
+    use_window_roll (w, now);
     for (guint i = 0; i < USE_BUCKETS; i++)
-      bytes += m->use_bytes[i];
+      bytes += w->bytes[i];
   }
-  span = MIN (now - m->first_sent, USE_BUCKETS * USE_BUCKET_NS);
+  span = MIN (now - w->first, USE_BUCKETS * USE_BUCKET_NS);
   span = MAX (span, USE_BUCKET_NS);
   return muldiv (bytes, 8 * NS_PER_S, (guint64) span);
+}
+
+/* The data rate MQ sent over the application-limited window. */
+static guint64
+sent_rate (TpssMember * m, gint64 now)
+{
+  return use_window_rate (&m->use, now);
 }
 
 /* What the flow has shown it uses: app_limit_factor x sent_rate;
@@ -846,6 +861,7 @@ count_peer_sent (Peer * p, guint32 bytes, gint64 now)
 {
   p->packets_sent++;
   p->bytes_sent += bytes;
+  use_window_count (&p->sent, bytes, now);
   if (p->phase == TPSS_PHASE_REDUNDANT && p->probe_first < 0)
     p->probe_first = now;
 }
@@ -886,7 +902,7 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
     if (pk->layer != TPSS_LAYER_ANY)
       m->mq_layer_bytes[pk->layer] -= pk->bytes;
     m->next_send = dep + (gint64) muldiv_ceil (pk->bytes, 8 * NS_PER_S, m->tr);
-    count_use (m, pk->bytes, now);
+    use_window_count (&m->use, pk->bytes, now);
     for (guint i = 0; i < m->peers->len && !m->layered; i++)
       count_peer_sent (g_ptr_array_index (m->peers, i), pk->bytes, now);
     g_free (pk);
@@ -1087,6 +1103,28 @@ uses_rate (const TpssMember * m, Peer * p, guint64 used, gint64 now)
       window_rate_low (p, now);
 }
 
+/* The lowest D an ASSIGN may leave toward @p (0: none). Toward a flow that
+ * sent it less than its D over the application-limited window (one
+ * increase step short of it) a round trip without loss holds what the
+ * application offered, not what the path carries: its receipt rate, below
+ * D, is no reason to lower D (RFC 7661's rule, for a rate), but the bounds
+ * of what the flow may have (@cap, @shown) still apply. Toward a member
+ * sent a sparse base layer, one packet in a round trip was assigned as its
+ * D (docs/protocols/tpss.md, "application-limited ASSIGN"). */
+static guint64
+assign_lowest_rate (const TpssMember * m, Peer * p, guint64 cap, guint64 shown,
+    gint64 now)
+{
+  guint64 offered;
+
+  if (m->cfg.app_limit_factor <= 0)
+    return 0;
+  offered = use_window_rate (&p->sent, now);
+  if (scale_rate (offered, MAX (m->cfg.increase, 1.0)) >= p->data_rate)
+    return 0;
+  return MIN (p->data_rate, MIN (cap, shown));
+}
+
 /* A RATE from destination @p at @now: rate_ij (section 2.3, 2.4). @cap:
  * the application-limited bound of D; @shown: what the flow has shown it
  * uses (the bound without its floor at initial_rate); @used: what it sent
@@ -1096,6 +1134,7 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
     guint64 cap, guint64 shown, guint64 used, gint64 now)
 {
   guint64 max = MAX (m->cfg.max_rate, TPSS_MIN_RATE);
+  guint64 lowest = assign ? assign_lowest_rate (m, p, cap, shown, now) : 0;
   guint old_l = p->l;
   TpssPhase old_phase = p->phase;
 
@@ -1121,9 +1160,10 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
        * never above what was probed nor above what the flow has shown it
        * uses: a short interval that caught a flushed segment's parity burst
        * measures up to k times what an application-limited flow sends, and
-       * D = cap (initial_rate at least) would then never be probed again. */
+       * D = cap (initial_rate at least) would then never be probed again.
+       * Nor below @lowest. */
       p->data_rate = MAX (MIN (MIN (p->probe_sum / p->probe_n, p->send_rate),
-              MIN (cap, shown)), TPSS_MIN_RATE);
+              MIN (cap, shown)), MAX (lowest, TPSS_MIN_RATE));
       enter_phase (p, TPSS_PHASE_NON_REDUNDANT);
     } else {
       /* Loss within the threshold, on a probe whose parity covers it: the
@@ -1151,7 +1191,9 @@ apply_rate (TpssMember * m, Peer * p, guint64 rate, gboolean assign,
       set_redundancy (p, MIN (rate, cap));
     }
   } else {
-    p->data_rate = p->send_rate = MIN (rate, cap);
+    /* (an ASSIGN here answers a REPORT of the probe before: not below
+     * @lowest either) */
+    p->data_rate = p->send_rate = MAX (MIN (rate, cap), lowest);
   }
 
   note_rate_low (p, now);
@@ -1444,6 +1486,17 @@ reachable_rate (const TpssMember * m, const Peer * p, const guint64 * demand,
   return avail > above ? avail - above : 0;
 }
 
+/* Whether the interval ending at @now ended within one report interval of
+ * its deadline. One that ran later (a receiver whose loop was busy: 110-
+ * 145 ms as a joiner starts) measured its packets over the delay, not over
+ * a round trip: at a joiner, one 113-byte packet over 158 ms was assigned
+ * as 5.7 kbit/s. */
+static gboolean
+measured_on_time (const TpssMember * m, const Peer * p, gint64 now)
+{
+  return now - p->rx_deadline <= report_interval (m, p);
+}
+
 static void
 receiver_report (TpssMember * m, Peer * p, gint64 now)
 {
@@ -1459,7 +1512,7 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   p->receive_rate = muldiv (p->iv_bytes, 8 * NS_PER_S, (guint64) elapsed);
 
   if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
-      p->src_rtt > 0) {
+      p->src_rtt > 0 && measured_on_time (m, p, now)) {
     /* Complete receipt for a round trip (so the RTT must be known: before
      * it, the interval is only min-report-interval long): assign the
      * receipt rate. */

@@ -299,6 +299,11 @@ typedef struct {
    * packet per l data packets */
   gboolean segments;
   guint seg_count, seg_k, seg_l;
+  /* layered (sim_layered): A also sends to C, which only says HELLO; one
+   * packet in base_every is base layer, the only layer B is sent */
+  guint base_every;
+  guint64 enqueued;
+  GQueue layers;                /* of the packets in A's MQ, in order */
 } Sim;
 
 static gint
@@ -330,6 +335,8 @@ pump_msgs (Sim * s, TpssMember * from, guint32 to_ssrc)
     gsize len = tpss_msg_write (&msg, buf);
     Flight f = { 0 };
 
+    if (s->base_every && from == s->a && dest == SSRC_C)
+      continue;
     fail_unless (dest == 0 || dest == to_ssrc);
     f.at = s->now + DELAY;
     f.is_msg = TRUE;
@@ -394,6 +401,7 @@ sim_clear (Sim * s)
   g_array_unref (s->reports);
   g_array_unref (s->report_arrivals);
   g_array_unref (s->a_events);
+  g_queue_clear (&s->layers);
 }
 
 static void
@@ -453,6 +461,44 @@ segment_add (Sim * s, const TpssSendStats * st, gint64 t)
     segment_close (s, t);
 }
 
+/* A's application queues one packet (layered: every base_every-th in the
+ * base layer, the others above it). */
+static void
+sim_enqueue (Sim * s, gint64 t)
+{
+  guint layer = TPSS_LAYER_ANY;
+
+  if (s->base_every) {
+    TpssMsg hello = { 0 };
+
+    layer = s->enqueued % s->base_every == 0 ? 0 : 1;
+    g_queue_push_tail (&s->layers, GUINT_TO_POINTER (layer));
+    /* C stays a member */
+    hello.type = TPSS_MSG_HELLO;
+    hello.sender_ssrc = SSRC_C;
+    tpss_member_on_msg (s->a, &hello, t);
+  }
+  s->enqueued++;
+  fail_unless (tpss_member_enqueue_layer (s->a, PKT, layer, t));
+}
+
+/* Whether the packet A dequeued at @t goes to B (layered: only the base
+ * layer, counted as the shell counts what each destination is sent). */
+static gboolean
+sim_to_b (Sim * s, gint64 t)
+{
+  guint layer;
+
+  if (!s->base_every)
+    return TRUE;
+  layer = GPOINTER_TO_UINT (g_queue_pop_head (&s->layers));
+  tpss_member_count_sent (s->a, SSRC_C, PKT, t);
+  if (layer != 0)
+    return FALSE;
+  tpss_member_count_sent (s->a, SSRC_B, PKT, t);
+  return TRUE;
+}
+
 static void
 sim_run (Sim * s, gint64 until)
 {
@@ -474,7 +520,7 @@ sim_run (Sim * s, gint64 until)
       deliver (s, &f);
     }
     if (t >= s->next_enqueue) {
-      fail_unless (tpss_member_enqueue (s->a, PKT, t));
+      sim_enqueue (s, t);
       /* the application produces data at the rate the core asks for */
       s->next_enqueue = t + (gint64) (PKT * 8 * G_GINT64_CONSTANT (1000000000)
           / (s->app_rate ? s->app_rate : a_data_rate (s)));
@@ -493,6 +539,8 @@ sim_run (Sim * s, gint64 until)
     for (guint i = 0; i < n; i++) {
       TpssSendStats st;
       Flight f = { 0 };
+      if (!sim_to_b (s, t))
+        continue;
       tpss_member_get_send_stats (s->a, SSRC_B, &st);
       f.at = t + DELAY;
       f.to = SSRC_B;
@@ -1105,6 +1153,139 @@ GST_START_TEST (test_app_limited_step_not_probed)
   fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
   fail_unless_equals_uint64 (st.data_rate, 175000);
   tpss_member_free (m);
+}
+
+GST_END_TEST;
+
+/* Issue 16, the rate collapse toward a joiner: in the layered conference a
+ * new member on a slow link gets the base layer alone, a packet now and
+ * then, so a round trip of its probe holds one packet or two, all of them
+ * arrive, and it assigns that receipt rate (45-95 kbit/s seen), what the
+ * encoder offered rather than what the path carries; the sender took it
+ * for D. Here A layers 150 kbit/s for C and sends B (joining at 150 kbit/s,
+ * 100 ms round trip, no loss) every third packet: a receipt rate taken
+ * while the flow offered less than D no longer lowers D. */
+GST_START_TEST (test_app_limited_assign_keeps_rate)
+{
+  Sim s;
+  TpssConfig cfg;
+  const guint64 initial = 150000;
+  guint64 lowest = G_MAXUINT64, low_assigns = 0;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = initial;
+  sim_init_cfg (&s, &cfg);
+  s.segments = TRUE;
+  s.base_every = 8;
+  s.app_rate = initial;
+  tpss_member_set_layered (s.a, TRUE);
+  tpss_member_add_peer (s.a, SSRC_C, 1, 0);
+  tpss_member_set_prefix (s.a, SSRC_B, 1);
+  sim_run (&s, 4000 * MS);
+
+  /* B did assign what it received, well below D: the case */
+  for (guint i = 0; i < s.rates->len; i++) {
+    const TpssMsg *r = &g_array_index (s.rates, Seen, i).msg;
+    if (r->u.rate.assign && r->u.rate.rate < initial * 3 / 5)
+      low_assigns++;
+  }
+  fail_unless (low_assigns >= 2, "%" G_GUINT64_FORMAT " low ASSIGNs",
+      low_assigns);
+  /* and A's D toward B, as its REPORTs tell B, never fell below where it
+   * started */
+  fail_unless (s.reports->len >= 10, "only %u reports", s.reports->len);
+  for (guint i = 0; i < s.reports->len; i++)
+    lowest = MIN (lowest,
+        g_array_index (s.reports, Seen, i).msg.u.report.data_rate);
+  fail_unless (lowest >= initial, "D toward B fell to %" G_GUINT64_FORMAT,
+      lowest);
+  fail_unless_equals_uint64 (s.lost_reported, 0);
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* D toward B after an ASSIGN of @assigned, the first RATE to a member that
+ * has sent run_audio's audio (134 kbit/s) for a second at @initial_rate
+ * (its probe's segment closed early, so covered). */
+static guint64
+data_rate_after_assign (guint64 initial_rate, guint64 assigned)
+{
+  TpssMember *m;
+  TpssSendStats st;
+  gint64 t = 1000 * MS;
+
+  m = audio_sender (initial_rate, t);
+  rate_after_audio (m, &t, 0, assigned, TRUE, 1, &st);
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  tpss_member_free (m);
+  return st.data_rate;
+}
+
+/* The same 100 kbit/s ASSIGN for a flow that sends about its D (D = 140
+ * kbit/s): the receipt rate is what the path carries, D follows it down.
+ * For one that sends a third of it (D = 400 kbit/s), D is not lowered
+ * below what it has shown it uses (twice the 118 kbit/s that MQ sent over
+ * the last 500 ms). */
+GST_START_TEST (test_assign_lowers_rate_of_flow_using_it)
+{
+  guint64 d;
+
+  fail_unless_equals_uint64 (data_rate_after_assign (140000, 100000),
+      100000);
+  d = data_rate_after_assign (400000, 100000);
+  fail_unless (d >= 200000 && d <= 2 * 134400, "D %" G_GUINT64_FORMAT, d);
+}
+
+GST_END_TEST;
+
+/* The RATE B sends A for one 113-byte packet that arrived right after A's
+ * REPORT (redundant phase, S = 180 kbit/s, RTT 20 ms), B's timer firing
+ * @late after the end of its interval. */
+static TpssMsg
+rate_for_one_packet (gint64 late)
+{
+  TpssMember *b = tpss_member_new (SSRC_B, NULL);
+  TpssMsg rep = { 0 }, out = { 0 };
+  const gint64 t0 = 1000 * MS;
+  guint32 dest;
+
+  tpss_member_add_peer (b, SSRC_A, 1, 0);
+  rep.type = TPSS_MSG_REPORT;
+  rep.sender_ssrc = rep.media_ssrc = SSRC_A;
+  rep.u.report.dest_ssrc = SSRC_B;
+  rep.u.report.ntp = 1000;
+  rep.u.report.rtt = 1311;      /* 20 ms in 16.16 seconds */
+  rep.u.report.send_rate = 180000;
+  rep.u.report.data_rate = 150000;
+  rep.u.report.phase = TPSS_PHASE_REDUNDANT;
+  rep.u.report.distance = 20;
+  rep.u.report.length = 5;
+  tpss_member_on_msg (b, &rep, t0);
+  tpss_member_on_data (b, SSRC_A, 113, 0, 0, t0 + MS);
+  tpss_member_advance (b, t0 + 22 * MS + late);
+  while (tpss_member_pop_msg (b, &dest, &out) && out.type != TPSS_MSG_RATE);
+  fail_unless_equals_int (out.type, TPSS_MSG_RATE);
+  tpss_member_free (b);
+  return out;
+}
+
+/* Issue 16: a joiner's loop, busy as it starts, ran its report 110-145 ms
+ * late, and the one packet of its 20 ms interval, over 158 ms, was
+ * assigned as 5.7 kbit/s: the sender's D toward it fell to 8-13 kbit/s.
+ * An interval that ended more than one interval late measured no round
+ * trip: no ASSIGN, the rule's step instead. On time, the ASSIGN as
+ * before. */
+GST_START_TEST (test_late_report_not_assigned)
+{
+  TpssMsg r = rate_for_one_packet (0);
+
+  fail_unless (r.u.rate.assign);
+  /* over the 21 ms from the packet to the timer */
+  fail_unless_equals_uint64 (r.u.rate.rate, 113 * 8 * 1000 / 21);
+  r = rate_for_one_packet (137 * MS);
+  fail_if (r.u.rate.assign);
+  fail_unless_equals_uint64 (r.u.rate.rate, 216000);
 }
 
 GST_END_TEST;
@@ -1847,6 +2028,9 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_rate_bounded_by_use);
   tcase_add_test (tc, test_app_limited_confirm_bounded_by_use);
   tcase_add_test (tc, test_app_limited_step_not_probed);
+  tcase_add_test (tc, test_app_limited_assign_keeps_rate);
+  tcase_add_test (tc, test_assign_lowers_rate_of_flow_using_it);
+  tcase_add_test (tc, test_late_report_not_assigned);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
