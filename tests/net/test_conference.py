@@ -14,7 +14,7 @@
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet at
-   the others, the slow member's included, and within 2.5 s at the late joiner on the slow
+   the others, the slow member's included, and within 1.5 s at the late joiner on the slow
    link; p4 decodes the others at a lower frame rate than the fast members do.
 """
 import json
@@ -39,10 +39,12 @@ BUILD = os.environ.get("MESON_BUILD_ROOT", os.path.join(ROOT, "build"))
 # p4's lossy link costs the 500 ms retry and a new key frame's way, 0.7-0.9 s, two lost in a
 # row 1.0-1.9 s). Before the decoder was flushed per access unit and the retry ran on a
 # timer (sixteen runs): p4's picture at the others up to 1593 ms, the pictures at p4 up to
-# 8182 ms (21 of 48 over 1 s). The bound at p4 leaves room for a loaded 2-core machine.
+# 8182 ms (21 of 48 over 1 s). With the key-unit flush and the application-limited ASSIGN,
+# 360 of 360 pictures at p4 within 1 s in 120 runs (the longest 975 ms); the bound at p4
+# leaves room for a loaded 2-core machine.
 FIRST_PICTURE_MAX_MS = 1000          # the issue's goal, for every picture but those at p4
 OF_SLOW_FIRST_PICTURE_MAX_MS = 1000  # the slow member's picture at the others (was 1500)
-SLOW_FIRST_PICTURE_MAX_MS = 2500     # pictures at the slow member (was 3000)
+SLOW_FIRST_PICTURE_MAX_MS = 1500     # pictures at the slow member (was 2500, then 3000)
 # x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
