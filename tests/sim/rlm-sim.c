@@ -9,8 +9,8 @@
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
- *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R]
- *           [-v RX] [-k K]
+ *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
+ *           [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -33,7 +33,7 @@
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
- * turns join_reported on. -k K puts every K-th receiver of topology (3)
+ * turns join_reported on, -G gap_retry, -M measure_own_loss. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -68,6 +68,8 @@ typedef struct {
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
   gdouble loss_threshold;       /* 0: the core's default */
   gboolean join_reported;
+  gboolean gap_retry;
+  gboolean measure_own_loss;
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -180,6 +182,19 @@ trace_core (Sim * sim, guint rx, const RlmReceiverStats * b,
   if (a->state != b->state || a->level != b->level)
     printf ("## %.3f level %u %s\n", now / 1e9, a->level,
         rlm_state_name (a->state));
+}
+
+/* -V: every join-experiment announced in the run. */
+static void
+print_joins (Sim * sim)
+{
+  const GArray *joins = sim_join_announcements (sim);
+
+  for (guint k = 0; k < joins->len; k++) {
+    const SimJoinRecord *j = &g_array_index (joins, SimJoinRecord, k);
+
+    printf ("#J %.3f rx %u level %u\n", j->time / 1e9, j->rx, j->level);
+  }
 }
 
 static gboolean
@@ -315,12 +330,14 @@ parse_options (int argc, char **argv, Options * o)
   o->queueing = QUEUEING_ENGINE;
   o->loss_threshold = 0;
   o->join_reported = FALSE;
+  o->gap_retry = FALSE;
+  o->measure_own_loss = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMv:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -383,6 +400,12 @@ parse_options (int argc, char **argv, Options * o)
       case 'R':
         o->join_reported = TRUE;
         break;
+      case 'G':
+        o->gap_retry = TRUE;
+        break;
+      case 'M':
+        o->measure_own_loss = TRUE;
+        break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
         break;
@@ -428,7 +451,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-v receiver] [-V receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-v receiver] [-V receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -441,6 +464,8 @@ main (int argc, char **argv)
   if (o.loss_threshold > 0)
     rc.loss_threshold = o.loss_threshold;
   rc.join_reported = o.join_reported;
+  rc.gap_retry = o.gap_retry;
+  rc.measure_own_loss = o.measure_own_loss;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {
@@ -507,6 +532,8 @@ main (int argc, char **argv)
   }
   if (o.trace >= 0 && (guint) o.trace < o.n)
     print_trace (sim, o.trace);
+  if (o.core_trace >= 0 && (guint) o.core_trace < o.n)
+    print_joins (sim);
   median = median_convergence (convs, o.n);
   printf ("# topology %u receivers %u: worst loss 1s %.4f 10s %.4f "
       "100s %.4f, slowest convergence %.1f s, not converged %u, "
