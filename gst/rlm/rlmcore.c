@@ -557,11 +557,13 @@ loss_estimate (const RlmReceiver * r)
   return r->loss_expected > 0 ? r->loss_lost / r->loss_expected : 0;
 }
 
-/* measure_own_loss: a loss in M while another receiver's experiment above
- * our level is in progress is most likely that experiment failing, a
- * congestion that ends when its receivers drop it, not the long-term
- * congestion M looks for. The estimate forgets it, and M measures for a
- * whole detection time from here. */
+/* measure_own_loss: a loss in M, with no experiment of ours in progress,
+ * while another receiver's experiment above our level is, is most likely
+ * that experiment failing: a congestion that ends when its receivers drop
+ * it, not the long-term congestion M looks for (H's reasoning). The
+ * estimate forgets it, and M measures for a whole detection time from
+ * here. An experiment of ours may be the one failing and is judged as the
+ * paper does. */
 static void
 discount_foreign_loss (RlmReceiver * r, gint64 now)
 {
