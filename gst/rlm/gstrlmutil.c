@@ -73,6 +73,13 @@ static const GstParamEntry params[] = {
   P ("join-reported", "Until its first drop, join at once, unannounced, up "
         "to the lowest level other receivers report as settled (ours; the "
         "paper: off)", BOOLEAN, NULL, join_reported, 0, 0, R),
+  P ("gap-retry", "A join timer held back by another receiver's lower "
+        "experiment retries when the last one in progress ends, not after a "
+        "new draw (ours; the paper: off)", BOOLEAN, NULL, gap_retry, 0, 0, R),
+  P ("measure-own-loss", "In M without an experiment of its own, a loss "
+        "while another receiver's experiment above its level is in progress "
+        "drops nothing and restarts the measurement (ours; the paper: off)",
+        BOOLEAN, NULL, measure_own_loss, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -38,6 +38,8 @@ rlm_config_init (RlmConfig * cfg)
   cfg->join_max_ref = 1;
   cfg->start_level = 1;
   cfg->join_reported = FALSE;
+  cfg->measure_own_loss = FALSE;
+  cfg->gap_retry = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -555,6 +557,20 @@ loss_estimate (const RlmReceiver * r)
   return r->loss_expected > 0 ? r->loss_lost / r->loss_expected : 0;
 }
 
+/* measure_own_loss: a loss in M, with no experiment of ours in progress,
+ * while another receiver's experiment above our level is, is most likely
+ * that experiment failing: a congestion that ends when its receivers drop
+ * it, not the long-term congestion M looks for (H's reasoning). The
+ * estimate forgets it, and M measures for a whole detection time from
+ * here. An experiment of ours may be the one failing and is judged as the
+ * paper does. */
+static void
+discount_foreign_loss (RlmReceiver * r, gint64 now)
+{
+  r->loss_lost = 0;
+  r->state_deadline = MAX (r->state_deadline, now + detection_window (r));
+}
+
 static void
 on_loss (RlmReceiver * r, gint64 now)
 {
@@ -563,7 +579,10 @@ on_loss (RlmReceiver * r, gint64 now)
       loss_in_steady (r, now);
       break;
     case RLM_STATE_MEASUREMENT:
-      if (loss_estimate (r) > r->cfg.loss_threshold)
+      if (r->cfg.measure_own_loss && !r->own_level &&
+          foreign_experiment_above (r, now))
+        discount_foreign_loss (r, now);
+      else if (loss_estimate (r) > r->cfg.loss_threshold)
         drop_layer (r, now);
       break;
     case RLM_STATE_HYSTERESIS:
@@ -837,6 +856,23 @@ join_reported_level (RlmReceiver * r, gint64 now)
   return TRUE;
 }
 
+/* gap_retry: a join timer held back by another receiver's experiment
+ * retries once every lower experiment in progress has ended, plus up to
+ * 0.5 s so that the receivers it held back do not all start together; the
+ * paper draws a new interval instead (as it still does when only our own
+ * experiment held it back). */
+static void
+retry_after_lower (RlmReceiver * r, guint target, gint64 now)
+{
+  gint64 end = now;
+
+  for (guint k = 2; k < target; k++)
+    if (exp_in_progress (r, k, now))
+      end = MAX (end, r->exp_start[k] + detection_window (r));
+  r->join_deadline = end + random_source_range (r->rng, 1,
+      (gint64) (NS_PER_S / 2));
+}
+
 /* The join timer of S expired: a join up to the reported level
  * (join_reported), else an experiment, unless a lower one or our join up
  * to the reported level is in progress (section 3.4). */
@@ -862,7 +898,10 @@ join_timer_expired (RlmReceiver * r, gint64 now)
   if (lower) {
     if (foreign)
       r->st.experiments_suppressed++;
-    schedule_join (r, now);
+    if (r->cfg.gap_retry && foreign)
+      retry_after_lower (r, target, now);
+    else
+      schedule_join (r, now);
     return;
   }
   queue_ctrl (r, RLM_CTRL_JOIN, now);

@@ -109,6 +109,14 @@ typedef struct {
                                  * joins at once, unannounced, up to the
                                  * lowest level reported as settled:
                                  * FALSE (the paper) */
+  gboolean gap_retry;           /* a join timer suppressed by another's
+                                 * lower experiment retries when the last
+                                 * one in progress ends, not after a new
+                                 * draw: FALSE (the paper) */
+  gboolean measure_own_loss;    /* M without an experiment of ours neither
+                                 * drops nor counts a loss while another
+                                 * receiver's experiment above our level is
+                                 * in progress: FALSE (the paper) */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many

@@ -9,8 +9,8 @@
  *           [-s SEED] [-b BOTTLENECK_BPS] [-q QUEUE_PACKETS] [-m]
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
- *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R]
- *           [-v RX] [-k K]
+ *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
+ *           [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -33,15 +33,25 @@
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
- * turns join_reported on. -k K puts every K-th receiver of topology (3)
+ * turns join_reported on, -G gap_retry, -M measure_own_loss. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
- * -v RX prints receiver RX's level changes and experiment counters. The summary gives
+ * -v RX prints receiver RX's level changes and experiment counters, -V RX
+ * (lines "##") what its core did as it happened: each join-timer expiry,
+ * its outcome and the announced lower experiments that held it back
+ * (announcer, its start, level, age), learned backoffs, failures with the
+ * detection-time estimate, state changes. The summary gives
  * the median and the slowest convergence. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
+
+/* -V: what the traced receiver's core did, call by call */
+typedef struct {
+  const gint64 *starts;         /* receivers' start times */
+  gdouble k1, k2;               /* the detection window's scaling */
+} CoreTrace;
 
 /* -A beyond aqmcore's disciplines */
 #define QUEUEING_ENGINE (-1)    /* the engine's own drop-tail */
@@ -58,7 +68,10 @@ typedef struct {
   gint queueing;                /* QUEUEING_* or an AqmDiscipline */
   gdouble loss_threshold;       /* 0: the core's default */
   gboolean join_reported;
+  gboolean gap_retry;
+  gboolean measure_own_loss;
   gint trace;                   /* receiver whose level changes to print, -1 */
+  gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
                                  * behind B/2 */
   guint n_layers;
@@ -108,6 +121,80 @@ print_trace (Sim * sim, guint i)
       G_GUINT64_FORMAT "\n", i,
       st.experiments_run, st.experiments_failed, st.experiments_suppressed,
       st.experiments_learned);
+}
+
+/* The announced experiments at levels below @target that receiver @rx
+ * counted in progress at @now: the ones that held its join timer back. */
+static void
+print_holders (Sim * sim, guint rx, guint target, gint64 window, gint64 now,
+    const CoreTrace * t)
+{
+  const GArray *joins = sim_join_announcements (sim);
+
+  for (guint k = joins->len; k-- > 0;) {
+    const SimJoinRecord *j = &g_array_index (joins, SimJoinRecord, k);
+    gint64 heard = j->time + (j->rx == rx ? 0 :
+        sim_control_delay (sim, j->rx, rx));
+
+    if (now - j->time > window + SIM_S)
+      break;
+    if (j->level < target && heard <= now && now - heard < window)
+      printf (" [rx %u (start %.1f s) at %u, %.2f s ago]", j->rx,
+          t->starts[j->rx] / 1e9, j->level, (now - heard) / 1e9);
+  }
+}
+
+/* Prints what changed in receiver @rx's core in one call: join-timer
+ * expiries and their outcome, learned backoffs, failures, state. */
+static void
+trace_core (Sim * sim, guint rx, const RlmReceiverStats * b,
+    const RlmReceiverStats * a, gpointer data)
+{
+  const CoreTrace *t = data;
+  gint64 now = sim_now (sim);
+  gint64 window = (gint64) (t->k1 * b->detection_time +
+      t->k2 * b->detection_dev);
+
+  if (b->join_deadline >= 0 && b->join_deadline <= now) {
+    printf ("## %.3f level %u join timer (mean %.1f s): ", now / 1e9, b->level,
+        b->join_timer[MIN (b->level + 1, RLM_MAX_LAYERS)] / 1e9);
+    if (a->experiments_run > b->experiments_run)
+      printf ("experiment at %u", a->level);
+    else if (a->reported_joins > b->reported_joins)
+      printf ("joined the reported level %u", a->level);
+    else if (a->experiments_suppressed > b->experiments_suppressed)
+      printf ("suppressed, window %.2f s, by", window / 1e9);
+    else
+      printf ("held by its own experiment or join");
+    if (a->experiments_run == b->experiments_run &&
+        a->reported_joins == b->reported_joins)
+      print_holders (sim, rx, b->level + 1, window, now, t);
+    printf ("; next in %.2f s\n", a->join_deadline >= 0 ?
+        (a->join_deadline - now) / 1e9 : -1.0);
+  }
+  if (a->experiments_learned > b->experiments_learned)
+    printf ("## %.3f level %u learned: timer of %u now %.1f s\n", now / 1e9,
+        b->level, b->level + 1, a->join_timer[b->level + 1] / 1e9);
+  if (a->experiments_failed > b->experiments_failed)
+    printf ("## %.3f own experiment at %u failed: T_D %.2f s sigma %.2f s\n",
+        now / 1e9, b->level, a->detection_time / 1e9,
+        a->detection_dev / 1e9);
+  if (a->state != b->state || a->level != b->level)
+    printf ("## %.3f level %u %s\n", now / 1e9, a->level,
+        rlm_state_name (a->state));
+}
+
+/* -V: every join-experiment announced in the run. */
+static void
+print_joins (Sim * sim)
+{
+  const GArray *joins = sim_join_announcements (sim);
+
+  for (guint k = 0; k < joins->len; k++) {
+    const SimJoinRecord *j = &g_array_index (joins, SimJoinRecord, k);
+
+    printf ("#J %.3f rx %u level %u\n", j->time / 1e9, j->rx, j->level);
+  }
 }
 
 static gboolean
@@ -243,11 +330,14 @@ parse_options (int argc, char **argv, Options * o)
   o->queueing = QUEUEING_ENGINE;
   o->loss_threshold = 0;
   o->join_reported = FALSE;
+  o->gap_retry = FALSE;
+  o->measure_own_loss = FALSE;
   o->trace = -1;
+  o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:Rv:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMv:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -304,8 +394,17 @@ parse_options (int argc, char **argv, Options * o)
       case 'v':
         o->trace = atoi (optarg);
         break;
+      case 'V':
+        o->core_trace = atoi (optarg);
+        break;
       case 'R':
         o->join_reported = TRUE;
+        break;
+      case 'G':
+        o->gap_retry = TRUE;
+        break;
+      case 'M':
+        o->measure_own_loss = TRUE;
         break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
@@ -345,13 +444,14 @@ main (int argc, char **argv)
   gint64 windows[3] = { SIM_S, 10 * SIM_S, 100 * SIM_S }, slowest = 0;
   guint unconverged = 0;
   gint64 *convs, *starts, median;
+  CoreTrace ct;
 
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-v receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-v receiver] [-V receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -364,6 +464,8 @@ main (int argc, char **argv)
   if (o.loss_threshold > 0)
     rc.loss_threshold = o.loss_threshold;
   rc.join_reported = o.join_reported;
+  rc.gap_retry = o.gap_retry;
+  rc.measure_own_loss = o.measure_own_loss;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {
@@ -403,6 +505,11 @@ main (int argc, char **argv)
   if (o.topology == 4)
     for (guint i = 0; i < o.n; i++)
       optimal[i] = optimal_level (&cfg, o.bottleneck);
+  ct.starts = starts;
+  ct.k1 = rc.k1;
+  ct.k2 = rc.k2;
+  if (o.core_trace >= 0 && (guint) o.core_trace < o.n)
+    sim_trace_core (sim, o.core_trace, trace_core, &ct);
   sim_run (sim, o.duration * SIM_S);
   printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s "
       "start_s(topologies 1-3)\n");
@@ -425,6 +532,8 @@ main (int argc, char **argv)
   }
   if (o.trace >= 0 && (guint) o.trace < o.n)
     print_trace (sim, o.trace);
+  if (o.core_trace >= 0 && (guint) o.core_trace < o.n)
+    print_joins (sim);
   median = median_convergence (convs, o.n);
   printf ("# topology %u receivers %u: worst loss 1s %.4f 10s %.4f "
       "100s %.4f, slowest convergence %.1f s, not converged %u, "

@@ -81,6 +81,13 @@ struct _Sim {
                                  * cores hold pointers to their rng */
   GArray *sessions;             /* SimSession; sources all at node 0 */
   gboolean started;
+  GArray *joins;                /* SimJoinRecord */
+  /* sim_trace_core: the receiver traced (G_MAXUINT none), its stats
+   * before the next call into its core */
+  guint traced;
+  SimCoreTraceFunc trace_func;
+  gpointer trace_data;
+  RlmReceiverStats trace_before;
 };
 
 void
@@ -266,11 +273,24 @@ change_membership (Sim * sim, SimReceiver * rx, guint layer, gboolean join)
 }
 
 static void
+record_join (Sim * sim, guint from, const guint8 * data, gsize len)
+{
+  RlmCtrl c;
+
+  if (rlm_ctrl_parse (data, len, &c) && c.type == RLM_CTRL_JOIN) {
+    SimJoinRecord rec = { now (sim), from, c.level };
+
+    g_array_append_val (sim->joins, rec);
+  }
+}
+
+static void
 send_control (Sim * sim, guint from, const guint8 * data, gsize len)
 {
   SimReceiver *src = rx_at (sim, from);
   SimPacket *p = g_new0 (SimPacket, 1);
 
+  record_join (sim, from, data, len);
   p->ref = 1;
   p->len = MIN (len, SIM_MAX_PKT);
   memcpy (p->data, data, p->len);
@@ -317,6 +337,13 @@ drain_receiver (Sim * sim, guint i)
     g_array_append_val (rx->events, rec);
     if (ev.type == RLM_EVENT_JOIN || ev.type == RLM_EVENT_LEAVE)
       change_membership (sim, rx, ev.layer, ev.type == RLM_EVENT_JOIN);
+  }
+  if (i == sim->traced) {
+    RlmReceiverStats after;
+
+    rlm_receiver_get_stats (rx->core, &after);
+    sim->trace_func (sim, i, &sim->trace_before, &after, sim->trace_data);
+    sim->trace_before = after;
   }
   reschedule_wake (sim, i);
 }
@@ -473,6 +500,8 @@ sim_new (const SimConfig * cfg)
   sim->nodes = g_array_new (FALSE, TRUE, sizeof (SimNode));
   sim->receivers = g_ptr_array_new ();
   sim->sessions = g_array_new (FALSE, TRUE, sizeof (SimSession));
+  sim->joins = g_array_new (FALSE, FALSE, sizeof (SimJoinRecord));
+  sim->traced = G_MAXUINT;
   add_node_state (sim);
   sim_add_session (sim, sim->cfg.n_layers, sim->cfg.layer_rate);
   return sim;
@@ -497,6 +526,7 @@ sim_free (Sim * sim)
   g_array_free (sim->nodes, TRUE);
   g_ptr_array_free (sim->receivers, TRUE);
   g_array_free (sim->sessions, TRUE);
+  g_array_free (sim->joins, TRUE);
   g_free (sim);
 }
 
@@ -588,6 +618,8 @@ start_receiver (Sim * sim, guint i)
   SimReceiver *rx = rx_at (sim, i);
 
   rx->core = rlm_receiver_new (&rx->cfg, &rx->rng, now (sim));
+  if (i == sim->traced)
+    rlm_receiver_get_stats (rx->core, &sim->trace_before);
   drain_receiver (sim, i);
 }
 
@@ -633,6 +665,28 @@ sim_run (Sim * sim, gint64 until)
             EV_SOURCE, s, l, NULL);
   }
   sim_engine_run (sim->engine, until);
+}
+
+const GArray *
+sim_join_announcements (const Sim * sim)
+{
+  return sim->joins;
+}
+
+gint64
+sim_control_delay (const Sim * sim, guint from, guint to)
+{
+  return sim_engine_path_delay (sim->engine, rx_at (sim, from)->node,
+      rx_at (sim, to)->node);
+}
+
+void
+sim_trace_core (Sim * sim, guint rx, SimCoreTraceFunc func,
+    gpointer user_data)
+{
+  sim->traced = func ? rx : G_MAXUINT;
+  sim->trace_func = func;
+  sim->trace_data = user_data;
 }
 
 gint64

@@ -106,6 +106,25 @@ gdouble sim_receiver_loss (const Sim * sim, guint rx);
  * start; -1 if it is not at @optimal or above at the end. */
 gint64 sim_receiver_convergence (const Sim * sim, guint rx, guint optimal);
 
+/* Every join-experiment announced in the run, in order. */
+typedef struct {
+  gint64 time;
+  guint rx;                     /* the announcer */
+  guint level;                  /* the level under test */
+} SimJoinRecord;
+
+const GArray *sim_join_announcements (const Sim * sim);
+/* How long an announcement of receiver @from takes to reach @to. */
+gint64 sim_control_delay (const Sim * sim, guint from, guint to);
+
+/* Called after every call into receiver @rx's core with its stats before
+ * and after the call (a diagnostic trace: rlm-sim -V). */
+typedef void (*SimCoreTraceFunc) (Sim * sim, guint rx,
+    const RlmReceiverStats * before, const RlmReceiverStats * after,
+    gpointer user_data);
+void sim_trace_core (Sim * sim, guint rx, SimCoreTraceFunc func,
+    gpointer user_data);
+
 typedef struct {
   guint64 sent, delivered, dropped, cross_sent, cross_dropped;
   /* packets that crossed it, by layer, all sessions together */

@@ -479,6 +479,17 @@ GST_START_TEST (test_learning_from_others)
 
 GST_END_TEST;
 
+/* The receiver is at @level, reached by one announced experiment at it. */
+static void
+expect_announced_level (Rig * rig, guint level)
+{
+  RlmCtrl join;
+
+  fail_unless_equals_int (stats (rig).level, level);
+  fail_unless_equals_int (drain_transmits (rig, &join), 1);
+  fail_unless_equals_int (join.level, level);
+}
+
 /* Suppression (section 3.3): our timer for level 3 expires while someone
  * else's experiment at level 2 is in progress: no experiment, the timer
  * is drawn again. One at our own target level does not suppress. */
@@ -486,7 +497,6 @@ GST_START_TEST (test_suppression)
 {
   Rig rig;
   RlmReceiverStats st;
-  RlmCtrl join;
   gint64 deadline;
 
   rig_init (&rig, 14, 4);
@@ -516,11 +526,8 @@ GST_START_TEST (test_suppression)
   run_clean (&rig, deadline - 1 * S);
   feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
   run_clean (&rig, deadline);
-  st = stats (&rig);
-  fail_unless_equals_int (st.level, 3);
-  fail_unless_equals_int (st.experiments_suppressed, 1);
-  fail_unless_equals_int (drain_transmits (&rig, &join), 1);
-  fail_unless_equals_int (join.level, 3);
+  fail_unless_equals_int (stats (&rig).experiments_suppressed, 1);
+  expect_announced_level (&rig, 3);
   rig_clear (&rig);
 }
 
@@ -822,6 +829,46 @@ GST_START_TEST (test_report_top_level_settled_after_experiment)
 
 GST_END_TEST;
 
+/* gap_retry: a join timer suppressed by another's experiment at a lower
+ * level retries when that experiment's window ends (plus at most 0.5 s),
+ * sooner than the paper's new draw (at least T_J^min / 2), and then runs
+ * its experiment. */
+GST_START_TEST (test_gap_retry)
+{
+  Rig rig;
+  RlmReceiverStats st;
+  gint64 deadline, t_lower, window;
+
+  rig_prepare (&rig, 14, 4);
+  rig.cfg.gap_retry = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_until_level (&rig, 2, 10 * S);
+  run_clean (&rig, rig.now + 3500 * MS);
+  drain_transmits (&rig, NULL);
+  deadline = stats (&rig).join_deadline;
+  fail_unless (deadline - rig.now > 1 * S);
+
+  t_lower = MAX (rig.now, deadline - 2500 * MS);
+  run_clean (&rig, t_lower);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  run_clean (&rig, deadline);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 2);
+  fail_unless_equals_int (st.experiments_suppressed, 1);
+  window = (gint64) (rig.cfg.k1 * st.detection_time +
+      rig.cfg.k2 * st.detection_dev);
+  fail_unless (st.join_deadline > t_lower + window);
+  fail_unless (st.join_deadline <= t_lower + window + 500 * MS);
+  fail_unless (st.join_deadline < deadline + rig.cfg.t_join_min / 2);
+
+  run_clean (&rig, st.join_deadline);
+  fail_unless_equals_int (stats (&rig).experiments_run, 2);
+  expect_announced_level (&rig, 3);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A path slower than the session's: a loss in the join's window undoes
  * the whole join at once, and the receiver never joins a reported level
  * again; it climbs by the paper's experiments. */
@@ -885,6 +932,72 @@ GST_START_TEST (test_join_reported_blames_experiment_above)
   fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
   fail_unless_equals_int (st.reported_joins_failed, 0);
   fail_unless_equals_int (st.experiments_learned, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Steps time to @until in 10 ms ticks like run_clean, losing one packet
+ * of every layer in four ticks (20 %), until the receiver enters D. */
+static void
+run_lossy (Rig * rig, gint64 until)
+{
+  while (rig->now < until && stats (rig).state != RLM_STATE_DROP) {
+    rig->now += 10 * MS;
+    rlm_receiver_advance (rig->r, rig->now);
+    for (guint l = 0; l < stats (rig).level; l++)
+      feed (rig, l, (rig->now / (10 * MS)) % 4 == 0);
+  }
+}
+
+/* A receiver at level 2 of 3, in M after a loss in S, when another
+ * receiver's experiment at 3 starts and 20 % of the packets are lost for
+ * 1.5 s: its level after that. */
+static guint
+level_after_foreign_failure (gboolean measure_own_loss, Rig * rig)
+{
+  rig_prepare (rig, 16, 3);
+  rig->cfg.start_level = 2;
+  rig->cfg.measure_own_loss = measure_own_loss;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  run_clean (rig, 100 * MS);
+  feed (rig, 0, 1);
+  fail_unless_equals_int (stats (rig).state, RLM_STATE_HYSTERESIS);
+  run_clean (rig, 3200 * MS);
+  fail_unless_equals_int (stats (rig).state, RLM_STATE_MEASUREMENT);
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_lossy (rig, rig->now + 1500 * MS);
+  return stats (rig).level;
+}
+
+/* measure_own_loss: in M, with no experiment of ours, the loss of another
+ * receiver's experiment above our level drops nothing (the paper's M
+ * drops the layer on it); congestion that outlasts the experiment still
+ * drops the layer. */
+GST_START_TEST (test_measure_own_loss)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  fail_unless_equals_int (level_after_foreign_failure (FALSE, &rig), 1);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_DROP);
+  rig_clear (&rig);
+
+  fail_unless_equals_int (level_after_foreign_failure (TRUE, &rig), 2);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_MEASUREMENT);
+  fail_unless_equals_int (st.drops, 0);
+  /* M measures a whole detection time from the last loss, then S */
+  run_clean (&rig, rig.now + 3100 * MS);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+  fail_unless_equals_int (stats (&rig).level, 2);
+
+  /* no experiment in progress: S -> H -> M -> D on the same loss */
+  run_lossy (&rig, rig.now + 10 * S);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_DROP);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int (st.drops, 1);
   rig_clear (&rig);
 }
 
@@ -1457,12 +1570,14 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_suppression);
   tcase_add_test (tc, test_overlapped_experiment_measures);
   tcase_add_test (tc, test_drop_on_congestion);
+  tcase_add_test (tc, test_measure_own_loss);
   tcase_add_test (tc, test_start_level);
   tcase_add_test (tc, test_join_reported_without_reports);
   tcase_add_test (tc, test_join_reported_lowest);
   tcase_add_test (tc, test_join_reported_settled_only);
   tcase_add_test (tc, test_report_settled_flag);
   tcase_add_test (tc, test_report_top_level_settled_after_experiment);
+  tcase_add_test (tc, test_gap_retry);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
