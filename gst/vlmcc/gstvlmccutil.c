@@ -30,6 +30,26 @@ gst_vlmcc_vegas_delay_get_type (void)
   return (GType) type;
 }
 
+static const GEnumValue plus_loss_mode_values[] = {
+  {VLMCC_PLUS_LOSS_RENO, "One packet more per RTT, halved on loss (ours)",
+      "reno"},
+  {VLMCC_PLUS_LOSS_CUBIC, "RFC 9438's cubic growth with its Reno-friendly "
+        "region, x 0.7 on loss (ours)", "cubic"},
+  {0, NULL, NULL}
+};
+
+GType
+gst_vlmcc_plus_loss_mode_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstVlmccPlusLossMode",
+            plus_loss_mode_values));
+  return (GType) type;
+}
+
 #define S GST_VLMCC_PARAM_SINK
 #define R GST_VLMCC_PARAM_SRC
 #define H (1e12 * 3600)
@@ -121,6 +141,11 @@ static const GstParamEntry params[] = {
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,
       gst_vlmcc_vegas_delay_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
           vegas_delay), S},
+  {"plus-loss-mode", NULL, "Vegas+: the window rule of the loss-based "
+        "mode (default reno; cubic grows as RFC 9438's CUBIC; the Vegas "
+        "mode is the same either way)", GST_PARAM_KIND_ENUM,
+      gst_vlmcc_plus_loss_mode_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
+          plus_loss_mode), S | R},
 };
 
 static void
