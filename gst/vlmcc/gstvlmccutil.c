@@ -115,8 +115,8 @@ static const GstParamEntry params[] = {
       14, S | R),
   P ("vegas-plus", "Vegas+ fallback (ours, off: the paper's Vegas): when "
         "the queue holds more packets than the window, grow the window by "
-        "one packet per RTT, halved on loss, until a halving finds the "
-        "queue back within the window", BOOLEAN, vegas_plus, 0, 1, S | R),
+        "one packet per RTT, halved on loss (or as CUBIC: plus-loss-mode), "
+        "until a halving finds the queue back within the window", BOOLEAN, vegas_plus, 0, 1, S | R),
   P ("plus-epochs", "Vegas+: RTTs in a row the queue must hold more "
         "packets than the window before the window turns loss-based "
         "(ours: 2)", UINT, plus_epochs, 1, 1000, S | R),

@@ -461,11 +461,6 @@ vegas_plus_link_full (const VegasPlus * vp, gint64 now)
   return (gdouble) vp->epoch_packets * per_packet >= PLUS_FULL * span;
 }
 
-/* Back to Vegas once the judgement after the last halving found the
- * queue within the window and either plus_loss_epochs have passed without
- * another or our packets alone fill the link: on an AQM the queue is
- * short beside a loss-based flow too, and its drops and its share of the
- * link, not the queue, tell that the flow is there. */
 /* One RTT's growth in the loss-based mode. */
 static gdouble
 vegas_plus_grow (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
@@ -476,6 +471,11 @@ vegas_plus_grow (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
   return cubic_step (&vp->cubic, window, rtt, now);
 }
 
+/* Back to Vegas once the judgement after the last halving found the
+ * queue within the window and either plus_loss_epochs have passed without
+ * another or our packets alone fill the link: on an AQM the queue is
+ * short beside a loss-based flow too, and its drops and its share of the
+ * link, not the queue, tell that the flow is there. */
 static gdouble
 vegas_plus_loss_based_step (const VlmccConfig * cfg, VegasPlus * vp,
     gdouble window, const RttEstimate * e, gint64 now)

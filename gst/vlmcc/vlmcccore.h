@@ -130,8 +130,8 @@ typedef struct {
    * when the queue holds more packets than the window (queueing delay
    * over the packet-pair time per packet) for plus_epochs RTTs, a
    * loss-based flow holds it; the window then grows by one packet per
-   * RTT, halved on loss, until a halving finds the queue back within the
-   * window. */
+   * RTT, halved on loss (or as CUBIC, plus_loss_mode), until a halving
+   * finds the queue back within the window. */
   gboolean vegas_plus;
   guint plus_epochs;            /* RTTs the queue must be held: 2 */
   /* Vegas+ on an AQM, which keeps the queue short (docs/protocols/vlmcc.md,
