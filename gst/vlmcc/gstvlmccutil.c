@@ -30,6 +30,26 @@ gst_vlmcc_vegas_delay_get_type (void)
   return (GType) type;
 }
 
+static const GEnumValue plus_loss_mode_values[] = {
+  {VLMCC_PLUS_LOSS_RENO, "One packet more per RTT, halved on loss (ours)",
+      "reno"},
+  {VLMCC_PLUS_LOSS_CUBIC, "RFC 9438's cubic growth with its Reno-friendly "
+        "region, x 0.7 on loss (ours)", "cubic"},
+  {0, NULL, NULL}
+};
+
+GType
+gst_vlmcc_plus_loss_mode_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstVlmccPlusLossMode",
+            plus_loss_mode_values));
+  return (GType) type;
+}
+
 #define S GST_VLMCC_PARAM_SINK
 #define R GST_VLMCC_PARAM_SRC
 #define H (1e12 * 3600)
@@ -95,8 +115,8 @@ static const GstParamEntry params[] = {
       14, S | R),
   P ("vegas-plus", "Vegas+ fallback (ours, off: the paper's Vegas): when "
         "the queue holds more packets than the window, grow the window by "
-        "one packet per RTT, halved on loss, until a halving finds the "
-        "queue back within the window", BOOLEAN, vegas_plus, 0, 1, S | R),
+        "one packet per RTT, halved on loss (or as CUBIC: plus-loss-mode), "
+        "until a halving finds the queue back within the window", BOOLEAN, vegas_plus, 0, 1, S | R),
   P ("plus-epochs", "Vegas+: RTTs in a row the queue must hold more "
         "packets than the window before the window turns loss-based "
         "(ours: 2)", UINT, plus_epochs, 1, 1000, S | R),
@@ -121,6 +141,11 @@ static const GstParamEntry params[] = {
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,
       gst_vlmcc_vegas_delay_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
           vegas_delay), S},
+  {"plus-loss-mode", NULL, "Vegas+: the window rule of the loss-based "
+        "mode (default reno; cubic grows as RFC 9438's CUBIC; the Vegas "
+        "mode is the same either way)", GST_PARAM_KIND_ENUM,
+      gst_vlmcc_plus_loss_mode_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
+          plus_loss_mode), S | R},
 };
 
 static void

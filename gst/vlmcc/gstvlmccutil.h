@@ -19,6 +19,7 @@ G_BEGIN_DECLS
 extern const GstParamTable gst_vlmcc_params;
 /* VlmccVegasDelay, the vegas-delay property's type. */
 GType gst_vlmcc_vegas_delay_get_type (void);
+GType gst_vlmcc_plus_loss_mode_get_type (void);
 
 #define GST_VLMCC_DEFAULT_ADDRESS "239.3.3.3"
 #define GST_VLMCC_DEFAULT_PORT 5200

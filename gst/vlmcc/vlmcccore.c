@@ -51,6 +51,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->vegas_plus = FALSE;
   cfg->plus_epochs = 2;
   cfg->plus_loss_epochs = 16;
+  cfg->plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
   cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
   cfg->challenge_echo = FALSE;
   cfg->echo_ext_id = 8;
@@ -307,8 +308,80 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
 /* arrival gaps under this are two datagrams read at one wakeup */
 #define PAIR_MIN_GAP (50 * G_GINT64_CONSTANT (1000))
 
+/* The cubic rule of the loss-based mode (config plus_loss_mode cubic;
+ * RFC 9438): after a reduction to beta W_max the window follows
+ * W(t) = C (t - K)^3 + W_max, never under the Reno-friendly estimate
+ * W_est. Our step comes once per RTT, so the window of the next RTT is the
+ * target W(t + rtt), at least the window and at most 1.5 times it, and
+ * W_est grows by alpha_cubic packets per RTT (RFC 9438 counts acks). */
+#define CUBIC_C 0.4
+#define CUBIC_BETA 0.7
+
+typedef struct {
+  gboolean started;             /* FALSE: the next step starts an epoch at
+                                 * the window (entering the mode without a
+                                 * loss, or a window set by an election) */
+  gint64 epoch_start;           /* ns, the last reduction */
+  gdouble w_max;                /* packets */
+  gdouble k;                    /* s: when W(t) is back at w_max */
+  gdouble w_est;                /* packets, the Reno-friendly window */
+  gdouble prior;                /* the window before the last reduction */
+} CubicGrowth;
+
+static void
+cubic_start (CubicGrowth * c, gdouble w_max, gdouble window, gint64 now)
+{
+  c->started = TRUE;
+  c->epoch_start = now;
+  c->w_max = w_max;
+  c->k = cbrt ((w_max - window) / CUBIC_C);
+  c->w_est = window;
+}
+
+static gdouble
+cubic_window_at (const CubicGrowth * c, gint64 t)
+{
+  gdouble x = t / NS_PER_S - c->k;
+
+  return CUBIC_C * x * x * x + c->w_max;
+}
+
+/* The window for the next RTT, @rtt long. */
+static gdouble
+cubic_step (CubicGrowth * c, gdouble window, gint64 rtt, gint64 now)
+{
+  gdouble alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
+  gint64 t;
+
+  if (!c->started) {
+    cubic_start (c, window, window, now);
+    c->prior = window;
+  }
+  t = now - c->epoch_start;
+  /* RFC 9438 4.3: Reno's own pace once W_est is past the last peak */
+  c->w_est += c->w_est >= c->prior ? 1.0 : alpha;
+  if (cubic_window_at (c, t) < c->w_est)
+    return MAX (window, c->w_est);
+  return CLAMP (cubic_window_at (c, t + rtt), window, 1.5 * window);
+}
+
+/* A loss in the loss-based mode: x beta and a new epoch, with RFC 9438's
+ * fast convergence (a peak under the last one gives up more). */
+static gdouble
+cubic_reduce (CubicGrowth * c, gdouble window, gint64 now)
+{
+  gdouble w_max = window;
+
+  if (c->started && window < c->w_max)
+    w_max = window * (1.0 + CUBIC_BETA) / 2.0;
+  c->prior = window;
+  cubic_start (c, w_max, window * CUBIC_BETA, now);
+  return window * CUBIC_BETA;
+}
+
 typedef struct {
   gboolean loss_based;
+  CubicGrowth cubic;            /* plus_loss_mode cubic */
   guint held_epochs;            /* epochs in a row with a held queue */
   guint halved;                 /* epochs until a halving is judged */
   gboolean queue_free;          /* that judgement found the queue within
@@ -388,6 +461,16 @@ vegas_plus_link_full (const VegasPlus * vp, gint64 now)
   return (gdouble) vp->epoch_packets * per_packet >= PLUS_FULL * span;
 }
 
+/* One RTT's growth in the loss-based mode. */
+static gdouble
+vegas_plus_grow (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
+    gint64 rtt, gint64 now)
+{
+  if (cfg->plus_loss_mode != VLMCC_PLUS_LOSS_CUBIC)
+    return window + 1.0;
+  return cubic_step (&vp->cubic, window, rtt, now);
+}
+
 /* Back to Vegas once the judgement after the last halving found the
  * queue within the window and either plus_loss_epochs have passed without
  * another or our packets alone fill the link: on an AQM the queue is
@@ -407,12 +490,13 @@ vegas_plus_loss_based_step (const VlmccConfig * cfg, VegasPlus * vp,
     vp->queue_free = FALSE;
     return window;
   }
-  return window + 1.0;
+  return vegas_plus_grow (cfg, vp, window, e->rtt, now);
 }
 
 static gdouble
 vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
-    gdouble window, gdouble actual, const RttEstimate * e, gint64 delay)
+    gdouble window, gdouble actual, const RttEstimate * e, gint64 delay,
+    gint64 now)
 {
   if (!vegas_plus_queue_held (cfg, vp, window, e)) {
     vp->held_epochs = 0;
@@ -423,7 +507,8 @@ vegas_plus_vegas_step (const VlmccConfig * cfg, VegasPlus * vp,
   vp->held_epochs = 0;
   vp->loss_based = TRUE;
   vp->switches++;
-  return window + 1.0;
+  vp->cubic.started = FALSE;
+  return vegas_plus_grow (cfg, vp, window, e->rtt, now);
 }
 
 /* The window's next value at an epoch: Vegas on @delay, or with
@@ -439,36 +524,47 @@ window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
   if (vp->loss_based)
     next = vegas_plus_loss_based_step (cfg, vp, window, e, now);
   else
-    next = vegas_plus_vegas_step (cfg, vp, window, actual, e, delay);
+    next = vegas_plus_vegas_step (cfg, vp, window, actual, e, delay, now);
   vp->epoch_min = 0;
   vp->epoch_packets = 0;
   vp->epoch_start = now;
   return next;
 }
 
-/* A halving: in the loss-based mode, judged an epoch later. With
+/* A loss: returns the window it leaves, halved (the paper's Vegas, and
+ * the reno loss-based mode) or, in the cubic loss-based mode, x beta.
+ * In the loss-based mode it is judged an epoch later. With
  * plus_loss_epochs, one in the Vegas mode turns the window loss-based:
  * alone on a drop-tail queue Vegas holds alpha..beta packets and never
- * loses, so the loss is another flow's or an AQM's doing. Returns TRUE
- * when it switched the mode. */
-static gboolean
-vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp)
+ * loses, so the loss is another flow's or an AQM's doing; *@switched
+ * tells whether it did. */
+static gdouble
+vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
+    gint64 now, gboolean * switched)
 {
-  gboolean switched = FALSE;
+  gboolean was_loss_based = vp->loss_based;
 
+  *switched = FALSE;
   vp->held_epochs = 0;
   vp->quiet = 0;
   vp->queue_free = FALSE;
   if (!cfg->vegas_plus)
-    return FALSE;
+    return window / 2.0;
   if (!vp->loss_based && cfg->plus_loss_epochs > 0) {
     vp->loss_based = TRUE;
     vp->switches++;
-    switched = TRUE;
+    *switched = TRUE;
   }
   if (vp->loss_based)
     vp->halved = 2;
-  return switched;
+  if (!vp->loss_based || cfg->plus_loss_mode != VLMCC_PLUS_LOSS_CUBIC)
+    return window / 2.0;
+  if (was_loss_based)
+    return cubic_reduce (&vp->cubic, window, now);
+  /* Vegas' own halving; the cubic epoch starts from it */
+  vp->cubic.prior = window;
+  cubic_start (&vp->cubic, window, window / 2.0, now);
+  return window / 2.0;
 }
 
 /* A switch made by halvings that proved spurious (late acks) is undone
@@ -527,6 +623,7 @@ typedef struct {
   guint pending;                /* taken as lost, not acked since */
   gboolean plus_switched;       /* a halving of it made the window
                                  * loss-based (vegas_plus) */
+  CubicGrowth undo_cubic;       /* the cubic epoch before the first */
 } LossEpisode;
 
 /* STARTs answer probes; a forged probe's source gets the START, so they
@@ -777,6 +874,8 @@ static void
 sender_halve (VlmccSender * s, gint64 now)
 {
   LossEpisode *ep = &s->episode;
+  gboolean switched;
+  gdouble window;
 
   if (ep->open && now - ep->last_halving > 2 * sender_rto (s))
     ep->open = FALSE;
@@ -788,14 +887,16 @@ sender_halve (VlmccSender * s, gint64 now)
     ep->halvings = 0;
     ep->pending = 0;
     ep->plus_switched = FALSE;
+    ep->undo_cubic = s->plus.cubic;
   }
   ep->halvings++;
   ep->last_halving = now;
   s->st.halvings++;
   s->recovery_point = now;
-  if (vegas_plus_on_loss (&s->cfg, &s->plus))
+  window = vegas_plus_on_loss (&s->cfg, &s->plus, s->window, now, &switched);
+  if (switched)
     ep->plus_switched = TRUE;
-  sender_set_window (s, s->window / 2.0, now);
+  sender_set_window (s, window, now);
 }
 
 /* One halving per RTT: losses of packets sent before the last halving
@@ -831,6 +932,7 @@ sender_late_ack (VlmccSender * s, InFlight * f, gint64 now)
   s->recovery_point = ep->undo_recovery;
   if (ep->plus_switched)
     vegas_plus_undo_switch (&s->plus);
+  s->plus.cubic = ep->undo_cubic;
   sender_set_window (s, MAX (s->window, ep->undo_window), now);
 }
 
@@ -889,6 +991,7 @@ sender_lose_leader (VlmccSender * s, gint64 now)
   s->leader = 0;
   memset (&s->leader_addr, 0, sizeof (s->leader_addr));
   s->leaderless = TRUE;
+  s->plus.cubic.started = FALSE;
   s->st.leader_losses++;
   s->st.leader_changes++;
   sender_forget_in_flight (s);
@@ -1317,6 +1420,8 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->sent_since_ack = 0;
   s->election_time = now;
   s->recovery_point = now;
+  /* another path's window: the cubic epoch starts again from it */
+  s->plus.cubic.started = FALSE;
   /* the losses of another leader's packets are no longer ours to undo */
   s->episode.open = FALSE;
   /* another receiver's clock */
@@ -1687,6 +1792,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
 {
   guint16 delta;
   gint64 gap_sent;
+  gboolean switched;
 
   if (!r->have_last)
     return TRUE;
@@ -1697,8 +1803,10 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     r->st.lost += delta - 1;
     r->loss_in_epoch = TRUE;
     if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
-      vegas_plus_on_loss (&r->cfg, &r->plus);
-      r->window = MAX (1.0, r->window / 2.0);
+      gdouble w = vegas_plus_on_loss (&r->cfg, &r->plus, r->window, now,
+          &switched);
+
+      r->window = MAX (1.0, w);
       r->recovery_point = now + r->est.rtt;
     }
   }

@@ -75,6 +75,13 @@ typedef enum {
                                  * from the leader's arrival stamps */
 } VlmccVegasDelay;
 
+/* The window rule of the Vegas+ loss-based mode (config plus_loss_mode;
+ * docs/protocols/vlmcc.md, "Cubic loss-based mode"). */
+typedef enum {
+  VLMCC_PLUS_LOSS_RENO,         /* +1 packet per RTT, halved on loss */
+  VLMCC_PLUS_LOSS_CUBIC,        /* RFC 9438's growth, x 0.7 on loss */
+} VlmccPlusLossMode;
+
 typedef enum {
   VLMCC_MSG_ACK = 0,            /* leader -> sender, one per data packet */
   VLMCC_MSG_CHALLENGE = 1,      /* receiver -> sender (join probe or claim) */
@@ -123,8 +130,8 @@ typedef struct {
    * when the queue holds more packets than the window (queueing delay
    * over the packet-pair time per packet) for plus_epochs RTTs, a
    * loss-based flow holds it; the window then grows by one packet per
-   * RTT, halved on loss, until a halving finds the queue back within the
-   * window. */
+   * RTT, halved on loss (or as CUBIC, plus_loss_mode), until a halving
+   * finds the queue back within the window. */
   gboolean vegas_plus;
   guint plus_epochs;            /* RTTs the queue must be held: 2 */
   /* Vegas+ on an AQM, which keeps the queue short (docs/protocols/vlmcc.md,
@@ -134,6 +141,9 @@ typedef struct {
    * sooner when our packets alone fill the link: 16 (0: the held-queue
    * test alone) */
   guint plus_loss_epochs;
+  /* Ours: the loss-based mode's window rule (VlmccPlusLossMode; default
+   * VLMCC_PLUS_LOSS_RENO); the Vegas mode is the same either way */
+  gint plus_loss_mode;
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */
   gint vegas_delay;

@@ -13,8 +13,9 @@ the same base RTT.
 Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 (the loss-based fallback of docs/protocols/vlmcc.md, vegas-plus=true),
 "VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward),
-"VLMCC-minrtt" (vegas-delay=min-rtt) and "VLMCC-vplus-fwd" (both options;
-these three are not in the default list),
+"VLMCC-minrtt" (vegas-delay=min-rtt), "VLMCC-vplus-fwd" (both options)
+and "VLMCC-vplus-cubic" (vegas-plus=true plus-loss-mode=cubic: the
+loss-based mode grows as CUBIC; these four are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -80,6 +81,7 @@ SCHEMES = {
     "VLMCC-fwd": "ttl-mc=4&vegas-delay=forward",
     "VLMCC-minrtt": "ttl-mc=4&vegas-delay=min-rtt",
     "VLMCC-vplus-fwd": "ttl-mc=4&vegas-plus=true&vegas-delay=forward",
+    "VLMCC-vplus-cubic": "ttl-mc=4&vegas-plus=true&plus-loss-mode=cubic",
     "TCP": None,
     "TFMCC": None,
 }
@@ -193,7 +195,8 @@ def start_tfmcc(snd, rcv, case):
 
 VLMCC_SCHEMES = [s for s in SCHEMES if s.startswith("VLMCC")]
 DEFAULT_SCHEMES = ",".join(s for s in SCHEMES
-                           if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd"))
+                           if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd",
+                                        "VLMCC-vplus-cubic"))
 START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
 UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 

@@ -1,4 +1,5 @@
 /* The discrete-event engine. See simengine.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "simengine.h"
@@ -851,4 +852,19 @@ sim_bins_sum (const GArray * bins, guint per, guint slot, gint64 from,
     sum += g_array_index (bins, guint64, i * per + slot);
   }
   return sum;
+}
+
+static gint
+compare_double (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+gdouble
+sim_median (gdouble * v, guint n)
+{
+  qsort (v, n, sizeof (gdouble), compare_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }

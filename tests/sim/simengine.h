@@ -140,6 +140,8 @@ void sim_bins_add (GArray * bins, guint per, guint slot, gint64 time,
     guint64 v);
 guint64 sim_bins_sum (const GArray * bins, guint per, guint slot,
     gint64 from, gint64 to);
+/* The median of @n values (@n > 0; sorts them in place). */
+gdouble sim_median (gdouble * v, guint n);
 
 G_END_DECLS
 

@@ -246,6 +246,56 @@ test_loss_based_flows (void)
   }
 }
 
+/* The CUBIC-like flows (vlmcc_sim_add_tcp_cc) behave as CUBIC: two of
+ * them alone on a 10 Mbit/s, 20 ms bottleneck with 125 packets of queue
+ * share it evenly and keep it busy; beside a Reno-like flow one takes
+ * more than half. And the session's cubic loss-based mode gets more of
+ * its share beside two of them than the reno mode. */
+static void
+test_cubic_flows (void)
+{
+  VlmccConfig cfg;
+  VlmccSimShareBed bed = { 10000000, AQM_DROPTAIL, 1, VLMCC_SIM_TCP_CUBIC,
+    TRUE
+  };
+  VlmccSimShare reno, cubic;
+
+  vlmcc_config_init (&cfg);
+  vlmcc_sim_share (&cfg, 1, &bed, &cubic);
+  printf ("two cubic flows: %.0f and %.0f kbit/s\n", cubic.kbit,
+      cubic.tcp_kbit);
+  g_assert_cmpfloat (cubic.kbit + cubic.tcp_kbit, >=, 9000);
+  g_assert_cmpfloat (cubic.jain, >=, 0.97);
+
+  {
+    VlmccSim *sim = vlmcc_sim_new (&cfg, 1);
+    guint b = vlmcc_sim_add_node (sim, 0, 10000000, 20 * VSIM_MS, 125);
+    guint leaf = vlmcc_sim_add_node (sim, b, 100000000, VSIM_MS, 0);
+    gdouble kbit[2];
+
+    vlmcc_sim_add_tcp_cc (sim, leaf, 0, -1, VLMCC_SIM_TCP_CUBIC);
+    vlmcc_sim_add_tcp_cc (sim, leaf, 0, -1, VLMCC_SIM_TCP_RENO);
+    vlmcc_sim_run (sim, 60 * VSIM_S);
+    for (guint i = 0; i < 2; i++)
+      kbit[i] = vlmcc_sim_tcp_bytes (sim, i, 15 * VSIM_S, 60 * VSIM_S) * 8 /
+          45000.0;
+    printf ("cubic beside reno: %.0f and %.0f kbit/s\n", kbit[0], kbit[1]);
+    g_assert_cmpfloat (kbit[0], >, 1.1 * kbit[1]);
+    vlmcc_sim_free (sim);
+  }
+
+  cfg.vegas_plus = TRUE;
+  bed.n_tcp = 2;
+  bed.reference = FALSE;
+  vlmcc_sim_share (&cfg, 1, &bed, &reno);
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  vlmcc_sim_share (&cfg, 1, &bed, &cubic);
+  printf ("vegas-plus beside 2 cubic: share %.2f (reno mode), %.2f (cubic)\n",
+      reno.share, cubic.share);
+  g_assert_cmpfloat (cubic.share, >=, reno.share + 0.15);
+  g_assert_cmpfloat (cubic.jain, >=, 0.93);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -260,5 +310,6 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/late-acks", test_late_acks);
   g_test_add_func ("/vlmcc-sim/challenge-echo", test_challenge_echo);
   g_test_add_func ("/vlmcc-sim/loss-based-flows", test_loss_based_flows);
+  g_test_add_func ("/vlmcc-sim/cubic-flows", test_cubic_flows);
   return g_test_run ();
 }

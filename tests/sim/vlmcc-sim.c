@@ -318,6 +318,84 @@ run_aqm (int argc, char **argv)
               g_ascii_strtoull (seeds[i], NULL, 10));
 }
 
+/* One line of run_cubic: the medians of f over means, f per 1 s and the
+ * share over the seeds, the shares' range, and the session's bottleneck
+ * drops and halvings per run. */
+#define CUBIC_MAX_SEEDS 16
+
+static void
+print_cubic_case (const VlmccConfig * cfg, const gchar * what,
+    const VlmccSimShareBed * bed, const gchar ** seeds, guint n)
+{
+  static const gchar *queues[] = { "drop-tail", "RED", "CoDel" };
+  gdouble f[CUBIC_MAX_SEEDS], fw[CUBIC_MAX_SEEDS], sh[CUBIC_MAX_SEEDS];
+  gdouble lo = G_MAXDOUBLE, hi = 0.0;
+  guint64 drops = 0, halvings = 0;
+  VlmccSimShare r;
+
+  n = MIN (n, CUBIC_MAX_SEEDS);
+  for (guint i = 0; i < n; i++) {
+    vlmcc_sim_share (cfg, g_ascii_strtoull (seeds[i], NULL, 10), bed, &r);
+    f[i] = r.jain;
+    fw[i] = r.jain_window;
+    sh[i] = r.share;
+    lo = MIN (lo, r.share);
+    hi = MAX (hi, r.share);
+    drops += r.drops;
+    halvings += r.halvings;
+  }
+  printf ("  %4.0f %-9s %u %-5s %-12s %.3f %.3f %.2f (%.2f-%.2f) %5.1f %5.1f\n",
+      bed->rate / 1e6, queues[bed->discipline], bed->n_tcp,
+      bed->cc == VLMCC_SIM_TCP_CUBIC ? "cubic" : "reno", what,
+      sim_median (f, n), sim_median (fw, n), sim_median (sh, n), lo, hi,
+      (gdouble) drops / n, (gdouble) halvings / n);
+  fflush (stdout);
+}
+
+/* The session beside CUBIC-like and Reno-like flows (vlmcc-sim cubic
+ * [SEED...]; 1 to 3 by default): Vegas+ with the reno and the cubic
+ * loss-based mode, and one more flow in the session's place (the
+ * reference), on the namespace bench's cases. */
+static void
+run_cubic (int argc, char **argv)
+{
+  static const gchar *def[] = { "1", "2", "3" };
+  const gchar **seeds = argc > 2 ? (const gchar **) argv + 2 : def;
+  guint n = argc > 2 ? (guint) argc - 2 : G_N_ELEMENTS (def);
+  static const VlmccSimShareBed beds[] = {
+    {10000000, AQM_DROPTAIL, 1, VLMCC_SIM_TCP_CUBIC, FALSE},
+    {10000000, AQM_DROPTAIL, 2, VLMCC_SIM_TCP_CUBIC, FALSE},
+    {10000000, AQM_DROPTAIL, 4, VLMCC_SIM_TCP_CUBIC, FALSE},
+    {10000000, AQM_DROPTAIL, 1, VLMCC_SIM_TCP_RENO, FALSE},
+    {2000000, AQM_DROPTAIL, 1, VLMCC_SIM_TCP_CUBIC, FALSE},
+    {2000000, AQM_DROPTAIL, 1, VLMCC_SIM_TCP_RENO, FALSE},
+    {2000000, AQM_RED, 1, VLMCC_SIM_TCP_CUBIC, FALSE},
+    {2000000, AQM_CODEL, 1, VLMCC_SIM_TCP_CUBIC, FALSE},
+    {2000000, AQM_DROPTAIL, 0, VLMCC_SIM_TCP_CUBIC, FALSE},
+  };
+  static const gchar *what[] = { "vplus", "vplus-cubic", "reference" };
+  VlmccConfig cfg[2];
+
+  for (guint c = 0; c < 2; c++) {
+    vlmcc_config_init (&cfg[c]);
+    cfg[c].vegas_plus = TRUE;
+  }
+  cfg[1].plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  printf ("cubic: 20 ms, 100 ms of queue; rates over 15-60 s; medians over "
+      "%u seeds\n", n);
+  printf ("  %4s %-9s %s %-5s %-12s %5s %5s %s %5s %5s\n", "Mbit", "queue",
+      "N", "cc", "scheme", "f", "f/1s", "share (range)", "drops", "halv");
+  for (guint b = 0; b < G_N_ELEMENTS (beds); b++)
+    for (guint c = 0; c < 3; c++) {
+      VlmccSimShareBed bed = beds[b];
+
+      if (c == 2 && bed.n_tcp == 0)
+        continue;
+      bed.reference = c == 2;
+      print_cubic_case (&cfg[MIN (c, 1)], what[c], &bed, seeds, n);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -337,5 +415,7 @@ main (int argc, char **argv)
     run_ack_jitter ();
   if (!strcmp (what, "aqm") || !strcmp (what, "all"))
     run_aqm (argc, argv);
+  if (!strcmp (what, "cubic") || !strcmp (what, "all"))
+    run_cubic (argc, argv);
   return 0;
 }

@@ -183,53 +183,106 @@ jain (const gdouble * x, guint n)
   return sq > 0.0 ? sum * sum / (n * sq) : 0.0;
 }
 
+/* One receiver (none with @reference) beside the bed's flows behind a
+ * @rate bit/s, 20 ms bottleneck with 100 ms of queue (25 packets at
+ * 2 Mbit/s) under @discipline; with @reference one more flow of the bed's
+ * kind stands in the session's place, as flow 0. */
+static VlmccSim *
+share_bed_new (const VlmccConfig * cfg, guint64 seed,
+    const VlmccSimShareBed * bed, gint64 tcp_stop, guint * bottleneck)
+{
+  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
+  guint queue = (guint) (bed->rate / 10 / (8 * 1000));
+  guint b = vlmcc_sim_add_node (sim, 0, bed->rate, 20 * VSIM_MS, queue);
+  guint leaf = vlmcc_sim_add_node (sim, b, 100 * MBIT, VSIM_MS, 0);
+
+  if (bed->discipline != AQM_DROPTAIL)
+    vlmcc_sim_set_discipline (sim, b, bed->discipline, (guint32) seed);
+  if (bed->reference)
+    vlmcc_sim_add_tcp_cc (sim, leaf, 0, tcp_stop, bed->cc);
+  else
+    vlmcc_sim_add_receiver (sim, leaf, 0);
+  for (guint i = 0; i < bed->n_tcp; i++)
+    vlmcc_sim_add_tcp_cc (sim, leaf, 0, tcp_stop, bed->cc);
+  *bottleneck = b;
+  return sim;
+}
+
 VlmccSim *
 vlmcc_sim_aqm (const VlmccConfig * cfg, guint64 seed,
     AqmDiscipline discipline, guint n_tcp, gint64 tcp_stop,
     guint * bottleneck)
 {
-  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
-  guint b = vlmcc_sim_add_node (sim, 0, 2 * MBIT, 20 * VSIM_MS, 25);
-  guint leaf = vlmcc_sim_add_node (sim, b, 100 * MBIT, VSIM_MS, 0);
+  VlmccSimShareBed bed = { 2 * MBIT, discipline, n_tcp, VLMCC_SIM_TCP_RENO,
+    FALSE
+  };
 
-  if (discipline != AQM_DROPTAIL)
-    vlmcc_sim_set_discipline (sim, b, discipline, (guint32) seed);
-  vlmcc_sim_add_receiver (sim, leaf, 0);
-  for (guint i = 0; i < n_tcp; i++)
-    vlmcc_sim_add_tcp (sim, leaf, 0, tcp_stop);
-  *bottleneck = b;
-  return sim;
+  return share_bed_new (cfg, seed, &bed, tcp_stop, bottleneck);
+}
+
+/* Bytes the scheme's place (the receiver, or flow 0 with @reference) and
+ * the bed's flows got in [@from, @to), as bit/s in @rates. */
+static void
+share_rates (VlmccSim * sim, const VlmccSimShareBed * bed, gint64 from,
+    gint64 to, gdouble * rates)
+{
+  gdouble span = (to - from) / 1e9;
+  guint first = bed->reference ? 1 : 0;
+
+  rates[0] = (bed->reference ? vlmcc_sim_tcp_bytes (sim, 0, from, to) :
+      vlmcc_sim_receiver_bytes (sim, 0, from, to)) * 8.0 / span;
+  for (guint i = 0; i < bed->n_tcp; i++)
+    rates[1 + i] = vlmcc_sim_tcp_bytes (sim, first + i, from, to) * 8.0 /
+        span;
+}
+
+void
+vlmcc_sim_share (const VlmccConfig * cfg, guint64 seed,
+    const VlmccSimShareBed * bed_in, VlmccSimShare * out)
+{
+  gint64 from = 15 * VSIM_S, to = 60 * VSIM_S;
+  gdouble rates[1 + VLMCC_SIM_SHARE_MAX_TCP];
+  gdouble per_s[60];
+  VlmccSimShareBed bed = *bed_in;
+  VlmccSenderStats st;
+  VlmccSim *sim;
+  guint b, n_s = 0;
+
+  bed.n_tcp = MIN (bed.n_tcp, VLMCC_SIM_SHARE_MAX_TCP);
+  sim = share_bed_new (cfg, seed, &bed, -1, &b);
+  vlmcc_sim_run (sim, to);
+  memset (out, 0, sizeof (*out));
+  for (gint64 t = from; t + VSIM_S <= to; t += VSIM_S) {
+    share_rates (sim, &bed, t, t + VSIM_S, rates);
+    per_s[n_s++] = jain (rates, 1 + bed.n_tcp);
+  }
+  out->jain_window = sim_median (per_s, n_s);
+  share_rates (sim, &bed, from, to, rates);
+  out->kbit = rates[0] / 1000.0;
+  for (guint i = 0; i < bed.n_tcp; i++) {
+    out->tcp_kbit += rates[1 + i] / 1000.0 / bed.n_tcp;
+    out->tcp_halvings += vlmcc_sim_tcp_halvings (sim,
+        i + (bed.reference ? 1 : 0));
+  }
+  out->jain = jain (rates, 1 + bed.n_tcp);
+  out->share = rates[0] / ((gdouble) bed.rate / (1 + bed.n_tcp));
+  vlmcc_sim_link_drops (sim, b, from, to, &out->drops, &out->cross_drops);
+  if (!bed.reference) {
+    vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+    out->halvings = st.halvings;
+    out->switches = st.plus_switches;
+    out->loss_based = st.loss_based;
+  }
+  vlmcc_sim_free (sim);
 }
 
 void
 vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
     AqmDiscipline discipline, guint n_tcp, VlmccSimShare * out)
 {
-  gint64 from = 15 * VSIM_S, to = 60 * VSIM_S;
-  gdouble rates[1 + VLMCC_SIM_SHARE_MAX_TCP];
-  VlmccSenderStats st;
-  VlmccSim *sim;
-  guint b;
+  VlmccSimShareBed bed = { 2 * MBIT, discipline, n_tcp, VLMCC_SIM_TCP_RENO,
+    FALSE
+  };
 
-  n_tcp = MIN (n_tcp, VLMCC_SIM_SHARE_MAX_TCP);
-  sim = vlmcc_sim_aqm (cfg, seed, discipline, n_tcp, -1, &b);
-  vlmcc_sim_run (sim, to);
-  memset (out, 0, sizeof (*out));
-  rates[0] = vlmcc_sim_receiver_bytes (sim, 0, from, to) * 8.0 /
-      ((to - from) / 1e9);
-  out->kbit = rates[0] / 1000.0;
-  for (guint i = 0; i < n_tcp; i++) {
-    rates[1 + i] = vlmcc_sim_tcp_bytes (sim, i, from, to) * 8.0 /
-        ((to - from) / 1e9);
-    out->tcp_kbit += rates[1 + i] / 1000.0 / n_tcp;
-    out->tcp_halvings += vlmcc_sim_tcp_halvings (sim, i);
-  }
-  out->jain = jain (rates, 1 + n_tcp);
-  out->share = rates[0] / (2.0 * MBIT / (1 + n_tcp));
-  vlmcc_sim_link_drops (sim, b, from, to, &out->drops, &out->cross_drops);
-  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
-  out->halvings = st.halvings;
-  out->switches = st.plus_switches;
-  out->loss_based = st.loss_based;
-  vlmcc_sim_free (sim);
+  vlmcc_sim_share (cfg, seed, &bed, out);
 }

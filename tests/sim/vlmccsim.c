@@ -34,10 +34,18 @@ typedef struct {
   gint64 last_feedback;         /* arrival of its last feedback */
 } Receiver;
 
-/* A greedy loss-based flow from the root to one node, as TCP Reno moves
- * its window (vlmcc_sim_add_tcp). */
+/* CUBIC's state (RFC 9438) for a flow that moves its window so. */
+typedef struct {
+  gint64 epoch_start;           /* 0: none (the next ack starts one) */
+  gdouble w_max, k, w_est, prior;
+} TcpCubic;
+
+/* A greedy loss-based flow from the root to one node, as TCP Reno or
+ * CUBIC moves its window (vlmcc_sim_add_tcp_cc). */
 typedef struct {
   guint node;
+  VlmccSimTcpCc cc;
+  TcpCubic cubic;
   gint64 stop;                  /* sends nothing from then (-1: never) */
   gdouble cwnd, ssthresh;       /* packets */
   guint32 next_seq;             /* the next segment to send */
@@ -287,9 +295,17 @@ tcp_at (const VlmccSim * sim, guint i)
 guint
 vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start, gint64 stop)
 {
+  return vlmcc_sim_add_tcp_cc (sim, node, start, stop, VLMCC_SIM_TCP_RENO);
+}
+
+guint
+vlmcc_sim_add_tcp_cc (VlmccSim * sim, guint node, gint64 start, gint64 stop,
+    VlmccSimTcpCc cc)
+{
   TcpFlow *t = g_new0 (TcpFlow, 1);
 
   t->node = node;
+  t->cc = cc;
   t->stop = stop;
   t->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_ptr_array_add (sim->tcp, t);
@@ -356,10 +372,66 @@ tcp_fill (VlmccSim * sim, guint idx)
   }
 }
 
-static void
-tcp_halve (TcpFlow * t)
+#define CUBIC_C 0.4
+#define CUBIC_BETA 0.7
+
+static gdouble
+tcp_cubic_at (const TcpCubic * c, gint64 t)
 {
-  t->ssthresh = MAX (t->cwnd / 2.0, 2.0);
+  gdouble x = t / 1e9 - c->k;
+
+  return CUBIC_C * x * x * x + c->w_max;
+}
+
+static void
+tcp_cubic_start (TcpCubic * c, gdouble w_max, gdouble cwnd, gint64 now)
+{
+  c->epoch_start = MAX (now, 1);
+  c->w_max = w_max;
+  c->k = cbrt ((w_max - cwnd) / CUBIC_C);
+  c->w_est = cwnd;
+}
+
+/* RFC 9438 per ack in congestion avoidance: towards W(t + srtt), never
+ * under the Reno-friendly estimate. */
+static void
+tcp_cubic_ack (TcpFlow * t, gint64 now)
+{
+  TcpCubic *c = &t->cubic;
+  gdouble alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
+  gdouble target;
+
+  if (c->epoch_start == 0) {
+    tcp_cubic_start (c, t->cwnd, t->cwnd, now);
+    c->prior = t->cwnd;
+  }
+  c->w_est += (c->w_est >= c->prior ? 1.0 : alpha) / t->cwnd;
+  if (tcp_cubic_at (c, now - c->epoch_start) < c->w_est) {
+    t->cwnd = MAX (t->cwnd, c->w_est);
+    return;
+  }
+  target = CLAMP (tcp_cubic_at (c, now - c->epoch_start + t->srtt), t->cwnd,
+      1.5 * t->cwnd);
+  t->cwnd += (target - t->cwnd) / t->cwnd;
+}
+
+/* Reno halves; CUBIC takes 0.7 and starts an epoch, with fast
+ * convergence. */
+static void
+tcp_on_loss (TcpFlow * t, gint64 now)
+{
+  gdouble factor = t->cc == VLMCC_SIM_TCP_CUBIC ? CUBIC_BETA : 0.5;
+
+  if (t->cc == VLMCC_SIM_TCP_CUBIC) {
+    TcpCubic *c = &t->cubic;
+    gdouble w_max = t->cwnd;
+
+    if (c->epoch_start && t->cwnd < c->w_max)
+      w_max = t->cwnd * (1.0 + CUBIC_BETA) / 2.0;
+    c->prior = t->cwnd;
+    tcp_cubic_start (c, w_max, MAX (t->cwnd * factor, 2.0), now);
+  }
+  t->ssthresh = MAX (t->cwnd * factor, 2.0);
   t->cwnd = t->ssthresh;
   t->recover = t->next_seq;
   t->halvings++;
@@ -377,10 +449,15 @@ on_tcp_ack (VlmccSim * sim, guint idx, GBytes * data)
   if ((gint32) (seg->seq - t->high) < 0)
     return;
   if (seg->seq != t->high && (gint32) (seg->seq - 1 - t->recover) >= 0)
-    tcp_halve (t);
+    tcp_on_loss (t, now (sim));
   t->high = seg->seq + 1;
   t->srtt = t->srtt ? (7 * t->srtt + rtt) / 8 : rtt;
-  t->cwnd += t->cwnd < t->ssthresh ? 1.0 : 1.0 / t->cwnd;
+  if (t->cwnd < t->ssthresh)
+    t->cwnd += 1.0;
+  else if (t->cc == VLMCC_SIM_TCP_CUBIC)
+    tcp_cubic_ack (t, now (sim));
+  else
+    t->cwnd += 1.0 / t->cwnd;
   t->last_progress = now (sim);
   tcp_fill (sim, idx);
   tcp_arm_timer (sim, idx);
@@ -413,8 +490,11 @@ on_tcp_timer (VlmccSim * sim, guint idx, guint64 gen)
     t->cwnd = 2.0;
     t->ssthresh = G_MAXUINT16;
   } else if (t->next_seq != t->high) {
-    t->ssthresh = MAX (t->cwnd / 2.0, 2.0);
+    t->ssthresh = MAX (t->cwnd * (t->cc == VLMCC_SIM_TCP_CUBIC ?
+            CUBIC_BETA : 0.5), 2.0);
     t->cwnd = 1.0;
+    /* after slow start the first ack begins a new epoch */
+    t->cubic.epoch_start = 0;
     t->high = t->recover = t->next_seq;
     t->timeouts++;
   }

@@ -12,7 +12,8 @@
  * travel by unicast along the tree path after its propagation delay, not
  * queued, or (vlmcc_sim_set_feedback_queued) feedback through each link's
  * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link,
- * or greedy loss-based flows that move their windows as TCP Reno does; a
+ * or greedy loss-based flows that move their windows as TCP Reno or CUBIC
+ * does; a
  * link may put tests/net/aqmcore's RED or CoDel in place of drop-tail.
  * Everything random draws from one seeded RandomSource. */
 #ifndef __VLMCC_SIM_H__
@@ -69,6 +70,15 @@ gboolean vlmcc_sim_set_discipline (VlmccSim * sim, guint node,
  * Returns its index. */
 guint vlmcc_sim_add_tcp (VlmccSim * sim, guint node, gint64 start,
     gint64 stop);
+/* The same with CUBIC's window (RFC 9438: W(t) = 0.4 (t - K)^3 + W_max
+ * with the Reno-friendly region and fast convergence, x 0.7 on loss,
+ * per ack) for VLMCC_SIM_TCP_CUBIC. */
+typedef enum {
+  VLMCC_SIM_TCP_RENO,
+  VLMCC_SIM_TCP_CUBIC,
+} VlmccSimTcpCc;
+guint vlmcc_sim_add_tcp_cc (VlmccSim * sim, guint node, gint64 start,
+    gint64 stop, VlmccSimTcpCc cc);
 /* Bytes flow @flow delivered in [@from, @to), and its halvings and
  * timeouts so far. */
 guint64 vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from,
@@ -163,12 +173,27 @@ VlmccSim *vlmcc_sim_aqm (const VlmccConfig * cfg, guint64 seed,
 #define VLMCC_SIM_SHARE_MAX_TCP 4
 typedef struct {
   gdouble kbit, tcp_kbit, jain, share;
+  gdouble jain_window;          /* the median of f over each 1 s */
   guint64 drops, cross_drops;
   guint64 halvings, tcp_halvings, switches;
   gboolean loss_based;
 } VlmccSimShare;
 void vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
     AqmDiscipline discipline, guint n_tcp, VlmccSimShare * out);
+/* The same measure on another bed: a bottleneck of @rate bit/s, 20 ms,
+ * 100 ms of queue (@rate / 80000 packets) under @discipline, @n_tcp
+ * greedy flows of @cc beside the session, or with @reference one more
+ * such flow in its place (the TCP reference of the namespace bench; no
+ * sender stats then). */
+typedef struct {
+  guint64 rate;
+  AqmDiscipline discipline;
+  guint n_tcp;
+  VlmccSimTcpCc cc;
+  gboolean reference;
+} VlmccSimShareBed;
+void vlmcc_sim_share (const VlmccConfig * cfg, guint64 seed,
+    const VlmccSimShareBed * bed, VlmccSimShare * out);
 
 G_END_DECLS
 

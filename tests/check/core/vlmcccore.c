@@ -1349,6 +1349,208 @@ GST_START_TEST (test_real_loss_halves_within_rtt)
 
 GST_END_TEST;
 
+/* RFC 9438's window, written out for the test: after a reduction at t0
+ * from @prior to beta prior (or below the last peak, fast convergence),
+ * W(t) = 0.4 (t - K)^3 + w_max and the Reno-friendly w_est, one step per
+ * RTT, the sender keeping whole packets. */
+typedef struct {
+  gint64 t0;
+  gdouble w_max, k, w_est, prior;
+  gdouble window;
+} CubicModel;
+
+static void
+cubic_model_reduce (CubicModel * m, gdouble before, gdouble after,
+    gdouble w_max, gint64 t0)
+{
+  m->t0 = t0;
+  m->prior = before;
+  m->w_max = w_max;
+  m->k = cbrt ((w_max - after) / 0.4);
+  m->w_est = after;
+  m->window = floor (after);
+}
+
+static gdouble
+cubic_model_w (const CubicModel * m, gint64 t)
+{
+  return 0.4 * pow (t / 1e9 - m->k, 3) + m->w_max;
+}
+
+/* The window after the step at epoch time @t of an epoch @rtt long. */
+static gdouble
+cubic_model_step (CubicModel * m, gint64 t, gint64 rtt)
+{
+  gdouble next;
+
+  m->w_est += m->w_est >= m->prior ? 1.0 : 3.0 * 0.3 / 1.7;
+  if (cubic_model_w (m, t - m->t0) < m->w_est)
+    next = MAX (m->window, m->w_est);
+  else
+    next = CLAMP (cubic_model_w (m, t - m->t0 + rtt), m->window,
+        1.5 * m->window);
+  m->window = floor (next);
+  return m->window;
+}
+
+/* The sender's window in a RATE event, at the RTT @rtt. */
+static gdouble
+event_window (const VlmccEvent * ev, gint64 rtt)
+{
+  return round (ev->rate * (gdouble) rtt / 8e12);
+}
+
+/* The first RATE event at or after @from with a window under the one
+ * before it: a reduction. Its window and the one before in *@before. */
+static const VlmccEvent *
+find_reduction (const GArray * events, gint64 from, gint64 rtt,
+    gdouble * before)
+{
+  gdouble last = 0;
+
+  for (guint i = 0; i < events->len; i++) {
+    const VlmccEvent *ev = &g_array_index (events, VlmccEvent, i);
+
+    if (ev->type != VLMCC_EVENT_RATE)
+      continue;
+    if (ev->time >= from && event_window (ev, rtt) < last) {
+      *before = last;
+      return ev;
+    }
+    last = event_window (ev, rtt);
+  }
+  return NULL;
+}
+
+/* The first epoch after @t0: epochs come every @rtt in the phase of the
+ * last growth (an epoch's step) before it. */
+static gint64
+first_epoch_after (const GArray * events, gint64 t0, gint64 rtt)
+{
+  gint64 epoch = -1;
+  gdouble last = 0;
+
+  for (guint i = 0; i < events->len; i++) {
+    const VlmccEvent *ev = &g_array_index (events, VlmccEvent, i);
+
+    if (ev->type != VLMCC_EVENT_RATE || ev->time >= t0)
+      continue;
+    if (event_window (ev, rtt) > last)
+      epoch = ev->time;
+    last = event_window (ev, rtt);
+  }
+  fail_unless (epoch >= 0);
+  while (epoch <= t0)
+    epoch += rtt;
+  return epoch;
+}
+
+/* Drops one packet of the leader's path at @at and returns the
+ * reduction's event time; the window before it in *@before. */
+static gint64
+rig_drop_one (Rig * rig, gint64 at, gint64 rtt, gdouble * before)
+{
+  const VlmccEvent *ev;
+  guint64 halvings = sender_stats (rig).halvings;
+
+  rig_run (rig, at);
+  rig->paths[0].drop = 1;
+  while (sender_stats (rig).halvings == halvings && rig->now < at + 3 * rtt)
+    rig_run (rig, rig->now + MS);
+  ev = find_reduction (rig->sender_events, at, rtt, before);
+  fail_unless (ev != NULL);
+  return ev->time;
+}
+
+/* Compares the window in the middle of each epoch from @epoch to @until
+ * with the model's. */
+static void
+check_cubic_trace (Rig * rig, CubicModel * m, gint64 epoch, gint64 until,
+    gint64 rtt)
+{
+  for (; epoch + rtt / 2 < until; epoch += rtt) {
+    gdouble want = cubic_model_step (m, epoch, rtt);
+
+    rig_run (rig, epoch + rtt / 2);
+    fail_unless_equals_float (sender_stats (rig).window, want);
+  }
+}
+
+/* The cubic loss-based mode (plus_loss_mode cubic) on a path with no
+ * bottleneck, 200 ms RTT: a loss while Vegas halves the window and turns
+ * it loss-based; from there the window is RFC 9438's, epoch by epoch, to
+ * the packet: the concave region below the peak, the Reno-friendly
+ * estimate where it is ahead, the convex region past the peak; a loss in
+ * the loss-based mode takes it to 0.7 of itself, the peak lowered (fast
+ * convergence) when it is under the last one. The reno mode of before
+ * grows one packet per RTT on the same path. */
+static void
+rig_with_far_leader (Rig * rig, const VlmccConfig * cfg)
+{
+  rig_init (rig, cfg);
+  rig_add_path (rig, 100 * MS);
+  rig_run (rig, 8 * S);
+  fail_unless_equals_int (receiver_stats (rig, 0).role, VLMCC_ROLE_LEADER);
+}
+
+GST_START_TEST (test_vegas_plus_cubic_growth)
+{
+  VlmccConfig cfg;
+  CubicModel m;
+  Rig rig;
+  gdouble before, w;
+  gint64 rtt, t0;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  /* no quiet spell hands the window back to Vegas */
+  cfg.plus_loss_epochs = 1000;
+  rig_with_far_leader (&rig, &cfg);
+  rtt = sender_stats (&rig).rtt;
+  fail_unless (rtt >= 200 * MS && rtt < 200 * MS + 1000);
+  fail_if (sender_stats (&rig).loss_based);
+
+  /* Vegas' halving switches, the cubic epoch starts from it */
+  t0 = rig_drop_one (&rig, rig.now, rtt, &before);
+  fail_unless (before >= 30, "%f", before);
+  fail_unless (sender_stats (&rig).loss_based);
+  cubic_model_reduce (&m, before, before / 2.0, before, t0);
+  check_cubic_trace (&rig, &m, first_epoch_after (rig.sender_events, t0,
+          rtt), t0 + 3 * S, rtt);
+  w = sender_stats (&rig).window;
+  fail_unless (w < before && w > before * 0.8, "%f from %f", w, before);
+
+  /* under the last peak: x 0.7, the peak lowered to 0.85 W */
+  t0 = rig_drop_one (&rig, rig.now, rtt, &before);
+  fail_unless_equals_float (sender_stats (&rig).window, floor (0.7 * before));
+  cubic_model_reduce (&m, before, 0.7 * before, 0.85 * before, t0);
+  check_cubic_trace (&rig, &m, first_epoch_after (rig.sender_events, t0,
+          rtt), t0 + 8 * S, rtt);
+  /* past the peak: convex growth, faster than one packet per RTT */
+  w = sender_stats (&rig).window;
+  fail_unless (w > 1.5 * before, "%f from %f", w, before);
+  fail_unless_equals_int (sender_stats (&rig).halvings, 2);
+  fail_unless (sender_stats (&rig).loss_based);
+  rig_clear (&rig);
+
+  /* the reno mode: +1 per RTT from the halving */
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
+  rig_with_far_leader (&rig, &cfg);
+  t0 = rig_drop_one (&rig, rig.now, rtt, &before);
+  rig_run (&rig, first_epoch_after (rig.sender_events, t0, rtt) + rtt / 2);
+  fail_unless_equals_float (sender_stats (&rig).window,
+      floor (before / 2.0) + 1);
+  for (guint i = 1; i <= 20; i++) {
+    rig_run (&rig, rig.now + rtt);
+    fail_unless_equals_float (sender_stats (&rig).window,
+        floor (before / 2.0) + 1 + i);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* STARTs queued for probes are bounded; the rest are counted. */
 GST_START_TEST (test_probe_storm_bounded)
 {
@@ -2002,6 +2204,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_late_acks_undo);
   tcase_add_test (tc, test_vegas_plus_spurious_switch_undone);
   tcase_add_test (tc, test_real_loss_halves_within_rtt);
+  tcase_add_test (tc, test_vegas_plus_cubic_growth);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
   tcase_add_test (tc, test_no_loss_alone);
