@@ -88,7 +88,7 @@ typedef struct
 {
   guint64 data_sent, data_resent, unicast_data, polls, responses;
   guint64 late, duplicates, forged, malformed, out_of_window;
-  guint rounds, max_per_round;
+  guint rounds, max_per_round, slow, taken_back;
 } SinkCounters;
 
 /* ------------------------------------------------------------------ */
@@ -386,6 +386,8 @@ emu_sink_counters (GstElement * pipeline, SinkCounters * c)
   c->out_of_window = field_u64 (s, "out-of-window");
   c->rounds = (guint) field_u64 (s, "rounds");
   c->max_per_round = (guint) field_u64 (s, "max-responses-per-round");
+  c->slow = (guint) field_u64 (s, "slow-receivers");
+  c->taken_back = (guint) field_u64 (s, "taken-back");
   gst_structure_free (s);
   gst_object_unref (sink);
 }
@@ -681,14 +683,16 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       G_GUINT64_FORMAT " data-resent=%" G_GUINT64_FORMAT " unicast-data=%"
       G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
       "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
-      " send-errors=%" G_GUINT64_FORMAT " verified=%u\n", o->n, o->loss,
+      " send-errors=%" G_GUINT64_FORMAT " slow=%u taken-back=%u verified=%u\n",
+      o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
       c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
       c->data_sent, c->data_resent, c->unicast_data,
       (gdouble) c->data_resent / m,
       appendix_a_resent (m, o->n, o->loss) / m,
       exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
-      emu->losses_injected, emu->send_errors, verified);
+      emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
+      verified);
   fflush (stdout);
 }
 
