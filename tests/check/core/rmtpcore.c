@@ -772,6 +772,63 @@ GST_START_TEST (test_late_cack_takes_member_back)
 
 GST_END_TEST;
 
+/* Receiver 3's CACKs and its answers are lost until the first release
+ * (rig->dropped then), and so is packet 10 of round 0, which no one else
+ * loses. */
+static gboolean
+drop_3_until_release (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  rig->dropped |= rmtp_server_phase (rig->s) == RMTP_SERVER_RELEASE;
+  if (rx == -1)
+    return p->member == rig->ids[3] && !rig->dropped;
+  return rx == 3 && p->type == RMTP_DATA && p->round == 0 && p->seq == 10;
+}
+
+static GBytes *
+make_nack (guint32 member, guint32 round, guint32 first)
+{
+  guint8 *buf = g_malloc (RMTP_HEADER_SIZE + 20);
+  WireWriter w;
+
+  wire_writer_init (&w, buf, RMTP_HEADER_SIZE + 20);
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_NACK);
+  wire_write_u32 (&w, 0xC0FFEE);
+  wire_write_u32 (&w, member);
+  wire_write_u32 (&w, round);
+  wire_write_u32 (&w, 1);
+  wire_write_u32 (&w, first);
+  wire_write_u32 (&w, 1);
+  return g_bytes_new_take (buf, w.pos);
+}
+
+/* A NACK from a member given up that comes in the release (the last
+ * round closed without it) sends the server back to SEPARATE for it. */
+GST_START_TEST (test_member_taken_back_in_release)
+{
+  Rig rig;
+  GBytes *nack;
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_3_until_release;
+  rmtp_server_start (rig.s, rig.now);
+  while (rmtp_server_phase (rig.s) != RMTP_SERVER_RELEASE)
+    rig_run_until (&rig, rig.now + MS);
+  nack = make_nack (rig.ids[3], 0, 10);
+  rmtp_server_handle (rig.s, rig.ids[3], g_bytes_get_data (nack, NULL),
+      g_bytes_get_size (nack), rig.now);
+  g_bytes_unref (nack);
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (rmtp_server_stats (rig.s)->taken_back, 1);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->unicast_data_sent, 1);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
 static gboolean
 drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -1187,6 +1244,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_slow_member_ack_taken);
   tcase_add_test (tc, test_member_without_cack_taken_back);
   tcase_add_test (tc, test_late_cack_takes_member_back);
+  tcase_add_test (tc, test_member_taken_back_in_release);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
   tcase_add_test (tc, test_busy_member_waits_through_unicast_rounds);
