@@ -807,6 +807,7 @@ server_stats (GstStructure * s, const RmtpServerStats * st,
       "rate-changes", G_TYPE_UINT, st->rate_changes,
       "slow-receivers", G_TYPE_UINT, st->slow_receivers,
       "slow-detected", G_TYPE_UINT, st->slow_detected,
+      "taken-back", G_TYPE_UINT, st->taken_back,
       "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping, NULL);
 }
 
@@ -967,6 +968,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "slow-receivers: members set aside as slow or BUSY (members); " \
   "slow-detected: of those, members set aside for their losses " \
   "(members); " \
+  "taken-back: members given up at the connection (no CACK) and heard " \
+  "from later, served again (members); " \
   "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
   "(packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \

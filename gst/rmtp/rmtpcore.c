@@ -336,7 +336,8 @@ typedef enum {
   MEMBER_CONNECTED,
   MEMBER_REFUSED,
   MEMBER_ACKED,
-  MEMBER_GONE,                  /* never answered, or unicast recovery failed */
+  MEMBER_UNHEARD,               /* no CACK through every CONN retry */
+  MEMBER_GONE,                  /* unicast recovery failed */
 } MemberState;
 
 typedef struct {
@@ -697,7 +698,7 @@ server_connect_timeout (RmtpServer * s, gint64 now)
       server_queue_conn (s, m);
       retried = TRUE;
     } else {
-      m->state = MEMBER_GONE;
+      m->state = MEMBER_UNHEARD;
     }
   }
   if (retried) {
@@ -1541,17 +1542,44 @@ server_awaits_answer (RmtpServer * s, const Member * m)
 
 static void server_on_ack (RmtpServer * s, Member * m);
 
+/* A member given up at CONNECT that is heard from later took the CONN:
+ * its CACKs were lost or late (a loaded receiver may answer the unicast
+ * retries after they are spent), and it is getting the data. It is taken
+ * back as slow, so that it is served by unicast after the rounds instead
+ * of being released without the data and failing as incomplete. In
+ * RELEASE that means a return to SEPARATE, unless a stream dropped the
+ * window's data. */
+static void
+server_take_back (RmtpServer * s, Member * m, gint64 now)
+{
+  if (m->state != MEMBER_UNHEARD || s->phase == RMTP_SERVER_CONNECT ||
+      s->phase == RMTP_SERVER_DONE || !s->data)
+    return;
+  m->state = MEMBER_CONNECTED;
+  m->slow = TRUE;
+  s->stats.slow_receivers++;
+  s->stats.taken_back++;
+  /* the server idles in RELEASE, or in SEPARATE waiting on BUSY members */
+  if (s->phase == RMTP_SERVER_RELEASE || (s->phase == RMTP_SERVER_SEPARATE &&
+          s->send_to == RMTP_TO_GROUP && !s->waiting))
+    server_begin_separate (s, now);
+}
+
 /* A member set aside as slow still hears the multicast rounds and may
  * complete from them; it ACKs at the next EOR, unasked. An ACK says the
  * set is verified (as a RACK does), so it is taken: the member is released
- * with the others instead of waiting, complete, for its unicast turn. */
+ * with the others instead of waiting, complete, for its unicast turn. So
+ * is one from a member given up at CONNECT, whose CACKs were lost. */
 static gboolean
 server_take_slow_ack (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
-  if (p->type != RMTP_ACK || m->state != MEMBER_CONNECTED || !m->slow ||
-      m->busy || p->round > s->round || (s->phase != RMTP_SERVER_ROUNDS &&
-          s->phase != RMTP_SERVER_SEPARATE))
+  gboolean set_aside = m->state == MEMBER_CONNECTED && m->slow && !m->busy;
+
+  if (p->type != RMTP_ACK || !(set_aside || m->state == MEMBER_UNHEARD) ||
+      p->round > s->round || s->phase == RMTP_SERVER_CONNECT ||
+      s->phase == RMTP_SERVER_DONE)
     return FALSE;
+  s->stats.taken_back += m->state == MEMBER_UNHEARD;
   s->stats.in.accepted++;
   server_on_ack (s, m);
   return TRUE;
@@ -1710,6 +1738,8 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     s->stats.in.forged++;
     return 0;
   }
+  if (p.type == RMTP_NACK || (p.type == RMTP_CACK && p.yes))
+    server_take_back (s, m, now);
   switch (p.type) {
     case RMTP_CACK:
       server_on_cack (s, m, &p, now);
@@ -1720,8 +1750,11 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
       break;
     case RMTP_RACK:
       s->stats.in.accepted++;
-      /* a receiver RACKs only a verified set: its ACK was refused or lost */
-      if (m->state == MEMBER_CONNECTED && s->phase != RMTP_SERVER_CONNECT)
+      /* a receiver RACKs only a verified set: its ACK was refused or lost
+       * (or its CACKs, and it was given up) */
+      s->stats.taken_back += m->state == MEMBER_UNHEARD;
+      if ((m->state == MEMBER_CONNECTED || m->state == MEMBER_UNHEARD) &&
+          s->phase != RMTP_SERVER_CONNECT)
         m->state = MEMBER_ACKED;
       if (m->state == MEMBER_ACKED && !m->released) {
         m->released = TRUE;

@@ -257,6 +257,8 @@ typedef struct {
   guint rate_changes;
   guint slow_receivers;         /* detected or BUSY */
   guint slow_detected;          /* ... set aside for their losses */
+  guint taken_back;             /* members given up at CONNECT (no CACK)
+                                 * and heard from later: set aside */
   guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
                                  * refused (a repair set stays at most the
                                  * data set) */

@@ -129,6 +129,7 @@ add_server_stats (RmtpServerStats * sum, const RmtpServerStats * st)
   sum->rate_changes += st->rate_changes;
   sum->slow_receivers += st->slow_receivers;
   sum->slow_detected += st->slow_detected;
+  sum->taken_back += st->taken_back;
 }
 
 /* Adds @st to @sum; senders is a gauge, not added. */

@@ -7,11 +7,12 @@
  * own threads, its own socket), so its counters are read directly.
  *
  * Usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] [--rate=BIT/S]
- *   [--seed=S] [--group=ADDR] [--port=PORT] [--timeout=SECONDS] [--sim]
- *   [--sim-only]
+ *   [--seed=S] [--group=ADDR] [--port=PORT] [--timeout=SECONDS]
+ *   [--stall=AT:SECONDS] [--sim] [--sim-only]
  * Prints one table row (docs/protocols/rmtp.md, Emulator); --sim adds the
  * simulator's row at the same N, loss, size and rate, --sim-only prints
- * just that row. Exits 0 only if every
+ * just that row. --stall stops the cores (not the sink) for SECONDS from
+ * AT s after the start, as a loaded machine does. Exits 0 only if every
  * core verified the data set and the server dropped no response.
  *
  * The group must be routable on loopback: run it in a network namespace
@@ -50,6 +51,7 @@ typedef struct
   const gchar *group;
   guint port;
   guint timeout_s;
+  gdouble stall_at, stall_s;    /* the cores' loop stops then, this long */
   gboolean sim;
   gboolean sim_only;
 } EmuOptions;
@@ -88,7 +90,7 @@ typedef struct
 {
   guint64 data_sent, data_resent, unicast_data, polls, responses;
   guint64 late, duplicates, forged, malformed, out_of_window;
-  guint rounds, max_per_round;
+  guint rounds, max_per_round, slow, taken_back;
 } SinkCounters;
 
 /* ------------------------------------------------------------------ */
@@ -386,6 +388,8 @@ emu_sink_counters (GstElement * pipeline, SinkCounters * c)
   c->out_of_window = field_u64 (s, "out-of-window");
   c->rounds = (guint) field_u64 (s, "rounds");
   c->max_per_round = (guint) field_u64 (s, "max-responses-per-round");
+  c->slow = (guint) field_u64 (s, "slow-receivers");
+  c->taken_back = (guint) field_u64 (s, "taken-back");
   gst_structure_free (s);
   gst_object_unref (sink);
 }
@@ -540,12 +544,29 @@ emu_progress (Emu * emu, gint64 now, gint64 start, gint64 * next)
       emu->finished, emu->opt.n, emu->group_datagrams, emu->responses_sent);
 }
 
+/* --stall: the cores hear and say nothing for a while (the sink runs on);
+ * what fell due meanwhile leaves in one burst after it, as on a loaded
+ * machine. */
+static void
+emu_stall (Emu * emu, gint64 now, gint64 start, gboolean * stalled)
+{
+  gint64 at = start + (gint64) (emu->opt.stall_at * GST_SECOND);
+
+  if (*stalled || emu->opt.stall_s <= 0 || now < at)
+    return;
+  *stalled = TRUE;
+  g_printerr ("%.1f s: the cores stall for %.1f s\n", (now - start) / 1e9,
+      emu->opt.stall_s);
+  g_usleep ((gulong) (emu->opt.stall_s * G_USEC_PER_SEC));
+}
+
 /* Until every core is DONE or FAILED (or the time is up). */
 static void
 emu_loop (Emu * emu, GstElement * pipeline, gint64 end)
 {
   struct epoll_event evs[256];
   gint64 start = gst_net_now (), next_progress = start + 10 * GST_SECOND;
+  gboolean stalled = FALSE;
 
   while (emu->finished < emu->opt.n && gst_net_now () < end) {
     gint64 now = gst_net_now ();
@@ -559,6 +580,7 @@ emu_loop (Emu * emu, GstElement * pipeline, gint64 end)
       emu_drain (emu, index == EMU_GROUP_INDEX ? emu->group_udp :
           emu->rx[index].udp, index);
     }
+    emu_stall (emu, gst_net_now (), start, &stalled);
     emu_run_timers (emu, gst_net_now ());
     emu_progress (emu, gst_net_now (), start, &next_progress);
     if (emu_bus_failed (pipeline))
@@ -616,6 +638,19 @@ print_sim_row (const EmuOptions * o)
       r.data_resent, r.polls, r.rounds, r.complete, o->n);
 }
 
+/* AT:SECONDS */
+static gboolean
+parse_stall (const gchar * v, EmuOptions * o)
+{
+  const gchar *colon = strchr (v, ':');
+
+  if (!colon)
+    return FALSE;
+  o->stall_at = g_ascii_strtod (v, NULL);
+  o->stall_s = g_ascii_strtod (colon + 1, NULL);
+  return o->stall_at >= 0.0 && o->stall_s >= 0.0;
+}
+
 static gboolean
 parse_options (int argc, char **argv, EmuOptions * o)
 {
@@ -652,7 +687,10 @@ parse_options (int argc, char **argv, EmuOptions * o)
       o->port = (guint) atoi (v + 1);
     else if (g_str_has_prefix (a, "--timeout="))
       o->timeout_s = (guint) atoi (v + 1);
-    else
+    else if (g_str_has_prefix (a, "--stall=")) {
+      if (!parse_stall (v + 1, o))
+        return FALSE;
+    } else
       return FALSE;
   }
   return o->n > 0 && o->n <= RMTP_MAX_MEMBERS && o->size > 0 && o->rate > 0
@@ -681,14 +719,16 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       G_GUINT64_FORMAT " data-resent=%" G_GUINT64_FORMAT " unicast-data=%"
       G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
       "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
-      " send-errors=%" G_GUINT64_FORMAT " verified=%u\n", o->n, o->loss,
+      " send-errors=%" G_GUINT64_FORMAT " slow=%u taken-back=%u verified=%u\n",
+      o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
       c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
       c->data_sent, c->data_resent, c->unicast_data,
       (gdouble) c->data_resent / m,
       appendix_a_resent (m, o->n, o->loss) / m,
       exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
-      emu->losses_injected, emu->send_errors, verified);
+      emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
+      verified);
   fflush (stdout);
 }
 
@@ -709,7 +749,7 @@ main (int argc, char **argv)
   if (!parse_options (argc, argv, &emu.opt)) {
     g_printerr ("usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] "
         "[--rate=BIT/S] [--seed=S] [--group=ADDR] [--port=PORT] "
-        "[--timeout=SECONDS] [--sim] [--sim-only]\n");
+        "[--timeout=SECONDS] [--stall=AT:SECONDS] [--sim] [--sim-only]\n");
     return 2;
   }
   if (!emu_raise_file_limit (emu.opt.n)) {

@@ -183,6 +183,16 @@ fan_out (Sim * sim, guint64 to, GBytes * b)
           K_AT_RX, i, 0, b);
 }
 
+/* Whether @b, from receiver @i, is a CACK the scenario loses. */
+static gboolean
+cack_lost (const Sim * sim, guint i, GBytes * b)
+{
+  gsize len;
+  const guint8 *d = g_bytes_get_data (b, &len);
+
+  return i < sim->p->n_cack_lost && len > 3 && d[3] == RMTP_CACK;
+}
+
 static void
 dispatch (gpointer owner, const SimEngineEvent * ev)
 {
@@ -208,6 +218,8 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       }
       break;
     case K_AT_ROUTER_UP:
+      if (cack_lost (sim, ev->a, ev->p))
+        break;
       if (!sim_engine_link_send (sim->e, ROUTER, SIM_UP,
               g_bytes_get_size (ev->p) + UDP_IP_OVERHEAD, K_AT_SERVER,
               ev->a, 0, ev->p))
@@ -336,6 +348,7 @@ rmtp_sim_run (const RmtpSimParams * p, RmtpSimResult * out)
   out->unicast_data = st->unicast_data_sent;
   out->parity_sent = st->parity_sent;
   out->slow_detected = st->slow_detected;
+  out->taken_back = st->taken_back;
   collect_done_times (&sim);
   if (g_getenv ("RMTP_SIM_DEBUG"))
     list_unfinished (&sim);

@@ -26,6 +26,9 @@ typedef struct {
   guint n_slow;                 /* the last n_slow receivers' links: 0 */
   guint64 slow_link;            /* ... run at this rate, bit/s: 2 Mbit/s */
   guint slow_queue;             /* ... with this queue, packets: 32 */
+  guint n_cack_lost;            /* the first n receivers' CACKs are all
+                                 * lost, the answers to the CONN retries
+                                 * too: 0 */
   guint64 seed;
   RmtpConfig cfg;               /* rate: 8 Mbit/s; window_size > 0:
                                  * streaming mode */
@@ -43,6 +46,7 @@ typedef struct {
   guint64 unicast_data;         /* DATA sent by unicast */
   guint64 parity_sent;          /* PARITY packets */
   guint slow_detected;          /* receivers the server set aside for loss */
+  guint taken_back;             /* ... given up at CONNECT, heard later */
   gint64 fast_done_time;        /* the last receiver not on a slow link
                                  * released, ns (-1: one was not) */
   gint64 slow_done_time;        /* the same for the slow links */

@@ -684,6 +684,135 @@ GST_START_TEST (test_slow_member_ack_taken)
 
 GST_END_TEST;
 
+/* Every CACK of receiver 3 is lost, the answers to the CONN retries too,
+ * and so is packet 10 of round 0, which no one else loses. */
+static gboolean
+drop_cacks_and_packet_of_3 (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  if (rx == -1)
+    return p->type == RMTP_CACK && p->member == rig->ids[3];
+  return rx == 3 && p->type == RMTP_DATA && p->round == 0 && p->seq == 10;
+}
+
+/* A member given up at CONNECT took the CONN all the same: its NACK
+ * brings it back, and it is served by unicast instead of being released
+ * without packet 10 (issue 20: 7 of 10,000 emulated receivers). */
+GST_START_TEST (test_member_without_cack_taken_back)
+{
+  Rig rig;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 4,
+      drop_cacks_and_packet_of_3);
+
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_CACK, 3),
+      1 + rig.cfg.max_conn_retries);
+  assert_receiver_whole (&rig, 3);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (st->taken_back, 1);
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless_equals_uint64 (st->unicast_data_sent, 1);
+  fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 3's CACKs and its answers to round 0 are lost. */
+static gboolean
+drop_cacks_and_round_0_answers_of_3 (Rig * rig, gint rx,
+    const RmtpPacket * p, guint32 to)
+{
+  return rx == -1 && p->member == rig->ids[3] && (p->type == RMTP_CACK ||
+      ((p->type == RMTP_ACK || p->type == RMTP_NACK) && p->round == 0));
+}
+
+/* Hands the server an answer from receiver @rx, built here: the member
+ * id, then @n u32 fields (a CACK: its yes byte instead). */
+static void
+server_hears (Rig * rig, guint rx, RmtpType type, const guint32 * fields,
+    guint n)
+{
+  gsize len = RMTP_HEADER_SIZE + 4 + 4 * n + (type == RMTP_CACK);
+  guint8 *buf = g_malloc (len);
+  WireWriter w;
+
+  wire_writer_init (&w, buf, len);
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, type);
+  wire_write_u32 (&w, 0xC0FFEE);
+  wire_write_u32 (&w, rig->ids[rx]);
+  for (guint i = 0; i < n; i++)
+    wire_write_u32 (&w, fields[i]);
+  if (type == RMTP_CACK)
+    wire_write_u8 (&w, 1);
+  fail_unless_equals_int (w.pos, len);
+  rmtp_server_handle (rig->s, rig->ids[rx], buf, len, rig->now);
+  g_free (buf);
+}
+
+/* A CACK that comes after the CONN retries are spent (the emulator's
+ * cores answered seconds late on the loaded machine) takes the member
+ * back: it gets a unicast turn and is counted complete, where it used to
+ * RACK the group REL while the server counted it failed. */
+GST_START_TEST (test_late_cack_takes_member_back)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_cacks_and_round_0_answers_of_3;
+  rmtp_server_start (rig.s, rig.now);
+  while (rmtp_server_phase (rig.s) == RMTP_SERVER_CONNECT)
+    rig_run_until (&rig, rig.now + MS);
+  server_hears (&rig, 3, RMTP_CACK, NULL, 0);
+  rig_run (&rig, 60 * S);
+  st = rmtp_server_stats (rig.s);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 0);
+  fail_unless_equals_int (st->taken_back, 1);
+  fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Receiver 3's CACKs and its answers are lost until the first release
+ * (rig->dropped then), and so is packet 10 of round 0, which no one else
+ * loses. */
+static gboolean
+drop_3_until_release (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  rig->dropped |= rmtp_server_phase (rig->s) == RMTP_SERVER_RELEASE;
+  if (rx == -1)
+    return p->member == rig->ids[3] && !rig->dropped;
+  return rx == 3 && p->type == RMTP_DATA && p->round == 0 && p->seq == 10;
+}
+
+/* A NACK from a member given up that comes in the release (the last
+ * round closed without it) sends the server back to SEPARATE for it. */
+GST_START_TEST (test_member_taken_back_in_release)
+{
+  Rig rig;
+  /* round 0, one range: packet 10 */
+  const guint32 nack[] = { 0, 1, 10, 1 };
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_3_until_release;
+  rmtp_server_start (rig.s, rig.now);
+  while (rmtp_server_phase (rig.s) != RMTP_SERVER_RELEASE)
+    rig_run_until (&rig, rig.now + MS);
+  server_hears (&rig, 3, RMTP_NACK, nack, G_N_ELEMENTS (nack));
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (rmtp_server_stats (rig.s)->taken_back, 1);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->unicast_data_sent, 1);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
 static gboolean
 drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -1097,6 +1226,9 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_busy_rrdy_lost);
   tcase_add_test (tc, test_silent_receiver_served_by_unicast);
   tcase_add_test (tc, test_slow_member_ack_taken);
+  tcase_add_test (tc, test_member_without_cack_taken_back);
+  tcase_add_test (tc, test_late_cack_takes_member_back);
+  tcase_add_test (tc, test_member_taken_back_in_release);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
   tcase_add_test (tc, test_busy_member_waits_through_unicast_rounds);
