@@ -129,6 +129,13 @@ VARIANTS = {
                                      "end-criterion=confidence t-running=20000000000 "
                                      "running-increase=50000 running-increase-fraction=1 "
                                      "running-ceiling=2",
+    # step 1 under a ceiling of 1.5 r_s, with the kept rate of the settled
+    # criterion: the median of the last 4 cycles once the probe stops climbing
+    # (at most 12 cycles), not the mean of a period that includes the climb
+    "TPBA-settled-t20-inc-frac1-ceil15": "tcp-pacing=true allow-probe-loss=true "
+                                         "end-criterion=settled ci-max-cycles=12 "
+                                         "t-running=20000000000 running-increase=50000 "
+                                         "running-increase-fraction=1 running-ceiling=1.5",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "

@@ -355,6 +355,92 @@ GST_START_TEST (test_probe_end_confidence_skips_stalls)
 
 GST_END_TEST;
 
+/* 3b. The settled criterion (ours, issue 17): ends when the newest
+ * settle-window (4) cycles no longer rise by ci-width (10 %) of their mean,
+ * or at ci-max-cycles; keeps the window's median. */
+static gint
+settled_end_index (const guint64 * rates, guint n, guint max_cycles,
+    guint64 * r_s)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+  gint i;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_SETTLED;
+  cfg.ci_max_cycles = max_cycles;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  i = probe_rates (s, 0, 0, rates, n, NULL);
+  tpba_sender_get_stats (s, &st);
+  *r_s = st.r_s;
+  tpba_sender_free (s);
+  return i;
+}
+
+GST_START_TEST (test_probe_end_settled_ramp)
+{
+  /* The probe climbs back after the running period, then levels off.
+   * Windows: 400-700k rise 300k > 55k; 500-800k 300k > 65k; 600, 700, 800,
+   * 820k: slope 76k, rise 228k > 73k; 700, 800, 820, 800k: rise 96k > 78k;
+   * 800, 820, 800, 810k: slope 1k, rise 3k < 80.75k, ends at i = 7 with the
+   * median 805k. The confidence criterion ends at the same cycle (its
+   * window of 8 is full) with the mean of the climb, 678.75k. */
+  const guint64 rates[] = { 400000, 500000, 600000, 700000, 800000, 820000,
+    800000, 810000, 300000
+  };
+  guint64 r_s;
+
+  fail_unless_equals_int (settled_end_index (rates, 9, 12, &r_s), 7);
+  fail_unless_equals_uint64 (r_s, 805000);
+  fail_unless_equals_int (confidence_end_index (rates, 9, &r_s), 7);
+  fail_unless_equals_uint64 (r_s, 678750);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_settled_max_cycles)
+{
+  /* Still climbing 100k a cycle at ci-max-cycles (12): the period ends
+   * there and keeps the median of the last four, 900k-1.2M. */
+  guint64 rates[13];
+  guint64 r_s;
+
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    rates[i] = 100000 * (i + 1);
+  fail_unless_equals_int (settled_end_index (rates, 13, 12, &r_s), 11);
+  fail_unless_equals_uint64 (r_s, 1050000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_settled_flat)
+{
+  /* No climb: 1000, 900, 1000, 800k rise -150k, ends at the first full
+   * window with the median 950k (the mean would be 925k). */
+  const guint64 rates[] = { 1000000, 900000, 1000000, 800000, 2000000 };
+  guint64 r_s;
+
+  fail_unless_equals_int (settled_end_index (rates, 5, 12, &r_s), 3);
+  fail_unless_equals_uint64 (r_s, 950000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_settled_skips_stalls)
+{
+  /* Stalled cycles are not in the window: 500, 510, 505, 500k at i = 5,
+   * rise -1.5k, median 502.5k. */
+  const guint64 rates[] = { 0, 500000, 0, 510000, 505000, 500000, 900000 };
+  guint64 r_s;
+
+  fail_unless_equals_int (settled_end_index (rates, 7, 12, &r_s), 5);
+  fail_unless_equals_uint64 (r_s, 502500);
+}
+
+GST_END_TEST;
+
 /* Cycles that acked nothing (a connection in RTO backoff) are stalls: three
  * of them do not end probing with r_s = 0, nor lower the encoder's offer. */
 GST_START_TEST (test_probe_stalled_cycles)
@@ -1832,6 +1918,10 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_end_criterion);
   tcase_add_test (tc, test_probe_end_proportional);
   tcase_add_test (tc, test_probe_end_confidence_steady);
+  tcase_add_test (tc, test_probe_end_settled_ramp);
+  tcase_add_test (tc, test_probe_end_settled_max_cycles);
+  tcase_add_test (tc, test_probe_end_settled_flat);
+  tcase_add_test (tc, test_probe_end_settled_skips_stalls);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
   tcase_add_test (tc, test_probe_end_confidence_skips_stalls);
