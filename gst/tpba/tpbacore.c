@@ -10,7 +10,6 @@
 #include "core/polled.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define NS_PER_S G_GINT64_CONSTANT (1000000000)
@@ -639,19 +638,19 @@ confidence_end (const TpbaSender * s, gdouble * kept, guint * span)
       t_quantile_975 (n - 1) * sqrt (var / n) < s->cfg.ci_width * mean;
 }
 
-static gint
-compare_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return (x > y) - (x < y);
-}
-
-/* The median of the @n rates at @x (sorted in place). */
+/* The median of the @n rates at @x, sorted in place (a window of a few
+ * cycles: insertion sort). */
 static gdouble
 median_rate (gdouble * x, guint n)
 {
-  qsort (x, n, sizeof (gdouble), compare_double);
+  for (guint i = 1; i < n; i++) {
+    gdouble v = x[i];
+    guint j = i;
+
+    for (; j > 0 && x[j - 1] > v; j--)
+      x[j] = x[j - 1];
+    x[j] = v;
+  }
   return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 

@@ -283,7 +283,8 @@ GST_END_TEST;
  * of the mean r is within ci-width, or when ci-max-cycles filled; keeps the
  * mean. */
 static gint
-confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
+kept_end_index (TpbaEndCriterion crit, guint max_cycles,
+    const guint64 * rates, guint n, guint64 * r_s)
 {
   TpbaConfig cfg;
   TpbaSender *s;
@@ -291,7 +292,8 @@ confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
   gint i;
 
   tpba_config_init (&cfg);
-  cfg.end_criterion = TPBA_END_CONFIDENCE;
+  cfg.end_criterion = crit;
+  cfg.ci_max_cycles = max_cycles;
   s = tpba_sender_new (&cfg, SSRC_TX, 0);
   send_pkt (s, 1, 100, TRUE, 1000, 0);
   i = probe_rates (s, 0, 0, rates, n, NULL);
@@ -299,6 +301,12 @@ confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
   *r_s = st.r_s;
   tpba_sender_free (s);
   return i;
+}
+
+static gint
+confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
+{
+  return kept_end_index (TPBA_END_CONFIDENCE, 8, rates, n, r_s);
 }
 
 GST_START_TEST (test_probe_end_confidence_steady)
@@ -362,21 +370,7 @@ static gint
 settled_end_index (const guint64 * rates, guint n, guint max_cycles,
     guint64 * r_s)
 {
-  TpbaConfig cfg;
-  TpbaSender *s;
-  TpbaSenderStats st;
-  gint i;
-
-  tpba_config_init (&cfg);
-  cfg.end_criterion = TPBA_END_SETTLED;
-  cfg.ci_max_cycles = max_cycles;
-  s = tpba_sender_new (&cfg, SSRC_TX, 0);
-  send_pkt (s, 1, 100, TRUE, 1000, 0);
-  i = probe_rates (s, 0, 0, rates, n, NULL);
-  tpba_sender_get_stats (s, &st);
-  *r_s = st.r_s;
-  tpba_sender_free (s);
-  return i;
+  return kept_end_index (TPBA_END_SETTLED, max_cycles, rates, n, r_s);
 }
 
 GST_START_TEST (test_probe_end_settled_ramp)
@@ -415,28 +409,29 @@ GST_START_TEST (test_probe_end_settled_max_cycles)
 
 GST_END_TEST;
 
-GST_START_TEST (test_probe_end_settled_flat)
+GST_START_TEST (test_probe_end_settled_flat_and_stalls)
 {
   /* No climb: 1000, 900, 1000, 800k rise -150k, ends at the first full
-   * window with the median 950k (the mean would be 925k). */
-  const guint64 rates[] = { 1000000, 900000, 1000000, 800000, 2000000 };
-  guint64 r_s;
+   * window with the median 950k (the mean would be 925k). Stalled cycles
+   * are not in the window: 500, 510, 505, 500k at i = 5, rise -1.5k,
+   * median 502.5k. */
+  static const struct {
+    guint64 rates[7];
+    guint n;
+    gint end;
+    guint64 r_s;
+  } cases[] = {
+    {{1000000, 900000, 1000000, 800000, 2000000}, 5, 3, 950000},
+    {{0, 500000, 0, 510000, 505000, 500000, 900000}, 7, 5, 502500},
+  };
 
-  fail_unless_equals_int (settled_end_index (rates, 5, 12, &r_s), 3);
-  fail_unless_equals_uint64 (r_s, 950000);
-}
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    guint64 r_s;
 
-GST_END_TEST;
-
-GST_START_TEST (test_probe_end_settled_skips_stalls)
-{
-  /* Stalled cycles are not in the window: 500, 510, 505, 500k at i = 5,
-   * rise -1.5k, median 502.5k. */
-  const guint64 rates[] = { 0, 500000, 0, 510000, 505000, 500000, 900000 };
-  guint64 r_s;
-
-  fail_unless_equals_int (settled_end_index (rates, 7, 12, &r_s), 5);
-  fail_unless_equals_uint64 (r_s, 502500);
+    fail_unless_equals_int (settled_end_index (cases[c].rates, cases[c].n,
+            12, &r_s), cases[c].end);
+    fail_unless_equals_uint64 (r_s, cases[c].r_s);
+  }
 }
 
 GST_END_TEST;
@@ -1920,8 +1915,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_end_confidence_steady);
   tcase_add_test (tc, test_probe_end_settled_ramp);
   tcase_add_test (tc, test_probe_end_settled_max_cycles);
-  tcase_add_test (tc, test_probe_end_settled_flat);
-  tcase_add_test (tc, test_probe_end_settled_skips_stalls);
+  tcase_add_test (tc, test_probe_end_settled_flat_and_stalls);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
   tcase_add_test (tc, test_probe_end_confidence_skips_stalls);
