@@ -140,6 +140,12 @@ VARIANTS = {
                                         "end-criterion=settled ci-max-cycles=12 "
                                         "t-running=20000000000 running-increase=50000 "
                                         "running-increase-fraction=1 running-ceiling=2",
+    # the kept rate held for the whole running period (r-f=0: no cut, no step),
+    # with either criterion: how near the share each one's r_s is, as a rate
+    "TPBA-conf-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
+                          "t-running=20000000000 r-f=0",
+    "TPBA-settled-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=settled "
+                             "ci-max-cycles=12 t-running=20000000000 r-f=0",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "
