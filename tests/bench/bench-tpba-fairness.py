@@ -146,6 +146,8 @@ VARIANTS = {
                           "t-running=20000000000 r-f=0",
     "TPBA-settled-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=settled "
                              "ci-max-cycles=12 t-running=20000000000 r-f=0",
+    "TPBA-settled6-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=settled "
+                              "settle-window=6 ci-max-cycles=12 t-running=20000000000 r-f=0",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "
