@@ -145,6 +145,10 @@ static const GstParamEntry params[] = {
   P ("probe-headroom", "While probing the encoder is offered r[i] (1 + this) "
         "(not in the paper: 0.25)", DOUBLE, NULL, probe_headroom, 0, 100,
       S),
+  P ("pace-burst", "UDP pacing: how far behind its schedule the sender may "
+        "catch up at once after a late wake-up, ns (0: never, every packet "
+        "one packet time after the last; not in the paper)", TIME, NULL,
+      pace_burst, 0, 1e9, S),
   P ("max-rate", "Cap of every rate, bits/s (100 Mbit/s)", UINT64, NULL,
       max_rate, 1, 1e12, S),
   P ("max-probe-cycles", "End probing after this many cycles (0: never, the "

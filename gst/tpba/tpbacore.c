@@ -59,6 +59,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->probe_initial_rate = 1000000;
   cfg->probe_headroom = 0.25;
   cfg->max_rate = 100000000;
+  cfg->pace_burst = 0;
   cfg->max_probe_cycles = 0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -308,7 +309,7 @@ struct _TpbaSender {
   gint64 rtt;
 
   /* Pacer */
-  Pacer pacer;                  /* UDP pacing, burst 0 */
+  Pacer pacer;                  /* UDP pacing, burst pace_burst */
 
   /* SR */
   gint64 next_sr;
@@ -475,7 +476,8 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
   s->tcp_rtt = -1;
   s->p_probe = -1;
   s->next_sr = now + s->cfg.t_rtcp;
-  pacer_init (&s->pacer, 1, 0);
+  /* a burst lets a shell that woke late catch up to the rate, up to it */
+  pacer_init (&s->pacer, 1, s->cfg.pace_burst);
   s->pacer.next_free = now;
   s->air = (gdouble) s->cfg.air_0;
   if (is_lda (s)) {

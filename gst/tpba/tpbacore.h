@@ -161,6 +161,8 @@ typedef struct {
   guint64 probe_initial_rate;   /* offered to the encoder in the 1st probing: 1 Mbit/s */
   gdouble probe_headroom;       /* offer r[i] (1 + this) while probing: 0.25 */
   guint64 max_rate;             /* cap of every rate: 100 Mbit/s */
+  gint64 pace_burst;            /* UDP pacer: credit kept for a late send,
+                                 * ns; 0 = none (exact pacing) */
   guint max_probe_cycles;       /* end probing after this many cycles; 0 = never (paper) */
   gint64 t_tcp_min;             /* CWND interval: shortest cycle, 100 ms */
   gint64 t_tcp_max;             /* CWND interval: longest cycle, 4 s */

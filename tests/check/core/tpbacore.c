@@ -991,6 +991,40 @@ GST_START_TEST (test_pacing)
 
 GST_END_TEST;
 
+/* With a pace burst, a send that woke late catches up to the schedule, by
+ * at most the burst: 1000-byte packets at 8 Mbit/s (1 ms each), a wake-up
+ * 3 ms late, a burst of 2 ms: three packets leave at once, then one a ms. */
+GST_START_TEST (test_pacing_burst)
+{
+  const gint64 expect[2][5] = {
+    {0, 4, 5, 6, 7},            /* no burst: the 3 ms are lost */
+    {0, 4, 4, 4, 5},            /* 2 ms burst: 2 of them made up */
+  };
+
+  for (guint b = 0; b < 2; b++) {
+    TpbaConfig cfg;
+    TpbaSender *s;
+    gint64 t0 = 3 * S, now = t0;
+
+    tpba_config_init (&cfg);
+    cfg.pace_burst = b ? 2 * MS : 0;
+    s = running_sender_at (&cfg, 8000000);
+    for (guint i = 0; i < 5; i++) {
+      TpbaRtpInfo p = pkt (10 + i, 1000 + i, TRUE, 1000);
+      TpbaSendDecision d;
+
+      if (i == 1)
+        now = t0 + 4 * MS;      /* due at 1 ms, woke at 4 ms */
+      now = tpba_sender_next_send_time (s, &p, now);
+      fail_unless_equals_int64 (now - t0, expect[b][i] * MS);
+      tpba_sender_on_send (s, &p, now, &d);
+    }
+    tpba_sender_free (s);
+  }
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 5. Successive large reductions (section 4, T_running) */
 
@@ -1928,6 +1962,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_running_ceiling);
   tcase_add_test (tc, test_running_ceiling_follows_reprobe);
   tcase_add_test (tc, test_pacing);
+  tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
   tcase_add_test (tc, test_allow_probe_loss);
   tcase_add_test (tc, test_lda);
