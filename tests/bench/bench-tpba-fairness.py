@@ -157,6 +157,16 @@ VARIANTS = {
                                      "end-criterion=confidence t-running=20000000000 "
                                      "running-increase=50000 running-increase-fraction=1 "
                                      "pace-burst=5000000",
+    "TPBA-conf-t20-inc-frac1-ceil125-burst": "tcp-pacing=true allow-probe-loss=true "
+                                             "end-criterion=confidence t-running=20000000000 "
+                                             "running-increase=50000 "
+                                             "running-increase-fraction=1 running-ceiling=1.25 "
+                                             "pace-burst=5000000",
+    "TPBA-settled-t20-inc-frac1-ceil125-burst": "tcp-pacing=true allow-probe-loss=true "
+                                                "end-criterion=settled ci-max-cycles=12 "
+                                                "t-running=20000000000 running-increase=50000 "
+                                                "running-increase-fraction=1 "
+                                                "running-ceiling=1.25 pace-burst=5000000",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "
