@@ -64,6 +64,8 @@
  * - running_ceiling: the step never takes r above running_ceiling r_s, the
  *   rate the last probing period kept (0: no ceiling); a point already at
  *   or above it leaves r as it is.
+ * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
+ *   that sent late catches up to its schedule (0: exact pacing).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
