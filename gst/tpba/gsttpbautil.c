@@ -38,6 +38,9 @@ gst_tpba_end_criterion_get_type (void)
     {TPBA_END_CONFIDENCE, "95 % confidence interval of the mean r over the "
           "last cycles narrower than ci-width; keeps the mean (not in the "
           "paper)", "confidence"},
+    {TPBA_END_SETTLED, "r no longer climbs by ci-width across the last "
+          "settle-window cycles, or ci-max-cycles reached; keeps their "
+          "median (not in the paper)", "settled"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {
@@ -76,8 +79,9 @@ static const GstParamEntry params[] = {
   P ("mode", "Sender scheme: tpba (the paper's), lda or ldaf (baselines)",
       ENUM, gst_tpba_mode_get_type, mode, 0, 0, S),
   P ("end-criterion", "End of the probing period: absolute (epsilon, "
-        "section 4), proportional (z, section 7) or confidence (ci-width, "
-        "ci-max-cycles; not in the paper)", ENUM, gst_tpba_end_criterion_get_type,
+        "section 4), proportional (z, section 7), confidence (ci-width, "
+        "ci-max-cycles) or settled (settle-window, ci-width, ci-max-cycles; "
+        "not in the paper)", ENUM, gst_tpba_end_criterion_get_type,
       end_criterion, 0, 0, S),
   P ("probe-interval", "Probing cycles: fixed (t-tcp, section 4) or cwnd "
         "(between cwnd reductions, section 7)", ENUM, gst_tpba_probe_interval_get_type,
@@ -100,7 +104,12 @@ static const GstParamEntry params[] = {
       S),
   P ("ci-max-cycles", "Confidence end criterion: the most cycles averaged; "
         "probing ends with their mean when this many gave no narrower "
-        "interval (not in the paper)", UINT, NULL, ci_max_cycles, 3, 32, S),
+        "interval. Settled criterion: the longest probing period, in cycles "
+        "(not in the paper)", UINT, NULL, ci_max_cycles, 3, 32, S),
+  P ("settle-window", "Settled end criterion: probing ends when the rate "
+        "of the last this many cycles no longer climbs by ci-width across "
+        "them, and keeps their median (not in the paper)", UINT, NULL,
+      settle_window, 3, 16, S),
   P ("running-increase", "Running period: the rate grows by this at every "
         "adaptation point without loss, at most by TCP's growth (LDA's line "
         "C), bits/s (0: never, the paper's)", UINT64, NULL, running_increase,
@@ -136,6 +145,10 @@ static const GstParamEntry params[] = {
   P ("probe-headroom", "While probing the encoder is offered r[i] (1 + this) "
         "(not in the paper: 0.25)", DOUBLE, NULL, probe_headroom, 0, 100,
       S),
+  P ("pace-burst", "UDP pacing: how far behind its schedule the sender may "
+        "catch up at once after a late wake-up, ns (0: never, every packet "
+        "one packet time after the last; not in the paper)", TIME, NULL,
+      pace_burst, 0, 1e9, S),
   P ("max-rate", "Cap of every rate, bits/s (100 Mbit/s)", UINT64, NULL,
       max_rate, 1, 1e12, S),
   P ("max-probe-cycles", "End probing after this many cycles (0: never, the "

@@ -44,6 +44,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->z = 0.05;
   cfg->ci_width = 0.1;
   cfg->ci_max_cycles = 8;
+  cfg->settle_window = 4;
   cfg->running_increase = 0;
   cfg->running_increase_fraction = 0;
   cfg->running_ceiling = 0;
@@ -58,6 +59,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->probe_initial_rate = 1000000;
   cfg->probe_headroom = 0.25;
   cfg->max_rate = 100000000;
+  cfg->pace_burst = 0;
   cfg->max_probe_cycles = 0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -307,7 +309,7 @@ struct _TpbaSender {
   gint64 rtt;
 
   /* Pacer */
-  Pacer pacer;                  /* UDP pacing, burst 0 */
+  Pacer pacer;                  /* UDP pacing, burst pace_burst */
 
   /* SR */
   gint64 next_sr;
@@ -474,7 +476,8 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
   s->tcp_rtt = -1;
   s->p_probe = -1;
   s->next_sr = now + s->cfg.t_rtcp;
-  pacer_init (&s->pacer, 1, 0);
+  /* a burst lets a shell that woke late catch up to the rate, up to it */
+  pacer_init (&s->pacer, 1, s->cfg.pace_burst);
   s->pacer.next_free = now;
   s->air = (gdouble) s->cfg.air_0;
   if (is_lda (s)) {
@@ -637,6 +640,70 @@ confidence_end (const TpbaSender * s, gdouble * kept, guint * span)
       t_quantile_975 (n - 1) * sqrt (var / n) < s->cfg.ci_width * mean;
 }
 
+/* The median of the @n rates at @x, sorted in place (a window of a few
+ * cycles: insertion sort). */
+static gdouble
+median_rate (gdouble * x, guint n)
+{
+  for (guint i = 1; i < n; i++) {
+    gdouble v = x[i];
+    guint j = i;
+
+    for (; j > 0 && x[j - 1] > v; j--)
+      x[j] = x[j - 1];
+    x[j] = v;
+  }
+  return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
+}
+
+/* The rise of the @n rates at @x (oldest first) across them: the
+ * least-squares slope per cycle times n - 1. */
+static gdouble
+rate_rise (const gdouble * x, guint n)
+{
+  gdouble mi = (n - 1) / 2.0, mx = 0.0, sxy = 0.0, sxx = 0.0;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    mx += x[i] / n;
+  for (i = 0; i < n; i++) {
+    sxy += (i - mi) * (x[i] - mx);
+    sxx += (i - mi) * (i - mi);
+  }
+  return sxx > 0 ? sxy / sxx * (n - 1) : 0.0;
+}
+
+/* The settled criterion: the newest settle_window cycles of this period
+ * that acked something. The probe resumes beside flows that took the link
+ * while it ran on UDP and climbs for several cycles; a mean over the whole
+ * period keeps the climb. TRUE when the window is full and no longer rises
+ * by ci_width of its mean, or when the period has ci_max_cycles cycles;
+ * *kept is the window's median, *span the cycles looked at (stalls
+ * included). */
+static gboolean
+settled_end (const TpbaSender * s, gdouble * kept, guint * span)
+{
+  guint w = CLAMP (s->cfg.settle_window, 2, TPBA_HISTORY);
+  guint back = MIN (s->n_r, TPBA_HISTORY);
+  gdouble x[TPBA_HISTORY], sorted[TPBA_HISTORY], mean = 0.0;
+  gboolean at_max = s->n_r >= s->cfg.ci_max_cycles;
+  guint n = 0, i;
+
+  for (i = 1; i <= back && n < w; i++) {
+    gdouble r = s->r_hist[(s->n_r - i) % TPBA_HISTORY];
+    if (r > 0.0)
+      x[w - 1 - n++] = r;       /* newest last: x[w - n .. w) oldest first */
+  }
+  if (n < w && !at_max)
+    return FALSE;
+  *span = i - 1;
+  memcpy (sorted, x + w - n, n * sizeof (gdouble));
+  for (i = 0; i < n; i++)
+    mean += sorted[i] / n;
+  *kept = median_rate (sorted, n);
+  return at_max || rate_rise (x, w) < s->cfg.ci_width * mean;
+}
+
 /* Stores r[i]; returns TRUE when the probing period ends with it, with the
  * rate to keep in *kept and how many cycles the criterion looked at in
  * *span. A cycle that acked nothing (the connection in retransmission-
@@ -661,6 +728,8 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
     return TRUE;
   if (s->cfg.end_criterion == TPBA_END_CONFIDENCE)
     return confidence_end (s, kept, span);
+  if (s->cfg.end_criterion == TPBA_END_SETTLED)
+    return settled_end (s, kept, span);
   if (s->n_r < 3)
     return FALSE;
   a = s->r_hist[(s->n_r - 3) % TPBA_HISTORY];

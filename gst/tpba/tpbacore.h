@@ -50,6 +50,12 @@
  *   confidence interval (Student's t, n - 1 degrees of freedom); the period
  *   ends when h < ci_width m, or when the window is full, and r_s = m: the
  *   mean over TCP's sawtooth, not the value of the cycle that ended it.
+ * - end criterion SETTLED: over the newest settle_window cycles that acked
+ *   something, the rise across them (least-squares slope times
+ *   settle_window - 1); the period ends when the window is full and the
+ *   rise is below ci_width times their mean, or after ci_max_cycles cycles,
+ *   and r_s is the window's median: the ramp after the switch to TCP and a
+ *   single odd cycle are left out of the kept rate.
  * - running_increase, running_increase_fraction: at an adaptation point
  *   that saw no loss (beyond p_probe with allow_probe_loss),
  *   r = r + min(max(running_increase, running_increase_fraction r), (C))
@@ -58,6 +64,8 @@
  * - running_ceiling: the step never takes r above running_ceiling r_s, the
  *   rate the last probing period kept (0: no ceiling); a point already at
  *   or above it leaves r as it is.
+ * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
+ *   that sent late catches up to its schedule (0: exact pacing).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
@@ -106,6 +114,7 @@ typedef enum {
   TPBA_END_ABSOLUTE,            /* |r[i-k] - r[i]| < eps (section 4) */
   TPBA_END_PROPORTIONAL,        /* |r[i-k] - r[i]| < z r[i] (section 7) */
   TPBA_END_CONFIDENCE,          /* 95 % interval of the mean r < ci_width (ours) */
+  TPBA_END_SETTLED,             /* r stopped climbing over the last cycles (ours) */
 } TpbaEndCriterion;
 
 typedef enum {
@@ -133,7 +142,9 @@ typedef struct {
   guint64 epsilon;              /* eps: 30 kbit/s (Table 2) */
   gdouble z;                    /* proportional criterion: 0.05 (section 7) */
   gdouble ci_width;             /* confidence criterion: half-width / mean, 0.1 */
-  guint ci_max_cycles;          /* confidence criterion: window, 8 cycles */
+  guint ci_max_cycles;          /* confidence criterion: window, 8 cycles;
+                                 * settled: the longest period */
+  guint settle_window;          /* settled criterion: cycles looked at, 4 */
   guint64 running_increase;     /* running: r grows by this per loss-free
                                  * adaptation point (<= TCP's growth), 0 */
   gdouble running_increase_fraction;    /* the same as a fraction of r; the
@@ -152,6 +163,8 @@ typedef struct {
   guint64 probe_initial_rate;   /* offered to the encoder in the 1st probing: 1 Mbit/s */
   gdouble probe_headroom;       /* offer r[i] (1 + this) while probing: 0.25 */
   guint64 max_rate;             /* cap of every rate: 100 Mbit/s */
+  gint64 pace_burst;            /* UDP pacer: credit kept for a late send,
+                                 * ns; 0 = none (exact pacing) */
   guint max_probe_cycles;       /* end probing after this many cycles; 0 = never (paper) */
   gint64 t_tcp_min;             /* CWND interval: shortest cycle, 100 ms */
   gint64 t_tcp_max;             /* CWND interval: longest cycle, 4 s */

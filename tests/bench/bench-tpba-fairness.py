@@ -129,6 +129,44 @@ VARIANTS = {
                                      "end-criterion=confidence t-running=20000000000 "
                                      "running-increase=50000 running-increase-fraction=1 "
                                      "running-ceiling=2",
+    # step 1 under a ceiling of 1.5 r_s, with the kept rate of the settled
+    # criterion: the median of the last 4 cycles once the probe stops climbing
+    # (at most 12 cycles), not the mean of a period that includes the climb
+    "TPBA-settled-t20-inc-frac1-ceil15": "tcp-pacing=true allow-probe-loss=true "
+                                         "end-criterion=settled ci-max-cycles=12 "
+                                         "t-running=20000000000 running-increase=50000 "
+                                         "running-increase-fraction=1 running-ceiling=1.5",
+    "TPBA-settled-t20-inc-frac1-ceil2": "tcp-pacing=true allow-probe-loss=true "
+                                        "end-criterion=settled ci-max-cycles=12 "
+                                        "t-running=20000000000 running-increase=50000 "
+                                        "running-increase-fraction=1 running-ceiling=2",
+    # the kept rate held for the whole running period (r-f=0: no cut, no step),
+    # with either criterion: how near the share each one's r_s is, as a rate
+    "TPBA-conf-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
+                          "t-running=20000000000 r-f=0",
+    "TPBA-settled-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=settled "
+                             "ci-max-cycles=12 t-running=20000000000 r-f=0",
+    "TPBA-settled6-t20-hold": "tcp-pacing=true allow-probe-loss=true end-criterion=settled "
+                              "settle-window=6 ci-max-cycles=12 t-running=20000000000 r-f=0",
+    # the same two with a pacer that catches up late wake-ups by up to 5 ms: the
+    # tenth pass found the sink sending 0.5-0.8 of its paced rate at 10 Mbit/s
+    "TPBA-settled6-t20-hold-burst": "tcp-pacing=true allow-probe-loss=true "
+                                    "end-criterion=settled settle-window=6 ci-max-cycles=12 "
+                                    "t-running=20000000000 r-f=0 pace-burst=5000000",
+    "TPBA-conf-t20-inc-frac1-burst": "tcp-pacing=true allow-probe-loss=true "
+                                     "end-criterion=confidence t-running=20000000000 "
+                                     "running-increase=50000 running-increase-fraction=1 "
+                                     "pace-burst=5000000",
+    "TPBA-conf-t20-inc-frac1-ceil125-burst": "tcp-pacing=true allow-probe-loss=true "
+                                             "end-criterion=confidence t-running=20000000000 "
+                                             "running-increase=50000 "
+                                             "running-increase-fraction=1 running-ceiling=1.25 "
+                                             "pace-burst=5000000",
+    "TPBA-settled-t20-inc-frac1-ceil125-burst": "tcp-pacing=true allow-probe-loss=true "
+                                                "end-criterion=settled ci-max-cycles=12 "
+                                                "t-running=20000000000 running-increase=50000 "
+                                                "running-increase-fraction=1 "
+                                                "running-ceiling=1.25 pace-burst=5000000",
     # the same with the probing connection un-paced (issue 17: is the kept rate
     # biased low because a paced probe cannot take a greedy flow's share?)
     "TPBA-conf-t20-inc-frac-nopace": "tcp-pacing=false allow-probe-loss=true "
@@ -538,6 +576,8 @@ def report(runs):
         running_loss(scored)
         print()
         udp_and_kept_rate(scored)
+        print()
+        kept_rate_per_period(scored)
 
 
 def median_or_none(xs):
@@ -545,11 +585,12 @@ def median_or_none(xs):
     return statistics.median(xs) if xs else None
 
 
-def by_scenario(scored):
-    """{scenario: {variant: [metrics of each trial]}}"""
+def by_scenario(scored, runs=False):
+    """{scenario: {variant: [metrics of each trial]}} (with runs, the runs)"""
     by = {}
     for run, m in scored:
-        by.setdefault(scenario(run), {}).setdefault(run["variant"], []).append(m)
+        by.setdefault(scenario(run), {}).setdefault(run["variant"], []).append(
+            run if runs else m)
     return by
 
 
@@ -640,6 +681,43 @@ def udp_and_kept_rate(scored):
             print(f"| {s} | {v} | {len(ms)} | {fmt(col('f_means'), spec='.3f')} | "
                   f"{fmt(col('f1'), spec='.3f')} | {fmt(col('share1'), spec='.2f')} | "
                   f"{fmt(col('udp_share'), spec='.2f')} | {fmt(col('kept_bias'), spec='.2f')} |")
+
+
+def kept_periods(run):
+    """[(r_s / fair share when its probing period ended, r_s / the TCP flows' mean
+    over the period's last 4 whole seconds, the period's length)] over the
+    probing periods after the first that did not end within 5 s after the join
+    or the leave (the flows then still settle)."""
+    R, n, out = run["R"], run["ntcp"], []
+    kept = [r for _, p, r in run["periods"] if p == "running"]
+    for (t0, t1), r_s in list(zip(probing_spans(run["periods"]), kept))[1:]:
+        if any(c <= t1 < c + 5 for c in (JOIN, LEAVE)):
+            continue
+        active = n + 1 + (JOIN <= t1 < LEAVE)          # TPBA, the TCP flows, the joiner
+        js = range(max(int(t0) + 1, int(t1) - 4), min(int(t1), len(R[0])))
+        tcp = [statistics.mean(r[j] for j in js) for r in R[1:active]] if len(js) else []
+        out.append((r_s * active / run["b"],
+                    r_s / statistics.mean(tcp) if tcp and statistics.mean(tcp) > 1e3 else None,
+                    t1 - t0))
+    return out
+
+
+def kept_rate_per_period(scored):
+    """Per scenario and TPBA variant, pooled over the runs' probing periods
+    (kept_periods): medians [ranges] of r_s against the fair share and
+    against the TCP flows at the end of the period, and the period's length."""
+    def cell(xs, spec=".2f"):
+        xs = [x for x in xs if x is not None]
+        return (f"{format(statistics.median(xs), spec)} [{format(min(xs), spec)}-"
+                f"{format(max(xs), spec)}]" if xs else "-")
+    print("| scenario | variant | periods | r_s / fair share | r_s / TCP flows, last 4 s | "
+          "probing period s |\n|---|---|---|---|---|---|")
+    for s, d in by_scenario(scored, runs=True).items():
+        for v, rs in d.items():
+            ps = [p for run in rs for p in kept_periods(run)]
+            if is_tpba(v) and ps:
+                print(f"| {s} | {v} | {len(ps)} | {cell(p[0] for p in ps)} | "
+                      f"{cell(p[1] for p in ps)} | {cell((p[2] for p in ps), '.1f')} |")
 
 
 def against_lda(by, variant):

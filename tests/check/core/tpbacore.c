@@ -283,7 +283,8 @@ GST_END_TEST;
  * of the mean r is within ci-width, or when ci-max-cycles filled; keeps the
  * mean. */
 static gint
-confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
+kept_end_index (TpbaEndCriterion crit, guint max_cycles,
+    const guint64 * rates, guint n, guint64 * r_s)
 {
   TpbaConfig cfg;
   TpbaSender *s;
@@ -291,7 +292,8 @@ confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
   gint i;
 
   tpba_config_init (&cfg);
-  cfg.end_criterion = TPBA_END_CONFIDENCE;
+  cfg.end_criterion = crit;
+  cfg.ci_max_cycles = max_cycles;
   s = tpba_sender_new (&cfg, SSRC_TX, 0);
   send_pkt (s, 1, 100, TRUE, 1000, 0);
   i = probe_rates (s, 0, 0, rates, n, NULL);
@@ -299,6 +301,12 @@ confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
   *r_s = st.r_s;
   tpba_sender_free (s);
   return i;
+}
+
+static gint
+confidence_end_index (const guint64 * rates, guint n, guint64 * r_s)
+{
+  return kept_end_index (TPBA_END_CONFIDENCE, 8, rates, n, r_s);
 }
 
 GST_START_TEST (test_probe_end_confidence_steady)
@@ -351,6 +359,79 @@ GST_START_TEST (test_probe_end_confidence_skips_stalls)
 
   fail_unless_equals_int (confidence_end_index (rates, 5, &r_s), 4);
   fail_unless_equals_uint64 (r_s, 505000);
+}
+
+GST_END_TEST;
+
+/* 3b. The settled criterion (ours, issue 17): ends when the newest
+ * settle-window (4) cycles no longer rise by ci-width (10 %) of their mean,
+ * or at ci-max-cycles; keeps the window's median. */
+static gint
+settled_end_index (const guint64 * rates, guint n, guint max_cycles,
+    guint64 * r_s)
+{
+  return kept_end_index (TPBA_END_SETTLED, max_cycles, rates, n, r_s);
+}
+
+GST_START_TEST (test_probe_end_settled_ramp)
+{
+  /* The probe climbs back after the running period, then levels off.
+   * Windows: 400-700k rise 300k > 55k; 500-800k 300k > 65k; 600, 700, 800,
+   * 820k: slope 76k, rise 228k > 73k; 700, 800, 820, 800k: rise 96k > 78k;
+   * 800, 820, 800, 810k: slope 1k, rise 3k < 80.75k, ends at i = 7 with the
+   * median 805k. The confidence criterion ends at the same cycle (its
+   * window of 8 is full) with the mean of the climb, 678.75k. */
+  const guint64 rates[] = { 400000, 500000, 600000, 700000, 800000, 820000,
+    800000, 810000, 300000
+  };
+  guint64 r_s;
+
+  fail_unless_equals_int (settled_end_index (rates, 9, 12, &r_s), 7);
+  fail_unless_equals_uint64 (r_s, 805000);
+  fail_unless_equals_int (confidence_end_index (rates, 9, &r_s), 7);
+  fail_unless_equals_uint64 (r_s, 678750);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_settled_max_cycles)
+{
+  /* Still climbing 100k a cycle at ci-max-cycles (12): the period ends
+   * there and keeps the median of the last four, 900k-1.2M. */
+  guint64 rates[13];
+  guint64 r_s;
+
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    rates[i] = 100000 * (i + 1);
+  fail_unless_equals_int (settled_end_index (rates, 13, 12, &r_s), 11);
+  fail_unless_equals_uint64 (r_s, 1050000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_probe_end_settled_flat_and_stalls)
+{
+  /* No climb: 1000, 900, 1000, 800k rise -150k, ends at the first full
+   * window with the median 950k (the mean would be 925k). Stalled cycles
+   * are not in the window: 500, 510, 505, 500k at i = 5, rise -1.5k,
+   * median 502.5k. */
+  static const struct {
+    guint64 rates[7];
+    guint n;
+    gint end;
+    guint64 r_s;
+  } cases[] = {
+    {{1000000, 900000, 1000000, 800000, 2000000}, 5, 3, 950000},
+    {{0, 500000, 0, 510000, 505000, 500000, 900000}, 7, 5, 502500},
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    guint64 r_s;
+
+    fail_unless_equals_int (settled_end_index (cases[c].rates, cases[c].n,
+            12, &r_s), cases[c].end);
+    fail_unless_equals_uint64 (r_s, cases[c].r_s);
+  }
 }
 
 GST_END_TEST;
@@ -906,6 +987,40 @@ GST_START_TEST (test_pacing)
         now + 8100000);         /* 10000 bits / r = 8099999.6 ns */
   }
   tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* With a pace burst, a send that woke late catches up to the schedule, by
+ * at most the burst: 1000-byte packets at 8 Mbit/s (1 ms each), a wake-up
+ * 3 ms late, a burst of 2 ms: three packets leave at once, then one a ms. */
+GST_START_TEST (test_pacing_burst)
+{
+  const gint64 expect[2][5] = {
+    {0, 4, 5, 6, 7},            /* no burst: the 3 ms are lost */
+    {0, 4, 4, 4, 5},            /* 2 ms burst: 2 of them made up */
+  };
+
+  for (guint b = 0; b < 2; b++) {
+    TpbaConfig cfg;
+    TpbaSender *s;
+    gint64 t0 = 3 * S, now = t0;
+
+    tpba_config_init (&cfg);
+    cfg.pace_burst = b ? 2 * MS : 0;
+    s = running_sender_at (&cfg, 8000000);
+    for (guint i = 0; i < 5; i++) {
+      TpbaRtpInfo p = pkt (10 + i, 1000 + i, TRUE, 1000);
+      TpbaSendDecision d;
+
+      if (i == 1)
+        now = t0 + 4 * MS;      /* due at 1 ms, woke at 4 ms */
+      now = tpba_sender_next_send_time (s, &p, now);
+      fail_unless_equals_int64 (now - t0, expect[b][i] * MS);
+      tpba_sender_on_send (s, &p, now, &d);
+    }
+    tpba_sender_free (s);
+  }
 }
 
 GST_END_TEST;
@@ -1832,6 +1947,9 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_end_criterion);
   tcase_add_test (tc, test_probe_end_proportional);
   tcase_add_test (tc, test_probe_end_confidence_steady);
+  tcase_add_test (tc, test_probe_end_settled_ramp);
+  tcase_add_test (tc, test_probe_end_settled_max_cycles);
+  tcase_add_test (tc, test_probe_end_settled_flat_and_stalls);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
   tcase_add_test (tc, test_probe_end_confidence_skips_stalls);
@@ -1844,6 +1962,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_running_ceiling);
   tcase_add_test (tc, test_running_ceiling_follows_reprobe);
   tcase_add_test (tc, test_pacing);
+  tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
   tcase_add_test (tc, test_allow_probe_loss);
   tcase_add_test (tc, test_lda);
