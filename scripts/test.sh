@@ -40,12 +40,12 @@ echo "== libFuzzer, ${FUZZ_SECONDS} s per target"
   -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false \
   -Dnet-tests=disabled
 FUZZ_TARGETS=(tpss-fec tpss-msg tpss-group tpba core-rtp core-rtcp core-rfc4571 core-auth rlm vlmcc rmtp
-  nice-signal)
+  rmtp-stream nice-signal)
 ninja -C build-fuzz "${FUZZ_TARGETS[@]/#/tests/fuzz/fuzz-}"
 for target in "${FUZZ_TARGETS[@]}"; do
   corpus=$(mktemp -d)
   cp tests/fuzz/corpus/$target/* "$corpus"/
-  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  if G_DEBUG=fatal-warnings UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       build-fuzz/tests/fuzz/fuzz-$target -max_total_time="$FUZZ_SECONDS" \
       -entropic=0 -print_final_stats=1 "$corpus" > "build-fuzz/fuzz-$target.log" 2>&1; then
     passed=$((passed + 1))

@@ -55,7 +55,7 @@ for t in "${targets[@]}"; do
   cp "$corpus"/* "$work"/
   before=$(ls "$corpus" | wc -l)
   start=$(date +%s.%N)
-  if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$bin" -runs="$runs" \
+  if G_DEBUG=fatal-warnings UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$bin" -runs="$runs" \
       -max_total_time="$max_time" -print_final_stats=1 "${flags[@]}" \
       -artifact_prefix="$out/$t-" "$work" > "$out/$t.log" 2>&1; then
     result=clean

@@ -36,19 +36,27 @@ feed_media (TpssFecDecoder * dec, const guint8 * bytes, gsize len, gint64 now)
     g_free (copy);
 }
 
+/* Delivers the parity the encoder has ready, as a sender must before it
+ * adds the next packet. */
+static void
+drain_parity (TpssFecEncoder * enc, TpssFecDecoder * dec, gint64 now)
+{
+  const guint8 *payload;
+  gsize plen;
+
+  while (tpss_fec_encoder_pop (enc, &payload, &plen, NULL))
+    tpss_fec_decoder_push_fec (dec, payload, plen, now);
+}
+
 /* Protects a packet; @deliver FALSE loses it on the way, parity still goes. */
 static void
 feed_encoder (TpssFecEncoder * enc, TpssFecDecoder * dec,
     const guint8 * bytes, gsize len, gint64 now, gboolean deliver)
 {
-  const guint8 *payload;
-  gsize plen;
-
   tpss_fec_encoder_add (enc, bytes, len, NULL);
   if (deliver)
     feed_media (dec, bytes, len, now);
-  while (tpss_fec_encoder_pop (enc, &payload, &plen, NULL))
-    tpss_fec_decoder_push_fec (dec, payload, plen, now);
+  drain_parity (enc, dec, now);
 }
 
 int
@@ -92,8 +100,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         break;
       case 5:
         tpss_fec_encoder_set_params (enc, 1 + op % 16, op % 7);
-        if (tpss_fec_encoder_flush (enc) > 0)
+        if (tpss_fec_encoder_flush (enc) > 0) {
+          drain_parity (enc, dec, now);
           feed_encoder (enc, dec, chunk, len, now, TRUE);
+        }
         break;
     }
     g_free (chunk);
