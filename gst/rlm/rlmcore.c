@@ -233,7 +233,10 @@ struct _RlmReceiver
   gint64 reported_start;
   /* the level above ours failed for us since we reached ours */
   gboolean settled;
-  gint64 level_since;           /* when we reached our level */
+  /* time in S at our level: before the current stay in S, and when that
+   * stay began (-1 out of S) */
+  gint64 steady_held;
+  gint64 steady_since;
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -389,16 +392,32 @@ push_event (RlmReceiver * r, RlmEventType type, guint layer, RlmReason reason)
   ev->state = r->state;
 }
 
+/* We reached a new level: its time in S starts from nothing. */
+static void
+level_changed (RlmReceiver * r, gint64 now)
+{
+  r->steady_held = 0;
+  r->steady_since = r->state == RLM_STATE_STEADY ? now : -1;
+}
+
+static gint64
+steady_time_at_level (const RlmReceiver * r, gint64 now)
+{
+  return r->steady_held + (r->steady_since >= 0 ? now - r->steady_since : 0);
+}
+
 /* Our level is not a step of a climb: the level above failed for us, or,
- * with no experiment of ours in progress, we have every layer or have held
- * the level for two T_J^min (a climbing receiver adds a layer about every
- * T_J^min, docs/protocols/rlm.md). The top level during our experiment to
- * it is not settled: it may yet fail. */
+ * with no experiment of ours in progress, we have every layer or have
+ * spent two T_J^min in S at the level (a climbing receiver adds a layer
+ * about every T_J^min, docs/protocols/rlm.md). Time in H, M or D does not
+ * count: no join timer runs there, so a receiver kept there by others'
+ * losses is held back, not settled. The top level during our experiment
+ * to it is not settled: it may yet fail. */
 static gboolean
 is_settled (const RlmReceiver * r, gint64 now)
 {
   return r->settled || (!r->own_level && (r->level >= r->cfg.n_layers ||
-          now - r->level_since >= 2 * r->cfg.t_join_min));
+          steady_time_at_level (r, now) >= 2 * r->cfg.t_join_min));
 }
 
 static void
@@ -421,6 +440,9 @@ enter_state (RlmReceiver * r, RlmState state, gint64 now)
    * layer by itself; D forgets the old level's loss */
   if (state == RLM_STATE_MEASUREMENT || state == RLM_STATE_DROP)
     r->loss_lost = 0;
+  if (r->steady_since >= 0)
+    r->steady_held += now - r->steady_since;
+  r->steady_since = state == RLM_STATE_STEADY ? now : -1;
   r->state = state;
   r->state_deadline = now + detection_window (r);
   if (state == RLM_STATE_STEADY)
@@ -436,7 +458,7 @@ add_layer (RlmReceiver * r, gint64 now)
 
   r->level++;
   r->settled = FALSE;
-  r->level_since = now;
+  level_changed (r, now);
   memset (&r->seq[layer], 0, sizeof (RlmLayerSeq));
   push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_JOIN_EXPERIMENT);
   push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
@@ -461,8 +483,6 @@ drop_layer (RlmReceiver * r, gint64 now)
 
   r->may_join_reported = FALSE;
   r->reported_from = 0;
-  /* the level we leave failed (our experiment, or congestion) */
-  r->settled = TRUE;
   if (r->own_level) {
     /* D_i runs to the onset of congestion (section 3.2): the loss that
      * sent an overlapped experiment to M, else this one */
@@ -478,7 +498,11 @@ drop_layer (RlmReceiver * r, gint64 now)
 
     backoff (r, r->level);
     r->level--;
-    r->level_since = now;
+    /* the level we leave failed (our experiment, or congestion); at the
+     * base level there is none, and congestion there says nothing of the
+     * level above */
+    r->settled = TRUE;
+    level_changed (r, now);
     r->seq[layer].have_seq = FALSE;
     r->st.drops++;
     enter_state (r, RLM_STATE_DROP, now);
@@ -514,7 +538,7 @@ undo_reported_join (RlmReceiver * r, gint64 now)
   r->may_join_reported = FALSE;
   backoff (r, top);
   r->level = r->reported_from;
-  r->level_since = now;
+  level_changed (r, now);
   r->reported_from = 0;
   r->settled = FALSE;
   enter_state (r, RLM_STATE_DROP, now);
@@ -792,7 +816,7 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
   r->level = CLAMP (r->cfg.start_level, 1, r->cfg.n_layers);
-  r->level_since = now;
+  level_changed (r, now);
   r->may_join_reported = r->cfg.join_reported;
   enter_state (r, RLM_STATE_STEADY, now);
   for (guint layer = 0; layer < r->level; layer++)
@@ -843,7 +867,7 @@ join_reported_level (RlmReceiver * r, gint64 now)
   r->reported_from = r->level;
   r->reported_start = now;
   r->settled = FALSE;
-  r->level_since = now;
+  level_changed (r, now);
   r->st.reported_joins++;
   while (r->level < target) {
     memset (&r->seq[r->level], 0, sizeof (RlmLayerSeq));

@@ -803,6 +803,44 @@ GST_START_TEST (test_report_settled_flag)
 
 GST_END_TEST;
 
+/* Time out of S does not settle a level: a receiver that others' losses
+ * keep in H and M runs no join timer there; it is held back, not settled,
+ * and a newcomer joining up to its report would stay low (the bed's
+ * test_rlm_join_reported.py). Then two T_J^min in S, with others'
+ * experiments at our level holding our timer, settle it. */
+GST_START_TEST (test_report_not_settled_out_of_steady)
+{
+  Rig rig;
+  guint ticks = 0, out_of_steady = 0;
+  gint64 end;
+
+  rig_prepare (&rig, 48, 3);
+  rig.cfg.report_interval = 500 * MS;
+  rig.cfg.start_level = 2;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  /* one packet in 70 lost: below the loss threshold, no drop */
+  end = rig.now + 12 * S;
+  while (rig.now < end) {
+    run_clean (&rig, rig.now + 700 * MS);
+    feed (&rig, 0, 1);
+    ticks++;
+    out_of_steady += stats (&rig).state != RLM_STATE_STEADY;
+  }
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_unless (out_of_steady * 4 >= ticks * 3, "%u of %u", out_of_steady,
+      ticks);
+  expect_report (&rig, 2, 0);
+  for (guint i = 0; i < 6; i++) {
+    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 2);
+    run_clean (&rig, rig.now + 2 * S);
+  }
+  fail_unless_equals_int (stats (&rig).level, 2);
+  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* The top level is settled once our experiment to it has succeeded, not
  * while it is in progress: it may still fail, and a newcomer joining it
  * from our report would fail with it. */
@@ -1577,6 +1615,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_reported_settled_only);
   tcase_add_test (tc, test_report_settled_flag);
   tcase_add_test (tc, test_report_top_level_settled_after_experiment);
+  tcase_add_test (tc, test_report_not_settled_out_of_steady);
   tcase_add_test (tc, test_gap_retry);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
