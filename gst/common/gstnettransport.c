@@ -1,5 +1,6 @@
 /* The transport interface (see gstnettransport.h). */
 #include "gstnettransport.h"
+#include "gstnettime.h"
 
 static void
 gst_net_transport_default_init (gpointer g_iface, gpointer data)
@@ -47,4 +48,12 @@ void
 gst_net_transport_detach (GstNetTransport * transport)
 {
   GST_NET_TRANSPORT_GET_IFACE (transport)->detach (transport);
+}
+
+gint64
+gst_net_transport_arrival (GstNetTransport * transport)
+{
+  GstNetTransportInterface *iface = GST_NET_TRANSPORT_GET_IFACE (transport);
+
+  return iface->arrival ? iface->arrival (transport) : gst_net_now ();
 }

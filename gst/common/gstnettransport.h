@@ -31,6 +31,8 @@ struct _GstNetTransportInterface
   /* No more calls of the attached func after this returns (call it from
    * the context's thread or once that thread has ended). */
   void (*detach) (GstNetTransport * transport);
+  /* Optional: see gst_net_transport_arrival (). */
+  gint64 (*arrival) (GstNetTransport * transport);
 };
 
 gboolean gst_net_transport_send_to (GstNetTransport * transport,
@@ -38,6 +40,11 @@ gboolean gst_net_transport_send_to (GstNetTransport * transport,
 void gst_net_transport_attach (GstNetTransport * transport,
     GMainContext * context, GstNetReceiveFunc func, gpointer user_data);
 void gst_net_transport_detach (GstNetTransport * transport);
+/* When the datagram being given to the receive func reached the host, on
+ * gst_net_now ()'s clock (the kernel's receive time where the transport
+ * has it, so a loop that fell behind still sees when the wire delivered);
+ * gst_net_now () otherwise. Call it only from the receive func. */
+gint64 gst_net_transport_arrival (GstNetTransport * transport);
 
 G_END_DECLS
 

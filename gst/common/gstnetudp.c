@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include "gstnetudp.h"
 #include "gstnetsocket.h"
+#include "gstnettime.h"
 
 /* datagrams taken per readiness report, so one busy socket cannot starve
  * the loop's other work */
@@ -42,7 +43,14 @@ struct _GstNetUdp
   guint8 *buf;                  /* BATCH datagrams, each as large as UDP's */
   struct iovec iov[BATCH];
   struct sockaddr_storage names[BATCH];
+  /* each datagram's control data: the kernel's receive time */
+  union
+  {
+    struct cmsghdr align;
+    guint8 buf[CMSG_SPACE (sizeof (struct timespec))];
+  } controls[BATCH];
   struct mmsghdr msgs[BATCH];
+  gint64 arrival;               /* the datagram being delivered, ns */
   Sender senders[SENDERS];
   guint64 reads;                /* datagrams read, the senders' clock */
   gint64 read_interval;         /* ns, 0: read each datagram as it comes */
@@ -96,12 +104,34 @@ read_batch (GstNetUdp * self, gint fd)
 {
   gint n;
 
-  for (guint i = 0; i < BATCH; i++)
+  for (guint i = 0; i < BATCH; i++) {
     self->msgs[i].msg_hdr.msg_namelen = sizeof (self->names[i]);
+    self->msgs[i].msg_hdr.msg_controllen = sizeof (self->controls[i]);
+  }
   do
     n = recvmmsg (fd, self->msgs, BATCH, MSG_DONTWAIT, NULL);
   while (n < 0 && errno == EINTR);
   return n;
+}
+
+/* The kernel's receive time of @h (SO_TIMESTAMPNS, wall clock) on
+ * gst_net_now ()'s clock, @now when it has none or it is not in the last
+ * second (the wall clock was stepped). */
+static gint64
+arrival_of (const struct msghdr *h, gint64 now, gint64 wall_minus_now)
+{
+  for (struct cmsghdr * c = CMSG_FIRSTHDR ((struct msghdr *) h); c;
+      c = CMSG_NXTHDR ((struct msghdr *) h, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+      struct timespec ts;
+      gint64 t;
+
+      memcpy (&ts, CMSG_DATA (c), sizeof (ts));
+      t = (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec - wall_minus_now;
+      return t <= now && t > now - 1000000000 ? t : now;
+    }
+  }
+  return now;
 }
 
 /* Gives every waiting datagram (MAX_BURST at most) to the receive
@@ -115,11 +145,14 @@ deliver_waiting (GstNetUdp * self)
 
   while (taken < MAX_BURST) {
     gint n = read_batch (self, fd);
+    gint64 now = gst_net_now ();
+    gint64 wall_minus_now = g_get_real_time () * 1000 - now;
 
     for (gint i = 0; i < n; i++) {
       const struct msghdr *h = &self->msgs[i].msg_hdr;
       GSocketAddress *from = sender_of (self, h->msg_name, h->msg_namelen);
 
+      self->arrival = arrival_of (h, now, wall_minus_now);
       if (from)
         self->func (GST_NET_TRANSPORT (self), h->msg_iov->iov_base,
             self->msgs[i].msg_len, from, self->user_data);
@@ -212,6 +245,7 @@ make_slots (GstNetUdp * self)
     self->msgs[i].msg_hdr.msg_name = &self->names[i];
     self->msgs[i].msg_hdr.msg_iov = &self->iov[i];
     self->msgs[i].msg_hdr.msg_iovlen = 1;
+    self->msgs[i].msg_hdr.msg_control = self->controls[i].buf;
   }
 }
 
@@ -235,6 +269,12 @@ udp_attach (GstNetTransport * t, GMainContext * context,
   g_source_attach (self->source, context);
 }
 
+static gint64
+udp_arrival (GstNetTransport * t)
+{
+  return GST_NET_UDP (t)->arrival;
+}
+
 static void
 gst_net_udp_transport_init (gpointer g_iface, gpointer data)
 {
@@ -243,6 +283,7 @@ gst_net_udp_transport_init (gpointer g_iface, gpointer data)
   iface->send_to = udp_send_to;
   iface->attach = udp_attach;
   iface->detach = udp_detach;
+  iface->arrival = udp_arrival;
 }
 
 static void
@@ -460,6 +501,9 @@ gst_net_udp_new (const GstNetUdpSettings * s, GSocketFamily family,
     return NULL;
   }
   g_socket_set_blocking (self->socket, FALSE);
+  /* from now on the kernel stamps what it queues for us; without it (an
+   * old kernel) arrival_of () gives the read time */
+  g_socket_set_option (self->socket, SOL_SOCKET, SO_TIMESTAMPNS, 1, NULL);
   if (!s->socket && !apply_options (self, s, error)) {
     g_object_unref (self);
     return NULL;

@@ -606,7 +606,8 @@ on_datagram (GstNetTransport * transport, const guint8 * data, gsize size,
   gst_tpss_addr_from_socket_address (from, &addr);
   g_mutex_lock (&s->lock);
   if (s->core) {
-    tpss_group_handle_datagram (s->core, data, size, &addr, gst_net_now ());
+    tpss_group_handle_datagram_at (s->core, data, size, &addr, gst_net_now (),
+        gst_net_transport_arrival (transport));
     take_transmits (s, &out);
     /* the work function delivers the events, once per batch read */
     gst_net_loop_wake (s->loop);

@@ -1580,7 +1580,8 @@ tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
 
   if (m->cfg.max_receive_rate > 0) {
     gint64 slot = slot_of (now);
-    if (slot != m->slot)
+    /* arrival times from two sockets may interleave: never back a slot */
+    if (slot > m->slot)
       begin_slot (m, slot, now);
     admit = admit_packet (m, p, bytes);
   }

@@ -315,9 +315,12 @@ void tpss_member_set_prefix (TpssMember * m, guint32 dest, guint prefix);
 void tpss_member_peer_qos (const TpssMember * m, guint32 dest, gint64 now,
     TpssQos * q);
 
-/* Receiver: a data packet from @ssrc arrived; returns FALSE if admission
- * refuses it (over this member's capacity). @lost / @recovered: gaps seen
- * and packets FEC rebuilt since the last call, for the report. */
+/* Receiver: a data packet from @ssrc arrived at @now (when the host
+ * received it, which may be before the core's last time: admission and the
+ * receipt rate follow the wire, not a loop that fell behind); returns
+ * FALSE if admission refuses it (over this member's capacity). @lost /
+ * @recovered: gaps seen and packets FEC rebuilt since the last call, for
+ * the report. */
 gboolean tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
     guint lost, guint recovered, gint64 now);
 /* A control message from another member. */

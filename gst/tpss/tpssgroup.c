@@ -1487,7 +1487,7 @@ admit_packet (TpssGroup * g, Member * m, gsize len, gint64 now)
 
 static void
 handle_parity (TpssGroup * g, const RtpHeader * rtp, gsize len,
-    const TpssAddr * from, gint64 now)
+    const TpssAddr * from, gint64 now, gint64 arrival)
 {
   TpssFecHeader hdr;
   Member *m;
@@ -1506,7 +1506,7 @@ handle_parity (TpssGroup * g, const RtpHeader * rtp, gsize len,
     return;
   member_decoder (g, m);
   m->parity_received++;
-  if (admit_packet (g, m, len, now))
+  if (admit_packet (g, m, len, arrival))
     tpss_fec_decoder_push_fec (m->dec, rtp->payload, rtp->payload_len, now);
   else
     m->refused_parity++;
@@ -1516,7 +1516,7 @@ handle_parity (TpssGroup * g, const RtpHeader * rtp, gsize len,
 
 static void
 handle_media (TpssGroup * g, const RtpHeader * rtp, const guint8 * data,
-    gsize len, const TpssAddr * from, gint64 now)
+    gsize len, const TpssAddr * from, gint64 now, gint64 arrival)
 {
   guint32 ssrc = rtp->ssrc;
   Member *m;
@@ -1537,7 +1537,7 @@ handle_media (TpssGroup * g, const RtpHeader * rtp, const guint8 * data,
   if (g->receiving && !m->asked_key_unit)
     m->asked_key_unit = send_pli (g, m);
   take_qos_extension (g, data, len, ssrc, now);
-  if (admit_packet (g, m, len, now)) {
+  if (admit_packet (g, m, len, arrival)) {
     GBytes *b = g_bytes_new (data, len);
     if (!tpss_fec_decoder_push_media (m->dec, b,
             g_bytes_get_data (b, NULL), len, now))
@@ -1551,7 +1551,16 @@ void
 tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
     const TpssAddr * from, gint64 now)
 {
+  tpss_group_handle_datagram_at (g, data, len, from, now, now);
+}
+
+void
+tpss_group_handle_datagram_at (TpssGroup * g, const guint8 * data,
+    gsize len, const TpssAddr * from, gint64 now, gint64 arrival)
+{
   RtpHeader rtp;
+
+  arrival = MIN (arrival, now);
 
   if (g->left)
     return;
@@ -1572,9 +1581,9 @@ tpss_group_handle_datagram (TpssGroup * g, const guint8 * data, gsize len,
     return;
   }
   if (rtp.payload_type == g->cfg.fec_pt)
-    handle_parity (g, &rtp, len, from, now);
+    handle_parity (g, &rtp, len, from, now, arrival);
   else
-    handle_media (g, &rtp, data, len, from, now);
+    handle_media (g, &rtp, data, len, from, now, arrival);
 }
 
 /* ------------------------------------------------------------------ */

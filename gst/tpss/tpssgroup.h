@@ -219,6 +219,11 @@ void tpss_group_set_receiving (TpssGroup * g, gboolean receiving);
 /* Input: one datagram from @from. */
 void tpss_group_handle_datagram (TpssGroup * g, const guint8 * data,
     gsize len, const TpssAddr * from, gint64 now);
+/* The same for a datagram that reached the host at @arrival (at most @now,
+ * e.g. the kernel's receive time): admission and the receipt rate count
+ * it then. */
+void tpss_group_handle_datagram_at (TpssGroup * g, const guint8 * data,
+    gsize len, const TpssAddr * from, gint64 now, gint64 arrival);
 /* Sender: queues one RTP packet for MQ (copied); FALSE if refused. */
 gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
     gint64 now);

@@ -1762,6 +1762,50 @@ GST_START_TEST (test_admission_priority_first)
 
 GST_END_TEST;
 
+/* One source announcing 10 Mbit/s into a receiver of 10 Mbit/s sends
+ * three times that for 50 ms; every other packet, when @interleaved, is
+ * stamped 10 ms earlier (arrival times of two sockets read in turn).
+ * Returns the packets admitted. */
+static guint
+admit_over_capacity (gboolean interleaved)
+{
+  TpssConfig cfg;
+  TpssMember *r;
+  guint admitted = 0;
+
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = 10000000;
+  r = tpss_member_new (SSRC_C, &cfg);
+  tpss_member_add_peer (r, SSRC_A, 1, T0 - 10 * MS);
+  feed_report (r, SSRC_A, 10000000, T0 - 5 * MS);
+  feed_qos (r, SSRC_A, 10, T0 - 5 * MS);
+  for (guint k = 0; k < 150; k++) {
+    gint64 t = T0 + 20 * MS + k * MS / 3;
+
+    if (interleaved && k % 2)
+      t -= 10 * MS;
+    admitted += tpss_member_on_data (r, SSRC_A, PKT_BIG, 0, 0, t);
+  }
+  tpss_member_free (r);
+  return admitted;
+}
+
+/* Arrival times that go back a slot (two sockets, or a datagram read after
+ * a later one's) neither refill a bucket nor move the slot back: what is
+ * admitted is what the same packets in order get. */
+GST_START_TEST (test_admission_arrival_goes_back)
+{
+  guint in_order = admit_over_capacity (FALSE);
+  guint interleaved = admit_over_capacity (TRUE);
+
+  /* 10 Mbit/s for 50 ms (50 packets) plus the 40 ms bucket (40) */
+  fail_unless (in_order >= 50 && in_order <= 95, "%u", in_order);
+  fail_unless (interleaved <= in_order + 1, "%u admitted, %u in order",
+      interleaved, in_order);
+}
+
+GST_END_TEST;
+
 /* A prioritized source sending all its rate allows is not capped by its
  * allocation (test_allocation_by_traffic), but it is never told more than
  * the receiver can admit from it: a higher rate lets its queue drain in
@@ -2021,6 +2065,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_allocation_by_traffic);
   tcase_add_test (tc, test_admission_pairs_at_allocation);
   tcase_add_test (tc, test_admission_priority_first);
+  tcase_add_test (tc, test_admission_arrival_goes_back);
   tcase_add_test (tc, test_rate_capped_at_capacity);
   tcase_add_test (tc, test_holding_time_and_pacing);
   tcase_add_test (tc, test_membership);

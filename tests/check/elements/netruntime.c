@@ -162,6 +162,7 @@ typedef struct
   gint port[QUEUED];
   GSocketAddress *from[QUEUED];
   gint64 at[QUEUED];            /* gst_net_now () */
+  gint64 arrival[QUEUED];       /* gst_net_transport_arrival () */
 } Seen;
 
 static void
@@ -177,6 +178,7 @@ on_seen (GstNetTransport * t, const guint8 * data, gsize size,
     s->port[s->calls] = gst_net_address_get_port (from);
     s->from[s->calls] = g_object_ref (from);
     s->at[s->calls] = gst_net_now ();
+    s->arrival[s->calls] = gst_net_transport_arrival (t);
   }
   s->calls++;
   if (s->detach_at_call && s->calls == s->detach_call)
@@ -275,6 +277,31 @@ GST_START_TEST (test_udp_through_loop)
   fail_unless_equals_int (bed.seen.size[0], 5);
   fail_unless_equals_int (bed.seen.first[0], 'h');
   fail_unless_equals_int (bed.seen.port[0], gst_net_udp_get_port (bed.a));
+  bed_clear (&bed);
+}
+
+GST_END_TEST;
+
+/* A datagram read late is given with the time it reached the host (the
+ * kernel's), not the time the loop read it: a loop that fell behind still
+ * sees when the wire delivered (TPSS's admission depends on it). */
+GST_START_TEST (test_udp_arrival_time)
+{
+  Bed bed;
+  gint64 sent;
+
+  bed_init (&bed);
+  sent = gst_net_now ();
+  fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (bed.a),
+          (const guint8 *) "late", 4, bed.to, NULL));
+  g_usleep (80 * 1000);
+  bed_start (&bed);
+  fail_unless (wait_seen (&bed.seen, 1));
+  fail_unless (bed.seen.at[0] - sent >= 80 * GST_MSECOND);
+  fail_unless (bed.seen.arrival[0] >= sent - GST_MSECOND &&
+      bed.seen.arrival[0] < sent + 40 * GST_MSECOND,
+      "arrival %" G_GINT64_FORMAT " ns after the send, read %" G_GINT64_FORMAT
+      " ns after", bed.seen.arrival[0] - sent, bed.seen.at[0] - sent);
   bed_clear (&bed);
 }
 
@@ -725,6 +752,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_loop_wake_during_work);
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_queued_datagrams);
+  tcase_add_test (tc, test_udp_arrival_time);
   tcase_add_test (tc, test_udp_detach_in_callback);
   tcase_add_test (tc, test_udp_read_interval);
   tcase_add_test (tc, test_udp_socket_ownership);
