@@ -1548,13 +1548,13 @@ static void server_on_ack (RmtpServer * s, Member * m);
  * back as slow, so that it is served by unicast after the rounds instead
  * of being released without the data and failing as incomplete. In
  * RELEASE that means a return to SEPARATE, unless a stream dropped the
- * window's data. */
-static void
+ * window's data. TRUE if @m was taken back. */
+static gboolean
 server_take_back (RmtpServer * s, Member * m, gint64 now)
 {
   if (m->state != MEMBER_UNHEARD || s->phase == RMTP_SERVER_CONNECT ||
       s->phase == RMTP_SERVER_DONE || !s->data)
-    return;
+    return FALSE;
   m->state = MEMBER_CONNECTED;
   m->slow = TRUE;
   s->stats.slow_receivers++;
@@ -1563,6 +1563,7 @@ server_take_back (RmtpServer * s, Member * m, gint64 now)
   if (s->phase == RMTP_SERVER_RELEASE || (s->phase == RMTP_SERVER_SEPARATE &&
           s->send_to == RMTP_TO_GROUP && !s->waiting))
     server_begin_separate (s, now);
+  return TRUE;
 }
 
 /* A member set aside as slow still hears the multicast rounds and may
@@ -1589,10 +1590,6 @@ static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
-  if (p->type == RMTP_NACK && !ranges_ordered (p)) {
-    s->stats.nacks_overlapping++;
-    return;
-  }
   if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
       m->state == MEMBER_CONNECTED && !s->waiting) {
     /* an answer to the busy POLL: ready again, its RRDY was lost */
@@ -1738,8 +1735,18 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     s->stats.in.forged++;
     return 0;
   }
-  if (p.type == RMTP_NACK || (p.type == RMTP_CACK && p.yes))
-    server_take_back (s, m, now);
+  if (p.type == RMTP_NACK && !ranges_ordered (&p)) {
+    s->stats.nacks_overlapping++;
+    return bound;
+  }
+  /* The CACK or NACK that brings a member back has done its work: it is
+   * taken. It answers a CONN or a round closed long ago, and was counted
+   * late as well, as if it had been dropped. */
+  if ((p.type == RMTP_NACK || (p.type == RMTP_CACK && p.yes)) &&
+      server_take_back (s, m, now)) {
+    s->stats.in.accepted++;
+    return bound;
+  }
   switch (p.type) {
     case RMTP_CACK:
       server_on_cack (s, m, &p, now);

@@ -231,7 +231,8 @@ typedef struct {
   guint64 forged;               /* member id unknown, or from the wrong peer */
   guint64 out_of_window;        /* sequence / range / round out of bounds */
   guint64 duplicates;           /* DATA already held */
-  guint64 late;                 /* a response for a round already closed */
+  guint64 late;                 /* a response for a round already closed,
+                                 * or a CACK after CONNECT */
 } RmtpInputStats;
 
 /* ------------------------------------------------------------------ */
@@ -258,7 +259,9 @@ typedef struct {
   guint slow_receivers;         /* detected or BUSY */
   guint slow_detected;          /* ... set aside for their losses */
   guint taken_back;             /* members given up at CONNECT (no CACK)
-                                 * and heard from later: set aside */
+                                 * and heard from later: set aside (the
+                                 * packet that brings one back counts in
+                                 * in.accepted, not in in.late) */
   guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
                                  * refused (a repair set stays at most the
                                  * data set) */

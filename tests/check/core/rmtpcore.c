@@ -684,6 +684,22 @@ GST_START_TEST (test_slow_member_ack_taken)
 
 GST_END_TEST;
 
+/* Each datagram handed to the server is counted once, in the input
+ * counter that says what became of it (or as an overlapping NACK);
+ * @injected: the ones handed over by server_hears. The packet that takes
+ * a member back was taken: `accepted`, never also `late` (it was both). */
+static void
+assert_server_input_counted_once (Rig * rig, guint injected)
+{
+  const RmtpServerStats *st = rmtp_server_stats (rig->s);
+  const RmtpInputStats *in = &st->in;
+
+  fail_unless_equals_uint64 (in->accepted + in->malformed + in->foreign +
+      in->forged + in->out_of_window + in->duplicates + in->late +
+      st->nacks_overlapping,
+      rig->to_server->len - rig->server_losses + injected);
+}
+
 /* Every CACK of receiver 3 is lost, the answers to the CONN retries too,
  * and so is packet 10 of round 0, which no one else loses. */
 static gboolean
@@ -712,6 +728,8 @@ GST_START_TEST (test_member_without_cack_taken_back)
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless_equals_uint64 (st->unicast_data_sent, 1);
   fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
+  fail_unless_equals_uint64 (st->in.late, 0);
+  assert_server_input_counted_once (&rig, 0);
   assert_all_whole_and_clear (&rig);
 }
 
@@ -766,12 +784,18 @@ GST_START_TEST (test_late_cack_takes_member_back)
   while (rmtp_server_phase (rig.s) == RMTP_SERVER_CONNECT)
     rig_run_until (&rig, rig.now + MS);
   server_hears (&rig, 3, RMTP_CACK, NULL, 0);
-  rig_run (&rig, 60 * S);
   st = rmtp_server_stats (rig.s);
+  fail_unless_equals_uint64 (st->in.late, 0);
+  /* a second one finds the member connected: that one is late */
+  server_hears (&rig, 3, RMTP_CACK, NULL, 0);
+  fail_unless_equals_uint64 (st->in.late, 1);
+  rig_run (&rig, 60 * S);
   fail_unless_equals_int (rig.server_last.receivers_complete, 4);
   fail_unless_equals_int (rig.server_last.receivers_failed, 0);
   fail_unless_equals_int (st->taken_back, 1);
   fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
+  fail_unless_equals_uint64 (st->in.late, 1);
+  assert_server_input_counted_once (&rig, 2);
   assert_all_whole_and_clear (&rig);
 }
 
@@ -796,18 +820,25 @@ GST_START_TEST (test_member_taken_back_in_release)
   Rig rig;
   /* round 0, one range: packet 10 */
   const guint32 nack[] = { 0, 1, 10, 1 };
+  const guint32 overlapping[] = { 0, 2, 10, 2, 11, 1 };
 
   rig_init (&rig, 4, 64 * 1024, NULL);
   rig.drop = drop_3_until_release;
   rmtp_server_start (rig.s, rig.now);
   while (rmtp_server_phase (rig.s) != RMTP_SERVER_RELEASE)
     rig_run_until (&rig, rig.now + MS);
+  /* bad input takes nobody back: ranges that go back, refused */
+  server_hears (&rig, 3, RMTP_NACK, overlapping, G_N_ELEMENTS (overlapping));
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_RELEASE);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->nacks_overlapping, 1);
   server_hears (&rig, 3, RMTP_NACK, nack, G_N_ELEMENTS (nack));
   fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
   rig_run (&rig, 60 * S);
   fail_unless_equals_int (rmtp_server_stats (rig.s)->taken_back, 1);
   fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->unicast_data_sent, 1);
   fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->in.late, 0);
+  assert_server_input_counted_once (&rig, 2);
   assert_all_whole_and_clear (&rig);
 }
 
