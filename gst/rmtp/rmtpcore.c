@@ -41,6 +41,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->decrease_factor = 0.8;
   cfg->increase_factor = 1.05;
   cfg->receiver_timeout = 30 * S;
+  cfg->connect_timeout = 60 * S;
   cfg->busy_poll_interval = 1 * S;
   cfg->max_total_size = 128 * G_GUINT64_CONSTANT (1024) * 1024;
   cfg->repair = RMTP_REPAIR_RETRANSMIT;
@@ -2079,6 +2080,7 @@ struct _RmtpReceiver {
   gboolean acked;               /* an ACK went out */
   gint64 max_window;            /* the largest answer window announced */
   gint64 last_heard;
+  gint64 conn_deadline;         /* fail if no CONN is taken by then */
 
   gboolean counting;
   guint32 monitor_count;
@@ -2117,6 +2119,7 @@ rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
   r->responded_round = -1;
   r->due_at = G_MAXINT64;
   r->last_heard = G_MAXINT64;
+  r->conn_deadline = G_MAXINT64;
   r->last_answer = G_MININT64 / 2;
   g_queue_init (&r->out);
   g_queue_init (&r->events);
@@ -2900,8 +2903,27 @@ receiver_silence_limit (const RmtpReceiver * r)
 }
 
 void
+rmtp_receiver_start (RmtpReceiver * r, gint64 now)
+{
+  if (!r->connected && r->cfg.connect_timeout > 0)
+    r->conn_deadline = now + r->cfg.connect_timeout;
+}
+
+/* Whether the wait for the first CONN is still on. */
+static gboolean
+receiver_awaits_conn (const RmtpReceiver * r)
+{
+  return !r->connected && r->state != RMTP_RECEIVER_FAILED &&
+      r->conn_deadline != G_MAXINT64;
+}
+
+void
 rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
 {
+  if (receiver_awaits_conn (r) && now >= r->conn_deadline) {
+    receiver_fail (r, RMTP_FAIL_NO_CONN);
+    return;
+  }
   if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED) {
     DueKind kind = r->due;
 
@@ -2958,6 +2980,8 @@ rmtp_receiver_next_deadline (const RmtpReceiver * r)
   if ((r->connected || r->expect_stream) && r->last_heard != G_MAXINT64 &&
       r->state != RMTP_RECEIVER_DONE && r->state != RMTP_RECEIVER_FAILED)
     t = MIN (t, r->last_heard + receiver_silence_limit (r));
+  if (receiver_awaits_conn (r))
+    t = MIN (t, r->conn_deadline);
   return t;
 }
 

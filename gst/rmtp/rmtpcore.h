@@ -88,6 +88,9 @@ typedef struct {
   gdouble increase_factor;      /* 1.05 */
   gint64 receiver_timeout;      /* receiver: server silent, fail: 30 s;
                                  * server: longest wait for a BUSY member */
+  gint64 connect_timeout;       /* receiver, from rmtp_receiver_start: fail
+                                 * when no CONN listing it has come in this
+                                 * long, ns; 0: wait for ever: 60 s */
   gint64 busy_poll_interval;    /* server POLLs BUSY members: 1 s */
   guint64 max_total_size;       /* receiver: the largest data set it holds,
                                  * bytes, its packet index included: 128 MiB
@@ -209,6 +212,8 @@ typedef enum {
   RMTP_FAIL_STREAM_DIGEST,      /* stream: every window verified, but the
                                  * stream's digest differs (a window
                                  * missing, repeated or out of order) */
+  RMTP_FAIL_NO_CONN,            /* receiver: no CONN listing it came within
+                                 * connect_timeout of its start */
 } RmtpFailReason;
 
 typedef struct {
@@ -359,6 +364,11 @@ void rmtp_receiver_free (RmtpReceiver * r);
 void rmtp_receiver_set_key (RmtpReceiver * r, const AuthKey * key);
 gboolean rmtp_receiver_auth_stats (const RmtpReceiver * r, AuthStats * st);
 
+/* Starts the wait for the first CONN at @now: without a CONN that lists
+ * us (and that we can hold) by @now + connect_timeout, the receiver fails
+ * with RMTP_FAIL_NO_CONN. Without this call, or with a connect_timeout of
+ * 0, it waits for ever (a simulation starts every side at once). */
+void rmtp_receiver_start (RmtpReceiver * r, gint64 now);
 /* A datagram from the server (to the group or to us). */
 void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
     gint64 now);
