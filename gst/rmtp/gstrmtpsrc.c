@@ -19,9 +19,8 @@
  * ever, for a server started much later) posts an error that names the
  * group, the port and the wait: the server is not running, the group or
  * port differs, or the member is not in the server's list. Setting
- * #GstRmtpSrc:busy declares the
- * receiver BUSY to the server (it drops the data and is served by unicast
- * later); clearing it sends RRDY.
+ * #GstRmtpSrc:busy declares the receiver BUSY to the server (it drops the
+ * data and is served by unicast later); clearing it sends RRDY.
  *
  * The receiver's state and counters are in #GstRmtpSrc:stats, also posted
  * as `rmtp-src-stats` every #GstRmtpSrc:stats-interval and once more at
@@ -122,8 +121,8 @@ struct _GstRmtpSrc
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
   guint64 send_errors, other_source;
-  gchar *group;                 /* address:port, for the error of a
-                                 * receiver no CONN came to */
+  gchar *group;                 /* "ADDRESS port PORT", for the error of
+                                 * a receiver no CONN came to */
   gint64 connect_timeout;
   gint64 armed;                 /* the loop thread's: when it works next */
 };
@@ -317,21 +316,24 @@ fail_text (RmtpFailReason reason)
 }
 
 /* The error of a receiver no CONN listing it came to: what it waited for,
- * how long, and what it heard instead. */
+ * how long, and what it heard instead (a key that differs shows there). */
 static GstFlowReturn
 post_no_conn (GstRmtpSrc * self)
 {
   RmtpInputStats in;
-  guint64 too_large;
+  AuthStats auth = { 0 };
+  guint64 too_large, unopened;
   gchar *group;
   gint64 waited;
 
   g_mutex_lock (&self->wait.lock);
   in = rmtp_receiver_stats (core (self))->in;
   too_large = rmtp_receiver_stats (core (self))->conn_too_large;
+  rmtp_stream_receiver_auth_stats (self->rx, &auth);
   group = g_strdup (self->group);
   waited = self->connect_timeout;
   g_mutex_unlock (&self->wait.lock);
+  unopened = auth.truncated + auth.bad_tag + auth.replayed + auth.too_old;
   GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("RMTP: no server connected "
           "this receiver: no CONN listing member %u came to group %s within "
           "%g s (connect-timeout)", self->member, group,
@@ -340,8 +342,9 @@ post_no_conn (GstRmtpSrc * self)
           "started later, connect-timeout=0 waits for ever.) Heard: %"
           G_GUINT64_FORMAT " foreign (another session, or a CONN without "
           "this member), %" G_GUINT64_FORMAT " malformed, %" G_GUINT64_FORMAT
-          " CONNs over max-total-size", self->member, in.foreign,
-          in.malformed, too_large));
+          " CONNs over max-total-size, %" G_GUINT64_FORMAT " that failed "
+          "the group key", self->member, in.foreign, in.malformed, too_large,
+          unopened));
   g_free (group);
   return GST_FLOW_ERROR;
 }
