@@ -969,7 +969,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "slow-detected: of those, members set aside for their losses " \
   "(members); " \
   "taken-back: members given up at the connection (no CACK) and heard " \
-  "from later, served again (members); " \
+  "from later, served again; the CACK or NACK that brings one back counts " \
+  "as accepted, not late (members); " \
   "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
   "(packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \

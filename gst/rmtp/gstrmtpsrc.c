@@ -14,9 +14,13 @@
  * been verified: buffers of the bytes at their offsets, then EOS. A
  * receiver that cannot complete (refused, the server silent, a digest that
  * differs) posts an error that says so and never an EOS, so no truncated
- * file is presented as whole. Setting #GstRmtpSrc:busy declares the
- * receiver BUSY to the server (it drops the data and is served by unicast
- * later); clearing it sends RRDY.
+ * file is presented as whole. A receiver that hears no CONN listing its
+ * member within #GstRmtpSrc:connect-timeout of its start (60 s; 0 waits for
+ * ever, for a server started much later) posts an error that names the
+ * group, the port and the wait: the server is not running, the group or
+ * port differs, or the member is not in the server's list. Setting
+ * #GstRmtpSrc:busy declares the receiver BUSY to the server (it drops the
+ * data and is served by unicast later); clearing it sends RRDY.
  *
  * The receiver's state and counters are in #GstRmtpSrc:stats, also posted
  * as `rmtp-src-stats` every #GstRmtpSrc:stats-interval and once more at
@@ -117,6 +121,9 @@ struct _GstRmtpSrc
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
   guint64 send_errors, other_source;
+  gchar *group;                 /* "ADDRESS port PORT", for the error of
+                                 * a receiver no CONN came to */
+  gint64 connect_timeout;
   gint64 armed;                 /* the loop thread's: when it works next */
 };
 
@@ -300,10 +307,46 @@ fail_text (RmtpFailReason reason)
     case RMTP_FAIL_STREAM_DIGEST:
       return "the stream does not match its SHA-256 digest (each window was "
           "verified, but a window is missing, repeated or out of order)";
+    case RMTP_FAIL_NO_CONN:
+      return "no server connected this receiver";
     case RMTP_FAIL_NONE:
       break;
   }
   return "unknown";
+}
+
+/* The error of a receiver no CONN listing it came to: what it waited for,
+ * how long, and what it heard instead (a key that differs shows there). */
+static GstFlowReturn
+post_no_conn (GstRmtpSrc * self)
+{
+  RmtpInputStats in;
+  AuthStats auth = { 0 };
+  guint64 too_large, unopened;
+  gchar *group;
+  gint64 waited;
+
+  g_mutex_lock (&self->wait.lock);
+  in = rmtp_receiver_stats (core (self))->in;
+  too_large = rmtp_receiver_stats (core (self))->conn_too_large;
+  rmtp_stream_receiver_auth_stats (self->rx, &auth);
+  group = g_strdup (self->group);
+  waited = self->connect_timeout;
+  g_mutex_unlock (&self->wait.lock);
+  unopened = auth.truncated + auth.bad_tag + auth.replayed + auth.too_old;
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("RMTP: no server connected "
+          "this receiver: no CONN listing member %u came to group %s within "
+          "%g s (connect-timeout)", self->member, group,
+          (gdouble) waited / GST_SECOND), ("Is the rmtpsink running, on the "
+          "same group and port, with member %u in its list? (For a server "
+          "started later, connect-timeout=0 waits for ever.) Heard: %"
+          G_GUINT64_FORMAT " foreign (another session, or a CONN without "
+          "this member), %" G_GUINT64_FORMAT " malformed, %" G_GUINT64_FORMAT
+          " CONNs over max-total-size, %" G_GUINT64_FORMAT " that failed "
+          "the group key", self->member, in.foreign, in.malformed, too_large,
+          unopened));
+  g_free (group);
+  return GST_FLOW_ERROR;
 }
 
 /* The error of a receiver that cannot complete; call holding no lock. */
@@ -315,6 +358,8 @@ post_failure (GstRmtpSrc * self, RmtpFailReason reason)
   guint windows;
 
   gst_net_stats_post (&self->stats);
+  if (reason == RMTP_FAIL_NO_CONN)
+    return post_no_conn (self);
   g_mutex_lock (&self->wait.lock);
   rmtp_receiver_data_set (core (self), &size, &digest);
   have = rmtp_receiver_stats (core (self))->data_received;
@@ -464,6 +509,8 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   ok = ok && open_sockets (self, &net, &err);
   if (!ok)
     close_sockets (self);
+  g_free (self->group);
+  self->group = g_strdup_printf ("%s port %d", net.address, net.port);
   g_mutex_unlock (&self->wait.lock);
   gst_net_udp_settings_clear (&net);
   if (!ok) {
@@ -481,6 +528,8 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   if (have_key)
     rmtp_stream_receiver_set_key (self->rx, &key);
   gst_net_key_wipe (&key, sizeof (key));
+  self->connect_timeout = cfg.connect_timeout;
+  rmtp_stream_receiver_start (self->rx, gst_net_now ());
   g_mutex_unlock (&self->wait.lock);
 
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
@@ -674,6 +723,7 @@ gst_rmtp_src_finalize (GObject * object)
   GstRmtpSrc *self = GST_RMTP_SRC (object);
 
   reset_transfer (self);
+  g_free (self->group);
   gst_rmtp_settings_clear (&self->settings);
   gst_net_key_settings_clear (&self->key);
   gst_net_src_settings_clear (&self->net_src);
@@ -711,8 +761,8 @@ gst_rmtp_src_finalize (GObject * object)
   "less than tat before (packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
-  "failure: none, refused, digest, server-silent, incomplete, dropped or " \
-  "stream-digest; " \
+  "failure: none, refused, digest, server-silent, incomplete, dropped, " \
+  "stream-digest or no-conn (no CONN within connect-timeout); " \
   "held-bytes: data set bytes not output yet (bytes); " \
   "max-held-bytes: the most ever held so (bytes); " \
   "pushed-bytes: data set bytes output (bytes); " \

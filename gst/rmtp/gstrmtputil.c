@@ -112,6 +112,10 @@ static const GstParamEntry params[] = {
   P ("receiver-timeout", "Receiver: fail when the server is silent this "
         "long (plus 4 answer windows); server: the longest wait for BUSY "
         "receivers, ns (ours: 30 s)", TIME, receiver_timeout, 1e6, H, S | R),
+  P ("connect-timeout", "Receiver: fail when no CONN that lists this "
+        "member has come this long after the start (the server not running, "
+        "another group or port, a member not in the list), ns (ours: 60 s; "
+        "0: wait for ever)", TIME, connect_timeout, 0, H, R),
   P ("busy-poll-interval", "How often BUSY receivers are POLLed once only "
         "they are left, ns (ours: 1 s)", TIME, busy_poll_interval, 1e6, H,
       S),
@@ -272,6 +276,8 @@ gst_rmtp_fail_reason_name (RmtpFailReason reason)
       return "dropped";
     case RMTP_FAIL_STREAM_DIGEST:
       return "stream-digest";
+    case RMTP_FAIL_NO_CONN:
+      return "no-conn";
   }
   return "unknown";
 }

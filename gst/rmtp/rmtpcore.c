@@ -41,6 +41,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->decrease_factor = 0.8;
   cfg->increase_factor = 1.05;
   cfg->receiver_timeout = 30 * S;
+  cfg->connect_timeout = 60 * S;
   cfg->busy_poll_interval = 1 * S;
   cfg->max_total_size = 128 * G_GUINT64_CONSTANT (1024) * 1024;
   cfg->repair = RMTP_REPAIR_RETRANSMIT;
@@ -1548,13 +1549,13 @@ static void server_on_ack (RmtpServer * s, Member * m);
  * back as slow, so that it is served by unicast after the rounds instead
  * of being released without the data and failing as incomplete. In
  * RELEASE that means a return to SEPARATE, unless a stream dropped the
- * window's data. */
-static void
+ * window's data. TRUE if @m was taken back. */
+static gboolean
 server_take_back (RmtpServer * s, Member * m, gint64 now)
 {
   if (m->state != MEMBER_UNHEARD || s->phase == RMTP_SERVER_CONNECT ||
       s->phase == RMTP_SERVER_DONE || !s->data)
-    return;
+    return FALSE;
   m->state = MEMBER_CONNECTED;
   m->slow = TRUE;
   s->stats.slow_receivers++;
@@ -1563,6 +1564,7 @@ server_take_back (RmtpServer * s, Member * m, gint64 now)
   if (s->phase == RMTP_SERVER_RELEASE || (s->phase == RMTP_SERVER_SEPARATE &&
           s->send_to == RMTP_TO_GROUP && !s->waiting))
     server_begin_separate (s, now);
+  return TRUE;
 }
 
 /* A member set aside as slow still hears the multicast rounds and may
@@ -1589,10 +1591,6 @@ static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
 {
-  if (p->type == RMTP_NACK && !ranges_ordered (p)) {
-    s->stats.nacks_overlapping++;
-    return;
-  }
   if (s->phase == RMTP_SERVER_SEPARATE && m->busy &&
       m->state == MEMBER_CONNECTED && !s->waiting) {
     /* an answer to the busy POLL: ready again, its RRDY was lost */
@@ -1738,8 +1736,18 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     s->stats.in.forged++;
     return 0;
   }
-  if (p.type == RMTP_NACK || (p.type == RMTP_CACK && p.yes))
-    server_take_back (s, m, now);
+  if (p.type == RMTP_NACK && !ranges_ordered (&p)) {
+    s->stats.nacks_overlapping++;
+    return bound;
+  }
+  /* The CACK or NACK that brings a member back has done its work: it is
+   * taken. It answers a CONN or a round closed long ago, and was counted
+   * late as well, as if it had been dropped. */
+  if ((p.type == RMTP_NACK || (p.type == RMTP_CACK && p.yes)) &&
+      server_take_back (s, m, now)) {
+    s->stats.in.accepted++;
+    return bound;
+  }
   switch (p.type) {
     case RMTP_CACK:
       server_on_cack (s, m, &p, now);
@@ -2072,6 +2080,7 @@ struct _RmtpReceiver {
   gboolean acked;               /* an ACK went out */
   gint64 max_window;            /* the largest answer window announced */
   gint64 last_heard;
+  gint64 conn_deadline;         /* fail if no CONN is taken by then */
 
   gboolean counting;
   guint32 monitor_count;
@@ -2110,6 +2119,7 @@ rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
   r->responded_round = -1;
   r->due_at = G_MAXINT64;
   r->last_heard = G_MAXINT64;
+  r->conn_deadline = G_MAXINT64;
   r->last_answer = G_MININT64 / 2;
   g_queue_init (&r->out);
   g_queue_init (&r->events);
@@ -2893,8 +2903,27 @@ receiver_silence_limit (const RmtpReceiver * r)
 }
 
 void
+rmtp_receiver_start (RmtpReceiver * r, gint64 now)
+{
+  if (!r->connected && r->cfg.connect_timeout > 0)
+    r->conn_deadline = now + r->cfg.connect_timeout;
+}
+
+/* Whether the wait for the first CONN is still on. */
+static gboolean
+receiver_awaits_conn (const RmtpReceiver * r)
+{
+  return !r->connected && r->state != RMTP_RECEIVER_FAILED &&
+      r->conn_deadline != G_MAXINT64;
+}
+
+void
 rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
 {
+  if (receiver_awaits_conn (r) && now >= r->conn_deadline) {
+    receiver_fail (r, RMTP_FAIL_NO_CONN);
+    return;
+  }
   if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED) {
     DueKind kind = r->due;
 
@@ -2951,6 +2980,8 @@ rmtp_receiver_next_deadline (const RmtpReceiver * r)
   if ((r->connected || r->expect_stream) && r->last_heard != G_MAXINT64 &&
       r->state != RMTP_RECEIVER_DONE && r->state != RMTP_RECEIVER_FAILED)
     t = MIN (t, r->last_heard + receiver_silence_limit (r));
+  if (receiver_awaits_conn (r))
+    t = MIN (t, r->conn_deadline);
   return t;
 }
 

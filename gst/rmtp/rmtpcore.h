@@ -88,6 +88,9 @@ typedef struct {
   gdouble increase_factor;      /* 1.05 */
   gint64 receiver_timeout;      /* receiver: server silent, fail: 30 s;
                                  * server: longest wait for a BUSY member */
+  gint64 connect_timeout;       /* receiver, from rmtp_receiver_start: fail
+                                 * when no CONN listing it has come in this
+                                 * long, ns; 0: wait for ever: 60 s */
   gint64 busy_poll_interval;    /* server POLLs BUSY members: 1 s */
   guint64 max_total_size;       /* receiver: the largest data set it holds,
                                  * bytes, its packet index included: 128 MiB
@@ -209,6 +212,8 @@ typedef enum {
   RMTP_FAIL_STREAM_DIGEST,      /* stream: every window verified, but the
                                  * stream's digest differs (a window
                                  * missing, repeated or out of order) */
+  RMTP_FAIL_NO_CONN,            /* receiver: no CONN listing it came within
+                                 * connect_timeout of its start */
 } RmtpFailReason;
 
 typedef struct {
@@ -231,7 +236,8 @@ typedef struct {
   guint64 forged;               /* member id unknown, or from the wrong peer */
   guint64 out_of_window;        /* sequence / range / round out of bounds */
   guint64 duplicates;           /* DATA already held */
-  guint64 late;                 /* a response for a round already closed */
+  guint64 late;                 /* a response for a round already closed,
+                                 * or a CACK after CONNECT */
 } RmtpInputStats;
 
 /* ------------------------------------------------------------------ */
@@ -258,7 +264,9 @@ typedef struct {
   guint slow_receivers;         /* detected or BUSY */
   guint slow_detected;          /* ... set aside for their losses */
   guint taken_back;             /* members given up at CONNECT (no CACK)
-                                 * and heard from later: set aside */
+                                 * and heard from later: set aside (the
+                                 * packet that brings one back counts in
+                                 * in.accepted, not in in.late) */
   guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
                                  * refused (a repair set stays at most the
                                  * data set) */
@@ -356,6 +364,11 @@ void rmtp_receiver_free (RmtpReceiver * r);
 void rmtp_receiver_set_key (RmtpReceiver * r, const AuthKey * key);
 gboolean rmtp_receiver_auth_stats (const RmtpReceiver * r, AuthStats * st);
 
+/* Starts the wait for the first CONN at @now: without a CONN that lists
+ * us (and that we can hold) by @now + connect_timeout, the receiver fails
+ * with RMTP_FAIL_NO_CONN. Without this call, or with a connect_timeout of
+ * 0, it waits for ever (a simulation starts every side at once). */
+void rmtp_receiver_start (RmtpReceiver * r, gint64 now);
 /* A datagram from the server (to the group or to us). */
 void rmtp_receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
     gint64 now);

@@ -651,6 +651,12 @@ receiver_core_for (RmtpStreamReceiver * r, const guint8 * data, gsize len)
 }
 
 void
+rmtp_stream_receiver_start (RmtpStreamReceiver * r, gint64 now)
+{
+  rmtp_receiver_start (r->core, now);
+}
+
+void
 rmtp_stream_receiver_handle_bytes (RmtpStreamReceiver * r, GBytes * bytes,
     gint64 now)
 {

@@ -88,6 +88,10 @@ RmtpStreamReceiver *rmtp_stream_receiver_new (const RmtpConfig * cfg,
     guint32 member, gboolean accept, const RandomSource * rng);
 void rmtp_stream_receiver_free (RmtpStreamReceiver * r);
 
+/* The wait for the first CONN starts at @now (rmtp_receiver_start): it
+ * fails with RMTP_FAIL_NO_CONN after connect_timeout. Later windows wait
+ * receiver_timeout for theirs, from the release of the one before. */
+void rmtp_stream_receiver_start (RmtpStreamReceiver * r, gint64 now);
 void rmtp_stream_receiver_handle_bytes (RmtpStreamReceiver * r,
     GBytes * bytes, gint64 now);
 void rmtp_stream_receiver_handle_timeout (RmtpStreamReceiver * r,

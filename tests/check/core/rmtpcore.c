@@ -684,6 +684,22 @@ GST_START_TEST (test_slow_member_ack_taken)
 
 GST_END_TEST;
 
+/* Each datagram handed to the server is counted once, in the input
+ * counter that says what became of it (or as an overlapping NACK);
+ * @injected: the ones handed over by server_hears. The packet that takes
+ * a member back was taken: `accepted`, never also `late` (it was both). */
+static void
+assert_server_input_counted_once (Rig * rig, guint injected)
+{
+  const RmtpServerStats *st = rmtp_server_stats (rig->s);
+  const RmtpInputStats *in = &st->in;
+
+  fail_unless_equals_uint64 (in->accepted + in->malformed + in->foreign +
+      in->forged + in->out_of_window + in->duplicates + in->late +
+      st->nacks_overlapping,
+      rig->to_server->len - rig->server_losses + injected);
+}
+
 /* Every CACK of receiver 3 is lost, the answers to the CONN retries too,
  * and so is packet 10 of round 0, which no one else loses. */
 static gboolean
@@ -712,6 +728,8 @@ GST_START_TEST (test_member_without_cack_taken_back)
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless_equals_uint64 (st->unicast_data_sent, 1);
   fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
+  fail_unless_equals_uint64 (st->in.late, 0);
+  assert_server_input_counted_once (&rig, 0);
   assert_all_whole_and_clear (&rig);
 }
 
@@ -766,12 +784,18 @@ GST_START_TEST (test_late_cack_takes_member_back)
   while (rmtp_server_phase (rig.s) == RMTP_SERVER_CONNECT)
     rig_run_until (&rig, rig.now + MS);
   server_hears (&rig, 3, RMTP_CACK, NULL, 0);
-  rig_run (&rig, 60 * S);
   st = rmtp_server_stats (rig.s);
+  fail_unless_equals_uint64 (st->in.late, 0);
+  /* a second one finds the member connected: that one is late */
+  server_hears (&rig, 3, RMTP_CACK, NULL, 0);
+  fail_unless_equals_uint64 (st->in.late, 1);
+  rig_run (&rig, 60 * S);
   fail_unless_equals_int (rig.server_last.receivers_complete, 4);
   fail_unless_equals_int (rig.server_last.receivers_failed, 0);
   fail_unless_equals_int (st->taken_back, 1);
   fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
+  fail_unless_equals_uint64 (st->in.late, 1);
+  assert_server_input_counted_once (&rig, 2);
   assert_all_whole_and_clear (&rig);
 }
 
@@ -796,18 +820,25 @@ GST_START_TEST (test_member_taken_back_in_release)
   Rig rig;
   /* round 0, one range: packet 10 */
   const guint32 nack[] = { 0, 1, 10, 1 };
+  const guint32 overlapping[] = { 0, 2, 10, 2, 11, 1 };
 
   rig_init (&rig, 4, 64 * 1024, NULL);
   rig.drop = drop_3_until_release;
   rmtp_server_start (rig.s, rig.now);
   while (rmtp_server_phase (rig.s) != RMTP_SERVER_RELEASE)
     rig_run_until (&rig, rig.now + MS);
+  /* bad input takes nobody back: ranges that go back, refused */
+  server_hears (&rig, 3, RMTP_NACK, overlapping, G_N_ELEMENTS (overlapping));
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_RELEASE);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->nacks_overlapping, 1);
   server_hears (&rig, 3, RMTP_NACK, nack, G_N_ELEMENTS (nack));
   fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
   rig_run (&rig, 60 * S);
   fail_unless_equals_int (rmtp_server_stats (rig.s)->taken_back, 1);
   fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->unicast_data_sent, 1);
   fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->in.late, 0);
+  assert_server_input_counted_once (&rig, 2);
   assert_all_whole_and_clear (&rig);
 }
 
@@ -1206,6 +1237,125 @@ GST_START_TEST (test_lost_eor_inferred_from_parity)
 
 GST_END_TEST;
 
+/* ---- the wait for the first CONN ---- */
+
+/* A receiver started at 1 s that hears nothing fails at 1 s +
+ * connect_timeout exactly, once, with NO_CONN, and has sent nothing. One
+ * never started, or with a connect_timeout of 0, waits for ever. */
+GST_START_TEST (test_no_conn_fails_after_connect_timeout)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r, *unstarted, *patient;
+  RmtpEvent e;
+  RmtpDatagram d;
+
+  rmtp_config_init (&cfg);
+  fail_unless_equals_int64 (cfg.connect_timeout, 60 * S);
+  random_source_init_seeded (&rng, &seeded, 7);
+  r = rmtp_receiver_new (&cfg, 5, TRUE, &rng);
+  unstarted = rmtp_receiver_new (&cfg, 5, TRUE, &rng);
+  rmtp_receiver_start (r, 1 * S);
+  fail_unless_equals_int64 (rmtp_receiver_next_deadline (r), 61 * S);
+  rmtp_receiver_handle_timeout (r, 61 * S - 1);
+  fail_unless_equals_int (rmtp_receiver_state (r), RMTP_RECEIVER_WAIT_CONN);
+  fail_if (rmtp_receiver_poll_event (r, &e));
+  rmtp_receiver_handle_timeout (r, 61 * S);
+  fail_unless_equals_int (rmtp_receiver_state (r), RMTP_RECEIVER_FAILED);
+  fail_unless (rmtp_receiver_poll_event (r, &e));
+  fail_unless_equals_int (e.type, RMTP_EVENT_FAILED);
+  fail_unless_equals_int (e.reason, RMTP_FAIL_NO_CONN);
+  fail_unless_equals_int64 (rmtp_receiver_next_deadline (r), G_MAXINT64);
+  rmtp_receiver_handle_timeout (r, 200 * S);
+  fail_if (rmtp_receiver_poll_event (r, &e));
+  fail_if (rmtp_receiver_poll_datagram (r, &d));
+
+  fail_unless_equals_int64 (rmtp_receiver_next_deadline (unstarted),
+      G_MAXINT64);
+  rmtp_receiver_handle_timeout (unstarted, 3600 * S);
+  fail_unless_equals_int (rmtp_receiver_state (unstarted),
+      RMTP_RECEIVER_WAIT_CONN);
+  cfg.connect_timeout = 0;
+  patient = rmtp_receiver_new (&cfg, 5, TRUE, &rng);
+  rmtp_receiver_start (patient, 0);
+  fail_unless_equals_int64 (rmtp_receiver_next_deadline (patient),
+      G_MAXINT64);
+  rmtp_receiver_handle_timeout (patient, 3600 * S);
+  fail_unless_equals_int (rmtp_receiver_state (patient),
+      RMTP_RECEIVER_WAIT_CONN);
+  fail_if (rmtp_receiver_poll_event (patient, &e));
+  rmtp_receiver_free (r);
+  rmtp_receiver_free (unstarted);
+  rmtp_receiver_free (patient);
+}
+
+GST_END_TEST;
+
+/* Receivers started at 0 with a connect_timeout of 200 ms, and a server
+ * started so that its CONN reaches them at 200 ms + @late ns. */
+static void
+rig_run_conn_at (Rig * rig, gint64 late)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.max_conn_retries = 1;
+  cfg.connect_timeout = 200 * MS;
+  rig_init (rig, 2, 64 * 1024, &cfg);
+  for (guint i = 0; i < rig->n; i++)
+    rmtp_receiver_start (rig->r[i], 0);
+  rig->now = cfg.connect_timeout - ONE_WAY + late;
+  rig_start_and_run (rig, 60 * S);
+}
+
+/* A CONN that lists the receivers 1 ns before their deadline is taken, and
+ * the transfer completes after it; at the deadline they have failed
+ * (NO_CONN, no CACK sent) and the server finds nobody. A CONN whose list
+ * leaves a receiver out is counted foreign and stops nothing. */
+GST_START_TEST (test_connect_timeout_until_a_conn_lists_us)
+{
+  Rig rig;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *outsider;
+  const Logged *conn;
+  gsize len;
+  const guint8 *b;
+  RmtpEvent e;
+
+  rig_run_conn_at (&rig, -1);
+  assert_all_whole_and_clear (&rig);
+
+  rig_run_conn_at (&rig, 0);
+  for (guint i = 0; i < rig.n; i++) {
+    fail_unless_equals_int (rig.failed[i], RMTP_FAIL_NO_CONN);
+    /* the CONN and its unicast retry, each after the end */
+    fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[i])->in.late,
+        1 + rig.cfg.max_conn_retries);
+  }
+  fail_unless_equals_int (count_logged (rig.to_server, RMTP_CACK, -1), 0);
+  fail_unless_equals_int (rig.server_last.type, RMTP_EVENT_FAILED);
+
+  random_source_init_seeded (&rng, &seeded, 9);
+  outsider = rmtp_receiver_new (&rig.cfg, 7, TRUE, &rng);
+  rmtp_receiver_start (outsider, 0);
+  conn = find_logged (rig.from_server, RMTP_CONN, -1, 0);
+  b = g_bytes_get_data (conn->bytes, &len);
+  rmtp_receiver_handle (outsider, b, len, 100 * MS);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (outsider)->in.foreign, 1);
+  fail_unless_equals_int64 (rmtp_receiver_next_deadline (outsider),
+      200 * MS);
+  rmtp_receiver_handle_timeout (outsider, 200 * MS);
+  fail_unless (rmtp_receiver_poll_event (outsider, &e));
+  fail_unless_equals_int (e.reason, RMTP_FAIL_NO_CONN);
+  rmtp_receiver_free (outsider);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 static Suite *
 rmtpcore_suite (void)
 {
@@ -1243,6 +1393,8 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_early_repair);
   tcase_add_test (tc, test_lost_eor_inferred_from_parity);
   tcase_add_test (tc, test_nack_lists_losses_at_eor);
+  tcase_add_test (tc, test_no_conn_fails_after_connect_timeout);
+  tcase_add_test (tc, test_connect_timeout_until_a_conn_lists_us);
   return s;
 }
 

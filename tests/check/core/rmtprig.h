@@ -51,6 +51,7 @@ struct _Rig {
   RmtpType drop_type;           /* drop_first_answer: what, from whom */
   guint drop_rx;
   gboolean dropped;
+  guint server_losses;          /* datagrams to the server @drop lost */
   GArray *to_server;            /* Logged, at send time */
   GArray *from_server;          /* Logged, at send time */
   gboolean keyed;
@@ -155,8 +156,10 @@ rig_launch (Rig * rig, gint rx, guint32 from, GBytes * b, guint32 to)
   RmtpPacket p;
 
   rig_parse (rig, b, &p);
-  if (rig->drop && rig->drop (rig, rx, &p, to))
+  if (rig->drop && rig->drop (rig, rx, &p, to)) {
+    rig->server_losses += rx < 0;
     return;
+  }
   rmtp_wire_launch (&rig->wire, rig->now + ONE_WAY, rx, from, b);
 }
 

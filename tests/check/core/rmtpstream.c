@@ -1029,6 +1029,41 @@ GST_START_TEST (test_window_conn_at_wrong_offset)
 
 GST_END_TEST;
 
+/* Nothing from the server reaches receiver 3. */
+static gboolean
+lose_all_to_third (Net * net, guint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx == 2;
+}
+
+/* connect_timeout bounds the wait for window 0's CONN only: receivers
+ * started at 0 with 100 ms take the stream, whose later windows come long
+ * after 100 ms, whole; the one no packet reaches fails with NO_CONN at
+ * 100 ms exactly, having output nothing. */
+GST_START_TEST (test_connect_timeout_first_window_only)
+{
+  Net net;
+  const guint64 w = 64 * 1024;
+
+  net_init (&net, 3, 10 * w + 1000, w);
+  net.cfg.connect_timeout = 100 * MS;
+  net.loss = lose_all_to_third;
+  net_start (&net);
+  for (guint i = 0; i < net.n; i++)
+    rmtp_stream_receiver_start (net.r[i], 0);
+  net_run (&net, 120 * S);
+  assert_whole (&net, 0);
+  assert_whole (&net, 1);
+  fail_unless (net.now > 2 * net.cfg.connect_timeout);
+  fail_unless_equals_int (net.failed[2], RMTP_FAIL_NO_CONN);
+  fail_unless_equals_int64 (net.failed_at[2], 100 * MS);
+  fail_unless_equals_uint64 (net.out[2]->len, 0);
+  fail_unless_equals_int (net.server_end.receivers_complete, 2);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
 static Suite *
 rmtpstream_suite (void)
 {
@@ -1054,6 +1089,7 @@ rmtpstream_suite (void)
   tcase_add_test (tc, test_replayed_window_fails_stream_digest_keyed);
   tcase_add_test (tc, test_stream_trailer_refusals);
   tcase_add_test (tc, test_window_conn_at_wrong_offset);
+  tcase_add_test (tc, test_connect_timeout_first_window_only);
   return s;
 }
 

@@ -1,7 +1,8 @@
 /* rmtpsink and rmtpsrc (issue 20) on loopback multicast: a sink and two
  * sources in one process deliver a data set byte for byte; forged and
  * malformed packets are counted and dropped; a receiver whose server goes
- * away, and a sink nobody answers, post clear errors; BUSY then RRDY;
+ * away, one no CONN reaches, and a sink nobody answers post clear errors;
+ * BUSY then RRDY;
  * properties, the URI and the docs. */
 #include <gst/check/gstcheck.h>
 #include <gio/gio.h>
@@ -569,6 +570,106 @@ GST_START_TEST (test_nobody_answers_error)
 
 GST_END_TEST;
 
+/* The error @pipe posts within @timeout (NULL if none), with its debug
+ * text in @debug. */
+static GError *
+pop_error (GstElement * pipe, GstClockTime timeout, gchar ** debug)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  GError *err = NULL;
+
+  gst_object_unref (bus);
+  fail_unless (m != NULL, "no error");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (m), GST_MESSAGE_ERROR);
+  gst_message_parse_error (m, &err, debug);
+  gst_message_unref (m);
+  return err;
+}
+
+/* No server: the source ends with an error that names the group, the port
+ * and the wait, after connect-timeout and not before. */
+GST_START_TEST (test_no_server_connect_timeout)
+{
+  guint port = free_udp_port ();
+  gchar *desc = g_strdup_printf ("rmtpsrc name=src address=239.255.91.6 "
+      "port=%u member=4 multicast-iface=lo connect-timeout=300000000 ! "
+      "fakesink", port);
+  gchar *text = g_strdup_printf ("no CONN listing member 4 came to group "
+      "239.255.91.6 port %u within 0.3 s", port);
+  GstElement *src, *pipe = launch (desc, "src", &src);
+  gint64 t0 = g_get_monotonic_time ();
+  gchar *debug = NULL, *failure;
+  GError *err;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  err = pop_error (pipe, 5 * GST_SECOND, &debug);
+  fail_unless (g_get_monotonic_time () - t0 >= 300 * 1000);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NOT_FOUND), "%s", err->message);
+  fail_unless (strstr (err->message, text) != NULL, "%s", err->message);
+  fail_unless (strstr (debug, "Heard: 0 foreign") != NULL, "%s", debug);
+  failure = stat_string (src, "failure");
+  fail_unless_equals_string (failure, "no-conn");
+  g_free (failure);
+  g_error_free (err);
+  g_free (debug);
+  g_free (text);
+  g_free (desc);
+  stop_pipeline (&pipe, &src);
+}
+
+GST_END_TEST;
+
+/* A receiver not in the server's list hears its CONNs, which do not list
+ * it: it ends with the same error after connect-timeout, and its debug
+ * text says it heard them. */
+GST_START_TEST (test_not_in_member_list_connect_timeout)
+{
+  guint port = free_udp_port ();
+  gchar *src_desc = g_strdup_printf ("rmtpsrc name=src address=239.255.91.7 "
+      "port=%u member=3 multicast-iface=lo connect-timeout=1500000000 ! "
+      "fakesink", port);
+  gchar *sink_desc = g_strdup_printf ("fakesrc num-buffers=8 "
+      "sizetype=fixed sizemax=1024 ! rmtpsink name=sink address=239.255.91.7 "
+      "port=%u multicast-iface=lo receivers=2 max-conn-retries=1", port);
+  GstElement *src, *sink, *src_pipe = launch (src_desc, "src", &src);
+  GstElement *sink_pipe = launch (sink_desc, "sink", &sink);
+  gchar *debug = NULL;
+  GError *err;
+  GstStructure *st;
+  guint64 foreign = 0;
+
+  fail_unless (gst_element_set_state (src_pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_set_state (sink_pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  err = pop_error (sink_pipe, 5 * GST_SECOND, NULL);
+  fail_unless (strstr (err->message, "No receiver accepted") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  err = pop_error (src_pipe, 5 * GST_SECOND, &debug);
+  fail_unless (strstr (err->message, "no CONN listing member 3") != NULL,
+      "%s", err->message);
+  fail_unless (strstr (debug, "with member 3 in its list?") != NULL, "%s",
+      debug);
+  fail_unless (strstr (debug, "Heard: 0 foreign") == NULL, "%s", debug);
+  g_object_get (src, "stats", &st, NULL);
+  fail_unless (gst_structure_get_uint64 (st, "foreign", &foreign));
+  fail_unless (foreign >= 3, "%" G_GUINT64_FORMAT " foreign", foreign);
+  gst_structure_free (st);
+  g_error_free (err);
+  g_free (debug);
+  g_free (src_desc);
+  g_free (sink_desc);
+  stop_pipeline (&sink_pipe, &sink);
+  stop_pipeline (&src_pipe, &src);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 
 GST_START_TEST (test_uri_round_trip)
@@ -665,6 +766,10 @@ GST_START_TEST (test_docs_and_defaults)
   fail_unless_equals_uint64 (rate, 8000000);
   fail_unless_equals_uint64 (delta, 2 * GST_MSECOND);
   gst_object_unref (sink);
+  sink = gst_element_factory_make ("rmtpsrc", NULL);
+  g_object_get (sink, "connect-timeout", &delta, NULL);
+  fail_unless_equals_uint64 (delta, 60 * GST_SECOND);
+  gst_object_unref (sink);
   check_inspect_docs ("rmtpsink");
   check_inspect_docs ("rmtpsrc");
 }
@@ -687,6 +792,8 @@ rmtp_suite (void)
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
   tcase_add_test (tc, test_nobody_answers_error);
+  tcase_add_test (tc, test_no_server_connect_timeout);
+  tcase_add_test (tc, test_not_in_member_list_connect_timeout);
   tcase_add_test (tc, test_stream_transfer);
   tcase_add_test (tc, test_stream_busy_receiver_dropped);
   tcase_add_test (tc, test_stream_slow_output_dropped);

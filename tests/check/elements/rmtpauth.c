@@ -216,14 +216,38 @@ GST_START_TEST (test_keyed_transfer)
 
 GST_END_TEST;
 
+/* The debug text of the error @pipe posts (within WAIT), which must be
+ * the source's no-conn error. */
+static gchar *
+no_conn_debug (GstElement * pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, WAIT,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  gst_object_unref (bus);
+  fail_unless (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR,
+      "no error");
+  gst_message_parse_error (m, &err, &debug);
+  gst_message_unref (m);
+  fail_unless (strstr (err->message, "no CONN listing member 1") != NULL,
+      "%s", err->message);
+  g_error_free (err);
+  return debug;
+}
+
 /* A source without the key sees only sealed CONNs it cannot parse: it
- * never answers, and a sink whose one member it is posts an error. */
+ * never answers, and a sink whose one member it is posts an error. The
+ * source ends after connect-timeout, its debug text counting them. */
 GST_START_TEST (test_unkeyed_source_cannot_take_part)
 {
   Rig rig;
+  gchar *debug;
 
   rig_init (&rig);
-  rig_start_src (&rig, 0, "239.255.93.2", "");
+  rig_start_src (&rig, 0, "239.255.93.2", "connect-timeout=1500000000");
   g_usleep (200000);
   rig_start_sink (&rig, "239.255.93.2", "receivers=1 key=\"" PASSPHRASE
       "\"");
@@ -231,6 +255,33 @@ GST_START_TEST (test_unkeyed_source_cannot_take_part)
   fail_unless (check_stat_u64 (rig.src[0], "malformed") >= 1);
   fail_unless_equals_uint64 (check_stat_u64 (rig.src[0], "cack-sent"), 0);
   fail_if (stat_bool (rig.src[0], "auth"));
+  debug = no_conn_debug (rig.src_pipe[0]);
+  fail_unless (strstr (debug, " 0 malformed") == NULL, "%s", debug);
+  g_free (debug);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A keyed source whose sink has no key: the unsealed CONNs fail the key,
+ * and the source's no-conn error says how many did. */
+GST_START_TEST (test_keyed_source_unkeyed_sink_no_conn)
+{
+  Rig rig;
+  gchar *debug;
+
+  rig_init (&rig);
+  rig_start_src (&rig, 0, "239.255.93.3", "connect-timeout=1500000000 "
+      "key=\"" PASSPHRASE "\"");
+  g_usleep (200000);
+  rig_start_sink (&rig, "239.255.93.3", "receivers=1 max-conn-retries=1");
+  fail_if (wait_end (rig.sink_pipe), "the sink reached EOS");
+  debug = no_conn_debug (rig.src_pipe[0]);
+  fail_unless (strstr (debug, " 0 that failed the group key") == NULL, "%s",
+      debug);
+  fail_unless (strstr (debug, "that failed the group key") != NULL, "%s",
+      debug);
+  g_free (debug);
   rig_clear (&rig);
 }
 
@@ -291,6 +342,7 @@ rmtpauth_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_keyed_transfer);
   tcase_add_test (tc, test_unkeyed_source_cannot_take_part);
+  tcase_add_test (tc, test_keyed_source_unkeyed_sink_no_conn);
   tcase_add_test (tc, test_key_write_only_never_in_uri);
   tcase_add_test (tc, test_key_errors);
   return s;
