@@ -771,6 +771,19 @@ rig_init_reporting (Rig * rig, guint64 seed, guint n_layers)
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
 }
 
+/* Holds a receiver at level 2 in S for 2 T_J^min (another's experiments
+ * at 2 suppress ours at 3): its REPORT is then settled. */
+static void
+hold_in_steady_at_2 (Rig * rig)
+{
+  for (guint i = 0; i < 6; i++) {
+    feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 2);
+    run_clean (rig, rig->now + 2 * S);
+  }
+  fail_unless_equals_int (stats (rig).level, 2);
+  expect_report (rig, 2, RLM_CTRL_FLAG_SETTLED);
+}
+
 GST_START_TEST (test_report_settled_flag)
 {
   Rig rig;
@@ -791,13 +804,7 @@ GST_START_TEST (test_report_settled_flag)
   run_until_level (&rig, 2, rig.now + 60 * S);
   expect_report (&rig, 2, 0);
 
-  /* held for 2 T_J^min (another's experiments at 2 suppress ours at 3) */
-  for (guint i = 0; i < 6; i++) {
-    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 2);
-    run_clean (&rig, rig.now + 2 * S);
-  }
-  fail_unless_equals_int (stats (&rig).level, 2);
-  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
+  hold_in_steady_at_2 (&rig);
   rig_clear (&rig);
 }
 
@@ -830,12 +837,7 @@ GST_START_TEST (test_report_not_settled_out_of_steady)
   fail_unless (out_of_steady * 4 >= ticks * 3, "%u of %u", out_of_steady,
       ticks);
   expect_report (&rig, 2, 0);
-  for (guint i = 0; i < 6; i++) {
-    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 2);
-    run_clean (&rig, rig.now + 2 * S);
-  }
-  fail_unless_equals_int (stats (&rig).level, 2);
-  expect_report (&rig, 2, RLM_CTRL_FLAG_SETTLED);
+  hold_in_steady_at_2 (&rig);
   rig_clear (&rig);
 }
 
