@@ -37,6 +37,7 @@ typedef struct
   guint layers_sent;            /* the prefix of layers it gets from us */
   guint64 packets_sent, parity_sent;    /* media and parity to it so far */
   guint64 key_flush_packets;    /* of its queue, dropped at key units */
+  guint64 late_reports;         /* our reports on it that ran late */
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
@@ -121,6 +122,7 @@ read_member (const GstStructure * s, MemberFigures * f)
   f->packets_sent = field_u64 (s, "packets-sent");
   f->parity_sent = field_u64 (s, "parity-sent");
   f->key_flush_packets = field_u64 (s, "key-flush-packets");
+  f->late_reports = field_u64 (s, "late-reports");
   f->receive_rate = field_u64 (s, "receive-rate");
   f->rtt = -1;
   gst_structure_get_int64 (s, "rtt", &f->rtt);
@@ -240,9 +242,11 @@ json_member (GString * json, const MemberFigures * f,
   g_string_append_printf (json, ",\"send_notified_bps\":%" G_GUINT64_FORMAT
       ",\"recv_notified_bps\":%" G_GUINT64_FORMAT ",\"layers_sent\":%u"
       ",\"packets_sent\":%" G_GUINT64_FORMAT ",\"parity_sent\":%"
-      G_GUINT64_FORMAT ",\"key_flush_packets\":%" G_GUINT64_FORMAT,
+      G_GUINT64_FORMAT ",\"key_flush_packets\":%" G_GUINT64_FORMAT
+      ",\"late_reports\":%" G_GUINT64_FORMAT,
       f->send_notified_rate, f->recv_notified_rate, f->layers_sent,
-      f->packets_sent, f->parity_sent, f->key_flush_packets);
+      f->packets_sent, f->parity_sent, f->key_flush_packets,
+      f->late_reports);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
       "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,

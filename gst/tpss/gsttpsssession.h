@@ -91,6 +91,9 @@ G_BEGIN_DECLS
   "receive-rate: measured receive rate from it (bits/s); " \
   "allocated-rate: NQCP allocation, 0 = unlimited (bits/s); " \
   "recv-notified-rate: the rate we last notified it (bits/s); " \
+  "late-reports: our reports on its rate that ran more than a report " \
+  "interval after their interval ended, because this member's loop was " \
+  "held up; such a report does not assign (reports); " \
   "unrecoverable: packets given up after fec-size-time (packets); " \
   "fec-late: parity that came after packets it protects were delivered " \
   "and left the store, dropped (packets); " \

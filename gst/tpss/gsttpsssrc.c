@@ -11,12 +11,16 @@
  * RTP after parity recovery, in sequence order (a packet waits behind a
  * missing one at most #GstTpssSrc:fec-size-time, as in tpssfecdec). The pad
  * appears with the member's first packet and goes away, after an EOS, when
- * the member leaves or stays silent for #GstTpssSrc:member-timeout. An EOS
- * sent to the element (gst-launch-1.0 -e does so on Ctrl-C) ends every pad
- * after what it holds; no new pad appears until the element restarts. If no
- * member's media arrived before that EOS (no pad ever appeared, so no sink
- * behind the element can get the EOS), the element posts an error (stream
- * error "failed") instead, so the pipeline ends on the first Ctrl-C. The
+ * the member leaves or stays silent for #GstTpssSrc:member-timeout. The pad
+ * is added, and pad-added emitted, from the pad's own streaming thread,
+ * never from the session's: a handler that builds and links a decoder
+ * branch there holds up that member's stream alone, not the protocol's
+ * timers and sockets. An EOS sent to the element (gst-launch-1.0 -e does
+ * so on Ctrl-C) ends every pad after what it holds; no new pad appears
+ * until the element restarts. If no member's media arrived before that EOS
+ * (no pad ever appeared, so no sink behind the element can get the EOS),
+ * the element posts an error (stream error "failed") instead, so the
+ * pipeline ends on the first Ctrl-C. The
  * EOS also emits no-more-pads: a sink linked by name to the pad of a member
  * that never sent (`src.src_3 ! ...`) gets no EOS, and gst-launch-1.0 then
  * warns "Delayed linking failed" for it; its second Ctrl-C stops the
@@ -215,7 +219,10 @@ enum
 typedef struct
 {
   GstPad *pad;
+  GstTpssSrc *src;              /* its element: every pad is removed, its
+                                 * task stopped, before the element goes */
   guint32 member;
+  gboolean added;               /* in the element (its task added it) */
   GMutex lock;
   GCond cond;
   GQueue queue;                 /* GstBuffer */
@@ -269,6 +276,18 @@ struct _GstTpssSrc
    * stop waits for them (removed_cond), so no pad-removed comes after it */
   guint removing;
   GCond removed_cond;
+  /* pads_lock: pads whose task has not added them yet, and a no-more-pads
+   * the EOS left to the last of them */
+  guint adding;
+  gboolean no_more_pads_due;
+  /* The thread that activates new pads and starts their tasks (PAUSED and
+   * up); pads_lock: the pads it has yet to start, the one it is starting,
+   * whether it runs */
+  GThread *starter;
+  GQueue to_start;
+  SrcPad *starting;
+  gboolean starter_running;
+  GCond start_cond;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
@@ -324,19 +343,55 @@ src_pad_free (SrcPad * sp)
   g_free (sp);
 }
 
+/* With pads_lock: a pad waiting to be added is settled (added, or removed
+ * before it was); returns whether the EOS's no-more-pads is now to post. */
+static gboolean
+pad_add_settled (GstTpssSrc * self)
+{
+  gboolean post;
+
+  self->adding--;
+  post = self->adding == 0 && self->no_more_pads_due;
+  if (post)
+    self->no_more_pads_due = FALSE;
+  return post;
+}
+
+/* In @sp's task, before its first push: the application's pad-added
+ * handler runs here. */
+static void
+add_src_pad (GstTpssSrc * self, SrcPad * sp)
+{
+  gboolean post;
+
+  GST_INFO_OBJECT (self, "new pad for member %u", sp->member);
+  gst_element_add_pad (GST_ELEMENT (self), sp->pad);    /* takes a ref */
+  g_mutex_lock (&sp->lock);
+  sp->added = TRUE;
+  g_mutex_unlock (&sp->lock);
+  g_mutex_lock (&self->pads_lock);
+  post = pad_add_settled (self);
+  g_mutex_unlock (&self->pads_lock);
+  if (post)
+    gst_element_no_more_pads (GST_ELEMENT (self));
+}
+
 static void
 src_pad_loop (gpointer data)
 {
   SrcPad *sp = data;
   GstPad *pad = sp->pad;
-  GstTpssSrc *self = GST_TPSS_SRC (gst_pad_get_parent_element (pad));
+  GstTpssSrc *self = gst_object_ref (sp->src);
   GstBuffer *buf;
   GstFlowReturn ret;
+  gboolean add;
 
-  if (!self) {
-    gst_pad_pause_task (pad);
-    return;
-  }
+  g_mutex_lock (&sp->lock);
+  add = !sp->added && !sp->flushing;
+  g_mutex_unlock (&sp->lock);
+  if (add)
+    add_src_pad (self, sp);
+
   g_mutex_lock (&sp->lock);
   while (!sp->flushing && g_queue_is_empty (&sp->queue) && !sp->eos)
     g_cond_wait (&sp->cond, &sp->lock);
@@ -400,7 +455,7 @@ src_pad_activate_mode (GstPad * pad, GstObject * parent, GstPadMode mode,
   sp->flushing = !active;
   g_cond_broadcast (&sp->cond);
   g_mutex_unlock (&sp->lock);
-  /* The task starts once the pad is added (and linked by pad-added). */
+  /* The task starts with the pad, and adds it (pad-added links it). */
   if (active)
     return TRUE;
   return gst_pad_stop_task (pad);
@@ -548,6 +603,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
   if (!sp) {
     gchar *name = g_strdup_printf ("src_%u", member);
     sp = g_new0 (SrcPad, 1);
+    sp->src = self;
     sp->member = member;
     g_mutex_init (&sp->lock);
     g_cond_init (&sp->cond);
@@ -561,6 +617,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
     gst_pad_set_event_function (sp->pad, src_pad_event);
     gst_pad_use_fixed_caps (sp->pad);
     g_hash_table_insert (self->pads, GUINT_TO_POINTER (member), sp);
+    self->adding++;
     added = TRUE;
   }
   g_mutex_lock (&sp->lock);
@@ -582,12 +639,77 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
   gst_buffer_list_unref (list);
 
   if (added) {
-    GST_INFO_OBJECT (self, "new pad for member %u", member);
-    gst_pad_set_active (sp->pad, TRUE);
-    gst_element_add_pad (element, sp->pad);   /* takes its own reference */
-    gst_pad_start_task (sp->pad, src_pad_loop, sp, NULL);
+    /* not started here: see starter_thread */
+    g_mutex_lock (&self->pads_lock);
+    g_queue_push_tail (&self->to_start, sp);
+    g_cond_broadcast (&self->start_cond);
+    g_mutex_unlock (&self->pads_lock);
   }
   g_mutex_unlock (&self->deliver_lock);
+}
+
+/* The starter's thread: activates each new pad and starts its task. Why not
+ * the session thread: pthread_create waits while another thread of the
+ * process is in dlopen (glibc's loader lock), and an application's
+ * pad-added handler loads its decoder's plugin (gst-libav: it held a task's
+ * start 0.15 s on an idle machine, 0.2-1.1 s on a loaded one, and the
+ * session's reports as long). */
+static gpointer
+starter_thread (gpointer data)
+{
+  GstTpssSrc *self = data;
+  SrcPad *sp;
+
+  g_mutex_lock (&self->pads_lock);
+  while (self->starter_running) {
+    sp = g_queue_pop_head (&self->to_start);
+    if (!sp) {
+      g_cond_wait (&self->start_cond, &self->pads_lock);
+      continue;
+    }
+    self->starting = sp;
+    g_mutex_unlock (&self->pads_lock);
+    gst_pad_set_active (sp->pad, TRUE);
+    gst_pad_start_task (sp->pad, src_pad_loop, sp, NULL);
+    g_mutex_lock (&self->pads_lock);
+    self->starting = NULL;
+    g_cond_broadcast (&self->start_cond);
+  }
+  g_mutex_unlock (&self->pads_lock);
+  return NULL;
+}
+
+static void
+starter_start (GstTpssSrc * self)
+{
+  self->starter_running = TRUE;
+  self->starter = g_thread_new ("tpsssrc-pads", starter_thread, self);
+}
+
+/* After remove_all_pads: nothing is left to start. */
+static void
+starter_stop (GstTpssSrc * self)
+{
+  if (!self->starter)
+    return;
+  g_mutex_lock (&self->pads_lock);
+  self->starter_running = FALSE;
+  g_cond_broadcast (&self->start_cond);
+  g_mutex_unlock (&self->pads_lock);
+  g_thread_join (self->starter);
+  self->starter = NULL;
+}
+
+/* @sp, out of the table, out of the starter's hands too: left unstarted if
+ * still queued, started if under way. */
+static void
+take_from_starter (GstTpssSrc * self, SrcPad * sp)
+{
+  g_mutex_lock (&self->pads_lock);
+  g_queue_remove (&self->to_start, sp);
+  while (self->starting == sp)
+    g_cond_wait (&self->start_cond, &self->pads_lock);
+  g_mutex_unlock (&self->pads_lock);
 }
 
 /* Sends EOS on @sp's pad (waiting a little for its task to push it), then
@@ -595,6 +717,7 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
 static void
 remove_src_pad (GstTpssSrc * self, SrcPad * sp, gboolean drain)
 {
+  take_from_starter (self, sp);
   g_mutex_lock (&sp->lock);
   if (drain && gst_pad_is_active (sp->pad)) {
     gint64 end = g_get_monotonic_time () + G_TIME_SPAN_SECOND;
@@ -606,8 +729,18 @@ remove_src_pad (GstTpssSrc * self, SrcPad * sp, gboolean drain)
         break;
   }
   g_mutex_unlock (&sp->lock);
+  /* stops the task: `added` is settled after this */
   gst_pad_set_active (sp->pad, FALSE);
-  gst_element_remove_pad (GST_ELEMENT (self), sp->pad);
+  if (sp->added) {
+    gst_element_remove_pad (GST_ELEMENT (self), sp->pad);
+  } else {
+    gboolean post;
+    g_mutex_lock (&self->pads_lock);
+    post = pad_add_settled (self);
+    g_mutex_unlock (&self->pads_lock);
+    if (post)
+      gst_element_no_more_pads (GST_ELEMENT (self));
+  }
   src_pad_free (sp);
 }
 
@@ -698,12 +831,14 @@ queue_eos_mark (gpointer key, gpointer value, gpointer data)
  * pipeline. No pad appears after it either, which no-more-pads says: a
  * link by name to a member that never sent (gst-launch-1.0's
  * `src.src_3 ! ...`) then gets gst-launch's "Delayed linking failed"
- * warning instead of a silent wait for an EOS its sink cannot get. */
+ * warning instead of a silent wait for an EOS its sink cannot get. A pad
+ * whose task has not added it yet is added first: the last such task posts
+ * no-more-pads. */
 static gboolean
 gst_tpss_src_send_event (GstElement * element, GstEvent * event)
 {
   GstTpssSrc *self = GST_TPSS_SRC (element);
-  gboolean first, never_had_pad;
+  gboolean first, never_had_pad, post;
 
   if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
     return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
@@ -714,8 +849,10 @@ gst_tpss_src_send_event (GstElement * element, GstEvent * event)
       self->pads_removed == 0;
   self->eos = TRUE;
   g_hash_table_foreach (self->pads, queue_eos_mark, NULL);
+  post = first && self->adding == 0;
+  self->no_more_pads_due = first && self->adding > 0;
   g_mutex_unlock (&self->pads_lock);
-  if (first)
+  if (post)
     gst_element_no_more_pads (element);
   if (never_had_pad)
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
@@ -774,13 +911,16 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       self->running = TRUE;
       self->eos = FALSE;
       self->pads_removed = 0;
+      self->no_more_pads_due = FALSE;
       g_mutex_unlock (&self->pads_lock);
+      starter_start (self);
       gst_tpss_session_set_src (self->session, element, &src_callbacks);
       break;
     }
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       gst_tpss_session_set_src (self->session, NULL, NULL);
       remove_all_pads (self);
+      starter_stop (self);
       /* no delivery runs any more (running is FALSE) */
       if (self->sync)
         shared_sync_release (self->sync, self);
@@ -978,6 +1118,7 @@ gst_tpss_src_finalize (GObject * object)
   g_mutex_clear (&self->pads_lock);
   g_mutex_clear (&self->deliver_lock);
   g_cond_clear (&self->removed_cond);
+  g_cond_clear (&self->start_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1101,6 +1242,8 @@ gst_tpss_src_init (GstTpssSrc * self)
   g_mutex_init (&self->pads_lock);
   g_mutex_init (&self->deliver_lock);
   g_cond_init (&self->removed_cond);
+  g_cond_init (&self->start_cond);
+  g_queue_init (&self->to_start);
   self->pads = g_hash_table_new (NULL, NULL);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
 }

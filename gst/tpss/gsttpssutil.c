@@ -775,6 +775,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "receive-rate", G_TYPE_UINT64, m->recv.receive_rate,
       "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
       "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate,
+      "late-reports", G_TYPE_UINT64, m->recv.late_reports,
       "left", G_TYPE_BOOLEAN, m->left,
       "sr-received", G_TYPE_UINT64, m->sr_received, NULL);
 

@@ -348,6 +348,7 @@ typedef struct {
   guint64 iv_received, iv_lost, iv_bytes;
   guint64 received, lost, recovered, not_delivered;
   guint64 receive_rate, allocated, notified_out;
+  guint64 late_reports;         /* ran over an interval past the deadline */
 
   /* Layered: the prefix of layers it is sent (0: all), and the QOS
    * control packet announcing them not yet popped. */
@@ -1502,7 +1503,7 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
 {
   guint64 total = p->iv_received + p->iv_lost, rate;
   gint64 elapsed = now - p->iv_start;
-  gboolean assign = FALSE;
+  gboolean assign = FALSE, on_time;
   OutMsg *o;
 
   if (total == 0 || elapsed <= 0) {
@@ -1511,8 +1512,11 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   }
   p->receive_rate = muldiv (p->iv_bytes, 8 * NS_PER_S, (guint64) elapsed);
 
+  on_time = measured_on_time (m, p, now);
+  if (!on_time)
+    p->late_reports++;
   if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
-      p->src_rtt > 0 && measured_on_time (m, p, now)) {
+      p->src_rtt > 0 && on_time) {
     /* Complete receipt for a round trip (so the RTT must be known: before
      * it, the interval is only min-report-interval long): assign the
      * receipt rate. */
@@ -1786,6 +1790,7 @@ tpss_member_get_recv_stats (const TpssMember * m, guint32 src,
   st->receive_rate = p->receive_rate;
   st->allocated_rate = p->allocated;
   st->notified_rate = p->notified_out;
+  st->late_reports = p->late_reports;
   st->last_qos = p->last_qos;
   return TRUE;
 }

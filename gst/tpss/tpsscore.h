@@ -253,6 +253,8 @@ typedef struct {
   guint64 receive_rate;         /* measured, bits/s */
   guint64 allocated_rate;       /* NQCP allocation, 0 = unlimited */
   guint64 notified_rate;        /* what we last told the source */
+  guint64 late_reports;         /* reports that ran more than a report
+                                 * interval after their interval's end */
   TpssQos last_qos;
 } TpssRecvStats;
 

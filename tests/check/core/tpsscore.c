@@ -1241,10 +1241,12 @@ GST_END_TEST;
 
 /* The RATE B sends A for one 113-byte packet that arrived right after A's
  * REPORT (redundant phase, S = 180 kbit/s, RTT 20 ms), B's timer firing
- * @late after the end of its interval. */
+ * @late after the end of its interval; B's count of late reports from A in
+ * @late_reports. */
 static TpssMsg
-rate_for_one_packet (gint64 late)
+rate_for_one_packet (gint64 late, guint64 * late_reports)
 {
+  TpssRecvStats st;
   TpssMember *b = tpss_member_new (SSRC_B, NULL);
   TpssMsg rep = { 0 }, out = { 0 };
   const gint64 t0 = 1000 * MS;
@@ -1266,6 +1268,8 @@ rate_for_one_packet (gint64 late)
   tpss_member_advance (b, t0 + 22 * MS + late);
   while (tpss_member_pop_msg (b, &dest, &out) && out.type != TPSS_MSG_RATE);
   fail_unless_equals_int (out.type, TPSS_MSG_RATE);
+  fail_unless (tpss_member_get_recv_stats (b, SSRC_A, &st));
+  *late_reports = st.late_reports;
   tpss_member_free (b);
   return out;
 }
@@ -1275,17 +1279,23 @@ rate_for_one_packet (gint64 late)
  * assigned as 5.7 kbit/s: the sender's D toward it fell to 8-13 kbit/s.
  * An interval that ended more than one interval late measured no round
  * trip: no ASSIGN, the rule's step instead. On time, the ASSIGN as
- * before. */
+ * before. Such a report is counted (late-reports in the stats). */
 GST_START_TEST (test_late_report_not_assigned)
 {
-  TpssMsg r = rate_for_one_packet (0);
+  guint64 late_reports;
+  TpssMsg r = rate_for_one_packet (0, &late_reports);
 
   fail_unless (r.u.rate.assign);
   /* over the 21 ms from the packet to the timer */
   fail_unless_equals_uint64 (r.u.rate.rate, 113 * 8 * 1000 / 21);
-  r = rate_for_one_packet (137 * MS);
+  fail_unless_equals_uint64 (late_reports, 0);
+  /* within one interval of the deadline is on time */
+  rate_for_one_packet (18 * MS, &late_reports);
+  fail_unless_equals_uint64 (late_reports, 0);
+  r = rate_for_one_packet (137 * MS, &late_reports);
   fail_if (r.u.rate.assign);
   fail_unless_equals_uint64 (r.u.rate.rate, 216000);
+  fail_unless_equals_uint64 (late_reports, 1);
 }
 
 GST_END_TEST;

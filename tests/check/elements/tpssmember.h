@@ -68,10 +68,11 @@ on_pad_removed (GstElement * src, GstPad * pad, gpointer data)
 #define TPSS_MEMBER_RTP_CAPS "application/x-rtp,media=audio," \
     "clock-rate=8000,encoding-name=L16,channels=1"
 
-/* Runs @pipeline (taken) as member @m: its element "src" (a tpsssrc) has
- * each pad linked to a counting fakesink as it appears. */
+/* As member_run, with @pad_added (given @data) as the pad-added handler;
+ * it calls on_pad_added () with @m to link the pad. */
 static inline void
-member_run (Member * m, GstElement * pipeline)
+member_run_with (Member * m, GstElement * pipeline, GCallback pad_added,
+    gpointer data)
 {
   GstElement *src;
 
@@ -79,18 +80,26 @@ member_run (Member * m, GstElement * pipeline)
   g_mutex_init (&m->lock);
   m->pipeline = pipeline;
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  g_signal_connect (src, "pad-added", G_CALLBACK (on_pad_added), m);
+  g_signal_connect (src, "pad-added", pad_added, data);
   g_signal_connect (src, "pad-removed", G_CALLBACK (on_pad_removed), m);
   gst_object_unref (src);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
 }
 
-/* One member: @num_buffers packets of audio (-1: without end) out through
- * tpsssink "sink", everyone else's in on tpsssrc "src", both with the
- * properties @extra. */
+/* Runs @pipeline (taken) as member @m: its element "src" (a tpsssrc) has
+ * each pad linked to a counting fakesink as it appears. */
 static inline void
-member_start_n (Member * m, guint id, guint port, const gchar * members,
+member_run (Member * m, GstElement * pipeline)
+{
+  member_run_with (m, pipeline, G_CALLBACK (on_pad_added), m);
+}
+
+/* One member's pipeline: @num_buffers packets of audio (-1: without end)
+ * out through tpsssink "sink", everyone else's in on tpsssrc "src", both
+ * with the properties @extra. */
+static inline GstElement *
+member_launch (guint id, guint port, const gchar * members,
     const gchar * extra, gint num_buffers)
 {
   gchar *desc = g_strdup_printf ("audiotestsrc is-live=true num-buffers=%d "
@@ -104,7 +113,15 @@ member_start_n (Member * m, guint id, guint port, const gchar * members,
 
   fail_unless (err == NULL, "%s", err ? err->message : "");
   g_free (desc);
-  member_run (m, pipeline);
+  return pipeline;
+}
+
+/* member_launch () run as @m. */
+static inline void
+member_start_n (Member * m, guint id, guint port, const gchar * members,
+    const gchar * extra, gint num_buffers)
+{
+  member_run (m, member_launch (id, port, members, extra, num_buffers));
 }
 
 static inline void

@@ -15,7 +15,9 @@
  * - tpsssrc sends a PLI when a member's stream starts and when a
  *   force-key-unit event comes upstream on that member's pad;
  * - key-unit-parity: a key unit (its first buffer without DELTA_UNIT) gets
- *   parity of its own toward each member, delta units none. */
+ *   parity of its own toward each member, delta units none;
+ * - a pad-added handler that blocks does not hold up the session: it keeps
+ *   sending, and its reports run on time (late-reports 0). */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -1117,6 +1119,69 @@ GST_START_TEST (test_src_sends_pli)
 
 GST_END_TEST;
 
+/* Issue 16: a joiner's pad-added handlers, each building a decoder branch
+ * (36 ms median, up to 2.4 s), ran on its session's thread, which meanwhile
+ * read and sent nothing and ran its reports up to 2.5 s late. A handler
+ * that blocks now holds up its own pad's stream only. */
+#define SLOW_PAD_ADDED_US (1500 * G_TIME_SPAN_MILLISECOND)
+
+typedef struct
+{
+  Member m;
+  guint64 control_before, control_after;        /* under m.lock */
+} SlowLink;
+
+static void
+on_pad_added_slowly (GstElement * src, GstPad * pad, gpointer data)
+{
+  SlowLink *s = data;
+  guint64 before = element_stat (src, "control-sent"), after;
+
+  g_usleep (SLOW_PAD_ADDED_US);
+  after = element_stat (src, "control-sent");
+  g_mutex_lock (&s->m.lock);
+  s->control_before = before;
+  s->control_after = after;
+  g_mutex_unlock (&s->m.lock);
+  on_pad_added (src, pad, &s->m);
+}
+
+GST_START_TEST (test_slow_pad_added_keeps_session_running)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  /* a report interval a loaded machine does not overrun by itself */
+  const gchar *extra = "min-report-interval=300000000";
+  Member a;
+  SlowLink b = { 0 };
+  GstElement *src;
+  guint64 before, after;
+
+  member_start (&a, 1, p1, members, extra);
+  member_run_with (&b.m, member_launch (2, p2, members, extra, -1),
+      G_CALLBACK (on_pad_added_slowly), &b);
+
+  WAIT_UNTIL (locked_read (&b.m, &b.m.buffers) >= 20, 10);
+  fail_unless (locked_read (&b.m, &b.m.buffers) >= 20, "member 2 got %u",
+      b.m.buffers);
+  g_mutex_lock (&b.m.lock);
+  before = b.control_before;
+  after = b.control_after;
+  g_mutex_unlock (&b.m.lock);
+  fail_unless (after > before, "member 2's session sent no control packet "
+      "in the %d ms its pad-added handler took (%" G_GUINT64_FORMAT ")",
+      (gint) (SLOW_PAD_ADDED_US / 1000), before);
+  src = gst_bin_get_by_name (GST_BIN (b.m.pipeline), "src");
+  fail_unless_equals_uint64 (member_stat_u64 (src, 1, "late-reports"), 0);
+  gst_object_unref (src);
+
+  member_stop (&a);
+  member_stop (&b.m);
+  g_free (members);
+}
+
+GST_END_TEST;
+
 /* A member's sink starts the session and receives a stream before the
  * member's src exists: the src still asks for a key unit when it comes. */
 GST_START_TEST (test_src_after_sink_sends_pli)
@@ -1258,6 +1323,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_src_sends_pli);
   tcase_add_test (tc, test_src_after_sink_sends_pli);
+  tcase_add_test (tc, test_slow_pad_added_keeps_session_running);
   tcase_add_test (tc, test_stats_posted_at_eos);
   tcase_add_test (tc, test_inspect_documents_usage);
   return s;
