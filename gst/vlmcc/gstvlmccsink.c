@@ -248,7 +248,8 @@ on_feedback (GstNetTransport * t, const guint8 * data, gsize size,
   gst_vlmcc_addr_from_socket (from, &addr);
   g_mutex_lock (&self->wait.lock);
   if (self->core)
-    vlmcc_sender_on_feedback (self->core, data, size, &addr, gst_net_now ());
+    vlmcc_sender_on_feedback_at (self->core, data, size, &addr, gst_net_now (),
+        gst_net_transport_arrival (t));
   else
     self->feedback_early++;     /* no stream yet: nothing to answer */
   g_mutex_unlock (&self->wait.lock);

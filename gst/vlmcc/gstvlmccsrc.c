@@ -351,7 +351,8 @@ on_data (GstNetTransport * t, const guint8 * data, gsize size,
     else
       self->early_malformed++;
   } else {
-    in = vlmcc_receiver_on_data (self->core, data, size, gst_net_now ());
+    in = vlmcc_receiver_on_data_at (self->core, data, size, gst_net_now (),
+        gst_net_transport_arrival (t));
     if (in == VLMCC_INPUT_TAKEN)
       learn_sender (self, from);
     if (in != VLMCC_INPUT_MALFORMED)
@@ -380,7 +381,8 @@ on_control (GstNetTransport * t, const guint8 * data, gsize size,
       !gst_net_address_same_host (from, self->sender)) {
     self->not_sender++;
   } else {
-    vlmcc_receiver_on_control (self->core, data, size, gst_net_now ());
+    vlmcc_receiver_on_control_at (self->core, data, size, gst_net_now (),
+        gst_net_transport_arrival (t));
     take_events (self);
     send_feedback (self);
   }

@@ -1261,12 +1261,13 @@ vlmcc_sender_queued (const VlmccSender * s)
  * leads again; no election, so no hold-off. */
 static void
 sender_maybe_regain_leader (VlmccSender * s, const VlmccMsg * m,
-    const VlmccAddr * from, const InFlight * f, gint64 now)
+    const VlmccAddr * from, const InFlight * f, gint64 now, gint64 arrival)
 {
   if (!s->leaderless || s->lost_leader == 0 || m->id != s->lost_leader ||
       !addr_equal (from, &s->lost_leader_addr) || f->seq != m->seq ||
-      f->leader != m->id || now - s->lost_leader_time > 2 * sender_rto (s) ||
-      (gint64) (guint32) (m->tstamp - f->tstamp) * 1000 > now - f->sent + 1000)
+      f->leader != m->id || arrival - s->lost_leader_time > 2 * sender_rto (s)
+      || (gint64) (guint32) (m->tstamp - f->tstamp) * 1000 >
+      arrival - f->sent + 1000)
     return;
   s->leader = m->id;
   s->leader_addr = s->lost_leader_addr;
@@ -1278,9 +1279,11 @@ sender_maybe_regain_leader (VlmccSender * s, const VlmccMsg * m,
   sender_event (s, VLMCC_EVENT_LEADER, now);
 }
 
+/* @arrival: when the ack reached the host, for every measure of the path
+ * (RTT, ack spacing); @now: the state's time (halvings, events). */
 static VlmccInput
 sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
-    gint64 now)
+    gint64 now, gint64 arrival)
 {
   guint16 off = (guint16) (m->seq - s->una);
   guint16 span = (guint16) (s->next_seq - s->una);
@@ -1290,7 +1293,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   gboolean late;
 
   if (s->leader == 0)
-    sender_maybe_regain_leader (s, m, from, f, now);
+    sender_maybe_regain_leader (s, m, from, f, now, arrival);
   if (s->leader == 0 || m->id != s->leader)
     return f->leader == m->id ? (s->st.stale++, VLMCC_INPUT_IGNORED) :
         (s->st.forged++, VLMCC_INPUT_FORGED);
@@ -1305,8 +1308,8 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   }
   /* the leader adds its own processing time: never more than the time
    * since the packet left */
-  rtt = (gint64) (guint32) (US (now) - m->tstamp) * 1000;
-  if ((gint64) held * 1000 > now - f->sent + 1000 || rtt > MAX_RTT) {
+  rtt = (gint64) (guint32) (US (arrival) - m->tstamp) * 1000;
+  if ((gint64) held * 1000 > arrival - f->sent + 1000 || rtt > MAX_RTT) {
     s->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
@@ -1331,11 +1334,12 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   vegas_plus_sample (&s->plus, s->cfg.vegas_delay ==
       VLMCC_VEGAS_DELAY_FORWARD ? s->est.base + queue : rtt);
   if (s->have_ack && m->seq == (guint16) (s->ack_seq + 1))
-    vegas_plus_pair (&s->plus, f->sent - s->ack_sent, now - s->ack_arrival);
+    vegas_plus_pair (&s->plus, f->sent - s->ack_sent,
+        arrival - s->ack_arrival);
   s->have_ack = TRUE;
   s->ack_seq = m->seq;
   s->ack_sent = f->sent;
-  s->ack_arrival = now;
+  s->ack_arrival = arrival;
   return VLMCC_INPUT_TAKEN;
 }
 
@@ -1535,12 +1539,22 @@ VlmccInput
 vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data, gsize len,
     const VlmccAddr * from, gint64 now)
 {
+  return vlmcc_sender_on_feedback_at (s, data, len, from, now, now);
+}
+
+VlmccInput
+vlmcc_sender_on_feedback_at (VlmccSender * s, const guint8 * data, gsize len,
+    const VlmccAddr * from, gint64 now, gint64 arrival)
+{
   VlmccMsg m;
   VlmccAddr none = { 0 };
   VlmccInput res;
 
   if (!from)
     from = &none;
+  /* no later than now, and acks arrive in order (a stamp the host could
+   * not give falls back to the read time, later than the next stamps) */
+  arrival = CLAMP (arrival, s->have_ack ? s->ack_arrival : arrival, now);
   if (!control_open (s->auth, data, &len, now))
     return VLMCC_INPUT_UNAUTHENTICATED;
   if (!vlmcc_msg_parse (data, len, &m) || m.type == VLMCC_MSG_START) {
@@ -1548,7 +1562,7 @@ vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data, gsize len,
     return VLMCC_INPUT_MALFORMED;
   }
   if (m.type == VLMCC_MSG_ACK)
-    res = sender_on_ack (s, &m, from, now);
+    res = sender_on_ack (s, &m, from, now, arrival);
   else
     res = sender_on_challenge (s, &m, from, now);
   sender_run (s, now);
@@ -1752,17 +1766,20 @@ vlmcc_receiver_set_key (VlmccReceiver * r, const AuthKey * key)
   r->auth = auth_session_new (key, r->id, 2);
 }
 
+/* The ack leaves now; the time since the packet reached the host (a loop
+ * that fell behind) is added to the echoed tstamp, so the sender's RTT
+ * leaves it out. */
 static void
-receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext, gint64 now)
+receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext, gint64 now,
+    gint64 arrival)
 {
   VlmccMsg m = { 0 };
 
-  /* answered in the same call it arrived: no processing time to add */
   m.type = VLMCC_MSG_ACK;
   m.id = r->id;
   m.seq = ext->seq;
-  m.tstamp = ext->tstamp;
-  m.arrival = US (now);
+  m.tstamp = ext->tstamp + US (now - arrival);
+  m.arrival = US (arrival);
   receiver_queue (r, &m);
   r->st.acks_sent++;
 }
@@ -1785,10 +1802,12 @@ receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
 
 /* Equations (4) and (5): the RTT moves by the change of the one-way
  * delay between two packets. Returns FALSE for a duplicate or a late
- * packet. */
+ * packet. The receiver's window runs on arrival times throughout (here
+ * and in its epochs), so a loop that read a burst late steps it as the
+ * wire delivered it. */
 static gboolean
 receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
-    gint64 now)
+    gint64 arrival)
 {
   guint16 delta;
   gint64 gap_sent;
@@ -1802,22 +1821,22 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
   if (delta > 1) {
     r->st.lost += delta - 1;
     r->loss_in_epoch = TRUE;
-    if (now >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
-      gdouble w = vegas_plus_on_loss (&r->cfg, &r->plus, r->window, now,
+    if (arrival >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
+      gdouble w = vegas_plus_on_loss (&r->cfg, &r->plus, r->window, arrival,
           &switched);
 
       r->window = MAX (1.0, w);
-      r->recovery_point = now + r->est.rtt;
+      r->recovery_point = arrival + r->est.rtt;
     }
   }
   if (delta == 1 && ext->drift < DRIFT_MAX) {
     gap_sent = (gint64) ext->drift * 1000;
-    vegas_plus_pair (&r->plus, gap_sent, now - r->last_arrival);
+    vegas_plus_pair (&r->plus, gap_sent, arrival - r->last_arrival);
   }
   else
     gap_sent = (gint64) (guint32) (ext->tstamp - r->last_tstamp) * 1000;
   if (r->est.sampled) {
-    r->rtt = MAX (1, r->rtt + (now - r->last_arrival) - gap_sent);
+    r->rtt = MAX (1, r->rtt + (arrival - r->last_arrival) - gap_sent);
     rtt_estimate_sample (&r->est, &r->cfg, r->rtt);
     vegas_plus_sample (&r->plus, r->rtt);
   }
@@ -1834,21 +1853,21 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
  * the stream overfills keeps its halvings (and falls under the floor)
  * even when its base RTT was measured with the queue already full. */
 static void
-receiver_epoch (VlmccReceiver * r, gint64 now)
+receiver_epoch (VlmccReceiver * r, gint64 arrival)
 {
   gdouble fill, w;
 
-  if (!r->est.sampled || now < r->epoch_end)
+  if (!r->est.sampled || arrival < r->epoch_end)
     return;
   fill = r->sender_pps * r->est.rtt / NS_PER_S;
   /* this RTT is forward-only already (equations 4 and 5) */
   w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est,
-      r->est.rtt, now);
+      r->est.rtt, arrival);
   if (w > r->window && !r->loss_in_epoch)
     w = MAX (w, fill);
   r->loss_in_epoch = FALSE;
   r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
-  r->epoch_end = now + r->est.rtt;
+  r->epoch_end = arrival + r->est.rtt;
 }
 
 static void
@@ -2014,8 +2033,18 @@ VlmccInput
 vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
     gint64 now)
 {
+  return vlmcc_receiver_on_data_at (r, rtp, len, now, now);
+}
+
+VlmccInput
+vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
+    gint64 now, gint64 arrival)
+{
   VlmccDataExt ext;
 
+  /* no later than now, and never before the last packet's (a stamp the
+   * host could not give falls back to the read time) */
+  arrival = CLAMP (arrival, r->have_last ? r->last_arrival : arrival, now);
   if (r->role == VLMCC_ROLE_LEFT)
     return VLMCC_INPUT_IGNORED;
   if (!vlmcc_data_ext_parse (rtp, len, r->cfg.ext_id, &ext)) {
@@ -2027,7 +2056,7 @@ vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
     return VLMCC_INPUT_MALFORMED;
   }
   r->st.received++;
-  receiver_hear_echo (r, rtp, len, now);
+  receiver_hear_echo (r, rtp, len, arrival);
   receiver_track_leader (r, ext.leader, now);
   receiver_settle_challenge (r, now);
   if (r->role != VLMCC_ROLE_NONE)
@@ -2035,17 +2064,17 @@ vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp, gsize len,
         VLMCC_ROLE_FOLLOWER, now);
   if (r->role == VLMCC_ROLE_LEADER || (r->role == VLMCC_ROLE_NONE &&
           ext.leader == r->id))
-    receiver_ack (r, &ext, now);
-  if (!receiver_track_drift (r, &ext, now))
+    receiver_ack (r, &ext, now, arrival);
+  if (!receiver_track_drift (r, &ext, arrival))
     return VLMCC_INPUT_TAKEN;
   r->have_last = TRUE;
   r->last_seq = ext.seq;
   r->last_tstamp = ext.tstamp;
-  r->last_arrival = now;
+  r->last_arrival = arrival;
   r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
   if (r->role == VLMCC_ROLE_NONE)
     return VLMCC_INPUT_TAKEN;
-  receiver_epoch (r, now);
+  receiver_epoch (r, arrival);
   receiver_maybe_challenge (r, now);
   receiver_check_floor (r, now);
   return VLMCC_INPUT_TAKEN;
@@ -2055,9 +2084,17 @@ VlmccInput
 vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
     gint64 now)
 {
+  return vlmcc_receiver_on_control_at (r, data, len, now, now);
+}
+
+VlmccInput
+vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
+    gsize len, gint64 now, gint64 arrival)
+{
   VlmccMsg m;
   gint64 rtt;
 
+  arrival = MIN (arrival, now);
   if (!control_open (r->auth, data, &len, now))
     return VLMCC_INPUT_UNAUTHENTICATED;
   if (!vlmcc_msg_parse (data, len, &m) || m.type != VLMCC_MSG_START) {
@@ -2068,7 +2105,7 @@ vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
     r->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
-  rtt = (gint64) (guint32) (US (now) - m.tstamp) * 1000;
+  rtt = (gint64) (guint32) (US (arrival) - m.tstamp) * 1000;
   if (rtt > MAX_RTT || rtt > now - r->first_probe + 1000) {
     /* no probe of ours left that long ago */
     r->st.forged++;
@@ -2081,8 +2118,8 @@ vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
   rtt_estimate_reset (&r->est, r->rtt, r->rtt);
   r->window = MAX (1.0, m.win / 256.0);
   r->sender_pps = (gdouble) m.rate / VLMCC_RATE_SCALE;
-  r->epoch_end = now + r->est.rtt;
-  r->recovery_point = now;
+  r->epoch_end = arrival + r->est.rtt;
+  r->recovery_point = arrival;
   receiver_track_leader (r, m.leader, now);
   receiver_set_role (r, m.leader == r->id ? VLMCC_ROLE_LEADER :
       VLMCC_ROLE_FOLLOWER, now);

@@ -294,6 +294,11 @@ guint vlmcc_sender_queued (const VlmccSender * s);
 /* A datagram from a receiver (ack or challenge), from @from. */
 VlmccInput vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data,
     gsize len, const VlmccAddr * from, gint64 now);
+/* As _on_feedback, the datagram having reached the host at @arrival (<=
+ * @now): an ack's RTT and spacing are measured to @arrival, so a loop
+ * that read it late does not add its lateness. */
+VlmccInput vlmcc_sender_on_feedback_at (VlmccSender * s, const guint8 * data,
+    gsize len, const VlmccAddr * from, gint64 now, gint64 arrival);
 gint64 vlmcc_sender_next_deadline (const VlmccSender * s);
 void vlmcc_sender_advance (VlmccSender * s, gint64 now);
 /* The next datagram: stamped RTP to the group (@to->len 0) or a START to
@@ -349,6 +354,14 @@ VlmccInput vlmcc_receiver_on_data (VlmccReceiver * r, const guint8 * rtp,
 /* A START (or anything else) from the sender's unicast address. */
 VlmccInput vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data,
     gsize len, gint64 now);
+/* As _on_data and _on_control, the datagram having reached the host at
+ * @arrival (<= @now): the drift (equations 4 and 5), the START's RTT and
+ * the echo's hold-off count from @arrival, and a leader's ack adds the
+ * time it held the packet (@now - @arrival) to the echoed tstamp. */
+VlmccInput vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp,
+    gsize len, gint64 now, gint64 arrival);
+VlmccInput vlmcc_receiver_on_control_at (VlmccReceiver * r,
+    const guint8 * data, gsize len, gint64 now, gint64 arrival);
 gint64 vlmcc_receiver_next_deadline (const VlmccReceiver * r);
 void vlmcc_receiver_advance (VlmccReceiver * r, gint64 now);
 /* An ack or challenge for the sender (sealed with a key); its length, or

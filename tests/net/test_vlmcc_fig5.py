@@ -102,6 +102,21 @@ def receiver_id(rx):
     return None
 
 
+SENDER_COUNTS = ("halvings", "halvings-undone", "spurious-losses",
+                 "leader-losses", "leaders-regained", "elections")
+
+
+def sender_counts(tx):
+    """The sink's last vlmcc-sink-stats counters that late acks drive, as
+    one "name=value ..." string (for the RESULT line)."""
+    last = {}
+    for _, line in list(tx["out"]):
+        f = fields(line, "s", "vlmcc-sink-stats")
+        if f:
+            last = f
+    return " ".join(f"{k}={last.get(k, '?')}" for k in SENDER_COUNTS)
+
+
 def leaders(tx, names):
     """[(time, receiver name or id)] of the sink's vlmcc-leader messages;
     names maps ids to names."""
@@ -216,7 +231,8 @@ def main():
               f"{kbps['r2'][0]} and {kbps['r2'][2]} kbit/s of 2000")
         print(f"RESULT vlmcc_fig5 move_s={moved and round(moved - t0 - T_ON, 2)}"
               f" back_s={back and round(back - t0 - T_OFF, 2)} "
-              f"tcp_kbps={tcp_kbps:.0f} vlmcc_kbps={kbps['r1']}")
+              f"tcp_kbps={tcp_kbps:.0f} vlmcc_kbps={kbps['r1']} "
+              f"{sender_counts(tx)}")
     return check.summary()
 
 

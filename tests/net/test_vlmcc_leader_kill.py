@@ -96,7 +96,8 @@ def main():
               r3_role[-1] == "left", f"last role {r3_role and r3_role[-1]}")
         print(f"RESULT vlmcc_leader_kill new_leader_s="
               f"{new and round(new - t_kill, 2)} stall_s={stall:.2f} "
-              f"r1_kbps_after={after and round(after / 1000)}")
+              f"r1_kbps_after={after and round(after / 1000)} "
+              f"{fig5.sender_counts(tx)}")
     return check.summary()
 
 

@@ -25,6 +25,8 @@ typedef struct {
   guint drop;                   /* data packets still to drop */
   gint64 fb_hold;               /* feedback sent before this waits for it */
   gint64 fb_last;               /* feedback stays in order */
+  gint64 read_lag;              /* its loop reads each datagram this late */
+  gint64 read_hold;             /* datagrams that came before: read then */
   gboolean dead;
   guint64 got;
   GArray *events;               /* VlmccEvent */
@@ -35,7 +37,8 @@ typedef enum {
 } EvType;
 
 typedef struct {
-  gint64 time;
+  gint64 time;                  /* when its host's loop reads it */
+  gint64 arrival;               /* when it reached the host */
   guint64 order;
   EvType type;
   guint path;
@@ -59,6 +62,8 @@ typedef struct {
   GBytes *last_feedback, *last_start;   /* as they left, for replays */
   guint32 arrival_offset;       /* added to acks' arrival: another clock */
   gint64 arrival_skew_ppm;      /* and that clock runs this much fast */
+  gint64 fb_read_lag;           /* the sender's loop reads feedback late */
+  gboolean unstamped;           /* cores see the read time as arrival */
 } Rig;
 
 static gint
@@ -81,17 +86,28 @@ ev_free (gpointer p)
   g_free (ev);
 }
 
+/* A datagram that reaches its host at @arrival, read there @read (>=
+ * @arrival); the cores are told @arrival unless the rig is unstamped. */
 static void
-rig_schedule (Rig * rig, gint64 time, EvType type, guint path, GBytes * data)
+rig_schedule_read (Rig * rig, gint64 arrival, gint64 read, EvType type,
+    guint path, GBytes * data)
 {
   Ev *ev = g_new0 (Ev, 1);
 
-  ev->time = time;
+  ev->time = read;
+  ev->arrival = rig->unstamped ? read : arrival;
   ev->order = rig->order++;
   ev->type = type;
   ev->path = path;
   ev->data = data;
   g_sequence_insert_sorted (rig->events, ev, ev_cmp, NULL);
+}
+
+/* When path @i's receiver reads a datagram that reached it at @arrival. */
+static gint64
+path_read_time (const Path * p, gint64 arrival)
+{
+  return MAX (arrival, p->read_hold) + p->read_lag;
 }
 
 static void
@@ -168,7 +184,8 @@ rig_drain_receiver (Rig * rig, guint i)
     at = MAX (at, p->fb_last);
     p->fb_last = at;
     rig_keep (&rig->last_feedback, buf, len);
-    rig_schedule (rig, at, EV_FEEDBACK, i, g_bytes_new (buf, len));
+    rig_schedule_read (rig, at, at + rig->fb_read_lag, EV_FEEDBACK, i,
+        g_bytes_new (buf, len));
   }
   while (vlmcc_receiver_pop_event (rig->paths[i].r, &ev))
     g_array_append_val (rig->paths[i].events, ev);
@@ -200,19 +217,23 @@ rig_drain_sender (Rig * rig)
   rig_top_up (rig);
   while ((len = vlmcc_sender_pop_transmit (rig->s, buf, sizeof (buf), &to))) {
     if (to.len) {
+      Path *p = &rig->paths[to.bytes[0]];
+      gint64 at = rig->now + p->delay;
+
       rig_keep (&rig->last_start, buf, len);
-      rig_schedule (rig, rig->now + rig->paths[to.bytes[0]].delay, EV_START,
+      rig_schedule_read (rig, at, path_read_time (p, at), EV_START,
           to.bytes[0], g_bytes_new (buf, len));
       continue;
     }
     for (guint i = 0; i < rig->n_paths; i++) {
       Path *p = &rig->paths[i];
+      gint64 at = rig->now + p->delay + p->extra;
 
       if (p->drop) {
         p->drop--;
         continue;
       }
-      rig_schedule (rig, rig->now + p->delay + p->extra, EV_DATA, i,
+      rig_schedule_read (rig, at, path_read_time (p, at), EV_DATA, i,
           g_bytes_new (buf, len));
     }
     rig_top_up (rig);
@@ -248,16 +269,17 @@ rig_dispatch (Rig * rig, Ev * ev)
       if (p->dead)
         break;
       p->got++;
-      vlmcc_receiver_on_data (p->r, d, len, rig->now);
+      vlmcc_receiver_on_data_at (p->r, d, len, rig->now, ev->arrival);
       rig_drain_receiver (rig, ev->path);
       break;
     case EV_START:
-      vlmcc_receiver_on_control (p->r, d, len, rig->now);
+      vlmcc_receiver_on_control_at (p->r, d, len, rig->now, ev->arrival);
       rig_drain_receiver (rig, ev->path);
       break;
     case EV_FEEDBACK:
       addr_of (ev->path, &from);
-      vlmcc_sender_on_feedback (rig->s, d, len, &from, rig->now);
+      vlmcc_sender_on_feedback_at (rig->s, d, len, &from, rig->now,
+          ev->arrival);
       rig_drain_sender (rig);
       break;
   }
@@ -1349,6 +1371,95 @@ GST_START_TEST (test_real_loss_halves_within_rtt)
 
 GST_END_TEST;
 
+/* Loops that read late (a loaded host): the leader's reads each data
+ * packet 30 ms after it came, the sender's each ack 20 ms after. Stamped
+ * at arrival, the sender's RTT is the path's 50 ms (the leader's ack adds
+ * the 30 ms it held the packet to the echoed tstamp); stamped when read,
+ * both lags are in it. */
+static VlmccSenderStats
+loop_lag_run (gboolean unstamped)
+{
+  Rig rig;
+  VlmccSenderStats st;
+
+  rig_init (&rig, NULL);
+  rig.unstamped = unstamped;
+  rig.fb_read_lag = 20 * MS;
+  rig_add_path (&rig, 25 * MS);
+  rig.paths[0].read_lag = 30 * MS;
+  rig_run (&rig, 3 * S);
+  st = sender_stats (&rig);
+  fail_unless_equals_int (st.leader, receiver_stats (&rig, 0).id);
+  rig_clear (&rig);
+  return st;
+}
+
+GST_START_TEST (test_loop_lag_rtt)
+{
+  VlmccSenderStats stamped = loop_lag_run (FALSE);
+  VlmccSenderStats unstamped = loop_lag_run (TRUE);
+
+  fail_unless (ABS (stamped.rtt - 50 * MS) <= MS / 10, "rtt %"
+      G_GINT64_FORMAT " us", stamped.rtt / 1000);
+  fail_unless (ABS (stamped.base_rtt - 50 * MS) <= MS / 10, "base %"
+      G_GINT64_FORMAT " us", stamped.base_rtt / 1000);
+  fail_unless (ABS (unstamped.rtt - 100 * MS) <= MS, "rtt %"
+      G_GINT64_FORMAT " us", unstamped.rtt / 1000);
+  fail_unless_equals_int (stamped.halvings, 0);
+}
+
+GST_END_TEST;
+
+/* A follower 50 ms of RTT from the sender, beside a leader on a path
+ * like its own, whose loop stops reading for @stall every 500 ms: the
+ * packets of the stall are then read at once. Returns the largest
+ * distance of its RTT estimate from the path's over 5 s, and its
+ * challenges in @challenges. Read-time stamps see a queue that is not
+ * there (equations 4 and 5), its window falls and it challenges. */
+static gint64
+follower_stall_run (gboolean unstamped, gint64 stall, guint64 * challenges)
+{
+  Rig rig;
+  gint64 worst = 0;
+
+  rig_init (&rig, NULL);
+  rig.unstamped = unstamped;
+  rig_add_path (&rig, 25 * MS); /* the leader */
+  rig_add_path (&rig, 25 * MS); /* the follower */
+  rig_run (&rig, 2 * S);
+  fail_unless_equals_int (receiver_stats (&rig, 1).role,
+      VLMCC_ROLE_FOLLOWER);
+  while (rig.now < 7 * S) {
+    if (rig.now % (500 * MS) == 0)
+      rig.paths[1].read_hold = rig.now + stall;
+    rig_run (&rig, rig.now + 10 * MS);
+    worst = MAX (worst, ABS (receiver_stats (&rig, 1).rtt - 50 * MS));
+  }
+  *challenges = receiver_stats (&rig, 1).challenges_sent;
+  rig_clear (&rig);
+  return worst;
+}
+
+GST_START_TEST (test_follower_stall_drift)
+{
+  guint64 stamped_challenges, unstamped_challenges;
+  gint64 stamped = follower_stall_run (FALSE, 150 * MS, &stamped_challenges);
+  gint64 unstamped = follower_stall_run (TRUE, 150 * MS,
+      &unstamped_challenges);
+
+  GST_INFO ("follower RTT off by %" G_GINT64_FORMAT " us stamped, %"
+      G_GINT64_FORMAT " us read-time; challenges %" G_GUINT64_FORMAT
+      " and %" G_GUINT64_FORMAT, stamped / 1000, unstamped / 1000,
+      stamped_challenges, unstamped_challenges);
+  fail_unless (stamped <= MS / 10, "off by %" G_GINT64_FORMAT " us",
+      stamped / 1000);
+  fail_unless (unstamped >= 5 * MS, "off by %" G_GINT64_FORMAT " us",
+      unstamped / 1000);
+  fail_unless_equals_int (stamped_challenges, 0);
+}
+
+GST_END_TEST;
+
 /* RFC 9438's window, written out for the test: after a reduction at t0
  * from @prior to beta prior (or below the last peak, fast convergence),
  * W(t) = 0.4 (t - K)^3 + w_max and the Reno-friendly w_est, one step per
@@ -2204,6 +2315,8 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_late_acks_undo);
   tcase_add_test (tc, test_vegas_plus_spurious_switch_undone);
   tcase_add_test (tc, test_real_loss_halves_within_rtt);
+  tcase_add_test (tc, test_loop_lag_rtt);
+  tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_vegas_plus_cubic_growth);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
