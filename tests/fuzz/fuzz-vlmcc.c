@@ -11,8 +11,7 @@
  * (config vegas_delay: 0 rtt, 1 min-rtt, 2 and 3 forward), so the acks'
  * arrival stamps are read; 3 also turns Vegas+ on with the cubic
  * loss-based mode (config plus_loss_mode; cubic-linux when bit 0x80, the
- * group key, is set too: the byte has no bit left) in
- * both cores.
+ * group key, is set too: the byte has no bit left) in both cores.
  *
  * Bit 0x40 turns the challenge echo on (config challenge_echo, with a
  * challenge delay of one RTT): every data packet the sender sends must
