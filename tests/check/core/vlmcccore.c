@@ -1385,17 +1385,17 @@ cubic_model_w (const CubicModel * m, gint64 t)
 static gdouble
 cubic_model_step (CubicModel * m, gint64 t, gint64 rtt)
 {
-  gdouble next;
-
   gboolean past = m->w_est >= m->prior;
+  gdouble next;
 
   m->w_est += past && !m->steady_alpha ? 1.0 : 3.0 * 0.3 / 1.7;
   if (cubic_model_w (m, t - m->t0) < m->w_est) {
     next = MAX (m->window, m->w_est);
     m->past_prior += past;
-  } else
+  } else {
     next = CLAMP (cubic_model_w (m, t - m->t0 + rtt), m->window,
         1.5 * m->window);
+  }
   m->window = floor (next);
   return m->window;
 }
