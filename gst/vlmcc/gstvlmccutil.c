@@ -35,6 +35,9 @@ static const GEnumValue plus_loss_mode_values[] = {
       "reno"},
   {VLMCC_PLUS_LOSS_CUBIC, "RFC 9438's cubic growth with its Reno-friendly "
         "region, x 0.7 on loss (ours)", "cubic"},
+  {VLMCC_PLUS_LOSS_CUBIC_LINUX, "As cubic, the Reno-friendly region growing "
+        "3(1-0.7)/(1+0.7) packets per RTT throughout as Linux's (ours)",
+      "cubic-linux"},
   {0, NULL, NULL}
 };
 
@@ -142,8 +145,9 @@ static const GstParamEntry params[] = {
       gst_vlmcc_vegas_delay_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
           vegas_delay), S},
   {"plus-loss-mode", NULL, "Vegas+: the window rule of the loss-based "
-        "mode (default reno; cubic grows as RFC 9438's CUBIC; the Vegas "
-        "mode is the same either way)", GST_PARAM_KIND_ENUM,
+        "mode (default reno; cubic grows as RFC 9438's CUBIC, cubic-linux "
+        "too with Linux's Reno-friendly region; the Vegas mode is the same "
+        "either way)", GST_PARAM_KIND_ENUM,
       gst_vlmcc_plus_loss_mode_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
           plus_loss_mode), S | R},
 };

@@ -313,7 +313,9 @@ vegas_step (const VlmccConfig * cfg, gdouble window, gdouble actual,
  * W(t) = C (t - K)^3 + W_max, never under the Reno-friendly estimate
  * W_est. Our step comes once per RTT, so the window of the next RTT is the
  * target W(t + rtt), at least the window and at most 1.5 times it, and
- * W_est grows by alpha_cubic packets per RTT (RFC 9438 counts acks). */
+ * W_est grows by alpha_cubic packets per RTT (RFC 9438 counts acks), and
+ * by one once past the window of the last reduction (RFC 9438 4.3) except
+ * in cubic-linux, which keeps alpha_cubic as Linux's tcp_cubic does. */
 #define CUBIC_C 0.4
 #define CUBIC_BETA 0.7
 
@@ -346,9 +348,11 @@ cubic_window_at (const CubicGrowth * c, gint64 t)
   return CUBIC_C * x * x * x + c->w_max;
 }
 
-/* The window for the next RTT, @rtt long. */
+/* The window for the next RTT, @rtt long; @steady_alpha: W_est keeps
+ * alpha_cubic past the last peak. */
 static gdouble
-cubic_step (CubicGrowth * c, gdouble window, gint64 rtt, gint64 now)
+cubic_step (CubicGrowth * c, gboolean steady_alpha, gdouble window,
+    gint64 rtt, gint64 now)
 {
   gdouble alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
   gint64 t;
@@ -358,8 +362,9 @@ cubic_step (CubicGrowth * c, gdouble window, gint64 rtt, gint64 now)
     c->prior = window;
   }
   t = now - c->epoch_start;
-  /* RFC 9438 4.3: Reno's own pace once W_est is past the last peak */
-  c->w_est += c->w_est >= c->prior ? 1.0 : alpha;
+  /* RFC 9438 4.3: Reno's own pace once W_est is past the window before
+   * the last reduction; Linux (cubic-linux) keeps alpha_cubic */
+  c->w_est += c->w_est >= c->prior && !steady_alpha ? 1.0 : alpha;
   if (cubic_window_at (c, t) < c->w_est)
     return MAX (window, c->w_est);
   return CLAMP (cubic_window_at (c, t + rtt), window, 1.5 * window);
@@ -377,6 +382,13 @@ cubic_reduce (CubicGrowth * c, gdouble window, gint64 now)
   c->prior = window;
   cubic_start (c, w_max, window * CUBIC_BETA, now);
   return window * CUBIC_BETA;
+}
+
+static gboolean
+plus_loss_cubic (const VlmccConfig * cfg)
+{
+  return cfg->plus_loss_mode == VLMCC_PLUS_LOSS_CUBIC ||
+      cfg->plus_loss_mode == VLMCC_PLUS_LOSS_CUBIC_LINUX;
 }
 
 typedef struct {
@@ -466,9 +478,10 @@ static gdouble
 vegas_plus_grow (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
     gint64 rtt, gint64 now)
 {
-  if (cfg->plus_loss_mode != VLMCC_PLUS_LOSS_CUBIC)
+  if (!plus_loss_cubic (cfg))
     return window + 1.0;
-  return cubic_step (&vp->cubic, window, rtt, now);
+  return cubic_step (&vp->cubic,
+      cfg->plus_loss_mode == VLMCC_PLUS_LOSS_CUBIC_LINUX, window, rtt, now);
 }
 
 /* Back to Vegas once the judgement after the last halving found the
@@ -557,7 +570,7 @@ vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
   }
   if (vp->loss_based)
     vp->halved = 2;
-  if (!vp->loss_based || cfg->plus_loss_mode != VLMCC_PLUS_LOSS_CUBIC)
+  if (!vp->loss_based || !plus_loss_cubic (cfg))
     return window / 2.0;
   if (was_loss_based)
     return cubic_reduce (&vp->cubic, window, now);

@@ -80,6 +80,8 @@ typedef enum {
 typedef enum {
   VLMCC_PLUS_LOSS_RENO,         /* +1 packet per RTT, halved on loss */
   VLMCC_PLUS_LOSS_CUBIC,        /* RFC 9438's growth, x 0.7 on loss */
+  VLMCC_PLUS_LOSS_CUBIC_LINUX,  /* as cubic, the Reno-friendly estimate
+                                 * at alpha_cubic per RTT throughout */
 } VlmccPlusLossMode;
 
 typedef enum {

@@ -14,8 +14,10 @@ Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 (the loss-based fallback of docs/protocols/vlmcc.md, vegas-plus=true),
 "VLMCC-fwd" (Vegas on the forward delay, vegas-delay=forward),
 "VLMCC-minrtt" (vegas-delay=min-rtt), "VLMCC-vplus-fwd" (both options)
-and "VLMCC-vplus-cubic" (vegas-plus=true plus-loss-mode=cubic: the
-loss-based mode grows as CUBIC; these four are not in the default list),
+"VLMCC-vplus-cubic" (vegas-plus=true plus-loss-mode=cubic: the
+loss-based mode grows as CUBIC) and "VLMCC-vplus-cubic-linux"
+(plus-loss-mode=cubic-linux: its Reno-friendly region as Linux's; these
+five are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -82,6 +84,7 @@ SCHEMES = {
     "VLMCC-minrtt": "ttl-mc=4&vegas-delay=min-rtt",
     "VLMCC-vplus-fwd": "ttl-mc=4&vegas-plus=true&vegas-delay=forward",
     "VLMCC-vplus-cubic": "ttl-mc=4&vegas-plus=true&plus-loss-mode=cubic",
+    "VLMCC-vplus-cubic-linux": "ttl-mc=4&vegas-plus=true&plus-loss-mode=cubic-linux",
     "TCP": None,
     "TFMCC": None,
 }

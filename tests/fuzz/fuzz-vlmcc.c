@@ -10,7 +10,8 @@
  * Bits 0x0c of the config byte choose the sender's Vegas delay input
  * (config vegas_delay: 0 rtt, 1 min-rtt, 2 and 3 forward), so the acks'
  * arrival stamps are read; 3 also turns Vegas+ on with the cubic
- * loss-based mode (config plus_loss_mode) in both cores.
+ * loss-based mode (config plus_loss_mode; cubic-linux when bit 0x80, the
+ * group key, is set too: the byte has no bit left) in both cores.
  *
  * Bit 0x40 turns the challenge echo on (config challenge_echo, with a
  * challenge delay of one RTT): every data packet the sender sends must
@@ -206,8 +207,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.cfg.initial_window = 1 + data[0] % 4;
   t.cfg.vegas_delay = MIN ((data[0] >> 2) & 3, VLMCC_VEGAS_DELAY_FORWARD);
   t.cfg.vegas_plus = ((data[0] >> 2) & 3) == 3;
-  t.cfg.plus_loss_mode = t.cfg.vegas_plus ? VLMCC_PLUS_LOSS_CUBIC :
-      VLMCC_PLUS_LOSS_RENO;
+  t.cfg.plus_loss_mode = !t.cfg.vegas_plus ? VLMCC_PLUS_LOSS_RENO :
+      data[0] & 0x80 ? VLMCC_PLUS_LOSS_CUBIC_LINUX : VLMCC_PLUS_LOSS_CUBIC;
   t.cfg.challenge_echo = (data[0] & 0x40) != 0;
   t.cfg.challenge_delay = t.cfg.challenge_echo ? 1.0 : 0.0;
   random_source_init_seeded (&rng, &seeded, data[0]);

@@ -353,8 +353,8 @@ print_cubic_case (const VlmccConfig * cfg, const gchar * what,
 }
 
 /* The session beside CUBIC-like and Reno-like flows (vlmcc-sim cubic
- * [SEED...]; 1 to 3 by default): Vegas+ with the reno and the cubic
- * loss-based mode, and one more flow in the session's place (the
+ * [SEED...]; 1 to 3 by default): Vegas+ with the reno, the cubic and the
+ * cubic-linux loss-based mode, and one more flow in the session's place (the
  * reference), on the namespace bench's cases. */
 static void
 run_cubic (int argc, char **argv)
@@ -373,26 +373,29 @@ run_cubic (int argc, char **argv)
     {2000000, AQM_CODEL, 1, VLMCC_SIM_TCP_CUBIC, FALSE},
     {2000000, AQM_DROPTAIL, 0, VLMCC_SIM_TCP_CUBIC, FALSE},
   };
-  static const gchar *what[] = { "vplus", "vplus-cubic", "reference" };
-  VlmccConfig cfg[2];
+  static const gchar *what[] = { "vplus", "vplus-cubic", "vplus-cubic-l",
+    "reference"
+  };
+  VlmccConfig cfg[3];
 
-  for (guint c = 0; c < 2; c++) {
+  for (guint c = 0; c < 3; c++) {
     vlmcc_config_init (&cfg[c]);
     cfg[c].vegas_plus = TRUE;
   }
   cfg[1].plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  cfg[2].plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC_LINUX;
   printf ("cubic: 20 ms, 100 ms of queue; rates over 15-60 s; medians over "
       "%u seeds\n", n);
   printf ("  %4s %-9s %s %-5s %-12s %5s %5s %s %5s %5s\n", "Mbit", "queue",
       "N", "cc", "scheme", "f", "f/1s", "share (range)", "drops", "halv");
   for (guint b = 0; b < G_N_ELEMENTS (beds); b++)
-    for (guint c = 0; c < 3; c++) {
+    for (guint c = 0; c < 4; c++) {
       VlmccSimShareBed bed = beds[b];
 
-      if (c == 2 && bed.n_tcp == 0)
+      if (c == 3 && bed.n_tcp == 0)
         continue;
-      bed.reference = c == 2;
-      print_cubic_case (&cfg[MIN (c, 1)], what[c], &bed, seeds, n);
+      bed.reference = c == 3;
+      print_cubic_case (&cfg[MIN (c, 2)], what[c], &bed, seeds, n);
     }
 }
 

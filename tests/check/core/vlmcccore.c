@@ -1463,11 +1463,15 @@ GST_END_TEST;
 /* RFC 9438's window, written out for the test: after a reduction at t0
  * from @prior to beta prior (or below the last peak, fast convergence),
  * W(t) = 0.4 (t - K)^3 + w_max and the Reno-friendly w_est, one step per
- * RTT, the sender keeping whole packets. */
+ * RTT, the sender keeping whole packets. With steady_alpha (cubic-linux)
+ * w_est keeps alpha_cubic past the prior window; past_prior counts the
+ * steps whose window was w_est past it. */
 typedef struct {
   gint64 t0;
   gdouble w_max, k, w_est, prior;
   gdouble window;
+  gboolean steady_alpha;
+  guint past_prior;
 } CubicModel;
 
 static void
@@ -1492,14 +1496,17 @@ cubic_model_w (const CubicModel * m, gint64 t)
 static gdouble
 cubic_model_step (CubicModel * m, gint64 t, gint64 rtt)
 {
+  gboolean past = m->w_est >= m->prior;
   gdouble next;
 
-  m->w_est += m->w_est >= m->prior ? 1.0 : 3.0 * 0.3 / 1.7;
-  if (cubic_model_w (m, t - m->t0) < m->w_est)
+  m->w_est += past && !m->steady_alpha ? 1.0 : 3.0 * 0.3 / 1.7;
+  if (cubic_model_w (m, t - m->t0) < m->w_est) {
     next = MAX (m->window, m->w_est);
-  else
+    m->past_prior += past;
+  } else {
     next = CLAMP (cubic_model_w (m, t - m->t0 + rtt), m->window,
         1.5 * m->window);
+  }
   m->window = floor (next);
   return m->window;
 }
@@ -1607,7 +1614,7 @@ rig_with_far_leader (Rig * rig, const VlmccConfig * cfg)
 GST_START_TEST (test_vegas_plus_cubic_growth)
 {
   VlmccConfig cfg;
-  CubicModel m;
+  CubicModel m = { 0 };
   Rig rig;
   gdouble before, w;
   gint64 rtt, t0;
@@ -1658,6 +1665,56 @@ GST_START_TEST (test_vegas_plus_cubic_growth)
         floor (before / 2.0) + 1 + i);
   }
   rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The window of the cubic loss-based mode from a Vegas halving at 50 ms
+ * RTT, where the Reno-friendly estimate reaches the window of before the
+ * halving (the prior) long before the cubic curve does: @mode's trace to
+ * the packet for 3 s. Returns the window then. */
+static gdouble
+cubic_past_prior_window (VlmccPlusLossMode mode)
+{
+  VlmccConfig cfg;
+  CubicModel m = { 0 };
+  Rig rig;
+  gdouble before, w;
+  gint64 rtt, t0;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  cfg.plus_loss_mode = mode;
+  cfg.plus_loss_epochs = 1000;
+  rig_with_leader (&rig, &cfg);
+  rig_run (&rig, 2 * S);
+  rtt = sender_stats (&rig).rtt;
+  fail_unless (rtt >= 50 * MS && rtt < 50 * MS + 1000);
+  t0 = rig_drop_one (&rig, rig.now, rtt, &before);
+  fail_unless (before >= 20 && before <= 60, "%f", before);
+  fail_unless (sender_stats (&rig).loss_based);
+  m.steady_alpha = mode == VLMCC_PLUS_LOSS_CUBIC_LINUX;
+  cubic_model_reduce (&m, before, before / 2.0, before, t0);
+  check_cubic_trace (&rig, &m, first_epoch_after (rig.sender_events, t0,
+          rtt), t0 + 3 * S, rtt);
+  /* the trace went through the region where the two modes differ */
+  fail_unless (m.past_prior >= 10, "%u", m.past_prior);
+  w = sender_stats (&rig).window;
+  fail_unless_equals_int (sender_stats (&rig).halvings, 1);
+  rig_clear (&rig);
+  return w;
+}
+
+/* RFC 9438 4.3: the Reno-friendly estimate grows alpha_cubic = 3 (1 - 0.7)
+ * / (1 + 0.7) packets per RTT and one once past the prior window (cubic);
+ * cubic-linux keeps alpha_cubic there, as Linux's tcp_cubic, the pace at
+ * which x 0.7 matches Reno's mean rate. */
+GST_START_TEST (test_vegas_plus_cubic_reno_friendly)
+{
+  gdouble rfc = cubic_past_prior_window (VLMCC_PLUS_LOSS_CUBIC);
+  gdouble linux_w = cubic_past_prior_window (VLMCC_PLUS_LOSS_CUBIC_LINUX);
+
+  fail_unless (linux_w < rfc - 5, "%f against %f", linux_w, rfc);
 }
 
 GST_END_TEST;
@@ -2318,6 +2375,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_loop_lag_rtt);
   tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_vegas_plus_cubic_growth);
+  tcase_add_test (tc, test_vegas_plus_cubic_reno_friendly);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
   tcase_add_test (tc, test_no_loss_alone);

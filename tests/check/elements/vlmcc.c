@@ -105,6 +105,10 @@ GST_START_TEST (test_defaults_and_units)
     g_object_get (src, "plus-loss-mode", &src_mode, NULL);
     fail_unless_equals_int (sink_mode, VLMCC_PLUS_LOSS_CUBIC);
     fail_unless_equals_int (src_mode, VLMCC_PLUS_LOSS_CUBIC);
+    g_object_set (sink, "uri",
+        "vlmcc://239.3.3.3:5200?plus-loss-mode=cubic-linux", NULL);
+    g_object_get (sink, "plus-loss-mode", &sink_mode, NULL);
+    fail_unless_equals_int (sink_mode, VLMCC_PLUS_LOSS_CUBIC_LINUX);
   }
   /* the challenge echo: off by default, the sink's switch, the delay the
    * sources' */
