@@ -50,7 +50,9 @@
  * ]| or with a URI: `tpba://127.0.0.1:5004?t-running=5000000000`.
  *
  * The defaults are the paper's scheme, with a cubic probing connection
- * (`tcp-congestion`). `tcp-pacing=true allow-probe-loss=true end-criterion=proportional` is
+ * (`tcp-congestion`) and a UDP pacer that makes up a late wake-up by up to
+ * 5 ms (`pace-burst`; with none this loaded test bed sent 0.3-0.8 of the
+ * rate, docs/results.md, "Eleventh pass"). `tcp-pacing=true allow-probe-loss=true end-criterion=proportional` is
  * recommended: without pacing the probing connection resumes with its whole
  * window as one burst and probes about 0.7 of its fair share; with the three
  * options TPBA measured as fair to TCP as one more TCP flow (docs/results.md,

@@ -147,7 +147,8 @@ static const GstParamEntry params[] = {
       S),
   P ("pace-burst", "UDP pacing: how far behind its schedule the sender may "
         "catch up at once after a late wake-up, ns (0: never, every packet "
-        "one packet time after the last; not in the paper)", TIME, NULL,
+        "one packet time after the last, and each late wake-up is rate lost; "
+        "not in the paper: 5 ms)", TIME, NULL,
       pace_burst, 0, 1e9, S),
   P ("max-rate", "Cap of every rate, bits/s (100 Mbit/s)", UINT64, NULL,
       max_rate, 1, 1e12, S),

@@ -59,7 +59,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->probe_initial_rate = 1000000;
   cfg->probe_headroom = 0.25;
   cfg->max_rate = 100000000;
-  cfg->pace_burst = 0;
+  cfg->pace_burst = 5 * MS;
   cfg->max_probe_cycles = 0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;

@@ -65,7 +65,7 @@
  *   rate the last probing period kept (0: no ceiling); a point already at
  *   or above it leaves r as it is.
  * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
- *   that sent late catches up to its schedule (0: exact pacing).
+ *   that sent late catches up to its schedule (0: exact pacing; 5 ms).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
@@ -164,7 +164,7 @@ typedef struct {
   gdouble probe_headroom;       /* offer r[i] (1 + this) while probing: 0.25 */
   guint64 max_rate;             /* cap of every rate: 100 Mbit/s */
   gint64 pace_burst;            /* UDP pacer: credit kept for a late send,
-                                 * ns; 0 = none (exact pacing) */
+                                 * ns: 5 ms; 0 = none (exact pacing) */
   guint max_probe_cycles;       /* end probing after this many cycles; 0 = never (paper) */
   gint64 t_tcp_min;             /* CWND interval: shortest cycle, 100 ms */
   gint64 t_tcp_max;             /* CWND interval: longest cycle, 4 s */

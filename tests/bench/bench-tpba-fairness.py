@@ -92,6 +92,12 @@ VARIANTS = {
     "TPBA-loss": "allow-probe-loss=true",
     "TPBA-prop-loss": "end-criterion=proportional allow-probe-loss=true",
     "TPBA-ours": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional",
+    # the same with a UDP pacer that catches up late wake-ups by up to 5 ms
+    # (the eleventh pass: without it the sink sends well under r_s)
+    "TPBA-ours-burst": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional "
+                       "pace-burst=5000000",
+    "TPBA-ours-noburst": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional "
+                         "pace-burst=0",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",
@@ -299,10 +305,13 @@ def run_tpba(case, snd, rcv):
     # the running periods' loss (p-loss, per 1 s sample) and TCP's in probing (p-probe)
     losses = [(float(f["p-loss"]), float(f.get("p-probe", -1))) for f in stats
               if f.get("period") == "running" and "p-loss" in f]
+    # the sink's 1 s samples: how much of the pacer's rate it sent (eleventh pass)
+    sink = [(round(t, 2), f.get("period"), int(f.get("rate", 0)), int(f.get("bytes-udp", 0)))
+            for t, name, f in tx_msgs if name == "tpba-stats"]
     return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
                 err="" if tx.returncode == 0 else err_tx[-300:],
                 R=[windows(s, END) for s in [tpba] + cross], U=windows(udp, END),
-                periods=periods, losses=losses, last=stats[-1] if stats else {})
+                periods=periods, losses=losses, sink=sink, last=stats[-1] if stats else {})
 
 
 def run_reference(case, snd, rcv):

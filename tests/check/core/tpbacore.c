@@ -661,6 +661,7 @@ sender_at_floor_inside_adu (gint64 max_delay, gint64 * now)
   tpba_config_init (&cfg);
   cfg.r_min = 10000;
   cfg.switch_max_delay = max_delay;
+  cfg.pace_burst = 0;           /* exact pacing: the times below are whole */
   s = running_sender_at (&cfg, 10000);
   /* the first packet of an ADU at 12.9 s; the period ends at 13 s */
   send_pkt (s, 2, 200, FALSE, 1250, 12900 * MS);
@@ -943,6 +944,7 @@ GST_START_TEST (test_pacing)
   const guint64 rate = 1234568;
 
   tpba_config_init (&cfg);
+  cfg.pace_burst = 0;           /* the exact rule (Pacing) */
   s = running_sender_at (&cfg, rate);
   /* A backlogged sender: every packet is ready at once. */
   for (guint i = 0; i < 60; i++) {
@@ -993,21 +995,25 @@ GST_END_TEST;
 
 /* With a pace burst, a send that woke late catches up to the schedule, by
  * at most the burst: 1000-byte packets at 8 Mbit/s (1 ms each), a wake-up
- * 3 ms late, a burst of 2 ms: three packets leave at once, then one a ms. */
+ * 3 ms late, a burst of 2 ms: three packets leave at once, then one a ms;
+ * with the default (5 ms) all 3 ms are made up. */
 GST_START_TEST (test_pacing_burst)
 {
-  const gint64 expect[2][5] = {
+  const gint64 burst[3] = { 0, 2 * MS, -1 };    /* -1: the default */
+  const gint64 expect[3][5] = {
     {0, 4, 5, 6, 7},            /* no burst: the 3 ms are lost */
     {0, 4, 4, 4, 5},            /* 2 ms burst: 2 of them made up */
+    {0, 4, 4, 4, 4},            /* default: all of them */
   };
 
-  for (guint b = 0; b < 2; b++) {
+  for (guint b = 0; b < 3; b++) {
     TpbaConfig cfg;
     TpbaSender *s;
     gint64 t0 = 3 * S, now = t0;
 
     tpba_config_init (&cfg);
-    cfg.pace_burst = b ? 2 * MS : 0;
+    if (burst[b] >= 0)
+      cfg.pace_burst = burst[b];
     s = running_sender_at (&cfg, 8000000);
     for (guint i = 0; i < 5; i++) {
       TpbaRtpInfo p = pkt (10 + i, 1000 + i, TRUE, 1000);
