@@ -240,9 +240,9 @@ struct _RlmReceiver
    * stay began (-1 out of S) */
   gint64 steady_held;
   gint64 steady_since;
-  /* when we last entered S: our first loss after it is the onset of the
-   * congestion we saw (learn_detection_time) */
-  gint64 steady_entered;
+  /* our last loss, -1 none: a loss after an announcement and no loss
+   * between is our onset of its congestion (learn_detection_time) */
+  gint64 last_loss;
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -459,8 +459,6 @@ enter_state (RlmReceiver * r, RlmState state, gint64 now)
   if (r->steady_since >= 0)
     r->steady_held += now - r->steady_since;
   r->steady_since = state == RLM_STATE_STEADY ? now : -1;
-  if (state == RLM_STATE_STEADY)
-    r->steady_entered = now;
   r->state = state;
   r->state_deadline = now + detection_window (r);
   if (state == RLM_STATE_STEADY)
@@ -567,14 +565,15 @@ undo_reported_join (RlmReceiver * r, gint64 now)
   push_event (r, RLM_EVENT_LEVEL, r->level, RLM_REASON_EXPERIMENT_FAILED);
 }
 
-/* learn_detection_time: our first loss since we entered S, with nothing
- * of ours in progress, is taken as the failure of the earliest of the
- * others' experiments above our level in progress, announced while we were
- * in S: one detection-time sample from its announcement to that loss
- * (section 3.5 correlates failed experiments with the onset of congestion,
- * 3.3 shares failures). Conservative: the earliest of overlapping
- * announcements, and at most our detection window, since an experiment
- * that outlasts it without loss has succeeded by our own measure. */
+/* learn_detection_time: a loss in S, with nothing of ours in progress,
+ * is taken as the failure of the earliest of the others' experiments
+ * above our level in progress; when it is our first loss since that
+ * announcement, it is one detection-time sample from the announcement to
+ * the loss (section 3.5 correlates failed experiments with the onset of
+ * congestion, 3.3 shares failures). Conservative: the earliest of
+ * overlapping announcements, and at most our detection window, since an
+ * experiment that outlasts it without loss has succeeded by our own
+ * measure. */
 static void
 learn_detection_time (RlmReceiver * r, gint64 now)
 {
@@ -584,8 +583,8 @@ learn_detection_time (RlmReceiver * r, gint64 now)
     if (exp_in_progress (r, k, now) && !r->exp_own[k] &&
         (first < 0 || r->exp_first[k] < first))
       first = r->exp_first[k];
-  /* announced before we came to S: we may have seen its onset already */
-  if (first < 0 || first < r->steady_entered)
+  /* a loss of ours since the announcement may have been its onset */
+  if (first < 0 || first <= r->last_loss)
     return;
   detection_sample (r, CLAMP (now - first, RLM_MIN_TIMER,
           detection_window (r)));
@@ -733,8 +732,10 @@ on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
   ls->lost += d - 1;
   if (r->state != RLM_STATE_DROP)
     feed_loss_estimator (r, d - 1, now);
-  if (d > 1)
+  if (d > 1) {
     on_loss (r, now);
+    r->last_loss = now;
+  }
   return RLM_PACKET_MEDIA;
 }
 
@@ -857,6 +858,7 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
     r->exp_start[k] = -1;
     r->exp_first[k] = -1;
   }
+  r->last_loss = -1;
   r->members = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);

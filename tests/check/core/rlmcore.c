@@ -1099,10 +1099,12 @@ GST_START_TEST (test_learn_detection_time)
 
 GST_END_TEST;
 
-/* learn_detection_time's bounds: no sample from an announcement heard
- * before we came back to S (we may have seen its onset in M), and none
- * longer than our detection window. */
-GST_START_TEST (test_learn_detection_time_bounds)
+/* A receiver sent to H by a loss at 0.1 s is in M from 3.1 s to 6.1 s;
+ * another receiver announces an experiment at 3 at 5 s, our next loss in
+ * S comes at 6.5 s, and with @loss_in_m another at 5.5 s in M: the stats
+ * after the loss in S. */
+static RlmReceiverStats
+stats_after_announcement_in_m (gboolean loss_in_m)
 {
   Rig rig;
   RlmReceiverStats st;
@@ -1110,17 +1112,40 @@ GST_START_TEST (test_learn_detection_time_bounds)
   rig_init_learner (&rig, 18, TRUE);
   run_clean (&rig, 100 * MS);
   feed (&rig, 0, 1);
-  run_clean (&rig, 5800 * MS);
+  run_clean (&rig, 5 * S);
   fail_unless_equals_int (stats (&rig).state, RLM_STATE_MEASUREMENT);
   feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, 5500 * MS);
+  if (loss_in_m)
+    feed (&rig, 0, 1);
   run_clean (&rig, 6500 * MS);
   fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
   feed (&rig, 0, 1);
   st = stats (&rig);
+  rig_clear (&rig);
+  return st;
+}
+
+/* learn_detection_time's bounds: the sample runs to our first loss after
+ * the announcement, wherever we heard it (none when a loss of ours came
+ * between: that one may have been the onset), and is at most our
+ * detection window. */
+GST_START_TEST (test_learn_detection_time_bounds)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  st = stats_after_announcement_in_m (TRUE);
+  fail_unless_equals_int (st.level, 2);
   fail_unless_equals_int (st.experiments_learned, 1);
   fail_unless_equals_int (st.detection_learned, 0);
   fail_unless_equals_int64 (st.detection_time, 2 * S);
-  rig_clear (&rig);
+
+  /* 1.5 s: 0.75 x 2 s + 0.25 x 1.5 s; 0.75 x 0.5 s + 0.25 x 0.5 s */
+  st = stats_after_announcement_in_m (FALSE);
+  fail_unless_equals_int (st.detection_learned, 1);
+  fail_unless_equals_int64 (st.detection_time, 1875 * MS);
+  fail_unless_equals_int64 (st.detection_dev, 500 * MS);
 
   /* announcements at 0.1 and 2.9 s keep level 3 in progress; the loss at
    * 3.5 s is 3.4 s after the first, counted as the 3 s window */
