@@ -566,23 +566,21 @@ undo_reported_join (RlmReceiver * r, gint64 now)
 }
 
 /* learn_detection_time: a loss in S, with nothing of ours in progress,
- * is taken as the failure of the earliest of the others' experiments
- * above our level in progress; when it is our first loss since that
- * announcement, it is one detection-time sample from the announcement to
- * the loss (section 3.5 correlates failed experiments with the onset of
- * congestion, 3.3 shares failures). Conservative: the earliest of
- * overlapping announcements, and at most our detection window, since an
+ * that teaches us another's failure one level up (section 3.3) is also
+ * one detection-time sample, from the announcement to the loss, when it is
+ * our first loss since (section 3.5 correlates failed experiments with the
+ * onset of congestion). Conservative: the first of overlapping
+ * announcements at that level, and at most our detection window, since an
  * experiment that outlasts it without loss has succeeded by our own
  * measure. */
 static void
 learn_detection_time (RlmReceiver * r, gint64 now)
 {
+  guint top = highest_in_progress (r, now);
   gint64 first = -1;
 
-  for (guint k = r->level + 1; k <= r->cfg.n_layers; k++)
-    if (exp_in_progress (r, k, now) && !r->exp_own[k] &&
-        (first < 0 || r->exp_first[k] < first))
-      first = r->exp_first[k];
+  if (top == r->level + 1 && !r->exp_own[top])
+    first = r->exp_first[top];
   /* a loss of ours since the announcement may have been its onset */
   if (first < 0 || first <= r->last_loss)
     return;

@@ -117,11 +117,10 @@ typedef struct {
                                  * drops nor counts a loss while another
                                  * receiver's experiment above our level is
                                  * in progress: FALSE (the paper) */
-  gboolean learn_detection_time;        /* a loss in S with nothing of ours
-                                         * in progress, while others'
-                                         * experiments above our level are,
-                                         * feeds the detection-time
-                                         * estimator: FALSE (the paper) */
+  gboolean learn_detection_time;        /* another's failure learned one
+                                         * level up also feeds the
+                                         * detection-time estimator: FALSE
+                                         * (the paper) */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
