@@ -621,6 +621,7 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "experiments-failed", G_TYPE_UINT64, st.experiments_failed,
       "experiments-suppressed", G_TYPE_UINT64, st.experiments_suppressed,
       "experiments-learned", G_TYPE_UINT64, st.experiments_learned,
+      "detection-learned", G_TYPE_UINT64, st.detection_learned,
       "reported-joins", G_TYPE_UINT64, st.reported_joins,
       "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
       "drops", G_TYPE_UINT64, st.drops,
@@ -732,6 +733,8 @@ gst_rlm_src_finalize (GObject * object)
   "(experiments); " \
   "experiments-learned: others' failed ones that backed our timer off " \
   "(experiments); " \
+  "detection-learned: detection-time samples from others' failed ones " \
+  "(learn-detection-time) (samples); " \
   "reported-joins: climbs straight to the lowest settled level others " \
   "reported (join-reported) (joins); " \
   "reported-joins-failed: of those, undone by a loss right after " \

@@ -80,6 +80,11 @@ static const GstParamEntry params[] = {
         "while another receiver's experiment above its level is in progress "
         "drops nothing and restarts the measurement (ours; the paper: off)",
         BOOLEAN, NULL, measure_own_loss, 0, 0, R),
+  P ("learn-detection-time", "Another receiver's failed experiment one "
+        "level up, learned as a backoff, also feeds the detection-time "
+        "estimator the time from its announcement to the receiver's first "
+        "loss after it, at most one detection window (ours; the paper: off)",
+        BOOLEAN, NULL, learn_detection_time, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -40,6 +40,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->join_reported = FALSE;
   cfg->measure_own_loss = FALSE;
   cfg->gap_retry = FALSE;
+  cfg->learn_detection_time = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -219,8 +220,10 @@ struct _RlmReceiver
   gint64 join_timer[RLM_MAX_LAYERS + 1];        /* mean, by level */
   gdouble t_d, sigma_d;         /* detection-time estimator, ns */
 
-  /* the last announced experiment at each level */
+  /* the last announced experiment at each level, and the first of the
+   * announcements at that level that kept one in progress since */
   gint64 exp_start[RLM_MAX_LAYERS + 1];
+  gint64 exp_first[RLM_MAX_LAYERS + 1];
   gboolean exp_own[RLM_MAX_LAYERS + 1];
   guint own_level;              /* our experiment's level, 0 none */
   gint64 own_start;
@@ -237,6 +240,9 @@ struct _RlmReceiver
    * stay began (-1 out of S) */
   gint64 steady_held;
   gint64 steady_since;
+  /* our last loss, -1 none: a loss after an announcement and no loss
+   * between is our onset of its congestion (learn_detection_time) */
+  gint64 last_loss;
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -270,6 +276,16 @@ exp_in_progress (const RlmReceiver * r, guint level, gint64 now)
 {
   return r->exp_start[level] >= 0 &&
       now - r->exp_start[level] < detection_window (r);
+}
+
+/* An experiment announced at @level now (ours or another's). */
+static void
+record_experiment (RlmReceiver * r, guint level, gboolean own, gint64 now)
+{
+  if (!exp_in_progress (r, level, now))
+    r->exp_first[level] = now;
+  r->exp_start[level] = now;
+  r->exp_own[level] = own;
 }
 
 /* The highest level with an experiment in progress, 0 none. */
@@ -549,13 +565,40 @@ undo_reported_join (RlmReceiver * r, gint64 now)
   push_event (r, RLM_EVENT_LEVEL, r->level, RLM_REASON_EXPERIMENT_FAILED);
 }
 
+/* learn_detection_time: a loss in S, with nothing of ours in progress,
+ * that teaches us another's failure one level up (section 3.3) is also
+ * one detection-time sample, from the announcement to the loss, when it is
+ * our first loss since (section 3.5 correlates failed experiments with the
+ * onset of congestion). Conservative: the first of overlapping
+ * announcements at that level, and at most our detection window, since an
+ * experiment that outlasts it without loss has succeeded by our own
+ * measure. */
+static void
+learn_detection_time (RlmReceiver * r, gint64 now)
+{
+  guint top = highest_in_progress (r, now);
+  gint64 first = -1;
+
+  if (top == r->level + 1 && !r->exp_own[top])
+    first = r->exp_first[top];
+  /* a loss of ours since the announcement may have been its onset */
+  if (first < 0 || first <= r->last_loss)
+    return;
+  detection_sample (r, CLAMP (now - first, RLM_MIN_TIMER,
+          detection_window (r)));
+  r->st.detection_learned++;
+}
+
 static void
 loss_in_steady (RlmReceiver * r, gint64 now)
 {
   guint top = highest_in_progress (r, now);
+  gboolean reported = reported_join_in_progress (r, now);
 
   settle_own_experiment (r, now);
-  if (reported_join_in_progress (r, now) && !foreign_experiment_above (r, now)) {
+  if (r->cfg.learn_detection_time && !r->own_level && !reported)
+    learn_detection_time (r, now);
+  if (reported && !foreign_experiment_above (r, now)) {
     undo_reported_join (r, now);
   } else if (r->own_level && top == r->own_level) {
     drop_layer (r, now);
@@ -687,8 +730,10 @@ on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
   ls->lost += d - 1;
   if (r->state != RLM_STATE_DROP)
     feed_loss_estimator (r, d - 1, now);
-  if (d > 1)
+  if (d > 1) {
     on_loss (r, now);
+    r->last_loss = now;
+  }
   return RLM_PACKET_MEDIA;
 }
 
@@ -736,10 +781,8 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
     m->settled = (c.flags & RLM_CTRL_FLAG_SETTLED) != 0;
   }
   r->st.control_received++;
-  if (c.type == RLM_CTRL_JOIN) {
-    r->exp_start[c.level] = now;
-    r->exp_own[c.level] = FALSE;
-  }
+  if (c.type == RLM_CTRL_JOIN)
+    record_experiment (r, c.level, FALSE, now);
   return RLM_PACKET_CONTROL;
 }
 
@@ -811,7 +854,9 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   for (guint k = 0; k <= RLM_MAX_LAYERS; k++) {
     r->join_timer[k] = r->cfg.t_join_min;
     r->exp_start[k] = -1;
+    r->exp_first[k] = -1;
   }
+  r->last_loss = -1;
   r->members = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
@@ -931,8 +976,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
   queue_ctrl (r, RLM_CTRL_JOIN, now);
   r->st.announcements_sent++;
   r->st.experiments_run++;
-  r->exp_start[target] = now;
-  r->exp_own[target] = TRUE;
+  record_experiment (r, target, TRUE, now);
   r->own_level = target;
   r->own_start = now;
   r->own_onset = -1;

@@ -117,6 +117,10 @@ typedef struct {
                                  * drops nor counts a loss while another
                                  * receiver's experiment above our level is
                                  * in progress: FALSE (the paper) */
+  gboolean learn_detection_time;        /* another's failure learned one
+                                         * level up also feeds the
+                                         * detection-time estimator: FALSE
+                                         * (the paper) */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -244,6 +248,8 @@ typedef struct {
   RlmLayerStats layers[RLM_MAX_LAYERS];
   guint64 experiments_run, experiments_succeeded, experiments_failed;
   guint64 experiments_suppressed, experiments_learned;
+  guint64 detection_learned;    /* detection-time samples taken from others'
+                                 * experiments (learn_detection_time) */
   guint64 drops;                /* layers dropped on congestion */
   guint64 reported_joins;       /* climbs to the reported level (join_reported) */
   guint64 reported_joins_failed;        /* ... undone by a loss in their window */

@@ -10,7 +10,7 @@
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
- *           [-v RX] [-V RX] [-k K]
+ *           [-D] [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -33,7 +33,8 @@
  * queueing per session; the paper's sections 5 and 8 expect RED to lower
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
- * turns join_reported on, -G gap_retry, -M measure_own_loss. -k K puts every K-th receiver of topology (3)
+ * turns join_reported on, -G gap_retry, -M measure_own_loss, -D
+ * learn_detection_time. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -70,6 +71,7 @@ typedef struct {
   gboolean join_reported;
   gboolean gap_retry;
   gboolean measure_own_loss;
+  gboolean learn_detection_time;
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -118,9 +120,11 @@ print_trace (Sim * sim, guint i)
   rlm_receiver_get_stats (sim_receiver_core (sim, i), &st);
   printf ("# rx %u experiments run %" G_GUINT64_FORMAT " failed %"
       G_GUINT64_FORMAT " suppressed %" G_GUINT64_FORMAT " learned %"
-      G_GUINT64_FORMAT "\n", i,
-      st.experiments_run, st.experiments_failed, st.experiments_suppressed,
-      st.experiments_learned);
+      G_GUINT64_FORMAT " detection samples learned %" G_GUINT64_FORMAT
+      " T_D %.2f s sigma %.2f s\n", i, st.experiments_run,
+      st.experiments_failed, st.experiments_suppressed,
+      st.experiments_learned, st.detection_learned,
+      st.detection_time / 1e9, st.detection_dev / 1e9);
 }
 
 /* The announced experiments at levels below @target that receiver @rx
@@ -175,6 +179,10 @@ trace_core (Sim * sim, guint rx, const RlmReceiverStats * b,
   if (a->experiments_learned > b->experiments_learned)
     printf ("## %.3f level %u learned: timer of %u now %.1f s\n", now / 1e9,
         b->level, b->level + 1, a->join_timer[b->level + 1] / 1e9);
+  if (a->detection_learned > b->detection_learned)
+    printf ("## %.3f level %u detection time learned: T_D %.2f s sigma "
+        "%.2f s\n", now / 1e9, b->level, a->detection_time / 1e9,
+        a->detection_dev / 1e9);
   if (a->experiments_failed > b->experiments_failed)
     printf ("## %.3f own experiment at %u failed: T_D %.2f s sigma %.2f s\n",
         now / 1e9, b->level, a->detection_time / 1e9,
@@ -332,12 +340,13 @@ parse_options (int argc, char **argv, Options * o)
   o->join_reported = FALSE;
   o->gap_retry = FALSE;
   o->measure_own_loss = FALSE;
+  o->learn_detection_time = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMv:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDv:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -406,6 +415,9 @@ parse_options (int argc, char **argv, Options * o)
       case 'M':
         o->measure_own_loss = TRUE;
         break;
+      case 'D':
+        o->learn_detection_time = TRUE;
+        break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
         break;
@@ -451,7 +463,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-v receiver] [-V receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-D] [-v receiver] [-V receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -466,6 +478,7 @@ main (int argc, char **argv)
   rc.join_reported = o.join_reported;
   rc.gap_retry = o.gap_retry;
   rc.measure_own_loss = o.measure_own_loss;
+  rc.learn_detection_time = o.learn_detection_time;
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {

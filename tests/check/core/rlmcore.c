@@ -1043,6 +1043,130 @@ GST_START_TEST (test_measure_own_loss)
 
 GST_END_TEST;
 
+/* A receiver at level 2 of 3, in S from 0 (its own join timer far off),
+ * that may learn the detection time. */
+static void
+rig_init_learner (Rig * rig, guint64 seed, gboolean learn)
+{
+  rig_prepare (rig, seed, 3);
+  rig->cfg.start_level = 2;
+  rig->cfg.t_join_min = 20 * S;
+  rig->cfg.learn_detection_time = learn;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+}
+
+/* Two receivers announce experiments at 3 at 100 and 300 ms, and our
+ * first loss comes at 400 ms: the stats after it. */
+static RlmReceiverStats
+stats_after_overlapped_failure (gboolean learn)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init_learner (&rig, 17, learn);
+  run_clean (&rig, 100 * MS);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, 300 * MS);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 3, 2);
+  run_clean (&rig, 400 * MS);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  rig_clear (&rig);
+  return st;
+}
+
+/* learn_detection_time: another receiver's failed experiment is a
+ * detection-time sample, from the first of the overlapping announcements
+ * to our loss (0.3 s, not the 0.1 s from the last). The paper keeps the
+ * estimate. */
+GST_START_TEST (test_learn_detection_time)
+{
+  RlmReceiverStats st;
+
+  st = stats_after_overlapped_failure (FALSE);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int (st.detection_learned, 0);
+  fail_unless_equals_int64 (st.detection_time, 2 * S);
+  fail_unless_equals_int64 (st.detection_dev, 500 * MS);
+
+  st = stats_after_overlapped_failure (TRUE);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int (st.detection_learned, 1);
+  /* 0.75 x 2 s + 0.25 x 0.3 s; 0.75 x 0.5 s + 0.25 x |0.3 s - 2 s| */
+  fail_unless_equals_int64 (st.detection_time, 1575 * MS);
+  fail_unless_equals_int64 (st.detection_dev, 800 * MS);
+}
+
+GST_END_TEST;
+
+/* A receiver sent to H by a loss at 0.1 s is in M from 3.1 s to 6.1 s;
+ * another receiver announces an experiment at 3 at 5 s, our next loss in
+ * S comes at 6.5 s, and with @loss_in_m another at 5.5 s in M: the stats
+ * after the loss in S. */
+static RlmReceiverStats
+stats_after_announcement_in_m (gboolean loss_in_m)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init_learner (&rig, 18, TRUE);
+  run_clean (&rig, 100 * MS);
+  feed (&rig, 0, 1);
+  run_clean (&rig, 5 * S);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_MEASUREMENT);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, 5500 * MS);
+  if (loss_in_m)
+    feed (&rig, 0, 1);
+  run_clean (&rig, 6500 * MS);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  rig_clear (&rig);
+  return st;
+}
+
+/* learn_detection_time's bounds: the sample runs to our first loss after
+ * the announcement, wherever we heard it (none when a loss of ours came
+ * between: that one may have been the onset), and is at most our
+ * detection window. */
+GST_START_TEST (test_learn_detection_time_bounds)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  st = stats_after_announcement_in_m (TRUE);
+  fail_unless_equals_int (st.level, 2);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int (st.detection_learned, 0);
+  fail_unless_equals_int64 (st.detection_time, 2 * S);
+
+  /* 1.5 s: 0.75 x 2 s + 0.25 x 1.5 s; 0.75 x 0.5 s + 0.25 x 0.5 s */
+  st = stats_after_announcement_in_m (FALSE);
+  fail_unless_equals_int (st.detection_learned, 1);
+  fail_unless_equals_int64 (st.detection_time, 1875 * MS);
+  fail_unless_equals_int64 (st.detection_dev, 500 * MS);
+
+  /* announcements at 0.1 and 2.9 s keep level 3 in progress; the loss at
+   * 3.5 s is 3.4 s after the first, counted as the 3 s window */
+  rig_init_learner (&rig, 19, TRUE);
+  run_clean (&rig, 100 * MS);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, 2900 * MS);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 3, 2);
+  run_clean (&rig, 3500 * MS);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  fail_unless_equals_int (st.detection_learned, 1);
+  fail_unless_equals_int64 (st.detection_time, 2250 * MS);
+  fail_unless_equals_int64 (st.detection_dev, 625 * MS);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
  * the loss estimator over the threshold drops the layer (reason
  * congestion) and backs off its timer. */
@@ -1611,6 +1735,8 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_overlapped_experiment_measures);
   tcase_add_test (tc, test_drop_on_congestion);
   tcase_add_test (tc, test_measure_own_loss);
+  tcase_add_test (tc, test_learn_detection_time);
+  tcase_add_test (tc, test_learn_detection_time_bounds);
   tcase_add_test (tc, test_start_level);
   tcase_add_test (tc, test_join_reported_without_reports);
   tcase_add_test (tc, test_join_reported_lowest);
