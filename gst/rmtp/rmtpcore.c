@@ -1587,6 +1587,22 @@ server_take_slow_ack (RmtpServer * s, Member * m, const RmtpPacket * p)
   return TRUE;
 }
 
+/* A member set aside still hears the multicast rounds and NACKs them. A
+ * NACK of the round open now answers what the EOR asked, so it is taken:
+ * its ranges are what the member's unicast turn sends first. The rounds'
+ * repairs leave it out (member_active). */
+static gboolean
+server_take_set_aside_nack (RmtpServer * s, Member * m, const RmtpPacket * p)
+{
+  if (p->type != RMTP_NACK || m->state != MEMBER_CONNECTED || !m->slow ||
+      m->busy || s->phase != RMTP_SERVER_ROUNDS || !s->waiting ||
+      p->round != s->round)
+    return FALSE;
+  if (server_take_ranges (s, m, p))
+    s->stats.in.accepted++;
+  return TRUE;
+}
+
 static void
 server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     gint64 now)
@@ -1600,7 +1616,8 @@ server_on_response (RmtpServer * s, Member * m, const RmtpPacket * p,
     return;
   }
   if (!server_awaits_answer (s, m)) {
-    if (!server_take_slow_ack (s, m, p))
+    if (!server_take_slow_ack (s, m, p) &&
+        !server_take_set_aside_nack (s, m, p))
       s->stats.in.late++;
     return;
   }

@@ -844,6 +844,63 @@ GST_START_TEST (test_member_taken_back_in_release)
 
 GST_END_TEST;
 
+/* Receiver 3's CACKs are lost, and so are packets 10 and 11 of every
+ * multicast round to it; receiver 0 loses packet 10 of round 0, and its
+ * first answer to round 1 (the server POLLs it, so round 1 stays open
+ * through receiver 3's backoff). */
+static gboolean
+drop_3_set_aside_nacks_round_1 (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  if (rx == -1 && p->member == rig->ids[0] && p->round == 1 &&
+      (p->type == RMTP_ACK || p->type == RMTP_NACK) && !rig->dropped) {
+    rig->dropped = TRUE;
+    return TRUE;
+  }
+  if (rx == -1)
+    return p->type == RMTP_CACK && p->member == rig->ids[3];
+  if (p->type != RMTP_DATA || to != RMTP_TO_GROUP)
+    return FALSE;
+  if (rx == 0)
+    return p->round == 0 && p->seq == 10;
+  return rx == 3 && (p->seq == 10 || p->seq == 11);
+}
+
+/* A member set aside (here taken back by its NACK of round 0) still hears
+ * the multicast rounds and NACKs the next one while it is open: that NACK
+ * answers the round asked, so it is taken, not counted late, and its
+ * ranges are what the member's unicast turn sends first (it used to be
+ * counted late, and the turn began with an EOR to ask again). */
+GST_START_TEST (test_set_aside_member_nack_taken)
+{
+  Rig rig;
+  const RmtpServerStats *st = rig_run_dropping (&rig, 4,
+      drop_3_set_aside_nacks_round_1);
+  const Logged *nack = find_logged (rig.to_server, RMTP_NACK, 3, 1);
+  const Logged *first_to_3 = NULL;
+
+  fail_unless (nack != NULL);
+  fail_unless_equals_int (nack->p.round, 1);
+  fail_unless_equals_int (st->taken_back, 1);
+  fail_unless_equals_uint64 (st->in.late, 0);
+  /* its unicast turn: the first DATA or EOR to it alone */
+  for (guint i = 0; i < rig.from_server->len && !first_to_3; i++) {
+    const Logged *l = &g_array_index (rig.from_server, Logged, i);
+
+    if (l->to == rig.ids[3] && (l->p.type == RMTP_DATA ||
+            l->p.type == RMTP_EOR))
+      first_to_3 = l;
+  }
+  fail_unless (first_to_3 != NULL);
+  fail_unless_equals_int (first_to_3->p.type, RMTP_DATA);
+  fail_unless_equals_int (first_to_3->p.seq, 10);
+  fail_unless_equals_uint64 (st->unicast_data_sent, 2);
+  assert_server_input_counted_once (&rig, 0);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
 static gboolean
 drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -1379,6 +1436,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_member_without_cack_taken_back);
   tcase_add_test (tc, test_late_cack_takes_member_back);
   tcase_add_test (tc, test_member_taken_back_in_release);
+  tcase_add_test (tc, test_set_aside_member_nack_taken);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
   tcase_add_test (tc, test_busy_member_waits_through_unicast_rounds);
