@@ -2116,6 +2116,7 @@ struct _RmtpReceiver {
   RmtpReceiverStats stats;
   AuthSession *auth;            /* NULL: no key */
   gint64 last_answer;           /* when the last NACK, ACK or BUSY went */
+  gint64 last_cack;             /* when the last CACK went */
   GArray *answer_ranges;        /* the due NACK's ranges, as they were at
                                  * its EOR or POLL; NULL: none */
 };
@@ -2138,6 +2139,7 @@ rmtp_receiver_new (const RmtpConfig * cfg, guint32 member, gboolean accept,
   r->last_heard = G_MAXINT64;
   r->conn_deadline = G_MAXINT64;
   r->last_answer = G_MININT64 / 2;
+  r->last_cack = G_MININT64 / 2;
   g_queue_init (&r->out);
   g_queue_init (&r->events);
   return r;
@@ -2360,6 +2362,13 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
   }
   /* a copy of the group's CONN (control_copies): answered already */
   if (p->window_us > 0) {
+    r->stats.in.duplicates++;
+    return;
+  }
+  /* a retried CONN within tat of our CACK crossed it (the server waits
+   * tat + alpha before each retry): the CACK is on its way, and another
+   * would only add to a burst, as after a stall */
+  if (now < r->last_cack + r->cfg.tat) {
     r->stats.in.duplicates++;
     return;
   }
@@ -2877,6 +2886,7 @@ receiver_send_due (RmtpReceiver * r, gint64 now)
         wire_write_u8 (&w, r->accept);
         queue_datagram (&r->out, RMTP_TO_GROUP, g_memdup2 (buf, w.pos), &w);
         r->stats.cack_sent++;
+        r->last_cack = now;
         if (!r->accept)
           receiver_fail (r, RMTP_FAIL_REFUSED);
         break;

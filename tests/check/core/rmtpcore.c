@@ -190,16 +190,43 @@ GST_START_TEST (test_conn_retried_by_unicast)
 
 GST_END_TEST;
 
+#define ONE_MEMBER_CONN_SIZE (RMTP_HEADER_SIZE + 68 + 4)
+
+/* A CONN of session 0xC0FFEE for 8 KiB that lists @member alone, with an
+ * answer window of @window_us (0: a unicast retry). */
+static void
+write_one_member_conn (guint8 * conn, guint32 window_us, guint32 member)
+{
+  guint8 digest[RMTP_DIGEST_SIZE] = { 0 };
+  WireWriter w;
+
+  wire_writer_init (&w, conn, ONE_MEMBER_CONN_SIZE);
+  wire_write_u16 (&w, 0x524d);
+  wire_write_u8 (&w, RMTP_VERSION);
+  wire_write_u8 (&w, RMTP_CONN);
+  wire_write_u32 (&w, 0xC0FFEE);
+  wire_write_u64 (&w, 8 * 1024);
+  wire_write_u32 (&w, 1024);
+  wire_write_u32 (&w, 8);
+  wire_write_u32 (&w, 2000);
+  wire_write_u32 (&w, window_us);
+  wire_write_u32 (&w, 0);
+  wire_write_u32 (&w, 0);
+  wire_write_bytes (&w, digest, RMTP_DIGEST_SIZE);
+  wire_write_u32 (&w, 1);
+  wire_write_u32 (&w, member);
+  fail_unless_equals_int (w.pos, ONE_MEMBER_CONN_SIZE);
+}
+
 /* A CONN retry for another member reaches a connected receiver (the shell
  * multicasts a retry to a member whose address it does not know): it is
  * counted as foreign and not answered. */
 GST_START_TEST (test_conn_retry_for_another_ignored)
 {
   Rig rig;
-  guint8 conn[RMTP_HEADER_SIZE + 68 + 4], digest[RMTP_DIGEST_SIZE] = { 0 };
+  guint8 conn[ONE_MEMBER_CONN_SIZE];
   const RmtpReceiverStats *rs;
   RmtpDatagram d;
-  WireWriter w;
   guint64 cacks, foreign;
 
   rig_init (&rig, 2, 8 * 1024, NULL);
@@ -209,28 +236,68 @@ GST_START_TEST (test_conn_retry_for_another_ignored)
   cacks = rs->cack_sent;
   foreign = rs->in.foreign;
   fail_unless_equals_uint64 (cacks, 1);
-  wire_writer_init (&w, conn, sizeof (conn));
-  wire_write_u16 (&w, 0x524d);
-  wire_write_u8 (&w, RMTP_VERSION);
-  wire_write_u8 (&w, RMTP_CONN);
-  wire_write_u32 (&w, 0xC0FFEE);
-  wire_write_u64 (&w, 8 * 1024);
-  wire_write_u32 (&w, rig.cfg.packet_size);
-  wire_write_u32 (&w, 8);
-  wire_write_u32 (&w, 2000);
-  wire_write_u32 (&w, 0);
-  wire_write_u32 (&w, 0);
-  wire_write_u32 (&w, 0);
-  wire_write_bytes (&w, digest, RMTP_DIGEST_SIZE);
-  wire_write_u32 (&w, 1);
-  wire_write_u32 (&w, rig.ids[1]);
-  fail_unless_equals_int (w.pos, sizeof (conn));
-  rmtp_receiver_handle (rig.r[0], conn, w.pos, rig.now);
+  write_one_member_conn (conn, 0, rig.ids[1]);
+  rmtp_receiver_handle (rig.r[0], conn, sizeof (conn), rig.now);
   rmtp_receiver_handle_timeout (rig.r[0], rig.now);
   fail_unless_equals_uint64 (rs->in.foreign, foreign + 1);
   fail_unless_equals_uint64 (rs->cack_sent, cacks);
   fail_if (rmtp_receiver_poll_datagram (rig.r[0], &d));
   rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Hands @r a retry CONN at @now and runs its timers: TRUE if a CACK left. */
+static gboolean
+retry_answered (RmtpReceiver * r, const guint8 * retry, gint64 now)
+{
+  RmtpDatagram d;
+  gboolean sent = FALSE;
+
+  rmtp_receiver_handle (r, retry, ONE_MEMBER_CONN_SIZE, now);
+  rmtp_receiver_handle_timeout (r, now);
+  while (rmtp_receiver_poll_datagram (r, &d)) {
+    sent = TRUE;
+    g_bytes_unref (d.bytes);
+  }
+  return sent;
+}
+
+/* A CONN retry that comes within tat of the receiver's CACK crossed it
+ * (the server waits tat + alpha before each retry): it is a duplicate,
+ * not answered; one tat after the CACK is answered at once. A receiver
+ * woken from a stall sent its CACK, then read the retries queued
+ * meanwhile, and each drew a CACK the server counted late (issue 20: one
+ * a member taken back in the emulator's stall). */
+GST_START_TEST (test_conn_retry_crossing_cack_not_answered)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  const RmtpReceiverStats *rs;
+  guint8 conn[ONE_MEMBER_CONN_SIZE], retry[ONE_MEMBER_CONN_SIZE];
+  gint64 cack_at;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 7);
+  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
+  rs = rmtp_receiver_stats (r);
+  write_one_member_conn (conn, 4000, 100);
+  write_one_member_conn (retry, 0, 100);
+  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
+  cack_at = rmtp_receiver_next_deadline (r);
+  fail_unless (cack_at >= 0 && cack_at <= 4 * MS);
+  fail_if (retry_answered (r, retry, cack_at - 1));
+  fail_unless (retry_answered (r, retry, cack_at));
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_if (retry_answered (r, retry, cack_at + cfg.tat - 1));
+  fail_if (retry_answered (r, retry, cack_at + cfg.tat / 2));
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_unless_equals_uint64 (rs->in.duplicates, 2);
+  fail_unless (retry_answered (r, retry, cack_at + cfg.tat));
+  fail_unless_equals_uint64 (rs->cack_sent, 2);
+  rmtp_receiver_free (r);
 }
 
 GST_END_TEST;
@@ -1428,6 +1495,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_response_backoff_distribution);
   tcase_add_test (tc, test_conn_retried_by_unicast);
   tcase_add_test (tc, test_conn_retry_for_another_ignored);
+  tcase_add_test (tc, test_conn_retry_crossing_cack_not_answered);
   tcase_add_test (tc, test_poll_on_response_timeout);
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
   tcase_add_test (tc, test_busy_rrdy_lost);
