@@ -2117,6 +2117,8 @@ struct _RmtpReceiver {
   AuthSession *auth;            /* NULL: no key */
   gint64 last_answer;           /* when the last NACK, ACK or BUSY went */
   gint64 last_cack;             /* when the last CACK went */
+  gboolean past_connect;        /* heard DATA, PARITY, EOR, POLL or REL of
+                                 * the session: the server left CONNECT */
   GArray *answer_ranges;        /* the due NACK's ranges, as they were at
                                  * its EOR or POLL; NULL: none */
 };
@@ -2363,6 +2365,12 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
   /* a copy of the group's CONN (control_copies): answered already */
   if (p->window_us > 0) {
     r->stats.in.duplicates++;
+    return;
+  }
+  /* read after the rounds began (a receiver reading a backlog, as after
+   * a stall): a CACK would come late */
+  if (r->past_connect) {
+    r->stats.in.late++;
     return;
   }
   /* a retried CONN within tat of our CACK crossed it (the server waits
@@ -2756,6 +2764,7 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
     return;
   }
   r->last_heard = now;
+  r->past_connect |= p.type != RMTP_CONN && p.type != RMTP_DROP;
   switch (p.type) {
     case RMTP_CONN:
       receiver_on_conn (r, &p, now);
@@ -2879,6 +2888,11 @@ receiver_send_due (RmtpReceiver * r, gint64 now)
       {
         guint8 buf[RMTP_HEADER_SIZE + 5];
         WireWriter w;
+
+        /* an answer to a retry, due when the rounds had begun: late (the
+         * first CACK still goes, it may take us back) */
+        if (r->stats.cack_sent > 0 && r->past_connect)
+          break;
 
         wire_writer_init (&w, buf, sizeof (buf));
         write_header (&w, RMTP_CACK, r->session);
