@@ -350,6 +350,7 @@ typedef struct {
   guint tries;                  /* CONN / POLL / REL retries in this step */
   gint64 responded_round;       /* -1 before the first */
   GArray *missing;              /* RmtpRange of the last NACK; NULL: all */
+  gint64 missing_round;         /* the round that NACK answered; -1 */
   guint separate_rounds;
   guint64 needed;               /* packets missing before this round */
   gdouble loss;                 /* fraction of them lost; < 0: not known */
@@ -491,6 +492,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     }
     s->members[i].id = members[i];
     s->members[i].responded_round = -1;
+    s->members[i].missing_round = -1;
     s->members[i].needed = (size + cfg->packet_size - 1) / cfg->packet_size;
     s->members[i].loss = -1.0;
     s->members[i].measured_round = -1;
@@ -1509,6 +1511,7 @@ server_take_ranges (RmtpServer * s, Member * m, const RmtpPacket * p)
   if (m->missing)
     g_array_unref (m->missing);
   m->missing = missing;
+  m->missing_round = p->round;
   return TRUE;
 }
 
@@ -1587,18 +1590,22 @@ server_take_slow_ack (RmtpServer * s, Member * m, const RmtpPacket * p)
   return TRUE;
 }
 
-/* A member set aside still hears the multicast rounds and NACKs them. A
- * NACK of the round open now answers what the EOR asked, so it is taken:
- * its ranges are what the member's unicast turn sends first. The rounds'
- * repairs leave it out (member_active). */
+/* A member set aside still hears the multicast rounds and NACKs them. No
+ * round awaits its answer, so a NACK newer than the one held is taken,
+ * even after its round closed: its ranges are what the member's unicast
+ * turn sends first. An older one is late, a second of the same round a
+ * duplicate. The rounds' repairs leave it out (member_active). */
 static gboolean
 server_take_set_aside_nack (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
   if (p->type != RMTP_NACK || m->state != MEMBER_CONNECTED || !m->slow ||
-      m->busy || s->phase != RMTP_SERVER_ROUNDS || !s->waiting ||
-      p->round != s->round)
+      m->busy || (s->phase != RMTP_SERVER_ROUNDS &&
+          s->phase != RMTP_SERVER_SEPARATE) || p->round > s->round ||
+      (gint64) p->round < m->missing_round)
     return FALSE;
-  if (server_take_ranges (s, m, p))
+  if ((gint64) p->round == m->missing_round)
+    s->stats.in.duplicates++;
+  else if (server_take_ranges (s, m, p))
     s->stats.in.accepted++;
   return TRUE;
 }

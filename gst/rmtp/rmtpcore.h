@@ -236,8 +236,10 @@ typedef struct {
   guint64 forged;               /* member id unknown, or from the wrong peer */
   guint64 out_of_window;        /* sequence / range / round out of bounds */
   guint64 duplicates;           /* DATA already held */
-  guint64 late;                 /* a response for a round already closed,
-                                 * or a CACK after CONNECT */
+  guint64 late;                 /* a response for a round already closed
+                                 * (a set-aside member's newer NACK is
+                                 * taken), or a CACK after CONNECT; a CONN
+                                 * retry after the rounds began */
 } RmtpInputStats;
 
 /* ------------------------------------------------------------------ */

@@ -1028,6 +1028,58 @@ GST_START_TEST (test_set_aside_member_nack_taken)
 
 GST_END_TEST;
 
+/* Receiver 3's CACKs and its NACK of round 1 are lost, and so are
+ * packets 10 and 11 of every multicast round to it; receiver 0 loses
+ * packet 10 of rounds 0 and 1, so there is a round 2. */
+static gboolean
+drop_3_nack_of_round_1 (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  if (rx == -1)
+    return p->member == rig->ids[3] && (p->type == RMTP_CACK ||
+        (p->type == RMTP_NACK && p->round == 1));
+  if (p->type != RMTP_DATA || to != RMTP_TO_GROUP)
+    return FALSE;
+  if (rx == 0)
+    return p->round <= 1 && p->seq == 10;
+  return rx == 3 && (p->seq == 10 || p->seq == 11);
+}
+
+/* No round awaits a set-aside member's NACK, so one of a round already
+ * closed is taken when it is newer than the NACK the server holds (here
+ * none: the NACK of round 0 took the member back); a second of that round
+ * is a duplicate, an older one late. Its round-1 NACK, which came after
+ * round 1 closed, used to be late. */
+GST_START_TEST (test_set_aside_member_nack_after_round_closed)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+  /* rounds 0 and 1, one range: packets 10 and 11 */
+  const guint32 nack_0[] = { 0, 1, 10, 2 }, nack_1[] = { 1, 1, 10, 2 };
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_3_nack_of_round_1;
+  st = rmtp_server_stats (rig.s);
+  rmtp_server_start (rig.s, rig.now);
+  while (st->rounds < 3)
+    rig_run_until (&rig, rig.now + MS);
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_ROUNDS);
+  fail_unless_equals_int (st->taken_back, 1);
+  server_hears (&rig, 3, RMTP_NACK, nack_1, G_N_ELEMENTS (nack_1));
+  fail_unless_equals_uint64 (st->in.late, 0);
+  server_hears (&rig, 3, RMTP_NACK, nack_1, G_N_ELEMENTS (nack_1));
+  fail_unless_equals_uint64 (st->in.duplicates, 1);
+  server_hears (&rig, 3, RMTP_NACK, nack_0, G_N_ELEMENTS (nack_0));
+  fail_unless_equals_uint64 (st->in.late, 1);
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_uint64 (st->unicast_data_sent, 2);
+  fail_unless_equals_uint64 (st->in.late, 1);
+  assert_server_input_counted_once (&rig, 3);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
 static gboolean
 drop_fifth (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -1566,6 +1618,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_late_cack_takes_member_back);
   tcase_add_test (tc, test_member_taken_back_in_release);
   tcase_add_test (tc, test_set_aside_member_nack_taken);
+  tcase_add_test (tc, test_set_aside_member_nack_after_round_closed);
   tcase_add_test (tc, test_rel_rack);
   tcase_add_test (tc, test_complete_receiver_kept_through_long_separate);
   tcase_add_test (tc, test_busy_member_waits_through_unicast_rounds);
