@@ -1720,11 +1720,17 @@ server_on_report (RmtpServer * s, Member * m, const RmtpPacket * p)
 }
 
 /* The first sound CACK naming @m from a source the shell does not know
- * binds @m to it (the shell keeps the address). */
+ * binds @m to it (the shell keeps the address). So does the first NACK,
+ * ACK or RACK of a member given up at CONNECT, whose every CACK was lost:
+ * else the packet that takes it back would count as forged. */
 static guint32
 server_bind (Member * m, guint32 from, const RmtpPacket * p)
 {
-  if (!m || from != 0 || p->type != RMTP_CACK || m->bound)
+  gboolean given_up = m && m->state == MEMBER_UNHEARD &&
+      (p->type == RMTP_ACK || p->type == RMTP_RACK ||
+      (p->type == RMTP_NACK && ranges_ordered (p)));
+
+  if (!m || from != 0 || m->bound || (p->type != RMTP_CACK && !given_up))
     return 0;
   m->bound = TRUE;
   return m->id;

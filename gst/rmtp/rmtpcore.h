@@ -294,9 +294,10 @@ gboolean rmtp_server_auth_stats (const RmtpServer * s, AuthStats * st);
 void rmtp_server_start (RmtpServer * s, gint64 now);
 /* A datagram from member @from (the shell maps the source address to the
  * member id it knows; 0 if unknown). A sound CACK from an unknown source
- * (@from 0) that names a member not bound yet binds that member: the
- * return value is then its id, for the shell to map the source address
- * to; 0 otherwise. */
+ * (@from 0) that names a member not bound yet binds that member (so does
+ * a NACK, ACK or RACK of a member given up at CONNECT): the return value
+ * is then its id, for the shell to map the source address to; 0
+ * otherwise. */
 guint32 rmtp_server_handle (RmtpServer * s, guint32 from,
     const guint8 * data, gsize len, gint64 now);
 /* Runs timers due at @now. */

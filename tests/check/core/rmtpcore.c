@@ -871,14 +871,16 @@ drop_cacks_and_round_0_answers_of_3 (Rig * rig, gint rx,
       ((p->type == RMTP_ACK || p->type == RMTP_NACK) && p->round == 0));
 }
 
-/* Hands the server an answer from receiver @rx, built here: the member
- * id, then @n u32 fields (a CACK: its yes byte instead). */
-static void
-server_hears (Rig * rig, guint rx, RmtpType type, const guint32 * fields,
-    guint n)
+/* Hands the server an answer naming receiver @rx, built here: the member
+ * id, then @n u32 fields (a CACK: its yes byte instead), as from member
+ * @from (0: a source the shell does not know). Returns the member bound. */
+static guint32
+server_hears_from (Rig * rig, guint rx, guint32 from, RmtpType type,
+    const guint32 * fields, guint n)
 {
   gsize len = RMTP_HEADER_SIZE + 4 + 4 * n + (type == RMTP_CACK);
   guint8 *buf = g_malloc (len);
+  guint32 bound;
   WireWriter w;
 
   wire_writer_init (&w, buf, len);
@@ -892,8 +894,16 @@ server_hears (Rig * rig, guint rx, RmtpType type, const guint32 * fields,
   if (type == RMTP_CACK)
     wire_write_u8 (&w, 1);
   fail_unless_equals_int (w.pos, len);
-  rmtp_server_handle (rig->s, rig->ids[rx], buf, len, rig->now);
+  bound = rmtp_server_handle (rig->s, from, buf, len, rig->now);
   g_free (buf);
+  return bound;
+}
+
+static void
+server_hears (Rig * rig, guint rx, RmtpType type, const guint32 * fields,
+    guint n)
+{
+  server_hears_from (rig, rx, rig->ids[rx], type, fields, n);
 }
 
 /* A CACK that comes after the CONN retries are spent (the emulator's
@@ -923,6 +933,44 @@ GST_START_TEST (test_late_cack_takes_member_back)
   fail_unless (find_logged_to (rig.from_server, RMTP_EOR, rig.ids[3]));
   fail_unless_equals_uint64 (st->in.late, 1);
   assert_server_input_counted_once (&rig, 2);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The sink knows a member's address from its CACK, so one whose every
+ * CACK was lost speaks from a source it does not know (0). Once given up,
+ * its NACK binds it and takes it back; it used to count as forged, so such
+ * a member was never taken back through a sink (only through this rig,
+ * which names every sender). A NACK whose ranges go back binds nothing,
+ * and the member is bound once. */
+GST_START_TEST (test_nack_of_member_given_up_binds_it)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+  /* round 0, one range: packet 10 */
+  const guint32 nack[] = { 0, 1, 10, 1 };
+  const guint32 overlapping[] = { 0, 2, 10, 2, 11, 1 };
+
+  rig_init (&rig, 4, 64 * 1024, NULL);
+  rig.drop = drop_cacks_and_round_0_answers_of_3;
+  st = rmtp_server_stats (rig.s);
+  rmtp_server_start (rig.s, rig.now);
+  while (rmtp_server_phase (rig.s) == RMTP_SERVER_CONNECT)
+    rig_run_until (&rig, rig.now + MS);
+  fail_unless_equals_int (server_hears_from (&rig, 3, 0, RMTP_NACK,
+          overlapping, G_N_ELEMENTS (overlapping)), 0);
+  fail_unless_equals_uint64 (st->in.forged, 1);
+  fail_unless_equals_int (server_hears_from (&rig, 3, 0, RMTP_NACK, nack,
+          G_N_ELEMENTS (nack)), rig.ids[3]);
+  fail_unless_equals_int (st->taken_back, 1);
+  fail_unless_equals_uint64 (st->in.forged, 1);
+  fail_unless_equals_int (server_hears_from (&rig, 3, 0, RMTP_NACK, nack,
+          G_N_ELEMENTS (nack)), 0);
+  fail_unless_equals_uint64 (st->in.forged, 2);
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  assert_server_input_counted_once (&rig, 3);
   assert_all_whole_and_clear (&rig);
 }
 
@@ -1616,6 +1664,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_slow_member_ack_taken);
   tcase_add_test (tc, test_member_without_cack_taken_back);
   tcase_add_test (tc, test_late_cack_takes_member_back);
+  tcase_add_test (tc, test_nack_of_member_given_up_binds_it);
   tcase_add_test (tc, test_member_taken_back_in_release);
   tcase_add_test (tc, test_set_aside_member_nack_taken);
   tcase_add_test (tc, test_set_aside_member_nack_after_round_closed);
