@@ -15,7 +15,9 @@
  * is added, and pad-added emitted, from the pad's own streaming thread,
  * never from the session's: a handler that builds and links a decoder
  * branch there holds up that member's stream alone, not the protocol's
- * timers and sockets. An EOS sent to the element (gst-launch-1.0 -e does
+ * timers and sockets. A pad is removed, and pad-removed emitted, from a
+ * thread of the element (the one that starts new pads' tasks), after its
+ * EOS, and before a new pad of the same member appears. An EOS sent to the element (gst-launch-1.0 -e does
  * so on Ctrl-C) ends every pad after what it holds; no new pad appears
  * until the element restarts. If no member's media arrived before that EOS
  * (no pad ever appeared, so no sink behind the element can get the EOS),
