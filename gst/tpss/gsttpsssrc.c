@@ -580,6 +580,9 @@ sync_pts (GstTpssSrc * self, SrcPad * sp, GstBuffer * buf,
       &member_offset);
   g_mutex_unlock (&self->sync->lock);
   pts = sender + offset;
+  GST_LOG_OBJECT (self, "member %u: delay %" G_GINT64_FORMAT " us, least %"
+      G_GINT64_FORMAT " us, offset %" G_GINT64_FORMAT " us", sp->member,
+      ((gint64) arrival - sender) / 1000, own / 1000, offset / 1000);
   sp->sync_offset = offset;
   sp->sync_hold = offset - own;
   if (offset != member_offset)
