@@ -17,9 +17,9 @@
  * branch there holds up that member's stream alone, not the protocol's
  * timers and sockets. A pad is removed, and pad-removed emitted, from a
  * thread of the element (the one that starts new pads' tasks), after its
- * EOS, and before a new pad of the same member appears. An EOS sent to the element (gst-launch-1.0 -e does
- * so on Ctrl-C) ends every pad after what it holds; no new pad appears
- * until the element restarts. If no member's media arrived before that EOS
+ * EOS, and before a new pad of the same member appears. An EOS sent to the
+ * element (gst-launch-1.0 -e does so on Ctrl-C) ends every pad after what
+ * it holds; no new pad appears until the element restarts. If no member's media arrived before that EOS
  * (no pad ever appeared, so no sink behind the element can get the EOS),
  * the element posts an error (stream error "failed") instead, so the
  * pipeline ends on the first Ctrl-C. The
