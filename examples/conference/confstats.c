@@ -42,6 +42,11 @@ typedef struct
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
   guint64 audio_over_max_hold;  /* audio buffers not held for a video
                                  * lagging more than max-hold */
+  gdouble av_lag_ms;            /* its video's least delay less its audio's
+                                 * (both from its sender reports); 0 before
+                                 * both are synced */
+  gdouble send_queue_ms;        /* what our queue toward it holds, at its
+                                 * rate (tpsssink's layer-queue-time) */
   /* the audio session's packets so far: received, lost on the link,
    * missing after its FEC; and the holes its decoder filled */
   guint64 audio_received, audio_lost, audio_unrecovered, audio_gaps;
@@ -90,12 +95,29 @@ hold_ms (const GstStructure * st, guint id)
   return hold / 1e6;
 }
 
+/* @id's stream's own least delay in @st (its offset less its hold), ns;
+ * FALSE before its first sender report. */
+static gboolean
+least_delay (const GstStructure * st, guint id, gint64 * delay)
+{
+  const GstStructure *s = find_member (st, "sync", id);
+  gint64 offset = 0, hold = 0;
+
+  if (!s || field_u64 (s, "sr-stamped") == 0 ||
+      !gst_structure_get_int64 (s, "offset", &offset) ||
+      !gst_structure_get_int64 (s, "hold", &hold))
+    return FALSE;
+  *delay = offset - hold;
+  return TRUE;
+}
+
 /* The audio session's and lip sync's figures of @f's member. */
 static void
 read_audio (const GstStructure * video_rx, const GstStructure * audio_rx,
     MemberFigures * f)
 {
   const GstStructure *am = find_member (audio_rx, "members", f->id);
+  gint64 video, audio;
 
   f->audio_rate = am ? field_u64 (am, "receive-rate") : 0;
   f->audio_received = am ? field_u64 (am, "packets-received") : 0;
@@ -106,11 +128,17 @@ read_audio (const GstStructure * video_rx, const GstStructure * audio_rx,
   f->audio_hold_ms = hold_ms (audio_rx, f->id);
   am = find_member (audio_rx, "sync", f->id);
   f->audio_over_max_hold = am ? field_u64 (am, "over-max-hold") : 0;
+  f->av_lag_ms = 0.0;
+  if (least_delay (video_rx, f->id, &video) &&
+      least_delay (audio_rx, f->id, &audio))
+    f->av_lag_ms = (video - audio) / 1e6;
 }
 
 static void
 read_member (const GstStructure * s, MemberFigures * f)
 {
+  gint64 queue_time = 0;
+
   f->id = 0;
   gst_structure_get_uint (s, "id", &f->id);
   f->send_data_rate = field_u64 (s, "send-data-rate");
@@ -122,6 +150,9 @@ read_member (const GstStructure * s, MemberFigures * f)
   f->packets_sent = field_u64 (s, "packets-sent");
   f->parity_sent = field_u64 (s, "parity-sent");
   f->key_flush_packets = field_u64 (s, "key-flush-packets");
+  f->send_queue_ms = 0.0;
+  if (gst_structure_get_int64 (s, "layer-queue-time", &queue_time))
+    f->send_queue_ms = queue_time / 1e6;
   f->late_reports = field_u64 (s, "late-reports");
   f->receive_rate = field_u64 (s, "receive-rate");
   f->rtt = -1;
@@ -249,8 +280,10 @@ json_member (GString * json, const MemberFigures * f,
       f->late_reports);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
-      "\"audio_over_max_hold\":%" G_GUINT64_FORMAT, f->audio_rate,
-      f->video_hold_ms, f->audio_hold_ms, f->audio_over_max_hold);
+      "\"audio_over_max_hold\":%" G_GUINT64_FORMAT ",\"av_lag_ms\":%.1f,"
+      "\"send_queue_ms\":%.1f", f->audio_rate, f->video_hold_ms,
+      f->audio_hold_ms, f->audio_over_max_hold, f->av_lag_ms,
+      f->send_queue_ms);
   g_string_append_printf (json, ",\"audio_packets\":%" G_GUINT64_FORMAT
       ",\"audio_lost\":%" G_GUINT64_FORMAT ",\"audio_unrecovered\":%"
       G_GUINT64_FORMAT ",\"audio_gaps\":%" G_GUINT64_FORMAT,

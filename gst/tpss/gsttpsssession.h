@@ -79,6 +79,8 @@ G_BEGIN_DECLS
   "it (packets); " \
   "layer-queue-dropped: packets over the bound (max-queue-bytes) of " \
   "its queue, which paces what goes to it when layered (packets); " \
+  "layer-queue-time: how long what that queue holds now takes to leave " \
+  "at its rate, 0 = not layered (ns); " \
   "key-flush-packets: media and parity packets of its queue dropped " \
   "ahead of a key unit (tpsssink's key-unit-flush) (packets); " \
   "packets-received: media packets from it (packets); " \

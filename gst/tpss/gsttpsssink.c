@@ -278,6 +278,8 @@ capture_time (GstTpssSink * self, GstBuffer * buffer)
   now = gst_clock_get_time (clock);
   gst_object_unref (clock);
   base = gst_element_get_base_time (GST_ELEMENT (self));
+  GST_LOG_OBJECT (self, "captured %" G_GINT64_FORMAT " us ago",
+      ((gint64) now - (gint64) (rt + base)) / 1000);
   return gst_net_now () - ((gint64) now - (gint64) (rt + base));
 }
 

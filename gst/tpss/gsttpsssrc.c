@@ -15,9 +15,11 @@
  * is added, and pad-added emitted, from the pad's own streaming thread,
  * never from the session's: a handler that builds and links a decoder
  * branch there holds up that member's stream alone, not the protocol's
- * timers and sockets. An EOS sent to the element (gst-launch-1.0 -e does
- * so on Ctrl-C) ends every pad after what it holds; no new pad appears
- * until the element restarts. If no member's media arrived before that EOS
+ * timers and sockets. A pad is removed, and pad-removed emitted, from a
+ * thread of the element (the one that starts new pads' tasks), after its
+ * EOS, and before a new pad of the same member appears. An EOS sent to the
+ * element (gst-launch-1.0 -e does so on Ctrl-C) ends every pad after what
+ * it holds; no new pad appears until the element restarts. If no member's media arrived before that EOS
  * (no pad ever appeared, so no sink behind the element can get the EOS),
  * the element posts an error (stream error "failed") instead, so the
  * pipeline ends on the first Ctrl-C. The
@@ -280,15 +282,28 @@ struct _GstTpssSrc
    * the EOS left to the last of them */
   guint adding;
   gboolean no_more_pads_due;
-  /* The thread that activates new pads and starts their tasks (PAUSED and
-   * up); pads_lock: the pads it has yet to start, the one it is starting,
-   * whether it runs */
+  /* The thread that starts new pads and removes the pads of members that
+   * left, in the order the session asked (PAUSED and up); pads_lock: its
+   * jobs (PadJob), the pad it is starting, whether it runs */
   GThread *starter;
-  GQueue to_start;
+  GQueue jobs;
   SrcPad *starting;
   gboolean starter_running;
   GCond start_cond;
 };
+
+typedef enum
+{
+  PAD_JOB_START,                /* activate a new pad, start its task */
+  PAD_JOB_REMOVE,               /* a member left: EOS on its pad, remove it */
+} PadJobType;
+
+typedef struct
+{
+  PadJobType type;
+  SrcPad *sp;                   /* START */
+  guint32 member;               /* REMOVE */
+} PadJob;
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
     GST_PAD_SRC, GST_PAD_SOMETIMES, GST_STATIC_CAPS ("application/x-rtp"));
@@ -565,12 +580,33 @@ sync_pts (GstTpssSrc * self, SrcPad * sp, GstBuffer * buf,
       &member_offset);
   g_mutex_unlock (&self->sync->lock);
   pts = sender + offset;
+  GST_LOG_OBJECT (self, "member %u: delay %" G_GINT64_FORMAT " us, least %"
+      G_GINT64_FORMAT " us, offset %" G_GINT64_FORMAT " us", sp->member,
+      ((gint64) arrival - sender) / 1000, own / 1000, offset / 1000);
   sp->sync_offset = offset;
   sp->sync_hold = offset - own;
   if (offset != member_offset)
     sp->over_max_hold++;
   sp->sr_stamped++;
   return pts > 0 ? (GstClockTime) pts : 0;
+}
+
+/* With pads_lock: a job for the starter's thread (none once it stopped:
+ * no pad is left to start or remove). */
+static void
+push_pad_job (GstTpssSrc * self, PadJobType type, SrcPad * sp,
+    guint32 member)
+{
+  PadJob *job;
+
+  if (!self->starter_running)
+    return;
+  job = g_new0 (PadJob, 1);
+  job->type = type;
+  job->sp = sp;
+  job->member = member;
+  g_queue_push_tail (&self->jobs, job);
+  g_cond_broadcast (&self->start_cond);
 }
 
 /* From the session thread, no lock held. */
@@ -641,36 +677,46 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
   if (added) {
     /* not started here: see starter_thread */
     g_mutex_lock (&self->pads_lock);
-    g_queue_push_tail (&self->to_start, sp);
-    g_cond_broadcast (&self->start_cond);
+    push_pad_job (self, PAD_JOB_START, sp, member);
     g_mutex_unlock (&self->pads_lock);
   }
   g_mutex_unlock (&self->deliver_lock);
 }
 
-/* The starter's thread: activates each new pad and starts its task. Why not
- * the session thread: pthread_create waits while another thread of the
- * process is in dlopen (glibc's loader lock), and an application's
- * pad-added handler loads its decoder's plugin (gst-libav: it held a task's
- * start 0.15 s on an idle machine, 0.2-1.1 s on a loaded one, and the
- * session's reports as long). */
+static void remove_member (GstTpssSrc * self, guint32 member);
+
+/* The starter's thread: activates each new pad and starts its task, and
+ * removes the pad of each member that left. Why not the session thread:
+ * pthread_create waits while another thread of the process is in dlopen
+ * (glibc's loader lock), and an application's pad-added handler loads its
+ * decoder's plugin (gst-libav: it held a task's start 0.15 s on an idle
+ * machine, 0.2-1.1 s on a loaded one, and the session's reports as long);
+ * handing a removal to GStreamer's thread pool may create a thread too.
+ * One thread for both keeps a member's pads in order: a pad that left is
+ * gone before its member's next pad, of the same name, is added. */
 static gpointer
 starter_thread (gpointer data)
 {
   GstTpssSrc *self = data;
-  SrcPad *sp;
+  PadJob *job;
 
   g_mutex_lock (&self->pads_lock);
   while (self->starter_running) {
-    sp = g_queue_pop_head (&self->to_start);
-    if (!sp) {
+    job = g_queue_pop_head (&self->jobs);
+    if (!job) {
       g_cond_wait (&self->start_cond, &self->pads_lock);
       continue;
     }
-    self->starting = sp;
+    if (job->type == PAD_JOB_START)
+      self->starting = job->sp;
     g_mutex_unlock (&self->pads_lock);
-    gst_pad_set_active (sp->pad, TRUE);
-    gst_pad_start_task (sp->pad, src_pad_loop, sp, NULL);
+    if (job->type == PAD_JOB_START) {
+      gst_pad_set_active (job->sp->pad, TRUE);
+      gst_pad_start_task (job->sp->pad, src_pad_loop, job->sp, NULL);
+    } else {
+      remove_member (self, job->member);
+    }
+    g_free (job);
     g_mutex_lock (&self->pads_lock);
     self->starting = NULL;
     g_cond_broadcast (&self->start_cond);
@@ -682,11 +728,14 @@ starter_thread (gpointer data)
 static void
 starter_start (GstTpssSrc * self)
 {
+  g_mutex_lock (&self->pads_lock);
   self->starter_running = TRUE;
+  g_mutex_unlock (&self->pads_lock);
   self->starter = g_thread_new ("tpsssrc-pads", starter_thread, self);
 }
 
-/* After remove_all_pads: nothing is left to start. */
+/* After remove_all_pads: nothing is left to start, and removals left
+ * have no pad to remove. */
 static void
 starter_stop (GstTpssSrc * self)
 {
@@ -698,15 +747,31 @@ starter_stop (GstTpssSrc * self)
   g_mutex_unlock (&self->pads_lock);
   g_thread_join (self->starter);
   self->starter = NULL;
+  g_queue_clear_full (&self->jobs, g_free);
+}
+
+static gint
+pad_job_starts (gconstpointer job, gconstpointer sp)
+{
+  const PadJob *j = job;
+
+  return j->type == PAD_JOB_START && j->sp == sp ? 0 : 1;
 }
 
 /* @sp, out of the table, out of the starter's hands too: left unstarted if
- * still queued, started if under way. */
+ * still queued, started if under way (never the case on the starter's own
+ * thread). */
 static void
 take_from_starter (GstTpssSrc * self, SrcPad * sp)
 {
+  GList *l;
+
   g_mutex_lock (&self->pads_lock);
-  g_queue_remove (&self->to_start, sp);
+  l = g_queue_find_custom (&self->jobs, sp, pad_job_starts);
+  if (l) {
+    g_free (l->data);
+    g_queue_delete_link (&self->jobs, l);
+  }
   while (self->starting == sp)
     g_cond_wait (&self->start_cond, &self->pads_lock);
   g_mutex_unlock (&self->pads_lock);
@@ -744,11 +809,10 @@ remove_src_pad (GstTpssSrc * self, SrcPad * sp, gboolean drain)
   src_pad_free (sp);
 }
 
+/* On the starter's thread. */
 static void
-remove_member_async (GstElement * element, gpointer data)
+remove_member (GstTpssSrc * self, guint32 member)
 {
-  GstTpssSrc *self = GST_TPSS_SRC (element);
-  guint32 member = GPOINTER_TO_UINT (data);
   SrcPad *sp;
 
   g_mutex_lock (&self->deliver_lock);
@@ -771,12 +835,16 @@ remove_member_async (GstElement * element, gpointer data)
   g_mutex_unlock (&self->pads_lock);
 }
 
+/* From the session thread: the removal waits for the pad's EOS and runs
+ * the application's pad-removed handler, on the starter's thread. */
 static void
 on_member_left (GstElement * element, guint32 member)
 {
-  /* Not from the session thread: the EOS may take a while downstream. */
-  gst_element_call_async (element, remove_member_async,
-      GUINT_TO_POINTER (member), NULL);
+  GstTpssSrc *self = GST_TPSS_SRC (element);
+
+  g_mutex_lock (&self->pads_lock);
+  push_pad_job (self, PAD_JOB_REMOVE, NULL, member);
+  g_mutex_unlock (&self->pads_lock);
 }
 
 static const GstTpssSrcCallbacks src_callbacks = {
@@ -1243,7 +1311,7 @@ gst_tpss_src_init (GstTpssSrc * self)
   g_mutex_init (&self->deliver_lock);
   g_cond_init (&self->removed_cond);
   g_cond_init (&self->start_cond);
-  g_queue_init (&self->to_start);
+  g_queue_init (&self->jobs);
   self->pads = g_hash_table_new (NULL, NULL);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
 }

@@ -764,6 +764,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "layers-sent", G_TYPE_UINT, m->layers_sent,
       "layer-left-out", G_TYPE_UINT64, m->layer_left_out,
       "layer-queue-dropped", G_TYPE_UINT64, m->layer_queue_dropped,
+      "layer-queue-time", G_TYPE_INT64, m->layer_queue_time,
       "key-flush-packets", G_TYPE_UINT64, m->key_flush_packets,
       /* from it */
       "packets-received", G_TYPE_UINT64, m->recv.packets_received,

@@ -255,6 +255,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
     ms->layer_passed = m->layers.passed;
     ms->layer_left_out = m->layers.left_out;
     ms->layer_queue_dropped = m->paced_dropped;
+    ms->layer_queue_time = pacer_cost (m->paced_bytes, m->pacer.rate);
     ms->key_flush_packets = m->key_flush_packets;
   }
   ms->sr_received = m->sr_received;

@@ -167,6 +167,8 @@ typedef struct {
   guint64 layer_passed, layer_left_out; /* layered: media packets */
   guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue
                                  * bound (max_queue_bytes), dropped */
+  gint64 layer_queue_time;      /* layered: how long what its pacer's queue
+                                 * holds takes to leave at its rate, ns */
   guint64 key_flush_packets;    /* layered: media and parity packets queued
                                  * toward it, dropped ahead of a key unit
                                  * (TpssKeyUnit.flush_time) */

@@ -17,12 +17,16 @@
  * - key-unit-parity: a key unit (its first buffer without DELTA_UNIT) gets
  *   parity of its own toward each member, delta units none;
  * - a pad-added handler that blocks does not hold up the session: it keeps
- *   sending, and its reports run on time (late-reports 0). */
+ *   sending, and its reports run on time (late-reports 0); nor does a
+ *   member's leaving while a library loads in another thread;
+ * - a member back before its old pad went gets a new pad after the old
+ *   one's EOS and removal. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gio/gio.h>
 #include <stdio.h>
+#include <dlfcn.h>
 #include "checkutil.h"
 #include "tpssmember.h"
 
@@ -1182,6 +1186,155 @@ GST_START_TEST (test_slow_pad_added_keeps_session_running)
 
 GST_END_TEST;
 
+#ifdef SLOWLOAD_PATH
+/* Issue 16: a member's leaving handed its pad's removal to GStreamer's
+ * thread pool from the session thread. Making a pool thread waits while
+ * another thread of the process loads a library (glibc's loader lock),
+ * which a pad-added handler loading its decoder's plugin does: the session
+ * then read and sent nothing. Here a helper library holds the lock 1.5 s
+ * while member 1 says BYE; member 2's session must keep reporting to
+ * member 3 meanwhile. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean loading;
+} SlowLoad;
+
+static gpointer
+slow_load_thread (gpointer data)
+{
+  SlowLoad *sl = data;
+  void *lib;
+
+  g_mutex_lock (&sl->lock);
+  sl->loading = TRUE;
+  g_cond_signal (&sl->cond);
+  g_mutex_unlock (&sl->lock);
+  lib = dlopen (SLOWLOAD_PATH, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    GST_ERROR ("%s", dlerror ());
+  return lib;
+}
+
+GST_START_TEST (test_leave_while_plugin_loads_keeps_session_running)
+{
+  guint p1, p2 = free_udp_port (), p3 = free_udp_port ();
+  GSocket *peer = check_udp_socket_local (&p1);
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u,"
+      "3@127.0.0.1:%u", p1, p2, p3);
+  const gchar *extra = "min-report-interval=300000000";
+  Member b, c;
+  SlowLoad sl = { 0 };
+  GThread *loader;
+  GstElement *src;
+  guint64 before, after;
+
+  member_start (&b, 2, p2, members, extra);
+  member_start (&c, 3, p3, members, extra);
+  for (guint i = 0; i < 10; i++)
+    send_rtp (peer, p2, 1, i);
+  WAIT_UNTIL (locked_read (&b, &b.pads_added) == 2, 10);
+  fail_unless_equals_int (locked_read (&b, &b.pads_added), 2);
+  src = gst_bin_get_by_name (GST_BIN (b.pipeline), "src");
+
+  g_mutex_init (&sl.lock);
+  g_cond_init (&sl.cond);
+  loader = g_thread_new ("slow-load", slow_load_thread, &sl);
+  g_mutex_lock (&sl.lock);
+  while (!sl.loading)
+    g_cond_wait (&sl.cond, &sl.lock);
+  g_mutex_unlock (&sl.lock);
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  before = element_stat (src, "control-sent");
+  send_bye (peer, p2, 1);
+  /* still within the 1.5 s the load holds the lock */
+  g_usleep (1000 * G_TIME_SPAN_MILLISECOND);
+  after = element_stat (src, "control-sent");
+  fail_unless (g_thread_join (loader) != NULL,
+      "the helper library did not load");
+  fail_unless (after > before, "member 2's session sent no control packet "
+      "in the 1 s after member 1's BYE while a library loaded (%"
+      G_GUINT64_FORMAT ")", before);
+
+  /* The pad still goes, after its EOS. */
+  WAIT_UNTIL (locked_read (&b, &b.pads_removed) == 1, 5);
+  fail_unless_equals_int (locked_read (&b, &b.pads_removed), 1);
+  fail_unless_equals_int (locked_read (&b, &b.eos), 1);
+  fail_unless_equals_uint64 (member_stat_u64 (src, 3, "late-reports"), 0);
+  gst_object_unref (src);
+
+  member_stop (&c);
+  member_stop (&b);
+  g_mutex_clear (&sl.lock);
+  g_cond_clear (&sl.cond);
+  g_object_unref (peer);
+  g_free (members);
+}
+
+GST_END_TEST;
+#endif
+
+/* A member says BYE while its pad's pad-added handler still runs, then
+ * sends again: its old pad ends and goes before its new pad, of the same
+ * name, is added (on main the new pad's add raced the old one's removal:
+ * "Padname src_1 is not unique"). */
+typedef struct
+{
+  Member m;
+  guint in_handler;             /* under m.lock */
+} Rejoin;
+
+static void
+on_first_pad_added_slowly (GstElement * src, GstPad * pad, gpointer data)
+{
+  Rejoin *r = data;
+  gboolean first;
+
+  g_mutex_lock (&r->m.lock);
+  first = r->m.pads_added == 0;
+  r->in_handler = first;
+  g_mutex_unlock (&r->m.lock);
+  if (first)
+    g_usleep (800 * G_TIME_SPAN_MILLISECOND);
+  on_pad_added (src, pad, &r->m);
+}
+
+GST_START_TEST (test_member_back_before_its_pad_went)
+{
+  guint p1, p2 = free_udp_port ();
+  GSocket *peer = check_udp_socket_local (&p1);
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  Rejoin r = { 0 };
+  GstElement *src;
+
+  member_run_with (&r.m, member_launch (2, p2, members, "", -1),
+      G_CALLBACK (on_first_pad_added_slowly), &r);
+  for (guint i = 0; i < 10; i++)
+    send_rtp (peer, p2, 1, i);
+  WAIT_UNTIL (locked_read (&r.m, &r.in_handler), 5);
+  fail_unless (locked_read (&r.m, &r.in_handler));
+  send_bye (peer, p2, 1);
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  for (guint i = 10; i < 20; i++)
+    send_rtp (peer, p2, 1, i);
+
+  WAIT_UNTIL (locked_read (&r.m, &r.m.pads_added) == 2, 5);
+  fail_unless_equals_int (locked_read (&r.m, &r.m.pads_added), 2);
+  fail_unless_equals_int (locked_read (&r.m, &r.m.pads_removed), 1);
+  fail_unless_equals_int (locked_read (&r.m, &r.m.eos), 1);
+  src = gst_bin_get_by_name (GST_BIN (r.m.pipeline), "src");
+  fail_unless_equals_int (src->numsrcpads, 1);
+  fail_unless_equals_int (stat_u64 (r.m.pipeline, "src", "pads-removed"), 1);
+  gst_object_unref (src);
+
+  member_stop (&r.m);
+  g_object_unref (peer);
+  g_free (members);
+}
+
+GST_END_TEST;
+
 /* A member's sink starts the session and receives a stream before the
  * member's src exists: the src still asks for a key unit when it comes. */
 GST_START_TEST (test_src_after_sink_sends_pli)
@@ -1324,6 +1477,10 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_src_sends_pli);
   tcase_add_test (tc, test_src_after_sink_sends_pli);
   tcase_add_test (tc, test_slow_pad_added_keeps_session_running);
+#ifdef SLOWLOAD_PATH
+  tcase_add_test (tc, test_leave_while_plugin_loads_keeps_session_running);
+#endif
+  tcase_add_test (tc, test_member_back_before_its_pad_went);
   tcase_add_test (tc, test_stats_posted_at_eos);
   tcase_add_test (tc, test_inspect_documents_usage);
   return s;
