@@ -286,3 +286,23 @@ vlmcc_sim_aqm_share (const VlmccConfig * cfg, guint64 seed,
 
   vlmcc_sim_share (cfg, seed, &bed, out);
 }
+
+VlmccSim *
+vlmcc_sim_skew (const VlmccConfig * cfg, guint64 seed, gdouble leader_ppm,
+    gint64 jitter, const VlmccSimSkewFollower * follower)
+{
+  VlmccSim *sim = vlmcc_sim_ack_jitter (cfg, seed, jitter);
+  guint branch;
+
+  /* 2^32 us is 4294.97 s: the us stamps wrap 5 s in */
+  vlmcc_sim_set_receiver_clock (sim, 0, leader_ppm, 4290 * VSIM_S);
+  if (!follower)
+    return sim;
+  branch = vlmcc_sim_add_node (sim, 1, 12 * MBIT, VSIM_MS, 100);
+  vlmcc_sim_add_receiver (sim, branch, 50 * VSIM_MS);
+  vlmcc_sim_set_receiver_clock (sim, 1, follower->ppm, 4290 * VSIM_S);
+  if (follower->cbr_start >= 0)
+    vlmcc_sim_add_cross_traffic (sim, branch, 8 * MBIT, 1000,
+        follower->cbr_start, -1, 0, 0);
+  return sim;
+}

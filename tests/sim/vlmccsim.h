@@ -84,6 +84,11 @@ guint vlmcc_sim_add_tcp_cc (VlmccSim * sim, guint node, gint64 start,
 guint64 vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from,
     gint64 to);
 guint64 vlmcc_sim_tcp_halvings (const VlmccSim * sim, guint flow);
+/* Receiver @rx's host clock reads @offset (>= 0) + t (1 + @ppm 1e-6) at
+ * simulated time t: every time its core is given or gives is on it. The
+ * default is the simulator's own clock (0 ppm, no offset). */
+void vlmcc_sim_set_receiver_clock (VlmccSim * sim, guint rx, gdouble ppm,
+    gint64 offset);
 /* A receiver goes silent (its process killed) at @when. */
 void vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when);
 
@@ -133,6 +138,18 @@ VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
  * @jitter late, in order, never lost; nothing stalls. */
 VlmccSim *vlmcc_sim_ack_jitter (const VlmccConfig * cfg, guint64 seed,
     gint64 jitter);
+/* Clock skew: the ack-jitter path with up to @jitter on the feedback,
+ * receiver 0's clock @leader_ppm off the simulator's and 4290 s ahead
+ * (its us stamps wrap 5 s in). With @follower, receiver 1 joins at 50 ms
+ * behind the same bottleneck on a 12 Mbit/s, 1 ms branch (100 packets),
+ * its clock as @follower->ppm says, and from @follower->cbr_start (-1:
+ * never) 8 Mbit/s of CBR on its branch makes it the worse one. */
+typedef struct {
+  gdouble ppm;
+  gint64 cbr_start;
+} VlmccSimSkewFollower;
+VlmccSim *vlmcc_sim_skew (const VlmccConfig * cfg, guint64 seed,
+    gdouble leader_ppm, gint64 jitter, const VlmccSimSkewFollower * follower);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */
