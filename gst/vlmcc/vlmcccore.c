@@ -700,11 +700,26 @@ control_open (AuthSession * auth, const guint8 * data, gsize * len,
  * - base) = o + F - (reverse queueing) <= o + F. The greatest lower bound
  * is exact once one ack came back without queueing, whatever the forward
  * queue held then (an election under congestion), and no higher than the
- * least owd. */
+ * least owd. The leader's clock may run at another rate (skew), so o
+ * moves, by at most FORWARD_MAX_SKEW_PPM. Fast, it raises o + F past old
+ * owds: the upper bound widens by that much of the time since its sample.
+ * Slow, it lowers o + F under the greatest lower bound, and the least owd
+ * need not show it (Vegas holds owd over the bound): the greatest lower
+ * bound of each FORWARD_BLOCK falls by |skew| a block, and the bound
+ * follows such a fall. A larger fall is the way back queueing (a standing
+ * reverse queue that must not read as forward), and is not followed. */
+#define FORWARD_MAX_SKEW_PPM 2000
+#define FORWARD_BLOCK (2000 * MS)
+
 typedef struct {
   gboolean have;
-  guint32 least;                /* the least owd, us modulo 2^32 */
+  guint32 upper;                /* an owd: an upper bound at its time */
+  gint64 upper_time;            /* ns, sender clock */
   guint32 floor;                /* the greatest owd - (rtt - base) */
+  gint64 block_start;           /* ns: this block's first sample */
+  guint32 block_max;            /* its greatest owd - (rtt - base) */
+  guint32 last_block_max;       /* the last whole block's */
+  gboolean have_last_block;
   gint64 queue;                 /* ns, smoothed as equation (1) */
 } ForwardDelay;
 
@@ -1011,25 +1026,72 @@ sender_lose_leader (VlmccSender * s, gint64 now)
   sender_event (s, VLMCC_EVENT_LEADER, now);
 }
 
-/* A forward queueing sample from the leader's ack of @f, returned and
- * smoothed: owd over the bounds of ForwardDelay. It never exceeds the RTT
- * sample's own excess over the base. */
+/* How far a clock may have moved o + F, us, in @span ns. */
+static guint32
+forward_skew_span (gint64 span)
+{
+  return (guint32) (MAX (span, 0) / 1000 * FORWARD_MAX_SKEW_PPM / 1000000);
+}
+
+/* A block of lower bounds ends at @now: a fall of its greatest from the
+ * last block's within what skew can make is followed by the bound. */
+static void
+forward_block_end (ForwardDelay * fd, gint64 now)
+{
+  gint32 fall = (gint32) (fd->last_block_max - fd->block_max);
+
+  if (fd->have_last_block && fall > 0 &&
+      (guint32) fall <= forward_skew_span (now - fd->block_start))
+    fd->floor -= (guint32) fall;
+  fd->last_block_max = fd->block_max;
+  fd->have_last_block = TRUE;
+}
+
+/* The bounds of ForwardDelay moved by the sample @owd, @lower at @now;
+ * returns the lower bound. */
+static guint32
+forward_bounds_update (ForwardDelay * fd, guint32 owd, guint32 lower,
+    gint64 now)
+{
+  guint32 upper;
+
+  if (!fd->have) {
+    fd->upper = fd->floor = fd->block_max = lower;
+    fd->upper_time = fd->block_start = now;
+    fd->have_last_block = FALSE;
+  }
+  if (now - fd->block_start >= FORWARD_BLOCK) {
+    forward_block_end (fd, now);
+    fd->block_start = now;
+    fd->block_max = lower;
+  } else if ((gint32) (lower - fd->block_max) > 0)
+    fd->block_max = lower;
+  upper = fd->upper + forward_skew_span (now - fd->upper_time);
+  if (!fd->have || (gint32) (owd - upper) <= 0) {
+    fd->upper = upper = owd;
+    fd->upper_time = now;
+  }
+  if ((gint32) (lower - fd->floor) > 0)
+    fd->floor = lower;
+  if ((gint32) (fd->floor - upper) > 0)
+    fd->floor = upper;
+  return fd->floor;
+}
+
+/* A forward queueing sample from the leader's ack of @f at @now, returned
+ * and smoothed: owd over the bounds of ForwardDelay. It never exceeds the
+ * RTT sample's own excess over the base. */
 static gint64
 sender_forward_sample (VlmccSender * s, const VlmccMsg * m,
-    const InFlight * f, gint64 rtt)
+    const InFlight * f, gint64 rtt, gint64 now)
 {
   ForwardDelay *fd = &s->fwd;
   guint32 owd = m->arrival - f->tstamp;
   guint32 lower = owd - (guint32) (MAX (rtt - s->est.base, 0) / 1000);
+  guint32 floor = forward_bounds_update (fd, owd, lower, now);
   gint64 queue;
 
-  if (!fd->have || (gint32) (owd - fd->least) < 0)
-    fd->least = owd;
-  if (!fd->have || (gint32) (lower - fd->floor) > 0)
-    fd->floor = lower;
-  if ((gint32) (fd->floor - fd->least) > 0)
-    fd->floor = fd->least;
-  queue = (gint64) (gint32) (owd - fd->floor) * 1000;
+  queue = (gint64) (gint32) (owd - floor) * 1000;
   queue = MIN (queue, MAX (rtt - s->est.base, 0));
   if (!fd->have)
     fd->queue = queue;
@@ -1343,7 +1405,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   sender_detect_gaps (s, now);
   if (s->epoch_min_rtt == 0 || rtt < s->epoch_min_rtt)
     s->epoch_min_rtt = rtt;
-  queue = sender_forward_sample (s, m, f, rtt);
+  queue = sender_forward_sample (s, m, f, rtt, arrival);
   vegas_plus_sample (&s->plus, s->cfg.vegas_delay ==
       VLMCC_VEGAS_DELAY_FORWARD ? s->est.base + queue : rtt);
   if (s->have_ack && m->seq == (guint16) (s->ack_seq + 1))

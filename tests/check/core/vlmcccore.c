@@ -2192,6 +2192,57 @@ GST_START_TEST (test_vegas_forward_ack_jitter)
 
 GST_END_TEST;
 
+/* The forward input behind 10 Mbit/s with the leader's clock @ppm off
+ * and 4290 s ahead, up to @jitter on the acks, 120 s: the session's bit/s
+ * over 60-120 s, and the sender's state at the end. */
+static guint64
+forward_skew_run (gdouble ppm, gint64 jitter, VlmccSenderStats * st)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint64 bps, data, cbr;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_delay = VLMCC_VEGAS_DELAY_FORWARD;
+  sim = vlmcc_sim_skew (&cfg, 1, ppm, jitter, NULL);
+  vlmcc_sim_run (sim, 120 * S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), st);
+  vlmcc_sim_link_drops (sim, 1, 0, 120 * S, &data, &cbr);
+  fail_unless_equals_int (data + cbr, 0);
+  bps = vlmcc_sim_receiver_bytes (sim, 0, 60 * S, 120 * S) * 8 / 60;
+  vlmcc_sim_free (sim);
+  return bps;
+}
+
+/* A leader clock that runs fast or slow (100 and 1000 ppm) moves the
+ * offset the forward delay cancels: the bounds widen by the most skew we
+ * allow, so a slow clock does not hide a queue that grows (before: rtt
+ * hat 56 ms at -100 ppm, 101 ms and drops at -1000 ppm after 120 s) and
+ * a fast one keeps the forward input's rate on a jittered ack path
+ * (before: 5.5-5.8 Mbit/s at +100 and +1000 ppm with 5 ms of jitter). */
+GST_START_TEST (test_vegas_forward_skew)
+{
+  static const gdouble ppms[] = { 100, -100, 1000, -1000 };
+  VlmccSenderStats ref, st;
+  guint64 ref_bps, bps;
+
+  for (gint64 jitter = 0; jitter <= 5 * MS; jitter += 5 * MS) {
+    ref_bps = forward_skew_run (0, jitter, &ref);
+    for (guint i = 0; i < G_N_ELEMENTS (ppms); i++) {
+      bps = forward_skew_run (ppms[i], jitter, &st);
+      fail_unless (bps >= ref_bps * 95 / 100, "%+.0f ppm, jitter %d ms: %"
+          G_GUINT64_FORMAT " bit/s, %" G_GUINT64_FORMAT " unskewed",
+          ppms[i], (gint) (jitter / MS), bps, ref_bps);
+      fail_unless (st.rtt <= ref.rtt + 2 * MS, "%+.0f ppm, jitter %d ms: "
+          "rtt %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT " unskewed",
+          ppms[i], (gint) (jitter / MS), st.rtt, ref.rtt);
+      fail_unless_equals_int (st.halvings, 0);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* Leader changes of Figure 5 at small scale over [@from, @to). */
 static guint
 figure5_leader_changes (VlmccVegasDelay delay, gint64 from, gint64 to,
@@ -2386,6 +2437,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_aqm_alone);
   tcase_add_test (tc, test_vegas_plus_aqm_competitor_leaves);
   tcase_add_test (tc, test_vegas_forward_ack_jitter);
+  tcase_add_test (tc, test_vegas_forward_skew);
   tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
   tcase_add_test (tc, test_challenge_echo);
