@@ -1712,6 +1712,81 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
 /* ------------------------------------------------------------------ */
 /* Receiver */
 
+/* A follower's clock may run at another rate than the sender's (skew):
+ * each arrival gap is then off by that fraction, and the sum of
+ * equations (4) and (5) drifts without bound (6 ms a minute at 100 ppm).
+ * Queueing only adds delay, and a queue cannot grow for ever, so the
+ * least drift sum of each SKEW_BLOCK moves by the skew from block to
+ * block, and a queue that builds or drains moves it in one or two of them:
+ * the skew is the median of the last SKEW_BLOCKS moves per time, once
+ * SKEW_MIN_BLOCKS are in, and the RTT leaves it out since the START. */
+#define SKEW_BLOCK (1000 * MS)
+#define SKEW_BLOCKS 31
+#define SKEW_MIN_BLOCKS 4
+#define SKEW_MAX 2000e-6
+
+typedef struct {
+  gint64 origin;                /* the START's arrival, receiver clock */
+  gdouble rate;                 /* the skew taken out: 1e-6 is 1 ppm */
+  gint64 block_start;
+  gint64 block_min;             /* the least drift sum of this block */
+  gint64 block_min_time;
+  gboolean have_last;
+  gint64 last_min, last_min_time;       /* the last whole block's */
+  gdouble moves[SKEW_BLOCKS];   /* per unit of time */
+  guint n_moves;
+} ClockSkew;
+
+static void
+clock_skew_reset (ClockSkew * k, gint64 origin)
+{
+  memset (k, 0, sizeof (*k));
+  k->origin = origin;
+  k->block_start = origin;
+  k->block_min = G_MAXINT64;
+}
+
+static gdouble
+clock_skew_median (const ClockSkew * k)
+{
+  gdouble v[SKEW_BLOCKS];
+  guint n = MIN (k->n_moves, SKEW_BLOCKS);
+
+  for (guint i = 0; i < n; i++) {
+    guint j = i;
+
+    for (; j > 0 && v[j - 1] > k->moves[i]; j--)
+      v[j] = v[j - 1];
+    v[j] = k->moves[i];
+  }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* The drift sum @sum at @arrival; TRUE when a block ended and the skew
+ * estimate may have moved. */
+static gboolean
+clock_skew_sample (ClockSkew * k, gint64 sum, gint64 arrival)
+{
+  gboolean ended = FALSE;
+
+  if (arrival - k->block_start >= SKEW_BLOCK && k->block_min != G_MAXINT64) {
+    if (k->have_last && k->block_min_time > k->last_min_time)
+      k->moves[k->n_moves++ % SKEW_BLOCKS] = (gdouble) (k->block_min -
+          k->last_min) / (k->block_min_time - k->last_min_time);
+    k->have_last = TRUE;
+    k->last_min = k->block_min;
+    k->last_min_time = k->block_min_time;
+    k->block_start = arrival;
+    k->block_min = G_MAXINT64;
+    ended = k->n_moves >= SKEW_MIN_BLOCKS;
+  }
+  if (sum < k->block_min) {
+    k->block_min = sum;
+    k->block_min_time = arrival;
+  }
+  return ended;
+}
+
 struct _VlmccReceiver {
   VlmccConfig cfg;
   guint32 id;
@@ -1725,6 +1800,10 @@ struct _VlmccReceiver {
   guint32 last_tstamp;
   gint64 last_arrival;
   gint64 rtt;                   /* current sample, eq. (4) */
+  gint64 start_rtt;             /* the START's, at skew_origin */
+  gint64 drift_sum;             /* the sum of Delta_rtt since, ns */
+  ClockSkew skew;
+  gint64 base_time;             /* arrival of the base RTT's sample */
   RttEstimate est;
   gdouble window;
   VegasPlus plus;
@@ -1875,6 +1954,30 @@ receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
   receiver_event (r, VLMCC_EVENT_LEADER, now);
 }
 
+/* Equation (4) summed since the START, the skew taken out. */
+static gint64
+receiver_skewless_rtt (const VlmccReceiver * r, gint64 arrival)
+{
+  return MAX (1, r->start_rtt + r->drift_sum -
+      (gint64) (r->skew.rate * (arrival - r->skew.origin)));
+}
+
+/* A new skew estimate: the estimates move as if it had been taken out
+ * since the START (the base RTT by its share at its own sample). */
+static void
+receiver_take_skew (VlmccReceiver * r, gint64 arrival)
+{
+  gdouble rate = CLAMP (clock_skew_median (&r->skew), -SKEW_MAX, SKEW_MAX);
+  gdouble change = rate - r->skew.rate;
+
+  r->skew.rate = rate;
+  r->est.rtt = MAX (1, r->est.rtt - (gint64) (change * (arrival -
+              r->skew.origin)));
+  r->est.base = MAX (1, r->est.base - (gint64) (change * (r->base_time -
+              r->skew.origin)));
+  r->est.base = MIN (r->est.base, r->est.rtt);
+}
+
 /* Equations (4) and (5): the RTT moves by the change of the one-way
  * delay between two packets. Returns FALSE for a duplicate or a late
  * packet. The receiver's window runs on arrival times throughout (here
@@ -1911,8 +2014,15 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
   else
     gap_sent = (gint64) (guint32) (ext->tstamp - r->last_tstamp) * 1000;
   if (r->est.sampled) {
-    r->rtt = MAX (1, r->rtt + (arrival - r->last_arrival) - gap_sent);
+    gint64 base = r->est.base;
+
+    r->drift_sum += (arrival - r->last_arrival) - gap_sent;
+    if (clock_skew_sample (&r->skew, r->drift_sum, arrival))
+      receiver_take_skew (r, arrival);
+    r->rtt = receiver_skewless_rtt (r, arrival);
     rtt_estimate_sample (&r->est, &r->cfg, r->rtt);
+    if (r->est.base < base)
+      r->base_time = arrival;
     vegas_plus_sample (&r->plus, r->rtt);
   }
   return TRUE;
@@ -2189,7 +2299,10 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
   if (r->role != VLMCC_ROLE_NONE)
     return VLMCC_INPUT_IGNORED;
   r->st.starts++;
-  r->rtt = MAX (rtt, 1);
+  r->rtt = r->start_rtt = MAX (rtt, 1);
+  r->drift_sum = 0;
+  clock_skew_reset (&r->skew, arrival);
+  r->base_time = arrival;
   rtt_estimate_reset (&r->est, r->rtt, r->rtt);
   r->window = MAX (1.0, m.win / 256.0);
   r->sender_pps = (gdouble) m.rate / VLMCC_RATE_SCALE;

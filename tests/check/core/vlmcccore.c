@@ -2243,6 +2243,61 @@ GST_START_TEST (test_vegas_forward_skew)
 
 GST_END_TEST;
 
+/* A follower (receiver 1) whose clock runs @ppm off, beside a leader on
+ * the sender's clock, 120 s; 8 Mbit/s of CBR on its branch from 60 s
+ * with @cbr: its estimate at the end, and receiver 0's bit/s over
+ * 70-120 s. */
+static guint64
+follower_skew_run (gdouble ppm, gboolean cbr, VlmccReceiverStats * st)
+{
+  VlmccSimSkewFollower f = { ppm, cbr ? 60 * S : -1 };
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint64 bps;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_skew (&cfg, 1, 0, 0, &f);
+  vlmcc_sim_run (sim, 120 * S);
+  vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, 1), st);
+  bps = vlmcc_sim_receiver_bytes (sim, 0, 70 * S, 120 * S) * 8 / 50;
+  if (cbr)
+    fail_unless_equals_int (vlmcc_sim_leader_at (sim, 61 * S), 1);
+  vlmcc_sim_free (sim);
+  return bps;
+}
+
+/* Equations (4) and (5) on a clock 100 or 1000 ppm off add that much of
+ * every arrival gap: the follower's RTT drifted without bound (after
+ * 120 s: 53 and 161 ms fast, 37 ms and 0 slow, for 43 ms) and, slow, it
+ * claimed a near-zero RTT when its branch turned worst (the session fell
+ * to 374 kbit/s). With the skew estimated and taken out, the estimate
+ * stays within 2 ms of the unskewed follower's, and it leads within 1 s
+ * of the CBR at the same rate. */
+GST_START_TEST (test_follower_clock_skew)
+{
+  static const gdouble ppms[] = { 100, -100, 1000, -1000 };
+  VlmccReceiverStats ref, st;
+  guint64 ref_bps, bps;
+
+  for (gint cbr = 0; cbr <= 1; cbr++) {
+    ref_bps = follower_skew_run (0, cbr, &ref);
+    for (guint i = 0; i < G_N_ELEMENTS (ppms); i++) {
+      bps = follower_skew_run (ppms[i], cbr, &st);
+      fail_unless (llabs (st.rtt - ref.rtt) <= 2 * MS &&
+          llabs (st.base_rtt - ref.base_rtt) <= 2 * MS, "%+.0f ppm: rtt %"
+          G_GINT64_FORMAT " base %" G_GINT64_FORMAT ", unskewed %"
+          G_GINT64_FORMAT " %" G_GINT64_FORMAT, ppms[i], st.rtt,
+          st.base_rtt, ref.rtt, ref.base_rtt);
+      if (cbr)
+        fail_unless (bps >= ref_bps * 95 / 100, "%+.0f ppm: %"
+            G_GUINT64_FORMAT " bit/s, unskewed %" G_GUINT64_FORMAT,
+            ppms[i], bps, ref_bps);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* Leader changes of Figure 5 at small scale over [@from, @to). */
 static guint
 figure5_leader_changes (VlmccVegasDelay delay, gint64 from, gint64 to,
@@ -2438,6 +2493,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_aqm_competitor_leaves);
   tcase_add_test (tc, test_vegas_forward_ack_jitter);
   tcase_add_test (tc, test_vegas_forward_skew);
+  tcase_add_test (tc, test_follower_clock_skew);
   tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
   tcase_add_test (tc, test_challenge_echo);
