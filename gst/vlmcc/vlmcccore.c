@@ -2016,7 +2016,9 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
   if (r->est.sampled) {
     gint64 base = r->est.base;
 
-    r->drift_sum += (arrival - r->last_arrival) - gap_sent;
+    /* beyond MAX_RTT either way the sum means nothing (forged stamps) */
+    r->drift_sum = CLAMP (r->drift_sum + (arrival - r->last_arrival) -
+        gap_sent, -MAX_RTT, MAX_RTT);
     if (clock_skew_sample (&r->skew, r->drift_sum, arrival))
       receiver_take_skew (r, arrival);
     r->rtt = receiver_skewless_rtt (r, arrival);
