@@ -14,6 +14,9 @@
  *                        rate and halvings for each Vegas delay input
  *   vlmcc-sim skew       receivers' clocks fast or slow: the leader's
  *                        (each Vegas delay input) and a follower's
+ *   vlmcc-sim membership [SEED...]  receivers join and leave (the leader
+ *                        too, silently): time to the right leader, time
+ *                        without one, elections, rate dips
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +290,51 @@ run_skew (void)
 }
 
 static void
+print_membership (const VlmccConfig * cfg, guint64 seed)
+{
+  VlmccSimChurnRun run;
+
+  vlmcc_sim_membership_churn (cfg, seed, &run);
+  printf ("  seed %" G_GUINT64_FORMAT ": elections %" G_GUINT64_FORMAT
+      " (least gap %.0f ms), challenges %" G_GUINT64_FORMAT " (accepted %"
+      G_GUINT64_FORMAT ", refused in hold-off %" G_GUINT64_FORMAT "), "
+      "leader losses %" G_GUINT64_FORMAT " (regained %" G_GUINT64_FORMAT
+      "), unsettled at most %" G_GUINT64_FORMAT ", elections off the "
+      "tightest branch %u (on A %u)\n", seed, run.end.elections,
+      run.min_election_gap / 1e6, run.challenges, run.end.accepted,
+      run.end.refused_holdoff, run.end.leader_losses,
+      run.end.leaders_regained, run.unsettled, run.misplaced, run.loosest);
+  for (guint i = 0; i < run.n_spans; i++) {
+    const VlmccSimChurnSpan *sp = &run.spans[i];
+
+    printf ("    %5.1f s %-38s right leader after %7.0f ms, none for %5.0f "
+        "ms, %u leader changes, %5.0f kbit/s (least %5.0f over 500 ms)\n",
+        sp->time / 1e9, sp->what, sp->settle / 1e6, sp->leaderless / 1e6,
+        sp->leader_changes, sp->kbit, sp->min_kbit);
+  }
+  printf ("    all gone at 70 s: window %.0f, %.0f kbit/s announced; at "
+      "80 s: window %.0f, %.0f kbit/s\n", run.at_empty.window,
+      run.at_empty.rate / 1e3, run.empty_end.window,
+      run.empty_end.rate / 1e3);
+}
+
+static void
+run_membership (int argc, char **argv)
+{
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  printf ("membership: branches of 10, 4, 2, 1 Mbit/s behind 20 Mbit/s; "
+      "joins, silent leaves, 90 s\n");
+  if (argc > 2)
+    for (gint i = 2; i < argc; i++)
+      print_membership (&cfg, g_ascii_strtoull (argv[i], NULL, 10));
+  else
+    for (guint64 seed = 1; seed <= 3; seed++)
+      print_membership (&cfg, seed);
+}
+
+static void
 print_churn (const gchar * what, guint64 seed, gboolean echo,
     gint64 start_jitter)
 {
@@ -501,6 +549,8 @@ main (int argc, char **argv)
     run_late_acks ();
   if (!strcmp (what, "ack-jitter") || !strcmp (what, "all"))
     run_ack_jitter ();
+  if (!strcmp (what, "membership") || !strcmp (what, "all"))
+    run_membership (argc, argv);
   if (!strcmp (what, "skew") || !strcmp (what, "all"))
     run_skew ();
   if (!strcmp (what, "aqm") || !strcmp (what, "all"))

@@ -29,6 +29,7 @@ typedef struct {
   guint node;
   gint64 start;
   gboolean dead;
+  gint64 killed_at;             /* -1: alive */
   guint64 timer_gen;
   GArray *byte_bins;            /* guint64 */
   gint64 last_feedback;         /* arrival of its last feedback */
@@ -187,6 +188,7 @@ vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start)
 
   r->node = node;
   r->start = start;
+  r->killed_at = -1;
   r->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_ptr_array_add (sim->receivers, r);
   sim_engine_attach (sim->engine, node, idx);
@@ -281,6 +283,41 @@ void
 vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when)
 {
   schedule (sim, when, EV_KILL, rx, NULL, 0);
+}
+
+/* EV_KILL's target for the leader of the moment */
+#define KILL_LEADER G_MAXUINT
+
+void
+vlmcc_sim_kill_leader (VlmccSim * sim, gint64 when)
+{
+  schedule (sim, when, EV_KILL, KILL_LEADER, NULL, 0);
+}
+
+static void
+on_kill (VlmccSim * sim, guint rx)
+{
+  Receiver *r;
+
+  if (rx == KILL_LEADER) {
+    gint l = vlmcc_sim_leader_at (sim, now (sim));
+
+    if (l < 0)
+      return;
+    rx = (guint) l;
+  }
+  r = receiver_at (sim, rx);
+  if (!r->dead)
+    r->killed_at = now (sim);
+  r->dead = TRUE;
+}
+
+gboolean
+vlmcc_sim_receiver_alive (const VlmccSim * sim, guint rx, gint64 t)
+{
+  const Receiver *r = receiver_at (sim, rx);
+
+  return t >= r->start && (r->killed_at < 0 || t < r->killed_at);
 }
 
 /* Sum of the propagation delays between @node and the root. */
@@ -770,7 +807,7 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       on_receiver_timer (sim, ev->a, ev->b);
       break;
     case EV_KILL:
-      receiver_at (sim, ev->a)->dead = TRUE;
+      on_kill (sim, ev->a);
       break;
     case EV_TCP_DATA:
     case EV_TCP_ACK:
