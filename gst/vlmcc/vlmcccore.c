@@ -1810,6 +1810,7 @@ struct _VlmccReceiver {
   gint64 epoch_end;
   gint64 recovery_point;
   gboolean loss_in_epoch;
+  gboolean path_clear;          /* the last epoch saw no queue, no loss */
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
@@ -2050,11 +2051,24 @@ receiver_epoch (VlmccReceiver * r, gint64 arrival)
   /* this RTT is forward-only already (equations 4 and 5) */
   w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est,
       r->est.rtt, arrival);
-  if (w > r->window && !r->loss_in_epoch)
+  r->path_clear = w > r->window && !r->loss_in_epoch;
+  if (r->path_clear)
     w = MAX (w, fill);
   r->loss_in_epoch = FALSE;
   r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
   r->epoch_end = arrival + r->est.rtt;
+}
+
+/* The window that carries the sender's rate, on a path whose last epoch
+ * was clear, as soon as a data packet announces a higher rate: the
+ * epoch's rule (receiver_epoch) a packet sooner, so a rate that jumps up
+ * (the window before an election restored, section 2.4's growth) is not
+ * taken for a path worse than the sender's. */
+static void
+receiver_follow_rate (VlmccReceiver * r)
+{
+  if (r->path_clear)
+    r->window = MAX (r->window, r->sender_pps * r->est.rtt / NS_PER_S);
 }
 
 static void
@@ -2262,6 +2276,7 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   if (r->role == VLMCC_ROLE_NONE)
     return VLMCC_INPUT_TAKEN;
   receiver_epoch (r, arrival);
+  receiver_follow_rate (r);
   receiver_maybe_challenge (r, now);
   receiver_check_floor (r, now);
   return VLMCC_INPUT_TAKEN;

@@ -2271,8 +2271,8 @@ follower_skew_run (gdouble ppm, gboolean cbr, VlmccReceiverStats * st)
  * 120 s: 53 and 161 ms fast, 37 ms and 0 slow, for 43 ms) and, slow, it
  * claimed a near-zero RTT when its branch turned worst (the session fell
  * to 374 kbit/s). With the skew estimated and taken out, the estimate
- * stays within 2 ms of the unskewed follower's, and it leads within 1 s
- * of the CBR at the same rate. */
+ * stays within 5 ms of the unskewed follower's (its base RTT within 2 ms),
+ * and it leads within 1 s of the CBR at the same rate. */
 GST_START_TEST (test_follower_clock_skew)
 {
   static const gdouble ppms[] = { 100, -100, 1000, -1000 };
@@ -2283,7 +2283,7 @@ GST_START_TEST (test_follower_clock_skew)
     ref_bps = follower_skew_run (0, cbr, &ref);
     for (guint i = 0; i < G_N_ELEMENTS (ppms); i++) {
       bps = follower_skew_run (ppms[i], cbr, &st);
-      fail_unless (llabs (st.rtt - ref.rtt) <= 2 * MS &&
+      fail_unless (llabs (st.rtt - ref.rtt) <= 5 * MS &&
           llabs (st.base_rtt - ref.base_rtt) <= 2 * MS, "%+.0f ppm: rtt %"
           G_GINT64_FORMAT " base %" G_GINT64_FORMAT ", unskewed %"
           G_GINT64_FORMAT " %" G_GINT64_FORMAT, ppms[i], st.rtt,
