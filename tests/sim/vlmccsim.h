@@ -160,9 +160,9 @@ VlmccSim *vlmcc_sim_skew (const VlmccConfig * cfg, guint64 seed,
  * B (4 Mbit/s, 10 ms), C (2 Mbit/s, 5 ms) and D (1 Mbit/s, 15 ms), 50
  * packets of queue each: two on A from 0, one on B at 10 s and another at
  * 12 s, one on C at 20 s, the leader leaves at 30 s, one on D at 40 s and
- * the leader leaves at 40.1 s (D's challenge due), D's at 45 s, two on C
- * at 50 s, the leader leaves at 60 s, all leave at 70 s, one on A at
- * 80 s; 90 s. For each event's span up to the next: how long until the
+ * the leader leaves at 40.1 s (D, elected at 40.07 s, before its first
+ * ack), two on C at 50 s, the leader leaves at 60 s, all leave at 70 s,
+ * one on A at 80 s; 90 s. For each event's span up to the next: how long until the
  * leader was one of the live receivers on the tightest branch and stayed
  * so (-1: never), the time without a leader while some receiver lived,
  * the elections, and the session's rate at a receiver on A (receiver 0,
