@@ -1804,6 +1804,10 @@ struct _VlmccReceiver {
   gint64 drift_sum;             /* the sum of Delta_rtt since, ns */
   ClockSkew skew;
   gint64 base_time;             /* arrival of the base RTT's sample */
+  /* a probe sent again while following (receiver_maybe_reprobe) */
+  gboolean reprobing;
+  guint32 reprobe_tstamp;
+  gint64 last_reprobe;
   RttEstimate est;
   gdouble window;
   VegasPlus plus;
@@ -1894,6 +1898,7 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
   r->challenge_due = -1;
   r->below_floor_since = -1;
   r->first_probe = now;
+  r->last_reprobe = G_MININT64 / 2;
   receiver_probe (r, now);
   return r;
 }
@@ -1955,12 +1960,19 @@ receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
   receiver_event (r, VLMCC_EVENT_LEADER, now);
 }
 
-/* Equation (4) summed since the START, the skew taken out. */
+/* Equation (4) summed since the START, the skew taken out; it may come
+ * out at or under 0 when the START missed a queue the data was in. */
+static gint64
+receiver_drift_rtt (const VlmccReceiver * r, gint64 arrival)
+{
+  return r->start_rtt + r->drift_sum -
+      (gint64) (r->skew.rate * (arrival - r->skew.origin));
+}
+
 static gint64
 receiver_skewless_rtt (const VlmccReceiver * r, gint64 arrival)
 {
-  return MAX (1, r->start_rtt + r->drift_sum -
-      (gint64) (r->skew.rate * (arrival - r->skew.origin)));
+  return MAX (1, receiver_drift_rtt (r, arrival));
 }
 
 /* A new skew estimate: the estimates move as if it had been taken out
@@ -2212,6 +2224,50 @@ receiver_hear_echo (VlmccReceiver * r, const guint8 * rtp, gsize len,
       now + left_ms * MS - r->rtt / 2 : -1;
 }
 
+/* Ours: equations (4) and (5) only move the START's RTT, so a START that
+ * met less queue than the data of the moment (a branch the stream
+ * overfilled when we joined, a per-flow queue) leaves the RTT that much
+ * low, and under 0 once that queue drains. More than rto_granularity
+ * under 0 (the hosts' timing noise on a short path stays within it) it
+ * is surely wrong: the START is measured again (at most once per
+ * probe_interval) and the RTT moved to it. A START that the sender's loop
+ * answered late errs the other way, and is kept. */
+static void
+receiver_maybe_reprobe (VlmccReceiver * r, gint64 now, gint64 arrival)
+{
+  VlmccMsg m = { 0 };
+
+  if (r->role == VLMCC_ROLE_NONE || !r->est.sampled ||
+      receiver_drift_rtt (r, arrival) >= -r->cfg.rto_granularity ||
+      now - r->last_reprobe < r->cfg.probe_interval)
+    return;
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = r->id;
+  m.probe = TRUE;
+  m.tstamp = US (now);
+  receiver_queue (r, &m);
+  r->st.probes_sent++;
+  r->reprobing = TRUE;
+  r->reprobe_tstamp = m.tstamp;
+  r->last_reprobe = now;
+}
+
+/* The START that answers a probe sent again: the RTT @rtt now, at
+ * @arrival; the estimates move with it. */
+static void
+receiver_reanchor (VlmccReceiver * r, gint64 rtt, gint64 arrival)
+{
+  gint64 delta = rtt - receiver_drift_rtt (r, arrival);
+
+  r->reprobing = FALSE;
+  r->st.starts++;
+  r->start_rtt += delta;
+  r->rtt = MAX (rtt, 1);
+  rtt_estimate_reset (&r->est, r->rtt, MIN (MAX (r->est.base + delta, 1),
+          r->rtt));
+  r->base_time = arrival;
+}
+
 /* A receiver whose own rate stays under the floor for leave_time leaves. */
 static void
 receiver_check_floor (VlmccReceiver * r, gint64 now)
@@ -2275,6 +2331,7 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
   if (r->role == VLMCC_ROLE_NONE)
     return VLMCC_INPUT_TAKEN;
+  receiver_maybe_reprobe (r, now, arrival);
   receiver_epoch (r, arrival);
   receiver_follow_rate (r);
   receiver_maybe_challenge (r, now);
@@ -2313,8 +2370,12 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
     r->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
-  if (r->role != VLMCC_ROLE_NONE)
-    return VLMCC_INPUT_IGNORED;
+  if (r->role != VLMCC_ROLE_NONE) {
+    if (!r->reprobing || m.tstamp != r->reprobe_tstamp)
+      return VLMCC_INPUT_IGNORED;
+    receiver_reanchor (r, rtt, arrival);
+    return VLMCC_INPUT_TAKEN;
+  }
   r->st.starts++;
   r->rtt = r->start_rtt = MAX (rtt, 1);
   r->drift_sum = 0;
