@@ -319,6 +319,22 @@ print_membership (const VlmccConfig * cfg, guint64 seed)
 }
 
 static void
+print_random_churn (const VlmccConfig * cfg, guint n, guint64 seed)
+{
+  VlmccSimRandomChurn run;
+
+  vlmcc_sim_random_churn (cfg, seed, n, &run);
+  printf ("  N %3u, seed %" G_GUINT64_FORMAT ": right leader %.3f of the "
+      "time, none %.3f, longest without the right one %.2f s; elections %u "
+      "(least gap %.0f ms), challenges %" G_GUINT64_FORMAT " (refused in "
+      "hold-off %" G_GUINT64_FORMAT "), probes %" G_GUINT64_FORMAT ", acks %"
+      G_GUINT64_FORMAT ", unsettled at most %" G_GUINT64_FORMAT "\n", n, seed,
+      run.right, run.leaderless, run.longest_wrong / 1e9, run.elections,
+      run.min_election_gap / 1e6, run.fb.challenges, run.end.refused_holdoff,
+      run.fb.probes, run.fb.acks, run.unsettled);
+}
+
+static void
 run_membership (int argc, char **argv)
 {
   VlmccConfig cfg;
@@ -332,6 +348,12 @@ run_membership (int argc, char **argv)
   else
     for (guint64 seed = 1; seed <= 3; seed++)
       print_membership (&cfg, seed);
+  printf ("random churn: the same branches (A 70 %%, B 20, C 8, D 2 %% of "
+      "the receivers), joins over 0-60 s, lives of mean 20 s, the leader "
+      "leaves every 7 s, 90 s\n");
+  for (guint n = 30; n <= 300; n *= 10)
+    for (guint64 seed = 1; seed <= 3; seed++)
+      print_random_churn (&cfg, n, seed);
 }
 
 static void

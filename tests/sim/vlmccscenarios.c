@@ -1,4 +1,5 @@
 /* The VLMCC scenarios that vlmcc-sim prints and test-vlmcc-sim asserts. */
+#include <math.h>
 #include <string.h>
 
 #include "vlmccsim.h"
@@ -520,5 +521,128 @@ vlmcc_sim_membership_churn (const VlmccConfig * cfg, guint64 seed,
     out->unsettled = MAX (out->unsettled, st.challenges_sent -
         st.challenges_accepted - st.challenges_refused);
   }
+  vlmcc_sim_free (sim);
+}
+
+/* Random churn over the same branches: the receivers' branches, A most
+ * likely and D least. */
+#define RANDOM_CHURN_END (90 * VSIM_S)
+
+static guint
+random_churn_branch (const RandomSource * rng)
+{
+  guint x = random_source_range (rng, 0, 99);
+
+  return x < 70 ? 0 : x < 90 ? 1 : x < 98 ? 2 : 3;
+}
+
+/* The tightest branch rate alive at @t (0: none alive) and whether the
+ * leader then is on it. */
+static guint64
+random_churn_tightest (VlmccSim * sim, const guint * branch, guint n,
+    gint64 t)
+{
+  guint64 tightest = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (vlmcc_sim_receiver_alive (sim, i, t) && (tightest == 0 ||
+            churn_branch_rate[branch[i]] < tightest))
+      tightest = churn_branch_rate[branch[i]];
+  return tightest;
+}
+
+static void
+random_churn_judge (VlmccSim * sim, const guint * branch, guint n,
+    VlmccSimRandomChurn * out)
+{
+  gint64 wrong_since = -1;
+  guint samples = 0, right = 0, none = 0;
+
+  for (gint64 t = 0; t < RANDOM_CHURN_END; t += 10 * VSIM_MS) {
+    guint64 tightest = random_churn_tightest (sim, branch, n, t);
+    gint l = vlmcc_sim_leader_at (sim, t);
+    gboolean ok;
+
+    if (tightest == 0) {
+      wrong_since = -1;
+      continue;
+    }
+    samples++;
+    ok = l >= 0 && churn_branch_rate[branch[l]] == tightest;
+    right += ok;
+    none += l < 0;
+    if (ok)
+      wrong_since = -1;
+    else if (wrong_since < 0)
+      wrong_since = t;
+    else
+      out->longest_wrong = MAX (out->longest_wrong, t + 10 * VSIM_MS -
+          wrong_since);
+  }
+  out->right = samples ? (gdouble) right / samples : 0.0;
+  out->leaderless = samples ? (gdouble) none / samples : 0.0;
+}
+
+void
+vlmcc_sim_random_churn (const VlmccConfig * cfg, guint64 seed, guint n,
+    VlmccSimRandomChurn * out)
+{
+  VlmccSim *sim = vlmcc_sim_new (cfg, seed);
+  guint b = vlmcc_sim_add_node (sim, 0, 20 * MBIT, 5 * VSIM_MS, 100);
+  guint nodes[G_N_ELEMENTS (churn_branch_rate)];
+  guint *branch = g_new0 (guint, n);
+  RandomSeeded state;
+  RandomSource rng;
+  const GArray *lc;
+  gint64 last = -1;
+
+  memset (out, 0, sizeof (*out));
+  out->min_election_gap = -1;
+  random_source_init_seeded (&rng, &state, seed);
+  for (guint i = 0; i < G_N_ELEMENTS (nodes); i++)
+    nodes[i] = vlmcc_sim_add_node (sim, b, churn_branch_rate[i],
+        churn_branch_delay[i], 50);
+  for (guint i = 0; i < n; i++) {
+    gint64 join = random_source_range (&rng, 0, 60 * VSIM_S);
+    gint64 life = (gint64) (-log (1.0 - random_source_double (&rng)) *
+        20 * VSIM_S);
+    guint rx;
+
+    branch[i] = random_churn_branch (&rng);
+    rx = vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim,
+            nodes[branch[i]], 100 * MBIT, VSIM_MS, 0), join);
+    vlmcc_sim_kill_receiver (sim, rx, join + MAX (life, VSIM_MS));
+  }
+  for (gint64 t = 7 * VSIM_S; t < RANDOM_CHURN_END; t += 7 * VSIM_S)
+    vlmcc_sim_kill_leader (sim, t);
+  vlmcc_sim_run (sim, RANDOM_CHURN_END);
+  random_churn_judge (sim, branch, n, out);
+  lc = vlmcc_sim_leader_changes (sim);
+  for (guint i = 0; i < lc->len; i++) {
+    const VlmccSimLeaderChange *c =
+        &g_array_index (lc, VlmccSimLeaderChange, i);
+
+    if (c->rx < 0 || (i >= 2 && g_array_index (lc, VlmccSimLeaderChange,
+                i - 1).rx < 0 && g_array_index (lc, VlmccSimLeaderChange,
+                i - 2).rx == c->rx))
+      continue;
+    out->elections++;
+    if (last >= 0 && (out->min_election_gap < 0 ||
+            c->time - last < out->min_election_gap))
+      out->min_election_gap = c->time - last;
+    last = c->time;
+  }
+  vlmcc_sim_feedback (sim, &out->fb);
+  for (guint i = 0; i < n; i++) {
+    VlmccReceiverStats st;
+
+    if (!vlmcc_sim_receiver (sim, i))
+      continue;
+    vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, i), &st);
+    out->unsettled = MAX (out->unsettled, st.challenges_sent -
+        st.challenges_accepted - st.challenges_refused);
+  }
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &out->end);
+  g_free (branch);
   vlmcc_sim_free (sim);
 }

@@ -191,6 +191,25 @@ typedef struct {
 } VlmccSimChurnRun;
 void vlmcc_sim_membership_churn (const VlmccConfig * cfg, guint64 seed,
     VlmccSimChurnRun * out);
+/* Random churn on the membership churn's branches: @n receivers join at
+ * times uniform over 0-60 s, on A, B, C or D with odds 70, 20, 8 and
+ * 2 %, and leave silently after an exponential time of mean 20 s; the
+ * leader of the moment leaves silently every 7 s; 90 s. Over the time some
+ * receiver lives (10 ms samples): the share with the leader on the
+ * tightest branch alive, the share with none, the longest stretch
+ * without the right leader; the elections and their least gap, the
+ * feedback, the most challenges one receiver left unsettled. */
+typedef struct {
+  gdouble right, leaderless;
+  gint64 longest_wrong;
+  guint elections;
+  gint64 min_election_gap;
+  VlmccSimFeedback fb;
+  guint64 unsettled;
+  VlmccSenderStats end;
+} VlmccSimRandomChurn;
+void vlmcc_sim_random_churn (const VlmccConfig * cfg, guint64 seed, guint n,
+    VlmccSimRandomChurn * out);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */
