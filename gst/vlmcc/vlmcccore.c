@@ -705,11 +705,14 @@ control_open (AuthSession * auth, const guint8 * data, gsize * len,
  * owds: the upper bound widens by that much of the time since its sample.
  * Slow, it lowers o + F under the greatest lower bound, and the least owd
  * need not show it (Vegas holds owd over the bound): the greatest lower
- * bound of each FORWARD_BLOCK falls by |skew| a block, and the bound
- * follows such a fall. A larger fall is the way back queueing (a standing
- * reverse queue that must not read as forward), and is not followed. */
+ * bound of each FORWARD_BLOCK falls by |skew| a block, every block, and
+ * the bound follows the least of the last FORWARD_FALLS falls when all
+ * are falls. The acks' jitter moves a block's greatest both ways, and a
+ * standing reverse queue that builds (which must not read as forward) is
+ * one fall, larger than skew can make; neither is followed. */
 #define FORWARD_MAX_SKEW_PPM 2000
 #define FORWARD_BLOCK (2000 * MS)
+#define FORWARD_FALLS 3
 
 typedef struct {
   gboolean have;
@@ -720,6 +723,9 @@ typedef struct {
   guint32 block_max;            /* its greatest owd - (rtt - base) */
   guint32 last_block_max;       /* the last whole block's */
   gboolean have_last_block;
+  gint32 falls[FORWARD_FALLS];  /* us, from one block's greatest to the
+                                 * next */
+  guint n_falls;
   gint64 queue;                 /* ns, smoothed as equation (1) */
 } ForwardDelay;
 
@@ -1033,16 +1039,35 @@ forward_skew_span (gint64 span)
   return (guint32) (MAX (span, 0) / 1000 * FORWARD_MAX_SKEW_PPM / 1000000);
 }
 
-/* A block of lower bounds ends at @now: a fall of its greatest from the
- * last block's within what skew can make is followed by the bound. */
+/* The least of the last FORWARD_FALLS falls (0 before there are as
+ * many): a fall every block, as skew makes, not jitter's odd one. */
+static gint32
+forward_steady_fall (const ForwardDelay * fd)
+{
+  gint32 least = G_MAXINT32;
+
+  if (fd->n_falls < FORWARD_FALLS)
+    return 0;
+  for (guint i = 0; i < FORWARD_FALLS; i++)
+    least = MIN (least, fd->falls[i]);
+  return least;
+}
+
+/* A block of lower bounds ends at @now: the bound follows the steady fall
+ * of the blocks' greatest when it is one skew can make. */
 static void
 forward_block_end (ForwardDelay * fd, gint64 now)
 {
-  gint32 fall = (gint32) (fd->last_block_max - fd->block_max);
+  gint32 fall;
 
-  if (fd->have_last_block && fall > 0 &&
-      (guint32) fall <= forward_skew_span (now - fd->block_start))
-    fd->floor -= (guint32) fall;
+  if (fd->have_last_block) {
+    fd->falls[fd->n_falls++ % FORWARD_FALLS] =
+        (gint32) (fd->last_block_max - fd->block_max);
+    fall = forward_steady_fall (fd);
+    if (fall > 0 &&
+        (guint32) fall <= forward_skew_span (now - fd->block_start))
+      fd->floor -= (guint32) fall;
+  }
   fd->last_block_max = fd->block_max;
   fd->have_last_block = TRUE;
 }
@@ -1059,6 +1084,7 @@ forward_bounds_update (ForwardDelay * fd, guint32 owd, guint32 lower,
     fd->upper = fd->floor = fd->block_max = lower;
     fd->upper_time = fd->block_start = now;
     fd->have_last_block = FALSE;
+    fd->n_falls = 0;
   }
   if (now - fd->block_start >= FORWARD_BLOCK) {
     forward_block_end (fd, now);
