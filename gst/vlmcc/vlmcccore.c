@@ -700,11 +700,32 @@ control_open (AuthSession * auth, const guint8 * data, gsize * len,
  * - base) = o + F - (reverse queueing) <= o + F. The greatest lower bound
  * is exact once one ack came back without queueing, whatever the forward
  * queue held then (an election under congestion), and no higher than the
- * least owd. */
+ * least owd. The leader's clock may run at another rate (skew), so o
+ * moves, by at most FORWARD_MAX_SKEW_PPM. Fast, it raises o + F past old
+ * owds: the upper bound widens by that much of the time since its sample.
+ * Slow, it lowers o + F under the greatest lower bound, and the least owd
+ * need not show it (Vegas holds owd over the bound): the greatest lower
+ * bound of each FORWARD_BLOCK falls by |skew| a block, every block, and
+ * the bound follows the least of the last FORWARD_FALLS falls when all
+ * are falls. The acks' jitter moves a block's greatest both ways, and a
+ * standing reverse queue that builds (which must not read as forward) is
+ * one fall, larger than skew can make; neither is followed. */
+#define FORWARD_MAX_SKEW_PPM 2000
+#define FORWARD_BLOCK (2000 * MS)
+#define FORWARD_FALLS 3
+
 typedef struct {
   gboolean have;
-  guint32 least;                /* the least owd, us modulo 2^32 */
+  guint32 upper;                /* an owd: an upper bound at its time */
+  gint64 upper_time;            /* ns, sender clock */
   guint32 floor;                /* the greatest owd - (rtt - base) */
+  gint64 block_start;           /* ns: this block's first sample */
+  guint32 block_max;            /* its greatest owd - (rtt - base) */
+  guint32 last_block_max;       /* the last whole block's */
+  gboolean have_last_block;
+  gint32 falls[FORWARD_FALLS];  /* us, from one block's greatest to the
+                                 * next */
+  guint n_falls;
   gint64 queue;                 /* ns, smoothed as equation (1) */
 } ForwardDelay;
 
@@ -1011,25 +1032,92 @@ sender_lose_leader (VlmccSender * s, gint64 now)
   sender_event (s, VLMCC_EVENT_LEADER, now);
 }
 
-/* A forward queueing sample from the leader's ack of @f, returned and
- * smoothed: owd over the bounds of ForwardDelay. It never exceeds the RTT
- * sample's own excess over the base. */
+/* How far a clock may have moved o + F, us, in @span ns. */
+static guint32
+forward_skew_span (gint64 span)
+{
+  return (guint32) (MAX (span, 0) / 1000 * FORWARD_MAX_SKEW_PPM / 1000000);
+}
+
+/* The least of the last FORWARD_FALLS falls (0 before there are as
+ * many): a fall every block, as skew makes, not jitter's odd one. */
+static gint32
+forward_steady_fall (const ForwardDelay * fd)
+{
+  gint32 least = G_MAXINT32;
+
+  if (fd->n_falls < FORWARD_FALLS)
+    return 0;
+  for (guint i = 0; i < FORWARD_FALLS; i++)
+    least = MIN (least, fd->falls[i]);
+  return least;
+}
+
+/* A block of lower bounds ends at @now: the bound follows the steady fall
+ * of the blocks' greatest when it is one skew can make. */
+static void
+forward_block_end (ForwardDelay * fd, gint64 now)
+{
+  gint32 fall;
+
+  if (fd->have_last_block) {
+    fd->falls[fd->n_falls++ % FORWARD_FALLS] =
+        (gint32) (fd->last_block_max - fd->block_max);
+    fall = forward_steady_fall (fd);
+    if (fall > 0 &&
+        (guint32) fall <= forward_skew_span (now - fd->block_start))
+      fd->floor -= (guint32) fall;
+  }
+  fd->last_block_max = fd->block_max;
+  fd->have_last_block = TRUE;
+}
+
+/* The bounds of ForwardDelay moved by the sample @owd, @lower at @now;
+ * returns the lower bound. */
+static guint32
+forward_bounds_update (ForwardDelay * fd, guint32 owd, guint32 lower,
+    gint64 now)
+{
+  guint32 upper;
+
+  if (!fd->have) {
+    fd->upper = fd->floor = fd->block_max = lower;
+    fd->upper_time = fd->block_start = now;
+    fd->have_last_block = FALSE;
+    fd->n_falls = 0;
+  }
+  if (now - fd->block_start >= FORWARD_BLOCK) {
+    forward_block_end (fd, now);
+    fd->block_start = now;
+    fd->block_max = lower;
+  } else if ((gint32) (lower - fd->block_max) > 0)
+    fd->block_max = lower;
+  upper = fd->upper + forward_skew_span (now - fd->upper_time);
+  if (!fd->have || (gint32) (owd - upper) <= 0) {
+    fd->upper = upper = owd;
+    fd->upper_time = now;
+  }
+  if ((gint32) (lower - fd->floor) > 0)
+    fd->floor = lower;
+  if ((gint32) (fd->floor - upper) > 0)
+    fd->floor = upper;
+  return fd->floor;
+}
+
+/* A forward queueing sample from the leader's ack of @f at @now, returned
+ * and smoothed: owd over the bounds of ForwardDelay. It never exceeds the
+ * RTT sample's own excess over the base. */
 static gint64
 sender_forward_sample (VlmccSender * s, const VlmccMsg * m,
-    const InFlight * f, gint64 rtt)
+    const InFlight * f, gint64 rtt, gint64 now)
 {
   ForwardDelay *fd = &s->fwd;
   guint32 owd = m->arrival - f->tstamp;
   guint32 lower = owd - (guint32) (MAX (rtt - s->est.base, 0) / 1000);
+  guint32 floor = forward_bounds_update (fd, owd, lower, now);
   gint64 queue;
 
-  if (!fd->have || (gint32) (owd - fd->least) < 0)
-    fd->least = owd;
-  if (!fd->have || (gint32) (lower - fd->floor) > 0)
-    fd->floor = lower;
-  if ((gint32) (fd->floor - fd->least) > 0)
-    fd->floor = fd->least;
-  queue = (gint64) (gint32) (owd - fd->floor) * 1000;
+  queue = (gint64) (gint32) (owd - floor) * 1000;
   queue = MIN (queue, MAX (rtt - s->est.base, 0));
   if (!fd->have)
     fd->queue = queue;
@@ -1343,7 +1431,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   sender_detect_gaps (s, now);
   if (s->epoch_min_rtt == 0 || rtt < s->epoch_min_rtt)
     s->epoch_min_rtt = rtt;
-  queue = sender_forward_sample (s, m, f, rtt);
+  queue = sender_forward_sample (s, m, f, rtt, arrival);
   vegas_plus_sample (&s->plus, s->cfg.vegas_delay ==
       VLMCC_VEGAS_DELAY_FORWARD ? s->est.base + queue : rtt);
   if (s->have_ack && m->seq == (guint16) (s->ack_seq + 1))
@@ -1650,6 +1738,81 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
 /* ------------------------------------------------------------------ */
 /* Receiver */
 
+/* A follower's clock may run at another rate than the sender's (skew):
+ * each arrival gap is then off by that fraction, and the sum of
+ * equations (4) and (5) drifts without bound (6 ms a minute at 100 ppm).
+ * Queueing only adds delay, and a queue cannot grow for ever, so the
+ * least drift sum of each SKEW_BLOCK moves by the skew from block to
+ * block, and a queue that builds or drains moves it in one or two of them:
+ * the skew is the median of the last SKEW_BLOCKS moves per time, once
+ * SKEW_MIN_BLOCKS are in, and the RTT leaves it out since the START. */
+#define SKEW_BLOCK (1000 * MS)
+#define SKEW_BLOCKS 31
+#define SKEW_MIN_BLOCKS 4
+#define SKEW_MAX 2000e-6
+
+typedef struct {
+  gint64 origin;                /* the START's arrival, receiver clock */
+  gdouble rate;                 /* the skew taken out: 1e-6 is 1 ppm */
+  gint64 block_start;
+  gint64 block_min;             /* the least drift sum of this block */
+  gint64 block_min_time;
+  gboolean have_last;
+  gint64 last_min, last_min_time;       /* the last whole block's */
+  gdouble moves[SKEW_BLOCKS];   /* per unit of time */
+  guint n_moves;
+} ClockSkew;
+
+static void
+clock_skew_reset (ClockSkew * k, gint64 origin)
+{
+  memset (k, 0, sizeof (*k));
+  k->origin = origin;
+  k->block_start = origin;
+  k->block_min = G_MAXINT64;
+}
+
+static gdouble
+clock_skew_median (const ClockSkew * k)
+{
+  gdouble v[SKEW_BLOCKS];
+  guint n = MIN (k->n_moves, SKEW_BLOCKS);
+
+  for (guint i = 0; i < n; i++) {
+    guint j = i;
+
+    for (; j > 0 && v[j - 1] > k->moves[i]; j--)
+      v[j] = v[j - 1];
+    v[j] = k->moves[i];
+  }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* The drift sum @sum at @arrival; TRUE when a block ended and the skew
+ * estimate may have moved. */
+static gboolean
+clock_skew_sample (ClockSkew * k, gint64 sum, gint64 arrival)
+{
+  gboolean ended = FALSE;
+
+  if (arrival - k->block_start >= SKEW_BLOCK && k->block_min != G_MAXINT64) {
+    if (k->have_last && k->block_min_time > k->last_min_time)
+      k->moves[k->n_moves++ % SKEW_BLOCKS] = (gdouble) (k->block_min -
+          k->last_min) / (k->block_min_time - k->last_min_time);
+    k->have_last = TRUE;
+    k->last_min = k->block_min;
+    k->last_min_time = k->block_min_time;
+    k->block_start = arrival;
+    k->block_min = G_MAXINT64;
+    ended = k->n_moves >= SKEW_MIN_BLOCKS;
+  }
+  if (sum < k->block_min) {
+    k->block_min = sum;
+    k->block_min_time = arrival;
+  }
+  return ended;
+}
+
 struct _VlmccReceiver {
   VlmccConfig cfg;
   guint32 id;
@@ -1663,12 +1826,21 @@ struct _VlmccReceiver {
   guint32 last_tstamp;
   gint64 last_arrival;
   gint64 rtt;                   /* current sample, eq. (4) */
+  gint64 start_rtt;             /* the START's, at skew_origin */
+  gint64 drift_sum;             /* the sum of Delta_rtt since, ns */
+  ClockSkew skew;
+  gint64 base_time;             /* arrival of the base RTT's sample */
+  /* a probe sent again while following (receiver_maybe_reprobe) */
+  gboolean reprobing;
+  guint32 reprobe_tstamp;
+  gint64 last_reprobe;
   RttEstimate est;
   gdouble window;
   VegasPlus plus;
   gint64 epoch_end;
   gint64 recovery_point;
   gboolean loss_in_epoch;
+  gboolean path_clear;          /* the last epoch saw no queue, no loss */
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
@@ -1752,6 +1924,7 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
   r->challenge_due = -1;
   r->below_floor_since = -1;
   r->first_probe = now;
+  r->last_reprobe = G_MININT64 / 2;
   receiver_probe (r, now);
   return r;
 }
@@ -1813,6 +1986,37 @@ receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
   receiver_event (r, VLMCC_EVENT_LEADER, now);
 }
 
+/* Equation (4) summed since the START, the skew taken out; it may come
+ * out at or under 0 when the START missed a queue the data was in. */
+static gint64
+receiver_drift_rtt (const VlmccReceiver * r, gint64 arrival)
+{
+  return r->start_rtt + r->drift_sum -
+      (gint64) (r->skew.rate * (arrival - r->skew.origin));
+}
+
+static gint64
+receiver_skewless_rtt (const VlmccReceiver * r, gint64 arrival)
+{
+  return MAX (1, receiver_drift_rtt (r, arrival));
+}
+
+/* A new skew estimate: the estimates move as if it had been taken out
+ * since the START (the base RTT by its share at its own sample). */
+static void
+receiver_take_skew (VlmccReceiver * r, gint64 arrival)
+{
+  gdouble rate = CLAMP (clock_skew_median (&r->skew), -SKEW_MAX, SKEW_MAX);
+  gdouble change = rate - r->skew.rate;
+
+  r->skew.rate = rate;
+  r->est.rtt = MAX (1, r->est.rtt - (gint64) (change * (arrival -
+              r->skew.origin)));
+  r->est.base = MAX (1, r->est.base - (gint64) (change * (r->base_time -
+              r->skew.origin)));
+  r->est.base = MIN (r->est.base, r->est.rtt);
+}
+
 /* Equations (4) and (5): the RTT moves by the change of the one-way
  * delay between two packets. Returns FALSE for a duplicate or a late
  * packet. The receiver's window runs on arrival times throughout (here
@@ -1849,8 +2053,17 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
   else
     gap_sent = (gint64) (guint32) (ext->tstamp - r->last_tstamp) * 1000;
   if (r->est.sampled) {
-    r->rtt = MAX (1, r->rtt + (arrival - r->last_arrival) - gap_sent);
+    gint64 base = r->est.base;
+
+    /* beyond MAX_RTT either way the sum means nothing (forged stamps) */
+    r->drift_sum = CLAMP (r->drift_sum + (arrival - r->last_arrival) -
+        gap_sent, -MAX_RTT, MAX_RTT);
+    if (clock_skew_sample (&r->skew, r->drift_sum, arrival))
+      receiver_take_skew (r, arrival);
+    r->rtt = receiver_skewless_rtt (r, arrival);
     rtt_estimate_sample (&r->est, &r->cfg, r->rtt);
+    if (r->est.base < base)
+      r->base_time = arrival;
     vegas_plus_sample (&r->plus, r->rtt);
   }
   return TRUE;
@@ -1876,11 +2089,24 @@ receiver_epoch (VlmccReceiver * r, gint64 arrival)
   /* this RTT is forward-only already (equations 4 and 5) */
   w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est,
       r->est.rtt, arrival);
-  if (w > r->window && !r->loss_in_epoch)
+  r->path_clear = w > r->window && !r->loss_in_epoch;
+  if (r->path_clear)
     w = MAX (w, fill);
   r->loss_in_epoch = FALSE;
   r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
   r->epoch_end = arrival + r->est.rtt;
+}
+
+/* The window that carries the sender's rate, on a path whose last epoch
+ * was clear, as soon as a data packet announces a higher rate: the
+ * epoch's rule (receiver_epoch) a packet sooner, so a rate that jumps up
+ * (the window before an election restored, section 2.4's growth) is not
+ * taken for a path worse than the sender's. */
+static void
+receiver_follow_rate (VlmccReceiver * r)
+{
+  if (r->path_clear)
+    r->window = MAX (r->window, r->sender_pps * r->est.rtt / NS_PER_S);
 }
 
 static void
@@ -2024,6 +2250,50 @@ receiver_hear_echo (VlmccReceiver * r, const guint8 * rtp, gsize len,
       now + left_ms * MS - r->rtt / 2 : -1;
 }
 
+/* Ours: equations (4) and (5) only move the START's RTT, so a START that
+ * met less queue than the data of the moment (a branch the stream
+ * overfilled when we joined, a per-flow queue) leaves the RTT that much
+ * low, and under 0 once that queue drains. More than rto_granularity
+ * under 0 (the hosts' timing noise on a short path stays within it) it
+ * is surely wrong: the START is measured again (at most once per
+ * probe_interval) and the RTT moved to it. A START that the sender's loop
+ * answered late errs the other way, and is kept. */
+static void
+receiver_maybe_reprobe (VlmccReceiver * r, gint64 now, gint64 arrival)
+{
+  VlmccMsg m = { 0 };
+
+  if (r->role == VLMCC_ROLE_NONE || !r->est.sampled ||
+      receiver_drift_rtt (r, arrival) >= -r->cfg.rto_granularity ||
+      now - r->last_reprobe < r->cfg.probe_interval)
+    return;
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = r->id;
+  m.probe = TRUE;
+  m.tstamp = US (now);
+  receiver_queue (r, &m);
+  r->st.probes_sent++;
+  r->reprobing = TRUE;
+  r->reprobe_tstamp = m.tstamp;
+  r->last_reprobe = now;
+}
+
+/* The START that answers a probe sent again: the RTT @rtt now, at
+ * @arrival; the estimates move with it. */
+static void
+receiver_reanchor (VlmccReceiver * r, gint64 rtt, gint64 arrival)
+{
+  gint64 delta = rtt - receiver_drift_rtt (r, arrival);
+
+  r->reprobing = FALSE;
+  r->st.starts++;
+  r->start_rtt += delta;
+  r->rtt = MAX (rtt, 1);
+  rtt_estimate_reset (&r->est, r->rtt, MIN (MAX (r->est.base + delta, 1),
+          r->rtt));
+  r->base_time = arrival;
+}
+
 /* A receiver whose own rate stays under the floor for leave_time leaves. */
 static void
 receiver_check_floor (VlmccReceiver * r, gint64 now)
@@ -2087,7 +2357,9 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
   if (r->role == VLMCC_ROLE_NONE)
     return VLMCC_INPUT_TAKEN;
+  receiver_maybe_reprobe (r, now, arrival);
   receiver_epoch (r, arrival);
+  receiver_follow_rate (r);
   receiver_maybe_challenge (r, now);
   receiver_check_floor (r, now);
   return VLMCC_INPUT_TAKEN;
@@ -2124,10 +2396,17 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
     r->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
-  if (r->role != VLMCC_ROLE_NONE)
-    return VLMCC_INPUT_IGNORED;
+  if (r->role != VLMCC_ROLE_NONE) {
+    if (!r->reprobing || m.tstamp != r->reprobe_tstamp)
+      return VLMCC_INPUT_IGNORED;
+    receiver_reanchor (r, rtt, arrival);
+    return VLMCC_INPUT_TAKEN;
+  }
   r->st.starts++;
-  r->rtt = MAX (rtt, 1);
+  r->rtt = r->start_rtt = MAX (rtt, 1);
+  r->drift_sum = 0;
+  clock_skew_reset (&r->skew, arrival);
+  r->base_time = arrival;
   rtt_estimate_reset (&r->est, r->rtt, r->rtt);
   r->window = MAX (1.0, m.win / 256.0);
   r->sender_pps = (gdouble) m.rate / VLMCC_RATE_SCALE;

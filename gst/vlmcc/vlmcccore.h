@@ -19,7 +19,10 @@
  * - Equation (2)'s "variance" is a mean deviation in time units, and the
  *   loss timeout is rtt + 4 sigma in those units.
  * - A follower's Delta_rtt uses drift_prev for consecutive packets and the
- *   difference of the sender timestamps across a gap.
+ *   difference of the sender timestamps across a gap, and the follower
+ *   takes out its clock's skew against the sender's, estimated from the
+ *   least drift sum of each second; when the sum takes its RTT well under
+ *   0 (its START missed a queue the data was in) it probes again.
  * - Receivers always run the follower estimation; the role only decides
  *   who acks and who may challenge. A challenge carries the follower's
  *   base RTT as well, so the sender's Vegas starts right after an

@@ -12,6 +12,11 @@
  *                        but never lost: rate, losses taken, halvings
  *   vlmcc-sim ack-jitter one bottleneck, jitter on the feedback only:
  *                        rate and halvings for each Vegas delay input
+ *   vlmcc-sim skew       receivers' clocks fast or slow: the leader's
+ *                        (each Vegas delay input) and a follower's
+ *   vlmcc-sim membership [SEED...]  receivers join and leave (the leader
+ *                        too, silently): time to the right leader, time
+ *                        without one, elections, rate dips
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +204,156 @@ run_ack_jitter (void)
         print_ack_jitter_run (&cfg, delays[d], jitters[j], seed);
   }
   run_ack_jitter_cross (&cfg, delays, G_N_ELEMENTS (delays));
+}
+
+#define SKEW_RUN (120 * VSIM_S)
+
+/* The leader's clock @ppm off, up to @jitter on the feedback, 120 s: the
+ * session's rate and the sender's Vegas over the last 60 s. */
+static void
+print_skew_leader (const VlmccConfig * cfg, const gchar * delay, gdouble ppm,
+    gint64 jitter)
+{
+  VlmccSim *sim = vlmcc_sim_skew (cfg, 1, ppm, jitter, NULL);
+  VlmccSenderStats st;
+  guint64 drops[2];
+
+  vlmcc_sim_run (sim, SKEW_RUN);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  vlmcc_sim_link_drops (sim, 1, 0, SKEW_RUN, &drops[0], &drops[1]);
+  printf ("  %-7s leader %+5.0f ppm, jitter %2.0f ms: %.0f kbit/s over "
+      "60-120 s, dropped %" G_GUINT64_FORMAT ", halvings %" G_GUINT64_FORMAT
+      ", window %.0f, rtt %.1f ms, base %.1f ms, vegas rtt %.1f ms, forward "
+      "queue %.2f ms\n", delay, ppm, jitter / 1e6,
+      vlmcc_sim_receiver_bytes (sim, 0, 60 * VSIM_S, SKEW_RUN) * 8.0 / 60e3,
+      drops[0], st.halvings, st.window, st.rtt / 1e6, st.base_rtt / 1e6,
+      st.vegas_rtt / 1e6, st.forward_queue / 1e6);
+  vlmcc_sim_free (sim);
+}
+
+/* A follower's clock @ppm off (CBR on its branch from @cbr_start): its
+ * estimate at the end, its challenges, and when it first led after the
+ * CBR began. */
+static void
+print_skew_follower (const VlmccConfig * cfg, gdouble ppm, gint64 cbr_start)
+{
+  VlmccSimSkewFollower f = { ppm, cbr_start };
+  VlmccSim *sim = vlmcc_sim_skew (cfg, 1, 0, 0, &f);
+  VlmccSenderStats st;
+  VlmccReceiverStats fr;
+  gint64 led = -1;
+
+  vlmcc_sim_run (sim, SKEW_RUN);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, 1), &fr);
+  for (gint64 t = cbr_start; cbr_start >= 0 && t < SKEW_RUN;
+      t += 10 * VSIM_MS)
+    if (vlmcc_sim_leader_at (sim, t) == 1) {
+      led = t - cbr_start;
+      break;
+    }
+  printf ("  follower %+5.0f ppm%s: receiver 0 %.0f kbit/s over 60-120 s, "
+      "follower rtt %.1f ms, base %.1f ms, window %.1f, challenges %"
+      G_GUINT64_FORMAT ", leader changes %" G_GUINT64_FORMAT, ppm,
+      cbr_start >= 0 ? ", CBR from 60 s" : "",
+      vlmcc_sim_receiver_bytes (sim, 0, 60 * VSIM_S, SKEW_RUN) * 8.0 / 60e3,
+      fr.rtt / 1e6, fr.base_rtt / 1e6, fr.window, fr.challenges_sent,
+      st.leader_changes);
+  if (cbr_start >= 0)
+    printf (", leads %.2f s after the CBR began", led / 1e9);
+  printf ("\n");
+  vlmcc_sim_free (sim);
+}
+
+static void
+run_skew (void)
+{
+  static const gdouble ppms[] = { 0, 100, -100, 1000, -1000 };
+  static const gchar *delays[] = { "rtt", "min-rtt", "forward" };
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  printf ("skew: 10 Mbit/s, 20 ms, 100-packet queue, clocks 4290 s ahead, "
+      "120 s\n");
+  for (guint d = 0; d < G_N_ELEMENTS (delays); d += 2) {
+    cfg.vegas_delay = d;
+    for (gint64 jitter = 0; jitter <= 5 * VSIM_MS; jitter += 5 * VSIM_MS)
+      for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
+        print_skew_leader (&cfg, delays[d], ppms[p], jitter);
+  }
+  printf (" a follower on a 12 Mbit/s, 1 ms branch:\n");
+  cfg.vegas_delay = VLMCC_VEGAS_DELAY_RTT;
+  for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
+    print_skew_follower (&cfg, ppms[p], -1);
+  for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
+    print_skew_follower (&cfg, ppms[p], 60 * VSIM_S);
+}
+
+static void
+print_membership (const VlmccConfig * cfg, guint64 seed)
+{
+  VlmccSimChurnRun run;
+
+  vlmcc_sim_membership_churn (cfg, seed, &run);
+  printf ("  seed %" G_GUINT64_FORMAT ": elections %" G_GUINT64_FORMAT
+      " (least gap %.0f ms), challenges %" G_GUINT64_FORMAT " (accepted %"
+      G_GUINT64_FORMAT ", refused in hold-off %" G_GUINT64_FORMAT "), "
+      "leader losses %" G_GUINT64_FORMAT " (regained %" G_GUINT64_FORMAT
+      "), unsettled at most %" G_GUINT64_FORMAT ", elections off the "
+      "tightest branch %u (on A %u)\n", seed, run.end.elections,
+      run.min_election_gap / 1e6, run.challenges, run.end.accepted,
+      run.end.refused_holdoff, run.end.leader_losses,
+      run.end.leaders_regained, run.unsettled, run.misplaced, run.loosest);
+  for (guint i = 0; i < run.n_spans; i++) {
+    const VlmccSimChurnSpan *sp = &run.spans[i];
+
+    printf ("    %5.1f s %-38s right leader after %7.0f ms, none for %5.0f "
+        "ms, %u leader changes, %5.0f kbit/s (least %5.0f over 500 ms)\n",
+        sp->time / 1e9, sp->what, sp->settle / 1e6, sp->leaderless / 1e6,
+        sp->leader_changes, sp->kbit, sp->min_kbit);
+  }
+  printf ("    all gone at 70 s: window %.0f, %.0f kbit/s announced; at "
+      "80 s: window %.0f, %.0f kbit/s\n", run.at_empty.window,
+      run.at_empty.rate / 1e3, run.empty_end.window,
+      run.empty_end.rate / 1e3);
+}
+
+static void
+print_random_churn (const VlmccConfig * cfg, guint n, guint64 seed)
+{
+  VlmccSimRandomChurn run;
+
+  vlmcc_sim_random_churn (cfg, seed, n, &run);
+  printf ("  N %3u, seed %" G_GUINT64_FORMAT ": right leader %.3f of the "
+      "time, none %.3f, longest without the right one %.2f s; elections %u "
+      "(least gap %.0f ms), challenges %" G_GUINT64_FORMAT " (refused in "
+      "hold-off %" G_GUINT64_FORMAT "), probes %" G_GUINT64_FORMAT ", acks %"
+      G_GUINT64_FORMAT ", unsettled at most %" G_GUINT64_FORMAT "\n", n, seed,
+      run.right, run.leaderless, run.longest_wrong / 1e9, run.elections,
+      run.min_election_gap / 1e6, run.fb.challenges, run.end.refused_holdoff,
+      run.fb.probes, run.fb.acks, run.unsettled);
+}
+
+static void
+run_membership (int argc, char **argv)
+{
+  VlmccConfig cfg;
+
+  vlmcc_config_init (&cfg);
+  printf ("membership: branches of 10, 4, 2, 1 Mbit/s behind 20 Mbit/s; "
+      "joins, silent leaves, 90 s\n");
+  if (argc > 2)
+    for (gint i = 2; i < argc; i++)
+      print_membership (&cfg, g_ascii_strtoull (argv[i], NULL, 10));
+  else
+    for (guint64 seed = 1; seed <= 3; seed++)
+      print_membership (&cfg, seed);
+  printf ("random churn: the same branches (A 70 %%, B 20, C 8, D 2 %% of "
+      "the receivers), joins over 0-60 s, lives of mean 20 s, the leader "
+      "leaves every 7 s, 90 s\n");
+  for (guint n = 30; n <= 300; n *= 10)
+    for (guint64 seed = 1; seed <= 3; seed++)
+      print_random_churn (&cfg, n, seed);
 }
 
 static void
@@ -416,6 +571,10 @@ main (int argc, char **argv)
     run_late_acks ();
   if (!strcmp (what, "ack-jitter") || !strcmp (what, "all"))
     run_ack_jitter ();
+  if (!strcmp (what, "membership") || !strcmp (what, "all"))
+    run_membership (argc, argv);
+  if (!strcmp (what, "skew") || !strcmp (what, "all"))
+    run_skew ();
   if (!strcmp (what, "aqm") || !strcmp (what, "all"))
     run_aqm (argc, argv);
   if (!strcmp (what, "cubic") || !strcmp (what, "all"))

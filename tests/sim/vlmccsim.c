@@ -29,9 +29,14 @@ typedef struct {
   guint node;
   gint64 start;
   gboolean dead;
+  gint64 killed_at;             /* -1: alive */
   guint64 timer_gen;
   GArray *byte_bins;            /* guint64 */
   gint64 last_feedback;         /* arrival of its last feedback */
+  /* its host's clock (vlmcc_sim_set_receiver_clock): offset + t (1 + ppm
+   * 1e-6) at simulated time t */
+  gdouble ppm;
+  gint64 offset;
 } Receiver;
 
 /* CUBIC's state (RFC 9438) for a flow that moves its window so. */
@@ -183,6 +188,7 @@ vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start)
 
   r->node = node;
   r->start = start;
+  r->killed_at = -1;
   r->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_ptr_array_add (sim->receivers, r);
   sim_engine_attach (sim->engine, node, idx);
@@ -246,9 +252,72 @@ late_feedback_delay (VlmccSim * sim)
 }
 
 void
+vlmcc_sim_set_receiver_clock (VlmccSim * sim, guint rx, gdouble ppm,
+    gint64 offset)
+{
+  Receiver *r = receiver_at (sim, rx);
+
+  r->ppm = ppm;
+  r->offset = MAX (offset, 0);
+}
+
+/* The receiver's clock at simulated time @t, and back. */
+static gint64
+receiver_clock (const Receiver * r, gint64 t)
+{
+  return r->offset + t + (gint64) llround (t * r->ppm * 1e-6);
+}
+
+static gint64
+receiver_clock_to_sim (const Receiver * r, gint64 local)
+{
+  gint64 t = (gint64) llround ((local - r->offset) / (1.0 + r->ppm * 1e-6));
+
+  /* no earlier than the instant whose clock reads @local */
+  while (receiver_clock (r, t) < local)
+    t++;
+  return t;
+}
+
+void
 vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when)
 {
   schedule (sim, when, EV_KILL, rx, NULL, 0);
+}
+
+/* EV_KILL's target for the leader of the moment */
+#define KILL_LEADER G_MAXUINT
+
+void
+vlmcc_sim_kill_leader (VlmccSim * sim, gint64 when)
+{
+  schedule (sim, when, EV_KILL, KILL_LEADER, NULL, 0);
+}
+
+static void
+on_kill (VlmccSim * sim, guint rx)
+{
+  Receiver *r;
+
+  if (rx == KILL_LEADER) {
+    gint l = vlmcc_sim_leader_at (sim, now (sim));
+
+    if (l < 0)
+      return;
+    rx = (guint) l;
+  }
+  r = receiver_at (sim, rx);
+  if (!r->dead)
+    r->killed_at = now (sim);
+  r->dead = TRUE;
+}
+
+gboolean
+vlmcc_sim_receiver_alive (const VlmccSim * sim, guint rx, gint64 t)
+{
+  const Receiver *r = receiver_at (sim, rx);
+
+  return t >= r->start && (r->killed_at < 0 || t < r->killed_at);
 }
 
 /* Sum of the propagation delays between @node and the root. */
@@ -556,8 +625,8 @@ drain_receiver (VlmccSim * sim, guint idx)
   while (vlmcc_receiver_pop_event (r->core, &ev));
   deadline = vlmcc_receiver_next_deadline (r->core);
   if (deadline >= 0)
-    schedule (sim, MAX (deadline, now (sim)), EV_RECEIVER_TIMER, idx, NULL,
-        ++r->timer_gen);
+    schedule (sim, MAX (receiver_clock_to_sim (r, deadline), now (sim)),
+        EV_RECEIVER_TIMER, idx, NULL, ++r->timer_gen);
 }
 
 static void
@@ -634,7 +703,7 @@ on_data (VlmccSim * sim, guint node, GBytes * data)
     if (!r->core || r->dead)
       continue;
     sim_bins_add (r->byte_bins, 1, 0, now (sim), len);
-    vlmcc_receiver_on_data (r->core, p, len, now (sim));
+    vlmcc_receiver_on_data (r->core, p, len, receiver_clock (r, now (sim)));
     drain_receiver (sim, idx);
   }
   forward_data (sim, node, data);
@@ -686,11 +755,12 @@ on_receiver_timer (VlmccSim * sim, guint idx, guint64 gen)
   if (r->dead)
     return;
   if (!r->core) {
-    r->core = vlmcc_receiver_new (&sim->cfg, &sim->rng, now (sim));
+    r->core = vlmcc_receiver_new (&sim->cfg, &sim->rng, receiver_clock (r,
+            now (sim)));
   } else {
     if (gen != r->timer_gen)
       return;
-    vlmcc_receiver_advance (r->core, now (sim));
+    vlmcc_receiver_advance (r->core, receiver_clock (r, now (sim)));
   }
   drain_receiver (sim, idx);
 }
@@ -703,7 +773,8 @@ on_start (VlmccSim * sim, guint rx, GBytes * data)
   const guint8 *p = g_bytes_get_data (data, &len);
 
   if (r->core && !r->dead) {
-    vlmcc_receiver_on_control (r->core, p, len, now (sim));
+    vlmcc_receiver_on_control (r->core, p, len, receiver_clock (r,
+            now (sim)));
     drain_receiver (sim, rx);
   }
 }
@@ -736,7 +807,7 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       on_receiver_timer (sim, ev->a, ev->b);
       break;
     case EV_KILL:
-      receiver_at (sim, ev->a)->dead = TRUE;
+      on_kill (sim, ev->a);
       break;
     case EV_TCP_DATA:
     case EV_TCP_ACK:

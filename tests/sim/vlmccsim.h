@@ -84,8 +84,18 @@ guint vlmcc_sim_add_tcp_cc (VlmccSim * sim, guint node, gint64 start,
 guint64 vlmcc_sim_tcp_bytes (const VlmccSim * sim, guint flow, gint64 from,
     gint64 to);
 guint64 vlmcc_sim_tcp_halvings (const VlmccSim * sim, guint flow);
+/* Receiver @rx's host clock reads @offset (>= 0) + t (1 + @ppm 1e-6) at
+ * simulated time t: every time its core is given or gives is on it. The
+ * default is the simulator's own clock (0 ppm, no offset). */
+void vlmcc_sim_set_receiver_clock (VlmccSim * sim, guint rx, gdouble ppm,
+    gint64 offset);
 /* A receiver goes silent (its process killed) at @when. */
 void vlmcc_sim_kill_receiver (VlmccSim * sim, guint rx, gint64 when);
+/* The receiver that leads at @when, if any, goes silent then. */
+void vlmcc_sim_kill_leader (VlmccSim * sim, gint64 when);
+/* Whether receiver @rx had started and not been killed at @t. */
+gboolean vlmcc_sim_receiver_alive (const VlmccSim * sim, guint rx,
+    gint64 t);
 
 void vlmcc_sim_run (VlmccSim * sim, gint64 until);
 
@@ -133,6 +143,73 @@ VlmccSim *vlmcc_sim_late_acks (const VlmccConfig * cfg, guint64 seed,
  * @jitter late, in order, never lost; nothing stalls. */
 VlmccSim *vlmcc_sim_ack_jitter (const VlmccConfig * cfg, guint64 seed,
     gint64 jitter);
+/* Clock skew: the ack-jitter path with up to @jitter on the feedback,
+ * receiver 0's clock @leader_ppm off the simulator's and 4290 s ahead
+ * (its us stamps wrap 5 s in). With @follower, receiver 1 joins at 50 ms
+ * behind the same bottleneck on a 12 Mbit/s, 1 ms branch (100 packets),
+ * its clock as @follower->ppm says, and from @follower->cbr_start (-1:
+ * never) 8 Mbit/s of CBR on its branch makes it the worse one. */
+typedef struct {
+  gdouble ppm;
+  gint64 cbr_start;
+} VlmccSimSkewFollower;
+VlmccSim *vlmcc_sim_skew (const VlmccConfig * cfg, guint64 seed,
+    gdouble leader_ppm, gint64 jitter, const VlmccSimSkewFollower * follower);
+/* Membership churn: receivers join and leave (silently, as killed)
+ * behind a 20 Mbit/s, 5 ms bottleneck over branches A (10 Mbit/s, 5 ms),
+ * B (4 Mbit/s, 10 ms), C (2 Mbit/s, 5 ms) and D (1 Mbit/s, 15 ms), 50
+ * packets of queue each: two on A from 0, one on B at 10 s and another at
+ * 12 s, one on C at 20 s, the leader leaves at 30 s, one on D at 40 s and
+ * the leader leaves at 40.1 s (D, elected at 40.07 s, before its first
+ * ack), two on C at 50 s, the leader leaves at 60 s, all leave at 70 s,
+ * one on A at 80 s; 90 s. For each event's span up to the next: how long until the
+ * leader was one of the live receivers on the tightest branch and stayed
+ * so (-1: never), the time without a leader while some receiver lived,
+ * the elections, and the session's rate at a receiver on A (receiver 0,
+ * then the last to join; 0 and -1 with none): over the span and the
+ * least over any 500 ms of it. */
+#define VLMCC_SIM_CHURN_SPANS 16
+typedef struct {
+  gint64 time;
+  const gchar *what;
+  gint64 settle, leaderless;
+  guint leader_changes;         /* to a receiver */
+  gdouble kbit, min_kbit;
+} VlmccSimChurnSpan;
+typedef struct {
+  VlmccSimChurnSpan spans[VLMCC_SIM_CHURN_SPANS];
+  guint n_spans;
+  gint64 min_election_gap;      /* between two elections, -1: under two */
+  guint64 challenges;           /* sent, all receivers */
+  guint64 unsettled;            /* the most sent by one receiver and
+                                 * neither accepted nor refused */
+  /* elections of a receiver not on the tightest branch alive, and of
+   * one on A (the loosest) while another branch had a live receiver */
+  guint misplaced, loosest;
+  /* the sender when everyone left (70 s), 10 s later, and at the end */
+  VlmccSenderStats at_empty, empty_end, end;
+} VlmccSimChurnRun;
+void vlmcc_sim_membership_churn (const VlmccConfig * cfg, guint64 seed,
+    VlmccSimChurnRun * out);
+/* Random churn on the membership churn's branches: @n receivers join at
+ * times uniform over 0-60 s, on A, B, C or D with odds 70, 20, 8 and
+ * 2 %, and leave silently after an exponential time of mean 20 s; the
+ * leader of the moment leaves silently every 7 s; 90 s. Over the time some
+ * receiver lives (10 ms samples): the share with the leader on the
+ * tightest branch alive, the share with none, the longest stretch
+ * without the right leader; the elections and their least gap, the
+ * feedback, the most challenges one receiver left unsettled. */
+typedef struct {
+  gdouble right, leaderless;
+  gint64 longest_wrong;
+  guint elections;
+  gint64 min_election_gap;
+  VlmccSimFeedback fb;
+  guint64 unsettled;
+  VlmccSenderStats end;
+} VlmccSimRandomChurn;
+void vlmcc_sim_random_churn (const VlmccConfig * cfg, guint64 seed, guint n,
+    VlmccSimRandomChurn * out);
 /* @n receivers over 10 branches (1 .. 10 ms) behind a 2 Mbit/s, 10 ms
  * bottleneck: the feedback the sender got over 10-30 s in @fb, and its
  * packets per (sender) RTT. */

@@ -2192,6 +2192,123 @@ GST_START_TEST (test_vegas_forward_ack_jitter)
 
 GST_END_TEST;
 
+/* The forward input behind 10 Mbit/s with the leader's clock @ppm off
+ * and 4290 s ahead, up to @jitter on the acks, 120 s: the session's bit/s
+ * over 60-120 s, the sender's rtt hat at 60 s in *@rtt_60, and its state
+ * at the end. */
+static guint64
+forward_skew_run (gdouble ppm, gint64 jitter, gint64 * rtt_60,
+    VlmccSenderStats * st)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint64 bps, data, cbr;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_delay = VLMCC_VEGAS_DELAY_FORWARD;
+  sim = vlmcc_sim_skew (&cfg, 1, ppm, jitter, NULL);
+  vlmcc_sim_run (sim, 60 * S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), st);
+  *rtt_60 = st->rtt;
+  vlmcc_sim_run (sim, 120 * S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), st);
+  vlmcc_sim_link_drops (sim, 1, 0, 120 * S, &data, &cbr);
+  fail_unless_equals_int (data + cbr, 0);
+  bps = vlmcc_sim_receiver_bytes (sim, 0, 60 * S, 120 * S) * 8 / 60;
+  vlmcc_sim_free (sim);
+  return bps;
+}
+
+/* A leader clock that runs fast or slow (100 and 1000 ppm) moves the
+ * offset the forward delay cancels. The bounds follow it, so a slow clock
+ * leaves a standing queue that does not grow (rtt hat within 2 ms at 60
+ * and 120 s, and of the unskewed run at 100 ppm, 8 ms at 1000;
+ * before: 56 ms at -100 ppm, 101 ms and drops at -1000 ppm after 120 s,
+ * and growing) and a fast one keeps the forward input's rate on a
+ * jittered ack path (before: 5.5-5.8 Mbit/s at +100 and +1000 ppm with
+ * 5 ms of jitter). */
+GST_START_TEST (test_vegas_forward_skew)
+{
+  static const gdouble ppms[] = { 100, -100, 1000, -1000 };
+  VlmccSenderStats ref, st;
+  guint64 ref_bps, bps;
+  gint64 rtt_60;
+
+  for (gint64 jitter = 0; jitter <= 5 * MS; jitter += 5 * MS) {
+    ref_bps = forward_skew_run (0, jitter, &rtt_60, &ref);
+    for (guint i = 0; i < G_N_ELEMENTS (ppms); i++) {
+      gint64 slack = fabs (ppms[i]) > 100 ? 8 * MS : 2 * MS;
+
+      bps = forward_skew_run (ppms[i], jitter, &rtt_60, &st);
+      fail_unless (bps >= ref_bps * 95 / 100, "%+.0f ppm, jitter %d ms: %"
+          G_GUINT64_FORMAT " bit/s, %" G_GUINT64_FORMAT " unskewed",
+          ppms[i], (gint) (jitter / MS), bps, ref_bps);
+      fail_unless (st.rtt <= ref.rtt + slack && st.rtt <= rtt_60 + 2 * MS,
+          "%+.0f ppm, jitter %d ms: rtt %" G_GINT64_FORMAT " (%"
+          G_GINT64_FORMAT " at 60 s), %" G_GINT64_FORMAT " unskewed",
+          ppms[i], (gint) (jitter / MS), st.rtt, rtt_60, ref.rtt);
+      fail_unless_equals_int (st.halvings, 0);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* A follower (receiver 1) whose clock runs @ppm off, beside a leader on
+ * the sender's clock, 120 s; 8 Mbit/s of CBR on its branch from 60 s
+ * with @cbr: its estimate at the end, and receiver 0's bit/s over
+ * 70-120 s. */
+static guint64
+follower_skew_run (gdouble ppm, gboolean cbr, VlmccReceiverStats * st)
+{
+  VlmccSimSkewFollower f = { ppm, cbr ? 60 * S : -1 };
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint64 bps;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_skew (&cfg, 1, 0, 0, &f);
+  vlmcc_sim_run (sim, 120 * S);
+  vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, 1), st);
+  bps = vlmcc_sim_receiver_bytes (sim, 0, 70 * S, 120 * S) * 8 / 50;
+  if (cbr)
+    fail_unless_equals_int (vlmcc_sim_leader_at (sim, 61 * S), 1);
+  vlmcc_sim_free (sim);
+  return bps;
+}
+
+/* Equations (4) and (5) on a clock 100 or 1000 ppm off add that much of
+ * every arrival gap: the follower's RTT drifted without bound (after
+ * 120 s: 53 and 161 ms fast, 37 ms and 0 slow, for 43 ms) and, slow, it
+ * claimed a near-zero RTT when its branch turned worst (the session fell
+ * to 374 kbit/s). With the skew estimated and taken out, the estimate
+ * stays within 5 ms of the unskewed follower's (its base RTT within 2 ms),
+ * and it leads within 1 s of the CBR at the same rate. */
+GST_START_TEST (test_follower_clock_skew)
+{
+  static const gdouble ppms[] = { 100, -100, 1000, -1000 };
+  VlmccReceiverStats ref, st;
+  guint64 ref_bps, bps;
+
+  for (gint cbr = 0; cbr <= 1; cbr++) {
+    ref_bps = follower_skew_run (0, cbr, &ref);
+    for (guint i = 0; i < G_N_ELEMENTS (ppms); i++) {
+      bps = follower_skew_run (ppms[i], cbr, &st);
+      fail_unless (llabs (st.rtt - ref.rtt) <= 5 * MS &&
+          llabs (st.base_rtt - ref.base_rtt) <= 2 * MS, "%+.0f ppm: rtt %"
+          G_GINT64_FORMAT " base %" G_GINT64_FORMAT ", unskewed %"
+          G_GINT64_FORMAT " %" G_GINT64_FORMAT, ppms[i], st.rtt,
+          st.base_rtt, ref.rtt, ref.base_rtt);
+      if (cbr)
+        fail_unless (bps >= ref_bps * 95 / 100, "%+.0f ppm: %"
+            G_GUINT64_FORMAT " bit/s, unskewed %" G_GUINT64_FORMAT,
+            ppms[i], bps, ref_bps);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* Leader changes of Figure 5 at small scale over [@from, @to). */
 static guint
 figure5_leader_changes (VlmccVegasDelay delay, gint64 from, gint64 to,
@@ -2386,6 +2503,8 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_aqm_alone);
   tcase_add_test (tc, test_vegas_plus_aqm_competitor_leaves);
   tcase_add_test (tc, test_vegas_forward_ack_jitter);
+  tcase_add_test (tc, test_vegas_forward_skew);
+  tcase_add_test (tc, test_follower_clock_skew);
   tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
   tcase_add_test (tc, test_challenge_echo);
