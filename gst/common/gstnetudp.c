@@ -501,8 +501,9 @@ gst_net_udp_new (const GstNetUdpSettings * s, GSocketFamily family,
     return NULL;
   }
   g_socket_set_blocking (self->socket, FALSE);
-  /* from now on the kernel stamps what it queues for us; without it (an
-   * old kernel) arrival_of () gives the read time */
+  /* the kernel stamps what it queues for us (on a host where no socket
+   * asked before, only once its deferred work has turned stamping on);
+   * an unstamped datagram's arrival is its read time */
   g_socket_set_option (self->socket, SOL_SOCKET, SO_TIMESTAMPNS, 1, NULL);
   if (!s->socket && !apply_options (self, s, error)) {
     g_object_unref (self);
