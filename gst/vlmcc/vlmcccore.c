@@ -770,15 +770,7 @@ struct _VlmccSender {
   VlmccAddr leader_addr;
   gboolean leaderless;          /* section 2.4 recovery in progress */
   gdouble leaderless_cap;       /* its growth's bound (0: none) */
-  /* the worst volunteer heard in the collection window, elected when
-   * it ends (volunteer_due; -1: none heard) */
-  VlmccMsg volunteer;
-  VlmccAddr volunteer_addr;
-  gint64 volunteer_due;
-  /* a volunteer leads and has not acked yet: its first ack sets the base
-   * RTT (its claim, from a small START, lacks the data's serialisation,
-   * and Vegas growing from under the path's rate would stop short) */
-  gboolean base_from_ack;
+  gboolean base_from_ack;       /* a volunteer's first ack sets base_rtt */
   /* the leader last given up, while a late ack of its may still come */
   guint32 lost_leader;
   VlmccAddr lost_leader_addr;
@@ -850,7 +842,6 @@ vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
   s->next_seq = (guint16) random_source_range (rng, 0, G_MAXUINT16);
   s->una = s->next_seq;
   s->est.rtt = cfg->initial_rtt;
-  s->volunteer_due = -1;
   s->est.dev = cfg->initial_rtt / 2;
   s->est.base = cfg->initial_rtt;
   s->epoch_end = now + s->est.rtt;
@@ -1333,13 +1324,10 @@ sender_pace (VlmccSender * s, gint64 now)
   }
 }
 
-static void sender_elect_volunteer (VlmccSender * s, gint64 now);
-
 static void
 sender_run (VlmccSender * s, gint64 now)
 {
   sender_detect_losses (s, now);
-  sender_elect_volunteer (s, now);
   sender_epoch (s, now);
   while (sender_may_send (s, now)) {
     GBytes *rtp = g_queue_pop_head (&s->pending);
@@ -1555,7 +1543,6 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->leader = id;
   addr_copy (&s->leader_addr, from);
   s->leaderless = FALSE;
-  s->volunteer_due = -1;
   s->base_from_ack = FALSE;
   s->lost_leader = 0;
   s->sent_since_ack = 0;
@@ -1630,38 +1617,9 @@ sender_accept (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
       now);
 }
 
-/* Ours (volunteer_after): volunteers are collected for one rtt hat from
- * the first, and the one that claims the least rate is elected, as the
- * worst of them would challenge the others' choice. One slot: no state
- * per receiver. */
-static void
-sender_collect_volunteer (VlmccSender * s, const VlmccMsg * m,
-    const VlmccAddr * from, gint64 now)
-{
-  if (s->volunteer_due >= 0 && m->rate >= s->volunteer.rate)
-    return;
-  if (s->volunteer_due < 0)
-    s->volunteer_due = now + s->est.rtt;
-  s->volunteer = *m;
-  addr_copy (&s->volunteer_addr, from);
-}
-
-/* The collection window's end: its volunteer leads, unless a challenge
- * elected another meanwhile (sender_elect drops it) or a hold-off began. */
-static void
-sender_elect_volunteer (VlmccSender * s, gint64 now)
-{
-  if (s->volunteer_due < 0 || now < s->volunteer_due)
-    return;
-  s->volunteer_due = -1;
-  if (!s->leaderless || sender_in_holdoff (s, now))
-    return;
-  s->st.accepted++;
-  s->st.volunteers_elected++;
-  sender_accept (s, &s->volunteer, &s->volunteer_addr, now);
-  s->base_from_ack = TRUE;
-}
-
+/* Ours (volunteer_after): a volunteer counts only in section 2.4's
+ * recovery, and is then a challenge under the same rules (hold-off, rate
+ * floor). */
 static VlmccInput
 sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     const VlmccAddr * from, gint64 now)
@@ -1701,12 +1659,15 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     s->st.refused_floor++;
     return VLMCC_INPUT_IGNORED;
   }
-  if (m->volunteer) {
-    sender_collect_volunteer (s, m, from, now);
-    return VLMCC_INPUT_TAKEN;
-  }
   s->st.accepted++;
   sender_accept (s, m, from, now);
+  /* ours (volunteer_after): the first volunteer leads; its claimed base
+   * RTT, from a small START, lacks the data's serialisation, and Vegas
+   * growing from under its path's rate would stop short on it */
+  if (m->volunteer) {
+    s->st.volunteers_elected++;
+    s->base_from_ack = TRUE;
+  }
   return VLMCC_INPUT_TAKEN;
 }
 
@@ -1749,8 +1710,6 @@ vlmcc_sender_next_deadline (const VlmccSender * s)
 {
   gint64 t = s->epoch_end;
 
-  if (s->volunteer_due >= 0)
-    t = MIN (t, s->volunteer_due);
   if (!g_queue_is_empty ((GQueue *) & s->pending) && sender_window_open (s))
     t = MIN (t, s->next_send);
   if (s->una != s->next_seq) {
@@ -2327,6 +2286,8 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
  * its RTTs, after a random wait biased late over as many more, so that
  * in a large group the first volunteer's election reaches most others
  * before they speak; a leader named meanwhile cancels it. */
+#define VOLUNTEER_SPREAD 2
+
 static gboolean
 receiver_could_take_more (const VlmccReceiver * r)
 {
@@ -2379,7 +2340,7 @@ receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
           now - r->last_volunteer < span) || !receiver_could_take_more (r))
     return;
   x = random_source_double (r->rng);
-  r->volunteer_due = now + (gint64) (span / DELAY_LAMBDA *
+  r->volunteer_due = now + (gint64) (VOLUNTEER_SPREAD * span / DELAY_LAMBDA *
       log1p (x * expm1 (DELAY_LAMBDA)));
 }
 
