@@ -416,6 +416,15 @@ GST_START_TEST (test_wire)
     fail_if (vlmcc_msg_parse (buf, len, &back));
   }
   fail_if (vlmcc_msg_write (&m, buf, 8));
+  /* the volunteer flag is bit 6 of the challenge's first octet */
+  memset (&m, 0, sizeof (m));
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = 5;
+  m.volunteer = TRUE;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (buf[12], 0x40);
+  fail_unless (vlmcc_msg_parse (buf, len, &back));
+  fail_unless (back.volunteer && !back.probe);
 }
 
 GST_END_TEST;
