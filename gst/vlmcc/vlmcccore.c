@@ -2156,18 +2156,26 @@ receiver_follow_rate (VlmccReceiver * r)
     r->window = MAX (r->window, r->sender_pps * r->est.rtt / NS_PER_S);
 }
 
+/* A challenge's claims: our estimates and window. */
+static void
+receiver_claim (const VlmccReceiver * r, VlmccMsg * m, gint64 now)
+{
+  memset (m, 0, sizeof (*m));
+  m->type = VLMCC_MSG_CHALLENGE;
+  m->id = r->id;
+  m->tstamp = US (now);
+  m->rtt = US (r->est.rtt);
+  m->base_rtt = US (r->est.base);
+  m->rate = rate_wire (packets_per_s (r->window, r->est.rtt), G_MAXUINT32);
+  m->win = (guint32) (r->window * 256.0);
+}
+
 static void
 receiver_challenge (VlmccReceiver * r, gint64 now)
 {
-  VlmccMsg m = { 0 };
+  VlmccMsg m;
 
-  m.type = VLMCC_MSG_CHALLENGE;
-  m.id = r->id;
-  m.tstamp = US (now);
-  m.rtt = US (r->est.rtt);
-  m.base_rtt = US (r->est.base);
-  m.rate = rate_wire (packets_per_s (r->window, r->est.rtt), G_MAXUINT32);
-  m.win = (guint32) (r->window * 256.0);
+  receiver_claim (r, &m, now);
   receiver_queue (r, &m);
   r->st.challenges_sent++;
   r->last_challenge = now;
@@ -2283,9 +2291,10 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
  * leader (leaderless_growth_limit), so no follower may ever be worse off
  * than its rate. One whose last epoch was clear (it could take more)
  * offers to lead once the data has named no leader for volunteer_after of
- * its RTTs, after a random wait biased late over as many more, so that
- * in a large group the first volunteer's election reaches most others
- * before they speak; a leader named meanwhile cancels it. */
+ * its RTTs, after a random wait biased late over VOLUNTEER_SPREAD times
+ * as many, so that in a large group the first volunteer's election
+ * reaches most others before they speak; a leader named meanwhile
+ * cancels it. */
 #define VOLUNTEER_SPREAD 2
 
 static gboolean
@@ -2297,19 +2306,34 @@ receiver_could_take_more (const VlmccReceiver * r)
 static void
 receiver_volunteer (VlmccReceiver * r, gint64 now)
 {
-  VlmccMsg m = { 0 };
+  VlmccMsg m;
 
-  m.type = VLMCC_MSG_CHALLENGE;
-  m.id = r->id;
+  receiver_claim (r, &m, now);
   m.volunteer = TRUE;
-  m.tstamp = US (now);
-  m.rtt = US (r->est.rtt);
-  m.base_rtt = US (r->est.base);
-  m.rate = rate_wire (packets_per_s (r->window, r->est.rtt), G_MAXUINT32);
-  m.win = (guint32) (r->window * 256.0);
   receiver_queue (r, &m);
   r->st.volunteers_sent++;
   r->last_volunteer = now;
+}
+
+/* A waiting volunteer: dropped when a leader is named or we stopped
+ * following, sent when its wait is over and our path is still clear. */
+static void
+receiver_run_volunteer (VlmccReceiver * r, gint64 now)
+{
+  if (r->volunteer_due < 0)
+    return;
+  if (r->leaderless_since < 0 || r->role != VLMCC_ROLE_FOLLOWER) {
+    r->volunteer_due = -1;
+    r->st.volunteers_suppressed++;
+    return;
+  }
+  if (now < r->volunteer_due)
+    return;
+  r->volunteer_due = -1;
+  if (receiver_could_take_more (r))
+    receiver_volunteer (r, now);
+  else
+    r->st.volunteers_suppressed++;
 }
 
 static void
@@ -2318,25 +2342,10 @@ receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
   gint64 span = (gint64) (r->cfg.volunteer_after * r->est.rtt);
   gdouble x;
 
-  if (r->volunteer_due >= 0 && (r->leaderless_since < 0 ||
-          r->role != VLMCC_ROLE_FOLLOWER)) {
-    r->volunteer_due = -1;
-    r->st.volunteers_suppressed++;
-  }
+  receiver_run_volunteer (r, now);
   if (r->cfg.volunteer_after <= 0 || r->role != VLMCC_ROLE_FOLLOWER ||
-      !r->est.sampled || r->leaderless_since < 0)
-    return;
-  if (r->volunteer_due >= 0) {
-    if (now < r->volunteer_due)
-      return;
-    r->volunteer_due = -1;
-    if (receiver_could_take_more (r))
-      receiver_volunteer (r, now);
-    else
-      r->st.volunteers_suppressed++;
-    return;
-  }
-  if (now - r->leaderless_since < span || (r->last_volunteer >= 0 &&
+      !r->est.sampled || r->leaderless_since < 0 || r->volunteer_due >= 0 ||
+      now - r->leaderless_since < span || (r->last_volunteer >= 0 &&
           now - r->last_volunteer < span) || !receiver_could_take_more (r))
     return;
   x = random_source_double (r->rng);
