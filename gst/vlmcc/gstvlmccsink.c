@@ -555,6 +555,8 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       st.refused_floor,
       "refused-holdoff", G_TYPE_UINT64, st.refused_holdoff,
       "refused-floor", G_TYPE_UINT64, st.refused_floor,
+      "volunteers", G_TYPE_UINT64, st.volunteers,
+      "volunteers-elected", G_TYPE_UINT64, st.volunteers_elected,
       "malformed", G_TYPE_UINT64, st.malformed,
       "forged", G_TYPE_UINT64, st.forged,
       "stale", G_TYPE_UINT64, st.stale,
@@ -672,6 +674,9 @@ gst_vlmcc_sink_finalize (GObject * object)
   "refused-holdoff: refused within election-holdoff RTTs of an election " \
   "(challenges); " \
   "refused-floor: refused for a rate under rate-floor (challenges); " \
+  "volunteers: challenges flagged as volunteers (volunteer-after), " \
+  "counted in challenges too (challenges); " \
+  "volunteers-elected: volunteers that became leader (challenges); " \
   "malformed: feedback that is no VLMCC packet, dropped (packets); " \
   "forged: acks from another id or address than the leader's, or with an " \
   "impossible timestamp, dropped (packets); " \

@@ -622,6 +622,8 @@ receiver_stats (GstVlmccSrc * self, GstStructure * s)
       "challenges-accepted", G_TYPE_UINT64, st.challenges_accepted,
       "challenges-refused", G_TYPE_UINT64, st.challenges_refused,
       "challenges-suppressed", G_TYPE_UINT64, st.challenges_suppressed,
+      "volunteers-sent", G_TYPE_UINT64, st.volunteers_sent,
+      "volunteers-suppressed", G_TYPE_UINT64, st.volunteers_suppressed,
       "malformed", G_TYPE_UINT64, st.malformed + self->early_malformed,
       "forged", G_TYPE_UINT64, st.forged,
       "plain", G_TYPE_UINT64, st.plain,
@@ -716,6 +718,10 @@ gst_vlmcc_src_finalize (GObject * object)
   "(challenges); " \
   "challenges-suppressed: challenges kept back under the sender's " \
   "challenge echo (challenges); " \
+  "volunteers-sent: offers to lead with no leader named (volunteer-after) " \
+  "(packets); " \
+  "volunteers-suppressed: offers dropped when a leader was named or the " \
+  "path filled during the wait (packets); " \
   "malformed: datagrams that were no RTP, or control that was no START, " \
   "dropped (packets); " \
   "forged: STARTs for another id or answering no probe of ours, dropped " \

@@ -139,6 +139,15 @@ static const GstParamEntry params[] = {
         "waits a random time of up to this many of its RTTs (biased late) "
         "before it challenges, RTTs (ours: 0, none; it costs rate, "
         "docs/results.md)", DOUBLE, challenge_delay, 0, 100, R),
+  P ("leaderless-growth-limit", "After a leadership loss, section 2.4's "
+        "growth of one packet per RTT stops at this many times the window "
+        "the last leader left, x window (ours: 0, no bound, the paper's; "
+        "pair it with the receivers' volunteer-after)", DOUBLE,
+      leaderless_growth_limit, 0, 1000, S),
+  P ("volunteer-after", "A follower whose path could carry more offers "
+        "to lead when the data has named no leader for this many of its "
+        "RTTs, after a random wait of up to twice as many more, RTTs (ours: "
+        "0, never, the paper's)", DOUBLE, volunteer_after, 0, 1000, R),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

@@ -56,6 +56,8 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->challenge_echo = FALSE;
   cfg->echo_ext_id = 8;
   cfg->challenge_delay = 0.0;
+  cfg->leaderless_growth_limit = 0.0;
+  cfg->volunteer_after = 0.0;
 }
 
 const gchar *
@@ -130,9 +132,16 @@ msg_body_size (VlmccMsgType type)
   return 0;
 }
 
+/* The challenge's first octet (docs/protocols/vlmcc.md); the other bits
+ * are sent 0 and ignored. */
+#define CHALLENGE_FLAG_PROBE 0x80
+#define CHALLENGE_FLAG_VOLUNTEER 0x40
+
 static void
 msg_read_body (VlmccMsg * msg, WireReader * r)
 {
+  guint8 flags;
+
   switch (msg->type) {
     case VLMCC_MSG_ACK:
       msg->seq = wire_read_u16 (r);
@@ -141,7 +150,9 @@ msg_read_body (VlmccMsg * msg, WireReader * r)
       msg->arrival = wire_read_u32 (r);
       break;
     case VLMCC_MSG_CHALLENGE:
-      msg->probe = (wire_read_u8 (r) & 0x80) != 0;
+      flags = wire_read_u8 (r);
+      msg->probe = (flags & CHALLENGE_FLAG_PROBE) != 0;
+      msg->volunteer = (flags & CHALLENGE_FLAG_VOLUNTEER) != 0;
       wire_skip (r, 3);
       msg->tstamp = wire_read_u32 (r);
       msg->rtt = wire_read_u32 (r);
@@ -199,7 +210,8 @@ vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max)
       wire_write_u32 (&w, msg->arrival);
       break;
     case VLMCC_MSG_CHALLENGE:
-      wire_write_u8 (&w, msg->probe ? 0x80 : 0);
+      wire_write_u8 (&w, (msg->probe ? CHALLENGE_FLAG_PROBE : 0) |
+          (msg->volunteer ? CHALLENGE_FLAG_VOLUNTEER : 0));
       wire_write_zeros (&w, 3);
       wire_write_u32 (&w, msg->tstamp);
       wire_write_u32 (&w, msg->rtt);
@@ -757,6 +769,8 @@ struct _VlmccSender {
   guint32 leader;
   VlmccAddr leader_addr;
   gboolean leaderless;          /* section 2.4 recovery in progress */
+  gdouble leaderless_cap;       /* its growth's bound (0: none) */
+  gboolean base_from_ack;       /* a volunteer's first ack sets base_rtt */
   /* the leader last given up, while a late ack of its may still come */
   guint32 lost_leader;
   VlmccAddr lost_leader_addr;
@@ -1025,6 +1039,7 @@ sender_lose_leader (VlmccSender * s, gint64 now)
   s->leader = 0;
   memset (&s->leader_addr, 0, sizeof (s->leader_addr));
   s->leaderless = TRUE;
+  s->leaderless_cap = s->cfg.leaderless_growth_limit * s->window;
   s->plus.cubic.started = FALSE;
   s->st.leader_losses++;
   s->st.leader_changes++;
@@ -1156,8 +1171,11 @@ sender_epoch (VlmccSender * s, gint64 now)
 
   if (now < s->epoch_end)
     return;
-  if (s->leaderless)
+  if (s->leaderless) {
     w += 1.0;
+    if (s->leaderless_cap > 0)
+      w = MIN (w, MAX (s->leaderless_cap, s->window));
+  }
   /* a challenger's claimed estimates move nothing before its first ack */
   else if (s->est.sampled && !s->unconfirmed) {
     s->st.vegas_rtt = sender_vegas_delay (s);
@@ -1419,6 +1437,10 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   s->st.acked++;
   /* a late sample is a true one: the timeout grows with it */
   rtt_estimate_sample (&s->est, &s->cfg, rtt);
+  if (s->base_from_ack) {
+    s->est.base = MAX (rtt, 1);
+    s->base_from_ack = FALSE;
+  }
   if (late) {
     sender_late_ack (s, f, now);
     return VLMCC_INPUT_TAKEN;
@@ -1521,6 +1543,7 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->leader = id;
   addr_copy (&s->leader_addr, from);
   s->leaderless = FALSE;
+  s->base_from_ack = FALSE;
   s->lost_leader = 0;
   s->sent_since_ack = 0;
   s->election_time = now;
@@ -1594,6 +1617,9 @@ sender_accept (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
       now);
 }
 
+/* Ours (volunteer_after): a volunteer counts only in section 2.4's
+ * recovery, and is then a challenge under the same rules (hold-off, rate
+ * floor). */
 static VlmccInput
 sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     const VlmccAddr * from, gint64 now)
@@ -1621,7 +1647,9 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     s->st.forged++;
     return VLMCC_INPUT_FORGED;
   }
-  if (m->id == s->leader)
+  if (m->volunteer)
+    s->st.volunteers++;
+  if (m->id == s->leader || (m->volunteer && !s->leaderless))
     return VLMCC_INPUT_IGNORED;
   if (sender_in_holdoff (s, now)) {
     s->st.refused_holdoff++;
@@ -1633,6 +1661,13 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
   }
   s->st.accepted++;
   sender_accept (s, m, from, now);
+  /* ours (volunteer_after): the first volunteer leads; its claimed base
+   * RTT, from a small START, lacks the data's serialisation, and Vegas
+   * growing from under its path's rate would stop short on it */
+  if (m->volunteer) {
+    s->st.volunteers_elected++;
+    s->base_from_ack = TRUE;
+  }
   return VLMCC_INPUT_TAKEN;
 }
 
@@ -1853,6 +1888,11 @@ struct _VlmccReceiver {
   gboolean challenge_pending;   /* the last challenge is not settled yet */
   gint64 challenge_deadline;
   gint64 below_floor_since;
+  /* volunteer_after: since when the data names no leader (-1: it names
+   * one), when our volunteer leaves (-1: none waits), the last sent */
+  gint64 leaderless_since;
+  gint64 volunteer_due;
+  gint64 last_volunteer;
   guint32 leader;
   gboolean leader_known;
   AuthSession *auth;            /* NULL: no key */
@@ -1923,6 +1963,9 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
   r->rng = rng;
   r->challenge_due = -1;
   r->below_floor_since = -1;
+  r->leaderless_since = -1;
+  r->volunteer_due = -1;
+  r->last_volunteer = -1;
   r->first_probe = now;
   r->last_reprobe = G_MININT64 / 2;
   receiver_probe (r, now);
@@ -1973,6 +2016,10 @@ receiver_ack (VlmccReceiver * r, const VlmccDataExt * ext, gint64 now,
 static void
 receiver_track_leader (VlmccReceiver * r, guint32 leader, gint64 now)
 {
+  if (leader != 0)
+    r->leaderless_since = -1;
+  else if (r->leaderless_since < 0)
+    r->leaderless_since = now;
   if (r->leader_known && leader == r->leader)
     return;
   if (r->leader_known)
@@ -2109,18 +2156,26 @@ receiver_follow_rate (VlmccReceiver * r)
     r->window = MAX (r->window, r->sender_pps * r->est.rtt / NS_PER_S);
 }
 
+/* A challenge's claims: our estimates and window. */
+static void
+receiver_claim (const VlmccReceiver * r, VlmccMsg * m, gint64 now)
+{
+  memset (m, 0, sizeof (*m));
+  m->type = VLMCC_MSG_CHALLENGE;
+  m->id = r->id;
+  m->tstamp = US (now);
+  m->rtt = US (r->est.rtt);
+  m->base_rtt = US (r->est.base);
+  m->rate = rate_wire (packets_per_s (r->window, r->est.rtt), G_MAXUINT32);
+  m->win = (guint32) (r->window * 256.0);
+}
+
 static void
 receiver_challenge (VlmccReceiver * r, gint64 now)
 {
-  VlmccMsg m = { 0 };
+  VlmccMsg m;
 
-  m.type = VLMCC_MSG_CHALLENGE;
-  m.id = r->id;
-  m.tstamp = US (now);
-  m.rtt = US (r->est.rtt);
-  m.base_rtt = US (r->est.base);
-  m.rate = rate_wire (packets_per_s (r->window, r->est.rtt), G_MAXUINT32);
-  m.win = (guint32) (r->window * 256.0);
+  receiver_claim (r, &m, now);
   receiver_queue (r, &m);
   r->st.challenges_sent++;
   r->last_challenge = now;
@@ -2230,6 +2285,72 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
     r->challenge_due = now + receiver_challenge_delay (r);
   else
     receiver_send_challenge (r, now);
+}
+
+/* Ours (volunteer_after): the sender's window is bounded while it has no
+ * leader (leaderless_growth_limit), so no follower may ever be worse off
+ * than its rate. One whose last epoch was clear (it could take more)
+ * offers to lead once the data has named no leader for volunteer_after of
+ * its RTTs, after a random wait biased late over VOLUNTEER_SPREAD times
+ * as many, so that in a large group the first volunteer's election
+ * reaches most others before they speak; a leader named meanwhile
+ * cancels it. */
+#define VOLUNTEER_SPREAD 2
+
+static gboolean
+receiver_could_take_more (const VlmccReceiver * r)
+{
+  return r->path_clear && !receiver_worse_off (r);
+}
+
+static void
+receiver_volunteer (VlmccReceiver * r, gint64 now)
+{
+  VlmccMsg m;
+
+  receiver_claim (r, &m, now);
+  m.volunteer = TRUE;
+  receiver_queue (r, &m);
+  r->st.volunteers_sent++;
+  r->last_volunteer = now;
+}
+
+/* A waiting volunteer: dropped when a leader is named or we stopped
+ * following, sent when its wait is over and our path is still clear. */
+static void
+receiver_run_volunteer (VlmccReceiver * r, gint64 now)
+{
+  if (r->volunteer_due < 0)
+    return;
+  if (r->leaderless_since < 0 || r->role != VLMCC_ROLE_FOLLOWER) {
+    r->volunteer_due = -1;
+    r->st.volunteers_suppressed++;
+    return;
+  }
+  if (now < r->volunteer_due)
+    return;
+  r->volunteer_due = -1;
+  if (receiver_could_take_more (r))
+    receiver_volunteer (r, now);
+  else
+    r->st.volunteers_suppressed++;
+}
+
+static void
+receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
+{
+  gint64 span = (gint64) (r->cfg.volunteer_after * r->est.rtt);
+  gdouble x;
+
+  receiver_run_volunteer (r, now);
+  if (r->cfg.volunteer_after <= 0 || r->role != VLMCC_ROLE_FOLLOWER ||
+      !r->est.sampled || r->leaderless_since < 0 || r->volunteer_due >= 0 ||
+      now - r->leaderless_since < span || (r->last_volunteer >= 0 &&
+          now - r->last_volunteer < span) || !receiver_could_take_more (r))
+    return;
+  x = random_source_double (r->rng);
+  r->volunteer_due = now + (gint64) (VOLUNTEER_SPREAD * span / DELAY_LAMBDA *
+      log1p (x * expm1 (DELAY_LAMBDA)));
 }
 
 /* The sender's hold-off as the echo tells it: a challenge sent at t
@@ -2361,6 +2482,7 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   receiver_epoch (r, arrival);
   receiver_follow_rate (r);
   receiver_maybe_challenge (r, now);
+  receiver_maybe_volunteer (r, now);
   receiver_check_floor (r, now);
   return VLMCC_INPUT_TAKEN;
 }

@@ -160,6 +160,15 @@ typedef struct {
   gboolean challenge_echo;
   guint echo_ext_id;            /* RFC 8285 id of the echo element: 8 */
   gdouble challenge_delay;      /* RTTs: 2 */
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Leaderless bound"):
+   * after a leadership loss section 2.4's growth stops at this many times
+   * the window the last leader left (0: no bound, the paper's) */
+  gdouble leaderless_growth_limit;
+  /* and a follower whose path could carry more than the announced rate
+   * volunteers (a challenge flagged so) when the data has named no leader
+   * for this many of its RTTs, after a random wait of up to as many more
+   * (0: never, the paper's) */
+  gdouble volunteer_after;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -187,10 +196,12 @@ typedef struct {
                                  * sender's SSRC */
   /* ACK: seq, tstamp (tstamp_comp), arrival (the leader's clock when
    * the packet arrived, us) */
-  /* CHALLENGE: probe (rtt etc. unset), tstamp (receiver clock, us), rtt,
+  /* CHALLENGE: probe (rtt etc. unset), volunteer (the data names no
+   * leader and we could take more), tstamp (receiver clock, us), rtt,
    * base_rtt (us), rate (1/64 packet/s), win (1/256 packet) */
   /* START: target, seq (next), leader, rate, win, tstamp (tstamp_comp) */
   gboolean probe;
+  gboolean volunteer;
   guint16 seq;
   guint32 tstamp;
   guint32 rtt, base_rtt;
@@ -269,6 +280,8 @@ typedef struct {
   gboolean loss_based;          /* vegas_plus: in the loss-based mode */
   guint64 plus_switches;        /* vegas_plus: entries into that mode */
   guint64 challenges, accepted, refused_holdoff, refused_floor, probes;
+  /* volunteers heard (counted in challenges too), and elected */
+  guint64 volunteers, volunteers_elected;
   guint64 malformed, forged, stale;
   guint64 elections;            /* leaders elected (probe or challenge) */
   guint64 control_dropped;      /* STARTs beyond VLMCC_MAX_QUEUED_CONTROL */
@@ -334,6 +347,9 @@ typedef struct {
   /* challenges kept back under the sender's echo: it was in hold-off, or
    * equation (6) no longer held when the delay ran out */
   guint64 challenges_suppressed;
+  /* volunteers sent, and those kept back when a leader was named or
+   * our path filled during the wait (config volunteer_after) */
+  guint64 volunteers_sent, volunteers_suppressed;
   guint64 leader_changes, starts;
   guint64 malformed, forged, plain;
   guint64 control_dropped;      /* beyond VLMCC_MAX_QUEUED_CONTROL */

@@ -16,7 +16,8 @@
  * Bit 0x40 turns the challenge echo on (config challenge_echo, with a
  * challenge delay of one RTT): every data packet the sender sends must
  * then carry the echo element, and the receiver parses it in every data
- * packet, the fuzzer's included.
+ * packet, the fuzzer's included. It also bounds the sender's leaderless
+ * growth (k = 2) and lets the receiver volunteer after 2 RTTs.
  *
  * With bit 0x80 of the config byte both cores share a group key (bytes
  * 0..31): every control datagram a core sends is its plain packet plus
@@ -211,6 +212,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       data[0] & 0x80 ? VLMCC_PLUS_LOSS_CUBIC_LINUX : VLMCC_PLUS_LOSS_CUBIC;
   t.cfg.challenge_echo = (data[0] & 0x40) != 0;
   t.cfg.challenge_delay = t.cfg.challenge_echo ? 1.0 : 0.0;
+  t.cfg.leaderless_growth_limit = t.cfg.challenge_echo ? 2.0 : 0.0;
+  t.cfg.volunteer_after = t.cfg.challenge_echo ? 2.0 : 0.0;
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
   t.r = vlmcc_receiver_new (&t.cfg, &rng, now);

@@ -338,10 +338,18 @@ static void
 run_membership (int argc, char **argv)
 {
   VlmccConfig cfg;
+  const gchar *limit = g_getenv ("VLMCC_SIM_LEADERLESS_LIMIT");
+  const gchar *volunteer = g_getenv ("VLMCC_SIM_VOLUNTEER_AFTER");
 
   vlmcc_config_init (&cfg);
-  printf ("membership: branches of 10, 4, 2, 1 Mbit/s behind 20 Mbit/s; "
-      "joins, silent leaves, 90 s\n");
+  if (limit)
+    cfg.leaderless_growth_limit = g_ascii_strtod (limit, NULL);
+  if (volunteer)
+    cfg.volunteer_after = g_ascii_strtod (volunteer, NULL);
+  printf ("membership (leaderless-growth-limit %g, volunteer-after %g): "
+      "branches of 10, 4, 2, 1 Mbit/s behind 20 Mbit/s; "
+      "joins, silent leaves, 90 s\n", cfg.leaderless_growth_limit,
+      cfg.volunteer_after);
   if (argc > 2)
     for (gint i = 2; i < argc; i++)
       print_membership (&cfg, g_ascii_strtoull (argv[i], NULL, 10));

@@ -416,6 +416,15 @@ GST_START_TEST (test_wire)
     fail_if (vlmcc_msg_parse (buf, len, &back));
   }
   fail_if (vlmcc_msg_write (&m, buf, 8));
+  /* the volunteer flag is bit 6 of the challenge's first octet */
+  memset (&m, 0, sizeof (m));
+  m.type = VLMCC_MSG_CHALLENGE;
+  m.id = 5;
+  m.volunteer = TRUE;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (buf[12], 0x40);
+  fail_unless (vlmcc_msg_parse (buf, len, &back));
+  fail_unless (back.volunteer && !back.probe);
 }
 
 GST_END_TEST;
@@ -2462,6 +2471,105 @@ GST_START_TEST (test_challenge_echo)
 
 GST_END_TEST;
 
+/* Leaderless bound (docs/protocols/vlmcc.md): a receiver behind branch A
+ * (10 Mbit/s) and one behind B (2 Mbit/s, the leader), behind 20 Mbit/s.
+ * @kill_all: both go silent at 10 s, else B's alone. */
+typedef struct {
+  gdouble window_at_loss;       /* the sender's, just before the kill */
+  gdouble window_end;           /* at 20 s */
+  gint leader_end;              /* at 20 s, -1: none */
+  gint64 found_at;              /* when A first leads after 10 s, -1 */
+  guint64 kbit_a;               /* at A over 15-20 s */
+  guint64 volunteers, elected;
+} LeaderlessRun;
+
+static void
+run_leaderless (gdouble limit, gdouble volunteer, gboolean kill_all,
+    LeaderlessRun * out)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats st;
+  guint core, a, b;
+
+  vlmcc_config_init (&cfg);
+  cfg.leaderless_growth_limit = limit;
+  cfg.volunteer_after = volunteer;
+  sim = vlmcc_sim_new (&cfg, 3);
+  core = vlmcc_sim_add_node (sim, 0, 20000000, 5 * MS, 100);
+  a = vlmcc_sim_add_node (sim, core, 10000000, 5 * MS, 50);
+  b = vlmcc_sim_add_node (sim, core, 2000000, 10 * MS, 50);
+  vlmcc_sim_add_receiver (sim, a, 0);
+  vlmcc_sim_add_receiver (sim, b, 0);
+  vlmcc_sim_run (sim, 10 * S);
+  fail_unless_equals_int (vlmcc_sim_leader_at (sim, 10 * S), 1);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  out->window_at_loss = st.window;
+  vlmcc_sim_kill_receiver (sim, 1, 10 * S);
+  if (kill_all)
+    vlmcc_sim_kill_receiver (sim, 0, 10 * S);
+  vlmcc_sim_run (sim, 20 * S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  out->window_end = st.window;
+  out->leader_end = vlmcc_sim_leader_at (sim, 20 * S);
+  out->found_at = -1;
+  for (gint64 t = 10 * S; t < 20 * S && out->found_at < 0; t += MS)
+    if (vlmcc_sim_leader_at (sim, t) == 0)
+      out->found_at = t;
+  out->kbit_a = vlmcc_sim_receiver_bytes (sim, 0, 15 * S, 20 * S) * 8 / 5000;
+  out->volunteers = st.volunteers;
+  out->elected = st.volunteers_elected;
+  vlmcc_sim_free (sim);
+}
+
+/* Every receiver gone: section 2.4's growth never meets a challenge, and
+ * grows the window for as long as the group stays empty; the bound stops
+ * it at k times the last leader's window. */
+GST_START_TEST (test_leaderless_bound_empty_group)
+{
+  LeaderlessRun paper, bound;
+
+  run_leaderless (0, 0, TRUE, &paper);
+  run_leaderless (2, 4, TRUE, &bound);
+  GST_INFO ("window at the loss %.0f; after 10 s empty: paper %.0f, "
+      "bound %.0f", paper.window_at_loss, paper.window_end, bound.window_end);
+  fail_unless_equals_int (paper.leader_end, -1);
+  fail_unless_equals_int (bound.leader_end, -1);
+  fail_unless (paper.window_end > 10 * paper.window_at_loss);
+  fail_unless (bound.window_end <= 2 * bound.window_at_loss);
+  fail_unless_equals_int (bound.volunteers, 0);
+}
+
+GST_END_TEST;
+
+/* The leader (B) gone, A's receiver can take five times its rate: under
+ * the bound it never meets equation (6), and without volunteers the
+ * session stays leaderless at the bound; a volunteer finds it again. */
+GST_START_TEST (test_leaderless_volunteer_found)
+{
+  LeaderlessRun paper, capped, volunteer;
+
+  run_leaderless (0, 0, FALSE, &paper);
+  run_leaderless (2, 0, FALSE, &capped);
+  run_leaderless (2, 4, FALSE, &volunteer);
+  GST_INFO ("A leads at %" G_GINT64_FORMAT " ms (paper), %" G_GINT64_FORMAT
+      " (capped), %" G_GINT64_FORMAT " (volunteer); A's kbit/s %"
+      G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+      "; volunteers %" G_GUINT64_FORMAT, paper.found_at / MS,
+      capped.found_at / MS, volunteer.found_at / MS, paper.kbit_a,
+      capped.kbit_a, volunteer.kbit_a, volunteer.volunteers);
+  fail_unless_equals_int (capped.leader_end, -1);
+  fail_unless_equals_int (volunteer.leader_end, 0);
+  fail_unless (volunteer.found_at > 10 * S && volunteer.found_at <
+      paper.found_at,
+      "found at %" G_GINT64_FORMAT, volunteer.found_at);
+  fail_unless_equals_int (volunteer.elected, 1);
+  fail_unless (volunteer.kbit_a > 2 * capped.kbit_a);
+  fail_unless (volunteer.kbit_a * 100 >= paper.kbit_a * 99);
+}
+
+GST_END_TEST;
+
 static Suite *
 vlmcccore_suite (void)
 {
@@ -2508,6 +2616,8 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_forward_election);
   tcase_add_test (tc, test_leadership_loss);
   tcase_add_test (tc, test_challenge_echo);
+  tcase_add_test (tc, test_leaderless_bound_empty_group);
+  tcase_add_test (tc, test_leaderless_volunteer_found);
   return s;
 }
 
