@@ -115,13 +115,17 @@ median_convergence (gint64 * conv, guint n)
 
 /* The median over the receivers of their detection-time estimate, its
  * deviation and their largest join latency (-1: none) at the end of the
- * run, in @t_d, @dev and @join_latency (ns). */
+ * run, in @t_d, @dev and @join_latency (ns); the estimate's median over
+ * those that failed an experiment of their own in @failed_t_d and
+ * @failed_dev (-1: none did). */
 static void
 median_estimate (Sim * sim, guint n, gint64 * t_d, gint64 * dev,
-    gint64 * join_latency)
+    gint64 * join_latency, gint64 * failed_t_d, gint64 * failed_dev)
 {
   gint64 *a = g_new (gint64, n), *b = g_new (gint64, n);
-  gint64 *c = g_new (gint64, n);
+  gint64 *c = g_new (gint64, n), *fa = g_new (gint64, n);
+  gint64 *fb = g_new (gint64, n);
+  guint nf = 0;
 
   for (guint i = 0; i < n; i++) {
     RlmReceiverStats st;
@@ -130,7 +134,15 @@ median_estimate (Sim * sim, guint n, gint64 * t_d, gint64 * dev,
     a[i] = st.detection_time;
     b[i] = st.detection_dev;
     c[i] = st.join_latency;
+    if (st.experiments_failed > 0) {
+      fa[nf] = st.detection_time;
+      fb[nf++] = st.detection_dev;
+    }
   }
+  qsort (fa, nf, sizeof (gint64), compare_gint64);
+  qsort (fb, nf, sizeof (gint64), compare_gint64);
+  *failed_t_d = nf ? fa[nf / 2] : -1;
+  *failed_dev = nf ? fb[nf / 2] : -1;
   qsort (a, n, sizeof (gint64), compare_gint64);
   qsort (b, n, sizeof (gint64), compare_gint64);
   qsort (c, n, sizeof (gint64), compare_gint64);
@@ -140,6 +152,8 @@ median_estimate (Sim * sim, guint n, gint64 * t_d, gint64 * dev,
   g_free (a);
   g_free (b);
   g_free (c);
+  g_free (fa);
+  g_free (fb);
 }
 
 /* -v: every level change of receiver @i, with its time and reason. */
@@ -522,7 +536,9 @@ main (int argc, char **argv)
   gdouble worst[3] = { 0, 0, 0 };
   gint64 windows[3] = { SIM_S, 10 * SIM_S, 100 * SIM_S }, slowest = 0;
   guint unconverged = 0;
-  gint64 *convs, *starts, median, est_td, est_dev, est_join;
+  gint64 *convs, *starts, median, est_td, est_dev, est_join, fail_td,
+      fail_dev;
+  guint within_20s = 0;
   CoreTrace ct;
 
   if (!parse_options (argc, argv, &o)) {
@@ -609,6 +625,8 @@ main (int argc, char **argv)
     }
     if (conv < 0)
       unconverged++;
+    else if (conv <= 20 * SIM_S)
+      within_20s++;
     slowest = MAX (slowest, conv);
     /* -1 s: not converged */
     printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f %.1f\n", i,
@@ -624,10 +642,13 @@ main (int argc, char **argv)
       "100s %.4f, slowest convergence %.1f s, not converged %u, "
       "median convergence %.1f s\n", o.topology, o.n, worst[0], worst[1],
       worst[2], slowest / 1e9, unconverged, median < 0 ? -1.0 : median / 1e9);
-  median_estimate (sim, o.n, &est_td, &est_dev, &est_join);
+  median_estimate (sim, o.n, &est_td, &est_dev, &est_join, &fail_td,
+      &fail_dev);
   printf ("# median at the end: detection-time estimate T_D %.0f ms "
-      "sigma %.0f ms, largest join latency %.0f ms\n", est_td / 1e6,
-      est_dev / 1e6, est_join / 1e6);
+      "sigma %.0f ms (of receivers that failed one of their own: %.0f ms, "
+      "%.0f ms), largest join latency %.0f ms; converged within 20 s: %u\n",
+      est_td / 1e6, est_dev / 1e6, fail_td / 1e6, fail_dev / 1e6,
+      est_join / 1e6, within_20s);
   g_free (convs);
   g_free (starts);
   g_free (optimal);
