@@ -299,12 +299,21 @@ lower_hold (const RlmReceiver * r)
   return w;
 }
 
+/* Ours is the last announcement at @level, or our experiment there is
+ * still being judged (another's later JOIN at that level took its
+ * record). */
+static gboolean
+own_experiment_at (const RlmReceiver * r, guint level)
+{
+  return r->exp_own[level] || r->own_level == level;
+}
+
 /* The experiment at @level holds a join timer for a level above it: our
  * own for its whole window, another's for lower_hold. */
 static gboolean
 holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
 {
-  return exp_in_progress (r, level, now) && (r->exp_own[level] ||
+  return exp_in_progress (r, level, now) && (own_experiment_at (r, level) ||
       now - r->exp_start[level] < lower_hold (r));
 }
 
@@ -986,7 +995,7 @@ retry_after_lower (RlmReceiver * r, guint target, gint64 now)
 
   for (guint k = 2; k < target; k++)
     if (holds_join_timer (r, k, now))
-      end = MAX (end, r->exp_start[k] + (r->exp_own[k] ?
+      end = MAX (end, r->exp_start[k] + (own_experiment_at (r, k) ?
               detection_window (r) : lower_hold (r)));
   r->join_deadline = end + random_source_range (r->rng, 1,
       (gint64) (NS_PER_S / 2));

@@ -1002,6 +1002,34 @@ GST_START_TEST (test_join_latency_hold)
 
 GST_END_TEST;
 
+/* join_latency_hold: our own experiment at 2 holds our timer for 3 for
+ * its whole window even when another's JOIN at 2 came after it (the
+ * record of level 2 is then the other's). */
+GST_START_TEST (test_join_latency_hold_own_experiment)
+{
+  Rig rig;
+  gint64 join, deadline;
+
+  rig_prepare (&rig, 14, 4);
+  rig.cfg.join_latency_hold = 5;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  join = stats (&rig).join_deadline;
+  join_with_latency (&rig, 40 * MS);
+  drain_transmits (&rig, NULL);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  deadline = stats (&rig).join_deadline;
+  /* the timer for 3 expires inside our 3 s window, past the 200 ms hold */
+  fail_unless (deadline > rig.now + 200 * MS);
+  fail_unless (deadline < join + 3 * S);
+  run_clean (&rig, deadline);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_unless_equals_int (stats (&rig).experiments_run, 1);
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* join_latency_hold before any join of ours was measured (a receiver that
  * started at its level): the hold is the whole detection window. */
 GST_START_TEST (test_join_latency_hold_needs_sample)
@@ -1858,6 +1886,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_gap_retry);
   tcase_add_test (tc, test_join_latency_hold);
   tcase_add_test (tc, test_join_latency_hold_needs_sample);
+  tcase_add_test (tc, test_join_latency_hold_own_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
