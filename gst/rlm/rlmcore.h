@@ -24,8 +24,9 @@
  *   level is in progress it is rescheduled (suppressed when that
  *   experiment is someone else's), else an announcement is queued and the
  *   layer added. With join_latency_hold another's lower experiment holds
- *   the timer for at most that many of our largest join latency. A loss in S: an own experiment in progress at the highest
- *   level in progress failed (drop, backoff, detection-time sample, D); an
+ *   the timer for at most that many of our largest join latency. A loss
+ *   in S: an own experiment in progress at the highest level in progress
+ *   failed (drop, backoff, detection-time sample, D); an
  *   own experiment under a higher one in progress goes to M; otherwise H,
  *   and if the highest experiment in progress is someone else's at N+1,
  *   the timer of level N+1 backs off (learned). Every T_D in S relaxes the
