@@ -622,6 +622,7 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "experiments-suppressed", G_TYPE_UINT64, st.experiments_suppressed,
       "experiments-learned", G_TYPE_UINT64, st.experiments_learned,
       "detection-learned", G_TYPE_UINT64, st.detection_learned,
+      "join-latency", G_TYPE_INT64, st.join_latency,
       "reported-joins", G_TYPE_UINT64, st.reported_joins,
       "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
       "drops", G_TYPE_UINT64, st.drops,
@@ -735,6 +736,8 @@ gst_rlm_src_finalize (GObject * object)
   "(experiments); " \
   "detection-learned: detection-time samples from others' failed ones " \
   "(learn-detection-time) (samples); " \
+  "join-latency: the largest time from a join of ours to the layer's " \
+  "first packet, -1 before any (ns); " \
   "reported-joins: climbs straight to the lowest settled level others " \
   "reported (join-reported) (joins); " \
   "reported-joins-failed: of those, undone by a loss right after " \

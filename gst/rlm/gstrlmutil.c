@@ -85,6 +85,11 @@ static const GstParamEntry params[] = {
         "estimator the time from its announcement to the receiver's first "
         "loss after it, at most one detection window (ours; the paper: off)",
         BOOLEAN, NULL, learn_detection_time, 0, 0, R),
+  P ("join-latency-hold", "Another receiver's experiment below the "
+        "receiver's target holds its join timer for at most this many times "
+        "the largest join latency it measured (its join to the layer's first "
+        "packet), not the whole detection window, factor (ours; 0: the "
+        "window, the paper)", DOUBLE, NULL, join_latency_hold, 0, 1000, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -41,6 +41,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->measure_own_loss = FALSE;
   cfg->gap_retry = FALSE;
   cfg->learn_detection_time = FALSE;
+  cfg->join_latency_hold = 0;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -243,6 +244,10 @@ struct _RlmReceiver
   /* our last loss, -1 none: a loss after an announcement and no loss
    * between is our onset of its congestion (learn_detection_time) */
   gint64 last_loss;
+  /* our joins of each layer still waiting for its first packet (-1
+   * none), and the largest join latency measured (-1 none) */
+  gint64 join_sent[RLM_MAX_LAYERS];
+  gint64 join_latency_max;
 
   /* the loss estimator: lost and expected packets, both decayed with
    * loss_time_constant; their ratio is the estimate */
@@ -276,6 +281,40 @@ exp_in_progress (const RlmReceiver * r, guint level, gint64 now)
 {
   return r->exp_start[level] >= 0 &&
       now - r->exp_start[level] < detection_window (r);
+}
+
+/* How long another receiver's experiment below our target holds our join
+ * timer: its detection window, or with join_latency_hold at most that
+ * many of our largest join latency. A layer cannot congest a path before
+ * it reaches it, so the join latency is a floor of any detection time;
+ * the scale is the margin for the queue to build up. */
+static gint64
+lower_hold (const RlmReceiver * r)
+{
+  gint64 w = detection_window (r);
+
+  if (r->cfg.join_latency_hold > 0 && r->join_latency_max >= 0)
+    w = MIN (w, MAX ((gint64) (r->cfg.join_latency_hold *
+                (gdouble) r->join_latency_max), RLM_MIN_TIMER));
+  return w;
+}
+
+/* Ours is the last announcement at @level, or our experiment there is
+ * still being judged (another's later JOIN at that level took its
+ * record). */
+static gboolean
+own_experiment_at (const RlmReceiver * r, guint level)
+{
+  return r->exp_own[level] || r->own_level == level;
+}
+
+/* The experiment at @level holds a join timer for a level above it: our
+ * own for its whole window, another's for lower_hold. */
+static gboolean
+holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
+{
+  return exp_in_progress (r, level, now) && (own_experiment_at (r, level) ||
+      now - r->exp_start[level] < lower_hold (r));
 }
 
 /* An experiment announced at @level now (ours or another's). */
@@ -476,6 +515,7 @@ add_layer (RlmReceiver * r, gint64 now)
   r->settled = FALSE;
   level_changed (r, now);
   memset (&r->seq[layer], 0, sizeof (RlmLayerSeq));
+  r->join_sent[layer] = now;
   push_event (r, RLM_EVENT_JOIN, layer, RLM_REASON_JOIN_EXPERIMENT);
   push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
 }
@@ -520,6 +560,7 @@ drop_layer (RlmReceiver * r, gint64 now)
     r->settled = TRUE;
     level_changed (r, now);
     r->seq[layer].have_seq = FALSE;
+    r->join_sent[layer] = -1;
     r->st.drops++;
     enter_state (r, RLM_STATE_DROP, now);
     push_event (r, RLM_EVENT_LEAVE, layer, reason);
@@ -560,6 +601,7 @@ undo_reported_join (RlmReceiver * r, gint64 now)
   enter_state (r, RLM_STATE_DROP, now);
   for (guint layer = top - 1; layer >= r->level; layer--) {
     r->seq[layer].have_seq = FALSE;
+    r->join_sent[layer] = -1;
     push_event (r, RLM_EVENT_LEAVE, layer, RLM_REASON_EXPERIMENT_FAILED);
   }
   push_event (r, RLM_EVENT_LEVEL, r->level, RLM_REASON_EXPERIMENT_FAILED);
@@ -673,6 +715,17 @@ feed_loss_estimator (RlmReceiver * r, guint64 lost, gint64 now)
   r->loss_time = now;
 }
 
+/* The first packet of @layer since our join of it: one join latency. */
+static void
+join_latency_sample (RlmReceiver * r, guint layer, gint64 now)
+{
+  if (r->join_sent[layer] < 0)
+    return;
+  r->join_latency_max = MAX (r->join_latency_max, now - r->join_sent[layer]);
+  r->join_sent[layer] = -1;
+  r->st.join_latency_samples++;
+}
+
 static RlmPacketKind
 on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
 {
@@ -714,6 +767,7 @@ on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
     /* the layer's first packet since the join: a baseline, not a gap */
     s->have_seq = TRUE;
     s->ext_max = RTP_SEQ_MOD + read16 (el.data + 1);
+    join_latency_sample (r, layer, now);
     return RLM_PACKET_MEDIA;
   }
   ext = rtp_seq_extend (s->ext_max, read16 (el.data + 1));
@@ -857,6 +911,9 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
     r->exp_first[k] = -1;
   }
   r->last_loss = -1;
+  for (guint layer = 0; layer < RLM_MAX_LAYERS; layer++)
+    r->join_sent[layer] = -1;
+  r->join_latency_max = -1;
   r->members = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   g_queue_init (&r->events);
   g_queue_init (&r->transmits);
@@ -916,6 +973,7 @@ join_reported_level (RlmReceiver * r, gint64 now)
   r->st.reported_joins++;
   while (r->level < target) {
     memset (&r->seq[r->level], 0, sizeof (RlmLayerSeq));
+    r->join_sent[r->level] = now;
     push_event (r, RLM_EVENT_JOIN, r->level, RLM_REASON_REPORTED_LEVEL);
     r->level++;
   }
@@ -936,8 +994,9 @@ retry_after_lower (RlmReceiver * r, guint target, gint64 now)
   gint64 end = now;
 
   for (guint k = 2; k < target; k++)
-    if (exp_in_progress (r, k, now))
-      end = MAX (end, r->exp_start[k] + detection_window (r));
+    if (holds_join_timer (r, k, now))
+      end = MAX (end, r->exp_start[k] + (own_experiment_at (r, k) ?
+              detection_window (r) : lower_hold (r)));
   r->join_deadline = end + random_source_range (r->rng, 1,
       (gint64) (NS_PER_S / 2));
 }
@@ -959,7 +1018,7 @@ join_timer_expired (RlmReceiver * r, gint64 now)
     return;
 
   for (guint k = 2; k < target; k++) {
-    if (exp_in_progress (r, k, now)) {
+    if (holds_join_timer (r, k, now)) {
       lower = TRUE;
       foreign |= !r->exp_own[k];
     }
@@ -1074,6 +1133,7 @@ rlm_receiver_get_stats (const RlmReceiver * r, RlmReceiverStats * st)
   st->detection_dev = (gint64) r->sigma_d;
   st->join_max = join_max (r);
   st->loss_estimate = loss_estimate (r);
+  st->join_latency = r->join_latency_max;
   st->session_size = session_size (r);
   st->authenticated = r->auth != NULL;
   if (r->auth)

@@ -23,8 +23,10 @@
  * - S: the join timer for level N+1 expires: if an experiment at a lower
  *   level is in progress it is rescheduled (suppressed when that
  *   experiment is someone else's), else an announcement is queued and the
- *   layer added. A loss in S: an own experiment in progress at the highest
- *   level in progress failed (drop, backoff, detection-time sample, D); an
+ *   layer added. With join_latency_hold another's lower experiment holds
+ *   the timer for at most that many of our largest join latency. A loss
+ *   in S: an own experiment in progress at the highest level in progress
+ *   failed (drop, backoff, detection-time sample, D); an
  *   own experiment under a higher one in progress goes to M; otherwise H,
  *   and if the highest experiment in progress is someone else's at N+1,
  *   the timer of level N+1 backs off (learned). Every T_D in S relaxes the
@@ -121,6 +123,13 @@ typedef struct {
                                          * level up also feeds the
                                          * detection-time estimator: FALSE
                                          * (the paper) */
+  gdouble join_latency_hold;    /* another receiver's experiment below
+                                 * our target holds our join timer for at
+                                 * most this many times the largest join
+                                 * latency we measured (our join to the
+                                 * layer's first packet), not the whole
+                                 * detection window; 0: the window (the
+                                 * paper) */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -250,6 +259,9 @@ typedef struct {
   guint64 experiments_suppressed, experiments_learned;
   guint64 detection_learned;    /* detection-time samples taken from others'
                                  * experiments (learn_detection_time) */
+  gint64 join_latency;          /* largest join latency measured, ns; -1
+                                 * none yet */
+  guint64 join_latency_samples; /* joins of ours whose first packet came */
   guint64 drops;                /* layers dropped on congestion */
   guint64 reported_joins;       /* climbs to the reported level (join_reported) */
   guint64 reported_joins_failed;        /* ... undone by a loss in their window */

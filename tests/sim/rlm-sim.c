@@ -10,7 +10,7 @@
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
- *           [-D] [-v RX] [-V RX] [-k K]
+ *           [-D] [-E TD_MS,DEV_MS] [-H SCALE] [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -34,7 +34,14 @@
  * the loss, and RED or FQ to share a link fairly among sessions. -T sets
  * the loss threshold T of the M state (RlmConfig.loss_threshold). -R
  * turns join_reported on, -G gap_retry, -M measure_own_loss, -D
- * learn_detection_time. -k K puts every K-th receiver of topology (3)
+ * learn_detection_time. -E starts every receiver's detection-time
+ * estimate at T̂_D = TD_MS and σ̂_D = DEV_MS (RlmConfig.detection_time_init,
+ * detection_dev_init), as one carried from an earlier session; the
+ * summary's last line gives the median of the receivers' estimates at the
+ * end, what such a session would carry. -H SCALE turns join_latency_hold
+ * on: another's experiment below a receiver's target holds its join timer
+ * for at most SCALE times the largest join latency it measured; the
+ * summary gives the median of those latencies. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -72,6 +79,9 @@ typedef struct {
   gboolean gap_retry;
   gboolean measure_own_loss;
   gboolean learn_detection_time;
+  gint64 start_detection_time;  /* -E: ns, 0 the core's default */
+  gint64 start_detection_dev;
+  gdouble join_latency_hold;    /* -H: RlmConfig.join_latency_hold */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -101,6 +111,49 @@ median_convergence (gint64 * conv, guint n)
   qsort (conv, n, sizeof (gint64), compare_gint64);
   m = n % 2 ? conv[n / 2] : (conv[n / 2 - 1] / 2 + conv[n / 2] / 2);
   return conv[n / 2] == G_MAXINT64 ? -1 : m;
+}
+
+/* The median over the receivers of their detection-time estimate, its
+ * deviation and their largest join latency (-1: none) at the end of the
+ * run, in @t_d, @dev and @join_latency (ns); the estimate's median over
+ * those that failed an experiment of their own in @failed_t_d and
+ * @failed_dev (-1: none did). */
+static void
+median_estimate (Sim * sim, guint n, gint64 * t_d, gint64 * dev,
+    gint64 * join_latency, gint64 * failed_t_d, gint64 * failed_dev)
+{
+  gint64 *a = g_new (gint64, n), *b = g_new (gint64, n);
+  gint64 *c = g_new (gint64, n), *fa = g_new (gint64, n);
+  gint64 *fb = g_new (gint64, n);
+  guint nf = 0;
+
+  for (guint i = 0; i < n; i++) {
+    RlmReceiverStats st;
+
+    rlm_receiver_get_stats (sim_receiver_core (sim, i), &st);
+    a[i] = st.detection_time;
+    b[i] = st.detection_dev;
+    c[i] = st.join_latency;
+    if (st.experiments_failed > 0) {
+      fa[nf] = st.detection_time;
+      fb[nf++] = st.detection_dev;
+    }
+  }
+  qsort (fa, nf, sizeof (gint64), compare_gint64);
+  qsort (fb, nf, sizeof (gint64), compare_gint64);
+  *failed_t_d = nf ? fa[nf / 2] : -1;
+  *failed_dev = nf ? fb[nf / 2] : -1;
+  qsort (a, n, sizeof (gint64), compare_gint64);
+  qsort (b, n, sizeof (gint64), compare_gint64);
+  qsort (c, n, sizeof (gint64), compare_gint64);
+  *t_d = a[n / 2];
+  *dev = b[n / 2];
+  *join_latency = c[n / 2];
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  g_free (fa);
+  g_free (fb);
 }
 
 /* -v: every level change of receiver @i, with its time and reason. */
@@ -301,6 +354,24 @@ parse_rates (const char *arg, Options * o)
   return ok && n > 0;
 }
 
+/* -E "T_D_MS,SIGMA_MS": the detection-time estimate a receiver carries
+ * in from an earlier session; FALSE if malformed. */
+static gboolean
+parse_start_estimate (const char *arg, Options * o)
+{
+  gchar *end;
+  gdouble t_d = g_ascii_strtod (arg, &end), dev;
+
+  if (*end != ',' || t_d <= 0)
+    return FALSE;
+  dev = g_ascii_strtod (end + 1, &end);
+  if (*end != '\0' || dev < 0)
+    return FALSE;
+  o->start_detection_time = (gint64) (t_d * SIM_MS);
+  o->start_detection_dev = (gint64) (dev * SIM_MS);
+  return TRUE;
+}
+
 /* The namespace bed's settings (-B); see the comment at the top. */
 static void
 set_bed_profile (Options * o)
@@ -341,12 +412,15 @@ parse_options (int argc, char **argv, Options * o)
   o->gap_retry = FALSE;
   o->measure_own_loss = FALSE;
   o->learn_detection_time = FALSE;
+  o->start_detection_time = 0;
+  o->start_detection_dev = 0;
+  o->join_latency_hold = 0;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDv:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDE:H:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -418,6 +492,13 @@ parse_options (int argc, char **argv, Options * o)
       case 'D':
         o->learn_detection_time = TRUE;
         break;
+      case 'H':
+        o->join_latency_hold = g_ascii_strtod (optarg, NULL);
+        rates_ok = rates_ok && o->join_latency_hold > 0;
+        break;
+      case 'E':
+        rates_ok = rates_ok && parse_start_estimate (optarg, o);
+        break;
       case 'A':
         rates_ok = rates_ok && parse_queueing (optarg, &o->queueing);
         break;
@@ -455,7 +536,9 @@ main (int argc, char **argv)
   gdouble worst[3] = { 0, 0, 0 };
   gint64 windows[3] = { SIM_S, 10 * SIM_S, 100 * SIM_S }, slowest = 0;
   guint unconverged = 0;
-  gint64 *convs, *starts, median;
+  gint64 *convs, *starts, median, est_td, est_dev, est_join, fail_td,
+      fail_dev;
+  guint within_20s = 0;
   CoreTrace ct;
 
   if (!parse_options (argc, argv, &o)) {
@@ -463,7 +546,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-v receiver] [-V receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-D] [-E td_ms,dev_ms] [-H scale] [-v receiver] [-V receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -479,6 +562,11 @@ main (int argc, char **argv)
   rc.gap_retry = o.gap_retry;
   rc.measure_own_loss = o.measure_own_loss;
   rc.learn_detection_time = o.learn_detection_time;
+  rc.join_latency_hold = o.join_latency_hold;
+  if (o.start_detection_time > 0) {
+    rc.detection_time_init = o.start_detection_time;
+    rc.detection_dev_init = o.start_detection_dev;
+  }
   random_source_init_seeded (&rng, &seeded, o.seed ^ 0x5eed);
   sim = sim_new (&cfg);
   if (o.topology == 4) {
@@ -537,6 +625,8 @@ main (int argc, char **argv)
     }
     if (conv < 0)
       unconverged++;
+    else if (conv <= 20 * SIM_S)
+      within_20s++;
     slowest = MAX (slowest, conv);
     /* -1 s: not converged */
     printf ("%u %u %u %.1f %.4f %.4f %.4f %.4f %.1f\n", i,
@@ -552,6 +642,13 @@ main (int argc, char **argv)
       "100s %.4f, slowest convergence %.1f s, not converged %u, "
       "median convergence %.1f s\n", o.topology, o.n, worst[0], worst[1],
       worst[2], slowest / 1e9, unconverged, median < 0 ? -1.0 : median / 1e9);
+  median_estimate (sim, o.n, &est_td, &est_dev, &est_join, &fail_td,
+      &fail_dev);
+  printf ("# median at the end: detection-time estimate T_D %.0f ms "
+      "sigma %.0f ms (of receivers that failed one of their own: %.0f ms, "
+      "%.0f ms), largest join latency %.0f ms; converged within 20 s: %u\n",
+      est_td / 1e6, est_dev / 1e6, fail_td / 1e6, fail_dev / 1e6,
+      est_join / 1e6, within_20s);
   g_free (convs);
   g_free (starts);
   g_free (optimal);

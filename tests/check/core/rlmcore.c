@@ -909,6 +909,145 @@ GST_START_TEST (test_gap_retry)
 
 GST_END_TEST;
 
+/* Runs clean to the join timer's expiry, which adds a layer; the new
+ * layer's first packet comes @latency after it, the older layers' every
+ * 10 ms meanwhile. */
+static void
+join_with_latency (Rig * rig, gint64 latency)
+{
+  gint64 join = stats (rig).join_deadline;
+  guint level;
+
+  fail_unless (join > rig->now);
+  run_clean (rig, join - 1);
+  rig->now = join;
+  rlm_receiver_advance (rig->r, rig->now);
+  level = stats (rig).level;
+  while (rig->now < join + latency) {
+    for (guint l = 0; l + 1 < level; l++)
+      feed (rig, l, 0);
+    rig->now = MIN (rig->now + 10 * MS, join + latency);
+    rlm_receiver_advance (rig->r, rig->now);
+  }
+  for (guint l = 0; l < level; l++)
+    feed (rig, l, 0);
+}
+
+/* A receiver with join_latency_hold @hold whose experiment at 2 took
+ * 40 ms to its layer's first packet, once that experiment succeeded. */
+static void
+rig_init_latency (Rig * rig, gdouble hold)
+{
+  RlmReceiverStats st;
+
+  rig_prepare (rig, 14, 4);
+  rig->cfg.join_latency_hold = hold;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  fail_unless_equals_int64 (stats (rig).join_latency, -1);
+  join_with_latency (rig, 40 * MS);
+  st = stats (rig);
+  fail_unless_equals_int (st.level, 2);
+  fail_unless_equals_int64 (st.join_latency, 40 * MS);
+  fail_unless_equals_int (st.join_latency_samples, 1);
+  run_clean (rig, rig->now + 3500 * MS);
+  fail_unless_equals_int (stats (rig).experiments_succeeded, 1);
+  drain_transmits (rig, NULL);
+}
+
+/* Another's experiment at 2, announced 500 ms before our timer for 3
+ * expires: TRUE if ours ran then, FALSE if it was suppressed. */
+static gboolean
+runs_over_lower_experiment (Rig * rig)
+{
+  gint64 deadline = stats (rig).join_deadline;
+  guint64 suppressed = stats (rig).experiments_suppressed;
+
+  fail_unless (deadline - 500 * MS > rig->now);
+  run_clean (rig, deadline - 500 * MS);
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  run_clean (rig, deadline);
+  if (stats (rig).level == 3) {
+    expect_announced_level (rig, 3);
+    return TRUE;
+  }
+  fail_unless_equals_int (stats (rig).experiments_suppressed, suppressed + 1);
+  fail_unless_equals_int (drain_transmits (rig, NULL), 0);
+  return FALSE;
+}
+
+/* join_latency_hold: with a 40 ms join latency and a hold of 5, another's
+ * lower experiment holds our join timer for 200 ms, not the 3 s window:
+ * 500 ms after its announcement our experiment runs; 100 ms after, it is
+ * still suppressed. Without the option (the paper) the 500 ms case is
+ * suppressed too. */
+GST_START_TEST (test_join_latency_hold)
+{
+  Rig rig;
+  gint64 deadline;
+
+  rig_init_latency (&rig, 0);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+
+  rig_init_latency (&rig, 5);
+  deadline = stats (&rig).join_deadline;
+  run_clean (&rig, deadline - 100 * MS);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  run_clean (&rig, deadline);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_unless_equals_int (stats (&rig).experiments_suppressed, 1);
+  fail_unless (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* join_latency_hold: our own experiment at 2 holds our timer for 3 for
+ * its whole window even when another's JOIN at 2 came after it (the
+ * record of level 2 is then the other's). */
+GST_START_TEST (test_join_latency_hold_own_experiment)
+{
+  Rig rig;
+  gint64 join, deadline;
+
+  rig_prepare (&rig, 14, 4);
+  rig.cfg.join_latency_hold = 5;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  join = stats (&rig).join_deadline;
+  join_with_latency (&rig, 40 * MS);
+  drain_transmits (&rig, NULL);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  deadline = stats (&rig).join_deadline;
+  /* the timer for 3 expires inside our 3 s window, past the 200 ms hold */
+  fail_unless (deadline > rig.now + 200 * MS);
+  fail_unless (deadline < join + 3 * S);
+  run_clean (&rig, deadline);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_unless_equals_int (stats (&rig).experiments_run, 1);
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* join_latency_hold before any join of ours was measured (a receiver that
+ * started at its level): the hold is the whole detection window. */
+GST_START_TEST (test_join_latency_hold_needs_sample)
+{
+  Rig rig;
+
+  rig_prepare (&rig, 14, 4);
+  rig.cfg.start_level = 2;
+  rig.cfg.join_latency_hold = 5;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 10 * MS);
+  fail_unless_equals_int64 (stats (&rig).join_latency, -1);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A path slower than the session's: a loss in the join's window undoes
  * the whole join at once, and the receiver never joins a reported level
  * again; it climbs by the paper's experiments. */
@@ -1745,6 +1884,9 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_report_top_level_settled_after_experiment);
   tcase_add_test (tc, test_report_not_settled_out_of_steady);
   tcase_add_test (tc, test_gap_retry);
+  tcase_add_test (tc, test_join_latency_hold);
+  tcase_add_test (tc, test_join_latency_hold_needs_sample);
+  tcase_add_test (tc, test_join_latency_hold_own_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_unsubscribed_layers);
