@@ -154,9 +154,9 @@ static const GstParamEntry params[] = {
       gst_vlmcc_vegas_delay_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
           vegas_delay), S},
   {"plus-loss-mode", NULL, "Vegas+: the window rule of the loss-based "
-        "mode (default reno; cubic grows as RFC 9438's CUBIC, cubic-linux "
-        "too with Linux's Reno-friendly region; the Vegas mode is the same "
-        "either way)", GST_PARAM_KIND_ENUM,
+        "mode (default cubic, RFC 9438's CUBIC; reno: one packet more per "
+        "RTT, halved on loss; cubic-linux: cubic with Linux's Reno-friendly "
+        "region; the Vegas mode is the same either way)", GST_PARAM_KIND_ENUM,
       gst_vlmcc_plus_loss_mode_get_type, 0, 0, G_STRUCT_OFFSET (VlmccConfig,
           plus_loss_mode), S | R},
 };

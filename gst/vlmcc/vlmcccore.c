@@ -51,7 +51,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->vegas_plus = FALSE;
   cfg->plus_epochs = 2;
   cfg->plus_loss_epochs = 16;
-  cfg->plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
+  cfg->plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
   cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
   cfg->challenge_echo = FALSE;
   cfg->echo_ext_id = 8;

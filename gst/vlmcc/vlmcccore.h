@@ -147,7 +147,7 @@ typedef struct {
    * test alone) */
   guint plus_loss_epochs;
   /* Ours: the loss-based mode's window rule (VlmccPlusLossMode; default
-   * VLMCC_PLUS_LOSS_RENO); the Vegas mode is the same either way */
+   * VLMCC_PLUS_LOSS_CUBIC); the Vegas mode is the same either way */
   gint plus_loss_mode;
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */

@@ -288,6 +288,7 @@ test_cubic_flows (void)
   }
 
   cfg.vegas_plus = TRUE;
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
   bed.n_tcp = 2;
   bed.reference = FALSE;
   vlmcc_sim_share (&cfg, 1, &bed, &reno);

@@ -465,6 +465,7 @@ run_aqm (int argc, char **argv)
   for (guint c = 0; c < 3; c++) {
     vlmcc_config_init (&cfg[c]);
     cfg[c].vegas_plus = c > 0;
+    cfg[c].plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
   }
   cfg[1].plus_loss_epochs = 0;
   if (quiet)
@@ -545,6 +546,7 @@ run_cubic (int argc, char **argv)
     vlmcc_config_init (&cfg[c]);
     cfg[c].vegas_plus = TRUE;
   }
+  cfg[0].plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
   cfg[1].plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
   cfg[2].plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC_LINUX;
   printf ("cubic: 20 ms, 100 ms of queue; rates over 15-60 s; medians over "

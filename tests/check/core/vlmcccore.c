@@ -2126,7 +2126,10 @@ GST_START_TEST (test_vegas_plus_aqm_alone)
     fail_unless (r.kbit >= 1950, "%f kbit/s", r.kbit);
   }
   vlmcc_sim_aqm_share (&cfg, 1, AQM_CODEL, 0, &r);
-  fail_unless (r.switches >= 1 && r.switches <= 2);
+  /* the reno mode switches once or twice, the cubic mode (the default)
+   * three times: its regrowth meets CoDel's drop once more */
+  fail_unless (r.switches >= 1 && r.switches <= 3, "%" G_GUINT64_FORMAT
+      " switches", r.switches);
   fail_if (r.loss_based);
   fail_unless (r.kbit >= 1950, "%f kbit/s", r.kbit);
   cfg.vegas_plus = FALSE;

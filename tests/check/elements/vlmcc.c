@@ -88,23 +88,23 @@ GST_START_TEST (test_defaults_and_units)
     g_object_get (sink, "vegas-delay", &delay, NULL);
     fail_unless_equals_int (delay, VLMCC_VEGAS_DELAY_FORWARD);
   }
-  /* the loss-based mode's rule: reno by default, on the sink and the
+  /* the loss-based mode's rule: cubic by default, on the sink and the
    * sources (their follower windows decide challenges) */
   {
     gint sink_mode, src_mode;
 
     g_object_get (sink, "plus-loss-mode", &sink_mode, NULL);
     g_object_get (src, "plus-loss-mode", &src_mode, NULL);
-    fail_unless_equals_int (sink_mode, VLMCC_PLUS_LOSS_RENO);
-    fail_unless_equals_int (src_mode, VLMCC_PLUS_LOSS_RENO);
-    g_object_set (sink, "uri",
-        "vlmcc://239.3.3.3:5200?plus-loss-mode=cubic", NULL);
-    g_object_set (src, "uri",
-        "vlmcc://239.3.3.3:5200?plus-loss-mode=cubic", NULL);
-    g_object_get (sink, "plus-loss-mode", &sink_mode, NULL);
-    g_object_get (src, "plus-loss-mode", &src_mode, NULL);
     fail_unless_equals_int (sink_mode, VLMCC_PLUS_LOSS_CUBIC);
     fail_unless_equals_int (src_mode, VLMCC_PLUS_LOSS_CUBIC);
+    g_object_set (sink, "uri",
+        "vlmcc://239.3.3.3:5200?plus-loss-mode=reno", NULL);
+    g_object_set (src, "uri",
+        "vlmcc://239.3.3.3:5200?plus-loss-mode=reno", NULL);
+    g_object_get (sink, "plus-loss-mode", &sink_mode, NULL);
+    g_object_get (src, "plus-loss-mode", &src_mode, NULL);
+    fail_unless_equals_int (sink_mode, VLMCC_PLUS_LOSS_RENO);
+    fail_unless_equals_int (src_mode, VLMCC_PLUS_LOSS_RENO);
     g_object_set (sink, "uri",
         "vlmcc://239.3.3.3:5200?plus-loss-mode=cubic-linux", NULL);
     g_object_get (sink, "plus-loss-mode", &sink_mode, NULL);
