@@ -630,7 +630,7 @@ GST_START_TEST (test_not_in_member_list_connect_timeout)
 {
   guint port = free_udp_port ();
   gchar *src_desc = g_strdup_printf ("rmtpsrc name=src address=239.255.91.7 "
-      "port=%u member=3 multicast-iface=lo connect-timeout=4000000000 ! "
+      "port=%u member=3 multicast-iface=lo connect-timeout=10000000000 ! "
       "fakesink", port);
   gchar *sink_desc = g_strdup_printf ("fakesrc num-buffers=8 "
       "sizetype=fixed sizemax=1024 ! rmtpsink name=sink address=239.255.91.7 "
@@ -650,7 +650,7 @@ GST_START_TEST (test_not_in_member_list_connect_timeout)
   fail_unless (strstr (err->message, "No receiver accepted") != NULL, "%s",
       err->message);
   g_error_free (err);
-  err = pop_error (src_pipe, 5 * GST_SECOND, &debug);
+  err = pop_error (src_pipe, 15 * GST_SECOND, &debug);
   fail_unless (strstr (err->message, "no CONN listing member 3") != NULL,
       "%s", err->message);
   fail_unless (strstr (debug, "with member 3 in its list?") != NULL, "%s",
