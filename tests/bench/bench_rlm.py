@@ -372,7 +372,7 @@ def svg_plot(path, title, xlabel, ylabel, series, xlog=True, ylog=False):
 
 def plots(res, ns_by_topology, img):
     os.makedirs(img, exist_ok=True)
-    for topology, fig in ((2, 10), (4, 13)):
+    for topology, fig in ((2, 10), (3, 12), (4, 13)):
         ns = ns_by_topology.get(topology)
         if not ns:
             continue
