@@ -318,13 +318,10 @@ test_membership_churn (void)
 
   vlmcc_config_init (&cfg);
   vlmcc_sim_membership_churn (&cfg, 1, &run);
+  vlmcc_sim_print_churn_spans (&run, "membership ");
   for (guint i = 0; i < run.n_spans; i++) {
     const VlmccSimChurnSpan *sp = &run.spans[i];
 
-    printf ("membership %5.1f s, %s: right leader after %.0f ms, none for "
-        "%.0f ms, %u leader changes, %.0f kbit/s (least %.0f)\n",
-        sp->time / 1e9, sp->what, sp->settle / 1e6, sp->leaderless / 1e6,
-        sp->leader_changes, sp->kbit, sp->min_kbit);
     g_assert_cmpint (sp->settle, >=, 0);
     g_assert_cmpint (sp->settle, <=, 1500 * VSIM_MS);
   }

@@ -304,14 +304,7 @@ print_membership (const VlmccConfig * cfg, guint64 seed)
       run.min_election_gap / 1e6, run.challenges, run.end.accepted,
       run.end.refused_holdoff, run.end.leader_losses,
       run.end.leaders_regained, run.unsettled, run.misplaced, run.loosest);
-  for (guint i = 0; i < run.n_spans; i++) {
-    const VlmccSimChurnSpan *sp = &run.spans[i];
-
-    printf ("    %5.1f s %-38s right leader after %7.0f ms, none for %5.0f "
-        "ms, %u leader changes, %5.0f kbit/s (least %5.0f over 500 ms)\n",
-        sp->time / 1e9, sp->what, sp->settle / 1e6, sp->leaderless / 1e6,
-        sp->leader_changes, sp->kbit, sp->min_kbit);
-  }
+  vlmcc_sim_print_churn_spans (&run, "    ");
   printf ("    all gone at 70 s: window %.0f, %.0f kbit/s announced; at "
       "80 s: window %.0f, %.0f kbit/s\n", run.at_empty.window,
       run.at_empty.rate / 1e3, run.empty_end.window,
