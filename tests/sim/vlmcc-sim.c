@@ -265,6 +265,28 @@ print_skew_follower (const VlmccConfig * cfg, gdouble ppm, gint64 cbr_start)
   vlmcc_sim_free (sim);
 }
 
+/* A follower's clock @ppm off, no CBR, the first 10 s: before its skew
+ * estimate is ready (5 s) a fast clock reads as a queue building. */
+static void
+print_skew_start (const VlmccConfig * cfg, gdouble ppm)
+{
+  VlmccSimSkewFollower f = { ppm, -1 };
+  VlmccSim *sim = vlmcc_sim_skew (cfg, 1, 0, 0, &f);
+  VlmccSenderStats st;
+  VlmccReceiverStats fr;
+
+  vlmcc_sim_run (sim, 10 * VSIM_S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, 1), &fr);
+  printf ("  follower %+5.0f ppm, 0-10 s: challenges %" G_GUINT64_FORMAT
+      ", elections %" G_GUINT64_FORMAT ", leader at 10 s %d, receiver 0 "
+      "%.0f kbit/s over 5-10 s\n", ppm, fr.challenges_sent, st.elections,
+      vlmcc_sim_leader_at (sim, 10 * VSIM_S),
+      vlmcc_sim_receiver_bytes (sim, 0, 5 * VSIM_S, 10 * VSIM_S) * 8.0 /
+      5e3);
+  vlmcc_sim_free (sim);
+}
+
 static void
 run_skew (void)
 {
@@ -283,6 +305,8 @@ run_skew (void)
   }
   printf (" a follower on a 12 Mbit/s, 1 ms branch:\n");
   cfg.vegas_delay = VLMCC_VEGAS_DELAY_RTT;
+  for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
+    print_skew_start (&cfg, ppms[p]);
   for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
     print_skew_follower (&cfg, ppms[p], -1);
   for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
