@@ -146,8 +146,9 @@ static const GstParamEntry params[] = {
       leaderless_growth_limit, 0, 1000, S),
   P ("volunteer-after", "A follower whose path could carry more offers "
         "to lead when the data has named no leader for this many of its "
-        "RTTs, after a random wait of up to twice as many more, RTTs (ours: "
-        "0, never, the paper's)", DOUBLE, volunteer_after, 0, 1000, R),
+        "RTTs, after a wait of up to this many times 50 ms ranked by its "
+        "path's headroom (tightest first), RTTs (ours: 0, never, the "
+        "paper's)", DOUBLE, volunteer_after, 0, 1000, R),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

@@ -437,24 +437,31 @@ vegas_plus_pair (VegasPlus * vp, gint64 sent_gap, gint64 arrival_gap)
   vp->pairs[vp->n_pairs++ % PAIR_SAMPLES] = arrival_gap - sent_gap;
 }
 
-/* The median dispersion of the pairs kept; 0 with fewer than half of
- * PAIR_SAMPLES. */
+/* The median of the last of @n_total samples kept in the ring @ring of
+ * PAIR_SAMPLES; 0 with fewer than half of PAIR_SAMPLES. */
 static gint64
-vegas_plus_packet_time (const VegasPlus * vp)
+pair_median (const gint64 * ring, guint n_total)
 {
   gint64 v[PAIR_SAMPLES];
-  guint n = MIN (vp->n_pairs, PAIR_SAMPLES);
+  guint n = MIN (n_total, PAIR_SAMPLES);
 
   if (n < PAIR_SAMPLES / 2)
     return 0;
   for (guint i = 0; i < n; i++) {
     guint j = i;
 
-    for (; j > 0 && v[j - 1] > vp->pairs[i]; j--)
+    for (; j > 0 && v[j - 1] > ring[i]; j--)
       v[j] = v[j - 1];
-    v[j] = vp->pairs[i];
+    v[j] = ring[i];
   }
   return v[n / 2];
+}
+
+/* The median dispersion of the pairs kept. */
+static gint64
+vegas_plus_packet_time (const VegasPlus * vp)
+{
+  return pair_median (vp->pairs, vp->n_pairs);
 }
 
 /* Whether the queue holds more packets than ours could be. */
@@ -1785,6 +1792,11 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
 #define SKEW_BLOCKS 31
 #define SKEW_MIN_BLOCKS 4
 #define SKEW_MAX 2000e-6
+/* Before the estimate is ready: the fastest clock whose skew is not taken
+ * for queueing (a real queue that builds then is seen that much late).
+ * SKEW_MAX here masked enough of the leader's standing queue to move the
+ * echo test's followers (135 challenges for 113). */
+#define SKEW_DOUBT 1000e-6
 
 typedef struct {
   gint64 origin;                /* the START's arrival, receiver clock */
@@ -1893,6 +1905,10 @@ struct _VlmccReceiver {
   gint64 leaderless_since;
   gint64 volunteer_due;
   gint64 last_volunteer;
+  /* arrival gaps of consecutive packets that queued one behind the
+   * other (receiver_track_bottleneck), ns */
+  gint64 queued_gaps[PAIR_SAMPLES];
+  guint n_queued_gaps;
   guint32 leader;
   gboolean leader_known;
   AuthSession *auth;            /* NULL: no key */
@@ -2064,6 +2080,38 @@ receiver_take_skew (VlmccReceiver * r, gint64 arrival)
   r->est.base = MIN (r->est.base, r->est.rtt);
 }
 
+/* The RTT the follower judges its path by: rtt hat, but before the skew
+ * estimate is ready as much of it as a clock SKEW_DOUBT fast would have
+ * added since the START is not taken for queueing (at most down to the
+ * base RTT). A fast clock reads as a queue building: at +1000 ppm the
+ * RTT gains 1.5 ms in 1.5 s, which took a follower at alpha past beta
+ * and into equation (6) before the estimate had its blocks. Once it is
+ * ready this is rtt hat, equation (6)'s. */
+static gint64
+receiver_judged_rtt (const VlmccReceiver * r)
+{
+  gint64 doubt = 0;
+
+  if (r->skew.n_moves < SKEW_MIN_BLOCKS)
+    doubt = (gint64) (SKEW_DOUBT * (r->last_arrival - r->skew.origin));
+  return MAX (r->est.base, r->est.rtt - MAX (doubt, 0));
+}
+
+/* Ours (volunteer_after): two consecutive packets that arrived further
+ * apart than they were sent queued one behind the other, and the gap is
+ * the bottleneck's time per packet (other flows' packets between them
+ * only lengthen it: less of the link is ours). Pairs sent back to back
+ * are the packet pair's; pacing at a rate over the bottleneck's gives
+ * them too. */
+static void
+receiver_track_bottleneck (VlmccReceiver * r, gint64 sent_gap,
+    gint64 arrival_gap)
+{
+  if (arrival_gap < PAIR_MIN_GAP || arrival_gap < sent_gap + PAIR_MIN_GAP)
+    return;
+  r->queued_gaps[r->n_queued_gaps++ % PAIR_SAMPLES] = arrival_gap;
+}
+
 /* Equations (4) and (5): the RTT moves by the change of the one-way
  * delay between two packets. Returns FALSE for a duplicate or a late
  * packet. The receiver's window runs on arrival times throughout (here
@@ -2096,6 +2144,7 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
   if (delta == 1 && ext->drift < DRIFT_MAX) {
     gap_sent = (gint64) ext->drift * 1000;
     vegas_plus_pair (&r->plus, gap_sent, arrival - r->last_arrival);
+    receiver_track_bottleneck (r, gap_sent, arrival - r->last_arrival);
   }
   else
     gap_sent = (gint64) (guint32) (ext->tstamp - r->last_tstamp) * 1000;
@@ -2128,14 +2177,15 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
 static void
 receiver_epoch (VlmccReceiver * r, gint64 arrival)
 {
+  gint64 rtt = receiver_judged_rtt (r);
   gdouble fill, w;
 
   if (!r->est.sampled || arrival < r->epoch_end)
     return;
-  fill = r->sender_pps * r->est.rtt / NS_PER_S;
+  fill = r->sender_pps * rtt / NS_PER_S;
   /* this RTT is forward-only already (equations 4 and 5) */
-  w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est,
-      r->est.rtt, arrival);
+  w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est, rtt,
+      arrival);
   r->path_clear = w > r->window && !r->loss_in_epoch;
   if (r->path_clear)
     w = MAX (w, fill);
@@ -2153,7 +2203,8 @@ static void
 receiver_follow_rate (VlmccReceiver * r)
 {
   if (r->path_clear)
-    r->window = MAX (r->window, r->sender_pps * r->est.rtt / NS_PER_S);
+    r->window = MAX (r->window, r->sender_pps * receiver_judged_rtt (r) /
+        NS_PER_S);
 }
 
 /* A challenge's claims: our estimates and window. */
@@ -2196,12 +2247,13 @@ receiver_settle_challenge (VlmccReceiver * r, gint64 now)
 }
 
 /* Equation (6)'s rate condition: the sender's rate is over what our
- * window plus N_extra carries over our RTT. */
+ * window plus N_extra carries over our RTT (as judged,
+ * receiver_judged_rtt). */
 static gboolean
 receiver_worse_off (const VlmccReceiver * r)
 {
   return r->sender_pps > packets_per_s (r->window + r->cfg.n_extra,
-      r->est.rtt);
+      receiver_judged_rtt (r));
 }
 
 static void
@@ -2267,7 +2319,7 @@ receiver_run_delayed (VlmccReceiver * r, gint64 now)
 static void
 receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
 {
-  gdouble own = packets_per_s (r->window, r->est.rtt);
+  gdouble own = packets_per_s (r->window, receiver_judged_rtt (r));
   gdouble prev = r->diff_avg;
 
   r->diff_avg = (1.0 - r->cfg.diff_avg_gain) * r->diff_avg +
@@ -2291,11 +2343,32 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
  * leader (leaderless_growth_limit), so no follower may ever be worse off
  * than its rate. One whose last epoch was clear (it could take more)
  * offers to lead once the data has named no leader for volunteer_after of
- * its RTTs, after a random wait biased late over VOLUNTEER_SPREAD times
- * as many, so that in a large group the first volunteer's election
- * reaches most others before they speak; a leader named meanwhile
- * cancels it. */
+ * its RTTs, after a wait over VOLUNTEER_SPREAD times as many that ranks
+ * the paths: its share of the wait is the path's headroom (receiver_headroom)
+ * and VOLUNTEER_JITTER of it is random, biased late, so that the tightest
+ * path speaks first and the first volunteer's election reaches the others
+ * of its branch before they speak; a leader named meanwhile cancels it. */
 #define VOLUNTEER_SPREAD 2
+#define VOLUNTEER_JITTER 0.25
+#define VOLUNTEER_SLOT (25 * MS)
+#define VOLUNTEER_RANGE 4.0
+
+/* The path's headroom, 0 to 1: its bottleneck's rate (one packet per
+ * queued gap, receiver_track_bottleneck) over the announced rate, less 1,
+ * over VOLUNTEER_RANGE less 1 (a path that could carry that many times
+ * the rate or more ranks last, as one with too few gaps yet). A
+ * follower's windows sit near the announced rate and do not rank paths;
+ * the bottleneck's time per packet does. */
+static gdouble
+receiver_headroom (const VlmccReceiver * r)
+{
+  gint64 per_packet = pair_median (r->queued_gaps, r->n_queued_gaps);
+  gdouble used = r->sender_pps * per_packet / NS_PER_S;
+
+  if (per_packet <= 0 || used <= 0)
+    return 1.0;
+  return CLAMP ((1.0 / used - 1.0) / (VOLUNTEER_RANGE - 1.0), 0.0, 1.0);
+}
 
 static gboolean
 receiver_could_take_more (const VlmccReceiver * r)
@@ -2348,9 +2421,11 @@ receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
       now - r->leaderless_since < span || (r->last_volunteer >= 0 &&
           now - r->last_volunteer < span) || !receiver_could_take_more (r))
     return;
-  x = random_source_double (r->rng);
-  r->volunteer_due = now + (gint64) (VOLUNTEER_SPREAD * span / DELAY_LAMBDA *
-      log1p (x * expm1 (DELAY_LAMBDA)));
+  x = log1p (random_source_double (r->rng) * expm1 (DELAY_LAMBDA)) /
+      DELAY_LAMBDA;
+  r->volunteer_due = now + (gint64) (VOLUNTEER_SPREAD *
+      r->cfg.volunteer_after * VOLUNTEER_SLOT * ((1.0 - VOLUNTEER_JITTER) *
+          receiver_headroom (r) + VOLUNTEER_JITTER * x));
 }
 
 /* The sender's hold-off as the echo tells it: a challenge sent at t

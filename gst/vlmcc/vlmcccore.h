@@ -166,8 +166,9 @@ typedef struct {
   gdouble leaderless_growth_limit;
   /* and a follower whose path could carry more than the announced rate
    * volunteers (a challenge flagged so) when the data has named no leader
-   * for this many of its RTTs, after a random wait of up to as many more
-   * (0: never, the paper's) */
+   * for this many of its RTTs, after a wait of up to this many times
+   * 50 ms ranked by its path's headroom, the tightest first (0: never,
+   * the paper's) */
   gdouble volunteer_after;
 } VlmccConfig;
 

@@ -265,6 +265,28 @@ print_skew_follower (const VlmccConfig * cfg, gdouble ppm, gint64 cbr_start)
   vlmcc_sim_free (sim);
 }
 
+/* A follower's clock @ppm off, no CBR, the first 10 s: before its skew
+ * estimate is ready (5 s) a fast clock reads as a queue building. */
+static void
+print_skew_start (const VlmccConfig * cfg, gdouble ppm)
+{
+  VlmccSimSkewFollower f = { ppm, -1 };
+  VlmccSim *sim = vlmcc_sim_skew (cfg, 1, 0, 0, &f);
+  VlmccSenderStats st;
+  VlmccReceiverStats fr;
+
+  vlmcc_sim_run (sim, 10 * VSIM_S);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, 1), &fr);
+  printf ("  follower %+5.0f ppm, 0-10 s: challenges %" G_GUINT64_FORMAT
+      ", elections %" G_GUINT64_FORMAT ", leader at 10 s %d, receiver 0 "
+      "%.0f kbit/s over 5-10 s\n", ppm, fr.challenges_sent, st.elections,
+      vlmcc_sim_leader_at (sim, 10 * VSIM_S),
+      vlmcc_sim_receiver_bytes (sim, 0, 5 * VSIM_S, 10 * VSIM_S) * 8.0 /
+      5e3);
+  vlmcc_sim_free (sim);
+}
+
 static void
 run_skew (void)
 {
@@ -283,6 +305,8 @@ run_skew (void)
   }
   printf (" a follower on a 12 Mbit/s, 1 ms branch:\n");
   cfg.vegas_delay = VLMCC_VEGAS_DELAY_RTT;
+  for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
+    print_skew_start (&cfg, ppms[p]);
   for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
     print_skew_follower (&cfg, ppms[p], -1);
   for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
@@ -304,14 +328,7 @@ print_membership (const VlmccConfig * cfg, guint64 seed)
       run.min_election_gap / 1e6, run.challenges, run.end.accepted,
       run.end.refused_holdoff, run.end.leader_losses,
       run.end.leaders_regained, run.unsettled, run.misplaced, run.loosest);
-  for (guint i = 0; i < run.n_spans; i++) {
-    const VlmccSimChurnSpan *sp = &run.spans[i];
-
-    printf ("    %5.1f s %-38s right leader after %7.0f ms, none for %5.0f "
-        "ms, %u leader changes, %5.0f kbit/s (least %5.0f over 500 ms)\n",
-        sp->time / 1e9, sp->what, sp->settle / 1e6, sp->leaderless / 1e6,
-        sp->leader_changes, sp->kbit, sp->min_kbit);
-  }
+  vlmcc_sim_print_churn_spans (&run, "    ");
   printf ("    all gone at 70 s: window %.0f, %.0f kbit/s announced; at "
       "80 s: window %.0f, %.0f kbit/s\n", run.at_empty.window,
       run.at_empty.rate / 1e3, run.empty_end.window,

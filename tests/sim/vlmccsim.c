@@ -1,6 +1,7 @@
 /* The VLMCC simulator: the real cores at the ends of the engine's tree
  * (simengine.h). See vlmccsim.h. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "simengine.h"
@@ -907,4 +908,18 @@ vlmcc_sim_link_drops (const VlmccSim * sim, guint node, gint64 from,
     gint64 to, guint64 * data, guint64 * cross)
 {
   sim_engine_link_drops (sim->engine, node, SIM_DOWN, from, to, data, cross);
+}
+
+void
+vlmcc_sim_print_churn_spans (const VlmccSimChurnRun * run,
+    const gchar * indent)
+{
+  for (guint i = 0; i < run->n_spans; i++) {
+    const VlmccSimChurnSpan *sp = &run->spans[i];
+
+    printf ("%s%5.1f s %-38s right leader after %7.0f ms, none for %5.0f "
+        "ms, %u leader changes, %5.0f kbit/s (least %5.0f over 500 ms)\n",
+        indent, sp->time / 1e9, sp->what, sp->settle / 1e6,
+        sp->leaderless / 1e6, sp->leader_changes, sp->kbit, sp->min_kbit);
+  }
 }

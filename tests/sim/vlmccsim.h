@@ -191,6 +191,11 @@ typedef struct {
 } VlmccSimChurnRun;
 void vlmcc_sim_membership_churn (const VlmccConfig * cfg, guint64 seed,
     VlmccSimChurnRun * out);
+/* Prints one line per span of @run to stdout, each after @indent: the
+ * event, when the right leader came, the time with none, the leader
+ * changes and the rate at A (and its least over 500 ms). */
+void vlmcc_sim_print_churn_spans (const VlmccSimChurnRun * run,
+    const gchar * indent);
 /* Random churn on the membership churn's branches: @n receivers join at
  * times uniform over 0-60 s, on A, B, C or D with odds 70, 20, 8 and
  * 2 %, and leave silently after an exponential time of mean 20 s; the
