@@ -2105,6 +2105,8 @@ struct _RmtpReceiver {
 
   DueKind due;
   gint64 due_at;
+  gint64 due_window;            /* the backoff window it was drawn over */
+  gboolean due_redrawn;         /* drawn again once, found overdue */
   guint32 due_round;
   gint64 responded_round;
   gboolean acked;               /* an ACK went out */
@@ -2245,7 +2247,25 @@ receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
   r->due = kind;
   r->due_round = round;
   r->max_window = MAX (r->max_window, window);
-  r->due_at = now + random_source_range (&r->rng, 0, MAX (window, 0));
+  r->due_window = MAX (window, 0);
+  r->due_redrawn = FALSE;
+  r->due_at = now + random_source_range (&r->rng, 0, r->due_window);
+}
+
+/* An answer whose slot passed more than tat before its timer ran (a
+ * stalled process, a loaded host) is drawn again, once, over its window
+ * from now. Sent at once, it would leave together with the answers of
+ * every receiver stalled with it: the burst the backoff is there to
+ * prevent (issue 20: 285 CACKs at once after the emulator's stall). */
+static gboolean
+receiver_redraw_overdue (RmtpReceiver * r, gint64 now)
+{
+  if (r->due_redrawn || r->due_window == 0 || now - r->due_at <= r->cfg.tat)
+    return FALSE;
+  r->due_redrawn = TRUE;
+  r->due_at = now + random_source_range (&r->rng, 0, r->due_window);
+  r->stats.answers_redrawn++;
+  return TRUE;
 }
 
 /* Our index in the CONN's member list, or -1 if it does not list us. */
@@ -2978,7 +2998,8 @@ rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
     receiver_fail (r, RMTP_FAIL_NO_CONN);
     return;
   }
-  if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED) {
+  if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED &&
+      !receiver_redraw_overdue (r, now)) {
     DueKind kind = r->due;
 
     r->due_at = G_MAXINT64;
