@@ -2107,6 +2107,7 @@ struct _RmtpReceiver {
   gint64 due_at;
   gint64 due_window;            /* the backoff window it was drawn over */
   gboolean due_redrawn;         /* drawn again once, found overdue */
+  gboolean cack_redrawn;        /* our CACK was: we stalled at CONNECT */
   guint32 due_round;
   gint64 responded_round;
   gboolean acked;               /* an ACK went out */
@@ -2263,6 +2264,7 @@ receiver_redraw_overdue (RmtpReceiver * r, gint64 now)
   if (r->due_redrawn || r->due_window == 0 || now - r->due_at <= r->cfg.tat)
     return FALSE;
   r->due_redrawn = TRUE;
+  r->cack_redrawn |= r->due == DUE_CACK;
   r->due_at = now + random_source_range (&r->rng, 0, r->due_window);
   r->stats.answers_redrawn++;
   return TRUE;
@@ -2410,6 +2412,13 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
    * tat + alpha before each retry): the CACK is on its way, and another
    * would only add to a burst, as after a stall */
   if (now < r->last_cack + r->cfg.tat) {
+    r->stats.in.duplicates++;
+    return;
+  }
+  /* we stalled through our CACK's slot: the retries we read may have
+   * queued before it went, and if the server gave us up, our first NACK
+   * takes us back */
+  if (r->cack_redrawn) {
     r->stats.in.duplicates++;
     return;
   }

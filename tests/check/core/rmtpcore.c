@@ -431,6 +431,47 @@ GST_START_TEST (test_answer_redrawn_only_when_overdue)
 
 GST_END_TEST;
 
+/* A receiver that stalled through its CACK's slot reads the CONN retries
+ * queued meanwhile after its redrawn CACK went: they are not answered
+ * (the emulator's cores, woken, sent a second CACK each that the server,
+ * in its rounds, counted late). Without the stall, a retry tat after the
+ * CACK is answered. */
+GST_START_TEST (test_no_retry_answered_after_a_stalled_cack)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  const RmtpReceiverStats *rs;
+  guint8 conn[ONE_MEMBER_CONN_SIZE], retry[ONE_MEMBER_CONN_SIZE];
+  RmtpDatagram d;
+  gint64 due;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 7);
+  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
+  rs = rmtp_receiver_stats (r);
+  write_one_member_conn (conn, 400000, 100);
+  write_one_member_conn (retry, 0, 100);
+  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
+  due = rmtp_receiver_next_deadline (r);
+  rmtp_receiver_handle_timeout (r, due + cfg.tat + 1);
+  fail_unless_equals_uint64 (rs->answers_redrawn, 1);
+  /* a retry read while the redrawn CACK waits: that CACK answers it */
+  fail_if (retry_answered (r, retry, due + cfg.tat + 2));
+  due = rmtp_receiver_next_deadline (r);
+  rmtp_receiver_handle_timeout (r, due);
+  fail_unless (rmtp_receiver_poll_datagram (r, &d));
+  g_bytes_unref (d.bytes);
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_if (retry_answered (r, retry, due + 2 * cfg.tat));
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_unless_equals_uint64 (rs->in.duplicates, 2);
+  rmtp_receiver_free (r);
+}
+
+GST_END_TEST;
+
 /* DATA 0 of round 0 for write_one_member_conn's data set. */
 static void
 write_first_data (guint8 * data, gsize size)
@@ -1788,6 +1829,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_no_cack_repeated_once_rounds_heard);
   tcase_add_test (tc, test_cacks_spread_after_a_stall);
   tcase_add_test (tc, test_answer_redrawn_only_when_overdue);
+  tcase_add_test (tc, test_no_retry_answered_after_a_stalled_cack);
   tcase_add_test (tc, test_poll_on_response_timeout);
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
   tcase_add_test (tc, test_busy_rrdy_lost);
