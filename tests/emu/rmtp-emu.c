@@ -317,6 +317,9 @@ emu_drain (Emu * emu, GstNetUdp * udp, guint32 index)
       emu->group_datagrams++;
       for (guint i = 0; i < emu->opt.n; i++)
         emu_deliver (emu, &emu->rx[i], bytes, now);
+      /* a receiver's timers do not wait for the others to read: N cores
+       * take a backlog (as after a stall) for a while */
+      emu_run_timers (emu, gst_net_now ());
     } else {
       emu_deliver (emu, &emu->rx[index], bytes, now);
     }
