@@ -760,8 +760,8 @@ gst_rmtp_src_finalize (GObject * object)
   "(packets); " \
   "polls-held: POLLs not answered, as an answer was due or one went out " \
   "less than tat before (packets); " \
-  "answers-redrawn: answers whose backoff slot had passed by more than tat " \
-  "when the timer ran, drawn again over their window (packets); " \
+  "answers-redrawn: answers whose timer ran more than their window + tat " \
+  "after their request, drawn again over their window (packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent, incomplete, dropped, " \

@@ -2107,6 +2107,8 @@ struct _RmtpReceiver {
   gint64 due_at;
   gint64 due_window;            /* the backoff window it was drawn over */
   gboolean due_redrawn;         /* drawn again once, found overdue */
+  gint64 due_patience;          /* the server waits for it until about
+                                 * then: request + window + tat */
   gboolean cack_redrawn;        /* our CACK was: we stalled at CONNECT */
   guint32 due_round;
   gint64 responded_round;
@@ -2250,18 +2252,21 @@ receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
   r->max_window = MAX (r->max_window, window);
   r->due_window = MAX (window, 0);
   r->due_redrawn = FALSE;
+  r->due_patience = now + r->due_window + r->cfg.tat;
   r->due_at = now + random_source_range (&r->rng, 0, r->due_window);
 }
 
-/* An answer whose slot passed more than tat before its timer ran (a
- * stalled process, a loaded host) is drawn again, once, over its window
- * from now. Sent at once, it would leave together with the answers of
- * every receiver stalled with it: the burst the backoff is there to
- * prevent (issue 20: 285 CACKs at once after the emulator's stall). */
+/* An answer whose timer runs after the server stopped waiting for it
+ * (its window and a turn-around from when its request came: a stalled
+ * process, a loaded host) is drawn again, once, over its window from now.
+ * It is late whenever it goes; sent at once, it would leave together with
+ * the answers of every receiver stalled with it, the burst the backoff is
+ * there to prevent (issue 20: 285 CACKs at once after the emulator's
+ * stall). One that can still be in time goes at once. */
 static gboolean
 receiver_redraw_overdue (RmtpReceiver * r, gint64 now)
 {
-  if (r->due_redrawn || r->due_window == 0 || now - r->due_at <= r->cfg.tat)
+  if (r->due_redrawn || r->due_window == 0 || now <= r->due_patience)
     return FALSE;
   r->due_redrawn = TRUE;
   r->cack_redrawn |= r->due == DUE_CACK;

@@ -354,9 +354,10 @@ typedef struct {
   guint64 polls_held;           /* POLLs not answered: an answer was due
                                  * already, or one went out less than `tat`
                                  * before */
-  guint64 answers_redrawn;      /* answers whose backoff slot had passed by
-                                 * more than `tat` when the timer ran,
-                                 * drawn again over their window */
+  guint64 answers_redrawn;      /* answers whose timer ran more than their
+                                 * window + `tat` after their request (the
+                                 * server waits no longer), drawn again
+                                 * over their window */
 } RmtpReceiverStats;
 
 typedef struct _RmtpReceiver RmtpReceiver;
