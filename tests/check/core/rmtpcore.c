@@ -1396,6 +1396,57 @@ run_parity (gboolean surplus, const RmtpServerStats ** st, Rig * rig)
   }
 }
 
+/* Each receiver loses two packets of block 0 and one of block 1 (blocks
+ * of 300: over GF(2^8)'s 255). */
+static gboolean
+drop_distinct_wide (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx >= 0 && p->type == RMTP_DATA && p->round == 0 &&
+      (p->seq == (guint) rx || p->seq == 250u + rx || p->seq == 350u + rx);
+}
+
+static void
+run_parity_wide (guint packet_size, gsize size)
+{
+  RmtpConfig cfg;
+  Rig rig;
+  const RmtpServerStats *st;
+
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.repair = RMTP_REPAIR_PARITY;
+  cfg.parity_block = 300;
+  cfg.parity_surplus = FALSE;
+  cfg.packet_size = packet_size;
+  rig_init (&rig, 4, size, &cfg);
+  rig.drop = drop_distinct_wide;
+  rig_start_and_run (&rig, 60 * S);
+  st = rmtp_server_stats (rig.s);
+  fail_unless_equals_uint64 (st->data_resent, 0);
+  fail_unless_equals_uint64 (st->parity_sent, 3);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_PARITY16, -1),
+      3);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_PARITY, -1), 0);
+  for (guint i = 0; i < rig.n; i++) {
+    assert_receiver_whole (&rig, i);
+    fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[i])->
+        parity_recovered, 3);
+  }
+  rig_clear (&rig);
+}
+
+/* Blocks over 255 packets go by GF(2^16) (PARITY16): one row per loss
+ * of the worst receiver in each block repairs every receiver's, with
+ * even packets, and with odd ones (the rows one byte longer) and an odd
+ * last packet. */
+GST_START_TEST (test_parity_repair_wide_blocks)
+{
+  run_parity_wide (1024, 400 * 1024);
+  run_parity_wide (1001, 400 * 1001 - 6);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_parity_repair)
 {
   Rig rig;
@@ -1851,6 +1902,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_control_copies);
   tcase_add_test (tc, test_release_on_ack);
   tcase_add_test (tc, test_parity_repair);
+  tcase_add_test (tc, test_parity_repair_wide_blocks);
   tcase_add_test (tc, test_slow_by_losses);
   tcase_add_test (tc, test_early_repair);
   tcase_add_test (tc, test_lost_eor_inferred_from_parity);
