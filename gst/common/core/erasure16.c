@@ -7,6 +7,11 @@
 #define GF_ORDER 65535          /* nonzero elements */
 #define GF_POLY 0x1100B         /* x^16 + x^12 + x^3 + x + 1, primitive */
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_SSSE3_PATH 1
+#include <tmmintrin.h>
+#endif
+
 /* exp is doubled so that exp[log a + log b] needs no reduction */
 static guint16 gf_exp[2 * GF_ORDER];
 static guint16 gf_log[GF_ORDER + 1];
@@ -76,25 +81,131 @@ cauchy (guint row, guint i)
   return gf_inv ((guint16) (row ^ (GF_ORDER - i)));
 }
 
+/* The product of c with every 4-bit digit at each of a symbol's four
+ * digit positions: c * (n << 4j) = tab[j][n]. The products c * x^b come by
+ * doubling, so a region op costs no table lookups to set up. */
+static void
+split_tables (guint16 c, guint16 tab[4][16])
+{
+  guint16 basis[16];
+  guint32 v = c;
+
+  for (guint b = 0; b < 16; b++) {
+    basis[b] = (guint16) v;
+    v <<= 1;
+    if (v & 0x10000)
+      v ^= GF_POLY;
+  }
+  for (guint j = 0; j < 4; j++) {
+    tab[j][0] = 0;
+    for (guint n = 1; n < 16; n++)
+      tab[j][n] = tab[j][n & (n - 1)] ^ basis[4 * j + g_bit_nth_lsf (n, -1)];
+  }
+}
+
+static void
+mul_add_portable (guint8 * dst, const guint8 * src, guint16 tab[4][16],
+    gsize from, gsize len)
+{
+  for (gsize b = from; b < len; b += 2) {
+    guint s = ((guint) src[b] << 8) | src[b + 1];
+    guint16 p = tab[0][s & 15] ^ tab[1][(s >> 4) & 15] ^
+        tab[2][(s >> 8) & 15] ^ tab[3][s >> 12];
+
+    dst[b] ^= (guint8) (p >> 8);
+    dst[b + 1] ^= (guint8) p;
+  }
+}
+
+#ifdef HAVE_SSSE3_PATH
+/* 16 symbols a step: the high and low bytes apart, each digit looked up
+ * in a 16-byte table of the products' high and low bytes. */
+__attribute__ ((target ("ssse3")))
+static gsize
+mul_add_ssse3 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
+    gsize len)
+{
+  guint8 t[8][16];
+  __m128i th[4], tl[4];
+  const __m128i split = _mm_setr_epi8 (0, 2, 4, 6, 8, 10, 12, 14,
+      1, 3, 5, 7, 9, 11, 13, 15);
+  const __m128i low4 = _mm_set1_epi8 (0x0f);
+  gsize b = 0;
+
+  for (guint j = 0; j < 4; j++) {
+    for (guint n = 0; n < 16; n++) {
+      t[2 * j][n] = (guint8) (tab[j][n] >> 8);
+      t[2 * j + 1][n] = (guint8) tab[j][n];
+    }
+    th[j] = _mm_loadu_si128 ((const __m128i *) t[2 * j]);
+    tl[j] = _mm_loadu_si128 ((const __m128i *) t[2 * j + 1]);
+  }
+  for (; b + 32 <= len; b += 32) {
+    __m128i a = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *)
+            (src + b)), split);
+    __m128i c = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *)
+            (src + b + 16)), split);
+    __m128i hi = _mm_unpacklo_epi64 (a, c), lo = _mm_unpackhi_epi64 (a, c);
+    __m128i d[4], ph, pl;
+
+    d[0] = _mm_and_si128 (lo, low4);
+    d[1] = _mm_and_si128 (_mm_srli_epi16 (lo, 4), low4);
+    d[2] = _mm_and_si128 (hi, low4);
+    d[3] = _mm_and_si128 (_mm_srli_epi16 (hi, 4), low4);
+    ph = _mm_shuffle_epi8 (th[0], d[0]);
+    pl = _mm_shuffle_epi8 (tl[0], d[0]);
+    for (guint j = 1; j < 4; j++) {
+      ph = _mm_xor_si128 (ph, _mm_shuffle_epi8 (th[j], d[j]));
+      pl = _mm_xor_si128 (pl, _mm_shuffle_epi8 (tl[j], d[j]));
+    }
+    _mm_storeu_si128 ((__m128i *) (dst + b),
+        _mm_xor_si128 (_mm_loadu_si128 ((const __m128i *) (dst + b)),
+            _mm_unpacklo_epi8 (ph, pl)));
+    _mm_storeu_si128 ((__m128i *) (dst + b + 16),
+        _mm_xor_si128 (_mm_loadu_si128 ((const __m128i *) (dst + b + 16)),
+            _mm_unpackhi_epi8 (ph, pl)));
+  }
+  return b;
+}
+
+static gboolean
+have_ssse3 (void)
+{
+  static gsize checked = 0;
+  static gboolean have = FALSE;
+
+  if (g_once_init_enter (&checked)) {
+    __builtin_cpu_init ();
+    have = __builtin_cpu_supports ("ssse3");
+    g_once_init_leave (&checked, 1);
+  }
+  return have;
+}
+#endif
+
+static gboolean use_vector = TRUE;
+
+void
+erasure16_set_vector (gboolean on)
+{
+  use_vector = on;
+}
+
 /* dst ^= c * src over @len bytes of big-endian 16-bit symbols */
 static void
 region_mul_add (guint8 * dst, const guint8 * src, guint16 c, gsize len)
 {
-  guint lc;
+  guint16 tab[4][16];
+  gsize done = 0;
 
   if (c == 0)
     return;
-  lc = gf_log[c];
-  for (gsize b = 0; b < len; b += 2) {
-    guint s = ((guint) src[b] << 8) | src[b + 1];
-    guint16 p;
-
-    if (s == 0)
-      continue;
-    p = gf_exp[gf_log[s] + lc];
-    dst[b] ^= (guint8) (p >> 8);
-    dst[b + 1] ^= (guint8) p;
-  }
+  split_tables (c, tab);
+#ifdef HAVE_SSSE3_PATH
+  if (use_vector && have_ssse3 ())
+    done = mul_add_ssse3 (dst, src, tab, len);
+#endif
+  mul_add_portable (dst, src, tab, done, len);
 }
 
 gboolean

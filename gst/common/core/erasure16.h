@@ -37,6 +37,12 @@ gboolean erasure16_decode (guint k, guint8 ** data, const gboolean * have,
     gsize len, guint n_parity, const guint * rows,
     const guint8 * const *parity);
 
+/* For tests and benchmarks: FALSE makes every later call take the
+ * portable region op (4-bit split tables, a symbol at a time) even where
+ * the machine has SSSE3 (16 symbols a step); TRUE, the default, the
+ * fastest. Not thread-safe against calls running at the same time. */
+void erasure16_set_vector (gboolean on);
+
 /* The product and the inverse in GF(2^16) (the inverse of 0 is 0). */
 guint16 erasure16_gf_mul (guint16 a, guint16 b);
 guint16 erasure16_gf_inv (guint16 a);
