@@ -659,7 +659,8 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "parity-received", G_TYPE_UINT64, st->parity_received,
       "parity-recovered", G_TYPE_UINT64, st->parity_recovered,
       "conn-too-large", G_TYPE_UINT64, st->conn_too_large,
-      "polls-held", G_TYPE_UINT64, st->polls_held, NULL);
+      "polls-held", G_TYPE_UINT64, st->polls_held,
+      "answers-redrawn", G_TYPE_UINT64, st->answers_redrawn, NULL);
 }
 
 static GstStructure *
@@ -759,6 +760,8 @@ gst_rmtp_src_finalize (GObject * object)
   "(packets); " \
   "polls-held: POLLs not answered, as an answer was due or one went out " \
   "less than tat before (packets); " \
+  "answers-redrawn: answers whose timer ran more than their window + tat " \
+  "after their request, drawn again over their window (packets); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent, incomplete, dropped, " \

@@ -70,9 +70,10 @@ static const GstParamEntry params[] = {
         "retransmit (the paper) or parity (ours)", GST_PARAM_KIND_ENUM,
       gst_rmtp_repair_get_type, 0, 0, G_STRUCT_OFFSET (RmtpConfig, repair),
       S },
-  P ("parity-block", "Data packets a parity block holds; a block has "
-        "256 - this parity rows, packets (ours: 128)", UINT, parity_block, 1,
-      255, S),
+  P ("parity-block", "Data packets a parity block holds, packets (ours: "
+        "128); up to 255 by Reed-Solomon over GF(2^8) (256 - this rows), "
+        "over 255 by GF(2^16) (65536 - this rows; about 17 x the receivers' "
+        "decoding CPU at 2048)", UINT, parity_block, 1, 65535, S),
   P ("parity-surplus", "Size a block's parity to a receiver's losses over "
         "(1 - its loss share), not just its losses (ours: on)", BOOLEAN,
       parity_surplus, 0, 0, S),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/erasure.h"
+#include "core/erasure16.h"
 #include "core/polled.h"
 #include "core/wire.h"
 #include "rmtpdigest.h"
@@ -105,7 +106,7 @@ parse_body (WireReader * r, RmtpPacket * p)
       if (!parse_stream_trailer (r, p))
         return FALSE;
       if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE ||
-          p->parity_block > ERASURE_MAX_BLOCK)
+          p->parity_block > ERASURE16_MAX_BLOCK)
         return FALSE;
       return p->n_packets == (p->total_size + p->packet_size - 1) /
           p->packet_size && p->total_size > 0;
@@ -125,9 +126,10 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->window_us = wire_read_u32 (r);
       return TRUE;
     case RMTP_PARITY:
+    case RMTP_PARITY16:
       p->round = wire_read_u32 (r);
       p->block = wire_read_u32 (r);
-      p->row = wire_read_u8 (r);
+      p->row = p->type == RMTP_PARITY ? wire_read_u8 (r) : wire_read_u16 (r);
       p->payload_len = wire_reader_remaining (r);
       p->payload = wire_read_bytes (r, p->payload_len);
       return p->payload_len > 0;
@@ -256,7 +258,8 @@ repeat_last_datagram (GQueue * q, guint copies)
 static gboolean
 is_media (const guint8 * data, gsize len)
 {
-  return len > 3 && (data[3] == RMTP_DATA || data[3] == RMTP_PARITY);
+  return len > 3 && (data[3] == RMTP_DATA || data[3] == RMTP_PARITY ||
+      data[3] == RMTP_PARITY16);
 }
 
 /* With a key, a control datagram leaves with the auth trailer. */
@@ -365,7 +368,7 @@ typedef struct {
 
 typedef struct {
   guint32 block;
-  guint8 row;
+  guint16 row;
 } ParityItem;
 
 struct _RmtpServer {
@@ -440,10 +443,50 @@ packet_len (guint64 total, guint packet_size, guint32 seq)
   return (guint32) MIN ((guint64) packet_size, total - off);
 }
 
+/* Blocks of up to 255 packets take the GF(2^8) code (PARITY), larger
+ * ones GF(2^16) (PARITY16), whose 16-bit symbols make its rows as long as
+ * the block's first packet rounded up to even. */
+static gboolean
+wide_code (guint parity_block)
+{
+  return parity_block > ERASURE_MAX_BLOCK;
+}
+
+static guint
+code_rows (guint parity_block, guint k)
+{
+  return wide_code (parity_block) ? erasure16_rows (k) : erasure_rows (k);
+}
+
+static gsize
+code_len (guint parity_block, gsize plen)
+{
+  return wide_code (parity_block) ? plen + (plen & 1) : plen;
+}
+
+static gboolean
+code_encode (guint parity_block, guint k, const guint8 * const *data,
+    gsize len, guint row, guint8 * parity)
+{
+  return wide_code (parity_block) ?
+      erasure16_encode (k, data, len, row, parity) :
+      erasure_encode (k, data, len, row, parity);
+}
+
+static gboolean
+code_decode (guint parity_block, guint k, guint8 ** data,
+    const gboolean * have, gsize len, guint n, const guint * rows,
+    const guint8 * const *parity)
+{
+  return wide_code (parity_block) ?
+      erasure16_decode (k, data, have, len, n, rows, parity) :
+      erasure_decode (k, data, have, len, n, rows, parity);
+}
+
 static gboolean
 server_init_parity (RmtpServer * s)
 {
-  if (s->cfg.parity_block == 0 || s->cfg.parity_block > ERASURE_MAX_BLOCK)
+  if (s->cfg.parity_block == 0 || s->cfg.parity_block > ERASURE16_MAX_BLOCK)
     return FALSE;
   s->parity_block = s->cfg.parity_block;
   s->n_blocks = block_count (s->n_packets, s->parity_block);
@@ -971,7 +1014,7 @@ server_queue_rows (RmtpServer * s)
     most = MAX (most, s->block_need[b]);
   for (guint32 r = 0; r < most; r++)
     for (guint32 b = 0; b < s->n_blocks; b++) {
-      ParityItem it = { b, (guint8) s->next_row[b] };
+      ParityItem it = { b, s->next_row[b] };
 
       if (s->block_need[b] <= r)
         continue;
@@ -1014,7 +1057,8 @@ server_plan_parity (RmtpServer * s)
               s->block_lost[b]));
   }
   for (guint32 b = 0; b < s->n_blocks; b++) {
-    guint rows = erasure_rows (block_size (s->n_packets, s->parity_block, b));
+    guint rows = code_rows (s->parity_block, block_size (s->n_packets,
+            s->parity_block, b));
 
     if (s->block_need[b] > rows - s->next_row[b])
       server_resend_block (s, b);
@@ -1061,7 +1105,8 @@ server_plan_member_parity (RmtpServer * s, const Member * m)
   memset (s->block_lost, 0, s->n_blocks * sizeof (guint32));
   server_count_block_losses (s, m);
   for (guint32 b = 0; b < s->n_blocks; b++) {
-    guint rows = erasure_rows (block_size (s->n_packets, s->parity_block, b));
+    guint rows = code_rows (s->parity_block, block_size (s->n_packets,
+            s->parity_block, b));
     guint32 supply = server_rows_to_come (s, m, b);
     guint32 want = parity_for (s, m, s->block_lost[b]);
     guint32 add = want > supply ? want - supply : 0;
@@ -1751,7 +1796,7 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     return 0;
   }
   if (p.session != s->session || p.type == RMTP_CONN || p.type == RMTP_DATA
-      || p.type == RMTP_PARITY
+      || p.type == RMTP_PARITY || p.type == RMTP_PARITY16
       || p.type == RMTP_EOR || p.type == RMTP_POLL || p.type == RMTP_REL
       || p.type == RMTP_DROP) {
     s->stats.in.foreign++;
@@ -1894,11 +1939,13 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
 {
   guint k = block_size (s->n_packets, s->parity_block, it->block);
   guint32 first = it->block * s->parity_block;
-  guint32 plen = packet_len (s->total, s->cfg.packet_size, first);
+  gsize plen = code_len (s->parity_block, packet_len (s->total,
+          s->cfg.packet_size, first));
+  gboolean wide = wide_code (s->parity_block);
   const guint8 *src = g_bytes_get_data (s->data, NULL);
-  const guint8 *rows[ERASURE_MAX_BLOCK];
+  const guint8 **rows = g_new (const guint8 *, k);
   guint8 *pad = NULL, *parity = g_malloc (plen), *buf;
-  gsize len = RMTP_HEADER_SIZE + 9 + plen;
+  gsize len = RMTP_HEADER_SIZE + (wide ? 10 : 9) + plen;
   WireWriter w;
 
   for (guint i = 0; i < k; i++) {
@@ -1906,19 +1953,23 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
 
     rows[i] = src + (gsize) (first + i) * s->cfg.packet_size;
     if (qlen < plen) {
-      /* the data set's last packet, zero-padded to the block's length */
+      /* the data set's last packet (or an odd one, for 16-bit symbols),
+       * zero-padded to the block's length */
       pad = g_malloc0 (plen);
       memcpy (pad, rows[i], qlen);
       rows[i] = pad;
     }
   }
-  erasure_encode (k, rows, plen, it->row, parity);
+  code_encode (s->parity_block, k, rows, plen, it->row, parity);
   buf = g_malloc (len);
   wire_writer_init (&w, buf, len);
-  write_header (&w, RMTP_PARITY, s->session);
+  write_header (&w, wide ? RMTP_PARITY16 : RMTP_PARITY, s->session);
   wire_write_u32 (&w, server_packet_round (s));
   wire_write_u32 (&w, it->block);
-  wire_write_u8 (&w, it->row);
+  if (wide)
+    wire_write_u16 (&w, it->row);
+  else
+    wire_write_u8 (&w, (guint8) it->row);
   wire_write_bytes (&w, parity, plen);
   queue_datagram (&s->out, RMTP_TO_GROUP, buf, &w);
   s->stats.parity_sent++;
@@ -1926,6 +1977,7 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
   s->bytes_sent += plen;
   g_free (pad);
   g_free (parity);
+  g_free (rows);
 }
 
 static gboolean
@@ -2105,6 +2157,11 @@ struct _RmtpReceiver {
 
   DueKind due;
   gint64 due_at;
+  gint64 due_window;            /* the backoff window it was drawn over */
+  gboolean due_redrawn;         /* drawn again once, found overdue */
+  gint64 due_patience;          /* the server waits for it until about
+                                 * then: request + window + tat */
+  gboolean cack_redrawn;        /* our CACK was: we stalled at CONNECT */
   guint32 due_round;
   gint64 responded_round;
   gboolean acked;               /* an ACK went out */
@@ -2245,7 +2302,29 @@ receiver_schedule (RmtpReceiver * r, DueKind kind, guint32 round,
   r->due = kind;
   r->due_round = round;
   r->max_window = MAX (r->max_window, window);
-  r->due_at = now + random_source_range (&r->rng, 0, MAX (window, 0));
+  r->due_window = MAX (window, 0);
+  r->due_redrawn = FALSE;
+  r->due_patience = now + r->due_window + r->cfg.tat;
+  r->due_at = now + random_source_range (&r->rng, 0, r->due_window);
+}
+
+/* An answer whose timer runs after the server stopped waiting for it
+ * (its window and a turn-around from when its request came: a stalled
+ * process, a loaded host) is drawn again, once, over its window from now.
+ * It is late whenever it goes; sent at once, it would leave together with
+ * the answers of every receiver stalled with it, the burst the backoff is
+ * there to prevent (issue 20: 285 CACKs at once after the emulator's
+ * stall). One that can still be in time goes at once. */
+static gboolean
+receiver_redraw_overdue (RmtpReceiver * r, gint64 now)
+{
+  if (r->due_redrawn || r->due_window == 0 || now <= r->due_patience)
+    return FALSE;
+  r->due_redrawn = TRUE;
+  r->cack_redrawn |= r->due == DUE_CACK;
+  r->due_at = now + random_source_range (&r->rng, 0, r->due_window);
+  r->stats.answers_redrawn++;
+  return TRUE;
 }
 
 /* Our index in the CONN's member list, or -1 if it does not list us. */
@@ -2393,6 +2472,13 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
     r->stats.in.duplicates++;
     return;
   }
+  /* we stalled through our CACK's slot: the retries we read may have
+   * queued before it went, and if the server gave us up, our first NACK
+   * takes us back */
+  if (r->cack_redrawn) {
+    r->stats.in.duplicates++;
+    return;
+  }
   /* a retried CONN: our CACK was lost; answer it at once */
   r->stats.in.accepted++;
   if (r->due != DUE_CACK)
@@ -2537,19 +2623,25 @@ receiver_try_decode (RmtpReceiver * r, guint32 b)
   RxBlock *blk = r->blocks[b];
   guint32 first = b * r->parity_block;
   guint k = block_size (r->n_packets, r->parity_block, b);
-  gsize len = packet_len (r->total, r->packet_size, first);
-  guint8 *data[ERASURE_MAX_BLOCK], *own[ERASURE_MAX_BLOCK];
-  gboolean have[ERASURE_MAX_BLOCK];
-  const guint8 *parity[ERASURE_MAX_BLOCK];
+  gsize len = code_len (r->parity_block, packet_len (r->total,
+          r->packet_size, first));
   guint lost = k - r->block_have[b];
+  guint8 **data, **own;
+  gboolean *have;
+  const guint8 **parity;
   gboolean ok;
 
   if (!blk || lost == 0 || blk->n < lost)
     return FALSE;
+  data = g_new (guint8 *, k);
+  own = g_new (guint8 *, k);
+  have = g_new (gboolean, k);
+  parity = g_new (const guint8 *, lost);
   for (guint j = 0; j < lost; j++)
     parity[j] = g_bytes_get_data (blk->parity[j], NULL);
   receiver_block_buffers (r, b, len, data, have, own);
-  ok = erasure_decode (k, data, have, len, lost, blk->rows, parity);
+  ok = code_decode (r->parity_block, k, data, have, len, lost, blk->rows,
+      parity);
   for (guint i = 0; i < k; i++) {
     if (ok && !have[i]) {
       r->held[first + i] = g_bytes_new_take (own[i], packet_len (r->total,
@@ -2562,6 +2654,10 @@ receiver_try_decode (RmtpReceiver * r, guint32 b)
     }
     g_free (own[i]);
   }
+  g_free (data);
+  g_free (own);
+  g_free (have);
+  g_free (parity);
   return ok;
 }
 
@@ -2581,9 +2677,12 @@ receiver_parity_valid (const RmtpReceiver * r, const RmtpPacket * p)
 
   if (!r->parity_block || p->block >= r->n_blocks)
     return FALSE;
+  if ((p->type == RMTP_PARITY16) != wide_code (r->parity_block))
+    return FALSE;
   k = block_size (r->n_packets, r->parity_block, p->block);
-  return p->row < erasure_rows (k) && p->payload_len ==
-      packet_len (r->total, r->packet_size, p->block * r->parity_block);
+  return p->row < code_rows (r->parity_block, k) && p->payload_len ==
+      code_len (r->parity_block, packet_len (r->total, r->packet_size,
+          p->block * r->parity_block));
 }
 
 static RxBlock *
@@ -2786,6 +2885,7 @@ receiver_handle (RmtpReceiver * r, const guint8 * data, gsize len,
       receiver_on_data (r, &p, src, data);
       break;
     case RMTP_PARITY:
+    case RMTP_PARITY16:
       receiver_on_parity (r, &p, src, data, now);
       break;
     case RMTP_EOR:
@@ -2978,7 +3078,8 @@ rmtp_receiver_handle_timeout (RmtpReceiver * r, gint64 now)
     receiver_fail (r, RMTP_FAIL_NO_CONN);
     return;
   }
-  if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED) {
+  if (now >= r->due_at && r->state != RMTP_RECEIVER_FAILED &&
+      !receiver_redraw_overdue (r, now)) {
     DueKind kind = r->due;
 
     r->due_at = G_MAXINT64;

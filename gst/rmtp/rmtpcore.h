@@ -44,6 +44,8 @@ typedef enum {
   RMTP_REPORT = 12,             /* receiver -> server: monitor count */
   RMTP_PARITY = 13,             /* server -> all: a parity packet (ours) */
   RMTP_DROP = 14,               /* server -> all: stream, nobody is left (ours) */
+  RMTP_PARITY16 = 15,           /* server -> all: a parity packet over
+                                 * GF(2^16), blocks over 255 (ours) */
 } RmtpType;
 
 /* How a multicast round after the first repairs losses. */
@@ -100,7 +102,9 @@ typedef struct {
                                  * goes out this many times back to back, so
                                  * a loss seldom costs a timeout (ours): 3 */
   RmtpRepair repair;            /* server: RMTP_REPAIR_RETRANSMIT */
-  guint parity_block;           /* server, parity: data packets a block: 128 */
+  guint parity_block;           /* server, parity: data packets a block:
+                                 * 128; up to 255 by GF(2^8), over that
+                                 * (up to 65535) by GF(2^16) */
   gboolean parity_surplus;      /* server, parity: a receiver's rows over
                                  * (1 - its loss), not just its losses:
                                  * TRUE */
@@ -142,7 +146,8 @@ typedef struct {
   guint32 n_packets;
   guint32 delta_us;
   guint32 reporters;
-  guint32 parity_block;         /* data packets a parity block; 0: none */
+  guint32 parity_block;         /* data packets a parity block; 0: none;
+                                 * over 255: GF(2^16) */
   const guint8 *digest;         /* RMTP_DIGEST_SIZE, points into the packet */
   guint32 n_members;
   const guint8 *members;        /* n_members x 4 bytes */
@@ -162,7 +167,7 @@ typedef struct {
   /* PARITY: the block (data packets block x parity_block ..), its row;
    * the payload is as long as the block's first data packet */
   guint32 block;
-  guint8 row;
+  guint row;                    /* u8 in PARITY, u16 in PARITY16 */
   const guint8 *payload;
   gsize payload_len;
   /* CONN, EOR, POLL, REL: the backoff window of the answers, in us (0: at once) */
@@ -354,6 +359,10 @@ typedef struct {
   guint64 polls_held;           /* POLLs not answered: an answer was due
                                  * already, or one went out less than `tat`
                                  * before */
+  guint64 answers_redrawn;      /* answers whose timer ran more than their
+                                 * window + `tat` after their request (the
+                                 * server waits no longer), drawn again
+                                 * over their window */
 } RmtpReceiverStats;
 
 typedef struct _RmtpReceiver RmtpReceiver;

@@ -83,6 +83,11 @@ typedef struct
   guint8 digest[RMTP_DIGEST_SIZE];
   guint finished;               /* cores DONE or FAILED */
   guint64 responses_sent, send_errors;
+  /* the most responses the cores sent within one ms of their clock: an
+   * implosion the backoff failed to prevent shows here, whether or not
+   * the sink's socket held it */
+  gint64 burst_ms;
+  guint burst, max_burst;
   guint64 group_datagrams, losses_injected;
   gint64 last_done;
 } Emu;
@@ -121,6 +126,18 @@ emu_take_events (Emu * emu, EmuReceiver * r, gint64 now)
   }
 }
 
+static void
+emu_count_burst (Emu * emu, gint64 now)
+{
+  gint64 ms = now / GST_MSECOND;
+
+  if (ms != emu->burst_ms) {
+    emu->burst_ms = ms;
+    emu->burst = 0;
+  }
+  emu->max_burst = MAX (emu->max_burst, ++emu->burst);
+}
+
 /* Sends what the core has to say from its own socket, takes its events
  * and notes its next deadline. */
 static void
@@ -133,9 +150,10 @@ emu_flush (Emu * emu, EmuReceiver * r, gint64 now)
     const guint8 *b = g_bytes_get_data (d.bytes, &len);
 
     if (emu->server && gst_net_transport_send_to (GST_NET_TRANSPORT (r->udp),
-            b, len, emu->server, NULL))
+            b, len, emu->server, NULL)) {
       emu->responses_sent++;
-    else
+      emu_count_burst (emu, now);
+    } else
       emu->send_errors++;
     g_bytes_unref (d.bytes);
   }
@@ -299,6 +317,9 @@ emu_drain (Emu * emu, GstNetUdp * udp, guint32 index)
       emu->group_datagrams++;
       for (guint i = 0; i < emu->opt.n; i++)
         emu_deliver (emu, &emu->rx[i], bytes, now);
+      /* a receiver's timers do not wait for the others to read: N cores
+       * take a backlog (as after a stall) for a while */
+      emu_run_timers (emu, gst_net_now ());
     } else {
       emu_deliver (emu, &emu->rx[index], bytes, now);
     }
@@ -723,7 +744,7 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
       "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
       " send-errors=%" G_GUINT64_FORMAT " slow=%u taken-back=%u verified=%u"
-      " sink-complete=%u\n",
+      " sink-complete=%u max-responses-per-ms=%u\n",
       o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
       c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
@@ -732,7 +753,7 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       appendix_a_resent (m, o->n, o->loss) / m,
       exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
       emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
-      verified, c->complete);
+      verified, c->complete, emu->max_burst);
   fflush (stdout);
 }
 

@@ -16,7 +16,8 @@
  *   op % 4 == 3  the receiver declares BUSY (chunk[0] odd) or RRDY
  * The first byte's bit 6 (ignored by the records) makes the server repair
  * by parity over blocks of 4 packets, so PARITY packets and the receiver's
- * decoding are fuzzed too. Its bit 7 gives both cores a group key (bytes
+ * decoding are fuzzed too; with bit 5 as well, over blocks of 300, so the
+ * 16 packets are one block over GF(2^16) (PARITY16). Its bit 7 gives both cores a group key (bytes
  * 0..31): every control datagram either sends must open under the key
  * (DATA and PARITY go unsealed), and no chunk the input injects is ever
  * taken as control (the fuzzer does not hold the key). */
@@ -48,7 +49,8 @@ typedef struct {
 static gboolean
 is_media (const guint8 * p, gsize len)
 {
-  return len > 3 && (p[3] == RMTP_DATA || p[3] == RMTP_PARITY);
+  return len > 3 && (p[3] == RMTP_DATA || p[3] == RMTP_PARITY ||
+      p[3] == RMTP_PARITY16);
 }
 
 static void
@@ -220,7 +222,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   cfg.monitor_packets = 4;
   if (size > 0 && (data[0] & 0x40)) {
     cfg.repair = RMTP_REPAIR_PARITY;
-    cfg.parity_block = 4;
+    cfg.parity_block = (data[0] & 0x20) ? 300 : 4;
   }
   random_source_init_seeded (&rng[0], &seeded[0], 1);
   random_source_init_seeded (&rng[1], &seeded[1], 2);

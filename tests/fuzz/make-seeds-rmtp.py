@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz-rmtp: a clean transfer, one with lost
 exchanges, a BUSY/RRDY receiver, the same with repair by parity (the first
-byte's bit 6 set: blocks of 4 packets), and raw packets of every type to both
+byte's bit 6 set: blocks of 4 packets; with bit 5, one block over GF(2^16)),
+and raw packets of every type to both
 sides (layouts in docs/protocols/rmtp.md); the transfers, lossy, with parity
 and with raw packets again with a group key (bit 7), where no raw control
 packet may be taken."""
@@ -66,6 +67,20 @@ def parity(block, row, rnd=1):
     return hdr(13) + struct.pack(">IIB", rnd, block, row) + bytes(range(256))
 
 
+def parity16(block, row, rnd=1, length=256):
+    return hdr(15) + struct.pack(">IIH", rnd, block, row) + bytes(i & 0xFF for i in range(length))
+
+
+def raw_parity16():
+    out = rec(0x60 | 1, conn(parity_block=300))
+    out += to_receiver(data(0)) + to_receiver(data(2))
+    out += to_receiver(parity16(0, 0)) + to_receiver(parity16(0, 0))
+    out += to_receiver(parity16(0, 65519)) + to_receiver(parity16(0, 65520))
+    out += to_receiver(parity16(1, 0)) + to_receiver(parity16(0, 3, length=255))
+    out += to_receiver(parity(0, 1)) + to_receiver(parity16(0, 4)[:-1])
+    return out + step(500)
+
+
 def raw_parity():
     out = rec(0x40 | 1, conn(parity_block=4))
     out += to_receiver(data(0)) + to_receiver(data(2))
@@ -87,11 +102,15 @@ def main():
         "parity-lossy": (rec(0x42, struct.pack(">I", 3))
                          + b"".join(step(3, lost=(i % 5 == 2)) for i in range(300))),
         "parity-raw": raw_parity(),
+        "parity16-lossy": (rec(0x62, struct.pack(">I", 3))
+                           + b"".join(step(3, lost=(i % 5 == 2)) for i in range(300))),
+        "parity16-raw": raw_parity16(),
     }
     seeds.update({
         "keyed-transfer": rec(0x82, struct.pack(">I", 2)) + seeds["transfer"],
         "keyed-lossy": rec(0x82, struct.pack(">I", 3)) + seeds["lossy"],
         "keyed-parity-lossy": bytes([0xC2]) + seeds["parity-lossy"][1:],
+        "keyed-parity16-lossy": bytes([0xE2]) + seeds["parity16-lossy"][1:],
         "keyed-raw": rec(0x82, struct.pack(">I", 1)) + raw(),
         "keyed-busy": rec(0x82, struct.pack(">I", 1)) + seeds["busy"],
     })

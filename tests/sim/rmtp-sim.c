@@ -8,7 +8,8 @@
  * --size=S sends S bytes instead of 2 MiB; --release-on-ack releases each
  * receiver as it ACKs; --early-repair sends the next round's repairs as
  * the NACKs arrive; --no-surplus sizes parity to the losses alone; --delta=D sets the backoff per receiver to D us;
- * --tat=T the turn-around allowance to T ms; --seed=S draws the losses
+ * --tat=T the turn-around allowance to T ms; --loss=P runs loss P (a
+ * fraction) alone instead of 0, 1 and 10 %; --seed=S draws the losses
  * and backoffs from seed S (default 1). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,10 @@ int
 main (int argc, char **argv)
 {
   static const guint defaults[] = { 1, 8, 32, 1000 };
-  static const gdouble losses[] = { 0.0, 0.01, 0.10 };
+  static const gdouble all_losses[] = { 0.0, 0.01, 0.10 };
+  const gdouble *losses = all_losses;
+  guint n_losses = G_N_ELEMENTS (all_losses);
+  gdouble one_loss = 0.0;
 
   printf ("| receivers | loss | RMTP (sim) | line time | ARQ bound | "
       "ideal code | rounds | max responses/round | response drops | "
@@ -86,13 +90,17 @@ main (int argc, char **argv)
       delta = g_ascii_strtoll (argv[1] + 8, NULL, 10) * 1000;
     } else if (g_str_has_prefix (argv[1], "--tat=")) {
       tat = g_ascii_strtoll (argv[1] + 6, NULL, 10) * 1000000;
+    } else if (g_str_has_prefix (argv[1], "--loss=")) {
+      one_loss = g_ascii_strtod (argv[1] + 7, NULL);
+      losses = &one_loss;
+      n_losses = 1;
     } else if (g_str_has_prefix (argv[1], "--seed=")) {
       seed = g_ascii_strtoull (argv[1] + 7, NULL, 10);
     }
   }
   for (guint i = 0; i < (argc > 1 ? (guint) argc - 1 :
           G_N_ELEMENTS (defaults)); i++)
-    for (guint l = 0; l < G_N_ELEMENTS (losses); l++)
+    for (guint l = 0; l < n_losses; l++)
       print_row (argc > 1 ? (guint) atoi (argv[i + 1]) : defaults[i],
           losses[l]);
   return 0;

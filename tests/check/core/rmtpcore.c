@@ -302,6 +302,176 @@ GST_START_TEST (test_conn_retry_crossing_cack_not_answered)
 
 GST_END_TEST;
 
+#define STALL_RECEIVERS 1000
+#define STALL_WINDOW (2 * S)
+#define STALL_FROM (1500 * MS)
+#define STALL_UNTIL (3500 * MS)
+
+/* Runs @n receivers, each given at 0 a CONN with a window of
+ * STALL_WINDOW, in steps of 1 ms, except that their timers do not run
+ * from STALL_FROM to STALL_UNTIL (as the emulator's cores, stalled
+ * together). Per ms step, the CACKs that left in @per_ms; the time each
+ * receiver's CACK left in @sent_at. */
+static void
+run_stalled_cacks (guint n, guint * per_ms, gint64 * sent_at, guint steps)
+{
+  RmtpConfig cfg;
+  RandomSeeded *seeded = g_new0 (RandomSeeded, n);
+  RmtpReceiver **r = g_new0 (RmtpReceiver *, n);
+  guint8 conn[ONE_MEMBER_CONN_SIZE];
+
+  rmtp_config_init (&cfg);
+  for (guint i = 0; i < n; i++) {
+    RandomSource rng;
+
+    random_source_init_seeded (&rng, &seeded[i], 1000 + i);
+    r[i] = rmtp_receiver_new (&cfg, 100 + i, TRUE, &rng);
+    write_one_member_conn (conn, STALL_WINDOW / 1000, 100 + i);
+    rmtp_receiver_handle (r[i], conn, sizeof (conn), 0);
+    sent_at[i] = -1;
+  }
+  for (guint step = 0; step < steps; step++) {
+    gint64 now = (gint64) step * MS;
+
+    if (now > STALL_FROM && now < STALL_UNTIL)
+      continue;
+    for (guint i = 0; i < n; i++) {
+      RmtpDatagram d;
+
+      rmtp_receiver_handle_timeout (r[i], now);
+      while (rmtp_receiver_poll_datagram (r[i], &d)) {
+        fail_unless_equals_int (sent_at[i], -1);
+        sent_at[i] = now;
+        per_ms[step]++;
+        g_bytes_unref (d.bytes);
+      }
+    }
+  }
+  for (guint i = 0; i < n; i++)
+    rmtp_receiver_free (r[i]);
+  g_free (r);
+  g_free (seeded);
+}
+
+/* After a stall, the CACKs that fell due during it are spread over the
+ * window again from the wake, not sent at once: 1000 receivers with a
+ * window of 2 s that stall from 1.5 to 3.5 s sent about 250 CACKs in the
+ * ms they woke (issue 20: the emulator's sink dropped 29 of such a
+ * burst). The backoff allows one CACK per delta (2 ms) on average. */
+GST_START_TEST (test_cacks_spread_after_a_stall)
+{
+  guint steps = 6000, n = STALL_RECEIVERS, peak = 0, overdue = 0;
+  guint *per_ms = g_new0 (guint, steps);
+  gint64 *sent_at = g_new0 (gint64, n);
+  gint64 last = 0;
+
+  run_stalled_cacks (n, per_ms, sent_at, steps);
+  for (guint step = 0; step < steps; step++)
+    peak = MAX (peak, per_ms[step]);
+  for (guint i = 0; i < n; i++) {
+    fail_unless (sent_at[i] >= 0, "receiver %u sent no CACK", i);
+    if (sent_at[i] >= STALL_UNTIL) {
+      overdue++;
+      last = MAX (last, sent_at[i]);
+    }
+  }
+  /* a quarter of the window fell in the stall */
+  fail_unless (overdue > n / 5, "%u CACKs fell due in the stall", overdue);
+  fail_unless (peak <= 6, "%u CACKs in one ms", peak);
+  fail_unless (last - STALL_UNTIL >= STALL_WINDOW * 9 / 10,
+      "the overdue CACKs spread over %" G_GINT64_FORMAT " ms only",
+      (last - STALL_UNTIL) / MS);
+  fail_unless (last <= STALL_UNTIL + STALL_WINDOW);
+  g_free (per_ms);
+  g_free (sent_at);
+}
+
+GST_END_TEST;
+
+/* An answer whose timer runs by its window + tat after its request (the
+ * server may still be waiting) goes at once, however late after its slot;
+ * one later than that is drawn again once, then goes when its new slot
+ * comes, however late. */
+GST_START_TEST (test_answer_redrawn_only_when_overdue)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  const RmtpReceiverStats *rs;
+  guint8 conn[ONE_MEMBER_CONN_SIZE];
+  gint64 window = 400 * MS, due, woke;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 7);
+  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
+  rs = rmtp_receiver_stats (r);
+  write_one_member_conn (conn, window / 1000, 100);
+  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
+  fail_unless (rmtp_receiver_next_deadline (r) < window);
+  rmtp_receiver_handle_timeout (r, window + cfg.tat);
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_unless_equals_uint64 (rs->answers_redrawn, 0);
+  rmtp_receiver_free (r);
+
+  random_source_init_seeded (&rng, &seeded, 7);
+  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
+  rs = rmtp_receiver_stats (r);
+  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
+  woke = window + cfg.tat + 1;
+  rmtp_receiver_handle_timeout (r, woke);
+  fail_unless_equals_uint64 (rs->cack_sent, 0);
+  fail_unless_equals_uint64 (rs->answers_redrawn, 1);
+  due = rmtp_receiver_next_deadline (r);
+  fail_unless (due >= woke && due <= woke + window);
+  rmtp_receiver_handle_timeout (r, due + 10 * cfg.tat + window);
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_unless_equals_uint64 (rs->answers_redrawn, 1);
+  rmtp_receiver_free (r);
+}
+
+GST_END_TEST;
+
+/* A receiver that stalled through its CACK's slot reads the CONN retries
+ * queued meanwhile after its redrawn CACK went: they are not answered
+ * (the emulator's cores, woken, sent a second CACK each that the server,
+ * in its rounds, counted late). Without the stall, a retry tat after the
+ * CACK is answered. */
+GST_START_TEST (test_no_retry_answered_after_a_stalled_cack)
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  const RmtpReceiverStats *rs;
+  guint8 conn[ONE_MEMBER_CONN_SIZE], retry[ONE_MEMBER_CONN_SIZE];
+  RmtpDatagram d;
+  gint64 due;
+
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 7);
+  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
+  rs = rmtp_receiver_stats (r);
+  write_one_member_conn (conn, 400000, 100);
+  write_one_member_conn (retry, 0, 100);
+  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
+  rmtp_receiver_handle_timeout (r, 500 * MS + 1);
+  fail_unless_equals_uint64 (rs->answers_redrawn, 1);
+  /* a retry read while the redrawn CACK waits: that CACK answers it */
+  fail_if (retry_answered (r, retry, 500 * MS + 2));
+  due = rmtp_receiver_next_deadline (r);
+  rmtp_receiver_handle_timeout (r, due);
+  fail_unless (rmtp_receiver_poll_datagram (r, &d));
+  g_bytes_unref (d.bytes);
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_if (retry_answered (r, retry, due + 2 * cfg.tat));
+  fail_unless_equals_uint64 (rs->cack_sent, 1);
+  fail_unless_equals_uint64 (rs->in.duplicates, 2);
+  rmtp_receiver_free (r);
+}
+
+GST_END_TEST;
+
 /* DATA 0 of round 0 for write_one_member_conn's data set. */
 static void
 write_first_data (guint8 * data, gsize size)
@@ -1226,6 +1396,57 @@ run_parity (gboolean surplus, const RmtpServerStats ** st, Rig * rig)
   }
 }
 
+/* Each receiver loses two packets of block 0 and one of block 1 (blocks
+ * of 300: over GF(2^8)'s 255). */
+static gboolean
+drop_distinct_wide (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
+{
+  return rx >= 0 && p->type == RMTP_DATA && p->round == 0 &&
+      (p->seq == (guint) rx || p->seq == 250u + rx || p->seq == 350u + rx);
+}
+
+static void
+run_parity_wide (guint packet_size, gsize size)
+{
+  RmtpConfig cfg;
+  Rig rig;
+  const RmtpServerStats *st;
+
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.repair = RMTP_REPAIR_PARITY;
+  cfg.parity_block = 300;
+  cfg.parity_surplus = FALSE;
+  cfg.packet_size = packet_size;
+  rig_init (&rig, 4, size, &cfg);
+  rig.drop = drop_distinct_wide;
+  rig_start_and_run (&rig, 60 * S);
+  st = rmtp_server_stats (rig.s);
+  fail_unless_equals_uint64 (st->data_resent, 0);
+  fail_unless_equals_uint64 (st->parity_sent, 3);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_PARITY16, -1),
+      3);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_PARITY, -1), 0);
+  for (guint i = 0; i < rig.n; i++) {
+    assert_receiver_whole (&rig, i);
+    fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[i])->
+        parity_recovered, 3);
+  }
+  rig_clear (&rig);
+}
+
+/* Blocks over 255 packets go by GF(2^16) (PARITY16): one row per loss
+ * of the worst receiver in each block repairs every receiver's, with
+ * even packets, and with odd ones (the rows one byte longer) and an odd
+ * last packet. */
+GST_START_TEST (test_parity_repair_wide_blocks)
+{
+  run_parity_wide (1024, 400 * 1024);
+  run_parity_wide (1001, 400 * 1001 - 6);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_parity_repair)
 {
   Rig rig;
@@ -1657,6 +1878,9 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_conn_retry_for_another_ignored);
   tcase_add_test (tc, test_conn_retry_crossing_cack_not_answered);
   tcase_add_test (tc, test_no_cack_repeated_once_rounds_heard);
+  tcase_add_test (tc, test_cacks_spread_after_a_stall);
+  tcase_add_test (tc, test_answer_redrawn_only_when_overdue);
+  tcase_add_test (tc, test_no_retry_answered_after_a_stalled_cack);
   tcase_add_test (tc, test_poll_on_response_timeout);
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
   tcase_add_test (tc, test_busy_rrdy_lost);
@@ -1678,6 +1902,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_control_copies);
   tcase_add_test (tc, test_release_on_ack);
   tcase_add_test (tc, test_parity_repair);
+  tcase_add_test (tc, test_parity_repair_wide_blocks);
   tcase_add_test (tc, test_slow_by_losses);
   tcase_add_test (tc, test_early_repair);
   tcase_add_test (tc, test_lost_eor_inferred_from_parity);

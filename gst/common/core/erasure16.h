@@ -1,0 +1,52 @@
+/* A systematic Reed-Solomon erasure code over GF(2^16) (sans-I/O, GLib
+ * only), for blocks larger than GF(2^8) allows (core/erasure.h: at most
+ * 255 packets with their rows). A packet is a string of 16-bit symbols,
+ * big-endian, so its length must be even. A block is k data packets of
+ * one length; parity row r is sum_i C[r][i] * data_i with the Cauchy
+ * matrix C[r][i] = 1 / (r + (65535 - i)) (addition is XOR), rows 0 ..
+ * 65535 - k. Any k of the data packets and rows give the block back. The
+ * field is GF(2)[x] / (x^16 + x^12 + x^3 + x + 1), by log and exp tables
+ * (384 KiB, built at first use). */
+#ifndef __CORE_ERASURE16_H__
+#define __CORE_ERASURE16_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define ERASURE16_MAX_BLOCK 65535       /* data packets of one block */
+
+/* The parity rows a block of @k data packets has (65536 - k; 0 when @k is
+ * 0 or over ERASURE16_MAX_BLOCK). */
+guint erasure16_rows (guint k);
+
+/* Writes parity row @row of the @k packets @data (each @len bytes, @len
+ * even) into @parity; FALSE (nothing written) if @k, @row or @len is out
+ * of range. */
+gboolean erasure16_encode (guint k, const guint8 * const *data, gsize len,
+    guint row, guint8 * parity);
+
+/* Rebuilds the lost data packets of a block of @k: @data holds @k buffers
+ * of @len bytes (@len even), @have[i] tells whether data[i] arrived; the
+ * @n_parity parity packets @parity carry the rows @rows. Fills every lost
+ * data[i] and returns TRUE; FALSE, with nothing written, when more packets
+ * are lost than parity packets arrived, or a row is out of range or
+ * repeated, or @len is odd. Cost: for m losses, m x (k - m) + m x m
+ * region products and an m x m inversion. */
+gboolean erasure16_decode (guint k, guint8 ** data, const gboolean * have,
+    gsize len, guint n_parity, const guint * rows,
+    const guint8 * const *parity);
+
+/* For tests and benchmarks: FALSE makes every later call take the
+ * portable region op (4-bit split tables, a symbol at a time) even where
+ * the machine has SSSE3 (16 symbols a step); TRUE, the default, the
+ * fastest. Not thread-safe against calls running at the same time. */
+void erasure16_set_vector (gboolean on);
+
+/* The product and the inverse in GF(2^16) (the inverse of 0 is 0). */
+guint16 erasure16_gf_mul (guint16 a, guint16 b);
+guint16 erasure16_gf_inv (guint16 a);
+
+G_END_DECLS
+
+#endif /* __CORE_ERASURE16_H__ */
