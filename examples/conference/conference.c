@@ -72,9 +72,11 @@ GST_DEBUG_CATEGORY (conference_debug);
 
 /* A queue toward a member that holds more than this of frames a key unit
  * would flush asks the encoder for one (tpsssink's key-unit-queue-time),
- * so that a slow member's video does not lag its audio by seconds
+ * so that a slow member's video does not lag its audio by seconds: against
+ * 0, a joiner's video lagged its audio by over max-hold (1 s) for far fewer
+ * audio buffers, at about one more key frame per sender every 3 s
  * (docs/conference.md, "Lip sync at the slow member"). */
-#define KEY_UNIT_QUEUE_MS 0
+#define KEY_UNIT_QUEUE_MS 500
 
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
  * colour. */
