@@ -273,6 +273,8 @@ def conference_command(args, pid, n):
             f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
         (["--headless"] if args.headless else []) + \
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
+        ([f"--key-unit-queue-time={args.key_unit_queue_time}"]
+         if args.key_unit_queue_time is not None else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -387,6 +389,9 @@ def main():
     ap.add_argument("--fps", type=int, default=15)
     ap.add_argument("--initial-rate", type=int, default=0,
                     help="bit/s, each sender's first rate toward a member (the app's default: 0)")
+    ap.add_argument("--key-unit-queue-time", type=int, default=None,
+                    help="ms, each sender's tpsssink key-unit-queue-time (0: off; "
+                         "default: the app's)")
     ap.add_argument("--ice", action="store_true",
                     help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",

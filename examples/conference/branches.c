@@ -1,9 +1,12 @@
 /* One branch per remote member behind a tpsssrc (tiles.c: video into the
  * compositor; confaudio.c: voices into audiomixer). tpsssrc adds a pad
  * src_<id> with a member's first packet and removes it after the member
- * leaves: a branch is built and linked in the pad-added handler, and taken
- * down in the main loop once its pad is gone (no data flows through it
- * then). Branches are looked up under conf->lock. */
+ * leaves: a branch is built and linked in the pad-added handler, leaves
+ * the table when its pad is removed, and is taken down in the main loop
+ * then (no data flows through it any more). A member may come back, with a
+ * new pad of the same name, before the main loop took its old branch
+ * down: each branch's elements have names of their own. Branches are
+ * looked up under conf->lock. */
 #include "conference.h"
 
 #include <stdlib.h>
@@ -11,8 +14,11 @@
 typedef struct
 {
   ConfBranches *branches;
-  guint member;
+  ConfBranch *branch;
 } BranchRef;
+
+/* Tells apart the element names of branches built for one member. */
+static gint branch_serial;
 
 static gboolean
 member_of_pad (GstPad * pad, guint * member)
@@ -57,11 +63,13 @@ conf_branch_new (Conference * conf, const gchar * kind, guint member,
     GstElement * mixer, const gchar * const *factories)
 {
   ConfBranch *b = g_new0 (ConfBranch, 1);
+  gint serial = g_atomic_int_add (&branch_serial, 1);
 
   b->member = member;
   b->mixer = mixer;
   for (guint i = 0; factories[i] && i < CONF_BRANCH_MAX_ELEMENTS; i++) {
-    gchar *name = g_strdup_printf ("%s%u-%s", kind, member, factories[i]);
+    gchar *name = g_strdup_printf ("%s%u-%d-%s", kind, member, serial,
+        factories[i]);
     GstElement *e = gst_element_factory_make (factories[i], name);
 
     g_free (name);
@@ -69,7 +77,9 @@ conf_branch_new (Conference * conf, const gchar * kind, guint member,
       g_printerr ("conference: element %s is missing\n", factories[i]);
       goto failed;
     }
-    gst_bin_add (GST_BIN (conf->pipeline), e);
+    /* a bin that refuses an element destroys it */
+    if (!gst_bin_add (GST_BIN (conf->pipeline), e))
+      goto failed;
     b->elements[b->n_elements++] = e;
   }
   for (guint i = 1; i < b->n_elements; i++)
@@ -158,34 +168,37 @@ remove_branch (gpointer data)
 {
   BranchRef *ref = data;
   ConfBranches *bs = ref->branches;
-  Conference *conf = bs->conf;
-  ConfBranch *b;
+  guint member = ref->branch->member;
 
-  g_mutex_lock (&conf->lock);
-  b = g_hash_table_lookup (bs->table, GUINT_TO_POINTER (ref->member));
-  g_hash_table_steal (bs->table, GUINT_TO_POINTER (ref->member));
-  g_mutex_unlock (&conf->lock);
-  if (b) {
-    branch_destroy (conf, b);
-    if (bs->changed)
-      bs->changed (conf, ref->member, FALSE);
-  }
+  branch_destroy (bs->conf, ref->branch);
+  if (bs->changed)
+    bs->changed (bs->conf, member, FALSE);
   g_free (ref);
   return G_SOURCE_REMOVE;
 }
 
-/* In tpsssrc's thread, after the member's EOS. */
+/* In tpsssrc's thread, after the member's EOS: the branch of the pad leaves
+ * the table now (tpsssrc removes a member's pad before it adds the next),
+ * and the main loop takes it down. */
 static void
 on_pad_removed (GstElement * src, GstPad * pad, gpointer data)
 {
+  ConfBranches *bs = data;
   BranchRef *ref;
+  ConfBranch *b;
   guint member;
 
   if (!member_of_pad (pad, &member))
     return;
+  g_mutex_lock (&bs->conf->lock);
+  b = g_hash_table_lookup (bs->table, GUINT_TO_POINTER (member));
+  g_hash_table_steal (bs->table, GUINT_TO_POINTER (member));
+  g_mutex_unlock (&bs->conf->lock);
+  if (!b)
+    return;
   ref = g_new0 (BranchRef, 1);
-  ref->branches = data;
-  ref->member = member;
+  ref->branches = bs;
+  ref->branch = b;
   g_idle_add (remove_branch, ref);
 }
 

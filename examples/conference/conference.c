@@ -70,6 +70,14 @@ GST_DEBUG_CATEGORY (conference_debug);
  * 4 Mbit/s members' links 58-83 % full (docs/conference.md). */
 #define LAYER_MAX_SPREAD 8
 
+/* A queue toward a member that holds more than this of frames a key unit
+ * would flush asks the encoder for one (tpsssink's key-unit-queue-time),
+ * so that a slow member's video does not lag its audio by seconds: against
+ * 0, a joiner's video lagged its audio by over max-hold (1 s) for far fewer
+ * audio buffers, at about one more key frame per sender every 3 s
+ * (docs/conference.md, "Lip sync at the slow member"). */
+#define KEY_UNIT_QUEUE_MS 500
+
 /* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
  * colour. */
 static const guint32 palette[] = {
@@ -107,7 +115,7 @@ parse_options (int argc, char **argv, ConfOptions * o)
 {
   gchar *colour = NULL;
   gint id = 0, port = 0, width = 320, height = 240, fps = 15, duration = 0;
-  gint snapshot = 5;
+  gint snapshot = 5, key_unit_queue = KEY_UNIT_QUEUE_MS;
   gint64 max_receive = 0, initial = 150000;
   gboolean headless = FALSE, no_audio = FALSE;
   GOptionEntry entries[] = {
@@ -141,6 +149,10 @@ parse_options (int argc, char **argv, ConfOptions * o)
         "Starting data rate toward each member (bit/s; default 150000: a "
         "member who joins behind a 1 Mbit/s link takes three senders' "
         "first rates with parity without loss)", "BPS"},
+    {"key-unit-queue-time", 0, 0, G_OPTION_ARG_INT, &key_unit_queue,
+          "Ask our encoder for a key frame when our queue toward a member "
+          "holds more than this of frames it would flush (ms; 0: never; "
+          "default " G_STRINGIFY (KEY_UNIT_QUEUE_MS) ")", "MS"},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
@@ -192,9 +204,9 @@ parse_options (int argc, char **argv, ConfOptions * o)
   if (!check_ice_options (o))
     return FALSE;
   if (width < 16 || height < 16 || fps < 1 || snapshot < 1 || duration < 0
-      || max_receive < 0 || initial <= 0) {
-    g_printerr ("conference: sizes, --fps, --snapshot-interval and rates "
-        "must be positive\n");
+      || max_receive < 0 || initial <= 0 || key_unit_queue < 0) {
+    g_printerr ("conference: sizes, --fps, --snapshot-interval, rates and "
+        "times must be positive\n");
     return FALSE;
   }
   o->id = id;
@@ -206,6 +218,7 @@ parse_options (int argc, char **argv, ConfOptions * o)
   o->snapshot_interval = snapshot;
   o->max_receive_rate = max_receive;
   o->initial_rate = initial;
+  o->key_unit_queue_ms = key_unit_queue;
   o->headless = headless || (!g_getenv ("DISPLAY")
       && !g_getenv ("WAYLAND_DISPLAY"));
   o->audio = !no_audio;
@@ -362,6 +375,7 @@ pipeline_description (Conference * conf)
       "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "layer-max-spread=%u key-unit-parity=%u "
+      "key-unit-queue-time=%" G_GUINT64_FORMAT " "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
       /* the others' tiles (tiles.c) and the mixed picture */
@@ -377,7 +391,8 @@ pipeline_description (Conference * conf)
       o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
       KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
-      o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY, session,
+      o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY,
+      (guint64) o->key_unit_queue_ms * GST_MSECOND, session,
       o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,

@@ -32,6 +32,8 @@ typedef struct
   gchar *stats_json;            /* path, NULL: none */
   guint64 max_receive_rate;     /* bit/s, 0: unlimited */
   guint64 initial_rate;         /* bit/s */
+  guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
+                                 * off */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */

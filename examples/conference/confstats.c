@@ -37,6 +37,7 @@ typedef struct
   guint layers_sent;            /* the prefix of layers it gets from us */
   guint64 packets_sent, parity_sent;    /* media and parity to it so far */
   guint64 key_flush_packets;    /* of its queue, dropped at key units */
+  guint64 queue_key_asks;       /* times its queue asked for a key unit */
   guint64 late_reports;         /* our reports on it that ran late */
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
@@ -150,6 +151,7 @@ read_member (const GstStructure * s, MemberFigures * f)
   f->packets_sent = field_u64 (s, "packets-sent");
   f->parity_sent = field_u64 (s, "parity-sent");
   f->key_flush_packets = field_u64 (s, "key-flush-packets");
+  f->queue_key_asks = field_u64 (s, "queue-key-asks");
   f->send_queue_ms = 0.0;
   if (gst_structure_get_int64 (s, "layer-queue-time", &queue_time))
     f->send_queue_ms = queue_time / 1e6;
@@ -274,10 +276,10 @@ json_member (GString * json, const MemberFigures * f,
       ",\"recv_notified_bps\":%" G_GUINT64_FORMAT ",\"layers_sent\":%u"
       ",\"packets_sent\":%" G_GUINT64_FORMAT ",\"parity_sent\":%"
       G_GUINT64_FORMAT ",\"key_flush_packets\":%" G_GUINT64_FORMAT
-      ",\"late_reports\":%" G_GUINT64_FORMAT,
-      f->send_notified_rate, f->recv_notified_rate, f->layers_sent,
-      f->packets_sent, f->parity_sent, f->key_flush_packets,
-      f->late_reports);
+      ",\"late_reports\":%" G_GUINT64_FORMAT ",\"queue_key_asks\":%"
+      G_GUINT64_FORMAT, f->send_notified_rate, f->recv_notified_rate,
+      f->layers_sent, f->packets_sent, f->parity_sent, f->key_flush_packets,
+      f->late_reports, f->queue_key_asks);
   g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
       ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
       "\"audio_over_max_hold\":%" G_GUINT64_FORMAT ",\"av_lag_ms\":%.1f,"
@@ -357,8 +359,11 @@ conf_stats_print (Conference * conf)
       conf_tiles_count (conf));
   g_string_printf (json, "{\"t\":%.2f,\"id\":%u,\"data_bps\":%"
       G_GUINT64_FORMAT ",\"bytes_sent\":%" G_GUINT64_FORMAT
-      ",\"tiles\":%u,\"members\":[", t, conf->opt.id, data_rate,
-      field_u64 (st, "bytes-sent"), conf_tiles_count (conf));
+      ",\"key_unit_requests\":%" G_GUINT64_FORMAT ",\"queue_key_units\":%"
+      G_GUINT64_FORMAT ",\"tiles\":%u,\"members\":[", t, conf->opt.id,
+      data_rate, field_u64 (st, "bytes-sent"),
+      field_u64 (st, "key-unit-requests"), field_u64 (st, "queue-key-units"),
+      conf_tiles_count (conf));
   reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {

@@ -61,6 +61,7 @@ typedef enum
   ACT_DELIVER,
   ACT_LEFT,
   ACT_KEY_UNIT,
+  ACT_QUEUE_KEY_UNIT,
 } ActType;
 
 /* The derivation's label: the key of destination id D is derived with
@@ -88,6 +89,7 @@ typedef struct
   guint64 rates[TPSS_MAX_LAYERS];       /* ACT_DATA_RATE: per layer */
   guint n_rates;
   gint64 rtt;                   /* ACT_KEY_UNIT: toward the requester, ns */
+  gint64 queue_time;            /* ACT_QUEUE_KEY_UNIT: ns */
   TpssSenderReport sr;          /* ACT_DELIVER */
   GstStructure *msg;
   GstBufferList *list;
@@ -453,6 +455,10 @@ collect_events (GstTpssSession * s, GQueue * acts)
       case TPSS_GROUP_EVENT_KEY_UNIT:
         act_add (acts, ACT_KEY_UNIT, ev.member)->rtt = ev.rtt;
         break;
+      case TPSS_GROUP_EVENT_QUEUE_KEY_UNIT:
+        act_add (acts, ACT_QUEUE_KEY_UNIT, ev.member)->queue_time =
+            ev.queue_time;
+        break;
     }
     tpss_group_event_clear (&ev);
   }
@@ -524,6 +530,10 @@ dispatch (GQueue * acts, const Targets * t)
       case ACT_KEY_UNIT:
         if (t->sink && t->sink_cb.key_unit)
           t->sink_cb.key_unit (t->sink, a->member, a->rtt);
+        break;
+      case ACT_QUEUE_KEY_UNIT:
+        if (t->sink && t->sink_cb.queue_key_unit)
+          t->sink_cb.queue_key_unit (t->sink, a->member, a->queue_time);
         break;
     }
     g_free (a);
@@ -1024,6 +1034,15 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
   g_mutex_unlock (&s->lock);
   gst_buffer_unref (buffer);
   return ok;
+}
+
+void
+gst_tpss_session_set_queue_bound (GstTpssSession * s, gint64 bound)
+{
+  g_mutex_lock (&s->lock);
+  if (s->core)
+    tpss_group_set_queue_bound (s->core, bound);
+  g_mutex_unlock (&s->lock);
 }
 
 void

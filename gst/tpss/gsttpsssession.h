@@ -83,6 +83,9 @@ G_BEGIN_DECLS
   "at its rate, 0 = not layered (ns); " \
   "key-flush-packets: media and parity packets of its queue dropped " \
   "ahead of a key unit (tpsssink's key-unit-flush) (packets); " \
+  "queue-key-asks: times its queue held more than tpsssink's " \
+  "key-unit-queue-time that a key unit would flush, and asked for one " \
+  "(events); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \
   "packets-lost: sequence gaps before FEC recovery (packets); " \
@@ -136,6 +139,10 @@ typedef struct
   /* A member asked for a key unit of our stream (a PLI); @rtt toward it,
    * ns (-1 unknown). */
   void (*key_unit) (GstElement * sink, guint32 member, gint64 rtt);
+  /* Layered: the queue toward @member holds @queue_time ns that a key
+   * unit would flush (gst_tpss_session_set_queue_bound). */
+  void (*queue_key_unit) (GstElement * sink, guint32 member,
+      gint64 queue_time);
 } GstTpssSinkCallbacks;
 
 typedef struct
@@ -172,6 +179,12 @@ void gst_tpss_session_set_sink (GstTpssSession * session, GstElement * sink,
     const GstTpssSinkCallbacks * cb);
 void gst_tpss_session_set_src (GstTpssSession * session, GstElement * src,
     const GstTpssSrcCallbacks * cb);
+
+/* Layered: a destination's queue asks for a key unit when it holds more
+ * than @bound ns that one would flush (tpss_group_set_queue_bound; <= 0:
+ * never). A started session's core only: a new start needs it again. */
+void gst_tpss_session_set_queue_bound (GstTpssSession * session,
+    gint64 bound);
 
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);

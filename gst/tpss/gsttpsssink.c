@@ -68,6 +68,10 @@
  * from a key unit on, and a member that asked for one (a late joiner on a
  * slow link) gets it without waiting behind frames it cannot use. The key
  * unit takes over their sequence numbers, so the member sees no loss.
+ * With #GstTpssSink:key-unit-queue-time, a member's queue that holds more
+ * than that of such frames asks upstream for a key unit (a force-key-unit
+ * event, at most one a second), so that a slow member's video does not
+ * fall seconds behind its audio while its rate is below the base layer's.
  *
  * A member that starts receiving this stream (a late joiner), or whose
  * depayloader asks for a key unit, sends an RTCP PLI (RFC 4585); a PLI from a
@@ -122,6 +126,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define DEFAULT_KEY_UNIT_HOLDOFF (100 * GST_MSECOND)
 #define DEFAULT_KEY_UNIT_PARITY 0
 #define DEFAULT_KEY_UNIT_FLUSH (100 * GST_MSECOND)
+#define DEFAULT_KEY_UNIT_QUEUE_TIME 0
+/* A queue's key-unit requests: at most one per key-unit-queue-time, and
+ * never more often than this (each is a key frame for every member). */
+#define QUEUE_KEY_UNIT_MIN_INTERVAL GST_SECOND
 
 enum
 {
@@ -130,6 +138,7 @@ enum
   PROP_KEY_UNIT_HOLDOFF,
   PROP_KEY_UNIT_PARITY,
   PROP_KEY_UNIT_FLUSH,
+  PROP_KEY_UNIT_QUEUE_TIME,
 };
 
 struct _GstTpssSink
@@ -157,6 +166,13 @@ struct _GstTpssSink
   guint key_unit_parity;        /* key-unit packets per parity packet,
                                  * 0: none */
   guint64 key_unit_flush;       /* ns; GST_CLOCK_TIME_NONE: never */
+
+  /* Key-unit requests from members' queues, under the object lock */
+  guint64 key_unit_queue_time;  /* ns; 0: none */
+  KeyUnitHoldoff queue_holdoff;
+  guint64 queue_key_units, queue_key_ignored;
+  gint64 applied_queue_time;    /* streaming thread: what the session has,
+                                 * -1 none yet */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -207,6 +223,15 @@ effective_holdoff (GstTpssSink * self, gint64 rtt)
   return MAX ((gint64) self->key_unit_holdoff, rtt > 0 ? 2 * rtt : 0);
 }
 
+/* Asks upstream for key unit number @count (all headers). */
+static void
+push_key_unit_request (GstTpssSink * self, guint count)
+{
+  gst_pad_push_event (GST_BASE_SINK_PAD (self),
+      gst_video_event_new_upstream_force_key_unit (GST_CLOCK_TIME_NONE, TRUE,
+          count));
+}
+
 /* From the session thread, no lock held: a member's PLI. */
 static void
 on_key_unit (GstElement * element, guint32 member, gint64 rtt)
@@ -232,15 +257,82 @@ on_key_unit (GstElement * element, guint32 member, gint64 rtt)
   }
   GST_DEBUG_OBJECT (self, "PLI from member %u: requesting key unit %u",
       member, count);
-  gst_pad_push_event (GST_BASE_SINK_PAD (self),
-      gst_video_event_new_upstream_force_key_unit (GST_CLOCK_TIME_NONE, TRUE,
-          count));
+  push_key_unit_request (self, count);
+}
+
+/* Whether a queue's request is taken at @now, with the object lock: not
+ * within the PLIs' hold-off of any request (a key unit is on its way), and
+ * not within the queue requests' interval of the last one. A request
+ * taken starts the PLIs' hold-off too. */
+static gboolean
+take_queue_request (GstTpssSink * self, gint64 now)
+{
+  gint64 interval = MAX (self->key_unit_queue_time,
+      QUEUE_KEY_UNIT_MIN_INTERVAL);
+
+  if (self->holdoff.last >= 0 &&
+      now - self->holdoff.last < (gint64) self->key_unit_holdoff)
+    return FALSE;
+  if (!key_unit_holdoff_take (&self->queue_holdoff, now, interval))
+    return FALSE;
+  self->holdoff.last = now;
+  return TRUE;
+}
+
+/* From the session thread, no lock held: the queue toward @member holds
+ * more than key-unit-queue-time that a key unit would flush. */
+static void
+on_queue_key_unit (GstElement * element, guint32 member, gint64 queue_time)
+{
+  GstTpssSink *self = GST_TPSS_SINK (element);
+  gboolean take;
+  guint count = 0;
+
+  GST_OBJECT_LOCK (self);
+  take = take_queue_request (self, g_get_monotonic_time () * GST_USECOND);
+  if (take) {
+    self->queue_key_units++;
+    count = ++self->key_unit_count;
+  } else {
+    self->queue_key_ignored++;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (!take) {
+    GST_LOG_OBJECT (self, "queue toward member %u (%" G_GINT64_FORMAT
+        " ms) within the hold-off", member, queue_time / GST_MSECOND);
+    return;
+  }
+  GST_DEBUG_OBJECT (self, "queue toward member %u holds %" G_GINT64_FORMAT
+      " ms: requesting key unit %u", member, queue_time / GST_MSECOND, count);
+  push_key_unit_request (self, count);
 }
 
 static const GstTpssSinkCallbacks sink_callbacks = {
   .data_rate = on_data_rate,
   .key_unit = on_key_unit,
+  .queue_key_unit = on_queue_key_unit,
 };
+
+/* Hands key-unit-queue-time to the session when it changed (streaming
+ * thread): no less than key-unit-flush, and none when nothing is flushed,
+ * for a key unit that flushes nothing does not help. */
+static void
+apply_queue_time (GstTpssSink * self)
+{
+  gint64 bound = 0;
+
+  GST_OBJECT_LOCK (self);
+  if (self->key_unit_queue_time > 0 &&
+      self->key_unit_flush != GST_CLOCK_TIME_NONE)
+    bound = (gint64) MIN (MAX (self->key_unit_queue_time,
+            self->key_unit_flush), G_MAXINT64);
+  GST_OBJECT_UNLOCK (self);
+  if (bound == self->applied_queue_time)
+    return;
+  gst_tpss_session_set_queue_bound (self->session, bound);
+  self->applied_queue_time = bound;
+}
 
 static gboolean
 gst_tpss_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
@@ -299,6 +391,7 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     self->rate_set = TRUE;
     set_rates (self, &initial, 1);
   }
+  apply_queue_time (self);
   /* x264layerenc's meta, which rtph264pay copies to every packet. */
   meta = (GstTemporalLayerMeta *) gst_buffer_get_meta (buffer,
       gst_temporal_layer_meta_api_get_type ());
@@ -399,9 +492,12 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       }
       self->rate_set = FALSE;
       self->refused = 0;
+      self->applied_queue_time = -1;
       GST_OBJECT_LOCK (self);
       key_unit_holdoff_init (&self->holdoff);
+      key_unit_holdoff_init (&self->queue_holdoff);
       self->key_unit_requests = self->pli_ignored = 0;
+      self->queue_key_units = self->queue_key_ignored = 0;
       GST_OBJECT_UNLOCK (self);
       gst_tpss_session_set_sink (self->session, element, &sink_callbacks);
       break;
@@ -445,6 +541,10 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     self->key_unit_flush = g_value_get_uint64 (value);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_KEY_UNIT_QUEUE_TIME) {
+    GST_OBJECT_LOCK (self);
+    self->key_unit_queue_time = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
   } else if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
           &self->settings, &self->session, &self->started, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -454,7 +554,8 @@ static GstStructure *
 get_stats (GstTpssSink * self)
 {
   GstStructure *s;
-  guint64 sent = 0, coalesced = 0, requests, ignored;
+  guint64 sent = 0, coalesced = 0, requests, ignored, queue_units,
+      queue_ignored;
 
   /* Stopped (READY), the session's counters as it stopped: running false,
    * its BYE counted in bye-sent. */
@@ -463,6 +564,8 @@ get_stats (GstTpssSink * self)
       gst_structure_new_empty ("application/x-tpss-stats");
   requests = self->key_unit_requests;
   ignored = self->pli_ignored;
+  queue_units = self->queue_key_units;
+  queue_ignored = self->queue_key_ignored;
   GST_OBJECT_UNLOCK (self);
   gst_rate_path_get_counters (self->rates, &sent, &coalesced);
   gst_structure_set (s,
@@ -470,7 +573,9 @@ get_stats (GstTpssSink * self)
       "rate-events", G_TYPE_UINT64, sent,
       "rate-coalesced", G_TYPE_UINT64, coalesced,
       "key-unit-requests", G_TYPE_UINT64, requests,
-      "pli-ignored", G_TYPE_UINT64, ignored, NULL);
+      "pli-ignored", G_TYPE_UINT64, ignored,
+      "queue-key-units", G_TYPE_UINT64, queue_units,
+      "queue-key-ignored", G_TYPE_UINT64, queue_ignored, NULL);
   return s;
 }
 
@@ -500,6 +605,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_KEY_UNIT_FLUSH:
       GST_OBJECT_LOCK (self);
       g_value_set_uint64 (value, self->key_unit_flush);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_KEY_UNIT_QUEUE_TIME:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->key_unit_queue_time);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -579,6 +689,20 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           0, G_MAXUINT64, DEFAULT_KEY_UNIT_FLUSH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_KEY_UNIT_QUEUE_TIME,
+      g_param_spec_uint64 ("key-unit-queue-time", "Queue that asks for a "
+          "key unit (ns)", "Temporal layers: when the queue toward a member "
+          "holds more than this, at the member's rate, of whole frames that "
+          "a key unit would flush (key-unit-flush), an upstream "
+          "force-key-unit event (all-headers) asks for one, at most one per "
+          "this time and per second, and none within key-unit-holdoff of "
+          "another request (counted in queue-key-units and "
+          "queue-key-ignored); bounds how far a slow member's video lags its "
+          "audio, at the cost of a key frame for every member. Taken as at "
+          "least key-unit-flush; never while that is never. 0 = never "
+          "(ns)", 0, G_MAXINT64, DEFAULT_KEY_UNIT_QUEUE_TIME,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -596,7 +720,11 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "key-unit-requests: force-key-unit events sent upstream for PLIs "
           "(events); "
           "pli-ignored: PLIs that came within key-unit-holdoff of a request "
-          "(packets)",
+          "(packets); "
+          "queue-key-units: force-key-unit events sent upstream because a "
+          "member's queue passed key-unit-queue-time (events); "
+          "queue-key-ignored: such queues' requests within the hold-off or "
+          "the interval of another request (events)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -629,6 +757,9 @@ gst_tpss_sink_init (GstTpssSink * self)
   self->key_unit_holdoff = DEFAULT_KEY_UNIT_HOLDOFF;
   self->key_unit_parity = DEFAULT_KEY_UNIT_PARITY;
   self->key_unit_flush = DEFAULT_KEY_UNIT_FLUSH;
+  self->key_unit_queue_time = DEFAULT_KEY_UNIT_QUEUE_TIME;
+  self->applied_queue_time = -1;
+  key_unit_holdoff_init (&self->queue_holdoff);
   key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);
   self->rates = gst_rate_path_new (GST_ELEMENT (self), pad,

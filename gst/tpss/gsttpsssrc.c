@@ -229,6 +229,8 @@ typedef struct
   GCond cond;
   GQueue queue;                 /* GstBuffer */
   gboolean flushing;
+  gboolean removing;            /* remove_src_pad: the task ends; unlike
+                                 * flushing, no activation clears it */
   gboolean eos;                 /* push EOS after the queue */
   gboolean eos_pushed;
   gboolean started;             /* sticky events sent */
@@ -402,15 +404,16 @@ src_pad_loop (gpointer data)
   gboolean add;
 
   g_mutex_lock (&sp->lock);
-  add = !sp->added && !sp->flushing;
+  add = !sp->added && !sp->flushing && !sp->removing;
   g_mutex_unlock (&sp->lock);
   if (add)
     add_src_pad (self, sp);
 
   g_mutex_lock (&sp->lock);
-  while (!sp->flushing && g_queue_is_empty (&sp->queue) && !sp->eos)
+  while (!sp->flushing && !sp->removing && g_queue_is_empty (&sp->queue)
+      && !sp->eos)
     g_cond_wait (&sp->cond, &sp->lock);
-  if (sp->flushing || sp->eos_pushed) {
+  if (sp->flushing || sp->removing || sp->eos_pushed) {
     g_mutex_unlock (&sp->lock);
     gst_pad_pause_task (pad);
     gst_object_unref (self);
@@ -793,9 +796,16 @@ remove_src_pad (GstTpssSrc * self, SrcPad * sp, gboolean drain)
       if (!g_cond_wait_until (&sp->cond, &sp->lock, end))
         break;
   }
+  sp->removing = TRUE;
+  g_cond_broadcast (&sp->cond);
   g_mutex_unlock (&sp->lock);
-  /* stops the task: `added` is settled after this */
+  /* Stops the task, and then its own stop for a task the deactivation
+   * missed (one that finds the pad inactive stops nothing): a task was
+   * seen once pushing a freed pad's queue after its removal
+   * (test_src_after_sink_sends_pli, 1 run in 260). `added` is settled
+   * after them. */
   gst_pad_set_active (sp->pad, FALSE);
+  gst_pad_stop_task (sp->pad);
   if (sp->added) {
     gst_element_remove_pad (GST_ELEMENT (self), sp->pad);
   } else {

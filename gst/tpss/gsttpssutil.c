@@ -766,6 +766,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "layer-queue-dropped", G_TYPE_UINT64, m->layer_queue_dropped,
       "layer-queue-time", G_TYPE_INT64, m->layer_queue_time,
       "key-flush-packets", G_TYPE_UINT64, m->key_flush_packets,
+      "queue-key-asks", G_TYPE_UINT64, m->queue_key_asks,
       /* from it */
       "packets-received", G_TYPE_UINT64, m->recv.packets_received,
       "parity-received", G_TYPE_UINT64, m->parity_received,

@@ -48,6 +48,9 @@ typedef struct
   gboolean key_queued;          /* a key unit was queued toward it */
   guint32 queued_key_ts;        /* the RTP time of the last one */
   guint64 key_flush_packets;
+  gint64 queue_key_asked;       /* when its queue last asked for a key unit
+                                 * (QUEUE_KEY_UNIT), -1: never */
+  guint64 queue_key_asks;
 
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
@@ -78,6 +81,7 @@ struct _TpssGroup
   guint n_layers;               /* of the stream sent; >= 2: layered */
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
+  gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
   /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
   gboolean have_clock;
@@ -257,6 +261,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
     ms->layer_queue_dropped = m->paced_dropped;
     ms->layer_queue_time = pacer_cost (m->paced_bytes, m->pacer.rate);
     ms->key_flush_packets = m->key_flush_packets;
+    ms->queue_key_asks = m->queue_key_asks;
   }
   ms->sr_received = m->sr_received;
   ms->sr = m->sr;
@@ -277,6 +282,7 @@ member_get (TpssGroup * g, guint32 id, gboolean create)
     m->fec_seq = draw_random (g);
     g_queue_init (&m->paced);
     pacer_init (&m->pacer, g->cfg.cfg.initial_rate, LAYER_PACER_BURST);
+    m->queue_key_asked = -1;
     g_hash_table_insert (g->members, GUINT_TO_POINTER (id), m);
   }
   return m;
@@ -881,6 +887,17 @@ unneeded_tail (const TpssGroup * g, GList * from, guint32 key_ts,
   return TRUE;
 }
 
+/* The bytes from @from to the end of a queue. */
+static guint64
+tail_bytes (GList * from)
+{
+  guint64 bytes = 0;
+
+  for (GList * l = from; l; l = l->next)
+    bytes += g_bytes_get_size (l->data);
+  return bytes;
+}
+
 /* Layered, as the key unit of RTP time @key_ts is about to be queued
  * toward @m: when the whole frames queued ahead of it, not begun on the
  * wire and after any key unit queued before, would hold it back more than
@@ -917,6 +934,40 @@ flush_ahead_of_key_unit (TpssGroup * g, Member * m, guint32 key_ts,
   if (m->key_enc)
     tpss_fec_encoder_discard (m->key_enc);
   m->key_open = FALSE;
+}
+
+void
+tpss_group_set_queue_bound (TpssGroup * g, gint64 bound)
+{
+  g->queue_bound = bound;
+}
+
+/* Layered: asks for a key unit (QUEUE_KEY_UNIT) when what one would flush
+ * from @m's queue takes more than queue_bound at @m's rate, at most once
+ * per queue_bound. Only that part counts: a key unit queued before stays,
+ * so asking while it alone holds the queue up would bring key frames that
+ * help nothing. */
+static void
+check_queue_bound (TpssGroup * g, Member * m, gint64 now)
+{
+  guint64 rate = MAX (m->pacer.rate, 1);
+  gint64 flushable;
+  GList *from;
+
+  if (g->queue_bound <= 0 ||
+      pacer_cost (m->paced_bytes, rate) <= g->queue_bound ||
+      (m->queue_key_asked >= 0 && now - m->queue_key_asked < g->queue_bound))
+    return;
+  from = first_unneeded (g, m);
+  flushable = from ? pacer_cost (tail_bytes (from), rate) : 0;
+  if (flushable <= g->queue_bound)
+    return;
+  g_debug ("toward %08x: %" G_GINT64_FORMAT " ms queued ahead of the next "
+      "key unit: asking for one", m->id, flushable / 1000000);
+  m->queue_key_asked = now;
+  m->queue_key_asks++;
+  event_push (g, TPSS_GROUP_EVENT_QUEUE_KEY_UNIT, m->id)->queue_time =
+      flushable;
 }
 
 /* @rtp with the element (@id, @elem) added to its extension block; @rtp
@@ -1014,6 +1065,7 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   protect_key_unit (g, m, p, len, key ? key->parity : 0);
   tpss_member_count_sent (g->core, m->id, len, now);
   g_bytes_unref (own);
+  check_queue_bound (g, m, now);
 }
 
 /* The counters of a media packet that leaves, for the stats and the SR. */

@@ -98,6 +98,11 @@ typedef enum {
   TPSS_GROUP_EVENT_DELIVER,     /* in-order media of member, after FEC */
   TPSS_GROUP_EVENT_KEY_UNIT,    /* member asked for a key unit (a PLI);
                                  * rtt toward it, ns (-1 unknown) */
+  TPSS_GROUP_EVENT_QUEUE_KEY_UNIT,      /* layered: the queue toward member
+                                         * holds more than
+                                         * tpss_group_set_queue_bound
+                                         * allows (queue_time): a key unit
+                                         * would flush it */
 } TpssGroupEventType;
 
 /* A member's latest sender report (RFC 3550 6.4.1): the NTP time at which
@@ -117,6 +122,8 @@ typedef struct {
   TpssPhase phase;
   guint distance, length;
   gint64 rtt;
+  gint64 queue_time;            /* QUEUE_KEY_UNIT: what a key unit would
+                                 * flush, ns at the member's rate */
   GPtrArray *packets;           /* DELIVER: GBytes, owned by the caller */
   TpssSenderReport sr;          /* DELIVER: the member's latest SR */
 } TpssGroupEvent;
@@ -172,6 +179,7 @@ typedef struct {
   guint64 key_flush_packets;    /* layered: media and parity packets queued
                                  * toward it, dropped ahead of a key unit
                                  * (TpssKeyUnit.flush_time) */
+  guint64 queue_key_asks;       /* layered: QUEUE_KEY_UNIT events for it */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
   gboolean left;                /* it said BYE: its counters as it left */
@@ -266,6 +274,12 @@ typedef struct {
 gboolean tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp,
     gsize len, guint layer, guint n_layers, const TpssKeyUnit * key,
     gint64 now);
+/* Layered: when what a new key unit would flush from a destination's
+ * queue (the whole frames after the last key unit queued and after the
+ * frame begun on the wire) takes more than @bound ns to leave at its rate,
+ * a QUEUE_KEY_UNIT event for it follows, at most one per @bound per
+ * destination while that lasts. @bound <= 0: never (the default). */
+void tpss_group_set_queue_bound (TpssGroup * g, gint64 bound);
 /* The RTP clock of the stream sent, for its sender reports: the packet
  * with timestamp @rtp_ts was captured at @capture (ns, the time base of
  * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets

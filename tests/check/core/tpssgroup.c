@@ -1284,6 +1284,98 @@ GST_START_TEST (test_key_unit_flushes_queue)
 
 GST_END_TEST;
 
+/* The QUEUE_KEY_UNIT events polled from @g, all of them for B and over
+ * @bound; the other events are dropped. */
+static guint
+queue_key_events (TpssGroup * g, gint64 bound)
+{
+  TpssGroupEvent ev;
+  guint n = 0;
+
+  while (tpss_group_poll_event (g, &ev)) {
+    if (ev.type == TPSS_GROUP_EVENT_QUEUE_KEY_UNIT) {
+      fail_unless_equals_int (ev.member, ID_B);
+      fail_unless (ev.queue_time > bound, "%" G_GINT64_FORMAT,
+          ev.queue_time);
+      n++;
+    }
+    tpss_group_event_clear (&ev);
+  }
+  return n;
+}
+
+/* tpss_group_set_queue_bound (100 ms): B (1.5 Mbit/s) is sent 20 frames of
+ * 3 kB, which MQ releases at C's 4 Mbit/s: B's queue passes the bound and
+ * asks once, and not again within the bound's time while it grows; frames
+ * queued later ask again; after the key unit flushed the queue nothing
+ * asks. C, whose queue stays short, never asks. */
+GST_START_TEST (test_queue_bound_asks_for_key_unit)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssKeyUnit key = {.parity = 0,.flush_time = 50 * MS };
+  TpssGroupMemberStats ms;
+
+  tpss_group_set_queue_bound (g, 100 * MS);
+  fail_unless_equals_int (queue_key_events (g, 100 * MS), 0);
+  enqueue_delta_frames (g, 0, 20, 2 * MS);
+  run_collect (g, 2 * MS, 150 * MS, 2, out);
+  fail_unless_equals_int (queue_key_events (g, 100 * MS), 1);
+
+  enqueue_delta_frames (g, 20, 2, 170 * MS);
+  run_collect (g, 170 * MS, 20 * MS, 2, out);
+  fail_unless_equals_int (queue_key_events (g, 100 * MS), 1);
+
+  enqueue_unit (g, 66, 4, 0, KEY_TS, &key, 200 * MS);
+  enqueue_delta_frames (g, 30, 1, 200 * MS);
+  run_collect (g, 200 * MS, 300 * MS, 2, out);
+  fail_unless_equals_int (queue_key_events (g, 100 * MS), 0);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless (ms.key_flush_packets > 0);
+  fail_unless_equals_uint64 (ms.queue_key_asks, 2);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_uint64 (ms.queue_key_asks, 0);
+  g_ptr_array_unref (out);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* Only what a key unit would flush counts: a key unit of 40 kB (over
+ * 200 ms at B's rate) and one delta frame after it ask for nothing. */
+GST_START_TEST (test_queue_bound_ignores_key_unit)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  TpssKeyUnit key = {.parity = 0,.flush_time = 50 * MS };
+  TpssGroupMemberStats ms;
+  guint8 pkt[12 + 1000];
+
+  tpss_group_set_queue_bound (g, 100 * MS);
+  for (guint i = 0; i < 40; i++) {
+    gsize len = make_rtp (pkt, 0x55555555, i, 1000);
+
+    write32 (pkt + 4, KEY_TS);
+    pkt[1] |= i == 39 ? 0x80 : 0;
+    fail_unless (tpss_group_enqueue_media (g, pkt, len, 0, N_LAYERS,
+            i == 0 ? &key : NULL, 2 * MS));
+  }
+  enqueue_delta_frames (g, 200, 1, 2 * MS);
+  run_collect (g, 2 * MS, 100 * MS, 2, out);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless (ms.layer_queue_time > 100 * MS, "%" G_GINT64_FORMAT,
+      ms.layer_queue_time);
+  fail_unless_equals_int (queue_key_events (g, 100 * MS), 0);
+  g_ptr_array_unref (out);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* Packets without a layer (parameter sets) go to every destination; a
  * layer beyond the stream's count is counted and sent as the top layer. */
 GST_START_TEST (test_layers_unlayered_and_bad)
@@ -2145,6 +2237,8 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_key_unit_flushes_queue);
+  tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
+  tcase_add_test (tc, test_queue_bound_ignores_key_unit);
   tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);

@@ -6,7 +6,8 @@
  * GstLayerRates event upstream carries one rate per layer (base layer at
  * member 2's rate, the sum at member 3's). A key frame that finds about a
  * second of delta frames queued toward member 2 flushes them
- * (key-unit-flush) and reaches it within its own transmission time. */
+ * (key-unit-flush) and reaches it within its own transmission time. With
+ * key-unit-queue-time, that queue asks upstream for the key frame. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -328,6 +329,109 @@ GST_START_TEST (test_key_unit_flushes_member_queue)
 
 GST_END_TEST;
 
+/* The force-key-unit events that reached the harness upstream. */
+static guint
+pull_force_key_units (GstHarness * h)
+{
+  GstEvent *ev;
+  guint n = 0;
+
+  while ((ev = gst_harness_try_pull_upstream_event (h))) {
+    const GstStructure *s = gst_event_get_structure (ev);
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM &&
+        gst_structure_has_name (s, "GstForceKeyUnit"))
+      n++;
+    gst_event_unref (ev);
+  }
+  return n;
+}
+
+static guint64
+sink_stat (GstElement * sink, const gchar * field)
+{
+  GstStructure *s;
+  guint64 v = 0;
+
+  g_object_get (sink, "stats", &s, NULL);
+  fail_unless (gst_structure_get_uint64 (s, field, &v), "no %s", field);
+  gst_structure_free (s);
+  return v;
+}
+
+static gint64
+member_queue_time (GstElement * sink, guint id)
+{
+  GstStructure *s;
+  gint64 v = -1;
+
+  g_object_get (sink, "stats", &s, NULL);
+  fail_unless (gst_structure_get_int64 (member_stats (s, id),
+          "layer-queue-time", &v));
+  gst_structure_free (s);
+  return v;
+}
+
+#define QUEUE_BOUND (300 * GST_MSECOND)
+
+/* key-unit-queue-time: member 2 (200 kbit/s) is sent 2 kB base-layer
+ * frames faster than it takes them (80 ms each on its link). Once its
+ * queue holds more than the bound, one force-key-unit event goes upstream,
+ * and no other within the second after it although the queue keeps asking
+ * (every 300 ms); member 3 (4 Mbit/s) never asks. The key frame that comes
+ * then flushes member 2's queue, and nothing of member 3's. */
+GST_START_TEST (test_queue_bound_asks_for_key_unit)
+{
+  Group g;
+  gchar *props = g_strdup_printf ("initial-rate=200000 "
+      "key-unit-queue-time=%" G_GUINT64_FORMAT, QUEUE_BOUND);
+  guint64 bound = 0;
+  guint f = 0;
+
+  group_play (&g, props);
+  g_free (props);
+  g_object_get (g.sink, "key-unit-queue-time", &bound, NULL);
+  fail_unless_equals_uint64 (bound, QUEUE_BOUND);
+
+  /* 12 frames at once: 960 ms of queue toward member 2, then one frame
+   * each 80 ms for half a second, within the second after the first
+   * request. */
+  for (; f < 12; f++)
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                  FALSE)), GST_FLOW_OK);
+  WAIT_UNTIL (sink_stat (g.sink, "queue-key-units") == 1, 2);
+  fail_unless_equals_uint64 (sink_stat (g.sink, "queue-key-units"), 1);
+  fail_unless_equals_int (pull_force_key_units (g.h), 1);
+  for (; f < 18; f++) {
+    g_usleep (80000);
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                  FALSE)), GST_FLOW_OK);
+  }
+  fail_unless_equals_int (pull_force_key_units (g.h), 0);
+  fail_unless_equals_uint64 (sink_stat (g.sink, "queue-key-units"), 1);
+  fail_unless (sink_stat (g.sink, "queue-key-ignored") >= 1);
+  fail_unless (member_stat_u64 (g.sink, 2, "queue-key-asks") >= 2);
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 3, "queue-key-asks"),
+      0);
+  fail_unless (member_queue_time (g.sink, 2) > (gint64) QUEUE_BOUND);
+
+  /* The key frame: member 2's queue keeps the frame on the wire and the
+   * key frame, at most 160 ms at 200 kbit/s. */
+  for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+    fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                TRUE)), GST_FLOW_OK);
+  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "key-flush-packets") > 0, 2);
+  fail_unless (member_stat_u64 (g.sink, 2, "key-flush-packets") >= 8);
+  fail_unless (member_queue_time (g.sink, 2) <= 170 * GST_MSECOND,
+      "%" G_GINT64_FORMAT " ns", member_queue_time (g.sink, 2));
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 3,
+          "key-flush-packets"), 0);
+  group_clear (&g);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsssink_layers_suite (void)
 {
@@ -338,6 +442,7 @@ tpsssink_layers_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_prefix_per_member_and_layer_rates);
   tcase_add_test (tc, test_key_unit_flushes_member_queue);
+  tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
   return s;
 }
 
