@@ -38,18 +38,22 @@ gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
 }
 
 /* ns until the work is due (rounded up to the us of gst_net_now (), so a
- * wait that ends finds it due); -1: only a wake runs it. */
+ * wait that ends finds it due); -1: only a wake runs it. The clock is read
+ * once: MAX (0, due - gst_net_now ()) read it twice, and when the thread
+ * was preempted between the reads across the deadline it gave a negative
+ * wait, which ppoll takes as none at all. */
 static gint64
 work_wait (GstNetLoop * loop)
 {
-  gint64 due;
+  gint64 due, now;
 
   if (g_atomic_int_get (&loop->woken))
     return 0;
   if (loop->deadline == G_MAXINT64)
     return -1;
   due = (loop->deadline + 999) / 1000 * 1000;
-  return MAX (0, due - gst_net_now ());
+  now = gst_net_now ();
+  return due > now ? due - now : 0;
 }
 
 /* Waits for the context's fds until the earlier of GLib's timeout (ms)
