@@ -1,4 +1,7 @@
 /* The session's I/O loop (see gstnetloop.h). */
+#define _GNU_SOURCE             /* ppoll */
+#include <poll.h>
+#include <time.h>
 #include "gstnetloop.h"
 #include "gstnettime.h"
 
@@ -6,41 +9,19 @@ struct _GstNetLoop
 {
   gchar *name;
   GMainContext *context;
-  GMainLoop *main_loop;
-  GSource *work_source;
   GThread *thread;
   GstNetLoopWorkFunc work;
   gpointer user_data;
+  gint running;                 /* atomic: cleared by stop */
   gint woken;                   /* atomic: a wake since the work began */
+  /* loop thread only */
+  gint64 deadline;              /* the work's next run, ns; G_MAXINT64: none */
+  GPollFD *fds;
+  gint n_fds;                   /* allocated */
 };
 
-/* ns deadline to a GSource ready time (us, rounded up so the work never
- * runs before the core's deadline; -1: none). */
-static gint64
-ready_time_of (gint64 deadline)
-{
-  if (deadline == G_MAXINT64)
-    return -1;
-  return deadline <= 0 ? 0 : (deadline + 999) / 1000;
-}
-
-static gboolean
-work_dispatch (GSource * source, GSourceFunc callback, gpointer data)
-{
-  GstNetLoop *loop = data;
-  gint64 deadline;
-
-  g_atomic_int_set (&loop->woken, 0);
-  deadline = loop->work (loop->user_data, gst_net_now ());
-  g_source_set_ready_time (source, ready_time_of (deadline));
-  /* a wake while the work ran may have set its ready time before the line
-   * above did: it must not be lost */
-  if (g_atomic_int_get (&loop->woken))
-    g_source_set_ready_time (source, 0);
-  return G_SOURCE_CONTINUE;
-}
-
-static GSourceFuncs work_funcs = { NULL, NULL, work_dispatch, NULL };
+/* GLib's poll is the system's on Unix, so its fds are struct pollfd. */
+G_STATIC_ASSERT (sizeof (GPollFD) == sizeof (struct pollfd));
 
 GstNetLoop *
 gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
@@ -50,13 +31,79 @@ gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
 
   loop->name = g_strdup (name);
   loop->context = g_main_context_new ();
-  loop->main_loop = g_main_loop_new (loop->context, FALSE);
   loop->work = work;
   loop->user_data = user_data;
-  loop->work_source = g_source_new (&work_funcs, sizeof (GSource));
-  g_source_set_callback (loop->work_source, NULL, loop, NULL);
-  g_source_attach (loop->work_source, loop->context);
+  loop->deadline = G_MAXINT64;
   return loop;
+}
+
+/* ns until the work is due (rounded up to the us of gst_net_now (), so a
+ * wait that ends finds it due); -1: only a wake runs it. The clock is read
+ * once: MAX (0, due - gst_net_now ()) read it twice, and when the thread
+ * was preempted between the reads across the deadline it gave a negative
+ * wait, which ppoll takes as none at all. */
+static gint64
+work_wait (GstNetLoop * loop)
+{
+  gint64 due, now;
+
+  if (g_atomic_int_get (&loop->woken))
+    return 0;
+  if (loop->deadline == G_MAXINT64)
+    return -1;
+  due = (loop->deadline + 999) / 1000 * 1000;
+  now = gst_net_now ();
+  return due > now ? due - now : 0;
+}
+
+/* Waits for the context's fds until the earlier of GLib's timeout (ms)
+ * and the work's deadline (ns: a pacer's deadline is not rounded to 1 ms
+ * as g_poll would). */
+static void
+wait_for_input (GstNetLoop * loop, gint n_fds, gint timeout_ms)
+{
+  gint64 wait = work_wait (loop);
+  gint64 glib_wait = timeout_ms * G_GINT64_CONSTANT (1000000);
+  struct timespec ts;
+
+  if (timeout_ms >= 0 && (wait < 0 || wait > glib_wait))
+    wait = glib_wait;
+  ts.tv_sec = wait / 1000000000;
+  ts.tv_nsec = wait % 1000000000;
+  /* EINTR: the check finds nothing new and the next turn waits again */
+  ppoll ((struct pollfd *) loop->fds, n_fds, wait < 0 ? NULL : &ts, NULL);
+}
+
+static void
+run_work_if_due (GstNetLoop * loop)
+{
+  gint64 now = gst_net_now ();
+
+  if (!g_atomic_int_get (&loop->woken) && now < loop->deadline)
+    return;
+  /* a wake while the work runs sets it again: the next turn does not wait */
+  g_atomic_int_set (&loop->woken, 0);
+  loop->deadline = loop->work (loop->user_data, now);
+}
+
+/* One turn: wait, dispatch the ready sources, then the work if it is
+ * due, so input that came while the work was due (a stalled thread, a
+ * late wake-up) reaches the core before its timers fire. */
+static void
+loop_turn (GstNetLoop * loop)
+{
+  gint max_priority, timeout_ms, n;
+
+  g_main_context_prepare (loop->context, &max_priority);
+  while ((n = g_main_context_query (loop->context, max_priority,
+              &timeout_ms, loop->fds, loop->n_fds)) > loop->n_fds) {
+    loop->n_fds = n;
+    loop->fds = g_renew (GPollFD, loop->fds, n);
+  }
+  wait_for_input (loop, n, timeout_ms);
+  g_main_context_check (loop->context, max_priority, loop->fds, n);
+  g_main_context_dispatch (loop->context);
+  run_work_if_due (loop);
 }
 
 static gpointer
@@ -64,8 +111,10 @@ loop_thread (gpointer data)
 {
   GstNetLoop *loop = data;
 
+  /* also acquires the context: its sources dispatch in this thread only */
   g_main_context_push_thread_default (loop->context);
-  g_main_loop_run (loop->main_loop);
+  while (g_atomic_int_get (&loop->running))
+    loop_turn (loop);
   g_main_context_pop_thread_default (loop->context);
   return NULL;
 }
@@ -74,15 +123,9 @@ void
 gst_net_loop_start (GstNetLoop * loop)
 {
   g_return_if_fail (loop->thread == NULL);
-  g_source_set_ready_time (loop->work_source, 0);
+  g_atomic_int_set (&loop->woken, 1);
+  g_atomic_int_set (&loop->running, 1);
   loop->thread = g_thread_new (loop->name, loop_thread, loop);
-}
-
-static gboolean
-quit_cb (gpointer data)
-{
-  g_main_loop_quit (data);
-  return G_SOURCE_REMOVE;
 }
 
 void
@@ -90,8 +133,9 @@ gst_net_loop_stop (GstNetLoop * loop)
 {
   if (!loop->thread)
     return;
-  /* quit from inside, so a dispatch under way completes first */
-  g_main_context_invoke (loop->context, quit_cb, loop->main_loop);
+  /* the turn under way completes; the thread then ends */
+  g_atomic_int_set (&loop->running, 0);
+  g_main_context_wakeup (loop->context);
   g_thread_join (loop->thread);
   loop->thread = NULL;
 }
@@ -100,10 +144,8 @@ void
 gst_net_loop_free (GstNetLoop * loop)
 {
   gst_net_loop_stop (loop);
-  g_source_destroy (loop->work_source);
-  g_source_unref (loop->work_source);
-  g_main_loop_unref (loop->main_loop);
   g_main_context_unref (loop->context);
+  g_free (loop->fds);
   g_free (loop->name);
   g_free (loop);
 }
@@ -112,7 +154,7 @@ void
 gst_net_loop_wake (GstNetLoop * loop)
 {
   g_atomic_int_set (&loop->woken, 1);
-  g_source_set_ready_time (loop->work_source, 0);
+  g_main_context_wakeup (loop->context);
 }
 
 GMainContext *

@@ -1,7 +1,10 @@
 /* One I/O loop per session: a thread running a GMainContext in which the
  * session's sockets report readiness and its work function runs whenever
- * it is woken and at the deadline the core last gave. The loop holds no
- * lock while it calls back: the element takes its own. */
+ * it is woken and at the deadline the core last gave, to the microsecond
+ * (not GLib's whole-ms poll timeout). Each turn dispatches the ready
+ * sources first and then the work, so input that came while the work was
+ * due reaches the core before its timers fire. The loop holds no lock
+ * while it calls back: the element takes its own. */
 #ifndef __GST_NET_LOOP_H__
 #define __GST_NET_LOOP_H__
 

@@ -1,9 +1,11 @@
 /* The shell runtime of gst/common on loopback: the I/O loop runs its work
- * at the deadline and loses no wake; the UDP transport delivers datagrams
- * with their source through the loop, queued ones several a read with one
- * address object a sender, none after a detach in the callback, and with
- * a read interval no sooner than it; an application's socket is used as
- * given; multicast joins and leaves at run time, source-specific too. */
+ * at the deadline (not rounded to a whole ms), loses no wake, and reads
+ * ready sockets before work due at the same time; the UDP transport
+ * delivers datagrams with their source through the loop, queued ones
+ * several a read with one address object a sender, none after a detach in
+ * the callback, and with a read interval no sooner than it; an
+ * application's socket is used as given; multicast joins and leaves at run
+ * time, source-specific too. */
 #include <gst/check/gstcheck.h>
 #include <netinet/in.h>
 #include "gstnetloop.h"
@@ -122,6 +124,64 @@ GST_START_TEST (test_loop_wake_during_work)
   gst_net_loop_free (loop);
   g_mutex_clear (&w.lock);
   g_cond_clear (&w.cond);
+}
+
+GST_END_TEST;
+
+#define PRECISE_CALLS 50
+#define PRECISE_AHEAD (300 * GST_USECOND)
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint calls;
+  gint64 deadline;              /* what the last call returned */
+  gint64 least_late;            /* ns after its deadline, the least */
+  gint64 early;                 /* a call before its deadline, ns early */
+} Precise;
+
+/* Asks to run again PRECISE_AHEAD after it returns, PRECISE_CALLS times. */
+static gint64
+precise_work (gpointer data, gint64 now)
+{
+  Precise *p = data;
+  gint64 d = G_MAXINT64;
+
+  g_mutex_lock (&p->lock);
+  p->calls++;
+  if (p->calls > 1 && now < p->deadline)
+    p->early = MAX (p->early, p->deadline - now);
+  else if (p->calls > 1)
+    p->least_late = MIN (p->least_late, now - p->deadline);
+  if (p->calls < PRECISE_CALLS)
+    d = gst_net_now () + PRECISE_AHEAD;
+  p->deadline = d;
+  g_cond_broadcast (&p->cond);
+  g_mutex_unlock (&p->lock);
+  return d;
+}
+
+/* A deadline less than 1 ms ahead is waited for as it is, not rounded up
+ * to a whole ms (a poll in ms waits 1 ms: at least 700 us late here). The
+ * least lateness of many runs, so a loaded machine's late wake-ups do not
+ * matter; never early. */
+GST_START_TEST (test_loop_deadline_sub_ms)
+{
+  Precise p = { 0 };
+  GstNetLoop *loop = gst_net_loop_new ("test", precise_work, &p);
+
+  g_mutex_init (&p.lock);
+  g_cond_init (&p.cond);
+  p.least_late = G_MAXINT64;
+  gst_net_loop_start (loop);
+  fail_unless (wait_count (&p.lock, &p.cond, &p.calls, PRECISE_CALLS));
+  gst_net_loop_free (loop);
+  fail_unless_equals_int64 (p.early, 0);
+  fail_unless (p.least_late < 500 * GST_USECOND, "the work ran at least %"
+      G_GINT64_FORMAT " us after its deadline", p.least_late / GST_USECOND);
+  g_mutex_clear (&p.lock);
+  g_cond_clear (&p.cond);
 }
 
 GST_END_TEST;
@@ -372,6 +432,74 @@ send_byte (Bed * bed, guint8 byte)
   fail_unless (gst_net_transport_send_to (GST_NET_TRANSPORT (bed->a), &byte,
           1, bed->to, NULL));
 }
+
+/* The work's first call holds the loop until a datagram is queued and
+ * returns a deadline already due; the second notes how many datagrams the
+ * receive function had seen by then. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint calls;
+  gboolean queued;
+  Seen *seen;
+  guint seen_at_second;
+} Stall;
+
+static gint64
+stall_work (gpointer data, gint64 now)
+{
+  Stall *st = data;
+  guint seen;
+  gint64 d;
+
+  g_mutex_lock (&st->seen->lock);
+  seen = st->seen->calls;
+  g_mutex_unlock (&st->seen->lock);
+  g_mutex_lock (&st->lock);
+  st->calls++;
+  if (st->calls == 2)
+    st->seen_at_second = seen;
+  g_cond_broadcast (&st->cond);
+  while (st->calls == 1 && !st->queued)
+    g_cond_wait (&st->cond, &st->lock);
+  d = st->calls == 1 ? now : G_MAXINT64;
+  g_mutex_unlock (&st->lock);
+  return d;
+}
+
+/* Input and work due at once: the loop reads the socket before it runs
+ * the work, so a session that stalled past a timeout sees the answers that
+ * came meanwhile before its timer fires. */
+GST_START_TEST (test_loop_input_before_work)
+{
+  Bed bed;
+  Stall st = { 0 };
+
+  bed_init (&bed);
+  gst_net_loop_free (bed.loop);
+  bed.loop = gst_net_loop_new ("test", stall_work, &st);
+  g_mutex_init (&st.lock);
+  g_cond_init (&st.cond);
+  st.seen = &bed.seen;
+  bed_start (&bed);
+  fail_unless (wait_count (&st.lock, &st.cond, &st.calls, 1));
+  send_byte (&bed, 1);
+  fail_unless (g_socket_condition_timed_wait (gst_net_udp_get_socket (bed.b),
+          G_IO_IN, 2 * G_USEC_PER_SEC, NULL, NULL));
+  g_mutex_lock (&st.lock);
+  st.queued = TRUE;
+  g_cond_broadcast (&st.cond);
+  g_mutex_unlock (&st.lock);
+  fail_unless (wait_count (&st.lock, &st.cond, &st.calls, 2));
+  fail_unless (wait_seen (&bed.seen, 1));
+  fail_unless_equals_int (st.seen_at_second, 1);
+  bed_clear (&bed);
+  g_mutex_clear (&st.lock);
+  g_cond_clear (&st.cond);
+}
+
+GST_END_TEST;
 
 /* With a read interval, a datagram that follows a read is read one
  * interval after it, not at once; after a quiet interval, the next is read
@@ -754,10 +882,12 @@ netruntime_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_loop_deadline);
   tcase_add_test (tc, test_loop_wake_during_work);
+  tcase_add_test (tc, test_loop_deadline_sub_ms);
   tcase_add_test (tc, test_udp_through_loop);
   tcase_add_test (tc, test_udp_queued_datagrams);
   tcase_add_test (tc, test_udp_arrival_time);
   tcase_add_test (tc, test_udp_detach_in_callback);
+  tcase_add_test (tc, test_loop_input_before_work);
   tcase_add_test (tc, test_udp_read_interval);
   tcase_add_test (tc, test_udp_socket_ownership);
   tcase_add_test (tc, test_udp_multicast_membership);

@@ -1,0 +1,111 @@
+/* The I/O loop against a clock that moves 2 us between any two reads, as
+ * the monotonic clock does for a thread preempted between them: the loop
+ * never takes a deadline it finds passed for no deadline at all. Own
+ * binary: this file replaces GLib's g_get_monotonic_time (gst_net_now ()
+ * reads it) for the whole process. */
+#include <gst/check/gstcheck.h>
+#include <time.h>
+#include "gstnetloop.h"
+#include "gstnettime.h"
+
+/* 2 us: a read one us before a deadline and the next read after it */
+#define STEP_US 2
+#define RUNS 2000
+
+static gint stepping;           /* atomic */
+static gssize steps;            /* atomic; kept when stepping ends */
+
+/* The real monotonic time in us, plus STEP_US a read while stepping. */
+gint64
+g_get_monotonic_time (void)
+{
+  struct timespec ts;
+  gint64 us;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  us = ts.tv_sec * G_GINT64_CONSTANT (1000000) + ts.tv_nsec / 1000;
+  if (g_atomic_int_get (&stepping))
+    return us + STEP_US * (g_atomic_pointer_add (&steps, 1) + 1);
+  return us + STEP_US * (gssize) g_atomic_pointer_get (&steps);
+}
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint calls;
+} Runs;
+
+/* Asks to run again 1 to 16 us after @now (its turn reads the clock a few
+ * times in between, so some waits find the deadline one read away). */
+static gint64
+near_work (gpointer data, gint64 now)
+{
+  Runs *r = data;
+  gint64 ahead;
+
+  g_mutex_lock (&r->lock);
+  ahead = 1 + r->calls % 16;
+  r->calls++;
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+  return now + ahead * GST_USECOND;
+}
+
+/* TRUE once the work ran @n times; FALSE if it stopped for about a second
+ * before (the stepped clock runs a little ahead of the real one, which
+ * g_cond_wait_until waits on). */
+static gboolean
+wait_runs (Runs * r, guint n)
+{
+  gboolean moving = TRUE;
+
+  g_mutex_lock (&r->lock);
+  while (r->calls < n && moving) {
+    guint before = r->calls;
+    gint64 end = g_get_monotonic_time () + G_TIME_SPAN_SECOND;
+
+    while (r->calls == before)
+      if (!g_cond_wait_until (&r->cond, &r->lock, end))
+        break;
+    moving = r->calls > before;
+  }
+  g_mutex_unlock (&r->lock);
+  return moving;
+}
+
+/* A deadline the loop finds passed between two reads of the clock runs
+ * the work at once: the loop does not stop with no wake to come. */
+GST_START_TEST (test_loop_deadline_passed_between_reads)
+{
+  Runs r = { 0 };
+  GstNetLoop *loop = gst_net_loop_new ("test", near_work, &r);
+  gboolean moving;
+
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  g_atomic_int_set (&stepping, 1);
+  gst_net_loop_start (loop);
+  moving = wait_runs (&r, RUNS);
+  g_atomic_int_set (&stepping, 0);
+  gst_net_loop_free (loop);
+  fail_unless (moving, "the loop stopped after %u runs of %u (a deadline it "
+      "found passed was waited for with no timeout)", r.calls, RUNS);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+}
+
+GST_END_TEST;
+
+static Suite *
+netloopclock_suite (void)
+{
+  Suite *s = suite_create ("netloopclock");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_loop_deadline_passed_between_reads);
+  return s;
+}
+
+GST_CHECK_MAIN (netloopclock);
