@@ -98,6 +98,11 @@ VARIANTS = {
                        "pace-burst=5000000",
     "TPBA-ours-noburst": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional "
                          "pace-burst=0",
+    # the thirteenth pass: a probe bounded at 6 cycles keeping their median,
+    # and running periods at least 3 times the probe before them
+    "TPBA-ours-cap6-ratio3": "tcp-pacing=true allow-probe-loss=true "
+                              "end-criterion=proportional max-probe-cycles=6 "
+                              "max-probe-median=true run-probe-ratio=3",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",
