@@ -1307,11 +1307,13 @@ gst_tpba_sink_finalize (GObject * object)
   "running-periods: running periods begun, count; " \
   "reductions: adaptation points that cut the rate, count; " \
   "stalled-cycles: probing cycles that acknowledged nothing, count; " \
-  "probe-end-criterion, probe-end-window, probe-end-max-cycles: probing " \
-  "periods ended by the end criterion, by its window (ci-max-cycles) and by " \
-  "max-probe-cycles, count; " \
-  "run-end-timer, run-end-reductions: running periods ended at their length " \
-  "and by reprobe-on-reductions, count; " \
+  "probe-end-criterion: probing periods ended by the end criterion, count; " \
+  "probe-end-window: probing periods ended by a full confidence/settled " \
+  "window (ci-max-cycles), count; " \
+  "probe-end-max-cycles: probing periods ended by max-probe-cycles, count; " \
+  "run-end-timer: running periods ended at their length, count; " \
+  "run-end-reductions: running periods ended by reprobe-on-reductions, " \
+  "count; " \
   "packets-udp: RTP packets sent over UDP, packets; " \
   "packets-tcp: RTP packets sent over TCP, packets; " \
   "bytes-udp: RTP bytes sent over UDP (headers included), bytes; " \

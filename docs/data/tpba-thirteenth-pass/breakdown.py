@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Where TPBA's time and bytes go (docs/results.md, thirteenth pass): per run
 of bench-tpba-fairness.py, from the sink's period decisions and the
-receiver's UDP/total bytes over [WARMUP, JOIN): seconds and bytes in probing
+receiver's UDP/total bytes over [WARMUP, JOIN) (JOIN from BENCH_TPBA_TIMES, 45): seconds and bytes in probing
 and in running, how many periods, how each probing period ended (the sink's
 `probe-end-*` counters when present, else: decided running = a criterion,
 still probing at the end = never), how each running period ended (its length
 against t-running, or the sink's `run-end-*` counters).
 Usage: breakdown.py [--runs] RUNS.json ..."""
 import json
+import os
 import statistics
 import sys
 
 WARMUP = 10
+JOIN = int(os.environ.get("BENCH_TPBA_TIMES", "90,45,70").split(",")[1])
 
 
 def spans(run, end):
@@ -37,6 +39,8 @@ def breakdown(run, lo, hi):
     return dict(
         t_probe=(hi - lo) - t_run, t_run=t_run,
         udp_share=udp / tot if tot else None,
+        rate_probe=(tot - udp) / ((hi - lo) - t_run) if (hi - lo) - t_run > 1 else None,
+        rate_run=udp / t_run if t_run > 1 else None,
         n_probe=len(probes), n_run=len(runs),
         probe_len=[b - a for a, b in probes[:-1] or probes],
         open_probe=sp[-1][2] == "probing",
@@ -60,7 +64,7 @@ def main(argv):
             if r.get("ok") and r["variant"].startswith("TPBA")]
     cells = {}
     for r in runs:
-        hi = 45 if len(r["R"][0]) >= 45 else len(r["R"][0])
+        hi = min(JOIN, len(r["R"][0]))
         b = breakdown(r, WARMUP, hi)
         cells.setdefault((r["b"], r["ntcp"], r["variant"]), []).append(b)
         if show_runs:
@@ -69,10 +73,10 @@ def main(argv):
                   f"UDP share {b['udp_share']:.2f}, {b['n_probe']} probing "
                   f"(first {b['first_probe']:.1f} s, {'never ended' if b['open_probe'] else 'ended'} last), "
                   f"{b['n_run']} running {['%.1f' % x for x in b['run_len']]} {b['ends']}")
-    print("| case | variant | runs | probing s in [10, 45) | running s | UDP share | "
+    print(f"| case | variant | runs | probing s in [10, {JOIN}) | running s | UDP share | "
           "first probing s | runs that never left probing | probing periods ended by a criterion "
-          "| later probing s | running s (ended) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| later probing s | running s (ended) | kbit/s probing / running |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (b, n, v), bs in sorted(cells.items()):
         ended = sum(x["n_probe"] - (1 if x["open_probe"] else 0) for x in bs)
         allp = sum(x["n_probe"] for x in bs)
@@ -81,7 +85,9 @@ def main(argv):
         print(f"| {b / 1e6:g} Mbit/s, {n} cubic | {v} | {len(bs)} | {med([x['t_probe'] for x in bs])} | "
               f"{med([x['t_run'] for x in bs])} | {med([x['udp_share'] for x in bs], '{:.2f}')} | "
               f"{med([x['first_probe'] for x in bs])} | {never} | {ended} of {allp} | "
-              f"{med(later)} | {med([l for x in bs for l in x['run_len']])} |")
+              f"{med(later)} | {med([l for x in bs for l in x['run_len']])} | "
+              f"{med([x['rate_probe'] / 1e3 for x in bs if x['rate_probe']], '{:.0f}')} / "
+              f"{med([x['rate_run'] / 1e3 for x in bs if x['rate_run']], '{:.0f}')} |")
 
 
 if __name__ == "__main__":
