@@ -103,6 +103,17 @@ VARIANTS = {
     "TPBA-ours-cap6-ratio3": "tcp-pacing=true allow-probe-loss=true "
                               "end-criterion=proportional max-probe-cycles=6 "
                               "max-probe-median=true run-probe-ratio=3",
+    # ... with step 1 (the tenth pass) under a ceiling of 1.5 or 2 r_s while running
+    "TPBA-ours-cap6-ratio3-step1-ceil15": "tcp-pacing=true allow-probe-loss=true "
+                                          "end-criterion=proportional max-probe-cycles=6 "
+                                          "max-probe-median=true run-probe-ratio=3 "
+                                          "running-increase=50000 running-increase-fraction=1 "
+                                          "running-ceiling=1.5",
+    "TPBA-ours-cap6-ratio3-step1-ceil2": "tcp-pacing=true allow-probe-loss=true "
+                                         "end-criterion=proportional max-probe-cycles=6 "
+                                         "max-probe-median=true run-probe-ratio=3 "
+                                         "running-increase=50000 running-increase-fraction=1 "
+                                         "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

@@ -74,7 +74,7 @@ def main(argv):
                   f"(first {b['first_probe']:.1f} s, {'never ended' if b['open_probe'] else 'ended'} last), "
                   f"{b['n_run']} running {['%.1f' % x for x in b['run_len']]} {b['ends']}")
     print(f"| case | variant | runs | probing s in [10, {JOIN}) | running s | UDP share | "
-          "first probing s | runs that never left probing | probing periods ended by a criterion "
+          "first probing s | runs that never left probing | probing periods that ended "
           "| later probing s | running s (ended) | kbit/s probing / running |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (b, n, v), bs in sorted(cells.items()):
