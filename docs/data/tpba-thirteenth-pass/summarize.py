@@ -7,7 +7,7 @@ mean over the probing period's own windows), the seconds in probing and
 running, and how the probing and running periods ended (the sink's
 counters at the end of the run). --pairs: the new variant against the old
 in the same trial. Usage: BENCH_TPBA_TIMES=75,65,70 summarize.py [--pairs]
-RUNS.json ..."""
+RUNS.json ... (SUMMARIZE_NEW: the variant --pairs sets against TPBA-ours)"""
 import importlib.util
 import json
 import os
@@ -22,7 +22,8 @@ bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 from breakdown import breakdown  # noqa: E402
 
-OLD, NEW = "TPBA-ours", "TPBA-ours-cap6-ratio3"
+OLD = "TPBA-ours"
+NEW = os.environ.get("SUMMARIZE_NEW", "TPBA-ours-cap6-ratio3")
 
 
 def cell(xs, f="{:.2f}"):
