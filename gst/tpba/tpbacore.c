@@ -432,7 +432,8 @@ running_length (const TpbaSender * s, gint64 now)
       || now <= s->period_start)
     return s->cfg.t_running;
   probed = (gdouble) (now - s->period_start) * s->cfg.run_probe_ratio;
-  return MAX (s->cfg.t_running, (gint64) MIN (probed, (gdouble) G_MAXINT64 / 2));
+  return MAX (s->cfg.t_running,
+      (gint64) MIN (probed, (gdouble) G_MAXINT64 / 2));
 }
 
 /* The decided period takes effect (at an ADU boundary, at @now). */

@@ -361,7 +361,8 @@ typedef struct {
   guint64 probing_periods, running_periods;
   guint64 reductions;           /* adaptation points that cut r */
   guint64 stalled_cycles;       /* probing cycles that acked nothing */
-  guint64 probe_ends[TPBA_PROBE_END_COUNT];     /* probing periods, by how they ended */
+  /* probing periods, by how they ended */
+  guint64 probe_ends[TPBA_PROBE_END_COUNT];
   guint64 run_ends_timer;       /* running periods ended at their length */
   guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
