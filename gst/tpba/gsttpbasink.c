@@ -1172,6 +1172,13 @@ get_stats (GstElement * element)
         "running-periods", G_TYPE_UINT64, st.running_periods,
         "reductions", G_TYPE_UINT64, st.reductions,
         "stalled-cycles", G_TYPE_UINT64, st.stalled_cycles,
+        "probe-end-criterion", G_TYPE_UINT64,
+        st.probe_ends[TPBA_PROBE_END_CRITERION],
+        "probe-end-window", G_TYPE_UINT64, st.probe_ends[TPBA_PROBE_END_WINDOW],
+        "probe-end-max-cycles", G_TYPE_UINT64,
+        st.probe_ends[TPBA_PROBE_END_MAX_CYCLES],
+        "run-end-timer", G_TYPE_UINT64, st.run_ends_timer,
+        "run-end-reductions", G_TYPE_UINT64, st.run_ends_reductions,
         "packets-udp", G_TYPE_UINT64, st.packets_udp,
         "packets-tcp", G_TYPE_UINT64, st.packets_tcp,
         "bytes-udp", G_TYPE_UINT64, st.bytes_udp,
@@ -1300,6 +1307,13 @@ gst_tpba_sink_finalize (GObject * object)
   "running-periods: running periods begun, count; " \
   "reductions: adaptation points that cut the rate, count; " \
   "stalled-cycles: probing cycles that acknowledged nothing, count; " \
+  "probe-end-criterion: probing periods ended by the end criterion, count; " \
+  "probe-end-window: probing periods ended by a full confidence/settled " \
+  "window (ci-max-cycles), count; " \
+  "probe-end-max-cycles: probing periods ended by max-probe-cycles, count; " \
+  "run-end-timer: running periods ended at their length, count; " \
+  "run-end-reductions: running periods ended by reprobe-on-reductions, " \
+  "count; " \
   "packets-udp: RTP packets sent over UDP, packets; " \
   "packets-tcp: RTP packets sent over TCP, packets; " \
   "bytes-udp: RTP bytes sent over UDP (headers included), bytes; " \

@@ -154,6 +154,14 @@ static const GstParamEntry params[] = {
       max_rate, 1, 1e12, S),
   P ("max-probe-cycles", "End probing after this many cycles (0: never, the "
         "paper)", UINT, NULL, max_probe_cycles, 0, G_MAXUINT, S),
+  P ("max-probe-median", "A probing period ended by max-probe-cycles keeps "
+        "the median of its cycles after the first, not the last cycle "
+        "(FALSE: the last; not in the paper)", BOOLEAN, NULL, max_probe_median,
+      0, 1, S),
+  P ("run-probe-ratio", "A running period lasts at least this multiple of "
+        "the probing period before it (first TCP to first UDP packet), or "
+        "t-running if longer (0: t-running only, the paper's; not in the "
+        "paper)", DOUBLE, NULL, run_probe_ratio, 0, 1000, S),
   P ("t-tcp-min", "probe-interval=cwnd: shortest cycle, ns (100 ms)", TIME, NULL,
       t_tcp_min, 0, H, S),
   P ("t-tcp-max", "probe-interval=cwnd: longest cycle, ns (4 s)", TIME, NULL,

@@ -61,6 +61,8 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->max_rate = 100000000;
   cfg->pace_burst = 5 * MS;
   cfg->max_probe_cycles = 0;
+  cfg->max_probe_median = FALSE;
+  cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
   cfg->tcp_sample_interval = 10 * MS;
@@ -326,6 +328,9 @@ struct _TpbaSender {
   guint64 reductions;
   gint64 decided_at;            /* when the period was last decided */
   guint64 stalled_cycles;
+  guint64 probe_ends[TPBA_PROBE_END_COUNT];
+  guint64 run_ends_timer, run_ends_reductions;
+  TpbaProbeEnd probe_end;       /* how the last cycle ended the period */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
   KeyUnitHoldoff holdoff;
@@ -415,6 +420,22 @@ switch_due (const TpbaSender * s, guint32 ts, gint64 now)
       now - s->decided_at >= s->cfg.switch_max_delay);
 }
 
+/* T_running, or with run_probe_ratio at least that multiple of the probing
+ * period that ends at @now, so that a long probe is not followed by a
+ * comparatively short run. */
+static gint64
+running_length (const TpbaSender * s, gint64 now)
+{
+  gdouble probed;
+
+  if (s->cfg.run_probe_ratio <= 0.0 || !s->probe_started
+      || now <= s->period_start)
+    return s->cfg.t_running;
+  probed = (gdouble) (now - s->period_start) * s->cfg.run_probe_ratio;
+  return MAX (s->cfg.t_running,
+      (gint64) MIN (probed, (gdouble) G_MAXINT64 / 2));
+}
+
 /* The decided period takes effect (at an ADU boundary, at @now). */
 static void
 apply_switch (TpbaSender * s, gint64 now)
@@ -424,7 +445,7 @@ apply_switch (TpbaSender * s, gint64 now)
   if (s->transport == TPBA_TRANSPORT_UDP) {
     s->running_periods++;
     s->next_adapt = now + s->cfg.t_adapt;
-    s->run_end = now + s->cfg.t_running;
+    s->run_end = now + running_length (s, now);
     s->pacer.next_free = now;
     s->pace_rate = s->rate;
     s->large_cuts = 0;
@@ -615,7 +636,8 @@ t_quantile_975 (guint df)
  * the period, with their mean in *kept and the cycles looked at (stalls
  * included) in *span. */
 static gboolean
-confidence_end (const TpbaSender * s, gdouble * kept, guint * span)
+confidence_end (const TpbaSender * s, gdouble * kept, guint * span,
+    gboolean * full)
 {
   guint max = MIN (s->cfg.ci_max_cycles, TPBA_HISTORY);
   guint back = MIN (s->n_r, TPBA_HISTORY);
@@ -636,8 +658,10 @@ confidence_end (const TpbaSender * s, gdouble * kept, guint * span)
   var = MAX (0.0, (sq - n * mean * mean) / (n - 1));
   *kept = mean;
   *span = i - 1;
-  return n >= max ||
-      t_quantile_975 (n - 1) * sqrt (var / n) < s->cfg.ci_width * mean;
+  if (t_quantile_975 (n - 1) * sqrt (var / n) < s->cfg.ci_width * mean)
+    return TRUE;
+  *full = n >= max;
+  return *full;
 }
 
 /* The median of the @n rates at @x, sorted in place (a window of a few
@@ -681,7 +705,8 @@ rate_rise (const gdouble * x, guint n)
  * *kept is the window's median, *span the cycles looked at (stalls
  * included). */
 static gboolean
-settled_end (const TpbaSender * s, gdouble * kept, guint * span)
+settled_end (const TpbaSender * s, gdouble * kept, guint * span,
+    gboolean * full)
 {
   guint w = CLAMP (s->cfg.settle_window, 2, TPBA_HISTORY);
   guint back = MIN (s->n_r, TPBA_HISTORY);
@@ -701,7 +726,33 @@ settled_end (const TpbaSender * s, gdouble * kept, guint * span)
   for (i = 0; i < n; i++)
     mean += sorted[i] / n;
   *kept = median_rate (sorted, n);
-  return at_max || rate_rise (x, w) < s->cfg.ci_width * mean;
+  if (n == w && rate_rise (x, w) < s->cfg.ci_width * mean)
+    return TRUE;
+  *full = at_max;
+  return at_max;
+}
+
+/* max_probe_median: the median of this period's cycles after its first
+ * (the ramp after the switch to TCP) that acked something; the rate of a
+ * single cycle rides on the competitors' sawtooth. *span: the cycles
+ * looked at, for p_probe. */
+static gdouble
+median_after_first (const TpbaSender * s, guint * span)
+{
+  guint back = MIN (s->n_r, TPBA_HISTORY), n = 0, i;
+  gdouble x[TPBA_HISTORY];
+
+  if (s->n_r > 1 && back == s->n_r)
+    back--;                     /* the period's first cycle is the oldest */
+  for (i = 1; i <= back; i++) {
+    gdouble r = s->r_hist[(s->n_r - i) % TPBA_HISTORY];
+    if (r > 0.0)
+      x[n++] = r;
+  }
+  *span = MAX (back, 1);
+  if (n == 0)
+    return s->r_hist[(s->n_r - 1) % TPBA_HISTORY];
+  return median_rate (x, n);
 }
 
 /* Stores r[i]; returns TRUE when the probing period ends with it, with the
@@ -724,12 +775,24 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
   set_rate (s, clamp_rate (s, r * (1.0 + s->cfg.probe_headroom)));
   *kept = r;
   *span = 3;
-  if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles)
+  s->probe_end = TPBA_PROBE_END_CRITERION;
+  if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles) {
+    s->probe_end = TPBA_PROBE_END_MAX_CYCLES;
+    if (s->cfg.max_probe_median)
+      *kept = median_after_first (s, span);
     return TRUE;
-  if (s->cfg.end_criterion == TPBA_END_CONFIDENCE)
-    return confidence_end (s, kept, span);
-  if (s->cfg.end_criterion == TPBA_END_SETTLED)
-    return settled_end (s, kept, span);
+  }
+  if (s->cfg.end_criterion == TPBA_END_CONFIDENCE
+      || s->cfg.end_criterion == TPBA_END_SETTLED) {
+    gboolean full = FALSE, end;
+
+    end = s->cfg.end_criterion == TPBA_END_CONFIDENCE ?
+        confidence_end (s, kept, span, &full) :
+        settled_end (s, kept, span, &full);
+    if (full)
+      s->probe_end = TPBA_PROBE_END_WINDOW;
+    return end;
+  }
   if (s->n_r < 3)
     return FALSE;
   a = s->r_hist[(s->n_r - 3) % TPBA_HISTORY];
@@ -797,6 +860,7 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     s->cycle_acked = info->bytes_acked;
     s->cwnd_reduced = FALSE;
     if (push_probe_rate (s, r, &kept, &span)) {
+      s->probe_ends[s->probe_end]++;
       s->r_s = kept;
       s->p_probe = probe_loss (s, info, span);
       decide (s, TPBA_PERIOD_RUNNING, now);
@@ -992,8 +1056,10 @@ tpba_adapt (TpbaSender * s, gint64 t)
     }
   }
   s->adapt_bytes = s->adapt_packets = 0;
-  if (s->cfg.reprobe_on_reductions && s->large_cuts >= s->cfg.reprobe_count)
+  if (s->cfg.reprobe_on_reductions && s->large_cuts >= s->cfg.reprobe_count) {
+    s->run_ends_reductions++;
     decide (s, TPBA_PERIOD_PROBING, t);
+  }
 }
 
 static void
@@ -1071,6 +1137,7 @@ tpba_sender_advance (TpbaSender * s, gint64 now)
       else
         tpba_adapt (s, t);
     } else if (!is_lda (s) && s->run_end <= now) {
+      s->run_ends_timer++;
       decide (s, TPBA_PERIOD_PROBING, s->run_end);
     } else {
       break;
@@ -1142,6 +1209,9 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->running_periods = s->running_periods;
   st->reductions = s->reductions;
   st->stalled_cycles = s->stalled_cycles;
+  memcpy (st->probe_ends, s->probe_ends, sizeof (st->probe_ends));
+  st->run_ends_timer = s->run_ends_timer;
+  st->run_ends_reductions = s->run_ends_reductions;
   st->packets_udp = s->packets_udp;
   st->packets_tcp = s->packets_tcp;
   st->bytes_udp = s->bytes_udp;

@@ -70,6 +70,11 @@
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
  *   each cutting r by at least reprobe_cut, probing is decided at once.
+ * - max_probe_median: a period ended by max_probe_cycles keeps the median
+ *   of its cycles after the first (that acked something), not the last.
+ * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
+ *   times the probing period before it, first TCP packet to first UDP
+ *   packet), so running:probing time is at least that ratio.
  *
  * Ours, measured against the paper (docs/protocols/tpba.md):
  * - allow_probe_loss: r_s is TCP's rate at the loss TCP saw while measuring
@@ -122,6 +127,14 @@ typedef enum {
   TPBA_PROBE_INTERVAL_CWND,     /* cycles between cwnd reductions (section 7) */
 } TpbaProbeInterval;
 
+/* How a probing period ended (the sender's stats count each). */
+typedef enum {
+  TPBA_PROBE_END_CRITERION,     /* the end criterion fired */
+  TPBA_PROBE_END_WINDOW,        /* confidence/settled: ci_max_cycles reached */
+  TPBA_PROBE_END_MAX_CYCLES,    /* max_probe_cycles reached */
+  TPBA_PROBE_END_COUNT,
+} TpbaProbeEnd;
+
 typedef enum {
   TPBA_PERIOD_PROBING,
   TPBA_PERIOD_RUNNING,
@@ -166,6 +179,12 @@ typedef struct {
   gint64 pace_burst;            /* UDP pacer: credit kept for a late send,
                                  * ns: 5 ms; 0 = none (exact pacing) */
   guint max_probe_cycles;       /* end probing after this many cycles; 0 = never (paper) */
+  gboolean max_probe_median;    /* at max_probe_cycles keep the median of
+                                 * the cycles after the first, not the
+                                 * last cycle: FALSE */
+  gdouble run_probe_ratio;      /* a running period lasts at least this
+                                 * times the probing period before it;
+                                 * 0 = T_running only (paper) */
   gint64 t_tcp_min;             /* CWND interval: shortest cycle, 100 ms */
   gint64 t_tcp_max;             /* CWND interval: longest cycle, 4 s */
   gint64 tcp_sample_interval;   /* CWND interval: TCP_INFO sampling, 10 ms */
@@ -342,6 +361,10 @@ typedef struct {
   guint64 probing_periods, running_periods;
   guint64 reductions;           /* adaptation points that cut r */
   guint64 stalled_cycles;       /* probing cycles that acked nothing */
+  /* probing periods, by how they ended */
+  guint64 probe_ends[TPBA_PROBE_END_COUNT];
+  guint64 run_ends_timer;       /* running periods ended at their length */
+  guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
   guint64 pli_received;         /* PLIs about our SSRC */

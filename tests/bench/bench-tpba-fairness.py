@@ -98,6 +98,22 @@ VARIANTS = {
                        "pace-burst=5000000",
     "TPBA-ours-noburst": "tcp-pacing=true allow-probe-loss=true end-criterion=proportional "
                          "pace-burst=0",
+    # the thirteenth pass: a probe bounded at 6 cycles keeping their median,
+    # and running periods at least 3 times the probe before them
+    "TPBA-ours-cap6-ratio3": "tcp-pacing=true allow-probe-loss=true "
+                              "end-criterion=proportional max-probe-cycles=6 "
+                              "max-probe-median=true run-probe-ratio=3",
+    # ... with step 1 (the tenth pass) under a ceiling of 1.5 or 2 r_s while running
+    "TPBA-ours-cap6-ratio3-step1-ceil15": "tcp-pacing=true allow-probe-loss=true "
+                                          "end-criterion=proportional max-probe-cycles=6 "
+                                          "max-probe-median=true run-probe-ratio=3 "
+                                          "running-increase=50000 running-increase-fraction=1 "
+                                          "running-ceiling=1.5",
+    "TPBA-ours-cap6-ratio3-step1-ceil2": "tcp-pacing=true allow-probe-loss=true "
+                                         "end-criterion=proportional max-probe-cycles=6 "
+                                         "max-probe-median=true run-probe-ratio=3 "
+                                         "running-increase=50000 running-increase-fraction=1 "
+                                         "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

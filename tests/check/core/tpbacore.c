@@ -436,6 +436,88 @@ GST_START_TEST (test_probe_end_settled_flat_and_stalls)
 
 GST_END_TEST;
 
+/* max_probe_cycles with the proportional criterion beside a sawtooth that
+ * never meets it: the period ends at the bound and keeps the last cycle
+ * (the default, as before) or, with max_probe_median, the median of the
+ * cycles after the first; either way it is counted as ended by the bound. */
+static guint64
+capped_probe_r_s (gboolean median)
+{
+  const guint64 rates[] = { 300000, 800000, 500000, 700000, 600000, 900000 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = 5;
+  cfg.max_probe_median = median;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 6, NULL), 4);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_MAX_CYCLES], 1);
+  fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_CRITERION], 0);
+  tpba_sender_free (s);
+  return st.r_s;
+}
+
+GST_START_TEST (test_max_probe_median)
+{
+  /* the last cycle, 600k; the median of 800, 500, 700, 600k: 650k (the
+   * ramp's 300k left out; with it the median would be 600k) */
+  fail_unless_equals_uint64 (capped_probe_r_s (FALSE), 600000);
+  fail_unless_equals_uint64 (capped_probe_r_s (TRUE), 650000);
+}
+
+GST_END_TEST;
+
+/* The period after a probe of 8 s (absolute criterion: three equal cycles
+ * after a climb) runs until @check; returns the period then. */
+static TpbaPeriod
+period_after_long_probe (gdouble ratio, gint64 check)
+{
+  const guint64 rates[] = { 400000, 600000, 800000, 1000000, 1200000,
+    1000000, 1000000, 1000000
+  };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.run_probe_ratio = ratio;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 8, NULL), 7);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_CRITERION], 1);
+  tpba_sender_advance (s, check);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.run_ends_timer,
+      st.period == TPBA_PERIOD_PROBING ? 1 : 0);
+  tpba_sender_free (s);
+  return st.period;
+}
+
+GST_START_TEST (test_run_probe_ratio)
+{
+  /* running from 8 s: T_running alone ends it at 18 s; with a ratio of 2
+   * it lasts 2 x 8 s, to 24 s; with 0.5, 4 s is under T_running: 18 s */
+  fail_unless_equals_int (period_after_long_probe (0, 18 * S),
+      TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (period_after_long_probe (2.0, 18 * S),
+      TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (period_after_long_probe (2.0, 24 * S - 1),
+      TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (period_after_long_probe (2.0, 24 * S),
+      TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (period_after_long_probe (0.5, 18 * S),
+      TPBA_PERIOD_PROBING);
+}
+
+GST_END_TEST;
+
 /* Cycles that acked nothing (a connection in RTO backoff) are stalls: three
  * of them do not end probing with r_s = 0, nor lower the encoder's offer. */
 GST_START_TEST (test_probe_stalled_cycles)
@@ -1956,6 +2038,8 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_end_settled_ramp);
   tcase_add_test (tc, test_probe_end_settled_max_cycles);
   tcase_add_test (tc, test_probe_end_settled_flat_and_stalls);
+  tcase_add_test (tc, test_max_probe_median);
+  tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
   tcase_add_test (tc, test_probe_end_confidence_skips_stalls);
