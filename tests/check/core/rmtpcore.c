@@ -247,6 +247,32 @@ GST_START_TEST (test_conn_retry_for_another_ignored)
 
 GST_END_TEST;
 
+/* A receiver (member 100, seed 7) that has read a CONN with an answer
+ * window of @window_us at time 0, and the unicast retry of that CONN. */
+typedef struct
+{
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  const RmtpReceiverStats *rs;
+  guint8 retry[ONE_MEMBER_CONN_SIZE];
+} ConnectedReceiver;
+
+static void
+connected_receiver_init (ConnectedReceiver * c, guint32 window_us)
+{
+  guint8 conn[ONE_MEMBER_CONN_SIZE];
+
+  rmtp_config_init (&c->cfg);
+  random_source_init_seeded (&c->rng, &c->seeded, 7);
+  c->r = rmtp_receiver_new (&c->cfg, 100, TRUE, &c->rng);
+  c->rs = rmtp_receiver_stats (c->r);
+  write_one_member_conn (conn, window_us, 100);
+  write_one_member_conn (c->retry, 0, 100);
+  rmtp_receiver_handle (c->r, conn, sizeof (conn), 0);
+}
+
 /* Hands @r a retry CONN at @now and runs its timers: TRUE if a CACK left. */
 static gboolean
 retry_answered (RmtpReceiver * r, const guint8 * retry, gint64 now)
@@ -271,33 +297,22 @@ retry_answered (RmtpReceiver * r, const guint8 * retry, gint64 now)
  * a member taken back in the emulator's stall). */
 GST_START_TEST (test_conn_retry_crossing_cack_not_answered)
 {
-  RmtpConfig cfg;
-  RandomSeeded seeded;
-  RandomSource rng;
-  RmtpReceiver *r;
-  const RmtpReceiverStats *rs;
-  guint8 conn[ONE_MEMBER_CONN_SIZE], retry[ONE_MEMBER_CONN_SIZE];
+  ConnectedReceiver c;
   gint64 cack_at;
 
-  rmtp_config_init (&cfg);
-  random_source_init_seeded (&rng, &seeded, 7);
-  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
-  rs = rmtp_receiver_stats (r);
-  write_one_member_conn (conn, 4000, 100);
-  write_one_member_conn (retry, 0, 100);
-  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
-  cack_at = rmtp_receiver_next_deadline (r);
+  connected_receiver_init (&c, 4000);
+  cack_at = rmtp_receiver_next_deadline (c.r);
   fail_unless (cack_at >= 0 && cack_at <= 4 * MS);
-  fail_if (retry_answered (r, retry, cack_at - 1));
-  fail_unless (retry_answered (r, retry, cack_at));
-  fail_unless_equals_uint64 (rs->cack_sent, 1);
-  fail_if (retry_answered (r, retry, cack_at + cfg.tat - 1));
-  fail_if (retry_answered (r, retry, cack_at + cfg.tat / 2));
-  fail_unless_equals_uint64 (rs->cack_sent, 1);
-  fail_unless_equals_uint64 (rs->in.duplicates, 2);
-  fail_unless (retry_answered (r, retry, cack_at + cfg.tat));
-  fail_unless_equals_uint64 (rs->cack_sent, 2);
-  rmtp_receiver_free (r);
+  fail_if (retry_answered (c.r, c.retry, cack_at - 1));
+  fail_unless (retry_answered (c.r, c.retry, cack_at));
+  fail_unless_equals_uint64 (c.rs->cack_sent, 1);
+  fail_if (retry_answered (c.r, c.retry, cack_at + c.cfg.tat - 1));
+  fail_if (retry_answered (c.r, c.retry, cack_at + c.cfg.tat / 2));
+  fail_unless_equals_uint64 (c.rs->cack_sent, 1);
+  fail_unless_equals_uint64 (c.rs->in.duplicates, 2);
+  fail_unless (retry_answered (c.r, c.retry, cack_at + c.cfg.tat));
+  fail_unless_equals_uint64 (c.rs->cack_sent, 2);
+  rmtp_receiver_free (c.r);
 }
 
 GST_END_TEST;
@@ -439,35 +454,24 @@ GST_END_TEST;
  * CACK is answered. */
 GST_START_TEST (test_no_retry_answered_after_a_stalled_cack)
 {
-  RmtpConfig cfg;
-  RandomSeeded seeded;
-  RandomSource rng;
-  RmtpReceiver *r;
-  const RmtpReceiverStats *rs;
-  guint8 conn[ONE_MEMBER_CONN_SIZE], retry[ONE_MEMBER_CONN_SIZE];
+  ConnectedReceiver c;
   RmtpDatagram d;
   gint64 due;
 
-  rmtp_config_init (&cfg);
-  random_source_init_seeded (&rng, &seeded, 7);
-  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
-  rs = rmtp_receiver_stats (r);
-  write_one_member_conn (conn, 400000, 100);
-  write_one_member_conn (retry, 0, 100);
-  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
-  rmtp_receiver_handle_timeout (r, 500 * MS + 1);
-  fail_unless_equals_uint64 (rs->answers_redrawn, 1);
+  connected_receiver_init (&c, 400000);
+  rmtp_receiver_handle_timeout (c.r, 500 * MS + 1);
+  fail_unless_equals_uint64 (c.rs->answers_redrawn, 1);
   /* a retry read while the redrawn CACK waits: that CACK answers it */
-  fail_if (retry_answered (r, retry, 500 * MS + 2));
-  due = rmtp_receiver_next_deadline (r);
-  rmtp_receiver_handle_timeout (r, due);
-  fail_unless (rmtp_receiver_poll_datagram (r, &d));
+  fail_if (retry_answered (c.r, c.retry, 500 * MS + 2));
+  due = rmtp_receiver_next_deadline (c.r);
+  rmtp_receiver_handle_timeout (c.r, due);
+  fail_unless (rmtp_receiver_poll_datagram (c.r, &d));
   g_bytes_unref (d.bytes);
-  fail_unless_equals_uint64 (rs->cack_sent, 1);
-  fail_if (retry_answered (r, retry, due + 2 * cfg.tat));
-  fail_unless_equals_uint64 (rs->cack_sent, 1);
-  fail_unless_equals_uint64 (rs->in.duplicates, 2);
-  rmtp_receiver_free (r);
+  fail_unless_equals_uint64 (c.rs->cack_sent, 1);
+  fail_if (retry_answered (c.r, c.retry, due + 2 * c.cfg.tat));
+  fail_unless_equals_uint64 (c.rs->cack_sent, 1);
+  fail_unless_equals_uint64 (c.rs->in.duplicates, 2);
+  rmtp_receiver_free (c.r);
 }
 
 GST_END_TEST;
@@ -497,37 +501,26 @@ write_first_data (guint8 * data, gsize size)
  * first CACK goes whatever was heard (it may take the member back). */
 GST_START_TEST (test_no_cack_repeated_once_rounds_heard)
 {
-  RmtpConfig cfg;
-  RandomSeeded seeded;
-  RandomSource rng;
-  RmtpReceiver *r;
-  const RmtpReceiverStats *rs;
-  guint8 conn[ONE_MEMBER_CONN_SIZE], retry[ONE_MEMBER_CONN_SIZE];
+  ConnectedReceiver c;
   guint8 data[RMTP_HEADER_SIZE + 9 + 1024];
   RmtpDatagram d;
   gint64 cack_at, t;
 
-  rmtp_config_init (&cfg);
-  random_source_init_seeded (&rng, &seeded, 7);
-  r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
-  rs = rmtp_receiver_stats (r);
-  write_one_member_conn (conn, 4000, 100);
-  write_one_member_conn (retry, 0, 100);
   write_first_data (data, sizeof (data));
-  rmtp_receiver_handle (r, conn, sizeof (conn), 0);
-  cack_at = rmtp_receiver_next_deadline (r);
-  fail_unless (retry_answered (r, retry, cack_at));
-  t = cack_at + cfg.tat;
-  rmtp_receiver_handle (r, retry, sizeof (retry), t);
-  rmtp_receiver_handle (r, data, sizeof (data), t);
-  fail_unless_equals_uint64 (rs->data_received, 1);
-  rmtp_receiver_handle_timeout (r, t);
-  fail_if (rmtp_receiver_poll_datagram (r, &d));
-  fail_unless_equals_uint64 (rs->cack_sent, 1);
-  fail_if (retry_answered (r, retry, t + cfg.tat));
-  fail_unless_equals_uint64 (rs->in.late, 1);
-  fail_unless_equals_uint64 (rs->cack_sent, 1);
-  rmtp_receiver_free (r);
+  connected_receiver_init (&c, 4000);
+  cack_at = rmtp_receiver_next_deadline (c.r);
+  fail_unless (retry_answered (c.r, c.retry, cack_at));
+  t = cack_at + c.cfg.tat;
+  rmtp_receiver_handle (c.r, c.retry, sizeof (c.retry), t);
+  rmtp_receiver_handle (c.r, data, sizeof (data), t);
+  fail_unless_equals_uint64 (c.rs->data_received, 1);
+  rmtp_receiver_handle_timeout (c.r, t);
+  fail_if (rmtp_receiver_poll_datagram (c.r, &d));
+  fail_unless_equals_uint64 (c.rs->cack_sent, 1);
+  fail_if (retry_answered (c.r, c.retry, t + c.cfg.tat));
+  fail_unless_equals_uint64 (c.rs->in.late, 1);
+  fail_unless_equals_uint64 (c.rs->cack_sent, 1);
+  rmtp_receiver_free (c.r);
 }
 
 GST_END_TEST;
