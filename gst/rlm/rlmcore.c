@@ -230,8 +230,9 @@ struct _RlmReceiver
   gint64 own_start;
   gint64 own_onset;             /* its first loss when it went to M; -1 */
 
-  /* join_reported: allowed until the first drop; the level climbed from
-   * by the last such join (0 none) and when, to undo it on a loss */
+  /* join_reported: allowed until we first drop a layer (congestion at
+   * the base drops none); the level climbed from by the last such join
+   * (0 none) and when, to undo it on a loss */
   gboolean may_join_reported;
   guint reported_from;
   gint64 reported_start;
@@ -537,7 +538,6 @@ drop_layer (RlmReceiver * r, gint64 now)
 {
   RlmReason reason = RLM_REASON_CONGESTION;
 
-  r->may_join_reported = FALSE;
   r->reported_from = 0;
   if (r->own_level) {
     /* D_i runs to the onset of congestion (section 3.2): the loss that
@@ -552,6 +552,7 @@ drop_layer (RlmReceiver * r, gint64 now)
   if (r->level > 1) {
     guint layer = r->level - 1;
 
+    r->may_join_reported = FALSE;
     backoff (r, r->level);
     r->level--;
     /* the level we leave failed (our experiment, or congestion); at the

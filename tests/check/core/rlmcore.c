@@ -1129,6 +1129,26 @@ run_lossy (Rig * rig, gint64 until)
   }
 }
 
+/* Congestion at the base level drops nothing, so it keeps the join up to
+ * the reported level: a newcomer behind a port that another receiver's
+ * failed experiment congested still joins the settled level 3 at its first
+ * timer (net/rlm-join-reported saw one climb by experiments instead). */
+GST_START_TEST (test_join_reported_after_base_congestion)
+{
+  Rig rig;
+
+  rig_init_reported (&rig, 46);
+  run_lossy (&rig, 20 * S);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_DROP);
+  fail_unless_equals_int (stats (&rig).level, 1);
+  feed_report (&rig, PEER_SSRC, 3, TRUE, 2);
+  run_until_level (&rig, 3, rig.now + 40 * S);
+  expect_climb (&rig, 3, 1, 0, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A receiver at level 2 of 3, in M after a loss in S, when another
  * receiver's experiment at 3 starts and 20 % of the packets are lost for
  * 1.5 s: its level after that. */
@@ -1889,6 +1909,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_latency_hold_own_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
+  tcase_add_test (tc, test_join_reported_after_base_congestion);
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
