@@ -1944,7 +1944,8 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
   gboolean wide = wide_code (s->parity_block);
   const guint8 *src = g_bytes_get_data (s->data, NULL);
   const guint8 **rows = g_new (const guint8 *, k);
-  guint8 *pad = NULL, *parity = g_malloc (plen), *buf;
+  GPtrArray *pads = g_ptr_array_new_with_free_func (g_free);
+  guint8 *parity = g_malloc (plen), *buf;
   gsize len = RMTP_HEADER_SIZE + (wide ? 10 : 9) + plen;
   WireWriter w;
 
@@ -1953,11 +1954,13 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
 
     rows[i] = src + (gsize) (first + i) * s->cfg.packet_size;
     if (qlen < plen) {
-      /* the data set's last packet (or an odd one, for 16-bit symbols),
-       * zero-padded to the block's length */
-      pad = g_malloc0 (plen);
+      /* the data set's last packet (or every one of an odd size, for
+       * 16-bit symbols), zero-padded to the block's length */
+      guint8 *pad = g_malloc0 (plen);
+
       memcpy (pad, rows[i], qlen);
       rows[i] = pad;
+      g_ptr_array_add (pads, pad);
     }
   }
   code_encode (s->parity_block, k, rows, plen, it->row, parity);
@@ -1975,7 +1978,7 @@ server_queue_parity (RmtpServer * s, const ParityItem * it)
   s->stats.parity_sent++;
   s->block_sent[it->block]++;
   s->bytes_sent += plen;
-  g_free (pad);
+  g_ptr_array_unref (pads);
   g_free (parity);
   g_free (rows);
 }
