@@ -751,6 +751,19 @@ shown_use (TpssMember * m, gint64 now)
       TPSS_MIN_RATE);
 }
 
+/* What the flow has shown it uses, as an ASSIGN may bound D by: as
+ * shown_use, but no bound (G_MAXUINT64) when MQ has sent before and sent
+ * nothing over the window. That is a pause of the application (an encoder
+ * held up), which shows nothing about what it uses, as RFC 7661 takes no
+ * pipeACK sample then; bound by it, an ASSIGN set D to TPSS_MIN_RATE. */
+static guint64
+shown_use_for_assign (TpssMember * m, gint64 now)
+{
+  if (m->use.first >= 0 && sent_rate (m, now) == 0)
+    return G_MAXUINT64;
+  return shown_use (m, now);
+}
+
 /* What the flow sends now, for the application-limited rules; G_MAXUINT64
  * when they are off (app_limit_factor 0). */
 static guint64
@@ -1645,7 +1658,8 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
       apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
-          app_limit (m, now), shown_use (m, now), used_rate (m, now), now);
+          app_limit (m, now), shown_use_for_assign (m, now),
+          used_rate (m, now), now);
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;

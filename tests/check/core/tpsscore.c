@@ -1239,6 +1239,76 @@ GST_START_TEST (test_assign_lowers_rate_of_flow_using_it)
 
 GST_END_TEST;
 
+/* Video-sized packets, 1200 bytes every @every ns, queued and sent from
+ * @from to @to (ms steps) as run_audio's; none when @every is 0 (the
+ * application paused). */
+static void
+run_video (TpssMember * m, gint64 from, gint64 to, gint64 every)
+{
+  TpssQos q;
+  TpssMsg msg;
+  TpssEvent ev;
+  guint32 dest;
+
+  for (gint64 t = from; t < to; t += MS) {
+    if (every && t % every == 0)
+      fail_unless (tpss_member_enqueue (m, 1200, t));
+    tpss_member_dequeue (m, t, &q);
+    tpss_member_advance (m, t);
+    while (tpss_member_pop_msg (m, &dest, &msg));
+    while (tpss_member_pop_event (m, &ev));
+  }
+}
+
+/* Issue 16: a sender's rates toward the others fell to 8-24 kbit/s for 10 s
+ * after a member left (p4 on 4 Mbit/s). A's video (150 kbit/s, at its D)
+ * pauses for 600 ms, as an encoder held up does, while a probe toward B is
+ * out; B's ASSIGN for it arrives in the pause. The application-limited
+ * bound (twice what MQ sent over the last 500 ms) then read nothing and the
+ * ASSIGN set D to the 8 kbit/s floor, from where each 1.2 x step waits for
+ * a 1200-byte packet at that rate: seconds. A window without data shows
+ * nothing about what the flow uses; D stays. */
+GST_START_TEST (test_assign_in_pause_keeps_rate)
+{
+  const guint64 video = 1200 * 8 * 1000 / 64;   /* 150 kbit/s */
+  const gint64 every = 64 * MS;
+  TpssConfig cfg;
+  TpssMember *m;
+  TpssSendStats st;
+  gint64 t = 1024 * MS;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = video;
+  m = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (m, SSRC_B, 0, 0);
+  run_video (m, 0, t, every);
+
+  /* an allocation at the video's rate, then a clean interval: the step
+   * to 180 kbit/s is probed (the flow uses its D) */
+  rate_from_b (m, video, FALSE, 1, t);
+  run_video (m, t, t + 128 * MS, every);
+  t += 128 * MS;
+  rate_from_b (m, video * 6 / 5, FALSE, 2, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_uint64 (st.data_rate, video);
+
+  /* the probe's first packets leave (its segment closes early), then the
+   * application pauses; B assigns what arrived */
+  run_video (m, t, t + 64 * MS, every);
+  t += 64 * MS;
+  run_video (m, t, t + 600 * MS, 0);
+  t += 600 * MS;
+  rate_from_b (m, video * 11 / 10, TRUE, 3, t);
+  fail_unless (tpss_member_get_send_stats (m, SSRC_B, &st));
+  fail_unless_equals_int (st.phase, TPSS_PHASE_NON_REDUNDANT);
+  fail_unless (st.data_rate >= video, "D %" G_GUINT64_FORMAT " after an "
+      "ASSIGN in a pause of the application", st.data_rate);
+  tpss_member_free (m);
+}
+
+GST_END_TEST;
+
 /* The RATE B sends A for one 113-byte packet that arrived right after A's
  * REPORT (redundant phase, S = 180 kbit/s, RTT 20 ms), B's timer firing
  * @late after the end of its interval; B's count of late reports from A in
@@ -2085,6 +2155,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_app_limited_step_not_probed);
   tcase_add_test (tc, test_app_limited_assign_keeps_rate);
   tcase_add_test (tc, test_assign_lowers_rate_of_flow_using_it);
+  tcase_add_test (tc, test_assign_in_pause_keeps_rate);
   tcase_add_test (tc, test_late_report_not_assigned);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
