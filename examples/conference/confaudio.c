@@ -9,40 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A participant's tone: far enough from the others' that a recording
- * tells them apart, and no harmonic of one another for the first ids. */
-guint
-conf_audio_frequency (guint id)
-{
-  return 300 + 137 * ((id - 1) % 16);
-}
-
-/* @members with every entry's port + CONF_AUDIO_PORT_OFFSET; NULL if an
- * entry has no port. */
-gchar *
-conf_audio_members (const gchar * members)
-{
-  gchar **v = g_strsplit (members, ",", -1);
-  GString *out = g_string_new (NULL);
-  gboolean ok = TRUE;
-
-  for (guint i = 0; ok && v[i]; i++) {
-    gchar *colon = strrchr (v[i], ':'), *end;
-    gulong port;
-
-    if (!colon) {
-      ok = FALSE;
-      break;
-    }
-    port = strtoul (colon + 1, &end, 10);
-    ok = *end == '\0' && colon[1] && port + CONF_AUDIO_PORT_OFFSET <= 65535;
-    g_string_append_printf (out, "%s%.*s:%lu", i ? "," : "",
-        (int) (colon - v[i]), v[i], port + CONF_AUDIO_PORT_OFFSET);
-  }
-  g_strfreev (v);
-  return g_string_free (out, !ok);
-}
-
 /* Where a voice's RTP stands: its last sequence number and time. */
 typedef struct
 {

@@ -70,186 +70,6 @@ GST_DEBUG_CATEGORY (conference_debug);
  * 4 Mbit/s members' links 58-83 % full (docs/conference.md). */
 #define LAYER_MAX_SPREAD 8
 
-/* A queue toward a member that holds more than this of frames a key unit
- * would flush asks the encoder for one (tpsssink's key-unit-queue-time),
- * so that a slow member's video does not lag its audio by seconds: against
- * 0, a joiner's video lagged its audio by over max-hold (1 s) for far fewer
- * audio buffers, at about one more key frame per sender every 3 s
- * (docs/conference.md, "Lip sync at the slow member"). */
-#define KEY_UNIT_QUEUE_MS 500
-
-/* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
- * colour. */
-static const guint32 palette[] = {
-  0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020,
-  0x808080
-};
-
-static gboolean
-check_ice_options (const ConfOptions * o)
-{
-  gboolean ice_only = o->rendezvous || o->rendezvous_host || o->stun
-      || o->turn || o->turn_user || o->turn_password || o->ice_candidates;
-
-#ifndef HAVE_NICE
-  if (o->ice) {
-    g_printerr ("conference: built without libnice, --ice is not "
-        "available\n");
-    return FALSE;
-  }
-#endif
-  if (!o->ice && ice_only) {
-    g_printerr ("conference: --rendezvous, --stun, --turn and "
-        "--ice-candidates go with --ice\n");
-    return FALSE;
-  }
-  if (o->ice && !o->rendezvous) {
-    g_printerr ("conference: --ice needs --rendezvous=HOST:PORT\n");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-parse_options (int argc, char **argv, ConfOptions * o)
-{
-  gchar *colour = NULL;
-  gint id = 0, port = 0, width = 320, height = 240, fps = 15, duration = 0;
-  gint snapshot = 5, key_unit_queue = KEY_UNIT_QUEUE_MS;
-  gint64 max_receive = 0, initial = 150000;
-  gboolean headless = FALSE, no_audio = FALSE;
-  GOptionEntry entries[] = {
-    {"id", 0, 0, G_OPTION_ARG_INT, &id, "Our member id (1..)", "N"},
-    {"name", 0, 0, G_OPTION_ARG_STRING, &o->name, "Name on our tile", "S"},
-    {"colour", 0, 0, G_OPTION_ARG_STRING, &colour,
-        "Our tile's colour, RRGGBB (default: by id)", "RRGGBB"},
-    {"port", 0, 0, G_OPTION_ARG_INT, &port, "Our UDP port", "PORT"},
-    {"address", 0, 0, G_OPTION_ARG_STRING, &o->address,
-        "Local address to bind (default: any)", "ADDR"},
-    {"members", 0, 0, G_OPTION_ARG_STRING, &o->members,
-        "The group, id@host:port,... (may include us)", "LIST"},
-    {"width", 0, 0, G_OPTION_ARG_INT, &width, "Camera and tile width", "PX"},
-    {"height", 0, 0, G_OPTION_ARG_INT, &height, "Camera and tile height",
-        "PX"},
-    {"fps", 0, 0, G_OPTION_ARG_INT, &fps, "Camera frame rate", "FPS"},
-    {"duration", 0, 0, G_OPTION_ARG_INT, &duration,
-        "Leave after this many seconds (0: at Ctrl-C)", "S"},
-    {"headless", 0, 0, G_OPTION_ARG_NONE, &headless,
-        "No window: record and snapshot instead", NULL},
-    {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->out_dir,
-        "Where recordings and snapshots go (default .)", "DIR"},
-    {"snapshot-interval", 0, 0, G_OPTION_ARG_INT, &snapshot,
-        "Seconds between snapshots", "S"},
-    {"stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json,
-        "Append the statistics of every second as JSON lines", "FILE"},
-    {"max-receive-rate", 0, 0, G_OPTION_ARG_INT64, &max_receive,
-        "Our receive capacity, shared by the senders (bit/s, 0: unlimited)",
-        "BPS"},
-    {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &initial,
-        "Starting data rate toward each member (bit/s; default 150000: a "
-        "member who joins behind a 1 Mbit/s link takes three senders' "
-        "first rates with parity without loss)", "BPS"},
-    {"key-unit-queue-time", 0, 0, G_OPTION_ARG_INT, &key_unit_queue,
-          "Ask our encoder for a key frame when our queue toward a member "
-          "holds more than this of frames it would flush (ms; 0: never; "
-          "default " G_STRINGIFY (KEY_UNIT_QUEUE_MS) ")", "MS"},
-    {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
-        "Video only: no audio session", NULL},
-    {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
-        "Send the microphone (autoaudiosrc) instead of our tone", NULL},
-    {"ice", 0, 0, G_OPTION_ARG_NONE, &o->ice,
-        "Connect through ICE (libnice); --members are virtual addresses",
-        NULL},
-    {"rendezvous", 0, 0, G_OPTION_ARG_STRING, &o->rendezvous,
-        "The TCP rendezvous the ICE blobs go through (--ice)", "HOST:PORT"},
-    {"rendezvous-host", 0, 0, G_OPTION_ARG_NONE, &o->rendezvous_host,
-        "Host the rendezvous too, on --rendezvous's port", NULL},
-    {"stun", 0, 0, G_OPTION_ARG_STRING, &o->stun,
-        "STUN server (--ice)", "HOST:PORT"},
-    {"turn", 0, 0, G_OPTION_ARG_STRING, &o->turn,
-        "TURN server, UDP (--ice)", "HOST:PORT"},
-    {"turn-user", 0, 0, G_OPTION_ARG_STRING, &o->turn_user,
-        "TURN user", "USER"},
-    {"turn-password", 0, 0, G_OPTION_ARG_STRING, &o->turn_password,
-        "TURN password", "PASSWORD"},
-    {"ice-candidates", 0, 0, G_OPTION_ARG_STRING, &o->ice_candidates,
-        "Candidate types to use (default: host,srflx,relay)", "TYPES"},
-    {"key", 0, 0, G_OPTION_ARG_STRING, &o->key,
-        "Group key of the sessions' control: 64 hex digits or a passphrase "
-          "(every member needs the same; visible to `ps`, prefer --key-file)",
-        "KEY"},
-    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o->key_file,
-        "File holding the group key", "FILE"},
-    {NULL}
-  };
-  GOptionContext *ctx = g_option_context_new ("- one participant of a call");
-  GError *err = NULL;
-  gboolean ok;
-
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
-  ok = g_option_context_parse (ctx, &argc, &argv, &err);
-  g_option_context_free (ctx);
-  if (!ok) {
-    g_printerr ("conference: %s\n", err->message);
-    g_error_free (err);
-    return FALSE;
-  }
-  if (id <= 0 || (!o->ice && port <= 0) || port < 0 || port > 65535
-      || !o->members) {
-    g_printerr ("conference: --id (> 0), --port (without --ice) and "
-        "--members are needed\n");
-    return FALSE;
-  }
-  if (!check_ice_options (o))
-    return FALSE;
-  if (width < 16 || height < 16 || fps < 1 || snapshot < 1 || duration < 0
-      || max_receive < 0 || initial <= 0 || key_unit_queue < 0) {
-    g_printerr ("conference: sizes, --fps, --snapshot-interval, rates and "
-        "times must be positive\n");
-    return FALSE;
-  }
-  o->id = id;
-  o->port = port;
-  o->width = width;
-  o->height = height;
-  o->fps = fps;
-  o->duration = duration;
-  o->snapshot_interval = snapshot;
-  o->max_receive_rate = max_receive;
-  o->initial_rate = initial;
-  o->key_unit_queue_ms = key_unit_queue;
-  o->headless = headless || (!g_getenv ("DISPLAY")
-      && !g_getenv ("WAYLAND_DISPLAY"));
-  o->audio = !no_audio;
-  o->colour = palette[(id - 1) % G_N_ELEMENTS (palette)];
-  if (colour) {
-    gchar *end;
-    o->colour = (guint32) strtoul (colour, &end, 16);
-    if (*end || strlen (colour) != 6) {
-      g_printerr ("conference: --colour wants RRGGBB, got \"%s\"\n", colour);
-      g_free (colour);
-      return FALSE;
-    }
-    g_free (colour);
-  }
-  if (!o->name)
-    o->name = g_strdup_printf ("p%u", o->id);
-  if (!o->out_dir)
-    o->out_dir = g_strdup (".");
-  return TRUE;
-}
-
-static guint
-roster_size (const gchar * members)
-{
-  gchar **v = g_strsplit (members, ",", -1);
-  guint n = g_strv_length (v);
-
-  g_strfreev (v);
-  return MAX (n, 1);
-}
-
 /* Where the mixed picture goes: a window, or a recording. */
 static gchar *
 output_branch (const ConfOptions * o)
@@ -477,14 +297,13 @@ trace_encoder (Conference * conf)
 static gboolean
 build_pipeline (Conference * conf)
 {
-  guint n = MAX (roster_size (conf->opt.members), 2);
   GError *err = NULL;
   gchar *desc;
   GstElement *selfconv;
   GstPad *src;
 
-  conf->grid_cols = (guint) ceil (sqrt (n));
-  conf->grid_rows = (n + conf->grid_cols - 1) / conf->grid_cols;
+  conf_grid_size (conf_members_count (conf->opt.members), &conf->grid_cols,
+      &conf->grid_rows);
   desc = pipeline_description (conf);
   if (!desc)
     return FALSE;
@@ -661,22 +480,7 @@ conference_clear (Conference * conf)
   if (conf->loop)
     g_main_loop_unref (conf->loop);
   g_mutex_clear (&conf->lock);
-  g_free (conf->opt.name);
-  g_free (conf->opt.members);
-  g_free (conf->opt.address);
-  g_free (conf->opt.out_dir);
-  g_free (conf->opt.stats_json);
-  g_free (conf->opt.rendezvous);
-  g_free (conf->opt.stun);
-  g_free (conf->opt.turn);
-  g_free (conf->opt.turn_user);
-  g_free (conf->opt.turn_password);
-  g_free (conf->opt.key_file);
-  if (conf->opt.key) {
-    memset (conf->opt.key, 0, strlen (conf->opt.key));
-    g_free (conf->opt.key);
-  }
-  g_free (conf->opt.ice_candidates);
+  conf_options_clear (&conf->opt);
 }
 
 static gboolean
@@ -705,6 +509,24 @@ limit_malloc_arenas (void)
   if (!g_getenv ("MALLOC_ARENA_MAX"))
     mallopt (M_ARENA_MAX, 2);
 #endif
+}
+
+static gboolean
+parse_options (int argc, char **argv, ConfOptions * o)
+{
+  GError *err = NULL;
+#ifdef HAVE_NICE
+  const gboolean with_nice = TRUE;
+#else
+  const gboolean with_nice = FALSE;
+#endif
+
+  if (conf_options_parse (o, argc, argv, gst_init_get_option_group (),
+          with_nice, &err))
+    return TRUE;
+  g_printerr ("conference: %s\n", err->message);
+  g_error_free (err);
+  return FALSE;
 }
 
 int

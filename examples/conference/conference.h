@@ -7,6 +7,8 @@
 #include <gst/gst.h>
 #include <stdio.h>
 
+#include "confcore.h"
+
 G_BEGIN_DECLS
 
 /* GST_DEBUG=conference:5: the key frames' way from a request to a picture,
@@ -16,41 +18,7 @@ GST_DEBUG_CATEGORY_EXTERN (conference_debug);
 #define GST_CAT_DEFAULT conference_debug
 #define CONF_MONO_MS() (g_get_monotonic_time () / 1000)
 
-typedef struct
-{
-  guint id;                     /* member id, also the SSRC of our stream */
-  gchar *name;                  /* shown on our tile */
-  guint32 colour;               /* 0xRRGGBB, our tile's background */
-  guint port;                   /* our UDP port */
-  gchar *members;               /* "id@host:port,..." */
-  gchar *address;               /* local address to bind, NULL: any */
-  guint width, height, fps;     /* our camera, also the size of one tile */
-  guint duration;               /* seconds, 0: until interrupted */
-  gboolean headless;
-  gchar *out_dir;
-  guint snapshot_interval;      /* seconds */
-  gchar *stats_json;            /* path, NULL: none */
-  guint64 max_receive_rate;     /* bit/s, 0: unlimited */
-  guint64 initial_rate;         /* bit/s */
-  guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
-                                 * off */
-  /* --ice: the session goes through ICE (confice.c) */
-  gboolean ice;
-  gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */
-  gboolean rendezvous_host;     /* we host it too, on its port */
-  gchar *stun, *turn;           /* "host:port" */
-  gchar *turn_user, *turn_password;
-  gchar *ice_candidates;        /* "host,srflx,relay" */
-  /* audio: a second session on each member's port + 1 (confaudio.c) */
-  gboolean audio;               /* FALSE: --no-audio */
-  gboolean audio_device;        /* capture from autoaudiosrc */
-  /* the sessions' group key (docs/security.md): set on every tpsssink and
-   * tpsssrc, never written into the launch description */
-  gchar *key, *key_file;
-} ConfOptions;
 
-/* A member's audio session is on its video port + this. */
-#define CONF_AUDIO_PORT_OFFSET 1
 /* Loss (%) the Opus in-band FEC is sized for: the rate control probes up
  * to 5 % on a full link, in bursts of more. */
 #define CONF_AUDIO_EXPECTED_LOSS 10
@@ -140,8 +108,6 @@ guint conf_tiles_frames (Conference * conf, guint member);
 
 /* confaudio.c: a decode branch per remote participant's audio into
  * audiomixer. */
-guint conf_audio_frequency (guint id);
-gchar *conf_audio_members (const gchar * members);
 void conf_audio_init (Conference * conf);
 void conf_audio_send_eos (Conference * conf);
 guint conf_audio_count (Conference * conf);

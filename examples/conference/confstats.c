@@ -261,35 +261,26 @@ static void
 json_member (GString * json, const MemberFigures * f,
     const SecondFigures * sf)
 {
-  g_string_append_printf (json, "%s{\"id\":%u,\"fps\":%.2f,\"recv_bps\":%"
-      G_GUINT64_FORMAT
-      ",\"send_data_bps\":%" G_GUINT64_FORMAT ",\"send_bps\":%"
-      G_GUINT64_FORMAT ",\"loss_link\":%.5f,\"loss_after_fec\":%.5f,"
-      "\"rtt_ms\":%.1f", json->str[json->len - 1] == '[' ? "" : ",", f->id,
-      sf->fps,
-      f->receive_rate, f->send_data_rate, f->send_rate, sf->link,
-      sf->after_fec, f->rtt >= 0 ? f->rtt / 1e6 : -1.0);
-  g_string_append_printf (json,
-      ",\"media_bps\":%.0f,\"audio_media_bps\":%.0f",
-      sf->video_bps, sf->audio_bps);
-  g_string_append_printf (json, ",\"send_notified_bps\":%" G_GUINT64_FORMAT
-      ",\"recv_notified_bps\":%" G_GUINT64_FORMAT ",\"layers_sent\":%u"
-      ",\"packets_sent\":%" G_GUINT64_FORMAT ",\"parity_sent\":%"
-      G_GUINT64_FORMAT ",\"key_flush_packets\":%" G_GUINT64_FORMAT
-      ",\"late_reports\":%" G_GUINT64_FORMAT ",\"queue_key_asks\":%"
-      G_GUINT64_FORMAT, f->send_notified_rate, f->recv_notified_rate,
-      f->layers_sent, f->packets_sent, f->parity_sent, f->key_flush_packets,
-      f->late_reports, f->queue_key_asks);
-  g_string_append_printf (json, ",\"audio_recv_bps\":%" G_GUINT64_FORMAT
-      ",\"video_hold_ms\":%.1f,\"audio_hold_ms\":%.1f,"
-      "\"audio_over_max_hold\":%" G_GUINT64_FORMAT ",\"av_lag_ms\":%.1f,"
-      "\"send_queue_ms\":%.1f", f->audio_rate, f->video_hold_ms,
-      f->audio_hold_ms, f->audio_over_max_hold, f->av_lag_ms,
-      f->send_queue_ms);
-  g_string_append_printf (json, ",\"audio_packets\":%" G_GUINT64_FORMAT
-      ",\"audio_lost\":%" G_GUINT64_FORMAT ",\"audio_unrecovered\":%"
-      G_GUINT64_FORMAT ",\"audio_gaps\":%" G_GUINT64_FORMAT,
-      f->audio_received, f->audio_lost, f->audio_unrecovered, f->audio_gaps);
+  ConfStatsMember j = {
+    .id = f->id,.fps = sf->fps,.recv_bps = f->receive_rate,
+    .send_data_bps = f->send_data_rate,.send_bps = f->send_rate,
+    .loss_link = sf->link,.loss_after_fec = sf->after_fec,
+    .rtt_ms = f->rtt >= 0 ? f->rtt / 1e6 : -1.0,
+    .media_bps = sf->video_bps,.audio_media_bps = sf->audio_bps,
+    .send_notified_bps = f->send_notified_rate,
+    .recv_notified_bps = f->recv_notified_rate,
+    .layers_sent = f->layers_sent,.packets_sent = f->packets_sent,
+    .parity_sent = f->parity_sent,.key_flush_packets = f->key_flush_packets,
+    .late_reports = f->late_reports,.queue_key_asks = f->queue_key_asks,
+    .audio_recv_bps = f->audio_rate,.video_hold_ms = f->video_hold_ms,
+    .audio_hold_ms = f->audio_hold_ms,
+    .audio_over_max_hold = f->audio_over_max_hold,
+    .av_lag_ms = f->av_lag_ms,.send_queue_ms = f->send_queue_ms,
+    .audio_packets = f->audio_received,.audio_lost = f->audio_lost,
+    .audio_unrecovered = f->audio_unrecovered,.audio_gaps = f->audio_gaps,
+  };
+
+  conf_stats_json_member (json, &j);
 }
 
 /* One member's line (and its ICE line), and its JSON object. */
@@ -310,7 +301,7 @@ report_member (Conference * conf, GString * json, MemberFigures * f)
   print_ice (conf, f->id);
   json_ice (conf, json, f->id);
 #endif
-  g_string_append_c (json, '}');
+  conf_stats_json_member_end (json);
 }
 
 #ifdef HAVE_NICE
@@ -357,13 +348,9 @@ conf_stats_print (Conference * conf)
   g_print ("t=%5.1f s  p%u (%s) encodes at %.0f kbit/s, %u remote tiles\n",
       t, conf->opt.id, conf->opt.name, data_rate / 1e3,
       conf_tiles_count (conf));
-  g_string_printf (json, "{\"t\":%.2f,\"id\":%u,\"data_bps\":%"
-      G_GUINT64_FORMAT ",\"bytes_sent\":%" G_GUINT64_FORMAT
-      ",\"key_unit_requests\":%" G_GUINT64_FORMAT ",\"queue_key_units\":%"
-      G_GUINT64_FORMAT ",\"tiles\":%u,\"members\":[", t, conf->opt.id,
-      data_rate, field_u64 (st, "bytes-sent"),
-      field_u64 (st, "key-unit-requests"), field_u64 (st, "queue-key-units"),
-      conf_tiles_count (conf));
+  conf_stats_json_begin (json, t, conf->opt.id, data_rate,
+      field_u64 (st, "bytes-sent"), field_u64 (st, "key-unit-requests"),
+      field_u64 (st, "queue-key-units"), conf_tiles_count (conf));
   reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {
@@ -382,7 +369,7 @@ conf_stats_print (Conference * conf)
   report_silent_peers (conf, json, reported);
 #endif
   g_hash_table_destroy (reported);
-  g_string_append (json, "]}\n");
+  conf_stats_json_end (json);
   if (conf->stats_json) {
     fputs (json->str, conf->stats_json);
     fflush (conf->stats_json);

@@ -333,24 +333,15 @@ tile_changed (Conference * conf, guint member, gboolean added)
   conf_tiles_layout (conf);
 }
 
-static gint
-compare_ids (gconstpointer a, gconstpointer b)
-{
-  guint x = GPOINTER_TO_UINT (*(gconstpointer *) a);
-  guint y = GPOINTER_TO_UINT (*(gconstpointer *) b);
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 place (Conference * conf, GstPad * pad, guint cell)
 {
-  guint col = cell % conf->grid_cols, row = cell / conf->grid_cols;
+  gint x, y;
 
-  g_object_set (pad, "xpos", (gint) (col * conf->opt.width),
-      "ypos", (gint) (row * conf->opt.height),
-      "width", (gint) conf->opt.width, "height", (gint) conf->opt.height,
-      NULL);
+  conf_grid_place (cell, conf->grid_cols, conf->grid_rows, conf->opt.width,
+      conf->opt.height, &x, &y);
+  g_object_set (pad, "xpos", x, "ypos", y, "width", (gint) conf->opt.width,
+      "height", (gint) conf->opt.height, NULL);
 }
 
 /* Our camera in the first cell, the others in member id order; tiles past
@@ -358,27 +349,24 @@ place (Conference * conf, GstPad * pad, guint cell)
 void
 conf_tiles_layout (Conference * conf)
 {
-  GPtrArray *ids = g_ptr_array_new ();
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint));
   GHashTableIter it;
-  gpointer key;
-  guint cells = conf->grid_cols * conf->grid_rows;
+  gpointer key, value;
 
   g_mutex_lock (&conf->lock);
   g_hash_table_iter_init (&it, conf->tiles.table);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_ptr_array_add (ids, key);
-  g_ptr_array_sort (ids, compare_ids);
-  place (conf, conf->self_pad, 0);
-  for (guint i = 0; i < ids->len; i++) {
-    ConfBranch *b = g_hash_table_lookup (conf->tiles.table, ids->pdata[i]);
-
-    if (i + 1 < cells)
-      place (conf, b->mix_pad, i + 1);
-    else
-      g_object_set (b->mix_pad, "xpos", -(gint) conf->opt.width * 4, NULL);
+  while (g_hash_table_iter_next (&it, &key, NULL)) {
+    guint id = GPOINTER_TO_UINT (key);
+    g_array_append_val (ids, id);
   }
+  place (conf, conf->self_pad, 0);
+  g_hash_table_iter_init (&it, conf->tiles.table);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    place (conf, ((ConfBranch *) value)->mix_pad,
+        conf_grid_cell (GPOINTER_TO_UINT (key), (const guint *) ids->data,
+            ids->len));
   g_mutex_unlock (&conf->lock);
-  g_ptr_array_unref (ids);
+  g_array_unref (ids);
 }
 
 void

@@ -1,0 +1,456 @@
+/* The conferencing application's pure parts (see confcore.h). */
+#include "confcore.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONF_ERROR (g_quark_from_static_string ("conference"))
+
+/* Tile colours by member id (0xRRGGBB): far apart, so a tile is told by its
+ * colour (scripts/conference.py holds the same list). */
+static const guint32 palette[] = {
+  0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020,
+  0x808080
+};
+
+guint32
+conf_colour_of (guint id)
+{
+  return palette[(MAX (id, 1) - 1) % G_N_ELEMENTS (palette)];
+}
+
+/* A participant's tone: far enough from the others' that a recording
+ * tells them apart, and no harmonic of one another for the first ids. */
+guint
+conf_audio_frequency (guint id)
+{
+  return 300 + 137 * ((MAX (id, 1) - 1) % 16);
+}
+
+/* ------------------------------------------------------------------ */
+/* Members */
+
+guint
+conf_members_count (const gchar * members)
+{
+  gchar **v = g_strsplit (members, ",", -1);
+  guint n = g_strv_length (v);
+
+  g_strfreev (v);
+  return MAX (n, 1);
+}
+
+/* The id of the entry "id@address", 0 if it has none. */
+static guint
+entry_id (const gchar * entry)
+{
+  const gchar *at = strchr (entry, '@');
+  gchar *end;
+  guint64 id;
+
+  if (!at || at == entry || !at[1] || !g_ascii_isdigit (entry[0]))
+    return 0;
+  id = g_ascii_strtoull (entry, &end, 10);
+  return end == at && id <= G_MAXUINT32 ? (guint) id : 0;
+}
+
+gboolean
+conf_members_check (const gchar * members, GError ** error)
+{
+  gchar **v = g_strsplit (members, ",", -1);
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  gboolean ok = v[0] != NULL;
+
+  if (!ok)
+    g_set_error (error, CONF_ERROR, 0, "--members is empty");
+  for (guint i = 0; ok && v[i]; i++) {
+    guint id = entry_id (v[i]);
+
+    if (!id) {
+      g_set_error (error, CONF_ERROR, 0, "--members: \"%s\" is not "
+          "id@host:port with an id above 0", v[i]);
+      ok = FALSE;
+    } else if (!g_hash_table_add (seen, GUINT_TO_POINTER (id))) {
+      g_set_error (error, CONF_ERROR, 0, "--members: id %u is there twice",
+          id);
+      ok = FALSE;
+    }
+  }
+  g_hash_table_destroy (seen);
+  g_strfreev (v);
+  return ok;
+}
+
+gchar *
+conf_audio_members (const gchar * members)
+{
+  gchar **v = g_strsplit (members, ",", -1);
+  GString *out = g_string_new (NULL);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; ok && v[i]; i++) {
+    gchar *colon = strrchr (v[i], ':'), *end;
+    gulong port;
+
+    if (!colon) {
+      ok = FALSE;
+      break;
+    }
+    port = strtoul (colon + 1, &end, 10);
+    ok = *end == '\0' && colon[1] && port + CONF_AUDIO_PORT_OFFSET <= 65535;
+    g_string_append_printf (out, "%s%.*s:%lu", i ? "," : "",
+        (int) (colon - v[i]), v[i], port + CONF_AUDIO_PORT_OFFSET);
+  }
+  g_strfreev (v);
+  return g_string_free (out, !ok);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options */
+
+static gboolean
+check_ice_options (const ConfOptions * o, gboolean with_nice,
+    GError ** error)
+{
+  gboolean ice_only = o->rendezvous || o->rendezvous_host || o->stun
+      || o->turn || o->turn_user || o->turn_password || o->ice_candidates;
+
+  if (o->ice && !with_nice) {
+    g_set_error (error, CONF_ERROR, 0, "built without libnice, --ice is "
+        "not available");
+    return FALSE;
+  }
+  if (!o->ice && ice_only) {
+    g_set_error (error, CONF_ERROR, 0, "--rendezvous, --stun, --turn and "
+        "--ice-candidates go with --ice");
+    return FALSE;
+  }
+  if (o->ice && !o->rendezvous) {
+    g_set_error (error, CONF_ERROR, 0, "--ice needs --rendezvous=HOST:PORT");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* FALSE with @error when @value is below @min. */
+static gboolean
+at_least (const gchar * option, gint64 value, gint64 min, GError ** error)
+{
+  if (value >= min)
+    return TRUE;
+  if (min == 0)
+    g_set_error (error, CONF_ERROR, 0, "%s must not be negative, got %"
+        G_GINT64_FORMAT, option, value);
+  else
+    g_set_error (error, CONF_ERROR, 0, "%s must be at least %"
+        G_GINT64_FORMAT ", got %" G_GINT64_FORMAT, option, min, value);
+  return FALSE;
+}
+
+/* The numbers given on the command line, before they are checked. */
+typedef struct
+{
+  gint id, port, width, height, fps, duration, snapshot, key_unit_queue;
+  gint64 max_receive, initial;
+} RawNumbers;
+
+static gboolean
+check_numbers (const RawNumbers * n, const ConfOptions * o, GError ** error)
+{
+  if (n->id <= 0) {
+    g_set_error (error, CONF_ERROR, 0, "--id is needed, a member id above 0");
+    return FALSE;
+  }
+  if (!o->ice && n->port <= 0) {
+    g_set_error (error, CONF_ERROR, 0, "--port is needed (without --ice)");
+    return FALSE;
+  }
+  if (n->port < 0 || n->port > 65535) {
+    g_set_error (error, CONF_ERROR, 0, "--port must be within 1..65535, "
+        "got %d", n->port);
+    return FALSE;
+  }
+  if (!o->members) {
+    g_set_error (error, CONF_ERROR, 0, "--members is needed, "
+        "id@host:port,...");
+    return FALSE;
+  }
+  return at_least ("--width", n->width, 16, error) &&
+      at_least ("--height", n->height, 16, error) &&
+      at_least ("--fps", n->fps, 1, error) &&
+      at_least ("--snapshot-interval", n->snapshot, 1, error) &&
+      at_least ("--duration", n->duration, 0, error) &&
+      at_least ("--max-receive-rate", n->max_receive, 0, error) &&
+      at_least ("--initial-rate", n->initial, 1, error) &&
+      at_least ("--key-unit-queue-time", n->key_unit_queue, 0, error);
+}
+
+/* @text as RRGGBB into *@colour. */
+static gboolean
+parse_colour (const gchar * text, guint32 * colour, GError ** error)
+{
+  gchar *end;
+  gulong v = strtoul (text, &end, 16);
+
+  if (*end || strlen (text) != 6 || !g_ascii_isxdigit (text[0])) {
+    g_set_error (error, CONF_ERROR, 0, "--colour wants RRGGBB, got \"%s\"",
+        text);
+    return FALSE;
+  }
+  *colour = (guint32) v;
+  return TRUE;
+}
+
+static void
+store_numbers (const RawNumbers * n, ConfOptions * o)
+{
+  o->id = n->id;
+  o->port = n->port;
+  o->width = n->width;
+  o->height = n->height;
+  o->fps = n->fps;
+  o->duration = n->duration;
+  o->snapshot_interval = n->snapshot;
+  o->max_receive_rate = n->max_receive;
+  o->initial_rate = n->initial;
+  o->key_unit_queue_ms = n->key_unit_queue;
+}
+
+gboolean
+conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
+    GOptionGroup * extra, gboolean with_nice, GError ** error)
+{
+  gchar *colour = NULL;
+  RawNumbers n = { 0, 0, 320, 240, 15, 0, 5, CONF_KEY_UNIT_QUEUE_MS, 0,
+    150000
+  };
+  gboolean headless = FALSE, no_audio = FALSE, ok;
+  GOptionEntry entries[] = {
+    {"id", 0, 0, G_OPTION_ARG_INT, &n.id, "Our member id (1..)", "N"},
+    {"name", 0, 0, G_OPTION_ARG_STRING, &o->name, "Name on our tile", "S"},
+    {"colour", 0, 0, G_OPTION_ARG_STRING, &colour,
+        "Our tile's colour, RRGGBB (default: by id)", "RRGGBB"},
+    {"port", 0, 0, G_OPTION_ARG_INT, &n.port, "Our UDP port", "PORT"},
+    {"address", 0, 0, G_OPTION_ARG_STRING, &o->address,
+        "Local address to bind (default: any)", "ADDR"},
+    {"members", 0, 0, G_OPTION_ARG_STRING, &o->members,
+        "The group, id@host:port,... (may include us)", "LIST"},
+    {"width", 0, 0, G_OPTION_ARG_INT, &n.width, "Camera and tile width",
+        "PX"},
+    {"height", 0, 0, G_OPTION_ARG_INT, &n.height, "Camera and tile height",
+        "PX"},
+    {"fps", 0, 0, G_OPTION_ARG_INT, &n.fps, "Camera frame rate", "FPS"},
+    {"duration", 0, 0, G_OPTION_ARG_INT, &n.duration,
+        "Leave after this many seconds (0: at Ctrl-C)", "S"},
+    {"headless", 0, 0, G_OPTION_ARG_NONE, &headless,
+        "No window: record and snapshot instead", NULL},
+    {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->out_dir,
+        "Where recordings and snapshots go (default .)", "DIR"},
+    {"snapshot-interval", 0, 0, G_OPTION_ARG_INT, &n.snapshot,
+        "Seconds between snapshots", "S"},
+    {"stats-json", 0, 0, G_OPTION_ARG_FILENAME, &o->stats_json,
+        "Append the statistics of every second as JSON lines", "FILE"},
+    {"max-receive-rate", 0, 0, G_OPTION_ARG_INT64, &n.max_receive,
+        "Our receive capacity, shared by the senders (bit/s, 0: unlimited)",
+        "BPS"},
+    {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &n.initial,
+        "Starting data rate toward each member (bit/s; default 150000: a "
+          "member who joins behind a 1 Mbit/s link takes three senders' "
+          "first rates with parity without loss)", "BPS"},
+    {"key-unit-queue-time", 0, 0, G_OPTION_ARG_INT, &n.key_unit_queue,
+          "Ask our encoder for a key frame when our queue toward a member "
+          "holds more than this of frames it would flush (ms; 0: never; "
+          "default " G_STRINGIFY (CONF_KEY_UNIT_QUEUE_MS) ")", "MS"},
+    {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
+        "Video only: no audio session", NULL},
+    {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
+        "Send the microphone (autoaudiosrc) instead of our tone", NULL},
+    {"ice", 0, 0, G_OPTION_ARG_NONE, &o->ice,
+        "Connect through ICE (libnice); --members are virtual addresses",
+        NULL},
+    {"rendezvous", 0, 0, G_OPTION_ARG_STRING, &o->rendezvous,
+        "The TCP rendezvous the ICE blobs go through (--ice)", "HOST:PORT"},
+    {"rendezvous-host", 0, 0, G_OPTION_ARG_NONE, &o->rendezvous_host,
+        "Host the rendezvous too, on --rendezvous's port", NULL},
+    {"stun", 0, 0, G_OPTION_ARG_STRING, &o->stun,
+        "STUN server (--ice)", "HOST:PORT"},
+    {"turn", 0, 0, G_OPTION_ARG_STRING, &o->turn,
+        "TURN server, UDP (--ice)", "HOST:PORT"},
+    {"turn-user", 0, 0, G_OPTION_ARG_STRING, &o->turn_user,
+        "TURN user", "USER"},
+    {"turn-password", 0, 0, G_OPTION_ARG_STRING, &o->turn_password,
+        "TURN password", "PASSWORD"},
+    {"ice-candidates", 0, 0, G_OPTION_ARG_STRING, &o->ice_candidates,
+        "Candidate types to use (default: host,srflx,relay)", "TYPES"},
+    {"key", 0, 0, G_OPTION_ARG_STRING, &o->key,
+          "Group key of the sessions' control: 64 hex digits or a passphrase "
+          "(every member needs the same; visible to `ps`, prefer --key-file)",
+        "KEY"},
+    {"key-file", 0, 0, G_OPTION_ARG_FILENAME, &o->key_file,
+        "File holding the group key", "FILE"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- one participant of a call");
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (extra)
+    g_option_context_add_group (ctx, extra);
+  ok = g_option_context_parse (ctx, &argc, &argv, error);
+  g_option_context_free (ctx);
+  ok = ok && check_numbers (&n, o, error) &&
+      conf_members_check (o->members, error) &&
+      check_ice_options (o, with_nice, error);
+  o->colour = conf_colour_of (MAX (n.id, 1));
+  ok = ok && (!colour || parse_colour (colour, &o->colour, error));
+  g_free (colour);
+  if (!ok)
+    return FALSE;
+  store_numbers (&n, o);
+  o->headless = headless || (!g_getenv ("DISPLAY")
+      && !g_getenv ("WAYLAND_DISPLAY"));
+  o->audio = !no_audio;
+  if (!o->name)
+    o->name = g_strdup_printf ("p%u", o->id);
+  if (!o->out_dir)
+    o->out_dir = g_strdup (".");
+  return TRUE;
+}
+
+void
+conf_options_clear (ConfOptions * o)
+{
+  g_free (o->name);
+  g_free (o->members);
+  g_free (o->address);
+  g_free (o->out_dir);
+  g_free (o->stats_json);
+  g_free (o->rendezvous);
+  g_free (o->stun);
+  g_free (o->turn);
+  g_free (o->turn_user);
+  g_free (o->turn_password);
+  g_free (o->ice_candidates);
+  if (o->key)
+    memset (o->key, 0, strlen (o->key));        /* a secret: wiped */
+  g_free (o->key);
+  g_free (o->key_file);
+  memset (o, 0, sizeof (*o));
+}
+
+/* ------------------------------------------------------------------ */
+/* Tile grid */
+
+void
+conf_grid_size (guint n, guint * cols, guint * rows)
+{
+  n = MAX (n, 2);
+  *cols = (guint) ceil (sqrt (n));
+  *rows = (n + *cols - 1) / *cols;
+}
+
+guint
+conf_grid_cell (guint member, const guint * present, guint n)
+{
+  guint cell = 1;
+
+  for (guint i = 0; i < n; i++)
+    cell += present[i] < member;
+  return cell;
+}
+
+gboolean
+conf_grid_place (guint cell, guint cols, guint rows, guint width,
+    guint height, gint * x, gint * y)
+{
+  if (cols == 0 || cell >= cols * rows) {
+    *x = -(gint) width * 4;
+    *y = 0;
+    return FALSE;
+  }
+  *x = (gint) ((cell % cols) * width);
+  *y = (gint) ((cell / cols) * height);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* --stats-json */
+
+/* ,"key":value with @decimals, '.' as the decimal point; 0 if not finite. */
+static void
+append_double (GString * json, const gchar * key, gdouble v, gint decimals)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE], fmt[8];
+
+  g_snprintf (fmt, sizeof fmt, "%%.%df", decimals);
+  g_string_append_printf (json, ",\"%s\":%s", key,
+      g_ascii_formatd (buf, sizeof buf, fmt, isfinite (v) ? v : 0.0));
+}
+
+static void
+append_u64 (GString * json, const gchar * key, guint64 v)
+{
+  g_string_append_printf (json, ",\"%s\":%" G_GUINT64_FORMAT, key, v);
+}
+
+void
+conf_stats_json_begin (GString * json, gdouble t, guint id,
+    guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
+    guint64 queue_key_units, guint tiles)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append_printf (json, "{\"t\":%s,\"id\":%u",
+      g_ascii_formatd (buf, sizeof buf, "%.2f", isfinite (t) ? t : 0.0), id);
+  append_u64 (json, "data_bps", data_bps);
+  append_u64 (json, "bytes_sent", bytes_sent);
+  append_u64 (json, "key_unit_requests", key_unit_requests);
+  append_u64 (json, "queue_key_units", queue_key_units);
+  g_string_append_printf (json, ",\"tiles\":%u,\"members\":[", tiles);
+}
+
+void
+conf_stats_json_member (GString * json, const ConfStatsMember * f)
+{
+  g_string_append_printf (json, "%s{\"id\":%u",
+      json->str[json->len - 1] == '[' ? "" : ",", f->id);
+  append_double (json, "fps", f->fps, 2);
+  append_u64 (json, "recv_bps", f->recv_bps);
+  append_u64 (json, "send_data_bps", f->send_data_bps);
+  append_u64 (json, "send_bps", f->send_bps);
+  append_double (json, "loss_link", f->loss_link, 5);
+  append_double (json, "loss_after_fec", f->loss_after_fec, 5);
+  append_double (json, "rtt_ms", f->rtt_ms, 1);
+  append_double (json, "media_bps", f->media_bps, 0);
+  append_double (json, "audio_media_bps", f->audio_media_bps, 0);
+  append_u64 (json, "send_notified_bps", f->send_notified_bps);
+  append_u64 (json, "recv_notified_bps", f->recv_notified_bps);
+  g_string_append_printf (json, ",\"layers_sent\":%u", f->layers_sent);
+  append_u64 (json, "packets_sent", f->packets_sent);
+  append_u64 (json, "parity_sent", f->parity_sent);
+  append_u64 (json, "key_flush_packets", f->key_flush_packets);
+  append_u64 (json, "late_reports", f->late_reports);
+  append_u64 (json, "queue_key_asks", f->queue_key_asks);
+  append_u64 (json, "audio_recv_bps", f->audio_recv_bps);
+  append_double (json, "video_hold_ms", f->video_hold_ms, 1);
+  append_double (json, "audio_hold_ms", f->audio_hold_ms, 1);
+  append_u64 (json, "audio_over_max_hold", f->audio_over_max_hold);
+  append_double (json, "av_lag_ms", f->av_lag_ms, 1);
+  append_double (json, "send_queue_ms", f->send_queue_ms, 1);
+  append_u64 (json, "audio_packets", f->audio_packets);
+  append_u64 (json, "audio_lost", f->audio_lost);
+  append_u64 (json, "audio_unrecovered", f->audio_unrecovered);
+  append_u64 (json, "audio_gaps", f->audio_gaps);
+}
+
+void
+conf_stats_json_member_end (GString * json)
+{
+  g_string_append_c (json, '}');
+}
+
+void
+conf_stats_json_end (GString * json)
+{
+  g_string_append (json, "]}\n");
+}

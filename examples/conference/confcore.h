@@ -1,0 +1,121 @@
+/* The conferencing application's pure parts (GLib only, no pipeline): its
+ * options, the tile grid, a participant's colour and tone, and the lines of
+ * --stats-json. The unit test tests/check/app/conference.c drives them. */
+#ifndef __CONF_CORE_H__
+#define __CONF_CORE_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint id;                     /* member id, also the SSRC of our stream */
+  gchar *name;                  /* shown on our tile */
+  guint32 colour;               /* 0xRRGGBB, our tile's background */
+  guint port;                   /* our UDP port */
+  gchar *members;               /* "id@host:port,..." */
+  gchar *address;               /* local address to bind, NULL: any */
+  guint width, height, fps;     /* our camera, also the size of one tile */
+  guint duration;               /* seconds, 0: until interrupted */
+  gboolean headless;
+  gchar *out_dir;
+  guint snapshot_interval;      /* seconds */
+  gchar *stats_json;            /* path, NULL: none */
+  guint64 max_receive_rate;     /* bit/s, 0: unlimited */
+  guint64 initial_rate;         /* bit/s */
+  guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
+                                 * off */
+  /* --ice: the session goes through ICE (confice.c) */
+  gboolean ice;
+  gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */
+  gboolean rendezvous_host;     /* we host it too, on its port */
+  gchar *stun, *turn;           /* "host:port" */
+  gchar *turn_user, *turn_password;
+  gchar *ice_candidates;        /* "host,srflx,relay" */
+  /* audio: a second session on each member's port + 1 (confaudio.c) */
+  gboolean audio;               /* FALSE: --no-audio */
+  gboolean audio_device;        /* capture from autoaudiosrc */
+  /* the sessions' group key (docs/security.md): set on every tpsssink and
+   * tpsssrc, never written into the launch description */
+  gchar *key, *key_file;
+} ConfOptions;
+
+/* A member's audio session is on its video port + this. */
+#define CONF_AUDIO_PORT_OFFSET 1
+
+/* A queue toward a member that holds more than this of frames a key unit
+ * would flush asks the encoder for one (tpsssink's key-unit-queue-time,
+ * ms), so that a slow member's video does not lag its audio by seconds:
+ * against 0, a joiner's video lagged its audio by over max-hold (1 s) for
+ * far fewer audio buffers, at about one more key frame per sender every
+ * 3 s (docs/conference.md, "Lip sync at the slow member"). */
+#define CONF_KEY_UNIT_QUEUE_MS 500
+
+/* Parses and checks the command line into @o (zeroed by the caller; free
+ * it with conf_options_clear). @extra: an option group to add (GStreamer's),
+ * or NULL. FALSE with @error saying what is wrong. @with_nice: whether
+ * --ice is available. */
+gboolean conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
+    GOptionGroup * extra, gboolean with_nice, GError ** error);
+void conf_options_clear (ConfOptions * o);
+
+/* Members of "id@host:port,...": TRUE if every entry is id@address with a
+ * positive id, each id once; else FALSE with @error naming the entry. */
+gboolean conf_members_check (const gchar * members, GError ** error);
+/* The number of entries of @members (at least 1). */
+guint conf_members_count (const gchar * members);
+/* @members with every entry's port + CONF_AUDIO_PORT_OFFSET; NULL if an
+ * entry has no port or that port is past 65535. */
+gchar *conf_audio_members (const gchar * members);
+
+/* A participant's tile colour (0xRRGGBB) and tone (Hz), by id (1..). */
+guint32 conf_colour_of (guint id);
+guint conf_audio_frequency (guint id);
+
+/* The grid for @n participants (ourselves included, at least 2 counted):
+ * the smallest square's columns, as few rows as hold them. */
+void conf_grid_size (guint n, guint * cols, guint * rows);
+/* The cell of @member's tile when the remote members @present (@n ids, in
+ * any order, @member among them) have tiles: ours is cell 0, the others
+ * follow in member id order. */
+guint conf_grid_cell (guint member, const guint * present, guint n);
+/* Where tile @cell (0: ours, then the others in member id order) goes on
+ * a grid of @cols x @rows tiles of @width x @height; FALSE when the grid
+ * has no such cell (*x, *y: off the canvas, left of it). */
+gboolean conf_grid_place (guint cell, guint cols, guint rows, guint width,
+    guint height, gint * x, gint * y);
+
+/* One member's figures of one second, as a --stats-json object. */
+typedef struct
+{
+  guint id;
+  gdouble fps;
+  guint64 recv_bps, send_data_bps, send_bps;
+  gdouble loss_link, loss_after_fec;    /* shares of its packets */
+  gdouble rtt_ms;               /* -1: not known */
+  gdouble media_bps, audio_media_bps;   /* RTP into its tile and voice */
+  guint64 send_notified_bps, recv_notified_bps;
+  guint layers_sent;
+  guint64 packets_sent, parity_sent, key_flush_packets, late_reports;
+  guint64 queue_key_asks, audio_recv_bps;
+  gdouble video_hold_ms, audio_hold_ms; /* -1: not synced */
+  guint64 audio_over_max_hold;
+  gdouble av_lag_ms, send_queue_ms;
+  guint64 audio_packets, audio_lost, audio_unrecovered, audio_gaps;
+} ConfStatsMember;
+
+/* A --stats-json line: conf_stats_json_begin, one conf_stats_json_member
+ * per member (each may add fields before conf_stats_json_member_end), then
+ * conf_stats_json_end. Numbers are written with a '.' whatever the locale,
+ * and a figure that is not finite as 0. */
+void conf_stats_json_begin (GString * json, gdouble t, guint id,
+    guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
+    guint64 queue_key_units, guint tiles);
+void conf_stats_json_member (GString * json, const ConfStatsMember * f);
+void conf_stats_json_member_end (GString * json);
+void conf_stats_json_end (GString * json);
+
+G_END_DECLS
+
+#endif /* __CONF_CORE_H__ */

@@ -1,0 +1,382 @@
+/* Unit tests of the conferencing application's pure parts
+ * (examples/conference/confcore.c): its options, the tile grid as members
+ * join and leave, a participant's colour and tone, and the --stats-json
+ * line that scripts/conference.py reads. */
+#include <gst/check/gstcheck.h>
+#ifdef HAVE_JSON_GLIB
+#include <json-glib/json-glib.h>
+#endif
+#include <math.h>
+#include <string.h>
+
+#include "confcore.h"
+
+#define GOOD "--id=2", "--port=5002", \
+  "--members=1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000"
+
+/* Parses the NULL-terminated arguments (after the program's name). */
+static gboolean
+parse (ConfOptions * o, gboolean with_nice, GError ** err, ...)
+{
+  GPtrArray *args = g_ptr_array_new ();
+  va_list ap;
+  const gchar *a;
+  gboolean ok;
+
+  g_ptr_array_add (args, (gpointer) "conference");
+  va_start (ap, err);
+  while ((a = va_arg (ap, const gchar *)))
+    g_ptr_array_add (args, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  memset (o, 0, sizeof (*o));
+  ok = conf_options_parse (o, args->len - 1, (gchar **) args->pdata, NULL,
+      with_nice, err);
+  g_ptr_array_unref (args);
+  return ok;
+}
+
+GST_START_TEST (test_options_defaults)
+{
+  ConfOptions o;
+  GError *err = NULL;
+
+  fail_unless (parse (&o, FALSE, &err, GOOD, "--headless", NULL),
+      "refused: %s", err ? err->message : "");
+  fail_unless_equals_int (o.id, 2);
+  fail_unless_equals_int (o.port, 5002);
+  fail_unless_equals_string (o.name, "p2");
+  fail_unless_equals_int (o.colour, 0x28b428);
+  fail_unless_equals_int (o.width, 320);
+  fail_unless_equals_int (o.height, 240);
+  fail_unless_equals_int (o.fps, 15);
+  fail_unless_equals_int (o.snapshot_interval, 5);
+  fail_unless_equals_uint64 (o.initial_rate, 150000);
+  fail_unless_equals_uint64 (o.max_receive_rate, 0);
+  fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
+  fail_unless_equals_string (o.out_dir, ".");
+  fail_unless (o.headless && o.audio && !o.ice);
+  conf_options_clear (&o);
+
+  fail_unless (parse (&o, TRUE, &err, GOOD, "--colour=0a0B0c", "--name=Ann",
+          "--fps=30", "--no-audio", "--ice", "--rendezvous=10.0.0.1:7000",
+          "--initial-rate=64000", "--key-unit-queue-time=0", NULL),
+      "refused: %s", err ? err->message : "");
+  fail_unless_equals_int (o.colour, 0x0a0b0c);
+  fail_unless_equals_string (o.name, "Ann");
+  fail_unless_equals_int (o.fps, 30);
+  fail_unless_equals_uint64 (o.initial_rate, 64000);
+  fail_unless_equals_int (o.key_unit_queue_ms, 0);
+  fail_unless (!o.audio && o.ice);
+  conf_options_clear (&o);
+}
+
+GST_END_TEST;
+
+/* A refused command line: FALSE, and a message holding @says. */
+static void
+check_refused (gboolean with_nice, const gchar * says, ...)
+{
+  const gchar *argv[16] = { "conference" };
+  guint n = 1;
+  va_list ap;
+  ConfOptions o = { 0 };
+  GError *err = NULL;
+
+  va_start (ap, says);
+  while (n < G_N_ELEMENTS (argv) - 1 && (argv[n] = va_arg (ap, const gchar *)))
+    n++;
+  va_end (ap);
+  argv[n] = NULL;
+  fail_if (conf_options_parse (&o, n, (gchar **) argv, NULL, with_nice,
+          &err), "accepted, expected \"%s\"", says);
+  fail_unless (err != NULL);
+  fail_unless (strstr (err->message, says) != NULL,
+      "said \"%s\", expected \"%s\"", err->message, says);
+  g_error_free (err);
+  conf_options_clear (&o);
+}
+
+GST_START_TEST (test_options_refused)
+{
+  const gchar *members = "--members=1@h:5000,2@h:5002";
+
+  check_refused (FALSE, "--id is needed", "--port=5000", members, NULL);
+  check_refused (FALSE, "--id is needed", "--id=0", "--port=5000", members,
+      NULL);
+  check_refused (FALSE, "--port is needed", "--id=1", members, NULL);
+  check_refused (FALSE, "--port must be within 1..65535, got 70000",
+      "--id=1", "--port=70000", members, NULL);
+  check_refused (FALSE, "--members is needed", "--id=1", "--port=5000", NULL);
+  check_refused (FALSE, "\"x@h:5000\" is not id@host:port", "--id=1",
+      "--port=5000", "--members=x@h:5000", NULL);
+  check_refused (FALSE, "\"0@h:5000\" is not id@host:port", "--id=1",
+      "--port=5000", "--members=1@h:5000,0@h:5000", NULL);
+  check_refused (FALSE, "\"2@\" is not id@host:port", "--id=1",
+      "--port=5000", "--members=1@h:5000,2@", NULL);
+  check_refused (FALSE, "\"2h:5000\" is not id@host:port", "--id=1",
+      "--port=5000", "--members=2h:5000", NULL);
+  check_refused (FALSE, "id 2 is there twice", "--id=1", "--port=5000",
+      "--members=1@h:5000,2@h:5002,2@g:5004", NULL);
+  check_refused (FALSE, "--members is empty", "--id=1", "--port=5000",
+      "--members=", NULL);
+  check_refused (FALSE, "--width must be at least 16, got 8", "--id=1",
+      "--port=5000", members, "--width=8", NULL);
+  check_refused (FALSE, "--height must be at least 16, got 0", "--id=1",
+      "--port=5000", members, "--height=0", NULL);
+  check_refused (FALSE, "--fps must be at least 1, got 0", "--id=1",
+      "--port=5000", members, "--fps=0", NULL);
+  check_refused (FALSE, "--snapshot-interval must be at least 1", "--id=1",
+      "--port=5000", members, "--snapshot-interval=0", NULL);
+  check_refused (FALSE, "--duration must not be negative, got -1", "--id=1",
+      "--port=5000", members, "--duration=-1", NULL);
+  check_refused (FALSE, "--initial-rate must be at least 1, got 0",
+      "--id=1", "--port=5000", members, "--initial-rate=0", NULL);
+  check_refused (FALSE, "--max-receive-rate must not be negative, got -5", "--id=1",
+      "--port=5000", members, "--max-receive-rate=-5", NULL);
+  check_refused (FALSE, "--key-unit-queue-time must not be negative, got -1",
+      "--id=1", "--port=5000", members, "--key-unit-queue-time=-1", NULL);
+  check_refused (FALSE, "--colour wants RRGGBB, got \"12345\"", "--id=1",
+      "--port=5000", members, "--colour=12345", NULL);
+  check_refused (FALSE, "--colour wants RRGGBB, got \"gg0000\"", "--id=1",
+      "--port=5000", members, "--colour=gg0000", NULL);
+  check_refused (FALSE, "--colour wants RRGGBB, got \"-10000\"", "--id=1",
+      "--port=5000", members, "--colour=-10000", NULL);
+  check_refused (TRUE, "go with --ice", "--id=1", "--port=5000", members,
+      "--stun=h:3478", NULL);
+  check_refused (TRUE, "--ice needs --rendezvous", "--id=1", members,
+      "--ice", NULL);
+  check_refused (FALSE, "built without libnice", "--id=1", members,
+      "--ice", "--rendezvous=h:7000", NULL);
+  /* GOption's own: an unknown option, a number that is none */
+  check_refused (FALSE, "--bogus", "--id=1", "--bogus", NULL);
+  check_refused (FALSE, "abc", "--id=1", "--fps=abc", NULL);
+}
+
+GST_END_TEST;
+
+/* The palette as scripts/conference.py has it (it tells the tiles of a
+ * snapshot apart by these colours): the hex numbers of "PALETTE = [...]". */
+static GArray *
+script_palette (void)
+{
+  gchar *text = NULL, *line, *p;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  fail_unless (g_file_get_contents (CONFERENCE_PY, &text, NULL, NULL));
+  line = strstr (text, "\nPALETTE = [");
+  fail_unless (line != NULL, "no PALETTE in " CONFERENCE_PY);
+  for (p = strstr (line, "0x"); p && p < strchr (line, ']');
+      p = strstr (p, "0x")) {
+    guint32 c = (guint32) g_ascii_strtoull (p + 2, &p, 16);
+    g_array_append_val (out, c);
+  }
+  g_free (text);
+  return out;
+}
+
+GST_START_TEST (test_colour_and_tone)
+{
+  GArray *py = script_palette ();
+
+  fail_unless_equals_int (py->len, 8);
+  for (guint id = 1; id <= 16; id++) {
+    fail_unless_equals_int (conf_colour_of (id),
+        g_array_index (py, guint32, (id - 1) % py->len));
+    for (guint other = 1; other < id; other++) {
+      guint f = conf_audio_frequency (id), g = conf_audio_frequency (other);
+      /* tones apart by over a 100 ms block's resolution, and none a
+       * harmonic of another */
+      fail_unless (f > g + 20, "tones %u and %u", f, g);
+      fail_unless (f % g != 0, "tone %u is a harmonic of %u", f, g);
+      if (id <= 8)
+        fail_unless (conf_colour_of (id) != conf_colour_of (other));
+    }
+  }
+  fail_unless_equals_int (conf_audio_frequency (1), 300);
+  fail_unless_equals_int (conf_audio_frequency (17), 300);
+  g_array_unref (py);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_grid_size)
+{
+  /* participants -> columns x rows */
+  const guint want[][3] = { {1, 2, 1}, {2, 2, 1}, {3, 2, 2}, {4, 2, 2},
+  {5, 3, 2}, {6, 3, 2}, {7, 3, 3}, {9, 3, 3}, {10, 4, 3}
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+    guint cols, rows;
+
+    conf_grid_size (want[i][0], &cols, &rows);
+    fail_unless (cols == want[i][1] && rows == want[i][2],
+        "%u participants: %ux%u", want[i][0], cols, rows);
+  }
+  fail_unless_equals_int (conf_members_count ("1@a:1,2@b:2,3@c:3"), 3);
+  fail_unless_equals_int (conf_members_count (""), 1);
+}
+
+GST_END_TEST;
+
+/* @member's tile position among @present (the remote members now). */
+static void
+check_tile (guint member, const guint * present, guint n, gint x, gint y)
+{
+  gint px, py;
+  gboolean on = conf_grid_place (conf_grid_cell (member, present, n), 2, 2,
+      320, 240, &px, &py);
+
+  fail_unless (on == (x >= 0), "member %u on the canvas: %d", member, on);
+  fail_unless (px == x && (!on || py == y), "member %u at %d,%d, not %d,%d",
+      member, px, py, x, y);
+}
+
+/* The 4-participant call of tests/net/test_conference.py at p1 (a 2x2
+ * grid): p2 and p3 first, p4 joins, p3 leaves; ours is the first cell and
+ * the others follow in member id order. */
+GST_START_TEST (test_tiles_join_and_leave)
+{
+  const guint before[] = { 3, 2 }, all[] = { 4, 2, 3 }, after[] = { 4, 2 };
+  const guint crowd[] = { 5, 2, 3, 4 };
+  gint x, y;
+
+  fail_unless (conf_grid_place (0, 2, 2, 320, 240, &x, &y));
+  fail_unless (x == 0 && y == 0);
+  check_tile (2, before, 2, 320, 0);
+  check_tile (3, before, 2, 0, 240);
+  /* p4 joins: after p3 */
+  check_tile (2, all, 3, 320, 0);
+  check_tile (3, all, 3, 0, 240);
+  check_tile (4, all, 3, 320, 240);
+  /* p3 leaves: p4 takes its cell */
+  check_tile (2, after, 2, 320, 0);
+  check_tile (4, after, 2, 0, 240);
+  /* a fifth past the 2x2 grid stays off the canvas */
+  check_tile (4, crowd, 4, 320, 240);
+  check_tile (5, crowd, 4, -4 * 320, 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_audio_members)
+{
+  gchar *a = conf_audio_members ("1@10.0.0.1:5000,2@[::1]:6000");
+
+  fail_unless_equals_string (a, "1@10.0.0.1:5001,2@[::1]:6001");
+  g_free (a);
+  fail_unless (conf_audio_members ("1@10.0.0.1") == NULL);
+  fail_unless (conf_audio_members ("1@10.0.0.1:65535") == NULL);
+  fail_unless (conf_audio_members ("1@10.0.0.1:50x0") == NULL);
+}
+
+GST_END_TEST;
+
+static const gchar *const golden =
+    "{\"t\":12.25,\"id\":1,\"data_bps\":2000000,\"bytes_sent\":123456,"
+    "\"key_unit_requests\":3,\"queue_key_units\":1,\"tiles\":2,\"members\":["
+    "{\"id\":2,\"fps\":14.50,\"recv_bps\":2500000,\"send_data_bps\":1900000,"
+    "\"send_bps\":2100000,\"loss_link\":0.01250,\"loss_after_fec\":0.00000,"
+    "\"rtt_ms\":12.3,\"media_bps\":2400000,\"audio_media_bps\":26000,"
+    "\"send_notified_bps\":2200000,\"recv_notified_bps\":2600000,"
+    "\"layers_sent\":3,\"packets_sent\":900,\"parity_sent\":45,"
+    "\"key_flush_packets\":0,\"late_reports\":2,\"queue_key_asks\":0,"
+    "\"audio_recv_bps\":27000,\"video_hold_ms\":40.0,\"audio_hold_ms\":0.0,"
+    "\"audio_over_max_hold\":0,\"av_lag_ms\":-12.5,\"send_queue_ms\":3.2,"
+    "\"audio_packets\":250,\"audio_lost\":1,\"audio_unrecovered\":0,"
+    "\"audio_gaps\":0},"
+    "{\"id\":4,\"fps\":0.00,\"recv_bps\":0,\"send_data_bps\":0,"
+    "\"send_bps\":0,\"loss_link\":0.00000,\"loss_after_fec\":0.00000,"
+    "\"rtt_ms\":-1.0,\"media_bps\":0,\"audio_media_bps\":0,"
+    "\"send_notified_bps\":0,\"recv_notified_bps\":0,\"layers_sent\":0,"
+    "\"packets_sent\":0,\"parity_sent\":0,\"key_flush_packets\":0,"
+    "\"late_reports\":0,\"queue_key_asks\":0,\"audio_recv_bps\":0,"
+    "\"video_hold_ms\":-1.0,\"audio_hold_ms\":-1.0,\"audio_over_max_hold\":0,"
+    "\"av_lag_ms\":0.0,\"send_queue_ms\":0.0,\"audio_packets\":0,"
+    "\"audio_lost\":0,\"audio_unrecovered\":0,\"audio_gaps\":0}]}\n";
+
+#ifdef HAVE_JSON_GLIB
+/* @line parses as JSON, with the figures test_stats_json_line gave. */
+static void
+check_parses (const gchar * line)
+{
+  JsonParser *parser = json_parser_new ();
+  GError *err = NULL;
+  JsonObject *root, *m;
+  JsonArray *members;
+
+  fail_unless (json_parser_load_from_data (parser, line, -1, &err),
+      "not JSON: %s", err ? err->message : "");
+  root = json_node_get_object (json_parser_get_root (parser));
+  fail_unless_equals_int (json_object_get_int_member (root, "id"), 1);
+  members = json_object_get_array_member (root, "members");
+  fail_unless_equals_int (json_array_get_length (members), 2);
+  m = json_array_get_object_element (members, 0);
+  fail_unless_equals_int (json_object_get_int_member (m, "recv_bps"),
+      2500000);
+  fail_unless (json_object_get_double_member (m, "fps") == 14.5);
+  g_object_unref (parser);
+}
+#endif
+
+/* One second's line at p1 with p2 (figures) and p4 (nothing yet, its fps
+ * not a number): exactly the format scripts/conference.py reads. */
+GST_START_TEST (test_stats_json_line)
+{
+  ConfStatsMember p2 = {
+    .id = 2,.fps = 14.5,.recv_bps = 2500000,.send_data_bps = 1900000,
+    .send_bps = 2100000,.loss_link = 0.0125,.loss_after_fec = 0.0,
+    .rtt_ms = 12.34,.media_bps = 2400000,.audio_media_bps = 26000,
+    .send_notified_bps = 2200000,.recv_notified_bps = 2600000,
+    .layers_sent = 3,.packets_sent = 900,.parity_sent = 45,
+    .late_reports = 2,.audio_recv_bps = 27000,.video_hold_ms = 40.0,
+    .audio_hold_ms = 0.0,.av_lag_ms = -12.5,.send_queue_ms = 3.21,
+    .audio_packets = 250,.audio_lost = 1,
+  };
+  ConfStatsMember p4 = {.id = 4,.fps = NAN,.rtt_ms = -1.0,
+    .video_hold_ms = -1.0,.audio_hold_ms = -1.0
+  };
+  GString *json = g_string_new (NULL);
+
+  conf_stats_json_begin (json, 12.25, 1, 2000000, 123456, 3, 1, 2);
+  conf_stats_json_member (json, &p2);
+  conf_stats_json_member_end (json);
+  conf_stats_json_member (json, &p4);
+  conf_stats_json_member_end (json);
+  conf_stats_json_end (json);
+  fail_unless_equals_string (json->str, golden);
+
+#ifdef HAVE_JSON_GLIB
+  check_parses (json->str);
+#endif
+
+  /* no member: an empty list */
+  g_string_truncate (json, 0);
+  conf_stats_json_begin (json, 1.0, 3, 0, 0, 0, 0, 0);
+  conf_stats_json_end (json);
+  fail_unless (g_str_has_suffix (json->str, "\"tiles\":0,\"members\":[]}\n"),
+      "%s", json->str);
+  g_string_free (json, TRUE);
+}
+
+GST_END_TEST;
+
+static Suite *
+conference_suite (void)
+{
+  Suite *s = suite_create ("app-conference");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_options_defaults);
+  tcase_add_test (tc, test_options_refused);
+  tcase_add_test (tc, test_colour_and_tone);
+  tcase_add_test (tc, test_grid_size);
+  tcase_add_test (tc, test_tiles_join_and_leave);
+  tcase_add_test (tc, test_audio_members);
+  tcase_add_test (tc, test_stats_json_line);
+  return s;
+}
+
+GST_CHECK_MAIN (conference);
