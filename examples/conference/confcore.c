@@ -410,8 +410,22 @@ conf_stats_json_begin (GString * json, gdouble t, guint id,
 }
 
 void
-conf_stats_json_member (GString * json, const ConfStatsMember * f)
+conf_stats_json_member (GString * json, const ConfStatsMember * member)
 {
+  ConfStatsMember gone;
+  const ConfStatsMember *f = member;
+
+  if (member->left) {
+    /* A member that left: what arrived from it and went to it is final,
+     * but no rate goes on; the session holds its last ones. */
+    gone = *member;
+    gone.fps = gone.media_bps = gone.audio_media_bps = 0.0;
+    gone.recv_bps = gone.send_data_bps = gone.send_bps = 0;
+    gone.audio_recv_bps = gone.send_notified_bps = 0;
+    gone.recv_notified_bps = 0;
+    gone.loss_link = gone.loss_after_fec = 0.0;
+    f = &gone;
+  }
   g_string_append_printf (json, "%s{\"id\":%u",
       json->str[json->len - 1] == '[' ? "" : ",", f->id);
   append_double (json, "fps", f->fps, 2);
@@ -441,6 +455,8 @@ conf_stats_json_member (GString * json, const ConfStatsMember * f)
   append_u64 (json, "audio_lost", f->audio_lost);
   append_u64 (json, "audio_unrecovered", f->audio_unrecovered);
   append_u64 (json, "audio_gaps", f->audio_gaps);
+  if (f->left)
+    g_string_append (json, ",\"left\":true");
 }
 
 void

@@ -103,6 +103,8 @@ typedef struct
   guint64 audio_over_max_hold;
   gdouble av_lag_ms, send_queue_ms;
   guint64 audio_packets, audio_lost, audio_unrecovered, audio_gaps;
+  gboolean left;                /* it said BYE: the session keeps its last
+                                 * figures, its rates are written as 0 */
 } ConfStatsMember;
 
 /* A --stats-json line: conf_stats_json_begin, one conf_stats_json_member

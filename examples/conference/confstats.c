@@ -53,6 +53,7 @@ typedef struct
   guint64 audio_received, audio_lost, audio_unrecovered, audio_gaps;
   gint64 rtt;
   const gchar *phase;
+  gboolean left;                /* it said BYE: its figures as it left */
   MemberCounts counts;
 } MemberFigures;
 
@@ -160,6 +161,8 @@ read_member (const GstStructure * s, MemberFigures * f)
   f->rtt = -1;
   gst_structure_get_int64 (s, "rtt", &f->rtt);
   f->phase = gst_structure_get_string (s, "send-phase");
+  f->left = FALSE;
+  gst_structure_get_boolean (s, "left", &f->left);
   f->counts.received = field_u64 (s, "packets-received");
   f->counts.lost = field_u64 (s, "packets-lost");
   f->counts.unrecovered = field_u64 (s, "unrecoverable") +
@@ -212,6 +215,10 @@ print_member (const MemberFigures * f, const SecondFigures * sf)
 {
   gchar rtt[32] = "?";
 
+  if (f->left) {
+    g_print ("  p%-3u left\n", f->id);
+    return;
+  }
   if (f->rtt >= 0)
     g_snprintf (rtt, sizeof rtt, "%.0f", f->rtt / 1e6);
   g_print ("  p%-3u <- %6.0f kbit/s, %4.1f fps, lost %5.2f %% on the link, "
@@ -278,6 +285,7 @@ json_member (GString * json, const MemberFigures * f,
     .av_lag_ms = f->av_lag_ms,.send_queue_ms = f->send_queue_ms,
     .audio_packets = f->audio_received,.audio_lost = f->audio_lost,
     .audio_unrecovered = f->audio_unrecovered,.audio_gaps = f->audio_gaps,
+    .left = f->left,
   };
 
   conf_stats_json_member (json, &j);

@@ -351,6 +351,21 @@ GST_START_TEST (test_stats_json_line)
   check_parses (json->str);
 #endif
 
+  /* a member that left: the session keeps its last figures, rates and
+   * all; its counters stay, its rates are 0 */
+  g_string_truncate (json, 0);
+  p2.left = TRUE;
+  conf_stats_json_member (json, &p2);
+  fail_unless (strstr (json->str, "\"recv_bps\":0,\"send_data_bps\":0,"
+          "\"send_bps\":0,") != NULL, "%s", json->str);
+  fail_unless (strstr (json->str, "\"fps\":0.00,") != NULL, "%s", json->str);
+  fail_unless (strstr (json->str, "\"audio_recv_bps\":0,") != NULL, "%s",
+      json->str);
+  fail_unless (strstr (json->str, "\"packets_sent\":900,") != NULL, "%s",
+      json->str);
+  fail_unless (g_str_has_suffix (json->str, ",\"left\":true"), "%s",
+      json->str);
+
   /* no member: an empty list */
   g_string_truncate (json, 0);
   conf_stats_json_begin (json, 1.0, 3, 0, 0, 0, 0, 0);
