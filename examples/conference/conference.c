@@ -34,7 +34,6 @@
 
 #include <gst/video/video.h>
 #include <glib-unix.h>
-#include <math.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
