@@ -150,6 +150,7 @@ struct _GstRmtpSink
   guint64 total;
   gint64 started, ended;
   guint64 send_errors, unknown_unicast, before_start;
+  guint64 loop_spins;           /* the loop's, read by its work */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -362,6 +363,7 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->lock);
+  self->loop_spins = gst_net_loop_get_spins (self->loop);
   if (self->stream && !self->finished) {
     rmtp_stream_server_handle_timeout (self->stream, now);
     send_datagrams (self, now);
@@ -629,6 +631,7 @@ clear_session (GstRmtpSink * self)
   self->total = 0;
   self->started = self->ended = 0;
   self->send_errors = self->unknown_unicast = self->before_start = 0;
+  self->loop_spins = 0;
 }
 
 /* The socket: an ephemeral port on the any address (the members answer to
@@ -706,6 +709,7 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   g_byte_array_set_size (self->data, 0);
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
   self->loop = gst_net_loop_new ("rmtpsink", sink_work, self);
+  gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp),
       on_datagram, self);
   gst_net_loop_start (self->loop);
@@ -878,7 +882,8 @@ get_stats (GstElement * element)
       (guint64) (end - self->started) : (guint64) 0,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "unknown-unicast", G_TYPE_UINT64, self->unknown_unicast,
-      "before-start", G_TYPE_UINT64, self->before_start, NULL);
+      "before-start", G_TYPE_UINT64, self->before_start,
+      "loop-spins", G_TYPE_UINT64, self->loop_spins, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }
@@ -979,6 +984,7 @@ gst_rmtp_sink_finalize (GObject * object)
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
   "(packets); " \
+  GST_NET_LOOP_STATS_DOC "; " \
   GST_NET_KEY_STATS_DOC \
   "; " \
   "streaming mode only (window-size > 0; the counters above are then the " \
