@@ -46,6 +46,9 @@ typedef enum {
   RMTP_DROP = 14,               /* server -> all: stream, nobody is left (ours) */
   RMTP_PARITY16 = 15,           /* server -> all: a parity packet over
                                  * GF(2^16), blocks over 255 (ours) */
+  RMTP_CONN_RETRY = 16,         /* server -> one: a CONN retried by unicast,
+                                 * listing only its recipient (ours); parsed
+                                 * as a CONN with retry set */
 } RmtpType;
 
 /* How a multicast round after the first repairs losses. */
@@ -159,6 +162,8 @@ typedef struct {
   gboolean last;                /* the stream ends with this window */
   const guint8 *stream_digest;  /* last: SHA-256 of the whole stream
                                  * (RMTP_DIGEST_SIZE, into the packet) */
+  gboolean retry;               /* a CONN sent as RMTP_CONN_RETRY (@type is
+                                 * RMTP_CONN) */
   /* CACK */
   gboolean yes;
   /* DATA */
