@@ -27,6 +27,7 @@ struct _GstNetLoop
   gint running;                 /* atomic: cleared by stop */
   gint woken;                   /* atomic: a wake since the work began */
   gsize spins;                  /* atomic: turns held back SPIN_HOLD */
+  gsize turns;                  /* atomic: turns run */
   GstObject *owner;             /* named in the spin warning; not owned */
   /* loop thread only */
   gint64 deadline;              /* the work's next run, ns; G_MAXINT64: none */
@@ -155,6 +156,7 @@ loop_turn (GstNetLoop * loop)
   input = g_main_context_check (loop->context, max_priority, loop->fds, n);
   g_main_context_dispatch (loop->context);
   run_work_if_due (loop, input);
+  g_atomic_pointer_add (&loop->turns, 1);
 }
 
 static gpointer
@@ -218,6 +220,12 @@ guint64
 gst_net_loop_get_spins (GstNetLoop * loop)
 {
   return (gsize) g_atomic_pointer_get (&loop->spins);
+}
+
+guint64
+gst_net_loop_get_turns (GstNetLoop * loop)
+{
+  return (gsize) g_atomic_pointer_get (&loop->turns);
 }
 
 GMainContext *

@@ -121,7 +121,7 @@ struct _GstRmtpSrc
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
   guint64 send_errors, other_source;
-  guint64 loop_spins;           /* the loop's, read by its work */
+  guint64 loop_spins, loop_turns;       /* the loop's, read by its work */
   gchar *group;                 /* "ADDRESS port PORT", for the error of
                                  * a receiver no CONN came to */
   gint64 connect_timeout;
@@ -277,6 +277,7 @@ src_work (gpointer data, gint64 now)
 
   g_mutex_lock (&self->wait.lock);
   self->loop_spins = gst_net_loop_get_spins (self->loop);
+  self->loop_turns = gst_net_loop_get_turns (self->loop);
   rmtp_stream_receiver_handle_timeout (self->rx, now);
   apply_busy (self, now);
   send_datagrams (self);
@@ -480,7 +481,7 @@ reset_transfer (GstRmtpSrc * self)
   self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
-  self->loop_spins = 0;
+  self->loop_spins = self->loop_turns = 0;
 }
 
 static gboolean
@@ -685,7 +686,8 @@ get_stats (GstElement * element)
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source,
-      "loop-spins", G_TYPE_UINT64, self->loop_spins, NULL);
+      "loop-spins", G_TYPE_UINT64, self->loop_spins,
+      "loop-turns", G_TYPE_UINT64, self->loop_turns, NULL);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }

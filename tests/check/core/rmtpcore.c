@@ -239,6 +239,10 @@ GST_START_TEST (test_conn_retry_answers_spread)
     last = MAX (last, l->time);
     after++;
   }
+  GST_INFO ("CACKs to the retries: at most %u in one ms, over %" G_GINT64_FORMAT
+      " ms; rounds began %" G_GINT64_FORMAT " ms after the first retry", peak,
+      (last - sent_from) / MS, (find_logged (rig.from_server, RMTP_DATA, -1,
+              0)->time - sent_from) / MS);
   /* one each, spread over the window: about one per delta (2 ms) */
   fail_unless_equals_int (after, RETRIED);
   fail_unless (peak <= 6, "%u CACKs in one ms", peak);

@@ -140,6 +140,8 @@ GST_START_TEST (test_loop_spinning_work_held_back)
   guint64 spins = gst_net_loop_get_spins (loop);
 
   gst_net_loop_free (loop);
+  GST_INFO ("the stuck work ran %.0f times a second, %" G_GUINT64_FORMAT
+      " turns held back", rate, spins);
   /* held 1 ms a turn: about 1000 a second; spinning: hundreds of
    * thousands */
   fail_unless (rate < 5000, "the work ran %.0f times a second", rate);
