@@ -51,6 +51,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->control_copies = 3;
   cfg->release_on_ack = FALSE;
   cfg->early_repair = FALSE;
+  cfg->conn_retry_backoff = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -648,10 +649,10 @@ server_arm (RmtpServer * s, gint64 now, gint64 wait)
 
 /* The CONN to the group lists every member and spreads the CACKs over
  * @window, delta x N. A unicast retry to @only (a CONN_RETRY) lists only
- * that member, so a batch of retries stays small; its @window is delta x
- * the members retried in the batch, as a POLL's (3.2.2: the CACK is drawn
- * like every answer); it keeps the member a representative (reporters 1,
- * index 0) if it is one. */
+ * that member, so a batch of retries stays small; its @window is 0 (an
+ * answer at once) or, with conn_retry_backoff, delta x the members retried
+ * in the batch, as a POLL's; it keeps the member a representative
+ * (reporters 1, index 0) if it is one. */
 static void
 server_queue_conn (RmtpServer * s, const Member * only, gint64 window)
 {
@@ -763,7 +764,7 @@ static void
 server_connect_timeout (RmtpServer * s, gint64 now)
 {
   guint retries = count_conn_retries (s);
-  gint64 window = server_window (s, retries);
+  gint64 window = s->cfg.conn_retry_backoff ? server_window (s, retries) : 0;
 
   for (guint i = 0; i < s->n_members && retries; i++) {
     Member *m = &s->members[i];

@@ -179,6 +179,9 @@ GST_START_TEST (test_conn_retried_by_unicast)
   fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1), 2);
   retry = find_logged (rig.from_server, RMTP_CONN, -1, 1);
   fail_unless_equals_int (retry->to, rig.ids[3]);
+  /* by default a retry is answered at once */
+  fail_unless (retry->p.retry);
+  fail_unless_equals_int (retry->p.window_us, 0);
   /* the timer runs from when the multicast CONN has left */
   fail_unless_equals_uint64 (retry->time, pacer_cost (RMTP_HEADER_SIZE + 68 +
           4 * 5, rig.cfg.rate) + rig.cfg.tat + rig.cfg.alpha +
@@ -201,19 +204,23 @@ drop_cacks_to_group_conn (Rig * rig, gint rx, const RmtpPacket * p,
   return rx < 0 && p->type == RMTP_CACK && rig->now < 500 * MS;
 }
 
-/* The CACKs of members retried by unicast are drawn over the retry's
- * window, delta x the members retried together (the paper's backoff for
- * every CACK, 3.2.2, with the server's timer TAT + delta N' + alpha of its
- * equation 3), not sent at once: 200 members whose CACKs were all lost
- * sent 200 answers within the 16 ms their retries took to leave. */
+/* conn_retry_backoff: the CACKs of members retried by unicast are drawn
+ * over the retry's window, delta x the members retried together (the
+ * paper's backoff for every CACK, 3.2.2, with the server's timer TAT +
+ * delta N' + alpha of its equation 3), not sent at once: 200 members whose
+ * CACKs were all lost sent 26 answers in one ms without it. */
 GST_START_TEST (test_conn_retry_answers_spread)
 {
   Rig rig;
   const Logged *retry;
   guint per_ms[1000] = { 0 }, peak = 0, after = 0;
   gint64 sent_from = G_MAXINT64, last = 0, window = 0;
+  RmtpConfig cfg;
 
-  rig_init (&rig, RETRIED, 8 * 1024, NULL);
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.conn_retry_backoff = TRUE;
+  rig_init (&rig, RETRIED, 8 * 1024, &cfg);
   rig.drop = drop_cacks_to_group_conn;
   rig_start_and_run (&rig, 60 * S);
   fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1),
