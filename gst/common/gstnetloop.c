@@ -122,14 +122,15 @@ check_spinning (GstNetLoop * loop, gboolean spun, gint64 now)
   warn_spinning (loop);
 }
 
-/* @input: the turn dispatched a source. */
+/* @input: the turn dispatched a source; it ends a hold, as a wake does. */
 static void
 run_work_if_due (GstNetLoop * loop, gboolean input)
 {
   gint64 now = gst_net_now ();
   gboolean woken = g_atomic_int_get (&loop->woken);
+  gboolean due = now >= loop->deadline && (input || now >= loop->hold_until);
 
-  if (!woken && now < MAX (loop->deadline, loop->hold_until))
+  if (!woken && !due)
     return;
   /* a wake while the work runs sets it again: the next turn does not wait */
   g_atomic_int_set (&loop->woken, 0);

@@ -145,7 +145,7 @@ GST_START_TEST (test_loop_spinning_work_held_back)
   /* held 1 ms a turn: about 1000 a second; spinning: hundreds of
    * thousands */
   fail_unless (rate < 5000, "the work ran %.0f times a second", rate);
-  fail_unless (spins > 100, "%" G_GUINT64_FORMAT " turns held back", spins);
+  fail_unless (spins > 10, "%" G_GUINT64_FORMAT " turns held back", spins);
 }
 
 GST_END_TEST;
