@@ -2,8 +2,20 @@
 #define _GNU_SOURCE             /* ppoll */
 #include <poll.h>
 #include <time.h>
+#include <gst/gst.h>
 #include "gstnetloop.h"
 #include "gstnettime.h"
+
+GST_DEBUG_CATEGORY_STATIC (net_loop_debug);
+#define GST_CAT_DEFAULT net_loop_debug
+
+/* Turns in a row in which the work ran only for its deadline, with no
+ * wake and nothing dispatched, and left that deadline due: past this many
+ * the work is spinning the loop (a pacer catching up, or a work that asks
+ * for "now" a few times, stays far below it), and each such turn first
+ * waits SPIN_HOLD, so the loop stays responsive without a core's CPU. */
+#define SPIN_TURNS 1000
+#define SPIN_HOLD (1000 * 1000)
 
 struct _GstNetLoop
 {
@@ -14,8 +26,14 @@ struct _GstNetLoop
   gpointer user_data;
   gint running;                 /* atomic: cleared by stop */
   gint woken;                   /* atomic: a wake since the work began */
+  gsize spins;                  /* atomic: turns held back SPIN_HOLD */
+  gsize turns;                  /* atomic: turns run */
+  GstObject *owner;             /* named in the spin warning; not owned */
   /* loop thread only */
   gint64 deadline;              /* the work's next run, ns; G_MAXINT64: none */
+  gint64 hold_until;            /* ns: a spinning work waits until then */
+  guint spin_turns;             /* turns running that left the deadline due */
+  gboolean warned;
   GPollFD *fds;
   gint n_fds;                   /* allocated */
 };
@@ -29,6 +47,8 @@ gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
 {
   GstNetLoop *loop = g_new0 (GstNetLoop, 1);
 
+  GST_DEBUG_CATEGORY_INIT (net_loop_debug, "netloop", 0,
+      "the shells' I/O loop");
   loop->name = g_strdup (name);
   loop->context = g_main_context_new ();
   loop->work = work;
@@ -51,7 +71,7 @@ work_wait (GstNetLoop * loop)
     return 0;
   if (loop->deadline == G_MAXINT64)
     return -1;
-  due = (loop->deadline + 999) / 1000 * 1000;
+  due = (MAX (loop->deadline, loop->hold_until) + 999) / 1000 * 1000;
   now = gst_net_now ();
   return due > now ? due - now : 0;
 }
@@ -75,15 +95,47 @@ wait_for_input (GstNetLoop * loop, gint n_fds, gint timeout_ms)
 }
 
 static void
-run_work_if_due (GstNetLoop * loop)
+warn_spinning (GstNetLoop * loop)
+{
+  if (loop->warned)
+    return;
+  loop->warned = TRUE;
+  GST_WARNING_OBJECT (loop->owner, "%s: the work left its deadline due for "
+      "%u turns running with no input and no wake; each such turn now waits "
+      "%d us first (counted in loop-spins)", loop->owner ?
+      GST_OBJECT_NAME (loop->owner) : loop->name, SPIN_TURNS,
+      SPIN_HOLD / 1000);
+}
+
+/* @spun: the work ran only for its deadline and left it due at @now. */
+static void
+check_spinning (GstNetLoop * loop, gboolean spun, gint64 now)
+{
+  if (!spun) {
+    loop->spin_turns = 0;
+    return;
+  }
+  if (++loop->spin_turns < SPIN_TURNS)
+    return;
+  loop->hold_until = now + SPIN_HOLD;
+  g_atomic_pointer_add (&loop->spins, 1);
+  warn_spinning (loop);
+}
+
+/* @input: the turn dispatched a source; it ends a hold, as a wake does. */
+static void
+run_work_if_due (GstNetLoop * loop, gboolean input)
 {
   gint64 now = gst_net_now ();
+  gboolean woken = g_atomic_int_get (&loop->woken);
+  gboolean due = now >= loop->deadline && (input || now >= loop->hold_until);
 
-  if (!g_atomic_int_get (&loop->woken) && now < loop->deadline)
+  if (!woken && !due)
     return;
   /* a wake while the work runs sets it again: the next turn does not wait */
   g_atomic_int_set (&loop->woken, 0);
   loop->deadline = loop->work (loop->user_data, now);
+  check_spinning (loop, !woken && !input && loop->deadline <= now, now);
 }
 
 /* One turn: wait, dispatch the ready sources, then the work if it is
@@ -93,6 +145,7 @@ static void
 loop_turn (GstNetLoop * loop)
 {
   gint max_priority, timeout_ms, n;
+  gboolean input;
 
   g_main_context_prepare (loop->context, &max_priority);
   while ((n = g_main_context_query (loop->context, max_priority,
@@ -101,9 +154,10 @@ loop_turn (GstNetLoop * loop)
     loop->fds = g_renew (GPollFD, loop->fds, n);
   }
   wait_for_input (loop, n, timeout_ms);
-  g_main_context_check (loop->context, max_priority, loop->fds, n);
+  input = g_main_context_check (loop->context, max_priority, loop->fds, n);
   g_main_context_dispatch (loop->context);
-  run_work_if_due (loop);
+  run_work_if_due (loop, input);
+  g_atomic_pointer_add (&loop->turns, 1);
 }
 
 static gpointer
@@ -155,6 +209,24 @@ gst_net_loop_wake (GstNetLoop * loop)
 {
   g_atomic_int_set (&loop->woken, 1);
   g_main_context_wakeup (loop->context);
+}
+
+void
+gst_net_loop_set_owner (GstNetLoop * loop, GstObject * owner)
+{
+  loop->owner = owner;
+}
+
+guint64
+gst_net_loop_get_spins (GstNetLoop * loop)
+{
+  return (gsize) g_atomic_pointer_get (&loop->spins);
+}
+
+guint64
+gst_net_loop_get_turns (GstNetLoop * loop)
+{
+  return (gsize) g_atomic_pointer_get (&loop->turns);
 }
 
 GMainContext *

@@ -9,6 +9,7 @@
 #define __GST_NET_LOOP_H__
 
 #include <gio/gio.h>
+#include <gst/gst.h>
 #include "gstnettransport.h"
 
 G_BEGIN_DECLS
@@ -33,6 +34,24 @@ void gst_net_loop_free (GstNetLoop * loop);
 
 /* From any thread: the work function runs soon. */
 void gst_net_loop_wake (GstNetLoop * loop);
+
+/* @owner (the element, not reffed; it outlives the loop) is named in the
+ * warning of a spinning work. Call before start. */
+void gst_net_loop_set_owner (GstNetLoop * loop, GstObject * owner);
+
+/* Turns held back because the work kept its deadline due with no input
+ * and no wake (SPIN_TURNS in a row in gstnetloop.c, then 1 ms each): a
+ * work that never clears a passed deadline would spin the loop at 100 %
+ * CPU. The elements expose it as `loop-spins` in their stats. */
+guint64 gst_net_loop_get_spins (GstNetLoop * loop);
+/* Turns the loop has run (each a wait, the ready sources and the work if
+ * due): its wake-ups, what a per-packet pacer costs in CPU. */
+guint64 gst_net_loop_get_turns (GstNetLoop * loop);
+#define GST_NET_LOOP_STATS_DOC \
+  "loop-spins: turns of the I/O loop held back 1 ms because the work kept " \
+  "its deadline due with nothing to do (turns); " \
+  "loop-turns: turns of the I/O loop since the start, each a wake-up " \
+  "(turns)"
 
 GMainContext *gst_net_loop_get_context (GstNetLoop * loop);
 

@@ -36,6 +36,27 @@ gst_net_resolve (const gchar * what, const gchar * host, guint16 port,
   return res;
 }
 
+gint
+gst_net_socket_get_recv_buffer (GSocket * socket)
+{
+  gint v;
+
+  if (!g_socket_get_option (socket, SOL_SOCKET, SO_RCVBUF, &v, NULL))
+    return -1;
+  return v;
+}
+
+gint
+gst_net_socket_set_recv_buffer (GSocket * socket, gint bytes)
+{
+  gint fd = g_socket_get_fd (socket);
+  gint ask = bytes / 2;
+
+  if (setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &ask, sizeof (ask)) < 0)
+    setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &ask, sizeof (ask));
+  return gst_net_socket_get_recv_buffer (socket);
+}
+
 gboolean
 gst_net_address_same_host (GSocketAddress * a, GSocketAddress * b)
 {

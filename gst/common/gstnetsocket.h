@@ -30,6 +30,17 @@ gsize gst_net_address_to_native (GSocketAddress * addr, guint8 * out,
 /* The local port @socket is bound to (-1 if none). */
 gint gst_net_socket_get_local_port (GSocket * socket);
 
+/* The receive buffer as SO_RCVBUF reports it: what the kernel charges
+ * datagrams against (their whole allocation, not their payload), bytes;
+ * -1 on error. */
+gint gst_net_socket_get_recv_buffer (GSocket * socket);
+/* Asks for a receive buffer of @bytes as SO_RCVBUF reports it (the kernel
+ * doubles what it is asked for, for its bookkeeping): by SO_RCVBUFFORCE
+ * when the process may (CAP_NET_ADMIN), else by SO_RCVBUF, which the
+ * kernel caps at net.core.rmem_max (doubled). Returns what it gave, as
+ * gst_net_socket_get_recv_buffer. */
+gint gst_net_socket_set_recv_buffer (GSocket * socket, gint bytes);
+
 /* A TCP socket bound to @local and listening, with SO_REUSEADDR; accept
  * from it with gst_net_tcp_accept when the loop reports G_IO_IN. */
 GSocket *gst_net_tcp_listen (GSocketAddress * local, GError ** error);

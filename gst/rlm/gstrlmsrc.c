@@ -502,6 +502,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
 
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("rlmsrc", src_work, self);
+  gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
   for (guint i = 0; i < self->n_layers; i++)
     if (self->udp[i])
       gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp[i]),

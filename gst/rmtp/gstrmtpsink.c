@@ -81,6 +81,22 @@ GST_DEBUG_CATEGORY_STATIC (gst_rmtp_sink_debug);
 #define GST_CAT_DEFAULT gst_rmtp_sink_debug
 
 #define DEFAULT_RECEIVERS 1
+#define DEFAULT_RECV_BUFFER_SIZE 0
+/* 1 ms: the sink woke once a packet (3,300 times a second at 40 Mbit/s
+ * with 1400-byte packets); once a ms it takes a third of the wake-ups and
+ * 0.73 x the CPU, in the same time (docs/results.md) */
+#define DEFAULT_SEND_INTERVAL GST_MSECOND
+
+/* recv-buffer-size 0: room for every member's answer in one burst (a
+ * stall that makes the answers' backoff fall due together), twice over.
+ * The kernel charges a datagram its allocation, not its payload: 768 to
+ * 1280 bytes for a CACK, ACK or RACK and 1.3 KiB for a NACK of 64 ranges
+ * on lo, more on NICs that give each frame a buffer of its own; 2 KiB
+ * covers both. From the system's default (the floor) up to 64 MiB (10,000
+ * members need 40 MiB). */
+#define ANSWER_CHARGE 2048
+#define ANSWER_MARGIN 2
+#define RECV_BUFFER_MAX (64 << 20)
 
 enum
 {
@@ -88,6 +104,8 @@ enum
   PROP_RECEIVERS,
   PROP_MEMBERS,
   PROP_SESSION,
+  PROP_RECV_BUFFER_SIZE,
+  PROP_SEND_INTERVAL,
   PROP_NET_SINK,                /* gstnetsrc.h's (stats, uri) from here */
   PROP_KEY = PROP_NET_SINK + GST_NET_SRC_N_PROPS,       /* gstnetkey.h's */
   PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
@@ -120,6 +138,8 @@ struct _GstRmtpSink
   guint receivers;
   gchar *members;
   guint session;
+  gint recv_buffer_size;        /* bytes, 0: from the members */
+  guint64 send_interval;        /* ns between wake-ups to send, 0: none */
   GstNetKeySettings key;
 
   GstNetStats stats;
@@ -150,6 +170,9 @@ struct _GstRmtpSink
   guint64 total;
   gint64 started, ended;
   guint64 send_errors, unknown_unicast, before_start;
+  guint64 loop_spins, loop_turns;       /* the loop's, read by its work */
+  gint recv_buffer;             /* the socket's, as SO_RCVBUF reports it */
+  gint64 wake_interval;         /* send-interval, taken at start */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -362,6 +385,8 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->lock);
+  self->loop_spins = gst_net_loop_get_spins (self->loop);
+  self->loop_turns = gst_net_loop_get_turns (self->loop);
   if (self->stream && !self->finished) {
     rmtp_stream_server_handle_timeout (self->stream, now);
     send_datagrams (self, now);
@@ -377,7 +402,12 @@ sink_work (gpointer data, gint64 now)
   }
   g_mutex_unlock (&self->lock);
   post_progress (self);
-  return MIN (deadline, gst_net_stats_poll (&self->stats, now));
+  deadline = MIN (deadline, gst_net_stats_poll (&self->stats, now));
+  /* send-interval: the pacer's credit sends what fell due meanwhile in one
+   * go; a wake (data, an answer) still runs the work at once */
+  if (deadline != G_MAXINT64 && deadline < now + self->wake_interval)
+    deadline = now + self->wake_interval;
+  return deadline;
 }
 
 /* ------------------------------------------------------------------ */
@@ -629,12 +659,43 @@ clear_session (GstRmtpSink * self)
   self->total = 0;
   self->started = self->ended = 0;
   self->send_errors = self->unknown_unicast = self->before_start = 0;
+  self->loop_spins = self->loop_turns = 0;
+  self->recv_buffer = 0;
+}
+
+/* The receive buffer for the answers of @n_members (recv-buffer-size 0):
+ * never below what the socket has. */
+static gint
+answers_buffer_size (guint n_members, gint have)
+{
+  gint64 want = (gint64) n_members * ANSWER_CHARGE * ANSWER_MARGIN;
+
+  return (gint) MAX (have, MIN (want, RECV_BUFFER_MAX));
+}
+
+/* Sizes our socket's receive buffer: @bytes, or from the members. */
+static void
+size_recv_buffer (GstRmtpSink * self, gint bytes)
+{
+  GSocket *sock = gst_net_udp_get_socket (self->udp);
+  gint have = gst_net_socket_get_recv_buffer (sock);
+  gint want = bytes > 0 ? bytes : answers_buffer_size (self->n_ids, have);
+
+  self->recv_buffer = want == have ? have :
+      gst_net_socket_set_recv_buffer (sock, want);
+  if (self->recv_buffer < want)
+    GST_WARNING_OBJECT (self, "asked for a receive buffer of %d bytes for "
+        "the answers of %u members, the kernel gave %d: without "
+        "CAP_NET_ADMIN it caps it at twice net.core.rmem_max", want,
+        self->n_ids, self->recv_buffer);
 }
 
 /* The socket: an ephemeral port on the any address (the members answer to
- * it), multicast options for the group. */
+ * it), multicast options for the group, a receive buffer for the answers
+ * (an application's socket is used as given). */
 static gboolean
-open_socket (GstRmtpSink * self, GstNetUdpSettings * us, GError ** err)
+open_socket (GstRmtpSink * self, GstNetUdpSettings * us, gint recv_bytes,
+    GError ** err)
 {
   self->group = gst_rmtp_group_address (us, err);
   if (!self->group)
@@ -643,7 +704,13 @@ open_socket (GstRmtpSink * self, GstNetUdpSettings * us, GError ** err)
   us->join_later = TRUE;
   self->udp = gst_net_udp_new (us, g_socket_address_get_family (self->group),
       err);
-  return self->udp != NULL;
+  if (!self->udp)
+    return FALSE;
+  if (us->socket)
+    self->recv_buffer = gst_net_socket_get_recv_buffer (us->socket);
+  else
+    size_recv_buffer (self, recv_bytes);
+  return TRUE;
 }
 
 static gboolean
@@ -656,6 +723,8 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   gboolean have_key = FALSE;
   gchar *members;
   guint receivers;
+  gint recv_bytes;
+  guint64 send_interval;
   guint64 interval;
   GError *err = NULL;
   gboolean ok;
@@ -667,6 +736,8 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   gst_net_key_settings_copy (&keys, &self->key);
   members = g_strdup (self->members);
   receivers = self->receivers;
+  recv_bytes = self->recv_buffer_size;
+  send_interval = self->send_interval;
   interval = self->settings.stats_interval;
   cfg = self->settings.cfg;
   session = self->session;
@@ -683,7 +754,7 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
     self->auth_key = key;
   gst_net_key_wipe (&key, sizeof (key));
   ok = ok && (self->ids = parse_members (members, receivers,
-          &self->n_ids, &err)) && open_socket (self, &us, &err);
+          &self->n_ids, &err)) && open_socket (self, &us, recv_bytes, &err);
   if (!ok)
     clear_session (self);
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
@@ -704,8 +775,11 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
     return FALSE;
   }
   g_byte_array_set_size (self->data, 0);
+  /* past the pacer's credit a late wake-up loses its slots */
+  self->wake_interval = MIN ((gint64) send_interval, cfg.send_burst);
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
   self->loop = gst_net_loop_new ("rmtpsink", sink_work, self);
+  gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp),
       on_datagram, self);
   gst_net_loop_start (self->loop);
@@ -756,6 +830,12 @@ gst_rmtp_sink_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SESSION:
       self->session = g_value_get_uint (value);
+      break;
+    case PROP_RECV_BUFFER_SIZE:
+      self->recv_buffer_size = g_value_get_int (value);
+      break;
+    case PROP_SEND_INTERVAL:
+      self->send_interval = g_value_get_uint64 (value);
       break;
     default:
       if (!gst_rmtp_settings_set (&self->settings, &udp_props,
@@ -878,7 +958,10 @@ get_stats (GstElement * element)
       (guint64) (end - self->started) : (guint64) 0,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "unknown-unicast", G_TYPE_UINT64, self->unknown_unicast,
-      "before-start", G_TYPE_UINT64, self->before_start, NULL);
+      "before-start", G_TYPE_UINT64, self->before_start,
+      "loop-spins", G_TYPE_UINT64, self->loop_spins,
+      "loop-turns", G_TYPE_UINT64, self->loop_turns,
+      "recv-buffer", G_TYPE_INT, self->recv_buffer, NULL);
   g_mutex_unlock (&self->lock);
   return s;
 }
@@ -906,6 +989,12 @@ gst_rmtp_sink_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SESSION:
       g_value_set_uint (value, self->session);
+      break;
+    case PROP_RECV_BUFFER_SIZE:
+      g_value_set_int (value, self->recv_buffer_size);
+      break;
+    case PROP_SEND_INTERVAL:
+      g_value_set_uint64 (value, self->send_interval);
       break;
     default:
       if (!gst_rmtp_settings_get (&self->settings, PROP_SETTINGS, prop_id,
@@ -979,6 +1068,9 @@ gst_rmtp_sink_finalize (GObject * object)
   "group (packets); " \
   "before-start: datagrams that came before the transfer began, dropped " \
   "(packets); " \
+  GST_NET_LOOP_STATS_DOC "; " \
+  "recv-buffer: the socket's receive buffer as the kernel reports it " \
+  "(SO_RCVBUF, its bookkeeping included), 0 before the start (bytes); " \
   GST_NET_KEY_STATS_DOC \
   "; " \
   "streaming mode only (window-size > 0; the counters above are then the " \
@@ -1021,6 +1113,22 @@ install_properties (GObjectClass * oc)
   g_object_class_install_property (oc, PROP_SESSION,
       g_param_spec_uint ("session", "Session", "Session id of the transfer "
           "(0: a random one)", 0, G_MAXUINT32, 0, RW));
+  g_object_class_install_property (oc, PROP_RECV_BUFFER_SIZE,
+      g_param_spec_int ("recv-buffer-size", "Receive buffer size",
+          "Receive buffer of the socket the answers come to, bytes as the "
+          "kernel reports it (SO_RCVBUF, twice what it is asked for); 0: "
+          "4 KiB a member, at least the system's (or buffer-size's) and at "
+          "most 64 MiB; asked by SO_RCVBUFFORCE when allowed, else capped at "
+          "twice net.core.rmem_max (stats: recv-buffer)", 0, G_MAXINT,
+          DEFAULT_RECV_BUFFER_SIZE, RW));
+  g_object_class_install_property (oc, PROP_SEND_INTERVAL,
+      g_param_spec_uint64 ("send-interval", "Send interval",
+          "Least time between the I/O loop's wake-ups to send, ns (0: one "
+          "a packet, at its pacer slot); the pacer's credit (send-burst) "
+          "sends what fell due meanwhile in one go, so it is at most "
+          "send-burst, and timers may run up to this late (stats: "
+          "loop-turns)", 0, 100 * GST_MSECOND,
+          DEFAULT_SEND_INTERVAL, RW));
   /**
    * GstRmtpSink:stats:
    *
@@ -1075,6 +1183,7 @@ gst_rmtp_sink_init (GstRmtpSink * self)
   gst_rmtp_settings_init (&self->settings, &udp_props);
   gst_net_src_settings_init (&sink_props, &self->net_sink);
   self->receivers = DEFAULT_RECEIVERS;
+  self->send_interval = DEFAULT_SEND_INTERVAL;
   self->data = g_byte_array_new ();
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);

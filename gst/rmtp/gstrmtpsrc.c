@@ -121,6 +121,7 @@ struct _GstRmtpSrc
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
   guint64 send_errors, other_source;
+  guint64 loop_spins, loop_turns;       /* the loop's, read by its work */
   gchar *group;                 /* "ADDRESS port PORT", for the error of
                                  * a receiver no CONN came to */
   gint64 connect_timeout;
@@ -275,6 +276,8 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
 
   g_mutex_lock (&self->wait.lock);
+  self->loop_spins = gst_net_loop_get_spins (self->loop);
+  self->loop_turns = gst_net_loop_get_turns (self->loop);
   rmtp_stream_receiver_handle_timeout (self->rx, now);
   apply_busy (self, now);
   send_datagrams (self);
@@ -478,6 +481,7 @@ reset_transfer (GstRmtpSrc * self)
   self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
+  self->loop_spins = self->loop_turns = 0;
 }
 
 static gboolean
@@ -535,6 +539,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
   self->armed = G_MININT64;    /* the loop works at once after its start */
   self->loop = gst_net_loop_new ("rmtpsrc", src_work, self);
+  gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->group_udp),
       on_datagram, self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp),
@@ -680,7 +685,9 @@ get_stats (GstElement * element)
       "max-held-bytes", G_TYPE_UINT64, self->max_held_bytes,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
-      "other-source", G_TYPE_UINT64, self->other_source, NULL);
+      "other-source", G_TYPE_UINT64, self->other_source,
+      "loop-spins", G_TYPE_UINT64, self->loop_spins,
+      "loop-turns", G_TYPE_UINT64, self->loop_turns, NULL);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }
@@ -772,6 +779,7 @@ gst_rmtp_src_finalize (GObject * object)
   "send-errors: answers the socket refused (packets); " \
   "other-source: datagrams from another address than the server's, " \
   "dropped (packets); " \
+  GST_NET_LOOP_STATS_DOC "; " \
   GST_NET_KEY_STATS_DOC
 
 static const GstNetSrcProps src_props = {

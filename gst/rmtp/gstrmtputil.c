@@ -83,6 +83,11 @@ static const GstParamEntry params[] = {
   P ("early-repair", "The next multicast round's repairs for a NACK go "
         "out as it arrives, while the round's other answers still come in "
         "(ours; off: the paper)", BOOLEAN, early_repair, 0, 0, S),
+  P ("conn-retry-backoff", "A CONN retried by unicast carries the answer "
+        "window delta x the members retried with it, and its CACK is drawn "
+        "over it (the paper's backoff for every CACK); off: window 0, "
+        "answered at once (ours: the connection phase waits less)", BOOLEAN,
+      conn_retry_backoff, 0, 0, S),
   P ("control-copies", "Each CONN, EOR and REL to the group is sent this "
         "many times back to back, copies (ours: 3)", UINT, control_copies,
       1, 10, S),

@@ -51,6 +51,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->control_copies = 3;
   cfg->release_on_ack = FALSE;
   cfg->early_repair = FALSE;
+  cfg->conn_retry_backoff = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -87,29 +88,39 @@ parse_stream_trailer (WireReader * r, RmtpPacket * p)
 }
 
 static gboolean
+parse_conn (WireReader * r, RmtpPacket * p)
+{
+  p->total_size = wire_read_u64 (r);
+  p->packet_size = wire_read_u32 (r);
+  p->n_packets = wire_read_u32 (r);
+  p->delta_us = wire_read_u32 (r);
+  p->window_us = wire_read_u32 (r);
+  p->reporters = wire_read_u32 (r);
+  p->parity_block = wire_read_u32 (r);
+  p->digest = wire_read_bytes (r, RMTP_DIGEST_SIZE);
+  p->n_members = wire_read_u32 (r);
+  if (r->failed || p->n_members == 0 || p->n_members > RMTP_MAX_MEMBERS)
+    return FALSE;
+  p->members = wire_read_bytes (r, (gsize) p->n_members * 4);
+  if (!parse_stream_trailer (r, p))
+    return FALSE;
+  if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE ||
+      p->parity_block > ERASURE16_MAX_BLOCK)
+    return FALSE;
+  return p->n_packets == (p->total_size + p->packet_size - 1) /
+      p->packet_size && p->total_size > 0;
+}
+
+static gboolean
 parse_body (WireReader * r, RmtpPacket * p)
 {
   switch (p->type) {
     case RMTP_CONN:
-      p->total_size = wire_read_u64 (r);
-      p->packet_size = wire_read_u32 (r);
-      p->n_packets = wire_read_u32 (r);
-      p->delta_us = wire_read_u32 (r);
-      p->window_us = wire_read_u32 (r);
-      p->reporters = wire_read_u32 (r);
-      p->parity_block = wire_read_u32 (r);
-      p->digest = wire_read_bytes (r, RMTP_DIGEST_SIZE);
-      p->n_members = wire_read_u32 (r);
-      if (r->failed || p->n_members == 0 || p->n_members > RMTP_MAX_MEMBERS)
-        return FALSE;
-      p->members = wire_read_bytes (r, (gsize) p->n_members * 4);
-      if (!parse_stream_trailer (r, p))
-        return FALSE;
-      if (p->packet_size == 0 || p->packet_size > RMTP_MAX_PACKET_SIZE ||
-          p->parity_block > ERASURE16_MAX_BLOCK)
-        return FALSE;
-      return p->n_packets == (p->total_size + p->packet_size - 1) /
-          p->packet_size && p->total_size > 0;
+      return parse_conn (r, p);
+    case RMTP_CONN_RETRY:
+      p->type = RMTP_CONN;
+      p->retry = TRUE;
+      return parse_conn (r, p) && p->n_members == 1;
     case RMTP_CACK:
       p->member = wire_read_u32 (r);
       p->yes = wire_read_u8 (r);
@@ -637,16 +648,17 @@ server_arm (RmtpServer * s, gint64 now, gint64 wait)
 }
 
 /* The CONN to the group lists every member and spreads the CACKs over
- * delta x N. A unicast retry to @only lists only that member, so a batch of
- * retries stays small, and is answered at once; it keeps the member a
- * representative (reporters 1, index 0) if it is one. */
+ * @window, delta x N. A unicast retry to @only (a CONN_RETRY) lists only
+ * that member, so a batch of retries stays small; its @window is 0 (an
+ * answer at once) or, with conn_retry_backoff, delta x the members retried
+ * in the batch, as a POLL's; it keeps the member a representative
+ * (reporters 1, index 0) if it is one. */
 static void
-server_queue_conn (RmtpServer * s, const Member * only)
+server_queue_conn (RmtpServer * s, const Member * only, gint64 window)
 {
   guint n = only ? 1 : s->n_members;
   gsize len = RMTP_HEADER_SIZE + 68 + 4 * (gsize) n +
       (s->stream ? stream_trailer_size (s->last) : 0);
-  gint64 window = only ? 0 : server_window (s, s->n_members);
   guint32 reporters = s->cfg.reporters;
   guint8 *buf = g_malloc (len);
   WireWriter w;
@@ -654,7 +666,7 @@ server_queue_conn (RmtpServer * s, const Member * only)
   if (only)
     reporters = (guint) (only - s->members) < s->cfg.reporters;
   wire_writer_init (&w, buf, len);
-  write_header (&w, RMTP_CONN, s->session);
+  write_header (&w, only ? RMTP_CONN_RETRY : RMTP_CONN, s->session);
   wire_write_u64 (&w, s->total);
   wire_write_u32 (&w, s->cfg.packet_size);
   wire_write_u32 (&w, s->n_packets);
@@ -698,7 +710,7 @@ rmtp_server_start (RmtpServer * s, gint64 now)
 {
   if (s->phase != RMTP_SERVER_CONNECT || s->timer != G_MAXINT64)
     return;
-  server_queue_conn (s, NULL);
+  server_queue_conn (s, NULL, server_window (s, s->n_members));
   /* CACKs arrive over delta x N, then a turn-around and the surplus */
   server_arm (s, now, s->cfg.tat + server_window (s, s->n_members) +
       s->cfg.alpha);
@@ -729,26 +741,41 @@ server_fail (RmtpServer * s, RmtpFailReason reason)
   s->timer = G_MAXINT64;
 }
 
-static void
-server_connect_timeout (RmtpServer * s, gint64 now)
+/* Silent members with a CONN retry left; the others are given up. */
+static guint
+count_conn_retries (RmtpServer * s)
 {
-  gboolean retried = FALSE;
+  guint n = 0;
 
   for (guint i = 0; i < s->n_members; i++) {
     Member *m = &s->members[i];
 
     if (m->state != MEMBER_UNCONNECTED)
       continue;
-    if (m->tries < s->cfg.max_conn_retries) {
-      m->tries++;
-      server_queue_conn (s, m);
-      retried = TRUE;
-    } else {
+    if (m->tries < s->cfg.max_conn_retries)
+      n++;
+    else
       m->state = MEMBER_UNHEARD;
-    }
   }
-  if (retried) {
-    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
+  return n;
+}
+
+static void
+server_connect_timeout (RmtpServer * s, gint64 now)
+{
+  guint retries = count_conn_retries (s);
+  gint64 window = s->cfg.conn_retry_backoff ? server_window (s, retries) : 0;
+
+  for (guint i = 0; i < s->n_members && retries; i++) {
+    Member *m = &s->members[i];
+
+    if (m->state != MEMBER_UNCONNECTED)
+      continue;
+    m->tries++;
+    server_queue_conn (s, m, window);
+  }
+  if (retries) {
+    server_arm (s, now, s->cfg.tat + window + s->cfg.alpha);
     return;
   }
   if (count_members (s, MEMBER_CONNECTED) == 0) {
@@ -2330,6 +2357,15 @@ receiver_redraw_overdue (RmtpReceiver * r, gint64 now)
   return TRUE;
 }
 
+/* The answer windows the server announces are at most delta x the
+ * members of its CONN: a larger one (forged) would put our answer and our
+ * silence limit off by up to an hour. */
+static gint64
+receiver_window (const RmtpReceiver * r, guint32 window_us)
+{
+  return MIN ((gint64) window_us, (r->delta / US + 1) * r->n_members) * US;
+}
+
 /* Our index in the CONN's member list, or -1 if it does not list us. */
 static gint
 conn_index (const RmtpPacket * p, guint32 member)
@@ -2395,7 +2431,7 @@ receiver_conn_wanted (RmtpReceiver * r, const RmtpPacket * p)
 {
   guint32 want = r->expect_stream ? r->expect_window : 0;
 
-  if (r->expect_stream && p->stream && p->window_us > 0 &&
+  if (r->expect_stream && p->stream && !p->retry &&
       (p->window > want || (p->window == want && conn_index (p,
                   r->member) < 0))) {
     receiver_fail (r, RMTP_FAIL_DROPPED);
@@ -2458,7 +2494,7 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
     return;
   }
   /* a copy of the group's CONN (control_copies): answered already */
-  if (p->window_us > 0) {
+  if (!p->retry) {
     r->stats.in.duplicates++;
     return;
   }
@@ -2482,10 +2518,12 @@ receiver_on_conn (RmtpReceiver * r, const RmtpPacket * p, gint64 now)
     r->stats.in.duplicates++;
     return;
   }
-  /* a retried CONN: our CACK was lost; answer it at once */
+  /* a retried CONN: our CACK was lost; answer it over the retry's window
+   * (delta x the members retried with us) */
   r->stats.in.accepted++;
   if (r->due != DUE_CACK)
-    receiver_schedule (r, DUE_CACK, 0, 0, now);
+    receiver_schedule (r, DUE_CACK, 0, receiver_window (r, p->window_us),
+        now);
 }
 
 static void
@@ -2779,15 +2817,6 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   receiver_deliver (r);
   if (r->parity_block)
     receiver_block_changed (r, p->seq / r->parity_block);
-}
-
-/* The answer windows the server announces are at most delta x the
- * members of its CONN: a larger one (forged) would put our answer and our
- * silence limit off by up to an hour. */
-static gint64
-receiver_window (const RmtpReceiver * r, guint32 window_us)
-{
-  return MIN ((gint64) window_us, (r->delta / US + 1) * r->n_members) * US;
 }
 
 /* A POLL is answered at most once per `tat` (the server waits at least that

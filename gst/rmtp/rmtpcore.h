@@ -46,6 +46,9 @@ typedef enum {
   RMTP_DROP = 14,               /* server -> all: stream, nobody is left (ours) */
   RMTP_PARITY16 = 15,           /* server -> all: a parity packet over
                                  * GF(2^16), blocks over 255 (ours) */
+  RMTP_CONN_RETRY = 16,         /* server -> one: a CONN retried by unicast,
+                                 * listing only its recipient (ours); parsed
+                                 * as a CONN with retry set */
 } RmtpType;
 
 /* How a multicast round after the first repairs losses. */
@@ -117,6 +120,12 @@ typedef struct {
                                  * copies, answered at once), not after the
                                  * round in a group REL with a window of
                                  * delta x N (ours): FALSE, the paper */
+  gboolean conn_retry_backoff;  /* server: a CONN retry carries the window
+                                 * delta x the members retried with it and
+                                 * is answered over it, as the paper's
+                                 * backoff for every CACK (3.2.2): FALSE,
+                                 * window 0, answered at once (the stalled
+                                 * emulator took 1.22 x as long with it) */
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
@@ -159,6 +168,8 @@ typedef struct {
   gboolean last;                /* the stream ends with this window */
   const guint8 *stream_digest;  /* last: SHA-256 of the whole stream
                                  * (RMTP_DIGEST_SIZE, into the packet) */
+  gboolean retry;               /* a CONN sent as RMTP_CONN_RETRY (@type is
+                                 * RMTP_CONN) */
   /* CACK */
   gboolean yes;
   /* DATA */

@@ -40,6 +40,12 @@ def conn(parity_block=0):
             + hashlib.sha256(DATA).digest() + struct.pack(">IIII", 3, 100, 101, 102))
 
 
+def conn_retry(member):
+    """A CONN retried by unicast (type 16): the CONN's body listing one member."""
+    return (hdr(16) + struct.pack(">QIIIIII", 4000, 256, 16, 2000, 2000, 1, 0)
+            + hashlib.sha256(DATA).digest() + struct.pack(">II", 1, member))
+
+
 def data(seq, rnd=0, flags=0):
     return hdr(3) + struct.pack(">IIB", rnd, seq, flags) + DATA[seq * 256:(seq + 1) * 256]
 
@@ -47,6 +53,7 @@ def data(seq, rnd=0, flags=0):
 def raw():
     out = b""
     out += to_receiver(conn())
+    out += to_receiver(conn_retry(101)) + to_receiver(conn_retry(7))
     out += to_receiver(data(0, flags=1)) + to_receiver(data(2, flags=2))
     out += to_receiver(hdr(4) + struct.pack(">II", 0, 6000))
     out += to_receiver(hdr(7) + struct.pack(">III", 101, 0, 0))

@@ -12,6 +12,8 @@ of each receiver is under half the data set's size.
 
 RMTP_STREAM_COMPARE=1 also sends the same file in data-set mode on the same
 bed, for the time against it (not a check: about 20 s more).
+RMTP_STREAM_SINK="&key=value..." adds URI keys to the sink's (for benches,
+e.g. &send-interval=1000000).
 
 Prints one RESULT line per transfer: the time from the sender's start to
 the last receiver's EOS, rounds, retransmissions, the peak resident sizes."""
@@ -32,7 +34,7 @@ WINDOW = 4 * MIB
 RECEIVERS = 3
 LOSS = 1
 SENDER_LINK = 50_000_000
-SINK = "&rate=40000000&packet-size=1400"
+SINK = "&rate=40000000&packet-size=1400" + os.environ.get("RMTP_STREAM_SINK", "")
 # the receivers' sockets hold a few windows' worth of bursts while the
 # two shared cores are busy elsewhere
 SRC = "&buffer-size=4194304"
@@ -92,6 +94,7 @@ def report(name, tx, rxs, t0):
           f"data-resent={st.get('data-resent')} polls={st.get('polls-sent')} "
           f"max-held-bytes={st.get('max-held-bytes')} "
           f"blocked-time={int(st.get('blocked-time', '0')) / 1e9:.2f}s "
+          f"sink-loop-turns={st.get('loop-turns')} "
           f"peak-rss sink={tx['hwm_kb'] // 1024}MiB {hwm}", flush=True)
     return last
 

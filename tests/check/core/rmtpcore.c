@@ -179,6 +179,9 @@ GST_START_TEST (test_conn_retried_by_unicast)
   fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1), 2);
   retry = find_logged (rig.from_server, RMTP_CONN, -1, 1);
   fail_unless_equals_int (retry->to, rig.ids[3]);
+  /* by default a retry is answered at once */
+  fail_unless (retry->p.retry);
+  fail_unless_equals_int (retry->p.window_us, 0);
   /* the timer runs from when the multicast CONN has left */
   fail_unless_equals_uint64 (retry->time, pacer_cost (RMTP_HEADER_SIZE + 68 +
           4 * 5, rig.cfg.rate) + rig.cfg.tat + rig.cfg.alpha +
@@ -190,12 +193,86 @@ GST_START_TEST (test_conn_retried_by_unicast)
 
 GST_END_TEST;
 
+#define RETRIED 200
+
+/* Every CACK that answers the group CONN (all leave in its window of
+ * delta x RETRIED = 400 ms) is lost. */
+static gboolean
+drop_cacks_to_group_conn (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  return rx < 0 && p->type == RMTP_CACK && rig->now < 500 * MS;
+}
+
+/* conn_retry_backoff: the CACKs of members retried by unicast are drawn
+ * over the retry's window, delta x the members retried together (the
+ * paper's backoff for every CACK, 3.2.2, with the server's timer TAT +
+ * delta N' + alpha of its equation 3), not sent at once: 200 members whose
+ * CACKs were all lost sent 26 answers in one ms without it. */
+GST_START_TEST (test_conn_retry_answers_spread)
+{
+  Rig rig;
+  const Logged *retry;
+  guint per_ms[1000] = { 0 }, peak = 0, after = 0;
+  gint64 sent_from = G_MAXINT64, last = 0, window = 0;
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.conn_retry_backoff = TRUE;
+  rig_init (&rig, RETRIED, 8 * 1024, &cfg);
+  rig.drop = drop_cacks_to_group_conn;
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1),
+      1 + RETRIED);
+  for (guint i = 0; i < RETRIED; i++) {
+    retry = find_logged (rig.from_server, RMTP_CONN, -1, 1 + i);
+    fail_unless (retry->p.retry);
+    fail_unless_equals_int (retry->to, rig.ids[i]);
+    fail_unless_equals_int (retry->p.window_us, rig.cfg.delta / 1000 *
+        RETRIED);
+    sent_from = MIN (sent_from, retry->time);
+  }
+  window = rig.cfg.delta * RETRIED;
+  for (guint i = 0; i < rig.to_server->len; i++) {
+    const Logged *l = &g_array_index (rig.to_server, Logged, i);
+    gint64 ms;
+
+    if (l->p.type != RMTP_CACK || l->time < sent_from)
+      continue;
+    ms = (l->time - sent_from) / MS;
+    fail_unless (ms < 1000);
+    peak = MAX (peak, ++per_ms[ms]);
+    last = MAX (last, l->time);
+    after++;
+  }
+  GST_INFO ("CACKs to the retries: at most %u in one ms, over %" G_GINT64_FORMAT
+      " ms; rounds began %" G_GINT64_FORMAT " ms after the first retry", peak,
+      (last - sent_from) / MS, (find_logged (rig.from_server, RMTP_DATA, -1,
+              0)->time - sent_from) / MS);
+  /* one each, spread over the window: about one per delta (2 ms) */
+  fail_unless_equals_int (after, RETRIED);
+  fail_unless (peak <= 6, "%u CACKs in one ms", peak);
+  fail_unless (last - sent_from >= window * 9 / 10, "the CACKs spread over "
+      "%" G_GINT64_FORMAT " ms only", (last - sent_from) / MS);
+  /* the server waited for them: nobody retried twice or given up */
+  fail_unless_equals_int (rmtp_server_stats (rig.s)->taken_back, 0);
+  fail_unless_equals_uint64 (rmtp_server_stats (rig.s)->in.late, 0);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 #define ONE_MEMBER_CONN_SIZE (RMTP_HEADER_SIZE + 68 + 4)
 
-/* A CONN of session 0xC0FFEE for 8 KiB that lists @member alone, with an
- * answer window of @window_us (0: a unicast retry). */
+/* A CONN (@type RMTP_CONN, or RMTP_CONN_RETRY: a unicast retry) of
+ * session 0xC0FFEE for 8 KiB that lists @member alone, with an answer
+ * window of @window_us. */
 static void
-write_one_member_conn (guint8 * conn, guint32 window_us, guint32 member)
+write_one_member_conn (guint8 * conn, RmtpType type, guint32 window_us,
+    guint32 member)
 {
   guint8 digest[RMTP_DIGEST_SIZE] = { 0 };
   WireWriter w;
@@ -203,7 +280,7 @@ write_one_member_conn (guint8 * conn, guint32 window_us, guint32 member)
   wire_writer_init (&w, conn, ONE_MEMBER_CONN_SIZE);
   wire_write_u16 (&w, 0x524d);
   wire_write_u8 (&w, RMTP_VERSION);
-  wire_write_u8 (&w, RMTP_CONN);
+  wire_write_u8 (&w, type);
   wire_write_u32 (&w, 0xC0FFEE);
   wire_write_u64 (&w, 8 * 1024);
   wire_write_u32 (&w, 1024);
@@ -236,7 +313,8 @@ GST_START_TEST (test_conn_retry_for_another_ignored)
   cacks = rs->cack_sent;
   foreign = rs->in.foreign;
   fail_unless_equals_uint64 (cacks, 1);
-  write_one_member_conn (conn, 0, rig.ids[1]);
+  write_one_member_conn (conn, RMTP_CONN_RETRY, rig.cfg.delta / 1000,
+      rig.ids[1]);
   rmtp_receiver_handle (rig.r[0], conn, sizeof (conn), rig.now);
   rmtp_receiver_handle_timeout (rig.r[0], rig.now);
   fail_unless_equals_uint64 (rs->in.foreign, foreign + 1);
@@ -248,7 +326,7 @@ GST_START_TEST (test_conn_retry_for_another_ignored)
 GST_END_TEST;
 
 /* A receiver (member 100, seed 7) that has read a CONN with an answer
- * window of @window_us at time 0, and the unicast retry of that CONN. */
+ * window of @window_us at time 0, and a unicast retry of that CONN. */
 typedef struct
 {
   RmtpConfig cfg;
@@ -268,8 +346,9 @@ connected_receiver_init (ConnectedReceiver * c, guint32 window_us)
   random_source_init_seeded (&c->rng, &c->seeded, 7);
   c->r = rmtp_receiver_new (&c->cfg, 100, TRUE, &c->rng);
   c->rs = rmtp_receiver_stats (c->r);
-  write_one_member_conn (conn, window_us, 100);
-  write_one_member_conn (c->retry, 0, 100);
+  write_one_member_conn (conn, RMTP_CONN, window_us, 100);
+  /* window 0: these tests check when a retry is answered, not its draw */
+  write_one_member_conn (c->retry, RMTP_CONN_RETRY, 0, 100);
   rmtp_receiver_handle (c->r, conn, sizeof (conn), 0);
 }
 
@@ -288,6 +367,44 @@ retry_answered (RmtpReceiver * r, const guint8 * retry, gint64 now)
   }
   return sent;
 }
+
+/* A connected receiver answers a retry with a CACK drawn over the retry's
+ * window; a copy of the group CONN (the same member list in a group of
+ * one, but sent as a CONN) more than tat after its CACK is a duplicate,
+ * not a retry. */
+GST_START_TEST (test_conn_retry_answer_drawn_over_its_window)
+{
+  ConnectedReceiver c;
+  guint8 copy[ONE_MEMBER_CONN_SIZE];
+  gint64 cack_at, t, due;
+  RmtpDatagram d;
+
+  connected_receiver_init (&c, 4000);
+  write_one_member_conn (copy, RMTP_CONN, 4000, 100);
+  write_one_member_conn (c.retry, RMTP_CONN_RETRY, 2000, 100);
+  cack_at = rmtp_receiver_next_deadline (c.r);
+  rmtp_receiver_handle_timeout (c.r, cack_at);
+  fail_unless (rmtp_receiver_poll_datagram (c.r, &d));
+  g_bytes_unref (d.bytes);
+  t = cack_at + c.cfg.tat + c.cfg.alpha;
+  fail_if (retry_answered (c.r, copy, t));
+  fail_unless_equals_uint64 (c.rs->in.duplicates, 1);
+  /* no CACK due: only the silence limit */
+  fail_unless (rmtp_receiver_next_deadline (c.r) > t + S);
+  fail_if (retry_answered (c.r, c.retry, t));
+  due = rmtp_receiver_next_deadline (c.r);
+  fail_unless (due > t && due <= t + 2 * MS, "CACK due %" G_GINT64_FORMAT
+      " ns after the retry", due - t);
+  rmtp_receiver_handle_timeout (c.r, due - 1);
+  fail_if (rmtp_receiver_poll_datagram (c.r, &d));
+  rmtp_receiver_handle_timeout (c.r, due);
+  fail_unless (rmtp_receiver_poll_datagram (c.r, &d));
+  g_bytes_unref (d.bytes);
+  fail_unless_equals_uint64 (c.rs->cack_sent, 2);
+  rmtp_receiver_free (c.r);
+}
+
+GST_END_TEST;
 
 /* A CONN retry that comes within tat of the receiver's CACK crossed it
  * (the server waits tat + alpha before each retry): it is a duplicate,
@@ -341,7 +458,7 @@ run_stalled_cacks (guint n, guint * per_ms, gint64 * sent_at, guint steps)
 
     random_source_init_seeded (&rng, &seeded[i], 1000 + i);
     r[i] = rmtp_receiver_new (&cfg, 100 + i, TRUE, &rng);
-    write_one_member_conn (conn, STALL_WINDOW / 1000, 100 + i);
+    write_one_member_conn (conn, RMTP_CONN, STALL_WINDOW / 1000, 100 + i);
     rmtp_receiver_handle (r[i], conn, sizeof (conn), 0);
     sent_at[i] = -1;
   }
@@ -421,7 +538,7 @@ GST_START_TEST (test_answer_redrawn_only_when_overdue)
   random_source_init_seeded (&rng, &seeded, 7);
   r = rmtp_receiver_new (&cfg, 100, TRUE, &rng);
   rs = rmtp_receiver_stats (r);
-  write_one_member_conn (conn, window / 1000, 100);
+  write_one_member_conn (conn, RMTP_CONN, window / 1000, 100);
   rmtp_receiver_handle (r, conn, sizeof (conn), 0);
   fail_unless (rmtp_receiver_next_deadline (r) < window);
   rmtp_receiver_handle_timeout (r, window + cfg.tat);
@@ -1870,6 +1987,8 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_conn_retried_by_unicast);
   tcase_add_test (tc, test_conn_retry_for_another_ignored);
   tcase_add_test (tc, test_conn_retry_crossing_cack_not_answered);
+  tcase_add_test (tc, test_conn_retry_answers_spread);
+  tcase_add_test (tc, test_conn_retry_answer_drawn_over_its_window);
   tcase_add_test (tc, test_no_cack_repeated_once_rounds_heard);
   tcase_add_test (tc, test_cacks_spread_after_a_stall);
   tcase_add_test (tc, test_answer_redrawn_only_when_overdue);

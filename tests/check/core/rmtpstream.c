@@ -356,7 +356,7 @@ log_conns (Net * net, guint rx, const RmtpPacket * p, guint32 to)
 {
   static gint64 last_window_conn;
 
-  if (p->type == RMTP_CONN && rx == 0 && p->window_us > 0) {
+  if (p->type == RMTP_CONN && rx == 0 && !p->retry) {
     fail_unless (p->stream);
     fail_unless (net->now >= last_window_conn);
     last_window_conn = net->now;
@@ -991,6 +991,42 @@ GST_START_TEST (test_stream_trailer_refusals)
 
 GST_END_TEST;
 
+/* A CONN retry of the window a receiver waits for, to another member (a
+ * sink multicasts a retry to a member it has no address for), is foreign:
+ * it carries an answer window like the group CONN but does not say that
+ * the group left the receiver out. The group CONN that does not list it
+ * drops it. */
+GST_START_TEST (test_window_retry_for_another_not_dropped)
+{
+  GBytes *group = window_conn (3, NULL);
+  gsize len;
+  const guint8 *g = g_bytes_get_data (group, &len);
+  guint8 *retry = g_memdup2 (g, len);
+  RmtpConfig cfg;
+  RandomSeeded seeded;
+  RandomSource rng;
+  RmtpReceiver *r;
+  RmtpPacket p;
+
+  retry[3] = RMTP_CONN_RETRY;
+  fail_unless (rmtp_packet_parse (retry, len, &p));
+  fail_unless (p.retry && p.window_us > 0);
+  rmtp_config_init (&cfg);
+  random_source_init_seeded (&rng, &seeded, 5);
+  r = rmtp_receiver_new (&cfg, 10, TRUE, &rng);
+  rmtp_receiver_expect_window (r, 3, 30, 0);
+  rmtp_receiver_handle (r, retry, len, 0);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (r)->in.foreign, 1);
+  fail_unless_equals_int (rmtp_receiver_state (r), RMTP_RECEIVER_WAIT_CONN);
+  rmtp_receiver_handle (r, g, len, 0);
+  fail_unless_equals_int (rmtp_receiver_state (r), RMTP_RECEIVER_FAILED);
+  g_free (retry);
+  g_bytes_unref (group);
+  rmtp_receiver_free (r);
+}
+
+GST_END_TEST;
+
 /* A window's CONN must start where the windows before it ended (window
  * 0 at 0): one elsewhere would put its data at another place in the
  * stream. It is counted out of window and not taken. */
@@ -1088,6 +1124,7 @@ rmtpstream_suite (void)
   tcase_add_test (tc, test_replayed_window_fails_stream_digest);
   tcase_add_test (tc, test_replayed_window_fails_stream_digest_keyed);
   tcase_add_test (tc, test_stream_trailer_refusals);
+  tcase_add_test (tc, test_window_retry_for_another_not_dropped);
   tcase_add_test (tc, test_window_conn_at_wrong_offset);
   tcase_add_test (tc, test_connect_timeout_first_window_only);
   return s;

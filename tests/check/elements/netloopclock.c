@@ -1,6 +1,8 @@
 /* The I/O loop against a clock that moves 2 us between any two reads, as
  * the monotonic clock does for a thread preempted between them: the loop
- * never takes a deadline it finds passed for no deadline at all. Own
+ * never takes a deadline it finds passed for no deadline at all; and a
+ * work that keeps its deadline due is held back, one that asks for "now"
+ * a few times is not. Own
  * binary: this file replaces GLib's g_get_monotonic_time (gst_net_now ()
  * reads it) for the whole process. */
 #include <gst/check/gstcheck.h>
@@ -97,6 +99,74 @@ GST_START_TEST (test_loop_deadline_passed_between_reads)
 
 GST_END_TEST;
 
+/* Never clears its deadline: asks to run again at the time it was given. */
+static gint64
+stuck_work (gpointer data, gint64 now)
+{
+  g_atomic_int_inc ((gint *) data);
+  return now;
+}
+
+/* Asks for "now" 50 times in a row, then for 100 us later, as a work
+ * that sends what is due in several goes does. */
+static gint64
+bursty_work (gpointer data, gint64 now)
+{
+  gint calls = g_atomic_int_add ((gint *) data, 1) + 1;
+
+  return calls % 51 ? now : now + 100 * GST_USECOND;
+}
+
+/* Runs of the work per second over 200 ms, from 100 ms after the start. */
+static gdouble
+work_rate (GstNetLoop * loop, gint * calls)
+{
+  gint before;
+
+  gst_net_loop_start (loop);
+  g_usleep (100000);
+  before = g_atomic_int_get (calls);
+  g_usleep (200000);
+  return (g_atomic_int_get (calls) - before) / 0.2;
+}
+
+/* A work that keeps its deadline due with nothing coming in is held back:
+ * the loop does not spin a core, and counts it. */
+GST_START_TEST (test_loop_spinning_work_held_back)
+{
+  gint calls = 0;
+  GstNetLoop *loop = gst_net_loop_new ("test", stuck_work, &calls);
+  gdouble rate = work_rate (loop, &calls);
+  guint64 spins = gst_net_loop_get_spins (loop);
+
+  gst_net_loop_free (loop);
+  GST_INFO ("the stuck work ran %.0f times a second, %" G_GUINT64_FORMAT
+      " turns held back", rate, spins);
+  /* held 1 ms a turn: about 1000 a second; spinning: hundreds of
+   * thousands */
+  fail_unless (rate < 5000, "the work ran %.0f times a second", rate);
+  fail_unless (spins > 10, "%" G_GUINT64_FORMAT " turns held back", spins);
+}
+
+GST_END_TEST;
+
+/* A work that asks for "now" a few times running and then for later is
+ * never held back. */
+GST_START_TEST (test_loop_rescheduling_now_not_held)
+{
+  gint calls = 0;
+  GstNetLoop *loop = gst_net_loop_new ("test", bursty_work, &calls);
+  guint64 spins;
+
+  work_rate (loop, &calls);
+  spins = gst_net_loop_get_spins (loop);
+  gst_net_loop_free (loop);
+  fail_unless (spins == 0, "%" G_GUINT64_FORMAT " turns held back after %d "
+      "runs", spins, g_atomic_int_get (&calls));
+}
+
+GST_END_TEST;
+
 static Suite *
 netloopclock_suite (void)
 {
@@ -105,6 +175,8 @@ netloopclock_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_loop_deadline_passed_between_reads);
+  tcase_add_test (tc, test_loop_spinning_work_held_back);
+  tcase_add_test (tc, test_loop_rescheduling_now_not_held);
   return s;
 }
 

@@ -2,13 +2,17 @@
  * sources in one process deliver a data set byte for byte; forged and
  * malformed packets are counted and dropped; a receiver whose server goes
  * away, one no CONN reaches, and a sink nobody answers post clear errors;
- * BUSY then RRDY;
+ * BUSY then RRDY; the receive buffer sized for the answers; fewer
+ * wake-ups with send-interval;
  * properties, the URI and the docs. */
 #include <gst/check/gstcheck.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "checkutil.h"
 #include "rmtpcheck.h"
@@ -752,6 +756,105 @@ GST_START_TEST (test_start_errors_clear)
 
 GST_END_TEST;
 
+/* The sink's loop-turns over a transfer to two receivers with
+ * @sink_props. */
+static guint64
+transfer_sink_turns (const gchar * sink_props)
+{
+  Rig rig;
+  guint64 turns;
+
+  rig_start_receivers (&rig, "239.255.91.10", "");
+  rig_start_sink (&rig, sink_props);
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  turns = check_stat_u64 (rig.sink, "loop-turns");
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+  return turns;
+}
+
+/* send-interval: the sink wakes to send at most every 5 ms, not once a
+ * packet (300 packets at 16 Mbit/s, one every 0.5 ms, less the pacer's
+ * first 20 ms of credit), and the data set arrives whole. */
+GST_START_TEST (test_send_interval_fewer_wakeups)
+{
+  guint64 each = transfer_sink_turns ("rate=16000000 send-interval=0");
+  guint64 batched = transfer_sink_turns ("rate=16000000 "
+      "send-interval=5000000");
+
+  GST_INFO ("sink loop turns: %" G_GUINT64_FORMAT " one a packet, %"
+      G_GUINT64_FORMAT " batched", each, batched);
+  fail_unless (batched < each / 2, "%" G_GUINT64_FORMAT " turns batched, %"
+      G_GUINT64_FORMAT " one a packet", batched, each);
+}
+
+GST_END_TEST;
+
+static gint
+read_sysctl (const gchar * path)
+{
+  gchar *text;
+  gint v;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  v = atoi (text);
+  g_free (text);
+  return v;
+}
+
+/* Whether this process may set a receive buffer past rmem_max. */
+static gboolean
+may_force_recv_buffer (void)
+{
+  gint fd = socket (AF_INET, SOCK_DGRAM, 0), v = 1 << 20;
+  gboolean ok = setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &v,
+      sizeof (v)) == 0;
+
+  close (fd);
+  return ok;
+}
+
+/* The receive buffer a started sink reports, with @props. */
+static gint
+sink_recv_buffer (const gchar * props)
+{
+  gchar *desc = g_strdup_printf ("appsrc ! rmtpsink name=sink "
+      "address=239.255.91.9 port=%u multicast-iface=lo %s", free_udp_port (),
+      props);
+  GstElement *sink, *pipe = launch (desc, "sink", &sink);
+  gint v;
+
+  g_free (desc);
+  fail_if (gst_element_set_state (pipe, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  v = stat_int (sink, "recv-buffer");
+  stop_pipeline (&pipe, &sink);
+  return v;
+}
+
+/* The answers of 1000 members get a receive buffer of 4 KiB each (as far
+ * as the kernel lets: twice rmem_max without CAP_NET_ADMIN); one member
+ * keeps the system's default; recv-buffer-size sets it. */
+GST_START_TEST (test_recv_buffer_from_receivers)
+{
+  gint dflt = read_sysctl ("/proc/sys/net/core/rmem_default");
+  gint cap = may_force_recv_buffer () ? G_MAXINT :
+      2 * read_sysctl ("/proc/sys/net/core/rmem_max");
+
+  fail_unless_equals_int (sink_recv_buffer ("receivers=1000"),
+      MIN (1000 * 4096, cap));
+  fail_unless_equals_int (sink_recv_buffer ("receivers=1"), dflt);
+  fail_unless_equals_int (sink_recv_buffer ("receivers=1000 "
+          "recv-buffer-size=300000"), MIN (300000, cap));
+}
+
+GST_END_TEST;
+
 /* The core's defaults, examples and documented stats in what gst-inspect
  * shows. */
 GST_START_TEST (test_docs_and_defaults)
@@ -787,6 +890,8 @@ rmtp_suite (void)
   tcase_add_test (tc, test_uri_round_trip);
   tcase_add_test (tc, test_start_errors_clear);
   tcase_add_test (tc, test_docs_and_defaults);
+  tcase_add_test (tc, test_recv_buffer_from_receivers);
+  tcase_add_test (tc, test_send_interval_fewer_wakeups);
   tcase_add_test (tc, test_transfer_two_receivers);
   tcase_add_test (tc, test_forged_packets_dropped);
   tcase_add_test (tc, test_busy_then_ready);
