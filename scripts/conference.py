@@ -6,7 +6,8 @@ with its own rate (tbf both ways) and optional random loss.  Runs for
 tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
 (snapshot), participant-<id>.mp4 (recording with the others' mixed audio, when headless:
 without --headless and with a display each participant opens a window instead),
-stats-<id>.json (the statistics of every second) and rates.svg (rates over time). Each
+stats-<id>.json (the statistics of every second), times.json (when each participant
+joined and left, seconds into the call) and rates.svg (rates over time). Each
 participant's audio is a tone of its own frequency; the report says how loud each other
 participant's tone is in a recording.
 
@@ -374,6 +375,8 @@ def report(args, n, rates, starts, leaves):
     print(f"conference: snapshots, recordings, statistics and rates.svg in {args.out_dir}")
     with open(os.path.join(args.out_dir, "summary.json"), "w") as f:
         json.dump(result, f, indent=1)
+    with open(os.path.join(args.out_dir, "times.json"), "w") as f:
+        json.dump(dict(starts=starts, leaves=leaves), f)     # call seconds, per id
     return result
 
 
