@@ -276,6 +276,8 @@ def conference_command(args, pid, n):
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
         ([f"--key-unit-queue-time={args.key_unit_queue_time}"]
          if args.key_unit_queue_time is not None else []) + \
+        ([f"--max-frame-age={args.max_frame_age}"]
+         if args.max_frame_age is not None else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -395,6 +397,9 @@ def main():
     ap.add_argument("--key-unit-queue-time", type=int, default=None,
                     help="ms, each sender's tpsssink key-unit-queue-time (0: off; "
                          "default: the app's)")
+    ap.add_argument("--max-frame-age", type=int, default=None,
+                    help="ms, camera frames older than this at the encoder are left out "
+                         "(0: none; default: the app's)")
     ap.add_argument("--ice", action="store_true",
                     help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",
