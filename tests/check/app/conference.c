@@ -139,6 +139,8 @@ GST_START_TEST (test_options_refused)
       "--port=5000", members, "--max-receive-rate=-5", NULL);
   check_refused (FALSE, "--key-unit-queue-time must not be negative, got -1",
       "--id=1", "--port=5000", members, "--key-unit-queue-time=-1", NULL);
+  check_refused (FALSE, "--max-frame-age must not be negative, got -1",
+      "--id=1", "--port=5000", members, "--max-frame-age=-1", NULL);
   check_refused (FALSE, "--colour wants RRGGBB, got \"12345\"", "--id=1",
       "--port=5000", members, "--colour=12345", NULL);
   check_refused (FALSE, "--colour wants RRGGBB, got \"gg0000\"", "--id=1",
