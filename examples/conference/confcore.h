@@ -55,10 +55,10 @@ typedef struct
 #define CONF_KEY_UNIT_QUEUE_MS 500
 
 /* Camera frames older than this when they reach the encoder are left out
- * (--max-frame-age, ms; 0: none): against 0, no audio of a joiner went
- * unheld for its video in three calls (203 in three alternated with them),
- * at about one frame a second fewer between the fast members
- * (docs/conference.md, "Where the unheld audio comes from"). */
+ * (--max-frame-age, ms; 0: none): against 0, 6 audio buffers of a joiner
+ * went unheld for its video in six calls instead of 299, the fast members
+ * decoding each other at 13.0 against 13.4 fps (docs/conference.md, "Where
+ * the unheld audio comes from"). */
 #define CONF_MAX_FRAME_AGE_MS 300
 
 /* Parses and checks the command line into @o (zeroed by the caller; free
