@@ -6,7 +6,8 @@ with its own rate (tbf both ways) and optional random loss.  Runs for
 tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
 (snapshot), participant-<id>.mp4 (recording with the others' mixed audio, when headless:
 without --headless and with a display each participant opens a window instead),
-stats-<id>.json (the statistics of every second) and rates.svg (rates over time). Each
+stats-<id>.json (the statistics of every second), times.json (when each participant
+joined and left, seconds into the call) and rates.svg (rates over time). Each
 participant's audio is a tone of its own frequency; the report says how loud each other
 participant's tone is in a recording.
 
@@ -275,6 +276,8 @@ def conference_command(args, pid, n):
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
         ([f"--key-unit-queue-time={args.key_unit_queue_time}"]
          if args.key_unit_queue_time is not None else []) + \
+        ([f"--max-frame-age={args.max_frame_age}"]
+         if args.max_frame_age is not None else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -374,6 +377,8 @@ def report(args, n, rates, starts, leaves):
     print(f"conference: snapshots, recordings, statistics and rates.svg in {args.out_dir}")
     with open(os.path.join(args.out_dir, "summary.json"), "w") as f:
         json.dump(result, f, indent=1)
+    with open(os.path.join(args.out_dir, "times.json"), "w") as f:
+        json.dump(dict(starts=starts, leaves=leaves), f)     # call seconds, per id
     return result
 
 
@@ -392,6 +397,9 @@ def main():
     ap.add_argument("--key-unit-queue-time", type=int, default=None,
                     help="ms, each sender's tpsssink key-unit-queue-time (0: off; "
                          "default: the app's)")
+    ap.add_argument("--max-frame-age", type=int, default=None,
+                    help="ms, camera frames older than this at the encoder are left out "
+                         "(0: none; default: the app's)")
     ap.add_argument("--ice", action="store_true",
                     help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",

@@ -152,6 +152,7 @@ at_least (const gchar * option, gint64 value, gint64 min, GError ** error)
 typedef struct
 {
   gint id, port, width, height, fps, duration, snapshot, key_unit_queue;
+  gint max_frame_age;
   gint64 max_receive, initial;
 } RawNumbers;
 
@@ -183,7 +184,8 @@ check_numbers (const RawNumbers * n, const ConfOptions * o, GError ** error)
       at_least ("--duration", n->duration, 0, error) &&
       at_least ("--max-receive-rate", n->max_receive, 0, error) &&
       at_least ("--initial-rate", n->initial, 1, error) &&
-      at_least ("--key-unit-queue-time", n->key_unit_queue, 0, error);
+      at_least ("--key-unit-queue-time", n->key_unit_queue, 0, error) &&
+      at_least ("--max-frame-age", n->max_frame_age, 0, error);
 }
 
 /* @text as RRGGBB into *@colour. */
@@ -215,6 +217,7 @@ store_numbers (const RawNumbers * n, ConfOptions * o)
   o->max_receive_rate = n->max_receive;
   o->initial_rate = n->initial;
   o->key_unit_queue_ms = n->key_unit_queue;
+  o->max_frame_age_ms = n->max_frame_age;
 }
 
 gboolean
@@ -222,8 +225,8 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
     GOptionGroup * extra, gboolean with_nice, GError ** error)
 {
   gchar *colour = NULL;
-  RawNumbers n = { 0, 0, 320, 240, 15, 0, 5, CONF_KEY_UNIT_QUEUE_MS, 0,
-    150000
+  RawNumbers n = { 0, 0, 320, 240, 15, 0, 5, CONF_KEY_UNIT_QUEUE_MS,
+    CONF_MAX_FRAME_AGE_MS, 0, 150000
   };
   gboolean headless = FALSE, no_audio = FALSE, ok;
   GOptionEntry entries[] = {
@@ -262,6 +265,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Ask our encoder for a key frame when our queue toward a member "
           "holds more than this of frames it would flush (ms; 0: never; "
           "default " G_STRINGIFY (CONF_KEY_UNIT_QUEUE_MS) ")", "MS"},
+    {"max-frame-age", 0, 0, G_OPTION_ARG_INT, &n.max_frame_age,
+          "Leave out camera frames older than this when they reach the "
+          "encoder (ms; 0: none; default "
+          G_STRINGIFY (CONF_MAX_FRAME_AGE_MS) ")", "MS"},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
@@ -396,7 +403,7 @@ append_u64 (GString * json, const gchar * key, guint64 v)
 void
 conf_stats_json_begin (GString * json, gdouble t, guint id,
     guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
-    guint64 queue_key_units, guint tiles)
+    guint64 queue_key_units, guint64 stale_frames, guint tiles)
 {
   gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -406,6 +413,7 @@ conf_stats_json_begin (GString * json, gdouble t, guint id,
   append_u64 (json, "bytes_sent", bytes_sent);
   append_u64 (json, "key_unit_requests", key_unit_requests);
   append_u64 (json, "queue_key_units", queue_key_units);
+  append_u64 (json, "stale_frames", stale_frames);
   g_string_append_printf (json, ",\"tiles\":%u,\"members\":[", tiles);
 }
 

@@ -26,6 +26,8 @@ typedef struct
   guint64 initial_rate;         /* bit/s */
   guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
                                  * off */
+  guint max_frame_age_ms;       /* camera frames older than this at the
+                                 * encoder are left out, ms, 0: none */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */
@@ -51,6 +53,13 @@ typedef struct
  * far fewer audio buffers, at about one more key frame per sender every
  * 3 s (docs/conference.md, "Lip sync at the slow member"). */
 #define CONF_KEY_UNIT_QUEUE_MS 500
+
+/* Camera frames older than this when they reach the encoder are left out
+ * (--max-frame-age, ms; 0: none): against 0, 6 audio buffers of a joiner
+ * went unheld for its video in six calls instead of 299, the fast members
+ * decoding each other at 13.0 against 13.4 fps (docs/conference.md, "Where
+ * the unheld audio comes from"). */
+#define CONF_MAX_FRAME_AGE_MS 300
 
 /* Parses and checks the command line into @o (zeroed by the caller; free
  * it with conf_options_clear). @extra: an option group to add (GStreamer's),
@@ -113,7 +122,7 @@ typedef struct
  * and a figure that is not finite as 0. */
 void conf_stats_json_begin (GString * json, gdouble t, guint id,
     guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
-    guint64 queue_key_units, guint tiles);
+    guint64 queue_key_units, guint64 stale_frames, guint tiles);
 void conf_stats_json_member (GString * json, const ConfStatsMember * f);
 void conf_stats_json_member_end (GString * json);
 void conf_stats_json_end (GString * json);

@@ -188,7 +188,8 @@ pipeline_description (Conference * conf)
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
       "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
-      "cam. ! queue leaky=downstream max-size-buffers=2 ! videoconvert "
+      "cam. ! queue name=encq leaky=downstream max-size-buffers=2 "
+      "! videoconvert "
       "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
       "key-unit-max-delay=%u key-int-max=%u qp-min=%u "
       "! rtph264pay config-interval=-1 mtu=1200 "
@@ -252,6 +253,22 @@ guard_recording (Conference * conf)
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, drop_untimed, NULL, NULL);
   gst_object_unref (src);
   gst_object_unref (parse);
+}
+
+static void
+leave_out_stale_frames (Conference * conf)
+{
+  GstElement *q;
+  GstPad *src;
+
+  if (!conf->opt.max_frame_age_ms)
+    return;
+  q = gst_bin_get_by_name (GST_BIN (conf->pipeline), "encq");
+  src = gst_element_get_static_pad (q, "src");
+  conf_stale_frames_attach (&conf->stale, src,
+      conf->opt.max_frame_age_ms * GST_MSECOND);
+  gst_object_unref (src);
+  gst_object_unref (q);
 }
 
 /* On the encoder's output: when a key unit is asked for (a member's PLI
@@ -331,6 +348,7 @@ build_pipeline (Conference * conf)
   if (conf->arx)
     conf_audio_init (conf);
   guard_recording (conf);
+  leave_out_stale_frames (conf);
   if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO)
     trace_encoder (conf);
   return TRUE;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "confcore.h"
+#include "confstale.h"
 
 G_BEGIN_DECLS
 
@@ -71,6 +72,8 @@ struct _Conference
   ConfBranches tiles;           /* tiles.c */
   ConfBranches voices;          /* confaudio.c */
   guint grid_cols, grid_rows;
+
+  ConfStaleFrames stale;        /* camera frames left out at the encoder */
 
   FILE *stats_json;
   GHashTable *last_counts;      /* member id -> MemberCounts, for rates */

@@ -358,7 +358,8 @@ conf_stats_print (Conference * conf)
       conf_tiles_count (conf));
   conf_stats_json_begin (json, t, conf->opt.id, data_rate,
       field_u64 (st, "bytes-sent"), field_u64 (st, "key-unit-requests"),
-      field_u64 (st, "queue-key-units"), conf_tiles_count (conf));
+      field_u64 (st, "queue-key-units"),
+      conf_stale_frames_dropped (&conf->stale), conf_tiles_count (conf));
   reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {

@@ -3,6 +3,7 @@
  * join and leave, a participant's colour and tone, and the --stats-json
  * line that scripts/conference.py reads. */
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #ifdef HAVE_JSON_GLIB
 #include <json-glib/json-glib.h>
 #endif
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "confcore.h"
+#include "confstale.h"
 
 #define GOOD "--id=2", "--port=5002", \
   "--members=1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000"
@@ -54,6 +56,7 @@ GST_START_TEST (test_options_defaults)
   fail_unless_equals_uint64 (o.initial_rate, 150000);
   fail_unless_equals_uint64 (o.max_receive_rate, 0);
   fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
+  fail_unless_equals_int (o.max_frame_age_ms, CONF_MAX_FRAME_AGE_MS);
   fail_unless_equals_string (o.out_dir, ".");
   fail_unless (o.headless && o.audio && !o.ice);
   conf_options_clear (&o);
@@ -136,6 +139,8 @@ GST_START_TEST (test_options_refused)
       "--port=5000", members, "--max-receive-rate=-5", NULL);
   check_refused (FALSE, "--key-unit-queue-time must not be negative, got -1",
       "--id=1", "--port=5000", members, "--key-unit-queue-time=-1", NULL);
+  check_refused (FALSE, "--max-frame-age must not be negative, got -1",
+      "--id=1", "--port=5000", members, "--max-frame-age=-1", NULL);
   check_refused (FALSE, "--colour wants RRGGBB, got \"12345\"", "--id=1",
       "--port=5000", members, "--colour=12345", NULL);
   check_refused (FALSE, "--colour wants RRGGBB, got \"gg0000\"", "--id=1",
@@ -275,7 +280,8 @@ GST_END_TEST;
 
 static const gchar *const golden =
     "{\"t\":12.25,\"id\":1,\"data_bps\":2000000,\"bytes_sent\":123456,"
-    "\"key_unit_requests\":3,\"queue_key_units\":1,\"tiles\":2,\"members\":["
+    "\"key_unit_requests\":3,\"queue_key_units\":1,\"stale_frames\":4,"
+    "\"tiles\":2,\"members\":["
     "{\"id\":2,\"fps\":14.50,\"recv_bps\":2500000,\"send_data_bps\":1900000,"
     "\"send_bps\":2100000,\"loss_link\":0.01250,\"loss_after_fec\":0.00000,"
     "\"rtt_ms\":12.3,\"media_bps\":2400000,\"audio_media_bps\":26000,"
@@ -339,7 +345,7 @@ GST_START_TEST (test_stats_json_line)
   };
   GString *json = g_string_new (NULL);
 
-  conf_stats_json_begin (json, 12.25, 1, 2000000, 123456, 3, 1, 2);
+  conf_stats_json_begin (json, 12.25, 1, 2000000, 123456, 3, 1, 4, 2);
   conf_stats_json_member (json, &p2);
   conf_stats_json_member_end (json);
   conf_stats_json_member (json, &p4);
@@ -368,11 +374,53 @@ GST_START_TEST (test_stats_json_line)
 
   /* no member: an empty list */
   g_string_truncate (json, 0);
-  conf_stats_json_begin (json, 1.0, 3, 0, 0, 0, 0, 0);
+  conf_stats_json_begin (json, 1.0, 3, 0, 0, 0, 0, 0, 0);
   conf_stats_json_end (json);
   fail_unless (g_str_has_suffix (json->str, "\"tiles\":0,\"members\":[]}\n"),
       "%s", json->str);
   g_string_free (json, TRUE);
+}
+
+GST_END_TEST;
+
+/* A frame one frame interval (66 ms) old passes; frames that reach the
+ * encoder's queue more than --max-frame-age behind the clock, as a live
+ * source's catch-up after a stall pushes them, are left out and counted. */
+GST_START_TEST (test_stale_frames_left_out)
+{
+  GstHarness *h = gst_harness_new ("identity");
+  ConfStaleFrames stale;
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+  const GstClockTime ages_ms[] = { 66, 1598, 1341, 250, 201, 199, 0 };
+  guint passed = 0;
+
+  gst_harness_use_testclock (h);
+  gst_harness_set_src_caps_str (h, "video/x-raw");
+  conf_stale_frames_attach (&stale, src, 200 * GST_MSECOND);
+  fail_unless (gst_harness_set_time (h, 5 * GST_SECOND));
+  for (guint i = 0; i < G_N_ELEMENTS (ages_ms); i++) {
+    GstBuffer *b = gst_buffer_new ();
+
+    GST_BUFFER_PTS (b) = 5 * GST_SECOND - ages_ms[i] * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  while (gst_harness_buffers_in_queue (h) > 0) {
+    GstBuffer *b = gst_harness_pull (h);
+
+    fail_unless (5 * GST_SECOND - GST_BUFFER_PTS (b) <= 200 * GST_MSECOND);
+    gst_buffer_unref (b);
+    passed++;
+  }
+  fail_unless_equals_int (passed, 3);
+  fail_unless_equals_int (conf_stale_frames_dropped (&stale), 4);
+
+  /* no timestamp: it passes */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless_equals_int (conf_stale_frames_dropped (&stale), 4);
+  gst_object_unref (src);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -391,6 +439,7 @@ conference_suite (void)
   tcase_add_test (tc, test_tiles_join_and_leave);
   tcase_add_test (tc, test_audio_members);
   tcase_add_test (tc, test_stats_json_line);
+  tcase_add_test (tc, test_stale_frames_left_out);
   return s;
 }
 

@@ -1,0 +1,64 @@
+/* Camera frames that reach the encoder late are left out: see confstale.h. */
+#include "confstale.h"
+
+/* How long ago @buf's running time was on @pad's element's clock;
+ * GST_CLOCK_TIME_NONE when that cannot be told. */
+static GstClockTime
+frame_age (GstPad * pad, GstBuffer * buf)
+{
+  GstEvent *ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+  GstElement *element = gst_pad_get_parent_element (pad);
+  GstClock *clock = element ? gst_element_get_clock (element) : NULL;
+  GstClockTime rt = GST_CLOCK_TIME_NONE, now = GST_CLOCK_TIME_NONE;
+
+  if (ev && clock && GST_BUFFER_PTS_IS_VALID (buf)) {
+    const GstSegment *seg;
+
+    gst_event_parse_segment (ev, &seg);
+    if (seg->format == GST_FORMAT_TIME)
+      rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME,
+          GST_BUFFER_PTS (buf));
+    now = gst_clock_get_time (clock);
+    if (now >= gst_element_get_base_time (element))
+      now -= gst_element_get_base_time (element);
+    else
+      now = GST_CLOCK_TIME_NONE;
+  }
+  if (ev)
+    gst_event_unref (ev);
+  if (clock)
+    gst_object_unref (clock);
+  if (element)
+    gst_object_unref (element);
+  if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (now))
+    return GST_CLOCK_TIME_NONE;
+  return now > rt ? now - rt : 0;
+}
+
+static GstPadProbeReturn
+drop_stale (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ConfStaleFrames *s = data;
+  GstClockTime age = frame_age (pad, GST_PAD_PROBE_INFO_BUFFER (info));
+
+  if (!GST_CLOCK_TIME_IS_VALID (age) || age <= s->max_age)
+    return GST_PAD_PROBE_OK;
+  g_atomic_int_inc (&s->dropped);
+  return GST_PAD_PROBE_DROP;
+}
+
+gulong
+conf_stale_frames_attach (ConfStaleFrames * s, GstPad * pad,
+    GstClockTime max_age)
+{
+  s->max_age = max_age;
+  g_atomic_int_set (&s->dropped, 0);
+  return gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_stale, s,
+      NULL);
+}
+
+guint
+conf_stale_frames_dropped (ConfStaleFrames * s)
+{
+  return (guint) g_atomic_int_get (&s->dropped);
+}

@@ -1,0 +1,33 @@
+/* Camera frames that reach the encoder late are left out (--max-frame-age).
+ * A live test source that starts late, or stalls, catches up by pushing every
+ * frame it missed at once with its old timestamps (a camera's driver drops
+ * them instead); encoded and sent, they made a joiner's first key frame leave
+ * 1.1-1.6 s after its capture on a loaded machine, and its video lag its
+ * audio by more than lip sync's max-hold (docs/conference.md, "Where the
+ * unheld audio comes from"). */
+#ifndef __CONF_STALE_H__
+#define __CONF_STALE_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GstClockTime max_age;         /* frames older than this go */
+  gint dropped;                 /* atomic */
+} ConfStaleFrames;
+
+/* Leaves out the buffers through @pad whose running time is more than
+ * @max_age behind the running time of @pad's element's clock when they pass
+ * (their age), counting them in @s; @s must outlive the probe. Buffers
+ * without a timestamp, or while the element has no clock, pass. */
+gulong conf_stale_frames_attach (ConfStaleFrames * s, GstPad * pad,
+    GstClockTime max_age);
+
+/* Frames left out so far. */
+guint conf_stale_frames_dropped (ConfStaleFrames * s);
+
+G_END_DECLS
+
+#endif /* __CONF_STALE_H__ */
