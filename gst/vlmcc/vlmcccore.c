@@ -1888,6 +1888,10 @@ struct _VlmccReceiver {
   gint64 recovery_point;
   gboolean loss_in_epoch;
   gboolean path_clear;          /* the last epoch saw no queue, no loss */
+  /* the window the ceiling cut (receiver_hold_window), 0 if none, and
+   * until when it may be taken back */
+  gdouble held_window;
+  gint64 held_until;
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
@@ -2174,23 +2178,44 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
  * there the window only takes the Vegas step, so a receiver behind a link
  * the stream overfills keeps its halvings (and falls under the floor)
  * even when its base RTT was measured with the queue already full. */
+/* Ours: a window that only the ceiling cut (the sender's rate fell, our
+ * path did not get worse) is kept for HELD_EPOCHS of our RTTs, as an
+ * application-limited TCP keeps its validated window (RFC 7661). A Vegas
+ * decrease or a loss on our path forgets it. */
+#define HELD_EPOCHS 16
+
+static void
+receiver_hold_window (VlmccReceiver * r, gdouble w, gdouble ceiling,
+    gint64 arrival)
+{
+  if (r->loss_in_epoch || w < r->window || arrival >= r->held_until)
+    r->held_window = 0.0;
+  if (r->loss_in_epoch || w < r->window || w <= ceiling)
+    return;
+  if (r->held_window <= 0.0)
+    r->held_until = arrival + HELD_EPOCHS * r->est.rtt;
+  r->held_window = MAX (r->held_window, w);
+}
+
 static void
 receiver_epoch (VlmccReceiver * r, gint64 arrival)
 {
   gint64 rtt = receiver_judged_rtt (r);
-  gdouble fill, w;
+  gdouble fill, ceiling, w;
 
   if (!r->est.sampled || arrival < r->epoch_end)
     return;
   fill = r->sender_pps * rtt / NS_PER_S;
+  ceiling = MAX (fill + 2.0 * r->cfg.n_extra, 1.0);
   /* this RTT is forward-only already (equations 4 and 5) */
   w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est, rtt,
       arrival);
   r->path_clear = w > r->window && !r->loss_in_epoch;
   if (r->path_clear)
     w = MAX (w, fill);
+  receiver_hold_window (r, w, ceiling, arrival);
   r->loss_in_epoch = FALSE;
-  r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
+  r->window = CLAMP (w, 1.0, ceiling);
   r->epoch_end = arrival + r->est.rtt;
 }
 
@@ -2200,11 +2225,16 @@ receiver_epoch (VlmccReceiver * r, gint64 arrival)
  * (the window before an election restored, section 2.4's growth) is not
  * taken for a path worse than the sender's. */
 static void
-receiver_follow_rate (VlmccReceiver * r)
+receiver_follow_rate (VlmccReceiver * r, gdouble prev_pps, gint64 arrival)
 {
+  gint64 rtt = receiver_judged_rtt (r);
+  gdouble fill = r->sender_pps * rtt / NS_PER_S;
+
   if (r->path_clear)
-    r->window = MAX (r->window, r->sender_pps * receiver_judged_rtt (r) /
-        NS_PER_S);
+    r->window = MAX (r->window, fill);
+  else if (r->held_window > 0.0 && arrival < r->held_until &&
+      r->sender_pps - prev_pps > packets_per_s (r->cfg.n_extra, rtt))
+    r->window = MAX (r->window, MIN (r->held_window, fill));
 }
 
 /* A challenge's claims: our estimates and window. */
@@ -2341,8 +2371,8 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
 
 /* Ours (volunteer_after): the sender's window is bounded while it has no
  * leader (leaderless_growth_limit), so no follower may ever be worse off
- * than its rate. One whose last epoch was clear (it could take more)
- * offers to lead once the data has named no leader for volunteer_after of
+ * than its rate. One that carries the rate (receiver_carries_rate) offers
+ * to lead once the data has named no leader for volunteer_after of
  * its RTTs, after a wait over VOLUNTEER_SPREAD times as many that ranks
  * the paths: its share of the wait is the path's headroom (receiver_headroom)
  * and VOLUNTEER_JITTER of it is random, biased late, so that the tightest
@@ -2370,10 +2400,13 @@ receiver_headroom (const VlmccReceiver * r)
   return CLAMP ((1.0 / used - 1.0) / (VOLUNTEER_RANGE - 1.0), 0.0, 1.0);
 }
 
+/* A path at its capacity (Vegas between alpha and beta) carries the rate
+ * and is the right leader: requiring a clear epoch left the tightest
+ * path out whenever the window restored after its leader left filled it. */
 static gboolean
-receiver_could_take_more (const VlmccReceiver * r)
+receiver_carries_rate (const VlmccReceiver * r)
 {
-  return r->path_clear && !receiver_worse_off (r);
+  return !r->loss_in_epoch && !receiver_worse_off (r);
 }
 
 static void
@@ -2403,7 +2436,7 @@ receiver_run_volunteer (VlmccReceiver * r, gint64 now)
   if (now < r->volunteer_due)
     return;
   r->volunteer_due = -1;
-  if (receiver_could_take_more (r))
+  if (receiver_carries_rate (r))
     receiver_volunteer (r, now);
   else
     r->st.volunteers_suppressed++;
@@ -2419,7 +2452,7 @@ receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
   if (r->cfg.volunteer_after <= 0 || r->role != VLMCC_ROLE_FOLLOWER ||
       !r->est.sampled || r->leaderless_since < 0 || r->volunteer_due >= 0 ||
       now - r->leaderless_since < span || (r->last_volunteer >= 0 &&
-          now - r->last_volunteer < span) || !receiver_could_take_more (r))
+          now - r->last_volunteer < span) || !receiver_carries_rate (r))
     return;
   x = log1p (random_source_double (r->rng) * expm1 (DELAY_LAMBDA)) /
       DELAY_LAMBDA;
@@ -2520,6 +2553,7 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
     gint64 now, gint64 arrival)
 {
   VlmccDataExt ext;
+  gdouble prev_pps;
 
   /* no later than now, and never before the last packet's (a stamp the
    * host could not give falls back to the read time) */
@@ -2550,12 +2584,13 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   r->last_seq = ext.seq;
   r->last_tstamp = ext.tstamp;
   r->last_arrival = arrival;
+  prev_pps = r->sender_pps;
   r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
   if (r->role == VLMCC_ROLE_NONE)
     return VLMCC_INPUT_TAKEN;
   receiver_maybe_reprobe (r, now, arrival);
   receiver_epoch (r, arrival);
-  receiver_follow_rate (r);
+  receiver_follow_rate (r, prev_pps, arrival);
   receiver_maybe_challenge (r, now);
   receiver_maybe_volunteer (r, now);
   receiver_check_floor (r, now);
