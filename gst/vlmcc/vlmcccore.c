@@ -1792,10 +1792,12 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
 #define SKEW_BLOCKS 31
 #define SKEW_MIN_BLOCKS 4
 #define SKEW_MAX 2000e-6
-/* Before the estimate is ready: the fastest clock whose skew is not taken
- * for queueing (a real queue that builds then is seen that much late).
- * SKEW_MAX here masked enough of the leader's standing queue to move the
- * echo test's followers (135 challenges for 113). */
+/* Before the estimate is ready a clock up to SKEW_MAX fast is not taken
+ * for queueing until the first move is in (a real queue that builds then
+ * is seen that much late), then one up to the least move seen, at least
+ * SKEW_DOUBT (clock_skew_doubt). SKEW_MAX throughout masked enough of the
+ * leader's building queue to move the echo test's followers (135
+ * challenges for 113): that queue moves only the first blocks. */
 #define SKEW_DOUBT 1000e-6
 
 typedef struct {
@@ -1858,6 +1860,20 @@ clock_skew_sample (ClockSkew * k, gint64 sum, gint64 arrival)
     k->block_min_time = arrival;
   }
   return ended;
+}
+
+/* The skew doubted before the estimate is ready: SKEW_DOUBT, or up to
+ * SKEW_MAX the least move seen so far (a skew moves every block alike, a
+ * queue that builds moves some of them only). */
+static gdouble
+clock_skew_doubt (const ClockSkew * k)
+{
+  gdouble least = SKEW_MAX;
+  guint n = MIN (k->n_moves, SKEW_BLOCKS);
+
+  for (guint i = 0; i < n; i++)
+    least = i == 0 ? k->moves[i] : MIN (least, k->moves[i]);
+  return CLAMP (least, SKEW_DOUBT, SKEW_MAX);
 }
 
 struct _VlmccReceiver {
@@ -2085,9 +2101,9 @@ receiver_take_skew (VlmccReceiver * r, gint64 arrival)
 }
 
 /* The RTT the follower judges its path by: rtt hat, but before the skew
- * estimate is ready as much of it as a clock SKEW_DOUBT fast would have
- * added since the START is not taken for queueing (at most down to the
- * base RTT). A fast clock reads as a queue building: at +1000 ppm the
+ * estimate is ready as much of it as a clock as fast as doubted
+ * (clock_skew_doubt) would have added since the START is not taken for
+ * queueing (at most down to the base RTT). A fast clock reads as a queue building: at +1000 ppm the
  * RTT gains 1.5 ms in 1.5 s, which took a follower at alpha past beta
  * and into equation (6) before the estimate had its blocks. Once it is
  * ready this is rtt hat, equation (6)'s. */
@@ -2097,7 +2113,8 @@ receiver_judged_rtt (const VlmccReceiver * r)
   gint64 doubt = 0;
 
   if (r->skew.n_moves < SKEW_MIN_BLOCKS)
-    doubt = (gint64) (SKEW_DOUBT * (r->last_arrival - r->skew.origin));
+    doubt = (gint64) (clock_skew_doubt (&r->skew) * (r->last_arrival -
+            r->skew.origin));
   return MAX (r->est.base, r->est.rtt - MAX (doubt, 0));
 }
 
