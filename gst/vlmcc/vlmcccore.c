@@ -2150,10 +2150,10 @@ receiver_take_skew (VlmccReceiver * r, gint64 arrival)
 /* The RTT the follower judges its path by: rtt hat, but before the skew
  * estimate is ready as much of it as a clock as fast as doubted
  * (clock_skew_doubt) would have added since the START is not taken for
- * queueing (at most down to the base RTT). A fast clock reads as a queue building: at +1000 ppm the
- * RTT gains 1.5 ms in 1.5 s, which took a follower at alpha past beta
- * and into equation (6) before the estimate had its blocks. Once it is
- * ready this is rtt hat, equation (6)'s. */
+ * queueing (at most down to the base RTT). A fast clock reads as a
+ * queue building: at +1000 ppm the RTT gains 1.5 ms in 1.5 s, which took
+ * a follower at alpha past beta and into equation (6) before the estimate
+ * had its blocks. Once it is ready this is rtt hat, equation (6)'s. */
 static gint64
 receiver_judged_rtt (const VlmccReceiver * r)
 {
