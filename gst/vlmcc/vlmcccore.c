@@ -73,49 +73,67 @@ vlmcc_role_name (VlmccRole role)
 /* ------------------------------------------------------------------ */
 /* Wire */
 
-/* A reader over the element @ext_id of the RTP packet @rtp when it is
- * exactly @size bytes long. */
-static gboolean
-element_reader (const guint8 * rtp, gsize len, guint ext_id, gsize size,
-    WireReader * r)
+/* The element @ext_id of the parsed RTP header @h when it is exactly
+ * @size bytes long; NULL if there is none. The callers read it at fixed
+ * offsets: its length is checked here, once. */
+static const guint8 *
+element_find (const RtpHeader * h, guint ext_id, gsize size)
 {
-  RtpHeader h;
   RtpExtElement el;
 
-  if (!rtp_header_parse (rtp, len, &h) || !rtp_ext_find (&h, ext_id, &el) ||
-      el.len != size)
+  if (!rtp_ext_find (h, ext_id, &el) || el.len != size)
+    return NULL;
+  return el.data;
+}
+
+static guint32
+read24 (const guint8 * p)
+{
+  return ((guint32) p[0] << 16) | ((guint32) p[1] << 8) | p[2];
+}
+
+static gboolean
+data_ext_read (const RtpHeader * h, guint ext_id, VlmccDataExt * ext)
+{
+  const guint8 *p = element_find (h, ext_id, VLMCC_EXT_SIZE);
+
+  if (!p)
     return FALSE;
-  wire_reader_init (r, el.data, el.len);
+  ext->seq = read16 (p);
+  ext->leader = read32 (p + 2);
+  ext->tstamp = read32 (p + 6);
+  ext->drift = read24 (p + 10);
+  ext->rate = read24 (p + 13);
   return TRUE;
+}
+
+static gboolean
+echo_ext_read (const RtpHeader * h, guint ext_id, guint16 * holdoff_ms)
+{
+  const guint8 *p = element_find (h, ext_id, VLMCC_ECHO_SIZE);
+
+  if (p)
+    *holdoff_ms = read16 (p);
+  return p != NULL;
 }
 
 gboolean
 vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     VlmccDataExt * ext)
 {
-  WireReader r;
+  RtpHeader h;
 
-  if (!element_reader (rtp, len, ext_id, VLMCC_EXT_SIZE, &r))
-    return FALSE;
-  ext->seq = wire_read_u16 (&r);
-  ext->leader = wire_read_u32 (&r);
-  ext->tstamp = wire_read_u32 (&r);
-  ext->drift = (guint32) wire_read_be (&r, 3);
-  ext->rate = (guint32) wire_read_be (&r, 3);
-  return !r.failed;
+  return rtp_header_parse (rtp, len, &h) && data_ext_read (&h, ext_id, ext);
 }
 
 gboolean
 vlmcc_echo_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     guint16 * holdoff_ms)
 {
-  WireReader r;
-  gboolean found = element_reader (rtp, len, ext_id, VLMCC_ECHO_SIZE, &r);
+  RtpHeader h;
 
-  /* the size is exact: the read cannot fail */
-  if (found)
-    *holdoff_ms = wire_read_u16 (&r);
-  return found;
+  return rtp_header_parse (rtp, len, &h) && echo_ext_read (&h, ext_id,
+      holdoff_ms);
 }
 
 static gsize
@@ -137,37 +155,33 @@ msg_body_size (VlmccMsgType type)
 #define CHALLENGE_FLAG_PROBE 0x80
 #define CHALLENGE_FLAG_VOLUNTEER 0x40
 
+/* @b: the body, msg_body_size (msg->type) bytes (checked by the caller:
+ * every field is at a fixed offset within it). */
 static void
-msg_read_body (VlmccMsg * msg, WireReader * r)
+msg_read_body (VlmccMsg * msg, const guint8 * b)
 {
-  guint8 flags;
-
   switch (msg->type) {
     case VLMCC_MSG_ACK:
-      msg->seq = wire_read_u16 (r);
-      wire_skip (r, 2);
-      msg->tstamp = wire_read_u32 (r);
-      msg->arrival = wire_read_u32 (r);
+      msg->seq = read16 (b);
+      msg->tstamp = read32 (b + 4);
+      msg->arrival = read32 (b + 8);
       break;
     case VLMCC_MSG_CHALLENGE:
-      flags = wire_read_u8 (r);
-      msg->probe = (flags & CHALLENGE_FLAG_PROBE) != 0;
-      msg->volunteer = (flags & CHALLENGE_FLAG_VOLUNTEER) != 0;
-      wire_skip (r, 3);
-      msg->tstamp = wire_read_u32 (r);
-      msg->rtt = wire_read_u32 (r);
-      msg->base_rtt = wire_read_u32 (r);
-      msg->rate = wire_read_u32 (r);
-      msg->win = wire_read_u32 (r);
+      msg->probe = (b[0] & CHALLENGE_FLAG_PROBE) != 0;
+      msg->volunteer = (b[0] & CHALLENGE_FLAG_VOLUNTEER) != 0;
+      msg->tstamp = read32 (b + 4);
+      msg->rtt = read32 (b + 8);
+      msg->base_rtt = read32 (b + 12);
+      msg->rate = read32 (b + 16);
+      msg->win = read32 (b + 20);
       break;
     case VLMCC_MSG_START:
-      msg->target = wire_read_u32 (r);
-      msg->seq = wire_read_u16 (r);
-      wire_skip (r, 2);
-      msg->leader = wire_read_u32 (r);
-      msg->rate = wire_read_u32 (r);
-      msg->win = wire_read_u32 (r);
-      msg->tstamp = wire_read_u32 (r);
+      msg->target = read32 (b);
+      msg->seq = read16 (b + 4);
+      msg->leader = read32 (b + 8);
+      msg->rate = read32 (b + 12);
+      msg->win = read32 (b + 16);
+      msg->tstamp = read32 (b + 20);
       break;
   }
 }
@@ -178,7 +192,6 @@ vlmcc_msg_parse (const guint8 * data, gsize len, VlmccMsg * msg)
   RtcpIter it;
   RtcpPacket pkt;
   RtcpApp app;
-  WireReader r;
 
   memset (msg, 0, sizeof (*msg));
   rtcp_iter_init (&it, data, len);
@@ -190,49 +203,44 @@ vlmcc_msg_parse (const guint8 * data, gsize len, VlmccMsg * msg)
     return FALSE;
   msg->type = (VlmccMsgType) app.subtype;
   msg->id = app.ssrc;
-  wire_reader_init (&r, app.data, app.len);
-  msg_read_body (msg, &r);
-  return !r.failed;
+  msg_read_body (msg, app.data);
+  return TRUE;
 }
 
 gsize
 vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max)
 {
-  guint8 body[VLMCC_MAX_PACKET];
-  WireWriter w;
+  guint8 b[VLMCC_MAX_PACKET] = { 0 };
+  gsize size = msg_body_size (msg->type);
 
-  wire_writer_init (&w, body, sizeof (body));
   switch (msg->type) {
     case VLMCC_MSG_ACK:
-      wire_write_u16 (&w, msg->seq);
-      wire_write_u16 (&w, 0);
-      wire_write_u32 (&w, msg->tstamp);
-      wire_write_u32 (&w, msg->arrival);
+      write16 (b, msg->seq);
+      write32 (b + 4, msg->tstamp);
+      write32 (b + 8, msg->arrival);
       break;
     case VLMCC_MSG_CHALLENGE:
-      wire_write_u8 (&w, (msg->probe ? CHALLENGE_FLAG_PROBE : 0) |
-          (msg->volunteer ? CHALLENGE_FLAG_VOLUNTEER : 0));
-      wire_write_zeros (&w, 3);
-      wire_write_u32 (&w, msg->tstamp);
-      wire_write_u32 (&w, msg->rtt);
-      wire_write_u32 (&w, msg->base_rtt);
-      wire_write_u32 (&w, msg->rate);
-      wire_write_u32 (&w, msg->win);
+      b[0] = (msg->probe ? CHALLENGE_FLAG_PROBE : 0) |
+          (msg->volunteer ? CHALLENGE_FLAG_VOLUNTEER : 0);
+      write32 (b + 4, msg->tstamp);
+      write32 (b + 8, msg->rtt);
+      write32 (b + 12, msg->base_rtt);
+      write32 (b + 16, msg->rate);
+      write32 (b + 20, msg->win);
       break;
     case VLMCC_MSG_START:
-      wire_write_u32 (&w, msg->target);
-      wire_write_u16 (&w, msg->seq);
-      wire_write_u16 (&w, 0);
-      wire_write_u32 (&w, msg->leader);
-      wire_write_u32 (&w, msg->rate);
-      wire_write_u32 (&w, msg->win);
-      wire_write_u32 (&w, msg->tstamp);
+      write32 (b, msg->target);
+      write16 (b + 4, msg->seq);
+      write32 (b + 8, msg->leader);
+      write32 (b + 12, msg->rate);
+      write32 (b + 16, msg->win);
+      write32 (b + 20, msg->tstamp);
       break;
     default:
       return 0;
   }
-  return rtcp_app_write (msg->type, msg->id, VLMCC_APP_NAME, body, w.pos,
-      out, max);
+  return rtcp_app_write (msg->type, msg->id, VLMCC_APP_NAME, b, size, out,
+      max);
 }
 
 static gboolean
@@ -669,12 +677,55 @@ typedef struct {
   gint64 time;                  /* of the last START to it */
 } StartRecord;
 
+/* A datagram for the caller: one block with its bytes after it, queued
+ * by its own link (a packet costs one allocation, not three). */
 typedef struct {
+  GList link;
   guint8 *data;
   gsize len;
   VlmccAddr to;
   gboolean control;             /* a START (sealed with a key), not data */
 } Transmit;
+
+static Transmit *
+transmit_new (gsize room)
+{
+  Transmit *t = g_malloc (sizeof (Transmit) + room);
+
+  memset (t, 0, sizeof (*t));
+  t->link.data = t;
+  t->data = (guint8 *) (t + 1);
+  return t;
+}
+
+static void
+transmit_queue (GQueue * out, Transmit * t)
+{
+  g_queue_push_tail_link (out, &t->link);
+}
+
+/* Frees every block of @out (Transmit or Pending: each is its link's
+ * data). */
+static void
+blocks_free (GQueue * out)
+{
+  GList *l;
+
+  while ((l = g_queue_pop_head_link (out)))
+    g_free (l->data);
+}
+
+/* An RTP packet pushed and not yet sent, its bytes after it. */
+typedef struct {
+  GList link;
+  gsize len;
+} Pending;
+
+static const guint8 *
+pending_data (const Pending * p)
+{
+  return (const guint8 *) (p + 1);
+}
 
 /* Copies the head of @out into @buf, sealed under @auth (when set) if it is
  * control; returns its length, or 0 and leaves it queued when @max is too
@@ -689,7 +740,7 @@ transmit_pop (GQueue * out, AuthSession * auth, guint8 * buf, gsize max,
 
   if (!t || t->len + (seal ? AUTH_TRAILER_SIZE : 0) > max)
     return 0;
-  g_queue_pop_head (out);
+  g_queue_pop_head_link (out);
   memcpy (buf, t->data, t->len);
   len = seal ? auth_seal (auth, buf, t->len, max) : t->len;
   *head = t;
@@ -699,7 +750,6 @@ transmit_pop (GQueue * out, AuthSession * auth, guint8 * buf, gsize max,
 static void
 transmit_free (Transmit * t)
 {
-  g_free (t->data);
   g_free (t);
 }
 
@@ -751,7 +801,7 @@ typedef struct {
 struct _VlmccSender {
   VlmccConfig cfg;
   guint32 ssrc;
-  GQueue pending;               /* GBytes of RTP, oldest first */
+  GQueue pending;               /* Pending RTP, oldest first */
   GQueue out;                   /* Transmit */
   GQueue events;
   InFlight ring[RING_SIZE];
@@ -865,13 +915,10 @@ vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
 void
 vlmcc_sender_free (VlmccSender * s)
 {
-  Transmit t;
-
   if (!s)
     return;
-  g_queue_clear_full (&s->pending, (GDestroyNotify) g_bytes_unref);
-  while (polled_pop (&s->out, &t, sizeof (t)))
-    g_free (t.data);
+  blocks_free (&s->pending);
+  blocks_free (&s->out);
   polled_clear (&s->events);
   auth_session_free (s->auth);
   g_free (s);
@@ -1268,50 +1315,42 @@ sender_write_echo (const VlmccSender * s, guint8 echo[VLMCC_ECHO_SIZE],
 }
 
 /* @in with the data element and, with challenge_echo, the echo element
- * added, in a new buffer (*@out_len bytes); NULL when it cannot carry them. */
-static guint8 *
-sender_stamp (VlmccSender * s, const guint8 * in, gsize len, gint64 now,
-    gsize * out_len)
+ * added, as a new Transmit; NULL when it cannot carry them. With the echo
+ * the data element goes first into the second half of the block. */
+static Transmit *
+sender_stamp (VlmccSender * s, const guint8 * in, gsize len, gint64 now)
 {
   guint8 data[VLMCC_EXT_SIZE], echo[VLMCC_ECHO_SIZE];
   RtpExtElement el = { s->cfg.ext_id, data, sizeof (data) };
   RtpExtElement el_echo = { s->cfg.echo_ext_id, echo, sizeof (echo) };
   gsize max = len + VLMCC_DATA_GROWTH;
-  guint8 *buf = g_malloc (max), *tmp;
+  Transmit *t = transmit_new (s->cfg.challenge_echo ? 2 * max : max);
+  guint8 *first = s->cfg.challenge_echo ? t->data + max : t->data;
 
   sender_write_ext (s, data, now);
   sender_write_echo (s, echo, now);
-  len = rtp_ext_add (in, len, &el, buf, max);
-  if (len > 0 && s->cfg.challenge_echo) {
-    tmp = g_malloc (max);
-    len = rtp_ext_add (buf, len, &el_echo, tmp, max);
-    g_free (buf);
-    buf = tmp;
-  }
+  len = rtp_ext_add (in, len, &el, first, max);
+  if (len > 0 && s->cfg.challenge_echo)
+    len = rtp_ext_add (first, len, &el_echo, t->data, max);
   if (len == 0) {
-    g_free (buf);
+    transmit_free (t);
     return NULL;
   }
-  *out_len = len;
-  return buf;
+  t->len = len;
+  return t;
 }
 
 /* FALSE (counted) when the packet cannot carry the extension. */
 static gboolean
-sender_stamp_and_queue (VlmccSender * s, GBytes * rtp, gint64 now)
+sender_stamp_and_queue (VlmccSender * s, const Pending * rtp, gint64 now)
 {
-  gsize len;
-  const guint8 *in = g_bytes_get_data (rtp, &len);
-  guint8 *buf = sender_stamp (s, in, len, now, &len);
-  Transmit *t;
+  Transmit *t = sender_stamp (s, pending_data (rtp), rtp->len, now);
 
-  if (!buf) {
+  if (!t) {
     s->st.unstamped++;
     return FALSE;
   }
-  t = polled_push (&s->out, sizeof (Transmit));
-  t->data = buf;
-  t->len = len;
+  transmit_queue (&s->out, t);
   sender_record (s, now);
   return TRUE;
 }
@@ -1337,17 +1376,28 @@ sender_run (VlmccSender * s, gint64 now)
   sender_detect_losses (s, now);
   sender_epoch (s, now);
   while (sender_may_send (s, now)) {
-    GBytes *rtp = g_queue_pop_head (&s->pending);
+    GList *l = g_queue_pop_head_link (&s->pending);
+    gboolean sent = sender_stamp_and_queue (s, l->data, now);
 
-    gboolean sent = sender_stamp_and_queue (s, rtp, now);
-
-    g_bytes_unref (rtp);
+    g_free (l->data);
     if (!sent)
       continue;
     sender_pace (s, now);
     if (s->leader != 0 && ++s->sent_since_ack > (guint) s->window)
       sender_lose_leader (s, now);
   }
+}
+
+static void
+sender_queue_pending (VlmccSender * s, const guint8 * rtp, gsize len)
+{
+  Pending *p = g_malloc (sizeof (Pending) + len);
+
+  memset (p, 0, sizeof (*p));
+  p->link.data = p;
+  p->len = len;
+  memcpy (p + 1, rtp, len);
+  g_queue_push_tail_link (&s->pending, &p->link);
 }
 
 gboolean
@@ -1370,7 +1420,7 @@ vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     s->st.unstamped++;
     return FALSE;
   }
-  g_queue_push_tail (&s->pending, g_bytes_new (rtp, len));
+  sender_queue_pending (s, rtp, len);
   sender_run (s, now);
   return TRUE;
 }
@@ -1525,7 +1575,7 @@ sender_queue_start (VlmccSender * s, const VlmccMsg * m,
     return;
   }
   s->queued_control++;
-  t = polled_push (&s->out, sizeof (Transmit));
+  t = transmit_new (VLMCC_START_SIZE);
   t->control = TRUE;
   st.type = VLMCC_MSG_START;
   st.id = s->ssrc;
@@ -1535,9 +1585,9 @@ sender_queue_start (VlmccSender * s, const VlmccMsg * m,
   st.rate = rate_wire (packets_per_s (s->window, s->est.rtt), G_MAXUINT32);
   st.win = (guint32) (s->window * 256.0);
   st.tstamp = m->tstamp;
-  t->data = g_malloc (VLMCC_START_SIZE);
   t->len = vlmcc_msg_write (&st, t->data, VLMCC_START_SIZE);
   addr_copy (&t->to, to);
+  transmit_queue (&s->out, t);
 }
 
 static void
@@ -1792,10 +1842,12 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
 #define SKEW_BLOCKS 31
 #define SKEW_MIN_BLOCKS 4
 #define SKEW_MAX 2000e-6
-/* Before the estimate is ready: the fastest clock whose skew is not taken
- * for queueing (a real queue that builds then is seen that much late).
- * SKEW_MAX here masked enough of the leader's standing queue to move the
- * echo test's followers (135 challenges for 113). */
+/* Before the estimate is ready a clock up to SKEW_MAX fast is not taken
+ * for queueing until the first move is in (a real queue that builds then
+ * is seen that much late), then one up to the least move seen, at least
+ * SKEW_DOUBT (clock_skew_doubt). SKEW_MAX throughout masked enough of the
+ * leader's building queue to move the echo test's followers (135
+ * challenges for 113): that queue moves only the first blocks. */
 #define SKEW_DOUBT 1000e-6
 
 typedef struct {
@@ -1860,6 +1912,20 @@ clock_skew_sample (ClockSkew * k, gint64 sum, gint64 arrival)
   return ended;
 }
 
+/* The skew doubted before the estimate is ready: SKEW_DOUBT, or up to
+ * SKEW_MAX the least move seen so far (a skew moves every block alike, a
+ * queue that builds moves some of them only). */
+static gdouble
+clock_skew_doubt (const ClockSkew * k)
+{
+  gdouble least = SKEW_MAX;
+  guint n = MIN (k->n_moves, SKEW_BLOCKS);
+
+  for (guint i = 0; i < n; i++)
+    least = i == 0 ? k->moves[i] : MIN (least, k->moves[i]);
+  return CLAMP (least, SKEW_DOUBT, SKEW_MAX);
+}
+
 struct _VlmccReceiver {
   VlmccConfig cfg;
   guint32 id;
@@ -1888,6 +1954,10 @@ struct _VlmccReceiver {
   gint64 recovery_point;
   gboolean loss_in_epoch;
   gboolean path_clear;          /* the last epoch saw no queue, no loss */
+  /* the window the ceiling cut (receiver_hold_window), 0 if none, and
+   * until when it may be taken back */
+  gdouble held_window;
+  gint64 held_until;
   gdouble sender_pps;
   gdouble diff_avg;
   gint64 last_challenge;
@@ -1945,10 +2015,10 @@ receiver_queue (VlmccReceiver * r, const VlmccMsg * m)
     r->st.control_dropped++;
     return;
   }
-  t = polled_push (&r->out, sizeof (Transmit));
+  t = transmit_new (VLMCC_MAX_PACKET);
   t->control = TRUE;
-  t->data = g_malloc (VLMCC_MAX_PACKET);
   t->len = vlmcc_msg_write (m, t->data, VLMCC_MAX_PACKET);
+  transmit_queue (&r->out, t);
 }
 
 static void
@@ -1991,12 +2061,9 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
 void
 vlmcc_receiver_free (VlmccReceiver * r)
 {
-  Transmit t;
-
   if (!r)
     return;
-  while (polled_pop (&r->out, &t, sizeof (t)))
-    g_free (t.data);
+  blocks_free (&r->out);
   polled_clear (&r->events);
   auth_session_free (r->auth);
   g_free (r);
@@ -2081,19 +2148,20 @@ receiver_take_skew (VlmccReceiver * r, gint64 arrival)
 }
 
 /* The RTT the follower judges its path by: rtt hat, but before the skew
- * estimate is ready as much of it as a clock SKEW_DOUBT fast would have
- * added since the START is not taken for queueing (at most down to the
- * base RTT). A fast clock reads as a queue building: at +1000 ppm the
- * RTT gains 1.5 ms in 1.5 s, which took a follower at alpha past beta
- * and into equation (6) before the estimate had its blocks. Once it is
- * ready this is rtt hat, equation (6)'s. */
+ * estimate is ready as much of it as a clock as fast as doubted
+ * (clock_skew_doubt) would have added since the START is not taken for
+ * queueing (at most down to the base RTT). A fast clock reads as a
+ * queue building: at +1000 ppm the RTT gains 1.5 ms in 1.5 s, which took
+ * a follower at alpha past beta and into equation (6) before the estimate
+ * had its blocks. Once it is ready this is rtt hat, equation (6)'s. */
 static gint64
 receiver_judged_rtt (const VlmccReceiver * r)
 {
   gint64 doubt = 0;
 
   if (r->skew.n_moves < SKEW_MIN_BLOCKS)
-    doubt = (gint64) (SKEW_DOUBT * (r->last_arrival - r->skew.origin));
+    doubt = (gint64) (clock_skew_doubt (&r->skew) * (r->last_arrival -
+            r->skew.origin));
   return MAX (r->est.base, r->est.rtt - MAX (doubt, 0));
 }
 
@@ -2174,23 +2242,44 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
  * there the window only takes the Vegas step, so a receiver behind a link
  * the stream overfills keeps its halvings (and falls under the floor)
  * even when its base RTT was measured with the queue already full. */
+/* Ours: a window that only the ceiling cut (the sender's rate fell, our
+ * path did not get worse) is kept for HELD_EPOCHS of our RTTs, as an
+ * application-limited TCP keeps its validated window (RFC 7661). A Vegas
+ * decrease or a loss on our path forgets it. */
+#define HELD_EPOCHS 16
+
+static void
+receiver_hold_window (VlmccReceiver * r, gdouble w, gdouble ceiling,
+    gint64 arrival)
+{
+  if (r->loss_in_epoch || w < r->window || arrival >= r->held_until)
+    r->held_window = 0.0;
+  if (r->loss_in_epoch || w < r->window || w <= ceiling)
+    return;
+  if (r->held_window <= 0.0)
+    r->held_until = arrival + HELD_EPOCHS * r->est.rtt;
+  r->held_window = MAX (r->held_window, w);
+}
+
 static void
 receiver_epoch (VlmccReceiver * r, gint64 arrival)
 {
   gint64 rtt = receiver_judged_rtt (r);
-  gdouble fill, w;
+  gdouble fill, ceiling, w;
 
   if (!r->est.sampled || arrival < r->epoch_end)
     return;
   fill = r->sender_pps * rtt / NS_PER_S;
+  ceiling = MAX (fill + 2.0 * r->cfg.n_extra, 1.0);
   /* this RTT is forward-only already (equations 4 and 5) */
   w = window_step (&r->cfg, &r->plus, r->window, r->window, &r->est, rtt,
       arrival);
   r->path_clear = w > r->window && !r->loss_in_epoch;
   if (r->path_clear)
     w = MAX (w, fill);
+  receiver_hold_window (r, w, ceiling, arrival);
   r->loss_in_epoch = FALSE;
-  r->window = CLAMP (w, 1.0, MAX (fill + 2.0 * r->cfg.n_extra, 1.0));
+  r->window = CLAMP (w, 1.0, ceiling);
   r->epoch_end = arrival + r->est.rtt;
 }
 
@@ -2200,11 +2289,16 @@ receiver_epoch (VlmccReceiver * r, gint64 arrival)
  * (the window before an election restored, section 2.4's growth) is not
  * taken for a path worse than the sender's. */
 static void
-receiver_follow_rate (VlmccReceiver * r)
+receiver_follow_rate (VlmccReceiver * r, gdouble prev_pps, gint64 arrival)
 {
+  gint64 rtt = receiver_judged_rtt (r);
+  gdouble fill = r->sender_pps * rtt / NS_PER_S;
+
   if (r->path_clear)
-    r->window = MAX (r->window, r->sender_pps * receiver_judged_rtt (r) /
-        NS_PER_S);
+    r->window = MAX (r->window, fill);
+  else if (r->held_window > 0.0 && arrival < r->held_until &&
+      r->sender_pps - prev_pps > packets_per_s (r->cfg.n_extra, rtt))
+    r->window = MAX (r->window, MIN (r->held_window, fill));
 }
 
 /* A challenge's claims: our estimates and window. */
@@ -2341,8 +2435,8 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
 
 /* Ours (volunteer_after): the sender's window is bounded while it has no
  * leader (leaderless_growth_limit), so no follower may ever be worse off
- * than its rate. One whose last epoch was clear (it could take more)
- * offers to lead once the data has named no leader for volunteer_after of
+ * than its rate. One that carries the rate (receiver_carries_rate) offers
+ * to lead once the data has named no leader for volunteer_after of
  * its RTTs, after a wait over VOLUNTEER_SPREAD times as many that ranks
  * the paths: its share of the wait is the path's headroom (receiver_headroom)
  * and VOLUNTEER_JITTER of it is random, biased late, so that the tightest
@@ -2370,10 +2464,13 @@ receiver_headroom (const VlmccReceiver * r)
   return CLAMP ((1.0 / used - 1.0) / (VOLUNTEER_RANGE - 1.0), 0.0, 1.0);
 }
 
+/* A path at its capacity (Vegas between alpha and beta) carries the rate
+ * and is the right leader: requiring a clear epoch left the tightest
+ * path out whenever the window restored after its leader left filled it. */
 static gboolean
-receiver_could_take_more (const VlmccReceiver * r)
+receiver_carries_rate (const VlmccReceiver * r)
 {
-  return r->path_clear && !receiver_worse_off (r);
+  return !r->loss_in_epoch && !receiver_worse_off (r);
 }
 
 static void
@@ -2403,7 +2500,7 @@ receiver_run_volunteer (VlmccReceiver * r, gint64 now)
   if (now < r->volunteer_due)
     return;
   r->volunteer_due = -1;
-  if (receiver_could_take_more (r))
+  if (receiver_carries_rate (r))
     receiver_volunteer (r, now);
   else
     r->st.volunteers_suppressed++;
@@ -2419,7 +2516,7 @@ receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
   if (r->cfg.volunteer_after <= 0 || r->role != VLMCC_ROLE_FOLLOWER ||
       !r->est.sampled || r->leaderless_since < 0 || r->volunteer_due >= 0 ||
       now - r->leaderless_since < span || (r->last_volunteer >= 0 &&
-          now - r->last_volunteer < span) || !receiver_could_take_more (r))
+          now - r->last_volunteer < span) || !receiver_carries_rate (r))
     return;
   x = log1p (random_source_double (r->rng) * expm1 (DELAY_LAMBDA)) /
       DELAY_LAMBDA;
@@ -2435,13 +2532,11 @@ receiver_maybe_volunteer (VlmccReceiver * r, gint64 now)
  * base RTT), and the hold-off, counted in the sender's rtt hat, grows
  * after it was echoed as the new leader's acks raise it. */
 static void
-receiver_hear_echo (VlmccReceiver * r, const guint8 * rtp, gsize len,
-    gint64 now)
+receiver_hear_echo (VlmccReceiver * r, const RtpHeader * h, gint64 now)
 {
   guint16 left_ms;
 
-  r->echo_heard = vlmcc_echo_ext_parse (rtp, len, r->cfg.echo_ext_id,
-      &left_ms);
+  r->echo_heard = echo_ext_read (h, r->cfg.echo_ext_id, &left_ms);
   r->echo_refused_until = r->echo_heard && left_ms > 0 ?
       now + left_ms * MS - r->rtt / 2 : -1;
 }
@@ -2519,23 +2614,25 @@ VlmccInput
 vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
     gint64 now, gint64 arrival)
 {
+  RtpHeader h;
   VlmccDataExt ext;
+  gdouble prev_pps;
 
   /* no later than now, and never before the last packet's (a stamp the
    * host could not give falls back to the read time) */
   arrival = CLAMP (arrival, r->have_last ? r->last_arrival : arrival, now);
   if (r->role == VLMCC_ROLE_LEFT)
     return VLMCC_INPUT_IGNORED;
-  if (!vlmcc_data_ext_parse (rtp, len, r->cfg.ext_id, &ext)) {
-    if (rtp_header_parse (rtp, len, NULL)) {
-      r->st.plain++;
-      return VLMCC_INPUT_IGNORED;
-    }
+  if (!rtp_header_parse (rtp, len, &h)) {
     r->st.malformed++;
     return VLMCC_INPUT_MALFORMED;
   }
+  if (!data_ext_read (&h, r->cfg.ext_id, &ext)) {
+    r->st.plain++;
+    return VLMCC_INPUT_IGNORED;
+  }
   r->st.received++;
-  receiver_hear_echo (r, rtp, len, arrival);
+  receiver_hear_echo (r, &h, arrival);
   receiver_track_leader (r, ext.leader, now);
   receiver_settle_challenge (r, now);
   if (r->role != VLMCC_ROLE_NONE)
@@ -2550,12 +2647,13 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   r->last_seq = ext.seq;
   r->last_tstamp = ext.tstamp;
   r->last_arrival = arrival;
+  prev_pps = r->sender_pps;
   r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
   if (r->role == VLMCC_ROLE_NONE)
     return VLMCC_INPUT_TAKEN;
   receiver_maybe_reprobe (r, now, arrival);
   receiver_epoch (r, arrival);
-  receiver_follow_rate (r);
+  receiver_follow_rate (r, prev_pps, arrival);
   receiver_maybe_challenge (r, now);
   receiver_maybe_volunteer (r, now);
   receiver_check_floor (r, now);

@@ -291,6 +291,10 @@ static void
 run_skew (void)
 {
   static const gdouble ppms[] = { 0, 100, -100, 1000, -1000 };
+  /* and past the early doubt's old 1000 ppm, up to the estimate's range */
+  static const gdouble start_ppms[] = { 0, 100, -100, 1000, -1000, 1500,
+    2000, 3000
+  };
   static const gchar *delays[] = { "rtt", "min-rtt", "forward" };
   VlmccConfig cfg;
 
@@ -305,8 +309,8 @@ run_skew (void)
   }
   printf (" a follower on a 12 Mbit/s, 1 ms branch:\n");
   cfg.vegas_delay = VLMCC_VEGAS_DELAY_RTT;
-  for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
-    print_skew_start (&cfg, ppms[p]);
+  for (guint p = 0; p < G_N_ELEMENTS (start_ppms); p++)
+    print_skew_start (&cfg, start_ppms[p]);
   for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)
     print_skew_follower (&cfg, ppms[p], -1);
   for (guint p = 0; p < G_N_ELEMENTS (ppms); p++)

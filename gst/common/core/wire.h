@@ -138,33 +138,45 @@ wire_read_be (WireReader * r, guint n)
   const guint8 *p = wire_read_bytes (r, n);
   guint64 v = 0;
 
-  for (guint i = 0; p && i < n; i++)
+  if (!p)
+    return 0;
+  for (guint i = 0; i < n; i++)
     v = (v << 8) | p[i];
   return v;
 }
 
+/* The fixed sizes test the bounds once and read at once (no loop over
+ * the bytes: it is the per-field cost under a fuzzer's tracing). */
 static inline guint8
 wire_read_u8 (WireReader * r)
 {
-  return (guint8) wire_read_be (r, 1);
+  const guint8 *p = wire_read_bytes (r, 1);
+
+  return p ? p[0] : 0;
 }
 
 static inline guint16
 wire_read_u16 (WireReader * r)
 {
-  return (guint16) wire_read_be (r, 2);
+  const guint8 *p = wire_read_bytes (r, 2);
+
+  return p ? read16 (p) : 0;
 }
 
 static inline guint32
 wire_read_u32 (WireReader * r)
 {
-  return (guint32) wire_read_be (r, 4);
+  const guint8 *p = wire_read_bytes (r, 4);
+
+  return p ? read32 (p) : 0;
 }
 
 static inline guint64
 wire_read_u64 (WireReader * r)
 {
-  return wire_read_be (r, 8);
+  const guint8 *p = wire_read_bytes (r, 8);
+
+  return p ? read64 (p) : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -221,33 +233,51 @@ wire_write_be (WireWriter * w, guint64 v, guint n)
 {
   guint8 *p = wire_write_reserve (w, n);
 
-  for (guint i = 0; p && i < n; i++)
+  if (!p)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
     p[i] = (guint8) (v >> (8 * (n - 1 - i)));
-  return p != NULL;
+  return TRUE;
 }
 
 static inline gboolean
 wire_write_u8 (WireWriter * w, guint8 v)
 {
-  return wire_write_be (w, v, 1);
+  guint8 *p = wire_write_reserve (w, 1);
+
+  if (p)
+    p[0] = v;
+  return p != NULL;
 }
 
 static inline gboolean
 wire_write_u16 (WireWriter * w, guint16 v)
 {
-  return wire_write_be (w, v, 2);
+  guint8 *p = wire_write_reserve (w, 2);
+
+  if (p)
+    write16 (p, v);
+  return p != NULL;
 }
 
 static inline gboolean
 wire_write_u32 (WireWriter * w, guint32 v)
 {
-  return wire_write_be (w, v, 4);
+  guint8 *p = wire_write_reserve (w, 4);
+
+  if (p)
+    write32 (p, v);
+  return p != NULL;
 }
 
 static inline gboolean
 wire_write_u64 (WireWriter * w, guint64 v)
 {
-  return wire_write_be (w, v, 8);
+  guint8 *p = wire_write_reserve (w, 8);
+
+  if (p)
+    write64 (p, v);
+  return p != NULL;
 }
 
 #endif /* __CORE_WIRE_H__ */

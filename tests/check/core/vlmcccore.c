@@ -2356,10 +2356,12 @@ follower_skew_start (gdouble ppm, SkewStart * out)
  * queue building: at +1000 ppm it challenged at 1.5 s, at +100 ppm at
  * 2.3 s, was elected on a path better than the leader's and held the
  * session under its rate. It must do what the unskewed follower does:
- * no challenge, the same elections, the same rate. */
+ * no challenge, the same elections, the same rate, for every clock within
+ * the estimate's range (SKEW_MAX; with a fixed doubt of 1000 ppm, +1500
+ * and +2000 ppm still challenged and held 6442 and 5338 kbit/s). */
 GST_START_TEST (test_follower_skew_early_challenge)
 {
-  static const gdouble ppms[] = { 100, -100, 1000, -1000 };
+  static const gdouble ppms[] = { 100, -100, 1000, -1000, 1500, 2000 };
   SkewStart ref, st;
 
   follower_skew_start (0, &ref);
