@@ -90,6 +90,9 @@ static const GstParamEntry params[] = {
         "the largest join latency it measured (its join to the layer's first "
         "packet), not the whole detection window, factor (ours; 0: the "
         "window, the paper)", DOUBLE, NULL, join_latency_hold, 0, 1000, R),
+  P ("reported-max-age", "join-reported counts only settled reports heard "
+        "within this long, ns (ours; 0: every member's last report)", TIME,
+      NULL, reported_max_age, 0, H, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -42,6 +42,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->gap_retry = FALSE;
   cfg->learn_detection_time = FALSE;
   cfg->join_latency_hold = 0;
+  cfg->reported_max_age = 0;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -200,6 +201,7 @@ typedef struct
   gint64 last_heard;
   guint level;                  /* its last REPORT's level, 0 none yet */
   gboolean settled;             /* ... and its RLM_CTRL_FLAG_SETTLED */
+  gint64 reported_at;           /* when that REPORT came */
 } RlmMember;
 
 typedef struct
@@ -359,9 +361,11 @@ foreign_experiment_above (const RlmReceiver * r, gint64 now)
 
 /* The lowest level of the members' last REPORTs that were settled, 0
  * when none was heard. Receivers still climbing do not report settled,
- * so newcomers do not pull it down. */
+ * so newcomers do not pull it down. With reported_max_age, older REPORTs
+ * do not count: in a large session a member reports once a minute or
+ * more, and its last REPORT may be a level it has long left. */
 static guint
-lowest_settled_level (const RlmReceiver * r)
+lowest_settled_level (const RlmReceiver * r, gint64 now)
 {
   GHashTableIter it;
   gpointer value;
@@ -371,6 +375,9 @@ lowest_settled_level (const RlmReceiver * r)
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     const RlmMember *m = value;
 
+    if (r->cfg.reported_max_age > 0 &&
+        now - m->reported_at > r->cfg.reported_max_age)
+      continue;
     if (m->settled && m->level >= 1 && m->level <= r->cfg.n_layers)
       lowest = lowest ? MIN (lowest, m->level) : m->level;
   }
@@ -834,6 +841,7 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
   if (m && c.type == RLM_CTRL_REPORT) {
     m->level = c.level;
     m->settled = (c.flags & RLM_CTRL_FLAG_SETTLED) != 0;
+    m->reported_at = now;
   }
   r->st.control_received++;
   if (c.type == RLM_CTRL_JOIN)
@@ -964,7 +972,7 @@ join_reported_level (RlmReceiver * r, gint64 now)
 
   if (!r->may_join_reported || r->own_level)
     return FALSE;
-  target = lowest_settled_level (r);
+  target = lowest_settled_level (r, now);
   if (target <= r->level)
     return FALSE;
   r->reported_from = r->level;

@@ -130,6 +130,9 @@ typedef struct {
                                  * layer's first packet), not the whole
                                  * detection window; 0: the window (the
                                  * paper) */
+  gint64 reported_max_age;      /* join_reported counts only settled
+                                 * REPORTs heard within this long, ns;
+                                 * 0: every member's last one */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many

@@ -41,7 +41,9 @@
  * end, what such a session would carry. -H SCALE turns join_latency_hold
  * on: another's experiment below a receiver's target holds its join timer
  * for at most SCALE times the largest join latency it measured; the
- * summary gives the median of those latencies. -k K puts every K-th receiver of topology (3)
+ * summary gives the median of those latencies. -a MS sets
+ * reported_max_age: join_reported counts only settled REPORTs heard in
+ * the last MS milliseconds. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -82,6 +84,7 @@ typedef struct {
   gint64 start_detection_time;  /* -E: ns, 0 the core's default */
   gint64 start_detection_dev;
   gdouble join_latency_hold;    /* -H: RlmConfig.join_latency_hold */
+  gint64 reported_max_age;      /* -a: ns, 0 every last REPORT */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -415,12 +418,13 @@ parse_options (int argc, char **argv, Options * o)
   o->start_detection_time = 0;
   o->start_detection_dev = 0;
   o->join_latency_hold = 0;
+  o->reported_max_age = 0;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDE:H:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDE:H:a:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -496,6 +500,10 @@ parse_options (int argc, char **argv, Options * o)
         o->join_latency_hold = g_ascii_strtod (optarg, NULL);
         rates_ok = rates_ok && o->join_latency_hold > 0;
         break;
+      case 'a':
+        o->reported_max_age = (gint64) atoi (optarg) * 1000000;
+        rates_ok = rates_ok && o->reported_max_age > 0;
+        break;
       case 'E':
         rates_ok = rates_ok && parse_start_estimate (optarg, o);
         break;
@@ -546,7 +554,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-E td_ms,dev_ms] [-H scale] [-v receiver] [-V receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-D] [-E td_ms,dev_ms] [-H scale] [-a max_age_ms] [-v receiver] [-V receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -563,6 +571,7 @@ main (int argc, char **argv)
   rc.measure_own_loss = o.measure_own_loss;
   rc.learn_detection_time = o.learn_detection_time;
   rc.join_latency_hold = o.join_latency_hold;
+  rc.reported_max_age = o.reported_max_age;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;
     rc.detection_dev_init = o.start_detection_dev;

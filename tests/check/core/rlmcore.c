@@ -1149,6 +1149,44 @@ GST_START_TEST (test_join_reported_after_base_congestion)
 
 GST_END_TEST;
 
+/* A settled REPORT of level 2 heard at the start, then one of level 4
+ * every second from another member once we joined 2: the level we reach
+ * with @max_age (ns, 0 every last REPORT) and how. */
+static void
+climb_past_stale_report (Rig * rig, gint64 max_age)
+{
+  rig_prepare (rig, 47, 4);
+  rig->cfg.join_reported = TRUE;
+  rig->cfg.reported_max_age = max_age;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  feed_report (rig, PEER_SSRC, 2, TRUE, 2);
+  run_until_level (rig, 2, 23 * S);
+  expect_climb (rig, 2, 1, 0, 0);
+  while (stats (rig).level == 2 && rig->now < 60 * S) {
+    feed_report (rig, PEER_SSRC + 1, 4, TRUE, 3);
+    run_clean (rig, rig->now + S);
+  }
+}
+
+/* reported_max_age: the member that reported 2 has been silent longer
+ * than the age, so the lowest settled level is the fresh 4 and we join
+ * it; counting every last REPORT, the stale 2 keeps it at 2 and we climb
+ * to 3 by an experiment. */
+GST_START_TEST (test_reported_max_age)
+{
+  Rig rig;
+
+  climb_past_stale_report (&rig, 3 * S);
+  expect_climb (&rig, 4, 2, 0, 0);
+  rig_clear (&rig);
+
+  climb_past_stale_report (&rig, 0);
+  expect_climb (&rig, 3, 1, 0, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A receiver at level 2 of 3, in M after a loss in S, when another
  * receiver's experiment at 3 starts and 20 % of the packets are lost for
  * 1.5 s: its level after that. */
@@ -1910,6 +1948,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_join_reported_after_base_congestion);
+  tcase_add_test (tc, test_reported_max_age);
   tcase_add_test (tc, test_unsubscribed_layers);
   tcase_add_test (tc, test_source_change);
   tcase_add_test (tc, test_bad_input_changes_nothing);
