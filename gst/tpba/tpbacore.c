@@ -332,6 +332,7 @@ struct _TpbaSender {
   gint64 decided_at;            /* when the period was last decided */
   guint64 stalled_cycles;
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
+  guint64 kept_without_loss;
   guint64 run_ends_timer, run_ends_reductions;
   TpbaProbeEnd probe_end;       /* how the last cycle ended the period */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
@@ -806,8 +807,12 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
   s->probe_end = TPBA_PROBE_END_CRITERION;
   if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles) {
     s->probe_end = TPBA_PROBE_END_MAX_CYCLES;
-    if (s->cfg.max_probe_median && s->cfg.max_probe_after_loss)
+    if (s->cfg.max_probe_median && s->cfg.max_probe_after_loss) {
       *kept = median_after_loss (s, span);
+      if (s->first_loss_cycle == G_MAXUINT
+          || s->first_loss_cycle + 1 >= s->n_r)
+        s->kept_without_loss++;
+    }
     else if (s->cfg.max_probe_median)
       *kept = median_after_first (s, span);
     return TRUE;
@@ -1243,6 +1248,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->reductions = s->reductions;
   st->stalled_cycles = s->stalled_cycles;
   memcpy (st->probe_ends, s->probe_ends, sizeof (st->probe_ends));
+  st->kept_without_loss = s->kept_without_loss;
   st->run_ends_timer = s->run_ends_timer;
   st->run_ends_reductions = s->run_ends_reductions;
   st->packets_udp = s->packets_udp;

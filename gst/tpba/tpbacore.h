@@ -370,6 +370,8 @@ typedef struct {
   guint64 stalled_cycles;       /* probing cycles that acked nothing */
   /* probing periods, by how they ended */
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
+  guint64 kept_without_loss;    /* max_probe_after_loss periods that kept
+                                 * the last cycle: none after a loss */
   guint64 run_ends_timer;       /* running periods ended at their length */
   guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;

@@ -476,7 +476,8 @@ GST_END_TEST;
  * its first loss in cycle @loss (TCP retransmits when @retrans, else cuts
  * cwnd; G_MAXUINT: no loss), then on a sawtooth around 600k; returns r_s. */
 static guint64
-after_loss_probe_r_s (gboolean after_loss, guint loss, gboolean retrans)
+after_loss_probe_r_s (gboolean after_loss, guint loss, gboolean retrans,
+    guint64 * without_loss)
 {
   const guint64 rates[] = { 300000, 400000, 500000, 600000, 560000, 640000 };
   TpbaTcpInfo ti = { 0, 20, 0, 0, 0, 0 };
@@ -510,25 +511,38 @@ after_loss_probe_r_s (gboolean after_loss, guint loss, gboolean retrans)
   tpba_sender_get_stats (s, &st);
   fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
   fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_MAX_CYCLES], 1);
+  *without_loss = st.kept_without_loss;
   tpba_sender_free (s);
   return st.r_s;
 }
 
 GST_START_TEST (test_max_probe_after_loss)
 {
+  guint64 nl;
+
   /* the median after the first cycle keeps the climb: 400, 500, 600, 560,
    * 640k give 560k; after the loss in cycle 3 only 560 and 640k: 600k */
-  fail_unless_equals_uint64 (after_loss_probe_r_s (FALSE, 3, TRUE), 560000);
-  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 3, TRUE), 600000);
-  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 3, FALSE), 600000);
-  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 1, TRUE), 580000);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (FALSE, 3, TRUE, &nl),
+      560000);
+  fail_unless_equals_uint64 (nl, 0);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 3, TRUE, &nl),
+      600000);
+  fail_unless_equals_uint64 (nl, 0);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 3, FALSE, &nl),
+      600000);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 1, TRUE, &nl),
+      580000);
   /* a loss in the first cycle leaves what the median after it keeps */
-  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 0, TRUE), 560000);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 0, TRUE, &nl),
+      560000);
   /* no loss, or one in the last cycle: the whole probe climbed, the last
-   * cycle is its top */
-  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, G_MAXUINT, TRUE),
+   * cycle is its top, and the sink counts the fallback */
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, G_MAXUINT, TRUE,
+          &nl), 640000);
+  fail_unless_equals_uint64 (nl, 1);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 5, TRUE, &nl),
       640000);
-  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 5, TRUE), 640000);
+  fail_unless_equals_uint64 (nl, 1);
 }
 
 GST_END_TEST;
