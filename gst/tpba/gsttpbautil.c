@@ -158,6 +158,11 @@ static const GstParamEntry params[] = {
         "the median of its cycles after the first, not the last cycle "
         "(FALSE: the last; not in the paper)", BOOLEAN, NULL, max_probe_median,
       0, 1, S),
+  P ("max-probe-after-loss", "With max-probe-median, the median is over the "
+        "cycles after the first that saw a loss (TCP retransmitted or cut "
+        "cwnd), leaving out the climb from the UDP rate; without one, the last "
+        "cycle (FALSE: every cycle after the first; not in the paper)", BOOLEAN,
+      NULL, max_probe_after_loss, 0, 1, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "
         "t-running if longer (0: t-running only, the paper's; not in the "

@@ -62,6 +62,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->pace_burst = 5 * MS;
   cfg->max_probe_cycles = 0;
   cfg->max_probe_median = FALSE;
+  cfg->max_probe_after_loss = FALSE;
   cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -292,6 +293,8 @@ struct _TpbaSender {
   gint64 last_sample;
   guint32 last_cwnd;
   gboolean cwnd_reduced;        /* since the cycle started */
+  guint first_loss_cycle;       /* this period's first cycle that saw a
+                                 * loss; G_MAXUINT: none yet */
   gint64 tcp_rtt;
   guint64 delivery_rate;
   guint32 cwnd_old, cwnd_new;
@@ -329,6 +332,7 @@ struct _TpbaSender {
   gint64 decided_at;            /* when the period was last decided */
   guint64 stalled_cycles;
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
+  guint64 kept_without_loss;
   guint64 run_ends_timer, run_ends_reductions;
   TpbaProbeEnd probe_end;       /* how the last cycle ended the period */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
@@ -571,6 +575,7 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
       s->period_start = now;
       s->have_base = FALSE;
       s->n_r = 0;
+      s->first_loss_cycle = G_MAXUINT;
     }
     /* the last write of the probing period drains the TCP buffer */
     dd.tcp_nodelay = s->period == TPBA_PERIOD_RUNNING && pkt->marker;
@@ -755,6 +760,30 @@ median_after_first (const TpbaSender * s, guint * span)
   return median_rate (x, n);
 }
 
+/* max_probe_after_loss: the median of the cycles after the period's first
+ * that saw a loss. Until then the probe's cwnd climbs from where the
+ * running period left it (the UDP rate) and every cycle is below what TCP
+ * gets at the link's limit; without a later cycle the last one is kept. */
+static gdouble
+median_after_loss (const TpbaSender * s, guint * span)
+{
+  guint first = s->first_loss_cycle == G_MAXUINT ? s->n_r :
+      s->first_loss_cycle + 1;
+  guint n = 0, i;
+  gdouble x[TPBA_HISTORY];
+
+  first = MAX (first, s->n_r - MIN (s->n_r, TPBA_HISTORY));
+  for (i = first; i < s->n_r; i++) {
+    gdouble r = s->r_hist[i % TPBA_HISTORY];
+    if (r > 0.0)
+      x[n++] = r;
+  }
+  *span = MAX (s->n_r - first, 1);
+  if (n == 0)
+    return s->r_hist[(s->n_r - 1) % TPBA_HISTORY];
+  return median_rate (x, n);
+}
+
 /* Stores r[i]; returns TRUE when the probing period ends with it, with the
  * rate to keep in *kept and how many cycles the criterion looked at in
  * *span. A cycle that acked nothing (the connection in retransmission-
@@ -778,7 +807,13 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
   s->probe_end = TPBA_PROBE_END_CRITERION;
   if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles) {
     s->probe_end = TPBA_PROBE_END_MAX_CYCLES;
-    if (s->cfg.max_probe_median)
+    if (s->cfg.max_probe_median && s->cfg.max_probe_after_loss) {
+      *kept = median_after_loss (s, span);
+      if (s->first_loss_cycle == G_MAXUINT
+          || s->first_loss_cycle + 1 >= s->n_r)
+        s->kept_without_loss++;
+    }
+    else if (s->cfg.max_probe_median)
       *kept = median_after_first (s, span);
     return TRUE;
   }
@@ -855,6 +890,9 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     gdouble kept;
     guint span;
 
+    if (s->first_loss_cycle == G_MAXUINT && (s->cwnd_reduced ||
+            info->total_retrans != s->retrans_hist[s->n_r % TPBA_HISTORY]))
+      s->first_loss_cycle = s->n_r;
     s->last_cycle = len;
     s->cycle_start = now;
     s->cycle_acked = info->bytes_acked;
@@ -1210,6 +1248,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->reductions = s->reductions;
   st->stalled_cycles = s->stalled_cycles;
   memcpy (st->probe_ends, s->probe_ends, sizeof (st->probe_ends));
+  st->kept_without_loss = s->kept_without_loss;
   st->run_ends_timer = s->run_ends_timer;
   st->run_ends_reductions = s->run_ends_reductions;
   st->packets_udp = s->packets_udp;

@@ -72,6 +72,10 @@
  *   each cutting r by at least reprobe_cut, probing is decided at once.
  * - max_probe_median: a period ended by max_probe_cycles keeps the median
  *   of its cycles after the first (that acked something), not the last.
+ * - max_probe_after_loss: with max_probe_median, the median is over the
+ *   cycles after the first one that saw a loss (TCP retransmitted or cut
+ *   cwnd): the climb from the UDP rate to the link's limit is left out;
+ *   with no such cycle, the last cycle (the climb's top).
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -182,6 +186,9 @@ typedef struct {
   gboolean max_probe_median;    /* at max_probe_cycles keep the median of
                                  * the cycles after the first, not the
                                  * last cycle: FALSE */
+  gboolean max_probe_after_loss;        /* with max_probe_median: only the
+                                         * cycles after the first loss:
+                                         * FALSE */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;
                                  * 0 = T_running only (paper) */
@@ -363,6 +370,8 @@ typedef struct {
   guint64 stalled_cycles;       /* probing cycles that acked nothing */
   /* probing periods, by how they ended */
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
+  guint64 kept_without_loss;    /* max_probe_after_loss periods that kept
+                                 * the last cycle: none after a loss */
   guint64 run_ends_timer;       /* running periods ended at their length */
   guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;

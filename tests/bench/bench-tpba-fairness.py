@@ -114,6 +114,15 @@ VARIANTS = {
                                          "max-probe-median=true run-probe-ratio=3 "
                                          "running-increase=50000 running-increase-fraction=1 "
                                          "running-ceiling=2",
+    # the fourteenth pass: ... keeping the median of the cycles after the
+    # probe's first loss, not the climb from the UDP rate before it
+    "TPBA-ours-cap6-ratio3-step1-ceil2-afterloss": "tcp-pacing=true allow-probe-loss=true "
+                                                   "end-criterion=proportional "
+                                                   "max-probe-cycles=6 max-probe-median=true "
+                                                   "max-probe-after-loss=true run-probe-ratio=3 "
+                                                   "running-increase=50000 "
+                                                   "running-increase-fraction=1 "
+                                                   "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

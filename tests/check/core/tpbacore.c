@@ -472,6 +472,81 @@ GST_START_TEST (test_max_probe_median)
 
 GST_END_TEST;
 
+/* A probe bounded at 6 cycles keeping the median, climbing from 300k to
+ * its first loss in cycle @loss (TCP retransmits when @retrans, else cuts
+ * cwnd; G_MAXUINT: no loss), then on a sawtooth around 600k; returns r_s. */
+static guint64
+after_loss_probe_r_s (gboolean after_loss, guint loss, gboolean retrans,
+    guint64 * without_loss)
+{
+  const guint64 rates[] = { 300000, 400000, 500000, 600000, 560000, 640000 };
+  TpbaTcpInfo ti = { 0, 20, 0, 0, 0, 0 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = 6;
+  cfg.max_probe_median = TRUE;
+  cfg.max_probe_after_loss = after_loss;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  tpba_sender_on_tcp_info (s, &ti, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++) {
+    tpba_sender_get_stats (s, &st);
+    fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+    if (i == loss) {
+      if (retrans)
+        ti.total_retrans++;
+      else
+        ti.snd_cwnd = 10;
+      tpba_sender_on_tcp_info (s, &ti, (i + 1) * S - 400 * MS);
+    }
+    ti.bytes_acked += rates[i] / 8;
+    ti.data_segs_out += 100;
+    tpba_sender_on_tcp_info (s, &ti, (i + 1) * S);
+    tpba_sender_advance (s, (i + 1) * S);
+  }
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_MAX_CYCLES], 1);
+  *without_loss = st.kept_without_loss;
+  tpba_sender_free (s);
+  return st.r_s;
+}
+
+GST_START_TEST (test_max_probe_after_loss)
+{
+  guint64 nl;
+
+  /* the median after the first cycle keeps the climb: 400, 500, 600, 560,
+   * 640k give 560k; after the loss in cycle 3 only 560 and 640k: 600k */
+  fail_unless_equals_uint64 (after_loss_probe_r_s (FALSE, 3, TRUE, &nl),
+      560000);
+  fail_unless_equals_uint64 (nl, 0);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 3, TRUE, &nl),
+      600000);
+  fail_unless_equals_uint64 (nl, 0);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 3, FALSE, &nl),
+      600000);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 1, TRUE, &nl),
+      580000);
+  /* a loss in the first cycle leaves what the median after it keeps */
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 0, TRUE, &nl),
+      560000);
+  /* no loss, or one in the last cycle: the whole probe climbed, the last
+   * cycle is its top, and the sink counts the fallback */
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, G_MAXUINT, TRUE,
+          &nl), 640000);
+  fail_unless_equals_uint64 (nl, 1);
+  fail_unless_equals_uint64 (after_loss_probe_r_s (TRUE, 5, TRUE, &nl),
+      640000);
+  fail_unless_equals_uint64 (nl, 1);
+}
+
+GST_END_TEST;
+
 /* The period after a probe of 8 s (absolute criterion: three equal cycles
  * after a climb) runs until @check; returns the period then. */
 static TpbaPeriod
@@ -2039,6 +2114,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_end_settled_max_cycles);
   tcase_add_test (tc, test_probe_end_settled_flat_and_stalls);
   tcase_add_test (tc, test_max_probe_median);
+  tcase_add_test (tc, test_max_probe_after_loss);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
