@@ -229,6 +229,28 @@ gst_net_loop_get_turns (GstNetLoop * loop)
   return (gsize) g_atomic_pointer_get (&loop->turns);
 }
 
+void
+gst_net_loop_counts_clear (GstNetLoopCounts * counts)
+{
+  counts->spins = counts->turns = 0;
+}
+
+void
+gst_net_loop_counts_take (GstNetLoopCounts * counts, GstNetLoop * loop)
+{
+  counts->spins = gst_net_loop_get_spins (loop);
+  counts->turns = gst_net_loop_get_turns (loop);
+}
+
+void
+gst_net_loop_counts_add_stats (const GstNetLoopCounts * counts,
+    GstStructure * s)
+{
+  gst_structure_set (s,
+      "loop-spins", G_TYPE_UINT64, counts->spins,
+      "loop-turns", G_TYPE_UINT64, counts->turns, NULL);
+}
+
 GMainContext *
 gst_net_loop_get_context (GstNetLoop * loop)
 {

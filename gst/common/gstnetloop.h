@@ -53,6 +53,23 @@ guint64 gst_net_loop_get_turns (GstNetLoop * loop);
   "loop-turns: turns of the I/O loop since the start, each a wake-up " \
   "(turns)"
 
+/* The loop's counts as an element shows them in its `stats`: its work
+ * takes them holding the lock its stats getter takes, so they need no
+ * loop to read and keep their last values after stop frees the loop. */
+typedef struct
+{
+  guint64 spins;
+  guint64 turns;
+} GstNetLoopCounts;
+
+/* At start, before the loop runs. */
+void gst_net_loop_counts_clear (GstNetLoopCounts * counts);
+/* In the work, with the element's lock. */
+void gst_net_loop_counts_take (GstNetLoopCounts * counts, GstNetLoop * loop);
+/* Sets `loop-spins` and `loop-turns` (GST_NET_LOOP_STATS_DOC) in @s. */
+void gst_net_loop_counts_add_stats (const GstNetLoopCounts * counts,
+    GstStructure * s);
+
 GMainContext *gst_net_loop_get_context (GstNetLoop * loop);
 
 /* Calls @func in the loop's thread whenever @socket meets @cond; it returns

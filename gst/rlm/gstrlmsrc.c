@@ -123,6 +123,7 @@ struct _GstRlmSrc
    * create() takes the merged stream (cond: a packet or a flush). */
   GstNetSrcWait wait;
   GstNetLoop *loop;
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   guint n_layers;
   GstNetUdp *udp[GST_RLM_MAX_LAYERS];   /* by port: [0] with one port */
   GSocketAddress *dest[GST_RLM_MAX_LAYERS];
@@ -299,6 +300,7 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
 
   g_mutex_lock (&self->wait.lock);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   rlm_receiver_advance (self->core, now);
   take_events (self);
   send_control (self);
@@ -492,6 +494,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   rlm_merger_init (&self->merger, cfg.ext_id, window, MAX_HELD,
       (guint16) g_random_int ());
   self->joins = self->leaves = self->join_errors = self->send_errors = 0;
+  gst_net_loop_counts_clear (&self->loop_counts);
   self->core = rlm_receiver_new (&cfg, &self->rng, gst_net_now ());
   if (have_key)
     rlm_receiver_set_key (self->core, &key);
@@ -668,6 +671,7 @@ get_stats (GstElement * element)
       "leaves", G_TYPE_UINT64, self->leaves,
       "join-errors", G_TYPE_UINT64, self->join_errors,
       "send-errors", G_TYPE_UINT64, self->send_errors, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   return s;
@@ -765,7 +769,7 @@ gst_rlm_src_finalize (GObject * object)
   "leaves: groups left (leaves); " \
   "join-errors: joins or leaves the system refused (calls); " \
   "send-errors: announcements not sent (packets); " \
-  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
+  GST_NET_LOOP_STATS_DOC "; " GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 static const GstNetSrcProps src_props = {
   .source_address_blurb = "Join the groups source-specifically (SSM, RFC "

@@ -170,7 +170,7 @@ struct _GstRmtpSink
   guint64 total;
   gint64 started, ended;
   guint64 send_errors, unknown_unicast, before_start;
-  guint64 loop_spins, loop_turns;       /* the loop's, read by its work */
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   gint recv_buffer;             /* the socket's, as SO_RCVBUF reports it */
   gint64 wake_interval;         /* send-interval, taken at start */
 };
@@ -385,8 +385,7 @@ sink_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->lock);
-  self->loop_spins = gst_net_loop_get_spins (self->loop);
-  self->loop_turns = gst_net_loop_get_turns (self->loop);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   if (self->stream && !self->finished) {
     rmtp_stream_server_handle_timeout (self->stream, now);
     send_datagrams (self, now);
@@ -659,7 +658,7 @@ clear_session (GstRmtpSink * self)
   self->total = 0;
   self->started = self->ended = 0;
   self->send_errors = self->unknown_unicast = self->before_start = 0;
-  self->loop_spins = self->loop_turns = 0;
+  gst_net_loop_counts_clear (&self->loop_counts);
   self->recv_buffer = 0;
 }
 
@@ -959,9 +958,8 @@ get_stats (GstElement * element)
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "unknown-unicast", G_TYPE_UINT64, self->unknown_unicast,
       "before-start", G_TYPE_UINT64, self->before_start,
-      "loop-spins", G_TYPE_UINT64, self->loop_spins,
-      "loop-turns", G_TYPE_UINT64, self->loop_turns,
       "recv-buffer", G_TYPE_INT, self->recv_buffer, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   g_mutex_unlock (&self->lock);
   return s;
 }

@@ -121,7 +121,7 @@ struct _GstRmtpSrc
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
   guint64 send_errors, other_source;
-  guint64 loop_spins, loop_turns;       /* the loop's, read by its work */
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   gchar *group;                 /* "ADDRESS port PORT", for the error of
                                  * a receiver no CONN came to */
   gint64 connect_timeout;
@@ -276,8 +276,7 @@ src_work (gpointer data, gint64 now)
   gint64 deadline;
 
   g_mutex_lock (&self->wait.lock);
-  self->loop_spins = gst_net_loop_get_spins (self->loop);
-  self->loop_turns = gst_net_loop_get_turns (self->loop);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   rmtp_stream_receiver_handle_timeout (self->rx, now);
   apply_busy (self, now);
   send_datagrams (self);
@@ -481,7 +480,7 @@ reset_transfer (GstRmtpSrc * self)
   self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
-  self->loop_spins = self->loop_turns = 0;
+  gst_net_loop_counts_clear (&self->loop_counts);
 }
 
 static gboolean
@@ -685,9 +684,8 @@ get_stats (GstElement * element)
       "max-held-bytes", G_TYPE_UINT64, self->max_held_bytes,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
-      "other-source", G_TYPE_UINT64, self->other_source,
-      "loop-spins", G_TYPE_UINT64, self->loop_spins,
-      "loop-turns", G_TYPE_UINT64, self->loop_turns, NULL);
+      "other-source", G_TYPE_UINT64, self->other_source, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }

@@ -161,6 +161,7 @@ struct _GstTpbaSink
   GMutex lock;
   GCond cond;
   GstNetLoop *loop;
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   gboolean running;
   TpbaSender *core;
   TpbaConfig run_cfg;
@@ -702,6 +703,7 @@ sink_work (gpointer data, gint64 now)
   TpbaEvent ev;
 
   g_mutex_lock (&self->lock);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   maybe_connect (self, now);
   if (self->core)
     advance_core (self, now);
@@ -796,6 +798,7 @@ reset_state (GstTpbaSink * self)
   self->invalid = 0;
   self->send_errors = self->tcp_connects = self->tcp_failures = 0;
   self->rtcp_foreign = self->tcp_frames_lost = 0;
+  gst_net_loop_counts_clear (&self->loop_counts);
 }
 
 static gboolean gst_tpba_sink_stop (GstBaseSink * bsink);
@@ -1205,6 +1208,7 @@ get_stats (GstElement * element)
       "tcp-failures", G_TYPE_UINT64, self->tcp_failures,
       "tcp-frames-lost", G_TYPE_UINT64, self->tcp_frames_lost,
       "rtcp-foreign", G_TYPE_UINT64, self->rtcp_foreign, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   gst_tpba_auth_stats (s, self->auth);
   gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->lock);
@@ -1342,7 +1346,7 @@ gst_tpba_sink_finalize (GObject * object)
   "bitrate: the rate asked of the encoder, bit/s; " \
   "rate-events: GstLayerRates events sent upstream, count; " \
   "rate-coalesced: rate changes merged into a later event, count; " \
-  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
+  GST_NET_LOOP_STATS_DOC "; " GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 /**
  * GstTpbaSink:stats:

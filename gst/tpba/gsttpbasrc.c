@@ -129,6 +129,7 @@ struct _GstTpbaSrc
    * the packets in order (cond: a packet or a flush). */
   GstNetSrcWait wait;
   GstNetLoop *loop;
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   GstNetUdp *udp, *rtcp;
   GSocket *listener, *tcp;
   GSource *listen_watch, *tcp_watch;
@@ -528,6 +529,7 @@ src_work (gpointer data, gint64 now)
   gsize n;
 
   g_mutex_lock (&self->wait.lock);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   tpba_receiver_advance (self->core, now);
   pending_expire (self, now);
   while (self->rtcp_dest &&
@@ -707,6 +709,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   self->foreign = 0;
   self->tcp_bad_token = self->key_unit_requests = 0;
   self->have_token = FALSE;
+  gst_net_loop_counts_clear (&self->loop_counts);
   g_mutex_unlock (&self->wait.lock);
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("tpbasrc", src_work, self);
@@ -895,6 +898,7 @@ get_stats (GstElement * element)
       "key-unit-requests", G_TYPE_UINT64, self->key_unit_requests,
       "tcp-closed", G_TYPE_UINT64, self->tcp_closed,
       "foreign", G_TYPE_UINT64, self->foreign, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   gst_tpba_auth_stats (s, self->auth);
   gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
@@ -985,7 +989,7 @@ gst_tpba_src_finalize (GObject * object)
   "tcp-closed: TCP connections closed, count; " \
   "foreign: datagrams from other hosts, or with a key RTP before the " \
   "sender's first RTCP that opens, dropped, count; " \
-  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
+  GST_NET_LOOP_STATS_DOC "; " GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 static const GstNetSrcProps src_props = {
   .caps_blurb = "The caps of the RTP stream",

@@ -103,6 +103,9 @@ struct _GstTpssSession
 
   GMutex start_lock;
   gint starts;                  /* start_lock */
+  /* start_lock: the element that started the loop, named in its spin
+   * warning; reffed, as it may stop before the last stop ends the loop */
+  GstElement *loop_owner;
   /* Serializes the elements' applies of members and priorities, each of
    * which reads the element's newest values under it */
   GMutex apply_lock;
@@ -114,6 +117,7 @@ struct _GstTpssSession
   GMutex lock;
   gboolean running;
   GstNetLoop *loop;
+  GstNetLoopCounts loop_counts;        /* taken by the work, kept at stop */
   GstNetTransport *transport;
   guint local_port;
   gboolean multicast;
@@ -573,6 +577,7 @@ session_work (gpointer data, gint64 now)
   gint64 deadline;
 
   g_mutex_lock (&s->lock);
+  gst_net_loop_counts_take (&s->loop_counts, s->loop);
   if (!s->core) {
     g_mutex_unlock (&s->lock);
     return G_MAXINT64;
@@ -889,6 +894,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
       tpss_group_start (s->core, now);
       s->transport = transport;
       g_atomic_int_set (&s->send_errors, 0);
+      gst_net_loop_counts_clear (&s->loop_counts);
       s->running = TRUE;
       s->loop = loop;
     } else {
@@ -903,6 +909,8 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
     g_free (s->applied_members);
     s->applied_members = g_strdup (st.members);
     g_mutex_unlock (&s->apply_lock);
+    s->loop_owner = gst_object_ref (element);
+    gst_net_loop_set_owner (loop, GST_OBJECT (element));
     gst_net_loop_attach (loop, transport, on_datagram, s);
     gst_net_loop_start (loop);
     GST_INFO ("session %s: member %u on port %u%s", s->name, s->id,
@@ -938,6 +946,7 @@ void
 gst_tpss_session_stop (GstTpssSession * s)
 {
   GstNetLoop *loop;
+  GstElement *owner;
 
   g_mutex_lock (&s->start_lock);
   if (s->starts == 0 || --s->starts > 0) {
@@ -965,7 +974,10 @@ gst_tpss_session_stop (GstTpssSession * s)
   srtp_close (s);
   forget_key (s);
   gst_net_loop_free (loop);
+  owner = g_steal_pointer (&s->loop_owner);
   g_mutex_unlock (&s->start_lock);
+  /* may be its last reference: no session lock held */
+  gst_object_unref (owner);
 }
 
 void
@@ -1142,6 +1154,7 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   guint port;
   gboolean running;
   guint64 send_errors;
+  GstNetLoopCounts loop_counts;
   GstNetSrtpStats srtp;
   GstStructure *st;
 
@@ -1155,9 +1168,11 @@ gst_tpss_session_get_stats (GstTpssSession * s)
   port = s->local_port;
   running = s->running;
   send_errors = (guint) g_atomic_int_get (&s->send_errors);
+  loop_counts = s->loop_counts;
   g_mutex_unlock (&s->lock);
 
   st = gst_tpss_stats_structure (id, port, running, send_errors, &gs, members);
+  gst_net_loop_counts_add_stats (&loop_counts, st);
   g_mutex_lock (&s->srtp.lock);
   srtp_sum (s, &srtp);
   g_mutex_unlock (&s->srtp.lock);

@@ -5,6 +5,7 @@
 #define __GST_TPSS_SESSION_H__
 
 #include <gst/gst.h>
+#include "gstnetloop.h"
 #include "gsttpssutil.h"
 
 G_BEGIN_DECLS
@@ -56,7 +57,8 @@ G_BEGIN_DECLS
   "sr-refused: sender reports dropped: malformed, from a non-member, " \
   "forged or from an address not known yet, or with an NTP time of 0 or " \
   "not after the member's previous one (packets); " \
-  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC "; " \
+  GST_NET_LOOP_STATS_DOC "; " GST_NET_KEY_STATS_DOC "; " \
+  GST_NET_SRTP_STATS_DOC "; " \
   "members: a list with one structure per member, whose fields are " \
   "id: the member's id (number); " \
   "address: its host:port, empty until known (string); " \

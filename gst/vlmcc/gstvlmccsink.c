@@ -124,6 +124,7 @@ struct _GstVlmccSink
   GstNetSrcWait wait;
   gboolean running;
   GstNetLoop *loop;
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   GstNetUdp *udp;
   GSocketAddress *group;
   VlmccConfig run_cfg;
@@ -264,6 +265,7 @@ sink_work (gpointer data, gint64 now)
   VlmccEvent ev;
 
   g_mutex_lock (&self->wait.lock);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   if (self->core) {
     vlmcc_sender_advance (self->core, now);
     transmit (self);
@@ -346,6 +348,7 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   self->not_rtp = self->send_errors = self->feedback_early = 0;
+  gst_net_loop_counts_clear (&self->loop_counts);
   self->running = TRUE;
   g_mutex_unlock (&self->wait.lock);
   propose_initial_rate (self);
@@ -586,6 +589,7 @@ get_stats (GstElement * element)
       "not-rtp", G_TYPE_UINT64, self->not_rtp,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "feedback-early", G_TYPE_UINT64, self->feedback_early, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   gst_rate_path_get_counters (self->rates, &events, &coalesced);
@@ -692,7 +696,7 @@ gst_vlmcc_sink_finalize (GObject * object)
   "feedback-early: datagrams before the first buffer, dropped (packets); " \
   "bitrate: the rate asked of the encoder (bit/s); " \
   "rate-events: GstLayerRates events sent upstream (events); " \
-  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
+  GST_NET_LOOP_STATS_DOC "; " GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 /**
  * GstVlmccSink:stats:

@@ -116,6 +116,7 @@ struct _GstVlmccSrc
    * packets, create() takes them (cond: a packet, the end, or a flush). */
   GstNetSrcWait wait;
   GstNetLoop *loop;
+  GstNetLoopCounts loop_counts;        /* taken by the work */
   GstNetUdp *data;              /* bound to the group's port */
   GstNetUdp *ctrl;              /* ephemeral: feedback out, START in */
   GInetAddress *group, *source;
@@ -397,6 +398,7 @@ src_work (gpointer data, gint64 now)
   gint64 deadline = G_MAXINT64;
 
   g_mutex_lock (&self->wait.lock);
+  gst_net_loop_counts_take (&self->loop_counts, self->loop);
   if (self->core && !self->left) {
     vlmcc_receiver_advance (self->core, now);
     take_events (self);
@@ -536,6 +538,7 @@ gst_vlmcc_src_start (GstBaseSrc * bsrc)
   self->pushed = self->overflow = self->not_sender = 0;
   self->send_errors = self->join_errors = 0;
   self->early_malformed = 0;
+  gst_net_loop_counts_clear (&self->loop_counts);
   self->left = self->ended = FALSE;
   self->run_cfg = cfg;
   g_mutex_unlock (&self->wait.lock);
@@ -654,6 +657,7 @@ get_stats (GstElement * element)
       "not-sender", G_TYPE_UINT64, self->not_sender,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "join-errors", G_TYPE_UINT64, self->join_errors, NULL);
+  gst_net_loop_counts_add_stats (&self->loop_counts, s);
   gst_net_srtp_stats (s, self->srtp);
   g_mutex_unlock (&self->wait.lock);
   return s;
@@ -736,7 +740,7 @@ gst_vlmcc_src_finalize (GObject * object)
   "dropped (packets); " \
   "send-errors: feedback the socket refused (packets); " \
   "join-errors: group joins or leaves the system refused (calls); " \
-  GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
+  GST_NET_LOOP_STATS_DOC "; " GST_NET_KEY_STATS_DOC "; " GST_NET_SRTP_STATS_DOC
 
 static const GstNetSrcProps src_props = {
   .source_address_blurb = "Join the group source-specifically (SSM, RFC "

@@ -57,6 +57,26 @@ check_stat_u64 (GstElement * e, const gchar * field)
   return v;
 }
 
+/* @e's I/O loop ran and never held a turn back: its stats carry
+ * loop-turns > 0 and loop-spins == 0 (GstNetLoopCounts). */
+static inline void
+check_loop_ran_without_spins (GstElement * e)
+{
+  GstStructure *s;
+  guint64 turns = 0, spins = 0;
+  gboolean have_turns, have_spins;
+
+  g_object_get (e, "stats", &s, NULL);
+  have_turns = gst_structure_get_uint64 (s, "loop-turns", &turns);
+  have_spins = gst_structure_get_uint64 (s, "loop-spins", &spins);
+  gst_structure_free (s);
+  fail_unless (have_turns && have_spins, "%s: no loop-turns or loop-spins "
+      "in stats", GST_ELEMENT_NAME (e));
+  fail_unless (turns > 0, "%s: loop-turns 0", GST_ELEMENT_NAME (e));
+  fail_unless (spins == 0, "%s: loop-spins %" G_GUINT64_FORMAT,
+      GST_ELEMENT_NAME (e), spins);
+}
+
 /* The field once it reaches @want, or its value after @timeout_s seconds
  * (for counters an element's own thread bumps a little later). */
 static inline guint64

@@ -458,6 +458,7 @@ GST_START_TEST (test_src_joins_merges_leaves)
   wait_stat (&r, "leaves", 1);
   fail_unless_equals_uint64 (check_stat_u64 (r.src, "experiments-failed"), 1);
   fail_unless (saw_level (&r, 1, "experiment-failed"));
+  check_loop_ran_without_spins (r.src);
   src_rig_clear (&r);
 }
 

@@ -243,9 +243,11 @@ GST_START_TEST (test_transfer_two_receivers)
   fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "total-bytes"), SIZE);
   fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "forged"), 0);
   check_stats_documented (rig.sink);
+  check_loop_ran_without_spins (rig.sink);
   for (guint i = 0; i < 2; i++) {
     assert_eos (rig.src_pipe[i]);
     check_stats_documented (rig.src[i]);
+    check_loop_ran_without_spins (rig.src[i]);
     fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "pushed-bytes"),
         SIZE);
     stop_pipeline (&rig.src_pipe[i], &rig.src[i]);

@@ -287,6 +287,8 @@ stream_across_switches_with (const gchar * src_extra, const gchar * extra)
   fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 1);
   fail_unless (check_stat_u64 (p.src, "rr-sent") > 0);
   fail_unless (check_stat_u64 (p.sink, "rtcp-received") > 0);
+  check_loop_ran_without_spins (p.sink);
+  check_loop_ran_without_spins (p.src);
   /* the rate path: initial rate, r[i] offers, r_s */
   fail_unless (g_atomic_int_get (&p.notifies) >= 2, "%d notifies",
       p.notifies);

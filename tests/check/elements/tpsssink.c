@@ -119,6 +119,13 @@ GST_START_TEST (test_two_members_exchange)
   fail_unless (gst_structure_has_field (ms, "packets-not-delivered"));
   gst_structure_free (sink_stats);
   gst_structure_free (src_stats);
+  /* the session's loop, shown by both elements */
+  for (guint i = 0; i < 2; i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (a.pipeline),
+        i ? "src" : "sink");
+    check_loop_ran_without_spins (e);
+    gst_object_unref (e);
+  }
 
   member_stop (&a);
   member_stop (&b);

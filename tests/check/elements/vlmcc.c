@@ -388,6 +388,8 @@ GST_START_TEST (test_pair_leader_acks_rate_moves)
   fail_unless (check_stat_u64 (sink, "acked") > 200, "%" GST_PTR_FORMAT, st);
   fail_unless (check_stat_u64 (sink, "sent") >= 290);
   gst_structure_free (st);
+  check_loop_ran_without_spins (sink);
+  check_loop_ran_without_spins (src);
   fail_unless (pulled >= 250, "only %u packets came out", pulled);
   /* the rate moved from the initial window over the initial RTT */
   fail_unless (events >= 2, "%u rate events", events);
