@@ -2550,7 +2550,7 @@ receiver_hear_echo (VlmccReceiver * r, const RtpHeader * h, gint64 now)
 }
 
 /* Ours (start_anchor): a START is small and a data packet is not, so the
- * START's RTT lacks the data's serialisation on every link (4.5 ms behind
+ * START's RTT lacks the data's serialisation on every link (2.5 ms behind
  * a 4 Mbit/s branch) and the follower's base RTT errs that much low. Both
  * carry the sender's clock, so the last data packet's one-way delay over
  * the START's (the clocks' offset cancels, and so does any wait of the
