@@ -149,6 +149,11 @@ static const GstParamEntry params[] = {
         "RTTs, after a wait of up to this many times 50 ms ranked by its "
         "path's headroom (tightest first), RTTs (ours: 0, never, the "
         "paper's)", DOUBLE, volunteer_after, 0, 1000, R),
+  P ("start-anchor", "Move the START's RTT by the data's one-way delay over "
+        "the START's (both stamped by the sender), so a follower's RTT and "
+        "base RTT include the data packet's serialisation (ours: false, the "
+        "paper's: the small START's RTT as is)", BOOLEAN, start_anchor, 0, 1,
+      R),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

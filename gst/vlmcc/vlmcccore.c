@@ -58,6 +58,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->challenge_delay = 0.0;
   cfg->leaderless_growth_limit = 0.0;
   cfg->volunteer_after = 0.0;
+  cfg->start_anchor = FALSE;
 }
 
 const gchar *
@@ -182,6 +183,7 @@ msg_read_body (VlmccMsg * msg, const guint8 * b)
       msg->rate = read32 (b + 12);
       msg->win = read32 (b + 16);
       msg->tstamp = read32 (b + 20);
+      msg->sent = read32 (b + 24);
       break;
   }
 }
@@ -235,6 +237,7 @@ vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max)
       write32 (b + 12, msg->rate);
       write32 (b + 16, msg->win);
       write32 (b + 20, msg->tstamp);
+      write32 (b + 24, msg->sent);
       break;
     default:
       return 0;
@@ -1565,7 +1568,7 @@ sender_start_allowed (VlmccSender * s, const VlmccAddr * to, gint64 now)
 
 static void
 sender_queue_start (VlmccSender * s, const VlmccMsg * m,
-    const VlmccAddr * to)
+    const VlmccAddr * to, gint64 now)
 {
   VlmccMsg st = { 0 };
   Transmit *t;
@@ -1585,6 +1588,7 @@ sender_queue_start (VlmccSender * s, const VlmccMsg * m,
   st.rate = rate_wire (packets_per_s (s->window, s->est.rtt), G_MAXUINT32);
   st.win = (guint32) (s->window * 256.0);
   st.tstamp = m->tstamp;
+  st.sent = US (now);
   t->len = vlmcc_msg_write (&st, t->data, VLMCC_START_SIZE);
   addr_copy (&t->to, to);
   transmit_queue (&s->out, t);
@@ -1693,7 +1697,7 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     if (s->leader == 0 && !s->leaderless)
       sender_elect (s, m->id, from, s->window, 0, 0, now);
     if (sender_start_allowed (s, from, now))
-      sender_queue_start (s, m, from);
+      sender_queue_start (s, m, from, now);
     else
       s->st.starts_refused++;
     return VLMCC_INPUT_TAKEN;
@@ -1940,6 +1944,10 @@ struct _VlmccReceiver {
   gint64 last_arrival;
   gint64 rtt;                   /* current sample, eq. (4) */
   gint64 start_rtt;             /* the START's, at skew_origin */
+  /* start_anchor: the START's arrival less its sent stamp (us, wraps), and
+   * whether it waits for a data packet to be moved by */
+  guint32 start_owd;
+  gboolean anchor_pending;
   gint64 drift_sum;             /* the sum of Delta_rtt since, ns */
   ClockSkew skew;
   gint64 base_time;             /* arrival of the base RTT's sample */
@@ -2541,6 +2549,50 @@ receiver_hear_echo (VlmccReceiver * r, const RtpHeader * h, gint64 now)
       now + left_ms * MS - r->rtt / 2 : -1;
 }
 
+/* Ours (start_anchor): a START is small and a data packet is not, so the
+ * START's RTT lacks the data's serialisation on every link (2.5 ms behind
+ * a 4 Mbit/s branch) and the follower's base RTT errs that much low. Both
+ * carry the sender's clock, so the last data packet's one-way delay over
+ * the START's (the clocks' offset cancels, and so does any wait of the
+ * START in the sender) moves the START's RTT to that packet's, the one
+ * the drift sum counts from. A queue the data met and the START did not
+ * (a per-flow queue; the simulator's STARTs skip the queues) would count
+ * too and hold the base high until it drains, so the move is taken up to
+ * ANCHOR_MAX, a 1000-byte packet's time at 0.8 Mbit/s: uncapped, a fresh
+ * joiner behind an overfilled branch never met equation (6) and random
+ * churn went leaderless (docs/results.md). FALSE, and counted forged, when
+ * the two are further apart than any RTT. */
+#define ANCHOR_MAX (10 * MS)
+
+static gboolean
+receiver_start_offset (VlmccReceiver * r, gint64 * offset)
+{
+  guint32 data_owd = US (r->last_arrival) - r->last_tstamp;
+
+  *offset = (gint64) (gint32) (data_owd - r->start_owd) * 1000;
+  if (*offset > MAX_RTT || *offset < -MAX_RTT) {
+    r->st.forged++;
+    *offset = 0;
+    return FALSE;
+  }
+  *offset = MIN (*offset, ANCHOR_MAX);
+  return TRUE;
+}
+
+/* The first START's RTT moved once a data packet is in. */
+static void
+receiver_anchor_start (VlmccReceiver * r)
+{
+  gint64 offset;
+
+  r->anchor_pending = FALSE;
+  if (!receiver_start_offset (r, &offset))
+    return;
+  r->start_rtt = MAX (r->start_rtt + offset, 1);
+  r->rtt = receiver_skewless_rtt (r, r->last_arrival);
+  rtt_estimate_reset (&r->est, r->rtt, r->rtt);
+}
+
 /* Ours: equations (4) and (5) only move the START's RTT, so a START that
  * met less queue than the data of the moment (a branch the stream
  * overfilled when we joined, a per-flow queue) leaves the RTT that much
@@ -2647,6 +2699,8 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   r->last_seq = ext.seq;
   r->last_tstamp = ext.tstamp;
   r->last_arrival = arrival;
+  if (r->anchor_pending)
+    receiver_anchor_start (r);
   prev_pps = r->sender_pps;
   r->sender_pps = (gdouble) ext.rate / VLMCC_RATE_SCALE;
   if (r->role == VLMCC_ROLE_NONE)
@@ -2692,9 +2746,14 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
     return VLMCC_INPUT_FORGED;
   }
   if (r->role != VLMCC_ROLE_NONE) {
+    gint64 offset = 0;
+
     if (!r->reprobing || m.tstamp != r->reprobe_tstamp)
       return VLMCC_INPUT_IGNORED;
-    receiver_reanchor (r, rtt, arrival);
+    r->start_owd = US (arrival) - m.sent;
+    if (r->cfg.start_anchor && r->have_last)
+      receiver_start_offset (r, &offset);
+    receiver_reanchor (r, MAX (rtt + offset, 1), arrival);
     return VLMCC_INPUT_TAKEN;
   }
   r->st.starts++;
@@ -2703,6 +2762,10 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
   clock_skew_reset (&r->skew, arrival);
   r->base_time = arrival;
   rtt_estimate_reset (&r->est, r->rtt, r->rtt);
+  r->start_owd = US (arrival) - m.sent;
+  r->anchor_pending = r->cfg.start_anchor;
+  if (r->anchor_pending && r->have_last)
+    receiver_anchor_start (r);
   r->window = MAX (1.0, m.win / 256.0);
   r->sender_pps = (gdouble) m.rate / VLMCC_RATE_SCALE;
   r->epoch_end = arrival + r->est.rtt;

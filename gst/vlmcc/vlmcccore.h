@@ -57,8 +57,8 @@ G_BEGIN_DECLS
 #define VLMCC_APP_NAME "VLMC"
 #define VLMCC_ACK_SIZE 24
 #define VLMCC_CHALLENGE_SIZE 36
-#define VLMCC_START_SIZE 36
-#define VLMCC_MAX_PACKET 36
+#define VLMCC_START_SIZE 40
+#define VLMCC_MAX_PACKET 40
 /* A control packet with the group key's trailer (auth.h) after it. */
 #define VLMCC_MAX_CONTROL_SIZE (VLMCC_MAX_PACKET + AUTH_TRAILER_SIZE)
 /* Bounds on what other hosts can make a core hold (docs/protocols/vlmcc.md,
@@ -170,6 +170,11 @@ typedef struct {
    * 50 ms ranked by its path's headroom, the tightest first (0: never,
    * the paper's) */
   gdouble volunteer_after;
+  /* Ours, off by default (docs/protocols/vlmcc.md, "START anchor"): the
+   * START's RTT is moved by the data's one-way delay over the START's
+   * (both stamped by the sender's clock), so it is a data packet's RTT
+   * (the paper takes the small START's as is) */
+  gboolean start_anchor;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -200,7 +205,9 @@ typedef struct {
   /* CHALLENGE: probe (rtt etc. unset), volunteer (the data names no
    * leader and we could take more), tstamp (receiver clock, us), rtt,
    * base_rtt (us), rate (1/64 packet/s), win (1/256 packet) */
-  /* START: target, seq (next), leader, rate, win, tstamp (tstamp_comp) */
+  /* START: target, seq (next), leader, rate, win, tstamp (tstamp_comp),
+   * sent (ours: the sender's clock when it answered, us, as the data's
+   * tstamp) */
   gboolean probe;
   gboolean volunteer;
   guint16 seq;
@@ -211,6 +218,7 @@ typedef struct {
   guint32 target;
   guint32 leader;
   guint32 arrival;
+  guint32 sent;
 } VlmccMsg;
 
 /* One datagram: a single RTCP APP "VLMC" packet of a known subtype and

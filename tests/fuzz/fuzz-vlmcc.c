@@ -17,7 +17,8 @@
  * challenge delay of one RTT): every data packet the sender sends must
  * then carry the echo element, and the receiver parses it in every data
  * packet, the fuzzer's included. It also bounds the sender's leaderless
- * growth (k = 2) and lets the receiver volunteer after 2 RTTs.
+ * growth (k = 2), lets the receiver volunteer after 2 RTTs and moves
+ * its START's RTT by the data's one-way delay (start_anchor).
  *
  * With bit 0x80 of the config byte both cores share a group key (bytes
  * 0..31): every control datagram a core sends is its plain packet plus
@@ -227,6 +228,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.cfg.challenge_delay = t.cfg.challenge_echo ? 1.0 : 0.0;
   t.cfg.leaderless_growth_limit = t.cfg.challenge_echo ? 2.0 : 0.0;
   t.cfg.volunteer_after = t.cfg.challenge_echo ? 2.0 : 0.0;
+  t.cfg.start_anchor = t.cfg.challenge_echo;
   filler_init (&t);
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);

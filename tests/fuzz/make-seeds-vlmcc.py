@@ -35,9 +35,9 @@ def challenge(ssrc, probe, tstamp, rtt, base, rate, win):
                                     rtt, base, rate, win))
 
 
-def start(sender, target, seq, leader, rate, win, tstamp):
-    return app(2, sender, struct.pack(">IHHIIII", target, seq, 0, leader, rate,
-                                      win, tstamp))
+def start(sender, target, seq, leader, rate, win, tstamp, sent=0):
+    return app(2, sender, struct.pack(">IHHIIIII", target, seq, 0, leader,
+                                      rate, win, tstamp, sent))
 
 
 def data_packet(seq, leader, tstamp, drift, rate, echo=None):
@@ -63,6 +63,7 @@ def main():
            rec(0, challenge(0x4321, False, 10, 50000, 40000, 1280, 1024)) +
            rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0)) +
            rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0)[:20]) +
+           rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0, 0xFFFFFFF0)) +
            rec(1, data_packet(1, 0, 100, 0, 640)) +
            rec(1, data_packet(2, 0, 200, 100, 640)) +
            rec(1, data_packet(9, 7, 900, 0xFFFFFF, 0xFFFFFF)) +

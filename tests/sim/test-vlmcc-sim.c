@@ -371,6 +371,73 @@ test_membership_volunteers (void)
   g_assert_cmpuint (run.unsettled, <=, 1);
 }
 
+/* The base RTT of a data packet on a path of @n links (@rate bit/s, @delay
+ * ns each) with no queue: both ways' delays, and the packet's
+ * serialisation on each link on the way out (the sim's feedback is not
+ * serialised). */
+static gint64
+path_base_rtt (const guint64 * rate, const gint64 * delay, guint n,
+    guint bytes)
+{
+  gint64 rtt = 0;
+
+  for (guint i = 0; i < n; i++)
+    rtt += 2 * delay[i] + (gint64) (bytes * 8 * 1e9 / rate[i]);
+  return rtt;
+}
+
+/* A follower elected by challenge after its leader dies: the leader on a
+ * 2 Mbit/s branch, the follower on a 4 Mbit/s one that the session never
+ * queues (both 10 ms, behind 20 Mbit/s, 5 ms; 100 Mbit/s, 1 ms to each
+ * host). With start_anchor the follower's base RTT, and the sender's
+ * right after it is elected, are its path's within 0.5 ms; the START's
+ * alone lacks the data packet's serialisation (2.5 ms here). */
+static void
+test_start_anchor_base (void)
+{
+  static const guint64 rate[] = { 20000000, 4000000, 100000000 };
+  static const gint64 delay[] = { 5 * VSIM_MS, 10 * VSIM_MS, VSIM_MS };
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  VlmccSenderStats elected_st;
+  VlmccReceiverStats follower;
+  const GArray *lc;
+  const VlmccSimLeaderChange *elected;
+  gint64 path, t;
+  guint b, leader_branch, follower_branch;
+
+  vlmcc_config_init (&cfg);
+  cfg.start_anchor = TRUE;
+  path = path_base_rtt (rate, delay, 3, cfg.packet_size);
+  sim = vlmcc_sim_new (&cfg, 1);
+  b = vlmcc_sim_add_node (sim, 0, rate[0], delay[0], 100);
+  leader_branch = vlmcc_sim_add_node (sim, b, 2000000, delay[1], 50);
+  follower_branch = vlmcc_sim_add_node (sim, b, rate[1], delay[1], 50);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, leader_branch,
+          rate[2], delay[2], 0), 0);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, follower_branch,
+          rate[2], delay[2], 0), VSIM_S);
+  vlmcc_sim_kill_receiver (sim, 0, 10 * VSIM_S);
+  vlmcc_sim_run (sim, 10 * VSIM_S);
+  g_assert_cmpint (vlmcc_sim_leader_at (sim, 10 * VSIM_S - VSIM_MS), ==, 0);
+  vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, 1), &follower);
+  /* the election, then its first millisecond (no ack back yet) */
+  for (t = 10 * VSIM_S; vlmcc_sim_leader_at (sim, t) != 1 &&
+      t < 20 * VSIM_S; t += VSIM_MS)
+    vlmcc_sim_run (sim, t + VSIM_MS);
+  lc = vlmcc_sim_leader_changes (sim);
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &elected_st);
+  elected = &g_array_index (lc, VlmccSimLeaderChange, lc->len - 1);
+  printf ("start anchor: the path's base %.3f ms, the follower's %.3f ms, "
+      "the sender's after the election (%.3f s) %.3f ms\n", path / 1e6,
+      follower.base_rtt / 1e6, elected->time / 1e9,
+      elected_st.base_rtt / 1e6);
+  g_assert_cmpint (elected->rx, ==, 1);
+  g_assert_cmpint (ABS (follower.base_rtt - path), <=, 500 * 1000);
+  g_assert_cmpint (ABS (elected_st.base_rtt - path), <=, 500 * 1000);
+  vlmcc_sim_free (sim);
+}
+
 /* Random churn, 300 receivers joining and leaving and the leader leaving
  * every 7 s: the hold-off spaces every election, no receiver holds more
  * than one challenge unsettled, the challenges stay under two a
@@ -410,6 +477,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vlmcc-sim/membership-churn", test_membership_churn);
   g_test_add_func ("/vlmcc-sim/membership-volunteers",
       test_membership_volunteers);
+  g_test_add_func ("/vlmcc-sim/start-anchor-base", test_start_anchor_base);
   g_test_add_func ("/vlmcc-sim/random-churn", test_random_churn);
   g_test_add_func ("/vlmcc-sim/challenge-echo", test_challenge_echo);
   g_test_add_func ("/vlmcc-sim/loss-based-flows", test_loss_based_flows);

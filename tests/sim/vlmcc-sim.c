@@ -17,6 +17,7 @@
  *   vlmcc-sim membership [SEED...]  receivers join and leave (the leader
  *                        too, silently): time to the right leader, time
  *                        without one, elections, rate dips
+ * skew and membership take VLMCC_SIM_START_ANCHOR=1 (start_anchor).
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,17 @@ print_skew_start (const VlmccConfig * cfg, gdouble ppm)
   vlmcc_sim_free (sim);
 }
 
+/* VLMCC_SIM_START_ANCHOR=1: the receivers' start_anchor. */
+static void
+config_from_env (VlmccConfig * cfg)
+{
+  const gchar *anchor = g_getenv ("VLMCC_SIM_START_ANCHOR");
+
+  vlmcc_config_init (cfg);
+  if (anchor)
+    cfg->start_anchor = g_ascii_strtoull (anchor, NULL, 10) != 0;
+}
+
 static void
 run_skew (void)
 {
@@ -298,7 +310,7 @@ run_skew (void)
   static const gchar *delays[] = { "rtt", "min-rtt", "forward" };
   VlmccConfig cfg;
 
-  vlmcc_config_init (&cfg);
+  config_from_env (&cfg);
   printf ("skew: 10 Mbit/s, 20 ms, 100-packet queue, clocks 4290 s ahead, "
       "120 s\n");
   for (guint d = 0; d < G_N_ELEMENTS (delays); d += 2) {
@@ -362,15 +374,15 @@ run_membership (int argc, char **argv)
   const gchar *limit = g_getenv ("VLMCC_SIM_LEADERLESS_LIMIT");
   const gchar *volunteer = g_getenv ("VLMCC_SIM_VOLUNTEER_AFTER");
 
-  vlmcc_config_init (&cfg);
+  config_from_env (&cfg);
   if (limit)
     cfg.leaderless_growth_limit = g_ascii_strtod (limit, NULL);
   if (volunteer)
     cfg.volunteer_after = g_ascii_strtod (volunteer, NULL);
-  printf ("membership (leaderless-growth-limit %g, volunteer-after %g): "
+  printf ("membership (leaderless-growth-limit %g, volunteer-after %g%s): "
       "branches of 10, 4, 2, 1 Mbit/s behind 20 Mbit/s; "
       "joins, silent leaves, 90 s\n", cfg.leaderless_growth_limit,
-      cfg.volunteer_after);
+      cfg.volunteer_after, cfg.start_anchor ? ", start-anchor" : "");
   if (argc > 2)
     for (gint i = 2; i < argc; i++)
       print_membership (&cfg, g_ascii_strtoull (argv[i], NULL, 10));
