@@ -3,8 +3,8 @@
 
 /* How long ago @buf's running time was on @pad's element's clock;
  * GST_CLOCK_TIME_NONE when that cannot be told. */
-static GstClockTime
-frame_age (GstPad * pad, GstBuffer * buf)
+GstClockTime
+conf_frame_age (GstPad * pad, GstBuffer * buf)
 {
   GstEvent *ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
   GstElement *element = gst_pad_get_parent_element (pad);
@@ -39,7 +39,7 @@ static GstPadProbeReturn
 drop_stale (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   ConfStaleFrames *s = data;
-  GstClockTime age = frame_age (pad, GST_PAD_PROBE_INFO_BUFFER (info));
+  GstClockTime age = conf_frame_age (pad, GST_PAD_PROBE_INFO_BUFFER (info));
 
   if (!GST_CLOCK_TIME_IS_VALID (age) || age <= s->max_age)
     return GST_PAD_PROBE_OK;

@@ -18,6 +18,10 @@ typedef struct
   gint dropped;                 /* atomic */
 } ConfStaleFrames;
 
+/* How far @buf's running time is behind the running time of @pad's
+ * element's clock now; GST_CLOCK_TIME_NONE when that cannot be told. */
+GstClockTime conf_frame_age (GstPad * pad, GstBuffer * buf);
+
 /* Leaves out the buffers through @pad whose running time is more than
  * @max_age behind the running time of @pad's element's clock when they pass
  * (their age), counting them in @s; @s must outlive the probe. Buffers
