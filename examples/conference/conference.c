@@ -255,6 +255,35 @@ guard_recording (Conference * conf)
   gst_object_unref (parse);
 }
 
+/* The tee asks both its branches how to allocate the camera's frames, and
+ * each queue answers only once its thread has handed the caps on: to the
+ * encoder, which opens x264 then, and to the grid's compositor, which takes
+ * them between two mixed frames. Traced at a joiner on the loaded machine,
+ * the camera stood still 0.7-2.3 s meanwhile and then pushed every frame
+ * it missed (docs/conference.md, "A joiner's camera"). Both branches
+ * convert into buffers of their own, so the question is answered with
+ * nothing here and the camera runs on; the leaky queues keep the newest
+ * frames until their branch is ready. */
+static GstPadProbeReturn
+answer_allocation (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+static void
+keep_camera_off_branch_start (Conference * conf)
+{
+  GstElement *tee = gst_bin_get_by_name (GST_BIN (conf->pipeline), "cam");
+  GstPad *sink = gst_element_get_static_pad (tee, "sink");
+
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      answer_allocation, NULL, NULL);
+  gst_object_unref (sink);
+  gst_object_unref (tee);
+}
+
 static void
 leave_out_stale_frames (Conference * conf)
 {
@@ -311,6 +340,19 @@ trace_camera_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Downstream queries on the camera's way: how long each one blocks. */
+static GstPadProbeReturn
+trace_camera_query (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+
+  GST_INFO ("camera query %s %s at %s:%s at %" G_GINT64_FORMAT " ms",
+      GST_QUERY_TYPE_NAME (q),
+      (info->type & GST_PAD_PROBE_TYPE_PUSH) ? "sent" : "answered",
+      GST_DEBUG_PAD_NAME (pad), CONF_MONO_MS ());
+  return GST_PAD_PROBE_OK;
+}
+
 static void
 trace_camera (Conference * conf)
 {
@@ -325,6 +367,9 @@ trace_camera (Conference * conf)
 
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, trace_camera_frame,
         g_new0 (gint, 1), g_free);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+        GST_PAD_PROBE_TYPE_PUSH | GST_PAD_PROBE_TYPE_PULL,
+        trace_camera_query, NULL, NULL);
     gst_object_unref (pad);
     gst_object_unref (e);
   }
@@ -388,6 +433,7 @@ build_pipeline (Conference * conf)
   if (conf->arx)
     conf_audio_init (conf);
   guard_recording (conf);
+  keep_camera_off_branch_start (conf);
   leave_out_stale_frames (conf);
   if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO) {
     trace_encoder (conf);
