@@ -255,31 +255,14 @@ guard_recording (Conference * conf)
   gst_object_unref (parse);
 }
 
-/* The tee asks both its branches how to allocate the camera's frames, and
- * each queue answers only once its thread has handed the caps on: to the
- * encoder, which opens x264 then, and to the grid's compositor, which takes
- * them between two mixed frames. Traced at a joiner on the loaded machine,
- * the camera stood still 0.7-2.3 s meanwhile and then pushed every frame
- * it missed (docs/conference.md, "A joiner's camera"). Both branches
- * convert into buffers of their own, so the question is answered with
- * nothing here and the camera runs on; the leaky queues keep the newest
- * frames until their branch is ready. */
-static GstPadProbeReturn
-answer_allocation (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) != GST_QUERY_ALLOCATION)
-    return GST_PAD_PROBE_OK;
-  return GST_PAD_PROBE_HANDLED;
-}
-
+/* The camera's tee answers the allocation query itself (confstale.h). */
 static void
 keep_camera_off_branch_start (Conference * conf)
 {
   GstElement *tee = gst_bin_get_by_name (GST_BIN (conf->pipeline), "cam");
   GstPad *sink = gst_element_get_static_pad (tee, "sink");
 
-  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
-      answer_allocation, NULL, NULL);
+  conf_allocation_answer_attach (sink);
   gst_object_unref (sink);
   gst_object_unref (tee);
 }

@@ -1,4 +1,6 @@
-/* Camera frames that reach the encoder late are left out: see confstale.h. */
+/* The camera's way to the encoder at a start under load: frames that
+ * reach it late are left out, and its tee answers the allocation query
+ * (see confstale.h). */
 #include "confstale.h"
 
 /* How long ago @buf's running time was on @pad's element's clock;
@@ -61,4 +63,19 @@ guint
 conf_stale_frames_dropped (ConfStaleFrames * s)
 {
   return (guint) g_atomic_int_get (&s->dropped);
+}
+
+static GstPadProbeReturn
+answer_allocation (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+gulong
+conf_allocation_answer_attach (GstPad * pad)
+{
+  return gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      answer_allocation, NULL, NULL);
 }

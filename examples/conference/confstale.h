@@ -32,6 +32,17 @@ gulong conf_stale_frames_attach (ConfStaleFrames * s, GstPad * pad,
 /* Frames left out so far. */
 guint conf_stale_frames_dropped (ConfStaleFrames * s);
 
+/* The tee ahead of the camera's branches asks each how to allocate the
+ * camera's frames, and a queue answers only once its thread has handed the
+ * caps on: to the encoder, which opens x264 then, and to the grid's
+ * compositor, which takes them between two mixed frames. Traced at a
+ * joiner on the loaded machine, the camera stood still 0.7-2.3 s meanwhile
+ * and then pushed every frame it missed (docs/conference.md, "A joiner's
+ * camera"). Both branches convert into buffers of their own: the query is
+ * answered at @pad, the tee's sink, with nothing, and the camera runs on;
+ * the leaky queues keep the newest frames until their branch is ready. */
+gulong conf_allocation_answer_attach (GstPad * pad);
+
 G_END_DECLS
 
 #endif /* __CONF_STALE_H__ */
