@@ -255,6 +255,18 @@ guard_recording (Conference * conf)
   gst_object_unref (parse);
 }
 
+/* The camera's tee answers the allocation query itself (confstale.h). */
+static void
+keep_camera_off_branch_start (Conference * conf)
+{
+  GstElement *tee = gst_bin_get_by_name (GST_BIN (conf->pipeline), "cam");
+  GstPad *sink = gst_element_get_static_pad (tee, "sink");
+
+  conf_allocation_answer_attach (sink);
+  gst_object_unref (sink);
+  gst_object_unref (tee);
+}
+
 static void
 leave_out_stale_frames (Conference * conf)
 {
@@ -288,6 +300,62 @@ trace_key_units (GstPad * pad, GstPadProbeInfo * info, gpointer data)
         CONF_MONO_MS ());
   }
   return GST_PAD_PROBE_OK;
+}
+
+#define CAMERA_TRACED_FRAMES 40
+
+/* The age of the camera's first frames as they leave each element on the
+ * way to the encoder, to tell where a late start is spent. */
+static GstPadProbeReturn
+trace_camera_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint *count = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstClockTime age = conf_frame_age (pad, buf);
+
+  if (g_atomic_int_add (count, 1) >= CAMERA_TRACED_FRAMES)
+    return GST_PAD_PROBE_REMOVE;
+  GST_INFO ("camera frame %" GST_TIME_FORMAT " at %s:%s, age %"
+      G_GINT64_FORMAT " ms, at %" G_GINT64_FORMAT " ms",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), GST_DEBUG_PAD_NAME (pad),
+      GST_CLOCK_TIME_IS_VALID (age) ? (gint64) (age / GST_MSECOND) : -1,
+      CONF_MONO_MS ());
+  return GST_PAD_PROBE_OK;
+}
+
+/* Downstream queries on the camera's way: how long each one blocks. */
+static GstPadProbeReturn
+trace_camera_query (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+
+  GST_INFO ("camera query %s %s at %s:%s at %" G_GINT64_FORMAT " ms",
+      GST_QUERY_TYPE_NAME (q),
+      (info->type & GST_PAD_PROBE_TYPE_PUSH) ? "sent" : "answered",
+      GST_DEBUG_PAD_NAME (pad), CONF_MONO_MS ());
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+trace_camera (Conference * conf)
+{
+  const gchar *pads[][2] = { {"camera", "src"}, {"cammix", "src"},
+  {"nameplate", "src"}, {"encq", "src"}, {"tx", "sink"}
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (pads); i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (conf->pipeline),
+        pads[i][0]);
+    GstPad *pad = gst_element_get_static_pad (e, pads[i][1]);
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, trace_camera_frame,
+        g_new0 (gint, 1), g_free);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+        GST_PAD_PROBE_TYPE_PUSH | GST_PAD_PROBE_TYPE_PULL,
+        trace_camera_query, NULL, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (e);
+  }
 }
 
 static void
@@ -348,9 +416,12 @@ build_pipeline (Conference * conf)
   if (conf->arx)
     conf_audio_init (conf);
   guard_recording (conf);
+  keep_camera_off_branch_start (conf);
   leave_out_stale_frames (conf);
-  if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO)
+  if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO) {
     trace_encoder (conf);
+    trace_camera (conf);
+  }
   return TRUE;
 }
 
@@ -462,6 +533,17 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
       break;
     case GST_MESSAGE_EOS:
       g_main_loop_quit (conf->loop);
+      break;
+    case GST_MESSAGE_STATE_CHANGED:
+      if (GST_MESSAGE_SRC (msg) == GST_OBJECT (conf->pipeline)) {
+        GstState state;
+
+        gst_message_parse_state_changed (msg, NULL, &state, NULL);
+        GST_INFO ("pipeline %s at %" G_GINT64_FORMAT " ms, base time %"
+            GST_TIME_FORMAT, gst_element_state_get_name (state),
+            CONF_MONO_MS (), GST_TIME_ARGS (gst_element_get_base_time
+                (conf->pipeline)));
+      }
       break;
     case GST_MESSAGE_QOS:
       GST_INFO ("%s dropped a late buffer at %" G_GINT64_FORMAT " ms",

@@ -1,10 +1,12 @@
-/* Camera frames that reach the encoder late are left out: see confstale.h. */
+/* The camera's way to the encoder at a start under load: frames that
+ * reach it late are left out, and its tee answers the allocation query
+ * (see confstale.h). */
 #include "confstale.h"
 
 /* How long ago @buf's running time was on @pad's element's clock;
  * GST_CLOCK_TIME_NONE when that cannot be told. */
-static GstClockTime
-frame_age (GstPad * pad, GstBuffer * buf)
+GstClockTime
+conf_frame_age (GstPad * pad, GstBuffer * buf)
 {
   GstEvent *ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
   GstElement *element = gst_pad_get_parent_element (pad);
@@ -39,7 +41,7 @@ static GstPadProbeReturn
 drop_stale (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   ConfStaleFrames *s = data;
-  GstClockTime age = frame_age (pad, GST_PAD_PROBE_INFO_BUFFER (info));
+  GstClockTime age = conf_frame_age (pad, GST_PAD_PROBE_INFO_BUFFER (info));
 
   if (!GST_CLOCK_TIME_IS_VALID (age) || age <= s->max_age)
     return GST_PAD_PROBE_OK;
@@ -61,4 +63,19 @@ guint
 conf_stale_frames_dropped (ConfStaleFrames * s)
 {
   return (guint) g_atomic_int_get (&s->dropped);
+}
+
+static GstPadProbeReturn
+answer_allocation (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+gulong
+conf_allocation_answer_attach (GstPad * pad)
+{
+  return gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      answer_allocation, NULL, NULL);
 }

@@ -18,6 +18,10 @@ typedef struct
   gint dropped;                 /* atomic */
 } ConfStaleFrames;
 
+/* How far @buf's running time is behind the running time of @pad's
+ * element's clock now; GST_CLOCK_TIME_NONE when that cannot be told. */
+GstClockTime conf_frame_age (GstPad * pad, GstBuffer * buf);
+
 /* Leaves out the buffers through @pad whose running time is more than
  * @max_age behind the running time of @pad's element's clock when they pass
  * (their age), counting them in @s; @s must outlive the probe. Buffers
@@ -27,6 +31,17 @@ gulong conf_stale_frames_attach (ConfStaleFrames * s, GstPad * pad,
 
 /* Frames left out so far. */
 guint conf_stale_frames_dropped (ConfStaleFrames * s);
+
+/* The tee ahead of the camera's branches asks each how to allocate the
+ * camera's frames, and a queue answers only once its thread has handed the
+ * caps on: to the encoder, which opens x264 then, and to the grid's
+ * compositor, which takes them between two mixed frames. Traced at a
+ * joiner on the loaded machine, the camera stood still 0.7-2.3 s meanwhile
+ * and then pushed every frame it missed (docs/conference.md, "A joiner's
+ * camera"). Both branches convert into buffers of their own: the query is
+ * answered at @pad, the tee's sink, with nothing, and the camera runs on;
+ * the leaky queues keep the newest frames until their branch is ready. */
+gulong conf_allocation_answer_attach (GstPad * pad);
 
 G_END_DECLS
 

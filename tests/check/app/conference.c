@@ -425,6 +425,93 @@ GST_START_TEST (test_stale_frames_left_out)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GstPad *pad;
+  GMutex lock;
+  GCond answered_cond;
+  gboolean answered;
+} AllocationAsk;
+
+static gpointer
+ask_allocation (gpointer data)
+{
+  AllocationAsk *ask = data;
+  GstCaps *caps = gst_caps_from_string ("video/x-raw");
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+
+  gst_pad_query (ask->pad, q);
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+  g_mutex_lock (&ask->lock);
+  ask->answered = TRUE;
+  g_cond_signal (&ask->answered_cond);
+  g_mutex_unlock (&ask->lock);
+  return NULL;
+}
+
+static GstPadProbeReturn
+hold_branch (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return GST_PAD_PROBE_OK;
+}
+
+/* A tee's allocation query, with one branch still busy handing the caps
+ * on (held here by a blocking probe behind its queue): answered at once,
+ * and asked of the branch without the answer (the test can fail). */
+static gboolean
+allocation_answered_while_branch_busy (gboolean answer_at_tee)
+{
+  GstElement *p = gst_parse_launch ("tee name=t ! queue name=q ! fakesink",
+      NULL);
+  GstElement *tee = gst_bin_get_by_name (GST_BIN (p), "t");
+  GstElement *q = gst_bin_get_by_name (GST_BIN (p), "q");
+  GstPad *qsrc = gst_element_get_static_pad (q, "src");
+  AllocationAsk ask = { gst_element_get_static_pad (tee, "sink") };
+  GstSegment seg;
+  GThread *thread;
+  gulong hold;
+  gboolean answered;
+
+  g_mutex_init (&ask.lock);
+  g_cond_init (&ask.answered_cond);
+  if (answer_at_tee)
+    conf_allocation_answer_attach (ask.pad);
+  hold = gst_pad_add_probe (qsrc, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM,
+      hold_branch, NULL, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_pad_send_event (ask.pad, gst_event_new_stream_start ("camera"));
+  gst_pad_send_event (ask.pad, gst_event_new_caps (gst_caps_from_string
+          ("video/x-raw")));
+  gst_pad_send_event (ask.pad, gst_event_new_segment (&seg));
+  thread = g_thread_new ("ask", ask_allocation, &ask);
+  g_mutex_lock (&ask.lock);
+  while (!ask.answered && g_cond_wait_until (&ask.answered_cond, &ask.lock,
+          g_get_monotonic_time () + G_USEC_PER_SEC / 2));
+  answered = ask.answered;
+  g_mutex_unlock (&ask.lock);
+  gst_pad_remove_probe (qsrc, hold);
+  g_thread_join (thread);
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_cond_clear (&ask.answered_cond);
+  g_mutex_clear (&ask.lock);
+  gst_object_unref (ask.pad);
+  gst_object_unref (qsrc);
+  gst_object_unref (q);
+  gst_object_unref (tee);
+  gst_object_unref (p);
+  return answered;
+}
+
+GST_START_TEST (test_allocation_answered_at_tee)
+{
+  fail_if (allocation_answered_while_branch_busy (FALSE));
+  fail_unless (allocation_answered_while_branch_busy (TRUE));
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -440,6 +527,7 @@ conference_suite (void)
   tcase_add_test (tc, test_audio_members);
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
+  tcase_add_test (tc, test_allocation_answered_at_tee);
   return s;
 }
 
