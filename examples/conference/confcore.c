@@ -434,7 +434,8 @@ conf_stats_json_member (GString * json, const ConfStatsMember * member)
     gone.loss_link = gone.loss_after_fec = 0.0;
     f = &gone;
   }
-  g_string_append_printf (json, "%s{\"id\":%u",
+  /* a comma after the member before it, none first in the list (or alone) */
+  g_string_append_printf (json, "%s{\"id\":%u", json->len == 0 ||
       json->str[json->len - 1] == '[' ? "" : ",", f->id);
   append_double (json, "fps", f->fps, 2);
   append_u64 (json, "recv_bps", f->recv_bps);
