@@ -436,6 +436,25 @@ GST_START_TEST (test_probe_end_settled_flat_and_stalls)
 
 GST_END_TEST;
 
+/* A sender with the proportional criterion and probes bounded at @cycles,
+ * keeping the median (@median) of the cycles after the first or after the
+ * first loss (@after_loss), with one packet sent. */
+static TpbaSender *
+capped_probe_sender_new (guint cycles, gboolean median, gboolean after_loss)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = cycles;
+  cfg.max_probe_median = median;
+  cfg.max_probe_after_loss = after_loss;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  return s;
+}
+
 /* max_probe_cycles with the proportional criterion beside a sawtooth that
  * never meets it: the period ends at the bound and keeps the last cycle
  * (the default, as before) or, with max_probe_median, the median of the
@@ -444,16 +463,9 @@ static guint64
 capped_probe_r_s (gboolean median)
 {
   const guint64 rates[] = { 300000, 800000, 500000, 700000, 600000, 900000 };
-  TpbaConfig cfg;
-  TpbaSender *s;
+  TpbaSender *s = capped_probe_sender_new (5, median, FALSE);
   TpbaSenderStats st;
 
-  tpba_config_init (&cfg);
-  cfg.end_criterion = TPBA_END_PROPORTIONAL;
-  cfg.max_probe_cycles = 5;
-  cfg.max_probe_median = median;
-  s = tpba_sender_new (&cfg, SSRC_TX, 0);
-  send_pkt (s, 1, 100, TRUE, 1000, 0);
   fail_unless_equals_int (probe_rates (s, 0, 0, rates, 6, NULL), 4);
   tpba_sender_get_stats (s, &st);
   fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_MAX_CYCLES], 1);
@@ -481,17 +493,9 @@ after_loss_probe_r_s (gboolean after_loss, guint loss, gboolean retrans,
 {
   const guint64 rates[] = { 300000, 400000, 500000, 600000, 560000, 640000 };
   TpbaTcpInfo ti = { 0, 20, 0, 0, 0, 0 };
-  TpbaConfig cfg;
-  TpbaSender *s;
+  TpbaSender *s = capped_probe_sender_new (6, TRUE, after_loss);
   TpbaSenderStats st;
 
-  tpba_config_init (&cfg);
-  cfg.end_criterion = TPBA_END_PROPORTIONAL;
-  cfg.max_probe_cycles = 6;
-  cfg.max_probe_median = TRUE;
-  cfg.max_probe_after_loss = after_loss;
-  s = tpba_sender_new (&cfg, SSRC_TX, 0);
-  send_pkt (s, 1, 100, TRUE, 1000, 0);
   tpba_sender_on_tcp_info (s, &ti, 0);
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++) {
     tpba_sender_get_stats (s, &st);
