@@ -278,6 +278,8 @@ def conference_command(args, pid, n):
          if args.key_unit_queue_time is not None else []) + \
         ([f"--max-frame-age={args.max_frame_age}"]
          if args.max_frame_age is not None else []) + \
+        ([f"--max-queue-age={args.max_queue_age}"]
+         if args.max_queue_age is not None else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -400,6 +402,8 @@ def main():
     ap.add_argument("--max-frame-age", type=int, default=None,
                     help="ms, camera frames older than this at the encoder are left out "
                          "(0: none; default: the app's)")
+    ap.add_argument("--max-queue-age", type=int, default=None,
+                    help="ms, each sender's tpsssink max-queue-age (0: off; default: the app's)")
     ap.add_argument("--ice", action="store_true",
                     help="connect through ICE (libnice); p1 hosts the rendezvous")
     ap.add_argument("--headless", action="store_true",

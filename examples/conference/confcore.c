@@ -152,7 +152,7 @@ at_least (const gchar * option, gint64 value, gint64 min, GError ** error)
 typedef struct
 {
   gint id, port, width, height, fps, duration, snapshot, key_unit_queue;
-  gint max_frame_age;
+  gint max_frame_age, max_queue_age;
   gint64 max_receive, initial;
 } RawNumbers;
 
@@ -185,7 +185,8 @@ check_numbers (const RawNumbers * n, const ConfOptions * o, GError ** error)
       at_least ("--max-receive-rate", n->max_receive, 0, error) &&
       at_least ("--initial-rate", n->initial, 1, error) &&
       at_least ("--key-unit-queue-time", n->key_unit_queue, 0, error) &&
-      at_least ("--max-frame-age", n->max_frame_age, 0, error);
+      at_least ("--max-frame-age", n->max_frame_age, 0, error) &&
+      at_least ("--max-queue-age", n->max_queue_age, 0, error);
 }
 
 /* @text as RRGGBB into *@colour. */
@@ -218,6 +219,7 @@ store_numbers (const RawNumbers * n, ConfOptions * o)
   o->initial_rate = n->initial;
   o->key_unit_queue_ms = n->key_unit_queue;
   o->max_frame_age_ms = n->max_frame_age;
+  o->max_queue_age_ms = n->max_queue_age;
 }
 
 gboolean
@@ -226,7 +228,7 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
 {
   gchar *colour = NULL;
   RawNumbers n = { 0, 0, 320, 240, 15, 0, 5, CONF_KEY_UNIT_QUEUE_MS,
-    CONF_MAX_FRAME_AGE_MS, 0, 150000
+    CONF_MAX_FRAME_AGE_MS, CONF_MAX_QUEUE_AGE_MS, 0, 150000
   };
   gboolean headless = FALSE, no_audio = FALSE, ok;
   GOptionEntry entries[] = {
@@ -269,6 +271,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Leave out camera frames older than this when they reach the "
           "encoder (ms; 0: none; default "
           G_STRINGIFY (CONF_MAX_FRAME_AGE_MS) ")", "MS"},
+    {"max-queue-age", 0, 0, G_OPTION_ARG_INT, &n.max_queue_age,
+          "Send a member no frame that would wait longer than this in our "
+          "queue toward it, until the next key frame (ms; 0: never; default "
+          G_STRINGIFY (CONF_MAX_QUEUE_AGE_MS) ")", "MS"},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
@@ -454,6 +460,7 @@ conf_stats_json_member (GString * json, const ConfStatsMember * member)
   append_u64 (json, "key_flush_packets", f->key_flush_packets);
   append_u64 (json, "late_reports", f->late_reports);
   append_u64 (json, "queue_key_asks", f->queue_key_asks);
+  append_u64 (json, "age_dropped_frames", f->age_dropped_frames);
   append_u64 (json, "audio_recv_bps", f->audio_recv_bps);
   append_double (json, "video_hold_ms", f->video_hold_ms, 1);
   append_double (json, "audio_hold_ms", f->audio_hold_ms, 1);

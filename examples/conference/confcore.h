@@ -28,6 +28,7 @@ typedef struct
                                  * off */
   guint max_frame_age_ms;       /* camera frames older than this at the
                                  * encoder are left out, ms, 0: none */
+  guint max_queue_age_ms;       /* tpsssink's max-queue-age, ms, 0: off */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */
@@ -60,6 +61,11 @@ typedef struct
  * decoding each other at 13.0 against 13.4 fps (docs/conference.md, "Where
  * the unheld audio comes from"). */
 #define CONF_MAX_FRAME_AGE_MS 300
+
+/* Frames that would wait longer than this in our queue toward a member are
+ * not sent to it until the next key unit (tpsssink's max-queue-age, ms; 0:
+ * never). */
+#define CONF_MAX_QUEUE_AGE_MS 0
 
 /* Parses and checks the command line into @o (zeroed by the caller; free
  * it with conf_options_clear). @extra: an option group to add (GStreamer's),
@@ -107,7 +113,7 @@ typedef struct
   guint64 send_notified_bps, recv_notified_bps;
   guint layers_sent;
   guint64 packets_sent, parity_sent, key_flush_packets, late_reports;
-  guint64 queue_key_asks, audio_recv_bps;
+  guint64 queue_key_asks, age_dropped_frames, audio_recv_bps;
   gdouble video_hold_ms, audio_hold_ms; /* -1: not synced */
   guint64 audio_over_max_hold;
   gdouble av_lag_ms, send_queue_ms;

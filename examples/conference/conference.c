@@ -196,6 +196,7 @@ pipeline_description (Conference * conf)
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "layer-max-spread=%u key-unit-parity=%u "
       "key-unit-queue-time=%" G_GUINT64_FORMAT " "
+      "max-queue-age=%" G_GUINT64_FORMAT " "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
       /* the others' tiles (tiles.c) and the mixed picture */
@@ -212,7 +213,8 @@ pipeline_description (Conference * conf)
       KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
       o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY,
-      (guint64) o->key_unit_queue_ms * GST_MSECOND, session,
+      (guint64) o->key_unit_queue_ms * GST_MSECOND,
+      (guint64) o->max_queue_age_ms * GST_MSECOND, session,
       o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,

@@ -38,6 +38,8 @@ typedef struct
   guint64 packets_sent, parity_sent;    /* media and parity to it so far */
   guint64 key_flush_packets;    /* of its queue, dropped at key units */
   guint64 queue_key_asks;       /* times its queue asked for a key unit */
+  guint64 age_dropped_frames;   /* frames not sent to it for its queue's
+                                 * age (tpsssink max-queue-age) */
   guint64 late_reports;         /* our reports on it that ran late */
   guint64 audio_rate;           /* received in the audio session */
   gdouble video_hold_ms, audio_hold_ms; /* lip sync, -1: not synced */
@@ -153,6 +155,7 @@ read_member (const GstStructure * s, MemberFigures * f)
   f->parity_sent = field_u64 (s, "parity-sent");
   f->key_flush_packets = field_u64 (s, "key-flush-packets");
   f->queue_key_asks = field_u64 (s, "queue-key-asks");
+  f->age_dropped_frames = field_u64 (s, "age-dropped-frames");
   f->send_queue_ms = 0.0;
   if (gst_structure_get_int64 (s, "layer-queue-time", &queue_time))
     f->send_queue_ms = queue_time / 1e6;
@@ -279,6 +282,7 @@ json_member (GString * json, const MemberFigures * f,
     .layers_sent = f->layers_sent,.packets_sent = f->packets_sent,
     .parity_sent = f->parity_sent,.key_flush_packets = f->key_flush_packets,
     .late_reports = f->late_reports,.queue_key_asks = f->queue_key_asks,
+    .age_dropped_frames = f->age_dropped_frames,
     .audio_recv_bps = f->audio_rate,.video_hold_ms = f->video_hold_ms,
     .audio_hold_ms = f->audio_hold_ms,
     .audio_over_max_hold = f->audio_over_max_hold,

@@ -1049,6 +1049,15 @@ gst_tpss_session_send (GstTpssSession * s, GstBuffer * buffer, guint layer,
 }
 
 void
+gst_tpss_session_set_max_queue_age (GstTpssSession * s, gint64 age)
+{
+  g_mutex_lock (&s->lock);
+  if (s->core)
+    tpss_group_set_max_queue_age (s->core, age);
+  g_mutex_unlock (&s->lock);
+}
+
+void
 gst_tpss_session_set_queue_bound (GstTpssSession * s, gint64 bound)
 {
   g_mutex_lock (&s->lock);

@@ -88,6 +88,10 @@ G_BEGIN_DECLS
   "queue-key-asks: times its queue held more than tpsssink's " \
   "key-unit-queue-time that a key unit would flush, and asked for one " \
   "(events); " \
+  "age-dropped-frames: frames not sent to it because its queue was older " \
+  "than tpsssink's max-queue-age, from the first until the next key unit " \
+  "(frames); " \
+  "age-dropped-packets: their packets (packets); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \
   "packets-lost: sequence gaps before FEC recovery (packets); " \
@@ -187,6 +191,12 @@ void gst_tpss_session_set_src (GstTpssSession * session, GstElement * src,
  * never). A started session's core only: a new start needs it again. */
 void gst_tpss_session_set_queue_bound (GstTpssSession * session,
     gint64 bound);
+/* Layered: frames that would wait more than @age ns in a destination's
+ * queue are not sent to it, up to the next key unit
+ * (tpss_group_set_max_queue_age; <= 0: never). A started session's core
+ * only. */
+void gst_tpss_session_set_max_queue_age (GstTpssSession * session,
+    gint64 age);
 
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);

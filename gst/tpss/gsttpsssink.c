@@ -127,6 +127,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define DEFAULT_KEY_UNIT_PARITY 0
 #define DEFAULT_KEY_UNIT_FLUSH (100 * GST_MSECOND)
 #define DEFAULT_KEY_UNIT_QUEUE_TIME 0
+#define DEFAULT_MAX_QUEUE_AGE 0
 /* A queue's key-unit requests: at most one per key-unit-queue-time, and
  * never more often than this (each is a key frame for every member). */
 #define QUEUE_KEY_UNIT_MIN_INTERVAL GST_SECOND
@@ -139,6 +140,7 @@ enum
   PROP_KEY_UNIT_PARITY,
   PROP_KEY_UNIT_FLUSH,
   PROP_KEY_UNIT_QUEUE_TIME,
+  PROP_MAX_QUEUE_AGE,
 };
 
 struct _GstTpssSink
@@ -173,6 +175,8 @@ struct _GstTpssSink
   guint64 queue_key_units, queue_key_ignored;
   gint64 applied_queue_time;    /* streaming thread: what the session has,
                                  * -1 none yet */
+  guint64 max_queue_age;        /* ns; 0: none; under the object lock */
+  gint64 applied_queue_age;     /* streaming thread, as applied_queue_time */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -334,6 +338,21 @@ apply_queue_time (GstTpssSink * self)
   self->applied_queue_time = bound;
 }
 
+/* Hands max-queue-age to the session when it changed (streaming thread). */
+static void
+apply_queue_age (GstTpssSink * self)
+{
+  gint64 age;
+
+  GST_OBJECT_LOCK (self);
+  age = (gint64) MIN (self->max_queue_age, G_MAXINT64);
+  GST_OBJECT_UNLOCK (self);
+  if (age == self->applied_queue_age)
+    return;
+  gst_tpss_session_set_max_queue_age (self->session, age);
+  self->applied_queue_age = age;
+}
+
 static gboolean
 gst_tpss_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
 {
@@ -392,6 +411,7 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     set_rates (self, &initial, 1);
   }
   apply_queue_time (self);
+  apply_queue_age (self);
   /* x264layerenc's meta, which rtph264pay copies to every packet. */
   meta = (GstTemporalLayerMeta *) gst_buffer_get_meta (buffer,
       gst_temporal_layer_meta_api_get_type ());
@@ -493,6 +513,7 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       self->rate_set = FALSE;
       self->refused = 0;
       self->applied_queue_time = -1;
+      self->applied_queue_age = -1;
       GST_OBJECT_LOCK (self);
       key_unit_holdoff_init (&self->holdoff);
       key_unit_holdoff_init (&self->queue_holdoff);
@@ -544,6 +565,10 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
   } else if (prop_id == PROP_KEY_UNIT_QUEUE_TIME) {
     GST_OBJECT_LOCK (self);
     self->key_unit_queue_time = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_MAX_QUEUE_AGE) {
+    GST_OBJECT_LOCK (self);
+    self->max_queue_age = g_value_get_uint64 (value);
     GST_OBJECT_UNLOCK (self);
   } else if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
           &self->settings, &self->session, &self->started, prop_id, value))
@@ -610,6 +635,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_KEY_UNIT_QUEUE_TIME:
       GST_OBJECT_LOCK (self);
       g_value_set_uint64 (value, self->key_unit_queue_time);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_MAX_QUEUE_AGE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->max_queue_age);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -703,6 +733,17 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "(ns)", 0, G_MAXINT64, DEFAULT_KEY_UNIT_QUEUE_TIME,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_QUEUE_AGE,
+      g_param_spec_uint64 ("max-queue-age", "Age bound of a member's queue "
+          "(ns)", "Temporal layers: a frame that would wait more than this "
+          "in the queue toward a member, at the member's rate, is not sent "
+          "to it, nor is any frame after it until the next key unit, which "
+          "its queue asks for at once (as key-unit-queue-time does); "
+          "counted per member in age-dropped-frames and "
+          "age-dropped-packets. The member sees its picture stop instead "
+          "of fall further behind. 0 = never (ns)", 0, G_MAXINT64,
+          DEFAULT_MAX_QUEUE_AGE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -722,7 +763,7 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "pli-ignored: PLIs that came within key-unit-holdoff of a request "
           "(packets); "
           "queue-key-units: force-key-unit events sent upstream because a "
-          "member's queue passed key-unit-queue-time (events); "
+          "member's queue passed key-unit-queue-time or max-queue-age (events); "
           "queue-key-ignored: such queues' requests within the hold-off or "
           "the interval of another request (events)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -759,6 +800,8 @@ gst_tpss_sink_init (GstTpssSink * self)
   self->key_unit_flush = DEFAULT_KEY_UNIT_FLUSH;
   self->key_unit_queue_time = DEFAULT_KEY_UNIT_QUEUE_TIME;
   self->applied_queue_time = -1;
+  self->max_queue_age = DEFAULT_MAX_QUEUE_AGE;
+  self->applied_queue_age = -1;
   key_unit_holdoff_init (&self->queue_holdoff);
   key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);

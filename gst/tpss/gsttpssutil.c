@@ -767,6 +767,8 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "layer-queue-time", G_TYPE_INT64, m->layer_queue_time,
       "key-flush-packets", G_TYPE_UINT64, m->key_flush_packets,
       "queue-key-asks", G_TYPE_UINT64, m->queue_key_asks,
+      "age-dropped-frames", G_TYPE_UINT64, m->age_dropped_frames,
+      "age-dropped-packets", G_TYPE_UINT64, m->age_dropped_packets,
       /* from it */
       "packets-received", G_TYPE_UINT64, m->recv.packets_received,
       "parity-received", G_TYPE_UINT64, m->parity_received,

@@ -51,6 +51,13 @@ typedef struct
   gint64 queue_key_asked;       /* when its queue last asked for a key unit
                                  * (QUEUE_KEY_UNIT), -1: never */
   guint64 queue_key_asks;
+  /* Layered, with a queue age bound: frames toward it are left out from
+   * the one that would wait over the bound until the next key unit. */
+  gboolean awaiting_key;
+  gboolean have_age_ts;
+  guint32 age_ts;               /* RTP time of the last frame judged */
+  gint64 age_key_asked;         /* last QUEUE_KEY_UNIT while awaiting, -1 */
+  guint64 age_dropped_frames, age_dropped_packets;
 
   /* Receive side: this source's stream. */
   TpssFecDecoder *dec;
@@ -82,6 +89,7 @@ struct _TpssGroup
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
+  gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
   /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
   gboolean have_clock;
@@ -262,6 +270,8 @@ member_stats_fill (const TpssGroup * g, const Member * m,
     ms->layer_queue_time = pacer_cost (m->paced_bytes, m->pacer.rate);
     ms->key_flush_packets = m->key_flush_packets;
     ms->queue_key_asks = m->queue_key_asks;
+    ms->age_dropped_frames = m->age_dropped_frames;
+    ms->age_dropped_packets = m->age_dropped_packets;
   }
   ms->sr_received = m->sr_received;
   ms->sr = m->sr;
@@ -283,6 +293,7 @@ member_get (TpssGroup * g, guint32 id, gboolean create)
     g_queue_init (&m->paced);
     pacer_init (&m->pacer, g->cfg.cfg.initial_rate, LAYER_PACER_BURST);
     m->queue_key_asked = -1;
+    m->age_key_asked = -1;
     g_hash_table_insert (g->members, GUINT_TO_POINTER (id), m);
   }
   return m;
@@ -970,6 +981,69 @@ check_queue_bound (TpssGroup * g, Member * m, gint64 now)
       flushable;
 }
 
+void
+tpss_group_set_max_queue_age (TpssGroup * g, gint64 age)
+{
+  g->max_queue_age = age;
+}
+
+/* While frames toward @m are left out: a key unit asked for at once and
+ * then every AGE_KEY_REASK (the shell may refuse one within its hold-off,
+ * and nothing decodes toward @m until one comes). */
+#define AGE_KEY_REASK (250 * G_GINT64_CONSTANT (1000000))
+
+static void
+ask_key_unit_for_age (TpssGroup * g, Member * m, gint64 now)
+{
+  if (m->age_key_asked >= 0 && now - m->age_key_asked < AGE_KEY_REASK)
+    return;
+  m->age_key_asked = now;
+  m->queue_key_asks++;
+  event_push (g, TPSS_GROUP_EVENT_QUEUE_KEY_UNIT, m->id)->queue_time =
+      pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1));
+}
+
+/* Layered, with max_queue_age: whether the media packet of @layer at RTP
+ * time @ts stays out of @m's queue. A frame whose first packet would wait
+ * over the bound at @m's rate is left out whole, and so is every frame
+ * after it until a key unit (@key) starts: each refers to the one before,
+ * so the frames after a gap would decode into damage. The frames queued
+ * before stay: they wait at most the bound. Decided before the layer
+ * filter, which then numbers what goes without a gap. */
+static gboolean
+left_out_for_age (TpssGroup * g, Member * m, guint layer, guint32 ts,
+    const TpssKeyUnit * key, gint64 now)
+{
+  gboolean new_frame = !m->have_age_ts || ts != m->age_ts;
+
+  if (g->max_queue_age <= 0)
+    return FALSE;
+  /* above the prefix: the layer filter leaves it out anyway */
+  if (layer != TPSS_GROUP_LAYER_NONE && layer >= m->layers.prefix)
+    return m->awaiting_key;
+  m->have_age_ts = TRUE;
+  m->age_ts = ts;
+  if (key) {
+    m->awaiting_key = FALSE;
+    return FALSE;
+  }
+  if (new_frame && !m->awaiting_key &&
+      pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1)) > g->max_queue_age) {
+    g_debug ("toward %08x: %" G_GINT64_FORMAT " ms queued: frames left out "
+        "until a key unit", m->id, pacer_cost (m->paced_bytes,
+            MAX (m->pacer.rate, 1)) / 1000000);
+    m->awaiting_key = TRUE;
+    m->age_key_asked = -1;
+  }
+  if (!m->awaiting_key)
+    return FALSE;
+  if (new_frame)
+    m->age_dropped_frames++;
+  m->age_dropped_packets++;
+  ask_key_unit_for_age (g, m, now);
+  return TRUE;
+}
+
 /* @rtp with the element (@id, @elem) added to its extension block; @rtp
  * unchanged when its block cannot take it (another profile, a malformed
  * element). Takes @rtp. */
@@ -1045,6 +1119,9 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   guint16 seq;
   guint8 *p;
 
+  if (left_out_for_age (g, m, layer, read32 (data + 4),
+          layer == 0 || layer == TPSS_GROUP_LAYER_NONE ? key : NULL, now))
+    return;
   /* The base layer (and what has no layer) always passes. */
   if (key && (layer == 0 || layer == TPSS_GROUP_LAYER_NONE)) {
     flush_ahead_of_key_unit (g, m, read32 (data + 4), key->flush_time);

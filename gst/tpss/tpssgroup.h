@@ -180,6 +180,9 @@ typedef struct {
                                  * toward it, dropped ahead of a key unit
                                  * (TpssKeyUnit.flush_time) */
   guint64 queue_key_asks;       /* layered: QUEUE_KEY_UNIT events for it */
+  guint64 age_dropped_frames;   /* layered: frames left out for its queue's
+                                 * age (tpss_group_set_max_queue_age) */
+  guint64 age_dropped_packets;  /* layered: their packets */
   gboolean have_decoder;
   TpssFecDecoderStats decoder;
   gboolean left;                /* it said BYE: its counters as it left */
@@ -280,6 +283,13 @@ gboolean tpss_group_enqueue_media (TpssGroup * g, const guint8 * rtp,
  * a QUEUE_KEY_UNIT event for it follows, at most one per @bound per
  * destination while that lasts. @bound <= 0: never (the default). */
 void tpss_group_set_queue_bound (TpssGroup * g, gint64 bound);
+/* Layered: a frame whose first packet would wait more than @age ns in a
+ * destination's queue at its rate is not queued toward it, nor is any
+ * frame after it until a key unit starts (counted age_dropped_frames and
+ * _packets); a QUEUE_KEY_UNIT event for it follows at once and every
+ * 250 ms until then. Sequence numbers there run on without a gap.
+ * @age <= 0: never (the default). */
+void tpss_group_set_max_queue_age (TpssGroup * g, gint64 age);
 /* The RTP clock of the stream sent, for its sender reports: the packet
  * with timestamp @rtp_ts was captured at @capture (ns, the time base of
  * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets

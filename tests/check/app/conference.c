@@ -288,7 +288,7 @@ static const gchar *const golden =
     "\"send_notified_bps\":2200000,\"recv_notified_bps\":2600000,"
     "\"layers_sent\":3,\"packets_sent\":900,\"parity_sent\":45,"
     "\"key_flush_packets\":0,\"late_reports\":2,\"queue_key_asks\":0,"
-    "\"audio_recv_bps\":27000,\"video_hold_ms\":40.0,\"audio_hold_ms\":0.0,"
+    "\"age_dropped_frames\":0,\"audio_recv_bps\":27000,\"video_hold_ms\":40.0,\"audio_hold_ms\":0.0,"
     "\"audio_over_max_hold\":0,\"av_lag_ms\":-12.5,\"send_queue_ms\":3.2,"
     "\"audio_packets\":250,\"audio_lost\":1,\"audio_unrecovered\":0,"
     "\"audio_gaps\":0},"
@@ -297,7 +297,8 @@ static const gchar *const golden =
     "\"rtt_ms\":-1.0,\"media_bps\":0,\"audio_media_bps\":0,"
     "\"send_notified_bps\":0,\"recv_notified_bps\":0,\"layers_sent\":0,"
     "\"packets_sent\":0,\"parity_sent\":0,\"key_flush_packets\":0,"
-    "\"late_reports\":0,\"queue_key_asks\":0,\"audio_recv_bps\":0,"
+    "\"late_reports\":0,\"queue_key_asks\":0,\"age_dropped_frames\":0,"
+    "\"audio_recv_bps\":0,"
     "\"video_hold_ms\":-1.0,\"audio_hold_ms\":-1.0,\"audio_over_max_hold\":0,"
     "\"av_lag_ms\":0.0,\"send_queue_ms\":0.0,\"audio_packets\":0,"
     "\"audio_lost\":0,\"audio_unrecovered\":0,\"audio_gaps\":0}]}\n";

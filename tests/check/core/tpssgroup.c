@@ -1376,6 +1376,106 @@ GST_START_TEST (test_queue_bound_ignores_key_unit)
 
 GST_END_TEST;
 
+/* Twenty base-layer delta frames toward B (1.5 Mbit/s with its parity:
+ * about 24 ms a frame), then at 62 ms a key unit (not flushing) and two
+ * delta frames after it; B's queue's age bound is @age (0: none). */
+static void
+run_queue_age (gint64 age, KeyFlushRun * r, guint * key_events)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssKeyUnit key = {.parity = 0,.flush_time = -1 };
+  TpssGroupEvent ev;
+
+  tpss_group_set_max_queue_age (g, age);
+  r->out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  r->key_done = -1;
+  enqueue_delta_frames (g, 0, 20, 2 * MS);
+  collect_to_b (g, 2 * MS, 60 * MS, 0, r);
+  enqueue_unit (g, 60, 4, 0, KEY_TS, &key, 62 * MS);
+  enqueue_delta_frames (g, 30, 2, 62 * MS);
+  collect_to_b (g, 62 * MS, 800 * MS, 62 * MS, r);
+  fail_unless (member_stats (g, ID_B, &r->ms));
+  *key_events = 0;
+  while (tpss_group_poll_event (g, &ev)) {
+    if (ev.type == TPSS_GROUP_EVENT_QUEUE_KEY_UNIT) {
+      fail_unless_equals_int (ev.member, ID_B);
+      (*key_events)++;
+    }
+    tpss_group_event_clear (&ev);
+  }
+  tpss_group_free (g);
+}
+
+/* The delta frames B got before the key unit: whole, in order from the
+ * first with none left out between them (each refers to the one before),
+ * numbered without a gap; then the key unit and the two frames after it. */
+static guint
+frames_before_key (const KeyFlushRun * r)
+{
+  guint frames = 0, in_frame = 0, n_key = 0, after = 0, media = 0;
+  guint16 seq = 0;
+
+  for (guint i = 0; i < r->out->len; i++) {
+    const guint8 *d = g_bytes_get_data (g_ptr_array_index (r->out, i), NULL);
+    guint32 ts = read32 (d + 4);
+
+    if (is_parity (g_ptr_array_index (r->out, i)))
+      continue;
+    fail_unless (media++ == 0 || read16 (d + 2) == (guint16) (seq + 1),
+        "a gap before packet %u", i);
+    seq = read16 (d + 2);
+    if (ts == KEY_TS) {
+      n_key++;
+      continue;
+    }
+    if (n_key > 0) {
+      after++;
+      continue;
+    }
+    if (in_frame == 0)
+      fail_unless_equals_int (ts, 6000 * frames);
+    if (++in_frame == 3) {
+      in_frame = 0;
+      frames++;
+    }
+  }
+  fail_unless_equals_int (in_frame, 0);
+  fail_unless_equals_int (n_key, 4);
+  fail_unless_equals_int (after, 2 * 3);
+  return frames;
+}
+
+/* tpss_group_set_max_queue_age (100 ms): B's queue fills at C's 4 Mbit/s
+ * and drains at 1.5; the frame that would wait over 100 ms and every one
+ * after it up to the key unit stay out, a key unit is asked for, and the
+ * key unit leaves without waiting behind them. Without the bound all 20
+ * frames go and the key unit waits some 400 ms. */
+GST_START_TEST (test_queue_age_leaves_out_frames_until_key_unit)
+{
+  KeyFlushRun r;
+  guint asks, frames;
+
+  run_queue_age (0, &r, &asks);
+  fail_unless_equals_int (frames_before_key (&r), 20);
+  fail_unless_equals_uint64 (r.ms.age_dropped_frames, 0);
+  fail_unless (r.key_done > 300 * MS, "%" G_GINT64_FORMAT, r.key_done);
+  g_ptr_array_unref (r.out);
+
+  run_queue_age (100 * MS, &r, &asks);
+  frames = frames_before_key (&r);
+  fail_unless (frames >= 3 && frames <= 8, "%u frames", frames);
+  fail_unless_equals_uint64 (r.ms.age_dropped_frames, 20 - frames);
+  fail_unless_equals_uint64 (r.ms.age_dropped_packets, 3 * (20 - frames));
+  fail_unless (asks >= 1);
+  fail_unless_equals_uint64 (r.ms.queue_key_asks, asks);
+  /* what was queued ahead of it, at most the bound and a frame */
+  fail_unless (r.key_done < 150 * MS, "%" G_GINT64_FORMAT, r.key_done);
+  g_ptr_array_unref (r.out);
+}
+
+GST_END_TEST;
+
 /* Packets without a layer (parameter sets) go to every destination; a
  * layer beyond the stream's count is counted and sent as the top layer. */
 GST_START_TEST (test_layers_unlayered_and_bad)
@@ -2239,6 +2339,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_key_unit_flushes_queue);
   tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
   tcase_add_test (tc, test_queue_bound_ignores_key_unit);
+  tcase_add_test (tc, test_queue_age_leaves_out_frames_until_key_unit);
   tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
