@@ -847,15 +847,15 @@ protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
 }
 
 /* Whether the media packet @b queued toward @m stays when a new key unit
- * comes: it belongs to the frame begun on the wire, or to the key unit
- * queued before, which the receiver can decode from as soon. */
+ * comes: it belongs to the frame begun on the wire, or, with @keep_key, to
+ * the key unit queued before, which the receiver can decode from as soon. */
 static gboolean
-still_needed (const Member * m, GBytes * b)
+still_needed (const Member * m, GBytes * b, gboolean keep_key)
 {
   guint32 ts = read32 ((const guint8 *) g_bytes_get_data (b, NULL) + 4);
 
   return (m->wire_started && ts == m->wire_ts) ||
-      (m->key_queued && ts == m->queued_key_ts);
+      (keep_key && m->key_queued && ts == m->queued_key_ts);
 }
 
 /* The first packet queued toward @m that a receiver decoding from a new
@@ -863,14 +863,14 @@ still_needed (const Member * m, GBytes * b)
  * needed. Parity queued before it covers only packets added before it, so
  * it stays. NULL: none. */
 static GList *
-first_unneeded (const TpssGroup * g, const Member * m)
+first_unneeded (const TpssGroup * g, const Member * m, gboolean keep_key)
 {
   GList *from = NULL;
 
   for (GList * l = m->paced.head; l; l = l->next) {
     if (is_parity (g, l->data))
       continue;
-    if (still_needed (m, l->data))
+    if (still_needed (m, l->data, keep_key))
       from = NULL;
     else if (!from)
       from = l;
@@ -920,9 +920,9 @@ tail_bytes (GList * from)
  * @m (tpss_member_count_sent), as a probe's packets are when queued. */
 static void
 flush_ahead_of_key_unit (TpssGroup * g, Member * m, guint32 key_ts,
-    gint64 flush_time)
+    gint64 flush_time, gboolean keep_key)
 {
-  GList *from = first_unneeded (g, m);
+  GList *from = first_unneeded (g, m, keep_key);
   guint64 bytes;
   guint packets;
 
@@ -969,7 +969,7 @@ check_queue_bound (TpssGroup * g, Member * m, gint64 now)
       pacer_cost (m->paced_bytes, rate) <= g->queue_bound ||
       (m->queue_key_asked >= 0 && now - m->queue_key_asked < g->queue_bound))
     return;
-  from = first_unneeded (g, m);
+  from = first_unneeded (g, m, TRUE);
   flushable = from ? pacer_cost (tail_bytes (from), rate) : 0;
   if (flushable <= g->queue_bound)
     return;
@@ -985,6 +985,14 @@ void
 tpss_group_set_max_queue_age (TpssGroup * g, gint64 age)
 {
   g->max_queue_age = age;
+}
+
+/* Whether @m waits for a key unit, or its queue is over the age bound. */
+static gboolean
+over_age_bound (const TpssGroup * g, const Member * m)
+{
+  return g->max_queue_age > 0 && (m->awaiting_key ||
+      pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1)) > g->max_queue_age);
 }
 
 /* While frames toward @m are left out: a key unit asked for at once and
@@ -1118,13 +1126,18 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   GBytes *own;
   guint16 seq;
   guint8 *p;
-
-  if (left_out_for_age (g, m, layer, read32 (data + 4),
-          layer == 0 || layer == TPSS_GROUP_LAYER_NONE ? key : NULL, now))
-    return;
   /* The base layer (and what has no layer) always passes. */
-  if (key && (layer == 0 || layer == TPSS_GROUP_LAYER_NONE)) {
-    flush_ahead_of_key_unit (g, m, read32 (data + 4), key->flush_time);
+  const TpssKeyUnit *base_key = layer == 0 ||
+      layer == TPSS_GROUP_LAYER_NONE ? key : NULL;
+  /* Over the age bound, a key unit queued before goes too: it would hold
+   * this one back longer than the bound, and this one replaces it. */
+  gboolean aged = base_key && over_age_bound (g, m);
+
+  if (left_out_for_age (g, m, layer, read32 (data + 4), base_key, now))
+    return;
+  if (base_key) {
+    flush_ahead_of_key_unit (g, m, read32 (data + 4),
+        aged ? 0 : base_key->flush_time, !aged);
     m->key_queued = TRUE;
     m->queued_key_ts = read32 (data + 4);
   }
