@@ -432,6 +432,59 @@ GST_START_TEST (test_queue_bound_asks_for_key_unit)
 
 GST_END_TEST;
 
+#define QUEUE_AGE (300 * GST_MSECOND)
+
+/* max-queue-age: 12 base-layer frames at once toward member 2 (200 kbit/s,
+ * 80 ms a frame on its link): the frames that would wait over 300 ms are
+ * not sent to it, a force-key-unit event goes upstream, and its queue stays
+ * within the bound and a frame; member 3 (4 Mbit/s) gets every frame. After
+ * the key frame member 2 is sent frames again. */
+GST_START_TEST (test_max_queue_age_leaves_out_frames)
+{
+  Group g;
+  gchar *props = g_strdup_printf ("initial-rate=200000 "
+      "max-queue-age=%" G_GUINT64_FORMAT, QUEUE_AGE);
+  guint64 age = 0, dropped;
+  guint f = 0;
+
+  group_play (&g, props);
+  g_free (props);
+  g_object_get (g.sink, "max-queue-age", &age, NULL);
+  fail_unless_equals_uint64 (age, QUEUE_AGE);
+
+  for (; f < 12; f++)
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                  FALSE)), GST_FLOW_OK);
+  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "age-dropped-frames") >= 6, 2);
+  WAIT_UNTIL (sink_stat (g.sink, "queue-key-units") == 1, 2);
+  dropped = member_stat_u64 (g.sink, 2, "age-dropped-frames");
+  fail_unless (dropped >= 6 && dropped <= 10, "%" G_GUINT64_FORMAT, dropped);
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 2,
+          "age-dropped-packets"), dropped * PACKETS_PER_FRAME);
+  fail_unless_equals_int (pull_force_key_units (g.h), 1);
+  fail_unless (member_queue_time (g.sink, 2) <= (gint64) QUEUE_AGE +
+      100 * GST_MSECOND, "%" G_GINT64_FORMAT " ns",
+      member_queue_time (g.sink, 2));
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 3,
+          "age-dropped-frames"), 0);
+
+  /* the key frame, then a delta frame: both go to member 2 */
+  for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+    fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                TRUE)), GST_FLOW_OK);
+  f++;
+  for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+    fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                FALSE)), GST_FLOW_OK);
+  g_usleep (100000);
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 2,
+          "age-dropped-frames"), dropped);
+  group_clear (&g);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsssink_layers_suite (void)
 {
@@ -443,6 +496,7 @@ tpsssink_layers_suite (void)
   tcase_add_test (tc, test_prefix_per_member_and_layer_rates);
   tcase_add_test (tc, test_key_unit_flushes_member_queue);
   tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
+  tcase_add_test (tc, test_max_queue_age_leaves_out_frames);
   return s;
 }
 
