@@ -1024,7 +1024,8 @@ left_out_for_age (TpssGroup * g, Member * m, guint layer, guint32 ts,
 {
   gboolean new_frame = !m->have_age_ts || ts != m->age_ts;
 
-  if (g->max_queue_age <= 0)
+  /* a bound turned off while frames wait: they still wait for the key unit */
+  if (g->max_queue_age <= 0 && !m->awaiting_key)
     return FALSE;
   /* above the prefix: the layer filter leaves it out anyway */
   if (layer != TPSS_GROUP_LAYER_NONE && layer >= m->layers.prefix)
@@ -1035,7 +1036,7 @@ left_out_for_age (TpssGroup * g, Member * m, guint layer, guint32 ts,
     m->awaiting_key = FALSE;
     return FALSE;
   }
-  if (new_frame && !m->awaiting_key &&
+  if (new_frame && !m->awaiting_key && g->max_queue_age > 0 &&
       pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1)) > g->max_queue_age) {
     g_debug ("toward %08x: %" G_GINT64_FORMAT " ms queued: frames left out "
         "until a key unit", m->id, pacer_cost (m->paced_bytes,

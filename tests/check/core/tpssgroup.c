@@ -1526,6 +1526,43 @@ second_key_unit_done (gint64 age, guint * n_first_key)
   return r.key_done;
 }
 
+/* A bound turned off while B waits for a key unit: the frames after the
+ * gap still stay out until it comes, then go again. */
+GST_START_TEST (test_queue_age_off_while_waiting)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssKeyUnit key = {.parity = 0,.flush_time = -1 };
+  KeyFlushRun r = { g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref), 0, -1
+  };
+  guint64 dropped;
+
+  tpss_group_set_max_queue_age (g, 100 * MS);
+  enqueue_delta_frames (g, 0, 20, 2 * MS);
+  collect_to_b (g, 2 * MS, 60 * MS, 0, &r);
+  fail_unless (member_stats (g, ID_B, &r.ms));
+  fail_unless (r.ms.age_dropped_frames > 0);
+  tpss_group_set_max_queue_age (g, 0);
+  collect_to_b (g, 62 * MS, 100 * MS, 0, &r);
+  enqueue_delta_frames (g, 20, 2, 162 * MS);
+  collect_to_b (g, 162 * MS, 100 * MS, 0, &r);
+  fail_unless (member_stats (g, ID_B, &r.ms));
+  dropped = r.ms.age_dropped_frames;
+  fail_unless (dropped >= 14, "%" G_GUINT64_FORMAT, dropped);
+  enqueue_unit (g, 66, 4, 0, KEY_TS, &key, 262 * MS);
+  enqueue_delta_frames (g, 30, 2, 262 * MS);
+  collect_to_b (g, 262 * MS, 800 * MS, 262 * MS, &r);
+  fail_unless (member_stats (g, ID_B, &r.ms));
+  fail_unless_equals_uint64 (r.ms.age_dropped_frames, dropped);
+  /* whole frames from the first, none after the gap before the key unit */
+  fail_unless_equals_int (frames_before_key (&r) + dropped, 22);
+  g_ptr_array_unref (r.out);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_queue_age_key_unit_replaces_queued_one)
 {
   guint n_first;
@@ -2408,6 +2445,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_queue_bound_ignores_key_unit);
   tcase_add_test (tc, test_queue_age_leaves_out_frames_until_key_unit);
   tcase_add_test (tc, test_queue_age_key_unit_replaces_queued_one);
+  tcase_add_test (tc, test_queue_age_off_while_waiting);
   tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_leave_sends_bye);
