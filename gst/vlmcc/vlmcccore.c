@@ -1404,8 +1404,7 @@ sender_queue_pending (VlmccSender * s, const guint8 * rtp, gsize len)
 }
 
 gboolean
-vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
-    gint64 now)
+vlmcc_sender_enqueue (VlmccSender * s, const guint8 * rtp, gsize len)
 {
   RtpHeader h;
   RtpExtElement el;
@@ -1424,6 +1423,15 @@ vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     return FALSE;
   }
   sender_queue_pending (s, rtp, len);
+  return TRUE;
+}
+
+gboolean
+vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
+    gint64 now)
+{
+  if (!vlmcc_sender_enqueue (s, rtp, len))
+    return FALSE;
   sender_run (s, now);
   return TRUE;
 }

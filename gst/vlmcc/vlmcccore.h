@@ -317,6 +317,11 @@ void vlmcc_sender_set_key (VlmccSender * s, const AuthKey * key,
  * extension id already (unstamped). */
 gboolean vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     gint64 now);
+/* As _push, without sending: the packet waits for the next call that
+ * runs the sender (_advance, _on_feedback), so a shell whose sending
+ * thread is not the pushing one stamps each packet as it sends it. */
+gboolean vlmcc_sender_enqueue (VlmccSender * s, const guint8 * rtp,
+    gsize len);
 guint vlmcc_sender_queued (const VlmccSender * s);
 /* A datagram from a receiver (ack or challenge), from @from. */
 VlmccInput vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data,
