@@ -175,6 +175,10 @@ typedef struct {
    * (both stamped by the sender's clock), so it is a data packet's RTT
    * (the paper takes the small START's as is) */
   gboolean start_anchor;
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Stamps under load"):
+   * a challenger's base RTT is the sender's acks of its first RTT less
+   * the queueing it claimed, not its claimed base */
+  gboolean own_base;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
