@@ -835,6 +835,7 @@ struct _VlmccSender {
   /* a challenger's first RTT of acks sets base_rtt (sender_rebase) */
   gboolean rebasing;
   gint64 claimed_queue;         /* ns, its claimed rtt less base */
+  gint64 claimed_base;          /* ns */
   gint64 rebase_end;            /* -1: no ack yet */
   gint64 rebase_min;
   /* the leader last given up, while a late ack of its may still come */
@@ -1490,8 +1491,12 @@ sender_rebase (VlmccSender * s, gint64 rtt, gint64 now)
     s->rebase_end = now + s->est.rtt;
     s->rebase_min = G_MAXINT64;
   }
-  s->rebase_min = MIN (s->rebase_min, MAX (rtt - s->claimed_queue, 1));
-  s->est.base = s->rebase_min;
+  s->rebase_min = MIN (s->rebase_min, rtt);
+  /* never under the claim (a claimed queue too large, its base the low
+   * tail of its jitter, would take the base to nothing) nor over the
+   * least sample */
+  s->est.base = MIN (s->rebase_min, MAX (s->claimed_base,
+          s->rebase_min - s->claimed_queue));
   if (now >= s->rebase_end)
     s->rebasing = FALSE;
 }
@@ -1772,6 +1777,7 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     s->rebasing = TRUE;
     s->rebase_end = -1;
     s->claimed_queue = MAX ((gint64) m->rtt - (gint64) m->base_rtt, 0) * 1000;
+    s->claimed_base = (gint64) m->base_rtt * 1000;
   }
   return VLMCC_INPUT_TAKEN;
 }
