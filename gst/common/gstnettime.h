@@ -13,6 +13,58 @@ gst_net_now (void)
   return g_get_monotonic_time () * 1000;
 }
 
+/* A clock's reading, ns. */
+typedef gint64 (*GstNetClockRead) (gpointer user_data);
+
+/* Readings of the wall clock between two of the monotonic one tried at
+ * most, and the bracket that is tight enough to stop at, ns. */
+#define GST_NET_WALL_OFFSET_TRIES 4
+#define GST_NET_WALL_OFFSET_SPAN (10 * 1000)
+
+/* The wall clock less the monotonic one, ns, from a wall reading taken
+ * between two monotonic ones, the tightest of a few: a thread preempted
+ * between two reads (milliseconds on a loaded host) would put the
+ * preemption into the offset, and every time converted with it early. */
+static inline gint64
+gst_net_wall_offset_with (GstNetClockRead monotonic, GstNetClockRead wall,
+    gpointer user_data)
+{
+  gint64 best = 0, best_span = G_MAXINT64;
+
+  for (guint i = 0; i < GST_NET_WALL_OFFSET_TRIES &&
+      best_span > GST_NET_WALL_OFFSET_SPAN; i++) {
+    gint64 before = monotonic (user_data);
+    gint64 w = wall (user_data);
+    gint64 after = monotonic (user_data);
+
+    if (after - before < best_span) {
+      best_span = after - before;
+      best = w - (before + (after - before) / 2);
+    }
+  }
+  return best;
+}
+
+static inline gint64
+gst_net_read_monotonic (gpointer user_data)
+{
+  return g_get_monotonic_time () * 1000;
+}
+
+static inline gint64
+gst_net_read_wall (gpointer user_data)
+{
+  return g_get_real_time () * 1000;
+}
+
+/* The wall clock (ns since 1970) less gst_net_now (). */
+static inline gint64
+gst_net_wall_offset (void)
+{
+  return gst_net_wall_offset_with (gst_net_read_monotonic, gst_net_read_wall,
+      NULL);
+}
+
 /* ns to add to gst_net_now () to get NTP time (ns since 1900), for RTCP
  * sender reports. */
 static inline gint64

@@ -146,7 +146,7 @@ deliver_waiting (GstNetUdp * self)
   while (taken < MAX_BURST) {
     gint n = read_batch (self, fd);
     gint64 now = gst_net_now ();
-    gint64 wall_minus_now = g_get_real_time () * 1000 - now;
+    gint64 wall_minus_now = gst_net_wall_offset ();
 
     for (gint i = 0; i < n; i++) {
       const struct msghdr *h = &self->msgs[i].msg_hdr;

@@ -248,10 +248,11 @@ on_feedback (GstNetTransport * t, const guint8 * data, gsize size,
 
   gst_vlmcc_addr_from_socket (from, &addr);
   g_mutex_lock (&self->wait.lock);
-  if (self->core)
+  if (self->core) {
     vlmcc_sender_on_feedback_at (self->core, data, size, &addr, gst_net_now (),
         gst_net_transport_arrival (t));
-  else
+    transmit (self);
+  } else
     self->feedback_early++;     /* no stream yet: nothing to answer */
   g_mutex_unlock (&self->wait.lock);
   gst_net_loop_wake (self->loop);
@@ -267,7 +268,8 @@ sink_work (gpointer data, gint64 now)
   g_mutex_lock (&self->wait.lock);
   gst_net_loop_counts_take (&self->loop_counts, self->loop);
   if (self->core) {
-    vlmcc_sender_advance (self->core, now);
+    /* the time the packets are stamped with: after the wait for the lock */
+    vlmcc_sender_advance (self->core, gst_net_now ());
     transmit (self);
     while (vlmcc_sender_pop_event (self->core, &ev))
       g_array_append_val (self->events, ev);
@@ -428,7 +430,10 @@ gst_vlmcc_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
     if (!wait_for_room (self))
       ret = GST_FLOW_FLUSHING;
     else
-      vlmcc_sender_push (self->core, map.data, map.size, gst_net_now ());
+      /* stamped by the loop as it sends: a packet stamped here would wait
+       * for the loop's thread, late on a loaded host, and every delay
+       * measured from its stamp would hold that wait */
+      vlmcc_sender_enqueue (self->core, map.data, map.size);
   }
   g_mutex_unlock (&self->wait.lock);
   gst_buffer_unmap (buffer, &map);

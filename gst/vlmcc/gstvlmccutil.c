@@ -154,6 +154,10 @@ static const GstParamEntry params[] = {
         "base RTT include the data packet's serialisation (ours: false, the "
         "paper's: the small START's RTT as is)", BOOLEAN, start_anchor, 0, 1,
       R),
+  P ("own-base", "A challenger's base RTT is the least of the sender's "
+        "own RTT samples over its first RTT as leader less the queueing it "
+        "claimed (its RTT less its base RTT), not its claimed base RTT "
+        "(ours: false, the claimed base)", BOOLEAN, own_base, 0, 1, S),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

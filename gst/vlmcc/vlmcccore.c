@@ -59,6 +59,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->leaderless_growth_limit = 0.0;
   cfg->volunteer_after = 0.0;
   cfg->start_anchor = FALSE;
+  cfg->own_base = FALSE;
 }
 
 const gchar *
@@ -831,6 +832,12 @@ struct _VlmccSender {
   gboolean leaderless;          /* section 2.4 recovery in progress */
   gdouble leaderless_cap;       /* its growth's bound (0: none) */
   gboolean base_from_ack;       /* a volunteer's first ack sets base_rtt */
+  /* a challenger's first RTT of acks sets base_rtt (sender_rebase) */
+  gboolean rebasing;
+  gint64 claimed_queue;         /* ns, its claimed rtt less base */
+  gint64 claimed_base;          /* ns */
+  gint64 rebase_end;            /* -1: no ack yet */
+  gint64 rebase_min;
   /* the leader last given up, while a late ack of its may still come */
   guint32 lost_leader;
   VlmccAddr lost_leader_addr;
@@ -1404,8 +1411,7 @@ sender_queue_pending (VlmccSender * s, const guint8 * rtp, gsize len)
 }
 
 gboolean
-vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
-    gint64 now)
+vlmcc_sender_enqueue (VlmccSender * s, const guint8 * rtp, gsize len)
 {
   RtpHeader h;
   RtpExtElement el;
@@ -1424,6 +1430,15 @@ vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     return FALSE;
   }
   sender_queue_pending (s, rtp, len);
+  return TRUE;
+}
+
+gboolean
+vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
+    gint64 now)
+{
+  if (!vlmcc_sender_enqueue (s, rtp, len))
+    return FALSE;
   sender_run (s, now);
   return TRUE;
 }
@@ -1456,6 +1471,34 @@ sender_maybe_regain_leader (VlmccSender * s, const VlmccMsg * m,
   s->st.leader_changes++;
   s->st.leaders_regained++;
   sender_event (s, VLMCC_EVENT_LEADER, now);
+}
+
+/* Ours (config own_base): a challenger's base RTT is the sender's own
+ * acks of its first RTT less the queueing it claimed (its rtt less its base), not its
+ * claimed base. A follower's RTT is its START's moved by the one-way
+ * delay changes since (section 2.3): how much queue it sees is exact, the
+ * level is off by whatever the START and the packet it counts from met
+ * apart (a loaded host: the sender's loop, the bed's delay program), and
+ * a claimed base too low is never corrected (the base is a minimum) and
+ * held the window low for good; one too high hid a queue. The sender
+ * measures the level itself, as the paper's base RTT is its own. */
+static void
+sender_rebase (VlmccSender * s, gint64 rtt, gint64 now)
+{
+  if (!s->rebasing)
+    return;
+  if (s->rebase_end < 0) {
+    s->rebase_end = now + s->est.rtt;
+    s->rebase_min = G_MAXINT64;
+  }
+  s->rebase_min = MIN (s->rebase_min, rtt);
+  /* never under the claim (a claimed queue too large, its base the low
+   * tail of its jitter, would take the base to nothing) nor over the
+   * least sample */
+  s->est.base = MIN (s->rebase_min, MAX (s->claimed_base,
+          s->rebase_min - s->claimed_queue));
+  if (now >= s->rebase_end)
+    s->rebasing = FALSE;
 }
 
 /* @arrival: when the ack reached the host, for every measure of the path
@@ -1501,6 +1544,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
     s->est.base = MAX (rtt, 1);
     s->base_from_ack = FALSE;
   }
+  sender_rebase (s, rtt, now);
   if (late) {
     sender_late_ack (s, f, now);
     return VLMCC_INPUT_TAKEN;
@@ -1605,6 +1649,7 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   addr_copy (&s->leader_addr, from);
   s->leaderless = FALSE;
   s->base_from_ack = FALSE;
+  s->rebasing = FALSE;
   s->lost_leader = 0;
   s->sent_since_ack = 0;
   s->election_time = now;
@@ -1728,6 +1773,11 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
   if (m->volunteer) {
     s->st.volunteers_elected++;
     s->base_from_ack = TRUE;
+  } else if (s->cfg.own_base) {
+    s->rebasing = TRUE;
+    s->rebase_end = -1;
+    s->claimed_queue = MAX ((gint64) m->rtt - (gint64) m->base_rtt, 0) * 1000;
+    s->claimed_base = (gint64) m->base_rtt * 1000;
   }
   return VLMCC_INPUT_TAKEN;
 }

@@ -175,6 +175,10 @@ typedef struct {
    * (both stamped by the sender's clock), so it is a data packet's RTT
    * (the paper takes the small START's as is) */
   gboolean start_anchor;
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Stamps under load"):
+   * a challenger's base RTT is the sender's acks of its first RTT less
+   * the queueing it claimed, not its claimed base */
+  gboolean own_base;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -317,6 +321,11 @@ void vlmcc_sender_set_key (VlmccSender * s, const AuthKey * key,
  * extension id already (unstamped). */
 gboolean vlmcc_sender_push (VlmccSender * s, const guint8 * rtp, gsize len,
     gint64 now);
+/* As _push, without sending: the packet waits for the next call that
+ * runs the sender (_advance, _on_feedback), so a shell whose sending
+ * thread is not the pushing one stamps each packet as it sends it. */
+gboolean vlmcc_sender_enqueue (VlmccSender * s, const guint8 * rtp,
+    gsize len);
 guint vlmcc_sender_queued (const VlmccSender * s);
 /* A datagram from a receiver (ack or challenge), from @from. */
 VlmccInput vlmcc_sender_on_feedback (VlmccSender * s, const guint8 * data,
