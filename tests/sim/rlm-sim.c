@@ -538,6 +538,26 @@ apply_options (const Options * o, SimConfig * cfg)
     cfg->leave_latency = o->prune_ms * SIM_MS;
 }
 
+/* The experiment counters summed over the receivers. */
+static void
+print_experiment_totals (Sim * sim, guint n)
+{
+  guint64 run = 0, failed = 0, suppressed = 0, learned = 0;
+
+  for (guint i = 0; i < n; i++) {
+    RlmReceiverStats st;
+
+    rlm_receiver_get_stats (sim_receiver_core (sim, i), &st);
+    run += st.experiments_run;
+    failed += st.experiments_failed;
+    suppressed += st.experiments_suppressed;
+    learned += st.experiments_learned;
+  }
+  printf ("# experiments of all receivers: run %" G_GUINT64_FORMAT
+      " failed %" G_GUINT64_FORMAT " suppressed %" G_GUINT64_FORMAT
+      " learned %" G_GUINT64_FORMAT "\n", run, failed, suppressed, learned);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -666,6 +686,7 @@ main (int argc, char **argv)
       "%.0f ms), largest join latency %.0f ms; converged within 20 s: %u\n",
       est_td / 1e6, est_dev / 1e6, fail_td / 1e6, fail_dev / 1e6,
       est_join / 1e6, within_20s);
+  print_experiment_totals (sim, o.n);
   g_free (convs);
   g_free (starts);
   g_free (optimal);
