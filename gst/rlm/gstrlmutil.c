@@ -93,7 +93,8 @@ static const GstParamEntry params[] = {
   P ("reported-max-age", "join-reported counts only settled reports heard "
         "within this long, ns (ours; 0: every member's last report)", TIME,
       NULL, reported_max_age, 0, H, R),
-  P ("first-climb-unheld", "Until the receiver's first loss, another "
+  P ("first-climb-unheld", "Until the receiver's first loss, and while "
+        "the join timer of its next level never backed off, another "
         "receiver's experiment at a level it holds does not hold back its "
         "join timer; it cannot load the receiver's path (ours; the paper, "
         "section 3.4: off)", BOOLEAN,

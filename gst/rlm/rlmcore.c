@@ -313,12 +313,23 @@ own_experiment_at (const RlmReceiver * r, guint level)
   return r->exp_own[level] || r->own_level == level;
 }
 
+/* We never lost a packet (never left S) and the join timer of our next
+ * level never backed off (no failure there, learned or ours, and no join
+ * up to the reported level below it). */
+static gboolean
+on_first_climb (const RlmReceiver * r)
+{
+  return !r->congested && r->level < r->cfg.n_layers &&
+      r->join_timer[r->level + 1] <= r->cfg.t_join_min;
+}
+
 /* The experiment at @level holds a join timer for a level above it: our
  * own for its whole window, another's for lower_hold. With
- * first_climb_unheld, until our first loss, another's at a level we hold
+ * first_climb_unheld, on our first climb another's at a level we hold
  * does not: that layer already reaches us on every link of our path, so
- * it cannot load it. After a loss the paper's hold applies again, which
- * keeps the experiments at the top from failing under others' climbs. */
+ * it cannot load it. After a loss or a backoff the paper's hold applies
+ * again; it keeps experiments at the top from failing under others'
+ * climbs. */
 static gboolean
 holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
 {
@@ -326,7 +337,7 @@ holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
     return FALSE;
   if (own_experiment_at (r, level))
     return TRUE;
-  if (r->cfg.first_climb_unheld && !r->congested && level <= r->level)
+  if (r->cfg.first_climb_unheld && level <= r->level && on_first_climb (r))
     return FALSE;
   return now - r->exp_start[level] < lower_hold (r);
 }

@@ -44,8 +44,9 @@
  * summary gives the median of those latencies. -a MS sets
  * reported_max_age: join_reported counts only settled REPORTs heard in
  * the last MS milliseconds. -I turns first_climb_unheld on: until a
- * receiver's first loss, another receiver's experiment at a level it holds
- * does not hold back its join timer. -k K puts every K-th receiver of topology (3)
+ * receiver's first loss, and while the timer of its next level never
+ * backed off, another receiver's experiment at a level it holds does not
+ * hold back its join timer. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,

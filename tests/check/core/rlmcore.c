@@ -1095,6 +1095,29 @@ GST_START_TEST (test_first_climb_unheld)
 
 GST_END_TEST;
 
+/* first_climb_unheld ends with a backoff too: a join up to the reported
+ * level 2 backs off the timer of 3 without a loss, and another's
+ * experiment at 2 holds that timer again. */
+GST_START_TEST (test_first_climb_unheld_after_backoff)
+{
+  Rig rig;
+
+  rig_init_reported (&rig, 42);
+  rig.cfg.first_climb_unheld = TRUE;
+  rlm_receiver_free (rig.r);
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  feed_report (&rig, PEER_SSRC + 1, 2, TRUE, 3);
+  run_until_level (&rig, 2, 23 * S);
+  expect_climb (&rig, 2, 1, 0, 0);
+  fail_unless_equals_int64 (stats (&rig).join_timer[3],
+      2 * rig.cfg.t_join_min);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* first_climb_unheld: our own experiment at 2 still holds our timer for 3
  * for its whole window, also when another's JOIN at 2 came after it. */
 GST_START_TEST (test_first_climb_unheld_own_experiment)
@@ -2015,6 +2038,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_latency_hold_needs_sample);
   tcase_add_test (tc, test_join_latency_hold_own_experiment);
   tcase_add_test (tc, test_first_climb_unheld);
+  tcase_add_test (tc, test_first_climb_unheld_after_backoff);
   tcase_add_test (tc, test_first_climb_unheld_own_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
