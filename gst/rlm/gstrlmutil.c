@@ -93,6 +93,12 @@ static const GstParamEntry params[] = {
   P ("reported-max-age", "join-reported counts only settled reports heard "
         "within this long, ns (ours; 0: every member's last report)", TIME,
       NULL, reported_max_age, 0, H, R),
+  P ("first-climb-unheld", "Until the receiver's first loss, and while "
+        "the join timer of its next level never backed off, another "
+        "receiver's experiment at a level it holds does not hold back its "
+        "join timer; it cannot load the receiver's path (ours; the paper, "
+        "section 3.4: off)", BOOLEAN,
+      NULL, first_climb_unheld, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -43,6 +43,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->learn_detection_time = FALSE;
   cfg->join_latency_hold = 0;
   cfg->reported_max_age = 0;
+  cfg->first_climb_unheld = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -229,6 +230,7 @@ struct _RlmReceiver
   gint64 exp_first[RLM_MAX_LAYERS + 1];
   gboolean exp_own[RLM_MAX_LAYERS + 1];
   guint own_level;              /* our experiment's level, 0 none */
+  gboolean congested;           /* we left S on a loss at least once */
   gint64 own_start;
   gint64 own_onset;             /* its first loss when it went to M; -1 */
 
@@ -311,13 +313,33 @@ own_experiment_at (const RlmReceiver * r, guint level)
   return r->exp_own[level] || r->own_level == level;
 }
 
+/* We never lost a packet (never left S) and the join timer of our next
+ * level never backed off (no failure there, learned or ours, and no join
+ * up to the reported level below it). */
+static gboolean
+on_first_climb (const RlmReceiver * r)
+{
+  return !r->congested && r->level < r->cfg.n_layers &&
+      r->join_timer[r->level + 1] <= r->cfg.t_join_min;
+}
+
 /* The experiment at @level holds a join timer for a level above it: our
- * own for its whole window, another's for lower_hold. */
+ * own for its whole window, another's for lower_hold. With
+ * first_climb_unheld, on our first climb another's at a level we hold
+ * does not: that layer already reaches us on every link of our path, so
+ * it cannot load it. After a loss or a backoff the paper's hold applies
+ * again; it keeps experiments at the top from failing under others'
+ * climbs. */
 static gboolean
 holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
 {
-  return exp_in_progress (r, level, now) && (own_experiment_at (r, level) ||
-      now - r->exp_start[level] < lower_hold (r));
+  if (!exp_in_progress (r, level, now))
+    return FALSE;
+  if (own_experiment_at (r, level))
+    return TRUE;
+  if (r->cfg.first_climb_unheld && level <= r->level && on_first_climb (r))
+    return FALSE;
+  return now - r->exp_start[level] < lower_hold (r);
 }
 
 /* An experiment announced at @level now (ours or another's). */
@@ -506,6 +528,8 @@ enter_state (RlmReceiver * r, RlmState state, gint64 now)
   if (r->steady_since >= 0)
     r->steady_held += now - r->steady_since;
   r->steady_since = state == RLM_STATE_STEADY ? now : -1;
+  if (state != RLM_STATE_STEADY)
+    r->congested = TRUE;
   r->state = state;
   r->state_deadline = now + detection_window (r);
   if (state == RLM_STATE_STEADY)

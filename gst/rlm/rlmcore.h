@@ -24,7 +24,10 @@
  *   level is in progress it is rescheduled (suppressed when that
  *   experiment is someone else's), else an announcement is queued and the
  *   layer added. With join_latency_hold another's lower experiment holds
- *   the timer for at most that many of our largest join latency. A loss
+ *   the timer for at most that many of our largest join latency; with
+ *   first_climb_unheld, until the receiver's first loss and while the
+ *   timer of its next level never backed off, another's experiment does
+ *   not hold it (every lower level is one we hold). A loss
  *   in S: an own experiment in progress at the highest level in progress
  *   failed (drop, backoff, detection-time sample, D); an
  *   own experiment under a higher one in progress goes to M; otherwise H,
@@ -133,6 +136,12 @@ typedef struct {
   gint64 reported_max_age;      /* join_reported counts only settled
                                  * REPORTs heard within this long, ns;
                                  * 0: every member's last one */
+  gboolean first_climb_unheld;  /* until our first loss (first exit from
+                                 * S) and while the timer of our next level
+                                 * is at t_join_min, another receiver's
+                                 * experiment at a level we hold does not
+                                 * hold our join timer (section 3.4 holds
+                                 * it): FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many

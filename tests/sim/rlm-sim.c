@@ -10,7 +10,7 @@
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
- *           [-D] [-E TD_MS,DEV_MS] [-H SCALE] [-v RX] [-V RX] [-k K]
+ *           [-D] [-I] [-E TD_MS,DEV_MS] [-H SCALE] [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -43,7 +43,10 @@
  * for at most SCALE times the largest join latency it measured; the
  * summary gives the median of those latencies. -a MS sets
  * reported_max_age: join_reported counts only settled REPORTs heard in
- * the last MS milliseconds. -k K puts every K-th receiver of topology (3)
+ * the last MS milliseconds. -I turns first_climb_unheld on: until a
+ * receiver's first loss, and while the timer of its next level never
+ * backed off, another receiver's experiment at a level it holds does not
+ * hold back its join timer. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -85,6 +88,7 @@ typedef struct {
   gint64 start_detection_dev;
   gdouble join_latency_hold;    /* -H: RlmConfig.join_latency_hold */
   gint64 reported_max_age;      /* -a: ns, 0 every last REPORT */
+  gboolean first_climb_unheld;  /* -I */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -419,12 +423,13 @@ parse_options (int argc, char **argv, Options * o)
   o->start_detection_dev = 0;
   o->join_latency_hold = 0;
   o->reported_max_age = 0;
+  o->first_climb_unheld = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDE:H:a:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDIE:H:a:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -496,6 +501,9 @@ parse_options (int argc, char **argv, Options * o)
       case 'D':
         o->learn_detection_time = TRUE;
         break;
+      case 'I':
+        o->first_climb_unheld = TRUE;
+        break;
       case 'H':
         o->join_latency_hold = g_ascii_strtod (optarg, NULL);
         rates_ok = rates_ok && o->join_latency_hold > 0;
@@ -531,6 +539,26 @@ apply_options (const Options * o, SimConfig * cfg)
     cfg->leave_latency = o->prune_ms * SIM_MS;
 }
 
+/* The experiment counters summed over the receivers. */
+static void
+print_experiment_totals (Sim * sim, guint n)
+{
+  guint64 run = 0, failed = 0, suppressed = 0, learned = 0;
+
+  for (guint i = 0; i < n; i++) {
+    RlmReceiverStats st;
+
+    rlm_receiver_get_stats (sim_receiver_core (sim, i), &st);
+    run += st.experiments_run;
+    failed += st.experiments_failed;
+    suppressed += st.experiments_suppressed;
+    learned += st.experiments_learned;
+  }
+  printf ("# experiments of all receivers: run %" G_GUINT64_FORMAT
+      " failed %" G_GUINT64_FORMAT " suppressed %" G_GUINT64_FORMAT
+      " learned %" G_GUINT64_FORMAT "\n", run, failed, suppressed, learned);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -554,7 +582,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-E td_ms,dev_ms] [-H scale] [-a max_age_ms] [-v receiver] [-V receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-D] [-I] [-E td_ms,dev_ms] [-H scale] [-a max_age_ms] [-v receiver] [-V receiver] [-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -572,6 +600,7 @@ main (int argc, char **argv)
   rc.learn_detection_time = o.learn_detection_time;
   rc.join_latency_hold = o.join_latency_hold;
   rc.reported_max_age = o.reported_max_age;
+  rc.first_climb_unheld = o.first_climb_unheld;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;
     rc.detection_dev_init = o.start_detection_dev;
@@ -658,6 +687,7 @@ main (int argc, char **argv)
       "%.0f ms), largest join latency %.0f ms; converged within 20 s: %u\n",
       est_td / 1e6, est_dev / 1e6, fail_td / 1e6, fail_dev / 1e6,
       est_join / 1e6, within_20s);
+  print_experiment_totals (sim, o.n);
   g_free (convs);
   g_free (starts);
   g_free (optimal);

@@ -1051,6 +1051,98 @@ GST_END_TEST;
 /* A path slower than the session's: a loss in the join's window undoes
  * the whole join at once, and the receiver never joins a reported level
  * again; it climbs by the paper's experiments. */
+/* A receiver at level 2 by its own experiment at 2, which succeeded,
+ * with first_climb_unheld @ignore. */
+static void
+rig_init_held (Rig * rig, gboolean ignore)
+{
+  rig_prepare (rig, 14, 4);
+  rig->cfg.first_climb_unheld = ignore;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  run_until_level (rig, 2, 10 * S);
+  run_clean (rig, rig->now + 3500 * MS);
+  fail_unless_equals_int (stats (rig).experiments_succeeded, 1);
+  drain_transmits (rig, NULL);
+}
+
+/* first_climb_unheld: another's experiment at 2, a level we hold, 500 ms
+ * before our timer for 3 expires, holds it back only without the option
+ * (section 3.4); with it ours runs and nothing counts as suppressed. After
+ * a loss (S, H, M, S) the hold applies again. */
+GST_START_TEST (test_first_climb_unheld)
+{
+  Rig rig;
+
+  rig_init_held (&rig, FALSE);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+
+  rig_init_held (&rig, TRUE);
+  fail_unless (runs_over_lower_experiment (&rig));
+  fail_unless_equals_int (stats (&rig).experiments_suppressed, 0);
+  fail_unless_equals_int (stats (&rig).experiments_run, 2);
+  rig_clear (&rig);
+
+  rig_init_held (&rig, TRUE);
+  feed (&rig, 0, 3);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_HYSTERESIS);
+  run_clean (&rig, rig.now + 7 * S);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* first_climb_unheld ends with a backoff too: a join up to the reported
+ * level 2 backs off the timer of 3 without a loss, and another's
+ * experiment at 2 holds that timer again. */
+GST_START_TEST (test_first_climb_unheld_after_backoff)
+{
+  Rig rig;
+
+  rig_init_reported (&rig, 42);
+  rig.cfg.first_climb_unheld = TRUE;
+  rlm_receiver_free (rig.r);
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  feed_report (&rig, PEER_SSRC + 1, 2, TRUE, 3);
+  run_until_level (&rig, 2, 23 * S);
+  expect_climb (&rig, 2, 1, 0, 0);
+  fail_unless_equals_int64 (stats (&rig).join_timer[3],
+      2 * rig.cfg.t_join_min);
+  fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* first_climb_unheld: our own experiment at 2 still holds our timer for 3
+ * for its whole window, also when another's JOIN at 2 came after it. */
+GST_START_TEST (test_first_climb_unheld_own_experiment)
+{
+  Rig rig;
+  gint64 join, deadline;
+
+  rig_prepare (&rig, 14, 4);
+  rig.cfg.first_climb_unheld = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  join = stats (&rig).join_deadline;
+  join_with_latency (&rig, 40 * MS);
+  drain_transmits (&rig, NULL);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  deadline = stats (&rig).join_deadline;
+  fail_unless (deadline < join + 3 * S);
+  run_clean (&rig, deadline);
+  fail_unless_equals_int (stats (&rig).level, 2);
+  fail_unless_equals_int (stats (&rig).experiments_run, 1);
+  fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_join_reported_fails)
 {
   Rig rig;
@@ -1945,6 +2037,9 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_join_latency_hold);
   tcase_add_test (tc, test_join_latency_hold_needs_sample);
   tcase_add_test (tc, test_join_latency_hold_own_experiment);
+  tcase_add_test (tc, test_first_climb_unheld);
+  tcase_add_test (tc, test_first_climb_unheld_after_backoff);
+  tcase_add_test (tc, test_first_climb_unheld_own_experiment);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_join_reported_after_base_congestion);
