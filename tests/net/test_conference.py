@@ -72,6 +72,10 @@ MAX_FAST_PARITY_SHARE = 0.38
 # built on it held it 36 ms per pad and up to 2.4 s, docs/conference.md, "Why a joiner's
 # reports ran late") makes more.
 MAX_LATE_REPORTS = 100
+# A participant exits within this many seconds of its SIGINT: the application's own bound
+# (EXIT_BOUND_SECONDS in examples/conference/conference.c), plus the time a loaded machine
+# takes to schedule the exit. Under load some were still running 15 s after it before.
+EXIT_MAX_S = 11
 failures = []
 
 
@@ -202,6 +206,17 @@ def check_late_reports(out_dir, pids):
               + ", ".join(f"p{m} {n}" for m, n in sorted(late.items())))
 
 
+def check_exits(out_dir, pids):
+    """Every participant exited on its SIGINT within EXIT_MAX_S, having stopped cleanly."""
+    with open(os.path.join(out_dir, "times.json")) as f:
+        exits = json.load(f).get("exits", {})
+    took = {pid: exits.get(str(pid)) for pid in pids}
+    check(all(t is not None and t <= EXIT_MAX_S for t in took.values()),
+          f"every participant exits within {EXIT_MAX_S} s of its SIGINT: "
+          + ", ".join(f"p{p} {'killed' if t is None else f'{t:.1f} s'}"
+                      for p, t in took.items()))
+
+
 def check_files(out_dir, pids):
     for pid in pids:
         for name in (f"participant-{pid}.mp4", f"stats-{pid}.json"):
@@ -233,6 +248,7 @@ def readme_command():
         check_audio(summary, pid, [o for o in (1, 2, 3) if o != pid])
     check_voice_holes_filled(out_dir, 3)
     check_late_reports(out_dir, (1, 2, 3))
+    check_exits(out_dir, (1, 2, 3))
     check_files(out_dir, (1, 2, 3))
     print_losses(summary)
 
@@ -259,6 +275,7 @@ def join_and_leave():
             # the second half; p3 leaves in it, so p1 and p2 are the fast ones
             check_layers_fit(json.load(f), slow=4, fast=(1, 2))
         check_late_reports(out_dir, (1, 2, 3, 4))
+        check_exits(out_dir, (1, 2, 3, 4))
         check_files(out_dir, (1, 2, 3, 4))
 
 
