@@ -466,6 +466,34 @@ write_snapshot (Conference * conf)
   g_free (path);
 }
 
+/* The sink pads of the sinks and mixers that have not had their EOS, to
+ * tell where a leave is held. */
+static void
+print_pads_without_eos (Conference * conf)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (conf->pipeline));
+  GValue v = G_VALUE_INIT;
+  GString *held = g_string_new (NULL);
+
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+
+    GST_OBJECT_LOCK (e);
+    for (GList * l = e->sinkpads; l; l = l->next) {
+      GstPad *pad = l->data;
+
+      if (GST_PAD_IS_LINKED (pad) && !GST_PAD_IS_EOS (pad))
+        g_string_append_printf (held, " %s:%s", GST_DEBUG_PAD_NAME (pad));
+    }
+    GST_OBJECT_UNLOCK (e);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  g_printerr ("conference: still without EOS:%s\n", held->str);
+  g_string_free (held, TRUE);
+}
+
 static gboolean
 quit_now (gpointer data)
 {
@@ -473,6 +501,7 @@ quit_now (gpointer data)
 
   g_printerr ("conference: no EOS within %d s, stopping anyway; the recording "
       "may be incomplete\n", END_TIMEOUT_SECONDS);
+  print_pads_without_eos (conf);
   g_main_loop_quit (conf->loop);
   return G_SOURCE_REMOVE;
 }
