@@ -520,7 +520,9 @@ leave (gpointer data)
   conf->stopping = TRUE;
   conf_exit_guard_arm ();
   GST_INFO ("leaving at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_exit_guard_step ("taking the last snapshot");
   write_snapshot (conf);
+  conf_exit_guard_step ("sending the EOS");
   GST_INFO ("last snapshot taken at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   /* The EOS goes in below the camera's own compositor: ending its sources
    * one by one would send a last picture or two without our colour. */
@@ -533,6 +535,7 @@ leave (gpointer data)
   if (conf->arx)
     conf_audio_send_eos (conf);
   GST_INFO ("EOS sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_exit_guard_step ("waiting for the EOS");
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
   return G_SOURCE_REMOVE;
 }
@@ -598,6 +601,7 @@ static void
 conference_clear (Conference * conf)
 {
   if (conf->pipeline) {
+    conf_exit_guard_step ("stopping the pipeline");
     gst_element_set_state (conf->pipeline, GST_STATE_NULL);
     GST_INFO ("stopped at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   }

@@ -17,6 +17,8 @@ static gint wake_fds[2] = { -1, -1 };
 static gchar stuck_message[160];
 static gsize stuck_message_len;
 
+static const gchar *volatile step = "leaving";
+
 static GSourceFunc leave_func;
 static gpointer leave_data;
 
@@ -24,8 +26,12 @@ static gpointer leave_data;
 static void
 exit_stuck (void)
 {
+  const gchar *at = step;
   ssize_t r = write (STDERR_FILENO, stuck_message, stuck_message_len);
 
+  r = write (STDERR_FILENO, "conference: held while ", 23);
+  r = write (STDERR_FILENO, at, strlen (at));
+  r = write (STDERR_FILENO, "\n", 1);
   (void) r;
   _exit (CONF_EXIT_STUCK);
 }
@@ -61,6 +67,12 @@ on_wake (gint fd, GIOCondition cond, gpointer data)
 }
 
 void
+conf_exit_guard_step (const gchar * name)
+{
+  step = name;
+}
+
+void
 conf_exit_guard_arm (void)
 {
   if (armed)
@@ -80,8 +92,8 @@ conf_exit_guard_install (guint bound_s, GSourceFunc leave, gpointer data,
   leave_func = leave;
   leave_data = data;
   stuck_message_len = g_snprintf (stuck_message, sizeof stuck_message,
-      "conference: not stopped %u s after leaving the call; exiting now, "
-      "the recording may be incomplete\n", bound_s);
+      "conference: exiting now, not stopped (a second signal, or %u s after "
+      "leaving the call); the recording may be incomplete\n", bound_s);
   if (!g_unix_open_pipe (wake_fds, FD_CLOEXEC, error))
     return FALSE;
   g_unix_set_fd_nonblocking (wake_fds[0], TRUE, NULL);

@@ -25,6 +25,10 @@ gboolean conf_exit_guard_install (guint bound_s, GSourceFunc leave,
  * incomplete on stderr and exits with CONF_EXIT_STUCK. */
 void conf_exit_guard_arm (void);
 
+/* Names the step of the leave now under way (a string that lives for
+ * good): a process ended by the bound says which step held it. */
+void conf_exit_guard_step (const gchar * step);
+
 G_END_DECLS
 
 #endif /* __CONF_EXIT_H__ */
