@@ -6,12 +6,14 @@
    their colours; every recording and statistics file and the rate plot exist. One encoding,
    a rate for everyone (issue 16): the slow member decodes each sender at a lower frame rate
    than a fast member does (the layers that fit its link) but still decodes it, the fast
-   members receive at least twice its rate, and what it receives (video and audio) is within
-   15 % of its link; the fast members send each other little parity. Every recording's
+   members are sent at least twice its rate in the seconds their notified rates call for
+   it, and what it receives (video and audio) is within 15 % of its link; the fast members
+   send each other little parity. Every recording's
    audio (the last 10 s) holds the tone of each other participant, loud, and not its own (a
    participant does not hear itself); the slow member's voice decoders fill the holes its
    lossy link leaves in the audio. In both calls each participant ran few reports late
-   (`late_reports`, at most MAX_LATE_REPORTS per member).
+   (`late_reports`, at most MAX_LATE_REPORTS per member) and exited within EXIT_MAX_S of
+   its SIGINT.
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet at
@@ -50,7 +52,7 @@ SLOW_FIRST_PICTURE_MAX_MS = 1500     # pictures at the slow member (was 2500, th
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
 # A fast member's rate is what the other fast member's encoder makes (source-limited,
-# docs/results.md, "Rates within 15 % of the links"), not its link's; what the issue asks of
+# docs/results.md, "how full the links are"), not its link's; what the issue asks of
 # a sender is the layers that fit the rate each member notified. So the fast members' rates
 # are compared at the sender, per second, in the seconds in which a fast member notified at
 # least FAST_RATE_FACTOR x the slow member's rate and the whole stream did not fit the slow
