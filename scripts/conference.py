@@ -7,9 +7,9 @@ tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
 (snapshot), participant-<id>.mp4 (recording with the others' mixed audio, when headless:
 without --headless and with a display each participant opens a window instead),
 stats-<id>.json (the statistics of every second), times.json (when each participant
-joined and left, seconds into the call) and rates.svg (rates over time). Each
-participant's audio is a tone of its own frequency; the report says how loud each other
-participant's tone is in a recording.
+joined and left, seconds into the call, and how long each took to exit after its SIGINT)
+and rates.svg (rates over time). Each participant's audio is a tone of its own frequency;
+the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
       [--rates=4M,4M,1M] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
@@ -38,6 +38,7 @@ import netbed  # noqa: E402
 
 PORT = 5000
 RENDEZVOUS = "10.77.0.1:7000"     # p1's, with --ice
+EXIT_WAIT = 15                    # s a participant has from SIGINT to exit before it is killed
 # Must match the palette in examples/conference/conference.c (colour by id).
 PALETTE = [0xd02828, 0x28b428, 0x2850d8, 0xd8c828, 0xc828c8, 0x28c8c8, 0xe08020, 0x808080]
 TILE_W, TILE_H = 320, 240
@@ -316,7 +317,8 @@ def run(args):
           + ("; over ICE" if args.ice else ""), flush=True)
     with netbed.NetBed() as bed:
         hosts = build_bed(bed, n, rates, args.loss)
-        procs, logs, starts, left, t0 = {}, {}, {}, set(), time.monotonic()
+        procs, logs, starts, t0 = {}, {}, {}, time.monotonic()
+        interrupted, exits = {}, {}     # monotonic time of the SIGINT, seconds to exit
         while time.monotonic() - t0 < args.duration:
             now = time.monotonic() - t0
             for pid in range(1, n + 1):
@@ -326,31 +328,57 @@ def run(args):
                                                   stdout=logs[pid], stderr=logs[pid])
                     starts[pid] = now
                     print(f"t={now:5.1f} s  p{pid} joins", flush=True)
-                if pid in procs and pid not in left and now >= leaves.get(pid, 1e9):
-                    procs[pid].send_signal(signal.SIGINT)       # it ends its streams and exits
-                    left.add(pid)
+                if pid in procs and pid not in interrupted and now >= leaves.get(pid, 1e9):
+                    interrupt(procs, pid, interrupted)          # it ends its streams and exits
                     print(f"t={now:5.1f} s  p{pid} leaves", flush=True)
+            note_exits(procs, interrupted, exits)
             time.sleep(0.2)
         # The call ends for everyone at once: each takes its last snapshot
         # before the BYEs of the others take their tiles away.
-        for p in procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGINT)
+        for pid in procs:
+            if pid not in interrupted:
+                interrupt(procs, pid, interrupted)
+        wait_exits(procs, interrupted, exits)
         for pid, p in procs.items():
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
             if p.returncode != 0:
                 print(f"conference: p{pid} exited with status {p.returncode}, see "
                       f"{args.out_dir}/participant-{pid}.log", flush=True)
         for f in logs.values():
             f.close()
-    return report(args, n, rates, starts, leaves)
+    return report(args, n, rates, starts, leaves, exits)
 
 
-def report(args, n, rates, starts, leaves):
+def interrupt(procs, pid, interrupted):
+    procs[pid].send_signal(signal.SIGINT)
+    interrupted[pid] = time.monotonic()
+
+
+def note_exits(procs, interrupted, exits):
+    """The seconds from its SIGINT to its exit of each participant that has exited since."""
+    for pid, at in interrupted.items():
+        if pid not in exits and procs[pid].poll() is not None:
+            exits[pid] = time.monotonic() - at
+
+
+def wait_exits(procs, interrupted, exits):
+    """Every participant exits within EXIT_WAIT s of its SIGINT or is killed (its exit time
+    is then missing from `exits`)."""
+    while len(exits) < len(procs):
+        note_exits(procs, interrupted, exits)
+        for pid, at in interrupted.items():
+            if pid not in exits and time.monotonic() - at > EXIT_WAIT:
+                print(f"conference: p{pid} did not exit within {EXIT_WAIT} s of SIGINT, "
+                      "killed", flush=True)
+                procs[pid].kill()
+                procs[pid].wait()
+                exits[pid] = None
+        time.sleep(0.05)
+    for pid in sorted(exits):
+        if exits[pid] is not None:
+            print(f"p{pid} exited {exits[pid]:.1f} s after SIGINT", flush=True)
+
+
+def report(args, n, rates, starts, leaves, exits):
     stats = {pid: read_stats(os.path.join(args.out_dir, f"stats-{pid}.json"))
              for pid in range(1, n + 1)}
     result = {}
@@ -380,7 +408,8 @@ def report(args, n, rates, starts, leaves):
     with open(os.path.join(args.out_dir, "summary.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out_dir, "times.json"), "w") as f:
-        json.dump(dict(starts=starts, leaves=leaves), f)     # call seconds, per id
+        # call seconds per id; exits: seconds from SIGINT to exit (null: killed)
+        json.dump(dict(starts=starts, leaves=leaves, exits=exits), f)
     return result
 
 

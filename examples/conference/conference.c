@@ -31,9 +31,9 @@
  *       --stun=203.0.113.5:3478 --members=1@10.99.0.1:5000,2@10.99.0.2:5000
  */
 #include "conference.h"
+#include "confexit.h"
 
 #include <gst/video/video.h>
-#include <glib-unix.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -41,6 +41,11 @@
 #include <string.h>
 
 #define END_TIMEOUT_SECONDS 5   /* after EOS is sent, wait at most this */
+
+/* From SIGINT (or the end of --duration) to the process's exit at most:
+ * the last snapshot (up to 1 s), the EOS (END_TIMEOUT_SECONDS) and the
+ * pipeline's stop, within the 15 s scripts/conference.py waits. */
+#define EXIT_BOUND_SECONDS 10
 
 GST_DEBUG_CATEGORY (conference_debug);
 
@@ -463,13 +468,42 @@ write_snapshot (Conference * conf)
   g_free (path);
 }
 
+/* The sink pads of the sinks and mixers that have not had their EOS, to
+ * tell where a leave is held. */
+static void
+print_pads_without_eos (Conference * conf)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (conf->pipeline));
+  GValue v = G_VALUE_INIT;
+  GString *held = g_string_new (NULL);
+
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+
+    GST_OBJECT_LOCK (e);
+    for (GList * l = e->sinkpads; l; l = l->next) {
+      GstPad *pad = l->data;
+
+      if (GST_PAD_IS_LINKED (pad) && !GST_PAD_IS_EOS (pad))
+        g_string_append_printf (held, " %s:%s", GST_DEBUG_PAD_NAME (pad));
+    }
+    GST_OBJECT_UNLOCK (e);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  g_printerr ("conference: still without EOS:%s\n", held->str);
+  g_string_free (held, TRUE);
+}
+
 static gboolean
 quit_now (gpointer data)
 {
   Conference *conf = data;
 
-  g_printerr ("conference: no EOS within %d s, stopping anyway\n",
-      END_TIMEOUT_SECONDS);
+  g_printerr ("conference: no EOS within %d s, stopping anyway; the recording "
+      "may be incomplete\n", END_TIMEOUT_SECONDS);
+  print_pads_without_eos (conf);
   g_main_loop_quit (conf->loop);
   return G_SOURCE_REMOVE;
 }
@@ -486,7 +520,12 @@ leave (gpointer data)
   if (conf->stopping)
     return G_SOURCE_REMOVE;
   conf->stopping = TRUE;
+  conf_exit_guard_arm ();
+  GST_INFO ("leaving at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_exit_guard_step ("taking the last snapshot");
   write_snapshot (conf);
+  conf_exit_guard_step ("sending the EOS");
+  GST_INFO ("last snapshot taken at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   /* The EOS goes in below the camera's own compositor: ending its sources
    * one by one would send a last picture or two without our colour. */
   nameplate = gst_bin_get_by_name (GST_BIN (conf->pipeline), "nameplate");
@@ -497,6 +536,8 @@ leave (gpointer data)
   conf_tiles_send_eos (conf);
   if (conf->arx)
     conf_audio_send_eos (conf);
+  GST_INFO ("EOS sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_exit_guard_step ("waiting for the EOS");
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
   return G_SOURCE_REMOVE;
 }
@@ -534,6 +575,7 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
       g_main_loop_quit (conf->loop);
       break;
     case GST_MESSAGE_EOS:
+      GST_INFO ("EOS at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
       g_main_loop_quit (conf->loop);
       break;
     case GST_MESSAGE_STATE_CHANGED:
@@ -560,8 +602,11 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
 static void
 conference_clear (Conference * conf)
 {
-  if (conf->pipeline)
+  if (conf->pipeline) {
+    conf_exit_guard_step ("stopping the pipeline");
     gst_element_set_state (conf->pipeline, GST_STATE_NULL);
+    GST_INFO ("stopped at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  }
 #ifdef HAVE_NICE
   conf_ice_clear (conf);
 #endif
@@ -634,6 +679,7 @@ int
 main (int argc, char **argv)
 {
   Conference conf = { 0 };
+  GError *err = NULL;
   gchar where[320];
   GstBus *bus;
   int ret = 1;
@@ -653,8 +699,11 @@ main (int argc, char **argv)
   bus = gst_element_get_bus (conf.pipeline);
   gst_bus_add_watch (bus, on_bus, &conf);
   gst_object_unref (bus);
-  g_unix_signal_add (SIGINT, leave, &conf);
-  g_unix_signal_add (SIGTERM, leave, &conf);
+  if (!conf_exit_guard_install (EXIT_BOUND_SECONDS, leave, &conf, &err)) {
+    g_printerr ("conference: %s\n", err->message);
+    g_error_free (err);
+    goto out;
+  }
   if (conf.opt.ice && !start_ice (&conf))
     goto out;
   if (conf.opt.ice)

@@ -6,12 +6,14 @@
    their colours; every recording and statistics file and the rate plot exist. One encoding,
    a rate for everyone (issue 16): the slow member decodes each sender at a lower frame rate
    than a fast member does (the layers that fit its link) but still decodes it, the fast
-   members receive at least twice its rate, and what it receives (video and audio) is within
-   15 % of its link; the fast members send each other little parity. Every recording's
+   members are sent at least twice its rate in the seconds their notified rates call for
+   it, and what it receives (video and audio) is within 15 % of its link; the fast members
+   send each other little parity. Every recording's
    audio (the last 10 s) holds the tone of each other participant, loud, and not its own (a
    participant does not hear itself); the slow member's voice decoders fill the holes its
    lossy link leaves in the audio. In both calls each participant ran few reports late
-   (`late_reports`, at most MAX_LATE_REPORTS per member).
+   (`late_reports`, at most MAX_LATE_REPORTS per member) and exited within EXIT_MAX_S of
+   its SIGINT.
 2. 4 participants, p4 (the slow link) joining 5 s late and p3 leaving at 18 s: every
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet at
@@ -49,7 +51,21 @@ SLOW_FIRST_PICTURE_MAX_MS = 1500     # pictures at the slow member (was 2500, th
 # x264layerenc layers=3 at 15 fps: the base layer is every fourth frame (3.75 fps).
 SLOW_FPS_SHARE = 0.5      # the slow member decodes a sender at most at this share of the
 MIN_SLOW_FPS = 1.0        # frame rate a fast member decodes it at, and at least at this
-FAST_RATE_FACTOR = 2.0    # fast members receive a sender at least this x the slow one
+# A fast member's rate is what the other fast member's encoder makes (source-limited,
+# docs/results.md, "how full the links are"), not its link's; what the issue asks of
+# a sender is the layers that fit the rate each member notified. So the fast members' rates
+# are compared at the sender, per second, in the seconds in which a fast member notified at
+# least FAST_RATE_FACTOR x the slow member's rate and the whole stream did not fit the slow
+# one. Comparing the receivers' means over the second half failed under load: a CPU-starved
+# participant (up to 101 camera frames left out at its encoder in 15 s, reports late) notified
+# its peer 180-360 kbit/s, no more than the slow member, and the whole stream shrank to fit
+# it, so the fast member rightly got no more than p4 (receive ratios 1.07-1.88 in 2 of 12 calls
+# with two busy loops beside, 2026-11-28). In those seconds the senders sent the fast
+# member 2 x or more in 100 % of them in calm calls and 82-96 % in loaded ones (one overloaded
+# call: 4 of 7).
+FAST_RATE_FACTOR = 2.0    # fast members are sent at least this x the slow one
+LAYERED_SHARE = 0.75      # in at least this share of the seconds that call for it
+MIN_LAYERED_SECONDS = 5   # of which there are at least this many (of 2 x 15 in a call)
 LINK_TOLERANCE = 0.15     # the slow member receives its link's rate within this share
 # Tones are sent at amplitude 8192 (volume 0.25); measured per 100 ms block, a voice that
 # arrives has a median near that (7800-8100 seen; the slow member misses 10-20 % of the
@@ -72,6 +88,10 @@ MAX_FAST_PARITY_SHARE = 0.38
 # built on it held it 36 ms per pad and up to 2.4 s, docs/conference.md, "Why a joiner's
 # reports ran late") makes more.
 MAX_LATE_REPORTS = 100
+# A participant exits within this many seconds of its SIGINT: the application's own bound
+# (EXIT_BOUND_SECONDS in examples/conference/conference.c), plus the time a loaded machine
+# takes to schedule the exit. Under load some were still running 15 s after it before.
+EXIT_MAX_S = 11
 failures = []
 
 
@@ -116,7 +136,7 @@ def received(summary, receiver, sender):
 
 def check_layers_fit(summary, slow, fast):
     """Each sender other than the slow member: the slow member decodes it at a lower frame
-    rate than the fast receivers do, but decodes it; they receive more of it."""
+    rate than the fast receivers do, but decodes it."""
     for sender in fast:
         s = received(summary, slow, sender)
         for receiver in fast:
@@ -127,9 +147,41 @@ def check_layers_fit(summary, slow, fast):
                   f"p{slow} decodes p{sender} at a lower frame rate than p{receiver} does "
                   f"(at most {SLOW_FPS_SHARE} x, at least {MIN_SLOW_FPS} fps): "
                   f"{s and round(s['fps'], 1)} vs {round(f['fps'], 1)} fps")
-            check(s and f["rate"] >= FAST_RATE_FACTOR * s["rate"],
-                  f"p{receiver} receives p{sender} at {FAST_RATE_FACTOR} x p{slow}'s rate or "
-                  f"more: {f['rate'] / 1e3:.0f} vs {s and round(s['rate'] / 1e3)} kbit/s")
+
+
+def layered_seconds(out_dir, sender, slow, fast, since):
+    """`sender`'s seconds from `since` on in which a fast member notified it at least
+    FAST_RATE_FACTOR x the slow member's rate and its whole stream did not fit the slow
+    member's: (rate sent to the fast member, rate sent to the slow member) for each."""
+    with open(os.path.join(out_dir, f"stats-{sender}.json")) as f:
+        recs = [json.loads(line) for line in f if line.strip()]
+    seconds = []
+    for r in recs:
+        ms = {m["id"]: m for m in r["members"]}
+        s = ms.get(slow)
+        if r["t"] < since or not s or s.get("left"):
+            continue
+        for dest in fast:
+            d = ms.get(dest)
+            if dest == sender or not d or d.get("left"):
+                continue
+            if (d["send_notified_bps"] >= FAST_RATE_FACTOR * s["send_notified_bps"]
+                    and r["data_bps"] > s["send_notified_bps"]):
+                seconds.append((d["send_bps"], s["send_bps"]))
+    return seconds
+
+
+def check_fast_get_more(out_dir, slow, fast, since):
+    """The fast members get the whole stream and the slow member the layers that fit its
+    link, at each sender: in the seconds in which a fast member's notified rate called for
+    that, the sender sent it FAST_RATE_FACTOR x what it sent the slow member or more."""
+    seconds = [sec for sender in fast
+               for sec in layered_seconds(out_dir, sender, slow, fast, since)]
+    more = sum(1 for f, s in seconds if f >= FAST_RATE_FACTOR * s)
+    check(len(seconds) >= MIN_LAYERED_SECONDS and more >= LAYERED_SHARE * len(seconds),
+          f"{fast} send each other {FAST_RATE_FACTOR} x their rate to p{slow} or more in "
+          f"{100 * LAYERED_SHARE:.0f} % of the seconds their notified rates call for it (at "
+          f"least {MIN_LAYERED_SECONDS}): {more} of {len(seconds)}")
 
 
 def check_link_filled(summary, pid, link_bps):
@@ -202,6 +254,17 @@ def check_late_reports(out_dir, pids):
               + ", ".join(f"p{m} {n}" for m, n in sorted(late.items())))
 
 
+def check_exits(out_dir, pids):
+    """Every participant exited on its SIGINT within EXIT_MAX_S, having stopped cleanly."""
+    with open(os.path.join(out_dir, "times.json")) as f:
+        exits = json.load(f).get("exits", {})
+    took = {pid: exits.get(str(pid)) for pid in pids}
+    check(all(t is not None and t <= EXIT_MAX_S for t in took.values()),
+          f"every participant exits within {EXIT_MAX_S} s of its SIGINT: "
+          + ", ".join(f"p{p} {'killed' if t is None else f'{t:.1f} s'}"
+                      for p, t in took.items()))
+
+
 def check_files(out_dir, pids):
     for pid in pids:
         for name in (f"participant-{pid}.mp4", f"stats-{pid}.json"):
@@ -227,12 +290,14 @@ def readme_command():
     for pid in (1, 2, 3):
         check_tiles(out_dir, pid, [1, 2, 3])
     check_layers_fit(summary, slow=3, fast=(1, 2))
+    check_fast_get_more(out_dir, slow=3, fast=(1, 2), since=15)
     check_link_filled(summary, 3, 1e6)
     check_fast_parity(out_dir, (1, 2), since=15)
     for pid in (1, 2, 3):
         check_audio(summary, pid, [o for o in (1, 2, 3) if o != pid])
     check_voice_holes_filled(out_dir, 3)
     check_late_reports(out_dir, (1, 2, 3))
+    check_exits(out_dir, (1, 2, 3))
     check_files(out_dir, (1, 2, 3))
     print_losses(summary)
 
@@ -258,7 +323,9 @@ def join_and_leave():
         with open(os.path.join(out_dir, "summary.json")) as f:
             # the second half; p3 leaves in it, so p1 and p2 are the fast ones
             check_layers_fit(json.load(f), slow=4, fast=(1, 2))
+        check_fast_get_more(out_dir, slow=4, fast=(1, 2), since=15)
         check_late_reports(out_dir, (1, 2, 3, 4))
+        check_exits(out_dir, (1, 2, 3, 4))
         check_files(out_dir, (1, 2, 3, 4))
 
 

@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "confcore.h"
+#include "confexit.h"
 #include "confstale.h"
+#include <signal.h>
+#include <unistd.h>
 
 #define GOOD "--id=2", "--port=5002", \
   "--members=1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000"
@@ -513,11 +516,74 @@ GST_START_TEST (test_allocation_answered_at_tee)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+hold_forever (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint *held = data;
+
+  g_atomic_int_set (held, 1);
+  for (;;)
+    g_usleep (G_USEC_PER_SEC);
+  return GST_PAD_PROBE_OK;
+}
+
+typedef struct
+{
+  GstElement *pipeline;
+  GMainLoop *loop;
+} Leaving;
+
+static gboolean
+stop_waiting (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* As the application leaves: EOS in, and a bounded wait for it. */
+static gboolean
+leave_with_eos (gpointer data)
+{
+  Leaving *l = data;
+
+  gst_element_send_event (l->pipeline, gst_event_new_eos ());
+  g_timeout_add (200, stop_waiting, l->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* A pipeline whose sink holds its streaming thread for good: the EOS never
+ * arrives and going to NULL waits for that thread forever. After SIGINT the
+ * guard ends the process within its bound (1 s here; the test case's
+ * timeout fails it otherwise) with CONF_EXIT_STUCK. */
+GST_START_TEST (test_leave_bounded)
+{
+  GstElement *p = gst_parse_launch ("fakesrc is-live=true sizetype=fixed "
+      "sizemax=16 ! fakesink name=sink", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  Leaving l = { p, g_main_loop_new (NULL, FALSE) };
+  gint held = 0;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hold_forever, &held,
+      NULL);
+  fail_unless (conf_exit_guard_install (1, leave_with_eos, &l, NULL));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while (!g_atomic_int_get (&held))
+    g_usleep (10000);
+  kill (getpid (), SIGINT);
+  g_main_loop_run (l.loop);
+  gst_element_set_state (p, GST_STATE_NULL);
+  fail ("the pipeline stopped, or the guard did not end the process");
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
   Suite *s = suite_create ("app-conference");
   TCase *tc = tcase_create ("general");
+  TCase *leave = tcase_create ("leave");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_options_defaults);
@@ -529,6 +595,9 @@ conference_suite (void)
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
+  suite_add_tcase (s, leave);
+  tcase_set_timeout (leave, 5);
+  tcase_add_exit_test (leave, test_leave_bounded, CONF_EXIT_STUCK);
   return s;
 }
 
