@@ -163,6 +163,10 @@ static const GstParamEntry params[] = {
         "cwnd), leaving out the climb from the UDP rate; without one, the last "
         "cycle (FALSE: every cycle after the first; not in the paper)", BOOLEAN,
       NULL, max_probe_after_loss, 0, 1, S),
+  P ("max-probe-peak", "A probing period ended by max-probe-cycles keeps "
+        "the largest of its cycles after the first, bits/s as measured, "
+        "before max-probe-median (FALSE: the last or the median; not in the "
+        "paper)", BOOLEAN, NULL, max_probe_peak, 0, 1, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "
         "t-running if longer (0: t-running only, the paper's; not in the "

@@ -63,6 +63,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->max_probe_cycles = 0;
   cfg->max_probe_median = FALSE;
   cfg->max_probe_after_loss = FALSE;
+  cfg->max_probe_peak = FALSE;
   cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -760,6 +761,24 @@ median_after_first (const TpbaSender * s, guint * span)
   return median_rate (x, n);
 }
 
+/* max_probe_peak: the largest of this period's cycles after its first.
+ * Beside established flows the returning probe stays below its share for
+ * every cycle (docs/results.md, fourteenth pass), so its best cycle is
+ * nearer the competitors' rate than its median. */
+static gdouble
+peak_after_first (const TpbaSender * s, guint * span)
+{
+  guint back = MIN (s->n_r, TPBA_HISTORY), i;
+  gdouble peak = 0.0;
+
+  if (s->n_r > 1 && back == s->n_r)
+    back--;                     /* the period's first cycle is the oldest */
+  for (i = 1; i <= back; i++)
+    peak = MAX (peak, s->r_hist[(s->n_r - i) % TPBA_HISTORY]);
+  *span = MAX (back, 1);
+  return peak;
+}
+
 /* max_probe_after_loss: the median of the cycles after the period's first
  * that saw a loss. Until then the probe's cwnd climbs from where the
  * running period left it (the UDP rate) and every cycle is below what TCP
@@ -807,7 +826,9 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
   s->probe_end = TPBA_PROBE_END_CRITERION;
   if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles) {
     s->probe_end = TPBA_PROBE_END_MAX_CYCLES;
-    if (s->cfg.max_probe_median && s->cfg.max_probe_after_loss) {
+    if (s->cfg.max_probe_peak)
+      *kept = peak_after_first (s, span);
+    else if (s->cfg.max_probe_median && s->cfg.max_probe_after_loss) {
       *kept = median_after_loss (s, span);
       if (s->first_loss_cycle == G_MAXUINT
           || s->first_loss_cycle + 1 >= s->n_r)

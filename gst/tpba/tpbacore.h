@@ -76,6 +76,9 @@
  *   cycles after the first one that saw a loss (TCP retransmitted or cut
  *   cwnd): the climb from the UDP rate to the link's limit is left out;
  *   with no such cycle, the last cycle (the climb's top).
+ * - max_probe_peak: a period ended by max_probe_cycles keeps the largest
+ *   of its cycles after the first: the returning probe stays below the
+ *   competitors' rate in every cycle, its best one is the nearest.
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -189,6 +192,9 @@ typedef struct {
   gboolean max_probe_after_loss;        /* with max_probe_median: only the
                                          * cycles after the first loss:
                                          * FALSE */
+  gboolean max_probe_peak;      /* at max_probe_cycles keep the largest
+                                 * cycle after the first (before the
+                                 * median options): FALSE */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;
                                  * 0 = T_running only (paper) */

@@ -123,6 +123,22 @@ VARIANTS = {
                                                    "running-increase=50000 "
                                                    "running-increase-fraction=1 "
                                                    "running-ceiling=2",
+    # the fifteenth pass: ... keeping the probe's largest cycle after the first
+    # (bounded at 6 or at 8 cycles), not their median
+    "TPBA-ours-cap6-ratio3-step1-ceil2-peak": "tcp-pacing=true allow-probe-loss=true "
+                                              "end-criterion=proportional "
+                                              "max-probe-cycles=6 max-probe-median=true "
+                                              "max-probe-peak=true run-probe-ratio=3 "
+                                              "running-increase=50000 "
+                                              "running-increase-fraction=1 "
+                                              "running-ceiling=2",
+    "TPBA-ours-cap8-ratio3-step1-ceil2-peak": "tcp-pacing=true allow-probe-loss=true "
+                                              "end-criterion=proportional "
+                                              "max-probe-cycles=8 max-probe-median=true "
+                                              "max-probe-peak=true run-probe-ratio=3 "
+                                              "running-increase=50000 "
+                                              "running-increase-fraction=1 "
+                                              "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

@@ -484,6 +484,32 @@ GST_START_TEST (test_max_probe_median)
 
 GST_END_TEST;
 
+/* max_probe_peak beside a sawtooth: the largest cycle after the first
+ * (800k), not the first's 900k (the switch's burst), nor the median of
+ * 800, 500, 700, 600k (650k) that the option goes before. */
+GST_START_TEST (test_max_probe_peak)
+{
+  const guint64 rates[] = { 900000, 800000, 500000, 700000, 600000, 300000 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = 5;
+  cfg.max_probe_median = TRUE;
+  cfg.max_probe_peak = TRUE;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 6, NULL), 4);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_MAX_CYCLES], 1);
+  fail_unless_equals_uint64 (st.r_s, 800000);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* A probe bounded at 6 cycles keeping the median, climbing from 300k to
  * its first loss in cycle @loss (TCP retransmits when @retrans, else cuts
  * cwnd; G_MAXUINT: no loss), then on a sawtooth around 600k; returns r_s. */
@@ -2119,6 +2145,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_probe_end_settled_flat_and_stalls);
   tcase_add_test (tc, test_max_probe_median);
   tcase_add_test (tc, test_max_probe_after_loss);
+  tcase_add_test (tc, test_max_probe_peak);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
