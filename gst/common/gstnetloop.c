@@ -192,6 +192,10 @@ gst_net_loop_stop (GstNetLoop * loop)
   g_main_context_wakeup (loop->context);
   g_thread_join (loop->thread);
   loop->thread = NULL;
+  GST_INFO_OBJECT (loop->owner, "%s: ended after %" G_GUINT64_FORMAT
+      " turns, %" G_GUINT64_FORMAT " held back", loop->owner ?
+      GST_OBJECT_NAME (loop->owner) : loop->name,
+      gst_net_loop_get_turns (loop), gst_net_loop_get_spins (loop));
 }
 
 void

@@ -27,7 +27,8 @@ GstNetLoop *gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
 void gst_net_loop_start (GstNetLoop * loop);
 /* Ends the thread and waits for it; the work function and the watches do
  * not run after this returns. Idempotent. Call holding no lock the
- * callbacks take. */
+ * callbacks take. Logs (INFO, category netloop, on the owner) the turns
+ * and spins it ended with. */
 void gst_net_loop_stop (GstNetLoop * loop);
 /* Frees the loop and the watches still attached (stopped first). */
 void gst_net_loop_free (GstNetLoop * loop);

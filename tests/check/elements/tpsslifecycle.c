@@ -6,7 +6,9 @@
  *   name to a member that never sent gets gst-launch's warning;
  * - `members` and `priorities` set while the element starts: whatever the
  *   interleaving with the start's re-apply, the last value set is the one
- *   the session runs with. */
+ *   the session runs with;
+ * - the tpsssink that started a session stays alive, named by its loop,
+ *   while a tpsssrc runs the session on after the sink went. */
 #include <gst/check/gstcheck.h>
 #include "checkutil.h"
 
@@ -218,6 +220,118 @@ GST_START_TEST (test_sets_racing_start_last_wins)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* The loop's owner */
+
+/* What the netloop category logged when a loop ended (gst_net_loop_stop):
+ * the object it named, read there, and the turns it ran. */
+typedef struct
+{
+  GMutex lock;
+  guint ends;
+  gchar *owner_name;
+  guint64 turns;
+} LoopEnds;
+
+static void
+log_loop_end (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  LoopEnds *ends = data;
+  const gchar *text = gst_debug_message_get (message);
+  const gchar *after;
+
+  if (strcmp (gst_debug_category_get_name (category), "netloop") != 0 ||
+      !(after = strstr (text, ": ended after ")))
+    return;
+  g_mutex_lock (&ends->lock);
+  ends->ends++;
+  g_free (ends->owner_name);
+  /* a freed owner is a use after free here (the ASan build reports it) */
+  ends->owner_name = object ? g_strdup (GST_OBJECT_NAME (object)) : NULL;
+  ends->turns = g_ascii_strtoull (after + strlen (": ended after "), NULL,
+      10);
+  g_mutex_unlock (&ends->lock);
+}
+
+static void
+log_loop_ends (LoopEnds * ends)
+{
+  g_mutex_init (&ends->lock);
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("netloop", GST_LEVEL_INFO);
+  gst_debug_add_log_function (log_loop_end, ends, NULL);
+}
+
+static void
+log_loop_ends_done (LoopEnds * ends)
+{
+  gst_debug_remove_log_function (log_loop_end);
+  gst_debug_unset_threshold_for_name ("netloop");
+  g_free (ends->owner_name);
+  g_mutex_clear (&ends->lock);
+}
+
+static void
+mark_finalized (gpointer data, GObject * where_the_object_was)
+{
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+/* The tpsssink that started a session owns its loop (named in the loop's
+ * warnings and in its end): set to NULL and unreffed while a tpsssrc of
+ * the same member keeps the session, it lives on until the last stop
+ * ends the loop, which still names it, and goes then. */
+GST_START_TEST (test_loop_owner_outlives_its_element)
+{
+  guint port = free_udp_port ();
+  gchar *props = g_strdup_printf ("port=%u member-id=1", port);
+  GstElement *sink = check_make_element ("tpsssink", props);
+  GstElement *src = check_make_element ("tpsssrc", props);
+  LoopEnds ends = { 0, };
+  gint finalized = 0;
+  guint64 turns;
+
+  gst_object_set_name (GST_OBJECT (sink), "owner");
+  gst_object_ref_sink (sink);
+  gst_object_ref_sink (src);
+  g_object_weak_ref (G_OBJECT (sink), mark_finalized, &finalized);
+  log_loop_ends (&ends);
+
+  fail_if (gst_element_set_state (sink, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (src, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (check_stat_u64_wait (src, "loop-turns", 1, 5) > 0);
+
+  fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (sink);
+  fail_if (g_atomic_int_get (&finalized), "the sink went while the loop it "
+      "owns ran on");
+
+  /* the loop turns on for the src */
+  turns = check_stat_u64 (src, "loop-turns");
+  fail_unless (check_stat_u64_wait (src, "loop-turns", turns + 2, 10) >=
+      turns + 2, "the loop stopped at %" G_GUINT64_FORMAT " turns", turns);
+  fail_unless_equals_int (ends.ends, 0);
+
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  g_mutex_lock (&ends.lock);
+  fail_unless_equals_int (ends.ends, 1);
+  fail_unless_equals_string (ends.owner_name, "owner");
+  g_mutex_unlock (&ends.lock);
+  fail_unless (g_atomic_int_get (&finalized), "the last stop kept the sink");
+
+  log_loop_ends_done (&ends);
+  gst_object_unref (src);
+  g_free (props);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsslifecycle_suite (void)
 {
@@ -229,6 +343,7 @@ tpsslifecycle_suite (void)
   tcase_add_test (tc, test_eos_before_any_pad_ends_pipeline);
   tcase_add_test (tc, test_eos_fails_named_link_to_silent_member);
   tcase_add_test (tc, test_sets_racing_start_last_wins);
+  tcase_add_test (tc, test_loop_owner_outlives_its_element);
   return s;
 }
 
