@@ -8,7 +8,8 @@
  *   interleaving with the start's re-apply, the last value set is the one
  *   the session runs with;
  * - the tpsssink that started a session stays alive, named by its loop,
- *   while a tpsssrc runs the session on after the sink went. */
+ *   while a tpsssrc runs the session on after the sink went;
+ * - after the last stop the stats count every turn the loop ran. */
 #include <gst/check/gstcheck.h>
 #include "checkutil.h"
 
@@ -223,56 +224,6 @@ GST_END_TEST;
 /* ------------------------------------------------------------------ */
 /* The loop's owner */
 
-/* What the netloop category logged when a loop ended (gst_net_loop_stop):
- * the object it named, read there, and the turns it ran. */
-typedef struct
-{
-  GMutex lock;
-  guint ends;
-  gchar *owner_name;
-  guint64 turns;
-} LoopEnds;
-
-static void
-log_loop_end (GstDebugCategory * category, GstDebugLevel level,
-    const gchar * file, const gchar * function, gint line, GObject * object,
-    GstDebugMessage * message, gpointer data)
-{
-  LoopEnds *ends = data;
-  const gchar *text = gst_debug_message_get (message);
-  const gchar *after;
-
-  if (strcmp (gst_debug_category_get_name (category), "netloop") != 0 ||
-      !(after = strstr (text, ": ended after ")))
-    return;
-  g_mutex_lock (&ends->lock);
-  ends->ends++;
-  g_free (ends->owner_name);
-  /* a freed owner is a use after free here (the ASan build reports it) */
-  ends->owner_name = object ? g_strdup (GST_OBJECT_NAME (object)) : NULL;
-  ends->turns = g_ascii_strtoull (after + strlen (": ended after "), NULL,
-      10);
-  g_mutex_unlock (&ends->lock);
-}
-
-static void
-log_loop_ends (LoopEnds * ends)
-{
-  g_mutex_init (&ends->lock);
-  gst_debug_set_active (TRUE);
-  gst_debug_set_threshold_for_name ("netloop", GST_LEVEL_INFO);
-  gst_debug_add_log_function (log_loop_end, ends, NULL);
-}
-
-static void
-log_loop_ends_done (LoopEnds * ends)
-{
-  gst_debug_remove_log_function (log_loop_end);
-  gst_debug_unset_threshold_for_name ("netloop");
-  g_free (ends->owner_name);
-  g_mutex_clear (&ends->lock);
-}
-
 static void
 mark_finalized (gpointer data, GObject * where_the_object_was)
 {
@@ -289,7 +240,7 @@ GST_START_TEST (test_loop_owner_outlives_its_element)
   gchar *props = g_strdup_printf ("port=%u member-id=1", port);
   GstElement *sink = check_make_element ("tpsssink", props);
   GstElement *src = check_make_element ("tpsssrc", props);
-  LoopEnds ends = { 0, };
+  CheckLoopEnds ends = { 0, };
   gint finalized = 0;
   guint64 turns;
 
@@ -297,7 +248,7 @@ GST_START_TEST (test_loop_owner_outlives_its_element)
   gst_object_ref_sink (sink);
   gst_object_ref_sink (src);
   g_object_weak_ref (G_OBJECT (sink), mark_finalized, &finalized);
-  log_loop_ends (&ends);
+  check_loop_ends_begin (&ends);
 
   fail_if (gst_element_set_state (sink, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
@@ -325,9 +276,32 @@ GST_START_TEST (test_loop_owner_outlives_its_element)
   g_mutex_unlock (&ends.lock);
   fail_unless (g_atomic_int_get (&finalized), "the last stop kept the sink");
 
-  log_loop_ends_done (&ends);
+  check_loop_ends_done (&ends);
   gst_object_unref (src);
   g_free (props);
+}
+
+GST_END_TEST;
+
+/* The session's stats after its last stop count every turn its loop ran,
+ * also those after the work last took the counts. */
+GST_START_TEST (test_loop_turns_final_at_stop)
+{
+  GstElement *src = gst_element_factory_make ("tpsssrc", NULL);
+  CheckLoopEnds ends = { 0, };
+
+  g_object_set (src, "port", free_udp_port (), "member-id", 1, NULL);
+  gst_object_ref_sink (src);
+  check_loop_ends_begin (&ends);
+  fail_if (gst_element_set_state (src, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (check_stat_u64_wait (src, "loop-turns", 2, 5) >= 2);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  check_loop_turns_final (src, &ends);
+  gst_element_set_state (src, GST_STATE_NULL);
+  check_loop_ends_done (&ends);
+  gst_object_unref (src);
 }
 
 GST_END_TEST;
@@ -344,6 +318,7 @@ tpsslifecycle_suite (void)
   tcase_add_test (tc, test_eos_fails_named_link_to_silent_member);
   tcase_add_test (tc, test_sets_racing_start_last_wins);
   tcase_add_test (tc, test_loop_owner_outlives_its_element);
+  tcase_add_test (tc, test_loop_turns_final_at_stop);
   return s;
 }
 
