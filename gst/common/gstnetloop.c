@@ -29,6 +29,8 @@ struct _GstNetLoop
   gsize spins;                  /* atomic: turns held back SPIN_HOLD */
   gsize turns;                  /* atomic: turns run */
   GstObject *owner;             /* named in the spin warning; not owned */
+  GstNetLoopCounts *counts;     /* the element's, taken at stop under */
+  GMutex *counts_lock;          /* this lock */
   /* loop thread only */
   gint64 deadline;              /* the work's next run, ns; G_MAXINT64: none */
   gint64 hold_until;            /* ns: a spinning work waits until then */
@@ -192,6 +194,15 @@ gst_net_loop_stop (GstNetLoop * loop)
   g_main_context_wakeup (loop->context);
   g_thread_join (loop->thread);
   loop->thread = NULL;
+  if (loop->counts) {
+    g_mutex_lock (loop->counts_lock);
+    gst_net_loop_counts_take (loop->counts, loop);
+    g_mutex_unlock (loop->counts_lock);
+  }
+  GST_INFO_OBJECT (loop->owner, "%s: ended after %" G_GUINT64_FORMAT
+      " turns, %" G_GUINT64_FORMAT " held back", loop->owner ?
+      GST_OBJECT_NAME (loop->owner) : loop->name,
+      gst_net_loop_get_turns (loop), gst_net_loop_get_spins (loop));
 }
 
 void
@@ -240,6 +251,15 @@ gst_net_loop_counts_take (GstNetLoopCounts * counts, GstNetLoop * loop)
 {
   counts->spins = gst_net_loop_get_spins (loop);
   counts->turns = gst_net_loop_get_turns (loop);
+}
+
+void
+gst_net_loop_keep_counts (GstNetLoop * loop, GstNetLoopCounts * counts,
+    GMutex * lock)
+{
+  g_return_if_fail (loop->thread == NULL);
+  loop->counts = counts;
+  loop->counts_lock = lock;
 }
 
 void

@@ -27,7 +27,8 @@ GstNetLoop *gst_net_loop_new (const gchar * name, GstNetLoopWorkFunc work,
 void gst_net_loop_start (GstNetLoop * loop);
 /* Ends the thread and waits for it; the work function and the watches do
  * not run after this returns. Idempotent. Call holding no lock the
- * callbacks take. */
+ * callbacks take. Logs (INFO, category netloop, on the owner) the turns
+ * and spins it ended with. */
 void gst_net_loop_stop (GstNetLoop * loop);
 /* Frees the loop and the watches still attached (stopped first). */
 void gst_net_loop_free (GstNetLoop * loop);
@@ -54,8 +55,9 @@ guint64 gst_net_loop_get_turns (GstNetLoop * loop);
   "(turns)"
 
 /* The loop's counts as an element shows them in its `stats`: its work
- * takes them holding the lock its stats getter takes, so they need no
- * loop to read and keep their last values after stop frees the loop. */
+ * takes them holding the lock its stats getter takes, and the stop once
+ * more (gst_net_loop_keep_counts), so they need no loop to read and keep
+ * their final values after stop frees the loop. */
 typedef struct
 {
   guint64 spins;
@@ -66,6 +68,11 @@ typedef struct
 void gst_net_loop_counts_clear (GstNetLoopCounts * counts);
 /* In the work, with the element's lock. */
 void gst_net_loop_counts_take (GstNetLoopCounts * counts, GstNetLoop * loop);
+/* Before start: gst_net_loop_stop takes @counts once more, holding @lock
+ * (the lock the work takes them with), after the thread ended, so that
+ * they keep every turn, also those after the work's last take. */
+void gst_net_loop_keep_counts (GstNetLoop * loop, GstNetLoopCounts * counts,
+    GMutex * lock);
 /* Sets `loop-spins` and `loop-turns` (GST_NET_LOOP_STATS_DOC) in @s. */
 void gst_net_loop_counts_add_stats (const GstNetLoopCounts * counts,
     GstStructure * s);

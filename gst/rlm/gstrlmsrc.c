@@ -506,6 +506,7 @@ gst_rlm_src_start (GstBaseSrc * bsrc)
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("rlmsrc", src_work, self);
   gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
+  gst_net_loop_keep_counts (self->loop, &self->loop_counts, &self->wait.lock);
   for (guint i = 0; i < self->n_layers; i++)
     if (self->udp[i])
       gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp[i]),

@@ -539,6 +539,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   self->armed = G_MININT64;    /* the loop works at once after its start */
   self->loop = gst_net_loop_new ("rmtpsrc", src_work, self);
   gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
+  gst_net_loop_keep_counts (self->loop, &self->loop_counts, &self->wait.lock);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->group_udp),
       on_datagram, self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp),

@@ -885,6 +885,7 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   self->running = TRUE;
   self->loop = gst_net_loop_new ("tpbasink", sink_work, self);
   gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
+  gst_net_loop_keep_counts (self->loop, &self->loop_counts, &self->lock);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->rtcp), on_rtcp,
       self);
   gst_net_loop_start (self->loop);

@@ -714,6 +714,7 @@ gst_tpba_src_start (GstBaseSrc * bsrc)
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("tpbasrc", src_work, self);
   gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
+  gst_net_loop_keep_counts (self->loop, &self->loop_counts, &self->wait.lock);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp), on_udp,
       self);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->rtcp), on_rtcp,

@@ -911,6 +911,7 @@ gst_tpss_session_start (GstTpssSession * s, GstElement * element,
     g_mutex_unlock (&s->apply_lock);
     s->loop_owner = gst_object_ref (element);
     gst_net_loop_set_owner (loop, GST_OBJECT (element));
+    gst_net_loop_keep_counts (loop, &s->loop_counts, &s->lock);
     gst_net_loop_attach (loop, transport, on_datagram, s);
     gst_net_loop_start (loop);
     GST_INFO ("session %s: member %u on port %u%s", s->name, s->id,

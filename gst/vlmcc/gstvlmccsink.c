@@ -358,6 +358,7 @@ gst_vlmcc_sink_start (GstBaseSink * bsink)
   gst_net_stats_start (&self->stats, stats_interval, gst_net_now ());
   self->loop = gst_net_loop_new ("vlmccsink", sink_work, self);
   gst_net_loop_set_owner (self->loop, GST_OBJECT (self));
+  gst_net_loop_keep_counts (self->loop, &self->loop_counts, &self->wait.lock);
   gst_net_loop_attach (self->loop, GST_NET_TRANSPORT (self->udp), on_feedback,
       self);
   gst_net_loop_start (self->loop);

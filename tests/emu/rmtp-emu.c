@@ -8,11 +8,12 @@
  *
  * Usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] [--rate=BIT/S]
  *   [--seed=S] [--group=ADDR] [--port=PORT] [--timeout=SECONDS]
- *   [--stall=AT:SECONDS] [--sim] [--sim-only]
+ *   [--stall=AT:SECONDS] [--sink=PROPS] [--sim] [--sim-only]
  * Prints one table row (docs/protocols/rmtp.md, Emulator); --sim adds the
  * simulator's row at the same N, loss, size and rate, --sim-only prints
  * just that row. --stall stops the cores (not the sink) for SECONDS from
- * AT s after the start, as a loaded machine does. Exits 0 only if every
+ * AT s after the start, as a loaded machine does. --sink sets more
+ * rmtpsink properties ("delta=500000 recv-buffer-size=212992"). Exits 0 only if every
  * core verified the data set, the server counts every member complete
  * and it dropped no response.
  *
@@ -50,6 +51,7 @@ typedef struct
   guint64 rate;
   guint64 seed;
   const gchar *group;
+  const gchar *sink_props;      /* more rmtpsink properties, or "" */
   guint port;
   guint timeout_s;
   gdouble stall_at, stall_s;    /* the cores' loop stops then, this long */
@@ -362,8 +364,8 @@ emu_sink_pipeline (Emu * emu, const gchar * path)
   GError *err = NULL;
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! rmtpsink "
       "name=sink stats-interval=0 uri=\"rmtp://%s:%u?receivers=%u&rate=%"
-      G_GUINT64_FORMAT "&rate-control=false\"", path, emu->opt.group,
-      emu->opt.port, emu->opt.n, emu->opt.rate);
+      G_GUINT64_FORMAT "&rate-control=false\" %s", path, emu->opt.group,
+      emu->opt.port, emu->opt.n, emu->opt.rate, emu->opt.sink_props);
   GstElement *p = gst_parse_launch (desc, &err);
 
   /* without the plugin the parser returns what it could build and an
@@ -684,6 +686,7 @@ parse_options (int argc, char **argv, EmuOptions * o)
   o->rate = 1000000;
   o->seed = 1;
   o->group = "239.2.2.2";
+  o->sink_props = "";
   o->port = 6000;
   o->timeout_s = 600;
   for (int i = 1; i < argc; i++) {
@@ -709,6 +712,8 @@ parse_options (int argc, char **argv, EmuOptions * o)
       o->group = v + 1;
     else if (g_str_has_prefix (a, "--port="))
       o->port = (guint) atoi (v + 1);
+    else if (g_str_has_prefix (a, "--sink="))
+      o->sink_props = v + 1;
     else if (g_str_has_prefix (a, "--timeout="))
       o->timeout_s = (guint) atoi (v + 1);
     else if (g_str_has_prefix (a, "--stall=")) {
@@ -774,7 +779,8 @@ main (int argc, char **argv)
   if (!parse_options (argc, argv, &emu.opt)) {
     g_printerr ("usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] "
         "[--rate=BIT/S] [--seed=S] [--group=ADDR] [--port=PORT] "
-        "[--timeout=SECONDS] [--stall=AT:SECONDS] [--sim] [--sim-only]\n");
+        "[--timeout=SECONDS] [--stall=AT:SECONDS] [--sink=PROPS] [--sim] "
+        "[--sim-only]\n");
     return 2;
   }
   if (!emu_raise_file_limit (emu.opt.n)) {

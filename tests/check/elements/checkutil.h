@@ -225,4 +225,69 @@ check_inspect_docs (const gchar * factory_name)
   gst_object_unref (e);
 }
 
+/* What the netloop category logged when a loop ended (gst_net_loop_stop):
+ * the object it named, read there, and the turns it ran. */
+typedef struct
+{
+  GMutex lock;
+  guint ends;
+  gchar *owner_name;
+  guint64 turns;
+} CheckLoopEnds;
+
+static inline void
+check_log_loop_end (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  CheckLoopEnds *ends = data;
+  const gchar *text = gst_debug_message_get (message);
+  const gchar *after;
+
+  if (strcmp (gst_debug_category_get_name (category), "netloop") != 0 ||
+      !(after = strstr (text, ": ended after ")))
+    return;
+  g_mutex_lock (&ends->lock);
+  ends->ends++;
+  g_free (ends->owner_name);
+  /* a freed owner is a use after free here (the ASan build reports it) */
+  ends->owner_name = object ? g_strdup (GST_OBJECT_NAME (object)) : NULL;
+  ends->turns = g_ascii_strtoull (after + strlen (": ended after "), NULL,
+      10);
+  g_mutex_unlock (&ends->lock);
+}
+
+static inline void
+check_loop_ends_begin (CheckLoopEnds * ends)
+{
+  g_mutex_init (&ends->lock);
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("netloop", GST_LEVEL_INFO);
+  gst_debug_add_log_function (check_log_loop_end, ends, NULL);
+}
+
+static inline void
+check_loop_ends_done (CheckLoopEnds * ends)
+{
+  gst_debug_remove_log_function (check_log_loop_end);
+  gst_debug_unset_threshold_for_name ("netloop");
+  g_free (ends->owner_name);
+  g_mutex_clear (&ends->lock);
+}
+
+/* After the stop of @e's loop (logged in @ends): its stats' loop-turns
+ * are the turns the loop itself ran to the end. */
+static inline void
+check_loop_turns_final (GstElement * e, CheckLoopEnds * ends)
+{
+  guint64 shown = check_stat_u64 (e, "loop-turns");
+
+  g_mutex_lock (&ends->lock);
+  fail_unless_equals_int (ends->ends, 1);
+  fail_unless (shown == ends->turns, "%s: loop-turns %" G_GUINT64_FORMAT
+      " after the stop, the loop ran %" G_GUINT64_FORMAT, GST_ELEMENT_NAME (e),
+      shown, ends->turns);
+  g_mutex_unlock (&ends->lock);
+}
+
 #endif

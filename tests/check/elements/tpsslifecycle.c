@@ -6,7 +6,10 @@
  *   name to a member that never sent gets gst-launch's warning;
  * - `members` and `priorities` set while the element starts: whatever the
  *   interleaving with the start's re-apply, the last value set is the one
- *   the session runs with. */
+ *   the session runs with;
+ * - the tpsssink that started a session stays alive, named by its loop,
+ *   while a tpsssrc runs the session on after the sink went;
+ * - after the last stop the stats count every turn the loop ran. */
 #include <gst/check/gstcheck.h>
 #include "checkutil.h"
 
@@ -218,6 +221,91 @@ GST_START_TEST (test_sets_racing_start_last_wins)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* The loop's owner */
+
+static void
+mark_finalized (gpointer data, GObject * where_the_object_was)
+{
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+/* The tpsssink that started a session owns its loop (named in the loop's
+ * warnings and in its end): set to NULL and unreffed while a tpsssrc of
+ * the same member keeps the session, it lives on until the last stop
+ * ends the loop, which still names it, and goes then. */
+GST_START_TEST (test_loop_owner_outlives_its_element)
+{
+  guint port = free_udp_port ();
+  gchar *props = g_strdup_printf ("port=%u member-id=1", port);
+  GstElement *sink = check_make_element ("tpsssink", props);
+  GstElement *src = check_make_element ("tpsssrc", props);
+  CheckLoopEnds ends = { 0, };
+  gint finalized = 0;
+  guint64 turns;
+
+  gst_object_set_name (GST_OBJECT (sink), "owner");
+  gst_object_ref_sink (sink);
+  gst_object_ref_sink (src);
+  g_object_weak_ref (G_OBJECT (sink), mark_finalized, &finalized);
+  check_loop_ends_begin (&ends);
+
+  fail_if (gst_element_set_state (sink, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (src, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (check_stat_u64_wait (src, "loop-turns", 1, 5) > 0);
+
+  fail_unless_equals_int (gst_element_set_state (sink, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (sink);
+  fail_if (g_atomic_int_get (&finalized), "the sink went while the loop it "
+      "owns ran on");
+
+  /* the loop turns on for the src */
+  turns = check_stat_u64 (src, "loop-turns");
+  fail_unless (check_stat_u64_wait (src, "loop-turns", turns + 2, 10) >=
+      turns + 2, "the loop stopped at %" G_GUINT64_FORMAT " turns", turns);
+  fail_unless_equals_int (ends.ends, 0);
+
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  g_mutex_lock (&ends.lock);
+  fail_unless_equals_int (ends.ends, 1);
+  fail_unless_equals_string (ends.owner_name, "owner");
+  g_mutex_unlock (&ends.lock);
+  fail_unless (g_atomic_int_get (&finalized), "the last stop kept the sink");
+
+  check_loop_ends_done (&ends);
+  gst_object_unref (src);
+  g_free (props);
+}
+
+GST_END_TEST;
+
+/* The session's stats after its last stop count every turn its loop ran,
+ * also those after the work last took the counts. */
+GST_START_TEST (test_loop_turns_final_at_stop)
+{
+  GstElement *src = gst_element_factory_make ("tpsssrc", NULL);
+  CheckLoopEnds ends = { 0, };
+
+  g_object_set (src, "port", free_udp_port (), "member-id", 1, NULL);
+  gst_object_ref_sink (src);
+  check_loop_ends_begin (&ends);
+  fail_if (gst_element_set_state (src, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (check_stat_u64_wait (src, "loop-turns", 2, 5) >= 2);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  check_loop_turns_final (src, &ends);
+  gst_element_set_state (src, GST_STATE_NULL);
+  check_loop_ends_done (&ends);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsslifecycle_suite (void)
 {
@@ -229,6 +317,8 @@ tpsslifecycle_suite (void)
   tcase_add_test (tc, test_eos_before_any_pad_ends_pipeline);
   tcase_add_test (tc, test_eos_fails_named_link_to_silent_member);
   tcase_add_test (tc, test_sets_racing_start_last_wins);
+  tcase_add_test (tc, test_loop_owner_outlives_its_element);
+  tcase_add_test (tc, test_loop_turns_final_at_stop);
   return s;
 }
 

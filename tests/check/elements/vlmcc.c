@@ -1104,6 +1104,31 @@ GST_START_TEST (test_sink_stamps_as_sent)
 
 GST_END_TEST;
 
+/* A source's stats after its stop count every turn its loop ran, also
+ * those after the work last took the counts. */
+GST_START_TEST (test_loop_turns_final_at_stop)
+{
+  GstElement *src = check_make_element ("vlmccsrc", "address=239.255.91.12 "
+      "multicast-iface=lo");
+  CheckLoopEnds ends = { 0, };
+
+  g_object_set (src, "port", free_udp_port (), NULL);
+  gst_object_ref_sink (src);
+  check_loop_ends_begin (&ends);
+  fail_if (gst_element_set_state (src, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (check_stat_u64_wait (src, "loop-turns", 2, 5) >= 2);
+  /* a base source stops at PAUSED -> READY */
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  check_loop_turns_final (src, &ends);
+  gst_element_set_state (src, GST_STATE_NULL);
+  check_loop_ends_done (&ends);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
 static Suite *
 vlmcc_suite (void)
 {
@@ -1127,6 +1152,7 @@ vlmcc_suite (void)
   tcase_add_test (tc, test_src_below_floor_leaves);
   tcase_add_test (tc, test_srtp_pair);
   tcase_add_test (tc, test_srtp_key_mismatch);
+  tcase_add_test (tc, test_loop_turns_final_at_stop);
   return s;
 }
 
