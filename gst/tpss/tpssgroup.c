@@ -770,8 +770,26 @@ send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
   m->paced_bytes += len;
 }
 
+/* Drops the parity at the head of @m's queue that waited longer than
+ * fec_size_time (as long as a receiver with our settings holds a gap for
+ * it): it would repair nothing. */
+static void
+drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
+{
+  QueuedParity *q;
+
+  while ((q = g_queue_peek_head (&m->paced_parity)) &&
+      now - q->queued > g->cfg.fec_size_time) {
+    g_queue_pop_head (&m->paced_parity);
+    m->paced_parity_bytes -= g_bytes_get_size (q->data);
+    m->parity_dropped++;
+    queued_parity_free (q);
+  }
+}
+
 /* Parity toward @m: at once, or layered queued behind @m's media (dropped,
- * and counted, beyond max_queue_bytes). */
+ * and counted, beyond max_queue_bytes). What is queued spans at most
+ * fec_size_time, also while media keeps the pacer busy. */
 static void
 send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
 {
@@ -787,27 +805,12 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
     m->paced_dropped++;
     return;
   }
+  drop_stale_parity (g, m, now);
   q = g_new (QueuedParity, 1);
   q->data = g_bytes_ref (bytes);
   q->queued = now;
   g_queue_push_tail (&m->paced_parity, q);
   m->paced_parity_bytes += len;
-}
-
-/* Drops the parity at the head of @m's queue that waited longer than the
- * receiver holds a gap for it (fec_size_time): it would repair nothing. */
-static void
-drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
-{
-  QueuedParity *q;
-
-  while ((q = g_queue_peek_head (&m->paced_parity)) &&
-      now - q->queued > g->cfg.fec_size_time) {
-    g_queue_pop_head (&m->paced_parity);
-    m->paced_parity_bytes -= g_bytes_get_size (q->data);
-    m->parity_dropped++;
-    queued_parity_free (q);
-  }
 }
 
 /* The next packet @m's pacer sends: media first, parity only when no
