@@ -457,6 +457,7 @@ conf_stats_json_member (GString * json, const ConfStatsMember * member)
   g_string_append_printf (json, ",\"layers_sent\":%u", f->layers_sent);
   append_u64 (json, "packets_sent", f->packets_sent);
   append_u64 (json, "parity_sent", f->parity_sent);
+  append_u64 (json, "parity_dropped", f->parity_dropped);
   append_u64 (json, "key_flush_packets", f->key_flush_packets);
   append_u64 (json, "late_reports", f->late_reports);
   append_u64 (json, "queue_key_asks", f->queue_key_asks);

@@ -115,7 +115,8 @@ typedef struct
   gdouble media_bps, audio_media_bps;   /* RTP into its tile and voice */
   guint64 send_notified_bps, recv_notified_bps;
   guint layers_sent;
-  guint64 packets_sent, parity_sent, key_flush_packets, late_reports;
+  guint64 packets_sent, parity_sent, parity_dropped, key_flush_packets;
+  guint64 late_reports;
   guint64 queue_key_asks, age_dropped_frames, audio_recv_bps;
   gdouble video_hold_ms, audio_hold_ms; /* -1: not synced */
   guint64 audio_over_max_hold;

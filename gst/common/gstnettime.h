@@ -65,14 +65,27 @@ gst_net_wall_offset (void)
       NULL);
 }
 
+/* 70 years (17 leap days) between 1900 and 1970, ns */
+#define GST_NET_NTP_EPOCH_OFFSET (G_GINT64_CONSTANT (2208988800) * 1000000000)
+
+/* ns to add to the @monotonic clock's readings to get NTP time (ns since
+ * 1900), read as gst_net_wall_offset_with() does. */
+static inline gint64
+gst_net_ntp_offset_with (GstNetClockRead monotonic, GstNetClockRead wall,
+    gpointer user_data)
+{
+  return gst_net_wall_offset_with (monotonic, wall, user_data) +
+      GST_NET_NTP_EPOCH_OFFSET;
+}
+
 /* ns to add to gst_net_now () to get NTP time (ns since 1900), for RTCP
- * sender reports. */
+ * sender reports: a preemption between two plain reads would shift every
+ * report's NTP time, and the receivers' lip sync with it. */
 static inline gint64
 gst_net_ntp_offset (void)
 {
-  /* 70 years (17 leap days) between 1900 and 1970 */
-  return (g_get_real_time () - g_get_monotonic_time ()) * 1000 +
-      G_GINT64_CONSTANT (2208988800) * 1000000000;
+  return gst_net_ntp_offset_with (gst_net_read_monotonic, gst_net_read_wall,
+      NULL);
 }
 
 G_END_DECLS

@@ -75,14 +75,17 @@ G_BEGIN_DECLS
   "parity-sent: parity packets sent to it (packets); " \
   "key-parity-sent: of those, parity over key units (tpsssink's " \
   "key-unit-parity) (packets); " \
+  "parity-dropped: of parity-sent, layered, parity that never left: it " \
+  "waits behind the media toward it and is dropped after fec-size-time or " \
+  "with a key-unit flush (packets); " \
   "layers-sent: the prefix of temporal layers it gets, 0 = not layered " \
   "(count); " \
   "layer-left-out: media packets of layers above its prefix, not sent to " \
   "it (packets); " \
   "layer-queue-dropped: packets over the bound (max-queue-bytes) of " \
   "its queue, which paces what goes to it when layered (packets); " \
-  "layer-queue-time: how long what that queue holds now takes to leave " \
-  "at its rate, 0 = not layered (ns); " \
+  "layer-queue-time: how long the media that queue holds now takes to " \
+  "leave at its rate (its parity waits behind it), 0 = not layered (ns); " \
   "key-flush-packets: media and parity packets of its queue dropped " \
   "ahead of a key unit (tpsssink's key-unit-flush) (packets); " \
   "queue-key-asks: times its queue held more than tpsssink's " \

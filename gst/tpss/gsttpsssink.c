@@ -57,8 +57,9 @@
  * own: one XOR parity packet per that many of its packets, sent right
  * after them toward every member, so that a key frame lost in part on a
  * lossy link is repaired within the receiver's FEC wait instead of asked
- * for again. The parity leaves through the member's pacer and counts in
- * the stats (parity-sent, key-parity-sent).
+ * for again. The parity leaves through the member's pacer when no media
+ * waits (it fills the rate the media leaves) and counts in the stats
+ * (parity-sent, key-parity-sent, parity-dropped).
  *
  * With temporal layers each member's copy waits in a queue paced at the
  * member's rate. When a key unit comes while that queue holds more than

@@ -761,6 +761,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "packets-sent", G_TYPE_UINT64, m->send.packets_sent,
       "parity-sent", G_TYPE_UINT64, m->parity_sent,
       "key-parity-sent", G_TYPE_UINT64, m->key_parity_sent,
+      "parity-dropped", G_TYPE_UINT64, m->parity_dropped,
       "layers-sent", G_TYPE_UINT, m->layers_sent,
       "layer-left-out", G_TYPE_UINT64, m->layer_left_out,
       "layer-queue-dropped", G_TYPE_UINT64, m->layer_queue_dropped,

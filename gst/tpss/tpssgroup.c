@@ -39,8 +39,13 @@ typedef struct
   gboolean have_layers;         /* layers set up for the stream's layering */
   /* Layered: MQ leaves at the fastest destination's rate, so what goes to
    * this one (media and parity) leaves at its own send rate S. */
-  GQueue paced;                 /* GBytes */
+  GQueue paced;                 /* GBytes: media */
   guint64 paced_bytes;
+  /* Parity toward it waits apart and leaves only when no media waits: it
+   * fills what S leaves beside the media (section 2.3), never its place. */
+  GQueue paced_parity;          /* QueuedParity */
+  guint64 paced_parity_bytes;
+  guint64 parity_dropped;       /* waited over fec_size_time, or flushed */
   Pacer pacer;
   guint64 paced_dropped;
   gboolean wire_started;        /* a media packet left toward it */
@@ -105,6 +110,12 @@ struct _TpssGroup
 typedef struct
 {
   GBytes *data;
+  gint64 queued;                /* when */
+} QueuedParity;
+
+typedef struct
+{
+  GBytes *data;
   guint layer;
   gboolean key;                 /* starts a key unit, as key_unit asks */
   TpssKeyUnit key_unit;
@@ -137,9 +148,29 @@ tpss_group_config_init (TpssGroupConfig * cfg)
 }
 
 static void
+queued_parity_free (QueuedParity * q)
+{
+  g_bytes_unref (q->data);
+  g_free (q);
+}
+
+/* Drops the parity queued toward @m; returns how many packets. */
+static guint
+clear_paced_parity (Member * m)
+{
+  guint n = m->paced_parity.length;
+
+  g_queue_clear_full (&m->paced_parity, (GDestroyNotify) queued_parity_free);
+  m->paced_parity_bytes = 0;
+  m->parity_dropped += n;
+  return n;
+}
+
+static void
 member_free (Member * m)
 {
   g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
+  clear_paced_parity (m);
   if (m->enc)
     tpss_fec_encoder_free (m->enc);
   if (m->key_enc)
@@ -259,6 +290,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
   ms->id = m->id;
   ms->addr = m->addr;
   ms->parity_sent = m->parity_sent;
+  ms->parity_dropped = m->parity_dropped;
   ms->key_parity_sent = m->key_parity_sent;
   ms->parity_received = m->parity_received;
   ms->delivered = m->delivered;
@@ -291,6 +323,7 @@ member_get (TpssGroup * g, guint32 id, gboolean create)
     m->id = id;
     m->fec_seq = draw_random (g);
     g_queue_init (&m->paced);
+    g_queue_init (&m->paced_parity);
     pacer_init (&m->pacer, g->cfg.cfg.initial_rate, LAYER_PACER_BURST);
     m->queue_key_asked = -1;
     m->age_key_asked = -1;
@@ -737,6 +770,71 @@ send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
   m->paced_bytes += len;
 }
 
+/* Drops the parity at the head of @m's queue that waited longer than
+ * fec_size_time (as long as a receiver with our settings holds a gap for
+ * it): it would repair nothing. */
+static void
+drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
+{
+  QueuedParity *q;
+
+  while ((q = g_queue_peek_head (&m->paced_parity)) &&
+      now - q->queued > g->cfg.fec_size_time) {
+    g_queue_pop_head (&m->paced_parity);
+    m->paced_parity_bytes -= g_bytes_get_size (q->data);
+    m->parity_dropped++;
+    queued_parity_free (q);
+  }
+}
+
+/* Parity toward @m: at once, or layered queued behind @m's media (dropped,
+ * and counted, beyond max_queue_bytes). What is queued spans at most
+ * fec_size_time, also while media keeps the pacer busy. */
+static void
+send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
+{
+  gsize len = g_bytes_get_size (bytes);
+  QueuedParity *q;
+
+  if (!layered (g)) {
+    transmit (g, &m->addr, m->id, bytes);
+    return;
+  }
+  if (g->cfg.cfg.max_queue_bytes && m->paced_bytes + m->paced_parity_bytes +
+      len > g->cfg.cfg.max_queue_bytes) {
+    m->paced_dropped++;
+    return;
+  }
+  drop_stale_parity (g, m, now);
+  q = g_new (QueuedParity, 1);
+  q->data = g_bytes_ref (bytes);
+  q->queued = now;
+  g_queue_push_tail (&m->paced_parity, q);
+  m->paced_parity_bytes += len;
+}
+
+/* The next packet @m's pacer sends: media first, parity only when no
+ * media waits. Takes it from its queue; NULL: none. */
+static GBytes *
+next_paced (TpssGroup * g, Member * m, gint64 now)
+{
+  GBytes *b = g_queue_pop_head (&m->paced);
+  QueuedParity *q;
+
+  if (b) {
+    m->paced_bytes -= g_bytes_get_size (b);
+    return b;
+  }
+  drop_stale_parity (g, m, now);
+  q = g_queue_pop_head (&m->paced_parity);
+  if (!q)
+    return NULL;
+  b = q->data;
+  m->paced_parity_bytes -= g_bytes_get_size (b);
+  g_free (q);
+  return b;
+}
+
 /* Whether @b, queued toward a member, is one of our parity packets. */
 static gboolean
 is_parity (const TpssGroup * g, GBytes * b)
@@ -752,10 +850,8 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
 {
   GBytes *b;
 
-  while ((b = g_queue_peek_head (&m->paced)) &&
-      pacer_next_send_time (&m->pacer, now) <= now) {
-    g_queue_pop_head (&m->paced);
-    m->paced_bytes -= g_bytes_get_size (b);
+  while (pacer_next_send_time (&m->pacer, now) <= now &&
+      (b = next_paced (g, m, now))) {
     pacer_on_send (&m->pacer, g_bytes_get_size (b), now);
     if (!is_parity (g, b)) {
       m->wire_started = TRUE;
@@ -770,7 +866,7 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
  * of the parity stream (our FEC SSRC, @m's own sequence numbers); returns
  * how many left. */
 static guint
-send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc)
+send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
 {
   const guint8 *payload;
   gsize plen;
@@ -787,7 +883,7 @@ send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc)
     rtp_header_write (&h, NULL, 0, p, RTP_HEADER_SIZE);
     memcpy (p + RTP_HEADER_SIZE, payload, plen);
     bytes = g_bytes_new_take (p, plen + RTP_HEADER_SIZE);
-    send_to_member (g, m, bytes);
+    send_parity_to_member (g, m, bytes, now);
     g_bytes_unref (bytes);
     m->parity_sent++;
     n++;
@@ -796,17 +892,17 @@ send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc)
 }
 
 static void
-send_parity (TpssGroup * g, Member * m)
+send_parity (TpssGroup * g, Member * m, gint64 now)
 {
-  send_parity_of (g, m, m->enc);
+  send_parity_of (g, m, m->enc, now);
 }
 
 /* The key unit toward @m is complete: its parity leaves now. */
 static void
-close_key_unit (TpssGroup * g, Member * m)
+close_key_unit (TpssGroup * g, Member * m, gint64 now)
 {
   tpss_fec_encoder_flush (m->key_enc);
-  m->key_parity_sent += send_parity_of (g, m, m->key_enc);
+  m->key_parity_sent += send_parity_of (g, m, m->key_enc, now);
   m->key_open = FALSE;
 }
 
@@ -822,13 +918,13 @@ close_key_unit (TpssGroup * g, Member * m)
  * fec-size-time, 200 ms, is 4 packets at 180 kbit/s). */
 static void
 protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
-    guint key_parity)
+    guint key_parity, gint64 now)
 {
   guint32 ts = read32 (rtp + 4);
   TpssFecError err;
 
   if (m->key_open && (key_parity || ts != m->key_ts))
-    close_key_unit (g, m);
+    close_key_unit (g, m, now);
   if (key_parity) {
     key_parity = MIN (key_parity, TPSS_FEC_MAX_DISTANCE);
     if (!m->key_enc)
@@ -841,9 +937,9 @@ protect_key_unit (TpssGroup * g, Member * m, const guint8 * rtp, gsize len,
   if (!m->key_open)
     return;
   tpss_fec_encoder_add (m->key_enc, rtp, len, &err);
-  m->key_parity_sent += send_parity_of (g, m, m->key_enc);
+  m->key_parity_sent += send_parity_of (g, m, m->key_enc, now);
   if (rtp[1] & 0x80)
-    close_key_unit (g, m);
+    close_key_unit (g, m, now);
 }
 
 /* Whether the media packet @b queued toward @m stays when a new key unit
@@ -860,8 +956,7 @@ still_needed (const Member * m, GBytes * b, gboolean keep_key)
 
 /* The first packet queued toward @m that a receiver decoding from a new
  * key unit does not need: the first media packet after the last one still
- * needed. Parity queued before it covers only packets added before it, so
- * it stays. NULL: none. */
+ * needed (media only: parity waits in a queue of its own). NULL: none. */
 static GList *
 first_unneeded (const TpssGroup * g, const Member * m, gboolean keep_key)
 {
@@ -940,7 +1035,8 @@ flush_ahead_of_key_unit (TpssGroup * g, Member * m, guint32 key_ts,
     m->paced_bytes -= g_bytes_get_size (b);
     g_bytes_unref (b);
   }
-  m->key_flush_packets += packets;
+  /* the parity queued may cover packets whose numbers are now reused */
+  m->key_flush_packets += packets + clear_paced_parity (m);
   tpss_fec_encoder_discard (m->enc);
   if (m->key_enc)
     tpss_fec_encoder_discard (m->key_enc);
@@ -1152,8 +1248,8 @@ send_layered (TpssGroup * g, Member * m, GBytes * bytes, guint layer,
   own = g_bytes_new_take (p, len);
   send_to_member (g, m, own);
   tpss_fec_encoder_add (m->enc, p, len, &err);
-  send_parity (g, m);
-  protect_key_unit (g, m, p, len, key ? key->parity : 0);
+  send_parity (g, m, now);
+  protect_key_unit (g, m, p, len, key ? key->parity : 0, now);
   tpss_member_count_sent (g->core, m->id, len, now);
   g_bytes_unref (own);
   check_queue_bound (g, m, now);
@@ -1209,8 +1305,8 @@ send_media (TpssGroup * g, QueuedPacket * q, const TpssQos * qos, gint64 now)
     if (!g->cfg.group.len)
       transmit (g, &m->addr, m->id, bytes);
     tpss_fec_encoder_add (m->enc, data, len, &err);
-    send_parity (g, m);
-    protect_key_unit (g, m, data, len, key ? key->parity : 0);
+    send_parity (g, m, now);
+    protect_key_unit (g, m, data, len, key ? key->parity : 0, now);
   }
   g_bytes_unref (bytes);
 }
@@ -1296,7 +1392,7 @@ tpss_group_request_key_unit (TpssGroup * g, guint32 member)
 /* ------------------------------------------------------------------ */
 /* Receive path */
 
-static void take_core_events (TpssGroup * g);
+static void take_core_events (TpssGroup * g, gint64 now);
 
 static TpssFecDecoder *
 member_decoder (TpssGroup * g, Member * m)
@@ -1476,7 +1572,7 @@ handle_bye (TpssGroup * g, guint32 id, const TpssAddr * from, gint64 now)
   }
   keep_departed (g, m);
   tpss_member_remove_peer (g->core, id, now);
-  take_core_events (g);
+  take_core_events (g, now);
 }
 
 /* The SR @rep from @from: accepted as a BYE is (a member the core knows,
@@ -1750,13 +1846,13 @@ set_parity (TpssGroup * g, const TpssEvent * ev)
  * toward a member joining on a 1 Mbit/s link a median 22 parity packets a
  * second beside 39 of media, which filled its link and the pacers. */
 static void
-flush_parity (TpssGroup * g, const TpssEvent * ev)
+flush_parity (TpssGroup * g, const TpssEvent * ev, gint64 now)
 {
   Member *m = member_get (g, ev->member, FALSE);
 
   if (m && m->enc) {
     tpss_fec_encoder_flush_folded (m->enc);
-    send_parity (g, m);
+    send_parity (g, m, now);
   }
 }
 
@@ -1779,6 +1875,7 @@ member_left (TpssGroup * g, guint32 id)
     g_clear_pointer (&m->dec, tpss_fec_decoder_free);
     g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
     m->paced_bytes = 0;
+    clear_paced_parity (m);
     m->have_seq = FALSE;
     m->asked_key_unit = FALSE;
   }
@@ -1786,7 +1883,7 @@ member_left (TpssGroup * g, guint32 id)
 }
 
 static void
-take_core_event (TpssGroup * g, const TpssEvent * ev)
+take_core_event (TpssGroup * g, const TpssEvent * ev, gint64 now)
 {
   TpssGroupEvent *out;
 
@@ -1797,7 +1894,7 @@ take_core_event (TpssGroup * g, const TpssEvent * ev)
       set_parity (g, ev);
       break;
     case TPSS_EVENT_FEC_FLUSH:
-      flush_parity (g, ev);
+      flush_parity (g, ev, now);
       break;
     case TPSS_EVENT_DATA_RATE:
       /* Layered, TR is the fastest's rate: update_layer_rates tells the
@@ -1827,12 +1924,12 @@ take_core_event (TpssGroup * g, const TpssEvent * ev)
 
 /* What the protocol core asked for since the last call. */
 static void
-take_core_events (TpssGroup * g)
+take_core_events (TpssGroup * g, gint64 now)
 {
   TpssEvent ev;
 
   while (tpss_member_pop_event (g->core, &ev))
-    take_core_event (g, &ev);
+    take_core_event (g, &ev, now);
 }
 
 void
@@ -1863,7 +1960,7 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
 
   /* Events first: a PARITY event configures the encoder that protects the
    * packets sent below. */
-  take_core_events (g);
+  take_core_events (g, now);
   if (layered (g))
     update_layer_rates (g);
 
@@ -1897,7 +1994,8 @@ tpss_group_next_timeout (const TpssGroup * g)
     if (d >= 0 && (t < 0 || d < t))
       t = d;
     /* (what a pacer holds waits for its next_free, set when it sent) */
-    d = g_queue_is_empty (&m->paced) ? -1 : MAX (m->pacer.next_free, 0);
+    d = g_queue_is_empty (&m->paced) && g_queue_is_empty (&m->paced_parity) ?
+        -1 : MAX (m->pacer.next_free, 0);
     if (d >= 0 && (t < 0 || d < t))
       t = d;
   }

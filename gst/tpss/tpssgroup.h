@@ -170,6 +170,10 @@ typedef struct {
   TpssRecvStats recv;
   guint64 parity_sent, parity_received, delivered;
   guint64 key_parity_sent;      /* of parity_sent: over key units */
+  guint64 parity_dropped;       /* layered: of parity_sent, never left: it
+                                 * waits behind the media toward it and is
+                                 * dropped after fec_size_time (or with a
+                                 * key-unit flush) */
   guint layers_sent;            /* layered: the prefix it gets now */
   guint64 layer_passed, layer_left_out; /* layered: media packets */
   guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue

@@ -442,6 +442,29 @@ GST_START_TEST (test_wall_offset_preempted)
 
 GST_END_TEST;
 
+/* The NTP offset of RTCP sender reports is read the same way: the wall
+ * clock read first and the monotonic one after a preemption put the
+ * preemption into every report's NTP time (the receivers' lip sync). */
+GST_START_TEST (test_ntp_offset_preempted)
+{
+  /* preempted between the reads of the first two tries */
+  static const gint64 twice[] = { 5 * GST_MSECOND, 0, 3 * GST_MSECOND, 0 };
+  FakeClocks c = { 1000 * GST_SECOND, 5 * GST_MSECOND, twice,
+    G_N_ELEMENTS (twice), 0
+  };
+  gint64 err;
+
+  err = gst_net_ntp_offset_with (fake_monotonic, fake_wall, &c) -
+      c.offset - GST_NET_NTP_EPOCH_OFFSET;
+  fail_unless (ABS (err) <= 100, "off by %" G_GINT64_FORMAT " ns", err);
+  /* the real clocks: the NTP time is the wall clock's, from 1900 */
+  err = gst_net_ntp_offset () - gst_net_wall_offset () -
+      GST_NET_NTP_EPOCH_OFFSET;
+  fail_unless (ABS (err) <= 50 * 1000, "moved %" G_GINT64_FORMAT " ns", err);
+}
+
+GST_END_TEST;
+
 /* Datagrams queued before the loop runs are read several at a time: each
  * comes whole, in order, with its sender, and the datagrams of one sender
  * share one address object, also when two senders take turns. */
@@ -958,6 +981,7 @@ netruntime_suite (void)
   tcase_add_test (tc, test_udp_queued_datagrams);
   tcase_add_test (tc, test_udp_arrival_time);
   tcase_add_test (tc, test_wall_offset_preempted);
+  tcase_add_test (tc, test_ntp_offset_preempted);
   tcase_add_test (tc, test_udp_detach_in_callback);
   tcase_add_test (tc, test_loop_input_before_work);
   tcase_add_test (tc, test_udp_read_interval);
