@@ -400,7 +400,8 @@ src_work (gpointer data, gint64 now)
   g_mutex_lock (&self->wait.lock);
   gst_net_loop_counts_take (&self->loop_counts, self->loop);
   if (self->core && !self->left) {
-    vlmcc_receiver_advance (self->core, now);
+    /* the time a probe is stamped with: after the wait for the lock */
+    vlmcc_receiver_advance (self->core, gst_net_now ());
     take_events (self);
     send_feedback (self);
     deadline = vlmcc_receiver_next_deadline (self->core);

@@ -27,6 +27,8 @@ typedef struct {
   gint64 fb_last;               /* feedback stays in order */
   gint64 read_lag;              /* its loop reads each datagram this late */
   gint64 read_hold;             /* datagrams that came before: read then */
+  gint64 stamp_jitter;          /* data stamped late by up to this */
+  guint32 jitter_state;         /* the stamp jitter's generator */
   gboolean dead;
   guint64 got;
   GArray *events;               /* VlmccEvent */
@@ -101,6 +103,19 @@ rig_schedule_read (Rig * rig, gint64 arrival, gint64 read, EvType type,
   ev->path = path;
   ev->data = data;
   g_sequence_insert_sorted (rig->events, ev, ev_cmp, NULL);
+}
+
+/* The arrival stamp of a data packet that reached path @p's host at
+ * @arrival: late by half of stamp_jitter to all of it, pseudo-random
+ * (read_lag must cover it: a stamp is never after the read). */
+static gint64
+path_data_stamp (Path * p, gint64 arrival)
+{
+  if (!p->stamp_jitter)
+    return arrival;
+  p->jitter_state = p->jitter_state * 1664525u + 1013904223u;
+  return arrival + p->stamp_jitter / 2 +
+      (gint64) (p->jitter_state >> 8) % (p->stamp_jitter / 2);
 }
 
 /* When path @i's receiver reads a datagram that reached it at @arrival. */
@@ -233,8 +248,8 @@ rig_drain_sender (Rig * rig)
         p->drop--;
         continue;
       }
-      rig_schedule_read (rig, at, path_read_time (p, at), EV_DATA, i,
-          g_bytes_new (buf, len));
+      rig_schedule_read (rig, path_data_stamp (p, at), path_read_time (p,
+              at), EV_DATA, i, g_bytes_new (buf, len));
     }
     rig_top_up (rig);
   }
@@ -872,6 +887,55 @@ GST_START_TEST (test_challenger_base_own)
   fail_unless (ABS (sender_stats (&rig).base_rtt - 50 * MS) <= MS,
       "base %" G_GINT64_FORMAT " us", sender_stats (&rig).base_rtt / 1000);
   rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A follower 50 ms of RTT from the sender whose data is stamped 4 to 8 ms
+ * late (a loaded host's jitter; the START is stamped on time). Returns its
+ * base RTT after 3 s. */
+static gint64
+follower_jittered_base (gboolean start_anchor)
+{
+  VlmccConfig cfg;
+  Rig rig;
+  gint64 base;
+
+  vlmcc_config_init (&cfg);
+  cfg.start_anchor = start_anchor;
+  rig_init (&rig, &cfg);
+  rig_add_path (&rig, 25 * MS);
+  rig_add_path (&rig, 25 * MS);
+  rig.paths[1].stamp_jitter = 8 * MS;
+  rig.paths[1].read_lag = 8 * MS;
+  rig.paths[1].jitter_state = 1;
+  rig_run (&rig, 3 * S);
+  fail_unless_equals_int (receiver_stats (&rig, 1).role,
+      VLMCC_ROLE_FOLLOWER);
+  base = receiver_stats (&rig, 1).base_rtt;
+  rig_clear (&rig);
+  return base;
+}
+
+/* Equations (4) and (5) count the one-way delay from one data packet, so
+ * that packet's jitter is in every RTT the follower keeps: stamped nearly
+ * 8 ms late it takes the base to 46 ms, 8 ms under the least the samples
+ * can be (50 ms plus the 4 ms every stamp is late): a standing queue for
+ * its Vegas and the base it claims when it challenges. The START anchor
+ * counts from the START's own one-way delay instead, and that packet's
+ * jitter cancels. */
+GST_START_TEST (test_follower_jittered_anchor)
+{
+  gint64 paper = follower_jittered_base (FALSE);
+  gint64 anchored = follower_jittered_base (TRUE);
+
+  GST_INFO ("base %" G_GINT64_FORMAT " us from the data packet, %"
+      G_GINT64_FORMAT " us anchored on the START", paper / 1000,
+      anchored / 1000);
+  fail_unless (paper <= 52 * MS, "base %" G_GINT64_FORMAT " us",
+      paper / 1000);
+  fail_unless (ABS (anchored - 54 * MS) <= MS / 2, "base %" G_GINT64_FORMAT
+      " us", anchored / 1000);
 }
 
 GST_END_TEST;
@@ -2751,6 +2815,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_loop_lag_rtt);
   tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_challenger_base_own);
+  tcase_add_test (tc, test_follower_jittered_anchor);
   tcase_add_test (tc, test_vegas_plus_cubic_growth);
   tcase_add_test (tc, test_vegas_plus_cubic_reno_friendly);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
