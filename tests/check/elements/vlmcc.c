@@ -987,7 +987,7 @@ typedef struct
 {
   GMutex lock;
   GCond cond;
-  gboolean hold, holding;
+  gboolean hold, holding, release;
 } LoopHold;
 
 static GstBusSyncReply
@@ -997,12 +997,15 @@ hold_loop (GstBus * bus, GstMessage * m, gpointer user_data)
 
   g_mutex_lock (&lh->lock);
   if (lh->hold && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT) {
+    gint64 give_up = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+
     lh->hold = FALSE;
     lh->holding = TRUE;
     g_cond_broadcast (&lh->cond);
-    g_mutex_unlock (&lh->lock);
-    g_usleep (80 * 1000);
-    g_mutex_lock (&lh->lock);
+    /* held until the test lets go, however late it is scheduled */
+    while (!lh->release)
+      if (!g_cond_wait_until (&lh->cond, &lh->lock, give_up))
+        break;
     lh->holding = FALSE;
   }
   g_mutex_unlock (&lh->lock);
@@ -1083,13 +1086,20 @@ GST_START_TEST (test_sink_stamps_as_sent)
   pushed = gst_net_now ();
   fail_unless_equals_int (gst_harness_push (h, rtp_packet (1, 900)),
       GST_FLOW_OK);
+  g_usleep (80 * 1000);
+  g_mutex_lock (&lh.lock);
+  lh.release = TRUE;
+  g_cond_broadcast (&lh.cond);
+  g_mutex_unlock (&lh.lock);
   tstamp = read_tstamp (s, &read_at);
   late_us = (guint32) (read_at / 1000) - tstamp;
   GST_INFO ("read %" G_GINT64_FORMAT " us after the push, %u us after its "
       "stamp", (read_at - pushed) / 1000, late_us);
   fail_unless (read_at - pushed >= 50 * MS, "read %" G_GINT64_FORMAT
       " us after the push: the loop was not held", (read_at - pushed) / 1000);
-  fail_unless (late_us <= 10 * 1000, "read %u us after its stamp", late_us);
+  /* stamped at the push it would be 80 ms or more; the slack is for a
+   * loaded host's scheduling of the reader */
+  fail_unless (late_us <= 40 * 1000, "read %u us after its stamp", late_us);
 
   gst_element_set_bus (sink, NULL);
   gst_object_unref (sink);
