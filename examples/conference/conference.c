@@ -32,6 +32,7 @@
  */
 #include "conference.h"
 #include "confexit.h"
+#include "confleave.h"
 
 #include <gst/video/video.h>
 #include <stdlib.h>
@@ -508,8 +509,10 @@ quit_now (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Leave the call: our camera and every tile end, so the compositor and the
- * recording finish, then the bus's EOS quits. */
+/* Leave the call: the others' branches end, our sessions stop (their BYE
+ * goes now, whatever the recording waits on later), then our camera and
+ * microphone end, so the compositor and the recording finish and the bus's
+ * EOS quits. */
 static gboolean
 leave (gpointer data)
 {
@@ -524,8 +527,18 @@ leave (gpointer data)
   GST_INFO ("leaving at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("taking the last snapshot");
   write_snapshot (conf);
-  conf_exit_guard_step ("sending the EOS");
   GST_INFO ("last snapshot taken at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_exit_guard_step ("sending the EOS");
+  /* unlinks the branches from tpsssrc, which then stops without them */
+  conf_tiles_send_eos (conf);
+  if (conf->arx)
+    conf_audio_end_voices (conf);
+  /* before our camera's EOS: tpsssink's EOS waits up to 5 s for its queue
+   * to drain, and stopping it then would wait as long */
+  conf_exit_guard_step ("saying goodbye");
+  conf_leave_sessions (conf->pipeline);
+  GST_INFO ("BYE sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_exit_guard_step ("sending the EOS");
   /* The EOS goes in below the camera's own compositor: ending its sources
    * one by one would send a last picture or two without our colour. */
   nameplate = gst_bin_get_by_name (GST_BIN (conf->pipeline), "nameplate");
@@ -533,9 +546,8 @@ leave (gpointer data)
   gst_pad_send_event (sink, gst_event_new_eos ());
   gst_object_unref (sink);
   gst_object_unref (nameplate);
-  conf_tiles_send_eos (conf);
   if (conf->arx)
-    conf_audio_send_eos (conf);
+    conf_audio_end_sources (conf);
   GST_INFO ("EOS sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("waiting for the EOS");
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);

@@ -112,7 +112,8 @@ guint conf_tiles_frames (Conference * conf, guint member);
 /* confaudio.c: a decode branch per remote participant's audio into
  * audiomixer. */
 void conf_audio_init (Conference * conf);
-void conf_audio_send_eos (Conference * conf);
+void conf_audio_end_voices (Conference * conf);
+void conf_audio_end_sources (Conference * conf);
 guint conf_audio_count (Conference * conf);
 guint64 conf_audio_gaps (Conference * conf, guint member);
 void conf_audio_clear (Conference * conf);

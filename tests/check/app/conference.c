@@ -12,9 +12,12 @@
 
 #include "confcore.h"
 #include "confexit.h"
+#include "confleave.h"
 #include "confstale.h"
 #include <signal.h>
 #include <unistd.h>
+
+#include "../elements/checkutil.h"
 
 #define GOOD "--id=2", "--port=5002", \
   "--members=1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000"
@@ -578,6 +581,82 @@ GST_START_TEST (test_leave_bounded)
 
 GST_END_TEST;
 
+static void
+count_pad (GstElement * src, GstPad * pad, gint * pads)
+{
+  g_atomic_int_inc (pads);
+}
+
+/* Waits up to @timeout_ms for *@count to reach @want. */
+static gboolean
+wait_count (gint * count, gint want, guint timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + timeout_ms * (gint64) 1000;
+
+  while (g_atomic_int_get (count) < want && g_get_monotonic_time () < end)
+    g_usleep (10000);
+  return g_atomic_int_get (count) >= want;
+}
+
+/* Member 1 leaves while its recording's EOS is held (a sink that has not
+ * had it): conf_leave_sessions stops its sessions on their own, and
+ * member 2 sees it go by its BYE within 1 s (its member-timeout is 30 s),
+ * while member 1's pipeline still plays; once the recording's source ends,
+ * the pipeline's EOS comes without the stopped tpsssink's. */
+GST_START_TEST (test_leave_says_bye_first)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *d1 = g_strdup_printf ("audiotestsrc is-live=true ! rtpL16pay ! "
+      "tpsssink name=tx port=%u member-id=1 members=%s "
+      "tpsssrc name=rx port=%u member-id=1 members=%s "
+      "fakesrc name=rec is-live=true sizetype=fixed sizemax=16 ! fakesink",
+      p1, members, p1, members);
+  gchar *d2 = g_strdup_printf ("tpsssrc name=rx port=%u member-id=2 "
+      "members=%s member-timeout=30000000000 ! fakesink async=false", p2,
+      members);
+  GstElement *leaving = gst_parse_launch (d1, NULL);
+  GstElement *staying = gst_parse_launch (d2, NULL);
+  GstElement *rx = gst_bin_get_by_name (GST_BIN (staying), "rx");
+  GstElement *rec = gst_bin_get_by_name (GST_BIN (leaving), "rec");
+  GstBus *bus = gst_element_get_bus (leaving);
+  GstMessage *msg;
+  gint added = 0, removed = 0;
+  GstState state;
+
+  fail_unless (leaving && staying);
+  g_signal_connect (rx, "pad-added", G_CALLBACK (count_pad), &added);
+  g_signal_connect (rx, "pad-removed", G_CALLBACK (count_pad), &removed);
+  gst_element_set_state (staying, GST_STATE_PLAYING);
+  gst_element_set_state (leaving, GST_STATE_PLAYING);
+  fail_unless (wait_count (&added, 1, 5000), "member 1 never reached 2");
+
+  fail_unless_equals_int (conf_leave_sessions (leaving), 2);
+  fail_unless (wait_count (&removed, 1, 1000),
+      "member 2 did not see member 1's BYE within 1 s");
+  gst_element_get_state (leaving, &state, NULL, 0);
+  fail_unless_equals_int (state, GST_STATE_PLAYING);
+  fail_unless (gst_element_send_event (rec, gst_event_new_eos ()));
+  msg = gst_bus_timed_pop_filtered (bus, 2 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS &&
+      GST_MESSAGE_SRC (msg) == GST_OBJECT (leaving), "no EOS of the pipeline");
+  gst_message_unref (msg);
+
+  gst_element_set_state (leaving, GST_STATE_NULL);
+  gst_element_set_state (staying, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (rec);
+  gst_object_unref (rx);
+  gst_object_unref (leaving);
+  gst_object_unref (staying);
+  g_free (d1);
+  g_free (d2);
+  g_free (members);
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -595,6 +674,7 @@ conference_suite (void)
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
+  tcase_add_test (tc, test_leave_says_bye_first);
   suite_add_tcase (s, leave);
   tcase_set_timeout (leave, 5);
   tcase_add_exit_test (leave, test_leave_bounded, CONF_EXIT_STUCK);
