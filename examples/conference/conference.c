@@ -433,39 +433,20 @@ build_pipeline (Conference * conf)
   return TRUE;
 }
 
-/* The mixed picture of now as PNG, written atomically (readers never see a
- * half-written file). */
+/* The mixed picture of now, saved as PNG off the main loop (confsnap.h);
+ * the @last one (as we leave) is never left out. */
 static void
-write_snapshot (Conference * conf)
+write_snapshot (Conference * conf, gboolean last)
 {
-  GstSample *sample = NULL, *png;
-  GstCaps *caps;
-  GError *err = NULL;
-  GstMapInfo map;
+  GstSample *sample = NULL;
   gchar *path;
 
   g_object_get (conf->snap, "last-sample", &sample, NULL);
   if (!sample)
     return;
-  caps = gst_caps_new_empty_simple ("image/png");
-  png = gst_video_convert_sample (sample, caps, GST_SECOND, &err);
-  gst_caps_unref (caps);
-  gst_sample_unref (sample);
-  if (!png) {
-    g_printerr ("conference: snapshot failed: %s\n",
-        err ? err->message : "?");
-    g_clear_error (&err);
-    return;
-  }
   path = g_strdup_printf ("%s/participant-%u.png", conf->opt.out_dir,
       conf->opt.id);
-  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
-  if (!g_file_set_contents (path, (const gchar *) map.data, map.size, &err)) {
-    g_printerr ("conference: %s\n", err->message);
-    g_clear_error (&err);
-  }
-  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
-  gst_sample_unref (png);
+  conf_snapshot_save (&conf->snapshots, sample, path, last);
   g_free (path);
 }
 
@@ -525,9 +506,7 @@ leave (gpointer data)
   conf->stopping = TRUE;
   conf_exit_guard_arm ();
   GST_INFO ("leaving at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
-  conf_exit_guard_step ("taking the last snapshot");
-  write_snapshot (conf);
-  GST_INFO ("last snapshot taken at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  write_snapshot (conf, TRUE);
   conf_exit_guard_step ("sending the EOS");
   /* unlinks the branches from tpsssrc, which then stops without them */
   conf_tiles_send_eos (conf);
@@ -564,7 +543,7 @@ every_second (gpointer data)
     return G_SOURCE_REMOVE;
   conf_stats_print (conf);
   if (elapsed > 0 && elapsed % conf->opt.snapshot_interval == 0)
-    write_snapshot (conf);
+    write_snapshot (conf, FALSE);
   if (conf->opt.duration && elapsed >= conf->opt.duration)
     leave (conf);
   return G_SOURCE_CONTINUE;
@@ -614,6 +593,12 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
 static void
 conference_clear (Conference * conf)
 {
+  conf_exit_guard_step ("writing the last snapshot");
+  conf_snapshots_finish (&conf->snapshots);
+  if (conf->snapshots.skipped)
+    g_printerr ("conference: %u snapshots left out (the one before was still "
+        "being saved)\n", conf->snapshots.skipped);
+  GST_INFO ("last snapshot written at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   if (conf->pipeline) {
     conf_exit_guard_step ("stopping the pipeline");
     gst_element_set_state (conf->pipeline, GST_STATE_NULL);
@@ -698,6 +683,7 @@ main (int argc, char **argv)
 
   limit_malloc_arenas ();
   g_mutex_init (&conf.lock);
+  conf_snapshots_init (&conf.snapshots, gst_video_convert_sample);
   GST_DEBUG_CATEGORY_INIT (conference_debug, "conference", 0,
       "conferencing application");
   if (!parse_options (argc, argv, &conf.opt) || !build_pipeline (&conf))

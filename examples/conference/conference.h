@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "confcore.h"
+#include "confsnap.h"
 #include "confstale.h"
 
 G_BEGIN_DECLS
@@ -64,6 +65,7 @@ struct _Conference
   GstElement *tx, *rx;          /* tpsssink, tpsssrc */
   GstElement *arx, *amix;       /* audio: tpsssrc, audiomixer */
   GstElement *snap;             /* fakesink with the last mixed picture */
+  ConfSnapshots snapshots;      /* its PNGs, written off the main loop */
   GstPad *self_pad;             /* compositor pad of our own camera */
   ConfIce *ice;                 /* with --ice, else NULL */
   ConfIce *audio_ice;           /* with --ice and audio */

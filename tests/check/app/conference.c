@@ -7,12 +7,14 @@
 #ifdef HAVE_JSON_GLIB
 #include <json-glib/json-glib.h>
 #endif
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
 #include "confcore.h"
 #include "confexit.h"
 #include "confleave.h"
+#include "confsnap.h"
 #include "confstale.h"
 #include <signal.h>
 #include <unistd.h>
@@ -657,6 +659,95 @@ GST_START_TEST (test_leave_says_bye_first)
 
 GST_END_TEST;
 
+#define SLOW_CONVERT_MS 600
+
+/* A converter as slow as gst_video_convert_sample was seen under load. */
+static GstSample *
+slow_convert (GstSample * sample, const GstCaps * to, GstClockTime timeout,
+    GError ** error)
+{
+  GstBuffer *png = gst_buffer_new_memdup ("PNG!", 4);
+  GstSample *out = gst_sample_new (png, (GstCaps *) to, NULL, NULL);
+
+  g_usleep (SLOW_CONVERT_MS * 1000);
+  gst_buffer_unref (png);
+  return out;
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  ConfSnapshots snapshots;
+  gchar *path;
+  gint ticks;
+  gint64 save_took_us;
+} SnapshotLoop;
+
+static gboolean
+tick (gpointer data)
+{
+  ((SnapshotLoop *) data)->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+save_now (gpointer data)
+{
+  SnapshotLoop *l = data;
+  GstBuffer *frame = gst_buffer_new_allocate (NULL, 16, NULL);
+  GstSample *sample = gst_sample_new (frame, NULL, NULL, NULL);
+  gint64 t0 = g_get_monotonic_time ();
+
+  conf_snapshot_save (&l->snapshots, sample, l->path, TRUE);
+  l->save_took_us = g_get_monotonic_time () - t0;
+  gst_buffer_unref (frame);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* A snapshot whose conversion takes 600 ms does not hold the main loop:
+ * the save returns at once, a 20 ms timer keeps firing while it converts,
+ * and the PNG is written by the time the saves are finished. */
+GST_START_TEST (test_snapshot_off_main_loop)
+{
+  SnapshotLoop l = { g_main_loop_new (NULL, FALSE) };
+  gchar *dir = g_dir_make_tmp ("confsnap-XXXXXX", NULL);
+  gchar *written = NULL;
+  gsize len = 0;
+  guint timer;
+
+  l.path = g_build_filename (dir, "participant-1.png", NULL);
+  conf_snapshots_init (&l.snapshots, slow_convert);
+  timer = g_timeout_add (20, tick, &l);
+  g_idle_add (save_now, &l);
+  g_timeout_add (SLOW_CONVERT_MS / 2, quit_loop, l.loop);
+  g_main_loop_run (l.loop);
+  g_source_remove (timer);
+
+  fail_unless (l.save_took_us < 100 * 1000, "the save held the loop %"
+      G_GINT64_FORMAT " ms", l.save_took_us / 1000);
+  fail_unless (l.ticks >= 5, "the timer fired %d times in %d ms", l.ticks,
+      SLOW_CONVERT_MS / 2);
+  conf_snapshots_finish (&l.snapshots);
+  fail_unless (g_file_get_contents (l.path, &written, &len, NULL));
+  fail_unless (len == 4 && memcmp (written, "PNG!", 4) == 0);
+
+  g_unlink (l.path);
+  g_rmdir (dir);
+  g_free (written);
+  g_free (l.path);
+  g_free (dir);
+  g_main_loop_unref (l.loop);
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -675,6 +766,7 @@ conference_suite (void)
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
   tcase_add_test (tc, test_leave_says_bye_first);
+  tcase_add_test (tc, test_snapshot_off_main_loop);
   suite_add_tcase (s, leave);
   tcase_set_timeout (leave, 5);
   tcase_add_exit_test (leave, test_leave_bounded, CONF_EXIT_STUCK);
