@@ -598,7 +598,8 @@ conference_clear (Conference * conf)
   if (conf->snapshots.skipped)
     g_printerr ("conference: %u snapshots left out (the one before was still "
         "being saved)\n", conf->snapshots.skipped);
-  GST_INFO ("last snapshot written at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  GST_INFO ("last snapshot written at %" G_GINT64_FORMAT " ms",
+      CONF_MONO_MS ());
   if (conf->pipeline) {
     conf_exit_guard_step ("stopping the pipeline");
     gst_element_set_state (conf->pipeline, GST_STATE_NULL);
