@@ -490,8 +490,8 @@ quit_now (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Leave the call: the others' branches end, our sessions stop (their BYE
- * goes now, whatever the recording waits on later), then our camera and
+/* Leave the call: our sessions stop (their BYE goes now, whatever the
+ * recording waits on later), then the others' branches, our camera and
  * microphone end, so the compositor and the recording finish and the bus's
  * EOS quits. */
 static gboolean
@@ -507,17 +507,16 @@ leave (gpointer data)
   conf_exit_guard_arm ();
   GST_INFO ("leaving at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   write_snapshot (conf, TRUE);
-  conf_exit_guard_step ("sending the EOS");
-  /* unlinks the branches from tpsssrc, which then stops without them */
-  conf_tiles_send_eos (conf);
-  if (conf->arx)
-    conf_audio_end_voices (conf);
-  /* before our camera's EOS: tpsssink's EOS waits up to 5 s for its queue
-   * to drain, and stopping it then would wait as long */
+  /* first: the BYE goes whatever the EOS below waits on, and before our
+   * camera's EOS reaches tpsssink, whose EOS waits up to 5 s for its queue
+   * to drain (stopping it then would wait as long) */
   conf_exit_guard_step ("saying goodbye");
   conf_leave_sessions (conf->pipeline);
   GST_INFO ("BYE sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("sending the EOS");
+  conf_tiles_send_eos (conf);
+  if (conf->arx)
+    conf_audio_end_voices (conf);
   /* The EOS goes in below the camera's own compositor: ending its sources
    * one by one would send a last picture or two without our colour. */
   nameplate = gst_bin_get_by_name (GST_BIN (conf->pipeline), "nameplate");

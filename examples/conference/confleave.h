@@ -12,9 +12,9 @@ G_BEGIN_DECLS
 
 /* Stops the session elements of @pipeline (tpsssink / tpsssrc named tx,
  * rx, atx, arx, those that exist) out of the pipeline's own state changes,
- * so each session's last stop sends its BYE now. The tpsssrc pads should
- * be unlinked (their branches ended) first. A stopped sink counts as
- * ended for the pipeline's EOS. Returns how many stopped. */
+ * so each session's last stop sends its BYE now; tpsssrc removes its pads
+ * as it stops (their branches end by the EOS sent them). A stopped sink
+ * counts as ended for the pipeline's EOS. Returns how many stopped. */
 guint conf_leave_sessions (GstElement * pipeline);
 
 G_END_DECLS
