@@ -386,6 +386,26 @@ trace_encoder (Conference * conf)
   gst_object_unref (tx);
 }
 
+/* From the moment the leave began the snapshot keeps the picture of that
+ * moment: the others leave at about the same time, and their BYEs (sent at
+ * once, confleave.c) would otherwise take their tiles out of our last
+ * snapshot before our own leave runs. */
+static GstPadProbeReturn
+hold_snapshot_at_leave (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return conf_exit_guard_leaving ()? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+}
+
+static void
+hold_snapshot_from_leave (GstElement * snap)
+{
+  GstPad *pad = gst_element_get_static_pad (snap, "sink");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hold_snapshot_at_leave,
+      NULL, NULL);
+  gst_object_unref (pad);
+}
+
 static gboolean
 build_pipeline (Conference * conf)
 {
@@ -410,6 +430,7 @@ build_pipeline (Conference * conf)
   conf->tx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "tx");
   conf->rx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "rx");
   conf->snap = gst_bin_get_by_name (GST_BIN (conf->pipeline), "snap");
+  hold_snapshot_from_leave (conf->snap);
   conf->arx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "arx");
   conf->amix = gst_bin_get_by_name (GST_BIN (conf->pipeline), "amix");
   set_group_key (conf);
