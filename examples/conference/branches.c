@@ -188,7 +188,10 @@ on_pad_removed (GstElement * src, GstPad * pad, gpointer data)
   ConfBranch *b;
   guint member;
 
-  if (!member_of_pad (pad, &member))
+  /* as we leave, every branch ends by its EOS and stays until the exit:
+   * taking one down then released a mixer pad under the drain, and the
+   * mixer was seen never to end (docs/conference.md, "Leaving") */
+  if (!member_of_pad (pad, &member) || bs->conf->stopping)
     return;
   g_mutex_lock (&bs->conf->lock);
   b = g_hash_table_lookup (bs->table, GUINT_TO_POINTER (member));

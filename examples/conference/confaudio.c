@@ -140,10 +140,17 @@ conf_audio_init (Conference * conf)
   conf_branches_init (&conf->voices, conf, conf->arx, voice_build, NULL);
 }
 
-/* At the end: every voice, our microphone and the mixer's silence end, so
- * the mix and the recording finish. */
+/* At the end: every voice ends, so the mix can finish. */
 void
-conf_audio_send_eos (Conference * conf)
+conf_audio_end_voices (Conference * conf)
+{
+  conf_branches_send_eos (&conf->voices);
+}
+
+/* At the end, after the voices: our microphone and the mixer's silence
+ * end, so the mix and the recording finish. */
+void
+conf_audio_end_sources (Conference * conf)
 {
   const gchar *sources[] = { "mic", "silence" };
 
@@ -155,7 +162,6 @@ conf_audio_send_eos (Conference * conf)
       gst_object_unref (e);
     }
   }
-  conf_branches_send_eos (&conf->voices);
 }
 
 guint

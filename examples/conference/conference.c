@@ -32,6 +32,7 @@
  */
 #include "conference.h"
 #include "confexit.h"
+#include "confleave.h"
 
 #include <gst/video/video.h>
 #include <stdlib.h>
@@ -385,6 +386,26 @@ trace_encoder (Conference * conf)
   gst_object_unref (tx);
 }
 
+/* From the moment the leave began the snapshot keeps the picture of that
+ * moment: the others leave at about the same time, and their BYEs (sent at
+ * once, confleave.c) would otherwise take their tiles out of our last
+ * snapshot before our own leave runs. */
+static GstPadProbeReturn
+hold_snapshot_at_leave (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  return conf_exit_guard_leaving ()? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+}
+
+static void
+hold_snapshot_from_leave (GstElement * snap)
+{
+  GstPad *pad = gst_element_get_static_pad (snap, "sink");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hold_snapshot_at_leave,
+      NULL, NULL);
+  gst_object_unref (pad);
+}
+
 static gboolean
 build_pipeline (Conference * conf)
 {
@@ -409,6 +430,7 @@ build_pipeline (Conference * conf)
   conf->tx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "tx");
   conf->rx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "rx");
   conf->snap = gst_bin_get_by_name (GST_BIN (conf->pipeline), "snap");
+  hold_snapshot_from_leave (conf->snap);
   conf->arx = gst_bin_get_by_name (GST_BIN (conf->pipeline), "arx");
   conf->amix = gst_bin_get_by_name (GST_BIN (conf->pipeline), "amix");
   set_group_key (conf);
@@ -432,39 +454,20 @@ build_pipeline (Conference * conf)
   return TRUE;
 }
 
-/* The mixed picture of now as PNG, written atomically (readers never see a
- * half-written file). */
+/* The mixed picture of now, saved as PNG off the main loop (confsnap.h);
+ * the @last one (as we leave) is never left out. */
 static void
-write_snapshot (Conference * conf)
+write_snapshot (Conference * conf, gboolean last)
 {
-  GstSample *sample = NULL, *png;
-  GstCaps *caps;
-  GError *err = NULL;
-  GstMapInfo map;
+  GstSample *sample = NULL;
   gchar *path;
 
   g_object_get (conf->snap, "last-sample", &sample, NULL);
   if (!sample)
     return;
-  caps = gst_caps_new_empty_simple ("image/png");
-  png = gst_video_convert_sample (sample, caps, GST_SECOND, &err);
-  gst_caps_unref (caps);
-  gst_sample_unref (sample);
-  if (!png) {
-    g_printerr ("conference: snapshot failed: %s\n",
-        err ? err->message : "?");
-    g_clear_error (&err);
-    return;
-  }
   path = g_strdup_printf ("%s/participant-%u.png", conf->opt.out_dir,
       conf->opt.id);
-  gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ);
-  if (!g_file_set_contents (path, (const gchar *) map.data, map.size, &err)) {
-    g_printerr ("conference: %s\n", err->message);
-    g_clear_error (&err);
-  }
-  gst_buffer_unmap (gst_sample_get_buffer (png), &map);
-  gst_sample_unref (png);
+  conf_snapshot_save (&conf->snapshots, sample, path, last);
   g_free (path);
 }
 
@@ -508,8 +511,10 @@ quit_now (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Leave the call: our camera and every tile end, so the compositor and the
- * recording finish, then the bus's EOS quits. */
+/* Leave the call: our sessions stop (their BYE goes now, whatever the
+ * recording waits on later), then the others' branches, our camera and
+ * microphone end, so the compositor and the recording finish and the bus's
+ * EOS quits. */
 static gboolean
 leave (gpointer data)
 {
@@ -522,10 +527,17 @@ leave (gpointer data)
   conf->stopping = TRUE;
   conf_exit_guard_arm ();
   GST_INFO ("leaving at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
-  conf_exit_guard_step ("taking the last snapshot");
-  write_snapshot (conf);
+  write_snapshot (conf, TRUE);
+  /* first: the BYE goes whatever the EOS below waits on, and before our
+   * camera's EOS reaches tpsssink, whose EOS waits up to 5 s for its queue
+   * to drain (stopping it then would wait as long) */
+  conf_exit_guard_step ("saying goodbye");
+  conf_leave_sessions (conf->pipeline);
+  GST_INFO ("BYE sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("sending the EOS");
-  GST_INFO ("last snapshot taken at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
+  conf_tiles_send_eos (conf);
+  if (conf->arx)
+    conf_audio_end_voices (conf);
   /* The EOS goes in below the camera's own compositor: ending its sources
    * one by one would send a last picture or two without our colour. */
   nameplate = gst_bin_get_by_name (GST_BIN (conf->pipeline), "nameplate");
@@ -533,9 +545,8 @@ leave (gpointer data)
   gst_pad_send_event (sink, gst_event_new_eos ());
   gst_object_unref (sink);
   gst_object_unref (nameplate);
-  conf_tiles_send_eos (conf);
   if (conf->arx)
-    conf_audio_send_eos (conf);
+    conf_audio_end_sources (conf);
   GST_INFO ("EOS sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("waiting for the EOS");
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
@@ -552,7 +563,7 @@ every_second (gpointer data)
     return G_SOURCE_REMOVE;
   conf_stats_print (conf);
   if (elapsed > 0 && elapsed % conf->opt.snapshot_interval == 0)
-    write_snapshot (conf);
+    write_snapshot (conf, FALSE);
   if (conf->opt.duration && elapsed >= conf->opt.duration)
     leave (conf);
   return G_SOURCE_CONTINUE;
@@ -602,6 +613,13 @@ on_bus (GstBus * bus, GstMessage * msg, gpointer data)
 static void
 conference_clear (Conference * conf)
 {
+  conf_exit_guard_step ("writing the last snapshot");
+  conf_snapshots_finish (&conf->snapshots);
+  if (conf->snapshots.skipped)
+    g_printerr ("conference: %u snapshots left out (the one before was still "
+        "being saved)\n", conf->snapshots.skipped);
+  GST_INFO ("last snapshot written at %" G_GINT64_FORMAT " ms",
+      CONF_MONO_MS ());
   if (conf->pipeline) {
     conf_exit_guard_step ("stopping the pipeline");
     gst_element_set_state (conf->pipeline, GST_STATE_NULL);
@@ -686,6 +704,7 @@ main (int argc, char **argv)
 
   limit_malloc_arenas ();
   g_mutex_init (&conf.lock);
+  conf_snapshots_init (&conf.snapshots, gst_video_convert_sample);
   GST_DEBUG_CATEGORY_INIT (conference_debug, "conference", 0,
       "conferencing application");
   if (!parse_options (argc, argv, &conf.opt) || !build_pipeline (&conf))

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "confcore.h"
+#include "confsnap.h"
 #include "confstale.h"
 
 G_BEGIN_DECLS
@@ -64,6 +65,7 @@ struct _Conference
   GstElement *tx, *rx;          /* tpsssink, tpsssrc */
   GstElement *arx, *amix;       /* audio: tpsssrc, audiomixer */
   GstElement *snap;             /* fakesink with the last mixed picture */
+  ConfSnapshots snapshots;      /* its PNGs, written off the main loop */
   GstPad *self_pad;             /* compositor pad of our own camera */
   ConfIce *ice;                 /* with --ice, else NULL */
   ConfIce *audio_ice;           /* with --ice and audio */
@@ -112,7 +114,8 @@ guint conf_tiles_frames (Conference * conf, guint member);
 /* confaudio.c: a decode branch per remote participant's audio into
  * audiomixer. */
 void conf_audio_init (Conference * conf);
-void conf_audio_send_eos (Conference * conf);
+void conf_audio_end_voices (Conference * conf);
+void conf_audio_end_sources (Conference * conf);
 guint conf_audio_count (Conference * conf);
 guint64 conf_audio_gaps (Conference * conf, guint member);
 void conf_audio_clear (Conference * conf);

@@ -66,6 +66,12 @@ on_wake (gint fd, GIOCondition cond, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+gboolean
+conf_exit_guard_leaving (void)
+{
+  return armed != 0;
+}
+
 void
 conf_exit_guard_step (const gchar * name)
 {

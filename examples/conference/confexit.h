@@ -25,6 +25,11 @@ gboolean conf_exit_guard_install (guint bound_s, GSourceFunc leave,
  * incomplete on stderr and exits with CONF_EXIT_STUCK. */
 void conf_exit_guard_arm (void);
 
+/* TRUE from the moment the leave began: set inside the signal handler
+ * (or by conf_exit_guard_arm), so before the main loop runs the leave.
+ * Safe to call from any thread. */
+gboolean conf_exit_guard_leaving (void);
+
 /* Names the step of the leave now under way (a string that lives for
  * good): a process ended by the bound says which step held it. */
 void conf_exit_guard_step (const gchar * step);

@@ -7,14 +7,19 @@
 #ifdef HAVE_JSON_GLIB
 #include <json-glib/json-glib.h>
 #endif
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
 #include "confcore.h"
 #include "confexit.h"
+#include "confleave.h"
+#include "confsnap.h"
 #include "confstale.h"
 #include <signal.h>
 #include <unistd.h>
+
+#include "../elements/checkutil.h"
 
 #define GOOD "--id=2", "--port=5002", \
   "--members=1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000"
@@ -579,6 +584,171 @@ GST_START_TEST (test_leave_bounded)
 
 GST_END_TEST;
 
+static void
+count_pad (GstElement * src, GstPad * pad, gint * pads)
+{
+  g_atomic_int_inc (pads);
+}
+
+/* Waits up to @timeout_ms for *@count to reach @want. */
+static gboolean
+wait_count (gint * count, gint want, guint timeout_ms)
+{
+  gint64 end = g_get_monotonic_time () + timeout_ms * (gint64) 1000;
+
+  while (g_atomic_int_get (count) < want && g_get_monotonic_time () < end)
+    g_usleep (10000);
+  return g_atomic_int_get (count) >= want;
+}
+
+/* Member 1 leaves while its recording's EOS is held (a sink that has not
+ * had it): conf_leave_sessions stops its sessions on their own, and
+ * member 2 sees it go by its BYE within 1 s (its member-timeout is 30 s),
+ * while member 1's pipeline still plays; once the recording's source ends,
+ * the pipeline's EOS comes without the stopped tpsssink's. */
+GST_START_TEST (test_leave_says_bye_first)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", p1, p2);
+  gchar *d1 = g_strdup_printf ("audiotestsrc is-live=true ! rtpL16pay ! "
+      "tpsssink name=tx port=%u member-id=1 members=%s "
+      "tpsssrc name=rx port=%u member-id=1 members=%s "
+      "fakesrc name=rec is-live=true sizetype=fixed sizemax=16 ! fakesink",
+      p1, members, p1, members);
+  gchar *d2 = g_strdup_printf ("tpsssrc name=rx port=%u member-id=2 "
+      "members=%s member-timeout=30000000000 ! fakesink async=false", p2,
+      members);
+  GstElement *leaving = gst_parse_launch (d1, NULL);
+  GstElement *staying = gst_parse_launch (d2, NULL);
+  GstElement *rx = gst_bin_get_by_name (GST_BIN (staying), "rx");
+  GstElement *rec = gst_bin_get_by_name (GST_BIN (leaving), "rec");
+  GstBus *bus = gst_element_get_bus (leaving);
+  GstMessage *msg;
+  gint added = 0, removed = 0;
+  GstState state;
+
+  fail_unless (leaving && staying);
+  g_signal_connect (rx, "pad-added", G_CALLBACK (count_pad), &added);
+  g_signal_connect (rx, "pad-removed", G_CALLBACK (count_pad), &removed);
+  gst_element_set_state (staying, GST_STATE_PLAYING);
+  gst_element_set_state (leaving, GST_STATE_PLAYING);
+  fail_unless (wait_count (&added, 1, 5000), "member 1 never reached 2");
+
+  fail_unless_equals_int (conf_leave_sessions (leaving), 2);
+  fail_unless (wait_count (&removed, 1, 1000),
+      "member 2 did not see member 1's BYE within 1 s");
+  gst_element_get_state (leaving, &state, NULL, 0);
+  fail_unless_equals_int (state, GST_STATE_PLAYING);
+  fail_unless (gst_element_send_event (rec, gst_event_new_eos ()));
+  msg = gst_bus_timed_pop_filtered (bus, 2 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS &&
+      GST_MESSAGE_SRC (msg) == GST_OBJECT (leaving), "no EOS of the pipeline");
+  gst_message_unref (msg);
+
+  gst_element_set_state (leaving, GST_STATE_NULL);
+  gst_element_set_state (staying, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (rec);
+  gst_object_unref (rx);
+  gst_object_unref (leaving);
+  gst_object_unref (staying);
+  g_free (d1);
+  g_free (d2);
+  g_free (members);
+}
+
+GST_END_TEST;
+
+#define SLOW_CONVERT_MS 600
+
+/* A converter as slow as gst_video_convert_sample was seen under load. */
+static GstSample *
+slow_convert (GstSample * sample, const GstCaps * to, GstClockTime timeout,
+    GError ** error)
+{
+  GstBuffer *png = gst_buffer_new_memdup ("PNG!", 4);
+  GstSample *out = gst_sample_new (png, (GstCaps *) to, NULL, NULL);
+
+  g_usleep (SLOW_CONVERT_MS * 1000);
+  gst_buffer_unref (png);
+  return out;
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  ConfSnapshots snapshots;
+  gchar *path;
+  gint ticks;
+  gint64 save_took_us;
+} SnapshotLoop;
+
+static gboolean
+tick (gpointer data)
+{
+  ((SnapshotLoop *) data)->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+save_now (gpointer data)
+{
+  SnapshotLoop *l = data;
+  GstBuffer *frame = gst_buffer_new_allocate (NULL, 16, NULL);
+  GstSample *sample = gst_sample_new (frame, NULL, NULL, NULL);
+  gint64 t0 = g_get_monotonic_time ();
+
+  conf_snapshot_save (&l->snapshots, sample, l->path, TRUE);
+  l->save_took_us = g_get_monotonic_time () - t0;
+  gst_buffer_unref (frame);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+  g_main_loop_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* A snapshot whose conversion takes 600 ms does not hold the main loop:
+ * the save returns at once, a 20 ms timer keeps firing while it converts,
+ * and the PNG is written by the time the saves are finished. */
+GST_START_TEST (test_snapshot_off_main_loop)
+{
+  SnapshotLoop l = { g_main_loop_new (NULL, FALSE) };
+  gchar *dir = g_dir_make_tmp ("confsnap-XXXXXX", NULL);
+  gchar *written = NULL;
+  gsize len = 0;
+  guint timer;
+
+  l.path = g_build_filename (dir, "participant-1.png", NULL);
+  conf_snapshots_init (&l.snapshots, slow_convert);
+  timer = g_timeout_add (20, tick, &l);
+  g_idle_add (save_now, &l);
+  g_timeout_add (SLOW_CONVERT_MS / 2, quit_loop, l.loop);
+  g_main_loop_run (l.loop);
+  g_source_remove (timer);
+
+  fail_unless (l.save_took_us < 100 * 1000, "the save held the loop %"
+      G_GINT64_FORMAT " ms", l.save_took_us / 1000);
+  fail_unless (l.ticks >= 5, "the timer fired %d times in %d ms", l.ticks,
+      SLOW_CONVERT_MS / 2);
+  conf_snapshots_finish (&l.snapshots);
+  fail_unless (g_file_get_contents (l.path, &written, &len, NULL));
+  fail_unless (len == 4 && memcmp (written, "PNG!", 4) == 0);
+
+  g_unlink (l.path);
+  g_rmdir (dir);
+  g_free (written);
+  g_free (l.path);
+  g_free (dir);
+  g_main_loop_unref (l.loop);
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -596,6 +766,8 @@ conference_suite (void)
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
+  tcase_add_test (tc, test_leave_says_bye_first);
+  tcase_add_test (tc, test_snapshot_off_main_loop);
   suite_add_tcase (s, leave);
   tcase_set_timeout (leave, 5);
   tcase_add_exit_test (leave, test_leave_bounded, CONF_EXIT_STUCK);

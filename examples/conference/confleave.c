@@ -1,0 +1,28 @@
+/* The BYE before the recording's end (confleave.h). */
+#include "confleave.h"
+
+static const gchar *const session_elements[] = { "tx", "rx", "atx", "arx" };
+
+guint
+conf_leave_sessions (GstElement * pipeline)
+{
+  guint stopped = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (session_elements); i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline),
+        session_elements[i]);
+
+    if (!e)
+      continue;
+    /* the pipeline's own stop later leaves it alone */
+    gst_element_set_locked_state (e, TRUE);
+    if (gst_element_set_state (e, GST_STATE_NULL) != GST_STATE_CHANGE_FAILURE)
+      stopped++;
+    /* a sink that will never have its EOS: the pipeline's EOS, which waits
+     * for every sink's, does not wait for it */
+    if (GST_OBJECT_FLAG_IS_SET (e, GST_ELEMENT_FLAG_SINK))
+      gst_element_post_message (e, gst_message_new_eos (GST_OBJECT (e)));
+    gst_object_unref (e);
+  }
+  return stopped;
+}
