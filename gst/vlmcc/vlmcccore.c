@@ -138,6 +138,18 @@ vlmcc_echo_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
       holdoff_ms);
 }
 
+gboolean
+vlmcc_data_ext_read (const RtpHeader * h, guint ext_id, VlmccDataExt * ext)
+{
+  return data_ext_read (h, ext_id, ext);
+}
+
+gboolean
+vlmcc_echo_ext_read (const RtpHeader * h, guint ext_id, guint16 * holdoff_ms)
+{
+  return echo_ext_read (h, ext_id, holdoff_ms);
+}
+
 static gsize
 msg_body_size (VlmccMsgType type)
 {
@@ -1881,6 +1893,15 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
     auth_session_get_stats (s->auth, &st->auth);
 }
 
+gdouble
+vlmcc_sender_get_window (const VlmccSender * s, gint64 * rtt,
+    gint64 * base_rtt)
+{
+  *rtt = s->est.rtt;
+  *base_rtt = s->est.base;
+  return s->window;
+}
+
 /* ------------------------------------------------------------------ */
 /* Receiver */
 
@@ -2876,4 +2897,10 @@ vlmcc_receiver_get_stats (const VlmccReceiver * r, VlmccReceiverStats * st)
   st->authenticated = r->auth != NULL;
   if (r->auth)
     auth_session_get_stats (r->auth, &st->auth);
+}
+
+gdouble
+vlmcc_receiver_get_window (const VlmccReceiver * r)
+{
+  return r->window;
 }

@@ -35,6 +35,7 @@
 
 #include "core/auth.h"
 #include "core/random.h"
+#include "core/rtp.h"
 
 G_BEGIN_DECLS
 
@@ -199,6 +200,11 @@ gboolean vlmcc_data_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
 /* The echo element's hold-off left, ms; FALSE when there is none. */
 gboolean vlmcc_echo_ext_parse (const guint8 * rtp, gsize len, guint ext_id,
     guint16 * holdoff_ms);
+/* The same two elements from an RTP header already parsed. */
+gboolean vlmcc_data_ext_read (const RtpHeader * h, guint ext_id,
+    VlmccDataExt * ext);
+gboolean vlmcc_echo_ext_read (const RtpHeader * h, guint ext_id,
+    guint16 * holdoff_ms);
 
 typedef struct {
   VlmccMsgType type;
@@ -345,6 +351,10 @@ gsize vlmcc_sender_pop_transmit (VlmccSender * s, guint8 * out, gsize max,
     VlmccAddr * to);
 gboolean vlmcc_sender_pop_event (VlmccSender * s, VlmccEvent * ev);
 void vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st);
+/* The window (packets) with the RTT and base RTT (ns), without copying
+ * the stats. */
+gdouble vlmcc_sender_get_window (const VlmccSender * s, gint64 * rtt,
+    gint64 * base_rtt);
 
 /* ------------------------------------------------------------------ */
 /* Receiver */
@@ -411,6 +421,8 @@ gsize vlmcc_receiver_pop_transmit (VlmccReceiver * r, guint8 * out,
 gboolean vlmcc_receiver_pop_event (VlmccReceiver * r, VlmccEvent * ev);
 void vlmcc_receiver_get_stats (const VlmccReceiver * r,
     VlmccReceiverStats * st);
+/* The window, packets. */
+gdouble vlmcc_receiver_get_window (const VlmccReceiver * r);
 
 const gchar *vlmcc_role_name (VlmccRole role);
 
