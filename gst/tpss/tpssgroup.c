@@ -770,6 +770,13 @@ send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
   m->paced_bytes += len;
 }
 
+/* How long the media queued toward @m takes to leave at its send rate. */
+static gint64
+media_queue_time (const Member * m)
+{
+  return pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1));
+}
+
 /* Drops the parity at the head of @m's queue that waited longer than
  * fec_size_time (as long as a receiver with our settings holds a gap for
  * it): it would repair nothing. */
@@ -963,8 +970,6 @@ first_unneeded (const TpssGroup * g, const Member * m, gboolean keep_key)
   GList *from = NULL;
 
   for (GList * l = m->paced.head; l; l = l->next) {
-    if (is_parity (g, l->data))
-      continue;
     if (still_needed (m, l->data, keep_key))
       from = NULL;
     else if (!from)
@@ -985,7 +990,7 @@ unneeded_tail (const TpssGroup * g, GList * from, guint32 key_ts,
     gsize len;
     const guint8 *d = g_bytes_get_data (l->data, &len);
 
-    if (!is_parity (g, l->data) && read32 (d + 4) == key_ts)
+    if (read32 (d + 4) == key_ts)
       return FALSE;
     (*packets)++;
     *bytes += len;
@@ -1088,7 +1093,7 @@ static gboolean
 over_age_bound (const TpssGroup * g, const Member * m)
 {
   return g->max_queue_age > 0 && (m->awaiting_key ||
-      pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1)) > g->max_queue_age);
+      media_queue_time (m) > g->max_queue_age);
 }
 
 /* While frames toward @m are left out: a key unit asked for at once and
@@ -1104,7 +1109,7 @@ ask_key_unit_for_age (TpssGroup * g, Member * m, gint64 now)
   m->age_key_asked = now;
   m->queue_key_asks++;
   event_push (g, TPSS_GROUP_EVENT_QUEUE_KEY_UNIT, m->id)->queue_time =
-      pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1));
+      media_queue_time (m);
 }
 
 /* Layered, with max_queue_age: whether the media packet of @layer at RTP
@@ -1133,10 +1138,9 @@ left_out_for_age (TpssGroup * g, Member * m, guint layer, guint32 ts,
     return FALSE;
   }
   if (new_frame && !m->awaiting_key && g->max_queue_age > 0 &&
-      pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1)) > g->max_queue_age) {
+      media_queue_time (m) > g->max_queue_age) {
     g_debug ("toward %08x: %" G_GINT64_FORMAT " ms queued: frames left out "
-        "until a key unit", m->id, pacer_cost (m->paced_bytes,
-            MAX (m->pacer.rate, 1)) / 1000000);
+        "until a key unit", m->id, media_queue_time (m) / 1000000);
     m->awaiting_key = TRUE;
     m->age_key_asked = -1;
   }
