@@ -290,4 +290,24 @@ check_loop_turns_final (GstElement * e, CheckLoopEnds * ends)
   g_mutex_unlock (&ends->lock);
 }
 
+/* Runs the source @src (floating) until its loop turned twice, stops it
+ * (@running -> READY: a base source stops at PAUSED -> READY) and checks
+ * that its stats then count every turn its loop ran. */
+static inline void
+check_src_loop_turns_final (GstElement * src, GstState running)
+{
+  CheckLoopEnds ends = { 0, };
+
+  gst_object_ref_sink (src);
+  check_loop_ends_begin (&ends);
+  fail_if (gst_element_set_state (src, running) == GST_STATE_CHANGE_FAILURE);
+  fail_unless (check_stat_u64_wait (src, "loop-turns", 2, 5) >= 2);
+  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  check_loop_turns_final (src, &ends);
+  gst_element_set_state (src, GST_STATE_NULL);
+  check_loop_ends_done (&ends);
+  gst_object_unref (src);
+}
+
 #endif

@@ -1120,21 +1120,9 @@ GST_START_TEST (test_loop_turns_final_at_stop)
 {
   GstElement *src = check_make_element ("vlmccsrc", "address=239.255.91.12 "
       "multicast-iface=lo");
-  CheckLoopEnds ends = { 0, };
 
   g_object_set (src, "port", free_udp_port (), NULL);
-  gst_object_ref_sink (src);
-  check_loop_ends_begin (&ends);
-  fail_if (gst_element_set_state (src, GST_STATE_PAUSED) ==
-      GST_STATE_CHANGE_FAILURE);
-  fail_unless (check_stat_u64_wait (src, "loop-turns", 2, 5) >= 2);
-  /* a base source stops at PAUSED -> READY */
-  fail_unless_equals_int (gst_element_set_state (src, GST_STATE_READY),
-      GST_STATE_CHANGE_SUCCESS);
-  check_loop_turns_final (src, &ends);
-  gst_element_set_state (src, GST_STATE_NULL);
-  check_loop_ends_done (&ends);
-  gst_object_unref (src);
+  check_src_loop_turns_final (src, GST_STATE_PAUSED);
 }
 
 GST_END_TEST;
