@@ -1032,7 +1032,9 @@ read_tstamp (GSocket * s, gint64 * read_at)
   fail_unless (gst_rtp_buffer_get_extension_onebyte_header (&rtp, 7, 0, &ext,
           &size));
   /* seq (16), leader (32), tstamp (32) */
-  tstamp = GST_READ_UINT32_BE ((guint8 *) ext + 6);
+  /* the element's offset is odd: no 32-bit load from it (UBSan) */
+  memcpy (&tstamp, (guint8 *) ext + 6, sizeof (tstamp));
+  tstamp = GUINT32_FROM_BE (tstamp);
   gst_rtp_buffer_unmap (&rtp);
   gst_buffer_unref (b);
   return tstamp;
