@@ -97,6 +97,8 @@ G_BEGIN_DECLS
   "age-dropped-packets: their packets (packets); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \
+  "parity-lost: gaps in its parity stream, which count against a " \
+  "redundant phase's round trip as media loss does (packets); " \
   "packets-lost: sequence gaps before FEC recovery (packets); " \
   "packets-recovered: lost packets FEC rebuilt (packets); " \
   "packets-not-delivered: packets admission refused, over the allocation " \

@@ -773,6 +773,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       /* from it */
       "packets-received", G_TYPE_UINT64, m->recv.packets_received,
       "parity-received", G_TYPE_UINT64, m->parity_received,
+      "parity-lost", G_TYPE_UINT64, m->parity_lost,
       "packets-lost", G_TYPE_UINT64, m->recv.packets_lost,
       "packets-recovered", G_TYPE_UINT64, m->recv.packets_recovered,
       "packets-not-delivered", G_TYPE_UINT64, m->recv.packets_not_delivered,

@@ -346,6 +346,7 @@ typedef struct {
   gint64 iv_start, rx_deadline;
   guint32 seq_sent;
   guint64 iv_received, iv_lost, iv_bytes;
+  guint64 iv_parity_lost;       /* parity gaps: no complete receipt */
   guint64 received, lost, recovered, not_delivered;
   guint64 receive_rate, allocated, notified_out;
   guint64 late_reports;         /* ran over an interval past the deadline */
@@ -1478,7 +1479,7 @@ start_measuring (Peer * p)
 {
   p->rx = RX_MEASURING;
   p->iv_start = -1;
-  p->iv_received = p->iv_lost = p->iv_bytes = 0;
+  p->iv_received = p->iv_lost = p->iv_bytes = p->iv_parity_lost = 0;
   p->rx_deadline = G_MAXINT64;
 }
 
@@ -1529,10 +1530,10 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   if (!on_time)
     p->late_reports++;
   if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
-      p->src_rtt > 0 && on_time) {
+      p->iv_parity_lost == 0 && p->src_rtt > 0 && on_time) {
     /* Complete receipt for a round trip (so the RTT must be known: before
-     * it, the interval is only min-report-interval long): assign the
-     * receipt rate. */
+     * it, the interval is only min-report-interval long), parity included:
+     * assign the receipt rate. */
     assign = TRUE;
     rate = p->receive_rate;
   } else if ((gdouble) p->iv_lost > m->cfg.loss_threshold * (gdouble) total) {
@@ -1620,6 +1621,15 @@ tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
     }
   }
   return admit;
+}
+
+void
+tpss_member_on_parity_loss (TpssMember * m, guint32 ssrc, guint lost)
+{
+  Peer *p = find_peer (m, ssrc, NULL);
+
+  if (p && p->rx == RX_MEASURING)
+    p->iv_parity_lost += lost;
 }
 
 void

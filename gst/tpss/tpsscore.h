@@ -325,6 +325,11 @@ void tpss_member_peer_qos (const TpssMember * m, guint32 dest, gint64 now,
  * the report. */
 gboolean tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
     guint lost, guint recovered, gint64 now);
+/* Receiver: @lost parity packets from @ssrc went missing (gaps in its
+ * parity stream toward us). A redundant phase is confirmed only by a round
+ * trip that lost none of the packets sent, parity included (section 2.3);
+ * the loss threshold still weighs the media's loss alone. */
+void tpss_member_on_parity_loss (TpssMember * m, guint32 ssrc, guint lost);
 /* A control message from another member. */
 void tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now);
 

@@ -72,6 +72,9 @@ typedef struct
   guint pending_lost;
   guint64 last_recovered, pending_recovered;
   guint64 delivered, parity_received, refused_parity;
+  gboolean have_parity_seq;
+  guint16 max_parity_seq;
+  guint64 parity_lost;          /* gaps in its parity stream toward us */
   TpssSenderReport sr;          /* its latest SR */
   guint64 sr_received;
 } Member;
@@ -293,6 +296,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
   ms->parity_dropped = m->parity_dropped;
   ms->key_parity_sent = m->key_parity_sent;
   ms->parity_received = m->parity_received;
+  ms->parity_lost = m->parity_lost;
   ms->delivered = m->delivered;
   if (m->have_layers) {
     ms->layers_sent = m->layers.prefix;
@@ -794,6 +798,19 @@ drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
   }
 }
 
+/* @bytes, a parity packet toward @m, as it leaves: numbered in @m's parity
+ * stream only now, so that parity dropped before it left leaves no gap the
+ * receiver would count as loss. */
+static GBytes *
+number_parity (Member * m, GBytes * bytes)
+{
+  gsize len;
+  guint8 *d = g_bytes_unref_to_data (g_bytes_ref (bytes), &len);
+
+  rtp_set_seq (d, m->fec_seq++);
+  return g_bytes_new_take (d, len);
+}
+
 /* Parity toward @m: at once, or layered queued behind @m's media (dropped,
  * and counted, beyond max_queue_bytes). What is queued spans at most
  * fec_size_time, also while media keeps the pacer busy. */
@@ -804,7 +821,9 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
   QueuedParity *q;
 
   if (!layered (g)) {
-    transmit (g, &m->addr, m->id, bytes);
+    GBytes *numbered = number_parity (m, bytes);
+    transmit (g, &m->addr, m->id, numbered);
+    g_bytes_unref (numbered);
     return;
   }
   if (g->cfg.cfg.max_queue_bytes && m->paced_bytes + m->paced_parity_bytes +
@@ -836,9 +855,9 @@ next_paced (TpssGroup * g, Member * m, gint64 now)
   q = g_queue_pop_head (&m->paced_parity);
   if (!q)
     return NULL;
-  b = q->data;
-  m->paced_parity_bytes -= g_bytes_get_size (b);
-  g_free (q);
+  m->paced_parity_bytes -= g_bytes_get_size (q->data);
+  b = number_parity (m, q->data);
+  queued_parity_free (q);
   return b;
 }
 
@@ -870,7 +889,8 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
 }
 
 /* The parity @enc (toward @m) has ready, each behind a 12-byte RTP header
- * of the parity stream (our FEC SSRC, @m's own sequence numbers); returns
+ * of the parity stream (our FEC SSRC, @m's own sequence numbers, given as
+ * it leaves: number_parity); returns
  * how many left. */
 static guint
 send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
@@ -881,8 +901,8 @@ send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
   guint n = 0;
 
   while (tpss_fec_encoder_pop (enc, &payload, &plen, &ts)) {
-    RtpHeader h = {.payload_type = g->cfg.fec_pt, .seq = m->fec_seq++,
-      .timestamp = ts, .ssrc = g->fec_ssrc
+    RtpHeader h = {.payload_type = g->cfg.fec_pt, .timestamp = ts,
+      .ssrc = g->fec_ssrc
     };
     guint8 *p = g_malloc (plen + RTP_HEADER_SIZE);
     GBytes *bytes;
@@ -1700,20 +1720,41 @@ take_qos_extension (TpssGroup * g, const guint8 * data, gsize len,
   tpss_member_on_msg (g->core, &msg, now);
 }
 
+/* The packets missing before @seq in a stream whose highest sequence
+ * number so far is *@max (*@have: one was seen); a late packet fills no
+ * gap back. */
+static guint
+seq_gap (gboolean * have, guint16 * max, guint16 seq)
+{
+  gint16 d = (gint16) (seq - *max);
+
+  if (!*have) {
+    *have = TRUE;
+    *max = seq;
+    return 0;
+  }
+  if (d <= 0)
+    return 0;
+  *max = seq;
+  return d - 1;
+}
+
 /* Sequence gaps of @m's media, counted before FEC repairs any. */
 static void
 count_loss (Member * m, guint16 seq)
 {
-  if (m->have_seq) {
-    gint16 d = (gint16) (seq - m->max_seq);
-    if (d > 0) {
-      m->pending_lost += d - 1;
-      m->max_seq = seq;
-    }
-  } else {
-    m->have_seq = TRUE;
-    m->max_seq = seq;
-  }
+  m->pending_lost += seq_gap (&m->have_seq, &m->max_seq, seq);
+}
+
+/* Gaps in @m's parity stream: lost packets of its send rate, which a
+ * redundant phase's round trip must not have lost either. */
+static void
+count_parity_loss (TpssGroup * g, Member * m, guint16 seq)
+{
+  guint lost = seq_gap (&m->have_parity_seq, &m->max_parity_seq, seq);
+
+  m->parity_lost += lost;
+  tpss_member_on_parity_loss (g->core, m->id, lost);
 }
 
 /* Tells the core of one packet from @m (admission, loss and recovery for
@@ -1750,6 +1791,7 @@ handle_parity (TpssGroup * g, const RtpHeader * rtp, gsize len,
     return;
   member_decoder (g, m);
   m->parity_received++;
+  count_parity_loss (g, m, rtp->seq);
   if (admit_packet (g, m, len, arrival))
     tpss_fec_decoder_push_fec (m->dec, rtp->payload, rtp->payload_len, now);
   else

@@ -169,6 +169,7 @@ typedef struct {
   TpssSendStats send;
   TpssRecvStats recv;
   guint64 parity_sent, parity_received, delivered;
+  guint64 parity_lost;          /* gaps in its parity stream toward us */
   guint64 key_parity_sent;      /* of parity_sent: over key units */
   guint64 parity_dropped;       /* layered: of parity_sent, never left: it
                                  * waits behind the media toward it and is

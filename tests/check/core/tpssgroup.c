@@ -517,6 +517,141 @@ GST_START_TEST (test_media_reaches_other_core)
 
 GST_END_TEST;
 
+typedef struct
+{
+  gint64 at;
+  GBytes *data;
+} Delayed;
+
+static void
+delayed_free (Delayed * dl)
+{
+  g_bytes_unref (dl->data);
+  g_free (dl);
+}
+
+static TpssGroup *
+probe_group_new (guint32 id, guint32 * rand)
+{
+  TpssGroupConfig cfg;
+
+  tpss_group_config_init (&cfg);
+  cfg.id = id;
+  cfg.fec_pt = FEC_PT;
+  cfg.cfg.holding_time = 0;
+  cfg.cfg.initial_rate = 4000000;
+  cfg.cfg.min_report_interval = 200 * MS;
+  cfg.random = counter_random;
+  cfg.random_data = rand;
+  return tpss_group_new (&cfg);
+}
+
+/* Hands @from's transmits to @to at once (@parity_every 0) or, to B, after
+ * @delay with every @parity_every-th parity packet lost (*@parity counts
+ * them). */
+static void
+relay (TpssGroup * from, TpssGroup * to, guint8 from_host, GQueue * pipe,
+    gint64 delay, guint parity_every, guint * parity, gint64 now)
+{
+  TpssAddr addr_from = addr (from_host);
+  TpssTransmit t;
+  Delayed *dl;
+
+  while (tpss_group_poll_transmit (from, &t)) {
+    const guint8 *d = g_bytes_get_data (t.data, NULL);
+    gboolean lost = (d[1] & 0x7f) == FEC_PT && parity_every > 0 &&
+        ++*parity % parity_every == 0;
+
+    if (!lost) {
+      dl = g_new (Delayed, 1);
+      dl->at = now + delay;
+      dl->data = t.data;
+      g_queue_push_tail (pipe, dl);
+    } else {
+      g_bytes_unref (t.data);
+    }
+  }
+  while ((dl = g_queue_peek_head (pipe)) && dl->at <= now) {
+    gsize len;
+    const guint8 *d = g_bytes_get_data (dl->data, &len);
+
+    tpss_group_handle_datagram (to, d, len, &addr_from, now);
+    delayed_free (g_queue_pop_head (pipe));
+  }
+}
+
+/* A streams 500-byte packets, one each millisecond (4 Mbit/s, its
+ * initial rate), to B for @seconds over the test bed's long pipe (100 ms
+ * one way, reports every 200 ms: each interval holds parity); every
+ * @parity_every-th parity packet toward B is lost on the way (0: none).
+ * Returns when A's phase toward B first left the redundant phase (-1:
+ * never); B's view of A in *@ms. */
+static gint64
+run_probe_with_parity_loss (guint seconds, guint parity_every,
+    TpssGroupMemberStats * ms)
+{
+  guint32 rand = 0;
+  TpssGroup *a = probe_group_new (ID_A, &rand), *b = probe_group_new (ID_B,
+      &rand);
+  TpssGroupMemberStats as;
+  GQueue to_b = G_QUEUE_INIT, to_a = G_QUEUE_INIT;
+  guint n = 0, parity = 0;
+  gint64 left = -1;
+
+  tpss_group_start (a, 0);
+  tpss_group_start (b, 0);
+  set_member (a, ID_B, 2, 0);
+  set_member (b, ID_A, 1, 0);
+  for (gint64 now = 0; now < seconds * 1000 * MS; now += MS) {
+    guint8 pkt[500];
+    gsize len = make_rtp (pkt, 0x55555555, n++, sizeof (pkt) - 12);
+
+    fail_unless (tpss_group_enqueue (a, pkt, len, now));
+    tpss_group_handle_timeout (a, now);
+    relay (a, b, 1, &to_b, 100 * MS, parity_every, &parity, now);
+    tpss_group_handle_timeout (b, now);
+    relay (b, a, 2, &to_a, 0, 0, &parity, now);
+    drop_events (b);
+    fail_unless (member_stats (a, ID_B, &as));
+    if (left < 0 && as.send.phase != TPSS_PHASE_REDUNDANT)
+      left = now;
+  }
+  fail_unless (member_stats (b, ID_A, ms));
+  g_queue_clear_full (&to_b, (GDestroyNotify) delayed_free);
+  tpss_group_free (a);
+  tpss_group_free (b);
+  return left;
+}
+
+/* Section 2.3: the redundant phase ends when the receiver got all of the
+ * packets for a round trip, parity included. A round trip that lost only
+ * parity (no media gap) is no complete receipt: a burst that hit only
+ * parity used to end the probe at once (tests/net/test_tpss_burst_loss.py,
+ * one run in about fifteen). */
+GST_START_TEST (test_parity_loss_keeps_redundant_phase)
+{
+  TpssGroupMemberStats ms;
+  gint64 left;
+
+  /* Nothing lost: B assigns its receipt rate within the first second. */
+  left = run_probe_with_parity_loss (2, 0, &ms);
+  fail_unless (left >= 0 && left < 1000 * MS, "left at %" G_GINT64_FORMAT
+      " ms", left / MS);
+  fail_unless_equals_uint64 (ms.parity_lost, 0);
+
+  /* One parity packet in two lost, no media: the probe goes on. */
+  left = run_probe_with_parity_loss (2, 2, &ms);
+  fail_unless_equals_int64 (left, -1);
+  fail_unless_equals_uint64 (ms.recv.packets_lost, 0);
+  /* every other one: as many as came, or one fewer (a gap shows only
+   * when the next one arrives) */
+  fail_unless (ms.parity_lost > 0);
+  fail_unless (ms.parity_lost + 1 >= ms.parity_received &&
+      ms.parity_lost <= ms.parity_received);
+}
+
+GST_END_TEST;
+
 static void
 feed_pli (TpssGroup * g, guint32 sender, guint32 media, guint8 host,
     gint64 now)
@@ -896,7 +1031,7 @@ GST_END_TEST;
 
 static gint64
 run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
-    guint64 * data_rate)
+    guint64 * data_rate, guint64 * parity_dropped)
 {
   TpssGroupConfig cfg;
   TpssGroup *g;
@@ -910,6 +1045,7 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
   GArray *queued = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 end = seconds * G_GINT64_CONSTANT (1000000000), worst = 0;
   gint64 next_packet = 0;
+  guint16 parity_seq = 0;
   guint n = 0, in_frame = 0, frame_len = 0;
   guint32 ts = 0;
   TpssTransmit t;
@@ -962,6 +1098,10 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
 
       if (tpss_addr_equal (&t.to, &b) && !(d[1] >= 192 && d[1] <= 223)) {
         if ((d[1] & 0x7f) == FEC_PT) {
+          /* numbered as it leaves: what was dropped leaves no gap */
+          if (*parity_bytes > 0)
+            fail_unless_equals_int (read16 (d + 2), (guint16) (parity_seq + 1));
+          parity_seq = read16 (d + 2);
           *parity_bytes += len;
         } else if (now >= end - G_GINT64_CONSTANT (1000000000)) {
           guint32 idx = read32 (rtp_payload (d) + 1);
@@ -974,6 +1114,7 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
   fail_unless (member_stats (g, ID_B, &ms));
   *send_rate = ms.send.send_rate;
   *data_rate = ms.send.data_rate;
+  *parity_dropped = ms.parity_dropped;
   g_array_unref (queued);
   tpss_group_free (g);
   return worst;
@@ -981,8 +1122,8 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
 
 GST_START_TEST (test_layers_parity_fills_only_the_rate_left)
 {
-  guint64 parity_bytes, s, d, allowed;
-  gint64 worst = run_parity_share (4, &parity_bytes, &s, &d);
+  guint64 parity_bytes, s, d, allowed, dropped;
+  gint64 worst = run_parity_share (4, &parity_bytes, &s, &d, &dropped);
 
   /* Still probing (no RATE came): S = D + D / 10. */
   fail_unless_equals_uint64 (d, 1000000);
@@ -996,6 +1137,9 @@ GST_START_TEST (test_layers_parity_fills_only_the_rate_left)
   allowed = (s - d) * 4 / 8 + (SHARE_PKT + 40) + s / 8 / 100;
   fail_unless (parity_bytes <= allowed, "parity %" G_GUINT64_FORMAT
       " bytes, allowed %" G_GUINT64_FORMAT, parity_bytes, allowed);
+  /* Some waited too long and were dropped, yet the parity that left came
+   * in unbroken sequence (checked in run_parity_share). */
+  fail_unless (dropped > 0);
 }
 
 GST_END_TEST;
@@ -2584,6 +2728,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_keyed_rates_as_without_key);
   tcase_add_test (tc, test_keyed_forged_and_replayed_refused);
   tcase_add_test (tc, test_keyed_media_learns_no_address);
+  tcase_add_test (tc, test_parity_loss_keeps_redundant_phase);
   return s;
 }
 
