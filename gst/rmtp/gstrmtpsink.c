@@ -171,6 +171,7 @@ struct _GstRmtpSink
   gint64 started, ended;
   guint64 send_errors, unknown_unicast, before_start;
   GstNetLoopCounts loop_counts;        /* taken by the work */
+  GstStructure *final_stats;    /* the stats as the last stop left them */
   gint recv_buffer;             /* the socket's, as SO_RCVBUF reports it */
   gint64 wake_interval;         /* send-interval, taken at start */
 };
@@ -748,6 +749,7 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->lock);
   clear_session (self);
+  g_clear_pointer (&self->final_stats, gst_structure_free);
   self->have_key = ok && have_key;
   if (self->have_key)
     self->auth_key = key;
@@ -786,6 +788,8 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
   return TRUE;
 }
 
+static GstStructure *build_stats (GstRmtpSink * self);
+
 static gboolean
 gst_rmtp_sink_stop (GstBaseSink * bsink)
 {
@@ -797,6 +801,8 @@ gst_rmtp_sink_stop (GstBaseSink * bsink)
   if (self->udp)
     gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
   g_clear_pointer (&self->loop, gst_net_loop_free);
+  g_clear_pointer (&self->final_stats, gst_structure_free);
+  self->final_stats = build_stats (self);
   clear_session (self);
   g_mutex_unlock (&self->lock);
   g_byte_array_set_size (self->data, 0);
@@ -928,14 +934,13 @@ stream_stats (GstRmtpSink * self, GstStructure * s)
       "receivers-dropped-slow", G_TYPE_UINT, st->dropped_slow, NULL);
 }
 
+/* The stats of the session now. With `lock`. */
 static GstStructure *
-get_stats (GstElement * element)
+build_stats (GstRmtpSink * self)
 {
-  GstRmtpSink *self = GST_RMTP_SINK (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rmtp-sink-stats");
   gint64 end;
 
-  g_mutex_lock (&self->lock);
   if (self->stream)
     stream_stats (self, s);
   else if (self->server)
@@ -961,6 +966,20 @@ get_stats (GstElement * element)
       "before-start", G_TYPE_UINT64, self->before_start,
       "recv-buffer", G_TYPE_INT, self->recv_buffer, NULL);
   gst_net_loop_counts_add_stats (&self->loop_counts, s);
+  return s;
+}
+
+/* The session's stats; once stopped, those it stopped with (until the next
+ * start): what a transfer did stays readable after the pipeline ends. */
+static GstStructure *
+get_stats (GstElement * element)
+{
+  GstRmtpSink *self = GST_RMTP_SINK (element);
+  GstStructure *s;
+
+  g_mutex_lock (&self->lock);
+  s = self->final_stats ? gst_structure_copy (self->final_stats) :
+      build_stats (self);
   g_mutex_unlock (&self->lock);
   return s;
 }
@@ -1010,6 +1029,7 @@ gst_rmtp_sink_finalize (GObject * object)
   GstRmtpSink *self = GST_RMTP_SINK (object);
 
   clear_session (self);
+  g_clear_pointer (&self->final_stats, gst_structure_free);
   g_hash_table_unref (self->member_addr);
   g_hash_table_unref (self->addr_member);
   g_array_unref (self->progress);

@@ -122,6 +122,7 @@ struct _GstRmtpSrc
   gboolean error_posted;
   guint64 send_errors, other_source;
   GstNetLoopCounts loop_counts;        /* taken by the work */
+  GstStructure *final_stats;    /* the stats as the last stop left them */
   gchar *group;                 /* "ADDRESS port PORT", for the error of
                                  * a receiver no CONN came to */
   gint64 connect_timeout;
@@ -509,6 +510,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   ok = !err && gst_net_key_load (&keys, &key, &have_key, &err);
   gst_net_key_settings_clear (&keys);
   g_mutex_lock (&self->wait.lock);
+  g_clear_pointer (&self->final_stats, gst_structure_free);
   ok = ok && open_sockets (self, &net, &err);
   if (!ok)
     close_sockets (self);
@@ -548,6 +550,8 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   return TRUE;
 }
 
+static GstStructure *build_stats (GstRmtpSrc * self);
+
 static gboolean
 gst_rmtp_src_stop (GstBaseSrc * bsrc)
 {
@@ -562,6 +566,8 @@ gst_rmtp_src_stop (GstBaseSrc * bsrc)
     gst_net_transport_detach (GST_NET_TRANSPORT (self->udp));
   close_sockets (self);
   g_clear_pointer (&self->loop, gst_net_loop_free);
+  g_clear_pointer (&self->final_stats, gst_structure_free);
+  self->final_stats = build_stats (self);
   g_clear_pointer (&self->rx, rmtp_stream_receiver_free);
   reset_transfer (self);
   g_mutex_unlock (&self->wait.lock);
@@ -668,13 +674,12 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "answers-redrawn", G_TYPE_UINT64, st->answers_redrawn, NULL);
 }
 
+/* The transfer's stats now. With `wait.lock`. */
 static GstStructure *
-get_stats (GstElement * element)
+build_stats (GstRmtpSrc * self)
 {
-  GstRmtpSrc *self = GST_RMTP_SRC (element);
   GstStructure *s = gst_structure_new_empty ("application/x-rmtp-src-stats");
 
-  g_mutex_lock (&self->wait.lock);
   if (self->rx)
     core_stats (self, s);
   gst_structure_set (s,
@@ -687,6 +692,20 @@ get_stats (GstElement * element)
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source, NULL);
   gst_net_loop_counts_add_stats (&self->loop_counts, s);
+  return s;
+}
+
+/* The transfer's stats; once stopped, those it stopped with (until the
+ * next start). */
+static GstStructure *
+get_stats (GstElement * element)
+{
+  GstRmtpSrc *self = GST_RMTP_SRC (element);
+  GstStructure *s;
+
+  g_mutex_lock (&self->wait.lock);
+  s = self->final_stats ? gst_structure_copy (self->final_stats) :
+      build_stats (self);
   g_mutex_unlock (&self->wait.lock);
   return s;
 }
@@ -730,6 +749,7 @@ gst_rmtp_src_finalize (GObject * object)
   GstRmtpSrc *self = GST_RMTP_SRC (object);
 
   reset_transfer (self);
+  g_clear_pointer (&self->final_stats, gst_structure_free);
   g_free (self->group);
   gst_rmtp_settings_clear (&self->settings);
   gst_net_key_settings_clear (&self->key);

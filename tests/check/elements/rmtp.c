@@ -258,6 +258,37 @@ GST_START_TEST (test_transfer_two_receivers)
 
 GST_END_TEST;
 
+/* A transfer's counts stay readable once its pipelines stopped, until the
+ * next start. */
+GST_START_TEST (test_stats_kept_after_stop)
+{
+  Rig rig;
+  guint64 turns;
+
+  rig_start_receivers (&rig, "239.255.91.13", "");
+  rig_start_sink (&rig, "");
+  assert_eos (rig.sink_pipe);
+  assert_eos (rig.src_pipe[0]);
+  turns = check_stat_u64 (rig.sink, "loop-turns");
+  fail_unless_equals_int (gst_element_set_state (rig.sink_pipe,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (rig.src_pipe[0],
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "total-bytes"), SIZE);
+  fail_unless (check_stat_u64 (rig.sink, "loop-turns") >= turns);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.src[0], "pushed-bytes"),
+      SIZE);
+  fail_unless (check_stat_u64 (rig.src[0], "loop-turns") > 0);
+  /* a new start begins from nothing */
+  fail_unless (gst_element_set_state (rig.sink_pipe, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_uint64 (check_stat_u64 (rig.sink, "total-bytes"), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* Junk, a response naming a member from another address, and data from
  * another address than the server's: all counted and dropped, and the
  * transfer is still whole. */
@@ -895,6 +926,7 @@ rmtp_suite (void)
   tcase_add_test (tc, test_recv_buffer_from_receivers);
   tcase_add_test (tc, test_send_interval_fewer_wakeups);
   tcase_add_test (tc, test_transfer_two_receivers);
+  tcase_add_test (tc, test_stats_kept_after_stop);
   tcase_add_test (tc, test_forged_packets_dropped);
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
