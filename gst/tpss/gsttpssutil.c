@@ -162,6 +162,14 @@ static const GstParamEntry param_entries[] = {
         "randomisation); they map its RTP timestamps to NTP time for the "
         "receivers' lip sync (tpsssrc sync=sender-reports) (ns; 0 = none)",
       TIME, NULL, sr_interval, 0, 60 * GST_SECOND),
+  P ("assign-needs-parity", "Assign needs parity", "Receiver: a round trip "
+        "of a redundant phase is a complete receipt, which ends the phase "
+        "at its receipt rate (2.3), only if no parity packet went missing "
+        "either (the paper's \"all of the packets\"); off: gaps in the media "
+        "alone count. Off by default: behind a token bucket that drops the "
+        "parity bursts, the probe then raises the data rate instead and "
+        "loses more (docs/protocols/tpss.md)", BOOLEAN, NULL,
+      cfg.assign_needs_parity, 0, 1),
 };
 
 #undef P

@@ -1530,10 +1530,11 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   if (!on_time)
     p->late_reports++;
   if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
-      p->iv_parity_lost == 0 && p->src_rtt > 0 && on_time) {
+      (!m->cfg.assign_needs_parity || p->iv_parity_lost == 0) &&
+      p->src_rtt > 0 && on_time) {
     /* Complete receipt for a round trip (so the RTT must be known: before
-     * it, the interval is only min-report-interval long), parity included:
-     * assign the receipt rate. */
+     * it, the interval is only min-report-interval long), with
+     * assign_needs_parity the parity too: assign the receipt rate. */
     assign = TRUE;
     rate = p->receive_rate;
   } else if ((gdouble) p->iv_lost > m->cfg.loss_threshold * (gdouble) total) {

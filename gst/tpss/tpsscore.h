@@ -142,6 +142,9 @@ typedef struct {
   gdouble app_limit_factor;     /* D at most this x the data rate MQ sent
                                  * over the last 500 ms (never below
                                  * initial_rate); 0 = unbounded; 2.0 */
+  /* Receiver: a round trip with a parity gap is no complete receipt (the
+   * paper's "all of the packets", 2.3); FALSE: media gaps alone count. */
+  gboolean assign_needs_parity;
 } TpssConfig;
 
 void tpss_config_init (TpssConfig * cfg);
@@ -326,9 +329,10 @@ void tpss_member_peer_qos (const TpssMember * m, guint32 dest, gint64 now,
 gboolean tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
     guint lost, guint recovered, gint64 now);
 /* Receiver: @lost parity packets from @ssrc went missing (gaps in its
- * parity stream toward us). A redundant phase is confirmed only by a round
- * trip that lost none of the packets sent, parity included (section 2.3);
- * the loss threshold still weighs the media's loss alone. */
+ * parity stream toward us). With assign_needs_parity a redundant phase is
+ * confirmed only by a round trip that lost none of the packets sent,
+ * parity included (section 2.3); the loss threshold weighs the media's
+ * loss alone. */
 void tpss_member_on_parity_loss (TpssMember * m, guint32 ssrc, guint lost);
 /* A control message from another member. */
 void tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now);

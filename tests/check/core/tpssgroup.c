@@ -531,7 +531,7 @@ delayed_free (Delayed * dl)
 }
 
 static TpssGroup *
-probe_group_new (guint32 id, guint32 * rand)
+probe_group_new (guint32 id, guint32 * rand, gboolean needs_parity)
 {
   TpssGroupConfig cfg;
 
@@ -541,6 +541,7 @@ probe_group_new (guint32 id, guint32 * rand)
   cfg.cfg.holding_time = 0;
   cfg.cfg.initial_rate = 4000000;
   cfg.cfg.min_report_interval = 200 * MS;
+  cfg.cfg.assign_needs_parity = needs_parity;
   cfg.random = counter_random;
   cfg.random_data = rand;
   return tpss_group_new (&cfg);
@@ -583,16 +584,16 @@ relay (TpssGroup * from, TpssGroup * to, guint8 from_host, GQueue * pipe,
 /* A streams 500-byte packets, one each millisecond (4 Mbit/s, its
  * initial rate), to B for @seconds over the test bed's long pipe (100 ms
  * one way, reports every 200 ms: each interval holds parity); every
- * @parity_every-th parity packet toward B is lost on the way (0: none).
- * Returns when A's phase toward B first left the redundant phase (-1:
+ * @parity_every-th parity packet toward B is lost on the way (0: none);
+ * @needs_parity: assign_needs_parity on both. Returns when A's phase toward B first left the redundant phase (-1:
  * never); B's view of A in *@ms. */
 static gint64
 run_probe_with_parity_loss (guint seconds, guint parity_every,
-    TpssGroupMemberStats * ms)
+    gboolean needs_parity, TpssGroupMemberStats * ms)
 {
   guint32 rand = 0;
-  TpssGroup *a = probe_group_new (ID_A, &rand), *b = probe_group_new (ID_B,
-      &rand);
+  TpssGroup *a = probe_group_new (ID_A, &rand, needs_parity),
+      *b = probe_group_new (ID_B, &rand, needs_parity);
   TpssGroupMemberStats as;
   GQueue to_b = G_QUEUE_INIT, to_a = G_QUEUE_INIT;
   guint n = 0, parity = 0;
@@ -624,23 +625,30 @@ run_probe_with_parity_loss (guint seconds, guint parity_every,
 }
 
 /* Section 2.3: the redundant phase ends when the receiver got all of the
- * packets for a round trip, parity included. A round trip that lost only
- * parity (no media gap) is no complete receipt: a burst that hit only
- * parity used to end the probe at once (tests/net/test_tpss_burst_loss.py,
- * one run in about fifteen). */
-GST_START_TEST (test_parity_loss_keeps_redundant_phase)
+ * packets for a round trip. With assign_needs_parity that includes the
+ * parity: a round trip that lost only parity (no media gap) is no complete
+ * receipt. Without it, such a round trip ends the probe: the bursts of
+ * tests/net/test_tpss_burst_loss.py did that in about one run in fifteen. */
+GST_START_TEST (test_parity_loss_keeps_redundant_phase_if_asked)
 {
   TpssGroupMemberStats ms;
   gint64 left;
 
   /* Nothing lost: B assigns its receipt rate within the first second. */
-  left = run_probe_with_parity_loss (2, 0, &ms);
+  left = run_probe_with_parity_loss (2, 0, TRUE, &ms);
   fail_unless (left >= 0 && left < 1000 * MS, "left at %" G_GINT64_FORMAT
       " ms", left / MS);
   fail_unless_equals_uint64 (ms.parity_lost, 0);
 
-  /* One parity packet in two lost, no media: the probe goes on. */
-  left = run_probe_with_parity_loss (2, 2, &ms);
+  /* One parity packet in two lost, no media: by default the probe ends
+   * all the same, within the first second ... */
+  left = run_probe_with_parity_loss (2, 2, FALSE, &ms);
+  fail_unless (left >= 0 && left < 1000 * MS, "left at %" G_GINT64_FORMAT
+      " ms", left / MS);
+  fail_unless (ms.parity_lost > 0);
+
+  /* ... and with assign_needs_parity it goes on. */
+  left = run_probe_with_parity_loss (2, 2, TRUE, &ms);
   fail_unless_equals_int64 (left, -1);
   fail_unless_equals_uint64 (ms.recv.packets_lost, 0);
   /* every other one: as many as came, or one fewer (a gap shows only
@@ -2728,7 +2736,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_keyed_rates_as_without_key);
   tcase_add_test (tc, test_keyed_forged_and_replayed_refused);
   tcase_add_test (tc, test_keyed_media_learns_no_address);
-  tcase_add_test (tc, test_parity_loss_keeps_redundant_phase);
+  tcase_add_test (tc, test_parity_loss_keeps_redundant_phase_if_asked);
   return s;
 }
 
