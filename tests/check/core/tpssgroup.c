@@ -34,18 +34,26 @@ counter_random (gpointer data)
 
 static guint32 rand_state;
 
+/* The tests' defaults: parity on FEC_PT, no holding time, counted
+ * random numbers from *@rand. */
+static void
+test_config_init (TpssGroupConfig * cfg, guint32 id, guint32 * rand)
+{
+  tpss_group_config_init (cfg);
+  cfg->id = id;
+  cfg->fec_pt = FEC_PT;
+  cfg->cfg.holding_time = 0;
+  cfg->random = counter_random;
+  cfg->random_data = rand;
+}
+
 static TpssGroup *
 group_new (guint32 id, gboolean allow_join)
 {
   TpssGroupConfig cfg;
 
-  tpss_group_config_init (&cfg);
-  cfg.id = id;
-  cfg.fec_pt = FEC_PT;
+  test_config_init (&cfg, id, &rand_state);
   cfg.allow_join = allow_join;
-  cfg.cfg.holding_time = 0;
-  cfg.random = counter_random;
-  cfg.random_data = &rand_state;
   return tpss_group_new (&cfg);
 }
 
@@ -535,15 +543,10 @@ probe_group_new (guint32 id, guint32 * rand, gboolean needs_parity)
 {
   TpssGroupConfig cfg;
 
-  tpss_group_config_init (&cfg);
-  cfg.id = id;
-  cfg.fec_pt = FEC_PT;
-  cfg.cfg.holding_time = 0;
+  test_config_init (&cfg, id, rand);
   cfg.cfg.initial_rate = 4000000;
   cfg.cfg.min_report_interval = 200 * MS;
   cfg.cfg.assign_needs_parity = needs_parity;
-  cfg.random = counter_random;
-  cfg.random_data = rand;
   return tpss_group_new (&cfg);
 }
 
