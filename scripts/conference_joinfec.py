@@ -3,7 +3,7 @@
 sender: the joiner's video lag over its first seconds (as conference_joinlag.py: a video
 packet's delay at the joiner less the least delay of the same sender's audio), the parity
 the sender made toward the joiner over the call and how much of it was dropped before it
-left (stats-<sender>.json, its last record naming the joiner), and the joiner's loss from
+left, from the join on (stats-<sender>.json), and the joiner's loss from
 that sender on the link and after FEC (the mean of its per-second figures in
 stats-<joiner>.json).
 
@@ -44,15 +44,22 @@ def records(out_dir, pid):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def parity_toward(out_dir, sender, joiner):
-    last = None
+def parity_toward(out_dir, sender, joiner, starts):
+    """Parity made and dropped toward the joiner from its join on (the sender's last
+    record before the join subtracted: parity was made toward it before it came)."""
+    first = last = None
     for r in records(out_dir, sender):
         for m in r["members"]:
-            if m["id"] == joiner:
-                last = m
+            if m["id"] != joiner:
+                continue
+            if r["t"] + starts[sender] <= starts[joiner]:
+                first = m
+            last = m
     if not last:
         return None
-    return dict(made=last["parity_sent"], dropped=last.get("parity_dropped", 0),
+    base = first or dict(parity_sent=0, parity_dropped=0)
+    return dict(made=last["parity_sent"] - base["parity_sent"],
+                dropped=last.get("parity_dropped", 0) - base.get("parity_dropped", 0),
                 media=last["packets_sent"])
 
 
@@ -66,12 +73,13 @@ def loss_from(out_dir, joiner, sender):
 
 def report(out_dir, joiner, window):
     with open(os.path.join(out_dir, "times.json")) as f:
-        senders = sorted(int(p) for p in json.load(f)["starts"] if int(p) != joiner)
+        starts = {int(p): t for p, t in json.load(f)["starts"].items()}
+    senders = sorted(p for p in starts if p != joiner)
     lags = lags_per_sender(os.path.join(out_dir, f"participant-{joiner}.log"), window)
     call = {"dir": out_dir, "senders": {}}
     for s in senders:
         lag = sorted(lags.get(s, []))
-        par = parity_toward(out_dir, s, joiner)
+        par = parity_toward(out_dir, s, joiner, starts)
         loss = loss_from(out_dir, joiner, s)
         row = dict(lag_median=statistics.median(lag) if lag else None,
                    lag_p95=lag[min(len(lag) - 1, int(0.95 * len(lag)))] if lag else None,
