@@ -387,35 +387,6 @@ conf_grid_place (guint cell, guint cols, guint rows, guint width,
 }
 
 /* ------------------------------------------------------------------ */
-/* The camera */
-
-/* The noise strip: half the width, TEXTURE_QUARTERS quarters of the
- * height. A quarter of the picture held x264 at QP 0 to 3.0 Mbit/s
- * (320x240, 15 fps), below the 3.4-3.9 Mbit/s a fast member's 4 Mbit/s
- * link allows one sender; three quarters of the height give 4.5 Mbit/s, and
- * the tile stays our colour in its median (docs/conference.md, "How full
- * the links are"). */
-#define TEXTURE_QUARTERS 3
-
-gchar *
-conf_camera_description (const ConfOptions * o)
-{
-  guint tex_h = o->height * TEXTURE_QUARTERS / 4;
-
-  return g_strdup_printf ("videotestsrc name=camera is-live=true "
-      "pattern=ball background-color=0xff%06x "
-      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
-      "videotestsrc name=texture is-live=true pattern=snow "
-      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
-      "compositor name=cammix sink_1::ypos=%u "
-      "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
-      "! textoverlay name=nameplate text=\"%s\" valignment=top "
-      "halignment=left font-desc=\"Sans Bold 14\" shaded-background=true",
-      o->colour, o->width, o->height, o->fps, o->width / 2, tex_h, o->fps,
-      o->height - tex_h, o->width, o->height, o->fps, o->name);
-}
-
-/* ------------------------------------------------------------------ */
 /* --stats-json */
 
 /* ,"key":value with @decimals, '.' as the decimal point; 0 if not finite. */

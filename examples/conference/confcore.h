@@ -126,12 +126,6 @@ typedef struct
                                  * figures, its rates are written as 0 */
 } ConfStatsMember;
 
-/* Our test camera: a ball on our colour, a noise strip bottom left that
- * gives the encoder something to spend a fast link on, and our name; a
- * launch description ending in raw video of @o's size and rate (the
- * sources are named "camera" and "texture"). */
-gchar *conf_camera_description (const ConfOptions * o);
-
 /* Our encoder's figures for the --stats-json line: the whole stream it was
  * told and what it made over the last second (bit/s), and the lowest QP
  * of its layers now (at qp-min, more rate cannot buy more quality). */

@@ -63,11 +63,10 @@ GST_DEBUG_CATEGORY (conference_debug);
  * pictures at a slow joiner"). */
 #define KEY_UNIT_PARITY 2
 
-/* The camera's noise strip holds x264 at its default qp-min (10) below
- * what it is told (a quarter of the picture: 2.1 Mbit/s at 320x240, 15 fps);
- * down to QP 0 it takes what a fast member's link leaves for one sender
- * (conf_camera_description; docs/conference.md, "How full the links
- * are"). */
+/* The camera's noise quarter holds x264 at its default qp-min (10) to about
+ * 2.1 Mbit/s however much it is told (320x240, 15 fps); down to QP 0 it
+ * takes up to 3 Mbit/s, what a fast member's link leaves for one sender
+ * (docs/conference.md, "How full the links are"). */
 #define ENCODER_QP_MIN 0
 
 /* The whole stream at most this x the slowest member's rate (tpsssink's
@@ -176,7 +175,7 @@ pipeline_description (Conference * conf)
   gchar *session = session_props (o, o->port, o->members);
   gchar *out = output_branch (o);
   gchar *audio = o->audio ? audio_description (o) : g_strdup ("");
-  gchar *camera, *desc;
+  gchar *desc;
 
   if (!audio) {
     g_printerr ("conference: --members entries need a port (id@host:port) "
@@ -185,10 +184,16 @@ pipeline_description (Conference * conf)
     g_free (out);
     return NULL;
   }
-  camera = conf_camera_description (o);
   desc = g_strdup_printf (
       /* our camera, encoded once for everyone, and shown in our tile */
-      "%s ! tee name=cam "
+      "videotestsrc name=camera is-live=true pattern=ball background-color=0xff%06x "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
+      "videotestsrc name=texture is-live=true pattern=snow "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
+      "compositor name=cammix sink_1::ypos=%u "
+      "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
+      "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
+      "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue name=encq leaky=downstream max-size-buffers=2 "
       "! videoconvert "
       "! x264layerenc name=enc layers=3 tune=zerolatency speed-preset=veryfast "
@@ -209,7 +214,9 @@ pipeline_description (Conference * conf)
       "! tee name=out "
       "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s %s",
-      camera, KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
+      o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
+      o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
+      KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
       o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
@@ -219,7 +226,6 @@ pipeline_description (Conference * conf)
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,
       audio);
 
-  g_free (camera);
   g_free (session);
   g_free (out);
   g_free (audio);
