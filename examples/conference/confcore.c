@@ -409,7 +409,8 @@ append_u64 (GString * json, const gchar * key, guint64 v)
 void
 conf_stats_json_begin (GString * json, gdouble t, guint id,
     guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
-    guint64 queue_key_units, guint64 stale_frames, guint tiles)
+    guint64 queue_key_units, guint64 stale_frames, guint tiles,
+    const ConfStatsEncoder * enc)
 {
   gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -420,6 +421,9 @@ conf_stats_json_begin (GString * json, gdouble t, guint id,
   append_u64 (json, "key_unit_requests", key_unit_requests);
   append_u64 (json, "queue_key_units", queue_key_units);
   append_u64 (json, "stale_frames", stale_frames);
+  append_u64 (json, "enc_target_bps", enc->target_bps);
+  append_u64 (json, "enc_bps", enc->bps);
+  g_string_append_printf (json, ",\"enc_qp\":%d", enc->qp);
   g_string_append_printf (json, ",\"tiles\":%u,\"members\":[", tiles);
 }
 

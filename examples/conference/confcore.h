@@ -126,13 +126,23 @@ typedef struct
                                  * figures, its rates are written as 0 */
 } ConfStatsMember;
 
+/* Our encoder's figures for the --stats-json line: the whole stream it was
+ * told and what it made over the last second (bit/s), and the lowest QP
+ * of its layers now (at qp-min, more rate cannot buy more quality). */
+typedef struct
+{
+  guint64 target_bps, bps;
+  gint qp;
+} ConfStatsEncoder;
+
 /* A --stats-json line: conf_stats_json_begin, one conf_stats_json_member
  * per member (each may add fields before conf_stats_json_member_end), then
  * conf_stats_json_end. Numbers are written with a '.' whatever the locale,
  * and a figure that is not finite as 0. */
 void conf_stats_json_begin (GString * json, gdouble t, guint id,
     guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
-    guint64 queue_key_units, guint64 stale_frames, guint tiles);
+    guint64 queue_key_units, guint64 stale_frames, guint tiles,
+    const ConfStatsEncoder * enc);
 void conf_stats_json_member (GString * json, const ConfStatsMember * f);
 void conf_stats_json_member_end (GString * json);
 void conf_stats_json_end (GString * json);

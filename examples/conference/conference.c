@@ -196,7 +196,7 @@ pipeline_description (Conference * conf)
       "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
       "cam. ! queue name=encq leaky=downstream max-size-buffers=2 "
       "! videoconvert "
-      "! x264layerenc layers=3 tune=zerolatency speed-preset=veryfast "
+      "! x264layerenc name=enc layers=3 tune=zerolatency speed-preset=veryfast "
       "key-unit-max-delay=%u key-int-max=%u qp-min=%u "
       "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "

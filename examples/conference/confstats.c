@@ -341,9 +341,43 @@ report_silent_peers (Conference * conf, GString * json, GHashTable * reported)
 }
 #endif
 
+/* @enc from x264layerenc's stats (the element named "enc"); zeros without
+ * it. */
+static void
+read_encoder (Conference * conf, ConfStatsEncoder * enc)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (conf->pipeline), "enc");
+  GstStructure *st = NULL;
+  const GValue *qps;
+  guint target = 0, bps = 0;
+
+  *enc = (ConfStatsEncoder) {
+  0};
+  if (e)
+    g_object_get (e, "stats", &st, NULL);
+  if (!st) {
+    gst_clear_object (&e);
+    return;
+  }
+  gst_structure_get_uint (st, "bitrate-target", &target);
+  gst_structure_get_uint (st, "bitrate-measured", &bps);
+  enc->target_bps = target;
+  enc->bps = bps;
+  enc->qp = G_MAXINT;
+  qps = gst_structure_get_value (st, "layer-qp");
+  for (guint i = 0; qps && i < gst_value_array_get_size (qps); i++)
+    enc->qp = MIN (enc->qp, g_value_get_int (gst_value_array_get_value (qps,
+                i)));
+  if (enc->qp == G_MAXINT)
+    enc->qp = -1;
+  gst_structure_free (st);
+  gst_object_unref (e);
+}
+
 void
 conf_stats_print (Conference * conf)
 {
+  ConfStatsEncoder enc;
   GstStructure *st = NULL, *video_rx = NULL, *audio_rx = NULL;
   const GValue *members;
   gdouble t = (g_get_monotonic_time () - conf->started) / 1e6;
@@ -360,13 +394,14 @@ conf_stats_print (Conference * conf)
   if (!conf->last_counts)
     conf->last_counts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   data_rate = field_u64 (st, "data-rate");
+  read_encoder (conf, &enc);
   g_print ("t=%5.1f s  p%u (%s) encodes at %.0f kbit/s, %u remote tiles\n",
       t, conf->opt.id, conf->opt.name, data_rate / 1e3,
       conf_tiles_count (conf));
   conf_stats_json_begin (json, t, conf->opt.id, data_rate,
       field_u64 (st, "bytes-sent"), field_u64 (st, "key-unit-requests"),
       field_u64 (st, "queue-key-units"),
-      conf_stale_frames_dropped (&conf->stale), conf_tiles_count (conf));
+      conf_stale_frames_dropped (&conf->stale), conf_tiles_count (conf), &enc);
   reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {
