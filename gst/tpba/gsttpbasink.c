@@ -1183,6 +1183,7 @@ get_stats (GstElement * element)
         "probe-end-max-cycles", G_TYPE_UINT64,
         st.probe_ends[TPBA_PROBE_END_MAX_CYCLES],
         "probe-kept-without-loss", G_TYPE_UINT64, st.kept_without_loss,
+        "probe-kept-falling", G_TYPE_UINT64, st.kept_falling,
         "run-end-timer", G_TYPE_UINT64, st.run_ends_timer,
         "run-end-reductions", G_TYPE_UINT64, st.run_ends_reductions,
         "packets-udp", G_TYPE_UINT64, st.packets_udp,
@@ -1320,6 +1321,8 @@ gst_tpba_sink_finalize (GObject * object)
   "probe-end-max-cycles: probing periods ended by max-probe-cycles, count; " \
   "probe-kept-without-loss: of those, with max-probe-after-loss, periods " \
   "that kept the last cycle (no cycle after a loss), count; " \
+  "probe-kept-falling: of those, with max-probe-peak-if-rising, periods " \
+  "whose cycles fell and kept the median of the later half, count; " \
   "run-end-timer: running periods ended at their length, count; " \
   "run-end-reductions: running periods ended by reprobe-on-reductions, " \
   "count; " \

@@ -167,6 +167,11 @@ static const GstParamEntry params[] = {
         "the largest of its cycles after the first, bits/s as measured, "
         "before max-probe-median (FALSE: the last or the median; not in the "
         "paper)", BOOLEAN, NULL, max_probe_peak, 0, 1, S),
+  P ("max-probe-peak-if-rising", "With max-probe-peak, the largest cycle is "
+        "kept only when the cycles after the first rise or hold (least-squares "
+        "slope >= 0); when they fall, the median of their later half, bits/s "
+        "(FALSE: always the largest; not in the paper)", BOOLEAN, NULL,
+      max_probe_peak_if_rising, 0, 1, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "
         "t-running if longer (0: t-running only, the paper's; not in the "

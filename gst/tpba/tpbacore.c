@@ -64,6 +64,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->max_probe_median = FALSE;
   cfg->max_probe_after_loss = FALSE;
   cfg->max_probe_peak = FALSE;
+  cfg->max_probe_peak_if_rising = FALSE;
   cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -334,6 +335,7 @@ struct _TpbaSender {
   guint64 stalled_cycles;
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
   guint64 kept_without_loss;
+  guint64 kept_falling;
   guint64 run_ends_timer, run_ends_reductions;
   TpbaProbeEnd probe_end;       /* how the last cycle ended the period */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
@@ -779,6 +781,31 @@ peak_after_first (const TpbaSender * s, guint * span)
   return peak;
 }
 
+/* max_probe_peak_if_rising: @peak when this period's cycles after its
+ * first (those that acked something) rise or hold; when they fall, the
+ * median of their later half. A falling probe's largest cycle is an early
+ * one, riding the cwnd the running period left (with
+ * tcp_slow_start_after_idle=0), not the rate TCP settled at beside the
+ * competitors (docs/results.md, sixteenth pass). */
+static gdouble
+peak_unless_falling (TpbaSender * s, gdouble peak)
+{
+  guint back = MIN (s->n_r, TPBA_HISTORY), n = 0, i;
+  gdouble x[TPBA_HISTORY];
+
+  if (s->n_r > 1 && back == s->n_r)
+    back--;                     /* the period's first cycle is the oldest */
+  for (i = back; i >= 1; i--) {
+    gdouble r = s->r_hist[(s->n_r - i) % TPBA_HISTORY];
+    if (r > 0.0)
+      x[n++] = r;               /* oldest first */
+  }
+  if (n < 2 || rate_rise (x, n) >= 0.0)
+    return peak;
+  s->kept_falling++;
+  return median_rate (x + n / 2, n - n / 2);
+}
+
 /* max_probe_after_loss: the median of the cycles after the period's first
  * that saw a loss. Until then the probe's cwnd climbs from where the
  * running period left it (the UDP rate) and every cycle is below what TCP
@@ -826,8 +853,11 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
   s->probe_end = TPBA_PROBE_END_CRITERION;
   if (s->cfg.max_probe_cycles && s->n_r >= s->cfg.max_probe_cycles) {
     s->probe_end = TPBA_PROBE_END_MAX_CYCLES;
-    if (s->cfg.max_probe_peak)
+    if (s->cfg.max_probe_peak) {
       *kept = peak_after_first (s, span);
+      if (s->cfg.max_probe_peak_if_rising)
+        *kept = peak_unless_falling (s, *kept);
+    }
     else if (s->cfg.max_probe_median && s->cfg.max_probe_after_loss) {
       *kept = median_after_loss (s, span);
       if (s->first_loss_cycle == G_MAXUINT
@@ -1270,6 +1300,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->stalled_cycles = s->stalled_cycles;
   memcpy (st->probe_ends, s->probe_ends, sizeof (st->probe_ends));
   st->kept_without_loss = s->kept_without_loss;
+  st->kept_falling = s->kept_falling;
   st->run_ends_timer = s->run_ends_timer;
   st->run_ends_reductions = s->run_ends_reductions;
   st->packets_udp = s->packets_udp;

@@ -79,6 +79,10 @@
  * - max_probe_peak: a period ended by max_probe_cycles keeps the largest
  *   of its cycles after the first: the returning probe stays below the
  *   competitors' rate in every cycle, its best one is the nearest.
+ * - max_probe_peak_if_rising: with max_probe_peak, the peak only when the
+ *   cycles after the first rise or hold (least-squares slope >= 0); when
+ *   they fall, the median of their later half: a falling probe's peak is
+ *   its start, riding the cwnd the running period left.
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -195,6 +199,9 @@ typedef struct {
   gboolean max_probe_peak;      /* at max_probe_cycles keep the largest
                                  * cycle after the first (before the
                                  * median options): FALSE */
+  gboolean max_probe_peak_if_rising;    /* with max_probe_peak: when the
+                                         * cycles fall, the median of the
+                                         * later half: FALSE */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;
                                  * 0 = T_running only (paper) */
@@ -378,6 +385,8 @@ typedef struct {
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
   guint64 kept_without_loss;    /* max_probe_after_loss periods that kept
                                  * the last cycle: none after a loss */
+  guint64 kept_falling;         /* max_probe_peak_if_rising periods whose
+                                 * cycles fell: the later median kept */
   guint64 run_ends_timer;       /* running periods ended at their length */
   guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;

@@ -139,6 +139,16 @@ VARIANTS = {
                                               "running-increase=50000 "
                                               "running-increase-fraction=1 "
                                               "running-ceiling=2",
+    # the sixteenth pass: ... the peak only when the probe's cycles rise;
+    # when they fall, the median of their later half
+    "TPBA-ours-cap6-ratio3-step1-ceil2-peakrise": "tcp-pacing=true allow-probe-loss=true "
+                                                  "end-criterion=proportional "
+                                                  "max-probe-cycles=6 max-probe-median=true "
+                                                  "max-probe-peak=true "
+                                                  "max-probe-peak-if-rising=true "
+                                                  "run-probe-ratio=3 running-increase=50000 "
+                                                  "running-increase-fraction=1 "
+                                                  "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

@@ -510,6 +510,53 @@ GST_START_TEST (test_max_probe_peak)
 
 GST_END_TEST;
 
+/* A probe bounded at 6 cycles with max_probe_peak (and, when @if_rising,
+ * max_probe_peak_if_rising) through @rates; returns r_s, and in *falling
+ * how many periods the option found falling. */
+static guint64
+peak_probe_r_s (const guint64 * rates, gboolean if_rising, guint64 * falling)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = 6;
+  cfg.max_probe_median = TRUE;
+  cfg.max_probe_peak = TRUE;
+  cfg.max_probe_peak_if_rising = if_rising;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, rates, 6, NULL), 5);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.probe_ends[TPBA_PROBE_END_MAX_CYCLES], 1);
+  tpba_sender_free (s);
+  *falling = st.kept_falling;
+  return st.r_s;
+}
+
+/* max_probe_peak_if_rising: a probe falling after its first cycle (800,
+ * 700, 500, 620, 540k) keeps the median of the later half, 540k, not the
+ * peak 800k at its start; a rising one (500, 450, 600, 700, 650k) keeps
+ * its peak, 700k, with the option or without. */
+GST_START_TEST (test_max_probe_peak_if_rising)
+{
+  const guint64 falls[] = { 900000, 800000, 700000, 500000, 620000, 540000 };
+  const guint64 rises[] = { 300000, 500000, 450000, 600000, 700000, 650000 };
+  guint64 falling;
+
+  fail_unless_equals_uint64 (peak_probe_r_s (falls, FALSE, &falling), 800000);
+  fail_unless_equals_uint64 (falling, 0);
+  fail_unless_equals_uint64 (peak_probe_r_s (falls, TRUE, &falling), 540000);
+  fail_unless_equals_uint64 (falling, 1);
+  fail_unless_equals_uint64 (peak_probe_r_s (rises, FALSE, &falling), 700000);
+  fail_unless_equals_uint64 (peak_probe_r_s (rises, TRUE, &falling), 700000);
+  fail_unless_equals_uint64 (falling, 0);
+}
+
+GST_END_TEST;
+
 /* A probe bounded at 6 cycles keeping the median, climbing from 300k to
  * its first loss in cycle @loss (TCP retransmits when @retrans, else cuts
  * cwnd; G_MAXUINT: no loss), then on a sawtooth around 600k; returns r_s. */
@@ -2146,6 +2193,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_max_probe_median);
   tcase_add_test (tc, test_max_probe_after_loss);
   tcase_add_test (tc, test_max_probe_peak);
+  tcase_add_test (tc, test_max_probe_peak_if_rising);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
   tcase_add_test (tc, test_probe_end_confidence_narrows);
