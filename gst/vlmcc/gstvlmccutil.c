@@ -158,6 +158,11 @@ static const GstParamEntry params[] = {
         "own RTT samples over its first RTT as leader less the queueing it "
         "claimed (its RTT less its base RTT), not its claimed base RTT "
         "(ours: false, the claimed base)", BOOLEAN, own_base, 0, 1, S),
+  P ("rtt-min-window", "A follower's RTT sample enters its RTT estimate "
+        "as the least of the samples over the last this many of its RTTs, "
+        "so packets held late by a loaded host are not taken for queueing, "
+        "RTTs (ours: 0, each sample as is, the paper's)", DOUBLE,
+      rtt_min_window, 0, 100, R),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

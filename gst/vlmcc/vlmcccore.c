@@ -60,6 +60,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->volunteer_after = 0.0;
   cfg->start_anchor = FALSE;
   cfg->own_base = FALSE;
+  cfg->rtt_min_window = 0.0;
 }
 
 const gchar *
@@ -283,6 +284,10 @@ typedef struct {
   gint64 dev;                   /* sigma, ns */
   gint64 base;                  /* least sample, ns */
   gboolean sampled;
+  /* config rtt_min_window: the least sample of the current half window
+   * and of the one before (G_MAXINT64: none), and when this half began */
+  gint64 half_min, prev_half_min;
+  gint64 half_start;
 } RttEstimate;
 
 static void
@@ -292,6 +297,29 @@ rtt_estimate_reset (RttEstimate * e, gint64 rtt, gint64 base)
   e->dev = e->rtt / 2;
   e->base = base > 0 ? MIN (base, e->rtt) : e->rtt;
   e->sampled = TRUE;
+  e->half_min = e->prev_half_min = G_MAXINT64;
+  e->half_start = G_MININT64 / 2;
+}
+
+/* Ours (config rtt_min_window): the least of the samples that arrived
+ * over the last @span (between half of it and all of it: two halves).
+ * A host or delay program that runs late only ever delays a packet, and
+ * a burst it releases late ends with a packet that was hardly held, so
+ * the least is the path's; a queue holds every sample up and passes, a
+ * span later, as Linux's Vegas takes the least RTT of each RTT. */
+static gint64
+rtt_estimate_least_recent (RttEstimate * e, gint64 rtt, gint64 at,
+    gint64 span)
+{
+  if (span <= 0)
+    return rtt;
+  if (at >= e->half_start + span / 2) {
+    e->prev_half_min = at >= e->half_start + span ? G_MAXINT64 : e->half_min;
+    e->half_min = G_MAXINT64;
+    e->half_start = at;
+  }
+  e->half_min = MIN (e->half_min, rtt);
+  return MIN (e->half_min, e->prev_half_min);
 }
 
 static void
@@ -2304,7 +2332,9 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     if (clock_skew_sample (&r->skew, r->drift_sum, arrival))
       receiver_take_skew (r, arrival);
     r->rtt = receiver_skewless_rtt (r, arrival);
-    rtt_estimate_sample (&r->est, &r->cfg, r->rtt);
+    rtt_estimate_sample (&r->est, &r->cfg,
+        rtt_estimate_least_recent (&r->est, r->rtt, arrival,
+            (gint64) (r->cfg.rtt_min_window * r->est.rtt)));
     if (r->est.base < base)
       r->base_time = arrival;
     vegas_plus_sample (&r->plus, r->rtt);

@@ -180,6 +180,11 @@ typedef struct {
    * a challenger's base RTT is the sender's acks of its first RTT less
    * the queueing it claimed, not its claimed base */
   gboolean own_base;
+  /* Ours, 0 (off, the paper's: each sample as is) by default
+   * (docs/protocols/vlmcc.md, "Scheduling jitter"): a follower's RTT
+   * sample enters equation (1) as the least over the last this many of
+   * its rtt hat, so a packet held late by a loaded host is not queueing */
+  gdouble rtt_min_window;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);

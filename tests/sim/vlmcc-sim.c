@@ -17,7 +17,8 @@
  *   vlmcc-sim membership [SEED...]  receivers join and leave (the leader
  *                        too, silently): time to the right leader, time
  *                        without one, elections, rate dips
- * skew and membership take VLMCC_SIM_START_ANCHOR=1 (start_anchor).
+ * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
+ * (start_anchor) and VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window).
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,8 @@ print_rate (VlmccSim * sim, guint rx, gint64 from, gint64 to)
   printf ("  receiver %u: %.0f kbit/s over %.0f-%.0f s\n", rx,
       bytes * 8.0 / ((to - from) / 1e9) / 1000.0, from / 1e9, to / 1e9);
 }
+
+static void config_from_env (VlmccConfig * cfg);
 
 static void
 run_alone (void)
@@ -73,7 +76,7 @@ run_figure5 (void)
   VlmccSim *sim;
   const GArray *lc;
 
-  vlmcc_config_init (&cfg);
+  config_from_env (&cfg);
   sim = vlmcc_sim_figure5 (&cfg, 2);
   vlmcc_sim_run (sim, 60 * VSIM_S);
   printf ("figure5: receivers 0, 1 behind router 2; 2, 3 behind router 3\n");
@@ -288,15 +291,19 @@ print_skew_start (const VlmccConfig * cfg, gdouble ppm)
   vlmcc_sim_free (sim);
 }
 
-/* VLMCC_SIM_START_ANCHOR=1: the receivers' start_anchor. */
+/* VLMCC_SIM_START_ANCHOR=1: the receivers' start_anchor;
+ * VLMCC_SIM_RTT_MIN_WINDOW=RTTs: their rtt_min_window. */
 static void
 config_from_env (VlmccConfig * cfg)
 {
   const gchar *anchor = g_getenv ("VLMCC_SIM_START_ANCHOR");
+  const gchar *window = g_getenv ("VLMCC_SIM_RTT_MIN_WINDOW");
 
   vlmcc_config_init (cfg);
   if (anchor)
     cfg->start_anchor = g_ascii_strtoull (anchor, NULL, 10) != 0;
+  if (window)
+    cfg->rtt_min_window = g_ascii_strtod (window, NULL);
 }
 
 static void

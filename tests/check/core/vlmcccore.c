@@ -29,6 +29,9 @@ typedef struct {
   gint64 read_hold;             /* datagrams that came before: read then */
   gint64 stamp_jitter;          /* data stamped late by up to this */
   guint32 jitter_state;         /* the stamp jitter's generator */
+  gint64 hold_jitter;           /* data held late by up to this, in order */
+  guint32 hold_state;           /* the hold's generator */
+  gint64 hold_last;             /* the last held packet's arrival */
   gboolean dead;
   guint64 got;
   GArray *events;               /* VlmccEvent */
@@ -116,6 +119,24 @@ path_data_stamp (Path * p, gint64 arrival)
   p->jitter_state = p->jitter_state * 1664525u + 1013904223u;
   return arrival + p->stamp_jitter / 2 +
       (gint64) (p->jitter_state >> 8) % (p->stamp_jitter / 2);
+}
+
+/* When a data packet due at @at on path @p reaches its host: one in
+ * HOLD_ONE_IN is held late by a draw of up to hold_jitter, and none
+ * leaves before the one sent before it, so a hold delays a burst (a
+ * user-space delay program whose loop a loaded host ran late; no queue). */
+#define HOLD_ONE_IN 16
+
+static gint64
+path_data_held (Path * p, gint64 at)
+{
+  if (!p->hold_jitter)
+    return at;
+  p->hold_state = p->hold_state * 1664525u + 1013904223u;
+  if ((p->hold_state >> 28) % HOLD_ONE_IN == 0)
+    at += (gint64) ((p->hold_state >> 8 & 0xfffff) * p->hold_jitter >> 20);
+  p->hold_last = MAX (p->hold_last, at);
+  return p->hold_last;
 }
 
 /* When path @i's receiver reads a datagram that reached it at @arrival. */
@@ -242,7 +263,7 @@ rig_drain_sender (Rig * rig)
     }
     for (guint i = 0; i < rig->n_paths; i++) {
       Path *p = &rig->paths[i];
-      gint64 at = rig->now + p->delay + p->extra;
+      gint64 at = path_data_held (p, rig->now + p->delay + p->extra);
 
       if (p->drop) {
         p->drop--;
@@ -936,6 +957,65 @@ GST_START_TEST (test_follower_jittered_anchor)
       paper / 1000);
   fail_unless (ABS (anchored - 54 * MS) <= MS / 2, "base %" G_GINT64_FORMAT
       " us", anchored / 1000);
+}
+
+GST_END_TEST;
+
+/* Two receivers 10 ms from the sender (the bed's Figure 5), no queue on
+ * either path, one data packet in HOLD_ONE_IN held late by up to 20 ms
+ * (in order, as the bed's delay program on a loaded host). Returns the
+ * elections over 2-12 s; then, if @queue_follows, the follower's data
+ * gets 10 ms of queue and it must take the lead within 1 s. */
+static guint64
+held_jitter_elections (gdouble rtt_min_window, gboolean queue_follows)
+{
+  VlmccConfig cfg;
+  Rig rig;
+  guint64 elections;
+  guint32 leader;
+  guint follower;
+
+  vlmcc_config_init (&cfg);
+  cfg.rtt_min_window = rtt_min_window;
+  rig_init (&rig, &cfg);
+  for (guint i = 0; i < 2; i++) {
+    rig_add_path (&rig, 10 * MS);
+    rig.paths[i].hold_jitter = 20 * MS;
+    rig.paths[i].hold_state = 7 + 1000 * i;
+  }
+  rig_run (&rig, 2 * S);
+  elections = sender_stats (&rig).elections;
+  rig_run (&rig, 12 * S);
+  elections = sender_stats (&rig).elections - elections;
+  GST_INFO ("rtt-min-window %.1f: %" G_GUINT64_FORMAT " elections in 10 s, "
+      "rtt hat %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " us",
+      rtt_min_window, elections, receiver_stats (&rig, 0).rtt / 1000,
+      receiver_stats (&rig, 1).rtt / 1000);
+  if (queue_follows) {
+    leader = sender_stats (&rig).leader;
+    follower = receiver_stats (&rig, 0).id == leader ? 1 : 0;
+    rig.paths[follower].extra = 10 * MS;
+    rig_run (&rig, 13 * S);
+    fail_unless_equals_int (sender_stats (&rig).leader,
+        receiver_stats (&rig, follower).id);
+  }
+  rig_clear (&rig);
+  return elections;
+}
+
+/* Scheduling jitter is not queueing: with packets held up to 20 ms late
+ * and nothing queued, the paper's followers take the holds into rtt hat,
+ * their Vegas shrinks their windows and equation (6) hands the lead back
+ * and forth (44 elections in 10 s). The least over the last 4 RTTs
+ * (rtt_min_window) keeps each path's RTT, so the lead stays; a queue
+ * that lasts still moves it, a few RTTs later. */
+GST_START_TEST (test_held_jitter_lead_stays)
+{
+  guint64 paper = held_jitter_elections (0.0, FALSE);
+  guint64 least = held_jitter_elections (4.0, TRUE);
+
+  fail_unless (paper >= 10, "%" G_GUINT64_FORMAT " elections", paper);
+  fail_unless_equals_int (least, 0);
 }
 
 GST_END_TEST;
@@ -2816,6 +2896,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_challenger_base_own);
   tcase_add_test (tc, test_follower_jittered_anchor);
+  tcase_add_test (tc, test_held_jitter_lead_stays);
   tcase_add_test (tc, test_vegas_plus_cubic_growth);
   tcase_add_test (tc, test_vegas_plus_cubic_reno_friendly);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
