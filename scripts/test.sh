@@ -3,9 +3,10 @@
 # network-namespace tests; then the unit and element tests again under
 # AddressSanitizer/UBSan, and a short libFuzzer run. Installs what it needs.
 #
-# Only the unit suite shares the cores: the sanitized and fuzz builds compile
-# (at nice 10) while it runs. The network suite and the loopback emulator
-# measure rates and delays, so they run alone.
+# Only the tests in simulated time share the cores: the sanitized and fuzz
+# builds compile (at nice 10) while the core, simulator, app and fuzz-replay
+# tests run. The element tests (real pipelines on loopback), the network
+# suite and the loopback emulator measure in real time, so they run alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,22 +46,27 @@ echo "== build and test"
 ninja -C build
 stage_done build
 
-# The unit suite measures no rate or delay (its few wall-clock bounds pass
-# under ASan's slowdown), so the other two builds go on beside it, at nice 10:
-# a test at nice 0 keeps about nine tenths of a core shared with one.
+# The tests in simulated time measure no rate or delay, so the other two
+# builds go on beside them, at nice 10.
 (nice -n 10 ninja -C build-asan &&
   nice -n 10 ninja -C build-fuzz "${FUZZ_TARGETS[@]/#/tests/fuzz/fuzz-}") \
   > build-asan/side-builds.log 2>&1 &
 side_builds=$!
-meson test -C build --no-suite net --no-suite emu --print-errorlogs \
-  --num-processes 2 --logbase unitlog || status=1
-count_results build unitlog
-stage_done unit
+meson test -C build --suite core --suite sim --suite app --suite fuzz \
+  --print-errorlogs --num-processes 2 --logbase simlog || status=1
+count_results build simlog
+stage_done simulated
 side_status=0
 wait $side_builds || side_status=$?
 cat build-asan/side-builds.log
 [ $side_status -eq 0 ] || { echo "sanitized or fuzz build failed"; exit 1; }
 stage_done side-builds
+
+# Element tests run real pipelines on loopback: not beside a build.
+meson test -C build --suite elements --print-errorlogs --num-processes 2 \
+  --logbase elemlog || status=1
+count_results build elemlog
+stage_done elements
 
 # The network suite and the loopback emulator measure real time: alone.
 meson test -C build --suite net --suite emu --print-errorlogs \
