@@ -1746,8 +1746,9 @@ count_loss (Member * m, guint16 seq)
   m->pending_lost += seq_gap (&m->have_seq, &m->max_seq, seq);
 }
 
-/* Gaps in @m's parity stream: lost packets of its send rate, which a
- * redundant phase's round trip must not have lost either. */
+/* Gaps in @m's parity stream: lost packets of its send rate, which (with
+ * assign_needs_parity) a redundant phase's round trip must not have lost
+ * either. */
 static void
 count_parity_loss (TpssGroup * g, Member * m, guint16 seq)
 {
