@@ -197,6 +197,11 @@ def other_sent(res, name):
     return f.get("announcements-sent", 0) + f.get("reports-sent", 0)
 
 
+def other_announced(res, name):
+    (_, f), = [v for n, v in res.items() if n != name]
+    return f.get("announcements-sent", 0)
+
+
 def main():
     netbed.require_or_skip()
     check = netbed.Checks()
@@ -247,11 +252,17 @@ def main():
               f"control-received {f_k.get('control-received')}, the other "
               f"receiver sent {other_sent(keyed, n)}, session size "
               f"{f_k.get('session-size')}")
+        # A suppression follows the other receiver's real experiments too,
+        # when theirs and ours happen to overlap (3 against 0 in one CI run,
+        # every control packet taken the other's own): allow two per
+        # experiment it announced, beyond the baseline's.
+        other_exps = other_announced(keyed, n)
         check(f"{n}: experiments suppressed as without the attacker",
               f_k.get("experiments-suppressed", 0) <=
-              f_b.get("experiments-suppressed", 0) + 2,
-              f"{f_k.get('experiments-suppressed')} "
-              f"(baseline {f_b.get('experiments-suppressed')})")
+              f_b.get("experiments-suppressed", 0) + 2 * other_exps,
+              f"{f_k.get('experiments-suppressed')} (baseline "
+              f"{f_b.get('experiments-suppressed')}, the other receiver "
+              f"announced {other_exps})")
         lv_p, f_p = plain[n]
         check(f"{n}, no key: the forged announcements are taken",
               f_p.get("control-received", 0) > other_sent(plain, n) + 50,
