@@ -798,20 +798,21 @@ drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
   }
 }
 
-/* @bytes, a parity packet toward @m, as it leaves: numbered in @m's parity
- * stream only now, so that parity dropped before it left leaves no gap the
- * receiver would count as loss. */
+/* @bytes (taken: the sole reference, so its data is not copied), a parity
+ * packet toward @m, as it leaves: numbered in @m's parity stream only now,
+ * so that parity dropped before it left leaves no gap the receiver would
+ * count as loss. */
 static GBytes *
 number_parity (Member * m, GBytes * bytes)
 {
   gsize len;
-  guint8 *d = g_bytes_unref_to_data (g_bytes_ref (bytes), &len);
+  guint8 *d = g_bytes_unref_to_data (bytes, &len);
 
   rtp_set_seq (d, m->fec_seq++);
   return g_bytes_new_take (d, len);
 }
 
-/* Parity toward @m: at once, or layered queued behind @m's media (dropped,
+/* Parity toward @m (@bytes taken): at once, or layered queued behind @m's media (dropped,
  * and counted, beyond max_queue_bytes). What is queued spans at most
  * fec_size_time, also while media keeps the pacer busy. */
 static void
@@ -829,11 +830,12 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
   if (g->cfg.cfg.max_queue_bytes && m->paced_bytes + m->paced_parity_bytes +
       len > g->cfg.cfg.max_queue_bytes) {
     m->paced_dropped++;
+    g_bytes_unref (bytes);
     return;
   }
   drop_stale_parity (g, m, now);
   q = g_new (QueuedParity, 1);
-  q->data = g_bytes_ref (bytes);
+  q->data = bytes;
   q->queued = now;
   g_queue_push_tail (&m->paced_parity, q);
   m->paced_parity_bytes += len;
@@ -857,7 +859,7 @@ next_paced (TpssGroup * g, Member * m, gint64 now)
     return NULL;
   m->paced_parity_bytes -= g_bytes_get_size (q->data);
   b = number_parity (m, q->data);
-  queued_parity_free (q);
+  g_free (q);
   return b;
 }
 
@@ -911,7 +913,6 @@ send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
     memcpy (p + RTP_HEADER_SIZE, payload, plen);
     bytes = g_bytes_new_take (p, plen + RTP_HEADER_SIZE);
     send_parity_to_member (g, m, bytes, now);
-    g_bytes_unref (bytes);
     m->parity_sent++;
     n++;
   }
