@@ -935,8 +935,10 @@ server_measure (RmtpServer * s, Member * m)
   m->needed = left;
 }
 
-static gdouble
-others_mean_loss (const RmtpServer * s, const Member * m)
+/* The mean loss of the other members measured, in @mean; FALSE when no
+ * other has been measured, so there is nothing to be far above. */
+static gboolean
+others_mean_loss (const RmtpServer * s, const Member * m, gdouble * mean)
 {
   gdouble sum = 0.0;
   guint n = 0;
@@ -950,12 +952,15 @@ others_mean_loss (const RmtpServer * s, const Member * m)
     sum += o->loss;
     n++;
   }
-  return n ? sum / n : 0.0;
+  *mean = n ? sum / n : 0.0;
+  return n > 0;
 }
 
 /* Separate retransmission of receivers the server detects as slow (3.2.2):
  * one whose loss stays far above the others' is set aside, so the
- * multicast rounds end when the others are complete. */
+ * multicast rounds end when the others are complete. A member with no
+ * measured other (a sole receiver) is never set aside: its losses are the
+ * path's, and the rounds serve nobody else. */
 static void
 server_judge_losses (RmtpServer * s)
 {
@@ -963,11 +968,12 @@ server_judge_losses (RmtpServer * s)
     return;
   for (guint i = 0; i < s->n_members; i++) {
     Member *m = &s->members[i];
+    gdouble others;
 
     if (!member_active (m) || m->measured_round != (gint64) s->round)
       continue;
-    if (m->loss > s->cfg.slow_loss &&
-        m->loss > s->cfg.slow_factor * others_mean_loss (s, m))
+    if (m->loss > s->cfg.slow_loss && others_mean_loss (s, m, &others) &&
+        m->loss > s->cfg.slow_factor * others)
       m->lossy_rounds++;
     else
       m->lossy_rounds = 0;

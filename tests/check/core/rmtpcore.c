@@ -1604,6 +1604,39 @@ GST_START_TEST (test_slow_by_losses)
 
 GST_END_TEST;
 
+/* A sole receiver that gets one multicast DATA transmission in four (a
+ * slow link) has no other to be far above: it stays in the multicast
+ * rounds and completes there, not set aside (the stream example's
+ * receiver was dropped so under load). */
+static guint sole_transmissions;
+
+static gboolean
+drop_three_transmissions_in_four (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  return rx == 0 && p->type == RMTP_DATA && to == RMTP_TO_GROUP &&
+      sole_transmissions++ % 4 != 0;
+}
+
+GST_START_TEST (test_sole_receiver_never_slow)
+{
+  Rig rig;
+  const RmtpServerStats *st;
+
+  sole_transmissions = 0;
+  st = rig_run_dropping (&rig, 1, drop_three_transmissions_in_four);
+
+  fail_unless_equals_int (st->slow_detected, 0);
+  fail_unless_equals_int (st->slow_receivers, 0);
+  fail_unless_equals_uint64 (st->unicast_data_sent, 0);
+  fail_unless (st->rounds > 2);
+  assert_receiver_whole (&rig, 0);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* The data set's digest is SHA-256 whichever library computes it: the
  * FIPS 180-2 vector of "abc" fed in two pieces, and a second finish gives
  * the same digest. */
@@ -2016,6 +2049,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_parity_repair);
   tcase_add_test (tc, test_parity_repair_wide_blocks);
   tcase_add_test (tc, test_slow_by_losses);
+  tcase_add_test (tc, test_sole_receiver_never_slow);
   tcase_add_test (tc, test_early_repair);
   tcase_add_test (tc, test_lost_eor_inferred_from_parity);
   tcase_add_test (tc, test_nack_lists_losses_at_eor);
