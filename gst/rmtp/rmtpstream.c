@@ -232,12 +232,29 @@ stream_drop (RmtpStreamServer * s, guint32 id, gboolean complete)
   s->stats.dropped_slow += complete;
 }
 
+/* Whether some member has the window without having held it back. */
+static gboolean
+stream_any_prompt_member (RmtpStreamServer * s)
+{
+  for (guint i = 0; i < s->n_live; i++) {
+    gboolean slow;
+
+    if (rmtp_server_member_complete (s->server, s->live[i], &slow) && !slow)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Keeps the members that have the window; drops the others, and (unless
  * it is the last window) those that held it back as slow or BUSY: a
- * bounded window cannot wait for them again. */
+ * bounded window cannot wait for them again while others are held back
+ * by them. When every member that has the window held it back, waiting
+ * holds back nobody, so they all stay (a sole receiver whose output fell
+ * behind is paced, not dropped). */
 static void
 stream_keep_members (RmtpStreamServer * s)
 {
+  gboolean keep_slow = s->last_started || !stream_any_prompt_member (s);
   guint n = 0;
 
   for (guint i = 0; i < s->n_live; i++) {
@@ -245,7 +262,7 @@ stream_keep_members (RmtpStreamServer * s)
     gboolean has = rmtp_server_member_complete (s->server, s->live[i],
         &slow);
 
-    if (has && (s->last_started || !slow))
+    if (has && (keep_slow || !slow))
       s->live[n++] = s->live[i];
     else
       stream_drop (s, s->live[i], has);

@@ -512,16 +512,52 @@ GST_START_TEST (test_silent_receiver_dropped)
 
 GST_END_TEST;
 
-/* When the last members left are dropped, the stream ends and no CONN
- * follows; a DROP for the next window tells them at once (sealed like all
- * control when keyed), where they waited receiver_timeout before. */
+/* No group EOR and no POLL reaches anyone: all are polled out as slow and
+ * served by unicast in every window. Nobody has a window promptly, so
+ * waiting for them holds nobody back: they all stay and get the stream. */
 static gboolean
 silence_all (Net * net, guint rx, const RmtpPacket * p, guint32 to)
 {
-  /* no group EOR and no POLL reaches anyone: all are polled out as slow
-   * and served by unicast, so all have window 0 and are then dropped */
   return (p->type == RMTP_EOR && to == RMTP_TO_GROUP) ||
       p->type == RMTP_POLL;
+}
+
+GST_START_TEST (test_all_slow_members_kept)
+{
+  Net net;
+  const guint64 w = 64 * 1024;
+  const RmtpStreamServerStats *st;
+
+  net_init (&net, 2, 4 * w, w);
+  net.loss = silence_all;
+  net_start (&net);
+  net_run (&net, 300 * S);
+  st = rmtp_stream_server_stats (net.s);
+  fail_unless_equals_int (net.dropped->len, 0);
+  fail_unless_equals_int (st->dropped_slow, 0);
+  fail_unless (st->sum.slow_receivers >= 2 * 4);
+  assert_whole (&net, 0);
+  assert_whole (&net, 1);
+  fail_unless_equals_int (net.server_end.receivers_complete, 2);
+  net_clear (&net);
+}
+
+GST_END_TEST;
+
+/* When the last members left are dropped, the stream ends and no CONN
+ * follows; a DROP for the next window tells them at once (sealed like all
+ * control when keyed), where they waited receiver_timeout before. Here
+ * all are served window 0 by unicast as above, and then no DATA and no
+ * REL reach them, so they are dropped in window 1 and only the DROP tells
+ * them. */
+static gboolean
+silence_all_then_starve (Net * net, guint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  if ((p->type == RMTP_DATA || p->type == RMTP_REL) &&
+      net->out[rx]->len >= net->cfg.window_size)
+    return TRUE;
+  return silence_all (net, rx, p, to);
 }
 
 static void
@@ -532,7 +568,10 @@ run_last_members_dropped (gboolean keyed)
   AuthKey key;
 
   net_init (&net, 2, 4 * w, w);
-  net.loss = silence_all;
+  net.loss = silence_all_then_starve;
+  /* the slow members are served one after the other: given up soon, the
+   * second is not silent long enough to fail on its own first */
+  net.cfg.max_separate_rounds = 2;
   net_start (&net);
   if (keyed) {
     fail_unless (auth_key_from_string ("0123456789abcdef0123456789abcdef"
@@ -1113,6 +1152,7 @@ rmtpstream_suite (void)
   tcase_add_test (tc, test_lossy_receivers_get_everything);
   tcase_add_test (tc, test_parity_within_windows);
   tcase_add_test (tc, test_slow_receiver_dropped_after_its_window);
+  tcase_add_test (tc, test_all_slow_members_kept);
   tcase_add_test (tc, test_silent_receiver_dropped);
   tcase_add_test (tc, test_last_members_told_dropped);
   tcase_add_test (tc, test_last_members_told_dropped_keyed);
