@@ -176,6 +176,9 @@ class Process:
                     found.append(problem)
         if self.exited_early:                   # 0: the stream ended by itself
             found.append(f"exited before the interrupt (status {self.exited_early})")
+        if found:                               # what the elements said last (-m)
+            said = [ln.strip()[:200] for _, ln in self.out if "(element):" in ln]
+            found += [f"said: {ln}" for ln in said[-4:]]
         return found
 
 
