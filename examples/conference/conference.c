@@ -80,9 +80,10 @@ static gchar *
 output_branch (const ConfOptions * o)
 {
   if (!o->headless)
-    return g_strdup ("out. ! queue leaky=downstream max-size-buffers=2 ! "
-        "autovideosink sync=false");
-  return g_strdup_printf ("out. ! queue ! videoconvert ! x264enc "
+    return g_strdup ("out. ! queue name=" CONF_OUT_VIDEO_QUEUE " "
+        "leaky=downstream max-size-buffers=2 ! autovideosink sync=false");
+  return g_strdup_printf ("out. ! queue name=" CONF_OUT_VIDEO_QUEUE " "
+      "! videoconvert ! x264enc "
       "tune=zerolatency speed-preset=ultrafast bitrate=1000 key-int-max=%u ! "
       "h264parse name=recparse ! mp4mux name=recmux "
       "! filesink location=\"%s/participant-%u.mp4\"",
@@ -143,9 +144,10 @@ audio_description (const ConfOptions * o)
   src = o->audio_device ? g_strdup ("autoaudiosrc name=mic") :
       g_strdup_printf ("audiotestsrc name=mic is-live=true wave=sine "
       "freq=%u volume=0.25", conf_audio_frequency (o->id));
-  out = o->headless ? g_strdup ("queue ! audioconvert ! opusenc "
-      "bitrate=32000 ! recmux.") : g_strdup ("queue ! audioconvert ! "
-      "audioresample ! autoaudiosink");
+  out = o->headless ? g_strdup ("queue name=" CONF_OUT_AUDIO_QUEUE " "
+      "! audioconvert ! opusenc bitrate=32000 ! recmux.") :
+      g_strdup ("queue name=" CONF_OUT_AUDIO_QUEUE " ! audioconvert "
+      "! audioresample ! autoaudiosink");
   /* Opus at 16 kbit/s in 40 ms frames: with the headers about 27 kbit/s
    * per voice on the wire, a small share of the slowest link. */
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
@@ -212,7 +214,8 @@ pipeline_description (Conference * conf)
       "compositor name=mix background=black latency=100000000 "
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! videoconvert "
       "! tee name=out "
-      "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
+      "out. ! queue name=" CONF_SNAPSHOT_QUEUE " leaky=downstream "
+      "max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s %s",
       o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
       o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
@@ -513,8 +516,9 @@ quit_now (gpointer data)
 
 /* Leave the call: our sessions stop (their BYE goes now, whatever the
  * recording waits on later), then the others' branches, our camera and
- * microphone end, so the compositor and the recording finish and the bus's
- * EOS quits. */
+ * microphone end, and the output ends at its own queues (the recording
+ * stops at this moment, not behind the mixers' backlog), so the bus's EOS
+ * quits. */
 static gboolean
 leave (gpointer data)
 {
@@ -547,6 +551,7 @@ leave (gpointer data)
   gst_object_unref (nameplate);
   if (conf->arx)
     conf_audio_end_sources (conf);
+  conf_leave_output (conf->pipeline);
   GST_INFO ("EOS sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("waiting for the EOS");
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);
