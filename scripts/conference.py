@@ -281,6 +281,7 @@ def conference_command(args, pid, n):
          if args.max_frame_age is not None else []) + \
         ([f"--max-queue-age={args.max_queue_age}"]
          if args.max_queue_age is not None else []) + \
+        (["--parity-age-from-media"] if args.parity_age_from_media else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -431,6 +432,9 @@ def main():
     ap.add_argument("--max-frame-age", type=int, default=None,
                     help="ms, camera frames older than this at the encoder are left out "
                          "(0: none; default: the app's)")
+    ap.add_argument("--parity-age-from-media", action="store_true",
+                    help="each sender ages its parity toward a member from when the media "
+                         "it covers left (tpsssink parity-age-from-media; default: off)")
     ap.add_argument("--max-queue-age", type=int, default=None,
                     help="ms, each sender's tpsssink max-queue-age (0: off; default: the app's)")
     ap.add_argument("--ice", action="store_true",

@@ -275,6 +275,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Send a member no frame that would wait longer than this in our "
           "queue toward it, until the next key frame (ms; 0: never; default "
           G_STRINGIFY (CONF_MAX_QUEUE_AGE_MS) ")", "MS"},
+    {"parity-age-from-media", 0, 0, G_OPTION_ARG_NONE,
+          &o->parity_age_from_media, "Age the parity waiting toward a member "
+          "from when the media it covers left, not from its making "
+          "(tpsssink's parity-age-from-media; default off)", NULL},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,

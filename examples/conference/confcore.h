@@ -29,6 +29,7 @@ typedef struct
   guint max_frame_age_ms;       /* camera frames older than this at the
                                  * encoder are left out, ms, 0: none */
   guint max_queue_age_ms;       /* tpsssink's max-queue-age, ms, 0: off */
+  gboolean parity_age_from_media;       /* tpsssink's parity-age-from-media */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */

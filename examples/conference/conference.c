@@ -80,9 +80,10 @@ static gchar *
 output_branch (const ConfOptions * o)
 {
   if (!o->headless)
-    return g_strdup ("out. ! queue leaky=downstream max-size-buffers=2 ! "
-        "autovideosink sync=false");
-  return g_strdup_printf ("out. ! queue ! videoconvert ! x264enc "
+    return g_strdup ("out. ! queue name=" CONF_OUT_VIDEO_QUEUE " "
+        "leaky=downstream max-size-buffers=2 ! autovideosink sync=false");
+  return g_strdup_printf ("out. ! queue name=" CONF_OUT_VIDEO_QUEUE " "
+      "! videoconvert ! x264enc "
       "tune=zerolatency speed-preset=ultrafast bitrate=1000 key-int-max=%u ! "
       "h264parse name=recparse ! mp4mux name=recmux "
       "! filesink location=\"%s/participant-%u.mp4\"",
@@ -143,9 +144,10 @@ audio_description (const ConfOptions * o)
   src = o->audio_device ? g_strdup ("autoaudiosrc name=mic") :
       g_strdup_printf ("audiotestsrc name=mic is-live=true wave=sine "
       "freq=%u volume=0.25", conf_audio_frequency (o->id));
-  out = o->headless ? g_strdup ("queue ! audioconvert ! opusenc "
-      "bitrate=32000 ! recmux.") : g_strdup ("queue ! audioconvert ! "
-      "audioresample ! autoaudiosink");
+  out = o->headless ? g_strdup ("queue name=" CONF_OUT_AUDIO_QUEUE " "
+      "! audioconvert ! opusenc bitrate=32000 ! recmux.") :
+      g_strdup ("queue name=" CONF_OUT_AUDIO_QUEUE " ! audioconvert "
+      "! audioresample ! autoaudiosink");
   /* Opus at 16 kbit/s in 40 ms frames: with the headers about 27 kbit/s
    * per voice on the wire, a small share of the slowest link. */
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
@@ -202,7 +204,7 @@ pipeline_description (Conference * conf)
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "layer-max-spread=%u key-unit-parity=%u "
       "key-unit-queue-time=%" G_GUINT64_FORMAT " "
-      "max-queue-age=%" G_GUINT64_FORMAT " "
+      "max-queue-age=%" G_GUINT64_FORMAT " parity-age-from-media=%s "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
       /* the others' tiles (tiles.c) and the mixed picture */
@@ -212,7 +214,8 @@ pipeline_description (Conference * conf)
       "compositor name=mix background=black latency=100000000 "
       "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! videoconvert "
       "! tee name=out "
-      "out. ! queue leaky=downstream max-size-buffers=1 ! fakesink name=snap "
+      "out. ! queue name=" CONF_SNAPSHOT_QUEUE " leaky=downstream "
+      "max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s %s",
       o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
       o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
@@ -220,7 +223,8 @@ pipeline_description (Conference * conf)
       session,
       o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
-      (guint64) o->max_queue_age_ms * GST_MSECOND, session,
+      (guint64) o->max_queue_age_ms * GST_MSECOND,
+      o->parity_age_from_media ? "true" : "false", session,
       o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,
@@ -513,8 +517,9 @@ quit_now (gpointer data)
 
 /* Leave the call: our sessions stop (their BYE goes now, whatever the
  * recording waits on later), then the others' branches, our camera and
- * microphone end, so the compositor and the recording finish and the bus's
- * EOS quits. */
+ * microphone end, and the output ends at its own queues (the recording
+ * stops at this moment, not behind the mixers' backlog), so the bus's EOS
+ * quits. */
 static gboolean
 leave (gpointer data)
 {
@@ -547,6 +552,7 @@ leave (gpointer data)
   gst_object_unref (nameplate);
   if (conf->arx)
     conf_audio_end_sources (conf);
+  conf_leave_output (conf->pipeline);
   GST_INFO ("EOS sent at %" G_GINT64_FORMAT " ms", CONF_MONO_MS ());
   conf_exit_guard_step ("waiting for the EOS");
   g_timeout_add_seconds (END_TIMEOUT_SECONDS, quit_now, conf);

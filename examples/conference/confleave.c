@@ -1,4 +1,5 @@
-/* The BYE before the recording's end (confleave.h). */
+/* The BYE before the recording's end, and the output's end at the
+ * moment of leaving (confleave.h). */
 #include "confleave.h"
 
 static const gchar *const session_elements[] = { "tx", "rx", "atx", "arx" };
@@ -25,4 +26,36 @@ conf_leave_sessions (GstElement * pipeline)
     gst_object_unref (e);
   }
   return stopped;
+}
+
+static const gchar *const output_queues[] = { CONF_OUT_VIDEO_QUEUE,
+  CONF_OUT_AUDIO_QUEUE, CONF_SNAPSHOT_QUEUE
+};
+
+static void
+end_queue_input (GstElement * queue, gpointer data)
+{
+  GstPad *sink = gst_element_get_static_pad (queue, "sink");
+
+  gst_pad_send_event (sink, gst_event_new_eos ());
+  gst_object_unref (sink);
+}
+
+guint
+conf_leave_output (GstElement * pipeline)
+{
+  guint ended = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (output_queues); i++) {
+    GstElement *q = gst_bin_get_by_name (GST_BIN (pipeline), output_queues[i]);
+
+    if (!q)
+      continue;
+    /* under load the mixers' backlog took seconds to drain at their live
+     * pace, and the recording's EOS behind it missed the 5 s bound */
+    gst_element_call_async (q, end_queue_input, NULL, NULL);
+    ended++;
+    gst_object_unref (q);
+  }
+  return ended;
 }

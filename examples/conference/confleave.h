@@ -17,6 +17,21 @@ G_BEGIN_DECLS
  * counts as ended for the pipeline's EOS. Returns how many stopped. */
 guint conf_leave_sessions (GstElement * pipeline);
 
+/* The element names of the output's inputs: the queues after the mixed
+ * picture's tee (to the recording or the window, and to the snapshot) and
+ * after the audio mixer. */
+#define CONF_OUT_VIDEO_QUEUE "outvq"
+#define CONF_OUT_AUDIO_QUEUE "outaq"
+#define CONF_SNAPSHOT_QUEUE "snapq"
+
+/* Ends the output at the moment of leaving: EOS goes straight into the
+ * queues named above (those that exist), each from a worker thread, as the
+ * thread feeding a queue may hold its pad while the queue is full. What the
+ * mixers and the branches before them still hold is not recorded, so the
+ * recording's end waits only for the output queues to drain through the
+ * encoders and the muxer. Returns how many queues it ends. */
+guint conf_leave_output (GstElement * pipeline);
+
 G_END_DECLS
 
 #endif /* __CONF_LEAVE_H__ */

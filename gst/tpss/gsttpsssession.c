@@ -1059,6 +1059,16 @@ gst_tpss_session_set_max_queue_age (GstTpssSession * s, gint64 age)
 }
 
 void
+gst_tpss_session_set_parity_age_from_media (GstTpssSession * s,
+    gboolean from_media)
+{
+  g_mutex_lock (&s->lock);
+  if (s->core)
+    tpss_group_set_parity_age_from_media (s->core, from_media);
+  g_mutex_unlock (&s->lock);
+}
+
+void
 gst_tpss_session_set_queue_bound (GstTpssSession * s, gint64 bound)
 {
   g_mutex_lock (&s->lock);

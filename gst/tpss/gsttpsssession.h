@@ -202,6 +202,11 @@ void gst_tpss_session_set_queue_bound (GstTpssSession * session,
  * only. */
 void gst_tpss_session_set_max_queue_age (GstTpssSession * session,
     gint64 age);
+/* Layered: the age of parity waiting toward a destination counts from when
+ * the media it covers left (tpss_group_set_parity_age_from_media). A
+ * started session's core only. */
+void gst_tpss_session_set_parity_age_from_media (GstTpssSession * session,
+    gboolean from_media);
 
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);

@@ -129,6 +129,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define DEFAULT_KEY_UNIT_FLUSH (100 * GST_MSECOND)
 #define DEFAULT_KEY_UNIT_QUEUE_TIME 0
 #define DEFAULT_MAX_QUEUE_AGE 0
+#define DEFAULT_PARITY_AGE_FROM_MEDIA FALSE
 /* A queue's key-unit requests: at most one per key-unit-queue-time, and
  * never more often than this (each is a key frame for every member). */
 #define QUEUE_KEY_UNIT_MIN_INTERVAL GST_SECOND
@@ -142,6 +143,7 @@ enum
   PROP_KEY_UNIT_FLUSH,
   PROP_KEY_UNIT_QUEUE_TIME,
   PROP_MAX_QUEUE_AGE,
+  PROP_PARITY_AGE_FROM_MEDIA,
 };
 
 struct _GstTpssSink
@@ -178,6 +180,8 @@ struct _GstTpssSink
                                  * -1 none yet */
   guint64 max_queue_age;        /* ns; 0: none; under the object lock */
   gint64 applied_queue_age;     /* streaming thread, as applied_queue_time */
+  gboolean parity_age_from_media;       /* under the object lock */
+  gint applied_parity_age;      /* streaming thread; -1: not yet */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -354,6 +358,22 @@ apply_queue_age (GstTpssSink * self)
   self->applied_queue_age = age;
 }
 
+/* Hands parity-age-from-media to the session when it changed (streaming
+ * thread). */
+static void
+apply_parity_age (GstTpssSink * self)
+{
+  gint from_media;
+
+  GST_OBJECT_LOCK (self);
+  from_media = self->parity_age_from_media ? 1 : 0;
+  GST_OBJECT_UNLOCK (self);
+  if (from_media == self->applied_parity_age)
+    return;
+  gst_tpss_session_set_parity_age_from_media (self->session, from_media);
+  self->applied_parity_age = from_media;
+}
+
 static gboolean
 gst_tpss_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
 {
@@ -413,6 +433,7 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   }
   apply_queue_time (self);
   apply_queue_age (self);
+  apply_parity_age (self);
   /* x264layerenc's meta, which rtph264pay copies to every packet. */
   meta = (GstTemporalLayerMeta *) gst_buffer_get_meta (buffer,
       gst_temporal_layer_meta_api_get_type ());
@@ -515,6 +536,7 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       self->refused = 0;
       self->applied_queue_time = -1;
       self->applied_queue_age = -1;
+      self->applied_parity_age = -1;
       GST_OBJECT_LOCK (self);
       key_unit_holdoff_init (&self->holdoff);
       key_unit_holdoff_init (&self->queue_holdoff);
@@ -570,6 +592,10 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
   } else if (prop_id == PROP_MAX_QUEUE_AGE) {
     GST_OBJECT_LOCK (self);
     self->max_queue_age = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_PARITY_AGE_FROM_MEDIA) {
+    GST_OBJECT_LOCK (self);
+    self->parity_age_from_media = g_value_get_boolean (value);
     GST_OBJECT_UNLOCK (self);
   } else if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
           &self->settings, &self->session, &self->started, prop_id, value))
@@ -641,6 +667,11 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MAX_QUEUE_AGE:
       GST_OBJECT_LOCK (self);
       g_value_set_uint64 (value, self->max_queue_age);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_PARITY_AGE_FROM_MEDIA:
+      GST_OBJECT_LOCK (self);
+      g_value_set_boolean (value, self->parity_age_from_media);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -745,6 +776,16 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "of fall further behind. 0 = never (ns)", 0, G_MAXINT64,
           DEFAULT_MAX_QUEUE_AGE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_PARITY_AGE_FROM_MEDIA,
+      g_param_spec_boolean ("parity-age-from-media", "Parity ages from its "
+          "media's departure", "Temporal layers: parity waiting toward a "
+          "member is dropped once older than the FEC wait (parity-dropped); "
+          "TRUE: its age counts from when the last media packet it covers "
+          "left toward that member, FALSE: from its making. Toward a member "
+          "with a long queue, parity made while its media still waited is "
+          "otherwise dropped before that media even left",
+          DEFAULT_PARITY_AGE_FROM_MEDIA, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -803,6 +844,8 @@ gst_tpss_sink_init (GstTpssSink * self)
   self->applied_queue_time = -1;
   self->max_queue_age = DEFAULT_MAX_QUEUE_AGE;
   self->applied_queue_age = -1;
+  self->parity_age_from_media = DEFAULT_PARITY_AGE_FROM_MEDIA;
+  self->applied_parity_age = -1;
   key_unit_holdoff_init (&self->queue_holdoff);
   key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);

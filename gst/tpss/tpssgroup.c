@@ -46,6 +46,9 @@ typedef struct
   GQueue paced_parity;          /* QueuedParity */
   guint64 paced_parity_bytes;
   guint64 parity_dropped;       /* waited over fec_size_time, or flushed */
+  guint64 media_queued;         /* media packets put in `paced`, so far */
+  guint64 media_left;           /* and those of them that left */
+  gint64 media_left_at;         /* when the last one left */
   Pacer pacer;
   guint64 paced_dropped;
   gboolean wire_started;        /* a media packet left toward it */
@@ -98,6 +101,7 @@ struct _TpssGroup
   guint64 layer_rates[TPSS_MAX_LAYERS];
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
+  gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
   /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
   gboolean have_clock;
@@ -114,6 +118,8 @@ typedef struct
 {
   GBytes *data;
   gint64 queued;                /* when */
+  guint64 covers;               /* the media it covers: media_queued then */
+  gint64 covered_left;          /* when the last of that left; -1: not yet */
 } QueuedParity;
 
 typedef struct
@@ -772,6 +778,7 @@ send_to_member (TpssGroup * g, Member * m, GBytes * bytes)
   }
   g_queue_push_tail (&m->paced, g_bytes_ref (bytes));
   m->paced_bytes += len;
+  m->media_queued++;
 }
 
 /* How long the media queued toward @m takes to leave at its send rate. */
@@ -781,16 +788,26 @@ media_queue_time (const Member * m)
   return pacer_cost (m->paced_bytes, MAX (m->pacer.rate, 1));
 }
 
-/* Drops the parity at the head of @m's queue that waited longer than
- * fec_size_time (as long as a receiver with our settings holds a gap for
- * it): it would repair nothing. */
+/* Since when @q's age counts: its making, or with parity_age_from_media
+ * the moment the last media packet it covers left (-1: that one still
+ * waits, so the parity is not old yet). */
+static gint64
+parity_age_origin (const TpssGroup * g, const QueuedParity * q)
+{
+  return g->parity_age_from_media ? q->covered_left : q->queued;
+}
+
+/* Drops the parity at the head of @m's queue older than fec_size_time (as
+ * long as a receiver with our settings holds a gap for it): it would
+ * repair nothing. */
 static void
 drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
 {
   QueuedParity *q;
 
   while ((q = g_queue_peek_head (&m->paced_parity)) &&
-      now - q->queued > g->cfg.fec_size_time) {
+      parity_age_origin (g, q) >= 0 &&
+      now - parity_age_origin (g, q) > g->cfg.fec_size_time) {
     g_queue_pop_head (&m->paced_parity);
     m->paced_parity_bytes -= g_bytes_get_size (q->data);
     m->parity_dropped++;
@@ -837,8 +854,29 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
   q = g_new (QueuedParity, 1);
   q->data = bytes;
   q->queued = now;
+  /* made with the last media packet it covers, the last queued toward @m */
+  q->covers = m->media_queued;
+  q->covered_left = m->media_left >= q->covers ? m->media_left_at : -1;
   g_queue_push_tail (&m->paced_parity, q);
   m->paced_parity_bytes += len;
+}
+
+/* A media packet toward @m left at @now: the parity whose covered media
+ * has all left now starts to age (the queue is in the order made, those
+ * already started at its head). */
+static void
+note_media_left (Member * m, gint64 now)
+{
+  m->media_left++;
+  m->media_left_at = now;
+  for (GList * l = m->paced_parity.tail; l; l = l->prev) {
+    QueuedParity *q = l->data;
+
+    if (q->covered_left >= 0)
+      break;
+    if (q->covers <= m->media_left)
+      q->covered_left = now;
+  }
 }
 
 /* The next packet @m's pacer sends: media first, parity only when no
@@ -851,6 +889,7 @@ next_paced (TpssGroup * g, Member * m, gint64 now)
 
   if (b) {
     m->paced_bytes -= g_bytes_get_size (b);
+    note_media_left (m, now);
     return b;
   }
   drop_stale_parity (g, m, now);
@@ -1059,6 +1098,7 @@ flush_ahead_of_key_unit (TpssGroup * g, Member * m, guint32 key_ts,
     GBytes *b = g_queue_pop_tail (&m->paced);
 
     m->paced_bytes -= g_bytes_get_size (b);
+    m->media_queued--;
     g_bytes_unref (b);
   }
   /* the parity queued may cover packets whose numbers are now reused */
@@ -1107,6 +1147,12 @@ void
 tpss_group_set_max_queue_age (TpssGroup * g, gint64 age)
 {
   g->max_queue_age = age;
+}
+
+void
+tpss_group_set_parity_age_from_media (TpssGroup * g, gboolean from_media)
+{
+  g->parity_age_from_media = from_media;
 }
 
 /* Whether @m waits for a key unit, or its queue is over the age bound. */
@@ -1923,6 +1969,7 @@ member_left (TpssGroup * g, guint32 id)
     g_clear_pointer (&m->dec, tpss_fec_decoder_free);
     g_queue_clear_full (&m->paced, (GDestroyNotify) g_bytes_unref);
     m->paced_bytes = 0;
+    m->media_queued = m->media_left;
     clear_paced_parity (m);
     m->have_seq = FALSE;
     m->asked_key_unit = FALSE;

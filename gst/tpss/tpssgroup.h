@@ -295,6 +295,13 @@ void tpss_group_set_queue_bound (TpssGroup * g, gint64 bound);
  * 250 ms until then. Sequence numbers there run on without a gap.
  * @age <= 0: never (the default). */
 void tpss_group_set_max_queue_age (TpssGroup * g, gint64 age);
+/* Layered: parity waiting toward a destination is dropped once older than
+ * fec_size_time; with @from_media its age counts from when the last media
+ * packet it covers left toward it (parity toward a member whose queue is
+ * long aged while its media waited ahead of it), else from its making
+ * (the default). */
+void tpss_group_set_parity_age_from_media (TpssGroup * g,
+    gboolean from_media);
 /* The RTP clock of the stream sent, for its sender reports: the packet
  * with timestamp @rtp_ts was captured at @capture (ns, the time base of
  * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets

@@ -752,6 +752,127 @@ GST_START_TEST (test_snapshot_off_main_loop)
 
 GST_END_TEST;
 
+/* The demuxed streams and the duration of an MP4 file. */
+typedef struct
+{
+  gint video, audio;
+} Streams;
+
+static void
+count_stream (GstElement * demux, GstPad * pad, Streams * st)
+{
+  gchar *name = gst_pad_get_name (pad);
+
+  if (g_str_has_prefix (name, "video_"))
+    g_atomic_int_inc (&st->video);
+  else if (g_str_has_prefix (name, "audio_"))
+    g_atomic_int_inc (&st->audio);
+  g_free (name);
+}
+
+static GstClockTime
+recording_duration (const gchar * path, Streams * st)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux name=d",
+      path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *demux = gst_bin_get_by_name (GST_BIN (p), "d");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  gint64 duration = -1;
+
+  g_signal_connect (demux, "pad-added", G_CALLBACK (count_stream), st);
+  gst_element_set_state (p, GST_STATE_PAUSED);
+  /* unlinked pads end the demuxer's loop with an error once it has read
+   * the headers: the duration is known by then */
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_EOS);
+  if (msg)
+    gst_message_unref (msg);
+  if (!gst_element_query_duration (demux, GST_FORMAT_TIME, &duration))
+    duration = -1;
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (demux);
+  gst_object_unref (p);
+  g_free (desc);
+  return duration < 0 ? GST_CLOCK_TIME_NONE : (GstClockTime) duration;
+}
+
+/* The application's output as in a loaded call: the picture comes out of
+ * its branch slower than live (a 100 ms step per frame of a 60 fps source)
+ * and 2 s of it wait in the branch's queue, before the compositor; the
+ * audio is mixed live. The leave ends the sources, as the application
+ * does, and conf_leave_output: the pipeline's EOS has to come within 1 s,
+ * with an MP4 that has its duration, its picture and its sound. Ended only
+ * at the sources, the EOS waits for the 2 s backlog at 10 frames a second,
+ * 12 s. */
+GST_START_TEST (test_leave_ends_recording)
+{
+  gchar *dir = g_dir_make_tmp ("conf-rec-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "rec.mp4", NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc name=camera is-live=true "
+      "! video/x-raw,width=64,height=48,framerate=60/1 "
+      "! queue max-size-time=2000000000 max-size-buffers=0 max-size-bytes=0 "
+      "! identity sleep-time=100000 ! mix. "
+      "compositor name=mix latency=100000000 ! tee name=out "
+      "out. ! queue name=" CONF_OUT_VIDEO_QUEUE " ! videoconvert "
+      "! x264enc tune=zerolatency speed-preset=ultrafast ! h264parse "
+      "! mp4mux name=recmux ! filesink location=\"%s\" "
+      "out. ! queue name=" CONF_SNAPSHOT_QUEUE " leaky=downstream "
+      "max-size-buffers=1 ! fakesink sync=false async=false "
+      "audiotestsrc name=mic is-live=true ! audiomixer latency=100000000 "
+      "! audio/x-raw,rate=48000,channels=1 "
+      "! queue name=" CONF_OUT_AUDIO_QUEUE " ! audioconvert ! opusenc "
+      "! recmux.", path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  const gchar *sources[] = { "camera", "mic" };
+  Streams st = { 0, 0 };
+  GstClockTime duration;
+  GstMessage *msg;
+  gint64 left;
+
+  fail_unless (p != NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 2500 * GST_MSECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg == NULL, "the pipeline ended before the leave");
+
+  left = g_get_monotonic_time ();
+  for (guint i = 0; i < G_N_ELEMENTS (sources); i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (p), sources[i]);
+
+    gst_element_send_event (e, gst_event_new_eos ());
+    gst_object_unref (e);
+  }
+  fail_unless_equals_int (conf_leave_output (p), 3);
+  msg = gst_bus_timed_pop_filtered (bus, GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS within 1 s of the leave");
+  GST_INFO ("EOS %" G_GINT64_FORMAT " ms after the leave",
+      (g_get_monotonic_time () - left) / 1000);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  duration = recording_duration (path, &st);
+  fail_unless (GST_CLOCK_TIME_IS_VALID (duration) && duration > GST_SECOND,
+      "the recording has no duration (not finalised)");
+  fail_unless_equals_int (st.video, 1);
+  fail_unless_equals_int (st.audio, 1);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -771,6 +892,7 @@ conference_suite (void)
   tcase_add_test (tc, test_allocation_answered_at_tee);
   tcase_add_test (tc, test_leave_says_bye_first);
   tcase_add_test (tc, test_snapshot_off_main_loop);
+  tcase_add_test (tc, test_leave_ends_recording);
   suite_add_tcase (s, leave);
   tcase_set_timeout (leave, 5);
   tcase_add_exit_test (leave, test_leave_bounded, CONF_EXIT_STUCK);

@@ -1155,6 +1155,90 @@ GST_START_TEST (test_layers_parity_fills_only_the_rate_left)
 
 GST_END_TEST;
 
+/* A key unit of 30 packets of 1000 bytes (parity after every 2) toward B,
+ * allocated 300 kbit/s while C takes the stream at 4 Mbit/s: the unit
+ * leaves the group at C's rate and waits in B's queue, 0.8 s in all, and
+ * its parity, which leaves only when no media waits, is made as each pair
+ * goes in. Returns the parity packets that reached B, the parity dropped
+ * toward it, and the latest any left after the last media packet. */
+#define AGE_KEY_PACKETS 30
+
+static guint
+run_key_unit_parity (gboolean age_from_media, guint64 * dropped,
+    gint64 * late)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssGroupMemberStats ms;
+  TpssAddr b = addr (2);
+  TpssKeyUnit key = {.parity = 2,.flush_time = -1 };
+  gint64 last_media = -1;
+  guint parity = 0;
+  TpssTransmit t;
+
+  tpss_group_set_parity_age_from_media (g, age_from_media);
+  feed_rate (g, ID_B, 2, 300000, 2 * MS);
+  for (guint i = 0; i < AGE_KEY_PACKETS; i++) {
+    guint8 pkt[SHARE_PKT];
+
+    make_rtp (pkt, 0x55555555, i, SHARE_PKT - 12);
+    write32 (pkt + 4, 9000);
+    pkt[12] = 0;
+    if (i == AGE_KEY_PACKETS - 1)
+      pkt[1] |= 0x80;
+    fail_unless (tpss_group_enqueue_media (g, pkt, sizeof (pkt), 0,
+            N_LAYERS, i == 0 ? &key : NULL, 2 * MS));
+  }
+  *late = 0;
+  for (gint64 now = 2 * MS; now < 2000 * MS; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      const guint8 *d = g_bytes_get_data (t.data, NULL);
+
+      if (tpss_addr_equal (&t.to, &b) && !(d[1] >= 192 && d[1] <= 223)) {
+        if ((d[1] & 0x7f) != FEC_PT) {
+          last_media = now;
+        } else {
+          parity++;
+          *late = MAX (*late, now - last_media);
+        }
+      }
+      g_bytes_unref (t.data);
+    }
+  }
+  fail_unless (member_stats (g, ID_B, &ms));
+  *dropped = ms.parity_dropped;
+  fail_unless_equals_uint64 (ms.key_parity_sent, AGE_KEY_PACKETS / 2);
+  tpss_group_free (g);
+  return parity;
+}
+
+/* Aged from its making, the key unit's parity toward B is all dropped
+ * while the media ahead of it still waits; aged from its media's
+ * departure, the parity of the last pairs still goes, within the FEC wait
+ * (200 ms) of the last media packet, and only that of the first pairs is
+ * dropped. */
+GST_START_TEST (test_layers_parity_ages_from_its_media)
+{
+  const guint made = AGE_KEY_PACKETS / 2;
+  guint64 dropped;
+  gint64 late;
+  guint sent;
+
+  sent = run_key_unit_parity (FALSE, &dropped, &late);
+  fail_unless_equals_int (sent, 0);
+  fail_unless_equals_uint64 (dropped, made);
+
+  sent = run_key_unit_parity (TRUE, &dropped, &late);
+  fail_unless (sent > 0, "no parity left");
+  fail_unless (dropped > 0 && sent + dropped == made,
+      "%u sent, %" G_GUINT64_FORMAT " dropped of %u", sent, dropped, made);
+  fail_unless (late <= 200 * MS, "parity left %" G_GINT64_FORMAT " ms after "
+      "the last media", late / MS);
+}
+
+GST_END_TEST;
+
 /* Queues a frame of @n packets of layer @layer at RTP time @ts, its last
  * one marked; its first starts a key unit when @key is not NULL. */
 static void
@@ -2719,6 +2803,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_qos_per_destination);
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_layers_parity_fills_only_the_rate_left);
+  tcase_add_test (tc, test_layers_parity_ages_from_its_media);
   tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_key_unit_flushes_queue);
   tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
