@@ -18,7 +18,8 @@
  *                        too, silently): time to the right leader, time
  *                        without one, elections, rate dips
  * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
- * (start_anchor) and VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window).
+ * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
+ * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm).
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,18 +293,22 @@ print_skew_start (const VlmccConfig * cfg, gdouble ppm)
 }
 
 /* VLMCC_SIM_START_ANCHOR=1: the receivers' start_anchor;
- * VLMCC_SIM_RTT_MIN_WINDOW=RTTs: their rtt_min_window. */
+ * VLMCC_SIM_RTT_MIN_WINDOW=RTTs: their rtt_min_window;
+ * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs: their challenge_confirm. */
 static void
 config_from_env (VlmccConfig * cfg)
 {
   const gchar *anchor = g_getenv ("VLMCC_SIM_START_ANCHOR");
   const gchar *window = g_getenv ("VLMCC_SIM_RTT_MIN_WINDOW");
+  const gchar *confirm = g_getenv ("VLMCC_SIM_CHALLENGE_CONFIRM");
 
   vlmcc_config_init (cfg);
   if (anchor)
     cfg->start_anchor = g_ascii_strtoull (anchor, NULL, 10) != 0;
   if (window)
     cfg->rtt_min_window = g_ascii_strtod (window, NULL);
+  if (confirm)
+    cfg->challenge_confirm = g_ascii_strtod (confirm, NULL);
 }
 
 static void
