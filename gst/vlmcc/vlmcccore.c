@@ -2474,11 +2474,13 @@ receiver_track_worse (VlmccReceiver * r, gint64 now)
     r->worse_since = now;
 }
 
-/* A jitter spike lifts rtt hat for a few packets; a queue lasts. */
+/* A jitter spike lifts rtt hat for a few packets; a queue lasts. With no
+ * leader named (section 2.4) no election can be spurious, and the
+ * sender's growth waits for the first challenge. */
 static gboolean
 receiver_worse_confirmed (const VlmccReceiver * r, gint64 now)
 {
-  if (r->cfg.challenge_confirm <= 0.0)
+  if (r->cfg.challenge_confirm <= 0.0 || r->leader == 0)
     return TRUE;
   return r->worse_since >= 0 && now - r->worse_since >=
       (gint64) (r->cfg.challenge_confirm * r->est.rtt);
