@@ -163,6 +163,10 @@ static const GstParamEntry params[] = {
         "so packets held late by a loaded host are not taken for queueing, "
         "RTTs (ours: 0, each sample as is, the paper's)", DOUBLE,
       rtt_min_window, 0, 100, R),
+  P ("challenge-confirm", "A follower challenges only once equation (6) "
+        "has held over the last this many of its RTTs, so a jitter spike "
+        "in its RTT is not taken for a worse path, RTTs (ours: 0, at once, "
+        "the paper's)", DOUBLE, challenge_confirm, 0, 100, R),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

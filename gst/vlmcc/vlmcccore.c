@@ -61,6 +61,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->start_anchor = FALSE;
   cfg->own_base = FALSE;
   cfg->rtt_min_window = 0.0;
+  cfg->challenge_confirm = 0.0;
 }
 
 const gchar *
@@ -2067,6 +2068,7 @@ struct _VlmccReceiver {
   gint64 held_until;
   gdouble sender_pps;
   gdouble diff_avg;
+  gint64 worse_since;           /* equation (6) held since (-1: not) */
   gint64 last_challenge;
   const RandomSource *rng;
   /* the sender's echo in the last data packet (config challenge_echo), and
@@ -2153,6 +2155,7 @@ vlmcc_receiver_new (const VlmccConfig * cfg, const RandomSource * rng,
   r->role = VLMCC_ROLE_NONE;
   r->window = MAX (cfg->initial_window, 1);
   r->last_challenge = G_MININT64 / 2;
+  r->worse_since = -1;
   r->rng = rng;
   r->challenge_due = -1;
   r->below_floor_since = -1;
@@ -2459,6 +2462,30 @@ receiver_worse_off (const VlmccReceiver * r)
       receiver_judged_rtt (r));
 }
 
+/* Ours (challenge_confirm): since when equation (6) has held at every
+ * data packet. */
+static void
+receiver_track_worse (VlmccReceiver * r, gint64 now)
+{
+  if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled ||
+      !receiver_worse_off (r))
+    r->worse_since = -1;
+  else if (r->worse_since < 0)
+    r->worse_since = now;
+}
+
+/* A jitter spike lifts rtt hat for a few packets; a queue lasts. With no
+ * leader named (section 2.4) no election can be spurious, and the
+ * sender's growth waits for the first challenge. */
+static gboolean
+receiver_worse_confirmed (const VlmccReceiver * r, gint64 now)
+{
+  if (r->cfg.challenge_confirm <= 0.0 || r->leader == 0)
+    return TRUE;
+  return r->worse_since >= 0 && now - r->worse_since >=
+      (gint64) (r->cfg.challenge_confirm * r->est.rtt);
+}
+
 static void
 receiver_send_challenge (VlmccReceiver * r, gint64 now)
 {
@@ -2528,9 +2555,11 @@ receiver_maybe_challenge (VlmccReceiver * r, gint64 now)
   r->diff_avg = (1.0 - r->cfg.diff_avg_gain) * r->diff_avg +
       r->cfg.diff_avg_gain * (r->sender_pps - own);
   receiver_run_delayed (r, now);
+  receiver_track_worse (r, now);
   if (r->role != VLMCC_ROLE_FOLLOWER || !r->est.sampled)
     return;
   if (!receiver_worse_off (r) || r->diff_avg <= prev ||
+      !receiver_worse_confirmed (r, now) ||
       now < r->last_challenge + receiver_challenge_gap (r) ||
       r->challenge_due >= 0)
     return;

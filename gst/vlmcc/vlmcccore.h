@@ -185,6 +185,11 @@ typedef struct {
    * sample enters equation (1) as the least over the last this many of
    * its rtt hat, so a packet held late by a loaded host is not queueing */
   gdouble rtt_min_window;
+  /* Ours, 0 (off, the paper's: a challenge as soon as equation (6) holds)
+   * by default (docs/protocols/vlmcc.md, "Challenge confirmation"): a
+   * follower challenges only once equation (6) has held at every data
+   * packet over the last this many of its rtt hat */
+  gdouble challenge_confirm;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);

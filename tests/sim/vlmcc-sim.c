@@ -16,9 +16,11 @@
  *                        (each Vegas delay input) and a follower's
  *   vlmcc-sim membership [SEED...]  receivers join and leave (the leader
  *                        too, silently): time to the right leader, time
- *                        without one, elections, rate dips
+ *                        without one, elections, rate dips; then random
+ *                        churn for each seed (1-3 if none)
  * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
- * (start_anchor) and VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window).
+ * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
+ * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm).
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,18 +294,22 @@ print_skew_start (const VlmccConfig * cfg, gdouble ppm)
 }
 
 /* VLMCC_SIM_START_ANCHOR=1: the receivers' start_anchor;
- * VLMCC_SIM_RTT_MIN_WINDOW=RTTs: their rtt_min_window. */
+ * VLMCC_SIM_RTT_MIN_WINDOW=RTTs: their rtt_min_window;
+ * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs: their challenge_confirm. */
 static void
 config_from_env (VlmccConfig * cfg)
 {
   const gchar *anchor = g_getenv ("VLMCC_SIM_START_ANCHOR");
   const gchar *window = g_getenv ("VLMCC_SIM_RTT_MIN_WINDOW");
+  const gchar *confirm = g_getenv ("VLMCC_SIM_CHALLENGE_CONFIRM");
 
   vlmcc_config_init (cfg);
   if (anchor)
     cfg->start_anchor = g_ascii_strtoull (anchor, NULL, 10) != 0;
   if (window)
     cfg->rtt_min_window = g_ascii_strtod (window, NULL);
+  if (confirm)
+    cfg->challenge_confirm = g_ascii_strtod (confirm, NULL);
 }
 
 static void
@@ -399,9 +405,14 @@ run_membership (int argc, char **argv)
   printf ("random churn: the same branches (A 70 %%, B 20, C 8, D 2 %% of "
       "the receivers), joins over 0-60 s, lives of mean 20 s, the leader "
       "leaves every 7 s, 90 s\n");
-  for (guint n = 30; n <= 300; n *= 10)
-    for (guint64 seed = 1; seed <= 3; seed++)
-      print_random_churn (&cfg, n, seed);
+  for (guint n = 30; n <= 300; n *= 10) {
+    if (argc > 2)
+      for (gint i = 2; i < argc; i++)
+        print_random_churn (&cfg, n, g_ascii_strtoull (argv[i], NULL, 10));
+    else
+      for (guint64 seed = 1; seed <= 3; seed++)
+        print_random_churn (&cfg, n, seed);
+  }
 }
 
 static void

@@ -1020,6 +1020,73 @@ GST_START_TEST (test_held_jitter_lead_stays)
 
 GST_END_TEST;
 
+/* Two receivers 10 ms from the sender, both paths' data held late by up
+ * to @hold as in held_jitter_elections, nothing queued: the follower's
+ * RTT samples jitter about the leader's level. Returns the elections over
+ * 2-12 s; then the follower's data gets 10 ms of queue and *@moved is how
+ * long it takes to lead (-1: not within 2 s). */
+static guint64
+confirm_jitter_run (gdouble confirm, gint64 hold, gint64 * moved)
+{
+  VlmccConfig cfg;
+  Rig rig;
+  guint64 elections;
+  guint follower;
+  gint64 step;
+
+  vlmcc_config_init (&cfg);
+  cfg.challenge_confirm = confirm;
+  rig_init (&rig, &cfg);
+  for (guint i = 0; i < 2; i++) {
+    rig_add_path (&rig, 10 * MS);
+    rig.paths[i].hold_jitter = hold;
+    rig.paths[i].hold_state = 7 + 1000 * i;
+  }
+  rig_run (&rig, 2 * S);
+  elections = sender_stats (&rig).elections;
+  rig_run (&rig, 12 * S);
+  elections = sender_stats (&rig).elections - elections;
+  follower = receiver_stats (&rig, 0).id == sender_stats (&rig).leader;
+  rig.paths[follower].extra = 10 * MS;
+  step = rig.now;
+  *moved = -1;
+  while (rig.now < step + 2 * S && *moved < 0) {
+    rig_run (&rig, rig.now + MS);
+    if (sender_stats (&rig).leader == receiver_stats (&rig, follower).id)
+      *moved = rig.now - step;
+  }
+  GST_INFO ("challenge-confirm %.1f, holds up to %" G_GINT64_FORMAT " ms: %"
+      G_GUINT64_FORMAT " elections in 10 s, the lead moved %" G_GINT64_FORMAT
+      " ms after the queue", confirm, hold / MS, elections, *moved / MS);
+  rig_clear (&rig);
+  return elections;
+}
+
+/* Equation (6) on a path no worse than the leader's: holds of at most
+ * 1 ms on a 20 ms RTT (one packet in 16) tip the follower's rtt hat over
+ * the threshold now and then, and the paper's follower challenges each
+ * time (54 elections in 10 s). Confirmed over 2 of its RTTs, the
+ * condition never lasts; a 10 ms queue lasts, and the follower takes the
+ * lead within 2 of its RTTs (30 ms) of the paper's on a clean path (92
+ * against 40 ms). */
+GST_START_TEST (test_challenge_confirm_jitter)
+{
+  gint64 paper_clean, paper_held, confirmed_held;
+  guint64 paper = confirm_jitter_run (0.0, MS, &paper_held);
+  guint64 confirmed = confirm_jitter_run (2.0, MS, &confirmed_held);
+
+  fail_unless (paper >= 20, "%" G_GUINT64_FORMAT " elections", paper);
+  fail_unless_equals_int (confirmed, 0);
+  fail_unless_equals_int (confirm_jitter_run (0.0, 0, &paper_clean), 0);
+  fail_unless (paper_held > 0 && paper_clean > 0);
+  fail_unless (confirmed_held > 0 && confirmed_held <= paper_clean +
+      2 * 30 * MS + 5 * MS, "moved after %" G_GINT64_FORMAT " ms, the "
+      "paper's %" G_GINT64_FORMAT " ms", confirmed_held / MS,
+      paper_clean / MS);
+}
+
+GST_END_TEST;
+
 /* A receiver that loses packets in every epoch keeps its halvings: its
  * window is not raised back to what carries the sender's rate (that raise
  * is for a path that shows neither queueing nor loss), so with a rate
@@ -2897,6 +2964,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_challenger_base_own);
   tcase_add_test (tc, test_follower_jittered_anchor);
   tcase_add_test (tc, test_held_jitter_lead_stays);
+  tcase_add_test (tc, test_challenge_confirm_jitter);
   tcase_add_test (tc, test_vegas_plus_cubic_growth);
   tcase_add_test (tc, test_vegas_plus_cubic_reno_friendly);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
