@@ -62,6 +62,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->own_base = FALSE;
   cfg->rtt_min_window = 0.0;
   cfg->challenge_confirm = 0.0;
+  cfg->vegas_ack_clock = FALSE;
 }
 
 const gchar *
@@ -858,6 +859,7 @@ struct _VlmccSender {
   ForwardDelay fwd;
   gint64 epoch_min_rtt;         /* least RTT sample this epoch, 0: none */
   gint64 epoch_end;
+  gint64 ack_cycle;             /* ns, smoothed send to ack read; 0: none */
   gint64 recovery_point;        /* losses of packets sent before: ignored */
   LossEpisode episode;
   gboolean have_high;           /* the highest seq acked, for dup_thresh */
@@ -1267,6 +1269,37 @@ sender_vegas_delay (const VlmccSender * s)
   return s->est.rtt;
 }
 
+/* The time a window's slot takes to come back (config vegas_ack_clock):
+ * from the packet's send to the read of its ack, the leader's hold and
+ * the sender's own wait included, smoothed as equation (1). */
+static void
+sender_ack_cycle_sample (VlmccSender * s, gint64 cycle)
+{
+  if (s->ack_cycle == 0)
+    s->ack_cycle = MAX (cycle, 1);
+  else
+    s->ack_cycle = (gint64) ((1.0 - s->cfg.g) * s->ack_cycle +
+        s->cfg.g * cycle);
+}
+
+/* The Vegas step's delay with the actual rate taken on the ack clock:
+ * diff = (W - peak) + actual * (queueing at @delay), the backlog the
+ * actual rate keeps in the queue (Little), with actual = peak / cycle
+ * instead of the paper's peak / rtt hat. Returned as the delay that
+ * gives that diff in vegas_step's form. */
+static gint64
+sender_ack_clock_delay (const VlmccSender * s, gint64 delay)
+{
+  gdouble base = (gdouble) s->est.base;
+  gdouble k, queued;
+
+  if (!s->cfg.vegas_ack_clock || s->ack_cycle <= s->est.rtt)
+    return delay;
+  k = (gdouble) s->est.rtt / s->ack_cycle;
+  queued = k * (1.0 - base / MAX (delay, 1));
+  return (gint64) (base / (1.0 - queued));
+}
+
 /* Once per RTT: the Vegas adjustment, or one more packet to provoke a
  * challenge while there is no leader. */
 static void
@@ -1283,7 +1316,7 @@ sender_epoch (VlmccSender * s, gint64 now)
   }
   /* a challenger's claimed estimates move nothing before its first ack */
   else if (s->est.sampled && !s->unconfirmed) {
-    s->st.vegas_rtt = sender_vegas_delay (s);
+    s->st.vegas_rtt = sender_ack_clock_delay (s, sender_vegas_delay (s));
     w = window_step (&s->cfg, &s->plus, s->window, s->peak_in_flight,
         &s->est, s->st.vegas_rtt, now);
   }
@@ -1598,6 +1631,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   sender_detect_gaps (s, now);
   if (s->epoch_min_rtt == 0 || rtt < s->epoch_min_rtt)
     s->epoch_min_rtt = rtt;
+  sender_ack_cycle_sample (s, now - f->sent);
   queue = sender_forward_sample (s, m, f, rtt, arrival);
   vegas_plus_sample (&s->plus, s->cfg.vegas_delay ==
       VLMCC_VEGAS_DELAY_FORWARD ? s->est.base + queue : rtt);
@@ -1699,8 +1733,9 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->plus.cubic.started = FALSE;
   /* the losses of another leader's packets are no longer ours to undo */
   s->episode.open = FALSE;
-  /* another receiver's clock */
+  /* another receiver's clock, and its host's holds */
   s->fwd.have = FALSE;
+  s->ack_cycle = 0;
   s->epoch_min_rtt = 0;
   s->st.elections++;
   s->st.leader_changes++;

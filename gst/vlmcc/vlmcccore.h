@@ -190,6 +190,11 @@ typedef struct {
    * follower challenges only once equation (6) has held at every data
    * packet over the last this many of its rtt hat */
   gdouble challenge_confirm;
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Ack clock"): the
+   * sender's Vegas takes its actual rate as the packets in travel over
+   * the time from a packet's send to the read of its ack (the hosts'
+   * holds included), not over rtt hat */
+  gboolean vegas_ack_clock;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);

@@ -20,7 +20,8 @@
  *                        churn for each seed (1-3 if none)
  * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
  * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
- * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm).
+ * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm) for the receivers,
+ * VLMCC_SIM_VEGAS_ACK_CLOCK=1 (vegas_ack_clock) for the sender.
  * Prints figures; never fails on them (test-vlmcc-sim asserts). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,15 +296,19 @@ print_skew_start (const VlmccConfig * cfg, gdouble ppm)
 
 /* VLMCC_SIM_START_ANCHOR=1: the receivers' start_anchor;
  * VLMCC_SIM_RTT_MIN_WINDOW=RTTs: their rtt_min_window;
- * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs: their challenge_confirm. */
+ * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs: their challenge_confirm;
+ * VLMCC_SIM_VEGAS_ACK_CLOCK=1: the sender's vegas_ack_clock. */
 static void
 config_from_env (VlmccConfig * cfg)
 {
   const gchar *anchor = g_getenv ("VLMCC_SIM_START_ANCHOR");
   const gchar *window = g_getenv ("VLMCC_SIM_RTT_MIN_WINDOW");
   const gchar *confirm = g_getenv ("VLMCC_SIM_CHALLENGE_CONFIRM");
+  const gchar *ack_clock = g_getenv ("VLMCC_SIM_VEGAS_ACK_CLOCK");
 
   vlmcc_config_init (cfg);
+  if (ack_clock)
+    cfg->vegas_ack_clock = g_ascii_strtoull (ack_clock, NULL, 10) != 0;
   if (anchor)
     cfg->start_anchor = g_ascii_strtoull (anchor, NULL, 10) != 0;
   if (window)
