@@ -859,7 +859,8 @@ struct _VlmccSender {
   ForwardDelay fwd;
   gint64 epoch_min_rtt;         /* least RTT sample this epoch, 0: none */
   gint64 epoch_end;
-  gint64 ack_cycle;             /* ns, smoothed send to ack read; 0: none */
+  gint64 ack_hold;              /* ns, smoothed hosts' time per ack */
+  gboolean have_ack_hold;
   gint64 recovery_point;        /* losses of packets sent before: ignored */
   LossEpisode episode;
   gboolean have_high;           /* the highest seq acked, for dup_thresh */
@@ -1269,33 +1270,35 @@ sender_vegas_delay (const VlmccSender * s)
   return s->est.rtt;
 }
 
-/* The time a window's slot takes to come back (config vegas_ack_clock):
- * from the packet's send to the read of its ack, the leader's hold and
- * the sender's own wait included, smoothed as equation (1). */
+/* The hosts' time in a window slot's cycle (config vegas_ack_clock): from
+ * the packet's send to the read of its ack, less the RTT sample (the
+ * leader's reported hold and the sender's wait to read the ack), smoothed
+ * as equation (1). */
 static void
-sender_ack_cycle_sample (VlmccSender * s, gint64 cycle)
+sender_ack_hold_sample (VlmccSender * s, gint64 hold)
 {
-  if (s->ack_cycle == 0)
-    s->ack_cycle = MAX (cycle, 1);
+  hold = MAX (hold, 0);
+  if (!s->have_ack_hold)
+    s->ack_hold = hold;
   else
-    s->ack_cycle = (gint64) ((1.0 - s->cfg.g) * s->ack_cycle +
-        s->cfg.g * cycle);
+    s->ack_hold = (gint64) ((1.0 - s->cfg.g) * s->ack_hold + s->cfg.g * hold);
+  s->have_ack_hold = TRUE;
 }
 
 /* The Vegas step's delay with the actual rate taken on the ack clock:
  * diff = (W - peak) + actual * (queueing at @delay), the backlog the
- * actual rate keeps in the queue (Little), with actual = peak / cycle
- * instead of the paper's peak / rtt hat. Returned as the delay that
- * gives that diff in vegas_step's form. */
+ * actual rate keeps in the queue (Little), with actual = peak / cycle,
+ * cycle = rtt hat + the hosts' time, instead of the paper's peak / rtt
+ * hat. Returned as the delay that gives that diff in vegas_step's form. */
 static gint64
 sender_ack_clock_delay (const VlmccSender * s, gint64 delay)
 {
   gdouble base = (gdouble) s->est.base;
   gdouble k, queued;
 
-  if (!s->cfg.vegas_ack_clock || s->ack_cycle <= s->est.rtt)
+  if (!s->cfg.vegas_ack_clock || !s->have_ack_hold || s->ack_hold <= 0)
     return delay;
-  k = (gdouble) s->est.rtt / s->ack_cycle;
+  k = (gdouble) s->est.rtt / (s->est.rtt + s->ack_hold);
   queued = k * (1.0 - base / MAX (delay, 1));
   return (gint64) (base / (1.0 - queued));
 }
@@ -1631,7 +1634,7 @@ sender_on_ack (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
   sender_detect_gaps (s, now);
   if (s->epoch_min_rtt == 0 || rtt < s->epoch_min_rtt)
     s->epoch_min_rtt = rtt;
-  sender_ack_cycle_sample (s, now - f->sent);
+  sender_ack_hold_sample (s, now - f->sent - rtt);
   queue = sender_forward_sample (s, m, f, rtt, arrival);
   vegas_plus_sample (&s->plus, s->cfg.vegas_delay ==
       VLMCC_VEGAS_DELAY_FORWARD ? s->est.base + queue : rtt);
@@ -1735,7 +1738,7 @@ sender_elect (VlmccSender * s, guint32 id, const VlmccAddr * from,
   s->episode.open = FALSE;
   /* another receiver's clock, and its host's holds */
   s->fwd.have = FALSE;
-  s->ack_cycle = 0;
+  s->have_ack_hold = FALSE;
   s->epoch_min_rtt = 0;
   s->st.elections++;
   s->st.leader_changes++;
