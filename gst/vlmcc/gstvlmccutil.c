@@ -168,9 +168,9 @@ static const GstParamEntry params[] = {
         "in its RTT is not taken for a worse path, RTTs (ours: 0, at once, "
         "the paper's)", DOUBLE, challenge_confirm, 0, 100, R),
   P ("vegas-ack-clock", "Vegas' actual rate is the packets in travel over "
-        "the smoothed time from a packet's send to the read of its ack "
-        "(the hosts' holds included), not over the RTT estimate, which "
-        "leaves the holds out (ours: false, the paper's)", BOOLEAN,
+        "the RTT estimate plus the hosts' time per ack (the leader's hold "
+        "and the sink's wait to read the ack, which the RTT estimate leaves "
+        "out) (ours: false, the paper's)", BOOLEAN,
       vegas_ack_clock, 0, 1, S),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "

@@ -192,8 +192,8 @@ typedef struct {
   gdouble challenge_confirm;
   /* Ours, off by default (docs/protocols/vlmcc.md, "Ack clock"): the
    * sender's Vegas takes its actual rate as the packets in travel over
-   * the time from a packet's send to the read of its ack (the hosts'
-   * holds included), not over rtt hat */
+   * rtt hat plus the hosts' time per ack (send to the read of the ack,
+   * less the RTT sample), not over rtt hat */
   gboolean vegas_ack_clock;
 } VlmccConfig;
 
