@@ -259,6 +259,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.cfg.leaderless_growth_limit = t.cfg.challenge_echo ? 2.0 : 0.0;
   t.cfg.volunteer_after = t.cfg.challenge_echo ? 2.0 : 0.0;
   t.cfg.start_anchor = t.cfg.challenge_echo;
+  /* our other options off the paper's path ride on the same bit */
+  t.cfg.rtt_min_window = t.cfg.challenge_echo ? 4.0 : 0.0;
+  t.cfg.challenge_confirm = t.cfg.challenge_echo ? 2.0 : 0.0;
+  t.cfg.vegas_ack_clock = t.cfg.challenge_echo;
   filler_init (&t);
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
