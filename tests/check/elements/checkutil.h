@@ -92,6 +92,41 @@ check_stat_u64_wait (GstElement * e, const gchar * field, guint64 want,
   return v;
 }
 
+/* The field once it falls to @want (a level such as queued bytes), or its
+ * value after @timeout_s seconds. */
+static inline guint64
+check_stat_u64_wait_down (GstElement * e, const gchar * field, guint64 want,
+    guint timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + timeout_s * G_USEC_PER_SEC;
+  guint64 v;
+
+  while ((v = check_stat_u64 (e, field)) > want &&
+      g_get_monotonic_time () < end)
+    g_usleep (20000);
+  return v;
+}
+
+/* Waits (polling every 20 ms, up to @timeout_s seconds) for the field to
+ * reach at least @want; fails the test at the caller's line saying which
+ * field stopped where. A macro for that line. */
+#define check_stat_u64_reaches(e, field, want, timeout_s) G_STMT_START {   \
+  guint64 _v = check_stat_u64_wait ((e), (field), (want), (timeout_s));     \
+  fail_unless (_v >= (guint64) (want), "%s: stats field %s still %"         \
+      G_GUINT64_FORMAT " after %u s, never reached %" G_GUINT64_FORMAT,     \
+      GST_ELEMENT_NAME (e), (field), _v, (guint) (timeout_s),               \
+      (guint64) (want));                                                    \
+} G_STMT_END
+
+/* The same for a field falling to at most @want. */
+#define check_stat_u64_falls_to(e, field, want, timeout_s) G_STMT_START {  \
+  guint64 _v = check_stat_u64_wait_down ((e), (field), (want), (timeout_s)); \
+  fail_unless (_v <= (guint64) (want), "%s: stats field %s still %"         \
+      G_GUINT64_FORMAT " after %u s, never fell to %" G_GUINT64_FORMAT,     \
+      GST_ELEMENT_NAME (e), (field), _v, (guint) (timeout_s),               \
+      (guint64) (want));                                                    \
+} G_STMT_END
+
 /* Whether @text describes @field as "field: meaning": the name starting an
  * entry (after the start, a space, a newline or a ';'), then ": ". */
 static inline gboolean

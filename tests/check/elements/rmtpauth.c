@@ -79,6 +79,44 @@ rig_start_sink (Rig * rig, const gchar * group, const gchar * props)
   g_free (desc);
 }
 
+/* The sink prerolled (PAUSED): it sends its first CONN at EOS, so within
+ * a few ms of its PLAYING, whatever its start cost (seconds under ASan on
+ * a loaded machine, once 4 s). */
+static void
+rig_preroll_sink (Rig * rig, const gchar * group, const gchar * props)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=%s ! rmtpsink name=e "
+      "address=%s port=%u multicast-iface=lo session=%u receivers=2 %s",
+      rig->in, group, rig->port, SESSION, props);
+
+  rig->sink_pipe = launch (desc, "e", &rig->sink);
+  g_free (desc);
+  fail_unless (gst_element_set_state (rig->sink_pipe, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (rig->sink_pipe, NULL, NULL,
+          WAIT), GST_STATE_CHANGE_SUCCESS);
+}
+
+/* Waits until receiver @i listens for a CONN. */
+static void
+rig_wait_src_listening (Rig * rig, guint i)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  gboolean listening = FALSE;
+
+  while (!listening && g_get_monotonic_time () < end) {
+    GstStructure *st;
+
+    g_object_get (rig->src[i], "stats", &st, NULL);
+    listening = g_strcmp0 (gst_structure_get_string (st, "state"),
+        "wait-conn") == 0;
+    gst_structure_free (st);
+    if (!listening)
+      g_usleep (10000);
+  }
+  fail_unless (listening, "receiver %u never waited for a CONN in 10 s", i);
+}
+
 static void
 rig_clear (Rig * rig)
 {
@@ -186,7 +224,8 @@ GST_START_TEST (test_keyed_transfer)
   file_prop = g_strdup_printf ("key-file=%s", rig.key_file);
   rig_start_src (&rig, 0, "239.255.93.1", "key=\"" PASSPHRASE "\"");
   rig_start_src (&rig, 1, "239.255.93.1", file_prop);
-  g_usleep (200000);
+  for (guint i = 0; i < 2; i++)
+    rig_wait_src_listening (&rig, i);
   rig_start_sink (&rig, "239.255.93.1", "key=\"" PASSPHRASE "\"");
   forge_at_sink (rig.sink);
   fail_unless (wait_end (rig.sink_pipe), "the sink posted an error");
@@ -240,19 +279,20 @@ no_conn_debug (GstElement * pipe)
 
 /* A source without the key sees only sealed CONNs it cannot parse: it
  * never answers, and a sink whose one member it is posts an error. The
- * source ends after connect-timeout, its debug text counting them (10 s:
- * under ASan on a loaded machine the sink's first CONN came after 1.5 s,
- * once after 4 s). */
+ * source ends after connect-timeout, its debug text counting them (2 s
+ * after it starts; the sink prerolled before). */
 GST_START_TEST (test_unkeyed_source_cannot_take_part)
 {
   Rig rig;
   gchar *debug;
 
   rig_init (&rig);
-  rig_start_src (&rig, 0, "239.255.93.2", "connect-timeout=10000000000");
-  g_usleep (200000);
-  rig_start_sink (&rig, "239.255.93.2", "receivers=1 key=\"" PASSPHRASE
+  rig_preroll_sink (&rig, "239.255.93.2", "receivers=1 key=\"" PASSPHRASE
       "\"");
+  rig_start_src (&rig, 0, "239.255.93.2", "connect-timeout=2000000000");
+  rig_wait_src_listening (&rig, 0);
+  fail_unless (gst_element_set_state (rig.sink_pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
   fail_if (wait_end (rig.sink_pipe), "the sink reached EOS");
   fail_unless (check_stat_u64 (rig.src[0], "malformed") >= 1);
   fail_unless_equals_uint64 (check_stat_u64 (rig.src[0], "cack-sent"), 0);
@@ -273,10 +313,12 @@ GST_START_TEST (test_keyed_source_unkeyed_sink_no_conn)
   gchar *debug;
 
   rig_init (&rig);
-  rig_start_src (&rig, 0, "239.255.93.3", "connect-timeout=10000000000 "
+  rig_preroll_sink (&rig, "239.255.93.3", "receivers=1 max-conn-retries=1");
+  rig_start_src (&rig, 0, "239.255.93.3", "connect-timeout=2000000000 "
       "key=\"" PASSPHRASE "\"");
-  g_usleep (200000);
-  rig_start_sink (&rig, "239.255.93.3", "receivers=1 max-conn-retries=1");
+  rig_wait_src_listening (&rig, 0);
+  fail_unless (gst_element_set_state (rig.sink_pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
   fail_if (wait_end (rig.sink_pipe), "the sink reached EOS");
   debug = no_conn_debug (rig.src_pipe[0]);
   fail_unless (strstr (debug, " 0 that failed the group key") == NULL, "%s",

@@ -117,6 +117,37 @@ make_packet (guint i, guint size)
   return b;
 }
 
+/* The next sample at the source's appsink: up to 5 s while fewer than
+ * @want came (@got so far), then 500 ms, enough for a surplus packet to
+ * show without waiting out a long timeout at the end of every test. */
+static GstSample *
+pull_sample (Pair * p, guint got, guint want)
+{
+  return gst_app_sink_try_pull_sample (GST_APP_SINK (p->appsink),
+      got < want ? 5 * GST_SECOND : 500 * GST_MSECOND);
+}
+
+/* Waits until the sink took all @n packets of @size payload bytes that
+ * were pushed into appsrc: sent, queued for pacing or dropped. */
+static void
+wait_sink_took (Pair * p, guint n, guint size)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  guint64 want = (guint64) n * (12 + size), took;
+
+  do {
+    took = check_stat_u64 (p->sink, "bytes-udp") +
+        check_stat_u64 (p->sink, "bytes-tcp") +
+        check_stat_u64 (p->sink, "queued-bytes") +
+        check_stat_u64 (p->sink, "dropped-packets") * (12 + size);
+    if (took >= want)
+      return;
+    g_usleep (10000);
+  } while (g_get_monotonic_time () < end);
+  fail ("the sink took %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+      " bytes pushed in 10 s", took, want);
+}
+
 /* Connects to the source's TCP port from @local (a loopback address);
  * TRUE if the source closed the connection at once. */
 static gboolean
@@ -205,23 +236,24 @@ check_srtp_clean (Pair * p, guint n, gboolean srtp)
       check_stat_u64 (p->src, "srtp-malformed"), 0);
 }
 
-/* Streams N packets through switches every ~0.5 s (with @src_extra and
+/* Streams N packets through switches every ~0.2 s (with @src_extra and
  * @extra sink settings) and checks every one arrives once, in order, byte
  * for byte. */
 static void
 stream_across_switches_with (const gchar * src_extra, const gchar * extra)
 {
   Pair p;
-  const guint N = 600, SIZE = 400;
+  const guint N = 300, SIZE = 400;
   guint got = 0;
   guint64 tcp, udp, switches, refused;
   GstMessage *msg;
   GstBus *bus;
 
-  /* probing cycles of 100 ms, a huge epsilon: probing ends after 3 cycles;
-   * running 500 ms: a switch every ~0.4-0.5 s */
-  gchar *settings = g_strconcat ("t-tcp=100000000 epsilon=1000000000 "
-      "t-running=500000000 t-adapt=200000000 t-rtcp=200000000 ", extra, NULL);
+  /* probing cycles of 50 ms, a huge epsilon: probing ends after 3 cycles;
+   * running 250 ms: a switch every ~0.2-0.25 s, 7-8 in the 1.5 s stream
+   * (plain and ASan, 4 streams at once on 2 cores; 3 are needed) */
+  gchar *settings = g_strconcat ("t-tcp=50000000 epsilon=1000000000 "
+      "t-running=250000000 t-adapt=100000000 t-rtcp=100000000 ", extra, NULL);
 
   pair_start_full (&p, src_extra, settings);
   g_free (settings);
@@ -345,7 +377,9 @@ GST_START_TEST (test_flush_discards_queue)
     fail_unless (gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), b) ==
         GST_FLOW_OK);
   }
-  g_usleep (300 * 1000);
+  /* all in the sink's queue, the first ones already on their way */
+  wait_sink_took (&p, N, SIZE);
+  check_stat_u64_reaches (p.sink, "packets-udp", 1, 10);
   pad = gst_element_get_static_pad (p.sink, "sink");
   fail_unless (gst_pad_send_event (pad, gst_event_new_flush_start ()));
   fail_unless (gst_pad_send_event (pad, gst_event_new_flush_stop (FALSE)));
@@ -368,8 +402,7 @@ GST_START_TEST (test_flush_discards_queue)
         GST_FLOW_OK);
   }
   for (;;) {
-    GstSample *smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
-        2 * GST_SECOND);
+    GstSample *smp = pull_sample (&p, got, N - flushed + AFTER);
     GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
     guint16 seq;
 
@@ -408,15 +441,18 @@ GST_START_TEST (test_full_queue_drops_whole_adus)
       "max-queue-bytes=1500");
   for (guint i = 0; i < N + AFTER; i++) {
     GstBuffer *b = make_packet (i, SIZE);
-    if (i == N)
-      g_usleep (1500 * 1000);
+    if (i == N) {
+      /* the sink took the first N (dropping some) and sent what it kept */
+      wait_sink_took (&p, N, SIZE);
+      check_stat_u64_falls_to (p.sink, "queued-bytes", 0, 10);
+    }
     GST_BUFFER_PTS (b) = i * 20 * GST_MSECOND;
     fail_unless (gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), b) ==
         GST_FLOW_OK);
   }
   for (;;) {
-    GstSample *smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
-        2 * GST_SECOND);
+    GstSample *smp = pull_sample (&p, got, N + AFTER -
+        check_stat_u64 (p.sink, "dropped-packets"));
     GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
     guint16 seq;
     gboolean marker;
@@ -699,8 +735,7 @@ GST_START_TEST (test_local_impostor_refused)
       fail_unless (local_impostor_refused (p.tcp_port),
           "a local process took over the probing connection");
   }
-  while ((smp = gst_app_sink_try_pull_sample (GST_APP_SINK (p.appsink),
-              500 * GST_MSECOND))) {
+  while ((smp = pull_sample (&p, got, N))) {
     got++;
     gst_sample_unref (smp);
   }
@@ -950,7 +985,7 @@ GST_START_TEST (test_src_sends_pli)
   GST_WRITE_UINT32_BE (buf + 4, 0x4242);
   fail_unless (g_socket_send_to (tx, to_rtcp, (gchar *) buf, 8, NULL,
           NULL) == 8);
-  g_usleep (100 * 1000);
+  check_stat_u64_reaches (src, "rtcp-received", 1, 10);
   gst_buffer_map (pkt, &m, GST_MAP_READ);
   fail_unless (g_socket_send_to (tx, to_rtp, (gchar *) m.data, m.size, NULL,
           NULL) == (gssize) m.size);
@@ -1196,7 +1231,7 @@ GST_START_TEST (test_sink_key_rtcp)
   g_object_set (sink, "host", "127.0.0.1", "port", 9, "tcp-port", 9,
       "rtcp-port", rtcp_port, "connect-timeout", 60 * GST_SECOND,
       "t-adapt", 200 * GST_MSECOND, "r-0", (guint64) 1000000,
-      "key", HEX_KEY, NULL);
+      "key-unit-holdoff", 100 * GST_MSECOND, "key", HEX_KEY, NULL);
   gst_util_set_object_arg (G_OBJECT (sink), "mode", "lda");
   h = gst_harness_new_with_element (sink, "sink", NULL);
   gst_harness_set_src_caps_str (h, RTP_CAPS);
@@ -1222,7 +1257,9 @@ GST_START_TEST (test_sink_key_rtcp)
     pli[12 + i] = g_random_int ();
   send_bytes (rx, from, pli, 12 + AUTH_TRAILER_SIZE);
   send_bytes (rx, from, pli, tpba_control_seal (other, pli, 12, sizeof pli));
-  fail_if ((ev = pull_force_key_unit (h, 600)) != NULL);
+  check_stat_u64_reaches (sink, "auth-truncated", 1, 10);
+  check_stat_u64_reaches (sink, "auth-bad-tag", 4, 10);
+  fail_if ((ev = pull_force_key_unit (h, 200)) != NULL);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-truncated"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-bad-tag"), 4);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "rtcp-received"), 0);
@@ -1236,7 +1273,7 @@ GST_START_TEST (test_sink_key_rtcp)
   ev = pull_force_key_unit (h, 2000);
   fail_unless (ev != NULL, "no key unit for a sound PLI");
   gst_event_unref (ev);
-  g_usleep (600 * 1000);        /* past key-unit-holdoff */
+  g_usleep (200 * 1000);        /* past key-unit-holdoff */
   send_bytes (rx, from, pli, n);
   fail_if ((ev = pull_force_key_unit (h, 300)) != NULL);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-replayed"), 1);
@@ -1248,8 +1285,7 @@ GST_START_TEST (test_sink_key_rtcp)
   n = tpba_control_seal (mine, b, write_loss_rr (b, sizeof (b), 128),
       sizeof (b));
   send_bytes (rx, from, b, n);
-  g_usleep (500 * 1000);
-  fail_unless (check_stat_u64 (sink, "reductions") >= 1);
+  check_stat_u64_reaches (sink, "reductions", 1, 10);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-accepted"), 2);
   fail_unless (stat_bool (sink, "auth"));
   check_stats_documented (sink);
@@ -1264,8 +1300,8 @@ GST_START_TEST (test_sink_key_rtcp)
 
 GST_END_TEST;
 
-/* Connects to the source's TCP port, writes @n bytes and leaves the
- * source 200 ms to judge them; the caller closes the connection. */
+/* Connects to the source's TCP port and writes @n bytes; the caller waits
+ * for the source's verdict in its stats and closes the connection. */
 static GSocketConnection *
 present_token (gint tcp_port, const guint8 * b, gsize n)
 {
@@ -1277,7 +1313,6 @@ present_token (gint tcp_port, const guint8 * b, gsize n)
   fail_unless (conn != NULL);
   fail_unless (g_output_stream_write_all (g_io_stream_get_output_stream
           (G_IO_STREAM (conn)), b, n, NULL, NULL, NULL));
-  g_usleep (200 * 1000);
   return conn;
 }
 
@@ -1320,7 +1355,8 @@ GST_START_TEST (test_src_key_rtcp_and_token)
   pkt = make_packet (0, 100);
   gst_buffer_map (pkt, &map, GST_MAP_READ);
   send_bytes (tx, to_rtp, map.data, map.size);
-  g_usleep (100 * 1000);
+  check_stat_u64_reaches (src, "auth-bad-tag", 1, 10);
+  check_stat_u64_reaches (src, "foreign", 1, 10);
   fail_unless_equals_uint64 (check_stat_u64 (src, "auth-bad-tag"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (src, "foreign"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (src, "packets-udp"), 0);
@@ -1328,7 +1364,7 @@ GST_START_TEST (test_src_key_rtcp_and_token)
   memcpy (sealed, hello, n);
   hn = tpba_control_seal (sink_side, sealed, n, sizeof (sealed));
   send_bytes (tx, to_rtcp, sealed, hn);
-  g_usleep (100 * 1000);
+  check_stat_u64_reaches (src, "auth-accepted", 1, 10);
   send_bytes (tx, to_rtp, map.data, map.size);
   gst_buffer_unmap (pkt, &map);
   gst_buffer_unref (pkt);
@@ -1339,7 +1375,7 @@ GST_START_TEST (test_src_key_rtcp_and_token)
   fail_unless (tpba_control_open (check, buf, got, 0, &len));
   fail_unless (is_pli (buf, len, 0x12345678));
   send_bytes (tx, to_rtcp, sealed, hn);
-  g_usleep (100 * 1000);
+  check_stat_u64_reaches (src, "auth-replayed", 1, 10);
   fail_unless_equals_uint64 (check_stat_u64 (src, "auth-replayed"), 1);
 
   /* the token with a trailer of random bytes */
@@ -1347,6 +1383,8 @@ GST_START_TEST (test_src_key_rtcp_and_token)
   for (guint i = TPBA_TOKEN_SIZE; i < sizeof (m); i++)
     m[i] = g_random_int ();
   c1 = present_token (tcp_port, m, sizeof (m));
+  check_stat_u64_reaches (src, "tcp-bad-token", 1, 10);
+  check_stat_u64_reaches (src, "auth-bad-tag", 2, 10);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-bad-token"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (src, "auth-bad-tag"), 2);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 0);
@@ -1354,8 +1392,12 @@ GST_START_TEST (test_src_key_rtcp_and_token)
   fail_unless_equals_int (tpba_token_message_write (sink_side, token, m,
           sizeof (m)), sizeof (m));
   c2 = present_token (tcp_port, m, sizeof (m));
+  check_stat_u64_reaches (src, "tcp-accepted", 1, 10);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 1);
   c3 = present_token (tcp_port, m, sizeof (m));
+  check_stat_u64_reaches (src, "tcp-bad-token", 2, 10);
+  check_stat_u64_reaches (src, "tcp-refused", 2, 10);
+  check_stat_u64_reaches (src, "auth-replayed", 2, 10);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-accepted"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-bad-token"), 2);
   fail_unless_equals_uint64 (check_stat_u64 (src, "tcp-refused"), 2);
@@ -1388,8 +1430,10 @@ GST_START_TEST (test_wrong_key_refused)
   pair_start_full (&p, "key=" OTHER_KEY, "key=" HEX_KEY);
   for (guint i = 0; i < 10; i++)
     gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 100));
-  g_usleep (1500 * 1000);
-  fail_unless (check_stat_u64 (p.src, "auth-bad-tag") >= 2);
+  /* two connection attempts of the sink, each refused */
+  check_stat_u64_reaches (p.src, "auth-bad-tag", 2, 10);
+  check_stat_u64_reaches (p.src, "tcp-refused", 2, 10);
+  check_stat_u64_reaches (p.sink, "tcp-failures", 2, 10);
   fail_unless_equals_uint64 (check_stat_u64 (p.src, "auth-accepted"), 0);
   fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 0);
   fail_unless (check_stat_u64 (p.src, "tcp-refused") >= 2);
@@ -1404,9 +1448,8 @@ GST_START_TEST (test_wrong_key_refused)
   pair_start_full (&p, "", "key=" HEX_KEY);
   for (guint i = 0; i < 10; i++)
     gst_app_src_push_buffer (GST_APP_SRC (p.appsrc), make_packet (i, 100));
-  g_usleep (1500 * 1000);
+  check_stat_u64_reaches (p.src, "tcp-bad-token", 2, 10);
   fail_unless_equals_uint64 (check_stat_u64 (p.src, "tcp-accepted"), 0);
-  fail_unless (check_stat_u64 (p.src, "tcp-bad-token") >= 2);
   fail_unless_equals_uint64 (check_stat_u64 (p.src, "delivered"), 0);
   pair_stop (&p);
 }

@@ -329,8 +329,17 @@ GST_END_TEST;
   "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
 #define SRTP_BUFFERS 60
 
+/* Whether member @m has dealt with all of the other's SRTP_BUFFERS
+ * packets: output them or refused them under the SRTP key. */
+static gboolean
+srtp_all_dealt_with (Member * m)
+{
+  return locked_read (m, &m->buffers) >= SRTP_BUFFERS ||
+      member_stat (m, "src", "srtp-auth-failed") >= SRTP_BUFFERS;
+}
+
 /* What each of two members with @extra_a and @extra_b got out of the
- * other's SRTP_BUFFERS packets, once nothing more comes (@wait_s at most);
+ * other's SRTP_BUFFERS packets, once nothing more comes;
  * @a_stats: member a's src stats (free it). */
 static void
 srtp_exchange (const gchar * extra_a, const gchar * extra_b, guint * got_a,
@@ -344,11 +353,8 @@ srtp_exchange (const gchar * extra_a, const gchar * extra_b, guint * got_a,
   member_start_n (&a, 1, p1, members, extra_a, SRTP_BUFFERS);
   member_start_n (&b, 2, p2, members, extra_b, SRTP_BUFFERS);
   /* 60 packets of 20 ms: 1.2 s, then what is late */
-  WAIT_UNTIL (locked_read (&a, &a.buffers) >= SRTP_BUFFERS &&
-      locked_read (&b, &b.buffers) >= SRTP_BUFFERS, 4);
+  WAIT_UNTIL (srtp_all_dealt_with (&a) && srtp_all_dealt_with (&b), 6);
   g_usleep (G_USEC_PER_SEC / 2);
-  if (locked_read (&a, &a.buffers) == 0)
-    g_usleep (G_USEC_PER_SEC);
   *got_a = locked_read (&a, &a.buffers);
   *got_b = locked_read (&b, &b.buffers);
   src = gst_bin_get_by_name (GST_BIN (a.pipeline), "src");

@@ -637,7 +637,8 @@ GST_START_TEST (test_sink_drops_bad_feedback)
   n = vlmcc_msg_write (&challenge, buf, sizeof (buf));
   buf[1] = 200;                 /* an SR's packet type, not APP */
   send_bytes (tx, buf, n, to);
-  g_usleep (200 * 1000);
+  /* one socket, taken in order: the last is the third malformed */
+  check_stat_u64_reaches (sink, "malformed", 3, 10);
 
   fail_unless_equals_uint64 (check_stat_u64 (sink, "malformed"), 3);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "forged") +
@@ -646,7 +647,7 @@ GST_START_TEST (test_sink_drops_bad_feedback)
       0);
   fail_unless_equals_int (gst_harness_push (h, rtp_packet (2, 900)),
       GST_FLOW_OK);
-  g_usleep (300 * 1000);
+  check_stat_u64_reaches (sink, "sent", 2, 10);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "sent"), 2);
 
   gst_harness_teardown (h);
@@ -743,7 +744,8 @@ GST_START_TEST (test_src_drops_bad_control)
   start.tstamp = probe.tstamp - 3600u * 1000000u;   /* no probe of ours */
   n = vlmcc_msg_write (&start, buf, sizeof (buf));
   send_bytes (tx, buf, n, from);
-  g_usleep (200 * 1000);
+  check_stat_u64_reaches (src, "forged", 2, 10);
+  check_stat_u64_reaches (src, "malformed", 2, 10);
   fail_unless_equals_uint64 (check_stat_u64 (src, "forged"), 2);
   fail_unless_equals_uint64 (check_stat_u64 (src, "malformed"), 2);
   g_object_get (src, "stats", &st, NULL);
@@ -756,7 +758,7 @@ GST_START_TEST (test_src_drops_bad_control)
   start.leader = 0x77;
   n = vlmcc_msg_write (&start, buf, sizeof (buf));
   send_bytes (tx, buf, n, from);
-  g_usleep (200 * 1000);
+  check_stat_u64_reaches (src, "starts", 1, 10);
   g_object_get (src, "stats", &st, NULL);
   role = gst_structure_get_string (st, "role");
   fail_unless_equals_string (role, "follower");
