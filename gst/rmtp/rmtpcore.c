@@ -367,6 +367,8 @@ typedef struct {
   gint64 missing_round;         /* the round that NACK answered; -1 */
   guint separate_rounds;
   guint64 needed;               /* packets missing before this round */
+  gboolean unmeasurable;        /* BUSY since its last measure: what it
+                                 * lacks it dropped itself */
   gdouble loss;                 /* fraction of them lost; < 0: not known */
   gint64 measured_round;        /* the round @loss is from */
   guint lossy_rounds;           /* multicast rounds running judged slow */
@@ -927,6 +929,12 @@ server_measure (RmtpServer * s, Member * m)
 {
   guint64 left = missing_count (m, s->n_packets);
 
+  if (m->unmeasurable) {
+    /* its drops while BUSY are not the path's losses */
+    m->unmeasurable = m->busy;
+    m->needed = left;
+    return;
+  }
   if (m->needed >= s->cfg.slow_min_packets && m->needed > 0) {
     m->loss = MIN (1.0, (gdouble) left / m->needed);
     m->measured_round = s->round;
@@ -1761,6 +1769,7 @@ server_on_busy (RmtpServer * s, Member * m, gboolean busy, gint64 now)
   if (m->state != MEMBER_CONNECTED)
     return;
   m->busy = busy;
+  m->unmeasurable |= busy;
   if (busy && !m->slow) {
     m->slow = TRUE;
     s->stats.slow_receivers++;

@@ -733,6 +733,31 @@ run_busy_receiver (gboolean lose_rrdy)
   assert_all_whole_and_clear (&rig);
 }
 
+/* Receiver 2 says BUSY right after its CACK and drops round 0. What it
+ * dropped is not the path's loss: after its RRDY its unicast goes at the
+ * rate it had, 256 KiB within 1 s, not at min_rate (about 8 s). */
+GST_START_TEST (test_busy_drops_not_counted_as_loss)
+{
+  Rig rig;
+  gint64 ready;
+
+  rig_init (&rig, 4, 256 * 1024, NULL);
+  rmtp_server_start (rig.s, 0);
+  rig_run (&rig, 30 * MS);
+  rmtp_receiver_set_busy (rig.r[2], TRUE, rig.now);
+  rig_run (&rig, 2 * S);
+  fail_unless (rmtp_receiver_stats (rig.r[2])->busy_dropped > 200);
+  fail_unless_equals_int (rmtp_server_phase (rig.s), RMTP_SERVER_SEPARATE);
+  rmtp_receiver_set_busy (rig.r[2], FALSE, rig.now);
+  ready = rig.now;
+  rig_run (&rig, ready + 1 * S);
+  fail_unless (rig.done[2], "receiver 2 not whole 1 s after its RRDY");
+  rig_run (&rig, 60 * S);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_busy_rrdy_separate_retransmission)
 {
   run_busy_receiver (FALSE);
@@ -2028,6 +2053,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_no_retry_answered_after_a_stalled_cack);
   tcase_add_test (tc, test_poll_on_response_timeout);
   tcase_add_test (tc, test_busy_rrdy_separate_retransmission);
+  tcase_add_test (tc, test_busy_drops_not_counted_as_loss);
   tcase_add_test (tc, test_busy_rrdy_lost);
   tcase_add_test (tc, test_silent_receiver_served_by_unicast);
   tcase_add_test (tc, test_slow_member_ack_taken);
