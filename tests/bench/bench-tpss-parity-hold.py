@@ -28,9 +28,11 @@ METRICS = [("burst loss %", "burst", "loss", 100),
            ("tbf loss %", "tbf", "loss", 100),
            ("tbf goodput Mbit/s", "tbf", "goodput", 1e-6),
            ("tbf ASSIGN s", "tbf", "assign_s", 1),
+           ("tbf holds", "tbf", "holds", 1),
            ("stall loss %", "stall", "loss", 100),
            ("stall goodput Mbit/s", "stall", "goodput", 1e-6),
-           ("stall ASSIGN s", "stall", "assign_s", 1)]
+           ("stall ASSIGN s", "stall", "assign_s", 1),
+           ("stall holds", "stall", "holds", 1)]
 
 
 def load():
