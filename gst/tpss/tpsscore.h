@@ -24,6 +24,8 @@
  *   round trips. Then:
  *   ASSIGN (j received everything for a round trip): the step is confirmed,
  *   D = min(mean receipt rate assigned in the probe, S), non-redundant;
+ *   a hold (the round trip lost only parity, assign_needs_parity): nothing
+ *   changes, the next round trip decides;
  *   loss within the threshold (a RATE >= S): the step is confirmed as data,
  *   D = S, and the next step is probed at once at the notified rate;
  *   loss above it (a RATE < S): S backs off, through l down to

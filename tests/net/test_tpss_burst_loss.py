@@ -33,7 +33,9 @@ REPORT_NS = 200_000_000
 # The paper's complete receipt, "all of the packets" for a round trip: with
 # media gaps alone counted, a round trip whose two bursts both fell on
 # parity ended the redundant phase about 0.6 s in (one run in about
-# fifteen), and every later burst reached the application.
+# fifteen), and every later burst reached the application. With the option
+# a round trip that lost only parity holds the probe (neither confirms nor
+# steps), and the next one decides.
 NEEDS_PARITY = "assign-needs-parity=true"
 CAPS = ("application/x-rtp,media=audio,clock-rate=48000,encoding-name=L16,"
         "channels=2")
