@@ -314,7 +314,8 @@ typedef struct {
 } OutMsg;
 
 typedef enum {
-  RX_IDLE,                      /* no report from the source yet */
+  RX_IDLE,                      /* no report from the source yet, or none
+                                 * answered our last RATE in time */
   RX_MEASURING,                 /* counting one report interval */
   RX_WAITING,                   /* RATE sent, waiting for the answering report */
 } RxState;
@@ -1762,7 +1763,11 @@ tpss_member_advance (TpssMember * m, gint64 now)
     if (p->rx == RX_MEASURING && now >= p->rx_deadline)
       receiver_report (m, p, now);
     else if (p->rx == RX_WAITING && now >= p->rx_deadline)
-      start_measuring (p);
+      /* The answering REPORT was lost: measuring now would judge the
+       * source's new S as the old one, and a step of the old S is no step
+       * of the new, so the source takes it for an allocation (D = S, no
+       * parity). The next REPORT, the periodic one, starts the interval. */
+      p->rx = RX_IDLE;
   }
 }
 
