@@ -97,8 +97,9 @@ G_BEGIN_DECLS
   "age-dropped-packets: their packets (packets); " \
   "packets-received: media packets from it (packets); " \
   "parity-received: parity packets from it (packets); " \
-  "parity-lost: gaps in its parity stream, which count against a " \
-  "redundant phase's round trip as media loss does (packets); " \
+  "parity-lost: gaps in its parity stream; with assign-needs-parity a " \
+  "redundant phase's round trip with one is no complete receipt " \
+  "(packets); " \
   "packets-lost: sequence gaps before FEC recovery (packets); " \
   "packets-recovered: lost packets FEC rebuilt (packets); " \
   "packets-not-delivered: packets admission refused, over the allocation " \
@@ -110,6 +111,10 @@ G_BEGIN_DECLS
   "late-reports: our reports on its rate that ran more than a report " \
   "interval after their interval ended, because this member's loop was " \
   "held up; such a report does not assign (reports); " \
+  "assigns: our reports that assigned its receipt rate and ended its " \
+  "redundant phase (reports); " \
+  "holds: our reports on a round trip that lost only parity, which " \
+  "leave its rate and probe as they were (reports); " \
   "unrecoverable: packets given up after fec-size-time (packets); " \
   "fec-late: parity that came after packets it protects were delivered " \
   "and left the store, dropped (packets); " \

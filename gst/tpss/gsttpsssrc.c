@@ -32,7 +32,9 @@
  * tpsssink of the same member, see tpsssink): every report interval it
  * tells each source the rate it may send at (section 4's rule: decrease on
  * loss above #GstTpssSrc:loss-threshold, else increase; a complete receipt
- * in the redundant phase assigns the receive rate and ends the phase). With
+ * in the redundant phase assigns the receive rate and ends the phase; with
+ * #GstTpssSrc:assign-needs-parity a round trip that lost only parity holds
+ * the source's rate and probe as they are). With
  * `control=notification` (NQCP), sources announce `<D, TT, HT>` ahead of
  * their data; when the announced traffic exceeds #GstTpssSrc:max-receive-rate
  * the capacity is allocated by #GstTpssSrc:priorities

@@ -165,10 +165,10 @@ static const GstParamEntry param_entries[] = {
   P ("assign-needs-parity", "Assign needs parity", "Receiver: a round trip "
         "of a redundant phase is a complete receipt, which ends the phase "
         "at its receipt rate (2.3), only if no parity packet went missing "
-        "either (the paper's \"all of the packets\"); off: gaps in the media "
-        "alone count. Off by default: behind a token bucket that drops the "
-        "parity bursts, the probe then raises the data rate instead and "
-        "loses more (docs/protocols/tpss.md)", BOOLEAN, NULL,
+        "either (the paper's \"all of the packets\"); one that lost parity "
+        "and no media then holds: no ASSIGN and no step, the source keeps "
+        "its data rate and probe until the next round trip. Off: gaps in "
+        "the media alone count (docs/protocols/tpss.md)", BOOLEAN, NULL,
       cfg.assign_needs_parity, 0, 1),
 };
 
@@ -790,6 +790,8 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "allocated-rate", G_TYPE_UINT64, m->recv.allocated_rate,
       "recv-notified-rate", G_TYPE_UINT64, m->recv.notified_rate,
       "late-reports", G_TYPE_UINT64, m->recv.late_reports,
+      "assigns", G_TYPE_UINT64, m->recv.assigns,
+      "holds", G_TYPE_UINT64, m->recv.holds,
       "left", G_TYPE_BOOLEAN, m->left,
       "sr-received", G_TYPE_UINT64, m->sr_received, NULL);
 

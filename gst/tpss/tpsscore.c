@@ -11,6 +11,9 @@
 
 #define TPSS_APP_NAME "TPSS"
 #define APP_HEADER_SIZE 16      /* common header, SSRC, name, media SSRC */
+/* flags of a RATE (its ninth byte) */
+#define RATE_ASSIGN 0x80
+#define RATE_HOLD 0x40
 
 #define NS_PER_S G_GINT64_CONSTANT (1000000000)
 #define NS_PER_US 1000
@@ -154,7 +157,8 @@ tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
       break;
     case TPSS_MSG_RATE:
       msg->u.rate.rate = read64 (b);
-      msg->u.rate.assign = (b[8] & 0x80) != 0;
+      msg->u.rate.assign = (b[8] & RATE_ASSIGN) != 0;
+      msg->u.rate.hold = (b[8] & RATE_HOLD) != 0;
       msg->u.rate.echo_ntp = read32 (b + 12);
       msg->u.rate.delay = read32 (b + 16);
       msg->u.rate.seq = read32 (b + 20);
@@ -247,7 +251,8 @@ tpss_msg_write (const TpssMsg * msg, guint8 * out)
       break;
     case TPSS_MSG_RATE:
       write64 (b, msg->u.rate.rate);
-      b[8] = msg->u.rate.assign ? 0x80 : 0;
+      b[8] = (msg->u.rate.assign ? RATE_ASSIGN : 0) |
+          (msg->u.rate.hold ? RATE_HOLD : 0);
       write32 (b + 12, msg->u.rate.echo_ntp);
       write32 (b + 16, msg->u.rate.delay);
       write32 (b + 20, msg->u.rate.seq);
@@ -309,7 +314,8 @@ typedef struct {
 } OutMsg;
 
 typedef enum {
-  RX_IDLE,                      /* no report from the source yet */
+  RX_IDLE,                      /* no report from the source yet, or none
+                                 * answered our last RATE in time */
   RX_MEASURING,                 /* counting one report interval */
   RX_WAITING,                   /* RATE sent, waiting for the answering report */
 } RxState;
@@ -350,6 +356,7 @@ typedef struct {
   guint64 received, lost, recovered, not_delivered;
   guint64 receive_rate, allocated, notified_out;
   guint64 late_reports;         /* ran over an interval past the deadline */
+  guint64 assigns, holds;       /* RATEs sent with ASSIGN, with hold */
 
   /* Layered: the prefix of layers it is sent (0: all), and the QOS
    * control packet announcing them not yet popped. */
@@ -1517,7 +1524,8 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
 {
   guint64 total = p->iv_received + p->iv_lost, rate;
   gint64 elapsed = now - p->iv_start;
-  gboolean assign = FALSE, on_time;
+  gboolean assign = FALSE, hold = FALSE, on_time;
+  guint64 nominal;
   OutMsg *o;
 
   if (total == 0 || elapsed <= 0) {
@@ -1530,18 +1538,21 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   if (!on_time)
     p->late_reports++;
   if (p->src_phase == TPSS_PHASE_REDUNDANT && p->iv_lost == 0 &&
-      (!m->cfg.assign_needs_parity || p->iv_parity_lost == 0) &&
       p->src_rtt > 0 && on_time) {
     /* Complete receipt for a round trip (so the RTT must be known: before
-     * it, the interval is only min-report-interval long), with
-     * assign_needs_parity the parity too: assign the receipt rate. */
-    assign = TRUE;
-    rate = p->receive_rate;
+     * it, the interval is only min-report-interval long): assign the
+     * receipt rate. With assign_needs_parity the parity must have come
+     * too; a round trip that lost only parity holds the probe as it is
+     * (S, unless an allocation below cuts it). */
+    hold = m->cfg.assign_needs_parity && p->iv_parity_lost > 0;
+    assign = !hold;
+    rate = hold ? p->src_send_rate : p->receive_rate;
   } else if ((gdouble) p->iv_lost > m->cfg.loss_threshold * (gdouble) total) {
     rate = scale_rate (p->src_send_rate, m->cfg.decrease);
   } else {
     rate = scale_rate (p->src_send_rate, m->cfg.increase);
   }
+  nominal = rate;
 
   if (m->cfg.control == TPSS_CONTROL_NOTIFICATION &&
       m->cfg.max_receive_rate > 0) {
@@ -1567,10 +1578,15 @@ receiver_report (TpssMember * m, Peer * p, gint64 now)
   }
   if (m->cfg.max_rate > 0)
     rate = MIN (rate, m->cfg.max_rate);
+  /* a cut hold is the cap's rate to send at, which the source applies */
+  hold = hold && rate == nominal;
+  p->assigns += assign;
+  p->holds += hold;
 
   o = push_msg (m, p->id, TPSS_MSG_RATE, p->id);
   o->msg.u.rate.rate = rate;
   o->msg.u.rate.assign = assign;
+  o->msg.u.rate.hold = hold;
   o->msg.u.rate.echo_ntp = p->report_ntp;
   o->msg.u.rate.delay = ntp_duration_to_short (now - p->report_time);
   o->msg.u.rate.seq = ++p->seq_sent;
@@ -1668,9 +1684,13 @@ tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now)
       }
       p->have_rate = TRUE;
       p->rate_seq = msg->u.rate.seq;
-      apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
-          app_limit (m, now), shown_use_for_assign (m, now),
-          used_rate (m, now), now);
+      if (msg->u.rate.hold)
+        /* no verdict on the round trip: D, S and the probe stay */
+        p->notified = msg->u.rate.rate;
+      else
+        apply_rate (m, p, msg->u.rate.rate, msg->u.rate.assign,
+            app_limit (m, now), shown_use_for_assign (m, now),
+            used_rate (m, now), now);
       /* Answer at once: the receiver measures from this report on. */
       send_report (m, p, now);
       break;
@@ -1743,7 +1763,11 @@ tpss_member_advance (TpssMember * m, gint64 now)
     if (p->rx == RX_MEASURING && now >= p->rx_deadline)
       receiver_report (m, p, now);
     else if (p->rx == RX_WAITING && now >= p->rx_deadline)
-      start_measuring (p);
+      /* The answering REPORT was lost: measuring now would judge the
+       * source's new S as the old one, and a step of the old S is no step
+       * of the new, so the source takes it for an allocation (D = S, no
+       * parity). The next REPORT, the periodic one, starts the interval. */
+      p->rx = RX_IDLE;
   }
 }
 
@@ -1816,6 +1840,8 @@ tpss_member_get_recv_stats (const TpssMember * m, guint32 src,
   st->allocated_rate = p->allocated;
   st->notified_rate = p->notified_out;
   st->late_reports = p->late_reports;
+  st->assigns = p->assigns;
+  st->holds = p->holds;
   st->last_qos = p->last_qos;
   return TRUE;
 }

@@ -24,6 +24,8 @@
  *   round trips. Then:
  *   ASSIGN (j received everything for a round trip): the step is confirmed,
  *   D = min(mean receipt rate assigned in the probe, S), non-redundant;
+ *   a hold (the round trip lost only parity, assign_needs_parity): nothing
+ *   changes, the next round trip decides;
  *   loss within the threshold (a RATE >= S): the step is confirmed as data,
  *   D = S, and the next step is probed at once at the notified rate;
  *   loss above it (a RATE < S): S backs off, through l down to
@@ -52,7 +54,10 @@
  *   computes the raw packet loss p of the interval (before FEC) and tells i
  *   a new rate: p > loss-threshold: rate * decrease (0.8), else
  *   rate * increase (1.2); in the redundant phase a complete receipt (p == 0)
- *   instead assigns the measured receive rate and ends the phase.
+ *   instead assigns the measured receive rate and ends the phase. With
+ *   assign_needs_parity a round trip that lost parity and no media is no
+ *   complete receipt: its RATE holds (flag hold, rate S), and the source
+ *   keeps D, S and its probe until the next round trip decides.
  *   "rate" is S, the source's send rate from its REPORT. The interval starts
  *   with the first packet after the REPORT that answers the previous RATE
  *   (rate_seq), so it measures only traffic sent at that S; the source
@@ -143,7 +148,9 @@ typedef struct {
                                  * over the last 500 ms (never below
                                  * initial_rate); 0 = unbounded; 2.0 */
   /* Receiver: a round trip with a parity gap is no complete receipt (the
-   * paper's "all of the packets", 2.3); FALSE: media gaps alone count. */
+   * paper's "all of the packets", 2.3): one whose losses all fell on
+   * parity answers with a hold (no ASSIGN, no step); FALSE: media gaps
+   * alone count. */
   gboolean assign_needs_parity;
 } TpssConfig;
 
@@ -176,6 +183,7 @@ typedef struct {
     struct {
       guint64 rate;             /* bits/s */
       gboolean assign;          /* ends the redundant phase */
+      gboolean hold;            /* no verdict: D and the probe stay */
       guint32 echo_ntp;         /* middle 32 bits of the report's time */
       guint32 delay;            /* since that report, 1/65536 s (as LSR/DLSR) */
       guint32 seq;              /* counts the RATEs this receiver sent the source */
@@ -258,6 +266,7 @@ typedef struct {
   guint64 notified_rate;        /* what we last told the source */
   guint64 late_reports;         /* reports that ran more than a report
                                  * interval after their interval's end */
+  guint64 assigns, holds;       /* RATEs sent with ASSIGN, with hold */
   TpssQos last_qos;
 } TpssRecvStats;
 
@@ -331,8 +340,9 @@ gboolean tpss_member_on_data (TpssMember * m, guint32 ssrc, guint32 bytes,
 /* Receiver: @lost parity packets from @ssrc went missing (gaps in its
  * parity stream toward us). With assign_needs_parity a redundant phase is
  * confirmed only by a round trip that lost none of the packets sent,
- * parity included (section 2.3); the loss threshold weighs the media's
- * loss alone. */
+ * parity included (section 2.3); one that lost parity and no media is
+ * answered with a hold (neither confirmed nor backed off); the loss
+ * threshold weighs the media's loss alone. */
 void tpss_member_on_parity_loss (TpssMember * m, guint32 ssrc, guint lost);
 /* A control message from another member. */
 void tpss_member_on_msg (TpssMember * m, const TpssMsg * msg, gint64 now);

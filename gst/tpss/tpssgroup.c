@@ -1559,7 +1559,7 @@ handle_msg (TpssGroup * g, const TpssMsg * msg, const TpssAddr * from,
   if (msg->type == TPSS_MSG_RATE)
     g_debug ("RATE %u from member %u: %" G_GUINT64_FORMAT " bit/s%s",
         msg->u.rate.seq, id, msg->u.rate.rate,
-        msg->u.rate.assign ? " ASSIGN" : "");
+        msg->u.rate.assign ? " ASSIGN" : msg->u.rate.hold ? " hold" : "");
   tpss_member_on_msg (g->core, msg, now);
 }
 
@@ -1795,7 +1795,7 @@ count_loss (Member * m, guint16 seq)
 
 /* Gaps in @m's parity stream: lost packets of its send rate, which (with
  * assign_needs_parity) a redundant phase's round trip must not have lost
- * either. */
+ * either to count as a complete receipt. */
 static void
 count_parity_loss (TpssGroup * g, Member * m, guint16 seq)
 {

@@ -33,7 +33,9 @@ REPORT_NS = 200_000_000
 # The paper's complete receipt, "all of the packets" for a round trip: with
 # media gaps alone counted, a round trip whose two bursts both fell on
 # parity ended the redundant phase about 0.6 s in (one run in about
-# fifteen), and every later burst reached the application.
+# fifteen), and every later burst reached the application. With the option
+# a round trip that lost only parity holds the probe (neither confirms nor
+# steps), and the next one decides.
 NEEDS_PARITY = "assign-needs-parity=true"
 CAPS = ("application/x-rtp,media=audio,clock-rate=48000,encoding-name=L16,"
         "channels=2")
@@ -64,36 +66,51 @@ def parse_stats(text):
     return fields(head), members
 
 
+def first_assign(lines, t0):
+    """Seconds from @t0 to the first tpss-stats message (timed lines) in
+    which member 1 has been sent an ASSIGN; None if none was."""
+    for t, ln in lines:
+        if "tpss-stats" in ln and \
+                parse_stats(ln)[1].get(1, {}).get("assigns", 0) > 0:
+            return t - t0
+    return None
+
+
 def gst(cmd):
     return ["sh", "-c", "exec gst-launch-1.0 " + cmd]
 
 
 def run_mode(bed, snd, rcv, slow_start, seconds=SECONDS, every=EVERY,
-             burst=BURST, delay_ms=DELAY_MS):
+             burst=BURST, delay_ms=DELAY_MS, parity_props=NEEDS_PARITY):
     """Streams for `seconds`; returns a dict: offered, delivered, lost,
-    recovered, raw_lost, dropped (by the impairment), loss (ratio)."""
+    recovered, raw_lost, dropped (by the impairment), loss (ratio),
+    holds, assign_s (see first_assign)."""
     n = seconds * PPS
     imp = bed.nfq(snd, "eth0", udp_port=PORT, delay_ms=delay_ms, every=every,
                   burst_len=burst)
     members = f"1@{snd.ip}:{PORT},2@{rcv.ip}:{PORT}"
     common = (f"members={members} slow-start={slow_start} "
               f"initial-rate=4000000 fec-size-time=300000000 "
-              f"min-report-interval={REPORT_NS} {NEEDS_PARITY}")
+              f"min-report-interval={REPORT_NS} {parity_props}")
     rx = rcv.popen(gst(
         f"-m tpsssrc name=s port={PORT} member-id=2 {common} "
         f"stats-interval=200000000 caps=\"{CAPS}\" "
         f"s.src_1 ! fakesink sync=false async=false"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines, reader = netbed.timed_lines(rx.stdout)
     time.sleep(1.0)
+    t0 = time.monotonic()
     snd.run(gst(
         f"-q audiotestsrc is-live=true num-buffers={n} samplesperbuffer=48 ! "
         f"audio/x-raw,rate=48000,channels=2 ! rtpL16pay ! "
         f"tpsssink port={PORT} member-id=1 {common}"), timeout=seconds + 30)
     time.sleep(1.5)
     rx.send_signal(signal.SIGINT)
-    out, err = rx.communicate(timeout=20)
+    err = rx.stderr.read().decode(errors="replace")
+    rx.wait(timeout=20)
+    reader.join(timeout=5)
     st = imp.remove()
-    _, members_stats = parse_stats(out)
+    _, members_stats = parse_stats("\n".join(ln for _, ln in lines))
     m = members_stats.get(1, {})
     delivered = m.get("packets-delivered", 0)
     return dict(offered=n, delivered=delivered, lost=n - delivered,
@@ -101,6 +118,7 @@ def run_mode(bed, snd, rcv, slow_start, seconds=SECONDS, every=EVERY,
                 raw_lost=m.get("packets-lost", 0),
                 parity=m.get("parity-received", 0),
                 dropped=st.get("dropped", 0), loss=(n - delivered) / n,
+                holds=m.get("holds", 0), assign_s=first_assign(lines, t0),
                 stderr=err[-2000:] if not m else "")
 
 

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netbed  # noqa: E402
-from test_tpss_burst_loss import parse_stats  # noqa: E402
+from test_tpss_burst_loss import first_assign, parse_stats  # noqa: E402
 
 PORT = 5004
 SECONDS = 20
@@ -69,7 +69,9 @@ def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
              rx_props="", stall=None, common_props="", report_ns=100_000_000):
     """One flow of `seconds`; returns a dict: pushed, delivered, lost (pushed -
     delivered), loss, recovered, raw_lost, parity, goodput (application bits/s
-    delivered over the second half), bitrates (the sink's, per second)."""
+    delivered over the second half), bitrates (the sink's, per second),
+    holds, assign_s (the receiver's first ASSIGN, s after the sender
+    started; None: none)."""
     members = f"1@{snd.ip}:{PORT},2@{rcv.ip}:{PORT}"
     common = (f"members={members} slow-start={slow_start} "
               f"min-report-interval={report_ns} {common_props}")
@@ -121,7 +123,8 @@ def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
                 recovered=m.get("packets-recovered", 0),
                 raw_lost=m.get("packets-lost", 0),
                 parity=m.get("parity-received", 0), goodput=goodput,
-                bitrates=bitrates,
+                bitrates=bitrates, holds=m.get("holds", 0),
+                assign_s=first_assign(lines, t0),
                 stderr="" if m else tx.stderr[-2000:])
 
 

@@ -77,6 +77,11 @@ GST_START_TEST (test_msg_roundtrip)
   m.u.rate.assign = FALSE;
   o = roundtrip (&m, 40);
   fail_if (o.u.rate.assign);
+  fail_if (o.u.rate.hold);
+  m.u.rate.hold = TRUE;
+  o = roundtrip (&m, 40);
+  fail_if (o.u.rate.assign);
+  fail_unless (o.u.rate.hold);
 
   memset (&m, 0, sizeof (m));
   m.type = TPSS_MSG_REPORT;
@@ -287,6 +292,12 @@ typedef struct {
    * the mode is the rate_seq of the last REPORT delivered to B */
   guint loss_every[8];
   guint mode, arrivals;
+  /* parity lost on the way to B: every parity_loss_every[mode]-th parity
+   * packet never arrives and B's shell reports the gap (0: none) */
+  guint parity_loss_every[8];
+  guint parity_arrivals;
+  /* the first REPORT with this rate_seq never reaches B (0: none) */
+  guint32 drop_report_seq;
   GArray *rates;                /* RATEs B sent (Seen) */
   GArray *reports;              /* REPORTs A sent (Seen) */
   GArray *report_arrivals;      /* delivery times of those reports at B */
@@ -409,6 +420,11 @@ deliver (Sim * s, Flight * f)
 {
   if (f->is_msg) {
     TpssMember *to = f->to == SSRC_A ? s->a : s->b;
+    if (to == s->b && f->msg.type == TPSS_MSG_REPORT &&
+        s->drop_report_seq && f->msg.u.report.rate_seq == s->drop_report_seq) {
+      s->drop_report_seq = 0;
+      return;
+    }
     if (to == s->b && f->msg.type == TPSS_MSG_REPORT) {
       g_array_append_val (s->report_arrivals, s->now);
       if (f->msg.u.report.rate_seq != s->mode) {
@@ -417,6 +433,9 @@ deliver (Sim * s, Flight * f)
       }
     }
     tpss_member_on_msg (to, &f->msg, s->now);
+  } else if (f->parity && s->parity_loss_every[s->mode] &&
+      ++s->parity_arrivals % s->parity_loss_every[s->mode] == 0) {
+    tpss_member_on_parity_loss (s->b, SSRC_A, 1);
   } else {
     guint every = s->loss_every[s->mode];
     guint lost = every && s->arrivals % every == 0;
@@ -1370,6 +1389,148 @@ GST_START_TEST (test_late_report_not_assigned)
 
 GST_END_TEST;
 
+/* The REPORT that answers a RATE is lost (on the data port, as
+ * tpss-burst-loss's bursts drop it now and then): B's wait ends 1 s after
+ * the RATE, just before the periodic REPORT arrives. B used to measure from
+ * there with the S of the REPORT before, and its 1.2 x that old S was no
+ * step of A's new S: A took it for an allocation, D = S, no parity, and an
+ * application-limited flow never probed again (tpss-burst-loss lost 3.5%
+ * with 574 parity packets received against about 9,300). B now waits for
+ * the next REPORT, and its RATE is a step of the S that REPORT carries. */
+GST_START_TEST (test_lost_report_not_allocation)
+{
+  Sim s;
+  TpssConfig cfg;
+  const Seen *rep2 = NULL, *rep3;
+  const Seen *rt3;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 10000000;
+  sim_init_cfg (&s, &cfg);
+  s.app_rate = 6000000;
+  for (guint i = 0; i < G_N_ELEMENTS (s.loss_every); i++)
+    s.loss_every[i] = 40;       /* ~2.5 %: within the threshold */
+  s.drop_report_seq = 2;
+  sim_run (&s, 2500 * MS);
+
+  /* the periodic REPORT that carries rate_seq 2 (the answering one was
+   * lost) */
+  for (guint i = 0; i < s.reports->len; i++) {
+    const Seen *r = &g_array_index (s.reports, Seen, i);
+    if (r->msg.u.report.rate_seq == 2)
+      rep2 = r;
+  }
+  fail_unless (rep2 != NULL && s.rates->len >= 3);
+  rt3 = &g_array_index (s.rates, Seen, 2);
+  /* measured from the periodic REPORT on, a step of its S */
+  fail_unless (rt3->t >= rep2->t + DELAY + 100 * MS, "RATE 3 at %"
+      G_GINT64_FORMAT " ms, REPORT at %" G_GINT64_FORMAT " ms", rt3->t / MS,
+      rep2->t / MS);
+  fail_unless_equals_uint64 (rt3->msg.u.rate.rate,
+      (guint64) (rep2->msg.u.report.send_rate * 1.2 + 0.5));
+  rep3 = report_with_seq (&s, 3);
+  fail_unless (rep3 != NULL);
+  fail_unless_equals_int (rep3->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless (rep3->msg.u.report.length > 0);
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
+/* Section 2.3's complete receipt is "all of the packets" for a round trip.
+ * With assign_needs_parity a round trip of the probe that lost parity and
+ * no media is neither that nor a lossy one: B answers with a hold (rate S,
+ * no ASSIGN), and A keeps D, S, l and the phase as they were (before, it
+ * took the rule's 1.2 x S, and the "confirmed with loss" step raised D to
+ * S). The first clean round trip after it confirms the step. Without the
+ * option the same round trip ends the probe at once. */
+static void
+run_parity_only_loss (Sim * s, gboolean needs_parity)
+{
+  TpssConfig cfg;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 10000000;
+  cfg.assign_needs_parity = needs_parity;
+  sim_init_cfg (s, &cfg);
+  /* seq 0: S = 12 Mbit/s, no RTT yet: 1.2 x S, D = 12, S = 14.4 probed;
+   * seq 1 and 2: one parity packet in two lost, no media; then clean */
+  s->parity_loss_every[1] = 2;
+  s->parity_loss_every[2] = 2;
+  sim_run (s, 1500 * MS);
+}
+
+GST_START_TEST (test_parity_only_loss_holds_probe)
+{
+  Sim s;
+  const Seen *rep1, *rep4;
+  TpssRecvStats rs;
+
+  run_parity_only_loss (&s, TRUE);
+  fail_unless (s.rates->len >= 5, "only %u rates", s.rates->len);
+  rep1 = report_with_seq (&s, 1);
+  fail_unless (rep1 != NULL);
+  fail_unless_equals_int (rep1->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+  fail_unless_equals_uint64 (rep1->msg.u.report.data_rate, 12000000);
+  fail_unless_equals_uint64 (rep1->msg.u.report.send_rate, 14400000);
+  fail_unless_equals_int (rep1->msg.u.report.length, 5);
+
+  for (guint seq = 1; seq <= 2; seq++) {
+    const Seen *rt = &g_array_index (s.rates, Seen, seq);
+    const Seen *rep = report_with_seq (&s, seq + 1);
+
+    fail_unless (rt->msg.u.rate.hold, "RATE %u", seq);
+    fail_if (rt->msg.u.rate.assign, "RATE %u", seq);
+    fail_unless_equals_uint64 (rt->msg.u.rate.rate, 14400000);
+    /* the probe is as it was, answered at once: the next round trip
+     * decides */
+    fail_unless (rep != NULL);
+    fail_unless_equals_int64 (rep->t, rt->t + DELAY);
+    fail_unless_equals_int (rep->msg.u.report.phase, TPSS_PHASE_REDUNDANT);
+    fail_unless_equals_uint64 (rep->msg.u.report.data_rate, 12000000);
+    fail_unless_equals_uint64 (rep->msg.u.report.send_rate, 14400000);
+    fail_unless_equals_int (rep->msg.u.report.length, 5);
+  }
+  /* A's encoder heard of no rate and A's parity of no change until the
+   * ASSIGN */
+  rep4 = report_with_seq (&s, 4);
+  fail_unless (rep4 != NULL);
+  for (guint i = 0; i < s.a_events->len; i++) {
+    const SeenEvent *e = &g_array_index (s.a_events, SeenEvent, i);
+    if (e->t > rep1->t && e->t < rep4->t)
+      fail_if (e->ev.type == TPSS_EVENT_DATA_RATE ||
+          e->ev.type == TPSS_EVENT_PHASE || e->ev.type == TPSS_EVENT_PARITY,
+          "event %d at %" G_GINT64_FORMAT, e->ev.type, e->t);
+  }
+
+  /* The clean round trip: ASSIGN, the step confirmed at the receipt rate
+   * (what arrived of S = 14.4 Mbit/s), never above it. */
+  fail_unless (g_array_index (s.rates, Seen, 3).msg.u.rate.assign);
+  fail_if (g_array_index (s.rates, Seen, 3).msg.u.rate.hold);
+  fail_unless_equals_int64 (rep4->t,
+      g_array_index (s.rates, Seen, 3).t + DELAY);
+  fail_unless_equals_int (rep4->msg.u.report.phase,
+      TPSS_PHASE_NON_REDUNDANT);
+  fail_unless (rep4->msg.u.report.data_rate > 13500000 &&
+      rep4->msg.u.report.data_rate <= 14400000,
+      "D %" G_GUINT64_FORMAT, rep4->msg.u.report.data_rate);
+  fail_unless (tpss_member_get_recv_stats (s.b, SSRC_A, &rs));
+  fail_unless_equals_uint64 (rs.holds, 2);
+  fail_unless (rs.assigns >= 1);
+  sim_clear (&s);
+
+  /* By default the parity does not count: the first such round trip
+   * assigns. */
+  run_parity_only_loss (&s, FALSE);
+  fail_unless (s.rates->len >= 2);
+  fail_unless (g_array_index (s.rates, Seen, 1).msg.u.rate.assign);
+  fail_unless (tpss_member_get_recv_stats (s.b, SSRC_A, &rs));
+  fail_unless_equals_uint64 (rs.holds, 0);
+  sim_clear (&s);
+}
+
+GST_END_TEST;
+
 static guint
 reports_to_b (TpssMember * m)
 {
@@ -2157,6 +2318,8 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_assign_lowers_rate_of_flow_using_it);
   tcase_add_test (tc, test_assign_in_pause_keeps_rate);
   tcase_add_test (tc, test_late_report_not_assigned);
+  tcase_add_test (tc, test_parity_only_loss_holds_probe);
+  tcase_add_test (tc, test_lost_report_not_allocation);
   tcase_add_test (tc, test_report_on_first_message);
   tcase_add_test (tc, test_low_rate_probe_confirmed_in_two_rtt);
   return s;
