@@ -78,6 +78,10 @@ gst_tpba_kept_rate_get_type (void)
           "on the loss event rate, RTT and segment size TCP_INFO showed over "
           "the cycles after the first; the probe's rate without a loss "
           "event (not in the paper)", "equation"},
+    {TPBA_KEPT_EQUATION_EPISODES, "The same equation at the rate where a "
+          "TCP flow sees the loss events per second the probe saw (congestion "
+          "episodes every flow at a drop-tail queue shares); the probe's rate "
+          "without a loss event (not in the paper)", "equation-episodes"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {
@@ -193,10 +197,11 @@ static const GstParamEntry params[] = {
         "(FALSE: always the largest; not in the paper)", BOOLEAN, NULL,
       max_probe_peak_if_rising, 0, 1, S),
   P ("kept-rate", "What a probing period keeps as r_s, bits/s: probe (from "
-        "its cycles, the end criterion's) or equation (TCP's throughput "
+        "its cycles, the end criterion's), equation (TCP's throughput "
         "equation, RFC 5348 3.1, on the loss event rate and RTT of the "
-        "cycles after the first; TCP_INFO sampled every tcp-sample-interval "
-        "while probing; not in the paper)", ENUM, gst_tpba_kept_rate_get_type,
+        "cycles after the first) or equation-episodes (the same at the "
+        "probe's loss events per second); TCP_INFO sampled every "
+        "tcp-sample-interval while probing with either (not in the paper)", ENUM, gst_tpba_kept_rate_get_type,
       kept_rate, 0, 0, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "

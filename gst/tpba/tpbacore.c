@@ -293,6 +293,7 @@ struct _TpbaSender {
   /* kept_rate EQUATION: TCP_INFO counters at the start of the period's
    * cycle 1 (eq_base) and what the samples since then saw */
   gboolean eq_base;
+  gint64 eq_t0;
   guint64 eq_acked0;
   guint32 eq_segs0, eq_retrans0, eq_last_retrans;
   gint64 eq_event_start;        /* the last loss event's first sample */
@@ -884,9 +885,10 @@ equation_observe (TpbaSender * s, const TpbaTcpInfo * info, gint64 now)
 /* The counters cycle 1 starts from (the first cycle, the ramp after the
  * switch to TCP, is left out as by the medians). */
 static void
-equation_take_base (TpbaSender * s, const TpbaTcpInfo * info)
+equation_take_base (TpbaSender * s, const TpbaTcpInfo * info, gint64 now)
 {
   s->eq_base = TRUE;
+  s->eq_t0 = now;
   s->eq_acked0 = info->bytes_acked;
   s->eq_segs0 = info->data_segs_out;
   s->eq_retrans0 = s->eq_last_retrans = info->total_retrans;
@@ -895,12 +897,36 @@ equation_take_base (TpbaSender * s, const TpbaTcpInfo * info)
   s->eq_rtt_n = 0;
 }
 
-/* The rate to keep with kept_rate EQUATION at the period's end given by
- * @info: the equation's value, or @probe when cycle 1 on saw no loss
- * event, no RTT or no new data (p = 0 has no finite rate). */
+/* kept_rate EQUATION_EPISODES: the rate x, bits/s, at which a TCP flow
+ * that sees @per_s loss events a second (p = @per_s 8 @size / x) is at the
+ * equation's rate: the equation falls as x falls (p grows), so the one
+ * crossing is found by bisection (geometric, from p = 1 up). */
 static gdouble
-equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gdouble probe)
+episodes_rate (gdouble size, gdouble rtt, gdouble per_s, gdouble max)
 {
+  gdouble lo = 8.0 * size * per_s, hi = MAX (max, lo);
+
+  for (guint i = 0; i < 200 && hi > lo * (1.0 + 1e-12); i++) {
+    gdouble mid = sqrt (lo * hi);
+
+    if (tcp_equation_rate (size, rtt, per_s * 8.0 * size / mid) > mid)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return sqrt (lo * hi);
+}
+
+/* The rate to keep with kept_rate EQUATION or EQUATION_EPISODES at the
+ * period's end given by @info at @now: the equation's value, or @probe
+ * when cycle 1 on saw no loss event, no RTT or no new data (p = 0 has no
+ * finite rate). */
+static gdouble
+equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gint64 now,
+    gdouble probe)
+{
+  gdouble size;
+
   guint32 segs, retrans;
   guint64 acked;
 
@@ -924,8 +950,14 @@ equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gdouble probe)
     s->equation_fallbacks++;
     return probe;
   }
-  s->eq_rate = tcp_equation_rate ((gdouble) acked / (gdouble) (segs - retrans),
-      s->eq_rtt / (gdouble) NS_PER_S, s->eq_p);
+  size = (gdouble) acked / (gdouble) (segs - retrans);
+  if (s->cfg.kept_rate == TPBA_KEPT_EQUATION_EPISODES)
+    s->eq_rate = episodes_rate (size, s->eq_rtt / (gdouble) NS_PER_S,
+        s->eq_events * (gdouble) NS_PER_S / (gdouble) MAX (now - s->eq_t0, 1),
+        (gdouble) s->cfg.max_rate);
+  else
+    s->eq_rate = tcp_equation_rate (size, s->eq_rtt / (gdouble) NS_PER_S,
+        s->eq_p);
   s->kept_by_equation++;
   return clamp_rate (s, s->eq_rate);
 }
@@ -1052,13 +1084,13 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     s->cwnd_reduced = FALSE;
     if (push_probe_rate (s, r, &kept, &span)) {
       s->probe_ends[s->probe_end]++;
-      if (s->cfg.kept_rate == TPBA_KEPT_EQUATION)
-        kept = equation_kept (s, info, kept);
+      if (s->cfg.kept_rate != TPBA_KEPT_PROBE)
+        kept = equation_kept (s, info, now, kept);
       s->r_s = kept;
       s->p_probe = probe_loss (s, info, span);
       decide (s, TPBA_PERIOD_RUNNING, now);
     } else if (s->n_r == 1)
-      equation_take_base (s, info);
+      equation_take_base (s, info, now);
     store_segments (s, info);
   }
 }
@@ -1310,7 +1342,7 @@ tpba_sender_next_deadline (const TpbaSender * s)
     if (!s->have_base)
       t = MIN (t, s->period_start);
     else if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND
-        || s->cfg.kept_rate == TPBA_KEPT_EQUATION)
+        || s->cfg.kept_rate != TPBA_KEPT_PROBE)
       t = MIN (t, MIN (s->last_sample + s->cfg.tcp_sample_interval,
               s->cycle_start + (s->cfg.probe_interval ==
                   TPBA_PROBE_INTERVAL_CWND ? s->cfg.t_tcp_max :

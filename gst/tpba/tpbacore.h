@@ -91,6 +91,10 @@
  *   within one RTT of an event's start merged, over data segments sent),
  *   b = 1, t_RTO = 4 R. TCP_INFO is sampled every tcp_sample_interval
  *   while probing. With no loss event (p = 0) the probe's rate is kept.
+ * - kept_rate EQUATION_EPISODES: the loss events the probe saw per second,
+ *   e, taken as the link's congestion episodes, which at a drop-tail queue
+ *   every flow sees alike; r_s is the rate x at which a TCP flow seeing e
+ *   events a second is at the equation's rate: x = X(s, R, e 8 s / x).
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -158,6 +162,8 @@ typedef enum {
 typedef enum {
   TPBA_KEPT_PROBE,              /* from the probe's cycles (end criterion) */
   TPBA_KEPT_EQUATION,           /* TCP's throughput equation (RFC 5348 3.1) */
+  TPBA_KEPT_EQUATION_EPISODES,  /* the same at the probe's loss events per
+                                 * second, shared by all flows */
 } TpbaKeptRate;
 
 typedef enum {
@@ -216,7 +222,7 @@ typedef struct {
   gboolean max_probe_peak_if_rising;    /* with max_probe_peak: when the
                                          * cycles fall, the median of the
                                          * later half: FALSE */
-  TpbaKeptRate kept_rate;       /* r_s from the cycles or the equation:
+  TpbaKeptRate kept_rate;       /* r_s from the cycles or an equation:
                                  * PROBE */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;

@@ -158,6 +158,15 @@ VARIANTS = {
                                             "running-increase=50000 "
                                             "running-increase-fraction=1 "
                                             "running-ceiling=2",
+    # ... or the equation at the probe's loss events per second (the link's
+    # congestion episodes, shared by every flow at a drop-tail queue)
+    "TPBA-ours-cap6-ratio3-step1-ceil2-eqep": "tcp-pacing=true allow-probe-loss=true "
+                                              "end-criterion=proportional "
+                                              "max-probe-cycles=6 max-probe-median=true "
+                                              "kept-rate=equation-episodes run-probe-ratio=3 "
+                                              "running-increase=50000 "
+                                              "running-increase-fraction=1 "
+                                              "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

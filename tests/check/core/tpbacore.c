@@ -587,7 +587,7 @@ equation_probe (TpbaKeptRate kept, gboolean losses, TpbaSenderStats * st)
       ti.total_retrans++;
     tpba_sender_on_tcp_info (s, &ti, t - 400 * MS);
     /* the equation needs TCP_INFO between the cycles' ends */
-    if (kept == TPBA_KEPT_EQUATION)
+    if (kept != TPBA_KEPT_PROBE)
       fail_unless (tpba_sender_next_deadline (s) <= t - 390 * MS);
     if (losses && i == 2) {
       ti.rtt_us = 120000;
@@ -641,6 +641,33 @@ GST_START_TEST (test_kept_rate_equation)
   fail_unless_equals_uint64 (st.kept_by_equation, 0);
   fail_unless_equals_uint64 (st.equation_fallbacks, 1);
   fail_unless_equals_int (st.eq_loss_event_rate, 0);
+}
+
+GST_END_TEST;
+
+/* kept_rate EQUATION_EPISODES on the same probe: 2 loss events in the 5 s
+ * from cycle 1's start, e = 0.4 a second; r_s is the x where a flow seeing
+ * them is at the equation's rate, p = e 8 s / x (1.630 Mbit/s; without the
+ * timeout term 3 / (2 e R^2) packets a second, 1.677 Mbit/s). */
+GST_START_TEST (test_kept_rate_equation_episodes)
+{
+  gdouble size = 400000.0 / 497.0;
+  TpbaSenderStats st;
+  gdouble x, p;
+
+  equation_probe (TPBA_KEPT_EQUATION_EPISODES, TRUE, &st);
+  x = (gdouble) st.r_s;
+  p = 0.4 * 8.0 * size / x;
+  fail_unless (fabs (rfc5348_rate (size, 0.120, p) - x) <= 2.0, "%f", x);
+  fail_unless (x > 1629000 && x < 1631000, "%f", x);
+  fail_unless (x < 3.0 / (2.0 * 0.4 * 0.120 * 0.120) * 8.0 * size);
+  fail_unless_equals_uint64 (st.eq_rate, st.r_s);
+  fail_unless (fabs (st.eq_loss_event_rate - 0.004) < 1e-12);
+  fail_unless_equals_uint64 (st.kept_by_equation, 1);
+
+  equation_probe (TPBA_KEPT_EQUATION_EPISODES, FALSE, &st);
+  fail_unless_equals_uint64 (st.r_s, 650000);
+  fail_unless_equals_uint64 (st.equation_fallbacks, 1);
 }
 
 GST_END_TEST;
@@ -2282,6 +2309,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_max_probe_after_loss);
   tcase_add_test (tc, test_max_probe_peak);
   tcase_add_test (tc, test_kept_rate_equation);
+  tcase_add_test (tc, test_kept_rate_equation_episodes);
   tcase_add_test (tc, test_max_probe_peak_if_rising);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
