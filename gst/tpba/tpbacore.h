@@ -93,8 +93,9 @@
  *   while probing. With no loss event (p = 0) the probe's rate is kept.
  * - kept_rate EQUATION_EPISODES: the loss events the probe saw per second,
  *   e, taken as the link's congestion episodes, which at a drop-tail queue
- *   every flow sees alike; r_s is the rate x at which a TCP flow seeing e
- *   events a second is at the equation's rate: x = X(s, R, e 8 s / x).
+ *   every flow sees alike; r_s is the rate of a TCP flow seeing e events a
+ *   second, the equation's first term at p = e / x: x = 3 / (2 e R^2)
+ *   packets of s bytes a second.
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
