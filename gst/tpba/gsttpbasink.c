@@ -1328,8 +1328,8 @@ gst_tpba_sink_finalize (GObject * object)
   "that kept the last cycle (no cycle after a loss), count; " \
   "probe-kept-falling: of those, with max-probe-peak-if-rising, periods " \
   "whose cycles fell and kept the median of the later half, count; " \
-  "kept-by-equation: probing periods that kept, with kept-rate=equation, " \
-  "TCP's throughput equation, count; " \
+  "kept-by-equation: probing periods that kept, with kept-rate=equation " \
+  "or equation-episodes, TCP's throughput equation, count; " \
   "equation-fallbacks: periods that kept the probe's rate instead (no " \
   "loss event after the first cycle), count; " \
   "equation-loss-event-rate: the last such period's loss events per data " \

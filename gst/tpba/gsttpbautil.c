@@ -211,8 +211,8 @@ static const GstParamEntry params[] = {
       t_tcp_min, 0, H, S),
   P ("t-tcp-max", "probe-interval=cwnd: longest cycle, ns (4 s)", TIME, NULL,
       t_tcp_max, 1e6, H, S),
-  P ("tcp-sample-interval", "probe-interval=cwnd or kept-rate=equation: "
-        "TCP_INFO sampling while probing, ns (10 ms)", TIME, NULL,
+  P ("tcp-sample-interval", "probe-interval=cwnd or kept-rate other than "
+        "probe: TCP_INFO sampling while probing, ns (10 ms)", TIME, NULL,
       tcp_sample_interval, 1e5, H, S),
   P ("reprobe-count", "reprobe-on-reductions: successive large cuts (2)",
       UINT, NULL, reprobe_count, 1, 1000, S),
