@@ -6,12 +6,15 @@ kept-rate=equation-episodes would have kept. The events per second are p
 times the probe's segments per second, the mean of its cycles after the
 first (the sender's 1 s samples, sixteenth pass's rules.py) over 8 s, s
 taken as 1448 bytes (offline.py); then 3 / (2 e R^2) packets a second.
-Both over the TCP flows' mean over the period's whole 1 s windows; per run
-the median, per case the median of the run medians [range], runs within
-0.9-1.1.
+Also the equation's first term alone (no timeout term), 8 s / (R
+sqrt(2 p / 3)), which needs no s: it is the kept rate times the whole
+denominator over the first term's. All over the TCP flows' mean over the
+period's whole 1 s windows; per run the median, per case the median of the
+run medians [range], runs within 0.9-1.1.
 Usage: BENCH_TPBA_TIMES=80,65,75 episodes.py RUNS.json ..."""
 import importlib.util
 import json
+import math
 import os
 import statistics
 import sys
@@ -56,7 +59,10 @@ def periods(run):
         xs = rules.probe_cycles(run, t0, t1, r_s)
         if tcp > 1e3 and p > 0 and rtt > 0 and xs:
             per_s = p * statistics.mean(xs) / (8 * offline.SEGMENT)
-            yield rate / tcp, episodes_rate(offline.SEGMENT, rtt, per_s) / tcp
+            first = rtt * math.sqrt(2 * p / 3)
+            whole = 8 / offline.equation(1, rtt, p)
+            yield (rate / tcp, rate * whole / first / tcp,
+                   episodes_rate(offline.SEGMENT, rtt, per_s) / tcp)
 
 
 def main(argv):
@@ -67,13 +73,14 @@ def main(argv):
                 ps = list(periods(run))
                 if ps:
                     cells.setdefault((run["b"], run["ntcp"], run["cc"]), []).append(ps)
-    print("| case | runs | periods | equation / TCP (as kept) | episodes / TCP (offline) |")
-    print("|---|---|---|---|---|")
+    print("| case | runs | periods | equation / TCP (as kept) | first term only / TCP "
+          "| episodes / TCP (s = 1448) |")
+    print("|---|---|---|---|---|---|")
     for (b, n, cc), runs in sorted(cells.items()):
-        eq = [statistics.median(e for e, _ in r) for r in runs]
-        ep = [statistics.median(x for _, x in r) for r in runs]
+        cols = [offline.cell([statistics.median(x[k] for x in r) for r in runs])
+                for k in range(3)]
         print(f"| {b / 1e6:g} Mbit/s, {n} {cc} | {len(runs)} | {sum(len(r) for r in runs)} | "
-              f"{offline.cell(eq)} | {offline.cell(ep)} |")
+              + " | ".join(cols) + " |")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ s15, s14 = s16.s15, s16.s14
 
 s14.LABEL.update({
     "TPBA-ours-cap6-ratio3-step1-ceil2-eq": "ceiling 2, equation",
+    "TPBA-ours-cap6-ratio3-step1-ceil2-eqep": "ceiling 2, equation-episodes",
 })
 
 
