@@ -1184,6 +1184,11 @@ get_stats (GstElement * element)
         st.probe_ends[TPBA_PROBE_END_MAX_CYCLES],
         "probe-kept-without-loss", G_TYPE_UINT64, st.kept_without_loss,
         "probe-kept-falling", G_TYPE_UINT64, st.kept_falling,
+        "kept-by-equation", G_TYPE_UINT64, st.kept_by_equation,
+        "equation-fallbacks", G_TYPE_UINT64, st.equation_fallbacks,
+        "equation-loss-event-rate", G_TYPE_DOUBLE, st.eq_loss_event_rate,
+        "equation-rtt", G_TYPE_INT64, st.eq_rtt,
+        "equation-rate", G_TYPE_UINT64, st.eq_rate,
         "run-end-timer", G_TYPE_UINT64, st.run_ends_timer,
         "run-end-reductions", G_TYPE_UINT64, st.run_ends_reductions,
         "packets-udp", G_TYPE_UINT64, st.packets_udp,
@@ -1323,6 +1328,14 @@ gst_tpba_sink_finalize (GObject * object)
   "that kept the last cycle (no cycle after a loss), count; " \
   "probe-kept-falling: of those, with max-probe-peak-if-rising, periods " \
   "whose cycles fell and kept the median of the later half, count; " \
+  "kept-by-equation: probing periods that kept, with kept-rate=equation " \
+  "or equation-episodes, TCP's throughput equation, count; " \
+  "equation-fallbacks: periods that kept the probe's rate instead (no " \
+  "loss event after the first cycle), count; " \
+  "equation-loss-event-rate: the last such period's loss events per data " \
+  "segment, 0..1 (-1 unknown); " \
+  "equation-rtt: its mean TCP_INFO RTT, ns (-1 unknown); " \
+  "equation-rate: the equation's value then, bit/s (0 none); " \
   "run-end-timer: running periods ended at their length, count; " \
   "run-end-reductions: running periods ended by reprobe-on-reductions, " \
   "count; " \

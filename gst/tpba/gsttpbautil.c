@@ -67,6 +67,30 @@ gst_tpba_probe_interval_get_type (void)
   return type;
 }
 
+GType
+gst_tpba_kept_rate_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {TPBA_KEPT_PROBE, "The rate the end criterion takes from the probe's "
+          "cycles (section 4)", "probe"},
+    {TPBA_KEPT_EQUATION, "TCP's throughput equation (RFC 5348 section 3.1) "
+          "on the loss event rate, RTT and segment size TCP_INFO showed over "
+          "the cycles after the first; the probe's rate without a loss "
+          "event (not in the paper)", "equation"},
+    {TPBA_KEPT_EQUATION_EPISODES, "The same equation at the rate where a "
+          "TCP flow sees the loss events per second the probe saw (congestion "
+          "episodes every flow at a drop-tail queue shares); the probe's rate "
+          "without a loss event (not in the paper)", "equation-episodes"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstTpbaKeptRate", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 #define S GST_TPBA_PARAM_SINK
 #define R GST_TPBA_PARAM_SRC
 #define H (1e12 * 3600)
@@ -172,6 +196,13 @@ static const GstParamEntry params[] = {
         "slope >= 0); when they fall, the median of their later half, bits/s "
         "(FALSE: always the largest; not in the paper)", BOOLEAN, NULL,
       max_probe_peak_if_rising, 0, 1, S),
+  P ("kept-rate", "What a probing period keeps as r_s, bits/s: probe (from "
+        "its cycles, the end criterion's), equation (TCP's throughput "
+        "equation, RFC 5348 3.1, on the loss event rate and RTT of the "
+        "cycles after the first) or equation-episodes (the same at the "
+        "probe's loss events per second); TCP_INFO sampled every "
+        "tcp-sample-interval while probing with either (not in the paper)", ENUM, gst_tpba_kept_rate_get_type,
+      kept_rate, 0, 0, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "
         "t-running if longer (0: t-running only, the paper's; not in the "
@@ -180,8 +211,9 @@ static const GstParamEntry params[] = {
       t_tcp_min, 0, H, S),
   P ("t-tcp-max", "probe-interval=cwnd: longest cycle, ns (4 s)", TIME, NULL,
       t_tcp_max, 1e6, H, S),
-  P ("tcp-sample-interval", "probe-interval=cwnd: TCP_INFO sampling, ns "
-        "(10 ms)", TIME, NULL, tcp_sample_interval, 1e5, H, S),
+  P ("tcp-sample-interval", "probe-interval=cwnd or kept-rate other than "
+        "probe: TCP_INFO sampling while probing, ns (10 ms)", TIME, NULL,
+      tcp_sample_interval, 1e5, H, S),
   P ("reprobe-count", "reprobe-on-reductions: successive large cuts (2)",
       UINT, NULL, reprobe_count, 1, 1000, S),
   P ("reprobe-cut", "reprobe-on-reductions: a large cut is at least this "

@@ -13,9 +13,11 @@ G_BEGIN_DECLS
 #define GST_TYPE_TPBA_MODE (gst_tpba_mode_get_type ())
 #define GST_TYPE_TPBA_END_CRITERION (gst_tpba_end_criterion_get_type ())
 #define GST_TYPE_TPBA_PROBE_INTERVAL (gst_tpba_probe_interval_get_type ())
+#define GST_TYPE_TPBA_KEPT_RATE (gst_tpba_kept_rate_get_type ())
 GType gst_tpba_mode_get_type (void);
 GType gst_tpba_end_criterion_get_type (void);
 GType gst_tpba_probe_interval_get_type (void);
+GType gst_tpba_kept_rate_get_type (void);
 
 /* Which element a core parameter belongs to (the table's element mask). */
 #define GST_TPBA_PARAM_SINK 1

@@ -65,6 +65,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->max_probe_after_loss = FALSE;
   cfg->max_probe_peak = FALSE;
   cfg->max_probe_peak_if_rising = FALSE;
+  cfg->kept_rate = TPBA_KEPT_PROBE;
   cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -289,6 +290,17 @@ struct _TpbaSender {
    * is at the start of cycle k (the end of cycle k - 1) */
   guint32 segs_hist[TPBA_HISTORY], retrans_hist[TPBA_HISTORY];
   gdouble p_probe;              /* behind r_s; -1 unknown */
+  /* kept_rate EQUATION: TCP_INFO counters at the start of the period's
+   * cycle 1 (eq_base) and what the samples since then saw */
+  gboolean eq_base;
+  gint64 eq_t0;
+  guint64 eq_acked0;
+  guint32 eq_segs0, eq_retrans0, eq_last_retrans;
+  gint64 eq_event_start;        /* the last loss event's first sample */
+  guint eq_events;
+  gdouble eq_rtt_sum;           /* ns */
+  guint eq_rtt_n;
+  gdouble eq_p, eq_rtt, eq_rate;        /* the last period's: -1, -1, 0 */
 
   /* TCP_INFO */
   gboolean have_sample;
@@ -336,6 +348,7 @@ struct _TpbaSender {
   guint64 probe_ends[TPBA_PROBE_END_COUNT];
   guint64 kept_without_loss;
   guint64 kept_falling;
+  guint64 kept_by_equation, equation_fallbacks;
   guint64 run_ends_timer, run_ends_reductions;
   TpbaProbeEnd probe_end;       /* how the last cycle ended the period */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
@@ -503,6 +516,8 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
   s->rtt = -1;
   s->tcp_rtt = -1;
   s->p_probe = -1;
+  s->eq_p = -1;
+  s->eq_rtt = -1;
   s->next_sr = now + s->cfg.t_rtcp;
   /* a burst lets a shell that woke late catch up to the rate, up to it */
   pacer_init (&s->pacer, 1, s->cfg.pace_burst);
@@ -579,6 +594,7 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
       s->have_base = FALSE;
       s->n_r = 0;
       s->first_loss_cycle = G_MAXUINT;
+      s->eq_base = FALSE;
     }
     /* the last write of the probing period drains the TCP buffer */
     dd.tcp_nodelay = s->period == TPBA_PERIOD_RUNNING && pkt->marker;
@@ -830,6 +846,112 @@ median_after_loss (const TpbaSender * s, guint * span)
   return median_rate (x, n);
 }
 
+/* The TCP throughput equation (RFC 5348 section 3.1, from Padhye et al.),
+ * bits/s: segments of @size bytes, round-trip time @rtt s, loss event
+ * rate @p, b = 1 packet acknowledged per ACK, t_RTO = 4 R. */
+static gdouble
+tcp_equation_rate (gdouble size, gdouble rtt, gdouble p)
+{
+  gdouble t_rto = 4.0 * rtt;
+  gdouble d = rtt * sqrt (2.0 * p / 3.0) +
+      t_rto * (3.0 * sqrt (3.0 * p / 8.0)) * p * (1.0 + 32.0 * p * p);
+
+  return 8.0 * size / d;
+}
+
+/* kept_rate EQUATION: from the start of cycle 1 on, every sample's RTT is
+ * summed and a sample whose total_retrans grew starts a loss event unless
+ * it is within one RTT of the last event's start (RFC 5348 5.2: losses in
+ * one round trip are one event). */
+static void
+equation_observe (TpbaSender * s, const TpbaTcpInfo * info, gint64 now)
+{
+  if (!s->eq_base)
+    return;
+  if (info->rtt_us) {
+    s->eq_rtt_sum += (gdouble) info->rtt_us * 1000.0;
+    s->eq_rtt_n++;
+  }
+  if (info->total_retrans != s->eq_last_retrans) {
+    if (s->eq_events == 0 || s->tcp_rtt <= 0
+        || now - s->eq_event_start >= s->tcp_rtt) {
+      s->eq_events++;
+      s->eq_event_start = now;
+    }
+    s->eq_last_retrans = info->total_retrans;
+  }
+}
+
+/* The counters cycle 1 starts from (the first cycle, the ramp after the
+ * switch to TCP, is left out as by the medians). */
+static void
+equation_take_base (TpbaSender * s, const TpbaTcpInfo * info, gint64 now)
+{
+  s->eq_base = TRUE;
+  s->eq_t0 = now;
+  s->eq_acked0 = info->bytes_acked;
+  s->eq_segs0 = info->data_segs_out;
+  s->eq_retrans0 = s->eq_last_retrans = info->total_retrans;
+  s->eq_events = 0;
+  s->eq_rtt_sum = 0.0;
+  s->eq_rtt_n = 0;
+}
+
+/* kept_rate EQUATION_EPISODES: bits/s of a TCP flow that sees @per_s loss
+ * events a second, the equation's first term at p = @per_s / x packets:
+ * x = 3 / (2 e R^2) packets/s. The timeout term is left out: with p tied to
+ * x it can leave no x at which the equation equals x (it did on the bed,
+ * e about 1/s at R 0.2 s). */
+static gdouble
+episodes_rate (gdouble size, gdouble rtt, gdouble per_s)
+{
+  return 8.0 * size * 3.0 / (2.0 * per_s * rtt * rtt);
+}
+
+/* The rate to keep with kept_rate EQUATION or EQUATION_EPISODES at the
+ * period's end given by @info at @now: the equation's value, or @probe
+ * when cycle 1 on saw no loss event, no RTT or no new data (p = 0 has no
+ * finite rate). */
+static gdouble
+equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gint64 now,
+    gdouble probe)
+{
+  gdouble size;
+
+  guint32 segs, retrans;
+  guint64 acked;
+
+  s->eq_p = -1;
+  s->eq_rtt = -1;
+  s->eq_rate = 0.0;
+  if (!s->eq_base || s->eq_rtt_n == 0 || info->bytes_acked < s->eq_acked0) {
+    s->equation_fallbacks++;
+    return probe;
+  }
+  segs = info->data_segs_out - s->eq_segs0;
+  retrans = info->total_retrans - s->eq_retrans0;
+  acked = info->bytes_acked - s->eq_acked0;
+  s->eq_rtt = s->eq_rtt_sum / s->eq_rtt_n;
+  if (segs == 0 || retrans >= segs || acked == 0) {
+    s->equation_fallbacks++;
+    return probe;
+  }
+  s->eq_p = (gdouble) s->eq_events / (gdouble) segs;
+  if (s->eq_events == 0) {
+    s->equation_fallbacks++;
+    return probe;
+  }
+  size = (gdouble) acked / (gdouble) (segs - retrans);
+  if (s->cfg.kept_rate == TPBA_KEPT_EQUATION_EPISODES)
+    s->eq_rate = episodes_rate (size, s->eq_rtt / (gdouble) NS_PER_S,
+        s->eq_events * (gdouble) NS_PER_S / (gdouble) MAX (now - s->eq_t0, 1));
+  else
+    s->eq_rate = tcp_equation_rate (size, s->eq_rtt / (gdouble) NS_PER_S,
+        s->eq_p);
+  s->kept_by_equation++;
+  return clamp_rate (s, s->eq_rate);
+}
+
 /* Stores r[i]; returns TRUE when the probing period ends with it, with the
  * rate to keep in *kept and how many cycles the criterion looked at in
  * *span. A cycle that acked nothing (the connection in retransmission-
@@ -917,12 +1039,14 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     s->cycle_start = now;
     s->cycle_acked = info->bytes_acked;
     s->cwnd_reduced = FALSE;
+    s->eq_base = FALSE;
     store_segments (s, info);
     return;
   }
   len = now - s->cycle_start;
   if (len <= 0)
     return;
+  equation_observe (s, info, now);
   if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND) {
     /* a reduction sooner than t_tcp_min after the cycle start is the same
      * congestion event (recovery): ignored */
@@ -950,10 +1074,13 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     s->cwnd_reduced = FALSE;
     if (push_probe_rate (s, r, &kept, &span)) {
       s->probe_ends[s->probe_end]++;
+      if (s->cfg.kept_rate != TPBA_KEPT_PROBE)
+        kept = equation_kept (s, info, now, kept);
       s->r_s = kept;
       s->p_probe = probe_loss (s, info, span);
       decide (s, TPBA_PERIOD_RUNNING, now);
-    }
+    } else if (s->n_r == 1)
+      equation_take_base (s, info, now);
     store_segments (s, info);
   }
 }
@@ -1204,9 +1331,12 @@ tpba_sender_next_deadline (const TpbaSender * s)
       s->period == TPBA_PERIOD_PROBING) {
     if (!s->have_base)
       t = MIN (t, s->period_start);
-    else if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND)
+    else if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND
+        || s->cfg.kept_rate != TPBA_KEPT_PROBE)
       t = MIN (t, MIN (s->last_sample + s->cfg.tcp_sample_interval,
-              s->cycle_start + s->cfg.t_tcp_max));
+              s->cycle_start + (s->cfg.probe_interval ==
+                  TPBA_PROBE_INTERVAL_CWND ? s->cfg.t_tcp_max :
+                  s->cfg.t_tcp)));
     else
       t = MIN (t, s->cycle_start + s->cfg.t_tcp);
   }
@@ -1301,6 +1431,11 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   memcpy (st->probe_ends, s->probe_ends, sizeof (st->probe_ends));
   st->kept_without_loss = s->kept_without_loss;
   st->kept_falling = s->kept_falling;
+  st->kept_by_equation = s->kept_by_equation;
+  st->equation_fallbacks = s->equation_fallbacks;
+  st->eq_loss_event_rate = s->eq_p;
+  st->eq_rtt = s->eq_rtt < 0 ? -1 : (gint64) llround (s->eq_rtt);
+  st->eq_rate = round_rate (s->eq_rate);
   st->run_ends_timer = s->run_ends_timer;
   st->run_ends_reductions = s->run_ends_reductions;
   st->packets_udp = s->packets_udp;

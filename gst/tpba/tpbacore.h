@@ -83,6 +83,19 @@
  *   cycles after the first rise or hold (least-squares slope >= 0); when
  *   they fall, the median of their later half: a falling probe's peak is
  *   its start, riding the cwnd the running period left.
+ * - kept_rate EQUATION: a probing period keeps, instead of a rate from its
+ *   cycles, the TCP throughput equation of RFC 5348 section 3.1 (Padhye et
+ *   al.) on what TCP saw over the cycles after the first: s the mean new
+ *   segment (bytes acked / new data segments), R the mean of the TCP_INFO
+ *   RTT samples, p the loss event rate (retransmitting samples, those
+ *   within one RTT of an event's start merged, over data segments sent),
+ *   b = 1, t_RTO = 4 R. TCP_INFO is sampled every tcp_sample_interval
+ *   while probing. With no loss event (p = 0) the probe's rate is kept.
+ * - kept_rate EQUATION_EPISODES: the loss events the probe saw per second,
+ *   e, taken as the link's congestion episodes, which at a drop-tail queue
+ *   every flow sees alike; r_s is the rate of a TCP flow seeing e events a
+ *   second, the equation's first term at p = e / x: x = 3 / (2 e R^2)
+ *   packets of s bytes a second.
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -146,6 +159,14 @@ typedef enum {
   TPBA_PROBE_END_COUNT,
 } TpbaProbeEnd;
 
+/* What a probing period keeps as r_s. */
+typedef enum {
+  TPBA_KEPT_PROBE,              /* from the probe's cycles (end criterion) */
+  TPBA_KEPT_EQUATION,           /* TCP's throughput equation (RFC 5348 3.1) */
+  TPBA_KEPT_EQUATION_EPISODES,  /* the same at the probe's loss events per
+                                 * second, shared by all flows */
+} TpbaKeptRate;
+
 typedef enum {
   TPBA_PERIOD_PROBING,
   TPBA_PERIOD_RUNNING,
@@ -202,6 +223,8 @@ typedef struct {
   gboolean max_probe_peak_if_rising;    /* with max_probe_peak: when the
                                          * cycles fall, the median of the
                                          * later half: FALSE */
+  TpbaKeptRate kept_rate;       /* r_s from the cycles or an equation:
+                                 * PROBE */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;
                                  * 0 = T_running only (paper) */
@@ -387,6 +410,12 @@ typedef struct {
                                  * the last cycle: none after a loss */
   guint64 kept_falling;         /* max_probe_peak_if_rising periods whose
                                  * cycles fell: the later median kept */
+  guint64 kept_by_equation;     /* kept_rate EQUATION periods that kept it */
+  guint64 equation_fallbacks;   /* ... that kept the probe's rate: no loss
+                                 * event (or no RTT, no new data) */
+  gdouble eq_loss_event_rate;   /* the last period's p; -1 unknown */
+  gint64 eq_rtt;                /* the last period's mean RTT, ns; -1 unknown */
+  guint64 eq_rate;              /* the equation's value then, bits/s; 0 none */
   guint64 run_ends_timer;       /* running periods ended at their length */
   guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;

@@ -149,6 +149,24 @@ VARIANTS = {
                                                   "run-probe-ratio=3 running-increase=50000 "
                                                   "running-increase-fraction=1 "
                                                   "running-ceiling=2",
+    # the seventeenth pass: ... keeping TCP's throughput equation (RFC 5348 3.1) on
+    # the loss event rate and RTT the probe's cycles after the first saw
+    "TPBA-ours-cap6-ratio3-step1-ceil2-eq": "tcp-pacing=true allow-probe-loss=true "
+                                            "end-criterion=proportional "
+                                            "max-probe-cycles=6 max-probe-median=true "
+                                            "kept-rate=equation run-probe-ratio=3 "
+                                            "running-increase=50000 "
+                                            "running-increase-fraction=1 "
+                                            "running-ceiling=2",
+    # ... or the equation at the probe's loss events per second (the link's
+    # congestion episodes, shared by every flow at a drop-tail queue)
+    "TPBA-ours-cap6-ratio3-step1-ceil2-eqep": "tcp-pacing=true allow-probe-loss=true "
+                                              "end-criterion=proportional "
+                                              "max-probe-cycles=6 max-probe-median=true "
+                                              "kept-rate=equation-episodes run-probe-ratio=3 "
+                                              "running-increase=50000 "
+                                              "running-increase-fraction=1 "
+                                              "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",
@@ -359,10 +377,18 @@ def run_tpba(case, snd, rcv):
     # the sink's 1 s samples: how much of the pacer's rate it sent (eleventh pass)
     sink = [(round(t, 2), f.get("period"), int(f.get("rate", 0)), int(f.get("bytes-udp", 0)))
             for t, name, f in tx_msgs if name == "tpba-stats"]
+    # what TCP showed the probe (seventeenth pass): its RTT per 1 s sample, and the
+    # last probing period's retransmitted fraction and, with kept-rate=equation,
+    # its loss event rate, mean RTT (ns) and the equation's rate (bit/s)
+    tcp = [(round(t, 2), f.get("period"), int(f.get("tcp-rtt", -1)),
+            float(f.get("p-probe", -1)), float(f.get("equation-loss-event-rate", -1)),
+            int(f.get("equation-rtt", -1)), int(f.get("equation-rate", 0)))
+           for t, name, f in tx_msgs if name == "tpba-stats"]
     return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
                 err="" if tx.returncode == 0 else err_tx[-300:],
                 R=[windows(s, END) for s in [tpba] + cross], U=windows(udp, END),
-                periods=periods, losses=losses, sink=sink, last=stats[-1] if stats else {})
+                periods=periods, losses=losses, sink=sink, tcp=tcp,
+                last=stats[-1] if stats else {})
 
 
 def run_reference(case, snd, rcv):

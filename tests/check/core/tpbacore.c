@@ -557,6 +557,122 @@ GST_START_TEST (test_max_probe_peak_if_rising)
 
 GST_END_TEST;
 
+/* A probe bounded at 6 cycles keeping the median (@kept: or the equation)
+ * on a sawtooth of 500, 700, 550, 650, 600, 700k (median after the first
+ * 650k), 100 data segments a cycle. TCP_INFO's RTT is 100 ms inside each
+ * cycle and 140 ms at its end; TCP retransmits once in cycle 0 and, with
+ * @losses, twice 50 ms apart in cycle 2 (one event: within an RTT, the
+ * second sample at 120 ms) and once in cycle 4. */
+static void
+equation_probe (TpbaKeptRate kept, gboolean losses, TpbaSenderStats * st)
+{
+  const guint64 rates[] = { 500000, 700000, 550000, 650000, 600000, 700000 };
+  TpbaTcpInfo ti = { 0, 20, 100000, 0, 0, 0 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = 6;
+  cfg.max_probe_median = TRUE;
+  cfg.kept_rate = kept;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  tpba_sender_on_tcp_info (s, &ti, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++) {
+    gint64 t = (i + 1) * S;
+
+    ti.rtt_us = 100000;
+    if (i == 0 || (losses && (i == 2 || i == 4)))
+      ti.total_retrans++;
+    tpba_sender_on_tcp_info (s, &ti, t - 400 * MS);
+    /* the equation needs TCP_INFO between the cycles' ends */
+    if (kept != TPBA_KEPT_PROBE)
+      fail_unless (tpba_sender_next_deadline (s) <= t - 390 * MS);
+    if (losses && i == 2) {
+      ti.rtt_us = 120000;
+      ti.total_retrans++;
+      tpba_sender_on_tcp_info (s, &ti, t - 350 * MS);
+    }
+    ti.rtt_us = 140000;
+    ti.bytes_acked += rates[i] / 8;
+    ti.data_segs_out += 100;
+    tpba_sender_on_tcp_info (s, &ti, t);
+    tpba_sender_advance (s, t);
+  }
+  tpba_sender_get_stats (s, st);
+  fail_unless_equals_int (st->period, TPBA_PERIOD_RUNNING);
+  tpba_sender_free (s);
+}
+
+/* RFC 5348 3.1 with b = 1, t_RTO = 4 R, written out here: bits/s. */
+static gdouble
+rfc5348_rate (gdouble size, gdouble rtt, gdouble p)
+{
+  return 8.0 * size / (rtt * sqrt (2.0 * p / 3.0) + 4.0 * rtt * 3.0 *
+      sqrt (3.0 * p / 8.0) * p * (1.0 + 32.0 * p * p));
+}
+
+/* kept_rate EQUATION: after cycle 0, 500 segments, 3 retransmitted in 2
+ * loss events (p = 0.004), 400000 bytes in 497 new segments, mean RTT 120
+ * ms: r_s is the equation's 1.003 Mbit/s, not the cycles' median 650k.
+ * Without a loss event after cycle 0 the probe's 650k is kept. */
+GST_START_TEST (test_kept_rate_equation)
+{
+  gdouble want = rfc5348_rate (400000.0 / 497.0, 0.120, 2.0 / 500.0);
+  TpbaSenderStats st;
+
+  fail_unless (want > 1002000 && want < 1004000, "%f", want);
+  equation_probe (TPBA_KEPT_EQUATION, TRUE, &st);
+  fail_unless (fabs ((gdouble) st.r_s - want) <= 1.0, "%" G_GUINT64_FORMAT
+      " against %f", st.r_s, want);
+  fail_unless_equals_uint64 (st.eq_rate, st.r_s);
+  fail_unless (fabs (st.eq_loss_event_rate - 0.004) < 1e-12);
+  fail_unless_equals_int64 (st.eq_rtt, 120 * MS);
+  fail_unless_equals_uint64 (st.kept_by_equation, 1);
+  fail_unless_equals_uint64 (st.equation_fallbacks, 0);
+
+  equation_probe (TPBA_KEPT_PROBE, TRUE, &st);
+  fail_unless_equals_uint64 (st.r_s, 650000);
+  fail_unless_equals_uint64 (st.kept_by_equation, 0);
+
+  equation_probe (TPBA_KEPT_EQUATION, FALSE, &st);
+  fail_unless_equals_uint64 (st.r_s, 650000);
+  fail_unless_equals_uint64 (st.kept_by_equation, 0);
+  fail_unless_equals_uint64 (st.equation_fallbacks, 1);
+  fail_unless_equals_int (st.eq_loss_event_rate, 0);
+}
+
+GST_END_TEST;
+
+/* kept_rate EQUATION_EPISODES on the same probe: 2 loss events in the 5 s
+ * from cycle 1's start, e = 0.4 a second; r_s is the rate of a flow seeing
+ * them, 3 / (2 e R^2) packets of 804.8 bytes a second, 1.677 Mbit/s (the
+ * equation's first term at p = e / x). */
+GST_START_TEST (test_kept_rate_equation_episodes)
+{
+  gdouble size = 400000.0 / 497.0;
+  gdouble want = 3.0 / (2.0 * 0.4 * 0.120 * 0.120) * 8.0 * size;
+  TpbaSenderStats st;
+  gdouble x, p;
+
+  fail_unless (want > 1676000 && want < 1677500, "%f", want);
+  equation_probe (TPBA_KEPT_EQUATION_EPISODES, TRUE, &st);
+  x = (gdouble) st.r_s;
+  fail_unless (fabs (x - want) <= 1.0, "%f against %f", x, want);
+  p = 0.4 * 8.0 * size / x;
+  fail_unless (fabs (8.0 * size / (0.120 * sqrt (2.0 * p / 3.0)) - x) < 1.0);
+  fail_unless_equals_uint64 (st.eq_rate, st.r_s);
+  fail_unless (fabs (st.eq_loss_event_rate - 0.004) < 1e-12);
+  fail_unless_equals_uint64 (st.kept_by_equation, 1);
+
+  equation_probe (TPBA_KEPT_EQUATION_EPISODES, FALSE, &st);
+  fail_unless_equals_uint64 (st.r_s, 650000);
+  fail_unless_equals_uint64 (st.equation_fallbacks, 1);
+}
+
+GST_END_TEST;
+
 /* A probe bounded at 6 cycles keeping the median, climbing from 300k to
  * its first loss in cycle @loss (TCP retransmits when @retrans, else cuts
  * cwnd; G_MAXUINT: no loss), then on a sawtooth around 600k; returns r_s. */
@@ -2193,6 +2309,8 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_max_probe_median);
   tcase_add_test (tc, test_max_probe_after_loss);
   tcase_add_test (tc, test_max_probe_peak);
+  tcase_add_test (tc, test_kept_rate_equation);
+  tcase_add_test (tc, test_kept_rate_equation_episodes);
   tcase_add_test (tc, test_max_probe_peak_if_rising);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
