@@ -20,7 +20,9 @@
  * 16 packets are one block over GF(2^16) (PARITY16). Its bit 7 gives both cores a group key (bytes
  * 0..31): every control datagram either sends must open under the key
  * (DATA and PARITY go unsealed), and no chunk the input injects is ever
- * taken as control (the fuzzer does not hold the key). */
+ * taken as control (the fuzzer does not hold the key). Its bit 4 turns on
+ * our options off the paper's path: early repair, release on ACK and the
+ * CONN retry's backoff. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +225,12 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (size > 0 && (data[0] & 0x40)) {
     cfg.repair = RMTP_REPAIR_PARITY;
     cfg.parity_block = (data[0] & 0x20) ? 300 : 4;
+  }
+  /* our options off the paper's path, together */
+  if (size > 0 && (data[0] & 0x10)) {
+    cfg.early_repair = TRUE;
+    cfg.release_on_ack = TRUE;
+    cfg.conn_retry_backoff = TRUE;
   }
   random_source_init_seeded (&rng[0], &seeded[0], 1);
   random_source_init_seeded (&rng[1], &seeded[1], 2);
