@@ -917,7 +917,6 @@ equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gint64 now,
     gdouble probe)
 {
   gdouble size;
-
   guint32 segs, retrans;
   guint64 acked;
 
