@@ -25,6 +25,20 @@ def probing_spans(periods):
     return spans
 
 
+def judged_periods(run):
+    """Each probing period after the run's first that ends by JOIN and spans
+    at least two whole 1 s windows: (t0, t1, its kept r_s, the TCP flows'
+    mean rate over those windows)."""
+    R, n = run["R"], run["ntcp"]
+    kept = [r for _, p, r in run["periods"] if p == "running"]
+    for i, ((t0, t1), r_s) in enumerate(zip(probing_spans(run["periods"]), kept)):
+        js = list(range(int(t0) + 1, min(int(t1), JOIN)))
+        if i == 0 or t1 > JOIN or len(js) < 2:
+            continue
+        yield t0, t1, r_s, statistics.mean(statistics.mean(r[j] for j in js)
+                                           for r in R[1:n + 1])
+
+
 def climb(run):
     R, n = run["R"], run["ntcp"]
     out = []

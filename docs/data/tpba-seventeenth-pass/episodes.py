@@ -48,13 +48,7 @@ def eq_after(run, t1):
 
 
 def periods(run):
-    R, n = run["R"], run["ntcp"]
-    kept = [r for _, p, r in run["periods"] if p == "running"]
-    for i, ((t0, t1), r_s) in enumerate(zip(cycles.probing_spans(run["periods"]), kept)):
-        js = list(range(int(t0) + 1, min(int(t1), cycles.JOIN)))
-        if i == 0 or t1 > cycles.JOIN or len(js) < 2:
-            continue
-        tcp = statistics.mean(statistics.mean(r[j] for j in js) for r in R[1:n + 1])
+    for t0, t1, r_s, tcp in cycles.judged_periods(run):
         p, rtt, rate = eq_after(run, t1)
         xs = rules.probe_cycles(run, t0, t1, r_s)
         if tcp > 1e3 and p > 0 and rtt > 0 and xs:

@@ -50,14 +50,8 @@ def p_after(run, t1):
 
 
 def periods(run):
-    R, n = run["R"], run["ntcp"]
     rtt = int(run["last"].get("tcp-rtt", -1)) / 1e9
-    kept = [r for _, p, r in run["periods"] if p == "running"]
-    for i, ((t0, t1), r_s) in enumerate(zip(cycles.probing_spans(run["periods"]), kept)):
-        js = list(range(int(t0) + 1, min(int(t1), cycles.JOIN)))
-        if i == 0 or t1 > cycles.JOIN or len(js) < 2:
-            continue
-        tcp = statistics.mean(statistics.mean(r[j] for j in js) for r in R[1:n + 1])
+    for t0, t1, r_s, tcp in cycles.judged_periods(run):
         p = p_after(run, t1)
         if tcp > 1e3 and p > 0 and rtt > 0:
             yield r_s / tcp, equation(SEGMENT, rtt, p) / tcp, p
