@@ -85,7 +85,7 @@ output_branch (const ConfOptions * o)
   return g_strdup_printf ("out. ! queue name=" CONF_OUT_VIDEO_QUEUE " "
       "! videoconvert ! x264enc "
       "tune=zerolatency speed-preset=ultrafast bitrate=1000 key-int-max=%u ! "
-      "h264parse name=recparse ! mp4mux name=recmux "
+      "h264parse name=" CONF_RECORDING_PARSER " ! mp4mux name=recmux "
       "! filesink location=\"%s/participant-%u.mp4\"",
       o->fps * 2, o->out_dir, o->id);
 }
@@ -234,37 +234,6 @@ pipeline_description (Conference * conf)
   g_free (out);
   g_free (audio);
   return desc;
-}
-
-/* mp4mux fails the whole pipeline on a buffer without PTS, which the
- * recording's encoder was seen to push once in a few runs under load, at its
- * start: such a buffer is left out of the recording instead. */
-static GstPadProbeReturn
-drop_untimed (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  static gboolean warned;
-
-  if (GST_BUFFER_PTS_IS_VALID (GST_PAD_PROBE_INFO_BUFFER (info)))
-    return GST_PAD_PROBE_OK;
-  if (!warned)
-    g_printerr ("conference: a recorded frame without PTS is left out\n");
-  warned = TRUE;
-  return GST_PAD_PROBE_DROP;
-}
-
-static void
-guard_recording (Conference * conf)
-{
-  GstElement *parse = gst_bin_get_by_name (GST_BIN (conf->pipeline),
-      "recparse");
-  GstPad *src;
-
-  if (!parse)
-    return;
-  src = gst_element_get_static_pad (parse, "src");
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, drop_untimed, NULL, NULL);
-  gst_object_unref (src);
-  gst_object_unref (parse);
 }
 
 /* The camera's tee answers the allocation query itself (confstale.h). */
@@ -448,7 +417,7 @@ build_pipeline (Conference * conf)
   conf_tiles_layout (conf);
   if (conf->arx)
     conf_audio_init (conf);
-  guard_recording (conf);
+  conf_guard_recording (conf->pipeline);
   keep_camera_off_branch_start (conf);
   leave_out_stale_frames (conf);
   if (gst_debug_category_get_threshold (conference_debug) >= GST_LEVEL_INFO) {

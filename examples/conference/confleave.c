@@ -1,5 +1,5 @@
-/* The BYE before the recording's end, and the output's end at the
- * moment of leaving (confleave.h). */
+/* The BYE before the recording's end, the output's end at the moment of
+ * leaving, and the recording's guard (confleave.h). */
 #include "confleave.h"
 
 static const gchar *const session_elements[] = { "tx", "rx", "atx", "arx" };
@@ -58,4 +58,32 @@ conf_leave_output (GstElement * pipeline)
     gst_object_unref (q);
   }
   return ended;
+}
+
+static GstPadProbeReturn
+drop_untimed (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  static gboolean warned;
+
+  if (GST_BUFFER_PTS_IS_VALID (GST_PAD_PROBE_INFO_BUFFER (info)))
+    return GST_PAD_PROBE_OK;
+  if (!warned)
+    g_printerr ("conference: a recorded frame without PTS is left out\n");
+  warned = TRUE;
+  return GST_PAD_PROBE_DROP;
+}
+
+void
+conf_guard_recording (GstElement * pipeline)
+{
+  GstElement *parse = gst_bin_get_by_name (GST_BIN (pipeline),
+      CONF_RECORDING_PARSER);
+  GstPad *src;
+
+  if (!parse)
+    return;
+  src = gst_element_get_static_pad (parse, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, drop_untimed, NULL, NULL);
+  gst_object_unref (src);
+  gst_object_unref (parse);
 }

@@ -32,6 +32,15 @@ guint conf_leave_sessions (GstElement * pipeline);
  * encoders and the muxer. Returns how many queues it ends. */
 guint conf_leave_output (GstElement * pipeline);
 
+/* The recording's h264parse, whose output conf_guard_recording watches. */
+#define CONF_RECORDING_PARSER "recparse"
+
+/* mp4mux fails the whole pipeline on a buffer without PTS, which x264enc
+ * was seen to push under load at the recording's start: such a buffer is
+ * left out of the recording instead (a warning, once). Nothing happens
+ * when @pipeline has no recording. */
+void conf_guard_recording (GstElement * pipeline);
+
 G_END_DECLS
 
 #endif /* __CONF_LEAVE_H__ */

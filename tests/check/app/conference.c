@@ -802,8 +802,11 @@ recording_duration (const gchar * path, Streams * st)
 /* The application's output as in a loaded call: the picture comes out of
  * its branch slower than live (a 100 ms step per frame of a 60 fps source)
  * and 2 s of it wait in the branch's queue, before the compositor; the
- * audio is mixed live. The leave ends the sources, as the application
- * does, and conf_leave_output: the pipeline's EOS has to come within 1 s,
+ * audio is mixed live; the mixed picture's caps are fixed and the
+ * recording guarded, as in the application (without them x264enc, reset by
+ * the compositor's renegotiation, pushed a frame without PTS under load and
+ * mp4mux failed). The leave ends the sources, as the application does, and
+ * conf_leave_output: the pipeline's EOS has to come within 1 s,
  * with an MP4 that has its duration, its picture and its sound. Ended only
  * at the sources, the EOS waits for the 2 s backlog at 10 frames a second,
  * 12 s. */
@@ -815,9 +818,11 @@ GST_START_TEST (test_leave_ends_recording)
       "! video/x-raw,width=64,height=48,framerate=60/1 "
       "! queue max-size-time=2000000000 max-size-buffers=0 max-size-bytes=0 "
       "! identity sleep-time=100000 ! mix. "
-      "compositor name=mix latency=100000000 ! tee name=out "
+      "compositor name=mix latency=100000000 "
+      "! video/x-raw,width=64,height=48,framerate=60/1 ! tee name=out "
       "out. ! queue name=" CONF_OUT_VIDEO_QUEUE " ! videoconvert "
-      "! x264enc tune=zerolatency speed-preset=ultrafast ! h264parse "
+      "! x264enc tune=zerolatency speed-preset=ultrafast "
+      "! h264parse name=" CONF_RECORDING_PARSER " "
       "! mp4mux name=recmux ! filesink location=\"%s\" "
       "out. ! queue name=" CONF_SNAPSHOT_QUEUE " leaky=downstream "
       "max-size-buffers=1 ! fakesink sync=false async=false "
@@ -834,6 +839,7 @@ GST_START_TEST (test_leave_ends_recording)
   gint64 left;
 
   fail_unless (p != NULL);
+  conf_guard_recording (p);
   gst_element_set_state (p, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 2500 * GST_MSECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
