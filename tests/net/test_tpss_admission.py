@@ -12,9 +12,10 @@ max-receive-rate (5 Mbit/s) is above what p2 offers and below the total
 (~6.8 Mbit/s).
 
 Passes when at p4 admission refused none of p2's packets
-(packets-not-delivered = 0, with the default admission-burst), refused
-some of p1's and p3's (capacity was short and the less prioritized were
-cut), and p2 got at least 95% of what it offered delivered. The senders
+(packets-not-delivered = 0, with the default admission-burst), p1 and p3
+got less than 80% of theirs delivered (capacity was short and the less
+prioritized were cut, at their senders by the notified allocation or here
+by admission), and p2 got at least 95% of what it offered delivered. The senders
 start at 4 Mbit/s with a small queue, so p2 builds no backlog and what it
 sends is its encoder's bunching, not a queue draining. Before the token
 bucket (per-slot credit, unused credit discarded) 206 of p2's packets (2%)
@@ -108,9 +109,14 @@ def main():
     check("admission refused none of the prioritized source's packets",
           p2.get("packets-not-delivered", -1) == 0,
           f"not-delivered={p2.get('packets-not-delivered')}")
-    check("capacity was short: the less prioritized were refused some",
-          all(at_p4.get(i, {}).get("packets-not-delivered", 0) > 0
-              for i in (1, 3)))
+    # The cut comes from the notified allocation at the sender, or from
+    # admission here, or both: which one varies from run to run. Had the
+    # capacity been shared fairly, p1 and p3 would each get ~98 %.
+    cut = {i: at_p4.get(i, {}).get("packets-delivered", 0) / offered[i]
+           for i in (1, 3)}
+    check("capacity was short: the less prioritized got < 80% delivered",
+          all(share < 0.8 for share in cut.values()),
+          " ".join(f"p{i}={share:.0%}" for i, share in cut.items()))
     check("the prioritized source got >= 95% of what it offered",
           p2.get("packets-delivered", 0) >= 0.95 * offered[PRIORITIZED],
           f"{p2.get('packets-delivered', 0)} of {offered[PRIORITIZED]}")
