@@ -88,6 +88,10 @@ static const GstParamEntry params[] = {
         "over it (the paper's backoff for every CACK); off: window 0, "
         "answered at once (ours: the connection phase waits less)", BOOLEAN,
       conn_retry_backoff, 0, 0, S),
+  P ("conn-retry-storm", "With conn-retry-backoff, the members retried "
+        "together from which their CONN retries carry the window; fewer are "
+        "answered at once, members (ours; 0: every batch, the paper)", UINT,
+      conn_retry_storm, 0, 65535, S),
   P ("control-copies", "Each CONN, EOR and REL to the group is sent this "
         "many times back to back, copies (ours: 3)", UINT, control_copies,
       1, 10, S),

@@ -52,6 +52,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->release_on_ack = FALSE;
   cfg->early_repair = FALSE;
   cfg->conn_retry_backoff = FALSE;
+  cfg->conn_retry_storm = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -653,8 +654,8 @@ server_arm (RmtpServer * s, gint64 now, gint64 wait)
  * @window, delta x N. A unicast retry to @only (a CONN_RETRY) lists only
  * that member, so a batch of retries stays small; its @window is 0 (an
  * answer at once) or, with conn_retry_backoff, delta x the members retried
- * in the batch, as a POLL's; it keeps the member a representative
- * (reporters 1, index 0) if it is one. */
+ * in the batch, as a POLL's (from conn_retry_storm members on); it keeps
+ * the member a representative (reporters 1, index 0) if it is one. */
 static void
 server_queue_conn (RmtpServer * s, const Member * only, gint64 window)
 {
@@ -762,11 +763,22 @@ count_conn_retries (RmtpServer * s)
   return n;
 }
 
+/* The answer window of a batch of @retries CONN retries. A batch smaller
+ * than conn_retry_storm is answered at once: a CONN lost to a few members
+ * costs them no backoff, and at most that many CACKs come unspread. */
+static gint64
+server_conn_retry_window (const RmtpServer * s, guint retries)
+{
+  if (!s->cfg.conn_retry_backoff || retries < s->cfg.conn_retry_storm)
+    return 0;
+  return server_window (s, retries);
+}
+
 static void
 server_connect_timeout (RmtpServer * s, gint64 now)
 {
   guint retries = count_conn_retries (s);
-  gint64 window = s->cfg.conn_retry_backoff ? server_window (s, retries) : 0;
+  gint64 window = server_conn_retry_window (s, retries);
 
   for (guint i = 0; i < s->n_members && retries; i++) {
     Member *m = &s->members[i];

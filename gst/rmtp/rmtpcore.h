@@ -126,6 +126,11 @@ typedef struct {
                                  * backoff for every CACK (3.2.2): FALSE,
                                  * window 0, answered at once (the stalled
                                  * emulator took 1.22 x as long with it) */
+  guint conn_retry_storm;       /* server, with conn_retry_backoff: the
+                                 * members retried in one batch from which
+                                 * the batch carries the window; a smaller
+                                 * batch is answered at once (ours): 0,
+                                 * every batch (the paper) */
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */

@@ -265,6 +265,143 @@ GST_START_TEST (test_conn_retry_answers_spread)
 
 GST_END_TEST;
 
+#define LOST_CONN 20
+#define STORM 32
+
+/* Every copy of the group CONN to the first LOST_CONN members is lost. */
+static gboolean
+drop_group_conn_to_first (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  return rx >= 0 && rx < LOST_CONN && p->type == RMTP_CONN && !p->retry;
+}
+
+/* The time the multicast rounds begin (the connection phase is over) with
+ * the group CONN lost to LOST_CONN of 250 members, conn_retry_backoff on
+ * or off, from @storm retried members on. */
+static gint64
+rounds_begin_after_lost_conn (gboolean backoff, guint storm)
+{
+  Rig rig;
+  RmtpConfig cfg;
+  gint64 t;
+
+  rmtp_config_init (&cfg);
+  cfg.conn_retry_backoff = backoff;
+  cfg.conn_retry_storm = storm;
+  rig_init (&rig, 250, 4 * 1024, &cfg);
+  rig.drop = drop_group_conn_to_first;
+  rig_start_and_run (&rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_CONN, -1),
+      cfg.control_copies + LOST_CONN);
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  t = find_logged (rig.from_server, RMTP_DATA, -1, 0)->time;
+  rig_clear (&rig);
+  return t;
+}
+
+/* conn_retry_storm: a CONN lost to a few members (fewer than the storm)
+ * is retried at once, as without the backoff, so their connection takes
+ * no longer than the default's; the paper's backoff (storm 0) draws
+ * their answers over delta x 20. */
+GST_START_TEST (test_conn_retry_storm_lost_conn_prompt)
+{
+  gint64 plain = rounds_begin_after_lost_conn (FALSE, 0);
+  gint64 storm = rounds_begin_after_lost_conn (TRUE, STORM);
+  gint64 paper = rounds_begin_after_lost_conn (TRUE, 0);
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  GST_INFO ("rounds begin: %" G_GINT64_FORMAT " ms by default, %"
+      G_GINT64_FORMAT " ms with the storm rule, %" G_GINT64_FORMAT
+      " ms with the backoff for every batch", plain / MS, storm / MS,
+      paper / MS);
+  fail_unless (storm - plain < cfg.tat + cfg.alpha, "%" G_GINT64_FORMAT
+      " ms later than the default", (storm - plain) / MS);
+  fail_unless_equals_int64 (storm, plain);
+  fail_unless (paper > plain);
+}
+
+GST_END_TEST;
+
+#define STORM_MEMBERS 1000
+
+/* Every CACK to the group CONN (its window delta x 1000 = 2 s) is lost. */
+static gboolean
+drop_cacks_to_big_group_conn (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  return rx < 0 && p->type == RMTP_CACK && rig->now < 2100 * MS;
+}
+
+/* The most CACKs the server got in one ms and in one s after the first
+ * CONN retry, 1000 members whose answers to the group CONN were lost. */
+static void
+cacks_after_a_storm (gboolean backoff, guint storm, guint * per_ms_peak,
+    guint * per_s_peak)
+{
+  Rig rig;
+  RmtpConfig cfg;
+  GHashTable *ms = g_hash_table_new (NULL, NULL);
+  guint per_s[64] = { 0 };
+  gint64 first = G_MAXINT64;
+
+  rmtp_config_init (&cfg);
+  cfg.conn_retry_backoff = backoff;
+  cfg.conn_retry_storm = storm;
+  rig_init (&rig, STORM_MEMBERS, 1024, &cfg);
+  rig.drop = drop_cacks_to_big_group_conn;
+  rig_start_and_run (&rig, 120 * S);
+  for (guint i = 0; i < rig.from_server->len; i++) {
+    const Logged *l = &g_array_index (rig.from_server, Logged, i);
+
+    if (l->p.type == RMTP_CONN && l->p.retry)
+      first = MIN (first, l->time);
+  }
+  fail_unless (first < G_MAXINT64);
+  *per_ms_peak = *per_s_peak = 0;
+  for (guint i = 0; i < rig.to_server->len; i++) {
+    const Logged *l = &g_array_index (rig.to_server, Logged, i);
+    gpointer key;
+    guint n;
+
+    if (l->p.type != RMTP_CACK || l->time < first)
+      continue;
+    key = GINT_TO_POINTER ((gint) ((l->time - first) / MS));
+    n = GPOINTER_TO_UINT (g_hash_table_lookup (ms, key)) + 1;
+    g_hash_table_insert (ms, key, GUINT_TO_POINTER (n));
+    *per_ms_peak = MAX (*per_ms_peak, n);
+    fail_unless ((l->time - first) / S < 64);
+    per_s[(l->time - first) / S]++;
+    *per_s_peak = MAX (*per_s_peak, per_s[(l->time - first) / S]);
+  }
+  for (guint i = 0; i < rig.n; i++)
+    assert_receiver_whole (&rig, i);
+  g_hash_table_unref (ms);
+  rig_clear (&rig);
+}
+
+/* conn_retry_storm: 1000 members retried together are a storm, so their
+ * retries carry the window delta x 1000 and the CACKs come at about one
+ * per delta (500 a second); without the backoff they come as fast as
+ * the retries leave. */
+GST_START_TEST (test_conn_retry_storm_answers_bounded)
+{
+  guint plain_ms, plain_s, storm_ms, storm_s;
+
+  cacks_after_a_storm (FALSE, 0, &plain_ms, &plain_s);
+  cacks_after_a_storm (TRUE, STORM, &storm_ms, &storm_s);
+  GST_INFO ("CACKs to 1000 retries, most in one ms / one s: %u / %u by "
+      "default, %u / %u with the storm rule", plain_ms, plain_s, storm_ms,
+      storm_s);
+  fail_unless (storm_s <= 600, "%u CACKs in one s", storm_s);
+  fail_unless (storm_ms <= 6, "%u CACKs in one ms", storm_ms);
+  fail_unless (plain_ms > storm_ms && plain_s > storm_s);
+}
+
+GST_END_TEST;
+
 #define ONE_MEMBER_CONN_SIZE (RMTP_HEADER_SIZE + 68 + 4)
 
 /* A CONN (@type RMTP_CONN, or RMTP_CONN_RETRY: a unicast retry) of
@@ -2047,6 +2184,8 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_conn_retry_crossing_cack_not_answered);
   tcase_add_test (tc, test_conn_retry_answers_spread);
   tcase_add_test (tc, test_conn_retry_answer_drawn_over_its_window);
+  tcase_add_test (tc, test_conn_retry_storm_lost_conn_prompt);
+  tcase_add_test (tc, test_conn_retry_storm_answers_bounded);
   tcase_add_test (tc, test_no_cack_repeated_once_rounds_heard);
   tcase_add_test (tc, test_cacks_spread_after_a_stall);
   tcase_add_test (tc, test_answer_redrawn_only_when_overdue);

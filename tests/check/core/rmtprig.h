@@ -15,7 +15,7 @@
 #define MS (G_GINT64_CONSTANT (1000000))
 #define S (G_GINT64_CONSTANT (1000000000))
 #define ONE_WAY (10 * MS)
-#define MAX_RX 256
+#define MAX_RX 1024
 
 typedef struct _Rig Rig;
 
