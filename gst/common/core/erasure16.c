@@ -9,7 +9,7 @@
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define HAVE_SSSE3_PATH 1
-#include <tmmintrin.h>
+#include <immintrin.h>
 #endif
 
 /* exp is doubled so that exp[log a + log b] needs no reduction */
@@ -118,6 +118,18 @@ mul_add_portable (guint8 * dst, const guint8 * src, guint16 tab[4][16],
 }
 
 #ifdef HAVE_SSSE3_PATH
+/* The 4-bit tables as 16-byte rows: t[2j] the products' high bytes for
+ * digit j, t[2j + 1] their low bytes. */
+static void
+split_table_bytes (guint16 tab[4][16], guint8 t[8][16])
+{
+  for (guint j = 0; j < 4; j++)
+    for (guint n = 0; n < 16; n++) {
+      t[2 * j][n] = (guint8) (tab[j][n] >> 8);
+      t[2 * j + 1][n] = (guint8) tab[j][n];
+    }
+}
+
 /* 16 symbols a step: the high and low bytes apart, each digit looked up
  * in a 16-byte table of the products' high and low bytes. */
 __attribute__ ((target ("ssse3")))
@@ -132,11 +144,8 @@ mul_add_ssse3 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
   const __m128i low4 = _mm_set1_epi8 (0x0f);
   gsize b = 0;
 
+  split_table_bytes (tab, t);
   for (guint j = 0; j < 4; j++) {
-    for (guint n = 0; n < 16; n++) {
-      t[2 * j][n] = (guint8) (tab[j][n] >> 8);
-      t[2 * j + 1][n] = (guint8) tab[j][n];
-    }
     th[j] = _mm_loadu_si128 ((const __m128i *) t[2 * j]);
     tl[j] = _mm_loadu_si128 ((const __m128i *) t[2 * j + 1]);
   }
@@ -168,27 +177,137 @@ mul_add_ssse3 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
   return b;
 }
 
-static gboolean
-have_ssse3 (void)
+/* 32 symbols a step, the SSSE3 step on both 128-bit lanes: the shuffles
+ * keep to their lane, so the tables are broadcast to both, and unpacking
+ * the two loads lane by lane puts the symbols back in order. */
+__attribute__ ((target ("avx2")))
+static gsize
+mul_add_avx2 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
+    gsize len)
+{
+  guint8 t[8][16];
+  __m256i th[4], tl[4];
+  const __m256i split = _mm256_broadcastsi128_si256 (_mm_setr_epi8 (0, 2, 4,
+          6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+  const __m256i low4 = _mm256_set1_epi8 (0x0f);
+  gsize b = 0;
+
+  split_table_bytes (tab, t);
+  for (guint j = 0; j < 4; j++) {
+    th[j] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+            t[2 * j]));
+    tl[j] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+            t[2 * j + 1]));
+  }
+  for (; b + 64 <= len; b += 64) {
+    __m256i a = _mm256_shuffle_epi8 (_mm256_loadu_si256 ((const __m256i *)
+            (src + b)), split);
+    __m256i c = _mm256_shuffle_epi8 (_mm256_loadu_si256 ((const __m256i *)
+            (src + b + 32)), split);
+    __m256i hi = _mm256_unpacklo_epi64 (a, c), lo = _mm256_unpackhi_epi64 (a,
+        c);
+    __m256i d[4], ph, pl;
+
+    d[0] = _mm256_and_si256 (lo, low4);
+    d[1] = _mm256_and_si256 (_mm256_srli_epi16 (lo, 4), low4);
+    d[2] = _mm256_and_si256 (hi, low4);
+    d[3] = _mm256_and_si256 (_mm256_srli_epi16 (hi, 4), low4);
+    ph = _mm256_shuffle_epi8 (th[0], d[0]);
+    pl = _mm256_shuffle_epi8 (tl[0], d[0]);
+    for (guint j = 1; j < 4; j++) {
+      ph = _mm256_xor_si256 (ph, _mm256_shuffle_epi8 (th[j], d[j]));
+      pl = _mm256_xor_si256 (pl, _mm256_shuffle_epi8 (tl[j], d[j]));
+    }
+    _mm256_storeu_si256 ((__m256i *) (dst + b),
+        _mm256_xor_si256 (_mm256_loadu_si256 ((const __m256i *) (dst + b)),
+            _mm256_unpacklo_epi8 (ph, pl)));
+    _mm256_storeu_si256 ((__m256i *) (dst + b + 32),
+        _mm256_xor_si256 (_mm256_loadu_si256 ((const __m256i *) (dst + b +
+                    32)), _mm256_unpackhi_epi8 (ph, pl)));
+  }
+  return b;
+}
+
+/* 64 symbols a step: the AVX2 step on four lanes. */
+__attribute__ ((target ("avx512bw")))
+static gsize
+mul_add_avx512 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
+    gsize len)
+{
+  guint8 t[8][16];
+  __m512i th[4], tl[4];
+  const __m512i split = _mm512_broadcast_i32x4 (_mm_setr_epi8 (0, 2, 4, 6,
+          8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+  const __m512i low4 = _mm512_set1_epi8 (0x0f);
+  gsize b = 0;
+
+  split_table_bytes (tab, t);
+  for (guint j = 0; j < 4; j++) {
+    th[j] = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *)
+            t[2 * j]));
+    tl[j] = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *)
+            t[2 * j + 1]));
+  }
+  for (; b + 128 <= len; b += 128) {
+    __m512i a = _mm512_shuffle_epi8 (_mm512_loadu_si512 (src + b), split);
+    __m512i c = _mm512_shuffle_epi8 (_mm512_loadu_si512 (src + b + 64),
+        split);
+    __m512i hi = _mm512_unpacklo_epi64 (a, c), lo = _mm512_unpackhi_epi64 (a,
+        c);
+    __m512i d[4], ph, pl;
+
+    d[0] = _mm512_and_si512 (lo, low4);
+    d[1] = _mm512_and_si512 (_mm512_srli_epi16 (lo, 4), low4);
+    d[2] = _mm512_and_si512 (hi, low4);
+    d[3] = _mm512_and_si512 (_mm512_srli_epi16 (hi, 4), low4);
+    ph = _mm512_shuffle_epi8 (th[0], d[0]);
+    pl = _mm512_shuffle_epi8 (tl[0], d[0]);
+    for (guint j = 1; j < 4; j++) {
+      ph = _mm512_xor_si512 (ph, _mm512_shuffle_epi8 (th[j], d[j]));
+      pl = _mm512_xor_si512 (pl, _mm512_shuffle_epi8 (tl[j], d[j]));
+    }
+    _mm512_storeu_si512 (dst + b, _mm512_xor_si512 (_mm512_loadu_si512 (dst +
+                b), _mm512_unpacklo_epi8 (ph, pl)));
+    _mm512_storeu_si512 (dst + b + 64,
+        _mm512_xor_si512 (_mm512_loadu_si512 (dst + b + 64),
+            _mm512_unpackhi_epi8 (ph, pl)));
+  }
+  return b;
+}
+
+/* The widest vector the machine has, bytes: 64, 32, 16 or 0. */
+static guint
+machine_width (void)
 {
   static gsize checked = 0;
-  static gboolean have = FALSE;
+  static guint width = 0;
 
   if (g_once_init_enter (&checked)) {
     __builtin_cpu_init ();
-    have = __builtin_cpu_supports ("ssse3");
+    if (__builtin_cpu_supports ("avx512bw"))
+      width = 64;
+    else if (__builtin_cpu_supports ("avx2"))
+      width = 32;
+    else if (__builtin_cpu_supports ("ssse3"))
+      width = 16;
     g_once_init_leave (&checked, 1);
   }
-  return have;
+  return width;
 }
 #endif
 
-static gboolean use_vector = TRUE;
+static guint vector_width = 64;
+
+void
+erasure16_set_vector_width (guint bytes)
+{
+  vector_width = bytes;
+}
 
 void
 erasure16_set_vector (gboolean on)
 {
-  use_vector = on;
+  erasure16_set_vector_width (on ? 64 : 0);
 }
 
 /* dst ^= c * src over @len bytes of big-endian 16-bit symbols */
@@ -197,13 +316,21 @@ region_mul_add (guint8 * dst, const guint8 * src, guint16 c, gsize len)
 {
   guint16 tab[4][16];
   gsize done = 0;
+#ifdef HAVE_SSSE3_PATH
+  guint width = MIN (vector_width, machine_width ());
+#endif
 
   if (c == 0)
     return;
   split_tables (c, tab);
 #ifdef HAVE_SSSE3_PATH
-  if (use_vector && have_ssse3 ())
-    done = mul_add_ssse3 (dst, src, tab, len);
+  /* each takes the whole steps it can, the narrower ones the rest */
+  if (width >= 64)
+    done = mul_add_avx512 (dst, src, tab, len);
+  if (width >= 32)
+    done += mul_add_avx2 (dst + done, src + done, tab, len - done);
+  if (width >= 16)
+    done += mul_add_ssse3 (dst + done, src + done, tab, len - done);
 #endif
   mul_add_portable (dst, src, tab, done, len);
 }

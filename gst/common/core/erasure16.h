@@ -37,10 +37,13 @@ gboolean erasure16_decode (guint k, guint8 ** data, const gboolean * have,
     gsize len, guint n_parity, const guint * rows,
     const guint8 * const *parity);
 
-/* For tests and benchmarks: FALSE makes every later call take the
- * portable region op (4-bit split tables, a symbol at a time) even where
- * the machine has SSSE3 (16 symbols a step); TRUE, the default, the
- * fastest. Not thread-safe against calls running at the same time. */
+/* For tests and benchmarks: the widest vector, in bytes, the region op
+ * may use where the machine has it: 64 (AVX-512BW, 64 symbols a step; the
+ * default), 32 (AVX2, 32), 16 (SSSE3, 16), 0 (portable: 4-bit split
+ * tables, a symbol at a time). Every width gives the same bytes. Not
+ * thread-safe against calls running at the same time. */
+void erasure16_set_vector_width (guint bytes);
+/* TRUE: the widest (64), FALSE: portable (0). */
 void erasure16_set_vector (gboolean on);
 
 /* The product and the inverse in GF(2^16) (the inverse of 0 is 0). */

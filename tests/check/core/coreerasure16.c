@@ -289,13 +289,17 @@ GST_START_TEST (test_row_is_cauchy)
 
 GST_END_TEST;
 
-/* The SSSE3 region op (16 symbols a step) and the portable one give the
- * same rows, at lengths with and without a tail of under 16 symbols, and
+/* The AVX-512BW, AVX2 and SSSE3 region ops (64, 32, 16 symbols a step,
+ * where the machine has them) and the portable one give the same rows,
+ * at lengths with and without a tail of under 64, 32 and 16 symbols, and
  * the portable one decodes. */
 GST_START_TEST (test_vector_and_portable_agree)
 {
   GRand *r = g_rand_new_with_seed (12);
-  gsize lens[] = { 2, 30, 32, 34, 1024, 1026 };
+  gsize lens[] = { 2, 30, 32, 34, 62, 64, 66, 126, 128, 130, 190, 1024, 1026,
+    1150
+  };
+  guint widths[] = { 64, 32, 16 };
 
   for (guint x = 0; x < G_N_ELEMENTS (lens); x++) {
     Block b;
@@ -303,14 +307,16 @@ GST_START_TEST (test_vector_and_portable_agree)
 
     block_init (&b, 20, lens[x], r);
     for (guint row = 0; row < 40; row += 7) {
-      erasure16_set_vector (TRUE);
-      fail_unless (erasure16_encode (20, (const guint8 * const *) b.orig,
-              lens[x], row * 1000, p1));
       erasure16_set_vector (FALSE);
       fail_unless (erasure16_encode (20, (const guint8 * const *) b.orig,
               lens[x], row * 1000, p2));
-      fail_unless (memcmp (p1, p2, lens[x]) == 0, "len %" G_GSIZE_FORMAT
-          ", row %u", lens[x], row * 1000);
+      for (guint w = 0; w < G_N_ELEMENTS (widths); w++) {
+        erasure16_set_vector_width (widths[w]);
+        fail_unless (erasure16_encode (20, (const guint8 * const *) b.orig,
+                lens[x], row * 1000, p1));
+        fail_unless (memcmp (p1, p2, lens[x]) == 0, "width %u, len %"
+            G_GSIZE_FORMAT ", row %u", widths[w], lens[x], row * 1000);
+      }
     }
     g_free (p1);
     g_free (p2);
