@@ -1,12 +1,13 @@
-/* The GF(2^16) repair code's region op at each vector width on the same
- * run: SSSE3 (16 bytes, the code before AVX2 and AVX-512BW paths) against
- * AVX2 (32) and AVX-512BW (64), where the machine has them, and the
+/* The GF(2^16) repair code's region op, old against new on the same run:
+ * the code before (erasure16-before.c: 4-bit tables built entry by entry,
+ * then SSSE3) against today's at each vector width, SSSE3 (16 bytes),
+ * AVX2 (32) and AVX-512BW (64) where the machine has them, and the
  * portable op. Encode: one parity row of a block of 2048 packets of 1 KiB
  * (the server's cost a row); decode: 2 MiB in that block after 10 %
- * random losses, rebuilt from as many rows (the receiver's). MB/s of data
- * packets in, thread CPU time, median of RUNS runs, the widths taking
- * turns within each run; every width's rows and decoded packets are
- * checked to be the same bytes. */
+ * random losses, rebuilt from as many rows (the receiver's). MB/s of the
+ * block's data bytes, thread CPU time, median of RUNS runs, the variants
+ * taking turns within each run; every row and every decoded packet is
+ * checked to be the same bytes as the code before gives. */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +16,21 @@
 
 #include "core/erasure16.h"
 
+gboolean before_erasure16_encode (guint k, const guint8 * const *data,
+    gsize len, guint row, guint8 * parity);
+gboolean before_erasure16_decode (guint k, guint8 ** data,
+    const gboolean * have, gsize len, guint n_parity, const guint * rows,
+    const guint8 * const *parity);
+
 #define K 2048
 #define LEN 1024
 #define RUNS 7
 #define LOSS 0.1
 
-static const guint widths[] = { 16, 32, 64, 0 };
-static const gchar *const names[] = { "SSSE3 (before)", "AVX2", "AVX-512BW",
-  "portable"
+#define BEFORE G_MAXUINT
+static const guint widths[] = { BEFORE, 16, 32, 64, 0 };
+static const gchar *const names[] = { "before (SSSE3)", "SSSE3", "AVX2",
+  "AVX-512BW", "portable"
 };
 
 #define N_WIDTHS G_N_ELEMENTS (widths)
@@ -51,13 +59,14 @@ median (gdouble * v, guint n)
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Seconds to encode row @row into @out. */
+/* Seconds to encode row @row into @out, by the code before or today's. */
 static gdouble
-time_encode (guint8 ** d, guint row, guint8 * out)
+time_encode (gboolean before, guint8 ** d, guint row, guint8 * out)
 {
   gdouble t = cpu_now ();
 
-  if (!erasure16_encode (K, (const guint8 * const *) d, LEN, row, out))
+  if (!(before ? before_erasure16_encode : erasure16_encode) (K,
+          (const guint8 * const *) d, LEN, row, out))
     g_error ("encode failed");
   return cpu_now () - t;
 }
@@ -65,7 +74,7 @@ time_encode (guint8 ** d, guint row, guint8 * out)
 /* Seconds to rebuild the packets @have says are lost from @rows; checks
  * them against @d. */
 static gdouble
-time_decode (guint8 ** d, const gboolean * have, guint lost,
+time_decode (gboolean before, guint8 ** d, const gboolean * have, guint lost,
     guint * rows, guint8 ** parity)
 {
   guint8 **data = g_new (guint8 *, K);
@@ -74,8 +83,8 @@ time_decode (guint8 ** d, const gboolean * have, guint lost,
   for (guint i = 0; i < K; i++)
     data[i] = have[i] ? g_memdup2 (d[i], LEN) : g_malloc0 (LEN);
   t = cpu_now ();
-  if (!erasure16_decode (K, data, have, LEN, lost, rows,
-          (const guint8 * const *) parity))
+  if (!(before ? before_erasure16_decode : erasure16_decode) (K, data, have,
+          LEN, lost, rows, (const guint8 * const *) parity))
     g_error ("decode failed");
   t = cpu_now () - t;
   for (guint i = 0; i < K; i++) {
@@ -111,19 +120,21 @@ main (void)
       if (!(have[i] = g_rand_double (r) >= LOSS)) {
         rows[lost] = lost;
         parity[lost] = g_malloc (LEN);
-        erasure16_set_vector_width (16);
-        erasure16_encode (K, (const guint8 * const *) d, LEN, lost,
+        before_erasure16_encode (K, (const guint8 * const *) d, LEN, lost,
             parity[lost]);
         lost++;
       }
-    erasure16_set_vector_width (16);
-    time_encode (d, 7 + run, ref);
+    time_encode (TRUE, d, 7 + run, ref);
     for (guint w = 0; w < N_WIDTHS; w++) {
-      erasure16_set_vector_width (widths[w]);
-      enc[w][run] = time_encode (d, 7 + run, row);
+      gboolean before = widths[w] == BEFORE;
+
+      if (!before)
+        erasure16_set_vector_width (widths[w]);
+      enc[w][run] = time_encode (before, d, 7 + run, row);
       if (memcmp (row, ref, LEN) != 0)
-        g_error ("%s: row %u differs from SSSE3's", names[w], 7 + run);
-      dec[w][run] = time_decode (d, have, lost, rows, parity);
+        g_error ("%s: row %u differs from the code before", names[w],
+            7 + run);
+      dec[w][run] = time_decode (before, d, have, lost, rows, parity);
     }
     for (guint i = 0; i < lost; i++)
       g_free (parity[i]);
@@ -132,7 +143,7 @@ main (void)
     g_free (have);
   }
   printf ("| region op | encode one row of 2048 x 1 KiB | MB/s | decode 2 MiB "
-      "at 10 %% | MB/s | × SSSE3 (encode / decode) |\n"
+      "at 10 %% | MB/s | × before (encode / decode) |\n"
       "|---|---|---|---|---|---|\n");
   for (guint w = 0; w < N_WIDTHS; w++) {
     gdouble e = median (enc[w], RUNS), x = median (dec[w], RUNS);

@@ -81,21 +81,24 @@ cauchy (guint row, guint i)
   return gf_inv ((guint16) (row ^ (GF_ORDER - i)));
 }
 
-/* The product of c with every 4-bit digit at each of a symbol's four
- * digit positions: c * (n << 4j) = tab[j][n]. The products c * x^b come by
- * doubling, so a region op costs no table lookups to set up. */
+/* c * x^b for b = 0 .. 15, by doubling; the reduction is masked, not
+ * branched on, as its bit is as good as random. */
 static void
-split_tables (guint16 c, guint16 tab[4][16])
+basis_products (guint16 c, guint16 basis[16])
 {
-  guint16 basis[16];
   guint32 v = c;
 
   for (guint b = 0; b < 16; b++) {
     basis[b] = (guint16) v;
-    v <<= 1;
-    if (v & 0x10000)
-      v ^= GF_POLY;
+    v = (v << 1) ^ (GF_POLY & (0u - ((v >> 15) & 1)));
   }
+}
+
+/* The product of c with every 4-bit digit at each of a symbol's four
+ * digit positions: c * (n << 4j) = tab[j][n], from c's @basis. */
+static void
+split_tables (const guint16 basis[16], guint16 tab[4][16])
+{
   for (guint j = 0; j < 4; j++) {
     tab[j][0] = 0;
     for (guint n = 1; n < 16; n++)
@@ -118,37 +121,49 @@ mul_add_portable (guint8 * dst, const guint8 * src, guint16 tab[4][16],
 }
 
 #ifdef HAVE_SSSE3_PATH
-/* The 4-bit tables as 16-byte rows: t[2j] the products' high bytes for
- * digit j, t[2j + 1] their low bytes. */
+/* The 4-bit tables as vectors: th[j] holds the high bytes of c * (n << 4j)
+ * for n = 0 .. 15, tl[j] the low bytes. Each entry is the XOR of the
+ * basis products for n's bits, taken under a mask, so it costs 16 vector
+ * steps a table and no stores (building them byte by byte and loading them
+ * cost more than a 1 KiB region op's own loop). */
+__attribute__ ((target ("ssse3")))
 static void
-split_table_bytes (guint16 tab[4][16], guint8 t[8][16])
+vector_tables (const guint16 basis[16], __m128i th[4], __m128i tl[4])
 {
-  for (guint j = 0; j < 4; j++)
-    for (guint n = 0; n < 16; n++) {
-      t[2 * j][n] = (guint8) (tab[j][n] >> 8);
-      t[2 * j + 1][n] = (guint8) tab[j][n];
+  const __m128i n = _mm_setr_epi8 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      13, 14, 15);
+  __m128i has[4];
+
+  for (guint b = 0; b < 4; b++) {
+    __m128i bit = _mm_set1_epi8 ((gchar) (1 << b));
+
+    has[b] = _mm_cmpeq_epi8 (_mm_and_si128 (n, bit), bit);
+  }
+  for (guint j = 0; j < 4; j++) {
+    th[j] = tl[j] = _mm_setzero_si128 ();
+    for (guint b = 0; b < 4; b++) {
+      guint16 e = basis[4 * j + b];
+
+      th[j] = _mm_xor_si128 (th[j], _mm_and_si128 (has[b],
+              _mm_set1_epi8 ((gchar) (e >> 8))));
+      tl[j] = _mm_xor_si128 (tl[j], _mm_and_si128 (has[b],
+              _mm_set1_epi8 ((gchar) e)));
     }
+  }
 }
 
 /* 16 symbols a step: the high and low bytes apart, each digit looked up
  * in a 16-byte table of the products' high and low bytes. */
 __attribute__ ((target ("ssse3")))
 static gsize
-mul_add_ssse3 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
-    gsize len)
+mul_add_ssse3 (guint8 * dst, const guint8 * src, const __m128i th[4],
+    const __m128i tl[4], gsize len)
 {
-  guint8 t[8][16];
-  __m128i th[4], tl[4];
   const __m128i split = _mm_setr_epi8 (0, 2, 4, 6, 8, 10, 12, 14,
       1, 3, 5, 7, 9, 11, 13, 15);
   const __m128i low4 = _mm_set1_epi8 (0x0f);
   gsize b = 0;
 
-  split_table_bytes (tab, t);
-  for (guint j = 0; j < 4; j++) {
-    th[j] = _mm_loadu_si128 ((const __m128i *) t[2 * j]);
-    tl[j] = _mm_loadu_si128 ((const __m128i *) t[2 * j + 1]);
-  }
   for (; b + 32 <= len; b += 32) {
     __m128i a = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *)
             (src + b)), split);
@@ -182,22 +197,18 @@ mul_add_ssse3 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
  * the two loads lane by lane puts the symbols back in order. */
 __attribute__ ((target ("avx2")))
 static gsize
-mul_add_avx2 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
-    gsize len)
+mul_add_avx2 (guint8 * dst, const guint8 * src, const __m128i th128[4],
+    const __m128i tl128[4], gsize len)
 {
-  guint8 t[8][16];
   __m256i th[4], tl[4];
   const __m256i split = _mm256_broadcastsi128_si256 (_mm_setr_epi8 (0, 2, 4,
           6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
   const __m256i low4 = _mm256_set1_epi8 (0x0f);
   gsize b = 0;
 
-  split_table_bytes (tab, t);
   for (guint j = 0; j < 4; j++) {
-    th[j] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
-            t[2 * j]));
-    tl[j] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
-            t[2 * j + 1]));
+    th[j] = _mm256_broadcastsi128_si256 (th128[j]);
+    tl[j] = _mm256_broadcastsi128_si256 (tl128[j]);
   }
   for (; b + 64 <= len; b += 64) {
     __m256i a = _mm256_shuffle_epi8 (_mm256_loadu_si256 ((const __m256i *)
@@ -231,22 +242,18 @@ mul_add_avx2 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
 /* 64 symbols a step: the AVX2 step on four lanes. */
 __attribute__ ((target ("avx512bw")))
 static gsize
-mul_add_avx512 (guint8 * dst, const guint8 * src, guint16 tab[4][16],
-    gsize len)
+mul_add_avx512 (guint8 * dst, const guint8 * src, const __m128i th128[4],
+    const __m128i tl128[4], gsize len)
 {
-  guint8 t[8][16];
   __m512i th[4], tl[4];
   const __m512i split = _mm512_broadcast_i32x4 (_mm_setr_epi8 (0, 2, 4, 6,
           8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
   const __m512i low4 = _mm512_set1_epi8 (0x0f);
   gsize b = 0;
 
-  split_table_bytes (tab, t);
   for (guint j = 0; j < 4; j++) {
-    th[j] = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *)
-            t[2 * j]));
-    tl[j] = _mm512_broadcast_i32x4 (_mm_loadu_si128 ((const __m128i *)
-            t[2 * j + 1]));
+    th[j] = _mm512_broadcast_i32x4 (th128[j]);
+    tl[j] = _mm512_broadcast_i32x4 (tl128[j]);
   }
   for (; b + 128 <= len; b += 128) {
     __m512i a = _mm512_shuffle_epi8 (_mm512_loadu_si512 (src + b), split);
@@ -294,6 +301,24 @@ machine_width (void)
   }
   return width;
 }
+
+/* The vector steps of dst ^= c * src at @width bytes and under: the bytes
+ * done, whole steps only. */
+__attribute__ ((target ("ssse3")))
+static gsize
+mul_add_vector (guint8 * dst, const guint8 * src, const guint16 basis[16],
+    gsize len, guint width)
+{
+  __m128i th[4], tl[4];
+  gsize done = 0;
+
+  vector_tables (basis, th, tl);
+  if (width >= 64)
+    done = mul_add_avx512 (dst, src, th, tl, len);
+  if (width >= 32)
+    done += mul_add_avx2 (dst + done, src + done, th, tl, len - done);
+  return done + mul_add_ssse3 (dst + done, src + done, th, tl, len - done);
+}
 #endif
 
 static guint vector_width = 64;
@@ -314,7 +339,7 @@ erasure16_set_vector (gboolean on)
 static void
 region_mul_add (guint8 * dst, const guint8 * src, guint16 c, gsize len)
 {
-  guint16 tab[4][16];
+  guint16 basis[16], tab[4][16];
   gsize done = 0;
 #ifdef HAVE_SSSE3_PATH
   guint width = MIN (vector_width, machine_width ());
@@ -322,16 +347,14 @@ region_mul_add (guint8 * dst, const guint8 * src, guint16 c, gsize len)
 
   if (c == 0)
     return;
-  split_tables (c, tab);
+  basis_products (c, basis);
 #ifdef HAVE_SSSE3_PATH
-  /* each takes the whole steps it can, the narrower ones the rest */
-  if (width >= 64)
-    done = mul_add_avx512 (dst, src, tab, len);
-  if (width >= 32)
-    done += mul_add_avx2 (dst + done, src + done, tab, len - done);
   if (width >= 16)
-    done += mul_add_ssse3 (dst + done, src + done, tab, len - done);
+    done = mul_add_vector (dst, src, basis, len, width);
 #endif
+  if (done == len)
+    return;
+  split_tables (basis, tab);
   mul_add_portable (dst, src, tab, done, len);
 }
 
