@@ -73,6 +73,7 @@ typedef struct
   gboolean out_of_order;
   gboolean done;
   gboolean failed;
+  gint64 cack_at;               /* its last CACK left, ns (0: none) */
 } EmuReceiver;
 
 typedef struct
@@ -92,6 +93,8 @@ typedef struct
   guint burst, max_burst;
   guint64 group_datagrams, losses_injected;
   gint64 last_done;
+  gint64 start;
+  guint64 cacks_sent;
 } Emu;
 
 typedef struct
@@ -100,6 +103,7 @@ typedef struct
   guint64 late, duplicates, forged, malformed, out_of_window;
   guint rounds, max_per_round, slow, taken_back;
   guint complete;               /* members the server counts complete */
+  guint64 conn_sent;            /* CONNs, group copies and retries */
 } SinkCounters;
 
 /* ------------------------------------------------------------------ */
@@ -155,6 +159,10 @@ emu_flush (Emu * emu, EmuReceiver * r, gint64 now)
             b, len, emu->server, NULL)) {
       emu->responses_sent++;
       emu_count_burst (emu, now);
+      if (len > 3 && b[3] == RMTP_CACK) {
+        r->cack_at = now;
+        emu->cacks_sent++;
+      }
     } else
       emu->send_errors++;
     g_bytes_unref (d.bytes);
@@ -416,6 +424,7 @@ emu_sink_counters (GstElement * pipeline, SinkCounters * c)
   c->slow = (guint) field_u64 (s, "slow-receivers");
   c->taken_back = (guint) field_u64 (s, "taken-back");
   c->complete = (guint) field_u64 (s, "receivers-complete");
+  c->conn_sent = field_u64 (s, "conn-sent");
   gst_structure_free (s);
   gst_object_unref (sink);
 }
@@ -726,6 +735,31 @@ parse_options (int argc, char **argv, EmuOptions * o)
       && o->loss >= 0.0 && o->loss < 1.0;
 }
 
+static gint
+compare_int64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The connection times, start to each core's last CACK: the median and
+ * the 95th percentile, s (cores that sent none are left out). */
+static void
+connect_times (const Emu * emu, gdouble * median, gdouble * p95)
+{
+  gint64 *t = g_new (gint64, emu->opt.n);
+  guint n = 0;
+
+  for (guint i = 0; i < emu->opt.n; i++)
+    if (emu->rx[i].cack_at)
+      t[n++] = emu->rx[i].cack_at - emu->start;
+  qsort (t, n, sizeof (gint64), compare_int64);
+  *median = n ? t[n / 2] / 1e9 : 0.0;
+  *p95 = n ? t[MIN (n - 1, (n * 95 + 99) / 100 - 1)] / 1e9 : 0.0;
+  g_free (t);
+}
+
 static void
 print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
     guint64 kernel_drops, guint64 sink_drops, guint verified)
@@ -733,6 +767,9 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
   const EmuOptions *o = &emu->opt;
   guint m = (guint) ((o->size + 1023) / 1024);
   guint64 dropped = c->late + c->duplicates + sink_drops;
+  gdouble connect_median, connect_p95;
+
+  connect_times (emu, &connect_median, &connect_p95);
 
   printf ("| %u | %.0f %% | emu | %.2f s | %.2f s | %" G_GUINT64_FORMAT
       " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
@@ -749,7 +786,9 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
       "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
       " send-errors=%" G_GUINT64_FORMAT " slow=%u taken-back=%u verified=%u"
-      " sink-complete=%u max-responses-per-ms=%u\n",
+      " sink-complete=%u max-responses-per-ms=%u conn-sent=%"
+      G_GUINT64_FORMAT " cacks-sent=%" G_GUINT64_FORMAT
+      " connect-median=%.3f connect-p95=%.3f\n",
       o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
       c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
@@ -758,7 +797,8 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       appendix_a_resent (m, o->n, o->loss) / m,
       exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
       emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
-      verified, c->complete, emu->max_burst);
+      verified, c->complete, emu->max_burst, c->conn_sent, emu->cacks_sent,
+      connect_median, connect_p95);
   fflush (stdout);
 }
 
@@ -801,7 +841,7 @@ main (int argc, char **argv)
     return 2;
   }
   drops_before = udp_rcvbuf_errors ();
-  start = gst_net_now ();
+  start = emu.start = gst_net_now ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   emu_loop (&emu, pipeline, start + emu.opt.timeout_s * GST_SECOND);
   elapsed = (emu.last_done ? emu.last_done : gst_net_now ()) - start;
