@@ -72,7 +72,7 @@ static const GstParamEntry params[] = {
       S },
   P ("parity-block", "Data packets a parity block holds, packets (ours: "
         "128); up to 255 by Reed-Solomon over GF(2^8) (256 - this rows), "
-        "over 255 by GF(2^16) (65536 - this rows; about 17 x the receivers' "
+        "over 255 by GF(2^16) (65536 - this rows; about 32 x the receivers' "
         "decoding CPU at 2048)", UINT, parity_block, 1, 65535, S),
   P ("parity-surplus", "Size a block's parity to a receiver's losses over "
         "(1 - its loss share), not just its losses (ours: on)", BOOLEAN,
