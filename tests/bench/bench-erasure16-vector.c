@@ -3,11 +3,11 @@
  * then SSSE3) against today's at each vector width, SSSE3 (16 bytes),
  * AVX2 (32) and AVX-512BW (64) where the machine has them, and the
  * portable op. Encode: ROWS parity rows of a block of 2048 packets of
- * 1 KiB (the server's cost, a row at a time); decode: 2 MiB in that block after 10 %
- * random losses, rebuilt from as many rows (the receiver's). MB/s of the
- * block's data bytes, thread CPU time, median of RUNS runs, the variants
- * taking turns within each run; every row and every decoded packet is
- * checked to be the same bytes as the code before gives. */
+ * 1 KiB (the server's cost, a row at a time); decode: 2 MiB in that block
+ * after 10 % random losses, rebuilt from as many rows (the receiver's).
+ * MB/s of the data bytes coded, thread CPU time, median of RUNS runs, the
+ * variants taking turns within each run; every row and every decoded
+ * packet is checked to be the same bytes as the code before gives. */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
