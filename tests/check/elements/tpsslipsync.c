@@ -119,8 +119,9 @@ wait_for_sender_reports (Capture * cap, GstElement * v, GstElement * a,
   check_stat_u64_reaches (a, "sr-received", 2, timeout_s);
 }
 
-/* Records each stream's delays until it has @n of them (2 s of video at
- * 25 fps and of audio at 100 packets/s when the machine keeps up). */
+/* Records the streams' delays until the video has @video_n and the audio
+ * @audio_n of them (50 and 200: 2 s of each, at 25 frames and 100 packets
+ * a second, when the machine keeps up); fails after @timeout_s seconds. */
 static void
 record_delays (Capture * cap, guint video_n, guint audio_n, guint timeout_s)
 {
