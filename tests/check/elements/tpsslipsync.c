@@ -84,8 +84,66 @@ median (GArray * a)
   return g_array_index (a, gint64, a->len / 2);
 }
 
-/* Runs the call for 4 s and returns the audio's median delay less the
- * video's (ns), measured over the last 2 s. */
+/* The number of delays recorded for @index (under the lock). */
+static guint
+recorded (Capture * cap, guint index)
+{
+  guint n;
+
+  g_mutex_lock (&cap->lock);
+  n = cap->delays[index]->len;
+  g_mutex_unlock (&cap->lock);
+  return n;
+}
+
+/* Waits up to @timeout_s seconds for both streams' pads and their first
+ * two sender reports: from then on both streams of the member count
+ * toward its offset. */
+static void
+wait_for_sender_reports (Capture * cap, GstElement * v, GstElement * a,
+    guint timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + timeout_s * G_USEC_PER_SEC;
+  guint pads = 0;
+
+  while (g_get_monotonic_time () < end) {
+    g_mutex_lock (&cap->lock);
+    pads = cap->pads;
+    g_mutex_unlock (&cap->lock);
+    if (pads == 2)
+      break;
+    g_usleep (20000);
+  }
+  fail_unless_equals_int (pads, 2);
+  check_stat_u64_reaches (v, "sr-received", 2, timeout_s);
+  check_stat_u64_reaches (a, "sr-received", 2, timeout_s);
+}
+
+/* Records the streams' delays until the video has @video_n and the audio
+ * @audio_n of them (50 and 200: 2 s of each, at 25 frames and 100 packets
+ * a second, when the machine keeps up); fails after @timeout_s seconds. */
+static void
+record_delays (Capture * cap, guint video_n, guint audio_n, guint timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + timeout_s * G_USEC_PER_SEC;
+
+  g_mutex_lock (&cap->lock);
+  cap->recording = TRUE;
+  g_mutex_unlock (&cap->lock);
+  while ((recorded (cap, 0) < video_n || recorded (cap, 1) < audio_n) &&
+      g_get_monotonic_time () < end)
+    g_usleep (20000);
+  g_mutex_lock (&cap->lock);
+  cap->recording = FALSE;
+  g_mutex_unlock (&cap->lock);
+  fail_unless (cap->delays[0]->len >= video_n &&
+      cap->delays[1]->len >= audio_n, "%u video and %u audio packets in "
+      "%u s", cap->delays[0]->len, cap->delays[1]->len, timeout_s);
+}
+
+/* Runs the call until both streams' sender reports arrived, then returns
+ * the audio's median delay less the video's (ns) over the next 50 video
+ * and 200 audio packets. */
 static gint64
 measure_skew (const gchar * sync, guint max_hold)
 {
@@ -97,7 +155,7 @@ measure_skew (const gchar * sync, guint max_hold)
   GstQuery *latency;
   GstClockTime min_latency = 0;
   gchar *send_desc, *recv_desc, *vm, *am;
-  GstElement *sender, *receiver, *e;
+  GstElement *sender, *receiver, *v, *e;
   gint64 skew;
   GstStructure *stats;
 
@@ -125,9 +183,8 @@ measure_skew (const gchar * sync, guint max_hold)
   sender = gst_parse_launch (send_desc, NULL);
   receiver = gst_parse_launch (recv_desc, NULL);
   fail_unless (sender && receiver);
-  e = gst_bin_get_by_name (GST_BIN (receiver), "v");
-  g_signal_connect (e, "pad-added", G_CALLBACK (on_pad_added), &video);
-  gst_object_unref (e);
+  v = gst_bin_get_by_name (GST_BIN (receiver), "v");
+  g_signal_connect (v, "pad-added", G_CALLBACK (on_pad_added), &video);
   e = gst_bin_get_by_name (GST_BIN (receiver), "a");
   g_signal_connect (e, "pad-added", G_CALLBACK (on_pad_added), &audio);
 
@@ -135,21 +192,10 @@ measure_skew (const gchar * sync, guint max_hold)
       GST_STATE_CHANGE_FAILURE);
   fail_unless (gst_element_set_state (sender, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  /* the first SRs leave with the first packets; offsets settle over one
-   * window of the least delay (2 s) */
-  g_usleep (2 * G_USEC_PER_SEC);
-  g_mutex_lock (&cap.lock);
-  fail_unless_equals_int (cap.pads, 2);
-  cap.recording = TRUE;
-  g_mutex_unlock (&cap.lock);
-  g_usleep (2 * G_USEC_PER_SEC);
-  g_mutex_lock (&cap.lock);
-  cap.recording = FALSE;
-  g_mutex_unlock (&cap.lock);
-
-  fail_unless (cap.delays[0]->len > 25 && cap.delays[1]->len > 100,
-      "%u video and %u audio packets", cap.delays[0]->len,
-      cap.delays[1]->len);
+  /* before a stream's first SR its buffers are stamped on arrival, and
+   * the member's offset counts only the streams stamped from an SR */
+  wait_for_sender_reports (&cap, v, e, 20);
+  record_delays (&cap, 50, 200, 20);
   skew = median (cap.delays[1]) - median (cap.delays[0]);
   /* fec-size-time (200 ms), and with sync the latency property (200 ms) */
   latency = gst_query_new_latency ();
@@ -161,13 +207,8 @@ measure_skew (const gchar * sync, guint max_hold)
   g_object_get (e, "stats", &stats, NULL);
   GST_INFO ("sync=%s: A/V skew %.1f ms; audio %s", sync, skew / 1e6,
       gst_structure_to_string (stats));
-  if (g_str_equal (sync, "sender-reports")) {
-    guint64 sr_received = 0;
-    fail_unless (gst_structure_get_uint64 (stats, "sr-received",
-            &sr_received));
-    fail_unless (sr_received >= 2, "%" G_GUINT64_FORMAT " SRs", sr_received);
-  }
   gst_structure_free (stats);
+  gst_object_unref (v);
   gst_object_unref (e);
 
   gst_element_set_state (sender, GST_STATE_NULL);

@@ -154,33 +154,54 @@ count_mismatches (PrefixCtx * prefix, PrefixCtx * full)
   return bad;
 }
 
-/* Encodes @frames frames with @layers layers and @gop, drops the layers at
- * and above @keep_below, decodes with avdec_h264. Returns the bus
- * warnings+errors; fills @c. */
+#define MAX_PREFIXES 5
+
+/* Encodes @frames frames with @layers layers and @gop once; a tee feeds
+ * one decoding branch (avdec_h264) per prefix, branch k dropping the
+ * layers at and above k + 1, so branch @layers - 1 decodes the full
+ * stream. Returns the bus warnings+errors of the run; fills @c[0] to
+ * @c[@layers - 1]. */
 static guint
-run_prefix (guint layers, const gchar * gop, const gchar * extra,
-    guint keep_below, guint frames, PrefixCtx * c)
+run_prefixes (guint layers, const gchar * gop, const gchar * extra,
+    guint frames, PrefixCtx * c)
 {
-  gchar *desc = g_strdup_printf (SRC_360 "! x264layerenc name=enc layers=%u "
-      "gop-structure=%s %s ! avdec_h264 name=dec ! fakesink name=sink "
-      "signal-handoffs=true sync=false", frames, layers, gop, extra);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
-  GstElement *enc, *sink;
-  GstPad *pad;
+  GString *desc = g_string_new (NULL);
+  GstElement *pipeline;
+  GstPad *pads[MAX_PREFIXES];
   GstBus *bus;
   GstMessage *msg;
   guint complaints = 0;
   gboolean eos = FALSE;
 
-  fail_unless (pipeline != NULL, "%s", desc);
-  memset (c, 0, sizeof (*c));
-  c->keep_below = keep_below;
-  c->hashes = g_hash_table_new_full (hash_time, equal_time, g_free, g_free);
-  enc = gst_bin_get_by_name (GST_BIN (pipeline), "enc");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (enc, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, prefix_probe, c, NULL);
-  g_signal_connect (sink, "handoff", G_CALLBACK (on_decoded), c);
+  fail_unless (layers <= MAX_PREFIXES);
+  g_string_printf (desc, SRC_360 "! x264layerenc name=enc layers=%u "
+      "gop-structure=%s %s ! tee name=t", frames, layers, gop, extra);
+  for (guint k = 0; k < layers; k++)
+    g_string_append_printf (desc, " t. ! queue ! identity name=keep%u ! "
+        "avdec_h264 ! fakesink name=sink%u signal-handoffs=true sync=false",
+        k, k);
+  pipeline = gst_parse_launch (desc->str, NULL);
+  fail_unless (pipeline != NULL, "%s", desc->str);
+  for (guint k = 0; k < layers; k++) {
+    gchar *name = g_strdup_printf ("keep%u", k);
+    GstElement *keep = gst_bin_get_by_name (GST_BIN (pipeline), name);
+    GstElement *sink;
+
+    memset (&c[k], 0, sizeof (c[k]));
+    c[k].keep_below = k + 1;
+    c[k].hashes = g_hash_table_new_full (hash_time, equal_time, g_free,
+        g_free);
+    pads[k] = gst_element_get_static_pad (keep, "sink");
+    gst_pad_add_probe (pads[k], GST_PAD_PROBE_TYPE_BUFFER, prefix_probe,
+        &c[k], NULL);
+    g_free (name);
+    name = g_strdup_printf ("sink%u", k);
+    sink = gst_bin_get_by_name (GST_BIN (pipeline), name);
+    g_signal_connect (sink, "handoff", G_CALLBACK (on_decoded), &c[k]);
+    gst_object_unref (sink);
+    gst_object_unref (keep);
+    g_free (name);
+  }
 
   libav_counter_install ();
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
@@ -208,15 +229,15 @@ run_prefix (guint layers, const gchar * gop, const gchar * extra,
     }
     gst_message_unref (msg);
   }
-  /* stopped before any check: the callbacks use @c, on this stack */
+  /* stopped before any check: the callbacks use @c, on the caller's
+   * stack */
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  fail_unless (eos, "no EOS: %s", desc);
+  fail_unless (eos, "no EOS: %s", desc->str);
   gst_object_unref (bus);
-  gst_object_unref (pad);
-  gst_object_unref (enc);
-  gst_object_unref (sink);
+  for (guint k = 0; k < layers; k++)
+    gst_object_unref (pads[k]);
   gst_object_unref (pipeline);
-  g_free (desc);
+  g_string_free (desc, TRUE);
   return complaints;
 }
 
@@ -250,37 +271,37 @@ check_all_prefixes (const gchar * gop, const gchar * extra, guint max_layers)
   const guint frames = 97;      /* 96 + 1: see layer_frames () */
 
   for (guint layers = 1; layers <= max_layers; layers++) {
-    PrefixCtx full;
+    PrefixCtx c[MAX_PREFIXES];
+    guint complaints = run_prefixes (layers, gop, extra, frames, c);
+    PrefixCtx *full = &c[layers - 1];
 
-    /* The full stream first: the reference pictures. */
-    fail_unless_equals_int (run_prefix (layers, gop, extra, layers, frames,
-            &full), 0);
-    fail_unless_equals_int (full.decoded, frames);
-    fail_unless_equals_int (full.kept, frames);
+    /* The full stream: the reference pictures. */
+    fail_unless_equals_int (full->decoded, frames);
+    fail_unless_equals_int (full->kept, frames);
     for (guint keep = 1; keep <= layers; keep++) {
-      PrefixCtx c;
-      guint complaints = run_prefix (layers, gop, extra, keep, frames, &c);
+      PrefixCtx *p = &c[keep - 1];
       guint expect = expected_frames (layers, keep, frames);
-      guint mismatches = count_mismatches (&c, &full);
+      guint mismatches = count_mismatches (p, full);
 
       g_print ("%s%s layers=%u prefix=%u: kept %u (expected %u) decoded %u, "
-          "bus warnings/errors %u, libav errors %d, pictures differing from "
-          "the full decode %u\n", gop, extra, layers, keep, c.kept, expect,
-          c.decoded, complaints, libav_errors, mismatches);
-      fail_unless_equals_int (c.no_meta, 0);
-      fail_unless_equals_int (c.bad_droppable, 0);
-      fail_unless_equals_int (c.n_layers, layers);
-      fail_unless_equals_int (c.kept, expect);
-      fail_unless_equals_int (c.decoded, expect);
-      fail_unless_equals_int (complaints, 0);
-      fail_unless_equals_int (libav_errors, 0);
+          "pictures differing from the full decode %u\n", gop, extra,
+          layers, keep, p->kept, expect, p->decoded, mismatches);
+      fail_unless_equals_int (p->no_meta, 0);
+      fail_unless_equals_int (p->bad_droppable, 0);
+      fail_unless_equals_int (p->n_layers, layers);
+      fail_unless_equals_int (p->kept, expect);
+      fail_unless_equals_int (p->decoded, expect);
       fail_unless_equals_int (mismatches, 0);
       /* The layer sizes of a regular hierarchy. */
       for (guint l = 0; l < layers; l++)
-        fail_unless_equals_int (c.seen[l], layer_frames (layers, l, frames));
-      g_hash_table_unref (c.hashes);
+        fail_unless_equals_int (p->seen[l], layer_frames (layers, l, frames));
     }
-    g_hash_table_unref (full.hashes);
+    g_print ("%s%s layers=%u: bus warnings/errors %u, libav errors %d\n",
+        gop, extra, layers, complaints, libav_errors);
+    fail_unless_equals_int (complaints, 0);
+    fail_unless_equals_int (libav_errors, 0);
+    for (guint keep = 1; keep <= layers; keep++)
+      g_hash_table_unref (c[keep - 1].hashes);
   }
 }
 
@@ -309,13 +330,14 @@ GST_END_TEST;
 GST_START_TEST (test_layers_clamped_b)
 {
   /* hierarchical-b cannot do 4 layers: the encoder runs 3 and says so. */
-  PrefixCtx c;
-  guint complaints = run_prefix (4, "hierarchical-b", "", 4, 49, &c);
+  PrefixCtx c[4];
+  guint complaints = run_prefixes (4, "hierarchical-b", "", 49, c);
 
   fail_unless_equals_int (complaints, 0);
-  fail_unless_equals_int (c.n_layers, 3);
-  fail_unless_equals_int (c.decoded, 49);
-  g_hash_table_unref (c.hashes);
+  fail_unless_equals_int (c[3].n_layers, 3);
+  fail_unless_equals_int (c[3].decoded, 49);
+  for (guint k = 0; k < 4; k++)
+    g_hash_table_unref (c[k].hashes);
 }
 
 GST_END_TEST;
