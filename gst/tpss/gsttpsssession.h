@@ -212,6 +212,11 @@ void gst_tpss_session_set_max_queue_age (GstTpssSession * session,
  * started session's core only. */
 void gst_tpss_session_set_parity_age_from_media (GstTpssSession * session,
     gboolean from_media);
+/* Layered: parity toward a destination whose media queue takes more than
+ * @backlog ns is not queued (tpss_group_set_parity_max_backlog; <= 0:
+ * never). A started session's core only. */
+void gst_tpss_session_set_parity_max_backlog (GstTpssSession * session,
+    gint64 backlog);
 
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);

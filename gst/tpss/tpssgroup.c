@@ -46,6 +46,7 @@ typedef struct
   GQueue paced_parity;          /* QueuedParity */
   guint64 paced_parity_bytes;
   guint64 parity_dropped;       /* waited over fec_size_time, or flushed */
+  guint64 parity_skipped;       /* made over parity_max_backlog, not queued */
   guint64 media_queued;         /* media packets put in `paced`, so far */
   guint64 media_left;           /* and those of them that left */
   gint64 media_left_at;         /* when the last one left */
@@ -102,6 +103,7 @@ struct _TpssGroup
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
+  gint64 parity_max_backlog;    /* tpss_group_set_parity_max_backlog, ns */
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
   /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
   gboolean have_clock;
@@ -300,6 +302,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
   ms->addr = m->addr;
   ms->parity_sent = m->parity_sent;
   ms->parity_dropped = m->parity_dropped;
+  ms->parity_skipped = m->parity_skipped;
   ms->key_parity_sent = m->key_parity_sent;
   ms->parity_received = m->parity_received;
   ms->parity_lost = m->parity_lost;
@@ -829,10 +832,22 @@ number_parity (Member * m, GBytes * bytes)
   return g_bytes_new_take (d, len);
 }
 
-/* Parity toward @m (@bytes taken): at once, or layered queued behind @m's media (dropped,
- * and counted, beyond max_queue_bytes). What is queued spans at most
- * fec_size_time, also while media keeps the pacer busy. */
-static void
+/* Whether parity made toward @m now is left unqueued: the media queued
+ * ahead of it takes longer than parity_max_backlog to leave, so it would
+ * mostly wait there until stale. */
+static gboolean
+parity_over_backlog (const TpssGroup * g, const Member * m)
+{
+  return g->parity_max_backlog > 0 &&
+      media_queue_time (m) > g->parity_max_backlog;
+}
+
+/* Parity toward @m (@bytes taken): at once, or layered queued behind @m's
+ * media (dropped, and counted, beyond max_queue_bytes; not queued over
+ * parity_max_backlog). What is queued spans at most fec_size_time, also
+ * while media keeps the pacer busy. FALSE: it was not queued, nor sent,
+ * because of the backlog. */
+static gboolean
 send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
 {
   gsize len = g_bytes_get_size (bytes);
@@ -842,13 +857,18 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
     GBytes *numbered = number_parity (m, bytes);
     transmit (g, &m->addr, m->id, numbered);
     g_bytes_unref (numbered);
-    return;
+    return TRUE;
+  }
+  if (parity_over_backlog (g, m)) {
+    m->parity_skipped++;
+    g_bytes_unref (bytes);
+    return FALSE;
   }
   if (g->cfg.cfg.max_queue_bytes && m->paced_bytes + m->paced_parity_bytes +
       len > g->cfg.cfg.max_queue_bytes) {
     m->paced_dropped++;
     g_bytes_unref (bytes);
-    return;
+    return TRUE;
   }
   drop_stale_parity (g, m, now);
   q = g_new (QueuedParity, 1);
@@ -859,6 +879,7 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
   q->covered_left = m->media_left >= q->covers ? m->media_left_at : -1;
   g_queue_push_tail (&m->paced_parity, q);
   m->paced_parity_bytes += len;
+  return TRUE;
 }
 
 /* A media packet toward @m left at @now: the parity whose covered media
@@ -931,8 +952,8 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
 
 /* The parity @enc (toward @m) has ready, each behind a 12-byte RTP header
  * of the parity stream (our FEC SSRC, @m's own sequence numbers, given as
- * it leaves: number_parity); returns
- * how many left. */
+ * it leaves: number_parity); returns how many left or were queued (those
+ * skipped over parity_max_backlog not counted). */
 static guint
 send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
 {
@@ -951,7 +972,8 @@ send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
     rtp_header_write (&h, NULL, 0, p, RTP_HEADER_SIZE);
     memcpy (p + RTP_HEADER_SIZE, payload, plen);
     bytes = g_bytes_new_take (p, plen + RTP_HEADER_SIZE);
-    send_parity_to_member (g, m, bytes, now);
+    if (!send_parity_to_member (g, m, bytes, now))
+      continue;
     m->parity_sent++;
     n++;
   }
@@ -1153,6 +1175,12 @@ void
 tpss_group_set_parity_age_from_media (TpssGroup * g, gboolean from_media)
 {
   g->parity_age_from_media = from_media;
+}
+
+void
+tpss_group_set_parity_max_backlog (TpssGroup * g, gint64 backlog)
+{
+  g->parity_max_backlog = backlog;
 }
 
 /* Whether @m waits for a key unit, or its queue is over the age bound. */
