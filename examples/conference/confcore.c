@@ -285,6 +285,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Make no parity toward a member while our media queued toward it "
           "takes longer than this to leave (tpsssink's parity-max-backlog; "
           "ms; 0: never; default 0)", "MS"},
+    {"parity-by-share", 0, 0, G_OPTION_ARG_NONE, &o->parity_by_share,
+          "Make parity toward a member in the share of its recent parity "
+          "that left before going stale (tpsssink's parity-by-share; "
+          "default off)", NULL},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,

@@ -32,6 +32,7 @@ typedef struct
   gboolean parity_age_from_media;       /* tpsssink's parity-age-from-media */
   guint parity_max_backlog_ms;  /* tpsssink's parity-max-backlog, ms, 0:
                                  * off */
+  gboolean parity_by_share;     /* tpsssink's parity-by-share */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */

@@ -217,6 +217,11 @@ void gst_tpss_session_set_parity_age_from_media (GstTpssSession * session,
  * never). A started session's core only. */
 void gst_tpss_session_set_parity_max_backlog (GstTpssSession * session,
     gint64 backlog);
+/* Layered: parity toward a destination scaled by the share of its recent
+ * parity that left (tpss_group_set_parity_by_share). A started session's
+ * core only. */
+void gst_tpss_session_set_parity_by_share (GstTpssSession * session,
+    gboolean by_share);
 
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);

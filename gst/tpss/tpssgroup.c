@@ -17,6 +17,12 @@
 /* Layered: a destination whose queue holds more than this at its rate
  * gets the base layer only until the queue drains. */
 #define LAYER_BACKLOG_TIME (200 * G_GINT64_CONSTANT (1000000))
+/* Parity scaled by its outcomes: the weight of one parity packet's
+ * outcome (left, or dropped stale) in a destination's share of parity that
+ * left (about the last 16), and the least share made: the parity still
+ * queued is what measures that share. */
+#define PARITY_SHARE_WEIGHT (1.0 / 16)
+#define PARITY_MIN_SHARE (1.0 / 8)
 
 typedef struct
 {
@@ -46,7 +52,10 @@ typedef struct
   GQueue paced_parity;          /* QueuedParity */
   guint64 paced_parity_bytes;
   guint64 parity_dropped;       /* waited over fec_size_time, or flushed */
-  guint64 parity_skipped;       /* made over parity_max_backlog, not queued */
+  guint64 parity_skipped;       /* made, not queued: over parity_max_backlog
+                                 * or thinned by parity_by_share */
+  gdouble parity_left_share;    /* of its queued parity, what left (average) */
+  gdouble parity_credit;        /* parity_by_share: queued when >= 1 */
   guint64 media_queued;         /* media packets put in `paced`, so far */
   guint64 media_left;           /* and those of them that left */
   gint64 media_left_at;         /* when the last one left */
@@ -104,6 +113,7 @@ struct _TpssGroup
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
   gint64 parity_max_backlog;    /* tpss_group_set_parity_max_backlog, ns */
+  gboolean parity_by_share;     /* tpss_group_set_parity_by_share */
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
   /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
   gboolean have_clock;
@@ -337,6 +347,7 @@ member_get (TpssGroup * g, guint32 id, gboolean create)
     m->fec_seq = draw_random (g);
     g_queue_init (&m->paced);
     g_queue_init (&m->paced_parity);
+    m->parity_left_share = 1.0;
     pacer_init (&m->pacer, g->cfg.cfg.initial_rate, LAYER_PACER_BURST);
     m->queue_key_asked = -1;
     m->age_key_asked = -1;
@@ -800,6 +811,14 @@ parity_age_origin (const TpssGroup * g, const QueuedParity * q)
   return g->parity_age_from_media ? q->covered_left : q->queued;
 }
 
+/* One parity packet queued toward @m left (@left) or went stale. */
+static void
+note_parity_outcome (Member * m, gboolean left)
+{
+  m->parity_left_share += PARITY_SHARE_WEIGHT *
+      ((left ? 1.0 : 0.0) - m->parity_left_share);
+}
+
 /* Drops the parity at the head of @m's queue older than fec_size_time (as
  * long as a receiver with our settings holds a gap for it): it would
  * repair nothing. */
@@ -814,6 +833,7 @@ drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
     g_queue_pop_head (&m->paced_parity);
     m->paced_parity_bytes -= g_bytes_get_size (q->data);
     m->parity_dropped++;
+    note_parity_outcome (m, FALSE);
     queued_parity_free (q);
   }
 }
@@ -842,6 +862,21 @@ parity_over_backlog (const TpssGroup * g, const Member * m)
       media_queue_time (m) > g->parity_max_backlog;
 }
 
+/* With parity_by_share, whether parity made toward @m now is left out:
+ * of what is made, about the share of its recent parity that left is
+ * queued (at least PARITY_MIN_SHARE), evenly spread. */
+static gboolean
+parity_thinned (const TpssGroup * g, Member * m)
+{
+  if (!g->parity_by_share)
+    return FALSE;
+  m->parity_credit += MAX (m->parity_left_share, PARITY_MIN_SHARE);
+  if (m->parity_credit < 1.0)
+    return TRUE;
+  m->parity_credit -= 1.0;
+  return FALSE;
+}
+
 /* Parity toward @m (@bytes taken): at once, or layered queued behind @m's
  * media (dropped, and counted, beyond max_queue_bytes; not queued over
  * parity_max_backlog). What is queued spans at most fec_size_time, also
@@ -859,7 +894,7 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
     g_bytes_unref (numbered);
     return TRUE;
   }
-  if (parity_over_backlog (g, m)) {
+  if (parity_over_backlog (g, m) || parity_thinned (g, m)) {
     m->parity_skipped++;
     g_bytes_unref (bytes);
     return FALSE;
@@ -918,6 +953,7 @@ next_paced (TpssGroup * g, Member * m, gint64 now)
   if (!q)
     return NULL;
   m->paced_parity_bytes -= g_bytes_get_size (q->data);
+  note_parity_outcome (m, TRUE);
   b = number_parity (m, q->data);
   g_free (q);
   return b;
@@ -1181,6 +1217,12 @@ void
 tpss_group_set_parity_max_backlog (TpssGroup * g, gint64 backlog)
 {
   g->parity_max_backlog = backlog;
+}
+
+void
+tpss_group_set_parity_by_share (TpssGroup * g, gboolean by_share)
+{
+  g->parity_by_share = by_share;
 }
 
 /* Whether @m waits for a key unit, or its queue is over the age bound. */
@@ -1999,6 +2041,8 @@ member_left (TpssGroup * g, guint32 id)
     m->paced_bytes = 0;
     m->media_queued = m->media_left;
     clear_paced_parity (m);
+    m->parity_left_share = 1.0;
+    m->parity_credit = 0;
     m->have_seq = FALSE;
     m->asked_key_unit = FALSE;
   }

@@ -1040,9 +1040,14 @@ GST_END_TEST;
 #define SHARE_KEY_PACKETS 40
 #define SHARE_FRAME_PACKETS 4
 
+typedef struct
+{
+  guint64 parity_bytes, send_rate, data_rate, parity_dropped, parity_skipped;
+} ShareResult;
+
 static gint64
-run_parity_share (guint seconds, gint64 parity_backlog, guint64 * parity_bytes,
-    guint64 * send_rate, guint64 * data_rate, guint64 * parity_dropped)
+run_parity_share (guint seconds, gint64 parity_backlog, gboolean by_share,
+    ShareResult * r)
 {
   TpssGroupConfig cfg;
   TpssGroup *g;
@@ -1074,8 +1079,9 @@ run_parity_share (guint seconds, gint64 parity_backlog, guint64 * parity_bytes,
   g = tpss_group_new (&cfg);
   tpss_group_start (g, 0);
   tpss_group_set_parity_max_backlog (g, parity_backlog);
+  tpss_group_set_parity_by_share (g, by_share);
   set_member (g, ID_B, 2, 0);
-  *parity_bytes = 0;
+  memset (r, 0, sizeof (*r));
 
   for (gint64 now = 0; now < end; now += MS) {
     while (next_packet <= now) {
@@ -1111,10 +1117,10 @@ run_parity_share (guint seconds, gint64 parity_backlog, guint64 * parity_bytes,
       if (tpss_addr_equal (&t.to, &b) && !(d[1] >= 192 && d[1] <= 223)) {
         if ((d[1] & 0x7f) == FEC_PT) {
           /* numbered as it leaves: what was dropped leaves no gap */
-          if (*parity_bytes > 0)
+          if (r->parity_bytes > 0)
             fail_unless_equals_int (read16 (d + 2), (guint16) (parity_seq + 1));
           parity_seq = read16 (d + 2);
-          *parity_bytes += len;
+          r->parity_bytes += len;
         } else if (now >= end - G_GINT64_CONSTANT (1000000000)) {
           guint32 idx = read32 (rtp_payload (d) + 1);
           worst = MAX (worst, now - g_array_index (queued, gint64, idx));
@@ -1124,10 +1130,10 @@ run_parity_share (guint seconds, gint64 parity_backlog, guint64 * parity_bytes,
     }
   }
   fail_unless (member_stats (g, ID_B, &ms));
-  *send_rate = ms.send.send_rate;
-  *data_rate = ms.send.data_rate;
-  *parity_dropped = ms.parity_dropped;
-  fail_unless_equals_uint64 (ms.parity_skipped, 0);
+  r->send_rate = ms.send.send_rate;
+  r->data_rate = ms.send.data_rate;
+  r->parity_dropped = ms.parity_dropped;
+  r->parity_skipped = ms.parity_skipped;
   g_array_unref (queued);
   tpss_group_free (g);
   return worst;
@@ -1135,8 +1141,10 @@ run_parity_share (guint seconds, gint64 parity_backlog, guint64 * parity_bytes,
 
 GST_START_TEST (test_layers_parity_fills_only_the_rate_left)
 {
-  guint64 parity_bytes, s, d, allowed, dropped;
-  gint64 worst = run_parity_share (4, 0, &parity_bytes, &s, &d, &dropped);
+  ShareResult r;
+  gint64 worst = run_parity_share (4, 0, FALSE, &r);
+  guint64 parity_bytes = r.parity_bytes, s = r.send_rate, d = r.data_rate;
+  guint64 allowed, dropped = r.parity_dropped;
 
   /* Still probing (no RATE came): S = D + D / 10. */
   fail_unless_equals_uint64 (d, 1000000);
@@ -1285,13 +1293,37 @@ GST_END_TEST;
  * start still raises its rate by parity. */
 GST_START_TEST (test_layers_parity_backlog_keeps_probe)
 {
-  guint64 bytes_off, bytes_on, s, d, dropped_off, dropped_on;
+  ShareResult off, on;
 
-  run_parity_share (2, 0, &bytes_off, &s, &d, &dropped_off);
-  run_parity_share (2, 200 * MS, &bytes_on, &s, &d, &dropped_on);
-  fail_unless (bytes_off > 0);
-  fail_unless_equals_uint64 (bytes_on, bytes_off);
-  fail_unless_equals_uint64 (dropped_on, dropped_off);
+  run_parity_share (2, 0, FALSE, &off);
+  run_parity_share (2, 200 * MS, FALSE, &on);
+  fail_unless (off.parity_bytes > 0);
+  fail_unless_equals_uint64 (on.parity_bytes, off.parity_bytes);
+  fail_unless_equals_uint64 (on.parity_dropped, off.parity_dropped);
+  fail_unless_equals_uint64 (on.parity_skipped, 0);
+}
+
+GST_END_TEST;
+
+/* B probed at S = 1.1 D with its media at D: its queue is short but seldom
+ * idle, and the key units' parity (1 in 2) makes more than S - D takes.
+ * Scaled by the share that left, about half as much is dropped (80 before,
+ * 41 over 4 s) and most of it still reaches B (85 %): the probe keeps most
+ * of its parity. */
+GST_START_TEST (test_layers_parity_by_share)
+{
+  ShareResult off, on;
+
+  run_parity_share (4, 0, FALSE, &off);
+  run_parity_share (4, 0, TRUE, &on);
+  fail_unless_equals_uint64 (off.parity_skipped, 0);
+  fail_unless (on.parity_skipped > 0);
+  fail_unless (on.parity_dropped * 3 < off.parity_dropped * 2,
+      "dropped %" G_GUINT64_FORMAT " against %" G_GUINT64_FORMAT,
+      on.parity_dropped, off.parity_dropped);
+  fail_unless (on.parity_bytes * 5 >= off.parity_bytes * 4,
+      "%" G_GUINT64_FORMAT " parity bytes against %" G_GUINT64_FORMAT,
+      on.parity_bytes, off.parity_bytes);
 }
 
 GST_END_TEST;
@@ -2863,6 +2895,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_parity_ages_from_its_media);
   tcase_add_test (tc, test_layers_parity_skipped_over_backlog);
   tcase_add_test (tc, test_layers_parity_backlog_keeps_probe);
+  tcase_add_test (tc, test_layers_parity_by_share);
   tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_key_unit_flushes_queue);
   tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
