@@ -78,6 +78,9 @@ G_BEGIN_DECLS
   "parity-dropped: of parity-sent, layered, parity that never left: it " \
   "waits behind the media toward it and is dropped after fec-size-time or " \
   "with a key-unit flush (packets); " \
+  "parity-skipped: layered, parity made toward it but never queued nor " \
+  "counted in parity-sent: its media queue was over tpsssink's " \
+  "parity-max-backlog, or parity-by-share thinned it (packets); " \
   "layers-sent: the prefix of temporal layers it gets, 0 = not layered " \
   "(count); " \
   "layer-left-out: media packets of layers above its prefix, not sent to " \
