@@ -878,10 +878,10 @@ parity_thinned (const TpssGroup * g, Member * m)
 }
 
 /* Parity toward @m (@bytes taken): at once, or layered queued behind @m's
- * media (dropped, and counted, beyond max_queue_bytes; not queued over
- * parity_max_backlog). What is queued spans at most fec_size_time, also
- * while media keeps the pacer busy. FALSE: it was not queued, nor sent,
- * because of the backlog. */
+ * media (dropped, and counted, beyond max_queue_bytes). What is queued
+ * spans at most fec_size_time, also while media keeps the pacer busy.
+ * FALSE: skipped (parity_max_backlog, parity_by_share), neither queued nor
+ * sent. */
 static gboolean
 send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
 {
