@@ -282,6 +282,9 @@ def conference_command(args, pid, n):
         ([f"--max-queue-age={args.max_queue_age}"]
          if args.max_queue_age is not None else []) + \
         (["--parity-age-from-media"] if args.parity_age_from_media else []) + \
+        ([f"--parity-max-backlog={args.parity_max_backlog}"]
+         if args.parity_max_backlog else []) + \
+        (["--parity-by-share"] if args.parity_by_share else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -435,6 +438,14 @@ def main():
     ap.add_argument("--parity-age-from-media", action="store_true",
                     help="each sender ages its parity toward a member from when the media "
                          "it covers left (tpsssink parity-age-from-media; default: off)")
+    ap.add_argument("--parity-max-backlog", type=int, default=0,
+                    help="ms, each sender makes no parity toward a member while its media "
+                         "queued toward it takes longer than this to leave (tpsssink "
+                         "parity-max-backlog; 0: off, the default)")
+    ap.add_argument("--parity-by-share", action="store_true",
+                    help="each sender makes parity toward a member in the share of its recent "
+                         "parity that left before going stale (tpsssink parity-by-share; "
+                         "default: off)")
     ap.add_argument("--max-queue-age", type=int, default=None,
                     help="ms, each sender's tpsssink max-queue-age (0: off; default: the app's)")
     ap.add_argument("--ice", action="store_true",

@@ -2,8 +2,9 @@
 """The joiner's repair in a scripts/conference.py run made with GST_DEBUG=tpsssrc:6, per
 sender: the joiner's video lag over its first seconds (as conference_joinlag.py: a video
 packet's delay at the joiner less the least delay of the same sender's audio), the parity
-the sender made toward the joiner over the call and how much of it was dropped before it
-left, from the join on (stats-<sender>.json), and the joiner's loss from
+the sender made toward the joiner over the call, how much of it was dropped before it
+left and how much was not queued at all for the queue's backlog (tpsssink parity-max-backlog),
+from the join on (stats-<sender>.json), and the joiner's loss from
 that sender on the link and after FEC (the mean of its per-second figures in
 stats-<joiner>.json).
 
@@ -58,7 +59,9 @@ def parity_toward(out_dir, sender, joiner, starts):
     if not last:
         return None
     base = first or dict(parity_sent=0, parity_dropped=0)
-    return dict(made=last["parity_sent"] - base["parity_sent"],
+    skipped = last.get("parity_skipped", 0) - base.get("parity_skipped", 0)
+    queued = last["parity_sent"] - base["parity_sent"]
+    return dict(made=queued + skipped, skipped=skipped,
                 dropped=last.get("parity_dropped", 0) - base.get("parity_dropped", 0),
                 media=last["packets_sent"])
 
@@ -88,7 +91,8 @@ def report(out_dir, joiner, window):
         print(f"{out_dir} p{s}->p{joiner}: lag median "
               f"{row['lag_median'] if lag else float('nan'):.0f} ms p95 "
               f"{row['lag_p95'] if lag else float('nan'):.0f} ms ({len(lag)} packets); parity "
-              + (f"made {par['made']} dropped {par['dropped']} left {par['made'] - par['dropped']}"
+              + (f"made {par['made']} skipped {par['skipped']} dropped {par['dropped']} left "
+                 f"{par['made'] - par['skipped'] - par['dropped']}"
                  f" (media {par['media']})" if par else "none")
               + (f"; loss link {loss[0]:.2f} % after FEC {loss[1]:.2f} %" if loss else ""))
     print(json.dumps(call))

@@ -152,7 +152,7 @@ at_least (const gchar * option, gint64 value, gint64 min, GError ** error)
 typedef struct
 {
   gint id, port, width, height, fps, duration, snapshot, key_unit_queue;
-  gint max_frame_age, max_queue_age;
+  gint max_frame_age, max_queue_age, parity_max_backlog;
   gint64 max_receive, initial;
 } RawNumbers;
 
@@ -186,7 +186,8 @@ check_numbers (const RawNumbers * n, const ConfOptions * o, GError ** error)
       at_least ("--initial-rate", n->initial, 1, error) &&
       at_least ("--key-unit-queue-time", n->key_unit_queue, 0, error) &&
       at_least ("--max-frame-age", n->max_frame_age, 0, error) &&
-      at_least ("--max-queue-age", n->max_queue_age, 0, error);
+      at_least ("--max-queue-age", n->max_queue_age, 0, error) &&
+      at_least ("--parity-max-backlog", n->parity_max_backlog, 0, error);
 }
 
 /* @text as RRGGBB into *@colour. */
@@ -220,6 +221,7 @@ store_numbers (const RawNumbers * n, ConfOptions * o)
   o->key_unit_queue_ms = n->key_unit_queue;
   o->max_frame_age_ms = n->max_frame_age;
   o->max_queue_age_ms = n->max_queue_age;
+  o->parity_max_backlog_ms = n->parity_max_backlog;
 }
 
 gboolean
@@ -228,7 +230,7 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
 {
   gchar *colour = NULL;
   RawNumbers n = { 0, 0, 320, 240, 15, 0, 5, CONF_KEY_UNIT_QUEUE_MS,
-    CONF_MAX_FRAME_AGE_MS, CONF_MAX_QUEUE_AGE_MS, 0, 150000
+    CONF_MAX_FRAME_AGE_MS, CONF_MAX_QUEUE_AGE_MS, 0, 0, 150000
   };
   gboolean headless = FALSE, no_audio = FALSE, ok;
   GOptionEntry entries[] = {
@@ -279,6 +281,14 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           &o->parity_age_from_media, "Age the parity waiting toward a member "
           "from when the media it covers left, not from its making "
           "(tpsssink's parity-age-from-media; default off)", NULL},
+    {"parity-max-backlog", 0, 0, G_OPTION_ARG_INT, &n.parity_max_backlog,
+          "Make no parity toward a member while our media queued toward it "
+          "takes longer than this to leave (tpsssink's parity-max-backlog; "
+          "ms; 0: never; default 0)", "MS"},
+    {"parity-by-share", 0, 0, G_OPTION_ARG_NONE, &o->parity_by_share,
+          "Make parity toward a member in the share of its recent parity "
+          "that left before going stale (tpsssink's parity-by-share; "
+          "default off)", NULL},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,
@@ -466,6 +476,7 @@ conf_stats_json_member (GString * json, const ConfStatsMember * member)
   append_u64 (json, "packets_sent", f->packets_sent);
   append_u64 (json, "parity_sent", f->parity_sent);
   append_u64 (json, "parity_dropped", f->parity_dropped);
+  append_u64 (json, "parity_skipped", f->parity_skipped);
   append_u64 (json, "key_flush_packets", f->key_flush_packets);
   append_u64 (json, "late_reports", f->late_reports);
   append_u64 (json, "queue_key_asks", f->queue_key_asks);

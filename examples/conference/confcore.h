@@ -30,6 +30,9 @@ typedef struct
                                  * encoder are left out, ms, 0: none */
   guint max_queue_age_ms;       /* tpsssink's max-queue-age, ms, 0: off */
   gboolean parity_age_from_media;       /* tpsssink's parity-age-from-media */
+  guint parity_max_backlog_ms;  /* tpsssink's parity-max-backlog, ms, 0:
+                                 * off */
+  gboolean parity_by_share;     /* tpsssink's parity-by-share */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */
@@ -116,7 +119,8 @@ typedef struct
   gdouble media_bps, audio_media_bps;   /* RTP into its tile and voice */
   guint64 send_notified_bps, recv_notified_bps;
   guint layers_sent;
-  guint64 packets_sent, parity_sent, parity_dropped, key_flush_packets;
+  guint64 packets_sent, parity_sent, parity_dropped, parity_skipped;
+  guint64 key_flush_packets;
   guint64 late_reports;
   guint64 queue_key_asks, age_dropped_frames, audio_recv_bps;
   gdouble video_hold_ms, audio_hold_ms; /* -1: not synced */

@@ -205,6 +205,7 @@ pipeline_description (Conference * conf)
       "layer-max-spread=%u key-unit-parity=%u "
       "key-unit-queue-time=%" G_GUINT64_FORMAT " "
       "max-queue-age=%" G_GUINT64_FORMAT " parity-age-from-media=%s "
+      "parity-max-backlog=%" G_GUINT64_FORMAT " parity-by-share=%s "
       "cam. ! queue name=selfq leaky=downstream max-size-buffers=2 "
       "! videoconvert name=selfconv "
       /* the others' tiles (tiles.c) and the mixed picture */
@@ -224,7 +225,9 @@ pipeline_description (Conference * conf)
       o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
       (guint64) o->max_queue_age_ms * GST_MSECOND,
-      o->parity_age_from_media ? "true" : "false", session,
+      o->parity_age_from_media ? "true" : "false",
+      (guint64) o->parity_max_backlog_ms * GST_MSECOND,
+      o->parity_by_share ? "true" : "false", session,
       o->max_receive_rate,
       o->audio ? "sync=sender-reports sync-group=conference" : "",
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,

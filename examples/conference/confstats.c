@@ -37,6 +37,7 @@ typedef struct
   guint layers_sent;            /* the prefix of layers it gets from us */
   guint64 packets_sent, parity_sent;    /* media and parity to it so far */
   guint64 parity_dropped;       /* of parity_sent, never left */
+  guint64 parity_skipped;       /* made, not queued: its queue's backlog */
   guint64 key_flush_packets;    /* of its queue, dropped at key units */
   guint64 queue_key_asks;       /* times its queue asked for a key unit */
   guint64 age_dropped_frames;   /* frames not sent to it for its queue's
@@ -155,6 +156,7 @@ read_member (const GstStructure * s, MemberFigures * f)
   f->packets_sent = field_u64 (s, "packets-sent");
   f->parity_sent = field_u64 (s, "parity-sent");
   f->parity_dropped = field_u64 (s, "parity-dropped");
+  f->parity_skipped = field_u64 (s, "parity-skipped");
   f->key_flush_packets = field_u64 (s, "key-flush-packets");
   f->queue_key_asks = field_u64 (s, "queue-key-asks");
   f->age_dropped_frames = field_u64 (s, "age-dropped-frames");
@@ -283,6 +285,7 @@ json_member (GString * json, const MemberFigures * f,
     .recv_notified_bps = f->recv_notified_rate,
     .layers_sent = f->layers_sent,.packets_sent = f->packets_sent,
     .parity_sent = f->parity_sent,.parity_dropped = f->parity_dropped,
+    .parity_skipped = f->parity_skipped,
     .key_flush_packets = f->key_flush_packets,
     .late_reports = f->late_reports,.queue_key_asks = f->queue_key_asks,
     .age_dropped_frames = f->age_dropped_frames,

@@ -1069,6 +1069,24 @@ gst_tpss_session_set_parity_age_from_media (GstTpssSession * s,
 }
 
 void
+gst_tpss_session_set_parity_max_backlog (GstTpssSession * s, gint64 backlog)
+{
+  g_mutex_lock (&s->lock);
+  if (s->core)
+    tpss_group_set_parity_max_backlog (s->core, backlog);
+  g_mutex_unlock (&s->lock);
+}
+
+void
+gst_tpss_session_set_parity_by_share (GstTpssSession * s, gboolean by_share)
+{
+  g_mutex_lock (&s->lock);
+  if (s->core)
+    tpss_group_set_parity_by_share (s->core, by_share);
+  g_mutex_unlock (&s->lock);
+}
+
+void
 gst_tpss_session_set_queue_bound (GstTpssSession * s, gint64 bound)
 {
   g_mutex_lock (&s->lock);

@@ -78,6 +78,9 @@ G_BEGIN_DECLS
   "parity-dropped: of parity-sent, layered, parity that never left: it " \
   "waits behind the media toward it and is dropped after fec-size-time or " \
   "with a key-unit flush (packets); " \
+  "parity-skipped: layered, parity made toward it but never queued nor " \
+  "counted in parity-sent: its media queue was over tpsssink's " \
+  "parity-max-backlog, or parity-by-share thinned it (packets); " \
   "layers-sent: the prefix of temporal layers it gets, 0 = not layered " \
   "(count); " \
   "layer-left-out: media packets of layers above its prefix, not sent to " \
@@ -212,6 +215,16 @@ void gst_tpss_session_set_max_queue_age (GstTpssSession * session,
  * started session's core only. */
 void gst_tpss_session_set_parity_age_from_media (GstTpssSession * session,
     gboolean from_media);
+/* Layered: parity toward a destination whose media queue takes more than
+ * @backlog ns is not queued (tpss_group_set_parity_max_backlog; <= 0:
+ * never). A started session's core only. */
+void gst_tpss_session_set_parity_max_backlog (GstTpssSession * session,
+    gint64 backlog);
+/* Layered: parity toward a destination scaled by the share of its recent
+ * parity that left (tpss_group_set_parity_by_share). A started session's
+ * core only. */
+void gst_tpss_session_set_parity_by_share (GstTpssSession * session,
+    gboolean by_share);
 
 /* Waits (at most @timeout ns) until MQ has sent everything (EOS). */
 void gst_tpss_session_drain (GstTpssSession * session, gint64 timeout);

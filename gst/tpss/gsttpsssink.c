@@ -130,6 +130,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_tpss_sink_debug);
 #define DEFAULT_KEY_UNIT_QUEUE_TIME 0
 #define DEFAULT_MAX_QUEUE_AGE 0
 #define DEFAULT_PARITY_AGE_FROM_MEDIA FALSE
+#define DEFAULT_PARITY_MAX_BACKLOG 0
+#define DEFAULT_PARITY_BY_SHARE FALSE
 /* A queue's key-unit requests: at most one per key-unit-queue-time, and
  * never more often than this (each is a key frame for every member). */
 #define QUEUE_KEY_UNIT_MIN_INTERVAL GST_SECOND
@@ -144,6 +146,8 @@ enum
   PROP_KEY_UNIT_QUEUE_TIME,
   PROP_MAX_QUEUE_AGE,
   PROP_PARITY_AGE_FROM_MEDIA,
+  PROP_PARITY_MAX_BACKLOG,
+  PROP_PARITY_BY_SHARE,
 };
 
 struct _GstTpssSink
@@ -182,6 +186,10 @@ struct _GstTpssSink
   gint64 applied_queue_age;     /* streaming thread, as applied_queue_time */
   gboolean parity_age_from_media;       /* under the object lock */
   gint applied_parity_age;      /* streaming thread; -1: not yet */
+  guint64 parity_max_backlog;   /* ns; 0: none; under the object lock */
+  gint64 applied_parity_backlog;        /* streaming thread; -1: not yet */
+  gboolean parity_by_share;     /* under the object lock */
+  gint applied_parity_share;    /* streaming thread; -1: not yet */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -374,6 +382,38 @@ apply_parity_age (GstTpssSink * self)
   self->applied_parity_age = from_media;
 }
 
+/* Hands parity-max-backlog to the session when it changed (streaming
+ * thread). */
+static void
+apply_parity_backlog (GstTpssSink * self)
+{
+  gint64 backlog;
+
+  GST_OBJECT_LOCK (self);
+  backlog = (gint64) MIN (self->parity_max_backlog, G_MAXINT64);
+  GST_OBJECT_UNLOCK (self);
+  if (backlog == self->applied_parity_backlog)
+    return;
+  gst_tpss_session_set_parity_max_backlog (self->session, backlog);
+  self->applied_parity_backlog = backlog;
+}
+
+/* Hands parity-by-share to the session when it changed (streaming
+ * thread). */
+static void
+apply_parity_share (GstTpssSink * self)
+{
+  gint by_share;
+
+  GST_OBJECT_LOCK (self);
+  by_share = self->parity_by_share ? 1 : 0;
+  GST_OBJECT_UNLOCK (self);
+  if (by_share == self->applied_parity_share)
+    return;
+  gst_tpss_session_set_parity_by_share (self->session, by_share);
+  self->applied_parity_share = by_share;
+}
+
 static gboolean
 gst_tpss_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
 {
@@ -434,6 +474,8 @@ gst_tpss_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   apply_queue_time (self);
   apply_queue_age (self);
   apply_parity_age (self);
+  apply_parity_backlog (self);
+  apply_parity_share (self);
   /* x264layerenc's meta, which rtph264pay copies to every packet. */
   meta = (GstTemporalLayerMeta *) gst_buffer_get_meta (buffer,
       gst_temporal_layer_meta_api_get_type ());
@@ -537,6 +579,8 @@ gst_tpss_sink_change_state (GstElement * element, GstStateChange transition)
       self->applied_queue_time = -1;
       self->applied_queue_age = -1;
       self->applied_parity_age = -1;
+      self->applied_parity_backlog = -1;
+      self->applied_parity_share = -1;
       GST_OBJECT_LOCK (self);
       key_unit_holdoff_init (&self->holdoff);
       key_unit_holdoff_init (&self->queue_holdoff);
@@ -596,6 +640,14 @@ gst_tpss_sink_set_property (GObject * object, guint prop_id,
   } else if (prop_id == PROP_PARITY_AGE_FROM_MEDIA) {
     GST_OBJECT_LOCK (self);
     self->parity_age_from_media = g_value_get_boolean (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_PARITY_MAX_BACKLOG) {
+    GST_OBJECT_LOCK (self);
+    self->parity_max_backlog = g_value_get_uint64 (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_PARITY_BY_SHARE) {
+    GST_OBJECT_LOCK (self);
+    self->parity_by_share = g_value_get_boolean (value);
     GST_OBJECT_UNLOCK (self);
   } else if (!gst_tpss_element_set_session_property (GST_ELEMENT (self),
           &self->settings, &self->session, &self->started, prop_id, value))
@@ -672,6 +724,16 @@ gst_tpss_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PARITY_AGE_FROM_MEDIA:
       GST_OBJECT_LOCK (self);
       g_value_set_boolean (value, self->parity_age_from_media);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_PARITY_MAX_BACKLOG:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint64 (value, self->parity_max_backlog);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_PARITY_BY_SHARE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_boolean (value, self->parity_by_share);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -786,6 +848,25 @@ gst_tpss_sink_class_init (GstTpssSinkClass * klass)
           "otherwise dropped before that media even left",
           DEFAULT_PARITY_AGE_FROM_MEDIA, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_PARITY_MAX_BACKLOG,
+      g_param_spec_uint64 ("parity-max-backlog", "Media backlog above which "
+          "no parity is queued (ns)", "Temporal layers: parity made toward "
+          "a member while the media queued toward it takes longer than this "
+          "to leave at the member's rate is not queued (parity-skipped): "
+          "it would wait behind that media until stale. Members with a "
+          "shorter queue, those the slow start probes among them, get their "
+          "parity as before. 0 = never (ns)", 0, G_MAXINT64,
+          DEFAULT_PARITY_MAX_BACKLOG, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_PARITY_BY_SHARE,
+      g_param_spec_boolean ("parity-by-share", "Parity scaled by the share "
+          "that left", "Temporal layers: of the parity made toward a "
+          "member, queue only about the share of its recent parity that "
+          "left before going stale (an average over about the last 16, at "
+          "least 1 in 8, evenly spread; the rest counted in parity-skipped). "
+          "A member whose queue drains often loses none",
+          DEFAULT_PARITY_BY_SHARE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstTpssSink:stats:
    *
@@ -846,6 +927,10 @@ gst_tpss_sink_init (GstTpssSink * self)
   self->applied_queue_age = -1;
   self->parity_age_from_media = DEFAULT_PARITY_AGE_FROM_MEDIA;
   self->applied_parity_age = -1;
+  self->parity_max_backlog = DEFAULT_PARITY_MAX_BACKLOG;
+  self->applied_parity_backlog = -1;
+  self->parity_by_share = DEFAULT_PARITY_BY_SHARE;
+  self->applied_parity_share = -1;
   key_unit_holdoff_init (&self->queue_holdoff);
   key_unit_holdoff_init (&self->holdoff);
   tpss_config_init (&cfg);

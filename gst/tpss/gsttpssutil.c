@@ -770,6 +770,7 @@ member_stats_structure (const TpssGroupMemberStats * m)
       "parity-sent", G_TYPE_UINT64, m->parity_sent,
       "key-parity-sent", G_TYPE_UINT64, m->key_parity_sent,
       "parity-dropped", G_TYPE_UINT64, m->parity_dropped,
+      "parity-skipped", G_TYPE_UINT64, m->parity_skipped,
       "layers-sent", G_TYPE_UINT, m->layers_sent,
       "layer-left-out", G_TYPE_UINT64, m->layer_left_out,
       "layer-queue-dropped", G_TYPE_UINT64, m->layer_queue_dropped,

@@ -17,6 +17,12 @@
 /* Layered: a destination whose queue holds more than this at its rate
  * gets the base layer only until the queue drains. */
 #define LAYER_BACKLOG_TIME (200 * G_GINT64_CONSTANT (1000000))
+/* Parity scaled by its outcomes: the weight of one parity packet's
+ * outcome (left, or dropped stale) in a destination's share of parity that
+ * left (about the last 16), and the least share made: the parity still
+ * queued is what measures that share. */
+#define PARITY_SHARE_WEIGHT (1.0 / 16)
+#define PARITY_MIN_SHARE (1.0 / 8)
 
 typedef struct
 {
@@ -46,6 +52,10 @@ typedef struct
   GQueue paced_parity;          /* QueuedParity */
   guint64 paced_parity_bytes;
   guint64 parity_dropped;       /* waited over fec_size_time, or flushed */
+  guint64 parity_skipped;       /* made, not queued: over parity_max_backlog
+                                 * or thinned by parity_by_share */
+  gdouble parity_left_share;    /* of its queued parity, what left (average) */
+  gdouble parity_credit;        /* parity_by_share: queued when >= 1 */
   guint64 media_queued;         /* media packets put in `paced`, so far */
   guint64 media_left;           /* and those of them that left */
   gint64 media_left_at;         /* when the last one left */
@@ -102,6 +112,8 @@ struct _TpssGroup
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
+  gint64 parity_max_backlog;    /* tpss_group_set_parity_max_backlog, ns */
+  gboolean parity_by_share;     /* tpss_group_set_parity_by_share */
   GArray *departed;             /* TpssGroupMemberStats: said BYE */
   /* the RTP clock of our stream, for SRs (tpss_group_set_media_clock) */
   gboolean have_clock;
@@ -300,6 +312,7 @@ member_stats_fill (const TpssGroup * g, const Member * m,
   ms->addr = m->addr;
   ms->parity_sent = m->parity_sent;
   ms->parity_dropped = m->parity_dropped;
+  ms->parity_skipped = m->parity_skipped;
   ms->key_parity_sent = m->key_parity_sent;
   ms->parity_received = m->parity_received;
   ms->parity_lost = m->parity_lost;
@@ -334,6 +347,7 @@ member_get (TpssGroup * g, guint32 id, gboolean create)
     m->fec_seq = draw_random (g);
     g_queue_init (&m->paced);
     g_queue_init (&m->paced_parity);
+    m->parity_left_share = 1.0;
     pacer_init (&m->pacer, g->cfg.cfg.initial_rate, LAYER_PACER_BURST);
     m->queue_key_asked = -1;
     m->age_key_asked = -1;
@@ -797,6 +811,14 @@ parity_age_origin (const TpssGroup * g, const QueuedParity * q)
   return g->parity_age_from_media ? q->covered_left : q->queued;
 }
 
+/* One parity packet queued toward @m left (@left) or went stale. */
+static void
+note_parity_outcome (Member * m, gboolean left)
+{
+  m->parity_left_share += PARITY_SHARE_WEIGHT *
+      ((left ? 1.0 : 0.0) - m->parity_left_share);
+}
+
 /* Drops the parity at the head of @m's queue older than fec_size_time (as
  * long as a receiver with our settings holds a gap for it): it would
  * repair nothing. */
@@ -811,6 +833,7 @@ drop_stale_parity (TpssGroup * g, Member * m, gint64 now)
     g_queue_pop_head (&m->paced_parity);
     m->paced_parity_bytes -= g_bytes_get_size (q->data);
     m->parity_dropped++;
+    note_parity_outcome (m, FALSE);
     queued_parity_free (q);
   }
 }
@@ -829,10 +852,37 @@ number_parity (Member * m, GBytes * bytes)
   return g_bytes_new_take (d, len);
 }
 
-/* Parity toward @m (@bytes taken): at once, or layered queued behind @m's media (dropped,
- * and counted, beyond max_queue_bytes). What is queued spans at most
- * fec_size_time, also while media keeps the pacer busy. */
-static void
+/* Whether parity made toward @m now is left unqueued: the media queued
+ * ahead of it takes longer than parity_max_backlog to leave, so it would
+ * mostly wait there until stale. */
+static gboolean
+parity_over_backlog (const TpssGroup * g, const Member * m)
+{
+  return g->parity_max_backlog > 0 &&
+      media_queue_time (m) > g->parity_max_backlog;
+}
+
+/* With parity_by_share, whether parity made toward @m now is left out:
+ * of what is made, about the share of its recent parity that left is
+ * queued (at least PARITY_MIN_SHARE), evenly spread. */
+static gboolean
+parity_thinned (const TpssGroup * g, Member * m)
+{
+  if (!g->parity_by_share)
+    return FALSE;
+  m->parity_credit += MAX (m->parity_left_share, PARITY_MIN_SHARE);
+  if (m->parity_credit < 1.0)
+    return TRUE;
+  m->parity_credit -= 1.0;
+  return FALSE;
+}
+
+/* Parity toward @m (@bytes taken): at once, or layered queued behind @m's
+ * media (dropped, and counted, beyond max_queue_bytes). What is queued
+ * spans at most fec_size_time, also while media keeps the pacer busy.
+ * FALSE: skipped (parity_max_backlog, parity_by_share), neither queued nor
+ * sent. */
+static gboolean
 send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
 {
   gsize len = g_bytes_get_size (bytes);
@@ -842,13 +892,18 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
     GBytes *numbered = number_parity (m, bytes);
     transmit (g, &m->addr, m->id, numbered);
     g_bytes_unref (numbered);
-    return;
+    return TRUE;
+  }
+  if (parity_over_backlog (g, m) || parity_thinned (g, m)) {
+    m->parity_skipped++;
+    g_bytes_unref (bytes);
+    return FALSE;
   }
   if (g->cfg.cfg.max_queue_bytes && m->paced_bytes + m->paced_parity_bytes +
       len > g->cfg.cfg.max_queue_bytes) {
     m->paced_dropped++;
     g_bytes_unref (bytes);
-    return;
+    return TRUE;
   }
   drop_stale_parity (g, m, now);
   q = g_new (QueuedParity, 1);
@@ -859,6 +914,7 @@ send_parity_to_member (TpssGroup * g, Member * m, GBytes * bytes, gint64 now)
   q->covered_left = m->media_left >= q->covers ? m->media_left_at : -1;
   g_queue_push_tail (&m->paced_parity, q);
   m->paced_parity_bytes += len;
+  return TRUE;
 }
 
 /* A media packet toward @m left at @now: the parity whose covered media
@@ -897,6 +953,7 @@ next_paced (TpssGroup * g, Member * m, gint64 now)
   if (!q)
     return NULL;
   m->paced_parity_bytes -= g_bytes_get_size (q->data);
+  note_parity_outcome (m, TRUE);
   b = number_parity (m, q->data);
   g_free (q);
   return b;
@@ -931,8 +988,8 @@ drain_paced (TpssGroup * g, Member * m, gint64 now)
 
 /* The parity @enc (toward @m) has ready, each behind a 12-byte RTP header
  * of the parity stream (our FEC SSRC, @m's own sequence numbers, given as
- * it leaves: number_parity); returns
- * how many left. */
+ * it leaves: number_parity); returns how many left or were queued (those
+ * skipped over parity_max_backlog not counted). */
 static guint
 send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
 {
@@ -951,7 +1008,8 @@ send_parity_of (TpssGroup * g, Member * m, TpssFecEncoder * enc, gint64 now)
     rtp_header_write (&h, NULL, 0, p, RTP_HEADER_SIZE);
     memcpy (p + RTP_HEADER_SIZE, payload, plen);
     bytes = g_bytes_new_take (p, plen + RTP_HEADER_SIZE);
-    send_parity_to_member (g, m, bytes, now);
+    if (!send_parity_to_member (g, m, bytes, now))
+      continue;
     m->parity_sent++;
     n++;
   }
@@ -1153,6 +1211,18 @@ void
 tpss_group_set_parity_age_from_media (TpssGroup * g, gboolean from_media)
 {
   g->parity_age_from_media = from_media;
+}
+
+void
+tpss_group_set_parity_max_backlog (TpssGroup * g, gint64 backlog)
+{
+  g->parity_max_backlog = backlog;
+}
+
+void
+tpss_group_set_parity_by_share (TpssGroup * g, gboolean by_share)
+{
+  g->parity_by_share = by_share;
 }
 
 /* Whether @m waits for a key unit, or its queue is over the age bound. */
@@ -1971,6 +2041,8 @@ member_left (TpssGroup * g, guint32 id)
     m->paced_bytes = 0;
     m->media_queued = m->media_left;
     clear_paced_parity (m);
+    m->parity_left_share = 1.0;
+    m->parity_credit = 0;
     m->have_seq = FALSE;
     m->asked_key_unit = FALSE;
   }

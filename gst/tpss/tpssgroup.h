@@ -175,6 +175,11 @@ typedef struct {
                                  * waits behind the media toward it and is
                                  * dropped after fec_size_time (or with a
                                  * key-unit flush) */
+  guint64 parity_skipped;       /* layered: made, not queued nor counted in
+                                 * parity_sent: its media queue was over
+                                 * tpss_group_set_parity_max_backlog, or
+                                 * tpss_group_set_parity_by_share thinned
+                                 * it */
   guint layers_sent;            /* layered: the prefix it gets now */
   guint64 layer_passed, layer_left_out; /* layered: media packets */
   guint64 layer_queue_dropped;  /* layered: packets over its pacer's queue
@@ -302,6 +307,19 @@ void tpss_group_set_max_queue_age (TpssGroup * g, gint64 age);
  * (the default). */
 void tpss_group_set_parity_age_from_media (TpssGroup * g,
     gboolean from_media);
+/* Layered: parity made toward a destination while the media queued toward
+ * it takes more than @backlog ns to leave at its rate is not queued
+ * (counted parity_skipped, not in parity_sent): behind that much media it
+ * would wait until stale. Destinations with a shorter queue, among them
+ * those the slow start probes without a backlog, get their parity as
+ * before. @backlog <= 0: never (the default). */
+void tpss_group_set_parity_max_backlog (TpssGroup * g, gint64 backlog);
+/* Layered: with @by_share, of the parity made toward a destination only
+ * about the share of its recently queued parity that left before going
+ * stale is queued (an average over about the last 16; at least 1 in 8,
+ * evenly spread); the rest is counted parity_skipped. A destination whose
+ * queue drains often loses no parity this way. FALSE: all (the default). */
+void tpss_group_set_parity_by_share (TpssGroup * g, gboolean by_share);
 /* The RTP clock of the stream sent, for its sender reports: the packet
  * with timestamp @rtp_ts was captured at @capture (ns, the time base of
  * `now`) on a clock of @clock_rate Hz. The shell calls it with the packets

@@ -296,7 +296,7 @@ static const gchar *const golden =
     "\"rtt_ms\":12.3,\"media_bps\":2400000,\"audio_media_bps\":26000,"
     "\"send_notified_bps\":2200000,\"recv_notified_bps\":2600000,"
     "\"layers_sent\":3,\"packets_sent\":900,\"parity_sent\":45,"
-    "\"parity_dropped\":7,\"key_flush_packets\":0,\"late_reports\":2,\"queue_key_asks\":0,"
+    "\"parity_dropped\":7,\"parity_skipped\":5,\"key_flush_packets\":0,\"late_reports\":2,\"queue_key_asks\":0,"
     "\"age_dropped_frames\":0,\"audio_recv_bps\":27000,\"video_hold_ms\":40.0,\"audio_hold_ms\":0.0,"
     "\"audio_over_max_hold\":0,\"av_lag_ms\":-12.5,\"send_queue_ms\":3.2,"
     "\"audio_packets\":250,\"audio_lost\":1,\"audio_unrecovered\":0,"
@@ -306,6 +306,7 @@ static const gchar *const golden =
     "\"rtt_ms\":-1.0,\"media_bps\":0,\"audio_media_bps\":0,"
     "\"send_notified_bps\":0,\"recv_notified_bps\":0,\"layers_sent\":0,"
     "\"packets_sent\":0,\"parity_sent\":0,\"parity_dropped\":0,"
+    "\"parity_skipped\":0,"
     "\"key_flush_packets\":0,"
     "\"late_reports\":0,\"queue_key_asks\":0,\"age_dropped_frames\":0,"
     "\"audio_recv_bps\":0,"
@@ -347,6 +348,7 @@ GST_START_TEST (test_stats_json_line)
     .rtt_ms = 12.34,.media_bps = 2400000,.audio_media_bps = 26000,
     .send_notified_bps = 2200000,.recv_notified_bps = 2600000,
     .layers_sent = 3,.packets_sent = 900,.parity_sent = 45,.parity_dropped = 7,
+    .parity_skipped = 5,
     .late_reports = 2,.audio_recv_bps = 27000,.video_hold_ms = 40.0,
     .audio_hold_ms = 0.0,.av_lag_ms = -12.5,.send_queue_ms = 3.21,
     .audio_packets = 250,.audio_lost = 1,

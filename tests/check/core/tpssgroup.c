@@ -1040,9 +1040,14 @@ GST_END_TEST;
 #define SHARE_KEY_PACKETS 40
 #define SHARE_FRAME_PACKETS 4
 
+typedef struct
+{
+  guint64 parity_bytes, send_rate, data_rate, parity_dropped, parity_skipped;
+} ShareResult;
+
 static gint64
-run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
-    guint64 * data_rate, guint64 * parity_dropped)
+run_parity_share (guint seconds, gint64 parity_backlog, gboolean by_share,
+    ShareResult * r)
 {
   TpssGroupConfig cfg;
   TpssGroup *g;
@@ -1073,8 +1078,10 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
   cfg.random_data = &rand;
   g = tpss_group_new (&cfg);
   tpss_group_start (g, 0);
+  tpss_group_set_parity_max_backlog (g, parity_backlog);
+  tpss_group_set_parity_by_share (g, by_share);
   set_member (g, ID_B, 2, 0);
-  *parity_bytes = 0;
+  memset (r, 0, sizeof (*r));
 
   for (gint64 now = 0; now < end; now += MS) {
     while (next_packet <= now) {
@@ -1110,10 +1117,10 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
       if (tpss_addr_equal (&t.to, &b) && !(d[1] >= 192 && d[1] <= 223)) {
         if ((d[1] & 0x7f) == FEC_PT) {
           /* numbered as it leaves: what was dropped leaves no gap */
-          if (*parity_bytes > 0)
+          if (r->parity_bytes > 0)
             fail_unless_equals_int (read16 (d + 2), (guint16) (parity_seq + 1));
           parity_seq = read16 (d + 2);
-          *parity_bytes += len;
+          r->parity_bytes += len;
         } else if (now >= end - G_GINT64_CONSTANT (1000000000)) {
           guint32 idx = read32 (rtp_payload (d) + 1);
           worst = MAX (worst, now - g_array_index (queued, gint64, idx));
@@ -1123,9 +1130,10 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
     }
   }
   fail_unless (member_stats (g, ID_B, &ms));
-  *send_rate = ms.send.send_rate;
-  *data_rate = ms.send.data_rate;
-  *parity_dropped = ms.parity_dropped;
+  r->send_rate = ms.send.send_rate;
+  r->data_rate = ms.send.data_rate;
+  r->parity_dropped = ms.parity_dropped;
+  r->parity_skipped = ms.parity_skipped;
   g_array_unref (queued);
   tpss_group_free (g);
   return worst;
@@ -1133,8 +1141,10 @@ run_parity_share (guint seconds, guint64 * parity_bytes, guint64 * send_rate,
 
 GST_START_TEST (test_layers_parity_fills_only_the_rate_left)
 {
-  guint64 parity_bytes, s, d, allowed, dropped;
-  gint64 worst = run_parity_share (4, &parity_bytes, &s, &d, &dropped);
+  ShareResult r;
+  gint64 worst = run_parity_share (4, 0, FALSE, &r);
+  guint64 parity_bytes = r.parity_bytes, s = r.send_rate, d = r.data_rate;
+  guint64 allowed, dropped = r.parity_dropped;
 
   /* Still probing (no RATE came): S = D + D / 10. */
   fail_unless_equals_uint64 (d, 1000000);
@@ -1164,8 +1174,8 @@ GST_END_TEST;
 #define AGE_KEY_PACKETS 30
 
 static guint
-run_key_unit_parity (gboolean age_from_media, guint64 * dropped,
-    gint64 * late)
+run_key_unit_parity (gboolean age_from_media, gint64 parity_backlog,
+    guint64 * dropped, guint64 * skipped, gint64 * late)
 {
   guint32 rand = 0;
   TpssGroup *g = layered_group_new (&rand);
@@ -1177,6 +1187,7 @@ run_key_unit_parity (gboolean age_from_media, guint64 * dropped,
   TpssTransmit t;
 
   tpss_group_set_parity_age_from_media (g, age_from_media);
+  tpss_group_set_parity_max_backlog (g, parity_backlog);
   feed_rate (g, ID_B, 2, 300000, 2 * MS);
   for (guint i = 0; i < AGE_KEY_PACKETS; i++) {
     guint8 pkt[SHARE_PKT];
@@ -1208,6 +1219,13 @@ run_key_unit_parity (gboolean age_from_media, guint64 * dropped,
   }
   fail_unless (member_stats (g, ID_B, &ms));
   *dropped = ms.parity_dropped;
+  *skipped = ms.parity_skipped;
+  /* what was made: queued (key_parity_sent) or skipped for the backlog */
+  fail_unless_equals_uint64 (ms.key_parity_sent + ms.parity_skipped,
+      AGE_KEY_PACKETS / 2);
+  /* C's queue, at 4 Mbit/s, never holds 200 ms: all its parity queued */
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_uint64 (ms.parity_skipped, 0);
   fail_unless_equals_uint64 (ms.key_parity_sent, AGE_KEY_PACKETS / 2);
   tpss_group_free (g);
   return parity;
@@ -1221,20 +1239,91 @@ run_key_unit_parity (gboolean age_from_media, guint64 * dropped,
 GST_START_TEST (test_layers_parity_ages_from_its_media)
 {
   const guint made = AGE_KEY_PACKETS / 2;
-  guint64 dropped;
+  guint64 dropped, skipped;
   gint64 late;
   guint sent;
 
-  sent = run_key_unit_parity (FALSE, &dropped, &late);
+  sent = run_key_unit_parity (FALSE, 0, &dropped, &skipped, &late);
   fail_unless_equals_int (sent, 0);
   fail_unless_equals_uint64 (dropped, made);
 
-  sent = run_key_unit_parity (TRUE, &dropped, &late);
+  sent = run_key_unit_parity (TRUE, 0, &dropped, &skipped, &late);
   fail_unless (sent > 0, "no parity left");
   fail_unless (dropped > 0 && sent + dropped == made,
       "%u sent, %" G_GUINT64_FORMAT " dropped of %u", sent, dropped, made);
   fail_unless (late <= 200 * MS, "parity left %" G_GINT64_FORMAT " ms after "
       "the last media", late / MS);
+}
+
+GST_END_TEST;
+
+/* The same key unit toward B with parity-max-backlog at the FEC wait
+ * (200 ms): parity made while B's queue holds more than that is not
+ * queued. Aged from its making, what is queued is still all dropped (none
+ * reaches B either way), but only the pairs made before B's queue passed
+ * 200 ms were queued at all; the rest (made behind 0.2-0.8 s of media) is
+ * skipped. Aged from its media, the parity of the last pairs, which
+ * left before, is skipped too. */
+GST_START_TEST (test_layers_parity_skipped_over_backlog)
+{
+  const guint made = AGE_KEY_PACKETS / 2;
+  /* the pairs whose parity is made within 200 ms of B's queue: 1016-byte
+   * packets at 300 kbit/s take 27 ms each, so the first 7 packets */
+  const guint within = 4;
+  guint64 dropped, skipped;
+  gint64 late;
+  guint sent;
+
+  sent = run_key_unit_parity (FALSE, 200 * MS, &dropped, &skipped, &late);
+  fail_unless_equals_int (sent, 0);
+  fail_unless (skipped >= made - within, "%" G_GUINT64_FORMAT " of %u "
+      "skipped", skipped, made);
+  fail_unless_equals_uint64 (dropped + skipped, made);
+
+  sent = run_key_unit_parity (TRUE, 200 * MS, &dropped, &skipped, &late);
+  fail_unless (skipped >= made - within, "%" G_GUINT64_FORMAT " of %u "
+      "skipped", skipped, made);
+  fail_unless_equals_uint64 (sent + dropped + skipped, made);
+}
+
+GST_END_TEST;
+
+/* A member probed without a backlog (B at S = 1.1 D, its queue under
+ * 50 ms) gets the same parity with parity-max-backlog as without: the slow
+ * start still raises its rate by parity. */
+GST_START_TEST (test_layers_parity_backlog_keeps_probe)
+{
+  ShareResult off, on;
+
+  run_parity_share (2, 0, FALSE, &off);
+  run_parity_share (2, 200 * MS, FALSE, &on);
+  fail_unless (off.parity_bytes > 0);
+  fail_unless_equals_uint64 (on.parity_bytes, off.parity_bytes);
+  fail_unless_equals_uint64 (on.parity_dropped, off.parity_dropped);
+  fail_unless_equals_uint64 (on.parity_skipped, 0);
+}
+
+GST_END_TEST;
+
+/* B probed at S = 1.1 D with its media at D: its queue is short but seldom
+ * idle, and the key units' parity (1 in 2) makes more than S - D takes.
+ * Scaled by the share that left, about half as much is dropped (80 before,
+ * 41 over 4 s) and most of it still reaches B (85 %): the probe keeps most
+ * of its parity. */
+GST_START_TEST (test_layers_parity_by_share)
+{
+  ShareResult off, on;
+
+  run_parity_share (4, 0, FALSE, &off);
+  run_parity_share (4, 0, TRUE, &on);
+  fail_unless_equals_uint64 (off.parity_skipped, 0);
+  fail_unless (on.parity_skipped > 0);
+  fail_unless (on.parity_dropped * 3 < off.parity_dropped * 2,
+      "dropped %" G_GUINT64_FORMAT " against %" G_GUINT64_FORMAT,
+      on.parity_dropped, off.parity_dropped);
+  fail_unless (on.parity_bytes * 5 >= off.parity_bytes * 4,
+      "%" G_GUINT64_FORMAT " parity bytes against %" G_GUINT64_FORMAT,
+      on.parity_bytes, off.parity_bytes);
 }
 
 GST_END_TEST;
@@ -2804,6 +2893,9 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_paced_per_destination);
   tcase_add_test (tc, test_layers_parity_fills_only_the_rate_left);
   tcase_add_test (tc, test_layers_parity_ages_from_its_media);
+  tcase_add_test (tc, test_layers_parity_skipped_over_backlog);
+  tcase_add_test (tc, test_layers_parity_backlog_keeps_probe);
+  tcase_add_test (tc, test_layers_parity_by_share);
   tcase_add_test (tc, test_key_unit_parity);
   tcase_add_test (tc, test_key_unit_flushes_queue);
   tcase_add_test (tc, test_queue_bound_asks_for_key_unit);

@@ -485,6 +485,36 @@ GST_START_TEST (test_max_queue_age_leaves_out_frames)
 
 GST_END_TEST;
 
+#define PARITY_BACKLOG (100 * GST_MSECOND)
+
+/* parity-max-backlog: 12 base-layer frames at once toward member 2
+ * (200 kbit/s, still probing with parity): once its queue holds more than
+ * 100 ms, the parity made toward it is not queued (parity-skipped). */
+GST_START_TEST (test_parity_max_backlog_skips_parity)
+{
+  Group g;
+  gchar *props = g_strdup_printf ("initial-rate=200000 "
+      "parity-max-backlog=%" G_GUINT64_FORMAT, PARITY_BACKLOG);
+  guint64 backlog = 0;
+
+  group_play (&g, props);
+  g_free (props);
+  g_object_get (g.sink, "parity-max-backlog", &backlog, NULL);
+  fail_unless_equals_uint64 (backlog, PARITY_BACKLOG);
+
+  for (guint f = 0; f < 12; f++)
+    for (guint i = 0; i < PACKETS_PER_FRAME; i++)
+      fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
+                  FALSE)), GST_FLOW_OK);
+  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "parity-skipped") > 0, 2);
+  fail_unless (member_stat_u64 (g.sink, 2, "parity-skipped") > 0);
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 3, "parity-skipped"),
+      0);
+  group_clear (&g);
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsssink_layers_suite (void)
 {
@@ -497,6 +527,7 @@ tpsssink_layers_suite (void)
   tcase_add_test (tc, test_key_unit_flushes_member_queue);
   tcase_add_test (tc, test_queue_bound_asks_for_key_unit);
   tcase_add_test (tc, test_max_queue_age_leaves_out_frames);
+  tcase_add_test (tc, test_parity_max_backlog_skips_parity);
   return s;
 }
 
