@@ -99,6 +99,16 @@ static const GstParamEntry params[] = {
         "join timer; it cannot load the receiver's path (ours; the paper, "
         "section 3.4: off)", BOOLEAN,
       NULL, first_climb_unheld, 0, 0, R),
+  P ("first-climb-unheld-for", "first-climb-unheld ends this long after "
+        "the receiver's start, ns (ours; 0: only with the first climb)",
+      TIME, NULL, first_climb_unheld_for, 0, H, R),
+  P ("learn-higher-failures", "A loss in steady state, with nothing of the "
+        "receiver's own in progress, while another receiver's experiment "
+        "two or more levels above its own is the highest in progress: that "
+        "level's join timer backs off (once per experiment) and the "
+        "receiver stays in steady state (ours; the paper, section 3.4: off, "
+        "hysteresis then measurement)", BOOLEAN, NULL, learn_higher_failures,
+      0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -44,6 +44,8 @@ rlm_config_init (RlmConfig * cfg)
   cfg->join_latency_hold = 0;
   cfg->reported_max_age = 0;
   cfg->first_climb_unheld = FALSE;
+  cfg->first_climb_unheld_for = 0;
+  cfg->learn_higher_failures = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -216,6 +218,7 @@ struct _RlmReceiver
   RlmConfig cfg;
   const RandomSource *rng;
   guint32 ssrc;
+  gint64 started;               /* rlm_receiver_new's now */
 
   guint level;
   RlmState state;
@@ -229,6 +232,8 @@ struct _RlmReceiver
   gint64 exp_start[RLM_MAX_LAYERS + 1];
   gint64 exp_first[RLM_MAX_LAYERS + 1];
   gboolean exp_own[RLM_MAX_LAYERS + 1];
+  /* learn_higher_failures: the exp_start already learned from */
+  gint64 exp_learned[RLM_MAX_LAYERS + 1];
   guint own_level;              /* our experiment's level, 0 none */
   gboolean congested;           /* we left S on a loss at least once */
   gint64 own_start;
@@ -315,10 +320,14 @@ own_experiment_at (const RlmReceiver * r, guint level)
 
 /* We never lost a packet (never left S) and the join timer of our next
  * level never backed off (no failure there, learned or ours, and no join
- * up to the reported level below it). */
+ * up to the reported level below it); with first_climb_unheld_for, we
+ * started less than that long ago. */
 static gboolean
-on_first_climb (const RlmReceiver * r)
+on_first_climb (const RlmReceiver * r, gint64 now)
 {
+  if (r->cfg.first_climb_unheld_for > 0 &&
+      now - r->started >= r->cfg.first_climb_unheld_for)
+    return FALSE;
   return !r->congested && r->level < r->cfg.n_layers &&
       r->join_timer[r->level + 1] <= r->cfg.t_join_min;
 }
@@ -337,7 +346,8 @@ holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
     return FALSE;
   if (own_experiment_at (r, level))
     return TRUE;
-  if (r->cfg.first_climb_unheld && level <= r->level && on_first_climb (r))
+  if (r->cfg.first_climb_unheld && level <= r->level &&
+      on_first_climb (r, now))
     return FALSE;
   return now - r->exp_start[level] < lower_hold (r);
 }
@@ -663,6 +673,22 @@ learn_detection_time (RlmReceiver * r, gint64 now)
   r->st.detection_learned++;
 }
 
+/* learn_higher_failures: another's experiment at @top, two or more
+ * levels above ours, is failing; its load on our path ends when its
+ * receivers drop it. We learn that @top failed (once per experiment: its
+ * congestion brings a burst of losses) and stay in S: the paper's H and M
+ * would stop our join timer for two detection windows for a level that
+ * is not the one above ours, and end a first climb. */
+static void
+learn_higher_failure (RlmReceiver * r, guint top)
+{
+  if (r->exp_learned[top] == r->exp_start[top])
+    return;
+  backoff (r, top);
+  r->exp_learned[top] = r->exp_start[top];
+  r->st.experiments_learned++;
+}
+
 static void
 loss_in_steady (RlmReceiver * r, gint64 now)
 {
@@ -687,6 +713,10 @@ loss_in_steady (RlmReceiver * r, gint64 now)
       r->st.experiments_learned++;
       /* one experiment teaches once */
       r->exp_start[top] = -1;
+    } else if (r->cfg.learn_higher_failures && top > r->level + 1 &&
+        !r->exp_own[top]) {
+      learn_higher_failure (r, top);
+      return;
     }
     enter_state (r, RLM_STATE_HYSTERESIS, now);
   }
@@ -936,12 +966,14 @@ rlm_receiver_new (const RlmConfig * cfg, const RandomSource * rng,
   r->cfg.t_join_min = MAX (r->cfg.t_join_min, 1);
   r->rng = rng;
   r->ssrc = (guint32) random_source_range (rng, 1, G_MAXUINT32);
+  r->started = now;
   r->t_d = (gdouble) cfg->detection_time_init;
   r->sigma_d = (gdouble) cfg->detection_dev_init;
   for (guint k = 0; k <= RLM_MAX_LAYERS; k++) {
     r->join_timer[k] = r->cfg.t_join_min;
     r->exp_start[k] = -1;
     r->exp_first[k] = -1;
+    r->exp_learned[k] = -1;
   }
   r->last_loss = -1;
   for (guint layer = 0; layer < RLM_MAX_LAYERS; layer++)

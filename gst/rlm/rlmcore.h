@@ -26,13 +26,17 @@
  *   layer added. With join_latency_hold another's lower experiment holds
  *   the timer for at most that many of our largest join latency; with
  *   first_climb_unheld, until the receiver's first loss and while the
- *   timer of its next level never backed off, another's experiment does
- *   not hold it (every lower level is one we hold). A loss
+ *   timer of its next level never backed off (and, with
+ *   first_climb_unheld_for, for that long after its start), another's
+ *   experiment does not hold it (every lower level is one we hold). A loss
  *   in S: an own experiment in progress at the highest level in progress
  *   failed (drop, backoff, detection-time sample, D); an
  *   own experiment under a higher one in progress goes to M; otherwise H,
  *   and if the highest experiment in progress is someone else's at N+1,
- *   the timer of level N+1 backs off (learned). Every T_D in S relaxes the
+ *   the timer of level N+1 backs off (learned); with
+ *   learn_higher_failures, when it is someone else's two or more levels
+ *   up, that level's timer backs off and we stay in S. Every T_D in S
+ *   relaxes the
  *   timer of level N; an own experiment that lasts T_D without loss
  *   succeeded.
  * - H: losses are absorbed; after T_D, M. M: the loss estimator, ramping
@@ -142,6 +146,18 @@ typedef struct {
                                  * experiment at a level we hold does not
                                  * hold our join timer (section 3.4 holds
                                  * it): FALSE */
+  gint64 first_climb_unheld_for;        /* first_climb_unheld ends this
+                                         * long after the receiver's
+                                         * start, ns; 0: with the first
+                                         * climb only */
+  gboolean learn_higher_failures;       /* a loss in S, nothing of ours
+                                         * in progress, while another's
+                                         * experiment two or more levels
+                                         * above ours is the highest in
+                                         * progress: that level's timer
+                                         * backs off once per experiment
+                                         * and we stay in S (section 3.4:
+                                         * H, then M): FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many

@@ -46,7 +46,11 @@
  * the last MS milliseconds. -I turns first_climb_unheld on: until a
  * receiver's first loss, and while the timer of its next level never
  * backed off, another receiver's experiment at a level it holds does not
- * hold back its join timer. -k K puts every K-th receiver of topology (3)
+ * hold back its join timer; -U MS does too, and ends it MS milliseconds
+ * after the receiver's start (first_climb_unheld_for). -F turns
+ * learn_higher_failures on: a loss during another's experiment two or
+ * more levels up backs off that level's timer and keeps the receiver in
+ * S. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -89,6 +93,8 @@ typedef struct {
   gdouble join_latency_hold;    /* -H: RlmConfig.join_latency_hold */
   gint64 reported_max_age;      /* -a: ns, 0 every last REPORT */
   gboolean first_climb_unheld;  /* -I */
+  gint64 first_climb_unheld_for;        /* -U: ns, turns -I on too */
+  gboolean learn_higher_failures;       /* -F */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -424,12 +430,14 @@ parse_options (int argc, char **argv, Options * o)
   o->join_latency_hold = 0;
   o->reported_max_age = 0;
   o->first_climb_unheld = FALSE;
+  o->first_climb_unheld_for = 0;
+  o->learn_higher_failures = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDIE:H:a:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFIU:E:H:a:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -501,6 +509,13 @@ parse_options (int argc, char **argv, Options * o)
       case 'D':
         o->learn_detection_time = TRUE;
         break;
+      case 'F':
+        o->learn_higher_failures = TRUE;
+        break;
+      case 'U':
+        o->first_climb_unheld_for = (gint64) atoi (optarg) * 1000000;
+        rates_ok = rates_ok && o->first_climb_unheld_for > 0;
+        /* fall through */
       case 'I':
         o->first_climb_unheld = TRUE;
         break;
@@ -582,7 +597,9 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-I] [-E td_ms,dev_ms] [-H scale] [-a max_age_ms] [-v receiver] [-V receiver] [-k slow_every]\n",
+        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-F] [-E td_ms,dev_ms] "
+        "[-H scale] [-a max_age_ms] [-v receiver] [-V receiver] "
+        "[-k slow_every]\n",
         argv[0]);
     return 2;
   }
@@ -601,6 +618,8 @@ main (int argc, char **argv)
   rc.join_latency_hold = o.join_latency_hold;
   rc.reported_max_age = o.reported_max_age;
   rc.first_climb_unheld = o.first_climb_unheld;
+  rc.first_climb_unheld_for = o.first_climb_unheld_for;
+  rc.learn_higher_failures = o.learn_higher_failures;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;
     rc.detection_dev_init = o.start_detection_dev;

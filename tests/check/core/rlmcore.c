@@ -1054,15 +1054,22 @@ GST_END_TEST;
 /* A receiver at level 2 by its own experiment at 2, which succeeded,
  * with first_climb_unheld @ignore. */
 static void
-rig_init_held (Rig * rig, gboolean ignore)
+rig_init_held_for (Rig * rig, gboolean ignore, gint64 unheld_for)
 {
   rig_prepare (rig, 14, 4);
   rig->cfg.first_climb_unheld = ignore;
+  rig->cfg.first_climb_unheld_for = unheld_for;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
   run_until_level (rig, 2, 10 * S);
   run_clean (rig, rig->now + 3500 * MS);
   fail_unless_equals_int (stats (rig).experiments_succeeded, 1);
   drain_transmits (rig, NULL);
+}
+
+static void
+rig_init_held (Rig * rig, gboolean ignore)
+{
+  rig_init_held_for (rig, ignore, 0);
 }
 
 /* first_climb_unheld: another's experiment at 2, a level we hold, 500 ms
@@ -1138,6 +1145,90 @@ GST_START_TEST (test_first_climb_unheld_own_experiment)
   fail_unless_equals_int (stats (&rig).level, 2);
   fail_unless_equals_int (stats (&rig).experiments_run, 1);
   fail_unless_equals_int (drain_transmits (&rig, NULL), 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* first_climb_unheld_for: the rule ends that long after the receiver's
+ * start. At level 2, about 6 s in, another's experiment at 2 no longer
+ * lets our timer for 3 run with a limit of 1 s; with 60 s it does. */
+GST_START_TEST (test_first_climb_unheld_for)
+{
+  Rig rig;
+
+  rig_init_held_for (&rig, TRUE, 60 * S);
+  fail_unless (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+
+  rig_init_held_for (&rig, TRUE, 1 * S);
+  fail_unless (rig.now > 1 * S);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A receiver at level 1 of 4 that loses one packet 100 ms after another
+ * receiver's JOIN at 3, two levels above it. */
+static RlmReceiverStats
+loss_under_higher_experiment (Rig * rig, guint32 ssrc)
+{
+  feed_ctrl (rig, RLM_CTRL_JOIN, ssrc, 3, 1);
+  run_clean (rig, rig->now + 100 * MS);
+  feed (rig, 0, 1);
+  return stats (rig);
+}
+
+/* learn_higher_failures: that loss backs off the timer of 3 once per
+ * experiment and keeps us in S with our join timer running; the paper
+ * (off) learns nothing from it and goes to H. One level up the paper's
+ * learning is unchanged. */
+GST_START_TEST (test_learn_higher_failures)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_init (&rig, 13, 4);
+  run_clean (&rig, 1 * S);
+  st = loss_under_higher_experiment (&rig, PEER_SSRC);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.experiments_learned, 0);
+  fail_unless_equals_int64 (st.join_timer[3], 5 * S);
+  rig_clear (&rig);
+
+  rig_prepare (&rig, 13, 4);
+  rig.cfg.learn_higher_failures = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 1 * S);
+  st = loss_under_higher_experiment (&rig, PEER_SSRC);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int64 (st.join_timer[3], 10 * S);
+  fail_unless (st.join_deadline > rig.now);
+  /* more losses of the same experiment teach nothing more */
+  feed (&rig, 0, 2);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int64 (st.join_timer[3], 10 * S);
+  /* another experiment at 3 fails too */
+  st = loss_under_higher_experiment (&rig, PEER_SSRC + 1);
+  fail_unless_equals_int (st.experiments_learned, 2);
+  fail_unless_equals_int64 (st.join_timer[3], 20 * S);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  rig_clear (&rig);
+
+  /* one level up: the paper's learning, H */
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, rig.now + 1 * S);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  run_clean (&rig, rig.now + 100 * MS);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int64 (st.join_timer[2], 10 * S);
   rig_clear (&rig);
 }
 
@@ -2040,6 +2131,8 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_first_climb_unheld);
   tcase_add_test (tc, test_first_climb_unheld_after_backoff);
   tcase_add_test (tc, test_first_climb_unheld_own_experiment);
+  tcase_add_test (tc, test_first_climb_unheld_for);
+  tcase_add_test (tc, test_learn_higher_failures);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_join_reported_after_base_congestion);
