@@ -211,6 +211,14 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   cfg.join_draw = data[0] & 0x10 ? RLM_JOIN_DRAW_MEAN : RLM_JOIN_DRAW_PAPER;
   cfg.scale_join_max = !(data[0] & 0x20);
   cfg.max_members = data[0] & 0x40 ? 2 : 10000;
+  /* the options off by default, so their code is reached too */
+  if (data[0] & 0x08) {
+    cfg.join_reported = TRUE;
+    cfg.measure_own_loss = TRUE;
+    cfg.first_climb_unheld = TRUE;
+    cfg.first_climb_unheld_for = 20000 * MS;
+    cfg.learn_higher_failures = TRUE;
+  }
   t.n_layers = cfg.n_layers;
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.r = rlm_receiver_new (&cfg, &rng, now);
