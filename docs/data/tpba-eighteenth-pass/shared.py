@@ -174,7 +174,8 @@ def main(argv):
             if rows:
                 key = (run["b"], run["ntcp"], run["cc"], run["variant"])
                 cells.setdefault(key, []).append(rows)
-    print("| case | variant | runs / spans | e_probe, 1/s | e_tcp, 1/s | e_probe / e_tcp "
+    print("| case | variant | runs / spans | e_probe, 1/s | e_core, 1/s | e_tcp, 1/s "
+          "| e_probe / e_tcp "
           "| R_probe, ms | R_tcp, ms | kept / TCP | rule(e_probe, R_probe) / TCP "
           "| rule(e_tcp, R_tcp) / TCP | rule(e_tcp, R_probe) / TCP"
           + (f" | rule pooled over {pool} / TCP |" if pool > 1 else " |"))
