@@ -203,6 +203,9 @@ static const GstParamEntry params[] = {
         "probe's loss events per second); TCP_INFO sampled every "
         "tcp-sample-interval while probing with either (not in the paper)", ENUM, gst_tpba_kept_rate_get_type,
       kept_rate, 0, 0, S),
+  P ("episodes-factor", "kept-rate=equation-episodes: the rate kept is the "
+        "per-second rule's times this (1.0: the rule's; not in the paper)",
+      DOUBLE, NULL, episodes_factor, 0.05, 20, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "
         "t-running if longer (0: t-running only, the paper's; not in the "

@@ -66,6 +66,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->max_probe_peak = FALSE;
   cfg->max_probe_peak_if_rising = FALSE;
   cfg->kept_rate = TPBA_KEPT_PROBE;
+  cfg->episodes_factor = 1.0;
   cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -942,7 +943,8 @@ equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gint64 now,
   }
   size = (gdouble) acked / (gdouble) (segs - retrans);
   if (s->cfg.kept_rate == TPBA_KEPT_EQUATION_EPISODES)
-    s->eq_rate = episodes_rate (size, s->eq_rtt / (gdouble) NS_PER_S,
+    s->eq_rate = s->cfg.episodes_factor * episodes_rate (size,
+        s->eq_rtt / (gdouble) NS_PER_S,
         s->eq_events * (gdouble) NS_PER_S / (gdouble) MAX (now - s->eq_t0, 1));
   else
     s->eq_rate = tcp_equation_rate (size, s->eq_rtt / (gdouble) NS_PER_S,

@@ -95,7 +95,7 @@
  *   e, taken as the link's congestion episodes, which at a drop-tail queue
  *   every flow sees alike; r_s is the rate of a TCP flow seeing e events a
  *   second, the equation's first term at p = e / x: x = 3 / (2 e R^2)
- *   packets of s bytes a second.
+ *   packets of s bytes a second, times episodes_factor.
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -225,6 +225,8 @@ typedef struct {
                                          * later half: FALSE */
   TpbaKeptRate kept_rate;       /* r_s from the cycles or an equation:
                                  * PROBE */
+  gdouble episodes_factor;      /* kept_rate EQUATION_EPISODES: r_s times
+                                 * this: 1.0 */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;
                                  * 0 = T_running only (paper) */

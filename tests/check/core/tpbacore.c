@@ -564,7 +564,8 @@ GST_END_TEST;
  * @losses, twice 50 ms apart in cycle 2 (one event: within an RTT, the
  * second sample at 120 ms) and once in cycle 4. */
 static void
-equation_probe (TpbaKeptRate kept, gboolean losses, TpbaSenderStats * st)
+equation_probe_factor (TpbaKeptRate kept, gboolean losses, gdouble factor,
+    TpbaSenderStats * st)
 {
   const guint64 rates[] = { 500000, 700000, 550000, 650000, 600000, 700000 };
   TpbaTcpInfo ti = { 0, 20, 100000, 0, 0, 0 };
@@ -576,6 +577,7 @@ equation_probe (TpbaKeptRate kept, gboolean losses, TpbaSenderStats * st)
   cfg.max_probe_cycles = 6;
   cfg.max_probe_median = TRUE;
   cfg.kept_rate = kept;
+  cfg.episodes_factor = factor;
   s = tpba_sender_new (&cfg, SSRC_TX, 0);
   send_pkt (s, 1, 100, TRUE, 1000, 0);
   tpba_sender_on_tcp_info (s, &ti, 0);
@@ -603,6 +605,12 @@ equation_probe (TpbaKeptRate kept, gboolean losses, TpbaSenderStats * st)
   tpba_sender_get_stats (s, st);
   fail_unless_equals_int (st->period, TPBA_PERIOD_RUNNING);
   tpba_sender_free (s);
+}
+
+static void
+equation_probe (TpbaKeptRate kept, gboolean losses, TpbaSenderStats * st)
+{
+  equation_probe_factor (kept, losses, 1.0, st);
 }
 
 /* RFC 5348 3.1 with b = 1, t_RTO = 4 R, written out here: bits/s. */
@@ -669,6 +677,29 @@ GST_START_TEST (test_kept_rate_equation_episodes)
   equation_probe (TPBA_KEPT_EQUATION_EPISODES, FALSE, &st);
   fail_unless_equals_uint64 (st.r_s, 650000);
   fail_unless_equals_uint64 (st.equation_fallbacks, 1);
+}
+
+GST_END_TEST;
+
+/* episodes_factor scales the per-second rule's rate (0.75 of 1.677 Mbit/s
+ * on the same probe), leaves the equation and the fallback as they were. */
+GST_START_TEST (test_kept_rate_episodes_factor)
+{
+  gdouble want = 0.75 * 3.0 / (2.0 * 0.4 * 0.120 * 0.120) * 8.0 * 400000.0
+      / 497.0;
+  TpbaSenderStats st;
+
+  equation_probe_factor (TPBA_KEPT_EQUATION_EPISODES, TRUE, 0.75, &st);
+  fail_unless (fabs ((gdouble) st.r_s - want) <= 1.0, "%" G_GUINT64_FORMAT
+      " against %f", st.r_s, want);
+  fail_unless_equals_uint64 (st.eq_rate, st.r_s);
+
+  equation_probe_factor (TPBA_KEPT_EQUATION, TRUE, 0.75, &st);
+  fail_unless (fabs ((gdouble) st.r_s - rfc5348_rate (400000.0 / 497.0,
+              0.120, 2.0 / 500.0)) <= 1.0);
+
+  equation_probe_factor (TPBA_KEPT_EQUATION_EPISODES, FALSE, 0.75, &st);
+  fail_unless_equals_uint64 (st.r_s, 650000);
 }
 
 GST_END_TEST;
@@ -2311,6 +2342,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_max_probe_peak);
   tcase_add_test (tc, test_kept_rate_equation);
   tcase_add_test (tc, test_kept_rate_equation_episodes);
+  tcase_add_test (tc, test_kept_rate_episodes_factor);
   tcase_add_test (tc, test_max_probe_peak_if_rising);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
