@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "core/erasure16.h"
+#include "bench-cpu.h"
 
 #define K 2048
 #define LEN 1024
@@ -27,30 +28,6 @@ static const gchar *const names[] = { "portable", "SSSE3", "AVX2",
 };
 
 #define N_WIDTHS G_N_ELEMENTS (widths)
-
-static gdouble
-cpu_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static gdouble
-median (gdouble * v, guint n)
-{
-  qsort (v, n, sizeof (gdouble), cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Seconds to encode rows @row .. @row + ROWS - 1 into @out (ROWS x LEN). */
 static gdouble

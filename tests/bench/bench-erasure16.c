@@ -12,21 +12,11 @@
 
 #include "core/erasure.h"
 #include "core/erasure16.h"
+#include "bench-cpu.h"
 
 #define PACKETS 2048
 #define LEN 1024
 #define RUNS 5
-
-/* CPU time of this thread, s: the machine is shared, the wall clock would
- * count the others' turns */
-static gdouble
-cpu_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static guint8 **
 new_data (GRand * r)
@@ -112,21 +102,6 @@ encode_row (guint8 ** d, guint block)
   t = cpu_now () - t;
   g_free (parity);
   return t;
-}
-
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-
-  return x < y ? -1 : x > y;
-}
-
-static gdouble
-median (gdouble * v, guint n)
-{
-  qsort (v, n, sizeof (gdouble), cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int
