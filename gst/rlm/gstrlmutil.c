@@ -102,6 +102,13 @@ static const GstParamEntry params[] = {
   P ("first-climb-unheld-for", "first-climb-unheld ends this long after "
         "the receiver's start, ns (ours; 0: only with the first climb)",
       TIME, NULL, first_climb_unheld_for, 0, H, R),
+  P ("first-climb-to-settled", "With first-climb-unheld, the receiver's "
+        "experiment to a level above the lowest level the other receivers "
+        "report settled is held back by their lower experiments as the "
+        "paper holds it: the unheld climb stops at the session's settled "
+        "level; with no settled report heard, first-climb-unheld-for alone "
+        "ends it (ours; off)", BOOLEAN, NULL, first_climb_to_settled, 0, 0,
+      R),
   P ("learn-higher-failures", "A loss in steady state, with nothing of the "
         "receiver's own in progress, while another receiver's experiment "
         "two or more levels above its own is the highest in progress: that "

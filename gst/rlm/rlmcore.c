@@ -45,6 +45,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->reported_max_age = 0;
   cfg->first_climb_unheld = FALSE;
   cfg->first_climb_unheld_for = 0;
+  cfg->first_climb_to_settled = FALSE;
   cfg->learn_higher_failures = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
@@ -318,6 +319,31 @@ own_experiment_at (const RlmReceiver * r, guint level)
   return r->exp_own[level] || r->own_level == level;
 }
 
+/* The lowest level of the members' last REPORTs that were settled, 0
+ * when none was heard. Receivers still climbing do not report settled,
+ * so newcomers do not pull it down. With reported_max_age, older REPORTs
+ * do not count: in a large session a member reports once a minute or
+ * more, and its last REPORT may be a level it has long left. */
+static guint
+lowest_settled_level (const RlmReceiver * r, gint64 now)
+{
+  GHashTableIter it;
+  gpointer value;
+  guint lowest = 0;
+
+  g_hash_table_iter_init (&it, r->members);
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
+    const RlmMember *m = value;
+
+    if (r->cfg.reported_max_age > 0 &&
+        now - m->reported_at > r->cfg.reported_max_age)
+      continue;
+    if (m->settled && m->level >= 1 && m->level <= r->cfg.n_layers)
+      lowest = lowest ? MIN (lowest, m->level) : m->level;
+  }
+  return lowest;
+}
+
 /* We never lost a packet (never left S) and the join timer of our next
  * level never backed off (no failure there, learned or ours, and no join
  * up to the reported level below it); with first_climb_unheld_for, we
@@ -330,6 +356,23 @@ on_first_climb (const RlmReceiver * r, gint64 now)
     return FALSE;
   return !r->congested && r->level < r->cfg.n_layers &&
       r->join_timer[r->level + 1] <= r->cfg.t_join_min;
+}
+
+/* first_climb_to_settled: our next level is at most the lowest level the
+ * members report settled (or none was heard). The receivers that report a
+ * settled level hold it, so it fits their paths; the level above it is
+ * where some stopped, and our experiment there may be the first above our
+ * own path's optimum. Unheld, its failure would land on the lower
+ * experiments of newcomers behind the same link. */
+static gboolean
+within_settled_level (const RlmReceiver * r, gint64 now)
+{
+  guint lowest;
+
+  if (!r->cfg.first_climb_to_settled)
+    return TRUE;
+  lowest = lowest_settled_level (r, now);
+  return lowest == 0 || r->level + 1 <= lowest;
 }
 
 /* The experiment at @level holds a join timer for a level above it: our
@@ -347,7 +390,7 @@ holds_join_timer (const RlmReceiver * r, guint level, gint64 now)
   if (own_experiment_at (r, level))
     return TRUE;
   if (r->cfg.first_climb_unheld && level <= r->level &&
-      on_first_climb (r, now))
+      on_first_climb (r, now) && within_settled_level (r, now))
     return FALSE;
   return now - r->exp_start[level] < lower_hold (r);
 }
@@ -389,31 +432,6 @@ foreign_experiment_above (const RlmReceiver * r, gint64 now)
     if (exp_in_progress (r, k, now) && !r->exp_own[k])
       return TRUE;
   return FALSE;
-}
-
-/* The lowest level of the members' last REPORTs that were settled, 0
- * when none was heard. Receivers still climbing do not report settled,
- * so newcomers do not pull it down. With reported_max_age, older REPORTs
- * do not count: in a large session a member reports once a minute or
- * more, and its last REPORT may be a level it has long left. */
-static guint
-lowest_settled_level (const RlmReceiver * r, gint64 now)
-{
-  GHashTableIter it;
-  gpointer value;
-  guint lowest = 0;
-
-  g_hash_table_iter_init (&it, r->members);
-  while (g_hash_table_iter_next (&it, NULL, &value)) {
-    const RlmMember *m = value;
-
-    if (r->cfg.reported_max_age > 0 &&
-        now - m->reported_at > r->cfg.reported_max_age)
-      continue;
-    if (m->settled && m->level >= 1 && m->level <= r->cfg.n_layers)
-      lowest = lowest ? MIN (lowest, m->level) : m->level;
-  }
-  return lowest;
 }
 
 static guint

@@ -27,7 +27,9 @@
  *   the timer for at most that many of our largest join latency; with
  *   first_climb_unheld, until the receiver's first loss and while the
  *   timer of its next level never backed off (and, with
- *   first_climb_unheld_for, for that long after its start), another's
+ *   first_climb_unheld_for, for that long after its start; with
+ *   first_climb_to_settled, only for a next level at most the lowest one
+ *   reported settled), another's
  *   experiment does not hold it (every lower level is one we hold). A loss
  *   in S: an own experiment in progress at the highest level in progress
  *   failed (drop, backoff, detection-time sample, D); an
@@ -150,6 +152,12 @@ typedef struct {
                                          * long after the receiver's
                                          * start, ns; 0: with the first
                                          * climb only */
+  gboolean first_climb_to_settled;      /* with first_climb_unheld, an
+                                         * experiment to a level above the
+                                         * lowest level the members report
+                                         * settled is held as the paper
+                                         * holds it; none heard: no cap:
+                                         * FALSE */
   gboolean learn_higher_failures;       /* a loss in S, nothing of ours
                                          * in progress, while another's
                                          * experiment two or more levels

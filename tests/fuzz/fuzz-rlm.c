@@ -217,6 +217,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.measure_own_loss = TRUE;
     cfg.first_climb_unheld = TRUE;
     cfg.first_climb_unheld_for = 20000 * MS;
+    cfg.first_climb_to_settled = TRUE;
     cfg.learn_higher_failures = TRUE;
   }
   t.n_layers = cfg.n_layers;

@@ -10,7 +10,8 @@
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
- *           [-D] [-I] [-E TD_MS,DEV_MS] [-H SCALE] [-v RX] [-V RX] [-k K]
+ *           [-D] [-I] [-U MS] [-L] [-F] [-E TD_MS,DEV_MS] [-H SCALE]
+ *           [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -47,7 +48,9 @@
  * receiver's first loss, and while the timer of its next level never
  * backed off, another receiver's experiment at a level it holds does not
  * hold back its join timer; -U MS does too, and ends it MS milliseconds
- * after the receiver's start (first_climb_unheld_for). -F turns
+ * after the receiver's start (first_climb_unheld_for). -L (with -I or
+ * -U) holds an experiment above the lowest level the members report
+ * settled as the paper holds it (first_climb_to_settled). -F turns
  * learn_higher_failures on: a loss during another's experiment two or
  * more levels up backs off that level's timer and keeps the receiver in
  * S. -k K puts every K-th receiver of topology (3)
@@ -95,6 +98,7 @@ typedef struct {
   gboolean first_climb_unheld;  /* -I */
   gint64 first_climb_unheld_for;        /* -U: ns, turns -I on too */
   gboolean learn_higher_failures;       /* -F */
+  gboolean first_climb_to_settled;      /* -L */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
   guint slow_every;             /* topology (3): every this-th receiver is
@@ -432,12 +436,13 @@ parse_options (int argc, char **argv, Options * o)
   o->first_climb_unheld = FALSE;
   o->first_climb_unheld_for = 0;
   o->learn_higher_failures = FALSE;
+  o->first_climb_to_settled = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFIU:E:H:a:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFILU:E:H:a:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -511,6 +516,9 @@ parse_options (int argc, char **argv, Options * o)
         break;
       case 'F':
         o->learn_higher_failures = TRUE;
+        break;
+      case 'L':
+        o->first_climb_to_settled = TRUE;
         break;
       case 'U':
         o->first_climb_unheld_for = (gint64) atoi (optarg) * 1000000;
@@ -597,7 +605,8 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-F] [-E td_ms,dev_ms] "
+        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-L] [-F] "
+        "[-E td_ms,dev_ms] "
         "[-H scale] [-a max_age_ms] [-v receiver] [-V receiver] "
         "[-k slow_every]\n",
         argv[0]);
@@ -620,6 +629,7 @@ main (int argc, char **argv)
   rc.first_climb_unheld = o.first_climb_unheld;
   rc.first_climb_unheld_for = o.first_climb_unheld_for;
   rc.learn_higher_failures = o.learn_higher_failures;
+  rc.first_climb_to_settled = o.first_climb_to_settled;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;
     rc.detection_dev_init = o.start_detection_dev;

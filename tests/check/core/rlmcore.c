@@ -1052,13 +1052,16 @@ GST_END_TEST;
  * the whole join at once, and the receiver never joins a reported level
  * again; it climbs by the paper's experiments. */
 /* A receiver at level 2 by its own experiment at 2, which succeeded,
- * with first_climb_unheld @ignore. */
+ * with first_climb_unheld @ignore (for @unheld_for, 0 no limit) and
+ * first_climb_to_settled @to_settled. */
 static void
-rig_init_held_for (Rig * rig, gboolean ignore, gint64 unheld_for)
+rig_init_unheld (Rig * rig, gboolean ignore, gint64 unheld_for,
+    gboolean to_settled)
 {
   rig_prepare (rig, 14, 4);
   rig->cfg.first_climb_unheld = ignore;
   rig->cfg.first_climb_unheld_for = unheld_for;
+  rig->cfg.first_climb_to_settled = to_settled;
   rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
   run_until_level (rig, 2, 10 * S);
   run_clean (rig, rig->now + 3500 * MS);
@@ -1069,7 +1072,7 @@ rig_init_held_for (Rig * rig, gboolean ignore, gint64 unheld_for)
 static void
 rig_init_held (Rig * rig, gboolean ignore)
 {
-  rig_init_held_for (rig, ignore, 0);
+  rig_init_unheld (rig, ignore, 0, FALSE);
 }
 
 /* first_climb_unheld: another's experiment at 2, a level we hold, 500 ms
@@ -1157,13 +1160,46 @@ GST_START_TEST (test_first_climb_unheld_for)
 {
   Rig rig;
 
-  rig_init_held_for (&rig, TRUE, 60 * S);
+  rig_init_unheld (&rig, TRUE, 60 * S, FALSE);
   fail_unless (runs_over_lower_experiment (&rig));
   rig_clear (&rig);
 
-  rig_init_held_for (&rig, TRUE, 1 * S);
+  rig_init_unheld (&rig, TRUE, 1 * S, FALSE);
   fail_unless (rig.now > 1 * S);
   fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* first_climb_to_settled: at level 2, our timer for 3 runs over
+ * another's experiment at 2 while no member reports a settled level below
+ * 3 (none heard, one climbing at 2, one settled at 3); once a member
+ * reports 2 settled, 3 is above the session's settled level and the
+ * experiment at 2 holds it as the paper does. Without the option it runs
+ * then too. */
+GST_START_TEST (test_first_climb_to_settled)
+{
+  Rig rig;
+
+  rig_init_unheld (&rig, TRUE, 0, TRUE);
+  fail_unless (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+
+  rig_init_unheld (&rig, TRUE, 0, TRUE);
+  feed_report (&rig, PEER_SSRC + 1, 2, FALSE, 3);
+  feed_report (&rig, PEER_SSRC + 2, 3, TRUE, 4);
+  fail_unless (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+
+  rig_init_unheld (&rig, TRUE, 0, TRUE);
+  feed_report (&rig, PEER_SSRC + 1, 2, TRUE, 3);
+  fail_if (runs_over_lower_experiment (&rig));
+  rig_clear (&rig);
+
+  rig_init_unheld (&rig, TRUE, 0, FALSE);
+  feed_report (&rig, PEER_SSRC + 1, 2, TRUE, 3);
+  fail_unless (runs_over_lower_experiment (&rig));
   rig_clear (&rig);
 }
 
@@ -2132,6 +2168,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_first_climb_unheld_after_backoff);
   tcase_add_test (tc, test_first_climb_unheld_own_experiment);
   tcase_add_test (tc, test_first_climb_unheld_for);
+  tcase_add_test (tc, test_first_climb_to_settled);
   tcase_add_test (tc, test_learn_higher_failures);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
