@@ -382,6 +382,11 @@ GST_START_TEST (test_pair_leader_acks_rate_moves)
   fail_unless (check_stat_u64 (src, "acks-sent") > 200, "%" GST_PTR_FORMAT,
       st);
   fail_unless_equals_uint64 (check_stat_u64 (src, "starts"), 1);
+  /* the START's hold: the sink's time from the probe's kernel stamp to
+   * its answer, sound and taken out of the START's RTT */
+  fail_unless (check_stat_u64 (src, "start-hold") < GST_SECOND);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "start-holds-invalid"), 0);
+  check_stats_documented (src);
   gst_structure_free (st);
   g_object_get (sink, "stats", &st, NULL);
   gst_structure_get_uint (st, "leader", &sink_leader);
