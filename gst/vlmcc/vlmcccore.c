@@ -59,6 +59,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->leaderless_growth_limit = 0.0;
   cfg->volunteer_after = 0.0;
   cfg->start_anchor = FALSE;
+  cfg->start_hold = TRUE;
   cfg->own_base = FALSE;
   cfg->rtt_min_window = 0.0;
   cfg->challenge_confirm = 0.0;
@@ -2901,7 +2902,7 @@ static gint64
 receiver_start_rtt_less_hold (VlmccReceiver * r, gint64 rtt,
     const VlmccMsg * m)
 {
-  gint64 hold = (gint64) m->hold * 1000;
+  gint64 hold = r->cfg.start_hold ? (gint64) m->hold * 1000 : 0;
 
   if (hold > 0 && hold >= rtt) {
     r->st.start_holds_invalid++;

@@ -182,6 +182,10 @@ typedef struct {
    * (both stamped by the sender's clock), so it is a data packet's RTT
    * (the paper takes the small START's as is) */
   gboolean start_anchor;
+  /* On by default (docs/protocols/vlmcc.md, "START hold"): the START's
+   * RTT less the hold the sender reports in it, so it is the path's, as
+   * the paper means it (FALSE: the RTT as it came, as before the field) */
+  gboolean start_hold;
   /* Ours, off by default (docs/protocols/vlmcc.md, "Stamps under load"):
    * a challenger's base RTT is the sender's acks of its first RTT less
    * the queueing it claimed, not its claimed base */

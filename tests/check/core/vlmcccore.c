@@ -1771,14 +1771,18 @@ GST_END_TEST;
 /* The sender's loop reads each probe 30 ms after it came (a loaded host)
  * and answers it then; both paths 25 ms each way. Returns the follower's
  * stats at 3 s; with @set, every START's hold is rewritten to @hold_us
- * on the way (0: a sender that predates the field). */
+ * on the way (0: a sender that predates the field); @take: the
+ * receivers' start_hold. */
 static VlmccReceiverStats
-start_hold_run (gboolean set, guint32 hold_us)
+start_hold_run (gboolean set, guint32 hold_us, gboolean take)
 {
   Rig rig;
+  VlmccConfig cfg;
   VlmccReceiverStats st;
 
-  rig_init (&rig, NULL);
+  vlmcc_config_init (&cfg);
+  cfg.start_hold = take;
+  rig_init (&rig, &cfg);
   rig.fb_read_lag = 30 * MS;
   rig.start_hold_set = set;
   rig.start_hold_us = hold_us;
@@ -1794,13 +1798,14 @@ start_hold_run (gboolean set, guint32 hold_us)
 
 /* The START reports the 30 ms it was held and the follower takes them out
  * of its START's RTT: its RTT and base are the path's 50 ms. Without the
- * field they stay 30 ms high; a hold not under the RTT is counted and
- * ignored. */
+ * field, or with start_hold off, they stay 30 ms high; a hold not under
+ * the RTT is counted and ignored. */
 GST_START_TEST (test_start_hold)
 {
-  VlmccReceiverStats held = start_hold_run (FALSE, 0);
-  VlmccReceiverStats old = start_hold_run (TRUE, 0);
-  VlmccReceiverStats absurd = start_hold_run (TRUE, 500000);
+  VlmccReceiverStats held = start_hold_run (FALSE, 0, TRUE);
+  VlmccReceiverStats old = start_hold_run (TRUE, 0, TRUE);
+  VlmccReceiverStats absurd = start_hold_run (TRUE, 500000, TRUE);
+  VlmccReceiverStats off = start_hold_run (FALSE, 0, FALSE);
 
   fail_unless_equals_int (held.starts, 1);
   fail_unless_equals_int (held.start_hold, 30 * MS);
@@ -1818,6 +1823,10 @@ GST_START_TEST (test_start_hold)
   fail_unless_equals_int (absurd.start_hold, 0);
   fail_unless (ABS (absurd.base_rtt - 80 * MS) <= MS / 10, "base %"
       G_GINT64_FORMAT " us", absurd.base_rtt / 1000);
+  /* take_start_hold off: the RTT as it came */
+  fail_unless_equals_int (off.start_hold, 0);
+  fail_unless (ABS (off.base_rtt - 80 * MS) <= MS / 10, "base %"
+      G_GINT64_FORMAT " us", off.base_rtt / 1000);
 }
 
 GST_END_TEST;
