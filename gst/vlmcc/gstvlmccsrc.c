@@ -624,6 +624,8 @@ receiver_stats (GstVlmccSrc * self, GstStructure * s)
       "acks-sent", G_TYPE_UINT64, st.acks_sent,
       "probes-sent", G_TYPE_UINT64, st.probes_sent,
       "starts", G_TYPE_UINT64, st.starts,
+      "start-hold", G_TYPE_UINT64, (guint64) MAX (st.start_hold, 0),
+      "start-holds-invalid", G_TYPE_UINT64, st.start_holds_invalid,
       "challenges-sent", G_TYPE_UINT64, st.challenges_sent,
       "challenges-accepted", G_TYPE_UINT64, st.challenges_accepted,
       "challenges-refused", G_TYPE_UINT64, st.challenges_refused,
@@ -718,6 +720,10 @@ gst_vlmcc_src_finalize (GObject * object)
   "acks-sent: acks sent as leader (packets); " \
   "probes-sent: join probes sent (packets); " \
   "starts: START answers taken (packets); " \
+  "start-hold: the time the sender held the probe the last START taken " \
+  "answered, as that START reported it, taken out of its RTT (ns); " \
+  "start-holds-invalid: STARTs whose reported hold was not under their " \
+  "RTT, taken with the hold ignored (packets); " \
   "challenges-sent: challenges sent as follower (packets); " \
   "challenges-accepted: challenges after which the data named this " \
   "receiver leader within two RTTs (challenges); " \

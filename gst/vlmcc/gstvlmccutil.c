@@ -154,6 +154,11 @@ static const GstParamEntry params[] = {
         "base RTT include the data packet's serialisation (ours: false, the "
         "paper's: the small START's RTT as is)", BOOLEAN, start_anchor, 0, 1,
       R),
+  P ("take-start-hold", "Take the time the sender held the probe, which "
+        "its START reports, out of the START's RTT, so a follower's RTT and "
+        "base RTT are the path's (true: the paper's START RTT made right; "
+        "false: the RTT as it came, as before the field)", BOOLEAN,
+      start_hold, 0, 1, R),
   P ("own-base", "A challenger's base RTT is the least of the sender's "
         "own RTT samples over its first RTT as leader less the queueing it "
         "claimed (its RTT less its base RTT), not its claimed base RTT "

@@ -59,6 +59,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->leaderless_growth_limit = 0.0;
   cfg->volunteer_after = 0.0;
   cfg->start_anchor = FALSE;
+  cfg->start_hold = TRUE;
   cfg->own_base = FALSE;
   cfg->rtt_min_window = 0.0;
   cfg->challenge_confirm = 0.0;
@@ -195,6 +196,7 @@ msg_read_body (VlmccMsg * msg, const guint8 * b)
     case VLMCC_MSG_START:
       msg->target = read32 (b);
       msg->seq = read16 (b + 4);
+      msg->hold = (guint32) read16 (b + 6) * VLMCC_START_HOLD_UNIT_US;
       msg->leader = read32 (b + 8);
       msg->rate = read32 (b + 12);
       msg->win = read32 (b + 16);
@@ -249,6 +251,8 @@ vlmcc_msg_write (const VlmccMsg * msg, guint8 * out, gsize max)
     case VLMCC_MSG_START:
       write32 (b, msg->target);
       write16 (b + 4, msg->seq);
+      write16 (b + 6, MIN (msg->hold, VLMCC_START_HOLD_MAX_US) /
+          VLMCC_START_HOLD_UNIT_US);
       write32 (b + 8, msg->leader);
       write32 (b + 12, msg->rate);
       write32 (b + 16, msg->win);
@@ -1688,9 +1692,12 @@ sender_start_allowed (VlmccSender * s, const VlmccAddr * to, gint64 now)
   return TRUE;
 }
 
+/* @arrival: when the probe reached the host; the START reports the time
+ * since (its hold), which the prober takes out of its RTT, as the
+ * leader's ack reports the time it held a data packet. */
 static void
 sender_queue_start (VlmccSender * s, const VlmccMsg * m,
-    const VlmccAddr * to, gint64 now)
+    const VlmccAddr * to, gint64 now, gint64 arrival)
 {
   VlmccMsg st = { 0 };
   Transmit *t;
@@ -1711,6 +1718,7 @@ sender_queue_start (VlmccSender * s, const VlmccMsg * m,
   st.win = (guint32) (s->window * 256.0);
   st.tstamp = m->tstamp;
   st.sent = US (now);
+  st.hold = (guint32) MIN ((now - arrival) / 1000, VLMCC_START_HOLD_MAX_US);
   t->len = vlmcc_msg_write (&st, t->data, VLMCC_START_SIZE);
   addr_copy (&t->to, to);
   transmit_queue (&s->out, t);
@@ -1807,7 +1815,7 @@ sender_accept (VlmccSender * s, const VlmccMsg * m, const VlmccAddr * from,
  * floor). */
 static VlmccInput
 sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
-    const VlmccAddr * from, gint64 now)
+    const VlmccAddr * from, gint64 now, gint64 arrival)
 {
   gdouble pps = (gdouble) m->rate / VLMCC_RATE_SCALE;
 
@@ -1821,7 +1829,7 @@ sender_on_challenge (VlmccSender * s, const VlmccMsg * m,
     if (s->leader == 0 && !s->leaderless)
       sender_elect (s, m->id, from, s->window, 0, 0, now);
     if (sender_start_allowed (s, from, now))
-      sender_queue_start (s, m, from, now);
+      sender_queue_start (s, m, from, now, arrival);
     else
       s->st.starts_refused++;
     return VLMCC_INPUT_TAKEN;
@@ -1890,7 +1898,7 @@ vlmcc_sender_on_feedback_at (VlmccSender * s, const guint8 * data, gsize len,
   if (m.type == VLMCC_MSG_ACK)
     res = sender_on_ack (s, &m, from, now, arrival);
   else
-    res = sender_on_challenge (s, &m, from, now);
+    res = sender_on_challenge (s, &m, from, now, arrival);
   sender_run (s, now);
   return res;
 }
@@ -2722,8 +2730,10 @@ receiver_hear_echo (VlmccReceiver * r, const RtpHeader * h, gint64 now)
  * a 4 Mbit/s branch) and the follower's base RTT errs that much low. Both
  * carry the sender's clock, so the last data packet's one-way delay over
  * the START's (the clocks' offset cancels, and so does any wait of the
- * START in the sender) moves the START's RTT to that packet's, the one
- * the drift sum counts from. A queue the data met and the START did not
+ * START in the sender after its sent stamp; the wait before it is the
+ * START's hold, taken out already) moves the START's RTT to that
+ * packet's, the one the drift sum counts from. A queue the data met and
+ * the START did not
  * (a per-flow queue; the simulator's STARTs skip the queues) would count
  * too and hold the base high until it drains, so the move is taken up to
  * ANCHOR_MAX, a 1000-byte packet's time at 0.8 Mbit/s: uncapped, a fresh
@@ -2768,7 +2778,8 @@ receiver_anchor_start (VlmccReceiver * r)
  * under 0 (the hosts' timing noise on a short path stays within it) it
  * is surely wrong: the START is measured again (at most once per
  * probe_interval) and the RTT moved to it. A START that the sender's loop
- * answered late errs the other way, and is kept. */
+ * answered late reports its hold, taken out; what it cannot report errs
+ * the other way, and is kept. */
 static void
 receiver_maybe_reprobe (VlmccReceiver * r, gint64 now, gint64 arrival)
 {
@@ -2882,6 +2893,25 @@ vlmcc_receiver_on_data_at (VlmccReceiver * r, const guint8 * rtp, gsize len,
   return VLMCC_INPUT_TAKEN;
 }
 
+/* The START's RTT less the hold it reports (the sender's time from our
+ * probe's arrival to its answer), so the RTT is the path's, as the
+ * leader's ack leaves its own hold out of the sender's. A hold not under
+ * the RTT cannot be (the probe's round trip holds it): counted, and the
+ * RTT kept whole, as a base too high comes down and one too low never. */
+static gint64
+receiver_start_rtt_less_hold (VlmccReceiver * r, gint64 rtt,
+    const VlmccMsg * m)
+{
+  gint64 hold = r->cfg.start_hold ? (gint64) m->hold * 1000 : 0;
+
+  if (hold > 0 && hold >= rtt) {
+    r->st.start_holds_invalid++;
+    hold = 0;
+  }
+  r->st.start_hold = hold;
+  return rtt - hold;
+}
+
 VlmccInput
 vlmcc_receiver_on_control (VlmccReceiver * r, const guint8 * data, gsize len,
     gint64 now)
@@ -2918,6 +2948,7 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
 
     if (!r->reprobing || m.tstamp != r->reprobe_tstamp)
       return VLMCC_INPUT_IGNORED;
+    rtt = receiver_start_rtt_less_hold (r, rtt, &m);
     r->start_owd = US (arrival) - m.sent;
     if (r->cfg.start_anchor && r->have_last)
       receiver_start_offset (r, &offset);
@@ -2925,6 +2956,7 @@ vlmcc_receiver_on_control_at (VlmccReceiver * r, const guint8 * data,
     return VLMCC_INPUT_TAKEN;
   }
   r->st.starts++;
+  rtt = receiver_start_rtt_less_hold (r, rtt, &m);
   r->rtt = r->start_rtt = MAX (rtt, 1);
   r->drift_sum = 0;
   clock_skew_reset (&r->skew, arrival);

@@ -59,6 +59,12 @@ G_BEGIN_DECLS
 #define VLMCC_ACK_SIZE 24
 #define VLMCC_CHALLENGE_SIZE 36
 #define VLMCC_START_SIZE 40
+/* The START's hold field (ours, in the 16 bits the paper's START leaves
+ * reserved): the time from the probe's arrival at the sender to the
+ * START's send, in units of this many us, rounded down and saturating at
+ * 65535 units (655.35 ms). A sender that predates it writes 0. */
+#define VLMCC_START_HOLD_UNIT_US 10
+#define VLMCC_START_HOLD_MAX_US (G_MAXUINT16 * VLMCC_START_HOLD_UNIT_US)
 #define VLMCC_MAX_PACKET 40
 /* A control packet with the group key's trailer (auth.h) after it. */
 #define VLMCC_MAX_CONTROL_SIZE (VLMCC_MAX_PACKET + AUTH_TRAILER_SIZE)
@@ -176,6 +182,10 @@ typedef struct {
    * (both stamped by the sender's clock), so it is a data packet's RTT
    * (the paper takes the small START's as is) */
   gboolean start_anchor;
+  /* On by default (docs/protocols/vlmcc.md, "START hold"): the START's
+   * RTT less the hold the sender reports in it, so it is the path's, as
+   * the paper means it (FALSE: the RTT as it came, as before the field) */
+  gboolean start_hold;
   /* Ours, off by default (docs/protocols/vlmcc.md, "Stamps under load"):
    * a challenger's base RTT is the sender's acks of its first RTT less
    * the queueing it claimed, not its claimed base */
@@ -232,7 +242,8 @@ typedef struct {
    * base_rtt (us), rate (1/64 packet/s), win (1/256 packet) */
   /* START: target, seq (next), leader, rate, win, tstamp (tstamp_comp),
    * sent (ours: the sender's clock when it answered, us, as the data's
-   * tstamp) */
+   * tstamp), hold (ours: us from the probe's arrival to the answer, a
+   * multiple of VLMCC_START_HOLD_UNIT_US up to VLMCC_START_HOLD_MAX_US) */
   gboolean probe;
   gboolean volunteer;
   guint16 seq;
@@ -244,6 +255,7 @@ typedef struct {
   guint32 leader;
   guint32 arrival;
   guint32 sent;
+  guint32 hold;
 } VlmccMsg;
 
 /* One datagram: a single RTCP APP "VLMC" packet of a known subtype and
@@ -394,6 +406,10 @@ typedef struct {
    * our path filled during the wait (config volunteer_after) */
   guint64 volunteers_sent, volunteers_suppressed;
   guint64 leader_changes, starts;
+  /* ns: the hold the last START taken reported, taken out of its RTT */
+  gint64 start_hold;
+  /* STARTs whose hold was not under their RTT: taken, the hold ignored */
+  guint64 start_holds_invalid;
   guint64 malformed, forged, plain;
   guint64 control_dropped;      /* beyond VLMCC_MAX_QUEUED_CONTROL */
   gboolean authenticated;       /* a key is set */

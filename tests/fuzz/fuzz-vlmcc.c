@@ -28,13 +28,16 @@
  * key.
  *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]:
- *   op % 4 == 0  the chunk as feedback to the sender, from address op >> 6
+ *   op % 4 == 0  the chunk as feedback to the sender, from address op >> 6,
+ *                that came ((op >> 2) & 15) * 10 ms before it is read
  *   op % 4 == 1  the chunk as a data packet to the receiver
  *   op % 4 == 2  the chunk as a control packet to the receiver
  *   op % 4 == 3  an RTP packet for the sender (the chunk when it is RTP),
  *                a time step of (first 4 bytes % 500) ms, an advance of
  *                both cores, and the exchange between them (op & 4: data
- *                to the receiver dropped) */
+ *                to the receiver dropped; (op >> 3) & 7: its feedback came
+ *                that many 10 ms before the sender reads it, so STARTs
+ *                report a hold) */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +59,8 @@ typedef struct {
   VlmccReceiver *r;
   gboolean keyed;
   guint32 receiver_id;          /* fixed at the receiver's making */
+  gint64 feedback_lag;          /* the receiver's datagrams came this long
+                                 * before the sender reads them */
   gboolean have_seq;
   guint16 last_seq;
   guint8 filler[200];           /* the RTP packet pushed for a chunk that
@@ -122,7 +127,7 @@ check_sender (Target * t, gboolean deliver, gint64 now)
         vlmcc_receiver_on_data (t->r, buf, len, now);
     } else {
       if (!vlmcc_msg_parse (buf, plain_len (t, len), &m) ||
-          m.type != VLMCC_MSG_START)
+          m.type != VLMCC_MSG_START || m.hold > VLMCC_START_HOLD_MAX_US)
         abort ();
       vlmcc_receiver_on_control (t->r, buf, len, now);
       check_replay_refused (t, vlmcc_receiver_on_control (t->r, buf, len,
@@ -155,7 +160,8 @@ check_receiver (Target * t, gint64 now)
         m.id != t->receiver_id ||
         (m.type != VLMCC_MSG_ACK && m.type != VLMCC_MSG_CHALLENGE))
       abort ();
-    vlmcc_sender_on_feedback (t->s, buf, len, &from, now);
+    vlmcc_sender_on_feedback_at (t->s, buf, len, &from, now,
+        now - t->feedback_lag);
     check_replay_refused (t, vlmcc_sender_on_feedback (t->s, buf, len,
             &from, now));
     fed = TRUE;
@@ -226,7 +232,7 @@ check_parsers (const guint8 * p, size_t len)
     gsize n = vlmcc_msg_write (&m, out, sizeof (out));
 
     if (n != len || !vlmcc_msg_parse (out, n, &back) ||
-        back.type != m.type || back.id != m.id)
+        back.type != m.type || back.id != m.id || back.hold != m.hold)
       abort ();
   }
   vlmcc_data_ext_parse (p, len, 7, &ext);
@@ -284,8 +290,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     check_parsers (r.chunk, r.len);
     switch (r.op % 4) {
       case 0:
-        check_raw_refused (&t, vlmcc_sender_on_feedback (t.s, r.chunk, r.len,
-                &a, now));
+        /* bits 0x3c: it came that many 10 ms before it is read (a START
+         * that answers it reports the hold) */
+        check_raw_refused (&t, vlmcc_sender_on_feedback_at (t.s, r.chunk,
+                r.len, &a, now, now - ((r.op >> 2) & 15) * 10 * MS));
         break;
       case 1:
         vlmcc_receiver_on_data (t.r, r.chunk, r.len, now);
@@ -296,6 +304,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         break;
       case 3:
         push_rtp (&t, r.chunk, r.len, now);
+        t.feedback_lag = ((r.op >> 3) & 7) * 10 * MS;
         now += (gint64) (r.v % 500) * MS;
         vlmcc_sender_advance (t.s, now);
         vlmcc_receiver_advance (t.r, now);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz-vlmcc: a sender and its leader in steady
 exchange, the same with data dropped (losses, leadership loss), raw acks,
-challenges, START packets and data packets (layouts in
+challenges, START packets (with and without the sender's hold) and data
+packets (layouts in
 docs/protocols/vlmcc.md), a session with a rate floor, the sender on the forward delay input
 (config bits 0x0c) with acks whose arrival stamps wrap, the challenge echo
 (config bit 0x40) with data packets carrying the echo element, and with config bit
@@ -17,8 +18,10 @@ def rec(op, data):
     return bytes([op]) + struct.pack(">H", len(data)) + data
 
 
-def step(ms, drop=False):
-    return rec(3 | (4 if drop else 0), struct.pack(">I", ms))
+def step(ms, drop=False, lag=0):
+    """lag: the feedback of the exchange came lag * 10 ms before it was
+    read (0-7), so the STARTs report a hold."""
+    return rec(3 | (4 if drop else 0) | (lag << 3), struct.pack(">I", ms))
 
 
 def app(subtype, ssrc, body):
@@ -35,8 +38,9 @@ def challenge(ssrc, probe, tstamp, rtt, base, rate, win):
                                     rtt, base, rate, win))
 
 
-def start(sender, target, seq, leader, rate, win, tstamp, sent=0):
-    return app(2, sender, struct.pack(">IHHIIIII", target, seq, 0, leader,
+def start(sender, target, seq, leader, rate, win, tstamp, sent=0, hold=0):
+    """hold: the sender's hold of the probe, 10 us units (0: none)."""
+    return app(2, sender, struct.pack(">IHHIIIII", target, seq, hold, leader,
                                       rate, win, tstamp, sent))
 
 
@@ -64,6 +68,9 @@ def main():
            rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0)) +
            rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0)[:20]) +
            rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0, 0xFFFFFFF0)) +
+           rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0, 0, 3000)) +
+           rec(2, start(0x5e4d, 0x1, 7, 0x1, 1280, 512, 0, 0, 0xFFFF)) +
+           rec(0 | (3 << 2), challenge(0x1234, True, 10, 0, 0, 0, 0)) +
            rec(1, data_packet(1, 0, 100, 0, 640)) +
            rec(1, data_packet(2, 0, 200, 100, 640)) +
            rec(1, data_packet(9, 7, 900, 0xFFFFFF, 0xFFFFFF)) +
@@ -77,6 +84,9 @@ def main():
         "forward-raw": bytes([0x08]) + raw +
         rec(0, ack(0x1234, 6, 1100, 0xFFFFFFF0)) +
         rec(0, ack(0x1234, 7, 1200, 0x00000010)),
+        # the probe read 30 ms after it came, 50 ms after it left
+        "held-steady": bytes([0x01]) + step(50, lag=3) +
+        b"".join(step(10, lag=3) for _ in range(400)),
         "echo-steady": bytes([0x41]) + steady,
         "echo-lossy": bytes([0x42]) + lossy,
         "echo-raw": bytes([0x40]) + raw +

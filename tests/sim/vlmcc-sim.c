@@ -18,6 +18,9 @@
  *                        too, silently): time to the right leader, time
  *                        without one, elections, rate dips; then random
  *                        churn for each seed (1-3 if none)
+ * figure5 takes VLMCC_SIM_SENDER_READ_LAG=ms (the sender's loop reads
+ * feedback that late) and VLMCC_SIM_START_HOLD_OFF=1 (its STARTs report
+ * no hold).
  * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
  * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
  * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm) for the receivers,
@@ -41,6 +44,23 @@ print_rate (VlmccSim * sim, guint rx, gint64 from, gint64 to)
 }
 
 static void config_from_env (VlmccConfig * cfg);
+
+/* VLMCC_SIM_SENDER_READ_LAG=ms: the sender's loop reads feedback that
+ * late (vlmcc_sim_set_sender_read_lag); VLMCC_SIM_START_HOLD_OFF=1: its
+ * STARTs report no hold, as a sender before the field. */
+static void
+sender_host_from_env (VlmccSim * sim)
+{
+  const gchar *lag = g_getenv ("VLMCC_SIM_SENDER_READ_LAG");
+  const gchar *off = g_getenv ("VLMCC_SIM_START_HOLD_OFF");
+
+  if (lag)
+    vlmcc_sim_set_sender_read_lag (sim, (gint64) (g_ascii_strtod (lag,
+                NULL) * VSIM_MS));
+  if (off)
+    vlmcc_sim_set_start_hold_zeroed (sim, g_ascii_strtoull (off, NULL,
+            10) != 0);
+}
 
 static void
 run_alone (void)
@@ -81,6 +101,7 @@ run_figure5 (void)
 
   config_from_env (&cfg);
   sim = vlmcc_sim_figure5 (&cfg, 2);
+  sender_host_from_env (sim);
   vlmcc_sim_run (sim, 60 * VSIM_S);
   printf ("figure5: receivers 0, 1 behind router 2; 2, 3 behind router 3\n");
   printf ("  cross traffic: router 2 500 kbit/s 10-25 s and 41-60 s; "

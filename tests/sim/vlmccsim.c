@@ -16,6 +16,8 @@ typedef enum {
   EV_DATA = SIM_ENGINE_KIND_USER,       /* a data packet reaches a node */
   EV_FEEDBACK,                  /* a receiver's datagram reaches the sender */
   EV_FEEDBACK_HOP,              /* ... reaches node @b on its way up */
+  EV_FEEDBACK_READ,             /* the sender's loop reads one that came
+                                 * at @b (vlmcc_sim_set_sender_read_lag) */
   EV_START,                     /* a START reaches a receiver */
   EV_SENDER_TIMER,
   EV_RECEIVER_TIMER,
@@ -92,6 +94,8 @@ struct _VlmccSim {
   gboolean started;
   gboolean feedback_queued;
   LateFeedback late;
+  gint64 sender_read_lag;       /* the sender reads feedback this late */
+  gboolean start_hold_zeroed;   /* STARTs as a sender before the hold */
   GPtrArray *tcp;               /* TcpFlow */
 };
 
@@ -211,6 +215,18 @@ void
 vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued)
 {
   sim->feedback_queued = queued;
+}
+
+void
+vlmcc_sim_set_sender_read_lag (VlmccSim * sim, gint64 lag)
+{
+  sim->sender_read_lag = MAX (lag, 0);
+}
+
+void
+vlmcc_sim_set_start_hold_zeroed (VlmccSim * sim, gboolean zeroed)
+{
+  sim->start_hold_zeroed = zeroed;
 }
 
 static gint64
@@ -657,6 +673,18 @@ top_up_source (VlmccSim * sim)
   }
 }
 
+/* A START as a sender that predates its hold field writes it: 0. */
+static gsize
+start_without_hold (guint8 * buf, gsize len)
+{
+  VlmccMsg m;
+
+  if (!vlmcc_msg_parse (buf, len, &m))
+    return len;
+  m.hold = 0;
+  return vlmcc_msg_write (&m, buf, len);
+}
+
 static void
 drain_sender (VlmccSim * sim)
 {
@@ -678,6 +706,8 @@ drain_sender (VlmccSim * sim)
       guint rx = (guint) to.bytes[0] << 24 | to.bytes[1] << 16 |
           to.bytes[2] << 8 | to.bytes[3];
 
+      if (sim->start_hold_zeroed)
+        len = start_without_hold (buf, len);
       schedule (sim, now (sim) + path_delay (sim, receiver_at (sim,
                   rx)->node), EV_START, rx, g_bytes_new (buf, len), 0);
     }
@@ -710,8 +740,9 @@ on_data (VlmccSim * sim, guint node, GBytes * data)
   forward_data (sim, node, data);
 }
 
+/* The sender's loop reads feedback that came at @arrival. */
 static void
-on_feedback (VlmccSim * sim, guint rx, GBytes * data)
+on_feedback_read (VlmccSim * sim, guint rx, GBytes * data, gint64 arrival)
 {
   VlmccAddr from = { 4 };
   VlmccMsg m;
@@ -732,8 +763,20 @@ on_feedback (VlmccSim * sim, guint rx, GBytes * data)
     sim->fb.challenges++;
   else
     sim->fb.other++;
-  vlmcc_sender_on_feedback (sim->sender, p, len, &from, now (sim));
+  vlmcc_sender_on_feedback_at (sim->sender, p, len, &from, now (sim),
+      arrival);
   drain_sender (sim);
+}
+
+static void
+on_feedback (VlmccSim * sim, guint rx, GBytes * data)
+{
+  if (sim->sender_read_lag == 0) {
+    on_feedback_read (sim, rx, data, now (sim));
+    return;
+  }
+  schedule (sim, now (sim) + sim->sender_read_lag, EV_FEEDBACK_READ, rx,
+      g_bytes_ref (data), (guint64) now (sim));
 }
 
 /* Feedback through the upstream queues: at @node, on to its parent. */
@@ -794,6 +837,9 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       break;
     case EV_FEEDBACK_HOP:
       on_feedback_hop (sim, ev->a, (guint) ev->b, ev->p);
+      break;
+    case EV_FEEDBACK_READ:
+      on_feedback_read (sim, ev->a, ev->p, (gint64) ev->b);
       break;
     case EV_START:
       on_start (sim, ev->a, ev->p);

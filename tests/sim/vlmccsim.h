@@ -57,6 +57,12 @@ void vlmcc_sim_set_feedback_queued (VlmccSim * sim, gboolean queued);
  * stays in order. Off (the default) with @stall_every 0 and @jitter 0. */
 void vlmcc_sim_set_feedback_jitter (VlmccSim * sim, gint64 jitter,
     gint64 stall_every, gint64 stall_max);
+/* The sender's loop reads each feedback datagram @lag after it came (a
+ * loaded host), the core told when it came: acks keep the path's RTT, and
+ * a START reports the lag as its hold. 0 (the default): read at once. */
+void vlmcc_sim_set_sender_read_lag (VlmccSim * sim, gint64 lag);
+/* Every START's hold field 0, as a sender before it wrote it. */
+void vlmcc_sim_set_start_hold_zeroed (VlmccSim * sim, gboolean zeroed);
 /* tests/net/aqmcore's @discipline (RED, CoDel) with its defaults for the
  * link's rate in front of the link into @node, downstream, bounded by the
  * link's queue; RED draws from @seed. Before any packet is sent. */

@@ -71,6 +71,8 @@ typedef struct {
   gint64 arrival_skew_ppm;      /* and that clock runs this much fast */
   gint64 fb_read_lag;           /* the sender's loop reads feedback late */
   gboolean unstamped;           /* cores see the read time as arrival */
+  gboolean start_hold_set;      /* every START's hold rewritten to: */
+  guint32 start_hold_us;        /* (0: a sender that predates the field) */
 } Rig;
 
 static gint
@@ -216,6 +218,19 @@ rig_shift_arrival (const Rig * rig, guint8 * buf, gsize len)
   return vlmcc_msg_write (&m, buf, len);
 }
 
+/* A START's hold as start_hold_set makes it (unkeyed). */
+static gsize
+rig_set_start_hold (const Rig * rig, guint8 * buf, gsize len)
+{
+  VlmccMsg m;
+
+  if (!rig->start_hold_set || !vlmcc_msg_parse (buf, len, &m) ||
+      m.type != VLMCC_MSG_START)
+    return len;
+  m.hold = rig->start_hold_us;
+  return vlmcc_msg_write (&m, buf, len);
+}
+
 static void
 rig_drain_receiver (Rig * rig, guint i)
 {
@@ -269,6 +284,7 @@ rig_drain_sender (Rig * rig)
       Path *p = &rig->paths[to.bytes[0]];
       gint64 at = rig->now + p->delay;
 
+      len = rig_set_start_hold (rig, buf, len);
       rig_keep (&rig->last_start, buf, len);
       rig_schedule_read (rig, at, path_read_time (p, at), EV_START,
           to.bytes[0], g_bytes_new (buf, len));
@@ -447,6 +463,7 @@ GST_START_TEST (test_wire)
       m.leader = 78;
       m.rate = 1234;
       m.win = 999;
+      m.hold = 12340;
     }
     len = vlmcc_msg_write (&m, buf, sizeof (buf));
     fail_unless_equals_int (len, sizes[t]);
@@ -475,6 +492,20 @@ GST_START_TEST (test_wire)
   fail_unless_equals_int (buf[12], 0x40);
   fail_unless (vlmcc_msg_parse (buf, len, &back));
   fail_unless (back.volunteer && !back.probe);
+  /* the START's hold: octets 6-7 of its body (the paper's reserved 16
+   * bits), 10 us units rounded down, saturating at 655.35 ms */
+  memset (&m, 0, sizeof (m));
+  m.type = VLMCC_MSG_START;
+  m.hold = 12349;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (buf[18] << 8 | buf[19], 1234);
+  fail_unless (vlmcc_msg_parse (buf, len, &back));
+  fail_unless_equals_int (back.hold, 12340);
+  m.hold = 2000000;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  fail_unless_equals_int (buf[18] << 8 | buf[19], 0xffff);
+  fail_unless (vlmcc_msg_parse (buf, len, &back));
+  fail_unless_equals_int (back.hold, VLMCC_START_HOLD_MAX_US);
 }
 
 GST_END_TEST;
@@ -1733,6 +1764,69 @@ GST_START_TEST (test_loop_lag_rtt)
   fail_unless (ABS (unstamped.rtt - 100 * MS) <= MS, "rtt %"
       G_GINT64_FORMAT " us", unstamped.rtt / 1000);
   fail_unless_equals_int (stamped.halvings, 0);
+}
+
+GST_END_TEST;
+
+/* The sender's loop reads each probe 30 ms after it came (a loaded host)
+ * and answers it then; both paths 25 ms each way. Returns the follower's
+ * stats at 3 s; with @set, every START's hold is rewritten to @hold_us
+ * on the way (0: a sender that predates the field); @take: the
+ * receivers' start_hold. */
+static VlmccReceiverStats
+start_hold_run (gboolean set, guint32 hold_us, gboolean take)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  VlmccReceiverStats st;
+
+  vlmcc_config_init (&cfg);
+  cfg.start_hold = take;
+  rig_init (&rig, &cfg);
+  rig.fb_read_lag = 30 * MS;
+  rig.start_hold_set = set;
+  rig.start_hold_us = hold_us;
+  rig_add_path (&rig, 25 * MS);
+  rig_add_path (&rig, 25 * MS);
+  rig_run (&rig, 3 * S);
+  fail_unless_equals_int (sender_stats (&rig).leader,
+      receiver_stats (&rig, 0).id);
+  st = receiver_stats (&rig, 1);
+  rig_clear (&rig);
+  return st;
+}
+
+/* The START reports the 30 ms it was held and the follower takes them out
+ * of its START's RTT: its RTT and base are the path's 50 ms. Without the
+ * field, or with start_hold off, they stay 30 ms high; a hold not under
+ * the RTT is counted and ignored. */
+GST_START_TEST (test_start_hold)
+{
+  VlmccReceiverStats held = start_hold_run (FALSE, 0, TRUE);
+  VlmccReceiverStats old = start_hold_run (TRUE, 0, TRUE);
+  VlmccReceiverStats absurd = start_hold_run (TRUE, 500000, TRUE);
+  VlmccReceiverStats off = start_hold_run (FALSE, 0, FALSE);
+
+  fail_unless_equals_int (held.starts, 1);
+  fail_unless_equals_int (held.start_hold, 30 * MS);
+  fail_unless (ABS (held.rtt - 50 * MS) <= MS / 10, "rtt %"
+      G_GINT64_FORMAT " us", held.rtt / 1000);
+  fail_unless (ABS (held.base_rtt - 50 * MS) <= MS / 10, "base %"
+      G_GINT64_FORMAT " us", held.base_rtt / 1000);
+  fail_unless_equals_int (held.start_holds_invalid, 0);
+  fail_unless (ABS (old.rtt - 80 * MS) <= MS / 10, "rtt %"
+      G_GINT64_FORMAT " us", old.rtt / 1000);
+  fail_unless (ABS (old.base_rtt - 80 * MS) <= MS / 10, "base %"
+      G_GINT64_FORMAT " us", old.base_rtt / 1000);
+  fail_unless_equals_int (old.start_hold, 0);
+  fail_unless_equals_int (absurd.start_holds_invalid, 1);
+  fail_unless_equals_int (absurd.start_hold, 0);
+  fail_unless (ABS (absurd.base_rtt - 80 * MS) <= MS / 10, "base %"
+      G_GINT64_FORMAT " us", absurd.base_rtt / 1000);
+  /* take_start_hold off: the RTT as it came */
+  fail_unless_equals_int (off.start_hold, 0);
+  fail_unless (ABS (off.base_rtt - 80 * MS) <= MS / 10, "base %"
+      G_GINT64_FORMAT " us", off.base_rtt / 1000);
 }
 
 GST_END_TEST;
@@ -3024,6 +3118,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_plus_spurious_switch_undone);
   tcase_add_test (tc, test_real_loss_halves_within_rtt);
   tcase_add_test (tc, test_loop_lag_rtt);
+  tcase_add_test (tc, test_start_hold);
   tcase_add_test (tc, test_vegas_ack_clock);
   tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_challenger_base_own);

@@ -382,6 +382,11 @@ GST_START_TEST (test_pair_leader_acks_rate_moves)
   fail_unless (check_stat_u64 (src, "acks-sent") > 200, "%" GST_PTR_FORMAT,
       st);
   fail_unless_equals_uint64 (check_stat_u64 (src, "starts"), 1);
+  /* the START's hold: the sink's time from the probe's kernel stamp to
+   * its answer, sound and taken out of the START's RTT */
+  fail_unless (check_stat_u64 (src, "start-hold") < GST_SECOND);
+  fail_unless_equals_uint64 (check_stat_u64 (src, "start-holds-invalid"), 0);
+  check_stats_documented (src);
   gst_structure_free (st);
   g_object_get (sink, "stats", &st, NULL);
   gst_structure_get_uint (st, "leader", &sink_leader);
@@ -1118,6 +1123,102 @@ GST_START_TEST (test_sink_stamps_as_sent)
 
 GST_END_TEST;
 
+/* A probe that reaches the sink while its loop cannot run (held 80 ms):
+ * the START that answers it reports the time from the probe's kernel
+ * stamp, so the prober takes the wait out of its RTT (docs/protocols/
+ * vlmcc.md, "START hold"). */
+GST_START_TEST (test_sink_start_reports_hold)
+{
+  guint port = free_udp_port ();
+  gchar *desc = g_strdup_printf ("vlmccsink address=239.255.91.8 port=%u "
+      "multicast-iface=lo stats-interval=20000000", port);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *sink = gst_harness_find_element (h, "vlmccsink");
+  GstBus *bus = gst_bus_new ();
+  GSocket *s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+      G_SOCKET_PROTOCOL_UDP, NULL);
+  GSocket *prober = g_socket_new (G_SOCKET_FAMILY_IPV4,
+      G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_UDP, NULL);
+  GInetAddress *group = g_inet_address_new_from_string ("239.255.91.8");
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *bind = g_inet_socket_address_new (group, port);
+  GSocketAddress *any = g_inet_socket_address_new (lo, 0);
+  GSocketAddress *from = NULL, *to;
+  LoopHold lh = { 0 };
+  VlmccMsg probe = { 0 }, start;
+  guint8 buf[2048];
+  gssize n;
+  gint64 sent, answered;
+
+  g_free (desc);
+  g_socket_set_timeout (s, 5);
+  g_socket_set_timeout (prober, 5);
+  fail_unless (g_socket_bind (s, bind, TRUE, NULL));
+  fail_unless (g_socket_join_multicast_group (s, group, FALSE, "lo", NULL));
+  fail_unless (g_socket_bind (prober, any, FALSE, NULL));
+  g_mutex_init (&lh.lock);
+  g_cond_init (&lh.cond);
+  gst_bus_set_sync_handler (bus, hold_loop, &lh, NULL);
+  gst_element_set_bus (sink, bus);
+  gst_harness_set_src_caps_str (h, RTP_CAPS);
+  gst_harness_play (h);
+  /* the first packet starts the core; it comes from the feedback port */
+  fail_unless_equals_int (gst_harness_push (h, rtp_packet (0, 0)),
+      GST_FLOW_OK);
+  fail_unless (g_socket_receive_from (s, &from, (gchar *) buf, sizeof (buf),
+          NULL, NULL) > 0);
+  to = g_inet_socket_address_new (lo,
+      g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (from)));
+
+  g_mutex_lock (&lh.lock);
+  lh.hold = TRUE;
+  while (!lh.holding)
+    g_cond_wait (&lh.cond, &lh.lock);
+  g_mutex_unlock (&lh.lock);
+  probe.type = VLMCC_MSG_CHALLENGE;
+  probe.id = 0x1234;
+  probe.probe = TRUE;
+  n = vlmcc_msg_write (&probe, buf, sizeof (buf));
+  sent = gst_net_now ();
+  fail_unless (g_socket_send_to (prober, to, (gchar *) buf, n, NULL,
+          NULL) == n);
+  g_usleep (80 * 1000);
+  g_mutex_lock (&lh.lock);
+  lh.release = TRUE;
+  g_cond_broadcast (&lh.cond);
+  g_mutex_unlock (&lh.lock);
+  n = g_socket_receive (prober, (gchar *) buf, sizeof (buf), NULL, NULL);
+  answered = gst_net_now ();
+  fail_unless (vlmcc_msg_parse (buf, n, &start));
+  fail_unless_equals_int (start.type, VLMCC_MSG_START);
+  fail_unless_equals_int (start.target, 0x1234);
+  GST_INFO ("hold %u us, answered %" G_GINT64_FORMAT " us after the probe",
+      start.hold, (answered - sent) / 1000);
+  /* the loop was held 80 ms (50 ms: a loaded host's slack), and the hold
+   * cannot be longer than the exchange */
+  fail_unless (start.hold >= 50 * 1000, "hold %u us", start.hold);
+  fail_unless (start.hold <= (answered - sent) / 1000, "hold %u us, "
+      "exchange %" G_GINT64_FORMAT " us", start.hold, (answered - sent) /
+      1000);
+
+  gst_element_set_bus (sink, NULL);
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  g_object_unref (bind);
+  g_object_unref (any);
+  g_object_unref (from);
+  g_object_unref (to);
+  g_object_unref (group);
+  g_object_unref (lo);
+  g_object_unref (s);
+  g_object_unref (prober);
+  g_mutex_clear (&lh.lock);
+  g_cond_clear (&lh.cond);
+}
+
+GST_END_TEST;
+
 /* A source's stats after its stop count every turn its loop ran, also
  * those after the work last took the counts. */
 GST_START_TEST (test_loop_turns_final_at_stop)
@@ -1145,6 +1246,7 @@ vlmcc_suite (void)
   tcase_add_test (tc, test_pair_challenge_echo);
   tcase_add_test (tc, test_pair_leader_acks_rate_moves);
   tcase_add_test (tc, test_sink_stamps_as_sent);
+  tcase_add_test (tc, test_sink_start_reports_hold);
   tcase_add_test (tc, test_sink_drops_bad_feedback);
   tcase_add_test (tc, test_keyed_pair);
   tcase_add_test (tc, test_key_mismatch);
