@@ -674,6 +674,11 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
     self->adding++;
     added = TRUE;
   }
+  if (!GST_CLOCK_TIME_IS_VALID (ts)) {
+    self->unstamped += gst_buffer_list_length (list);
+    GST_LOG_OBJECT (self, "member %u: %u buffers out unstamped: no running "
+        "time before PLAYING", member, gst_buffer_list_length (list));
+  }
   g_mutex_lock (&sp->lock);
   for (guint i = 0; i < gst_buffer_list_length (list); i++) {
     GstBuffer *b = gst_buffer_make_writable (gst_buffer_ref
@@ -681,8 +686,6 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
     GST_BUFFER_PTS (b) = synced && self->sync ?
         sync_pts (self, sp, b, sr, clock_rate, ts, max_hold) : ts;
     GST_BUFFER_DTS (b) = GST_CLOCK_TIME_NONE;
-    if (!GST_CLOCK_TIME_IS_VALID (ts))
-      self->unstamped++;
     if (sp->queue.length >= MAX_PAD_QUEUE) {
       gst_buffer_unref (g_queue_pop_head (&sp->queue));
       sp->dropped++;
