@@ -7,6 +7,7 @@
  * the two delays agree. Without sync they differ by the hold-back. */
 #include <gst/check/gstcheck.h>
 #include "checkutil.h"
+#include "slowstart.h"
 
 #define HOLD_BACK_MS 150
 #define VIDEO_RATE 90000
@@ -263,56 +264,7 @@ GST_START_TEST (test_max_hold_gives_up)
 
 GST_END_TEST;
 
-/* An element that takes HOLD_START_MS to go to PLAYING and is a sink, so
- * a bin starts it before the sources. A pipeline going to PLAYING gives
- * every element its clock at once, then each its base time as the bin
- * reaches it: while this one starts, the tpsssrc has a clock and no base
- * time yet, as in a loaded conference whose encoders and mixers are slow
- * to start. */
 #define HOLD_START_MS 1000
-
-typedef struct
-{
-  GstElement parent;
-} SlowStart;
-
-typedef struct
-{
-  GstElementClass parent_class;
-} SlowStartClass;
-
-static GType slow_start_get_type (void);
-G_DEFINE_TYPE (SlowStart, slow_start, GST_TYPE_ELEMENT);
-
-static gint slow_start_holding;
-
-static GstStateChangeReturn
-slow_start_change_state (GstElement * element, GstStateChange transition)
-{
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
-    g_atomic_int_set (&slow_start_holding, 1);
-    g_usleep (HOLD_START_MS * 1000);
-    g_atomic_int_set (&slow_start_holding, 0);
-  }
-  return GST_ELEMENT_CLASS (slow_start_parent_class)->change_state (element,
-      transition);
-}
-
-static void
-slow_start_class_init (SlowStartClass * klass)
-{
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-
-  element_class->change_state = slow_start_change_state;
-  gst_element_class_set_static_metadata (element_class, "Slow start",
-      "Sink", "Takes a while to go to PLAYING", "tests");
-}
-
-static void
-slow_start_init (SlowStart * self)
-{
-  GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SINK);
-}
 
 typedef struct
 {
@@ -398,8 +350,9 @@ check_no_stamp_before_base_time (const gchar * sync)
   ss.pipeline = receiver;
   ss.ahead = G_MININT64;
   g_mutex_init (&ss.lock);
+  /* while it starts, the tpsssrc has a clock and no base time yet */
   gst_bin_add_many (GST_BIN (receiver), gst_object_ref (a),
-      g_object_new (slow_start_get_type (), NULL), NULL);
+      slow_start_new (HOLD_START_MS), NULL);
   gst_pipeline_use_clock (GST_PIPELINE (receiver), clock);
   g_signal_connect (a, "pad-added", G_CALLBACK (on_start_pad_added), &ss);
 
