@@ -15,28 +15,18 @@ Prints one line per sender and call, and one JSON line per call (for tables).
 import argparse
 import json
 import os
-import re
 import statistics
 
-COLOUR = re.compile(r"\x1b\[[0-9;]*m")
-LINE = re.compile(r"^(\d+):(\d+):([\d.]+) .*sync_pts:<(a?rx)> member (\d+): "
-                  r"delay (-?\d+) us")
+from conference_joinlag import sync_delays
 
 
 def lags_per_sender(log, window):
     video, audio = {}, {}
-    with open(log, errors="replace") as f:
-        for line in f:
-            m = LINE.match(COLOUR.sub("", line))
-            if not m:
-                continue
-            if int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) > window:
-                continue
-            sender, delay = int(m[5]), int(m[6])
-            if m[4] == "arx":
-                audio[sender] = min(audio.get(sender, delay), delay)
-            else:
-                video.setdefault(sender, []).append(delay)
+    for stream, sender, delay in sync_delays(log, window):
+        if stream == "arx":
+            audio[sender] = min(audio.get(sender, delay), delay)
+        else:
+            video.setdefault(sender, []).append(delay)
     return {s: [(d - audio[s]) / 1000.0 for d in ds] for s, ds in video.items() if s in audio}
 
 

@@ -16,26 +16,44 @@ import json
 import os
 import re
 import statistics
+import sys
 
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 LINE = re.compile(r"^(\d+):(\d+):([\d.]+) .*sync_pts:<(a?rx)> member (\d+): "
                   r"delay (-?\d+) us")
+JUMP_US = 10_000_000   # a stream's delay moving this much between packets is no queue
+
+
+def sync_delays(log, window):
+    """(stream, sender, delay in us) of each sync_pts line in the log's first window s.
+    Warns on stderr when a stream's delay jumps by more than JUMP_US: the receiver's
+    time reference changed (before the fix in tpsssrc, a buffer that came before the
+    element was PLAYING was stamped on the clock less a base time of 0, the host's
+    uptime), and the lag figures of that call are not valid."""
+    last = {}
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = LINE.match(COLOUR.sub("", line))
+            if not m:
+                continue
+            if int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) > window:
+                continue
+            key, delay = (m[4], int(m[5])), int(m[6])
+            if key in last and abs(delay - last[key]) > JUMP_US:
+                print(f"warning: {log}: {key[0]} p{key[1]}'s delay jumps by "
+                      f"{(delay - last[key]) / 1e6:.1f} s at {m[1]}:{m[2]}:{m[3]}",
+                      file=sys.stderr)
+            last[key] = delay
+            yield key[0], key[1], delay
 
 
 def lags(log, window):
     video, audio = [], {}
-    with open(log, errors="replace") as f:
-        for line in f:
-            m = LINE.match(line)
-            if not m:
-                continue
-            t = int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3])
-            if t > window:
-                continue
-            member, delay = int(m[5]), int(m[6])
-            if m[4] == "arx":
-                audio[member] = min(audio.get(member, delay), delay)
-            else:
-                video.append((member, delay))
+    for stream, member, delay in sync_delays(log, window):
+        if stream == "arx":
+            audio[member] = min(audio.get(member, delay), delay)
+        else:
+            video.append((member, delay))
     return [(d - audio[s]) / 1000.0 for s, d in video if s in audio]
 
 

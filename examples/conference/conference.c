@@ -721,8 +721,7 @@ main (int argc, char **argv)
     g_print ("participant %u: audio tone %u Hz over its own ICE transport\n",
         conf.opt.id, conf_audio_frequency (conf.opt.id));
   conf.started = g_get_monotonic_time ();
-  if (gst_element_set_state (conf.pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
+  if (conf_pipeline_play (conf.pipeline) == GST_STATE_CHANGE_FAILURE) {
     g_printerr ("conference: the pipeline does not start (see above)\n");
     goto out;
   }

@@ -79,3 +79,33 @@ conf_allocation_answer_attach (GstPad * pad)
   return gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
       answer_allocation, NULL, NULL);
 }
+
+static void
+set_base_time (const GValue * v, gpointer base)
+{
+  gst_element_set_base_time (g_value_get_object (v), *(GstClockTime *) base);
+}
+
+GstStateChangeReturn
+conf_pipeline_play (GstElement * pipeline)
+{
+  GstClock *clock;
+  GstClockTime base;
+  GstIterator *it;
+
+  if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE)
+    return GST_STATE_CHANGE_FAILURE;
+  clock = gst_pipeline_get_clock (GST_PIPELINE (pipeline));
+  gst_pipeline_use_clock (GST_PIPELINE (pipeline), clock);
+  gst_element_set_start_time (pipeline, GST_CLOCK_TIME_NONE);
+  base = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  gst_element_set_base_time (pipeline, base);
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  while (gst_iterator_foreach (it, set_base_time, &base) ==
+      GST_ITERATOR_RESYNC)
+    gst_iterator_resync (it);
+  gst_iterator_free (it);
+  return gst_element_set_state (pipeline, GST_STATE_PLAYING);
+}

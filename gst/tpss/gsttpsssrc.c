@@ -262,6 +262,8 @@ struct _GstTpssSrc
   gchar *sync_group;
 
   SharedSync *sync;             /* set in READY->PAUSED */
+  /* Under the object lock: PLAYING, so the base time is this run's */
+  gboolean playing;
 
   /* Written only in state changes, under the object lock (for readers
    * elsewhere) */
@@ -278,6 +280,8 @@ struct _GstTpssSrc
   gboolean running;
   gboolean eos;                 /* the application sent EOS: pads end */
   guint64 pads_removed;
+  guint64 unstamped;            /* buffers out without a PTS: no running
+                                 * time when they came */
   /* pads_lock: pads a member's leaving is removing outside the table; the
    * stop waits for them (removed_cond), so no pad-removed comes after it */
   guint removing;
@@ -533,17 +537,26 @@ src_pad_event (GstPad * pad, GstObject * parent, GstEvent * event)
   return gst_pad_event_default (pad, parent, event);
 }
 
+/* The running time now, NONE before PLAYING. A pipeline going to PLAYING
+ * hands every element its clock first and then, as its bin reaches each,
+ * the base time: until then ours is 0 or the last run's, and the clock's
+ * time less it would be the host's uptime (the delays sync=sender-reports
+ * takes would jump by that, once the base time comes). */
 static GstClockTime
 running_time (GstTpssSrc * self)
 {
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClock *clock = NULL;
   GstClockTime now, base;
 
+  GST_OBJECT_LOCK (self);
+  if (self->playing && GST_ELEMENT_CLOCK (self))
+    clock = gst_object_ref (GST_ELEMENT_CLOCK (self));
+  base = GST_ELEMENT_CAST (self)->base_time;
+  GST_OBJECT_UNLOCK (self);
   if (!clock)
     return GST_CLOCK_TIME_NONE;
   now = gst_clock_get_time (clock);
   gst_object_unref (clock);
-  base = gst_element_get_base_time (GST_ELEMENT (self));
   return now > base ? now - base : 0;
 }
 
@@ -660,6 +673,11 @@ on_deliver (GstElement * element, guint32 member, GstBufferList * list,
     g_hash_table_insert (self->pads, GUINT_TO_POINTER (member), sp);
     self->adding++;
     added = TRUE;
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (ts)) {
+    self->unstamped += gst_buffer_list_length (list);
+    GST_LOG_OBJECT (self, "member %u: %u buffers out unstamped: no running "
+        "time before PLAYING", member, gst_buffer_list_length (list));
   }
   g_mutex_lock (&sp->lock);
   for (guint i = 0; i < gst_buffer_list_length (list); i++) {
@@ -991,12 +1009,24 @@ gst_tpss_src_change_state (GstElement * element, GstStateChange transition)
       self->running = TRUE;
       self->eos = FALSE;
       self->pads_removed = 0;
+      self->unstamped = 0;
       self->no_more_pads_due = FALSE;
       g_mutex_unlock (&self->pads_lock);
       starter_start (self);
       gst_tpss_session_set_src (self->session, element, &src_callbacks);
       break;
     }
+    case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
+      /* the bin set our base time just before this */
+      GST_OBJECT_LOCK (self);
+      self->playing = TRUE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      GST_OBJECT_LOCK (self);
+      self->playing = FALSE;
+      GST_OBJECT_UNLOCK (self);
+      break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       gst_tpss_session_set_src (self->session, NULL, NULL);
       remove_all_pads (self);
@@ -1098,7 +1128,7 @@ static GstStructure *
 get_stats (GstTpssSrc * self)
 {
   GstStructure *s;
-  guint64 queue_dropped = 0, pads_removed;
+  guint64 queue_dropped = 0, pads_removed, unstamped;
   guint n_pads;
   GHashTableIter it;
   gpointer v;
@@ -1113,6 +1143,7 @@ get_stats (GstTpssSrc * self)
   g_mutex_lock (&self->pads_lock);
   n_pads = g_hash_table_size (self->pads);
   pads_removed = self->pads_removed;
+  unstamped = self->unstamped;
   g_value_init (&sync, GST_TYPE_LIST);
   g_hash_table_iter_init (&it, self->pads);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
@@ -1133,7 +1164,8 @@ get_stats (GstTpssSrc * self)
   gst_structure_take_value (s, "sync", &sync);
   gst_structure_set (s, "pads", G_TYPE_UINT, n_pads,
       "pads-removed", G_TYPE_UINT64, pads_removed,
-      "pad-queue-dropped", G_TYPE_UINT64, queue_dropped, NULL);
+      "pad-queue-dropped", G_TYPE_UINT64, queue_dropped,
+      "unstamped", G_TYPE_UINT64, unstamped, NULL);
   return s;
 }
 
@@ -1279,6 +1311,9 @@ gst_tpss_src_class_init (GstTpssSrcClass * klass)
           "pads-removed: pads removed after their member left (pads); "
           "pad-queue-dropped: packets dropped because a member's branch did "
           "not keep up (packets); "
+          "unstamped: buffers put out without a timestamp because they came "
+          "before the element was PLAYING, when it has no running time "
+          "(buffers); "
           "sync: a list with one structure per pad, whose fields are "
           "id: the member (number); "
           "sr-stamped: buffers stamped from its sender reports (buffers); "

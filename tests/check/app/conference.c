@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../elements/checkutil.h"
+#include "../elements/slowstart.h"
 
 #define GOOD "--id=2", "--port=5002", \
   "--members=1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000"
@@ -916,6 +917,125 @@ GST_START_TEST (test_leave_ends_recording)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GstElement *pipeline;
+  GMutex lock;
+  guint frames;
+  gint64 ahead;                 /* the most a frame's PTS was ahead of the
+                                 * running time it went out at (ns) */
+} MixerOut;
+
+static GstPadProbeReturn
+mixer_out_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  MixerOut *out = data;
+  GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+  GstClock *clock = gst_element_get_clock (out->pipeline);
+  gint64 now;
+
+  if (!clock || !GST_CLOCK_TIME_IS_VALID (pts)) {
+    g_clear_object (&clock);
+    return GST_PAD_PROBE_OK;
+  }
+  now = (gint64) gst_clock_get_time (clock) -
+      (gint64) gst_element_get_base_time (out->pipeline);
+  gst_object_unref (clock);
+  g_mutex_lock (&out->lock);
+  out->frames++;
+  out->ahead = MAX (out->ahead, (gint64) pts - now);
+  g_mutex_unlock (&out->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* While the start is held, a new input of the compositor gets its first
+ * events (as a joiner's tiles do when its members' streams come in), and
+ * they wake the compositor. */
+static gpointer
+add_input_while_held (gpointer data)
+{
+  GstElement *mix = data;
+  gint64 end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  GstPad *pad;
+  GstSegment seg;
+
+  while (!g_atomic_int_get (&slow_start_holding) &&
+      g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_usleep (100 * 1000);
+  pad = gst_element_request_pad_simple (mix, "sink_%u");
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_pad_send_event (pad, gst_event_new_stream_start ("tile"));
+  gst_pad_send_event (pad, gst_event_new_caps (gst_caps_from_string
+          ("video/x-raw,format=I420,width=32,height=24,framerate=15/1")));
+  gst_pad_send_event (pad, gst_event_new_segment (&seg));
+  gst_object_unref (pad);
+  return NULL;
+}
+
+/* A live compositor (15 fps) in a pipeline whose start an element holds
+ * 1 s, started with conf_pipeline_play or, without, set PLAYING at once:
+ * the frames it put out in the first 1.3 s and how far ahead of the
+ * running time the furthest went out. */
+static void
+mixer_after_held_start (gboolean base_time_first, guint * frames,
+    gint64 * ahead)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc is-live=true "
+      "! video/x-raw,width=32,height=24,framerate=15/1 "
+      "! compositor name=mix ! queue leaky=downstream max-size-buffers=2 "
+      "! fakesink sync=false async=false", NULL);
+  GstElement *mix = gst_bin_get_by_name (GST_BIN (p), "mix");
+  GstPad *src = gst_element_get_static_pad (mix, "src");
+  MixerOut out = { p };
+  GThread *thread;
+
+  g_mutex_init (&out.lock);
+  out.ahead = G_MININT64;
+  gst_bin_add (GST_BIN (p), slow_start_new (1000));
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, mixer_out_probe, &out,
+      NULL);
+  thread = g_thread_new ("input", add_input_while_held, mix);
+  fail_if ((base_time_first ? conf_pipeline_play (p) :
+          gst_element_set_state (p, GST_STATE_PLAYING)) ==
+      GST_STATE_CHANGE_FAILURE);
+  g_thread_join (thread);
+  g_usleep (300 * 1000);
+  g_mutex_lock (&out.lock);
+  *frames = out.frames;
+  *ahead = out.ahead;
+  g_mutex_unlock (&out.lock);
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_mutex_clear (&out.lock);
+  gst_object_unref (src);
+  gst_object_unref (mix);
+  gst_object_unref (p);
+}
+
+/* With the base time set before the start, the compositor keeps to the
+ * clock: about 15 frames a second, none ahead of the running time by
+ * more than its latency. Without, it raced ahead while the start was
+ * held (the test can fail). */
+GST_START_TEST (test_mixer_waits_for_base_time)
+{
+  guint frames;
+  gint64 ahead;
+
+  mixer_after_held_start (TRUE, &frames, &ahead);
+  GST_INFO ("base time first: %u frames, the furthest %" G_GINT64_FORMAT
+      " ms ahead", frames, ahead / GST_MSECOND);
+  fail_unless (frames >= 3 && frames <= 30, "%u frames in 1.3 s", frames);
+  fail_unless (ahead < 200 * GST_MSECOND, "a frame %" G_GINT64_FORMAT
+      " ms ahead", ahead / GST_MSECOND);
+  mixer_after_held_start (FALSE, &frames, &ahead);
+  GST_INFO ("set PLAYING at once: %u frames, the furthest %" G_GINT64_FORMAT
+      " ms ahead", frames, ahead / GST_MSECOND);
+  fail_unless (ahead > GST_SECOND, "a frame %" G_GINT64_FORMAT " ms ahead",
+      ahead / GST_MSECOND);
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -933,6 +1053,7 @@ conference_suite (void)
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
+  tcase_add_test (tc, test_mixer_waits_for_base_time);
   tcase_add_test (tc, test_leave_says_bye_first);
   tcase_add_test (tc, test_snapshot_off_main_loop);
   tcase_add_test (tc, test_leave_ends_recording);

@@ -7,6 +7,7 @@
  * the two delays agree. Without sync they differ by the hold-back. */
 #include <gst/check/gstcheck.h>
 #include "checkutil.h"
+#include "slowstart.h"
 
 #define HOLD_BACK_MS 150
 #define VIDEO_RATE 90000
@@ -263,6 +264,155 @@ GST_START_TEST (test_max_hold_gives_up)
 
 GST_END_TEST;
 
+#define HOLD_START_MS 1000
+
+typedef struct
+{
+  GMutex lock;
+  GstElement *pipeline;
+  guint pads;
+  guint held;                   /* buffers out while the slow start held */
+  guint stamped;                /* buffers with a PTS after it */
+  gint64 ahead;                 /* the most a PTS was ahead of the running
+                                 * time it was pushed at (ns) */
+} StartStamps;
+
+static GstPadProbeReturn
+ahead_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  StartStamps *ss = data;
+  GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+  GstClock *clock = gst_element_get_clock (ss->pipeline);
+  gint64 now;
+
+  if (!clock)
+    return GST_PAD_PROBE_OK;
+  now = (gint64) gst_clock_get_time (clock) -
+      (gint64) gst_element_get_base_time (ss->pipeline);
+  gst_object_unref (clock);
+  g_mutex_lock (&ss->lock);
+  if (g_atomic_int_get (&slow_start_holding))
+    ss->held++;
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    ss->ahead = MAX (ss->ahead, (gint64) pts - now);
+    if (!g_atomic_int_get (&slow_start_holding))
+      ss->stamped++;
+  }
+  g_mutex_unlock (&ss->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+on_start_pad_added (GstElement * src, GstPad * pad, gpointer data)
+{
+  StartStamps *ss = data;
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  GstPad *sinkpad;
+
+  g_object_set (sink, "sync", FALSE, "async", FALSE, NULL);
+  gst_bin_add (GST_BIN (ss->pipeline), sink);
+  gst_element_sync_state_with_parent (sink);
+  sinkpad = gst_element_get_static_pad (sink, "sink");
+  fail_unless_equals_int (gst_pad_link (pad, sinkpad), GST_PAD_LINK_OK);
+  gst_object_unref (sinkpad);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, ahead_probe, ss, NULL);
+  g_mutex_lock (&ss->lock);
+  ss->pads++;
+  g_mutex_unlock (&ss->lock);
+}
+
+/* A joiner's tpsssrc receives from the moment it is PAUSED. Packets that
+ * arrive before its base time is set have no running time: stamped on
+ * the clock's time instead, they were that far ahead (the host's uptime
+ * in a conference; 56 years here, on a realtime clock), and so were the
+ * delays sync=sender-reports took from them. */
+static void
+check_no_stamp_before_base_time (const gchar * sync)
+{
+  guint sa = free_udp_port (), ra = free_udp_port ();
+  StartStamps ss = { 0, };
+  GstClock *clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type",
+      GST_CLOCK_TYPE_REALTIME, NULL);
+  gchar *am = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u", sa, ra);
+  gchar *send_desc = g_strdup_printf ("audiotestsrc is-live=true "
+      "samplesperbuffer=80 ! audio/x-raw,format=S16BE,rate=%u,channels=1 ! "
+      "rtpL16pay timestamp-offset=0 ! tpsssink port=%u member-id=1 "
+      "members=%s initial-rate=2000000", AUDIO_RATE, sa, am);
+  gchar *recv_props = g_strdup_printf ("port=%u member-id=2 members=%s "
+      "media=audio clock-rate=%u sync=%s", ra, am, AUDIO_RATE, sync);
+  GstElement *sender = gst_parse_launch (send_desc, NULL);
+  GstElement *receiver = gst_pipeline_new (NULL);
+  GstElement *a = check_make_element ("tpsssrc", recv_props);
+  gint64 end;
+  guint pads = 0;
+
+  fail_unless (sender != NULL);
+  ss.pipeline = receiver;
+  ss.ahead = G_MININT64;
+  g_mutex_init (&ss.lock);
+  /* while it starts, the tpsssrc has a clock and no base time yet */
+  gst_bin_add_many (GST_BIN (receiver), gst_object_ref (a),
+      slow_start_new (HOLD_START_MS), NULL);
+  gst_pipeline_use_clock (GST_PIPELINE (receiver), clock);
+  g_signal_connect (a, "pad-added", G_CALLBACK (on_start_pad_added), &ss);
+
+  fail_unless (gst_element_set_state (receiver, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_set_state (sender, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (pads == 0 && g_get_monotonic_time () < end) {
+    g_usleep (20000);
+    g_mutex_lock (&ss.lock);
+    pads = ss.pads;
+    g_mutex_unlock (&ss.lock);
+  }
+  fail_unless_equals_int (pads, 1);
+  check_stat_u64_reaches (a, "sr-received", 2, 20);
+  /* returns once the slow start let the tpsssrc have its base time */
+  fail_unless (gst_element_set_state (receiver, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (500 * 1000);
+
+  g_mutex_lock (&ss.lock);
+  GST_INFO ("sync=%s: %u buffers during the start, %u stamped after, the "
+      "most ahead %" G_GINT64_FORMAT " ms", sync, ss.held, ss.stamped,
+      ss.ahead / GST_MSECOND);
+  fail_unless (ss.held >= 10, "%u buffers while the start was held",
+      ss.held);
+  fail_unless (ss.stamped >= 10, "%u stamped buffers after", ss.stamped);
+  fail_unless (ss.ahead < 500 * GST_MSECOND, "a PTS %" G_GINT64_FORMAT
+      " ms ahead of the running time", ss.ahead / GST_MSECOND);
+  fail_unless (check_stat_u64 (a, "unstamped") >= ss.held, "unstamped %"
+      G_GUINT64_FORMAT " of %u", check_stat_u64 (a, "unstamped"), ss.held);
+  g_mutex_unlock (&ss.lock);
+
+  gst_element_set_state (sender, GST_STATE_NULL);
+  gst_element_set_state (receiver, GST_STATE_NULL);
+  gst_object_unref (a);
+  gst_object_unref (sender);
+  gst_object_unref (receiver);
+  gst_object_unref (clock);
+  g_mutex_clear (&ss.lock);
+  g_free (send_desc);
+  g_free (recv_props);
+  g_free (am);
+}
+
+GST_START_TEST (test_no_stamp_before_base_time)
+{
+  check_no_stamp_before_base_time ("sender-reports");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_arrival_stamp_before_base_time)
+{
+  check_no_stamp_before_base_time ("none");
+}
+
+GST_END_TEST;
+
 static Suite *
 tpsslipsync_suite (void)
 {
@@ -274,6 +424,8 @@ tpsslipsync_suite (void)
   tcase_add_test (tc, test_skew_without_sync);
   tcase_add_test (tc, test_skew_with_sender_reports);
   tcase_add_test (tc, test_max_hold_gives_up);
+  tcase_add_test (tc, test_no_stamp_before_base_time);
+  tcase_add_test (tc, test_no_arrival_stamp_before_base_time);
   return s;
 }
 
