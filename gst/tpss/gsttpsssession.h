@@ -26,6 +26,8 @@ G_BEGIN_DECLS
   "queue-dropped: packets MQ refused for being over max-queue-bytes " \
   "(packets); " \
   "queued: packets waiting in MQ now (packets); " \
+  "pacing-skipped: departure time MQ's pacer did not make up because its " \
+  "loop ran more than pacing-catch-up late (ns, in all); " \
   "send-errors: socket sends that failed (datagrams); " \
   "control-sent: TPSS control messages sent (messages); " \
   "control-received: control messages accepted from members (messages); " \

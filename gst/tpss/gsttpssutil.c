@@ -141,6 +141,12 @@ static const GstParamEntry param_entries[] = {
         "the burst a source may send above its rate when max-receive-rate "
         "limits (ns)", TIME, NULL, cfg.admission_burst, TPSS_SLOT_NS,
       10 * GST_SECOND),
+  P ("pacing-catch-up", "Pacing catch-up (ns)", "The most departure time "
+        "the sender queue's pacer makes up at once when its loop ran late "
+        "(a host that held it off the CPU); the packets after it leave at "
+        "the data rate from there, so a stall does not become a burst above "
+        "what the receivers admit (ns; 0 = no bound: all of the missed time "
+        "at once)", TIME, NULL, cfg.pacing_catch_up, 0, H),
   P ("app-limit-factor", "Application-limited factor", "The data rate (what "
         "the encoder is told) grows to at most this many times the data rate "
         "actually sent over the last 500 ms, never held below initial-rate "
@@ -822,6 +828,7 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "bytes-sent", G_TYPE_UINT64, gs->send_bytes,
       "queue-dropped", G_TYPE_UINT64, gs->queue_dropped,
       "queued", G_TYPE_UINT, gs->queued,
+      "pacing-skipped", G_TYPE_INT64, gs->pacing_skipped,
       "send-errors", G_TYPE_UINT64, send_errors + gs->stamp_errors,
       "control-sent", G_TYPE_UINT64, gs->ctrl_sent,
       "control-received", G_TYPE_UINT64, gs->ctrl_received,

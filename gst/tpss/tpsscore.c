@@ -83,6 +83,7 @@ tpss_config_init (TpssConfig * cfg)
   cfg->hello_interval = NS_PER_S;
   cfg->max_queue_bytes = 64 * 1024 * 1024;
   cfg->admission_burst = 40 * G_GINT64_CONSTANT (1000000);
+  cfg->pacing_catch_up = 10 * G_GINT64_CONSTANT (1000000);
   cfg->app_limit_factor = 2.0;
 }
 
@@ -395,6 +396,7 @@ struct _TpssMember {
   guint64 mq_bytes;
   guint64 mq_layer_bytes[TPSS_MAX_LAYERS];      /* of mq_bytes, by layer */
   gint64 next_send;             /* pacing: earliest next departure */
+  gint64 pacing_skipped;        /* ns not made up after a late loop */
   guint64 tr;                   /* TR: data rate, min D over destinations
                                  * (max D when layered) */
   gboolean layered;             /* each destination gets a prefix of layers */
@@ -878,6 +880,23 @@ queue_departure (const TpssMember * m)
   return MAX (top->t + hold_time (m), m->next_send);
 }
 
+/* The top packet's departure for a dequeue at @now: a loop that ran late
+ * makes up at most pacing_catch_up of it, and what follows leaves at TR
+ * from there. Without the bound a sender held off the CPU for 100 ms sent
+ * its backlog back to back, above what its receivers admit (tpss-admission
+ * with the prioritized sender stopped 100 ms a second: 131 refused). */
+static gint64
+paced_departure (TpssMember * m, gint64 now)
+{
+  gint64 dep = queue_departure (m), bound = m->cfg.pacing_catch_up;
+
+  if (bound > 0 && now - dep > bound) {
+    m->pacing_skipped += now - dep - bound;
+    dep = now - bound;
+  }
+  return dep;
+}
+
 static void
 count_peer_sent (Peer * p, guint32 bytes, gint64 now)
 {
@@ -914,7 +933,7 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
 
   ensure_started (m, now);
   while (!g_queue_is_empty (&m->mq)) {
-    gint64 dep = queue_departure (m);
+    gint64 dep = paced_departure (m, now);
     QPkt *pk;
 
     if (dep > now)
@@ -933,6 +952,12 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
   if (piggyback)
     queue_qos (m, NULL, now, piggyback);
   return n;
+}
+
+gint64
+tpss_member_pacing_skipped (const TpssMember * m)
+{
+  return m->pacing_skipped;
 }
 
 void

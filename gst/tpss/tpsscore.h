@@ -144,6 +144,9 @@ typedef struct {
   gint64 admission_burst;       /* depth of each admission bucket, as time
                                  * at its allocation (whole 10 ms slots,
                                  * at least one): 40 ms */
+  gint64 pacing_catch_up;       /* MQ's pacer makes up at most this much
+                                 * of the departure time its loop missed
+                                 * (ns; 0 = all of it): 10 ms */
   gdouble app_limit_factor;     /* D at most this x the data rate MQ sent
                                  * over the last 500 ms (never below
                                  * initial_rate); 0 = unbounded; 2.0 */
@@ -310,6 +313,9 @@ gboolean tpss_member_enqueue_layer (TpssMember * m, guint32 bytes,
 /* Number of packets whose holding time has passed and whose pacing slot
  * has come by @now; the shell sends that many from its queue, in order. */
 guint tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback);
+/* Departure time MQ's pacer did not make up because its loop ran more than
+ * pacing_catch_up late (ns, in all). */
+gint64 tpss_member_pacing_skipped (const TpssMember * m);
 
 /* Layered sending (one encoding of temporal layers, each destination sent
  * the prefix that fits its D): TR, MQ's pace and the DATA_RATE event, is

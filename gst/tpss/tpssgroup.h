@@ -158,6 +158,8 @@ typedef struct {
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 bad_layer;            /* packets of a layer beyond n_layers */
   guint queued;                 /* packets in MQ */
+  gint64 pacing_skipped;        /* ns of departures MQ's pacer did not make
+                                 * up after a late loop (pacing_catch_up) */
   gboolean authenticated;       /* a group key is set */
   AuthStats auth;               /* its verdicts (zero without a key) */
 } TpssGroupStats;

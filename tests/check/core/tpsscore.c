@@ -2196,6 +2196,99 @@ GST_START_TEST (test_holding_time_and_pacing)
 
 GST_END_TEST;
 
+/* Forwards to receiver @c what sender @a's control packets announce. */
+static void
+forward_qos_msgs (TpssMember * a, TpssMember * c, gint64 now)
+{
+  TpssMsg msg;
+
+  while (tpss_member_pop_msg (a, NULL, &msg))
+    if (msg.type == TPSS_MSG_QOS)
+      tpss_member_on_msg (c, &msg, now);
+}
+
+/* A offers 2 Mbit/s (500 bytes every 2 ms) to C at TR = C's capacity,
+ * 3 Mbit/s, which it shares with B (lower priority, 4 Mbit/s: 1250 bytes
+ * every 2.5 ms, so B takes what the pool holds). A's loop runs every
+ * 100 us except from 1000 to 1080 ms, when its host holds it off (within
+ * what A last announced, so C keeps A's allocation). Every packet reaches
+ * C when it leaves, with the <D, TT, HT> it carries. Returns A's packets C
+ * refused; *@burst: the most that left A in one dequeue. */
+static guint
+refused_after_sender_stall (gint64 catch_up, guint * burst)
+{
+  TpssConfig cfg;
+  TpssMember *a, *c;
+  TpssRecvStats st;
+  TpssMsg qos;
+  guint refused;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 3000000;
+  cfg.pacing_catch_up = catch_up;
+  a = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (a, SSRC_C, 1, 0);
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = 3000000;
+  c = tpss_member_new (SSRC_C, &cfg);
+  tpss_member_add_peer (c, SSRC_A, 2, 0);
+  tpss_member_add_peer (c, SSRC_B, 1, 0);
+  memset (&qos, 0, sizeof (qos));
+  qos.type = TPSS_MSG_QOS;
+  qos.sender_ssrc = qos.media_ssrc = SSRC_A;
+  *burst = 0;
+  for (gint64 now = 0; now < 2000 * MS; now += 100 * US) {
+    if (now % (2 * MS) == 0)
+      fail_unless (tpss_member_enqueue (a, PKT, now));
+    if (now % (2500 * US) == 0) {
+      feed_qos (c, SSRC_B, 4, now);
+      tpss_member_on_data (c, SSRC_B, PKT_BIG, 0, 0, now);
+    }
+    if (now < 1000 * MS || now >= 1080 * MS) {
+      guint n = tpss_member_dequeue (a, now, &qos.u.qos);
+
+      *burst = MAX (*burst, n);
+      for (guint i = 0; i < n; i++) {
+        tpss_member_on_msg (c, &qos, now);
+        tpss_member_on_data (c, SSRC_A, PKT, 0, 0, now);
+      }
+    }
+    forward_qos_msgs (a, c, now);
+    while (tpss_member_pop_msg (c, NULL, NULL));
+  }
+  fail_unless (tpss_member_get_recv_stats (c, SSRC_A, &st));
+  refused = (guint) st.packets_not_delivered;
+  fail_unless (tpss_member_get_recv_stats (c, SSRC_B, &st));
+  /* capacity was short: B's packets are the ones cut */
+  fail_unless (st.packets_not_delivered > 0);
+  tpss_member_free (a);
+  tpss_member_free (c);
+  return refused;
+}
+
+/* A sender held off the CPU for 80 ms resumes at TR after at most
+ * pacing_catch_up of what it missed: its 80 ms backlog (40 packets) sent
+ * back to back was above what its receiver admits from it, even with the
+ * highest priority. */
+GST_START_TEST (test_sender_stall_paced_after)
+{
+  guint burst, refused;
+
+  refused = refused_after_sender_stall (10 * MS, &burst);
+  GST_INFO ("10 ms catch-up: %u refused, %u at once", refused, burst);
+  fail_unless_equals_int (refused, 0);
+  /* 10 ms at 3 Mbit/s: 7.5 packets, and the one it starts */
+  fail_unless (burst <= 9, "%u at once", burst);
+  /* (no bound: the paper's departure(n) as written) */
+
+  refused = refused_after_sender_stall (0, &burst);
+  GST_INFO ("no bound: %u refused, %u at once", refused, burst);
+  fail_unless (burst >= 40, "%u at once", burst);
+  fail_unless (refused > 0);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 6. Membership */
 
@@ -2309,6 +2402,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_admission_arrival_goes_back);
   tcase_add_test (tc, test_rate_capped_at_capacity);
   tcase_add_test (tc, test_holding_time_and_pacing);
+  tcase_add_test (tc, test_sender_stall_paced_after);
   tcase_add_test (tc, test_membership);
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
