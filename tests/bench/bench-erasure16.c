@@ -3,7 +3,9 @@
  * default) against one block of 2048 over GF(2^16) (docs/results.md,
  * RMTP parity by GF(2^16)). The receiver decodes every block it lost
  * packets of, with as many rows as it lost; the server encodes one row.
- * Medians of 5 runs, each with its own random losses, in CPU time. */
+ * Medians of 5 runs, each with its own random losses, in CPU time.
+ * Usage: bench-erasure16 [BLOCK ...] (default 128 2048; up to 8 sizes,
+ * the first the reference of the ratios). */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #define PACKETS 2048
 #define LEN 1024
 #define RUNS 5
+#define MAX_BLOCKS 8
 
 static guint8 **
 new_data (GRand * r)
@@ -89,6 +92,18 @@ decode_all (guint8 ** d, guint block, GRand * r, guint * lost_out)
   return secs;
 }
 
+/* A block size from the command line: 1 to 2048 packets, and over 255
+ * only as GF(2^16) allows it. */
+static guint
+block_arg (const gchar * arg)
+{
+  guint64 b = g_ascii_strtoull (arg, NULL, 10);
+
+  if (b < 1 || b > PACKETS)
+    g_error ("block %s: give 1 to %d packets", arg, PACKETS);
+  return (guint) b;
+}
+
 static gdouble
 encode_row (guint8 ** d, guint block)
 {
@@ -105,32 +120,38 @@ encode_row (guint8 ** d, guint block)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
   GRand *r = g_rand_new_with_seed (1);
   guint8 **d = new_data (r);
-  guint blocks[2] = { 128, 2048 };
-  gdouble dec[2][RUNS], enc[2][RUNS], med_dec[2], med_enc[2];
+  guint blocks[MAX_BLOCKS] = { 128, 2048 }, n = 2;
+  gdouble dec[MAX_BLOCKS][RUNS], enc[MAX_BLOCKS][RUNS];
+  gdouble med_dec[MAX_BLOCKS], med_enc[MAX_BLOCKS];
   guint lost = 0;
 
+  if (argc > 1) {
+    n = MIN ((guint) argc - 1, MAX_BLOCKS);
+    for (guint b = 0; b < n; b++)
+      blocks[b] = block_arg (argv[b + 1]);
+  }
   for (guint run = 0; run < RUNS; run++)
-    for (guint b = 0; b < 2; b++) {
+    for (guint b = 0; b < n; b++) {
       dec[b][run] = decode_all (d, blocks[b], r, &lost);
       enc[b][run] = encode_row (d, blocks[b]);
     }
-  for (guint b = 0; b < 2; b++) {
+  for (guint b = 0; b < n; b++) {
     med_dec[b] = median (dec[b], RUNS);
     med_enc[b] = median (enc[b], RUNS);
   }
-  printf ("| code | block | receiver: decode 2 MiB at 10 %% | server: one row |\n"
-      "|---|---|---|---|\n");
-  printf ("| GF(2^8) | 128 | %.1f ms | %.3f ms |\n", med_dec[0] * 1e3,
-      med_enc[0] * 1e3);
-  printf ("| GF(2^16) | 2048 | %.1f ms | %.3f ms |\n", med_dec[1] * 1e3,
-      med_enc[1] * 1e3);
-  printf ("# ratio: decode %.1fx, one row %.1fx (medians of %d runs; the "
-      "last run lost %u packets)\n", med_dec[1] / med_dec[0],
-      med_enc[1] / med_enc[0], RUNS, lost);
+  printf ("| code | block | receiver: decode 2 MiB at 10 %% | server: one row "
+      "| × the first (decode / row) |\n|---|---|---|---|---|\n");
+  for (guint b = 0; b < n; b++)
+    printf ("| %s | %u | %.1f ms | %.3f ms | %.1f / %.1f |\n",
+        blocks[b] > ERASURE_MAX_BLOCK ? "GF(2^16)" : "GF(2^8)", blocks[b],
+        med_dec[b] * 1e3, med_enc[b] * 1e3, med_dec[b] / med_dec[0],
+        med_enc[b] / med_enc[0]);
+  printf ("# medians of %d runs, the blocks taking turns; the last run lost "
+      "%u packets\n", RUNS, lost);
   for (guint i = 0; i < PACKETS; i++)
     g_free (d[i]);
   g_free (d);

@@ -27,8 +27,10 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
   BENCH_RMTP_SIZE       bytes (2097152; 104857600 for the 100 MB point)
   BENCH_RMTP_MODES      of uftp,retransmit,parity (all three); a mode
                         written parity+early-repair adds &early-repair=true
-                        to that mode's URI (any boolean key), so variants
-                        of one build alternate run by run
+                        to that mode's URI (any boolean key), and one written
+                        parity+parity-block=512 adds &parity-block=512 (any
+                        KEY=VALUE), so variants of one build alternate run
+                        by run
   BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 or
                         &release-on-ack=true&delta=500000 (docs/results.md) ()
   BENCH_RMTP_BEFORE     a directory with another build's libgstrmtp.so: a
@@ -203,7 +205,7 @@ def measure(snd, hosts, src, digest, tmp, mode):
     c0 = cpu_seconds()
     repair, _, build = mode.partition("@")
     repair, *flags = repair.split("+")
-    keys = "".join(f"&{f}=true" for f in flags)
+    keys = "".join(f"&{f}" if "=" in f else f"&{f}=true" for f in flags)
     if mode == "uftp":
         whole, took, note, rx = run_uftp(hosts, snd, src, digest, tmp)
     else:

@@ -10,7 +10,9 @@
  * the NACKs arrive; --no-surplus sizes parity to the losses alone; --delta=D sets the backoff per receiver to D us;
  * --tat=T the turn-around allowance to T ms; --loss=P runs loss P (a
  * fraction) alone instead of 0, 1 and 10 %; --seed=S draws the losses
- * and backoffs from seed S (default 1). */
+ * and backoffs from seed S (default 1). The last column splits the
+ * repairs: how many of them were DATA resent (the rest are parity rows),
+ * and in brackets the DATA sent by unicast to members served separately. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -49,12 +51,14 @@ print_row (guint n, gdouble loss)
   line = rmtp_sim_line_time (p.size, p.cfg.rate);
   printf ("| %u | %.0f %% | %.2f s | %.2f s | %.2f s | %.2f s | %u | %u | "
       "%" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
-      " | %u/%u | %u | %" G_GUINT64_FORMAT " |\n", n,
+      " | %u/%u | %u | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " (%"
+      G_GUINT64_FORMAT ") |\n", n,
       loss * 100, r.transfer_time / 1e9, line,
       rmtp_sim_arq_bound (p.size, p.cfg.rate, n, loss),
       rmtp_sim_ideal_code (p.size, p.cfg.rate, loss), r.rounds,
       r.max_responses_per_round, r.response_drops, r.polls,
-      r.data_resent + r.parity_sent, r.complete, n, r.windows, r.max_held);
+      r.data_resent + r.parity_sent, r.complete, n, r.windows, r.max_held,
+      r.data_resent, r.unicast_data);
   fflush (stdout);
 }
 
@@ -69,8 +73,9 @@ main (int argc, char **argv)
 
   printf ("| receivers | loss | RMTP (sim) | line time | ARQ bound | "
       "ideal code | rounds | max responses/round | response drops | "
-      "POLLs | repairs sent | complete | windows | most held (bytes) |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "POLLs | repairs sent | complete | windows | most held (bytes) | "
+      "of the repairs, DATA resent (DATA by unicast) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (; argc > 1 && g_str_has_prefix (argv[1], "--"); argv++, argc--) {
     if (g_str_has_prefix (argv[1], "--parity")) {
       repair = RMTP_REPAIR_PARITY;
