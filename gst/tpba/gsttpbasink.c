@@ -858,6 +858,7 @@ gst_tpba_sink_start (GstBaseSink * bsink)
   g_free (self->run_cc);
   self->run_cc = self->tcp_congestion && *self->tcp_congestion ?
       g_strdup (self->tcp_congestion) : NULL;
+  self->run_cfg.sawtooth_reno = g_strcmp0 (self->run_cc, "reno") == 0;
   self->run_pacing = self->tcp_pacing;
   GST_OBJECT_UNLOCK (self);
 
@@ -1328,14 +1329,15 @@ gst_tpba_sink_finalize (GObject * object)
   "that kept the last cycle (no cycle after a loss), count; " \
   "probe-kept-falling: of those, with max-probe-peak-if-rising, periods " \
   "whose cycles fell and kept the median of the later half, count; " \
-  "kept-by-equation: probing periods that kept, with kept-rate=equation " \
-  "or equation-episodes, TCP's throughput equation, count; " \
+  "kept-by-equation: probing periods that kept, with kept-rate=equation, " \
+  "equation-episodes or equation-sawtooth, the equation's rate, count; " \
   "equation-fallbacks: periods that kept the probe's rate instead (no " \
   "loss event after the first cycle), count; " \
   "equation-loss-event-rate: the last such period's loss events per data " \
   "segment, 0..1 (-1 unknown); " \
   "equation-rtt: its mean TCP_INFO RTT, ns (-1 unknown); " \
-  "equation-rate: the equation's value then, bit/s (0 none); " \
+  "equation-rate: the equation's (or the sawtooth's) value then, bit/s " \
+  "(0 none); " \
   "run-end-timer: running periods ended at their length, count; " \
   "run-end-reductions: running periods ended by reprobe-on-reductions, " \
   "count; " \

@@ -82,6 +82,12 @@ gst_tpba_kept_rate_get_type (void)
           "TCP flow sees the loss events per second the probe saw (congestion "
           "episodes every flow at a drop-tail queue shares); the probe's rate "
           "without a loss event (not in the paper)", "equation-episodes"},
+    {TPBA_KEPT_EQUATION_SAWTOOTH, "The mean rate of one flow of the probe's "
+          "own congestion control (reno if tcp-congestion is reno, else "
+          "cubic) whose window is cut at each of the loss events per second "
+          "the probe saw and held sawtooth-hold RTTs after each cut, at the "
+          "probe's RTT; the probe's rate without a loss event (not in the "
+          "paper)", "equation-sawtooth"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {
@@ -199,13 +205,19 @@ static const GstParamEntry params[] = {
   P ("kept-rate", "What a probing period keeps as r_s, bits/s: probe (from "
         "its cycles, the end criterion's), equation (TCP's throughput "
         "equation, RFC 5348 3.1, on the loss event rate and RTT of the "
-        "cycles after the first) or equation-episodes (the same at the "
-        "probe's loss events per second); TCP_INFO sampled every "
-        "tcp-sample-interval while probing with either (not in the paper)", ENUM, gst_tpba_kept_rate_get_type,
+        "cycles after the first), equation-episodes (the same at the "
+        "probe's loss events per second) or equation-sawtooth (the mean rate "
+        "of the probe's own reno or cubic cut at those loss events); "
+        "TCP_INFO sampled every "
+        "tcp-sample-interval while probing with any of the three (not in the paper)", ENUM, gst_tpba_kept_rate_get_type,
       kept_rate, 0, 0, S),
   P ("episodes-factor", "kept-rate=equation-episodes: the rate kept is the "
         "per-second rule's times this (1.0: the rule's; not in the paper)",
       DOUBLE, NULL, episodes_factor, 0.05, 20, S),
+  P ("sawtooth-hold", "kept-rate=equation-sawtooth: RTTs the modelled window "
+        "is held after each cut before it grows again (loss detection and "
+        "recovery; 1.4, fitted on the bed's TCP flows; not in the paper)",
+      DOUBLE, NULL, sawtooth_hold, 0, 100, S),
   P ("run-probe-ratio", "A running period lasts at least this multiple of "
         "the probing period before it (first TCP to first UDP packet), or "
         "t-running if longer (0: t-running only, the paper's; not in the "

@@ -67,6 +67,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->max_probe_peak_if_rising = FALSE;
   cfg->kept_rate = TPBA_KEPT_PROBE;
   cfg->episodes_factor = 1.0;
+  cfg->sawtooth_hold = 1.4;
   cfg->run_probe_ratio = 0.0;
   cfg->t_tcp_min = 100 * MS;
   cfg->t_tcp_max = 4 * NS_PER_S;
@@ -909,15 +910,71 @@ episodes_rate (gdouble size, gdouble rtt, gdouble per_s)
   return 8.0 * size * 3.0 / (2.0 * per_s * rtt * rtt);
 }
 
-/* The rate to keep with kept_rate EQUATION or EQUATION_EPISODES at the
- * period's end given by @info at @now: the equation's value, or @probe
- * when cycle 1 on saw no loss event, no RTT or no new data (p = 0 has no
- * finite rate). */
+#define SAWTOOTH_CUBIC_C 0.4
+#define SAWTOOTH_CUBIC_BETA 0.7
+#define SAWTOOTH_CYCLES 40
+#define SAWTOOTH_STEPS 100
+
+/* The window @t seconds into growth from @w0 after a cut: reno adds one
+ * packet an RTT; cubic takes the larger of its cubic curve toward @w_last
+ * (K seconds away) and its Reno-friendly estimate, which adds
+ * 3 (1 - beta) / (1 + beta) packets an RTT. */
+static gdouble
+sawtooth_window (gboolean reno, gdouble w0, gdouble w_last, gdouble k,
+    gdouble rtt, gdouble t)
+{
+  const gdouble beta = SAWTOOTH_CUBIC_BETA;
+  gdouble d = t - k;
+
+  if (reno)
+    return w0 + t / rtt;
+  return MAX (w0 + 3.0 * (1.0 - beta) / (1.0 + beta) * t / rtt,
+      w_last + SAWTOOTH_CUBIC_C * d * d * d);
+}
+
+/* kept_rate EQUATION_SAWTOOTH: bits/s of one reno or cubic flow of @size
+ * byte packets at RTT @rtt whose window is cut at a loss event every
+ * 1 / @per_s seconds and held @hold RTTs after each cut. Iterated from a
+ * window of 10 packets until the cycles repeat; the last cycle's mean
+ * window (midpoint rule) over the RTT. */
+static gdouble
+sawtooth_rate (gboolean reno, gdouble hold, gdouble size, gdouble rtt,
+    gdouble per_s)
+{
+  const gdouble beta = SAWTOOTH_CUBIC_BETA;
+  gdouble period = 1.0 / per_s, held = MIN (hold * rtt, period);
+  gdouble dt = (period - held) / SAWTOOTH_STEPS;
+  gdouble w = 10.0, w_last = 10.0, area = 0.0;
+  gint c, i;
+
+  for (c = 0; c < SAWTOOTH_CYCLES; c++) {
+    gdouble w0, k = 0.0;
+
+    if (reno) {
+      w0 = w / 2.0;
+    } else {
+      /* fast convergence: a cut below the last maximum remembers less */
+      w_last = w < w_last ? w * (1.0 + beta) / 2.0 : w;
+      w0 = w * beta;
+      k = cbrt ((w_last - w0) / SAWTOOTH_CUBIC_C);
+    }
+    area = held * w0;
+    for (i = 0; i < SAWTOOTH_STEPS; i++)
+      area += sawtooth_window (reno, w0, w_last, k, rtt, (i + 0.5) * dt) * dt;
+    w = sawtooth_window (reno, w0, w_last, k, rtt, period - held);
+  }
+  return 8.0 * size * area / period / rtt;
+}
+
+/* The rate to keep with kept_rate EQUATION, EQUATION_EPISODES or
+ * EQUATION_SAWTOOTH at the period's end given by @info at @now: the
+ * equation's value, or @probe when cycle 1 on saw no loss event, no RTT or
+ * no new data (p = 0 has no finite rate). */
 static gdouble
 equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gint64 now,
     gdouble probe)
 {
-  gdouble size;
+  gdouble size, per_s;
   guint32 segs, retrans;
   guint64 acked;
 
@@ -942,10 +999,13 @@ equation_kept (TpbaSender * s, const TpbaTcpInfo * info, gint64 now,
     return probe;
   }
   size = (gdouble) acked / (gdouble) (segs - retrans);
+  per_s = s->eq_events * (gdouble) NS_PER_S / (gdouble) MAX (now - s->eq_t0, 1);
   if (s->cfg.kept_rate == TPBA_KEPT_EQUATION_EPISODES)
     s->eq_rate = s->cfg.episodes_factor * episodes_rate (size,
-        s->eq_rtt / (gdouble) NS_PER_S,
-        s->eq_events * (gdouble) NS_PER_S / (gdouble) MAX (now - s->eq_t0, 1));
+        s->eq_rtt / (gdouble) NS_PER_S, per_s);
+  else if (s->cfg.kept_rate == TPBA_KEPT_EQUATION_SAWTOOTH)
+    s->eq_rate = sawtooth_rate (s->cfg.sawtooth_reno, s->cfg.sawtooth_hold,
+        size, s->eq_rtt / (gdouble) NS_PER_S, per_s);
   else
     s->eq_rate = tcp_equation_rate (size, s->eq_rtt / (gdouble) NS_PER_S,
         s->eq_p);

@@ -96,6 +96,17 @@
  *   every flow sees alike; r_s is the rate of a TCP flow seeing e events a
  *   second, the equation's first term at p = e / x: x = 3 / (2 e R^2)
  *   packets of s bytes a second, times episodes_factor.
+ * - kept_rate EQUATION_SAWTOOTH: the same e and R, but r_s is the mean rate
+ *   of one flow of the probe's own congestion control (Linux's reno or
+ *   cubic, sawtooth_reno) whose window is cut at a loss event every 1 / e
+ *   seconds and held for sawtooth_hold RTTs after each cut (the event's
+ *   detection and recovery), then grows as that algorithm grows it at RTT
+ *   R: cubic with C = 0.4, beta = 0.7, fast convergence and its
+ *   Reno-friendly estimate (RFC 9438 sections 4.2-4.7), reno by one packet
+ *   an RTT after a halving. The cycles are iterated until they repeat.
+ *   Reno's rule above is this model with reno and no hold; CUBIC's own
+ *   response function (RFC 9438 section 5.1) gives the same rate at the
+ *   bed's e and R (docs/results.md, nineteenth pass).
  * - run_probe_ratio: the running period lasts max(T_running, run_probe_ratio
  *   times the probing period before it, first TCP packet to first UDP
  *   packet), so running:probing time is at least that ratio.
@@ -165,6 +176,8 @@ typedef enum {
   TPBA_KEPT_EQUATION,           /* TCP's throughput equation (RFC 5348 3.1) */
   TPBA_KEPT_EQUATION_EPISODES,  /* the same at the probe's loss events per
                                  * second, shared by all flows */
+  TPBA_KEPT_EQUATION_SAWTOOTH,  /* the mean rate of the probe's own TCP's
+                                 * sawtooth at those events and RTT */
 } TpbaKeptRate;
 
 typedef enum {
@@ -227,6 +240,11 @@ typedef struct {
                                  * PROBE */
   gdouble episodes_factor;      /* kept_rate EQUATION_EPISODES: r_s times
                                  * this: 1.0 */
+  gdouble sawtooth_hold;        /* kept_rate EQUATION_SAWTOOTH: RTTs the
+                                 * window is held after a cut: 1.4 */
+  gboolean sawtooth_reno;       /* kept_rate EQUATION_SAWTOOTH: model reno,
+                                 * not cubic (the sink sets it from its
+                                 * tcp-congestion): FALSE */
   gdouble run_probe_ratio;      /* a running period lasts at least this
                                  * times the probing period before it;
                                  * 0 = T_running only (paper) */

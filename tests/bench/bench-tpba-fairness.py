@@ -180,6 +180,15 @@ VARIANTS = {
                                                  "running-increase=50000 "
                                                  "running-increase-fraction=1 "
                                                  "running-ceiling=2",
+    # the nineteenth pass: ... the mean rate of the probe's own reno or cubic
+    # cut at the probe's loss events a second (kept-rate=equation-sawtooth)
+    "TPBA-ours-cap6-ratio3-step1-ceil2-eqsaw": "tcp-pacing=true allow-probe-loss=true "
+                                               "end-criterion=proportional "
+                                               "max-probe-cycles=6 max-probe-median=true "
+                                               "kept-rate=equation-sawtooth run-probe-ratio=3 "
+                                               "running-increase=50000 "
+                                               "running-increase-fraction=1 "
+                                               "running-ceiling=2",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

@@ -564,21 +564,17 @@ GST_END_TEST;
  * @losses, twice 50 ms apart in cycle 2 (one event: within an RTT, the
  * second sample at 120 ms) and once in cycle 4. */
 static void
-equation_probe_factor (TpbaKeptRate kept, gboolean losses, gdouble factor,
-    TpbaSenderStats * st)
+equation_probe_cfg (TpbaConfig * cfg, gboolean losses, TpbaSenderStats * st)
 {
   const guint64 rates[] = { 500000, 700000, 550000, 650000, 600000, 700000 };
   TpbaTcpInfo ti = { 0, 20, 100000, 0, 0, 0 };
-  TpbaConfig cfg;
+  TpbaKeptRate kept = cfg->kept_rate;
   TpbaSender *s;
 
-  tpba_config_init (&cfg);
-  cfg.end_criterion = TPBA_END_PROPORTIONAL;
-  cfg.max_probe_cycles = 6;
-  cfg.max_probe_median = TRUE;
-  cfg.kept_rate = kept;
-  cfg.episodes_factor = factor;
-  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  cfg->end_criterion = TPBA_END_PROPORTIONAL;
+  cfg->max_probe_cycles = 6;
+  cfg->max_probe_median = TRUE;
+  s = tpba_sender_new (cfg, SSRC_TX, 0);
   send_pkt (s, 1, 100, TRUE, 1000, 0);
   tpba_sender_on_tcp_info (s, &ti, 0);
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++) {
@@ -605,6 +601,18 @@ equation_probe_factor (TpbaKeptRate kept, gboolean losses, gdouble factor,
   tpba_sender_get_stats (s, st);
   fail_unless_equals_int (st->period, TPBA_PERIOD_RUNNING);
   tpba_sender_free (s);
+}
+
+static void
+equation_probe_factor (TpbaKeptRate kept, gboolean losses, gdouble factor,
+    TpbaSenderStats * st)
+{
+  TpbaConfig cfg;
+
+  tpba_config_init (&cfg);
+  cfg.kept_rate = kept;
+  cfg.episodes_factor = factor;
+  equation_probe_cfg (&cfg, losses, st);
 }
 
 static void
@@ -700,6 +708,61 @@ GST_START_TEST (test_kept_rate_episodes_factor)
 
   equation_probe_factor (TPBA_KEPT_EQUATION_EPISODES, FALSE, 0.75, &st);
   fail_unless_equals_uint64 (st.r_s, 650000);
+}
+
+GST_END_TEST;
+
+/* equation-sawtooth on the same probe (e = 2 events in 5 s = 0.4/s, R =
+ * 120 ms, s = 400000 / 497 bytes): reno without a hold is the per-second
+ * rule, 1.6767 Mbit/s; reno held 1.4 RTTs is its closed form (W = 2 (T / R
+ * - k), the window W / 2 for k R, then a climb to W); cubic held 1.4 RTTs
+ * is what docs/data/tpba-nineteenth-pass/response.py's fluid() gives for
+ * the same inputs. Without a loss event the median, 650k. */
+#define CUBIC_HELD_1_4 1640362.502
+
+static guint64
+sawtooth_probe (gboolean reno, gdouble hold, gboolean losses,
+    TpbaSenderStats * st)
+{
+  TpbaConfig cfg;
+
+  tpba_config_init (&cfg);
+  cfg.kept_rate = TPBA_KEPT_EQUATION_SAWTOOTH;
+  cfg.sawtooth_reno = reno;
+  cfg.sawtooth_hold = hold;
+  equation_probe_cfg (&cfg, losses, st);
+  return st->r_s;
+}
+
+GST_START_TEST (test_kept_rate_equation_sawtooth)
+{
+  const gdouble size = 400000.0 / 497.0, T = 2.5, R = 0.120, k = 1.4;
+  gdouble w = 2.0 * (T / R - k);
+  gdouble reno_held = 8.0 * size * (k * R * w / 2.0 + (T - k * R) * 0.75 * w)
+      / T / R;
+  gdouble rule = 8.0 * size * 3.0 / (2.0 * 0.4 * R * R);
+  TpbaSenderStats st;
+  guint64 x;
+
+  x = sawtooth_probe (TRUE, 0.0, TRUE, &st);
+  fail_unless (fabs ((gdouble) x - rule) <= 1.0, "%" G_GUINT64_FORMAT
+      " against %f", x, rule);
+  fail_unless_equals_uint64 (st.eq_rate, x);
+  fail_unless_equals_uint64 (st.kept_by_equation, 1);
+
+  x = sawtooth_probe (TRUE, k, TRUE, &st);
+  fail_unless (reno_held > 1528000 && reno_held < 1530000, "%f", reno_held);
+  fail_unless (fabs ((gdouble) x - reno_held) <= 1.0, "%" G_GUINT64_FORMAT
+      " against %f", x, reno_held);
+
+  /* cubic's curve outgrows reno's one packet an RTT at these inputs */
+  x = sawtooth_probe (FALSE, k, TRUE, &st);
+  fail_unless (fabs ((gdouble) x - CUBIC_HELD_1_4) <= 1.0,
+      "%" G_GUINT64_FORMAT " against %f", x, CUBIC_HELD_1_4);
+  fail_unless (x > reno_held);
+
+  fail_unless_equals_uint64 (sawtooth_probe (FALSE, k, FALSE, &st), 650000);
+  fail_unless_equals_uint64 (st.equation_fallbacks, 1);
 }
 
 GST_END_TEST;
@@ -2343,6 +2406,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_kept_rate_equation);
   tcase_add_test (tc, test_kept_rate_equation_episodes);
   tcase_add_test (tc, test_kept_rate_episodes_factor);
+  tcase_add_test (tc, test_kept_rate_equation_sawtooth);
   tcase_add_test (tc, test_max_probe_peak_if_rising);
   tcase_add_test (tc, test_run_probe_ratio);
   tcase_add_test (tc, test_probe_end_confidence_sawtooth);
