@@ -1,7 +1,9 @@
 #!/bin/sh
 # trials of 3 cases x 3 variants, one bed run at a time; order of the two TPBA arms swaps per trial
-cd /work/wt-h94
-OUT=/tmp/h94-bed
+# usage: drive.sh [OUT]; runs from the project root, leaves one JSON and log a run in OUT
+cd "$(dirname "$0")/../../.."
+OUT=${1:-/tmp/tpba-nineteenth-bed}
+mkdir -p "$OUT"
 for trial in 0 1 2 3 4 5 6 7; do
   if [ $((trial % 2)) -eq 0 ]; then V=TPBA-ours-cap6-ratio3-step1-ceil2-eqsaw,TPBA-ours-cap6-ratio3-step1-ceil2-eqep,TCP
   else V=TPBA-ours-cap6-ratio3-step1-ceil2-eqep,TPBA-ours-cap6-ratio3-step1-ceil2-eqsaw,TCP; fi
