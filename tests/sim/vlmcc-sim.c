@@ -19,8 +19,9 @@
  *                        without one, elections, rate dips; then random
  *                        churn for each seed (1-3 if none)
  * figure5 takes VLMCC_SIM_SENDER_READ_LAG=ms (the sender's loop reads
- * feedback that late) and VLMCC_SIM_START_HOLD_OFF=1 (its STARTs report
- * no hold).
+ * feedback that late), VLMCC_SIM_START_HOLD_OFF=1 (its STARTs report
+ * no hold) and VLMCC_SIM_START_UNQUEUED=1 (STARTs skip the links' queues,
+ * as before issue 19's fix).
  * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
  * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
  * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm) for the receivers,
@@ -45,6 +46,30 @@ print_rate (VlmccSim * sim, guint rx, gint64 from, gint64 to)
 
 static void config_from_env (VlmccConfig * cfg);
 
+/* Each receiver's last START RTT, base RTT and hold at the end, the
+ * sender's base, and the STARTs sent and lost on the way. */
+static void
+print_base_rtts (VlmccSim * sim)
+{
+  VlmccSenderStats st;
+  VlmccSimFeedback fb;
+
+  for (guint i = 0; i < vlmcc_sim_n_receivers (sim); i++) {
+    VlmccReceiverStats rs;
+
+    vlmcc_receiver_get_stats (vlmcc_sim_receiver (sim, i), &rs);
+    printf ("  receiver %u: START rtt %.2f ms (hold %.2f ms, %"
+        G_GUINT64_FORMAT " starts), base %.2f ms at the end\n", i,
+        vlmcc_sim_receiver_start_rtt (sim, i) / 1e6, rs.start_hold / 1e6,
+        rs.starts, rs.base_rtt / 1e6);
+  }
+  vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+  vlmcc_sim_feedback (sim, &fb);
+  printf ("  sender: base %.2f ms at the end; STARTs sent %" G_GUINT64_FORMAT
+      ", lost %" G_GUINT64_FORMAT "\n", st.base_rtt / 1e6, fb.starts_sent,
+      fb.starts_dropped);
+}
+
 /* VLMCC_SIM_SENDER_READ_LAG=ms: the sender's loop reads feedback that
  * late (vlmcc_sim_set_sender_read_lag); VLMCC_SIM_START_HOLD_OFF=1: its
  * STARTs report no hold, as a sender before the field. */
@@ -53,12 +78,16 @@ sender_host_from_env (VlmccSim * sim)
 {
   const gchar *lag = g_getenv ("VLMCC_SIM_SENDER_READ_LAG");
   const gchar *off = g_getenv ("VLMCC_SIM_START_HOLD_OFF");
+  const gchar *unqueued = g_getenv ("VLMCC_SIM_START_UNQUEUED");
 
   if (lag)
     vlmcc_sim_set_sender_read_lag (sim, (gint64) (g_ascii_strtod (lag,
                 NULL) * VSIM_MS));
   if (off)
     vlmcc_sim_set_start_hold_zeroed (sim, g_ascii_strtoull (off, NULL,
+            10) != 0);
+  if (unqueued)
+    vlmcc_sim_set_start_unqueued (sim, g_ascii_strtoull (unqueued, NULL,
             10) != 0);
 }
 
@@ -117,6 +146,7 @@ run_figure5 (void)
         (t + 5 * VSIM_S) / 1e9,
         vlmcc_sim_receiver_bytes (sim, 0, t, t + 5 * VSIM_S) * 8.0 / 5e3,
         vlmcc_sim_leader_at (sim, t + 5 * VSIM_S - 1));
+  print_base_rtts (sim);
   vlmcc_sim_free (sim);
 }
 

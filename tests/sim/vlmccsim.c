@@ -19,6 +19,7 @@ typedef enum {
   EV_FEEDBACK_READ,             /* the sender's loop reads one that came
                                  * at @b (vlmcc_sim_set_sender_read_lag) */
   EV_START,                     /* a START reaches a receiver */
+  EV_START_HOP,                 /* ... reaches node @b on its way down */
   EV_SENDER_TIMER,
   EV_RECEIVER_TIMER,
   EV_KILL,
@@ -40,6 +41,7 @@ typedef struct {
    * 1e-6) at simulated time t */
   gdouble ppm;
   gint64 offset;
+  gint64 start_rtt;             /* the RTT its last START taken gave, -1: none */
 } Receiver;
 
 /* CUBIC's state (RFC 9438) for a flow that moves its window so. */
@@ -96,6 +98,7 @@ struct _VlmccSim {
   LateFeedback late;
   gint64 sender_read_lag;       /* the sender reads feedback this late */
   gboolean start_hold_zeroed;   /* STARTs as a sender before the hold */
+  gboolean start_unqueued;      /* STARTs skip the links' queues */
   GPtrArray *tcp;               /* TcpFlow */
 };
 
@@ -194,6 +197,7 @@ vlmcc_sim_add_receiver (VlmccSim * sim, guint node, gint64 start)
   r->node = node;
   r->start = start;
   r->killed_at = -1;
+  r->start_rtt = -1;
   r->byte_bins = g_array_new (FALSE, TRUE, sizeof (guint64));
   g_ptr_array_add (sim->receivers, r);
   sim_engine_attach (sim->engine, node, idx);
@@ -227,6 +231,12 @@ void
 vlmcc_sim_set_start_hold_zeroed (VlmccSim * sim, gboolean zeroed)
 {
   sim->start_hold_zeroed = zeroed;
+}
+
+void
+vlmcc_sim_set_start_unqueued (VlmccSim * sim, gboolean unqueued)
+{
+  sim->start_unqueued = unqueued;
 }
 
 static gint64
@@ -344,6 +354,17 @@ path_delay (const VlmccSim * sim, guint node)
   return sim_engine_path_delay (sim->engine, node, 0);
 }
 
+/* The child of @from on the way down to @target. */
+static guint
+next_hop_down (const VlmccSim * sim, guint from, guint target)
+{
+  guint n = target;
+
+  while (sim_engine_parent (sim->engine, n) != from)
+    n = sim_engine_parent (sim->engine, n);
+  return n;
+}
+
 static void
 forward_data (VlmccSim * sim, guint node, GBytes * data)
 {
@@ -399,17 +420,6 @@ vlmcc_sim_add_tcp_cc (VlmccSim * sim, guint node, gint64 start, gint64 stop,
   return sim->tcp->len - 1;
 }
 
-/* The child of @from on the way down to @target. */
-static guint
-tcp_next_hop (const VlmccSim * sim, guint from, guint target)
-{
-  guint n = target;
-
-  while (sim_engine_parent (sim->engine, n) != from)
-    n = sim_engine_parent (sim->engine, n);
-  return n;
-}
-
 static gint64
 tcp_rto (const TcpFlow * t)
 {
@@ -438,7 +448,7 @@ tcp_send_segment (VlmccSim * sim, guint idx, guint from, GBytes * seg)
 {
   TcpFlow *t = tcp_at (sim, idx);
 
-  sim_engine_link_send (sim->engine, tcp_next_hop (sim, from, t->node),
+  sim_engine_link_send (sim->engine, next_hop_down (sim, from, t->node),
       SIM_DOWN, TCP_SEGMENT, EV_TCP_DATA, idx, t->node, seg);
 }
 
@@ -673,6 +683,39 @@ top_up_source (VlmccSim * sim)
   }
 }
 
+/* A START on its way down to receiver @rx's node, now at @node: through
+ * the next link's queue and serialisation as the data on that link, and
+ * lost when that queue is full. */
+static void
+start_hop (VlmccSim * sim, guint rx, guint node, GBytes * start)
+{
+  guint target = receiver_at (sim, rx)->node;
+  guint next;
+
+  if (node == target) {
+    schedule (sim, now (sim), EV_START, rx, g_bytes_ref (start), 0);
+    return;
+  }
+  next = next_hop_down (sim, node, target);
+  if (!sim_engine_link_send (sim->engine, next, SIM_DOWN,
+          g_bytes_get_size (start), EV_START_HOP, rx, next, start))
+    sim->fb.starts_dropped++;
+}
+
+/* The sender's START to receiver @rx: queued on every link of its path
+ * (vlmcc_sim_set_start_unqueued: only the links' delays). */
+static void
+send_start (VlmccSim * sim, guint rx, GBytes * start)
+{
+  sim->fb.starts_sent++;
+  if (sim->start_unqueued) {
+    schedule (sim, now (sim) + path_delay (sim, receiver_at (sim, rx)->node),
+        EV_START, rx, g_bytes_ref (start), 0);
+    return;
+  }
+  start_hop (sim, rx, 0, start);
+}
+
 /* A START as a sender that predates its hold field writes it: 0. */
 static gsize
 start_without_hold (guint8 * buf, gsize len)
@@ -706,10 +749,13 @@ drain_sender (VlmccSim * sim)
       guint rx = (guint) to.bytes[0] << 24 | to.bytes[1] << 16 |
           to.bytes[2] << 8 | to.bytes[3];
 
+      GBytes *start;
+
       if (sim->start_hold_zeroed)
         len = start_without_hold (buf, len);
-      schedule (sim, now (sim) + path_delay (sim, receiver_at (sim,
-                  rx)->node), EV_START, rx, g_bytes_new (buf, len), 0);
+      start = g_bytes_new (buf, len);
+      send_start (sim, rx, start);
+      g_bytes_unref (start);
     }
     top_up_source (sim);
   }
@@ -817,8 +863,13 @@ on_start (VlmccSim * sim, guint rx, GBytes * data)
   const guint8 *p = g_bytes_get_data (data, &len);
 
   if (r->core && !r->dead) {
-    vlmcc_receiver_on_control (r->core, p, len, receiver_clock (r,
-            now (sim)));
+    if (vlmcc_receiver_on_control (r->core, p, len, receiver_clock (r,
+                now (sim))) == VLMCC_INPUT_TAKEN) {
+      VlmccReceiverStats st;
+
+      vlmcc_receiver_get_stats (r->core, &st);
+      r->start_rtt = st.rtt;
+    }
     drain_receiver (sim, rx);
   }
 }
@@ -843,6 +894,9 @@ dispatch (gpointer owner, const SimEngineEvent * ev)
       break;
     case EV_START:
       on_start (sim, ev->a, ev->p);
+      break;
+    case EV_START_HOP:
+      start_hop (sim, ev->a, (guint) ev->b, ev->p);
       break;
     case EV_SENDER_TIMER:
       if (ev->b == sim->sender_gen) {
@@ -912,6 +966,12 @@ vlmcc_sim_receiver_of (const VlmccSim * sim, guint32 id)
       return (gint) i;
   }
   return -1;
+}
+
+gint64
+vlmcc_sim_receiver_start_rtt (const VlmccSim * sim, guint rx)
+{
+  return receiver_at (sim, rx)->start_rtt;
 }
 
 const GArray *

@@ -8,10 +8,11 @@
  * reaches every node with a receiver below it (the group is joined for
  * the whole run: no graft or prune). The sender is
  * greedy: its core always has packets waiting, so its window alone sets
- * the rate. Feedback (acks, challenges) and the sender's START answers
- * travel by unicast along the tree path after its propagation delay, not
- * queued, or (vlmcc_sim_set_feedback_queued) feedback through each link's
- * upstream queue. Cross traffic is CBR, optionally on/off, queued on one link,
+ * the rate. The sender's START answers travel by unicast down the tree
+ * path through the same queues as the data (vlmcc_sim_set_start_unqueued:
+ * after the path's propagation delay only, as before). Feedback (acks,
+ * challenges) travels up after the path's propagation delay, not queued,
+ * or (vlmcc_sim_set_feedback_queued) through each link's upstream queue. Cross traffic is CBR, optionally on/off, queued on one link,
  * or greedy loss-based flows that move their windows as TCP Reno or CUBIC
  * does; a
  * link may put tests/net/aqmcore's RED or CoDel in place of drop-tail.
@@ -63,6 +64,11 @@ void vlmcc_sim_set_feedback_jitter (VlmccSim * sim, gint64 jitter,
 void vlmcc_sim_set_sender_read_lag (VlmccSim * sim, gint64 lag);
 /* Every START's hold field 0, as a sender before it wrote it. */
 void vlmcc_sim_set_start_hold_zeroed (VlmccSim * sim, gboolean zeroed);
+/* STARTs reach their receiver after the path's propagation delay alone,
+ * skipping the links' queues and serialisation (the simulator before
+ * issue 19's fix). Off by default: each START waits behind the data on
+ * every link down to its receiver and is lost when a queue is full. */
+void vlmcc_sim_set_start_unqueued (VlmccSim * sim, gboolean unqueued);
 /* tests/net/aqmcore's @discipline (RED, CoDel) with its defaults for the
  * link's rate in front of the link into @node, downstream, bounded by the
  * link's queue; RED draws from @seed. Before any packet is sent. */
@@ -108,6 +114,9 @@ void vlmcc_sim_run (VlmccSim * sim, gint64 until);
 VlmccSender *vlmcc_sim_sender (VlmccSim * sim);
 VlmccReceiver *vlmcc_sim_receiver (VlmccSim * sim, guint rx);
 guint vlmcc_sim_n_receivers (const VlmccSim * sim);
+/* The RTT (ns) receiver @rx took from its last START (the first or a
+ * re-probe's: hold out, start_anchor's move in), -1 if none yet. */
+gint64 vlmcc_sim_receiver_start_rtt (const VlmccSim * sim, guint rx);
 /* The receiver whose id is @id, or -1. */
 gint vlmcc_sim_receiver_of (const VlmccSim * sim, guint32 id);
 
@@ -123,6 +132,9 @@ gint vlmcc_sim_leader_at (const VlmccSim * sim, gint64 time);
 typedef struct {
   guint64 acks, challenges, probes, other;      /* feedback at the sender */
   guint64 media_sent;           /* data packets the sender sent */
+  /* STARTs the sender sent, and those a full queue on the way dropped
+   * (counted among the link's data drops too) */
+  guint64 starts_sent, starts_dropped;
 } VlmccSimFeedback;
 void vlmcc_sim_feedback (const VlmccSim * sim, VlmccSimFeedback * fb);
 
