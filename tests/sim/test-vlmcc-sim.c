@@ -70,9 +70,10 @@ test_figure5_feedback_queued (void)
   run_figure5 (TRUE);
 }
 
-/* Leader changes in Figure 5 over 0-25 s (receivers 0 and 1 share
- * router 2's link) with the sender's loop reading feedback 30 ms late;
- * @zeroed: its STARTs report no hold, as a sender before the field. */
+/* Leader changes in Figure 5 over its 60 s (receivers 0 and 1 share
+ * router 2's link, 2 and 3 router 3's) with the sender's loop reading
+ * feedback 30 ms late; @zeroed: its STARTs report no hold, as a sender
+ * before the field. */
 static guint
 start_hold_changes (gboolean zeroed)
 {
@@ -85,26 +86,28 @@ start_hold_changes (gboolean zeroed)
   sim = vlmcc_sim_figure5 (&cfg, 2);
   vlmcc_sim_set_sender_read_lag (sim, 30 * VSIM_MS);
   vlmcc_sim_set_start_hold_zeroed (sim, zeroed);
-  vlmcc_sim_run (sim, 25 * VSIM_S);
+  vlmcc_sim_run (sim, 60 * VSIM_S);
   lc = vlmcc_sim_leader_changes (sim);
   for (guint i = 0; i < lc->len; i++)
-    n += g_array_index (lc, VlmccSimLeaderChange, i).time < 25 * VSIM_S;
+    n += g_array_index (lc, VlmccSimLeaderChange, i).time < 60 * VSIM_S;
   vlmcc_sim_free (sim);
   return n;
 }
 
 /* Each follower's START RTT holds the sender's 30 ms unless the START
  * reports them: two receivers on one link then each see the other's
- * rate as more than their own path carries and trade the lead. */
+ * rate as more than their own path carries and trade the lead (seed 2:
+ * 6 leader changes in 60 s, 38 without the hold; with STARTs that skip
+ * the queues, 4 and 107). */
 static void
 test_start_hold (void)
 {
   guint held = start_hold_changes (FALSE);
   guint zeroed = start_hold_changes (TRUE);
 
-  printf ("start hold: %u leader changes in 25 s, %u without the hold\n",
+  printf ("start hold: %u leader changes in 60 s, %u without the hold\n",
       held, zeroed);
-  g_assert_cmpuint (held, <=, 4);
+  g_assert_cmpuint (held, <=, 8);
   g_assert_cmpuint (zeroed, >=, 20);
 }
 
@@ -476,6 +479,55 @@ test_start_anchor_base (void)
   vlmcc_sim_free (sim);
 }
 
+/* The START the sender answers a late joiner with on the default's
+ * path (@unqueued FALSE) and on the old one: the follower's START RTT.
+ * The leader is on a 2 Mbit/s branch; the follower's 4 Mbit/s branch
+ * (unbounded queue) took 6 Mbit/s of CBR over 0-1 s, so when the
+ * follower probes at 1 s that link holds at least 2 Mbit of backlog
+ * (500 ms) beside the session's data. Both branches 5 ms behind
+ * 20 Mbit/s, 5 ms; 100 Mbit/s, 1 ms to each host. */
+static gint64
+start_rtt_behind_backlog (gboolean unqueued)
+{
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  guint b, lead, follow;
+  gint64 rtt;
+
+  vlmcc_config_init (&cfg);
+  sim = vlmcc_sim_new (&cfg, 1);
+  vlmcc_sim_set_start_unqueued (sim, unqueued);
+  b = vlmcc_sim_add_node (sim, 0, 20000000, 5 * VSIM_MS, 100);
+  lead = vlmcc_sim_add_node (sim, b, 2000000, 5 * VSIM_MS, 50);
+  follow = vlmcc_sim_add_node (sim, b, 4000000, 5 * VSIM_MS, 0);
+  vlmcc_sim_add_cross_traffic (sim, follow, 6000000, 1000, 0, VSIM_S, 0, 0);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, lead, 100000000,
+          VSIM_MS, 0), 0);
+  vlmcc_sim_add_receiver (sim, vlmcc_sim_add_node (sim, follow, 100000000,
+          VSIM_MS, 0), VSIM_S);
+  vlmcc_sim_run (sim, 3 * VSIM_S);
+  rtt = vlmcc_sim_receiver_start_rtt (sim, 1);
+  vlmcc_sim_free (sim);
+  return rtt;
+}
+
+/* A START crosses the links to its receiver as the data does: a follower
+ * behind a queue gets a START RTT that holds the queue. The path's
+ * propagation RTT is 22 ms; the backlog ahead of the START when it
+ * reaches the follower's branch is at least 2 Mbit less what 4 Mbit/s
+ * drains in the probe's and START's 11 ms each way: over 450 ms. */
+static void
+test_start_queued (void)
+{
+  gint64 queued = start_rtt_behind_backlog (FALSE);
+  gint64 unqueued = start_rtt_behind_backlog (TRUE);
+
+  printf ("start behind a backlog: START rtt %.2f ms queued, %.2f ms "
+      "skipping the queues\n", queued / 1e6, unqueued / 1e6);
+  g_assert_cmpint (queued, >=, 22 * VSIM_MS + 450 * VSIM_MS);
+  g_assert_cmpint (unqueued, ==, 22 * VSIM_MS);
+}
+
 /* Random churn, 300 receivers joining and leaving and the leader leaving
  * every 7 s: the hold-off spaces every election, no receiver holds more
  * than one challenge unsettled, the challenges stay under two a
@@ -517,6 +569,7 @@ main (int argc, char **argv)
       test_membership_volunteers);
   g_test_add_func ("/vlmcc-sim/start-anchor-base", test_start_anchor_base);
   g_test_add_func ("/vlmcc-sim/start-hold", test_start_hold);
+  g_test_add_func ("/vlmcc-sim/start-queued", test_start_queued);
   g_test_add_func ("/vlmcc-sim/random-churn", test_random_churn);
   g_test_add_func ("/vlmcc-sim/challenge-echo", test_challenge_echo);
   g_test_add_func ("/vlmcc-sim/loss-based-flows", test_loss_based_flows);
