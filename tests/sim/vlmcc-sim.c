@@ -20,8 +20,9 @@
  *                        churn for each seed (1-3 if none)
  * figure5 takes VLMCC_SIM_SENDER_READ_LAG=ms (the sender's loop reads
  * feedback that late), VLMCC_SIM_START_HOLD_OFF=1 (its STARTs report
- * no hold) and VLMCC_SIM_START_UNQUEUED=1 (STARTs skip the links' queues,
- * as before issue 19's fix).
+ * no hold), VLMCC_SIM_START_UNQUEUED=1 (STARTs skip the links' queues,
+ * as before issue 19's fix) and VLMCC_SIM_FEEDBACK_QUEUED=1 (feedback
+ * through the upstream queues).
  * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
  * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
  * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm) for the receivers,
@@ -72,13 +73,16 @@ print_base_rtts (VlmccSim * sim)
 
 /* VLMCC_SIM_SENDER_READ_LAG=ms: the sender's loop reads feedback that
  * late (vlmcc_sim_set_sender_read_lag); VLMCC_SIM_START_HOLD_OFF=1: its
- * STARTs report no hold, as a sender before the field. */
+ * STARTs report no hold, as a sender before the field;
+ * VLMCC_SIM_START_UNQUEUED=1: STARTs skip the queues;
+ * VLMCC_SIM_FEEDBACK_QUEUED=1: feedback crosses the upstream queues. */
 static void
 sender_host_from_env (VlmccSim * sim)
 {
   const gchar *lag = g_getenv ("VLMCC_SIM_SENDER_READ_LAG");
   const gchar *off = g_getenv ("VLMCC_SIM_START_HOLD_OFF");
   const gchar *unqueued = g_getenv ("VLMCC_SIM_START_UNQUEUED");
+  const gchar *fb_queued = g_getenv ("VLMCC_SIM_FEEDBACK_QUEUED");
 
   if (lag)
     vlmcc_sim_set_sender_read_lag (sim, (gint64) (g_ascii_strtod (lag,
@@ -88,6 +92,9 @@ sender_host_from_env (VlmccSim * sim)
             10) != 0);
   if (unqueued)
     vlmcc_sim_set_start_unqueued (sim, g_ascii_strtoull (unqueued, NULL,
+            10) != 0);
+  if (fb_queued)
+    vlmcc_sim_set_feedback_queued (sim, g_ascii_strtoull (fb_queued, NULL,
             10) != 0);
 }
 
