@@ -134,6 +134,10 @@ typedef struct {
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
+  gboolean parity_incremental;  /* receiver: a GF(2^16) block's packets and
+                                 * rows are eliminated as they arrive, so
+                                 * the last needed row leaves only its own
+                                 * work; off: all of it then: TRUE */
   guint64 window_size;          /* server shell, streaming mode: bytes of
                                  * the stream one window (one data set)
                                  * carries; 0: data-set mode (default) */

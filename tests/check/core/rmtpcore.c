@@ -1678,7 +1678,7 @@ drop_distinct_wide (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 }
 
 static void
-run_parity_wide (guint packet_size, gsize size)
+run_parity_wide (guint packet_size, gsize size, gboolean incremental)
 {
   RmtpConfig cfg;
   Rig rig;
@@ -1690,6 +1690,7 @@ run_parity_wide (guint packet_size, gsize size)
   cfg.parity_block = 300;
   cfg.parity_surplus = FALSE;
   cfg.packet_size = packet_size;
+  cfg.parity_incremental = incremental;
   rig_init (&rig, 4, size, &cfg);
   rig.drop = drop_distinct_wide;
   rig_start_and_run (&rig, 60 * S);
@@ -1710,11 +1711,13 @@ run_parity_wide (guint packet_size, gsize size)
 /* Blocks over 255 packets go by GF(2^16) (PARITY16): one row per loss
  * of the worst receiver in each block repairs every receiver's, with
  * even packets, and with odd ones (the rows one byte longer) and an odd
- * last packet. */
+ * last packet; decoded row by row as they come, and all at once. */
 GST_START_TEST (test_parity_repair_wide_blocks)
 {
-  run_parity_wide (1024, 400 * 1024);
-  run_parity_wide (1001, 400 * 1001 - 6);
+  for (guint inc = 0; inc < 2; inc++) {
+    run_parity_wide (1024, 400 * 1024, inc);
+    run_parity_wide (1001, 400 * 1001 - 6, inc);
+  }
 }
 
 GST_END_TEST;
