@@ -527,6 +527,10 @@ struct _Erasure16Decoder {
   guint *free_slots, *free_pos, n_free;
   DecoderRow *rows;
   guint n_rows;
+  /* expect_rows: for row j < n_expected not given yet, held[j] is the sum
+   * of C[j][i] x packet i over the packets held */
+  guint8 **expected;
+  guint n_expected;
   guint64 ops;
 };
 
@@ -560,6 +564,9 @@ erasure16_decoder_free (Erasure16Decoder * d)
     g_free (d->rows[r].coef);
   }
   g_free (d->rows);
+  for (guint j = 0; j < d->n_expected; j++)
+    g_free (d->expected[j]);
+  g_free (d->expected);
   g_free (d->slot_col);
   g_free (d->col_slot);
   g_free (d->slot_state);
@@ -738,6 +745,9 @@ erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
   d->data[i] = data;
   d->plen[i] = plen;
   d->n_held++;
+  for (guint j = 0; j < d->n_expected; j++)
+    if (d->expected[j])
+      decoder_mul_add_packet (d, d->expected[j], data, cauchy (j, i), plen);
   if (s < 0)
     return TRUE;
   for (guint r = 0; r < d->n_rows; r++) {
@@ -768,18 +778,28 @@ erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
                   8))))
     return FALSE;
   d->rows_seen[row / 8] |= 1 << (row % 8);
-  if (erasure16_decoder_missing (d) == 0)
+  if (erasure16_decoder_missing (d) == 0) {
+    if (row < d->n_expected)
+      g_clear_pointer (&d->expected[row], g_free);
     return FALSE;
+  }
   if (!d->n_slots)
     decoder_build_slots (d);
   nr = &d->rows[d->n_rows];
-  nr->syn = g_memdup2 (parity, d->len);
   nr->coef = g_new0 (guint16, d->n_slots);
-  /* what the packets held add to the row */
-  for (guint i = 0; i < d->k; i++)
-    if (d->data[i])
-      decoder_mul_add_packet (d, nr->syn, d->data[i], cauchy (row, i),
-          d->plen[i]);
+  /* what the packets held add to the row: summed as they came if it was
+   * expected */
+  if (row < d->n_expected && d->expected[row]) {
+    nr->syn = d->expected[row];
+    d->expected[row] = NULL;
+    decoder_mul_add (d, nr->syn, parity, 1, d->len);
+  } else {
+    nr->syn = g_memdup2 (parity, d->len);
+    for (guint i = 0; i < d->k; i++)
+      if (d->data[i])
+        decoder_mul_add_packet (d, nr->syn, d->data[i], cauchy (row, i),
+            d->plen[i]);
+  }
   for (guint j = 0; j < d->n_free; j++)
     nr->coef[d->free_slots[j]] = cauchy (row, d->slot_col[d->free_slots[j]]);
   /* less each pivot's row times the pivot's coefficient here */
@@ -794,6 +814,26 @@ erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
   }
   decoder_pivot (d, d->n_rows - 1, (guint) s);
   return TRUE;
+}
+
+void
+erasure16_decoder_expect_rows (Erasure16Decoder * d, guint n)
+{
+  n = MIN (n, erasure16_rows (d->k));
+  if (n <= d->n_expected)
+    return;
+  d->expected = g_renew (guint8 *, d->expected, n);
+  for (guint j = d->n_expected; j < n; j++) {
+    d->expected[j] = NULL;
+    if (d->rows_seen[j / 8] & (1 << (j % 8)))
+      continue;
+    d->expected[j] = g_malloc0 (d->len);
+    for (guint i = 0; i < d->k; i++)
+      if (d->data[i])
+        decoder_mul_add_packet (d, d->expected[j], d->data[i], cauchy (j,
+                i), d->plen[i]);
+  }
+  d->n_expected = n;
 }
 
 guint8 *

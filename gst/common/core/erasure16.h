@@ -64,6 +64,14 @@ gboolean erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
 gboolean erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
     const guint8 * parity);
 
+/* Rows 0 .. @n - 1 are expected (a sender that numbers a block's rows
+ * from 0): from now on each packet that arrives is added to what they will
+ * need from the held packets, so a row that then comes costs 2 x m region
+ * products instead of k - m more. Catching up costs a product per packet
+ * held for each row newly expected. Rows already given, and those at and
+ * over erasure16_rows, are skipped; @n never shrinks what is expected. */
+void erasure16_decoder_expect_rows (Erasure16Decoder * d, guint n);
+
 /* The lost data packets the rows held cannot rebuild yet: 0 when every
  * lost packet is solved. */
 guint erasure16_decoder_missing (const Erasure16Decoder * d);

@@ -335,13 +335,17 @@ GST_END_TEST;
  * @events: row j as j >= 0, late data packet i as -1 - i. */
 static Erasure16Decoder *
 feed (const Block * b, const gsize * plen, const gint * events, guint n_ev,
-    const guint * rows, guint8 ** parity, const gboolean * held)
+    const guint * rows, guint8 ** parity, const gboolean * held,
+    guint expect)
 {
   Erasure16Decoder *d = erasure16_decoder_new (b->k, b->len);
 
+  /* rows 0 .. expect - 1 expected: half before the packets, all after */
+  erasure16_decoder_expect_rows (d, expect / 2);
   for (guint i = 0; i < b->k; i++)
     if (held[i])
       fail_unless (erasure16_decoder_add_data (d, i, b->orig[i], plen[i]));
+  erasure16_decoder_expect_rows (d, expect);
   for (guint e = 0; e < n_ev; e++) {
     if (events[e] >= 0)
       erasure16_decoder_add_row (d, rows[events[e]], parity[events[e]]);
@@ -353,7 +357,8 @@ feed (const Block * b, const gsize * plen, const gint * events, guint n_ev,
 }
 
 /* Random blocks, losses, late packets and row orders (some blocks with a
- * short odd last packet): whenever the rows suffice, the incremental
+ * short odd last packet; some with rows 0, 1, ... of which the first were
+ * expected, their held sums made as the packets came): whenever the rows suffice, the incremental
  * decoder gives the same bytes as erasure16_decode on the same packets
  * and rows, and the original; when they do not, it says how many are
  * missing and hands nothing over. */
@@ -371,7 +376,7 @@ GST_START_TEST (test_incremental_matches_one_shot)
     guint n = g_rand_int_range (r, m - late > 0 ? m - late - 1 : 0,
         m + 4);
     Block b;
-    guint *rows, n_ev = 0, got;
+    guint *rows, n_ev = 0, got, expect;
     guint8 **parity;
     gsize *plen = g_new (gsize, k);
     gboolean *held = g_new (gboolean, k);
@@ -387,6 +392,12 @@ GST_START_TEST (test_incremental_matches_one_shot)
       memcpy (b.data[k - 1], b.orig[k - 1], len);
     }
     rows = draw_rows (k, MAX (n, 1), r);
+    expect = 0;
+    if (seed % 4 == 1) {        /* the sender's rows, some expected */
+      for (guint j = 0; j < MAX (n, 1); j++)
+        rows[j] = MIN (j, erasure16_rows (k) - 1);
+      expect = g_rand_int_range (r, 1, n + 3);
+    }
     parity = encode_rows (&b, rows, MAX (n, 1));
     block_lose (&b, m, r);
     memcpy (held, b.have, k * sizeof (gboolean));
@@ -404,7 +415,7 @@ GST_START_TEST (test_incremental_matches_one_shot)
         b.have[i] = TRUE;
         memcpy (b.data[i], b.orig[i], len);
       }
-    d = feed (&b, plen, events, n_ev, rows, parity, held);
+    d = feed (&b, plen, events, n_ev, rows, parity, held, expect);
     got = 0;
     for (guint i = 0; i < k; i++)
       got += !b.have[i];
@@ -517,25 +528,27 @@ GST_START_TEST (test_incremental_dependent_rows)
 
 GST_END_TEST;
 
-/* The issue's block (2048 packets, 205 lost): the last row leaves at most
- * its own k - m products for the packets held and 2 m + 1 to reduce it,
- * scale it and clear its column; the one-shot decoder does all
- * m x (k - m) + m x m after it. */
-GST_START_TEST (test_incremental_work_after_last_row)
+/* The issue's block (2048 packets, 205 lost, rows 0 .. 204; @expect:
+ * rows expected before the packets): the region products after the last
+ * row, and in @all the whole decode's. */
+static guint64
+work_after_last_row (guint expect, guint64 * all)
 {
   GRand *r = g_rand_new_with_seed (31);
   const guint k = 2048, m = 205;
   Block b;
-  guint *rows;
+  guint rows[205];
   guint8 **parity;
   Erasure16Decoder *d;
   guint64 before;
 
   block_init (&b, k, 16, r);
-  rows = draw_rows (k, m, r);
+  for (guint j = 0; j < m; j++)
+    rows[j] = j;
   parity = encode_rows (&b, rows, m);
   block_lose (&b, m, r);
   d = erasure16_decoder_new (k, 16);
+  erasure16_decoder_expect_rows (d, expect);
   for (guint i = 0; i < k; i++)
     if (b.have[i])
       erasure16_decoder_add_data (d, i, b.orig[i], 16);
@@ -545,12 +558,7 @@ GST_START_TEST (test_incremental_work_after_last_row)
   before = erasure16_decoder_region_ops (d);
   fail_unless (erasure16_decoder_add_row (d, rows[m - 1], parity[m - 1]));
   fail_unless_equals_int (erasure16_decoder_missing (d), 0);
-  fail_unless (erasure16_decoder_region_ops (d) - before <=
-      (k - m) + 2 * m + 1, "%" G_GUINT64_FORMAT " region ops after the "
-      "last row", erasure16_decoder_region_ops (d) - before);
-  /* all of it, spread over the rows: no more than the one-shot's */
-  fail_unless (erasure16_decoder_region_ops (d) <= (guint64) m * (k - m) +
-      (guint64) m * m + m);
+  *all = erasure16_decoder_region_ops (d);
   for (guint i = 0; i < k; i++)
     if (!b.have[i]) {
       guint8 *x = erasure16_decoder_take (d, i);
@@ -560,9 +568,28 @@ GST_START_TEST (test_incremental_work_after_last_row)
     }
   erasure16_decoder_free (d);
   free_rows (parity, m);
-  g_free (rows);
   block_clear (&b);
   g_rand_free (r);
+  return *all - before;
+}
+
+/* The last row leaves at most its own k - m products for the packets held
+ * and 2 m + 1 to reduce it, scale it and clear its column; expected, only
+ * the 2 m + 2; the one-shot decoder does all m x (k - m) + m x m after it.
+ * The whole is no more than the one-shot's, expected rows (8 too many)
+ * included. */
+GST_START_TEST (test_incremental_work_after_last_row)
+{
+  const guint64 k = 2048, m = 205;
+  guint64 all, after = work_after_last_row (0, &all);
+
+  fail_unless (after <= (k - m) + 2 * m + 1, "%" G_GUINT64_FORMAT
+      " region ops after the last row", after);
+  fail_unless (all <= m * (k - m) + m * m + m);
+  after = work_after_last_row (m + 8, &all);
+  fail_unless (after <= 2 * m + 2, "%" G_GUINT64_FORMAT " region ops after "
+      "the last row, rows expected", after);
+  fail_unless (all <= (m + 8) * (k - m) + m * m + 2 * m);
 }
 
 GST_END_TEST;
