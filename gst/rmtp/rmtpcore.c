@@ -54,6 +54,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->conn_retry_backoff = FALSE;
   cfg->conn_retry_storm = 0;
   cfg->parity_incremental = TRUE;
+  cfg->parity_expect_rows = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2885,6 +2886,25 @@ receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   receiver_block_changed (r, p->block);
 }
 
+/* parity_expect_rows: after the DATA at @seq, the rows its block will need
+ * for the packets it lost so far (those below @seq) are expected; the
+ * block's decoder starts at its first loss. */
+static void
+receiver_expect_rows (RmtpReceiver * r, guint32 seq)
+{
+  guint32 b = seq / r->parity_block, first = b * r->parity_block;
+  gint64 lost = (gint64) seq - first + 1 - r->block_have[b];
+  RxBlock *blk;
+
+  if (!r->cfg.parity_expect_rows || !r->cfg.parity_incremental ||
+      !wide_code (r->parity_block) || lost <= 0 ||
+      receiver_block_complete (r, b))
+    return;
+  blk = receiver_block (r, b);
+  if (blk->dec)
+    erasure16_decoder_expect_rows (blk->dec, (guint) (lost + lost / 4 + 4));
+}
+
 static void
 receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     const guint8 * base)
@@ -2912,6 +2932,7 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
     r->block_have[b]++;
     if (r->blocks[b] && r->blocks[b]->dec)
       receiver_decoder_add (r, r->blocks[b]->dec, p->seq);
+    receiver_expect_rows (r, p->seq);
   }
   receiver_deliver (r);
   if (r->parity_block)

@@ -138,6 +138,13 @@ typedef struct {
                                  * rows are eliminated as they arrive, so
                                  * the last needed row leaves only its own
                                  * work; off: all of it then: TRUE */
+  gboolean parity_expect_rows;  /* receiver, with parity_incremental: the
+                                 * rows a block will need (the server sends
+                                 * 0, 1, ...; its losses so far x 1.25 + 4)
+                                 * have their sums over the packets held
+                                 * made as the DATA come, so a row costs
+                                 * 2 x its losses, not the block (ours):
+                                 * FALSE */
   guint64 window_size;          /* server shell, streaming mode: bytes of
                                  * the stream one window (one data set)
                                  * carries; 0: data-set mode (default) */
