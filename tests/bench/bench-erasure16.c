@@ -5,7 +5,8 @@
  * packets of, with as many rows as it lost; the server encodes one row.
  * Medians of 5 runs, each with its own random losses, in CPU time.
  * Blocks over 255 are also decoded by the incremental decoder: its whole
- * CPU and its CPU after the last row (issue 20, docs/results.md "RMTP:
+ * CPU and its CPU after the last row, without and with the rows expected
+ * as the packets come (parity-expect-rows; issue 20, docs/results.md "RMTP:
  * parity decoded as rows arrive").
  * Usage: bench-erasure16 [BLOCK ...] (default 128 2048; up to 8 sizes,
  * the first the reference of the ratios). */
@@ -99,7 +100,8 @@ decode_all (guint8 ** d, guint block, GRand * r, guint * lost_out)
  * the packets held, then the rows one by one; its whole CPU, and in
  * @after the CPU from the last row on (that row and handing over). */
 static gdouble
-decode_all_incremental (guint8 ** d, guint block, GRand * r, gdouble * after)
+decode_all_incremental (guint8 ** d, guint block, GRand * r, gboolean expect,
+    gdouble * after)
 {
   gdouble secs = 0.0;
 
@@ -116,6 +118,9 @@ decode_all_incremental (guint8 ** d, guint block, GRand * r, gdouble * after)
       if (have[i])
         erasure16_decoder_add_data (dec, i, d[first + i], LEN);
       lost += !have[i];
+      /* as rmtpcore's parity-expect-rows does */
+      if (expect && lost)
+        erasure16_decoder_expect_rows (dec, lost + lost / 4 + 4);
     }
     for (guint row = 0; row < lost; row++) {
       /* encoding the row is the sender's work, not timed */
@@ -180,6 +185,7 @@ main (int argc, char **argv)
   guint blocks[MAX_BLOCKS] = { 128, 2048 }, n = 2;
   gdouble dec[MAX_BLOCKS][RUNS], enc[MAX_BLOCKS][RUNS];
   gdouble inc[MAX_BLOCKS][RUNS], inc_after[MAX_BLOCKS][RUNS];
+  gdouble exp_all[MAX_BLOCKS][RUNS], exp_after[MAX_BLOCKS][RUNS];
   gdouble med_dec[MAX_BLOCKS], med_enc[MAX_BLOCKS];
   guint lost = 0;
 
@@ -193,9 +199,13 @@ main (int argc, char **argv)
       dec[b][run] = decode_all (d, blocks[b], r, &lost);
       enc[b][run] = encode_row (d, blocks[b]);
       inc[b][run] = inc_after[b][run] = 0.0;
-      if (blocks[b] > ERASURE_MAX_BLOCK)
-        inc[b][run] = decode_all_incremental (d, blocks[b], r,
+      exp_all[b][run] = exp_after[b][run] = 0.0;
+      if (blocks[b] > ERASURE_MAX_BLOCK) {
+        inc[b][run] = decode_all_incremental (d, blocks[b], r, FALSE,
             &inc_after[b][run]);
+        exp_all[b][run] = decode_all_incremental (d, blocks[b], r, TRUE,
+            &exp_after[b][run]);
+      }
     }
   for (guint b = 0; b < n; b++) {
     med_dec[b] = median (dec[b], RUNS);
@@ -211,13 +221,14 @@ main (int argc, char **argv)
   printf ("# medians of %d runs, the blocks taking turns; the last run lost "
       "%u packets\n", RUNS, lost);
   printf ("\n| block | one-shot: decode (all after the last row) | "
-      "incremental: all | incremental: after the last row |\n"
-      "|---|---|---|---|\n");
+      "incremental: all / after the last row | with rows expected: all / "
+      "after the last row |\n|---|---|---|---|\n");
   for (guint b = 0; b < n; b++)
     if (blocks[b] > ERASURE_MAX_BLOCK)
-      printf ("| %u | %.2f ms | %.2f ms | %.3f ms |\n", blocks[b],
-          med_dec[b] * 1e3, median (inc[b], RUNS) * 1e3,
-          median (inc_after[b], RUNS) * 1e3);
+      printf ("| %u | %.2f ms | %.2f / %.3f ms | %.2f / %.3f ms |\n",
+          blocks[b], med_dec[b] * 1e3, median (inc[b], RUNS) * 1e3,
+          median (inc_after[b], RUNS) * 1e3, median (exp_all[b], RUNS) * 1e3,
+          median (exp_after[b], RUNS) * 1e3);
   for (guint i = 0; i < PACKETS; i++)
     g_free (d[i]);
   g_free (d);
