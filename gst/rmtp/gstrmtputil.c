@@ -138,7 +138,7 @@ static const GstParamEntry params[] = {
   P ("parity-incremental", "Receiver: a parity block over 255 packets "
         "(GF(2^16)) is decoded as its packets and rows arrive, row by row, "
         "so the last needed row leaves only its own work; off: the whole "
-        "decode then (ours: on)", BOOLEAN, parity_incremental, 0, 0, R),
+        "decode then (ours: off)", BOOLEAN, parity_incremental, 0, 0, R),
   P ("parity-expect-rows", "Receiver, with parity-incremental: the rows a "
         "block will need (its losses so far x 1.25 + 4) have their sums "
         "over the packets held made as the DATA come, so a row that comes "

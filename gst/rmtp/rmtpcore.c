@@ -53,7 +53,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->early_repair = FALSE;
   cfg->conn_retry_backoff = FALSE;
   cfg->conn_retry_storm = 0;
-  cfg->parity_incremental = TRUE;
+  cfg->parity_incremental = FALSE;
   cfg->parity_expect_rows = FALSE;
 }
 

@@ -137,7 +137,8 @@ typedef struct {
   gboolean parity_incremental;  /* receiver: a GF(2^16) block's packets and
                                  * rows are eliminated as they arrive, so
                                  * the last needed row leaves only its own
-                                 * work; off: all of it then: TRUE */
+                                 * work; off: all of it then (ours): FALSE
+                                 * (not faster on the loaded bed, issue 20) */
   gboolean parity_expect_rows;  /* receiver, with parity_incremental: the
                                  * rows a block will need (the server sends
                                  * 0, 1, ...; its losses so far x 1.25 + 4)
