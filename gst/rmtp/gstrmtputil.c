@@ -135,6 +135,15 @@ static const GstParamEntry params[] = {
   P ("max-total-size", "Largest data set this receiver accepts, its packet "
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
       UINT64, max_total_size, 1, G_MAXUINT64, R),
+  P ("parity-incremental", "Receiver: a parity block over 255 packets "
+        "(GF(2^16)) is decoded as its packets and rows arrive, row by row, "
+        "so the last needed row leaves only its own work; off: the whole "
+        "decode then (ours: off)", BOOLEAN, parity_incremental, 0, 0, R),
+  P ("parity-expect-rows", "Receiver, with parity-incremental: the rows a "
+        "block will need (its losses so far x 1.25 + 4) have their sums "
+        "over the packets held made as the DATA come, so a row that comes "
+        "costs 2 x the block's losses in products, not the block's size "
+        "(ours: off)", BOOLEAN, parity_expect_rows, 0, 0, R),
   P ("window-size", "Streaming mode: the sink sends the stream in windows "
         "of this many bytes as it comes, holding at most two windows and "
         "blocking upstream when they are full; each window is a data set "

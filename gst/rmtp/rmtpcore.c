@@ -53,6 +53,8 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->early_repair = FALSE;
   cfg->conn_retry_backoff = FALSE;
   cfg->conn_retry_storm = 0;
+  cfg->parity_incremental = FALSE;
+  cfg->parity_expect_rows = FALSE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2181,7 +2183,8 @@ typedef enum {
 typedef struct {
   guint n;
   guint *rows;
-  GBytes **parity;
+  GBytes **parity;              /* NULL with dec: it took a copy */
+  Erasure16Decoder *dec;        /* parity_incremental, GF(2^16) */
 } RxBlock;
 
 struct _RmtpReceiver {
@@ -2280,7 +2283,9 @@ rx_block_free (RxBlock * blk)
   if (!blk)
     return;
   for (guint i = 0; i < blk->n; i++)
-    g_bytes_unref (blk->parity[i]);
+    if (blk->parity[i])
+      g_bytes_unref (blk->parity[i]);
+  erasure16_decoder_free (blk->dec);
   g_free (blk->rows);
   g_free (blk->parity);
   g_free (blk);
@@ -2684,6 +2689,39 @@ receiver_block_buffers (RmtpReceiver * r, guint32 b, gsize len,
   }
 }
 
+/* The lost packet at @seq rebuilt (@buf, the block's length) is held. */
+static void
+receiver_take_rebuilt (RmtpReceiver * r, guint32 seq, guint8 * buf)
+{
+  r->held[seq] = g_bytes_new_take (buf, packet_len (r->total,
+          r->packet_size, seq));
+  r->have[seq] = 1;
+  r->n_have++;
+  r->block_have[seq / r->parity_block]++;
+  r->stats.parity_recovered++;
+}
+
+/* With the incremental decoder, the lost packets are solved once it says
+ * so; only handing them over is left. */
+static gboolean
+receiver_take_decoded (RmtpReceiver * r, guint32 b)
+{
+  Erasure16Decoder *dec = r->blocks[b]->dec;
+  guint32 first = b * r->parity_block;
+  guint k = block_size (r->n_packets, r->parity_block, b);
+
+  if (erasure16_decoder_missing (dec) > 0)
+    return FALSE;
+  for (guint i = 0; i < k; i++)
+    if (!r->have[first + i]) {
+      guint8 *buf = erasure16_decoder_take (dec, i);
+
+      g_assert (buf);
+      receiver_take_rebuilt (r, first + i, buf);
+    }
+  return TRUE;
+}
+
 /* Rebuilds a block's lost packets once it holds as many parity rows. */
 static gboolean
 receiver_try_decode (RmtpReceiver * r, guint32 b)
@@ -2699,6 +2737,8 @@ receiver_try_decode (RmtpReceiver * r, guint32 b)
   const guint8 **parity;
   gboolean ok;
 
+  if (blk && blk->dec)
+    return receiver_take_decoded (r, b);
   if (!blk || lost == 0 || blk->n < lost)
     return FALSE;
   data = g_new (guint8 *, k);
@@ -2712,13 +2752,8 @@ receiver_try_decode (RmtpReceiver * r, guint32 b)
       parity);
   for (guint i = 0; i < k; i++) {
     if (ok && !have[i]) {
-      r->held[first + i] = g_bytes_new_take (own[i], packet_len (r->total,
-              r->packet_size, first + i));
+      receiver_take_rebuilt (r, first + i, own[i]);
       own[i] = NULL;
-      r->have[first + i] = 1;
-      r->n_have++;
-      r->block_have[b]++;
-      r->stats.parity_recovered++;
     }
     g_free (own[i]);
   }
@@ -2753,6 +2788,33 @@ receiver_parity_valid (const RmtpReceiver * r, const RmtpPacket * p)
           p->block * r->parity_block));
 }
 
+/* Hands the decoder the packet at @seq (held, kept while its block is
+ * not complete: receiver_deliver). */
+static void
+receiver_decoder_add (RmtpReceiver * r, Erasure16Decoder * dec, guint32 seq)
+{
+  gsize plen;
+  const guint8 *d = g_bytes_get_data (r->held[seq], &plen);
+
+  erasure16_decoder_add_data (dec, seq % r->parity_block, d, plen);
+}
+
+/* A block's incremental decoder, given the packets held so far. */
+static Erasure16Decoder *
+receiver_new_decoder (RmtpReceiver * r, guint32 b)
+{
+  guint32 first = b * r->parity_block;
+  guint k = block_size (r->n_packets, r->parity_block, b);
+  Erasure16Decoder *dec = erasure16_decoder_new (k,
+      code_len (r->parity_block, packet_len (r->total, r->packet_size,
+              first)));
+
+  for (guint i = 0; dec && i < k; i++)
+    if (r->have[first + i])
+      receiver_decoder_add (r, dec, first + i);
+  return dec;
+}
+
 static RxBlock *
 receiver_block (RmtpReceiver * r, guint32 b)
 {
@@ -2762,6 +2824,8 @@ receiver_block (RmtpReceiver * r, guint32 b)
     r->blocks[b] = g_new0 (RxBlock, 1);
     r->blocks[b]->rows = g_new0 (guint, k);
     r->blocks[b]->parity = g_new0 (GBytes *, k);
+    if (r->cfg.parity_incremental && wide_code (r->parity_block))
+      r->blocks[b]->dec = receiver_new_decoder (r, b);
   }
   return r->blocks[b];
 }
@@ -2814,8 +2878,31 @@ receiver_on_parity (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   r->stats.in.accepted++;
   r->stats.parity_received++;
   blk->rows[blk->n] = p->row;
-  blk->parity[blk->n++] = payload_bytes (p, src, base);
+  if (blk->dec)
+    erasure16_decoder_add_row (blk->dec, p->row, p->payload);
+  else
+    blk->parity[blk->n] = payload_bytes (p, src, base);
+  blk->n++;
   receiver_block_changed (r, p->block);
+}
+
+/* parity_expect_rows: after the DATA at @seq, the rows its block will need
+ * for the packets it lost so far (those below @seq) are expected; the
+ * block's decoder starts at its first loss. */
+static void
+receiver_expect_rows (RmtpReceiver * r, guint32 seq)
+{
+  guint32 b = seq / r->parity_block, first = b * r->parity_block;
+  gint64 lost = (gint64) seq - first + 1 - r->block_have[b];
+  RxBlock *blk;
+
+  if (!r->cfg.parity_expect_rows || !r->cfg.parity_incremental ||
+      !wide_code (r->parity_block) || lost <= 0 ||
+      receiver_block_complete (r, b))
+    return;
+  blk = receiver_block (r, b);
+  if (blk->dec)
+    erasure16_decoder_expect_rows (blk->dec, (guint) (lost + lost / 4 + 4));
 }
 
 static void
@@ -2839,8 +2926,14 @@ receiver_on_data (RmtpReceiver * r, const RmtpPacket * p, GBytes * src,
   r->have[p->seq] = 1;
   r->n_have++;
   r->held[p->seq] = payload_bytes (p, src, base);
-  if (r->parity_block)
-    r->block_have[p->seq / r->parity_block]++;
+  if (r->parity_block) {
+    guint32 b = p->seq / r->parity_block;
+
+    r->block_have[b]++;
+    if (r->blocks[b] && r->blocks[b]->dec)
+      receiver_decoder_add (r, r->blocks[b]->dec, p->seq);
+    receiver_expect_rows (r, p->seq);
+  }
   receiver_deliver (r);
   if (r->parity_block)
     receiver_block_changed (r, p->seq / r->parity_block);

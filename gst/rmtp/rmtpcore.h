@@ -134,6 +134,18 @@ typedef struct {
   gint64 send_burst;            /* server: credit of the pacer, ns: 0 (the
                                  * simulator's exact clock needs none; a
                                  * shell woken late catches up with it) */
+  gboolean parity_incremental;  /* receiver: a GF(2^16) block's packets and
+                                 * rows are eliminated as they arrive, so
+                                 * the last needed row leaves only its own
+                                 * work; off: all of it then (ours): FALSE
+                                 * (not faster on the loaded bed, issue 20) */
+  gboolean parity_expect_rows;  /* receiver, with parity_incremental: the
+                                 * rows a block will need (the server sends
+                                 * 0, 1, ...; its losses so far x 1.25 + 4)
+                                 * have their sums over the packets held
+                                 * made as the DATA come, so a row costs
+                                 * 2 x its losses, not the block (ours):
+                                 * FALSE */
   guint64 window_size;          /* server shell, streaming mode: bytes of
                                  * the stream one window (one data set)
                                  * carries; 0: data-set mode (default) */

@@ -30,7 +30,9 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
                         to that mode's URI (any boolean key), and one written
                         parity+parity-block=512 adds &parity-block=512 (any
                         KEY=VALUE), so variants of one build alternate run
-                        by run
+                        by run; a key written rx-KEY=VALUE goes to every
+                        rmtpsrc's URI instead (parity+rx-parity-expect-rows
+                        =true)
   BENCH_RMTP_EXTRA      more rmtpsink URI keys, e.g. &delta=500000 or
                         &release-on-ack=true&delta=500000 (docs/results.md) ()
   BENCH_RMTP_BEFORE     a directory with another build's libgstrmtp.so: a
@@ -124,11 +126,12 @@ def receiver_cpu(tmp, n):
     return statistics.median(clock), statistics.median(switches)
 
 
-def run_rmtp(hosts, snd, src, digest, tmp, repair, keys=""):
+def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys=""):
     tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
                               extra=f"&repair={repair}&rate={RATE}{EXTRA}"
                               f"{keys}",
-                              timeout=TIMEOUT, wrap=perf_wrap(tmp))
+                              timeout=TIMEOUT, wrap=perf_wrap(tmp),
+                              rx_extra=rx_keys)
     whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
                 and rt.sha256(rx["out"]) == digest for rx in rxs)
     st, done = rt.last_stats(tx), rt.done_message(tx)
@@ -205,7 +208,10 @@ def measure(snd, hosts, src, digest, tmp, mode):
     c0 = cpu_seconds()
     repair, _, build = mode.partition("@")
     repair, *flags = repair.split("+")
-    keys = "".join(f"&{f}" if "=" in f else f"&{f}=true" for f in flags)
+    rx_keys = "".join(f"&{f[3:]}" if "=" in f else f"&{f[3:]}=true"
+                      for f in flags if f.startswith("rx-"))
+    keys = "".join(f"&{f}" if "=" in f else f"&{f}=true" for f in flags
+                   if not f.startswith("rx-"))
     if mode == "uftp":
         whole, took, note, rx = run_uftp(hosts, snd, src, digest, tmp)
     else:
@@ -213,7 +219,7 @@ def measure(snd, hosts, src, digest, tmp, mode):
             raise SystemExit(f"{mode}: set BENCH_RMTP_BEFORE")
         with PluginsFrom(BEFORE if build else None):
             whole, took, note, rx = run_rmtp(hosts, snd, src, digest, tmp,
-                                             repair, keys)
+                                             repair, keys, rx_keys)
     return whole, took, note, cpu_seconds() - c0, rx
 
 

@@ -21,8 +21,9 @@
  * 0..31): every control datagram either sends must open under the key
  * (DATA and PARITY go unsealed), and no chunk the input injects is ever
  * taken as control (the fuzzer does not hold the key). Its bit 4 turns on
- * our options off the paper's path: early repair, release on ACK and the
- * CONN retry's backoff. */
+ * our options off the paper's path: early repair, release on ACK, the
+ * CONN retry's backoff, and the incremental decoding of GF(2^16) blocks
+ * with the rows expected. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.early_repair = TRUE;
     cfg.release_on_ack = TRUE;
     cfg.conn_retry_backoff = TRUE;
+    cfg.parity_incremental = TRUE;
+    cfg.parity_expect_rows = TRUE;
   }
   random_source_init_seeded (&rng[0], &seeded[0], 1);
   random_source_init_seeded (&rng[1], &seeded[1], 2);

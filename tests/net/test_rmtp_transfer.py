@@ -100,13 +100,14 @@ def wait_exit(proc, until):
 
 
 def transfer(hosts, snd, src_path, tmp, name, kill=None, kill_after=1.0,
-             extra="", timeout=TIMEOUT, wrap=None):
+             extra="", timeout=TIMEOUT, wrap=None, rx_extra=""):
     """Runs one transfer to every host in hosts; returns (sender, receivers,
-    t0). wrap: a function of the receiver's index giving its gst() wrap."""
+    t0). wrap: a function of the receiver's index giving its gst() wrap;
+    rx_extra: more query keys for every source's URI."""
     rxs = []
     for i, h in enumerate(hosts):
         out = os.path.join(tmp, f"{name}-r{i + 1}.bin")
-        rxs.append(start_receiver(h, i + 1, out,
+        rxs.append(start_receiver(h, i + 1, out, extra=rx_extra,
                                   wrap=wrap(i) if wrap else ""))
     for rx in rxs:
         if not wait_playing(rx):

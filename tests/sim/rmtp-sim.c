@@ -10,7 +10,9 @@
  * the NACKs arrive; --no-surplus sizes parity to the losses alone; --delta=D sets the backoff per receiver to D us;
  * --tat=T the turn-around allowance to T ms; --loss=P runs loss P (a
  * fraction) alone instead of 0, 1 and 10 %; --seed=S draws the losses
- * and backoffs from seed S (default 1). The last column splits the
+ * and backoffs from seed S (default 1); --incremental decodes a GF(2^16)
+ * block as its rows arrive (parity-incremental), --expect-rows also with
+ * its rows expected (parity-expect-rows). The last column splits the
  * repairs: how many of them were DATA resent (the rest are parity rows),
  * and in brackets the DATA sent by unicast to members served separately. */
 #include <stdio.h>
@@ -22,6 +24,7 @@ static RmtpRepair repair = RMTP_REPAIR_RETRANSMIT;
 static guint parity_block;
 static guint64 window_size, size;
 static gboolean release_on_ack, early_repair, no_surplus;
+static gboolean incremental, expect_rows;
 static gint64 delta, tat;
 static guint64 seed = 1;
 
@@ -42,6 +45,8 @@ print_row (guint n, gdouble loss)
   p.cfg.release_on_ack = release_on_ack;
   p.cfg.early_repair = early_repair;
   p.cfg.parity_surplus = !no_surplus;
+  p.cfg.parity_incremental = incremental || expect_rows;
+  p.cfg.parity_expect_rows = expect_rows;
   if (delta)
     p.cfg.delta = delta;
   if (tat)
@@ -91,6 +96,10 @@ main (int argc, char **argv)
       early_repair = TRUE;
     } else if (g_str_equal (argv[1], "--no-surplus")) {
       no_surplus = TRUE;
+    } else if (g_str_equal (argv[1], "--incremental")) {
+      incremental = TRUE;
+    } else if (g_str_equal (argv[1], "--expect-rows")) {
+      expect_rows = TRUE;
     } else if (g_str_has_prefix (argv[1], "--delta=")) {
       delta = g_ascii_strtoll (argv[1] + 8, NULL, 10) * 1000;
     } else if (g_str_has_prefix (argv[1], "--tat=")) {

@@ -495,3 +495,358 @@ erasure16_decode (guint k, guint8 ** data, const gboolean * have, gsize len,
   g_free (lost);
   return ok;
 }
+
+/* The incremental decoder. Its unknowns are the slots: the packets lost
+ * when the first row came (packets arrive but are never lost again, so the
+ * set only shrinks). A slot is free (unknown, no row solves for it), a
+ * pivot (the one row whose column it is; every other row has 0 there) or
+ * known (its packet came after all). Each row keeps, over the slots, the
+ * coefficients still unknown (its pivot's 1 and free slots' values) and
+ * the region they sum to. When no slot is free, each row's region is its
+ * pivot's packet. */
+enum { SLOT_FREE, SLOT_PIVOT, SLOT_KNOWN, SLOT_TAKEN };
+
+typedef struct {
+  guint8 *syn;                  /* len bytes; NULL once taken */
+  guint16 *coef;                /* n_slots; 0 at every pivot but its own */
+  guint pivot;                  /* a slot */
+} DecoderRow;
+
+struct _Erasure16Decoder {
+  guint k;
+  gsize len;
+  const guint8 **data;          /* k: the packets held, NULL if lost */
+  gsize *plen;
+  guint n_held;
+  guint8 *rows_seen;            /* bit per parity row */
+  guint n_slots;                /* 0 until the first row */
+  guint *slot_col;
+  gint *col_slot;               /* -1: not a slot */
+  guint8 *slot_state;
+  guint *slot_row;              /* a pivot's row */
+  guint *free_slots, *free_pos, n_free;
+  DecoderRow *rows;
+  guint n_rows;
+  /* expect_rows: for row j < n_expected not given yet, held[j] is the sum
+   * of C[j][i] x packet i over the packets held */
+  guint8 **expected;
+  guint n_expected;
+  guint64 ops;
+};
+
+Erasure16Decoder *
+erasure16_decoder_new (guint k, gsize len)
+{
+  Erasure16Decoder *d;
+
+  if (erasure16_rows (k) == 0 || len % 2 != 0)
+    return NULL;
+  ensure_tables ();
+  d = g_new0 (Erasure16Decoder, 1);
+  d->k = k;
+  d->len = len;
+  d->data = g_new0 (const guint8 *, k);
+  d->plen = g_new0 (gsize, k);
+  d->rows_seen = g_new0 (guint8, erasure16_rows (k) / 8 + 1);
+  d->col_slot = g_new (gint, k);
+  for (guint i = 0; i < k; i++)
+    d->col_slot[i] = -1;
+  return d;
+}
+
+void
+erasure16_decoder_free (Erasure16Decoder * d)
+{
+  if (!d)
+    return;
+  for (guint r = 0; r < d->n_rows; r++) {
+    g_free (d->rows[r].syn);
+    g_free (d->rows[r].coef);
+  }
+  g_free (d->rows);
+  for (guint j = 0; j < d->n_expected; j++)
+    g_free (d->expected[j]);
+  g_free (d->expected);
+  g_free (d->slot_col);
+  g_free (d->col_slot);
+  g_free (d->slot_state);
+  g_free (d->slot_row);
+  g_free (d->free_slots);
+  g_free (d->free_pos);
+  g_free (d->rows_seen);
+  g_free (d->data);
+  g_free (d->plen);
+  g_free (d);
+}
+
+guint
+erasure16_decoder_missing (const Erasure16Decoder * d)
+{
+  return d->n_slots ? d->n_free : d->k - d->n_held;
+}
+
+guint64
+erasure16_decoder_region_ops (const Erasure16Decoder * d)
+{
+  return d->ops;
+}
+
+/* dst ^= c * src, counted */
+static void
+decoder_mul_add (Erasure16Decoder * d, guint8 * dst, const guint8 * src,
+    guint16 c, gsize len)
+{
+  if (c == 0)
+    return;
+  region_mul_add (dst, src, c, len);
+  d->ops++;
+}
+
+/* dst ^= c * (the @plen bytes of @src, then zeros): an odd last byte is
+ * the high byte of a symbol whose low byte is the padding's 0. */
+static void
+decoder_mul_add_packet (Erasure16Decoder * d, guint8 * dst,
+    const guint8 * src, guint16 c, gsize plen)
+{
+  decoder_mul_add (d, dst, src, c, plen & ~(gsize) 1);
+  if (plen & 1) {
+    guint16 p = gf_mul (c, (guint16) (src[plen - 1] << 8));
+
+    dst[plen - 1] ^= (guint8) (p >> 8);
+    dst[plen] ^= (guint8) p;
+  }
+}
+
+/* x = c * x in place: x ^ (c + 1) x is c x, and the region op reads each
+ * step of its source before it writes that step. */
+static void
+decoder_scale (Erasure16Decoder * d, guint8 * x, guint16 c)
+{
+  decoder_mul_add (d, x, x, c ^ 1, d->len);
+}
+
+static void
+decoder_build_slots (Erasure16Decoder * d)
+{
+  guint n = d->k - d->n_held, s = 0;
+
+  d->n_slots = n;
+  d->slot_col = g_new (guint, n);
+  d->slot_state = g_new0 (guint8, n);   /* SLOT_FREE */
+  d->slot_row = g_new0 (guint, n);
+  d->free_slots = g_new (guint, n);
+  d->free_pos = g_new (guint, n);
+  d->rows = g_new0 (DecoderRow, n);
+  for (guint i = 0; i < d->k; i++)
+    if (!d->data[i]) {
+      d->slot_col[s] = i;
+      d->col_slot[i] = (gint) s;
+      d->free_slots[s] = d->free_pos[s] = s;
+      s++;
+    }
+  d->n_free = n;
+}
+
+static void
+decoder_unfree (Erasure16Decoder * d, guint s, guint8 state)
+{
+  guint last = d->free_slots[--d->n_free];
+
+  d->free_slots[d->free_pos[s]] = last;
+  d->free_pos[last] = d->free_pos[s];
+  d->slot_state[s] = state;
+}
+
+/* row @dst -= f x row @src, over the region and the free slots (@src is 0
+ * at every other pivot); @dst's entry at @src's pivot becomes 0. */
+static void
+decoder_row_sub (Erasure16Decoder * d, DecoderRow * dst,
+    const DecoderRow * src, guint16 f)
+{
+  if (f == 0)
+    return;
+  decoder_mul_add (d, dst->syn, src->syn, f, d->len);
+  for (guint j = 0; j < d->n_free; j++) {
+    guint s = d->free_slots[j];
+
+    if (src->coef[s])
+      dst->coef[s] ^= gf_mul (f, src->coef[s]);
+  }
+  dst->coef[src->pivot] = 0;
+}
+
+/* Makes free slot @s the pivot of row @r: scales the row to 1 there and
+ * clears @s from every other row. */
+static void
+decoder_pivot (Erasure16Decoder * d, guint r, guint s)
+{
+  DecoderRow *row = &d->rows[r];
+  guint16 f = gf_inv (row->coef[s]);
+
+  decoder_unfree (d, s, SLOT_PIVOT);
+  row->pivot = s;
+  d->slot_row[s] = r;
+  decoder_scale (d, row->syn, f);
+  for (guint j = 0; j < d->n_free; j++)
+    row->coef[d->free_slots[j]] = gf_mul (f, row->coef[d->free_slots[j]]);
+  row->coef[s] = 1;
+  for (guint o = 0; o < d->n_rows; o++)
+    if (o != r && d->rows[o].coef[s])
+      decoder_row_sub (d, &d->rows[o], row, d->rows[o].coef[s]);
+}
+
+/* A free slot where row @r is not 0, or -1. */
+static gint
+decoder_free_nonzero (const Erasure16Decoder * d, guint r)
+{
+  for (guint j = 0; j < d->n_free; j++)
+    if (d->rows[r].coef[d->free_slots[j]])
+      return (gint) d->free_slots[j];
+  return -1;
+}
+
+static void
+decoder_drop_row (Erasure16Decoder * d, guint r)
+{
+  guint last = --d->n_rows;
+
+  g_free (d->rows[r].syn);
+  g_free (d->rows[r].coef);
+  if (r != last) {
+    d->rows[r] = d->rows[last];
+    d->slot_row[d->rows[r].pivot] = r;
+  }
+}
+
+/* Row @r lost its pivot (that packet came): it pivots on another free
+ * slot, or, left with none, depends on the others and goes. */
+static void
+decoder_repivot (Erasure16Decoder * d, guint r)
+{
+  gint s = decoder_free_nonzero (d, r);
+
+  if (s < 0)
+    decoder_drop_row (d, r);
+  else
+    decoder_pivot (d, r, (guint) s);
+}
+
+gboolean
+erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
+    const guint8 * data, gsize plen)
+{
+  gint s;
+
+  if (i >= d->k || d->data[i] || plen > d->len)
+    return FALSE;
+  s = d->col_slot[i];
+  if (s >= 0 && d->slot_state[s] == SLOT_TAKEN)
+    return FALSE;
+  d->data[i] = data;
+  d->plen[i] = plen;
+  d->n_held++;
+  for (guint j = 0; j < d->n_expected; j++)
+    if (d->expected[j])
+      decoder_mul_add_packet (d, d->expected[j], data, cauchy (j, i), plen);
+  if (s < 0)
+    return TRUE;
+  for (guint r = 0; r < d->n_rows; r++) {
+    guint16 c = d->rows[r].coef[s];
+
+    if (c) {
+      decoder_mul_add_packet (d, d->rows[r].syn, data, c, plen);
+      d->rows[r].coef[s] = 0;
+    }
+  }
+  if (d->slot_state[s] == SLOT_FREE) {
+    decoder_unfree (d, s, SLOT_KNOWN);
+  } else {
+    d->slot_state[s] = SLOT_KNOWN;
+    decoder_repivot (d, d->slot_row[s]);
+  }
+  return TRUE;
+}
+
+gboolean
+erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
+    const guint8 * parity)
+{
+  DecoderRow *nr;
+  gint s;
+
+  if (row >= erasure16_rows (d->k) || (d->rows_seen[row / 8] & (1 << (row %
+                  8))))
+    return FALSE;
+  d->rows_seen[row / 8] |= 1 << (row % 8);
+  if (erasure16_decoder_missing (d) == 0) {
+    if (row < d->n_expected)
+      g_clear_pointer (&d->expected[row], g_free);
+    return FALSE;
+  }
+  if (!d->n_slots)
+    decoder_build_slots (d);
+  nr = &d->rows[d->n_rows];
+  nr->coef = g_new0 (guint16, d->n_slots);
+  /* what the packets held add to the row: summed as they came if it was
+   * expected */
+  if (row < d->n_expected && d->expected[row]) {
+    nr->syn = d->expected[row];
+    d->expected[row] = NULL;
+    decoder_mul_add (d, nr->syn, parity, 1, d->len);
+  } else {
+    nr->syn = g_memdup2 (parity, d->len);
+    for (guint i = 0; i < d->k; i++)
+      if (d->data[i])
+        decoder_mul_add_packet (d, nr->syn, d->data[i], cauchy (row, i),
+            d->plen[i]);
+  }
+  for (guint j = 0; j < d->n_free; j++)
+    nr->coef[d->free_slots[j]] = cauchy (row, d->slot_col[d->free_slots[j]]);
+  /* less each pivot's row times the pivot's coefficient here */
+  for (guint r = 0; r < d->n_rows; r++)
+    decoder_row_sub (d, nr, &d->rows[r],
+        cauchy (row, d->slot_col[d->rows[r].pivot]));
+  d->n_rows++;
+  s = decoder_free_nonzero (d, d->n_rows - 1);
+  if (s < 0) {
+    decoder_drop_row (d, d->n_rows - 1);
+    return FALSE;
+  }
+  decoder_pivot (d, d->n_rows - 1, (guint) s);
+  return TRUE;
+}
+
+void
+erasure16_decoder_expect_rows (Erasure16Decoder * d, guint n)
+{
+  n = MIN (n, erasure16_rows (d->k));
+  if (n <= d->n_expected)
+    return;
+  d->expected = g_renew (guint8 *, d->expected, n);
+  for (guint j = d->n_expected; j < n; j++) {
+    d->expected[j] = NULL;
+    if (d->rows_seen[j / 8] & (1 << (j % 8)))
+      continue;
+    d->expected[j] = g_malloc0 (d->len);
+    for (guint i = 0; i < d->k; i++)
+      if (d->data[i])
+        decoder_mul_add_packet (d, d->expected[j], d->data[i], cauchy (j,
+                i), d->plen[i]);
+  }
+  d->n_expected = n;
+}
+
+guint8 *
+erasure16_decoder_take (Erasure16Decoder * d, guint i)
+{
+  gint s;
+  guint8 *out;
+
+  if (i >= d->k || d->n_free != 0 || (s = d->col_slot[i]) < 0 ||
+      d->slot_state[s] != SLOT_PIVOT)
+    return NULL;
+  out = d->rows[d->slot_row[s]].syn;
+  d->rows[d->slot_row[s]].syn = NULL;
+  d->slot_state[s] = SLOT_TAKEN;
+  return out;
+}

@@ -37,6 +37,53 @@ gboolean erasure16_decode (guint k, guint8 ** data, const gboolean * have,
     gsize len, guint n_parity, const guint * rows,
     const guint8 * const *parity);
 
+/* An incremental decoder for one block: each data packet and parity row
+ * is eliminated against the block's system as it arrives (Gauss-Jordan,
+ * row by row, over the packets lost when the first row came), so the work
+ * left when the last needed row arrives is that row's own: k - m region
+ * products for what the packets held give, and 2 x m to reduce it and clear
+ * its column from the other rows (one-shot erasure16_decode does m x k).
+ * For a consistent block it rebuilds the same bytes as erasure16_decode. */
+typedef struct _Erasure16Decoder Erasure16Decoder;
+
+/* A decoder for a block of @k data packets of @len bytes (@len even); NULL
+ * if @k or @len is out of range. */
+Erasure16Decoder *erasure16_decoder_new (guint k, gsize len);
+void erasure16_decoder_free (Erasure16Decoder * d);
+
+/* Data packet @i arrived: its first @plen bytes (at most the block's
+ * length; the rest are zeros). The decoder reads @data until it is freed,
+ * so the caller keeps it. FALSE (nothing done) if @i is out of range or
+ * already held, or @plen too long. */
+gboolean erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
+    const guint8 * data, gsize plen);
+
+/* Parity row @row arrived (the block's length in bytes, copied). TRUE if
+ * it raised the rank; FALSE if it is out of range or given before, nothing
+ * is lost, or it depends on the rows held (then it is dropped). */
+gboolean erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
+    const guint8 * parity);
+
+/* Rows 0 .. @n - 1 are expected (a sender that numbers a block's rows
+ * from 0): from now on each packet that arrives is added to what they will
+ * need from the held packets, so a row that then comes costs 2 x m region
+ * products instead of k - m more. Catching up costs a product per packet
+ * held for each row newly expected. Rows already given, and those at and
+ * over erasure16_rows, are skipped; @n never shrinks what is expected. */
+void erasure16_decoder_expect_rows (Erasure16Decoder * d, guint n);
+
+/* The lost data packets the rows held cannot rebuild yet: 0 when every
+ * lost packet is solved. */
+guint erasure16_decoder_missing (const Erasure16Decoder * d);
+
+/* Once missing is 0: lost packet @i rebuilt (the block's length, for
+ * g_free), handed over; NULL if @i was held or is not solved yet, or was
+ * taken. */
+guint8 *erasure16_decoder_take (Erasure16Decoder * d, guint i);
+
+/* For tests: the region products (and region scalings) done so far. */
+guint64 erasure16_decoder_region_ops (const Erasure16Decoder * d);
+
 /* For tests and benchmarks: the widest vector, in bytes, the region op
  * may use where the machine has it: 64 (AVX-512BW, 64 symbols a step; the
  * default), 32 (AVX2, 32), 16 (SSSE3, 16), 0 (portable: 4-bit split

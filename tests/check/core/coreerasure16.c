@@ -330,6 +330,270 @@ GST_START_TEST (test_vector_and_portable_agree)
 
 GST_END_TEST;
 
+/* The incremental decoder fed a block's events in order: data packets
+ * (@plen bytes each, the last maybe short) held from the start, then
+ * @events: row j as j >= 0, late data packet i as -1 - i. */
+static Erasure16Decoder *
+feed (const Block * b, const gsize * plen, const gint * events, guint n_ev,
+    const guint * rows, guint8 ** parity, const gboolean * held,
+    guint expect)
+{
+  Erasure16Decoder *d = erasure16_decoder_new (b->k, b->len);
+
+  /* rows 0 .. expect - 1 expected: half before the packets, all after */
+  erasure16_decoder_expect_rows (d, expect / 2);
+  for (guint i = 0; i < b->k; i++)
+    if (held[i])
+      fail_unless (erasure16_decoder_add_data (d, i, b->orig[i], plen[i]));
+  erasure16_decoder_expect_rows (d, expect);
+  for (guint e = 0; e < n_ev; e++) {
+    if (events[e] >= 0)
+      erasure16_decoder_add_row (d, rows[events[e]], parity[events[e]]);
+    else
+      fail_unless (erasure16_decoder_add_data (d, -1 - events[e],
+              b->orig[-1 - events[e]], plen[-1 - events[e]]));
+  }
+  return d;
+}
+
+/* Random blocks, losses, late packets and row orders (some blocks with a
+ * short odd last packet; some with rows 0, 1, ... of which the first were
+ * expected, their held sums made as the packets came): whenever the rows suffice, the incremental
+ * decoder gives the same bytes as erasure16_decode on the same packets
+ * and rows, and the original; when they do not, it says how many are
+ * missing and hands nothing over. */
+GST_START_TEST (test_incremental_matches_one_shot)
+{
+  guint ks[] = { 1, 2, 7, 64, 256, 300, 1000 };
+
+  for (guint seed = 0; seed < 40; seed++) {
+    GRand *r = g_rand_new_with_seed (700 + seed);
+    guint k = ks[seed % G_N_ELEMENTS (ks)];
+    gsize len = 2 * g_rand_int_range (r, 1, 40);
+    guint m = g_rand_int_range (r, 1, MIN (k, 48) + 1);
+    guint late = g_rand_int_range (r, 0, m + 1);
+    /* from too few rows to a few more than needed */
+    guint n = g_rand_int_range (r, m - late > 0 ? m - late - 1 : 0,
+        m + 4);
+    Block b;
+    guint *rows, n_ev = 0, got, expect;
+    guint8 **parity;
+    gsize *plen = g_new (gsize, k);
+    gboolean *held = g_new (gboolean, k);
+    gint *events = g_new (gint, n + late);
+    Erasure16Decoder *d;
+
+    block_init (&b, k, len, r);
+    for (guint i = 0; i < k; i++)
+      plen[i] = len;
+    if (seed % 3 == 0) {        /* the last packet short and odd */
+      plen[k - 1] = 2 * g_rand_int_range (r, 0, len / 2) + 1;
+      memset (b.orig[k - 1] + plen[k - 1], 0, len - plen[k - 1]);
+      memcpy (b.data[k - 1], b.orig[k - 1], len);
+    }
+    rows = draw_rows (k, MAX (n, 1), r);
+    expect = 0;
+    if (seed % 4 == 1) {        /* the sender's rows, some expected */
+      for (guint j = 0; j < MAX (n, 1); j++)
+        rows[j] = MIN (j, erasure16_rows (k) - 1);
+      expect = g_rand_int_range (r, 1, n + 3);
+    }
+    parity = encode_rows (&b, rows, MAX (n, 1));
+    block_lose (&b, m, r);
+    memcpy (held, b.have, k * sizeof (gboolean));
+    /* the rows in order, the late packets put in at random places */
+    for (guint j = 0; j < n; j++)
+      events[n_ev++] = j;
+    for (guint i = 0, l = 0; i < k && l < late; i++)
+      if (!held[i]) {
+        guint at = g_rand_int_range (r, 0, n_ev + 1);
+
+        memmove (events + at + 1, events + at, (n_ev - at) * sizeof (gint));
+        events[at] = -1 - (gint) i;
+        n_ev++;
+        l++;
+        b.have[i] = TRUE;
+        memcpy (b.data[i], b.orig[i], len);
+      }
+    d = feed (&b, plen, events, n_ev, rows, parity, held, expect);
+    got = 0;
+    for (guint i = 0; i < k; i++)
+      got += !b.have[i];
+    if (erasure16_decoder_missing (d) > 0) {
+      fail_unless (n < got, "seed %u: %u rows for %u lost, not solved",
+          seed, n, got);
+      fail_unless_equals_int (erasure16_decoder_missing (d), got - n);
+      for (guint i = 0; i < k; i++)
+        fail_unless (erasure16_decoder_take (d, i) == NULL);
+    } else {
+      Block one;
+      guint8 **one_data = g_new (guint8 *, k);
+
+      fail_unless (n >= got);
+      /* the one-shot decoder on the same packets and rows */
+      for (guint i = 0; i < k; i++)
+        one_data[i] = g_memdup2 (b.data[i], len);
+      one = b;
+      one.data = one_data;
+      fail_unless (erasure16_decode (k, one.data, b.have, len, n, rows,
+              (const guint8 * const *) parity));
+      for (guint i = 0; i < k; i++) {
+        guint8 *x = erasure16_decoder_take (d, i);
+
+        if (b.have[i]) {
+          fail_unless (x == NULL);
+          continue;
+        }
+        fail_unless (x != NULL, "seed %u: packet %u not handed over", seed,
+            i);
+        fail_unless (memcmp (x, one.data[i], len) == 0,
+            "seed %u: packet %u differs from the one-shot decoder", seed, i);
+        fail_unless (memcmp (x, b.orig[i], len) == 0);
+        fail_unless (erasure16_decoder_take (d, i) == NULL);
+        g_free (x);
+      }
+      for (guint i = 0; i < k; i++)
+        g_free (one_data[i]);
+      g_free (one_data);
+    }
+    erasure16_decoder_free (d);
+    free_rows (parity, MAX (n, 1));
+    g_free (rows);
+    g_free (events);
+    g_free (held);
+    g_free (plen);
+    block_clear (&b);
+    g_rand_free (r);
+  }
+}
+
+GST_END_TEST;
+
+/* Rows that add nothing are refused and dropped: a repeated row, one out
+ * of range, rows beyond the losses, and a row whose only unknown packet
+ * then arrives (its system shrinks, the block still decodes). */
+GST_START_TEST (test_incremental_dependent_rows)
+{
+  GRand *r = g_rand_new_with_seed (21);
+  Block b;
+  guint rows[] = { 5, 9, 300, 1 };
+  guint8 **parity;
+  Erasure16Decoder *d;
+  guint8 *x;
+
+  block_init (&b, 100, 32, r);
+  parity = encode_rows (&b, rows, 4);
+  d = erasure16_decoder_new (100, 32);
+  for (guint i = 0; i < 100; i++)
+    if (i != 10 && i != 20)
+      fail_unless (erasure16_decoder_add_data (d, i, b.orig[i], 32));
+  fail_if (erasure16_decoder_add_data (d, 0, b.orig[0], 32));
+  fail_if (erasure16_decoder_add_data (d, 100, b.orig[0], 32));
+  fail_if (erasure16_decoder_add_data (d, 10, b.orig[10], 34));
+  fail_if (erasure16_decoder_add_row (d, erasure16_rows (100), parity[0]));
+  fail_unless (erasure16_decoder_add_row (d, rows[0], parity[0]));
+  fail_if (erasure16_decoder_add_row (d, rows[0], parity[0]));
+  fail_unless_equals_int (erasure16_decoder_missing (d), 1);
+  fail_unless (erasure16_decoder_take (d, 10) == NULL);
+  /* packet 20 comes: row 5 alone solves packet 10 */
+  fail_unless (erasure16_decoder_add_data (d, 20, b.orig[20], 32));
+  fail_unless_equals_int (erasure16_decoder_missing (d), 0);
+  /* no more unknowns: further rows add nothing */
+  fail_if (erasure16_decoder_add_row (d, rows[1], parity[1]));
+  x = erasure16_decoder_take (d, 10);
+  fail_unless (x && memcmp (x, b.orig[10], 32) == 0);
+  g_free (x);
+  fail_unless (erasure16_decoder_take (d, 20) == NULL);
+  erasure16_decoder_free (d);
+
+  /* two rows for two losses, then both packets come: both rows go */
+  d = erasure16_decoder_new (100, 32);
+  for (guint i = 0; i < 100; i++)
+    if (i != 10 && i != 20)
+      erasure16_decoder_add_data (d, i, b.orig[i], 32);
+  fail_unless (erasure16_decoder_add_row (d, rows[2], parity[2]));
+  fail_unless (erasure16_decoder_add_row (d, rows[3], parity[3]));
+  fail_unless_equals_int (erasure16_decoder_missing (d), 0);
+  fail_unless (erasure16_decoder_add_data (d, 10, b.orig[10], 32));
+  fail_unless (erasure16_decoder_add_data (d, 20, b.orig[20], 32));
+  fail_unless_equals_int (erasure16_decoder_missing (d), 0);
+  fail_unless (erasure16_decoder_take (d, 10) == NULL);
+  erasure16_decoder_free (d);
+  fail_unless (erasure16_decoder_new (0, 32) == NULL);
+  fail_unless (erasure16_decoder_new (100, 31) == NULL);
+  free_rows (parity, 4);
+  block_clear (&b);
+  g_rand_free (r);
+}
+
+GST_END_TEST;
+
+/* The issue's block (2048 packets, 205 lost, rows 0 .. 204; @expect:
+ * rows expected before the packets): the region products after the last
+ * row, and in @all the whole decode's. */
+static guint64
+work_after_last_row (guint expect, guint64 * all)
+{
+  GRand *r = g_rand_new_with_seed (31);
+  const guint k = 2048, m = 205;
+  Block b;
+  guint rows[205];
+  guint8 **parity;
+  Erasure16Decoder *d;
+  guint64 before;
+
+  block_init (&b, k, 16, r);
+  for (guint j = 0; j < m; j++)
+    rows[j] = j;
+  parity = encode_rows (&b, rows, m);
+  block_lose (&b, m, r);
+  d = erasure16_decoder_new (k, 16);
+  erasure16_decoder_expect_rows (d, expect);
+  for (guint i = 0; i < k; i++)
+    if (b.have[i])
+      erasure16_decoder_add_data (d, i, b.orig[i], 16);
+  for (guint j = 0; j + 1 < m; j++)
+    fail_unless (erasure16_decoder_add_row (d, rows[j], parity[j]));
+  fail_unless_equals_int (erasure16_decoder_missing (d), 1);
+  before = erasure16_decoder_region_ops (d);
+  fail_unless (erasure16_decoder_add_row (d, rows[m - 1], parity[m - 1]));
+  fail_unless_equals_int (erasure16_decoder_missing (d), 0);
+  *all = erasure16_decoder_region_ops (d);
+  for (guint i = 0; i < k; i++)
+    if (!b.have[i]) {
+      guint8 *x = erasure16_decoder_take (d, i);
+
+      fail_unless (x && memcmp (x, b.orig[i], 16) == 0);
+      g_free (x);
+    }
+  erasure16_decoder_free (d);
+  free_rows (parity, m);
+  block_clear (&b);
+  g_rand_free (r);
+  return *all - before;
+}
+
+/* The last row leaves at most its own k - m products for the packets held
+ * and 2 m + 1 to reduce it, scale it and clear its column; expected, only
+ * the 2 m + 2; the one-shot decoder does all m x (k - m) + m x m after it.
+ * The whole is no more than the one-shot's, expected rows (8 too many)
+ * included. */
+GST_START_TEST (test_incremental_work_after_last_row)
+{
+  const guint64 k = 2048, m = 205;
+  guint64 all, after = work_after_last_row (0, &all);
+
+  fail_unless (after <= (k - m) + 2 * m + 1, "%" G_GUINT64_FORMAT
+      " region ops after the last row", after);
+  fail_unless (all <= m * (k - m) + m * m + m);
+  after = work_after_last_row (m + 8, &all);
+  fail_unless (after <= 2 * m + 2, "%" G_GUINT64_FORMAT " region ops after "
+      "the last row, rows expected", after);
+  fail_unless (all <= (m + 8) * (k - m) + m * m + 2 * m);
+}
+
+GST_END_TEST;
+
 static Suite *
 erasure16_suite (void)
 {
@@ -346,6 +610,9 @@ erasure16_suite (void)
   tcase_add_test (tc, test_refusals_write_nothing);
   tcase_add_test (tc, test_row_is_cauchy);
   tcase_add_test (tc, test_vector_and_portable_agree);
+  tcase_add_test (tc, test_incremental_matches_one_shot);
+  tcase_add_test (tc, test_incremental_dependent_rows);
+  tcase_add_test (tc, test_incremental_work_after_last_row);
   return s;
 }
 

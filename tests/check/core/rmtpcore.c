@@ -1678,7 +1678,8 @@ drop_distinct_wide (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 }
 
 static void
-run_parity_wide (guint packet_size, gsize size)
+run_parity_wide (guint packet_size, gsize size, gboolean incremental,
+    gboolean expect)
 {
   RmtpConfig cfg;
   Rig rig;
@@ -1690,6 +1691,8 @@ run_parity_wide (guint packet_size, gsize size)
   cfg.parity_block = 300;
   cfg.parity_surplus = FALSE;
   cfg.packet_size = packet_size;
+  cfg.parity_incremental = incremental;
+  cfg.parity_expect_rows = expect;
   rig_init (&rig, 4, size, &cfg);
   rig.drop = drop_distinct_wide;
   rig_start_and_run (&rig, 60 * S);
@@ -1710,11 +1713,14 @@ run_parity_wide (guint packet_size, gsize size)
 /* Blocks over 255 packets go by GF(2^16) (PARITY16): one row per loss
  * of the worst receiver in each block repairs every receiver's, with
  * even packets, and with odd ones (the rows one byte longer) and an odd
- * last packet. */
+ * last packet; decoded all at once, row by row as they come, and with
+ * the rows expected as the DATA come (mode 0, 1, 2). */
 GST_START_TEST (test_parity_repair_wide_blocks)
 {
-  run_parity_wide (1024, 400 * 1024);
-  run_parity_wide (1001, 400 * 1001 - 6);
+  for (guint mode = 0; mode < 3; mode++) {
+    run_parity_wide (1024, 400 * 1024, mode > 0, mode > 1);
+    run_parity_wide (1001, 400 * 1001 - 6, mode > 0, mode > 1);
+  }
 }
 
 GST_END_TEST;
