@@ -322,6 +322,7 @@ def run(args):
     with netbed.NetBed() as bed:
         hosts = build_bed(bed, n, rates, args.loss)
         procs, logs, starts, t0 = {}, {}, {}, time.monotonic()
+        args.t0 = t0                    # the call's start on CLOCK_MONOTONIC, for times.json
         interrupted, exits = {}, {}     # monotonic time of the SIGINT, seconds to exit
         while time.monotonic() - t0 < args.duration:
             now = time.monotonic() - t0
@@ -412,8 +413,9 @@ def report(args, n, rates, starts, leaves, exits):
     with open(os.path.join(args.out_dir, "summary.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out_dir, "times.json"), "w") as f:
-        # call seconds per id; exits: seconds from SIGINT to exit (null: killed)
-        json.dump(dict(starts=starts, leaves=leaves, exits=exits), f)
+        # call seconds per id; exits: seconds from SIGINT to exit (null: killed);
+        # t0: the call's start in s on CLOCK_MONOTONIC, the clock of the logs' "at N ms"
+        json.dump(dict(starts=starts, leaves=leaves, exits=exits, t0=args.t0), f)
     return result
 
 
