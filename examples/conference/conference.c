@@ -323,8 +323,8 @@ trace_camera_query (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 trace_camera (Conference * conf)
 {
-  const gchar *pads[][2] = { {"camera", "src"}, {"cammix", "src"},
-  {"nameplate", "src"}, {"encq", "src"}, {"tx", "sink"}
+  const gchar *pads[][2] = { {"camera", "src"}, {"texture", "src"},
+  {"cammix", "src"}, {"nameplate", "src"}, {"encq", "src"}, {"tx", "sink"}
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (pads); i++) {
