@@ -56,6 +56,19 @@ gulong conf_allocation_answer_attach (GstPad * pad);
  * keeps it. */
 GstStateChangeReturn conf_pipeline_play (GstElement * pipeline);
 
+/* Loads the plugin of each of the NULL-terminated @factories now. A
+ * member's branch is built with its first packet, and the first branch
+ * loaded its decoder's plugin then (gst-libav: libavcodec and the rest):
+ * while the loader ran it held glibc's loader lock, and every thread the
+ * process started in the meantime waited for it, the camera's compositor's
+ * converter threads and tpsssrc's pad tasks among them. A joiner, whose
+ * members' packets come as its camera starts, put out its first camera
+ * frame 0.2-0.4 s late and built its first tiles as late (docs/conference.md,
+ * "A joiner's first tiles"). Called before the pipeline starts. FALSE, with
+ * @error set, when a factory is missing or its plugin does not load. */
+gboolean conf_plugins_preload (const gchar * const *factories,
+    GError ** error);
+
 G_END_DECLS
 
 #endif /* __CONF_STALE_H__ */

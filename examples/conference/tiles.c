@@ -265,14 +265,15 @@ count_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 /* queue ! rtph264depay ! avdec_h264 ! videoconvert ! compositor */
+static const gchar *const tile_factories[] = { "queue", "rtph264depay",
+  "avdec_h264", "videoconvert", NULL
+};
+
 static ConfBranch *
 tile_build (Conference * conf, guint member)
 {
-  static const gchar *const factories[] = { "queue", "rtph264depay",
-    "avdec_h264", "videoconvert", NULL
-  };
   ConfBranch *b = conf_branch_new (conf, "tile", member, conf->mix,
-      factories);
+      tile_factories);
   GstElement *depay, *dec;
   GstPad *src;
   Tile *t;
@@ -369,11 +370,20 @@ conf_tiles_layout (Conference * conf)
   g_array_unref (ids);
 }
 
-void
+/* FALSE when a tile's elements cannot be loaded (said on stderr). */
+gboolean
 conf_tiles_init (Conference * conf)
 {
+  GError *err = NULL;
+
+  if (!conf_plugins_preload (tile_factories, &err)) {
+    g_printerr ("conference: %s\n", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
   conf_branches_init (&conf->tiles, conf, conf->rx, tile_build,
       tile_changed);
+  return TRUE;
 }
 
 guint
