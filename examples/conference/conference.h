@@ -67,6 +67,7 @@ struct _Conference
   GstElement *snap;             /* fakesink with the last mixed picture */
   ConfSnapshots snapshots;      /* its PNGs, written off the main loop */
   GstPad *self_pad;             /* compositor pad of our own camera */
+  GstPad *camera_out;           /* the encoder's output */
   ConfIce *ice;                 /* with --ice, else NULL */
   ConfIce *audio_ice;           /* with --ice and audio */
 
@@ -103,7 +104,8 @@ guint conf_branches_count (ConfBranches * bs);
 guint64 conf_branches_bytes (ConfBranches * bs, guint member);
 void conf_branches_clear (ConfBranches * bs);
 
-/* Loads the tiles' plugins first (conf_plugins_preload); FALSE if not. */
+/* FALSE when a tile's element is missing; their plugins load after the
+ * camera's first encoded frame (conf_plugins_preload_after). */
 gboolean conf_tiles_init (Conference * conf);
 void conf_tiles_clear (Conference * conf);
 void conf_tiles_layout (Conference * conf);
@@ -114,7 +116,7 @@ guint conf_tiles_frames (Conference * conf, guint member);
 
 /* confaudio.c: a decode branch per remote participant's audio into
  * audiomixer. */
-/* Loads the voices' plugins first (conf_plugins_preload); FALSE if not. */
+/* FALSE when a voice's element is missing; as the tiles' plugins. */
 gboolean conf_audio_init (Conference * conf);
 void conf_audio_end_voices (Conference * conf);
 void conf_audio_end_sources (Conference * conf);

@@ -56,18 +56,29 @@ gulong conf_allocation_answer_attach (GstPad * pad);
  * keeps it. */
 GstStateChangeReturn conf_pipeline_play (GstElement * pipeline);
 
-/* Loads the plugin of each of the NULL-terminated @factories now. A
- * member's branch is built with its first packet, and the first branch
- * loaded its decoder's plugin then (gst-libav: libavcodec and the rest):
- * while the loader ran it held glibc's loader lock, and every thread the
- * process started in the meantime waited for it, the camera's compositor's
- * converter threads and tpsssrc's pad tasks among them. A joiner, whose
- * members' packets come as its camera starts, put out its first camera
- * frame 0.2-0.4 s late and built its first tiles as late (docs/conference.md,
- * "A joiner's first tiles"). Called before the pipeline starts. FALSE, with
- * @error set, when a factory is missing or its plugin does not load. */
+/* Loads the plugin of each of the NULL-terminated @factories now. FALSE,
+ * with @error set, when a factory is missing or its plugin does not load. */
 gboolean conf_plugins_preload (const gchar * const *factories,
     GError ** error);
+
+/* FALSE, with @error naming it, when one of @factories is not in the
+ * registry; loads nothing. */
+gboolean conf_plugins_find (const gchar * const *factories, GError ** error);
+
+/* Once the first buffer has passed @pad, loads the plugins of @factories
+ * (static) in a thread of its own. A member's branch is built with its
+ * first packet, and the first branch loaded its decoder's plugin then
+ * (gst-libav: libavcodec and the rest): while the loader ran it held
+ * glibc's loader lock, and every thread the process started meanwhile
+ * waited, the camera's compositor's converter threads among them. A
+ * joiner, whose members' packets come as its camera starts, put out its
+ * first camera frame 0.1-1.1 s late. Loaded before the start instead, the
+ * load held up the session's start and the members' key frames toward the
+ * joiner by as long. So it runs after the camera's first frame has left
+ * the encoder (x264 open, the compositor's threads made), while the key
+ * frames are on their way (docs/conference.md, "A joiner's camera"). */
+void conf_plugins_preload_after (GstPad * pad,
+    const gchar * const *factories);
 
 G_END_DECLS
 
