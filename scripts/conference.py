@@ -285,6 +285,7 @@ def conference_command(args, pid, n):
         ([f"--parity-max-backlog={args.parity_max_backlog}"]
          if args.parity_max_backlog else []) + \
         (["--parity-by-share"] if args.parity_by_share else []) + \
+        (["--preload-decoders"] if args.preload_decoders else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -448,6 +449,9 @@ def main():
                     help="each sender makes parity toward a member in the share of its recent "
                          "parity that left before going stale (tpsssink parity-by-share; "
                          "default: off)")
+    ap.add_argument("--preload-decoders", action="store_true",
+                    help="each participant loads its decoders' plugins before its pipeline "
+                         "starts (conference --preload-decoders; default: off)")
     ap.add_argument("--max-queue-age", type=int, default=None,
                     help="ms, each sender's tpsssink max-queue-age (0: off; default: the app's)")
     ap.add_argument("--ice", action="store_true",

@@ -141,12 +141,13 @@ conf_audio_init (Conference * conf)
 {
   GError *err = NULL;
 
-  if (!conf_plugins_find (voice_factories, &err)) {
+  if (!(conf->opt.preload_decoders ?
+          conf_plugins_preload (voice_factories, &err) :
+          conf_plugins_find (voice_factories, &err))) {
     g_printerr ("conference: %s\n", err->message);
     g_error_free (err);
     return FALSE;
   }
-  conf_plugins_preload_after (conf->camera_out, voice_factories);
   conf_branches_init (&conf->voices, conf, conf->arx, voice_build, NULL);
   return TRUE;
 }

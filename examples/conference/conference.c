@@ -387,7 +387,7 @@ build_pipeline (Conference * conf)
 {
   GError *err = NULL;
   gchar *desc;
-  GstElement *selfconv, *enc;
+  GstElement *selfconv;
   GstPad *src;
 
   conf_grid_size (conf_members_count (conf->opt.members), &conf->grid_cols,
@@ -416,9 +416,6 @@ build_pipeline (Conference * conf)
   gst_pad_link (src, conf->self_pad);
   gst_object_unref (src);
   gst_object_unref (selfconv);
-  enc = gst_bin_get_by_name (GST_BIN (conf->pipeline), "enc");
-  conf->camera_out = gst_element_get_static_pad (enc, "src");
-  gst_object_unref (enc);
   if (!conf_tiles_init (conf))
     return FALSE;
   conf_tiles_layout (conf);
@@ -616,7 +613,6 @@ conference_clear (Conference * conf)
   g_clear_object (&conf->self_pad);
   g_clear_object (&conf->mix);
   g_clear_object (&conf->tx);
-  g_clear_object (&conf->camera_out);
   g_clear_object (&conf->rx);
   g_clear_object (&conf->arx);
   g_clear_object (&conf->amix);

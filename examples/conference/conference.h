@@ -67,7 +67,6 @@ struct _Conference
   GstElement *snap;             /* fakesink with the last mixed picture */
   ConfSnapshots snapshots;      /* its PNGs, written off the main loop */
   GstPad *self_pad;             /* compositor pad of our own camera */
-  GstPad *camera_out;           /* the encoder's output */
   ConfIce *ice;                 /* with --ice, else NULL */
   ConfIce *audio_ice;           /* with --ice and audio */
 
@@ -104,8 +103,8 @@ guint conf_branches_count (ConfBranches * bs);
 guint64 conf_branches_bytes (ConfBranches * bs, guint member);
 void conf_branches_clear (ConfBranches * bs);
 
-/* FALSE when a tile's element is missing; their plugins load after the
- * camera's first encoded frame (conf_plugins_preload_after). */
+/* FALSE when a tile's element is missing (or, with --preload-decoders,
+ * its plugin does not load). */
 gboolean conf_tiles_init (Conference * conf);
 void conf_tiles_clear (Conference * conf);
 void conf_tiles_layout (Conference * conf);
@@ -116,7 +115,7 @@ guint conf_tiles_frames (Conference * conf, guint member);
 
 /* confaudio.c: a decode branch per remote participant's audio into
  * audiomixer. */
-/* FALSE when a voice's element is missing; as the tiles' plugins. */
+/* FALSE when a voice's element is missing (as the tiles'). */
 gboolean conf_audio_init (Conference * conf);
 void conf_audio_end_voices (Conference * conf);
 void conf_audio_end_sources (Conference * conf);

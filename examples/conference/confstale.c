@@ -146,30 +146,3 @@ conf_plugins_find (const gchar * const *factories, GError ** error)
   }
   return TRUE;
 }
-
-static gpointer
-preload_thread (gpointer factories)
-{
-  GError *err = NULL;
-
-  if (!conf_plugins_preload (factories, &err)) {
-    GST_WARNING ("%s", err->message);
-    g_error_free (err);
-  }
-  return NULL;
-}
-
-static GstPadProbeReturn
-preload_on_first_buffer (GstPad * pad, GstPadProbeInfo * info,
-    gpointer factories)
-{
-  g_thread_unref (g_thread_new ("conf-preload", preload_thread, factories));
-  return GST_PAD_PROBE_REMOVE;
-}
-
-void
-conf_plugins_preload_after (GstPad * pad, const gchar * const *factories)
-{
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, preload_on_first_buffer,
-      (gpointer) factories, NULL);
-}

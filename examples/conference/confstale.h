@@ -57,7 +57,18 @@ gulong conf_allocation_answer_attach (GstPad * pad);
 GstStateChangeReturn conf_pipeline_play (GstElement * pipeline);
 
 /* Loads the plugin of each of the NULL-terminated @factories now. FALSE,
- * with @error set, when a factory is missing or its plugin does not load. */
+ * with @error set, when a factory is missing or its plugin does not load.
+ * With --preload-decoders, for the others' decode branches before the
+ * pipeline starts. Else the first member's branch loads its decoder's
+ * plugin with its first packet (gst-libav: libavcodec and the rest), and
+ * while the loader runs it holds glibc's loader lock: every thread the
+ * process starts meanwhile waits, the camera's compositor's converter
+ * threads among them. A joiner, whose members' packets come as its camera
+ * starts, put out its first camera frame 0.2 s later in the median (up to
+ * 1.1 s). Loaded before the start, the load holds up the session's start
+ * and the members' key frames toward the joiner instead, and its first
+ * pictures came 0.15 s later in the median: so it is off by default
+ * (docs/conference.md, "A joiner's camera"). */
 gboolean conf_plugins_preload (const gchar * const *factories,
     GError ** error);
 
@@ -65,20 +76,6 @@ gboolean conf_plugins_preload (const gchar * const *factories,
  * registry; loads nothing. */
 gboolean conf_plugins_find (const gchar * const *factories, GError ** error);
 
-/* Once the first buffer has passed @pad, loads the plugins of @factories
- * (static) in a thread of its own. A member's branch is built with its
- * first packet, and the first branch loaded its decoder's plugin then
- * (gst-libav: libavcodec and the rest): while the loader ran it held
- * glibc's loader lock, and every thread the process started meanwhile
- * waited, the camera's compositor's converter threads among them. A
- * joiner, whose members' packets come as its camera starts, put out its
- * first camera frame 0.1-1.1 s late. Loaded before the start instead, the
- * load held up the session's start and the members' key frames toward the
- * joiner by as long. So it runs after the camera's first frame has left
- * the encoder (x264 open, the compositor's threads made), while the key
- * frames are on their way (docs/conference.md, "A joiner's camera"). */
-void conf_plugins_preload_after (GstPad * pad,
-    const gchar * const *factories);
 
 G_END_DECLS
 

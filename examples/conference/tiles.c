@@ -376,12 +376,13 @@ conf_tiles_init (Conference * conf)
 {
   GError *err = NULL;
 
-  if (!conf_plugins_find (tile_factories, &err)) {
+  if (!(conf->opt.preload_decoders ?
+          conf_plugins_preload (tile_factories, &err) :
+          conf_plugins_find (tile_factories, &err))) {
     g_printerr ("conference: %s\n", err->message);
     g_error_free (err);
     return FALSE;
   }
-  conf_plugins_preload_after (conf->camera_out, tile_factories);
   conf_branches_init (&conf->tiles, conf, conf->rx, tile_build,
       tile_changed);
   return TRUE;
