@@ -135,7 +135,8 @@ conf_audio_gaps (Conference * conf, guint member)
   return gaps;
 }
 
-/* FALSE when a voice's elements cannot be loaded (said on stderr). */
+/* FALSE, said on stderr, when a voice's element is missing (or, with
+ * --preload-decoders, its plugin does not load). */
 gboolean
 conf_audio_init (Conference * conf)
 {

@@ -370,7 +370,8 @@ conf_tiles_layout (Conference * conf)
   g_array_unref (ids);
 }
 
-/* FALSE when a tile's elements cannot be loaded (said on stderr). */
+/* FALSE, said on stderr, when a tile's element is missing (or, with
+ * --preload-decoders, its plugin does not load). */
 gboolean
 conf_tiles_init (Conference * conf)
 {
