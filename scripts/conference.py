@@ -285,6 +285,7 @@ def conference_command(args, pid, n):
         ([f"--parity-max-backlog={args.parity_max_backlog}"]
          if args.parity_max_backlog else []) + \
         (["--parity-by-share"] if args.parity_by_share else []) + \
+        (["--preload-decoders"] if args.preload_decoders else []) + \
         (["--ice", f"--rendezvous={RENDEZVOUS}"] if args.ice else []) + \
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
@@ -322,6 +323,7 @@ def run(args):
     with netbed.NetBed() as bed:
         hosts = build_bed(bed, n, rates, args.loss)
         procs, logs, starts, t0 = {}, {}, {}, time.monotonic()
+        args.t0 = t0                    # the call's start on CLOCK_MONOTONIC, for times.json
         interrupted, exits = {}, {}     # monotonic time of the SIGINT, seconds to exit
         while time.monotonic() - t0 < args.duration:
             now = time.monotonic() - t0
@@ -412,8 +414,9 @@ def report(args, n, rates, starts, leaves, exits):
     with open(os.path.join(args.out_dir, "summary.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out_dir, "times.json"), "w") as f:
-        # call seconds per id; exits: seconds from SIGINT to exit (null: killed)
-        json.dump(dict(starts=starts, leaves=leaves, exits=exits), f)
+        # call seconds per id; exits: seconds from SIGINT to exit (null: killed);
+        # t0: the call's start in s on CLOCK_MONOTONIC, the clock of the logs' "at N ms"
+        json.dump(dict(starts=starts, leaves=leaves, exits=exits, t0=args.t0), f)
     return result
 
 
@@ -446,6 +449,9 @@ def main():
                     help="each sender makes parity toward a member in the share of its recent "
                          "parity that left before going stale (tpsssink parity-by-share; "
                          "default: off)")
+    ap.add_argument("--preload-decoders", action="store_true",
+                    help="each participant loads its decoders' plugins before its pipeline "
+                         "starts (conference --preload-decoders; default: off)")
     ap.add_argument("--max-queue-age", type=int, default=None,
                     help="ms, each sender's tpsssink max-queue-age (0: off; default: the app's)")
     ap.add_argument("--ice", action="store_true",

@@ -84,14 +84,15 @@ watch_sequence (GstElement * depay)
 }
 
 /* queue ! rtpopusdepay ! opusdec ! audioconvert ! audioresample ! mixer */
+static const gchar *const voice_factories[] = { "queue", "rtpopusdepay",
+  "opusdec", "audioconvert", "audioresample", NULL
+};
+
 static ConfBranch *
 voice_build (Conference * conf, guint member)
 {
-  static const gchar *const factories[] = { "queue", "rtpopusdepay",
-    "opusdec", "audioconvert", "audioresample", NULL
-  };
   ConfBranch *b = conf_branch_new (conf, "voice", member, conf->amix,
-      factories);
+      voice_factories);
 
   if (!b)
     return NULL;
@@ -134,10 +135,22 @@ conf_audio_gaps (Conference * conf, guint member)
   return gaps;
 }
 
-void
+/* FALSE, said on stderr, when a voice's element is missing (or, with
+ * --preload-decoders, its plugin does not load). */
+gboolean
 conf_audio_init (Conference * conf)
 {
+  GError *err = NULL;
+
+  if (!(conf->opt.preload_decoders ?
+          conf_plugins_preload (voice_factories, &err) :
+          conf_plugins_find (voice_factories, &err))) {
+    g_printerr ("conference: %s\n", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
   conf_branches_init (&conf->voices, conf, conf->arx, voice_build, NULL);
+  return TRUE;
 }
 
 /* At the end: every voice ends, so the mix can finish. */

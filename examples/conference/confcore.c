@@ -289,6 +289,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Make parity toward a member in the share of its recent parity "
           "that left before going stale (tpsssink's parity-by-share; "
           "default off)", NULL},
+    {"preload-decoders", 0, 0, G_OPTION_ARG_NONE, &o->preload_decoders,
+          "Load the plugins of the others' decode branches before the "
+          "pipeline starts, not with the first member's packet (default "
+          "off)", NULL},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &no_audio,
         "Video only: no audio session", NULL},
     {"audio-device", 0, 0, G_OPTION_ARG_NONE, &o->audio_device,

@@ -33,6 +33,8 @@ typedef struct
   guint parity_max_backlog_ms;  /* tpsssink's parity-max-backlog, ms, 0:
                                  * off */
   gboolean parity_by_share;     /* tpsssink's parity-by-share */
+  gboolean preload_decoders;    /* load the tiles' and voices' plugins
+                                 * before the pipeline starts */
   /* --ice: the session goes through ICE (confice.c) */
   gboolean ice;
   gchar *rendezvous;            /* "host:port" of the blobs' rendezvous */

@@ -323,8 +323,8 @@ trace_camera_query (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 trace_camera (Conference * conf)
 {
-  const gchar *pads[][2] = { {"camera", "src"}, {"cammix", "src"},
-  {"nameplate", "src"}, {"encq", "src"}, {"tx", "sink"}
+  const gchar *pads[][2] = { {"camera", "src"}, {"texture", "src"},
+  {"cammix", "src"}, {"nameplate", "src"}, {"encq", "src"}, {"tx", "sink"}
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (pads); i++) {
@@ -416,10 +416,11 @@ build_pipeline (Conference * conf)
   gst_pad_link (src, conf->self_pad);
   gst_object_unref (src);
   gst_object_unref (selfconv);
-  conf_tiles_init (conf);
+  if (!conf_tiles_init (conf))
+    return FALSE;
   conf_tiles_layout (conf);
-  if (conf->arx)
-    conf_audio_init (conf);
+  if (conf->arx && !conf_audio_init (conf))
+    return FALSE;
   conf_guard_recording (conf->pipeline);
   keep_camera_off_branch_start (conf);
   leave_out_stale_frames (conf);

@@ -103,7 +103,9 @@ guint conf_branches_count (ConfBranches * bs);
 guint64 conf_branches_bytes (ConfBranches * bs, guint member);
 void conf_branches_clear (ConfBranches * bs);
 
-void conf_tiles_init (Conference * conf);
+/* FALSE when a tile's element is missing (or, with --preload-decoders,
+ * its plugin does not load). */
+gboolean conf_tiles_init (Conference * conf);
 void conf_tiles_clear (Conference * conf);
 void conf_tiles_layout (Conference * conf);
 void conf_tiles_send_eos (Conference * conf);
@@ -113,7 +115,8 @@ guint conf_tiles_frames (Conference * conf, guint member);
 
 /* confaudio.c: a decode branch per remote participant's audio into
  * audiomixer. */
-void conf_audio_init (Conference * conf);
+/* FALSE when a voice's element is missing (as the tiles'). */
+gboolean conf_audio_init (Conference * conf);
 void conf_audio_end_voices (Conference * conf);
 void conf_audio_end_sources (Conference * conf);
 guint conf_audio_count (Conference * conf);

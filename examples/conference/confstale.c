@@ -109,3 +109,40 @@ conf_pipeline_play (GstElement * pipeline)
   gst_iterator_free (it);
   return gst_element_set_state (pipeline, GST_STATE_PLAYING);
 }
+
+gboolean
+conf_plugins_preload (const gchar * const *factories, GError ** error)
+{
+  for (guint i = 0; factories[i]; i++) {
+    GstPluginFeature *f = gst_registry_lookup_feature (gst_registry_get (),
+        factories[i]);
+    GstPluginFeature *loaded = f ? gst_plugin_feature_load (f) : NULL;
+
+    if (f)
+      gst_object_unref (f);
+    if (!loaded) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+          "element %s is %s", factories[i], f ? "not loadable" : "missing");
+      return FALSE;
+    }
+    gst_object_unref (loaded);
+  }
+  return TRUE;
+}
+
+gboolean
+conf_plugins_find (const gchar * const *factories, GError ** error)
+{
+  for (guint i = 0; factories[i]; i++) {
+    GstPluginFeature *f = gst_registry_lookup_feature (gst_registry_get (),
+        factories[i]);
+
+    if (!f) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+          "element %s is missing", factories[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}

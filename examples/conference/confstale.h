@@ -56,6 +56,27 @@ gulong conf_allocation_answer_attach (GstPad * pad);
  * keeps it. */
 GstStateChangeReturn conf_pipeline_play (GstElement * pipeline);
 
+/* Loads the plugin of each of the NULL-terminated @factories now. FALSE,
+ * with @error set, when a factory is missing or its plugin does not load.
+ * With --preload-decoders, for the others' decode branches before the
+ * pipeline starts. Else the first member's branch loads its decoder's
+ * plugin with its first packet (gst-libav: libavcodec and the rest), and
+ * while the loader runs it holds glibc's loader lock: every thread the
+ * process starts meanwhile waits, the camera's compositor's converter
+ * threads among them. A joiner, whose members' packets come as its camera
+ * starts, put out its first camera frame 0.2 s later in the median (up to
+ * 1.1 s). Loaded before the start, the load holds up the session's start
+ * and the members' key frames toward the joiner instead, and its first
+ * pictures came 0.15 s later in the median: so it is off by default
+ * (docs/conference.md, "A joiner's camera"). */
+gboolean conf_plugins_preload (const gchar * const *factories,
+    GError ** error);
+
+/* FALSE, with @error naming it, when one of @factories is not in the
+ * registry; loads nothing. */
+gboolean conf_plugins_find (const gchar * const *factories, GError ** error);
+
+
 G_END_DECLS
 
 #endif /* __CONF_STALE_H__ */

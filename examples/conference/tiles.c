@@ -265,14 +265,15 @@ count_picture (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 /* queue ! rtph264depay ! avdec_h264 ! videoconvert ! compositor */
+static const gchar *const tile_factories[] = { "queue", "rtph264depay",
+  "avdec_h264", "videoconvert", NULL
+};
+
 static ConfBranch *
 tile_build (Conference * conf, guint member)
 {
-  static const gchar *const factories[] = { "queue", "rtph264depay",
-    "avdec_h264", "videoconvert", NULL
-  };
   ConfBranch *b = conf_branch_new (conf, "tile", member, conf->mix,
-      factories);
+      tile_factories);
   GstElement *depay, *dec;
   GstPad *src;
   Tile *t;
@@ -369,11 +370,23 @@ conf_tiles_layout (Conference * conf)
   g_array_unref (ids);
 }
 
-void
+/* FALSE, said on stderr, when a tile's element is missing (or, with
+ * --preload-decoders, its plugin does not load). */
+gboolean
 conf_tiles_init (Conference * conf)
 {
+  GError *err = NULL;
+
+  if (!(conf->opt.preload_decoders ?
+          conf_plugins_preload (tile_factories, &err) :
+          conf_plugins_find (tile_factories, &err))) {
+    g_printerr ("conference: %s\n", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
   conf_branches_init (&conf->tiles, conf, conf->rx, tile_build,
       tile_changed);
+  return TRUE;
 }
 
 guint

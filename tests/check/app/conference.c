@@ -67,13 +67,15 @@ GST_START_TEST (test_options_defaults)
   fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
   fail_unless_equals_int (o.max_frame_age_ms, CONF_MAX_FRAME_AGE_MS);
   fail_unless_equals_string (o.out_dir, ".");
-  fail_unless (o.headless && o.audio && !o.ice);
+  fail_unless (o.headless && o.audio && !o.ice && !o.preload_decoders);
   conf_options_clear (&o);
 
   fail_unless (parse (&o, TRUE, &err, GOOD, "--colour=0a0B0c", "--name=Ann",
           "--fps=30", "--no-audio", "--ice", "--rendezvous=10.0.0.1:7000",
-          "--initial-rate=64000", "--key-unit-queue-time=0", NULL),
+          "--initial-rate=64000", "--key-unit-queue-time=0",
+          "--preload-decoders", NULL),
       "refused: %s", err ? err->message : "");
+  fail_unless (o.preload_decoders);
   fail_unless_equals_int (o.colour, 0x0a0b0c);
   fail_unless_equals_string (o.name, "Ann");
   fail_unless_equals_int (o.fps, 30);
@@ -1036,6 +1038,75 @@ GST_START_TEST (test_mixer_waits_for_base_time)
 
 GST_END_TEST;
 
+static gboolean
+plugin_of_loaded (const gchar * factory)
+{
+  GstPluginFeature *f = gst_registry_lookup_feature (gst_registry_get (),
+      factory);
+  GstPlugin *plugin = gst_plugin_feature_get_plugin (f);
+  gboolean loaded = gst_plugin_is_loaded (plugin);
+
+  gst_object_unref (plugin);
+  gst_object_unref (f);
+  return loaded;
+}
+
+/* This test alone, in a new process of this program: when the registry
+ * was scanned in this one (GST_REGISTRY_FORK=no, on its first run) every
+ * plugin is loaded already; the new process finds the registry cached. */
+static gboolean
+preload_test_in_new_process (void)
+{
+  const gchar *argv[] = { "/proc/self/exe", NULL };
+  gchar **envp = g_environ_setenv (g_get_environ (), "GST_CHECKS",
+      "test_plugins_preloaded", TRUE);
+  gint status = -1;
+  GError *err = NULL;
+
+  envp = g_environ_setenv (envp, "CONF_TEST_PRELOAD_CHILD", "1", TRUE);
+  fail_unless (g_spawn_sync (NULL, (gchar **) argv, envp,
+          G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, NULL, NULL, &status,
+          &err), "%s", err ? err->message : "");
+  g_strfreev (envp);
+  return g_spawn_check_wait_status (status, NULL);
+}
+
+/* --preload-decoders: the tiles' decoder's plugin is loaded at once, not
+ * by the first member's branch (its loader held up the camera's compositor
+ * at a joiner). A missing element is named before the start either way. */
+GST_START_TEST (test_plugins_preloaded)
+{
+  const gchar *const tile[] = { "queue", "avdec_h264", NULL };
+  const gchar *const missing[] = { "queue", "no-such-decoder", NULL };
+  GstElementFactory *f = gst_element_factory_find ("avdec_h264");
+  GError *err = NULL;
+
+  if (!f) {
+    GST_WARNING ("avdec_h264 (gst-libav) is not installed: skipped");
+    return;
+  }
+  gst_object_unref (f);
+  if (plugin_of_loaded ("avdec_h264")) {
+    fail_if (g_getenv ("CONF_TEST_PRELOAD_CHILD"),
+        "gst-libav loaded before the test in a process of its own");
+    fail_unless (preload_test_in_new_process ());
+    return;
+  }
+  fail_unless (conf_plugins_find (tile, &err), "%s", err ? err->message : "");
+  fail_if (plugin_of_loaded ("avdec_h264"), "found is not loaded");
+  fail_if (conf_plugins_find (missing, &err));
+  fail_unless (err && strstr (err->message, "no-such-decoder"));
+  g_clear_error (&err);
+  fail_unless (conf_plugins_preload (tile, &err), "%s",
+      err ? err->message : "");
+  fail_unless (plugin_of_loaded ("avdec_h264"));
+  fail_if (conf_plugins_preload (missing, &err));
+  fail_unless (err && strstr (err->message, "no-such-decoder"));
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
 static Suite *
 conference_suite (void)
 {
@@ -1054,6 +1125,7 @@ conference_suite (void)
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
   tcase_add_test (tc, test_mixer_waits_for_base_time);
+  tcase_add_test (tc, test_plugins_preloaded);
   tcase_add_test (tc, test_leave_says_bye_first);
   tcase_add_test (tc, test_snapshot_off_main_loop);
   tcase_add_test (tc, test_leave_ends_recording);
