@@ -149,15 +149,15 @@ static const GstParamEntry param_entries[] = {
         "at once)", TIME, NULL, cfg.pacing_catch_up, 0, H),
   P ("pacing-catch-up-budget", "Pacing catch-up budget (ns)", "Off by "
         "default: the most departure time a late loop makes up in all, "
-        "pacing-catch-up at once and the rest at pacing-catch-up-rate times "
+        "pacing-catch-up at once and the rest at pacing-catch-up-factor times "
         "the data rate after it; a credit that refills with time and is "
         "spent by sending ahead of the data rate, as a receiver's admission "
         "bucket is; keep it within the receivers' admission-burst (ns; 0 = "
         "only pacing-catch-up)", TIME, NULL, cfg.pacing_catch_up_budget, 0, H),
-  P ("pacing-catch-up-rate", "Pacing catch-up rate", "With "
+  P ("pacing-catch-up-factor", "Pacing catch-up factor", "With "
         "pacing-catch-up-budget: the missed time kept after the first "
         "pacing-catch-up leaves at this many times the data rate (a factor)",
-      DOUBLE, NULL, cfg.pacing_catch_up_rate, 1.0, 10.0),
+      DOUBLE, NULL, cfg.pacing_catch_up_factor, 1.0, 10.0),
   P ("app-limit-factor", "Application-limited factor", "The data rate (what "
         "the encoder is told) grows to at most this many times the data rate "
         "actually sent over the last 500 ms, never held below initial-rate "

@@ -85,7 +85,7 @@ tpss_config_init (TpssConfig * cfg)
   cfg->admission_burst = 40 * G_GINT64_CONSTANT (1000000);
   cfg->pacing_catch_up = 10 * G_GINT64_CONSTANT (1000000);
   cfg->pacing_catch_up_budget = 0;
-  cfg->pacing_catch_up_rate = 1.25;
+  cfg->pacing_catch_up_factor = 1.25;
   cfg->app_limit_factor = 2.0;
 }
 
@@ -907,7 +907,7 @@ refill_catch_up (TpssMember * m, gint64 now)
  * its backlog back to back, above what its receivers admit (tpss-admission
  * with the prioritized sender stopped 100 ms a second: 131 refused). Of
  * the rest, what the catch-up credit covers beyond that first part and the
- * debt still owed is kept as debt, made up at pacing_catch_up_rate x TR
+ * debt still owed is kept as debt, made up at pacing_catch_up_factor x TR
  * (pace_next); the remainder is skipped. */
 static gint64
 paced_departure (TpssMember * m, gint64 now)
@@ -928,7 +928,7 @@ paced_departure (TpssMember * m, gint64 now)
 }
 
 /* The departure after a packet of @bytes that left at @dep: at TR, or,
- * once the part made up at once has left, faster (pacing_catch_up_rate x
+ * once the part made up at once has left, faster (pacing_catch_up_factor x
  * TR) while there is debt to make up. */
 static gint64
 pace_next (TpssMember * m, gint64 dep, guint32 bytes, gint64 now)
@@ -942,7 +942,7 @@ pace_next (TpssMember * m, gint64 dep, guint32 bytes, gint64 now)
   if (dep + tx <= now)
     return dep + tx;
   cut = MIN (MIN (m->catch_up_debt, dep + tx - now),
-      tx - (gint64) (tx / MAX (m->cfg.pacing_catch_up_rate, 1.0)));
+      tx - (gint64) (tx / MAX (m->cfg.pacing_catch_up_factor, 1.0)));
   m->catch_up_debt -= cut;
   m->pacing_made_up += cut;
   return dep + tx - cut;

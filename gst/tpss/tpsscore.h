@@ -153,9 +153,10 @@ typedef struct {
                                          * receiver's admission bucket that
                                          * refills with time (ns; 0 = only
                                          * pacing_catch_up): 0 */
-  gdouble pacing_catch_up_rate; /* what the budget makes up after the first
-                                 * pacing_catch_up leaves at this many times
-                                 * TR (a factor > 1): 1.25 */
+  gdouble pacing_catch_up_factor;        /* what the budget makes up after
+                                         * the first pacing_catch_up leaves
+                                         * at this many times TR (a
+                                         * factor, >= 1): 1.25 */
   gdouble app_limit_factor;     /* D at most this x the data rate MQ sent
                                  * over the last 500 ms (never below
                                  * initial_rate); 0 = unbounded; 2.0 */
