@@ -28,6 +28,8 @@ G_BEGIN_DECLS
   "queued: packets waiting in MQ now (packets); " \
   "pacing-skipped: departure time MQ's pacer did not make up because its " \
   "loop ran more than pacing-catch-up late (ns, in all); " \
+  "pacing-made-up: departure time made up from pacing-catch-up-budget " \
+  "after the first pacing-catch-up of a late loop (ns, in all); " \
   "send-errors: socket sends that failed (datagrams); " \
   "control-sent: TPSS control messages sent (messages); " \
   "control-received: control messages accepted from members (messages); " \

@@ -147,6 +147,17 @@ static const GstParamEntry param_entries[] = {
         "the data rate from there, so a stall does not become a burst above "
         "what the receivers admit (ns; 0 = no bound: all of the missed time "
         "at once)", TIME, NULL, cfg.pacing_catch_up, 0, H),
+  P ("pacing-catch-up-budget", "Pacing catch-up budget (ns)", "Off by "
+        "default: the most departure time a late loop makes up in all, "
+        "pacing-catch-up at once and the rest at pacing-catch-up-factor times "
+        "the data rate after it; a credit that refills with time and is "
+        "spent by sending ahead of the data rate, as a receiver's admission "
+        "bucket is; keep it within the receivers' admission-burst (ns; 0 = "
+        "only pacing-catch-up)", TIME, NULL, cfg.pacing_catch_up_budget, 0, H),
+  P ("pacing-catch-up-factor", "Pacing catch-up factor", "With "
+        "pacing-catch-up-budget: the missed time kept after the first "
+        "pacing-catch-up leaves at this many times the data rate (a factor)",
+      DOUBLE, NULL, cfg.pacing_catch_up_factor, 1.0, 10.0),
   P ("app-limit-factor", "Application-limited factor", "The data rate (what "
         "the encoder is told) grows to at most this many times the data rate "
         "actually sent over the last 500 ms, never held below initial-rate "
@@ -829,6 +840,7 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "queue-dropped", G_TYPE_UINT64, gs->queue_dropped,
       "queued", G_TYPE_UINT, gs->queued,
       "pacing-skipped", G_TYPE_INT64, gs->pacing_skipped,
+      "pacing-made-up", G_TYPE_INT64, gs->pacing_made_up,
       "send-errors", G_TYPE_UINT64, send_errors + gs->stamp_errors,
       "control-sent", G_TYPE_UINT64, gs->ctrl_sent,
       "control-received", G_TYPE_UINT64, gs->ctrl_received,

@@ -84,6 +84,8 @@ tpss_config_init (TpssConfig * cfg)
   cfg->max_queue_bytes = 64 * 1024 * 1024;
   cfg->admission_burst = 40 * G_GINT64_CONSTANT (1000000);
   cfg->pacing_catch_up = 10 * G_GINT64_CONSTANT (1000000);
+  cfg->pacing_catch_up_budget = 0;
+  cfg->pacing_catch_up_factor = 1.25;
   cfg->app_limit_factor = 2.0;
 }
 
@@ -397,6 +399,10 @@ struct _TpssMember {
   guint64 mq_layer_bytes[TPSS_MAX_LAYERS];      /* of mq_bytes, by layer */
   gint64 next_send;             /* pacing: earliest next departure */
   gint64 pacing_skipped;        /* ns not made up after a late loop */
+  /* pacing_catch_up_budget: the mirror of a receiver's bucket for us, as
+   * ns at TR (refilled by time, spent by what leaves), the missed time
+   * still to make up, and what was made up from it. */
+  gint64 catch_up_credit, catch_up_time, catch_up_debt, pacing_made_up;
   guint64 tr;                   /* TR: data rate, min D over destinations
                                  * (max D when layered) */
   gboolean layered;             /* each destination gets a prefix of layers */
@@ -654,6 +660,8 @@ tpss_member_new (guint32 own_ssrc, const TpssConfig * cfg)
   m->tr = CLAMP (m->cfg.initial_rate, TPSS_MIN_RATE,
       MAX (m->cfg.max_rate, TPSS_MIN_RATE));
   m->next_send = G_MININT64;
+  m->catch_up_credit = m->cfg.pacing_catch_up_budget;
+  m->catch_up_time = G_MININT64;
   m->use.first = -1;
   return m;
 }
@@ -880,21 +888,64 @@ queue_departure (const TpssMember * m)
   return MAX (top->t + hold_time (m), m->next_send);
 }
 
+/* The catch-up credit at @now: it refills with time up to the budget. */
+static gint64
+refill_catch_up (TpssMember * m, gint64 now)
+{
+  gint64 budget = m->cfg.pacing_catch_up_budget;
+
+  if (m->catch_up_time != G_MININT64 && now > m->catch_up_time)
+    m->catch_up_credit = MIN (budget,
+        m->catch_up_credit + (now - m->catch_up_time));
+  m->catch_up_time = now;
+  return m->catch_up_credit;
+}
+
 /* The top packet's departure for a dequeue at @now: a loop that ran late
  * makes up at most pacing_catch_up of it, and what follows leaves at TR
  * from there. Without the bound a sender held off the CPU for 100 ms sent
  * its backlog back to back, above what its receivers admit (tpss-admission
- * with the prioritized sender stopped 100 ms a second: 131 refused). */
+ * with the prioritized sender stopped 100 ms a second: 131 refused). Of
+ * the rest, what the catch-up credit covers beyond that first part and the
+ * debt still owed is kept as debt, made up at pacing_catch_up_factor x TR
+ * (pace_next); the remainder is skipped. */
 static gint64
 paced_departure (TpssMember * m, gint64 now)
 {
   gint64 dep = queue_departure (m), bound = m->cfg.pacing_catch_up;
 
   if (bound > 0 && now - dep > bound) {
-    m->pacing_skipped += now - dep - bound;
+    gint64 excess = now - dep - bound, keep = 0;
+
+    if (m->cfg.pacing_catch_up_budget > 0)
+      keep = CLAMP (refill_catch_up (m, now) - bound - m->catch_up_debt, 0,
+          excess);
+    m->catch_up_debt += keep;
+    m->pacing_skipped += excess - keep;
     dep = now - bound;
   }
   return dep;
+}
+
+/* The departure after a packet of @bytes that left at @dep: at TR, or,
+ * once the part made up at once has left, faster (pacing_catch_up_factor x
+ * TR) while there is debt to make up. */
+static gint64
+pace_next (TpssMember * m, gint64 dep, guint32 bytes, gint64 now)
+{
+  gint64 tx = (gint64) muldiv_ceil (bytes, 8 * NS_PER_S, m->tr), cut;
+
+  if (m->cfg.pacing_catch_up_budget <= 0)
+    return dep + tx;
+  refill_catch_up (m, now);
+  m->catch_up_credit -= tx;
+  if (dep + tx <= now)
+    return dep + tx;
+  cut = MIN (MIN (m->catch_up_debt, dep + tx - now),
+      tx - (gint64) (tx / MAX (m->cfg.pacing_catch_up_factor, 1.0)));
+  m->catch_up_debt -= cut;
+  m->pacing_made_up += cut;
+  return dep + tx - cut;
 }
 
 static void
@@ -942,13 +993,15 @@ tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback)
     m->mq_bytes -= pk->bytes;
     if (pk->layer != TPSS_LAYER_ANY)
       m->mq_layer_bytes[pk->layer] -= pk->bytes;
-    m->next_send = dep + (gint64) muldiv_ceil (pk->bytes, 8 * NS_PER_S, m->tr);
+    m->next_send = pace_next (m, dep, pk->bytes, now);
     use_window_count (&m->use, pk->bytes, now);
     for (guint i = 0; i < m->peers->len && !m->layered; i++)
       count_peer_sent (g_ptr_array_index (m->peers, i), pk->bytes, now);
     g_free (pk);
     n++;
   }
+  if (g_queue_is_empty (&m->mq))
+    m->catch_up_debt = 0;       /* nothing left behind to make up */
   if (piggyback)
     queue_qos (m, NULL, now, piggyback);
   return n;
@@ -958,6 +1011,12 @@ gint64
 tpss_member_pacing_skipped (const TpssMember * m)
 {
   return m->pacing_skipped;
+}
+
+gint64
+tpss_member_pacing_made_up (const TpssMember * m)
+{
+  return m->pacing_made_up;
 }
 
 void

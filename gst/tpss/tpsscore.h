@@ -147,6 +147,16 @@ typedef struct {
   gint64 pacing_catch_up;       /* MQ's pacer makes up at most this much
                                  * of the departure time its loop missed
                                  * (ns; 0 = all of it): 10 ms */
+  gint64 pacing_catch_up_budget;        /* ours, off by default: the most
+                                         * missed departure time made up
+                                         * per stall in all, a mirror of a
+                                         * receiver's admission bucket that
+                                         * refills with time (ns; 0 = only
+                                         * pacing_catch_up): 0 */
+  gdouble pacing_catch_up_factor;        /* what the budget makes up after
+                                         * the first pacing_catch_up leaves
+                                         * at this many times TR (a
+                                         * factor, >= 1): 1.25 */
   gdouble app_limit_factor;     /* D at most this x the data rate MQ sent
                                  * over the last 500 ms (never below
                                  * initial_rate); 0 = unbounded; 2.0 */
@@ -316,6 +326,9 @@ guint tpss_member_dequeue (TpssMember * m, gint64 now, TpssQos * piggyback);
 /* Departure time MQ's pacer did not make up because its loop ran more than
  * pacing_catch_up late (ns, in all). */
 gint64 tpss_member_pacing_skipped (const TpssMember * m);
+/* Departure time made up from pacing_catch_up_budget after the first
+ * pacing_catch_up of a late loop (ns, in all). */
+gint64 tpss_member_pacing_made_up (const TpssMember * m);
 
 /* Layered sending (one encoding of temporal layers, each destination sent
  * the prefix that fits its D): TR, MQ's pace and the DATA_RATE event, is

@@ -2178,6 +2178,7 @@ tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
   *st = g->st;
   st->queued = g->sendq.length;
   st->pacing_skipped = tpss_member_pacing_skipped (g->core);
+  st->pacing_made_up = tpss_member_pacing_made_up (g->core);
   st->data_rate = g->data_rate;
   st->n_layers = g->n_layers;
   st->n_rates = g->n_rates;

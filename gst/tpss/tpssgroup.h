@@ -160,6 +160,8 @@ typedef struct {
   guint queued;                 /* packets in MQ */
   gint64 pacing_skipped;        /* ns of departures MQ's pacer did not make
                                  * up after a late loop (pacing_catch_up) */
+  gint64 pacing_made_up;        /* ns of them made up from the catch-up
+                                 * budget (pacing_catch_up_budget) */
   gboolean authenticated;       /* a group key is set */
   AuthStats auth;               /* its verdicts (zero without a key) */
 } TpssGroupStats;

@@ -38,7 +38,7 @@ main (int argc, char **argv)
   gdouble seconds;
   guint payload, fixed = 0, bitrate = 0;
   gint64 start, next, now, next_print;
-  guint64 pushed = 0;
+  guint64 pushed = 0, initial = 0;
   GstMessage *msg;
   int i;
 
@@ -68,6 +68,14 @@ main (int argc, char **argv)
   }
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  /* The sink's `bitrate` stays 0 until the core first changes D (after a
+   * receiver's first RATE); a rate-following encoder starts at the rate it
+   * was configured with, the sink's initial-rate. Paced at the 8 kbit/s
+   * floor instead, the first packet held the next back 1.2 s (1200 bytes),
+   * and the sink's application-limited rule took that trickle for what the
+   * flow uses: under load tpss-capacity-stall's first ASSIGN set D to
+   * 0.39 Mbit/s, from 1 Mbit/s. */
+  g_object_get (sink, "initial-rate", &initial, NULL);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
 
   start = next = next_print = g_get_monotonic_time ();
@@ -82,7 +90,7 @@ main (int argc, char **argv)
     }
     g_object_get (sink, "bitrate", &bitrate, NULL);
     if (!rate)
-      rate = MAX (bitrate, 8000);
+      rate = MAX (bitrate ? bitrate : (guint) MIN (initial, G_MAXUINT), 8000);
     if (now >= next_print) {
       g_print ("t=%.1f bitrate=%u\n", (now - start) / 1e6, bitrate);
       next_print += G_USEC_PER_SEC;

@@ -2289,6 +2289,102 @@ GST_START_TEST (test_sender_stall_paced_after)
 
 GST_END_TEST;
 
+/* A offers 2.86 Mbit/s (500 bytes every 1.4 ms) to C at TR = 3 Mbit/s,
+ * C's capacity, shared with B as in refused_after_sender_stall(). From
+ * 1000 ms A's host holds its loop off for 30 ms every 300 ms, five times.
+ * Returns A's packets C refused; *@burst: the most that left A in one
+ * dequeue; *@queued: MQ's bytes 270 ms after the last stall (the D A last
+ * announced; HT keeps 100 ms of what A offers, 35.7 kB, in it). */
+static guint
+refused_after_repeated_stalls (gint64 budget, guint * burst, guint * queued,
+    gint64 * made_up)
+{
+  TpssConfig cfg;
+  TpssMember *a, *c;
+  TpssRecvStats st;
+  TpssMsg qos;
+  guint refused;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 3000000;
+  cfg.pacing_catch_up_budget = budget;
+  a = tpss_member_new (SSRC_A, &cfg);
+  tpss_member_add_peer (a, SSRC_C, 1, 0);
+  tpss_config_init (&cfg);
+  cfg.max_receive_rate = 3000000;
+  c = tpss_member_new (SSRC_C, &cfg);
+  tpss_member_add_peer (c, SSRC_A, 2, 0);
+  tpss_member_add_peer (c, SSRC_B, 1, 0);
+  memset (&qos, 0, sizeof (qos));
+  qos.type = TPSS_MSG_QOS;
+  qos.sender_ssrc = qos.media_ssrc = SSRC_A;
+  *burst = 0;
+  for (gint64 now = 0; now <= 2500 * MS; now += 100 * US) {
+    gint64 since = now - 1000 * MS;
+    gboolean held = since >= 0 && since < 1500 * MS && since % (300 * MS) <
+        30 * MS;
+
+    if (now % (1400 * US) == 0)
+      fail_unless (tpss_member_enqueue (a, PKT, now));
+    if (now % (2500 * US) == 0) {
+      feed_qos (c, SSRC_B, 4, now);
+      tpss_member_on_data (c, SSRC_B, PKT_BIG, 0, 0, now);
+    }
+    if (!held) {
+      guint n = tpss_member_dequeue (a, now, &qos.u.qos);
+
+      *burst = MAX (*burst, n);
+      for (guint i = 0; i < n; i++) {
+        tpss_member_on_msg (c, &qos, now);
+        tpss_member_on_data (c, SSRC_A, PKT, 0, 0, now);
+      }
+    }
+    forward_qos_msgs (a, c, now);
+    while (tpss_member_pop_msg (c, NULL, NULL));
+  }
+  *queued = qos.u.qos.bytes;
+  *made_up = tpss_member_pacing_made_up (a);
+  fail_unless (tpss_member_get_recv_stats (c, SSRC_A, &st));
+  refused = (guint) st.packets_not_delivered;
+  tpss_member_free (a);
+  tpss_member_free (c);
+  return refused;
+}
+
+/* Held off again and again, a sender that offers nearly TR keeps what it
+ * missed beyond pacing_catch_up as backlog: each 30 ms stall adds 20 ms
+ * at TR (7.5 kB) and the 0.14 Mbit/s it does not offer drains 4.5 kB of it
+ * in the 270 ms to the next. A 20 ms budget makes up 20 ms of each, 10 of
+ * them at 1.25 x TR after the first 10, so the backlog drains, and C, its
+ * capacity all allocated, refuses none of it. */
+GST_START_TEST (test_sender_repeated_stalls_budget)
+{
+  guint burst, queued, refused;
+  gint64 made_up;
+
+  refused = refused_after_repeated_stalls (20 * MS, &burst, &queued,
+      &made_up);
+  GST_INFO ("20 ms budget: %u refused, %u at once, %u bytes queued, "
+      "%" G_GINT64_FORMAT " ns made up", refused, burst, queued, made_up);
+  fail_unless_equals_int (refused, 0);
+  fail_unless (burst <= 9, "%u at once", burst);
+  /* 10 ms of each of five stalls */
+  fail_unless (made_up >= 5 * 9 * MS && made_up <= 5 * 10 * MS,
+      "%" G_GINT64_FORMAT " ns made up", made_up);
+  /* HT's 100 ms of 2.86 Mbit/s and at most a packet more */
+  fail_unless (queued <= 36500, "%u bytes queued", queued);
+
+  /* without it (the default) the backlog grows by 3 kB a stall */
+  refused = refused_after_repeated_stalls (0, &burst, &queued, &made_up);
+  GST_INFO ("no budget: %u refused, %u at once, %u bytes queued", refused,
+      burst, queued);
+  fail_unless_equals_int (refused, 0);
+  fail_unless_equals_int64 (made_up, 0);
+  fail_unless (queued >= 42000, "%u bytes queued", queued);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 6. Membership */
 
@@ -2403,6 +2499,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_rate_capped_at_capacity);
   tcase_add_test (tc, test_holding_time_and_pacing);
   tcase_add_test (tc, test_sender_stall_paced_after);
+  tcase_add_test (tc, test_sender_repeated_stalls_budget);
   tcase_add_test (tc, test_membership);
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
