@@ -510,3 +510,22 @@ conf_stats_json_end (GString * json)
 {
   g_string_append (json, "]}\n");
 }
+
+/* Raw video in the camera's path is I420, what x264 takes: left open, the
+ * test sources and cammix settle on a 64-bit RGBA format and mix, overlay
+ * and convert about 3.6 times the bytes (docs/conference.md). */
+#define CAMERA_CAPS "video/x-raw,format=I420,width=%u,height=%u,framerate=%u/1"
+
+gchar *
+conf_camera_description (const ConfOptions * o)
+{
+  return g_strdup_printf ("videotestsrc name=camera is-live=true "
+      "pattern=ball background-color=0xff%06x ! " CAMERA_CAPS " ! cammix. "
+      "videotestsrc name=texture is-live=true pattern=snow ! " CAMERA_CAPS
+      " ! cammix. compositor name=cammix sink_1::ypos=%u ! " CAMERA_CAPS
+      " ! textoverlay name=nameplate text=\"%s\" valignment=top "
+      "halignment=left font-desc=\"Sans Bold 14\" shaded-background=true "
+      "! tee name=cam", o->colour, o->width, o->height, o->fps,
+      o->width / 2, o->height / 2, o->fps, o->height / 2, o->width,
+      o->height, o->fps, o->name);
+}

@@ -110,6 +110,11 @@ guint conf_grid_cell (guint member, const guint * present, guint n);
 gboolean conf_grid_place (guint cell, guint cols, guint rows, guint width,
     guint height, gint * x, gint * y);
 
+/* Our camera as a gst-launch fragment: the test pattern and its texture
+ * mixed by `cammix`, the name plate, and the tee `cam` that the encoder and
+ * the self view take from. */
+gchar *conf_camera_description (const ConfOptions * o);
+
 /* One member's figures of one second, as a --stats-json object. */
 typedef struct
 {

@@ -177,7 +177,7 @@ pipeline_description (Conference * conf)
   gchar *session = session_props (o, o->port, o->members);
   gchar *out = output_branch (o);
   gchar *audio = o->audio ? audio_description (o) : g_strdup ("");
-  gchar *desc;
+  gchar *camera, *desc;
 
   if (!audio) {
     g_printerr ("conference: --members entries need a port (id@host:port) "
@@ -186,16 +186,10 @@ pipeline_description (Conference * conf)
     g_free (out);
     return NULL;
   }
+  camera = conf_camera_description (o);
   desc = g_strdup_printf (
       /* our camera, encoded once for everyone, and shown in our tile */
-      "videotestsrc name=camera is-live=true pattern=ball background-color=0xff%06x "
-      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
-      "videotestsrc name=texture is-live=true pattern=snow "
-      "! video/x-raw,width=%u,height=%u,framerate=%u/1 ! cammix. "
-      "compositor name=cammix sink_1::ypos=%u "
-      "! video/x-raw,width=%u,height=%u,framerate=%u/1 "
-      "! textoverlay name=nameplate text=\"%s\" valignment=top halignment=left "
-      "font-desc=\"Sans Bold 14\" shaded-background=true ! tee name=cam "
+      "%s "
       "cam. ! queue name=encq leaky=downstream max-size-buffers=2 "
       "! videoconvert "
       "! x264layerenc name=enc layers=3 tune=zerolatency speed-preset=veryfast "
@@ -218,9 +212,7 @@ pipeline_description (Conference * conf)
       "out. ! queue name=" CONF_SNAPSHOT_QUEUE " leaky=downstream "
       "max-size-buffers=1 ! fakesink name=snap "
       "sync=false async=false enable-last-sample=true %s %s",
-      o->colour, o->width, o->height, o->fps, o->width / 2, o->height / 2,
-      o->fps, o->height / 2, o->width, o->height, o->fps, o->name,
-      KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
+      camera, KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
       o->initial_rate, LAYER_MAX_SPREAD, KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
@@ -233,6 +225,7 @@ pipeline_description (Conference * conf)
       o->width * conf->grid_cols, o->height * conf->grid_rows, o->fps, out,
       audio);
 
+  g_free (camera);
   g_free (session);
   g_free (out);
   g_free (audio);

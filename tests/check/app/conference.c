@@ -530,6 +530,62 @@ GST_START_TEST (test_allocation_answered_at_tee)
 
 GST_END_TEST;
 
+/* The format a running pipeline's element @name put out on its src pad. */
+static gchar *
+negotiated_format (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstCaps *caps = gst_pad_get_current_caps (src);
+  gchar *format = caps ? g_strdup (gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "format")) : NULL;
+
+  if (caps)
+    gst_caps_unref (caps);
+  gst_object_unref (src);
+  gst_object_unref (e);
+  return format;
+}
+
+/* Our camera's raw video stays I420 from the test sources to the tee, the
+ * format the encoder takes, rather than a 64-bit RGBA one mixed, overlaid
+ * and converted at 3.6 times the bytes. */
+GST_START_TEST (test_camera_path_in_i420)
+{
+  ConfOptions o;
+  GError *err = NULL;
+  gchar *camera, *desc, *mixed, *plate;
+  GstElement *p;
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (parse (&o, FALSE, &err, GOOD, NULL));
+  camera = conf_camera_description (&o);
+  desc = g_strdup_printf ("%s cam. ! fakesink name=sink", camera);
+  p = gst_parse_launch (desc, &err);
+  fail_unless (p != NULL, "%s", err ? err->message : "");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (p);
+  msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+      GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ASYNC_DONE);
+  gst_message_unref (msg);
+  mixed = negotiated_format (p, "cammix");
+  plate = negotiated_format (p, "nameplate");
+  fail_unless_equals_string (mixed, "I420");
+  fail_unless_equals_string (plate, "I420");
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_free (mixed);
+  g_free (plate);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (camera);
+  conf_options_clear (&o);
+}
+
+GST_END_TEST;
+
 static GstPadProbeReturn
 hold_forever (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -1124,6 +1180,7 @@ conference_suite (void)
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
+  tcase_add_test (tc, test_camera_path_in_i420);
   tcase_add_test (tc, test_mixer_waits_for_base_time);
   tcase_add_test (tc, test_plugins_preloaded);
   tcase_add_test (tc, test_leave_says_bye_first);
