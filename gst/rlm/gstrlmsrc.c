@@ -627,6 +627,8 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "experiments-suppressed", G_TYPE_UINT64, st.experiments_suppressed,
       "experiments-learned", G_TYPE_UINT64, st.experiments_learned,
       "detection-learned", G_TYPE_UINT64, st.detection_learned,
+      "higher-failures-ambiguous", G_TYPE_UINT64,
+      st.higher_failures_ambiguous,
       "join-latency", G_TYPE_INT64, st.join_latency,
       "reported-joins", G_TYPE_UINT64, st.reported_joins,
       "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
