@@ -122,6 +122,11 @@ static const GstParamEntry params[] = {
         "be that one's, behind another bottleneck, and the paper's "
         "hysteresis then measurement follow (ours; off)", BOOLEAN, NULL,
       learn_higher_sole, 0, 0, R),
+  P ("learn-higher-onset", "With learn-higher-failures, a loss that comes "
+        "later than this after the first announcement of that experiment "
+        "is not taken as its failure (a failure on the receiver's path "
+        "congests it sooner), ns (ours; 0: no bound)", TIME, NULL,
+      learn_higher_onset, 0, H, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -39,7 +39,8 @@
  *   learn_higher_failures, when it is someone else's two or more levels
  *   up, that level's timer backs off and we stay in S (with
  *   learn_higher_sole only when no other experiment above our level is
- *   in progress). Every T_D in S
+ *   in progress, and with learn_higher_onset only within that long
+ *   of its first announcement). Every T_D in S
  *   relaxes the
  *   timer of level N; an own experiment that lasts T_D without loss
  *   succeeded.
@@ -174,6 +175,11 @@ typedef struct {
                                  * between, the loss may be that one's,
                                  * perhaps behind another bottleneck:
                                  * the paper's H: FALSE */
+  gint64 learn_higher_onset;    /* with learn_higher_failures, a loss that
+                                 * comes later than this after the first
+                                 * announcement of that experiment is not
+                                 * taken as its failure (the paper's H), ns;
+                                 * 0: no bound */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -306,7 +312,9 @@ typedef struct {
   guint64 higher_failures_ambiguous;    /* losses under another's higher
                                          * experiment not learned from:
                                          * another one above our level was
-                                         * in progress (learn_higher_sole) */
+                                         * in progress (learn_higher_sole)
+                                         * or it began more than
+                                         * learn_higher_onset before */
   gint64 join_latency;          /* largest join latency measured, ns; -1
                                  * none yet */
   guint64 join_latency_samples; /* joins of ours whose first packet came */
