@@ -744,6 +744,10 @@ gst_rlm_src_finalize (GObject * object)
   "(experiments); " \
   "detection-learned: detection-time samples from others' failed ones " \
   "(learn-detection-time) (samples); " \
+  "higher-failures-ambiguous: losses under another's higher experiment " \
+  "not learned from: another one above our level in progress " \
+  "(learn-higher-sole) or it began more than learn-higher-onset before " \
+  "(losses); " \
   "join-latency: the largest time from a join of ours to the layer's " \
   "first packet, -1 before any (ns); " \
   "reported-joins: climbs straight to the lowest settled level others " \
