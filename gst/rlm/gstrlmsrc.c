@@ -627,6 +627,8 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "experiments-suppressed", G_TYPE_UINT64, st.experiments_suppressed,
       "experiments-learned", G_TYPE_UINT64, st.experiments_learned,
       "detection-learned", G_TYPE_UINT64, st.detection_learned,
+      "higher-failures-ambiguous", G_TYPE_UINT64,
+      st.higher_failures_ambiguous,
       "join-latency", G_TYPE_INT64, st.join_latency,
       "reported-joins", G_TYPE_UINT64, st.reported_joins,
       "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
@@ -742,6 +744,10 @@ gst_rlm_src_finalize (GObject * object)
   "(experiments); " \
   "detection-learned: detection-time samples from others' failed ones " \
   "(learn-detection-time) (samples); " \
+  "higher-failures-ambiguous: losses under another's higher experiment " \
+  "not learned from: another one above our level in progress " \
+  "(learn-higher-sole) or it began more than learn-higher-onset before " \
+  "(losses); " \
   "join-latency: the largest time from a join of ours to the layer's " \
   "first packet, -1 before any (ns); " \
   "reported-joins: climbs straight to the lowest settled level others " \

@@ -116,6 +116,17 @@ static const GstParamEntry params[] = {
         "receiver stays in steady state (ours; the paper, section 3.4: off, "
         "hysteresis then measurement)", BOOLEAN, NULL, learn_higher_failures,
       0, 0, R),
+  P ("learn-higher-sole", "With learn-higher-failures, the receiver learns "
+        "such a failure only while that experiment is the only one in "
+        "progress above its level; with another one between, the loss may "
+        "be that one's, behind another bottleneck, and the paper's "
+        "hysteresis then measurement follow (ours; off)", BOOLEAN, NULL,
+      learn_higher_sole, 0, 0, R),
+  P ("learn-higher-onset", "With learn-higher-failures, a loss that comes "
+        "later than this after the first announcement of that experiment "
+        "is not taken as its failure (a failure on the receiver's path "
+        "congests it sooner), ns (ours; 0: no bound)", TIME, NULL,
+      learn_higher_onset, 0, H, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -47,6 +47,8 @@ rlm_config_init (RlmConfig * cfg)
   cfg->first_climb_unheld_for = 0;
   cfg->first_climb_to_settled = FALSE;
   cfg->learn_higher_failures = FALSE;
+  cfg->learn_higher_sole = FALSE;
+  cfg->learn_higher_onset = 0;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -707,6 +709,28 @@ learn_higher_failure (RlmReceiver * r, guint top)
   r->st.experiments_learned++;
 }
 
+/* The loss need not be @top's failure. learn_higher_sole: another
+ * experiment above our level and below @top is in progress too, and may
+ * be the one failing: receivers behind different bottlenecks (section
+ * 3.3) run their experiments at different levels, and the highest in
+ * progress may load a link that is not on our path at all.
+ * learn_higher_onset: the first announcement at @top came longer ago than
+ * a failure on our path takes to congest it (its layer's join latency
+ * and the queue's filling); the loss has another cause. */
+static gboolean
+higher_failure_ambiguous (const RlmReceiver * r, guint top, gint64 now)
+{
+  if (r->cfg.learn_higher_onset > 0 &&
+      now - r->exp_first[top] > r->cfg.learn_higher_onset)
+    return TRUE;
+  if (!r->cfg.learn_higher_sole)
+    return FALSE;
+  for (guint k = r->level + 1; k < top; k++)
+    if (exp_in_progress (r, k, now))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 loss_in_steady (RlmReceiver * r, gint64 now)
 {
@@ -733,8 +757,11 @@ loss_in_steady (RlmReceiver * r, gint64 now)
       r->exp_start[top] = -1;
     } else if (r->cfg.learn_higher_failures && top > r->level + 1 &&
         !r->exp_own[top]) {
-      learn_higher_failure (r, top);
-      return;
+      if (!higher_failure_ambiguous (r, top, now)) {
+        learn_higher_failure (r, top);
+        return;
+      }
+      r->st.higher_failures_ambiguous++;
     }
     enter_state (r, RLM_STATE_HYSTERESIS, now);
   }

@@ -37,7 +37,10 @@
  *   and if the highest experiment in progress is someone else's at N+1,
  *   the timer of level N+1 backs off (learned); with
  *   learn_higher_failures, when it is someone else's two or more levels
- *   up, that level's timer backs off and we stay in S. Every T_D in S
+ *   up, that level's timer backs off and we stay in S (with
+ *   learn_higher_sole only when no other experiment above our level is
+ *   in progress, and with learn_higher_onset only within that long
+ *   of its first announcement). Every T_D in S
  *   relaxes the
  *   timer of level N; an own experiment that lasts T_D without loss
  *   succeeded.
@@ -166,6 +169,17 @@ typedef struct {
                                          * backs off once per experiment
                                          * and we stay in S (section 3.4:
                                          * H, then M): FALSE */
+  gboolean learn_higher_sole;   /* with learn_higher_failures, only while
+                                 * that experiment is the only one in
+                                 * progress above our level; with another
+                                 * between, the loss may be that one's,
+                                 * perhaps behind another bottleneck:
+                                 * the paper's H: FALSE */
+  gint64 learn_higher_onset;    /* with learn_higher_failures, a loss that
+                                 * comes later than this after the first
+                                 * announcement of that experiment is not
+                                 * taken as its failure (the paper's H), ns;
+                                 * 0: no bound */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -295,6 +309,12 @@ typedef struct {
   guint64 experiments_suppressed, experiments_learned;
   guint64 detection_learned;    /* detection-time samples taken from others'
                                  * experiments (learn_detection_time) */
+  guint64 higher_failures_ambiguous;    /* losses under another's higher
+                                         * experiment not learned from:
+                                         * another one above our level was
+                                         * in progress (learn_higher_sole)
+                                         * or it began more than
+                                         * learn_higher_onset before */
   gint64 join_latency;          /* largest join latency measured, ns; -1
                                  * none yet */
   guint64 join_latency_samples; /* joins of ours whose first packet came */

@@ -219,6 +219,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.first_climb_unheld_for = 20000 * MS;
     cfg.first_climb_to_settled = TRUE;
     cfg.learn_higher_failures = TRUE;
+    cfg.learn_higher_sole = TRUE;
+    cfg.learn_higher_onset = 1000 * MS;
   }
   t.n_layers = cfg.n_layers;
   random_source_init_seeded (&rng, &seeded, data[0]);

@@ -10,7 +10,8 @@
  *           [-r RATE,RATE,...] [-p PACKET_BYTES] [-Q QUEUE_BYTES]
  *           [-P PRUNE_MS] [-S] [-B] [-j START_LEVEL]
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
- *           [-D] [-I] [-U MS] [-L] [-F] [-E TD_MS,DEV_MS] [-H SCALE]
+ *           [-D] [-I] [-U MS] [-L] [-F] [-O] [-W MS] [-E TD_MS,DEV_MS]
+ *           [-H SCALE]
  *           [-v RX] [-V RX] [-k K]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
@@ -53,7 +54,10 @@
  * settled as the paper holds it (first_climb_to_settled). -F turns
  * learn_higher_failures on: a loss during another's experiment two or
  * more levels up backs off that level's timer and keeps the receiver in
- * S. -k K puts every K-th receiver of topology (3)
+ * S. -O (with -F) learns so only while that experiment is the only one in
+ * progress above the receiver's level (learn_higher_sole); -W MS (with
+ * -F) only within MS milliseconds of that level's first announcement
+ * (learn_higher_onset). -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -98,6 +102,8 @@ typedef struct {
   gboolean first_climb_unheld;  /* -I */
   gint64 first_climb_unheld_for;        /* -U: ns, turns -I on too */
   gboolean learn_higher_failures;       /* -F */
+  gboolean learn_higher_sole;   /* -O */
+  gint64 learn_higher_onset;    /* -W: ns, 0 none */
   gboolean first_climb_to_settled;      /* -L */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
@@ -436,13 +442,15 @@ parse_options (int argc, char **argv, Options * o)
   o->first_climb_unheld = FALSE;
   o->first_climb_unheld_for = 0;
   o->learn_higher_failures = FALSE;
+  o->learn_higher_sole = FALSE;
+  o->learn_higher_onset = 0;
   o->first_climb_to_settled = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFILU:E:H:a:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:ILU:E:H:a:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -516,6 +524,13 @@ parse_options (int argc, char **argv, Options * o)
         break;
       case 'F':
         o->learn_higher_failures = TRUE;
+        break;
+      case 'O':
+        o->learn_higher_sole = TRUE;
+        break;
+      case 'W':
+        o->learn_higher_onset = (gint64) atoi (optarg) * 1000000;
+        rates_ok = rates_ok && o->learn_higher_onset > 0;
         break;
       case 'L':
         o->first_climb_to_settled = TRUE;
@@ -605,7 +620,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-L] [-F] "
+        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-L] [-F] [-O] [-W onset_ms] "
         "[-E td_ms,dev_ms] "
         "[-H scale] [-a max_age_ms] [-v receiver] [-V receiver] "
         "[-k slow_every]\n",
@@ -629,6 +644,8 @@ main (int argc, char **argv)
   rc.first_climb_unheld = o.first_climb_unheld;
   rc.first_climb_unheld_for = o.first_climb_unheld_for;
   rc.learn_higher_failures = o.learn_higher_failures;
+  rc.learn_higher_sole = o.learn_higher_sole;
+  rc.learn_higher_onset = o.learn_higher_onset;
   rc.first_climb_to_settled = o.first_climb_to_settled;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;

@@ -1270,6 +1270,117 @@ GST_START_TEST (test_learn_higher_failures)
 
 GST_END_TEST;
 
+/* A loss at level 1 while one receiver's experiment at 2 and another's
+ * at 4 are in progress. */
+static RlmReceiverStats
+loss_under_two_experiments (Rig * rig)
+{
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 4, 2);
+  run_clean (rig, rig->now + 100 * MS);
+  feed (rig, 0, 1);
+  return stats (rig);
+}
+
+/* learn_higher_sole: with an experiment at 2 in progress under the one at
+ * 4, the loss may be the one at 2 failing (topology (3): a slow receiver's
+ * experiment on its own link while a fast one's higher experiment runs
+ * behind another bottleneck). learn_higher_failures alone takes it as 4's
+ * failure and stays in S; with the rule the receiver learns nothing of 4
+ * and goes to H as the paper does. Alone above us, the experiment at 4 is
+ * still learned. */
+GST_START_TEST (test_learn_higher_sole)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_prepare (&rig, 17, 5);
+  rig.cfg.learn_higher_failures = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 1 * S);
+  st = loss_under_two_experiments (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int64 (st.join_timer[4], 10 * S);
+  fail_unless_equals_int (st.higher_failures_ambiguous, 0);
+  rig_clear (&rig);
+
+  rig_prepare (&rig, 17, 5);
+  rig.cfg.learn_higher_failures = TRUE;
+  rig.cfg.learn_higher_sole = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 1 * S);
+  st = loss_under_two_experiments (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_HYSTERESIS);
+  fail_unless_equals_int (st.level, 1);
+  fail_unless_equals_int (st.experiments_learned, 0);
+  fail_unless_equals_int64 (st.join_timer[2], 5 * S);
+  fail_unless_equals_int64 (st.join_timer[4], 5 * S);
+  fail_unless_equals_int (st.higher_failures_ambiguous, 1);
+  fail_unless_equals_int64 (st.join_deadline, -1);
+  rig_clear (&rig);
+
+  /* the experiment at 4 alone above us: learned, S */
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  rig.now = 0;
+  run_clean (&rig, 1 * S);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 4, 2);
+  run_clean (&rig, rig.now + 100 * MS);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int64 (st.join_timer[4], 10 * S);
+  fail_unless_equals_int (st.higher_failures_ambiguous, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* learn_higher_onset: a loss 1.5 s after the first announcement of the
+ * experiment at 3, still in progress (3 s window), came later than a
+ * failure on our path takes to congest it with the bound at 1 s: H, as
+ * the paper, nothing learned. Without the bound it is learned; within
+ * the bound it is learned too. */
+GST_START_TEST (test_learn_higher_onset)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  for (guint with_bound = 0; with_bound < 2; with_bound++) {
+    rig_prepare (&rig, 19, 4);
+    rig.cfg.learn_higher_failures = TRUE;
+    rig.cfg.learn_higher_onset = with_bound ? 1 * S : 0;
+    rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+    run_clean (&rig, 500 * MS);
+    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+    run_clean (&rig, rig.now + 1500 * MS);
+    feed (&rig, 0, 1);
+    st = stats (&rig);
+    fail_unless_equals_int (st.level, 1);
+    fail_unless_equals_int (st.state, with_bound ? RLM_STATE_HYSTERESIS :
+        RLM_STATE_STEADY);
+    fail_unless_equals_int (st.experiments_learned, with_bound ? 0 : 1);
+    fail_unless_equals_int64 (st.join_timer[3], with_bound ? 5 * S : 10 * S);
+    fail_unless_equals_int (st.higher_failures_ambiguous, with_bound);
+    rig_clear (&rig);
+  }
+
+  /* within the bound */
+  rig_prepare (&rig, 19, 4);
+  rig.cfg.learn_higher_failures = TRUE;
+  rig.cfg.learn_higher_onset = 1 * S;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 500 * MS);
+  st = loss_under_higher_experiment (&rig, PEER_SSRC);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int64 (st.join_timer[3], 10 * S);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_join_reported_fails)
 {
   Rig rig;
@@ -2170,6 +2281,8 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_first_climb_unheld_for);
   tcase_add_test (tc, test_first_climb_to_settled);
   tcase_add_test (tc, test_learn_higher_failures);
+  tcase_add_test (tc, test_learn_higher_sole);
+  tcase_add_test (tc, test_learn_higher_onset);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_join_reported_after_base_congestion);
