@@ -15,7 +15,10 @@ One tpbasink -> tpbasrc flow (a greedy raw-video RTP source, 15.6 Mbit/s, so
 the scheme and not the source sets the rate; the sink drops whole ADUs above
 what it may send) and n greedy TCP flows start together at t = 0 (the paper's
 section 6.2); at JOIN one more TCP flow joins (the paper's Flow 4 at 200 s)
-and it leaves at LEAVE (Table 3's case b); the run ends at END. All TCP,
+and it leaves at LEAVE (Table 3's case b); the run ends at END. (gst-launch starts
+after the TCP flows, so TPBA's TCP connection is the later starter, 0.2-0.5 s; on this
+drop-tail bed the later starter keeps a higher RTT and more loss events: issue 17,
+docs/results.md, twentieth pass. The TCP reference starts with the TCP flows.) All TCP,
 including TPBA's probing connection, uses the same congestion control.
 The reference variants put, in the same place and beside the same TCP flows,
 one more TCP flow ("TCP") or UDP paced at exactly the fair share ("CBR-fair"):
