@@ -15,7 +15,10 @@ One tpbasink -> tpbasrc flow (a greedy raw-video RTP source, 15.6 Mbit/s, so
 the scheme and not the source sets the rate; the sink drops whole ADUs above
 what it may send) and n greedy TCP flows start together at t = 0 (the paper's
 section 6.2); at JOIN one more TCP flow joins (the paper's Flow 4 at 200 s)
-and it leaves at LEAVE (Table 3's case b); the run ends at END. All TCP,
+and it leaves at LEAVE (Table 3's case b); the run ends at END. (gst-launch starts
+after the TCP flows, so TPBA's TCP connection is the later starter, 0.2-0.5 s; on this
+drop-tail bed the later starter keeps a higher RTT and more loss events: issue 17,
+docs/results.md, twentieth pass. The TCP reference starts with the TCP flows.) All TCP,
 including TPBA's probing connection, uses the same congestion control.
 The reference variants put, in the same place and beside the same TCP flows,
 one more TCP flow ("TCP") or UDP paced at exactly the fair share ("CBR-fair"):
@@ -51,7 +54,10 @@ BENCH_TPBA_SHARD ("i/n": run every n-th case from i, for parallel lanes),
 BENCH_TPBA_JSON (write the runs), BENCH_TPBA_PLOTS (directory: an SVG of every
 flow's rate over time per run), BENCH_TPBA_SS (ms: sample every TCP connection
 of the sender, TPBA's probe and the competitors, with `ss -ti` this often and
-store it in the run as "ss"; 0, the default, does not). `bench-tpba-fairness.py --report A.json ...`
+store it in the run as "ss"; 0, the default, does not), BENCH_TPBA_REF_START (s: the
+TCP reference starts this long after the TCP flows beside it; 0, the default, starts
+them together; a reference run whose connect() is more than MAX_START_SKEW off
+that is flagged; each run stores the flows' connect() times and first bytes). `bench-tpba-fairness.py --report A.json ...`
 prints the tables of runs saved before.
 
 Needs root (network namespaces); exits 77 (skip) otherwise."""
@@ -82,6 +88,12 @@ MTU = int(os.environ.get("BENCH_TPBA_MTU", "1200"))
 QUEUE = int(os.environ.get("BENCH_TPBA_QUEUE", "0")) or None     # packets
 SS_MS = int(os.environ.get("BENCH_TPBA_SS", "0"))
 RCVBUF = int(os.environ.get("BENCH_TPBA_RCVBUF", "0")) or None   # bytes
+# the reference flow's start after the TCP flows', s (issue 17: it used to start
+# 0.13-0.44 s after them, behind the capture's setup); and the setup time before t0
+REF_START = float(os.environ.get("BENCH_TPBA_REF_START", "0"))
+START_SETUP = 0.5
+# a reference run that connects further than this (s) off its intended start is flagged
+MAX_START_SKEW = 0.05
 
 VARIANTS = {
     "TPBA": "",
@@ -389,15 +401,17 @@ def build_bed(bed, case):
     return snd, rcv
 
 
-def start_cross(case, snd, rcv, stop, t0):
+def start_cross(case, snd, rcv, stop, t0, connected=None):
     """The n TCP flows from 0 to END and the joiner from JOIN to LEAVE; returns
-    their (time, bytes) sample lists."""
+    their (time, bytes) sample lists (and fills connected[k] with flow k's
+    connect() time, if given)."""
     ntcp = case["ntcp"]
     cross = [[] for _ in range(ntcp + 1)]
     for k in range(ntcp + 1):
         start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
         netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, case["cc"], stop, cross[k],
-                          t0=t0, start=start, stop_at=stop_at)
+                          t0=t0, start=start, stop_at=stop_at,
+                          connected=connected[k] if connected else None)
     return cross
 
 
@@ -454,16 +468,19 @@ def run_tpba(case, snd, rcv):
 
 
 def run_reference(case, snd, rcv):
-    """The reference flow of case["variant"] (REFERENCES) beside the same TCP flows."""
+    """The reference flow of case["variant"] (REFERENCES) beside the same TCP flows.
+    Every flow's threads and the capture are set up before t0, so the reference
+    starts with the TCP flows (or REF_START s after them), not after the setup."""
     stop, flow = threading.Event(), []
-    t0 = time.monotonic()
-    cross = start_cross(case, snd, rcv, stop, t0)
+    t0 = time.monotonic() + START_SETUP
     ss = {}
     if SS_MS:
         start_ss_capture(snd, t0, ss)
+    connected = [[] for _ in range(case["ntcp"] + 2)]     # the reference, then start_cross's
+    cross = start_cross(case, snd, rcv, stop, t0, connected[1:])
     if case["variant"] == "TCP":
         netbed.greedy_tcp(snd, rcv, "10.77.2.2", PORT, case["cc"], stop, flow,
-                          t0=t0, stop_at=END)
+                          t0=t0, start=REF_START, stop_at=END, connected=connected[0])
     else:
         netbed.paced_udp(snd, rcv, "10.77.2.2", PORT, case["b"] / (case["ntcp"] + 1), MTU,
                          stop, flow, t0, END)
@@ -471,7 +488,25 @@ def run_reference(case, snd, rcv):
     stop.set()
     return dict(case, ok=len(flow) > 2, err="" if len(flow) > 2 else "no bytes arrived",
                 R=[windows(s, END) for s in [flow] + cross], periods=[], losses=[], ss=ss,
-                last={})
+                last={}, ref_start=REF_START, first_bytes=first_bytes([flow] + cross),
+                connects=[c[0] if c else None for c in connected])
+
+
+def first_bytes(flows):
+    """Seconds from t0 to each flow's first received bytes (None: none arrived)."""
+    return [round(s[0][0], 3) if s else None for s in flows]
+
+
+def start_skew(run):
+    """How much later the reference called connect() than the earliest of the
+    TCP flows that start with it at 0, less the intended REF_START: about 0 on a
+    bed that starts them together (None for runs without the times, and for
+    the CBR reference, which does not connect)."""
+    conn = run.get("connects")
+    if not conn or conn[0] is None:
+        return None
+    others = [t for t in conn[1:run["ntcp"] + 1] if t is not None]
+    return conn[0] - min(others) - run.get("ref_start", 0.0) if others else None
 
 
 # --- the metrics -------------------------------------------------------------
@@ -938,6 +973,11 @@ def main():
               f"sink {run['last']}", flush=True)
         print(row(run, metrics(run)) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
               f"{run['err']}", flush=True)
+        skew = start_skew(run)
+        if skew is not None and abs(skew) > MAX_START_SKEW:
+            print(f"# WARNING: the reference connected {skew:+.3f} s off its intended start "
+                  f"beside the TCP flows (connect() at {run['connects']} s): the bed did "
+                  f"not start them as asked", flush=True)
         write_plot(run)
         save_runs(runs, "BENCH_TPBA_JSON")
     return report_and_status(runs, report)

@@ -751,11 +751,13 @@ class NetBed:
             atexit.unregister(self.close)
 
 
-def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=None):
+def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=None,
+               connected=None):
     """A greedy TCP flow from host snd to dst:port on host rcv (congestion control
     cc), sending from t0 + start until stop is set or t0 + stop_at (monotonic
-    clock). The receiver appends (seconds since t0, cumulative bytes) to out.
-    Returns the two threads, already started."""
+    clock). The receiver appends (seconds since t0, cumulative bytes) to out; the
+    sender appends to the list connected, if given, the seconds since t0 at which
+    it called connect(). Returns the two threads, already started."""
     lsock = rcv.socket(type=socket.SOCK_STREAM)
     lsock.bind((dst, port))
     lsock.listen(1)
@@ -782,6 +784,8 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
         time.sleep(max(0.0, t0 + start - time.monotonic()))
         s = snd.socket(type=socket.SOCK_STREAM)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        if connected is not None:
+            connected.append(round(time.monotonic() - t0, 4))
         s.connect((dst, port))
         s.settimeout(0.2)
         buf = bytes(65536)
