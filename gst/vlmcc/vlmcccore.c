@@ -64,7 +64,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->rtt_min_window = 0.0;
   cfg->challenge_confirm = 0.0;
   cfg->vegas_ack_clock = FALSE;
-  cfg->window_covers_hold = TRUE;
+  cfg->window_covers_hold = FALSE;
   cfg->pacing_catch_up = 0;
 }
 

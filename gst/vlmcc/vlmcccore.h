@@ -205,7 +205,7 @@ typedef struct {
    * rtt hat plus the hosts' time per ack (send to the read of the ack,
    * less the RTT sample), not over rtt hat */
   gboolean vegas_ack_clock;
-  /* Ours, on by default (docs/protocols/vlmcc.md, "Window over the hosts'
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Window over the hosts'
    * hold"): the sender lets W (1 + h hat / rtt hat) packets travel, h hat
    * the hosts' time per ack (at most rtt hat), so W / rtt hat flows while
    * acks wait in the hosts; Vegas counts W of them. 0 hold: the paper's */
