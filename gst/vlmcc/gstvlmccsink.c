@@ -540,6 +540,7 @@ sender_stats (GstVlmccSink * self, GstStructure * s)
       "rtt-dev", G_TYPE_UINT64, (guint64) st.rtt_dev,
       "base-rtt", G_TYPE_UINT64, (guint64) MAX (st.base_rtt, 0),
       "vegas-rtt", G_TYPE_UINT64, (guint64) MAX (st.vegas_rtt, 0),
+      "ack-hold", G_TYPE_UINT64, (guint64) MAX (st.ack_hold, 0),
       "forward-queue", G_TYPE_UINT64, (guint64) MAX (st.forward_queue, 0),
       "rate", G_TYPE_UINT64, st.rate,
       "leader", G_TYPE_UINT, st.leader,
@@ -656,6 +657,8 @@ gst_vlmcc_sink_finalize (GObject * object)
   "base-rtt: the least RTT seen (ns); " \
   "vegas-rtt: the delay the last Vegas step compared with base-rtt, as " \
   "vegas-delay chooses (ns); " \
+  "ack-hold: the hosts' time per ack, smoothed: from a packet's send to " \
+  "the read of its ack, less its RTT sample (ns); " \
   "forward-queue: the leader's forward queueing delay, smoothed, from its " \
   "arrival stamps (ns); " \
   "rate: W / rtt, the session's rate (bit/s); " \

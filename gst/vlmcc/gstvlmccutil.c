@@ -177,6 +177,15 @@ static const GstParamEntry params[] = {
         "and the sink's wait to read the ack, which the RTT estimate leaves "
         "out) (ours: false, the paper's)", BOOLEAN,
       vegas_ack_clock, 0, 1, S),
+  P ("window-covers-hold", "The sink lets W (1 + h / rtt) packets travel, "
+        "h the hosts' time per ack (the leader's hold and the sink's wait "
+        "to read the ack, at most one RTT), so the window's W / rtt flows on "
+        "a loaded host; Vegas counts W of them (ours: false, W in travel, "
+        "the paper's)", BOOLEAN, window_covers_hold, 0, 1, S),
+  P ("pacing-catch-up", "After a late turn of the sink's loop the pace "
+        "keeps its schedule and makes up at most this much of the lateness, "
+        "ns (ours: 0, off: the next burst waits a whole gap from the late "
+        "send, the paper's)", TIME, pacing_catch_up, 0, H, S),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

@@ -64,6 +64,8 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->rtt_min_window = 0.0;
   cfg->challenge_confirm = 0.0;
   cfg->vegas_ack_clock = FALSE;
+  cfg->window_covers_hold = FALSE;
+  cfg->pacing_catch_up = 0;
 }
 
 const gchar *
@@ -1307,6 +1309,8 @@ sender_ack_clock_delay (const VlmccSender * s, gint64 delay)
   return (gint64) (base / (1.0 - queued));
 }
 
+static gdouble sender_hold_scale (const VlmccSender * s);
+
 /* Once per RTT: the Vegas adjustment, or one more packet to provoke a
  * challenge while there is no leader. */
 static void
@@ -1324,13 +1328,35 @@ sender_epoch (VlmccSender * s, gint64 now)
   /* a challenger's claimed estimates move nothing before its first ack */
   else if (s->est.sampled && !s->unconfirmed) {
     s->st.vegas_rtt = sender_ack_clock_delay (s, sender_vegas_delay (s));
-    w = window_step (&s->cfg, &s->plus, s->window, s->peak_in_flight,
-        &s->est, s->st.vegas_rtt, now);
+    /* the packets in the network: those the hosts held are not there */
+    w = window_step (&s->cfg, &s->plus, s->window,
+        s->peak_in_flight / sender_hold_scale (s), &s->est, s->st.vegas_rtt,
+        now);
   }
   sender_set_window (s, w, now);
   s->peak_in_flight = s->in_flight;
   s->epoch_min_rtt = 0;
   s->epoch_end = now + s->est.rtt;
+}
+
+/* The packets in travel per packet in the network (config
+ * window_covers_hold): a window's slot comes back after rtt hat plus the
+ * hosts' time per ack, which rtt hat leaves out, so W in travel would
+ * send only W / (rtt hat + h hat). At most 2: a host stalled longer than
+ * an RTT does not open the window further. */
+static gdouble
+sender_hold_scale (const VlmccSender * s)
+{
+  if (!s->cfg.window_covers_hold || !s->have_ack_hold || s->ack_hold <= 0)
+    return 1.0;
+  return 1.0 + (gdouble) MIN (s->ack_hold, s->est.rtt) / MAX (s->est.rtt, 1);
+}
+
+/* The packets the window lets travel. */
+static guint
+sender_travel_limit (const VlmccSender * s)
+{
+  return (guint) (s->window * sender_hold_scale (s));
 }
 
 /* Whether the window (and the in-flight ring) lets another packet go. */
@@ -1341,7 +1367,7 @@ sender_window_open (const VlmccSender * s)
   if ((guint16) (s->next_seq - s->una) >= RING_SIZE - 1)
     return FALSE;
   return s->leaderless || s->leader == 0 ||
-      s->in_flight < (guint) s->window;
+      s->in_flight < sender_travel_limit (s);
 }
 
 static gboolean
@@ -1448,7 +1474,8 @@ sender_stamp_and_queue (VlmccSender * s, const Pending * rtp, gint64 now)
 
 /* Bursts of cfg.burst packets, then rtt / W (equation 3): a full window
  * leaves in rtt / 2, the window bounds the mean. One packet per rtt / W
- * while there is no leader: a window per RTT. */
+ * while there is no leader: a window per RTT. With pacing_catch_up the
+ * gap counts from the burst's due time when the loop ran late. */
 static void
 sender_pace (VlmccSender * s, gint64 now)
 {
@@ -1457,7 +1484,9 @@ sender_pace (VlmccSender * s, gint64 now)
   s->burst_count++;
   if (s->leaderless || s->leader == 0 || s->burst_count >= s->cfg.burst) {
     s->burst_count = 0;
-    s->next_send = now + gap;
+    /* from the schedule, so a loop held off the CPU does not lose its
+     * lateness; at most pacing_catch_up of it, so no backlog goes at once */
+    s->next_send = MAX (s->next_send, now - s->cfg.pacing_catch_up) + gap;
   }
 }
 
@@ -1474,7 +1503,7 @@ sender_run (VlmccSender * s, gint64 now)
     if (!sent)
       continue;
     sender_pace (s, now);
-    if (s->leader != 0 && ++s->sent_since_ack > (guint) s->window)
+    if (s->leader != 0 && ++s->sent_since_ack > sender_travel_limit (s))
       sender_lose_leader (s, now);
   }
 }
@@ -1958,6 +1987,7 @@ vlmcc_sender_get_stats (const VlmccSender * s, VlmccSenderStats * st)
   st->rtt_dev = s->est.dev;
   st->base_rtt = s->est.base;
   st->forward_queue = s->fwd.queue;
+  st->ack_hold = s->have_ack_hold ? s->ack_hold : 0;
   st->rate = bits_per_s (&s->cfg, packets_per_s (s->window, s->est.rtt));
   st->leader = s->leader;
   st->in_flight = s->in_flight;

@@ -205,6 +205,16 @@ typedef struct {
    * rtt hat plus the hosts' time per ack (send to the read of the ack,
    * less the RTT sample), not over rtt hat */
   gboolean vegas_ack_clock;
+  /* Ours, off by default (docs/protocols/vlmcc.md, "Window over the hosts'
+   * hold"): the sender lets W (1 + h hat / rtt hat) packets travel, h hat
+   * the hosts' time per ack (at most rtt hat), so W / rtt hat flows while
+   * acks wait in the hosts; Vegas counts W of them. 0 hold: the paper's */
+  gboolean window_covers_hold;
+  /* Ours, 0 (off) by default (docs/protocols/vlmcc.md, "Window over the
+   * hosts' hold"): the pace keeps its schedule after a late loop and makes
+   * up at most this much of it (ns); 0: the next burst waits a whole gap
+   * from the late send, the lateness lost, the paper's pace */
+  gint64 pacing_catch_up;
 } VlmccConfig;
 
 void vlmcc_config_init (VlmccConfig * cfg);
@@ -310,6 +320,7 @@ typedef struct {
   guint32 ssrc;
   gdouble window;               /* packets */
   gint64 rtt, rtt_dev, base_rtt;        /* ns */
+  gint64 ack_hold;              /* ns: the hosts' time per ack, smoothed */
   gint64 vegas_rtt;             /* ns: the delay the last Vegas step
                                  * compared with base_rtt */
   gint64 forward_queue;         /* ns: forward queueing delay (smoothed)

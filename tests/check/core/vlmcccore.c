@@ -70,6 +70,7 @@ typedef struct {
   guint32 arrival_offset;       /* added to acks' arrival: another clock */
   gint64 arrival_skew_ppm;      /* and that clock runs this much fast */
   gint64 fb_read_lag;           /* the sender's loop reads feedback late */
+  gint64 sender_wake_lag;       /* and wakes this late for its deadlines */
   gboolean unstamped;           /* cores see the read time as arrival */
   gboolean start_hold_set;      /* every START's hold rewritten to: */
   guint32 start_hold_us;        /* (0: a sender that predates the field) */
@@ -357,7 +358,7 @@ rig_run (Rig * rig, gint64 until)
   for (;;) {
     GSequenceIter *it = g_sequence_get_begin_iter (rig->events);
     Ev *ev = g_sequence_iter_is_end (it) ? NULL : g_sequence_get (it);
-    gint64 t = vlmcc_sender_next_deadline (rig->s);
+    gint64 t = vlmcc_sender_next_deadline (rig->s) + rig->sender_wake_lag;
 
     for (guint i = 0; i < rig->n_paths; i++) {
       gint64 d = vlmcc_receiver_next_deadline (rig->paths[i].r);
@@ -1847,6 +1848,7 @@ ack_clock_run (gboolean ack_clock, gdouble * window)
 
   vlmcc_config_init (&cfg);
   cfg.vegas_ack_clock = ack_clock;
+  cfg.window_covers_hold = FALSE;       /* the paper's window, as measured */
   rig_init (&rig, &cfg);
   rig_add_path (&rig, 10 * MS);
   rig.paths[0].link_per_packet = 4 * MS;
@@ -1877,6 +1879,123 @@ GST_START_TEST (test_vegas_ack_clock)
   fail_unless (clock <= 250.5, "%.1f packets/s", clock);
   fail_unless (paper < 0.9 * 250, "paper: %.1f packets/s, W %.0f", paper,
       w_paper);
+}
+
+GST_END_TEST;
+
+/* A leader 10 ms each way behind a 2 Mbit/s bottleneck (250 packets/s).
+ * Loaded (@loaded): its loop acks each packet 20 ms late (the hold
+ * reported), the sender reads each ack 10 ms late, the arrival stamps are
+ * late by 5-10 ms (rtt hat stands above the base with no queue) and the
+ * delay program holds one packet in 16 up to 20 ms. Returns the sender's
+ * packets a second over 5-10 s; its window at 10 s in @window. */
+static gdouble
+hold_window_run (gboolean covers, gboolean loaded, gdouble * window)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  guint64 sent;
+
+  vlmcc_config_init (&cfg);
+  cfg.window_covers_hold = covers;
+  rig_init (&rig, &cfg);
+  rig_add_path (&rig, 10 * MS);
+  rig.paths[0].link_per_packet = 4 * MS;
+  if (loaded) {
+    rig.fb_read_lag = 10 * MS;
+    rig.paths[0].read_lag = 20 * MS;
+    rig.paths[0].stamp_jitter = 10 * MS;
+    rig.paths[0].hold_jitter = 20 * MS;
+  }
+  rig_run (&rig, 5 * S);
+  sent = sender_stats (&rig).sent;
+  rig_run (&rig, 10 * S);
+  *window = sender_stats (&rig).window;
+  fail_unless_equals_int (sender_stats (&rig).leader,
+      receiver_stats (&rig, 0).id);
+  fail_unless_equals_int (sender_stats (&rig).leader_losses, 0);
+  sent = sender_stats (&rig).sent - sent;
+  rig_clear (&rig);
+  return sent / 5.0;
+}
+
+/* Loaded, W in travel sends W per rtt hat plus the hosts' 30 ms; with
+ * the window covering the hold the sender sends more, never above the
+ * link. With no hold both are the paper's, packet for packet. */
+GST_START_TEST (test_window_covers_hold)
+{
+  gdouble w_off, w_on, w_quiet_off, w_quiet_on;
+  gdouble off = hold_window_run (FALSE, TRUE, &w_off);
+  gdouble on = hold_window_run (TRUE, TRUE, &w_on);
+  gdouble quiet_off = hold_window_run (FALSE, FALSE, &w_quiet_off);
+  gdouble quiet_on = hold_window_run (TRUE, FALSE, &w_quiet_on);
+
+  GST_INFO ("loaded: off %.1f packets/s (W %.0f), on %.1f (W %.0f); "
+      "quiet: off %.1f (W %.0f), on %.1f (W %.0f)", off, w_off, on, w_on,
+      quiet_off, w_quiet_off, quiet_on, w_quiet_on);
+  fail_unless (on >= 1.05 * off, "on: %.1f packets/s, W %.0f; off %.1f",
+      on, w_on, off);
+  fail_unless (on <= 250.5, "%.1f packets/s", on);
+  fail_unless (quiet_on == quiet_off, "quiet: %.1f and %.1f", quiet_on,
+      quiet_off);
+  fail_unless (w_quiet_on == w_quiet_off);
+}
+
+GST_END_TEST;
+
+/* A leader 10 ms each way behind a 2 Mbit/s bottleneck (250 packets/s),
+ * acking 10 ms late with its stamps 5-10 ms late and one data packet in
+ * 16 held up to 20 ms (rtt hat above the base with no queue, so Vegas
+ * does not grow the window over the pacing's loss), whose sender's loop
+ * wakes @lag after each deadline. Returns the sender's packets a second
+ * over 5-10 s. */
+static gdouble
+catch_up_run (gint64 catch_up, gint64 lag)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  guint64 sent;
+
+  vlmcc_config_init (&cfg);
+  cfg.pacing_catch_up = catch_up;
+  cfg.window_covers_hold = FALSE;       /* the paper's window */
+  rig_init (&rig, &cfg);
+  rig.sender_wake_lag = lag;
+  rig_add_path (&rig, 10 * MS);
+  rig.paths[0].link_per_packet = 4 * MS;
+  rig.paths[0].read_lag = 10 * MS;
+  rig.paths[0].stamp_jitter = 10 * MS;
+  rig.paths[0].hold_jitter = 20 * MS;
+  rig_run (&rig, 5 * S);
+  sent = sender_stats (&rig).sent;
+  rig_run (&rig, 10 * S);
+  fail_unless_equals_int (sender_stats (&rig).leader,
+      receiver_stats (&rig, 0).id);
+  sent = sender_stats (&rig).sent - sent;
+  rig_clear (&rig);
+  return sent / 5.0;
+}
+
+/* A loop that wakes 12 ms late for every deadline: paced from the late
+ * send each gap grows by 12 ms and the sender loses a tenth of its rate;
+ * from the schedule it sends what it sends on time. */
+GST_START_TEST (test_pacing_catch_up)
+{
+  gdouble late_off = catch_up_run (0, 12 * MS);
+  gdouble late_on = catch_up_run (10 * MS, 12 * MS);
+  gdouble on_time_off = catch_up_run (0, 0);
+  gdouble on_time_on = catch_up_run (10 * MS, 0);
+
+  GST_INFO ("woken 12 ms late: %.1f packets/s paced from the send, %.1f "
+      "from the schedule; on time %.1f and %.1f", late_off, late_on,
+      on_time_off, on_time_on);
+  fail_unless (late_on >= 0.98 * on_time_off, "%.1f packets/s against %.1f",
+      late_on, on_time_off);
+  fail_unless (late_on <= 250.5, "%.1f packets/s", late_on);
+  fail_unless (late_off < 0.95 * on_time_off, "%.1f packets/s against %.1f",
+      late_off, on_time_off);
+  fail_unless (ABS (on_time_on - on_time_off) <= 0.01 * on_time_off,
+      "%.1f and %.1f", on_time_on, on_time_off);
 }
 
 GST_END_TEST;
@@ -3120,6 +3239,8 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_loop_lag_rtt);
   tcase_add_test (tc, test_start_hold);
   tcase_add_test (tc, test_vegas_ack_clock);
+  tcase_add_test (tc, test_window_covers_hold);
+  tcase_add_test (tc, test_pacing_catch_up);
   tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_challenger_base_own);
   tcase_add_test (tc, test_follower_jittered_anchor);
