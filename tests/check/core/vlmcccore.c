@@ -1832,38 +1832,63 @@ GST_START_TEST (test_start_hold)
 
 GST_END_TEST;
 
-/* A leader behind a 2 Mbit/s bottleneck (250 packets/s), 10 ms each way,
- * on a loaded host: its loop reads each data packet 30 ms late and acks
- * it then, the ack reporting the hold, but the packet's arrival stamp is
- * late by 5-10 ms, so that much of the hold reads as path delay that no
- * queue explains; and the delay program holds one data packet in 16 up
- * to 20 ms (order kept). Returns the sender's packets a second over
- * 5-10 s and its window at 10 s. */
+/* How a leader on a loaded host delays the exchange: its loop acks each
+ * packet @ack_lag late (the hold reported), the sender reads each ack
+ * @feedback_lag late and wakes @wake_lag after each deadline. With
+ * @jitter the arrival stamps are late by 5-10 ms, so that much of the hold
+ * reads as path delay that no queue explains, and the delay program holds
+ * one packet in 16 up to 20 ms (order kept). */
+typedef struct
+{
+  gint64 ack_lag, feedback_lag, wake_lag;
+  gboolean jitter;
+} HostLag;
+
+/* A leader 10 ms each way behind a 2 Mbit/s bottleneck (250 packets/s)
+ * whose hosts lag as @lag says. Returns the sender's packets a second over
+ * 5-10 s, its stats at 10 s in @end. */
+static gdouble
+loaded_leader_rate (const VlmccConfig * cfg, const HostLag * lag,
+    VlmccSenderStats * end)
+{
+  Rig rig;
+  guint64 sent;
+
+  rig_init (&rig, cfg);
+  rig.fb_read_lag = lag->feedback_lag;
+  rig.sender_wake_lag = lag->wake_lag;
+  rig_add_path (&rig, 10 * MS);
+  rig.paths[0].link_per_packet = 4 * MS;
+  rig.paths[0].read_lag = lag->ack_lag;
+  if (lag->jitter) {
+    rig.paths[0].stamp_jitter = 10 * MS;
+    rig.paths[0].hold_jitter = 20 * MS;
+  }
+  rig_run (&rig, 5 * S);
+  sent = sender_stats (&rig).sent;
+  rig_run (&rig, 10 * S);
+  *end = sender_stats (&rig);
+  fail_unless_equals_int (end->leader, receiver_stats (&rig, 0).id);
+  rig_clear (&rig);
+  return (end->sent - sent) / 5.0;
+}
+
+/* The leader acks 30 ms late with jittered stamps. Returns the sender's
+ * packets a second and its window at 10 s. */
 static gdouble
 ack_clock_run (gboolean ack_clock, gdouble * window)
 {
-  Rig rig;
+  const HostLag lag = {.ack_lag = 30 * MS,.jitter = TRUE };
   VlmccConfig cfg;
-  guint64 sent;
+  VlmccSenderStats end;
+  gdouble rate;
 
   vlmcc_config_init (&cfg);
   cfg.vegas_ack_clock = ack_clock;
   cfg.window_covers_hold = FALSE;       /* the paper's window, as measured */
-  rig_init (&rig, &cfg);
-  rig_add_path (&rig, 10 * MS);
-  rig.paths[0].link_per_packet = 4 * MS;
-  rig.paths[0].read_lag = 30 * MS;
-  rig.paths[0].stamp_jitter = 10 * MS;
-  rig.paths[0].hold_jitter = 20 * MS;
-  rig_run (&rig, 5 * S);
-  sent = sender_stats (&rig).sent;
-  rig_run (&rig, 10 * S);
-  *window = sender_stats (&rig).window;
-  fail_unless_equals_int (sender_stats (&rig).leader,
-      receiver_stats (&rig, 0).id);
-  sent = sender_stats (&rig).sent - sent;
-  rig_clear (&rig);
-  return sent / 5.0;
+  rate = loaded_leader_rate (&cfg, &lag, &end);
+  *window = end.window;
+  return rate;
 }
 
 GST_START_TEST (test_vegas_ack_clock)
@@ -1883,40 +1908,25 @@ GST_START_TEST (test_vegas_ack_clock)
 
 GST_END_TEST;
 
-/* A leader 10 ms each way behind a 2 Mbit/s bottleneck (250 packets/s).
- * Loaded (@loaded): its loop acks each packet 20 ms late (the hold
- * reported), the sender reads each ack 10 ms late, the arrival stamps are
- * late by 5-10 ms (rtt hat stands above the base with no queue) and the
- * delay program holds one packet in 16 up to 20 ms. Returns the sender's
- * packets a second over 5-10 s; its window at 10 s in @window. */
+/* Loaded (@loaded): the leader acks 20 ms late, the sender reads each ack
+ * 10 ms late, with jittered stamps (rtt hat stands above the base with no
+ * queue). Returns the sender's packets a second; its window in @window. */
 static gdouble
 hold_window_run (gboolean covers, gboolean loaded, gdouble * window)
 {
-  Rig rig;
+  const HostLag quiet = { 0 }, busy = {.ack_lag = 20 * MS,.feedback_lag =
+        10 * MS,.jitter = TRUE
+  };
   VlmccConfig cfg;
-  guint64 sent;
+  VlmccSenderStats end;
+  gdouble rate;
 
   vlmcc_config_init (&cfg);
   cfg.window_covers_hold = covers;
-  rig_init (&rig, &cfg);
-  rig_add_path (&rig, 10 * MS);
-  rig.paths[0].link_per_packet = 4 * MS;
-  if (loaded) {
-    rig.fb_read_lag = 10 * MS;
-    rig.paths[0].read_lag = 20 * MS;
-    rig.paths[0].stamp_jitter = 10 * MS;
-    rig.paths[0].hold_jitter = 20 * MS;
-  }
-  rig_run (&rig, 5 * S);
-  sent = sender_stats (&rig).sent;
-  rig_run (&rig, 10 * S);
-  *window = sender_stats (&rig).window;
-  fail_unless_equals_int (sender_stats (&rig).leader,
-      receiver_stats (&rig, 0).id);
-  fail_unless_equals_int (sender_stats (&rig).leader_losses, 0);
-  sent = sender_stats (&rig).sent - sent;
-  rig_clear (&rig);
-  return sent / 5.0;
+  rate = loaded_leader_rate (&cfg, loaded ? &busy : &quiet, &end);
+  *window = end.window;
+  fail_unless_equals_int (end.leader_losses, 0);
+  return rate;
 }
 
 /* Loaded, W in travel sends W per rtt hat plus the hosts' 30 ms; with
@@ -1943,37 +1953,21 @@ GST_START_TEST (test_window_covers_hold)
 
 GST_END_TEST;
 
-/* A leader 10 ms each way behind a 2 Mbit/s bottleneck (250 packets/s),
- * acking 10 ms late with its stamps 5-10 ms late and one data packet in
- * 16 held up to 20 ms (rtt hat above the base with no queue, so Vegas
- * does not grow the window over the pacing's loss), whose sender's loop
- * wakes @lag after each deadline. Returns the sender's packets a second
- * over 5-10 s. */
+/* The leader acks 10 ms late with jittered stamps (rtt hat above the base
+ * with no queue, so Vegas does not grow the window over the pacing's
+ * loss), and the sender's loop wakes @lag after each deadline. Returns the
+ * sender's packets a second. */
 static gdouble
 catch_up_run (gint64 catch_up, gint64 lag)
 {
-  Rig rig;
+  const HostLag host = {.ack_lag = 10 * MS,.wake_lag = lag,.jitter = TRUE };
   VlmccConfig cfg;
-  guint64 sent;
+  VlmccSenderStats end;
 
   vlmcc_config_init (&cfg);
   cfg.pacing_catch_up = catch_up;
   cfg.window_covers_hold = FALSE;       /* the paper's window */
-  rig_init (&rig, &cfg);
-  rig.sender_wake_lag = lag;
-  rig_add_path (&rig, 10 * MS);
-  rig.paths[0].link_per_packet = 4 * MS;
-  rig.paths[0].read_lag = 10 * MS;
-  rig.paths[0].stamp_jitter = 10 * MS;
-  rig.paths[0].hold_jitter = 20 * MS;
-  rig_run (&rig, 5 * S);
-  sent = sender_stats (&rig).sent;
-  rig_run (&rig, 10 * S);
-  fail_unless_equals_int (sender_stats (&rig).leader,
-      receiver_stats (&rig, 0).id);
-  sent = sender_stats (&rig).sent - sent;
-  rig_clear (&rig);
-  return sent / 5.0;
+  return loaded_leader_rate (&cfg, &host, &end);
 }
 
 /* A loop that wakes 12 ms late for every deadline: paced from the late
