@@ -2207,15 +2207,18 @@ forward_qos_msgs (TpssMember * a, TpssMember * c, gint64 now)
       tpss_member_on_msg (c, &msg, now);
 }
 
-/* A offers 2 Mbit/s (500 bytes every 2 ms) to C at TR = C's capacity,
- * 3 Mbit/s, which it shares with B (lower priority, 4 Mbit/s: 1250 bytes
- * every 2.5 ms, so B takes what the pool holds). A's loop runs every
- * 100 us except from 1000 to 1080 ms, when its host holds it off (within
- * what A last announced, so C keeps A's allocation). Every packet reaches
- * C when it leaves, with the <D, TT, HT> it carries. Returns A's packets C
- * refused; *@burst: the most that left A in one dequeue. */
+/* A, set up by @a_cfg (TR = 3 Mbit/s), offers 500 bytes every @offer_every
+ * to C, whose 3 Mbit/s of capacity it shares with B (lower priority,
+ * 4 Mbit/s: 1250 bytes every 2.5 ms, so B takes what the pool holds). A's
+ * loop runs every 100 us up to @until except while @held says its host
+ * holds it off. Every packet reaches C when it leaves, with the <D, TT, HT>
+ * it carries. Returns A's packets C refused; *@burst: the most that left A
+ * in one dequeue, *@queued: MQ's bytes A last announced, *@made_up: the
+ * time A's pacer made up, *@b_cut: B's packets C refused. */
 static guint
-refused_after_sender_stall (gint64 catch_up, guint * burst)
+stalled_sender_run (const TpssConfig * a_cfg, gint64 offer_every,
+    gint64 until, gboolean (*held) (gint64 now), guint * burst,
+    guint * queued, gint64 * made_up, guint64 * b_cut)
 {
   TpssConfig cfg;
   TpssMember *a, *c;
@@ -2223,10 +2226,7 @@ refused_after_sender_stall (gint64 catch_up, guint * burst)
   TpssMsg qos;
   guint refused;
 
-  tpss_config_init (&cfg);
-  cfg.initial_rate = 3000000;
-  cfg.pacing_catch_up = catch_up;
-  a = tpss_member_new (SSRC_A, &cfg);
+  a = tpss_member_new (SSRC_A, a_cfg);
   tpss_member_add_peer (a, SSRC_C, 1, 0);
   tpss_config_init (&cfg);
   cfg.max_receive_rate = 3000000;
@@ -2237,14 +2237,14 @@ refused_after_sender_stall (gint64 catch_up, guint * burst)
   qos.type = TPSS_MSG_QOS;
   qos.sender_ssrc = qos.media_ssrc = SSRC_A;
   *burst = 0;
-  for (gint64 now = 0; now < 2000 * MS; now += 100 * US) {
-    if (now % (2 * MS) == 0)
+  for (gint64 now = 0; now <= until; now += 100 * US) {
+    if (now % offer_every == 0)
       fail_unless (tpss_member_enqueue (a, PKT, now));
     if (now % (2500 * US) == 0) {
       feed_qos (c, SSRC_B, 4, now);
       tpss_member_on_data (c, SSRC_B, PKT_BIG, 0, 0, now);
     }
-    if (now < 1000 * MS || now >= 1080 * MS) {
+    if (!held (now)) {
       guint n = tpss_member_dequeue (a, now, &qos.u.qos);
 
       *burst = MAX (*burst, n);
@@ -2256,13 +2256,42 @@ refused_after_sender_stall (gint64 catch_up, guint * burst)
     forward_qos_msgs (a, c, now);
     while (tpss_member_pop_msg (c, NULL, NULL));
   }
+  *queued = qos.u.qos.bytes;
+  *made_up = tpss_member_pacing_made_up (a);
   fail_unless (tpss_member_get_recv_stats (c, SSRC_A, &st));
   refused = (guint) st.packets_not_delivered;
   fail_unless (tpss_member_get_recv_stats (c, SSRC_B, &st));
-  /* capacity was short: B's packets are the ones cut */
-  fail_unless (st.packets_not_delivered > 0);
+  *b_cut = st.packets_not_delivered;
   tpss_member_free (a);
   tpss_member_free (c);
+  return refused;
+}
+
+static gboolean
+held_once (gint64 now)
+{
+  return now >= 1000 * MS && now < 1080 * MS;
+}
+
+/* A offers 2 Mbit/s (500 bytes every 2 ms) at TR = C's capacity; its host
+ * holds it off from 1000 to 1080 ms (within what A last announced, so C
+ * keeps A's allocation). Returns A's packets C refused; *@burst: the most
+ * that left A in one dequeue. */
+static guint
+refused_after_sender_stall (gint64 catch_up, guint * burst)
+{
+  TpssConfig cfg;
+  guint queued, refused;
+  gint64 made_up;
+  guint64 b_cut;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 3000000;
+  cfg.pacing_catch_up = catch_up;
+  refused = stalled_sender_run (&cfg, 2 * MS, 2000 * MS - 100 * US,
+      held_once, burst, &queued, &made_up, &b_cut);
+  /* capacity was short: B's packets are the ones cut */
+  fail_unless (b_cut > 0);
   return refused;
 }
 
@@ -2289,66 +2318,32 @@ GST_START_TEST (test_sender_stall_paced_after)
 
 GST_END_TEST;
 
-/* A offers 2.86 Mbit/s (500 bytes every 1.4 ms) to C at TR = 3 Mbit/s,
- * C's capacity, shared with B as in refused_after_sender_stall(). From
- * 1000 ms A's host holds its loop off for 30 ms every 300 ms, five times.
- * Returns A's packets C refused; *@burst: the most that left A in one
- * dequeue; *@queued: MQ's bytes 270 ms after the last stall (the D A last
- * announced; HT keeps 100 ms of what A offers, 35.7 kB, in it). */
+static gboolean
+held_every_300_ms (gint64 now)
+{
+  gint64 since = now - 1000 * MS;
+
+  return since >= 0 && since < 1500 * MS && since % (300 * MS) < 30 * MS;
+}
+
+/* A offers 2.86 Mbit/s (500 bytes every 1.4 ms) at TR = 3 Mbit/s, C's
+ * capacity. From 1000 ms A's host holds its loop off for 30 ms every
+ * 300 ms, five times. Returns A's packets C refused; *@burst: the most
+ * that left A in one dequeue; *@queued: MQ's bytes 270 ms after the last
+ * stall (the D A last announced; HT keeps 100 ms of what A offers, 35.7 kB,
+ * in it). */
 static guint
 refused_after_repeated_stalls (gint64 budget, guint * burst, guint * queued,
     gint64 * made_up)
 {
   TpssConfig cfg;
-  TpssMember *a, *c;
-  TpssRecvStats st;
-  TpssMsg qos;
-  guint refused;
+  guint64 b_cut;
 
   tpss_config_init (&cfg);
   cfg.initial_rate = 3000000;
   cfg.pacing_catch_up_budget = budget;
-  a = tpss_member_new (SSRC_A, &cfg);
-  tpss_member_add_peer (a, SSRC_C, 1, 0);
-  tpss_config_init (&cfg);
-  cfg.max_receive_rate = 3000000;
-  c = tpss_member_new (SSRC_C, &cfg);
-  tpss_member_add_peer (c, SSRC_A, 2, 0);
-  tpss_member_add_peer (c, SSRC_B, 1, 0);
-  memset (&qos, 0, sizeof (qos));
-  qos.type = TPSS_MSG_QOS;
-  qos.sender_ssrc = qos.media_ssrc = SSRC_A;
-  *burst = 0;
-  for (gint64 now = 0; now <= 2500 * MS; now += 100 * US) {
-    gint64 since = now - 1000 * MS;
-    gboolean held = since >= 0 && since < 1500 * MS && since % (300 * MS) <
-        30 * MS;
-
-    if (now % (1400 * US) == 0)
-      fail_unless (tpss_member_enqueue (a, PKT, now));
-    if (now % (2500 * US) == 0) {
-      feed_qos (c, SSRC_B, 4, now);
-      tpss_member_on_data (c, SSRC_B, PKT_BIG, 0, 0, now);
-    }
-    if (!held) {
-      guint n = tpss_member_dequeue (a, now, &qos.u.qos);
-
-      *burst = MAX (*burst, n);
-      for (guint i = 0; i < n; i++) {
-        tpss_member_on_msg (c, &qos, now);
-        tpss_member_on_data (c, SSRC_A, PKT, 0, 0, now);
-      }
-    }
-    forward_qos_msgs (a, c, now);
-    while (tpss_member_pop_msg (c, NULL, NULL));
-  }
-  *queued = qos.u.qos.bytes;
-  *made_up = tpss_member_pacing_made_up (a);
-  fail_unless (tpss_member_get_recv_stats (c, SSRC_A, &st));
-  refused = (guint) st.packets_not_delivered;
-  tpss_member_free (a);
-  tpss_member_free (c);
-  return refused;
+  return stalled_sender_run (&cfg, 1400 * US, 2500 * MS, held_every_300_ms,
+      burst, queued, made_up, &b_cut);
 }
 
 /* Held off again and again, a sender that offers nearly TR keeps what it
