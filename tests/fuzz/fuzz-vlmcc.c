@@ -18,7 +18,9 @@
  * then carry the echo element, and the receiver parses it in every data
  * packet, the fuzzer's included. It also bounds the sender's leaderless
  * growth (k = 2), lets the receiver volunteer after 2 RTTs and moves
- * its START's RTT by the data's one-way delay (start_anchor).
+ * its START's RTT by the data's one-way delay (start_anchor); the
+ * sender's window then covers the hosts' hold (window_covers_hold) and its
+ * pacing makes up 10 ms of a late step (pacing_catch_up).
  *
  * With bit 0x80 of the config byte both cores share a group key (bytes
  * 0..31): every control datagram a core sends is its plain packet plus
@@ -269,6 +271,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   t.cfg.rtt_min_window = t.cfg.challenge_echo ? 4.0 : 0.0;
   t.cfg.challenge_confirm = t.cfg.challenge_echo ? 2.0 : 0.0;
   t.cfg.vegas_ack_clock = t.cfg.challenge_echo;
+  t.cfg.window_covers_hold = t.cfg.challenge_echo;
+  t.cfg.pacing_catch_up = t.cfg.challenge_echo ? 10 * MS : 0;
   filler_init (&t);
   random_source_init_seeded (&rng, &seeded, data[0]);
   t.s = vlmcc_sender_new (&t.cfg, 0x5e4d, &rng, now);
