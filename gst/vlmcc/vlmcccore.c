@@ -675,10 +675,15 @@ packets_per_s (gdouble window, gint64 rtt)
   return window * NS_PER_S / (gdouble) MAX (rtt, 1);
 }
 
+/* Saturates: a receiver's RTT that a forged START left at 1 ns makes its
+ * window's rate more than 64 bits hold (found by fuzz-vlmcc). */
 static guint64
 bits_per_s (const VlmccConfig * cfg, gdouble pps)
 {
-  return (guint64) (pps * cfg->packet_size * 8.0);
+  gdouble bits = pps * cfg->packet_size * 8.0;
+
+  return bits < (gdouble) G_MAXUINT64 ? (guint64) MAX (bits, 0.0) :
+      G_MAXUINT64;
 }
 
 static guint32
