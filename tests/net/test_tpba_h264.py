@@ -77,6 +77,9 @@ def main():
     sstats = netbed.element_messages(out_tx, "snk", "tpba-stats")
     rstats = netbed.element_messages(out_rx, "src", "tpba-stats")
     last_s = sstats[-1] if sstats else {}
+    if not sstats:   # the sink posts its stats at EOS: say how the sender ended
+        print(f"no tpba-stats from the sink; sender exit {tx.returncode}, "
+              f"its stderr ends: {err_tx[-400:]!r}")
     last_r = rstats[-1] if rstats else {}
     print("r_s per running period:", [p.get("r-s") for p in periods
                                       if p.get("period") == "running"])
