@@ -1581,6 +1581,69 @@ GST_START_TEST (test_forged_tiny_rtt_challenge)
 
 GST_END_TEST;
 
+/* Without a key a forged START can answer a joining receiver's probe
+ * before the sender does: an echo of the probe's own stamp gives an RTT
+ * of 0 (kept at 1 ns) and the largest window the field holds (2^32 / 256
+ * packets). Issue 21's documented effect: the receiver keeps an RTT of
+ * nanoseconds (the drift only moves it), so it takes itself for far
+ * better off than the sender and never challenges, while its first epoch
+ * clamps the window to the sender's rate. With a key the START does not
+ * open and the RTT is the path's. A floor is set, so its check runs on the
+ * forged window too. (The 64-bit overflow such a START once
+ * caused in the floor check has its input in fuzz-vlmcc's corpus.) */
+static VlmccReceiverStats
+forged_start_tiny_rtt_run (gboolean keyed, VlmccInput * taken)
+{
+  Rig rig;
+  VlmccConfig cfg;
+  VlmccMsg m = { 0 };
+  guint8 buf[VLMCC_MAX_CONTROL_SIZE];
+  VlmccReceiverStats st;
+  gsize len;
+  guint joiner;
+
+  vlmcc_config_init (&cfg);
+  cfg.rate_floor = 400000;
+  rig_with_leader_keyed (&rig, &cfg, keyed);
+  rig_run (&rig, S);
+  joiner = rig_add_path (&rig, 10 * MS);
+  rig_run (&rig, rig.now + MS);
+  m.type = VLMCC_MSG_START;
+  m.target = receiver_stats (&rig, joiner).id;
+  m.leader = sender_stats (&rig).leader;
+  m.tstamp = (guint32) (rig.now / 1000);
+  m.sent = m.tstamp;
+  m.win = G_MAXUINT32;
+  len = vlmcc_msg_write (&m, buf, sizeof (buf));
+  *taken = vlmcc_receiver_on_control (rig.paths[joiner].r, buf, len, rig.now);
+  rig_run (&rig, rig.now + 2 * cfg.leave_time);
+  st = receiver_stats (&rig, joiner);
+  rig_clear (&rig);
+  return st;
+}
+
+GST_START_TEST (test_forged_start_tiny_rtt_receiver)
+{
+  VlmccConfig cfg;
+  VlmccReceiverStats st;
+  VlmccInput taken;
+
+  st = forged_start_tiny_rtt_run (FALSE, &taken);
+  fail_unless_equals_int (taken, VLMCC_INPUT_TAKEN);
+  fail_unless (st.rtt < MS, "rtt %" G_GINT64_FORMAT, st.rtt);
+  vlmcc_config_init (&cfg);
+  fail_unless (st.window <= 2.0 * cfg.n_extra + 1.0, "window %f", st.window);
+  fail_unless_equals_int (st.role, VLMCC_ROLE_FOLLOWER);
+  fail_unless_equals_int (st.challenges_sent, 0);
+
+  st = forged_start_tiny_rtt_run (TRUE, &taken);
+  fail_unless_equals_int (taken, VLMCC_INPUT_UNAUTHENTICATED);
+  fail_unless_equals_int (st.role, VLMCC_ROLE_FOLLOWER);
+  fail_unless (st.rtt >= 20 * MS, "rtt %" G_GINT64_FORMAT, st.rtt);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* Loss detection robust to late acks (issue 19) */
 
@@ -3226,6 +3289,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_probe_storm_bounded);
   tcase_add_test (tc, test_start_reflection_bounded);
   tcase_add_test (tc, test_forged_tiny_rtt_challenge);
+  tcase_add_test (tc, test_forged_start_tiny_rtt_receiver);
   tcase_add_test (tc, test_late_acks_no_halving);
   tcase_add_test (tc, test_late_acks_undo);
   tcase_add_test (tc, test_vegas_plus_spurious_switch_undone);
