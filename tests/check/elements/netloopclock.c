@@ -1,11 +1,12 @@
 /* The I/O loop against a clock that moves 2 us between any two reads, as
  * the monotonic clock does for a thread preempted between them: the loop
  * never takes a deadline it finds passed for no deadline at all; and a
- * work that keeps its deadline due is held back, one that asks for "now"
- * a few times is not. Own
+ * work that keeps its deadline due is held back, with one warning that
+ * names the loop's owner; one that asks for "now" a few times is not. Own
  * binary: this file replaces GLib's g_get_monotonic_time (gst_net_now ()
  * reads it) for the whole process. */
 #include <gst/check/gstcheck.h>
+#include <string.h>
 #include <time.h>
 #include "gstnetloop.h"
 #include "gstnettime.h"
@@ -150,6 +151,57 @@ GST_START_TEST (test_loop_spinning_work_held_back)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GMutex lock;
+  guint naming;                 /* warnings that name the owner */
+  guint others;                 /* any other warning of the loop */
+} Warnings;
+
+static void
+count_loop_warnings (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  Warnings *w = data;
+  const gchar *text;
+
+  if (level != GST_LEVEL_WARNING ||
+      g_strcmp0 (gst_debug_category_get_name (category), "netloop") != 0)
+    return;
+  text = gst_debug_message_get (message);
+  g_mutex_lock (&w->lock);
+  if (strstr (text, "spinner:") && strstr (text, "loop-spins"))
+    w->naming++;
+  else
+    w->others++;
+  g_mutex_unlock (&w->lock);
+}
+
+/* The spinning work's warning names the element that owns the loop (what
+ * a user sees in the log), and comes once however long the work spins. */
+GST_START_TEST (test_loop_spin_warning_names_owner)
+{
+  Warnings w = { 0 };
+  gint calls = 0;
+  GstElement *owner = gst_element_factory_make ("fakesink", "spinner");
+  GstNetLoop *loop = gst_net_loop_new ("test", stuck_work, &calls);
+
+  g_mutex_init (&w.lock);
+  gst_debug_set_threshold_for_name ("netloop", GST_LEVEL_WARNING);
+  gst_debug_add_log_function (count_loop_warnings, &w, NULL);
+  gst_net_loop_set_owner (loop, GST_OBJECT (owner));
+  work_rate (loop, &calls);
+  gst_net_loop_free (loop);
+  gst_debug_remove_log_function (count_loop_warnings);
+  fail_unless_equals_int (w.naming, 1);
+  fail_unless_equals_int (w.others, 0);
+  gst_object_unref (owner);
+  g_mutex_clear (&w.lock);
+}
+
+GST_END_TEST;
+
 /* A work that asks for "now" a few times running and then for later is
  * never held back. */
 GST_START_TEST (test_loop_rescheduling_now_not_held)
@@ -176,6 +228,7 @@ netloopclock_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_loop_deadline_passed_between_reads);
   tcase_add_test (tc, test_loop_spinning_work_held_back);
+  tcase_add_test (tc, test_loop_spin_warning_names_owner);
   tcase_add_test (tc, test_loop_rescheduling_now_not_held);
   return s;
 }
