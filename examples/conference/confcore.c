@@ -441,6 +441,7 @@ conf_stats_json_begin (GString * json, gdouble t, guint id,
   append_u64 (json, "stale_frames", stale_frames);
   append_u64 (json, "enc_target_bps", enc->target_bps);
   append_u64 (json, "enc_bps", enc->bps);
+  append_u64 (json, "enc_frames", enc->frames);
   g_string_append_printf (json, ",\"enc_qp\":%d", enc->qp);
   g_string_append_printf (json, ",\"tiles\":%u,\"members\":[", tiles);
 }

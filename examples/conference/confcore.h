@@ -139,11 +139,12 @@ typedef struct
 } ConfStatsMember;
 
 /* Our encoder's figures for the --stats-json line: the whole stream it was
- * told and what it made over the last second (bit/s), and the lowest QP
- * of its layers now (at qp-min, more rate cannot buy more quality). */
+ * told and what it made over the last second (bit/s), the frames it coded
+ * since the start (all layers), and the lowest QP of its layers now (at
+ * qp-min, more rate cannot buy more quality). */
 typedef struct
 {
-  guint64 target_bps, bps;
+  guint64 target_bps, bps, frames;
   gint qp;
 } ConfStatsEncoder;
 

@@ -364,6 +364,7 @@ read_encoder (Conference * conf, ConfStatsEncoder * enc)
   }
   gst_structure_get_uint (st, "bitrate-target", &target);
   gst_structure_get_uint (st, "bitrate-measured", &bps);
+  gst_structure_get_uint64 (st, "frames", &enc->frames);
   enc->target_bps = target;
   enc->bps = bps;
   enc->qp = G_MAXINT;

@@ -43,7 +43,8 @@
  * only at a base-layer frame), MQ leaves at the fastest destination's rate,
  * and the `GstLayerRates` event carries one rate per layer, the base layer
  * at the slowest destination's rate and all of them adding up to the
- * fastest's (one entry while the destinations allow rates within 1.5x of
+ * slowest's of those within 1.5x of the fastest, so each of them gets
+ * every layer (one entry while the destinations allow rates within 1.5x of
  * each other: all get the whole stream). A slow member then sees a lower
  * frame rate instead of a stalled picture.
  *

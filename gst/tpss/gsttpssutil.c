@@ -167,7 +167,10 @@ static const GstParamEntry param_entries[] = {
   P ("layer-spread", "Layer spread", "Temporal layers (x264layerenc): the "
         "fastest destination must allow this many times the slowest's rate "
         "before the layers get rates of their own; below it every "
-        "destination gets the whole stream at the slowest's rate (a factor)",
+        "destination gets the whole stream at the slowest's rate; above "
+        "it, the whole stream's rate is the slowest's of the destinations "
+        "within this factor of the fastest, and each of them gets every "
+        "layer (a factor)",
       DOUBLE, NULL, layer_spread, 1.0, 1000.0),
   P ("layer-max-spread", "Layer maximum spread", "Temporal layers: the whole "
         "stream is held within this many times the base layer's rate (the "

@@ -261,7 +261,8 @@ gboolean tpss_group_enqueue (TpssGroup * g, const guint8 * rtp, gsize len,
  * prefix of layers that fits its own rate (its own sequence numbers, its
  * own parity over what it gets; the frames its RTP timestamp groups are
  * kept or left out whole) and DATA_RATE carries one rate per layer, the
- * base layer the slowest destination's, the whole stream the fastest's;
+ * base layer the slowest destination's, the whole stream the slowest's
+ * of those within layer_spread of the fastest (each gets every layer);
  * what goes to a destination leaves paced at its own send rate S.
  * Multicast sends everything to the group. */
 gboolean tpss_group_enqueue_layer (TpssGroup * g, const guint8 * rtp,

@@ -71,6 +71,22 @@ tpss_layers_prefix_for_rate (const guint64 * layer_rates, guint n_layers,
   return MAX (k, 1);
 }
 
+/* The whole stream's rate: the slowest of the destinations within @spread
+ * of the fastest @hi, so that all of them get every layer (at @hi alone,
+ * a second fast destination a little below it gets one layer fewer: half
+ * the frame rate). */
+static guint64
+top_group_rate (const guint64 * dest_rates, guint n_dest, guint64 hi,
+    gdouble spread)
+{
+  guint64 top = hi;
+
+  for (guint i = 0; i < n_dest; i++)
+    if ((gdouble) dest_rates[i] * spread > (gdouble) hi)
+      top = MIN (top, dest_rates[i]);
+  return top;
+}
+
 guint
 tpss_layers_encoder_rates (const guint64 * dest_rates, guint n_dest,
     guint n_layers, gdouble spread, guint64 * out)
@@ -88,6 +104,7 @@ tpss_layers_encoder_rates (const guint64 * dest_rates, guint n_dest,
     out[0] = lo;
     return 1;
   }
+  hi = top_group_rate (dest_rates, n_dest, hi, spread);
   /* Cumulative rate of layers 0..k: lo * step^k, reaching hi at the top. */
   step = pow ((gdouble) hi / (gdouble) lo, 1.0 / (n_layers - 1));
   for (guint k = 0; k < n_layers; k++) {

@@ -2,7 +2,7 @@
  * each destination the prefix of temporal layers that fits the rate the
  * destination allows, and tells the encoder layer rates that span the
  * destinations, so the base layer fits the slowest and the whole stream the
- * fastest. GLib only, no I/O, no clock.
+ * fast ones (those within the spread of the fastest). GLib only, no I/O, no clock.
  *
  * A layer's frames reference only frames of its own or lower layers
  * (x264layerenc's hierarchical GOP), so dropping the layers above a prefix
@@ -62,7 +62,8 @@ guint tpss_layers_prefix_for_rate (const guint64 * layer_rates,
  * the slowest, one entry, the slowest's rate: every destination gets the
  * whole stream. Otherwise @n_layers entries (bit/s per layer) whose
  * cumulative sums rise geometrically from the slowest's rate to the
- * fastest's. Returns the number of entries written to @out (0 if
+ * whole stream's: the rate of the slowest destination within @spread of
+ * the fastest, so that each of those gets every layer. Returns the number of entries written to @out (0 if
  * @n_dest is 0). */
 guint tpss_layers_encoder_rates (const guint64 * dest_rates, guint n_dest,
     guint n_layers, gdouble spread, guint64 * out);

@@ -292,7 +292,8 @@ GST_END_TEST;
 static const gchar *const golden =
     "{\"t\":12.25,\"id\":1,\"data_bps\":2000000,\"bytes_sent\":123456,"
     "\"key_unit_requests\":3,\"queue_key_units\":1,\"stale_frames\":4,"
-    "\"enc_target_bps\":2100000,\"enc_bps\":1800000,\"enc_qp\":0,"
+    "\"enc_target_bps\":2100000,\"enc_bps\":1800000,\"enc_frames\":180,"
+    "\"enc_qp\":0,"
     "\"tiles\":2,\"members\":["
     "{\"id\":2,\"fps\":14.50,\"recv_bps\":2500000,\"send_data_bps\":1900000,"
     "\"send_bps\":2100000,\"loss_link\":0.01250,\"loss_after_fec\":0.00000,"
@@ -359,7 +360,9 @@ GST_START_TEST (test_stats_json_line)
   ConfStatsMember p4 = {.id = 4,.fps = NAN,.rtt_ms = -1.0,
     .video_hold_ms = -1.0,.audio_hold_ms = -1.0
   };
-  ConfStatsEncoder enc = {.target_bps = 2100000,.bps = 1800000,.qp = 0 };
+  ConfStatsEncoder enc = {.target_bps = 2100000,.bps = 1800000,
+    .frames = 180,.qp = 0
+  };
   ConfStatsEncoder none = { 0 };
   GString *json = g_string_new (NULL);
 

@@ -996,6 +996,56 @@ GST_START_TEST (test_layers_max_spread)
 
 GST_END_TEST;
 
+/* Two fast destinations a little apart (C allows 4 Mbit/s, D 3) beside a
+ * slow one (B, 1): the whole stream goes at D's rate, so C and D both get
+ * every layer (at C's rate D got two of three, half the frame rate: the
+ * 4-participant conference's fast members, issue 16). */
+GST_START_TEST (test_layers_fast_destinations_get_all)
+{
+  const guint32 id_d = 0xDDDD0004u;
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new (&rand);
+  TpssGroupPeer peers[3] = { {ID_B, addr (2)}, {ID_C, addr (3)},
+  {id_d, addr (4)}
+  };
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssTransmit t;
+  guint media_d = 0;
+
+  tpss_group_set_members (g, peers, 3, MS);
+  feed_rate (g, id_d, 4, 3000000, MS);
+  tpss_group_handle_timeout (g, MS);
+  drop_transmits (g);
+  drop_events (g);
+  for (guint n = 0; n < 8; n++)
+    enqueue_frame (g, n, 2 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
+  fail_unless_equals_int (ev.n_rates, N_LAYERS);
+  fail_unless_equals_uint64 (ev.rates[0], 1000000);
+  fail_unless_equals_uint64 (ev.rate, 3000000);
+  for (gint64 now = 2 * MS; now < 200 * MS; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      const guint8 *b = g_bytes_get_data (t.data, NULL);
+      if (tpss_addr_equal (&t.to, &peers[2].addr) && (b[1] & 0x7f) != FEC_PT
+          && !(b[1] >= 192 && b[1] <= 223))
+        media_d++;
+      g_bytes_unref (t.data);
+    }
+  }
+  fail_unless_equals_int (media_d, 8 * PACKETS_PER_FRAME);
+  fail_unless (member_stats (g, id_d, &ms));
+  fail_unless_equals_int (ms.layers_sent, N_LAYERS);
+  fail_unless (member_stats (g, ID_C, &ms));
+  fail_unless_equals_int (ms.layers_sent, N_LAYERS);
+  fail_unless (member_stats (g, ID_B, &ms));
+  fail_unless_equals_int (ms.layers_sent, 1);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* A large base-layer frame leaves MQ at C's 4 Mbit/s; toward B it leaves
  * at B's own send rate S (1.5 Mbit/s: D 1 Mbit/s, parity 1 in l = 2). */
 GST_START_TEST (test_layers_paced_per_destination)
@@ -2905,6 +2955,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_queue_age_off_while_waiting);
   tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
+  tcase_add_test (tc, test_layers_fast_destinations_get_all);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
   tcase_add_test (tc, test_bye_removes_member);

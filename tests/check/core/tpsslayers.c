@@ -179,6 +179,32 @@ GST_START_TEST (test_encoder_rates_spread)
 
 GST_END_TEST;
 
+/* Two fast destinations a little apart and a slow one (the conference's
+ * 4, 4 and 1 Mbit/s members as a sender's rates toward them): the whole
+ * stream goes at the lower fast rate, so both fast ones get every layer
+ * (at the faster's rate alone the other got two of three, half the frame
+ * rate); one beyond the spread of the fastest does not pull it down. */
+GST_START_TEST (test_encoder_rates_fast_group)
+{
+  const guint64 dest[] = { 2500000, 300000, 2000000 };
+  const guint64 apart[] = { 2500000, 300000, 1600000 };
+  guint64 out[TPSS_MAX_LAYERS];
+
+  fail_unless_equals_int (tpss_layers_encoder_rates (dest, 3, 3, 1.5, out), 3);
+  fail_unless_equals_int (out[0], 300000);
+  fail_unless_equals_int (out[0] + out[1] + out[2], 2000000);
+  fail_unless_equals_int (tpss_layers_prefix_for_rate (out, 3, 2000000), 3);
+  fail_unless_equals_int (tpss_layers_prefix_for_rate (out, 3, 2500000), 3);
+  fail_unless_equals_int (tpss_layers_prefix_for_rate (out, 3, 300000), 1);
+
+  fail_unless_equals_int (tpss_layers_encoder_rates (apart, 3, 3, 1.5, out),
+      3);
+  fail_unless_equals_int (out[0] + out[1] + out[2], 2500000);
+  fail_unless_equals_int (tpss_layers_prefix_for_rate (out, 3, 1600000), 2);
+}
+
+GST_END_TEST;
+
 /* A packet without a layer (a parameter set) goes to a destination of any
  * prefix, numbered in its run, and leaves the frame being filtered as it
  * was: the rest of a left-out frame stays out. */
@@ -218,6 +244,7 @@ tpsslayers_suite (void)
   tcase_add_test (tc, test_prefix_for_rate);
   tcase_add_test (tc, test_encoder_rates_close_destinations);
   tcase_add_test (tc, test_encoder_rates_spread);
+  tcase_add_test (tc, test_encoder_rates_fast_group);
   return s;
 }
 
