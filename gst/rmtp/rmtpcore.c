@@ -56,6 +56,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->parity_incremental = FALSE;
   cfg->parity_expect_rows = FALSE;
   cfg->parity_decode_apart = FALSE;
+  cfg->parity_incremental_batch = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2879,6 +2880,8 @@ receiver_new_decoder (RmtpReceiver * r, guint32 b)
       code_len (r->parity_block, packet_len (r->total, r->packet_size,
               first)));
 
+  if (dec)
+    erasure16_decoder_set_batch (dec, r->cfg.parity_incremental_batch);
   for (guint i = 0; dec && i < k; i++)
     if (r->have[first + i])
       receiver_decoder_add (r, dec, first + i);

@@ -146,6 +146,13 @@ typedef struct {
                                  * made as the DATA come, so a row costs
                                  * 2 x its losses, not the block (ours):
                                  * FALSE */
+  guint parity_incremental_batch;       /* receiver, with
+                                         * parity_incremental: rows reduced
+                                         * a batch at a time, each packet
+                                         * read once a batch
+                                         * (erasure16_decoder_set_batch;
+                                         * 1 to 1024) (ours): 1, each row
+                                         * as it comes */
   gboolean parity_decode_apart; /* receiver: a block's one-shot decode is
                                  * handed to the shell as a job
                                  * (rmtp_receiver_take_decode_job) to run
