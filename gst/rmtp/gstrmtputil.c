@@ -148,7 +148,7 @@ static const GstParamEntry params[] = {
         "are reduced this many at a time, each packet held read once a "
         "batch instead of once a row (many receivers on one machine's "
         "cache); a batch goes as soon as its rows may be all that is "
-        "missing, rows (ours: 1, each row as it comes)", UINT,
+        "missing; 1: each row as it comes, rows (ours: 16)", UINT,
       parity_incremental_batch, 1, 1024, R),
   P ("parity-decode-thread", "Receiver: a parity block's decode (one-shot, "
         "not parity-incremental) runs on a worker thread, so the loop "

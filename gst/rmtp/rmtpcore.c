@@ -56,7 +56,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->parity_incremental = FALSE;
   cfg->parity_expect_rows = FALSE;
   cfg->parity_decode_apart = FALSE;
-  cfg->parity_incremental_batch = 1;
+  cfg->parity_incremental_batch = 16;
 }
 
 /* ------------------------------------------------------------------ */
