@@ -894,7 +894,8 @@ server_stats (GstStructure * s, const RmtpServerStats * st,
       "slow-receivers", G_TYPE_UINT, st->slow_receivers,
       "slow-detected", G_TYPE_UINT, st->slow_detected,
       "taken-back", G_TYPE_UINT, st->taken_back,
-      "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping, NULL);
+      "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping,
+      "empty-rounds", G_TYPE_UINT64, st->empty_rounds, NULL);
 }
 
 /* The auth-* fields: the data set's server, or every window's. */
@@ -1081,6 +1082,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "as accepted, not late (members); " \
   "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
   "(packets); " \
+  "empty-rounds: rounds of an EOR alone, as a receiver's NACK listed " \
+  "nothing (it holds the parity it needs and is decoding) (rounds); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "send-errors: packets the socket refused (packets); " \
   "unknown-unicast: packets for a member never heard from, sent to the " \

@@ -127,6 +127,11 @@ struct _GstRmtpSrc
                                  * a receiver no CONN came to */
   gint64 connect_timeout;
   gint64 armed;                 /* the loop thread's: when it works next */
+  /* parity-decode-thread: the decodes run here (NULL: off), and come back
+   * in `decoded` (under wait.lock) for the loop thread */
+  GThreadPool *decoder;
+  GQueue decoded;
+  GstClockTime decode_max;      /* the longest decode's wall time */
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -235,6 +240,44 @@ take_events (GstRmtpSrc * self)
     g_cond_broadcast (&self->wait.cond);
 }
 
+/* parity-decode-thread: the core's decodes go to the worker. */
+static void
+hand_out_decodes (GstRmtpSrc * self)
+{
+  RmtpDecodeJob *job;
+
+  while (self->decoder && (job = rmtp_receiver_take_decode_job (core (self))))
+    g_thread_pool_push (self->decoder, job, NULL);
+}
+
+/* The worker (without the lock while it decodes). */
+static void
+run_decode (gpointer job, gpointer data)
+{
+  GstRmtpSrc *self = data;
+  gint64 start = g_get_monotonic_time ();
+  GstClockTime wall;
+
+  rmtp_decode_job_run (job);
+  wall = (GstClockTime) (g_get_monotonic_time () - start) * GST_USECOND;
+  g_mutex_lock (&self->wait.lock);
+  g_queue_push_tail (&self->decoded, job);
+  self->decode_max = MAX (self->decode_max, wall);
+  g_mutex_unlock (&self->wait.lock);
+  gst_net_loop_wake (self->loop);
+}
+
+/* The decodes done, back to the core (a stream's window that ended
+ * meanwhile drops its own). */
+static void
+take_decoded (GstRmtpSrc * self)
+{
+  RmtpDecodeJob *job;
+
+  while ((job = g_queue_pop_head (&self->decoded)))
+    rmtp_receiver_decode_done (core (self), job);
+}
+
 static void
 on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
     GSocketAddress * from, gpointer user_data)
@@ -254,6 +297,7 @@ on_datagram (GstNetTransport * t, const guint8 * data, gsize size,
   bytes = g_bytes_new (data, size);
   rmtp_stream_receiver_handle_bytes (self->rx, bytes, now);
   g_bytes_unref (bytes);
+  hand_out_decodes (self);
   if (!self->server && connected (self)) {
     self->server = g_object_ref (from);
     GST_INFO_OBJECT (self, "connected to %" GST_PTR_FORMAT, from);
@@ -278,7 +322,9 @@ src_work (gpointer data, gint64 now)
 
   g_mutex_lock (&self->wait.lock);
   gst_net_loop_counts_take (&self->loop_counts, self->loop);
+  take_decoded (self);
   rmtp_stream_receiver_handle_timeout (self->rx, now);
+  hand_out_decodes (self);
   apply_busy (self, now);
   send_datagrams (self);
   take_events (self);
@@ -481,6 +527,7 @@ reset_transfer (GstRmtpSrc * self)
   self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
+  self->decode_max = 0;
   gst_net_loop_counts_clear (&self->loop_counts);
 }
 
@@ -537,6 +584,9 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   rmtp_stream_receiver_start (self->rx, gst_net_now ());
   g_mutex_unlock (&self->wait.lock);
 
+  if (cfg.parity_decode_apart)
+    self->decoder = g_thread_pool_new_full (run_decode, self,
+        (GDestroyNotify) rmtp_decode_job_free, 1, FALSE, NULL);
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
   self->armed = G_MININT64;    /* the loop works at once after its start */
   self->loop = gst_net_loop_new ("rmtpsrc", src_work, self);
@@ -559,7 +609,11 @@ gst_rmtp_src_stop (GstBaseSrc * bsrc)
 
   if (self->loop)
     gst_net_loop_stop (self->loop);
+  /* a decode running finishes; those queued are dropped */
+  if (self->decoder)
+    g_thread_pool_free (g_steal_pointer (&self->decoder), TRUE, TRUE);
   g_mutex_lock (&self->wait.lock);
+  g_queue_clear_full (&self->decoded, (GDestroyNotify) rmtp_decode_job_free);
   if (self->group_udp)
     gst_net_transport_detach (GST_NET_TRANSPORT (self->group_udp));
   if (self->udp)
@@ -671,7 +725,9 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "parity-recovered", G_TYPE_UINT64, st->parity_recovered,
       "conn-too-large", G_TYPE_UINT64, st->conn_too_large,
       "polls-held", G_TYPE_UINT64, st->polls_held,
-      "answers-redrawn", G_TYPE_UINT64, st->answers_redrawn, NULL);
+      "answers-redrawn", G_TYPE_UINT64, st->answers_redrawn,
+      "decode-jobs", G_TYPE_UINT64, st->decode_jobs,
+      "decode-jobs-dropped", G_TYPE_UINT64, st->decode_jobs_dropped, NULL);
 }
 
 /* The transfer's stats now. With `wait.lock`. */
@@ -690,7 +746,8 @@ build_stats (GstRmtpSrc * self)
       "max-held-bytes", G_TYPE_UINT64, self->max_held_bytes,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
       "send-errors", G_TYPE_UINT64, self->send_errors,
-      "other-source", G_TYPE_UINT64, self->other_source, NULL);
+      "other-source", G_TYPE_UINT64, self->other_source,
+      "decode-max-time", G_TYPE_UINT64, self->decode_max, NULL);
   gst_net_loop_counts_add_stats (&self->loop_counts, s);
   return s;
 }
@@ -788,6 +845,10 @@ gst_rmtp_src_finalize (GObject * object)
   "less than tat before (packets); " \
   "answers-redrawn: answers whose timer ran more than their window + tat " \
   "after their request, drawn again over their window (packets); " \
+  "decode-jobs: parity-decode-thread, block decodes run on the worker " \
+  "(blocks); " \
+  "decode-jobs-dropped: decodes that came back after their block was " \
+  "complete or gone (blocks); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent, incomplete, dropped, " \
@@ -796,6 +857,8 @@ gst_rmtp_src_finalize (GObject * object)
   "max-held-bytes: the most ever held so (bytes); " \
   "pushed-bytes: data set bytes output (bytes); " \
   "send-errors: answers the socket refused (packets); " \
+  "decode-max-time: parity-decode-thread, the longest decode's wall time " \
+  "on the worker (ns); " \
   "other-source: datagrams from another address than the server's, " \
   "dropped (packets); " \
   GST_NET_LOOP_STATS_DOC "; " \
@@ -877,6 +940,7 @@ gst_rmtp_src_init (GstRmtpSrc * self)
   gst_net_src_settings_init (&src_props, &self->net_src);
   gst_net_src_wait_init (&self->wait);
   g_queue_init (&self->held);
+  g_queue_init (&self->decoded);
   gst_net_stats_init (&self->stats, GST_ELEMENT (self), "rmtp-src-stats",
       get_stats);
   gst_net_stats_post_at_eos (&self->stats, GST_BASE_SRC_PAD (self));

@@ -144,6 +144,18 @@ static const GstParamEntry params[] = {
         "over the packets held made as the DATA come, so a row that comes "
         "costs 2 x the block's losses in products, not the block's size "
         "(ours: off)", BOOLEAN, parity_expect_rows, 0, 0, R),
+  P ("parity-incremental-batch", "Receiver, with parity-incremental: rows "
+        "are reduced this many at a time, each packet held read once a "
+        "batch instead of once a row (many receivers on one machine's "
+        "cache); a batch goes as soon as its rows may be all that is "
+        "missing; 1: each row as it comes, rows (ours: 16)", UINT,
+      parity_incremental_batch, 1, 1024, R),
+  P ("parity-decode-thread", "Receiver: a parity block's decode (one-shot, "
+        "not parity-incremental) runs on a worker thread, so the loop "
+        "thread keeps taking packets and answering the server meanwhile; "
+        "the rebuilt packets are handed back and output in order; off: it "
+        "runs on the loop thread (ours: off)", BOOLEAN, parity_decode_apart,
+      0, 0, R),
   P ("window-size", "Streaming mode: the sink sends the stream in windows "
         "of this many bytes as it comes, holding at most two windows and "
         "blocking upstream when they are full; each window is a data set "

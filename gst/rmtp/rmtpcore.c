@@ -55,6 +55,8 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->conn_retry_storm = 0;
   cfg->parity_incremental = FALSE;
   cfg->parity_expect_rows = FALSE;
+  cfg->parity_decode_apart = FALSE;
+  cfg->parity_incremental_batch = 16;
 }
 
 /* ------------------------------------------------------------------ */
@@ -151,7 +153,9 @@ parse_body (WireReader * r, RmtpPacket * p)
       p->member = wire_read_u32 (r);
       p->round = wire_read_u32 (r);
       p->n_ranges = wire_read_u32 (r);
-      if (r->failed || p->n_ranges == 0 || p->n_ranges > RMTP_MAX_RANGES)
+      /* no ranges: nothing to repair, not verified yet (a decode under
+       * way, parity_decode_apart) */
+      if (r->failed || p->n_ranges > RMTP_MAX_RANGES)
         return FALSE;
       p->ranges = wire_read_bytes (r, (gsize) p->n_ranges * 8);
       return TRUE;
@@ -1211,6 +1215,21 @@ server_plan_rest (RmtpServer * s)
       server_resend_block (s, b);
 }
 
+/* A member of the multicast rounds whose NACK of this round listed
+ * nothing: it holds the parity it needs and is still decoding. */
+static gboolean
+server_members_decoding (const RmtpServer * s)
+{
+  for (guint i = 0; i < s->n_members; i++) {
+    const Member *m = &s->members[i];
+
+    if (m->state == MEMBER_CONNECTED && !m->slow && m->missing &&
+        m->missing->len == 0 && m->missing_round == (gint64) s->round)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void
 server_next_multicast_round (RmtpServer * s, gint64 now)
 {
@@ -1236,8 +1255,11 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
   if (acked && !s->cfg.release_on_ack)
     server_queue_rel (s, RMTP_TO_GROUP);
   if (s->send->len == 0 && (!s->parity || s->parity->len == 0)) {
-    server_begin_separate (s, now);
-    return;
+    if (!server_members_decoding (s)) {
+      server_begin_separate (s, now);
+      return;
+    }
+    s->stats.empty_rounds++;
   }
   s->round++;
   if (s->cfg.early_repair)
@@ -2185,7 +2207,22 @@ typedef struct {
   guint *rows;
   GBytes **parity;              /* NULL with dec: it took a copy */
   Erasure16Decoder *dec;        /* parity_incremental, GF(2^16) */
+  RmtpDecodeJob *job;           /* parity_decode_apart: handed out, not
+                                 * back yet (the shell owns it) */
 } RxBlock;
+
+struct _RmtpDecodeJob {
+  guint32 block;
+  guint parity_block, k;
+  gsize len;
+  GBytes **held;                /* k: the packets held, NULL where lost */
+  guint n_rows;                 /* = the block's losses */
+  guint *rows;
+  GBytes **parity;
+  guint8 **out;                 /* k: rebuilt packets (len bytes), NULL
+                                 * where held; all NULL until run */
+  gboolean ok;
+};
 
 struct _RmtpReceiver {
   RmtpConfig cfg;
@@ -2251,6 +2288,7 @@ struct _RmtpReceiver {
                                  * the session: the server left CONNECT */
   GArray *answer_ranges;        /* the due NACK's ranges, as they were at
                                  * its EOR or POLL; NULL: none */
+  GQueue jobs;                  /* parity_decode_apart: not taken yet */
 };
 
 RmtpReceiver *
@@ -2312,6 +2350,7 @@ rmtp_receiver_free (RmtpReceiver * r)
     g_array_unref (r->answer_ranges);
   clear_datagrams (&r->out);
   clear_events (&r->events);
+  g_queue_clear_full (&r->jobs, (GDestroyNotify) rmtp_decode_job_free);
   auth_session_free (r->auth);
   g_free (r);
 }
@@ -2722,6 +2761,34 @@ receiver_take_decoded (RmtpReceiver * r, guint32 b)
   return TRUE;
 }
 
+/* parity_decode_apart: the block's decode as a job holding its own
+ * references, for the shell to take. */
+static void
+receiver_queue_job (RmtpReceiver * r, guint32 b, gsize len, guint lost)
+{
+  RxBlock *blk = r->blocks[b];
+  guint32 first = b * r->parity_block;
+  RmtpDecodeJob *job = g_new0 (RmtpDecodeJob, 1);
+
+  job->block = b;
+  job->parity_block = r->parity_block;
+  job->k = block_size (r->n_packets, r->parity_block, b);
+  job->len = len;
+  job->held = g_new0 (GBytes *, job->k);
+  for (guint i = 0; i < job->k; i++)
+    if (r->have[first + i])
+      job->held[i] = g_bytes_ref (r->held[first + i]);
+  job->n_rows = lost;
+  job->rows = g_memdup2 (blk->rows, lost * sizeof (guint));
+  job->parity = g_new (GBytes *, lost);
+  for (guint j = 0; j < lost; j++)
+    job->parity[j] = g_bytes_ref (blk->parity[j]);
+  job->out = g_new0 (guint8 *, job->k);
+  blk->job = job;
+  g_queue_push_tail (&r->jobs, job);
+  r->stats.decode_jobs++;
+}
+
 /* Rebuilds a block's lost packets once it holds as many parity rows. */
 static gboolean
 receiver_try_decode (RmtpReceiver * r, guint32 b)
@@ -2739,8 +2806,12 @@ receiver_try_decode (RmtpReceiver * r, guint32 b)
 
   if (blk && blk->dec)
     return receiver_take_decoded (r, b);
-  if (!blk || lost == 0 || blk->n < lost)
+  if (!blk || lost == 0 || blk->n < lost || blk->job)
     return FALSE;
+  if (r->cfg.parity_decode_apart) {
+    receiver_queue_job (r, b, len, lost);
+    return FALSE;
+  }
   data = g_new (guint8 *, k);
   own = g_new (guint8 *, k);
   have = g_new (gboolean, k);
@@ -2809,6 +2880,8 @@ receiver_new_decoder (RmtpReceiver * r, guint32 b)
       code_len (r->parity_block, packet_len (r->total, r->packet_size,
               first)));
 
+  if (dec)
+    erasure16_decoder_set_batch (dec, r->cfg.parity_incremental_batch);
   for (guint i = 0; dec && i < k; i++)
     if (r->have[first + i])
       receiver_decoder_add (r, dec, first + i);
@@ -3271,6 +3344,101 @@ rmtp_receiver_poll_datagram (RmtpReceiver * r, RmtpDatagram * out)
     return FALSE;
   seal_datagram (r->auth, out);
   return TRUE;
+}
+
+RmtpDecodeJob *
+rmtp_receiver_take_decode_job (RmtpReceiver * r)
+{
+  return g_queue_pop_head (&r->jobs);
+}
+
+void
+rmtp_decode_job_run (RmtpDecodeJob * job)
+{
+  guint8 **data = g_new (guint8 *, job->k);
+  gboolean *have = g_new (gboolean, job->k);
+  const guint8 **parity = g_new (const guint8 *, job->n_rows);
+
+  for (guint i = 0; i < job->k; i++) {
+    gsize plen = 0;
+    const guint8 *d = job->held[i] ?
+        g_bytes_get_data (job->held[i], &plen) : NULL;
+
+    have[i] = d != NULL;
+    if (have[i] && plen == job->len) {
+      data[i] = (guint8 *) d;   /* read only */
+      continue;
+    }
+    /* lost, or a short last packet zero-padded */
+    data[i] = g_malloc0 (job->len);
+    if (have[i])
+      memcpy (data[i], d, plen);
+  }
+  for (guint j = 0; j < job->n_rows; j++)
+    parity[j] = g_bytes_get_data (job->parity[j], NULL);
+  job->ok = code_decode (job->parity_block, job->k, data, have, job->len,
+      job->n_rows, job->rows, parity);
+  for (guint i = 0; i < job->k; i++) {
+    if (!have[i] && job->ok)
+      job->out[i] = data[i];
+    else if (!have[i] || data[i] != g_bytes_get_data (job->held[i], NULL))
+      g_free (data[i]);
+  }
+  g_free (data);
+  g_free (have);
+  g_free (parity);
+}
+
+void
+rmtp_decode_job_free (RmtpDecodeJob * job)
+{
+  if (!job)
+    return;
+  for (guint i = 0; i < job->k; i++) {
+    if (job->held[i])
+      g_bytes_unref (job->held[i]);
+    g_free (job->out[i]);
+  }
+  for (guint j = 0; j < job->n_rows; j++)
+    g_bytes_unref (job->parity[j]);
+  g_free (job->held);
+  g_free (job->out);
+  g_free (job->rows);
+  g_free (job->parity);
+  g_free (job);
+}
+
+/* Whether @job is the one block @job->block of @r waits for. */
+static gboolean
+receiver_job_pending (const RmtpReceiver * r, const RmtpDecodeJob * job)
+{
+  return r->blocks && job->block < r->n_blocks && r->blocks[job->block] &&
+      r->blocks[job->block]->job == job;
+}
+
+void
+rmtp_receiver_decode_done (RmtpReceiver * r, RmtpDecodeJob * job)
+{
+  guint32 b = job->block, first;
+
+  if (!receiver_job_pending (r, job)) {
+    r->stats.decode_jobs_dropped++;
+    rmtp_decode_job_free (job);
+    return;
+  }
+  r->blocks[b]->job = NULL;
+  first = b * r->parity_block;
+  /* a packet that came during the decode is held already */
+  for (guint i = 0; job->ok && i < job->k; i++)
+    if (job->out[i] && !r->have[first + i]) {
+      receiver_take_rebuilt (r, first + i, job->out[i]);
+      job->out[i] = NULL;
+    }
+  rmtp_decode_job_free (job);
+  if (r->state == RMTP_RECEIVER_FAILED)
+    return;
+  receiver_deliver (r);
+  receiver_block_changed (r, b);
 }
 
 gboolean

@@ -23,7 +23,9 @@
  * taken as control (the fuzzer does not hold the key). Its bit 4 turns on
  * our options off the paper's path: early repair, release on ACK, the
  * CONN retry's backoff, and the incremental decoding of GF(2^16) blocks
- * with the rows expected. */
+ * with the rows expected, in batches of 4. Its bit 3 hands the one-shot
+ * decodes out as jobs (parity_decode_apart), each run and handed back
+ * one exchange later, the receiver going on meanwhile. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,25 @@ typedef struct {
   gboolean done;
   gint64 now;
   AuthSession *opener;          /* keyed: checks what the cores send */
+  GQueue jobs;                  /* parity_decode_apart: taken, run */
 } Target;
+
+/* parity_decode_apart: the jobs of the last exchange go back, and the
+ * receiver's new ones are run, to go back at the next. */
+static void
+cycle_decodes (Target * t)
+{
+  RmtpDecodeJob *job;
+  GQueue fresh = G_QUEUE_INIT;
+
+  while ((job = rmtp_receiver_take_decode_job (t->r))) {
+    rmtp_decode_job_run (job);
+    g_queue_push_tail (&fresh, job);
+  }
+  while ((job = g_queue_pop_head (&t->jobs)))
+    rmtp_receiver_decode_done (t->r, job);
+  t->jobs = fresh;
+}
 
 static gboolean
 is_media (const guint8 * p, gsize len)
@@ -136,6 +156,7 @@ exchange (Target * t, gboolean lost)
 
     rmtp_server_handle_timeout (t->s, t->now);
     rmtp_receiver_handle_timeout (t->r, t->now);
+    cycle_decodes (t);
     while (rmtp_server_poll_datagram (t->s, t->now, &d)) {
       check_datagram (t, &d);
       if (!lost && (d.to == RMTP_TO_GROUP || d.to == MEMBER))
@@ -234,7 +255,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.conn_retry_backoff = TRUE;
     cfg.parity_incremental = TRUE;
     cfg.parity_expect_rows = TRUE;
+    cfg.parity_incremental_batch = 4;
   }
+  if (size > 0 && (data[0] & 0x08))
+    cfg.parity_decode_apart = TRUE;
   random_source_init_seeded (&rng[0], &seeded[0], 1);
   random_source_init_seeded (&rng[1], &seeded[1], 2);
   t.s = rmtp_server_new (&cfg, 0x5e55, members, G_N_ELEMENTS (members),
@@ -247,6 +271,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     run_record (&t, &r);
     g_free (r.chunk);
   }
+  g_queue_clear_full (&t.jobs, (GDestroyNotify) rmtp_decode_job_free);
   rmtp_server_free (t.s);
   rmtp_receiver_free (t.r);
   auth_session_free (t.opener);

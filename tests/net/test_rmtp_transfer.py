@@ -19,6 +19,10 @@ Transfers, one after the other on the same bed:
    and the slow one completes too, identical. The server detects it by its
    losses (slow-detected 1), ends the multicast rounds, and serves it by
    unicast at the rate it takes (unicast-data-sent > 0).
+4. 10 % loss, repair by parity in one block of 2048 (GF(2^16)), the sources
+   with parity-decode-thread: every file identical, each source decoded
+   on its worker (decode-jobs >= 1, parity-recovered > 0), and the sources
+   answered the sink's rounds while they decoded (empty-rounds >= 1).
 
 Prints one RESULT line per transfer: the sink's time (CONN to the end), each
 receiver's time to EOS from the sender's start, rounds, retransmissions,
@@ -185,6 +189,36 @@ def build_bed(bed, n):
     return br, snd, hosts, loss
 
 
+def decode_thread(check, bed, hosts, snd, loss, src_path, tmp, digest):
+    """Transfer 4: the block decodes run on each source's worker thread."""
+    for imp in loss:
+        imp.change(percent=10)
+    name = "decode-thread"
+    tx, rxs, t0 = transfer(hosts, snd, src_path, tmp, name,
+                           extra="&repair=parity&parity-block=2048",
+                           rx_extra="&parity-decode-thread=true")
+    done = report(name, tx, rxs, t0)
+    check(f"{name}: all 4 complete", tx["proc"].returncode == 0 and
+          done.get("receivers-complete") == "4", f"rmtp-done {done}")
+    check_whole(check, name, rxs, digest)
+    # a source answers while its block decodes (a NACK of no ranges), and
+    # the sink asks again by an EOR alone; decoding on the loop thread it
+    # answers only after
+    empty = int(last_stats(tx).get("empty-rounds", "0"))
+    check(f"{name}: the sources answered during their decodes",
+          empty >= 1, f"empty-rounds {empty}")
+    for rx in rxs:
+        m = messages(rx, "rmtpsrc0", "rmtp-src-stats")
+        rs = m[-1] if m else {}
+        jobs = int(rs.get("decode-jobs", "0"))
+        rebuilt = int(rs.get("parity-recovered", "0"))
+        check(f"{name}: receiver {rx['member']} decoded on its worker",
+              jobs >= 1 and rebuilt > 0 and
+              int(rs.get("decode-jobs-dropped", "1")) == 0,
+              f"decode-jobs {jobs}, parity-recovered {rebuilt}, "
+              f"decode-max-time {rs.get('decode-max-time')} ns")
+
+
 def main():
     netbed.require_or_skip()
     check = netbed.Checks()
@@ -243,6 +277,7 @@ def main():
               int(st.get("unicast-data-sent", "0")) > 0,
               f"slow-detected {st.get('slow-detected')}, unicast-data-sent "
               f"{st.get('unicast-data-sent')}")
+        decode_thread(check, bed, hosts, snd, loss, src_path, tmp, digest)
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)

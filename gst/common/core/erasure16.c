@@ -531,6 +531,11 @@ struct _Erasure16Decoder {
    * of C[j][i] x packet i over the packets held */
   guint8 **expected;
   guint n_expected;
+  /* set_batch: rows taken but not reduced yet (their parity copied) */
+  guint batch;
+  guint *pending_row;
+  guint8 **pending;
+  guint n_pending;
   guint64 ops;
 };
 
@@ -551,6 +556,7 @@ erasure16_decoder_new (guint k, gsize len)
   d->col_slot = g_new (gint, k);
   for (guint i = 0; i < k; i++)
     d->col_slot[i] = -1;
+  d->batch = 1;
   return d;
 }
 
@@ -567,6 +573,10 @@ erasure16_decoder_free (Erasure16Decoder * d)
   for (guint j = 0; j < d->n_expected; j++)
     g_free (d->expected[j]);
   g_free (d->expected);
+  for (guint j = 0; j < d->n_pending; j++)
+    g_free (d->pending[j]);
+  g_free (d->pending);
+  g_free (d->pending_row);
   g_free (d->slot_col);
   g_free (d->col_slot);
   g_free (d->slot_state);
@@ -582,7 +592,11 @@ erasure16_decoder_free (Erasure16Decoder * d)
 guint
 erasure16_decoder_missing (const Erasure16Decoder * d)
 {
-  return d->n_slots ? d->n_free : d->k - d->n_held;
+  guint unknown = d->n_slots ? d->n_free : d->k - d->n_held;
+
+  /* a pending row counts as one more solved (a dependent one is found
+   * when the batch is reduced) */
+  return unknown > d->n_pending ? unknown - d->n_pending : 0;
 }
 
 guint64
@@ -731,6 +745,8 @@ decoder_repivot (Erasure16Decoder * d, guint r)
     decoder_pivot (d, r, (guint) s);
 }
 
+static gboolean decoder_maybe_flush (Erasure16Decoder * d);
+
 gboolean
 erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
     const guint8 * data, gsize plen)
@@ -748,8 +764,10 @@ erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
   for (guint j = 0; j < d->n_expected; j++)
     if (d->expected[j])
       decoder_mul_add_packet (d, d->expected[j], data, cauchy (j, i), plen);
-  if (s < 0)
+  if (s < 0) {
+    decoder_maybe_flush (d);
     return TRUE;
+  }
   for (guint r = 0; r < d->n_rows; r++) {
     guint16 c = d->rows[r].coef[s];
 
@@ -764,42 +782,39 @@ erasure16_decoder_add_data (Erasure16Decoder * d, guint i,
     d->slot_state[s] = SLOT_KNOWN;
     decoder_repivot (d, d->slot_row[s]);
   }
+  decoder_maybe_flush (d);
   return TRUE;
 }
 
-gboolean
-erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
-    const guint8 * parity)
+/* The new row @row's region less what the packets held give: summed as
+ * they came if it was expected; else NULL (the caller sums it). */
+static guint8 *
+decoder_expected_sum (Erasure16Decoder * d, guint row, const guint8 * parity)
+{
+  guint8 *syn;
+
+  if (row >= d->n_expected || !d->expected[row])
+    return NULL;
+  syn = d->expected[row];
+  d->expected[row] = NULL;
+  decoder_mul_add (d, syn, parity, 1, d->len);
+  return syn;
+}
+
+/* @syn, row @row less what the packets held give, joins the system: it is
+ * reduced by the pivots' rows and pivots on a free slot, or is dropped
+ * (FALSE) if it depends on the rows held. */
+static gboolean
+decoder_reduce_row (Erasure16Decoder * d, guint row, guint8 * syn)
 {
   DecoderRow *nr;
   gint s;
 
-  if (row >= erasure16_rows (d->k) || (d->rows_seen[row / 8] & (1 << (row %
-                  8))))
-    return FALSE;
-  d->rows_seen[row / 8] |= 1 << (row % 8);
-  if (erasure16_decoder_missing (d) == 0) {
-    if (row < d->n_expected)
-      g_clear_pointer (&d->expected[row], g_free);
-    return FALSE;
-  }
   if (!d->n_slots)
     decoder_build_slots (d);
   nr = &d->rows[d->n_rows];
   nr->coef = g_new0 (guint16, d->n_slots);
-  /* what the packets held add to the row: summed as they came if it was
-   * expected */
-  if (row < d->n_expected && d->expected[row]) {
-    nr->syn = d->expected[row];
-    d->expected[row] = NULL;
-    decoder_mul_add (d, nr->syn, parity, 1, d->len);
-  } else {
-    nr->syn = g_memdup2 (parity, d->len);
-    for (guint i = 0; i < d->k; i++)
-      if (d->data[i])
-        decoder_mul_add_packet (d, nr->syn, d->data[i], cauchy (row, i),
-            d->plen[i]);
-  }
+  nr->syn = syn;
   for (guint j = 0; j < d->n_free; j++)
     nr->coef[d->free_slots[j]] = cauchy (row, d->slot_col[d->free_slots[j]]);
   /* less each pivot's row times the pivot's coefficient here */
@@ -814,6 +829,86 @@ erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
   }
   decoder_pivot (d, d->n_rows - 1, (guint) s);
   return TRUE;
+}
+
+/* Reduces the pending rows: their sums over the packets held in one pass
+ * over the packets (each packet read once for the batch, not once a row),
+ * then each joins the system. TRUE if any raised the rank. */
+static gboolean
+decoder_flush (Erasure16Decoder * d)
+{
+  gboolean raised = FALSE;
+  guint n = d->n_pending;
+
+  d->n_pending = 0;
+  for (guint i = 0; i < d->k; i++)
+    if (d->data[i])
+      for (guint j = 0; j < n; j++)
+        decoder_mul_add_packet (d, d->pending[j], d->data[i],
+            cauchy (d->pending_row[j], i), d->plen[i]);
+  for (guint j = 0; j < n; j++) {
+    if (erasure16_decoder_missing (d) == 0) {
+      g_free (d->pending[j]);   /* the rows before sufficed */
+      continue;
+    }
+    raised |= decoder_reduce_row (d, d->pending_row[j], d->pending[j]);
+  }
+  return raised;
+}
+
+/* A batch is reduced when it is full, or when its rows may be all that is
+ * missing (so the last needed row never waits). */
+static gboolean
+decoder_maybe_flush (Erasure16Decoder * d)
+{
+  if (d->n_pending == 0 || (d->n_pending < d->batch &&
+          erasure16_decoder_missing (d) > 0))
+    return FALSE;
+  return decoder_flush (d);
+}
+
+void
+erasure16_decoder_set_batch (Erasure16Decoder * d, guint rows)
+{
+  rows = CLAMP (rows, 1, 1024);
+  if (d->n_pending)
+    decoder_flush (d);
+  d->batch = rows;
+  d->pending = g_renew (guint8 *, d->pending, rows);
+  d->pending_row = g_renew (guint, d->pending_row, rows);
+}
+
+gboolean
+erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
+    const guint8 * parity)
+{
+  guint8 *syn;
+
+  if (row >= erasure16_rows (d->k) || (d->rows_seen[row / 8] & (1 << (row %
+                  8))))
+    return FALSE;
+  d->rows_seen[row / 8] |= 1 << (row % 8);
+  if (erasure16_decoder_missing (d) == 0) {
+    if (row < d->n_expected)
+      g_clear_pointer (&d->expected[row], g_free);
+    return FALSE;
+  }
+  syn = decoder_expected_sum (d, row, parity);
+  if (!syn && d->batch > 1) {
+    /* its sum over the packets is made with the batch's */
+    d->pending_row[d->n_pending] = row;
+    d->pending[d->n_pending++] = g_memdup2 (parity, d->len);
+    decoder_maybe_flush (d);
+    return TRUE;
+  }
+  if (!syn) {
+    syn = g_memdup2 (parity, d->len);
+    for (guint i = 0; i < d->k; i++)
+      if (d->data[i])
+        decoder_mul_add_packet (d, syn, d->data[i], cauchy (row, i),
+            d->plen[i]);
+  }
+  return decoder_reduce_row (d, row, syn);
 }
 
 void

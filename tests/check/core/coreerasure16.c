@@ -336,10 +336,11 @@ GST_END_TEST;
 static Erasure16Decoder *
 feed (const Block * b, const gsize * plen, const gint * events, guint n_ev,
     const guint * rows, guint8 ** parity, const gboolean * held,
-    guint expect)
+    guint expect, guint batch)
 {
   Erasure16Decoder *d = erasure16_decoder_new (b->k, b->len);
 
+  erasure16_decoder_set_batch (d, batch);
   /* rows 0 .. expect - 1 expected: half before the packets, all after */
   erasure16_decoder_expect_rows (d, expect / 2);
   for (guint i = 0; i < b->k; i++)
@@ -361,12 +362,14 @@ feed (const Block * b, const gsize * plen, const gint * events, guint n_ev,
  * expected, their held sums made as the packets came): whenever the rows suffice, the incremental
  * decoder gives the same bytes as erasure16_decode on the same packets
  * and rows, and the original; when they do not, it says how many are
- * missing and hands nothing over. */
+ * missing and hands nothing over. Each case runs with the rows reduced
+ * one by one and in batches of 4 (erasure16_decoder_set_batch). */
 GST_START_TEST (test_incremental_matches_one_shot)
 {
   guint ks[] = { 1, 2, 7, 64, 256, 300, 1000 };
 
-  for (guint seed = 0; seed < 40; seed++) {
+  for (guint run = 0; run < 80; run++) {
+    guint seed = run % 40, batch = run < 40 ? 1 : 4;
     GRand *r = g_rand_new_with_seed (700 + seed);
     guint k = ks[seed % G_N_ELEMENTS (ks)];
     gsize len = 2 * g_rand_int_range (r, 1, 40);
@@ -415,7 +418,7 @@ GST_START_TEST (test_incremental_matches_one_shot)
         b.have[i] = TRUE;
         memcpy (b.data[i], b.orig[i], len);
       }
-    d = feed (&b, plen, events, n_ev, rows, parity, held, expect);
+    d = feed (&b, plen, events, n_ev, rows, parity, held, expect, batch);
     got = 0;
     for (guint i = 0; i < k; i++)
       got += !b.have[i];
@@ -532,7 +535,7 @@ GST_END_TEST;
  * rows expected before the packets): the region products after the last
  * row, and in @all the whole decode's. */
 static guint64
-work_after_last_row (guint expect, guint64 * all)
+work_after_last_row (guint expect, guint batch, guint64 * all)
 {
   GRand *r = g_rand_new_with_seed (31);
   const guint k = 2048, m = 205;
@@ -548,6 +551,7 @@ work_after_last_row (guint expect, guint64 * all)
   parity = encode_rows (&b, rows, m);
   block_lose (&b, m, r);
   d = erasure16_decoder_new (k, 16);
+  erasure16_decoder_set_batch (d, batch);
   erasure16_decoder_expect_rows (d, expect);
   for (guint i = 0; i < k; i++)
     if (b.have[i])
@@ -577,16 +581,23 @@ work_after_last_row (guint expect, guint64 * all)
  * and 2 m + 1 to reduce it, scale it and clear its column; expected, only
  * the 2 m + 2; the one-shot decoder does all m x (k - m) + m x m after it.
  * The whole is no more than the one-shot's, expected rows (8 too many)
- * included. */
+ * included. In batches of 8 the products are the same in all, and the
+ * last row leaves at most its batch's 8 rows' work. */
 GST_START_TEST (test_incremental_work_after_last_row)
 {
   const guint64 k = 2048, m = 205;
-  guint64 all, after = work_after_last_row (0, &all);
+  guint64 all, all_batched, after = work_after_last_row (0, 1, &all);
+  guint64 after_batched = work_after_last_row (0, 8, &all_batched);
+
+  fail_unless_equals_uint64 (all_batched, all);
+  fail_unless (after_batched <= 8 * ((k - m) + 2 * m + 1), "%"
+      G_GUINT64_FORMAT " region ops after the last row, batches of 8",
+      after_batched);
 
   fail_unless (after <= (k - m) + 2 * m + 1, "%" G_GUINT64_FORMAT
       " region ops after the last row", after);
   fail_unless (all <= m * (k - m) + m * m + m);
-  after = work_after_last_row (m + 8, &all);
+  after = work_after_last_row (m + 8, 1, &all);
   fail_unless (after <= 2 * m + 2, "%" G_GUINT64_FORMAT " region ops after "
       "the last row, rows expected", after);
   fail_unless (all <= (m + 8) * (k - m) + m * m + 2 * m);

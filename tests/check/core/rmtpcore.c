@@ -1725,6 +1725,61 @@ GST_START_TEST (test_parity_repair_wide_blocks)
 
 GST_END_TEST;
 
+/* parity_decode_apart: each receiver's two block decodes go out as jobs
+ * that come back 2 s later (a worker that slow). Meanwhile the receiver
+ * delivers nothing past its first lost packet and answers every round
+ * with a NACK of no ranges (it holds the rows it needs), so the server
+ * POLLs no one and, instead of releasing it unverified, asks again by an
+ * EOR alone; once the jobs are back the output is whole and in order. */
+GST_START_TEST (test_parity_decode_apart)
+{
+  RmtpConfig cfg;
+  Rig rig;
+  gint64 taken = -1;
+  guint nacks_before[4];
+
+  rmtp_config_init (&cfg);
+  cfg.control_copies = 1;
+  cfg.repair = RMTP_REPAIR_PARITY;
+  cfg.parity_block = 300;
+  cfg.parity_surplus = FALSE;
+  cfg.packet_size = 1024;
+  cfg.parity_decode_apart = TRUE;
+  rig_init (&rig, 4, 400 * 1024, &cfg);
+  rig.drop = drop_distinct_wide;
+  rig.decode_delay = 2 * S;
+  rmtp_server_start (rig.s, rig.now);
+  for (gint64 t = 0; t < 10 * S && taken < 0; t += 10 * MS) {
+    rig_run_until (&rig, t);
+    if (rig.decoding.length == 2 * rig.n)
+      taken = t;
+  }
+  fail_unless (taken >= 0, "the decodes were not all handed out");
+  for (guint i = 0; i < rig.n; i++)
+    nacks_before[i] = count_logged (rig.to_server, RMTP_NACK, i);
+  rig_run_until (&rig, taken + 1 * S);
+  for (guint i = 0; i < rig.n; i++) {
+    fail_unless (rig.got[i]->len <= i * 1024u, "receiver %u output %u bytes"
+        " before its decode came back", i, rig.got[i]->len);
+    fail_unless (count_logged (rig.to_server, RMTP_NACK, i) >
+        nacks_before[i], "receiver %u did not answer during its decode", i);
+  }
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig.from_server, RMTP_POLL, -1), 0);
+  fail_unless (rmtp_server_stats (rig.s)->empty_rounds > 0);
+  for (guint i = 0; i < rig.n; i++) {
+    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig.r[i]);
+
+    assert_receiver_whole (&rig, i);
+    fail_unless_equals_uint64 (rs->parity_recovered, 3);
+    fail_unless_equals_uint64 (rs->decode_jobs, 2);
+    fail_unless_equals_uint64 (rs->decode_jobs_dropped, 0);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_parity_repair)
 {
   Rig rig;
@@ -2219,6 +2274,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_release_on_ack);
   tcase_add_test (tc, test_parity_repair);
   tcase_add_test (tc, test_parity_repair_wide_blocks);
+  tcase_add_test (tc, test_parity_decode_apart);
   tcase_add_test (tc, test_slow_by_losses);
   tcase_add_test (tc, test_sole_receiver_never_slow);
   tcase_add_test (tc, test_early_repair);

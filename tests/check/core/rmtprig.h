@@ -55,7 +55,18 @@ struct _Rig {
   GArray *to_server;            /* Logged, at send time */
   GArray *from_server;          /* Logged, at send time */
   gboolean keyed;
+  /* parity_decode_apart: each job taken is run at once and handed back
+   * decode_delay later (a worker busy that long), the receiver going on
+   * meanwhile */
+  gint64 decode_delay;
+  GQueue decoding;              /* RigDecode, in the order taken */
 };
+
+typedef struct {
+  guint rx;
+  RmtpDecodeJob *job;
+  gint64 due;
+} RigDecode;
 
 static inline GBytes *
 make_data (gsize size, guint seed)
@@ -97,8 +108,16 @@ rig_init (Rig * rig, guint n, gsize size, const RmtpConfig * cfg)
 }
 
 static inline void
+rig_decode_free (RigDecode * d)
+{
+  rmtp_decode_job_free (d->job);
+  g_free (d);
+}
+
+static inline void
 rig_clear (Rig * rig)
 {
+  g_queue_clear_full (&rig->decoding, (GDestroyNotify) rig_decode_free);
   rmtp_wire_clear (&rig->wire);
   for (guint i = 0; i < rig->to_server->len; i++)
     g_bytes_unref (g_array_index (rig->to_server, Logged, i).bytes);
@@ -184,13 +203,43 @@ rig_server_out (Rig * rig)
     }
 }
 
+/* Takes receiver @i's new decode jobs, and hands back those due. */
+static inline void
+rig_receiver_decodes (Rig * rig, guint i)
+{
+  RmtpDecodeJob *job;
+  RigDecode *d;
+
+  while ((job = rmtp_receiver_take_decode_job (rig->r[i]))) {
+    d = g_new0 (RigDecode, 1);
+    d->rx = i;
+    d->job = job;
+    d->due = rig->now + rig->decode_delay;
+    rmtp_decode_job_run (job);
+    g_queue_push_tail (&rig->decoding, d);
+  }
+  for (GList * l = rig->decoding.head; l;) {
+    GList *next = l->next;
+
+    d = l->data;
+    if (d->rx == i && d->due <= rig->now) {
+      rmtp_receiver_decode_done (rig->r[i], d->job);
+      g_free (d);
+      g_queue_delete_link (&rig->decoding, l);
+    }
+    l = next;
+  }
+}
+
 static inline void
 rig_receiver_out (Rig * rig, guint i)
 {
   RmtpDatagram d;
   RmtpEvent e;
 
+  rig_receiver_decodes (rig, i);
   rmtp_receiver_handle_timeout (rig->r[i], rig->now);
+  rig_receiver_decodes (rig, i);
   while (rmtp_receiver_poll_datagram (rig->r[i], &d)) {
     rig_log (rig, rig->to_server, d.bytes, 0, i);
     rig_launch (rig, -1, rig->ids[i], d.bytes, 0);
@@ -217,6 +266,8 @@ rig_next_time (Rig * rig)
 
   for (guint i = 0; i < rig->n; i++)
     t = MIN (t, rmtp_receiver_next_deadline (rig->r[i]));
+  for (GList * l = rig->decoding.head; l; l = l->next)
+    t = MIN (t, ((RigDecode *) l->data)->due);
   return MIN (t, rmtp_wire_next (&rig->wire));
 }
 
