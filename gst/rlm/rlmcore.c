@@ -588,10 +588,14 @@ add_layer (RlmReceiver * r, gint64 now)
   push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
 }
 
-/* learn_higher_onset_measured: one onset sample of our path. */
+/* learn_higher_onset_measured: one onset sample of our path. A loss
+ * sooner after the join than our largest join latency came before the
+ * layer could reach us: another congestion, not this join's. */
 static void
 onset_sample (RlmReceiver * r, gint64 d_i)
 {
+  if (d_i < r->join_latency_max)
+    return;
   if (r->onset_samples++ == 0) {
     /* seeded as RFC 6298 seeds an RTT estimator */
     r->onset_mean = d_i;
