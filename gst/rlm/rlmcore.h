@@ -184,10 +184,12 @@ typedef struct {
                                          * bound is measured on our path:
                                          * the mean of our detection-time
                                          * samples (own failed experiments,
-                                         * others' one level up) plus k2
-                                         * deviations, filtered from the
-                                         * first sample; learn_higher_onset
-                                         * before it: FALSE */
+                                         * others' one level up; none
+                                         * shorter than our largest join
+                                         * latency) plus k2 deviations,
+                                         * filtered from the first sample;
+                                         * learn_higher_onset before it:
+                                         * FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
