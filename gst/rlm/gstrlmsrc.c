@@ -630,6 +630,9 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "higher-failures-ambiguous", G_TYPE_UINT64,
       st.higher_failures_ambiguous,
       "join-latency", G_TYPE_INT64, st.join_latency,
+      "onset-estimate", G_TYPE_INT64, st.onset_estimate,
+      "onset-dev", G_TYPE_INT64, st.onset_dev,
+      "onset-samples", G_TYPE_UINT64, st.onset_samples,
       "reported-joins", G_TYPE_UINT64, st.reported_joins,
       "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
       "drops", G_TYPE_UINT64, st.drops,
@@ -746,10 +749,15 @@ gst_rlm_src_finalize (GObject * object)
   "(learn-detection-time) (samples); " \
   "higher-failures-ambiguous: losses under another's higher experiment " \
   "not learned from: another one above our level in progress " \
-  "(learn-higher-sole) or it began more than learn-higher-onset before " \
-  "(losses); " \
+  "(learn-higher-sole) or it began more than learn-higher-onset (or the " \
+  "measured bound) before (losses); " \
   "join-latency: the largest time from a join of ours to the layer's " \
   "first packet, -1 before any (ns); " \
+  "onset-estimate: mean time from a join to the onset of its congestion " \
+  "on our path, from the first sample on, -1 before any " \
+  "(learn-higher-onset-measured) (ns); " \
+  "onset-dev: its deviation, -1 before any (ns); " \
+  "onset-samples: samples taken (samples); " \
   "reported-joins: climbs straight to the lowest settled level others " \
   "reported (join-reported) (joins); " \
   "reported-joins-failed: of those, undone by a loss right after " \

@@ -127,6 +127,13 @@ static const GstParamEntry params[] = {
         "is not taken as its failure (a failure on the receiver's path "
         "congests it sooner), ns (ours; 0: no bound)", TIME, NULL,
       learn_higher_onset, 0, H, R),
+  P ("learn-higher-onset-measured", "With learn-higher-failures, the bound "
+        "on that loss's onset is measured on the receiver's own path: the "
+        "mean of its onset samples (its own failed experiments, and "
+        "others' failures one level up from their last announcement; none "
+        "shorter than its largest join latency) plus k2 deviations; "
+        "learn-higher-onset until the first sample (ours; off)", BOOLEAN,
+      NULL, learn_higher_onset_measured, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

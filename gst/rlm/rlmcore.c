@@ -49,6 +49,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->learn_higher_failures = FALSE;
   cfg->learn_higher_sole = FALSE;
   cfg->learn_higher_onset = 0;
+  cfg->learn_higher_onset_measured = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -241,6 +242,11 @@ struct _RlmReceiver
   gboolean congested;           /* we left S on a loss at least once */
   gint64 own_start;
   gint64 own_onset;             /* its first loss when it went to M; -1 */
+  /* learn_higher_onset_measured: the detection-time samples of our path
+   * (the paper's D_i), filtered as T_D and sigma_D are but from the first
+   * sample on, not from the conservative start; onset_samples 0: none */
+  gdouble onset_mean, onset_dev;
+  guint64 onset_samples;
 
   /* join_reported: allowed until we first drop a layer (congestion at
    * the base drops none); the level climbed from by the last such join
@@ -582,6 +588,25 @@ add_layer (RlmReceiver * r, gint64 now)
   push_event (r, RLM_EVENT_LEVEL, layer, RLM_REASON_JOIN_EXPERIMENT);
 }
 
+/* learn_higher_onset_measured: one onset sample of our path. A loss
+ * sooner after the join than our largest join latency came before the
+ * layer could reach us: another congestion, not this join's. */
+static void
+onset_sample (RlmReceiver * r, gint64 d_i)
+{
+  if (d_i < r->join_latency_max)
+    return;
+  if (r->onset_samples++ == 0) {
+    /* seeded as RFC 6298 seeds an RTT estimator */
+    r->onset_mean = d_i;
+    r->onset_dev = d_i / 2.0;
+    return;
+  }
+  r->onset_dev = (1.0 - r->cfg.g2) * r->onset_dev +
+      r->cfg.g2 * fabs (d_i - r->onset_mean);
+  r->onset_mean = (1.0 - r->cfg.g1) * r->onset_mean + r->cfg.g1 * d_i;
+}
+
 /* Feeds the detection-time estimator one failed experiment (section 3.5:
  * the deviation is filtered against the old mean). */
 static void
@@ -607,6 +632,8 @@ drop_layer (RlmReceiver * r, gint64 now)
 
     r->st.experiments_failed++;
     detection_sample (r, onset - r->own_start);
+    if (r->cfg.learn_higher_onset_measured)
+      onset_sample (r, onset - r->own_start);
     reason = RLM_REASON_EXPERIMENT_FAILED;
     r->own_level = 0;
   }
@@ -693,6 +720,25 @@ learn_detection_time (RlmReceiver * r, gint64 now)
   r->st.detection_learned++;
 }
 
+/* learn_higher_onset_measured: the same loss is a sample of our path's
+ * onset, taken from the last announcement at that level rather than the
+ * first: with overlapping experiments at one level behind different
+ * bottlenecks, the first may be on another path, and its congestion
+ * reaches us later than our own path's would. */
+static void
+learn_onset (RlmReceiver * r, gint64 now)
+{
+  guint top = highest_in_progress (r, now);
+  gint64 last;
+
+  if (top != r->level + 1 || r->exp_own[top])
+    return;
+  last = r->exp_start[top];
+  if (last < 0 || last <= r->last_loss)
+    return;
+  onset_sample (r, CLAMP (now - last, RLM_MIN_TIMER, detection_window (r)));
+}
+
 /* learn_higher_failures: another's experiment at @top, two or more
  * levels above ours, is failing; its load on our path ends when its
  * receivers drop it. We learn that @top failed (once per experiment: its
@@ -709,6 +755,19 @@ learn_higher_failure (RlmReceiver * r, guint top)
   r->st.experiments_learned++;
 }
 
+/* How long after an announcement a failure on our path congests it; 0:
+ * no bound. learn_higher_onset_measured: our onset estimate plus
+ * k2 deviations once we have a sample, else learn_higher_onset. */
+static gint64
+onset_bound (const RlmReceiver * r)
+{
+  if (r->cfg.learn_higher_onset_measured && r->onset_samples > 0) {
+    return MAX ((gint64) (r->onset_mean + r->cfg.k2 * r->onset_dev),
+        RLM_MIN_TIMER);
+  }
+  return r->cfg.learn_higher_onset;
+}
+
 /* The loss need not be @top's failure. learn_higher_sole: another
  * experiment above our level and below @top is in progress too, and may
  * be the one failing: receivers behind different bottlenecks (section
@@ -720,8 +779,9 @@ learn_higher_failure (RlmReceiver * r, guint top)
 static gboolean
 higher_failure_ambiguous (const RlmReceiver * r, guint top, gint64 now)
 {
-  if (r->cfg.learn_higher_onset > 0 &&
-      now - r->exp_first[top] > r->cfg.learn_higher_onset)
+  gint64 bound = onset_bound (r);
+
+  if (bound > 0 && now - r->exp_first[top] > bound)
     return TRUE;
   if (!r->cfg.learn_higher_sole)
     return FALSE;
@@ -740,6 +800,8 @@ loss_in_steady (RlmReceiver * r, gint64 now)
   settle_own_experiment (r, now);
   if (r->cfg.learn_detection_time && !r->own_level && !reported)
     learn_detection_time (r, now);
+  if (r->cfg.learn_higher_onset_measured && !r->own_level && !reported)
+    learn_onset (r, now);
   if (reported && !foreign_experiment_above (r, now)) {
     undo_reported_join (r, now);
   } else if (r->own_level && top == r->own_level) {
@@ -1241,6 +1303,9 @@ rlm_receiver_get_stats (const RlmReceiver * r, RlmReceiverStats * st)
   st->join_deadline = r->state == RLM_STATE_STEADY ? r->join_deadline : -1;
   st->detection_time = (gint64) r->t_d;
   st->detection_dev = (gint64) r->sigma_d;
+  st->onset_samples = r->onset_samples;
+  st->onset_estimate = r->onset_samples ? (gint64) r->onset_mean : -1;
+  st->onset_dev = r->onset_samples ? (gint64) r->onset_dev : -1;
   st->join_max = join_max (r);
   st->loss_estimate = loss_estimate (r);
   st->join_latency = r->join_latency_max;

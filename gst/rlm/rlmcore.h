@@ -180,6 +180,16 @@ typedef struct {
                                  * announcement of that experiment is not
                                  * taken as its failure (the paper's H), ns;
                                  * 0: no bound */
+  gboolean learn_higher_onset_measured; /* with learn_higher_failures, the
+                                         * bound is measured on our path:
+                                         * the mean of our detection-time
+                                         * samples (own failed experiments,
+                                         * others' one level up; none
+                                         * shorter than our largest join
+                                         * latency) plus k2 deviations,
+                                         * filtered from the first sample;
+                                         * learn_higher_onset before it:
+                                         * FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -315,6 +325,9 @@ typedef struct {
                                          * in progress (learn_higher_sole)
                                          * or it began more than
                                          * learn_higher_onset before */
+  gint64 onset_estimate;        /* mean of the onset samples, ns; -1 none */
+  gint64 onset_dev;             /* their deviation, ns; -1 none */
+  guint64 onset_samples;        /* detection-time samples of our path */
   gint64 join_latency;          /* largest join latency measured, ns; -1
                                  * none yet */
   guint64 join_latency_samples; /* joins of ours whose first packet came */

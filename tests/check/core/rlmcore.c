@@ -1381,6 +1381,106 @@ GST_START_TEST (test_learn_higher_onset)
 
 GST_END_TEST;
 
+/* learn_higher_onset_measured: a peer's experiment at 2 fails on our
+ * path 400 ms after its announcement; that is our first onset sample
+ * (400 ms, deviation 200 ms: a bound of 800 ms). A loss 1 s after the
+ * announcement of an experiment at 3 then came too late to be its
+ * failure on our path: H, nothing learned, although the fixed bound
+ * (1.5 s) would learn it. A loss sooner after an announcement than our
+ * join latency gives no sample. Without a sample the fixed bound
+ * applies. */
+static RlmReceiverStats
+loss_one_second_under_3 (Rig * rig)
+{
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 3, 2);
+  run_clean (rig, rig->now + 1 * S);
+  feed (rig, 0, 1);
+  return stats (rig);
+}
+
+GST_START_TEST (test_learn_higher_onset_measured)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  for (guint measured = 0; measured < 2; measured++) {
+    rig_prepare (&rig, 23, 4);
+    rig.cfg.learn_higher_failures = TRUE;
+    rig.cfg.learn_higher_onset = 1500 * MS;
+    rig.cfg.learn_higher_onset_measured = measured;
+    rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+    run_clean (&rig, 500 * MS);
+    feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+    run_clean (&rig, rig.now + 400 * MS);
+    feed (&rig, 0, 1);
+    st = stats (&rig);
+    fail_unless_equals_int (st.experiments_learned, 1);
+    fail_unless_equals_int (st.onset_samples, measured);
+    fail_unless_equals_int64 (st.onset_estimate, measured ? 400 * MS : -1);
+    fail_unless_equals_int64 (st.onset_dev, measured ? 200 * MS : -1);
+    /* H and M, then S again: two clean detection windows */
+    run_clean (&rig, rig.now + 6500 * MS);
+    fail_unless_equals_int (stats (&rig).state, RLM_STATE_STEADY);
+    fail_unless_equals_int (stats (&rig).level, 1);
+
+    st = loss_one_second_under_3 (&rig);
+    fail_unless_equals_int (st.state, measured ? RLM_STATE_HYSTERESIS :
+        RLM_STATE_STEADY);
+    fail_unless_equals_int (st.experiments_learned, measured ? 1 : 2);
+    fail_unless_equals_int64 (st.join_timer[3], measured ? 5 * S : 10 * S);
+    fail_unless_equals_int (st.higher_failures_ambiguous, measured);
+    rig_clear (&rig);
+  }
+
+  /* our experiment at 2 succeeds; its layer came 10 ms after the join.
+   * A loss 5 ms after an announcement at 3 came sooner than that: no
+   * sample */
+  rig_prepare (&rig, 23, 4);
+  rig.cfg.learn_higher_failures = TRUE;
+  rig.cfg.learn_higher_onset_measured = TRUE;
+  rig.cfg.t_join_min = 20 * S;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  while (stats (&rig).level < 2 && rig.now < 100 * S) {
+    gint64 d = rlm_receiver_next_deadline (rig.r);
+
+    if (d > rig.now && d < rig.now + 10 * MS) {
+      /* the join, with no packet of the new layer at that instant */
+      rig.now = d;
+      rlm_receiver_advance (rig.r, rig.now);
+    } else {
+      run_clean (&rig, rig.now + 10 * MS);
+    }
+  }
+  run_clean (&rig, rig.now + 4 * S);
+  st = stats (&rig);
+  fail_unless_equals_int (st.level, 2);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int64 (st.join_latency, 10 * MS);
+  feed_ctrl (&rig, RLM_CTRL_JOIN, PEER_SSRC, 3, 1);
+  run_clean (&rig, rig.now + 5 * MS);
+  feed (&rig, 0, 1);
+  st = stats (&rig);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  fail_unless_equals_int (st.onset_samples, 0);
+  fail_unless_equals_int64 (st.onset_estimate, -1);
+  rig_clear (&rig);
+
+  /* no sample yet: learn_higher_onset's 1.5 s decides, and learns */
+  rig_prepare (&rig, 23, 4);
+  rig.cfg.learn_higher_failures = TRUE;
+  rig.cfg.learn_higher_onset = 1500 * MS;
+  rig.cfg.learn_higher_onset_measured = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 500 * MS);
+  st = loss_one_second_under_3 (&rig);
+  fail_unless_equals_int (st.onset_samples, 0);
+  fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+  fail_unless_equals_int (st.experiments_learned, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_join_reported_fails)
 {
   Rig rig;
@@ -2283,6 +2383,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_learn_higher_failures);
   tcase_add_test (tc, test_learn_higher_sole);
   tcase_add_test (tc, test_learn_higher_onset);
+  tcase_add_test (tc, test_learn_higher_onset_measured);
   tcase_add_test (tc, test_join_reported_fails);
   tcase_add_test (tc, test_join_reported_blames_experiment_above);
   tcase_add_test (tc, test_join_reported_after_base_congestion);
