@@ -19,7 +19,7 @@ deadlines (loop-late-time), and that time is taken out of the window's
 length. On a loaded host the sink's thread is held off the CPU for
 seconds, which is the host, not VLMCC. A window stalled more than half
 is left out (the check says so). A VLMCC that under-sends still fails:
-with at most 3 packets let travel, r2 got 1088 and 1142 kbit/s with the
+with at most 3 packets let travel, r2 got 1088-1190 kbit/s with the
 stalls left out (docs/results.md, "VLMCC: vlmcc-fig5's r2 check leaves
 out the sender's stalls").
 
