@@ -1,6 +1,7 @@
 /* The session's I/O loop (see gstnetloop.h). */
 #define _GNU_SOURCE             /* ppoll */
 #include <poll.h>
+#include <string.h>
 #include <time.h>
 #include <gst/gst.h>
 #include "gstnetloop.h"
@@ -17,6 +18,11 @@ GST_DEBUG_CATEGORY_STATIC (net_loop_debug);
 #define SPIN_TURNS 1000
 #define SPIN_HOLD (1000 * 1000)
 
+/* A turn whose work runs this much or more after the time it was due is
+ * late: the thread was off the CPU (or busy elsewhere) when its deadline
+ * came. ppoll's slack and a turn's own reads stay far below it. */
+#define LATE_TURN (2 * 1000 * 1000)
+
 struct _GstNetLoop
 {
   gchar *name;
@@ -28,6 +34,9 @@ struct _GstNetLoop
   gint woken;                   /* atomic: a wake since the work began */
   gsize spins;                  /* atomic: turns held back SPIN_HOLD */
   gsize turns;                  /* atomic: turns run */
+  gsize late_turns;             /* atomic: turns LATE_TURN late or more */
+  gsize late_time;              /* atomic: ns those turns were late */
+  gsize late_max;               /* atomic: the latest of them, ns */
   GstObject *owner;             /* named in the spin warning; not owned */
   GstNetLoopCounts *counts;     /* the element's, taken at stop under */
   GMutex *counts_lock;          /* this lock */
@@ -124,6 +133,21 @@ check_spinning (GstNetLoop * loop, gboolean spun, gint64 now)
   warn_spinning (loop);
 }
 
+/* Counts the turn late when the work, due at @due, runs at @now
+ * LATE_TURN or more after it. */
+static void
+note_lateness (GstNetLoop * loop, gint64 due, gint64 now)
+{
+  gint64 late = now - due;
+
+  if (due == G_MAXINT64 || late < LATE_TURN)
+    return;
+  g_atomic_pointer_add (&loop->late_turns, 1);
+  g_atomic_pointer_add (&loop->late_time, (gsize) late);
+  if ((gsize) late > (gsize) g_atomic_pointer_get (&loop->late_max))
+    g_atomic_pointer_set (&loop->late_max, (gsize) late);
+}
+
 /* @input: the turn dispatched a source; it ends a hold, as a wake does. */
 static void
 run_work_if_due (GstNetLoop * loop, gboolean input)
@@ -134,6 +158,10 @@ run_work_if_due (GstNetLoop * loop, gboolean input)
 
   if (!woken && !due)
     return;
+  /* a held turn is due at the hold's end: the loop's choice, not a stall */
+  if (now >= loop->deadline)
+    note_lateness (loop, input ? loop->deadline :
+        MAX (loop->deadline, loop->hold_until), now);
   /* a wake while the work runs sets it again: the next turn does not wait */
   g_atomic_int_set (&loop->woken, 0);
   loop->deadline = loop->work (loop->user_data, now);
@@ -240,10 +268,28 @@ gst_net_loop_get_turns (GstNetLoop * loop)
   return (gsize) g_atomic_pointer_get (&loop->turns);
 }
 
+guint64
+gst_net_loop_get_late_turns (GstNetLoop * loop)
+{
+  return (gsize) g_atomic_pointer_get (&loop->late_turns);
+}
+
+guint64
+gst_net_loop_get_late_time (GstNetLoop * loop)
+{
+  return (gsize) g_atomic_pointer_get (&loop->late_time);
+}
+
+guint64
+gst_net_loop_get_late_max (GstNetLoop * loop)
+{
+  return (gsize) g_atomic_pointer_get (&loop->late_max);
+}
+
 void
 gst_net_loop_counts_clear (GstNetLoopCounts * counts)
 {
-  counts->spins = counts->turns = 0;
+  memset (counts, 0, sizeof (*counts));
 }
 
 void
@@ -251,6 +297,9 @@ gst_net_loop_counts_take (GstNetLoopCounts * counts, GstNetLoop * loop)
 {
   counts->spins = gst_net_loop_get_spins (loop);
   counts->turns = gst_net_loop_get_turns (loop);
+  counts->late_turns = gst_net_loop_get_late_turns (loop);
+  counts->late_time = gst_net_loop_get_late_time (loop);
+  counts->late_max = gst_net_loop_get_late_max (loop);
 }
 
 void
@@ -268,7 +317,10 @@ gst_net_loop_counts_add_stats (const GstNetLoopCounts * counts,
 {
   gst_structure_set (s,
       "loop-spins", G_TYPE_UINT64, counts->spins,
-      "loop-turns", G_TYPE_UINT64, counts->turns, NULL);
+      "loop-turns", G_TYPE_UINT64, counts->turns,
+      "loop-late-turns", G_TYPE_UINT64, counts->late_turns,
+      "loop-late-time", G_TYPE_UINT64, counts->late_time,
+      "loop-late-max", G_TYPE_UINT64, counts->late_max, NULL);
 }
 
 GMainContext *

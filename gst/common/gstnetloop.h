@@ -48,11 +48,23 @@ guint64 gst_net_loop_get_spins (GstNetLoop * loop);
 /* Turns the loop has run (each a wait, the ready sources and the work if
  * due): its wake-ups, what a per-packet pacer costs in CPU. */
 guint64 gst_net_loop_get_turns (GstNetLoop * loop);
+/* The loop's stalls: turns whose work ran 2 ms or more after it was due
+ * (LATE_TURN in gstnetloop.c), the ns they were late in all, and the
+ * latest of them. A host that keeps the loop's thread off the CPU shows
+ * here; a protocol's own idle time does not (no deadline, no lateness). */
+guint64 gst_net_loop_get_late_turns (GstNetLoop * loop);
+guint64 gst_net_loop_get_late_time (GstNetLoop * loop);
+guint64 gst_net_loop_get_late_max (GstNetLoop * loop);
 #define GST_NET_LOOP_STATS_DOC \
   "loop-spins: turns of the I/O loop held back 1 ms because the work kept " \
   "its deadline due with nothing to do (turns); " \
   "loop-turns: turns of the I/O loop since the start, each a wake-up " \
-  "(turns)"
+  "(turns); " \
+  "loop-late-turns: turns whose work ran 2 ms or more after its deadline, " \
+  "the thread held off the CPU (turns); " \
+  "loop-late-time: the time those turns ran after their deadlines, in all " \
+  "(ns); " \
+  "loop-late-max: the latest of those turns (ns)"
 
 /* The loop's counts as an element shows them in its `stats`: its work
  * takes them holding the lock its stats getter takes, and the stop once
@@ -62,6 +74,9 @@ typedef struct
 {
   guint64 spins;
   guint64 turns;
+  guint64 late_turns;
+  guint64 late_time;            /* ns */
+  guint64 late_max;             /* ns */
 } GstNetLoopCounts;
 
 /* At start, before the loop runs. */
@@ -73,7 +88,8 @@ void gst_net_loop_counts_take (GstNetLoopCounts * counts, GstNetLoop * loop);
  * they keep every turn, also those after the work's last take. */
 void gst_net_loop_keep_counts (GstNetLoop * loop, GstNetLoopCounts * counts,
     GMutex * lock);
-/* Sets `loop-spins` and `loop-turns` (GST_NET_LOOP_STATS_DOC) in @s. */
+/* Sets `loop-spins`, `loop-turns` and the `loop-late-*` fields
+ * (GST_NET_LOOP_STATS_DOC) in @s. */
 void gst_net_loop_counts_add_stats (const GstNetLoopCounts * counts,
     GstStructure * s);
 

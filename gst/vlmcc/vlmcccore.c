@@ -877,6 +877,8 @@ struct _VlmccSender {
   gboolean have_high;           /* the highest seq acked, for dup_thresh */
   guint16 high_acked;
   gint64 next_send;
+  gboolean pace_held;           /* the window or no data held the sender */
+  gint64 pace_free;             /* the run that found it free again */
   gint64 last_send;
   gboolean have_ack;            /* the last ack, for packet pairs */
   guint16 ack_seq;
@@ -969,6 +971,8 @@ vlmcc_sender_new (const VlmccConfig * cfg, guint32 ssrc,
   s->epoch_end = now + s->est.rtt;
   s->recovery_point = now;
   s->next_send = now;
+  s->pace_held = TRUE;          /* nothing queued yet */
+  s->pace_free = now;
   s->last_send = -1;
   s->election_time = now;
   s->start_tokens = MAX (cfg->start_rate, 1);
@@ -1490,8 +1494,29 @@ sender_pace (VlmccSender * s, gint64 now)
   if (s->leaderless || s->leader == 0 || s->burst_count >= s->cfg.burst) {
     s->burst_count = 0;
     /* from the schedule, so a loop held off the CPU does not lose its
-     * lateness; at most pacing_catch_up of it, so no backlog goes at once */
-    s->next_send = MAX (s->next_send, now - s->cfg.pacing_catch_up) + gap;
+     * lateness; at most pacing_catch_up of it, so no backlog goes at once.
+     * Time the window or an empty queue held the sender is no lateness
+     * (made up, it would send a burst after every wait for an ack): the
+     * send was due no earlier than the run that found it free. */
+    s->next_send = MAX (MAX (s->next_send, s->pace_free),
+        now - s->cfg.pacing_catch_up) + gap;
+  }
+}
+
+static gboolean
+sender_held (VlmccSender * s)
+{
+  return g_queue_is_empty (&s->pending) || !sender_window_open (s);
+}
+
+/* Before a run's sends: the first run that finds the sender no longer
+ * held by its window or its queue is when its pace may count from. */
+static void
+sender_note_pace_free (VlmccSender * s, gint64 now)
+{
+  if (s->pace_held && !sender_held (s)) {
+    s->pace_held = FALSE;
+    s->pace_free = now;
   }
 }
 
@@ -1500,6 +1525,7 @@ sender_run (VlmccSender * s, gint64 now)
 {
   sender_detect_losses (s, now);
   sender_epoch (s, now);
+  sender_note_pace_free (s, now);
   while (sender_may_send (s, now)) {
     GList *l = g_queue_pop_head_link (&s->pending);
     gboolean sent = sender_stamp_and_queue (s, l->data, now);
@@ -1511,6 +1537,7 @@ sender_run (VlmccSender * s, gint64 now)
     if (s->leader != 0 && ++s->sent_since_ack > sender_travel_limit (s))
       sender_lose_leader (s, now);
   }
+  s->pace_held = s->pace_held || sender_held (s);
 }
 
 static void

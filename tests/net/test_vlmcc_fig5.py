@@ -12,6 +12,17 @@ Leaders come from vlmccsink's vlmcc-leader messages, receivers' ids and
 packet counts from vlmccsrc's stats messages; the rates each receiver got
 are printed with the TCP flow's.
 
+r2's rate without TCP (at least 1500 of 2000 kbit/s over 4-12 s and
+31-42 s) is taken over the time the sender was not stalled: the sink's
+stats give the time its loop's turns ran 2 ms or more after their
+deadlines (loop-late-time), and that time is taken out of the window's
+length. On a loaded host the sink's thread is held off the CPU for
+seconds, which is the host, not VLMCC. A window stalled more than half
+is left out (the check says so). A VLMCC that under-sends still fails:
+with at most 3 packets let travel, r2 got 1088-1190 kbit/s with the
+stalls left out (docs/results.md, "VLMCC: vlmcc-fig5's r2 check leaves
+out the sender's stalls").
+
 The helpers are also used by test_vlmcc_leader_kill.py."""
 import os
 import subprocess
@@ -26,6 +37,11 @@ GROUP = "239.77.5.1"
 PORT = 5200
 DELAY_MS = 20
 T_ON, T_OFF, T_END = 12.0, 27.0, 42.0
+# r2's rate is checked over the time the sender was not stalled: the sink's
+# loop counts the time its turns ran late (loop-late-time, ns), which on a
+# loaded host is the sender held off the CPU, not VLMCC. Past this share of
+# a window stalled, the window says nothing about VLMCC and is not checked.
+MAX_STALLED = 0.5
 # How long after the cross traffic starts or stops the leader may take to
 # move: TCP needs about a second to fill the queue, then a challenge and
 # the hold-off of a few RTTs of up to 120 ms each.
@@ -103,7 +119,8 @@ def receiver_id(rx):
 
 
 SENDER_COUNTS = ("halvings", "halvings-undone", "spurious-losses",
-                 "leader-losses", "leaders-regained", "elections")
+                 "leader-losses", "leaders-regained", "elections",
+                 "loop-late-turns", "loop-late-max")
 
 
 def sender_counts(tx):
@@ -170,6 +187,60 @@ def received_rate(rx, t0, t1, size=1000):
     return (nb - na) * size * 8 / (tb - ta) if tb > ta else None
 
 
+def loop_stalled(proc, element, message, t0, t1):
+    """Seconds the element's loop ran late (its stats' loop-late-time)
+    between its stats samples nearest @t0 and @t1."""
+    st = []
+    for t, line in list(proc["out"]):
+        f = fields(line, element, message)
+        if f and "loop-late-time" in f:
+            st.append((t, int(f["loop-late-time"])))
+    if len(st) < 2:
+        return 0.0
+    a = min(st, key=lambda x: abs(x[0] - t0))[1]
+    b = min(st, key=lambda x: abs(x[0] - t1))[1]
+    return max(0, b - a) / 1e9
+
+
+def sink_stalled(tx, t0, t1):
+    """Seconds the sink's loop ran late between @t0 and @t1."""
+    return loop_stalled(tx, "s", "vlmcc-sink-stats", t0, t1)
+
+
+def rate_unstalled(rx, tx, t0, t1, size=1000):
+    """(bit/s of VLMCC packets the receiver counted over [t0, t1) less the
+    time the sender was stalled in it, the stalled seconds, the window's
+    seconds); rate None when not measured."""
+    st = [(t, int(f["received"])) for t, f in stats(rx) if "received" in f]
+    inside = [(t, n) for t, n in st if t0 <= t < t1]
+    if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
+        return None, 0.0, t1 - t0
+    (ta, na), (tb, nb) = inside[0], inside[-1]
+    stalled = min(sink_stalled(tx, ta, tb), tb - ta)
+    if stalled >= tb - ta:
+        return None, stalled, tb - ta
+    return (nb - na) * size * 8 / (tb - ta - stalled), stalled, tb - ta
+
+
+def check_r2_rate(check, rx, tx, t0):
+    """r2 at least 1500 of 2000 kbit/s before and after the TCP flow, over
+    the time the sender was not stalled; a window stalled past MAX_STALLED
+    is left out (and said so)."""
+    parts, ok = [], True
+    for a, b in ((4, T_ON), (T_OFF + 4, T_END)):
+        rate, stalled, span = rate_unstalled(rx, tx, t0 + a, t0 + b)
+        if stalled > MAX_STALLED * span:
+            parts.append(f"{a:.0f}-{b:.0f} s left out (sender stalled "
+                         f"{stalled:.1f} of {span:.1f} s)")
+            continue
+        kbps = round((rate or 0) / 1000)
+        ok = ok and kbps >= 1500
+        parts.append(f"{a:.0f}-{b:.0f} s {kbps} kbit/s of 2000 (sender "
+                     f"stalled {stalled:.2f} of {span:.1f} s)")
+    check("the session takes what r2's link allows without TCP (the "
+          "sender's stalls left out)", ok, "; ".join(parts))
+
+
 def main():
     netbed.require_or_skip(nfq=True)
     check = netbed.Checks()
@@ -226,12 +297,16 @@ def main():
               f"after {back and round(back - t0 - T_OFF, 2)} s")
         check("the TCP flow got a share of r1's link", tcp_kbps >= 750,
               f"{tcp_kbps:.0f} kbit/s of 3000")
-        check("the session takes what r2's link allows without TCP",
-              min(kbps["r2"][0], kbps["r2"][2]) >= 1500,
-              f"{kbps['r2'][0]} and {kbps['r2'][2]} kbit/s of 2000")
+        check_r2_rate(check, rxs["r2"], tx, t0)
+        windows = ((t0 + 4, t0 + T_ON), (t0 + T_OFF + 4, t0 + T_END))
+        s_st = ",".join(f"{sink_stalled(tx, a, b):.2f}" for a, b in windows)
+        r2_st = ",".join(
+            f"{loop_stalled(rxs['r2'], 'r', 'vlmcc-src-stats', a, b):.2f}"
+            for a, b in windows)
         print(f"RESULT vlmcc_fig5 move_s={moved and round(moved - t0 - T_ON, 2)}"
               f" back_s={back and round(back - t0 - T_OFF, 2)} "
               f"tcp_kbps={tcp_kbps:.0f} vlmcc_kbps={kbps['r1']} "
+              f"r2_kbps={kbps['r2']} stalled_s={s_st} r2_stalled_s={r2_st} "
               f"{sender_counts(tx)}")
     return check.summary()
 

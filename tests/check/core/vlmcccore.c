@@ -74,6 +74,7 @@ typedef struct {
   gboolean unstamped;           /* cores see the read time as arrival */
   gboolean start_hold_set;      /* every START's hold rewritten to: */
   guint32 start_hold_us;        /* (0: a sender that predates the field) */
+  guint queue_depth;            /* packets the source keeps queued, 0: 4 */
 } Rig;
 
 static gint
@@ -264,7 +265,8 @@ rig_top_up (Rig * rig)
 
   h.payload_type = 96;
   h.ssrc = 0xabcdef01;
-  while (vlmcc_sender_queued (rig->s) < 4) {
+  while (vlmcc_sender_queued (rig->s) < (rig->queue_depth ?
+          rig->queue_depth : 4)) {
     h.seq = rig->rtp_seq++;
     rtp_header_write (&h, NULL, 0, pkt, sizeof (pkt));
     fail_unless (vlmcc_sender_push (rig->s, pkt, sizeof (pkt), rig->now));
@@ -1905,6 +1907,7 @@ typedef struct
 {
   gint64 ack_lag, feedback_lag, wake_lag;
   gboolean jitter;
+  guint queue;                  /* the source's packets queued, 0: 4 */
 } HostLag;
 
 /* A leader 10 ms each way behind a 2 Mbit/s bottleneck (250 packets/s)
@@ -1920,6 +1923,7 @@ loaded_leader_rate (const VlmccConfig * cfg, const HostLag * lag,
   rig_init (&rig, cfg);
   rig.fb_read_lag = lag->feedback_lag;
   rig.sender_wake_lag = lag->wake_lag;
+  rig.queue_depth = lag->queue;
   rig_add_path (&rig, 10 * MS);
   rig.paths[0].link_per_packet = 4 * MS;
   rig.paths[0].read_lag = lag->ack_lag;
@@ -2023,7 +2027,10 @@ GST_END_TEST;
 static gdouble
 catch_up_run (gint64 catch_up, gint64 lag)
 {
-  const HostLag host = {.ack_lag = 10 * MS,.wake_lag = lag,.jitter = TRUE };
+  /* a greedy source, as on the bed: a queue the late turn cannot empty */
+  const HostLag host = {.ack_lag = 10 * MS,.wake_lag = lag,.jitter = TRUE,
+    .queue = 32
+  };
   VlmccConfig cfg;
   VlmccSenderStats end;
 
@@ -2035,7 +2042,10 @@ catch_up_run (gint64 catch_up, gint64 lag)
 
 /* A loop that wakes 12 ms late for every deadline: paced from the late
  * send each gap grows by 12 ms and the sender loses a tenth of its rate;
- * from the schedule it sends what it sends on time. */
+ * from the schedule it gets most of it back (224.0 against 208.0 and
+ * 229.6 on time; 30 ms of catch-up gives the same, so the rest is not the
+ * pace's), never more than on time: the time the window held the sender
+ * is not made up (that version sent 230.2). */
 GST_START_TEST (test_pacing_catch_up)
 {
   gdouble late_off = catch_up_run (0, 12 * MS);
@@ -2046,9 +2056,11 @@ GST_START_TEST (test_pacing_catch_up)
   GST_INFO ("woken 12 ms late: %.1f packets/s paced from the send, %.1f "
       "from the schedule; on time %.1f and %.1f", late_off, late_on,
       on_time_off, on_time_on);
-  fail_unless (late_on >= 0.98 * on_time_off, "%.1f packets/s against %.1f",
-      late_on, on_time_off);
-  fail_unless (late_on <= 250.5, "%.1f packets/s", late_on);
+  fail_unless (late_on - late_off >= 0.5 * (on_time_off - late_off),
+      "%.1f packets/s against %.1f late and %.1f on time", late_on, late_off,
+      on_time_off);
+  fail_unless (late_on <= on_time_off + 0.5, "%.1f packets/s against %.1f "
+      "on time", late_on, on_time_off);
   fail_unless (late_off < 0.95 * on_time_off, "%.1f packets/s against %.1f",
       late_off, on_time_off);
   fail_unless (ABS (on_time_on - on_time_off) <= 0.01 * on_time_off,
@@ -2803,6 +2815,44 @@ GST_START_TEST (test_vegas_plus_aqm_competitor_leaves)
 
 GST_END_TEST;
 
+/* The simulator's sender runs at its deadlines to the ns, so
+ * pacing-catch-up has no lateness to make up: the session of
+ * test_vegas_plus_aqm_competitor_leaves (a Reno-like flow over 0-30 s,
+ * then alone) sends and loses packet for packet what it does without.
+ * When the time its window held it was made up too, it sent bursts after
+ * the acks that opened it (11723 packets against 11496 on drop-tail), and
+ * that test lost 22 packets over 45-60 s. */
+GST_START_TEST (test_pacing_catch_up_on_time_changes_nothing)
+{
+  for (guint d = AQM_DROPTAIL; d <= AQM_CODEL; d++) {
+    VlmccSenderStats st[2];
+    guint64 drops[2], cross;
+
+    for (guint i = 0; i < 2; i++) {
+      VlmccConfig cfg;
+      VlmccSim *sim;
+      guint b;
+
+      vlmcc_config_init (&cfg);
+      cfg.vegas_plus = TRUE;
+      cfg.pacing_catch_up = i ? 10 * MS : 0;
+      sim = vlmcc_sim_aqm (&cfg, 1, d, 1, 30 * S, &b);
+      vlmcc_sim_run (sim, 60 * S);
+      vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st[i]);
+      vlmcc_sim_link_drops (sim, b, 30 * S, 60 * S, &drops[i], &cross);
+      vlmcc_sim_free (sim);
+    }
+    GST_INFO ("queue %u: sent %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT
+        ", lost after the flow %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
+        d, st[0].sent, st[1].sent, drops[0], drops[1]);
+    fail_unless_equals_int (drops[1], drops[0]);
+    fail_unless_equals_int (st[1].sent, st[0].sent);
+    fail_unless_equals_int (st[1].halvings, st[0].halvings);
+  }
+}
+
+GST_END_TEST;
+
 /* The session's bit/s over [@from, @to) behind 10 Mbit/s with 5 ms of
  * jitter on the acks, and with 5 Mbit/s of CBR from 20 s when @cross. */
 static guint64
@@ -3299,6 +3349,7 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_vegas_ack_clock);
   tcase_add_test (tc, test_window_covers_hold);
   tcase_add_test (tc, test_pacing_catch_up);
+  tcase_add_test (tc, test_pacing_catch_up_on_time_changes_nothing);
   tcase_add_test (tc, test_follower_stall_drift);
   tcase_add_test (tc, test_challenger_base_own);
   tcase_add_test (tc, test_follower_jittered_anchor);

@@ -2,7 +2,8 @@
  * the monotonic clock does for a thread preempted between them: the loop
  * never takes a deadline it finds passed for no deadline at all; and a
  * work that keeps its deadline due is held back, with one warning that
- * names the loop's owner; one that asks for "now" a few times is not. Own
+ * names the loop's owner; one that asks for "now" a few times is not; a
+ * turn held off the CPU is counted late. Own
  * binary: this file replaces GLib's g_get_monotonic_time (gst_net_now ()
  * reads it) for the whole process. */
 #include <gst/check/gstcheck.h>
@@ -219,6 +220,44 @@ GST_START_TEST (test_loop_rescheduling_now_not_held)
 
 GST_END_TEST;
 
+/* Asks to run again 1 ms on; its fourth run then keeps the thread 30 ms,
+ * as a host that takes the CPU away does, so the next turn comes 29 ms
+ * after its deadline. */
+static gint64
+stalling_work (gpointer data, gint64 now)
+{
+  gint calls = g_atomic_int_add ((gint *) data, 1) + 1;
+
+  if (calls == 4)
+    g_usleep (30000);
+  return now + GST_MSECOND;
+}
+
+/* The loop counts its own stalls: a turn 29 ms late counts with its
+ * lateness; the on-time turns around it add nothing like it. */
+GST_START_TEST (test_loop_counts_late_turns)
+{
+  gint calls = 0;
+  GstNetLoop *loop = gst_net_loop_new ("test", stalling_work, &calls);
+  GstNetLoopCounts counts;
+
+  work_rate (loop, &calls);
+  gst_net_loop_stop (loop);
+  gst_net_loop_counts_take (&counts, loop);
+  gst_net_loop_free (loop);
+  GST_INFO ("%d runs, %" G_GUINT64_FORMAT " late turns, %" G_GUINT64_FORMAT
+      " ns late in all, at most %" G_GUINT64_FORMAT, calls, counts.late_turns,
+      counts.late_time, counts.late_max);
+  fail_unless (counts.late_turns >= 1);
+  fail_unless (counts.late_max >= 29 * GST_MSECOND, "latest %"
+      G_GUINT64_FORMAT " ns", counts.late_max);
+  fail_unless (counts.late_time >= counts.late_max);
+  /* a loaded host may add late turns, never more time than the run took */
+  fail_unless (counts.late_time < 300 * GST_MSECOND);
+}
+
+GST_END_TEST;
+
 static Suite *
 netloopclock_suite (void)
 {
@@ -230,6 +269,7 @@ netloopclock_suite (void)
   tcase_add_test (tc, test_loop_spinning_work_held_back);
   tcase_add_test (tc, test_loop_spin_warning_names_owner);
   tcase_add_test (tc, test_loop_rescheduling_now_not_held);
+  tcase_add_test (tc, test_loop_counts_late_turns);
   return s;
 }
 
