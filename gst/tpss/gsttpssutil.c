@@ -147,13 +147,14 @@ static const GstParamEntry param_entries[] = {
         "the data rate from there, so a stall does not become a burst above "
         "what the receivers admit (ns; 0 = no bound: all of the missed time "
         "at once)", TIME, NULL, cfg.pacing_catch_up, 0, H),
-  P ("pacing-catch-up-budget", "Pacing catch-up budget (ns)", "Off by "
-        "default: the most departure time a late loop makes up in all, "
-        "pacing-catch-up at once and the rest at pacing-catch-up-factor times "
-        "the data rate after it; a credit that refills with time and is "
-        "spent by sending ahead of the data rate, as a receiver's admission "
-        "bucket is; keep it within the receivers' admission-burst (ns; 0 = "
-        "only pacing-catch-up)", TIME, NULL, cfg.pacing_catch_up_budget, 0, H),
+  P ("pacing-catch-up-budget", "Pacing catch-up budget (ns)", "The most "
+        "departure time a late loop makes up in all, pacing-catch-up at once "
+        "and the rest at pacing-catch-up-factor times the data rate after "
+        "it; a credit that refills with time and is spent by sending ahead "
+        "of the data rate, as a receiver's admission bucket is; keep it at "
+        "most the receivers' admission-burst minus about 20 ms (the default "
+        "18 ms: what a 40 ms admission-burst admits in full) (ns; 0 = only "
+        "pacing-catch-up)", TIME, NULL, cfg.pacing_catch_up_budget, 0, H),
   P ("pacing-catch-up-factor", "Pacing catch-up factor", "With "
         "pacing-catch-up-budget: the missed time kept after the first "
         "pacing-catch-up leaves at this many times the data rate (a factor)",
