@@ -84,10 +84,7 @@ tpss_config_init (TpssConfig * cfg)
   cfg->max_queue_bytes = 64 * 1024 * 1024;
   cfg->admission_burst = 40 * G_GINT64_CONSTANT (1000000);
   cfg->pacing_catch_up = 10 * G_GINT64_CONSTANT (1000000);
-  /* The most a receiver's default bucket (admission_burst, 40 ms)
-   * admitted in full after single stalls of 20-400 ms (tpsscore,
-   * test_sender_single_stall_budget_bound); 20 ms had a packet refused. */
-  cfg->pacing_catch_up_budget = 18 * G_GINT64_CONSTANT (1000000);
+  cfg->pacing_catch_up_budget = 0;
   cfg->pacing_catch_up_factor = 1.25;
   cfg->app_limit_factor = 2.0;
 }

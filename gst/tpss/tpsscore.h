@@ -147,12 +147,12 @@ typedef struct {
   gint64 pacing_catch_up;       /* MQ's pacer makes up at most this much
                                  * of the departure time its loop missed
                                  * (ns; 0 = all of it): 10 ms */
-  gint64 pacing_catch_up_budget;        /* ours: the most missed
-                                         * departure time made up per
-                                         * stall in all, a mirror of a
+  gint64 pacing_catch_up_budget;        /* ours, off by default: the most
+                                         * missed departure time made up
+                                         * per stall in all, a mirror of a
                                          * receiver's admission bucket that
                                          * refills with time (ns; 0 = only
-                                         * pacing_catch_up): 18 ms */
+                                         * pacing_catch_up): 0 */
   gdouble pacing_catch_up_factor;        /* what the budget makes up after
                                          * the first pacing_catch_up leaves
                                          * at this many times TR (a
