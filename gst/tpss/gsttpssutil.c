@@ -152,8 +152,9 @@ static const GstParamEntry param_entries[] = {
         "pacing-catch-up at once and the rest at pacing-catch-up-factor times "
         "the data rate after it; a credit that refills with time and is "
         "spent by sending ahead of the data rate, as a receiver's admission "
-        "bucket is; keep it within the receivers' admission-burst (ns; 0 = "
-        "only pacing-catch-up)", TIME, NULL, cfg.pacing_catch_up_budget, 0, H),
+        "bucket is; keep it at most the receivers' admission-burst minus "
+        "about 22 ms, 18 ms with the default 40 ms (ns; 0 = only "
+        "pacing-catch-up)", TIME, NULL, cfg.pacing_catch_up_budget, 0, H),
   P ("pacing-catch-up-factor", "Pacing catch-up factor", "With "
         "pacing-catch-up-budget: the missed time kept after the first "
         "pacing-catch-up leaves at this many times the data rate (a factor)",

@@ -2380,6 +2380,59 @@ GST_START_TEST (test_sender_repeated_stalls_budget)
 
 GST_END_TEST;
 
+static gint64 held_ms;
+
+static gboolean
+held_from_1000_ms (gint64 now)
+{
+  return now >= 1000 * MS && now < (1000 + held_ms) * MS;
+}
+
+/* A (TR = 3 Mbit/s, C's capacity) offering 500 bytes every @offer_every,
+ * held off once from 1000 ms for @held ms, with @budget: the worst count
+ * of A's packets C refused; *@made_up: the time made up in the last run. */
+static guint
+refused_after_single_stall (gint64 budget, gint64 offer_every, gint64 held,
+    gint64 * made_up)
+{
+  TpssConfig cfg;
+  guint burst, queued;
+  guint64 b_cut;
+
+  tpss_config_init (&cfg);
+  cfg.initial_rate = 3000000;
+  cfg.pacing_catch_up_budget = budget;
+  held_ms = held;
+  return stalled_sender_run (&cfg, offer_every, 2000 * MS - 100 * US,
+      held_from_1000_ms, &burst, &queued, made_up, &b_cut);
+}
+
+/* The budget's bound from a single stall: A offers 2, 2.5 or 2.86 Mbit/s
+ * and is held off 20-400 ms once. C's bucket for A refills at what A
+ * announced (what it sends, below TR), so an 18 ms budget (8 ms made up
+ * after the 10 at once) is admitted in full after every stall, while 20 ms
+ * has one packet refused after an 80 ms stall at 2 Mbit/s. */
+GST_START_TEST (test_sender_single_stall_budget_bound)
+{
+  static const gint64 every[] = { 2000 * US, 1600 * US, 1400 * US };
+  static const gint64 held[] = { 20, 40, 80, 120, 400 };
+  gint64 made_up;
+
+  for (guint e = 0; e < G_N_ELEMENTS (every); e++)
+    for (guint h = 0; h < G_N_ELEMENTS (held); h++) {
+      guint refused = refused_after_single_stall (18 * MS, every[e], held[h],
+          &made_up);
+
+      fail_unless_equals_int (refused, 0);
+      fail_unless_equals_int64 (made_up, 8 * MS);
+    }
+  fail_unless_equals_int (refused_after_single_stall (20 * MS, 2000 * US, 80,
+          &made_up), 1);
+  fail_unless_equals_int64 (made_up, 10 * MS);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 6. Membership */
 
@@ -2495,6 +2548,7 @@ tpsscore_suite (void)
   tcase_add_test (tc, test_holding_time_and_pacing);
   tcase_add_test (tc, test_sender_stall_paced_after);
   tcase_add_test (tc, test_sender_repeated_stalls_budget);
+  tcase_add_test (tc, test_sender_single_stall_budget_bound);
   tcase_add_test (tc, test_membership);
   tcase_add_test (tc, test_step_probed_with_parity);
   tcase_add_test (tc, test_rate_bounded_by_use);
