@@ -880,14 +880,45 @@ def timed_lines(stream):
 
 _ELEMENT_MESSAGE = re.compile(
     r'^Got message #\d+ from element "(\w+)" \(element\): ([\w-]+), (.*)$')
+_MESSAGE_PREFIX = re.compile(r'^Got message #\d+ from element "\w+" \(element\): ?')
+_STRUCTURE = re.compile(r"^[\w-]+, [\w-]+=\(")
+
+
+def message_lines(text):
+    """The lines of gst-launch -m output text, with each element message's
+    prefix joined again to its structure: another thread's whole lines (a
+    checksumsink's) can land between the two writes gst-launch makes of one
+    message, so the prefix ends a line of its own and the structure starts a
+    later one. The lines that came between follow the joined one."""
+    out, pending, between = [], None, []
+    for line in (ln.strip() for ln in text.splitlines()):
+        prefix = _MESSAGE_PREFIX.match(line)
+        if pending is not None and _STRUCTURE.match(line):
+            out.append(pending + line)
+            out.extend(between)
+            pending, between = None, []
+        elif prefix and not _STRUCTURE.match(line[prefix.end():]):
+            if pending is not None:       # a prefix whose structure never came
+                out.append(pending)
+                out.extend(between)
+            pending = prefix.group(0).rstrip() + " "
+            between = [line[prefix.end():]] if line[prefix.end():] else []
+        elif pending is not None:
+            between.append(line)
+        else:
+            out.append(line)
+    if pending is not None:
+        out.append(pending)
+        out.extend(between)
+    return out
 
 
 def element_messages(text, element, name):
     """The fields of element messages `name` from `element` in gst-launch -m
     output, as dicts of strings."""
     out = []
-    for line in text.splitlines():
-        m = _ELEMENT_MESSAGE.match(line.strip())
+    for line in message_lines(text):
+        m = _ELEMENT_MESSAGE.match(line)
         if m and m.group(1) == element and m.group(2) == name:
             fields = dict(re.findall(r'([\w-]+)=\([\w]+\)("[^"]*"|[^,;]+)',
                                      m.group(3)))
