@@ -752,12 +752,15 @@ class NetBed:
 
 
 def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=None,
-               connected=None):
+               connected=None, go=None, connect_early=False):
     """A greedy TCP flow from host snd to dst:port on host rcv (congestion control
     cc), sending from t0 + start until stop is set or t0 + stop_at (monotonic
-    clock). The receiver appends (seconds since t0, cumulative bytes) to out; the
-    sender appends to the list connected, if given, the seconds since t0 at which
-    it called connect(). Returns the two threads, already started."""
+    clock); with go (a threading.Event), not before go is set (with
+    connect_early, it connects at once and only its data waits for go). The
+    receiver appends (seconds since t0, cumulative bytes) to out; the sender
+    appends to the list connected, if given, the seconds since t0 at which it
+    called connect() (with connect_early, at which it began to send). Returns
+    the two threads, already started."""
     lsock = rcv.socket(type=socket.SOCK_STREAM)
     lsock.bind((dst, port))
     lsock.listen(1)
@@ -781,12 +784,21 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
         lsock.close()
 
     def tx():
-        time.sleep(max(0.0, t0 + start - time.monotonic()))
+        # made (and with connect_early connected) before the start, so that it adds
+        # nothing to the time from go to the first data
         s = snd.socket(type=socket.SOCK_STREAM)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        if connect_early:
+            s.connect((dst, port))
+        if go is not None:
+            go.wait()
+        time.sleep(max(0.0, t0 + start - time.monotonic()))
+        if stop.is_set():
+            return
         if connected is not None:
             connected.append(round(time.monotonic() - t0, 4))
-        s.connect((dst, port))
+        if not connect_early:
+            s.connect((dst, port))
         s.settimeout(0.2)
         buf = bytes(65536)
         while not stop.is_set() and (stop_at is None or time.monotonic() < t0 + stop_at):
@@ -838,6 +850,52 @@ def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
     for t in threads:
         t.start()
     return threads
+
+
+_TCP_ESTABLISHED = "01"
+
+
+def tcp_sockets_to(port):
+    """[(state, unacked bytes)] of the TCP sockets in the calling thread's
+    namespace whose remote port is port (IPv4, /proc/net/tcp; state as the
+    kernel's hex code: "01" established, "02" SYN sent)."""
+    out = []
+    with open("/proc/thread-self/net/tcp") as f:
+        next(f)
+        for line in f:
+            cols = line.split()
+            if int(cols[2].rsplit(":", 1)[1], 16) == port:
+                out.append((cols[3], int(cols[4].split(":")[0], 16)))
+    return out
+
+
+def watch_connect(host, port, t0, times, go=None, poll=0.001, timeout=30.0):
+    """Watch host's TCP sockets to port every poll seconds from a thread of
+    its own: times["connect"] gets the seconds since t0 at which the first
+    one was seen (its connect() came a poll and a wake-up before at most),
+    and times["first_tx"] when it was first seen established with bytes not
+    yet acknowledged (its first data). go, if given, is set when the socket
+    is seen, or after timeout seconds if it is not. Returns the thread,
+    already started."""
+    def watch():
+        end = time.monotonic() + timeout
+        with host.inside():
+            while time.monotonic() < end and "first_tx" not in times:
+                socks = tcp_sockets_to(port)
+                now = round(time.monotonic() - t0, 4)
+                if socks:
+                    times.setdefault("connect", now)
+                if any(st == _TCP_ESTABLISHED and unacked for st, unacked in socks):
+                    times["first_tx"] = now
+                if go is not None and "connect" in times:
+                    go.set()
+                time.sleep(poll)
+        if go is not None:
+            go.set()
+
+    th = threading.Thread(target=watch, daemon=True)
+    th.start()
+    return th
 
 
 # checksumsink's line: running time, SHA-1. gst-launch -m prints a message's

@@ -422,6 +422,31 @@ def check_split_messages():
     return "a message split by another thread's line is read whole"
 
 
+def check_watch_connect():
+    """A flow held on watch_connect's go sends nothing before the watched
+    connection, and starts after it."""
+    with netbed.NetBed() as bed:
+        a, b = two_hosts(bed)
+        stop, go, times, held, sent = threading.Event(), threading.Event(), {}, [], []
+        t0 = time.monotonic()
+        netbed.watch_connect(a, 5004, t0, times, go, timeout=10)
+        netbed.greedy_tcp(a, b, b.ip, 6000, "cubic", stop, held, t0=t0, go=go,
+                          connect_early=True)
+        time.sleep(0.5)
+        expect(not held, f"the held flow sent {held[-1:]} before the connection")
+        netbed.greedy_tcp(a, b, b.ip, 5004, "cubic", stop, sent, t0=t0)
+        deadline = time.monotonic() + 5
+        while not held and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+    expect(held and sent, f"bytes: held flow {len(held)} samples, watched {len(sent)}")
+    expect(times.get("connect", 0) >= 0.5 and held[0][0] >= times["connect"],
+           f"watched connection seen at {times.get('connect')} s, held flow's "
+           f"first bytes at {held[0][0]:.3f} s")
+    return (f"connection seen at {times['connect']:.3f} s, first data {times.get('first_tx')} s,"
+            f" the held flow's first bytes {held[0][0]:.3f} s")
+
+
 CHECKS = [
     ("(a) ping over veth", check_ping, False),
     ("(b) tbf bottleneck 2 Mbit/s", check_tbf, False),
@@ -433,6 +458,7 @@ CHECKS = [
     ("(f) bridge multicast with snooping", check_multicast, False),
     ("(g) cleanup", check_cleanup, False),
     ("(h) gst-launch -m message split by another thread's line", check_split_messages, False),
+    ("(i) watch_connect holds a flow until a connection shows", check_watch_connect, False),
 ]
 
 
