@@ -15,11 +15,14 @@ One tpbasink -> tpbasrc flow (a greedy raw-video RTP source, 15.6 Mbit/s, so
 the scheme and not the source sets the rate; the sink drops whole ADUs above
 what it may send) and n greedy TCP flows start together at t = 0 (the paper's
 section 6.2); at JOIN one more TCP flow joins (the paper's Flow 4 at 200 s)
-and it leaves at LEAVE (Table 3's case b); the run ends at END. (gst-launch starts
-after the TCP flows, so TPBA's TCP connection is the later starter, 0.2-0.5 s; on this
-drop-tail bed the later starter keeps a higher RTT and more loss events: issue 17,
-docs/results.md, twentieth pass. The TCP reference starts with the TCP flows.) All TCP,
-including TPBA's probing connection, uses the same congestion control.
+and it leaves at LEAVE (Table 3's case b); the run ends at END. The TCP flows connect
+first and send their first data when the bench sees tpbasink's probing connection at
+the sender (polled every 1 ms; the sink sends as it connects), so that no flow is the
+later starter by construction: on this drop-tail bed the later starter keeps a higher
+RTT and more loss events (issue 17, docs/results.md, twentieth pass and issue 17's
+section). BENCH_TPBA_START=before keeps the old order (the TCP flows, then gst-launch,
+whose connection came 0.2-0.5 s after theirs). The TCP reference starts with the TCP
+flows. All TCP, including TPBA's probing connection, uses the same congestion control.
 The reference variants put, in the same place and beside the same TCP flows,
 one more TCP flow ("TCP") or UDP paced at exactly the fair share ("CBR-fair"):
 what the bed lets any TCP-friendly scheme reach on each metric.
@@ -57,7 +60,11 @@ of the sender, TPBA's probe and the competitors, with `ss -ti` this often and
 store it in the run as "ss"; 0, the default, does not), BENCH_TPBA_REF_START (s: the
 TCP reference starts this long after the TCP flows beside it; 0, the default, starts
 them together; a reference run whose connect() is more than MAX_START_SKEW off
-that is flagged; each run stores the flows' connect() times and first bytes). `bench-tpba-fairness.py --report A.json ...`
+that is flagged; each run stores the flows' connect() times and first bytes),
+BENCH_TPBA_START (together, on-connect or before: see TPBA_START; a TPBA run whose
+sink shows more than MAX_START_SKEW off the TCP flows' start is flagged; each run
+stores the times as the reference's do (for "together" the TCP flows' entry is when
+they began to send), and tpba_first_tx, when the sink's socket first held unacked data). `bench-tpba-fairness.py --report A.json ...`
 prints the tables of runs saved before.
 
 Needs root (network namespaces); exits 77 (skip) otherwise."""
@@ -94,6 +101,16 @@ REF_START = float(os.environ.get("BENCH_TPBA_REF_START", "0"))
 START_SETUP = 0.5
 # a reference run that connects further than this (s) off its intended start is flagged
 MAX_START_SKEW = 0.05
+# how a TPBA run starts the TCP flows beside it (issue 17). "together": they
+# connect first and send their first data when the sink's probing connection
+# shows at the sender (it is then already sending). "on-connect": they connect
+# then; their SYNs wait behind the sink's first window, so it starts first.
+# "before": the old order, the TCP flows and then gst-launch, whose connection
+# came 0.23-0.47 s after theirs.
+TPBA_START = os.environ.get("BENCH_TPBA_START", "together")
+TPBA_STARTS = ("together", "on-connect", "before")
+# how long a TPBA run waits for the sink's connection before it starts the TCP flows anyway, s
+TPBA_CONNECT_WAIT = 10.0
 
 VARIANTS = {
     "TPBA": "",
@@ -401,17 +418,18 @@ def build_bed(bed, case):
     return snd, rcv
 
 
-def start_cross(case, snd, rcv, stop, t0, connected=None):
-    """The n TCP flows from 0 to END and the joiner from JOIN to LEAVE; returns
-    their (time, bytes) sample lists (and fills connected[k] with flow k's
-    connect() time, if given)."""
+def start_cross(case, snd, rcv, stop, t0, connected=None, go=None, connect_early=False):
+    """The n TCP flows from 0 to END and the joiner from JOIN to LEAVE (none
+    before go is set, if given); returns their (time, bytes) sample lists (and
+    fills connected[k] with flow k's connect() time, if given)."""
     ntcp = case["ntcp"]
     cross = [[] for _ in range(ntcp + 1)]
     for k in range(ntcp + 1):
         start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
         netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, case["cc"], stop, cross[k],
                           t0=t0, start=start, stop_at=stop_at,
-                          connected=connected[k] if connected else None)
+                          connected=connected[k] if connected else None, go=go,
+                          connect_early=connect_early and k < ntcp)
     return cross
 
 
@@ -424,10 +442,16 @@ def run_tpba(case, snd, rcv):
     t0 = time.monotonic()
     rx_msgs, tx_msgs = [], []
     read_messages(rx, t0, "src", rx_msgs)
-    cross = start_cross(case, snd, rcv, stop, t0)
+    # the TCP flows start on the sink's connection (go), or at once in the old order
+    go = None if case["start"] == "before" else threading.Event()
+    connected, tpba_start = [[] for _ in range(case["ntcp"] + 1)], {}
+    cross = start_cross(case, snd, rcv, stop, t0, connected, go,
+                        connect_early=case["start"] == "together")
     ss = {}
     if SS_MS:
         start_ss_capture(snd, t0, ss)
+    netbed.watch_connect(snd, PORT, t0, tpba_start, go,
+                         timeout=TPBA_CONNECT_WAIT)
     tx = snd.popen(["sh", "-c", "exec gst-launch-1.0 -m " + SENDER.format(
         frames=END * FPS, dst="10.77.2.2", port=PORT, cc=case["cc"], extra=extra)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -439,6 +463,8 @@ def run_tpba(case, snd, rcv):
     reader.join(5)
     err_tx = tx.stderr.read()
     stop.set()
+    if go is not None:
+        go.set()                     # a sender that never connected: the flows end
     netbed.interrupt(rx)
 
     tpba = [(t, int(f.get("bytes-udp", 0)) + int(f.get("bytes-tcp", 0)))
@@ -464,7 +490,9 @@ def run_tpba(case, snd, rcv):
                 err="" if tx.returncode == 0 else err_tx[-300:],
                 R=[windows(s, END) for s in [tpba] + cross], U=windows(udp, END),
                 periods=periods, losses=losses, sink=sink, tcp=tcp, ss=ss,
-                last=stats[-1] if stats else {})
+                last=stats[-1] if stats else {}, first_bytes=first_bytes([tpba] + cross),
+                connects=[tpba_start.get("connect")] + [c[0] if c else None for c in connected],
+                tpba_first_tx=tpba_start.get("first_tx"))
 
 
 def run_reference(case, snd, rcv):
@@ -493,20 +521,37 @@ def run_reference(case, snd, rcv):
 
 
 def first_bytes(flows):
-    """Seconds from t0 to each flow's first received bytes (None: none arrived)."""
-    return [round(s[0][0], 3) if s else None for s in flows]
+    """Seconds from t0 to each flow's first received bytes (None: none arrived;
+    TPBA's come from tpbasrc's stats, so they are up to 100 ms late)."""
+    return [next((round(t, 3) for t, b in s if b > 0), None) for s in flows]
 
 
 def start_skew(run):
-    """How much later the reference called connect() than the earliest of the
-    TCP flows that start with it at 0, less the intended REF_START: about 0 on a
-    bed that starts them together (None for runs without the times, and for
-    the CBR reference, which does not connect)."""
+    """How much later the flow in TPBA's place (the sink's probing connection,
+    or the reference) called connect() than the earliest of the TCP flows
+    that start with it at 0, less the intended REF_START: about 0 on a bed
+    that starts them together (None for runs without the times, and for the
+    CBR reference, which does not connect). The sink's connect() is when the
+    bench first saw its socket, up to a poll (1 ms) and a wake-up late."""
     conn = run.get("connects")
     if not conn or conn[0] is None:
         return None
     others = [t for t in conn[1:run["ntcp"] + 1] if t is not None]
     return conn[0] - min(others) - run.get("ref_start", 0.0) if others else None
+
+
+def start_warning(run):
+    """The line that flags a run whose flow in TPBA's place did not connect
+    with the TCP flows (None when it did, or the times are missing)."""
+    skew = start_skew(run)
+    if skew is None or abs(skew) <= MAX_START_SKEW:
+        return None
+    who = "the reference" if run["variant"] in REFERENCES else "TPBA's probing connection"
+    why = (" (expected: BENCH_TPBA_START=before starts the TCP flows first)"
+           if run.get("start") == "before" and run["variant"] not in REFERENCES
+           else ": the bed did not start them as asked")
+    return (f"# WARNING: {who} connected {skew:+.3f} s off its intended start beside "
+            f"the TCP flows (connect() at {run['connects']} s){why}")
 
 
 # --- the metrics -------------------------------------------------------------
@@ -948,7 +993,7 @@ def cases():
                                          f"{', '.join(list(VARIANTS) + list(REFERENCES))}")
                             out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
                                             trial=trial, mtu=MTU, queue=QUEUE, qdisc=qdisc,
-                                            rcvbuf=RCVBUF))
+                                            rcvbuf=RCVBUF, start=TPBA_START))
     i, n = map(int, os.environ.get("BENCH_TPBA_SHARD", "0/1").split("/"))
     return out[i::n]
 
@@ -960,6 +1005,8 @@ def main():
         for run in runs:
             write_plot(run)
         return 0
+    if TPBA_START not in TPBA_STARTS:
+        sys.exit(f"BENCH_TPBA_START={TPBA_START!r}: one of {', '.join(TPBA_STARTS)}")
     todo = cases()
     netbed.require_or_skip(nfq=any(c["rtt"] for c in todo),
                            aqm=any(c["qdisc"] != "tbf" for c in todo))
@@ -973,11 +1020,9 @@ def main():
               f"sink {run['last']}", flush=True)
         print(row(run, metrics(run)) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
               f"{run['err']}", flush=True)
-        skew = start_skew(run)
-        if skew is not None and abs(skew) > MAX_START_SKEW:
-            print(f"# WARNING: the reference connected {skew:+.3f} s off its intended start "
-                  f"beside the TCP flows (connect() at {run['connects']} s): the bed did "
-                  f"not start them as asked", flush=True)
+        warning = start_warning(run)
+        if warning:
+            print(warning, flush=True)
         write_plot(run)
         save_runs(runs, "BENCH_TPBA_JSON")
     return report_and_status(runs, report)

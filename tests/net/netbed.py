@@ -752,12 +752,15 @@ class NetBed:
 
 
 def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=None,
-               connected=None):
+               connected=None, go=None, connect_early=False):
     """A greedy TCP flow from host snd to dst:port on host rcv (congestion control
     cc), sending from t0 + start until stop is set or t0 + stop_at (monotonic
-    clock). The receiver appends (seconds since t0, cumulative bytes) to out; the
-    sender appends to the list connected, if given, the seconds since t0 at which
-    it called connect(). Returns the two threads, already started."""
+    clock); with go (a threading.Event), not before go is set (with
+    connect_early, it connects at once and only its data waits for go). The
+    receiver appends (seconds since t0, cumulative bytes) to out; the sender
+    appends to the list connected, if given, the seconds since t0 at which it
+    called connect() (with connect_early, at which it began to send). Returns
+    the two threads, already started."""
     lsock = rcv.socket(type=socket.SOCK_STREAM)
     lsock.bind((dst, port))
     lsock.listen(1)
@@ -781,12 +784,21 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
         lsock.close()
 
     def tx():
-        time.sleep(max(0.0, t0 + start - time.monotonic()))
+        # made (and with connect_early connected) before the start, so that it adds
+        # nothing to the time from go to the first data
         s = snd.socket(type=socket.SOCK_STREAM)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        if connect_early:
+            s.connect((dst, port))
+        if go is not None:
+            go.wait()
+        time.sleep(max(0.0, t0 + start - time.monotonic()))
+        if stop.is_set():
+            return
         if connected is not None:
             connected.append(round(time.monotonic() - t0, 4))
-        s.connect((dst, port))
+        if not connect_early:
+            s.connect((dst, port))
         s.settimeout(0.2)
         buf = bytes(65536)
         while not stop.is_set() and (stop_at is None or time.monotonic() < t0 + stop_at):
@@ -840,6 +852,52 @@ def paced_udp(snd, rcv, dst, port, rate_bps, size, stop, out, t0, stop_at):
     return threads
 
 
+_TCP_ESTABLISHED = "01"
+
+
+def tcp_sockets_to(port):
+    """[(state, unacked bytes)] of the TCP sockets in the calling thread's
+    namespace whose remote port is port (IPv4, /proc/net/tcp; state as the
+    kernel's hex code: "01" established, "02" SYN sent)."""
+    out = []
+    with open("/proc/thread-self/net/tcp") as f:
+        next(f)
+        for line in f:
+            cols = line.split()
+            if int(cols[2].rsplit(":", 1)[1], 16) == port:
+                out.append((cols[3], int(cols[4].split(":")[0], 16)))
+    return out
+
+
+def watch_connect(host, port, t0, times, go=None, poll=0.001, timeout=30.0):
+    """Watch host's TCP sockets to port every poll seconds from a thread of
+    its own: times["connect"] gets the seconds since t0 at which the first
+    one was seen (its connect() came a poll and a wake-up before at most),
+    and times["first_tx"] when it was first seen established with bytes not
+    yet acknowledged (its first data). go, if given, is set when the socket
+    is seen, or after timeout seconds if it is not. Returns the thread,
+    already started."""
+    def watch():
+        end = time.monotonic() + timeout
+        with host.inside():
+            while time.monotonic() < end and "first_tx" not in times:
+                socks = tcp_sockets_to(port)
+                now = round(time.monotonic() - t0, 4)
+                if socks:
+                    times.setdefault("connect", now)
+                if any(st == _TCP_ESTABLISHED and unacked for st, unacked in socks):
+                    times["first_tx"] = now
+                if go is not None and "connect" in times:
+                    go.set()
+                time.sleep(poll)
+        if go is not None:
+            go.set()
+
+    th = threading.Thread(target=watch, daemon=True)
+    th.start()
+    return th
+
+
 # checksumsink's line: running time, SHA-1. gst-launch -m prints a message's
 # "Got message ... (element): " prefix and its structure in two writes, so a
 # line from the streaming thread can land between them, after the prefix.
@@ -880,14 +938,45 @@ def timed_lines(stream):
 
 _ELEMENT_MESSAGE = re.compile(
     r'^Got message #\d+ from element "(\w+)" \(element\): ([\w-]+), (.*)$')
+_MESSAGE_PREFIX = re.compile(r'^Got message #\d+ from element "\w+" \(element\): ?')
+_STRUCTURE = re.compile(r"^[\w-]+, [\w-]+=\(")
+
+
+def message_lines(text):
+    """The lines of gst-launch -m output text, with each element message's
+    prefix joined again to its structure: another thread's whole lines (a
+    checksumsink's) can land between the two writes gst-launch makes of one
+    message, so the prefix ends a line of its own and the structure starts a
+    later one. The lines that came between follow the joined one."""
+    out, pending, between = [], None, []
+    for line in (ln.strip() for ln in text.splitlines()):
+        prefix = _MESSAGE_PREFIX.match(line)
+        if pending is not None and _STRUCTURE.match(line):
+            out.append(pending + line)
+            out.extend(between)
+            pending, between = None, []
+        elif prefix and not _STRUCTURE.match(line[prefix.end():]):
+            if pending is not None:       # a prefix whose structure never came
+                out.append(pending)
+                out.extend(between)
+            pending = prefix.group(0).rstrip() + " "
+            between = [line[prefix.end():]] if line[prefix.end():] else []
+        elif pending is not None:
+            between.append(line)
+        else:
+            out.append(line)
+    if pending is not None:
+        out.append(pending)
+        out.extend(between)
+    return out
 
 
 def element_messages(text, element, name):
     """The fields of element messages `name` from `element` in gst-launch -m
     output, as dicts of strings."""
     out = []
-    for line in text.splitlines():
-        m = _ELEMENT_MESSAGE.match(line.strip())
+    for line in message_lines(text):
+        m = _ELEMENT_MESSAGE.match(line)
         if m and m.group(1) == element and m.group(2) == name:
             fields = dict(re.findall(r'([\w-]+)=\([\w]+\)("[^"]*"|[^,;]+)',
                                      m.group(3)))

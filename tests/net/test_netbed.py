@@ -400,6 +400,53 @@ def check_cleanup():
     return "nothing left after " + ", ".join(notes)
 
 
+# gst-launch -m output where a checksumsink line landed between a message's
+# prefix and its structure (the two writes gst-launch makes of one message)
+SPLIT_OUTPUT = """\
+Got message #143 from element "snk" (element): tpba-period, period=(string)running, r-s=(guint64)171571;
+0:00:09.933333333 811850ec126c0a9699445c9e4165c2e19bd80ab7
+Got message #147 from element "snk" (element): 0:00:09.966666666 420e30eba299bb86560150be4476a094e6f088ef
+tpba-stats, period=(string)running, switches=(uint)5, dropped-packets=(guint64)0;
+Got message #66 from element "pipeline0" (eos): no message details
+"""
+
+
+def check_split_messages():
+    stats = netbed.element_messages(SPLIT_OUTPUT, "snk", "tpba-stats")
+    periods = netbed.element_messages(SPLIT_OUTPUT, "snk", "tpba-period")
+    hashes = netbed.checksum_hashes(SPLIT_OUTPUT)
+    expect(stats == [{"period": "running", "switches": "5", "dropped-packets": "0"}],
+           f"the split message read as {stats}")
+    expect(len(periods) == 1 and periods[0]["r-s"] == "171571", f"periods {periods}")
+    expect(len(hashes) == 2, f"{len(hashes)} of 2 checksums")
+    return "a message split by another thread's line is read whole"
+
+
+def check_watch_connect():
+    """A flow held on watch_connect's go sends nothing before the watched
+    connection, and starts after it."""
+    with netbed.NetBed() as bed:
+        a, b = two_hosts(bed)
+        stop, go, times, held, sent = threading.Event(), threading.Event(), {}, [], []
+        t0 = time.monotonic()
+        netbed.watch_connect(a, 5004, t0, times, go, timeout=10)
+        netbed.greedy_tcp(a, b, b.ip, 6000, "cubic", stop, held, t0=t0, go=go,
+                          connect_early=True)
+        time.sleep(0.5)
+        expect(not held, f"the held flow sent {held[-1:]} before the connection")
+        netbed.greedy_tcp(a, b, b.ip, 5004, "cubic", stop, sent, t0=t0)
+        deadline = time.monotonic() + 5
+        while not held and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+    expect(held and sent, f"bytes: held flow {len(held)} samples, watched {len(sent)}")
+    expect(times.get("connect", 0) >= 0.5 and held[0][0] >= times["connect"],
+           f"watched connection seen at {times.get('connect')} s, held flow's "
+           f"first bytes at {held[0][0]:.3f} s")
+    return (f"connection seen at {times['connect']:.3f} s, first data {times.get('first_tx')} s,"
+            f" the held flow's first bytes {held[0][0]:.3f} s")
+
+
 CHECKS = [
     ("(a) ping over veth", check_ping, False),
     ("(b) tbf bottleneck 2 Mbit/s", check_tbf, False),
@@ -410,6 +457,8 @@ CHECKS = [
     ("(e2) jitter 10 and 20 ms, order kept and not", check_jitter, True),
     ("(f) bridge multicast with snooping", check_multicast, False),
     ("(g) cleanup", check_cleanup, False),
+    ("(h) gst-launch -m message split by another thread's line", check_split_messages, False),
+    ("(i) watch_connect holds a flow until a connection shows", check_watch_connect, False),
 ]
 
 
