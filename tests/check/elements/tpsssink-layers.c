@@ -247,17 +247,33 @@ base_packet (guint frame, guint i, gboolean key)
   return buf;
 }
 
-/* Reads @sock until it stays quiet for 300 ms; returns when (monotonic
- * us) the key frame's last packet came, -1 if it did not. */
+/* How long member @id's queue takes on its link now (ns). */
 static gint64
-receive_key_frame (GSocket * sock, Received * r)
+member_queue_time (GstElement * sink, guint id)
 {
+  GstStructure *s;
+  gint64 v = -1;
+
+  g_object_get (sink, "stats", &s, NULL);
+  fail_unless (gst_structure_get_int64 (member_stats (s, id),
+          "layer-queue-time", &v));
+  gst_structure_free (s);
+  return v;
+}
+
+/* Reads @sock until the key frame's last packet came (at most @guard_s
+ * seconds); returns whether it came and was the last media packet. */
+static gboolean
+receive_key_frame (GSocket * sock, Received * r, guint guard_s)
+{
+  gint64 end = g_get_monotonic_time () + guard_s * G_USEC_PER_SEC;
   guint8 buf[2048];
-  gint64 key_done = -1;
+  gboolean key_last = FALSE;
   gssize n;
 
-  while (g_socket_condition_timed_wait (sock, G_IO_IN, 300000, NULL,
-          NULL)) {
+  while (!key_last && g_get_monotonic_time () < end &&
+      g_socket_condition_timed_wait (sock, G_IO_IN,
+          end - g_get_monotonic_time (), NULL, NULL)) {
     n = g_socket_receive (sock, (gchar *) buf, sizeof (buf), NULL, NULL);
     if (n < 12 + BIG_PAYLOAD || (buf[1] & 0x7f) != MEDIA_PT)
       continue;                 /* control, parity */
@@ -266,22 +282,24 @@ receive_key_frame (GSocket * sock, Received * r)
     r->have_seq = TRUE;
     r->next_seq = GST_READ_UINT16_BE (buf + 2) + 1;
     r->media++;
-    if (buf[n - 1] == KEY_MARK)
-      key_done = g_get_monotonic_time ();
+    key_last = buf[n - 1] == KEY_MARK && (buf[1] & 0x80);
   }
-  return key_done;
+  return key_last;
 }
 
 /* Member 2 (200 kbit/s) has about a second of base-layer delta frames
  * queued when a key frame comes; member 3 (4 Mbit/s) keeps MQ short.
- * Returns how long after its push member 2 had the key frame (us). */
+ * Returns member 2's queue time (ns) once the key frame is in it: how long
+ * the key frame waits there, from the sink's own count of bytes and rate,
+ * so that a slow host does not stretch it. */
 static gint64
-key_frame_delay (guint64 key_unit_flush, guint64 * flushed, Received * r2)
+key_frame_wait (guint64 key_unit_flush, guint64 * flushed, Received * r2)
 {
   gchar *props = g_strdup_printf ("initial-rate=200000 key-unit-flush=%"
       G_GUINT64_FORMAT, key_unit_flush);
+  const guint queued = QUEUED_FRAMES * PACKETS_PER_FRAME;
   Group g;
-  gint64 pushed, done;
+  gint64 wait;
 
   group_play (&g, props);
   g_free (props);
@@ -290,35 +308,43 @@ key_frame_delay (guint64 key_unit_flush, guint64 * flushed, Received * r2)
     for (guint i = 0; i < PACKETS_PER_FRAME; i++)
       fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
                   FALSE)), GST_FLOW_OK);
-  g_usleep (100000);
-  pushed = g_get_monotonic_time ();
+  /* member 2's packets-sent counts what entered its queue: every delta
+   * frame, then the key frame (its flush comes before it is queued) */
+  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "packets-sent") >= queued, 10);
+  fail_unless_equals_uint64 (member_stat_u64 (g.sink, 2, "packets-sent"),
+      queued);
   for (guint i = 0; i < PACKETS_PER_FRAME; i++)
     fail_unless_equals_int (gst_harness_push (g.h,
             base_packet (QUEUED_FRAMES, i, TRUE)), GST_FLOW_OK);
-  done = receive_key_frame (g.s2, r2);
+  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "packets-sent") >=
+      queued + PACKETS_PER_FRAME, 10);
+  wait = member_queue_time (g.sink, 2);
   *flushed = member_stat_u64 (g.sink, 2, "key-flush-packets");
+  fail_unless (receive_key_frame (g.s2, r2, 10),
+      "the key frame did not reach member 2 last (%u packets came)",
+      r2->media);
   group_clear (&g);
-  return done < 0 ? -1 : done - pushed;
+  return wait;
 }
 
-/* The key frame leaves toward the slow member within about its own
- * transmission time (2 kB at 200-300 kbit/s: 50-80 ms) instead of after
- * the queue ahead of it (32 kB: about a second); the frames left out are
- * counted, and the member's sequence numbers run on without a gap. */
+/* The key frame waits toward the slow member about its own transmission
+ * time and the frame on the wire (2 kB each at 200 kbit/s: 80 ms) instead
+ * of the queue ahead of it (32 kB: about a second); the frames left out
+ * are counted, and the member's sequence numbers run on without a gap. */
 GST_START_TEST (test_key_unit_flushes_member_queue)
 {
   Received kept = { 0, }, flushed = { 0, };
   guint64 n_kept, n_flushed;
-  gint64 slow = key_frame_delay (GST_CLOCK_TIME_NONE, &n_kept, &kept);
-  gint64 fast = key_frame_delay (100 * GST_MSECOND, &n_flushed, &flushed);
+  gint64 slow = key_frame_wait (GST_CLOCK_TIME_NONE, &n_kept, &kept);
+  gint64 fast = key_frame_wait (100 * GST_MSECOND, &n_flushed, &flushed);
 
-  fail_unless (slow > 600000, "without the flush: %" G_GINT64_FORMAT " us",
-      slow);
+  fail_unless (slow > 500 * GST_MSECOND, "without the flush: %"
+      G_GINT64_FORMAT " ns", slow);
   fail_unless_equals_uint64 (n_kept, 0);
   fail_unless_equals_int (kept.media, (QUEUED_FRAMES + 1) *
       PACKETS_PER_FRAME);
-  fail_unless (fast >= 0 && fast < 400000, "with the flush: %"
-      G_GINT64_FORMAT " us", fast);
+  fail_unless (fast <= 170 * GST_MSECOND, "with the flush: %"
+      G_GINT64_FORMAT " ns", fast);
   fail_unless (n_flushed >= QUEUED_FRAMES, "%" G_GUINT64_FORMAT, n_flushed);
   fail_unless (flushed.media < kept.media);
   /* whole frames: the key frame and the frames that were sent */
@@ -358,20 +384,16 @@ sink_stat (GstElement * sink, const gchar * field)
   return v;
 }
 
-static gint64
-member_queue_time (GstElement * sink, guint id)
-{
-  GstStructure *s;
-  gint64 v = -1;
-
-  g_object_get (sink, "stats", &s, NULL);
-  fail_unless (gst_structure_get_int64 (member_stats (s, id),
-          "layer-queue-time", &v));
-  gst_structure_free (s);
-  return v;
-}
-
 #define QUEUE_BOUND (300 * GST_MSECOND)
+
+/* The force-key-unit requests a queue may make within @elapsed_us of its
+ * first: that one, and one more per whole second (the sink's interval, on
+ * the monotonic clock, so a slow host can let a second pass). */
+static guint64
+queue_requests_allowed (gint64 elapsed_us)
+{
+  return 1 + elapsed_us / G_USEC_PER_SEC;
+}
 
 /* key-unit-queue-time: member 2 (200 kbit/s) is sent 2 kB base-layer
  * frames faster than it takes them (80 ms each on its link). Once its
@@ -384,8 +406,9 @@ GST_START_TEST (test_queue_bound_asks_for_key_unit)
   Group g;
   gchar *props = g_strdup_printf ("initial-rate=200000 "
       "key-unit-queue-time=%" G_GUINT64_FORMAT, QUEUE_BOUND);
-  guint64 bound = 0;
+  guint64 bound = 0, units;
   guint f = 0;
+  gint64 start;
 
   group_play (&g, props);
   g_free (props);
@@ -393,24 +416,29 @@ GST_START_TEST (test_queue_bound_asks_for_key_unit)
   fail_unless_equals_uint64 (bound, QUEUE_BOUND);
 
   /* 12 frames at once: 960 ms of queue toward member 2, then one frame
-   * each 80 ms for half a second, within the second after the first
-   * request. */
+   * each 80 ms, which keeps it there. */
+  start = g_get_monotonic_time ();
   for (; f < 12; f++)
     for (guint i = 0; i < PACKETS_PER_FRAME; i++)
       fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
                   FALSE)), GST_FLOW_OK);
-  WAIT_UNTIL (sink_stat (g.sink, "queue-key-units") == 1, 2);
+  WAIT_UNTIL (sink_stat (g.sink, "queue-key-units") == 1, 10);
   fail_unless_equals_uint64 (sink_stat (g.sink, "queue-key-units"), 1);
   fail_unless_equals_int (pull_force_key_units (g.h), 1);
-  for (; f < 18; f++) {
+  /* a queue asks as a packet enters it: one frame each 80 ms until it
+   * asked again, 300 ms on, within the interval (ignored) */
+  for (; f < 12 + 100 && sink_stat (g.sink, "queue-key-ignored") == 0; f++) {
     g_usleep (80000);
     for (guint i = 0; i < PACKETS_PER_FRAME; i++)
       fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
                   FALSE)), GST_FLOW_OK);
   }
-  fail_unless_equals_int (pull_force_key_units (g.h), 0);
-  fail_unless_equals_uint64 (sink_stat (g.sink, "queue-key-units"), 1);
+  WAIT_UNTIL (sink_stat (g.sink, "queue-key-ignored") >= 1, 2);
   fail_unless (sink_stat (g.sink, "queue-key-ignored") >= 1);
+  units = sink_stat (g.sink, "queue-key-units");
+  fail_unless (units <= queue_requests_allowed (g_get_monotonic_time () -
+          start), "%" G_GUINT64_FORMAT " requests", units);
+  fail_unless_equals_int (pull_force_key_units (g.h), units - 1);
   fail_unless (member_stat_u64 (g.sink, 2, "queue-key-asks") >= 2);
   fail_unless_equals_uint64 (member_stat_u64 (g.sink, 3, "queue-key-asks"),
       0);
@@ -421,7 +449,7 @@ GST_START_TEST (test_queue_bound_asks_for_key_unit)
   for (guint i = 0; i < PACKETS_PER_FRAME; i++)
     fail_unless_equals_int (gst_harness_push (g.h, base_packet (f, i,
                 TRUE)), GST_FLOW_OK);
-  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "key-flush-packets") > 0, 2);
+  WAIT_UNTIL (member_stat_u64 (g.sink, 2, "key-flush-packets") > 0, 10);
   fail_unless (member_stat_u64 (g.sink, 2, "key-flush-packets") >= 8);
   fail_unless (member_queue_time (g.sink, 2) <= 170 * GST_MSECOND,
       "%" G_GINT64_FORMAT " ns", member_queue_time (g.sink, 2));
