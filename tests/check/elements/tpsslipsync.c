@@ -344,7 +344,7 @@ check_no_stamp_before_base_time (const gchar * sync)
   GstElement *receiver = gst_pipeline_new (NULL);
   GstElement *a = check_make_element ("tpsssrc", recv_props);
   gint64 end;
-  guint pads = 0;
+  guint pads = 0, stamped = 0;
 
   fail_unless (sender != NULL);
   ss.pipeline = receiver;
@@ -372,7 +372,14 @@ check_no_stamp_before_base_time (const gchar * sync)
   /* returns once the slow start let the tpsssrc have its base time */
   fail_unless (gst_element_set_state (receiver, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  g_usleep (500 * 1000);
+  /* ten stamped buffers, however slowly a loaded host makes them */
+  end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  do {
+    g_usleep (20000);
+    g_mutex_lock (&ss.lock);
+    stamped = ss.stamped;
+    g_mutex_unlock (&ss.lock);
+  } while (stamped < 10 && g_get_monotonic_time () < end);
 
   g_mutex_lock (&ss.lock);
   GST_INFO ("sync=%s: %u buffers during the start, %u stamped after, the "
