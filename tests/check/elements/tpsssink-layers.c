@@ -6,7 +6,7 @@
  * GstLayerRates event upstream carries one rate per layer (base layer at
  * member 2's rate, the sum at member 3's). A key frame that finds about a
  * second of delta frames queued toward member 2 flushes them
- * (key-unit-flush) and reaches it within its own transmission time. With
+ * (key-unit-flush) and waits toward it about its own transmission time. With
  * key-unit-queue-time, that queue asks upstream for the key frame. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
