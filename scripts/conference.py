@@ -12,7 +12,7 @@ and rates.svg (rates over time). Each participant's audio is a tone of its own f
 the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+      [--rates=4M,4M,1M] [--up-rates=...] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
 
 With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
 the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
@@ -290,14 +290,15 @@ def conference_command(args, pid, n):
         (["--rendezvous-host"] if args.ice and pid == 1 else [])
 
 
-def build_bed(bed, n, rates, loss):
-    """Participants p1..pN on one bridge, each behind its own rate (and loss) both ways."""
+def build_bed(bed, n, rates, up_rates, loss):
+    """Participants p1..pN on one bridge, each behind its own rates (upload, download) and
+    loss."""
     br = bed.bridge("br", snooping=False, querier=False)
     hosts = {}
     for pid in range(1, n + 1):
         h = bed.host(f"p{pid}")
         hif, port = bed.attach(h, br, f"10.77.0.{pid}/24")
-        bed.bottleneck(h, hif, rates[pid - 1])              # upload
+        bed.bottleneck(h, hif, up_rates[pid - 1])           # upload
         bed.bottleneck(br, port, rates[pid - 1])            # download
         if loss:
             bed.random_loss(br, port, loss)
@@ -309,6 +310,8 @@ def run(args):
     n = args.participants
     rates = [parse_rate(r) for r in args.rates.split(",")]
     rates += [rates[-1]] * (n - len(rates))
+    up_rates = [parse_rate(r) for r in args.up_rates.split(",")] if args.up_rates else rates[:]
+    up_rates += [up_rates[-1]] * (n - len(up_rates))
     joins, leaves = parse_times(args.join, n, "join"), parse_times(args.leave, n, "leave")
     os.makedirs(args.out_dir, exist_ok=True)
     for pid in range(1, n + 1):
@@ -317,11 +320,13 @@ def run(args):
             if os.path.exists(os.path.join(args.out_dir, name)):
                 os.remove(os.path.join(args.out_dir, name))
     print(f"conference: {n} participants for {args.duration} s; links "
-          + ", ".join(f"p{i + 1} {rates[i] / 1e6:g} Mbit/s" for i in range(n))
+          + ", ".join(f"p{i + 1} {rates[i] / 1e6:g} Mbit/s"
+                      + (f" (up {up_rates[i] / 1e6:g})" if up_rates[i] != rates[i] else "")
+                      for i in range(n))
           + (f"; {args.loss} % loss" if args.loss else "")
           + ("; over ICE" if args.ice else ""), flush=True)
     with netbed.NetBed() as bed:
-        hosts = build_bed(bed, n, rates, args.loss)
+        hosts = build_bed(bed, n, rates, up_rates, args.loss)
         procs, logs, starts, t0 = {}, {}, {}, time.monotonic()
         args.t0 = t0                    # the call's start on CLOCK_MONOTONIC, for times.json
         interrupted, exits = {}, {}     # monotonic time of the SIGINT, seconds to exit
@@ -426,6 +431,8 @@ def main():
     ap.add_argument("--duration", type=float, default=30.0, help="seconds")
     ap.add_argument("--rates", default="4M,4M,1M",
                     help="link rate per participant, bit/s with k/M suffixes (last repeats)")
+    ap.add_argument("--up-rates", default="",
+                    help="upload rate per participant if not its --rates, as --rates")
     ap.add_argument("--loss", type=float, default=0.0, help="random loss on every link, %%")
     ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
     ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")
