@@ -136,9 +136,11 @@ static const GstParamEntry params[] = {
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
       UINT64, max_total_size, 1, G_MAXUINT64, R),
   P ("parity-incremental", "Receiver: a parity block over 255 packets "
-        "(GF(2^16)) is decoded as its packets and rows arrive, row by row, "
-        "so the last needed row leaves only its own work; off: the whole "
-        "decode then (ours: off)", BOOLEAN, parity_incremental, 0, 0, R),
+        "(GF(2^16)) is decoded as its packets and rows arrive (rows in "
+        "batches of parity-incremental-batch), so the last needed row "
+        "leaves at most its batch's work; off: the whole decode then; "
+        "unused with parity-decode-thread (ours: on)", BOOLEAN,
+      parity_incremental, 0, 0, R),
   P ("parity-expect-rows", "Receiver, with parity-incremental: the rows a "
         "block will need (its losses so far x 1.25 + 4) have their sums "
         "over the packets held made as the DATA come, so a row that comes "
@@ -150,8 +152,8 @@ static const GstParamEntry params[] = {
         "cache); a batch goes as soon as its rows may be all that is "
         "missing; 1: each row as it comes, rows (ours: 16)", UINT,
       parity_incremental_batch, 1, 1024, R),
-  P ("parity-decode-thread", "Receiver: a parity block's decode (one-shot, "
-        "not parity-incremental) runs on a worker thread, so the loop "
+  P ("parity-decode-thread", "Receiver: a parity block's decode runs "
+        "one-shot (parity-incremental unused) on a worker thread, so the loop "
         "thread keeps taking packets and answering the server meanwhile; "
         "the rebuilt packets are handed back and output in order; off: it "
         "runs on the loop thread (ours: off)", BOOLEAN, parity_decode_apart,

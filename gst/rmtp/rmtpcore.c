@@ -53,7 +53,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->early_repair = FALSE;
   cfg->conn_retry_backoff = FALSE;
   cfg->conn_retry_storm = 0;
-  cfg->parity_incremental = FALSE;
+  cfg->parity_incremental = TRUE;
   cfg->parity_expect_rows = FALSE;
   cfg->parity_decode_apart = FALSE;
   cfg->parity_incremental_batch = 16;
@@ -2897,7 +2897,9 @@ receiver_block (RmtpReceiver * r, guint32 b)
     r->blocks[b] = g_new0 (RxBlock, 1);
     r->blocks[b]->rows = g_new0 (guint, k);
     r->blocks[b]->parity = g_new0 (GBytes *, k);
-    if (r->cfg.parity_incremental && wide_code (r->parity_block))
+    /* parity_decode_apart asks for the one-shot decode on a worker */
+    if (r->cfg.parity_incremental && !r->cfg.parity_decode_apart &&
+        wide_code (r->parity_block))
       r->blocks[b]->dec = receiver_new_decoder (r, b);
   }
   return r->blocks[b];

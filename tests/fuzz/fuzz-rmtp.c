@@ -248,6 +248,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.repair = RMTP_REPAIR_PARITY;
     cfg.parity_block = (data[0] & 0x20) ? 300 : 4;
   }
+  /* the one-shot decoder; bit 4 turns on the incremental one (the
+   * default), so the corpus reaches both */
+  cfg.parity_incremental = FALSE;
   /* our options off the paper's path, together */
   if (size > 0 && (data[0] & 0x10)) {
     cfg.early_repair = TRUE;

@@ -893,8 +893,9 @@ GST_END_TEST;
 GST_START_TEST (test_docs_and_defaults)
 {
   GstElement *sink = gst_element_factory_make ("rmtpsink", NULL);
-  guint packet_size;
+  guint packet_size, batch;
   guint64 rate, delta;
+  gboolean incremental, decode_thread;
 
   g_object_get (sink, "packet-size", &packet_size, "rate", &rate, "delta",
       &delta, NULL);
@@ -903,8 +904,14 @@ GST_START_TEST (test_docs_and_defaults)
   fail_unless_equals_uint64 (delta, 2 * GST_MSECOND);
   gst_object_unref (sink);
   sink = gst_element_factory_make ("rmtpsrc", NULL);
-  g_object_get (sink, "connect-timeout", &delta, NULL);
+  g_object_get (sink, "connect-timeout", &delta, "parity-incremental",
+      &incremental, "parity-incremental-batch", &batch,
+      "parity-decode-thread", &decode_thread, NULL);
   fail_unless_equals_uint64 (delta, 60 * GST_SECOND);
+  /* issue 20: on, in batches of 16, and the worker off */
+  fail_unless (incremental);
+  fail_unless_equals_int (batch, 16);
+  fail_unless (!decode_thread);
   gst_object_unref (sink);
   check_inspect_docs ("rmtpsink");
   check_inspect_docs ("rmtpsrc");
