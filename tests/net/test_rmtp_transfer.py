@@ -23,6 +23,9 @@ Transfers, one after the other on the same bed:
    with parity-decode-thread: every file identical, each source decoded
    on its worker (decode-jobs >= 1, parity-recovered > 0), and the sources
    answered the sink's rounds while they decoded (empty-rounds >= 1).
+5. The same with the sources' defaults, which reduce the parity rows as they
+   come (parity-incremental on; elements/rmtp checks that default): every
+   file identical, parity-recovered > 0 on each source, no decode job.
 
 Prints one RESULT line per transfer: the sink's time (CONN to the end), each
 receiver's time to EOS from the sender's start, rounds, retransmissions,
@@ -189,34 +192,58 @@ def build_bed(bed, n):
     return br, snd, hosts, loss
 
 
-def decode_thread(check, bed, hosts, snd, loss, src_path, tmp, digest):
-    """Transfer 4: the block decodes run on each source's worker thread."""
+def parity_transfer(check, hosts, snd, loss, src_path, tmp, name,
+                    rx_extra=""):
+    """A transfer at 10 % loss repaired by parity in one block of 2048
+    (GF(2^16)); checks every file; returns (sender, each source's last
+    stats)."""
     for imp in loss:
         imp.change(percent=10)
-    name = "decode-thread"
     tx, rxs, t0 = transfer(hosts, snd, src_path, tmp, name,
                            extra="&repair=parity&parity-block=2048",
-                           rx_extra="&parity-decode-thread=true")
+                           rx_extra=rx_extra)
     done = report(name, tx, rxs, t0)
     check(f"{name}: all 4 complete", tx["proc"].returncode == 0 and
           done.get("receivers-complete") == "4", f"rmtp-done {done}")
-    check_whole(check, name, rxs, digest)
+    check_whole(check, name, rxs, sha256(src_path))
+    stats = []
+    for rx in rxs:
+        m = messages(rx, "rmtpsrc0", "rmtp-src-stats")
+        stats.append((rx["member"], m[-1] if m else {}))
+    return tx, stats
+
+
+def decode_thread(check, hosts, snd, loss, src_path, tmp):
+    """Transfer 4: the block decodes run on each source's worker thread."""
+    name = "decode-thread"
+    tx, stats = parity_transfer(check, hosts, snd, loss, src_path, tmp, name,
+                                rx_extra="&parity-decode-thread=true")
     # a source answers while its block decodes (a NACK of no ranges), and
     # the sink asks again by an EOR alone; decoding on the loop thread it
     # answers only after
     empty = int(last_stats(tx).get("empty-rounds", "0"))
     check(f"{name}: the sources answered during their decodes",
           empty >= 1, f"empty-rounds {empty}")
-    for rx in rxs:
-        m = messages(rx, "rmtpsrc0", "rmtp-src-stats")
-        rs = m[-1] if m else {}
+    for member, rs in stats:
         jobs = int(rs.get("decode-jobs", "0"))
         rebuilt = int(rs.get("parity-recovered", "0"))
-        check(f"{name}: receiver {rx['member']} decoded on its worker",
+        check(f"{name}: receiver {member} decoded on its worker",
               jobs >= 1 and rebuilt > 0 and
               int(rs.get("decode-jobs-dropped", "1")) == 0,
               f"decode-jobs {jobs}, parity-recovered {rebuilt}, "
               f"decode-max-time {rs.get('decode-max-time')} ns")
+
+
+def incremental(check, hosts, snd, loss, src_path, tmp):
+    """Transfer 5: the sources' default decoder, rows reduced as they come."""
+    name = "incremental"
+    _, stats = parity_transfer(check, hosts, snd, loss, src_path, tmp, name)
+    for member, rs in stats:
+        jobs = int(rs.get("decode-jobs", "-1"))
+        rebuilt = int(rs.get("parity-recovered", "0"))
+        check(f"{name}: receiver {member} rebuilt its losses on its loop",
+              jobs == 0 and rebuilt > 0,
+              f"decode-jobs {jobs}, parity-recovered {rebuilt}")
 
 
 def main():
@@ -277,7 +304,8 @@ def main():
               int(st.get("unicast-data-sent", "0")) > 0,
               f"slow-detected {st.get('slow-detected')}, unicast-data-sent "
               f"{st.get('unicast-data-sent')}")
-        decode_thread(check, bed, hosts, snd, loss, src_path, tmp, digest)
+        decode_thread(check, hosts, snd, loss, src_path, tmp)
+        incremental(check, hosts, snd, loss, src_path, tmp)
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)
