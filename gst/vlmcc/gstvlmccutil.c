@@ -184,8 +184,8 @@ static const GstParamEntry params[] = {
         "the paper's)", BOOLEAN, window_covers_hold, 0, 1, S),
   P ("pacing-catch-up", "After a late turn of the sink's loop the pace "
         "keeps its schedule and makes up at most this much of the lateness, "
-        "ns (ours: 0, off: the next burst waits a whole gap from the late "
-        "send, the paper's)", TIME, pacing_catch_up, 0, H, S),
+        "ns (ours: 10 ms; 0 turns it off: the next burst waits a whole gap "
+        "from the late send, the paper's)", TIME, pacing_catch_up, 0, H, S),
   {"vegas-delay", NULL, "What the Vegas step compares with the base RTT "
         "(default rtt, the paper's; forward ignores jitter and queueing on "
         "the ack path; docs/protocols/vlmcc.md)", GST_PARAM_KIND_ENUM,

@@ -65,7 +65,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->challenge_confirm = 0.0;
   cfg->vegas_ack_clock = FALSE;
   cfg->window_covers_hold = FALSE;
-  cfg->pacing_catch_up = 0;
+  cfg->pacing_catch_up = 10 * MS;
 }
 
 const gchar *

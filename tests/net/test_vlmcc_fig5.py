@@ -69,7 +69,12 @@ def make_bed(bed, receivers):
 
 
 def start_sender(host, query="ttl-mc=4"):
-    """A greedy source: raw video as fast as the sink takes it."""
+    """A greedy source: raw video as fast as the sink takes it. The
+    environment's VLMCC_SINK_QUERY (e.g. "pacing-catch-up=10000000") is
+    added to the sink's URI, so a bed run can try a sink option."""
+    extra = os.environ.get("VLMCC_SINK_QUERY")
+    if extra:
+        query += "&" + extra
     p = host.popen(gst(
         "-m videotestsrc pattern=smpte ! "
         "video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! "
