@@ -1,10 +1,6 @@
 import sys
-rows=[]
-for line in open(sys.argv[1]):
-    p=line.split()
-    if p[0]!='sink': continue
-    d=dict(kv.split('=',1) for kv in p[2:] if '=' in kv)
-    if "sent" in d: rows.append((float(p[1]),d))
+from runs import sink_rows
+rows=sink_rows(sys.argv[1])
 prev=None
 print("t  W rtt base vegas fwdq rate(k) sentk/s inflt hold queued halv lost spur leader turns/s spins")
 for t,d in rows:

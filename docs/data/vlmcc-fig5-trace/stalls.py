@@ -1,14 +1,7 @@
-import glob, os, re, statistics as S
-for d in sorted(glob.glob('/tmp/h102/runs/*')):
-    out=open(d+'/out.txt').read()
-    m=re.search(r"r2: kbit/s before / with / after TCP: \[(\d+), (\d+), (\d+)\]", out)
-    if not m: continue
-    sink=[]
-    for line in open(d+'/stats.txt'):
-        p=line.split()
-        if p[0]!='sink': continue
-        f=dict(kv.split('=',1) for kv in p[2:] if '=' in kv)
-        if 'sent' in f: sink.append((float(p[1]),f))
+import os, statistics as S
+from runs import runs, sink_rows
+for d, out, m in runs():
+    sink=sink_rows(d+'/stats.txt')
     t0=sink[0][0]-0.5
     for a,b,k in ((4,12,1),(31,42,3)):
         xs=[(t,f) for t,f in sink if t0+a<=t<t0+b]

@@ -1,10 +1,8 @@
-import glob, re, os, statistics as S
+import os, statistics as S
+from runs import runs
 data={}
-for d in glob.glob('/tmp/h102/runs/*'):
+for d, out, m in runs(ordered=False):
     arm,n=os.path.basename(d).rsplit('-',1)
-    out=open(d+'/out.txt').read()
-    m=re.search(r"r2: kbit/s before / with / after TCP: \[(\d+), (\d+), (\d+)\]", out)
-    if not m: continue
     load=float(open(d+'/load.txt').readline().split('load average:')[1].split(',')[0])
     ok='ok: the session takes' in out
     allok='0 failed' in out

@@ -1,19 +1,12 @@
-import glob, re, statistics as S, os
+import re, statistics as S, os
+from runs import runs, sink_rows
 rows=[]
-for d in sorted(glob.glob('/tmp/h102/runs/*')):
+for d, out, m in runs():
     arm, n = os.path.basename(d).rsplit('-',1)
-    out=open(d+'/out.txt').read()
-    m=re.search(r"r2: kbit/s before / with / after TCP: \[(\d+), (\d+), (\d+)\]", out)
-    if not m: continue
     ok = 'ok: the session takes' in out
     allok = re.search(r"(\d+) passed, (\d+) failed", out)
     load=[l.split('load average:')[1].split(',')[0].strip() for l in open(d+'/load.txt')]
-    sink=[]
-    for line in open(d+'/stats.txt'):
-        p=line.split()
-        if p[0]!='sink': continue
-        f=dict(kv.split('=',1) for kv in p[2:] if '=' in kv)
-        if 'sent' in f: sink.append((float(p[1]),f))
+    sink=sink_rows(d+'/stats.txt')
     t0=sink[0][0]-0.5 if sink else 0
     def win(a,b):
         xs=[(t,f) for t,f in sink if t0+a<=t<t0+b]
