@@ -727,6 +727,7 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "polls-held", G_TYPE_UINT64, st->polls_held,
       "answers-redrawn", G_TYPE_UINT64, st->answers_redrawn,
       "decode-jobs", G_TYPE_UINT64, st->decode_jobs,
+      "incremental-blocks", G_TYPE_UINT64, st->incremental_blocks,
       "decode-jobs-dropped", G_TYPE_UINT64, st->decode_jobs_dropped, NULL);
 }
 
@@ -849,6 +850,9 @@ gst_rmtp_src_finalize (GObject * object)
   "(blocks); " \
   "decode-jobs-dropped: decodes that came back after their block was " \
   "complete or gone (blocks); " \
+  "incremental-blocks: blocks rebuilt by the incremental decoder " \
+  "(parity-incremental, blocks of parity-incremental-min-block or more) " \
+  "(blocks); " \
   GST_RMTP_INPUT_STATS_DOC "; " \
   "verified: the data set is whole and its digest matches (boolean); " \
   "failure: none, refused, digest, server-silent, incomplete, dropped, " \

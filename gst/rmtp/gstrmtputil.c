@@ -136,7 +136,8 @@ static const GstParamEntry params[] = {
         "index included, bytes (ours: 128 MiB; a larger CONN is refused)",
       UINT64, max_total_size, 1, G_MAXUINT64, R),
   P ("parity-incremental", "Receiver: a parity block over 255 packets "
-        "(GF(2^16)) is decoded as its packets and rows arrive (rows in "
+        "(GF(2^16)), and at least parity-incremental-min-block, is decoded "
+        "as its packets and rows arrive (rows in "
         "batches of parity-incremental-batch), so the last needed row "
         "leaves at most its batch's work; off: the whole decode then; "
         "unused with parity-decode-thread (ours: on)", BOOLEAN,
@@ -152,6 +153,11 @@ static const GstParamEntry params[] = {
         "cache); a batch goes as soon as its rows may be all that is "
         "missing; 1: each row as it comes, rows (ours: 16)", UINT,
       parity_incremental_batch, 1, 1024, R),
+  P ("parity-incremental-min-block", "Receiver, with parity-incremental: "
+        "only parity blocks of at least this many packets are decoded as "
+        "their rows arrive; smaller ones (down to 256) all at once, which "
+        "costs less CPU there; 256: every GF(2^16) block, packets (ours: "
+        "1024)", UINT, parity_incremental_min_block, 1, 65535, R),
   P ("parity-decode-thread", "Receiver: a parity block's decode runs "
         "one-shot (parity-incremental unused) on a worker thread, so the loop "
         "thread keeps taking packets and answering the server meanwhile; "

@@ -57,6 +57,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->parity_expect_rows = FALSE;
   cfg->parity_decode_apart = FALSE;
   cfg->parity_incremental_batch = 16;
+  cfg->parity_incremental_min_block = 1024;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2758,6 +2759,7 @@ receiver_take_decoded (RmtpReceiver * r, guint32 b)
       g_assert (buf);
       receiver_take_rebuilt (r, first + i, buf);
     }
+  r->stats.incremental_blocks++;
   return TRUE;
 }
 
@@ -2888,6 +2890,16 @@ receiver_new_decoder (RmtpReceiver * r, guint32 b)
   return dec;
 }
 
+/* parity_decode_apart asks for the one-shot decode on a worker; below
+ * parity_incremental_min_block the one-shot decode is cheaper (issue 20). */
+static gboolean
+receiver_decodes_incrementally (const RmtpReceiver * r)
+{
+  return r->cfg.parity_incremental && !r->cfg.parity_decode_apart &&
+      wide_code (r->parity_block) &&
+      r->parity_block >= r->cfg.parity_incremental_min_block;
+}
+
 static RxBlock *
 receiver_block (RmtpReceiver * r, guint32 b)
 {
@@ -2897,9 +2909,7 @@ receiver_block (RmtpReceiver * r, guint32 b)
     r->blocks[b] = g_new0 (RxBlock, 1);
     r->blocks[b]->rows = g_new0 (guint, k);
     r->blocks[b]->parity = g_new0 (GBytes *, k);
-    /* parity_decode_apart asks for the one-shot decode on a worker */
-    if (r->cfg.parity_incremental && !r->cfg.parity_decode_apart &&
-        wide_code (r->parity_block))
+    if (receiver_decodes_incrementally (r))
       r->blocks[b]->dec = receiver_new_decoder (r, b);
   }
   return r->blocks[b];
@@ -2971,8 +2981,8 @@ receiver_expect_rows (RmtpReceiver * r, guint32 seq)
   gint64 lost = (gint64) seq - first + 1 - r->block_have[b];
   RxBlock *blk;
 
-  if (!r->cfg.parity_expect_rows || !r->cfg.parity_incremental ||
-      !wide_code (r->parity_block) || lost <= 0 ||
+  if (!r->cfg.parity_expect_rows || !receiver_decodes_incrementally (r) ||
+      lost <= 0 ||
       receiver_block_complete (r, b))
     return;
   blk = receiver_block (r, b);

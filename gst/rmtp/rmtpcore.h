@@ -157,6 +157,15 @@ typedef struct {
                                          * comes) (ours): 16 (issue 20:
                                          * 1.15 x the CPU with 1, 1.01 x
                                          * with 16, at 32 receivers) */
+  guint parity_incremental_min_block;   /* receiver, with
+                                         * parity_incremental: only blocks
+                                         * of at least this many packets
+                                         * are decoded incrementally;
+                                         * smaller ones one-shot (ours):
+                                         * 1024 (issue 20: at 512 the
+                                         * incremental decode cost 1.2 x
+                                         * the one-shot's CPU on the bed,
+                                         * with no faster transfer) */
   gboolean parity_decode_apart; /* receiver: a block's decode is one-shot
                                  * (parity_incremental unused) and is
                                  * handed to the shell as a job
@@ -415,6 +424,8 @@ typedef struct {
                                  * server waits no longer), drawn again
                                  * over their window */
   guint64 decode_jobs;          /* parity_decode_apart: decodes handed out */
+  guint64 incremental_blocks;   /* blocks rebuilt by the incremental
+                                 * decoder (parity_incremental) */
   guint64 decode_jobs_dropped;  /* returned after their block was complete
                                  * (its packets came) or is gone */
 } RmtpReceiverStats;

@@ -25,7 +25,9 @@ Transfers, one after the other on the same bed:
    answered the sink's rounds while they decoded (empty-rounds >= 1).
 5. The same with the sources' defaults, which reduce the parity rows as they
    come (parity-incremental on; elements/rmtp checks that default): every
-   file identical, parity-recovered > 0 on each source, no decode job.
+   file identical, parity-recovered > 0 on each source, no decode job, and
+   the block rebuilt by the incremental decoder (incremental-blocks 1: 2048
+   is over parity-incremental-min-block).
 
 Prints one RESULT line per transfer: the sink's time (CONN to the end), each
 receiver's time to EOS from the sender's start, rounds, retransmissions,
@@ -241,9 +243,11 @@ def incremental(check, hosts, snd, loss, src_path, tmp):
     for member, rs in stats:
         jobs = int(rs.get("decode-jobs", "-1"))
         rebuilt = int(rs.get("parity-recovered", "0"))
-        check(f"{name}: receiver {member} rebuilt its losses on its loop",
-              jobs == 0 and rebuilt > 0,
-              f"decode-jobs {jobs}, parity-recovered {rebuilt}")
+        blocks = int(rs.get("incremental-blocks", "0"))
+        check(f"{name}: receiver {member} rebuilt its losses on its loop, "
+              f"incrementally", jobs == 0 and rebuilt > 0 and blocks == 1,
+              f"decode-jobs {jobs}, parity-recovered {rebuilt}, "
+              f"incremental-blocks {blocks}")
 
 
 def main():

@@ -46,6 +46,8 @@ print_row (guint n, gdouble loss)
   p.cfg.early_repair = early_repair;
   p.cfg.parity_surplus = !no_surplus;
   p.cfg.parity_incremental = incremental || expect_rows;
+  /* the flags ask for the incremental decoder at any GF(2^16) block */
+  p.cfg.parity_incremental_min_block = 256;
   p.cfg.parity_expect_rows = expect_rows;
   if (delta)
     p.cfg.delta = delta;

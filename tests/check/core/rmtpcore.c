@@ -1677,9 +1677,12 @@ drop_distinct_wide (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
       (p->seq == (guint) rx || p->seq == 250u + rx || p->seq == 350u + rx);
 }
 
+/* @min_block: parity_incremental_min_block; the receivers' two blocks
+ * with losses go by the incremental decoder iff @incremental and the
+ * block of 300 is at least @min_block. */
 static void
-run_parity_wide (guint packet_size, gsize size, gboolean incremental,
-    gboolean expect)
+run_parity_wide_min (guint packet_size, gsize size, gboolean incremental,
+    gboolean expect, guint min_block)
 {
   RmtpConfig cfg;
   Rig rig;
@@ -1693,6 +1696,7 @@ run_parity_wide (guint packet_size, gsize size, gboolean incremental,
   cfg.packet_size = packet_size;
   cfg.parity_incremental = incremental;
   cfg.parity_expect_rows = expect;
+  cfg.parity_incremental_min_block = min_block;
   rig_init (&rig, 4, size, &cfg);
   rig.drop = drop_distinct_wide;
   rig_start_and_run (&rig, 60 * S);
@@ -1706,8 +1710,17 @@ run_parity_wide (guint packet_size, gsize size, gboolean incremental,
     assert_receiver_whole (&rig, i);
     fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[i])->
         parity_recovered, 3);
+    fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[i])->
+        incremental_blocks, incremental && 300 >= min_block ? 2 : 0);
   }
   rig_clear (&rig);
+}
+
+static void
+run_parity_wide (guint packet_size, gsize size, gboolean incremental,
+    gboolean expect)
+{
+  run_parity_wide_min (packet_size, size, incremental, expect, 256);
 }
 
 /* Blocks over 255 packets go by GF(2^16) (PARITY16): one row per loss
@@ -1721,6 +1734,24 @@ GST_START_TEST (test_parity_repair_wide_blocks)
     run_parity_wide (1024, 400 * 1024, mode > 0, mode > 1);
     run_parity_wide (1001, 400 * 1001 - 6, mode > 0, mode > 1);
   }
+}
+
+GST_END_TEST;
+
+/* parity_incremental_min_block: blocks of 300 go by the incremental
+ * decoder from a threshold of 300 down, and one-shot above it and by
+ * default (1024); the bytes are whole either way. */
+GST_START_TEST (test_parity_incremental_min_block)
+{
+  RmtpConfig cfg;
+
+  rmtp_config_init (&cfg);
+  fail_unless (cfg.parity_incremental);
+  fail_unless_equals_int (cfg.parity_incremental_min_block, 1024);
+  run_parity_wide_min (1024, 400 * 1024, TRUE, FALSE, 300);
+  run_parity_wide_min (1024, 400 * 1024, TRUE, FALSE, 301);
+  run_parity_wide_min (1024, 400 * 1024, TRUE, TRUE, 301);
+  run_parity_wide_min (1024, 400 * 1024, TRUE, FALSE, 1024);
 }
 
 GST_END_TEST;
@@ -1745,6 +1776,8 @@ GST_START_TEST (test_parity_decode_apart)
   cfg.parity_surplus = FALSE;
   cfg.packet_size = 1024;
   cfg.parity_decode_apart = TRUE;
+  /* blocks of 300 would go incrementally but for the decode thread */
+  cfg.parity_incremental_min_block = 256;
   rig_init (&rig, 4, 400 * 1024, &cfg);
   rig.drop = drop_distinct_wide;
   rig.decode_delay = 2 * S;
@@ -2274,6 +2307,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_release_on_ack);
   tcase_add_test (tc, test_parity_repair);
   tcase_add_test (tc, test_parity_repair_wide_blocks);
+  tcase_add_test (tc, test_parity_incremental_min_block);
   tcase_add_test (tc, test_parity_decode_apart);
   tcase_add_test (tc, test_slow_by_losses);
   tcase_add_test (tc, test_sole_receiver_never_slow);

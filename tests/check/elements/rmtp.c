@@ -893,7 +893,7 @@ GST_END_TEST;
 GST_START_TEST (test_docs_and_defaults)
 {
   GstElement *sink = gst_element_factory_make ("rmtpsink", NULL);
-  guint packet_size, batch;
+  guint packet_size, batch, min_block;
   guint64 rate, delta;
   gboolean incremental, decode_thread;
 
@@ -906,11 +906,14 @@ GST_START_TEST (test_docs_and_defaults)
   sink = gst_element_factory_make ("rmtpsrc", NULL);
   g_object_get (sink, "connect-timeout", &delta, "parity-incremental",
       &incremental, "parity-incremental-batch", &batch,
-      "parity-decode-thread", &decode_thread, NULL);
+      "parity-decode-thread", &decode_thread, "parity-incremental-min-block",
+      &min_block, NULL);
   fail_unless_equals_uint64 (delta, 60 * GST_SECOND);
-  /* issue 20: on, in batches of 16, and the worker off */
+  /* issue 20: on from blocks of 1024, in batches of 16, and the worker
+   * off */
   fail_unless (incremental);
   fail_unless_equals_int (batch, 16);
+  fail_unless_equals_int (min_block, 1024);
   fail_unless (!decode_thread);
   gst_object_unref (sink);
   check_inspect_docs ("rmtpsink");
