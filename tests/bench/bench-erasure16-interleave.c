@@ -14,7 +14,13 @@
  * Prints the CPU per receiver (median of RUNS) for each R, and the region
  * products per row, so a cost that grows with R (the held packets no
  * longer in cache between two rows) shows against one that does not.
- * Usage: bench-erasure16-interleave [R ...] (default 1 4 32). */
+ * Usage: bench-erasure16-interleave [-k BLOCK] [-e MIB] [R ...] (default:
+ * block 2048; 1 4 32 receivers). BLOCK is 256 to 8192 packets; the last
+ * column scales the batches' figure to 2 MiB (2048 / BLOCK blocks) so
+ * block sizes compare on one transfer. -e writes MIB MiB of another
+ * buffer before each receiver's turn (each row it takes; its one-shot
+ * decode), as the bed's other processes do to the caches between two
+ * turns of one receiver; that time is not counted. */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,11 +28,31 @@
 #include "core/erasure16.h"
 #include "bench-cpu.h"
 
-#define K 2048
 #define LEN 1024
 #define RUNS 3
 #define MAX_ARGS 8
 #define BATCH 16
+
+/* packets a block: -k */
+static guint K = 2048;
+
+/* -e: bytes written between two turns, and the CPU that took */
+static gsize evict_bytes;
+static guint8 *evict_buf;
+static gdouble evict_secs;
+
+static void
+evict (void)
+{
+  gdouble t;
+
+  if (!evict_bytes)
+    return;
+  t = cpu_now ();
+  for (gsize i = 0; i < evict_bytes; i += 64)
+    evict_buf[i]++;
+  evict_secs += cpu_now () - t;
+}
 
 typedef struct {
   guint8 **data;                /* K packets, NULL where lost */
@@ -75,7 +101,7 @@ static gdouble
 run_incremental (Receiver * rx, guint n, guint8 ** rows, guint most,
     guint batch, guint64 * ops)
 {
-  gdouble t = cpu_now ();
+  gdouble t = cpu_now (), evicted = evict_secs;
 
   *ops = 0;
   for (guint i = 0; i < n; i++) {
@@ -88,14 +114,16 @@ run_incremental (Receiver * rx, guint n, guint8 ** rows, guint most,
   }
   for (guint j = 0; j < most; j++)
     for (guint i = 0; i < n; i++)
-      if (j < rx[i].lost)
+      if (j < rx[i].lost) {
+        evict ();
         erasure16_decoder_add_row (rx[i].dec, j, rows[j]);
+      }
   for (guint i = 0; i < n; i++) {
     if (erasure16_decoder_missing (rx[i].dec) != 0)
       g_error ("incremental: receiver %u not solved", i);
     *ops += erasure16_decoder_region_ops (rx[i].dec);
   }
-  return cpu_now () - t;
+  return cpu_now () - t - (evict_secs - evicted);
 }
 
 static gdouble
@@ -115,6 +143,7 @@ run_one_shot (Receiver * rx, guint n, guint8 ** rows)
     }
     for (guint j = 0; j < rx[i].lost; j++)
       idx[j] = j;
+    evict ();
     t = cpu_now ();
     if (!erasure16_decode (K, data, have, LEN, rx[i].lost, idx,
             (const guint8 * const *) rows))
@@ -135,25 +164,41 @@ main (int argc, char **argv)
 {
   guint counts[MAX_ARGS] = { 1, 4, 32 }, n_counts = 3;
   GRand *rng = g_rand_new_with_seed (3);
-  guint8 **src = g_new (guint8 *, K);
-  guint8 **rows;
-  guint most = K / 5;
+  guint8 **src, **rows;
+  guint most, first = 1;
 
-  if (argc > 1) {
-    n_counts = MIN ((guint) argc - 1, MAX_ARGS);
-    for (guint a = 0; a < n_counts; a++)
-      counts[a] = MAX (1, (guint) g_ascii_strtoull (argv[a + 1], NULL, 10));
+  for (; (guint) argc > first + 1 && argv[first][0] == '-'; first += 2) {
+    guint v = (guint) g_ascii_strtoull (argv[first + 1], NULL, 10);
+
+    if (strcmp (argv[first], "-k") == 0)
+      K = CLAMP (v, 256, 8192);
+    else if (strcmp (argv[first], "-e") == 0)
+      evict_bytes = (gsize) MIN (v, 1024) << 20;
+    else
+      g_error ("unknown option %s", argv[first]);
   }
+  evict_buf = evict_bytes ? g_malloc0 (evict_bytes) : NULL;
+  if ((guint) argc > first) {
+    n_counts = MIN ((guint) argc - first, MAX_ARGS);
+    for (guint a = 0; a < n_counts; a++)
+      counts[a] = MAX (1, (guint) g_ascii_strtoull (argv[a + first], NULL,
+              10));
+  }
+  src = g_new (guint8 *, K);
+  most = K / 5;
   for (guint p = 0; p < K; p++) {
     src[p] = g_malloc (LEN);
     for (guint b = 0; b < LEN; b++)
       src[p][b] = (guint8) g_rand_int (rng);
   }
   rows = make_rows (src, most);
+  printf ("block %u packets of %u bytes, 10 %% loss a receiver, %"
+      G_GSIZE_FORMAT " MiB written between turns\n\n", K, LEN,
+      evict_bytes >> 20);
   printf ("| receivers | one-shot, ms a receiver | incremental, ms a receiver "
       "| incremental / one-shot | batches of %u, ms a receiver | batches / "
-      "one-shot | region products a row (incremental) |\n"
-      "|---|---|---|---|---|---|---|\n", BATCH);
+      "one-shot | region products a row (incremental) | batches, ms a "
+      "receiver for 2 MiB |\n|---|---|---|---|---|---|---|---|\n", BATCH);
   for (guint a = 0; a < n_counts; a++) {
     guint n = counts[a];
     gdouble one[RUNS], inc[RUNS], bat[RUNS];
@@ -178,11 +223,12 @@ main (int argc, char **argv)
       }
       g_free (rx);
     }
-    printf ("| %u | %.1f | %.1f | %.2f | %.1f | %.2f | %.0f |\n", n,
+    printf ("| %u | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.1f |\n", n,
         median (one, RUNS) * 1e3, median (inc, RUNS) * 1e3,
         median (inc, RUNS) / median (one, RUNS), median (bat, RUNS) * 1e3,
         median (bat, RUNS) / median (one, RUNS),
-        (gdouble) ops / MAX (total_rows, 1));
+        (gdouble) ops / MAX (total_rows, 1),
+        median (bat, RUNS) * 1e3 * 2048 / K);
   }
   for (guint p = 0; p < K; p++)
     g_free (src[p]);
@@ -190,6 +236,7 @@ main (int argc, char **argv)
     g_free (rows[j]);
   g_free (rows);
   g_free (src);
+  g_free (evict_buf);
   g_rand_free (rng);
   return 0;
 }

@@ -41,7 +41,12 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
                         compare two builds in the same minutes ()
   BENCH_RMTP_PERF       1: every rmtpsrc runs under perf stat; each run and
                         the table give the median receiver's CPU (task-clock,
-                        ms) and context switches (its wake-ups) ()"""
+                        ms) and context switches (its wake-ups); record:
+                        as 1, and each rmtpsrc also runs under perf record
+                        (cpu-clock, 499 Hz), its samples kept as
+                        BENCH_RMTP_RECORD_DIR/<mode>-<run>-r<i>.data ()
+  BENCH_RMTP_RECORD_DIR where BENCH_RMTP_PERF=record keeps the samples
+                        (./rmtp-perf-record)"""
 import hashlib
 import os
 import resource
@@ -73,6 +78,8 @@ MODES = env_list("BENCH_RMTP_MODES", "uftp,retransmit,parity", str)
 EXTRA = os.environ.get("BENCH_RMTP_EXTRA", "")
 BEFORE = os.environ.get("BENCH_RMTP_BEFORE", "")
 PERF = os.environ.get("BENCH_RMTP_PERF", "") not in ("", "0")
+RECORD = os.environ.get("BENCH_RMTP_PERF", "") == "record"
+RECORD_DIR = os.environ.get("BENCH_RMTP_RECORD_DIR", "rmtp-perf-record")
 # the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
 # the line time; a run past 10 x is a failure
 TIMEOUT = 30 + 10 * SIZE * 8 / RATE
@@ -105,12 +112,23 @@ def perf_path(tmp, i):
     return os.path.join(tmp, f"perf-r{i + 1}.csv")
 
 
-def perf_wrap(tmp):
-    """The gst() wrap of receiver i under perf stat, or None."""
+def record_path(tag, i):
+    name = "".join(c if c.isalnum() or c in "-=." else "_" for c in tag)
+    return os.path.abspath(os.path.join(RECORD_DIR, f"{name}-r{i + 1}.data"))
+
+
+def perf_wrap(tmp, tag):
+    """The gst() wrap of receiver i under perf stat (and perf record, its
+    samples named by @tag), or None."""
     if not PERF:
         return None
+    record = ""
+    if RECORD:
+        os.makedirs(RECORD_DIR, exist_ok=True)
+        record = " perf record -q -F 499 -o {} --"
     return lambda i: (f"perf stat -x, -e task-clock,context-switches "
-                      f"-o {perf_path(tmp, i)} --")
+                      f"-o {perf_path(tmp, i)} --"
+                      + record.format(record_path(tag, i)))
 
 
 def receiver_cpu(tmp, n):
@@ -126,11 +144,12 @@ def receiver_cpu(tmp, n):
     return statistics.median(clock), statistics.median(switches)
 
 
-def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys=""):
+def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys="",
+             tag=""):
     tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
                               extra=f"&repair={repair}&rate={RATE}{EXTRA}"
                               f"{keys}",
-                              timeout=TIMEOUT, wrap=perf_wrap(tmp),
+                              timeout=TIMEOUT, wrap=perf_wrap(tmp, tag),
                               rx_extra=rx_keys)
     whole = all(rx["proc"].returncode == 0 and os.path.exists(rx["out"])
                 and rt.sha256(rx["out"]) == digest for rx in rxs)
@@ -202,7 +221,7 @@ class PluginsFrom:
                 os.environ[k] = v
 
 
-def measure(snd, hosts, src, digest, tmp, mode):
+def measure(snd, hosts, src, digest, tmp, mode, tag=""):
     """Returns (whole, seconds, note, CPU seconds of all processes, the
     median receiver's (task-clock ms, context switches) or None)."""
     c0 = cpu_seconds()
@@ -219,7 +238,7 @@ def measure(snd, hosts, src, digest, tmp, mode):
             raise SystemExit(f"{mode}: set BENCH_RMTP_BEFORE")
         with PluginsFrom(BEFORE if build else None):
             whole, took, note, rx = run_rmtp(hosts, snd, src, digest, tmp,
-                                             repair, keys, rx_keys)
+                                             repair, keys, rx_keys, tag)
     return whole, took, note, cpu_seconds() - c0, rx
 
 
@@ -266,7 +285,8 @@ def main():
                 for run in range(RUNS):
                     for mode in MODES:
                         whole, took, note, used, rx = measure(
-                            snd, hosts, src, digest, tmp, mode)
+                            snd, hosts, src, digest, tmp, mode,
+                            f"n{n}-loss{pct}-{mode}-{run + 1}")
                         load = used / max(took, 1e-3)
                         print(f"RUN n={n} loss={pct}% {mode} #{run + 1}: "
                               f"{took:.2f} s {'whole' if whole else 'FAILED'}"
