@@ -727,8 +727,8 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "polls-held", G_TYPE_UINT64, st->polls_held,
       "answers-redrawn", G_TYPE_UINT64, st->answers_redrawn,
       "decode-jobs", G_TYPE_UINT64, st->decode_jobs,
-      "incremental-blocks", G_TYPE_UINT64, st->incremental_blocks,
-      "decode-jobs-dropped", G_TYPE_UINT64, st->decode_jobs_dropped, NULL);
+      "decode-jobs-dropped", G_TYPE_UINT64, st->decode_jobs_dropped,
+      "incremental-blocks", G_TYPE_UINT64, st->incremental_blocks, NULL);
 }
 
 /* The transfer's stats now. With `wait.lock`. */
