@@ -179,11 +179,12 @@ static const GstParamEntry param_entries[] = {
         "starve each other (a factor)", DOUBLE, NULL, layer_max_spread, 1.0,
       1000.0),
   P ("uplink-rate", "Uplink rate", "Temporal layers: our uplink's rate, "
-        "which all copies of our stream share; the layer rates and each "
+        "which all copies of our stream share; when the copies would send "
+        "more together (media and parity), the layer rates and each "
         "destination's layers are chosen as if every destination allowed "
-        "the same share of its rate, so that the copies' send rates "
-        "together stay within it (bits/s; 0 = unknown: each copy as its "
-        "destination allows)", UINT64, NULL, uplink_rate, 0, U),
+        "the one share of its rate that fits them (bits/s; 0 = unknown: "
+        "each copy as its destination allows)", UINT64, NULL, uplink_rate,
+      0, U),
   P ("sr-interval", "Sender report interval", "Time between the RTCP "
         "sender reports of our stream, each 0.5 to 1 of it (RFC 3550's "
         "randomisation); they map its RTP timestamps to NTP time for the "

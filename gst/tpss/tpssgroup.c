@@ -566,26 +566,42 @@ push_rates_event (TpssGroup * g)
   ev->rate = g->data_rate = sum;
 }
 
-/* The share (at most 1) of every destination's rates that keeps the sum
- * of our copies' send rates within uplink_rate. Each copy's rate comes from
- * its own destination's feedback; they all leave through our uplink, so
- * without this two fast copies together can overfill it and both lose. */
-static gdouble
-uplink_share (TpssGroup * g)
+/* The encoder's layer rates into @rates for destinations allowing
+ * @data (@n of them) at @share of it; returns their number. */
+static guint
+layer_rates_at (const TpssGroup * g, const guint64 * data, guint n,
+    gdouble share, guint64 * rates)
 {
-  GHashTableIter it;
-  gpointer v;
-  TpssSendStats st;
-  guint64 sum = 0;
+  guint64 *allowed = g_new (guint64, MAX (n, 1));
+  guint n_rates;
 
-  g_hash_table_iter_init (&it, g->members);
-  while (g_hash_table_iter_next (&it, NULL, &v))
-    if (tpss_member_get_send_stats (g->core, ((Member *) v)->id, &st))
-      sum += st.send_rate;
-  g->uplink_send_rate = sum;
-  if (g->cfg.uplink_rate == 0 || sum <= g->cfg.uplink_rate)
+  for (guint i = 0; i < n; i++)
+    allowed[i] = scale_rate (data[i], share);
+  clamp_to_spread (allowed, n, g->cfg.layer_max_spread);
+  n_rates = tpss_layers_encoder_rates (allowed, n, g->n_layers,
+      g->cfg.layer_spread, rates);
+  g_free (allowed);
+  return n_rates;
+}
+
+/* The share (at most 1) of every destination's rate that keeps what our
+ * copies send together within uplink_rate. Each copy's rate comes from its
+ * own destination's feedback; all of them leave through our uplink, which
+ * none of those destinations sees, so two fast copies can overfill it and
+ * both lose. One share for all keeps the prefixes the spread rules chose
+ * (they depend on ratios only) and scales what they send. */
+static gdouble
+uplink_share (TpssGroup * g, const guint64 * data, const guint64 * send,
+    guint n)
+{
+  guint64 rates[TPSS_MAX_LAYERS];
+  guint n_rates = layer_rates_at (g, data, n, 1.0, rates);
+
+  g->uplink_send_rate = tpss_layers_copies_rate (rates, n_rates, data, send,
+      n);
+  if (g->cfg.uplink_rate == 0 || g->uplink_send_rate <= g->cfg.uplink_rate)
     return 1.0;
-  return (gdouble) g->cfg.uplink_rate / (gdouble) sum;
+  return (gdouble) g->cfg.uplink_rate / (gdouble) g->uplink_send_rate;
 }
 
 /* Layered: the encoder's layer rates from what the destinations allow now
@@ -595,39 +611,37 @@ uplink_share (TpssGroup * g)
  * grows and shrinks by factors, so without a bound on their ratio a slow
  * copy that loses on the uplink to a fast one is cut down step by step
  * while the fast one keeps its share (the bound pulls the fast ones down
- * with it). With uplink_rate, every destination's D counts here at
- * uplink_share of itself, so the layers and prefixes chosen fit the sum
- * into the uplink; the pacers keep each copy's own S, since pacing below
+ * with it). With uplink_rate, every destination's D counts at
+ * uplink_share of itself. The pacers keep each copy's own S: pacing below
  * it would show the destination a lower receipt rate than we may send. */
 static void
 update_layer_rates (TpssGroup * g)
 {
-  GArray *allowed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint cap = g_hash_table_size (g->members);
+  guint64 *data = g_new (guint64, MAX (cap, 1));
+  guint64 *send = g_new (guint64, MAX (cap, 1));
   guint64 rates[TPSS_MAX_LAYERS];
   GHashTableIter it;
   gpointer v;
   TpssSendStats st;
-  gdouble share = uplink_share (g);
-  guint n;
+  guint n = 0, n_rates;
 
-  g->uplink_share = share;
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v))
     if (tpss_member_get_send_stats (g->core, ((Member *) v)->id, &st)) {
-      guint64 d = scale_rate (st.data_rate, share);
-      g_array_append_val (allowed, d);
+      data[n] = st.data_rate;
+      send[n++] = st.send_rate;
     }
-  clamp_to_spread ((guint64 *) allowed->data, allowed->len,
-      g->cfg.layer_max_spread);
-  n = tpss_layers_encoder_rates ((const guint64 *) allowed->data,
-      allowed->len, g->n_layers, g->cfg.layer_spread, rates);
-  g_array_unref (allowed);
-  if (n == 0)
+  g->uplink_share = uplink_share (g, data, send, n);
+  n_rates = layer_rates_at (g, data, n, g->uplink_share, rates);
+  g_free (data);
+  g_free (send);
+  if (n_rates == 0)
     return;
-  if (n != g->n_rates || memcmp (rates, g->layer_rates,
-          n * sizeof (guint64)) != 0) {
-    g->n_rates = n;
-    memcpy (g->layer_rates, rates, n * sizeof (guint64));
+  if (n_rates != g->n_rates || memcmp (rates, g->layer_rates,
+          n_rates * sizeof (guint64)) != 0) {
+    g->n_rates = n_rates;
+    memcpy (g->layer_rates, rates, n_rates * sizeof (guint64));
     push_rates_event (g);
   }
   g_hash_table_iter_init (&it, g->members);
@@ -638,7 +652,7 @@ update_layer_rates (TpssGroup * g)
     pacer_set_rate (&m->pacer, st.send_rate);
     member_layers (g, m);
     want_prefix (g, m, member_prefix (g, m, scale_rate (st.data_rate,
-                share)));
+                g->uplink_share)));
   }
 }
 

@@ -1067,12 +1067,13 @@ prefix_send_rate (const TpssGroupEvent * ev, guint prefix,
   return (guint64) ((gdouble) d * st->send_rate / st->data_rate);
 }
 
-/* B allows 1 Mbit/s, C 4 and D 3, their S adding parity: together more
- * than a 4 Mbit/s uplink. With uplink_rate the layer rates are those of
- * every destination at the same share of its rate, so the copies' send
- * rates add up to at most the uplink; C and D still get every layer, B
- * the base. Without it the whole stream went at D's full 3 Mbit/s and the
- * copies asked for about 11 Mbit/s of a 4 Mbit/s uplink (issue 16). */
+/* B allows 1 Mbit/s, C 4 and D 3, their S adding parity. The copies at
+ * the layers chosen (B the base at 1, C and D the whole stream at D's 3)
+ * send more than a 4 Mbit/s uplink. With uplink_rate the layer rates are
+ * those of every destination at the one share of its rate that fits them:
+ * what the copies send adds up to the uplink, C and D still get every
+ * layer, B the base. Without it the whole stream went at D's full 3 Mbit/s
+ * and the copies asked for about twice the uplink (issue 16). */
 GST_START_TEST (test_layers_uplink_rate_bounds_copies)
 {
   const guint32 id_d = 0xDDDD0004u;
@@ -1084,11 +1085,13 @@ GST_START_TEST (test_layers_uplink_rate_bounds_copies)
   };
   const guint32 ids[3] = { ID_B, ID_C, id_d };
   const guint want_layers[3] = { 1, N_LAYERS, N_LAYERS };
+  /* what each gets at full rates: B's 1 Mbit/s, D's 3 */
+  const guint64 full_media[3] = { 1000000, 3000000, 3000000 };
   TpssGroupEvent ev;
   TpssGroupMemberStats ms;
   TpssGroupStats gs;
-  guint64 sum_s = 0, sum_sent = 0;
-  gdouble share;
+  gdouble full = 0, share;
+  guint64 sum_sent = 0;
 
   tpss_group_set_members (g, peers, 3, MS);
   feed_rate (g, id_d, 4, 3000000, MS);
@@ -1099,14 +1102,13 @@ GST_START_TEST (test_layers_uplink_rate_bounds_copies)
     enqueue_frame (g, n, 2 * MS);
   for (guint i = 0; i < 3; i++) {
     fail_unless (member_stats (g, ids[i], &ms));
-    sum_s += ms.send.send_rate;
+    full += (gdouble) full_media[i] * ms.send.send_rate / ms.send.data_rate;
   }
-  fail_unless (sum_s > 2 * uplink, "the copies' S: %" G_GUINT64_FORMAT,
-      sum_s);
-  share = (gdouble) uplink / (gdouble) sum_s;
+  fail_unless (full > 1.5 * uplink, "the copies at full rates: %.0f", full);
+  share = (gdouble) uplink / full;
   tpss_group_get_stats (g, &gs);
-  fail_unless_equals_uint64 (gs.uplink_send_rate, sum_s);
-  fail_unless (fabs (gs.uplink_share - share) < 1e-9);
+  fail_unless (fabs ((gdouble) gs.uplink_send_rate - full) <= 2);
+  fail_unless (fabs (gs.uplink_share - share) < 1e-6);
 
   fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
   fail_unless_equals_int (ev.n_rates, N_LAYERS);
@@ -1123,8 +1125,8 @@ GST_START_TEST (test_layers_uplink_rate_bounds_copies)
     fail_unless_equals_int (ms.layers_sent, want_layers[i]);
     sum_sent += prefix_send_rate (&ev, ms.layers_sent, &ms.send);
   }
-  fail_unless (sum_sent <= uplink, "the copies at their prefixes: %"
-      G_GUINT64_FORMAT " bit/s", sum_sent);
+  fail_unless (sum_sent <= uplink && sum_sent + 10 >= uplink,
+      "the copies at their prefixes: %" G_GUINT64_FORMAT " bit/s", sum_sent);
   tpss_group_free (g);
 }
 
