@@ -109,7 +109,7 @@ struct _TpssGroup
   guint n_layers;               /* of the stream sent; >= 2: layered */
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
-  guint64 uplink_send_rate;     /* the copies' S together, last update */
+  guint64 uplink_send_rate;     /* what the copies send at full rates */
   gdouble uplink_share;         /* of each copy's rates, to fit uplink_rate */
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
