@@ -153,7 +153,7 @@ typedef struct
 {
   gint id, port, width, height, fps, duration, snapshot, key_unit_queue;
   gint max_frame_age, max_queue_age, parity_max_backlog;
-  gint64 max_receive, initial;
+  gint64 max_receive, initial, uplink;
 } RawNumbers;
 
 static gboolean
@@ -183,6 +183,7 @@ check_numbers (const RawNumbers * n, const ConfOptions * o, GError ** error)
       at_least ("--snapshot-interval", n->snapshot, 1, error) &&
       at_least ("--duration", n->duration, 0, error) &&
       at_least ("--max-receive-rate", n->max_receive, 0, error) &&
+      at_least ("--uplink-rate", n->uplink, 0, error) &&
       at_least ("--initial-rate", n->initial, 1, error) &&
       at_least ("--key-unit-queue-time", n->key_unit_queue, 0, error) &&
       at_least ("--max-frame-age", n->max_frame_age, 0, error) &&
@@ -217,6 +218,7 @@ store_numbers (const RawNumbers * n, ConfOptions * o)
   o->duration = n->duration;
   o->snapshot_interval = n->snapshot;
   o->max_receive_rate = n->max_receive;
+  o->uplink_rate = n->uplink;
   o->initial_rate = n->initial;
   o->key_unit_queue_ms = n->key_unit_queue;
   o->max_frame_age_ms = n->max_frame_age;
@@ -230,7 +232,7 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
 {
   gchar *colour = NULL;
   RawNumbers n = { 0, 0, 320, 240, 15, 0, 5, CONF_KEY_UNIT_QUEUE_MS,
-    CONF_MAX_FRAME_AGE_MS, CONF_MAX_QUEUE_AGE_MS, 0, 0, 150000
+    CONF_MAX_FRAME_AGE_MS, CONF_MAX_QUEUE_AGE_MS, 0, 0, 150000, 0
   };
   gboolean headless = FALSE, no_audio = FALSE, ok;
   GOptionEntry entries[] = {
@@ -261,6 +263,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
     {"max-receive-rate", 0, 0, G_OPTION_ARG_INT64, &n.max_receive,
         "Our receive capacity, shared by the senders (bit/s, 0: unlimited)",
         "BPS"},
+    {"uplink-rate", 0, 0, G_OPTION_ARG_INT64, &n.uplink,
+          "Our uplink's rate: the copies of our video to the others are "
+          "kept within it together (tpsssink's uplink-rate; bit/s, 0: "
+          "unknown, each copy as its member allows)", "BPS"},
     {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &n.initial,
         "Starting data rate toward each member (bit/s; default 150000: a "
           "member who joins behind a 1 Mbit/s link takes three senders' "

@@ -23,6 +23,8 @@ typedef struct
   guint snapshot_interval;      /* seconds */
   gchar *stats_json;            /* path, NULL: none */
   guint64 max_receive_rate;     /* bit/s, 0: unlimited */
+  guint64 uplink_rate;          /* tpsssink's uplink-rate, bit/s, 0:
+                                 * unknown */
   guint64 initial_rate;         /* bit/s */
   guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
                                  * off */

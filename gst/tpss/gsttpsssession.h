@@ -21,6 +21,12 @@ G_BEGIN_DECLS
   "(bits/s); " \
   "layers: temporal layers of the stream sent, 0 = none seen (count); " \
   "bad-layer: packets whose layer meta was out of range (packets); " \
+  "uplink-send-rate: with temporal layers, what our copies send together " \
+  "at the layers their destinations' full rates choose, media and parity " \
+  "(bits/s); " \
+  "uplink-share: with temporal layers, the share of each destination's " \
+  "rate the layers are chosen at so that the copies fit uplink-rate, 1 " \
+  "when they fit or uplink-rate is 0 (fraction); " \
   "packets-sent: media packets that left the sender queue MQ (packets); " \
   "bytes-sent: their size (bytes); " \
   "queue-dropped: packets MQ refused for being over max-queue-bytes " \

@@ -178,6 +178,13 @@ static const GstParamEntry param_entries[] = {
         "slowest destination's), so the copies that share our uplink do not "
         "starve each other (a factor)", DOUBLE, NULL, layer_max_spread, 1.0,
       1000.0),
+  P ("uplink-rate", "Uplink rate", "Temporal layers: our uplink's rate, "
+        "which all copies of our stream share; when the copies would send "
+        "more together (media and parity), the layer rates and each "
+        "destination's layers are chosen as if every destination allowed "
+        "the one share of its rate that fits them (bits/s; 0 = unknown: "
+        "each copy as its destination allows)", UINT64, NULL, uplink_rate,
+      0, U),
   P ("sr-interval", "Sender report interval", "Time between the RTCP "
         "sender reports of our stream, each 0.5 to 1 of it (RFC 3550's "
         "randomisation); they map its RTP timestamps to NTP time for the "
@@ -839,6 +846,8 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "data-rate", G_TYPE_UINT64, gs->data_rate,
       "layers", G_TYPE_UINT, gs->n_layers,
       "bad-layer", G_TYPE_UINT64, gs->bad_layer,
+      "uplink-send-rate", G_TYPE_UINT64, gs->uplink_send_rate,
+      "uplink-share", G_TYPE_DOUBLE, gs->uplink_share,
       "packets-sent", G_TYPE_UINT64, gs->sent,
       "bytes-sent", G_TYPE_UINT64, gs->send_bytes,
       "queue-dropped", G_TYPE_UINT64, gs->queue_dropped,

@@ -109,6 +109,8 @@ struct _TpssGroup
   guint n_layers;               /* of the stream sent; >= 2: layered */
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
+  guint64 uplink_send_rate;     /* what the copies send at full rates */
+  gdouble uplink_share;         /* of each copy's rates, to fit uplink_rate */
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
@@ -234,6 +236,7 @@ tpss_group_new (const TpssGroupConfig * cfg)
   TpssGroup *g = g_new0 (TpssGroup, 1);
 
   g->cfg = *cfg;
+  g->uplink_share = 1.0;
   g->core = tpss_member_new (cfg->id, &cfg->cfg);
   g->fec_ssrc = draw_random (g);
   g->seq = draw_random (g);
@@ -477,6 +480,13 @@ prefix_for_rate (const TpssGroup * g, guint64 rate)
   return tpss_layers_prefix_for_rate (g->layer_rates, g->n_rates, rate);
 }
 
+/* @rate x @share (at most 1: uplink_share). */
+static guint64
+scale_rate (guint64 rate, gdouble share)
+{
+  return share >= 1.0 ? rate : (guint64) ((gdouble) rate * share);
+}
+
 /* Whether @m's paced queue holds more than LAYER_BACKLOG_TIME. */
 static gboolean
 backlogged (const Member * m)
@@ -521,7 +531,8 @@ member_layers (TpssGroup * g, Member * m)
     }
     m->have_layers = TRUE;
     if (tpss_member_get_send_stats (g->core, m->id, &st))
-      want_prefix (g, m, member_prefix (g, m, st.data_rate));
+      want_prefix (g, m, member_prefix (g, m, scale_rate (st.data_rate,
+                  g->uplink_share)));
   }
   return &m->layers;
 }
@@ -555,6 +566,44 @@ push_rates_event (TpssGroup * g)
   ev->rate = g->data_rate = sum;
 }
 
+/* The encoder's layer rates into @rates for destinations allowing
+ * @data (@n of them) at @share of it; returns their number. */
+static guint
+layer_rates_at (const TpssGroup * g, const guint64 * data, guint n,
+    gdouble share, guint64 * rates)
+{
+  guint64 *allowed = g_new (guint64, MAX (n, 1));
+  guint n_rates;
+
+  for (guint i = 0; i < n; i++)
+    allowed[i] = scale_rate (data[i], share);
+  clamp_to_spread (allowed, n, g->cfg.layer_max_spread);
+  n_rates = tpss_layers_encoder_rates (allowed, n, g->n_layers,
+      g->cfg.layer_spread, rates);
+  g_free (allowed);
+  return n_rates;
+}
+
+/* The share (at most 1) of every destination's rate that keeps what our
+ * copies send together within uplink_rate. Each copy's rate comes from its
+ * own destination's feedback; all of them leave through our uplink, which
+ * none of those destinations sees, so two fast copies can overfill it and
+ * both lose. One share for all keeps the prefixes the spread rules chose
+ * (they depend on ratios only) and scales what they send. */
+static gdouble
+uplink_share (TpssGroup * g, const guint64 * data, const guint64 * send,
+    guint n)
+{
+  guint64 rates[TPSS_MAX_LAYERS];
+  guint n_rates = layer_rates_at (g, data, n, 1.0, rates);
+
+  g->uplink_send_rate = tpss_layers_copies_rate (rates, n_rates, data, send,
+      n);
+  if (g->cfg.uplink_rate == 0 || g->uplink_send_rate <= g->cfg.uplink_rate)
+    return 1.0;
+  return (gdouble) g->cfg.uplink_rate / (gdouble) g->uplink_send_rate;
+}
+
 /* Layered: the encoder's layer rates from what the destinations allow now
  * (a DATA_RATE event when they change), and each destination's prefix
  * under them. The whole stream is held within layer_max_spread x the
@@ -562,32 +611,37 @@ push_rates_event (TpssGroup * g)
  * grows and shrinks by factors, so without a bound on their ratio a slow
  * copy that loses on the uplink to a fast one is cut down step by step
  * while the fast one keeps its share (the bound pulls the fast ones down
- * with it). */
+ * with it). With uplink_rate, every destination's D counts at
+ * uplink_share of itself. The pacers keep each copy's own S: pacing below
+ * it would show the destination a lower receipt rate than we may send. */
 static void
 update_layer_rates (TpssGroup * g)
 {
-  GArray *allowed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint cap = g_hash_table_size (g->members);
+  guint64 *data = g_new (guint64, MAX (cap, 1));
+  guint64 *send = g_new (guint64, MAX (cap, 1));
   guint64 rates[TPSS_MAX_LAYERS];
   GHashTableIter it;
   gpointer v;
   TpssSendStats st;
-  guint n;
+  guint n = 0, n_rates;
 
   g_hash_table_iter_init (&it, g->members);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    if (tpss_member_get_send_stats (g->core, ((Member *) v)->id, &st))
-      g_array_append_val (allowed, st.data_rate);
-  clamp_to_spread ((guint64 *) allowed->data, allowed->len,
-      g->cfg.layer_max_spread);
-  n = tpss_layers_encoder_rates ((const guint64 *) allowed->data,
-      allowed->len, g->n_layers, g->cfg.layer_spread, rates);
-  g_array_unref (allowed);
-  if (n == 0)
+    if (tpss_member_get_send_stats (g->core, ((Member *) v)->id, &st)) {
+      data[n] = st.data_rate;
+      send[n++] = st.send_rate;
+    }
+  g->uplink_share = uplink_share (g, data, send, n);
+  n_rates = layer_rates_at (g, data, n, g->uplink_share, rates);
+  g_free (data);
+  g_free (send);
+  if (n_rates == 0)
     return;
-  if (n != g->n_rates || memcmp (rates, g->layer_rates,
-          n * sizeof (guint64)) != 0) {
-    g->n_rates = n;
-    memcpy (g->layer_rates, rates, n * sizeof (guint64));
+  if (n_rates != g->n_rates || memcmp (rates, g->layer_rates,
+          n_rates * sizeof (guint64)) != 0) {
+    g->n_rates = n_rates;
+    memcpy (g->layer_rates, rates, n_rates * sizeof (guint64));
     push_rates_event (g);
   }
   g_hash_table_iter_init (&it, g->members);
@@ -597,7 +651,8 @@ update_layer_rates (TpssGroup * g)
       continue;
     pacer_set_rate (&m->pacer, st.send_rate);
     member_layers (g, m);
-    want_prefix (g, m, member_prefix (g, m, st.data_rate));
+    want_prefix (g, m, member_prefix (g, m, scale_rate (st.data_rate,
+                g->uplink_share)));
   }
 }
 
@@ -2180,6 +2235,8 @@ tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
   st->pacing_skipped = tpss_member_pacing_skipped (g->core);
   st->pacing_made_up = tpss_member_pacing_made_up (g->core);
   st->data_rate = g->data_rate;
+  st->uplink_send_rate = g->uplink_send_rate;
+  st->uplink_share = g->uplink_share;
   st->n_layers = g->n_layers;
   st->n_rates = g->n_rates;
   st->authenticated = g->auth != NULL;

@@ -62,6 +62,9 @@ typedef struct {
                                  * the layers get different rates (1.5) */
   gdouble layer_max_spread;     /* layered: the whole stream at most this x
                                  * the base layer (4.0); see tpssgroup.c */
+  guint64 uplink_rate;          /* layered: what our copies send together
+                                 * at most this, bits/s (0: unknown, no
+                                 * bound) */
   gint64 sr_interval;           /* ns between sender reports (1 s); 0:
                                  * none are sent */
   gint64 ntp_offset;            /* ns added to `now` to get NTP time (ns
@@ -157,6 +160,12 @@ typedef struct {
   guint n_layers;               /* of the stream sent (0/1: not layered) */
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 bad_layer;            /* packets of a layer beyond n_layers */
+  guint64 uplink_send_rate;     /* layered: what our copies send together
+                                 * (media and parity) at the layers their
+                                 * destinations' full rates choose, bits/s */
+  gdouble uplink_share;         /* layered: the share of each copy's rates
+                                 * used to fit them within uplink_rate (1:
+                                 * they fit, or no uplink_rate) */
   guint queued;                 /* packets in MQ */
   gint64 pacing_skipped;        /* ns of departures MQ's pacer did not make
                                  * up after a late loop (pacing_catch_up) */

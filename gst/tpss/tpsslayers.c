@@ -116,3 +116,23 @@ tpss_layers_encoder_rates (const guint64 * dest_rates, guint n_dest,
   }
   return n_layers;
 }
+
+guint64
+tpss_layers_copies_rate (const guint64 * layer_rates, guint n_rates,
+    const guint64 * data_rates, const guint64 * send_rates, guint n_dest)
+{
+  gdouble sum = 0;
+
+  for (guint i = 0; i < n_dest; i++) {
+    guint prefix = n_rates <= 1 ? 1 :
+        tpss_layers_prefix_for_rate (layer_rates, n_rates, data_rates[i]);
+    guint64 media = 0;
+
+    for (guint k = 0; k < prefix && k < n_rates; k++)
+      media += layer_rates[k];
+    /* the parity S adds over D, in the same proportion */
+    sum += data_rates[i] == 0 ? (gdouble) media :
+        (gdouble) media * (gdouble) send_rates[i] / (gdouble) data_rates[i];
+  }
+  return sum >= (gdouble) G_MAXUINT64 ? G_MAXUINT64 : (guint64) sum;
+}

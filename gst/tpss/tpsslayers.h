@@ -68,6 +68,14 @@ guint tpss_layers_prefix_for_rate (const guint64 * layer_rates,
 guint tpss_layers_encoder_rates (const guint64 * dest_rates, guint n_dest,
     guint n_layers, gdouble spread, guint64 * out);
 
+/* What @n_dest copies send together (bits/s) under the layer rates
+ * @layer_rates (@n_rates entries, as tpss_layers_encoder_rates writes
+ * them): each destination the prefix that fits its @data_rates entry (the
+ * whole stream when @n_rates is 1), its media raised by the parity its
+ * @send_rates entry adds over its data rate. */
+guint64 tpss_layers_copies_rate (const guint64 * layer_rates, guint n_rates,
+    const guint64 * data_rates, const guint64 * send_rates, guint n_dest);
+
 G_END_DECLS
 
 #endif /* __TPSS_LAYERS_H__ */

@@ -217,6 +217,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (data[0] & 8)
     cfg.group = addr (239);
   cfg.cfg.holding_time = data[0] & 16 ? 0 : cfg.cfg.holding_time;
+  /* bit 4 also bounds the layered copies by a 2 Mbit/s uplink */
+  cfg.uplink_rate = data[0] & 16 ? 2000000 : 0;
   g = tpss_group_new (&cfg);
   if (data[0] & 0x80)
     keyed_init (&keyed, g);

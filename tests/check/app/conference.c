@@ -64,6 +64,7 @@ GST_START_TEST (test_options_defaults)
   fail_unless_equals_int (o.snapshot_interval, 5);
   fail_unless_equals_uint64 (o.initial_rate, 150000);
   fail_unless_equals_uint64 (o.max_receive_rate, 0);
+  fail_unless_equals_uint64 (o.uplink_rate, 0);
   fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
   fail_unless_equals_int (o.max_frame_age_ms, CONF_MAX_FRAME_AGE_MS);
   fail_unless_equals_string (o.out_dir, ".");
@@ -73,9 +74,10 @@ GST_START_TEST (test_options_defaults)
   fail_unless (parse (&o, TRUE, &err, GOOD, "--colour=0a0B0c", "--name=Ann",
           "--fps=30", "--no-audio", "--ice", "--rendezvous=10.0.0.1:7000",
           "--initial-rate=64000", "--key-unit-queue-time=0",
-          "--preload-decoders", NULL),
+          "--preload-decoders", "--uplink-rate=4000000", NULL),
       "refused: %s", err ? err->message : "");
   fail_unless (o.preload_decoders);
+  fail_unless_equals_uint64 (o.uplink_rate, 4000000);
   fail_unless_equals_int (o.colour, 0x0a0b0c);
   fail_unless_equals_string (o.name, "Ann");
   fail_unless_equals_int (o.fps, 30);
@@ -148,6 +150,8 @@ GST_START_TEST (test_options_refused)
       "--id=1", "--port=5000", members, "--initial-rate=0", NULL);
   check_refused (FALSE, "--max-receive-rate must not be negative, got -5", "--id=1",
       "--port=5000", members, "--max-receive-rate=-5", NULL);
+  check_refused (FALSE, "--uplink-rate must not be negative, got -1", "--id=1",
+      "--port=5000", members, "--uplink-rate=-1", NULL);
   check_refused (FALSE, "--key-unit-queue-time must not be negative, got -1",
       "--id=1", "--port=5000", members, "--key-unit-queue-time=-1", NULL);
   check_refused (FALSE, "--max-frame-age must not be negative, got -1",

@@ -4,6 +4,7 @@
  * another's, leaving with an RTCP BYE, sender reports, and the group key
  * (sealed control, forged and replayed control refused). */
 #include <gst/check/gstcheck.h>
+#include <math.h>
 #include <string.h>
 
 #include "tpssgroup.h"
@@ -844,13 +845,14 @@ run_layered (TpssGroup * g, gint64 start, gint64 dur, LayerCount c[2])
 /* A sends to B and C, B allowed 1 Mbit/s (the initial rate), C 4 Mbit/s
  * (an NQCP allocation). */
 static TpssGroup *
-layered_group_new (guint32 * rand)
+layered_group_new_uplink (guint32 * rand, guint64 uplink_rate)
 {
   TpssGroupConfig cfg;
   TpssGroup *g;
   TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, addr (3)} };
 
   tpss_group_config_init (&cfg);
+  cfg.uplink_rate = uplink_rate;
   cfg.id = ID_A;
   cfg.fec_pt = FEC_PT;
   cfg.cfg.holding_time = 0;
@@ -867,6 +869,12 @@ layered_group_new (guint32 * rand)
   tpss_group_handle_timeout (g, MS);
   drop_transmits (g);
   return g;
+}
+
+static TpssGroup *
+layered_group_new (guint32 * rand)
+{
+  return layered_group_new_uplink (rand, 0);
 }
 
 GST_START_TEST (test_layers_per_destination)
@@ -1041,6 +1049,106 @@ GST_START_TEST (test_layers_fast_destinations_get_all)
   fail_unless_equals_int (ms.layers_sent, N_LAYERS);
   fail_unless (member_stats (g, ID_B, &ms));
   fail_unless_equals_int (ms.layers_sent, 1);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* The data rate, scaled by what S adds for parity, of the prefix of
+ * @prefix layers under the DATA_RATE @ev's layer rates. */
+static guint64
+prefix_send_rate (const TpssGroupEvent * ev, guint prefix,
+    const TpssSendStats * st)
+{
+  guint64 d = 0;
+
+  for (guint k = 0; k < prefix && k < ev->n_rates; k++)
+    d += ev->rates[k];
+  return (guint64) ((gdouble) d * st->send_rate / st->data_rate);
+}
+
+/* B allows 1 Mbit/s, C 4 and D 3, their S adding parity. The copies at
+ * the layers chosen (B the base at 1, C and D the whole stream at D's 3)
+ * send more than a 4 Mbit/s uplink. With uplink_rate the layer rates are
+ * those of every destination at the one share of its rate that fits them:
+ * what the copies send adds up to the uplink, C and D still get every
+ * layer, B the base. Without it the whole stream went at D's full 3 Mbit/s
+ * and the copies asked for about twice the uplink (issue 16). */
+GST_START_TEST (test_layers_uplink_rate_bounds_copies)
+{
+  const guint32 id_d = 0xDDDD0004u;
+  const guint64 uplink = 4000000;
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new_uplink (&rand, uplink);
+  TpssGroupPeer peers[3] = { {ID_B, addr (2)}, {ID_C, addr (3)},
+  {id_d, addr (4)}
+  };
+  const guint32 ids[3] = { ID_B, ID_C, id_d };
+  const guint want_layers[3] = { 1, N_LAYERS, N_LAYERS };
+  /* what each gets at full rates: B's 1 Mbit/s, D's 3 */
+  const guint64 full_media[3] = { 1000000, 3000000, 3000000 };
+  TpssGroupEvent ev;
+  TpssGroupMemberStats ms;
+  TpssGroupStats gs;
+  gdouble full = 0, share;
+  guint64 sum_sent = 0;
+
+  tpss_group_set_members (g, peers, 3, MS);
+  feed_rate (g, id_d, 4, 3000000, MS);
+  tpss_group_handle_timeout (g, MS);
+  drop_transmits (g);
+  drop_events (g);
+  for (guint n = 0; n < 8; n++)
+    enqueue_frame (g, n, 2 * MS);
+  for (guint i = 0; i < 3; i++) {
+    fail_unless (member_stats (g, ids[i], &ms));
+    full += (gdouble) full_media[i] * ms.send.send_rate / ms.send.data_rate;
+  }
+  fail_unless (full > 1.5 * uplink, "the copies at full rates: %.0f", full);
+  share = (gdouble) uplink / full;
+  tpss_group_get_stats (g, &gs);
+  fail_unless (fabs ((gdouble) gs.uplink_send_rate - full) <= 2);
+  fail_unless (fabs (gs.uplink_share - share) < 1e-6);
+
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
+  fail_unless_equals_int (ev.n_rates, N_LAYERS);
+  /* the base layer B's rate, the whole stream D's, both at the share */
+  fail_unless (fabs ((gdouble) ev.rates[0] - 1000000 * share) <= 1);
+  fail_unless (fabs ((gdouble) ev.rate - 3000000 * share) <= 1,
+      "whole stream %" G_GUINT64_FORMAT " bit/s", ev.rate);
+  for (gint64 now = 2 * MS; now < 200 * MS; now += MS) {
+    tpss_group_handle_timeout (g, now);
+    drop_transmits (g);
+  }
+  for (guint i = 0; i < 3; i++) {
+    fail_unless (member_stats (g, ids[i], &ms));
+    fail_unless_equals_int (ms.layers_sent, want_layers[i]);
+    sum_sent += prefix_send_rate (&ev, ms.layers_sent, &ms.send);
+  }
+  fail_unless (sum_sent <= uplink && sum_sent + 10 >= uplink,
+      "the copies at their prefixes: %" G_GUINT64_FORMAT " bit/s", sum_sent);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* With an uplink_rate above what the copies' S add up to, nothing is
+ * scaled: the layers are as without one. */
+GST_START_TEST (test_layers_uplink_rate_room_changes_nothing)
+{
+  guint32 rand = 0;
+  TpssGroup *g = layered_group_new_uplink (&rand, 100000000);
+  TpssGroupEvent ev;
+  TpssGroupStats gs;
+
+  for (guint n = 0; n < 8; n++)
+    enqueue_frame (g, n, 2 * MS);
+  fail_unless (find_event (g, TPSS_GROUP_EVENT_DATA_RATE, 0, &ev));
+  fail_unless_equals_uint64 (ev.rates[0], 1000000);
+  fail_unless_equals_uint64 (ev.rate, 4000000);
+  tpss_group_get_stats (g, &gs);
+  fail_unless (gs.uplink_share == 1.0);
+  fail_unless (gs.uplink_send_rate > 4000000);
   tpss_group_free (g);
 }
 
@@ -2956,6 +3064,8 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_key_unit_flush_keeps_queued_key_unit);
   tcase_add_test (tc, test_layers_max_spread);
   tcase_add_test (tc, test_layers_fast_destinations_get_all);
+  tcase_add_test (tc, test_layers_uplink_rate_bounds_copies);
+  tcase_add_test (tc, test_layers_uplink_rate_room_changes_nothing);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
   tcase_add_test (tc, test_bye_removes_member);

@@ -205,6 +205,26 @@ GST_START_TEST (test_encoder_rates_fast_group)
 
 GST_END_TEST;
 
+/* What the copies send together: each destination's prefix, raised by its
+ * parity (S over D); one rate for all is the whole stream for each. */
+GST_START_TEST (test_copies_rate)
+{
+  const guint64 layers[] = { 300000, 500000, 1200000 };   /* 0.3, 0.8, 2 */
+  const guint64 data[] = { 2500000, 300000, 2000000, 1000000 };
+  const guint64 send[] = { 3000000, 450000, 2000000, 1000000 };
+  const guint64 one[] = { 1500000 };
+
+  /* 2 x 1.2 + 0.3 x 1.5 + 2 + 0.8 Mbit/s */
+  fail_unless_equals_uint64 (tpss_layers_copies_rate (layers, 3, data, send,
+          4), 2400000 + 450000 + 2000000 + 800000);
+  fail_unless_equals_uint64 (tpss_layers_copies_rate (one, 1, data, send,
+          2), 1500000 * 1.2 + 1500000 * 1.5);
+  fail_unless_equals_uint64 (tpss_layers_copies_rate (layers, 3, data, send,
+          0), 0);
+}
+
+GST_END_TEST;
+
 /* A packet without a layer (a parameter set) goes to a destination of any
  * prefix, numbered in its run, and leaves the frame being filtered as it
  * was: the rest of a left-out frame stays out. */
@@ -245,6 +265,7 @@ tpsslayers_suite (void)
   tcase_add_test (tc, test_encoder_rates_close_destinations);
   tcase_add_test (tc, test_encoder_rates_spread);
   tcase_add_test (tc, test_encoder_rates_fast_group);
+  tcase_add_test (tc, test_copies_rate);
   return s;
 }
 
