@@ -102,12 +102,12 @@ GST_START_TEST (test_loop_deadline)
 GST_END_TEST;
 
 /* A wake that comes while the work runs makes it run again at once, even
- * though the work then returns a deadline far away. */
+ * though the work then returns a deadline far away: nothing else would run
+ * it again, so the third call shows the wake kept (no wall-clock bound). */
 GST_START_TEST (test_loop_wake_during_work)
 {
   Work w = { 0 };
   GstNetLoop *loop = gst_net_loop_new ("test", work_func, &w);
-  gint64 woken_at;
 
   g_mutex_init (&w.lock);
   g_cond_init (&w.cond);
@@ -118,10 +118,8 @@ GST_START_TEST (test_loop_wake_during_work)
   gst_net_loop_wake (loop);
   /* the second call has begun: wake it again while it sleeps */
   fail_unless (wait_calls (&w, 2));
-  woken_at = gst_net_now ();
   gst_net_loop_wake (loop);
   fail_unless (wait_calls (&w, 3), "the wake during the work was lost");
-  fail_unless (w.last_end - woken_at < 500 * GST_MSECOND);
   gst_net_loop_free (loop);
   g_mutex_clear (&w.lock);
   g_cond_clear (&w.cond);
