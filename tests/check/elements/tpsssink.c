@@ -938,20 +938,25 @@ element_stat (GstElement * e, const gchar * field)
   return v;
 }
 
+/* The hold-off of test_pli_becomes_force_key_unit: long enough that the
+ * repeat reaches the sink inside it on a loaded host. */
+#define PLI_HOLDOFF (2 * GST_SECOND)
+
 GST_START_TEST (test_pli_becomes_force_key_unit)
 {
   guint p1 = free_udp_port (), p2, p3;
   GSocket *peer = check_udp_socket_local (&p2), *forger = check_udp_socket_local (&p3);
   gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
       "members=1@127.0.0.1:%u,2@127.0.0.1:%u allow-join=false "
-      "key-unit-holdoff=300000000", p1, p1, p2);
+      "key-unit-holdoff=%" G_GUINT64_FORMAT, p1, p1, p2, PLI_HOLDOFF);
   GstHarness *h = gst_harness_new_parse (desc);
   GstElement *sink = gst_harness_find_element (h, "tpsssink");
   guint8 short_pli[8] = { 0x81, 206, 0x00, 0x01, 0, 0, 0, 2 };
   guint64 holdoff = 0;
+  gint64 first_at, wait;
 
   g_object_get (sink, "key-unit-holdoff", &holdoff, NULL);
-  fail_unless_equals_uint64 (holdoff, 300 * GST_MSECOND);
+  fail_unless_equals_uint64 (holdoff, PLI_HOLDOFF);
   gst_harness_set_src_caps_str (h, RTP_CAPS);
   gst_harness_play (h);
 
@@ -959,6 +964,8 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
   send_pli (peer, p1, 2, 1);
   WAIT_UNTIL (element_stat (sink, "pli-received") == 1, 5);
   WAIT_UNTIL (element_stat (sink, "key-unit-requests") == 1, 5);
+  /* the hold-off started before this */
+  first_at = g_get_monotonic_time ();
   fail_unless_equals_int (wait_force_key_units (h, 1), 1);
 
   /* Again at once: within the hold-off, ignored. */
@@ -983,7 +990,9 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
   fail_unless_equals_int (pull_force_key_units (h), 0);
 
   /* After the hold-off a PLI asks again. */
-  g_usleep (400 * 1000);
+  wait = first_at + PLI_HOLDOFF / GST_USECOND - g_get_monotonic_time ();
+  if (wait > 0)
+    g_usleep (wait + 20 * 1000);
   send_pli (peer, p1, 2, 1);
   WAIT_UNTIL (element_stat (sink, "key-unit-requests") == 2, 5);
   fail_unless_equals_uint64 (element_stat (sink, "key-unit-requests"), 2);
