@@ -873,7 +873,7 @@ is_pli (const guint8 * b, gssize n, guint32 media)
 }
 
 /* The next force-key-unit event that reached upstream of @h within
- * @timeout_ms; NULL if none. */
+ * @timeout_ms (0: one look); NULL if none. */
 static GstEvent *
 pull_force_key_unit (GstHarness * h, guint timeout_ms)
 {
@@ -892,8 +892,14 @@ pull_force_key_unit (GstHarness * h, guint timeout_ms)
   return NULL;
 }
 
+/* The hold-off of test_sink_pli_to_key_unit: long enough that the repeat
+ * reaches the sink inside it on a loaded host (a 400 ms hold-off there let
+ * a late repeat through). */
+#define PLI_HOLDOFF (2 * GST_SECOND)
+
 /* A PLI from the receiver becomes an upstream force-key-unit event (all
- * headers); a repeat within key-unit-holdoff is counted and ignored. */
+ * headers); a repeat within key-unit-holdoff is counted and ignored. Each
+ * "nothing" is checked once the sink's stats show it took the PLI. */
 GST_START_TEST (test_sink_pli_to_key_unit)
 {
   gint rtcp_port;
@@ -904,10 +910,11 @@ GST_START_TEST (test_sink_pli_to_key_unit)
   guint8 buf[1500];
   GstEvent *ev;
   gboolean all = FALSE;
+  gint64 first_at, wait;
 
   g_object_set (sink, "host", "127.0.0.1", "port", 9, "tcp-port", 9,
       "rtcp-port", rtcp_port, "connect-timeout", 60 * GST_SECOND,
-      "key-unit-holdoff", 400 * GST_MSECOND, NULL);
+      "key-unit-holdoff", PLI_HOLDOFF, NULL);
   h = gst_harness_new_with_element (sink, "sink", NULL);
   gst_harness_set_src_caps_str (h, RTP_CAPS);
   fail_unless_equals_int (gst_harness_push (h, make_packet (0, 100)),
@@ -922,8 +929,10 @@ GST_START_TEST (test_sink_pli_to_key_unit)
   write_pli (buf, 0xabcd, 0x12345678);
   fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
           NULL) == 12);
-  ev = pull_force_key_unit (h, 2000);
+  ev = pull_force_key_unit (h, 10000);
   fail_unless (ev != NULL, "no force-key-unit event upstream");
+  /* the hold-off started before this */
+  first_at = g_get_monotonic_time ();
   fail_unless (gst_structure_get_boolean (gst_event_get_structure (ev),
           "all-headers", &all) && all);
   gst_event_unref (ev);
@@ -931,21 +940,33 @@ GST_START_TEST (test_sink_pli_to_key_unit)
   /* a repeat inside the hold-off: nothing */
   fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
           NULL) == 12);
-  fail_if ((ev = pull_force_key_unit (h, 200)) != NULL);
+  check_stat_u64_reaches (sink, "rtcp-received", 2, 10);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-ignored"), 1);
+  /* the sink's loop pushes the events the core asks for: its count says
+   * whether one is still to come */
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 1);
+  fail_if ((ev = pull_force_key_unit (h, 0)) != NULL);
   /* a PLI about another SSRC: nothing either */
-  g_usleep (300 * 1000);
   write_pli (buf, 0xabcd, 0x99);
   fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
           NULL) == 12);
-  fail_if ((ev = pull_force_key_unit (h, 200)) != NULL);
+  check_stat_u64_reaches (sink, "rtcp-received", 3, 10);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-received"), 2);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 1);
+  fail_if ((ev = pull_force_key_unit (h, 0)) != NULL);
   /* after the hold-off: a key unit again */
+  wait = first_at + PLI_HOLDOFF / GST_USECOND - g_get_monotonic_time ();
+  if (wait > 0)
+    g_usleep (wait + 20 * 1000);
   write_pli (buf, 0xabcd, 0x12345678);
   fail_unless (g_socket_send_to (rx, from, (gchar *) buf, 12, NULL,
           NULL) == 12);
-  ev = pull_force_key_unit (h, 2000);
+  ev = pull_force_key_unit (h, 10000);
   fail_unless (ev != NULL, "no key unit after the hold-off");
   gst_event_unref (ev);
+  fail_if ((ev = pull_force_key_unit (h, 0)) != NULL);
 
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "rtcp-received"), 4);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-received"), 3);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-ignored"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 2);
@@ -1261,7 +1282,8 @@ GST_START_TEST (test_sink_key_rtcp)
   send_bytes (rx, from, pli, tpba_control_seal (other, pli, 12, sizeof pli));
   check_stat_u64_reaches (sink, "auth-truncated", 1, 10);
   check_stat_u64_reaches (sink, "auth-bad-tag", 4, 10);
-  fail_if ((ev = pull_force_key_unit (h, 200)) != NULL);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 0);
+  fail_if ((ev = pull_force_key_unit (h, 0)) != NULL);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-truncated"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-bad-tag"), 4);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "rtcp-received"), 0);
@@ -1272,13 +1294,14 @@ GST_START_TEST (test_sink_key_rtcp)
   write_pli (pli, 0xabcd, 0x12345678);
   n = tpba_control_seal (mine, pli, 12, sizeof pli);
   send_bytes (rx, from, pli, n);
-  ev = pull_force_key_unit (h, 2000);
+  ev = pull_force_key_unit (h, 10000);
   fail_unless (ev != NULL, "no key unit for a sound PLI");
   gst_event_unref (ev);
   g_usleep (200 * 1000);        /* past key-unit-holdoff */
   send_bytes (rx, from, pli, n);
-  fail_if ((ev = pull_force_key_unit (h, 300)) != NULL);
-  fail_unless_equals_uint64 (check_stat_u64 (sink, "auth-replayed"), 1);
+  check_stat_u64_reaches (sink, "auth-replayed", 1, 10);
+  fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 1);
+  fail_if ((ev = pull_force_key_unit (h, 0)) != NULL);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "pli-received"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "key-unit-requests"), 1);
   fail_unless_equals_uint64 (check_stat_u64 (sink, "reductions"), 0);

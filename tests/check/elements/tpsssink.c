@@ -27,6 +27,8 @@
 #include <gio/gio.h>
 #include <stdio.h>
 #include <dlfcn.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "checkutil.h"
 #include "tpssmember.h"
 
@@ -936,20 +938,25 @@ element_stat (GstElement * e, const gchar * field)
   return v;
 }
 
+/* The hold-off of test_pli_becomes_force_key_unit: long enough that the
+ * repeat reaches the sink inside it on a loaded host. */
+#define PLI_HOLDOFF (2 * GST_SECOND)
+
 GST_START_TEST (test_pli_becomes_force_key_unit)
 {
   guint p1 = free_udp_port (), p2, p3;
   GSocket *peer = check_udp_socket_local (&p2), *forger = check_udp_socket_local (&p3);
   gchar *desc = g_strdup_printf ("tpsssink port=%u member-id=1 "
       "members=1@127.0.0.1:%u,2@127.0.0.1:%u allow-join=false "
-      "key-unit-holdoff=300000000", p1, p1, p2);
+      "key-unit-holdoff=%" G_GUINT64_FORMAT, p1, p1, p2, PLI_HOLDOFF);
   GstHarness *h = gst_harness_new_parse (desc);
   GstElement *sink = gst_harness_find_element (h, "tpsssink");
   guint8 short_pli[8] = { 0x81, 206, 0x00, 0x01, 0, 0, 0, 2 };
   guint64 holdoff = 0;
+  gint64 first_at, wait;
 
   g_object_get (sink, "key-unit-holdoff", &holdoff, NULL);
-  fail_unless_equals_uint64 (holdoff, 300 * GST_MSECOND);
+  fail_unless_equals_uint64 (holdoff, PLI_HOLDOFF);
   gst_harness_set_src_caps_str (h, RTP_CAPS);
   gst_harness_play (h);
 
@@ -957,6 +964,8 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
   send_pli (peer, p1, 2, 1);
   WAIT_UNTIL (element_stat (sink, "pli-received") == 1, 5);
   WAIT_UNTIL (element_stat (sink, "key-unit-requests") == 1, 5);
+  /* the hold-off started before this */
+  first_at = g_get_monotonic_time ();
   fail_unless_equals_int (wait_force_key_units (h, 1), 1);
 
   /* Again at once: within the hold-off, ignored. */
@@ -981,7 +990,9 @@ GST_START_TEST (test_pli_becomes_force_key_unit)
   fail_unless_equals_int (pull_force_key_units (h), 0);
 
   /* After the hold-off a PLI asks again. */
-  g_usleep (400 * 1000);
+  wait = first_at + PLI_HOLDOFF / GST_USECOND - g_get_monotonic_time ();
+  if (wait > 0)
+    g_usleep (wait + 20 * 1000);
   send_pli (peer, p1, 2, 1);
   WAIT_UNTIL (element_stat (sink, "key-unit-requests") == 2, 5);
   fail_unless_equals_uint64 (element_stat (sink, "key-unit-requests"), 2);
@@ -1213,30 +1224,98 @@ GST_END_TEST;
  * thread pool from the session thread. Making a pool thread waits while
  * another thread of the process loads a library (glibc's loader lock),
  * which a pad-added handler loading its decoder's plugin does: the session
- * then read and sent nothing. Here a helper library holds the lock 1.5 s
- * while member 1 says BYE; member 2's session must keep reporting to
- * member 3 meanwhile. */
+ * then read and sent nothing. Here a helper library holds the lock while
+ * member 1 says BYE, until the test opens its gate: the lock is held for as
+ * long as the test checks, however slow the host, not for a fixed time. */
+#define SLOW_LOAD_WATCHDOG_S 30
+#define SLOW_LOAD_REPORT_INTERVAL (300 * GST_MSECOND)
+
 typedef struct
 {
   GMutex lock;
   GCond cond;
-  gboolean loading;
+  gboolean done;                /* under lock: the test opened the gate */
+  gboolean timed_out;           /* under lock: the watchdog opened it */
+  gint gate;                    /* the test's end of the library's gate */
+  GThread *loader, *watchdog;
 } SlowLoad;
 
 static gpointer
 slow_load_thread (gpointer data)
 {
-  SlowLoad *sl = data;
-  void *lib;
+  void *lib = dlopen (SLOWLOAD_PATH, RTLD_NOW | RTLD_LOCAL);
 
-  g_mutex_lock (&sl->lock);
-  sl->loading = TRUE;
-  g_cond_signal (&sl->cond);
-  g_mutex_unlock (&sl->lock);
-  lib = dlopen (SLOWLOAD_PATH, RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     GST_ERROR ("%s", dlerror ());
   return lib;
+}
+
+/* Opens the gate if the test has not within SLOW_LOAD_WATCHDOG_S: a test
+ * stuck behind the lock then fails instead of hanging. */
+static gpointer
+slow_load_watchdog (gpointer data)
+{
+  SlowLoad *sl = data;
+  gint64 end = g_get_monotonic_time () +
+      SLOW_LOAD_WATCHDOG_S * G_USEC_PER_SEC;
+
+  g_mutex_lock (&sl->lock);
+  while (!sl->done && g_cond_wait_until (&sl->cond, &sl->lock, end));
+  if (!sl->done) {
+    sl->timed_out = TRUE;
+    if (write (sl->gate, "w", 1) != 1)
+      GST_ERROR ("the watchdog could not open the gate");
+  }
+  g_mutex_unlock (&sl->lock);
+  return NULL;
+}
+
+/* Starts the load (and the watchdog first: the load would hold up its
+ * creation); returns once the library's resolver holds the loader lock,
+ * which it says on the gate. */
+static void
+slow_load_start (SlowLoad * sl)
+{
+  gint fds[2];
+  gchar byte;
+  GPollFD pfd;
+
+  memset (sl, 0, sizeof (*sl));
+  g_mutex_init (&sl->lock);
+  g_cond_init (&sl->cond);
+  fail_unless (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+  fail_unless (dup2 (fds[1], SLOWLOAD_GATE_FD) == SLOWLOAD_GATE_FD);
+  close (fds[1]);
+  sl->gate = fds[0];
+  sl->watchdog = g_thread_new ("slow-load-watchdog", slow_load_watchdog, sl);
+  sl->loader = g_thread_new ("slow-load", slow_load_thread, sl);
+  pfd.fd = sl->gate;
+  pfd.events = G_IO_IN;
+  fail_unless (g_poll (&pfd, 1, 10000) == 1 && read (sl->gate, &byte,
+          1) == 1, "the helper library's resolver did not start");
+}
+
+/* Opens the gate, waits for the load; whether the library loaded and the
+ * lock was held until the test opened the gate. */
+static gboolean
+slow_load_finish (SlowLoad * sl, gboolean * held)
+{
+  gboolean loaded;
+
+  g_mutex_lock (&sl->lock);
+  sl->done = TRUE;
+  *held = !sl->timed_out;
+  g_cond_broadcast (&sl->cond);
+  g_mutex_unlock (&sl->lock);
+  if (write (sl->gate, "o", 1) != 1)
+    GST_ERROR ("could not open the gate");
+  loaded = g_thread_join (sl->loader) != NULL;
+  g_thread_join (sl->watchdog);
+  close (SLOWLOAD_GATE_FD);
+  close (sl->gate);
+  g_mutex_clear (&sl->lock);
+  g_cond_clear (&sl->cond);
+  return loaded;
 }
 
 GST_START_TEST (test_leave_while_plugin_loads_keeps_session_running)
@@ -1245,12 +1324,13 @@ GST_START_TEST (test_leave_while_plugin_loads_keeps_session_running)
   GSocket *peer = check_udp_socket_local (&p1);
   gchar *members = g_strdup_printf ("1@127.0.0.1:%u,2@127.0.0.1:%u,"
       "3@127.0.0.1:%u", p1, p2, p3);
-  const gchar *extra = "min-report-interval=300000000";
+  gchar *extra = g_strdup_printf ("min-report-interval=%" G_GUINT64_FORMAT,
+      SLOW_LOAD_REPORT_INTERVAL);
   Member b, c;
-  SlowLoad sl = { 0 };
-  GThread *loader;
+  SlowLoad sl;
   GstElement *src;
-  guint64 before, after;
+  guint64 byes, at_bye, after, late, stall;
+  gboolean held;
 
   member_start (&b, 2, p2, members, extra);
   member_start (&c, 3, p3, members, extra);
@@ -1260,38 +1340,41 @@ GST_START_TEST (test_leave_while_plugin_loads_keeps_session_running)
   fail_unless_equals_int (locked_read (&b, &b.pads_added), 2);
   src = gst_bin_get_by_name (GST_BIN (b.pipeline), "src");
 
-  g_mutex_init (&sl.lock);
-  g_cond_init (&sl.cond);
-  loader = g_thread_new ("slow-load", slow_load_thread, &sl);
-  g_mutex_lock (&sl.lock);
-  while (!sl.loading)
-    g_cond_wait (&sl.cond, &sl.lock);
-  g_mutex_unlock (&sl.lock);
-  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
-  before = element_stat (src, "control-sent");
+  /* the lock held from here until slow_load_finish */
+  slow_load_start (&sl);
   send_bye (peer, p2, 1);
-  /* still within the 1.5 s the load holds the lock */
-  g_usleep (1000 * G_TIME_SPAN_MILLISECOND);
+  WAIT_UNTIL (element_stat (src, "bye-received") == 1, 10);
+  byes = element_stat (src, "bye-received");
+  at_bye = element_stat (src, "control-sent");
+  WAIT_UNTIL (element_stat (src, "control-sent") > at_bye, 10);
   after = element_stat (src, "control-sent");
-  fail_unless (g_thread_join (loader) != NULL,
+  fail_unless (slow_load_finish (&sl, &held),
       "the helper library did not load");
-  fail_unless (after > before, "member 2's session sent no control packet "
-      "in the 1 s after member 1's BYE while a library loaded (%"
-      G_GUINT64_FORMAT ")", before);
+  fail_unless (held, "the loader lock was released by the watchdog: the "
+      "checks took %d s", SLOW_LOAD_WATCHDOG_S);
+  fail_unless_equals_uint64 (byes, 1);
+  fail_unless (after > at_bye, "member 2's session sent no control packet "
+      "after member 1's BYE while a library loaded (%" G_GUINT64_FORMAT
+      " before, 10 s)", at_bye);
 
   /* The pad still goes, after its EOS. */
   WAIT_UNTIL (locked_read (&b, &b.pads_removed) == 1, 5);
   fail_unless_equals_int (locked_read (&b, &b.pads_removed), 1);
   fail_unless_equals_int (locked_read (&b, &b.eos), 1);
-  fail_unless_equals_uint64 (member_stat_u64 (src, 3, "late-reports"), 0);
+  /* no report to member 3 ran late, unless the host held the loop's
+   * thread off the CPU for a report interval (the loop counts that) */
+  late = member_stat_u64 (src, 3, "late-reports");
+  stall = element_stat (src, "loop-late-max");
+  fail_unless (late == 0 || stall >= SLOW_LOAD_REPORT_INTERVAL, "%"
+      G_GUINT64_FORMAT " late reports to member 3, the loop's longest stall %"
+      G_GUINT64_FORMAT " ns", late, stall);
   gst_object_unref (src);
 
   member_stop (&c);
   member_stop (&b);
-  g_mutex_clear (&sl.lock);
-  g_cond_clear (&sl.cond);
   g_object_unref (peer);
   g_free (members);
+  g_free (extra);
 }
 
 GST_END_TEST;
