@@ -22,6 +22,7 @@ bucket (per-slot credit, unused credit discarded) 206 of p2's packets (2%)
 were refused here.
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -43,9 +44,21 @@ def caps(rate):
             f"encoding-name=L16,channels=2")
 
 
+_SENDER = re.compile(r"(loop-late-(?:turns|time|max)|pacing-skipped|"
+                     r"queue-dropped)=\((?:guint64|gint64)\)(\d+)")
+
+
+def sender_stalls(lines):
+    """The prioritized sender's own stalls from its last tpss-stats message
+    (gst-launch -m lines): {loop-late-turns, loop-late-time, loop-late-max,
+    pacing-skipped, queue-dropped}, ns or counts; {} if none came."""
+    last = [ln for _, ln in lines if "tpss-stats" in ln]
+    return {k: int(v) for k, v in _SENDER.findall(last[-1])} if last else {}
+
+
 def run(hosts, seconds=SECONDS):
-    """Returns {sender id: p4's member stats of it} and the packets each
-    sender offered."""
+    """Returns {sender id: p4's member stats of it}, the packets each
+    sender offered and the prioritized sender's stalls (sender_stalls())."""
     members = ",".join(f"{i}@{h.ip}:{PORT}" for i, h in hosts.items())
     common = (f"members={members} control=notification "
               f"initial-rate=4000000 max-queue-bytes=100000 "
@@ -67,15 +80,22 @@ def run(hosts, seconds=SECONDS):
         buffers = seconds * rate // spb
         offered[i] = buffers * per_buf
         mtu = 12 + spb * 4 // per_buf
+        # The prioritized sender posts its stats once a second, to tell a
+        # host that held it off the CPU (its loop's late turns, the pacing
+        # time it skipped) from admission's own refusals.
+        watch = ("-m ", " stats-interval=1000000000") \
+            if i == PRIORITIZED else ("", "")
         procs[i] = hosts[i].popen(gst(
-            f"audiotestsrc is-live=true num-buffers={buffers} "
+            f"{watch[0]}audiotestsrc is-live=true num-buffers={buffers} "
             f"samplesperbuffer={spb} ! audio/x-raw,rate={rate},channels=2 ! "
             f"rtpL16pay mtu={mtu} ! tpsssink port={PORT} member-id={i} "
-            f"{common}"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            f"{common}{watch[1]}"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p2_lines, p2_reader = netbed.timed_lines(procs[PRIORITIZED].stdout)
     time.sleep(seconds + 2.0)
     for i in SENDERS:
         netbed.interrupt(procs[i], timeout=20)
+    p2_reader.join(timeout=5)
     procs[4].send_signal(2)
     try:
         out, _ = procs[4].communicate(timeout=20)
@@ -83,7 +103,7 @@ def run(hosts, seconds=SECONDS):
         procs[4].kill()
         out, _ = procs[4].communicate()
     _, at_p4 = parse_stats(out)
-    return at_p4, offered
+    return at_p4, offered, sender_stalls(p2_lines)
 
 
 def main():
@@ -93,7 +113,7 @@ def main():
         hosts = {i: bed.host(f"p{i}") for i in (1, 2, 3, 4)}
         for i, h in hosts.items():
             bed.attach(h, br, f"10.77.3.{i}/24")
-        at_p4, offered = run(hosts)
+        at_p4, offered, stalls = run(hosts)
     for i in SENDERS:
         m = at_p4.get(i, {})
         print(f"p{i}->p4 offered={offered[i]} "
@@ -103,6 +123,12 @@ def main():
               f"lost={m.get('packets-lost', 0)} "
               f"allocated={m.get('allocated-rate', 0)} "
               f"receive-rate={m.get('receive-rate', 0)}")
+    print(f"p{PRIORITIZED} sender: loop late "
+          f"{stalls.get('loop-late-time', 0) / 1e9:.2f} s in "
+          f"{stalls.get('loop-late-turns', 0)} turns (max "
+          f"{stalls.get('loop-late-max', 0) / 1e6:.0f} ms), pacing skipped "
+          f"{stalls.get('pacing-skipped', 0) / 1e9:.2f} s, queue-dropped "
+          f"{stalls.get('queue-dropped', 0)}", flush=True)
     check = netbed.Checks()
     p2 = at_p4.get(PRIORITIZED, {})
     check("p4 saw every sender", all(at_p4.get(i) for i in SENDERS))

@@ -22,7 +22,17 @@ Against the rate at which the receiver loses 5% (where the section 4.1
 rule holds the traditional slow start) TPSS reaches about 85%, not 90%: the
 loss grows slowly with the rate here (a 40 ms stall overflows a buffer), and
 TPSS keeps its data below the overrun and its parity on top, which the rule
-charges as loss (docs/results.md)."""
+charges as loss (docs/results.md).
+
+TPSS's rate for the reference is its delivered rate over the second half
+less the time its sender's pacer skipped there (the sink's pacing-skipped):
+a loaded host that holds the sender off the CPU takes that time, not TPSS.
+A second half skipped more than half is left out (the test says so). A
+TPSS held below the capacity still fails (its flow at max-rate=2000000:
+1.96 Mbit/s paced, the reference at 2.17 Mbit/s lost 0.22%). Each
+flow also prints the sink's and tpsssrc's loop-late-* and how long the
+receiver's stops really lasted, to tell the host's stalls from TPSS's
+(docs/results.md, "TPSS: tpss-capacity-stall under load: what fails")."""
 import os
 import sys
 
@@ -37,6 +47,11 @@ BUFFER = 32768               # tpsssrc's socket buffer, bytes (the kernel double
 OVERRUN = 0.01               # a flow that loses more overran the receiver
 # The report interval (no RTT to speak of here), as in the tbf test.
 REPORT_NS = 100_000_000
+# TPSS's rate is taken over the time its sender's pacer did not skip (the
+# sink's pacing-skipped: departure time a loop held off the CPU longer than
+# pacing-catch-up did not make up), which is the host, not TPSS. Past this
+# share of the second half skipped, the rate says nothing about TPSS.
+MAX_SKIPPED = 0.5
 
 
 def fixed_rate_props(app_bps):
@@ -57,7 +72,7 @@ def run_pair(seconds=SECONDS, ref_seconds=REF_SECONDS, reference=True):
                                   report_ns=REPORT_NS)
                for mode in ("tpss", "traditional")}
         if reference:
-            ref = max(int(res["tpss"]["goodput"] / 0.9), 100_000)
+            ref = max(int(res["tpss"]["goodput_paced"] / 0.9), 100_000)
             res["reference"] = cap.run_flow(
                 snd, rcv, "traditional", seconds=ref_seconds, fixed_bps=ref,
                 rx_props=rx, stall=STALL, common_props=fixed_rate_props(ref),
@@ -77,6 +92,8 @@ def main():
     print(f"reference    fixed {ref['rate'] / 1e6:.2f} Mbit/s: "
           f"pushed={ref['pushed']} delivered={ref['delivered']} "
           f"lost={100 * ref['loss']:.2f}% raw-lost={ref['raw_lost']}")
+    print(f"reference    loops over 0-{REF_SECONDS} s: "
+          f"{cap.loop_summary(ref, 0, REF_SECONDS)}", flush=True)
     check = netbed.Checks()
     t, b = res["tpss"], res["traditional"]
     check("traditional slow start lost application data", b["loss"] > 0.01,
@@ -87,12 +104,19 @@ def main():
           t["loss"] <= b["loss"] / 3,
           f"{100 * t['loss']:.2f}% vs {100 * b['loss']:.2f}% "
           f"(paper: 5.4% vs 21.9%)")
-    check("TPSS delivers at least 90% of the capacity in application data: "
-          "a fixed flow at its rate / 0.9 overruns the receiver",
-          ref["loss"] > OVERRUN,
-          f"TPSS {t['goodput'] / 1e6:.2f} Mbit/s; "
-          f"{ref['rate'] / 1e6:.2f} Mbit/s lost {100 * ref['loss']:.2f}% "
-          f"(overrun: > {100 * OVERRUN:.0f}%)")
+    skipped = (f"the sender's pacer skipped {t['skipped']:.2f} of "
+               f"{t['span']:.1f} s")
+    if t["skipped"] > MAX_SKIPPED * t["span"]:
+        print(f"left out: TPSS's rate against the capacity ({skipped})")
+    else:
+        check("TPSS delivers at least 90% of the capacity in application "
+              "data: a fixed flow at its rate / 0.9 overruns the receiver "
+              "(the sender's stalls left out)",
+              ref["loss"] > OVERRUN,
+              f"TPSS {t['goodput_paced'] / 1e6:.2f} Mbit/s while paced "
+              f"({t['goodput'] / 1e6:.2f} over the whole second half, "
+              f"{skipped}); {ref['rate'] / 1e6:.2f} Mbit/s lost "
+              f"{100 * ref['loss']:.2f}% (overrun: > {100 * OVERRUN:.0f}%)")
     return check.summary()
 
 

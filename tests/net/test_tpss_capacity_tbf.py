@@ -19,6 +19,7 @@ times payload / wire bytes of a packet).
 run_flow() is also used by test_tpss_capacity_stall.py and
 tests/bench/bench-tpss-tables.py."""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -54,24 +55,71 @@ def _delivered_timeline(lines):
     return out
 
 
-def _stall(proc, period, length, stop):
+def _stall(proc, period, length, stop, stops):
     """Stops @proc (SIGSTOP) for @length s every @period s until @stop: a
-    receiver that does not read its socket meanwhile overruns it."""
+    receiver that does not read its socket meanwhile overruns it. Appends
+    (monotonic time, s it was stopped) of each stop to @stops: a loaded host
+    that holds this thread off lengthens them."""
     while not stop.wait(period - length):
+        a = time.monotonic()
         try:
             os.kill(proc.pid, signal.SIGSTOP)
             time.sleep(length)
         finally:
             os.kill(proc.pid, signal.SIGCONT)
+            stops.append((a, time.monotonic() - a))
+
+
+_LOOP = re.compile(r"loop-late-(turns|time|max)=\(guint64\)(\d+)")
+
+
+def _src_loop_timeline(lines, t0):
+    """[(s after @t0, {"turns", "time", "max"})] of tpsssrc's loop-late-*
+    fields from its tpss-stats messages (timed lines)."""
+    out = []
+    for t, ln in lines:
+        if "tpss-stats" in ln:
+            f = {k: int(v) for k, v in _LOOP.findall(ln)}
+            if f:
+                out.append((t - t0, f))
+    return out
+
+
+def _sink_loop_timeline(stdout):
+    """[(s after the start, {"turns", "time", "max", "skipped"})] from
+    tpss-rate-src's "sink-loop" lines."""
+    out = []
+    for ln in stdout.splitlines():
+        if ln.startswith("sink-loop "):
+            f = dict(kv.split("=") for kv in ln.split()[1:])
+            out.append((float(f["t"]), {
+                "turns": int(f["late-turns"]), "time": int(f["late-time"]),
+                "max": int(f["late-max"]),
+                "skipped": int(f["pacing-skipped"])}))
+    return out
+
+
+def late_between(timeline, t0, t1, key="time"):
+    """The growth of @key in a loop timeline between the samples nearest
+    @t0 and @t1 (0 with fewer than two samples)."""
+    if len(timeline) < 2:
+        return 0
+    a = min(timeline, key=lambda x: abs(x[0] - t0))[1][key]
+    b = min(timeline, key=lambda x: abs(x[0] - t1))[1][key]
+    return max(0, b - a)
 
 
 def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
              rx_props="", stall=None, common_props="", report_ns=100_000_000):
     """One flow of `seconds`; returns a dict: pushed, delivered, lost (pushed -
     delivered), loss, recovered, raw_lost, parity, goodput (application bits/s
-    delivered over the second half), bitrates (the sink's, per second),
+    delivered over the second half), goodput_paced (the same over the
+    second half less `skipped`, the s of departures the sink's pacer skipped
+    in it: time a host that held the sender off the CPU took from it;
+    `span`, the second half's s), bitrates (the sink's, per second),
     holds, assign_s (the receiver's first ASSIGN, s after the sender
-    started; None: none)."""
+    started; None: none), sink_loop and src_loop (the loops' late-turn
+    counts over time: see late_between())."""
     members = f"1@{snd.ip}:{PORT},2@{rcv.ip}:{PORT}"
     common = (f"members={members} slow-start={slow_start} "
               f"min-report-interval={report_ns} {common_props}")
@@ -84,8 +132,10 @@ def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
     time.sleep(1.0)
     stop = threading.Event()
     staller = None
+    stops = []
     if stall:
-        staller = threading.Thread(target=_stall, args=(rx, *stall, stop),
+        staller = threading.Thread(target=_stall,
+                                   args=(rx, *stall, stop, stops),
                                    daemon=True)
         staller.start()
     t0 = time.monotonic()
@@ -114,10 +164,15 @@ def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
     delivered = m.get("packets-delivered", 0)
     tl = _delivered_timeline(lines)
     half = [(t, n) for t, n in tl if t0 + seconds / 2 <= t <= t0 + seconds]
-    goodput = 0.0
+    sink_loop = _sink_loop_timeline(tx.stdout)
+    goodput = goodput_paced = skipped = span = 0.0
     if len(half) >= 2:
-        goodput = ((half[-1][1] - half[0][1]) * PAYLOAD * 8 /
-                   (half[-1][0] - half[0][0]))
+        bits = (half[-1][1] - half[0][1]) * PAYLOAD * 8
+        span = half[-1][0] - half[0][0]
+        skipped = min(late_between(sink_loop, half[0][0] - t0,
+                                   half[-1][0] - t0, "skipped") / 1e9, span)
+        goodput = bits / span
+        goodput_paced = bits / (span - skipped) if skipped < span else 0.0
     return dict(pushed=pushed, delivered=delivered, lost=pushed - delivered,
                 loss=(pushed - delivered) / pushed if pushed else 1.0,
                 recovered=m.get("packets-recovered", 0),
@@ -125,6 +180,10 @@ def run_flow(snd, rcv, slow_start, seconds=SECONDS, fixed_bps=0,
                 parity=m.get("parity-received", 0), goodput=goodput,
                 bitrates=bitrates, holds=m.get("holds", 0),
                 assign_s=first_assign(lines, t0),
+                goodput_paced=goodput_paced, skipped=skipped, span=span,
+                sink_loop=sink_loop,
+                src_loop=_src_loop_timeline(lines, t0),
+                stops=[(t - t0, d) for t, d in stops],
                 stderr="" if m else tx.stderr[-2000:])
 
 
@@ -132,6 +191,33 @@ def two_hosts(bed):
     snd, rcv = bed.host("snd"), bed.host("rcv")
     bed.link(snd, rcv, "10.77.1.1/24", "10.77.1.2/24")
     return snd, rcv
+
+
+def loop_summary(r, t0, t1):
+    """The loops' stalls of one flow between @t0 and @t1 s after its start,
+    as printed text: the sink's and tpsssrc's late time and turns (their
+    loop-late-* stats), the pacing time the sink skipped, and how long the
+    test's stops of the receiver really lasted."""
+    sk, sr = r["sink_loop"], r["src_loop"]
+    return (f"sink late {late_between(sk, t0, t1) / 1e9:.2f} s in "
+            f"{late_between(sk, t0, t1, 'turns')} turns "
+            f"(longest of the run "
+            f"{max((f['max'] for _, f in sk), default=0) / 1e6:.0f} ms), "
+            f"pacing skipped {late_between(sk, t0, t1, 'skipped') / 1e9:.2f} s; "
+            f"src late {late_between(sr, t0, t1) / 1e9:.2f} s in "
+            f"{late_between(sr, t0, t1, 'turns')} turns "
+            f"(longest of the run "
+            f"{max((f['max'] for _, f in sr), default=0) / 1e6:.0f} ms)"
+            + stops_summary(r.get("stops", []), t0, t1))
+
+
+def stops_summary(stops, t0, t1):
+    """The receiver's stops between @t0 and @t1 s, as printed text."""
+    d = sorted(x for t, x in stops if t0 <= t < t1)
+    if not d:
+        return ""
+    return (f"; receiver stopped {sum(d):.2f} s in {len(d)} stops (median "
+            f"{1e3 * d[len(d) // 2]:.0f} ms, max {1e3 * d[-1]:.0f} ms)")
 
 
 def report(res, capacity):
@@ -142,6 +228,9 @@ def report(res, capacity):
               f"parity={r['parity']} goodput={r['goodput'] / 1e6:.2f} Mbit/s "
               f"({100 * r['goodput'] / capacity:.0f}% of "
               f"{capacity / 1e6:.2f}) bitrate/s={r['bitrates']}", flush=True)
+        secs = len(r["bitrates"]) or SECONDS
+        print(f"{mode:12s} loops over {secs / 2:.0f}-{secs:.0f} s: "
+              f"{loop_summary(r, secs / 2, secs)}", flush=True)
         if r["stderr"]:
             print(r["stderr"])
 

@@ -7,7 +7,10 @@
  *
  * FIXED_BPS 0: follow the sink; > 0: push at that rate instead (a reference flow, or an
  * application that sends less than it may). Prints "pushed=N" and the
- * sink's `bitrate` every second as "t=S bitrate=B" on stdout. */
+ * sink's `bitrate` every second as "t=S bitrate=B" on stdout, and the sink's
+ * loop stalls and skipped pacing time (from its `stats`) every second and at
+ * the end as "sink-loop t=S late-turns=N late-time=NS late-max=NS
+ * pacing-skipped=NS". */
 #include <gst/gst.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <string.h>
@@ -27,6 +30,28 @@ make_packet (guint payload, guint16 seq, guint32 ts)
   memset (gst_rtp_buffer_get_payload (&rtp), 0x5a, payload);
   gst_rtp_buffer_unmap (&rtp);
   return buf;
+}
+
+/* The host's stalls of the sink's loop and the pacing time they made the sink
+ * skip, so a test can tell them from TPSS's own rate. */
+static void
+print_sink_loop (GstElement * sink, gdouble t)
+{
+  GstStructure *st = NULL;
+  guint64 turns = 0, late = 0, late_max = 0;
+  gint64 skipped = 0;
+
+  g_object_get (sink, "stats", &st, NULL);
+  if (!st)
+    return;
+  gst_structure_get_uint64 (st, "loop-late-turns", &turns);
+  gst_structure_get_uint64 (st, "loop-late-time", &late);
+  gst_structure_get_uint64 (st, "loop-late-max", &late_max);
+  gst_structure_get_int64 (st, "pacing-skipped", &skipped);
+  g_print ("sink-loop t=%.1f late-turns=%" G_GUINT64_FORMAT " late-time=%"
+      G_GUINT64_FORMAT " late-max=%" G_GUINT64_FORMAT " pacing-skipped=%"
+      G_GINT64_FORMAT "\n", t, turns, late, late_max, skipped);
+  gst_structure_free (st);
 }
 
 int
@@ -93,6 +118,7 @@ main (int argc, char **argv)
       rate = MAX (bitrate ? bitrate : (guint) MIN (initial, G_MAXUINT), 8000);
     if (now >= next_print) {
       g_print ("t=%.1f bitrate=%u\n", (now - start) / 1e6, bitrate);
+      print_sink_loop (sink, (now - start) / 1e6);
       next_print += G_USEC_PER_SEC;
     }
     buf = make_packet (payload, (guint16) pushed, (guint32) (pushed * 90));
@@ -108,6 +134,7 @@ main (int argc, char **argv)
       next = now;               /* never bursts to catch up a stall */
   }
   g_print ("pushed=%" G_GUINT64_FORMAT "\n", pushed);
+  print_sink_loop (sink, (g_get_monotonic_time () - start) / 1e6);
   {
     GstFlowReturn ret;
     g_signal_emit_by_name (src, "end-of-stream", &ret);
