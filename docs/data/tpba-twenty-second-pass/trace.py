@@ -49,10 +49,11 @@ def paced_at(run, t):
     return best
 
 
-def trace(run):
+def trace(run, name):
     R, n = run["R"], run["ntcp"]
     tcp = R[1:n + 1]
-    print(f"\n{run['ntcp']} {run['cc']} trial {run['trial']} start {run.get('start')}: "
+    print(f"\n{name}: {run['b'] / 1e6:g} Mbit/s, {run['ntcp']} {run['cc']} trial {run['trial']}, "
+          f"{run['variant']}, start {run.get('start')}: "
           f"share {bench.metrics(run)['share1']:.2f}, "
           f"UDP share {bench.udp_share(run):.2f}")
     secs = {"probing": 0, "running": 0}
@@ -85,7 +86,7 @@ def main(paths):
     for p in paths:
         for run in json.load(open(p)):
             if run.get("ok") and bench.is_tpba(run["variant"]):
-                trace(run)
+                trace(run, os.path.basename(p))
 
 
 if __name__ == "__main__":
