@@ -3,18 +3,19 @@
 # with the climb stopped at the probe's best cycle (running-ceiling=1
 # running-ceiling-peak=true), beside 1 reno and 1 cubic at 1.2 Mbit/s, the TCP flows
 # started together with TPBA's connection (the default); the arms swap order every trial,
-# and trials 0 and 1 add the TCP reference; one bed run at a time, under nice -n 10.
+# and trials 0 and 1 add the TCP reference (not with DRIVE_B=VARIANT, another second arm);
+# one bed run at a time, under nice -n 10.
 # usage: drive.sh [OUT] [END] [FIRST]: trials FIRST (0) to END - 1 (4); runs from the project root, leaves one JSON and log a run
 # in OUT (touch OUT/stop to end after the current run)
 cd "$(dirname "$0")/../../.."
 OUT=${1:-/tmp/tpba-twenty-second-bed}
 mkdir -p "$OUT"
 A=TPBA-ours-cap6-ratio3-step1-ceil2
-B=TPBA-ours-cap6-ratio3-step1-peakceil1
+B=${DRIVE_B:-TPBA-ours-cap6-ratio3-step1-peakceil1}
 trial=${3:-0}
 while [ "$trial" -lt "${2:-4}" ]; do
   if [ $((trial % 2)) -eq 0 ]; then ARMS="$A $B"; else ARMS="$B $A"; fi
-  [ "$trial" -lt 2 ] && ARMS="$ARMS TCP"
+  [ "$trial" -lt 2 ] && [ -z "$DRIVE_B" ] && ARMS="$ARMS TCP"
   for c in reno:1 cubic:1; do
     cc=${c%:*}; n=${c#*:}
     for v in $ARMS; do
