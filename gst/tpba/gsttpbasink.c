@@ -1185,6 +1185,7 @@ get_stats (GstElement * element)
         st.probe_ends[TPBA_PROBE_END_MAX_CYCLES],
         "probe-kept-without-loss", G_TYPE_UINT64, st.kept_without_loss,
         "probe-kept-falling", G_TYPE_UINT64, st.kept_falling,
+        "probe-peak", G_TYPE_UINT64, st.probe_peak,
         "kept-by-equation", G_TYPE_UINT64, st.kept_by_equation,
         "equation-fallbacks", G_TYPE_UINT64, st.equation_fallbacks,
         "equation-loss-event-rate", G_TYPE_DOUBLE, st.eq_loss_event_rate,
@@ -1329,6 +1330,8 @@ gst_tpba_sink_finalize (GObject * object)
   "that kept the last cycle (no cycle after a loss), count; " \
   "probe-kept-falling: of those, with max-probe-peak-if-rising, periods " \
   "whose cycles fell and kept the median of the later half, count; " \
+  "probe-peak: the last probing period's largest cycle after its first " \
+  "(the base of running-ceiling with running-ceiling-peak), bits/s; " \
   "kept-by-equation: probing periods that kept, with kept-rate=equation, " \
   "equation-episodes or equation-sawtooth, the equation's rate, count; " \
   "equation-fallbacks: periods that kept the probe's rate instead (no " \

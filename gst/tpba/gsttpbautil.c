@@ -153,6 +153,10 @@ static const GstParamEntry params[] = {
         "raises the rate above this multiple of r_s, the rate the last "
         "probing period kept (0: no ceiling; not in the paper)", DOUBLE, NULL,
       running_ceiling, 0, 100, S),
+  P ("running-ceiling-peak", "With running-ceiling, the ceiling multiplies "
+        "the last probing period's largest cycle after its first (never below "
+        "r_s) instead of r_s (FALSE: r_s; not in the paper)", BOOLEAN, NULL,
+      running_ceiling_peak, 0, 1, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

@@ -48,6 +48,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->running_increase = 0;
   cfg->running_increase_fraction = 0;
   cfg->running_ceiling = 0;
+  cfg->running_ceiling_peak = FALSE;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -292,6 +293,8 @@ struct _TpbaSender {
    * is at the start of cycle k (the end of cycle k - 1) */
   guint32 segs_hist[TPBA_HISTORY], retrans_hist[TPBA_HISTORY];
   gdouble p_probe;              /* behind r_s; -1 unknown */
+  gdouble probe_peak;           /* the largest cycle after the first of the
+                                 * period that kept r_s */
   /* kept_rate EQUATION: TCP_INFO counters at the start of the period's
    * cycle 1 (eq_base) and what the samples since then saw */
   gboolean eq_base;
@@ -1124,7 +1127,7 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     gdouble r = 8.0 * (gdouble) (info->bytes_acked - s->cycle_acked) *
         (gdouble) NS_PER_S / (gdouble) len;
     gdouble kept;
-    guint span;
+    guint span, peak_span;
 
     if (s->first_loss_cycle == G_MAXUINT && (s->cwnd_reduced ||
             info->total_retrans != s->retrans_hist[s->n_r % TPBA_HISTORY]))
@@ -1138,6 +1141,7 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
       if (s->cfg.kept_rate != TPBA_KEPT_PROBE)
         kept = equation_kept (s, info, now, kept);
       s->r_s = kept;
+      s->probe_peak = peak_after_first (s, &peak_span);
       s->p_probe = probe_loss (s, info, span);
       decide (s, TPBA_PERIOD_RUNNING, now);
     } else if (s->n_r == 1)
@@ -1274,15 +1278,20 @@ running_increases (const TpbaSender * s)
 
 /* The highest rate a running step may reach: running_ceiling times the
  * rate the last probing period kept, which measured the share beside the
- * competing flows; max_rate without a ceiling. */
+ * competing flows; max_rate without a ceiling. With running_ceiling_peak
+ * the base is that period's best cycle instead: beside reno a ceiling of
+ * 2 r_s let the climb take 2-3 times the TCP flow's rate while running
+ * (docs/results.md, issue 17, twenty-second pass). */
 static gdouble
 running_ceiling (const TpbaSender * s)
 {
-  gdouble max = (gdouble) s->cfg.max_rate;
+  gdouble max = (gdouble) s->cfg.max_rate, base = s->r_s;
 
   if (s->cfg.running_ceiling <= 0)
     return max;
-  return MIN (s->cfg.running_ceiling * s->r_s, max);
+  if (s->cfg.running_ceiling_peak)
+    base = MAX (base, s->probe_peak);
+  return MIN (s->cfg.running_ceiling * base, max);
 }
 
 /* A loss-free adaptation point of a running period with a running step:
@@ -1492,6 +1501,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   memcpy (st->probe_ends, s->probe_ends, sizeof (st->probe_ends));
   st->kept_without_loss = s->kept_without_loss;
   st->kept_falling = s->kept_falling;
+  st->probe_peak = round_rate (s->probe_peak);
   st->kept_by_equation = s->kept_by_equation;
   st->equation_fallbacks = s->equation_fallbacks;
   st->eq_loss_event_rate = s->eq_p;

@@ -64,6 +64,9 @@
  * - running_ceiling: the step never takes r above running_ceiling r_s, the
  *   rate the last probing period kept (0: no ceiling); a point already at
  *   or above it leaves r as it is.
+ * - running_ceiling_peak: the ceiling is running_ceiling times the last
+ *   probing period's largest cycle after its first (never below r_s)
+ *   instead of r_s.
  * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
  *   that sent late catches up to its schedule (0: exact pacing; 5 ms).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
@@ -209,6 +212,9 @@ typedef struct {
                                          * larger step is taken, 0 */
   gdouble running_ceiling;      /* a step never takes r above this times
                                  * r_s; 0 = no ceiling */
+  gboolean running_ceiling_peak;        /* the ceiling multiplies the last
+                                         * probe's largest cycle after its
+                                         * first (at least r_s): FALSE */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */
@@ -407,6 +413,8 @@ typedef struct {
   TpbaTransport transport;      /* in effect */
   guint64 rate;                 /* current rate: pacing (UDP) or offer (TCP) */
   guint64 r_s;                  /* last probing result, 0 before */
+  guint64 probe_peak;           /* the last probing period's largest cycle
+                                 * after its first, 0 before */
   guint n_r;                    /* r[i] in the current/last probing period */
   guint64 r[TPBA_HISTORY];      /* the last min(n_r, TPBA_HISTORY) r[i], oldest first */
   gdouble p_loss;               /* at the last adaptation point */

@@ -218,6 +218,20 @@ VARIANTS = {
                                                "running-increase=50000 "
                                                "running-increase-fraction=1 "
                                                "running-ceiling=2",
+    # the twenty-second pass: ... the climb stops at the probe's largest cycle
+    # after the first (running-ceiling-peak), not at 2 r_s
+    "TPBA-ours-cap6-ratio3-step1-peakceil1": "tcp-pacing=true allow-probe-loss=true "
+                                             "end-criterion=proportional "
+                                             "max-probe-cycles=6 max-probe-median=true "
+                                             "run-probe-ratio=3 running-increase=50000 "
+                                             "running-increase-fraction=1 "
+                                             "running-ceiling=1 running-ceiling-peak=true",
+    "TPBA-ours-cap6-ratio3-step1-peakceil125": "tcp-pacing=true allow-probe-loss=true "
+                                               "end-criterion=proportional "
+                                               "max-probe-cycles=6 max-probe-median=true "
+                                               "run-probe-ratio=3 running-increase=50000 "
+                                               "running-increase-fraction=1 "
+                                               "running-ceiling=1.25 running-ceiling-peak=true",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

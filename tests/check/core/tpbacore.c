@@ -1376,6 +1376,62 @@ GST_START_TEST (test_running_ceiling_follows_reprobe)
 
 GST_END_TEST;
 
+/* running-ceiling-peak (ours, issue 17): a probe bounded at 6 cycles
+ * (300, 800, 500, 700, 600, 650k) keeps their median after the first, 650k,
+ * and its best cycle is 800k. With a step of the whole rate under a ceiling
+ * of 1, the rates at the running period's points from 6 s (loss-free at 9
+ * and 12 s, 10 of 100 lost at 15 s, loss-free at 18 s) stop at the kept
+ * rate, or with the option at the best cycle. */
+static void
+peak_ceiling_rates (gboolean peak, guint64 out[4])
+{
+  const guint64 cycles[] = { 300000, 800000, 500000, 700000, 600000, 650000 };
+  const guint32 ext[] = { 1100, 1200, 1300, 1400 };
+  const gint32 lost[] = { 0, 0, 10, 10 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.max_probe_cycles = 6;
+  cfg.max_probe_median = TRUE;
+  cfg.running_increase_fraction = 1;
+  cfg.running_ceiling = 1;
+  cfg.running_ceiling_peak = peak;
+  cfg.t_running = 20 * S;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  feed_rr (s, 1000, 0, 0, 0, 0, 0);
+  fail_unless_equals_int (probe_rates (s, 0, 0, cycles, 6, NULL), 5);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_uint64 (st.r_s, 650000);
+  fail_unless_equals_uint64 (st.probe_peak, 800000);
+  for (guint i = 0; i < 4; i++)
+    out[i] = rate_after_point (s, ext[i], lost[i], (8 + 3 * i) * S,
+        (9 + 3 * i) * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.reductions, 1);
+  tpba_sender_free (s);
+}
+
+GST_START_TEST (test_running_ceiling_peak)
+{
+  const guint64 at_kept[] = { 650000, 650000, 455000, 650000 };
+  const guint64 at_peak[] = { 800000, 800000, 560000, 800000 };
+  guint64 r[4];
+
+  peak_ceiling_rates (FALSE, r);
+  for (guint k = 0; k < 4; k++)
+    fail_unless_equals_uint64 (r[k], at_kept[k]);
+  peak_ceiling_rates (TRUE, r);
+  for (guint k = 0; k < 4; k++)
+    fail_unless_equals_uint64 (r[k], at_peak[k]);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pacing)
 {
   TpbaConfig cfg;
@@ -2420,6 +2476,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_running_increase_fraction);
   tcase_add_test (tc, test_running_ceiling);
   tcase_add_test (tc, test_running_ceiling_follows_reprobe);
+  tcase_add_test (tc, test_running_ceiling_peak);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
