@@ -16,8 +16,10 @@ Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 "VLMCC-minrtt" (vegas-delay=min-rtt), "VLMCC-vplus-fwd" (both options)
 "VLMCC-vplus-cubic" (vegas-plus=true plus-loss-mode=cubic: the
 loss-based mode grows as CUBIC) and "VLMCC-vplus-cubic-linux"
-(plus-loss-mode=cubic-linux: its Reno-friendly region as Linux's; these
-five are not in the default list),
+(plus-loss-mode=cubic-linux: its Reno-friendly region as Linux's),
+"VLMCC-nocatch" and "VLMCC-vplus-nocatch" (VLMCC and VLMCC-vplus with
+pacing-catch-up=0: the sink's pace does not make up a late turn; these
+seven are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -85,6 +87,8 @@ SCHEMES = {
     "VLMCC-vplus-fwd": "ttl-mc=4&vegas-plus=true&vegas-delay=forward",
     "VLMCC-vplus-cubic": "ttl-mc=4&vegas-plus=true&plus-loss-mode=cubic",
     "VLMCC-vplus-cubic-linux": "ttl-mc=4&vegas-plus=true&plus-loss-mode=cubic-linux",
+    "VLMCC-nocatch": "ttl-mc=4&pacing-catch-up=0",
+    "VLMCC-vplus-nocatch": "ttl-mc=4&vegas-plus=true&pacing-catch-up=0",
     "TCP": None,
     "TFMCC": None,
 }
@@ -199,7 +203,8 @@ def start_tfmcc(snd, rcv, case):
 VLMCC_SCHEMES = [s for s in SCHEMES if s.startswith("VLMCC")]
 DEFAULT_SCHEMES = ",".join(s for s in SCHEMES
                            if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd",
-                                        "VLMCC-vplus-cubic"))
+                                        "VLMCC-vplus-cubic", "VLMCC-nocatch",
+                                        "VLMCC-vplus-nocatch"))
 START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
 UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 
@@ -208,7 +213,8 @@ def sink_losses(tx, rx, t0):
     """In [WARMUP, END): the packets the sink took as lost (not acked in
     time: drops and late acks), its halvings and packets sent, from its
     stats; the packets the receiver missed (sequence gaps: drops) from
-    its own; and the Vegas+ switches."""
+    its own; the Vegas+ switches; and how late the sink's loop ran (its
+    late turns, their total in s, the longest in ms since the start)."""
     for t in tx["threads"] + rx["threads"]:
         t.join(5)
     st = [(t - t0, f) for t, line in list(tx["out"])
@@ -228,7 +234,11 @@ def sink_losses(tx, rx, t0):
                 switches=at(st, END, "plus-switches"),
                 switches_in=during(st, "plus-switches"),
                 spurious=during(st, "spurious-losses"),
-                undone=during(st, "halvings-undone"), trace=sink_trace(st),
+                undone=during(st, "halvings-undone"),
+                late_turns=during(st, "loop-late-turns"),
+                late_s=round(during(st, "loop-late-time") / 1e9, 3),
+                late_max_ms=round(at(st, END, "loop-late-max") / 1e6, 1),
+                trace=sink_trace(st),
                 **sink_state(st))
 
 

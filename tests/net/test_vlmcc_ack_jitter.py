@@ -35,14 +35,26 @@ FORWARD_MIN, RTT_MAX, FORWARD_OVER_RTT = 0.4, 0.3, 2.5
 
 def sink_medians(tx, t0, t1):
     """Median window (packets), smoothed RTT and Vegas delay (ms) from the
-    sink's stats over [t0, t1)."""
+    sink's stats over [t0, t1), the losses it took and its halvings there,
+    and how late its loop ran there (late turns, their total in s, the
+    longest in ms since the start): on a loaded host the pace, not the
+    window, sets the rate."""
     span = [f for t, line in list(tx["out"]) if t0 <= t < t1
             and (f := fig5.fields(line, "s", "vlmcc-sink-stats")) and "window" in f]
     if not span:
         return None
+    late = [f for f in span if "loop-late-turns" in f]
+    first, last = (late[0], late[-1]) if late else ({}, {})
+
+    def grew(key):
+        return int(last.get(key, 0)) - int(first.get(key, 0))
     return dict(window=statistics.median(float(f["window"]) for f in span),
                 rtt_ms=statistics.median(int(f["rtt"]) for f in span) / 1e6,
-                vegas_ms=statistics.median(int(f["vegas-rtt"]) for f in span) / 1e6)
+                vegas_ms=statistics.median(int(f["vegas-rtt"]) for f in span) / 1e6,
+                lost=grew("lost"), halvings=grew("halvings"),
+                late_turns=grew("loop-late-turns"),
+                late_s=round(grew("loop-late-time") / 1e9, 3),
+                late_max_ms=round(int(last.get("loop-late-max", 0)) / 1e6, 1))
 
 
 def run_variant(snd, rcv, variant):
