@@ -796,9 +796,10 @@ higher_failure_ambiguous (const RlmReceiver * r, guint top, gint64 now)
  * below @top began (the first of its overlapping announcements) within
  * the onset bound, so it may be the one congesting our path: receivers
  * behind another bottleneck climb to other levels (section 3.3). One
- * that began earlier has had the time to congest our path and did not;
- * in a large session one is nearly always in progress, and only that
- * age tells the cases apart. */
+ * that began earlier has had the time to congest our path and did not
+ * (in a large session one is nearly always in progress). Experiments at
+ * two levels that begin together still look alike from here, whichever
+ * path they load (docs/protocols/rlm.md). */
 static gboolean
 fresh_experiment_between (const RlmReceiver * r, guint top, gint64 now)
 {

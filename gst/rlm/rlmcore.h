@@ -39,8 +39,9 @@
  *   learn_higher_failures, when it is someone else's two or more levels
  *   up, that level's timer backs off and we stay in S (with
  *   learn_higher_sole only when no other experiment above our level is
- *   in progress, and with learn_higher_onset only within that long
- *   of its first announcement). Every T_D in S
+ *   in progress, with learn_higher_onset only within that long
+ *   of its first announcement, and with learn_higher_fresh_between not
+ *   while one between began within that bound). Every T_D in S
  *   relaxes the
  *   timer of level N; an own experiment that lasts T_D without loss
  *   succeeded.
