@@ -629,6 +629,8 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "detection-learned", G_TYPE_UINT64, st.detection_learned,
       "higher-failures-ambiguous", G_TYPE_UINT64,
       st.higher_failures_ambiguous,
+      "higher-failures-fresh-between", G_TYPE_UINT64,
+      st.higher_failures_fresh_between,
       "join-latency", G_TYPE_INT64, st.join_latency,
       "onset-estimate", G_TYPE_INT64, st.onset_estimate,
       "onset-dev", G_TYPE_INT64, st.onset_dev,
@@ -751,6 +753,9 @@ gst_rlm_src_finalize (GObject * object)
   "not learned from: another one above our level in progress " \
   "(learn-higher-sole) or it began more than learn-higher-onset (or the " \
   "measured bound) before (losses); " \
+  "higher-failures-fresh-between: of those, losses with another " \
+  "experiment between that began within the onset bound " \
+  "(learn-higher-fresh-between) (losses); " \
   "join-latency: the largest time from a join of ours to the layer's " \
   "first packet, -1 before any (ns); " \
   "onset-estimate: mean time from a join to the onset of its congestion " \

@@ -134,6 +134,14 @@ static const GstParamEntry params[] = {
         "shorter than its largest join latency) plus k2 deviations; "
         "learn-higher-onset until the first sample (ours; off)", BOOLEAN,
       NULL, learn_higher_onset_measured, 0, 0, R),
+  P ("learn-higher-fresh-between", "With learn-higher-failures, such a "
+        "loss is not taken as that experiment's failure while another "
+        "experiment above the receiver's level and below it began (the "
+        "first of its overlapping announcements) within the onset bound "
+        "(learn-higher-onset, or the measured one; none: the detection "
+        "window): that one may be congesting the receiver's own path, and "
+        "the paper's hysteresis then measurement follow (ours; off)",
+      BOOLEAN, NULL, learn_higher_fresh_between, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

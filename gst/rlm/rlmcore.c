@@ -50,6 +50,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->learn_higher_sole = FALSE;
   cfg->learn_higher_onset = 0;
   cfg->learn_higher_onset_measured = FALSE;
+  cfg->learn_higher_fresh_between = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -791,6 +792,44 @@ higher_failure_ambiguous (const RlmReceiver * r, guint top, gint64 now)
   return FALSE;
 }
 
+/* learn_higher_fresh_between: another experiment above our level and
+ * below @top began (the first of its overlapping announcements) within
+ * the onset bound, so it may be the one congesting our path: receivers
+ * behind another bottleneck climb to other levels (section 3.3). One
+ * that began earlier has had the time to congest our path and did not
+ * (in a large session one is nearly always in progress). Experiments at
+ * two levels that begin together still look alike from here, whichever
+ * path they load (docs/protocols/rlm.md). */
+static gboolean
+fresh_experiment_between (const RlmReceiver * r, guint top, gint64 now)
+{
+  gint64 bound = onset_bound (r);
+
+  if (bound <= 0)
+    bound = detection_window (r);
+  for (guint k = r->level + 1; k < top; k++)
+    if (exp_in_progress (r, k, now) && now - r->exp_first[k] <= bound)
+      return TRUE;
+  return FALSE;
+}
+
+/* learn_higher_failures: the loss is taken as @top's failure. */
+static gboolean
+blame_higher (RlmReceiver * r, guint top, gint64 now)
+{
+  if (higher_failure_ambiguous (r, top, now)) {
+    r->st.higher_failures_ambiguous++;
+    return FALSE;
+  }
+  if (r->cfg.learn_higher_fresh_between &&
+      fresh_experiment_between (r, top, now)) {
+    r->st.higher_failures_ambiguous++;
+    r->st.higher_failures_fresh_between++;
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 loss_in_steady (RlmReceiver * r, gint64 now)
 {
@@ -819,11 +858,10 @@ loss_in_steady (RlmReceiver * r, gint64 now)
       r->exp_start[top] = -1;
     } else if (r->cfg.learn_higher_failures && top > r->level + 1 &&
         !r->exp_own[top]) {
-      if (!higher_failure_ambiguous (r, top, now)) {
+      if (blame_higher (r, top, now)) {
         learn_higher_failure (r, top);
         return;
       }
-      r->st.higher_failures_ambiguous++;
     }
     enter_state (r, RLM_STATE_HYSTERESIS, now);
   }

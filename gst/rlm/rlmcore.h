@@ -39,8 +39,9 @@
  *   learn_higher_failures, when it is someone else's two or more levels
  *   up, that level's timer backs off and we stay in S (with
  *   learn_higher_sole only when no other experiment above our level is
- *   in progress, and with learn_higher_onset only within that long
- *   of its first announcement). Every T_D in S
+ *   in progress, with learn_higher_onset only within that long
+ *   of its first announcement, and with learn_higher_fresh_between not
+ *   while one between began within that bound). Every T_D in S
  *   relaxes the
  *   timer of level N; an own experiment that lasts T_D without loss
  *   succeeded.
@@ -190,6 +191,18 @@ typedef struct {
                                          * filtered from the first sample;
                                          * learn_higher_onset before it:
                                          * FALSE */
+  gboolean learn_higher_fresh_between;  /* with learn_higher_failures, not
+                                         * while another experiment above
+                                         * our level and below that one
+                                         * began within the onset bound
+                                         * (learn_higher_onset or the
+                                         * measured one; none: the
+                                         * detection window): it may be
+                                         * the one congesting our path.
+                                         * One whose overlapping
+                                         * announcements began earlier
+                                         * has had time to congest it and
+                                         * did not: FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -322,9 +335,16 @@ typedef struct {
   guint64 higher_failures_ambiguous;    /* losses under another's higher
                                          * experiment not learned from:
                                          * another one above our level was
-                                         * in progress (learn_higher_sole)
+                                         * in progress (learn_higher_sole),
+                                         * one between began within the
+                                         * onset bound
+                                         * (learn_higher_fresh_between),
                                          * or it began more than
                                          * learn_higher_onset before */
+  guint64 higher_failures_fresh_between;        /* ... of those, with one
+                                                 * between that began
+                                                 * within the onset bound
+                                                 * (learn_higher_fresh_between) */
   gint64 onset_estimate;        /* mean of the onset samples, ns; -1 none */
   gint64 onset_dev;             /* their deviation, ns; -1 none */
   guint64 onset_samples;        /* detection-time samples of our path */

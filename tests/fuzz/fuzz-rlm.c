@@ -222,6 +222,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.learn_higher_sole = TRUE;
     cfg.learn_higher_onset = 1000 * MS;
     cfg.learn_higher_onset_measured = TRUE;
+    cfg.learn_higher_fresh_between = TRUE;
   }
   t.n_layers = cfg.n_layers;
   random_source_init_seeded (&rng, &seeded, data[0]);

@@ -59,7 +59,8 @@
  * -F) only within MS milliseconds of that level's first announcement
  * (learn_higher_onset); -Y (with -F) within the onset measured on the
  * receiver's own path, -W's bound until it has a sample
- * (learn_higher_onset_measured). -k K puts every K-th receiver of topology (3)
+ * (learn_higher_onset_measured); -X (with -F) not while an experiment
+ * between began within that bound (learn_higher_fresh_between). -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
@@ -107,6 +108,7 @@ typedef struct {
   gboolean learn_higher_sole;   /* -O */
   gint64 learn_higher_onset;    /* -W: ns, 0 none */
   gboolean learn_higher_onset_measured; /* -Y */
+  gboolean learn_higher_fresh_between;  /* -X */
   gboolean first_climb_to_settled;      /* -L */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
@@ -448,13 +450,14 @@ parse_options (int argc, char **argv, Options * o)
   o->learn_higher_sole = FALSE;
   o->learn_higher_onset = 0;
   o->learn_higher_onset_measured = FALSE;
+  o->learn_higher_fresh_between = FALSE;
   o->first_climb_to_settled = FALSE;
   o->trace = -1;
   o->core_trace = -1;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:YILU:E:H:a:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:YXILU:E:H:a:v:V:k:")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -538,6 +541,9 @@ parse_options (int argc, char **argv, Options * o)
         break;
       case 'Y':
         o->learn_higher_onset_measured = TRUE;
+        break;
+      case 'X':
+        o->learn_higher_fresh_between = TRUE;
         break;
       case 'L':
         o->first_climb_to_settled = TRUE;
@@ -627,7 +633,7 @@ main (int argc, char **argv)
         "[-l delay_ms] [-s seed] [-b bottleneck_bps] [-q queue] [-m] "
         "[-r rate,...] [-p bytes] [-Q queue_bytes] [-P prune_ms] [-S] [-B] "
         "[-j start_level] [-A droptail|red|codel|fq] [-T loss_threshold] "
-        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-L] [-F] [-O] [-W onset_ms] [-Y] "
+        "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-L] [-F] [-O] [-W onset_ms] [-Y] [-X] "
         "[-E td_ms,dev_ms] "
         "[-H scale] [-a max_age_ms] [-v receiver] [-V receiver] "
         "[-k slow_every]\n",
@@ -654,6 +660,7 @@ main (int argc, char **argv)
   rc.learn_higher_sole = o.learn_higher_sole;
   rc.learn_higher_onset = o.learn_higher_onset;
   rc.learn_higher_onset_measured = o.learn_higher_onset_measured;
+  rc.learn_higher_fresh_between = o.learn_higher_fresh_between;
   rc.first_climb_to_settled = o.first_climb_to_settled;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;

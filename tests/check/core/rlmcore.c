@@ -1337,6 +1337,68 @@ GST_START_TEST (test_learn_higher_sole)
 
 GST_END_TEST;
 
+/* A loss at level 1 while experiments at 2 and 4 are in progress; the
+ * run of announcements at 2 began @age before the loss (one every 500 ms,
+ * so it never lapses), the one at 4 100 ms before it. Join timers of 20 s
+ * keep our own climb out of the way. */
+static RlmReceiverStats
+loss_under_run_at_2 (Rig * rig, gboolean fresh_between, gint64 age)
+{
+  rig_prepare (rig, 23, 5);
+  rig->cfg.t_join_min = 20 * S;
+  rig->cfg.learn_higher_failures = TRUE;
+  rig->cfg.learn_higher_onset = 1 * S;
+  rig->cfg.learn_higher_fresh_between = fresh_between;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  run_clean (rig, 1 * S);
+  for (gint64 t = age; t > 100 * MS; t -= 500 * MS) {
+    feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+    run_clean (rig, rig->now + MIN (t - 100 * MS, 500 * MS));
+  }
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC, 2, 1);
+  feed_ctrl (rig, RLM_CTRL_JOIN, PEER_SSRC + 1, 4, 2);
+  run_clean (rig, rig->now + 100 * MS);
+  feed (rig, 0, 1);
+  return stats (rig);
+}
+
+/* learn_higher_fresh_between. Topology (3): the run at 2 began 300 ms
+ * before the loss, as the one at 4 did; it may be a slower set's
+ * experiment failing on our own link, so the rule refuses to blame 4 (H,
+ * nothing learned). Topology (2) at scale: the run at 2 has gone on for
+ * 3 s without congesting us, so the loss is 4's and is learned (S), as
+ * learn_higher_failures alone learns both. learn_higher_sole refuses
+ * both. */
+GST_START_TEST (test_learn_higher_fresh_between)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  for (guint with_rule = 0; with_rule < 2; with_rule++) {
+    st = loss_under_run_at_2 (&rig, with_rule, 300 * MS);
+    fail_unless_equals_int (st.level, 1);
+    fail_unless_equals_int (st.state, with_rule ? RLM_STATE_HYSTERESIS :
+        RLM_STATE_STEADY);
+    fail_unless_equals_int (st.experiments_learned, with_rule ? 0 : 1);
+    fail_unless_equals_int64 (st.join_timer[4], with_rule ? 20 * S : 40 * S);
+    fail_unless_equals_int (st.higher_failures_ambiguous, with_rule);
+    fail_unless_equals_int (st.higher_failures_fresh_between, with_rule);
+    rig_clear (&rig);
+
+    st = loss_under_run_at_2 (&rig, with_rule, 3 * S);
+    fail_unless_equals_int (st.level, 1);
+    fail_unless_equals_int (st.state, RLM_STATE_STEADY);
+    fail_unless_equals_int (st.experiments_learned, 1);
+    fail_unless_equals_int64 (st.join_timer[4], 40 * S);
+    fail_unless_equals_int64 (st.join_timer[2], 20 * S);
+    fail_unless_equals_int (st.higher_failures_ambiguous, 0);
+    fail_unless_equals_int (st.higher_failures_fresh_between, 0);
+    rig_clear (&rig);
+  }
+}
+
+GST_END_TEST;
+
 /* learn_higher_onset: a loss 1.5 s after the first announcement of the
  * experiment at 3, still in progress (3 s window), came later than a
  * failure on our path takes to congest it with the bound at 1 s: H, as
@@ -2382,6 +2444,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_first_climb_to_settled);
   tcase_add_test (tc, test_learn_higher_failures);
   tcase_add_test (tc, test_learn_higher_sole);
+  tcase_add_test (tc, test_learn_higher_fresh_between);
   tcase_add_test (tc, test_learn_higher_onset);
   tcase_add_test (tc, test_learn_higher_onset_measured);
   tcase_add_test (tc, test_join_reported_fails);
