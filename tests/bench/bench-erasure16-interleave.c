@@ -14,13 +14,16 @@
  * Prints the CPU per receiver (median of RUNS) for each R, and the region
  * products per row, so a cost that grows with R (the held packets no
  * longer in cache between two rows) shows against one that does not.
- * Usage: bench-erasure16-interleave [-k BLOCK] [-e MIB] [R ...] (default:
+ * Usage: bench-erasure16-interleave [-k BLOCK] [-e MIB] [-w] [R ...] (default:
  * block 2048; 1 4 32 receivers). BLOCK is 256 to 8192 packets; the last
  * column scales the batches' figure to 2 MiB (2048 / BLOCK blocks) so
  * block sizes compare on one transfer. -e writes MIB MiB of another
  * buffer before each receiver's turn (each row it takes; its one-shot
  * decode), as the bed's other processes do to the caches between two
- * turns of one receiver; that time is not counted. */
+ * turns of one receiver; that time is not counted. -w then reads the
+ * field's log and exp tables back in (through erasure16_gf_mul and
+ * erasure16_gf_inv, every element), as if they were shared with the
+ * processes that ran between; not counted either. */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +43,8 @@ static guint K = 2048;
 static gsize evict_bytes;
 static guint8 *evict_buf;
 static gdouble evict_secs;
+/* -w: the field's tables read back in after each eviction */
+static gboolean warm_tables;
 
 static void
 evict (void)
@@ -51,6 +56,14 @@ evict (void)
   t = cpu_now ();
   for (gsize i = 0; i < evict_bytes; i += 64)
     evict_buf[i]++;
+  if (warm_tables) {
+    guint16 x = 0;
+
+    for (guint a = 1; a < 65536; a++)
+      x ^= erasure16_gf_mul ((guint16) a, (guint16) a) ^
+          erasure16_gf_inv ((guint16) a);
+    evict_buf[0] ^= (guint8) x;
+  }
   evict_secs += cpu_now () - t;
 }
 
@@ -167,9 +180,17 @@ main (int argc, char **argv)
   guint8 **src, **rows;
   guint most, first = 1;
 
-  for (; (guint) argc > first + 1 && argv[first][0] == '-'; first += 2) {
-    guint v = (guint) g_ascii_strtoull (argv[first + 1], NULL, 10);
+  for (; (guint) argc > first && argv[first][0] == '-'; first += 2) {
+    guint v;
 
+    if (strcmp (argv[first], "-w") == 0) {
+      warm_tables = TRUE;
+      first--;
+      continue;
+    }
+    if ((guint) argc <= first + 1)
+      g_error ("%s needs a value", argv[first]);
+    v = (guint) g_ascii_strtoull (argv[first + 1], NULL, 10);
     if (strcmp (argv[first], "-k") == 0)
       K = CLAMP (v, 256, 8192);
     else if (strcmp (argv[first], "-e") == 0)
@@ -193,8 +214,8 @@ main (int argc, char **argv)
   }
   rows = make_rows (src, most);
   printf ("block %u packets of %u bytes, 10 %% loss a receiver, %"
-      G_GSIZE_FORMAT " MiB written between turns\n\n", K, LEN,
-      evict_bytes >> 20);
+      G_GSIZE_FORMAT " MiB written between turns%s\n\n", K, LEN,
+      evict_bytes >> 20, warm_tables ? ", field tables read back in" : "");
   printf ("| receivers | one-shot, ms a receiver | incremental, ms a receiver "
       "| incremental / one-shot | batches of %u, ms a receiver | batches / "
       "one-shot | region products a row (incremental) | batches, ms a "

@@ -12,32 +12,9 @@
 #include <immintrin.h>
 #endif
 
-/* exp is doubled so that exp[log a + log b] needs no reduction */
-static guint16 gf_exp[2 * GF_ORDER];
-static guint16 gf_log[GF_ORDER + 1];
-
-static gpointer
-build_tables (G_GNUC_UNUSED gpointer data)
-{
-  guint32 x = 1;
-
-  for (guint i = 0; i < GF_ORDER; i++) {
-    gf_exp[i] = gf_exp[i + GF_ORDER] = (guint16) x;
-    gf_log[x] = (guint16) i;
-    x <<= 1;
-    if (x & 0x10000)
-      x ^= GF_POLY;
-  }
-  return NULL;
-}
-
-static void
-ensure_tables (void)
-{
-  static GOnce once = G_ONCE_INIT;
-
-  g_once (&once, build_tables, NULL);
-}
+/* gf_exp (doubled, so that exp[log a + log b] needs no reduction), gf_log
+ * and gf_inv_table, const: see erasure16-gentables.c */
+#include "erasure16-tables.h"
 
 static inline guint16
 gf_mul (guint16 a, guint16 b)
@@ -50,20 +27,18 @@ gf_mul (guint16 a, guint16 b)
 static inline guint16
 gf_inv (guint16 a)
 {
-  return a == 0 ? 0 : gf_exp[GF_ORDER - gf_log[a]];
+  return gf_inv_table[a];
 }
 
 guint16
 erasure16_gf_mul (guint16 a, guint16 b)
 {
-  ensure_tables ();
   return gf_mul (a, b);
 }
 
 guint16
 erasure16_gf_inv (guint16 a)
 {
-  ensure_tables ();
   return gf_inv (a);
 }
 
@@ -364,7 +339,6 @@ erasure16_encode (guint k, const guint8 * const *data, gsize len, guint row,
 {
   if (row >= erasure16_rows (k) || len % 2 != 0)
     return FALSE;
-  ensure_tables ();
   memset (parity, 0, len);
   for (guint i = 0; i < k; i++)
     region_mul_add (parity, data[i], cauchy (row, i), len);
@@ -462,7 +436,6 @@ erasure16_decode (guint k, guint8 ** data, const gboolean * have, gsize len,
     return TRUE;
   if (n_parity < m || !rows_valid (rows, n_parity, erasure16_rows (k)))
     return FALSE;
-  ensure_tables ();
 
   lost = g_new (guint, m);
   for (guint i = 0, n = 0; i < k; i++)
@@ -546,7 +519,6 @@ erasure16_decoder_new (guint k, gsize len)
 
   if (erasure16_rows (k) == 0 || len % 2 != 0)
     return NULL;
-  ensure_tables ();
   d = g_new0 (Erasure16Decoder, 1);
   d->k = k;
   d->len = len;

@@ -40,6 +40,29 @@ GST_START_TEST (test_field)
 
 GST_END_TEST;
 
+/* The tables are written at build time (erasure16-gentables.c): each of
+ * their entries against the field's definition. x * 2 reads exp at every
+ * log + 1 (1 .. 65535), x * 2^-1 at every log + 65534 (the doubled half),
+ * x * 1 at every log; x^-1 is every inverse-table entry. */
+GST_START_TEST (test_tables_match_the_field)
+{
+  const guint16 half = 0x8805;  /* x^15 + x^11 + x^2 + 1 = 1 / x */
+
+  fail_unless_equals_int (slow_mul (half, 2), 1);
+  for (guint a = 1; a < 65536; a++) {
+    guint16 inv = erasure16_gf_inv (a);
+
+    fail_unless_equals_int (erasure16_gf_mul (a, 1), a);
+    fail_unless_equals_int (erasure16_gf_mul (a, 2), slow_mul (a, 2));
+    fail_unless_equals_int (erasure16_gf_mul (a, half), slow_mul (a, half));
+    fail_unless_equals_int (slow_mul (a, inv), 1);
+  }
+  fail_unless_equals_int (erasure16_gf_inv (0), 0);
+  fail_unless_equals_int (erasure16_gf_mul (0, 7), 0);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   guint k;
@@ -614,6 +637,7 @@ erasure16_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_field);
+  tcase_add_test (tc, test_tables_match_the_field);
   tcase_add_test (tc, test_round_trip_random_erasures);
   tcase_add_test (tc, test_all_data_lost);
   tcase_add_test (tc, test_block_of_2048);
