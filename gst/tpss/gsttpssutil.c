@@ -191,8 +191,10 @@ static const GstParamEntry param_entries[] = {
         "uplink-estimate-window of each other, they lose on the path they "
         "share, our uplink: the bound becomes uplink-estimate-factor x what "
         "the copies sent before the first fall, and grows by "
-        "uplink-estimate-probe a second while it holds them back. With "
-        "uplink-rate too, the lower bound holds (docs/protocols/tpss.md)",
+        "uplink-estimate-probe a second while it holds them back; falls "
+        "within uplink-estimate-hold of a bound set or a member coming or "
+        "going are not counted. With uplink-rate too, the lower bound "
+        "holds (docs/protocols/tpss.md)",
       BOOLEAN, NULL, uplink_estimate, 0, 1),
   P ("uplink-estimate-window", "Uplink estimate window", "Temporal layers, "
         "uplink-estimate: two copies' falls at most this far apart are one "
@@ -211,6 +213,11 @@ static const GstParamEntry param_entries[] = {
         "uplink-estimate: while the bound holds the copies back and no fall "
         "waits, it grows by this share of itself a second (a fraction per "
         "second)", DOUBLE, NULL, uplink_estimate_probe, 0.0, 1.0),
+  P ("uplink-estimate-hold", "Uplink estimate hold", "Temporal layers, "
+        "uplink-estimate: after a bound is set, or a member comes or goes, "
+        "the copies' rates settle to it: their falls are not counted for "
+        "this long (ns)", TIME, NULL, uplink_estimate_hold, 0,
+      60 * GST_SECOND),
   P ("sr-interval", "Sender report interval", "Time between the RTCP "
         "sender reports of our stream, each 0.5 to 1 of it (RFC 3550's "
         "randomisation); they map its RTP timestamps to NTP time for the "

@@ -119,6 +119,7 @@ struct _TpssGroup
   guint32 fall_member;
   guint64 fall_sent;            /* what the copies sent before it, bits/s */
   gint64 estimate_time;         /* of the last estimate_uplink, -1: none */
+  gint64 estimate_hold_until;   /* falls before it are not counted */
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
@@ -179,6 +180,7 @@ tpss_group_config_init (TpssGroupConfig * cfg)
   cfg->uplink_estimate_fall = 0.1;
   cfg->uplink_estimate_factor = 0.85;
   cfg->uplink_estimate_probe = 0.03;
+  cfg->uplink_estimate_hold = 2 * G_GINT64_CONSTANT (1000000000);
   cfg->sr_interval = G_GINT64_CONSTANT (1000000000);
 }
 
@@ -637,6 +639,16 @@ uplink_sent (const TpssGroup * g)
   return scale_rate (g->uplink_send_rate, g->uplink_share);
 }
 
+/* The copies' rates are being re-divided (a bound set, a member came or
+ * went): their falls until uplink_estimate_hold from @now follow from that,
+ * not from loss on our uplink. */
+static void
+hold_estimate (TpssGroup * g, gint64 now)
+{
+  g->estimate_hold_until = now + g->cfg.uplink_estimate_hold;
+  g->fall_time = -1;
+}
+
 /* A fall of @m's rate at @now: a second one, of another copy, within
  * uplink_estimate_window of the first says the copies lose together, on
  * our uplink; the bound becomes uplink_estimate_factor x what they sent
@@ -649,7 +661,7 @@ copy_fell (TpssGroup * g, const Member * m, gint64 now)
     g->uplink_estimate = MAX ((guint64) ((gdouble) g->fall_sent *
             g->cfg.uplink_estimate_factor), 1);
     g->st.uplink_shared_falls++;
-    g->fall_time = -1;
+    hold_estimate (g, now);
     g_debug ("copies fell together: uplink bound %" G_GUINT64_FORMAT
         " bit/s", g->uplink_estimate);
     return;
@@ -684,6 +696,10 @@ estimate_uplink (TpssGroup * g, gint64 now)
     Member *m = v;
     if (!tpss_member_get_send_stats (g->core, m->id, &st))
       continue;
+    if (now < g->estimate_hold_until) {
+      m->fall_peak = st.data_rate;
+      continue;
+    }
     if (is_fall (g, m, st.data_rate)) {
       copy_fell (g, m, now);
       m->fall_peak = st.data_rate;
@@ -2234,9 +2250,11 @@ take_core_event (TpssGroup * g, const TpssEvent * ev, gint64 now)
       member_get (g, ev->member, TRUE);
       forget_departed (g, ev->member);
       event_push (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ev->member);
+      hold_estimate (g, now);
       break;
     case TPSS_EVENT_MEMBER_LEFT:
       member_left (g, ev->member);
+      hold_estimate (g, now);
       break;
   }
 }

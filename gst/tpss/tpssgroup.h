@@ -77,6 +77,9 @@ typedef struct {
   gdouble uplink_estimate_probe;        /* the bound grows by this share
                                          * of itself a second while it
                                          * holds the copies (0.03) */
+  gint64 uplink_estimate_hold;  /* ns after a bound is set or a member
+                                 * comes or goes in which falls are not
+                                 * counted (2 s) */
   gint64 sr_interval;           /* ns between sender reports (1 s); 0:
                                  * none are sent */
   gint64 ntp_offset;            /* ns added to `now` to get NTP time (ns
