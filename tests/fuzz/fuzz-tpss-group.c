@@ -219,6 +219,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   cfg.cfg.holding_time = data[0] & 16 ? 0 : cfg.cfg.holding_time;
   /* bit 4 also bounds the layered copies by a 2 Mbit/s uplink */
   cfg.uplink_rate = data[0] & 16 ? 2000000 : 0;
+  /* bit 2 also estimates an uplink bound from the copies' falls, which
+   * joins hold off */
+  cfg.uplink_estimate = (data[0] & 4) != 0;
   g = tpss_group_new (&cfg);
   if (data[0] & 0x80)
     keyed_init (&keyed, g);
