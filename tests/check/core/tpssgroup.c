@@ -1260,6 +1260,51 @@ GST_START_TEST (test_layers_uplink_estimate_shared)
 
 GST_END_TEST;
 
+/* B and C fall together once, past the hold of their joining (a bound is
+ * set); in the next half second each
+ * allows 0.85 x what the bound let it get, four times, as receivers that
+ * allow what they receive do. Those falls follow from the bound, within
+ * uplink_estimate_hold: they do not lower it again (without the hold it
+ * fell to 0.85 x itself at each, down to a fraction of the first). */
+GST_START_TEST (test_layers_uplink_estimate_hold)
+{
+  guint32 rand = 0, seq = 2;
+  TpssGroup *g = estimate_group_new (&rand, 2000000);
+  TpssGroupMemberStats ms;
+  TpssGroupStats gs;
+  guint64 bound0 = 0;
+
+  for (gint64 now = 100 * MS; now <= 6000 * MS; now += 100 * MS) {
+    tpss_group_handle_timeout (g, now);
+    drop_transmits (g);
+    drop_events (g);
+    tpss_group_get_stats (g, &gs);
+    if (bound0 == 0)
+      bound0 = gs.uplink_estimate;
+    for (guint i = 0; i < 2; i++) {
+      const guint32 id = i == 0 ? ID_B : ID_C;
+      gdouble d;
+
+      fail_unless (member_stats (g, id, &ms));
+      d = (gdouble) ms.send.data_rate;
+      if (now == 3000 * MS)
+        d *= 0.7;
+      else if (now > 3000 * MS && now <= 3400 * MS)
+        d *= 0.85 * gs.uplink_share;
+      feed_rate_seq (g, id, 2 + i, (guint64) d, seq, now);
+    }
+    seq++;
+  }
+  tpss_group_get_stats (g, &gs);
+  fail_unless (bound0 > 0);
+  fail_unless_equals_uint64 (gs.uplink_shared_falls, 1);
+  fail_unless (gs.uplink_estimate >= bound0, "bound %" G_GUINT64_FORMAT
+      " after %" G_GUINT64_FORMAT, gs.uplink_estimate, bound0);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* B and C each lose on a path of its own: B's rate falls 30 % every second
  * on the second, C's half a second later. No two falls come within the
  * window: no bound is set, the copies go at their destinations' rates. */
@@ -3212,6 +3257,7 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_uplink_rate_room_changes_nothing);
   tcase_add_test (tc, test_layers_uplink_estimate_shared);
   tcase_add_test (tc, test_layers_uplink_estimate_independent);
+  tcase_add_test (tc, test_layers_uplink_estimate_hold);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
   tcase_add_test (tc, test_bye_removes_member);
