@@ -4,7 +4,7 @@
 # --uplink-estimate); the order turns each triple (A B C, B C A, C A B). Each participant's
 # CPU taken by ../conference-i420/cpuwrap.py. ../conference-fast-fps/ana.py and spread.py
 # read $OUT. RATES (default 4M,4M,4M,1M) and UP_RATES (default: RATES) are the links'
-# rates down and up.
+# rates down and up; ARMS (default "A B C") the arms run.
 # OUT=/tmp/uplinkest sh drive.sh [FIRST LAST]
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -13,13 +13,13 @@ OUT=${OUT:-/tmp/conference-uplink-estimate}
 mkdir -p "$OUT"
 cp "$HERE/../conference-i420/cpuwrap.py" "$B/examples/cpuwrap-uplinkest"
 cd "$ROOT"
-for i in $(seq "${1:-1}" "${2:-5}"); do
-  case $((i % 3)) in
-    1) order="A B C" ;;
-    2) order="B C A" ;;
-    *) order="C A B" ;;
-  esac
-  for arm in $order; do
+FIRST=${1:-1}
+LAST=${2:-5}
+for i in $(seq "$FIRST" "$LAST"); do
+  # the arms in turn: A B C, B C A, C A B, ... (ARMS="A C": A C, C A, ...)
+  set -- ${ARMS:-A B C}
+  for k in $(seq 2 "$i"); do first=$1; shift; set -- "$@" "$first"; done
+  for arm in "$@"; do
     case $arm in
       A) flags="--uplink-share=0" ;;
       B) flags="--uplink-share=0.85" ;;
