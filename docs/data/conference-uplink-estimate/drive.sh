@@ -4,7 +4,8 @@
 # --uplink-estimate); the order turns each triple (A B C, B C A, C A B). Each participant's
 # CPU taken by ../conference-i420/cpuwrap.py. ../conference-fast-fps/ana.py and spread.py
 # read $OUT. RATES (default 4M,4M,4M,1M) and UP_RATES (default: RATES) are the links'
-# rates down and up; ARMS (default "A B C") the arms run.
+# rates down and up; ARMS (default "A B C") the arms run; DURATION (default 20) the call's
+# length and LEAVE (default 18) when p3 leaves, in seconds.
 # OUT=/tmp/uplinkest sh drive.sh [FIRST LAST]
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -30,7 +31,7 @@ for i in $(seq "$FIRST" "$LAST"); do
     echo "$arm $i $(date +%T) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"
     CONF_REAL=$B/examples/conference CONF_CPU_LOG=$d/cpu.txt nice -n 10 python3 \
       scripts/conference.py --headless --participants=4 --rates="${RATES:-4M,4M,4M,1M}" \
-      --up-rates="${UP_RATES:-}" $flags --join=4:5 --leave=3:18 --duration=20 \
+      --up-rates="${UP_RATES:-}" $flags --join=4:5 --leave=3:${LEAVE:-18} --duration=${DURATION:-20} \
       --binary="$B/examples/cpuwrap-uplinkest" --out-dir "$d" \
       > "$d.log" 2>&1
   done
