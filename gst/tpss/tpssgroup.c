@@ -112,7 +112,7 @@ struct _TpssGroup
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
   guint64 uplink_send_rate;     /* what the copies send at full rates */
-  gdouble uplink_share;         /* of each copy's rates, to fit uplink_rate */
+  gdouble uplink_share;         /* of each copy's rates, to fit uplink_bound */
   /* uplink_estimate: the bound, and the first fall waiting for a second */
   guint64 uplink_estimate;      /* bits/s, 0: none */
   gint64 fall_time;             /* -1: no fall waits */
@@ -611,7 +611,7 @@ uplink_bound (const TpssGroup * g)
 }
 
 /* The share (at most 1) of every destination's rate that keeps what our
- * copies send together within uplink_rate. Each copy's rate comes from its
+ * copies send together within uplink_bound. Each copy's rate comes from its
  * own destination's feedback; all of them leave through our uplink, which
  * none of those destinations sees, so two fast copies can overfill it and
  * both lose. One share for all keeps the prefixes the spread rules chose
@@ -622,7 +622,6 @@ uplink_share (TpssGroup * g, const guint64 * data, const guint64 * send,
 {
   guint64 rates[TPSS_MAX_LAYERS];
   guint n_rates = layer_rates_at (g, data, n, 1.0, rates);
-
   guint64 bound = uplink_bound (g);
 
   g->uplink_send_rate = tpss_layers_copies_rate (rates, n_rates, data, send,
