@@ -12,7 +12,7 @@ and rates.svg (rates over time). Each participant's audio is a tone of its own f
 the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--uplink-estimate] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
 
 With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
 the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
@@ -282,6 +282,7 @@ def conference_command(args, pid, n):
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
         ([f"--uplink-rate={int(args.uplink_share * args.up_rate_list[pid - 1])}"]
          if args.uplink_share > 0 else []) + \
+        (["--uplink-estimate"] if args.uplink_estimate else []) + \
         ([f"--key-unit-queue-time={args.key_unit_queue_time}"]
          if args.key_unit_queue_time is not None else []) + \
         ([f"--max-frame-age={args.max_frame_age}"]
@@ -446,6 +447,10 @@ def main():
                          "this share of its upload rate (the app's --uplink-rate; the rest "
                          "is for its voice and the packets' headers); 0: off, each copy as "
                          f"its member allows (default: {UPLINK_SHARE})")
+    ap.add_argument("--uplink-estimate", action="store_true",
+                    help="each participant's tpsssink finds a bound on its copies from their "
+                         "losses when they come at once (the app's --uplink-estimate; with "
+                         "--uplink-share=0 the only bound)")
     ap.add_argument("--loss", type=float, default=0.0, help="random loss on every link, %%")
     ap.add_argument("--join", action="append", help="ID:SECONDS, a participant joins late")
     ap.add_argument("--leave", action="append", help="ID:SECONDS, a participant leaves")

@@ -267,6 +267,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Our uplink's rate: the copies of our video to the others are "
           "kept within it together (tpsssink's uplink-rate; bit/s, 0: "
           "unknown, each copy as its member allows)", "BPS"},
+    {"uplink-estimate", 0, 0, G_OPTION_ARG_NONE, &o->uplink_estimate,
+          "Find a bound on our copies' rate together from their losses "
+          "when they come at once (tpsssink's uplink-estimate; default "
+          "off)", NULL},
     {"initial-rate", 0, 0, G_OPTION_ARG_INT64, &n.initial,
         "Starting data rate toward each member (bit/s; default 150000: a "
           "member who joins behind a 1 Mbit/s link takes three senders' "
@@ -434,7 +438,7 @@ void
 conf_stats_json_begin (GString * json, gdouble t, guint id,
     guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
     guint64 queue_key_units, guint64 stale_frames, guint tiles,
-    const ConfStatsEncoder * enc)
+    const ConfStatsEncoder * enc, const ConfStatsUplink * uplink)
 {
   gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
 
@@ -449,6 +453,9 @@ conf_stats_json_begin (GString * json, gdouble t, guint id,
   append_u64 (json, "enc_bps", enc->bps);
   append_u64 (json, "enc_frames", enc->frames);
   g_string_append_printf (json, ",\"enc_qp\":%d", enc->qp);
+  append_u64 (json, "uplink_send_bps", uplink->send_bps);
+  append_double (json, "uplink_share", uplink->share, 4);
+  append_u64 (json, "uplink_estimate_bps", uplink->estimate_bps);
   g_string_append_printf (json, ",\"tiles\":%u,\"members\":[", tiles);
 }
 

@@ -25,6 +25,7 @@ typedef struct
   guint64 max_receive_rate;     /* bit/s, 0: unlimited */
   guint64 uplink_rate;          /* tpsssink's uplink-rate, bit/s, 0:
                                  * unknown */
+  gboolean uplink_estimate;     /* tpsssink's uplink-estimate */
   guint64 initial_rate;         /* bit/s */
   guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
                                  * off */
@@ -150,6 +151,17 @@ typedef struct
   gint qp;
 } ConfStatsEncoder;
 
+/* Our copies' figures for the --stats-json line (tpsssink's stats): what
+ * they send together at their destinations' full rates (bit/s), the share
+ * of those rates they are held to (1: none), and the uplink-estimate bound
+ * (bit/s, 0: none). */
+typedef struct
+{
+  guint64 send_bps;
+  gdouble share;
+  guint64 estimate_bps;
+} ConfStatsUplink;
+
 /* A --stats-json line: conf_stats_json_begin, one conf_stats_json_member
  * per member (each may add fields before conf_stats_json_member_end), then
  * conf_stats_json_end. Numbers are written with a '.' whatever the locale,
@@ -157,7 +169,7 @@ typedef struct
 void conf_stats_json_begin (GString * json, gdouble t, guint id,
     guint64 data_bps, guint64 bytes_sent, guint64 key_unit_requests,
     guint64 queue_key_units, guint64 stale_frames, guint tiles,
-    const ConfStatsEncoder * enc);
+    const ConfStatsEncoder * enc, const ConfStatsUplink * uplink);
 void conf_stats_json_member (GString * json, const ConfStatsMember * f);
 void conf_stats_json_member_end (GString * json);
 void conf_stats_json_end (GString * json);

@@ -197,6 +197,7 @@ pipeline_description (Conference * conf)
       "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
       "layer-max-spread=%u uplink-rate=%" G_GUINT64_FORMAT " "
+      "uplink-estimate=%s "
       "key-unit-parity=%u "
       "key-unit-queue-time=%" G_GUINT64_FORMAT " "
       "max-queue-age=%" G_GUINT64_FORMAT " parity-age-from-media=%s "
@@ -215,7 +216,8 @@ pipeline_description (Conference * conf)
       "sync=false async=false enable-last-sample=true %s %s",
       camera, KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
-      o->initial_rate, LAYER_MAX_SPREAD, o->uplink_rate, KEY_UNIT_PARITY,
+      o->initial_rate, LAYER_MAX_SPREAD, o->uplink_rate,
+      o->uplink_estimate ? "true" : "false", KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
       (guint64) o->max_queue_age_ms * GST_MSECOND,
       o->parity_age_from_media ? "true" : "false",

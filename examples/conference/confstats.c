@@ -378,10 +378,21 @@ read_encoder (Conference * conf, ConfStatsEncoder * enc)
   gst_object_unref (e);
 }
 
+/* Our copies' uplink figures from tpsssink's stats @st. */
+static void
+read_uplink (const GstStructure * st, ConfStatsUplink * uplink)
+{
+  uplink->send_bps = field_u64 (st, "uplink-send-rate");
+  uplink->estimate_bps = field_u64 (st, "uplink-estimate");
+  if (!gst_structure_get_double (st, "uplink-share", &uplink->share))
+    uplink->share = 1.0;
+}
+
 void
 conf_stats_print (Conference * conf)
 {
   ConfStatsEncoder enc;
+  ConfStatsUplink uplink;
   GstStructure *st = NULL, *video_rx = NULL, *audio_rx = NULL;
   const GValue *members;
   gdouble t = (g_get_monotonic_time () - conf->started) / 1e6;
@@ -399,13 +410,15 @@ conf_stats_print (Conference * conf)
     conf->last_counts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   data_rate = field_u64 (st, "data-rate");
   read_encoder (conf, &enc);
+  read_uplink (st, &uplink);
   g_print ("t=%5.1f s  p%u (%s) encodes at %.0f kbit/s, %u remote tiles\n",
       t, conf->opt.id, conf->opt.name, data_rate / 1e3,
       conf_tiles_count (conf));
   conf_stats_json_begin (json, t, conf->opt.id, data_rate,
       field_u64 (st, "bytes-sent"), field_u64 (st, "key-unit-requests"),
       field_u64 (st, "queue-key-units"),
-      conf_stale_frames_dropped (&conf->stale), conf_tiles_count (conf), &enc);
+      conf_stale_frames_dropped (&conf->stale), conf_tiles_count (conf), &enc,
+      &uplink);
   reported = g_hash_table_new (NULL, NULL);
   members = gst_structure_get_value (st, "members");
   for (guint i = 0; members && i < gst_value_list_get_size (members); i++) {

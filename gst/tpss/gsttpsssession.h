@@ -25,8 +25,12 @@ G_BEGIN_DECLS
   "at the layers their destinations' full rates choose, media and parity " \
   "(bits/s); " \
   "uplink-share: with temporal layers, the share of each destination's " \
-  "rate the layers are chosen at so that the copies fit uplink-rate, 1 " \
-  "when they fit or uplink-rate is 0 (fraction); " \
+  "rate the layers are chosen at so that the copies fit uplink-rate or " \
+  "uplink-estimate's bound, 1 when they fit or there is none (fraction); " \
+  "uplink-estimate: with uplink-estimate, the bound found on what the " \
+  "copies send together, 0 = none yet (bits/s); " \
+  "uplink-shared-falls: times two copies' rates fell within " \
+  "uplink-estimate-window, each setting that bound (count); " \
   "packets-sent: media packets that left the sender queue MQ (packets); " \
   "bytes-sent: their size (bytes); " \
   "queue-dropped: packets MQ refused for being over max-queue-bytes " \

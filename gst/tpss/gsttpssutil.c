@@ -185,6 +185,39 @@ static const GstParamEntry param_entries[] = {
         "the one share of its rate that fits them (bits/s; 0 = unknown: "
         "each copy as its destination allows)", UINT64, NULL, uplink_rate,
       0, U),
+  P ("uplink-estimate", "Uplink estimate", "Temporal layers: find a bound "
+        "on what our copies send together without uplink-rate. When two "
+        "copies' rates fall (uplink-estimate-fall) within "
+        "uplink-estimate-window of each other, they lose on the path they "
+        "share, our uplink: the bound becomes uplink-estimate-factor x what "
+        "the copies sent before the first fall, and grows by "
+        "uplink-estimate-probe a second while it holds them back; falls "
+        "within uplink-estimate-hold of a bound set or a member coming or "
+        "going are not counted. With uplink-rate too, the lower bound "
+        "holds (docs/protocols/tpss.md)",
+      BOOLEAN, NULL, uplink_estimate, 0, 1),
+  P ("uplink-estimate-window", "Uplink estimate window", "Temporal layers, "
+        "uplink-estimate: two copies' falls at most this far apart are one "
+        "loss on our uplink (ns)", TIME, NULL, uplink_estimate_window, 0,
+      60 * GST_SECOND),
+  P ("uplink-estimate-fall", "Uplink estimate fall", "Temporal layers, "
+        "uplink-estimate: a copy's rate falls when its destination allows "
+        "less than (1 - this) x what the copy was sent at its highest rate "
+        "since its last fall (a fraction)", DOUBLE, NULL,
+      uplink_estimate_fall, 0.0, 1.0),
+  P ("uplink-estimate-factor", "Uplink estimate factor", "Temporal layers, "
+        "uplink-estimate: the bound is this x what the copies sent together "
+        "before the first of two falls (a factor)", DOUBLE, NULL,
+      uplink_estimate_factor, 0.1, 1.0),
+  P ("uplink-estimate-probe", "Uplink estimate probe", "Temporal layers, "
+        "uplink-estimate: while the bound holds the copies back and no fall "
+        "waits, it grows by this share of itself a second (a fraction per "
+        "second)", DOUBLE, NULL, uplink_estimate_probe, 0.0, 1.0),
+  P ("uplink-estimate-hold", "Uplink estimate hold", "Temporal layers, "
+        "uplink-estimate: after a bound is set, or a member comes or goes, "
+        "the copies' rates settle to it: their falls are not counted for "
+        "this long (ns)", TIME, NULL, uplink_estimate_hold, 0,
+      60 * GST_SECOND),
   P ("sr-interval", "Sender report interval", "Time between the RTCP "
         "sender reports of our stream, each 0.5 to 1 of it (RFC 3550's "
         "randomisation); they map its RTP timestamps to NTP time for the "
@@ -848,6 +881,8 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "bad-layer", G_TYPE_UINT64, gs->bad_layer,
       "uplink-send-rate", G_TYPE_UINT64, gs->uplink_send_rate,
       "uplink-share", G_TYPE_DOUBLE, gs->uplink_share,
+      "uplink-estimate", G_TYPE_UINT64, gs->uplink_estimate,
+      "uplink-shared-falls", G_TYPE_UINT64, gs->uplink_shared_falls,
       "packets-sent", G_TYPE_UINT64, gs->sent,
       "bytes-sent", G_TYPE_UINT64, gs->send_bytes,
       "queue-dropped", G_TYPE_UINT64, gs->queue_dropped,

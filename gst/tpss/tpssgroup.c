@@ -43,6 +43,8 @@ typedef struct
   /* Layered: the prefix of layers it gets, its own sequence numbers. */
   TpssLayerFilter layers;
   gboolean have_layers;         /* layers set up for the stream's layering */
+  guint64 fall_peak;            /* uplink_estimate: its highest D since its
+                                 * last fall */
   /* Layered: MQ leaves at the fastest destination's rate, so what goes to
    * this one (media and parity) leaves at its own send rate S. */
   GQueue paced;                 /* GBytes: media */
@@ -110,7 +112,14 @@ struct _TpssGroup
   guint n_rates;                /* entries of the last DATA_RATE */
   guint64 layer_rates[TPSS_MAX_LAYERS];
   guint64 uplink_send_rate;     /* what the copies send at full rates */
-  gdouble uplink_share;         /* of each copy's rates, to fit uplink_rate */
+  gdouble uplink_share;         /* of each copy's rates, to fit uplink_bound */
+  /* uplink_estimate: the bound, and the first fall waiting for a second */
+  guint64 uplink_estimate;      /* bits/s, 0: none */
+  gint64 fall_time;             /* -1: no fall waits */
+  guint32 fall_member;
+  guint64 fall_sent;            /* what the copies sent before it, bits/s */
+  gint64 estimate_time;         /* of the last estimate_uplink, -1: none */
+  gint64 estimate_hold_until;   /* falls before it are not counted */
   gint64 queue_bound;           /* tpss_group_set_queue_bound, ns */
   gint64 max_queue_age;         /* tpss_group_set_max_queue_age, ns */
   gboolean parity_age_from_media;       /* tpss_group_set_parity_age_from_media */
@@ -167,6 +176,11 @@ tpss_group_config_init (TpssGroupConfig * cfg)
   cfg->allow_join = TRUE;
   cfg->layer_spread = 1.5;
   cfg->layer_max_spread = 4.0;
+  cfg->uplink_estimate_window = 250 * G_GINT64_CONSTANT (1000000);
+  cfg->uplink_estimate_fall = 0.1;
+  cfg->uplink_estimate_factor = 0.85;
+  cfg->uplink_estimate_probe = 0.03;
+  cfg->uplink_estimate_hold = 2 * G_GINT64_CONSTANT (1000000000);
   cfg->sr_interval = G_GINT64_CONSTANT (1000000000);
 }
 
@@ -237,6 +251,8 @@ tpss_group_new (const TpssGroupConfig * cfg)
 
   g->cfg = *cfg;
   g->uplink_share = 1.0;
+  g->fall_time = -1;
+  g->estimate_time = -1;
   g->core = tpss_member_new (cfg->id, &cfg->cfg);
   g->fec_ssrc = draw_random (g);
   g->seq = draw_random (g);
@@ -584,8 +600,18 @@ layer_rates_at (const TpssGroup * g, const guint64 * data, guint n,
   return n_rates;
 }
 
+/* The bound on what our copies send together: uplink_rate, the estimate,
+ * the lower of the two when both are set; 0: none. */
+static guint64
+uplink_bound (const TpssGroup * g)
+{
+  if (g->cfg.uplink_rate == 0 || g->uplink_estimate == 0)
+    return MAX (g->cfg.uplink_rate, g->uplink_estimate);
+  return MIN (g->cfg.uplink_rate, g->uplink_estimate);
+}
+
 /* The share (at most 1) of every destination's rate that keeps what our
- * copies send together within uplink_rate. Each copy's rate comes from its
+ * copies send together within uplink_bound. Each copy's rate comes from its
  * own destination's feedback; all of them leave through our uplink, which
  * none of those destinations sees, so two fast copies can overfill it and
  * both lose. One share for all keeps the prefixes the spread rules chose
@@ -596,12 +622,98 @@ uplink_share (TpssGroup * g, const guint64 * data, const guint64 * send,
 {
   guint64 rates[TPSS_MAX_LAYERS];
   guint n_rates = layer_rates_at (g, data, n, 1.0, rates);
+  guint64 bound = uplink_bound (g);
 
   g->uplink_send_rate = tpss_layers_copies_rate (rates, n_rates, data, send,
       n);
-  if (g->cfg.uplink_rate == 0 || g->uplink_send_rate <= g->cfg.uplink_rate)
+  if (bound == 0 || g->uplink_send_rate <= bound)
     return 1.0;
-  return (gdouble) g->cfg.uplink_rate / (gdouble) g->uplink_send_rate;
+  return (gdouble) bound / (gdouble) g->uplink_send_rate;
+}
+
+/* What the copies send now at the share last chosen, bits/s. */
+static guint64
+uplink_sent (const TpssGroup * g)
+{
+  return scale_rate (g->uplink_send_rate, g->uplink_share);
+}
+
+/* The copies' rates are being re-divided (a bound set, a member came or
+ * went): their falls until uplink_estimate_hold from @now follow from that,
+ * not from loss on our uplink. */
+static void
+hold_estimate (TpssGroup * g, gint64 now)
+{
+  g->estimate_hold_until = now + g->cfg.uplink_estimate_hold;
+  g->fall_time = -1;
+}
+
+/* A fall of @m's rate at @now: a second one, of another copy, within
+ * uplink_estimate_window of the first says the copies lose together, on
+ * our uplink; the bound becomes uplink_estimate_factor x what they sent
+ * before the first. Falls of copies alone (their own paths) set nothing. */
+static void
+copy_fell (TpssGroup * g, const Member * m, gint64 now)
+{
+  if (g->fall_time >= 0 && m->id != g->fall_member &&
+      now - g->fall_time <= g->cfg.uplink_estimate_window) {
+    g->uplink_estimate = MAX ((guint64) ((gdouble) g->fall_sent *
+            g->cfg.uplink_estimate_factor), 1);
+    g->st.uplink_shared_falls++;
+    hold_estimate (g, now);
+    g_debug ("copies fell together: uplink bound %" G_GUINT64_FORMAT
+        " bit/s", g->uplink_estimate);
+    return;
+  }
+  g->fall_time = now;
+  g->fall_member = m->id;
+  g->fall_sent = uplink_sent (g);
+}
+
+/* Whether @d is a fall of @m's D: below (1 - uplink_estimate_fall) x what
+ * the copy was sent at its highest D since its last fall. D falling to
+ * what the bound let through (the destination sees no more) is none. */
+static gboolean
+is_fall (const TpssGroup * g, const Member * m, guint64 d)
+{
+  gdouble sent = (gdouble) scale_rate (m->fall_peak, g->uplink_share);
+
+  return (gdouble) d < sent * (1.0 - g->cfg.uplink_estimate_fall);
+}
+
+/* uplink_estimate: the copies' falls, and the bound's growth while it holds
+ * them back (uplink_estimate_probe a second), to find a wider uplink. */
+static void
+estimate_uplink (TpssGroup * g, gint64 now)
+{
+  GHashTableIter it;
+  gpointer v;
+  TpssSendStats st;
+
+  g_hash_table_iter_init (&it, g->members);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Member *m = v;
+    if (!tpss_member_get_send_stats (g->core, m->id, &st))
+      continue;
+    if (now < g->estimate_hold_until) {
+      m->fall_peak = st.data_rate;
+      continue;
+    }
+    if (is_fall (g, m, st.data_rate)) {
+      copy_fell (g, m, now);
+      m->fall_peak = st.data_rate;
+    }
+    m->fall_peak = MAX (m->fall_peak, st.data_rate);
+  }
+  if (g->uplink_estimate > 0 && g->estimate_time >= 0 &&
+      g->uplink_send_rate > g->uplink_estimate && (g->fall_time < 0 ||
+          now - g->fall_time > g->cfg.uplink_estimate_window)) {
+    gdouble grow = g->cfg.uplink_estimate_probe * (gdouble) (now -
+        g->estimate_time) / 1e9;
+    g->uplink_estimate = MIN ((gdouble) g->uplink_estimate * (1.0 + grow),
+        (gdouble) (G_MAXUINT64 / 2));
+  }
+  g->estimate_time = now;
 }
 
 /* Layered: the encoder's layer rates from what the destinations allow now
@@ -2137,9 +2249,11 @@ take_core_event (TpssGroup * g, const TpssEvent * ev, gint64 now)
       member_get (g, ev->member, TRUE);
       forget_departed (g, ev->member);
       event_push (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ev->member);
+      hold_estimate (g, now);
       break;
     case TPSS_EVENT_MEMBER_LEFT:
       member_left (g, ev->member);
+      hold_estimate (g, now);
       break;
   }
 }
@@ -2183,6 +2297,8 @@ tpss_group_handle_timeout (TpssGroup * g, gint64 now)
   /* Events first: a PARITY event configures the encoder that protects the
    * packets sent below. */
   take_core_events (g, now);
+  if (layered (g) && g->cfg.uplink_estimate)
+    estimate_uplink (g, now);
   if (layered (g))
     update_layer_rates (g);
 
@@ -2237,6 +2353,7 @@ tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
   st->data_rate = g->data_rate;
   st->uplink_send_rate = g->uplink_send_rate;
   st->uplink_share = g->uplink_share;
+  st->uplink_estimate = g->uplink_estimate;
   st->n_layers = g->n_layers;
   st->n_rates = g->n_rates;
   st->authenticated = g->auth != NULL;

@@ -65,6 +65,21 @@ typedef struct {
   guint64 uplink_rate;          /* layered: what our copies send together
                                  * at most this, bits/s (0: unknown, no
                                  * bound) */
+  gboolean uplink_estimate;     /* layered: estimate the uplink's bound
+                                 * from falls of two copies' rates within
+                                 * uplink_estimate_window (FALSE) */
+  gint64 uplink_estimate_window;        /* ns apart at most (250 ms) */
+  gdouble uplink_estimate_fall; /* a copy's D below (1 - this) x what it
+                                 * was sent is a fall (0.1) */
+  gdouble uplink_estimate_factor;       /* the bound: this x what the
+                                         * copies sent at the first of the
+                                         * two falls (0.85) */
+  gdouble uplink_estimate_probe;        /* the bound grows by this share
+                                         * of itself a second while it
+                                         * holds the copies (0.03) */
+  gint64 uplink_estimate_hold;  /* ns after a bound is set or a member
+                                 * comes or goes in which falls are not
+                                 * counted (2 s) */
   gint64 sr_interval;           /* ns between sender reports (1 s); 0:
                                  * none are sent */
   gint64 ntp_offset;            /* ns added to `now` to get NTP time (ns
@@ -166,6 +181,10 @@ typedef struct {
   gdouble uplink_share;         /* layered: the share of each copy's rates
                                  * used to fit them within uplink_rate (1:
                                  * they fit, or no uplink_rate) */
+  guint64 uplink_estimate;      /* layered, uplink_estimate: the bound
+                                 * estimated, bits/s (0: none yet) */
+  guint64 uplink_shared_falls;  /* falls of two copies within the window:
+                                 * each set uplink_estimate */
   guint queued;                 /* packets in MQ */
   gint64 pacing_skipped;        /* ns of departures MQ's pacer did not make
                                  * up after a late loop (pacing_catch_up) */

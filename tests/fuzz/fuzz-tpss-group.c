@@ -217,8 +217,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (data[0] & 8)
     cfg.group = addr (239);
   cfg.cfg.holding_time = data[0] & 16 ? 0 : cfg.cfg.holding_time;
-  /* bit 4 also bounds the layered copies by a 2 Mbit/s uplink */
+  /* bit 4 also bounds the layered copies by a 2 Mbit/s uplink, and by the
+   * bound estimated from their falls (the lower of the two) */
   cfg.uplink_rate = data[0] & 16 ? 2000000 : 0;
+  cfg.uplink_estimate = (data[0] & 16) != 0;
   g = tpss_group_new (&cfg);
   if (data[0] & 0x80)
     keyed_init (&keyed, g);

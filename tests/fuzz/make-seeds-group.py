@@ -2,7 +2,8 @@
 """Writes the seed corpus of fuzz-tpss-group: HELLOs, media with a gap and
 its parity from a configured member, a PLI, a stranger's media, packets
 queued for sending (one with a one-byte extension block already), and time
-steps. Record layout in fuzz-tpss-group.c."""
+steps, two copies' rates falling together (uplink-estimate). Record layout in
+fuzz-tpss-group.c."""
 import os
 import struct
 
@@ -48,6 +49,20 @@ def step(ms):
     return rec(3, struct.pack(">I", ms))
 
 
+def rate(sender, media, bps, seq):
+    # TPSS RATE (APP subtype 2): rate, flags, echo, delay, sequence number
+    body = struct.pack(">QB3xIII", bps, 0, 0, 0, seq)
+    return struct.pack(">BBHI4sI", 0x82, 204, (16 + len(body)) // 4 - 1, sender, b"TPSS",
+                       media) + body
+
+
+def layered_frames(first):
+    # op 4's v is the packet's first 4 bytes: v & 1 clear, (v >> 5) % 10 = 3 layers,
+    # (v >> 1) % 10 the layer; sequence numbers 0x24, 0x26, 0x28 give layers 0, 1, 2
+    return b"".join(rec(4, struct.pack(">BBH", 0x80, 0x60, seq) + rtp(0x5555, first + i)[4:])
+                    for i, seq in enumerate((0x24, 0x28, 0x26, 0x28)))
+
+
 SEEDS = {
     "join": bytes([4]) + rec(2, hello(0x44444444)) + step(10) + rec(0, hello(B)) + step(1500)
     + step(1999) + step(1999) + step(1999),
@@ -70,6 +85,12 @@ SEEDS = {
     + rec(0, rtp(B, 1)) + rec(4, rtp(0x5555, 1)) + rec(4, b"\x80\x60\x02\x01" + rtp(0x5555, 2)[4:])
     + step(1) + rec(0, pli(B, A)) + rec(8, b"") + step(1200) + rec(0, sr(B, 0xE000000000000000, 9))
     + rec(8, b"") + rec(2, sr(B, 0xE000000100000000, 9)) + step(1200) + rec(6, b"\x00\x00\x00\x07"),
+    # bit 4: uplink-estimate; B and C allow 3 Mbit/s, then past the hold of their joining
+    # both fall to 0.4 Mbit/s 10 ms apart: a shared fall sets the bound
+    "uplink-estimate": bytes([16]) + layered_frames(1) + step(1) + rec(0, rate(B, A, 3000000, 1))
+    + rec(1, rate(C, A, 3000000, 1)) + step(1500) + step(1000) + layered_frames(5) + step(100)
+    + rec(0, rate(B, A, 400000, 2)) + step(10) + rec(1, rate(C, A, 400000, 2)) + step(10)
+    + step(1999),
     "keyed-join": bytes([0x80 | 4]) + rec(1, hello(C)) + rec(9, b"") + rec(2, hello(0x44444444))
     + rec(1, rtp(C, 1)) + step(10) + step(1999),
 }

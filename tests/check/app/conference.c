@@ -65,6 +65,7 @@ GST_START_TEST (test_options_defaults)
   fail_unless_equals_uint64 (o.initial_rate, 150000);
   fail_unless_equals_uint64 (o.max_receive_rate, 0);
   fail_unless_equals_uint64 (o.uplink_rate, 0);
+  fail_unless (!o.uplink_estimate);
   fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
   fail_unless_equals_int (o.max_frame_age_ms, CONF_MAX_FRAME_AGE_MS);
   fail_unless_equals_string (o.out_dir, ".");
@@ -74,10 +75,12 @@ GST_START_TEST (test_options_defaults)
   fail_unless (parse (&o, TRUE, &err, GOOD, "--colour=0a0B0c", "--name=Ann",
           "--fps=30", "--no-audio", "--ice", "--rendezvous=10.0.0.1:7000",
           "--initial-rate=64000", "--key-unit-queue-time=0",
-          "--preload-decoders", "--uplink-rate=4000000", NULL),
+          "--preload-decoders", "--uplink-rate=4000000", "--uplink-estimate",
+          NULL),
       "refused: %s", err ? err->message : "");
   fail_unless (o.preload_decoders);
   fail_unless_equals_uint64 (o.uplink_rate, 4000000);
+  fail_unless (o.uplink_estimate);
   fail_unless_equals_int (o.colour, 0x0a0b0c);
   fail_unless_equals_string (o.name, "Ann");
   fail_unless_equals_int (o.fps, 30);
@@ -297,7 +300,8 @@ static const gchar *const golden =
     "{\"t\":12.25,\"id\":1,\"data_bps\":2000000,\"bytes_sent\":123456,"
     "\"key_unit_requests\":3,\"queue_key_units\":1,\"stale_frames\":4,"
     "\"enc_target_bps\":2100000,\"enc_bps\":1800000,\"enc_frames\":180,"
-    "\"enc_qp\":0,"
+    "\"enc_qp\":0,\"uplink_send_bps\":5200000,\"uplink_share\":0.6538,"
+    "\"uplink_estimate_bps\":0,"
     "\"tiles\":2,\"members\":["
     "{\"id\":2,\"fps\":14.50,\"recv_bps\":2500000,\"send_data_bps\":1900000,"
     "\"send_bps\":2100000,\"loss_link\":0.01250,\"loss_after_fec\":0.00000,"
@@ -342,6 +346,10 @@ check_parses (const gchar * line)
   fail_unless_equals_int (json_object_get_int_member (m, "recv_bps"),
       2500000);
   fail_unless (json_object_get_double_member (m, "fps") == 14.5);
+  fail_unless_equals_int (json_object_get_int_member (root,
+          "uplink_send_bps"), 5200000);
+  fail_unless (fabs (json_object_get_double_member (root, "uplink_share") -
+          0.6538) < 1e-9);
   g_object_unref (parser);
 }
 #endif
@@ -368,9 +376,14 @@ GST_START_TEST (test_stats_json_line)
     .frames = 180,.qp = 0
   };
   ConfStatsEncoder none = { 0 };
+  ConfStatsUplink no_uplink = {.share = 1.0 };
+  ConfStatsUplink uplink = {.send_bps = 5200000,.share = 3400000.0 / 5200000,
+    .estimate_bps = 0
+  };
   GString *json = g_string_new (NULL);
 
-  conf_stats_json_begin (json, 12.25, 1, 2000000, 123456, 3, 1, 4, 2, &enc);
+  conf_stats_json_begin (json, 12.25, 1, 2000000, 123456, 3, 1, 4, 2, &enc,
+      &uplink);
   conf_stats_json_member (json, &p2);
   conf_stats_json_member_end (json);
   conf_stats_json_member (json, &p4);
@@ -399,7 +412,7 @@ GST_START_TEST (test_stats_json_line)
 
   /* no member: an empty list */
   g_string_truncate (json, 0);
-  conf_stats_json_begin (json, 1.0, 3, 0, 0, 0, 0, 0, 0, &none);
+  conf_stats_json_begin (json, 1.0, 3, 0, 0, 0, 0, 0, 0, &none, &no_uplink);
   conf_stats_json_end (json);
   fail_unless (g_str_has_suffix (json->str, "\"tiles\":0,\"members\":[]}\n"),
       "%s", json->str);

@@ -1154,6 +1154,195 @@ GST_START_TEST (test_layers_uplink_rate_room_changes_nothing)
 
 GST_END_TEST;
 
+/* A layered group sending to B and C, both allowed @rate (bit/s), with
+ * uplink_estimate on; their RATE messages next carry sequence number 2. */
+static TpssGroup *
+estimate_group_new (guint32 * rand, guint64 rate)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *g;
+  TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, addr (3)} };
+
+  tpss_group_config_init (&cfg);
+  cfg.uplink_estimate = TRUE;
+  cfg.id = ID_A;
+  cfg.fec_pt = FEC_PT;
+  cfg.cfg.holding_time = 0;
+  cfg.cfg.packet_distance = 2;
+  cfg.cfg.initial_length = 2;
+  cfg.cfg.initial_rate = rate;
+  cfg.cfg.app_limit_factor = 0;
+  cfg.random = counter_random;
+  cfg.random_data = rand;
+  g = tpss_group_new (&cfg);
+  tpss_group_start (g, 0);
+  tpss_group_set_members (g, peers, 2, 0);
+  feed_rate (g, ID_B, 2, rate, MS);
+  feed_rate (g, ID_C, 3, rate, MS);
+  tpss_group_handle_timeout (g, MS);
+  for (guint n = 0; n < 4; n++)
+    enqueue_frame (g, n, 2 * MS);
+  drop_transmits (g);
+  drop_events (g);
+  return g;
+}
+
+/* @id's destination (host @host) allows @rate, in its RATE number @seq. */
+static void
+feed_rate_seq (TpssGroup * g, guint32 id, guint8 host, guint64 rate,
+    guint32 seq, gint64 now)
+{
+  TpssMsg m = { 0, };
+
+  m.type = TPSS_MSG_RATE;
+  m.sender_ssrc = id;
+  m.media_ssrc = ID_A;
+  m.u.rate.rate = rate;
+  m.u.rate.seq = seq;
+  feed_msg (g, &m, host, now);
+}
+
+/* B and C behind one 3 Mbit/s uplink, which none of them sees: every
+ * 100 ms each allows 1.2 x what it got when the copies together fit the
+ * uplink (at most 100 kbit/s more), 0.8 x it when they overfilled it (both
+ * lose in the same round trip). Alone, that overfills the uplink one round
+ * in four. With uplink_estimate the second of the two falls sets a bound
+ * at 0.85 x what was sent, which grows 3 % a second: over the last 20 s
+ * the copies overfill it in under 1 round in 10 and still use most of it
+ * (issue 16). */
+GST_START_TEST (test_layers_uplink_estimate_shared)
+{
+  const gdouble uplink = 3000000;
+  const guint32 ids[2] = { ID_B, ID_C };
+  guint32 rand = 0, seq = 2;
+  TpssGroup *g = estimate_group_new (&rand, 1000000);
+  TpssGroupMemberStats ms;
+  TpssGroupStats gs;
+  guint rounds = 0, over = 0;
+  gdouble sum_sent = 0;
+
+  for (gint64 now = 100 * MS; now <= 40000 * MS; now += 100 * MS) {
+    gdouble sent;
+
+    tpss_group_handle_timeout (g, now);
+    drop_transmits (g);
+    drop_events (g);
+    tpss_group_get_stats (g, &gs);
+    sent = (gdouble) gs.uplink_send_rate * gs.uplink_share;
+    if (now > 20000 * MS) {
+      rounds++;
+      over += sent > uplink;
+      sum_sent += sent;
+    }
+    for (guint i = 0; i < 2; i++) {
+      gdouble d, got;
+
+      fail_unless (member_stats (g, ids[i], &ms));
+      d = (gdouble) ms.send.data_rate;
+      got = d * gs.uplink_share;
+      d = sent > uplink ? 0.8 * got : MIN (d + 100000, 1.2 * got);
+      feed_rate_seq (g, ids[i], 2 + i, (guint64) d, seq, now);
+    }
+    seq++;
+  }
+  tpss_group_get_stats (g, &gs);
+  fail_unless (gs.uplink_shared_falls >= 2, "%" G_GUINT64_FORMAT,
+      gs.uplink_shared_falls);
+  fail_unless (gs.uplink_estimate > 0.6 * uplink &&
+      gs.uplink_estimate < 1.1 * uplink, "bound %" G_GUINT64_FORMAT,
+      gs.uplink_estimate);
+  fail_unless (over * 10 < rounds, "over the uplink in %u of %u rounds",
+      over, rounds);
+  fail_unless (sum_sent / rounds > 0.7 * uplink, "mean %.0f bit/s",
+      sum_sent / rounds);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* B and C fall together once, past the hold of their joining (a bound is
+ * set); in the next half second each
+ * allows 0.85 x what the bound let it get, four times, as receivers that
+ * allow what they receive do. Those falls follow from the bound, within
+ * uplink_estimate_hold: they do not lower it again (without the hold it
+ * fell to 0.85 x itself at each, down to a fraction of the first). */
+GST_START_TEST (test_layers_uplink_estimate_hold)
+{
+  guint32 rand = 0, seq = 2;
+  TpssGroup *g = estimate_group_new (&rand, 2000000);
+  TpssGroupMemberStats ms;
+  TpssGroupStats gs;
+  guint64 bound0 = 0;
+
+  for (gint64 now = 100 * MS; now <= 6000 * MS; now += 100 * MS) {
+    tpss_group_handle_timeout (g, now);
+    drop_transmits (g);
+    drop_events (g);
+    tpss_group_get_stats (g, &gs);
+    if (bound0 == 0)
+      bound0 = gs.uplink_estimate;
+    for (guint i = 0; i < 2; i++) {
+      const guint32 id = i == 0 ? ID_B : ID_C;
+      gdouble d;
+
+      fail_unless (member_stats (g, id, &ms));
+      d = (gdouble) ms.send.data_rate;
+      if (now == 3000 * MS)
+        d *= 0.7;
+      else if (now > 3000 * MS && now <= 3400 * MS)
+        d *= 0.85 * gs.uplink_share;
+      feed_rate_seq (g, id, 2 + i, (guint64) d, seq, now);
+    }
+    seq++;
+  }
+  tpss_group_get_stats (g, &gs);
+  fail_unless (bound0 > 0);
+  fail_unless_equals_uint64 (gs.uplink_shared_falls, 1);
+  fail_unless (gs.uplink_estimate >= bound0, "bound %" G_GUINT64_FORMAT
+      " after %" G_GUINT64_FORMAT, gs.uplink_estimate, bound0);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
+/* B and C each lose on a path of its own: B's rate falls 30 % every second
+ * on the second, C's half a second later. No two falls come within the
+ * window: no bound is set, the copies go at their destinations' rates. */
+GST_START_TEST (test_layers_uplink_estimate_independent)
+{
+  guint32 rand = 0, seq = 2;
+  TpssGroup *g = estimate_group_new (&rand, 2000000);
+  TpssGroupMemberStats ms;
+  TpssGroupStats gs;
+  guint falls = 0;
+
+  for (gint64 now = 100 * MS; now <= 20000 * MS; now += 100 * MS) {
+    tpss_group_handle_timeout (g, now);
+    drop_transmits (g);
+    drop_events (g);
+    for (guint i = 0; i < 2; i++) {
+      const guint32 id = i == 0 ? ID_B : ID_C;
+      gboolean falls_now = (now / (100 * MS)) % 10 == (i == 0 ? 0 : 5);
+      gdouble d;
+
+      fail_unless (member_stats (g, id, &ms));
+      d = (gdouble) ms.send.data_rate;
+      falls += falls_now;
+      d = falls_now ? 0.7 * d : d + 100000;
+      feed_rate_seq (g, id, 2 + i, (guint64) d, seq, now);
+    }
+    seq++;
+  }
+  tpss_group_get_stats (g, &gs);
+  fail_unless (falls >= 30);
+  fail_unless_equals_uint64 (gs.uplink_shared_falls, 0);
+  fail_unless_equals_uint64 (gs.uplink_estimate, 0);
+  fail_unless (gs.uplink_share == 1.0);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* A large base-layer frame leaves MQ at C's 4 Mbit/s; toward B it leaves
  * at B's own send rate S (1.5 Mbit/s: D 1 Mbit/s, parity 1 in l = 2). */
 GST_START_TEST (test_layers_paced_per_destination)
@@ -3066,6 +3255,9 @@ tpssgroup_suite (void)
   tcase_add_test (tc, test_layers_fast_destinations_get_all);
   tcase_add_test (tc, test_layers_uplink_rate_bounds_copies);
   tcase_add_test (tc, test_layers_uplink_rate_room_changes_nothing);
+  tcase_add_test (tc, test_layers_uplink_estimate_shared);
+  tcase_add_test (tc, test_layers_uplink_estimate_independent);
+  tcase_add_test (tc, test_layers_uplink_estimate_hold);
   tcase_add_test (tc, test_leave_sends_bye);
   tcase_add_test (tc, test_leave_multicast_sends_one_bye);
   tcase_add_test (tc, test_bye_removes_member);
