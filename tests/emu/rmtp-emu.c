@@ -99,6 +99,11 @@ typedef struct
   gint64 last_done;
   gint64 start;
   guint64 cacks_sent;
+  /* the loop's own delays: a core's timer fired this long after its
+   * deadline, and one group datagram took this long to hand to every core
+   * (a parity block decoded by all N cores shows there) */
+  gint64 max_timer_lag, max_fanout;
+  guint64 timers_late;          /* fired over a turn-around (100 ms) late */
 } Emu;
 
 typedef struct
@@ -202,6 +207,9 @@ emu_run_timers (Emu * emu, gint64 now)
 
     if (r->deadline > now)
       continue;
+    emu->max_timer_lag = MAX (emu->max_timer_lag, now - r->deadline);
+    if (now - r->deadline > 100 * GST_MSECOND)
+      emu->timers_late++;
     rmtp_receiver_handle_timeout (r->core, now);
     emu_flush (emu, r, now);
   }
@@ -332,6 +340,7 @@ emu_drain (Emu * emu, GstNetUdp * udp, guint32 index)
       emu->group_datagrams++;
       for (guint i = 0; i < emu->opt.n; i++)
         emu_deliver (emu, &emu->rx[i], bytes, now);
+      emu->max_fanout = MAX (emu->max_fanout, gst_net_now () - now);
       /* a receiver's timers do not wait for the others to read: N cores
        * take a backlog (as after a stall) for a while */
       emu_run_timers (emu, gst_net_now ());
@@ -806,7 +815,9 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       " sink-complete=%u max-responses-per-ms=%u conn-sent=%"
       G_GUINT64_FORMAT " cacks-sent=%" G_GUINT64_FORMAT
       " connect-median=%.3f connect-p95=%.3f parity-block=%u parity-sent=%"
-      G_GUINT64_FORMAT " empty-rounds=%" G_GUINT64_FORMAT "\n",
+      G_GUINT64_FORMAT " empty-rounds=%" G_GUINT64_FORMAT
+      " max-timer-lag=%.3f timers-late=%" G_GUINT64_FORMAT
+      " max-fanout=%.3f\n",
       o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
       c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
@@ -817,7 +828,8 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
       verified, c->complete, emu->max_burst, c->conn_sent, emu->cacks_sent,
       connect_median, connect_p95, o->parity_block, c->parity_sent,
-      c->empty_rounds);
+      c->empty_rounds, emu->max_timer_lag / 1e9, emu->timers_late,
+      emu->max_fanout / 1e9);
   fflush (stdout);
 }
 
