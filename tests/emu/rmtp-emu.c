@@ -662,6 +662,35 @@ emu_verified (Emu * emu)
   return ok;
 }
 
+/* The cores' own counters, summed: why a POLL went unanswered shows here. */
+static void
+print_core_counters (const Emu * emu)
+{
+  RmtpReceiverStats t = { { 0 } };
+
+  for (guint i = 0; i < emu->opt.n; i++) {
+    const RmtpReceiverStats *st = rmtp_receiver_stats (emu->rx[i].core);
+
+    t.nack_sent += st->nack_sent;
+    t.ack_sent += st->ack_sent;
+    t.polls_held += st->polls_held;
+    t.answers_redrawn += st->answers_redrawn;
+    t.parity_received += st->parity_received;
+    t.parity_recovered += st->parity_recovered;
+    t.in.late += st->in.late;
+    t.in.out_of_window += st->in.out_of_window;
+    t.in.duplicates += st->in.duplicates;
+  }
+  printf ("# cores: nack-sent=%" G_GUINT64_FORMAT " ack-sent=%"
+      G_GUINT64_FORMAT " polls-held=%" G_GUINT64_FORMAT " answers-redrawn=%"
+      G_GUINT64_FORMAT " parity-received=%" G_GUINT64_FORMAT
+      " parity-recovered=%" G_GUINT64_FORMAT " in-late=%" G_GUINT64_FORMAT
+      " in-out-of-window=%" G_GUINT64_FORMAT " in-duplicates=%"
+      G_GUINT64_FORMAT "\n", t.nack_sent, t.ack_sent, t.polls_held,
+      t.answers_redrawn, t.parity_received, t.parity_recovered, t.in.late,
+      t.in.out_of_window, t.in.duplicates);
+}
+
 static void
 emu_wait_eos (GstElement * pipeline)
 {
@@ -885,6 +914,7 @@ main (int argc, char **argv)
   if (sink_sockets == 0)
     g_printerr ("the sink's socket was not found in /proc/net/udp\n");
   print_row (&emu, elapsed, &c, kernel_drops, sink_drops, verified);
+  print_core_counters (&emu);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   emu_teardown (&emu);
