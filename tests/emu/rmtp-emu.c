@@ -8,12 +8,14 @@
  *
  * Usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] [--rate=BIT/S]
  *   [--seed=S] [--group=ADDR] [--port=PORT] [--timeout=SECONDS]
- *   [--stall=AT:SECONDS] [--sink=PROPS] [--sim] [--sim-only]
+ *   [--stall=AT:SECONDS] [--parity=BLOCK] [--sink=PROPS] [--sim] [--sim-only]
  * Prints one table row (docs/protocols/rmtp.md, Emulator); --sim adds the
  * simulator's row at the same N, loss, size and rate, --sim-only prints
  * just that row. --stall stops the cores (not the sink) for SECONDS from
  * AT s after the start, as a loaded machine does. --sink sets more
- * rmtpsink properties ("delta=500000 recv-buffer-size=212992"). Exits 0 only if every
+ * rmtpsink properties ("delta=500000 recv-buffer-size=212992"). --parity
+ * repairs by parity over blocks of BLOCK data packets, in the sink and in
+ * the simulator's row (0, the default: retransmission). Exits 0 only if every
  * core verified the data set, the server counts every member complete
  * and it dropped no response.
  *
@@ -54,6 +56,8 @@ typedef struct
   const gchar *sink_props;      /* more rmtpsink properties, or "" */
   guint port;
   guint timeout_s;
+  guint parity_block;           /* repair=parity over blocks this long;
+                                 * 0: retransmission */
   gdouble stall_at, stall_s;    /* the cores' loop stops then, this long */
   gboolean sim;
   gboolean sim_only;
@@ -95,6 +99,11 @@ typedef struct
   gint64 last_done;
   gint64 start;
   guint64 cacks_sent;
+  /* the loop's own delays: a core's timer fired this long after its
+   * deadline, and one group datagram took this long to hand to every core
+   * (a parity block decoded by all N cores shows there) */
+  gint64 max_timer_lag, max_fanout;
+  guint64 timers_late;          /* fired over a turn-around (100 ms) late */
 } Emu;
 
 typedef struct
@@ -104,6 +113,7 @@ typedef struct
   guint rounds, max_per_round, slow, taken_back;
   guint complete;               /* members the server counts complete */
   guint64 conn_sent;            /* CONNs, group copies and retries */
+  guint64 parity_sent, empty_rounds;
 } SinkCounters;
 
 /* ------------------------------------------------------------------ */
@@ -197,6 +207,9 @@ emu_run_timers (Emu * emu, gint64 now)
 
     if (r->deadline > now)
       continue;
+    emu->max_timer_lag = MAX (emu->max_timer_lag, now - r->deadline);
+    if (now - r->deadline > 100 * GST_MSECOND)
+      emu->timers_late++;
     rmtp_receiver_handle_timeout (r->core, now);
     emu_flush (emu, r, now);
   }
@@ -327,6 +340,7 @@ emu_drain (Emu * emu, GstNetUdp * udp, guint32 index)
       emu->group_datagrams++;
       for (guint i = 0; i < emu->opt.n; i++)
         emu_deliver (emu, &emu->rx[i], bytes, now);
+      emu->max_fanout = MAX (emu->max_fanout, gst_net_now () - now);
       /* a receiver's timers do not wait for the others to read: N cores
        * take a backlog (as after a stall) for a while */
       emu_run_timers (emu, gst_net_now ());
@@ -370,10 +384,13 @@ static GstElement *
 emu_sink_pipeline (Emu * emu, const gchar * path)
 {
   GError *err = NULL;
+  gchar *parity = emu->opt.parity_block ?
+      g_strdup_printf ("repair=parity parity-block=%u",
+      emu->opt.parity_block) : g_strdup ("");
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! rmtpsink "
       "name=sink stats-interval=0 uri=\"rmtp://%s:%u?receivers=%u&rate=%"
-      G_GUINT64_FORMAT "&rate-control=false\" %s", path, emu->opt.group,
-      emu->opt.port, emu->opt.n, emu->opt.rate, emu->opt.sink_props);
+      G_GUINT64_FORMAT "&rate-control=false\" %s %s", path, emu->opt.group,
+      emu->opt.port, emu->opt.n, emu->opt.rate, parity, emu->opt.sink_props);
   GstElement *p = gst_parse_launch (desc, &err);
 
   /* without the plugin the parser returns what it could build and an
@@ -386,6 +403,7 @@ emu_sink_pipeline (Emu * emu, const gchar * path)
     p = NULL;
   }
   g_free (desc);
+  g_free (parity);
   return p;
 }
 
@@ -425,6 +443,8 @@ emu_sink_counters (GstElement * pipeline, SinkCounters * c)
   c->taken_back = (guint) field_u64 (s, "taken-back");
   c->complete = (guint) field_u64 (s, "receivers-complete");
   c->conn_sent = field_u64 (s, "conn-sent");
+  c->parity_sent = field_u64 (s, "parity-sent");
+  c->empty_rounds = field_u64 (s, "empty-rounds");
   gst_structure_free (s);
   gst_object_unref (sink);
 }
@@ -642,6 +662,35 @@ emu_verified (Emu * emu)
   return ok;
 }
 
+/* The cores' own counters, summed: why a POLL went unanswered shows here. */
+static void
+print_core_counters (const Emu * emu)
+{
+  RmtpReceiverStats t = { { 0 } };
+
+  for (guint i = 0; i < emu->opt.n; i++) {
+    const RmtpReceiverStats *st = rmtp_receiver_stats (emu->rx[i].core);
+
+    t.nack_sent += st->nack_sent;
+    t.ack_sent += st->ack_sent;
+    t.polls_held += st->polls_held;
+    t.answers_redrawn += st->answers_redrawn;
+    t.parity_received += st->parity_received;
+    t.parity_recovered += st->parity_recovered;
+    t.in.late += st->in.late;
+    t.in.out_of_window += st->in.out_of_window;
+    t.in.duplicates += st->in.duplicates;
+  }
+  printf ("# cores: nack-sent=%" G_GUINT64_FORMAT " ack-sent=%"
+      G_GUINT64_FORMAT " polls-held=%" G_GUINT64_FORMAT " answers-redrawn=%"
+      G_GUINT64_FORMAT " parity-received=%" G_GUINT64_FORMAT
+      " parity-recovered=%" G_GUINT64_FORMAT " in-late=%" G_GUINT64_FORMAT
+      " in-out-of-window=%" G_GUINT64_FORMAT " in-duplicates=%"
+      G_GUINT64_FORMAT "\n", t.nack_sent, t.ack_sent, t.polls_held,
+      t.answers_redrawn, t.parity_received, t.parity_recovered, t.in.late,
+      t.in.out_of_window, t.in.duplicates);
+}
+
 static void
 emu_wait_eos (GstElement * pipeline)
 {
@@ -664,6 +713,10 @@ print_sim_row (const EmuOptions * o)
   p.size = o->size;
   p.cfg.rate = o->rate;
   p.cfg.rate_control = FALSE;
+  if (o->parity_block) {
+    p.cfg.repair = RMTP_REPAIR_PARITY;
+    p.cfg.parity_block = o->parity_block;
+  }
   p.seed = o->seed;
   rmtp_sim_run (&p, &r);
   printf ("| %u | %.0f %% | sim | %.2f s | %.2f s | - | %" G_GUINT64_FORMAT
@@ -723,6 +776,8 @@ parse_options (int argc, char **argv, EmuOptions * o)
       o->port = (guint) atoi (v + 1);
     else if (g_str_has_prefix (a, "--sink="))
       o->sink_props = v + 1;
+    else if (g_str_has_prefix (a, "--parity="))
+      o->parity_block = (guint) atoi (v + 1);
     else if (g_str_has_prefix (a, "--timeout="))
       o->timeout_s = (guint) atoi (v + 1);
     else if (g_str_has_prefix (a, "--stall=")) {
@@ -731,7 +786,7 @@ parse_options (int argc, char **argv, EmuOptions * o)
     } else
       return FALSE;
   }
-  return o->n > 0 && o->n <= RMTP_MAX_MEMBERS && o->size > 0 && o->rate > 0
+  return o->parity_block <= 65535 && o->n > 0 && o->n <= RMTP_MAX_MEMBERS && o->size > 0 && o->rate > 0
       && o->loss >= 0.0 && o->loss < 1.0;
 }
 
@@ -788,7 +843,10 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       " send-errors=%" G_GUINT64_FORMAT " slow=%u taken-back=%u verified=%u"
       " sink-complete=%u max-responses-per-ms=%u conn-sent=%"
       G_GUINT64_FORMAT " cacks-sent=%" G_GUINT64_FORMAT
-      " connect-median=%.3f connect-p95=%.3f\n",
+      " connect-median=%.3f connect-p95=%.3f parity-block=%u parity-sent=%"
+      G_GUINT64_FORMAT " empty-rounds=%" G_GUINT64_FORMAT
+      " max-timer-lag=%.3f timers-late=%" G_GUINT64_FORMAT
+      " max-fanout=%.3f\n",
       o->n, o->loss,
       o->rate, elapsed / 1e9, m, emu->responses_sent, c->responses, c->late,
       c->duplicates, sink_drops, kernel_drops, c->forged, c->malformed,
@@ -798,7 +856,9 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
       emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
       verified, c->complete, emu->max_burst, c->conn_sent, emu->cacks_sent,
-      connect_median, connect_p95);
+      connect_median, connect_p95, o->parity_block, c->parity_sent,
+      c->empty_rounds, emu->max_timer_lag / 1e9, emu->timers_late,
+      emu->max_fanout / 1e9);
   fflush (stdout);
 }
 
@@ -819,7 +879,8 @@ main (int argc, char **argv)
   if (!parse_options (argc, argv, &emu.opt)) {
     g_printerr ("usage: rmtp-emu [--receivers=N] [--loss=P] [--size=BYTES] "
         "[--rate=BIT/S] [--seed=S] [--group=ADDR] [--port=PORT] "
-        "[--timeout=SECONDS] [--stall=AT:SECONDS] [--sink=PROPS] [--sim] "
+        "[--timeout=SECONDS] [--stall=AT:SECONDS] [--parity=BLOCK] "
+        "[--sink=PROPS] [--sim] "
         "[--sim-only]\n");
     return 2;
   }
@@ -853,6 +914,7 @@ main (int argc, char **argv)
   if (sink_sockets == 0)
     g_printerr ("the sink's socket was not found in /proc/net/udp\n");
   print_row (&emu, elapsed, &c, kernel_drops, sink_drops, verified);
+  print_core_counters (&emu);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   emu_teardown (&emu);
