@@ -894,6 +894,7 @@ server_stats (GstStructure * s, const RmtpServerStats * st,
       "slow-receivers", G_TYPE_UINT, st->slow_receivers,
       "slow-detected", G_TYPE_UINT, st->slow_detected,
       "taken-back", G_TYPE_UINT, st->taken_back,
+      "gone-complete", G_TYPE_UINT, st->gone_complete,
       "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping,
       "empty-rounds", G_TYPE_UINT64, st->empty_rounds, NULL);
 }
@@ -1080,6 +1081,9 @@ gst_rmtp_sink_finalize (GObject * object)
   "taken-back: members given up at the connection (no CACK) and heard " \
   "from later, served again; the CACK or NACK that brings one back counts " \
   "as accepted, not late (members); " \
+  "gone-complete: members given up in their unicast turn (every POLL " \
+  "unanswered) or while BUSY whose later ACK or RACK proved them " \
+  "complete: counted complete, not failed (members); " \
   "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
   "(packets); " \
   "empty-rounds: rounds of an EOR alone, as a receiver's NACK listed " \

@@ -1693,21 +1693,33 @@ server_take_back (RmtpServer * s, Member * m, gint64 now)
   return TRUE;
 }
 
+/* A member given up (UNHEARD at CONNECT, GONE in SEPARATE) that ACKs or
+ * RACKs has verified the set: its answers were lost or late, not the
+ * data. It is counted complete, not failed, and its counter noted. */
+static void
+server_note_proven (RmtpServer * s, const Member * m)
+{
+  s->stats.taken_back += m->state == MEMBER_UNHEARD;
+  s->stats.gone_complete += m->state == MEMBER_GONE;
+}
+
 /* A member set aside as slow still hears the multicast rounds and may
  * complete from them; it ACKs at the next EOR, unasked. An ACK says the
  * set is verified (as a RACK does), so it is taken: the member is released
  * with the others instead of waiting, complete, for its unicast turn. So
- * is one from a member given up at CONNECT, whose CACKs were lost. */
+ * is one from a member given up at CONNECT, whose CACKs were lost, or in
+ * its unicast turn, whose answers came after the last POLL. */
 static gboolean
 server_take_slow_ack (RmtpServer * s, Member * m, const RmtpPacket * p)
 {
   gboolean set_aside = m->state == MEMBER_CONNECTED && m->slow && !m->busy;
 
-  if (p->type != RMTP_ACK || !(set_aside || m->state == MEMBER_UNHEARD) ||
+  if (p->type != RMTP_ACK || !(set_aside || m->state == MEMBER_UNHEARD ||
+          m->state == MEMBER_GONE) ||
       p->round > s->round || s->phase == RMTP_SERVER_CONNECT ||
       s->phase == RMTP_SERVER_DONE)
     return FALSE;
-  s->stats.taken_back += m->state == MEMBER_UNHEARD;
+  server_note_proven (s, m);
   s->stats.in.accepted++;
   server_on_ack (s, m);
   return TRUE;
@@ -1913,11 +1925,12 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     case RMTP_RACK:
       s->stats.in.accepted++;
       /* a receiver RACKs only a verified set: its ACK was refused or lost
-       * (or its CACKs, and it was given up) */
-      s->stats.taken_back += m->state == MEMBER_UNHEARD;
-      if ((m->state == MEMBER_CONNECTED || m->state == MEMBER_UNHEARD) &&
-          s->phase != RMTP_SERVER_CONNECT)
+       * (or its CACKs or its unicast answers, and it was given up) */
+      if ((m->state == MEMBER_CONNECTED || m->state == MEMBER_UNHEARD ||
+              m->state == MEMBER_GONE) && s->phase != RMTP_SERVER_CONNECT) {
+        server_note_proven (s, m);
         m->state = MEMBER_ACKED;
+      }
       if (m->state == MEMBER_ACKED && !m->released) {
         m->released = TRUE;
         if (s->phase == RMTP_SERVER_RELEASE && server_all_released (s))

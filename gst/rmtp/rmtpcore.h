@@ -330,6 +330,9 @@ typedef struct {
                                  * and heard from later: set aside (the
                                  * packet that brings one back counts in
                                  * in.accepted, not in in.late) */
+  guint gone_complete;          /* members given up in SEPARATE (POLLs
+                                 * unanswered, BUSY too long) whose later
+                                 * ACK or RACK proved them complete */
   guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
                                  * refused (a repair set stays at most the
                                  * data set) */

@@ -130,6 +130,7 @@ add_server_stats (RmtpServerStats * sum, const RmtpServerStats * st)
   sum->slow_receivers += st->slow_receivers;
   sum->slow_detected += st->slow_detected;
   sum->taken_back += st->taken_back;
+  sum->gone_complete += st->gone_complete;
 }
 
 /* Adds @st to @sum; senders is a gauge, not added. */
