@@ -1461,6 +1461,138 @@ GST_START_TEST (test_member_taken_back_in_release)
 
 GST_END_TEST;
 
+/* Receiver 3 hears nothing of the multicast rounds after 30 ms, so it is
+ * set aside and served by unicast; every ACK it sends in its unicast turn
+ * is lost (the emulator's cores answered seconds late), so the server
+ * gives it up after max_polls POLLs. With @lose_rel the group REL to it
+ * and its RACKs are lost too; with @mute everything it sends from then
+ * on. */
+typedef struct {
+  gboolean lose_rel, mute;
+} GiveUp;
+
+static GiveUp give_up;
+
+static gboolean
+drop_3_answers_in_unicast (Rig * rig, gint rx, const RmtpPacket * p,
+    guint32 to)
+{
+  RmtpServerPhase phase = rmtp_server_phase (rig->s);
+
+  if (rx == 3)
+    return (phase == RMTP_SERVER_ROUNDS && rig->now >= 30 * MS) ||
+        (give_up.lose_rel && p->type == RMTP_REL && to == RMTP_TO_GROUP);
+  if (rx != -1 || p->member != rig->ids[3] || phase < RMTP_SERVER_SEPARATE)
+    return FALSE;
+  return give_up.mute || p->type == RMTP_ACK ||
+      (give_up.lose_rel && p->type == RMTP_RACK);
+}
+
+static const RmtpServerStats *
+run_given_up_in_unicast (Rig * rig, gboolean lose_rel, gboolean mute)
+{
+  gboolean slow;
+
+  give_up.lose_rel = lose_rel;
+  give_up.mute = mute;
+  rig_init (rig, 4, 64 * 1024, NULL);
+  rig->drop = drop_3_answers_in_unicast;
+  rmtp_server_start (rig->s, rig->now);
+  while (rmtp_server_phase (rig->s) != RMTP_SERVER_RELEASE)
+    rig_run_until (rig, rig->now + MS);
+  /* every POLL of its turn went unanswered: given up */
+  fail_if (rmtp_server_member_complete (rig->s, rig->ids[3], &slow));
+  fail_unless (slow);
+  return rmtp_server_stats (rig->s);
+}
+
+static guint
+count_polls_to (GArray * log, guint32 to)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    n += l->p.type == RMTP_POLL && l->to == to;
+  }
+  return n;
+}
+
+/* A member given up in its unicast turn that RACKs the group REL has
+ * verified the set: counted complete, not failed (issue 20: the emulator's
+ * members released yet counted failed). */
+GST_START_TEST (test_member_given_up_in_unicast_racks)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_given_up_in_unicast (&rig, FALSE, FALSE);
+
+  fail_unless_equals_int (st->slow_receivers, 1);
+  fail_unless (count_polls_to (rig.from_server, rig.ids[3]) >=
+      rig.cfg.max_polls);
+  fail_unless (count_logged (rig.to_server, RMTP_ACK, 3) > 0);
+  rig_run (&rig, 60 * S);
+  assert_receiver_whole (&rig, 3);
+  fail_unless_equals_int (rig.server_last.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 0);
+  fail_unless_equals_int (st->gone_complete, 1);
+  fail_unless_equals_int (st->taken_back, 0);
+  assert_server_input_counted_once (&rig, 0);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Its late ACK, when the group REL missed it, makes it complete too: it
+ * gets the REL by unicast and RACKs. An ACK for a round not yet begun
+ * (forged, out of the window) is refused and counted as before. */
+GST_START_TEST (test_member_given_up_in_unicast_late_ack)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_given_up_in_unicast (&rig, TRUE, FALSE);
+  const guint32 ahead[] = { 1000000 };
+  const guint32 ack[] = { 0 };
+  guint64 late = st->in.late;
+
+  server_hears (&rig, 3, RMTP_ACK, ahead, G_N_ELEMENTS (ahead));
+  fail_unless_equals_uint64 (st->in.late, late + 1);
+  fail_unless_equals_int (st->gone_complete, 0);
+  /* the same ACK from another member's source: forged */
+  server_hears_from (&rig, 3, rig.ids[0], RMTP_ACK, ack, 1);
+  fail_unless_equals_uint64 (st->in.forged, 1);
+  fail_unless_equals_int (st->gone_complete, 0);
+  give_up.lose_rel = FALSE;
+  server_hears (&rig, 3, RMTP_ACK, ack, G_N_ELEMENTS (ack));
+  fail_unless_equals_int (st->gone_complete, 1);
+  rig_run (&rig, 60 * S);
+  fail_unless (find_logged_to (rig.from_server, RMTP_REL, rig.ids[3]));
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 0);
+  assert_server_input_counted_once (&rig, 3);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A member given up in its unicast turn that never answers again stays
+ * failed. */
+GST_START_TEST (test_member_given_up_in_unicast_silent_fails)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_given_up_in_unicast (&rig, FALSE, TRUE);
+
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 3);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 1);
+  fail_unless_equals_int (st->gone_complete, 0);
+  for (guint i = 0; i < 3; i++)
+    assert_receiver_whole (&rig, i);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* Receiver 3's CACKs are lost, and so are packets 10 and 11 of every
  * multicast round to it; receiver 0 loses packet 10 of round 0, and its
  * first answer to round 1 (the server POLLs it, so round 1 stays open
@@ -2294,6 +2426,9 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_late_cack_takes_member_back);
   tcase_add_test (tc, test_nack_of_member_given_up_binds_it);
   tcase_add_test (tc, test_member_taken_back_in_release);
+  tcase_add_test (tc, test_member_given_up_in_unicast_racks);
+  tcase_add_test (tc, test_member_given_up_in_unicast_late_ack);
+  tcase_add_test (tc, test_member_given_up_in_unicast_silent_fails);
   tcase_add_test (tc, test_set_aside_member_nack_taken);
   tcase_add_test (tc, test_set_aside_member_nack_after_round_closed);
   tcase_add_test (tc, test_rel_rack);
