@@ -3,7 +3,8 @@
  * never takes a deadline it finds passed for no deadline at all; and a
  * work that keeps its deadline due is held back, with one warning that
  * names the loop's owner; one that asks for "now" a few times is not; a
- * turn held off the CPU is counted late. Own
+ * turn held off the CPU is counted late, one a pacer asked for before
+ * its run on purpose is not. Own
  * binary: this file replaces GLib's g_get_monotonic_time (gst_net_now ()
  * reads it) for the whole process. */
 #include <gst/check/gstcheck.h>
@@ -267,6 +268,44 @@ GST_START_TEST (test_loop_counts_late_turns)
 
 GST_END_TEST;
 
+/* A pacer that makes up lost time: every fourth run asks for a time 5 ms
+ * before the one it was given (the sends it is behind on), the others
+ * for 200 us on. */
+#define CATCH_UP (5 * GST_MSECOND)
+
+static gint64
+catching_up_work (gpointer data, gint64 now)
+{
+  gint calls = g_atomic_int_add ((gint *) data, 1) + 1;
+
+  return calls % 4 ? now + 200 * GST_USECOND : now - CATCH_UP;
+}
+
+/* A deadline the work set before the time it ran is its choice, not a
+ * stall: the turn it asks for runs at once and is not late by the time
+ * the work chose to make up. On a host that is not late none would be;
+ * a loaded one may hold a few turns 2 ms, not one in four. */
+GST_START_TEST (test_loop_catch_up_not_late)
+{
+  gint calls = 0;
+  GstNetLoop *loop = gst_net_loop_new ("test", catching_up_work, &calls);
+  GstNetLoopCounts counts;
+
+  work_rate (loop, &calls);
+  gst_net_loop_stop (loop);
+  gst_net_loop_counts_take (&counts, loop);
+  gst_net_loop_free (loop);
+  GST_INFO ("%d runs, %d of them catching up, %" G_GUINT64_FORMAT
+      " late turns, %" G_GUINT64_FORMAT " ns late in all", calls, calls / 4,
+      counts.late_turns, counts.late_time);
+  fail_unless (calls >= 400, "%d runs", calls);
+  fail_unless (counts.late_turns < (guint64) calls / 16, "%" G_GUINT64_FORMAT
+      " late turns in %d runs, %d of them catching up %" G_GINT64_FORMAT
+      " ns", counts.late_turns, calls, calls / 4, CATCH_UP);
+}
+
+GST_END_TEST;
+
 static Suite *
 netloopclock_suite (void)
 {
@@ -279,6 +318,7 @@ netloopclock_suite (void)
   tcase_add_test (tc, test_loop_spin_warning_names_owner);
   tcase_add_test (tc, test_loop_rescheduling_now_not_held);
   tcase_add_test (tc, test_loop_counts_late_turns);
+  tcase_add_test (tc, test_loop_catch_up_not_late);
   return s;
 }
 
