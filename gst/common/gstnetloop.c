@@ -42,6 +42,7 @@ struct _GstNetLoop
   GMutex *counts_lock;          /* this lock */
   /* loop thread only */
   gint64 deadline;              /* the work's next run, ns; G_MAXINT64: none */
+  gint64 armed;                 /* ns: the turn that set it ran then */
   gint64 hold_until;            /* ns: a spinning work waits until then */
   guint spin_turns;             /* turns running that left the deadline due */
   gboolean warned;
@@ -133,6 +134,18 @@ check_spinning (GstNetLoop * loop, gboolean spun, gint64 now)
   warn_spinning (loop);
 }
 
+/* When the work, by the deadline it last gave, was due: never before the
+ * turn that gave it, as a pacer making up lost time asks for "now" or
+ * earlier on purpose, and only a thread that then waits is late. */
+static gint64
+work_due (GstNetLoop * loop, gboolean input)
+{
+  gint64 due = MAX (loop->deadline, loop->armed);
+
+  /* a held turn is due at the hold's end: the loop's choice, not a stall */
+  return input ? due : MAX (due, loop->hold_until);
+}
+
 /* Counts the turn late when the work, due at @due, runs at @now
  * LATE_TURN or more after it. */
 static void
@@ -158,13 +171,12 @@ run_work_if_due (GstNetLoop * loop, gboolean input)
 
   if (!woken && !due)
     return;
-  /* a held turn is due at the hold's end: the loop's choice, not a stall */
   if (now >= loop->deadline)
-    note_lateness (loop, input ? loop->deadline :
-        MAX (loop->deadline, loop->hold_until), now);
+    note_lateness (loop, work_due (loop, input), now);
   /* a wake while the work runs sets it again: the next turn does not wait */
   g_atomic_int_set (&loop->woken, 0);
   loop->deadline = loop->work (loop->user_data, now);
+  loop->armed = now;
   check_spinning (loop, !woken && !input && loop->deadline <= now, now);
 }
 

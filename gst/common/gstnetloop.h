@@ -50,7 +50,8 @@ guint64 gst_net_loop_get_spins (GstNetLoop * loop);
 guint64 gst_net_loop_get_turns (GstNetLoop * loop);
 /* The loop's stalls: turns whose work ran 2 ms or more after it was due
  * (LATE_TURN in gstnetloop.c), the ns they were late in all, and the
- * latest of them. A host that keeps the loop's thread off the CPU shows
+ * latest of them. A deadline the work set before the time it ran (a
+ * pacer making up lost time) is due at that run, not before it. A host that keeps the loop's thread off the CPU shows
  * here; a protocol's own idle time does not (no deadline, no lateness). */
 guint64 gst_net_loop_get_late_turns (GstNetLoop * loop);
 guint64 gst_net_loop_get_late_time (GstNetLoop * loop);

@@ -3,7 +3,8 @@
  * never takes a deadline it finds passed for no deadline at all; and a
  * work that keeps its deadline due is held back, with one warning that
  * names the loop's owner; one that asks for "now" a few times is not; a
- * turn held off the CPU is counted late. Own
+ * turn held off the CPU is counted late, one a pacer asked for before
+ * its run on purpose is not. Own
  * binary: this file replaces GLib's g_get_monotonic_time (gst_net_now ()
  * reads it) for the whole process. */
 #include <gst/check/gstcheck.h>
@@ -267,6 +268,50 @@ GST_START_TEST (test_loop_counts_late_turns)
 
 GST_END_TEST;
 
+/* A pacer that makes up lost time: every fourth run asks for a time
+ * CATCH_UP before the one it was given (the sends it is behind on), the
+ * others for 200 us on. */
+#define CATCH_UP (50 * GST_MSECOND)
+
+static gint64
+catching_up_work (gpointer data, gint64 now)
+{
+  gint calls = g_atomic_int_add ((gint *) data, 1) + 1;
+
+  return calls % 4 ? now + 200 * GST_USECOND : now - CATCH_UP;
+}
+
+/* A deadline the work set before the time it ran is its choice, not a
+ * stall: the turn it asks for runs at once and is not late by the time
+ * the work chose to make up. Counted from the deadline, each such turn
+ * would add CATCH_UP, and the late time would pass the run's own length;
+ * real stalls never do (the late spans do not overlap), so the check
+ * holds on a loaded host too. */
+GST_START_TEST (test_loop_catch_up_not_late)
+{
+  gint calls = 0;
+  GstNetLoop *loop = gst_net_loop_new ("test", catching_up_work, &calls);
+  GstNetLoopCounts counts;
+  gint64 from = gst_net_now (), ran;
+
+  work_rate (loop, &calls);
+  gst_net_loop_stop (loop);
+  ran = gst_net_now () - from;
+  gst_net_loop_counts_take (&counts, loop);
+  gst_net_loop_free (loop);
+  GST_INFO ("%d runs, %d of them catching up, %" G_GUINT64_FORMAT
+      " late turns, %" G_GUINT64_FORMAT " ns late in all, in %"
+      G_GINT64_FORMAT " ns", calls, calls / 4, counts.late_turns,
+      counts.late_time, ran);
+  fail_unless (calls >= 8, "%d runs", calls);
+  fail_unless (counts.late_time < (guint64) ran, "%" G_GUINT64_FORMAT
+      " ns late (%" G_GUINT64_FORMAT " turns) in a run of %" G_GINT64_FORMAT
+      " ns, %d runs catching up %" G_GINT64_FORMAT " ns", counts.late_time,
+      counts.late_turns, ran, calls / 4, CATCH_UP);
+}
+
+GST_END_TEST;
+
 static Suite *
 netloopclock_suite (void)
 {
@@ -279,6 +324,7 @@ netloopclock_suite (void)
   tcase_add_test (tc, test_loop_spin_warning_names_owner);
   tcase_add_test (tc, test_loop_rescheduling_now_not_held);
   tcase_add_test (tc, test_loop_counts_late_turns);
+  tcase_add_test (tc, test_loop_catch_up_not_late);
   return s;
 }
 
