@@ -443,6 +443,20 @@ def start_rule(case):
     return threading.Event(), case["start"] == "together"
 
 
+def wait_established(snd, ntcp, poll=0.001, timeout=TPBA_CONNECT_WAIT):
+    """Wait until the first ntcp TCP flows' early connects have finished: with a
+    long RTT their handshakes would otherwise end after the sink's connection
+    and they would send after it, not with it."""
+    ports = [CROSS_PORT + k for k in range(ntcp)]
+    end = time.monotonic() + timeout
+    with snd.inside():
+        while time.monotonic() < end:
+            socks = [netbed.tcp_sockets_to(p) for p in ports]
+            if all(any(st == "01" for st, _ in x) for x in socks):
+                return
+            time.sleep(poll)
+
+
 def run_tpba(case, snd, rcv):
     extra = VARIANTS[case["variant"]].format(b=int(case["b"]))
     stop = threading.Event()
@@ -456,6 +470,8 @@ def run_tpba(case, snd, rcv):
     go, connect_early = start_rule(case)
     connected, tpba_start = [[] for _ in range(case["ntcp"] + 1)], {}
     cross = start_cross(case, snd, rcv, stop, t0, connected, go, connect_early)
+    if connect_early:
+        wait_established(snd, case["ntcp"])
     ss = {}
     if SS_MS:
         start_ss_capture(snd, t0, ss)
