@@ -103,8 +103,8 @@ START_SETUP = 0.5
 # a reference run that connects further than this (s) off its intended start is flagged
 MAX_START_SKEW = 0.05
 # how a TPBA run starts the TCP flows beside it (issue 17). "together": they
-# connect first and send their first data when the sink's probing connection
-# shows at the sender (it is then already sending). "on-connect": they connect
+# connect first (gst-launch starts once their handshakes are done) and send their
+# first data when the sink's probing connection shows at the sender. "on-connect": they connect
 # then; their SYNs wait behind the sink's first window, so it starts first.
 # "before": the old order, the TCP flows and then gst-launch, whose connection
 # came 0.23-0.47 s after theirs.
