@@ -21,8 +21,9 @@ the sender (polled every 1 ms; the sink sends as it connects), so that no flow i
 later starter by construction: on this drop-tail bed the later starter keeps a higher
 RTT and more loss events (issue 17, docs/results.md, twentieth pass and issue 17's
 section). BENCH_TPBA_START=before keeps the old order (the TCP flows, then gst-launch,
-whose connection came 0.2-0.5 s after theirs). The TCP reference starts with the TCP
-flows. All TCP, including TPBA's probing connection, uses the same congestion control.
+whose connection came 0.2-0.5 s after theirs). The TCP reference starts by the same
+rule: with "together" the TCP flows connect first and send when the reference's
+connection shows; with "before" every flow connects at t = 0. All TCP, including TPBA's probing connection, uses the same congestion control.
 The reference variants put, in the same place and beside the same TCP flows,
 one more TCP flow ("TCP") or UDP paced at exactly the fair share ("CBR-fair"):
 what the bed lets any TCP-friendly scheme reach on each metric.
@@ -102,8 +103,8 @@ START_SETUP = 0.5
 # a reference run that connects further than this (s) off its intended start is flagged
 MAX_START_SKEW = 0.05
 # how a TPBA run starts the TCP flows beside it (issue 17). "together": they
-# connect first and send their first data when the sink's probing connection
-# shows at the sender (it is then already sending). "on-connect": they connect
+# connect first (gst-launch starts once their handshakes are done) and send their
+# first data when the sink's probing connection shows at the sender. "on-connect": they connect
 # then; their SYNs wait behind the sink's first window, so it starts first.
 # "before": the old order, the TCP flows and then gst-launch, whose connection
 # came 0.23-0.47 s after theirs.
@@ -447,6 +448,29 @@ def start_cross(case, snd, rcv, stop, t0, connected=None, go=None, connect_early
     return cross
 
 
+def start_rule(case):
+    """(go, connect_early) for start_cross under case["start"] (TPBA_START): the
+    flow in TPBA's place (the sink or the TCP reference) sets go when its
+    connection shows; None for "before", where every flow starts at once."""
+    if case["start"] == "before":
+        return None, False
+    return threading.Event(), case["start"] == "together"
+
+
+def wait_established(snd, ntcp, poll=0.001, timeout=TPBA_CONNECT_WAIT):
+    """Wait until the first ntcp TCP flows' early connects have finished: with a
+    long RTT their handshakes would otherwise end after the sink's connection
+    and they would send after it, not with it."""
+    ports = [CROSS_PORT + k for k in range(ntcp)]
+    end = time.monotonic() + timeout
+    with snd.inside():
+        while time.monotonic() < end:
+            socks = [netbed.tcp_sockets_to(p) for p in ports]
+            if all(any(st == "01" for st, _ in x) for x in socks):
+                return
+            time.sleep(poll)
+
+
 def run_tpba(case, snd, rcv):
     extra = VARIANTS[case["variant"]].format(b=int(case["b"]))
     stop = threading.Event()
@@ -457,10 +481,11 @@ def run_tpba(case, snd, rcv):
     rx_msgs, tx_msgs = [], []
     read_messages(rx, t0, "src", rx_msgs)
     # the TCP flows start on the sink's connection (go), or at once in the old order
-    go = None if case["start"] == "before" else threading.Event()
+    go, connect_early = start_rule(case)
     connected, tpba_start = [[] for _ in range(case["ntcp"] + 1)], {}
-    cross = start_cross(case, snd, rcv, stop, t0, connected, go,
-                        connect_early=case["start"] == "together")
+    cross = start_cross(case, snd, rcv, stop, t0, connected, go, connect_early)
+    if connect_early:
+        wait_established(snd, case["ntcp"])
     ss = {}
     if SS_MS:
         start_ss_capture(snd, t0, ss)
@@ -519,19 +544,30 @@ def run_reference(case, snd, rcv):
     if SS_MS:
         start_ss_capture(snd, t0, ss)
     connected = [[] for _ in range(case["ntcp"] + 2)]     # the reference, then start_cross's
-    cross = start_cross(case, snd, rcv, stop, t0, connected[1:])
+    # the TCP reference starts as TPBA_START starts TPBA (issue 17): its connection
+    # releases the TCP flows; with REF_START or CBR every flow starts at its own time
+    go, connect_early = (None, False)
+    if case["variant"] == "TCP" and not REF_START:
+        go, connect_early = start_rule(case)
+    ref_start = {}
+    cross = start_cross(case, snd, rcv, stop, t0, connected[1:], go, connect_early)
     if case["variant"] == "TCP":
         netbed.greedy_tcp(snd, rcv, "10.77.2.2", PORT, case["cc"], stop, flow,
                           t0=t0, start=REF_START, stop_at=END, connected=connected[0])
+        if go is not None:
+            netbed.watch_connect(snd, PORT, t0, ref_start, go, timeout=START_SETUP + TPBA_CONNECT_WAIT)
     else:
         netbed.paced_udp(snd, rcv, "10.77.2.2", PORT, case["b"] / (case["ntcp"] + 1), MTU,
                          stop, flow, t0, END)
     time.sleep(max(0.0, t0 + END + 0.5 - time.monotonic()))
     stop.set()
+    if go is not None:
+        go.set()                     # a reference that never connected: the flows end
     return dict(case, ok=len(flow) > 2, err="" if len(flow) > 2 else "no bytes arrived",
                 R=[windows(s, END) for s in [flow] + cross], periods=[], losses=[], ss=ss,
                 last={}, ref_start=REF_START, first_bytes=first_bytes([flow] + cross),
-                connects=[c[0] if c else None for c in connected])
+                connects=[c[0] if c else None for c in connected],
+                ref_seen=ref_start.get("connect"), ref_first_tx=ref_start.get("first_tx"))
 
 
 def first_bytes(flows):
