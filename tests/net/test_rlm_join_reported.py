@@ -44,10 +44,13 @@ import netbed  # noqa: E402
 import test_rlm_single as rlm  # noqa: E402
 
 ARMS = {"on": "239.77.1.1", "off": "239.77.2.1"}
-# Start of each receiver after the first; the first has settled at level 3
-# (its experiment at level 4 failed) by about 15 s.
-ARRIVALS = (0.0, 17.0, 21.0, 25.0)
-SECONDS = 40
+# Start of each receiver after the first. The first reports level 3 settled
+# once its experiment at level 4 failed or after 2 T_J^min in S there; time
+# in H or M does not count, so a first receiver held there by losses
+# settled only 24-28 s in (one CI run in eight, 2026-11-29: its newcomers at
+# 17 and 21 s heard no settled report and climbed by experiments).
+ARRIVALS = (0.0, 27.0, 31.0, 35.0)
+SECONDS = 50
 BEST = 3
 # Each failed experiment at level 4 congests the shared port until the
 # bridge prunes the group (about 3 s); over the 23 s from the first
