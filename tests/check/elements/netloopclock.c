@@ -239,20 +239,31 @@ stalling_work (gpointer data, gint64 now)
   return now + GST_MSECOND;
 }
 
+/* Runs @work on a loop as work_rate does, then stops it; the loop's
+ * late-turn counts into @counts; returns how long the run took, ns. */
+static gint64
+run_counting_late (GstNetLoopWorkFunc work, gint * calls,
+    GstNetLoopCounts * counts)
+{
+  GstNetLoop *loop = gst_net_loop_new ("test", work, calls);
+  gint64 from = gst_net_now (), ran;
+
+  work_rate (loop, calls);
+  gst_net_loop_stop (loop);
+  ran = gst_net_now () - from;
+  gst_net_loop_counts_take (counts, loop);
+  gst_net_loop_free (loop);
+  return ran;
+}
+
 /* The loop counts its own stalls: a turn 29 ms late counts with its
  * lateness; the on-time turns around it add nothing like it. */
 GST_START_TEST (test_loop_counts_late_turns)
 {
   gint calls = 0;
-  GstNetLoop *loop = gst_net_loop_new ("test", stalling_work, &calls);
   GstNetLoopCounts counts;
-  gint64 from = gst_net_now (), ran;
+  gint64 ran = run_counting_late (stalling_work, &calls, &counts);
 
-  work_rate (loop, &calls);
-  gst_net_loop_stop (loop);
-  ran = gst_net_now () - from;
-  gst_net_loop_counts_take (&counts, loop);
-  gst_net_loop_free (loop);
   GST_INFO ("%d runs, %" G_GUINT64_FORMAT " late turns, %" G_GUINT64_FORMAT
       " ns late in all, at most %" G_GUINT64_FORMAT, calls, counts.late_turns,
       counts.late_time, counts.late_max);
@@ -290,15 +301,9 @@ catching_up_work (gpointer data, gint64 now)
 GST_START_TEST (test_loop_catch_up_not_late)
 {
   gint calls = 0;
-  GstNetLoop *loop = gst_net_loop_new ("test", catching_up_work, &calls);
   GstNetLoopCounts counts;
-  gint64 from = gst_net_now (), ran;
+  gint64 ran = run_counting_late (catching_up_work, &calls, &counts);
 
-  work_rate (loop, &calls);
-  gst_net_loop_stop (loop);
-  ran = gst_net_now () - from;
-  gst_net_loop_counts_take (&counts, loop);
-  gst_net_loop_free (loop);
   GST_INFO ("%d runs, %d of them catching up, %" G_GUINT64_FORMAT
       " late turns, %" G_GUINT64_FORMAT " ns late in all, in %"
       G_GINT64_FORMAT " ns", calls, calls / 4, counts.late_turns,
