@@ -955,6 +955,20 @@ find_logged_to (GArray * log, RmtpType type, guint32 to)
   return NULL;
 }
 
+/* Packets of @type in @log sent to @to. */
+static guint
+count_logged_to (GArray * log, RmtpType type, guint32 to)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    n += l->p.type == type && l->to == to;
+  }
+  return n;
+}
+
 static gboolean
 drop_group_rel_to_0 (Rig * rig, gint rx, const RmtpPacket * p, guint32 to)
 {
@@ -1506,19 +1520,6 @@ run_given_up_in_unicast (Rig * rig, gboolean lose_rel, gboolean mute)
   return rmtp_server_stats (rig->s);
 }
 
-static guint
-count_polls_to (GArray * log, guint32 to)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < log->len; i++) {
-    const Logged *l = &g_array_index (log, Logged, i);
-
-    n += l->p.type == RMTP_POLL && l->to == to;
-  }
-  return n;
-}
-
 /* A member given up in its unicast turn that RACKs the group REL has
  * verified the set: counted complete, not failed (issue 20: the emulator's
  * members released yet counted failed). */
@@ -1528,7 +1529,7 @@ GST_START_TEST (test_member_given_up_in_unicast_racks)
   const RmtpServerStats *st = run_given_up_in_unicast (&rig, FALSE, FALSE);
 
   fail_unless_equals_int (st->slow_receivers, 1);
-  fail_unless (count_polls_to (rig.from_server, rig.ids[3]) >=
+  fail_unless (count_logged_to (rig.from_server, RMTP_POLL, rig.ids[3]) >=
       rig.cfg.max_polls);
   fail_unless (count_logged (rig.to_server, RMTP_ACK, 3) > 0);
   rig_run (&rig, 60 * S);
@@ -2064,19 +2065,6 @@ last_logged_time (GArray * log, RmtpType type)
   return t;
 }
 
-static guint
-count_rel_to (GArray * log, guint32 to)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < log->len; i++) {
-    const Logged *l = &g_array_index (log, Logged, i);
-
-    n += l->p.type == RMTP_REL && l->to == to;
-  }
-  return n;
-}
-
 /* release_on_ack: each member gets its REL by unicast as its ACK arrives
  * (3 copies, window 0) and RACKs at once, so the last RACK leaves one
  * round trip after the last ACK; the paper's group REL makes the members
@@ -2095,13 +2083,15 @@ GST_START_TEST (test_release_on_ack)
   rig_start_and_run (&rig, 60 * S);
   fail_unless (rig.server_done);
   fail_unless_equals_int (rig.server_last.receivers_complete, 4);
-  fail_unless_equals_int (count_rel_to (rig.from_server, RMTP_TO_GROUP), 0);
+  fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+          RMTP_TO_GROUP), 0);
   for (guint i = 0; i < rig.n; i++) {
     const Logged *ack = find_logged (rig.to_server, RMTP_ACK, i, 0);
     const Logged *rel = NULL;
 
     assert_receiver_whole (&rig, i);
-    fail_unless_equals_int (count_rel_to (rig.from_server, rig.ids[i]), 3);
+    fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+            rig.ids[i]), 3);
     for (guint k = 0; !rel || rel->to != rig.ids[i]; k++)
       rel = find_logged (rig.from_server, RMTP_REL, -1, k);
     fail_unless_equals_int (rel->p.window_us, 0);
@@ -2118,7 +2108,8 @@ GST_START_TEST (test_release_on_ack)
   cfg.release_on_ack = FALSE;
   rig_init (&rig, 4, 16 * 1024, &cfg);
   rig_start_and_run (&rig, 60 * S);
-  fail_unless_equals_int (count_rel_to (rig.from_server, RMTP_TO_GROUP), 6);
+  fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+          RMTP_TO_GROUP), 6);
   fail_unless (last_logged_time (rig.to_server, RMTP_RACK) >
       last_logged_time (rig.to_server, RMTP_ACK) + 2 * ONE_WAY);
   rig_clear (&rig);
