@@ -25,7 +25,6 @@ BENCH_RLM_SECONDS (sweep duration, 600), BENCH_RLM_PARTS
 ("compare,bed,goals,sweep"; without "bed" the bed is not used),
 RLM_SIM (the rlm-sim binary), BENCH_RLM_CACHE (a directory keeping each
 simulator run's output by its arguments)."""
-import math
 import os
 import statistics
 import subprocess
@@ -34,6 +33,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
+
+from svgplot import svg_plot  # noqa: E402
 
 WINDOWS = (1.0, 10.0, 100.0)
 
@@ -292,82 +293,6 @@ def sweep(ns_by_topology, seeds, seconds):
             sys.stdout.flush()
     print()
     return res
-
-
-# -------------------------------------------------------------------- SVG
-
-W, H, ML, MR, MT, MB = 520, 360, 64, 130, 36, 48
-COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
-
-
-def svg_plot(path, title, xlabel, ylabel, series, xlog=True, ylog=False):
-    """series: [(label, [(x, y)], 'line' | 'dots')]; writes an SVG."""
-    xs = [x for _, pts, _ in series for x, _ in pts]
-    ys = [y for _, pts, _ in series for _, y in pts if not ylog or y > 0]
-    fx = math.log10 if xlog else (lambda v: v)
-    fy = math.log10 if ylog else (lambda v: v)
-    x0, x1 = fx(min(xs)), fx(max(xs))
-    y0 = fy(min(ys)) if ylog else 0.0
-    y1 = fy(max(ys)) * (1 if ylog else 1.1)
-    if ylog:
-        y0, y1 = math.floor(y0), math.ceil(y1)
-    x1 = x1 if x1 > x0 else x0 + 1
-    pad = 0.05 * (x1 - x0)     # keeps points off the frame
-    x0, x1 = x0 - pad, x1 + pad
-    y1 = y1 if y1 > y0 else y0 + 1
-    pw, ph = W - ML - MR, H - MT - MB
-
-    def px(x):
-        return ML + (fx(x) - x0) / (x1 - x0) * pw
-
-    def py(y):
-        return MT + ph - (fy(y) - y0) / (y1 - y0) * ph
-
-    o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-         f'font-family="sans-serif" font-size="11">',
-         f'<rect width="{W}" height="{H}" fill="white"/>',
-         f'<text x="{ML + pw / 2}" y="18" text-anchor="middle" '
-         f'font-size="13">{title}</text>',
-         f'<rect x="{ML}" y="{MT}" width="{pw}" height="{ph}" fill="none" '
-         f'stroke="black"/>',
-         f'<text x="{ML + pw / 2}" y="{H - 10}" text-anchor="middle">'
-         f'{xlabel}</text>',
-         f'<text transform="translate(14,{MT + ph / 2}) rotate(-90)" '
-         f'text-anchor="middle">{ylabel}</text>']
-    xticks = sorted(set(xs))
-    for x in xticks:
-        o.append(f'<line x1="{px(x):.1f}" y1="{MT + ph}" x2="{px(x):.1f}" '
-                 f'y2="{MT + ph + 4}" stroke="black"/><text x="{px(x):.1f}" '
-                 f'y="{MT + ph + 16}" text-anchor="middle">{x:g}</text>')
-    if ylog:
-        yticks = [10 ** e for e in range(int(y0), int(y1) + 1)]
-    else:
-        step = 10 ** math.floor(math.log10(y1 / 4)) if y1 > 0 else 1
-        while y1 / step > 8:
-            step *= 2
-        yticks = [k * step for k in range(int(y1 / step) + 1)]
-    for y in yticks:
-        o.append(f'<line x1="{ML - 4}" y1="{py(y):.1f}" x2="{ML + pw}" '
-                 f'y2="{py(y):.1f}" stroke="#ddd"/><text x="{ML - 6}" '
-                 f'y="{py(y) + 4:.1f}" text-anchor="end">{y:g}</text>')
-    for k, (label, pts, kind) in enumerate(series):
-        c = COLOURS[k % len(COLOURS)]
-        pts = [(x, y) for x, y in pts if not ylog or y > 0]
-        if kind == "line":
-            d = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in sorted(pts))
-            o.append(f'<polyline points="{d}" fill="none" stroke="{c}" '
-                     f'stroke-width="1.5"/>')
-        for x, y in pts:
-            o.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2.5" '
-                     f'fill="{c}" fill-opacity="0.6"/>')
-        ly = MT + 14 + 16 * k
-        o.append(f'<circle cx="{ML + pw + 14}" cy="{ly - 4}" r="4" '
-                 f'fill="{c}"/><text x="{ML + pw + 22}" y="{ly}">{label}'
-                 f'</text>')
-    o.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(o) + "\n")
-    print(f"wrote {path}")
 
 
 def plots(res, ns_by_topology, img):
