@@ -2,7 +2,11 @@
  *   vlmcc-sim alone      one bottleneck, the session alone (Figure 4b)
  *   vlmcc-sim figure5    two bottlenecks, cross traffic switched on and
  *                        off (Figure 5 at small scale): leader timeline
+ *   vlmcc-sim figure5-csv  the same run as CSV for tests/sim/vlmcc_plots.py:
+ *                        rates every 500 ms and the leader changes
  *   vlmcc-sim scale      feedback packets per RTT for N = 10 .. 1000
+ *   vlmcc-sim scale-csv [N...]  the same feedback counts (and the churn's
+ *                        with and without the challenge echo) as CSV
  *   vlmcc-sim scale-echo [SEED...]  the churn part of scale for each seed
  *                        (3 and 4), the paper's and with the challenge echo
  *                        (VLMCC_SIM_CHALLENGE_DELAY=RTTs: challenge_delay;
@@ -18,12 +22,12 @@
  *                        too, silently): time to the right leader, time
  *                        without one, elections, rate dips; then random
  *                        churn for each seed (1-3 if none)
- * figure5 takes VLMCC_SIM_SENDER_READ_LAG=ms (the sender's loop reads
+ * figure5 and figure5-csv take VLMCC_SIM_SENDER_READ_LAG=ms (the sender's loop reads
  * feedback that late), VLMCC_SIM_START_HOLD_OFF=1 (its STARTs report
  * no hold), VLMCC_SIM_START_UNQUEUED=1 (STARTs skip the links' queues,
  * as before issue 19's fix) and VLMCC_SIM_FEEDBACK_QUEUED=1 (feedback
  * through the upstream queues).
- * figure5, skew and membership take VLMCC_SIM_START_ANCHOR=1
+ * figure5, figure5-csv, skew and membership take VLMCC_SIM_START_ANCHOR=1
  * (start_anchor), VLMCC_SIM_RTT_MIN_WINDOW=RTTs (rtt_min_window) and
  * VLMCC_SIM_CHALLENGE_CONFIRM=RTTs (challenge_confirm) for the receivers,
  * VLMCC_SIM_VEGAS_ACK_CLOCK=1 (vegas_ack_clock) for the sender.
@@ -154,6 +158,47 @@ run_figure5 (void)
         vlmcc_sim_receiver_bytes (sim, 0, t, t + 5 * VSIM_S) * 8.0 / 5e3,
         vlmcc_sim_leader_at (sim, t + 5 * VSIM_S - 1));
   print_base_rtts (sim);
+  vlmcc_sim_free (sim);
+}
+
+/* The figure5 run as CSV: a "bin" row every 500 ms (5 of the receivers'
+ * 100 ms byte bins) with the sender's announced rate at its end, each
+ * receiver's rate over it and the leader at its end (-1: none); then a
+ * "leader" row for each of the sender's LEADER events. */
+static void
+run_figure5_csv (void)
+{
+  const gint64 bin = 500 * VSIM_MS, end = 60 * VSIM_S;
+  VlmccConfig cfg;
+  VlmccSim *sim;
+  const GArray *lc;
+  guint n;
+
+  config_from_env (&cfg);
+  sim = vlmcc_sim_figure5 (&cfg, 2);
+  sender_host_from_env (sim);
+  n = vlmcc_sim_n_receivers (sim);
+  printf ("kind,t_s,sender_kbit");
+  for (guint i = 0; i < n; i++)
+    printf (",rx%u_kbit", i);
+  printf (",leader\n");
+  for (gint64 t = bin; t <= end; t += bin) {
+    VlmccSenderStats st;
+
+    vlmcc_sim_run (sim, t);
+    vlmcc_sender_get_stats (vlmcc_sim_sender (sim), &st);
+    printf ("bin,%.1f,%.1f", t / 1e9, st.rate / 1e3);
+    for (guint i = 0; i < n; i++)
+      printf (",%.1f", vlmcc_sim_receiver_bytes (sim, i, t - bin, t) * 8.0 /
+          (bin / 1e6));
+    printf (",%d\n", vlmcc_sim_leader_at (sim, t));
+  }
+  lc = vlmcc_sim_leader_changes (sim);
+  for (guint i = 0; i < lc->len; i++) {
+    VlmccSimLeaderChange *c = &g_array_index (lc, VlmccSimLeaderChange, i);
+
+    printf ("leader,%.3f,%d\n", c->time / 1e9, c->rx);
+  }
   vlmcc_sim_free (sim);
 }
 
@@ -528,6 +573,50 @@ run_scale (void)
   print_churn ("", 3, FALSE, 0);
 }
 
+/* run_scale's figures as CSV, one row per scenario and N: "quiet" (one
+ * bottleneck, 10-30 s), "churn" and "churn-echo" (the worst branch moves,
+ * 10-60 s; the paper's followers and with the challenge echo), seed 3;
+ * for the N on the command line (vlmcc-sim scale-csv N...; 10, 30, 100,
+ * 300 and 1000 by default). */
+static void
+run_scale_csv (int argc, char **argv)
+{
+  static const guint def[] = { 10, 30, 100, 300, 1000 };
+  guint n = argc > 2 ? (guint) argc - 2 : G_N_ELEMENTS (def);
+  guint *ns = g_new (guint, n);
+  VlmccConfig cfg;
+
+  for (guint i = 0; i < n; i++)
+    ns[i] = argc > 2 ? (guint) g_ascii_strtoull (argv[i + 2], NULL, 10) :
+        def[i];
+  vlmcc_config_init (&cfg);
+  printf ("scenario,n,acks,challenges,probes,other,media,per_rtt,"
+      "peak_challenges_100ms,leader_changes\n");
+  for (guint i = 0; i < n; i++) {
+    VlmccSimFeedback fb;
+    gdouble per_rtt = vlmcc_sim_scale_feedback (ns[i], 3, &fb);
+
+    printf ("quiet,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%"
+        G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+        ",%.3f,,\n", ns[i], fb.acks, fb.challenges, fb.probes, fb.other,
+        fb.media_sent, per_rtt);
+  }
+  for (guint echo = 0; echo <= 1; echo++) {
+    cfg.challenge_echo = echo;
+    for (guint i = 0; i < n; i++) {
+      VlmccSimChurn c;
+      gdouble per_rtt = vlmcc_sim_scale_churn_with (&cfg, ns[i], 3, 0, &c);
+
+      printf ("%s,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%"
+          G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+          ",%.3f,%" G_GUINT64_FORMAT ",%u\n", echo ? "churn-echo" : "churn",
+          ns[i], c.fb.acks, c.fb.challenges, c.fb.probes, c.fb.other,
+          c.fb.media_sent, per_rtt, c.peak_challenges, c.leader_changes);
+    }
+  }
+  g_free (ns);
+}
+
 /* The churn sweep with the challenge echo on and off, for the seeds on the
  * command line (vlmcc-sim scale-echo SEED...; 3 and 4 by default). */
 static void
@@ -687,8 +776,12 @@ main (int argc, char **argv)
     run_alone ();
   if (!strcmp (what, "figure5") || !strcmp (what, "all"))
     run_figure5 ();
+  if (!strcmp (what, "figure5-csv"))
+    run_figure5_csv ();
   if (!strcmp (what, "scale") || !strcmp (what, "all"))
     run_scale ();
+  if (!strcmp (what, "scale-csv"))
+    run_scale_csv (argc, argv);
   if (!strcmp (what, "scale-echo") || !strcmp (what, "all"))
     run_scale_echo (argc, argv);
   if (!strcmp (what, "late-acks") || !strcmp (what, "all"))
