@@ -27,6 +27,10 @@ def svg_plot(path, title, xlabel, ylabel, series, xlog=True, ylog=False,
     x0, x1 = x0 - pad, x1 + pad
     y1 = y1 if y1 > y0 else y0 + 1
     pw, ph = width - ML - MR, H - MT - MB
+    # the legend's text starts 22 px into the right margin; a label longer
+    # than the margin holds (about 6.5 px a character) widens the picture
+    legend = max(len(label) for label, _, _ in series) * 6.5 + 22
+    width += max(0, math.ceil(legend - MR))
 
     def px(x):
         return ML + (fx(x) - x0) / (x1 - x0) * pw
