@@ -73,8 +73,11 @@ def start_receiver(host, extra="", base=BASE, decode=True):
     fakesink, levels and stats only); @extra: more rlmsrc properties
     ("name=value ..."); @base: the session's base group."""
     env = dict(os.environ, GST_DEBUG="libav:2,rlmsrc:3", GST_DEBUG_NO_COLOR="1")
-    play = ("-v", "rtph264depay ! avdec_h264 ! identity name=frames "
-            "silent=false ! ") if decode else ("", "")
+    # Frame threads: in a live pipeline avdec_h264 otherwise uses slice
+    # threads, and then drops every picture after a frame_num gap of more
+    # than one frame, which levels below LAYERS - 1 have.
+    play = ("-v", "rtph264depay ! avdec_h264 thread-type=frame ! "
+            "identity name=frames silent=false ! ") if decode else ("", "")
     p = host.popen(gst(
         f"-m {play[0]} rlmsrc name=r uri=\"rlm://{base}:{PORT}?layers={LAYERS}\" "
         f"{extra} "
