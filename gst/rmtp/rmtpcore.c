@@ -26,6 +26,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->max_polls = 3;
   cfg->max_conn_retries = 3;
   cfg->max_rel_retries = 3;
+  cfg->gone_rel_retries = 3;
   cfg->max_separate_rounds = 20;
   cfg->slow_loss = 0.5;
   cfg->slow_factor = 3.0;
@@ -370,6 +371,8 @@ typedef struct {
   gboolean busy;                /* declared BUSY, no RRDY yet */
   gboolean released;            /* RACK taken */
   guint tries;                  /* CONN / POLL / REL retries in this step */
+  gint64 rel_due;               /* RELEASE, GONE: its next unicast REL, or
+                                 * the end of the wait for its RACK */
   gint64 responded_round;       /* -1 before the first */
   GArray *missing;              /* RmtpRange of the last NACK; NULL: all */
   gint64 missing_round;         /* the round that NACK answered; -1 */
@@ -1453,6 +1456,28 @@ server_all_released (const RmtpServer * s)
   return TRUE;
 }
 
+/* Whether the release still has a REL to send to given-up member @m, or
+ * waits for its RACK to the last one. */
+static gboolean
+server_gone_rel_pending (const RmtpServer * s, const Member * m, gint64 now)
+{
+  return m->state == MEMBER_GONE && (m->tries < s->cfg.gone_rel_retries ||
+      now < m->rel_due);
+}
+
+/* The release is over once every complete member RACKed and each member
+ * given up has had its RELs and their waits. */
+static gboolean
+server_release_over (const RmtpServer * s, gint64 now)
+{
+  if (!server_all_released (s))
+    return FALSE;
+  for (guint i = 0; i < s->n_members; i++)
+    if (server_gone_rel_pending (s, &s->members[i], now))
+      return FALSE;
+  return TRUE;
+}
+
 static void server_finish (RmtpServer * s);
 
 /* release_on_ack: every complete member has had its REL already; the
@@ -1460,7 +1485,7 @@ static void server_finish (RmtpServer * s);
 static void
 server_await_racks (RmtpServer * s, gint64 now)
 {
-  if (server_all_released (s))
+  if (server_release_over (s, now))
     server_finish (s);
   else
     server_arm (s, now, s->cfg.tat + s->cfg.alpha);
@@ -1473,8 +1498,10 @@ server_begin_release (RmtpServer * s, gint64 now)
   s->waiting = FALSE;
   g_array_set_size (s->send, 0);
   pacer_set_rate (&s->pacer, s->stats.rate);
-  for (guint i = 0; i < s->n_members; i++)
+  for (guint i = 0; i < s->n_members; i++) {
     s->members[i].tries = 0;
+    s->members[i].rel_due = 0;
+  }
   if (s->cfg.release_on_ack) {
     server_await_racks (s, now);
     return;
@@ -1497,25 +1524,50 @@ server_finish (RmtpServer * s)
   s->timer = G_MAXINT64;
 }
 
+/* A member given up (silent in its unicast turn, or BUSY too long) may be
+ * complete and have lost every copy of the group REL, or been stalled
+ * through it. It gets gone_rel_retries RELs by unicast, the waits after
+ * them tat + alpha, then twice, four times that, so that a receiver
+ * stalled for a while still answers; a complete one RACKs and is counted
+ * complete, one not complete ignores them (3.2.1). Returns when @m is
+ * next due, G_MAXINT64 once it has had all. */
+static gint64
+server_retry_gone_rel (RmtpServer * s, Member * m, gint64 now)
+{
+  if (!server_gone_rel_pending (s, m, now))
+    return G_MAXINT64;
+  if (now >= m->rel_due) {
+    m->rel_due = now + ((s->cfg.tat + s->cfg.alpha) << MIN (m->tries, 16));
+    m->tries++;
+    server_queue_rel (s, m->id);
+    s->stats.gone_rel_sent++;
+  }
+  return m->rel_due;
+}
+
 static void
 server_release_timeout (RmtpServer * s, gint64 now)
 {
-  gboolean retried = FALSE;
+  gint64 next = G_MAXINT64;
 
   for (guint i = 0; i < s->n_members; i++) {
     Member *m = &s->members[i];
 
+    if (m->state == MEMBER_GONE) {
+      next = MIN (next, server_retry_gone_rel (s, m, now));
+      continue;
+    }
     if (m->state != MEMBER_ACKED || m->released ||
         m->tries >= s->cfg.max_rel_retries)
       continue;
     m->tries++;
     server_queue_rel (s, m->id);
-    retried = TRUE;
+    next = MIN (next, now + s->cfg.tat + s->cfg.alpha);
   }
-  if (retried)
-    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
-  else
+  if (next == G_MAXINT64)
     server_finish (s);
+  else
+    server_arm (s, now, next - now);
 }
 
 /* Whether @m waits through SEPARATE hearing nothing: ACKed but not RACKed
@@ -1872,6 +1924,32 @@ server_bind (Member * m, guint32 from, const RmtpPacket * p)
   return m->id;
 }
 
+/* A receiver RACKs only a verified set: one not counted complete had its
+ * ACK refused or lost (or its CACKs or its unicast answers, and was given
+ * up), and now counts complete. After DONE, whose event has counted the
+ * members, such a RACK is late. */
+static void
+server_on_rack (RmtpServer * s, Member * m, gint64 now)
+{
+  gboolean unproven = m->state == MEMBER_CONNECTED ||
+      m->state == MEMBER_UNHEARD || m->state == MEMBER_GONE;
+
+  if (unproven && s->phase == RMTP_SERVER_DONE) {
+    s->stats.in.late++;
+    return;
+  }
+  s->stats.in.accepted++;
+  if (unproven && s->phase != RMTP_SERVER_CONNECT) {
+    server_note_proven (s, m);
+    m->state = MEMBER_ACKED;
+  }
+  if (m->state == MEMBER_ACKED && !m->released) {
+    m->released = TRUE;
+    if (s->phase == RMTP_SERVER_RELEASE && server_release_over (s, now))
+      server_finish (s);
+  }
+}
+
 guint32
 rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     gsize len, gint64 now)
@@ -1923,19 +2001,7 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
       server_on_response (s, m, &p, now);
       break;
     case RMTP_RACK:
-      s->stats.in.accepted++;
-      /* a receiver RACKs only a verified set: its ACK was refused or lost
-       * (or its CACKs or its unicast answers, and it was given up) */
-      if ((m->state == MEMBER_CONNECTED || m->state == MEMBER_UNHEARD ||
-              m->state == MEMBER_GONE) && s->phase != RMTP_SERVER_CONNECT) {
-        server_note_proven (s, m);
-        m->state = MEMBER_ACKED;
-      }
-      if (m->state == MEMBER_ACKED && !m->released) {
-        m->released = TRUE;
-        if (s->phase == RMTP_SERVER_RELEASE && server_all_released (s))
-          server_finish (s);
-      }
+      server_on_rack (s, m, now);
       break;
     case RMTP_BUSY:
     case RMTP_RRDY:

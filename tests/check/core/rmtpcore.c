@@ -1478,11 +1478,11 @@ GST_END_TEST;
 /* Receiver 3 hears nothing of the multicast rounds after 30 ms, so it is
  * set aside and served by unicast; every ACK it sends in its unicast turn
  * is lost (the emulator's cores answered seconds late), so the server
- * gives it up after max_polls POLLs. With @lose_rel the group REL to it
- * and its RACKs are lost too; with @mute everything it sends from then
- * on. */
+ * gives it up after max_polls POLLs. With @lose_rel every copy of the
+ * group REL to it is lost, and its RACKs while @lose_rack; with @mute
+ * everything it sends from then on. */
 typedef struct {
-  gboolean lose_rel, mute;
+  gboolean lose_rel, lose_rack, mute;
 } GiveUp;
 
 static GiveUp give_up;
@@ -1499,7 +1499,7 @@ drop_3_answers_in_unicast (Rig * rig, gint rx, const RmtpPacket * p,
   if (rx != -1 || p->member != rig->ids[3] || phase < RMTP_SERVER_SEPARATE)
     return FALSE;
   return give_up.mute || p->type == RMTP_ACK ||
-      (give_up.lose_rel && p->type == RMTP_RACK);
+      (give_up.lose_rack && p->type == RMTP_RACK);
 }
 
 static const RmtpServerStats *
@@ -1508,6 +1508,7 @@ run_given_up_in_unicast (Rig * rig, gboolean lose_rel, gboolean mute)
   gboolean slow;
 
   give_up.lose_rel = lose_rel;
+  give_up.lose_rack = lose_rel;
   give_up.mute = mute;
   rig_init (rig, 4, 64 * 1024, NULL);
   rig->drop = drop_3_answers_in_unicast;
@@ -1563,7 +1564,7 @@ GST_START_TEST (test_member_given_up_in_unicast_late_ack)
   server_hears_from (&rig, 3, rig.ids[0], RMTP_ACK, ack, 1);
   fail_unless_equals_uint64 (st->in.forged, 1);
   fail_unless_equals_int (st->gone_complete, 0);
-  give_up.lose_rel = FALSE;
+  give_up.lose_rel = give_up.lose_rack = FALSE;
   server_hears (&rig, 3, RMTP_ACK, ack, G_N_ELEMENTS (ack));
   fail_unless_equals_int (st->gone_complete, 1);
   rig_run (&rig, 60 * S);
@@ -1576,13 +1577,74 @@ GST_START_TEST (test_member_given_up_in_unicast_late_ack)
 
 GST_END_TEST;
 
+/* Its group REL lost in every copy, it gets the REL by unicast after the
+ * group REL's window, RACKs and is counted complete (issue 20: it stayed
+ * failed though complete). A RACK naming it from another member's source
+ * is forged and changes nothing. */
+GST_START_TEST (test_member_given_up_in_unicast_rel_retried)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_given_up_in_unicast (&rig, TRUE, FALSE);
+
+  give_up.lose_rack = FALSE;
+  server_hears_from (&rig, 3, rig.ids[0], RMTP_RACK, NULL, 0);
+  fail_unless_equals_uint64 (st->in.forged, 1);
+  fail_unless_equals_int (st->gone_complete, 0);
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (rmtp_receiver_state (rig.r[3]), RMTP_RECEIVER_DONE);
+  fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+          rig.ids[3]), 1);
+  fail_unless_equals_uint64 (st->gone_rel_sent, 1);
+  fail_unless_equals_int (st->gone_complete, 1);
+  fail_unless_equals_int (rig.server_last.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 0);
+  assert_server_input_counted_once (&rig, 1);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Time of the @n-th packet of @type to @to in @log (from 0). */
+static gint64
+logged_time_to (GArray * log, RmtpType type, guint32 to, guint n)
+{
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    if (l->p.type == type && l->to == to && n-- == 0)
+      return l->time;
+  }
+  fail ("packet %u of type %d to %u not logged", n, type, to);
+  return 0;
+}
+
 /* A member given up in its unicast turn that never answers again stays
- * failed. */
+ * failed: it gets gone_rel_retries RELs by unicast, the waits after them
+ * doubling from tat + alpha, and the release ends after the last wait. A
+ * RACK after the end is late: counted, and the counts stand. */
 GST_START_TEST (test_member_given_up_in_unicast_silent_fails)
 {
   Rig rig;
   const RmtpServerStats *st = run_given_up_in_unicast (&rig, FALSE, TRUE);
+  const gint64 step = rig.cfg.tat + rig.cfg.alpha;
+  gint64 rel[3];
 
+  while (rmtp_server_phase (rig.s) != RMTP_SERVER_DONE)
+    rig_run_until (&rig, rig.now + MS);
+  fail_unless_equals_int (rig.cfg.gone_rel_retries, 3);
+  fail_unless_equals_uint64 (st->gone_rel_sent, 3);
+  fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+          rig.ids[3]), 3);
+  for (guint i = 0; i < 3; i++)
+    rel[i] = logged_time_to (rig.from_server, RMTP_REL, rig.ids[3], i);
+  /* a unicast REL is one datagram: its pacing is well under a ms */
+  fail_unless (rel[1] - rel[0] >= step && rel[1] - rel[0] < step + MS);
+  fail_unless (rel[2] - rel[1] >= 2 * step && rel[2] - rel[1] < 2 * step + MS);
+  fail_unless (rig.now - rel[2] >= 4 * step && rig.now - rel[2] < 4 * step +
+      2 * MS);
+  server_hears (&rig, 3, RMTP_RACK, NULL, 0);
+  fail_unless_equals_uint64 (st->in.late, 1);
   rig_run (&rig, 60 * S);
   fail_unless_equals_int (rig.server_last.receivers_complete, 3);
   fail_unless_equals_int (rig.server_last.receivers_failed, 1);
@@ -2419,6 +2481,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_member_taken_back_in_release);
   tcase_add_test (tc, test_member_given_up_in_unicast_racks);
   tcase_add_test (tc, test_member_given_up_in_unicast_late_ack);
+  tcase_add_test (tc, test_member_given_up_in_unicast_rel_retried);
   tcase_add_test (tc, test_member_given_up_in_unicast_silent_fails);
   tcase_add_test (tc, test_set_aside_member_nack_taken);
   tcase_add_test (tc, test_set_aside_member_nack_after_round_closed);
