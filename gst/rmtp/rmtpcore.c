@@ -441,6 +441,8 @@ struct _RmtpServer {
   gboolean monitor_open;        /* a period ended, its reports count */
   gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
   gint64 rel_at;                /* SEPARATE: next REL to those waiting */
+  gint64 round_hold;            /* no EOR before this (empty_round_wait) */
+  guint empty_run;              /* EOR-only rounds running */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -1234,6 +1236,19 @@ server_members_decoding (const RmtpServer * s)
   return FALSE;
 }
 
+/* An EOR-only round asks members still decoding again; their answers
+ * come within the window, so unheld such rounds follow one another every
+ * window and turn-around (about 26 ms with 4 receivers) for the whole
+ * decode. With empty_round_wait each waits twice the one before. */
+static void
+server_hold_empty_round (RmtpServer * s, gint64 now)
+{
+  gint64 wait = s->cfg.empty_round_wait << MIN (s->empty_run, 20);
+
+  s->empty_run++;
+  s->round_hold = now + MIN (wait, s->cfg.busy_poll_interval);
+}
+
 static void
 server_next_multicast_round (RmtpServer * s, gint64 now)
 {
@@ -1264,6 +1279,9 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
       return;
     }
     s->stats.empty_rounds++;
+    server_hold_empty_round (s, now);
+  } else {
+    s->empty_run = 0;
   }
   s->round++;
   if (s->cfg.early_repair)
@@ -2163,7 +2181,7 @@ server_refill (RmtpServer * s, gint64 now)
   else if (s->parity && s->parity_pos < s->parity->len)
     server_queue_parity (s, &g_array_index (s->parity, ParityItem,
             s->parity_pos++));
-  else if (!s->waiting)
+  else if (!s->waiting && now >= s->round_hold)
     server_end_of_data (s, now);
 }
 
@@ -2188,6 +2206,19 @@ rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out)
   return polled_pop (&s->events, out, sizeof (*out));
 }
 
+/* When the pacer lets the next datagram go; an EOR-only round held back
+ * has nothing to send before its hold. */
+static gint64
+server_next_send (const RmtpServer * s)
+{
+  gint64 t = s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
+      s->pacer.next_free;
+
+  if (s->out.length == 0 && !s->waiting)
+    t = MAX (t, s->round_hold);
+  return t;
+}
+
 gint64
 rmtp_server_next_deadline (const RmtpServer * s)
 {
@@ -2198,8 +2229,7 @@ rmtp_server_next_deadline (const RmtpServer * s)
       server_repairs_early (s) && server_has_pending (s));
 
   if (more)
-    t = MIN (t, s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
-        s->pacer.next_free);
+    t = MIN (t, server_next_send (s));
   if (s->phase == RMTP_SERVER_SEPARATE)
     t = MIN (t, s->rel_at);
   return t;

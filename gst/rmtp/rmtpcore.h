@@ -71,6 +71,11 @@ typedef struct {
   guint max_polls;              /* POLLs before a receiver is slow: 3 */
   guint max_conn_retries;       /* unicast CONN retries: 3 */
   guint max_rel_retries;        /* unicast REL retries: 3 */
+  gint64 empty_round_wait;      /* server, ns: the k-th EOR-only round
+                                 * running (members decoding apart) waits
+                                 * this x 2^(k-1), at most
+                                 * busy_poll_interval, after the answers of
+                                 * the one before; 0: at once (ours): 0 */
   guint gone_rel_retries;       /* unicast RELs to each given-up member
                                  * that has not RACKed, each wait twice
                                  * the one before from tat + alpha: 3 */

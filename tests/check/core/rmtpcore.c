@@ -1957,10 +1957,13 @@ GST_END_TEST;
  * with a NACK of no ranges (it holds the rows it needs), so the server
  * POLLs no one and, instead of releasing it unverified, asks again by an
  * EOR alone; once the jobs are back the output is whole and in order. */
-GST_START_TEST (test_parity_decode_apart)
+/* The decodes of every receiver, handed out, come back 2 s late; with
+ * @empty_round_wait the server holds its EOR-only rounds. Returns the
+ * server's stats; @rig is left to the caller to clear. */
+static const RmtpServerStats *
+run_parity_decode_apart (Rig * rig, gint64 empty_round_wait)
 {
   RmtpConfig cfg;
-  Rig rig;
   gint64 taken = -1;
   guint nacks_before[4];
 
@@ -1971,38 +1974,80 @@ GST_START_TEST (test_parity_decode_apart)
   cfg.parity_surplus = FALSE;
   cfg.packet_size = 1024;
   cfg.parity_decode_apart = TRUE;
+  cfg.empty_round_wait = empty_round_wait;
   /* blocks of 300 would go incrementally but for the decode thread */
   cfg.parity_incremental_min_block = 256;
-  rig_init (&rig, 4, 400 * 1024, &cfg);
-  rig.drop = drop_distinct_wide;
-  rig.decode_delay = 2 * S;
-  rmtp_server_start (rig.s, rig.now);
+  rig_init (rig, 4, 400 * 1024, &cfg);
+  rig->drop = drop_distinct_wide;
+  rig->decode_delay = 2 * S;
+  rmtp_server_start (rig->s, rig->now);
   for (gint64 t = 0; t < 10 * S && taken < 0; t += 10 * MS) {
-    rig_run_until (&rig, t);
-    if (rig.decoding.length == 2 * rig.n)
+    rig_run_until (rig, t);
+    if (rig->decoding.length == 2 * rig->n)
       taken = t;
   }
   fail_unless (taken >= 0, "the decodes were not all handed out");
-  for (guint i = 0; i < rig.n; i++)
-    nacks_before[i] = count_logged (rig.to_server, RMTP_NACK, i);
-  rig_run_until (&rig, taken + 1 * S);
-  for (guint i = 0; i < rig.n; i++) {
-    fail_unless (rig.got[i]->len <= i * 1024u, "receiver %u output %u bytes"
-        " before its decode came back", i, rig.got[i]->len);
-    fail_unless (count_logged (rig.to_server, RMTP_NACK, i) >
+  for (guint i = 0; i < rig->n; i++)
+    nacks_before[i] = count_logged (rig->to_server, RMTP_NACK, i);
+  rig_run_until (rig, taken + 1 * S);
+  for (guint i = 0; i < rig->n; i++) {
+    fail_unless (rig->got[i]->len <= i * 1024u, "receiver %u output %u bytes"
+        " before its decode came back", i, rig->got[i]->len);
+    fail_unless (count_logged (rig->to_server, RMTP_NACK, i) >
         nacks_before[i], "receiver %u did not answer during its decode", i);
   }
-  rig_run (&rig, 60 * S);
-  fail_unless_equals_int (count_logged (rig.from_server, RMTP_POLL, -1), 0);
-  fail_unless (rmtp_server_stats (rig.s)->empty_rounds > 0);
-  for (guint i = 0; i < rig.n; i++) {
-    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig.r[i]);
+  rig_run (rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig->from_server, RMTP_POLL, -1), 0);
+  fail_unless (rmtp_server_stats (rig->s)->empty_rounds > 0);
+  for (guint i = 0; i < rig->n; i++) {
+    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig->r[i]);
 
-    assert_receiver_whole (&rig, i);
+    assert_receiver_whole (rig, i);
     fail_unless_equals_uint64 (rs->parity_recovered, 3);
     fail_unless_equals_uint64 (rs->decode_jobs, 2);
     fail_unless_equals_uint64 (rs->decode_jobs_dropped, 0);
   }
+  return rmtp_server_stats (rig->s);
+}
+
+GST_START_TEST (test_parity_decode_apart)
+{
+  Rig rig;
+
+  run_parity_decode_apart (&rig, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* With empty_round_wait 50 ms the EOR-only rounds through the 2 s decode
+ * wait 50, 100, 200 ... ms: a handful, where unheld they came every 26 ms
+ * (76 rounds). The transfer still ends whole with no POLL. */
+GST_START_TEST (test_parity_decode_apart_rounds_held)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_parity_decode_apart (&rig, 50 * MS);
+  gint64 last = -1, gap = 50 * MS;
+  guint held = 0;
+
+  fail_unless (st->empty_rounds >= 3 && st->empty_rounds <= 8,
+      "%" G_GUINT64_FORMAT " EOR-only rounds", st->empty_rounds);
+  /* the EORs of rounds that sent nothing before them, one after another */
+  for (guint i = 1; i < rig.from_server->len; i++) {
+    const Logged *l = &g_array_index (rig.from_server, Logged, i);
+    const Logged *prev = &g_array_index (rig.from_server, Logged, i - 1);
+
+    if (l->p.type != RMTP_EOR || prev->p.type != RMTP_EOR)
+      continue;
+    if (last >= 0) {
+      fail_unless (l->time - last >= gap, "EOR-only round %u %" G_GINT64_FORMAT
+          " ns after the one before", held, l->time - last);
+      gap = MIN (2 * gap, rig.cfg.busy_poll_interval);
+    }
+    last = l->time;
+    held++;
+  }
+  fail_unless (held >= 3);
   rig_clear (&rig);
 }
 
@@ -2498,6 +2543,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_parity_repair_wide_blocks);
   tcase_add_test (tc, test_parity_incremental_min_block);
   tcase_add_test (tc, test_parity_decode_apart);
+  tcase_add_test (tc, test_parity_decode_apart_rounds_held);
   tcase_add_test (tc, test_slow_by_losses);
   tcase_add_test (tc, test_sole_receiver_never_slow);
   tcase_add_test (tc, test_early_repair);
