@@ -2206,17 +2206,18 @@ rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out)
   return polled_pop (&s->events, out, sizeof (*out));
 }
 
-/* When the pacer lets the next datagram go; an EOR-only round held back
- * has nothing to send before its hold. */
+/* When the pacer lets the next datagram go; when that is the EOR of a
+ * round held back (empty_round_wait), not before its hold. */
 static gint64
 server_next_send (const RmtpServer * s)
 {
   gint64 t = s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
       s->pacer.next_free;
+  gboolean eor_next = s->out.length == 0 && !s->waiting &&
+      s->send_pos >= s->send->len &&
+      (!s->parity || s->parity_pos >= s->parity->len);
 
-  if (s->out.length == 0 && !s->waiting)
-    t = MAX (t, s->round_hold);
-  return t;
+  return eor_next ? MAX (t, s->round_hold) : t;
 }
 
 gint64
