@@ -895,6 +895,7 @@ server_stats (GstStructure * s, const RmtpServerStats * st,
       "slow-detected", G_TYPE_UINT, st->slow_detected,
       "taken-back", G_TYPE_UINT, st->taken_back,
       "gone-complete", G_TYPE_UINT, st->gone_complete,
+      "gone-rel-sent", G_TYPE_UINT64, st->gone_rel_sent,
       "nacks-overlapping", G_TYPE_UINT64, st->nacks_overlapping,
       "empty-rounds", G_TYPE_UINT64, st->empty_rounds, NULL);
 }
@@ -1084,6 +1085,8 @@ gst_rmtp_sink_finalize (GObject * object)
   "gone-complete: members given up in their unicast turn (every POLL " \
   "unanswered) or while BUSY whose later ACK or RACK proved them " \
   "complete: counted complete, not failed (members); " \
+  "gone-rel-sent: unicast RELs to members given up, in the release " \
+  "(gone-rel-retries) (packets); " \
   "nacks-overlapping: NACKs whose ranges overlap or go back, refused " \
   "(packets); " \
   "empty-rounds: rounds of an EOR alone, as a receiver's NACK listed " \

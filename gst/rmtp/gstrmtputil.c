@@ -51,6 +51,18 @@ static const GstParamEntry params[] = {
         "retries (ours: 3)", UINT, max_conn_retries, 0, 1000, S),
   P ("max-rel-retries", "Unicast REL retries to a receiver that has not "
         "released, retries (ours: 3)", UINT, max_rel_retries, 0, 1000, S),
+  P ("empty-round-wait", "With receivers decoding apart "
+        "(parity-decode-thread): the k-th round of an EOR alone running waits "
+        "this times 2^(k-1), at most busy-poll-interval, after the "
+        "answers of the round before; 0: at once, every window and "
+        "turn-around while a decode lasts, ns (ours: 0)", TIME,
+      empty_round_wait, 0, 1e10, S),
+  P ("gone-rel-retries", "Unicast RELs to each receiver given up (silent "
+        "in its unicast turn, or BUSY too long) that has not RACKed, after "
+        "the group REL's window; the waits after them are tat + alpha, then "
+        "twice, four times that; a complete receiver RACKs and counts "
+        "complete, RELs (ours: 3; 0: none)", UINT, gone_rel_retries, 0, 16,
+      S),
   P ("max-separate-rounds", "Unicast rounds for each slow receiver before "
         "it is given up, rounds (ours: 20)", UINT, max_separate_rounds, 1,
       100000, S),

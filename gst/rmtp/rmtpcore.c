@@ -26,6 +26,7 @@ rmtp_config_init (RmtpConfig * cfg)
   cfg->max_polls = 3;
   cfg->max_conn_retries = 3;
   cfg->max_rel_retries = 3;
+  cfg->gone_rel_retries = 3;
   cfg->max_separate_rounds = 20;
   cfg->slow_loss = 0.5;
   cfg->slow_factor = 3.0;
@@ -370,6 +371,8 @@ typedef struct {
   gboolean busy;                /* declared BUSY, no RRDY yet */
   gboolean released;            /* RACK taken */
   guint tries;                  /* CONN / POLL / REL retries in this step */
+  gint64 rel_due;               /* RELEASE, GONE: its next unicast REL, or
+                                 * the end of the wait for its RACK */
   gint64 responded_round;       /* -1 before the first */
   GArray *missing;              /* RmtpRange of the last NACK; NULL: all */
   gint64 missing_round;         /* the round that NACK answered; -1 */
@@ -438,6 +441,8 @@ struct _RmtpServer {
   gboolean monitor_open;        /* a period ended, its reports count */
   gint64 busy_wait_until;       /* SEPARATE: give up on BUSY members then */
   gint64 rel_at;                /* SEPARATE: next REL to those waiting */
+  gint64 round_hold;            /* no EOR before this (empty_round_wait) */
+  guint empty_run;              /* EOR-only rounds running */
   guint64 monitor_sum, monitor_reports;
   guint64 bytes_sent;
 
@@ -1231,6 +1236,19 @@ server_members_decoding (const RmtpServer * s)
   return FALSE;
 }
 
+/* An EOR-only round asks members still decoding again; their answers
+ * come within the window, so unheld such rounds follow one another every
+ * window and turn-around (about 26 ms with 4 receivers) for the whole
+ * decode. With empty_round_wait each waits twice the one before. */
+static void
+server_hold_empty_round (RmtpServer * s, gint64 now)
+{
+  gint64 wait = s->cfg.empty_round_wait << MIN (s->empty_run, 20);
+
+  s->empty_run++;
+  s->round_hold = now + MIN (wait, s->cfg.busy_poll_interval);
+}
+
 static void
 server_next_multicast_round (RmtpServer * s, gint64 now)
 {
@@ -1261,6 +1279,9 @@ server_next_multicast_round (RmtpServer * s, gint64 now)
       return;
     }
     s->stats.empty_rounds++;
+    server_hold_empty_round (s, now);
+  } else {
+    s->empty_run = 0;
   }
   s->round++;
   if (s->cfg.early_repair)
@@ -1453,6 +1474,28 @@ server_all_released (const RmtpServer * s)
   return TRUE;
 }
 
+/* Whether the release still has a REL to send to given-up member @m, or
+ * waits for its RACK to the last one. */
+static gboolean
+server_gone_rel_pending (const RmtpServer * s, const Member * m, gint64 now)
+{
+  return m->state == MEMBER_GONE && (m->tries < s->cfg.gone_rel_retries ||
+      now < m->rel_due);
+}
+
+/* The release is over once every complete member RACKed and each member
+ * given up has had its RELs and their waits. */
+static gboolean
+server_release_over (const RmtpServer * s, gint64 now)
+{
+  if (!server_all_released (s))
+    return FALSE;
+  for (guint i = 0; i < s->n_members; i++)
+    if (server_gone_rel_pending (s, &s->members[i], now))
+      return FALSE;
+  return TRUE;
+}
+
 static void server_finish (RmtpServer * s);
 
 /* release_on_ack: every complete member has had its REL already; the
@@ -1460,7 +1503,7 @@ static void server_finish (RmtpServer * s);
 static void
 server_await_racks (RmtpServer * s, gint64 now)
 {
-  if (server_all_released (s))
+  if (server_release_over (s, now))
     server_finish (s);
   else
     server_arm (s, now, s->cfg.tat + s->cfg.alpha);
@@ -1473,8 +1516,10 @@ server_begin_release (RmtpServer * s, gint64 now)
   s->waiting = FALSE;
   g_array_set_size (s->send, 0);
   pacer_set_rate (&s->pacer, s->stats.rate);
-  for (guint i = 0; i < s->n_members; i++)
+  for (guint i = 0; i < s->n_members; i++) {
     s->members[i].tries = 0;
+    s->members[i].rel_due = 0;
+  }
   if (s->cfg.release_on_ack) {
     server_await_racks (s, now);
     return;
@@ -1497,25 +1542,50 @@ server_finish (RmtpServer * s)
   s->timer = G_MAXINT64;
 }
 
+/* A member given up (silent in its unicast turn, or BUSY too long) may be
+ * complete and have lost every copy of the group REL, or been stalled
+ * through it. It gets gone_rel_retries RELs by unicast, the waits after
+ * them tat + alpha, then twice, four times that, so that a receiver
+ * stalled for a while still answers; a complete one RACKs and is counted
+ * complete, one not complete ignores them (3.2.1). Returns when @m is
+ * next due, G_MAXINT64 once it has had all. */
+static gint64
+server_retry_gone_rel (RmtpServer * s, Member * m, gint64 now)
+{
+  if (!server_gone_rel_pending (s, m, now))
+    return G_MAXINT64;
+  if (now >= m->rel_due) {
+    m->rel_due = now + ((s->cfg.tat + s->cfg.alpha) << MIN (m->tries, 16));
+    m->tries++;
+    server_queue_rel (s, m->id);
+    s->stats.gone_rel_sent++;
+  }
+  return m->rel_due;
+}
+
 static void
 server_release_timeout (RmtpServer * s, gint64 now)
 {
-  gboolean retried = FALSE;
+  gint64 next = G_MAXINT64;
 
   for (guint i = 0; i < s->n_members; i++) {
     Member *m = &s->members[i];
 
+    if (m->state == MEMBER_GONE) {
+      next = MIN (next, server_retry_gone_rel (s, m, now));
+      continue;
+    }
     if (m->state != MEMBER_ACKED || m->released ||
         m->tries >= s->cfg.max_rel_retries)
       continue;
     m->tries++;
     server_queue_rel (s, m->id);
-    retried = TRUE;
+    next = MIN (next, now + s->cfg.tat + s->cfg.alpha);
   }
-  if (retried)
-    server_arm (s, now, s->cfg.tat + s->cfg.alpha);
-  else
+  if (next == G_MAXINT64)
     server_finish (s);
+  else
+    server_arm (s, now, next - now);
 }
 
 /* Whether @m waits through SEPARATE hearing nothing: ACKed but not RACKed
@@ -1872,6 +1942,32 @@ server_bind (Member * m, guint32 from, const RmtpPacket * p)
   return m->id;
 }
 
+/* A receiver RACKs only a verified set: one not counted complete had its
+ * ACK refused or lost (or its CACKs or its unicast answers, and was given
+ * up), and now counts complete. After DONE, whose event has counted the
+ * members, such a RACK is late. */
+static void
+server_on_rack (RmtpServer * s, Member * m, gint64 now)
+{
+  gboolean unproven = m->state == MEMBER_CONNECTED ||
+      m->state == MEMBER_UNHEARD || m->state == MEMBER_GONE;
+
+  if (unproven && s->phase == RMTP_SERVER_DONE) {
+    s->stats.in.late++;
+    return;
+  }
+  s->stats.in.accepted++;
+  if (unproven && s->phase != RMTP_SERVER_CONNECT) {
+    server_note_proven (s, m);
+    m->state = MEMBER_ACKED;
+  }
+  if (m->state == MEMBER_ACKED && !m->released) {
+    m->released = TRUE;
+    if (s->phase == RMTP_SERVER_RELEASE && server_release_over (s, now))
+      server_finish (s);
+  }
+}
+
 guint32
 rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
     gsize len, gint64 now)
@@ -1923,19 +2019,7 @@ rmtp_server_handle (RmtpServer * s, guint32 from, const guint8 * data,
       server_on_response (s, m, &p, now);
       break;
     case RMTP_RACK:
-      s->stats.in.accepted++;
-      /* a receiver RACKs only a verified set: its ACK was refused or lost
-       * (or its CACKs or its unicast answers, and it was given up) */
-      if ((m->state == MEMBER_CONNECTED || m->state == MEMBER_UNHEARD ||
-              m->state == MEMBER_GONE) && s->phase != RMTP_SERVER_CONNECT) {
-        server_note_proven (s, m);
-        m->state = MEMBER_ACKED;
-      }
-      if (m->state == MEMBER_ACKED && !m->released) {
-        m->released = TRUE;
-        if (s->phase == RMTP_SERVER_RELEASE && server_all_released (s))
-          server_finish (s);
-      }
+      server_on_rack (s, m, now);
       break;
     case RMTP_BUSY:
     case RMTP_RRDY:
@@ -2097,7 +2181,7 @@ server_refill (RmtpServer * s, gint64 now)
   else if (s->parity && s->parity_pos < s->parity->len)
     server_queue_parity (s, &g_array_index (s->parity, ParityItem,
             s->parity_pos++));
-  else if (!s->waiting)
+  else if (!s->waiting && now >= s->round_hold)
     server_end_of_data (s, now);
 }
 
@@ -2122,6 +2206,20 @@ rmtp_server_poll_event (RmtpServer * s, RmtpEvent * out)
   return polled_pop (&s->events, out, sizeof (*out));
 }
 
+/* When the pacer lets the next datagram go; when that is the EOR of a
+ * round held back (empty_round_wait), not before its hold. */
+static gint64
+server_next_send (const RmtpServer * s)
+{
+  gint64 t = s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
+      s->pacer.next_free;
+  gboolean eor_next = s->out.length == 0 && !s->waiting &&
+      s->send_pos >= s->send->len &&
+      (!s->parity || s->parity_pos >= s->parity->len);
+
+  return eor_next ? MAX (t, s->round_hold) : t;
+}
+
 gint64
 rmtp_server_next_deadline (const RmtpServer * s)
 {
@@ -2132,8 +2230,7 @@ rmtp_server_next_deadline (const RmtpServer * s)
       server_repairs_early (s) && server_has_pending (s));
 
   if (more)
-    t = MIN (t, s->pacer.next_free == G_MININT64 ? G_MININT64 + 1 :
-        s->pacer.next_free);
+    t = MIN (t, server_next_send (s));
   if (s->phase == RMTP_SERVER_SEPARATE)
     t = MIN (t, s->rel_at);
   return t;

@@ -71,6 +71,14 @@ typedef struct {
   guint max_polls;              /* POLLs before a receiver is slow: 3 */
   guint max_conn_retries;       /* unicast CONN retries: 3 */
   guint max_rel_retries;        /* unicast REL retries: 3 */
+  gint64 empty_round_wait;      /* server, ns: the k-th EOR-only round
+                                 * running (members decoding apart) waits
+                                 * this x 2^(k-1), at most
+                                 * busy_poll_interval, after the answers of
+                                 * the one before; 0: at once (ours): 0 */
+  guint gone_rel_retries;       /* unicast RELs to each given-up member
+                                 * that has not RACKed, each wait twice
+                                 * the one before from tat + alpha: 3 */
   guint max_separate_rounds;    /* unicast rounds per slow receiver: 20 */
   /* Detection of a slow receiver that answers (3.2.2 leaves the rule
    * open): in slow_rounds multicast rounds running, it lost more than
@@ -333,6 +341,8 @@ typedef struct {
   guint gone_complete;          /* members given up in SEPARATE (POLLs
                                  * unanswered, BUSY too long) whose later
                                  * ACK or RACK proved them complete */
+  guint64 gone_rel_sent;        /* unicast RELs to given-up members in the
+                                 * release (gone_rel_retries) */
   guint64 nacks_overlapping;    /* NACKs whose ranges overlap or go back,
                                  * refused (a repair set stays at most the
                                  * data set) */

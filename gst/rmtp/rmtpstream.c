@@ -131,6 +131,7 @@ add_server_stats (RmtpServerStats * sum, const RmtpServerStats * st)
   sum->slow_detected += st->slow_detected;
   sum->taken_back += st->taken_back;
   sum->gone_complete += st->gone_complete;
+  sum->gone_rel_sent += st->gone_rel_sent;
 }
 
 /* Adds @st to @sum; senders is a gauge, not added. */

@@ -111,6 +111,7 @@ typedef struct
   guint64 data_sent, data_resent, unicast_data, polls, responses;
   guint64 late, duplicates, forged, malformed, out_of_window;
   guint rounds, max_per_round, slow, taken_back, gone_complete;
+  guint64 gone_rel_sent;
   guint complete;               /* members the server counts complete */
   guint64 conn_sent;            /* CONNs, group copies and retries */
   guint64 parity_sent, empty_rounds;
@@ -442,6 +443,7 @@ emu_sink_counters (GstElement * pipeline, SinkCounters * c)
   c->slow = (guint) field_u64 (s, "slow-receivers");
   c->taken_back = (guint) field_u64 (s, "taken-back");
   c->gone_complete = (guint) field_u64 (s, "gone-complete");
+  c->gone_rel_sent = field_u64 (s, "gone-rel-sent");
   c->complete = (guint) field_u64 (s, "receivers-complete");
   c->conn_sent = field_u64 (s, "conn-sent");
   c->parity_sent = field_u64 (s, "parity-sent");
@@ -842,7 +844,7 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       G_GUINT64_FORMAT " resent-per-packet=%.4f appendix-a=%.4f exact=%.4f "
       "max-responses-per-round=%u losses-injected=%" G_GUINT64_FORMAT
       " send-errors=%" G_GUINT64_FORMAT " slow=%u taken-back=%u gone-complete=%u"
-      " verified=%u"
+      " gone-rel-sent=%" G_GUINT64_FORMAT " verified=%u"
       " sink-complete=%u max-responses-per-ms=%u conn-sent=%"
       G_GUINT64_FORMAT " cacks-sent=%" G_GUINT64_FORMAT
       " connect-median=%.3f connect-p95=%.3f parity-block=%u parity-sent=%"
@@ -857,7 +859,7 @@ print_row (Emu * emu, gint64 elapsed, const SinkCounters * c,
       appendix_a_resent (m, o->n, o->loss) / m,
       exact_resent (o->size, o->rate, o->n, o->loss) / m, c->max_per_round,
       emu->losses_injected, emu->send_errors, c->slow, c->taken_back,
-      c->gone_complete, verified, c->complete, emu->max_burst, c->conn_sent, emu->cacks_sent,
+      c->gone_complete, c->gone_rel_sent, verified, c->complete, emu->max_burst, c->conn_sent, emu->cacks_sent,
       connect_median, connect_p95, o->parity_block, c->parity_sent,
       c->empty_rounds, emu->max_timer_lag / 1e9, emu->timers_late,
       emu->max_fanout / 1e9);

@@ -260,6 +260,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.parity_expect_rows = TRUE;
     cfg.parity_incremental_batch = 4;
     cfg.parity_incremental_min_block = 256;     /* its blocks are 300 */
+    cfg.empty_round_wait = 10 * MS;
   }
   if (size > 0 && (data[0] & 0x08))
     cfg.parity_decode_apart = TRUE;

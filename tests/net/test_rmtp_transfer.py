@@ -12,7 +12,8 @@ Transfers, one after the other on the same bed:
    complete, 0 failed.
 2. 1 % loss, one receiver killed (SIGKILL) in the middle: the other three
    still complete, identical, the sink's pipeline still reaches EOS, and its
-   rmtp-done says 3 complete and 1 failed.
+   rmtp-done says 3 complete and 1 failed; the killed one, given up, got 3
+   unicast RELs in the release (gone-rel-sent 3).
 3. A receiver behind a 2 Mbit/s tbf (a quarter of the send rate): the three
    others complete in about the time of an unimpaired transfer (they are
    released after their ACK; the rounds for the slow one do not hold them),
@@ -287,6 +288,10 @@ def main():
               and done.get("receivers-failed") == "1",
               f"exit {tx['proc'].returncode}, rmtp-done {done}")
         check_whole(check, name, rxs, digest, skip=(2,))
+        gone_rel = last_stats(tx).get("gone-rel-sent")
+        check(f"{name}: the killed receiver, given up, got gone-rel-retries "
+              f"(3) unicast RELs in the release", gone_rel == "3",
+              f"gone-rel-sent {gone_rel}")
 
         for imp in loss:
             imp.change(percent=0)

@@ -1478,11 +1478,11 @@ GST_END_TEST;
 /* Receiver 3 hears nothing of the multicast rounds after 30 ms, so it is
  * set aside and served by unicast; every ACK it sends in its unicast turn
  * is lost (the emulator's cores answered seconds late), so the server
- * gives it up after max_polls POLLs. With @lose_rel the group REL to it
- * and its RACKs are lost too; with @mute everything it sends from then
- * on. */
+ * gives it up after max_polls POLLs. With @lose_rel every copy of the
+ * group REL to it is lost, and its RACKs while @lose_rack; with @mute
+ * everything it sends from then on. */
 typedef struct {
-  gboolean lose_rel, mute;
+  gboolean lose_rel, lose_rack, mute;
 } GiveUp;
 
 static GiveUp give_up;
@@ -1499,7 +1499,7 @@ drop_3_answers_in_unicast (Rig * rig, gint rx, const RmtpPacket * p,
   if (rx != -1 || p->member != rig->ids[3] || phase < RMTP_SERVER_SEPARATE)
     return FALSE;
   return give_up.mute || p->type == RMTP_ACK ||
-      (give_up.lose_rel && p->type == RMTP_RACK);
+      (give_up.lose_rack && p->type == RMTP_RACK);
 }
 
 static const RmtpServerStats *
@@ -1508,6 +1508,7 @@ run_given_up_in_unicast (Rig * rig, gboolean lose_rel, gboolean mute)
   gboolean slow;
 
   give_up.lose_rel = lose_rel;
+  give_up.lose_rack = lose_rel;
   give_up.mute = mute;
   rig_init (rig, 4, 64 * 1024, NULL);
   rig->drop = drop_3_answers_in_unicast;
@@ -1563,7 +1564,7 @@ GST_START_TEST (test_member_given_up_in_unicast_late_ack)
   server_hears_from (&rig, 3, rig.ids[0], RMTP_ACK, ack, 1);
   fail_unless_equals_uint64 (st->in.forged, 1);
   fail_unless_equals_int (st->gone_complete, 0);
-  give_up.lose_rel = FALSE;
+  give_up.lose_rel = give_up.lose_rack = FALSE;
   server_hears (&rig, 3, RMTP_ACK, ack, G_N_ELEMENTS (ack));
   fail_unless_equals_int (st->gone_complete, 1);
   rig_run (&rig, 60 * S);
@@ -1576,13 +1577,74 @@ GST_START_TEST (test_member_given_up_in_unicast_late_ack)
 
 GST_END_TEST;
 
+/* Its group REL lost in every copy, it gets the REL by unicast after the
+ * group REL's window, RACKs and is counted complete (issue 20: it stayed
+ * failed though complete). A RACK naming it from another member's source
+ * is forged and changes nothing. */
+GST_START_TEST (test_member_given_up_in_unicast_rel_retried)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_given_up_in_unicast (&rig, TRUE, FALSE);
+
+  give_up.lose_rack = FALSE;
+  server_hears_from (&rig, 3, rig.ids[0], RMTP_RACK, NULL, 0);
+  fail_unless_equals_uint64 (st->in.forged, 1);
+  fail_unless_equals_int (st->gone_complete, 0);
+  rig_run (&rig, 60 * S);
+  fail_unless_equals_int (rmtp_receiver_state (rig.r[3]), RMTP_RECEIVER_DONE);
+  fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+          rig.ids[3]), 1);
+  fail_unless_equals_uint64 (st->gone_rel_sent, 1);
+  fail_unless_equals_int (st->gone_complete, 1);
+  fail_unless_equals_int (rig.server_last.type, RMTP_EVENT_DONE);
+  fail_unless_equals_int (rig.server_last.receivers_complete, 4);
+  fail_unless_equals_int (rig.server_last.receivers_failed, 0);
+  assert_server_input_counted_once (&rig, 1);
+  assert_all_whole_and_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Time of the @n-th packet of @type to @to in @log (from 0). */
+static gint64
+logged_time_to (GArray * log, RmtpType type, guint32 to, guint n)
+{
+  for (guint i = 0; i < log->len; i++) {
+    const Logged *l = &g_array_index (log, Logged, i);
+
+    if (l->p.type == type && l->to == to && n-- == 0)
+      return l->time;
+  }
+  fail ("packet %u of type %d to %u not logged", n, type, to);
+  return 0;
+}
+
 /* A member given up in its unicast turn that never answers again stays
- * failed. */
+ * failed: it gets gone_rel_retries RELs by unicast, the waits after them
+ * doubling from tat + alpha, and the release ends after the last wait. A
+ * RACK after the end is late: counted, and the counts stand. */
 GST_START_TEST (test_member_given_up_in_unicast_silent_fails)
 {
   Rig rig;
   const RmtpServerStats *st = run_given_up_in_unicast (&rig, FALSE, TRUE);
+  const gint64 step = rig.cfg.tat + rig.cfg.alpha;
+  gint64 rel[3];
 
+  while (rmtp_server_phase (rig.s) != RMTP_SERVER_DONE)
+    rig_run_until (&rig, rig.now + MS);
+  fail_unless_equals_int (rig.cfg.gone_rel_retries, 3);
+  fail_unless_equals_uint64 (st->gone_rel_sent, 3);
+  fail_unless_equals_int (count_logged_to (rig.from_server, RMTP_REL,
+          rig.ids[3]), 3);
+  for (guint i = 0; i < 3; i++)
+    rel[i] = logged_time_to (rig.from_server, RMTP_REL, rig.ids[3], i);
+  /* a unicast REL is one datagram: its pacing is well under a ms */
+  fail_unless (rel[1] - rel[0] >= step && rel[1] - rel[0] < step + MS);
+  fail_unless (rel[2] - rel[1] >= 2 * step && rel[2] - rel[1] < 2 * step + MS);
+  fail_unless (rig.now - rel[2] >= 4 * step && rig.now - rel[2] < 4 * step +
+      2 * MS);
+  server_hears (&rig, 3, RMTP_RACK, NULL, 0);
+  fail_unless_equals_uint64 (st->in.late, 1);
   rig_run (&rig, 60 * S);
   fail_unless_equals_int (rig.server_last.receivers_complete, 3);
   fail_unless_equals_int (rig.server_last.receivers_failed, 1);
@@ -1895,10 +1957,13 @@ GST_END_TEST;
  * with a NACK of no ranges (it holds the rows it needs), so the server
  * POLLs no one and, instead of releasing it unverified, asks again by an
  * EOR alone; once the jobs are back the output is whole and in order. */
-GST_START_TEST (test_parity_decode_apart)
+/* The decodes of every receiver, handed out, come back 2 s late; with
+ * @empty_round_wait the server holds its EOR-only rounds. Returns the
+ * server's stats; @rig is left to the caller to clear. */
+static const RmtpServerStats *
+run_parity_decode_apart (Rig * rig, gint64 empty_round_wait)
 {
   RmtpConfig cfg;
-  Rig rig;
   gint64 taken = -1;
   guint nacks_before[4];
 
@@ -1909,38 +1974,80 @@ GST_START_TEST (test_parity_decode_apart)
   cfg.parity_surplus = FALSE;
   cfg.packet_size = 1024;
   cfg.parity_decode_apart = TRUE;
+  cfg.empty_round_wait = empty_round_wait;
   /* blocks of 300 would go incrementally but for the decode thread */
   cfg.parity_incremental_min_block = 256;
-  rig_init (&rig, 4, 400 * 1024, &cfg);
-  rig.drop = drop_distinct_wide;
-  rig.decode_delay = 2 * S;
-  rmtp_server_start (rig.s, rig.now);
+  rig_init (rig, 4, 400 * 1024, &cfg);
+  rig->drop = drop_distinct_wide;
+  rig->decode_delay = 2 * S;
+  rmtp_server_start (rig->s, rig->now);
   for (gint64 t = 0; t < 10 * S && taken < 0; t += 10 * MS) {
-    rig_run_until (&rig, t);
-    if (rig.decoding.length == 2 * rig.n)
+    rig_run_until (rig, t);
+    if (rig->decoding.length == 2 * rig->n)
       taken = t;
   }
   fail_unless (taken >= 0, "the decodes were not all handed out");
-  for (guint i = 0; i < rig.n; i++)
-    nacks_before[i] = count_logged (rig.to_server, RMTP_NACK, i);
-  rig_run_until (&rig, taken + 1 * S);
-  for (guint i = 0; i < rig.n; i++) {
-    fail_unless (rig.got[i]->len <= i * 1024u, "receiver %u output %u bytes"
-        " before its decode came back", i, rig.got[i]->len);
-    fail_unless (count_logged (rig.to_server, RMTP_NACK, i) >
+  for (guint i = 0; i < rig->n; i++)
+    nacks_before[i] = count_logged (rig->to_server, RMTP_NACK, i);
+  rig_run_until (rig, taken + 1 * S);
+  for (guint i = 0; i < rig->n; i++) {
+    fail_unless (rig->got[i]->len <= i * 1024u, "receiver %u output %u bytes"
+        " before its decode came back", i, rig->got[i]->len);
+    fail_unless (count_logged (rig->to_server, RMTP_NACK, i) >
         nacks_before[i], "receiver %u did not answer during its decode", i);
   }
-  rig_run (&rig, 60 * S);
-  fail_unless_equals_int (count_logged (rig.from_server, RMTP_POLL, -1), 0);
-  fail_unless (rmtp_server_stats (rig.s)->empty_rounds > 0);
-  for (guint i = 0; i < rig.n; i++) {
-    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig.r[i]);
+  rig_run (rig, 60 * S);
+  fail_unless_equals_int (count_logged (rig->from_server, RMTP_POLL, -1), 0);
+  fail_unless (rmtp_server_stats (rig->s)->empty_rounds > 0);
+  for (guint i = 0; i < rig->n; i++) {
+    const RmtpReceiverStats *rs = rmtp_receiver_stats (rig->r[i]);
 
-    assert_receiver_whole (&rig, i);
+    assert_receiver_whole (rig, i);
     fail_unless_equals_uint64 (rs->parity_recovered, 3);
     fail_unless_equals_uint64 (rs->decode_jobs, 2);
     fail_unless_equals_uint64 (rs->decode_jobs_dropped, 0);
   }
+  return rmtp_server_stats (rig->s);
+}
+
+GST_START_TEST (test_parity_decode_apart)
+{
+  Rig rig;
+
+  run_parity_decode_apart (&rig, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* With empty_round_wait 50 ms the EOR-only rounds through the 2 s decode
+ * wait 50, 100, 200 ... ms: a handful, where unheld they came every 26 ms
+ * (76 rounds). The transfer still ends whole with no POLL. */
+GST_START_TEST (test_parity_decode_apart_rounds_held)
+{
+  Rig rig;
+  const RmtpServerStats *st = run_parity_decode_apart (&rig, 50 * MS);
+  gint64 last = -1, gap = 50 * MS;
+  guint held = 0;
+
+  fail_unless (st->empty_rounds >= 3 && st->empty_rounds <= 8,
+      "%" G_GUINT64_FORMAT " EOR-only rounds", st->empty_rounds);
+  /* the EORs of rounds that sent nothing before them, one after another */
+  for (guint i = 1; i < rig.from_server->len; i++) {
+    const Logged *l = &g_array_index (rig.from_server, Logged, i);
+    const Logged *prev = &g_array_index (rig.from_server, Logged, i - 1);
+
+    if (l->p.type != RMTP_EOR || prev->p.type != RMTP_EOR)
+      continue;
+    if (last >= 0) {
+      fail_unless (l->time - last >= gap, "EOR-only round %u %" G_GINT64_FORMAT
+          " ns after the one before", held, l->time - last);
+      gap = MIN (2 * gap, rig.cfg.busy_poll_interval);
+    }
+    last = l->time;
+    held++;
+  }
+  fail_unless (held >= 3);
   rig_clear (&rig);
 }
 
@@ -2419,6 +2526,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_member_taken_back_in_release);
   tcase_add_test (tc, test_member_given_up_in_unicast_racks);
   tcase_add_test (tc, test_member_given_up_in_unicast_late_ack);
+  tcase_add_test (tc, test_member_given_up_in_unicast_rel_retried);
   tcase_add_test (tc, test_member_given_up_in_unicast_silent_fails);
   tcase_add_test (tc, test_set_aside_member_nack_taken);
   tcase_add_test (tc, test_set_aside_member_nack_after_round_closed);
@@ -2435,6 +2543,7 @@ rmtpcore_suite (void)
   tcase_add_test (tc, test_parity_repair_wide_blocks);
   tcase_add_test (tc, test_parity_incremental_min_block);
   tcase_add_test (tc, test_parity_decode_apart);
+  tcase_add_test (tc, test_parity_decode_apart_rounds_held);
   tcase_add_test (tc, test_slow_by_losses);
   tcase_add_test (tc, test_sole_receiver_never_slow);
   tcase_add_test (tc, test_early_repair);

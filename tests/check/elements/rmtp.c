@@ -893,13 +893,16 @@ GST_END_TEST;
 GST_START_TEST (test_docs_and_defaults)
 {
   GstElement *sink = gst_element_factory_make ("rmtpsink", NULL);
-  guint packet_size, batch, min_block;
-  guint64 rate, delta;
+  guint packet_size, batch, min_block, gone_rel;
+  guint64 rate, delta, empty_wait;
   gboolean incremental, decode_thread;
 
   g_object_get (sink, "packet-size", &packet_size, "rate", &rate, "delta",
-      &delta, NULL);
+      &delta, "gone-rel-retries", &gone_rel, "empty-round-wait", &empty_wait,
+      NULL);
   fail_unless_equals_int (packet_size, 1024);
+  fail_unless_equals_int (gone_rel, 3);
+  fail_unless_equals_uint64 (empty_wait, 0);
   fail_unless_equals_uint64 (rate, 8000000);
   fail_unless_equals_uint64 (delta, 2 * GST_MSECOND);
   gst_object_unref (sink);
