@@ -283,6 +283,8 @@ def conference_command(args, pid, n):
         ([f"--uplink-rate={int(args.uplink_share * args.up_rate_list[pid - 1])}"]
          if args.uplink_share > 0 else []) + \
         (["--uplink-estimate"] if args.uplink_estimate else []) + \
+        ([f"--layer-max-spread={args.layer_max_spread}"]
+         if args.layer_max_spread is not None else []) + \
         ([f"--key-unit-queue-time={args.key_unit_queue_time}"]
          if args.key_unit_queue_time is not None else []) + \
         ([f"--max-frame-age={args.max_frame_age}"]
@@ -447,6 +449,10 @@ def main():
                          "this share of its upload rate (the app's --uplink-rate; the rest "
                          "is for its voice and the packets' headers); 0: off, each copy as "
                          f"its member allows (default: {UPLINK_SHARE})")
+    ap.add_argument("--layer-max-spread", type=float, default=None,
+                    help="each participant's whole stream at most this many times the "
+                         "slowest member's rate (the app's --layer-max-spread; default: the "
+                         "app's, 8)")
     ap.add_argument("--uplink-estimate", action="store_true",
                     help="each participant's tpsssink finds a bound on its copies from their "
                          "losses when they come at once (the app's --uplink-estimate; with "
