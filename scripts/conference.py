@@ -302,18 +302,29 @@ def conference_command(args, pid, n):
 
 def build_bed(bed, n, rates, up_rates, loss):
     """Participants p1..pN on one bridge, each behind its own rates (upload, download) and
-    loss."""
+    loss; returns the hosts and the download links' tbfs, by id."""
     br = bed.bridge("br", snooping=False, querier=False)
-    hosts = {}
+    hosts, downlinks = {}, {}
     for pid in range(1, n + 1):
         h = bed.host(f"p{pid}")
         hif, port = bed.attach(h, br, f"10.77.0.{pid}/24")
         bed.bottleneck(h, hif, up_rates[pid - 1])           # upload
-        bed.bottleneck(br, port, rates[pid - 1])            # download
+        downlinks[pid] = bed.bottleneck(br, port, rates[pid - 1])
         if loss:
             bed.random_loss(br, port, loss)
         hosts[pid] = h
-    return hosts
+    return hosts, downlinks
+
+
+def link_counts(downlinks):
+    """(time.monotonic(), {id: bytes each download link has carried so far})."""
+    return time.monotonic(), {pid: tbf.sent_bytes() for pid, tbf in downlinks.items()}
+
+
+def link_rates(first, last):
+    """Per id, the rate (bit/s) its download link carried between two link_counts()."""
+    (t1, b1), (t2, b2) = first, last
+    return {pid: (b2[pid] - b1[pid]) * 8 / (t2 - t1) for pid in b1} if t2 > t1 else {}
 
 
 def run(args):
@@ -337,8 +348,9 @@ def run(args):
           + (f"; {args.loss} % loss" if args.loss else "")
           + ("; over ICE" if args.ice else ""), flush=True)
     with netbed.NetBed() as bed:
-        hosts = build_bed(bed, n, rates, up_rates, args.loss)
+        hosts, downlinks = build_bed(bed, n, rates, up_rates, args.loss)
         procs, logs, starts, t0 = {}, {}, {}, time.monotonic()
+        half = None                     # link_counts() at the second half's start
         args.t0 = t0                    # the call's start on CLOCK_MONOTONIC, for times.json
         interrupted, exits = {}, {}     # monotonic time of the SIGINT, seconds to exit
         while time.monotonic() - t0 < args.duration:
@@ -353,8 +365,11 @@ def run(args):
                 if pid in procs and pid not in interrupted and now >= leaves.get(pid, 1e9):
                     interrupt(procs, pid, interrupted)          # it ends its streams and exits
                     print(f"t={now:5.1f} s  p{pid} leaves", flush=True)
+            if half is None and now >= args.duration / 2:
+                half = link_counts(downlinks)
             note_exits(procs, interrupted, exits)
             time.sleep(0.2)
+        carried = link_rates(half, link_counts(downlinks)) if half else {}
         # The call ends for everyone at once: each takes its last snapshot
         # before the BYEs of the others take their tiles away.
         for pid in procs:
@@ -367,7 +382,7 @@ def run(args):
                       f"{args.out_dir}/participant-{pid}.log", flush=True)
         for f in logs.values():
             f.close()
-    return report(args, n, rates, starts, leaves, exits)
+    return report(args, n, rates, starts, leaves, exits, carried)
 
 
 def interrupt(procs, pid, interrupted):
@@ -400,7 +415,7 @@ def wait_exits(procs, interrupted, exits):
             print(f"p{pid} exited {exits[pid]:.1f} s after SIGINT", flush=True)
 
 
-def report(args, n, rates, starts, leaves, exits):
+def report(args, n, rates, starts, leaves, exits, carried):
     stats = {pid: read_stats(os.path.join(args.out_dir, f"stats-{pid}.json"))
              for pid in range(1, n + 1)}
     result = {}
@@ -409,8 +424,14 @@ def report(args, n, rates, starts, leaves, exits):
         tiles = tiles_shown(png) if os.path.exists(png) else []
         s = summary(stats[pid], since=args.duration / 2 - starts[pid])
         result[pid] = dict(tiles=tiles, received=s)
+        if pid in carried:
+            # the second half's bytes by the link's own count: the receive rates above are
+            # each over one report interval, a few packets on a slow link, and read high
+            result[pid]["link_bps"] = carried[pid]
         print(f"p{pid} (link {rates[pid - 1] / 1e6:g} Mbit/s): snapshot shows "
-              + (" ".join(f"p{t}" for t in tiles) or "nothing"))
+              + (" ".join(f"p{t}" for t in tiles) or "nothing")
+              + (f"; its link carried {carried[pid] / 1e3:.0f} kbit/s in the second half "
+                 f"({carried[pid] / rates[pid - 1]:.2f} of its rate)" if pid in carried else ""))
         for sender, f in sorted(s.items()):
             print(f"    from p{sender}: {f['rate'] / 1e3:6.0f} kbit/s, {f['fps']:4.1f} fps, "
                   f"lost {100 * f['loss']:.2f} % "
