@@ -2,8 +2,8 @@
 """A conference on this machine: one `conference` process (examples/conference)
 per participant, each in its own network namespace on a bridge, behind a link
 with its own rate (tbf both ways) and optional random loss.  Runs for
---duration seconds, then prints what every participant received and which
-tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
+--duration seconds, then prints what every participant received, what its download link
+carried over the second half, and which tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
 (snapshot), participant-<id>.mp4 (recording with the others' mixed audio, when headless:
 without --headless and with a display each participant opens a window instead),
 stats-<id>.json (the statistics of every second), times.json (when each participant
@@ -12,7 +12,7 @@ and rates.svg (rates over time). Each participant's audio is a tone of its own f
 the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--uplink-estimate] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--uplink-estimate] [--layer-max-spread=F] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
 
 With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
 the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
