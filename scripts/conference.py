@@ -12,7 +12,7 @@ and rates.svg (rates over time). Each participant's audio is a tone of its own f
 the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--uplink-estimate] [--layer-max-spread=F] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--voice-room=BPS] [--uplink-estimate] [--layer-max-spread=F] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
 
 With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
 the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
@@ -272,6 +272,13 @@ def write_svg(path, stats_by_id, duration, starts):
 
 # ---------------------------------------------------------------- the run
 
+def uplink_rate(args, pid, n):
+    """The app's --uplink-rate for participant pid (bit/s): --uplink-share of its upload rate
+    less --voice-room for each copy of its voice (one per other participant)."""
+    room = args.up_rate_list[pid - 1] - args.voice_room * (n - 1)
+    return max(1, int(args.uplink_share * room))
+
+
 def conference_command(args, pid, n):
     members = ",".join(f"{i}@10.77.0.{i}:{PORT}" for i in range(1, n + 1))
     return [args.binary, f"--id={pid}", f"--port={PORT}", f"--address=10.77.0.{pid}",
@@ -280,8 +287,7 @@ def conference_command(args, pid, n):
             f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
         (["--headless"] if args.headless else []) + \
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
-        ([f"--uplink-rate={int(args.uplink_share * args.up_rate_list[pid - 1])}"]
-         if args.uplink_share > 0 else []) + \
+        ([f"--uplink-rate={uplink_rate(args, pid, n)}"] if args.uplink_share > 0 else []) + \
         (["--uplink-estimate"] if args.uplink_estimate else []) + \
         ([f"--layer-max-spread={args.layer_max_spread}"]
          if args.layer_max_spread is not None else []) + \
@@ -470,6 +476,9 @@ def main():
                          "this share of its upload rate (the app's --uplink-rate; the rest "
                          "is for its voice and the packets' headers); 0: off, each copy as "
                          f"its member allows (default: {UPLINK_SHARE})")
+    ap.add_argument("--voice-room", type=int, default=0,
+                    help="bit/s of each participant's upload rate kept for each copy of its "
+                         "voice before --uplink-share is taken (default 0: none)")
     ap.add_argument("--layer-max-spread", type=float, default=None,
                     help="each participant's whole stream at most this many times the "
                          "slowest member's rate (the app's --layer-max-spread; default: the "
