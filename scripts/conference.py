@@ -2,8 +2,8 @@
 """A conference on this machine: one `conference` process (examples/conference)
 per participant, each in its own network namespace on a bridge, behind a link
 with its own rate (tbf both ways) and optional random loss.  Runs for
---duration seconds, then prints what every participant received and which
-tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
+--duration seconds, then prints what every participant received, what its download link
+carried over the second half, and which tiles its last snapshot shows, and leaves in --out-dir: participant-<id>.png
 (snapshot), participant-<id>.mp4 (recording with the others' mixed audio, when headless:
 without --headless and with a display each participant opens a window instead),
 stats-<id>.json (the statistics of every second), times.json (when each participant
@@ -12,7 +12,7 @@ and rates.svg (rates over time). Each participant's audio is a tone of its own f
 the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--uplink-estimate] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--voice-room=BPS] [--uplink-estimate] [--layer-max-spread=F] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
 
 With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
 the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
@@ -272,6 +272,13 @@ def write_svg(path, stats_by_id, duration, starts):
 
 # ---------------------------------------------------------------- the run
 
+def uplink_rate(args, pid, n):
+    """The app's --uplink-rate for participant pid (bit/s): --uplink-share of its upload rate
+    less --voice-room for each copy of its voice (one per other participant)."""
+    room = args.up_rate_list[pid - 1] - args.voice_room * (n - 1)
+    return max(1, int(args.uplink_share * room))
+
+
 def conference_command(args, pid, n):
     members = ",".join(f"{i}@10.77.0.{i}:{PORT}" for i in range(1, n + 1))
     return [args.binary, f"--id={pid}", f"--port={PORT}", f"--address=10.77.0.{pid}",
@@ -280,9 +287,10 @@ def conference_command(args, pid, n):
             f"--width={TILE_W}", f"--height={TILE_H}", f"--fps={args.fps}"] + \
         (["--headless"] if args.headless else []) + \
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
-        ([f"--uplink-rate={int(args.uplink_share * args.up_rate_list[pid - 1])}"]
-         if args.uplink_share > 0 else []) + \
+        ([f"--uplink-rate={uplink_rate(args, pid, n)}"] if args.uplink_share > 0 else []) + \
         (["--uplink-estimate"] if args.uplink_estimate else []) + \
+        ([f"--layer-max-spread={args.layer_max_spread}"]
+         if args.layer_max_spread is not None else []) + \
         ([f"--key-unit-queue-time={args.key_unit_queue_time}"]
          if args.key_unit_queue_time is not None else []) + \
         ([f"--max-frame-age={args.max_frame_age}"]
@@ -300,18 +308,29 @@ def conference_command(args, pid, n):
 
 def build_bed(bed, n, rates, up_rates, loss):
     """Participants p1..pN on one bridge, each behind its own rates (upload, download) and
-    loss."""
+    loss; returns the hosts and the download links' tbfs, by id."""
     br = bed.bridge("br", snooping=False, querier=False)
-    hosts = {}
+    hosts, downlinks = {}, {}
     for pid in range(1, n + 1):
         h = bed.host(f"p{pid}")
         hif, port = bed.attach(h, br, f"10.77.0.{pid}/24")
         bed.bottleneck(h, hif, up_rates[pid - 1])           # upload
-        bed.bottleneck(br, port, rates[pid - 1])            # download
+        downlinks[pid] = bed.bottleneck(br, port, rates[pid - 1])
         if loss:
             bed.random_loss(br, port, loss)
         hosts[pid] = h
-    return hosts
+    return hosts, downlinks
+
+
+def link_counts(downlinks):
+    """(time.monotonic(), {id: bytes each download link has carried so far})."""
+    return time.monotonic(), {pid: tbf.sent_bytes() for pid, tbf in downlinks.items()}
+
+
+def link_rates(first, last):
+    """Per id, the rate (bit/s) its download link carried between two link_counts()."""
+    (t1, b1), (t2, b2) = first, last
+    return {pid: (b2[pid] - b1[pid]) * 8 / (t2 - t1) for pid in b1} if t2 > t1 else {}
 
 
 def run(args):
@@ -335,8 +354,9 @@ def run(args):
           + (f"; {args.loss} % loss" if args.loss else "")
           + ("; over ICE" if args.ice else ""), flush=True)
     with netbed.NetBed() as bed:
-        hosts = build_bed(bed, n, rates, up_rates, args.loss)
+        hosts, downlinks = build_bed(bed, n, rates, up_rates, args.loss)
         procs, logs, starts, t0 = {}, {}, {}, time.monotonic()
+        half = None                     # link_counts() at the second half's start
         args.t0 = t0                    # the call's start on CLOCK_MONOTONIC, for times.json
         interrupted, exits = {}, {}     # monotonic time of the SIGINT, seconds to exit
         while time.monotonic() - t0 < args.duration:
@@ -351,8 +371,11 @@ def run(args):
                 if pid in procs and pid not in interrupted and now >= leaves.get(pid, 1e9):
                     interrupt(procs, pid, interrupted)          # it ends its streams and exits
                     print(f"t={now:5.1f} s  p{pid} leaves", flush=True)
+            if half is None and now >= args.duration / 2:
+                half = link_counts(downlinks)
             note_exits(procs, interrupted, exits)
             time.sleep(0.2)
+        carried = link_rates(half, link_counts(downlinks)) if half else {}
         # The call ends for everyone at once: each takes its last snapshot
         # before the BYEs of the others take their tiles away.
         for pid in procs:
@@ -365,7 +388,7 @@ def run(args):
                       f"{args.out_dir}/participant-{pid}.log", flush=True)
         for f in logs.values():
             f.close()
-    return report(args, n, rates, starts, leaves, exits)
+    return report(args, n, rates, starts, leaves, exits, carried)
 
 
 def interrupt(procs, pid, interrupted):
@@ -398,7 +421,7 @@ def wait_exits(procs, interrupted, exits):
             print(f"p{pid} exited {exits[pid]:.1f} s after SIGINT", flush=True)
 
 
-def report(args, n, rates, starts, leaves, exits):
+def report(args, n, rates, starts, leaves, exits, carried):
     stats = {pid: read_stats(os.path.join(args.out_dir, f"stats-{pid}.json"))
              for pid in range(1, n + 1)}
     result = {}
@@ -407,8 +430,14 @@ def report(args, n, rates, starts, leaves, exits):
         tiles = tiles_shown(png) if os.path.exists(png) else []
         s = summary(stats[pid], since=args.duration / 2 - starts[pid])
         result[pid] = dict(tiles=tiles, received=s)
+        if pid in carried:
+            # the second half's bytes by the link's own count: the receive rates above are
+            # each over one report interval, a few packets on a slow link, and read high
+            result[pid]["link_bps"] = carried[pid]
         print(f"p{pid} (link {rates[pid - 1] / 1e6:g} Mbit/s): snapshot shows "
-              + (" ".join(f"p{t}" for t in tiles) or "nothing"))
+              + (" ".join(f"p{t}" for t in tiles) or "nothing")
+              + (f"; its link carried {carried[pid] / 1e3:.0f} kbit/s in the second half "
+                 f"({carried[pid] / rates[pid - 1]:.2f} of its rate)" if pid in carried else ""))
         for sender, f in sorted(s.items()):
             print(f"    from p{sender}: {f['rate'] / 1e3:6.0f} kbit/s, {f['fps']:4.1f} fps, "
                   f"lost {100 * f['loss']:.2f} % "
@@ -447,6 +476,13 @@ def main():
                          "this share of its upload rate (the app's --uplink-rate; the rest "
                          "is for its voice and the packets' headers); 0: off, each copy as "
                          f"its member allows (default: {UPLINK_SHARE})")
+    ap.add_argument("--voice-room", type=int, default=0,
+                    help="bit/s of each participant's upload rate kept for each copy of its "
+                         "voice before --uplink-share is taken (default 0: none)")
+    ap.add_argument("--layer-max-spread", type=float, default=None,
+                    help="each participant's whole stream at most this many times the "
+                         "slowest member's rate (the app's --layer-max-spread; default: the "
+                         "app's, 8)")
     ap.add_argument("--uplink-estimate", action="store_true",
                     help="each participant's tpsssink finds a bound on its copies from their "
                          "losses when they come at once (the app's --uplink-estimate; with "

@@ -191,6 +191,18 @@ check_numbers (const RawNumbers * n, const ConfOptions * o, GError ** error)
       at_least ("--parity-max-backlog", n->parity_max_backlog, 0, error);
 }
 
+/* tpsssink's layer-max-spread takes 1..1000. */
+static gboolean
+check_spread (gdouble spread, GError ** error)
+{
+  if (!(spread >= 1.0 && spread <= 1000.0)) {
+    g_set_error (error, CONF_ERROR, 0, "--layer-max-spread must be within "
+        "1..1000, got %g", spread);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* @text as RRGGBB into *@colour. */
 static gboolean
 parse_colour (const gchar * text, guint32 * colour, GError ** error)
@@ -235,6 +247,7 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
     CONF_MAX_FRAME_AGE_MS, CONF_MAX_QUEUE_AGE_MS, 0, 0, 150000, 0
   };
   gboolean headless = FALSE, no_audio = FALSE, ok;
+  gdouble spread = CONF_LAYER_MAX_SPREAD;
   GOptionEntry entries[] = {
     {"id", 0, 0, G_OPTION_ARG_INT, &n.id, "Our member id (1..)", "N"},
     {"name", 0, 0, G_OPTION_ARG_STRING, &o->name, "Name on our tile", "S"},
@@ -267,6 +280,10 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
           "Our uplink's rate: the copies of our video to the others are "
           "kept within it together (tpsssink's uplink-rate; bit/s, 0: "
           "unknown, each copy as its member allows)", "BPS"},
+    {"layer-max-spread", 0, 0, G_OPTION_ARG_DOUBLE, &spread,
+          "Our whole stream at most this many times the slowest member's "
+          "rate (tpsssink's layer-max-spread; a factor, at least 1; "
+          "default 8)", "F"},
     {"uplink-estimate", 0, 0, G_OPTION_ARG_NONE, &o->uplink_estimate,
           "Find a bound on our copies' rate together from their losses "
           "when they come at once (tpsssink's uplink-estimate; default "
@@ -339,7 +356,7 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
     g_option_context_add_group (ctx, extra);
   ok = g_option_context_parse (ctx, &argc, &argv, error);
   g_option_context_free (ctx);
-  ok = ok && check_numbers (&n, o, error) &&
+  ok = ok && check_numbers (&n, o, error) && check_spread (spread, error) &&
       conf_members_check (o->members, error) &&
       check_ice_options (o, with_nice, error);
   o->colour = conf_colour_of (MAX (n.id, 1));
@@ -348,6 +365,7 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
   if (!ok)
     return FALSE;
   store_numbers (&n, o);
+  o->layer_max_spread = spread;
   o->headless = headless || (!g_getenv ("DISPLAY")
       && !g_getenv ("WAYLAND_DISPLAY"));
   o->audio = !no_audio;

@@ -26,6 +26,7 @@ typedef struct
   guint64 uplink_rate;          /* tpsssink's uplink-rate, bit/s, 0:
                                  * unknown */
   gboolean uplink_estimate;     /* tpsssink's uplink-estimate */
+  gdouble layer_max_spread;     /* tpsssink's layer-max-spread, a factor */
   guint64 initial_rate;         /* bit/s */
   guint key_unit_queue_ms;      /* tpsssink's key-unit-queue-time, ms, 0:
                                  * off */
@@ -52,6 +53,12 @@ typedef struct
    * tpsssrc, never written into the launch description */
   gchar *key, *key_file;
 } ConfOptions;
+
+/* The whole stream at most this x the slowest member's rate (tpsssink's
+ * layer-max-spread, 4 by default): a member behind a 1 Mbit/s link shared
+ * by two senders allows each 0.3-0.5 Mbit/s, and 4 x that left the
+ * 4 Mbit/s members' links 58-83 % full (docs/conference.md). */
+#define CONF_LAYER_MAX_SPREAD 8.0
 
 /* A member's audio session is on its video port + this. */
 #define CONF_AUDIO_PORT_OFFSET 1

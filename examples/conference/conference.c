@@ -69,12 +69,6 @@ GST_DEBUG_CATEGORY (conference_debug);
  * (docs/conference.md, "How full the links are"). */
 #define ENCODER_QP_MIN 0
 
-/* The whole stream at most this x the slowest member's rate (tpsssink's
- * layer-max-spread, 4 by default): a member behind a 1 Mbit/s link shared
- * by two senders allows each 0.3-0.5 Mbit/s, and 4 x that left the
- * 4 Mbit/s members' links 58-83 % full (docs/conference.md). */
-#define LAYER_MAX_SPREAD 8
-
 /* Where the mixed picture goes: a window, or a recording. */
 static gchar *
 output_branch (const ConfOptions * o)
@@ -178,6 +172,7 @@ pipeline_description (Conference * conf)
   gchar *out = output_branch (o);
   gchar *audio = o->audio ? audio_description (o) : g_strdup ("");
   gchar *camera, *desc;
+  gchar spread[G_ASCII_DTOSTR_BUF_SIZE];
 
   if (!audio) {
     g_printerr ("conference: --members entries need a port (id@host:port) "
@@ -187,6 +182,7 @@ pipeline_description (Conference * conf)
     return NULL;
   }
   camera = conf_camera_description (o);
+  g_ascii_dtostr (spread, sizeof spread, o->layer_max_spread);
   desc = g_strdup_printf (
       /* our camera, encoded once for everyone, and shown in our tile */
       "%s "
@@ -196,7 +192,7 @@ pipeline_description (Conference * conf)
       "key-unit-max-delay=%u key-int-max=%u qp-min=%u "
       "! rtph264pay config-interval=-1 mtu=1200 "
       "! tpsssink name=tx %s initial-rate=%" G_GUINT64_FORMAT " "
-      "layer-max-spread=%u uplink-rate=%" G_GUINT64_FORMAT " "
+      "layer-max-spread=%s uplink-rate=%" G_GUINT64_FORMAT " "
       "uplink-estimate=%s "
       "key-unit-parity=%u "
       "key-unit-queue-time=%" G_GUINT64_FORMAT " "
@@ -216,7 +212,7 @@ pipeline_description (Conference * conf)
       "sync=false async=false enable-last-sample=true %s %s",
       camera, KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
-      o->initial_rate, LAYER_MAX_SPREAD, o->uplink_rate,
+      o->initial_rate, spread, o->uplink_rate,
       o->uplink_estimate ? "true" : "false", KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
       (guint64) o->max_queue_age_ms * GST_MSECOND,

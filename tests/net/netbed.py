@@ -318,6 +318,15 @@ class _Tbf(Impairment):
     def _remove(self):
         _cmd(["tc", "-n", self.host.ns, "qdisc", "del", "dev", self.ifname, "root"], check=False)
 
+    def sent_bytes(self):
+        """The bytes this tbf has sent so far (whole frames, headers too: what the link
+        carried)."""
+        r = _cmd(["tc", "-n", self.host.ns, "-s", "qdisc", "show", "dev", self.ifname])
+        m = re.search(r"Sent (\d+) bytes", r.stdout)
+        if not m:
+            raise NetBedError(f"no byte count for the tbf on {self.ifname}: {r.stdout!r}")
+        return int(m.group(1))
+
 
 class _NftLoss(Impairment):
     ids = itertools.count()

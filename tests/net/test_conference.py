@@ -7,7 +7,8 @@
    a rate for everyone (issue 16): the slow member decodes each sender at a lower frame rate
    than a fast member does (the layers that fit its link) but still decodes it, the fast
    members are sent at least twice its rate in the seconds their notified rates call for
-   it, and what it receives (video and audio) is within 15 % of its link; the fast members
+   it, and what its link carries (the tbf's count: video, parity, audio, headers) is within
+   15 % of its rate; the fast members
    send each other little parity. Every recording's
    audio (the last 10 s) holds the tone of each other participant, loud, and not its own (a
    participant does not hear itself); the slow member's voice decoders fill the holes its
@@ -18,7 +19,10 @@
    snapshot at the end shows a tile for exactly the participants present (p3's, taken as it
    left, all four); every participant's picture appears within 1 s of its first packet at
    the others, the slow member's included, and within 1.5 s at the late joiner on the slow
-   link; p4 decodes the others at a lower frame rate than the fast members do.
+   link; p4 decodes the others at a lower frame rate than the fast members do, and its link
+   carries its rate within 15 %. (The fast members' links are not checked: each carries about
+   what the other fast member's uplink sends, held at its 0.85 share, docs/results.md,
+   "Conference: how full the links are, with the uplink bound".)
 """
 import json
 import os
@@ -185,10 +189,15 @@ def check_fast_get_more(out_dir, slow, fast, since):
 
 
 def check_link_filled(summary, pid, link_bps):
-    total = sum(f["rate"] + f.get("audio_rate", 0) for f in summary[str(pid)]["received"].values())
-    check(abs(total - link_bps) <= LINK_TOLERANCE * link_bps,
-          f"p{pid} receives its link's {link_bps / 1e6:g} Mbit/s within "
-          f"{100 * LINK_TOLERANCE:.0f} %: {total / 1e3:.0f} kbit/s")
+    """What the member's download link carried over the second half, by the link's own
+    byte count (frames with their headers). The members' receive rates are each measured
+    over one report interval, a few packets on the slow link: their means read 0.99-1.15
+    (median 1.08) of a 1 Mbit/s link that carried 0.97-1.00 of its rate (docs/results.md, "Conference: how
+    full the links are, with the uplink bound")."""
+    carried = summary[str(pid)]["link_bps"]
+    check(abs(carried - link_bps) <= LINK_TOLERANCE * link_bps,
+          f"p{pid}'s link carries its {link_bps / 1e6:g} Mbit/s within "
+          f"{100 * LINK_TOLERANCE:.0f} %: {carried / 1e3:.0f} kbit/s")
 
 
 def check_fast_parity(out_dir, fast, since):
@@ -321,8 +330,10 @@ def join_and_leave():
             check(seen == {1, 2, 3, 4} - {pid}, f"p{pid} decoded every other participant: "
                   f"{sorted(seen)}")
         with open(os.path.join(out_dir, "summary.json")) as f:
-            # the second half; p3 leaves in it, so p1 and p2 are the fast ones
-            check_layers_fit(json.load(f), slow=4, fast=(1, 2))
+            summary = json.load(f)
+        # the second half; p3 leaves in it, so p1 and p2 are the fast ones
+        check_layers_fit(summary, slow=4, fast=(1, 2))
+        check_link_filled(summary, 4, 1e6)
         check_fast_get_more(out_dir, slow=4, fast=(1, 2), since=15)
         check_late_reports(out_dir, (1, 2, 3, 4))
         check_exits(out_dir, (1, 2, 3, 4))

@@ -66,6 +66,7 @@ GST_START_TEST (test_options_defaults)
   fail_unless_equals_uint64 (o.max_receive_rate, 0);
   fail_unless_equals_uint64 (o.uplink_rate, 0);
   fail_unless (!o.uplink_estimate);
+  fail_unless (o.layer_max_spread == CONF_LAYER_MAX_SPREAD);
   fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
   fail_unless_equals_int (o.max_frame_age_ms, CONF_MAX_FRAME_AGE_MS);
   fail_unless_equals_string (o.out_dir, ".");
@@ -76,11 +77,12 @@ GST_START_TEST (test_options_defaults)
           "--fps=30", "--no-audio", "--ice", "--rendezvous=10.0.0.1:7000",
           "--initial-rate=64000", "--key-unit-queue-time=0",
           "--preload-decoders", "--uplink-rate=4000000", "--uplink-estimate",
-          NULL),
+          "--layer-max-spread=1000", NULL),
       "refused: %s", err ? err->message : "");
   fail_unless (o.preload_decoders);
   fail_unless_equals_uint64 (o.uplink_rate, 4000000);
   fail_unless (o.uplink_estimate);
+  fail_unless (o.layer_max_spread == 1000.0);
   fail_unless_equals_int (o.colour, 0x0a0b0c);
   fail_unless_equals_string (o.name, "Ann");
   fail_unless_equals_int (o.fps, 30);
@@ -155,6 +157,8 @@ GST_START_TEST (test_options_refused)
       "--port=5000", members, "--max-receive-rate=-5", NULL);
   check_refused (FALSE, "--uplink-rate must not be negative, got -1", "--id=1",
       "--port=5000", members, "--uplink-rate=-1", NULL);
+  check_refused (FALSE, "--layer-max-spread must be within 1..1000, got 0.5",
+      "--id=1", "--port=5000", members, "--layer-max-spread=0.5", NULL);
   check_refused (FALSE, "--key-unit-queue-time must not be negative, got -1",
       "--id=1", "--port=5000", members, "--key-unit-queue-time=-1", NULL);
   check_refused (FALSE, "--max-frame-age must not be negative, got -1",
