@@ -228,7 +228,7 @@ VARIANTS = {
                                              "running-increase-fraction=1 "
                                              "running-ceiling=1 running-ceiling-peak=true",
     # issue 17: ... the climb under 2 r_s takes no step while the RR's RTT is more
-    # than 20 ms above the probe's mean TCP RTT (running-queue-margin)
+    # than 20 (or 10) ms above the probe's mean TCP RTT (running-queue-margin)
     "TPBA-ours-cap6-ratio3-step1-ceil2-queue20": "tcp-pacing=true allow-probe-loss=true "
                                                  "end-criterion=proportional "
                                                  "max-probe-cycles=6 max-probe-median=true "
@@ -236,6 +236,13 @@ VARIANTS = {
                                                  "running-increase-fraction=1 "
                                                  "running-ceiling=2 "
                                                  "running-queue-margin=20000000",
+    "TPBA-ours-cap6-ratio3-step1-ceil2-queue10": "tcp-pacing=true allow-probe-loss=true "
+                                                 "end-criterion=proportional "
+                                                 "max-probe-cycles=6 max-probe-median=true "
+                                                 "run-probe-ratio=3 running-increase=50000 "
+                                                 "running-increase-fraction=1 "
+                                                 "running-ceiling=2 "
+                                                 "running-queue-margin=10000000",
     "TPBA-ours-cap6-ratio3-step1-peakceil125": "tcp-pacing=true allow-probe-loss=true "
                                                "end-criterion=proportional "
                                                "max-probe-cycles=6 max-probe-median=true "
