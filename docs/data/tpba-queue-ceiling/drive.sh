@@ -3,23 +3,31 @@
 # against the same line with running-queue-margin=20 ms (Q) and with the ceiling at the
 # probe's best cycle (P, running-ceiling-peak), beside one TCP flow of CC at 1.2 Mbit/s
 # (tbf, the drop-tail bed), TCP flows started together with TPBA's connection; the arm
-# order rotates every trial (A Q P, Q P A, P A Q, ...), trial 0 adds the TCP reference.
+# order rotates by one every trial (A Q P, Q P A, P A Q, ...), trial 0 adds the TCP
+# reference. DRIVE_ARMS="A Q Q10" (letters: A, Q, Q10 = margin 10 ms, P) sets the arms.
 # One bed run at a time per lane, under nice -n 10.
-# usage: drive.sh OUT CC [TRIALS (4)] [FIRST (0)]; from anywhere; one JSON and log a run
-# in OUT (touch OUT/stop to end after the current run)
+# usage: drive.sh OUT CC [END (4)] [FIRST (0)]: trials FIRST to END - 1; from anywhere;
+# one JSON and log a run in OUT (touch OUT/stop to end after the current run)
 cd "$(dirname "$0")/../../.."
-OUT=$1; CC=$2
+OUT=$1; CC=$2; END=${3:-4}
 mkdir -p "$OUT"
-A=TPBA-ours-cap6-ratio3-step1-ceil2
-Q=TPBA-ours-cap6-ratio3-step1-ceil2-queue20
-P=TPBA-ours-cap6-ratio3-step1-peakceil1
-trial=${4:-0}
-while [ "$trial" -lt "${3:-4}" ]; do
-  case $((trial % 3)) in
-    0) ARMS="$A $Q $P" ;;
-    1) ARMS="$Q $P $A" ;;
-    2) ARMS="$P $A $Q" ;;
+variant () {
+  case $1 in
+    A) echo TPBA-ours-cap6-ratio3-step1-ceil2 ;;
+    Q) echo TPBA-ours-cap6-ratio3-step1-ceil2-queue20 ;;
+    Q10) echo TPBA-ours-cap6-ratio3-step1-ceil2-queue10 ;;
+    P) echo TPBA-ours-cap6-ratio3-step1-peakceil1 ;;
   esac
+}
+trial=${4:-0}
+while [ "$trial" -lt "$END" ]; do
+  set -- ${DRIVE_ARMS:-A Q P}
+  k=0
+  while [ "$k" -lt $((trial % $#)) ]; do
+    first=$1; shift; set -- "$@" "$first"; k=$((k + 1))
+  done
+  ARMS=""
+  for a in "$@"; do ARMS="$ARMS $(variant "$a")"; done
   [ "$trial" -eq 0 ] && ARMS="$ARMS TCP"
   for v in $ARMS; do
     [ -e "$OUT/stop" ] && exit 0
