@@ -1186,6 +1186,8 @@ get_stats (GstElement * element)
         "probe-kept-without-loss", G_TYPE_UINT64, st.kept_without_loss,
         "probe-kept-falling", G_TYPE_UINT64, st.kept_falling,
         "probe-peak", G_TYPE_UINT64, st.probe_peak,
+        "probe-rtt", G_TYPE_INT64, st.probe_rtt,
+        "queue-holds", G_TYPE_UINT64, st.queue_holds,
         "kept-by-equation", G_TYPE_UINT64, st.kept_by_equation,
         "equation-fallbacks", G_TYPE_UINT64, st.equation_fallbacks,
         "equation-loss-event-rate", G_TYPE_DOUBLE, st.eq_loss_event_rate,
@@ -1332,6 +1334,10 @@ gst_tpba_sink_finalize (GObject * object)
   "whose cycles fell and kept the median of the later half, count; " \
   "probe-peak: the last probing period's largest cycle after its first " \
   "(the base of running-ceiling with running-ceiling-peak), bits/s; " \
+  "probe-rtt: the last probing period's mean TCP_INFO RTT (the reference " \
+  "of running-queue-margin), ns (-1 unknown); " \
+  "queue-holds: loss-free adaptation points that took no running step " \
+  "because the RR's RTT was above probe-rtt + running-queue-margin, count; " \
   "kept-by-equation: probing periods that kept, with kept-rate=equation, " \
   "equation-episodes or equation-sawtooth, the equation's rate, count; " \
   "equation-fallbacks: periods that kept the probe's rate instead (no " \

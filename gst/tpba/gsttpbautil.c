@@ -157,6 +157,11 @@ static const GstParamEntry params[] = {
         "the last probing period's largest cycle after its first (never below "
         "r_s) instead of r_s (FALSE: r_s; not in the paper)", BOOLEAN, NULL,
       running_ceiling_peak, 0, 1, S),
+  P ("running-queue-margin", "Running period: a loss-free adaptation point "
+        "takes no step while the RTT of the last RTCP RR is more than this "
+        "above the probe's RTT (the mean TCP_INFO RTT of the last probing "
+        "period), ns (0: off; not in the paper)", TIME, NULL,
+      running_queue_margin, 0, H, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

@@ -49,6 +49,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->running_increase_fraction = 0;
   cfg->running_ceiling = 0;
   cfg->running_ceiling_peak = FALSE;
+  cfg->running_queue_margin = 0;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -295,6 +296,11 @@ struct _TpbaSender {
   gdouble p_probe;              /* behind r_s; -1 unknown */
   gdouble probe_peak;           /* the largest cycle after the first of the
                                  * period that kept r_s */
+  gdouble probe_rtt_sum;        /* ns, TCP_INFO RTTs ending or inside this
+                                 * probing period's cycles */
+  guint probe_rtt_n;
+  gint64 probe_rtt;             /* ns, their mean at the period's end; -1 */
+  guint64 queue_holds;
   /* kept_rate EQUATION: TCP_INFO counters at the start of the period's
    * cycle 1 (eq_base) and what the samples since then saw */
   gboolean eq_base;
@@ -520,6 +526,7 @@ tpba_sender_new (const TpbaConfig * cfg, guint32 ssrc, gint64 now)
   key_unit_holdoff_init (&s->holdoff);
   s->rtt = -1;
   s->tcp_rtt = -1;
+  s->probe_rtt = -1;
   s->p_probe = -1;
   s->eq_p = -1;
   s->eq_rtt = -1;
@@ -600,6 +607,8 @@ tpba_sender_on_send (TpbaSender * s, const TpbaRtpInfo * pkt, gint64 now,
       s->n_r = 0;
       s->first_loss_cycle = G_MAXUINT;
       s->eq_base = FALSE;
+      s->probe_rtt_sum = 0;
+      s->probe_rtt_n = 0;
     }
     /* the last write of the probing period drains the TCP buffer */
     dd.tcp_nodelay = s->period == TPBA_PERIOD_RUNNING && pkt->marker;
@@ -1076,6 +1085,17 @@ push_probe_rate (TpbaSender * s, gdouble r, gdouble * kept, guint * span)
   return fabs (a - r) < lim && fabs (b - r) < lim;
 }
 
+/* running_queue_margin's reference: the samples after the one that starts
+ * cycle 0, whose RTT is TCP's estimate from before the running period. */
+static void
+probe_rtt_observe (TpbaSender * s, const TpbaTcpInfo * info)
+{
+  if (!info->rtt_us)
+    return;
+  s->probe_rtt_sum += (gdouble) info->rtt_us * 1000.0;
+  s->probe_rtt_n++;
+}
+
 void
 tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
     gint64 now)
@@ -1111,6 +1131,7 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
   if (len <= 0)
     return;
   equation_observe (s, info, now);
+  probe_rtt_observe (s, info);
   if (s->cfg.probe_interval == TPBA_PROBE_INTERVAL_CWND) {
     /* a reduction sooner than t_tcp_min after the cycle start is the same
      * congestion event (recovery): ignored */
@@ -1142,6 +1163,8 @@ tpba_sender_on_tcp_info (TpbaSender * s, const TpbaTcpInfo * info,
         kept = equation_kept (s, info, now, kept);
       s->r_s = kept;
       s->probe_peak = peak_after_first (s, &peak_span);
+      s->probe_rtt = s->probe_rtt_n ?
+          (gint64) llround (s->probe_rtt_sum / s->probe_rtt_n) : -1;
       s->p_probe = probe_loss (s, info, span);
       decide (s, TPBA_PERIOD_RUNNING, now);
     } else if (s->n_r == 1)
@@ -1294,6 +1317,17 @@ running_ceiling (const TpbaSender * s)
   return MIN (s->cfg.running_ceiling * base, max);
 }
 
+/* running_queue_margin: the last RR's RTT is more than the margin above the
+ * probe's, so the climb is filling the bottleneck's queue. Beside reno at
+ * a drop-tail queue the probe saw the queue drain at reno's halvings, and
+ * the climb kept it full (docs/results.md, issue 17). */
+static gboolean
+queue_rising (const TpbaSender * s)
+{
+  return s->cfg.running_queue_margin > 0 && s->probe_rtt > 0 && s->rtt > 0
+      && s->rtt > s->probe_rtt + s->cfg.running_queue_margin;
+}
+
 /* A loss-free adaptation point of a running period with a running step:
  * r grows by it, at most by TCP's growth (line (C), with the RTT of the
  * RRs or else TCP's) and at most to the ceiling; a point without loss
@@ -1336,7 +1370,9 @@ tpba_adapt (TpbaSender * s, gint64 t)
       s->large_cuts = 0;
   } else {
     s->large_cuts = 0;
-    if (running_increases (s)) {
+    if (running_increases (s) && queue_rising (s))
+      s->queue_holds++;
+    else if (running_increases (s)) {
       s->pace_rate = running_increase (s, r);
       set_rate (s, s->pace_rate);
     }
@@ -1502,6 +1538,8 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->kept_without_loss = s->kept_without_loss;
   st->kept_falling = s->kept_falling;
   st->probe_peak = round_rate (s->probe_peak);
+  st->probe_rtt = s->probe_rtt;
+  st->queue_holds = s->queue_holds;
   st->kept_by_equation = s->kept_by_equation;
   st->equation_fallbacks = s->equation_fallbacks;
   st->eq_loss_event_rate = s->eq_p;

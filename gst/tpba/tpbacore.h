@@ -67,6 +67,11 @@
  * - running_ceiling_peak: the ceiling is running_ceiling times the last
  *   probing period's largest cycle after its first (never below r_s)
  *   instead of r_s.
+ * - running_queue_margin: a loss-free adaptation point takes no step while
+ *   the RTT of the last RR is more than this above the probe's RTT, the
+ *   mean of TCP_INFO's RTT over the last probing period's cycles: the
+ *   climb is filling the bottleneck's queue beyond what the competitors
+ *   kept there while the probe ran beside them (0: off).
  * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
  *   that sent late catches up to its schedule (0: exact pacing; 5 ms).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
@@ -215,6 +220,8 @@ typedef struct {
   gboolean running_ceiling_peak;        /* the ceiling multiplies the last
                                          * probe's largest cycle after its
                                          * first (at least r_s): FALSE */
+  gint64 running_queue_margin;  /* ns: no step while the RR's RTT is more
+                                 * than this above the probe's; 0 = off */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */
@@ -415,6 +422,11 @@ typedef struct {
   guint64 r_s;                  /* last probing result, 0 before */
   guint64 probe_peak;           /* the last probing period's largest cycle
                                  * after its first, 0 before */
+  gint64 probe_rtt;             /* ns, the last probing period's mean
+                                 * TCP_INFO RTT; -1 unknown */
+  guint64 queue_holds;          /* loss-free running points that took no
+                                 * step: the RR's RTT above probe_rtt +
+                                 * running_queue_margin */
   guint n_r;                    /* r[i] in the current/last probing period */
   guint64 r[TPBA_HISTORY];      /* the last min(n_r, TPBA_HISTORY) r[i], oldest first */
   gdouble p_loss;               /* at the last adaptation point */

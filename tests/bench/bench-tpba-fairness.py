@@ -227,6 +227,22 @@ VARIANTS = {
                                              "run-probe-ratio=3 running-increase=50000 "
                                              "running-increase-fraction=1 "
                                              "running-ceiling=1 running-ceiling-peak=true",
+    # issue 17: ... the climb under 2 r_s takes no step while the RR's RTT is more
+    # than 20 (or 10) ms above the probe's mean TCP RTT (running-queue-margin)
+    "TPBA-ours-cap6-ratio3-step1-ceil2-queue20": "tcp-pacing=true allow-probe-loss=true "
+                                                 "end-criterion=proportional "
+                                                 "max-probe-cycles=6 max-probe-median=true "
+                                                 "run-probe-ratio=3 running-increase=50000 "
+                                                 "running-increase-fraction=1 "
+                                                 "running-ceiling=2 "
+                                                 "running-queue-margin=20000000",
+    "TPBA-ours-cap6-ratio3-step1-ceil2-queue10": "tcp-pacing=true allow-probe-loss=true "
+                                                 "end-criterion=proportional "
+                                                 "max-probe-cycles=6 max-probe-median=true "
+                                                 "run-probe-ratio=3 running-increase=50000 "
+                                                 "running-increase-fraction=1 "
+                                                 "running-ceiling=2 "
+                                                 "running-queue-margin=10000000",
     "TPBA-ours-cap6-ratio3-step1-peakceil125": "tcp-pacing=true allow-probe-loss=true "
                                                "end-criterion=proportional "
                                                "max-probe-cycles=6 max-probe-median=true "
@@ -525,10 +541,15 @@ def run_tpba(case, snd, rcv):
             float(f.get("p-probe", -1)), float(f.get("equation-loss-event-rate", -1)),
             int(f.get("equation-rtt", -1)), int(f.get("equation-rate", 0)))
            for t, name, f in tx_msgs if name == "tpba-stats"]
+    # running-queue-margin (issue 17): the last RR's RTT, the probe's mean TCP RTT
+    # (ns, -1 unknown) and the points held so far, per 1 s sample
+    rr_rtt = [(round(t, 2), f.get("period"), int(f.get("rtt", -1)),
+               int(f.get("probe-rtt", -1)), int(f.get("queue-holds", 0)))
+              for t, name, f in tx_msgs if name == "tpba-stats"]
     return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
                 err="" if tx.returncode == 0 else err_tx[-300:],
                 R=[windows(s, END) for s in [tpba] + cross], U=windows(udp, END),
-                periods=periods, losses=losses, sink=sink, tcp=tcp, ss=ss,
+                periods=periods, losses=losses, sink=sink, tcp=tcp, rr_rtt=rr_rtt, ss=ss,
                 last=stats[-1] if stats else {}, first_bytes=first_bytes([tpba] + cross),
                 connects=[tpba_start.get("connect")] + [c[0] if c else None for c in connected],
                 tpba_first_tx=tpba_start.get("first_tx"))

@@ -1432,6 +1432,73 @@ GST_START_TEST (test_running_ceiling_peak)
 
 GST_END_TEST;
 
+/* running-queue-margin (ours, issue 17): a probe of three 600k cycles
+ * whose TCP_INFO RTTs at the cycles' ends are 140, 180 and 160 ms (mean
+ * 160 ms; the 300 ms of the sample starting cycle 0 is TCP's estimate from
+ * before and is left out) keeps 600k. Under a ceiling of 2 r_s with a step
+ * of the whole rate, the RR before the point at 6 s reports an RTT of
+ * 200 ms, the one before 9 s 170 ms. */
+static void
+queue_margin_rates (gint64 margin, guint64 out[2], TpbaSenderStats * st)
+{
+  const gint64 cycle_rtt_ms[] = { 140, 180, 160 };
+  const gint64 rr_rtt_ms[] = { 200, 170 };
+  TpbaTcpInfo ti = { 0, 20, 300000, 0, 0, 0 };
+  TpbaConfig cfg;
+  TpbaSender *s;
+
+  tpba_config_init (&cfg);
+  cfg.end_criterion = TPBA_END_PROPORTIONAL;
+  cfg.running_increase_fraction = 1;
+  cfg.running_ceiling = 2;
+  cfg.running_queue_margin = margin;
+  cfg.t_running = 20 * S;
+  s = tpba_sender_new (&cfg, SSRC_TX, 0);
+  send_pkt (s, 1, 100, TRUE, 1000, 0);
+  tpba_sender_on_tcp_info (s, &ti, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (cycle_rtt_ms); i++) {
+    ti.rtt_us = (guint32) (cycle_rtt_ms[i] * 1000);
+    ti.bytes_acked += 600000 / 8;
+    tpba_sender_on_tcp_info (s, &ti, (i + 1) * S);
+    tpba_sender_advance (s, (i + 1) * S);
+  }
+  tpba_sender_get_stats (s, st);
+  fail_unless_equals_int (st->transport, TPBA_TRANSPORT_UDP);
+  fail_unless_equals_uint64 (st->r_s, 600000);
+  for (guint k = 0; k < 2; k++) {
+    gint64 rr_time = (5 + 3 * k) * S;
+    /* the SR the RR answers left rr_rtt before it, answered at once */
+    guint32 lsr = (guint32) ((rr_time - rr_rtt_ms[k] * MS) / (S / 65536));
+
+    feed_rr (s, 1100 + 100 * k, 0, 0, lsr, 0, rr_time);
+    tpba_sender_advance (s, (6 + 3 * k) * S);
+    tpba_sender_get_stats (s, st);
+    out[k] = st->rate;
+  }
+  tpba_sender_free (s);
+}
+
+GST_START_TEST (test_running_queue_margin)
+{
+  TpbaSenderStats st;
+  guint64 r[2];
+
+  queue_margin_rates (0, r, &st);
+  fail_unless_equals_uint64 (r[0], 1200000);
+  fail_unless_equals_uint64 (r[1], 1200000);
+  fail_unless_equals_int64 (st.probe_rtt, 160 * MS);
+  fail_unless_equals_uint64 (st.queue_holds, 0);
+  /* 200 ms is more than 20 ms above 160 ms: held; 170 ms is not */
+  queue_margin_rates (20 * MS, r, &st);
+  fail_unless_equals_uint64 (r[0], 600000);
+  fail_unless_equals_uint64 (r[1], 1200000);
+  fail_unless_equals_uint64 (st.queue_holds, 1);
+  /* LSR counts in 1/65536 s */
+  fail_unless (ABS (st.rtt - 170 * MS) < MS);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pacing)
 {
   TpbaConfig cfg;
@@ -2477,6 +2544,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_running_ceiling);
   tcase_add_test (tc, test_running_ceiling_follows_reprobe);
   tcase_add_test (tc, test_running_ceiling_peak);
+  tcase_add_test (tc, test_running_queue_margin);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
