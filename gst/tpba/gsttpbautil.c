@@ -157,6 +157,10 @@ static const GstParamEntry params[] = {
         "the last probing period's largest cycle after its first (never below "
         "r_s) instead of r_s (FALSE: r_s; not in the paper)", BOOLEAN, NULL,
       running_ceiling_peak, 0, 1, S),
+  P ("running-hold-on-loss", "With allow-probe-loss and a running step, an "
+        "adaptation point whose loss allow-probe-loss tolerates holds the "
+        "rate; only a point without loss takes the step (FALSE: it steps; "
+        "not in the paper)", BOOLEAN, NULL, running_hold_on_loss, 0, 1, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",
