@@ -4,11 +4,12 @@
 line, the same with running-hold-on-loss, the TCP reference): medians [ranges] of the
 bench's metrics over [WARMUP, JOIN): share of fair, Jain's f over the mean rates and
 per 1 s, UDP share, kept / TCP. Table 2, where TPBA's rate comes from, per case and
-TPBA arm (medians over the runs): TPBA's rate against the TCP flow's over the probing
+TPBA arm (medians over the runs): TPBA's rate against the TCP flows' mean over the probing
 and over the running seconds, the seconds of each, the probe's length, the paced rate
 at a running period's end over r_s (the climb), and the running periods' adaptation
 points by their loss: none, some but at most p_probe (allow-probe-loss tolerates it),
-more (a cut). A point is a run of equal (p-loss, p-probe) samples, the sink's 1 s
+more (a cut). Table 3, per case: in how many trials (one JSON file a trial) the hold arm had the
+share nearer 1 and the higher f over mean rates. A point is a run of equal (p-loss, p-probe) samples, the sink's 1 s
 stats repeating the last point's loss.
 Usage: BENCH_TPBA_TIMES=80,65,75 summarize.py RUN.json ..."""
 import importlib.util
@@ -44,7 +45,7 @@ def med(xs, spec=".2f"):
 
 def case_name(r):
     rtt = f", +{r['rtt']} ms" if r["rtt"] else ""
-    return f"{r['b'] / 1e6:g} Mbit/s, 1 {r['cc']}{rtt}"
+    return f"{r['b'] / 1e6:g} Mbit/s, {r['ntcp']} {r['cc']}{rtt}"
 
 
 def spans(run):
@@ -80,7 +81,7 @@ def origin(run):
                 climbs.append(end / rs)
         for j in js:
             got[kind][0] += R[0][j]
-            got[kind][1] += R[1][j]
+            got[kind][1] += statistics.mean(r[j] for r in R[1:run["ntcp"] + 1])
             got[kind][2] += 1
     ratio = {k: (v[0] / v[1] if v[1] else None) for k, v in got.items()}
     return ratio, {k: v[2] for k, v in got.items()}, lengths, climbs
@@ -99,7 +100,7 @@ def points(run):
 
 
 def main(paths):
-    runs = [r for p in paths for r in json.load(open(p)) if r.get("ok")]
+    runs = [dict(r, file=p) for p in paths for r in json.load(open(p)) if r.get("ok")]
     groups = {}
     for r in runs:
         groups.setdefault((case_name(r), ARMS.get(r["variant"], r["variant"])), []).append(r)
@@ -127,6 +128,17 @@ def main(paths):
               f"{med([v for x in o for v in x[3]])} | "
               f"{sum(p[0] for p in pts)} / {sum(p[1] for p in pts)} / "
               f"{sum(p[2] for p in pts)} |")
+    print("\n| case | trials with both TPBA arms | hold: share nearer 1 | hold: f, mean rates "
+          "higher |\n|---|---|---|---|")
+    for case in sorted({c for c, _ in groups}):
+        by = {a: {r["file"]: bench.metrics(r) for r in groups.get((case, a), [])}
+              for a in ("README line", "hold on loss")}
+        ts = sorted(set(by["README line"]) & set(by["hold on loss"]))
+        near = sum(abs(by["hold on loss"][t]["share1"] - 1) <
+                   abs(by["README line"][t]["share1"] - 1) for t in ts)
+        higher = sum(by["hold on loss"][t]["f_means"] > by["README line"][t]["f_means"]
+                     for t in ts)
+        print(f"| {case} | {len(ts)} | {near} | {higher} |")
 
 
 if __name__ == "__main__":
