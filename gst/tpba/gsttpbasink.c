@@ -1177,6 +1177,7 @@ get_stats (GstElement * element)
         "probing-periods", G_TYPE_UINT64, st.probing_periods,
         "running-periods", G_TYPE_UINT64, st.running_periods,
         "reductions", G_TYPE_UINT64, st.reductions,
+        "running-holds", G_TYPE_UINT64, st.running_holds,
         "stalled-cycles", G_TYPE_UINT64, st.stalled_cycles,
         "probe-end-criterion", G_TYPE_UINT64,
         st.probe_ends[TPBA_PROBE_END_CRITERION],
@@ -1323,6 +1324,7 @@ gst_tpba_sink_finalize (GObject * object)
   "probing-periods: probing periods begun, count; " \
   "running-periods: running periods begun, count; " \
   "reductions: adaptation points that cut the rate, count; " \
+  "running-holds: adaptation points held by running-hold-on-loss, count; " \
   "stalled-cycles: probing cycles that acknowledged nothing, count; " \
   "probe-end-criterion: probing periods ended by the end criterion, count; " \
   "probe-end-window: probing periods ended by a full confidence/settled " \

@@ -162,6 +162,10 @@ static const GstParamEntry params[] = {
         "above the probe's RTT (the mean TCP_INFO RTT of the last probing "
         "period), ns (0: off; not in the paper)", TIME, NULL,
       running_queue_margin, 0, H, S),
+  P ("running-hold-on-loss", "With allow-probe-loss and a running step, an "
+        "adaptation point whose loss allow-probe-loss tolerates holds the "
+        "rate; only a point without loss takes the step (FALSE: it steps; "
+        "not in the paper)", BOOLEAN, NULL, running_hold_on_loss, 0, 1, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

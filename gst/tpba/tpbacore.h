@@ -72,6 +72,8 @@
  *   mean of TCP_INFO's RTT over the last probing period's cycles: the
  *   climb is filling the bottleneck's queue beyond what the competitors
  *   kept there while the probe ran beside them (0: off).
+ * - running_hold_on_loss: with allow_probe_loss, a point whose loss is at
+ *   most p_probe holds r; only a point without any loss takes the step.
  * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
  *   that sent late catches up to its schedule (0: exact pacing; 5 ms).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
@@ -222,6 +224,8 @@ typedef struct {
                                          * first (at least r_s): FALSE */
   gint64 running_queue_margin;  /* ns: no step while the RR's RTT is more
                                  * than this above the probe's; 0 = off */
+  gboolean running_hold_on_loss;        /* a tolerated loss holds r, no
+                                         * step: FALSE */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */
@@ -443,6 +447,7 @@ typedef struct {
   guint64 mid_adu_switches;     /* of those, inside an ADU (switch_max_delay) */
   guint64 probing_periods, running_periods;
   guint64 reductions;           /* adaptation points that cut r */
+  guint64 running_holds;        /* points held by running_hold_on_loss */
   guint64 stalled_cycles;       /* probing cycles that acked nothing */
   /* probing periods, by how they ended */
   guint64 probe_ends[TPBA_PROBE_END_COUNT];

@@ -249,6 +249,14 @@ VARIANTS = {
                                                "run-probe-ratio=3 running-increase=50000 "
                                                "running-increase-fraction=1 "
                                                "running-ceiling=1.25 running-ceiling-peak=true",
+    # issue 17, 10 Mbit/s and +160 ms: the README's line, but a point whose
+    # loss allow-probe-loss tolerates holds the rate instead of stepping
+    "TPBA-ours-cap6-ratio3-step1-ceil2-hold": "tcp-pacing=true allow-probe-loss=true "
+                                              "end-criterion=proportional "
+                                              "max-probe-cycles=6 max-probe-median=true "
+                                              "run-probe-ratio=3 running-increase=50000 "
+                                              "running-increase-fraction=1 "
+                                              "running-ceiling=2 running-hold-on-loss=true",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",

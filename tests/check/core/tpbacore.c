@@ -1748,6 +1748,54 @@ GST_START_TEST (test_allow_probe_loss)
 
 GST_END_TEST;
 
+/* running_hold_on_loss (ours, issue 17): after a probe that lost 2 %, a
+ * step of the whole rate (fraction 1). The RRs before 7 s report 1 % lost,
+ * which allow_probe_loss tolerates: without the option the point steps
+ * from 1 to 2 Mbit/s, with it the rate holds. The RRs before 10 s report no
+ * new loss: both step. */
+static void
+hold_on_loss_rates (gboolean hold, guint64 * at_7, guint64 * at_10,
+    guint64 * holds)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.allow_probe_loss = TRUE;
+  cfg.running_increase_fraction = 1;
+  cfg.running_hold_on_loss = hold;
+  s = running_after_lossy_probe (&cfg, TRUE);
+  feed_rr (s, 1100, 1, 0, 0, 0, 6 * S);
+  tpba_sender_advance (s, 7 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless (fabs (st.p_loss - 0.01) < 1e-12);
+  *at_7 = st.rate;
+  feed_rr (s, 1200, 1, 0, 0, 0, 9 * S);
+  tpba_sender_advance (s, 10 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.reductions, 0);
+  *at_10 = st.rate;
+  *holds = st.running_holds;
+  tpba_sender_free (s);
+}
+
+GST_START_TEST (test_running_hold_on_loss)
+{
+  guint64 at_7, at_10, holds;
+
+  hold_on_loss_rates (FALSE, &at_7, &at_10, &holds);
+  fail_unless_equals_uint64 (at_7, 2000000);
+  fail_unless_equals_uint64 (at_10, 4000000);
+  fail_unless_equals_uint64 (holds, 0);
+  hold_on_loss_rates (TRUE, &at_7, &at_10, &holds);
+  fail_unless_equals_uint64 (at_7, 1000000);
+  fail_unless_equals_uint64 (at_10, 2000000);
+  fail_unless_equals_uint64 (holds, 1);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* 6. LDA (Fig. 2 with lines (A)) on scripted RRs */
 
@@ -2549,6 +2597,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
   tcase_add_test (tc, test_allow_probe_loss);
+  tcase_add_test (tc, test_running_hold_on_loss);
   tcase_add_test (tc, test_lda);
   tcase_add_test (tc, test_receiver_merge);
   tcase_add_test (tc, test_receiver_rr);
