@@ -156,6 +156,10 @@ typedef struct {
   /* Ours: the loss-based mode's window rule (VlmccPlusLossMode; default
    * VLMCC_PLUS_LOSS_CUBIC); the Vegas mode is the same either way */
   gint plus_loss_mode;
+  /* Ours: the loss-based mode grows nothing for one RTT after a
+   * reduction, and its cubic epoch starts then, as a TCP's cwnd stays put
+   * through its fast recovery (FALSE: grow from the next RTT) */
+  gboolean plus_recovery_hold;
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */
   gint vegas_delay;
