@@ -132,6 +132,10 @@ static const GstParamEntry params[] = {
         "window grows nothing for one RTT and its cubic epoch starts then, "
         "as a TCP's cwnd stays put through its fast recovery (ours, off: "
         "grow from the next RTT)", BOOLEAN, plus_recovery_hold, 0, 1, S | R),
+  P ("plus-loss-segment", "Vegas+ loss-based mode: a reduction leaves a "
+        "whole number of segments of this size, at least 2, as Linux's TCP "
+        "floors 0.7 cwnd in segments, bytes (ours: 0, off; 1448 is TCP's "
+        "segment on Ethernet)", UINT, plus_loss_segment, 0, 65000, S | R),
   P ("challenge-echo", "Challenge echo (ours, off: the paper's): every "
         "data packet also tells the group how long the election hold-off "
         "lasts, so followers keep back the challenges it would refuse",

@@ -53,6 +53,7 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->plus_loss_epochs = 16;
   cfg->plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
   cfg->plus_recovery_hold = FALSE;
+  cfg->plus_loss_segment = 0;
   cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
   cfg->challenge_echo = FALSE;
   cfg->echo_ext_id = 8;
@@ -642,12 +643,31 @@ static gdouble vegas_plus_reduce (const VlmccConfig * cfg, VegasPlus * vp,
  * window then stays one @rtt (a TCP's fast recovery: on a drop-tail
  * queue its retransmission waits behind the full queue) and its cubic
  * epoch starts after it. */
+/* plus_loss_segment: @reduced down to whole segments, at least two; the
+ * cubic epoch starts from what is left. At a window of a few segments
+ * Linux's floor of 0.7 cwnd gives up 35-45 %, not 30 %. */
+static gdouble
+vegas_plus_whole_segments (const VlmccConfig * cfg, VegasPlus * vp,
+    gdouble reduced, gint64 now)
+{
+  gdouble seg = (gdouble) cfg->plus_loss_segment / MAX (cfg->packet_size, 1);
+  gdouble whole = MAX (floor (reduced / seg), 2.0) * seg;
+
+  if (whole >= reduced)
+    return reduced;
+  if (plus_loss_cubic (cfg))
+    cubic_start (&vp->cubic, vp->cubic.w_max, whole, now);
+  return whole;
+}
+
 static gdouble
 vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
     gint64 rtt, gint64 now, gboolean * switched)
 {
   gdouble next = vegas_plus_reduce (cfg, vp, window, now, switched);
 
+  if (cfg->vegas_plus && cfg->plus_loss_segment > 0 && vp->loss_based)
+    next = vegas_plus_whole_segments (cfg, vp, next, now);
   vp->hold_until = 0;
   if (cfg->vegas_plus && cfg->plus_recovery_hold && vp->loss_based) {
     vp->hold_until = now + rtt;

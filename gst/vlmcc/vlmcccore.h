@@ -160,6 +160,10 @@ typedef struct {
    * reduction, and its cubic epoch starts then, as a TCP's cwnd stays put
    * through its fast recovery (FALSE: grow from the next RTT) */
   gboolean plus_recovery_hold;
+  /* Ours: a reduction in the loss-based mode leaves a whole number of
+   * segments of this many bytes (at least 2), as Linux's TCP keeps its
+   * cwnd in whole segments and floors 0.7 cwnd; 0: off */
+  guint plus_loss_segment;
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */
   gint vegas_delay;
