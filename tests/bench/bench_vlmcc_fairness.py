@@ -20,7 +20,9 @@ loss-based mode grows as CUBIC) and "VLMCC-vplus-cubic-linux"
 "VLMCC-nocatch" and "VLMCC-vplus-nocatch" (VLMCC and VLMCC-vplus with
 pacing-catch-up=0: the sink's pace does not make up a late turn),
 "VLMCC-vplus-hold" (VLMCC-vplus with plus-recovery-hold=true: no growth
-for an RTT after a reduction; these eight are not in the default list),
+for an RTT after a reduction), "VLMCC-vplus-seg" (plus-loss-segment=1448:
+reductions in whole TCP segments) and "VLMCC-vplus-seg-hold" (both; these
+ten are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -98,6 +100,9 @@ SCHEMES = {
     "VLMCC-nocatch": "ttl-mc=4&pacing-catch-up=0",
     "VLMCC-vplus-nocatch": "ttl-mc=4&vegas-plus=true&pacing-catch-up=0",
     "VLMCC-vplus-hold": "ttl-mc=4&vegas-plus=true&plus-recovery-hold=true",
+    "VLMCC-vplus-seg": "ttl-mc=4&vegas-plus=true&plus-loss-segment=1448",
+    "VLMCC-vplus-seg-hold": "ttl-mc=4&vegas-plus=true&plus-loss-segment=1448"
+                            "&plus-recovery-hold=true",
     "TCP": None,
     "TFMCC": None,
 }
@@ -266,7 +271,8 @@ VLMCC_SCHEMES = [s for s in SCHEMES if s.startswith("VLMCC")]
 DEFAULT_SCHEMES = ",".join(s for s in SCHEMES
                            if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd",
                                         "VLMCC-vplus-cubic", "VLMCC-nocatch",
-                                        "VLMCC-vplus-nocatch", "VLMCC-vplus-hold"))
+                                        "VLMCC-vplus-nocatch", "VLMCC-vplus-hold",
+                                        "VLMCC-vplus-seg", "VLMCC-vplus-seg-hold"))
 START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
 UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 
