@@ -128,6 +128,14 @@ static const GstParamEntry params[] = {
         "after this many RTTs without a halving, or sooner when its packets "
         "alone fill the link (ours: 16; 0: the held-queue "
         "test alone)", UINT, plus_loss_epochs, 0, 1000, S | R),
+  P ("plus-recovery-hold", "Vegas+ loss-based mode: after a reduction the "
+        "window grows nothing for one RTT and its cubic epoch starts then, "
+        "as a TCP's cwnd stays put through its fast recovery (ours, off: "
+        "grow from the next RTT)", BOOLEAN, plus_recovery_hold, 0, 1, S | R),
+  P ("plus-loss-segment", "Vegas+ loss-based mode: a reduction leaves a "
+        "whole number of segments of this size, at least 2, as Linux's TCP "
+        "floors 0.7 cwnd in segments, bytes (ours: 0, off; 1448 is TCP's "
+        "segment on Ethernet)", UINT, plus_loss_segment, 0, 65000, S | R),
   P ("challenge-echo", "Challenge echo (ours, off: the paper's): every "
         "data packet also tells the group how long the election hold-off "
         "lasts, so followers keep back the challenges it would refuse",

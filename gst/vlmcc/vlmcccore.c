@@ -52,6 +52,8 @@ vlmcc_config_init (VlmccConfig * cfg)
   cfg->plus_epochs = 2;
   cfg->plus_loss_epochs = 16;
   cfg->plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  cfg->plus_recovery_hold = FALSE;
+  cfg->plus_loss_segment = 0;
   cfg->vegas_delay = VLMCC_VEGAS_DELAY_RTT;
   cfg->challenge_echo = FALSE;
   cfg->echo_ext_id = 8;
@@ -471,6 +473,8 @@ typedef struct {
   gboolean queue_free;          /* that judgement found the queue within
                                  * the window */
   guint quiet;                  /* epochs since the last halving */
+  gint64 hold_until;            /* plus_recovery_hold: no growth before,
+                                 * ns */
   gint64 epoch_start;           /* when this epoch began */
   guint epoch_packets;          /* acked (sender), received (receiver) */
   gint64 epoch_min;             /* least RTT sample this epoch, 0: none */
@@ -557,6 +561,8 @@ static gdouble
 vegas_plus_grow (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
     gint64 rtt, gint64 now)
 {
+  if (now < vp->hold_until)
+    return window;
   if (!plus_loss_cubic (cfg))
     return window + 1.0;
   return cubic_step (&vp->cubic,
@@ -630,8 +636,48 @@ window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
  * alone on a drop-tail queue Vegas holds alpha..beta packets and never
  * loses, so the loss is another flow's or an AQM's doing; *@switched
  * tells whether it did. */
+static gdouble vegas_plus_reduce (const VlmccConfig * cfg, VegasPlus * vp,
+    gdouble window, gint64 now, gboolean * switched);
+
+/* A loss: vegas_plus_reduce, and with plus_recovery_hold the loss-based
+ * window then stays one @rtt (a TCP's fast recovery: on a drop-tail
+ * queue its retransmission waits behind the full queue) and its cubic
+ * epoch starts after it. */
+/* plus_loss_segment: @reduced down to whole segments, at least two; the
+ * cubic epoch starts from what is left. At a window of a few segments
+ * Linux's floor of 0.7 cwnd gives up 35-45 %, not 30 %. */
+static gdouble
+vegas_plus_whole_segments (const VlmccConfig * cfg, VegasPlus * vp,
+    gdouble reduced, gint64 now)
+{
+  gdouble seg = (gdouble) cfg->plus_loss_segment / MAX (cfg->packet_size, 1);
+  gdouble whole = MAX (floor (reduced / seg), 2.0) * seg;
+
+  if (whole >= reduced)
+    return reduced;
+  if (plus_loss_cubic (cfg))
+    cubic_start (&vp->cubic, vp->cubic.w_max, whole, now);
+  return whole;
+}
+
 static gdouble
 vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
+    gint64 rtt, gint64 now, gboolean * switched)
+{
+  gdouble next = vegas_plus_reduce (cfg, vp, window, now, switched);
+
+  if (cfg->vegas_plus && cfg->plus_loss_segment > 0 && vp->loss_based)
+    next = vegas_plus_whole_segments (cfg, vp, next, now);
+  vp->hold_until = 0;
+  if (cfg->vegas_plus && cfg->plus_recovery_hold && vp->loss_based) {
+    vp->hold_until = now + rtt;
+    vp->cubic.epoch_start = now + rtt;
+  }
+  return next;
+}
+
+static gdouble
+vegas_plus_reduce (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
     gint64 now, gboolean * switched)
 {
   gboolean was_loss_based = vp->loss_based;
@@ -1064,7 +1110,8 @@ sender_halve (VlmccSender * s, gint64 now)
   ep->last_halving = now;
   s->st.halvings++;
   s->recovery_point = now;
-  window = vegas_plus_on_loss (&s->cfg, &s->plus, s->window, now, &switched);
+  window = vegas_plus_on_loss (&s->cfg, &s->plus, s->window, s->est.rtt, now,
+      &switched);
   if (switched)
     ep->plus_switched = TRUE;
   sender_set_window (s, window, now);
@@ -1104,6 +1151,7 @@ sender_late_ack (VlmccSender * s, InFlight * f, gint64 now)
   if (ep->plus_switched)
     vegas_plus_undo_switch (&s->plus);
   s->plus.cubic = ep->undo_cubic;
+  s->plus.hold_until = 0;
   sender_set_window (s, MAX (s->window, ep->undo_window), now);
 }
 
@@ -2420,8 +2468,8 @@ receiver_track_drift (VlmccReceiver * r, const VlmccDataExt * ext,
     r->st.lost += delta - 1;
     r->loss_in_epoch = TRUE;
     if (arrival >= r->recovery_point && r->role != VLMCC_ROLE_NONE) {
-      gdouble w = vegas_plus_on_loss (&r->cfg, &r->plus, r->window, arrival,
-          &switched);
+      gdouble w = vegas_plus_on_loss (&r->cfg, &r->plus, r->window,
+          r->est.rtt, arrival, &switched);
 
       r->window = MAX (1.0, w);
       r->recovery_point = arrival + r->est.rtt;

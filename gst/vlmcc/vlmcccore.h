@@ -156,6 +156,14 @@ typedef struct {
   /* Ours: the loss-based mode's window rule (VlmccPlusLossMode; default
    * VLMCC_PLUS_LOSS_CUBIC); the Vegas mode is the same either way */
   gint plus_loss_mode;
+  /* Ours: the loss-based mode grows nothing for one RTT after a
+   * reduction, and its cubic epoch starts then, as a TCP's cwnd stays put
+   * through its fast recovery (FALSE: grow from the next RTT) */
+  gboolean plus_recovery_hold;
+  /* Ours: a reduction in the loss-based mode leaves a whole number of
+   * segments of this many bytes (at least 2), as Linux's TCP keeps its
+   * cwnd in whole segments and floors 0.7 cwnd; 0: off */
+  guint plus_loss_segment;
   /* Ours: the sender's Vegas delay input (VlmccVegasDelay; default
    * VLMCC_VEGAS_DELAY_RTT, the paper's) */
   gint vegas_delay;

@@ -18,8 +18,11 @@ Schemes in the scheme's place: "VLMCC" (the paper's Vegas), "VLMCC-vplus"
 loss-based mode grows as CUBIC) and "VLMCC-vplus-cubic-linux"
 (plus-loss-mode=cubic-linux: its Reno-friendly region as Linux's),
 "VLMCC-nocatch" and "VLMCC-vplus-nocatch" (VLMCC and VLMCC-vplus with
-pacing-catch-up=0: the sink's pace does not make up a late turn; these
-seven are not in the default list),
+pacing-catch-up=0: the sink's pace does not make up a late turn),
+"VLMCC-vplus-hold" (VLMCC-vplus with plus-recovery-hold=true: no growth
+for an RTT after a reduction), "VLMCC-vplus-seg" (plus-loss-segment=1448:
+reductions in whole TCP segments) and "VLMCC-vplus-seg-hold" (both; these
+ten are not in the default list),
 "TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
@@ -36,7 +39,12 @@ later than its timeout) and its halvings (with N = 0: the paper's Figure
 4b, no loss in steady state), and the sink's median window, base RTT and
 RTT and the part of the time its window was loss-based (Vegas+); the saved
 runs keep the sink's stats per 0.5 s (time, W, RTT, Vegas delay, loss-based,
-losses taken, halvings, switches) for a closer look.
+losses taken, halvings, switches) for a closer look. Every run also keeps
+the TCP sender's counters over [WARMUP, END) (all its flows together, from
+nstat: segments sent and retransmitted, timeouts, tail loss probes, fast
+recoveries), to set the scheme's reductions beside TCP's; with
+BENCH_VLMCC_SS=1 also each TCP flow's cwnd, ssthresh and RTT every 0.25 s
+(`ss -tin` on the sender).
 
 Environment (comma-separated lists): BENCH_VLMCC_BOTTLENECK (Mbit/s: 2),
 BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
@@ -44,7 +52,8 @@ BENCH_VLMCC_QDISC (tbf,codel), BENCH_VLMCC_NTCP (1,2), BENCH_VLMCC_CC
 BENCH_VLMCC_TRIALS (1), BENCH_VLMCC_TIMES ("END,WARMUP" s: 50,15),
 BENCH_VLMCC_JITTER (ms: 0; jitter uniform in [0, ms] on everything r sends,
 its acks, in order: netbed's jitter on r's link), BENCH_VLMCC_JSON (write
-the runs).
+the runs), BENCH_VLMCC_MTU (bytes: 1000; the VLMCC sender's RTP packets
+at most this, and the sink's packet-size: 1448 sends TCP's segment size).
 `bench_vlmcc_fairness.py --report A.json ...` prints the tables of runs
 saved before. The default grid is 16 runs, about 15 minutes. With
 BENCH_VLMCC_NTCP=0 the scheme runs alone (Figure 4b).
@@ -74,6 +83,7 @@ def env_list(name, default, conv=str):
 
 
 END, WARMUP = env_list("BENCH_VLMCC_TIMES", "50,15", int)
+MTU = int(os.environ.get("BENCH_VLMCC_MTU", "1000"))
 DELAY = fig5.DELAY_MS
 QUEUE_MS = 100
 CROSS_PORT = 6000
@@ -89,6 +99,10 @@ SCHEMES = {
     "VLMCC-vplus-cubic-linux": "ttl-mc=4&vegas-plus=true&plus-loss-mode=cubic-linux",
     "VLMCC-nocatch": "ttl-mc=4&pacing-catch-up=0",
     "VLMCC-vplus-nocatch": "ttl-mc=4&vegas-plus=true&pacing-catch-up=0",
+    "VLMCC-vplus-hold": "ttl-mc=4&vegas-plus=true&plus-recovery-hold=true",
+    "VLMCC-vplus-seg": "ttl-mc=4&vegas-plus=true&plus-loss-segment=1448",
+    "VLMCC-vplus-seg-hold": "ttl-mc=4&vegas-plus=true&plus-loss-segment=1448"
+                            "&plus-recovery-hold=true",
     "TCP": None,
     "TFMCC": None,
 }
@@ -158,11 +172,22 @@ def run_case(case):
             cross.append([])
             netbed.greedy_tcp(tcp, rcv, R_ADDR, CROSS_PORT + k, case["cc"], stop, cross[k],
                               t0=t0, stop_at=END)
+        ss_trace = []
+        if os.environ.get("BENCH_VLMCC_SS"):
+            threading.Thread(target=sample_tcp_windows, args=(tcp, ss_trace, t0, stop),
+                             daemon=True).start()
+        time.sleep(max(0.0, t0 + WARMUP - time.monotonic()))
+        tcp_before = tcp_counters(tcp)
+        time.sleep(max(0.0, t0 + END - time.monotonic()))
+        tcp_after = tcp_counters(tcp)
         time.sleep(max(0.0, t0 + END + 0.5 - time.monotonic()))
         stop.set()
         for p in procs:
             fig5.stop(p["proc"])
-        result = dict(case, R=[windows(s, END) for s in [flow] + cross])
+        result = dict(case, R=[windows(s, END) for s in [flow] + cross],
+                      tcp={k: tcp_after[k] - tcp_before[k] for k in tcp_after})
+        if ss_trace:
+            result["tcp_windows"] = ss_trace
         if "sink" in extra:
             result["sink"] = sink_losses(extra["sink"], extra["src"], t0)
         if "tmp" in extra:
@@ -171,10 +196,52 @@ def run_case(case):
         return result
 
 
+TCP_COUNTERS = ("TcpOutSegs", "TcpRetransSegs", "TcpExtTCPTimeouts", "TcpExtTCPLossProbes",
+                "TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+
+
+def tcp_counters(host):
+    """The TCP sender's namespace-wide counters (all its flows): segments
+    sent and retransmitted, retransmission timeouts, tail loss probes and
+    fast recoveries (SACK or Reno), from nstat's absolute values."""
+    text = host.run(["nstat", "-asz"] + list(TCP_COUNTERS), check=False).stdout
+    got = dict((f[0], int(f[1])) for f in (ln.split() for ln in text.splitlines())
+               if len(f) >= 2 and f[0] in TCP_COUNTERS)
+    return {k: got.get(k, 0) for k in TCP_COUNTERS}
+
+
+def sample_tcp_windows(host, out, t0, stop):
+    """Every 0.25 s until stop: each TCP socket's port, cwnd and ssthresh
+    (segments) and smoothed RTT (ms) from `ss -tin` on the sender, as
+    (seconds since t0, [(port, cwnd, ssthresh, rtt_ms)])."""
+    pat = re.compile(r":(\d+)\s*$|\bcwnd:(\d+)|\bssthresh:(\d+)|\brtt:([\d.]+)")
+    while not stop.is_set():
+        text = host.run(["ss", "-tin", "state", "established"], check=False).stdout
+        socks, cur = [], None
+        for line in text.splitlines():
+            if not line.startswith("\t") and not line.startswith(" "):
+                cur = None
+                port = re.search(r"\S+:(\d+)\s*$", line.strip())
+                cur = [int(port.group(1)) if port else 0, 0, 0, 0.0]
+                socks.append(cur)
+                continue
+            if cur is None:
+                continue
+            for m in pat.finditer(line):
+                if m.group(2):
+                    cur[1] = int(m.group(2))
+                elif m.group(3):
+                    cur[2] = int(m.group(3))
+                elif m.group(4):
+                    cur[3] = float(m.group(4))
+        out.append((round(time.monotonic() - t0, 2), [tuple(c) for c in socks if c[1]]))
+        stop.wait(0.25)
+
+
 def start_vlmcc(snd, rcv, case):
     rx = fig5.start_receiver(rcv)
     time.sleep(0.5)
-    tx = fig5.start_sender(snd, SCHEMES[case["scheme"]])
+    tx = fig5.start_sender(snd, SCHEMES[case["scheme"]] + f"&packet-size={MTU}", mtu=MTU)
     return [tx, rx], dict(sink=tx, src=rx)
 
 
@@ -204,7 +271,8 @@ VLMCC_SCHEMES = [s for s in SCHEMES if s.startswith("VLMCC")]
 DEFAULT_SCHEMES = ",".join(s for s in SCHEMES
                            if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd",
                                         "VLMCC-vplus-cubic", "VLMCC-nocatch",
-                                        "VLMCC-vplus-nocatch"))
+                                        "VLMCC-vplus-nocatch", "VLMCC-vplus-hold",
+                                        "VLMCC-vplus-seg", "VLMCC-vplus-seg-hold"))
 START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
 UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 
@@ -366,7 +434,7 @@ def main():
         m = metrics(runs[-1]) if runs[-1]["ok"] else {}
         print(f"# {time.monotonic() - t_start:.0f} s: {scenario(c)} {c['scheme']}: "
               f"{ {k: (round(v, 3) if isinstance(v, float) else v) for k, v in m.items()} } "
-              f"sink {sink_summary(runs[-1])}; load {os.getloadavg()[0]:.1f}", flush=True)
+              f"sink {sink_summary(runs[-1])}; TCP sender {runs[-1]['tcp']}; load {os.getloadavg()[0]:.1f}", flush=True)
         save_runs(runs, "BENCH_VLMCC_JSON")
     return report_and_status(runs, report)
 

@@ -68,8 +68,9 @@ def make_bed(bed, receivers):
     return br, snd, tcp, hosts
 
 
-def start_sender(host, query="ttl-mc=4"):
-    """A greedy source: raw video as fast as the sink takes it. The
+def start_sender(host, query="ttl-mc=4", mtu=1000):
+    """A greedy source: raw video as fast as the sink takes it, in RTP
+    packets of at most mtu bytes. The
     environment's VLMCC_SINK_QUERY (e.g. "pacing-catch-up=10000000") is
     added to the sink's URI, so a bed run can try a sink option."""
     extra = os.environ.get("VLMCC_SINK_QUERY")
@@ -78,7 +79,7 @@ def start_sender(host, query="ttl-mc=4"):
     p = host.popen(gst(
         "-m videotestsrc pattern=smpte ! "
         "video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! "
-        "rtpvrawpay mtu=1000 ! "
+        f"rtpvrawpay mtu={mtu} ! "
         f"vlmccsink name=s uri=\"vlmcc://{GROUP}:{PORT}?{query}\" "
         "stats-interval=500000000"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -2328,6 +2328,101 @@ GST_START_TEST (test_vegas_plus_cubic_growth)
 
 GST_END_TEST;
 
+/* plus_recovery_hold: after a reduction in the loss-based mode the window
+ * stays one RTT (a TCP's fast recovery) and grows from the epoch after
+ * it: the reno mode's +1 per RTT one epoch later than without, and the
+ * cubic mode's window unchanged for the RTT after its x 0.7. */
+GST_START_TEST (test_vegas_plus_recovery_hold)
+{
+  VlmccConfig cfg;
+  Rig rig;
+  gdouble before, reduced;
+  gint64 rtt, t0, epoch;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  cfg.plus_loss_epochs = 1000;
+  cfg.plus_recovery_hold = TRUE;
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_RENO;
+  rig_with_far_leader (&rig, &cfg);
+  rtt = sender_stats (&rig).rtt;
+  t0 = rig_drop_one (&rig, rig.now, rtt, &before);
+  fail_unless (sender_stats (&rig).loss_based);
+  epoch = first_epoch_after (rig.sender_events, t0, rtt);
+  fail_unless (epoch < t0 + rtt);
+  /* the first epoch falls inside the hold: no growth */
+  rig_run (&rig, epoch + rtt / 2);
+  fail_unless_equals_float (sender_stats (&rig).window, floor (before / 2.0));
+  for (guint i = 1; i <= 10; i++) {
+    rig_run (&rig, rig.now + rtt);
+    fail_unless_equals_float (sender_stats (&rig).window,
+        floor (before / 2.0) + i);
+  }
+  rig_clear (&rig);
+
+  /* the cubic mode, already loss-based: x 0.7, then held for an RTT */
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  rig_with_far_leader (&rig, &cfg);
+  rig_drop_one (&rig, rig.now, rtt, &before);
+  rig_run (&rig, rig.now + 10 * rtt);
+  t0 = rig_drop_one (&rig, rig.now, rtt, &before);
+  reduced = sender_stats (&rig).window;
+  fail_unless_equals_float (reduced, floor (0.7 * before));
+  epoch = first_epoch_after (rig.sender_events, t0, rtt);
+  rig_run (&rig, epoch + rtt / 2);
+  fail_unless_equals_float (sender_stats (&rig).window, reduced);
+  rig_run (&rig, rig.now + 3 * rtt);
+  fail_unless (sender_stats (&rig).window > reduced, "%f",
+      sender_stats (&rig).window);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* plus_loss_segment: a reduction in the loss-based mode leaves whole
+ * 1448-byte segments of 1000-byte packets (0.7 W floored in segments),
+ * the cubic epoch grows from there; off, 0.7 W floored in packets. */
+static gdouble
+whole_segments_of (gdouble reduced, gdouble seg)
+{
+  return floor (MAX (floor (reduced / seg), 2.0) * seg);
+}
+
+GST_START_TEST (test_vegas_plus_loss_segment)
+{
+  VlmccConfig cfg;
+  Rig rig;
+  gdouble before, reduced, seg;
+  gint64 rtt;
+
+  vlmcc_config_init (&cfg);
+  cfg.vegas_plus = TRUE;
+  cfg.plus_loss_epochs = 1000;
+  cfg.plus_loss_mode = VLMCC_PLUS_LOSS_CUBIC;
+  cfg.plus_loss_segment = 1448;
+  seg = 1448.0 / cfg.packet_size;
+  rig_with_far_leader (&rig, &cfg);
+  rtt = sender_stats (&rig).rtt;
+  /* Vegas' halving switches; the halved window is floored in segments */
+  rig_drop_one (&rig, rig.now, rtt, &before);
+  fail_unless (sender_stats (&rig).loss_based);
+  fail_unless_equals_float (sender_stats (&rig).window,
+      whole_segments_of (before / 2.0, seg));
+  rig_run (&rig, rig.now + 10 * rtt);
+  /* a loss in the loss-based mode: 0.7 W in whole segments */
+  rig_drop_one (&rig, rig.now, rtt, &before);
+  reduced = sender_stats (&rig).window;
+  fail_unless (whole_segments_of (0.7 * before, seg) < floor (0.7 * before),
+      "%f: no segment to lose", before);
+  fail_unless_equals_float (reduced, whole_segments_of (0.7 * before, seg));
+  rig_run (&rig, rig.now + 3 * rtt);
+  fail_unless (sender_stats (&rig).window > reduced, "%f",
+      sender_stats (&rig).window);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* The window of the cubic loss-based mode from a Vegas halving at 50 ms
  * RTT, where the Reno-friendly estimate reaches the window of before the
  * halving (the prior) long before the cubic curve does: @mode's trace to
@@ -3357,6 +3452,8 @@ vlmcccore_suite (void)
   tcase_add_test (tc, test_challenge_confirm_jitter);
   tcase_add_test (tc, test_vegas_plus_cubic_growth);
   tcase_add_test (tc, test_vegas_plus_cubic_reno_friendly);
+  tcase_add_test (tc, test_vegas_plus_recovery_hold);
+  tcase_add_test (tc, test_vegas_plus_loss_segment);
   tcase_add_test (tc, test_keyed_bytes_and_behaviour);
   tcase_add_test (tc, test_keyed_forged_control);
   tcase_add_test (tc, test_no_loss_alone);
