@@ -886,6 +886,8 @@ server_stats (GstStructure * s, const RmtpServerStats * st,
       "polls-sent", G_TYPE_UINT64, st->polls_sent,
       "rel-sent", G_TYPE_UINT64, st->rel_sent,
       "eor-sent", G_TYPE_UINT64, st->eor_sent,
+      "busy-received", G_TYPE_UINT64, st->busy_received,
+      "rrdy-received", G_TYPE_UINT64, st->rrdy_received,
       "responses", G_TYPE_UINT64, st->responses,
       "rounds", G_TYPE_UINT, st->rounds,
       "max-responses-per-round", G_TYPE_UINT, st->max_responses_per_round,
@@ -1071,6 +1073,9 @@ gst_rmtp_sink_finalize (GObject * object)
   "polls-sent: POLL packets sent (packets); " \
   "rel-sent: REL packets sent (packets); " \
   "eor-sent: EOR packets sent (packets); " \
+  "busy-received: BUSY from connected members, first or repeated " \
+  "(packets); " \
+  "rrdy-received: RRDY from connected members (packets); " \
   "responses: NACKs and ACKs taken (packets); " \
   "rounds: rounds begun, multicast and unicast (rounds); " \
   "max-responses-per-round: most answers one round took (packets); " \

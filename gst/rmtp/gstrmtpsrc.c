@@ -719,6 +719,8 @@ core_stats (GstRmtpSrc * self, GstStructure * s)
       "nack-sent", G_TYPE_UINT64, st->nack_sent,
       "ack-sent", G_TYPE_UINT64, st->ack_sent,
       "rack-sent", G_TYPE_UINT64, st->rack_sent,
+      "busy-sent", G_TYPE_UINT64, st->busy_sent,
+      "rrdy-sent", G_TYPE_UINT64, st->rrdy_sent,
       "report-sent", G_TYPE_UINT64, st->report_sent,
       "busy-dropped", G_TYPE_UINT64, st->busy_dropped,
       "parity-received", G_TYPE_UINT64, st->parity_received,
@@ -836,6 +838,9 @@ gst_rmtp_src_finalize (GObject * object)
   "nack-sent: NACKs sent (packets); " \
   "ack-sent: ACKs sent (packets); " \
   "rack-sent: RACKs sent (packets); " \
+  "busy-sent: BUSY sent, on the busy property or again to a POLL " \
+  "(packets); " \
+  "rrdy-sent: RRDY sent when busy is cleared (packets); " \
   "report-sent: monitor reports sent (packets); " \
   "busy-dropped: DATA dropped while BUSY (packets); " \
   "parity-received: PARITY packets kept (packets); " \

@@ -1887,6 +1887,10 @@ server_on_busy (RmtpServer * s, Member * m, gboolean busy, gint64 now)
   s->stats.in.accepted++;
   if (m->state != MEMBER_CONNECTED)
     return;
+  if (busy)
+    s->stats.busy_received++;
+  else
+    s->stats.rrdy_received++;
   m->busy = busy;
   m->unmeasurable |= busy;
   if (busy && !m->slow) {
@@ -3160,6 +3164,7 @@ receiver_on_round (RmtpReceiver * r, const RmtpPacket * p, gint64 window,
     /* still busy: say so again, the BUSY may have been lost */
     r->stats.in.accepted++;
     r->last_answer = now;
+    r->stats.busy_sent++;
     queue_member_packet (&r->out, RMTP_TO_GROUP, RMTP_BUSY, r->session,
         r->member, NULL, 0);
     return;
@@ -3450,6 +3455,10 @@ rmtp_receiver_set_busy (RmtpReceiver * r, gboolean busy, gint64 now)
           RMTP_RECEIVER_RECEIVING))
     return;
   r->state = busy ? RMTP_RECEIVER_BUSY : RMTP_RECEIVER_RECEIVING;
+  if (busy)
+    r->stats.busy_sent++;
+  else
+    r->stats.rrdy_sent++;
   queue_member_packet (&r->out, RMTP_TO_GROUP, busy ? RMTP_BUSY : RMTP_RRDY,
       r->session, r->member, NULL, 0);
   if (busy && r->due == DUE_ROUND) {

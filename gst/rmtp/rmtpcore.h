@@ -327,6 +327,7 @@ typedef struct {
   guint64 datagrams_sent, data_sent, data_resent, unicast_data_sent;
   guint64 parity_sent;
   guint64 conn_sent, polls_sent, rel_sent, eor_sent;
+  guint64 busy_received, rrdy_received; /* from connected members */
   guint64 responses;            /* NACK + ACK taken */
   guint rounds;
   guint max_responses_per_round;
@@ -425,6 +426,7 @@ typedef struct {
   RmtpInputStats in;
   guint64 data_received;
   guint64 cack_sent, nack_sent, ack_sent, rack_sent, report_sent;
+  guint64 busy_sent, rrdy_sent; /* BUSY again answers a POLL too */
   guint64 busy_dropped;         /* DATA dropped while BUSY */
   guint64 parity_received;      /* PARITY packets kept */
   guint64 parity_recovered;     /* data packets rebuilt from parity */

@@ -839,6 +839,7 @@ run_busy_receiver (gboolean lose_rrdy)
 {
   Rig rig;
   const RmtpServerStats *st;
+  const RmtpReceiverStats *rst;
   const Logged *ack0;
 
   rig_init (&rig, 4, 256 * 1024, NULL);
@@ -867,6 +868,13 @@ run_busy_receiver (gboolean lose_rrdy)
   fail_unless (st->unicast_data_sent > 0);
   fail_unless_equals_int (st->slow_receivers, 1);
   fail_unless_equals_int (count_logged (rig.to_server, RMTP_RRDY, 2), 1);
+  /* the counts in both elements' stats; a lost RRDY is not counted taken */
+  rst = rmtp_receiver_stats (rig.r[2]);
+  fail_unless_equals_int (rst->busy_sent, count_logged (rig.to_server,
+          RMTP_BUSY, 2));
+  fail_unless_equals_int (rst->rrdy_sent, 1);
+  fail_unless_equals_int (st->busy_received, rst->busy_sent);
+  fail_unless_equals_int (st->rrdy_received, lose_rrdy ? 0 : 1);
   assert_all_whole_and_clear (&rig);
 }
 
