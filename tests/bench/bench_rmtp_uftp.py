@@ -52,7 +52,11 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
                         trace line: the sender's start to its CONN, the
                         connection, each round's DATA time against the
                         pacer's, its answers and the wait to the next round,
-                        the release, and the last RACK to the last EOS ()"""
+                        each POLL's member and when it answered, the
+                        release, and the last RACK to the last EOS; and a
+                        line of the loops' lateness (loop-late-max of the
+                        sink and each receiver, answers-redrawn, polls-held)
+                        ()"""
 import hashlib
 import os
 import resource
@@ -178,6 +182,26 @@ def stop_trace(trace, t0, t1):
                                              t1 + to_real)
 
 
+def loop_lateness(tx, rxs):
+    """With the trace: how late the sink's and each receiver's loop ran at
+    worst (loop-late-max, ms), and the answers the receivers drew again
+    (their timer past window + tat) or held."""
+    def last(proc, element, name):
+        m = rt.messages(proc, element, name)
+        return m[-1] if m else {}
+
+    def late(st):
+        return f"{int(st.get('loop-late-max', 0)) / 1e6:.0f}"
+
+    rx = [(r["member"], last(r, "rmtpsrc0", "rmtp-src-stats")) for r in rxs]
+    return (f"\n  loop-late-max ms: sink {late(rt.last_stats(tx))}, m"
+            + " m".join(f"{m}:{late(st)}" for m, st in rx)
+            + "; answers-redrawn "
+            + str(sum(int(st.get("answers-redrawn", 0)) for _, st in rx))
+            + ", polls-held "
+            + str(sum(int(st.get("polls-held", 0)) for _, st in rx)))
+
+
 def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys="",
              tag=""):
     trace = start_trace(snd, tmp)
@@ -197,6 +221,8 @@ def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys="",
         note += f" receiver-cpu-ms={rx[0]:.1f} receiver-switches={rx[1]:.0f}"
     ended = max(rx_["ended"] for rx_ in rxs)
     note += stop_trace(trace, t0, ended)
+    if trace:
+        note += loop_lateness(tx, rxs)
     return whole, ended - t0, note, rx
 
 

@@ -26,22 +26,26 @@ SO_RCVBUFFORCE = 33
 PACKET_OUTGOING = 4
 NAMES = {1: "CONN", 2: "CACK", 3: "DATA", 4: "EOR", 5: "NACK", 6: "ACK",
          7: "POLL", 8: "REL", 9: "RACK", 10: "BUSY", 11: "RRDY"}
-# where each type's round field is, counted from the RMTP header's start
+# where each type's round and member fields are, from the RMTP header's start
 ROUND_AT = {3: 8, 4: 8, 5: 12, 6: 12, 7: 12, 8: 8}
+MEMBER_AT = {2: 8, 5: 8, 6: 8, 7: 8, 9: 8, 10: 8, 11: 8}
+
+
+def field(rmtp, at):
+    return struct.unpack_from(">I", rmtp, at)[0] if at and len(rmtp) >= at + 4 \
+        else -1
 
 
 def rmtp_of(frame):
-    """(type, round or -1) of an Ethernet/IPv4/UDP frame carrying RMTP, or
-    None."""
+    """(type, round, member; -1 where the type has none) of an
+    Ethernet/IPv4/UDP frame carrying RMTP, or None."""
     if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
         return None
     rmtp = frame[14 + (frame[14] & 0x0F) * 4 + 8:]
     if len(rmtp) < 8 or rmtp[:3] != b"RM\x01":
         return None
-    kind, at = rmtp[3], ROUND_AT.get(rmtp[3])
-    rnd = struct.unpack_from(">I", rmtp, at)[0] if at and len(rmtp) >= at + 4 \
-        else -1
-    return kind, rnd
+    kind = rmtp[3]
+    return kind, field(rmtp, ROUND_AT.get(kind)), field(rmtp, MEMBER_AT.get(kind))
 
 
 def capture(iface, out):
@@ -66,19 +70,38 @@ def capture(iface, out):
                       None)
             if ts:
                 way = "out" if addr[2] == PACKET_OUTGOING else "in"
-                f.write(f"{ts[0] + ts[1] * 1e-9:.6f} {way} {got[0]} {got[1]}\n")
+                f.write(f"{ts[0] + ts[1] * 1e-9:.6f} {way} {got[0]} {got[1]} "
+                        f"{got[2]}\n")
 
 
 def load(path):
+    """(time, direction, type, round) of each packet, and (time, type, round,
+    member) of each POLL out and each NACK or ACK in."""
+    pkts, talk = [], []
     with open(path) as f:
-        return [(float(t), way, int(k), int(r)) for t, way, k, r in
-                (ln.split() for ln in f)]
+        for t, way, k, r, m in (ln.split() for ln in f):
+            pkts.append((float(t), way, int(k), int(r)))
+            if (int(k) == 7) == (way == "out") and int(k) in (5, 6, 7):
+                talk.append((float(t), int(k), int(r), int(m)))
+    return pkts, talk
+
+
+def polls_answered(talk):
+    """Each POLL: its round, member, and when that member's answer came
+    after it (ms), or None."""
+    out = []
+    for i, (t, k, r, m) in enumerate(talk):
+        if k == 7:
+            ans = next((tt for tt, kk, rr, mm in talk[i + 1:]
+                        if kk != 7 and rr == r and mm == m), None)
+            out.append((r, m, None if ans is None else 1e3 * (ans - t)))
+    return out
 
 
 def summary(path, rate, packet=1024, start=None, end=None):
     """start, end: when the sender's gst-launch was started and when the
     last receiver's EOS was read (CLOCK_REALTIME, as the trace), or None."""
-    pkts = load(path)
+    pkts, talk = load(path)
     if not pkts:
         return "trace: no packets"
     t0 = next((t for t, w, k, _ in pkts if k == 1 and w == "out"), pkts[0][0])
@@ -102,10 +125,11 @@ def summary(path, rate, packet=1024, start=None, end=None):
         parts.append(part)
     racks = [t for t, w, k, _ in pkts if k == 9 and w == "in"]
     last = racks[-1] if racks else pkts[-1][0]
-    polls = sum(1 for _, w, k, _ in pkts if k == 7 and w == "out")
+    polls = polls_answered(talk)
     parts.append(f"release {1e3 * (last - data[-1][0]):.0f} ms" if data else "")
-    parts.append(f"polls {polls}, first CONN to last RACK "
-                 f"{last - t0:.3f} s")
+    parts.append(f"polls {len(polls)}" + "".join(
+        f" (r{r} m{m} answered {'never' if a is None else f'+{a:.0f} ms'})"
+        for r, m, a in polls) + f", first CONN to last RACK {last - t0:.3f} s")
     if end:
         parts.append(f"last RACK to last EOS {1e3 * (end - last):.0f} ms")
     return "trace: " + "; ".join(p for p in parts if p)
