@@ -22,4 +22,6 @@ for runs in 5 6 8 10 14 30 40; do
   env $R BENCH_RMTP_TRACE=1 BENCH_RMTP_LOSSES=10 BENCH_RMTP_RUNS=$runs BENCH_RMTP_MODES=retransmit $B > $D/loss10-$t.log 2>&1
   n=$((n + 1))
 done
+# control-copies=4 beside the default, traced, alternating
+env $R BENCH_RMTP_TRACE=1 BENCH_RMTP_LOSSES=10 BENCH_RMTP_RUNS=40 BENCH_RMTP_MODES=retransmit,retransmit+control-copies=4 $B > $D/loss10-copies4.log 2>&1
 python3 $D/split.py $D/loss*.log
