@@ -46,7 +46,17 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
                         (cpu-clock, 499 Hz), its samples kept as
                         BENCH_RMTP_RECORD_DIR/<mode>-<run>-r<i>.data ()
   BENCH_RMTP_RECORD_DIR where BENCH_RMTP_PERF=record keeps the samples
-                        (./rmtp-perf-record)"""
+                        (./rmtp-perf-record)
+  BENCH_RMTP_TRACE      1: each RMTP run captures the datagrams on the
+                        sender's interface (rmtp_wire_trace.py) and adds a
+                        trace line: the sender's start to its CONN, the
+                        connection, each round's DATA time against the
+                        pacer's, its answers and the wait to the next round,
+                        each POLL's member and when it answered, the
+                        release, and the last RACK to the last EOS; and a
+                        line of the loops' lateness (loop-late-max of the
+                        sink and each receiver, answers-redrawn, polls-held)
+                        ()"""
 import hashlib
 import os
 import resource
@@ -61,9 +71,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "net"))
 import netbed  # noqa: E402
 import test_rmtp_transfer as rt  # noqa: E402
+import rmtp_wire_trace  # noqa: E402
 
 RATE = 8_000_000
 SENDER_LINK = 10_000_000
+PACKET = 1024  # rmtpsink's default packet-size, bytes
 
 
 def env_list(name, default, kind=int):
@@ -80,6 +92,8 @@ BEFORE = os.environ.get("BENCH_RMTP_BEFORE", "")
 PERF = os.environ.get("BENCH_RMTP_PERF", "") not in ("", "0")
 RECORD = os.environ.get("BENCH_RMTP_PERF", "") == "record"
 RECORD_DIR = os.environ.get("BENCH_RMTP_RECORD_DIR", "rmtp-perf-record")
+TRACE = os.environ.get("BENCH_RMTP_TRACE", "") not in ("", "0")
+TRACER = os.path.join(HERE, "rmtp_wire_trace.py")
 # the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
 # the line time; a run past 10 x is a failure
 TIMEOUT = 30 + 10 * SIZE * 8 / RATE
@@ -144,8 +158,53 @@ def receiver_cpu(tmp, n):
     return statistics.median(clock), statistics.median(switches)
 
 
+def start_trace(snd, tmp):
+    """The capture on the sender's interface, once it is ready, or None."""
+    if not TRACE:
+        return None
+    path = os.path.join(tmp, "trace.txt")
+    p = snd.popen([sys.executable, TRACER, "capture", "eth0", path],
+                  stdout=subprocess.PIPE, text=True)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError("the wire trace did not start")
+    return p, path
+
+
+def stop_trace(trace, t0, t1):
+    """The trace line; t0, t1: the run's start and end (monotonic)."""
+    if not trace:
+        return ""
+    p, path = trace
+    p.terminate()
+    p.wait(timeout=10)
+    to_real = time.time() - time.monotonic()
+    return "\n  " + rmtp_wire_trace.summary(path, RATE, PACKET, t0 + to_real,
+                                             t1 + to_real)
+
+
+def loop_lateness(tx, rxs):
+    """With the trace: how late the sink's and each receiver's loop ran at
+    worst (loop-late-max, ms), and the answers the receivers drew again
+    (their timer past window + tat) or held."""
+    def last(proc, element, name):
+        m = rt.messages(proc, element, name)
+        return m[-1] if m else {}
+
+    def late(st):
+        return f"{int(st.get('loop-late-max', 0)) / 1e6:.0f}"
+
+    rx = [(r["member"], last(r, "rmtpsrc0", "rmtp-src-stats")) for r in rxs]
+    return (f"\n  loop-late-max ms: sink {late(rt.last_stats(tx))}, m"
+            + " m".join(f"{m}:{late(st)}" for m, st in rx)
+            + "; answers-redrawn "
+            + str(sum(int(st.get("answers-redrawn", 0)) for _, st in rx))
+            + ", polls-held "
+            + str(sum(int(st.get("polls-held", 0)) for _, st in rx)))
+
+
 def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys="",
              tag=""):
+    trace = start_trace(snd, tmp)
     tx, rxs, t0 = rt.transfer(hosts, snd, src, tmp, f"rmtp-{repair}",
                               extra=f"&repair={repair}&rate={RATE}{EXTRA}"
                               f"{keys}",
@@ -160,7 +219,11 @@ def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys="",
     rx = receiver_cpu(tmp, len(rxs)) if PERF else None
     if rx:
         note += f" receiver-cpu-ms={rx[0]:.1f} receiver-switches={rx[1]:.0f}"
-    return whole, max(rx_["ended"] - t0 for rx_ in rxs), note, rx
+    ended = max(rx_["ended"] for rx_ in rxs)
+    note += stop_trace(trace, t0, ended)
+    if trace:
+        note += loop_lateness(tx, rxs)
+    return whole, ended - t0, note, rx
 
 
 def uftp_id(i):
