@@ -104,6 +104,31 @@ def first_climb(lv):
     return next(((lvl, why) for _, lvl, why in lv if lvl > 1), (None, None))
 
 
+def first_climb_time(levels):
+    """When the first change above the start level came, or None."""
+    return next((t for t, lvl, _ in levels if lvl > 1), None)
+
+
+def experimenting_at(levels, t):
+    """Whether a receiver's own join experiment was under way at t: from a
+    join-experiment to its next level change. Its reports are not settled
+    then, so a newcomer that heard no other settled report climbs by the
+    paper's experiment, as it should."""
+    for (t0, _, why), nxt in zip(levels, levels[1:] + [None]):
+        if why == "join-experiment" and t0 <= t and (nxt is None or
+                                                     t < nxt[0]):
+            return True
+    return False
+
+
+def others_experimenting(rs, i):
+    """Whether another receiver of the arm ran an experiment when receiver
+    i first climbed."""
+    t = first_climb_time(rs[i]["levels"])
+    return t is not None and any(experimenting_at(r["levels"], t)
+                                 for j, r in enumerate(rs) if j != i)
+
+
 def make_lans(bed):
     """The sender's snooping bridge and per arm a LAN of len(ARRIVALS)
     receiver hosts behind one bottlenecked port; (sender, {arm: [host]})."""
@@ -208,9 +233,17 @@ def main():
     new_off = [reach_or_bound(r)[0] for r in off[1:]]
     check("the first receiver reached level 3", first is not None,
           f"after {secs(first)} s")
-    check("every newcomer's first climb is a join to the reported level 3",
-          all(r["climb"] == (BEST, "reported-level") for r in on[1:]),
-          f"{[r['climb'] for r in on[1:]]}")
+    # a newcomer whose first timer fell inside another's experiment heard
+    # no settled report (CI, 29 Nov: the first receiver's experiment at
+    # level 4 ran 33.7-34.4 s, a newcomer's first timer came at 34.0 s)
+    exempt = [others_experimenting(on, i) for i in range(1, len(on))]
+    joined = [r["climb"] == (BEST, "reported-level") for r in on[1:]]
+    check("every newcomer's first climb is a join to the reported level 3, "
+          "unless another receiver's experiment was under way then, and at "
+          "least two are",
+          all(j or x for j, x in zip(joined, exempt)) and sum(joined) >= 2,
+          f"{[r['climb'] for r in on[1:]]}, during another's experiment "
+          f"{exempt}")
     check("no newcomer undid its join to the reported level",
           all(r["undone"] == 0 for r in on[1:]),
           f"{[r['undone'] for r in on[1:]]}")
