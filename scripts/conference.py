@@ -483,7 +483,8 @@ def main():
                          "alone, no room taken for the voices (before 2026-11-29)")
     ap.add_argument("--voice-room", type=int, default=0,
                     help="bit/s of each participant's upload rate kept for each copy of its "
-                         "voice before --uplink-share is taken (default 0: none)")
+                         "voice before --uplink-share is taken, beside the room the app takes "
+                         "(default 0: none)")
     ap.add_argument("--layer-max-spread", type=float, default=None,
                     help="each participant's whole stream at most this many times the "
                          "slowest member's rate (the app's --layer-max-spread; default: the "
