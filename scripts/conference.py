@@ -12,7 +12,7 @@ and rates.svg (rates over time). Each participant's audio is a tone of its own f
 the report says how loud each other participant's tone is in a recording.
 
   python3 scripts/conference.py [--participants=3] [--duration=30]
-      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--voice-room=BPS] [--uplink-estimate] [--layer-max-spread=F] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
+      [--rates=4M,4M,1M] [--up-rates=...] [--uplink-share=0] [--voice-room=BPS] [--uplink-video-only] [--uplink-estimate] [--layer-max-spread=F] [--loss=0] [--join=ID:S ...] [--leave=ID:S ...] [--ice]
 
 With --ice the participants connect through ICE (conference --ice, libnice): p1 also hosts
 the rendezvous the ICE blobs go through, on 10.77.0.1:7000, and the pairs connect by host
@@ -288,6 +288,7 @@ def conference_command(args, pid, n):
         (["--headless"] if args.headless else []) + \
         ([f"--initial-rate={args.initial_rate}"] if args.initial_rate else []) + \
         ([f"--uplink-rate={uplink_rate(args, pid, n)}"] if args.uplink_share > 0 else []) + \
+        (["--uplink-video-only"] if args.uplink_video_only else []) + \
         (["--uplink-estimate"] if args.uplink_estimate else []) + \
         ([f"--layer-max-spread={args.layer_max_spread}"]
          if args.layer_max_spread is not None else []) + \
@@ -472,13 +473,18 @@ def main():
     ap.add_argument("--up-rates", default="",
                     help="upload rate per participant if not its --rates, as --rates")
     ap.add_argument("--uplink-share", type=float, default=UPLINK_SHARE,
-                    help="each participant's tpsssink keeps the copies of its video within "
-                         "this share of its upload rate (the app's --uplink-rate; the rest "
-                         "is for its voice and the packets' headers); 0: off, each copy as "
-                         f"its member allows (default: {UPLINK_SHARE})")
+                    help="each participant keeps the copies of its voice and video within "
+                         "this share of its upload rate (the app's --uplink-rate, less its "
+                         "voices for the video's tpsssink; the rest is for the video's "
+                         "headers); 0: off, each copy as its member allows (default: "
+                         f"{UPLINK_SHARE})")
+    ap.add_argument("--uplink-video-only", action="store_true",
+                    help="the app's --uplink-video-only: the share bounds the video's copies "
+                         "alone, no room taken for the voices (before 2026-11-29)")
     ap.add_argument("--voice-room", type=int, default=0,
                     help="bit/s of each participant's upload rate kept for each copy of its "
-                         "voice before --uplink-share is taken (default 0: none)")
+                         "voice before --uplink-share is taken, beside the room the app takes "
+                         "(default 0: none)")
     ap.add_argument("--layer-max-spread", type=float, default=None,
                     help="each participant's whole stream at most this many times the "
                          "slowest member's rate (the app's --layer-max-spread; default: the "

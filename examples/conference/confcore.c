@@ -55,6 +55,52 @@ entry_id (const gchar * entry)
   return end == at && id <= G_MAXUINT32 ? (guint) id : 0;
 }
 
+guint
+conf_other_members_count (const gchar * members, guint id)
+{
+  gchar **v = g_strsplit (members, ",", -1);
+  guint n = 0;
+
+  for (guint i = 0; v[i]; i++)
+    if (entry_id (v[i]) != id)
+      n++;
+  g_strfreev (v);
+  return n;
+}
+
+/* Bytes around a voice packet's Opus payload on the wire: IPv4 and UDP
+ * (28), RTP (12) and tpss's QoS extension (12); a parity packet adds tpss's
+ * FEC header (20) to the same. */
+#define VOICE_PACKET_HEADERS (28 + 12 + 12)
+#define VOICE_PARITY_HEADER 20
+
+guint64
+conf_voice_copy_rate (void)
+{
+  guint64 packets = 1000 / CONF_VOICE_FRAME_MS;
+  guint64 payload = (guint64) CONF_VOICE_BITRATE * CONF_VOICE_FRAME_MS /
+      8000;
+  guint64 media = payload + VOICE_PACKET_HEADERS;
+
+  /* tpsssink gives an application-limited flow as slow as a voice up to
+   * one parity packet per media packet (docs/protocols/tpss.md). */
+  return packets * (2 * media + VOICE_PARITY_HEADER) * 8;
+}
+
+guint64
+conf_video_uplink_rate (const ConfOptions * o)
+{
+  guint64 voices;
+
+  if (o->uplink_rate == 0 || !o->audio || o->uplink_video_only)
+    return o->uplink_rate;
+  voices = conf_voice_copy_rate () *
+      conf_other_members_count (o->members, o->id);
+  /* A quarter of the uplink stays the video's even beside many voices. */
+  return MAX (o->uplink_rate - MIN (voices, o->uplink_rate),
+      o->uplink_rate / 4);
+}
+
 gboolean
 conf_members_check (const gchar * members, GError ** error)
 {
@@ -277,9 +323,14 @@ conf_options_parse (ConfOptions * o, gint argc, gchar ** argv,
         "Our receive capacity, shared by the senders (bit/s, 0: unlimited)",
         "BPS"},
     {"uplink-rate", 0, 0, G_OPTION_ARG_INT64, &n.uplink,
-          "Our uplink's rate: the copies of our video to the others are "
-          "kept within it together (tpsssink's uplink-rate; bit/s, 0: "
-          "unknown, each copy as its member allows)", "BPS"},
+          "Our uplink's rate: the copies of our voice to the others (each "
+          "at most its Opus rate with parity and headers) and of our video "
+          "are kept within it together (the rest is tpsssink's uplink-rate "
+          "for the video; bit/s, 0: unknown, each copy as its member "
+          "allows)", "BPS"},
+    {"uplink-video-only", 0, 0, G_OPTION_ARG_NONE, &o->uplink_video_only,
+          "--uplink-rate bounds the copies of our video alone, with no room "
+          "taken for the voices' (default off)", NULL},
     {"layer-max-spread", 0, 0, G_OPTION_ARG_DOUBLE, &spread,
           "Our whole stream at most this many times the slowest member's "
           "rate (tpsssink's layer-max-spread; a factor, at least 1; "

@@ -25,6 +25,8 @@ typedef struct
   guint64 max_receive_rate;     /* bit/s, 0: unlimited */
   guint64 uplink_rate;          /* tpsssink's uplink-rate, bit/s, 0:
                                  * unknown */
+  gboolean uplink_video_only;   /* --uplink-rate bounds the video's copies
+                                 * alone, no room taken for the voices */
   gboolean uplink_estimate;     /* tpsssink's uplink-estimate */
   gdouble layer_max_spread;     /* tpsssink's layer-max-spread, a factor */
   guint64 initial_rate;         /* bit/s */
@@ -63,6 +65,11 @@ typedef struct
 /* A member's audio session is on its video port + this. */
 #define CONF_AUDIO_PORT_OFFSET 1
 
+/* The voice we send: Opus at this many bit/s in frames of this many ms
+ * (conference.c's opusenc). */
+#define CONF_VOICE_BITRATE 16000
+#define CONF_VOICE_FRAME_MS 40
+
 /* A queue toward a member that holds more than this of frames a key unit
  * would flush asks the encoder for one (tpsssink's key-unit-queue-time,
  * ms), so that a slow member's video does not lag its audio by seconds:
@@ -99,9 +106,20 @@ void conf_options_clear (ConfOptions * o);
 gboolean conf_members_check (const gchar * members, GError ** error);
 /* The number of entries of @members (at least 1). */
 guint conf_members_count (const gchar * members);
+/* The number of entries of @members whose id is not @id: the members we
+ * send a copy to. */
+guint conf_other_members_count (const gchar * members, guint id);
 /* @members with every entry's port + CONF_AUDIO_PORT_OFFSET; NULL if an
  * entry has no port or that port is past 65535. */
 gchar *conf_audio_members (const gchar * members);
+
+/* One copy of our voice on the wire at most, bit/s: its Opus packets and,
+ * from tpsssink, up to one parity packet each, with their headers. */
+guint64 conf_voice_copy_rate (void);
+/* tpsssink's uplink-rate for our video (bit/s, 0: none): --uplink-rate less
+ * one voice copy per other member, so that video and voices together stay
+ * within it; --uplink-rate itself with --no-audio or --uplink-video-only. */
+guint64 conf_video_uplink_rate (const ConfOptions * o);
 
 /* A participant's tile colour (0xRRGGBB) and tone (Hz), by id (1..). */
 guint32 conf_colour_of (guint id);

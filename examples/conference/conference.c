@@ -142,11 +142,11 @@ audio_description (const ConfOptions * o)
       "! audioconvert ! opusenc bitrate=32000 ! recmux.") :
       g_strdup ("queue name=" CONF_OUT_AUDIO_QUEUE " ! audioconvert "
       "! audioresample ! autoaudiosink");
-  /* Opus at 16 kbit/s in 40 ms frames: with the headers about 27 kbit/s
-   * per voice on the wire, a small share of the slowest link. */
+  /* Opus at 16 kbit/s in 40 ms frames: with parity and headers at most
+   * 57 kbit/s per copy on the wire (conf_voice_copy_rate). */
   desc = g_strdup_printf ("%s ! audioconvert ! audioresample "
-      "! audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=16000 "
-      "frame-size=40 %s ! rtpopuspay pt=97 ! tpsssink name=atx %s "
+      "! audio/x-raw,rate=48000,channels=1 ! opusenc bitrate=%u "
+      "frame-size=%u %s ! rtpopuspay pt=97 ! tpsssink name=atx %s "
       "initial-rate=64000 "
       "tpsssrc name=arx %s caps=\"application/x-rtp,media=audio,"
       "clock-rate=48000,encoding-name=OPUS,payload=97\" "
@@ -155,7 +155,8 @@ audio_description (const ConfOptions * o)
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! amix. "
       "audiomixer name=amix latency=100000000 "
       "! audio/x-raw,format=S16LE,rate=48000,channels=1 ! %s",
-      src, fec, session, session, out);
+      src, CONF_VOICE_BITRATE, CONF_VOICE_FRAME_MS, fec, session, session,
+      out);
   g_free (fec);
   g_free (members);
   g_free (session);
@@ -212,7 +213,7 @@ pipeline_description (Conference * conf)
       "sync=false async=false enable-last-sample=true %s %s",
       camera, KEY_UNIT_MAX_DELAY_MS, o->fps * 4, ENCODER_QP_MIN,
       session,
-      o->initial_rate, spread, o->uplink_rate,
+      o->initial_rate, spread, conf_video_uplink_rate (o),
       o->uplink_estimate ? "true" : "false", KEY_UNIT_PARITY,
       (guint64) o->key_unit_queue_ms * GST_MSECOND,
       (guint64) o->max_queue_age_ms * GST_MSECOND,
@@ -713,6 +714,10 @@ main (int argc, char **argv)
   else if (conf.opt.audio && !conf.opt.audio_device)
     g_print ("participant %u: audio tone %u Hz over its own ICE transport\n",
         conf.opt.id, conf_audio_frequency (conf.opt.id));
+  if (conf.opt.uplink_rate)
+    g_print ("participant %u: uplink %" G_GUINT64_FORMAT " bit/s, video "
+        "copies within %" G_GUINT64_FORMAT " bit/s\n", conf.opt.id,
+        conf.opt.uplink_rate, conf_video_uplink_rate (&conf.opt));
   conf.started = g_get_monotonic_time ();
   if (conf_pipeline_play (conf.pipeline) == GST_STATE_CHANGE_FAILURE) {
     g_printerr ("conference: the pipeline does not start (see above)\n");

@@ -4,7 +4,7 @@ what its download link carried over its rate: (tbf) the bytes its tbf sent (tbfs
 Ethernet frames: everything the link carried) over 15-30 s and 20-30 s of the call (C4: p3
 left at 18 s); (up) the same for its upload link over 20-30 s; fps, loss after FEC and on the link from
 the others (a fast member: from the other fast one), and a fast member's loss on the link from
-the slow one, over 20-30 s; (test) what tests/net/test_conference.py measures, summary.json's receive
+the slow one, before and after FEC, and its fps there, over 20-30 s; (test) what tests/net/test_conference.py measures, summary.json's receive
 rates over 15-30 s, video with parity plus audio (each a rate over one report interval, a
 few packets at 1 Mbit/s: it reads high, 1.09-1.16 of a 1 Mbit/s link it cannot exceed).
 Per fast sender -> fast receiver over 20-30 s (medians of the seconds): N, the rate the
@@ -122,7 +122,7 @@ def pair(st, s, r, lo, hi):
 def main():
     dirs = sorted(d for d in os.listdir(OUT) if os.path.isdir(os.path.join(OUT, d)))
     print("call recv link | tbf_15-30 tbf_20-30 test_15-30 bound_20-30 | fps loss% linkloss% "
-          "slowlinkloss% | "
+          "slowlinkloss% slowfecloss% slowfps | "
           "its uplink's tbf_20-30")
     agg, pairs_out = {}, []
     for d in dirs:
@@ -150,11 +150,13 @@ def main():
             bd = float("nan") if slow else bound_window(st, r, c["links"], 20, 30)
             senders = [p for p in present if p != r and (slow or p != c["slow"])]
             fps, loss, lloss = quality(st, r, senders, 20, 30)
-            sloss = float("nan") if slow else quality(st, r, [c["slow"]], 20, 30)[2]
+            nan3 = (float("nan"),) * 3
+            sfps, sfec, sloss = nan3 if slow else quality(st, r, [c["slow"]], 20, 30)
             agg.setdefault((kind, arm, slow), []).append(
-                (f15, f20, ft, bd, fps, loss, up, lloss, sloss))
+                (f15, f20, ft, bd, fps, loss, up, lloss, sloss, sfec, sfps))
             print(f"{d:8s} p{r} {link / 1e6:g}M | {f15:.3f} {f20:.3f} {ft:.3f} {bd:.3f} | "
-                  f"{fps:.1f} {loss:.2f} {lloss:.2f} {sloss:.2f} | up {up:.3f}")
+                  f"{fps:.1f} {loss:.2f} {lloss:.2f} {sloss:.2f} {sfec:.2f} {sfps:.1f} | "
+                  f"up {up:.3f}")
         for s in c["fast"]:
             for r in c["fast"]:
                 if s != r:
@@ -163,7 +165,8 @@ def main():
                         pairs_out.append((kind, arm, d, s, r, rows))
     print("\nmedians (range) of tbf_15-30, tbf_20-30, test_15-30, bound_20-30, fps, loss after "
           "FEC (mean %), its uplink's tbf_20-30, loss on the link (mean %), a fast member's loss on the "
-          "link from the slow one (mean %); tbf_20-30 within 15 %")
+          "link from the slow one (mean %), and after FEC (mean %), the slow one's fps at a fast one; "
+          "tbf_20-30 within 15 %")
     for (kind, arm, slow), v in sorted(agg.items()):
         col = list(zip(*v))
         within = sum(1 for x in col[1] if abs(x - 1) <= 0.15)

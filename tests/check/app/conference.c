@@ -65,7 +65,7 @@ GST_START_TEST (test_options_defaults)
   fail_unless_equals_uint64 (o.initial_rate, 150000);
   fail_unless_equals_uint64 (o.max_receive_rate, 0);
   fail_unless_equals_uint64 (o.uplink_rate, 0);
-  fail_unless (!o.uplink_estimate);
+  fail_unless (!o.uplink_estimate && !o.uplink_video_only);
   fail_unless (o.layer_max_spread == CONF_LAYER_MAX_SPREAD);
   fail_unless_equals_int (o.key_unit_queue_ms, CONF_KEY_UNIT_QUEUE_MS);
   fail_unless_equals_int (o.max_frame_age_ms, CONF_MAX_FRAME_AGE_MS);
@@ -283,6 +283,43 @@ GST_START_TEST (test_tiles_join_and_leave)
   /* a fifth past the 2x2 grid stays off the canvas */
   check_tile (4, crowd, 4, 320, 240);
   check_tile (5, crowd, 4, -4 * 320, 0);
+}
+
+GST_END_TEST;
+
+/* --uplink-rate holds our voices' copies and our video's together: the
+ * video's tpsssink gets it less one voice copy per other member. */
+GST_START_TEST (test_video_uplink_leaves_room_for_voices)
+{
+  ConfOptions o;
+  GError *err = NULL;
+
+  /* 25 packets/s of 80 bytes of Opus + 52 of headers, as many parity
+   * packets 20 bytes longer: 56.8 kbit/s. */
+  fail_unless_equals_uint64 (conf_voice_copy_rate (), 56800);
+  fail_unless_equals_int (conf_other_members_count
+      ("1@10.0.0.1:5000,2@10.0.0.2:5002,3@10.0.0.3:5000", 2), 2);
+  fail_unless_equals_int (conf_other_members_count
+      ("1@10.0.0.1:5000,3@10.0.0.3:5000", 2), 2);
+
+  fail_unless (parse (&o, FALSE, &err, GOOD, "--uplink-rate=850000", NULL));
+  fail_unless_equals_uint64 (conf_video_uplink_rate (&o), 850000 - 2 * 56800);
+  conf_options_clear (&o);
+  fail_unless (parse (&o, FALSE, &err, GOOD, "--uplink-rate=850000",
+          "--uplink-video-only", NULL));
+  fail_unless_equals_uint64 (conf_video_uplink_rate (&o), 850000);
+  conf_options_clear (&o);
+  fail_unless (parse (&o, FALSE, &err, GOOD, "--uplink-rate=850000",
+          "--no-audio", NULL));
+  fail_unless_equals_uint64 (conf_video_uplink_rate (&o), 850000);
+  conf_options_clear (&o);
+  fail_unless (parse (&o, FALSE, &err, GOOD, NULL));
+  fail_unless_equals_uint64 (conf_video_uplink_rate (&o), 0);
+  conf_options_clear (&o);
+  /* more voice than uplink: the video keeps a quarter */
+  fail_unless (parse (&o, FALSE, &err, GOOD, "--uplink-rate=100000", NULL));
+  fail_unless_equals_uint64 (conf_video_uplink_rate (&o), 25000);
+  conf_options_clear (&o);
 }
 
 GST_END_TEST;
@@ -1225,6 +1262,7 @@ conference_suite (void)
   tcase_add_test (tc, test_grid_size);
   tcase_add_test (tc, test_tiles_join_and_leave);
   tcase_add_test (tc, test_audio_members);
+  tcase_add_test (tc, test_video_uplink_leaves_room_for_voices);
   tcase_add_test (tc, test_stats_json_line);
   tcase_add_test (tc, test_stale_frames_left_out);
   tcase_add_test (tc, test_allocation_answered_at_tee);
