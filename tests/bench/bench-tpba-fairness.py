@@ -960,18 +960,35 @@ def med_range(xs, spec=".1f"):
             + ("" if len(xs) > 1 else " (1)"))
 
 
+def period_at(periods, t):
+    """The period the sink had decided last before t (None before the first)."""
+    before = [p for pt, p, _ in periods if pt <= t]
+    return before[-1] if before else None
+
+
+def changes_inside(run):
+    """How many of the run's join and leave fell inside a period of its
+    change_in kind, and how many there were."""
+    times = [run[k] for k in ("join_at", "leave_at") if k in run]
+    return sum(period_at(run["periods"], t) == run["change_in"] for t in times), len(times)
+
+
 def table3(scored):
     """Table 3 (the paper: T_pr 2.0 s, T_pi 2.8 s on average, 2.8 / 3.2 s at most):
     per variant and where the change fell, the time from the join (T_pr) or the
     leave (T_pi) to the next running period, the time to the end of the first probe
     begun after the change, and the r_s kept then over the new fair share."""
-    print("| variant | change inside | runs | T_pr s | T_pi s | T_pr, whole next probe s | "
-          "T_pi, whole next probe s | r_s / fair after join | r_s / fair after leave |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+    print("| variant | change inside | runs | changes inside it | T_pr s | T_pi s | "
+          "T_pr, whole next probe s | T_pi, whole next probe s | r_s / fair after join | "
+          "r_s / fair after leave |\n|---|---|---|---|---|---|---|---|---|---|")
     whole = lambda r: None if r[1] is None else r[0] + r[1]  # noqa: E731
     for key in dict.fromkeys((run["variant"], run.get("change_in", "")) for run, _ in scored):
+        runs = [run for run, _ in scored if (run["variant"], run.get("change_in", "")) == key]
         ms = [m for run, m in scored if (run["variant"], run.get("change_in", "")) == key]
+        inside = [changes_inside(run) for run in runs] if key[1] else []
         print(f"| {key[0]} | {key[1] or 'at JOIN / LEAVE'} | {len(ms)} | "
+              + (f"{sum(a for a, _ in inside)} of {sum(n for _, n in inside)} | "
+                 if key[1] else "- | ") +
               f"{med_range(m['settle_pr'][0] for m in ms)} | "
               f"{med_range(m['settle_pi'][0] for m in ms)} | "
               f"{med_range(whole(m['pr']) for m in ms)} | "
