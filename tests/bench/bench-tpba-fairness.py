@@ -973,6 +973,19 @@ def changes_inside(run):
     return sum(period_at(run["periods"], t) == run["change_in"] for t in times), len(times)
 
 
+def first_cut(run, t_change):
+    """s from t_change to the first of the sink's 1 s samples, in the same running
+    period, whose paced rate is below the rate at the change (the running period's
+    own answer to a join: a cut at an adaptation point); None if there is none."""
+    sink = run.get("sink", [])
+    at = [rate for t, _, rate, _ in sink if t <= t_change]
+    nxt = first(lambda p: p[0] > t_change, run["periods"])
+    t_end = nxt[0] if nxt else END
+    cut = first(lambda x: t_change < x[0] <= t_end and x[1] == "running" and x[2] < at[-1],
+                sink) if at else None
+    return cut[0] - t_change if cut else None
+
+
 def table3(scored):
     """Table 3 (the paper: T_pr 2.0 s, T_pi 2.8 s on average, 2.8 / 3.2 s at most):
     per variant and where the change fell, the time from the join (T_pr) or the
@@ -980,7 +993,8 @@ def table3(scored):
     begun after the change, and the r_s kept then over the new fair share."""
     print("| variant | change inside | runs | changes inside it | T_pr s | T_pi s | "
           "T_pr, whole next probe s | T_pi, whole next probe s | r_s / fair after join | "
-          "r_s / fair after leave |\n|---|---|---|---|---|---|---|---|---|---|")
+          "r_s / fair after leave | first cut after join s |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
     whole = lambda r: None if r[1] is None else r[0] + r[1]  # noqa: E731
     for key in dict.fromkeys((run["variant"], run.get("change_in", "")) for run, _ in scored):
         runs = [run for run, _ in scored if (run["variant"], run.get("change_in", "")) == key]
@@ -994,7 +1008,10 @@ def table3(scored):
               f"{med_range(whole(m['pr']) for m in ms)} | "
               f"{med_range(whole(m['pi']) for m in ms)} | "
               f"{med_range((m['settle_pr'][1] for m in ms), '.2f')} | "
-              f"{med_range((m['settle_pi'][1] for m in ms), '.2f')} |")
+              f"{med_range((m['settle_pi'][1] for m in ms), '.2f')} | "
+              f"{med_range(first_cut(run, change_times(run)[0]) for run in runs)} "
+              f"({sum(first_cut(run, change_times(run)[0]) is not None for run in runs)} "
+              f"of {len(runs)}) |")
 
 
 def median_or_none(xs):
