@@ -986,15 +986,27 @@ def first_cut(run, t_change):
     return cut[0] - t_change if cut else None
 
 
+def answering_probe(periods, t_change, t_end):
+    """The length (s) of the probing period that ended at the first running period
+    after t_change (the one on at the change, or the next); None if none by t_end."""
+    run = first(lambda p: t_change < p[0] < t_end and p[1] == "running", periods)
+    if run is None:
+        return None
+    starts = [t for t, p, _ in periods if p == "probing" and t < run[0]]
+    return run[0] - starts[-1] if starts else run[0]
+
+
 def table3(scored):
     """Table 3 (the paper: T_pr 2.0 s, T_pi 2.8 s on average, 2.8 / 3.2 s at most):
     per variant and where the change fell, the time from the join (T_pr) or the
     leave (T_pi) to the next running period, the time to the end of the first probe
-    begun after the change, and the r_s kept then over the new fair share."""
+    begun after the change, the r_s kept then over the new fair share, the time
+    from a join to the running period's first cut, and the length of the probe
+    that ended at the next running period."""
     print("| variant | change inside | runs | changes inside it | T_pr s | T_pi s | "
           "T_pr, whole next probe s | T_pi, whole next probe s | r_s / fair after join | "
-          "r_s / fair after leave | first cut after join s |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+          "r_s / fair after leave | first cut after join s | probe that answered the "
+          "join / the leave s |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     whole = lambda r: None if r[1] is None else r[0] + r[1]  # noqa: E731
     for key in dict.fromkeys((run["variant"], run.get("change_in", "")) for run, _ in scored):
         runs = [run for run, _ in scored if (run["variant"], run.get("change_in", "")) == key]
@@ -1011,7 +1023,10 @@ def table3(scored):
               f"{med_range((m['settle_pi'][1] for m in ms), '.2f')} | "
               f"{med_range(first_cut(run, change_times(run)[0]) for run in runs)} "
               f"({sum(first_cut(run, change_times(run)[0]) is not None for run in runs)} "
-              f"of {len(runs)}) |")
+              f"of {len(runs)}) | "
+              f"{med_range(answering_probe(run['periods'], *change_times(run)) for run in runs)}"
+              " / " + med_range(answering_probe(run["periods"], change_times(run)[1], END)
+                                for run in runs if change_times(run)[1] < END) + " |")
 
 
 def median_or_none(xs):
