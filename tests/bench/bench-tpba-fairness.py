@@ -65,7 +65,12 @@ that is flagged; each run stores the flows' connect() times and first bytes),
 BENCH_TPBA_START (together, on-connect or before: see TPBA_START; a TPBA run whose
 sink shows more than MAX_START_SKEW off the TCP flows' start is flagged; each run
 stores the times as the reference's do (for "together" the TCP flows' entry is when
-they began to send), and tpba_first_tx, when the sink's socket first held unacked data). `bench-tpba-fairness.py --report A.json ...`
+they began to send), and tpba_first_tx, when the sink's socket first held unacked data),
+BENCH_TPBA_CHANGE_IN (running or probing: Table 3's cases; the joiner joins
+BENCH_TPBA_CHANGE_DELAY s (1) into the first period of that kind the sink decides at or
+after JOIN, and leaves as far into the first one at or after LEAVE (at least 6 s after
+the join); the run stores join_at and leave_at, and the metrics use them for JOIN and
+LEAVE; empty, the default, joins at JOIN and leaves at LEAVE). `bench-tpba-fairness.py --report A.json ...`
 prints the tables of runs saved before.
 
 Needs root (network namespaces); exits 77 (skip) otherwise."""
@@ -112,6 +117,12 @@ TPBA_START = os.environ.get("BENCH_TPBA_START", "together")
 TPBA_STARTS = ("together", "on-connect", "before")
 # how long a TPBA run waits for the sink's connection before it starts the TCP flows anyway, s
 TPBA_CONNECT_WAIT = 10.0
+# Table 3's cases (issue 17): with "running" or "probing" the joiner joins, and later
+# leaves, CHANGE_DELAY s into the first period of that kind the sink decides at or
+# after JOIN (LEAVE); "" (the default) joins and leaves at JOIN and LEAVE themselves.
+CHANGE_IN = os.environ.get("BENCH_TPBA_CHANGE_IN", "")
+CHANGE_INS = ("", "running", "probing")
+CHANGE_DELAY = float(os.environ.get("BENCH_TPBA_CHANGE_DELAY", "1.0"))
 
 VARIANTS = {
     "TPBA": "",
@@ -457,19 +468,62 @@ def build_bed(bed, case):
     return snd, rcv
 
 
-def start_cross(case, snd, rcv, stop, t0, connected=None, go=None, connect_early=False):
+def start_cross(case, snd, rcv, stop, t0, connected=None, go=None, connect_early=False,
+                joiner=None):
     """The n TCP flows from 0 to END and the joiner from JOIN to LEAVE (none
     before go is set, if given); returns their (time, bytes) sample lists (and
-    fills connected[k] with flow k's connect() time, if given)."""
+    fills connected[k] with flow k's connect() time, if given). With joiner, a
+    pair of events (join, leave), the joiner runs from join to leave instead."""
     ntcp = case["ntcp"]
     cross = [[] for _ in range(ntcp + 1)]
     for k in range(ntcp + 1):
-        start, stop_at = (JOIN, LEAVE) if k == ntcp else (0, END)
-        netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, case["cc"], stop, cross[k],
-                          t0=t0, start=start, stop_at=stop_at,
-                          connected=connected[k] if connected else None, go=go,
+        start, stop_at, flow_go, flow_stop = 0, END, go, stop
+        if k == ntcp:
+            start, stop_at = JOIN, LEAVE
+            if joiner:
+                (flow_go, flow_stop), start, stop_at = joiner, 0, END
+        netbed.greedy_tcp(snd, rcv, "10.77.2.2", CROSS_PORT + k, case["cc"], flow_stop,
+                          cross[k], t0=t0, start=start, stop_at=stop_at,
+                          connected=connected[k] if connected else None, go=flow_go,
                           connect_early=connect_early and k < ntcp)
     return cross
+
+
+def wait_in_period(msgs, kind, after, delay, t0, stop, poll=0.01):
+    """Wait until delay s into the first `kind` period the sink decided at or
+    after `after` (s since t0; tpba-period messages in msgs) and return that time
+    (s since t0); a period that ends before then is skipped for the next one.
+    None if stop is set first."""
+    while not stop.is_set():
+        periods = [(t, f.get("period")) for t, name, f in list(msgs) if name == "tpba-period"]
+        start = first(lambda p: p[0] >= after and p[1] == kind, periods)
+        now = time.monotonic() - t0
+        if start is not None and now >= start[0] + delay:
+            later = [t for t, _ in periods if t > start[0]]
+            if not later:
+                return round(now, 3)
+            after = later[0]
+            continue
+        time.sleep(poll)
+    return None
+
+
+def drive_change(msgs, t0, stop, join, leave, times):
+    """A thread that sets join, then leave, inside CHANGE_IN periods (Table 3's
+    cases) and stores their times in times["join_at"], times["leave_at"]."""
+    def drive():
+        j = wait_in_period(msgs, CHANGE_IN, JOIN, CHANGE_DELAY, t0, stop)
+        if j is None:
+            return
+        times["join_at"] = j
+        join.set()
+        end = wait_in_period(msgs, CHANGE_IN, max(LEAVE, j + 6), CHANGE_DELAY, t0, stop)
+        if end is not None:
+            times["leave_at"] = end
+            leave.set()
+    th = threading.Thread(target=drive, daemon=True)
+    th.start()
+    return th
 
 
 def start_rule(case):
@@ -507,7 +561,8 @@ def run_tpba(case, snd, rcv):
     # the TCP flows start on the sink's connection (go), or at once in the old order
     go, connect_early = start_rule(case)
     connected, tpba_start = [[] for _ in range(case["ntcp"] + 1)], {}
-    cross = start_cross(case, snd, rcv, stop, t0, connected, go, connect_early)
+    joiner = (threading.Event(), threading.Event()) if case.get("change_in") else None
+    cross = start_cross(case, snd, rcv, stop, t0, connected, go, connect_early, joiner)
     if connect_early:
         wait_established(snd, case["ntcp"])
     ss = {}
@@ -519,6 +574,9 @@ def run_tpba(case, snd, rcv):
         frames=END * FPS, dst="10.77.2.2", port=PORT, cc=case["cc"], extra=extra)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     reader = read_messages(tx, t0, "snk", tx_msgs)
+    change = {}
+    if joiner:
+        drive_change(tx_msgs, t0, stop, *joiner, change)
     try:
         tx.wait(timeout=END + 20)
     except subprocess.TimeoutExpired:
@@ -528,6 +586,8 @@ def run_tpba(case, snd, rcv):
     stop.set()
     if go is not None:
         go.set()                     # a sender that never connected: the flows end
+    for event in joiner or ():
+        event.set()                  # a change that never came: the joiner ends
     netbed.interrupt(rx)
 
     tpba = [(t, int(f.get("bytes-udp", 0)) + int(f.get("bytes-tcp", 0)))
@@ -554,13 +614,15 @@ def run_tpba(case, snd, rcv):
     rr_rtt = [(round(t, 2), f.get("period"), int(f.get("rtt", -1)),
                int(f.get("probe-rtt", -1)), int(f.get("queue-holds", 0)))
               for t, name, f in tx_msgs if name == "tpba-stats"]
-    return dict(case, ok=tx.returncode == 0 and len(tpba) > 2,
-                err="" if tx.returncode == 0 else err_tx[-300:],
+    ok, err = tx.returncode == 0 and len(tpba) > 2, "" if tx.returncode == 0 else err_tx[-300:]
+    if ok and joiner and "join_at" not in change:
+        ok, err = False, f"no {case['change_in']} period from {JOIN} s to the end: nobody joined"
+    return dict(case, ok=ok, err=err,
                 R=[windows(s, END) for s in [tpba] + cross], U=windows(udp, END),
                 periods=periods, losses=losses, sink=sink, tcp=tcp, rr_rtt=rr_rtt, ss=ss,
                 last=stats[-1] if stats else {}, first_bytes=first_bytes([tpba] + cross),
                 connects=[tpba_start.get("connect")] + [c[0] if c else None for c in connected],
-                tpba_first_tx=tpba_start.get("first_tx"))
+                tpba_first_tx=tpba_start.get("first_tx"), **change)
 
 
 def run_reference(case, snd, rcv):
@@ -650,6 +712,26 @@ def response(periods, t_change, t_end):
                                 else None)
 
 
+def change_times(run):
+    """When the joiner joined and left, s since t0: JOIN and LEAVE unless the run
+    placed them inside TPBA's periods (BENCH_TPBA_CHANGE_IN; END for a leave that
+    found no such period)."""
+    if run.get("change_in"):
+        return run.get("join_at", JOIN), run.get("leave_at", END)
+    return JOIN, LEAVE
+
+
+def settle(periods, t_change, t_end, fair):
+    """(T_stable, r_s / fair): from t_change to the first running period that
+    starts after it (the paper's "until the rate becomes stable": the probe that
+    was on at the change, or the next one, has ended), and the r_s that period
+    kept over the fair share after the change; (None, None) if none by t_end."""
+    run = first(lambda p: t_change < p[0] < t_end and p[1] == "running", periods)
+    if run is None:
+        return None, None
+    return run[0] - t_change, run[2] / fair
+
+
 def probe_ratios(run):
     """[(k, TPBA's rate / the active TCP flows' mean rate in the k-th whole 1 s
     window of a probing period)] over the run's probing periods after the first
@@ -710,7 +792,8 @@ def metrics(run):
     orig = R[:ntcp + 1]                  # TPBA and the TCP flows that run throughout
     joiner = R[ntcp + 1]
     tcp = R[1:ntcp + 1]
-    n_change, n_final = JOIN - 1, LEAVE - 1
+    join, leave = change_times(run)
+    n_change, n_final = int(join) - 1, int(leave) - 1
     n_cross = first(lambda j: any(R[0][j] >= r[j] for r in tcp), range(n_change))
     if n_cross is None:                  # the paper's fallback for flows that never cross
         n_cross = first(lambda n: max(R[0][n - 10:n + 1]) - min(R[0][n - 10:n + 1])
@@ -718,25 +801,28 @@ def metrics(run):
     span1 = range(n_cross, n_change + 1)
     d_intra = max(max(r[j] for j in span1) - min(r[j] for j in span1) for r in orig)
     means1 = [statistics.mean(r[j] for j in span1) for r in orig]
-    n_join = first(lambda j: any(joiner[j] >= r[j] for r in tcp), range(JOIN, n_final),
-                   JOIN)
+    n_join = first(lambda j: any(joiner[j] >= r[j] for r in tcp), range(int(join), n_final),
+                   int(join))
     span2 = range(n_join, n_final + 1)
     means2 = [statistics.mean(r[j] for j in span2) for r in R]
-    f1 = [jain([r[j] for r in orig]) for j in range(WARMUP, JOIN)]
-    f2 = [jain([r[j] for r in R]) for j in range(JOIN + 5, LEAVE)]
+    f1 = [jain([r[j] for r in orig]) for j in range(WARMUP, int(join))]
+    f2 = [jain([r[j] for r in R]) for j in range(int(join) + 5, int(leave))] or [None]
     fair1 = run["b"] / (ntcp + 1)
-    share1 = statistics.mean(R[0][j] for j in range(WARMUP, JOIN)) / fair1
+    share1 = statistics.mean(R[0][j] for j in range(WARMUP, int(join))) / fair1
     rs_med = median_or_none([r for _, p, r in run["periods"] if p == "running"])
-    f_tcp = (statistics.median(jain([r[j] for r in tcp]) for j in range(WARMUP, JOIN))
+    f_tcp = (statistics.median(jain([r[j] for r in tcp]) for j in range(WARMUP, int(join)))
              if ntcp > 1 else None)
     return dict(
-        f1=statistics.median(f1), f1_mean=statistics.mean(f1), f2=statistics.median(f2),
+        f1=statistics.median(f1), f1_mean=statistics.mean(f1), f2=median_or_none(f2),
         f_tcp=f_tcp, share1=share1, n_cross=n_cross, n_join=n_join,
         d_intra=d_intra, d_ave1=max(means1) - min(means1),
         d_ave2=max(means2) - min(means2),
-        pr=response(run["periods"], JOIN, LEAVE), pi=response(run["periods"], LEAVE, END),
-        tpba_kbps=statistics.mean(R[0][j] for j in range(WARMUP, JOIN)) / 1e3,
-        tcp_kbps=[statistics.mean(r[j] for j in range(WARMUP, JOIN)) / 1e3 for r in tcp],
+        pr=response(run["periods"], join, leave), pi=response(run["periods"], leave, END),
+        settle_pr=settle(run["periods"], join, leave, run["b"] / (ntcp + 2)),
+        settle_pi=(settle(run["periods"], leave, END, run["b"] / (ntcp + 1))
+                   if leave < END else (None, None)),
+        tpba_kbps=statistics.mean(R[0][j] for j in range(WARMUP, int(join))) / 1e3,
+        tcp_kbps=[statistics.mean(r[j] for j in range(WARMUP, int(join))) / 1e3 for r in tcp],
         running=sum(1 for p in run["periods"] if p[1] == "running"),
         p_loss=median_or_none([p for p, _ in run.get("losses", [])]),
         p_probe=median_or_none([q for _, q in run.get("losses", []) if q >= 0]),
@@ -781,7 +867,7 @@ def row(run, m):
             f"{fmt(m['f_tcp'], spec='.3f')} | {m['share1']:.2f} | {m['tpba_kbps']:.0f} | "
             + "/".join(f"{x:.0f}" for x in m["tcp_kbps"])
             + f" | {m['n_cross']} | {fmt(m['d_intra'], 1e3)} | {fmt(m['d_ave1'], 1e3)} | "
-            f"{m['f2']:.3f} | {fmt(m['d_ave2'], 1e3)} | {fmt_response(m['pr'])} | "
+            f"{fmt(m['f2'], spec='.3f')} | {fmt(m['d_ave2'], 1e3)} | {fmt_response(m['pr'])} | "
             f"{fmt_response(m['pi'])} | {m['running']} |")
 
 
@@ -889,6 +975,87 @@ def report(runs):
         udp_and_kept_rate(scored)
         print()
         kept_rate_per_period(scored)
+        if any(run.get("change_in") for run, _ in scored):
+            print()
+            table3(scored)
+
+
+def med_range(xs, spec=".1f"):
+    """'median [min-max]' of the values that are not None, with how many are."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    return (f"{statistics.median(xs):{spec}} [{min(xs):{spec}}-{max(xs):{spec}}]"
+            + ("" if len(xs) > 1 else " (1)"))
+
+
+def period_at(periods, t):
+    """The period the sink had decided last before t (None before the first)."""
+    before = [p for pt, p, _ in periods if pt <= t]
+    return before[-1] if before else None
+
+
+def changes_inside(run):
+    """How many of the run's join and leave fell inside a period of its
+    change_in kind, and how many there were."""
+    times = [run[k] for k in ("join_at", "leave_at") if k in run]
+    return sum(period_at(run["periods"], t) == run["change_in"] for t in times), len(times)
+
+
+def first_cut(run, t_change):
+    """s from t_change to the first of the sink's 1 s samples, in the same running
+    period, whose paced rate is below the rate at the change (the running period's
+    own answer to a join: a cut at an adaptation point); None if there is none."""
+    sink = run.get("sink", [])
+    at = [rate for t, _, rate, _ in sink if t <= t_change]
+    nxt = first(lambda p: p[0] > t_change, run["periods"])
+    t_end = nxt[0] if nxt else END
+    cut = first(lambda x: t_change < x[0] <= t_end and x[1] == "running" and x[2] < at[-1],
+                sink) if at else None
+    return cut[0] - t_change if cut else None
+
+
+def answering_probe(periods, t_change, t_end):
+    """The length (s) of the probing period that ended at the first running period
+    after t_change (the one on at the change, or the next); None if none by t_end."""
+    run = first(lambda p: t_change < p[0] < t_end and p[1] == "running", periods)
+    if run is None:
+        return None
+    starts = [t for t, p, _ in periods if p == "probing" and t < run[0]]
+    return run[0] - starts[-1] if starts else run[0]
+
+
+def table3(scored):
+    """Table 3 (the paper: T_pr 2.0 s, T_pi 2.8 s on average, 2.8 / 3.2 s at most):
+    per variant and where the change fell, the time from the join (T_pr) or the
+    leave (T_pi) to the next running period, the time to the end of the first probe
+    begun after the change, the r_s kept then over the new fair share, the time
+    from a join to the running period's first cut, and the length of the probe
+    that ended at the next running period."""
+    print("| variant | change inside | runs | changes inside it | T_pr s | T_pi s | "
+          "T_pr, whole next probe s | T_pi, whole next probe s | r_s / fair after join | "
+          "r_s / fair after leave | first cut after join s | probe that answered the "
+          "join / the leave s |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+    whole = lambda r: None if r[1] is None else r[0] + r[1]  # noqa: E731
+    for key in dict.fromkeys((run["variant"], run.get("change_in", "")) for run, _ in scored):
+        runs = [run for run, _ in scored if (run["variant"], run.get("change_in", "")) == key]
+        ms = [m for run, m in scored if (run["variant"], run.get("change_in", "")) == key]
+        inside = [changes_inside(run) for run in runs] if key[1] else []
+        print(f"| {key[0]} | {key[1] or 'at JOIN / LEAVE'} | {len(ms)} | "
+              + (f"{sum(a for a, _ in inside)} of {sum(n for _, n in inside)} | "
+                 if key[1] else "- | ") +
+              f"{med_range(m['settle_pr'][0] for m in ms)} | "
+              f"{med_range(m['settle_pi'][0] for m in ms)} | "
+              f"{med_range(whole(m['pr']) for m in ms)} | "
+              f"{med_range(whole(m['pi']) for m in ms)} | "
+              f"{med_range((m['settle_pr'][1] for m in ms), '.2f')} | "
+              f"{med_range((m['settle_pi'][1] for m in ms), '.2f')} | "
+              f"{med_range(first_cut(run, change_times(run)[0]) for run in runs)} "
+              f"({sum(first_cut(run, change_times(run)[0]) is not None for run in runs)} "
+              f"of {len(runs)}) | "
+              f"{med_range(answering_probe(run['periods'], *change_times(run)) for run in runs)}"
+              " / " + med_range(answering_probe(run["periods"], change_times(run)[1], END)
+                                for run in runs if change_times(run)[1] < END) + " |")
 
 
 def median_or_none(xs):
@@ -915,7 +1082,7 @@ def summary_by_variant(scored):
         col = lambda key, i=None: median_or_none(  # noqa: E731
             m[key] if i is None else m[key][i] for m in ms)
         print(f"| {v} | {len(ms)} | {col('f1'):.3f} | "
-              f"{sum(m['f1'] >= 0.95 for m in ms)} / {len(ms)} | {col('f2'):.3f} | "
+              f"{sum(m['f1'] >= 0.95 for m in ms)} / {len(ms)} | {fmt(col('f2'), spec='.3f')} | "
               f"{col('share1'):.2f} | {fmt(col('pr', 1), spec='.1f')} | "
               f"{fmt(col('pi', 1), spec='.1f')} | {fmt(col('pr', 0), spec='.1f')} / "
               f"{fmt(col('pi', 0), spec='.1f')} |")
@@ -1072,7 +1239,8 @@ def cases():
                                          f"{', '.join(list(VARIANTS) + list(REFERENCES))}")
                             out.append(dict(b=b * 1e6, ntcp=ntcp, cc=cc, rtt=rtt, variant=v,
                                             trial=trial, mtu=MTU, queue=QUEUE, qdisc=qdisc,
-                                            rcvbuf=RCVBUF, start=TPBA_START))
+                                            rcvbuf=RCVBUF, start=TPBA_START,
+                                            change_in=CHANGE_IN))
     i, n = map(int, os.environ.get("BENCH_TPBA_SHARD", "0/1").split("/"))
     return out[i::n]
 
@@ -1086,6 +1254,8 @@ def main():
         return 0
     if TPBA_START not in TPBA_STARTS:
         sys.exit(f"BENCH_TPBA_START={TPBA_START!r}: one of {', '.join(TPBA_STARTS)}")
+    if CHANGE_IN not in CHANGE_INS:
+        sys.exit(f"BENCH_TPBA_CHANGE_IN={CHANGE_IN!r}: running, probing or empty")
     todo = cases()
     netbed.require_or_skip(nfq=any(c["rtt"] for c in todo),
                            aqm=any(c["qdisc"] != "tbf" for c in todo))
@@ -1095,7 +1265,8 @@ def main():
     for c in todo:
         run = run_case(c)
         runs.append(run)
-        print(f"# {time.monotonic() - t0:.0f} s elapsed; periods {run['periods'][:12]}; "
+        print(f"# {time.monotonic() - t0:.0f} s elapsed; join, leave at {change_times(run)} s; "
+              f"periods {run['periods'][:12]}; "
               f"sink {run['last']}", flush=True)
         print(row(run, metrics(run)) if run["ok"] else f"FAILED {scenario(run)} {run['variant']}: "
               f"{run['err']}", flush=True)
