@@ -12,7 +12,6 @@ there the decoder reports no error and gives out that level's frame rate
 played, and no less, so every layer below was."""
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netbed  # noqa: E402
@@ -57,34 +56,11 @@ def main():
     netbed.require_or_skip()
     check = netbed.Checks()
     with netbed.NetBed() as bed:
-        br, snd, hosts = rlm.make_bed(bed, list(RECEIVERS))
-        for name, (rate, _) in RECEIVERS.items():
-            bed.bottleneck(br, f"p-{name}", rate_bps=rate,
-                           latency_ms=rlm.LATENCY_MS)
-        counter = rlm.GroupCounter(hosts["l1"])
-        holds = [rlm.hold_base_group(h) for h in hosts.values()]
-        waited = rlm.wait_snooping(snd, counter)
-        check("the bridge forwards by membership", waited is not None,
-              f"after {waited and round(waited, 1)} s")
-        counter.close()
-        t0 = time.monotonic()
-        rxs = {name: rlm.start_receiver(h) for name, h in hosts.items()}
-        check("receivers' base group in the bridge's mdb",
-              rlm.wait_members(br, [f"p-{n}" for n in RECEIVERS]))
-        tx = rlm.start_sender(snd)
-        time.sleep(SECONDS)
-        t_end = time.monotonic()
-        for rx in rxs.values():
-            rlm.stop(rx["proc"])
-        rlm.stop(tx)
-        for h in holds:
-            h.close()
-        results = []
-        for name, (_, best) in RECEIVERS.items():
-            rx = rxs[name]
-            for t in rx["threads"]:
-                t.join(5)
-            results.append(check_receiver(check, name, rx, best, t0, t_end))
+        rxs, t0, t_end = rlm.run_behind_ports(
+            bed, check, {n: rate for n, (rate, _) in RECEIVERS.items()}, "l1",
+            SECONDS)
+        results = [check_receiver(check, name, rxs[name], best, t0, t_end)
+                   for name, (_, best) in RECEIVERS.items()]
         print("RESULT decode_levels " + " ".join(results))
     return check.summary()
 

@@ -320,6 +320,39 @@ def left_layer_stops(counter, lv, layer, t_end, prune=4.0):
     return quiet, joined
 
 
+def run_behind_ports(bed, check, ports, counted, seconds):
+    """Receivers on the snooping bridge, each behind its own bottlenecked
+    port ({name: rate in bit/s}), and the sender once their base groups are
+    in the bridge's mdb; runs `seconds`, stops them all and joins the
+    receivers' reader threads. `counted` names the host whose traffic shows
+    the bridge forwarding by membership. ({name: receiver}, t0, t_end)."""
+    br, snd, hosts = make_bed(bed, list(ports))
+    for name, rate in ports.items():
+        bed.bottleneck(br, f"p-{name}", rate_bps=rate, latency_ms=LATENCY_MS)
+    counter = GroupCounter(hosts[counted])
+    holds = [hold_base_group(h) for h in hosts.values()]
+    waited = wait_snooping(snd, counter)
+    check("the bridge forwards by membership", waited is not None,
+          f"after {waited and round(waited, 1)} s")
+    counter.close()
+    t0 = time.monotonic()
+    rxs = {name: start_receiver(h) for name, h in hosts.items()}
+    check("receivers' base group in the bridge's mdb",
+          wait_members(br, [f"p-{n}" for n in ports]))
+    tx = start_sender(snd)
+    time.sleep(seconds)
+    t_end = time.monotonic()
+    for rx in rxs.values():
+        stop(rx["proc"])
+    stop(tx)
+    for h in holds:
+        h.close()
+    for rx in rxs.values():
+        for t in rx["threads"]:
+            t.join(5)
+    return rxs, t0, t_end
+
+
 def main():
     netbed.require_or_skip()
     check = netbed.Checks()

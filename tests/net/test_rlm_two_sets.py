@@ -7,7 +7,6 @@ Passes when each receiver converges to its own level and keeps it, and the
 loss of the layers each keeps is low in the second half."""
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netbed  # noqa: E402
@@ -22,33 +21,12 @@ def main():
     netbed.require_or_skip()
     check = netbed.Checks()
     with netbed.NetBed() as bed:
-        br, snd, hosts = rlm.make_bed(bed, list(SETS))
-        for name, (rate, _) in SETS.items():
-            bed.bottleneck(br, f"p-{name}", rate_bps=rate,
-                           latency_ms=rlm.LATENCY_MS)
-        counter = rlm.GroupCounter(hosts["slow"])
-        holds = [rlm.hold_base_group(h) for h in hosts.values()]
-        waited = rlm.wait_snooping(snd, counter)
-        check("the bridge forwards by membership", waited is not None,
-              f"after {waited and round(waited, 1)} s")
-        counter.close()
-        t0 = time.monotonic()
-        rxs = {name: rlm.start_receiver(h) for name, h in hosts.items()}
-        check("receivers' base group in the bridge's mdb",
-              rlm.wait_members(br, [f"p-{n}" for n in SETS]))
-        tx = rlm.start_sender(snd)
-        time.sleep(SECONDS)
-        t_end = time.monotonic()
-        for rx in rxs.values():
-            rlm.stop(rx["proc"])
-        rlm.stop(tx)
-        for h in holds:
-            h.close()
+        rxs, t0, t_end = rlm.run_behind_ports(
+            bed, check, {n: rate for n, (rate, _) in SETS.items()}, "slow",
+            SECONDS)
         results = []
         for name, (rate, best) in SETS.items():
             rx = rxs[name]
-            for t in rx["threads"]:
-                t.join(5)
             lv, st = rlm.levels(rx), rlm.stats(rx)
             print(f"{name} ({rate} bit/s) levels:",
                   [(round(t - t0, 1), lvl, why) for t, lvl, why in lv])
