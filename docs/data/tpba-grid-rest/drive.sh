@@ -6,13 +6,13 @@
 # trial 0, then trial 1, ... so a stopped lane leaves each cell with the same count.
 # Runs from the project root under nice -n 10, one JSON and log a call in OUT, the
 # load at each start and end in OUT/load.log (touch OUT/stop to end after the current call).
-# usage: drive.sh OUT TRIALS CELL...
+# usage: [FIRST=F] drive.sh OUT TRIALS CELL...   (trials F (0) to TRIALS - 1)
 cd "$(dirname "$0")/../../.."
 OUT=$1; TRIALS=$2; shift 2
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)          # the bench runs in build/
 L=TPBA-ours-cap6-ratio3-step1-ceil2
-trial=0
+trial=${FIRST:-0}
 while [ "$trial" -lt "$TRIALS" ]; do
   if [ $((trial % 2)) -eq 0 ]; then V=$L,TCP; else V=TCP,$L; fi
   for c in "$@"; do
