@@ -6,7 +6,8 @@ fair, Jain's f over the flows' mean rates and per 1 s (median over the windows),
 UDP share of TPBA's bytes, kept / TCP. Table 2, per cell: the issue's goals for the
 README line on the medians (UDP share >= 0.70, share of fair in 0.85-1.15, f over mean
 rates >= the reference's - 0.02) and, per trial (one JSON file a call, both flows in
-it), in how many trials the line's f over mean rates was >= the reference's - 0.02.
+it), in how many trials the line's f over mean rates was >= the reference's - 0.02;
+then how many runs the bench flags for a start off the TCP flows'.
 Usage: BENCH_TPBA_TIMES=80,65,75 summarize.py RUN.json ..."""
 import importlib.util
 import json
@@ -76,6 +77,9 @@ def main(paths):
         line, ref = metrics.get((case, "README line")), metrics.get((case, "TCP ref"))
         if line and ref:
             print(f"| {case} | {' | '.join(goals(line, ref))} |")
+    flagged = [r for r in runs if bench.start_warning(r)]
+    print(f"\nruns flagged for a start off the TCP flows' by more than "
+          f"{bench.MAX_START_SKEW} s: {len(flagged)} of {len(runs)}")
 
 
 if __name__ == "__main__":
