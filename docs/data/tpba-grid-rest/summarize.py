@@ -7,7 +7,10 @@ UDP share of TPBA's bytes, kept / TCP. Table 2, per cell: the issue's goals for 
 README line on the medians (UDP share >= 0.70, share of fair in 0.85-1.15, f over mean
 rates >= the reference's - 0.02) and, per trial (one JSON file a call, both flows in
 it), in how many trials the line's f over mean rates was >= the reference's - 0.02;
-then how many runs the bench flags for a start off the TCP flows'.
+Table 3, per cell (medians over the README line's runs): TPBA's rate over the TCP
+flows' mean in its probing and in its running seconds, and the paced rate at a running
+period's end over r_s (the climb; the ceiling is 2), with tpba-10m-160ms/summarize.py's
+split. Then how many runs the bench flags for a start off the TCP flows'.
 Usage: BENCH_TPBA_TIMES=80,65,75 summarize.py RUN.json ..."""
 import importlib.util
 import json
@@ -22,6 +25,11 @@ spec = importlib.util.spec_from_file_location(
     "bench", os.path.join(BENCH, "bench-tpba-fairness.py"))
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
+# the split of TPBA's rate into probing and running seconds, from the 10 Mbit/s pass
+spec = importlib.util.spec_from_file_location(
+    "split", os.path.join(HERE, "..", "tpba-10m-160ms", "summarize.py"))
+split = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(split)
 LINE = "TPBA-ours-cap6-ratio3-step1-ceil2"
 ARMS = {"TCP": "TCP ref", LINE: "README line"}
 
@@ -77,6 +85,14 @@ def main(paths):
         line, ref = metrics.get((case, "README line")), metrics.get((case, "TCP ref"))
         if line and ref:
             print(f"| {case} | {' | '.join(goals(line, ref))} |")
+    print("\n| cell | runs | TPBA / TCP probing | TPBA / TCP running | "
+          "paced at a running period's end / r_s |\n|---|---|---|---|---|")
+    for (case, flow), rs in sorted(groups.items()):
+        if flow == "README line":
+            o = [split.origin(r) for r in rs]
+            print(f"| {case} | {len(rs)} | {split.med([x[0]['probing'] for x in o])} | "
+                  f"{split.med([x[0]['running'] for x in o])} | "
+                  f"{split.med([v for x in o for v in x[3]])} |")
     flagged = [r for r in runs if bench.start_warning(r)]
     print(f"\nruns flagged for a start off the TCP flows' by more than "
           f"{bench.MAX_START_SKEW} s: {len(flagged)} of {len(runs)}")
