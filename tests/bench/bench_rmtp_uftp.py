@@ -56,6 +56,10 @@ Needs root, uftp and uftpd (Debian uftp; exit 77 otherwise). Environment:
                         release, and the last RACK to the last EOS; and a
                         line of the loops' lateness (loop-late-max of the
                         sink and each receiver, answers-redrawn, polls-held)
+                        ()
+  BENCH_RMTP_TRACE_DIR  with the trace: each run's capture is kept there as
+                        <mode>-<run>.trace, its first line "# start END
+                        end END" (the run's start and last EOS, CLOCK_REALTIME)
                         ()"""
 import hashlib
 import os
@@ -94,6 +98,7 @@ RECORD = os.environ.get("BENCH_RMTP_PERF", "") == "record"
 RECORD_DIR = os.environ.get("BENCH_RMTP_RECORD_DIR", "rmtp-perf-record")
 TRACE = os.environ.get("BENCH_RMTP_TRACE", "") not in ("", "0")
 TRACER = os.path.join(HERE, "rmtp_wire_trace.py")
+TRACE_DIR = os.environ.get("BENCH_RMTP_TRACE_DIR", "")
 # the slowest point (32 receivers, 10 % loss, UFTP) takes about 3.3 x
 # the line time; a run past 10 x is a failure
 TIMEOUT = 30 + 10 * SIZE * 8 / RATE
@@ -126,9 +131,13 @@ def perf_path(tmp, i):
     return os.path.join(tmp, f"perf-r{i + 1}.csv")
 
 
+def file_name(tag):
+    return "".join(c if c.isalnum() or c in "-=." else "_" for c in tag)
+
+
 def record_path(tag, i):
-    name = "".join(c if c.isalnum() or c in "-=." else "_" for c in tag)
-    return os.path.abspath(os.path.join(RECORD_DIR, f"{name}-r{i + 1}.data"))
+    return os.path.abspath(os.path.join(RECORD_DIR,
+                                        f"{file_name(tag)}-r{i + 1}.data"))
 
 
 def perf_wrap(tmp, tag):
@@ -170,7 +179,20 @@ def start_trace(snd, tmp):
     return p, path
 
 
-def stop_trace(trace, t0, t1):
+def keep_trace(path, tag, start, end):
+    """A copy of the capture in TRACE_DIR, headed by the run's start and end
+    (CLOCK_REALTIME), for rmtp_wire_trace.py or other splits later."""
+    if not TRACE_DIR:
+        return
+    os.makedirs(TRACE_DIR, exist_ok=True)
+    with open(path) as f, open(os.path.join(TRACE_DIR,
+                                            file_name(tag) + ".trace"),
+                                "w") as out:
+        out.write(f"# start {start:.6f} end {end:.6f}\n")
+        shutil.copyfileobj(f, out)
+
+
+def stop_trace(trace, t0, t1, tag=""):
     """The trace line; t0, t1: the run's start and end (monotonic)."""
     if not trace:
         return ""
@@ -178,6 +200,7 @@ def stop_trace(trace, t0, t1):
     p.terminate()
     p.wait(timeout=10)
     to_real = time.time() - time.monotonic()
+    keep_trace(path, tag, t0 + to_real, t1 + to_real)
     return "\n  " + rmtp_wire_trace.summary(path, RATE, PACKET, t0 + to_real,
                                              t1 + to_real)
 
@@ -220,7 +243,7 @@ def run_rmtp(hosts, snd, src, digest, tmp, repair, keys="", rx_keys="",
     if rx:
         note += f" receiver-cpu-ms={rx[0]:.1f} receiver-switches={rx[1]:.0f}"
     ended = max(rx_["ended"] for rx_ in rxs)
-    note += stop_trace(trace, t0, ended)
+    note += stop_trace(trace, t0, ended, tag)
     if trace:
         note += loop_lateness(tx, rxs)
     return whole, ended - t0, note, rx

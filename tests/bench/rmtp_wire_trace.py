@@ -79,7 +79,8 @@ def load(path):
     member) of each POLL out and each NACK or ACK in."""
     pkts, talk = [], []
     with open(path) as f:
-        for t, way, k, r, m in (ln.split() for ln in f):
+        for t, way, k, r, m in (ln.split() for ln in f
+                                if not ln.startswith("#")):
             pkts.append((float(t), way, int(k), int(r)))
             if (int(k) == 7) == (way == "out") and int(k) in (5, 6, 7):
                 talk.append((float(t), int(k), int(r), int(m)))
