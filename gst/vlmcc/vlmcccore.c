@@ -636,46 +636,6 @@ window_step (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
  * alone on a drop-tail queue Vegas holds alpha..beta packets and never
  * loses, so the loss is another flow's or an AQM's doing; *@switched
  * tells whether it did. */
-static gdouble vegas_plus_reduce (const VlmccConfig * cfg, VegasPlus * vp,
-    gdouble window, gint64 now, gboolean * switched);
-
-/* A loss: vegas_plus_reduce, and with plus_recovery_hold the loss-based
- * window then stays one @rtt (a TCP's fast recovery: on a drop-tail
- * queue its retransmission waits behind the full queue) and its cubic
- * epoch starts after it. */
-/* plus_loss_segment: @reduced down to whole segments, at least two; the
- * cubic epoch starts from what is left. At a window of a few segments
- * Linux's floor of 0.7 cwnd gives up 35-45 %, not 30 %. */
-static gdouble
-vegas_plus_whole_segments (const VlmccConfig * cfg, VegasPlus * vp,
-    gdouble reduced, gint64 now)
-{
-  gdouble seg = (gdouble) cfg->plus_loss_segment / MAX (cfg->packet_size, 1);
-  gdouble whole = MAX (floor (reduced / seg), 2.0) * seg;
-
-  if (whole >= reduced)
-    return reduced;
-  if (plus_loss_cubic (cfg))
-    cubic_start (&vp->cubic, vp->cubic.w_max, whole, now);
-  return whole;
-}
-
-static gdouble
-vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
-    gint64 rtt, gint64 now, gboolean * switched)
-{
-  gdouble next = vegas_plus_reduce (cfg, vp, window, now, switched);
-
-  if (cfg->vegas_plus && cfg->plus_loss_segment > 0 && vp->loss_based)
-    next = vegas_plus_whole_segments (cfg, vp, next, now);
-  vp->hold_until = 0;
-  if (cfg->vegas_plus && cfg->plus_recovery_hold && vp->loss_based) {
-    vp->hold_until = now + rtt;
-    vp->cubic.epoch_start = now + rtt;
-  }
-  return next;
-}
-
 static gdouble
 vegas_plus_reduce (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
     gint64 now, gboolean * switched)
@@ -703,6 +663,44 @@ vegas_plus_reduce (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
   vp->cubic.prior = window;
   cubic_start (&vp->cubic, window, window / 2.0, now);
   return window / 2.0;
+}
+
+/* plus_loss_segment: @reduced down to whole segments, at least two; the
+ * cubic epoch starts from what is left. At a window of a few segments
+ * Linux's floor of 0.7 cwnd gives up 35-45 %, not 30 %. */
+static gdouble
+vegas_plus_whole_segments (const VlmccConfig * cfg, VegasPlus * vp,
+    gdouble reduced, gint64 now)
+{
+  gdouble seg = (gdouble) cfg->plus_loss_segment / MAX (cfg->packet_size, 1);
+  gdouble whole = MAX (floor (reduced / seg), 2.0) * seg;
+
+  if (whole >= reduced)
+    return reduced;
+  if (plus_loss_cubic (cfg))
+    cubic_start (&vp->cubic, vp->cubic.w_max, whole, now);
+  return whole;
+}
+
+/* A loss: vegas_plus_reduce, in whole segments with plus_loss_segment,
+ * and with plus_recovery_hold the loss-based
+ * window then stays one @rtt (a TCP's fast recovery: on a drop-tail
+ * queue its retransmission waits behind the full queue) and its cubic
+ * epoch starts after it. */
+static gdouble
+vegas_plus_on_loss (const VlmccConfig * cfg, VegasPlus * vp, gdouble window,
+    gint64 rtt, gint64 now, gboolean * switched)
+{
+  gdouble next = vegas_plus_reduce (cfg, vp, window, now, switched);
+
+  if (cfg->vegas_plus && cfg->plus_loss_segment > 0 && vp->loss_based)
+    next = vegas_plus_whole_segments (cfg, vp, next, now);
+  vp->hold_until = 0;
+  if (cfg->vegas_plus && cfg->plus_recovery_hold && vp->loss_based) {
+    vp->hold_until = now + rtt;
+    vp->cubic.epoch_start = now + rtt;
+  }
+  return next;
 }
 
 /* A switch made by halvings that proved spurious (late acks) is undone
