@@ -1349,10 +1349,24 @@ running_increase (const TpbaSender * s, gdouble r)
  * 1.5-2.5 times the TCP flow's rate while running (docs/results.md,
  * issue 17, 10 Mbit/s and +160 ms). */
 static gboolean
-step_held (const TpbaSender * s)
+tolerated_loss_holds (const TpbaSender * s)
 {
-  return s->cfg.running_hold_on_loss && running_increases (s) &&
-      s->p_loss > 0;
+  return s->cfg.running_hold_on_loss && s->p_loss > 0;
+}
+
+/* A running point that may step: held by a tolerated loss or a rising
+ * queue (the two options), else r takes the running step. */
+static void
+running_point (TpbaSender * s, gdouble r)
+{
+  if (tolerated_loss_holds (s))
+    s->running_holds++;
+  else if (queue_rising (s))
+    s->queue_holds++;
+  else {
+    s->pace_rate = running_increase (s, r);
+    set_rate (s, s->pace_rate);
+  }
 }
 
 static void
@@ -1384,14 +1398,8 @@ tpba_adapt (TpbaSender * s, gint64 t)
       s->large_cuts = 0;
   } else {
     s->large_cuts = 0;
-    if (step_held (s)) {
-      s->running_holds++;
-    } else if (running_increases (s) && queue_rising (s)) {
-      s->queue_holds++;
-    } else if (running_increases (s)) {
-      s->pace_rate = running_increase (s, r);
-      set_rate (s, s->pace_rate);
-    }
+    if (running_increases (s))
+      running_point (s, r);
   }
   s->adapt_bytes = s->adapt_packets = 0;
   if (s->cfg.reprobe_on_reductions && s->large_cuts >= s->cfg.reprobe_count) {
