@@ -5,8 +5,8 @@
 # (libFuzzer's -merge keeps the smallest inputs that cover the most). Not
 # part of CI, which runs each target for FUZZ_SECONDS from the same corpus.
 #
-#   tests/fuzz/deep.sh [-C BUILD_FUZZ] [-n RUNS] [-t SECONDS] [-f FLAG]
-#                      [TARGET ...]
+#   tests/fuzz/deep.sh [-C BUILD_FUZZ] [-n RUNS] [-t SECONDS] [-j JOBS]
+#                      [-f FLAG] [TARGET ...]
 #
 # -t caps each target's run at SECONDS (libFuzzer -max_total_time), for a
 # machine that cannot give every target its RUNS: the line then shows the
@@ -19,6 +19,10 @@
 # took 60 to 80 % of rlm's and rmtp-stream's first minute (docs/results.md).
 # -f FLAG passes one more libFuzzer flag, and may be repeated; -f -entropic=1
 # brings entropic scheduling back.
+#
+# -j JOBS runs libFuzzer's fork mode with JOBS worker processes sharing the
+# corpus (one run: RUNS counts the executions of all workers together), for
+# a target too slow to reach RUNS on one core in the time there is.
 #
 # BUILD_FUZZ (default build-fuzz) is a clang build with -Dfuzzing=true
 # -Db_sanitize=address,undefined, as scripts/test.sh makes it. Prints one
@@ -37,6 +41,7 @@ while [ $# -gt 0 ]; do
     -n) runs=$2; shift 2 ;;
     -t) max_time=$2; shift 2 ;;
     -f) flags+=("$2"); shift 2 ;;
+    -j) flags+=("-fork=$2"); shift 2 ;;
     *) break ;;
   esac
 done
@@ -65,6 +70,8 @@ for t in "${targets[@]}"; do
   fi
   secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log")
+  # fork mode prints no final stats: its last progress line counts every job
+  [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$out/$t.log" | tail -1)
   # keep what covers more, smallest first, in the committed corpus
   "$bin" -merge=1 "$corpus" "$work" > "$out/$t-merge.log" 2>&1 || true
   after=$(ls "$corpus" | wc -l)
