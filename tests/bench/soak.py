@@ -82,10 +82,12 @@ def rlm_sender_command():
 
 
 def rlm_receiver_command(messages=False):
-    """With messages, gst-launch -m logs its level changes and stats once a minute."""
+    """With messages, gst-launch -m logs its level changes and stats once a minute.
+    Frame threads: below the top two layers a live avdec_h264 otherwise fails to fill
+    the frame_num gaps (docs/x264layerenc.md)."""
     return ("exec gst-launch-1.0 " + ("-m " if messages else "-q ")
             + f"rlmsrc uri=\"{rlm_uri()}\" caps=\"{RLM_CAPS}\" stats-interval=60000000000 ! "
-            "rtph264depay ! avdec_h264 ! fakesink sync=false async=false")
+            "rtph264depay ! avdec_h264 thread-type=frame ! fakesink sync=false async=false")
 
 
 def log_file(name):
