@@ -1,4 +1,5 @@
-/* x264layerenc: layer structure, decodability of every layer prefix, the
+/* x264layerenc: layer structure, decodability of every layer prefix (from a
+ * file-like source, and live through RTP as a receiver decodes it), the
  * layer meta through rtph264pay, droppable flags, force-key-unit, and rates
  * from downstream caps (harness and capsfilter, with renegotiation). */
 #include <gst/check/gstcheck.h>
@@ -12,6 +13,11 @@
 /* videotestsrc: SMPTE bars scrolled 3 pixels per frame (moving content). */
 #define SRC_360 "videotestsrc pattern=smpte horizontal-speed=3 num-buffers=%u " \
   "! video/x-raw,format=I420,width=640,height=360,framerate=30/1 "
+/* The same, live (real time) and smaller: a receiver's decoder sees a live
+ * upstream in its latency query. */
+#define SRC_LIVE_180 "videotestsrc is-live=true pattern=smpte " \
+  "horizontal-speed=3 num-buffers=%u " \
+  "! video/x-raw,format=I420,width=320,height=180,framerate=30/1 "
 
 /* -------------------------------------------------- libav error counter */
 
@@ -156,14 +162,30 @@ count_mismatches (PrefixCtx * prefix, PrefixCtx * full)
 
 #define MAX_PREFIXES 5
 
+/* Where the prefixes are decoded: from a file-like (non-live) source, or
+ * as an RLM receiver does (live, through RTP, the decoder its docs give). */
+typedef struct
+{
+  gboolean live;
+  const gchar *decoder;         /* the chain after the layer filter */
+} DecodePath;
+
+static const DecodePath FILE_PATH = { FALSE, "avdec_h264" };
+
+/* In a live pipeline avdec_h264 picks slice threads, which fail to fill a
+ * frame_num gap of more than one frame (docs/x264layerenc.md). */
+static const DecodePath RECEIVER_PATH = { TRUE,
+  "rtph264pay mtu=1200 ! rtph264depay ! avdec_h264 thread-type=frame"
+};
+
 /* Encodes @frames frames with @layers layers and @gop once; a tee feeds
- * one decoding branch (avdec_h264) per prefix, branch k dropping the
+ * one decoding branch (@path's decoder) per prefix, branch k dropping the
  * layers at and above k + 1, so branch @layers - 1 decodes the full
  * stream. Returns the bus warnings+errors of the run; fills @c[0] to
  * @c[@layers - 1]. */
 static guint
-run_prefixes (guint layers, const gchar * gop, const gchar * extra,
-    guint frames, PrefixCtx * c)
+run_prefixes (const DecodePath * path, guint layers, const gchar * gop,
+    const gchar * extra, guint frames, PrefixCtx * c)
 {
   GString *desc = g_string_new (NULL);
   GstElement *pipeline;
@@ -174,12 +196,16 @@ run_prefixes (guint layers, const gchar * gop, const gchar * extra,
   gboolean eos = FALSE;
 
   fail_unless (layers <= MAX_PREFIXES);
-  g_string_printf (desc, SRC_360 "! x264layerenc name=enc layers=%u "
-      "gop-structure=%s %s ! tee name=t", frames, layers, gop, extra);
+  if (path->live)
+    g_string_printf (desc, SRC_LIVE_180, frames);
+  else
+    g_string_printf (desc, SRC_360, frames);
+  g_string_append_printf (desc, "! x264layerenc name=enc layers=%u "
+      "gop-structure=%s %s ! tee name=t", layers, gop, extra);
   for (guint k = 0; k < layers; k++)
     g_string_append_printf (desc, " t. ! queue ! identity name=keep%u ! "
-        "avdec_h264 ! fakesink name=sink%u signal-handoffs=true sync=false",
-        k, k);
+        "%s ! fakesink name=sink%u signal-handoffs=true sync=false",
+        k, path->decoder, k);
   pipeline = gst_parse_launch (desc->str, NULL);
   fail_unless (pipeline != NULL, "%s", desc->str);
   for (guint k = 0; k < layers; k++) {
@@ -266,13 +292,14 @@ expected_frames (guint layers, guint keep_below, guint frames)
 }
 
 static void
-check_all_prefixes (const gchar * gop, const gchar * extra, guint max_layers)
+check_prefixes (const DecodePath * path, const gchar * gop,
+    const gchar * extra, guint min_layers, guint max_layers)
 {
   const guint frames = 97;      /* 96 + 1: see layer_frames () */
 
-  for (guint layers = 1; layers <= max_layers; layers++) {
+  for (guint layers = min_layers; layers <= max_layers; layers++) {
     PrefixCtx c[MAX_PREFIXES];
-    guint complaints = run_prefixes (layers, gop, extra, frames, c);
+    guint complaints = run_prefixes (path, layers, gop, extra, frames, c);
     PrefixCtx *full = &c[layers - 1];
 
     /* The full stream: the reference pictures. */
@@ -283,8 +310,9 @@ check_all_prefixes (const gchar * gop, const gchar * extra, guint max_layers)
       guint expect = expected_frames (layers, keep, frames);
       guint mismatches = count_mismatches (p, full);
 
-      g_print ("%s%s layers=%u prefix=%u: kept %u (expected %u) decoded %u, "
-          "pictures differing from the full decode %u\n", gop, extra,
+      g_print ("%s%s%s layers=%u prefix=%u: kept %u (expected %u) decoded %u, "
+          "pictures differing from the full decode %u\n",
+          path->live ? "live " : "", gop, extra,
           layers, keep, p->kept, expect, p->decoded, mismatches);
       fail_unless_equals_int (p->no_meta, 0);
       fail_unless_equals_int (p->bad_droppable, 0);
@@ -296,8 +324,9 @@ check_all_prefixes (const gchar * gop, const gchar * extra, guint max_layers)
       for (guint l = 0; l < layers; l++)
         fail_unless_equals_int (p->seen[l], layer_frames (layers, l, frames));
     }
-    g_print ("%s%s layers=%u: bus warnings/errors %u, libav errors %d\n",
-        gop, extra, layers, complaints, libav_errors);
+    g_print ("%s%s%s layers=%u: bus warnings/errors %u, libav errors %d\n",
+        path->live ? "live " : "", gop, extra, layers, complaints,
+        libav_errors);
     fail_unless_equals_int (complaints, 0);
     fail_unless_equals_int (libav_errors, 0);
     for (guint keep = 1; keep <= layers; keep++)
@@ -307,7 +336,7 @@ check_all_prefixes (const gchar * gop, const gchar * extra, guint max_layers)
 
 GST_START_TEST (test_prefixes_hierarchical_p)
 {
-  check_all_prefixes ("hierarchical-p", "", 5);
+  check_prefixes (&FILE_PATH, "hierarchical-p", "", 1, 5);
 }
 
 GST_END_TEST;
@@ -315,14 +344,24 @@ GST_END_TEST;
 GST_START_TEST (test_prefixes_hierarchical_p_frame_threads)
 {
   /* Without zerolatency (frame threads, lookahead): still clean. */
-  check_all_prefixes ("hierarchical-p", " tune=0", 3);
+  check_prefixes (&FILE_PATH, "hierarchical-p", " tune=0", 1, 3);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_prefixes_hierarchical_b)
 {
-  check_all_prefixes ("hierarchical-b", "", 3);
+  check_prefixes (&FILE_PATH, "hierarchical-b", "", 1, 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_prefixes_live_receiver)
+{
+  /* Prefixes below the top two layers leave frame_num gaps of 3 to 15
+   * frames; decoded live as rlmsrc's receivers do, every frame of each
+   * prefix must come out with no decoder error. */
+  check_prefixes (&RECEIVER_PATH, "hierarchical-p", "", 3, 5);
 }
 
 GST_END_TEST;
@@ -331,7 +370,8 @@ GST_START_TEST (test_layers_clamped_b)
 {
   /* hierarchical-b cannot do 4 layers: the encoder runs 3 and says so. */
   PrefixCtx c[4];
-  guint complaints = run_prefixes (4, "hierarchical-b", "", 49, c);
+  guint complaints = run_prefixes (&FILE_PATH, 4, "hierarchical-b", "", 49,
+      c);
 
   fail_unless_equals_int (complaints, 0);
   fail_unless_equals_int (c[3].n_layers, 3);
@@ -863,6 +903,7 @@ x264layerenc_suite (void)
   tcase_add_test (tc, test_prefixes_hierarchical_p);
   tcase_add_test (tc, test_prefixes_hierarchical_p_frame_threads);
   tcase_add_test (tc, test_prefixes_hierarchical_b);
+  tcase_add_test (tc, test_prefixes_live_receiver);
   tcase_add_test (tc, test_layers_clamped_b);
   tcase_add_test (tc, test_zero_delay);
   tcase_add_test (tc, test_meta_survives_rtph264pay);
