@@ -12,7 +12,7 @@
  *           [-A droptail|red|codel|fq] [-T LOSS_THRESHOLD] [-R] [-G] [-M]
  *           [-D] [-I] [-U MS] [-L] [-F] [-O] [-W MS] [-E TD_MS,DEV_MS]
  *           [-H SCALE]
- *           [-v RX] [-V RX] [-k K]
+ *           [-v RX] [-V RX] [-k K] [-Z]
  *
  * Topology 1: source - bottleneck - one receiver. 2: source - bottleneck -
  * n receivers. 3: n/2 receivers behind the bottleneck B and n/2 behind
@@ -62,6 +62,9 @@
  * (learn_higher_onset_measured); -X (with -F) not while an experiment
  * between began within that bound (learn_higher_fresh_between). -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
+ * -Z (topology 3) puts each loss of the slow set down to what the slow
+ * link carried when it came (lines "#Z": see cause_run) and lists the
+ * episodes of slow receivers above the level that link fits.
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
  * its outcome and the announced lower experiments that held it back
@@ -112,6 +115,7 @@ typedef struct {
   gboolean first_climb_to_settled;      /* -L */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
+  gboolean loss_causes;         /* -Z */
   guint slow_every;             /* topology (3): every this-th receiver is
                                  * behind B/2 */
   guint n_layers;
@@ -286,6 +290,320 @@ print_joins (Sim * sim)
   }
 }
 
+/* -Z: where topology (3)'s slow set loses its packets. The run goes in
+ * steps of CAUSE_STEP; each step's new losses of every slow receiver are
+ * put down to what the slow link carried then: a slow receiver subscribed
+ * above the level the link fits (an experiment, from its join to its
+ * leave), the link still forwarding that layer after the last such
+ * receiver left (prune latency), the layer gone within CAUSE_DRAIN (the
+ * queue draining; a gap is counted when the next packet comes), or
+ * nothing of it. An episode is a time with a slow receiver above that
+ * level; its experimenter is the first to rise. The slow link's own drops
+ * are split the same way, at the time they happen. */
+#define CAUSE_STEP (10 * SIM_MS)
+#define CAUSE_DRAIN SIM_S
+#define CAUSE_WINDOW 100        /* seconds */
+
+enum { CAUSE_EXPERIMENT, CAUSE_PRUNE, CAUSE_QUEUE, CAUSE_OTHER, N_CAUSES };
+
+typedef struct {
+  guint n, n_sec, fit;          /* fit: the level the slow link carries */
+  guint slow_node;
+  const gboolean *slow;
+  const gint64 *starts;
+  guint64 *received, *lost;     /* per receiver, last step */
+  guint *lost_sec;              /* [rx][cause][sec] */
+  guint *packets_sec;           /* [rx][sec] */
+  guint *tries;                 /* per receiver: rises above fit */
+  gboolean *above;
+  guint in_episode;             /* slow receivers above fit now */
+  gint64 forwarded_at;          /* last step the link carried layer fit+1 */
+  gint64 episode_end;           /* end of the last episode, -1 none */
+  guint *level_at_end;          /* each receiver's level then */
+  guint64 link_dropped;         /* the slow link's drops, last step */
+  guint64 link_drops[N_CAUSES];
+  GArray *episodes;             /* CauseEpisode */
+} CauseTrace;
+
+/* What the experimenter was when the last episode ended. */
+enum { WAS_ABSENT, WAS_BELOW_FIT, WAS_AT_FIT, N_WAS };
+static const char *const was_names[N_WAS] =
+    { "arrived since the last episode", "below the fit level at the last",
+  "at the fit level at the last"
+};
+
+typedef struct {
+  gint64 start, end;
+  guint experimenter, try_no, peak;     /* peak: most above fit at once */
+  guint was;                    /* WAS_* */
+  guint64 link_drops;           /* the slow link's, until the next one */
+} CauseEpisode;
+
+static guint *
+cause_lost_at (CauseTrace * c, guint rx, guint cause, guint sec)
+{
+  return &c->lost_sec[((gsize) rx * N_CAUSES + cause) * c->n_sec + sec];
+}
+
+static void
+cause_init (CauseTrace * c, guint n, gint64 duration, guint fit,
+    guint slow_node, const gboolean * slow, const gint64 * starts)
+{
+  c->n = n;
+  c->n_sec = (guint) (duration / SIM_S) + 1;
+  c->fit = fit;
+  c->slow_node = slow_node;
+  c->slow = slow;
+  c->starts = starts;
+  c->received = g_new0 (guint64, n);
+  c->lost = g_new0 (guint64, n);
+  c->lost_sec = g_new0 (guint, (gsize) n * N_CAUSES * c->n_sec);
+  c->packets_sec = g_new0 (guint, (gsize) n * c->n_sec);
+  c->tries = g_new0 (guint, n);
+  c->above = g_new0 (gboolean, n);
+  c->in_episode = 0;
+  c->forwarded_at = -1;
+  c->episode_end = -1;
+  c->level_at_end = g_new0 (guint, n);
+  c->link_dropped = 0;
+  memset (c->link_drops, 0, sizeof (c->link_drops));
+  c->episodes = g_array_new (FALSE, TRUE, sizeof (CauseEpisode));
+}
+
+static void
+cause_clear (CauseTrace * c)
+{
+  g_free (c->received);
+  g_free (c->lost);
+  g_free (c->lost_sec);
+  g_free (c->packets_sec);
+  g_free (c->tries);
+  g_free (c->above);
+  g_free (c->level_at_end);
+  g_array_free (c->episodes, TRUE);
+}
+
+/* Which slow receivers are above fit now; opens and closes episodes. */
+static void
+cause_track_episodes (CauseTrace * c, Sim * sim, gint64 now)
+{
+  guint above = 0;
+  gint first = -1;
+
+  for (guint i = 0; i < c->n; i++) {
+    gboolean up = c->slow[i] && sim_receiver_level (sim, i) > c->fit;
+
+    if (up && !c->above[i]) {
+      c->tries[i]++;
+      if (first < 0)
+        first = i;
+    }
+    c->above[i] = up;
+    above += up;
+  }
+  if (above > 0 && c->in_episode == 0) {
+    CauseEpisode e = { now, -1, (guint) first, c->tries[first], above,
+      WAS_ABSENT, 0
+    };
+
+    if (c->starts[first] <= c->episode_end)
+      e.was = c->level_at_end[first] < c->fit ? WAS_BELOW_FIT : WAS_AT_FIT;
+    g_array_append_val (c->episodes, e);
+  } else if (above > 0) {
+    CauseEpisode *e = &g_array_index (c->episodes, CauseEpisode,
+        c->episodes->len - 1);
+    e->peak = MAX (e->peak, above);
+  } else if (c->in_episode > 0) {
+    g_array_index (c->episodes, CauseEpisode, c->episodes->len - 1).end =
+        now;
+    c->episode_end = now;
+    for (guint i = 0; i < c->n; i++)
+      c->level_at_end[i] = sim_receiver_level (sim, i);
+  }
+  c->in_episode = above;
+}
+
+static guint
+cause_now (const CauseTrace * c, Sim * sim, gint64 now)
+{
+  if (c->in_episode > 0)
+    return CAUSE_EXPERIMENT;
+  if (sim_link_forwards (sim, c->slow_node, 0, c->fit))
+    return CAUSE_PRUNE;
+  if (c->forwarded_at >= 0 && now - c->forwarded_at <= CAUSE_DRAIN)
+    return CAUSE_QUEUE;
+  return CAUSE_OTHER;
+}
+
+static void
+cause_step (CauseTrace * c, Sim * sim, gint64 now)
+{
+  guint sec = MIN ((guint) (now / SIM_S), c->n_sec - 1);
+  guint cause;
+
+  SimLinkStats ls;
+
+  cause_track_episodes (c, sim, now);
+  cause = cause_now (c, sim, now);
+  sim_link_stats (sim, c->slow_node, &ls);
+  c->link_drops[cause] += ls.dropped - c->link_dropped;
+  if (c->episodes->len > 0)
+    g_array_index (c->episodes, CauseEpisode, c->episodes->len - 1)
+        .link_drops += ls.dropped - c->link_dropped;
+  c->link_dropped = ls.dropped;
+  if (sim_link_forwards (sim, c->slow_node, 0, c->fit))
+    c->forwarded_at = now;
+  for (guint i = 0; i < c->n; i++) {
+    guint64 rcv, lost;
+
+    if (!c->slow[i])
+      continue;
+    sim_receiver_counts (sim, i, &rcv, &lost);
+    *cause_lost_at (c, i, cause, sec) += lost - c->lost[i];
+    c->packets_sec[(gsize) i * c->n_sec + sec] +=
+        (rcv - c->received[i]) + (lost - c->lost[i]);
+    c->received[i] = rcv;
+    c->lost[i] = lost;
+  }
+}
+
+/* Runs the simulation to @until in steps, tracing. */
+static void
+cause_run (CauseTrace * c, Sim * sim, gint64 until)
+{
+  for (gint64 t = CAUSE_STEP; t <= until; t += CAUSE_STEP) {
+    sim_run (sim, t);
+    cause_step (c, sim, t);
+  }
+}
+
+/* Receiver @rx's worst CAUSE_WINDOW s (whole seconds from its start, or
+ * from @not_before s if later): its first second in @from, its lost
+ * packets by cause in @by_cause and the packets in @packets. */
+static void
+cause_worst_window (const CauseTrace * c, guint rx, guint not_before,
+    guint * from, guint64 * by_cause, guint64 * packets)
+{
+  guint first = MAX ((guint) ((c->starts[rx] + SIM_S - 1) / SIM_S),
+      not_before);
+  gdouble worst = -1;
+
+  *from = first;
+  for (guint s = first; s + CAUSE_WINDOW <= c->n_sec; s++) {
+    guint64 lost = 0, pk = 0, bc[N_CAUSES] = { 0 };
+
+    for (guint k = s; k < s + CAUSE_WINDOW; k++) {
+      pk += c->packets_sec[(gsize) rx * c->n_sec + k];
+      for (guint q = 0; q < N_CAUSES; q++)
+        bc[q] += *cause_lost_at ((CauseTrace *) c, rx, q, k);
+    }
+    for (guint q = 0; q < N_CAUSES; q++)
+      lost += bc[q];
+    if (pk > 0 && (gdouble) lost / pk > worst) {
+      worst = (gdouble) lost / pk;
+      *from = s;
+      *packets = pk;
+      memcpy (by_cause, bc, sizeof (bc));
+    }
+  }
+}
+
+/* Episodes that began in [@from, @to) s. */
+static guint
+cause_episodes_in (const CauseTrace * c, guint from, guint to,
+    guint * was, guint * first_try)
+{
+  guint n = 0;
+
+  memset (was, 0, N_WAS * sizeof (guint));
+  *first_try = 0;
+  for (guint k = 0; k < c->episodes->len; k++) {
+    const CauseEpisode *e = &g_array_index (c->episodes, CauseEpisode, k);
+
+    if (e->start >= (gint64) from * SIM_S && e->start < (gint64) to * SIM_S) {
+      n++;
+      was[e->was]++;
+      *first_try += e->try_no == 1;
+    }
+  }
+  return n;
+}
+
+/* The slow set's worst CAUSE_WINDOW s among windows that begin after
+ * the last receiver started: the loss once the arrivals are over. */
+static gdouble
+cause_worst_after_arrivals (const CauseTrace * c)
+{
+  gint64 last = 0;
+  gdouble worst = 0;
+
+  for (guint i = 0; i < c->n; i++)
+    last = MAX (last, c->starts[i]);
+  for (guint i = 0; i < c->n; i++) {
+    guint from;
+    guint64 bc[N_CAUSES] = { 0 }, pk = 0, lost = 0;
+
+    if (!c->slow[i])
+      continue;
+    cause_worst_window (c, i, (guint) (last / SIM_S) + 1, &from, bc, &pk);
+    for (guint q = 0; q < N_CAUSES; q++)
+      lost += bc[q];
+    if (pk > 0)
+      worst = MAX (worst, (gdouble) lost / pk);
+  }
+  return worst;
+}
+
+static void
+cause_print (const CauseTrace * c)
+{
+  guint worst_rx = G_MAXUINT;
+  gdouble worst = -1;
+
+  for (guint k = 0; k < c->episodes->len; k++) {
+    const CauseEpisode *e = &g_array_index (c->episodes, CauseEpisode, k);
+
+    printf ("#Z episode %.3f-%.3f s experimenter %u (start %.1f s, try %u, "
+        "%s) at most %u above %u at once, slow link dropped %"
+        G_GUINT64_FORMAT "\n", e->start / 1e9, e->end / 1e9,
+        e->experimenter, c->starts[e->experimenter] / 1e9, e->try_no,
+        was_names[e->was], e->peak, c->fit, e->link_drops);
+  }
+  printf ("#Z slow link drops: experiment %" G_GUINT64_FORMAT " prune %"
+      G_GUINT64_FORMAT " queue %" G_GUINT64_FORMAT " other %"
+      G_GUINT64_FORMAT "\n", c->link_drops[CAUSE_EXPERIMENT],
+      c->link_drops[CAUSE_PRUNE], c->link_drops[CAUSE_QUEUE],
+      c->link_drops[CAUSE_OTHER]);
+  for (guint i = 0; i < c->n; i++) {
+    guint from, was[N_WAS], first_try, eps;
+    guint64 bc[N_CAUSES] = { 0 }, pk = 0, lost = 0;
+
+    if (!c->slow[i])
+      continue;
+    cause_worst_window (c, i, 0, &from, bc, &pk);
+    for (guint q = 0; q < N_CAUSES; q++)
+      lost += bc[q];
+    eps = cause_episodes_in (c, from, from + CAUSE_WINDOW, was, &first_try);
+    printf ("#Z rx %u worst %u s from %u s: %.4f (%" G_GUINT64_FORMAT
+        " of %" G_GUINT64_FORMAT "); experiment %" G_GUINT64_FORMAT
+        " prune %" G_GUINT64_FORMAT " drain %" G_GUINT64_FORMAT " other %"
+        G_GUINT64_FORMAT "; episodes begun in it %u (experimenter arrived "
+        "since the last %u, below fit at it %u, at fit %u; first try %u)\n",
+        i, CAUSE_WINDOW, from,
+        pk ? (gdouble) lost / pk : 0.0, lost, pk, bc[CAUSE_EXPERIMENT],
+        bc[CAUSE_PRUNE], bc[CAUSE_QUEUE], bc[CAUSE_OTHER], eps,
+        was[WAS_ABSENT], was[WAS_BELOW_FIT], was[WAS_AT_FIT], first_try);
+    if (pk && (gdouble) lost / pk > worst) {
+      worst = (gdouble) lost / pk;
+      worst_rx = i;
+    }
+  }
+  if (worst_rx != G_MAXUINT)
+    printf ("#Z worst slow receiver %u: %.4f; worst %u s beginning after the "
+        "last start: %.4f\n", worst_rx, worst, CAUSE_WINDOW,
+        cause_worst_after_arrivals (c));
+}
+
 static gboolean
 parse_queueing (const char *arg, gint * queueing)
 {
@@ -454,10 +772,11 @@ parse_options (int argc, char **argv, Options * o)
   o->first_climb_to_settled = FALSE;
   o->trace = -1;
   o->core_trace = -1;
+  o->loss_causes = FALSE;
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:YXILU:E:H:a:v:V:k:")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:YXILU:E:H:a:v:V:k:Z")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -516,6 +835,9 @@ parse_options (int argc, char **argv, Options * o)
         break;
       case 'V':
         o->core_trace = atoi (optarg);
+        break;
+      case 'Z':
+        o->loss_causes = TRUE;
         break;
       case 'R':
         o->join_reported = TRUE;
@@ -627,6 +949,8 @@ main (int argc, char **argv)
       fail_dev;
   guint within_20s = 0;
   CoreTrace ct;
+  CauseTrace cause;
+  gboolean *behind = NULL;
 
   if (!parse_options (argc, argv, &o)) {
     fprintf (stderr, "usage: %s [-t 1|2|3|4] [-n receivers] [-d seconds] "
@@ -636,7 +960,7 @@ main (int argc, char **argv)
         "[-R] [-G] [-M] [-D] [-I] [-U unheld_ms] [-L] [-F] [-O] [-W onset_ms] [-Y] [-X] "
         "[-E td_ms,dev_ms] "
         "[-H scale] [-a max_age_ms] [-v receiver] [-V receiver] "
-        "[-k slow_every]\n",
+        "[-k slow_every] [-Z]\n",
         argv[0]);
     return 2;
   }
@@ -686,6 +1010,7 @@ main (int argc, char **argv)
   if (o.topology == 1)
     o.n = 1;
   optimal = g_new0 (guint, o.n);
+  behind = g_new0 (gboolean, o.n);
   convs = g_new0 (gint64, o.n);
   starts = g_new0 (gint64, o.n);
   for (guint i = 0; i < o.n && o.topology != 4; i++) {
@@ -696,6 +1021,7 @@ main (int argc, char **argv)
         o.queue, o.queue_bytes);
     gint64 start = receiver_start (&o, &rng);
 
+    behind[i] = behind_slow;
     optimal[i] = optimal_level (&cfg, behind_slow ? o.bottleneck / 2 :
         o.bottleneck);
     rc.start_level = o.start_level > 0 ? (guint) o.start_level : optimal[i];
@@ -710,7 +1036,13 @@ main (int argc, char **argv)
   ct.k2 = rc.k2;
   if (o.core_trace >= 0 && (guint) o.core_trace < o.n)
     sim_trace_core (sim, o.core_trace, trace_core, &ct);
-  sim_run (sim, o.duration * SIM_S);
+  if (o.loss_causes && slow) {
+    cause_init (&cause, o.n, o.duration * SIM_S,
+        optimal_level (&cfg, o.bottleneck / 2), slow, behind, starts);
+    cause_run (&cause, sim, o.duration * SIM_S);
+  } else {
+    sim_run (sim, o.duration * SIM_S);
+  }
   printf ("# rx level optimal convergence_s loss loss1s loss10s loss100s "
       "start_s(topologies 1-3)\n");
   for (guint i = 0; i < o.n; i++) {
@@ -732,6 +1064,10 @@ main (int argc, char **argv)
         sim_receiver_level (sim, i), optimal[i], conv < 0 ? -1.0 : conv / 1e9,
         sim_receiver_loss (sim, i), l[0], l[1], l[2], starts[i] / 1e9);
   }
+  if (o.loss_causes && slow) {
+    cause_print (&cause);
+    cause_clear (&cause);
+  }
   if (o.trace >= 0 && (guint) o.trace < o.n)
     print_trace (sim, o.trace);
   if (o.core_trace >= 0 && (guint) o.core_trace < o.n)
@@ -752,6 +1088,7 @@ main (int argc, char **argv)
   g_free (convs);
   g_free (starts);
   g_free (optimal);
+  g_free (behind);
   sim_free (sim);
   return 0;
 }
