@@ -339,10 +339,10 @@ typedef struct {
   guint64 link_drops;           /* the slow link's, until the next one */
 } CauseEpisode;
 
-static guint *
-cause_lost_at (CauseTrace * c, guint rx, guint cause, guint sec)
+static gsize
+cause_index (const CauseTrace * c, guint rx, guint cause, guint sec)
 {
-  return &c->lost_sec[((gsize) rx * N_CAUSES + cause) * c->n_sec + sec];
+  return ((gsize) rx * N_CAUSES + cause) * c->n_sec + sec;
 }
 
 static void
@@ -459,7 +459,7 @@ cause_step (CauseTrace * c, Sim * sim, gint64 now)
     if (!c->slow[i])
       continue;
     sim_receiver_counts (sim, i, &rcv, &lost);
-    *cause_lost_at (c, i, cause, sec) += lost - c->lost[i];
+    c->lost_sec[cause_index (c, i, cause, sec)] += lost - c->lost[i];
     c->packets_sec[(gsize) i * c->n_sec + sec] +=
         (rcv - c->received[i]) + (lost - c->lost[i]);
     c->received[i] = rcv;
@@ -495,7 +495,7 @@ cause_worst_window (const CauseTrace * c, guint rx, guint not_before,
     for (guint k = s; k < s + CAUSE_WINDOW; k++) {
       pk += c->packets_sec[(gsize) rx * c->n_sec + k];
       for (guint q = 0; q < N_CAUSES; q++)
-        bc[q] += *cause_lost_at ((CauseTrace *) c, rx, q, k);
+        bc[q] += c->lost_sec[cause_index (c, rx, q, k)];
     }
     for (guint q = 0; q < N_CAUSES; q++)
       lost += bc[q];
@@ -586,7 +586,7 @@ cause_print (const CauseTrace * c)
     eps = cause_episodes_in (c, from, from + CAUSE_WINDOW, was, &first_try);
     printf ("#Z rx %u worst %u s from %u s: %.4f (%" G_GUINT64_FORMAT
         " of %" G_GUINT64_FORMAT "); experiment %" G_GUINT64_FORMAT
-        " prune %" G_GUINT64_FORMAT " drain %" G_GUINT64_FORMAT " other %"
+        " prune %" G_GUINT64_FORMAT " queue %" G_GUINT64_FORMAT " other %"
         G_GUINT64_FORMAT "; episodes begun in it %u (experimenter arrived "
         "since the last %u, below fit at it %u, at fit %u; first try %u)\n",
         i, CAUSE_WINDOW, from,
