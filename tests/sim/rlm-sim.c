@@ -63,8 +63,9 @@
  * between began within that bound (learn_higher_fresh_between). -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -Z (topology 3) puts each loss of the slow set down to what the slow
- * link carried when it came (lines "#Z": see cause_run) and lists the
- * episodes of slow receivers above the level that link fits.
+ * link carried when it came (lines "#Z"; see the comment on CAUSE_STEP)
+ * and lists the episodes of slow receivers above the level that link
+ * fits.
  * -v RX prints receiver RX's level changes and experiment counters, -V RX
  * (lines "##") what its core did as it happened: each join-timer expiry,
  * its outcome and the announced lower experiments that held it back
