@@ -93,7 +93,9 @@ static const GstParamEntry param_entries[] = {
       60 * GST_SECOND),
   P ("allow-join", "Allow join", "Accept members not in `members` that "
         "announce themselves with a HELLO (their address is learned from "
-        "it)", BOOLEAN, NULL, allow_join, 0, 1),
+        "it; at most 63 besides this one). Without `key` a forged HELLO makes "
+        "any address a member, and media is sent there: set `key` on a "
+        "session strangers can reach", BOOLEAN, NULL, allow_join, 0, 1),
   P ("slow-start", "Slow start", "tpss: two-phase slow start (2.3); "
         "traditional: the section 4.1 baseline", ENUM,
       gst_tpss_slow_start_get_type, cfg.slow_start, 0, 0),
