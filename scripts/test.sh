@@ -31,7 +31,7 @@ stage_done() {      # the wall time of the stage that just ended
 bash scripts/install-deps.sh
 
 FUZZ_TARGETS=(tpss-fec tpss-msg tpss-group tpba core-rtp core-rtcp core-rfc4571 core-auth rlm vlmcc rmtp
-  rmtp-stream nice-signal)
+  rmtp-stream nice-signal net-srtp)
 
 [ -d build ] || meson setup build
 [ -d build-asan ] || meson setup build-asan -Db_sanitize=address,undefined \

@@ -435,7 +435,8 @@ gst_net_srtp_unprotect_copy (GstNetSrtp * srtp, GstNetSrtp * second,
     count_verdict (srtp, GST_NET_SRTP_MALFORMED);
     return NULL;
   }
-  memcpy (out, data, *len);
+  if (*len)                     /* an empty datagram may come as NULL */
+    memcpy (out, data, *len);
   if (gst_net_srtp_unprotect_either (srtp, second, out, len) !=
       GST_NET_SRTP_OK)
     return NULL;

@@ -263,7 +263,7 @@ gst_rlm_sink_start (GstBaseSink * bsink)
   GstRlmSink *self = GST_RLM_SINK (bsink);
   GstNetUdpSettings us;
   GstNetSrtpSettings srtp;
-  GSocketAddress *dest[GST_RLM_MAX_LAYERS];
+  GSocketAddress *dest[GST_RLM_MAX_LAYERS] = { NULL, };
   gchar *groups;
   gboolean ok;
   GError *err = NULL;
@@ -301,6 +301,9 @@ gst_rlm_sink_start (GstBaseSink * bsink)
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
     g_error_free (err);
     g_clear_pointer (&self->srtp, gst_net_srtp_free);
+    /* made before a later step (the SRTP key, the socket) failed */
+    for (guint i = 0; i < GST_RLM_MAX_LAYERS; i++)
+      g_clear_object (&dest[i]);
     return FALSE;
   }
   GST_OBJECT_LOCK (self);

@@ -644,6 +644,7 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "own", G_TYPE_UINT64, st.own,
       "malformed", G_TYPE_UINT64, st.malformed + ms.malformed,
       "forged", G_TYPE_UINT64, st.forged,
+      "member-overflow", G_TYPE_UINT64, st.member_overflow,
       "foreign", G_TYPE_UINT64, st.foreign,
       "unsubscribed", G_TYPE_UINT64, st.unsubscribed,
       "source-changes", G_TYPE_UINT64, st.source_changes,
@@ -651,7 +652,8 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "late", G_TYPE_UINT64, ms.late,
       "duplicates", G_TYPE_UINT64, ms.duplicates,
       "gaps", G_TYPE_UINT64, ms.gaps,
-      "held", G_TYPE_UINT, ms.held, NULL);
+      "held", G_TYPE_UINT, ms.held,
+      "held-overflow", G_TYPE_UINT64, ms.overflow, NULL);
   /* join timers of levels 2 .. n: index 0 is level 2 */
   for (guint k = 2; k <= n; k++)
     v[k - 2] = (guint64) st.join_timer[k];
@@ -775,6 +777,9 @@ gst_rlm_src_finalize (GObject * object)
   "malformed: datagrams neither RTP with the layer extension nor an RLM " \
   "announcement (packets); " \
   "forged: announcements of a known id from another address (packets); " \
+  "member-overflow: announcements of new ids not kept, the member table " \
+  "full (max-members); their JOINs still count as experiments " \
+  "(packets); " \
   "foreign: RTP of another SSRC while the source sends (packets); " \
   "unsubscribed: packets of layers not subscribed, dropped (packets); " \
   "source-changes: new sources taken after silence (sources); " \
@@ -785,6 +790,8 @@ gst_rlm_src_finalize (GObject * object)
   "duplicates: packets held twice, dropped (packets); " \
   "gaps: lost packets left as gaps in the output sequence (packets); " \
   "held: packets in the reorder window now (packets); " \
+  "held-overflow: packets released before their wait because the " \
+  "reorder window held its 2048 (packets); " \
   "joins: groups joined (joins); " \
   "leaves: groups left (leaves); " \
   "join-errors: joins or leaves the system refused (calls); " \

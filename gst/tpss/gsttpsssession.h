@@ -48,6 +48,11 @@ G_BEGIN_DECLS
   "(packets); " \
   "non-member: control or data from an id that is not a member, dropped " \
   "(packets); " \
+  "join-refused: HELLOs from new ids refused because the member table " \
+  "holds its 63 others (allow-join); also counted in non-member " \
+  "(packets); " \
+  "member-entries: members in the member table now, configured ones " \
+  "included, at most 63 (members); " \
   "forged: a member's id from another address, or a HELLO whose id " \
   "disagrees, dropped (packets); " \
   "own: our own packets looped back, dropped (packets); " \

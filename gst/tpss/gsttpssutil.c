@@ -93,7 +93,9 @@ static const GstParamEntry param_entries[] = {
       60 * GST_SECOND),
   P ("allow-join", "Allow join", "Accept members not in `members` that "
         "announce themselves with a HELLO (their address is learned from "
-        "it)", BOOLEAN, NULL, allow_join, 0, 1),
+        "it; at most 63 besides this one). Without `key` a forged HELLO makes "
+        "any address a member, and media is sent there: set `key` on a "
+        "session strangers can reach", BOOLEAN, NULL, allow_join, 0, 1),
   P ("slow-start", "Slow start", "tpss: two-phase slow start (2.3); "
         "traditional: the section 4.1 baseline", ENUM,
       gst_tpss_slow_start_get_type, cfg.slow_start, 0, 0),
@@ -895,6 +897,8 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "data-received", G_TYPE_UINT64, gs->data_received,
       "malformed", G_TYPE_UINT64, gs->malformed,
       "non-member", G_TYPE_UINT64, gs->non_member,
+      "join-refused", G_TYPE_UINT64, gs->join_refused,
+      "member-entries", G_TYPE_UINT, gs->member_entries,
       "forged", G_TYPE_UINT64, gs->forged,
       "own", G_TYPE_UINT64, gs->own,
       "other-rtcp", G_TYPE_UINT64, gs->other_rtcp,

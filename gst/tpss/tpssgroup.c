@@ -1773,6 +1773,21 @@ check_source (TpssGroup * g, guint32 id, const TpssAddr * from,
   return m;
 }
 
+/* An unknown id's HELLO makes it a member while the table has room for
+ * it. The core keeps at most TPSS_MAX_MEMBERS - 1 others, and an entry
+ * it refused would never leave (only the core's MEMBER_LEFT removes one),
+ * so without this bound every new id of a HELLO flood stayed. A refused
+ * HELLO goes on to check_source, which counts it as a non-member. */
+static void
+join_by_hello (TpssGroup * g, guint32 id, const TpssAddr * from)
+{
+  if (g_hash_table_size (g->members) >= TPSS_MAX_MEMBERS - 1) {
+    g->st.join_refused++;
+    return;
+  }
+  member_get (g, id, TRUE)->addr = *from;
+}
+
 static void
 handle_msg (TpssGroup * g, const TpssMsg * msg, const TpssAddr * from,
     gint64 now)
@@ -1789,7 +1804,7 @@ handle_msg (TpssGroup * g, const TpssMsg * msg, const TpssAddr * from,
   }
   if (!member_get (g, id, FALSE) && msg->type == TPSS_MSG_HELLO &&
       g->cfg.allow_join)
-    member_get (g, id, TRUE)->addr = *from;
+    join_by_hello (g, id, from);
   if (!check_source (g, id, from, TRUE, now))
     return;
   g->st.ctrl_received++;
@@ -2348,6 +2363,7 @@ tpss_group_get_stats (const TpssGroup * g, TpssGroupStats * st)
 {
   *st = g->st;
   st->queued = g->sendq.length;
+  st->member_entries = g_hash_table_size (g->members);
   st->pacing_skipped = tpss_member_pacing_skipped (g->core);
   st->pacing_made_up = tpss_member_pacing_made_up (g->core);
   st->data_rate = g->data_rate;

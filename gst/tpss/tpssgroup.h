@@ -165,6 +165,11 @@ typedef struct {
   guint64 sr_sent;              /* SR datagrams: one per member with an
                                  * address, or one to the multicast group */
   guint64 sr_received;          /* SRs accepted from members */
+  guint64 join_refused;         /* HELLOs of new ids refused: the member
+                                 * table full (TPSS_MAX_MEMBERS - 1 others);
+                                 * also counted in non_member */
+  guint member_entries;         /* members in the table now, configured
+                                 * ones included */
   guint64 sr_refused;           /* SRs dropped: malformed, from a
                                  * non-member or an unknown address,
                                  * forged, or with an NTP time of 0 or

@@ -17,7 +17,10 @@ sends, every 50 ms, with the source address of the peer it imitates
     about the sender's SSRC, which m knows as anyone on the path would),
     a PLI (forged), the last captured RR and PLI (replayed) and, in the
     keyed run, an RR with 24 random trailer bytes;
-  - to the receiver: the last captured SR (replayed).
+  - to the receiver: the last captured SR (replayed) and, in the keyed
+    run, an SR of m's own making with a token APP packet of a random
+    token (forged; the receiver takes its token from the first RTCP that
+    opens, so a forged one must not be that).
 Once, a process on the sender's host without the key connects to the
 receiver's TCP port and presents the captured token message.
 
@@ -111,6 +114,7 @@ class Observer:
         self.rr = self.pli = self.sr = self.token = None
         self.sink_port = None
         self.on_rr = None             # called on each real RR seen
+        self.forged = set()           # m's own SRs, not to be captured
         self.stop = False
         self.t = threading.Thread(target=self.run, daemon=True)
         self.t.start()
@@ -134,7 +138,8 @@ class Observer:
                         self.on_rr()
                 elif data[1] == 206:
                     self.pli = data
-            elif dst == R_IP and dport == RTCP_PORT and data[1] == 200:
+            elif (dst == R_IP and dport == RTCP_PORT and data[1] == 200 and
+                  data not in self.forged):
                 self.sr = (data, sport)
         elif proto == 6 and dst == R_IP and self.token is None:
             sport, dport = struct.unpack("!HH", body[:4])
@@ -174,6 +179,15 @@ def pli():
     return struct.pack(">BBHII", 0x81, 206, 2, 0xBADC0DE, SSRC)
 
 
+def forged_sr(k):
+    """An SR from SSRC (no report blocks) with a token APP packet (PT 204,
+    subtype 0, name TPBA) carrying a random token: docs/protocols/tpba.md."""
+    sr = struct.pack(">BBHIIIIII", 0x80, 200, 6, SSRC, 0xE0000000 + k, 0,
+                     8000 * k, 100 * k, 32000 * k)
+    app = struct.pack(">BBHI4s", 0x80, 204, 4, SSRC, b"TPBA")
+    return sr + app + secrets.token_bytes(8)
+
+
 class Attacker:
     """Host m: spoofed forged and replayed RTCP every PERIOD_S."""
 
@@ -182,7 +196,8 @@ class Attacker:
                                 socket.IPPROTO_RAW)
         self.obs, self.keyed = obs, keyed
         self.sent = dict(forged_rr=0, forged_pli=0, bad_trailer=0,
-                         replayed_to_sink=0, replayed_to_src=0)
+                         replayed_to_sink=0, replayed_to_src=0,
+                         forged_to_src=0)
         self.k = 0
         self.stop = False
         # a forged RR right behind every real one as well: the receiver's
@@ -224,6 +239,12 @@ class Attacker:
             self.sock.sendto(ip_udp(S_IP, sport, R_IP, RTCP_PORT, data),
                              (R_IP, 0))
             self.sent["replayed_to_src"] += 1
+            if self.keyed:
+                forged = forged_sr(self.k)
+                o.forged.add(forged)
+                self.sock.sendto(ip_udp(S_IP, sport, R_IP, RTCP_PORT,
+                                        forged), (R_IP, 0))
+                self.sent["forged_to_src"] += 1
 
     def run(self):
         while not self.stop:
@@ -355,6 +376,12 @@ def main():
           0.9 * sent_k["replayed_to_src"] + 1,
           f"{src[1].get('auth-replayed')} (SRs {sent_k['replayed_to_src']} "
           "+ the token message)")
+    check("key, attacker: the source counted the forged SRs (bad tag)",
+          sent_k["forged_to_src"] > 0 and
+          0.9 * sent_k["forged_to_src"] <= src[1].get("auth-bad-tag", 0) <=
+          sent_k["forged_to_src"] and src[0].get("auth-bad-tag", 1) == 0,
+          f"{src[1].get('auth-bad-tag')} of {sent_k['forged_to_src']} sent "
+          f"(baseline {src[0].get('auth-bad-tag')})")
     check("key, attacker: the captured token message refused as a replay",
           keyed[3] is False and src[1].get("tcp-bad-token") == 1 and
           src[1].get("tcp-accepted") == 1,

@@ -2260,6 +2260,35 @@ GST_START_TEST (test_join_max_scales_with_session)
 
 GST_END_TEST;
 
+/* Issue 21: the member table keeps at most max_members ids. REPORTs from
+ * 100 ids into a table of 8 keep 8 (the session size 9 with us) and count
+ * the other 92; once they expire, a new id is kept again. */
+GST_START_TEST (test_member_table_bounded)
+{
+  Rig rig;
+  RlmReceiverStats st;
+
+  rig_prepare (&rig, 19, 4);
+  rig.cfg.max_members = 8;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  for (guint i = 0; i < 100; i++)
+    fail_unless_equals_int (feed_report (&rig, 0x1000 + i, 1, FALSE,
+            (guint8) i), RLM_PACKET_CONTROL);
+  st = stats (&rig);
+  fail_unless_equals_int (st.session_size, 9);
+  fail_unless_equals_uint64 (st.member_overflow, 92);
+  fail_unless_equals_int64 (st.join_max, 9 * 600 * S);
+  run_clean (&rig, 200 * S);
+  fail_unless_equals_int (stats (&rig).session_size, 1);
+  feed_report (&rig, 0x2000, 1, FALSE, 1);
+  st = stats (&rig);
+  fail_unless_equals_int (st.session_size, 2);
+  fail_unless_equals_uint64 (st.member_overflow, 92);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* In the simulator */
 
@@ -2457,6 +2486,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_keyed_control);
   tcase_add_test (tc, test_keyed_forgery_does_not_suppress);
   tcase_add_test (tc, test_join_max_scales_with_session);
+  tcase_add_test (tc, test_member_table_bounded);
   tcase_add_test (tc, test_figure4_sample_path);
   tcase_add_test (tc, test_shared_learning_in_sim);
   return s;

@@ -102,6 +102,37 @@ GST_START_TEST (test_real_loss_leaves_gap)
 
 GST_END_TEST;
 
+/* Issue 21: the window holds at most max_held packets. 20 packets each
+ * behind a lost one, with room for 8, release the 12 oldest at once
+ * (counted as overflow); the other 8 wait for the window as before. */
+GST_START_TEST (test_held_bounded)
+{
+  RlmMerger m;
+  RlmMergeStats st;
+  guint layer, released = 0;
+
+  rlm_merger_init (&m, EXT_ID, 20 * MS, 8, 0);
+  push (&m, 10, 0, 10, 0);
+  fail_unless_equals_int (pop (&m, 20 * MS, &layer), 0);
+  for (guint16 seq = 12; seq < 52; seq += 2)    /* every odd one lost */
+    push (&m, seq, 0, seq, 30 * MS);
+  while (pop (&m, 30 * MS, &layer) >= 0)
+    released++;
+  rlm_merger_get_stats (&m, &st);
+  fail_unless_equals_int (released, 12);
+  fail_unless_equals_int (st.overflow, 12);
+  fail_unless_equals_int (st.held, 8);
+  while (pop (&m, 50 * MS, &layer) >= 0)
+    released++;
+  rlm_merger_get_stats (&m, &st);
+  fail_unless_equals_int (released, 20);
+  fail_unless_equals_int (st.overflow, 12);
+  fail_unless_equals_int (st.gaps, 20);
+  rlm_merger_clear (&m);
+}
+
+GST_END_TEST;
+
 /* Two layers arriving out of order within the window come out in the
  * source's order; the next number in sequence goes at once. */
 GST_START_TEST (test_two_layers_reordered)
@@ -173,6 +204,7 @@ rlmmerge_suite (void)
   tcase_add_test (tc, test_unsubscribed_gaps_hidden);
   tcase_add_test (tc, test_real_loss_leaves_gap);
   tcase_add_test (tc, test_two_layers_reordered);
+  tcase_add_test (tc, test_held_bounded);
   tcase_add_test (tc, test_new_source);
   return s;
 }

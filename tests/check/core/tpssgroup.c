@@ -2583,6 +2583,51 @@ GST_START_TEST (test_leave_multicast_sends_one_bye)
 
 GST_END_TEST;
 
+/* Issue 21: HELLOs from 1000 new ids (unkeyed, allow-join) fill the member
+ * table to the core's bound and no further: the rest are refused and
+ * counted, the configured member C is kept, and once the joiners time out
+ * a new member joins again. Each entry holds a pacer and queues; before
+ * the bound an entry the core refused was never removed. */
+GST_START_TEST (test_hello_flood_bounded)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  const guint n = 1000, room = TPSS_MAX_MEMBERS - 1;
+  gint64 now = MS;
+
+  tpss_group_start (g, 0);
+  set_member (g, ID_C, 3, 0);
+  for (guint i = 0; i < n; i++)
+    feed_hello (g, 0x100000 + i, 0x100000 + i, 10 + i % 200, now);
+  tpss_group_handle_timeout (g, now);
+  drop_transmits (g);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.member_entries, room);
+  fail_unless_equals_uint64 (st.join_refused, n - (room - 1));
+  fail_unless (st.non_member >= st.join_refused);
+  fail_unless (member_stats (g, ID_C, &ms));
+
+  /* The joiners fall silent past member-timeout (5 s) and leave. */
+  for (; now < 6000 * MS; now += 10 * MS) {
+    tpss_group_handle_timeout (g, now);
+    drop_transmits (g);
+  }
+  drop_events (g);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_int (st.member_entries, 1);
+  feed_hello (g, ID_B, ID_B, 2, now);
+  tpss_group_handle_timeout (g, now);
+  fail_unless (member_stats (g, ID_B, &ms));
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.join_refused, n - (room - 1));
+  drop_transmits (g);
+  drop_events (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* B (joined by HELLO) and C (configured) send; B's BYE removes B at once,
  * long before member-timeout, and C alone is left. */
 GST_START_TEST (test_bye_removes_member)
@@ -3227,6 +3272,7 @@ tpssgroup_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_join_and_leave);
+  tcase_add_test (tc, test_hello_flood_bounded);
   tcase_add_test (tc, test_join_refused_and_configured_leave);
   tcase_add_test (tc, test_forged_source_refused);
   tcase_add_test (tc, test_loss_counted_before_fec);
