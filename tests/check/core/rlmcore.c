@@ -2323,6 +2323,53 @@ GST_START_TEST (test_keyed_control)
 
 GST_END_TEST;
 
+/* learn_reported_failures with a key: a REPORT naming a failure under
+ * another key is dropped and holds nothing; sealed under the key, the
+ * hold is taken. */
+GST_START_TEST (test_keyed_reported_failure)
+{
+  Rig rig;
+  AuthKey k, other;
+  AuthSession *peer, *mallory;
+  RlmCtrl c = { RLM_CTRL_REPORT, PEER_SSRC, 3, 0, 2,
+    rlm_fail_hold_encode (30 * S)
+  };
+  RlmAddr a = addr_of (1);
+  guint8 buf[RLM_CTRL_MAX_SIZE];
+  gsize len;
+  gint64 deadline;
+
+  test_key (&k, 0);
+  test_key (&other, 1);
+  rig_prepare (&rig, 5, 4);
+  rig.cfg.learn_reported_failures = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  rlm_receiver_set_key (rig.r, &k);
+  run_clean (&rig, 100 * MS);
+  deadline = stats (&rig).join_deadline;
+  peer = auth_session_new (&k, PEER_SSRC, 4);
+  mallory = auth_session_new (&other, PEER_SSRC, 4);
+
+  len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  len = auth_seal (mallory, buf, len, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_UNAUTHENTICATED);
+  fail_unless_equals_int (stats (&rig).failures_heard, 0);
+  fail_unless_equals_int64 (stats (&rig).join_deadline, deadline);
+
+  len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  len = auth_seal (peer, buf, len, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_CONTROL);
+  fail_unless_equals_int (stats (&rig).failures_adopted, 1);
+  fail_unless (stats (&rig).join_deadline > deadline);
+  auth_session_free (peer);
+  auth_session_free (mallory);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* test_suppression with a key: a forged JOIN at level 2 and a replay of
  * the peer's earlier one do not suppress our experiment at 3; a fresh,
  * sealed JOIN would (checked on a twin receiver of the same seed). */
@@ -2605,6 +2652,7 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_learn_reported_failures_repeated);
   tcase_add_test (tc, test_learn_reported_failures_newcomer);
   tcase_add_test (tc, test_learn_reported_failures_malformed);
+  tcase_add_test (tc, test_keyed_reported_failure);
   tcase_add_test (tc, test_learn_higher_onset);
   tcase_add_test (tc, test_learn_higher_onset_measured);
   tcase_add_test (tc, test_join_reported_fails);
