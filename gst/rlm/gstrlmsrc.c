@@ -635,6 +635,9 @@ core_stats (GstRlmSrc * self, GstStructure * s, gint64 now)
       "onset-estimate", G_TYPE_INT64, st.onset_estimate,
       "onset-dev", G_TYPE_INT64, st.onset_dev,
       "onset-samples", G_TYPE_UINT64, st.onset_samples,
+      "failures-repeated", G_TYPE_UINT64, st.failures_repeated,
+      "failures-heard", G_TYPE_UINT64, st.failures_heard,
+      "failures-adopted", G_TYPE_UINT64, st.failures_adopted,
       "reported-joins", G_TYPE_UINT64, st.reported_joins,
       "reported-joins-failed", G_TYPE_UINT64, st.reported_joins_failed,
       "drops", G_TYPE_UINT64, st.drops,
@@ -765,6 +768,11 @@ gst_rlm_src_finalize (GObject * object)
   "(learn-higher-onset-measured) (ns); " \
   "onset-dev: its deviation, -1 before any (ns); " \
   "onset-samples: samples taken (samples); " \
+  "failures-repeated: our reports that named a recent failure " \
+  "(learn-reported-failures) (packets); " \
+  "failures-heard: others' reports that named one (packets); " \
+  "failures-adopted: of those, ones that held our experiment at a level " \
+  "above ours later (reports); " \
   "reported-joins: climbs straight to the lowest settled level others " \
   "reported (join-reported) (joins); " \
   "reported-joins-failed: of those, undone by a loss right after " \

@@ -142,6 +142,13 @@ static const GstParamEntry params[] = {
         "window): that one may be congesting the receiver's own path, and "
         "the paper's hysteresis then measurement follow (ours; off)",
       BOOLEAN, NULL, learn_higher_fresh_between, 0, 0, R),
+  P ("learn-reported-failures", "A receiver whose experiment failed, or "
+        "that learned a failure, names that level in its reports with the "
+        "time left to its earliest retry there (half the join timer it "
+        "backed off to); a receiver below that level that hears it makes "
+        "no experiment there before then, so one that joined after the "
+        "failure learns it too (ours; the paper: off)", BOOLEAN, NULL,
+      learn_reported_failures, 0, 0, R),
   P ("report-interval", "Mean interval of the presence reports, ns (ours: "
         "5 s)", TIME, NULL, report_interval, 1e7, H, R),
   P ("report-bandwidth", "Bound of all receivers' reports together, bit/s "

@@ -51,6 +51,7 @@ rlm_config_init (RlmConfig * cfg)
   cfg->learn_higher_onset = 0;
   cfg->learn_higher_onset_measured = FALSE;
   cfg->learn_higher_fresh_between = FALSE;
+  cfg->learn_reported_failures = FALSE;
   cfg->report_interval = 5 * G_GINT64_CONSTANT (1000000000);
   cfg->report_bandwidth = 4000;
   cfg->member_timeout = 5;
@@ -113,16 +114,36 @@ rlm_ctrl_parse (const guint8 * data, gsize len, RlmCtrl * ctrl)
   ctrl->ssrc = app.ssrc;
   ctrl->level = app.data[0];
   ctrl->flags = app.data[1];
+  ctrl->fail_level = app.data[2];
+  ctrl->fail_hold = app.data[3];
   return TRUE;
 }
 
 gsize
 rlm_ctrl_write (const RlmCtrl * ctrl, guint8 * out, gsize max)
 {
-  guint8 body[4] = { ctrl->level, ctrl->flags, 0, 0 };
+  guint8 body[4] = { ctrl->level, ctrl->flags, ctrl->fail_level,
+    ctrl->fail_hold
+  };
 
   return rtcp_app_write (ctrl->type, ctrl->ssrc, RLM_APP_NAME, body,
       sizeof (body), out, max);
+}
+
+guint8
+rlm_fail_hold_encode (gint64 hold)
+{
+  gdouble units = (gdouble) hold / RLM_FAIL_HOLD_UNIT;
+
+  if (units <= 1.0)
+    return 0;
+  return (guint8) MIN (floor (8.0 * log2 (units)), 255.0);
+}
+
+gint64
+rlm_fail_hold_decode (guint8 code)
+{
+  return (gint64) (RLM_FAIL_HOLD_UNIT * exp2 (code / 8.0));
 }
 
 gboolean
@@ -240,6 +261,12 @@ struct _RlmReceiver
   /* learn_higher_failures: the exp_start already learned from */
   gint64 exp_learned[RLM_MAX_LAYERS + 1];
   guint own_level;              /* our experiment's level, 0 none */
+  /* learn_reported_failures: our last failure (own or learned) and our
+   * earliest retry at its level; level 0: none. And by level, the time
+   * before which reported failures hold our experiments there. */
+  guint fail_level;
+  gint64 fail_retry;
+  gint64 hold_until[RLM_MAX_LAYERS + 1];
   gboolean congested;           /* we left S on a loss at least once */
   gint64 own_start;
   gint64 own_onset;             /* its first loss when it went to M; -1 */
@@ -475,11 +502,19 @@ draw_join_interval (RlmReceiver * r, guint level)
   return MAX ((gint64) ((lambda / 2.0 + x) * NS_PER_S), RLM_MIN_TIMER);
 }
 
+/* A new draw, no earlier than a reported failure's hold on the level
+ * (learn_reported_failures; hold_until is 0 without it). */
 static void
 schedule_join (RlmReceiver * r, gint64 now)
 {
-  r->join_deadline = r->level < r->cfg.n_layers ?
-      now + draw_join_interval (r, r->level + 1) : -1;
+  gint64 at;
+
+  if (r->level >= r->cfg.n_layers) {
+    r->join_deadline = -1;
+    return;
+  }
+  at = now + draw_join_interval (r, r->level + 1);
+  r->join_deadline = MAX (at, r->hold_until[r->level + 1]);
 }
 
 static void
@@ -491,6 +526,18 @@ backoff (RlmReceiver * r, guint level)
     return;
   r->join_timer[level] = (gint64) MIN (r->cfg.alpha * r->join_timer[level],
       (gdouble) max);
+}
+
+/* A failed experiment at @level, ours or learned, just backed off its
+ * timer: learn_reported_failures repeats it until our earliest retry, the
+ * lambda / 2 of the next draw. */
+static void
+note_failure (RlmReceiver * r, guint level, gint64 now)
+{
+  if (level < 2 || level > r->cfg.n_layers)
+    return;
+  r->fail_level = level;
+  r->fail_retry = now + MIN (r->join_timer[level], join_max (r)) / 2;
 }
 
 static void
@@ -552,6 +599,13 @@ queue_ctrl (RlmReceiver * r, guint8 type, gint64 now)
   c->level = (guint8) (type == RLM_CTRL_JOIN ? r->level + 1 : r->level);
   c->flags = type == RLM_CTRL_REPORT && is_settled (r, now) ?
       RLM_CTRL_FLAG_SETTLED : 0;
+  c->fail_level = c->fail_hold = 0;
+  if (type == RLM_CTRL_REPORT && r->cfg.learn_reported_failures &&
+      r->fail_level && now < r->fail_retry) {
+    c->fail_level = (guint8) r->fail_level;
+    c->fail_hold = rlm_fail_hold_encode (r->fail_retry - now);
+    r->st.failures_repeated++;
+  }
 }
 
 static void
@@ -643,6 +697,8 @@ drop_layer (RlmReceiver * r, gint64 now)
 
     r->may_join_reported = FALSE;
     backoff (r, r->level);
+    if (reason == RLM_REASON_EXPERIMENT_FAILED)
+      note_failure (r, r->level, now);
     r->level--;
     /* the level we leave failed (our experiment, or congestion); at the
      * base level there is none, and congestion there says nothing of the
@@ -684,6 +740,7 @@ undo_reported_join (RlmReceiver * r, gint64 now)
   r->st.drops++;
   r->may_join_reported = FALSE;
   backoff (r, top);
+  note_failure (r, top, now);
   r->level = r->reported_from;
   level_changed (r, now);
   r->reported_from = 0;
@@ -747,11 +804,12 @@ learn_onset (RlmReceiver * r, gint64 now)
  * would stop our join timer for two detection windows for a level that
  * is not the one above ours, and end a first climb. */
 static void
-learn_higher_failure (RlmReceiver * r, guint top)
+learn_higher_failure (RlmReceiver * r, guint top, gint64 now)
 {
   if (r->exp_learned[top] == r->exp_start[top])
     return;
   backoff (r, top);
+  note_failure (r, top, now);
   r->exp_learned[top] = r->exp_start[top];
   r->st.experiments_learned++;
 }
@@ -852,6 +910,7 @@ loss_in_steady (RlmReceiver * r, gint64 now)
     /* shared learning: someone's experiment one level above ours */
     if (top == r->level + 1 && !r->exp_own[top]) {
       backoff (r, top);
+      note_failure (r, top, now);
       r->settled = TRUE;
       r->st.experiments_learned++;
       /* one experiment teaches once */
@@ -859,7 +918,7 @@ loss_in_steady (RlmReceiver * r, gint64 now)
     } else if (r->cfg.learn_higher_failures && top > r->level + 1 &&
         !r->exp_own[top]) {
       if (blame_higher (r, top, now)) {
-        learn_higher_failure (r, top);
+        learn_higher_failure (r, top, now);
         return;
       }
     }
@@ -998,6 +1057,36 @@ on_media (RlmReceiver * r, const guint8 * data, gsize len, gint64 now)
   return RLM_PACKET_MEDIA;
 }
 
+/* A REPORT's failed level is 0 or one a join-experiment can reach (a
+ * JOIN's is reserved and ignored). */
+static gboolean
+fail_level_sound (const RlmReceiver * r, const RlmCtrl * c)
+{
+  return c->type != RLM_CTRL_REPORT || c->fail_level == 0 ||
+      (c->fail_level >= 2 && c->fail_level <= r->cfg.n_layers);
+}
+
+/* learn_reported_failures: another receiver's experiment at @level
+ * failed, and it will not retry there for @code's time. Above our level
+ * we do not try before then either: the newcomers that did not see the
+ * failure then try together with the session, not one by one. */
+static void
+heard_failure (RlmReceiver * r, guint level, guint8 code, gint64 now)
+{
+  gint64 until;
+
+  r->st.failures_heard++;
+  if (!r->cfg.learn_reported_failures || level <= r->level)
+    return;
+  until = now + MIN (rlm_fail_hold_decode (code), join_max (r));
+  if (until <= r->hold_until[level])
+    return;
+  r->hold_until[level] = until;
+  r->st.failures_adopted++;
+  if (level == r->level + 1 && r->join_deadline >= 0)
+    r->join_deadline = MAX (r->join_deadline, until);
+}
+
 static RlmPacketKind
 on_control (RlmReceiver * r, const guint8 * data, gsize len,
     const RlmAddr * from, gint64 now)
@@ -1011,7 +1100,8 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
     return RLM_PACKET_MALFORMED;
   }
   lo = c.type == RLM_CTRL_JOIN ? 2 : 1;
-  if (c.level < lo || c.level > r->cfg.n_layers) {
+  if (c.level < lo || c.level > r->cfg.n_layers ||
+      !fail_level_sound (r, &c)) {
     r->st.malformed++;
     return RLM_PACKET_MALFORMED;
   }
@@ -1045,6 +1135,8 @@ on_control (RlmReceiver * r, const guint8 * data, gsize len,
   r->st.control_received++;
   if (c.type == RLM_CTRL_JOIN)
     record_experiment (r, c.level, FALSE, now);
+  else if (c.fail_level != 0)
+    heard_failure (r, c.fail_level, c.fail_hold, now);
   return RLM_PACKET_CONTROL;
 }
 
@@ -1207,8 +1299,8 @@ retry_after_lower (RlmReceiver * r, guint target, gint64 now)
     if (holds_join_timer (r, k, now))
       end = MAX (end, r->exp_start[k] + (own_experiment_at (r, k) ?
               detection_window (r) : lower_hold (r)));
-  r->join_deadline = end + random_source_range (r->rng, 1,
-      (gint64) (NS_PER_S / 2));
+  end += random_source_range (r->rng, 1, (gint64) (NS_PER_S / 2));
+  r->join_deadline = MAX (end, r->hold_until[target]);
 }
 
 /* The join timer of S expired: a join up to the reported level

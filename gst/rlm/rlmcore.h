@@ -52,6 +52,12 @@
  *   time constant (ours: the paper names a short-term estimator only).
  * - T_J^max is multiplied by max(1, n / join_max_ref) where n is the
  *   session size estimated from the receivers' periodic reports.
+ * - With learn_reported_failures (ours; the paper's section 8 names
+ *   learning beyond one's own observations as future work) a receiver
+ *   whose experiment failed, or that learned a failure, names the level in
+ *   its REPORTs until its earliest retry there (half the join timer it
+ *   backed off to, after the failure); a receiver below that level that
+ *   hears it makes no experiment at that level before then.
  */
 #ifndef __RLM_CORE_H__
 #define __RLM_CORE_H__
@@ -70,7 +76,11 @@ G_BEGIN_DECLS
 #define RLM_LAYER_EXT_SIZE 3
 
 /* Announcements (RTCP APP, name "RLM "): 12-byte APP header, then
- * level (8), flags (8, 0), reserved (16, 0). */
+ * level (8), flags (8, 0), failed level (8), hold (8). The last two are 0
+ * in a JOIN; in a REPORT (learn_reported_failures) they name a level whose
+ * experiment failed recently (0: none) and the time from the REPORT to the
+ * reporter's earliest retry there, coded as RLM_FAIL_HOLD_UNIT x
+ * 2^(code/8), rounded down. */
 #define RLM_APP_NAME "RLM "
 #define RLM_CTRL_SIZE 16
 #define RLM_CTRL_JOIN 0         /* subtype: join-experiment at level */
@@ -79,6 +89,7 @@ G_BEGIN_DECLS
  * above failed for it since it reached its level, it has every layer, or
  * it has held the level for 2 T_J^min. */
 #define RLM_CTRL_FLAG_SETTLED 0x01
+#define RLM_FAIL_HOLD_UNIT (G_GINT64_CONSTANT (100000000))    /* 100 ms */
 /* An announcement with the group key's trailer (auth.h) after it. */
 #define RLM_CTRL_MAX_SIZE (RLM_CTRL_SIZE + AUTH_TRAILER_SIZE)
 
@@ -203,6 +214,17 @@ typedef struct {
                                          * announcements began earlier
                                          * has had time to congest it and
                                          * did not: FALSE */
+  gboolean learn_reported_failures;     /* a receiver whose experiment
+                                         * failed, or that learned a
+                                         * failure, names the level in its
+                                         * REPORTs with the time left to
+                                         * its earliest retry there (half
+                                         * the join timer it backed off
+                                         * to); one below that level that
+                                         * hears it makes no experiment
+                                         * there before then (a newcomer
+                                         * learns failures made before it
+                                         * joined): FALSE */
   gint64 report_interval;       /* presence report, mean: 5 s */
   guint report_bandwidth;       /* reports of all receivers, bit/s: 4000 */
   guint member_timeout;         /* a member is gone after this many
@@ -228,11 +250,19 @@ typedef struct {
   guint32 ssrc;                 /* the receiver's id */
   guint8 level;
   guint8 flags;                 /* RLM_CTRL_FLAG_*; unknown bits ignored */
+  guint8 fail_level;            /* REPORT: a recently failed level, 0 none */
+  guint8 fail_hold;             /* ... the time to its earliest retry, coded */
 } RlmCtrl;
+
+/* The hold's code for @hold ns (rounded down, clamped to 0..255) and the
+ * ns a code stands for. */
+guint8 rlm_fail_hold_encode (gint64 hold);
+gint64 rlm_fail_hold_decode (guint8 code);
 
 /* Parses one announcement datagram (a single RTCP APP packet, or the first
  * packet of a compound); FALSE unless it is a sound APP "RLM " with a known
- * subtype and its 4-byte body. */
+ * subtype and its 4-byte body. The failed level is not checked here
+ * (the receiver checks it against its layers). */
 gboolean rlm_ctrl_parse (const guint8 * data, gsize len, RlmCtrl * ctrl);
 /* Writes @ctrl (RLM_CTRL_SIZE bytes); 0 if @max is too small. */
 gsize rlm_ctrl_write (const RlmCtrl * ctrl, guint8 * out, gsize max);
@@ -351,6 +381,11 @@ typedef struct {
   gint64 join_latency;          /* largest join latency measured, ns; -1
                                  * none yet */
   guint64 join_latency_samples; /* joins of ours whose first packet came */
+  guint64 failures_repeated;    /* REPORTs sent naming a recent failure
+                                 * (learn_reported_failures) */
+  guint64 failures_heard;       /* REPORTs heard naming one */
+  guint64 failures_adopted;     /* ... that held our experiment at a level
+                                 * above ours later than before */
   guint64 drops;                /* layers dropped on congestion */
   guint64 reported_joins;       /* climbs to the reported level (join_reported) */
   guint64 reported_joins_failed;        /* ... undone by a loss in their window */

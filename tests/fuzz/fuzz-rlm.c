@@ -91,6 +91,10 @@ check_transmits_and_events (Target * t)
     if (len != RLM_CTRL_SIZE || !rlm_ctrl_parse (buf, len, &c) ||
         c.ssrc != t->st.ssrc || c.level < 1 || c.level > t->n_layers)
       abort ();
+    /* a failure is named in REPORTs only, at a level an experiment reaches */
+    if (c.fail_level != 0 && (c.type != RLM_CTRL_REPORT || c.fail_level < 2
+            || c.fail_level > t->n_layers))
+      abort ();
   }
   while (rlm_receiver_pop_event (t->r, &ev)) {
     if (ev.layer >= t->n_layers)
@@ -140,7 +144,11 @@ static void
 feed_ctrl (Target * t, guint8 type, guint8 level, guint8 peer, guint8 addr,
     gint64 now)
 {
-  RlmCtrl c = { type, 0x100 + peer, level };
+  /* a REPORT's failure fields from the peer's high bits: any level,
+   * sound or not, and any hold */
+  RlmCtrl c = { type, 0x100 + peer, level, 0, (guint8) (peer >> 4),
+    (guint8) (peer * 37)
+  };
   RlmAddr a = { 4, {10, 0, 0, addr} };
   guint8 buf[RLM_CTRL_MAX_SIZE];
   gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
@@ -223,6 +231,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     cfg.learn_higher_onset = 1000 * MS;
     cfg.learn_higher_onset_measured = TRUE;
     cfg.learn_higher_fresh_between = TRUE;
+    cfg.learn_reported_failures = TRUE;
   }
   t.n_layers = cfg.n_layers;
   random_source_init_seeded (&rng, &seeded, data[0]);

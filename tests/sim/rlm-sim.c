@@ -60,7 +60,11 @@
  * (learn_higher_onset); -Y (with -F) within the onset measured on the
  * receiver's own path, -W's bound until it has a sample
  * (learn_higher_onset_measured); -X (with -F) not while an experiment
- * between began within that bound (learn_higher_fresh_between). -k K puts every K-th receiver of topology (3)
+ * between began within that bound (learn_higher_fresh_between). -N turns
+ * learn_reported_failures on: failures are repeated in the REPORTs for
+ * as long as the join timer they set, and a receiver below the level
+ * raises its timer to the reported one; the summary then counts those
+ * REPORTs sent, heard and adopted. -k K puts every K-th receiver of topology (3)
  * behind B/2 (2: half of them; -n K -k K: one, slower than all others).
  * -Z (topology 3) puts each loss of the slow set down to what the slow
  * link carried when it came (lines "#Z"; see the comment on CAUSE_STEP)
@@ -113,6 +117,7 @@ typedef struct {
   gint64 learn_higher_onset;    /* -W: ns, 0 none */
   gboolean learn_higher_onset_measured; /* -Y */
   gboolean learn_higher_fresh_between;  /* -X */
+  gboolean learn_reported_failures;     /* -N */
   gboolean first_climb_to_settled;      /* -L */
   gint trace;                   /* receiver whose level changes to print, -1 */
   gint core_trace;              /* receiver whose core calls to trace, -1 */
@@ -770,6 +775,7 @@ parse_options (int argc, char **argv, Options * o)
   o->learn_higher_onset = 0;
   o->learn_higher_onset_measured = FALSE;
   o->learn_higher_fresh_between = FALSE;
+  o->learn_reported_failures = FALSE;
   o->first_climb_to_settled = FALSE;
   o->trace = -1;
   o->core_trace = -1;
@@ -777,7 +783,7 @@ parse_options (int argc, char **argv, Options * o)
   o->slow_every = 2;
   o->n_layers = 0;
   while ((c = getopt (argc, argv,
-              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:YXILU:E:H:a:v:V:k:Z")) != -1) {
+              "t:n:d:l:s:b:q:mr:p:Q:P:SBj:A:T:RGMDFOW:YXNILU:E:H:a:v:V:k:Z")) != -1) {
     switch (c) {
       case 't':
         o->topology = atoi (optarg);
@@ -868,6 +874,9 @@ parse_options (int argc, char **argv, Options * o)
       case 'X':
         o->learn_higher_fresh_between = TRUE;
         break;
+      case 'N':
+        o->learn_reported_failures = TRUE;
+        break;
       case 'L':
         o->first_climb_to_settled = TRUE;
         break;
@@ -913,11 +922,13 @@ apply_options (const Options * o, SimConfig * cfg)
     cfg->leave_latency = o->prune_ms * SIM_MS;
 }
 
-/* The experiment counters summed over the receivers. */
+/* The experiment counters summed over the receivers (and, with -N, the
+ * failures carried in REPORTs). */
 static void
-print_experiment_totals (Sim * sim, guint n)
+print_experiment_totals (Sim * sim, guint n, gboolean reported_failures)
 {
   guint64 run = 0, failed = 0, suppressed = 0, learned = 0;
+  guint64 repeated = 0, heard = 0, adopted = 0;
 
   for (guint i = 0; i < n; i++) {
     RlmReceiverStats st;
@@ -927,10 +938,17 @@ print_experiment_totals (Sim * sim, guint n)
     failed += st.experiments_failed;
     suppressed += st.experiments_suppressed;
     learned += st.experiments_learned;
+    repeated += st.failures_repeated;
+    heard += st.failures_heard;
+    adopted += st.failures_adopted;
   }
   printf ("# experiments of all receivers: run %" G_GUINT64_FORMAT
       " failed %" G_GUINT64_FORMAT " suppressed %" G_GUINT64_FORMAT
       " learned %" G_GUINT64_FORMAT "\n", run, failed, suppressed, learned);
+  if (reported_failures)
+    printf ("# failures in REPORTs: sent %" G_GUINT64_FORMAT " heard %"
+        G_GUINT64_FORMAT " adopted %" G_GUINT64_FORMAT "\n", repeated, heard,
+        adopted);
 }
 
 int
@@ -986,6 +1004,7 @@ main (int argc, char **argv)
   rc.learn_higher_onset = o.learn_higher_onset;
   rc.learn_higher_onset_measured = o.learn_higher_onset_measured;
   rc.learn_higher_fresh_between = o.learn_higher_fresh_between;
+  rc.learn_reported_failures = o.learn_reported_failures;
   rc.first_climb_to_settled = o.first_climb_to_settled;
   if (o.start_detection_time > 0) {
     rc.detection_time_init = o.start_detection_time;
@@ -1085,7 +1104,7 @@ main (int argc, char **argv)
       "%.0f ms), largest join latency %.0f ms; converged within 20 s: %u\n",
       est_td / 1e6, est_dev / 1e6, fail_td / 1e6, fail_dev / 1e6,
       est_join / 1e6, within_20s);
-  print_experiment_totals (sim, o.n);
+  print_experiment_totals (sim, o.n, o.learn_reported_failures);
   g_free (convs);
   g_free (starts);
   g_free (optimal);

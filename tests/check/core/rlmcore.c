@@ -1856,6 +1856,162 @@ GST_START_TEST (test_learn_detection_time_bounds)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* learn_reported_failures */
+
+/* A REPORT of @level from @ssrc that names a failure at @fail_level with
+ * @hold coded. */
+static RlmPacketKind
+feed_failure_report (Rig * rig, guint32 ssrc, guint8 level, guint8 fail_level,
+    gint64 hold)
+{
+  RlmCtrl c = { RLM_CTRL_REPORT, ssrc, level, 0, fail_level,
+    rlm_fail_hold_encode (hold)
+  };
+  RlmAddr a = addr_of (1);
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len = rlm_ctrl_write (&c, buf, sizeof (buf));
+
+  return rlm_receiver_on_datagram (rig->r, buf, len, &a, rig->now);
+}
+
+/* The hold's code: 100 ms x 2^(code/8), rounded down, clamped. */
+GST_START_TEST (test_fail_hold_code)
+{
+  fail_unless_equals_int (rlm_fail_hold_encode (0), 0);
+  fail_unless_equals_int (rlm_fail_hold_encode (-5 * S), 0);
+  fail_unless_equals_int64 (rlm_fail_hold_decode (0), 100 * MS);
+  fail_unless_equals_int64 (rlm_fail_hold_decode (8), 200 * MS);
+  fail_unless_equals_int (rlm_fail_hold_encode (G_MAXINT64), 255);
+  for (gint64 hold = 150 * MS; hold < 1000000 * S; hold = hold * 3 / 2) {
+    gint64 back = rlm_fail_hold_decode (rlm_fail_hold_encode (hold));
+
+    fail_unless (back <= hold && back * 1.0906 > hold);
+  }
+}
+
+GST_END_TEST;
+
+/* A receiver whose experiment at 2 failed names 2 in its REPORTs until
+ * its earliest retry there (half its backed-off timer, 5 s), then no
+ * longer. */
+GST_START_TEST (test_learn_reported_failures_repeated)
+{
+  Rig rig;
+  RlmCtrl c;
+  gint64 t_join, retry, hold;
+
+  rig_prepare (&rig, 12, 4);
+  rig.cfg.report_interval = 500 * MS;
+  rig.cfg.learn_reported_failures = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_until_level (&rig, 2, 10 * S);
+  t_join = rig.now;
+  run_clean (&rig, t_join + 700 * MS);
+  feed (&rig, 1, 3);
+  fail_unless_equals_int (stats (&rig).experiments_failed, 1);
+  fail_unless_equals_int64 (stats (&rig).join_timer[2], 10 * S);
+  retry = rig.now + 5 * S;
+
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.level, 1);
+  fail_unless_equals_int (c.fail_level, 2);
+  /* queued within the last 10 ms step, rounded down by at most 9 % */
+  hold = rlm_fail_hold_decode (c.fail_hold);
+  fail_unless (hold <= retry - rig.now + 10 * MS);
+  fail_unless (hold * 1.0906 >= retry - rig.now);
+  fail_unless (stats (&rig).failures_repeated >= 1);
+
+  run_clean (&rig, retry);
+  drain_transmits (&rig, NULL);
+  c = next_report (&rig);
+  fail_unless_equals_int (c.fail_level, 0);
+  fail_unless_equals_int (c.fail_hold, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A receiver at 1 hears of a failure at 2 it did not see, with 30 s to
+ * the reporter's earliest retry: it makes no experiment at 2 before
+ * then (without the option its first draw, at most 22.5 s, stands). */
+static RlmReceiverStats
+newcomer_hears_failure (Rig * rig, gboolean learn)
+{
+  rig_prepare (rig, 5, 4);
+  rig->cfg.learn_reported_failures = learn;
+  rig->r = rlm_receiver_new (&rig->cfg, &rig->rng, 0);
+  run_clean (rig, 100 * MS);
+  fail_unless_equals_int (feed_failure_report (rig, PEER_SSRC, 3, 2, 30 * S),
+      RLM_PACKET_CONTROL);
+  return stats (rig);
+}
+
+GST_START_TEST (test_learn_reported_failures_newcomer)
+{
+  Rig rig;
+  RlmReceiverStats st;
+  gint64 until;
+
+  st = newcomer_hears_failure (&rig, FALSE);
+  fail_unless_equals_int (st.failures_heard, 1);
+  fail_unless_equals_int (st.failures_adopted, 0);
+  fail_unless (st.join_deadline <= 100 * MS + 22500 * MS);
+  rig_clear (&rig);
+
+  st = newcomer_hears_failure (&rig, TRUE);
+  until = 100 * MS + rlm_fail_hold_decode (rlm_fail_hold_encode (30 * S));
+  fail_unless_equals_int (st.failures_heard, 1);
+  fail_unless_equals_int (st.failures_adopted, 1);
+  fail_unless_equals_int64 (st.join_deadline, until);
+  /* a shorter hold heard later does not shorten it */
+  feed_failure_report (&rig, PEER_SSRC, 3, 2, 5 * S);
+  fail_unless_equals_int (stats (&rig).failures_adopted, 1);
+  fail_unless_equals_int64 (stats (&rig).join_deadline, until);
+  run_clean (&rig, until - 10 * MS);
+  fail_unless_equals_int (stats (&rig).level, 1);
+  fail_unless_equals_int (stats (&rig).experiments_run, 0);
+  expect_experiment (&rig, 2, until + 10 * MS);
+  /* a failure at a level we hold teaches nothing */
+  feed_failure_report (&rig, PEER_SSRC, 3, 2, 60 * S);
+  fail_unless_equals_int (stats (&rig).failures_heard, 3);
+  fail_unless_equals_int (stats (&rig).failures_adopted, 1);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* A REPORT naming a level no experiment can reach is malformed; a JOIN's
+ * bytes there are reserved and ignored. */
+GST_START_TEST (test_learn_reported_failures_malformed)
+{
+  Rig rig;
+  RlmCtrl join = { RLM_CTRL_JOIN, PEER_SSRC, 2, 0, 9, 9 };
+  RlmAddr a = addr_of (1);
+  guint8 buf[RLM_CTRL_SIZE];
+  gsize len;
+
+  rig_prepare (&rig, 5, 4);
+  rig.cfg.learn_reported_failures = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  run_clean (&rig, 100 * MS);
+  fail_unless_equals_int (feed_failure_report (&rig, PEER_SSRC, 3, 1, 30 * S),
+      RLM_PACKET_MALFORMED);
+  fail_unless_equals_int (feed_failure_report (&rig, PEER_SSRC, 3, 5, 30 * S),
+      RLM_PACKET_MALFORMED);
+  fail_unless_equals_int (stats (&rig).malformed, 2);
+  fail_unless_equals_int (stats (&rig).session_size, 1);
+  fail_unless_equals_int (stats (&rig).failures_heard, 0);
+  len = rlm_ctrl_write (&join, buf, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_CONTROL);
+  fail_unless_equals_int (stats (&rig).failures_heard, 0);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* Drop on congestion: loss at a steady level goes S -> H -> M, and in M
  * the loss estimator over the threshold drops the layer (reason
  * congestion) and backs off its timer. */
@@ -2162,6 +2318,53 @@ GST_START_TEST (test_keyed_control)
   auth_session_free (peer);
   auth_session_free (mallory);
   auth_session_free (check);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* learn_reported_failures with a key: a REPORT naming a failure under
+ * another key is dropped and holds nothing; sealed under the key, the
+ * hold is taken. */
+GST_START_TEST (test_keyed_reported_failure)
+{
+  Rig rig;
+  AuthKey k, other;
+  AuthSession *peer, *mallory;
+  RlmCtrl c = { RLM_CTRL_REPORT, PEER_SSRC, 3, 0, 2,
+    rlm_fail_hold_encode (30 * S)
+  };
+  RlmAddr a = addr_of (1);
+  guint8 buf[RLM_CTRL_MAX_SIZE];
+  gsize len;
+  gint64 deadline;
+
+  test_key (&k, 0);
+  test_key (&other, 1);
+  rig_prepare (&rig, 5, 4);
+  rig.cfg.learn_reported_failures = TRUE;
+  rig.r = rlm_receiver_new (&rig.cfg, &rig.rng, 0);
+  rlm_receiver_set_key (rig.r, &k);
+  run_clean (&rig, 100 * MS);
+  deadline = stats (&rig).join_deadline;
+  peer = auth_session_new (&k, PEER_SSRC, 4);
+  mallory = auth_session_new (&other, PEER_SSRC, 4);
+
+  len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  len = auth_seal (mallory, buf, len, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_UNAUTHENTICATED);
+  fail_unless_equals_int (stats (&rig).failures_heard, 0);
+  fail_unless_equals_int64 (stats (&rig).join_deadline, deadline);
+
+  len = rlm_ctrl_write (&c, buf, sizeof (buf));
+  len = auth_seal (peer, buf, len, sizeof (buf));
+  fail_unless_equals_int (rlm_receiver_on_datagram (rig.r, buf, len, &a,
+          rig.now), RLM_PACKET_CONTROL);
+  fail_unless_equals_int (stats (&rig).failures_adopted, 1);
+  fail_unless (stats (&rig).join_deadline > deadline);
+  auth_session_free (peer);
+  auth_session_free (mallory);
   rig_clear (&rig);
 }
 
@@ -2474,6 +2677,11 @@ rlmcore_suite (void)
   tcase_add_test (tc, test_learn_higher_failures);
   tcase_add_test (tc, test_learn_higher_sole);
   tcase_add_test (tc, test_learn_higher_fresh_between);
+  tcase_add_test (tc, test_fail_hold_code);
+  tcase_add_test (tc, test_learn_reported_failures_repeated);
+  tcase_add_test (tc, test_learn_reported_failures_newcomer);
+  tcase_add_test (tc, test_learn_reported_failures_malformed);
+  tcase_add_test (tc, test_keyed_reported_failure);
   tcase_add_test (tc, test_learn_higher_onset);
   tcase_add_test (tc, test_learn_higher_onset_measured);
   tcase_add_test (tc, test_join_reported_fails);
