@@ -250,6 +250,27 @@ event_free (TpssGroupEvent * ev)
   g_free (ev);
 }
 
+static gint64
+hello_interval (const TpssGroup * g)
+{
+  return g->cfg.cfg.hello_interval > 0 ? g->cfg.cfg.hello_interval :
+      G_GINT64_CONSTANT (1000000000);
+}
+
+static void
+cookie_secret_random (guint8 * secret, gsize len, gpointer user_data)
+{
+  TpssGroup *g = user_data;
+
+  for (gsize i = 0; i < len; i += 4) {
+    guint32 r = draw_random (g);
+    memcpy (secret + i, &r, MIN (4, len - i));
+  }
+}
+
+/* A cookie lives 8 to 16 hello intervals: far longer than a round trip. */
+#define COOKIE_ROTATION_HELLOS 8
+
 TpssGroup *
 tpss_group_new (const TpssGroupConfig * cfg)
 {
@@ -263,6 +284,8 @@ tpss_group_new (const TpssGroupConfig * cfg)
   g->fec_ssrc = draw_random (g);
   g->seq = draw_random (g);
   g->next_sr = -1;
+  addr_cookie_limiter_init (&g->answers, hello_interval (g),
+      TPSS_MAX_MEMBERS);
   g->members = g_hash_table_new_full (NULL, NULL, NULL,
       (GDestroyNotify) member_free);
   g->priorities = g_hash_table_new (NULL, NULL);
@@ -296,35 +319,9 @@ tpss_group_set_key (TpssGroup * g, const AuthKey * key)
   g->auth = auth_session_new (key, draw_random (g), TPSS_GROUP_AUTH_SENDERS);
 }
 
-static gint64
-hello_interval (const TpssGroup * g)
-{
-  return g->cfg.cfg.hello_interval > 0 ? g->cfg.cfg.hello_interval :
-      G_GINT64_CONSTANT (1000000000);
-}
-
-static void
-cookie_secret_random (guint8 * secret, gsize len, gpointer user_data)
-{
-  TpssGroup *g = user_data;
-
-  for (gsize i = 0; i < len; i += 4) {
-    guint32 r = draw_random (g);
-    memcpy (secret + i, &r, MIN (4, len - i));
-  }
-}
-
-/* A cookie lives 8 to 16 hello intervals: far longer than a round trip. */
-#define COOKIE_ROTATION_HELLOS 8
-
 void
 tpss_group_start (TpssGroup * g, gint64 now)
 {
-  addr_cookie_jar_init (&g->jar, COOKIE_ROTATION_HELLOS * hello_interval (g),
-      now, cookie_secret_random, g);
-  addr_cookie_limiter_init (&g->answers, hello_interval (g),
-      TPSS_MAX_MEMBERS);
-  g->jar_ready = TRUE;
   tpss_member_advance (g->core, now);   /* the first HELLO */
 }
 
@@ -1810,10 +1807,16 @@ check_source (TpssGroup * g, guint32 id, const TpssAddr * from,
  * it refused would never leave (only the core's MEMBER_LEFT removes one),
  * so without this bound every new id of a HELLO flood stayed. A refused
  * HELLO goes on to check_source, which counts it as a non-member. */
+static gboolean
+table_full (const TpssGroup * g)
+{
+  return g_hash_table_size (g->members) >= TPSS_MAX_MEMBERS - 1;
+}
+
 static void
 join_by_hello (TpssGroup * g, guint32 id, const TpssAddr * from)
 {
-  if (g_hash_table_size (g->members) >= TPSS_MAX_MEMBERS - 1) {
+  if (table_full (g)) {
     g->st.join_refused++;
     return;
   }
@@ -1823,7 +1826,19 @@ join_by_hello (TpssGroup * g, guint32 id, const TpssAddr * from)
 static gboolean
 join_checked (const TpssGroup * g)
 {
-  return g->cfg.join_check && !g->auth && g->jar_ready;
+  return g->cfg.join_check && !g->auth;
+}
+
+/* The secret is made with the first HELLO that needs it. */
+static void
+jar_tick (TpssGroup * g, gint64 now)
+{
+  if (!g->jar_ready)
+    addr_cookie_jar_init (&g->jar, COOKIE_ROTATION_HELLOS * hello_interval (g),
+        now, cookie_secret_random, g);
+  else
+    addr_cookie_jar_tick (&g->jar, now, cookie_secret_random, g);
+  g->jar_ready = TRUE;
 }
 
 /* Sends a HELLO with a cookie extension to @to (not a member yet), if the
@@ -1864,7 +1879,7 @@ static gboolean
 join_cookie_checks (TpssGroup * g, const TpssMsg * msg, guint32 id,
     const TpssAddr * from, gint64 now)
 {
-  addr_cookie_jar_tick (&g->jar, now, cookie_secret_random, g);
+  jar_tick (g, now);
   if (msg->u.hello.cookie_kind == TPSS_COOKIE_ECHO &&
       msg->u.hello.cookie_to == g->cfg.id) {
     if (addr_cookie_check (&g->jar, id, from->bytes, from->len,
@@ -1912,7 +1927,9 @@ handle_msg (TpssGroup * g, const TpssMsg * msg, const TpssAddr * from,
   echo_cookie (g, msg, from, now);
   if (!member_get (g, id, FALSE) && msg->type == TPSS_MSG_HELLO &&
       g->cfg.allow_join) {
-    if (join_checked (g) && !join_cookie_checks (g, msg, id, from, now))
+    /* with the table full no cookie goes out: join_by_hello refuses it */
+    if (join_checked (g) && !table_full (g) &&
+        !join_cookie_checks (g, msg, id, from, now))
       return;
     join_by_hello (g, id, from);
   }
