@@ -102,8 +102,9 @@ static const GstParamEntry param_entries[] = {
         "most one per id and address per hello-interval and 64 in all) and "
         "the id joins only when its next HELLO echoes it, one round trip "
         "later; so no media goes to an address that did not ask. Members "
-        "in `members` and keyed sessions skip it. Both ends need it to "
-        "join each other", BOOLEAN, NULL, join_check, 0, 1),
+        "in `members` and keyed sessions skip it. A joiner echoes cookies "
+        "whatever its own setting; an older one cannot join this way",
+      BOOLEAN, NULL, join_check, 0, 1),
   P ("slow-start", "Slow start", "tpss: two-phase slow start (2.3); "
         "traditional: the section 4.1 baseline", ENUM,
       gst_tpss_slow_start_get_type, cfg.slow_start, 0, 0),
