@@ -51,6 +51,15 @@ G_BEGIN_DECLS
   "join-refused: HELLOs from new ids refused because the member table " \
   "holds its 63 others (allow-join); also counted in non-member " \
   "(packets); " \
+  "join-challenged: cookies sent to the addresses of HELLOs from unknown " \
+  "ids (join-check) (packets); " \
+  "join-verified: HELLOs that echoed a valid cookie: the id joins " \
+  "(packets); " \
+  "join-cookie-bad: HELLOs echoing a wrong or expired cookie, dropped " \
+  "(packets); " \
+  "join-echoed: cookies of other members echoed back to them (packets); " \
+  "join-answer-limited: cookies not sent nor echoed for the bound of one " \
+  "per id and address per hello-interval, 64 in all (packets); " \
   "member-entries: members in the member table now, configured ones " \
   "included, at most 63 (members); " \
   "forged: a member's id from another address, or a HELLO whose id " \

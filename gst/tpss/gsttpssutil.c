@@ -93,9 +93,18 @@ static const GstParamEntry param_entries[] = {
       60 * GST_SECOND),
   P ("allow-join", "Allow join", "Accept members not in `members` that "
         "announce themselves with a HELLO (their address is learned from "
-        "it; at most 63 besides this one). Without `key` a forged HELLO makes "
-        "any address a member, and media is sent there: set `key` on a "
-        "session strangers can reach", BOOLEAN, NULL, allow_join, 0, 1),
+        "it; at most 63 besides this one). Without `key`, `join-check` makes "
+        "a joiner prove its address first; with join-check=false a forged "
+        "HELLO makes any address a member, and media is sent there",
+      BOOLEAN, NULL, allow_join, 0, 1),
+  P ("join-check", "Join check", "Without `key`: a HELLO from an unknown "
+        "id is answered with a cookie (a 36-byte HELLO to its address, at "
+        "most one per id and address per hello-interval and 64 in all) and "
+        "the id joins only when its next HELLO echoes it, one round trip "
+        "later; so no media goes to an address that did not ask. Members "
+        "in `members` and keyed sessions skip it. A joiner echoes cookies "
+        "whatever its own setting; an older one cannot join this way",
+      BOOLEAN, NULL, join_check, 0, 1),
   P ("slow-start", "Slow start", "tpss: two-phase slow start (2.3); "
         "traditional: the section 4.1 baseline", ENUM,
       gst_tpss_slow_start_get_type, cfg.slow_start, 0, 0),
@@ -898,6 +907,11 @@ gst_tpss_stats_structure (guint32 id, guint port, gboolean running,
       "malformed", G_TYPE_UINT64, gs->malformed,
       "non-member", G_TYPE_UINT64, gs->non_member,
       "join-refused", G_TYPE_UINT64, gs->join_refused,
+      "join-challenged", G_TYPE_UINT64, gs->join_challenged,
+      "join-verified", G_TYPE_UINT64, gs->join_verified,
+      "join-cookie-bad", G_TYPE_UINT64, gs->join_cookie_bad,
+      "join-echoed", G_TYPE_UINT64, gs->join_echoed,
+      "join-answer-limited", G_TYPE_UINT64, gs->join_answer_limited,
       "member-entries", G_TYPE_UINT, gs->member_entries,
       "forged", G_TYPE_UINT64, gs->forged,
       "own", G_TYPE_UINT64, gs->own,

@@ -25,7 +25,7 @@ GType gst_tpss_control_get_type (void);
 GType gst_tpss_delivery_get_type (void);
 
 /* Entries of the TpssGroupConfig parameter table. */
-#define GST_TPSS_N_PARAMS 36
+#define GST_TPSS_N_PARAMS 37
 
 /* Properties both elements have (the session's settings). Element-specific
  * properties are numbered from GST_TPSS_PROP_LAST. */

@@ -125,6 +125,37 @@ qos_write (const TpssQos * q, guint8 * p)
   write32 (p + 8, q->ht_us);
 }
 
+/* The join check's HELLO extension after member_id: cookie_to (32 bits),
+ * kind (8), cookie (56). A body too short, or of an unknown kind, is a
+ * plain HELLO (the rest of a packet is ignored). */
+#define HELLO_COOKIE_BODY_SIZE 20
+
+static void
+hello_cookie_read (const guint8 * b, gsize body, TpssMsg * msg)
+{
+  guint64 c = 0;
+
+  if (body < HELLO_COOKIE_BODY_SIZE || b[12] < TPSS_COOKIE_CHALLENGE ||
+      b[12] > TPSS_COOKIE_ECHO)
+    return;
+  msg->u.hello.cookie_to = read32 (b + 8);
+  msg->u.hello.cookie_kind = b[12];
+  for (guint i = 13; i < HELLO_COOKIE_BODY_SIZE; i++)
+    c = (c << 8) | b[i];
+  msg->u.hello.cookie = c;
+}
+
+static void
+hello_cookie_write (const TpssMsg * msg, guint8 * b)
+{
+  guint64 c = msg->u.hello.cookie;
+
+  write32 (b + 8, msg->u.hello.cookie_to);
+  b[12] = msg->u.hello.cookie_kind;
+  for (guint i = HELLO_COOKIE_BODY_SIZE; i-- > 13; c >>= 8)
+    b[i] = c & 0xff;
+}
+
 gboolean
 tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
     gsize * consumed)
@@ -184,6 +215,7 @@ tpss_msg_parse (const guint8 * data, gsize len, TpssMsg * msg,
     case TPSS_MSG_HELLO:
       msg->u.hello.ntp = read32 (b);
       msg->u.hello.member_id = read32 (b + 4);
+      hello_cookie_read (b, plen - APP_HEADER_SIZE, msg);
       break;
   }
   return TRUE;
@@ -239,6 +271,9 @@ tpss_msg_write (const TpssMsg * msg, guint8 * out)
 
   if (body == 0)
     return 0;
+  if (msg->type == TPSS_MSG_HELLO &&
+      msg->u.hello.cookie_kind != TPSS_COOKIE_NONE)
+    body = HELLO_COOKIE_BODY_SIZE;
   len = APP_HEADER_SIZE + body;
   memset (out, 0, len);
   out[0] = (RTCP_VERSION << 6) | msg->type;
@@ -274,6 +309,8 @@ tpss_msg_write (const TpssMsg * msg, guint8 * out)
     case TPSS_MSG_HELLO:
       write32 (b, msg->u.hello.ntp);
       write32 (b + 4, msg->u.hello.member_id);
+      if (msg->u.hello.cookie_kind != TPSS_COOKIE_NONE)
+        hello_cookie_write (msg, b);
       break;
   }
   return len;

@@ -181,6 +181,14 @@ typedef enum {
   TPSS_MSG_HELLO = 4,           /* membership keep-alive */
 } TpssMsgType;
 
+/* What a HELLO's cookie extension is (docs/protocols/tpss.md, "Join
+ * check"). */
+typedef enum {
+  TPSS_COOKIE_NONE = 0,         /* a plain HELLO (24 bytes) */
+  TPSS_COOKIE_CHALLENGE = 1,    /* a member's cookie for newcomer cookie_to */
+  TPSS_COOKIE_ECHO = 2,         /* a newcomer's echo of member cookie_to's */
+} TpssCookieKind;
+
 typedef struct {
   guint32 bytes;                /* D: data queued, bytes */
   guint32 tt_us;                /* TT = D / TR, microseconds */
@@ -214,6 +222,10 @@ typedef struct {
     struct {
       guint32 ntp;              /* middle 32 bits of the send time */
       guint32 member_id;
+      /* The join check's extension (a 36-byte HELLO; kind NONE: absent) */
+      TpssCookieKind cookie_kind;
+      guint32 cookie_to;        /* the member this cookie HELLO is for */
+      guint64 cookie;           /* 56 bits */
     } hello;
   } u;
 } TpssMsg;

@@ -55,6 +55,9 @@ typedef struct {
   guint ext_id;                 /* RFC 8285 id of the QoS extension */
   gint64 fec_size_time;         /* longest wait for a missing packet, ns */
   gboolean allow_join;          /* unknown members may join by HELLO */
+  gboolean join_check;          /* without a key, a HELLO-joiner first
+                                 * echoes a cookie sent to its address
+                                 * (TRUE; docs/protocols/tpss.md) */
   TpssAddr group;               /* multicast group (len 0: unicast): media
                                  * and control to all go there once */
   gdouble layer_spread;         /* layered: the fastest destination must
@@ -168,6 +171,15 @@ typedef struct {
   guint64 join_refused;         /* HELLOs of new ids refused: the member
                                  * table full (TPSS_MAX_MEMBERS - 1 others);
                                  * also counted in non_member */
+  guint64 join_challenged;      /* join check: cookies sent to newcomers */
+  guint64 join_verified;        /* newcomers whose echoed cookie checked
+                                 * (then joined, table room permitting) */
+  guint64 join_cookie_bad;      /* echoes with a wrong or expired cookie,
+                                 * dropped */
+  guint64 join_echoed;          /* cookies of others echoed by us */
+  guint64 join_answer_limited;  /* cookies not sent nor echoed: over one
+                                 * per id and address per hello_interval,
+                                 * or TPSS_MAX_MEMBERS per hello_interval */
   guint member_entries;         /* members in the table now, configured
                                  * ones included */
   guint64 sr_refused;           /* SRs dropped: malformed, from a

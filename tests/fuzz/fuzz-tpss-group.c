@@ -13,6 +13,10 @@
  * datagram the core sends must open under the key; no replay and no
  * datagram of the stranger is ever taken as control.
  *
+ * Unkeyed, the last join-check cookie the core sent is kept: a stranger's
+ * record (op 2) with op & 0x10 is that cookie echoed, from where it went,
+ * so that joins through the check are reached.
+ *
  * Input: [config:1] then records [op:1][len:2, big endian][len bytes]. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,8 +85,49 @@ check_sent (AuthSession * opener, const guint8 * d, gsize len)
     abort ();
 }
 
+/* The last join-check cookie the core sent. */
+typedef struct
+{
+  gboolean have;
+  TpssAddr to;
+  TpssMsg msg;
+} Challenge;
+
 static void
-drain (TpssGroup * g, AuthSession * opener)
+keep_challenge (Challenge * c, const TpssAddr * to, const guint8 * d,
+    gsize len)
+{
+  TpssMsg m;
+
+  if (tpss_msg_parse (d, len, &m, NULL) && m.type == TPSS_MSG_HELLO &&
+      m.u.hello.cookie_kind == TPSS_COOKIE_CHALLENGE) {
+    c->have = TRUE;
+    c->to = *to;
+    c->msg = m;
+  }
+}
+
+/* The kept cookie echoed by the newcomer it went to. */
+static void
+echo_challenge (TpssGroup * g, const Challenge * c, gint64 now)
+{
+  TpssMsg m = { 0, };
+  guint8 buf[TPSS_MSG_MAX_SIZE];
+  gsize len;
+
+  if (!c->have)
+    return;
+  m.type = TPSS_MSG_HELLO;
+  m.sender_ssrc = m.media_ssrc = m.u.hello.member_id = c->msg.u.hello.cookie_to;
+  m.u.hello.cookie_kind = TPSS_COOKIE_ECHO;
+  m.u.hello.cookie_to = c->msg.sender_ssrc;
+  m.u.hello.cookie = c->msg.u.hello.cookie;
+  len = tpss_msg_write (&m, buf);
+  tpss_group_handle_datagram (g, buf, len, &c->to, now);
+}
+
+static void
+drain (TpssGroup * g, AuthSession * opener, Challenge * challenge)
 {
   TpssTransmit t;
   TpssGroupEvent ev;
@@ -93,6 +138,8 @@ drain (TpssGroup * g, AuthSession * opener)
     if (t.to.len == 0)
       abort ();
     check_sent (opener, d, len);
+    if (!opener)
+      keep_challenge (challenge, &t.to, d, len);
     g_bytes_unref (t.data);
   }
   while (tpss_group_poll_event (g, &ev)) {
@@ -199,6 +246,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   TpssGroupPeer peers[2] = { {ID_B, addr (2)}, {ID_C, {0,}} };
   TpssGroup *g;
   Keyed keyed = { {NULL,}, };
+  Challenge challenge = { FALSE, };
   gint64 now = 0;
   size_t pos = 1;
   FuzzRecord r;
@@ -237,6 +285,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       case 2:
         if (keyed.opener)
           keyed_handle (&keyed, g, op % 8, &r, &from, now);
+        else if (op % 8 == 2 && (op & 0x10))
+          echo_challenge (g, &challenge, now);
         else
           tpss_group_handle_datagram (g, r.chunk, r.len, &from, now);
         break;
@@ -267,7 +317,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         break;
     }
     g_free (r.chunk);
-    drain (g, keyed.opener);
+    drain (g, keyed.opener, &challenge);
   }
   tpss_group_free (g);
   keyed_clear (&keyed);

@@ -118,6 +118,27 @@ GST_START_TEST (test_msg_roundtrip)
   fail_unless_equals_int (o.type, TPSS_MSG_HELLO);
   fail_unless_equals_int64 (o.u.hello.ntp, 0x80000001);
   fail_unless_equals_int (o.u.hello.member_id, 42);
+  fail_unless_equals_int (o.u.hello.cookie_kind, TPSS_COOKIE_NONE);
+
+  /* The join check's cookie HELLO: 36 bytes; an unknown kind reads as a
+   * plain HELLO. */
+  m.u.hello.cookie_kind = TPSS_COOKIE_ECHO;
+  m.u.hello.cookie_to = 0x01020304;
+  m.u.hello.cookie = G_GUINT64_CONSTANT (0xa1b2c3d4e5f607);
+  o = roundtrip (&m, 36);
+  fail_unless_equals_int (o.u.hello.member_id, 42);
+  fail_unless_equals_int (o.u.hello.cookie_kind, TPSS_COOKIE_ECHO);
+  fail_unless_equals_int64 (o.u.hello.cookie_to, 0x01020304);
+  fail_unless_equals_uint64 (o.u.hello.cookie,
+      G_GUINT64_CONSTANT (0xa1b2c3d4e5f607));
+  {
+    guint8 buf[TPSS_MSG_MAX_SIZE];
+    gsize len = tpss_msg_write (&m, buf);
+    buf[16 + 12] = 7;
+    fail_unless (tpss_msg_parse (buf, len, &o, NULL));
+    fail_unless_equals_int (o.u.hello.cookie_kind, TPSS_COOKIE_NONE);
+    fail_unless_equals_int (o.u.hello.member_id, 42);
+  }
 
   /* QoS header extension element: 12 bytes, network order. */
   {

@@ -58,6 +58,17 @@ group_new (guint32 id, gboolean allow_join)
   return tpss_group_new (&cfg);
 }
 
+/* allow-join without the join check: one HELLO makes a member. */
+static TpssGroup *
+group_new_unchecked (guint32 id)
+{
+  TpssGroupConfig cfg;
+
+  test_config_init (&cfg, id, &rand_state);
+  cfg.join_check = FALSE;
+  return tpss_group_new (&cfg);
+}
+
 static void
 set_member (TpssGroup * g, guint32 id, guint8 host, gint64 now)
 {
@@ -122,6 +133,57 @@ feed_hello (TpssGroup * g, guint32 id, guint32 claimed, guint8 host,
   feed_msg (g, &m, host, now);
 }
 
+/* The HELLO with a cookie @g sent to @host for @id (join check), if any;
+ * drops every other transmit. */
+static gboolean
+take_challenge (TpssGroup * g, guint8 host, guint32 id, TpssMsg * out)
+{
+  TpssAddr to = addr (host);
+  TpssTransmit t;
+  gboolean found = FALSE;
+
+  while (tpss_group_poll_transmit (g, &t)) {
+    gsize len;
+    const guint8 *d = g_bytes_get_data (t.data, &len);
+    TpssMsg m;
+    if (tpss_addr_equal (&t.to, &to) && tpss_msg_parse (d, len, &m, NULL) &&
+        m.type == TPSS_MSG_HELLO &&
+        m.u.hello.cookie_kind == TPSS_COOKIE_CHALLENGE &&
+        m.u.hello.cookie_to == id) {
+      *out = m;
+      found = TRUE;
+    }
+    g_bytes_unref (t.data);
+  }
+  return found;
+}
+
+static void
+feed_echo (TpssGroup * g, guint32 id, guint32 to, guint64 cookie,
+    guint8 host, gint64 now)
+{
+  TpssMsg m = { 0, };
+
+  m.type = TPSS_MSG_HELLO;
+  m.sender_ssrc = m.media_ssrc = m.u.hello.member_id = id;
+  m.u.hello.cookie_kind = TPSS_COOKIE_ECHO;
+  m.u.hello.cookie_to = to;
+  m.u.hello.cookie = cookie;
+  feed_msg (g, &m, host, now);
+}
+
+/* @id at @host joins @g by HELLO through the join check: its HELLO, the
+ * cookie back, its echo. */
+static void
+join_by_cookie (TpssGroup * g, guint32 id, guint8 host, gint64 now)
+{
+  TpssMsg c = { 0, };
+
+  feed_hello (g, id, id, host, now);
+  fail_unless (take_challenge (g, host, id, &c));
+  feed_echo (g, id, tpss_group_get_id (g), c.u.hello.cookie, host, now);
+}
+
 /* A media RTP packet: 12-byte header, @plen payload bytes of @seq. */
 static gsize
 make_rtp (guint8 * out, guint32 ssrc, guint16 seq, gsize plen)
@@ -176,13 +238,15 @@ GST_START_TEST (test_join_and_leave)
 
   tpss_group_start (g, 0);
   drop_transmits (g);           /* our HELLO: no one to send it to yet */
-  feed_hello (g, ID_B, ID_B, 2, 10 * MS);
+  join_by_cookie (g, ID_B, 2, 10 * MS);
   tpss_group_handle_timeout (g, 10 * MS);
   fail_unless (find_event (g, TPSS_GROUP_EVENT_MEMBER_JOINED, ID_B, &ev));
   fail_unless (member_stats (g, ID_B, &ms));
   fail_unless (tpss_addr_equal (&ms.addr, &b));
   tpss_group_get_stats (g, &st);
   fail_unless_equals_int (st.ctrl_received, 1);
+  fail_unless_equals_uint64 (st.join_challenged, 1);
+  fail_unless_equals_uint64 (st.join_verified, 1);
 
   /* Our next HELLO reaches the joined member at its address. */
   for (now = 10 * MS; now < 1500 * MS; now += 10 * MS) {
@@ -2590,7 +2654,7 @@ GST_END_TEST;
  * the bound an entry the core refused was never removed. */
 GST_START_TEST (test_hello_flood_bounded)
 {
-  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroup *g = group_new_unchecked (ID_A);
   TpssGroupMemberStats ms;
   TpssGroupStats st;
   const guint n = 1000, room = TPSS_MAX_MEMBERS - 1;
@@ -2628,6 +2692,216 @@ GST_START_TEST (test_hello_flood_bounded)
 
 GST_END_TEST;
 
+/* Issue 21, the audit's reflection: 63 forged ids send a HELLO each once a
+ * second for 5 s, all from a victim's address, while the member sends
+ * 10 packets of 112 bytes every 10 ms. Unchecked, the victim becomes 63
+ * members and gets the media (the audit: 49.8 MB); with the join check it
+ * gets one 36-byte cookie per id per second and nothing else. */
+static guint64
+reflected_bytes (gboolean join_check, guint64 * datagrams)
+{
+  TpssGroupConfig cfg;
+  TpssGroup *g;
+  TpssAddr victim = addr (66);
+  TpssTransmit t;
+  guint64 bytes = 0;
+  guint16 seq = 0;
+
+  test_config_init (&cfg, ID_A, &rand_state);
+  cfg.join_check = join_check;
+  g = tpss_group_new (&cfg);
+  *datagrams = 0;
+  tpss_group_start (g, 0);
+  for (gint64 now = 0; now < 5000 * MS; now += 10 * MS) {
+    if (now % (1000 * MS) == 0)
+      for (guint i = 0; i < TPSS_MAX_MEMBERS - 1; i++)
+        feed_hello (g, 0x200000 + i, 0x200000 + i, 66, now);
+    for (guint i = 0; i < 10; i++) {
+      guint8 pkt[12 + 100];
+      gsize len = make_rtp (pkt, 0x55555555, seq++, 100);
+      tpss_group_enqueue (g, pkt, len, now);
+    }
+    tpss_group_handle_timeout (g, now);
+    while (tpss_group_poll_transmit (g, &t)) {
+      if (tpss_addr_equal (&t.to, &victim)) {
+        bytes += g_bytes_get_size (t.data);
+        (*datagrams)++;
+      }
+      g_bytes_unref (t.data);
+    }
+    drop_events (g);
+  }
+  tpss_group_free (g);
+  return bytes;
+}
+
+GST_START_TEST (test_join_check_reflection_bounded)
+{
+  const guint ids = TPSS_MAX_MEMBERS - 1;
+  guint64 n_checked, n_open;
+  guint64 checked = reflected_bytes (TRUE, &n_checked);
+  guint64 open = reflected_bytes (FALSE, &n_open);
+
+  GST_INFO ("to the victim in 5 s: %" G_GUINT64_FORMAT " bytes in %"
+      G_GUINT64_FORMAT " datagrams checked, %" G_GUINT64_FORMAT " in %"
+      G_GUINT64_FORMAT " unchecked", checked, n_checked, open, n_open);
+  /* At most one cookie (36 bytes) per forged HELLO: 1.5 x its 24 bytes. */
+  fail_unless (n_checked <= 5 * ids);
+  fail_unless (checked <= 5 * ids * 36);
+  fail_unless_equals_uint64 (checked, n_checked * 36);
+  /* Unchecked, the media goes there: the attack the check stops. */
+  fail_unless (open > 1000 * checked);
+}
+
+GST_END_TEST;
+
+/* A real joiner B (A configured in its `members`) and A, 20 ms apart each
+ * way: B joins A one round trip later than unchecked, and A's checks and
+ * B's echo are counted. Returns when A saw B join (-1: never). */
+typedef struct
+{
+  gint64 at;
+  guint8 to;
+  GBytes *data;
+} InFlight;
+
+static void
+deliver_due (GQueue * wire, TpssGroup * a, TpssGroup * b, gint64 now)
+{
+  while (!g_queue_is_empty (wire) &&
+      ((InFlight *) g_queue_peek_head (wire))->at <= now) {
+    InFlight *f = g_queue_pop_head (wire);
+    gsize len;
+    const guint8 *d = g_bytes_get_data (f->data, &len);
+    TpssAddr from = addr (f->to == 1 ? 2 : 1);
+    tpss_group_handle_datagram (f->to == 1 ? a : b, d, len, &from, now);
+    g_bytes_unref (f->data);
+    g_free (f);
+  }
+}
+
+static void
+send_over (GQueue * wire, TpssGroup * g, gint64 now, gint64 delay)
+{
+  TpssTransmit t;
+
+  while (tpss_group_poll_transmit (g, &t)) {
+    InFlight *f = g_new0 (InFlight, 1);
+    f->at = now + delay;
+    f->to = t.to.bytes[3];
+    f->data = t.data;
+    g_queue_push_tail (wire, f);
+  }
+}
+
+static gint64
+join_time (gboolean join_check, TpssGroupStats * sa, TpssGroupStats * sb)
+{
+  const gint64 delay = 20 * MS;
+  TpssGroupConfig cfg;
+  TpssGroup *a, *b;
+  TpssGroupEvent ev;
+  GQueue wire = G_QUEUE_INIT;
+  gint64 joined = -1;
+
+  test_config_init (&cfg, ID_A, &rand_state);
+  cfg.join_check = join_check;
+  a = tpss_group_new (&cfg);
+  test_config_init (&cfg, ID_B, &rand_state);
+  cfg.join_check = join_check;
+  b = tpss_group_new (&cfg);
+  tpss_group_start (a, 0);
+  drop_transmits (a);
+  set_member (b, ID_A, 1, 0);
+  tpss_group_start (b, 0);
+  for (gint64 now = 0; now < 500 * MS && joined < 0; now += MS) {
+    deliver_due (&wire, a, b, now);
+    tpss_group_handle_timeout (a, now);
+    tpss_group_handle_timeout (b, now);
+    send_over (&wire, a, now, delay);
+    send_over (&wire, b, now, delay);
+    if (find_event (a, TPSS_GROUP_EVENT_MEMBER_JOINED, ID_B, &ev))
+      joined = now;
+    drop_events (b);
+  }
+  tpss_group_get_stats (a, sa);
+  tpss_group_get_stats (b, sb);
+  while (!g_queue_is_empty (&wire)) {
+    InFlight *f = g_queue_pop_head (&wire);
+    g_bytes_unref (f->data);
+    g_free (f);
+  }
+  tpss_group_free (a);
+  tpss_group_free (b);
+  return joined;
+}
+
+GST_START_TEST (test_join_check_round_trip)
+{
+  TpssGroupStats sa, sb;
+  gint64 open = join_time (FALSE, &sa, &sb);
+  gint64 checked = join_time (TRUE, &sa, &sb);
+
+  fail_unless_equals_int64 (open, 20 * MS);
+  fail_unless_equals_int64 (checked, 60 * MS);
+  fail_unless_equals_uint64 (sa.join_challenged, 1);
+  fail_unless_equals_uint64 (sa.join_verified, 1);
+  fail_unless_equals_uint64 (sa.join_cookie_bad, 0);
+  fail_unless_equals_uint64 (sb.join_echoed, 1);
+}
+
+GST_END_TEST;
+
+/* A wrong cookie, our cookie echoed from another address, and one echoed
+ * after two rotations (16 hello intervals) are refused and counted; none
+ * is answered. Configured members skip the check. */
+GST_START_TEST (test_join_check_bad_cookie)
+{
+  TpssGroup *g = group_new (ID_A, TRUE);
+  TpssGroupMemberStats ms;
+  TpssGroupStats st;
+  TpssMsg c = { 0, };
+  TpssTransmit t;
+
+  tpss_group_start (g, 0);
+  drop_transmits (g);
+  feed_hello (g, ID_B, ID_B, 2, MS);
+  fail_unless (take_challenge (g, 2, ID_B, &c));
+  feed_echo (g, ID_B, ID_A, c.u.hello.cookie ^ 1, 2, 2 * MS);
+  feed_echo (g, ID_B, ID_A, c.u.hello.cookie, 9, 2 * MS);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.join_cookie_bad, 2);
+  fail_if (member_stats (g, ID_B, &ms));
+  fail_if (tpss_group_poll_transmit (g, &t));
+
+  feed_echo (g, ID_B, ID_A, c.u.hello.cookie, 2, 17000 * MS);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.join_cookie_bad, 3);
+  fail_unless_equals_uint64 (st.join_verified, 0);
+  fail_if (member_stats (g, ID_B, &ms));
+
+  /* still within its life (8 to 16 hello intervals) it checks */
+  feed_hello (g, ID_B, ID_B, 2, 18000 * MS);
+  fail_unless (take_challenge (g, 2, ID_B, &c));
+  feed_echo (g, ID_B, ID_A, c.u.hello.cookie, 2, 26000 * MS);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.join_verified, 1);
+  fail_unless (member_stats (g, ID_B, &ms));
+
+  /* a configured member is not challenged */
+  set_member (g, ID_C, 3, 26000 * MS);
+  drop_transmits (g);
+  feed_hello (g, ID_C, ID_C, 3, 26001 * MS);
+  tpss_group_get_stats (g, &st);
+  fail_unless_equals_uint64 (st.join_challenged, 2);
+  fail_unless (member_stats (g, ID_C, &ms));
+  drop_transmits (g);
+  drop_events (g);
+  tpss_group_free (g);
+}
+
+GST_END_TEST;
+
 /* B (joined by HELLO) and C (configured) send; B's BYE removes B at once,
  * long before member-timeout, and C alone is left. */
 GST_START_TEST (test_bye_removes_member)
@@ -2641,7 +2915,7 @@ GST_START_TEST (test_bye_removes_member)
   tpss_group_start (g, 0);
   tpss_group_set_receiving (g, TRUE);
   set_member (g, ID_C, 3, 0);
-  feed_hello (g, ID_B, ID_B, 2, MS);
+  join_by_cookie (g, ID_B, 2, MS);
   for (guint i = 0; i < 20; i++, now = (10 + i) * MS) {
     feed_rtp (g, ID_B, i, 2, now);
     feed_rtp (g, ID_C, i, 3, now);
@@ -3273,6 +3547,9 @@ tpssgroup_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_join_and_leave);
   tcase_add_test (tc, test_hello_flood_bounded);
+  tcase_add_test (tc, test_join_check_reflection_bounded);
+  tcase_add_test (tc, test_join_check_round_trip);
+  tcase_add_test (tc, test_join_check_bad_cookie);
   tcase_add_test (tc, test_join_refused_and_configured_leave);
   tcase_add_test (tc, test_forged_source_refused);
   tcase_add_test (tc, test_loss_counted_before_fec);

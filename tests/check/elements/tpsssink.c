@@ -423,6 +423,45 @@ has_member (GstElement * pipeline, guint id)
   return ms && !left;
 }
 
+/* The join check through the elements on loopback: "src" (member 1, only
+ * itself listed) and "joiner" (member 2, both listed). The joiner's HELLO
+ * gets a cookie, the joiner echoes it, member 1 lists member 2. With
+ * join-check=false member 1 lists it without a cookie. */
+static void
+run_join (gboolean join_check)
+{
+  guint p1 = free_udp_port (), p2 = free_udp_port ();
+  gchar *desc = g_strdup_printf ("tpsssrc name=src port=%u member-id=1 "
+      "members=1@127.0.0.1:%u join-check=%s caps=\"" RTP_CAPS "\" "
+      "tpsssrc name=joiner port=%u member-id=2 "
+      "members=1@127.0.0.1:%u,2@127.0.0.1:%u caps=\"" RTP_CAPS "\"",
+      p1, p1, join_check ? "true" : "false", p2, p1, p2);
+  GstElement *pipeline = launch (desc);
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  WAIT_UNTIL (has_member (pipeline, 2), 5);
+  fail_unless (has_member (pipeline, 2));
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "join-challenged"),
+      join_check ? 1 : 0);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "join-verified"),
+      join_check ? 1 : 0);
+  fail_unless_equals_int (stat_u64 (pipeline, "src", "join-cookie-bad"), 0);
+  fail_unless_equals_int (stat_u64 (pipeline, "joiner", "join-echoed"),
+      join_check ? 1 : 0);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+GST_START_TEST (test_join_check)
+{
+  run_join (TRUE);
+  run_join (FALSE);
+}
+
+GST_END_TEST;
+
 /* A BYE for member 2 from a socket that is not member 2's, and one for a
  * non-member: counted, member 2 stays. The same BYE from member 2's
  * address removes it. */
@@ -1570,6 +1609,7 @@ tpsssink_suite (void)
   tcase_add_test (tc, test_stats_read_while_session_released);
   tcase_add_test (tc, test_session_properties_set_while_session_released);
   tcase_add_test (tc, test_forged_bye_refused);
+  tcase_add_test (tc, test_join_check);
   tcase_add_test (tc, test_bitrate_and_layer_rates);
   tcase_add_test (tc, test_malformed_and_forged_control);
   tcase_add_test (tc, test_modes_configurable);
