@@ -257,11 +257,16 @@ hello_interval (const TpssGroup * g)
       G_GINT64_CONSTANT (1000000000);
 }
 
+/* The system's generator, unless a test gave its own. */
 static void
 cookie_secret_random (guint8 * secret, gsize len, gpointer user_data)
 {
   TpssGroup *g = user_data;
 
+  if (!g->cfg.random) {
+    addr_cookie_system_random (secret, len, NULL);
+    return;
+  }
   for (gsize i = 0; i < len; i += 4) {
     guint32 r = draw_random (g);
     memcpy (secret + i, &r, MIN (4, len - i));

@@ -1,6 +1,31 @@
 /* Stateless return-routability cookies; see addrcookie.h. */
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 #include "addrcookie.h"
+
+void
+addr_cookie_system_random (guint8 * secret, gsize len, gpointer user_data)
+{
+  gsize got = 0;
+
+  while (got < len) {
+    gssize n = getrandom (secret + got, len - got, 0);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      break;
+    got += n;
+  }
+  if (got < len) {
+    /* no kernel generator (ENOSYS): GLib's, seeded from /dev/urandom */
+    g_warning ("getrandom failed (%s): cookie secret from g_random",
+        g_strerror (errno));
+    for (; got < len; got++)
+      secret[got] = g_random_int_range (0, 256);
+  }
+}
 
 void
 addr_cookie_jar_init (AddrCookieJar * jar, gint64 period, gint64 now,

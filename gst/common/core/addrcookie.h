@@ -3,7 +3,7 @@
  * address under a secret that rotates, so that checking an echoed cookie
  * needs no state per newcomer. The answers that carry cookies are bounded
  * by AddrCookieLimiter, so that they cannot be used to flood an address.
- * GLib only, no clock: the caller passes `now` (ns). */
+ * GLib and getrandom only, no clock: the caller passes `now` (ns). */
 #ifndef __CORE_ADDR_COOKIE_H__
 #define __CORE_ADDR_COOKIE_H__
 
@@ -27,6 +27,11 @@ typedef struct {
 
 /* Fills @secret with fresh random bytes. */
 typedef void (*AddrCookieRandomFunc) (guint8 * secret, gsize len,
+    gpointer user_data);
+
+/* An AddrCookieRandomFunc that draws from the system's cryptographic
+ * generator (getrandom). */
+void addr_cookie_system_random (guint8 * secret, gsize len,
     gpointer user_data);
 
 void addr_cookie_jar_init (AddrCookieJar * jar, gint64 period, gint64 now,

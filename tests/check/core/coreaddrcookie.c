@@ -74,6 +74,22 @@ GST_START_TEST (test_limiter)
 
 GST_END_TEST;
 
+/* Two secrets from the system's generator differ, and neither is the
+ * zeroed buffer it was given. */
+GST_START_TEST (test_system_random)
+{
+  guint8 zero[ADDR_COOKIE_SECRET_SIZE] = { 0 };
+  guint8 a[ADDR_COOKIE_SECRET_SIZE] = { 0 };
+  guint8 b[ADDR_COOKIE_SECRET_SIZE] = { 0 };
+
+  addr_cookie_system_random (a, sizeof (a), NULL);
+  addr_cookie_system_random (b, sizeof (b), NULL);
+  fail_if (memcmp (a, zero, sizeof (a)) == 0);
+  fail_if (memcmp (a, b, sizeof (a)) == 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 coreaddrcookie_suite (void)
 {
@@ -83,6 +99,7 @@ coreaddrcookie_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cookie_bound_and_rotated);
   tcase_add_test (tc, test_limiter);
+  tcase_add_test (tc, test_system_random);
   return s;
 }
 
