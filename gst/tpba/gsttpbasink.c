@@ -1189,6 +1189,7 @@ get_stats (GstElement * element)
         "probe-peak", G_TYPE_UINT64, st.probe_peak,
         "probe-rtt", G_TYPE_INT64, st.probe_rtt,
         "queue-holds", G_TYPE_UINT64, st.queue_holds,
+        "queue-cuts", G_TYPE_UINT64, st.queue_cuts,
         "kept-by-equation", G_TYPE_UINT64, st.kept_by_equation,
         "equation-fallbacks", G_TYPE_UINT64, st.equation_fallbacks,
         "equation-loss-event-rate", G_TYPE_DOUBLE, st.eq_loss_event_rate,
@@ -1340,6 +1341,9 @@ gst_tpba_sink_finalize (GObject * object)
   "of running-queue-margin), ns (-1 unknown); " \
   "queue-holds: loss-free adaptation points that took no running step " \
   "because the RR's RTT was above probe-rtt + running-queue-margin, count; " \
+  "queue-cuts: adaptation points that running-queue-cut cut halfway back " \
+  "to r_s (or held at or below it): the RR's RTT was above probe-rtt + " \
+  "running-queue-cut, count; " \
   "kept-by-equation: probing periods that kept, with kept-rate=equation, " \
   "equation-episodes or equation-sawtooth, the equation's rate, count; " \
   "equation-fallbacks: periods that kept the probe's rate instead (no " \

@@ -166,6 +166,12 @@ static const GstParamEntry params[] = {
         "adaptation point whose loss allow-probe-loss tolerates holds the "
         "rate; only a point without loss takes the step (FALSE: it steps; "
         "not in the paper)", BOOLEAN, NULL, running_hold_on_loss, 0, 1, S),
+  P ("running-queue-cut", "Running period: an adaptation point that would "
+        "step while the RTT of the last RTCP RR is more than this above the "
+        "probe's RTT (the mean TCP_INFO RTT of the last probing period) "
+        "instead cuts the rate halfway back to r_s, the rate the last probe "
+        "kept (at or below r_s it holds), ns (0: off; not in the paper)",
+      TIME, NULL, running_queue_cut, 0, H, S),
   P ("t-running", "T_running: length of the running period, ns (paper: 10 s, "
         "section 6.1)", TIME, NULL, t_running, 1e6, H, S),
   P ("t-adapt", "T_adapt: between adaptation points, ns (paper: 3 s)",

@@ -51,6 +51,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->running_ceiling_peak = FALSE;
   cfg->running_queue_margin = 0;
   cfg->running_hold_on_loss = FALSE;
+  cfg->running_queue_cut = 0;
   cfg->t_running = 10 * NS_PER_S;
   cfg->t_adapt = 3 * NS_PER_S;
   cfg->t_rtcp = NS_PER_S;
@@ -302,6 +303,7 @@ struct _TpbaSender {
   guint probe_rtt_n;
   gint64 probe_rtt;             /* ns, their mean at the period's end; -1 */
   guint64 queue_holds;
+  guint64 queue_cuts;
   /* kept_rate EQUATION: TCP_INFO counters at the start of the period's
    * cycle 1 (eq_base) and what the samples since then saw */
   gboolean eq_base;
@@ -1354,13 +1356,35 @@ tolerated_loss_holds (const TpbaSender * s)
   return s->cfg.running_hold_on_loss && s->p_loss > 0;
 }
 
-/* A running point that may step: held by a tolerated loss or a rising
- * queue (the two options), else r takes the running step. */
+/* running_queue_cut: while the last RR's RTT is more than the margin above
+ * the probe's, r goes halfway back to r_s (never below it; at or below r_s
+ * it holds). A hold (running_queue_margin) only refused the next step, and
+ * a step of the whole rate had reached 2 r_s before the queue showed
+ * (docs/results.md, issue 17). TRUE when the rule acted. */
+static gboolean
+queue_cut_toward_kept (TpbaSender * s, gdouble r)
+{
+  gdouble nr;
+
+  if (s->cfg.running_queue_cut <= 0 || s->probe_rtt <= 0 || s->rtt <= 0
+      || s->rtt <= s->probe_rtt + s->cfg.running_queue_cut)
+    return FALSE;
+  nr = MIN (r, 0.5 * (r + (gdouble) s->r_s));
+  s->queue_cuts++;
+  s->pace_rate = nr;
+  set_rate (s, nr);
+  return TRUE;
+}
+
+/* A running point that may step: held by a tolerated loss, cut back or
+ * held by a rising queue (the options), else r takes the running step. */
 static void
 running_point (TpbaSender * s, gdouble r)
 {
   if (tolerated_loss_holds (s))
     s->running_holds++;
+  else if (queue_cut_toward_kept (s, r))
+    return;
   else if (queue_rising (s))
     s->queue_holds++;
   else {
@@ -1565,6 +1589,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->probe_peak = round_rate (s->probe_peak);
   st->probe_rtt = s->probe_rtt;
   st->queue_holds = s->queue_holds;
+  st->queue_cuts = s->queue_cuts;
   st->kept_by_equation = s->kept_by_equation;
   st->equation_fallbacks = s->equation_fallbacks;
   st->eq_loss_event_rate = s->eq_p;

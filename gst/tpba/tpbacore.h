@@ -74,6 +74,10 @@
  *   kept there while the probe ran beside them (0: off).
  * - running_hold_on_loss: with allow_probe_loss, a point whose loss is at
  *   most p_probe holds r; only a point without any loss takes the step.
+ * - running_queue_cut: a running point that would step (loss-free, or
+ *   within allow_probe_loss's tolerance) while the last RR's RTT is more
+ *   than this above the probe's RTT instead sets r = min(r, (r + r_s) / 2):
+ *   halfway back to r_s, a hold when r is at or below r_s (0: off).
  * - pace_burst: the UDP pacer keeps up to this much credit, so a shell
  *   that sent late catches up to its schedule (0: exact pacing; 5 ms).
  * - probe interval CWND: a cycle ends at the first cwnd reduction seen in
@@ -226,6 +230,9 @@ typedef struct {
                                  * than this above the probe's; 0 = off */
   gboolean running_hold_on_loss;        /* a tolerated loss holds r, no
                                          * step: FALSE */
+  gint64 running_queue_cut;     /* ns: a running point whose RR RTT is
+                                 * more than this above the probe's cuts r
+                                 * halfway to r_s; 0 = off */
   gint64 t_running;             /* T_running: 10 s (section 6.1) */
   gint64 t_adapt;               /* T_adapt: 3 s (sections 3, 6.1) */
   gint64 t_rtcp;                /* T_rtcp: 1 s (sections 3, 6.1) */
@@ -431,6 +438,8 @@ typedef struct {
   guint64 queue_holds;          /* loss-free running points that took no
                                  * step: the RR's RTT above probe_rtt +
                                  * running_queue_margin */
+  guint64 queue_cuts;           /* running points that running_queue_cut
+                                 * cut toward r_s (or held at or below it) */
   guint n_r;                    /* r[i] in the current/last probing period */
   guint64 r[TPBA_HISTORY];      /* the last min(n_r, TPBA_HISTORY) r[i], oldest first */
   gdouble p_loss;               /* at the last adaptation point */

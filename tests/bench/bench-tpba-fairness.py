@@ -268,6 +268,15 @@ VARIANTS = {
                                               "run-probe-ratio=3 running-increase=50000 "
                                               "running-increase-fraction=1 "
                                               "running-ceiling=2 running-hold-on-loss=true",
+    # issue 17: the README's line, but a point that would step while the RR's RTT
+    # is more than 10 ms above the probe's goes halfway back to r_s (running-queue-cut)
+    "TPBA-ours-cap6-ratio3-step1-ceil2-qcut10": "tcp-pacing=true allow-probe-loss=true "
+                                                "end-criterion=proportional "
+                                                "max-probe-cycles=6 max-probe-median=true "
+                                                "run-probe-ratio=3 running-increase=50000 "
+                                                "running-increase-fraction=1 "
+                                                "running-ceiling=2 "
+                                                "running-queue-cut=10000000",
     "TPBA-conf": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence",
     "TPBA-conf-t20": "tcp-pacing=true allow-probe-loss=true end-criterion=confidence "
                      "t-running=20000000000",
@@ -610,9 +619,11 @@ def run_tpba(case, snd, rcv):
             int(f.get("equation-rtt", -1)), int(f.get("equation-rate", 0)))
            for t, name, f in tx_msgs if name == "tpba-stats"]
     # running-queue-margin (issue 17): the last RR's RTT, the probe's mean TCP RTT
-    # (ns, -1 unknown) and the points held so far, per 1 s sample
+    # (ns, -1 unknown), the points held so far and those running-queue-cut acted on,
+    # per 1 s sample
     rr_rtt = [(round(t, 2), f.get("period"), int(f.get("rtt", -1)),
-               int(f.get("probe-rtt", -1)), int(f.get("queue-holds", 0)))
+               int(f.get("probe-rtt", -1)), int(f.get("queue-holds", 0)),
+               int(f.get("queue-cuts", 0)))
               for t, name, f in tx_msgs if name == "tpba-stats"]
     ok, err = tx.returncode == 0 and len(tpba) > 2, "" if tx.returncode == 0 else err_tx[-300:]
     if ok and joiner and "join_at" not in change:
@@ -769,12 +780,12 @@ def udp_share(run):
     return sum(run["U"][WARMUP:END]) / total if total else None
 
 
-def kept_bias(run):
-    """Median over the probing periods after the first (which starts with
-    everyone at t = 0) that ended before JOIN (the TCP flows the same
-    throughout) of r_s against the mean rate of the TCP flows over that probing
-    period's whole 1 s windows: 1.0 is an unbiased kept rate."""
-    R, ntcp, ratios = run["R"], run["ntcp"], []
+def kept_spans(run):
+    """[(r_s, the TCP flows' mean rate, TPBA's own mean rate)] over the probing
+    periods after the first (which starts with everyone at t = 0) that ended
+    before JOIN (the TCP flows the same throughout), each mean over that
+    probing period's whole 1 s windows at the receivers."""
+    R, ntcp, out = run["R"], run["ntcp"], []
     spans = probing_spans(run["periods"])
     kept = [r for _, p, r in run["periods"] if p == "running"]
     for (t0, t1), r_s in list(zip(spans, kept))[1:]:
@@ -783,8 +794,21 @@ def kept_bias(run):
             continue
         tcp = [statistics.mean(r[j] for j in js) for r in R[1:ntcp + 1]]
         if tcp and statistics.mean(tcp) > 1e3:
-            ratios.append(r_s / statistics.mean(tcp))
-    return median_or_none(ratios)
+            out.append((r_s, statistics.mean(tcp), statistics.mean(R[0][j] for j in js)))
+    return out
+
+
+def kept_bias(run):
+    """Median over kept_spans of r_s against the TCP flows' mean over the same
+    probing period: 1.0 is an unbiased kept rate."""
+    return median_or_none([r_s / tcp for r_s, tcp, _ in kept_spans(run)])
+
+
+def kept_own(run):
+    """Median over kept_spans of r_s against TPBA's own rate at the receiver
+    over the same probing period (issue 17): 1.0 is a kept rate that reads the
+    probe without bias, whatever share the probe itself got."""
+    return median_or_none([r_s / own for r_s, _, own in kept_spans(run) if own > 1e3])
 
 
 def metrics(run):
@@ -831,6 +855,7 @@ def metrics(run):
         f_means=jain(means1_window(R[:ntcp + 1])),
         udp_share=udp_share(run),
         kept_bias=kept_bias(run) if is_tpba(run["variant"]) else None,
+        kept_own=kept_own(run) if is_tpba(run["variant"]) else None,
         probe_vs_tcp=probe_vs_tcp(run) if is_tpba(run["variant"]) else None)
 
 
@@ -1148,17 +1173,19 @@ def udp_and_kept_rate(scored):
     """Per scenario and variant, medians over trials: Jain's f over the flows'
     mean rates in [WARMUP, JOIN) and per 1 s window, the share of the fair
     rate, the UDP share of TPBA's bytes and the kept rate r_s against the TCP
-    flows' mean over the probing period behind it."""
+    flows' mean and against TPBA's own rate over the probing period behind it."""
     print("| scenario | variant | runs | f over mean rates | f per 1 s (median) | "
-          "rate / fair share | UDP share of bytes | r_s / TCP mean while probing |\n"
-          "|---|---|---|---|---|---|---|---|")
+          "rate / fair share | UDP share of bytes | r_s / TCP mean while probing | "
+          "r_s / TPBA while probing |\n"
+          "|---|---|---|---|---|---|---|---|---|")
     for s, d in by_scenario(scored).items():
         for v, ms in d.items():
             col = lambda key: median_or_none(  # noqa: E731
                 [m[key] for m in ms if m.get(key) is not None])
             print(f"| {s} | {v} | {len(ms)} | {fmt(col('f_means'), spec='.3f')} | "
                   f"{fmt(col('f1'), spec='.3f')} | {fmt(col('share1'), spec='.2f')} | "
-                  f"{fmt(col('udp_share'), spec='.2f')} | {fmt(col('kept_bias'), spec='.2f')} |")
+                  f"{fmt(col('udp_share'), spec='.2f')} | {fmt(col('kept_bias'), spec='.2f')} | "
+                  f"{fmt(col('kept_own'), spec='.2f')} |")
 
 
 def kept_periods(run):

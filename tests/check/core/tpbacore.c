@@ -1432,17 +1432,18 @@ GST_START_TEST (test_running_ceiling_peak)
 
 GST_END_TEST;
 
-/* running-queue-margin (ours, issue 17): a probe of three 600k cycles
- * whose TCP_INFO RTTs at the cycles' ends are 140, 180 and 160 ms (mean
- * 160 ms; the 300 ms of the sample starting cycle 0 is TCP's estimate from
- * before and is left out) keeps 600k. Under a ceiling of 2 r_s with a step
- * of the whole rate, the RR before the point at 6 s reports an RTT of
- * 200 ms, the one before 9 s 170 ms. */
+/* running-queue-margin and running-queue-cut (ours, issue 17): a probe of
+ * three 600k cycles whose TCP_INFO RTTs at the cycles' ends are 140, 180
+ * and 160 ms (mean 160 ms; the 300 ms of the sample starting cycle 0 is
+ * TCP's estimate from before and is left out) keeps 600k. Under a ceiling
+ * of 2 r_s with a step of the whole rate, the RR before the point at
+ * (6 + 3 k) s reports an RTT of rr_rtt_ms[k]; out[k] is the rate after
+ * that point. */
 static void
-queue_margin_rates (gint64 margin, guint64 out[2], TpbaSenderStats * st)
+queue_rule_rates (gint64 margin, gint64 cut, const gint64 * rr_rtt_ms,
+    guint n, guint64 * out, TpbaSenderStats * st)
 {
   const gint64 cycle_rtt_ms[] = { 140, 180, 160 };
-  const gint64 rr_rtt_ms[] = { 200, 170 };
   TpbaTcpInfo ti = { 0, 20, 300000, 0, 0, 0 };
   TpbaConfig cfg;
   TpbaSender *s;
@@ -1452,6 +1453,7 @@ queue_margin_rates (gint64 margin, guint64 out[2], TpbaSenderStats * st)
   cfg.running_increase_fraction = 1;
   cfg.running_ceiling = 2;
   cfg.running_queue_margin = margin;
+  cfg.running_queue_cut = cut;
   cfg.t_running = 20 * S;
   s = tpba_sender_new (&cfg, SSRC_TX, 0);
   send_pkt (s, 1, 100, TRUE, 1000, 0);
@@ -1465,7 +1467,7 @@ queue_margin_rates (gint64 margin, guint64 out[2], TpbaSenderStats * st)
   tpba_sender_get_stats (s, st);
   fail_unless_equals_int (st->transport, TPBA_TRANSPORT_UDP);
   fail_unless_equals_uint64 (st->r_s, 600000);
-  for (guint k = 0; k < 2; k++) {
+  for (guint k = 0; k < n; k++) {
     gint64 rr_time = (5 + 3 * k) * S;
     /* the SR the RR answers left rr_rtt before it, answered at once */
     guint32 lsr = (guint32) ((rr_time - rr_rtt_ms[k] * MS) / (S / 65536));
@@ -1480,21 +1482,51 @@ queue_margin_rates (gint64 margin, guint64 out[2], TpbaSenderStats * st)
 
 GST_START_TEST (test_running_queue_margin)
 {
+  const gint64 rr_rtt_ms[] = { 200, 170 };
   TpbaSenderStats st;
   guint64 r[2];
 
-  queue_margin_rates (0, r, &st);
+  queue_rule_rates (0, 0, rr_rtt_ms, 2, r, &st);
   fail_unless_equals_uint64 (r[0], 1200000);
   fail_unless_equals_uint64 (r[1], 1200000);
   fail_unless_equals_int64 (st.probe_rtt, 160 * MS);
   fail_unless_equals_uint64 (st.queue_holds, 0);
   /* 200 ms is more than 20 ms above 160 ms: held; 170 ms is not */
-  queue_margin_rates (20 * MS, r, &st);
+  queue_rule_rates (20 * MS, 0, rr_rtt_ms, 2, r, &st);
   fail_unless_equals_uint64 (r[0], 600000);
   fail_unless_equals_uint64 (r[1], 1200000);
   fail_unless_equals_uint64 (st.queue_holds, 1);
   /* LSR counts in 1/65536 s */
   fail_unless (ABS (st.rtt - 170 * MS) < MS);
+}
+
+GST_END_TEST;
+
+/* running-queue-cut: the step to 2 r_s at 170 ms, then two points at
+ * 200 ms go halfway back to r_s each (1200k -> 900k -> 750k), and a point
+ * at 150 ms steps again to the ceiling. A point at 200 ms with r at r_s
+ * holds. Without the rule every point stays at the ceiling. */
+GST_START_TEST (test_running_queue_cut)
+{
+  const gint64 rr_rtt_ms[] = { 170, 200, 200, 150 };
+  const gint64 at_kept_ms[] = { 200 };
+  TpbaSenderStats st;
+  guint64 r[4];
+
+  queue_rule_rates (0, 0, rr_rtt_ms, 4, r, &st);
+  for (guint k = 0; k < 4; k++)
+    fail_unless_equals_uint64 (r[k], 1200000);
+  fail_unless_equals_uint64 (st.queue_cuts, 0);
+  queue_rule_rates (0, 20 * MS, rr_rtt_ms, 4, r, &st);
+  fail_unless_equals_uint64 (r[0], 1200000);
+  fail_unless_equals_uint64 (r[1], 900000);
+  fail_unless_equals_uint64 (r[2], 750000);
+  fail_unless_equals_uint64 (r[3], 1200000);
+  fail_unless_equals_uint64 (st.queue_cuts, 2);
+  fail_unless_equals_uint64 (st.queue_holds, 0);
+  queue_rule_rates (0, 20 * MS, at_kept_ms, 1, r, &st);
+  fail_unless_equals_uint64 (r[0], 600000);
+  fail_unless_equals_uint64 (st.queue_cuts, 1);
 }
 
 GST_END_TEST;
@@ -2593,6 +2625,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_running_ceiling_follows_reprobe);
   tcase_add_test (tc, test_running_ceiling_peak);
   tcase_add_test (tc, test_running_queue_margin);
+  tcase_add_test (tc, test_running_queue_cut);
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
