@@ -1197,6 +1197,7 @@ get_stats (GstElement * element)
         "equation-rate", G_TYPE_UINT64, st.eq_rate,
         "run-end-timer", G_TYPE_UINT64, st.run_ends_timer,
         "run-end-reductions", G_TYPE_UINT64, st.run_ends_reductions,
+        "run-end-below", G_TYPE_UINT64, st.run_ends_below,
         "packets-udp", G_TYPE_UINT64, st.packets_udp,
         "packets-tcp", G_TYPE_UINT64, st.packets_tcp,
         "bytes-udp", G_TYPE_UINT64, st.bytes_udp,
@@ -1356,6 +1357,7 @@ gst_tpba_sink_finalize (GObject * object)
   "run-end-timer: running periods ended at their length, count; " \
   "run-end-reductions: running periods ended by reprobe-on-reductions, " \
   "count; " \
+  "run-end-below: running periods ended by reprobe-below, count; " \
   "packets-udp: RTP packets sent over UDP, packets; " \
   "packets-tcp: RTP packets sent over TCP, packets; " \
   "bytes-udp: RTP bytes sent over UDP (headers included), bytes; " \

@@ -252,6 +252,10 @@ static const GstParamEntry params[] = {
       UINT, NULL, reprobe_count, 1, 1000, S),
   P ("reprobe-cut", "reprobe-on-reductions: a large cut is at least this "
         "fraction of r (0.2)", DOUBLE, NULL, reprobe_cut, 0, 1, S),
+  P ("reprobe-below", "Probe again at once when a running period's cut "
+        "takes the rate below this fraction of the probed rate r_s (0: off; "
+        "not in the paper: section 4 suggests successive large cuts, "
+        "reprobe-on-reductions)", DOUBLE, NULL, reprobe_below, 0, 1, S),
   P ("reorder-wait", "How long a gap after a UDP packet is waited for, ns "
         "(50 ms)", TIME, NULL, reorder_wait, 0, H, R),
   P ("switch-wait", "How long a gap after a TCP packet is waited for (the "

@@ -79,6 +79,7 @@ tpba_config_init (TpbaConfig * cfg)
   cfg->reprobe_on_reductions = FALSE;
   cfg->reprobe_count = 2;
   cfg->reprobe_cut = 0.2;
+  cfg->reprobe_below = 0.0;
   cfg->allow_probe_loss = FALSE;
   cfg->ntp_offset = 0;
   cfg->clock_rate = 90000;
@@ -364,7 +365,7 @@ struct _TpbaSender {
   guint64 kept_without_loss;
   guint64 kept_falling;
   guint64 kept_by_equation, equation_fallbacks;
-  guint64 run_ends_timer, run_ends_reductions;
+  guint64 run_ends_timer, run_ends_reductions, run_ends_below;
   TpbaProbeEnd probe_end;       /* how the last cycle ended the period */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
@@ -1393,10 +1394,24 @@ running_point (TpbaSender * s, gdouble r)
   }
 }
 
+/* reprobe_below (ours, off): a cut that takes r below reprobe_below * r_s
+ * ends the running period. Beside cubic flows at a drop-tail queue a
+ * running period cuts at most points, joiner or not, and a joiner's cuts
+ * seldom come as two large ones in a row (reprobe_on_reductions); but they
+ * take r below 0.6 r_s within 3-16 s of the period's start, which steady
+ * periods seldom do so early (docs/results.md, issue 17, Table 3 inside a
+ * running period). */
+static gboolean
+cut_below_probe (const TpbaSender * s, gdouble cut)
+{
+  return s->cfg.reprobe_below > 0 && cut > 0 &&
+      s->rate < s->cfg.reprobe_below * s->r_s;
+}
+
 static void
 tpba_adapt (TpbaSender * s, gint64 t)
 {
-  gdouble p, r = s->rate, nr, cut;
+  gdouble p, r = s->rate, nr, cut = 0.0;
 
   if (!interval_loss (s, &p)) {
     s->large_cuts = 0;
@@ -1428,6 +1443,9 @@ tpba_adapt (TpbaSender * s, gint64 t)
   s->adapt_bytes = s->adapt_packets = 0;
   if (s->cfg.reprobe_on_reductions && s->large_cuts >= s->cfg.reprobe_count) {
     s->run_ends_reductions++;
+    decide (s, TPBA_PERIOD_PROBING, t);
+  } else if (cut_below_probe (s, cut)) {
+    s->run_ends_below++;
     decide (s, TPBA_PERIOD_PROBING, t);
   }
 }
@@ -1597,6 +1615,7 @@ tpba_sender_get_stats (const TpbaSender * s, TpbaSenderStats * st)
   st->eq_rate = round_rate (s->eq_rate);
   st->run_ends_timer = s->run_ends_timer;
   st->run_ends_reductions = s->run_ends_reductions;
+  st->run_ends_below = s->run_ends_below;
   st->packets_udp = s->packets_udp;
   st->packets_tcp = s->packets_tcp;
   st->bytes_udp = s->bytes_udp;

@@ -84,6 +84,8 @@
  *   TCP_INFO at least t_tcp_min after its start, or at t_tcp_max.
  * - reprobe_on_reductions: after reprobe_count successive adaptation points
  *   each cutting r by at least reprobe_cut, probing is decided at once.
+ * - reprobe_below (ours, 0 = off): a running cut that takes r below
+ *   reprobe_below * r_s decides probing at once, however the cuts came.
  * - max_probe_median: a period ended by max_probe_cycles keeps the median
  *   of its cycles after the first (that acked something), not the last.
  * - max_probe_after_loss: with max_probe_median, the median is over the
@@ -278,6 +280,7 @@ typedef struct {
   gboolean reprobe_on_reductions;       /* option of section 4: FALSE */
   guint reprobe_count;          /* successive large reductions: 2 */
   gdouble reprobe_cut;          /* a large reduction cuts r by >= this: 0.2 */
+  gdouble reprobe_below;        /* ours: a cut below this * r_s probes: 0 off */
   gboolean allow_probe_loss;    /* running: cut only for loss above TCP's: FALSE */
   gint64 ntp_offset;            /* added to now for SR NTP timestamps: 0 */
   /* Receiver */
@@ -472,6 +475,7 @@ typedef struct {
   guint64 eq_rate;              /* the equation's value then, bits/s; 0 none */
   guint64 run_ends_timer;       /* running periods ended at their length */
   guint64 run_ends_reductions;  /* ... by reprobe_on_reductions */
+  guint64 run_ends_below;       /* ... by reprobe_below */
   guint64 packets_udp, packets_tcp, bytes_udp, bytes_tcp;
   guint64 rtcp_received, rtcp_refused;
   guint64 pli_received;         /* PLIs about our SSRC */

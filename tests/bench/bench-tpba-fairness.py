@@ -158,6 +158,29 @@ VARIANTS = {
                                          "max-probe-median=true run-probe-ratio=3 "
                                          "running-increase=50000 running-increase-fraction=1 "
                                          "running-ceiling=2",
+    # issue 17, Table 3 inside a running period: the README's line with the
+    # section-4 option that ends a running period after successive large cuts
+    # (2 cuts of >= 20 %, the defaults; or 1)
+    "TPBA-ours-cap6-ratio3-step1-ceil2-reprobe": "tcp-pacing=true allow-probe-loss=true "
+                                                 "end-criterion=proportional "
+                                                 "max-probe-cycles=6 max-probe-median=true "
+                                                 "run-probe-ratio=3 running-increase=50000 "
+                                                 "running-increase-fraction=1 "
+                                                 "running-ceiling=2 reprobe-on-reductions=true",
+    "TPBA-ours-cap6-ratio3-step1-ceil2-reprobe1": "tcp-pacing=true allow-probe-loss=true "
+                                                  "end-criterion=proportional "
+                                                  "max-probe-cycles=6 max-probe-median=true "
+                                                  "run-probe-ratio=3 running-increase=50000 "
+                                                  "running-increase-fraction=1 "
+                                                  "running-ceiling=2 reprobe-on-reductions=true "
+                                                  "reprobe-count=1",
+    # ... and ours (off): a running cut below 0.6 r_s probes at once
+    "TPBA-ours-cap6-ratio3-step1-ceil2-below06": "tcp-pacing=true allow-probe-loss=true "
+                                                 "end-criterion=proportional "
+                                                 "max-probe-cycles=6 max-probe-median=true "
+                                                 "run-probe-ratio=3 running-increase=50000 "
+                                                 "running-increase-fraction=1 "
+                                                 "running-ceiling=2 reprobe-below=0.6",
     # the fourteenth pass: ... keeping the median of the cycles after the
     # probe's first loss, not the climb from the UDP rate before it
     "TPBA-ours-cap6-ratio3-step1-ceil2-afterloss": "tcp-pacing=true allow-probe-loss=true "

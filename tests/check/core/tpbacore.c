@@ -1700,6 +1700,60 @@ GST_START_TEST (test_reprobe_on_reductions)
 
 GST_END_TEST;
 
+/* reprobe_below (ours): a cut of 30 % at 6 s (0.7 r_s), a loss-free point
+ * at 9 s and a cut of 15 % at 12 s (0.595 r_s): no two large cuts in a row,
+ * but the second takes r below 0.6 r_s, so probing is decided at 12 s, long
+ * before T_running (30 s). Off, the same reports leave it running. */
+static TpbaSender *
+cuts_apart (const TpbaConfig * cfg)
+{
+  TpbaSender *s = running_sender (cfg);
+  TpbaSenderStats st;
+
+  send_pkt (s, 2, 200, TRUE, 1000, 4 * S);
+  feed_rr (s, 1100, 10, 0, 0, 0, 5 * S);        /* p = 0.1: cut 30 % */
+  tpba_sender_advance (s, 6 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_uint64 (st.rate, 700000);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  feed_rr (s, 1200, 10, 0, 0, 0, 8 * S);        /* no loss */
+  tpba_sender_advance (s, 9 * S);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  feed_rr (s, 1300, 15, 0, 0, 0, 11 * S);       /* p = 0.05: cut 15 % */
+  tpba_sender_advance (s, 12 * S);
+  return s;
+}
+
+GST_START_TEST (test_reprobe_below)
+{
+  TpbaConfig cfg;
+  TpbaSender *s;
+  TpbaSenderStats st;
+
+  tpba_config_init (&cfg);
+  cfg.t_running = 30 * S;
+  cfg.reprobe_on_reductions = TRUE;     /* not successive: it does not fire */
+  cfg.reprobe_below = 0.6;
+  s = cuts_apart (&cfg);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_PROBING);
+  fail_unless_equals_int (st.transport, TPBA_TRANSPORT_TCP);
+  fail_unless_equals_uint64 (st.run_ends_below, 1);
+  fail_unless_equals_uint64 (st.run_ends_reductions, 0);
+  tpba_sender_free (s);
+
+  cfg.reprobe_below = 0.0;
+  s = cuts_apart (&cfg);
+  tpba_sender_get_stats (s, &st);
+  fail_unless_equals_int (st.period, TPBA_PERIOD_RUNNING);
+  fail_unless_equals_uint64 (st.rate, 595000);
+  fail_unless_equals_uint64 (st.run_ends_below, 0);
+  tpba_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* allow_probe_loss: TCP retransmitted 2 % of its segments in the three
  * cycles that ended probing (a loss burst in cycle 0 does not count), so a
  * running period cuts only for the loss above 2 %. Unknown counters fall
@@ -2629,6 +2683,7 @@ tpbacore_suite (void)
   tcase_add_test (tc, test_pacing);
   tcase_add_test (tc, test_pacing_burst);
   tcase_add_test (tc, test_reprobe_on_reductions);
+  tcase_add_test (tc, test_reprobe_below);
   tcase_add_test (tc, test_allow_probe_loss);
   tcase_add_test (tc, test_running_hold_on_loss);
   tcase_add_test (tc, test_lda);
