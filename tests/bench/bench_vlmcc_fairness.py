@@ -224,9 +224,12 @@ def tcp_counters(host):
 
 def sample_tcp_windows(host, out, t0, stop):
     """Every 0.25 s until stop: each TCP socket's port, cwnd and ssthresh
-    (segments) and smoothed RTT (ms) from `ss -tin` on the sender, as
-    (seconds since t0, [(port, cwnd, ssthresh, rtt_ms)])."""
-    pat = re.compile(r":(\d+)\s*$|\bcwnd:(\d+)|\bssthresh:(\d+)|\brtt:([\d.]+)")
+    (segments), smoothed RTT (ms), and its data segments sent and
+    retransmitted so far (per flow, where nstat counts all flows) from
+    `ss -tin` on the sender, as (seconds since t0, [(port, cwnd, ssthresh,
+    rtt_ms, segs_out, retrans)])."""
+    pat = re.compile(r":(\d+)\s*$|\bcwnd:(\d+)|\bssthresh:(\d+)|\brtt:([\d.]+)|"
+                     r"\bdata_segs_out:(\d+)|\bretrans:\d+/(\d+)")
     while not stop.is_set():
         text = host.run(["ss", "-tin", "state", "established"], check=False).stdout
         socks, cur = [], None
@@ -234,7 +237,7 @@ def sample_tcp_windows(host, out, t0, stop):
             if not line.startswith("\t") and not line.startswith(" "):
                 cur = None
                 port = re.search(r"\S+:(\d+)\s*$", line.strip())
-                cur = [int(port.group(1)) if port else 0, 0, 0, 0.0]
+                cur = [int(port.group(1)) if port else 0, 0, 0, 0.0, 0, 0]
                 socks.append(cur)
                 continue
             if cur is None:
@@ -246,6 +249,10 @@ def sample_tcp_windows(host, out, t0, stop):
                     cur[2] = int(m.group(3))
                 elif m.group(4):
                     cur[3] = float(m.group(4))
+                elif m.group(5):
+                    cur[4] = int(m.group(5))
+                elif m.group(6):
+                    cur[5] = int(m.group(6))
         out.append((round(time.monotonic() - t0, 2), [tuple(c) for c in socks if c[1]]))
         stop.wait(0.25)
 
