@@ -109,6 +109,52 @@ def main():
                   f"{queue:.0f} |")
     if "--grid" in sys.argv:
         grid()
+    ss_table()
+
+
+def ss_flows(run):
+    """Per TCP flow of a run with the ss trace, over 15-80 s: its port (5200 is
+    the TCP arm's own flow), median cwnd (segments), segments sent and
+    retransmitted, and the growth of its cwnd per smoothed RTT over the
+    0.25 s samples between which its ssthresh did not move nor its cwnd fall."""
+    tw = [(t, socks) for t, socks in run.get("tcp_windows", []) if 15 <= t < 80]
+    out = []
+    for port in sorted({s[0] for _, socks in tw for s in socks}):
+        seq = [(t, s) for t, socks in tw for s in socks if s[0] == port]
+        grow = [(b[1] - a[1]) / ((tb - ta) / (a[3] / 1e3)) for (ta, a), (tb, b) in
+                zip(seq, seq[1:]) if b[2] == a[2] and b[1] >= a[1] and a[3] > 0]
+        out.append(dict(port=port, cwnd=statistics.median(s[1] for _, s in seq),
+                        segs=seq[-1][1][4] - seq[0][1][4],
+                        retrans=seq[-1][1][5] - seq[0][1][5],
+                        growth=statistics.mean(grow) if grow else 0.0))
+    return out
+
+
+def sink_growth(run):
+    """VLMCC's window growth per RTT over the 0.5 s stats samples in 15-80 s
+    between which it did not halve nor fall."""
+    tr = [x for x in (run.get("sink") or {}).get("trace", []) if 15 <= x[0] < 80]
+    g = [(b[1] - a[1]) / ((b[0] - a[0]) / (a[2] / 1e3)) for a, b in zip(tr, tr[1:])
+         if b[6] == a[6] and b[1] >= a[1] and a[2] > 0]
+    return statistics.mean(g) if g else None
+
+
+def ss_table():
+    got = runs("s*.json")
+    if not got:
+        return
+    print("\n| cubic flows | arm | flow (port) | median cwnd (segments) | retransmitted / sent "
+          "| cwnd growth per RTT between reductions |\n|---|---|---|---|---|---|")
+    for run, _ in got:
+        s = run.get("sink") or {}
+        if s.get("sent"):
+            print(f"| {run['ntcp']} | {run['scheme']} | VLMCC | W {s['window']:.0f} packets | "
+                  f"{s['rx_lost']} / {s['sent']} ({100 * s['rx_lost'] / s['sent']:.2f} %) | "
+                  f"{sink_growth(run):.2f} packets |")
+        for f in ss_flows(run):
+            print(f"| {run['ntcp']} | {run['scheme']} | {f['port']} | {f['cwnd']:.0f} | "
+                  f"{f['retrans']} / {f['segs']} ({100 * f['retrans'] / max(f['segs'], 1):.2f} %) | "
+                  f"{f['growth']:.2f} |")
 
 
 def grid():
