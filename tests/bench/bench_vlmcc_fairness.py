@@ -23,7 +23,12 @@ pacing-catch-up=0: the sink's pace does not make up a late turn),
 for an RTT after a reduction), "VLMCC-vplus-seg" (plus-loss-segment=1448:
 reductions in whole TCP segments) and "VLMCC-vplus-seg-hold" (both; these
 ten are not in the default list),
-"TCP" (one more greedy flow, the reference) and "TFMCC" (uftp sending a
+"TCP" (one more greedy flow, the reference), "TCP-paced" (the same flow
+with the kernel's pacing, netbed.greedy_tcp's paced: a loss-based flow that
+paces as VLMCC does, beside the unpaced TCP flows), "CBR-fair" (UDP of MTU-byte
+datagrams paced at exactly b / (N + 1) on the wire, netbed.paced_udp: how a
+flow holding its fair share fares beside the TCP flows, and what they do
+with the rest; not in the default list) and "TFMCC" (uftp sending a
 file with a maximum rate of twice the bottleneck to one uftpd). The VLMCC
 sender is greedy raw video (videotestsrc ! rtpvrawpay mtu=1000, 27 Mbit/s)
 that vlmccsink paces to its window, so the scheme and not the source sets
@@ -104,6 +109,8 @@ SCHEMES = {
     "VLMCC-vplus-seg-hold": "ttl-mc=4&vegas-plus=true&plus-loss-segment=1448"
                             "&plus-recovery-hold=true",
     "TCP": None,
+    "TCP-paced": None,
+    "CBR-fair": None,
     "TFMCC": None,
 }
 
@@ -158,10 +165,15 @@ def run_case(case):
         snd, tcp, rcv = build_bed(bed, case)
         stop, flow, extra = threading.Event(), [], {}
         scheme = case["scheme"]
-        if scheme == "TCP":
+        if scheme in ("TCP", "TCP-paced"):
             t0 = time.monotonic()
             netbed.greedy_tcp(tcp, rcv, R_ADDR, fig5.PORT, case["cc"], stop, flow,
-                              t0=t0, stop_at=END)
+                              t0=t0, stop_at=END, paced=scheme == "TCP-paced")
+            procs = []
+        elif scheme == "CBR-fair":
+            t0 = time.monotonic()
+            netbed.paced_udp(tcp, rcv, R_ADDR, fig5.PORT, case["b"] / (case["ntcp"] + 1),
+                             MTU, stop, flow, t0, END)
             procs = []
         else:
             t0 = time.monotonic() + 1.0
@@ -212,9 +224,12 @@ def tcp_counters(host):
 
 def sample_tcp_windows(host, out, t0, stop):
     """Every 0.25 s until stop: each TCP socket's port, cwnd and ssthresh
-    (segments) and smoothed RTT (ms) from `ss -tin` on the sender, as
-    (seconds since t0, [(port, cwnd, ssthresh, rtt_ms)])."""
-    pat = re.compile(r":(\d+)\s*$|\bcwnd:(\d+)|\bssthresh:(\d+)|\brtt:([\d.]+)")
+    (segments), smoothed RTT (ms), and its data segments sent and
+    retransmitted so far (per flow, where nstat counts all flows) from
+    `ss -tin` on the sender, as (seconds since t0, [(port, cwnd, ssthresh,
+    rtt_ms, segs_out, retrans)])."""
+    pat = re.compile(r":(\d+)\s*$|\bcwnd:(\d+)|\bssthresh:(\d+)|\brtt:([\d.]+)|"
+                     r"\bdata_segs_out:(\d+)|\bretrans:\d+/(\d+)")
     while not stop.is_set():
         text = host.run(["ss", "-tin", "state", "established"], check=False).stdout
         socks, cur = [], None
@@ -222,7 +237,7 @@ def sample_tcp_windows(host, out, t0, stop):
             if not line.startswith("\t") and not line.startswith(" "):
                 cur = None
                 port = re.search(r"\S+:(\d+)\s*$", line.strip())
-                cur = [int(port.group(1)) if port else 0, 0, 0, 0.0]
+                cur = [int(port.group(1)) if port else 0, 0, 0, 0.0, 0, 0]
                 socks.append(cur)
                 continue
             if cur is None:
@@ -234,6 +249,10 @@ def sample_tcp_windows(host, out, t0, stop):
                     cur[2] = int(m.group(3))
                 elif m.group(4):
                     cur[3] = float(m.group(4))
+                elif m.group(5):
+                    cur[4] = int(m.group(5))
+                elif m.group(6):
+                    cur[5] = int(m.group(6))
         out.append((round(time.monotonic() - t0, 2), [tuple(c) for c in socks if c[1]]))
         stop.wait(0.25)
 
@@ -272,7 +291,8 @@ DEFAULT_SCHEMES = ",".join(s for s in SCHEMES
                            if s not in ("VLMCC-fwd", "VLMCC-minrtt", "VLMCC-vplus-fwd",
                                         "VLMCC-vplus-cubic", "VLMCC-nocatch",
                                         "VLMCC-vplus-nocatch", "VLMCC-vplus-hold",
-                                        "VLMCC-vplus-seg", "VLMCC-vplus-seg-hold"))
+                                        "VLMCC-vplus-seg", "VLMCC-vplus-seg-hold",
+                                        "TCP-paced", "CBR-fair"))
 START = dict({s: start_vlmcc for s in VLMCC_SCHEMES}, TFMCC=start_tfmcc)
 UDP_PORT = dict({s: fig5.PORT for s in VLMCC_SCHEMES}, TFMCC=UFTP_PORT)
 

@@ -760,16 +760,22 @@ class NetBed:
             atexit.unregister(self.close)
 
 
+SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)     # Linux
+
+
 def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=None,
-               connected=None, go=None, connect_early=False):
+               connected=None, go=None, connect_early=False, paced=False):
     """A greedy TCP flow from host snd to dst:port on host rcv (congestion control
     cc), sending from t0 + start until stop is set or t0 + stop_at (monotonic
     clock); with go (a threading.Event), not before go is set (with
     connect_early, it connects at once and only its data waits for go). The
     receiver appends (seconds since t0, cumulative bytes) to out; the sender
     appends to the list connected, if given, the seconds since t0 at which it
-    called connect() (with connect_early, at which it began to send). Returns
-    the two threads, already started."""
+    called connect() (with connect_early, at which it began to send). With paced,
+    the kernel paces the sender's segments (TCP's internal pacing, switched on
+    by SO_MAX_PACING_RATE: about 1.2 cwnd per smoothed RTT once past slow
+    start) instead of sending them as the acks come. Returns the two threads,
+    already started."""
     lsock = rcv.socket(type=socket.SOCK_STREAM)
     lsock.bind((dst, port))
     lsock.listen(1)
@@ -797,6 +803,9 @@ def greedy_tcp(snd, rcv, dst, port, cc, stop, out, t0=0.0, start=0.0, stop_at=No
         # nothing to the time from go to the first data
         s = snd.socket(type=socket.SOCK_STREAM)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        if paced:
+            # any cap but ~0 turns the internal pacing on; 1 GB/s caps nothing here
+            s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, 10 ** 9)
         if connect_early:
             s.connect((dst, port))
         if go is not None:

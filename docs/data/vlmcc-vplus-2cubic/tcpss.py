@@ -14,7 +14,7 @@ for path in sys.argv[1:]:
         tw = [(t, s) for t, s in r.get("tcp_windows", []) if 15 <= t < 50]
         ports = sorted({p for _, s in tw for p, *_ in s})
         for p in ports:
-            seq = [(t, c, st) for t, s in tw for pp, c, st, _ in s if pp == p]
+            seq = [(t, c, st) for t, s in tw for pp, c, st, *_ in s if pp == p]
             peak, prev, ratios = 0, None, []
             for t, c, st in seq:
                 if prev is not None and st != prev and peak:
