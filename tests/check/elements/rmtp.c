@@ -258,6 +258,38 @@ GST_START_TEST (test_transfer_two_receivers)
 
 GST_END_TEST;
 
+/* The sink hashes the data set as it takes it: buffers that split the
+ * packets unevenly, and a second transfer from the same sink (its digest
+ * started afresh), both verify at the receivers. */
+GST_START_TEST (test_sink_digest_taken_with_data)
+{
+  Rig rig;
+
+  rig_start_receivers (&rig, "239.255.91.14", "");
+  rig_start_sink_reading (&rig, "blocksize=777", "");
+  for (guint run = 0; run < 2; run++) {
+    assert_eos (rig.sink_pipe);
+    fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+    for (guint i = 0; i < 2; i++) {
+      assert_eos (rig.src_pipe[i]);
+      fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "pushed-bytes"),
+          SIZE);
+      stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+      assert_same_file (rig.in, rig.out[i]);
+      if (run == 0)
+        rig_start_receiver (&rig, i, "", "");
+    }
+    fail_unless_equals_int (gst_element_set_state (rig.sink_pipe,
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    if (run == 0)
+      fail_unless (gst_element_set_state (rig.sink_pipe, GST_STATE_PLAYING)
+          != GST_STATE_CHANGE_FAILURE);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A transfer's counts stay readable once its pipelines stopped, until the
  * next start. */
 GST_START_TEST (test_stats_kept_after_stop)
@@ -940,6 +972,7 @@ rmtp_suite (void)
   tcase_add_test (tc, test_send_interval_fewer_wakeups);
   tcase_add_test (tc, test_transfer_two_receivers);
   tcase_add_test (tc, test_stats_kept_after_stop);
+  tcase_add_test (tc, test_sink_digest_taken_with_data);
   tcase_add_test (tc, test_forged_packets_dropped);
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
