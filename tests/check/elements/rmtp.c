@@ -31,16 +31,22 @@ typedef struct
 } Rig;
 
 static void
-write_data (const gchar * path)
+write_data_seeded (const gchar * path, guint32 seed)
 {
   guint8 *d = g_malloc (SIZE);
-  GRand *r = g_rand_new_with_seed (20);
+  GRand *r = g_rand_new_with_seed (seed);
 
   for (gsize i = 0; i < SIZE; i++)
     d[i] = (guint8) g_rand_int (r);
   fail_unless (g_file_set_contents (path, (gchar *) d, SIZE, NULL));
   g_rand_free (r);
   g_free (d);
+}
+
+static void
+write_data (const gchar * path)
+{
+  write_data_seeded (path, 20);
 }
 
 /* Receiver @i (member i + 1) playing, with @src_props, its output through
@@ -266,8 +272,8 @@ GST_START_TEST (test_transfer_two_receivers)
 GST_END_TEST;
 
 /* The sink hashes the data set as it takes it: buffers that split the
- * packets unevenly, and a second transfer from the same sink (its digest
- * started afresh), both verify at the receivers. */
+ * packets unevenly, and a second transfer of other data from the same sink
+ * (its digest started afresh), both verify at the receivers. */
 GST_START_TEST (test_sink_digest_taken_with_data)
 {
   Rig rig;
@@ -288,6 +294,8 @@ GST_START_TEST (test_sink_digest_taken_with_data)
     }
     fail_unless_equals_int (gst_element_set_state (rig.sink_pipe,
             GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    if (run == 0)
+      write_data_seeded (rig.in, 21);
     if (run == 0)
       fail_unless (gst_element_set_state (rig.sink_pipe, GST_STATE_PLAYING)
           != GST_STATE_CHANGE_FAILURE);
