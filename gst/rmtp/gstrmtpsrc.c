@@ -66,7 +66,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_rmtp_src_debug);
  * at 100 Mbit/s, a quarter of Linux's default receive buffer */
 #define READ_INTERVAL (4 * GST_MSECOND)
 #define DEFAULT_OUTPUT_BUFFER_SIZE (1024 * 1024)
-#define DEFAULT_ANSWERS_FIRST TRUE
+#define DEFAULT_ANSWERS_FIRST FALSE
 
 enum
 {
@@ -994,7 +994,9 @@ install_properties (GObjectClass * oc)
       g_param_spec_boolean ("answers-first", "Answers first", "While the "
           "data set is verified and not yet released, an ACK or RACK "
           "waiting on its backoff timer goes out before more output (FALSE: "
-          "output goes on meanwhile)", DEFAULT_ANSWERS_FIRST, RW));
+          "output goes on meanwhile; the default: held so, the output of "
+          "20 MiB ended after the release, later)", DEFAULT_ANSWERS_FIRST,
+          RW));
   /**
    * GstRmtpSrc:stats:
    *

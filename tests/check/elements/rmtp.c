@@ -357,7 +357,7 @@ GST_START_TEST (test_answers_before_output)
   rig_prepare (&rig, "239.255.91.16");
   rig_start_receiver (&rig, 0, "output-buffer-size=0 answers-first=false",
       "! identity sleep-time=1000");
-  rig_start_receiver (&rig, 1, "output-buffer-size=0",
+  rig_start_receiver (&rig, 1, "output-buffer-size=0 answers-first=true",
       "! identity sleep-time=1000");
   rig_start_sink (&rig, "");
   assert_eos (rig.sink_pipe);
@@ -1042,7 +1042,7 @@ GST_START_TEST (test_docs_and_defaults)
   g_object_get (sink, "output-buffer-size", &batch, "answers-first",
       &decode_thread, NULL);
   fail_unless_equals_int (batch, 1024 * 1024);
-  fail_unless (decode_thread);
+  fail_unless (!decode_thread);
   gst_object_unref (sink);
   check_inspect_docs ("rmtpsink");
   check_inspect_docs ("rmtpsrc");
