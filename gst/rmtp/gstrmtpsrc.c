@@ -67,6 +67,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_rmtp_src_debug);
 #define READ_INTERVAL (4 * GST_MSECOND)
 #define DEFAULT_OUTPUT_BUFFER_SIZE (1024 * 1024)
 #define DEFAULT_ANSWERS_FIRST FALSE
+#define DEFAULT_EARLY_OUTPUT FALSE
 
 enum
 {
@@ -75,6 +76,7 @@ enum
   PROP_BUSY,
   PROP_OUTPUT_BUFFER_SIZE,
   PROP_ANSWERS_FIRST,
+  PROP_EARLY_OUTPUT,
   PROP_NET_SRC,                 /* gstnetsrc.h's from here */
   PROP_KEY = PROP_NET_SRC + GST_NET_SRC_N_PROPS,        /* gstnetkey.h's */
   PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
@@ -104,6 +106,7 @@ struct _GstRmtpSrc
   guint member;
   guint output_buffer_size;     /* bytes a buffer at most; 0: a packet's */
   gboolean answers_first;
+  gboolean early_output;
   GstNetSrcSettings net_src;    /* stats-interval is in settings */
   GstNetKeySettings key;
 
@@ -125,6 +128,7 @@ struct _GstRmtpSrc
   guint64 held_bytes, pushed_bytes, max_held_bytes;
   guint out_limit;              /* output-buffer-size, taken at start */
   gboolean out_yields;          /* answers-first, taken at start */
+  gboolean early;               /* early-output, taken at start */
   guint64 buffers_pushed, answer_waits;
   gboolean done;                /* released, or verified and then silent */
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
@@ -221,6 +225,26 @@ apply_busy (GstRmtpSrc * self, gint64 now)
     rmtp_receiver_set_busy (core (self), want_busy (self), now);
 }
 
+/* Whether create() has data to push: any verified data; with
+ * early-output, unverified data only in runs of out_limit, so the output
+ * spreads over the transfer in few pushes. */
+static gboolean
+output_ready (GstRmtpSrc * self)
+{
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  if (g_queue_is_empty (&self->held))
+    return FALSE;
+  if (!self->early || self->held_bytes >= self->out_limit || self->done ||
+      self->failed || rmtp_stream_receiver_verified (self->rx))
+    return TRUE;
+  /* a stream's data come verified, a window at a time */
+  return rmtp_stream_receiver_stats (self->rx)->windows > 0 ||
+      rmtp_receiver_window (core (self), &window, &offset, &last);
+}
+
 static void
 take_events (GstRmtpSrc * self)
 {
@@ -245,7 +269,7 @@ take_events (GstRmtpSrc * self)
         break;
     }
   }
-  if (!g_queue_is_empty (&self->held) || self->done || self->failed)
+  if (output_ready (self) || self->done || self->failed)
     g_cond_broadcast (&self->wait.cond);
 }
 
@@ -429,6 +453,12 @@ post_failure (GstRmtpSrc * self, RmtpFailReason reason)
             "the stream is cut after %u whole windows (%" G_GUINT64_FORMAT
             " bytes output, each window verified)", fail_text (reason),
             windows, given), ("member %u", self->member));
+  else if (given > 0)
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+            "the %" G_GUINT64_FORMAT " bytes output before it (early-output) "
+            "are not the data set", fail_text (reason), given),
+        ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
+            G_GUINT64_FORMAT " bytes received", self->member, have, size));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
             "nothing of the data set is output", fail_text (reason)),
@@ -514,13 +544,13 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       return GST_FLOW_FLUSHING;
     }
     /* verified windows go out before a later window's failure */
-    if (!g_queue_is_empty (&self->held) && answer_before_output (self)) {
+    if (output_ready (self) && answer_before_output (self)) {
       self->answer_waits += !paused;
       paused = TRUE;
       g_cond_wait (&self->wait.cond, &self->wait.lock);
       continue;
     }
-    if (!g_queue_is_empty (&self->held)) {
+    if (output_ready (self)) {
       gboolean wake = self->backlogged;
       guint64 offset = self->pushed_bytes;
       gsize size;
@@ -611,7 +641,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   GError *err = NULL;
   RmtpConfig cfg;
   guint out_limit;
-  gboolean ok, have_key = FALSE, out_yields;
+  gboolean ok, have_key = FALSE, out_yields, early;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->settings.net);
@@ -621,6 +651,7 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   member = self->member;
   out_limit = self->output_buffer_size;
   out_yields = self->answers_first;
+  early = self->early_output;
   if (self->net_src.uri_error)
     err = g_error_copy (self->net_src.uri_error);
   GST_OBJECT_UNLOCK (self);
@@ -647,9 +678,11 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   reset_transfer (self);
   self->out_limit = out_limit;
   self->out_yields = out_yields;
+  self->early = early;
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   self->rx = rmtp_stream_receiver_new (&cfg, member, TRUE, &self->rng);
+  rmtp_stream_receiver_set_early_output (self->rx, early);
   if (have_key)
     rmtp_stream_receiver_set_key (self->rx, &key);
   gst_net_key_wipe (&key, sizeof (key));
@@ -743,6 +776,9 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_ANSWERS_FIRST:
       self->answers_first = g_value_get_boolean (value);
+      break;
+    case PROP_EARLY_OUTPUT:
+      self->early_output = g_value_get_boolean (value);
       break;
     default:
       if (!gst_rmtp_settings_set (&self->settings, &udp_props,
@@ -881,6 +917,9 @@ gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_ANSWERS_FIRST:
       g_value_set_boolean (value, self->answers_first);
       break;
+    case PROP_EARLY_OUTPUT:
+      g_value_set_boolean (value, self->early_output);
+      break;
     default:
       if (!gst_rmtp_settings_get (&self->settings, PROP_SETTINGS, prop_id,
               value))
@@ -997,6 +1036,14 @@ install_properties (GObjectClass * oc)
           "output goes on meanwhile; the default: held so, the output of "
           "20 MiB ended after the release, later)", DEFAULT_ANSWERS_FIRST,
           RW));
+  g_object_class_install_property (oc, PROP_EARLY_OUTPUT,
+      g_param_spec_boolean ("early-output", "Early output", "A data set "
+          "(not a stream) is output in order as it arrives, in buffers of "
+          "output-buffer-size, before its SHA-256 is verified; EOS still "
+          "comes only after it matched, and a failure is an error after "
+          "the bytes already output, which are then not the data set "
+          "(FALSE: nothing is output before the digest matched)",
+          DEFAULT_EARLY_OUTPUT, RW));
   /**
    * GstRmtpSrc:stats:
    *
@@ -1051,6 +1098,7 @@ gst_rmtp_src_init (GstRmtpSrc * self)
   self->member = DEFAULT_MEMBER;
   self->output_buffer_size = DEFAULT_OUTPUT_BUFFER_SIZE;
   self->answers_first = DEFAULT_ANSWERS_FIRST;
+  self->early_output = DEFAULT_EARLY_OUTPUT;
   gst_net_src_settings_init (&src_props, &self->net_src);
   gst_net_src_wait_init (&self->wait);
   g_queue_init (&self->held);

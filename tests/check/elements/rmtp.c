@@ -378,6 +378,62 @@ GST_START_TEST (test_answers_before_output)
 
 GST_END_TEST;
 
+/* Whether each of the two receivers output bytes while its state was
+ * still "receiving", polled every 2 ms until both have left it. */
+static void
+output_while_receiving (GstElement * const *e, gboolean * seen)
+{
+  gboolean started[2] = { FALSE, FALSE }, left[2] = { FALSE, FALSE };
+
+  seen[0] = seen[1] = FALSE;
+  for (guint n = 0; n < 10000 && !(left[0] && left[1]); n++) {
+    for (guint i = 0; i < 2; i++) {
+      guint64 pushed = check_stat_u64 (e[i], "pushed-bytes");
+      gchar *state = stat_string (e[i], "state");
+
+      if (g_strcmp0 (state, "receiving") == 0) {
+        started[i] = TRUE;
+        seen[i] |= pushed > 0;
+      } else if (started[i]) {
+        left[i] = TRUE;
+      }
+      g_free (state);
+    }
+    g_usleep (2000);
+  }
+  fail_unless (left[0] && left[1], "a receiver never left its receiving "
+      "state");
+}
+
+/* early-output: the data set goes out in 64 KiB buffers while it arrives
+ * (at 8 Mbit/s, 300 KiB take 0.3 s); by default nothing before it is
+ * verified. Both files whole, each after its EOS. */
+GST_START_TEST (test_early_output)
+{
+  Rig rig;
+  gboolean seen[2];
+
+  rig_prepare (&rig, "239.255.91.17");
+  rig_start_receiver (&rig, 0, "early-output=true output-buffer-size=65536",
+      "");
+  rig_start_receiver (&rig, 1, "output-buffer-size=65536", "");
+  rig_start_sink (&rig, "");
+  output_while_receiving (rig.src, seen);
+  fail_unless (seen[0]);
+  fail_if (seen[1]);
+  assert_eos (rig.sink_pipe);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "buffers-pushed"),
+        5);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A transfer's counts stay readable once its pipelines stopped, until the
  * next start. */
 GST_START_TEST (test_stats_kept_after_stop)
@@ -1043,6 +1099,8 @@ GST_START_TEST (test_docs_and_defaults)
       &decode_thread, NULL);
   fail_unless_equals_int (batch, 1024 * 1024);
   fail_unless (!decode_thread);
+  g_object_get (sink, "early-output", &decode_thread, NULL);
+  fail_unless (!decode_thread);
   gst_object_unref (sink);
   check_inspect_docs ("rmtpsink");
   check_inspect_docs ("rmtpsrc");
@@ -1068,6 +1126,7 @@ rmtp_suite (void)
   tcase_add_test (tc, test_sink_digest_taken_with_data);
   tcase_add_test (tc, test_output_in_large_buffers);
   tcase_add_test (tc, test_answers_before_output);
+  tcase_add_test (tc, test_early_output);
   tcase_add_test (tc, test_forged_packets_dropped);
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
