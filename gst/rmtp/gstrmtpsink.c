@@ -67,6 +67,7 @@
 #include "gstrmtpsink.h"
 #include "gstrmtputil.h"
 #include "gstnetkey.h"
+#include "rmtpdigest.h"
 #include "rmtpstream.h"
 #include "gstnetloop.h"
 #include "gstnetsrc.h"
@@ -144,6 +145,8 @@ struct _GstRmtpSink
 
   GstNetStats stats;
   GByteArray *data;             /* streaming thread: the data set so far */
+  RmtpDigest *data_digest;      /* streaming thread: its SHA-256 so far,
+                                 * so the CONN needs no pass of its own */
 
   /* State, under lock; cond: the transfer ended or a flush began */
   GMutex lock;
@@ -462,6 +465,24 @@ push_stream (GstRmtpSink * self, const guint8 * data, gsize size)
   return GST_FLOW_OK;
 }
 
+/* The data set so far and its digest, emptied (streaming thread). */
+static void
+clear_data (GstRmtpSink * self)
+{
+  g_byte_array_set_size (self->data, 0);
+  g_clear_pointer (&self->data_digest, rmtp_digest_free);
+  self->data_digest = rmtp_digest_new ();
+}
+
+/* Whole data set: the bytes are hashed as they come, while the cache has
+ * them, instead of in a pass over the whole set between EOS and CONN. */
+static void
+take_data (GstRmtpSink * self, const guint8 * data, gsize size)
+{
+  g_byte_array_append (self->data, data, size);
+  rmtp_digest_update (self->data_digest, data, size);
+}
+
 static GstFlowReturn
 gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
 {
@@ -474,7 +495,7 @@ gst_rmtp_sink_render (GstBaseSink * bsink, GstBuffer * buffer)
   if (self->stream)
     ret = push_stream (self, map.data, map.size);
   else
-    g_byte_array_append (self->data, map.data, map.size);
+    take_data (self, map.data, map.size);
   gst_buffer_unmap (buffer, &map);
   return ret;
 }
@@ -485,10 +506,13 @@ static gboolean
 begin_transfer (GstRmtpSink * self)
 {
   GBytes *bytes = g_byte_array_free_to_bytes (self->data);
+  guint8 digest[RMTP_DIGEST_SIZE];
   RmtpConfig cfg;
   guint32 session;
 
+  rmtp_digest_finish (self->data_digest, digest);
   self->data = g_byte_array_new ();
+  clear_data (self);
   GST_OBJECT_LOCK (self);
   cfg = self->settings.cfg;
   session = self->session;
@@ -497,8 +521,8 @@ begin_transfer (GstRmtpSink * self)
   if (session == 0)
     session = random_source_range (&self->rng, 1, G_MAXUINT32);
   self->total = g_bytes_get_size (bytes);
-  self->server = rmtp_server_new (&cfg, session, self->ids, self->n_ids,
-      bytes, &self->rng);
+  self->server = rmtp_server_new_digested (&cfg, session, self->ids,
+      self->n_ids, bytes, digest, &self->rng);
   if (self->server && self->have_key)
     rmtp_server_set_key (self->server, &self->auth_key);
   if (self->server) {
@@ -775,7 +799,7 @@ gst_rmtp_sink_start (GstBaseSink * bsink)
     g_error_free (err);
     return FALSE;
   }
-  g_byte_array_set_size (self->data, 0);
+  clear_data (self);
   /* past the pacer's credit a late wake-up loses its slots */
   self->wake_interval = MIN ((gint64) send_interval, cfg.send_burst);
   gst_net_stats_start (&self->stats, interval, gst_net_now ());
@@ -805,7 +829,7 @@ gst_rmtp_sink_stop (GstBaseSink * bsink)
   self->final_stats = build_stats (self);
   clear_session (self);
   g_mutex_unlock (&self->lock);
-  g_byte_array_set_size (self->data, 0);
+  clear_data (self);
   return TRUE;
 }
 
@@ -1039,6 +1063,7 @@ gst_rmtp_sink_finalize (GObject * object)
   g_hash_table_unref (self->addr_member);
   g_array_unref (self->progress);
   g_byte_array_unref (self->data);
+  g_clear_pointer (&self->data_digest, rmtp_digest_free);
   gst_rmtp_settings_clear (&self->settings);
   gst_net_src_settings_clear (&self->net_sink);
   gst_net_key_settings_clear (&self->key);
@@ -1219,6 +1244,7 @@ gst_rmtp_sink_init (GstRmtpSink * self)
   self->receivers = DEFAULT_RECEIVERS;
   self->send_interval = DEFAULT_SEND_INTERVAL;
   self->data = g_byte_array_new ();
+  self->data_digest = rmtp_digest_new ();
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
   self->member_addr = g_hash_table_new_full (g_direct_hash, g_direct_equal,

@@ -65,12 +65,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_rmtp_src_debug);
  * wake-up (each wake-up was a quarter of a receiver's CPU); 4 ms is 50 KB
  * at 100 Mbit/s, a quarter of Linux's default receive buffer */
 #define READ_INTERVAL (4 * GST_MSECOND)
+#define DEFAULT_OUTPUT_BUFFER_SIZE (1024 * 1024)
+#define DEFAULT_ANSWERS_FIRST FALSE
+#define DEFAULT_EARLY_OUTPUT FALSE
 
 enum
 {
   PROP_0,
   PROP_MEMBER,
   PROP_BUSY,
+  PROP_OUTPUT_BUFFER_SIZE,
+  PROP_ANSWERS_FIRST,
+  PROP_EARLY_OUTPUT,
   PROP_NET_SRC,                 /* gstnetsrc.h's from here */
   PROP_KEY = PROP_NET_SRC + GST_NET_SRC_N_PROPS,        /* gstnetkey.h's */
   PROP_SETTINGS = PROP_KEY + GST_NET_KEY_N_PROPS,       /* GstRmtpSettings' */
@@ -98,6 +104,9 @@ struct _GstRmtpSrc
   /* Settings, under the object lock */
   GstRmtpSettings settings;
   guint member;
+  guint output_buffer_size;     /* bytes a buffer at most; 0: a packet's */
+  gboolean answers_first;
+  gboolean early_output;
   GstNetSrcSettings net_src;    /* stats-interval is in settings */
   GstNetKeySettings key;
 
@@ -117,6 +126,10 @@ struct _GstRmtpSrc
   RmtpStreamReceiver *rx;       /* the data set, or a stream's windows */
   GQueue held;                  /* GBytes verified, in order */
   guint64 held_bytes, pushed_bytes, max_held_bytes;
+  guint out_limit;              /* output-buffer-size, taken at start */
+  gboolean out_yields;          /* answers-first, taken at start */
+  gboolean early;               /* early-output, taken at start */
+  guint64 buffers_pushed, answer_waits;
   gboolean done;                /* released, or verified and then silent */
   RmtpFailReason failed;        /* RMTP_FAIL_NONE while all is well */
   gboolean error_posted;
@@ -212,6 +225,26 @@ apply_busy (GstRmtpSrc * self, gint64 now)
     rmtp_receiver_set_busy (core (self), want_busy (self), now);
 }
 
+/* Whether create() has data to push: any verified data; with
+ * early-output, unverified data only in runs of out_limit, so the output
+ * spreads over the transfer in few pushes. */
+static gboolean
+output_ready (GstRmtpSrc * self)
+{
+  guint32 window;
+  guint64 offset;
+  gboolean last;
+
+  if (g_queue_is_empty (&self->held))
+    return FALSE;
+  if (!self->early || self->held_bytes >= self->out_limit || self->done ||
+      self->failed || rmtp_stream_receiver_verified (self->rx))
+    return TRUE;
+  /* a stream's data come verified, a window at a time */
+  return rmtp_stream_receiver_stats (self->rx)->windows > 0 ||
+      rmtp_receiver_window (core (self), &window, &offset, &last);
+}
+
 static void
 take_events (GstRmtpSrc * self)
 {
@@ -236,7 +269,7 @@ take_events (GstRmtpSrc * self)
         break;
     }
   }
-  if (!g_queue_is_empty (&self->held) || self->done || self->failed)
+  if (output_ready (self) || self->done || self->failed)
     g_cond_broadcast (&self->wait.cond);
 }
 
@@ -420,6 +453,12 @@ post_failure (GstRmtpSrc * self, RmtpFailReason reason)
             "the stream is cut after %u whole windows (%" G_GUINT64_FORMAT
             " bytes output, each window verified)", fail_text (reason),
             windows, given), ("member %u", self->member));
+  else if (given > 0)
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
+            "the %" G_GUINT64_FORMAT " bytes output before it (early-output) "
+            "are not the data set", fail_text (reason), given),
+        ("member %u, %" G_GUINT64_FORMAT " packets of a data set of %"
+            G_GUINT64_FORMAT " bytes received", self->member, have, size));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("RMTP transfer failed: %s; "
             "nothing of the data set is output", fail_text (reason)),
@@ -428,18 +467,66 @@ post_failure (GstRmtpSrc * self, RmtpFailReason reason)
   return GST_FLOW_ERROR;
 }
 
-static GstBuffer *
-pop_buffer (GstRmtpSrc * self)
+/* answers-first: while the data set is verified but not released, its
+ * ACK or RACK on its backoff timer goes before more output, so the loop
+ * thread that sends it does not wait for the CPU behind the output (late
+ * answers cost the group a POLL each). */
+static gboolean
+answer_before_output (GstRmtpSrc * self)
 {
-  GBytes *b = g_queue_pop_head (&self->held);
-  GstBuffer *buf = gst_buffer_new_wrapped_bytes (b);
-  gsize n = g_bytes_get_size (b);
+  RmtpReceiver *c = core (self);
 
-  g_bytes_unref (b);
-  GST_BUFFER_OFFSET (buf) = self->pushed_bytes;
-  GST_BUFFER_OFFSET_END (buf) = self->pushed_bytes + n;
-  self->pushed_bytes += n;
-  self->held_bytes -= n;
+  return self->out_yields && rmtp_receiver_state (c) ==
+      RMTP_RECEIVER_COMPLETE && rmtp_receiver_answer_due (c);
+}
+
+/* The held run at the head, up to out_limit bytes (at least one packet),
+ * taken off the queue with its offsets counted. */
+static GPtrArray *
+take_run (GstRmtpSrc * self, gsize * size)
+{
+  GPtrArray *run = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GBytes *b;
+
+  *size = 0;
+  while ((b = g_queue_peek_head (&self->held)) && (run->len == 0 ||
+          *size + g_bytes_get_size (b) <= self->out_limit)) {
+    g_ptr_array_add (run, g_queue_pop_head (&self->held));
+    *size += g_bytes_get_size (b);
+  }
+  self->pushed_bytes += *size;
+  self->held_bytes -= *size;
+  self->buffers_pushed++;
+  return run;
+}
+
+/* One buffer of the run, at data set offset @offset (no lock: the copy of
+ * a large run would hold back the loop thread). */
+static GstBuffer *
+join_run (GPtrArray * run, gsize size, guint64 offset)
+{
+  GstBuffer *buf;
+  GstMapInfo map;
+  gsize at = 0;
+
+  if (run->len == 1) {
+    buf = gst_buffer_new_wrapped_bytes (run->pdata[0]);
+  } else {
+    buf = gst_buffer_new_allocate (NULL, size, NULL);
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (guint i = 0; i < run->len; i++) {
+      gsize n;
+      const guint8 *d = g_bytes_get_data (run->pdata[i], &n);
+
+      memcpy (map.data + at, d, n);
+      at += n;
+    }
+    gst_buffer_unmap (buf, &map);
+  }
+  g_ptr_array_free (run, TRUE);
+  GST_BUFFER_OFFSET (buf) = offset;
+  GST_BUFFER_OFFSET_END (buf) = offset + size;
   return buf;
 }
 
@@ -448,6 +535,7 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstRmtpSrc *self = GST_RMTP_SRC (psrc);
   RmtpFailReason failed;
+  gboolean paused = FALSE;
 
   g_mutex_lock (&self->wait.lock);
   for (;;) {
@@ -456,11 +544,20 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       return GST_FLOW_FLUSHING;
     }
     /* verified windows go out before a later window's failure */
-    if (!g_queue_is_empty (&self->held)) {
+    if (output_ready (self) && answer_before_output (self)) {
+      self->answer_waits += !paused;
+      paused = TRUE;
+      g_cond_wait (&self->wait.cond, &self->wait.lock);
+      continue;
+    }
+    if (output_ready (self)) {
       gboolean wake = self->backlogged;
+      guint64 offset = self->pushed_bytes;
+      gsize size;
+      GPtrArray *run = take_run (self, &size);
 
-      *outbuf = pop_buffer (self);
       g_mutex_unlock (&self->wait.lock);
+      *outbuf = join_run (run, size, offset);
       /* the loop thread sends RRDY once the backlog is down */
       if (wake)
         gst_net_loop_wake (self->loop);
@@ -524,6 +621,7 @@ reset_transfer (GstRmtpSrc * self)
 {
   g_queue_clear_full (&self->held, (GDestroyNotify) g_bytes_unref);
   self->held_bytes = self->pushed_bytes = self->max_held_bytes = 0;
+  self->buffers_pushed = self->answer_waits = 0;
   self->done = self->error_posted = self->backlogged = FALSE;
   self->failed = RMTP_FAIL_NONE;
   self->send_errors = self->other_source = 0;
@@ -542,7 +640,8 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   guint32 member;
   GError *err = NULL;
   RmtpConfig cfg;
-  gboolean ok, have_key = FALSE;
+  guint out_limit;
+  gboolean ok, have_key = FALSE, out_yields, early;
 
   GST_OBJECT_LOCK (self);
   gst_net_udp_settings_copy (&net, &self->settings.net);
@@ -550,6 +649,9 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
   interval = self->settings.stats_interval;
   cfg = self->settings.cfg;
   member = self->member;
+  out_limit = self->output_buffer_size;
+  out_yields = self->answers_first;
+  early = self->early_output;
   if (self->net_src.uri_error)
     err = g_error_copy (self->net_src.uri_error);
   GST_OBJECT_UNLOCK (self);
@@ -574,9 +676,13 @@ gst_rmtp_src_start (GstBaseSrc * bsrc)
 
   g_mutex_lock (&self->wait.lock);
   reset_transfer (self);
+  self->out_limit = out_limit;
+  self->out_yields = out_yields;
+  self->early = early;
   random_source_init_seeded (&self->rng, &self->seed, g_random_int () |
       ((guint64) g_random_int () << 32));
   self->rx = rmtp_stream_receiver_new (&cfg, member, TRUE, &self->rng);
+  rmtp_stream_receiver_set_early_output (self->rx, early);
   if (have_key)
     rmtp_stream_receiver_set_key (self->rx, &key);
   gst_net_key_wipe (&key, sizeof (key));
@@ -665,6 +771,15 @@ gst_rmtp_src_set_property (GObject * object, guint prop_id,
     case PROP_MEMBER:
       self->member = g_value_get_uint (value);
       break;
+    case PROP_OUTPUT_BUFFER_SIZE:
+      self->output_buffer_size = g_value_get_uint (value);
+      break;
+    case PROP_ANSWERS_FIRST:
+      self->answers_first = g_value_get_boolean (value);
+      break;
+    case PROP_EARLY_OUTPUT:
+      self->early_output = g_value_get_boolean (value);
+      break;
     default:
       if (!gst_rmtp_settings_set (&self->settings, &udp_props,
               PROP_SETTINGS, prop_id, value))
@@ -748,6 +863,8 @@ build_stats (GstRmtpSrc * self)
       "held-bytes", G_TYPE_UINT64, self->held_bytes,
       "max-held-bytes", G_TYPE_UINT64, self->max_held_bytes,
       "pushed-bytes", G_TYPE_UINT64, self->pushed_bytes,
+      "buffers-pushed", G_TYPE_UINT64, self->buffers_pushed,
+      "answer-waits", G_TYPE_UINT64, self->answer_waits,
       "send-errors", G_TYPE_UINT64, self->send_errors,
       "other-source", G_TYPE_UINT64, self->other_source,
       "decode-max-time", G_TYPE_UINT64, self->decode_max, NULL);
@@ -793,6 +910,15 @@ gst_rmtp_src_get_property (GObject * object, guint prop_id, GValue * value,
   switch (prop_id) {
     case PROP_MEMBER:
       g_value_set_uint (value, self->member);
+      break;
+    case PROP_OUTPUT_BUFFER_SIZE:
+      g_value_set_uint (value, self->output_buffer_size);
+      break;
+    case PROP_ANSWERS_FIRST:
+      g_value_set_boolean (value, self->answers_first);
+      break;
+    case PROP_EARLY_OUTPUT:
+      g_value_set_boolean (value, self->early_output);
       break;
     default:
       if (!gst_rmtp_settings_get (&self->settings, PROP_SETTINGS, prop_id,
@@ -865,6 +991,9 @@ gst_rmtp_src_finalize (GObject * object)
   "held-bytes: data set bytes not output yet (bytes); " \
   "max-held-bytes: the most ever held so (bytes); " \
   "pushed-bytes: data set bytes output (bytes); " \
+  "buffers-pushed: buffers output (buffers); " \
+  "answer-waits: times the output paused for an ACK or RACK on its " \
+  "backoff timer (answers-first) (pauses); " \
   "send-errors: answers the socket refused (packets); " \
   "decode-max-time: parity-decode-thread, the longest decode's wall time " \
   "on the worker (ns); " \
@@ -894,6 +1023,27 @@ install_properties (GObjectClass * oc)
           "the server (it drops the data and is served by unicast after the "
           "rounds); back to FALSE sends RRDY", FALSE, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (oc, PROP_OUTPUT_BUFFER_SIZE,
+      g_param_spec_uint ("output-buffer-size", "Output buffer size",
+          "Largest buffer the verified data set is output in, bytes: the "
+          "packets held in order are joined up to it (0: one buffer a "
+          "packet, as before)", 0, G_MAXINT32, DEFAULT_OUTPUT_BUFFER_SIZE,
+          RW));
+  g_object_class_install_property (oc, PROP_ANSWERS_FIRST,
+      g_param_spec_boolean ("answers-first", "Answers first", "While the "
+          "data set is verified and not yet released, an ACK or RACK "
+          "waiting on its backoff timer goes out before more output (FALSE: "
+          "output goes on meanwhile; the default: held so, the output of "
+          "20 MiB ended after the release, later)", DEFAULT_ANSWERS_FIRST,
+          RW));
+  g_object_class_install_property (oc, PROP_EARLY_OUTPUT,
+      g_param_spec_boolean ("early-output", "Early output", "A data set "
+          "(not a stream) is output in order as it arrives, in buffers of "
+          "output-buffer-size, before its SHA-256 is verified; EOS still "
+          "comes only after it matched, and a failure is an error after "
+          "the bytes already output, which are then not the data set "
+          "(FALSE: nothing is output before the digest matched)",
+          DEFAULT_EARLY_OUTPUT, RW));
   /**
    * GstRmtpSrc:stats:
    *
@@ -946,6 +1096,9 @@ gst_rmtp_src_init (GstRmtpSrc * self)
 {
   gst_rmtp_settings_init (&self->settings, &udp_props);
   self->member = DEFAULT_MEMBER;
+  self->output_buffer_size = DEFAULT_OUTPUT_BUFFER_SIZE;
+  self->answers_first = DEFAULT_ANSWERS_FIRST;
+  self->early_output = DEFAULT_EARLY_OUTPUT;
   gst_net_src_settings_init (&src_props, &self->net_src);
   gst_net_src_wait_init (&self->wait);
   g_queue_init (&self->held);

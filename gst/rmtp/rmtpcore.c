@@ -531,9 +531,25 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     const guint32 * members, guint n_members, GBytes * data,
     const RandomSource * rng)
 {
+  guint8 digest[RMTP_DIGEST_SIZE];
+  RmtpDigest *ck = rmtp_digest_new ();
+
+  if (data)
+    rmtp_digest_update (ck, g_bytes_get_data (data, NULL),
+        g_bytes_get_size (data));
+  rmtp_digest_finish (ck, digest);
+  rmtp_digest_free (ck);
+  return rmtp_server_new_digested (cfg, session, members, n_members, data,
+      digest, rng);
+}
+
+RmtpServer *
+rmtp_server_new_digested (const RmtpConfig * cfg, guint32 session,
+    const guint32 * members, guint n_members, GBytes * data,
+    const guint8 * digest, const RandomSource * rng)
+{
   RmtpServer *s;
   gsize size;
-  RmtpDigest *ck;
 
   size = data ? g_bytes_get_size (data) : 0;
   if (size == 0 || n_members == 0 || n_members > RMTP_MAX_MEMBERS ||
@@ -547,10 +563,7 @@ rmtp_server_new (const RmtpConfig * cfg, guint32 session,
   s->data = g_bytes_ref (data);
   s->total = size;
   s->n_packets = (size + cfg->packet_size - 1) / cfg->packet_size;
-  ck = rmtp_digest_new ();
-  rmtp_digest_update (ck, g_bytes_get_data (data, NULL), size);
-  rmtp_digest_finish (ck, s->digest);
-  rmtp_digest_free (ck);
+  memcpy (s->digest, digest, RMTP_DIGEST_SIZE);
   s->index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->members = g_new0 (Member, n_members);
   for (guint i = 0; i < n_members; i++) {
@@ -3595,6 +3608,12 @@ RmtpReceiverState
 rmtp_receiver_state (const RmtpReceiver * r)
 {
   return r->state;
+}
+
+gboolean
+rmtp_receiver_answer_due (const RmtpReceiver * r)
+{
+  return r->due != DUE_NONE;
 }
 
 const RmtpReceiverStats *

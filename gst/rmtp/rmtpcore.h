@@ -360,6 +360,12 @@ typedef struct _RmtpServer RmtpServer;
 RmtpServer *rmtp_server_new (const RmtpConfig * cfg, guint32 session,
     const guint32 * members, guint n_members, GBytes * data,
     const RandomSource * rng);
+/* The same with the data set's SHA-256 already known (@digest, 32 bytes,
+ * which the CONN carries as given): a shell that hashed the data as it
+ * took them saves a pass over the whole set before the CONN. */
+RmtpServer *rmtp_server_new_digested (const RmtpConfig * cfg,
+    guint32 session, const guint32 * members, guint n_members, GBytes * data,
+    const guint8 * digest, const RandomSource * rng);
 void rmtp_server_free (RmtpServer * s);
 
 /* A group key (docs/security.md): from now on every control packet the
@@ -475,6 +481,8 @@ gboolean rmtp_receiver_poll_datagram (RmtpReceiver * r, RmtpDatagram * out);
 gboolean rmtp_receiver_poll_event (RmtpReceiver * r, RmtpEvent * out);
 gint64 rmtp_receiver_next_deadline (const RmtpReceiver * r);
 RmtpReceiverState rmtp_receiver_state (const RmtpReceiver * r);
+/* Whether an answer (CACK, NACK/ACK or RACK) waits on its backoff timer. */
+gboolean rmtp_receiver_answer_due (const RmtpReceiver * r);
 const RmtpReceiverStats *rmtp_receiver_stats (const RmtpReceiver * r);
 /* Streaming mode: take only the CONN of window @window of a stream, at
  * stream offset @offset (not the CONN of a data set; without this call,

@@ -458,6 +458,7 @@ struct _RmtpStreamReceiver {
   RmtpDigest *digest;           /* stream: SHA-256 of the windows' data
                                  * taken in order, the current one's too */
   gboolean verified;            /* the data set or the last window */
+  gboolean early;               /* a data set's DATA given out unverified */
   gboolean ended;
   AuthKey key;                  /* every window's, with have_key */
   gboolean have_key;
@@ -622,6 +623,9 @@ receiver_hold (RmtpStreamReceiver * r, const RmtpEvent * e)
   h->offset += offset;
   r->stats.held += g_bytes_get_size (e->data);
   r->stats.max_held = MAX (r->stats.max_held, r->stats.held);
+  /* a window's data wait for its digest, and the stream's */
+  if (r->early && !rmtp_receiver_window (r->core, &window, &offset, &last))
+    receiver_give_pending (r);
 }
 
 /* The end of the current core: the data set or last window released (or
@@ -760,6 +764,13 @@ rmtp_stream_server_auth_stats (const RmtpStreamServer * s, AuthStats * st)
   if (s->releasing && rmtp_server_auth_stats (s->releasing, &w))
     add_auth_stats (st, &w);
   return s->have_key;
+}
+
+void
+rmtp_stream_receiver_set_early_output (RmtpStreamReceiver * r,
+    gboolean early)
+{
+  r->early = early;
 }
 
 void

@@ -109,6 +109,11 @@ RmtpReceiver *rmtp_stream_receiver_core (RmtpStreamReceiver * r);
 gboolean rmtp_stream_receiver_verified (const RmtpStreamReceiver * r);
 const RmtpStreamReceiverStats *rmtp_stream_receiver_stats (const
     RmtpStreamReceiver * r);
+/* Data set (not streaming) mode: DATA are given out in order as they
+ * arrive, before the digest is verified (DONE or FAILED still says whether
+ * it matched). Call before the first datagram. */
+void rmtp_stream_receiver_set_early_output (RmtpStreamReceiver * r,
+    gboolean early);
 /* The same for every window's receiver core. */
 void rmtp_stream_receiver_set_key (RmtpStreamReceiver * r,
     const AuthKey * key);

@@ -1119,6 +1119,67 @@ GST_START_TEST (test_digest_mismatch_fails)
 
 GST_END_TEST;
 
+/* A server given the digest its shell took with the data carries that
+ * one in the CONN: a right one completes the receivers, a wrong one fails
+ * them all with the digest (the server does not hash the set again). */
+GST_START_TEST (test_server_digest_given)
+{
+  for (guint wrong = 0; wrong < 2; wrong++) {
+    Rig rig;
+    RmtpConfig cfg;
+    RmtpDigest *d = rmtp_digest_new ();
+    guint8 digest[RMTP_DIGEST_SIZE];
+
+    rig_init (&rig, 2, 8 * 1024, NULL);
+    rmtp_digest_update (d, g_bytes_get_data (rig.data, NULL),
+        g_bytes_get_size (rig.data));
+    rmtp_digest_finish (d, digest);
+    rmtp_digest_free (d);
+    digest[7] ^= wrong;
+    rmtp_server_free (rig.s);
+    rmtp_config_init (&cfg);
+    rig.s = rmtp_server_new_digested (&cfg, 0xC0FFEE, rig.ids, rig.n,
+        rig.data, digest, &rig.rng[0]);
+    rmtp_server_start (rig.s, 0);
+    rig_run (&rig, 120 * S);
+    for (guint i = 0; i < 2; i++) {
+      if (wrong) {
+        fail_unless_equals_int (rig.failed[i], RMTP_FAIL_DIGEST);
+      } else {
+        assert_receiver_whole (&rig, i);
+      }
+    }
+    rig_clear (&rig);
+  }
+}
+
+GST_END_TEST;
+
+/* A receiver's answer waits on its backoff timer from the EOR until it is
+ * sent (what rmtpsrc's answers-first holds its output for). */
+GST_START_TEST (test_answer_due_until_sent)
+{
+  Rig rig;
+  gboolean due_seen = FALSE;
+
+  rig_init (&rig, 2, 8 * 1024, NULL);
+  rmtp_server_start (rig.s, 0);
+  fail_if (rmtp_receiver_answer_due (rig.r[0]));
+  while (rmtp_receiver_stats (rig.r[0])->ack_sent == 0 && rig.now < 10 * S) {
+    rig_run_until (&rig, rig.now + 100 * 1000);
+    due_seen |= rmtp_receiver_state (rig.r[0]) == RMTP_RECEIVER_COMPLETE &&
+        rmtp_receiver_answer_due (rig.r[0]);
+  }
+  fail_unless (due_seen);
+  fail_unless_equals_uint64 (rmtp_receiver_stats (rig.r[0])->ack_sent, 1);
+  rig_run (&rig, 120 * S);
+  fail_unless_equals_int (rmtp_receiver_state (rig.r[0]), RMTP_RECEIVER_DONE);
+  fail_if (rmtp_receiver_answer_due (rig.r[0]));
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
 /* A CONN announcing more than a receiver holds (max_total_size) is
  * refused and counted: a forged one cannot make it allocate the data set. */
 GST_START_TEST (test_conn_over_max_total_size_refused)
@@ -2507,6 +2568,8 @@ rmtpcore_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_clean_transfer);
   tcase_add_test (tc, test_digest_is_sha256);
+  tcase_add_test (tc, test_server_digest_given);
+  tcase_add_test (tc, test_answer_due_until_sent);
   tcase_add_test (tc, test_loss_nacked_with_ranges_and_repaired);
   tcase_add_test (tc, test_nack_ranges_on_wire);
   tcase_add_test (tc, test_cack_backoff_spread);

@@ -31,16 +31,22 @@ typedef struct
 } Rig;
 
 static void
-write_data (const gchar * path)
+write_data_seeded (const gchar * path, guint32 seed)
 {
   guint8 *d = g_malloc (SIZE);
-  GRand *r = g_rand_new_with_seed (20);
+  GRand *r = g_rand_new_with_seed (seed);
 
   for (gsize i = 0; i < SIZE; i++)
     d[i] = (guint8) g_rand_int (r);
   fail_unless (g_file_set_contents (path, (gchar *) d, SIZE, NULL));
   g_rand_free (r);
   g_free (d);
+}
+
+static void
+write_data (const gchar * path)
+{
+  write_data_seeded (path, 20);
 }
 
 /* Receiver @i (member i + 1) playing, with @src_props, its output through
@@ -61,9 +67,9 @@ rig_start_receiver (Rig * rig, guint i, const gchar * src_props,
 
 /* Two receivers (members 1 and 2, @src_props on both); receiver 2's output
  * through @filter2. */
+/* The data set written and the output paths named, nothing started. */
 static void
-rig_start_receivers_filtered (Rig * rig, const gchar * group,
-    const gchar * src_props, const gchar * filter2)
+rig_prepare (Rig * rig, const gchar * group)
 {
   memset (rig, 0, sizeof (*rig));
   rig->dir = g_dir_make_tmp ("rmtp-XXXXXX", NULL);
@@ -71,10 +77,17 @@ rig_start_receivers_filtered (Rig * rig, const gchar * group,
   write_data (rig->in);
   rig->port = free_udp_port ();
   rig->group = group;
-  for (guint i = 0; i < 2; i++) {
+  for (guint i = 0; i < 2; i++)
     rig->out[i] = g_strdup_printf ("%s/out%u.bin", rig->dir, i);
+}
+
+static void
+rig_start_receivers_filtered (Rig * rig, const gchar * group,
+    const gchar * src_props, const gchar * filter2)
+{
+  rig_prepare (rig, group);
+  for (guint i = 0; i < 2; i++)
     rig_start_receiver (rig, i, src_props, i == 1 ? filter2 : "");
-  }
 }
 
 /* Two receivers (members 1 and 2, @src_props on both) playing. */
@@ -250,6 +263,169 @@ GST_START_TEST (test_transfer_two_receivers)
     check_loop_ran_without_spins (rig.src[i]);
     fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "pushed-bytes"),
         SIZE);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The sink hashes the data set as it takes it: buffers that split the
+ * packets unevenly, and a second transfer of other data from the same sink
+ * (its digest started afresh), both verify at the receivers. */
+GST_START_TEST (test_sink_digest_taken_with_data)
+{
+  Rig rig;
+
+  rig_start_receivers (&rig, "239.255.91.14", "");
+  rig_start_sink_reading (&rig, "blocksize=777", "");
+  for (guint run = 0; run < 2; run++) {
+    assert_eos (rig.sink_pipe);
+    fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+    for (guint i = 0; i < 2; i++) {
+      assert_eos (rig.src_pipe[i]);
+      fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "pushed-bytes"),
+          SIZE);
+      stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+      assert_same_file (rig.in, rig.out[i]);
+      if (run == 0)
+        rig_start_receiver (&rig, i, "", "");
+    }
+    fail_unless_equals_int (gst_element_set_state (rig.sink_pipe,
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    if (run == 0)
+      write_data_seeded (rig.in, 21);
+    if (run == 0)
+      fail_unless (gst_element_set_state (rig.sink_pipe, GST_STATE_PLAYING)
+          != GST_STATE_CHANGE_FAILURE);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* The verified data set goes out in buffers of output-buffer-size (64 KiB:
+ * 64 packets of 1024 bytes, so 300 KiB in 5), in one by default, and one a
+ * packet with 0; the files are whole either way. */
+GST_START_TEST (test_output_in_large_buffers)
+{
+  Rig rig;
+  GstElement *third_pipe, *third;
+  gchar *out3, *desc;
+
+  rig_prepare (&rig, "239.255.91.15");
+  rig_start_receiver (&rig, 0, "output-buffer-size=65536", "");
+  rig_start_receiver (&rig, 1, "", "");
+  out3 = g_strdup_printf ("%s/out-third.bin", rig.dir);
+  desc = g_strdup_printf ("rmtpsrc name=src address=%s port=%u member=3 "
+      "multicast-iface=lo output-buffer-size=0 ! filesink location=%s",
+      rig.group, rig.port, out3);
+  third_pipe = launch (desc, "src", &third);
+  g_free (desc);
+  fail_unless (gst_element_set_state (third_pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  rig_start_sink (&rig, "receivers=3");
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 3);
+  assert_eos (third_pipe);
+  fail_unless_equals_uint64 (check_stat_u64 (third, "buffers-pushed"),
+      SIZE / 1024);
+  stop_pipeline (&third_pipe, &third);
+  assert_same_file (rig.in, out3);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "buffers-pushed"),
+        i == 0 ? 5 : 1);
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  g_unlink (out3);
+  g_free (out3);
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* An output slower than the answers' backoff (a packet a buffer, 1 ms
+ * each): with answers-first the output pauses for the ACK and the RACK;
+ * without, it never does. Both receivers complete. */
+GST_START_TEST (test_answers_before_output)
+{
+  Rig rig;
+
+  rig_prepare (&rig, "239.255.91.16");
+  rig_start_receiver (&rig, 0, "output-buffer-size=0 answers-first=false",
+      "! identity sleep-time=1000");
+  rig_start_receiver (&rig, 1, "output-buffer-size=0 answers-first=true",
+      "! identity sleep-time=1000");
+  rig_start_sink (&rig, "");
+  assert_eos (rig.sink_pipe);
+  fail_unless_equals_int (stat_uint (rig.sink, "receivers-complete"), 2);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "ack-sent"), 1);
+    fail_unless (check_stat_u64 (rig.src[i], "rack-sent") >= 1);
+  }
+  fail_unless_equals_uint64 (check_stat_u64 (rig.src[0], "answer-waits"), 0);
+  fail_unless (check_stat_u64 (rig.src[1], "answer-waits") >= 1);
+  for (guint i = 0; i < 2; i++) {
+    stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
+    assert_same_file (rig.in, rig.out[i]);
+  }
+  rig_clear (&rig);
+}
+
+GST_END_TEST;
+
+/* Whether each of the two receivers output bytes while its state was
+ * still "receiving", polled every 2 ms until both have left it. */
+static void
+output_while_receiving (GstElement * const *e, gboolean * seen)
+{
+  gboolean started[2] = { FALSE, FALSE }, left[2] = { FALSE, FALSE };
+
+  seen[0] = seen[1] = FALSE;
+  for (guint n = 0; n < 10000 && !(left[0] && left[1]); n++) {
+    for (guint i = 0; i < 2; i++) {
+      guint64 pushed = check_stat_u64 (e[i], "pushed-bytes");
+      gchar *state = stat_string (e[i], "state");
+
+      if (g_strcmp0 (state, "receiving") == 0) {
+        started[i] = TRUE;
+        seen[i] |= pushed > 0;
+      } else if (started[i]) {
+        left[i] = TRUE;
+      }
+      g_free (state);
+    }
+    g_usleep (2000);
+  }
+  fail_unless (left[0] && left[1], "a receiver never left its receiving "
+      "state");
+}
+
+/* early-output: the data set goes out in 64 KiB buffers while it arrives
+ * (at 8 Mbit/s, 300 KiB take 0.3 s); by default nothing before it is
+ * verified. Both files whole, each after its EOS. */
+GST_START_TEST (test_early_output)
+{
+  Rig rig;
+  gboolean seen[2];
+
+  rig_prepare (&rig, "239.255.91.17");
+  rig_start_receiver (&rig, 0, "early-output=true output-buffer-size=65536",
+      "");
+  rig_start_receiver (&rig, 1, "output-buffer-size=65536", "");
+  rig_start_sink (&rig, "");
+  output_while_receiving (rig.src, seen);
+  fail_unless (seen[0]);
+  fail_if (seen[1]);
+  assert_eos (rig.sink_pipe);
+  for (guint i = 0; i < 2; i++) {
+    assert_eos (rig.src_pipe[i]);
+    fail_unless_equals_uint64 (check_stat_u64 (rig.src[i], "buffers-pushed"),
+        5);
     stop_pipeline (&rig.src_pipe[i], &rig.src[i]);
     assert_same_file (rig.in, rig.out[i]);
   }
@@ -553,7 +729,8 @@ GST_START_TEST (test_stream_slow_output_dropped)
   guint window;
   guint64 held;
 
-  rig_start_receivers_filtered (&rig, "239.255.91.8", "",
+  /* slow by the buffer: one a packet */
+  rig_start_receivers_filtered (&rig, "239.255.91.8", "output-buffer-size=0",
       "! identity sleep-time=10000");
   rig_start_sink (&rig, "window-size=65536");
   bus = gst_element_get_bus (rig.src_pipe[1]);
@@ -918,6 +1095,12 @@ GST_START_TEST (test_docs_and_defaults)
   fail_unless_equals_int (batch, 16);
   fail_unless_equals_int (min_block, 1024);
   fail_unless (!decode_thread);
+  g_object_get (sink, "output-buffer-size", &batch, "answers-first",
+      &decode_thread, NULL);
+  fail_unless_equals_int (batch, 1024 * 1024);
+  fail_unless (!decode_thread);
+  g_object_get (sink, "early-output", &decode_thread, NULL);
+  fail_unless (!decode_thread);
   gst_object_unref (sink);
   check_inspect_docs ("rmtpsink");
   check_inspect_docs ("rmtpsrc");
@@ -940,6 +1123,10 @@ rmtp_suite (void)
   tcase_add_test (tc, test_send_interval_fewer_wakeups);
   tcase_add_test (tc, test_transfer_two_receivers);
   tcase_add_test (tc, test_stats_kept_after_stop);
+  tcase_add_test (tc, test_sink_digest_taken_with_data);
+  tcase_add_test (tc, test_output_in_large_buffers);
+  tcase_add_test (tc, test_answers_before_output);
+  tcase_add_test (tc, test_early_output);
   tcase_add_test (tc, test_forged_packets_dropped);
   tcase_add_test (tc, test_busy_then_ready);
   tcase_add_test (tc, test_server_gone_clear_error);
