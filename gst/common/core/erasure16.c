@@ -855,6 +855,7 @@ erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
     const guint8 * parity)
 {
   guint8 *syn;
+  gboolean raised;
 
   if (row >= erasure16_rows (d->k) || (d->rows_seen[row / 8] & (1 << (row %
                   8))))
@@ -880,7 +881,11 @@ erasure16_decoder_add_row (Erasure16Decoder * d, guint row,
         decoder_mul_add_packet (d, syn, d->data[i], cauchy (row, i),
             d->plen[i]);
   }
-  return decoder_reduce_row (d, row, syn);
+  raised = decoder_reduce_row (d, row, syn);
+  /* an expected row skips the batch: the pending rows may now be all
+   * that is missing */
+  decoder_maybe_flush (d);
+  return raised;
 }
 
 void
