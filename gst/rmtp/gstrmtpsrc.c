@@ -544,18 +544,21 @@ gst_rmtp_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       return GST_FLOW_FLUSHING;
     }
     /* verified windows go out before a later window's failure */
-    if (output_ready (self) && answer_before_output (self)) {
-      self->answer_waits += !paused;
-      paused = TRUE;
-      g_cond_wait (&self->wait.cond, &self->wait.lock);
-      continue;
-    }
     if (output_ready (self)) {
-      gboolean wake = self->backlogged;
-      guint64 offset = self->pushed_bytes;
+      gboolean wake;
+      guint64 offset;
       gsize size;
-      GPtrArray *run = take_run (self, &size);
+      GPtrArray *run;
 
+      if (answer_before_output (self)) {
+        self->answer_waits += !paused;
+        paused = TRUE;
+        g_cond_wait (&self->wait.cond, &self->wait.lock);
+        continue;
+      }
+      wake = self->backlogged;
+      offset = self->pushed_bytes;
+      run = take_run (self, &size);
       g_mutex_unlock (&self->wait.lock);
       *outbuf = join_run (run, size, offset);
       /* the loop thread sends RRDY once the backlog is down */
